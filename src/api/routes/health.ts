@@ -1,0 +1,12 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { TaskRunner } from "../../tasks/task-runner.ts";
+import { Health } from "../schemas.ts";
+
+export const healthRoutes: FastifyPluginAsyncTypebox<{ runner: TaskRunner; accounts: string[]; operations: string[] }> = async (app, opts) => {
+  app.get(
+    "/health",
+    { schema: { operationId: "getHealth", summary: "Liveness, with the tasks in flight", tags: ["service"], response: { 200: { $ref: "Health" } } } },
+    async () => ({ status: "ok" as const, activeTasks: opts.runner.active, accounts: opts.accounts, operations: opts.operations }),
+  );
+};
+export { Health };

@@ -1,0 +1,149 @@
+// POST /azure/ops/{operation} (one description) and POST /azure/ops (Clouddriver's list body): both create one task.
+import { Type } from "@sinclair/typebox";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { AccountRegistry } from "../../azure/accounts.ts";
+import type { FieldProblem } from "../../operations/description.ts";
+import type { AnyOperation, LocatedDescription } from "../../operations/operation.ts";
+import type { TaskRunner } from "../../tasks/task-runner.ts";
+import type { OperationRequest } from "../../tasks/task.ts";
+import { ApiError, validationError } from "../errors.ts";
+import { ErrorResponse, TaskRef } from "../schemas.ts";
+
+export interface OperationRoutesOptions {
+  operations: ReadonlyMap<string, AnyOperation>;
+  accounts: AccountRegistry;
+  runner: TaskRunner;
+  maxOperationsPerTask: number;
+}
+
+const ClientRequestIdQuery = Type.Object(
+  {
+    clientRequestId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        pattern: "^[\\x21-\\x7e]+$",
+        description: "printable ASCII without spaces, up to 128 characters",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const accepted = {
+  202: { ...Type.Ref(TaskRef), description: "The task was created (or, for a repeated clientRequestId, found)" },
+  400: { ...Type.Ref(ErrorResponse), description: "A field is missing or wrong; details name each one" },
+  409: { ...Type.Ref(ErrorResponse), description: "The clientRequestId was used for a different request" },
+  413: { ...Type.Ref(ErrorResponse), description: "The body is too large" },
+  415: { ...Type.Ref(ErrorResponse), description: "The body is not JSON" },
+};
+
+function sameOperations(a: OperationRequest[], b: OperationRequest[]): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (app, opts) => {
+  const { operations, accounts, runner } = opts;
+  const known = [...operations.keys()];
+
+  /** Cross-field rules and account resolution, with field names prefixed as the client sent them. */
+  function check(op: AnyOperation, description: LocatedDescription, prefix: string): FieldProblem[] {
+    const resolved = accounts.resolve(description);
+    const problems = [...(op.check?.(description) ?? []), ...(resolved.ok ? [] : resolved.problems)];
+    return problems.map((p) => ({ field: prefix ? `${prefix}.${p.field}` : p.field, message: p.message }));
+  }
+
+  async function submit(requests: OperationRequest[], clientRequestId: string | undefined) {
+    const { task, created } = await runner.submit(requests, clientRequestId);
+    if (!created && !sameOperations(task.operations, requests)) {
+      throw new ApiError(409, "ClientRequestIdReused", `clientRequestId "${clientRequestId}" was already used for a different request (task ${task.id})`);
+    }
+    return { id: task.id, resourceUri: `/task/${task.id}` };
+  }
+
+  for (const op of operations.values()) {
+    app.post(
+      `/azure/ops/${op.name}`,
+      {
+        schema: {
+          operationId: op.name,
+          summary: op.summary,
+          tags: ["operations"],
+          querystring: ClientRequestIdQuery,
+          body: Type.Ref(op.schema),
+          response: accepted,
+        },
+      },
+      async (request, reply) => {
+        const description = request.body as LocatedDescription;
+        const problems = check(op, description, "");
+        if (problems.length > 0) throw validationError(problems);
+        return reply.code(202).send(await submit([{ name: op.name, description }], request.query.clientRequestId));
+      },
+    );
+  }
+
+  app.post(
+    "/azure/ops/:operation",
+    {
+      schema: {
+        operationId: "unknownOperation",
+        summary: "Any other operation name: 404 listing the known ones",
+        tags: ["operations"],
+        params: Type.Object({ operation: Type.String({ maxLength: 200 }) }),
+        response: { 404: Type.Ref(ErrorResponse) },
+      },
+    },
+    async (request) => {
+      throw new ApiError(404, "UnknownOperation", `unknown operation "${request.params.operation}"; known: ${known.join(", ")}`, undefined, {
+        knownOperations: known,
+      });
+    },
+  );
+
+  // Clouddriver's envelope: [{ "resizeServerGroup": {...} }, { "disableServerGroup": {...} }]. Each item names
+  // exactly one operation; every key is optional in the schema so that validation errors point into the item.
+  const BatchItem = Type.Object(
+    Object.fromEntries([...operations.values()].map((op) => [op.name, Type.Optional(Type.Ref(op.schema))])),
+    { $id: "OperationEnvelope", additionalProperties: false, minProperties: 1, maxProperties: 1, description: "exactly one operation: { \"<operationName>\": <its description> }" },
+  );
+  app.addSchema(BatchItem);
+
+  app.post(
+    "/azure/ops",
+    {
+      schema: {
+        operationId: "submitOperations",
+        summary: "Run several operations, in order, as one task (Clouddriver's list body)",
+        tags: ["operations"],
+        querystring: ClientRequestIdQuery,
+        body: Type.Array(Type.Ref(BatchItem), { minItems: 1, maxItems: opts.maxOperationsPerTask }),
+        response: accepted,
+      },
+      // Name unknown operations before the schema would quietly strip them and report a count mismatch.
+      preValidation: async (request) => {
+        const body = request.body;
+        if (!Array.isArray(body)) return;
+        const problems: FieldProblem[] = [];
+        body.forEach((item: unknown, i) => {
+          if (typeof item !== "object" || item === null || Array.isArray(item)) return;
+          for (const key of Object.keys(item)) {
+            if (!operations.has(key)) problems.push({ field: `[${i}].${key}`, message: `unknown operation; known: ${known.join(", ")}` });
+          }
+        });
+        if (problems.length > 0) throw validationError(problems);
+      },
+    },
+    async (request, reply) => {
+      const requests: OperationRequest[] = [];
+      const problems: FieldProblem[] = [];
+      request.body.forEach((item, i) => {
+        const [name, description] = Object.entries(item)[0] as [string, LocatedDescription];
+        problems.push(...check(operations.get(name)!, description, `[${i}].${name}`));
+        requests.push({ name, description });
+      });
+      if (problems.length > 0) throw validationError(problems);
+      return reply.code(202).send(await submit(requests, request.query.clientRequestId));
+    },
+  );
+};

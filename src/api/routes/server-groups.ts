@@ -1,0 +1,82 @@
+// GET /azure/serverGroups/{account}/{region}/{resourceGroup}/{name}: the scale set as Azure reports it now.
+import { Type, type Static } from "@sinclair/typebox";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { RetryConfig } from "../../config.ts";
+import type { AccountRegistry } from "../../azure/accounts.ts";
+import { executeOp, OperationFailedError, type ScaleSetPlanner } from "../../azure/execute-op.ts";
+import type { ScaleSetRef, ScaleSetSnapshot } from "../../azure/vmss-gateway.ts";
+import { AccountName, RegionName, ResourceGroupName, ScaleSetName } from "../../operations/description.ts";
+import { disabledMode, recordedCapacity, trafficPools, vmTrafficPools } from "../../operations/server-group-state.ts";
+import { ApiError, validationError } from "../errors.ts";
+import { ErrorResponse, ServerGroup } from "../schemas.ts";
+
+export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): Static<typeof ServerGroup> {
+  const { vmss } = snapshot;
+  const mode = disabledMode(vmss);
+  return {
+    account: ref.account,
+    region: ref.region,
+    resourceGroup: ref.resourceGroup,
+    name: vmss.name ?? ref.name,
+    capacity: recordedCapacity(vmss),
+    disabled: mode !== undefined,
+    ...(mode ? { disabledBy: mode } : {}),
+    provisioningState: vmss.provisioningState,
+    upgradePolicy: vmss.upgradePolicy?.mode,
+    etag: snapshot.etag,
+    backendPools: trafficPools(vmss).map((p) => p.id),
+    instances: (snapshot.vms ?? []).map((vm) => {
+      const pools = vmTrafficPools(vm);
+      return {
+        instanceId: vm.instanceId ?? "",
+        name: vm.name,
+        provisioningState: vm.provisioningState,
+        latestModelApplied: vm.latestModelApplied,
+        ...(pools ? { inTraffic: pools.length > 0 } : {}),
+      };
+    }),
+  };
+}
+
+export const serverGroupRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountRegistry; retry: RetryConfig }> = async (app, opts) => {
+  // A read answers an HTTP request: a few quick retries, not a deployment's patience.
+  const retry: RetryConfig = { ...opts.retry, maxAttempts: Math.min(opts.retry.maxAttempts, 3), deadlineMs: Math.min(opts.retry.deadlineMs, 20_000) };
+
+  app.get(
+    "/azure/serverGroups/:account/:region/:resourceGroup/:name",
+    {
+      schema: {
+        operationId: "getServerGroup",
+        summary: "A scale set as Azure reports it now: capacity, instances, traffic, ETag",
+        tags: ["serverGroups"],
+        params: Type.Object({ account: AccountName, region: RegionName, resourceGroup: ResourceGroupName, name: ScaleSetName }),
+        response: {
+          200: Type.Ref(ServerGroup),
+          400: Type.Ref(ErrorResponse),
+          404: Type.Ref(ErrorResponse),
+          502: { ...Type.Ref(ErrorResponse), description: "Azure answered with an error" },
+          503: { ...Type.Ref(ErrorResponse), description: "Azure did not answer in time; try again" },
+        },
+      },
+    },
+    async (request) => {
+      const p = request.params;
+      const resolved = opts.accounts.resolve({ account: p.account, region: p.region, resourceGroup: p.resourceGroup, serverGroupName: p.name });
+      if (!resolved.ok) throw validationError(resolved.problems);
+      const ref = resolved.ref;
+      const planner: ScaleSetPlanner<Static<typeof ServerGroup>> = {
+        readsInstances: true,
+        plan: () => ({ kind: "done", summary: "read" }),
+        result: (snapshot) => serverGroupView(snapshot, ref),
+      };
+      try {
+        return await executeOp({ gateway: opts.accounts.gateway(ref), planner, retry, lroPollIntervalMs: 1000, log: () => {} });
+      } catch (err) {
+        if (!(err instanceof OperationFailedError)) throw err;
+        if (err.failure.kind === "notFound") throw new ApiError(404, "NotFound", `scale set ${p.name} not found in ${p.resourceGroup}: ${err.failure.message}`);
+        if (err.retryable) throw new ApiError(503, "AzureUnavailable", err.message);
+        throw new ApiError(502, "AzureError", err.message);
+      }
+    },
+  );
+};

@@ -1,0 +1,123 @@
+// Named component schemas: they validate, type the handlers, serialize responses and become
+// components/schemas in the OpenAPI document.
+import { Type, type Static } from "@sinclair/typebox";
+import { Capacity } from "../operations/description.ts";
+
+export const FieldError = Type.Object(
+  { field: Type.String({ description: "where the problem is, as the client sent it: capacity.desired, [0].resizeServerGroup.region, query.limit" }), message: Type.String() },
+  { $id: "FieldError", additionalProperties: false },
+);
+
+export const ErrorResponse = Type.Object(
+  {
+    statusCode: Type.Integer(),
+    error: Type.String({ description: "a stable code: ValidationError, UnknownOperation, NotFound, PayloadTooLarge, …" }),
+    message: Type.String({ description: "for a person" }),
+    details: Type.Optional(Type.Array(Type.Ref(FieldError))),
+    knownOperations: Type.Optional(Type.Array(Type.String())),
+  },
+  { $id: "ErrorResponse", additionalProperties: false },
+);
+export type ErrorResponse = Static<typeof ErrorResponse>;
+
+export const TaskRef = Type.Object(
+  {
+    id: Type.String(),
+    resourceUri: Type.String({ description: "where to poll: /task/{id}" }),
+  },
+  { $id: "TaskRef", additionalProperties: false },
+);
+
+export const TaskStatus = Type.Object(
+  {
+    phase: Type.String(),
+    status: Type.String(),
+    complete: Type.Boolean(),
+    completed: Type.Boolean(),
+    failed: Type.Boolean(),
+    retryable: Type.Boolean({ description: "on failure: the same request sent again later could succeed" }),
+  },
+  { $id: "TaskStatus", additionalProperties: false },
+);
+
+export const TaskState = Type.Union(
+  [Type.Literal("queued"), Type.Literal("running"), Type.Literal("succeeded"), Type.Literal("failed"), Type.Literal("canceled")],
+  { $id: "TaskState" },
+);
+
+export const Task = Type.Object(
+  {
+    id: Type.String(),
+    startTimeMs: Type.Integer(),
+    endTimeMs: Type.Optional(Type.Integer()),
+    status: Type.Ref(TaskStatus),
+    history: Type.Array(Type.Object({ phase: Type.String(), status: Type.String() }, { additionalProperties: false })),
+    resultObjects: Type.Array(Type.Object({}, { additionalProperties: true }), {
+      description: "one ServerGroupResult per finished operation; on failure, a last {type: EXCEPTION} entry",
+    }),
+    state: Type.Ref(TaskState),
+    clientRequestId: Type.Optional(Type.String()),
+    operations: Type.Array(Type.String()),
+    armCalls: Type.Integer({ description: "ARM requests this task made, all attempts and polls included" }),
+  },
+  { $id: "Task", additionalProperties: false, description: "Clouddriver's task shape, plus state, operations and armCalls" },
+);
+
+export const TaskList = Type.Object({ tasks: Type.Array(Type.Ref(Task)) }, { $id: "TaskList", additionalProperties: false });
+
+export const ServerGroupResult = Type.Object(
+  {
+    type: Type.Literal("serverGroup"),
+    account: Type.String(),
+    region: Type.String(),
+    resourceGroup: Type.String(),
+    serverGroupName: Type.String(),
+    capacity: Type.Ref(Capacity),
+    disabled: Type.Boolean(),
+    instanceCount: Type.Optional(Type.Integer()),
+    provisioningState: Type.Optional(Type.String()),
+    etag: Type.Optional(Type.String()),
+  },
+  { $id: "ServerGroupResult", additionalProperties: false, description: "a finished operation's result: what Azure confirmed afterwards" },
+);
+
+export const Instance = Type.Object(
+  {
+    instanceId: Type.String(),
+    name: Type.Optional(Type.String()),
+    provisioningState: Type.Optional(Type.String()),
+    latestModelApplied: Type.Optional(Type.Boolean()),
+    inTraffic: Type.Optional(Type.Boolean({ description: "the instance is in at least one backend pool" })),
+  },
+  { $id: "Instance", additionalProperties: false },
+);
+
+export const ServerGroup = Type.Object(
+  {
+    account: Type.String(),
+    region: Type.String(),
+    resourceGroup: Type.String(),
+    name: Type.String(),
+    capacity: Type.Ref(Capacity),
+    disabled: Type.Boolean(),
+    disabledBy: Type.Optional(Type.Union([Type.Literal("pools"), Type.Literal("capacity")])),
+    provisioningState: Type.Optional(Type.String()),
+    upgradePolicy: Type.Optional(Type.String()),
+    etag: Type.Optional(Type.String()),
+    backendPools: Type.Array(Type.String(), { description: "backend pool ids on the scale set's model" }),
+    instances: Type.Array(Type.Ref(Instance)),
+  },
+  { $id: "ServerGroup", additionalProperties: false, description: "a scale set as Azure reports it now" },
+);
+
+export const Health = Type.Object(
+  {
+    status: Type.Literal("ok"),
+    activeTasks: Type.Integer(),
+    accounts: Type.Array(Type.String()),
+    operations: Type.Array(Type.String()),
+  },
+  { $id: "Health", additionalProperties: false },
+);
+
+export const componentSchemas = [Capacity, FieldError, ErrorResponse, TaskRef, TaskStatus, TaskState, Task, TaskList, ServerGroupResult, Instance, ServerGroup, Health];

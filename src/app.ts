@@ -1,0 +1,100 @@
+// buildApp: the configured service, ready to inject() or listen(). Nothing here listens or reads the environment.
+import Fastify, { type FastifyInstance } from "fastify";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { Config } from "./config.ts";
+import { AccountRegistry } from "./azure/accounts.ts";
+import { installErrorHandling } from "./api/errors.ts";
+import { componentSchemas } from "./api/schemas.ts";
+import { healthRoutes } from "./api/routes/health.ts";
+import { operationRoutes } from "./api/routes/operations.ts";
+import { serverGroupRoutes } from "./api/routes/server-groups.ts";
+import { taskRoutes } from "./api/routes/tasks.ts";
+import { operations } from "./operations/registry.ts";
+import { MemoryTaskStore } from "./tasks/memory-task-store.ts";
+import type { TaskStore } from "./tasks/task-store.ts";
+import { TaskRunner } from "./tasks/task-runner.ts";
+
+export interface AppOptions {
+  config: Config;
+  store?: TaskStore;
+  accounts?: AccountRegistry;
+  /** Fastify logger options; false in tests. */
+  logger?: boolean | Record<string, unknown>;
+}
+
+export interface Service {
+  app: FastifyInstance;
+  runner: TaskRunner;
+  store: TaskStore;
+  accounts: AccountRegistry;
+  /** Waits for tasks in flight, then closes the HTTP server and the store. */
+  close(): Promise<void>;
+}
+
+export const API_VERSION = "0.1.0";
+
+export async function buildApp(options: AppOptions): Promise<Service> {
+  const { config } = options;
+  const store = options.store ?? new MemoryTaskStore(config.taskRetention);
+  const accounts = options.accounts ?? new AccountRegistry(config.accounts);
+
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimitBytes,
+    ajv: { customOptions: { allErrors: true, verbose: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const runner = new TaskRunner({
+    store,
+    accounts,
+    operations,
+    config,
+    onInternalError: (err, taskId) => app.log.error({ err, taskId }, "task failed with an internal error"),
+  });
+
+  installErrorHandling(app);
+  for (const schema of componentSchemas) app.addSchema(schema);
+  for (const op of operations.values()) app.addSchema(op.schema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "vmss-ops",
+        version: API_VERSION,
+        description:
+          "Deployment-stage operations on Azure VM Scale Sets, compatible with Spinnaker Clouddriver's task API. " +
+          "Submit an operation, get a task, poll GET /task/{id} until status.completed.",
+      },
+      tags: [
+        { name: "operations", description: "Start operations; each answers 202 with a task" },
+        { name: "tasks", description: "Poll tasks" },
+        { name: "serverGroups", description: "Read scale sets as Azure reports them" },
+        { name: "service", description: "Health and documentation" },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs" });
+
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  await app.register(healthRoutes, { runner, accounts: accounts.names(), operations: [...operations.keys()] });
+  await app.register(operationRoutes, { operations, accounts, runner, maxOperationsPerTask: 50 });
+  await app.register(taskRoutes, { store });
+  await app.register(serverGroupRoutes, { accounts, retry: config.retry });
+  await app.ready();
+
+  return {
+    app,
+    runner,
+    store,
+    accounts,
+    async close() {
+      await app.close();
+      await runner.idle();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,155 @@
+// Turns whatever the SDK threw into one plain description that the retry policy can judge.
+
+export type FailureKind =
+  /** 409: another write holds the scale set (ConflictingConcurrentWriteNotAllowed and friends). */
+  | "conflict"
+  /** 412: our If-Match ETag is stale; someone else wrote in between. */
+  | "precondition"
+  /** 429: Azure's throttling. */
+  | "throttled"
+  /** 408 and 5xx. */
+  | "server"
+  /** No HTTP answer at all: reset, refused, timed out. */
+  | "network"
+  /** A long-running operation that Azure ended as Failed with a code known to be transient. */
+  | "operationFailedTransient"
+  /** 404: the scale set (or its resource group) does not exist. */
+  | "notFound"
+  /** Anything else: other 4xx, a long-running operation that failed for good, a plan that cannot be made. */
+  | "terminal";
+
+export interface ArmFailure {
+  kind: FailureKind;
+  status?: number;
+  code?: string;
+  message: string;
+  /** What Azure asked us to wait, from Retry-After / retry-after-ms / x-ms-retry-after-ms. */
+  retryAfterMs?: number;
+}
+
+/** A failure our own code decided on (bad plan, limit reached): never retried unless it says so. */
+export class OperationError extends Error {
+  override name = "OperationError";
+  readonly kind: FailureKind;
+  readonly code: string;
+  constructor(code: string, message: string, kind: FailureKind = "terminal") {
+    super(message);
+    this.code = code;
+    this.kind = kind;
+  }
+}
+
+/**
+ * Codes with which Azure ends a long-running operation that is worth running again from a fresh read:
+ * another writer won the race, the platform preempted us, or something broke inside Azure.
+ */
+const TRANSIENT_OPERATION_CODES = new Set([
+  "conflictingconcurrentwritenotallowed",
+  "operationpreempted",
+  "internalexecutionerror",
+  "internalservererror",
+  "internaloperationerror",
+  "serverbusy",
+  "retryableerror",
+  "toomanyrequests",
+  "allocationfailed",
+  "zonalallocationfailed",
+  "overconstrainedallocationrequest",
+]);
+
+export function isTransientOperationCode(code: string | undefined): boolean {
+  return code !== undefined && TRANSIENT_OPERATION_CODES.has(code.toLowerCase());
+}
+
+const NETWORK_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+  "REQUEST_SEND_ERROR",
+]);
+
+export function kindForStatus(status: number): FailureKind {
+  if (status === 404) return "notFound";
+  if (status === 409) return "conflict";
+  if (status === 412) return "precondition";
+  if (status === 429) return "throttled";
+  if (status === 408 || status >= 500) return "server";
+  return "terminal";
+}
+
+interface HeaderBag {
+  get(name: string): string | undefined;
+}
+
+/** Retry-After in any of the forms ARM uses, in milliseconds; undefined when absent or unreadable. */
+export function parseRetryAfterMs(headers: HeaderBag | undefined, now = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  for (const name of ["retry-after-ms", "x-ms-retry-after-ms"]) {
+    const v = headers.get(name);
+    if (v !== undefined && /^\d+(\.\d+)?$/.test(v.trim())) return Math.round(Number(v));
+  }
+  const v = headers.get("retry-after");
+  if (v === undefined) return undefined;
+  if (/^\d+(\.\d+)?$/.test(v.trim())) return Math.round(Number(v) * 1000);
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+const LRO_FAILED = /^The long-running operation has failed(?:\. ([^.]+)\. ([\s\S]*))?$/;
+
+function firstLine(s: string): string {
+  const line = s.split("\n")[0] ?? s;
+  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+}
+
+export function describeArmFailure(err: unknown): ArmFailure {
+  if (err instanceof OperationError) return { kind: err.kind, code: err.code, message: err.message };
+  const e = err as {
+    name?: string;
+    message?: string;
+    statusCode?: number;
+    code?: string;
+    response?: { headers?: HeaderBag; bodyAsText?: string };
+    cause?: { code?: string };
+  };
+  const message = typeof e?.message === "string" ? e.message : String(err);
+  if (typeof e?.statusCode === "number") {
+    return {
+      kind: kindForStatus(e.statusCode),
+      status: e.statusCode,
+      code: e.code,
+      message: firstLine(message),
+      retryAfterMs: parseRetryAfterMs(e.response?.headers),
+    };
+  }
+  const lro = LRO_FAILED.exec(message);
+  if (lro) {
+    const code = lro[1];
+    return {
+      kind: isTransientOperationCode(code) ? "operationFailedTransient" : "terminal",
+      code: code ?? "OperationFailed",
+      message: firstLine(lro[2] ?? message),
+    };
+  }
+  const netCode = e?.code ?? e?.cause?.code;
+  if ((netCode && NETWORK_CODES.has(netCode)) || e?.name === "RestError" || /socket hang up|ECONNRESET|network/i.test(message)) {
+    return { kind: "network", code: netCode ?? "NetworkError", message: firstLine(message) };
+  }
+  return { kind: "terminal", code: e?.code ?? e?.name ?? "Error", message: firstLine(message) };
+}
+
+/** "409 ConflictingConcurrentWriteNotAllowed", "network ECONNRESET", "Failed OperationPreempted". */
+export function failureLabel(f: ArmFailure): string {
+  if (f.status !== undefined) return `${f.status} ${f.code ?? "Error"}`;
+  if (f.kind === "network") return `network error ${f.code ?? ""}`.trim();
+  if (f.kind === "operationFailedTransient" || (f.kind === "terminal" && f.code)) return `operation failed ${f.code}`;
+  return f.code ?? "error";
+}

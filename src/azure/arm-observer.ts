@@ -1,0 +1,42 @@
+// Sees every ARM response our clients receive, and hands it to whoever is running in the current async context.
+// This is how the harness learns the poll interval that a long-running operation advertises (the SDK reads only
+// whole-second Retry-After), counts ARM calls per task, and notes the throttling budget Azure reports.
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { PipelinePolicy } from "@azure/core-rest-pipeline";
+
+export interface ArmResponseInfo {
+  method: string;
+  url: string;
+  status: number;
+  headers: { get(name: string): string | undefined };
+}
+
+export interface ArmResponseListener {
+  onArmResponse(info: ArmResponseInfo): void;
+}
+
+const listeners = new AsyncLocalStorage<ArmResponseListener[]>();
+
+/** Runs fn with listener added to those that see the ARM responses fn causes (nested scopes all see them). */
+export function observeArmResponses<T>(listener: ArmResponseListener, fn: () => T): T {
+  const outer = listeners.getStore() ?? [];
+  return listeners.run([...outer, listener], fn);
+}
+
+export const armObserverPolicy: PipelinePolicy = {
+  name: "vmssOpsArmObserver",
+  async sendRequest(request, next) {
+    const response = await next(request);
+    const current = listeners.getStore();
+    if (current) {
+      const info: ArmResponseInfo = {
+        method: request.method,
+        url: request.url,
+        status: response.status,
+        headers: { get: (name) => response.headers.get(name) },
+      };
+      for (const l of current) l.onArmResponse(info);
+    }
+    return response;
+  },
+};

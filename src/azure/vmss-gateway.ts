@@ -1,0 +1,109 @@
+// The only code that calls the VMSS API: reads a scale set (and its VMs), and runs the three kinds of write.
+import type {
+  ComputeManagementClient,
+  VirtualMachineScaleSet,
+  VirtualMachineScaleSetUpdate,
+  VirtualMachineScaleSetVM,
+} from "@azure/arm-compute";
+import { OperationError } from "./arm-failure.ts";
+import { runLongRunning } from "./long-running.ts";
+
+export interface ScaleSetRef {
+  account: string;
+  subscriptionId: string;
+  resourceGroup: string;
+  name: string;
+  region: string;
+}
+
+/** What one read saw: the scale set, the ETag that guards the next write, and (when asked) its VMs. */
+export interface ScaleSetSnapshot {
+  vmss: VirtualMachineScaleSet;
+  etag: string | undefined;
+  vms?: VirtualMachineScaleSetVM[];
+}
+
+/** A write the planner asks for, as data: the harness runs it, and a checkpoint can name it. */
+export type WriteStep =
+  | { kind: "update"; summary: string; patch: VirtualMachineScaleSetUpdate }
+  | { kind: "manualUpgrade"; summary: string; instanceIds: string[] }
+  | { kind: "deleteInstances"; summary: string; instanceIds: string[] };
+
+export interface WriteOptions {
+  defaultPollIntervalMs: number;
+  onAccepted?: (serializedPoller: string) => void | Promise<void>;
+  signal?: AbortSignal;
+}
+
+/** Reads made again, at most, when Azure answers with a capacity no plan should be built on. */
+const SUSPICIOUS_READ_RETRIES = 2;
+
+export function normalizeRegion(region: string): string {
+  return region.replace(/\s+/g, "").toLowerCase();
+}
+
+export class VmssGateway {
+  readonly client: ComputeManagementClient;
+  readonly ref: ScaleSetRef;
+
+  constructor(client: ComputeManagementClient, ref: ScaleSetRef) {
+    this.client = client;
+    this.ref = ref;
+  }
+
+  /**
+   * GET the scale set (and list its VMs when asked). A capacity that is missing or negative is read again;
+   * if it stays so, the attempt fails as retryable rather than becoming a plan.
+   */
+  async read(options: { withInstances: boolean; signal?: AbortSignal }): Promise<ScaleSetSnapshot> {
+    for (let i = 0; ; i++) {
+      const vmss = await this.client.virtualMachineScaleSets.get(this.ref.resourceGroup, this.ref.name, {
+        abortSignal: options.signal,
+      });
+      const capacity = vmss.sku?.capacity;
+      if (typeof capacity !== "number" || capacity < 0 || !Number.isInteger(capacity)) {
+        if (i < SUSPICIOUS_READ_RETRIES) continue;
+        throw new OperationError("SuspiciousRead", `Azure reported capacity ${String(capacity)} for ${this.ref.name}; not acting on it`, "server");
+      }
+      if (vmss.location && normalizeRegion(vmss.location) !== normalizeRegion(this.ref.region)) {
+        throw new OperationError(
+          "RegionMismatch",
+          `scale set ${this.ref.name} is in ${vmss.location}, not in ${this.ref.region}`,
+        );
+      }
+      const snapshot: ScaleSetSnapshot = { vmss, etag: vmss.etag };
+      if (options.withInstances) snapshot.vms = await this.listInstances(options.signal);
+      return snapshot;
+    }
+  }
+
+  async listInstances(signal?: AbortSignal): Promise<VirtualMachineScaleSetVM[]> {
+    const vms: VirtualMachineScaleSetVM[] = [];
+    for await (const vm of this.client.virtualMachineScaleSetVMs.list(this.ref.resourceGroup, this.ref.name, { abortSignal: signal })) {
+      vms.push(vm);
+    }
+    return vms;
+  }
+
+  /**
+   * Runs one write to its end. update carries If-Match; the instance POSTs cannot (the API takes none), which is
+   * why planners derive instance ids from the read made in the same attempt.
+   * Returns the scale set as Azure reports it after the write (the update's final GET), or undefined.
+   */
+  async write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined> {
+    const vmss = this.client.virtualMachineScaleSets;
+    const { resourceGroup, name } = this.ref;
+    const lro = { defaultPollIntervalMs: options.defaultPollIntervalMs, onAccepted: options.onAccepted, signal: options.signal };
+    const sdk = { abortSignal: options.signal };
+    switch (step.kind) {
+      case "update":
+        return runLongRunning(() => vmss.update(resourceGroup, name, step.patch, { ...sdk, ...(etag ? { ifMatch: etag } : {}) }), lro);
+      case "manualUpgrade":
+        await runLongRunning(() => vmss.updateInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro);
+        return undefined;
+      case "deleteInstances":
+        await runLongRunning(() => vmss.deleteInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro);
+        return undefined;
+    }
+  }
+}

@@ -1,0 +1,68 @@
+// disableServerGroup: take a scale set out of traffic. Its backend pools are removed from the network profile and
+// recorded in tags on the scale set, so enable restores exactly those; under a Manual upgrade policy the change is
+// rolled out to the VMs. A scale set without pools is scaled to 0 and its capacity recorded instead.
+import { Type } from "@sinclair/typebox";
+import { serverGroupFields } from "./description.ts";
+import { defineOperation } from "./operation.ts";
+import {
+  capacityOf,
+  disabledMode,
+  isManualUpgrade,
+  nicsWithPools,
+  readPoolsRecord,
+  serverGroupResult,
+  trafficPools,
+  unionPools,
+  vmsBehindModel,
+  withCapacityRecord,
+  withPoolsRecord,
+} from "./server-group-state.ts";
+
+export const DisableServerGroupDescription = Type.Object(
+  { ...serverGroupFields },
+  { $id: "DisableServerGroupDescription", additionalProperties: true },
+);
+
+export const disableServerGroup = defineOperation({
+  name: "disableServerGroup",
+  summary: "Take a scale set out of traffic (remove its backend pools, or scale it to 0 when it has none)",
+  schema: DisableServerGroupDescription,
+  describe: (d) => `disable ${d.serverGroupName}`,
+  planner: (_d, target) => ({
+    readsInstances: true,
+    plan(snapshot) {
+      const { vmss } = snapshot;
+      const mode = disabledMode(vmss);
+      const pools = trafficPools(vmss);
+      if (pools.length > 0) {
+        // Pools present while recorded as disabled means someone re-added some: keep both in the record.
+        const record = mode === "pools" ? unionPools(readPoolsRecord(vmss, target), pools) : pools;
+        return {
+          kind: "update",
+          summary: `remove ${pools.length} backend pool(s) (${pools.map((p) => p.id.split("/").slice(-3).join("/")).join(", ")}) and record them in tags`,
+          patch: {
+            virtualMachineProfile: { networkProfile: { networkInterfaceConfigurations: nicsWithPools(vmss, []) } },
+            tags: withPoolsRecord(vmss.tags, record, target),
+          },
+        };
+      }
+      if (mode === undefined) {
+        const capacity = capacityOf(vmss);
+        return {
+          kind: "update",
+          summary: `no backend pools: scale ${capacity} → 0, recording capacity ${capacity} for enable`,
+          patch: { sku: { ...vmss.sku, capacity: 0 }, tags: withCapacityRecord(vmss.tags, capacity) },
+        };
+      }
+      if (mode === "capacity" && capacityOf(vmss) > 0) {
+        return { kind: "update", summary: `scaled up while disabled: scale ${capacityOf(vmss)} → 0 again`, patch: { sku: { ...vmss.sku, capacity: 0 } } };
+      }
+      const behind = mode === "pools" && isManualUpgrade(vmss) ? vmsBehindModel(snapshot) : [];
+      if (behind.length > 0) {
+        return { kind: "manualUpgrade", summary: `roll the change out to instance(s) ${behind.join(", ")} (upgrade policy Manual)`, instanceIds: behind };
+      }
+      return { kind: "done", summary: mode === "pools" ? "out of traffic: no backend pools on the model or the instances" : "disabled: capacity 0" };
+    },
+    result: (snapshot) => serverGroupResult(snapshot, target),
+  }),
+});

@@ -1,0 +1,65 @@
+// enableServerGroup: the reverse of disable. Restores the recorded backend pools (and rolls them out under a
+// Manual upgrade policy), or the recorded capacity when disable had scaled the set to 0.
+import { Type } from "@sinclair/typebox";
+import { serverGroupFields } from "./description.ts";
+import { defineOperation } from "./operation.ts";
+import {
+  capacityOf,
+  disabledMode,
+  isManualUpgrade,
+  nicsWithPools,
+  readCapacityRecord,
+  readPoolsRecord,
+  recordedCapacity,
+  serverGroupResult,
+  trafficPools,
+  unionPools,
+  vmsBehindModel,
+  withoutDisabledRecord,
+} from "./server-group-state.ts";
+
+export const EnableServerGroupDescription = Type.Object(
+  { ...serverGroupFields },
+  { $id: "EnableServerGroupDescription", additionalProperties: true },
+);
+
+export const enableServerGroup = defineOperation({
+  name: "enableServerGroup",
+  summary: "Put a scale set back into traffic, exactly as disable took it out",
+  schema: EnableServerGroupDescription,
+  describe: (d) => `enable ${d.serverGroupName}`,
+  planner: (_d, target) => ({
+    readsInstances: true,
+    plan(snapshot) {
+      const { vmss } = snapshot;
+      const mode = disabledMode(vmss);
+      if (mode === "pools") {
+        const pools = unionPools(trafficPools(vmss), readPoolsRecord(vmss, target));
+        return {
+          kind: "update",
+          summary: `restore ${pools.length} backend pool(s) recorded by disable`,
+          patch: {
+            virtualMachineProfile: { networkProfile: { networkInterfaceConfigurations: nicsWithPools(vmss, pools) } },
+            tags: withoutDisabledRecord(vmss.tags),
+          },
+        };
+      }
+      if (mode === "capacity") {
+        const now = capacityOf(vmss);
+        // Someone may have scaled it since; never shrink a live scale set on enable.
+        const restore = now > 0 ? now : (readCapacityRecord(vmss) ?? recordedCapacity(vmss).min);
+        return {
+          kind: "update",
+          summary: `restore capacity ${now} → ${restore}`,
+          patch: { sku: { ...vmss.sku, capacity: restore }, tags: withoutDisabledRecord(vmss.tags) },
+        };
+      }
+      const behind = isManualUpgrade(vmss) && trafficPools(vmss).length > 0 ? vmsBehindModel(snapshot) : [];
+      if (behind.length > 0) {
+        return { kind: "manualUpgrade", summary: `roll the backend pools out to instance(s) ${behind.join(", ")} (upgrade policy Manual)`, instanceIds: behind };
+      }
+      return { kind: "done", summary: `in traffic: capacity ${capacityOf(vmss)}, ${trafficPools(vmss).length} backend pool(s)` };
+    },
+    result: (snapshot) => serverGroupResult(snapshot, target),
+  }),
+});

@@ -1,0 +1,14 @@
+// Operations by name. Adding one: write its file, add it here; routes, validation and the OpenAPI document follow.
+import { disableServerGroup } from "./disable-server-group.ts";
+import { enableServerGroup } from "./enable-server-group.ts";
+import type { AnyOperation } from "./operation.ts";
+import { resizeServerGroup } from "./resize-server-group.ts";
+import { scaleDown } from "./scale-down.ts";
+
+export const operations: ReadonlyMap<string, AnyOperation> = new Map(
+  ([resizeServerGroup, disableServerGroup, enableServerGroup, scaleDown] as unknown as AnyOperation[]).map((op) => [op.name, op]),
+);
+
+export function operationNames(): string[] {
+  return [...operations.keys()];
+}

@@ -1,0 +1,63 @@
+// resizeServerGroup: set the scale set's capacity, and record min and max as tags so later operations honour them.
+import { Type } from "@sinclair/typebox";
+import { Capacity, checkCapacityOrder, InstanceCount, serverGroupFields, type FieldProblem } from "./description.ts";
+import { defineOperation } from "./operation.ts";
+import {
+  capacityOf,
+  disabledMode,
+  recordedCapacity,
+  sameTags,
+  serverGroupResult,
+  TAG_DISABLED_CAPACITY,
+  withCapacityTags,
+} from "./server-group-state.ts";
+
+export const ResizeServerGroupDescription = Type.Object(
+  {
+    ...serverGroupFields,
+    capacity: Type.Optional(Type.Ref(Capacity)),
+    targetSize: Type.Optional({ ...InstanceCount, description: "the desired size; min and max widen to include it" }),
+  },
+  { $id: "ResizeServerGroupDescription", additionalProperties: true },
+);
+
+export const resizeServerGroup = defineOperation({
+  name: "resizeServerGroup",
+  summary: "Set a scale set's capacity (and record min and max)",
+  schema: ResizeServerGroupDescription,
+  check(d) {
+    const problems: FieldProblem[] = [];
+    if (!d.capacity && d.targetSize === undefined) problems.push({ field: "capacity", message: "capacity or targetSize is required" });
+    if (d.capacity) problems.push(...checkCapacityOrder(d.capacity));
+    if (d.capacity && d.targetSize !== undefined && d.targetSize !== d.capacity.desired) {
+      problems.push({ field: "targetSize", message: `targetSize (${d.targetSize}) contradicts capacity.desired (${d.capacity.desired})` });
+    }
+    return problems;
+  },
+  describe: (d) => `resize ${d.serverGroupName} to ${d.capacity?.desired ?? d.targetSize}`,
+  planner: (d, target) => ({
+    readsInstances: false,
+    plan({ vmss }) {
+      const current = recordedCapacity(vmss);
+      const t = d.targetSize ?? d.capacity!.desired;
+      const want = d.capacity ?? { min: Math.min(current.min, t), max: Math.max(current.max, t), desired: t };
+      if (disabledMode(vmss) === "capacity") {
+        // Disabled by scaling to 0: the new size is what enable will restore; scaling up now would re-enable it.
+        const tags = { ...withCapacityTags(vmss.tags, want.min, want.max), [TAG_DISABLED_CAPACITY]: String(want.desired) };
+        if (sameTags(vmss.tags, tags)) return { kind: "done", summary: `disabled (scaled to 0); enable will restore capacity ${want.desired}` };
+        return { kind: "update", summary: `disabled (scaled to 0): record capacity ${want.desired} for enable to restore`, patch: { tags } };
+      }
+      const tags = withCapacityTags(vmss.tags, want.min, want.max);
+      const now = capacityOf(vmss);
+      if (now === want.desired && sameTags(vmss.tags, tags)) {
+        return { kind: "done", summary: `capacity ${now} (min ${want.min}, max ${want.max})` };
+      }
+      return {
+        kind: "update",
+        summary: `set capacity ${now} → ${want.desired} (min ${want.min}, max ${want.max})`,
+        patch: { sku: { ...vmss.sku, capacity: want.desired }, tags },
+      };
+    },
+    result: (snapshot) => serverGroupResult(snapshot, target),
+  }),
+});

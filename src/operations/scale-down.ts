@@ -1,0 +1,52 @@
+// scaleDown: lower the capacity (to 0 unless a capacity is given, as Orca's scale-down stage sends). Never raises it.
+import { Type } from "@sinclair/typebox";
+import { Capacity, checkCapacityOrder, serverGroupFields } from "./description.ts";
+import { defineOperation } from "./operation.ts";
+import {
+  capacityOf,
+  disabledMode,
+  readCapacityRecord,
+  sameTags,
+  serverGroupResult,
+  TAG_DISABLED_CAPACITY,
+  withCapacityTags,
+} from "./server-group-state.ts";
+
+export const ScaleDownDescription = Type.Object(
+  {
+    ...serverGroupFields,
+    capacity: Type.Optional({ ...Type.Ref(Capacity), description: "defaults to min 0, max 0, desired 0" }),
+  },
+  { $id: "ScaleDownDescription", additionalProperties: true },
+);
+
+export const scaleDown = defineOperation({
+  name: "scaleDown",
+  summary: "Lower a scale set's capacity (to 0 by default); never raises it",
+  schema: ScaleDownDescription,
+  check: (d) => (d.capacity ? checkCapacityOrder(d.capacity) : []),
+  describe: (d) => `scale ${d.serverGroupName} down to ${d.capacity?.desired ?? 0}`,
+  planner: (d, target) => ({
+    readsInstances: false,
+    plan({ vmss }) {
+      const requested = d.capacity ?? { min: 0, max: 0, desired: 0 };
+      const now = capacityOf(vmss);
+      const desired = Math.min(now, requested.desired);
+      let tags = withCapacityTags(vmss.tags, Math.min(requested.min, desired), Math.max(requested.max, desired));
+      if (disabledMode(vmss) === "capacity") {
+        // Enable must not bring back more than this scale-down allows.
+        const restore = Math.min(readCapacityRecord(vmss) ?? 0, requested.desired);
+        tags = { ...tags, [TAG_DISABLED_CAPACITY]: String(restore) };
+      }
+      if (now === desired && sameTags(vmss.tags, tags)) {
+        return { kind: "done", summary: `capacity ${now}, at or below ${requested.desired}` };
+      }
+      return {
+        kind: "update",
+        summary: now === desired ? `capacity stays ${now}; record min and max` : `lower capacity ${now} → ${desired}`,
+        patch: { sku: { ...vmss.sku, capacity: desired }, tags },
+      };
+    },
+    result: (snapshot) => serverGroupResult(snapshot, target),
+  }),
+});

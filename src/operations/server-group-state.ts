@@ -1,0 +1,252 @@
+// What vmss-ops reads from and records on a scale set: min/max and the disabled state live in tags on the scale
+// set itself, so any replica (or a person in the portal) sees the same truth and no side store can drift.
+import type {
+  VirtualMachineScaleSet,
+  VirtualMachineScaleSetNetworkConfiguration,
+  VirtualMachineScaleSetUpdateNetworkConfiguration,
+  VirtualMachineScaleSetVM,
+} from "@azure/arm-compute";
+import { OperationError } from "../azure/arm-failure.ts";
+import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
+import type { Capacity } from "./description.ts";
+
+export const TAG_MIN = "vmss-ops.min";
+export const TAG_MAX = "vmss-ops.max";
+/** "pools" (taken out of its backend pools) or "capacity" (no pools, so scaled to 0). */
+export const TAG_DISABLED = "vmss-ops.disabled";
+export const TAG_DISABLED_CAPACITY = "vmss-ops.disabled-capacity";
+/** The removed pools, as JSON cut into 256-character tag values: vmss-ops.disabled-pools.0, .1, … */
+export const TAG_DISABLED_POOLS = "vmss-ops.disabled-pools.";
+
+const AZURE_MAX_TAGS = 50;
+const AZURE_MAX_TAG_VALUE = 256;
+
+export type Tags = Record<string, string>;
+
+export function capacityOf(vmss: VirtualMachineScaleSet): number {
+  return vmss.sku?.capacity ?? 0;
+}
+
+function tagInt(tags: Tags | undefined, name: string): number | undefined {
+  const v = tags?.[name];
+  return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
+}
+
+/** min and max as recorded by resize; a scale set that never had them reports its capacity for both. */
+export function recordedCapacity(vmss: VirtualMachineScaleSet): Capacity {
+  const desired = capacityOf(vmss);
+  const min = tagInt(vmss.tags, TAG_MIN) ?? desired;
+  const max = tagInt(vmss.tags, TAG_MAX) ?? desired;
+  return { min: Math.min(min, desired), max: Math.max(max, desired), desired };
+}
+
+export function recordedMin(vmss: VirtualMachineScaleSet): number | undefined {
+  return tagInt(vmss.tags, TAG_MIN);
+}
+
+export function withCapacityTags(tags: Tags | undefined, min: number, max: number): Tags {
+  return { ...tags, [TAG_MIN]: String(min), [TAG_MAX]: String(max) };
+}
+
+export function sameTags(a: Tags | undefined, b: Tags): boolean {
+  const ka = Object.keys(a ?? {});
+  return ka.length === Object.keys(b).length && ka.every((k) => a![k] === b[k]);
+}
+
+// ---- traffic: load-balancer and application-gateway backend pools ----
+
+export type PoolKind = "lb" | "agw";
+/** One backend pool on one IP configuration of one NIC configuration. */
+export interface PoolBinding {
+  nic: string;
+  ipConfig: string;
+  kind: PoolKind;
+  id: string;
+}
+
+function nicConfigs(vmss: { virtualMachineProfile?: VirtualMachineScaleSet["virtualMachineProfile"] }): VirtualMachineScaleSetNetworkConfiguration[] {
+  return vmss.virtualMachineProfile?.networkProfile?.networkInterfaceConfigurations ?? [];
+}
+
+function poolsOfNics(nics: VirtualMachineScaleSetNetworkConfiguration[]): PoolBinding[] {
+  const out: PoolBinding[] = [];
+  for (const nic of nics) {
+    for (const ipc of nic.ipConfigurations ?? []) {
+      for (const p of ipc.loadBalancerBackendAddressPools ?? []) if (p.id) out.push({ nic: nic.name, ipConfig: ipc.name, kind: "lb", id: p.id });
+      for (const p of ipc.applicationGatewayBackendAddressPools ?? []) if (p.id) out.push({ nic: nic.name, ipConfig: ipc.name, kind: "agw", id: p.id });
+    }
+  }
+  return out;
+}
+
+export function trafficPools(vmss: VirtualMachineScaleSet): PoolBinding[] {
+  return poolsOfNics(nicConfigs(vmss));
+}
+
+export function vmTrafficPools(vm: VirtualMachineScaleSetVM): PoolBinding[] | undefined {
+  const nics = vm.networkProfileConfiguration?.networkInterfaceConfigurations;
+  return nics ? poolsOfNics(nics) : undefined;
+}
+
+function bindingKey(b: PoolBinding): string {
+  return `${b.nic}\n${b.ipConfig}\n${b.kind}\n${b.id.toLowerCase()}`;
+}
+
+export function samePools(a: PoolBinding[], b: PoolBinding[]): boolean {
+  const ka = new Set(a.map(bindingKey));
+  const kb = new Set(b.map(bindingKey));
+  return ka.size === kb.size && [...ka].every((k) => kb.has(k));
+}
+
+export function unionPools(a: PoolBinding[], b: PoolBinding[]): PoolBinding[] {
+  const seen = new Map<string, PoolBinding>();
+  for (const p of [...a, ...b]) seen.set(bindingKey(p), p);
+  return [...seen.values()];
+}
+
+/** The NIC configurations for an update: the ones read, with exactly `pools` as their backend pools. */
+export function nicsWithPools(vmss: VirtualMachineScaleSet, pools: PoolBinding[]): VirtualMachineScaleSetUpdateNetworkConfiguration[] {
+  const nics = nicConfigs(vmss);
+  const missing = pools.filter((p) => !nics.some((n) => n.name === p.nic && n.ipConfigurations?.some((i) => i.name === p.ipConfig)));
+  if (missing.length > 0) {
+    throw new OperationError(
+      "PoolTargetMissing",
+      `cannot restore pools: the scale set no longer has NIC/IP configuration ${missing.map((p) => `${p.nic}/${p.ipConfig}`).join(", ")}`,
+    );
+  }
+  return nics.map((nic) => ({
+    ...nic,
+    ipConfigurations: (nic.ipConfigurations ?? []).map((ipc) => {
+      const mine = pools.filter((p) => p.nic === nic.name && p.ipConfig === ipc.name);
+      return {
+        ...ipc,
+        loadBalancerBackendAddressPools: mine.filter((p) => p.kind === "lb").map((p) => ({ id: p.id })),
+        applicationGatewayBackendAddressPools: mine.filter((p) => p.kind === "agw").map((p) => ({ id: p.id })),
+      };
+    }),
+  }));
+}
+
+// ---- the record of removed pools, kept in tags ----
+
+export function disabledMode(vmss: VirtualMachineScaleSet): "pools" | "capacity" | undefined {
+  const v = vmss.tags?.[TAG_DISABLED];
+  return v === "pools" || v === "capacity" ? v : undefined;
+}
+
+/** Pool ids repeat "/subscriptions/{id}/resourceGroups/": "~" stands for it, so that records fit in fewer tags. */
+function compressId(id: string, subscriptionId: string): string {
+  const prefix = `/subscriptions/${subscriptionId}/resourceGroups/`;
+  return id.toLowerCase().startsWith(prefix.toLowerCase()) ? `~${id.slice(prefix.length)}` : id;
+}
+
+function expandId(id: string, subscriptionId: string): string {
+  return id.startsWith("~") ? `/subscriptions/${subscriptionId}/resourceGroups/${id.slice(1)}` : id;
+}
+
+/** Tags without any disabled record. */
+export function withoutDisabledRecord(tags: Tags | undefined): Tags {
+  const out: Tags = {};
+  for (const [k, v] of Object.entries(tags ?? {})) {
+    if (k !== TAG_DISABLED && k !== TAG_DISABLED_CAPACITY && !k.startsWith(TAG_DISABLED_POOLS)) out[k] = v;
+  }
+  return out;
+}
+
+export function withPoolsRecord(tags: Tags | undefined, pools: PoolBinding[], ref: ScaleSetRef): Tags {
+  const json = JSON.stringify(pools.map((p) => [p.nic, p.ipConfig, p.kind, compressId(p.id, ref.subscriptionId)]));
+  const out = withoutDisabledRecord(tags);
+  out[TAG_DISABLED] = "pools";
+  for (let i = 0; i * AZURE_MAX_TAG_VALUE < json.length; i++) {
+    out[`${TAG_DISABLED_POOLS}${i}`] = json.slice(i * AZURE_MAX_TAG_VALUE, (i + 1) * AZURE_MAX_TAG_VALUE);
+  }
+  if (Object.keys(out).length > AZURE_MAX_TAGS) {
+    throw new OperationError(
+      "TooManyTags",
+      `recording ${pools.length} backend pools needs ${Object.keys(out).length} tags, more than Azure's ${AZURE_MAX_TAGS}; remove some tags from ${ref.name}`,
+    );
+  }
+  return out;
+}
+
+export function readPoolsRecord(vmss: VirtualMachineScaleSet, ref: ScaleSetRef): PoolBinding[] {
+  const chunks: string[] = [];
+  for (let i = 0; vmss.tags?.[`${TAG_DISABLED_POOLS}${i}`] !== undefined; i++) chunks.push(vmss.tags[`${TAG_DISABLED_POOLS}${i}`]);
+  try {
+    const rows = JSON.parse(chunks.join("")) as unknown;
+    if (!Array.isArray(rows)) throw new Error("not a list");
+    return rows.map((r) => {
+      if (!Array.isArray(r) || r.length !== 4 || !r.every((x) => typeof x === "string") || (r[2] !== "lb" && r[2] !== "agw")) {
+        throw new Error("malformed entry");
+      }
+      return { nic: r[0], ipConfig: r[1], kind: r[2] as PoolKind, id: expandId(r[3], ref.subscriptionId) };
+    });
+  } catch (err) {
+    throw new OperationError(
+      "DisabledRecordUnreadable",
+      `tags ${TAG_DISABLED_POOLS}* on ${ref.name} do not hold a readable pool record (${(err as Error).message}); fix or remove them by hand`,
+    );
+  }
+}
+
+export function withCapacityRecord(tags: Tags | undefined, capacity: number): Tags {
+  return { ...withoutDisabledRecord(tags), [TAG_DISABLED]: "capacity", [TAG_DISABLED_CAPACITY]: String(capacity) };
+}
+
+export function readCapacityRecord(vmss: VirtualMachineScaleSet): number | undefined {
+  return tagInt(vmss.tags, TAG_DISABLED_CAPACITY);
+}
+
+// ---- rolling a network change out to the VMs ----
+
+export function isManualUpgrade(vmss: VirtualMachineScaleSet): boolean {
+  return (vmss.upgradePolicy?.mode ?? "Manual").toLowerCase() === "manual";
+}
+
+/**
+ * VMs that still serve traffic from other pools than the model says (under a Manual upgrade policy Azure
+ * leaves them as they were). A VM that reports no network configuration is judged by latestModelApplied.
+ */
+export function vmsBehindModel(snapshot: ScaleSetSnapshot): string[] {
+  const modelPools = trafficPools(snapshot.vmss);
+  return (snapshot.vms ?? [])
+    .filter((vm) => vm.instanceId !== undefined && (vm.provisioningState ?? "").toLowerCase() !== "deleting")
+    .filter((vm) => {
+      const pools = vmTrafficPools(vm);
+      return pools ? !samePools(pools, modelPools) : vm.latestModelApplied === false;
+    })
+    .map((vm) => vm.instanceId!)
+    .sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+}
+
+// ---- results ----
+
+export interface ServerGroupResult {
+  type: "serverGroup";
+  account: string;
+  region: string;
+  resourceGroup: string;
+  serverGroupName: string;
+  /** As Azure confirmed it after the operation, never as requested. */
+  capacity: Capacity;
+  disabled: boolean;
+  /** Present when the operation read the VMs. */
+  instanceCount?: number;
+  provisioningState?: string;
+  etag?: string;
+}
+
+export function serverGroupResult(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): ServerGroupResult {
+  return {
+    type: "serverGroup",
+    account: ref.account,
+    region: ref.region,
+    resourceGroup: ref.resourceGroup,
+    serverGroupName: ref.name,
+    capacity: recordedCapacity(snapshot.vmss),
+    disabled: disabledMode(snapshot.vmss) !== undefined,
+    ...(snapshot.vms ? { instanceCount: snapshot.vms.length } : {}),
+    provisioningState: snapshot.vmss.provisioningState,
+    etag: snapshot.etag,
+  };
+}

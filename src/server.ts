@@ -1,0 +1,73 @@
+// Entry point: read configuration, start the embedded simulator when asked, listen, and stop cleanly on signals.
+import { buildApp } from "./app.ts";
+import { ConfigError, loadConfig, type Config } from "./config.ts";
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`vmss-ops: configuration error: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+
+  let stopSimulator: (() => Promise<void>) | undefined;
+  if (config.simulator.mode === "embedded") {
+    const { startSimulator } = await import("./simulator/simulator.ts");
+    const sim = await startSimulator({
+      host: config.simulator.host,
+      port: config.simulator.port,
+      writeDurationMs: config.simulator.writeDurationMs,
+      pollHintMs: config.simulator.pollHintMs,
+      subscriptionId: config.simulator.subscriptionId,
+      seed: true,
+    });
+    stopSimulator = () => sim.close();
+    // Only now is the simulator's address known: point the simulator accounts at it.
+    for (const account of config.accounts) {
+      if (account.credential.kind === "simulator") {
+        account.endpoint = sim.url;
+        account.caPem = sim.caPem;
+      }
+    }
+    config.simulator.url = sim.url;
+  }
+
+  const service = await buildApp({ config });
+  await service.app.listen({ host: config.host, port: config.port });
+  const base = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${(service.app.server.address() as { port: number }).port}`;
+  const lines = [
+    `vmss-ops listening on ${base}`,
+    config.simulator.url ? `Azure simulator: ${config.simulator.url} (${config.simulator.mode}); control API under ${config.simulator.url}/_sim` : "Azure: real accounts only",
+    `accounts: ${config.accounts.map((a) => a.name).join(", ")}`,
+    "try:",
+    `  curl -s -X POST ${base}/azure/ops/resizeServerGroup -H 'content-type: application/json' \\`,
+    `    -d '{"credentials":"demo","region":"eastus","serverGroupName":"web-prod-v001","capacity":{"min":1,"max":10,"desired":5}}'`,
+    `  curl -s ${base}/task/<id>`,
+    `  curl -s ${base}/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001`,
+    `API documentation: ${base}/docs (OpenAPI: ${base}/openapi.json)`,
+  ];
+  console.log(lines.join("\n"));
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    service.app.log.info({ signal }, "shutting down");
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    await service.close();
+    await stopSimulator?.();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+main().catch((err) => {
+  console.error("vmss-ops failed to start:", err);
+  process.exit(1);
+});

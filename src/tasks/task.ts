@@ -1,0 +1,88 @@
+// The task model: what a caller polls. Internally a task has a state machine that can grow (canceled is already
+// a state); externally it is Clouddriver's task shape, which Orca understands.
+
+export type TaskState = "queued" | "running" | "succeeded" | "failed" | "canceled";
+
+export const FINISHED_STATES: ReadonlySet<TaskState> = new Set(["succeeded", "failed", "canceled"]);
+
+export interface OperationRequest {
+  /** Operation name, e.g. resizeServerGroup. */
+  name: string;
+  description: Record<string, unknown>;
+}
+
+export interface HistoryEntry {
+  phase: string;
+  status: string;
+  timeMs: number;
+}
+
+export interface TaskFailure {
+  operation: string;
+  code: string;
+  message: string;
+  /** Sending the same request again later could succeed. */
+  retryable: boolean;
+}
+
+export interface Task {
+  id: string;
+  clientRequestId?: string;
+  state: TaskState;
+  operations: OperationRequest[];
+  /** Index of the operation running now (or last run). */
+  operationIndex: number;
+  history: HistoryEntry[];
+  resultObjects: object[];
+  failure?: TaskFailure;
+  /** ARM requests made for this task, all attempts and polls included. */
+  armCalls: number;
+  createdAtMs: number;
+  updatedAtMs: number;
+  finishedAtMs?: number;
+}
+
+/** The task as Clouddriver serializes it (Orca reads status.completed, status.failed and status.retryable). */
+export interface ClouddriverTask {
+  id: string;
+  startTimeMs: number;
+  endTimeMs?: number;
+  status: { phase: string; status: string; complete: boolean; completed: boolean; failed: boolean; retryable: boolean };
+  history: { phase: string; status: string }[];
+  resultObjects: object[];
+  state: TaskState;
+  clientRequestId?: string;
+  operations: string[];
+  armCalls: number;
+}
+
+export function toClouddriverTask(task: Task): ClouddriverTask {
+  const last = task.history[task.history.length - 1];
+  const finished = FINISHED_STATES.has(task.state);
+  const failed = task.state === "failed" || task.state === "canceled";
+  const resultObjects = task.failure
+    ? [
+        ...task.resultObjects,
+        { type: "EXCEPTION", operation: task.failure.operation, cause: task.failure.code, message: task.failure.message },
+      ]
+    : task.resultObjects;
+  return {
+    id: task.id,
+    startTimeMs: task.createdAtMs,
+    ...(task.finishedAtMs !== undefined ? { endTimeMs: task.finishedAtMs } : {}),
+    status: {
+      phase: last?.phase ?? "INIT",
+      status: last?.status ?? "",
+      complete: finished,
+      completed: finished,
+      failed,
+      retryable: task.failure?.retryable ?? false,
+    },
+    history: task.history.map(({ phase, status }) => ({ phase, status })),
+    resultObjects,
+    state: task.state,
+    ...(task.clientRequestId ? { clientRequestId: task.clientRequestId } : {}),
+    operations: task.operations.map((o) => o.name),
+    armCalls: task.armCalls,
+  };
+}
