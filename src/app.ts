@@ -43,7 +43,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
     bodyLimit: config.bodyLimitBytes,
-    ajv: { customOptions: { allErrors: true, verbose: true } },
+    // removeAdditional off: an unknown key where the schema allows none is an error the caller should see,
+    // not something to strip silently. verbose: errors carry their schema, so messages can quote its description.
+    ajv: { customOptions: { allErrors: true, verbose: true, removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const runner = new TaskRunner({
@@ -55,6 +57,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   });
 
   installErrorHandling(app);
+  // JSON only: anything else is a 415, not a string that fails validation later.
+  app.removeContentTypeParser("text/plain");
   for (const schema of componentSchemas) app.addSchema(schema);
   for (const op of operations.values()) app.addSchema(op.schema);
 

@@ -33,6 +33,11 @@ export interface RetryConfig {
   conflictBaseDelayMs: number;
   /** First backoff after a server-side or network failure. */
   transientBaseDelayMs: number;
+  /**
+   * While another write holds the scale set (the read shows provisioningState Updating), re-read this often
+   * instead of sending a write that would 409. Waiting is not a failed attempt; the deadline bounds it.
+   */
+  busyPollIntervalMs: number;
   /** Backoff used for 429 when Azure sends no Retry-After. */
   throttleDefaultDelayMs: number;
   /** No single wait is longer than this (Retry-After included, as long as the deadline allows it). */
@@ -195,6 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
     deadlineMs: intVar(env, "RETRY_DEADLINE_MS", 15 * 60_000, 1000),
     conflictBaseDelayMs: intVar(env, "RETRY_CONFLICT_BASE_DELAY_MS", 200, 0),
     transientBaseDelayMs: intVar(env, "RETRY_TRANSIENT_BASE_DELAY_MS", 1000, 0),
+    busyPollIntervalMs: intVar(env, "RETRY_BUSY_POLL_INTERVAL_MS", 500, 10),
     throttleDefaultDelayMs: intVar(env, "RETRY_THROTTLE_DEFAULT_DELAY_MS", 5000, 0),
     maxDelayMs: intVar(env, "RETRY_MAX_DELAY_MS", 60_000, 1),
   };

@@ -7,6 +7,7 @@ const config: RetryConfig = {
   maxAttempts: 8,
   deadlineMs: 60_000,
   conflictBaseDelayMs: 200,
+  busyPollIntervalMs: 500,
   transientBaseDelayMs: 1000,
   throttleDefaultDelayMs: 5000,
   maxDelayMs: 30_000,

@@ -57,17 +57,32 @@ export class OperationFailedError extends Error {
 /** Writes that one attempt may make while converging (disable is a network change, then a rollout). */
 const MAX_WRITES_PER_ATTEMPT = 4;
 
+/** Provisioning states in which Azure refuses writes with 409 ConflictingConcurrentWriteNotAllowed. */
+const BUSY_STATES = new Set(["updating", "creating", "deleting", "migrating"]);
+
+export function isBusy(snapshot: ScaleSetSnapshot): boolean {
+  return BUSY_STATES.has((snapshot.vmss.provisioningState ?? "").toLowerCase());
+}
+
+interface AttemptClock {
+  now: () => number;
+  random: () => number;
+  wait: (ms: number, signal?: AbortSignal) => Promise<unknown>;
+  deadlineAt: number;
+}
+
 export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
   const { gateway, planner, retry, log, signal } = input;
   const now = input.now ?? Date.now;
   const random = input.random ?? Math.random;
   const wait = input.wait ?? ((ms: number, s?: AbortSignal) => sleep(ms, undefined, { signal: s }));
   const started = now();
+  const clock: AttemptClock = { now, random, wait, deadlineAt: started + retry.deadlineMs };
 
   for (let attempt = 1; ; attempt++) {
     const prefix = `attempt ${attempt}/${retry.maxAttempts}`;
     try {
-      return await runAttempt(input, attempt, prefix);
+      return await runAttempt(input, attempt, prefix, clock);
     } catch (err) {
       if (signal?.aborted) throw err;
       const failure = describeArmFailure(err);
@@ -84,14 +99,38 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
   }
 }
 
-async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: string): Promise<R> {
-  const { gateway, planner, log, signal } = input;
+async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: string, clock: AttemptClock): Promise<R> {
+  const { gateway, planner, log, signal, retry } = input;
   let snapshot = await gateway.read({ withInstances: planner.readsInstances, signal });
-  for (let writes = 0; ; writes++) {
+  let waitedSince: number | undefined;
+  for (let writes = 0; ; ) {
     const step = planner.plan(snapshot);
     if (step.kind === "done") {
       log(writes === 0 ? `${prefix}: ${step.summary}` : `Azure confirmed: ${step.summary}`);
       return planner.result(snapshot);
+    }
+    if (isBusy(snapshot)) {
+      // Another write holds the scale set: a write now would only 409 and spend Azure's write budget. Re-read
+      // until it ends (a write lock clears within one write's duration), then plan again on what it left.
+      if (waitedSince === undefined) {
+        waitedSince = clock.now();
+        log(`${prefix}: ${gateway.ref.name} is ${snapshot.vmss.provisioningState} (another write in flight); waiting for it before: ${step.summary}`);
+      }
+      const delayMs = Math.round(retry.busyPollIntervalMs * (0.8 + 0.4 * clock.random()));
+      if (clock.now() + delayMs >= clock.deadlineAt) {
+        throw new OperationError(
+          "ScaleSetBusy",
+          `${gateway.ref.name} stayed ${snapshot.vmss.provisioningState} for ${Math.round((clock.now() - waitedSince) / 1000)} s`,
+          "conflict",
+        );
+      }
+      await clock.wait(delayMs, signal);
+      snapshot = await gateway.read({ withInstances: planner.readsInstances, signal });
+      continue;
+    }
+    if (waitedSince !== undefined) {
+      log(`${prefix}: the other write ended after ${Math.round((clock.now() - waitedSince) / 100) / 10} s; planning on a fresh read`);
+      waitedSince = undefined;
     }
     if (writes >= MAX_WRITES_PER_ATTEMPT) {
       throw new OperationError("PlanDidNotConverge", `still planning "${step.summary}" after ${writes} writes`);
@@ -105,6 +144,7 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
       onAccepted: (poller) => input.onCheckpoint?.({ attempt, inFlight: { step, poller } }),
     });
     await input.onCheckpoint?.({ attempt });
+    writes++;
     if (written && typeof written.sku?.capacity === "number" && !planner.readsInstances) {
       // The update's final GET is a fresh read. If it carried no ETag, keep the old one: the next write then
       // gets a 412 and re-reads, instead of overwriting unconditionally.

@@ -1,0 +1,94 @@
+// npm run bench: speed figures, reported as ratios to the simulated write duration measured in the same run, so
+// that a noisy machine moves both sides together. Never part of the test suite.
+//
+//   race:   disable still in flight, then scaleDown on the same scale set. How long after the disable ends does the
+//           scaleDown end? Goal: about one write duration (the scaleDown's own write), not a backoff's worth more.
+//   calls:  ARM calls of one uncontended resize, by kind. Goal: 1 read, 1 write, the polls its duration needs
+//           (write duration / advertised interval), and the final GET that confirms the result.
+//   resize: wall time of one uncontended resize task / write duration. Goal: close to 1.
+import { demo, startTestEnv, type TestEnv } from "../test/helpers/service.ts";
+
+const WRITE_MS = Number(process.env.BENCH_WRITE_MS ?? 1000);
+/** The race is also run with longer writes: its excess over one write is at most one busy-poll interval. */
+const LONG_WRITE_MS = Number(process.env.BENCH_LONG_WRITE_MS ?? 3000);
+const POLL_HINT_MS = Number(process.env.BENCH_POLL_HINT_MS ?? 100);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+async function submit(env: TestEnv, op: string, body: unknown): Promise<string> {
+  const res = await env.api("POST", `/azure/ops/${op}`, body);
+  if (res.status !== 202) throw new Error(`${op}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id;
+}
+
+async function race(env: TestEnv, writeMs: number, rounds: number) {
+  await env.simControl("PUT", "/_sim/config", { writeDurationMs: writeMs });
+  const gaps: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    await env.simControl("POST", "/_sim/reset");
+    const disableId = await submit(env, "disableServerGroup", demo("web-prod-v001"));
+    while (!(await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body.inFlight) await new Promise((r) => setTimeout(r, 5));
+    const scaleDownId = await submit(env, "scaleDown", demo("web-prod-v001"));
+    const [d, s] = await Promise.all([env.waitForTask(disableId, 120_000), env.waitForTask(scaleDownId, 120_000)]);
+    if (d.status.failed || s.status.failed) throw new Error(`race round ${i} failed: ${JSON.stringify([d.history, s.history])}`);
+    gaps.push(Math.max(d.endTimeMs, s.endTimeMs) - Math.min(d.endTimeMs, s.endTimeMs));
+  }
+  await env.simControl("PUT", "/_sim/config", { writeDurationMs: WRITE_MS });
+  return gaps;
+}
+
+async function resizeCalls(env: TestEnv) {
+  const durations: number[] = [];
+  let breakdown: Record<string, number> = {};
+  for (let i = 0; i < ROUNDS; i++) {
+    await env.simControl("POST", "/_sim/reset");
+    await env.simControl("DELETE", "/_sim/calls");
+    const id = await submit(env, "resizeServerGroup", demo("web-prod-v002", { capacity: { min: 1, max: 10, desired: 4 + (i % 3) } }));
+    const task = await env.waitForTask(id, 120_000);
+    if (task.status.failed) throw new Error(JSON.stringify(task.history));
+    durations.push(task.endTimeMs - task.startTimeMs);
+    const calls = await env.calls();
+    let seenWrite = false;
+    breakdown = { read: 0, write: 0, poll: 0, confirm: 0, total: calls.length };
+    for (const c of calls) {
+      if (c.method === "PATCH") { breakdown.write++; seenWrite = true; }
+      else if (/\/operations\//i.test(c.path)) breakdown.poll++;
+      else if (c.method === "GET") seenWrite ? breakdown.confirm++ : breakdown.read++;
+    }
+  }
+  return { durations, breakdown };
+}
+
+const env = await startTestEnv({
+  writeDurationMs: WRITE_MS,
+  pollHintMs: POLL_HINT_MS,
+  // Production defaults for everything the harness decides, except the first poll, which follows the hint anyway.
+  env: {
+    RETRY_CONFLICT_BASE_DELAY_MS: "200",
+    RETRY_BUSY_POLL_INTERVAL_MS: "500",
+    RETRY_TRANSIENT_BASE_DELAY_MS: "1000",
+    RETRY_MAX_DELAY_MS: "60000",
+    LRO_POLL_INTERVAL_MS: "1000",
+  },
+});
+try {
+  const gaps = await race(env, WRITE_MS, ROUNDS);
+  const longGaps = await race(env, LONG_WRITE_MS, Math.max(2, Math.ceil(ROUNDS / 2)));
+  const { durations, breakdown } = await resizeCalls(env);
+  const rows = [
+    ["race: scaleDown end − disable end", `${median(gaps)} ms`, `${(median(gaps) / WRITE_MS).toFixed(2)} × write`, "≈ 1 × write"],
+    [`race, with ${LONG_WRITE_MS} ms writes`, `${median(longGaps)} ms`, `${(median(longGaps) / LONG_WRITE_MS).toFixed(2)} × write`, "≈ 1 × write"],
+    ["resize task wall time", `${median(durations)} ms`, `${(median(durations) / WRITE_MS).toFixed(2)} × write`, "≈ 1 × write"],
+    ["ARM calls per uncontended resize", String(breakdown.total), `${breakdown.read} read + ${breakdown.write} write + ${breakdown.poll} polls + ${breakdown.confirm} final GET`, `1 + 1 + ~${Math.ceil(WRITE_MS / POLL_HINT_MS)} + 1`],
+  ];
+  console.log(`vmss-ops benchmark — write duration ${WRITE_MS} ms, advertised poll interval ${POLL_HINT_MS} ms, ${ROUNDS} rounds (medians)\n`);
+  console.log("| figure | measured | ratio | goal |\n|---|---|---|---|");
+  for (const r of rows) console.log(`| ${r.join(" | ")} |`);
+  console.log(`\nrace gaps (ms): ${gaps.join(", ")}; with long writes: ${longGaps.join(", ")}; resize durations (ms): ${durations.join(", ")}`);
+} finally {
+  await env.close();
+}

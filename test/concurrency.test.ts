@@ -1,0 +1,80 @@
+// Other writers on the same scale set: a write still in flight (409), and an out-of-band change (412).
+import t from "tap";
+import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
+
+const WRITE_MS = 300;
+const env = await startTestEnv({ writeDurationMs: WRITE_MS });
+t.teardown(() => env.close());
+
+t.beforeEach(async () => {
+  await env.simControl("POST", "/_sim/reset");
+});
+
+async function submit(operation: string, description: unknown) {
+  const res = await env.api("POST", `/azure/ops/${operation}`, description);
+  if (res.status !== 202) throw new Error(JSON.stringify(res.body));
+  return res.body.id as string;
+}
+
+t.test("disable still in flight, then scaleDown at once: both succeed and capacity ends at 0", async (t) => {
+  const disableId = await submit("disableServerGroup", demo("web-prod-v001"));
+  // Wait until the disable's write is accepted and holds the scale set.
+  for (let i = 0; i < 200; i++) {
+    const state = (await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body;
+    if (state.inFlight) break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const scaleDownId = await submit("scaleDown", demo("web-prod-v001"));
+  const [disable, scaleDown] = await Promise.all([env.waitForTask(disableId), env.waitForTask(scaleDownId)]);
+  t.equal(disable.status.failed, false, JSON.stringify(disable.history));
+  t.equal(scaleDown.status.failed, false, JSON.stringify(scaleDown.history));
+  t.ok(
+    scaleDown.history.some((h: any) => /is Updating \(another write in flight\); waiting|409 ConflictingConcurrentWriteNotAllowed, retrying/.test(h.status)),
+    `scaleDown saw the write in flight and waited it out: ${JSON.stringify(scaleDown.history)}`,
+  );
+  const conflicted = (await env.calls()).filter((c) => c.method === "PATCH" && c.status === 409).length;
+  t.ok(conflicted <= 1, `at most one doomed write (${conflicted}): the harness reads the lock instead of hammering it`);
+  const state = (await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body;
+  t.equal(state.vmss.sku.capacity, 0);
+  t.equal(state.vms.length, 0);
+  t.equal(scaleDown.resultObjects[0].capacity.desired, 0, "reported capacity is what Azure confirmed");
+  t.equal(scaleDown.resultObjects[0].disabled, true, "the disable's record survives the scale down");
+});
+
+t.test("a 412 from an out-of-band change leads to a re-read, and the other writer's change survives", async (t) => {
+  // Just before our write lands, "a person in the portal" adds a tag: our If-Match is now stale.
+  await env.simControl("POST", "/_sim/faults", {
+    method: "PATCH",
+    pathContains: "web-prod-v001",
+    action: "outOfBandChange",
+    change: { tags: { owner: "portal-user" } },
+    count: 1,
+  });
+  const id = await submit("resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 9, desired: 6 } }));
+  const task = await env.waitForTask(id);
+  t.equal(task.status.failed, false, JSON.stringify(task.history));
+  const patches = writesOf(await env.calls()).filter((c) => c.method === "PATCH");
+  t.same(patches.map((p) => p.status), [412, 200], "stale ETag refused, then a write planned on the fresh read");
+  t.not(patches[0].ifMatch, patches[1].ifMatch, "the second write used the new ETag");
+  t.ok(task.history.some((h: any) => /412 PreconditionFailed, retrying/.test(h.status)), JSON.stringify(task.history));
+  const vmss = (await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body.vmss;
+  t.equal(vmss.sku.capacity, 6);
+  t.equal(vmss.tags.owner, "portal-user", "no lost update");
+  t.equal(vmss.tags["vmss-ops.max"], "9");
+});
+
+t.test("an autoscaler's capacity change before our write is re-planned over, not overwritten blindly", async (t) => {
+  await env.simControl("POST", "/_sim/faults", {
+    method: "PATCH",
+    pathContains: "web-prod-v002",
+    action: "outOfBandChange",
+    change: { capacity: 1 },
+    count: 1,
+  });
+  const id = await submit("scaleDown", demo("web-prod-v002", { capacity: { min: 0, max: 5, desired: 2 } }));
+  const task = await env.waitForTask(id);
+  t.equal(task.status.failed, false, JSON.stringify(task.history));
+  // The re-read saw 1 running; scaleDown never raises, so 1 it stays.
+  t.equal(task.resultObjects[0].capacity.desired, 1);
+  t.equal((await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v002")).body.vmss.sku.capacity, 1);
+});

@@ -1,0 +1,109 @@
+// Test fixture: a real simulator (HTTPS, port 0) and a real service (HTTP, port 0) that talks to it through the
+// real @azure/arm-compute client. Nothing is mocked.
+import { Agent, request } from "undici";
+import { buildApp, type Service } from "../../src/app.ts";
+import { loadConfig, type Config } from "../../src/config.ts";
+import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator.ts";
+
+export interface SimCall {
+  method: string;
+  path: string;
+  status: number;
+  ifMatch: string | null;
+  time: number;
+}
+
+export interface TestEnv {
+  sim: RunningSimulator;
+  service: Service;
+  baseUrl: string;
+  config: Config;
+  /** JSON call to the service. */
+  api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** JSON call to the simulator's control API (/_sim/...). */
+  simControl<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  calls(): Promise<SimCall[]>;
+  /** Polls GET /task/{id} until it completes. */
+  waitForTask(id: string, timeoutMs?: number): Promise<any>;
+  close(): Promise<void>;
+}
+
+export interface TestEnvOptions {
+  writeDurationMs?: number;
+  pollHintMs?: number;
+  env?: Record<string, string>;
+}
+
+export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
+  const sim = await startSimulator({ port: 0, writeDurationMs: options.writeDurationMs ?? 150, pollHintMs: options.pollHintMs ?? 25, seed: true });
+  const config = loadConfig({
+    SIMULATOR_URL: sim.url,
+    PORT: "0",
+    LRO_POLL_INTERVAL_MS: "25",
+    RETRY_CONFLICT_BASE_DELAY_MS: "30",
+    RETRY_BUSY_POLL_INTERVAL_MS: "20",
+    RETRY_TRANSIENT_BASE_DELAY_MS: "30",
+    RETRY_THROTTLE_DEFAULT_DELAY_MS: "50",
+    RETRY_MAX_DELAY_MS: "500",
+    RETRY_DEADLINE_MS: "60000",
+    ...options.env,
+  });
+  for (const a of config.accounts) if (a.credential.kind === "simulator") a.caPem = sim.caPem;
+  const service = await buildApp({ config, logger: false });
+  await service.app.listen({ host: "127.0.0.1", port: 0 });
+  const baseUrl = `http://127.0.0.1:${(service.app.server.address() as { port: number }).port}`;
+  const simAgent = new Agent({ connect: { ca: sim.caPem } });
+
+  async function call(base: string, dispatcher: Agent | undefined, method: string, path: string, body?: unknown) {
+    const res = await request(`${base}${path}`, {
+      method: method as "GET",
+      dispatcher,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
+  }
+
+  const env: TestEnv = {
+    sim,
+    service,
+    baseUrl,
+    config,
+    api: (method, path, body) => call(baseUrl, undefined, method, path, body),
+    simControl: (method, path, body) => call(sim.url, simAgent, method, path, body),
+    async calls() {
+      return (await env.simControl<SimCall[]>("GET", "/_sim/calls")).body;
+    },
+    async waitForTask(id, timeoutMs = 30_000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const { body } = await env.api("GET", `/task/${id}`);
+        if (body.status.completed) return body;
+        if (Date.now() > until) throw new Error(`task ${id} did not complete: ${JSON.stringify(body)}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async close() {
+      await service.close();
+      await sim.close();
+      await simAgent.close();
+    },
+  };
+  return env;
+}
+
+/** A description for the seeded demo account. */
+export function demo(serverGroupName: string, extra: Record<string, unknown> = {}) {
+  return { credentials: "demo", region: "eastus", serverGroupName, ...extra };
+}
+
+/** The ARM writes among the calls: PUT, PATCH and the instance POSTs. */
+export function writesOf(calls: SimCall[]): SimCall[] {
+  return calls.filter((c) => c.method === "PUT" || c.method === "PATCH" || (c.method === "POST" && /\/(delete|manualupgrade)$/i.test(c.path)));
+}
+
+/** Calls against one scale set (its GET, writes, and VM listing), not operation-status polls. */
+export function callsFor(calls: SimCall[], name: string): SimCall[] {
+  return calls.filter((c) => c.path.toLowerCase().includes(`/virtualmachinescalesets/${name.toLowerCase()}`));
+}
