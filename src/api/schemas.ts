@@ -45,26 +45,6 @@ export const TaskState = Type.Union(
   { $id: "TaskState" },
 );
 
-export const Task = Type.Object(
-  {
-    id: Type.String(),
-    startTimeMs: Type.Integer(),
-    endTimeMs: Type.Optional(Type.Integer()),
-    status: Type.Ref(TaskStatus),
-    history: Type.Array(Type.Object({ phase: Type.String(), status: Type.String() }, { additionalProperties: false })),
-    resultObjects: Type.Array(Type.Object({}, { additionalProperties: true }), {
-      description: "one ServerGroupResult per finished operation; on failure, a last {type: EXCEPTION} entry",
-    }),
-    state: Type.Ref(TaskState),
-    clientRequestId: Type.Optional(Type.String()),
-    operations: Type.Array(Type.String()),
-    armCalls: Type.Integer({ description: "ARM requests this task made, all attempts and polls included" }),
-  },
-  { $id: "Task", additionalProperties: false, description: "Clouddriver's task shape, plus state, operations and armCalls" },
-);
-
-export const TaskList = Type.Object({ tasks: Type.Array(Type.Ref(Task)) }, { $id: "TaskList", additionalProperties: false });
-
 export const ServerGroupResult = Type.Object(
   {
     type: Type.Literal("serverGroup"),
@@ -80,6 +60,36 @@ export const ServerGroupResult = Type.Object(
   },
   { $id: "ServerGroupResult", additionalProperties: false, description: "a finished operation's result: what Azure confirmed afterwards" },
 );
+
+export const TaskException = Type.Object(
+  {
+    type: Type.Literal("EXCEPTION"),
+    operation: Type.String(),
+    cause: Type.String({ description: "Azure's error code, or ours (e.g. ScaleSetBusy)" }),
+    message: Type.String(),
+  },
+  { $id: "TaskException", additionalProperties: false, description: "why a task failed (Clouddriver's EXCEPTION result)" },
+);
+
+export const Task = Type.Object(
+  {
+    id: Type.String(),
+    startTimeMs: Type.Integer(),
+    endTimeMs: Type.Optional(Type.Integer()),
+    status: Type.Ref(TaskStatus),
+    history: Type.Array(Type.Object({ phase: Type.String(), status: Type.String() }, { additionalProperties: false })),
+    resultObjects: Type.Array(Type.Union([Type.Ref(ServerGroupResult), Type.Ref(TaskException)]), {
+      description: "one ServerGroupResult per finished operation; on failure, a last TaskException",
+    }),
+    state: Type.Ref(TaskState),
+    clientRequestId: Type.Optional(Type.String()),
+    operations: Type.Array(Type.String()),
+    armCalls: Type.Integer({ description: "ARM requests this task made, all attempts and polls included" }),
+  },
+  { $id: "Task", additionalProperties: false, description: "Clouddriver's task shape, plus state, operations and armCalls" },
+);
+
+export const TaskList = Type.Object({ tasks: Type.Array(Type.Ref(Task)) }, { $id: "TaskList", additionalProperties: false });
 
 export const Instance = Type.Object(
   {
@@ -120,4 +130,4 @@ export const Health = Type.Object(
   { $id: "Health", additionalProperties: false },
 );
 
-export const componentSchemas = [Capacity, FieldError, ErrorResponse, TaskRef, TaskStatus, TaskState, Task, TaskList, ServerGroupResult, Instance, ServerGroup, Health];
+export const componentSchemas = [Capacity, FieldError, ErrorResponse, TaskRef, TaskStatus, TaskState, ServerGroupResult, TaskException, Task, TaskList, Instance, ServerGroup, Health];

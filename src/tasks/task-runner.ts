@@ -5,6 +5,7 @@ import { describeArmFailure } from "../azure/arm-failure.ts";
 import { observeArmResponses } from "../azure/arm-observer.ts";
 import { executeOp, OperationFailedError } from "../azure/execute-op.ts";
 import type { LocatedDescription, AnyOperation } from "../operations/operation.ts";
+import type { ServerGroupResult } from "../operations/server-group-state.ts";
 import type { OperationRequest, TaskFailure } from "./task.ts";
 import type { TaskStore } from "./task-store.ts";
 
@@ -68,7 +69,7 @@ export class TaskRunner {
 
     await store.update(taskId, { state: "running" });
     record("INIT", `Initializing ${task.operations.length === 1 ? "operation" : `${task.operations.length} operations`}: ${task.operations.map((o) => o.name).join(", ")}`);
-    const results: object[] = [];
+    const results: ServerGroupResult[] = [];
     for (let i = 0; i < task.operations.length; i++) {
       const request = task.operations[i];
       const phase = phaseOf(request.name);

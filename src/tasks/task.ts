@@ -1,3 +1,5 @@
+import type { ServerGroupResult } from "../operations/server-group-state.ts";
+
 // The task model: what a caller polls. Internally a task has a state machine that can grow (canceled is already
 // a state); externally it is Clouddriver's task shape, which Orca understands.
 
@@ -33,13 +35,20 @@ export interface Task {
   /** Index of the operation running now (or last run). */
   operationIndex: number;
   history: HistoryEntry[];
-  resultObjects: object[];
+  resultObjects: ServerGroupResult[];
   failure?: TaskFailure;
   /** ARM requests made for this task, all attempts and polls included. */
   armCalls: number;
   createdAtMs: number;
   updatedAtMs: number;
   finishedAtMs?: number;
+}
+
+export interface TaskExceptionResult {
+  type: "EXCEPTION";
+  operation: string;
+  cause: string;
+  message: string;
 }
 
 /** The task as Clouddriver serializes it (Orca reads status.completed, status.failed and status.retryable). */
@@ -49,7 +58,7 @@ export interface ClouddriverTask {
   endTimeMs?: number;
   status: { phase: string; status: string; complete: boolean; completed: boolean; failed: boolean; retryable: boolean };
   history: { phase: string; status: string }[];
-  resultObjects: object[];
+  resultObjects: (ServerGroupResult | TaskExceptionResult)[];
   state: TaskState;
   clientRequestId?: string;
   operations: string[];
@@ -63,7 +72,7 @@ export function toClouddriverTask(task: Task): ClouddriverTask {
   const resultObjects = task.failure
     ? [
         ...task.resultObjects,
-        { type: "EXCEPTION", operation: task.failure.operation, cause: task.failure.code, message: task.failure.message },
+        { type: "EXCEPTION" as const, operation: task.failure.operation, cause: task.failure.code, message: task.failure.message },
       ]
     : task.resultObjects;
   return {

@@ -91,7 +91,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
         summary: "Any other operation name: 404 listing the known ones",
         tags: ["operations"],
         params: Type.Object({ operation: Type.String({ maxLength: 200 }) }),
-        response: { 404: Type.Ref(ErrorResponse) },
+        response: { 404: { ...Type.Ref(ErrorResponse), description: "No such operation; knownOperations lists them" } },
       },
     },
     async (request) => {

@@ -51,9 +51,9 @@ export const serverGroupRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountReg
         tags: ["serverGroups"],
         params: Type.Object({ account: AccountName, region: RegionName, resourceGroup: ResourceGroupName, name: ScaleSetName }),
         response: {
-          200: Type.Ref(ServerGroup),
-          400: Type.Ref(ErrorResponse),
-          404: Type.Ref(ErrorResponse),
+          200: { ...Type.Ref(ServerGroup), description: "The scale set as Azure reports it now" },
+          400: { ...Type.Ref(ErrorResponse), description: "A name is invalid, or the account is unknown or not in that region" },
+          404: { ...Type.Ref(ErrorResponse), description: "No such scale set in that resource group and region" },
           502: { ...Type.Ref(ErrorResponse), description: "Azure answered with an error" },
           503: { ...Type.Ref(ErrorResponse), description: "Azure did not answer in time; try again" },
         },
@@ -73,7 +73,7 @@ export const serverGroupRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountReg
         return await executeOp({ gateway: opts.accounts.gateway(ref), planner, retry, lroPollIntervalMs: 1000, log: () => {} });
       } catch (err) {
         if (!(err instanceof OperationFailedError)) throw err;
-        if (err.failure.kind === "notFound") throw new ApiError(404, "NotFound", `scale set ${p.name} not found in ${p.resourceGroup}: ${err.failure.message}`);
+        if (err.failure.kind === "notFound" || err.failure.code === "RegionMismatch") throw new ApiError(404, "NotFound", `scale set ${p.name} not found in ${p.resourceGroup}: ${err.failure.message}`);
         if (err.retryable) throw new ApiError(503, "AzureUnavailable", err.message);
         throw new ApiError(502, "AzureError", err.message);
       }

@@ -15,7 +15,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ store: TaskStore }> = async
         summary: "A task, in Clouddriver's shape",
         tags: ["tasks"],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
-        response: { 200: Type.Ref(Task), 404: Type.Ref(ErrorResponse) },
+        response: {
+          200: { ...Type.Ref(Task), description: "The task" },
+          404: { ...Type.Ref(ErrorResponse), description: "No task with that id" },
+        },
       },
     },
     async (request) => {
@@ -39,7 +42,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ store: TaskStore }> = async
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Ref(TaskList), 400: Type.Ref(ErrorResponse) },
+        response: {
+          200: { ...Type.Ref(TaskList), description: "Tasks, newest first" },
+          400: { ...Type.Ref(ErrorResponse), description: "A query parameter is wrong" },
+        },
       },
     },
     async (request) => {

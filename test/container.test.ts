@@ -1,0 +1,720 @@
+// The Dockerfile, .dockerignore and docker-compose.yml, checked without a Docker engine (there is none here):
+// they are parsed and checked for what matters (Node ≥ 24, production dependencies only, non-root, exec-form CMD,
+// EXPOSE, HEALTHCHECK, compose agreeing with the image), and then the image's commands are run natively: the
+// runtime files are copied as the Dockerfile COPYs them (honouring .dockerignore) into a temp dir standing for
+// WORKDIR, node_modules holds only the lockfile's production packages, the CMD is started with the image's ENV
+// (and compose's environment; ports made free) as a non-root user when we can, the HEALTHCHECK command is run,
+// an operation is driven through the embedded simulator, and SIGTERM must stop it promptly with exit code 0.
+import t from "tap";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { chmod, copyFile, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { pathToFileURL } from "node:url";
+import { tmpdir } from "node:os";
+import { dirname, join, posix, resolve } from "node:path";
+import { Agent, request } from "undici";
+
+const REPO = resolve(import.meta.dirname, "..");
+
+// ---------------------------------------------------------------------------------------------------------------
+// A Dockerfile parser: enough of the reference syntax for this file (directives, comments, line continuations,
+// stages, global ARGs, ENV, exec/shell forms, HEALTHCHECK options, COPY flags).
+
+interface Instruction {
+  keyword: string;
+  args: string;
+  line: number;
+}
+
+interface Stage {
+  index: number;
+  name?: string;
+  /** The FROM image with global ARGs substituted. */
+  image: string;
+  instructions: Instruction[];
+}
+
+interface Dockerfile {
+  directives: Record<string, string>;
+  globalArgs: Record<string, string>;
+  instructions: Instruction[];
+  stages: Stage[];
+}
+
+function parseDockerfile(text: string): Dockerfile {
+  const lines = text.split(/\r?\n/);
+  const directives: Record<string, string> = {};
+  let i = 0;
+  for (; i < lines.length; i++) {
+    const m = /^#\s*([A-Za-z]+)\s*=\s*(\S+)\s*$/.exec(lines[i]);
+    if (!m) break;
+    directives[m[1].toLowerCase()] = m[2];
+  }
+  const instructions: Instruction[] = [];
+  let current: { text: string; line: number } | undefined;
+  for (; i < lines.length; i++) {
+    const raw = lines[i];
+    if (/^\s*#/.test(raw)) continue; // comments, also inside a continuation
+    if (!current && raw.trim() === "") continue;
+    const continues = /\\\s*$/.test(raw);
+    const piece = continues ? raw.replace(/\\\s*$/, "") : raw;
+    current = current ? { text: `${current.text} ${piece.trim()}`, line: current.line } : { text: piece.trim(), line: i + 1 };
+    if (continues) continue;
+    const m = /^([A-Za-z]+)(?:\s+([\s\S]*))?$/.exec(current.text);
+    if (!m) throw new Error(`Dockerfile line ${current.line}: cannot parse "${current.text}"`);
+    instructions.push({ keyword: m[1].toUpperCase(), args: (m[2] ?? "").trim(), line: current.line });
+    current = undefined;
+  }
+  if (current) throw new Error(`Dockerfile line ${current.line}: a continuation runs off the end of the file`);
+
+  const globalArgs: Record<string, string> = {};
+  const stages: Stage[] = [];
+  for (const ins of instructions) {
+    if (ins.keyword === "FROM") {
+      const [image, as, name] = tokenize(ins.args).filter((w) => !w.startsWith("--platform="));
+      if (as !== undefined && as.toUpperCase() !== "AS") throw new Error(`line ${ins.line}: FROM image [AS name]`);
+      stages.push({ index: stages.length, name, image: substitute(image, globalArgs), instructions: [] });
+    } else if (stages.length === 0) {
+      if (ins.keyword !== "ARG") throw new Error(`line ${ins.line}: only ARG may come before the first FROM`);
+      const [key, value = ""] = splitAssignment(tokenize(ins.args)[0]);
+      globalArgs[key] = value;
+    } else stages[stages.length - 1].instructions.push(ins);
+  }
+  return { directives, globalArgs, instructions, stages };
+}
+
+/** Words, as the Dockerfile's shell-less forms split them: whitespace outside quotes, backslash escapes. */
+function tokenize(s: string): string[] {
+  const out: string[] = [];
+  let word = "";
+  let inWord = false;
+  let quote: string | undefined;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else if (c === "\\" && quote === '"' && i + 1 < s.length) word += s[++i];
+      else word += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      inWord = true;
+    } else if (c === "\\" && i + 1 < s.length) {
+      word += s[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) out.push(word);
+      word = "";
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (quote) throw new Error(`unterminated quote in: ${s}`);
+  if (inWord) out.push(word);
+  return out;
+}
+
+function splitAssignment(word: string): [string, string | undefined] {
+  const eq = word.indexOf("=");
+  return eq < 0 ? [word, undefined] : [word.slice(0, eq), word.slice(eq + 1)];
+}
+
+function substitute(s: string, vars: Record<string, string>): string {
+  return s.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_m, a: string, dflt: string | undefined, b: string) => {
+    const name = a ?? b;
+    return vars[name] ?? dflt ?? "";
+  });
+}
+
+function parseEnv(args: string): Record<string, string> {
+  const words = tokenize(args);
+  if (words.length > 0 && !words[0].includes("=")) return { [words[0]]: args.trim().slice(words[0].length).trim() }; // ENV key value
+  const out: Record<string, string> = {};
+  for (const w of words) {
+    const [k, v] = splitAssignment(w);
+    if (v === undefined) throw new Error(`ENV ${w}: expected key=value`);
+    out[k] = v;
+  }
+  return out;
+}
+
+/** The exec (JSON) form, or undefined for the shell form. */
+function execForm(args: string): string[] | undefined {
+  if (!args.trim().startsWith("[")) return undefined;
+  const parsed: unknown = JSON.parse(args);
+  if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === "string")) throw new Error(`not a JSON array of strings: ${args}`);
+  return parsed;
+}
+
+function parseHealthcheck(args: string): { options: Record<string, string>; cmd?: string[]; none: boolean } {
+  if (/^NONE$/i.test(args.trim())) return { options: {}, none: true };
+  const m = /^((?:--[a-z-]+=\S+\s+)*)CMD\s+([\s\S]+)$/.exec(args);
+  if (!m) throw new Error(`HEALTHCHECK [options] CMD ...: ${args}`);
+  const options = Object.fromEntries(tokenize(m[1]).map((w) => splitAssignment(w.replace(/^--/, "")) as [string, string]));
+  return { options, cmd: execForm(m[2]), none: false };
+}
+
+function parseCopy(args: string): { flags: Record<string, string>; sources: string[]; dest: string } {
+  const words = tokenize(args);
+  const flags: Record<string, string> = {};
+  while (words[0]?.startsWith("--")) {
+    const [k, v] = splitAssignment(words.shift()!.slice(2));
+    flags[k] = v ?? "true";
+  }
+  const rest = words.join(" ").trim().startsWith("[") ? execForm(words.join(" "))! : words;
+  if (rest.length < 2) throw new Error(`COPY needs a source and a destination: ${args}`);
+  return { flags, sources: rest.slice(0, -1), dest: rest[rest.length - 1] };
+}
+
+/** "15s", "1m30s", "500ms" → milliseconds. */
+function durationMs(s: string): number {
+  let total = 0;
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
+  let consumed = "";
+  for (const m of s.matchAll(re)) {
+    total += Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as "ms"];
+    consumed += m[0];
+  }
+  if (consumed !== s || s === "") throw new Error(`not a duration: ${s}`);
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// .dockerignore, with Docker's rules: paths relative to the context, `*`, `?`, `**`, `!` re-includes, last match
+// wins, and a pattern that matches a directory excludes everything under it.
+
+function dockerignoreMatcher(text: string): (relPath: string) => boolean {
+  const rules = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"))
+    .map((l) => {
+      const negate = l.startsWith("!");
+      const pattern = posix.normalize((negate ? l.slice(1) : l).trim().replace(/^\/+/, "")).replace(/\/+$/, "");
+      let re = "";
+      for (let i = 0; i < pattern.length; i++) {
+        const c = pattern[i];
+        if (c === "*" && pattern[i + 1] === "*") {
+          i++;
+          if (pattern[i + 1] === "/") {
+            i++;
+            re += "(?:.*/)?";
+          } else re += ".*";
+        } else if (c === "*") re += "[^/]*";
+        else if (c === "?") re += "[^/]";
+        else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+      }
+      return { negate, pattern, re: new RegExp(`^${re}$`) };
+    });
+  return (relPath) => {
+    const parts = relPath.split("/");
+    const candidates = parts.map((_, i) => parts.slice(0, i + 1).join("/"));
+    let excluded = false;
+    for (const rule of rules) if (candidates.some((c) => rule.re.test(c))) excluded = !rule.negate;
+    return excluded;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A YAML subset parser for docker-compose.yml: block maps and lists by indentation, plain and quoted scalars,
+// JSON-compatible flow sequences, comments. Anything else is an error, not a guess.
+
+type Yaml = string | null | Yaml[] | { [key: string]: Yaml };
+
+function stripComment(line: string): string {
+  let quote: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote) {
+      if (c === "\\" && quote === '"') i++;
+      else if (c === quote) quote = undefined;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === "#" && (i === 0 || /\s/.test(line[i - 1]))) return line.slice(0, i);
+  }
+  return line;
+}
+
+function yamlScalar(s: string, where: string): Yaml {
+  s = s.trim();
+  if (s.startsWith('"')) return JSON.parse(s) as string;
+  if (s.startsWith("'")) {
+    if (!/^'(?:[^']|'')*'$/.test(s)) throw new Error(`${where}: bad single-quoted scalar ${s}`);
+    return s.slice(1, -1).replace(/''/g, "'");
+  }
+  if (s.startsWith("[")) {
+    const parsed: unknown = JSON.parse(s);
+    if (!Array.isArray(parsed)) throw new Error(`${where}: bad flow sequence`);
+    return parsed.map(String);
+  }
+  if (/^[{&*!|>%@`]/.test(s)) throw new Error(`${where}: unsupported YAML: ${s}`);
+  if (s === "~" || s === "null") return null;
+  return s;
+}
+
+function parseYaml(text: string): Yaml {
+  if (text.includes("\t")) throw new Error("YAML must not be indented with tabs");
+  const lines = text
+    .split(/\r?\n/)
+    .map((raw, i) => ({ raw: stripComment(raw).replace(/\s+$/, ""), n: i + 1 }))
+    .filter((l) => l.raw.trim() !== "" && l.raw.trim() !== "---")
+    .map((l) => ({ indent: l.raw.length - l.raw.trimStart().length, text: l.raw.trim(), n: l.n }));
+  let i = 0;
+  const isItem = (s: string) => s === "-" || s.startsWith("- ");
+
+  function block(indent: number): Yaml {
+    return isItem(lines[i].text) ? list(indent) : map(indent);
+  }
+  function list(indent: number): Yaml[] {
+    const out: Yaml[] = [];
+    while (i < lines.length && lines[i].indent === indent && isItem(lines[i].text)) {
+      const l = lines[i++];
+      const rest = l.text.slice(1).trim();
+      if (rest === "") out.push(i < lines.length && lines[i].indent > indent ? block(lines[i].indent) : null);
+      else if (/^[A-Za-z0-9_.-]+:(\s|$)/.test(rest)) throw new Error(`line ${l.n}: maps inside lists are not supported by this parser`);
+      else out.push(yamlScalar(rest, `line ${l.n}`));
+    }
+    return out;
+  }
+  function map(indent: number): { [key: string]: Yaml } {
+    const out: { [key: string]: Yaml } = {};
+    while (i < lines.length && lines[i].indent === indent && !isItem(lines[i].text)) {
+      const l = lines[i++];
+      const m = /^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s"'#][^:]*?)\s*:(?:\s+(.*))?$/.exec(l.text);
+      if (!m) throw new Error(`line ${l.n}: expected "key: value", got "${l.text}"`);
+      const key = yamlScalar(m[1], `line ${l.n}`) as string;
+      if (key in out) throw new Error(`line ${l.n}: duplicate key ${key}`);
+      if (m[2] !== undefined && m[2] !== "") out[key] = yamlScalar(m[2], `line ${l.n}`);
+      else if (i < lines.length && lines[i].indent > indent) out[key] = block(lines[i].indent);
+      else if (i < lines.length && lines[i].indent === indent && isItem(lines[i].text)) out[key] = list(indent);
+      else out[key] = null;
+    }
+    return out;
+  }
+
+  if (lines.length === 0) return null;
+  const doc = block(lines[0].indent);
+  if (i < lines.length) throw new Error(`line ${lines[i].n}: unexpected indentation`);
+  return doc;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Helpers for running the image's commands natively.
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+interface Exited {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+function exitOf(child: ChildProcess): Promise<Exited> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((done) => child.once("exit", (code, signal) => done({ code, signal })));
+}
+
+function within<T>(ms: number, p: Promise<T>): Promise<T | "timeout"> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), ms)))]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Spawns argv with exactly `env` and nothing else, like a container process: through `env -i`, because the test
+ * runner adds NODE_OPTIONS (its process-info hooks) to every child it sees spawned.
+ */
+function spawnClean(argv: string[], opts: { cwd: string; env: Record<string, string>; uid?: number; gid?: number }): ChildProcess {
+  const assignments = Object.entries(opts.env).map(([k, v]) => `${k}=${v}`);
+  return spawn("/usr/bin/env", ["-i", ...assignments, ...argv], { cwd: opts.cwd, env: {}, uid: opts.uid, gid: opts.gid, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** Runs a command to completion, killing it after timeoutMs (as Docker does with HEALTHCHECK --timeout). */
+async function run(cmd: string[], opts: { cwd: string; env: Record<string, string>; timeoutMs: number; uid?: number; gid?: number }) {
+  const child = spawnClean(cmd, opts);
+  let output = "";
+  child.stdout!.on("data", (b) => (output += b));
+  child.stderr!.on("data", (b) => (output += b));
+  const started = Date.now();
+  const result = await within(opts.timeoutMs, exitOf(child));
+  if (result === "timeout") {
+    child.kill("SIGKILL");
+    await exitOf(child);
+    return { code: null, timedOut: true, output, ms: Date.now() - started };
+  }
+  return { code: result.code, timedOut: false, output, ms: Date.now() - started };
+}
+
+/** Whether `uid` (not root, in no special group) can reach and read `path`: every directory above it is o+x. */
+async function othersCanReach(path: string, needExec: boolean): Promise<boolean> {
+  const real = await realpath(path);
+  const mode = (await stat(real)).mode;
+  if (needExec ? (mode & 0o001) === 0 : (mode & 0o004) === 0) return false;
+  for (let dir = dirname(real); ; dir = dirname(dir)) {
+    if (((await stat(dir)).mode & 0o001) === 0) return false;
+    if (dir === dirname(dir)) return true;
+  }
+}
+
+async function listFiles(root: string, rel = ""): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(join(root, rel), { withFileTypes: true })) {
+    const path = rel ? `${rel}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) out.push(...(await listFiles(root, path)));
+    else out.push(path);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const dockerfileText = await readFile(join(REPO, "Dockerfile"), "utf8");
+const dockerignoreText = await readFile(join(REPO, ".dockerignore"), "utf8");
+const composeText = await readFile(join(REPO, "docker-compose.yml"), "utf8");
+const pkg = JSON.parse(await readFile(join(REPO, "package.json"), "utf8"));
+const lock = JSON.parse(await readFile(join(REPO, "package-lock.json"), "utf8"));
+
+const dockerfile = parseDockerfile(dockerfileText);
+const final = dockerfile.stages[dockerfile.stages.length - 1];
+const finalOf = (keyword: string) => final.instructions.filter((ins) => ins.keyword === keyword);
+const lastOf = (keyword: string) => finalOf(keyword).at(-1);
+const imageEnv: Record<string, string> = Object.assign({}, ...finalOf("ENV").map((ins) => parseEnv(ins.args)));
+const workdir = lastOf("WORKDIR")?.args ?? "/";
+const cmd = execForm(lastOf("CMD")?.args ?? "");
+const healthcheck = parseHealthcheck(lastOf("HEALTHCHECK")?.args ?? "NONE");
+const ignored = dockerignoreMatcher(dockerignoreText);
+const compose = parseYaml(composeText) as Record<string, any>;
+const service = compose?.services?.["vmss-ops"] as Record<string, any> | undefined;
+const composeEnv: Record<string, string> = service?.environment ?? {};
+
+t.test("the parsers", async (t) => {
+  const df = parseDockerfile('# syntax=docker/dockerfile:1\nARG V=24\n# c\nFROM node:${V}-slim AS a\nENV A=1 \\\n  # inside\n  B="x y"\nCMD ["node", "x.ts"]\n');
+  t.same(df.directives, { syntax: "docker/dockerfile:1" });
+  t.equal(df.stages[0].image, "node:24-slim");
+  t.equal(df.stages[0].name, "a");
+  t.same(parseEnv(df.stages[0].instructions[0].args), { A: "1", B: "x y" }, "continuations, comments inside them, quotes");
+  t.same(execForm(df.stages[0].instructions[1].args), ["node", "x.ts"]);
+  t.equal(execForm("node x.ts"), undefined, "shell form is not exec form");
+  t.same(parseHealthcheck('--interval=5s --retries=2 CMD ["true"]'), { options: { interval: "5s", retries: "2" }, cmd: ["true"], none: false });
+  t.equal(durationMs("1m30s"), 90_000);
+  t.throws(() => durationMs("10"), "a duration needs a unit");
+
+  const ig = dockerignoreMatcher("node_modules\n**/*.log\ndocs\n!docs/keep.md\n/data\n");
+  t.ok(ig("node_modules/x/index.js"), "a directory pattern excludes its contents");
+  t.ok(ig("a/b/c.log"));
+  t.ok(ig("c.log"), "**/ also matches at the root");
+  t.ok(ig("docs/a.md"));
+  t.notOk(ig("docs/keep.md"), "! re-includes");
+  t.ok(ig("data/x"));
+  t.notOk(ig("src/data.ts"));
+
+  t.same(parseYaml('a:\n  b: "1"   # c\n  c:\n    - x\n    - "y # z"\n  d: [ "p", "q" ]\ne:\n- 1\n'), { a: { b: "1", c: ["x", "y # z"], d: ["p", "q"] }, e: ["1"] });
+  t.throws(() => parseYaml("a:\n\tb: 1\n"), /tabs/);
+  t.throws(() => parseYaml("a: 1\na: 2\n"), /duplicate/);
+  t.throws(() => parseYaml("a:\n  - b: 1\n"), /not supported/);
+});
+
+t.test("Dockerfile", async (t) => {
+  t.equal(dockerfile.directives.syntax, "docker/dockerfile:1", "pins the Dockerfile frontend");
+  t.ok(dockerfile.stages.length >= 1, "has a FROM");
+  for (const stage of dockerfile.stages) {
+    const m = /^node:(\d+)(?:[.-]|$)/.exec(stage.image);
+    t.ok(m, `stage ${stage.name ?? stage.index} is an official node image: ${stage.image}`);
+    t.ok(m && Number(m[1]) >= 24, `stage ${stage.name ?? stage.index}: Node ≥ 24 (${stage.image}), as Node type stripping and engines require`);
+    t.match(stage.image, /-(slim|alpine)/, "a slim or alpine variant");
+  }
+  t.equal(pkg.engines?.node, ">=24", "package.json engines agree");
+
+  // Production dependencies only: a stage runs `npm ci --omit=dev` from the lockfile, and the final stage takes
+  // its node_modules and nothing that was installed with dev dependencies.
+  const depsCopies = finalOf("COPY").map((c) => parseCopy(c.args)).filter((c) => c.flags.from);
+  t.equal(depsCopies.length, 1, "the final stage copies one thing from another stage");
+  const depsStage = dockerfile.stages.find((s) => s.name === depsCopies[0]?.flags.from);
+  t.ok(depsStage, `stage ${depsCopies[0]?.flags.from} exists`);
+  t.same(depsCopies[0]?.sources, [posix.join(depsStage?.instructions.find((i) => i.keyword === "WORKDIR")?.args ?? "/", "node_modules")], "and that is its node_modules");
+  const install = depsStage?.instructions.filter((i) => i.keyword === "RUN").map((i) => i.args).join("\n") ?? "";
+  t.match(install, /\bnpm ci\b/, "dependencies come from the lockfile (npm ci)");
+  t.match(install, /--omit=dev\b/, "without dev dependencies");
+  const depsCopied = depsStage?.instructions.filter((i) => i.keyword === "COPY").flatMap((i) => parseCopy(i.args).sources) ?? [];
+  t.ok(depsCopied.includes("package.json") && depsCopied.includes("package-lock.json"), "the deps stage has package.json and the lockfile");
+  const scripted = Object.entries<any>(lock.packages).filter(([k, v]) => k && !v.dev && v.hasInstallScript).map(([k]) => k);
+  if (/--ignore-scripts/.test(install)) t.same(scripted, [], "--ignore-scripts is safe: no production package has an install script");
+  t.notOk(finalOf("RUN").some((r) => /\bnpm (ci|install|i)\b/.test(r.args)), "no npm install in the final stage");
+
+  const user = lastOf("USER")?.args;
+  t.ok(user, "sets a USER");
+  t.notMatch(user ?? "root", /^(root|0)(:|$)/, `runs as a non-root user (${user})`);
+  const userAt = lastOf("USER")!.line;
+  t.ok(finalOf("COPY").every((c) => c.line < userAt && !parseCopy(c.args).flags.chown), "app files are copied before USER and stay root-owned (read-only for the runtime user)");
+  t.ok(finalOf("RUN").every((r) => r.line < userAt), "every RUN in the final stage happens before USER");
+
+  t.same(cmd, ["node", "src/server.ts"], "CMD is exec form (so SIGTERM reaches node) and runs src/server.ts");
+  t.equal(pkg.scripts?.start, cmd?.join(" "), "the same command as npm start");
+  t.equal(finalOf("ENTRYPOINT").length, 0, "no ENTRYPOINT wraps it");
+  t.equal(imageEnv.HOST, "0.0.0.0", "listens on every interface in the container");
+  t.equal(imageEnv.NODE_ENV, "production");
+  const exposed = finalOf("EXPOSE").flatMap((e) => tokenize(e.args)).map((p) => p.replace(/\/tcp$/, "")).sort();
+  t.same(exposed, ["7002", "7003"], "EXPOSE 7002 7003");
+  t.equal(imageEnv.PORT ?? "7002", "7002", "the service port is the exposed one");
+  t.equal(imageEnv.SIMULATOR_PORT ?? "7003", "7003", "the simulator port is the exposed one");
+  t.equal(imageEnv.SIMULATOR_HOST, "0.0.0.0", "the simulator listens beyond the container's loopback, so 7003 is reachable");
+
+  t.notOk(healthcheck.none, "has a HEALTHCHECK");
+  t.ok(healthcheck.cmd, "HEALTHCHECK CMD is exec form (no shell in the way)");
+  t.equal(healthcheck.cmd?.[0], "node", "with node (the slim image has no curl or wget)");
+  t.match(healthcheck.cmd?.join(" ") ?? "", /fetch\(.*\/health/, "fetching /health");
+  for (const key of ["interval", "timeout", "start-period"]) t.doesNotThrow(() => durationMs(healthcheck.options[key]), `HEALTHCHECK --${key} is a duration`);
+  t.ok(durationMs(healthcheck.options.timeout) < durationMs(healthcheck.options.interval), "timeout < interval");
+  t.match(healthcheck.options.retries, /^\d+$/);
+  const stopSignal = lastOf("STOPSIGNAL")?.args ?? "SIGTERM";
+  t.equal(stopSignal, "SIGTERM", "stops with SIGTERM, which src/server.ts handles");
+
+  const known = new Set(["FROM", "RUN", "CMD", "LABEL", "EXPOSE", "ENV", "ADD", "COPY", "ENTRYPOINT", "VOLUME", "USER", "WORKDIR", "ARG", "ONBUILD", "STOPSIGNAL", "HEALTHCHECK", "SHELL"]);
+  t.same(dockerfile.instructions.filter((i) => !known.has(i.keyword)).map((i) => `${i.line}: ${i.keyword}`), [], "only known instructions");
+  t.equal(dockerfile.instructions.filter((i) => i.keyword === "ADD").length, 0, "COPY, not ADD");
+});
+
+t.test(".dockerignore", async (t) => {
+  for (const path of ["node_modules/fastify/package.json", ".git/HEAD", ".tap/x", "coverage/x", "data/tasks.db", "npm-debug.log", "test/openapi.test.ts"]) {
+    t.ok(ignored(path), `excludes ${path}`);
+  }
+  for (const copy of dockerfile.stages.flatMap((s) => s.instructions).filter((i) => i.keyword === "COPY").map((i) => parseCopy(i.args))) {
+    if (copy.flags.from) continue;
+    for (const source of copy.sources) {
+      t.ok(existsSync(join(REPO, source)), `COPY source ${source} exists in the build context`);
+      t.notOk(ignored(source), `COPY source ${source} is not excluded by .dockerignore`);
+    }
+  }
+  for (const needed of ["src/server.ts", "src/simulator/tls/simulator-cert.pem", "src/simulator/tls/simulator-key.pem"]) {
+    t.notOk(ignored(needed), `keeps ${needed} (needed at run time)`);
+  }
+});
+
+t.test("docker-compose.yml", async (t) => {
+  t.ok(service, "defines the vmss-ops service");
+  t.same(Object.keys(compose.services ?? {}), ["vmss-ops"], "and only it (no postgres yet)");
+  t.same(Object.keys(compose).filter((k) => !["services", "volumes", "networks", "configs", "secrets", "name"].includes(k) && !k.startsWith("x-")), [], "only known top-level keys");
+  t.equal(service?.build?.context, ".", "builds this directory");
+  t.equal(service?.build?.dockerfile ?? "Dockerfile", "Dockerfile");
+  t.same([...(service?.ports ?? [])].sort(), ["7002:7002", "7003:7003"], "publishes 7002 and 7003");
+  for (const [key, value] of Object.entries(composeEnv)) {
+    t.type(value, "string", `environment ${key} is a string`);
+    if (key in imageEnv) t.equal(value, imageEnv[key], `environment ${key} agrees with the image's ENV`);
+  }
+  t.equal(composeEnv.HOST ?? imageEnv.HOST, "0.0.0.0");
+  for (const mapping of service?.ports ?? []) {
+    const container = String(mapping).split(":").at(-1) ?? "";
+    t.ok([composeEnv.PORT ?? imageEnv.PORT, composeEnv.SIMULATOR_PORT ?? imageEnv.SIMULATOR_PORT].includes(container), `container port ${container} is one the service listens on`);
+  }
+  const hc = service?.healthcheck;
+  t.same(hc?.test, ["CMD", ...(healthcheck.cmd ?? [])], "the healthcheck is the Dockerfile's HEALTHCHECK command");
+  t.equal(hc?.interval, healthcheck.options.interval, "same interval");
+  t.equal(hc?.timeout, healthcheck.options.timeout, "same timeout");
+  t.equal(hc?.start_period, healthcheck.options["start-period"], "same start period");
+  t.equal(hc?.retries, healthcheck.options.retries, "same retries");
+  t.equal(service?.stop_signal ?? "SIGTERM", "SIGTERM");
+  t.ok(durationMs(service?.stop_grace_period ?? "10s") >= 10_000, "gives the service time to finish tasks in flight");
+});
+
+t.test("src imports only production dependencies", async (t) => {
+  const deps = new Set(Object.keys(pkg.dependencies ?? {}));
+  const files = (await listFiles(join(REPO, "src"))).filter((f) => f.endsWith(".ts"));
+  t.ok(files.length > 10, `${files.length} source files`);
+  const offenders: string[] = [];
+  for (const file of files) {
+    const text = await readFile(join(REPO, "src", file), "utf8");
+    const specifiers = [
+      ...[...text.matchAll(/^\s*(?:import|export)\s+(?!type\s)(?:[^"';]*?\sfrom\s+)?["']([^"']+)["']/gm)].map((m) => m[1]),
+      ...[...text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]),
+    ];
+    for (const spec of specifiers) {
+      if (spec.startsWith(".") || spec.startsWith("node:")) continue;
+      const name = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0];
+      if (!deps.has(name)) offenders.push(`src/${file}: ${spec}`);
+    }
+  }
+  t.same(offenders, [], "every runtime import is a node: builtin, a relative file or a package.json dependency");
+});
+
+t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
+  if (!cmd || !healthcheck.cmd) return t.fail("needs an exec-form CMD and HEALTHCHECK");
+  const root = await mkdtemp(join(tmpdir(), "vmss-image-"));
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  await chmod(root, 0o755);
+  const app = join(root, workdir.replace(/^\/+/, "")); // WORKDIR, inside the temp root
+
+  // COPY from the build context, as Docker does: a directory source copies its contents; .dockerignore applies.
+  const copyTree = async (fromRel: string, to: string): Promise<number> => {
+    const from = join(REPO, fromRel);
+    if (!(await stat(from)).isDirectory()) {
+      await mkdir(dirname(to), { recursive: true });
+      await copyFile(from, to);
+      return 1;
+    }
+    let n = 0;
+    for (const entry of await readdir(from, { withFileTypes: true })) {
+      const rel = posix.join(fromRel, entry.name);
+      if (ignored(rel)) continue;
+      n += await copyTree(rel, join(to, entry.name));
+    }
+    return n;
+  };
+  let copied = 0;
+  for (const ins of final.instructions.filter((i) => i.keyword === "COPY" || i.keyword === "RUN")) {
+    if (ins.keyword === "RUN") {
+      // Only file-mode fixes can be replayed natively; anything else needs a real build.
+      t.match(ins.args, /^chmod\s+[^;&|`$<>]+$/, `RUN at line ${ins.line} is a chmod that can be replayed natively`);
+      const replay = await run(["/bin/sh", "-c", ins.args], { cwd: app, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, timeoutMs: 10_000 });
+      t.equal(replay.code, 0, `RUN ${ins.args} ${replay.output}`);
+      continue;
+    }
+    const copy = parseCopy(ins.args);
+    const dest = posix.isAbsolute(copy.dest) ? join(root, copy.dest) : join(app, copy.dest);
+    const intoDir = copy.dest.endsWith("/") || copy.sources.length > 1;
+    if (copy.flags.from) {
+      // The deps stage's `npm ci --omit=dev`: the lockfile's top-level production packages, linked from the
+      // repo's install (checked above: src imports nothing else).
+      const nodeModules = dest;
+      await mkdir(nodeModules, { recursive: true });
+      const prod = Object.entries<any>(lock.packages).filter(([k, v]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(k) && !v.dev);
+      for (const [key] of prod) {
+        const name = key.slice("node_modules/".length);
+        const source = join(REPO, "node_modules", name);
+        t.ok(existsSync(source), `production package ${name} is installed`);
+        await mkdir(dirname(join(nodeModules, name)), { recursive: true });
+        await symlink(source, join(nodeModules, name), "dir");
+      }
+      t.ok(prod.length > 0, `${prod.length} production packages`);
+      t.notOk(existsSync(join(nodeModules, "tap")) || existsSync(join(nodeModules, "typescript")), "no dev dependency in node_modules");
+      continue;
+    }
+    for (const source of copy.sources) copied += await copyTree(source, intoDir ? join(dest, posix.basename(source)) : dest);
+  }
+  t.ok(existsSync(join(app, cmd[1])), `the CMD's script ${cmd[1]} was copied`);
+  t.ok(copied > 10, `${copied} files copied from the context`);
+  const filesBefore = (await listFiles(app)).filter((f) => !f.startsWith("node_modules/"));
+  const unreadable: string[] = [];
+  for (const f of filesBefore) {
+    if (((await stat(join(app, f))).mode & 0o004) === 0) unreadable.push(f);
+    for (let d = dirname(f); d !== "."; d = dirname(d)) if (((await stat(join(app, d))).mode & 0o001) === 0) unreadable.push(`${d}/`);
+  }
+  t.same([...new Set(unreadable)], [], "every file the image runs is readable by a non-root user");
+
+  // Run as a non-root user, like USER in the image, when we are root and that user can reach node and the files
+  // (the readability check above holds either way).
+  let asUser: { uid: number; gid: number } | undefined;
+  const isRoot = process.getuid?.() === 0;
+  const reachable =
+    (await othersCanReach(process.execPath, true)) &&
+    (await othersCanReach(app, true)) &&
+    (await othersCanReach(join(REPO, "node_modules", "fastify", "package.json"), false));
+  if (isRoot && reachable) asUser = { uid: 65534, gid: 65534 };
+  else t.comment(isRoot ? "running as root: node, the temp dir or node_modules is not reachable by nobody here" : "running as the current, non-root user");
+
+  const [port, simPort] = [await freePort(), await freePort()];
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    HOME: root,
+    ...imageEnv,
+    ...composeEnv,
+    // Test-only overrides: free ports, and a fast simulator so that an operation finishes in well under a second.
+    PORT: String(port),
+    SIMULATOR_PORT: String(simPort),
+    SIMULATOR_WRITE_DURATION_MS: "100",
+    SIMULATOR_POLL_HINT_MS: "20",
+    LRO_POLL_INTERVAL_MS: "50",
+    LOG_LEVEL: "warn",
+  };
+  const node = (argv: string[]) => (argv[0] === "node" ? [process.execPath, ...argv.slice(1)] : argv);
+  const started = Date.now();
+  const child = spawnClean(node(cmd), { cwd: app, env, ...asUser });
+  let output = "";
+  child.stdout!.on("data", (b) => (output += b));
+  child.stderr!.on("data", (b) => (output += b));
+  const exited = exitOf(child);
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+      await exited;
+    }
+  });
+
+  const base = `http://127.0.0.1:${port}`;
+  let healthy = false;
+  while (!healthy && Date.now() - started < 20_000 && child.exitCode === null) {
+    healthy = await fetch(`${base}/health`).then((r) => r.ok, () => false);
+    if (!healthy) await new Promise((r) => setTimeout(r, 100));
+  }
+  t.ok(healthy, `GET /health answers 200 (${Date.now() - started} ms after start)${healthy ? "" : `\n${output}`}`);
+  if (!healthy) return;
+  t.match(output, new RegExp(`vmss-ops listening on http://127\\.0\\.0\\.1:${port}`), "it says where it listens");
+  if (asUser && existsSync(`/proc/${child.pid}/status`)) {
+    const status = await readFile(`/proc/${child.pid}/status`, "utf8");
+    t.match(status, new RegExp(`^Uid:\\s+${asUser.uid}\\s`, "m"), `the process runs as uid ${asUser.uid}`);
+  }
+  const health = await (await fetch(`${base}/health`)).json();
+  t.match(health, { status: "ok", accounts: ["demo"] }, "with the simulator's demo account");
+
+  const hcTimeout = durationMs(healthcheck.options.timeout);
+  const probe = await run(node(healthcheck.cmd), { cwd: app, env, timeoutMs: hcTimeout, ...asUser });
+  t.equal(probe.code, 0, `the HEALTHCHECK command passes (${probe.ms} ms, limit ${hcTimeout} ms) ${probe.output}`);
+  const closedPort = await freePort();
+  const down = await run(node(healthcheck.cmd), { cwd: app, env: { ...env, PORT: String(closedPort) }, timeoutMs: hcTimeout, ...asUser });
+  t.equal(down.timedOut, false, "and answers promptly when nothing listens");
+  t.not(down.code, 0, "which makes it fail");
+
+  // The embedded simulator on the other exposed port, over HTTPS with the certificate the image ships.
+  const ca = await readFile(join(app, "src/simulator/tls/simulator-cert.pem"), "utf8");
+  const agent = new Agent({ connect: { ca } });
+  t.teardown(() => agent.close());
+  const sim = await request(`https://127.0.0.1:${simPort}/_sim/health`, { dispatcher: agent });
+  t.equal(sim.statusCode, 200, "the simulator's control API answers on SIMULATOR_PORT");
+  await sim.body.dump();
+
+  // An operation end to end: the service, in this configuration, reaches its simulator through Azure's SDK.
+  const post = await fetch(`${base}/azure/ops/resizeServerGroup`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ credentials: "demo", region: "eastus", serverGroupName: "batch-v001", capacity: { min: 1, max: 5, desired: 3 } }),
+  });
+  t.equal(post.status, 202, "a resize is accepted");
+  const { id } = (await post.json()) as { id: string };
+  let task: any;
+  for (const until = Date.now() + 15_000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+    task = await (await fetch(`${base}/task/${id}`)).json();
+    if (task.status?.completed) break;
+  }
+  t.equal(task?.status?.completed, true, "the task completes");
+  t.equal(task?.status?.failed, false, `and succeeds: ${JSON.stringify(task?.resultObjects)}`);
+  t.equal(task?.resultObjects?.[0]?.capacity?.desired, 3, "batch-v001 now wants 3 instances");
+
+  const stopAt = Date.now();
+  child.kill("SIGTERM");
+  const result = await within(5_000, exited);
+  const stopMs = Date.now() - stopAt;
+  t.not(result, "timeout", `SIGTERM stops it promptly (${stopMs} ms)`);
+  if (result !== "timeout") t.same(result, { code: 0, signal: null }, `and it exits 0 on its own${result.code === 0 ? "" : `\n${output}`}`);
+  t.ok(stopMs < 5_000, "well within Docker's 10 s stop timeout");
+  t.notMatch(output, /failed to start|unhandled|configuration error/i, "no errors in its output");
+  t.same((await listFiles(app)).filter((f) => !f.startsWith("node_modules/")), filesBefore, "it wrote nothing under WORKDIR (read_only in compose is safe)");
+});
+
+// hadolint cannot be had here (no Debian package; its npm wrappers download a binary). dockerfile-utils is plain
+// JavaScript from the npm registry: a devDependency, so this lint always runs.
+type Validate = (content: string) => { message: string; range: { start: { line: number } } }[];
+const dockerfileUtils = createRequire(join(REPO, "package.json")).resolve("dockerfile-utils");
+const { validate } = (await import(pathToFileURL(dockerfileUtils).href)) as { validate: Validate };
+
+t.test("Dockerfile lint (dockerfile-utils)", async (t) => {
+  const problems = validate(dockerfileText).map((d) => `line ${d.range.start.line + 1}: ${d.message}`);
+  t.same(problems, [], "no lint findings");
+});
