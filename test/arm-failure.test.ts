@@ -15,6 +15,7 @@ t.test("HTTP errors map to kinds", async (t) => {
   const table: [number, string, string][] = [
     [404, "ResourceNotFound", "notFound"],
     [409, "ConflictingConcurrentWriteNotAllowed", "conflict"],
+    [409, "InvalidResourceLocation", "terminal"],
     [412, "PreconditionFailed", "precondition"],
     [429, "TooManyRequests", "throttled"],
     [408, "RequestTimeout", "server"],

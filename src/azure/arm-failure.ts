@@ -76,9 +76,12 @@ const NETWORK_CODES = new Set([
   "REQUEST_SEND_ERROR",
 ]);
 
-export function kindForStatus(status: number): FailureKind {
+/** 409s that are not a lock: retrying cannot change Azure's answer. */
+const PERMANENT_CONFLICT_CODES = new Set(["invalidresourcelocation", "operationnotallowed", "propertychangenotallowed"]);
+
+export function kindForStatus(status: number, code?: string): FailureKind {
   if (status === 404) return "notFound";
-  if (status === 409) return "conflict";
+  if (status === 409) return code && PERMANENT_CONFLICT_CODES.has(code.toLowerCase()) ? "terminal" : "conflict";
   if (status === 412) return "precondition";
   if (status === 429) return "throttled";
   if (status === 408 || status >= 500) return "server";
@@ -123,7 +126,7 @@ export function describeArmFailure(err: unknown): ArmFailure {
   const message = typeof e?.message === "string" ? e.message : String(err);
   if (typeof e?.statusCode === "number") {
     return {
-      kind: kindForStatus(e.statusCode),
+      kind: kindForStatus(e.statusCode, e.code),
       status: e.statusCode,
       code: e.code,
       message: firstLine(message),

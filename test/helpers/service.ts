@@ -8,7 +8,8 @@ import { startSimulator, type RunningSimulator } from "../../src/simulator/simul
 export interface SimCall {
   method: string;
   path: string;
-  status: number;
+  /** null when the connection was dropped. */
+  status: number | null;
   ifMatch: string | null;
   time: number;
 }

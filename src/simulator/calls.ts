@@ -1,0 +1,36 @@
+// The call log: every ARM request the simulator received, oldest first (control-API requests are not logged).
+
+export interface CallRecord {
+  method: string;
+  /** URL pathname as received, without the query. */
+  path: string;
+  /** Status sent; null while unanswered or when the connection was dropped. */
+  status: number | null;
+  /** The If-Match header, or null when absent. */
+  ifMatch: string | null;
+  /** Arrival time, ms since the epoch. */
+  time: number;
+  /** Set when an injected fault handled the request: respond, failOperation or dropConnection. */
+  fault?: string;
+}
+
+/** The log keeps this many calls; older ones are dropped. */
+export const MAX_CALLS = 10_000;
+
+export class CallLog {
+  #calls: CallRecord[] = [];
+
+  add(record: CallRecord): CallRecord {
+    this.#calls.push(record);
+    if (this.#calls.length > MAX_CALLS) this.#calls.splice(0, this.#calls.length - MAX_CALLS);
+    return record;
+  }
+
+  list(): CallRecord[] {
+    return this.#calls.map((c) => ({ ...c }));
+  }
+
+  clear(): void {
+    this.#calls = [];
+  }
+}

@@ -1,0 +1,19 @@
+// What every route handler works with: the world, the faults, the call log and the simulator's own settings.
+import type { CallLog } from "./calls.ts";
+import type { FaultStore } from "./faults.ts";
+import type { RouteParams } from "./router.ts";
+import type { RequestContext } from "./http.ts";
+import type { SimState } from "./state.ts";
+
+export interface SimulatorContext {
+  state: SimState;
+  faults: FaultStore;
+  calls: CallLog;
+  /** Started with seed: true; reset re-seeds. */
+  seeded: boolean;
+  /** Request bodies above this get 413. */
+  bodyLimitBytes: number;
+}
+
+/** A route handler. Synchronous: the body is already read, so a request is handled in one turn of the event loop. */
+export type Handler = (ctx: RequestContext, sim: SimulatorContext, params: RouteParams) => void;

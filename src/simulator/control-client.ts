@@ -1,0 +1,138 @@
+// A small client for the simulator's control API (/_sim), for tests and tools. It trusts the simulator's
+// certificate for its own connections only (an undici Agent with `ca`), never globally.
+import { Agent, request } from "undici";
+import type { CallRecord } from "./calls.ts";
+import type { Fault, FaultAction } from "./faults.ts";
+import type { JsonObject } from "./json.ts";
+import type { SimSettings } from "./state.ts";
+
+export interface FaultSpec {
+  action?: FaultAction;
+  method: string;
+  pathContains: string;
+  status?: number;
+  code?: string;
+  message?: string;
+  count?: number;
+  retryAfterSeconds?: number;
+  /** outOfBandChange only. */
+  change?: { capacity?: number; tags?: Record<string, string | null> };
+}
+
+export interface ControlScaleSetSpec {
+  capacity: number;
+  loadBalanced?: boolean;
+  applicationGateway?: boolean;
+  upgradePolicy?: "Manual" | "Automatic" | "Rolling";
+  location?: string;
+  tags?: Record<string, string>;
+}
+
+export interface ScaleSetSnapshot {
+  vmss: JsonObject;
+  vms: JsonObject[];
+  etag: string;
+  inFlight: null | { opId: string; kind: string; startedAt: number; completesAt: number };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON, the raw text when not JSON, or undefined when empty. */
+  body: unknown;
+}
+
+export class SimulatorControlError extends Error {
+  override name = "SimulatorControlError";
+  readonly status: number;
+  readonly body: unknown;
+  constructor(method: string, path: string, response: RawResponse) {
+    super(`${method} ${path} answered ${response.status}: ${JSON.stringify(response.body)}`);
+    this.status = response.status;
+    this.body = response.body;
+  }
+}
+
+export class SimulatorControl {
+  readonly url: string;
+  readonly #agent: Agent;
+
+  constructor(sim: { url: string; caPem: string }) {
+    this.url = sim.url.replace(/\/+$/, "");
+    this.#agent = new Agent({ connect: { ca: sim.caPem } });
+  }
+
+  /** Any request to the simulator (ARM paths too); never throws for an HTTP status. */
+  async request(method: string, path: string, options: { body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {}): Promise<RawResponse> {
+    const headers: Record<string, string> = { ...options.headers };
+    let body: string | Buffer | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const res = await request(`${this.url}${path}`, { method: method as "GET", headers, body, dispatcher: this.#agent });
+    const text = await res.body.text();
+    let parsed: unknown = undefined;
+    if (text !== "") {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    return { status: res.statusCode, headers: res.headers, body: parsed };
+  }
+
+  async #call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await this.request(method, path, body === undefined ? {} : { body });
+    if (res.status < 200 || res.status > 299) throw new SimulatorControlError(method, path, res);
+    return res.body as T;
+  }
+
+  health(): Promise<{ status: string }> {
+    return this.#call("GET", "/_sim/health");
+  }
+  calls(): Promise<CallRecord[]> {
+    return this.#call("GET", "/_sim/calls");
+  }
+  async clearCalls(): Promise<void> {
+    await this.#call("DELETE", "/_sim/calls");
+  }
+  faults(): Promise<Fault[]> {
+    return this.#call("GET", "/_sim/faults");
+  }
+  addFault(fault: FaultSpec): Promise<Fault> {
+    return this.#call("POST", "/_sim/faults", fault);
+  }
+  async clearFaults(): Promise<void> {
+    await this.#call("DELETE", "/_sim/faults");
+  }
+  async reset(): Promise<void> {
+    await this.#call("POST", "/_sim/reset");
+  }
+  getConfig(): Promise<SimSettings> {
+    return this.#call("GET", "/_sim/config");
+  }
+  setConfig(settings: Partial<SimSettings>): Promise<SimSettings> {
+    return this.#call("PUT", "/_sim/config", settings);
+  }
+  putScaleSet(resourceGroup: string, name: string, spec: ControlScaleSetSpec): Promise<JsonObject> {
+    return this.#call("PUT", `/_sim/scaleSets/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}`, spec);
+  }
+  patchScaleSet(resourceGroup: string, name: string, change: { capacity?: number; tags?: Record<string, string | null> }): Promise<JsonObject> {
+    return this.#call("PATCH", `/_sim/scaleSets/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}`, change);
+  }
+  getScaleSet(resourceGroup: string, name: string): Promise<ScaleSetSnapshot> {
+    return this.#call("GET", `/_sim/scaleSets/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}`);
+  }
+  async deleteScaleSet(resourceGroup: string, name: string): Promise<void> {
+    await this.#call("DELETE", `/_sim/scaleSets/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}`);
+  }
+  async putResourceGroup(resourceGroup: string): Promise<void> {
+    await this.#call("PUT", `/_sim/resourceGroups/${encodeURIComponent(resourceGroup)}`);
+  }
+
+  close(): Promise<void> {
+    return this.#agent.close();
+  }
+}

@@ -1,0 +1,208 @@
+// The control API under /_sim: plain JSON, no authentication, not recorded in the call log.
+import { ArmError, VMSS_TYPE, conflictingConcurrentWrite, resourceNotFound } from "./arm-errors.ts";
+import type { Handler, SimulatorContext } from "./context.ts";
+import { FaultValidationError, parseFault, parseScaleSetChange, type ScaleSetChange } from "./faults.ts";
+import { parseJsonBody, send, type RequestContext } from "./http.ts";
+import { isObject, type JsonObject } from "./json.ts";
+import { MAX_CAPACITY, MIN_CAPACITY, normalizeUpgradeMode, validateTags, type UpgradeMode } from "./limits.ts";
+import { Router } from "./router.ts";
+import { putScaleSet, seedDemo, DEMO_LOCATION } from "./seed.ts";
+import { mergeTags, type Operation, type SimSettings } from "./state.ts";
+import { capacityOf, etagOf, normalizeLocation, provisioningStateOf, renderScaleSet, renderVm, sortedVms, type ScaleSet } from "./vmss-model.ts";
+
+export const CONTROL_PREFIX = "/_sim";
+
+function badRequest(message: string): ArmError {
+  return new ArmError(400, "BadRequest", message);
+}
+
+function readObject(ctx: RequestContext, allowed: readonly string[]): JsonObject {
+  let body: unknown;
+  try {
+    body = parseJsonBody(ctx);
+  } catch {
+    throw badRequest("the body is not valid JSON");
+  }
+  if (body === undefined) body = {};
+  if (!isObject(body)) throw badRequest("the body must be a JSON object");
+  for (const key of Object.keys(body)) {
+    if (!allowed.includes(key)) throw badRequest(`unknown field "${key}" (known: ${allowed.join(", ")})`);
+  }
+  return body;
+}
+
+function intField(body: JsonObject, key: string, min: number, max: number): number | undefined {
+  const value = body[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw badRequest(`"${key}" must be a whole number from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function boolField(body: JsonObject, key: string): boolean | undefined {
+  const value = body[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== "boolean") throw badRequest(`"${key}" must be true or false`);
+  return value;
+}
+
+function tagsField(body: JsonObject): Record<string, string> | undefined {
+  const tags = body.tags;
+  if (tags === undefined) return undefined;
+  if (!isObject(tags) || !Object.values(tags).every((v) => typeof v === "string")) {
+    throw badRequest('"tags" must be an object of string values');
+  }
+  validateTags(tags); // Azure's limits, answered with Azure's codes
+  return tags as Record<string, string>;
+}
+
+function changeOf(body: JsonObject): ScaleSetChange {
+  try {
+    return parseScaleSetChange(body);
+  } catch (err) {
+    if (err instanceof ArmError) throw err;
+    throw badRequest((err as Error).message);
+  }
+}
+
+function inFlightOf(op: Operation | null) {
+  return op ? { opId: op.id, kind: op.kind, startedAt: op.startedAt, completesAt: op.completesAt } : null;
+}
+
+function snapshot(ss: ScaleSet) {
+  return {
+    vmss: renderScaleSet(ss),
+    vms: sortedVms(ss).map((vm) => renderVm(ss, vm)),
+    etag: etagOf(ss),
+    inFlight: inFlightOf(ss.inFlight),
+  };
+}
+
+function requireScaleSet(sim: SimulatorContext, resourceGroup: string, name: string): ScaleSet {
+  const ss = sim.state.getScaleSet(resourceGroup, name);
+  if (!ss) throw resourceNotFound(VMSS_TYPE, name, resourceGroup);
+  return ss;
+}
+
+export function resetSimulator(sim: SimulatorContext): void {
+  sim.state.clear();
+  sim.faults.clear();
+  sim.calls.clear();
+  if (sim.seeded) seedDemo(sim.state);
+}
+
+export function buildControlRouter(): Router<Handler> {
+  const P = CONTROL_PREFIX;
+  return new Router<Handler>()
+    .add("GET", `${P}/health`, (ctx) => send(ctx, 200, { status: "ok" }))
+
+    .add("GET", `${P}/calls`, (ctx, sim) => send(ctx, 200, sim.calls.list()))
+    .add("DELETE", `${P}/calls`, (ctx, sim) => {
+      sim.calls.clear();
+      send(ctx, 204);
+    })
+
+    .add("GET", `${P}/faults`, (ctx, sim) => send(ctx, 200, sim.faults.list()))
+    .add("POST", `${P}/faults`, (ctx, sim) => {
+      let body: unknown;
+      try {
+        body = parseJsonBody(ctx);
+      } catch {
+        throw badRequest("the body is not valid JSON");
+      }
+      try {
+        send(ctx, 201, sim.faults.add(parseFault(body, sim.state.now())));
+      } catch (err) {
+        if (err instanceof FaultValidationError) throw badRequest(`invalid fault: ${err.message}`);
+        throw err;
+      }
+    })
+    .add("DELETE", `${P}/faults`, (ctx, sim) => {
+      sim.faults.clear();
+      send(ctx, 204);
+    })
+
+    .add("GET", `${P}/config`, (ctx, sim) => send(ctx, 200, { ...sim.state.settings }))
+    .add("PUT", `${P}/config`, (ctx, sim) => {
+      const body = readObject(ctx, ["writeDurationMs", "pollHintMs", "vmPageSize"]);
+      const next: Partial<SimSettings> = {
+        writeDurationMs: intField(body, "writeDurationMs", 0, 600_000),
+        pollHintMs: intField(body, "pollHintMs", 1, 60_000),
+        vmPageSize: intField(body, "vmPageSize", 1, 1000),
+      };
+      for (const [key, value] of Object.entries(next) as [keyof SimSettings, number | undefined][]) {
+        if (value !== undefined) sim.state.settings[key] = value;
+      }
+      send(ctx, 200, { ...sim.state.settings });
+    })
+
+    .add("POST", `${P}/reset`, (ctx, sim) => {
+      resetSimulator(sim);
+      send(ctx, 200, { status: "reset", seeded: sim.seeded });
+    })
+
+    .add("PUT", `${P}/resourceGroups/:resourceGroup`, (ctx, sim, params) => {
+      const existed = sim.state.resourceGroupName(params.resourceGroup) !== undefined;
+      const name = sim.state.ensureResourceGroup(params.resourceGroup);
+      send(ctx, existed ? 200 : 201, { name });
+    })
+
+    .add("GET", `${P}/scaleSets`, (ctx, sim) =>
+      send(
+        ctx,
+        200,
+        sim.state.listScaleSets().map((ss) => ({
+          resourceGroup: ss.resourceGroup,
+          name: ss.name,
+          location: ss.location,
+          capacity: capacityOf(ss.model),
+          vmCount: ss.vms.size,
+          etag: etagOf(ss),
+          provisioningState: provisioningStateOf(ss),
+          inFlight: inFlightOf(ss.inFlight),
+        })),
+      ),
+    )
+    .add("GET", `${P}/scaleSets/:resourceGroup/:name`, (ctx, sim, params) => {
+      send(ctx, 200, snapshot(requireScaleSet(sim, params.resourceGroup, params.name)));
+    })
+    .add("PUT", `${P}/scaleSets/:resourceGroup/:name`, (ctx, sim, params) => {
+      const body = readObject(ctx, ["capacity", "loadBalanced", "applicationGateway", "upgradePolicy", "location", "tags"]);
+      if (body.capacity === undefined) throw badRequest('"capacity" is required');
+      const capacity = intField(body, "capacity", MIN_CAPACITY, MAX_CAPACITY)!;
+      const loadBalanced = boolField(body, "loadBalanced") ?? true;
+      const applicationGateway = boolField(body, "applicationGateway") ?? false;
+      let upgradePolicy: UpgradeMode = "Manual";
+      if (body.upgradePolicy !== undefined) {
+        const mode = typeof body.upgradePolicy === "string" ? normalizeUpgradeMode(body.upgradePolicy) : undefined;
+        if (!mode) throw badRequest('"upgradePolicy" must be "Manual", "Automatic" or "Rolling"');
+        upgradePolicy = mode;
+      }
+      if (body.location !== undefined && (typeof body.location !== "string" || body.location.trim() === "")) {
+        throw badRequest('"location" must be a non-empty string');
+      }
+      const location = normalizeLocation(typeof body.location === "string" ? body.location : DEMO_LOCATION);
+      const tags = tagsField(body);
+      const existing = sim.state.getScaleSet(params.resourceGroup, params.name);
+      if (existing?.inFlight) throw conflictingConcurrentWrite();
+      const { scaleSet, created } = putScaleSet(
+        sim.state,
+        { resourceGroup: params.resourceGroup, name: params.name, capacity, loadBalanced, applicationGateway, upgradePolicy, tags },
+        location,
+      );
+      send(ctx, created ? 201 : 200, renderScaleSet(scaleSet), { etag: etagOf(scaleSet) });
+    })
+    .add("PATCH", `${P}/scaleSets/:resourceGroup/:name`, (ctx, sim, params) => {
+      const change = changeOf(readObject(ctx, ["capacity", "tags"]));
+      const ss = requireScaleSet(sim, params.resourceGroup, params.name);
+      if (change.tags !== undefined) validateTags(mergeTags(ss.model.tags, change.tags));
+      if (ss.inFlight) throw conflictingConcurrentWrite();
+      sim.state.patchScaleSetNow(ss, change);
+      send(ctx, 200, renderScaleSet(ss), { etag: etagOf(ss) });
+    })
+    .add("DELETE", `${P}/scaleSets/:resourceGroup/:name`, (ctx, sim, params) => {
+      sim.state.deleteScaleSetNow(requireScaleSet(sim, params.resourceGroup, params.name));
+      send(ctx, 204);
+    });
+}

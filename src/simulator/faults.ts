@@ -1,0 +1,162 @@
+// Injected faults: the next `count` ARM requests matching a method and a path fragment are answered
+// with an error (respond), have their long-running operation fail (failOperation), lose their connection
+// (dropConnection), or find the scale set changed by another writer just before they are handled (outOfBandChange).
+import { randomUUID } from "node:crypto";
+import { isObject } from "./json.ts";
+import { MAX_CAPACITY, MIN_CAPACITY, validateTags } from "./limits.ts";
+
+export const FAULT_ACTIONS = ["respond", "failOperation", "dropConnection", "outOfBandChange"] as const;
+export type FaultAction = (typeof FAULT_ACTIONS)[number];
+
+/** An out-of-band change, as `PATCH /_sim/scaleSets/{rg}/{name}` takes it: tags merge (null removes one). */
+export interface ScaleSetChange {
+  capacity?: number;
+  tags?: Record<string, string | null>;
+}
+
+export interface Fault {
+  id: string;
+  action: FaultAction;
+  /** Upper-case HTTP method, or "*" for any. */
+  method: string;
+  /** Matched case-insensitively against the URL path (no query). */
+  pathContains: string;
+  /** respond: the HTTP status. failOperation: the status of the Location (operationResults) URL, default 500. */
+  status?: number;
+  /** respond / failOperation: the ARM error code. */
+  code?: string;
+  message?: string;
+  /** respond: sent as Retry-After (seconds). */
+  retryAfterSeconds?: number;
+  /** outOfBandChange: applied at once to the scale set the request addresses, before the request is handled. */
+  change?: ScaleSetChange;
+  /** Matches left; the fault is removed when it reaches 0. */
+  count: number;
+  createdAt: number;
+}
+
+export class FaultValidationError extends Error {
+  override name = "FaultValidationError";
+}
+
+const KNOWN_KEYS = new Set(["action", "method", "pathContains", "status", "code", "message", "count", "retryAfterSeconds", "change"]);
+
+function isInt(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value);
+}
+
+/** Validates a POST /_sim/faults body; throws FaultValidationError with a message naming the bad field. */
+export function parseFault(body: unknown, now: number): Fault {
+  if (!isObject(body)) throw new FaultValidationError("the body must be a JSON object");
+  for (const key of Object.keys(body)) {
+    if (!KNOWN_KEYS.has(key)) throw new FaultValidationError(`unknown field "${key}" (known: ${[...KNOWN_KEYS].join(", ")})`);
+  }
+  const action = body.action ?? "respond";
+  if (typeof action !== "string" || !(FAULT_ACTIONS as readonly string[]).includes(action)) {
+    throw new FaultValidationError(`"action" must be one of ${FAULT_ACTIONS.join(", ")}`);
+  }
+  const { method, pathContains, status, code, message, retryAfterSeconds } = body;
+  if (typeof method !== "string" || !/^(\*|[A-Za-z]+)$/.test(method)) {
+    throw new FaultValidationError('"method" must be an HTTP method such as "PATCH", or "*" for any');
+  }
+  if (typeof pathContains !== "string") throw new FaultValidationError('"pathContains" must be a string ("" matches every path)');
+  const count = body.count ?? 1;
+  if (!isInt(count) || count < 1 || count > 1_000_000) throw new FaultValidationError('"count" must be a whole number from 1 to 1000000');
+  if (status !== undefined && (!isInt(status) || status < 400 || status > 599)) {
+    throw new FaultValidationError('"status" must be a whole number from 400 to 599');
+  }
+  if (action === "respond" && status === undefined) throw new FaultValidationError('"status" is required for action "respond"');
+  if (code !== undefined && (typeof code !== "string" || code === "")) throw new FaultValidationError('"code" must be a non-empty string');
+  if ((action === "respond" || action === "failOperation") && code === undefined) {
+    throw new FaultValidationError(`"code" is required for action "${action}"`);
+  }
+  if (message !== undefined && typeof message !== "string") throw new FaultValidationError('"message" must be a string');
+  if (retryAfterSeconds !== undefined && (!isInt(retryAfterSeconds) || retryAfterSeconds < 0 || retryAfterSeconds > 86_400)) {
+    throw new FaultValidationError('"retryAfterSeconds" must be a whole number from 0 to 86400');
+  }
+  let change: ScaleSetChange | undefined;
+  if (action === "outOfBandChange") {
+    try {
+      change = parseScaleSetChange(body.change);
+    } catch (err) {
+      throw new FaultValidationError(`"change": ${(err as Error).message}`);
+    }
+  } else if (body.change !== undefined) {
+    throw new FaultValidationError('"change" is only for action "outOfBandChange"');
+  }
+  return {
+    id: randomUUID(),
+    action: action as FaultAction,
+    method: method.toUpperCase(),
+    pathContains,
+    ...(status !== undefined ? { status: status as number } : {}),
+    ...(code !== undefined ? { code: code as string } : {}),
+    ...(message !== undefined ? { message: message as string } : {}),
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds: retryAfterSeconds as number } : {}),
+    ...(change !== undefined ? { change } : {}),
+    count: count as number,
+    createdAt: now,
+  };
+}
+
+/**
+ * Validates `{ capacity?, tags? }` (at least one): capacity a whole number 0..1000, tags an object of strings
+ * (or null to remove a tag) within Azure's tag limits. Throws an Error (an ArmError for Azure's tag codes).
+ */
+export function parseScaleSetChange(value: unknown): ScaleSetChange {
+  if (!isObject(value)) throw new Error("must be an object with capacity and/or tags");
+  for (const key of Object.keys(value)) {
+    if (key !== "capacity" && key !== "tags") throw new Error(`unknown field "${key}" (known: capacity, tags)`);
+  }
+  const { capacity, tags } = value;
+  if (capacity === undefined && tags === undefined) throw new Error("give capacity and/or tags");
+  if (capacity !== undefined && (!isInt(capacity) || capacity < MIN_CAPACITY || capacity > MAX_CAPACITY)) {
+    throw new Error(`"capacity" must be a whole number from ${MIN_CAPACITY} to ${MAX_CAPACITY}`);
+  }
+  if (tags !== undefined) {
+    if (!isObject(tags) || !Object.values(tags).every((v) => typeof v === "string" || v === null)) {
+      throw new Error('"tags" must be an object of strings (null removes a tag)');
+    }
+    const set = Object.fromEntries(Object.entries(tags).filter(([, v]) => v !== null));
+    validateTags(set); // throws ArmError with Azure's code
+  }
+  return {
+    ...(capacity !== undefined ? { capacity: capacity as number } : {}),
+    ...(tags !== undefined ? { tags: { ...(tags as Record<string, string | null>) } } : {}),
+  };
+}
+
+export function faultMessage(fault: Fault): string {
+  return fault.message ?? `Injected by the simulator: ${fault.code ?? "fault"}.`;
+}
+
+export class FaultStore {
+  #faults: Fault[] = [];
+
+  add(fault: Fault): Fault {
+    this.#faults.push(fault);
+    return fault;
+  }
+
+  list(): Fault[] {
+    return this.#faults.map((f) => ({ ...f }));
+  }
+
+  clear(): void {
+    this.#faults = [];
+  }
+
+  /** Consumes one match of the oldest fault with one of `actions` that matches the request, if any. */
+  take(method: string, pathname: string, actions: readonly FaultAction[]): Fault | undefined {
+    const m = method.toUpperCase();
+    const path = pathname.toLowerCase();
+    const index = this.#faults.findIndex(
+      (f) => actions.includes(f.action) && (f.method === "*" || f.method === m) && path.includes(f.pathContains.toLowerCase()),
+    );
+    if (index < 0) return undefined;
+    const fault = this.#faults[index];
+    fault.count--;
+    if (fault.count <= 0) this.#faults.splice(index, 1);
+    return { ...fault };
+  }
+}

@@ -1,0 +1,116 @@
+// How an ARM request is handled: a list of steps, each of which may answer it. Order matters:
+//
+//   out-of-band changes → faults → authentication → api-version → body size → throttling (slot, not built yet) → dispatch
+//
+// A throttling step (Azure Compute's token buckets per scale set and per subscription, answering 429 with
+// Retry-After and x-ms-ratelimit-remaining-resource) slots in before dispatch: see `throttle` below.
+import { ArmError, authenticationInvalidFormat, authenticationMissing, methodNotAllowed, missingApiVersion, requestTooLarge, routeNotFound } from "./arm-errors.ts";
+import type { Handler, SimulatorContext } from "./context.ts";
+import { faultMessage } from "./faults.ts";
+import { dropConnection, header, send, type RequestContext } from "./http.ts";
+import { validateTags } from "./limits.ts";
+import type { Router } from "./router.ts";
+import { mergeTags } from "./state.ts";
+
+/** Returns true when it answered the request (the following steps do not run). */
+export type ArmStep = (ctx: RequestContext, sim: SimulatorContext) => boolean;
+
+const SCALE_SET_PATH = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)/i;
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/**
+ * `outOfBandChange` faults: another writer changes the scale set the request addresses just before the request is
+ * handled (applied at once, ETag bumped), so an If-Match read before is now stale. Skipped (but used up) when the
+ * scale set does not exist, has a write in flight, or the change would break Azure's tag limits.
+ */
+export const applyOutOfBandChanges: ArmStep = (ctx, sim) => {
+  const match = SCALE_SET_PATH.exec(ctx.pathname);
+  if (!match) return false;
+  const fault = sim.faults.take(ctx.method, ctx.pathname, ["outOfBandChange"]);
+  if (!fault?.change) return false;
+  const [subscriptionId, resourceGroup, name] = match.slice(1).map(decodeSegment);
+  const ss = sim.state.isSubscription(subscriptionId) ? sim.state.getScaleSet(resourceGroup, name) : undefined;
+  if (!ss || ss.inFlight) return false;
+  if (fault.change.tags !== undefined) {
+    try {
+      validateTags(mergeTags(ss.model.tags, fault.change.tags));
+    } catch (err) {
+      if (err instanceof ArmError) return false;
+      throw err;
+    }
+  }
+  sim.state.patchScaleSetNow(ss, fault.change);
+  if (ctx.call) ctx.call.fault = "outOfBandChange";
+  return false;
+};
+
+/** Injected `respond` and `dropConnection` faults. (`failOperation` faults are taken when a write is accepted.) */
+export const injectFaults: ArmStep = (ctx, sim) => {
+  const fault = sim.faults.take(ctx.method, ctx.pathname, ["respond", "dropConnection"]);
+  if (!fault) return false;
+  if (ctx.call) ctx.call.fault = fault.action;
+  if (fault.action === "dropConnection") {
+    dropConnection(ctx);
+    return true;
+  }
+  const headers: Record<string, string> = fault.retryAfterSeconds !== undefined ? { "retry-after": String(fault.retryAfterSeconds) } : {};
+  send(ctx, fault.status ?? 500, { error: { code: fault.code ?? "InternalServerError", message: faultMessage(fault) } }, headers);
+  return true;
+};
+
+/** Any non-empty bearer token is accepted. */
+export const authenticate: ArmStep = (ctx) => {
+  const value = header(ctx, "authorization");
+  if (value === undefined || value.trim() === "") throw authenticationMissing();
+  if (!/^Bearer\s+\S+/i.test(value.trim())) throw authenticationInvalidFormat();
+  return false;
+};
+
+export const requireApiVersion: ArmStep = (ctx) => {
+  const apiVersion = ctx.url.searchParams.get("api-version");
+  if (apiVersion === null || apiVersion.trim() === "") throw missingApiVersion();
+  return false;
+};
+
+export const limitBody: ArmStep = (ctx, sim) => {
+  if (ctx.bodyTooLarge) throw requestTooLarge(sim.bodyLimitBytes);
+  return false;
+};
+
+/** Placeholder for Compute's throttling (per scale set and per subscription token buckets). Never answers yet. */
+export const throttle: ArmStep = () => false;
+
+export function dispatchTo(router: Router<Handler>): ArmStep {
+  return (ctx, sim) => {
+    const route = router.match(ctx.method, ctx.pathname);
+    if (route.kind === "notFound") throw routeNotFound(ctx.pathname);
+    if (route.kind === "methodNotAllowed") throw methodNotAllowed(ctx.method, route.allowed);
+    route.handler(ctx, sim, route.params);
+    return true;
+  };
+}
+
+export function armPipeline(router: Router<Handler>): ArmStep[] {
+  return [applyOutOfBandChanges, injectFaults, authenticate, requireApiVersion, limitBody, throttle, dispatchTo(router)];
+}
+
+/** Runs the steps until one answers; an ArmError thrown by a step becomes the ARM error response. */
+export function runSteps(steps: readonly ArmStep[], ctx: RequestContext, sim: SimulatorContext): void {
+  try {
+    for (const step of steps) if (step(ctx, sim)) return;
+  } catch (err) {
+    if (err instanceof ArmError) {
+      send(ctx, err.status, err.toBody(), err.headers);
+      return;
+    }
+    console.error("[simulator] unexpected error:", err);
+    send(ctx, 500, { error: { code: "InternalServerError", message: "The simulator failed to handle the request." } });
+  }
+}

@@ -1,0 +1,149 @@
+// The Azure Resource Manager simulator: an HTTPS server speaking the ARM REST API for
+// Microsoft.Compute/virtualMachineScaleSets the way @azure/arm-compute v25 uses it, plus a control API under /_sim.
+import { createServer } from "node:https";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { SIMULATOR_SUBSCRIPTION_ID } from "../config.ts";
+import { ArmError } from "./arm-errors.ts";
+import { CallLog } from "./calls.ts";
+import type { SimulatorContext } from "./context.ts";
+import { buildControlRouter, CONTROL_PREFIX } from "./control-routes.ts";
+import { buildArmRouter } from "./arm-routes.ts";
+import { FaultStore } from "./faults.ts";
+import { createContext, readBody, send, type RequestContext } from "./http.ts";
+import { armPipeline, dispatchTo, runSteps } from "./pipeline.ts";
+import { seedDemo } from "./seed.ts";
+import { SimState } from "./state.ts";
+import { loadTlsMaterial } from "./tls.ts";
+
+export interface SimulatorOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** 0 = any free port (default 0). */
+  port?: number;
+  /** How long a write takes before it is applied; default 2000. 0 = applied before the first response. */
+  writeDurationMs?: number;
+  /** The poll interval advertised in Retry-After / retry-after-ms; default 250. */
+  pollHintMs?: number;
+  /** Default SIMULATOR_SUBSCRIPTION_ID from src/config.ts. */
+  subscriptionId?: string;
+  /** Seed the demo scale sets (demo-rg: web-prod-v001, web-prod-v002, batch-v001). Default false. */
+  seed?: boolean;
+}
+
+export interface RunningSimulator {
+  /** https://127.0.0.1:PORT, no trailing slash. */
+  url: string;
+  port: number;
+  /** The certificate to trust for this simulator (clients pass it as `tlsOptions.ca`). */
+  caPem: string;
+  subscriptionId: string;
+  /** Stops listening, drops open connections (keep-alive included) and clears every timer. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_WRITE_DURATION_MS = 2000;
+export const DEFAULT_POLL_HINT_MS = 250;
+export const DEFAULT_VM_PAGE_SIZE = 50;
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+function checkNonNegativeInt(name: string, value: number, min: number): number {
+  if (!Number.isInteger(value) || value < min) throw new RangeError(`startSimulator: ${name} must be a whole number >= ${min}, got ${value}`);
+  return value;
+}
+
+/** The host as it appears in a URL: wildcard addresses become loopback, IPv6 gets brackets. */
+function urlHost(host: string): string {
+  if (host === "0.0.0.0" || host === "") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const host = options.host ?? "127.0.0.1";
+  const tls = loadTlsMaterial();
+  const state = new SimState(options.subscriptionId ?? SIMULATOR_SUBSCRIPTION_ID, {
+    writeDurationMs: checkNonNegativeInt("writeDurationMs", options.writeDurationMs ?? DEFAULT_WRITE_DURATION_MS, 0),
+    pollHintMs: checkNonNegativeInt("pollHintMs", options.pollHintMs ?? DEFAULT_POLL_HINT_MS, 1),
+    vmPageSize: DEFAULT_VM_PAGE_SIZE,
+  });
+  const sim: SimulatorContext = {
+    state,
+    faults: new FaultStore(),
+    calls: new CallLog(),
+    seeded: options.seed ?? false,
+    bodyLimitBytes: BODY_LIMIT_BYTES,
+  };
+  if (sim.seeded) seedDemo(state);
+
+  const armSteps = armPipeline(buildArmRouter());
+  const controlSteps = [dispatchTo(buildControlRouter())];
+  let url = "";
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const base = createContext(req, res, url);
+    const isControl = base.pathname === CONTROL_PREFIX || base.pathname.toLowerCase().startsWith(`${CONTROL_PREFIX}/`);
+    const call = isControl
+      ? undefined
+      : sim.calls.add({
+          method: base.method,
+          path: base.pathname,
+          status: null,
+          ifMatch: typeof req.headers["if-match"] === "string" ? req.headers["if-match"] : null,
+          time: Date.now(),
+        });
+    let body: { body: Buffer; tooLarge: boolean };
+    try {
+      body = await readBody(req, sim.bodyLimitBytes);
+    } catch {
+      return; // the client went away
+    }
+    const ctx: RequestContext = { ...base, body: body.body, bodyTooLarge: body.tooLarge, call };
+    if (isControl && ctx.bodyTooLarge) {
+      send(ctx, 413, new ArmError(413, "RequestEntityTooLarge", `The body exceeds ${sim.bodyLimitBytes} bytes.`).toBody());
+      return;
+    }
+    // Operations that are due complete before anything is read or written, even if their timer has not fired yet.
+    state.settle();
+    runSteps(isControl ? controlSteps : armSteps, ctx, sim);
+  }
+
+  const server = createServer({ key: tls.keyPem, cert: tls.certPem, keepAliveTimeout: 5000 }, (req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      console.error("[simulator] unexpected error:", err);
+      if (!res.headersSent) {
+        res.writeHead(500, { "content-type": "application/json; charset=utf-8" });
+        res.end(JSON.stringify({ error: { code: "InternalServerError", message: "The simulator failed to handle the request." } }));
+      } else {
+        res.destroy();
+      }
+    });
+  });
+  server.on("clientError", (_err, socket) => socket.destroy());
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  url = `https://${urlHost(host)}:${port}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    caPem: tls.certPem,
+    subscriptionId: state.subscriptionId,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        state.stopTimers();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,203 @@
+// The scale-set and VM records and their ARM wire bodies.
+import { randomUUID } from "node:crypto";
+import { VMSS_TYPE } from "./arm-errors.ts";
+import { canonicalJson, clone, getPath, isObject, type JsonObject } from "./json.ts";
+import { normalizeUpgradeMode, type UpgradeMode } from "./limits.ts";
+import type { Operation } from "./state.ts";
+
+export type VmProvisioningState = "Succeeded" | "Creating" | "Deleting";
+
+export interface Vm {
+  instanceId: string;
+  vmId: string;
+  timeCreated: string;
+  provisioningState: VmProvisioningState;
+  latestModelApplied: boolean;
+  /** The scale-set model as it was applied to this VM: what its NICs, disks and size really are. */
+  applied: { skuName: string; profile: JsonObject };
+}
+
+export interface ScaleSet {
+  subscriptionId: string;
+  resourceGroup: string;
+  name: string;
+  location: string;
+  uniqueId: string;
+  timeCreated: string;
+  /**
+   * The writable part of the wire body: `sku`, `tags`, `properties` (without provisioningState, uniqueId, timeCreated),
+   * and `plan`, `identity`, `zones` when given. Never holds id/name/type/etag/location.
+   */
+  model: JsonObject;
+  /** The ETag counter: the ETag is `"<version>"`. */
+  version: number;
+  vms: Map<string, Vm>;
+  /** Instance ids are never reused: new VMs get this and it only grows. */
+  nextInstanceId: number;
+  inFlight: Operation | null;
+}
+
+/** Fields of the body ARM computes; dropped from PUT/PATCH bodies. */
+const READ_ONLY_TOP = ["id", "name", "type", "etag", "location", "managedBy", "systemData", "resources"];
+const READ_ONLY_PROPERTIES = ["provisioningState", "uniqueId", "timeCreated"];
+
+export function scaleSetKey(resourceGroup: string, name: string): string {
+  return `${resourceGroup.toLowerCase()}/${name.toLowerCase()}`;
+}
+
+export function etagOf(ss: ScaleSet): string {
+  return `"${ss.version}"`;
+}
+
+export function scaleSetId(ss: Pick<ScaleSet, "subscriptionId" | "resourceGroup" | "name">): string {
+  return `/subscriptions/${ss.subscriptionId}/resourceGroups/${ss.resourceGroup}/providers/${VMSS_TYPE}/${ss.name}`;
+}
+
+/** ARM normalizes locations: "East US" → "eastus". */
+export function normalizeLocation(location: string): string {
+  return location.replace(/\s+/g, "").toLowerCase();
+}
+
+/** Strips what ARM computes, keeping only what a writer may set. */
+export function writableModel(body: JsonObject): JsonObject {
+  const model: JsonObject = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (READ_ONLY_TOP.includes(key) || value === undefined) continue;
+    model[key] = clone(value);
+  }
+  if (isObject(model.properties)) {
+    for (const key of READ_ONLY_PROPERTIES) delete model.properties[key];
+  }
+  return model;
+}
+
+export function capacityOf(model: JsonObject): number {
+  const capacity = getPath(model, "sku", "capacity");
+  return typeof capacity === "number" ? capacity : 0;
+}
+
+export function upgradeModeOf(model: JsonObject): UpgradeMode {
+  const mode = getPath(model, "properties", "upgradePolicy", "mode");
+  return (typeof mode === "string" ? normalizeUpgradeMode(mode) : undefined) ?? "Manual";
+}
+
+function skuNameOf(model: JsonObject): string {
+  const name = getPath(model, "sku", "name");
+  return typeof name === "string" ? name : "";
+}
+
+function profileOf(model: JsonObject): JsonObject {
+  const profile = getPath(model, "properties", "virtualMachineProfile");
+  return isObject(profile) ? clone(profile) : {};
+}
+
+/** What a VM gets when the current model is applied to it. */
+export function currentApplied(ss: ScaleSet): Vm["applied"] {
+  return { skuName: skuNameOf(ss.model), profile: profileOf(ss.model) };
+}
+
+/** Two models give the same VMs when their VM profile and size are equal. */
+export function appliedSignature(applied: Vm["applied"]): string {
+  return canonicalJson(applied);
+}
+
+export function provisioningStateOf(ss: ScaleSet): string {
+  if (!ss.inFlight) return "Succeeded";
+  return ss.inFlight.isCreate ? "Creating" : "Updating";
+}
+
+/** The VMSS as GET returns it. `model` and `provisioningState` may be overridden for a write's first response. */
+export function renderScaleSet(ss: ScaleSet, override: { model?: JsonObject; provisioningState?: string } = {}): JsonObject {
+  const model = clone(override.model ?? ss.model);
+  const { properties, sku, tags, ...rest } = model;
+  const props = isObject(properties) ? properties : {};
+  // Azure never returns secrets.
+  const osProfile = getPath(props, "virtualMachineProfile", "osProfile");
+  if (isObject(osProfile)) delete osProfile.adminPassword;
+  return {
+    name: ss.name,
+    id: scaleSetId(ss),
+    type: VMSS_TYPE,
+    location: ss.location,
+    ...(tags !== undefined ? { tags } : {}),
+    ...(sku !== undefined ? { sku } : {}),
+    ...rest,
+    etag: etagOf(ss),
+    properties: {
+      ...props,
+      provisioningState: override.provisioningState ?? provisioningStateOf(ss),
+      uniqueId: ss.uniqueId,
+      timeCreated: ss.timeCreated,
+    },
+  };
+}
+
+export function newVm(ss: ScaleSet, now: number): Vm {
+  const instanceId = String(ss.nextInstanceId++);
+  return {
+    instanceId,
+    vmId: randomUUID(),
+    timeCreated: new Date(now).toISOString(),
+    provisioningState: "Succeeded",
+    latestModelApplied: true,
+    applied: currentApplied(ss),
+  };
+}
+
+/** VMs in instance-id order (numeric). */
+export function sortedVms(ss: ScaleSet): Vm[] {
+  return [...ss.vms.values()].sort((a, b) => Number(a.instanceId) - Number(b.instanceId));
+}
+
+/** Azure names a VMSS VM's computer `<computerNamePrefix><instance id in base 36, 6 digits>`. */
+function computerName(prefix: string, instanceId: string): string {
+  return `${prefix}${Number(instanceId).toString(36).padStart(6, "0")}`;
+}
+
+function nicConfigurations(profile: JsonObject): unknown[] {
+  const nics = getPath(profile, "networkProfile", "networkInterfaceConfigurations");
+  return Array.isArray(nics) ? clone(nics) : [];
+}
+
+/** The VM as `GET …/virtualMachines` returns it (shape of VirtualMachineScaleSetVM_List_* examples). */
+export function renderVm(ss: ScaleSet, vm: Vm): JsonObject {
+  const vmId = `${scaleSetId(ss)}/virtualMachines/${vm.instanceId}`;
+  const profile = vm.applied.profile;
+  const nics = nicConfigurations(profile);
+  const osProfile = isObject(profile.osProfile) ? profile.osProfile : {};
+  const prefix = typeof osProfile.computerNamePrefix === "string" ? osProfile.computerNamePrefix : ss.name;
+  const { computerNamePrefix: _prefix, adminPassword: _password, ...osRest } = osProfile;
+  const storage = isObject(profile.storageProfile) ? clone(profile.storageProfile) : {};
+  const osDisk = isObject(storage.osDisk) ? storage.osDisk : undefined;
+  if (osDisk) {
+    osDisk.name = `${ss.name}_${ss.name}_${vm.instanceId}_OsDisk_1_${vm.vmId.replace(/-/g, "").slice(0, 32)}`;
+    delete osDisk.image;
+  }
+  const tier = getPath(ss.model, "sku", "tier");
+  const zones = ss.model.zones;
+  return {
+    name: `${ss.name}_${vm.instanceId}`,
+    id: vmId,
+    type: `${VMSS_TYPE}/virtualMachines`,
+    location: ss.location,
+    instanceId: vm.instanceId,
+    sku: { name: vm.applied.skuName, ...(typeof tier === "string" ? { tier } : {}) },
+    ...(Array.isArray(zones) && zones.length > 0 ? { zones: [zones[Number(vm.instanceId) % zones.length]] } : {}),
+    properties: {
+      latestModelApplied: vm.latestModelApplied,
+      vmId: vm.vmId,
+      hardwareProfile: { vmSize: vm.applied.skuName },
+      storageProfile: storage,
+      osProfile: { computerName: computerName(prefix, vm.instanceId), ...osRest },
+      networkProfile: {
+        networkInterfaces: nics.filter(isObject).map((nic) => ({
+          id: `${vmId}/networkInterfaces/${String(nic.name)}`,
+          properties: { primary: getPath(nic, "properties", "primary") === true },
+        })),
+      },
+      networkProfileConfiguration: { networkInterfaceConfigurations: nics },
+      provisioningState: vm.provisioningState,
+      timeCreated: vm.timeCreated,
+    },
+  };
+}
