@@ -115,6 +115,7 @@ export const ServerGroup = Type.Object(
     upgradePolicy: Type.Optional(Type.String()),
     etag: Type.Optional(Type.String()),
     backendPools: Type.Array(Type.String(), { description: "backend pool ids on the scale set's model" }),
+    tags: Type.Record(Type.String(), Type.String(), { description: "the scale set's tags, vmss-ops' own records included" }),
     instances: Type.Array(Type.Ref(Instance)),
   },
   { $id: "ServerGroup", additionalProperties: false, description: "a scale set as Azure reports it now" },

@@ -25,6 +25,7 @@ export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): S
     upgradePolicy: vmss.upgradePolicy?.mode,
     etag: snapshot.etag,
     backendPools: trafficPools(vmss).map((p) => p.id),
+    tags: { ...vmss.tags },
     instances: (snapshot.vms ?? []).map((vm) => {
       const pools = vmTrafficPools(vm);
       return {
