@@ -26,11 +26,16 @@ export interface AppOptions {
 
 export interface Service {
   app: FastifyInstance;
+  /** Refuses new requests with 503 and Retry-After (graceful shutdown has begun). */
+  drain(): void;
   runner: TaskRunner;
   store: TaskStore;
   accounts: AccountRegistry;
-  /** Waits for tasks in flight, then closes the HTTP server and the store. */
-  close(): Promise<void>;
+  /**
+   * Stops taking work, interrupts tasks in flight (their checkpoints stay and their leases are given back), waits
+   * for them up to timeoutMs, then closes the HTTP server and the store.
+   */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 export const API_VERSION = "0.1.0";
@@ -57,6 +62,12 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   });
 
   installErrorHandling(app);
+  let draining = false;
+  app.addHook("onRequest", async (request, reply) => {
+    if (!draining) return;
+    reply.header("retry-after", "5").header("connection", "close");
+    return reply.code(503).send({ statusCode: 503, error: "ShuttingDown", message: "this replica is shutting down; retry, another replica (or this one after its restart) will answer" });
+  });
   // JSON only: anything else is a 415, not a string that fails validation later.
   app.removeContentTypeParser("text/plain");
   for (const schema of componentSchemas) app.addSchema(schema);
@@ -89,15 +100,20 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   await app.register(taskRoutes, { store });
   await app.register(serverGroupRoutes, { accounts, retry: config.retry });
   await app.ready();
+  runner.start();
 
   return {
     app,
     runner,
     store,
     accounts,
-    async close() {
+    drain() {
+      draining = true;
+    },
+    async close(timeoutMs = config.tasks.shutdownTimeoutMs) {
+      draining = true;
+      await runner.stop(timeoutMs);
       await app.close();
-      await runner.idle();
       await store.close();
     },
   };

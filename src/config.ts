@@ -1,5 +1,6 @@
 // The one place where configuration is read. Everything else receives a Config.
 import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
 
 export type CredentialConfig =
   /** A fixed bearer token, accepted only by the built-in simulator. */
@@ -57,6 +58,29 @@ export interface SimulatorConfig {
   subscriptionId: string;
 }
 
+export interface StoreConfig {
+  /** memory: one replica, lost on restart; sqlite: embedded file under dataDir; postgres: DATABASE_URL, several replicas. */
+  kind: "memory" | "sqlite" | "postgres";
+  /** For sqlite: the directory that holds tasks.db. */
+  dataDir: string;
+  databaseUrl?: string;
+}
+
+export interface TasksConfig {
+  /** How long a claimed task stays ours without renewal; a dead replica's tasks are taken over after it. */
+  leaseMs: number;
+  /** How often leases are renewed and runnable tasks claimed. */
+  claimIntervalMs: number;
+  /** Tasks run at once by one replica. */
+  concurrency: number;
+  /** Finished tasks are kept this long, then pruned. */
+  retentionMs: number;
+  /** On SIGTERM/SIGINT: how long to wait for tasks to checkpoint before exiting anyway. */
+  shutdownTimeoutMs: number;
+  /** This replica's name in leases (default: hostname and pid). */
+  replicaId: string;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -69,6 +93,8 @@ export interface Config {
   lroPollIntervalMs: number;
   /** How many finished tasks the in-memory store keeps. */
   taskRetention: number;
+  store: StoreConfig;
+  tasks: TasksConfig;
 }
 
 export class ConfigError extends Error {
@@ -205,7 +231,28 @@ export function loadConfig(env: Env = process.env): Config {
     maxDelayMs: intVar(env, "RETRY_MAX_DELAY_MS", 60_000, 1),
   };
 
+  const databaseUrl = env.DATABASE_URL || undefined;
+  const storeKind = env.TASK_STORE ?? (databaseUrl ? "postgres" : "sqlite");
+  if (storeKind !== "memory" && storeKind !== "sqlite" && storeKind !== "postgres") {
+    throw new ConfigError(`TASK_STORE must be memory, sqlite or postgres, got "${storeKind}"`);
+  }
+  if (storeKind === "postgres" && !databaseUrl) throw new ConfigError("TASK_STORE=postgres needs DATABASE_URL");
+  const store: StoreConfig = { kind: storeKind, dataDir: env.DATA_DIR || "data", databaseUrl };
+  const tasks: TasksConfig = {
+    leaseMs: intVar(env, "TASK_LEASE_MS", 30_000, 1000),
+    claimIntervalMs: intVar(env, "TASK_CLAIM_INTERVAL_MS", 1000, 10),
+    concurrency: intVar(env, "TASK_CONCURRENCY", 32, 1, 10_000),
+    retentionMs: intVar(env, "TASK_RETENTION_MS", 7 * 24 * 3_600_000, 1000),
+    shutdownTimeoutMs: intVar(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 100),
+    replicaId: env.REPLICA_ID || `${hostname()}:${process.pid}`,
+  };
+  if (tasks.claimIntervalMs * 3 > tasks.leaseMs) {
+    throw new ConfigError(`TASK_CLAIM_INTERVAL_MS (${tasks.claimIntervalMs}) must be at most a third of TASK_LEASE_MS (${tasks.leaseMs}), so leases are renewed in time`);
+  }
+
   return {
+    store,
+    tasks,
     host: env.HOST || "127.0.0.1",
     port: intVar(env, "PORT", 7002, 0, 65535),
     bodyLimitBytes: intVar(env, "BODY_LIMIT_BYTES", 1024 * 1024, 1024),

@@ -89,7 +89,13 @@ export const Task = Type.Object(
   { $id: "Task", additionalProperties: false, description: "Clouddriver's task shape, plus state, operations and armCalls" },
 );
 
-export const TaskList = Type.Object({ tasks: Type.Array(Type.Ref(Task)) }, { $id: "TaskList", additionalProperties: false });
+export const TaskList = Type.Object(
+  {
+    tasks: Type.Array(Type.Ref(Task)),
+    nextCursor: Type.Optional(Type.String({ description: "pass as cursor for the next page; absent on the last page" })),
+  },
+  { $id: "TaskList", additionalProperties: false },
+);
 
 export const Instance = Type.Object(
   {

@@ -34,6 +34,8 @@ export interface ExecuteOpInput<R> {
   /** One line for a person, added to the task's history. */
   log: (line: string) => void;
   onCheckpoint?: (checkpoint: Checkpoint) => void | Promise<void>;
+  /** A write accepted before a restart: follow it to its end before the first read, instead of writing again. */
+  resume?: { step: { kind: WriteStep["kind"]; summary: string }; poller: string };
   signal?: AbortSignal;
   random?: () => number;
   now?: () => number;
@@ -78,6 +80,22 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
   const wait = input.wait ?? ((ms: number, s?: AbortSignal) => sleep(ms, undefined, { signal: s }));
   const started = now();
   const clock: AttemptClock = { now, random, wait, deadlineAt: started + retry.deadlineMs };
+
+  if (input.resume) {
+    // CAPZ's lesson: continue the stored long-running operation rather than send the write again. If it cannot be
+    // continued, the first attempt's fresh read shows what Azure did, and the plan follows from that.
+    const { step, poller } = input.resume;
+    log(`resuming the write Azure accepted before a restart: ${step.summary}`);
+    try {
+      await gateway.resume(step.kind, poller, { defaultPollIntervalMs: input.lroPollIntervalMs, signal });
+      log("the resumed write ended; checking the result on a fresh read");
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      const f = describeArmFailure(err);
+      log(`the resumed write could not be followed (${failureLabel(f)}: ${f.message}); re-reading and re-planning`);
+    }
+    await input.onCheckpoint?.({ attempt: 1 });
+  }
 
   for (let attempt = 1; ; attempt++) {
     const prefix = `attempt ${attempt}/${retry.maxAttempts}`;

@@ -1,4 +1,5 @@
 // The only code that calls the VMSS API: reads a scale set (and its VMs), and runs the three kinds of write.
+import { restorePoller } from "@azure/arm-compute";
 import type {
   ComputeManagementClient,
   VirtualMachineScaleSet,
@@ -6,7 +7,7 @@ import type {
   VirtualMachineScaleSetVM,
 } from "@azure/arm-compute";
 import { OperationError } from "./arm-failure.ts";
-import { runLongRunning } from "./long-running.ts";
+import { resumeLongRunning, runLongRunning } from "./long-running.ts";
 
 export interface ScaleSetRef {
   account: string;
@@ -105,5 +106,18 @@ export class VmssGateway {
         await runLongRunning(() => vmss.deleteInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro);
         return undefined;
     }
+  }
+
+  /**
+   * Follows a write accepted before a restart, from its serialized poller, to its end. Nothing is sent again but
+   * polls. Throws when the state cannot be restored or the operation failed; the caller then re-reads and re-plans.
+   */
+  async resume(kind: WriteStep["kind"], serializedPoller: string, options: Omit<WriteOptions, "onAccepted">): Promise<void> {
+    const vmss = this.client.virtualMachineScaleSets;
+    const source = kind === "update" ? vmss.update : kind === "manualUpgrade" ? vmss.updateInstances : vmss.deleteInstances;
+    await resumeLongRunning(
+      () => restorePoller(this.client, serializedPoller, source as (...args: any[]) => any, { abortSignal: options.signal }),
+      { defaultPollIntervalMs: options.defaultPollIntervalMs, signal: options.signal },
+    );
   }
 }

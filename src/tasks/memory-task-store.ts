@@ -1,26 +1,58 @@
-// Tasks in memory: for a single replica that may lose its tasks on restart.
+// Tasks in memory: one replica, lost on restart. The reference for the TaskStore contract (same suite as the others).
 import { randomUUID } from "node:crypto";
 import { FINISHED_STATES, type HistoryEntry, type Task } from "./task.ts";
-import type { NewTask, TaskQuery, TaskStore } from "./task-store.ts";
+import type { NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+
+function matches(task: Task, q: TaskQuery): boolean {
+  if (q.state && task.state !== q.state) return false;
+  if (q.operation && !task.operations.some((o) => o.name === q.operation)) return false;
+  if (q.serverGroup && !task.operations.some((o) => o.description.serverGroupName === q.serverGroup)) return false;
+  return true;
+}
+
+/** Cursor = the position of the last task returned, in creation order; creation order never changes. */
+function encodeCursor(seq: number): string {
+  return Buffer.from(String(seq)).toString("base64url");
+}
+
+function decodeCursor(cursor: string | undefined): number | undefined {
+  if (!cursor) return undefined;
+  const n = Number(Buffer.from(cursor, "base64url").toString());
+  return Number.isInteger(n) ? n : undefined;
+}
 
 export class MemoryTaskStore implements TaskStore {
-  readonly #tasks = new Map<string, Task>(); // insertion order = creation order
+  readonly #tasks = new Map<string, Task & { seq: number }>(); // insertion order = creation order
   readonly #byClientRequestId = new Map<string, string>();
   readonly #retention: number;
+  readonly #now: () => number;
+  #seq = 0;
 
   /** retention: how many finished tasks to keep; the oldest finished ones go first. */
-  constructor(retention = 10_000) {
+  constructor(retention = 10_000, now: () => number = Date.now) {
     this.#retention = retention;
+    this.#now = now;
+  }
+
+  #public(task: Task & { seq: number }): Task {
+    const { seq: _seq, ...rest } = structuredClone(task);
+    return rest;
+  }
+
+  #held(owner: string, id: string): (Task & { seq: number }) | undefined {
+    const task = this.#tasks.get(id);
+    if (!task || task.leaseOwner !== owner || (task.leaseExpiresAtMs ?? 0) <= this.#now()) return undefined;
+    return task;
   }
 
   async create(input: NewTask): Promise<{ task: Task; created: boolean }> {
     if (input.clientRequestId) {
       const existing = this.#byClientRequestId.get(input.clientRequestId);
       const task = existing ? this.#tasks.get(existing) : undefined;
-      if (task) return { task: structuredClone(task), created: false };
+      if (task) return { task: this.#public(task), created: false };
     }
-    const now = Date.now();
-    const task: Task = {
+    const now = this.#now();
+    const task: Task & { seq: number } = {
       id: randomUUID(),
       ...(input.clientRequestId ? { clientRequestId: input.clientRequestId } : {}),
       state: "queued",
@@ -31,52 +63,113 @@ export class MemoryTaskStore implements TaskStore {
       armCalls: 0,
       createdAtMs: now,
       updatedAtMs: now,
+      seq: ++this.#seq,
     };
     this.#tasks.set(task.id, task);
     if (input.clientRequestId) this.#byClientRequestId.set(input.clientRequestId, task.id);
-    this.#prune();
-    return { task: structuredClone(task), created: true };
+    return { task: this.#public(task), created: true };
   }
 
   async get(id: string): Promise<Task | undefined> {
     const task = this.#tasks.get(id);
-    return task ? structuredClone(task) : undefined;
+    return task ? this.#public(task) : undefined;
   }
 
-  async list(query: TaskQuery): Promise<Task[]> {
+  async list(query: TaskQuery): Promise<TaskPage> {
+    const before = decodeCursor(query.cursor);
     const out: Task[] = [];
+    let last: number | undefined;
     for (const task of [...this.#tasks.values()].reverse()) {
-      if (query.state && task.state !== query.state) continue;
-      out.push(structuredClone(task));
-      if (out.length >= query.limit) break;
+      if (before !== undefined && task.seq >= before) continue;
+      if (!matches(task, query)) continue;
+      if (out.length === query.limit) return { tasks: out, nextCursor: encodeCursor(last!) };
+      out.push(this.#public(task));
+      last = task.seq;
+    }
+    return { tasks: out };
+  }
+
+  async claim(owner: string, leaseMs: number, limit: number): Promise<Task[]> {
+    const now = this.#now();
+    const out: Task[] = [];
+    for (const task of this.#tasks.values()) {
+      if (out.length >= limit) break;
+      const runnable = task.state === "queued" || (task.state === "running" && (task.leaseExpiresAtMs ?? 0) <= now);
+      if (!runnable || (task.leaseOwner && (task.leaseExpiresAtMs ?? 0) > now)) continue;
+      task.leaseOwner = owner;
+      task.leaseExpiresAtMs = now + leaseMs;
+      out.push(this.#public(task));
     }
     return out;
   }
 
-  async appendHistory(id: string, entry: HistoryEntry): Promise<void> {
-    const task = this.#tasks.get(id);
-    if (!task) return;
-    task.history.push({ ...entry });
-    task.updatedAtMs = entry.timeMs;
+  async renew(owner: string, ids: string[], leaseMs: number): Promise<string[]> {
+    const held: string[] = [];
+    for (const id of ids) {
+      const task = this.#held(owner, id);
+      if (!task) continue;
+      task.leaseExpiresAtMs = this.#now() + leaseMs;
+      held.push(id);
+    }
+    return held;
   }
 
-  async update(id: string, change: Partial<Omit<Task, "id" | "history" | "createdAtMs">>): Promise<void> {
-    const task = this.#tasks.get(id);
+  async release(owner: string, id: string): Promise<void> {
+    const task = this.#held(owner, id);
     if (!task) return;
-    Object.assign(task, structuredClone(change), { updatedAtMs: Date.now() });
-    if (change.state && FINISHED_STATES.has(change.state)) this.#prune();
+    delete task.leaseOwner;
+    delete task.leaseExpiresAtMs;
+  }
+
+  async appendHistory(owner: string, id: string, entry: HistoryEntry): Promise<boolean> {
+    const task = this.#held(owner, id);
+    if (!task) return false;
+    task.history.push({ ...entry });
+    task.updatedAtMs = this.#now();
+    return true;
+  }
+
+  async update(owner: string, id: string, change: TaskChange): Promise<boolean> {
+    const task = this.#held(owner, id);
+    if (!task) return false;
+    const { checkpoint, ...rest } = structuredClone(change);
+    Object.assign(task, rest, { updatedAtMs: this.#now() });
+    if (checkpoint === null) delete task.checkpoint;
+    else if (checkpoint !== undefined) task.checkpoint = checkpoint;
+    if (change.state && FINISHED_STATES.has(change.state)) {
+      delete task.leaseOwner;
+      delete task.leaseExpiresAtMs;
+      this.#pruneToRetention();
+    }
+    return true;
+  }
+
+  async prune(finishedBeforeMs: number): Promise<number> {
+    let removed = 0;
+    for (const [id, t] of this.#tasks) {
+      if (FINISHED_STATES.has(t.state) && (t.finishedAtMs ?? t.updatedAtMs) < finishedBeforeMs) {
+        this.#delete(id, t);
+        removed++;
+      }
+    }
+    return removed;
   }
 
   async close(): Promise<void> {}
 
-  #prune(): void {
+  #delete(id: string, t: Task): void {
+    this.#tasks.delete(id);
+    if (t.clientRequestId) this.#byClientRequestId.delete(t.clientRequestId);
+  }
+
+  /** Memory is bounded by count too: the oldest finished tasks go first. */
+  #pruneToRetention(): void {
     let finished = 0;
     for (const t of this.#tasks.values()) if (FINISHED_STATES.has(t.state)) finished++;
     for (const [id, t] of this.#tasks) {
       if (finished <= this.#retention) break;
       if (!FINISHED_STATES.has(t.state)) continue;
-      this.#tasks.delete(id);
-      if (t.clientRequestId) this.#byClientRequestId.delete(t.clientRequestId);
+      this.#delete(id, t);
       finished--;
     }
   }

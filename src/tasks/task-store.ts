@@ -1,6 +1,10 @@
-// Where tasks live. The in-memory store implements it now; a durable store (SQLite, PostgreSQL) implements the
-// same interface and passes the same tests.
-import type { HistoryEntry, Task, TaskState } from "./task.ts";
+// Where tasks live, behind one interface: in memory (one replica, lost on restart), SQLite (embedded, durable) and
+// PostgreSQL (several replicas). All pass the same suite (test/task-store-suite.ts).
+//
+// Leases: a replica runs a task only while it holds the task's lease. claim() takes runnable tasks (queued, or
+// running with an expired lease: their replica died), renew() extends leases while work goes on, and every write
+// about a running task is fenced by the owner: a replica that lost its lease can no longer change the task.
+import type { HistoryEntry, Task, TaskCheckpoint, TaskState } from "./task.ts";
 
 export interface NewTask {
   clientRequestId?: string;
@@ -8,18 +12,52 @@ export interface NewTask {
 }
 
 export interface TaskQuery {
+  /** Page size, 1..500. */
   limit: number;
   state?: TaskState;
+  /** Tasks that include this operation name. */
+  operation?: string;
+  /** Tasks that touch this server group (description.serverGroupName). */
+  serverGroup?: string;
+  /** From a previous page's nextCursor. */
+  cursor?: string;
 }
 
+export interface TaskPage {
+  /** Newest first. */
+  tasks: Task[];
+  /** Present when there may be more: pass it as cursor. */
+  nextCursor?: string;
+}
+
+/** What a running task may change, always fenced by the lease owner. */
+export type TaskChange = Partial<Pick<Task, "state" | "operationIndex" | "resultObjects" | "failure" | "armCalls" | "finishedAtMs">> & {
+  /** null clears it. */
+  checkpoint?: TaskCheckpoint | null;
+};
+
 export interface TaskStore {
-  /** Creates a task, or returns the one already created with the same clientRequestId (created: false). */
+  /** Creates a queued task, or returns the one already created with the same clientRequestId (created: false). */
   create(input: NewTask): Promise<{ task: Task; created: boolean }>;
   get(id: string): Promise<Task | undefined>;
-  /** Newest first. */
-  list(query: TaskQuery): Promise<Task[]>;
-  appendHistory(id: string, entry: HistoryEntry): Promise<void>;
-  /** Applies a partial change (state, results, failure, counters) and stamps updatedAtMs. */
-  update(id: string, change: Partial<Omit<Task, "id" | "history" | "createdAtMs">>): Promise<void>;
+  list(query: TaskQuery): Promise<TaskPage>;
+
+  /**
+   * Takes up to `limit` runnable tasks for `owner` (queued ones, oldest first, and running ones whose lease has
+   * expired), leases them until now + leaseMs, and returns them. Two owners never get the same task.
+   */
+  claim(owner: string, leaseMs: number, limit: number): Promise<Task[]>;
+  /** Extends the leases `owner` still holds among `ids`; returns those ids. */
+  renew(owner: string, ids: string[], leaseMs: number): Promise<string[]>;
+  /** Gives a lease back (shutdown): the task stays as it is and another replica may claim it at once. */
+  release(owner: string, id: string): Promise<void>;
+
+  /** Appends to history if `owner` holds the lease; false otherwise. */
+  appendHistory(owner: string, id: string, entry: HistoryEntry): Promise<boolean>;
+  /** Applies a change if `owner` holds the lease; false otherwise. A finished state also ends the lease. */
+  update(owner: string, id: string, change: TaskChange): Promise<boolean>;
+
+  /** Deletes finished tasks that finished before `finishedBeforeMs`; returns how many. */
+  prune(finishedBeforeMs: number): Promise<number>;
   close(): Promise<void>;
 }

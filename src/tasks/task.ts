@@ -27,6 +27,17 @@ export interface TaskFailure {
   retryable: boolean;
 }
 
+/** Where a running task is, so that another process can go on from there after a crash. */
+export interface TaskCheckpoint {
+  operationIndex: number;
+  attempt: number;
+  /** A write Azure accepted and that has not ended: what it was, and its serialized poller (absolute URLs). */
+  inFlight?: {
+    step: { kind: "update" | "manualUpgrade" | "deleteInstances"; summary: string; [key: string]: unknown };
+    poller: string;
+  };
+}
+
 export interface Task {
   id: string;
   clientRequestId?: string;
@@ -39,6 +50,10 @@ export interface Task {
   failure?: TaskFailure;
   /** ARM requests made for this task, all attempts and polls included. */
   armCalls: number;
+  checkpoint?: TaskCheckpoint;
+  /** The replica that runs it now, and until when (absent when nobody does). */
+  leaseOwner?: string;
+  leaseExpiresAtMs?: number;
   createdAtMs: number;
   updatedAtMs: number;
   finishedAtMs?: number;

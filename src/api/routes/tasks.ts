@@ -33,12 +33,15 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ store: TaskStore }> = async
     {
       schema: {
         operationId: "listTasks",
-        summary: "Recent tasks, newest first",
+        summary: "Tasks, newest first, a page at a time, filtered by state, operation or server group",
         tags: ["tasks"],
         querystring: Type.Object(
           {
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
             state: Type.Optional(Type.Ref(TaskState)),
+            operation: Type.Optional(Type.String({ maxLength: 100, description: "tasks that include this operation, e.g. scaleDown" })),
+            serverGroup: Type.Optional(Type.String({ maxLength: 100, description: "tasks on this server group (serverGroupName)" })),
+            cursor: Type.Optional(Type.String({ maxLength: 200, description: "nextCursor of the previous page" })),
           },
           { additionalProperties: false },
         ),
@@ -49,8 +52,9 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ store: TaskStore }> = async
       },
     },
     async (request) => {
-      const tasks = await store.list({ limit: request.query.limit ?? 50, state: request.query.state });
-      return { tasks: tasks.map(toClouddriverTask) };
+      const q = request.query;
+      const page = await store.list({ limit: q.limit ?? 50, state: q.state, operation: q.operation, serverGroup: q.serverGroup, cursor: q.cursor });
+      return { tasks: page.tasks.map(toClouddriverTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
   );
 };
