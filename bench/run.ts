@@ -1,11 +1,15 @@
 // npm run bench: speed figures, reported as ratios to the simulated write duration measured in the same run, so
 // that a noisy machine moves both sides together. Never part of the test suite.
 //
-//   race:   disable still in flight, then scaleDown on the same scale set. How long after the disable ends does the
+//   race:   a write still in flight, then scaleDown on the same scale set. How long after that write ends does the
 //           scaleDown end? Goal: about one write duration (the scaleDown's own write), not a backoff's worth more.
+//           "own": our disable (the two take turns in this replica's per-scale-set queue); "foreign": another tool's
+//           write sent straight to ARM (the scaleDown waits it out by re-reading).
 //   calls:  ARM calls of one uncontended resize, by kind. Goal: 1 read, 1 write, the polls its duration needs
 //           (write duration / advertised interval), and the final GET that confirms the result.
 //   resize: wall time of one uncontended resize task / write duration. Goal: close to 1.
+import { createComputeClient } from "../src/azure/client.ts";
+import { simulatorDemoAccount } from "../src/config.ts";
 import { demo, startTestEnv, type TestEnv } from "../test/helpers/service.ts";
 
 const WRITE_MS = Number(process.env.BENCH_WRITE_MS ?? 1000);
@@ -25,17 +29,29 @@ async function submit(env: TestEnv, op: string, body: unknown): Promise<string> 
   return res.body.id;
 }
 
-async function race(env: TestEnv, writeMs: number, rounds: number) {
+async function race(env: TestEnv, writeMs: number, rounds: number, writer: "own" | "foreign") {
   await env.simControl("PUT", "/_sim/config", { writeDurationMs: writeMs });
+  const other = createComputeClient(simulatorDemoAccount({ url: env.sim.url, caPem: env.sim.caPem, subscriptionId: env.sim.subscriptionId }));
   const gaps: number[] = [];
   for (let i = 0; i < rounds; i++) {
     await env.simControl("POST", "/_sim/reset");
-    const disableId = await submit(env, "disableServerGroup", demo("web-prod-v001"));
-    while (!(await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body.inFlight) await new Promise((r) => setTimeout(r, 5));
+    let firstEnded: Promise<number>;
+    if (writer === "own") {
+      const disableId = await submit(env, "disableServerGroup", demo("web-prod-v001"));
+      while (!(await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body.inFlight) await new Promise((r) => setTimeout(r, 5));
+      firstEnded = env.waitForTask(disableId, 120_000).then((d) => {
+        if (d.status.failed) throw new Error(JSON.stringify(d.history));
+        return d.endTimeMs as number;
+      });
+    } else {
+      const poller = other.virtualMachineScaleSets.update("demo-rg", "web-prod-v001", { tags: { deployedBy: "other" } }, { updateIntervalInMs: 10 });
+      await poller.submitted();
+      firstEnded = poller.pollUntilDone().then(() => Date.now());
+    }
     const scaleDownId = await submit(env, "scaleDown", demo("web-prod-v001"));
-    const [d, s] = await Promise.all([env.waitForTask(disableId, 120_000), env.waitForTask(scaleDownId, 120_000)]);
-    if (d.status.failed || s.status.failed) throw new Error(`race round ${i} failed: ${JSON.stringify([d.history, s.history])}`);
-    gaps.push(Math.max(d.endTimeMs, s.endTimeMs) - Math.min(d.endTimeMs, s.endTimeMs));
+    const [firstEnd, s] = await Promise.all([firstEnded, env.waitForTask(scaleDownId, 120_000)]);
+    if (s.status.failed) throw new Error(`race round ${i} failed: ${JSON.stringify(s.history)}`);
+    gaps.push(s.endTimeMs - firstEnd);
   }
   await env.simControl("PUT", "/_sim/config", { writeDurationMs: WRITE_MS });
   return gaps;
@@ -76,19 +92,21 @@ const env = await startTestEnv({
   },
 });
 try {
-  const gaps = await race(env, WRITE_MS, ROUNDS);
-  const longGaps = await race(env, LONG_WRITE_MS, Math.max(2, Math.ceil(ROUNDS / 2)));
+  const gaps = await race(env, WRITE_MS, ROUNDS, "own");
+  const foreignGaps = await race(env, WRITE_MS, ROUNDS, "foreign");
+  const longGaps = await race(env, LONG_WRITE_MS, Math.max(2, Math.ceil(ROUNDS / 2)), "foreign");
   const { durations, breakdown } = await resizeCalls(env);
   const rows = [
-    ["race: scaleDown end − disable end", `${median(gaps)} ms`, `${(median(gaps) / WRITE_MS).toFixed(2)} × write`, "≈ 1 × write"],
-    [`race, with ${LONG_WRITE_MS} ms writes`, `${median(longGaps)} ms`, `${(median(longGaps) / LONG_WRITE_MS).toFixed(2)} × write`, "≈ 1 × write"],
+    ["race, own disable: scaleDown end − disable end", `${median(gaps)} ms`, `${(median(gaps) / WRITE_MS).toFixed(2)} × write`, "≈ 1 × write"],
+    ["race, another tool's write: scaleDown end − its end", `${median(foreignGaps)} ms`, `${(median(foreignGaps) / WRITE_MS).toFixed(2)} × write`, "≈ 1 × write"],
+    [`race, another tool's ${LONG_WRITE_MS} ms write`, `${median(longGaps)} ms`, `${(median(longGaps) / LONG_WRITE_MS).toFixed(2)} × write`, "≈ 1 × write"],
     ["resize task wall time", `${median(durations)} ms`, `${(median(durations) / WRITE_MS).toFixed(2)} × write`, "≈ 1 × write"],
     ["ARM calls per uncontended resize", String(breakdown.total), `${breakdown.read} read + ${breakdown.write} write + ${breakdown.poll} polls + ${breakdown.confirm} final GET`, `1 + 1 + ~${Math.ceil(WRITE_MS / POLL_HINT_MS)} + 1`],
   ];
   console.log(`vmss-ops benchmark — write duration ${WRITE_MS} ms, advertised poll interval ${POLL_HINT_MS} ms, ${ROUNDS} rounds (medians)\n`);
   console.log("| figure | measured | ratio | goal |\n|---|---|---|---|");
   for (const r of rows) console.log(`| ${r.join(" | ")} |`);
-  console.log(`\nrace gaps (ms): ${gaps.join(", ")}; with long writes: ${longGaps.join(", ")}; resize durations (ms): ${durations.join(", ")}`);
+  console.log(`\nrace gaps (ms): own ${gaps.join(", ")}; another tool's ${foreignGaps.join(", ")}; with long writes: ${longGaps.join(", ")}; resize durations (ms): ${durations.join(", ")}`);
 } finally {
   await env.close();
 }

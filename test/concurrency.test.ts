@@ -1,5 +1,7 @@
 // Other writers on the same scale set: a write still in flight (409), and an out-of-band change (412).
 import t from "tap";
+import { createComputeClient } from "../src/azure/client.ts";
+import { simulatorDemoAccount } from "../src/config.ts";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
 
 const WRITE_MS = 300;
@@ -10,35 +12,57 @@ t.beforeEach(async () => {
   await env.simControl("POST", "/_sim/reset");
 });
 
+async function waitForInFlight(name: string) {
+  for (let i = 0; i < 400; i++) {
+    if ((await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`)).body.inFlight) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`no write in flight on ${name}`);
+}
+
 async function submit(operation: string, description: unknown) {
   const res = await env.api("POST", `/azure/ops/${operation}`, description);
   if (res.status !== 202) throw new Error(JSON.stringify(res.body));
   return res.body.id as string;
 }
 
-t.test("disable still in flight, then scaleDown at once: both succeed and capacity ends at 0", async (t) => {
+t.test("our own disable still in flight, then scaleDown at once: queued, no 409, both succeed, capacity 0", async (t) => {
   const disableId = await submit("disableServerGroup", demo("web-prod-v001"));
-  // Wait until the disable's write is accepted and holds the scale set.
-  for (let i = 0; i < 200; i++) {
-    const state = (await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body;
-    if (state.inFlight) break;
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitForInFlight("web-prod-v001");
   const scaleDownId = await submit("scaleDown", demo("web-prod-v001"));
   const [disable, scaleDown] = await Promise.all([env.waitForTask(disableId), env.waitForTask(scaleDownId)]);
   t.equal(disable.status.failed, false, JSON.stringify(disable.history));
   t.equal(scaleDown.status.failed, false, JSON.stringify(scaleDown.history));
   t.ok(
-    scaleDown.history.some((h: any) => /is Updating \(another write in flight\); waiting|409 ConflictingConcurrentWriteNotAllowed, retrying/.test(h.status)),
-    `scaleDown saw the write in flight and waited it out: ${JSON.stringify(scaleDown.history)}`,
+    scaleDown.history.some((h: any) => /queued: 1 operation\(s\) of other tasks on web-prod-v001 go first/.test(h.status)),
+    `scaleDown waited its turn: ${JSON.stringify(scaleDown.history)}`,
   );
-  const conflicted = (await env.calls()).filter((c) => c.method === "PATCH" && c.status === 409).length;
-  t.ok(conflicted <= 1, `at most one doomed write (${conflicted}): the harness reads the lock instead of hammering it`);
+  t.same((await env.calls()).filter((c) => c.status === 409), [], "our own tasks never 409 each other");
   const state = (await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body;
   t.equal(state.vmss.sku.capacity, 0);
   t.equal(state.vms.length, 0);
   t.equal(scaleDown.resultObjects[0].capacity.desired, 0, "reported capacity is what Azure confirmed");
   t.equal(scaleDown.resultObjects[0].disabled, true, "the disable's record survives the scale down");
+});
+
+t.test("another writer's write in flight (the Spinnaker race), then scaleDown: waited out, capacity 0", async (t) => {
+  // Another deployment tool's write, sent straight to "Azure": not ours, so not in our queue.
+  const other = createComputeClient(simulatorDemoAccount({ url: env.sim.url, caPem: env.sim.caPem, subscriptionId: env.sim.subscriptionId }));
+  const foreign = other.virtualMachineScaleSets.update("demo-rg", "web-prod-v002", { tags: { deployedBy: "other-tool" } }, { updateIntervalInMs: 20 });
+  await foreign.submitted();
+  const id = await submit("scaleDown", demo("web-prod-v002"));
+  const task = await env.waitForTask(id);
+  await foreign.pollUntilDone();
+  t.equal(task.status.failed, false, JSON.stringify(task.history));
+  t.ok(
+    task.history.some((h: any) => /is Updating \(another write in flight\); waiting|409 ConflictingConcurrentWriteNotAllowed, retrying/.test(h.status)),
+    `scaleDown saw the write in flight and waited it out: ${JSON.stringify(task.history)}`,
+  );
+  const conflicted = (await env.calls()).filter((c) => c.method === "PATCH" && c.status === 409).length;
+  t.ok(conflicted <= 1, `at most one doomed write (${conflicted}): the harness reads the lock instead of hammering it`);
+  const vmss = (await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v002")).body.vmss;
+  t.equal(vmss.sku.capacity, 0);
+  t.equal(vmss.tags.deployedBy, "other-tool", "the other tool's change was planned on, not overwritten");
 });
 
 t.test("a 412 from an out-of-band change leads to a re-read, and the other writer's change survives", async (t) => {

@@ -6,6 +6,7 @@ import type { AccountRegistry } from "../azure/accounts.ts";
 import { describeArmFailure } from "../azure/arm-failure.ts";
 import { observeArmResponses } from "../azure/arm-observer.ts";
 import { executeOp, OperationFailedError } from "../azure/execute-op.ts";
+import { ScaleSetQueue, scaleSetKey } from "../azure/scale-set-queue.ts";
 import type { LocatedDescription, AnyOperation } from "../operations/operation.ts";
 import type { ServerGroupResult } from "../operations/server-group-state.ts";
 import type { OperationRequest, Task, TaskFailure } from "./task.ts";
@@ -41,6 +42,7 @@ export class TaskRunner {
   readonly #deps: TaskRunnerDeps;
   readonly #owner: string;
   readonly #active = new Map<string, ActiveTask>();
+  readonly #queue = new ScaleSetQueue();
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #tickAgain = false;
@@ -187,8 +189,11 @@ export class TaskRunner {
             await change({ operationIndex: i });
             record(phase, `Starting: ${op.describe(description)} (account ${ref.account}, region ${ref.region}, resource group ${ref.resourceGroup})`);
           }
-          const result = await observeArmResponses(countCalls, () =>
-            executeOp({
+          const result = await this.#queue.run(
+            scaleSetKey(ref),
+            () =>
+              observeArmResponses(countCalls, () =>
+                executeOp({
               gateway: accounts.gateway(ref),
               planner: op.planner(description, ref),
               retry: config.retry,
@@ -197,7 +202,10 @@ export class TaskRunner {
               signal: abort.signal,
               resume,
               onCheckpoint: (c) => change({ checkpoint: { operationIndex: i, attempt: c.attempt, ...(c.inFlight ? { inFlight: c.inFlight } : {}) }, armCalls }),
-            }),
+                }),
+              ),
+            (ahead) => record(phase, `queued: ${ahead} operation(s) of other tasks on ${ref.name} go first (one operation at a time per scale set)`),
+            abort.signal,
           );
           results.push(result);
           record(phase, `Done: ${ref.name} has capacity ${result.capacity.desired} (min ${result.capacity.min}, max ${result.capacity.max})${result.disabled ? ", disabled" : ""}, as Azure confirmed`);
