@@ -73,7 +73,15 @@ export class VmssGateway {
         );
       }
       const snapshot: ScaleSetSnapshot = { vmss, etag: vmss.etag };
-      if (options.withInstances) snapshot.vms = await this.listInstances(options.signal);
+      if (options.withInstances) {
+        snapshot.vms = await this.listInstances(options.signal);
+        // Capacity 0 with running VMs listed: the two reads disagree (the cluster-autoscaler acted on such numbers).
+        const running = snapshot.vms.filter((vm) => (vm.provisioningState ?? "").toLowerCase() !== "deleting").length;
+        if (capacity === 0 && running > 0) {
+          if (i < SUSPICIOUS_READ_RETRIES) continue;
+          throw new OperationError("SuspiciousRead", `Azure reported capacity 0 for ${this.ref.name} while listing ${running} running VMs; not acting on it`, "server");
+        }
+      }
       return snapshot;
     }
   }

@@ -4,9 +4,10 @@ import { enableServerGroup } from "./enable-server-group.ts";
 import type { AnyOperation } from "./operation.ts";
 import { resizeServerGroup } from "./resize-server-group.ts";
 import { scaleDown } from "./scale-down.ts";
+import { terminateInstances } from "./terminate-instances.ts";
 
 export const operations: ReadonlyMap<string, AnyOperation> = new Map(
-  ([resizeServerGroup, disableServerGroup, enableServerGroup, scaleDown] as unknown as AnyOperation[]).map((op) => [op.name, op]),
+  ([resizeServerGroup, disableServerGroup, enableServerGroup, scaleDown, terminateInstances] as unknown as AnyOperation[]).map((op) => [op.name, op]),
 );
 
 export function operationNames(): string[] {

@@ -2,6 +2,7 @@
 import { Type } from "@sinclair/typebox";
 import { Capacity, checkCapacityOrder, serverGroupFields } from "./description.ts";
 import { defineOperation } from "./operation.ts";
+import { checkInstanceIds, InstanceIds, terminatePlanner } from "./terminate-instances.ts";
 import {
   capacityOf,
   disabledMode,
@@ -16,6 +17,7 @@ export const ScaleDownDescription = Type.Object(
   {
     ...serverGroupFields,
     capacity: Type.Optional({ ...Type.Ref(Capacity), description: "defaults to min 0, max 0, desired 0" }),
+    instanceIds: Type.Optional({ ...InstanceIds, description: "scale down by deleting exactly these instances (as terminateInstances)" }),
   },
   { $id: "ScaleDownDescription", additionalProperties: true },
 );
@@ -24,9 +26,13 @@ export const scaleDown = defineOperation({
   name: "scaleDown",
   summary: "Lower a scale set's capacity (to 0 by default); never raises it",
   schema: ScaleDownDescription,
-  check: (d) => (d.capacity ? checkCapacityOrder(d.capacity) : []),
-  describe: (d) => `scale ${d.serverGroupName} down to ${d.capacity?.desired ?? 0}`,
-  planner: (d, target) => ({
+  check: (d) => [
+    ...(d.capacity ? checkCapacityOrder(d.capacity) : []),
+    ...(d.instanceIds ? checkInstanceIds(d.instanceIds) : []),
+    ...(d.instanceIds && d.capacity ? [{ field: "instanceIds", message: "give either instanceIds or capacity, not both" }] : []),
+  ],
+  describe: (d) => (d.instanceIds ? `scale ${d.serverGroupName} down by deleting instance(s) ${d.instanceIds.join(", ")}` : `scale ${d.serverGroupName} down to ${d.capacity?.desired ?? 0}`),
+  planner: (d, target) => (d.instanceIds ? terminatePlanner(d.instanceIds, target) : {
     readsInstances: false,
     plan({ vmss }) {
       const requested = d.capacity ?? { min: 0, max: 0, desired: 0 };

@@ -1,0 +1,69 @@
+// terminateInstances: delete named instances with deleteInstances. Those already gone or being deleted are skipped;
+// a batch that would take the scale set below its recorded min is refused; the capacity reported comes from a read
+// made after Azure completed the delete, never from arithmetic on what was asked.
+import { Type } from "@sinclair/typebox";
+import { OperationError } from "../azure/arm-failure.ts";
+import type { ScaleSetPlanner } from "../azure/execute-op.ts";
+import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
+import { serverGroupFields, type FieldProblem } from "./description.ts";
+import { defineOperation } from "./operation.ts";
+import { capacityOf, recordedMin, serverGroupResult, type ServerGroupResult } from "./server-group-state.ts";
+
+export const InstanceIds = Type.Array(
+  Type.String({ pattern: "^[A-Za-z0-9_-]{1,80}$", description: "an instance id as Azure reports it (e.g. 3)" }),
+  { minItems: 1, maxItems: 1000, description: "instances to delete" },
+);
+
+export const TerminateInstancesDescription = Type.Object(
+  { ...serverGroupFields, instanceIds: InstanceIds },
+  { $id: "TerminateInstancesDescription", additionalProperties: true },
+);
+
+export function checkInstanceIds(ids: string[], field = "instanceIds"): FieldProblem[] {
+  const dupes = ids.filter((id, i) => ids.indexOf(id) !== i);
+  return dupes.length > 0 ? [{ field, message: `lists ${[...new Set(dupes)].join(", ")} more than once` }] : [];
+}
+
+/** Shared with scaleDown's instanceIds form. */
+export function terminatePlanner(instanceIds: string[], target: ScaleSetRef): ScaleSetPlanner<ServerGroupResult> {
+  const wanted = new Set(instanceIds);
+  return {
+    readsInstances: true,
+    plan(snapshot) {
+      const vms = snapshot.vms ?? [];
+      const live = vms.filter((vm) => vm.instanceId !== undefined && wanted.has(vm.instanceId) && (vm.provisioningState ?? "").toLowerCase() !== "deleting");
+      if (live.length === 0) {
+        const deleting = vms.filter((vm) => vm.instanceId !== undefined && wanted.has(vm.instanceId)).length;
+        return {
+          kind: "done",
+          summary: deleting > 0 ? `instance(s) still listed are being deleted already; capacity ${capacityOf(snapshot.vmss)}` : `none of ${instanceIds.join(", ")} exists any more; capacity ${capacityOf(snapshot.vmss)}`,
+        };
+      }
+      const capacity = capacityOf(snapshot.vmss);
+      const min = recordedMin(snapshot.vmss);
+      if (min !== undefined && capacity - live.length < min) {
+        throw new OperationError(
+          "BelowMinimum",
+          `deleting ${live.length} instance(s) would leave ${capacity - live.length}, below the recorded min of ${min}; resize min first`,
+        );
+      }
+      const ids = live.map((vm) => vm.instanceId!);
+      const skipped = instanceIds.length - ids.length;
+      return {
+        kind: "deleteInstances",
+        summary: `delete instance(s) ${ids.join(", ")} (capacity ${capacity} → ${capacity - ids.length})${skipped > 0 ? `; ${skipped} already gone or deleting` : ""}`,
+        instanceIds: ids,
+      };
+    },
+    result: (snapshot) => serverGroupResult(snapshot, target),
+  };
+}
+
+export const terminateInstances = defineOperation({
+  name: "terminateInstances",
+  summary: "Delete named instances of a scale set (never below its recorded min)",
+  schema: TerminateInstancesDescription,
+  check: (d) => checkInstanceIds(d.instanceIds),
+  describe: (d) => `terminate instance(s) ${d.instanceIds.join(", ")} of ${d.serverGroupName}`,
+  planner: (d, target) => terminatePlanner(d.instanceIds, target),
+});

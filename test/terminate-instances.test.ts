@@ -1,0 +1,79 @@
+// terminateInstances and scaleDown with instanceIds: delete exactly the named instances, skip those gone,
+// respect the recorded min, and report only what Azure confirmed — also when deletes keep failing.
+import t from "tap";
+import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
+
+const env = await startTestEnv({ writeDurationMs: 60 });
+t.teardown(() => env.close());
+t.beforeEach(async () => {
+  await env.simControl("POST", "/_sim/reset");
+});
+
+async function run(operation: string, description: unknown) {
+  const res = await env.api("POST", `/azure/ops/${operation}`, description);
+  if (res.status !== 202) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
+  return env.waitForTask(res.body.id);
+}
+
+async function vmIds(name: string): Promise<string[]> {
+  return (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`)).body.vms.map((v: any) => v.instanceId);
+}
+
+t.test("deletes exactly the named instances and reports the capacity read afterwards", async (t) => {
+  const task = await run("terminateInstances", demo("web-prod-v001", { instanceIds: ["0", "2"] }));
+  t.equal(task.status.failed, false, JSON.stringify(task.history));
+  t.same(await vmIds("web-prod-v001"), ["1"]);
+  t.equal(task.resultObjects[0].capacity.desired, 1);
+  t.equal(task.resultObjects[0].instanceCount, 1, "from the VM list read after the delete completed");
+  const deletes = writesOf(await env.calls()).filter((c) => /\/delete$/.test(c.path));
+  t.equal(deletes.length, 1);
+
+  await env.simControl("DELETE", "/_sim/calls");
+  const again = await run("terminateInstances", demo("web-prod-v001", { instanceIds: ["0", "2"] }));
+  t.equal(again.status.failed, false);
+  t.same(writesOf(await env.calls()), [], "already gone: nothing to delete");
+  t.match(again.history.map((h: any) => h.status).join("\n"), /none of 0, 2 exists any more/);
+});
+
+t.test("skips instances already gone, deletes the rest", async (t) => {
+  const task = await run("scaleDown", demo("web-prod-v002", { instanceIds: ["1", "7"] }));
+  t.equal(task.status.failed, false, JSON.stringify(task.history));
+  t.same(await vmIds("web-prod-v002"), ["0", "2"]);
+  t.match(task.history.map((h: any) => h.status).join("\n"), /delete instance\(s\) 1 \(capacity 3 → 2\); 1 already gone or deleting/);
+});
+
+t.test("refuses a batch that would go below the recorded min, writing nothing", async (t) => {
+  await run("resizeServerGroup", demo("web-prod-v001", { capacity: { min: 2, max: 5, desired: 3 } }));
+  await env.simControl("DELETE", "/_sim/calls");
+  const task = await run("terminateInstances", demo("web-prod-v001", { instanceIds: ["0", "1"] }));
+  t.equal(task.status.failed, true);
+  t.equal(task.status.retryable, false);
+  t.match(task.resultObjects.at(-1), { type: "EXCEPTION", cause: "BelowMinimum" });
+  t.same(writesOf(await env.calls()), []);
+  t.same(await vmIds("web-prod-v001"), ["0", "1", "2"]);
+});
+
+t.test("deletes that fail repeatedly never change the reported capacity", async (t) => {
+  await env.simControl("POST", "/_sim/faults", { action: "failOperation", method: "POST", pathContains: "web-prod-v002/delete", code: "InternalExecutionError", message: "Delete failed.", count: 100 });
+  const task = await run("terminateInstances", demo("web-prod-v002", { instanceIds: ["0"] }));
+  t.equal(task.status.failed, true, "gave up after its attempts");
+  t.equal(task.status.retryable, true);
+  t.same(task.resultObjects.filter((r: any) => r.type === "serverGroup"), [], "no capacity reported for a delete that never completed");
+  const sg = (await env.api("GET", "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v002")).body;
+  t.equal(sg.capacity.desired, 3, "Azure still has 3");
+  t.equal(sg.instances.length, 3);
+  t.ok(sg.instances.every((i: any) => i.provisioningState === "Succeeded"), "failed deletes leave the VMs as they were");
+  const deletes = (await env.calls()).filter((c) => /\/delete$/.test(c.path));
+  t.equal(deletes.length, env.config.retry.maxAttempts, "one delete per attempt, each planned on a fresh read");
+  await env.simControl("DELETE", "/_sim/faults");
+});
+
+t.test("bad instance ids are a 400", async (t) => {
+  for (const instanceIds of [[], ["a/b"], ["1", "1"]]) {
+    const res = await env.api("POST", "/azure/ops/terminateInstances", demo("web-prod-v001", { instanceIds }));
+    t.equal(res.status, 400, JSON.stringify(instanceIds));
+    t.match(res.body.details[0].field, /^instanceIds/);
+  }
+  const both = await env.api("POST", "/azure/ops/scaleDown", demo("web-prod-v001", { instanceIds: ["1"], capacity: { min: 0, max: 0, desired: 0 } }));
+  t.equal(both.status, 400);
+});
