@@ -16,6 +16,12 @@ export type PlannedStep = { kind: "done"; summary: string } | WriteStep;
 export interface ScaleSetPlanner<R> {
   /** The plan needs the VM list, not only the scale set. */
   readsInstances: boolean;
+  /**
+   * A read-only view: report the state as it is, even mid-write. Operations leave this unset: they plan only on a
+   * settled scale set, since "nothing to do" judged on a state that another write is about to change is as wrong
+   * as a write planned on it.
+   */
+  observeOnly?: boolean;
   plan(snapshot: ScaleSetSnapshot): PlannedStep;
   result(snapshot: ScaleSetSnapshot): R;
 }
@@ -122,17 +128,12 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
   let snapshot = await gateway.read({ withInstances: planner.readsInstances, signal });
   let waitedSince: number | undefined;
   for (let writes = 0; ; ) {
-    const step = planner.plan(snapshot);
-    if (step.kind === "done") {
-      log(writes === 0 ? `${prefix}: ${step.summary}` : `Azure confirmed: ${step.summary}`);
-      return planner.result(snapshot);
-    }
-    if (isBusy(snapshot)) {
+    if (isBusy(snapshot) && !planner.observeOnly) {
       // Another write holds the scale set: a write now would only 409 and spend Azure's write budget. Re-read
       // until it ends (a write lock clears within one write's duration), then plan again on what it left.
       if (waitedSince === undefined) {
         waitedSince = clock.now();
-        log(`${prefix}: ${gateway.ref.name} is ${snapshot.vmss.provisioningState} (another write in flight); waiting for it before: ${step.summary}`);
+        log(`${prefix}: ${gateway.ref.name} is ${snapshot.vmss.provisioningState} (another write in flight); waiting for it to end before planning`);
       }
       const delayMs = Math.round(retry.busyPollIntervalMs * (0.8 + 0.4 * clock.random()));
       if (clock.now() + delayMs >= clock.deadlineAt) {
@@ -149,6 +150,11 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
     if (waitedSince !== undefined) {
       log(`${prefix}: the other write ended after ${Math.round((clock.now() - waitedSince) / 100) / 10} s; planning on a fresh read`);
       waitedSince = undefined;
+    }
+    const step = planner.plan(snapshot);
+    if (step.kind === "done") {
+      log(writes === 0 ? `${prefix}: ${step.summary}` : `Azure confirmed: ${step.summary}`);
+      return planner.result(snapshot);
     }
     if (writes >= MAX_WRITES_PER_ATTEMPT) {
       throw new OperationError("PlanDidNotConverge", `still planning "${step.summary}" after ${writes} writes`);

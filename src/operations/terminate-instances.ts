@@ -36,7 +36,7 @@ export function terminatePlanner(instanceIds: string[], target: ScaleSetRef): Sc
         const deleting = vms.filter((vm) => vm.instanceId !== undefined && wanted.has(vm.instanceId)).length;
         return {
           kind: "done",
-          summary: deleting > 0 ? `instance(s) still listed are being deleted already; capacity ${capacityOf(snapshot.vmss)}` : `none of ${instanceIds.join(", ")} exists any more; capacity ${capacityOf(snapshot.vmss)}`,
+          summary: deleting > 0 ? `instance(s) still listed are being deleted already; capacity ${capacityOf(snapshot.vmss)}` : `none of ${instanceIds.join(", ")} exists (deleted already, or never created); capacity ${capacityOf(snapshot.vmss)}`,
         };
       }
       const capacity = capacityOf(snapshot.vmss);

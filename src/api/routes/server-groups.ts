@@ -67,6 +67,7 @@ export const serverGroupRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountReg
       const ref = resolved.ref;
       const planner: ScaleSetPlanner<Static<typeof ServerGroup>> = {
         readsInstances: true,
+        observeOnly: true,
         plan: () => ({ kind: "done", summary: "read" }),
         result: (snapshot) => serverGroupView(snapshot, ref),
       };
