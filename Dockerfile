@@ -26,15 +26,21 @@ ENV NODE_ENV=production \
     PORT=7002 \
     SIMULATOR=embedded \
     SIMULATOR_HOST=0.0.0.0 \
-    SIMULATOR_PORT=7003
+    SIMULATOR_PORT=7003 \
+    TASK_STORE=sqlite \
+    DATA_DIR=/var/lib/vmss-ops
 WORKDIR /app
-# Files stay owned by root and read-only for the runtime user; the service writes nothing to disk.
+# Files stay owned by root and read-only for the runtime user; the only thing written is the task store, in DATA_DIR
+# (a volume). With DATABASE_URL set (TASK_STORE=postgres), nothing is written at all.
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json package-lock.json ./
 COPY src ./src
 COPY openapi ./openapi
 # COPY keeps the build context's file modes; a key generated locally may be 0600, which USER node could not read.
 RUN chmod -R a+rX,go-w package.json package-lock.json src openapi
+# The task store's volume, writable by the runtime user only.
+RUN install -d -o node -g node -m 0700 /var/lib/vmss-ops
+VOLUME ["/var/lib/vmss-ops"]
 USER node
 EXPOSE 7002 7003
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \

@@ -8,7 +8,7 @@
 import t from "tap";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, copyFile, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink } from "node:fs/promises";
+import { chmod, chown, copyFile, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { pathToFileURL } from "node:url";
@@ -571,6 +571,11 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   let copied = 0;
   for (const ins of final.instructions.filter((i) => i.keyword === "COPY" || i.keyword === "RUN")) {
     if (ins.keyword === "RUN") {
+      // The volume directory is made natively below as a temp dir owned by the runtime user.
+      if (/^install -d -o node -g node -m 0700 \/var\/lib\/vmss-ops$/.test(ins.args)) {
+        t.pass(`RUN at line ${ins.line} makes the data volume's directory, owned by the runtime user`);
+        continue;
+      }
       // Only file-mode fixes can be replayed natively; anything else needs a real build.
       t.match(ins.args, /^chmod\s+[^;&|`$<>]+$/, `RUN at line ${ins.line} is a chmod that can be replayed natively`);
       const replay = await run(["/bin/sh", "-c", ins.args], { cwd: app, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, timeoutMs: 10_000 });
@@ -621,12 +626,20 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   else t.comment(isRoot ? "running as root: node, the temp dir or node_modules is not reachable by nobody here" : "running as the current, non-root user");
 
   const [port, simPort] = [await freePort(), await freePort()];
+  // The image's VOLUME, owned by the runtime user as the Dockerfile makes it.
+  t.equal(imageEnv.DATA_DIR, "/var/lib/vmss-ops", "the task store lives on the image's volume");
+  t.match(dockerfileText, /VOLUME \["\/var\/lib\/vmss-ops"\]/, "declared as a VOLUME");
+  const dataDir = await mkdtemp(join(tmpdir(), "vmss-ops-volume-"));
+  await chmod(dataDir, 0o700);
+  if (asUser) await chown(dataDir, asUser.uid, asUser.gid);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
     HOME: root,
     ...imageEnv,
     ...composeEnv,
-    // Test-only overrides: free ports, and a fast simulator so that an operation finishes in well under a second.
+    // Test-only overrides: free ports, the data volume in a temp dir, and a fast simulator so that an operation
+    // finishes in well under a second.
+    DATA_DIR: dataDir,
     PORT: String(port),
     SIMULATOR_PORT: String(simPort),
     SIMULATOR_WRITE_DURATION_MS: "100",

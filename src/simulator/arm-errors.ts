@@ -1,8 +1,14 @@
 // ARM error responses: `{"error":{"code","message","target"?}}` with the status and wording Azure uses.
 // Where Azure's exact wording is known it is copied; see docs/simulator.md for the list.
 
+export interface ArmErrorDetail {
+  code: string;
+  message: string;
+  target?: string;
+}
+
 export interface ArmErrorBody {
-  error: { code: string; message: string; target?: string };
+  error: { code: string; message: string; target?: string; details?: ArmErrorDetail[]; innererror?: Record<string, unknown> };
 }
 
 /** An error that becomes an ARM error response. Thrown by handlers, caught by the server. */
@@ -12,17 +18,34 @@ export class ArmError extends Error {
   readonly code: string;
   readonly target: string | undefined;
   readonly headers: Record<string, string>;
+  readonly details: ArmErrorDetail[] | undefined;
+  readonly innerError: Record<string, unknown> | undefined;
 
-  constructor(status: number, code: string, message: string, options: { target?: string; headers?: Record<string, string> } = {}) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    options: { target?: string; headers?: Record<string, string>; details?: ArmErrorDetail[]; innerError?: Record<string, unknown> } = {},
+  ) {
     super(message);
     this.status = status;
     this.code = code;
     this.target = options.target;
     this.headers = options.headers ?? {};
+    this.details = options.details;
+    this.innerError = options.innerError;
   }
 
   toBody(): ArmErrorBody {
-    return { error: { code: this.code, message: this.message, ...(this.target !== undefined ? { target: this.target } : {}) } };
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.target !== undefined ? { target: this.target } : {}),
+        ...(this.details !== undefined ? { details: this.details } : {}),
+        ...(this.innerError !== undefined ? { innererror: this.innerError } : {}),
+      },
+    };
   }
 }
 

@@ -29,9 +29,15 @@ import {
   type ScaleSet,
 } from "./vmss-model.ts";
 
-const SUB = "/subscriptions/:subscriptionId";
-const VMSS = `${SUB}/resourceGroups/:resourceGroup/providers/Microsoft.Compute/virtualMachineScaleSets`;
-const OPERATIONS = `${SUB}/providers/Microsoft.Compute/locations/:location`;
+/** Route patterns of the ARM surface (also used by the throttling step to tell which policy a request falls under). */
+export const ARM_PATHS = {
+  subscription: "/subscriptions/:subscriptionId",
+  scaleSets: "/subscriptions/:subscriptionId/resourceGroups/:resourceGroup/providers/Microsoft.Compute/virtualMachineScaleSets",
+  operations: "/subscriptions/:subscriptionId/providers/Microsoft.Compute/locations/:location",
+} as const;
+const SUB = ARM_PATHS.subscription;
+const VMSS = ARM_PATHS.scaleSets;
+const OPERATIONS = ARM_PATHS.operations;
 
 export function buildArmRouter(): Router<Handler> {
   return new Router<Handler>()

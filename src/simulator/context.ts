@@ -4,6 +4,7 @@ import type { FaultStore } from "./faults.ts";
 import type { RouteParams } from "./router.ts";
 import type { RequestContext } from "./http.ts";
 import type { SimState } from "./state.ts";
+import type { Throttler } from "./throttling.ts";
 
 export interface SimulatorContext {
   state: SimState;
@@ -13,6 +14,8 @@ export interface SimulatorContext {
   seeded: boolean;
   /** Request bodies above this get 413. */
   bodyLimitBytes: number;
+  /** Compute's token buckets (off unless switched on through /_sim/config). */
+  throttling: Throttler;
 }
 
 /** A route handler. Synchronous: the body is already read, so a request is handled in one turn of the event loop. */

@@ -5,6 +5,11 @@ import type { CallRecord } from "./calls.ts";
 import type { Fault, FaultAction } from "./faults.ts";
 import type { JsonObject } from "./json.ts";
 import type { SimSettings } from "./state.ts";
+import type { ThrottlingConfig, ThrottlingSnapshot, ThrottlingUpdate } from "./throttling.ts";
+
+/** GET/PUT /_sim/config: `throttling` appears once it is anything but its default (off, scale 1, Azure's figures). */
+export type SimulatorConfig = SimSettings & { throttling?: ThrottlingConfig };
+export type SimulatorConfigUpdate = Partial<SimSettings> & { throttling?: ThrottlingUpdate };
 
 export interface FaultSpec {
   action?: FaultAction;
@@ -110,11 +115,18 @@ export class SimulatorControl {
   async reset(): Promise<void> {
     await this.#call("POST", "/_sim/reset");
   }
-  getConfig(): Promise<SimSettings> {
+  getConfig(): Promise<SimulatorConfig> {
     return this.#call("GET", "/_sim/config");
   }
-  setConfig(settings: Partial<SimSettings>): Promise<SimSettings> {
+  setConfig(settings: SimulatorConfigUpdate): Promise<SimulatorConfig> {
     return this.#call("PUT", "/_sim/config", settings);
+  }
+  /** Throttling on (with optional scale / per-policy overrides), or `{ enabled: false }` to switch it off. */
+  async setThrottling(update: ThrottlingUpdate): Promise<void> {
+    await this.#call("PUT", "/_sim/config", { throttling: update });
+  }
+  throttling(): Promise<ThrottlingSnapshot> {
+    return this.#call("GET", "/_sim/throttling");
   }
   putScaleSet(resourceGroup: string, name: string, spec: ControlScaleSetSpec): Promise<JsonObject> {
     return this.#call("PUT", `/_sim/scaleSets/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}`, spec);

@@ -8,6 +8,7 @@ import { MAX_CAPACITY, MIN_CAPACITY, normalizeUpgradeMode, validateTags, type Up
 import { Router } from "./router.ts";
 import { putScaleSet, seedDemo, DEMO_LOCATION } from "./seed.ts";
 import { mergeTags, type Operation, type SimSettings } from "./state.ts";
+import { parseThrottlingUpdate, ThrottlingConfigError, type ThrottlingUpdate } from "./throttling.ts";
 import { capacityOf, etagOf, normalizeLocation, provisioningStateOf, renderScaleSet, renderVm, sortedVms, type ScaleSet } from "./vmss-model.ts";
 
 export const CONTROL_PREFIX = "/_sim";
@@ -89,7 +90,23 @@ export function resetSimulator(sim: SimulatorContext): void {
   sim.state.clear();
   sim.faults.clear();
   sim.calls.clear();
+  sim.throttling.reset();
   if (sim.seeded) seedDemo(sim.state);
+}
+
+/** GET/PUT /_sim/config: the settings, plus `throttling` once it is anything but its default (off, scale 1, Azure's figures). */
+function configView(sim: SimulatorContext) {
+  return { ...sim.state.settings, ...(sim.throttling.isDefault() ? {} : { throttling: sim.throttling.config }) };
+}
+
+function throttlingField(body: JsonObject): ThrottlingUpdate | undefined {
+  if (body.throttling === undefined) return undefined;
+  try {
+    return parseThrottlingUpdate(body.throttling);
+  } catch (err) {
+    if (err instanceof ThrottlingConfigError) throw badRequest(err.message);
+    throw err;
+  }
 }
 
 export function buildControlRouter(): Router<Handler> {
@@ -123,19 +140,24 @@ export function buildControlRouter(): Router<Handler> {
       send(ctx, 204);
     })
 
-    .add("GET", `${P}/config`, (ctx, sim) => send(ctx, 200, { ...sim.state.settings }))
+    .add("GET", `${P}/config`, (ctx, sim) => send(ctx, 200, configView(sim)))
     .add("PUT", `${P}/config`, (ctx, sim) => {
-      const body = readObject(ctx, ["writeDurationMs", "pollHintMs", "vmPageSize"]);
+      const body = readObject(ctx, ["writeDurationMs", "pollHintMs", "vmPageSize", "throttling"]);
+      // everything is validated before anything is applied: a refused PUT changes nothing
       const next: Partial<SimSettings> = {
         writeDurationMs: intField(body, "writeDurationMs", 0, 600_000),
         pollHintMs: intField(body, "pollHintMs", 1, 60_000),
         vmPageSize: intField(body, "vmPageSize", 1, 1000),
       };
+      const throttling = throttlingField(body);
       for (const [key, value] of Object.entries(next) as [keyof SimSettings, number | undefined][]) {
         if (value !== undefined) sim.state.settings[key] = value;
       }
-      send(ctx, 200, { ...sim.state.settings });
+      if (throttling) sim.throttling.configure(throttling);
+      send(ctx, 200, configView(sim));
     })
+
+    .add("GET", `${P}/throttling`, (ctx, sim) => send(ctx, 200, sim.throttling.snapshot()))
 
     .add("POST", `${P}/reset`, (ctx, sim) => {
       resetSimulator(sim);

@@ -20,6 +20,8 @@ export interface RequestContext {
   baseUrl: string;
   /** The call-log entry of an ARM request (control requests have none). */
   call?: CallRecord;
+  /** Headers a pipeline step adds to whatever answer the request gets (x-ms-ratelimit-remaining-resource). */
+  responseHeaders?: Record<string, string>;
 }
 
 /** Bodies are read up to the limit; beyond it bytes are discarded, and beyond this the socket is dropped. */
@@ -80,6 +82,7 @@ export function send(ctx: RequestContext, status: number, body?: unknown, header
   const out: Record<string, string | number> = {
     "x-ms-request-id": ctx.requestId,
     "x-ms-correlation-request-id": ctx.correlationId,
+    ...ctx.responseHeaders,
     ...headers,
   };
   const clientRequestId = ctx.req.headers["x-ms-client-request-id"];

@@ -1,9 +1,9 @@
 // How an ARM request is handled: a list of steps, each of which may answer it. Order matters:
 //
-//   out-of-band changes → faults → authentication → api-version → body size → throttling (slot, not built yet) → dispatch
+//   out-of-band changes → faults → authentication → api-version → body size → throttling → dispatch
 //
-// A throttling step (Azure Compute's token buckets per scale set and per subscription, answering 429 with
-// Retry-After and x-ms-ratelimit-remaining-resource) slots in before dispatch: see `throttle` below.
+// Throttling (Azure Compute's token buckets per scale set and per subscription, answering 429 with Retry-After and
+// x-ms-ratelimit-remaining-resource; off unless switched on through /_sim/config) lives in throttling.ts.
 import { ArmError, authenticationInvalidFormat, authenticationMissing, methodNotAllowed, missingApiVersion, requestTooLarge, routeNotFound } from "./arm-errors.ts";
 import type { Handler, SimulatorContext } from "./context.ts";
 import { faultMessage } from "./faults.ts";
@@ -11,6 +11,9 @@ import { dropConnection, header, send, type RequestContext } from "./http.ts";
 import { validateTags } from "./limits.ts";
 import type { Router } from "./router.ts";
 import { mergeTags } from "./state.ts";
+import { throttle } from "./throttling.ts";
+
+export { throttle };
 
 /** Returns true when it answered the request (the following steps do not run). */
 export type ArmStep = (ctx: RequestContext, sim: SimulatorContext) => boolean;
@@ -83,9 +86,6 @@ export const limitBody: ArmStep = (ctx, sim) => {
   if (ctx.bodyTooLarge) throw requestTooLarge(sim.bodyLimitBytes);
   return false;
 };
-
-/** Placeholder for Compute's throttling (per scale set and per subscription token buckets). Never answers yet. */
-export const throttle: ArmStep = () => false;
 
 export function dispatchTo(router: Router<Handler>): ArmStep {
   return (ctx, sim) => {

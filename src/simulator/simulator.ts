@@ -14,6 +14,7 @@ import { createContext, readBody, send, type RequestContext } from "./http.ts";
 import { armPipeline, dispatchTo, runSteps } from "./pipeline.ts";
 import { seedDemo } from "./seed.ts";
 import { SimState } from "./state.ts";
+import { Throttler } from "./throttling.ts";
 import { loadTlsMaterial } from "./tls.ts";
 
 export interface SimulatorOptions {
@@ -29,6 +30,12 @@ export interface SimulatorOptions {
   subscriptionId?: string;
   /** Seed the demo scale sets (demo-rg: web-prod-v001, web-prod-v002, batch-v001). Default false. */
   seed?: boolean;
+  /**
+   * The simulator's clock (ms since the epoch), default Date.now: operation timestamps and completion checks, and
+   * the refill of the throttling buckets. Tests can pass a hand-moved clock. (Write completion timers and the
+   * call log's `time` still use real time.)
+   */
+  now?: () => number;
 }
 
 export interface RunningSimulator {
@@ -62,17 +69,23 @@ function urlHost(host: string): string {
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const host = options.host ?? "127.0.0.1";
   const tls = loadTlsMaterial();
-  const state = new SimState(options.subscriptionId ?? SIMULATOR_SUBSCRIPTION_ID, {
-    writeDurationMs: checkNonNegativeInt("writeDurationMs", options.writeDurationMs ?? DEFAULT_WRITE_DURATION_MS, 0),
-    pollHintMs: checkNonNegativeInt("pollHintMs", options.pollHintMs ?? DEFAULT_POLL_HINT_MS, 1),
-    vmPageSize: DEFAULT_VM_PAGE_SIZE,
-  });
+  const now = options.now ?? Date.now;
+  const state = new SimState(
+    options.subscriptionId ?? SIMULATOR_SUBSCRIPTION_ID,
+    {
+      writeDurationMs: checkNonNegativeInt("writeDurationMs", options.writeDurationMs ?? DEFAULT_WRITE_DURATION_MS, 0),
+      pollHintMs: checkNonNegativeInt("pollHintMs", options.pollHintMs ?? DEFAULT_POLL_HINT_MS, 1),
+      vmPageSize: DEFAULT_VM_PAGE_SIZE,
+    },
+    now,
+  );
   const sim: SimulatorContext = {
     state,
     faults: new FaultStore(),
     calls: new CallLog(),
     seeded: options.seed ?? false,
     bodyLimitBytes: BODY_LIMIT_BYTES,
+    throttling: new Throttler(now),
   };
   if (sim.seeded) seedDemo(state);
 
