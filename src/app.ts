@@ -11,6 +11,9 @@ import { healthRoutes } from "./api/routes/health.ts";
 import { operationRoutes } from "./api/routes/operations.ts";
 import { serverGroupRoutes } from "./api/routes/server-groups.ts";
 import { taskRoutes } from "./api/routes/tasks.ts";
+import { RateLimits, rateLimitRoutes } from "./api/routes/rate-limits.ts";
+import { observeAllArmResponses } from "./azure/arm-observer.ts";
+import { RateLimitBudget } from "./azure/rate-limit-budget.ts";
 import { operations } from "./operations/registry.ts";
 import { MemoryTaskStore } from "./tasks/memory-task-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
@@ -70,7 +73,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   });
   // JSON only: anything else is a 415, not a string that fails validation later.
   app.removeContentTypeParser("text/plain");
-  for (const schema of componentSchemas) app.addSchema(schema);
+  for (const schema of [...componentSchemas, RateLimits]) app.addSchema(schema);
   for (const op of operations.values()) app.addSchema(op.schema);
 
   await app.register(swagger, {
@@ -99,6 +102,10 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   await app.register(operationRoutes, { operations, accounts, runner, maxOperationsPerTask: 50 });
   await app.register(taskRoutes, { store });
   await app.register(serverGroupRoutes, { accounts, retry: config.retry });
+  const budget = new RateLimitBudget();
+  const stopObserving = observeAllArmResponses(budget);
+  app.addHook("onClose", async () => stopObserving());
+  await app.register(rateLimitRoutes, { budget });
   await app.ready();
   runner.start();
 

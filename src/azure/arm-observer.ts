@@ -16,6 +16,13 @@ export interface ArmResponseListener {
 }
 
 const listeners = new AsyncLocalStorage<ArmResponseListener[]>();
+/** Listeners that see every ARM response of the process, whatever runs (e.g. the rate-limit budget). */
+const globalListeners = new Set<ArmResponseListener>();
+
+export function observeAllArmResponses(listener: ArmResponseListener): () => void {
+  globalListeners.add(listener);
+  return () => globalListeners.delete(listener);
+}
 
 /** Runs fn with listener added to those that see the ARM responses fn causes (nested scopes all see them). */
 export function observeArmResponses<T>(listener: ArmResponseListener, fn: () => T): T {
@@ -28,14 +35,15 @@ export const armObserverPolicy: PipelinePolicy = {
   async sendRequest(request, next) {
     const response = await next(request);
     const current = listeners.getStore();
-    if (current) {
+    if (current || globalListeners.size > 0) {
       const info: ArmResponseInfo = {
         method: request.method,
         url: request.url,
         status: response.status,
         headers: { get: (name) => response.headers.get(name) },
       };
-      for (const l of current) l.onArmResponse(info);
+      for (const l of current ?? []) l.onArmResponse(info);
+      for (const l of globalListeners) l.onArmResponse(info);
     }
     return response;
   },

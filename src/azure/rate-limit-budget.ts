@@ -1,0 +1,60 @@
+// The throttling budget Azure reports on every response (x-ms-ratelimit-remaining-resource), remembered per
+// scale set and policy, so an operator (and later the status page) can see how close we run to a 429.
+
+export interface BudgetEntry {
+  /** "subscriptions/{sub}/resourceGroups/{rg}/virtualMachineScaleSets/{name}", or "subscriptions/{sub}" for polls. */
+  scope: string;
+  /** Azure's policy name, e.g. Microsoft.Compute/UpdateVMScaleSetResource. */
+  policy: string;
+  remaining: number;
+  atMs: number;
+}
+
+const SCALE_SET_PATH = /\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/?]+)/i;
+const SUBSCRIPTION_PATH = /\/subscriptions\/([^/]+)/i;
+
+/** "Microsoft.Compute/LowCostGet;35,Microsoft.Compute/LowCostGetSub;2399" → [[policy, 35], …]; junk is skipped. */
+export function parseRemainingHeader(value: string): [string, number][] {
+  const out: [string, number][] = [];
+  for (const part of value.split(",")) {
+    const m = /^\s*([^;]+);\s*(\d+)\s*$/.exec(part);
+    if (m) out.push([m[1], Number(m[2])]);
+  }
+  return out;
+}
+
+export function scopeOf(url: string): string | undefined {
+  const path = new URL(url, "https://arm.invalid").pathname;
+  const vmss = SCALE_SET_PATH.exec(path);
+  if (vmss) return `subscriptions/${vmss[1]}/resourceGroups/${vmss[2]}/virtualMachineScaleSets/${vmss[3]}`.toLowerCase();
+  const sub = SUBSCRIPTION_PATH.exec(path);
+  return sub ? `subscriptions/${sub[1]}`.toLowerCase() : undefined;
+}
+
+export class RateLimitBudget {
+  readonly #entries = new Map<string, BudgetEntry>();
+  readonly #maxEntries: number;
+
+  constructor(maxEntries = 5000) {
+    this.#maxEntries = maxEntries;
+  }
+
+  onArmResponse(info: { url: string; headers: { get(name: string): string | undefined } }): void {
+    const header = info.headers.get("x-ms-ratelimit-remaining-resource");
+    if (!header) return;
+    const scope = scopeOf(info.url);
+    if (!scope) return;
+    const atMs = Date.now();
+    for (const [policy, remaining] of parseRemainingHeader(header)) {
+      const key = `${scope}\n${policy}`;
+      this.#entries.delete(key); // re-insert: the map stays in recency order for eviction
+      this.#entries.set(key, { scope, policy, remaining, atMs });
+    }
+    while (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
+  }
+
+  /** Newest first; the lowest remaining counts are what matters. */
+  snapshot(): BudgetEntry[] {
+    return [...this.#entries.values()].reverse();
+  }
+}

@@ -1,0 +1,30 @@
+import t from "tap";
+import { parseRemainingHeader, RateLimitBudget, scopeOf } from "../src/azure/rate-limit-budget.ts";
+
+t.test("the header's comma-separated policy;count pairs", async (t) => {
+  t.same(parseRemainingHeader("Microsoft.Compute/UpdateVMScaleSet3Min;37,Microsoft.Compute/UpdateVMScaleSet30Min;217"), [
+    ["Microsoft.Compute/UpdateVMScaleSet3Min", 37],
+    ["Microsoft.Compute/UpdateVMScaleSet30Min", 217],
+  ]);
+  t.same(parseRemainingHeader("garbage, ;5,Microsoft.Compute/X;-1,Microsoft.Compute/Y;2"), [["Microsoft.Compute/Y", 2]]);
+});
+
+t.test("scopes: a scale set (case-folded) or a subscription", async (t) => {
+  t.equal(
+    scopeOf("https://h/subscriptions/S/resourceGroups/RG/providers/Microsoft.Compute/virtualMachineScaleSets/Web/virtualMachines?api-version=1"),
+    "subscriptions/s/resourcegroups/rg/virtualmachinescalesets/web",
+  );
+  t.equal(scopeOf("https://h/subscriptions/S/providers/Microsoft.Compute/locations/eastus/operations/1"), "subscriptions/s");
+  t.equal(scopeOf("https://h/health"), undefined);
+});
+
+t.test("keeps the latest count per scope and policy, newest first, bounded", async (t) => {
+  const b = new RateLimitBudget(2);
+  const at = (url: string, header: string) => b.onArmResponse({ url, headers: { get: (n) => (n === "x-ms-ratelimit-remaining-resource" ? header : undefined) } });
+  at("https://h/subscriptions/s/resourceGroups/r/providers/Microsoft.Compute/virtualMachineScaleSets/a", "P;5");
+  at("https://h/subscriptions/s/resourceGroups/r/providers/Microsoft.Compute/virtualMachineScaleSets/a", "P;4");
+  t.same(b.snapshot().map((e) => e.remaining), [4], "replaced, not appended");
+  at("https://h/subscriptions/s/resourceGroups/r/providers/Microsoft.Compute/virtualMachineScaleSets/b", "P;9");
+  at("https://h/subscriptions/s/resourceGroups/r/providers/Microsoft.Compute/virtualMachineScaleSets/c", "P;8");
+  t.same(b.snapshot().map((e) => e.scope.at(-1)), ["c", "b"], "the oldest entry went when the bound was reached");
+});
