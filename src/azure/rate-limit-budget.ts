@@ -17,7 +17,7 @@ const SUBSCRIPTION_PATH = /\/subscriptions\/([^/]+)/i;
 export function parseRemainingHeader(value: string): [string, number][] {
   const out: [string, number][] = [];
   for (const part of value.split(",")) {
-    const m = /^\s*([^;]+);\s*(\d+)\s*$/.exec(part);
+    const m = /^\s*([^;\s][^;]*?)\s*;\s*(\d+)\s*$/.exec(part);
     if (m) out.push([m[1], Number(m[2])]);
   }
   return out;
