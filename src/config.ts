@@ -226,7 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
     deadlineMs: intVar(env, "RETRY_DEADLINE_MS", 15 * 60_000, 1000),
     conflictBaseDelayMs: intVar(env, "RETRY_CONFLICT_BASE_DELAY_MS", 200, 0),
     transientBaseDelayMs: intVar(env, "RETRY_TRANSIENT_BASE_DELAY_MS", 1000, 0),
-    busyPollIntervalMs: intVar(env, "RETRY_BUSY_POLL_INTERVAL_MS", 500, 10),
+    busyPollIntervalMs: intVar(env, "RETRY_BUSY_POLL_INTERVAL_MS", 500, 1),
     throttleDefaultDelayMs: intVar(env, "RETRY_THROTTLE_DEFAULT_DELAY_MS", 5000, 0),
     maxDelayMs: intVar(env, "RETRY_MAX_DELAY_MS", 60_000, 1),
   };

@@ -68,6 +68,17 @@ t.test("deletes that fail repeatedly never change the reported capacity", async 
   await env.simControl("DELETE", "/_sim/faults");
 });
 
+t.test("an instance removed by another writer between our read and our delete: re-read and re-plan", async (t) => {
+  // Just before our delete lands, an autoscaler scales in to 2 (instance 2 goes); the POST cannot carry If-Match.
+  await env.simControl("POST", "/_sim/faults", { action: "outOfBandChange", method: "POST", pathContains: "web-prod-v001/delete", change: { capacity: 2 }, count: 1 });
+  const task = await run("terminateInstances", demo("web-prod-v001", { instanceIds: ["1", "2"] }));
+  t.equal(task.status.failed, false, JSON.stringify(task.history));
+  const history = task.history.map((h: any) => h.status).join("\n");
+  t.match(history, /InstancesChanged, retrying/);
+  t.match(history, /attempt 2\/\d+: delete instance\(s\) 1 \(capacity 2 → 1\); 1 already gone or deleting/);
+  t.same(await vmIds("web-prod-v001"), ["0"]);
+});
+
 t.test("bad instance ids are a 400", async (t) => {
   for (const instanceIds of [[], ["a/b"], ["1", "1"]]) {
     const res = await env.api("POST", "/azure/ops/terminateInstances", demo("web-prod-v001", { instanceIds }));

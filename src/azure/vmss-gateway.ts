@@ -39,6 +39,23 @@ export interface WriteOptions {
 /** Reads made again, at most, when Azure answers with a capacity no plan should be built on. */
 const SUSPICIOUS_READ_RETRIES = 2;
 
+/**
+ * The instance POSTs take no If-Match, so a plan that went stale shows up differently: an instance another writer
+ * removed since our read makes Azure answer 400 "not an active ... instanceId". That is a stale read, not a bad
+ * request: classify it like a 412, so the next attempt re-reads and re-plans.
+ */
+async function staleInstancesAsPrecondition<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    const e = err as { statusCode?: number; message?: string };
+    if (e?.statusCode === 400 && /not an? active Virtual Machine Scale Set VM instanceId/i.test(e.message ?? "")) {
+      throw new OperationError("InstancesChanged", `the instances changed since the read: ${e.message}`, "precondition");
+    }
+    throw err;
+  }
+}
+
 export function normalizeRegion(region: string): string {
   return region.replace(/\s+/g, "").toLowerCase();
 }
@@ -108,10 +125,10 @@ export class VmssGateway {
       case "update":
         return runLongRunning(() => vmss.update(resourceGroup, name, step.patch, { ...sdk, ...(etag ? { ifMatch: etag } : {}) }), lro);
       case "manualUpgrade":
-        await runLongRunning(() => vmss.updateInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro);
+        await staleInstancesAsPrecondition(() => runLongRunning(() => vmss.updateInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro));
         return undefined;
       case "deleteInstances":
-        await runLongRunning(() => vmss.deleteInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro);
+        await staleInstancesAsPrecondition(() => runLongRunning(() => vmss.deleteInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro));
         return undefined;
     }
   }

@@ -216,7 +216,7 @@ const putScaleSet: Handler = (ctx, sim, params) => {
 
   const failWith = takeFailure(ctx, sim);
   const ss = existing ?? sim.state.createPending(rg, params.name, location!, model);
-  const op = sim.state.acceptWrite(ss, { kind: "createOrUpdate", newModel: model, failWith }, !existing);
+  const op = sim.state.acceptWrite(ss, { kind: "createOrUpdate", newModel: model, failWith, ifMatch: header(ctx, "if-match") ?? null }, !existing);
   respondToModelWrite(ctx, sim, ss, op, model, existing ? 200 : 201);
 };
 
@@ -230,7 +230,7 @@ const patchScaleSet: Handler = (ctx, sim, params) => {
   checkNoWriteInFlight(ss);
 
   const failWith = takeFailure(ctx, sim);
-  const op = sim.state.acceptWrite(ss, { kind: "update", newModel: model, failWith });
+  const op = sim.state.acceptWrite(ss, { kind: "update", newModel: model, failWith, ifMatch: header(ctx, "if-match") ?? null });
   respondToModelWrite(ctx, sim, ss, op, model, 200);
 };
 
@@ -280,7 +280,7 @@ function instanceAction(ctx: RequestContext, sim: SimulatorContext, params: Rout
   checkNoWriteInFlight(ss);
 
   const failWith = takeFailure(ctx, sim);
-  const op = sim.state.acceptWrite(ss, { kind, instanceIds: ids, failWith });
+  const op = sim.state.acceptWrite(ss, { kind, instanceIds: ids, failWith, ifMatch: header(ctx, "if-match") ?? null });
   send(ctx, 202, undefined, lroHeaders(ctx, sim, op, true));
 }
 

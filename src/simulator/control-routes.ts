@@ -223,6 +223,9 @@ export function buildControlRouter(): Router<Handler> {
       sim.state.patchScaleSetNow(ss, change);
       send(ctx, 200, renderScaleSet(ss), { etag: etagOf(ss) });
     })
+    .add("GET", `${P}/scaleSets/:resourceGroup/:name/versions`, (ctx, sim, params) => {
+      send(ctx, 200, requireScaleSet(sim, params.resourceGroup, params.name).versions);
+    })
     .add("DELETE", `${P}/scaleSets/:resourceGroup/:name`, (ctx, sim, params) => {
       sim.state.deleteScaleSetNow(requireScaleSet(sim, params.resourceGroup, params.name));
       send(ctx, 204);

@@ -49,7 +49,7 @@ export const applyOutOfBandChanges: ArmStep = (ctx, sim) => {
       throw err;
     }
   }
-  sim.state.patchScaleSetNow(ss, fault.change);
+  sim.state.patchScaleSetNow(ss, fault.change, "outOfBandChange");
   if (ctx.call) ctx.call.fault = "outOfBandChange";
   return false;
 };

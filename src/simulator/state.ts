@@ -6,11 +6,13 @@ import {
   appliedSignature,
   capacityOf,
   currentApplied,
+  etagOf,
   newVm,
   scaleSetKey,
   sortedVms,
   upgradeModeOf,
   type ScaleSet,
+  type VersionRecord,
 } from "./vmss-model.ts";
 
 export interface SimSettings {
@@ -49,6 +51,7 @@ export interface Operation {
   isCreate: boolean;
   /** PUT/PATCH: the complete model that is applied at completion. */
   newModel?: JsonObject;
+  ifMatch?: string | null;
   /** deleteInstances / updateInstances: the instance ids (already validated). */
   instanceIds?: string[];
   timer?: NodeJS.Timeout;
@@ -56,6 +59,8 @@ export interface Operation {
 
 export interface OperationSpec {
   kind: OperationKind;
+  /** The If-Match the write carried, for the version history. */
+  ifMatch?: string | null;
   newModel?: JsonObject;
   instanceIds?: string[];
   failWith?: OperationFailure;
@@ -73,6 +78,9 @@ export function mergeTags(current: unknown, change: Record<string, string | null
 
 /** Finished operations kept for status polls; older ones are forgotten. */
 const MAX_FINISHED_OPERATIONS = 10_000;
+
+/** Versions kept per scale set. */
+const MAX_VERSIONS = 1000;
 
 export class SimState {
   readonly subscriptionId: string;
@@ -149,9 +157,11 @@ export class SimState {
       vms: new Map(),
       nextInstanceId: 0,
       inFlight: null,
+      versions: previous?.versions ?? [],
     };
     this.#reconcileCapacity(ss, now);
     this.scaleSets.set(key, ss);
+    this.#recordVersion(ss, { source: "control" }, previous ? etagOf(previous) : null);
     return { scaleSet: ss, created: previous === undefined };
   }
 
@@ -159,13 +169,19 @@ export class SimState {
    * An out-of-band change (another writer): applied at once, VMs created/removed at once, ETag bumped.
    * Tags merge into the current ones (a null value removes that tag).
    */
-  patchScaleSetNow(ss: ScaleSet, change: { capacity?: number; tags?: Record<string, string | null> }): void {
+  patchScaleSetNow(
+    ss: ScaleSet,
+    change: { capacity?: number; tags?: Record<string, string | null> },
+    source: "control" | "outOfBandChange" = "control",
+  ): void {
+    const before = etagOf(ss);
     if (change.tags !== undefined) ss.model.tags = mergeTags(ss.model.tags, change.tags);
     if (change.capacity !== undefined) {
       ss.model.sku = { ...(isObject(ss.model.sku) ? ss.model.sku : {}), capacity: change.capacity };
       this.#reconcileCapacity(ss, this.now());
     }
     ss.version++;
+    this.#recordVersion(ss, { source }, before);
   }
 
   deleteScaleSetNow(ss: ScaleSet): void {
@@ -191,6 +207,7 @@ export class SimState {
       vms: new Map(),
       nextInstanceId: 0,
       inFlight: null,
+      versions: [],
     };
     this.scaleSets.set(scaleSetKey(rg, name), ss);
     return ss;
@@ -214,6 +231,7 @@ export class SimState {
       failWith: spec.failWith,
       isCreate,
       newModel: spec.newModel ? clone(spec.newModel) : undefined,
+      ifMatch: spec.ifMatch,
       instanceIds: spec.instanceIds ? [...spec.instanceIds] : undefined,
     };
     this.operations.set(op.id.toLowerCase(), op);
@@ -267,16 +285,21 @@ export class SimState {
     }
     switch (op.kind) {
       case "createOrUpdate":
-      case "update":
+      case "update": {
+        const before = etagOf(ss);
         this.#applyModel(ss, op.newModel ?? ss.model, now);
         ss.version++;
+        this.#recordVersion(ss, { source: "arm", kind: op.kind, ifMatch: op.ifMatch ?? null }, before);
         break;
+      }
       case "deleteInstances": {
         let removed = 0;
         for (const id of op.instanceIds ?? []) if (ss.vms.delete(id)) removed++;
         const sku = isObject(ss.model.sku) ? ss.model.sku : {};
+        const before = etagOf(ss);
         ss.model.sku = { ...sku, capacity: Math.max(0, capacityOf(ss.model) - removed) };
         ss.version++;
+        this.#recordVersion(ss, { source: "arm", kind: op.kind, ifMatch: op.ifMatch ?? null }, before);
         break;
       }
       case "updateInstances": {
@@ -292,6 +315,12 @@ export class SimState {
     }
     ss.inFlight = null;
     this.#finish(op);
+  }
+
+  #recordVersion(ss: ScaleSet, who: { source: VersionRecord["source"]; kind?: string; ifMatch?: string | null }, previousEtag: string | null): void {
+    const tags = isObject(ss.model.tags) ? (clone(ss.model.tags) as Record<string, string>) : {};
+    ss.versions.push({ etag: etagOf(ss), capacity: capacityOf(ss.model), tags, ...who, previousEtag, time: this.now() });
+    if (ss.versions.length > MAX_VERSIONS) ss.versions.splice(0, ss.versions.length - MAX_VERSIONS);
   }
 
   /** Time until the operation completes (0 when done). */

@@ -35,6 +35,23 @@ export interface ScaleSet {
   /** Instance ids are never reused: new VMs get this and it only grows. */
   nextInstanceId: number;
   inFlight: Operation | null;
+  /** Every version the scale set had, oldest first (bounded): who made it, from which ETag, with which If-Match. */
+  versions: VersionRecord[];
+}
+
+export interface VersionRecord {
+  etag: string;
+  capacity: number;
+  tags: Record<string, string>;
+  /** arm: a write through the ARM API; control: the control API; outOfBandChange: that fault. */
+  source: "arm" | "control" | "outOfBandChange";
+  /** For ARM writes: the SDK method. */
+  kind?: string;
+  /** For ARM writes: the If-Match the write carried (null: unconditional). */
+  ifMatch?: string | null;
+  /** The ETag the scale set had just before this version. */
+  previousEtag: string | null;
+  time: number;
 }
 
 /** Fields of the body ARM computes; dropped from PUT/PATCH bodies. */
