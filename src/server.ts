@@ -1,6 +1,8 @@
 // Entry point: read configuration, start the embedded simulator when asked, listen, and stop cleanly on signals.
 import { buildApp } from "./app.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { createTaskStore, TaskStoreOpenError } from "./tasks/create-task-store.ts";
+import type { TaskStore } from "./tasks/task-store.ts";
 
 async function main(): Promise<void> {
   let config: Config;
@@ -36,13 +38,25 @@ async function main(): Promise<void> {
     config.simulator.url = sim.url;
   }
 
-  const service = await buildApp({ config });
+  let store: TaskStore;
+  try {
+    store = await createTaskStore(config, { onPoolError: (err) => console.error(`vmss-ops: database connection error: ${err.message}`) });
+  } catch (err) {
+    if (err instanceof TaskStoreOpenError) {
+      console.error(`vmss-ops: cannot open the task store: ${err.message}`);
+      await stopSimulator?.();
+      process.exit(2);
+    }
+    throw err;
+  }
+
+  const service = await buildApp({ config, store });
   await service.app.listen({ host: config.host, port: config.port });
   const base = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${(service.app.server.address() as { port: number }).port}`;
   const lines = [
     `vmss-ops listening on ${base}`,
     config.simulator.url ? `Azure simulator: ${config.simulator.url} (${config.simulator.mode}); control API under ${config.simulator.url}/_sim` : "Azure: real accounts only",
-    `accounts: ${config.accounts.map((a) => a.name).join(", ")}`,
+    `accounts: ${config.accounts.map((a) => a.name).join(", ")}; tasks: ${config.store.kind === "sqlite" ? `SQLite in ${config.store.dataDir}/` : config.store.kind === "postgres" ? "PostgreSQL" : "in memory"} (replica ${config.tasks.replicaId})`,
     "try:",
     `  curl -s -X POST ${base}/azure/ops/resizeServerGroup -H 'content-type: application/json' \\`,
     `    -d '{"credentials":"demo","region":"eastus","serverGroupName":"web-prod-v001","capacity":{"min":1,"max":10,"desired":5}}'`,
@@ -56,10 +70,16 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    // New requests get 503 with Retry-After at once; tasks in flight keep their checkpoints and give their leases
+    // back, so another replica (or this one after its restart) continues them without writing again.
+    service.drain();
     service.app.log.info({ signal }, "shutting down");
-    const force = setTimeout(() => process.exit(1), 10_000);
+    const force = setTimeout(() => {
+      console.error("vmss-ops: shutdown took too long; exiting");
+      process.exit(1);
+    }, config.tasks.shutdownTimeoutMs + 2000);
     force.unref();
-    await service.close();
+    await service.close(config.tasks.shutdownTimeoutMs);
     await stopSimulator?.();
     process.exit(0);
   };

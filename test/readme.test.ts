@@ -3,7 +3,9 @@
 import t from "tap";
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -42,7 +44,8 @@ t.match(quickstart, /npm install && npm test/, "quickstart runs the tests");
 const [apiPort, simPort] = [await freePort(), await freePort()];
 const child = spawn(process.execPath, ["src/server.ts"], {
   cwd: REPO,
-  env: { ...process.env, PORT: String(apiPort), SIMULATOR_PORT: String(simPort), SIMULATOR_WRITE_DURATION_MS: "300", LOG_LEVEL: "warn" },
+  // A fresh data directory: a fresh service, as on a fresh clone.
+  env: { ...process.env, PORT: String(apiPort), SIMULATOR_PORT: String(simPort), SIMULATOR_WRITE_DURATION_MS: "300", LOG_LEVEL: "warn", DATA_DIR: mkdtempSync(join(tmpdir(), "vmss-ops-readme-")) },
   stdio: ["ignore", "pipe", "pipe"],
 });
 let serviceOutput = "";

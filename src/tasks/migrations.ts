@@ -1,0 +1,112 @@
+// Versioned schema for the durable task stores (docs/task-stores.md). Each store records the versions it applied in
+// a schema_migrations table and applies the missing ones at open, under a lock, so replicas that start together
+// migrate once: SQLite inside a BEGIN IMMEDIATE transaction, PostgreSQL under pg_advisory_xact_lock.
+//
+// Rules: a migration is never edited once released; a new one gets the next version. A database whose version is
+// newer than the code's refuses to open (an older replica must not write into a schema it does not know).
+
+export interface Migration {
+  version: number;
+  description: string;
+  /** One or more statements, run in the migration's transaction. */
+  sql: string;
+}
+
+/** Opening a task store failed: the message says what and where (path, database), and what to do. */
+export class TaskStoreOpenError extends Error {
+  override name = "TaskStoreOpenError";
+}
+
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "tasks and task_history",
+    sql: `
+      CREATE TABLE tasks (
+        seq                 INTEGER PRIMARY KEY AUTOINCREMENT, -- creation order: list, claim and cursors use it
+        id                  TEXT NOT NULL UNIQUE,
+        client_request_id   TEXT UNIQUE,
+        state               TEXT NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'canceled')),
+        operations          TEXT NOT NULL,                      -- JSON: [{name, description}]
+        operation_index     INTEGER NOT NULL DEFAULT 0,
+        result_objects      TEXT NOT NULL DEFAULT '[]',        -- JSON
+        failure             TEXT,                               -- JSON
+        arm_calls           INTEGER NOT NULL DEFAULT 0,
+        checkpoint          TEXT,                               -- JSON
+        lease_owner         TEXT,
+        lease_expires_at_ms INTEGER,
+        created_at_ms       INTEGER NOT NULL,
+        updated_at_ms       INTEGER NOT NULL,
+        finished_at_ms      INTEGER
+      );
+      CREATE INDEX tasks_runnable ON tasks (seq) WHERE state IN ('queued', 'running');
+      CREATE INDEX tasks_state_seq ON tasks (state, seq);
+      CREATE INDEX tasks_prunable ON tasks (coalesce(finished_at_ms, updated_at_ms))
+        WHERE state IN ('succeeded', 'failed', 'canceled');
+      CREATE TABLE task_history (
+        seq     INTEGER PRIMARY KEY AUTOINCREMENT,             -- append order
+        task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+        phase   TEXT NOT NULL,
+        status  TEXT NOT NULL,
+        time_ms INTEGER NOT NULL
+      );
+      CREATE INDEX task_history_task ON task_history (task_id, seq);
+    `,
+  },
+];
+
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "tasks and task_history",
+    sql: `
+      CREATE TABLE tasks (
+        seq                 bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id                  text NOT NULL UNIQUE,
+        client_request_id   text UNIQUE,
+        state               text NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'canceled')),
+        operations          jsonb NOT NULL,
+        operation_index     integer NOT NULL DEFAULT 0,
+        result_objects      jsonb NOT NULL DEFAULT '[]',
+        failure             jsonb,
+        arm_calls           integer NOT NULL DEFAULT 0,
+        checkpoint          jsonb,
+        lease_owner         text,
+        lease_expires_at_ms bigint,
+        created_at_ms       bigint NOT NULL,
+        updated_at_ms       bigint NOT NULL,
+        finished_at_ms      bigint
+      );
+      CREATE INDEX tasks_runnable ON tasks (seq) WHERE state IN ('queued', 'running');
+      CREATE INDEX tasks_state_seq ON tasks (state, seq);
+      CREATE INDEX tasks_operations ON tasks USING gin (operations jsonb_path_ops);
+      CREATE INDEX tasks_prunable ON tasks ((coalesce(finished_at_ms, updated_at_ms)))
+        WHERE state IN ('succeeded', 'failed', 'canceled');
+      CREATE TABLE task_history (
+        seq     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        task_id text NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+        phase   text NOT NULL,
+        status  text NOT NULL,
+        time_ms bigint NOT NULL
+      );
+      CREATE INDEX task_history_task ON task_history (task_id, seq);
+    `,
+  },
+];
+
+export function latestVersion(migrations: readonly Migration[]): number {
+  return migrations.reduce((max, m) => Math.max(max, m.version), 0);
+}
+
+/** The migrations still to apply on a database at `current`; throws if the database is newer than the code. */
+export function pendingMigrations(migrations: readonly Migration[], current: number, where: string): Migration[] {
+  const latest = latestVersion(migrations);
+  if (current > latest) {
+    throw new TaskStoreOpenError(
+      `${where} has task store schema version ${current}, newer than this version of vmss-ops knows (${latest}): ` +
+        `a newer vmss-ops migrated it. Run that version (or newer), or point this one at another database; ` +
+        `the database was left as it is`,
+    );
+  }
+  return migrations.filter((m) => m.version > current).sort((a, b) => a.version - b.version);
+}

@@ -1,0 +1,379 @@
+// Tasks in PostgreSQL: durable, shared by several replicas. Every method is one statement (claim included:
+// SELECT … FOR UPDATE SKIP LOCKED inside an UPDATE), so no transaction spans a network round trip.
+//
+// Clock: every lease time (claim, renew, the fence on writes) and createdAtMs/updatedAtMs come from the database's
+// clock (now()), never a replica's, so replicas with skewed clocks still agree on who holds a lease. Times the
+// caller passes in (history timeMs, finishedAtMs, prune's finishedBeforeMs) are stored and compared as given.
+// See docs/task-stores.md.
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import type { HistoryEntry, Task, TaskState } from "./task.ts";
+import { FINISHED_STATES } from "./task.ts";
+import type { NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+import { POSTGRES_MIGRATIONS, pendingMigrations, TaskStoreOpenError } from "./migrations.ts";
+
+export interface PostgresTaskStoreOptions {
+  /** postgres://user:password@host:port/database (DATABASE_URL). */
+  connectionString: string;
+  /** Schema that holds the tables (created if missing); default public. Tests use one of their own. */
+  schema?: string;
+  /** Pool size (default 10). */
+  poolMax?: number;
+  /** How long to wait for a connection (default 10000 ms). */
+  connectionTimeoutMs?: number;
+  /** Errors of idle pooled connections (the server restarted, the network dropped): logged, never thrown. */
+  onPoolError?: (err: Error) => void;
+}
+
+/** Lock class for pg_advisory_xact_lock(class, hashtext(schema)) while migrating: "vmss" in ASCII. */
+const MIGRATION_LOCK_CLASS = 0x766d7373;
+
+/** The database's clock in epoch milliseconds; constant within a statement. */
+const NOW_MS = "(floor(extract(epoch from now()) * 1000))::bigint";
+
+const FINISHED_SQL = "('succeeded', 'failed', 'canceled')";
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** The connection string without its password, for messages. */
+export function redactConnectionString(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(DATABASE_URL, unparseable)";
+  }
+}
+
+function encodeCursor(seq: string | number): string {
+  return Buffer.from(String(seq)).toString("base64url");
+}
+
+/** An unreadable cursor reads as none (the first page), as in the memory store. */
+function decodeCursor(cursor: string | undefined): string | undefined {
+  if (!cursor) return undefined;
+  const s = Buffer.from(cursor, "base64url").toString();
+  return /^\d{1,18}$/.test(s) ? s : undefined;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * PostgreSQL cannot store U+0000 in text or jsonb (other JSON round-trips exactly): it becomes U+FFFD, so a request
+ * or a message that carries one is stored instead of failing. Only a \u0000 escape is touched, not an escaped
+ * backslash followed by "u0000".
+ */
+function jsonParam(value: unknown): string {
+  return JSON.stringify(value).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, "$1\\ufffd");
+}
+
+function textParam(value: string): string;
+function textParam(value: string | undefined): string | undefined;
+function textParam(value: string | undefined): string | undefined {
+  return value?.replace(/\0/g, "\ufffd");
+}
+
+type Row = Record<string, unknown>;
+
+/** The connection died under the query (the server restarted or dropped it; the network failed). */
+function connectionLost(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && (/^08/.test(code) || ["57P01", "57P02", "57P03", "ECONNRESET", "EPIPE"].includes(code))) return true;
+  return /Connection terminated/i.test(message(err));
+}
+
+function toTask(row: Row): Task {
+  const task: Task = {
+    id: row.id as string,
+    state: row.state as TaskState,
+    operations: row.operations as Task["operations"],
+    operationIndex: Number(row.operation_index),
+    history: (row.history as HistoryEntry[] | null) ?? [],
+    resultObjects: row.result_objects as Task["resultObjects"],
+    armCalls: Number(row.arm_calls),
+    createdAtMs: Number(row.created_at_ms),
+    updatedAtMs: Number(row.updated_at_ms),
+  };
+  if (row.client_request_id !== null) task.clientRequestId = row.client_request_id as string;
+  if (row.failure !== null) task.failure = row.failure as Task["failure"];
+  if (row.checkpoint !== null) task.checkpoint = row.checkpoint as Task["checkpoint"];
+  if (row.lease_owner !== null) task.leaseOwner = row.lease_owner as string;
+  if (row.lease_expires_at_ms !== null) task.leaseExpiresAtMs = Number(row.lease_expires_at_ms);
+  if (row.finished_at_ms !== null) task.finishedAtMs = Number(row.finished_at_ms);
+  return task;
+}
+
+export class PostgresTaskStore implements TaskStore {
+  readonly #pool: pg.Pool;
+  readonly #poolMax: number;
+  /** Schema-qualified table names. */
+  readonly #tasks: string;
+  readonly #history: string;
+  readonly #columns: string;
+  /** Where, for messages: the redacted URL and schema. */
+  readonly where: string;
+
+  private constructor(pool: pg.Pool, poolMax: number, schema: string, where: string) {
+    this.#pool = pool;
+    this.#poolMax = poolMax;
+    this.#tasks = `${quoteIdent(schema)}.tasks`;
+    this.#history = `${quoteIdent(schema)}.task_history`;
+    this.#columns = `t.seq, t.id, t.client_request_id, t.state, t.operations, t.operation_index, t.result_objects, t.failure,
+      t.arm_calls, t.checkpoint, t.lease_owner, t.lease_expires_at_ms, t.created_at_ms, t.updated_at_ms, t.finished_at_ms,
+      (SELECT json_agg(json_build_object('phase', h.phase, 'status', h.status, 'timeMs', h.time_ms) ORDER BY h.seq)
+         FROM ${this.#history} h WHERE h.task_id = t.id) AS history`;
+    this.where = where;
+  }
+
+  /**
+   * Connects, and creates or migrates the schema under an advisory lock (replicas starting together migrate once).
+   * Fails with a TaskStoreOpenError naming the database (password redacted) when it cannot connect, when the schema
+   * is newer than this code, or when the schema holds a tasks table that is not ours.
+   */
+  static async open(options: PostgresTaskStoreOptions): Promise<PostgresTaskStore> {
+    const schema = options.schema ?? "public";
+    const redacted = redactConnectionString(options.connectionString);
+    const where = `PostgreSQL ${redacted}, schema ${schema}`;
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+      throw new TaskStoreOpenError(`task store schema name "${schema}" is not a plain identifier (letters, digits, _)`);
+    }
+    const poolMax = options.poolMax ?? 10;
+    const pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: poolMax,
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
+      application_name: "vmss-ops",
+      keepAlive: true,
+    });
+    const onPoolError =
+      options.onPoolError ?? ((err: Error) => process.stderr.write(`vmss-ops task store: idle PostgreSQL connection failed: ${err.message}\n`));
+    pool.on("error", (err) => onPoolError(err));
+    try {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw new TaskStoreOpenError(`cannot connect to the task store database (${redacted}): ${message(err)}`);
+      }
+      try {
+        await PostgresTaskStore.#migrate(client, schema, where);
+      } finally {
+        client.release();
+      }
+    } catch (err) {
+      await pool.end().catch(() => {});
+      if (err instanceof TaskStoreOpenError) throw err;
+      throw new TaskStoreOpenError(`cannot prepare the task store in ${where}: ${message(err)}`);
+    }
+    return new PostgresTaskStore(pool, poolMax, schema, where);
+  }
+
+  static async #migrate(client: pg.PoolClient, schema: string, where: string): Promise<void> {
+    await client.query("BEGIN");
+    try {
+      // Held until COMMIT/ROLLBACK: a second replica waits here, then finds the schema migrated.
+      await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [MIGRATION_LOCK_CLASS, schema]);
+      const exists = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
+      if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdent(schema)}`);
+      await client.query(`SET LOCAL search_path TO ${quoteIdent(schema)}`);
+      const found = await client.query<{ migrations: string | null; tasks: string | null }>(
+        "SELECT to_regclass($1)::text AS migrations, to_regclass($2)::text AS tasks",
+        [`${quoteIdent(schema)}.schema_migrations`, `${quoteIdent(schema)}.tasks`],
+      );
+      if (found.rows[0].tasks && !found.rows[0].migrations) {
+        throw new TaskStoreOpenError(`${where} has a tasks table but no schema_migrations: it is not a vmss-ops task store; it was left as it is`);
+      }
+      await client.query(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+      );
+      const current = (await client.query<{ v: number }>("SELECT coalesce(max(version), 0)::int AS v FROM schema_migrations")).rows[0].v;
+      for (const m of pendingMigrations(POSTGRES_MIGRATIONS, current, where)) {
+        await client.query(m.sql);
+        await client.query("INSERT INTO schema_migrations (version, description) VALUES ($1, $2)", [m.version, m.description]);
+      }
+      await client.query("COMMIT");
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw err;
+    }
+  }
+
+  /**
+   * One statement. `idempotent`: running it twice does no harm (reads, renew, release, prune), so when its
+   * connection turns out dead it is sent again on another one; after a server restart every idle pooled connection
+   * is dead and each failure removes one, hence up to poolMax + 1 tries. Anything else fails and the caller decides
+   * (the outcome of a write whose connection died is unknown).
+   */
+  async #query<R extends pg.QueryResultRow = Row>(sql: string, params: unknown[], idempotent: boolean): Promise<pg.QueryResult<R>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#pool.query<R>(sql, params);
+      } catch (err) {
+        if (!idempotent || !connectionLost(err) || attempt > this.#poolMax) throw err;
+      }
+    }
+  }
+
+  async #one(id: string): Promise<Task | undefined> {
+    const { rows } = await this.#query(`SELECT ${this.#columns} FROM ${this.#tasks} t WHERE t.id = $1`, [id], true);
+    return rows[0] ? toTask(rows[0]) : undefined;
+  }
+
+  async create(input: NewTask): Promise<{ task: Task; created: boolean }> {
+    // ON CONFLICT waits for a concurrent insert of the same clientRequestId to commit, then does nothing; the
+    // SELECT that follows (a new statement, a new snapshot) sees that row. The loop covers a prune in between.
+    for (let attempt = 0; ; attempt++) {
+      const inserted = await this.#query(
+        `INSERT INTO ${this.#tasks} AS t (id, client_request_id, state, operations, created_at_ms, updated_at_ms)
+         VALUES ($1, $2, 'queued', $3::jsonb, ${NOW_MS}, ${NOW_MS})
+         ON CONFLICT (client_request_id) DO NOTHING
+         RETURNING ${this.#columns}`,
+        [randomUUID(), textParam(input.clientRequestId) || null, jsonParam(input.operations)],
+        false,
+      );
+      if (inserted.rows[0]) return { task: toTask(inserted.rows[0]), created: true };
+      const { rows } = await this.#query(
+        `SELECT ${this.#columns} FROM ${this.#tasks} t WHERE t.client_request_id = $1`,
+        [textParam(input.clientRequestId)],
+        true,
+      );
+      if (rows[0]) return { task: toTask(rows[0]), created: false };
+      if (attempt >= 3) throw new Error(`create: clientRequestId ${input.clientRequestId} conflicts, but no task has it`);
+    }
+  }
+
+  async get(id: string): Promise<Task | undefined> {
+    return this.#one(id);
+  }
+
+  async list(query: TaskQuery): Promise<TaskPage> {
+    const limit = Math.max(1, Math.min(500, Math.floor(query.limit) || 1));
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const param = (v: unknown) => {
+      params.push(v);
+      return `$${params.length}`;
+    };
+    const before = decodeCursor(query.cursor);
+    if (before !== undefined) where.push(`t.seq < ${param(before)}::bigint`);
+    if (query.state) where.push(`t.state = ${param(query.state)}`);
+    // jsonb containment, served by the GIN index on operations.
+    if (query.operation) where.push(`t.operations @> ${param(jsonParam([{ name: query.operation }]))}::jsonb`);
+    if (query.serverGroup) {
+      where.push(`t.operations @> ${param(jsonParam([{ description: { serverGroupName: query.serverGroup } }]))}::jsonb`);
+    }
+    const { rows } = await this.#query(
+      `SELECT ${this.#columns} FROM ${this.#tasks} t ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+       ORDER BY t.seq DESC LIMIT ${param(limit + 1)}`,
+      params,
+      true,
+    );
+    const page = rows.slice(0, limit);
+    return {
+      tasks: page.map(toTask),
+      ...(rows.length > limit ? { nextCursor: encodeCursor(page[page.length - 1].seq as string) } : {}),
+    };
+  }
+
+  async claim(owner: string, leaseMs: number, limit: number): Promise<Task[]> {
+    if (limit <= 0) return [];
+    // SKIP LOCKED: rows another claimer is taking right now are passed over, not waited for; a row whose lease
+    // was taken after our snapshot is re-checked against the WHERE once locked, so it is never taken twice.
+    const { rows } = await this.#query(
+      `WITH picked AS (
+         SELECT seq FROM ${this.#tasks}
+         WHERE state IN ('queued', 'running') AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms <= ${NOW_MS})
+         ORDER BY seq
+         LIMIT $3
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE ${this.#tasks} t SET lease_owner = $1, lease_expires_at_ms = ${NOW_MS} + $2::bigint
+       FROM picked WHERE t.seq = picked.seq
+       RETURNING ${this.#columns}`,
+      [owner, Math.round(leaseMs), limit],
+      false,
+    );
+    return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toTask);
+  }
+
+  async renew(owner: string, ids: string[], leaseMs: number): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.#query<{ id: string }>(
+      `UPDATE ${this.#tasks} SET lease_expires_at_ms = ${NOW_MS} + $3::bigint
+       WHERE id = ANY($2::text[]) AND lease_owner = $1 AND lease_expires_at_ms > ${NOW_MS}
+       RETURNING id`,
+      [owner, ids, Math.round(leaseMs)],
+      true,
+    );
+    const held = new Set(rows.map((r) => r.id));
+    return ids.filter((id) => held.has(id));
+  }
+
+  async release(owner: string, id: string): Promise<void> {
+    await this.#query(
+      `UPDATE ${this.#tasks} SET lease_owner = NULL, lease_expires_at_ms = NULL
+       WHERE id = $1 AND lease_owner = $2 AND lease_expires_at_ms > ${NOW_MS}`,
+      [id, owner],
+      true,
+    );
+  }
+
+  async appendHistory(owner: string, id: string, entry: HistoryEntry): Promise<boolean> {
+    // The UPDATE is the fence (and locks the row until the INSERT is done); no lease, no row, no insert.
+    const { rowCount } = await this.#query(
+      `WITH held AS (
+         UPDATE ${this.#tasks} SET updated_at_ms = ${NOW_MS}
+         WHERE id = $1 AND lease_owner = $2 AND lease_expires_at_ms > ${NOW_MS}
+         RETURNING id
+       )
+       INSERT INTO ${this.#history} (task_id, phase, status, time_ms) SELECT id, $3, $4, $5 FROM held`,
+      [id, owner, textParam(entry.phase), textParam(entry.status), Math.round(entry.timeMs)],
+      false,
+    );
+    return rowCount === 1;
+  }
+
+  async update(owner: string, id: string, change: TaskChange): Promise<boolean> {
+    const params: unknown[] = [id, owner];
+    const sets: string[] = [`updated_at_ms = ${NOW_MS}`];
+    const set = (column: string, value: unknown, cast = "") => {
+      params.push(value);
+      sets.push(`${column} = $${params.length}${cast}`);
+    };
+    if (change.state !== undefined) set("state", change.state);
+    if (change.operationIndex !== undefined) set("operation_index", change.operationIndex);
+    if (change.resultObjects !== undefined) set("result_objects", jsonParam(change.resultObjects), "::jsonb");
+    if (change.failure !== undefined) set("failure", jsonParam(change.failure), "::jsonb");
+    else if ("failure" in change) sets.push("failure = NULL");
+    if (change.armCalls !== undefined) set("arm_calls", change.armCalls);
+    if (change.finishedAtMs !== undefined) set("finished_at_ms", Math.round(change.finishedAtMs), "::bigint");
+    if (change.checkpoint === null) sets.push("checkpoint = NULL");
+    else if (change.checkpoint !== undefined) set("checkpoint", jsonParam(change.checkpoint), "::jsonb");
+    if (change.state !== undefined && FINISHED_STATES.has(change.state)) sets.push("lease_owner = NULL", "lease_expires_at_ms = NULL");
+    const { rowCount } = await this.#query(
+      `UPDATE ${this.#tasks} SET ${sets.join(", ")} WHERE id = $1 AND lease_owner = $2 AND lease_expires_at_ms > ${NOW_MS}`,
+      params,
+      false,
+    );
+    return rowCount === 1;
+  }
+
+  async prune(finishedBeforeMs: number): Promise<number> {
+    // History rows go with their task (ON DELETE CASCADE).
+    const { rowCount } = await this.#query(
+      `DELETE FROM ${this.#tasks} WHERE state IN ${FINISHED_SQL} AND coalesce(finished_at_ms, updated_at_ms) < $1::bigint`,
+      [Math.floor(finishedBeforeMs)],
+      true,
+    );
+    return rowCount ?? 0;
+  }
+
+  async close(): Promise<void> {
+    if (!this.#pool.ended) await this.#pool.end();
+  }
+}

@@ -1,0 +1,353 @@
+// Tasks in an embedded SQLite file (<dataDir>/tasks.db) through Node's built-in node:sqlite: durable across
+// restarts, one host. Several processes may share the file (WAL mode, busy_timeout); every write is one statement
+// or a BEGIN IMMEDIATE transaction, so writers are serialized by SQLite's write lock. Times come from this host's
+// clock (Date.now()): all processes sharing the file share it. See docs/task-stores.md.
+import { accessSync, constants, mkdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { randomUUID } from "node:crypto";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { FINISHED_STATES, type HistoryEntry, type Task, type TaskState } from "./task.ts";
+import type { NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+import { type Migration, pendingMigrations, SQLITE_MIGRATIONS, TaskStoreOpenError } from "./migrations.ts";
+
+export interface SqliteTaskStoreOptions {
+  /** The directory that holds tasks.db (created if missing). */
+  dataDir: string;
+  /** How long a write waits for another process's write lock before failing (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+type Row = Record<string, SQLInputValue | Uint8Array>;
+
+const FINISHED_SQL = "('succeeded', 'failed', 'canceled')";
+
+const COLUMNS = `t.seq, t.id, t.client_request_id, t.state, t.operations, t.operation_index, t.result_objects, t.failure,
+  t.arm_calls, t.checkpoint, t.lease_owner, t.lease_expires_at_ms, t.created_at_ms, t.updated_at_ms, t.finished_at_ms,
+  (SELECT json_group_array(json_object('phase', h.phase, 'status', h.status, 'timeMs', h.time_ms) ORDER BY h.seq)
+     FROM task_history h WHERE h.task_id = t.id) AS history`;
+
+function encodeCursor(seq: number): string {
+  return Buffer.from(String(seq)).toString("base64url");
+}
+
+/** An unreadable cursor reads as none (the first page), as in the memory store. */
+function decodeCursor(cursor: string | undefined): number | undefined {
+  if (!cursor) return undefined;
+  const n = Number(Buffer.from(cursor, "base64url").toString());
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+function json(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+function toTask(row: Row): Task {
+  const task: Task = {
+    id: row.id as string,
+    state: row.state as TaskState,
+    operations: JSON.parse(row.operations as string),
+    operationIndex: Number(row.operation_index),
+    history: JSON.parse((row.history as string | null) ?? "[]"),
+    resultObjects: JSON.parse(row.result_objects as string),
+    armCalls: Number(row.arm_calls),
+    createdAtMs: Number(row.created_at_ms),
+    updatedAtMs: Number(row.updated_at_ms),
+  };
+  if (row.client_request_id !== null) task.clientRequestId = row.client_request_id as string;
+  if (row.failure !== null) task.failure = JSON.parse(row.failure as string);
+  if (row.checkpoint !== null) task.checkpoint = JSON.parse(row.checkpoint as string);
+  if (row.lease_owner !== null) task.leaseOwner = row.lease_owner as string;
+  if (row.lease_expires_at_ms !== null) task.leaseExpiresAtMs = Number(row.lease_expires_at_ms);
+  if (row.finished_at_ms !== null) task.finishedAtMs = Number(row.finished_at_ms);
+  return task;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class SqliteTaskStore implements TaskStore {
+  readonly #db: DatabaseSync;
+  readonly #statements = new Map<string, StatementSync>();
+  /** The file, for messages. */
+  readonly path: string;
+
+  private constructor(db: DatabaseSync, path: string) {
+    this.#db = db;
+    this.path = path;
+  }
+
+  /**
+   * Opens (creating if needed) <dataDir>/tasks.db and brings its schema up to date. Fails with a TaskStoreOpenError
+   * naming the path when the directory cannot be created or written, when tasks.db is not a SQLite database (corrupt,
+   * or another kind of file) or belongs to something else, or when its schema is newer than this code. It never
+   * deletes, truncates or rewrites a file it cannot use.
+   */
+  static async open(options: SqliteTaskStoreOptions): Promise<SqliteTaskStore> {
+    const dir = resolve(options.dataDir);
+    const path = join(dir, "tasks.db");
+    const existing = statSync(dir, { throwIfNoEntry: false });
+    if (existing && !existing.isDirectory()) {
+      throw new TaskStoreOpenError(`the data directory ${dir} (DATA_DIR) for the task store exists but is not a directory`);
+    }
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (err) {
+      throw new TaskStoreOpenError(`cannot create the data directory ${dir} (DATA_DIR) for the task store: ${message(err)}`);
+    }
+    try {
+      // SQLite creates tasks.db-wal and tasks.db-shm next to the file: the directory must be writable too.
+      accessSync(dir, constants.W_OK | constants.X_OK);
+    } catch (err) {
+      throw new TaskStoreOpenError(`the data directory ${dir} (DATA_DIR) is not writable, so the task store cannot use ${path}: ${message(err)}`);
+    }
+    let exists = false;
+    try {
+      const st = statSync(path);
+      exists = true;
+      if (!st.isFile()) throw new TaskStoreOpenError(`${path} is not a regular file, so it cannot hold the task store`);
+      accessSync(path, constants.R_OK | constants.W_OK);
+    } catch (err) {
+      if (err instanceof TaskStoreOpenError) throw err;
+      if (exists) throw new TaskStoreOpenError(`the task store ${path} is not readable and writable by this process: ${message(err)}`);
+    }
+
+    let db: DatabaseSync;
+    try {
+      db = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    } catch (err) {
+      throw new TaskStoreOpenError(`cannot open the task store ${path}: ${message(err)}`);
+    }
+    try {
+      // The first read checks the file header; nothing is written before it succeeds.
+      try {
+        db.prepare("SELECT count(*) AS n FROM sqlite_schema").get();
+      } catch (err) {
+        if (/not a database|malformed|corrupt/i.test(message(err))) {
+          throw new TaskStoreOpenError(
+            `${path} is not a usable SQLite database (${message(err)}): it may be corrupt or another kind of file. ` +
+              `It was left as it is: move it away (or restore it from a backup) to start the task store again`,
+          );
+        }
+        throw err;
+      }
+      // Refuse a database that is not ours or is too new before anything writes to it (WAL mode changes the header).
+      SqliteTaskStore.#inspect(db, path);
+      SqliteTaskStore.#setWal(db);
+      db.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
+      SqliteTaskStore.#migrate(db, path);
+    } catch (err) {
+      try {
+        db.close();
+      } catch {
+        // already failing
+      }
+      if (err instanceof TaskStoreOpenError) throw err;
+      throw new TaskStoreOpenError(`cannot open the task store ${path}: ${message(err)}`);
+    }
+    return new SqliteTaskStore(db, path);
+  }
+
+  static #setWal(db: DatabaseSync): void {
+    // Two processes opening a new file at once may race on the journal mode; the loser sees the winner's WAL.
+    // The switch needs an exclusive lock and SQLite does not run the busy handler for it: SQLITE_BUSY comes back at
+    // once while the other process converts the file, so it is retried here like a non-WAL answer.
+    for (let i = 0; ; i++) {
+      let mode: string | undefined;
+      try {
+        mode = (db.prepare("PRAGMA journal_mode = WAL").get() as { journal_mode: string } | undefined)?.journal_mode;
+      } catch (err) {
+        if (!/locked|busy/i.test(message(err)) || i >= 100) throw err;
+      }
+      if (mode === "wal") return;
+      if (i >= 100) throw new Error(`could not switch to WAL mode (journal_mode is ${mode})`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    }
+  }
+
+  /** Reads what the file holds (no writes): throws if it is not a task store, or one newer than this code. */
+  static #inspect(db: DatabaseSync, path: string): Migration[] {
+    const tables = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map((r) => r.name);
+    if (tables.length > 0 && !tables.includes("schema_migrations")) {
+      throw new TaskStoreOpenError(
+        `${path} is a SQLite database but not a vmss-ops task store (it has tables ${tables.join(", ")} and no schema_migrations); it was left as it is`,
+      );
+    }
+    const current = tables.length === 0 ? 0 : Number((db.prepare("SELECT coalesce(max(version), 0) AS v FROM schema_migrations").get() as { v: number }).v);
+    return pendingMigrations(SQLITE_MIGRATIONS, current, path);
+  }
+
+  static #migrate(db: DatabaseSync, path: string): void {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      // Again under the write lock: another process may have migrated since #inspect.
+      const pending = SqliteTaskStore.#inspect(db, path);
+      if (pending.length > 0) {
+        db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)");
+      }
+      for (const m of pending) {
+        db.exec(m.sql);
+        db.prepare("INSERT INTO schema_migrations (version, description, applied_at_ms) VALUES (?, ?, ?)").run(m.version, m.description, Date.now());
+      }
+      db.exec("COMMIT");
+    } catch (err) {
+      db.exec("ROLLBACK");
+      throw err;
+    }
+  }
+
+  #stmt(sql: string): StatementSync {
+    let s = this.#statements.get(sql);
+    if (!s) {
+      s = this.#db.prepare(sql);
+      this.#statements.set(sql, s);
+    }
+    return s;
+  }
+
+  /** Runs fn in a BEGIN IMMEDIATE transaction: it holds the write lock from the start, so it never has to upgrade. */
+  #write<T>(fn: () => T): T {
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      const out = fn();
+      this.#db.exec("COMMIT");
+      return out;
+    } catch (err) {
+      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+      throw err;
+    }
+  }
+
+  #byId(id: string): Task | undefined {
+    const row = this.#stmt(`SELECT ${COLUMNS} FROM tasks t WHERE t.id = ?`).get(id) as Row | undefined;
+    return row ? toTask(row) : undefined;
+  }
+
+  async create(input: NewTask): Promise<{ task: Task; created: boolean }> {
+    return this.#write(() => {
+      const now = Date.now();
+      const id = randomUUID();
+      const inserted = this.#stmt(
+        `INSERT INTO tasks (id, client_request_id, state, operations, created_at_ms, updated_at_ms)
+         VALUES (?, ?, 'queued', ?, ?, ?) ON CONFLICT (client_request_id) DO NOTHING`,
+      ).run(id, input.clientRequestId || null, json(input.operations), now, now);
+      if (Number(inserted.changes) === 1) return { task: this.#byId(id)!, created: true };
+      const row = this.#stmt(`SELECT ${COLUMNS} FROM tasks t WHERE t.client_request_id = ?`).get(input.clientRequestId!) as Row;
+      return { task: toTask(row), created: false };
+    });
+  }
+
+  async get(id: string): Promise<Task | undefined> {
+    return this.#byId(id);
+  }
+
+  async list(query: TaskQuery): Promise<TaskPage> {
+    const limit = Math.max(1, Math.min(500, Math.floor(query.limit) || 1));
+    const where: string[] = [];
+    const params: SQLInputValue[] = [];
+    const before = decodeCursor(query.cursor);
+    if (before !== undefined) {
+      where.push("t.seq < ?");
+      params.push(before);
+    }
+    if (query.state) {
+      where.push("t.state = ?");
+      params.push(query.state);
+    }
+    if (query.operation) {
+      where.push("EXISTS (SELECT 1 FROM json_each(t.operations) o WHERE json_extract(o.value, '$.name') = ?)");
+      params.push(query.operation);
+    }
+    if (query.serverGroup) {
+      where.push("EXISTS (SELECT 1 FROM json_each(t.operations) o WHERE json_extract(o.value, '$.description.serverGroupName') = ?)");
+      params.push(query.serverGroup);
+    }
+    const sql = `SELECT ${COLUMNS} FROM tasks t ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY t.seq DESC LIMIT ?`;
+    const rows = this.#stmt(sql).all(...params, limit + 1) as Row[];
+    const page = rows.slice(0, limit);
+    return {
+      tasks: page.map(toTask),
+      ...(rows.length > limit ? { nextCursor: encodeCursor(Number(page[page.length - 1].seq)) } : {}),
+    };
+  }
+
+  async claim(owner: string, leaseMs: number, limit: number): Promise<Task[]> {
+    if (limit <= 0) return [];
+    return this.#write(() => {
+      const now = Date.now();
+      const claimed = this.#stmt(
+        `UPDATE tasks SET lease_owner = ?, lease_expires_at_ms = ?
+         WHERE seq IN (SELECT seq FROM tasks
+                       WHERE state IN ('queued', 'running') AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms <= ?)
+                       ORDER BY seq LIMIT ?)
+         RETURNING seq, id`,
+      ).all(owner, now + leaseMs, now, limit) as { seq: number; id: string }[];
+      // RETURNING comes in no particular order: oldest first.
+      return claimed.sort((a, b) => a.seq - b.seq).map((r) => this.#byId(r.id)!);
+    });
+  }
+
+  async renew(owner: string, ids: string[], leaseMs: number): Promise<string[]> {
+    if (ids.length === 0) return [];
+    return this.#write(() => {
+      const now = Date.now();
+      const stmt = this.#stmt(
+        "UPDATE tasks SET lease_expires_at_ms = ? WHERE id = ? AND lease_owner = ? AND lease_expires_at_ms > ?",
+      );
+      return ids.filter((id) => Number(stmt.run(now + leaseMs, id, owner, now).changes) === 1);
+    });
+  }
+
+  async release(owner: string, id: string): Promise<void> {
+    this.#stmt(
+      "UPDATE tasks SET lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = ? AND lease_owner = ? AND lease_expires_at_ms > ?",
+    ).run(id, owner, Date.now());
+  }
+
+  async appendHistory(owner: string, id: string, entry: HistoryEntry): Promise<boolean> {
+    return this.#write(() => {
+      const now = Date.now();
+      const held = this.#stmt(
+        "UPDATE tasks SET updated_at_ms = ? WHERE id = ? AND lease_owner = ? AND lease_expires_at_ms > ?",
+      ).run(now, id, owner, now);
+      if (Number(held.changes) !== 1) return false;
+      this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)").run(id, entry.phase, entry.status, entry.timeMs);
+      return true;
+    });
+  }
+
+  async update(owner: string, id: string, change: TaskChange): Promise<boolean> {
+    const now = Date.now();
+    const sets: string[] = ["updated_at_ms = ?"];
+    const params: SQLInputValue[] = [now];
+    const set = (column: string, value: SQLInputValue) => {
+      sets.push(`${column} = ?`);
+      params.push(value);
+    };
+    if (change.state !== undefined) set("state", change.state);
+    if (change.operationIndex !== undefined) set("operation_index", change.operationIndex);
+    if (change.resultObjects !== undefined) set("result_objects", json(change.resultObjects));
+    if (change.failure !== undefined) set("failure", json(change.failure));
+    else if ("failure" in change) set("failure", null);
+    if (change.armCalls !== undefined) set("arm_calls", change.armCalls);
+    if (change.finishedAtMs !== undefined) set("finished_at_ms", change.finishedAtMs);
+    if (change.checkpoint !== undefined) set("checkpoint", change.checkpoint === null ? null : json(change.checkpoint));
+    if (change.state !== undefined && FINISHED_STATES.has(change.state)) sets.push("lease_owner = NULL", "lease_expires_at_ms = NULL");
+    const result = this.#stmt(
+      `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND lease_owner = ? AND lease_expires_at_ms > ?`,
+    ).run(...params, id, owner, now);
+    return Number(result.changes) === 1;
+  }
+
+  async prune(finishedBeforeMs: number): Promise<number> {
+    // History rows go with their task (ON DELETE CASCADE).
+    const result = this.#stmt(
+      `DELETE FROM tasks WHERE state IN ${FINISHED_SQL} AND coalesce(finished_at_ms, updated_at_ms) < ?`,
+    ).run(finishedBeforeMs);
+    return Number(result.changes);
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.isOpen) this.#db.close();
+  }
+}

@@ -1,0 +1,307 @@
+// The embedded SQLite store at start-up and across processes: tasks survive a close and re-open and a process that
+// dies without closing; several processes share one file; and a data dir or tasks.db it cannot use stops it with a
+// message that names the path, leaving the file exactly as it was.
+import t, { type Test } from "tap";
+import { spawn } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { DatabaseSync } from "node:sqlite";
+import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
+import { TaskStoreOpenError } from "../src/tasks/migrations.ts";
+import { createTaskStore } from "../src/tasks/create-task-store.ts";
+import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
+import type { TaskCheckpoint } from "../src/tasks/task.ts";
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function tempDir(t: Test): string {
+  const dir = mkdtempSync(join(tmpdir(), "vmss-ops-sqlite-"));
+  t.teardown(() => {
+    try {
+      chmodSync(dir, 0o700);
+    } catch {
+      // gone already
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return dir;
+}
+
+const op = (serverGroupName: string) => ({ name: "resizeServerGroup", description: { credentials: "demo", region: "eastus", serverGroupName } });
+
+// A separate Node process that uses the store the way a replica does. Modes:
+//   crash <dataDir>            creates, claims, checkpoints a task, prints its id, then SIGKILLs itself (no close)
+//   claim <dataDir> <owner> <startAt>   from startAt on, claims until nothing is left; prints the ids
+//   open  <dataDir> <startAt>  from startAt on, opens the store (migrating a new file) and creates one task
+const CHILD = `
+import { SqliteTaskStore } from ${JSON.stringify(new URL("../src/tasks/sqlite-task-store.ts", import.meta.url).href)};
+const [mode, dataDir, a, b] = process.argv.slice(2);
+const sleepUntil = async (at) => { while (Date.now() < at - 20) await new Promise((r) => setTimeout(r, 5)); while (Date.now() < at); };
+if (mode === "crash") {
+  const store = await SqliteTaskStore.open({ dataDir });
+  const { task } = await store.create({ clientRequestId: "from-child", operations: [{ name: "scaleDown", description: { serverGroupName: "child-sg" } }] });
+  const [claimed] = await store.claim("child", 300, 1);
+  if (claimed?.id !== task.id) throw new Error("child could not claim its task");
+  await store.update("child", task.id, { state: "running", checkpoint: { operationIndex: 0, attempt: 2, inFlight: { step: { kind: "update", summary: "capacity 3 → 1" }, poller: JSON.stringify({ state: { url: "https://x/op?y=1" } }) } }, armCalls: 4 });
+  await store.appendHistory("child", task.id, { phase: "SCALE_DOWN", status: "attempt 2/8", timeMs: Date.now() });
+  process.stdout.write(JSON.stringify({ id: task.id }) + "\\n", () => process.kill(process.pid, "SIGKILL"));
+} else if (mode === "claim") {
+  const store = await SqliteTaskStore.open({ dataDir });
+  await sleepUntil(Number(b));
+  const ids = [];
+  for (let empty = 0; empty < 5; ) {
+    const got = await store.claim(a, 60000, 2);
+    if (got.length === 0) empty++;
+    ids.push(...got.map((x) => x.id));
+    await new Promise((r) => setTimeout(r, 1)); // let the other processes in between claims
+  }
+  await store.close();
+  process.stdout.write(JSON.stringify(ids));
+} else if (mode === "open") {
+  await sleepUntil(Number(a));
+  const store = await SqliteTaskStore.open({ dataDir });
+  await store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "sg-" + process.pid } }] });
+  await store.close();
+  process.stdout.write("ok");
+}
+`;
+
+interface ChildResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runChild(dir: string, args: string[]): Promise<ChildResult> {
+  const script = join(dir, "child.ts");
+  writeFileSync(script, CHILD);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** What open() must fail with: a TaskStoreOpenError whose message names `path` and matches `pattern`. */
+async function rejectsNaming(t: Test, dataDir: string, path: string, pattern: RegExp, what: string): Promise<string> {
+  try {
+    const store = await SqliteTaskStore.open({ dataDir });
+    await store.close();
+    t.fail(`${what}: open succeeded`);
+    return "";
+  } catch (err) {
+    t.type(err, TaskStoreOpenError, `${what}: a TaskStoreOpenError`);
+    const message = (err as Error).message;
+    t.ok(message.includes(path), `${what}: the message names ${path}: ${message}`);
+    t.match(message, pattern, what);
+    return message;
+  }
+}
+
+t.test("tasks survive a close and re-open", async (t) => {
+  const dataDir = join(tempDir(t), "nested", "data");
+  const store = await SqliteTaskStore.open({ dataDir });
+  t.equal(store.path, join(dataDir, "tasks.db"));
+  const a = (await store.create({ clientRequestId: "keep-me", operations: [op("web-v001")] })).task;
+  const b = (await store.create({ operations: [op("web-v002"), op("web-v003")] })).task;
+  const c = (await store.create({ operations: [op("batch")] })).task;
+  const [claimed] = await store.claim("replica-1", 60_000, 1);
+  t.equal(claimed.id, a.id);
+  const checkpoint: TaskCheckpoint = { operationIndex: 0, attempt: 1, inFlight: { step: { kind: "update", summary: "s" }, poller: "p".repeat(10_000) } };
+  t.ok(await store.update("replica-1", a.id, { state: "running", checkpoint, armCalls: 2 }));
+  t.ok(await store.appendHistory("replica-1", a.id, { phase: "INIT", status: "Initializing", timeMs: 1 }));
+  await store.claim("replica-1", 60_000, 1);
+  t.ok(await store.update("replica-1", b.id, { state: "succeeded", finishedAtMs: 1000 }));
+  const before = await store.list({ limit: 10 });
+  await store.close();
+
+  const reopened = await SqliteTaskStore.open({ dataDir });
+  t.teardown(() => reopened.close());
+  t.same(await reopened.list({ limit: 10 }), before, "every task as it was");
+  t.same((await reopened.get(a.id))!.checkpoint, checkpoint);
+  t.equal((await reopened.get(a.id))!.leaseOwner, "replica-1", "leases too");
+  t.equal((await reopened.create({ clientRequestId: "keep-me", operations: [] })).task.id, a.id, "dedupe across restarts");
+  t.ok(await reopened.update("replica-1", a.id, { armCalls: 3 }), "the lease still fences by owner");
+  t.same((await reopened.claim("replica-2", 60_000, 10)).map((x) => x.id), [c.id]);
+  t.equal(await reopened.prune(2000), 1);
+});
+
+t.test("a task written by a process that was killed is taken over from its checkpoint", async (t) => {
+  const dir = tempDir(t);
+  const dataDir = join(dir, "data");
+  const result = await runChild(dir, ["crash", dataDir]);
+  t.equal(result.signal, "SIGKILL", `the child died hard (stderr: ${result.stderr.trim()})`);
+  const { id } = JSON.parse(result.stdout) as { id: string };
+  t.ok(readdirSync(dataDir).includes("tasks.db-wal"), "it died without closing: its writes are in the WAL");
+
+  const store = await SqliteTaskStore.open({ dataDir });
+  t.teardown(() => store.close());
+  const task = (await store.get(id))!;
+  t.equal(task.state, "running");
+  t.equal(task.leaseOwner, "child");
+  t.equal(task.armCalls, 4);
+  t.same(task.history.map((h) => h.status), ["attempt 2/8"]);
+  t.equal(task.checkpoint?.attempt, 2);
+  t.equal(JSON.parse(task.checkpoint!.inFlight!.poller).state.url, "https://x/op?y=1");
+  t.equal((await store.create({ clientRequestId: "from-child", operations: [] })).created, false);
+  await sleep(Math.max(0, task.leaseExpiresAtMs! - Date.now()) + 200);
+  const [taken] = await store.claim("survivor", 60_000, 5);
+  t.equal(taken?.id, id, "once its lease expired, another replica claims it");
+  t.same(taken.checkpoint, task.checkpoint, "with its checkpoint");
+  t.equal(await store.update("child", id, { armCalls: 99 }), false, "the dead owner is fenced out");
+});
+
+t.test("several processes share one file: each task is claimed once", async (t) => {
+  const dir = tempDir(t);
+  const dataDir = join(dir, "data");
+  const store = await SqliteTaskStore.open({ dataDir });
+  t.teardown(() => store.close());
+  const ids: string[] = [];
+  for (let i = 0; i < 80; i++) ids.push((await store.create({ operations: [op(`sg-${i}`)] })).task.id);
+  const startAt = Date.now() + 1500;
+  const owners = ["p0", "p1", "p2", "p3"];
+  const results = await Promise.all(owners.map((owner) => runChild(dir, ["claim", dataDir, owner, String(startAt)])));
+  const claimedBy = new Map<string, string[]>();
+  for (const [i, r] of results.entries()) {
+    t.equal(r.code, 0, `child ${owners[i]} exited 0 (stderr: ${r.stderr.trim()})`);
+    for (const id of JSON.parse(r.stdout || "[]") as string[]) claimedBy.set(id, [...(claimedBy.get(id) ?? []), owners[i]]);
+  }
+  t.same([...claimedBy].filter(([, by]) => by.length > 1), [], "no task claimed by two processes");
+  t.same([...claimedBy.keys()].sort(), [...ids].sort(), "every task claimed");
+  for (const id of ids) t.equal((await store.get(id))!.leaseOwner, claimedBy.get(id)?.[0]);
+  const perProcess = owners.map((o) => [...claimedBy.values()].filter((by) => by[0] === o).length);
+  t.comment(`claims per process: ${perProcess.join(", ")}`);
+  t.ok(perProcess.filter((n) => n > 0).length >= 2, "the processes really did claim side by side");
+});
+
+t.test("processes that open a new file at once migrate it once", async (t) => {
+  const dir = tempDir(t);
+  const dataDir = join(dir, "data");
+  const startAt = Date.now() + 1500;
+  const results = await Promise.all([0, 1, 2, 3].map(() => runChild(dir, ["open", dataDir, String(startAt)])));
+  for (const r of results) t.same({ code: r.code, stdout: r.stdout }, { code: 0, stdout: "ok" }, `opened (stderr: ${r.stderr.trim()})`);
+  const store = await SqliteTaskStore.open({ dataDir });
+  t.equal((await store.list({ limit: 10 })).tasks.length, 4);
+  await store.close();
+  const db = new DatabaseSync(join(dataDir, "tasks.db"), { readOnly: true });
+  t.same(db.prepare("SELECT version FROM schema_migrations").all().map((r) => r.version), [1], "one row per version");
+  t.equal((db.prepare("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode, "wal");
+  db.close();
+});
+
+t.test("a corrupt tasks.db: a clear error, and the file is left byte for byte", async (t) => {
+  const dataDir = tempDir(t);
+  const path = join(dataDir, "tasks.db");
+  const garbage = Buffer.concat([Buffer.from("this is not a database\n"), randomBytes(16_384)]);
+  writeFileSync(path, garbage);
+  await rejectsNaming(t, dataDir, path, /not a usable SQLite database.*left as it is/s, "garbage");
+  t.ok(readFileSync(path).equals(garbage), "tasks.db unchanged");
+  t.same(readdirSync(dataDir), ["tasks.db"], "nothing created next to it");
+  await rejectsNaming(t, dataDir, path, /not a usable SQLite database/, "a second attempt says the same");
+  t.ok(readFileSync(path).equals(garbage), "still unchanged");
+
+  // A real task store cut short (a bad copy, a full disk): SQLite's header says it is longer than it is.
+  const other = tempDir(t);
+  const store = await SqliteTaskStore.open({ dataDir: other });
+  for (let i = 0; i < 300; i++) await store.create({ operations: [op(`sg-${i}-${"x".repeat(300)}`)] });
+  await store.close();
+  const truncated = readFileSync(join(other, "tasks.db")).subarray(0, 40_000);
+  writeFileSync(join(other, "tasks.db"), truncated);
+  await rejectsNaming(t, other, join(other, "tasks.db"), /malformed|not a usable/, "truncated");
+  t.ok(readFileSync(join(other, "tasks.db")).equals(truncated), "the truncated file is unchanged");
+});
+
+t.test("a SQLite database that is not a task store is refused and left alone", async (t) => {
+  const dataDir = tempDir(t);
+  const path = join(dataDir, "tasks.db");
+  const db = new DatabaseSync(path);
+  db.exec("CREATE TABLE tasks (id TEXT); INSERT INTO tasks VALUES ('someone else''s')");
+  db.close();
+  const bytes = readFileSync(path);
+  await rejectsNaming(t, dataDir, path, /not a vmss-ops task store/, "foreign database");
+  t.ok(readFileSync(path).equals(bytes), "unchanged");
+});
+
+t.test("a schema newer than the code: a clear error, nothing changed", async (t) => {
+  const dataDir = tempDir(t);
+  const path = join(dataDir, "tasks.db");
+  const store = await SqliteTaskStore.open({ dataDir });
+  const { task } = await store.create({ operations: [op("a")] });
+  await store.close();
+  const db = new DatabaseSync(path);
+  db.exec("INSERT INTO schema_migrations (version, description, applied_at_ms) VALUES (2, 'from the future', 0)");
+  db.close();
+  const bytes = readFileSync(path);
+  await rejectsNaming(t, dataDir, path, /schema version 2, newer than this version of vmss-ops knows \(1\)/, "newer schema");
+  t.ok(readFileSync(path).equals(bytes), "unchanged");
+  // Back to version 1, it opens again with its task.
+  const fix = new DatabaseSync(path);
+  fix.exec("DELETE FROM schema_migrations WHERE version = 2");
+  fix.close();
+  const again = await SqliteTaskStore.open({ dataDir });
+  t.ok(await again.get(task.id));
+  await again.close();
+});
+
+t.test("a data dir that cannot be used: a clear error naming it", async (t) => {
+  const root = tempDir(t);
+
+  // Works for every user, root included: the path is a regular file, or lies under one.
+  const file = join(root, "not-a-dir");
+  writeFileSync(file, "keep me");
+  await rejectsNaming(t, file, file, /exists but is not a directory/, "DATA_DIR is a file");
+  await rejectsNaming(t, join(file, "data"), join(file, "data"), /cannot create the data directory.*ENOTDIR/, "DATA_DIR under a file");
+  t.equal(readFileSync(file, "utf8"), "keep me", "the file is untouched");
+
+  // Permissions: only where they stop this process. root (CAP_DAC_OVERRIDE, as in many containers and CI) writes
+  // into a mode-500 directory anyway; that case is covered by the file-shaped paths above.
+  const locked = join(root, "locked");
+  mkdirSync(locked);
+  chmodSync(locked, 0o500);
+  let permissionsBind = true;
+  try {
+    writeFileSync(join(locked, "probe"), "");
+    rmSync(join(locked, "probe"));
+    permissionsBind = false;
+  } catch {
+    // expected for a normal user
+  }
+  if (!permissionsBind) {
+    t.comment("running with privileges that ignore file modes (root): the chmod 500 case cannot be shown here");
+  } else {
+    await rejectsNaming(t, locked, locked, /not writable/, "DATA_DIR mode 500");
+    await rejectsNaming(t, join(locked, "sub"), join(locked, "sub"), /cannot create the data directory.*EACCES/, "a new DATA_DIR under a mode-500 dir");
+    const dir = join(root, "ro-file");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "tasks.db"), "");
+    chmodSync(join(dir, "tasks.db"), 0o400);
+    await rejectsNaming(t, dir, join(dir, "tasks.db"), /not readable and writable/, "tasks.db mode 400");
+  }
+});
+
+t.test("createTaskStore picks the configured store", async (t) => {
+  const dataDir = tempDir(t);
+  const memory = await createTaskStore({ store: { kind: "memory", dataDir }, taskRetention: 5 });
+  t.type(memory, MemoryTaskStore);
+  await memory.close();
+  const sqlite = await createTaskStore({ store: { kind: "sqlite", dataDir }, taskRetention: 5 });
+  t.type(sqlite, SqliteTaskStore);
+  t.equal((sqlite as SqliteTaskStore).path, join(dataDir, "tasks.db"));
+  await sqlite.close();
+  await t.rejects(createTaskStore({ store: { kind: "postgres", dataDir }, taskRetention: 5 }), { name: "TaskStoreOpenError", message: /DATABASE_URL/ });
+  await t.rejects(
+    createTaskStore({ store: { kind: "postgres", dataDir, databaseUrl: "postgres://u:s3cret@127.0.0.1:1/db" }, taskRetention: 5 }),
+    { name: "TaskStoreOpenError", message: /cannot connect to the task store database \(postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/db\)/ },
+    "an unreachable database: a clear error, password redacted",
+  );
+  await createTaskStore({ store: { kind: "postgres", dataDir, databaseUrl: "postgres://u:s3cret@127.0.0.1:1/db" }, taskRetention: 5 }).catch((err: Error) =>
+    t.notMatch(err.message, /s3cret/, "never the password"),
+  );
+});

@@ -1,0 +1,515 @@
+// The TaskStore contract (src/tasks/task-store.ts), one suite for every implementation: memory, SQLite and
+// PostgreSQL run the same tests (test/task-store.test.ts). Each subtest gets a fresh, empty store.
+//
+// Timing: a lease that must expire is SHORT_LEASE_MS, long enough for the writes a test makes under it even on a
+// loaded machine; the test then waits until well past the expiry the store reports (waitPastLease). Leases that
+// must not expire are LONG_LEASE_MS. No test depends on a tight timing window.
+import type { Test } from "tap";
+import type { HistoryEntry, OperationRequest, Task, TaskCheckpoint } from "../src/tasks/task.ts";
+import type { TaskStore } from "../src/tasks/task-store.ts";
+
+export interface StoreHandle {
+  store: TaskStore;
+  /** Closes the store (if the test did not) and removes what it created. */
+  cleanup: () => Promise<void>;
+  /**
+   * Another store on the same data (a second replica: another connection or pool). Absent for the memory store,
+   * which cannot be shared. Stores it returns are closed by cleanup.
+   */
+  replica?: () => Promise<TaskStore>;
+}
+
+const SHORT_LEASE_MS = 500;
+const PAST_EXPIRY_MS = 250;
+const LONG_LEASE_MS = 60_000;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function op(name: string, serverGroupName: string, extra: Record<string, unknown> = {}): OperationRequest {
+  return { name, description: { credentials: "demo", region: "eastus", serverGroupName, ...extra } };
+}
+
+function entry(status: string, phase = "TEST"): HistoryEntry {
+  return { phase, status, timeMs: Date.now() };
+}
+
+/** Pages through list() with `limit`, returning every id in order. */
+async function listAll(store: TaskStore, query: Omit<Parameters<TaskStore["list"]>[0], "cursor">): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 1000; pages++) {
+    const page = await store.list({ ...query, cursor });
+    ids.push(...page.tasks.map((t) => t.id));
+    if (!page.nextCursor) return ids;
+    cursor = page.nextCursor;
+  }
+  throw new Error("list never ended");
+}
+
+export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<StoreHandle>): void {
+  /** A fresh store for one subtest, cleaned up when it ends. */
+  async function fresh(t: Test): Promise<StoreHandle> {
+    const handle = await makeStore();
+    t.teardown(() => handle.cleanup());
+    return handle;
+  }
+
+  /** Creates n tasks one after another (so creation order is well defined). */
+  async function createMany(store: TaskStore, n: number, make: (i: number) => OperationRequest[] = (i) => [op("resizeServerGroup", `sg-${i}`)]) {
+    const tasks: Task[] = [];
+    for (let i = 0; i < n; i++) tasks.push((await store.create({ operations: make(i) })).task);
+    return tasks;
+  }
+
+  /** Waits until PAST_EXPIRY_MS after the task's lease ends (by the store's own account of it). */
+  async function waitPastLease(store: TaskStore, id: string): Promise<void> {
+    const expires = (await store.get(id))?.leaseExpiresAtMs;
+    if (expires === undefined) throw new Error(`${id} has no lease`);
+    await sleep(Math.max(0, expires - Date.now()) + PAST_EXPIRY_MS);
+  }
+
+  /** Claims one specific task for owner (claims everything runnable, releases the rest). */
+  async function claimTask(store: TaskStore, owner: string, id: string, leaseMs = LONG_LEASE_MS): Promise<Task> {
+    const claimed = await store.claim(owner, leaseMs, 500);
+    const mine = claimed.find((c) => c.id === id);
+    for (const c of claimed) if (c.id !== id) await store.release(owner, c.id);
+    if (!mine) throw new Error(`could not claim ${id}`);
+    return mine;
+  }
+
+  t.test(`${name}: create and get`, async (t) => {
+    const { store } = await fresh(t);
+    const before = Date.now();
+    const operations = [op("resizeServerGroup", "web-v001", { capacity: { min: 1, max: 10, desired: 5 }, tags: ["a", "ü"] })];
+    const { task, created } = await store.create({ operations });
+    t.equal(created, true);
+    t.match(task.id, /^\S{8,}$/);
+    t.equal(task.state, "queued");
+    t.same(task.operations, operations);
+    t.equal(task.operationIndex, 0);
+    t.same(task.history, []);
+    t.same(task.resultObjects, []);
+    t.equal(task.armCalls, 0);
+    t.notOk("leaseOwner" in task, "no lease");
+    t.notOk("checkpoint" in task, "no checkpoint");
+    t.notOk("finishedAtMs" in task);
+    t.notOk("clientRequestId" in task, "no clientRequestId when none was given");
+    t.ok(task.createdAtMs >= before - 1000 && task.createdAtMs <= Date.now() + 1000, "createdAtMs is now");
+    t.equal(task.updatedAtMs, task.createdAtMs);
+
+    (operations[0].description as Record<string, unknown>).serverGroupName = "changed-after-create";
+    t.same(await store.get(task.id), task, "get returns what create returned, not the caller's objects");
+    t.equal(await store.get("no-such-task"), undefined);
+    t.equal(await store.get("00000000-0000-4000-8000-000000000000"), undefined);
+
+    const other = await store.create({ operations: [op("scaleDown", "b")] });
+    t.not(other.task.id, task.id, "ids are unique");
+  });
+
+  t.test(`${name}: dedupe by clientRequestId`, async (t) => {
+    const { store } = await fresh(t);
+    const a = await store.create({ clientRequestId: "req-1", operations: [op("resizeServerGroup", "a")] });
+    t.equal(a.created, true);
+    t.equal(a.task.clientRequestId, "req-1");
+    const again = await store.create({ clientRequestId: "req-1", operations: [op("scaleDown", "different")] });
+    t.equal(again.created, false, "same clientRequestId: not created");
+    t.equal(again.task.id, a.task.id);
+    t.same(again.task.operations, a.task.operations, "the first request's task, not the second's body");
+    const b = await store.create({ clientRequestId: "req-2", operations: [op("resizeServerGroup", "a")] });
+    t.equal(b.created, true);
+    t.not(b.task.id, a.task.id);
+    const n1 = await store.create({ operations: [op("resizeServerGroup", "a")] });
+    const n2 = await store.create({ operations: [op("resizeServerGroup", "a")] });
+    t.ok(n1.created && n2.created && n1.task.id !== n2.task.id, "without clientRequestId every create is new");
+
+    // Still deduped after it finished.
+    await claimTask(store, "o", a.task.id);
+    t.ok(await store.update("o", a.task.id, { state: "succeeded", finishedAtMs: Date.now() }));
+    const later = await store.create({ clientRequestId: "req-1", operations: [op("resizeServerGroup", "a")] });
+    t.equal(later.created, false);
+    t.equal(later.task.id, a.task.id);
+    t.equal(later.task.state, "succeeded", "returns the task as it is now");
+  });
+
+  t.test(`${name}: dedupe under concurrent creates`, async (t) => {
+    const handle = await fresh(t);
+    const stores = [handle.store];
+    if (handle.replica) stores.push(await handle.replica(), await handle.replica());
+    for (let round = 0; round < 5; round++) {
+      const results = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => stores[i % stores.length].create({ clientRequestId: `conc-${round}`, operations: [op("scaleDown", `sg-${i}`)] })),
+      );
+      t.equal(results.filter((r) => r.created).length, 1, `round ${round}: exactly one created`);
+      t.equal(new Set(results.map((r) => r.task.id)).size, 1, `round ${round}: all got the same task`);
+    }
+    t.equal((await listAll(handle.store, { limit: 100 })).length, 5, "five tasks in all");
+  });
+
+  t.test(`${name}: list is newest first, paged`, async (t) => {
+    const { store } = await fresh(t);
+    t.same(await store.list({ limit: 10 }), { tasks: [] }, "empty store: no tasks, no cursor");
+    const tasks = await createMany(store, 7);
+    const newestFirst = tasks.map((x) => x.id).reverse();
+
+    const all = await store.list({ limit: 50 });
+    t.same(all.tasks.map((x) => x.id), newestFirst);
+    t.notOk(all.nextCursor, "everything fits: no nextCursor");
+    t.same(all.tasks[0], await store.get(newestFirst[0]), "list returns whole tasks");
+
+    const p1 = await store.list({ limit: 3 });
+    t.same(p1.tasks.map((x) => x.id), newestFirst.slice(0, 3));
+    t.type(p1.nextCursor, "string");
+    const p2 = await store.list({ limit: 3, cursor: p1.nextCursor });
+    t.same(p2.tasks.map((x) => x.id), newestFirst.slice(3, 6));
+    t.type(p2.nextCursor, "string");
+    const p3 = await store.list({ limit: 3, cursor: p2.nextCursor });
+    t.same(p3.tasks.map((x) => x.id), newestFirst.slice(6));
+    t.notOk(p3.nextCursor, "last page: no nextCursor");
+
+    const exact = await store.list({ limit: 7 });
+    t.equal(exact.tasks.length, 7);
+    t.notOk(exact.nextCursor, "a page that ends exactly at the last task has no nextCursor");
+    t.same(await listAll(store, { limit: 1 }), newestFirst, "page size 1");
+  });
+
+  t.test(`${name}: pagination while tasks are added has no duplicates and no gaps`, async (t) => {
+    const { store } = await fresh(t);
+    const original = (await createMany(store, 25)).map((x) => x.id).reverse();
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await store.list({ limit: 4, cursor });
+      seen.push(...page.tasks.map((x) => x.id));
+      cursor = page.nextCursor;
+      pages++;
+      await createMany(store, 2); // newer tasks arrive between pages
+    } while (cursor && pages < 100);
+    t.equal(new Set(seen).size, seen.length, "no duplicates");
+    t.same(seen, original, "every task that existed, in order, none of the newer ones");
+    t.equal(pages, 7);
+  });
+
+  t.test(`${name}: list filters`, async (t) => {
+    const { store } = await fresh(t);
+    const a = (await store.create({ operations: [op("resizeServerGroup", "web-v001")] })).task;
+    const b = (await store.create({ operations: [op("disableServerGroup", "web-v001"), op("enableServerGroup", "web-v002")] })).task;
+    const c = (await store.create({ operations: [op("scaleDown", "batch-v001")] })).task;
+    const d = (await store.create({ operations: [op("resizeServerGroup", "web-v002"), op("scaleDown", "web-v0")] })).task;
+    // A description without serverGroupName, and one where the name appears only elsewhere.
+    const e = (await store.create({ operations: [{ name: "resizeServerGroup", description: { note: "web-v001", serverGroupName: 7 } }] })).task;
+    await claimTask(store, "o", c.id);
+    t.ok(await store.update("o", c.id, { state: "failed", finishedAtMs: Date.now() }));
+    await claimTask(store, "o", d.id);
+    t.ok(await store.update("o", d.id, { state: "running" }));
+
+    const ids = async (q: Omit<Parameters<TaskStore["list"]>[0], "limit" | "cursor">) => listAll(store, { limit: 2, ...q });
+    t.same(await ids({ state: "queued" }), [e.id, b.id, a.id]);
+    t.same(await ids({ state: "failed" }), [c.id]);
+    t.same(await ids({ state: "running" }), [d.id]);
+    t.same(await ids({ state: "succeeded" }), []);
+    t.same(await ids({ operation: "resizeServerGroup" }), [e.id, d.id, a.id]);
+    t.same(await ids({ operation: "enableServerGroup" }), [b.id], "an operation that is not the first one");
+    t.same(await ids({ operation: "scaleDown" }), [d.id, c.id]);
+    t.same(await ids({ operation: "resize" }), [], "whole names only");
+    t.same(await ids({ serverGroup: "web-v001" }), [b.id, a.id], "only serverGroupName counts");
+    t.same(await ids({ serverGroup: "web-v002" }), [d.id, b.id], "any description of the task");
+    t.same(await ids({ serverGroup: "web-v0" }), [d.id], "exact names");
+    t.same(await ids({ serverGroup: "web-v00" }), []);
+    t.same(await ids({ operation: "scaleDown", serverGroup: "web-v0", state: "running" }), [d.id], "filters combine");
+    t.same(await ids({ operation: "scaleDown", state: "queued" }), []);
+    t.same(await ids({ operation: "resizeServerGroup", serverGroup: "web-v002" }), [d.id]);
+  });
+
+  t.test(`${name}: claim takes queued tasks oldest first, and leases them`, async (t) => {
+    const { store } = await fresh(t);
+    const tasks = await createMany(store, 5);
+    const before = Date.now();
+    const first = await store.claim("owner-a", LONG_LEASE_MS, 2);
+    t.same(first.map((x) => x.id), [tasks[0].id, tasks[1].id], "oldest first, up to the limit");
+    for (const c of first) {
+      t.equal(c.leaseOwner, "owner-a");
+      t.ok(c.leaseExpiresAtMs! >= before + LONG_LEASE_MS - 2000 && c.leaseExpiresAtMs! <= Date.now() + LONG_LEASE_MS + 2000, "leased until now + leaseMs");
+      t.equal(c.state, "queued", "claim leases; the runner sets running");
+      t.same(await store.get(c.id), c, "claim returns the task as stored");
+    }
+    const second = await store.claim("owner-b", LONG_LEASE_MS, 10);
+    t.same(second.map((x) => x.id), tasks.slice(2).map((x) => x.id), "another owner gets the rest, not leased ones");
+    t.same(await store.claim("owner-c", LONG_LEASE_MS, 10), [], "nothing left");
+    t.same(await store.claim("owner-a", LONG_LEASE_MS, 10), [], "not even for an owner that holds leases");
+    t.same(await store.claim("owner-a", LONG_LEASE_MS, 0), [], "limit 0");
+    t.equal((await store.get(tasks[3].id))!.leaseOwner, "owner-b");
+  });
+
+  t.test(`${name}: claim takes running tasks whose lease expired, and fences the old owner`, async (t) => {
+    const { store } = await fresh(t);
+    const [x, y] = await createMany(store, 2);
+    await claimTask(store, "dead", x.id, SHORT_LEASE_MS);
+    t.ok(await store.update("dead", x.id, { state: "running", checkpoint: { operationIndex: 0, attempt: 1 } }));
+    t.ok(await store.appendHistory("dead", x.id, entry("working")));
+    await claimTask(store, "alive", y.id, LONG_LEASE_MS);
+    t.ok(await store.update("alive", y.id, { state: "running" }));
+    t.same(await store.claim("other", LONG_LEASE_MS, 10), [], "leases still valid: nothing to claim");
+
+    await waitPastLease(store, x.id);
+    const taken = await store.claim("other", LONG_LEASE_MS, 10);
+    t.same(taken.map((c) => c.id), [x.id], "the expired running task, not the one whose lease is valid");
+    t.equal(taken[0].state, "running");
+    t.equal(taken[0].leaseOwner, "other");
+    t.same(taken[0].checkpoint, { operationIndex: 0, attempt: 1 }, "it comes with its checkpoint");
+    t.same(taken[0].history.map((h) => h.status), ["working"]);
+
+    t.equal(await store.update("dead", x.id, { armCalls: 99 }), false, "the old owner can no longer update");
+    t.equal(await store.appendHistory("dead", x.id, entry("zombie")), false, "nor append history");
+    t.same(await store.renew("dead", [x.id], LONG_LEASE_MS), [], "nor renew");
+    await store.release("dead", x.id);
+    t.equal((await store.get(x.id))!.leaseOwner, "other", "nor release");
+    t.ok(await store.appendHistory("other", x.id, entry("resumed")));
+    const now = (await store.get(x.id))!;
+    t.equal(now.armCalls, 0);
+    t.same(now.history.map((h) => h.status), ["working", "resumed"]);
+  });
+
+  t.test(`${name}: a queued task whose lease expired is claimable again`, async (t) => {
+    const { store } = await fresh(t);
+    const [x] = await createMany(store, 1);
+    t.same((await store.claim("a", SHORT_LEASE_MS, 10)).map((c) => c.id), [x.id]);
+    t.same(await store.claim("b", SHORT_LEASE_MS, 10), []);
+    await waitPastLease(store, x.id);
+    const again = await store.claim("b", LONG_LEASE_MS, 10);
+    t.same(again.map((c) => c.id), [x.id]);
+    t.equal(again[0].leaseOwner, "b");
+  });
+
+  t.test(`${name}: concurrent claimers never get the same task`, async (t) => {
+    const handle = await fresh(t);
+    const stores = [handle.store];
+    if (handle.replica) stores.push(await handle.replica());
+    const tasks = await createMany(handle.store, 100);
+    const claimedBy = new Map<string, string[]>();
+    const owners = Array.from({ length: 10 }, (_, i) => `owner-${i}`);
+    await Promise.all(
+      owners.map(async (owner, i) => {
+        const store = stores[i % stores.length];
+        for (let empty = 0; empty < 3; ) {
+          const got = await store.claim(owner, LONG_LEASE_MS, 1 + (i % 7));
+          if (got.length === 0) empty++;
+          for (const task of got) {
+            t.equal(task.leaseOwner, owner);
+            claimedBy.set(task.id, [...(claimedBy.get(task.id) ?? []), owner]);
+          }
+          await sleep(0);
+        }
+      }),
+    );
+    const twice = [...claimedBy].filter(([, by]) => by.length > 1);
+    t.same(twice, [], "no task claimed twice");
+    t.equal(claimedBy.size, 100, "every task claimed");
+    t.same([...claimedBy.keys()].sort(), tasks.map((x) => x.id).sort());
+    for (const task of tasks) t.equal((await handle.store.get(task.id))!.leaseOwner, claimedBy.get(task.id)![0]);
+    t.ok(new Set([...claimedBy.values()].map((by) => by[0])).size > 1, "the work was shared");
+  });
+
+  t.test(`${name}: renew`, async (t) => {
+    const { store } = await fresh(t);
+    const [x, y, z] = await createMany(store, 3);
+    await claimTask(store, "a", x.id, SHORT_LEASE_MS);
+    await claimTask(store, "a", y.id, SHORT_LEASE_MS);
+    await claimTask(store, "b", z.id, LONG_LEASE_MS);
+    const old = (await store.get(x.id))!.leaseExpiresAtMs!;
+    // Renewing more often than the lease keeps it, well past the first expiry.
+    const until = old + 400;
+    while (Date.now() < until) {
+      t.same(await store.renew("a", [x.id, z.id, y.id, "no-such-task"], SHORT_LEASE_MS), [x.id, y.id], "only the leases a holds, in the order asked");
+      await sleep(SHORT_LEASE_MS / 4);
+    }
+    t.ok((await store.get(x.id))!.leaseExpiresAtMs! > old, "expiry moved on");
+    t.same(await store.claim("c", LONG_LEASE_MS, 10), [], "renewed leases are not claimable");
+    t.same(await store.renew("a", [], LONG_LEASE_MS), []);
+    await waitPastLease(store, x.id);
+    await waitPastLease(store, y.id);
+    t.same(await store.renew("a", [x.id, y.id], LONG_LEASE_MS), [], "an expired lease is not renewed");
+    t.same(await store.renew("b", [z.id], LONG_LEASE_MS), [z.id]);
+    t.same((await store.claim("c", LONG_LEASE_MS, 10)).map((c) => c.id).sort(), [x.id, y.id].sort());
+  });
+
+  t.test(`${name}: release`, async (t) => {
+    const { store } = await fresh(t);
+    const [x] = await createMany(store, 1);
+    await claimTask(store, "a", x.id);
+    t.ok(await store.update("a", x.id, { state: "running", operationIndex: 0, checkpoint: { operationIndex: 0, attempt: 2 } }));
+    await store.release("b", x.id);
+    t.equal((await store.get(x.id))!.leaseOwner, "a", "another owner cannot release it");
+    t.same(await store.claim("b", LONG_LEASE_MS, 10), []);
+    await store.release("a", x.id);
+    const released = (await store.get(x.id))!;
+    t.notOk("leaseOwner" in released, "no owner");
+    t.notOk("leaseExpiresAtMs" in released, "no expiry");
+    t.equal(released.state, "running", "the task stays as it is");
+    t.same(released.checkpoint, { operationIndex: 0, attempt: 2 });
+    t.equal(await store.update("a", x.id, { armCalls: 1 }), false, "the releasing owner is fenced out");
+    const taken = await store.claim("b", LONG_LEASE_MS, 10);
+    t.same(taken.map((c) => c.id), [x.id], "another owner claims it at once");
+    await store.release("a", "no-such-task");
+  });
+
+  t.test(`${name}: update and appendHistory are fenced by the lease`, async (t) => {
+    const { store } = await fresh(t);
+    const [x] = await createMany(store, 1);
+    t.equal(await store.update("a", x.id, { state: "running" }), false, "not claimed: nobody may update");
+    t.equal(await store.appendHistory("a", x.id, entry("no")), false);
+    t.equal(await store.update("a", "no-such-task", { state: "running" }), false);
+    t.equal(await store.appendHistory("a", "no-such-task", entry("no")), false);
+    await claimTask(store, "a", x.id, SHORT_LEASE_MS * 2);
+    t.equal(await store.update("b", x.id, { state: "running" }), false, "a non-owner may not update");
+    t.equal(await store.appendHistory("b", x.id, entry("no")), false, "nor append");
+    t.equal((await store.get(x.id))!.state, "queued");
+
+    const before = (await store.get(x.id))!.updatedAtMs;
+    await sleep(5);
+    t.equal(await store.update("a", x.id, { state: "running", operationIndex: 1, armCalls: 7 }), true);
+    const updated = (await store.get(x.id))!;
+    t.equal(updated.state, "running");
+    t.equal(updated.operationIndex, 1);
+    t.equal(updated.armCalls, 7);
+    t.ok(updated.updatedAtMs >= before, "updatedAtMs moves on");
+    t.equal(updated.leaseOwner, "a", "a running state keeps the lease");
+    t.same(updated.history, [], "update does not touch history");
+
+    const entries = Array.from({ length: 40 }, (_, i) => ({ phase: i % 2 ? "A" : "B", status: `line ${i} "quoted" ünïcode ✓`, timeMs: 1_700_000_000_000 + i }));
+    for (const e of entries) t.ok(await store.appendHistory("a", x.id, e));
+    t.same((await store.get(x.id))!.history, entries, "history in append order, exactly as given");
+
+    await waitPastLease(store, x.id);
+    t.equal(await store.update("a", x.id, { armCalls: 8 }), false, "after the lease expired, even the owner may not update");
+    t.equal(await store.appendHistory("a", x.id, entry("late")), false, "nor append");
+    const after = (await store.get(x.id))!;
+    t.equal(after.armCalls, 7);
+    t.equal(after.history.length, 40);
+  });
+
+  t.test(`${name}: update fields, and a finished state ends the lease for good`, async (t) => {
+    const { store } = await fresh(t);
+    for (const finished of ["succeeded", "failed", "canceled"] as const) {
+      const x = (await store.create({ operations: [op("resizeServerGroup", "a"), op("scaleDown", "b")] })).task;
+      await claimTask(store, "a", x.id);
+      t.ok(await store.update("a", x.id, { state: "running" }));
+      const resultObjects = [
+        { type: "serverGroup", account: "demo", region: "eastus", resourceGroup: "rg", serverGroupName: "a", capacity: { min: 1, max: 3, desired: 2 }, disabled: false, provisioningState: "Succeeded", etag: '"3"' },
+      ] as unknown as Task["resultObjects"];
+      const failure = { operation: "scaleDown", code: "Conflict", message: "another write", retryable: true };
+      const finishedAtMs = Date.now();
+      t.ok(await store.update("a", x.id, { resultObjects, operationIndex: 1, armCalls: 12 }));
+      t.ok(await store.update("a", x.id, { state: finished, failure, finishedAtMs, checkpoint: null }), finished);
+      const done = (await store.get(x.id))!;
+      t.equal(done.state, finished);
+      t.same(done.resultObjects, resultObjects);
+      t.same(done.failure, failure);
+      t.equal(done.operationIndex, 1);
+      t.equal(done.armCalls, 12, "fields not in a change stay");
+      t.equal(done.finishedAtMs, finishedAtMs);
+      t.notOk("leaseOwner" in done, `${finished} clears the lease owner`);
+      t.notOk("leaseExpiresAtMs" in done, `${finished} clears the lease expiry`);
+      t.equal(await store.update("a", x.id, { state: "running" }), false, "the former owner cannot reopen it");
+      t.equal(await store.appendHistory("a", x.id, entry("after")), false);
+      t.same(await store.renew("a", [x.id], LONG_LEASE_MS), []);
+    }
+    t.same(await store.claim("b", LONG_LEASE_MS, 10), [], "finished tasks are never claimed");
+    await sleep(PAST_EXPIRY_MS);
+    t.same(await store.claim("b", SHORT_LEASE_MS, 10), [], "not later either");
+  });
+
+  t.test(`${name}: checkpoints round-trip, and null clears them`, async (t) => {
+    const { store } = await fresh(t);
+    const [x] = await createMany(store, 1);
+    await claimTask(store, "a", x.id);
+    const poller = JSON.stringify({
+      state: {
+        status: "running",
+        config: { operationLocation: "https://management.azure.com/subscriptions/s/providers/Microsoft.Compute/locations/eastus/operations/abc?api-version=2024-07-01&p=%2F" },
+        blob: "x".repeat(200_000),
+        text: 'quotes " and \\ backslashes, tabs\t, newlines\n, unicode ✓ ü 😀',
+      },
+    });
+    const checkpoint: TaskCheckpoint = {
+      operationIndex: 1,
+      attempt: 3,
+      inFlight: { step: { kind: "deleteInstances", summary: "delete instances 3, 4", instanceIds: ["3", "4"], nested: { a: [1, 2.5, null, true] } }, poller },
+    };
+    t.ok(await store.update("a", x.id, { checkpoint }));
+    const got = (await store.get(x.id))!;
+    t.same(got.checkpoint, checkpoint, "round-trips as given");
+    t.equal(got.checkpoint!.inFlight!.poller, poller, "the serialized poller byte for byte");
+    t.equal(JSON.parse(got.checkpoint!.inFlight!.poller).state.blob.length, 200_000);
+    t.ok(await store.update("a", x.id, { armCalls: 4 }));
+    t.same((await store.get(x.id))!.checkpoint, checkpoint, "a change without checkpoint keeps it");
+    const replaced: TaskCheckpoint = { operationIndex: 2, attempt: 1 };
+    t.ok(await store.update("a", x.id, { checkpoint: replaced }));
+    t.same((await store.get(x.id))!.checkpoint, replaced, "a new checkpoint replaces the old one entirely");
+    t.ok(await store.update("a", x.id, { checkpoint: null }));
+    t.notOk("checkpoint" in (await store.get(x.id))!, "null clears it");
+  });
+
+  t.test(`${name}: prune deletes finished tasks that finished before the cutoff`, async (t) => {
+    const { store } = await fresh(t);
+    const now = Date.now();
+    const make = async (clientRequestId: string, state: "succeeded" | "failed" | "canceled" | "running" | "queued", finishedAtMs?: number) => {
+      const x = (await store.create({ clientRequestId, operations: [op("scaleDown", clientRequestId)] })).task;
+      if (state === "queued") return x;
+      await claimTask(store, "a", x.id);
+      t.ok(await store.appendHistory("a", x.id, entry("something")));
+      t.ok(await store.update("a", x.id, { state, ...(finishedAtMs !== undefined ? { finishedAtMs } : {}) }));
+      return x;
+    };
+    const oldSucceeded = await make("old-succeeded", "succeeded", now - 60_000);
+    const oldFailed = await make("old-failed", "failed", now - 50_000);
+    const oldCanceled = await make("old-canceled", "canceled", now - 40_000);
+    const recent = await make("recent", "succeeded", now + 60_000);
+    const running = await make("running", "running");
+    const queued = await make("queued", "queued");
+
+    t.equal(await store.prune(now - 100_000), 0, "nothing finished that early");
+    t.equal(await store.prune(now), 3);
+    for (const gone of [oldSucceeded, oldFailed, oldCanceled]) t.equal(await store.get(gone.id), undefined, "pruned");
+    for (const kept of [recent, running, queued]) t.ok(await store.get(kept.id), "kept");
+    t.same((await listAll(store, { limit: 10 })).sort(), [recent.id, running.id, queued.id].sort());
+    t.equal(await store.prune(now), 0, "idempotent");
+    t.equal(await store.prune(Date.now() + 3_600_000), 1, "a later cutoff takes the recent one; running and queued never");
+    t.ok(await store.get(running.id));
+    t.ok(await store.get(queued.id));
+
+    const reused = await store.create({ clientRequestId: "old-succeeded", operations: [op("scaleDown", "x")] });
+    t.equal(reused.created, true, "a pruned task's clientRequestId may be used again");
+    t.not(reused.task.id, oldSucceeded.id);
+    t.same(reused.task.history, [], "no history left over from the pruned task");
+  });
+
+  t.test(`${name}: the lifecycle a runner goes through`, async (t) => {
+    const handle = await fresh(t);
+    const { store } = handle;
+    const other = handle.replica ? await handle.replica() : store;
+    const { task } = await store.create({ clientRequestId: "life", operations: [op("resizeServerGroup", "web"), op("scaleDown", "web")] });
+    const [claimed] = await store.claim("r1", SHORT_LEASE_MS, 1);
+    t.equal(claimed.id, task.id);
+    t.ok(await store.update("r1", task.id, { state: "running" }));
+    t.ok(await store.appendHistory("r1", task.id, entry("Initializing", "INIT")));
+    const cp: TaskCheckpoint = { operationIndex: 0, attempt: 1, inFlight: { step: { kind: "update", summary: "capacity 3 → 5" }, poller: '{"state":{}}' } };
+    t.ok(await store.update("r1", task.id, { checkpoint: cp, armCalls: 3 }));
+    // r1 dies (no renew); r2, perhaps another replica, takes over after the lease.
+    await waitPastLease(store, task.id);
+    const [resumed] = await other.claim("r2", LONG_LEASE_MS, 5);
+    t.equal(resumed?.id, task.id);
+    t.same(resumed.checkpoint, cp);
+    t.equal(resumed.armCalls, 3);
+    t.equal(resumed.state, "running");
+    t.equal(await store.appendHistory("r1", task.id, entry("late write from r1")), false);
+    t.ok(await other.appendHistory("r2", task.id, entry("Resumed")));
+    t.ok(await other.update("r2", task.id, { checkpoint: null, operationIndex: 1, armCalls: 5 }));
+    t.ok(await other.update("r2", task.id, { state: "succeeded", finishedAtMs: Date.now() }));
+    const done = (await store.get(task.id))!;
+    t.equal(done.state, "succeeded");
+    t.same(done.history.map((h) => h.status), ["Initializing", "Resumed"]);
+    t.notOk("leaseOwner" in done);
+    t.equal((await store.create({ clientRequestId: "life", operations: [] })).task.id, task.id);
+  });
+}

@@ -1,0 +1,166 @@
+// The TaskStore contract on every implementation: memory, SQLite (a temporary data dir per subtest) and PostgreSQL
+// (a schema of its own per subtest, dropped afterwards, so test files running in parallel never meet).
+import t, { type Test } from "tap";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
+import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
+import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
+import type { TaskStore } from "../src/tasks/task-store.ts";
+import { TaskStoreOpenError } from "../src/tasks/migrations.ts";
+import { taskStoreSuite, type StoreHandle } from "./task-store-suite.ts";
+
+const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+async function memoryStore(): Promise<StoreHandle> {
+  const store = new MemoryTaskStore();
+  return { store, cleanup: () => store.close() };
+}
+
+async function sqliteStore(): Promise<StoreHandle> {
+  const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-tasks-"));
+  const opened: TaskStore[] = [];
+  const open = async () => {
+    const s = await SqliteTaskStore.open({ dataDir });
+    opened.push(s);
+    return s;
+  };
+  return {
+    store: await open(),
+    replica: open,
+    cleanup: async () => {
+      for (const s of opened) await s.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postgresStore(): Promise<StoreHandle> {
+  const schema = `vmss_ops_test_${randomBytes(6).toString("hex")}`;
+  const opened: TaskStore[] = [];
+  const open = async () => {
+    const s = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema, poolMax: 12 });
+    opened.push(s);
+    return s;
+  };
+  return {
+    store: await open(),
+    replica: open,
+    cleanup: async () => {
+      for (const s of opened) await s.close();
+      await withAdmin((a) => a.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
+    },
+  };
+}
+
+async function withAdmin<T>(fn: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: DATABASE_URL });
+  await admin.connect();
+  try {
+    return await fn(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** A schema name of its own, dropped when the test ends. */
+function ownSchema(t: Test): string {
+  const schema = `vmss_ops_test_${randomBytes(6).toString("hex")}`;
+  t.teardown(() => withAdmin((a) => a.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)));
+  return schema;
+}
+
+// The three stores run side by side (each subtest makes its own store); within a store, one subtest at a time.
+t.jobs = 3;
+for (const [name, make] of [["memory", memoryStore], ["sqlite", sqliteStore], ["postgres", postgresStore]] as const) {
+  t.test(name, { buffered: true }, (t) => {
+    taskStoreSuite(t, name, make);
+    t.end();
+  });
+}
+
+t.test("postgres: start-up, migrations and connection errors", { buffered: true }, async (t) => {
+  t.test("replicas that start at once migrate once", async (t) => {
+    const schema = ownSchema(t);
+    const stores = await Promise.all(Array.from({ length: 6 }, () => PostgresTaskStore.open({ connectionString: DATABASE_URL, schema, poolMax: 2 })));
+    t.teardown(() => Promise.all(stores.map((s) => s.close())));
+    const created = await Promise.all(stores.map((s, i) => s.create({ operations: [{ name: "scaleDown", description: { serverGroupName: `sg-${i}` } }] })));
+    t.equal((await stores[0].list({ limit: 50 })).tasks.length, 6, "one shared table");
+    t.same(created.map((c) => c.created), [true, true, true, true, true, true]);
+    const versions = await withAdmin((a) => a.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`));
+    t.same(versions.rows.map((r) => r.version), [1], "version 1, once");
+    const reopened = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
+    t.equal((await reopened.list({ limit: 50 })).tasks.length, 6, "tasks survive a re-open");
+    await reopened.close();
+  });
+
+  t.test("a schema newer than the code is refused, and left alone", async (t) => {
+    const schema = ownSchema(t);
+    const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
+    await store.close();
+    await withAdmin((a) => a.query(`INSERT INTO "${schema}".schema_migrations (version, description) VALUES (7, 'future')`));
+    await t.rejects(PostgresTaskStore.open({ connectionString: DATABASE_URL, schema }), {
+      name: "TaskStoreOpenError",
+      message: new RegExp(`schema ${schema} has task store schema version 7, newer than this version of vmss-ops knows \\(1\\)`),
+    });
+    const versions = await withAdmin((a) => a.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`));
+    t.same(versions.rows.map((r) => r.version), [1, 7], "nothing changed");
+  });
+
+  t.test("a tasks table that is not ours is refused", async (t) => {
+    const schema = ownSchema(t);
+    await withAdmin(async (a) => {
+      await a.query(`CREATE SCHEMA "${schema}"`);
+      await a.query(`CREATE TABLE "${schema}".tasks (id int)`);
+    });
+    await t.rejects(PostgresTaskStore.open({ connectionString: DATABASE_URL, schema }), { name: "TaskStoreOpenError", message: /not a vmss-ops task store/ });
+    const tables = await withAdmin((a) => a.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1", [schema]));
+    t.same(tables.rows.map((r) => r.table_name), ["tasks"], "nothing created");
+  });
+
+  t.test("bad schema names and unreachable databases: clear errors, no password", async (t) => {
+    await t.rejects(PostgresTaskStore.open({ connectionString: DATABASE_URL, schema: 'x"; DROP TABLE y; --' }), { name: "TaskStoreOpenError", message: /not a plain identifier/ });
+    const err = await PostgresTaskStore.open({ connectionString: "postgres://me:hunter2@127.0.0.1:1/nowhere", connectionTimeoutMs: 2000 }).catch((e: Error) => e);
+    t.type(err, TaskStoreOpenError);
+    t.match((err as Error).message, /cannot connect to the task store database \(postgres:\/\/me:\*\*\*@127\.0\.0\.1:1\/nowhere\): .*ECONNREFUSED/);
+    t.notMatch((err as Error).message, /hunter2/);
+  });
+
+  t.test("U+0000, which PostgreSQL cannot store, becomes U+FFFD instead of failing the write", async (t) => {
+    const schema = ownSchema(t);
+    const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
+    t.teardown(() => store.close());
+    const { task } = await store.create({ clientRequestId: "id\u0000", operations: [{ name: "scaleDown", description: { serverGroupName: "sg", note: "a\u0000b", path: "c:\\u0000" } }] });
+    t.same(task.operations[0].description, { serverGroupName: "sg", note: "a\ufffdb", path: "c:\\u0000" }, "only the real NUL is replaced");
+    t.equal(task.clientRequestId, "id\ufffd");
+    await store.claim("o", 60_000, 1);
+    t.ok(await store.appendHistory("o", task.id, { phase: "P\u0000", status: "s\u0000", timeMs: 1 }));
+    t.ok(await store.update("o", task.id, { failure: { operation: "scaleDown", code: "X", message: "m\u0000", retryable: false } }));
+    const got = (await store.get(task.id))!;
+    t.same(got.history, [{ phase: "P\ufffd", status: "s\ufffd", timeMs: 1 }]);
+    t.equal(got.failure?.message, "m\ufffd");
+    t.equal((await store.create({ clientRequestId: "id\u0000", operations: [] })).created, false, "dedupe still finds it");
+  });
+
+  t.test("the server dropping idle connections does not crash the process; the store carries on", async (t) => {
+    const schema = ownSchema(t);
+    const errors: Error[] = [];
+    const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema, onPoolError: (e) => errors.push(e) });
+    t.teardown(() => store.close());
+    // Open several pooled connections, each of which has run a query that names our schema.
+    await Promise.all(Array.from({ length: 4 }, (_, i) => store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: `sg-${i}` } }] })));
+    const killed = await withAdmin((a) =>
+      a.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND application_name = 'vmss-ops' AND query LIKE $1", [`%"${schema}"%`]),
+    );
+    t.ok(killed.rowCount! >= 1, `terminated ${killed.rowCount} idle connections`);
+    // Reads are sent again on a fresh connection if theirs turns out dead; the first ones may meet one.
+    for (let i = 0; i < 3; i++) t.equal((await store.list({ limit: 10 })).tasks.length, 4, "reads go on working");
+    for (let i = 0; i < 250 && errors.length < killed.rowCount!; i++) await new Promise((r) => setTimeout(r, 20));
+    t.ok(errors.length >= 1, `the pool reported them through onPoolError (${errors.length}): ${errors[0]?.message}`);
+    const [claimed] = await store.claim("o", 60_000, 1);
+    t.ok(await store.update("o", claimed.id, { state: "running" }), "writes too");
+  });
+});
