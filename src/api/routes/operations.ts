@@ -1,4 +1,5 @@
 // POST /azure/ops/{operation} (one description) and POST /azure/ops (Clouddriver's list body): both create one task.
+import { isDeepStrictEqual } from "node:util";
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AccountRegistry } from "../../azure/accounts.ts";
@@ -38,8 +39,9 @@ const accepted = {
   415: { ...Type.Ref(ErrorResponse), description: "The body is not JSON" },
 };
 
+/** Key order does not count: a store may hand the request back with its keys reordered (PostgreSQL's jsonb does). */
 function sameOperations(a: OperationRequest[], b: OperationRequest[]): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return isDeepStrictEqual(a, b);
 }
 
 export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (app, opts) => {

@@ -1,0 +1,86 @@
+// The service as a real child process (`node src/server.ts`), pointed at a simulator the test owns, so that the
+// test can kill the service (SIGKILL, SIGTERM) without killing "Azure".
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const SIMULATOR_CA_FILE = join(REPO, "src", "simulator", "tls", "simulator-cert.pem");
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
+export interface ChildService {
+  child: ChildProcess;
+  url: string;
+  output(): string;
+  /** Resolves with the exit code (or signal) once the process has ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }>;
+  waitForTask(id: string, timeoutMs?: number): Promise<any>;
+}
+
+/** Starts `node src/server.ts` with env; resolves once it listens, rejects if it exits first. */
+export async function startChildService(env: Record<string, string>, options: { waitForListen?: boolean } = {}): Promise<ChildService> {
+  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const child = spawn(process.execPath, ["src/server.ts"], {
+    cwd: REPO,
+    env: { ...process.env, LOG_LEVEL: "warn", ...env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const url = `http://127.0.0.1:${port}`;
+  const service: ChildService = {
+    child,
+    url,
+    output: () => out,
+    exited,
+    async api(method, path, body) {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: body === undefined ? {} : { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+    },
+    async waitForTask(id, timeoutMs = 60_000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const { body } = await service.api("GET", `/task/${id}`);
+        if (body?.status?.completed) return body;
+        if (Date.now() > until) throw new Error(`task ${id} did not complete: ${JSON.stringify(body)}\n${out}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+  };
+  if (options.waitForListen === false) return service;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 30_000);
+    const check = setInterval(() => {
+      if (out.includes("vmss-ops listening on")) {
+        clearInterval(check);
+        clearTimeout(timer);
+        resolve();
+      }
+    }, 20);
+    void exited.then(({ code, signal }) => {
+      clearInterval(check);
+      clearTimeout(timer);
+      reject(new Error(`service exited (${code ?? signal}) before listening:\n${out}`));
+    });
+  });
+  return service;
+}

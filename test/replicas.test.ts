@@ -1,0 +1,104 @@
+// Two replicas share one PostgreSQL database. 200 tasks are submitted across both, and one replica is killed with
+// SIGKILL midway. Every task must end completed exactly once, and none may have been run by both: each task
+// resizes its own scale set, so the simulator's call log must show exactly one write per scale set.
+import t from "tap";
+import pg from "pg";
+import { randomBytes } from "node:crypto";
+import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { startSimulator } from "../src/simulator/simulator.ts";
+import { SIMULATOR_CA_FILE, startChildService, type ChildService } from "./helpers/child-service.ts";
+
+const TASKS = 200;
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+t.setTimeout(300_000);
+
+// A database of its own, so the replicas' schema (public) collides with nothing else.
+const dbName = `vmss_ops_replicas_${randomBytes(4).toString("hex")}`;
+const admin = new pg.Client({ connectionString: ADMIN_URL });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${dbName}`);
+const databaseUrl = Object.assign(new URL(ADMIN_URL), { pathname: `/${dbName}` }).toString();
+t.teardown(async () => {
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.end();
+});
+
+const sim = await startSimulator({ port: 0, writeDurationMs: 300, pollHintMs: 50, seed: false });
+const control = new SimulatorControl(sim);
+t.teardown(() => sim.close());
+const names = Array.from({ length: TASKS }, (_, i) => `rs-${String(i).padStart(3, "0")}`);
+for (const name of names) await control.putScaleSet("demo-rg", name, { capacity: 1, loadBalanced: false });
+await control.clearCalls();
+
+const env = {
+  SIMULATOR_URL: sim.url,
+  SIMULATOR_CA_FILE,
+  TASK_STORE: "postgres",
+  DATABASE_URL: databaseUrl,
+  TASK_LEASE_MS: "2000",
+  TASK_CLAIM_INTERVAL_MS: "200",
+  TASK_CONCURRENCY: "12",
+  LRO_POLL_INTERVAL_MS: "50",
+  RETRY_BUSY_POLL_INTERVAL_MS: "50",
+};
+
+t.test("200 tasks, two replicas, one killed midway: each task completed exactly once", async (t) => {
+  const a = await startChildService({ ...env, REPLICA_ID: "replica-a" });
+  const b = await startChildService({ ...env, REPLICA_ID: "replica-b" });
+  t.teardown(() => {
+    a.child.kill("SIGKILL");
+    b.child.kill("SIGKILL");
+  });
+
+  const ids: string[] = [];
+  for (let i = 0; i < TASKS; i++) {
+    const via: ChildService = i % 2 === 0 ? a : b;
+    const res = await via.api("POST", `/azure/ops/resizeServerGroup?clientRequestId=replica-test-${i}`, {
+      credentials: "demo",
+      region: "eastus",
+      serverGroupName: names[i],
+      capacity: { min: 0, max: 5, desired: 2 },
+    });
+    t.equal(res.status, 202, `task ${i} accepted`);
+    ids.push(res.body.id);
+  }
+  // A clientRequestId is durable across replicas: the other replica answers with the same task.
+  const again = await b.api("POST", "/azure/ops/resizeServerGroup?clientRequestId=replica-test-0", {
+    credentials: "demo", region: "eastus", serverGroupName: names[0], capacity: { min: 0, max: 5, desired: 2 },
+  });
+  t.equal(again.body.id, ids[0], "the same task from either replica");
+
+  // Kill replica A once about a third of the work is done, while it holds tasks in flight.
+  for (;;) {
+    const done = (await b.api("GET", "/task?state=succeeded&limit=500")).body.tasks.length;
+    if (done >= TASKS / 3) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  a.child.kill("SIGKILL");
+  await a.exited;
+
+  const tasks = [];
+  for (const id of ids) tasks.push(await b.waitForTask(id, 120_000));
+  t.equal(tasks.filter((x) => x.status.failed).length, 0, `no task failed: ${JSON.stringify(tasks.filter((x) => x.status.failed).map((x) => x.history))}`);
+  t.equal(tasks.filter((x) => x.state === "succeeded").length, TASKS, "every task succeeded");
+  const resumed = tasks.filter((x) => x.history.some((h: any) => /Resumed by replica replica-b/.test(h.status)));
+  t.ok(resumed.length > 0, `replica B took over tasks that A held when it died (${resumed.length})`);
+  for (const x of tasks) {
+    const completions = x.history.filter((h: any) => h.status === "Orchestration completed.").length;
+    if (completions !== 1) t.fail(`task ${x.id} completed ${completions} times`);
+  }
+
+  // The call log: exactly one write per scale set, none refused (a second runner would have met 409 or 412).
+  const calls = await control.calls();
+  const patches = calls.filter((c) => c.method === "PATCH");
+  const perSet = new Map<string, number>();
+  for (const p of patches) perSet.set(p.path.split("/").pop()!.toLowerCase(), (perSet.get(p.path.split("/").pop()!.toLowerCase()) ?? 0) + 1);
+  t.equal(perSet.size, TASKS, "every scale set was written");
+  t.same([...perSet].filter(([, n]) => n !== 1), [], "and each exactly once");
+  t.same(patches.filter((p) => p.status !== 200), [], "no write was refused");
+  for (const name of names.slice(0, 5)) t.equal(((await control.getScaleSet("demo-rg", name)).vmss as { sku?: { capacity?: number } }).sku?.capacity, 2);
+  t.comment(`${resumed.length} task(s) resumed by replica B; ${calls.length} ARM calls in all`);
+  b.child.kill("SIGTERM");
+  await b.exited;
+});
