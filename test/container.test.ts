@@ -15,6 +15,7 @@ import { pathToFileURL } from "node:url";
 import { tmpdir } from "node:os";
 import { dirname, join, posix, resolve } from "node:path";
 import { Agent, request } from "undici";
+import { freePort } from "./helpers/child-service.ts";
 
 const REPO = resolve(import.meta.dirname, "..");
 
@@ -302,17 +303,6 @@ function parseYaml(text: string): Yaml {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers for running the image's commands natively.
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 interface Exited {
   code: number | null;

@@ -8,6 +8,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./helpers/child-service.ts";
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), "..");
 const readme = readFileSync(join(REPO, "README.md"), "utf8");
@@ -21,17 +22,6 @@ function section(markdown: string, heading: string): string {
 
 function shellBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
 }
 
 const blocks = shellBlocks(section(readme, "Try it"));

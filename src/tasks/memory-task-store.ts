@@ -2,23 +2,13 @@
 import { randomUUID } from "node:crypto";
 import { FINISHED_STATES, type HistoryEntry, type Task } from "./task.ts";
 import type { NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
 
 function matches(task: Task, q: TaskQuery): boolean {
   if (q.state && task.state !== q.state) return false;
   if (q.operation && !task.operations.some((o) => o.name === q.operation)) return false;
   if (q.serverGroup && !task.operations.some((o) => o.description.serverGroupName === q.serverGroup)) return false;
   return true;
-}
-
-/** Cursor = the position of the last task returned, in creation order; creation order never changes. */
-function encodeCursor(seq: number): string {
-  return Buffer.from(String(seq)).toString("base64url");
-}
-
-function decodeCursor(cursor: string | undefined): number | undefined {
-  if (!cursor) return undefined;
-  const n = Number(Buffer.from(cursor, "base64url").toString());
-  return Number.isInteger(n) ? n : undefined;
 }
 
 export class MemoryTaskStore implements TaskStore {

@@ -9,6 +9,7 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlit
 import { FINISHED_STATES, type HistoryEntry, type Task, type TaskState } from "./task.ts";
 import type { NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { type Migration, pendingMigrations, SQLITE_MIGRATIONS, TaskStoreOpenError } from "./migrations.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
 
 export interface SqliteTaskStoreOptions {
   /** The directory that holds tasks.db (created if missing). */
@@ -25,17 +26,6 @@ const COLUMNS = `t.seq, t.id, t.client_request_id, t.state, t.operations, t.oper
   t.arm_calls, t.checkpoint, t.lease_owner, t.lease_expires_at_ms, t.created_at_ms, t.updated_at_ms, t.finished_at_ms,
   (SELECT json_group_array(json_object('phase', h.phase, 'status', h.status, 'timeMs', h.time_ms) ORDER BY h.seq)
      FROM task_history h WHERE h.task_id = t.id) AS history`;
-
-function encodeCursor(seq: number): string {
-  return Buffer.from(String(seq)).toString("base64url");
-}
-
-/** An unreadable cursor reads as none (the first page), as in the memory store. */
-function decodeCursor(cursor: string | undefined): number | undefined {
-  if (!cursor) return undefined;
-  const n = Number(Buffer.from(cursor, "base64url").toString());
-  return Number.isSafeInteger(n) ? n : undefined;
-}
 
 function json(value: unknown): string {
   return JSON.stringify(value);
