@@ -102,6 +102,7 @@ export class ConfigError extends Error {
 }
 
 export const SIMULATOR_SUBSCRIPTION_ID = "00000000-0000-4000-8000-000000000001";
+const BUILT_IN_SIMULATOR_CERT = new URL("./simulator/tls/simulator-cert.pem", import.meta.url);
 
 type Env = Record<string, string | undefined>;
 
@@ -201,7 +202,9 @@ export function loadConfig(env: Env = process.env): Config {
     port: simPort,
     host: simHost,
     url: modeRaw === "external" ? simulatorUrl!.replace(/\/+$/, "") : undefined,
-    caPem: readFileVar(env, "SIMULATOR_CA_FILE"),
+    // The simulator's own certificate unless told otherwise: `npm run simulator` and an external SIMULATOR_URL then
+    // work without extra settings. It is trusted for the simulator accounts' client only.
+    caPem: readFileVar(env, "SIMULATOR_CA_FILE") ?? readFileSync(BUILT_IN_SIMULATOR_CERT, "utf8"),
     writeDurationMs: intVar(env, "SIMULATOR_WRITE_DURATION_MS", 2000, 0, 600_000),
     pollHintMs: intVar(env, "SIMULATOR_POLL_HINT_MS", 250, 1, 60_000),
     subscriptionId: env.SIMULATOR_SUBSCRIPTION_ID || SIMULATOR_SUBSCRIPTION_ID,
