@@ -37,6 +37,7 @@ interface ActiveTask {
 }
 
 const PRUNE_EVERY_MS = 60_000;
+const COMPLETED = "Orchestration completed.";
 
 export class TaskRunner {
   readonly #deps: TaskRunnerDeps;
@@ -171,7 +172,8 @@ export class TaskRunner {
         await change({ state: "running" });
         record("INIT", `Initializing ${task.operations.length === 1 ? "operation" : `${task.operations.length} operations`}: ${task.operations.map((o) => o.name).join(", ")}`);
       } else {
-        record(phaseOf(task.operations[task.operationIndex]?.name ?? "orchestration"), `Resumed by replica ${owner}: the replica that ran it stopped; continuing from its checkpoint`);
+        const phase = task.operationIndex < task.operations.length ? phaseOf(task.operations[task.operationIndex].name) : "ORCHESTRATION";
+        record(phase, `Resumed by replica ${owner}: the replica that ran it stopped; continuing from its checkpoint`);
       }
       for (let i = task.operationIndex; i < task.operations.length; i++) {
         const request = task.operations[i];
@@ -226,7 +228,8 @@ export class TaskRunner {
         }
         await change({ resultObjects: results, armCalls, checkpoint: null, operationIndex: i + 1 });
       }
-      record("ORCHESTRATION", "Orchestration completed.");
+      // A replica that died after this line but before the state change left it behind: don't say it twice.
+      if (task.history.at(-1)?.status !== COMPLETED) record("ORCHESTRATION", COMPLETED);
       await change({ state: "succeeded", finishedAtMs: Date.now(), armCalls });
     } catch (err) {
       if (!abort.signal.aborted && !(err instanceof LeaseLostError)) throw err;
