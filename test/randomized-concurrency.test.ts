@@ -96,6 +96,7 @@ async function schedule(seed: number): Promise<string[]> {
 
   const taskIds: string[] = [];
   const portalTags: string[] = [];
+  const portalNicTags: string[] = [];
   const actions: Action[] = [];
   for (let i = r.int(2, 5); i > 0; i--) {
     const kind = r.pick(["resize", "resize", "scaleDown", "disable", "enable", "terminate"] as const);
@@ -117,9 +118,12 @@ async function schedule(seed: number): Promise<string[]> {
     });
   }
   for (let i = r.int(1, 3); i > 0; i--) {
-    const autoscaler = r.next() < 0.5;
+    const actor = r.pick(["autoscaler", "portalTags", "portalNetwork"] as const);
     const tag = `portal-${seed}-${i}`;
-    const change = autoscaler ? { capacity: r.int(0, 6) } : { tags: { [tag]: "set in the portal" } };
+    const change =
+      actor === "autoscaler" ? { capacity: r.int(0, 6) }
+      : actor === "portalTags" ? { tags: { [tag]: "set in the portal" } }
+      : { nicTags: { [tag]: "network profile edited in the portal" } };
     actions.push({
       at: r.int(0, 30),
       run: async () => {
@@ -128,7 +132,8 @@ async function schedule(seed: number): Promise<string[]> {
           const res = await env.simControl("PATCH", `/_sim/scaleSets/demo-rg/${NAME}`, change);
           if (res.status === 200) {
             stats.outOfBand++;
-            if (!autoscaler) portalTags.push(tag);
+            if (actor === "portalTags") portalTags.push(tag);
+            if (actor === "portalNetwork") portalNicTags.push(tag);
             return;
           }
           await sleep(2);
@@ -163,6 +168,10 @@ async function schedule(seed: number): Promise<string[]> {
     if (!histories.includes(`(If-Match ${v.ifMatch})`)) problems.push(`version ${v.etag}: no task history names the ETag it was planned on (${v.ifMatch})`);
   }
   for (const tag of portalTags) if (!(tag in (state.vmss.tags ?? {}))) problems.push(`portal tag ${tag} was lost`);
+  const nics: { name: string; tags?: Record<string, string> }[] = state.vmss.properties?.virtualMachineProfile?.networkProfile?.networkInterfaceConfigurations ?? [];
+  for (const tag of portalNicTags) {
+    for (const nic of nics) if (!(tag in (nic.tags ?? {}))) problems.push(`network profile edit ${tag} on NIC ${nic.name} was lost`);
+  }
   // 3. reported capacity = what Azure had
   for (const task of tasks) {
     for (const result of task.resultObjects.filter((x: any) => x.type === "serverGroup")) {

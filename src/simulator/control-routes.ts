@@ -216,7 +216,7 @@ export function buildControlRouter(): Router<Handler> {
       send(ctx, created ? 201 : 200, renderScaleSet(scaleSet), { etag: etagOf(scaleSet) });
     })
     .add("PATCH", `${P}/scaleSets/:resourceGroup/:name`, (ctx, sim, params) => {
-      const change = changeOf(readObject(ctx, ["capacity", "tags"]));
+      const change = changeOf(readObject(ctx, ["capacity", "tags", "nicTags"]));
       const ss = requireScaleSet(sim, params.resourceGroup, params.name);
       if (change.tags !== undefined) validateTags(mergeTags(ss.model.tags, change.tags));
       if (ss.inFlight) throw conflictingConcurrentWrite();

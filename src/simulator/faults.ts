@@ -12,6 +12,8 @@ export type FaultAction = (typeof FAULT_ACTIONS)[number];
 export interface ScaleSetChange {
   capacity?: number;
   tags?: Record<string, string | null>;
+  /** Merged into the tags of every NIC configuration of the model: a network-profile edit, as in the portal. */
+  nicTags?: Record<string, string | null>;
 }
 
 export interface Fault {
@@ -104,25 +106,26 @@ export function parseFault(body: unknown, now: number): Fault {
  * (or null to remove a tag) within Azure's tag limits. Throws an Error (an ArmError for Azure's tag codes).
  */
 export function parseScaleSetChange(value: unknown): ScaleSetChange {
-  if (!isObject(value)) throw new Error("must be an object with capacity and/or tags");
+  if (!isObject(value)) throw new Error("must be an object with capacity, tags and/or nicTags");
   for (const key of Object.keys(value)) {
-    if (key !== "capacity" && key !== "tags") throw new Error(`unknown field "${key}" (known: capacity, tags)`);
+    if (key !== "capacity" && key !== "tags" && key !== "nicTags") throw new Error(`unknown field "${key}" (known: capacity, tags, nicTags)`);
   }
-  const { capacity, tags } = value;
-  if (capacity === undefined && tags === undefined) throw new Error("give capacity and/or tags");
+  const { capacity, tags, nicTags } = value;
+  if (capacity === undefined && tags === undefined && nicTags === undefined) throw new Error("give capacity, tags and/or nicTags");
   if (capacity !== undefined && (!isInt(capacity) || capacity < MIN_CAPACITY || capacity > MAX_CAPACITY)) {
     throw new Error(`"capacity" must be a whole number from ${MIN_CAPACITY} to ${MAX_CAPACITY}`);
   }
-  if (tags !== undefined) {
-    if (!isObject(tags) || !Object.values(tags).every((v) => typeof v === "string" || v === null)) {
-      throw new Error('"tags" must be an object of strings (null removes a tag)');
+  for (const [field, map] of [["tags", tags], ["nicTags", nicTags]] as const) {
+    if (map === undefined) continue;
+    if (!isObject(map) || !Object.values(map).every((v) => typeof v === "string" || v === null)) {
+      throw new Error(`"${field}" must be an object of strings (null removes a tag)`);
     }
-    const set = Object.fromEntries(Object.entries(tags).filter(([, v]) => v !== null));
-    validateTags(set); // throws ArmError with Azure's code
+    validateTags(Object.fromEntries(Object.entries(map).filter(([, v]) => v !== null))); // throws ArmError with Azure's code
   }
   return {
     ...(capacity !== undefined ? { capacity: capacity as number } : {}),
     ...(tags !== undefined ? { tags: { ...(tags as Record<string, string | null>) } } : {}),
+    ...(nicTags !== undefined ? { nicTags: { ...(nicTags as Record<string, string | null>) } } : {}),
   };
 }
 

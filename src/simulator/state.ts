@@ -171,11 +171,16 @@ export class SimState {
    */
   patchScaleSetNow(
     ss: ScaleSet,
-    change: { capacity?: number; tags?: Record<string, string | null> },
+    change: { capacity?: number; tags?: Record<string, string | null>; nicTags?: Record<string, string | null> },
     source: "control" | "outOfBandChange" = "control",
   ): void {
     const before = etagOf(ss);
     if (change.tags !== undefined) ss.model.tags = mergeTags(ss.model.tags, change.tags);
+    if (change.nicTags !== undefined) {
+      const profile = (ss.model.properties as JsonObject | undefined)?.virtualMachineProfile as JsonObject | undefined;
+      const nics = ((profile?.networkProfile as JsonObject | undefined)?.networkInterfaceConfigurations ?? []) as JsonObject[];
+      for (const nic of nics) nic.tags = mergeTags(nic.tags, change.nicTags);
+    }
     if (change.capacity !== undefined) {
       ss.model.sku = { ...(isObject(ss.model.sku) ? ss.model.sku : {}), capacity: change.capacity };
       this.#reconcileCapacity(ss, this.now());
