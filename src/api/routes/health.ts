@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { TaskRunner } from "../../tasks/task-runner.ts";
 import { Health } from "../schemas.ts";
@@ -5,8 +6,7 @@ import { Health } from "../schemas.ts";
 export const healthRoutes: FastifyPluginAsyncTypebox<{ runner: TaskRunner; accounts: string[]; operations: string[] }> = async (app, opts) => {
   app.get(
     "/health",
-    { schema: { operationId: "getHealth", summary: "Liveness, with the tasks in flight", tags: ["service"], response: { 200: { $ref: "Health", description: "The service is up" } } } },
+    { schema: { operationId: "getHealth", summary: "Liveness, with the tasks in flight", tags: ["service"], response: { 200: { ...Type.Ref(Health), description: "The service is up" } } } },
     async () => ({ status: "ok" as const, activeTasks: opts.runner.active, accounts: opts.accounts, operations: opts.operations }),
   );
 };
-export { Health };
