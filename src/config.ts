@@ -43,6 +43,20 @@ export interface RetryConfig {
   throttleDefaultDelayMs: number;
   /** No single wait is longer than this (Retry-After included, as long as the deadline allows it). */
   maxDelayMs: number;
+  /**
+   * The share of a scale set's read budget that one task may spend while it waits out another writer (0-1]. The
+   * re-reads are paced so that they stay within this share of the refill (scaleSetReadsPerMinute).
+   */
+  busyReadShare: number;
+  /** Azure's refill of a scale set's GET budget, per minute (12). A simulator that scales time scales this too. */
+  scaleSetReadsPerMinute: number;
+  /** Azure's burst of a scale set's GET budget (36): below our share of it, a waiting task waits for the refill. */
+  scaleSetReadBurst: number;
+  /**
+   * How often a scale set that Azure left Failed (a write it accepted could not complete, e.g. AllocationFailed)
+   * is driven again by re-sending its model, before the operation fails with the instances Azure lists.
+   */
+  maxRedrives: number;
 }
 
 export interface SimulatorConfig {
@@ -232,6 +246,10 @@ export function loadConfig(env: Env = process.env): Config {
     busyPollIntervalMs: intVar(env, "RETRY_BUSY_POLL_INTERVAL_MS", 500, 1),
     throttleDefaultDelayMs: intVar(env, "RETRY_THROTTLE_DEFAULT_DELAY_MS", 5000, 0),
     maxDelayMs: intVar(env, "RETRY_MAX_DELAY_MS", 60_000, 1),
+    busyReadShare: intVar(env, "RETRY_BUSY_READ_SHARE_PERCENT", 25, 1, 100) / 100,
+    scaleSetReadsPerMinute: intVar(env, "AZURE_SCALE_SET_READS_PER_MINUTE", 12, 1),
+    scaleSetReadBurst: intVar(env, "AZURE_SCALE_SET_READ_BURST", 36, 1),
+    maxRedrives: intVar(env, "RETRY_MAX_REDRIVES", 2, 0, 20),
   };
 
   const databaseUrl = env.DATABASE_URL || undefined;

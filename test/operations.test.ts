@@ -46,10 +46,14 @@ t.test("an uncontended resize costs one read and one write, plus polls", async (
   const task = await run("resizeServerGroup", demo("web-prod-v002", { targetSize: 4 }));
   t.equal(task.status.failed, false);
   const mine = callsFor(await env.calls(), "web-prod-v002");
-  const gets = mine.filter((c) => c.method === "GET");
+  const gets = mine.filter((c) => c.method === "GET" && !c.path.endsWith("/virtualMachines"));
+  const lists = mine.filter((c) => c.method === "GET" && c.path.endsWith("/virtualMachines"));
   t.equal(writesOf(mine).length, 1, "one write");
-  // One read to plan, and the long-running operation's final GET of the resource, which is how Azure confirms.
+  // One read to plan, and the long-running operation's final GET of the resource; then the VM list, which must
+  // agree with it (Succeeded, as many running instances as the capacity) before the result counts as confirmed.
   t.equal(gets.length, 2, `reads: ${JSON.stringify(mine)}`);
+  t.equal(lists.length, 1, "one VM list, after the write");
+  t.ok(mine.indexOf(lists[0]) > mine.indexOf(writesOf(mine)[0]), "the VMs are listed after the write, to confirm it");
   t.equal(task.armCalls, (await env.calls()).length, "the task counts the ARM calls it caused");
   t.same(task.resultObjects[0].capacity, { min: 3, max: 4, desired: 4 }, "targetSize widens max to include it");
 });

@@ -1,7 +1,8 @@
 import t from "tap";
 import type { RetryConfig } from "../src/config.ts";
 import type { ArmFailure } from "../src/azure/arm-failure.ts";
-import { decideRetry, formatDuration, isRetryableStatus } from "../src/azure/retry-policy.ts";
+import { kindForStatus } from "../src/azure/arm-failure.ts";
+import { busyReadIntervalMs, decideBusyWait, decideRetry, formatDuration, isRetryableKind } from "../src/azure/retry-policy.ts";
 
 const config: RetryConfig = {
   maxAttempts: 8,
@@ -11,14 +12,21 @@ const config: RetryConfig = {
   transientBaseDelayMs: 1000,
   throttleDefaultDelayMs: 5000,
   maxDelayMs: 30_000,
+  busyReadShare: 0.25,
+  scaleSetReadsPerMinute: 12,
+  scaleSetReadBurst: 36,
+  maxRedrives: 2,
 };
 
-t.test("which statuses are retryable", async (t) => {
-  const table: [number, boolean][] = [
-    [400, false], [401, false], [403, false], [404, false], [405, false], [408, true], [409, true],
-    [412, true], [413, false], [422, false], [429, true], [500, true], [501, true], [502, true], [503, true], [504, true],
+t.test("which statuses are retryable: status → kind → retryable, each rule in one place", async (t) => {
+  const table: [number, string | undefined, boolean][] = [
+    [400, "InvalidParameter", false], [401, undefined, false], [403, undefined, false], [404, "ResourceNotFound", false],
+    [405, undefined, false], [408, undefined, true], [409, "ConflictingConcurrentWriteNotAllowed", true],
+    [409, undefined, true], [409, "InvalidResourceLocation", false], [409, "PropertyChangeNotAllowed", false],
+    [412, "PreconditionFailed", true], [413, undefined, false], [422, undefined, false], [429, "TooManyRequests", true],
+    [500, undefined, true], [501, undefined, true], [502, undefined, true], [503, undefined, true], [504, undefined, true],
   ];
-  for (const [status, retryable] of table) t.equal(isRetryableStatus(status), retryable, `${status}`);
+  for (const [status, code, retryable] of table) t.equal(isRetryableKind(kindForStatus(status, code)), retryable, `${status} ${code ?? ""}`);
 });
 
 t.test("decisions, table-driven, with a fixed random", async (t) => {
@@ -40,7 +48,10 @@ t.test("decisions, table-driven, with a fixed random", async (t) => {
     { name: "capped by maxDelayMs", failure: f("server"), attempt: 7, random: 0.5, want: { retry: true, delayMs: 30_000 } },
     { name: "last attempt gives up", failure: f("conflict"), attempt: 8, want: { retry: false } },
     { name: "deadline stops a wait that would cross it", failure: f("server"), attempt: 2, elapsedMs: 58_500, random: 0.5, want: { retry: false } },
-    { name: "Retry-After beyond the deadline gives up", failure: f("throttled", { retryAfterMs: 120_000 }), attempt: 1, want: { retry: false } },
+    { name: "Retry-After is capped by maxDelayMs", failure: f("throttled", { status: 429, retryAfterMs: 120_000 }), attempt: 1, want: { retry: true, delayMs: 30_000 } },
+    { name: "capped Retry-After beyond the deadline gives up", failure: f("throttled", { retryAfterMs: 120_000 }), attempt: 1, elapsedMs: 40_000, want: { retry: false } },
+    { name: "a canceled write re-reads soon", failure: f("canceled"), attempt: 1, random: 0.5, want: { retry: true, delayMs: 200 } },
+    { name: "a programming error is never retried", failure: f("programming", { code: "TypeError" }), attempt: 1, want: { retry: false } },
   ];
   for (const c of cases) {
     const d = decideRetry({ failure: c.failure, attempt: c.attempt, elapsedMs: c.elapsedMs ?? 0, config, random: c.random ?? 0.5 });
@@ -48,6 +59,25 @@ t.test("decisions, table-driven, with a fixed random", async (t) => {
     if (d.retry && c.want.delayMs !== undefined) t.equal(d.delayMs, c.want.delayMs, `${c.name}: delay`);
     t.ok(d.reason.length > 0, `${c.name}: has a reason`);
   }
+});
+
+t.test("re-reads of a busy scale set stay within a quarter of Azure's read refill", async (t) => {
+  // Azure refills a scale set's GET budget by 12 a minute; a quarter of that is 3 a minute: one GET every 20 s.
+  t.equal(busyReadIntervalMs({ ...config, maxDelayMs: 60_000 }), 20_000);
+  const cfg = { ...config, maxDelayMs: 60_000, deadlineMs: 600_000 };
+  t.same(decideBusyWait({ elapsedMs: 0, config: cfg, random: 0.5 }), { wait: true, delayMs: 20_000 });
+  t.same(decideBusyWait({ elapsedMs: 0, config: cfg, remainingReads: 30, random: 0.5 }), { wait: true, delayMs: 20_000 }, "plenty left");
+  // Our share of the burst of 36 is 9: at or below it, wait until the refill has brought it above (7 → 10: 3 reads, 15 s;
+  // the share interval is longer still).
+  t.same(decideBusyWait({ elapsedMs: 0, config: cfg, remainingReads: 7, random: 0.5 }), { wait: true, delayMs: 20_000 });
+  // 0 left: 10 reads to refill, 50 s.
+  t.same(decideBusyWait({ elapsedMs: 0, config: cfg, remainingReads: 0, random: 0.5 }), { wait: true, delayMs: 50_000 });
+  t.same(decideBusyWait({ elapsedMs: 0, config: { ...cfg, maxDelayMs: 30_000 }, remainingReads: 0, random: 0.5 }), { wait: true, delayMs: 30_000 }, "capped");
+  t.same(decideBusyWait({ elapsedMs: 0, config: cfg, random: 0 }), { wait: true, delayMs: 16_000 }, "jitter low end");
+  t.equal(decideBusyWait({ elapsedMs: 590_000, config: cfg, random: 0.5 }).wait, false, "never past the deadline");
+  // A simulator that runs 100 times faster refills 1200 a minute: the same share is one GET every 200 ms.
+  t.equal(busyReadIntervalMs({ ...cfg, busyPollIntervalMs: 1, scaleSetReadsPerMinute: 1200 }), 200);
+  t.equal(busyReadIntervalMs({ ...cfg, busyPollIntervalMs: 500, scaleSetReadsPerMinute: 1200 }), 500, "never below the configured floor");
 });
 
 t.test("durations read well in history lines", async (t) => {

@@ -54,11 +54,17 @@ export const ServerGroupResult = Type.Object(
     serverGroupName: Type.String(),
     capacity: Type.Ref(Capacity),
     disabled: Type.Boolean(),
-    instanceCount: Type.Optional(Type.Integer()),
+    instanceCount: Type.Optional(Type.Integer({ description: "instances Azure lists as running (not being created, deleted, or Failed)" })),
+    confirmed: Type.Optional(
+      Type.Literal(false, {
+        description: "present when Azure did not confirm the model (e.g. left the scale set Failed): capacity.desired is then the instances running",
+      }),
+    ),
+    requestedCapacity: Type.Optional(Type.Integer({ description: "with confirmed false: the capacity in the model, which Azure did not reach" })),
     provisioningState: Type.Optional(Type.String()),
     etag: Type.Optional(Type.String()),
   },
-  { $id: "ServerGroupResult", additionalProperties: false, description: "a finished operation's result: what Azure confirmed afterwards" },
+  { $id: "ServerGroupResult", additionalProperties: false, description: "an operation's result: what Azure confirmed afterwards, or (on failure) what it lists" },
 );
 
 export const TaskException = Type.Object(
@@ -122,7 +128,11 @@ export const ServerGroup = Type.Object(
     etag: Type.Optional(Type.String()),
     backendPools: Type.Array(Type.String(), { description: "backend pool ids on the scale set's model" }),
     tags: Type.Record(Type.String(), Type.String(), { description: "the scale set's tags, vmss-ops' own records included" }),
-    instances: Type.Array(Type.Ref(Instance)),
+    instances: Type.Array(Type.Ref(Instance), { description: "every VM Azure lists, in whatever state it lists it" }),
+    instanceCount: Type.Integer({ description: "instances Azure lists as running (not being created, deleted, or Failed)" }),
+    disagreement: Type.Optional(
+      Type.String({ description: "present when the model and the instances disagree (a write in flight, a Failed scale set): how" }),
+    ),
   },
   { $id: "ServerGroup", additionalProperties: false, description: "a scale set as Azure reports it now" },
 );

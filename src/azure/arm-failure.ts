@@ -13,6 +13,10 @@ export type FailureKind =
   | "network"
   /** A long-running operation that Azure ended as Failed with a code known to be transient. */
   | "operationFailedTransient"
+  /** A long-running operation that Azure ended as Canceled (OperationPreempted: a more recent write replaced it). */
+  | "canceled"
+  /** A bug in our own code (TypeError, ReferenceError, …): never retried, reported as what it is. */
+  | "programming"
   /** 404: the scale set (or its resource group) does not exist. */
   | "notFound"
   /** Anything else: other 4xx, a long-running operation that failed for good, a plan that cannot be made. */
@@ -37,6 +41,30 @@ export class OperationError extends Error {
     this.code = code;
     this.kind = kind;
   }
+}
+
+/**
+ * A long-running operation that Azure ended as Failed or Canceled, with the error code of its status document
+ * (`{"status":"Failed","error":{"code":"AllocationFailed",…}}`). @azure/core-lro throws a plain Error whose
+ * message is the only place the code survives ("The long-running operation has failed. <code>. …", or "Operation was
+ * canceled" with none), so src/azure/long-running.ts throws this instead, built from the status document itself.
+ */
+export class LongRunningOperationError extends Error {
+  override name = "LongRunningOperationError";
+  readonly status: "Failed" | "Canceled";
+  readonly code: string | undefined;
+  constructor(status: "Failed" | "Canceled", code: string | undefined, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** Errors that only a bug in our code throws: retrying cannot help, and they must not pass for an Azure failure. */
+const PROGRAMMING_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
+
+export function isProgrammingError(err: unknown): boolean {
+  return PROGRAMMING_ERRORS.some((type) => err instanceof type);
 }
 
 /**
@@ -106,15 +134,25 @@ export function parseRetryAfterMs(headers: HeaderBag | undefined, now = Date.now
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-const LRO_FAILED = /^The long-running operation has failed(?:\. ([^.]+)\. ([\s\S]*))?$/;
-
 function firstLine(s: string): string {
   const line = s.split("\n")[0] ?? s;
   return line.length > 300 ? `${line.slice(0, 297)}...` : line;
 }
 
+/**
+ * One plain description of whatever a call to Azure threw, by the error's type and code only: its message is for
+ * people (a TypeError about networkInterfaceConfigurations is a bug, not a network failure).
+ */
 export function describeArmFailure(err: unknown): ArmFailure {
   if (err instanceof OperationError) return { kind: err.kind, code: err.code, message: err.message };
+  if (err instanceof LongRunningOperationError) {
+    const kind: FailureKind = err.status === "Canceled" ? "canceled" : isTransientOperationCode(err.code) ? "operationFailedTransient" : "terminal";
+    return { kind, code: err.code ?? (err.status === "Canceled" ? "OperationCanceled" : "OperationFailed"), message: firstLine(err.message) };
+  }
+  if (isProgrammingError(err)) {
+    const e = err as Error;
+    return { kind: "programming", code: e.name, message: firstLine(e.message) };
+  }
   const e = err as {
     name?: string;
     message?: string;
@@ -133,18 +171,10 @@ export function describeArmFailure(err: unknown): ArmFailure {
       retryAfterMs: parseRetryAfterMs(e.response?.headers),
     };
   }
-  const lro = LRO_FAILED.exec(message);
-  if (lro) {
-    const code = lro[1];
-    return {
-      kind: isTransientOperationCode(code) ? "operationFailedTransient" : "terminal",
-      code: code ?? "OperationFailed",
-      message: firstLine(lro[2] ?? message),
-    };
-  }
+  // No HTTP answer: a network failure when the code says so (the SDK's RestError carries the socket's code).
   const netCode = e?.code ?? e?.cause?.code;
-  if ((netCode && NETWORK_CODES.has(netCode)) || e?.name === "RestError" || /socket hang up|ECONNRESET|network/i.test(message)) {
-    return { kind: "network", code: netCode ?? "NetworkError", message: firstLine(message) };
+  if (netCode && NETWORK_CODES.has(netCode)) {
+    return { kind: "network", code: netCode, message: firstLine(message) };
   }
   return { kind: "terminal", code: e?.code ?? e?.name ?? "Error", message: firstLine(message) };
 }
@@ -153,6 +183,8 @@ export function describeArmFailure(err: unknown): ArmFailure {
 export function failureLabel(f: ArmFailure): string {
   if (f.status !== undefined) return `${f.status} ${f.code ?? "Error"}`;
   if (f.kind === "network") return `network error ${f.code ?? ""}`.trim();
+  if (f.kind === "canceled") return f.code && f.code !== "OperationCanceled" ? `operation canceled ${f.code}` : "operation canceled";
+  if (f.kind === "programming") return `internal error ${f.code ?? ""}`.trim();
   if (f.kind === "operationFailedTransient" || (f.kind === "terminal" && f.code)) return `operation failed ${f.code}`;
   return f.code ?? "error";
 }

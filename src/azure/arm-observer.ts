@@ -9,6 +9,8 @@ export interface ArmResponseInfo {
   url: string;
   status: number;
   headers: { get(name: string): string | undefined };
+  /** The response body as text, when the SDK read it whole (not for streamed responses). */
+  bodyAsText?: string;
 }
 
 export interface ArmResponseListener {
@@ -41,6 +43,7 @@ export const armObserverPolicy: PipelinePolicy = {
         url: request.url,
         status: response.status,
         headers: { get: (name) => response.headers.get(name) },
+        ...(typeof response.bodyAsText === "string" ? { bodyAsText: response.bodyAsText } : {}),
       };
       for (const l of current ?? []) l.onArmResponse(info);
       for (const l of globalListeners) l.onArmResponse(info);

@@ -7,7 +7,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RetryConfig } from "../config.ts";
 import { describeArmFailure, failureLabel, OperationError, type ArmFailure } from "./arm-failure.ts";
-import { decideRetry } from "./retry-policy.ts";
+import { decideBusyWait, decideRetry, formatDuration, isRetryableKind } from "./retry-policy.ts";
+import { confirmation, isBusy, isFailed, suspiciousRead } from "./scale-set-state.ts";
 import type { ScaleSetSnapshot, VmssGateway, WriteStep } from "./vmss-gateway.ts";
 
 export type PlannedStep = { kind: "done"; summary: string } | WriteStep;
@@ -17,12 +18,13 @@ export interface ScaleSetPlanner<R> {
   /** The plan needs the VM list, not only the scale set. */
   readsInstances: boolean;
   /**
-   * A read-only view: report the state as it is, even mid-write. Operations leave this unset: they plan only on a
-   * settled scale set, since "nothing to do" judged on a state that another write is about to change is as wrong
-   * as a write planned on it.
+   * A read-only view: report the state as it is, even mid-write or Failed, unconfirmed. Operations leave this
+   * unset: they plan only on a settled scale set, since "nothing to do" judged on a state that another write is
+   * about to change is as wrong as a write planned on it, and they end only on a confirmed one.
    */
   observeOnly?: boolean;
   plan(snapshot: ScaleSetSnapshot): PlannedStep;
+  /** The result, from a read of the scale set and its VMs: confirmed, or (when the operation fails) not. */
   result(snapshot: ScaleSetSnapshot): R;
 }
 
@@ -48,44 +50,60 @@ export interface ExecuteOpInput<R> {
   wait?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
 }
 
-export class OperationFailedError extends Error {
+export class OperationFailedError<R = unknown> extends Error {
   override name = "OperationFailedError";
   readonly failure: ArmFailure;
   readonly attempts: number;
   /** Whether sending the same operation again later could succeed (Clouddriver's `retryable`). */
   readonly retryable: boolean;
-  constructor(message: string, failure: ArmFailure, attempts: number, retryable: boolean) {
+  /** What Azure showed when the operation gave up on a scale set it could not confirm (the true instance count). */
+  readonly result?: R;
+  constructor(message: string, failure: ArmFailure, attempts: number, retryable: boolean, result?: R) {
     super(message);
     this.failure = failure;
     this.attempts = attempts;
     this.retryable = retryable;
+    if (result !== undefined) this.result = result;
+  }
+}
+
+/**
+ * Azure left the scale set Failed and re-driving it did not help: the operation ends here, with the state as Azure
+ * lists it. Not judged by the retry policy (the re-drives were the retries); the same request later can succeed.
+ */
+class ScaleSetNotConfirmedError extends OperationError {
+  readonly snapshot: ScaleSetSnapshot;
+  constructor(message: string, snapshot: ScaleSetSnapshot) {
+    super("NotConfirmed", message, "operationFailedTransient");
+    this.snapshot = snapshot;
   }
 }
 
 /** Writes that one attempt may make while converging (disable is a network change, then a rollout). */
 const MAX_WRITES_PER_ATTEMPT = 4;
 
-/** Provisioning states in which Azure refuses writes with 409 ConflictingConcurrentWriteNotAllowed. */
-const BUSY_STATES = new Set(["updating", "creating", "deleting", "migrating"]);
-
-export function isBusy(snapshot: ScaleSetSnapshot): boolean {
-  return BUSY_STATES.has((snapshot.vmss.provisioningState ?? "").toLowerCase());
-}
+/** Reads made again, at most, when a read is suspicious, or Succeeded while its VM list disagrees. */
+const REREADS_OF_A_DOUBTFUL_READ = 2;
 
 interface AttemptClock {
   now: () => number;
   random: () => number;
   wait: (ms: number, signal?: AbortSignal) => Promise<unknown>;
-  deadlineAt: number;
+  started: number;
+}
+
+/** Counted across attempts: how often a Failed scale set was driven again. */
+interface Progress {
+  redrives: number;
 }
 
 export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
-  const { gateway, planner, retry, log, signal } = input;
+  const { gateway, retry, log, signal } = input;
   const now = input.now ?? Date.now;
   const random = input.random ?? Math.random;
   const wait = input.wait ?? ((ms: number, s?: AbortSignal) => sleep(ms, undefined, { signal: s }));
-  const started = now();
-  const clock: AttemptClock = { now, random, wait, deadlineAt: started + retry.deadlineMs };
+  const clock: AttemptClock = { now, random, wait, started: now() };
+  const progress: Progress = { redrives: 0 };
 
   if (input.resume) {
     // CAPZ's lesson: continue the stored long-running operation rather than send the write again. If it cannot be
@@ -98,6 +116,7 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
     } catch (err) {
       if (signal?.aborted) throw err;
       const f = describeArmFailure(err);
+      if (f.kind === "programming") throw err;
       log(`the resumed write could not be followed (${failureLabel(f)}: ${f.message}); re-reading and re-planning`);
     }
     await input.onCheckpoint?.({ attempt: 1 });
@@ -106,55 +125,119 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
   for (let attempt = 1; ; attempt++) {
     const prefix = `attempt ${attempt}/${retry.maxAttempts}`;
     try {
-      return await runAttempt(input, attempt, prefix, clock);
+      return await runAttempt(input, attempt, prefix, clock, progress);
     } catch (err) {
       if (signal?.aborted) throw err;
       const failure = describeArmFailure(err);
-      const decision = decideRetry({ failure, attempt, elapsedMs: now() - started, config: retry, random: random() });
+      // A bug in our code fails at once, as what it is: retrying it would only repeat it.
+      if (failure.kind === "programming") throw err;
       const label = failureLabel(failure);
+      if (err instanceof ScaleSetNotConfirmedError) {
+        log(`${prefix}: ${failure.message}`);
+        throw new OperationFailedError(`${label}: ${failure.message}`, failure, attempt, true, input.planner.result(err.snapshot));
+      }
+      const decision = decideRetry({ failure, attempt, elapsedMs: now() - clock.started, config: retry, random: random() });
       if (!decision.retry) {
-        const retryable = failure.kind !== "notFound" && failure.kind !== "terminal";
         log(`${prefix}: ${label}: ${failure.message}; ${decision.reason}`);
-        throw new OperationFailedError(`${label}: ${failure.message}`, failure, attempt, retryable);
+        throw new OperationFailedError(`${label}: ${failure.message}`, failure, attempt, isRetryableKind(failure.kind));
       }
       log(`${prefix}: ${label}, ${decision.reason}`);
+      // The write that failed (or was canceled) is over: nothing is in flight until the next attempt writes.
+      await input.onCheckpoint?.({ attempt: attempt + 1 });
       await wait(decision.delayMs, signal);
     }
   }
 }
 
-async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: string, clock: AttemptClock): Promise<R> {
+/**
+ * One read the harness may act on: waits out another writer (re-reading the scale set alone, paced by the read
+ * budget), lists the VMs when the planner needs them, and re-reads a suspicious read. The busy check comes first:
+ * mid-write, a model that runs ahead of its VMs (a scale to 0 with VMs still listed) is what Azure shows, not a
+ * bad read. `first` is a read already made (a write's final GET).
+ */
+async function settledRead<R>(
+  input: ExecuteOpInput<R>,
+  prefix: string,
+  clock: AttemptClock,
+  first?: ScaleSetSnapshot,
+): Promise<ScaleSetSnapshot> {
   const { gateway, planner, log, signal, retry } = input;
-  let snapshot = await gateway.read({ withInstances: planner.readsInstances, signal });
+  const getScaleSet = () => gateway.read({ withInstances: false, signal });
+  let snapshot = first ?? (await getScaleSet());
   let waitedSince: number | undefined;
-  for (let writes = 0; ; ) {
+  for (let doubtful = 0; ; ) {
     if (isBusy(snapshot) && !planner.observeOnly) {
       // Another write holds the scale set: a write now would only 409 and spend Azure's write budget. Re-read
-      // until it ends (a write lock clears within one write's duration), then plan again on what it left.
+      // until it ends, then plan again on what it left.
       if (waitedSince === undefined) {
         waitedSince = clock.now();
         log(`${prefix}: ${gateway.ref.name} is ${snapshot.vmss.provisioningState} (another write in flight); waiting for it to end before planning`);
       }
-      const delayMs = Math.round(retry.busyPollIntervalMs * (0.8 + 0.4 * clock.random()));
-      if (clock.now() + delayMs >= clock.deadlineAt) {
-        throw new OperationError(
-          "ScaleSetBusy",
-          `${gateway.ref.name} stayed ${snapshot.vmss.provisioningState} for ${Math.round((clock.now() - waitedSince) / 1000)} s`,
-          "conflict",
-        );
+      const decision = decideBusyWait({ elapsedMs: clock.now() - clock.started, config: retry, remainingReads: snapshot.remainingReads, random: clock.random() });
+      if (!decision.wait) {
+        throw new OperationError("ScaleSetBusy", `${gateway.ref.name} stayed ${snapshot.vmss.provisioningState} for ${formatDuration(clock.now() - waitedSince)}`, "conflict");
       }
-      await clock.wait(delayMs, signal);
-      snapshot = await gateway.read({ withInstances: planner.readsInstances, signal });
+      await clock.wait(decision.delayMs, signal);
+      snapshot = await getScaleSet();
       continue;
     }
     if (waitedSince !== undefined) {
-      log(`${prefix}: the other write ended after ${Math.round((clock.now() - waitedSince) / 100) / 10} s; planning on a fresh read`);
+      log(`${prefix}: the other write ended after ${formatDuration(clock.now() - waitedSince)}; planning on a fresh read`);
       waitedSince = undefined;
     }
-    const step = planner.plan(snapshot);
+    if ((planner.readsInstances || planner.observeOnly) && !snapshot.vms) {
+      snapshot = { ...snapshot, vms: await gateway.listInstances(signal) };
+    }
+    if (planner.observeOnly) return snapshot;
+    const suspicious = suspiciousRead(snapshot);
+    if (suspicious === undefined) return snapshot;
+    if (doubtful++ >= REREADS_OF_A_DOUBTFUL_READ) {
+      throw new OperationError("SuspiciousRead", `${suspicious} for ${gateway.ref.name}; not acting on it`, "server");
+    }
+    snapshot = await getScaleSet();
+  }
+}
+
+/** The write that drives a Failed scale set again: its own model, re-sent with If-Match. Azure retries the work. */
+function redriveStep(snapshot: ScaleSetSnapshot, instances: number, redrive: number, max: number): WriteStep {
+  const capacity = snapshot.vmss.sku?.capacity ?? 0;
+  return {
+    kind: "update",
+    summary: `Azure left the scale set Failed with ${instances} of ${capacity} instance(s) running; re-sending its model to drive it again (${redrive}/${max})`,
+    patch: { sku: { ...snapshot.vmss.sku } },
+  };
+}
+
+async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: string, clock: AttemptClock, progress: Progress): Promise<R> {
+  const { gateway, planner, log, signal, retry } = input;
+  let snapshot = await settledRead(input, prefix, clock);
+  for (let writes = 0, doubtful = 0; ; ) {
+    let step = planner.plan(snapshot);
     if (step.kind === "done") {
-      log(writes === 0 ? `${prefix}: ${step.summary}` : `Azure confirmed: ${step.summary}`);
-      return planner.result(snapshot);
+      if (planner.observeOnly) return planner.result(snapshot);
+      // "Nothing to change" in the model is not yet what Azure did: confirm it against the VMs Azure lists.
+      if (!snapshot.vms) snapshot = { ...snapshot, vms: await gateway.listInstances(signal) };
+      const confirmed = confirmation(snapshot);
+      if (confirmed.confirmed) {
+        log(writes === 0 ? `${prefix}: ${step.summary}` : `Azure confirmed: ${step.summary}`);
+        return planner.result(snapshot);
+      }
+      if (!isFailed(snapshot)) {
+        // Succeeded, yet the VM list disagrees with the capacity: read again rather than report either number.
+        if (doubtful++ >= REREADS_OF_A_DOUBTFUL_READ) {
+          throw new OperationError("NotConfirmed", `${gateway.ref.name}: ${confirmed.reason}`, "server");
+        }
+        snapshot = await settledRead(input, prefix, clock);
+        continue;
+      }
+      if (progress.redrives >= retry.maxRedrives) {
+        throw new ScaleSetNotConfirmedError(
+          `Azure left ${gateway.ref.name} Failed: ${confirmed.instances} instance(s) running of capacity ${snapshot.vmss.sku?.capacity ?? 0}, after ${progress.redrives} re-drive(s)`,
+          snapshot,
+        );
+      }
+      progress.redrives++;
+      step = redriveStep(snapshot, confirmed.instances, progress.redrives, retry.maxRedrives);
     }
     if (writes >= MAX_WRITES_PER_ATTEMPT) {
       throw new OperationError("PlanDidNotConverge", `still planning "${step.summary}" after ${writes} writes`);
@@ -162,19 +245,17 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
     const guard = step.kind === "update" ? ` (If-Match ${snapshot.etag ?? "none"})` : "";
     log(`${prefix}: ${step.summary}${guard}`);
     await input.onCheckpoint?.({ attempt });
+    const inFlight = step;
     const written = await gateway.write(step, snapshot.etag, {
       defaultPollIntervalMs: input.lroPollIntervalMs,
       signal,
-      onAccepted: (poller) => input.onCheckpoint?.({ attempt, inFlight: { step, poller } }),
+      onAccepted: (poller) => input.onCheckpoint?.({ attempt, inFlight: { step: inFlight, poller } }),
     });
     await input.onCheckpoint?.({ attempt });
     writes++;
-    if (written && typeof written.sku?.capacity === "number" && !planner.readsInstances) {
-      // The update's final GET is a fresh read. If it carried no ETag, keep the old one: the next write then
-      // gets a 412 and re-reads, instead of overwriting unconditionally.
-      snapshot = { vmss: written, etag: written.etag ?? snapshot.etag };
-    } else {
-      snapshot = await gateway.read({ withInstances: planner.readsInstances, signal });
-    }
+    // The update's final GET is a fresh read of the scale set. If it carried no ETag, keep the old one: the next
+    // write then gets a 412 and re-reads, instead of overwriting unconditionally.
+    const first = written && typeof written.sku?.capacity === "number" ? { vmss: written, etag: written.etag ?? snapshot.etag } : undefined;
+    snapshot = await settledRead(input, prefix, clock, first);
   }
 }

@@ -1,7 +1,7 @@
 // Drives an Azure long-running operation to its end, polling at the interval Azure advertises.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PollerLike, OperationState } from "@azure/core-lro";
-import { parseRetryAfterMs } from "./arm-failure.ts";
+import { LongRunningOperationError, parseRetryAfterMs } from "./arm-failure.ts";
 import { observeArmResponses } from "./arm-observer.ts";
 
 export interface LongRunningOptions {
@@ -12,12 +12,44 @@ export interface LongRunningOptions {
   signal?: AbortSignal;
 }
 
-/** Remembers the newest poll interval that Azure advertised on the responses it observes. */
+/** How an operation ended, from Azure's status document: `{"status":"Failed","error":{"code":…,"message":…}}`. */
+interface OperationEnd {
+  status: "Failed" | "Canceled";
+  code?: string;
+  message?: string;
+}
+
+/** The end an operation-status body reports, or undefined while it runs (or when the body is something else). */
+export function operationEndOf(bodyAsText: string | undefined): OperationEnd | undefined {
+  if (!bodyAsText || !bodyAsText.includes('"status"')) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(bodyAsText);
+  } catch {
+    return undefined;
+  }
+  const b = body as { status?: unknown; error?: { code?: unknown; message?: unknown } };
+  const status = typeof b?.status === "string" ? b.status.toLowerCase() : undefined;
+  if (status !== "failed" && status !== "canceled" && status !== "cancelled") return undefined;
+  return {
+    status: status === "failed" ? "Failed" : "Canceled",
+    ...(typeof b.error?.code === "string" ? { code: b.error.code } : {}),
+    ...(typeof b.error?.message === "string" ? { message: b.error.message } : {}),
+  };
+}
+
+/**
+ * Remembers the newest poll interval that Azure advertised on the responses it observes, and how the operation
+ * ended when a status document says Failed or Canceled.
+ */
 class PollHint {
   advertisedMs: number | undefined;
-  onArmResponse(info: { headers: { get(name: string): string | undefined } }): void {
+  end: OperationEnd | undefined;
+  onArmResponse(info: { headers: { get(name: string): string | undefined }; bodyAsText?: string }): void {
     const ms = parseRetryAfterMs(info.headers);
     if (ms !== undefined) this.advertisedMs = ms;
+    const end = operationEndOf(info.bodyAsText);
+    if (end) this.end = end;
   }
   take(fallbackMs: number): number {
     const ms = this.advertisedMs ?? fallbackMs;
@@ -60,12 +92,31 @@ async function pollToEnd<TResult>(
   hint: PollHint,
   options: LongRunningOptions,
 ): Promise<TResult> {
-  while (!poller.isDone) {
-    await sleep(hint.take(options.defaultPollIntervalMs), undefined, { signal: options.signal });
-    await poller.poll({ abortSignal: options.signal });
+  try {
+    while (!poller.isDone) {
+      await sleep(hint.take(options.defaultPollIntervalMs), undefined, { signal: options.signal });
+      await poller.poll({ abortSignal: options.signal });
+    }
+  } catch (err) {
+    // A poll that got an HTTP error also leaves the poller "failed": only Azure's status document says the
+    // operation itself ended.
+    throw (hint.end ? endedAs(poller, hint) : undefined) ?? err;
   }
-  const state = poller.operationState;
-  if (state?.status === "failed" && state.error) throw state.error;
-  if (state?.status === "canceled") throw new Error("The long-running operation was canceled");
+  const ended = endedAs(poller, hint);
+  if (ended) throw ended;
   return poller.result as TResult;
+}
+
+/**
+ * core-lro throws a plain Error for an operation that ended Failed ("The long-running operation has failed. …")
+ * or Canceled ("Operation was canceled"): the poller's state says which, and the status document Azure sent says
+ * with what code. Undefined when the operation did not end that way (the error is then an HTTP or network one).
+ */
+function endedAs(poller: PollerLike<OperationState<unknown>, unknown>, hint: PollHint): LongRunningOperationError | undefined {
+  const status = poller.operationState?.status;
+  if (status !== "failed" && status !== "canceled") return undefined;
+  const end = hint.end;
+  const kind = status === "failed" ? "Failed" : "Canceled";
+  const message = end?.message ?? (kind === "Failed" ? "The long-running operation has failed" : "Operation was canceled");
+  return new LongRunningOperationError(kind, end?.status === kind ? end.code : undefined, message);
 }

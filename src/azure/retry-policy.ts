@@ -1,17 +1,16 @@
-// What to do after a failed attempt. Pure: no clock, no I/O, randomness passed in, so a table of cases tests it.
+// What to do after a failed attempt, and how long to wait between reads while another write holds the scale set.
+// Pure: no clock, no I/O, randomness passed in, so a table of cases tests it. Status → kind is decided in
+// arm-failure.ts (kindForStatus); kind → retryable and every wait are decided here, and nowhere else.
 import type { RetryConfig } from "../config.ts";
 import type { ArmFailure, FailureKind } from "./arm-failure.ts";
 
 /**
- * Statuses worth another attempt: 408, 409 (a concurrent write holds the scale set), 412 (our ETag is stale:
- * re-read and re-plan), 429, and every 5xx. 404 and other 4xx are final: the request itself is wrong.
+ * Whether a failure of this kind is worth another attempt: 408, 409 (a write lock), 412 (re-read and re-plan),
+ * 429, 5xx, network failures, transient or canceled long-running operations. 404, other 4xx, failed operations with
+ * a permanent code, and bugs in our own code are final. Also Clouddriver's `retryable` when retries run out.
  */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 409 || status === 412 || status === 429 || status >= 500;
-}
-
 export function isRetryableKind(kind: FailureKind): boolean {
-  return kind !== "notFound" && kind !== "terminal";
+  return kind !== "notFound" && kind !== "terminal" && kind !== "programming";
 }
 
 export type RetryDecision =
@@ -33,6 +32,8 @@ function baseDelayMs(kind: FailureKind, config: RetryConfig): number {
   switch (kind) {
     case "conflict":
     case "precondition":
+    case "canceled":
+      // A canceled write was preempted by a more recent one: the next read shows it (and waits it out).
       return config.conflictBaseDelayMs;
     case "throttled":
       return config.throttleDefaultDelayMs;
@@ -41,9 +42,19 @@ function baseDelayMs(kind: FailureKind, config: RetryConfig): number {
   }
 }
 
+/** ×0.8 to ×1.2, so that replicas and tasks do not retry or re-read in lockstep. */
+export function withJitter(ms: number, random: number): number {
+  return ms * (0.8 + 0.4 * random);
+}
+
+/** The one deadline rule: a wait that would end at or after the deadline is not started. */
+export function crossesDeadline(delayMs: number, elapsedMs: number, config: RetryConfig): boolean {
+  return delayMs >= config.deadlineMs - elapsedMs;
+}
+
 /**
- * Exponential backoff with jitter (×0.8 to ×1.2 so that replicas do not retry in lockstep), capped by
- * maxDelayMs. A Retry-After from Azure replaces the computed delay: Azure knows when its lock or budget frees.
+ * Exponential backoff with jitter, capped by maxDelayMs. A Retry-After from Azure replaces the computed delay
+ * (Azure knows when its lock or budget frees), and is capped by maxDelayMs too: no single wait is longer.
  * Conflicts start small on purpose: a write lock clears within one write's duration.
  */
 export function decideRetry({ failure, attempt, elapsedMs, config, random }: RetryInput): RetryDecision {
@@ -53,19 +64,59 @@ export function decideRetry({ failure, attempt, elapsedMs, config, random }: Ret
   if (attempt >= config.maxAttempts) {
     return { retry: false, reason: `gave up after ${attempt} attempts` };
   }
-  let delayMs: number;
-  if (failure.retryAfterMs !== undefined) {
-    delayMs = failure.retryAfterMs;
-  } else {
-    const exponential = baseDelayMs(failure.kind, config) * 2 ** (attempt - 1);
-    delayMs = Math.min(config.maxDelayMs, exponential) * (0.8 + 0.4 * random);
-  }
-  delayMs = Math.round(Math.max(0, delayMs));
-  const remaining = config.deadlineMs - elapsedMs;
-  if (delayMs >= remaining) {
+  const delayMs = Math.round(
+    Math.max(
+      0,
+      failure.retryAfterMs !== undefined
+        ? Math.min(config.maxDelayMs, failure.retryAfterMs)
+        : withJitter(Math.min(config.maxDelayMs, baseDelayMs(failure.kind, config) * 2 ** (attempt - 1)), random),
+    ),
+  );
+  if (crossesDeadline(delayMs, elapsedMs, config)) {
     return { retry: false, reason: `the ${formatDuration(config.deadlineMs)} deadline would pass before the next attempt` };
   }
   return { retry: true, delayMs, reason: `retrying in ${formatDuration(delayMs)}` };
+}
+
+export interface BusyWaitInput {
+  /** Time spent on this operation so far. */
+  elapsedMs: number;
+  config: RetryConfig;
+  /** What Azure last reported as left of this scale set's read budget (x-ms-ratelimit-remaining-resource), if known. */
+  remainingReads?: number;
+  random: number;
+}
+
+export type BusyWaitDecision = { wait: true; delayMs: number } | { wait: false; reason: string };
+
+/**
+ * The shortest interval between two re-reads of a busy scale set: one waiting task spends at most
+ * `busyReadShare` of the scale set's read refill (Azure: 12 GETs a minute; a quarter of it is one GET every 20 s).
+ * Azure's writes take tens of seconds to minutes, so a re-read every 20 s notices the end of a write within a
+ * fraction of its duration, and leaves three quarters of the budget to the autoscaler, the portal and other tasks.
+ */
+export function busyReadIntervalMs(config: RetryConfig): number {
+  return Math.max(config.busyPollIntervalMs, 60_000 / (config.busyReadShare * config.scaleSetReadsPerMinute));
+}
+
+/**
+ * How long to wait before re-reading a scale set that another write holds. Paced by the share of the read budget
+ * (busyReadIntervalMs); when Azure reports the budget nearly spent (no more than our share of its burst left), wait
+ * until the refill has brought it above that, so a waiting task never takes the last reads from the autoscaler or a
+ * person in the portal. Capped by maxDelayMs, and never past the deadline.
+ */
+export function decideBusyWait({ elapsedMs, config, remainingReads, random }: BusyWaitInput): BusyWaitDecision {
+  let delayMs = busyReadIntervalMs(config);
+  const reserve = Math.floor(config.scaleSetReadBurst * config.busyReadShare);
+  if (remainingReads !== undefined && remainingReads <= reserve) {
+    const missing = reserve - remainingReads + 1;
+    delayMs = Math.max(delayMs, (missing * 60_000) / config.scaleSetReadsPerMinute);
+  }
+  delayMs = Math.round(Math.min(config.maxDelayMs, withJitter(delayMs, random)));
+  if (crossesDeadline(delayMs, elapsedMs, config)) {
+    return { wait: false, reason: `the ${formatDuration(config.deadlineMs)} deadline would pass before the next read` };
+  }
+  return { wait: true, delayMs };
 }
 
 /** 850 → "0.85 s", 1400 → "1.4 s", 90000 → "1.5 min". */

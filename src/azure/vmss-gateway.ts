@@ -7,7 +7,9 @@ import type {
   VirtualMachineScaleSetVM,
 } from "@azure/arm-compute";
 import { OperationError } from "./arm-failure.ts";
+import { observeArmResponses } from "./arm-observer.ts";
 import { resumeLongRunning, runLongRunning } from "./long-running.ts";
+import { parseRemainingHeader } from "./rate-limit-budget.ts";
 
 export interface ScaleSetRef {
   account: string;
@@ -22,6 +24,8 @@ export interface ScaleSetSnapshot {
   vmss: VirtualMachineScaleSet;
   etag: string | undefined;
   vms?: VirtualMachineScaleSetVM[];
+  /** The smallest x-ms-ratelimit-remaining-resource count on the GET's response: what is left of the read budget. */
+  remainingReads?: number;
 }
 
 /** A write the planner asks for, as data: the harness runs it, and a checkpoint can name it. */
@@ -35,9 +39,6 @@ export interface WriteOptions {
   onAccepted?: (serializedPoller: string) => void | Promise<void>;
   signal?: AbortSignal;
 }
-
-/** Reads made again, at most, when Azure answers with a capacity no plan should be built on. */
-const SUSPICIOUS_READ_RETRIES = 2;
 
 /**
  * The instance POSTs take no If-Match, so a plan that went stale shows up differently: an instance another writer
@@ -56,6 +57,17 @@ async function staleInstancesAsPrecondition<T>(write: () => Promise<T>): Promise
   }
 }
 
+/** Notes the read budget Azure reports on the responses it sees (the scale set GET's own header). */
+class ReadBudgetProbe {
+  remaining: number | undefined;
+  onArmResponse(info: { headers: { get(name: string): string | undefined } }): void {
+    const header = info.headers.get("x-ms-ratelimit-remaining-resource");
+    if (!header) return;
+    const counts = parseRemainingHeader(header).map(([, n]) => n);
+    if (counts.length > 0) this.remaining = Math.min(...counts);
+  }
+}
+
 export function normalizeRegion(region: string): string {
   return region.replace(/\s+/g, "").toLowerCase();
 }
@@ -70,37 +82,21 @@ export class VmssGateway {
   }
 
   /**
-   * GET the scale set (and list its VMs when asked). A capacity that is missing or negative is read again;
-   * if it stays so, the attempt fails as retryable rather than becoming a plan.
+   * GET the scale set (and list its VMs when asked), as Azure reports it: judging the read (busy, Failed,
+   * suspicious, confirmed) is the harness's job (scale-set-state.ts). Only a scale set in another region than the
+   * one asked for is refused here: that is a wrong request, not a state.
    */
   async read(options: { withInstances: boolean; signal?: AbortSignal }): Promise<ScaleSetSnapshot> {
-    for (let i = 0; ; i++) {
-      const vmss = await this.client.virtualMachineScaleSets.get(this.ref.resourceGroup, this.ref.name, {
-        abortSignal: options.signal,
-      });
-      const capacity = vmss.sku?.capacity;
-      if (typeof capacity !== "number" || capacity < 0 || !Number.isInteger(capacity)) {
-        if (i < SUSPICIOUS_READ_RETRIES) continue;
-        throw new OperationError("SuspiciousRead", `Azure reported capacity ${String(capacity)} for ${this.ref.name}; not acting on it`, "server");
-      }
-      if (vmss.location && normalizeRegion(vmss.location) !== normalizeRegion(this.ref.region)) {
-        throw new OperationError(
-          "RegionMismatch",
-          `scale set ${this.ref.name} is in ${vmss.location}, not in ${this.ref.region}`,
-        );
-      }
-      const snapshot: ScaleSetSnapshot = { vmss, etag: vmss.etag };
-      if (options.withInstances) {
-        snapshot.vms = await this.listInstances(options.signal);
-        // Capacity 0 with running VMs listed: the two reads disagree (the cluster-autoscaler acted on such numbers).
-        const running = snapshot.vms.filter((vm) => (vm.provisioningState ?? "").toLowerCase() !== "deleting").length;
-        if (capacity === 0 && running > 0) {
-          if (i < SUSPICIOUS_READ_RETRIES) continue;
-          throw new OperationError("SuspiciousRead", `Azure reported capacity 0 for ${this.ref.name} while listing ${running} running VMs; not acting on it`, "server");
-        }
-      }
-      return snapshot;
+    const budget = new ReadBudgetProbe();
+    const vmss = await observeArmResponses(budget, () =>
+      this.client.virtualMachineScaleSets.get(this.ref.resourceGroup, this.ref.name, { abortSignal: options.signal }),
+    );
+    if (vmss.location && normalizeRegion(vmss.location) !== normalizeRegion(this.ref.region)) {
+      throw new OperationError("RegionMismatch", `scale set ${this.ref.name} is in ${vmss.location}, not in ${this.ref.region}`);
     }
+    const snapshot: ScaleSetSnapshot = { vmss, etag: vmss.etag, ...(budget.remaining !== undefined ? { remainingReads: budget.remaining } : {}) };
+    if (options.withInstances) snapshot.vms = await this.listInstances(options.signal);
+    return snapshot;
   }
 
   async listInstances(signal?: AbortSignal): Promise<VirtualMachineScaleSetVM[]> {

@@ -7,6 +7,7 @@ import type {
   VirtualMachineScaleSetVM,
 } from "@azure/arm-compute";
 import { OperationError } from "../azure/arm-failure.ts";
+import { confirmation } from "../azure/scale-set-state.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import type { Capacity } from "./description.ts";
 
@@ -227,25 +228,36 @@ export interface ServerGroupResult {
   region: string;
   resourceGroup: string;
   serverGroupName: string;
-  /** As Azure confirmed it after the operation, never as requested. */
+  /**
+   * As Azure confirmed it after the operation, never as requested: when Azure could not confirm the model (a
+   * Failed scale set), desired is the number of instances it lists as running, and the model's is requestedCapacity.
+   */
   capacity: Capacity;
   disabled: boolean;
-  /** Present when the operation read the VMs. */
+  /** Instances Azure lists as running (not being created, deleted, or Failed), when the VMs were read. */
   instanceCount?: number;
+  /** Present, and false, when Azure did not confirm the model: the scale set is not Succeeded or its VMs disagree. */
+  confirmed?: false;
+  /** The capacity in the model when it was not confirmed: what was asked, not what runs. */
+  requestedCapacity?: number;
   provisioningState?: string;
   etag?: string;
 }
 
 export function serverGroupResult(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): ServerGroupResult {
+  const recorded = recordedCapacity(snapshot.vmss);
+  const confirmed = snapshot.vms ? confirmation(snapshot) : undefined;
+  const unconfirmed = confirmed !== undefined && !confirmed.confirmed;
   return {
     type: "serverGroup",
     account: ref.account,
     region: ref.region,
     resourceGroup: ref.resourceGroup,
     serverGroupName: ref.name,
-    capacity: recordedCapacity(snapshot.vmss),
+    capacity: unconfirmed ? { ...recorded, desired: confirmed.instances } : recorded,
     disabled: disabledMode(snapshot.vmss) !== undefined,
-    ...(snapshot.vms ? { instanceCount: snapshot.vms.length } : {}),
+    ...(confirmed ? { instanceCount: confirmed.instances } : {}),
+    ...(unconfirmed ? { confirmed: false as const, requestedCapacity: recorded.desired } : {}),
     provisioningState: snapshot.vmss.provisioningState,
     etag: snapshot.etag,
   };

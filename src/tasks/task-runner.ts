@@ -214,6 +214,8 @@ export class TaskRunner {
         } catch (err) {
           if (abort.signal.aborted) throw abort.signal.reason ?? err;
           if (err instanceof OperationFailedError) {
+            // A scale set Azure could not confirm: its result says what Azure lists, never what was asked.
+            if (err.result) results.push(err.result as ServerGroupResult);
             failure = { operation: request.name, code: err.failure.code ?? err.failure.kind, message: err.message, retryable: err.retryable };
           } else {
             const f = describeArmFailure(err);

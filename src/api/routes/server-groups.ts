@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { RetryConfig } from "../../config.ts";
 import type { AccountRegistry } from "../../azure/accounts.ts";
 import { executeOp, OperationFailedError, type ScaleSetPlanner } from "../../azure/execute-op.ts";
+import { confirmation } from "../../azure/scale-set-state.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../../azure/vmss-gateway.ts";
 import { AccountName, RegionName, ResourceGroupName, ScaleSetName } from "../../operations/description.ts";
 import { disabledMode, recordedCapacity, trafficPools, vmTrafficPools } from "../../operations/server-group-state.ts";
@@ -13,6 +14,7 @@ import { ErrorResponse, ServerGroup } from "../schemas.ts";
 export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): Static<typeof ServerGroup> {
   const { vmss } = snapshot;
   const mode = disabledMode(vmss);
+  const agreement = confirmation(snapshot);
   return {
     account: ref.account,
     region: ref.region,
@@ -36,6 +38,8 @@ export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): S
         ...(pools ? { inTraffic: pools.length > 0 } : {}),
       };
     }),
+    instanceCount: agreement.instances,
+    ...(agreement.confirmed ? {} : { disagreement: agreement.reason }),
   };
 }
 

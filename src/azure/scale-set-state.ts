@@ -1,0 +1,86 @@
+// What a read of a scale set means: busy (another write holds it), Failed (a write Azure accepted could not
+// complete), suspicious (no plan may be built on it), confirmed (Azure did what the model says). Each rule lives
+// here and nowhere else; the harness (execute-op.ts) and the server-group read call them.
+import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
+
+/** The parts of a read these rules look at (a ScaleSetSnapshot, or a recorded response). */
+export interface ScaleSetRead {
+  vmss: VirtualMachineScaleSet;
+  vms?: VirtualMachineScaleSetVM[];
+}
+
+const lower = (s: string | undefined) => (s ?? "").toLowerCase();
+
+/**
+ * Provisioning states in which Azure refuses writes with 409 ConflictingConcurrentWriteNotAllowed: a write holds
+ * the scale set, and the model it shows is already the one requested (Azure applies a write at acceptance).
+ */
+const BUSY_STATES = new Set(["updating", "creating", "deleting", "migrating"]);
+
+export function isBusy(read: ScaleSetRead): boolean {
+  return BUSY_STATES.has(lower(read.vmss.provisioningState));
+}
+
+/**
+ * Azure left the scale set Failed: a write it accepted did not complete. The model still holds what that write
+ * asked for (Azure does not roll back), so the model is not what runs. Neither busy nor done: only a write that
+ * Azure accepts again (and that succeeds) clears it.
+ */
+export function isFailed(read: ScaleSetRead): boolean {
+  return lower(read.vmss.provisioningState) === "failed";
+}
+
+/**
+ * VM states that are not a running instance: being created (not running yet), being deleted (leaving), or
+ * Failed (Azure could not allocate or start it, and lists it anyway).
+ */
+const NOT_RUNNING_VM_STATES = new Set(["creating", "deleting", "failed"]);
+
+export function isRunningInstance(vm: VirtualMachineScaleSetVM): boolean {
+  return !NOT_RUNNING_VM_STATES.has(lower(vm.provisioningState));
+}
+
+/** Instances Azure lists as running: neither being created, nor being deleted, nor Failed. */
+export function runningInstances(read: ScaleSetRead): VirtualMachineScaleSetVM[] {
+  return (read.vms ?? []).filter(isRunningInstance);
+}
+
+/**
+ * A read no plan may be built on: a capacity that is missing, negative or fractional; or, on a settled scale set,
+ * capacity 0 while running VMs are listed (the two reads disagree; the cluster-autoscaler acted on such numbers).
+ * Judged only on a read that is not busy: mid-write, a model that runs ahead of its VMs is what Azure shows.
+ */
+export function suspiciousRead(read: ScaleSetRead): string | undefined {
+  const capacity = read.vmss.sku?.capacity;
+  if (typeof capacity !== "number" || capacity < 0 || !Number.isInteger(capacity)) {
+    return `Azure reported capacity ${String(capacity)}`;
+  }
+  if (read.vms && !isBusy(read) && !isFailed(read) && capacity === 0) {
+    const running = runningInstances(read).length;
+    if (running > 0) return `Azure reported capacity 0 while listing ${running} running VMs`;
+  }
+  return undefined;
+}
+
+export type Confirmation =
+  | { confirmed: true; instances: number }
+  | { confirmed: false; instances: number; reason: string };
+
+/**
+ * Confirmed means what Azure confirmed: the scale set is Succeeded, and the instances it lists as running are as
+ * many as its capacity. The model alone is not confirmation (a failed write leaves the requested capacity in it).
+ * Needs the VM list.
+ */
+export function confirmation(read: ScaleSetRead): Confirmation {
+  const capacity = read.vmss.sku?.capacity ?? 0;
+  const instances = runningInstances(read).length;
+  const state = read.vmss.provisioningState ?? "unknown";
+  if (lower(state) !== "succeeded") {
+    return { confirmed: false, instances, reason: `the scale set is ${state}, with ${instances} of capacity ${capacity} instance(s) running` };
+  }
+  if (!read.vms) return { confirmed: false, instances, reason: "the VMs were not listed" };
+  if (instances !== capacity) {
+    return { confirmed: false, instances, reason: `capacity ${capacity}, but Azure lists ${instances} running instance(s)` };
+  }
+  return { confirmed: true, instances };
+}
