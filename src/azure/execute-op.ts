@@ -9,7 +9,7 @@ import type { RetryConfig } from "../config.ts";
 import { describeArmFailure, failureLabel, OperationError, type ArmFailure } from "./arm-failure.ts";
 import { decideBusyWait, decideRetry, formatDuration, isRetryableKind } from "./retry-policy.ts";
 import { confirmation, isBusy, isFailed, suspiciousRead } from "./scale-set-state.ts";
-import type { ScaleSetSnapshot, VmssGateway, WriteStep } from "./vmss-gateway.ts";
+import type { ScaleSetGateway, ScaleSetSnapshot, WriteStep } from "./vmss-gateway.ts";
 
 export type PlannedStep = { kind: "done"; summary: string } | WriteStep;
 
@@ -35,7 +35,7 @@ export interface Checkpoint {
 }
 
 export interface ExecuteOpInput<R> {
-  gateway: VmssGateway;
+  gateway: ScaleSetGateway;
   planner: ScaleSetPlanner<R>;
   retry: RetryConfig;
   lroPollIntervalMs: number;

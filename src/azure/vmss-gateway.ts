@@ -72,7 +72,16 @@ export function normalizeRegion(region: string): string {
   return region.replace(/\s+/g, "").toLowerCase();
 }
 
-export class VmssGateway {
+/** What the harness needs of a scale set's API: VmssGateway, or a scripted stand-in in executeOp's unit tests. */
+export interface ScaleSetGateway {
+  readonly ref: ScaleSetRef;
+  read(options: { withInstances: boolean; signal?: AbortSignal }): Promise<ScaleSetSnapshot>;
+  listInstances(signal?: AbortSignal): Promise<VirtualMachineScaleSetVM[]>;
+  write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined>;
+  resume(kind: WriteStep["kind"], serializedPoller: string, options: Omit<WriteOptions, "onAccepted">): Promise<void>;
+}
+
+export class VmssGateway implements ScaleSetGateway {
   readonly client: ComputeManagementClient;
   readonly ref: ScaleSetRef;
 
