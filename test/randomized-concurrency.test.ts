@@ -90,8 +90,9 @@ async function schedule(seed: number): Promise<string[]> {
     const code = { 408: "RequestTimeout", 409: "ConflictingConcurrentWriteNotAllowed", 412: "PreconditionFailed", 429: "TooManyRequests", 500: "InternalServerError", 503: "ServiceUnavailable" }[status];
     await env.simControl("POST", "/_sim/faults", { method: r.pick(["GET", "PATCH", "*"]), pathContains: `virtualMachineScaleSets/${NAME}`, status, code, count: r.int(1, 2) });
   }
-  if (r.next() < 0.4) {
-    await env.simControl("POST", "/_sim/faults", { action: "outOfBandChange", method: "PATCH", pathContains: NAME, change: { tags: { [`portal-${seed}-f`]: "x" } }, count: 1 });
+  const injectedTag = r.next() < 0.4 ? `portal-${seed}-f` : undefined;
+  if (injectedTag) {
+    await env.simControl("POST", "/_sim/faults", { action: "outOfBandChange", method: "PATCH", pathContains: NAME, change: { tags: { [injectedTag]: "x" } }, count: 1 });
   }
 
   const taskIds: string[] = [];
@@ -151,7 +152,6 @@ async function schedule(seed: number): Promise<string[]> {
   const calls: SimCall[] = await env.calls();
   const state = (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${NAME}`)).body;
   const versions: Version[] = (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${NAME}/versions`)).body;
-  if (portalTags.some((tag) => tag.endsWith("-f")) === false && state.vmss.tags?.[`portal-${seed}-f`]) portalTags.push(`portal-${seed}-f`);
 
   stats.tasks += tasks.length;
   stats.failedTasks += tasks.filter((x) => x.status.failed).length;
@@ -168,6 +168,15 @@ async function schedule(seed: number): Promise<string[]> {
     if (!histories.includes(`(If-Match ${v.ifMatch})`)) problems.push(`version ${v.etag}: no task history names the ETag it was planned on (${v.ifMatch})`);
   }
   for (const tag of portalTags) if (!(tag in (state.vmss.tags ?? {}))) problems.push(`portal tag ${tag} was lost`);
+  if (injectedTag) {
+    // The injected change lands just before the first PATCH on the scale set: if any PATCH was sent, it happened,
+    // and its tag must have survived every write planned after it.
+    const patched = calls.some((c) => c.method === "PATCH" && c.path.includes(NAME));
+    const applied = versions.some((v) => v.source === "outOfBandChange" && v.tags?.[injectedTag] !== undefined);
+    if (patched && !applied) problems.push(`the out-of-band change before the first PATCH was never applied`);
+    if (applied && !(injectedTag in (state.vmss.tags ?? {}))) problems.push(`portal tag ${injectedTag} (set just before our PATCH) was lost`);
+    if (!patched && applied) problems.push(`the out-of-band change was applied although no PATCH was sent`);
+  }
   const nics: { name: string; tags?: Record<string, string> }[] = state.vmss.properties?.virtualMachineProfile?.networkProfile?.networkInterfaceConfigurations ?? [];
   for (const tag of portalNicTags) {
     for (const nic of nics) if (!(tag in (nic.tags ?? {}))) problems.push(`network profile edit ${tag} on NIC ${nic.name} was lost`);
@@ -178,6 +187,26 @@ async function schedule(seed: number): Promise<string[]> {
       const v = versions.find((x) => x.etag === result.etag);
       if (!v) problems.push(`task ${task.id} reported ETag ${result.etag}, which Azure never had`);
       else if (v.capacity !== result.capacity.desired) problems.push(`task ${task.id} reported capacity ${result.capacity.desired}; Azure had ${v.capacity} at ${v.etag}`);
+    }
+  }
+  // 5. no reported capacity that the VM list did not show: a result's capacity is the running instances its VM list
+  //    listed, and a result not marked unconfirmed comes from a Succeeded scale set. The last result that names the
+  //    final ETag must match the VMs the simulator runs at the end.
+  for (const task of tasks) {
+    for (const result of task.resultObjects.filter((x: any) => x.type === "serverGroup")) {
+      if (result.instanceCount === undefined) problems.push(`task ${task.id} reported capacity ${result.capacity.desired} without listing the VMs`);
+      else if (result.instanceCount !== result.capacity.desired) {
+        problems.push(`task ${task.id} reported capacity ${result.capacity.desired} while its VM list showed ${result.instanceCount} running`);
+      }
+      if (result.confirmed !== false && result.provisioningState !== "Succeeded") {
+        problems.push(`task ${task.id} reported a confirmed capacity on a ${result.provisioningState} scale set`);
+      }
+    }
+  }
+  const running = (state.vms ?? []).filter((vm: any) => !["Creating", "Deleting", "Failed"].includes(vm.properties?.provisioningState)).length;
+  for (const task of tasks) {
+    for (const result of task.resultObjects.filter((x: any) => x.type === "serverGroup" && x.etag === state.etag && state.vmss.properties?.provisioningState === "Succeeded")) {
+      if (result.capacity.desired !== running) problems.push(`task ${task.id} reported capacity ${result.capacity.desired} at the final ETag; Azure runs ${running} VMs`);
     }
   }
   // 4. every task ended, with a reason when it failed
