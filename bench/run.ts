@@ -15,7 +15,8 @@ import { demo, startTestEnv, type TestEnv } from "../test/helpers/service.ts";
 const WRITE_MS = Number(process.env.BENCH_WRITE_MS ?? 1000);
 /** The race is also run with longer writes: its excess over one write is at most one busy-poll interval. */
 const LONG_WRITE_MS = Number(process.env.BENCH_LONG_WRITE_MS ?? 3000);
-const POLL_HINT_MS = Number(process.env.BENCH_POLL_HINT_MS ?? 100);
+// The poll interval the simulator advertises: Retry-After is whole seconds, at least 1 (the SDK reads whole seconds).
+const POLL_HINT_MS = 1000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
 function median(xs: number[]): number {
@@ -107,7 +108,6 @@ async function resizeCalls(env: TestEnv) {
 
 const env = await startTestEnv({
   writeDurationMs: WRITE_MS,
-  pollHintMs: POLL_HINT_MS,
   // Production defaults for everything the harness decides, except the first poll, which follows the hint anyway.
   env: {
     RETRY_CONFLICT_BASE_DELAY_MS: "200",

@@ -1,6 +1,9 @@
 // The one place where configuration is read. Everything else receives a Config.
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { SettingsError, SIMULATOR_SUBSCRIPTION_ID, simulatorConfigFromEnv, type SimulatorConfig } from "./simulator/settings.ts";
+
+export { SIMULATOR_SUBSCRIPTION_ID };
 
 export type CredentialConfig =
   /** A fixed bearer token, accepted only by the built-in simulator. */
@@ -59,18 +62,13 @@ export interface RetryConfig {
   maxRedrives: number;
 }
 
-export interface SimulatorConfig {
+/** The simulator as the service uses it: its own settings (src/simulator/settings.ts) and how the service reaches it. */
+export type ServiceSimulatorConfig = SimulatorConfig & {
   /** embedded: start one in this process; external: use SIMULATOR_URL; off: real Azure accounts only. */
   mode: "embedded" | "external" | "off";
-  port: number;
-  host: string;
   url?: string;
   caPem?: string;
-  writeDurationMs: number;
-  /** The poll interval the simulator advertises (retry-after-ms). */
-  pollHintMs: number;
-  subscriptionId: string;
-}
+};
 
 export interface StoreConfig {
   /** memory: one replica, lost on restart; sqlite: embedded file under dataDir; postgres: DATABASE_URL, several replicas. */
@@ -100,7 +98,7 @@ export interface Config {
   port: number;
   bodyLimitBytes: number;
   logLevel: string;
-  simulator: SimulatorConfig;
+  simulator: ServiceSimulatorConfig;
   accounts: AccountConfig[];
   retry: RetryConfig;
   /** Delay before the first poll of a long-running operation; later polls follow the Retry-After Azure sends. */
@@ -115,7 +113,6 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-export const SIMULATOR_SUBSCRIPTION_ID = "00000000-0000-4000-8000-000000000001";
 const BUILT_IN_SIMULATOR_CERT = new URL("./simulator/tls/simulator-cert.pem", import.meta.url);
 
 type Env = Record<string, string | undefined>;
@@ -139,7 +136,7 @@ function readFileVar(env: Env, name: string): string | undefined {
   }
 }
 
-function parseAccounts(json: string, source: string, sim: SimulatorConfig): AccountConfig[] {
+function parseAccounts(json: string, source: string, sim: ServiceSimulatorConfig): AccountConfig[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);
@@ -187,7 +184,7 @@ function parseAccounts(json: string, source: string, sim: SimulatorConfig): Acco
 }
 
 /** The demo account that `npm start` serves from the built-in simulator. */
-export function simulatorDemoAccount(sim: Pick<SimulatorConfig, "url" | "caPem" | "subscriptionId">): AccountConfig {
+export function simulatorDemoAccount(sim: Pick<ServiceSimulatorConfig, "url" | "caPem" | "subscriptionId">): AccountConfig {
   return {
     name: "demo",
     subscriptionId: sim.subscriptionId,
@@ -209,19 +206,20 @@ export function loadConfig(env: Env = process.env): Config {
   if (simulatorUrl && !/^https:\/\//.test(simulatorUrl)) {
     throw new ConfigError(`SIMULATOR_URL must be an https:// URL (the Azure SDK refuses plain HTTP), got "${simulatorUrl}"`);
   }
-  const simPort = intVar(env, "SIMULATOR_PORT", 7003, 0, 65535);
-  const simHost = env.SIMULATOR_HOST || "127.0.0.1";
-  const simulator: SimulatorConfig = {
+  let simulatorSettings: SimulatorConfig;
+  try {
+    simulatorSettings = simulatorConfigFromEnv(env);
+  } catch (err) {
+    if (err instanceof SettingsError) throw new ConfigError(err.message);
+    throw err;
+  }
+  const simulator: ServiceSimulatorConfig = {
+    ...simulatorSettings,
     mode: modeRaw,
-    port: simPort,
-    host: simHost,
     url: modeRaw === "external" ? simulatorUrl!.replace(/\/+$/, "") : undefined,
     // The simulator's own certificate unless told otherwise: `npm run simulator` and an external SIMULATOR_URL then
     // work without extra settings. It is trusted for the simulator accounts' client only.
     caPem: readFileVar(env, "SIMULATOR_CA_FILE") ?? readFileSync(BUILT_IN_SIMULATOR_CERT, "utf8"),
-    writeDurationMs: intVar(env, "SIMULATOR_WRITE_DURATION_MS", 2000, 0, 600_000),
-    pollHintMs: intVar(env, "SIMULATOR_POLL_HINT_MS", 250, 1, 60_000),
-    subscriptionId: env.SIMULATOR_SUBSCRIPTION_ID || SIMULATOR_SUBSCRIPTION_ID,
   };
 
   const accountsJson = readFileVar(env, "ACCOUNTS_FILE") ?? env.ACCOUNTS;

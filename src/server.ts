@@ -20,11 +20,11 @@ async function main(): Promise<void> {
   if (config.simulator.mode === "embedded") {
     const { startSimulator } = await import("./simulator/simulator.ts");
     const sim = await startSimulator({
+      ...config.simulator.settings,
       host: config.simulator.host,
       port: config.simulator.port,
-      writeDurationMs: config.simulator.writeDurationMs,
-      pollHintMs: config.simulator.pollHintMs,
       subscriptionId: config.simulator.subscriptionId,
+      throttling: config.simulator.throttling.enabled,
       seed: true,
     });
     stopSimulator = () => sim.close();

@@ -43,7 +43,6 @@ interface Version {
 
 const env = await startTestEnv({
   writeDurationMs: 4,
-  pollHintMs: 2,
   env: {
     LRO_POLL_INTERVAL_MS: "2",
     RETRY_CONFLICT_BASE_DELAY_MS: "2",

@@ -24,7 +24,7 @@ t.teardown(async () => {
   await admin.end();
 });
 
-const sim = await startSimulator({ port: 0, writeDurationMs: 300, pollHintMs: 50, seed: false });
+const sim = await startSimulator({ port: 0, writeDurationMs: 300, timeScale: 0.001, seed: false });
 const control = new SimulatorControl(sim);
 t.teardown(() => sim.close());
 const names = Array.from({ length: TASKS }, (_, i) => `rs-${String(i).padStart(3, "0")}`);

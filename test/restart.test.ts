@@ -10,7 +10,7 @@ import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { SIMULATOR_CA_FILE, startChildService } from "./helpers/child-service.ts";
 
-const sim = await startSimulator({ port: 0, writeDurationMs: 1500, pollHintMs: 50, seed: true });
+const sim = await startSimulator({ port: 0, writeDurationMs: 1500, timeScale: 0.001, seed: true });
 const control = new SimulatorControl(sim);
 t.teardown(() => sim.close());
 

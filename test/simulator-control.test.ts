@@ -7,7 +7,7 @@ import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 
 const WRITE_MS = 150;
-const sim = await startSimulator({ seed: true, writeDurationMs: WRITE_MS, pollHintMs: 50 });
+const sim = await startSimulator({ seed: true, writeDurationMs: WRITE_MS, timeScale: 0.001, throttling: false });
 t.teardown(() => sim.close());
 const control = new SimulatorControl(sim);
 t.teardown(() => control.close());
@@ -21,14 +21,35 @@ const AUTH = { authorization: "Bearer test-token" };
 
 t.beforeEach(async () => {
   await control.reset();
-  await control.setConfig({ writeDurationMs: WRITE_MS, pollHintMs: 50, vmPageSize: 50 });
+  await control.setConfig({ writeDurationMs: WRITE_MS, timeScale: 0.001, vmPageSize: 50 });
 });
 
 t.test("health and config", async (t) => {
   t.same(await control.health(), { status: "ok" });
-  t.same(await control.getConfig(), { writeDurationMs: WRITE_MS, pollHintMs: 50, vmPageSize: 50 });
-  t.same(await control.setConfig({ vmPageSize: 7 }), { writeDurationMs: WRITE_MS, pollHintMs: 50, vmPageSize: 7 });
-  for (const bad of [{ writeDurationMs: -1 }, { pollHintMs: 0 }, { vmPageSize: 0 }, { vmPageSize: 1.5 }, { vmPageSize: "3" }, { other: 1 }]) {
+  const settings = {
+    timeScale: 0.001,
+    writeDurationMs: WRITE_MS,
+    writeDurationsMs: {},
+    vmPageSize: 50,
+    concurrentWrites: "conflict",
+    conflictWindowSeconds: 10,
+  };
+  t.same(await control.getConfig(), { ...settings, throttling: { enabled: false, scale: 1, policies: {} } });
+  t.same(await control.setConfig({ vmPageSize: 7 }), { ...settings, vmPageSize: 7, throttling: { enabled: false, scale: 1, policies: {} } });
+  for (const bad of [
+    { writeDurationMs: -1 },
+    { pollHintMs: 50 },
+    { timeScale: 0 },
+    { timeScale: "1" },
+    { writeDurationsMs: { resize: 5 } },
+    { writeDurationsMs: { update: -5 } },
+    { concurrentWrites: "queue" },
+    { conflictWindowSeconds: -1 },
+    { vmPageSize: 0 },
+    { vmPageSize: 1.5 },
+    { vmPageSize: "3" },
+    { other: 1 },
+  ]) {
     const res = await control.request("PUT", "/_sim/config", { body: bad });
     t.equal(res.status, 400, `config ${JSON.stringify(bad)} refused`);
     t.match((res.body as { error: { message: string } }).error.message, /\S/);
@@ -72,40 +93,52 @@ t.test("respond fault: the next `count` matching requests get the error, with Re
   t.same(await control.faults(), []);
 });
 
-t.test("failOperation fault: the write is accepted, its operation fails, nothing is applied", async (t) => {
+t.test("failOperation fault: the write is accepted and applied, its operation fails, nothing is rolled back", async (t) => {
   const before = await vmss.get(RG, WEB);
-  await control.addFault({ action: "failOperation", method: "PATCH", pathContains: WEB, code: "AllocationFailed", message: "No capacity left.", count: 1 });
-  const poller = vmss.update(RG, WEB, { sku: { capacity: 6 } }, fast);
+  await control.addFault({ action: "failOperation", method: "PATCH", pathContains: WEB, code: "InternalExecutionError", message: "Something broke.", count: 1 });
+  const poller = vmss.update(RG, WEB, { sku: { capacity: 5 } }, fast);
   await poller.submitted();
-  t.equal((await vmss.get(RG, WEB)).provisioningState, "Updating", "accepted normally");
-  await t.rejects(poller.pollUntilDone(), { message: "The long-running operation has failed. AllocationFailed. No capacity left." });
+  const during = await vmss.get(RG, WEB);
+  t.equal(during.provisioningState, "Updating", "accepted normally");
+  await t.rejects(poller.pollUntilDone(), { message: "The long-running operation has failed. InternalExecutionError. Something broke." });
   const after = await vmss.get(RG, WEB);
-  t.equal(after.sku?.capacity, 3);
-  t.equal(after.etag, before.etag, "the ETag did not change");
-  t.equal(after.provisioningState, "Succeeded");
-  const vms = [];
-  for await (const vm of client.virtualMachineScaleSetVMs.list(RG, WEB)) vms.push(vm.instanceId);
-  t.same(vms, ["0", "1", "2"]);
+  t.equal(after.sku?.capacity, 5, "the requested capacity stays in the model");
+  t.equal(after.etag, during.etag, "the ETag is the one the write got at acceptance");
+  t.not(after.etag, before.etag);
+  t.equal(after.provisioningState, "Failed", "the scale set is Failed");
+  const vms: [string, string][] = [];
+  for await (const vm of client.virtualMachineScaleSetVMs.list(RG, WEB)) vms.push([vm.instanceId!, vm.provisioningState!]);
+  t.same(vms, [["0", "Succeeded"], ["1", "Succeeded"], ["2", "Succeeded"], ["3", "Failed"], ["4", "Failed"]], "the VMs it was creating are Failed");
   t.equal((await control.calls()).find((c) => c.method === "PATCH")?.fault, "failOperation");
+  t.equal((await vmss.get(RG, WEB)).provisioningState, "Failed", "Failed persists");
 
-  // deleteInstances: VMs marked Deleting come back
+  // deleteInstances: the VM that could not be deleted stays, Failed
   await control.addFault({ action: "failOperation", method: "POST", pathContains: "/delete", code: "InternalExecutionError", count: 1, status: 500 });
   const del = vmss.deleteInstances(RG, WEB, { instanceIds: ["1"] }, fast);
   await del.submitted();
   const marked = await client.virtualMachineScaleSetVMs.get(RG, WEB, "1");
   t.equal(marked.provisioningState, "Deleting");
   await t.rejects(del.pollUntilDone(), { message: /^The long-running operation has failed\. InternalExecutionError\./ });
-  const restored = await client.virtualMachineScaleSetVMs.get(RG, WEB, "1");
-  t.equal(restored.provisioningState, "Succeeded");
-  t.equal((await vmss.get(RG, WEB)).sku?.capacity, 3);
+  const stuck = await client.virtualMachineScaleSetVMs.get(RG, WEB, "1");
+  t.equal(stuck.provisioningState, "Failed");
+  t.equal((await vmss.get(RG, WEB)).sku?.capacity, 4, "the capacity was lowered at acceptance and stays lowered");
 
-  // a failed create leaves nothing behind
+  // a later write that succeeds: Succeeded again, failed VMs allocated again
+  const healed = await vmss.update(RG, WEB, { sku: { capacity: 5 } }, fast).pollUntilDone();
+  t.equal(healed.provisioningState, "Succeeded");
+  const states: string[] = [];
+  for await (const vm of client.virtualMachineScaleSetVMs.list(RG, WEB)) states.push(vm.provisioningState!);
+  t.same(states, ["Succeeded", "Succeeded", "Succeeded", "Succeeded", "Succeeded"]);
+
+  // a failed create leaves a Failed scale set behind (Azure keeps the resource)
   await control.addFault({ action: "failOperation", method: "PUT", pathContains: "ghost", code: "QuotaExceeded", count: 1 });
   const create = vmss.createOrUpdate(RG, "ghost", { location: "eastus", sku: { name: "Standard_D2s_v3", capacity: 1 } }, fast);
   await create.submitted();
   t.equal((await vmss.get(RG, "ghost")).provisioningState, "Creating");
   await t.rejects(create.pollUntilDone(), { message: /QuotaExceeded/ });
-  await t.rejects(vmss.get(RG, "ghost"), { name: "RestError", statusCode: 404 });
+  const ghost = await vmss.get(RG, "ghost");
+  t.equal(ghost.provisioningState, "Failed");
+  t.equal(ghost.sku?.capacity, 1);
 });
 
 t.test("dropConnection fault: the socket is destroyed, the SDK sees a network error", async (t) => {

@@ -10,7 +10,7 @@ import { fullBucket, levelAt, msUntilToken, remainingOf, retryAfterSeconds, take
 
 const START = Date.parse("2026-03-01T12:00:00.000Z");
 let clock = START;
-const sim = await startSimulator({ port: 0, seed: true, writeDurationMs: 0, now: () => clock });
+const sim = await startSimulator({ port: 0, seed: true, writeDurationMs: 0, timeScale: 1, now: () => clock });
 t.teardown(() => sim.close());
 const control = new SimulatorControl(sim);
 t.teardown(() => control.close());
@@ -26,15 +26,15 @@ const ARM_VMSS = `/subscriptions/${SUB}/resourceGroups/${RG}/providers/Microsoft
 const AUTH = { authorization: "Bearer test-token" };
 const Q = "?api-version=2026-04-01";
 
-const LOW_RES = "Microsoft.Compute/LowCostGetVMScaleSetResource";
-const LOW_SUB = "Microsoft.Compute/LowCostGetVMScaleSetSubscription";
-const UPD_RES = "Microsoft.Compute/UpdateVMScaleSetResource";
-const UPD_SUB = "Microsoft.Compute/UpdateVMScaleSetSubscription";
+const LOW_RES = "Microsoft.Compute/GetVMScaleSetResource";
+const LOW_SUB = "Microsoft.Compute/GetVMScaleSetSubscriptionMaximum";
+const UPD_RES = "Microsoft.Compute/VMScaleSetActionsResource";
+const UPD_SUB = "Microsoft.Compute/VMScaleSetActionsSubscriptionMaximum";
 const MESSAGE = "The server rejected the request because too many requests have been received for this subscription.";
 
 t.beforeEach(async () => {
   clock = START;
-  await control.setConfig({ writeDurationMs: 0, throttling: { enabled: false, scale: 1, policies: {} } });
+  await control.setConfig({ writeDurationMs: 0, timeScale: 1, throttling: { enabled: false, scale: 1, policies: {} } });
   await control.reset();
 });
 
@@ -49,7 +49,8 @@ function parseRemaining(value: unknown): Record<string, number> {
   for (const part of String(value).split(",")) {
     const m = /^(Microsoft\.Compute\/\w+);(\d+)$/.exec(part);
     t.ok(m, `header part "${part}" is <source RP>/<policy>;<count>`);
-    if (m) out[m[1]] = Number(m[2]);
+    // the VM-charge parts of writes are checked in simulator-fidelity.test.ts
+    if (m && !/VMScaleSetBatchedVMRequests|VmssQueuedVMOperations/.test(m[1])) out[m[1]] = Number(m[2]);
   }
   return out;
 }
@@ -131,9 +132,9 @@ t.test("bucket math: Azure's worked example (burst 12, refill 4/min, requests pe
 
 t.test("config parsing: figures, scale and policies are validated", async (t) => {
   t.same(parseThrottlingUpdate({ enabled: true }), { enabled: true });
-  t.same(parseThrottlingUpdate({ scale: 0.5, policies: { updatevmscaleset: { resource: { burst: 3 } } } }), {
+  t.same(parseThrottlingUpdate({ scale: 0.5, policies: { vmscalesetactions: { resource: { burst: 3 } } } }), {
     scale: 0.5,
-    policies: { UpdateVMScaleSet: { resource: { burst: 3 } } },
+    policies: { VMScaleSetActions: { resource: { burst: 3 } } },
   });
   for (const bad of [
     null,
@@ -145,40 +146,44 @@ t.test("config parsing: figures, scale and policies are validated", async (t) =>
     { other: 1 },
     { policies: [] },
     { policies: { Nope: {} } },
-    { policies: { UpdateVMScaleSet: { resource: { burst: 0 } } } },
-    { policies: { UpdateVMScaleSet: { resource: { burst: 1.5 } } } },
-    { policies: { UpdateVMScaleSet: { resource: { refillPerMinute: 0 } } } },
-    { policies: { UpdateVMScaleSet: { resource: { other: 1 } } } },
-    { policies: { UpdateVMScaleSet: { region: {} } } },
-    { policies: { GetOperation: { resource: { burst: 5 } } } },
+    { policies: { VMScaleSetActions: { resource: { burst: 0 } } } },
+    { policies: { VMScaleSetActions: { resource: { burst: 1.5 } } } },
+    { policies: { VMScaleSetActions: { resource: { refillPerMinute: 0 } } } },
+    { policies: { VMScaleSetActions: { resource: { other: 1 } } } },
+    { policies: { VMScaleSetActions: { region: {} } } },
+    { policies: { GetOperation: { resource: { burst: 0 } } } },
   ]) {
     t.throws(() => parseThrottlingUpdate(bad), ThrottlingConfigError, JSON.stringify(bad));
   }
-  t.equal(bucketName("UpdateVMScaleSet", "resource"), UPD_RES);
-  t.same(AZURE_POLICIES.UpdateVMScaleSet.resource, { burst: 12, refillPerMinute: 4 });
-  t.same(AZURE_POLICIES.LowCostGetVMScaleSet.resource, { burst: 36, refillPerMinute: 12 });
+  t.equal(bucketName("VMScaleSetActions", "resource"), UPD_RES);
+  t.same(AZURE_POLICIES.VMScaleSetActions.resource, { burst: 12, refillPerMinute: 4 });
+  t.same(AZURE_POLICIES.GetVMScaleSet.resource, { burst: 36, refillPerMinute: 12 });
 });
 
 // ---- the simulator ----
 
-t.test("off by default: 50 GETs in a burst are all served, without the rate-limit header", async (t) => {
-  t.same(await control.getConfig(), { writeDurationMs: 0, pollHintMs: 250, vmPageSize: 50 }, "config does not mention throttling while it is at its default");
-  for (let i = 0; i < 50; i++) t.equal((await vmss.get(RG, WEB)).name, WEB);
-  const res = await raw("GET", `${ARM_VMSS}/${WEB}`);
-  t.equal(res.status, 200);
-  t.equal(res.headers["x-ms-ratelimit-remaining-resource"], undefined);
-  const snapshot = await control.throttling();
-  t.equal(snapshot.enabled, false);
-  t.same(snapshot.buckets, []);
-});
+t.test("on by default with Azure's figures and ARM's read budget; throttling: false switches it off", async (t) => {
+  const fresh = await startSimulator({ port: 0, seed: true, writeDurationMs: 0 });
+  t.teardown(() => fresh.close());
+  const freshControl = new SimulatorControl(fresh);
+  t.teardown(() => freshControl.close());
+  t.same((await freshControl.getConfig()).throttling, { enabled: true, scale: 1, policies: {} });
+  const got = await freshControl.request("GET", `/subscriptions/${fresh.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Compute/virtualMachineScaleSets/${WEB}${Q}`, { headers: AUTH });
+  t.equal(got.status, 200);
+  t.equal(got.headers["x-ms-ratelimit-remaining-resource"], `${LOW_SUB};2399,${LOW_RES};35`, "as recorded (update[3]): subscription bucket first");
+  t.equal(got.headers["x-ms-ratelimit-remaining-subscription-reads"], "11999");
 
-t.test("a fresh simulator starts with throttling off", async (t) => {
-  const other = await startSimulator({ port: 0, seed: true, writeDurationMs: 0 });
-  t.teardown(() => other.close());
-  const otherControl = new SimulatorControl(other);
-  t.teardown(() => otherControl.close());
-  t.equal((await otherControl.throttling()).enabled, false);
-  t.equal((await otherControl.getConfig()).throttling, undefined);
+  const off = await startSimulator({ port: 0, seed: true, writeDurationMs: 0, throttling: false });
+  t.teardown(() => off.close());
+  const offControl = new SimulatorControl(off);
+  t.teardown(() => offControl.close());
+  t.equal((await offControl.throttling()).enabled, false);
+  for (let i = 0; i < 50; i++) {
+    const res = await offControl.request("GET", `/subscriptions/${off.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Compute/virtualMachineScaleSets/${WEB}${Q}`, { headers: AUTH });
+    t.equal(res.status, 200);
+    t.equal(res.headers["x-ms-ratelimit-remaining-resource"], undefined);
+  }
+  t.same((await offControl.throttling()).buckets, []);
 });
 
 t.test("GETs: the 37th in a burst on one scale set gets 429, another scale set is still served", async (t) => {
@@ -211,7 +216,7 @@ t.test("GETs: the 37th in a burst on one scale set gets 429, another scale set i
   t.equal(err.statusCode, 429);
   t.equal(err.code, "OperationNotAllowed");
   t.equal(err.response?.headers.get("retry-after"), "5");
-  t.match(err.response?.headers.get("x-ms-ratelimit-remaining-resource"), `${LOW_RES};0,${LOW_SUB};2364`);
+  t.match(err.response?.headers.get("x-ms-ratelimit-remaining-resource"), `${LOW_SUB};2364,${LOW_RES};0`);
 
   // per scale set: web-prod-v002 has its own bucket, the subscription bucket is shared
   const other = await raw("GET", `${ARM_VMSS}/${WEB2}`);
@@ -226,9 +231,9 @@ t.test("GETs: the 37th in a burst on one scale set gets 429, another scale set i
   // GET /_sim/throttling: the levels
   const snapshot = await control.throttling();
   t.equal(snapshot.enabled, true);
-  t.same(snapshot.policies.LowCostGetVMScaleSet, { resource: { burst: 36, refillPerMinute: 12 }, subscription: { burst: 2400, refillPerMinute: 800 } });
+  t.same(snapshot.policies.GetVMScaleSet, { resource: { burst: 36, refillPerMinute: 12 }, subscription: { burst: 2400, refillPerMinute: 800 } });
   const web = snapshot.buckets.find((b) => b.name === LOW_RES && b.resource === `${RG}/${WEB}`);
-  t.match(web, { policy: "LowCostGetVMScaleSet", scope: "resource", subscriptionId: SUB, burst: 36, remaining: 0, tokens: 0, msUntilToken: 5000 });
+  t.match(web, { policy: "GetVMScaleSet", scope: "resource", subscriptionId: SUB, burst: 36, remaining: 0, tokens: 0, msUntilToken: 5000 });
   const sub = snapshot.buckets.find((b) => b.name === LOW_SUB);
   t.match(sub, { scope: "subscription", resource: null, remaining: 2362 });
 });
@@ -252,16 +257,15 @@ t.test("refill on the simulator's clock: Retry-After is when the next token is t
   t.equal(parseRemaining(full.headers["x-ms-ratelimit-remaining-resource"])[LOW_RES], 35, "an hour later: full (36), capped, minus this one");
 });
 
-t.test("writes: the 13th update of a scale set gets 429; PUT, PATCH, delete and manualupgrade share the bucket", async (t) => {
+t.test("writes: the 13th update of a scale set gets 429; PUT and PATCH share the bucket, instance actions the subscription's", async (t) => {
   await control.setThrottling({ enabled: true });
   const etag = (await vmss.get(RG, WEB)).etag;
   const writes: [string, string, unknown][] = [
     ["PATCH", `${ARM_VMSS}/${WEB}`, { tags: { n: "1" } }],
     ["PUT", `${ARM_VMSS}/${WEB}`, { location: "eastus", sku: { name: "Standard_D2s_v3", capacity: 3 } }],
-    ["POST", `${ARM_VMSS}/${WEB}/manualupgrade`, { instanceIds: ["0"] }],
   ];
   for (let i = 1; i <= 11; i++) {
-    const [method, path, body] = i === 4 ? ["POST", `${ARM_VMSS}/${WEB}/delete`, { instanceIds: ["2"] }] : writes[(i - 1) % writes.length];
+    const [method, path, body] = writes[(i - 1) % writes.length];
     const res = await raw(method, path, body);
     t.ok(res.status === 200 || res.status === 202, `${method} ${i} accepted (${res.status})`);
     t.same(parseRemaining(res.headers["x-ms-ratelimit-remaining-resource"]), { [UPD_RES]: 12 - i, [UPD_SUB]: 1500 - i }, `write ${i}`);
@@ -275,12 +279,14 @@ t.test("writes: the 13th update of a scale set gets 429; PUT, PATCH, delete and 
   t.equal(err.statusCode, 429, "the 13th write is refused");
   t.equal(err.code, "OperationNotAllowed");
   t.equal(err.response?.headers.get("retry-after"), "15", "4 per minute: a token every 15 s");
-  t.equal(err.response?.headers.get("x-ms-ratelimit-remaining-resource"), `${UPD_RES};0,${UPD_SUB};1488`);
+  t.equal(err.response?.headers.get("x-ms-ratelimit-remaining-resource"), `${UPD_SUB};1488,${UPD_RES};0`);
   const after = await vmss.get(RG, WEB);
   t.equal(after.etag, before.etag, "a refused write is not applied");
   t.same(after.tags, { n: "12" });
-  await t.rejects(vmss.deleteInstances(RG, WEB, { instanceIds: ["0"] }, fast).submitted(), { name: "RestError", statusCode: 429 }, "deleteInstances too");
-  await t.rejects(vmss.updateInstances(RG, WEB, { instanceIds: ["0"] }, fast).submitted(), { name: "RestError", statusCode: 429 }, "updateInstances too");
+  // py[39], py[48]: manualupgrade and delete report only the subscription bucket of VMScaleSetActions
+  const upgrade = await raw("POST", `${ARM_VMSS}/${WEB}/manualupgrade`, { instanceIds: ["0"] });
+  t.equal(upgrade.status, 202, "manualupgrade is not held by the scale set's bucket");
+  t.same(parseRemaining(upgrade.headers["x-ms-ratelimit-remaining-resource"]), { [UPD_SUB]: 1487 });
 
   // other scale sets can still be written; a GET is another policy
   await vmss.update(RG, WEB2, { tags: { other: "yes" } }, fast).pollUntilDone();
@@ -293,7 +299,7 @@ t.test("writes: the 13th update of a scale set gets 429; PUT, PATCH, delete and 
 });
 
 t.test("every request that reaches the throttling step is charged, whatever the route then answers", async (t) => {
-  await control.setThrottling({ enabled: true, policies: { UpdateVMScaleSet: { resource: { burst: 2 } } } });
+  await control.setThrottling({ enabled: true, policies: { VMScaleSetActions: { resource: { burst: 2 } } } });
   const stale = await raw("PATCH", `${ARM_VMSS}/${WEB}`, { tags: { a: "b" } });
   t.equal(stale.status, 200);
   const precondition = await control.request("PATCH", `${ARM_VMSS}/${WEB}${Q}`, { headers: { ...AUTH, "if-match": '"999"' }, body: { tags: {} } });
@@ -316,7 +322,7 @@ t.test("every request that reaches the throttling step is charged, whatever the 
 });
 
 t.test("the subscription bucket binds across scale sets", async (t) => {
-  await control.setThrottling({ enabled: true, policies: { LowCostGetVMScaleSet: { subscription: { burst: 40 } } } });
+  await control.setThrottling({ enabled: true, policies: { GetVMScaleSet: { subscription: { burst: 40 } } } });
   for (let i = 0; i < 36; i++) t.equal((await raw("GET", `${ARM_VMSS}/${WEB}`)).status, 200);
   for (let i = 0; i < 4; i++) t.equal((await raw("GET", `${ARM_VMSS}/${WEB2}`)).status, 200, `web-prod-v002 GET ${i + 1}`);
   const refused = await raw("GET", `${ARM_VMSS}/${WEB2}`);
@@ -326,7 +332,7 @@ t.test("the subscription bucket binds across scale sets", async (t) => {
   t.equal(refused.headers["retry-after"], "1", "800 per minute: 75 ms, rounded up to 1 s");
   await t.rejects(vmss.get(RG, "batch-v001"), { name: "RestError", statusCode: 429 }, "every scale set in the subscription");
   const webRefused = await raw("GET", `${ARM_VMSS}/${WEB}`);
-  t.match(webRefused.body, { error: { details: [{ target: LOW_RES }, { target: LOW_SUB }] } }, "both empty: both named");
+  t.match(webRefused.body, { error: { details: [{ target: LOW_SUB }, { target: LOW_RES }] } }, "both empty: both named");
   t.equal(webRefused.headers["retry-after"], "5", "the longest wait");
   clock += 75;
   t.equal((await raw("GET", `${ARM_VMSS}/${WEB2}`)).status, 200, "75 ms later the subscription has a token");
@@ -337,8 +343,8 @@ t.test("other policies: creates, VM lists and gets, scale-set lists, operation p
   const create = await raw("PUT", `${ARM_VMSS}/new-v001`, { location: "eastus", sku: { name: "Standard_D2s_v3", capacity: 1 } });
   t.equal(create.status, 201);
   t.same(parseRemaining(create.headers["x-ms-ratelimit-remaining-resource"]), {
-    "Microsoft.Compute/PutVMScaleSetResource": 11,
-    "Microsoft.Compute/PutVMScaleSetSubscription": 374,
+    "Microsoft.Compute/CreateVMScaleSetResource": 11,
+    "Microsoft.Compute/CreateVMScaleSetSubscriptionMaximum": 374,
   });
   const replace = await raw("PUT", `${ARM_VMSS}/new-v001`, { location: "eastus", sku: { name: "Standard_D2s_v3", capacity: 2 } });
   t.same(parseRemaining(replace.headers["x-ms-ratelimit-remaining-resource"]), { [UPD_RES]: 11, [UPD_SUB]: 1499 }, "a PUT on an existing scale set is an update");
@@ -346,23 +352,27 @@ t.test("other policies: creates, VM lists and gets, scale-set lists, operation p
   const vms = await raw("GET", `${ARM_VMSS}/${WEB}/virtualMachines`);
   t.same(parseRemaining(vms.headers["x-ms-ratelimit-remaining-resource"]), {
     "Microsoft.Compute/HighCostGetVMScaleSetResource": 29,
-    "Microsoft.Compute/HighCostGetVMScaleSetSubscription": 1079,
+    "Microsoft.Compute/HighCostGetVMScaleSetSubscriptionMaximum": 1079,
   });
   const vm = await raw("GET", `${ARM_VMSS}/${WEB}/virtualMachines/0`);
   t.same(parseRemaining(vm.headers["x-ms-ratelimit-remaining-resource"]), {
     "Microsoft.Compute/GetVMScaleSetVMResource": 35,
-    "Microsoft.Compute/GetVMScaleSetVMSubscription": 5999,
+    "Microsoft.Compute/GetVMScaleSetVMSubscriptionMaximum": 5999,
   });
   const list = await raw("GET", ARM_VMSS);
-  t.same(parseRemaining(list.headers["x-ms-ratelimit-remaining-resource"]), { "Microsoft.Compute/HighCostGetVMScaleSetSubscription": 1078 }, "lists: subscription only");
+  t.same(parseRemaining(list.headers["x-ms-ratelimit-remaining-resource"]), { "Microsoft.Compute/HighCostGetVMScaleSetSubscriptionMaximum": 1078 }, "lists: subscription only");
   const listAll = await raw("GET", `/subscriptions/${SUB}/providers/Microsoft.Compute/virtualMachineScaleSets`);
-  t.same(parseRemaining(listAll.headers["x-ms-ratelimit-remaining-resource"]), { "Microsoft.Compute/HighCostGetVMScaleSetSubscription": 1077 });
+  t.same(parseRemaining(listAll.headers["x-ms-ratelimit-remaining-resource"]), { "Microsoft.Compute/HighCostGetVMScaleSetSubscriptionMaximum": 1077 });
 
   const patch = await raw("PATCH", `${ARM_VMSS}/${WEB}`, { tags: { a: "b" } });
   const statusUrl = new URL(String(patch.headers["azure-asyncoperation"]));
   const poll = await control.request("GET", `${statusUrl.pathname}${statusUrl.search}`, { headers: AUTH });
   t.equal(poll.status, 200);
-  t.same(parseRemaining(poll.headers["x-ms-ratelimit-remaining-resource"]), { "Microsoft.Compute/GetOperationSubscription": 14999 }, "status polls: subscription only");
+  t.same(
+    parseRemaining(poll.headers["x-ms-ratelimit-remaining-resource"]),
+    { "Microsoft.Compute/GetOperationResource": 44, "Microsoft.Compute/GetOperationSubscriptionMaximum": 14999 },
+    "status polls: per operation and per subscription (update[1])",
+  );
 
   // the SDK's VM pager: every page is a call
   await control.setConfig({ vmPageSize: 1 });
@@ -392,7 +402,7 @@ t.test("scale multiplies every refill rate; a new scale keeps the levels", async
 });
 
 t.test("scale on the real clock: a test refills in milliseconds", async (t) => {
-  const real = await startSimulator({ port: 0, seed: true, writeDurationMs: 0 });
+  const real = await startSimulator({ port: 0, seed: true, writeDurationMs: 0, timeScale: 1 });
   t.teardown(() => real.close());
   const realControl = new SimulatorControl(real);
   t.teardown(() => realControl.close());
@@ -407,12 +417,13 @@ t.test("scale on the real clock: a test refills in milliseconds", async (t) => {
 });
 
 t.test("control API: config validation, reset refills the buckets and keeps the config, switching off", async (t) => {
+  const initial = await control.getConfig();
   for (const bad of [
     { throttling: true },
     { throttling: { enabled: 1 } },
     { throttling: { scale: 0 } },
-    { throttling: { policies: { UpdateVMScaleSet: { resource: { burst: -1 } } } } },
-    { throttling: { policies: { GetOperation: { resource: { burst: 1 } } } } },
+    { throttling: { policies: { VMScaleSetActions: { resource: { burst: -1 } } } } },
+    { throttling: { policies: { GetOperation: { resource: { burst: 0 } } } } },
     { throttling: { enabled: true }, vmPageSize: 0 },
     { vmPageSize: 7, throttling: { enabled: true, bogus: 1 } },
   ]) {
@@ -420,11 +431,11 @@ t.test("control API: config validation, reset refills the buckets and keeps the 
     t.equal(res.status, 400, JSON.stringify(bad));
     t.match(res.body, { error: { code: "BadRequest", message: /\S/ } });
   }
-  t.same(await control.getConfig(), { writeDurationMs: 0, pollHintMs: 250, vmPageSize: 50 }, "refused PUTs changed nothing");
+  t.same(await control.getConfig(), initial, "refused PUTs changed nothing");
 
-  const config = await control.setConfig({ throttling: { enabled: true, policies: { UpdateVMScaleSet: { resource: { burst: 1, refillPerMinute: 1 } } } } });
-  t.same(config.throttling, { enabled: true, scale: 1, policies: { UpdateVMScaleSet: { resource: { burst: 1, refillPerMinute: 1 } } } });
-  t.same((await control.throttling()).policies.UpdateVMScaleSet, { resource: { burst: 1, refillPerMinute: 1 }, subscription: { burst: 1500, refillPerMinute: 500 } });
+  const config = await control.setConfig({ throttling: { enabled: true, policies: { VMScaleSetActions: { resource: { burst: 1, refillPerMinute: 1 } } } } });
+  t.same(config.throttling, { enabled: true, scale: 1, policies: { VMScaleSetActions: { resource: { burst: 1, refillPerMinute: 1 } } } });
+  t.same((await control.throttling()).policies.VMScaleSetActions, { resource: { burst: 1, refillPerMinute: 1 }, subscription: { burst: 1500, refillPerMinute: 500 } });
   t.equal((await raw("PATCH", `${ARM_VMSS}/${WEB}`, { tags: {} })).status, 200);
   const refused = await raw("PATCH", `${ARM_VMSS}/${WEB}`, { tags: {} });
   t.equal(refused.status, 429);
@@ -440,7 +451,7 @@ t.test("control API: config validation, reset refills the buckets and keeps the 
   t.equal(off.status, 200, "off: nothing is throttled");
   t.equal(off.headers["x-ms-ratelimit-remaining-resource"], undefined, "and no header");
   t.same((await control.throttling()).buckets, []);
-  t.same((await control.getConfig()).throttling, { enabled: false, scale: 1, policies: { UpdateVMScaleSet: { resource: { burst: 1, refillPerMinute: 1 } } } }, "overrides are kept while off");
+  t.same((await control.getConfig()).throttling, { enabled: false, scale: 1, policies: { VMScaleSetActions: { resource: { burst: 1, refillPerMinute: 1 } } } }, "overrides are kept while off");
   await control.setThrottling({ policies: {} });
-  t.same(await control.getConfig(), { writeDurationMs: 0, pollHintMs: 250, vmPageSize: 50 }, "back at the default: not mentioned");
+  t.same((await control.getConfig()).throttling, { enabled: false, scale: 1, policies: {} }, "back at Azure's figures");
 });

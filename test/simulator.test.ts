@@ -6,8 +6,9 @@ import { simulatorDemoAccount } from "../src/config.ts";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 
-const WRITE_MS = 200;
-const sim = await startSimulator({ seed: true, writeDurationMs: WRITE_MS, pollHintMs: 50 });
+// Long enough that the reads below land while the write is in flight, even on a loaded machine.
+const WRITE_MS = 600;
+const sim = await startSimulator({ seed: true, writeDurationMs: WRITE_MS, timeScale: 0.001, throttling: false });
 t.teardown(() => sim.close());
 const control = new SimulatorControl(sim);
 t.teardown(() => control.close());
@@ -22,7 +23,7 @@ const AUTH = { authorization: "Bearer test-token" };
 
 t.beforeEach(async () => {
   await control.reset();
-  await control.setConfig({ writeDurationMs: WRITE_MS, pollHintMs: 50, vmPageSize: 50 });
+  await control.setConfig({ writeDurationMs: WRITE_MS, timeScale: 0.001, vmPageSize: 50 });
 });
 
 async function listVms(name = WEB, rg = RG): Promise<VirtualMachineScaleSetVM[]> {
@@ -72,24 +73,36 @@ t.test("GET returns the scale set with its ETag in the body and the header", asy
   t.same(poolIds(batch), []);
 });
 
-t.test("update: the new capacity is applied at completion, with a new ETag", async (t) => {
+t.test("update: the new capacity and ETag at acceptance, new VMs Creating until completion", async (t) => {
   const before = await vmss.get(RG, WEB);
-  const poller = vmss.update(RG, WEB, { sku: { capacity: 5 } }, { ...fast, ifMatch: before.etag });
-  await poller.submitted();
+  const raw = await control.request("PATCH", `${ARM_VMSS}/${WEB}?api-version=2026-04-01`, { headers: { ...AUTH, "if-match": before.etag! }, body: { sku: { capacity: 5 } } });
+  t.equal(raw.status, 200);
+  const accepted = raw.body as { etag: string; sku: { capacity: number }; properties: { provisioningState: string } };
+  t.equal(accepted.properties.provisioningState, "Updating");
+  t.equal(accepted.sku.capacity, 5, "the response carries the requested model");
+  t.not(accepted.etag, before.etag, "and the new ETag already (update[11])");
+  t.equal(raw.headers.etag, accepted.etag);
 
   const during = await vmss.get(RG, WEB);
   t.equal(during.provisioningState, "Updating", "GET shows Updating while the write is in flight");
-  t.equal(during.sku?.capacity, 3, "the old capacity until completion");
-  t.equal(during.etag, before.etag, "the ETag does not change before completion");
-  t.same(ids(await listVms()), ["0", "1", "2"], "no VM yet");
+  t.equal(during.sku?.capacity, 5, "the requested capacity at once");
+  t.equal(during.etag, accepted.etag, "the same ETag as the response (update[12])");
+  t.same(
+    (await listVms()).map((vm) => [vm.instanceId, vm.provisioningState]),
+    [["0", "Succeeded"], ["1", "Succeeded"], ["2", "Succeeded"], ["3", "Creating"], ["4", "Creating"]],
+    "new VMs are listed Creating",
+  );
 
-  const result = await poller.pollUntilDone();
-  t.equal(result.sku?.capacity, 5, "the poller's result is the updated scale set");
-  t.equal(result.provisioningState, "Succeeded");
-  t.not(result.etag, before.etag, "the ETag changed");
+  await new Promise((r) => setTimeout(r, WRITE_MS + 50));
   const after = await vmss.get(RG, WEB);
-  t.equal(after.etag, result.etag, "the poller result carries the current ETag");
-  t.same(ids(await listVms()), ["0", "1", "2", "3", "4"]);
+  t.equal(after.provisioningState, "Succeeded");
+  t.equal(after.etag, accepted.etag, "completion does not change the ETag (update[13])");
+  t.same((await listVms()).map((vm) => vm.provisioningState), ["Succeeded", "Succeeded", "Succeeded", "Succeeded", "Succeeded"]);
+
+  const result = await vmss.update(RG, WEB, { sku: { capacity: 4 } }, fast).pollUntilDone();
+  t.equal(result.sku?.capacity, 4, "the SDK poller's result is the updated scale set");
+  t.equal(result.provisioningState, "Succeeded");
+  t.same(ids(await listVms()), ["0", "1", "2", "3"], "scale-in removed the highest id");
 });
 
 t.test("a second write while one is in flight gets 409 ConflictingConcurrentWriteNotAllowed", async (t) => {
@@ -132,8 +145,10 @@ t.test("If-Match: a stale ETag gets 412 PreconditionFailed, checked before the 4
 
   const poller = vmss.update(RG, WEB, { tags: { step: "3" } }, { ...fast, ifMatch: "*" });
   await poller.submitted();
-  await t.rejects(vmss.update(RG, WEB, { tags: {} }, { ...fast, ifMatch: stale }).submitted(), { name: "RestError", statusCode: 412 }, "stale ETag while in flight: 412");
-  await t.rejects(vmss.update(RG, WEB, { tags: {} }, { ...fast, ifMatch: current }).submitted(), { name: "RestError", statusCode: 409 }, "current ETag while in flight: 409");
+  const inFlight = (await vmss.get(RG, WEB)).etag!;
+  t.not(inFlight, current, "the write in flight already has its new ETag");
+  await t.rejects(vmss.update(RG, WEB, { tags: {} }, { ...fast, ifMatch: current }).submitted(), { name: "RestError", statusCode: 412 }, "the ETag from before the write in flight: 412");
+  await t.rejects(vmss.update(RG, WEB, { tags: {} }, { ...fast, ifMatch: inFlight }).submitted(), { name: "RestError", statusCode: 409 }, "the current ETag while in flight: 409");
   await poller.pollUntilDone();
 
   await t.rejects(vmss.createOrUpdate(RG, WEB, await vmss.get(RG, WEB), { ...fast, ifNoneMatch: "*" }).submitted(), {
@@ -189,7 +204,7 @@ t.test("scale-in removes the highest instance ids; new VMs get ids never used be
   t.equal(vms[2].latestModelApplied, true);
 });
 
-t.test("deleteInstances marks VMs Deleting, removes them and lowers capacity at completion", async (t) => {
+t.test("deleteInstances lowers capacity and changes the ETag at acceptance, marks VMs Deleting, removes them at completion", async (t) => {
   const before = await vmss.get(RG, WEB);
   const poller = vmss.deleteInstances(RG, WEB, { instanceIds: ["0", "2"] }, { ...fast, forceDeletion: true });
   await poller.submitted();
@@ -203,14 +218,19 @@ t.test("deleteInstances marks VMs Deleting, removes them and lowers capacity at 
     ],
   );
   const mid = await vmss.get(RG, WEB);
-  t.equal(mid.sku?.capacity, 3);
-  t.equal(mid.etag, before.etag);
+  t.equal(mid.sku?.capacity, 1, "the capacity is lowered at acceptance");
+  t.not(mid.etag, before.etag, "and the ETag is new");
   t.equal(mid.provisioningState, "Updating");
+  await t.rejects(vmss.deleteInstances(RG, WEB, { instanceIds: ["2"] }, fast).submitted(), {
+    statusCode: 400,
+    code: "InvalidParameter",
+    message: "The provided instanceId 2 is not an active Virtual Machine Scale Set VM instanceId.",
+  }, "a VM being deleted is not active");
   t.equal(await poller.pollUntilDone(), undefined);
   t.same(ids(await listVms()), ["1"]);
   const after = await vmss.get(RG, WEB);
   t.equal(after.sku?.capacity, 1);
-  t.not(after.etag, before.etag);
+  t.equal(after.etag, mid.etag, "completion keeps the ETag");
 
   await t.rejects(vmss.deleteInstances(RG, WEB, { instanceIds: ["1", "7"] }, fast).submitted(), {
     statusCode: 400,
@@ -220,8 +240,8 @@ t.test("deleteInstances marks VMs Deleting, removes them and lowers capacity at 
   await t.rejects(vmss.deleteInstances(RG, WEB, { instanceIds: [] }, fast).submitted(), { statusCode: 400, code: "InvalidParameter" });
   await t.rejects(vmss.updateInstances(RG, WEB, { instanceIds: ["5", "6"] }, fast).submitted(), {
     statusCode: 400,
-    message: /instanceIds 5, 6 are not active/,
-  });
+    message: "The provided instanceId 5 is not an active Virtual Machine Scale Set VM instanceId.",
+  }, "the message names one id");
   t.same(ids(await listVms()), ["1"], "nothing was deleted by the refused requests");
 });
 
@@ -234,7 +254,7 @@ t.test("model changes under Manual policy reach VMs only through manualupgrade",
   };
   const poller = vmss.update(RG, WEB, { virtualMachineProfile: { networkProfile: { networkInterfaceConfigurations: [withoutPool] } } }, fast);
   await poller.submitted();
-  t.equal(poolIds(await vmss.get(RG, WEB)).length, 1, "the model changes only at completion");
+  t.equal(poolIds(await vmss.get(RG, WEB)).length, 0, "the model changes at acceptance");
   const updated = await poller.pollUntilDone();
   t.same(poolIds(updated), [], "the model no longer has the pool");
   t.not(updated.etag, current.etag);
@@ -273,7 +293,7 @@ t.test("model changes under Automatic policy reach VMs at completion", async (t)
   t.same(vms.map((vm) => poolIds(vm).length), [0, 0]);
 });
 
-t.test("createOrUpdate: 201 create shown as Creating until completion, PUT replaces the model", async (t) => {
+t.test("createOrUpdate: 201 create with ETag \"1\" and VMs Creating until completion (then \"2\"), PUT replaces the model", async (t) => {
   const template = await vmss.get(RG, WEB);
   const { id: _id, name: _name, etag: _etag, ...body } = template;
   const profile = { ...body.virtualMachineProfile, osProfile: { ...body.virtualMachineProfile?.osProfile, adminPassword: "s3cret!" } };
@@ -281,8 +301,10 @@ t.test("createOrUpdate: 201 create shown as Creating until completion, PUT repla
   await poller.submitted();
   const during = await vmss.get(RG, "new-v001");
   t.equal(during.provisioningState, "Creating");
-  t.same(await listVms("new-v001"), [], "no VM before completion");
+  t.equal(during.etag, '"1"', "update[0]: the 201 and the scale set being created carry \"1\"");
+  t.same((await listVms("new-v001")).map((vm) => vm.provisioningState), ["Creating", "Creating"], "VMs are Creating");
   const created = await poller.pollUntilDone();
+  t.equal(created.etag, '"2"', "update[3]: \"2\" once Succeeded, with no client write in between");
   t.equal(created.name, "new-v001");
   t.equal(created.provisioningState, "Succeeded");
   t.same(ids(await listVms("new-v001")), ["0", "1"]);
@@ -394,12 +416,12 @@ t.test("long-running operation headers and status endpoints", async (t) => {
   const patchBody = patch.body as { properties: { provisioningState: string }; sku: { capacity: number }; etag: string };
   t.equal(patchBody.properties.provisioningState, "Updating");
   t.equal(patchBody.sku.capacity, 4, "the first response shows the model as requested");
-  t.equal(patchBody.etag, '"1"', "…with the ETag the scale set has until completion");
+  t.equal(patchBody.etag, '"2"', "…with the new ETag already");
   const asyncUrl = String(patch.headers["azure-asyncoperation"]);
   t.match(asyncUrl, new RegExp(`^${sim.url.replace(/[.]/g, "\\.")}/subscriptions/${SUB}/providers/Microsoft.Compute/locations/eastus/operations/[0-9a-f-]{36}\\?api-version=2026-04-01$`));
   t.equal(patch.headers.location, undefined, "PUT/PATCH carry no Location header");
-  t.equal(patch.headers["retry-after"], "1");
-  t.ok(Number(patch.headers["retry-after-ms"]) >= 1 && Number(patch.headers["retry-after-ms"]) <= 50);
+  t.equal(patch.headers["retry-after"], "1", "Azure's 10 s scaled by 0.001, at least 1");
+  t.equal(patch.headers["retry-after-ms"], undefined, "never retry-after-ms");
 
   const status = await control.request("GET", asyncUrl.slice(sim.url.length), { headers: AUTH });
   const statusBody = status.body as { name: string; status: string; startTime: string };
@@ -407,7 +429,7 @@ t.test("long-running operation headers and status endpoints", async (t) => {
   t.ok(asyncUrl.includes(statusBody.name));
   t.ok(Date.parse(statusBody.startTime) > 0);
   t.equal(status.headers["retry-after"], "1");
-  t.ok(Number(status.headers["retry-after-ms"]) <= 50);
+  t.equal(status.headers["retry-after-ms"], undefined);
 
   await new Promise((r) => setTimeout(r, WRITE_MS + 20));
   const doneStatus = await control.request("GET", asyncUrl.slice(sim.url.length), { headers: AUTH });
@@ -419,11 +441,12 @@ t.test("long-running operation headers and status endpoints", async (t) => {
   t.equal(post.status, 202);
   t.equal(post.body, undefined);
   const location = String(post.headers.location);
-  t.match(location, /\/providers\/Microsoft\.Compute\/locations\/eastus\/operationResults\/[0-9a-f-]{36}\?api-version=2026-04-01$/);
+  t.match(location, /\/providers\/Microsoft\.Compute\/locations\/eastus\/operationResults\/[0-9a-f-]{36}\?api-version=2026-04-01&monitor=true$/);
   t.ok(post.headers["azure-asyncoperation"]);
+  t.equal(post.headers["retry-after"], undefined, "py[48]: no Retry-After on deleteInstances");
   const pending = await control.request("GET", location.slice(sim.url.length), { headers: AUTH });
   t.equal(pending.status, 202);
-  t.ok(pending.headers["retry-after"]);
+  t.equal(pending.headers["retry-after"], undefined, "py[49]: nor on its polls");
   await new Promise((r) => setTimeout(r, WRITE_MS + 20));
   const finished = await control.request("GET", location.slice(sim.url.length), { headers: AUTH });
   t.equal(finished.status, 200);

@@ -1,5 +1,8 @@
-// The ARM surface for Microsoft.Compute/virtualMachineScaleSets, as @azure/arm-compute v25 uses it.
+// The ARM surface for Microsoft.Compute/virtualMachineScaleSets, as @azure/arm-compute v25 uses it, and as the
+// recorded Azure traffic in test/fixtures/azure-recordings answers it. This is the one route table: each route names
+// its handler and the throttling policy it is charged to.
 import {
+  ArmError,
   VMSS_TYPE,
   conflictingConcurrentWrite,
   invalidParameter,
@@ -13,46 +16,61 @@ import {
   resourceNotFound,
   subscriptionNotFound,
 } from "./arm-errors.ts";
-import type { Handler, SimulatorContext } from "./context.ts";
-import { header, parseJsonBody, retryHeaders, send, type RequestContext } from "./http.ts";
+import type { Handler, Route, SimulatorContext } from "./context.ts";
+import { header, parseJsonBody, send, type RequestContext } from "./http.ts";
 import { isObject, mergePatch, type JsonObject } from "./json.ts";
 import { validateModel } from "./limits.ts";
+import type { Operation, OperationFailure, OperationKind } from "./lro.ts";
 import { Router, type RouteParams } from "./router.ts";
-import type { Operation, OperationKind } from "./state.ts";
-import {
-  etagOf,
-  normalizeLocation,
-  renderScaleSet,
-  renderVm,
-  sortedVms,
-  writableModel,
-  type ScaleSet,
-} from "./vmss-model.ts";
+import { AZURE_RETRY_AFTER, scaledRetryAfter } from "./settings.ts";
+import type { OperationSpec } from "./state.ts";
+import { tooManyRequests, type ArmBudget, type Charge, type PolicyName } from "./throttling.ts";
+import { capacityOf, etagOf, normalizeLocation, renderScaleSet, renderVm, scaleSetKey, sortedVms, writableModel, type ScaleSet } from "./vmss-model.ts";
 
-/** Route patterns of the ARM surface (also used by the throttling step to tell which policy a request falls under). */
-export const ARM_PATHS = {
-  subscription: "/subscriptions/:subscriptionId",
-  scaleSets: "/subscriptions/:subscriptionId/resourceGroups/:resourceGroup/providers/Microsoft.Compute/virtualMachineScaleSets",
-  operations: "/subscriptions/:subscriptionId/providers/Microsoft.Compute/locations/:location",
-} as const;
-const SUB = ARM_PATHS.subscription;
-const VMSS = ARM_PATHS.scaleSets;
-const OPERATIONS = ARM_PATHS.operations;
+const SUB = "/subscriptions/:subscriptionId";
+const VMSS = `${SUB}/resourceGroups/:resourceGroup/providers/Microsoft.Compute/virtualMachineScaleSets`;
+const OPERATIONS = `${SUB}/providers/Microsoft.Compute/locations/:location`;
 
-export function buildArmRouter(): Router<Handler> {
-  return new Router<Handler>()
-    .add("GET", `${SUB}/providers/Microsoft.Compute/virtualMachineScaleSets`, listAllScaleSets)
-    .add("GET", VMSS, listScaleSets)
-    .add("GET", `${VMSS}/:name`, getScaleSet)
-    .add("PUT", `${VMSS}/:name`, putScaleSet)
-    .add("PATCH", `${VMSS}/:name`, patchScaleSet)
-    .add("DELETE", `${VMSS}/:name`, deleteScaleSet)
-    .add("GET", `${VMSS}/:name/virtualMachines`, listVms)
-    .add("GET", `${VMSS}/:name/virtualMachines/:instanceId`, getVm)
-    .add("POST", `${VMSS}/:name/delete`, (ctx, sim, params) => instanceAction(ctx, sim, params, "deleteInstances"))
-    .add("POST", `${VMSS}/:name/manualupgrade`, (ctx, sim, params) => instanceAction(ctx, sim, params, "updateInstances"))
-    .add("GET", `${OPERATIONS}/operations/:operationId`, getOperationStatus)
-    .add("GET", `${OPERATIONS}/operationResults/:operationId`, getOperationResult);
+// ---- throttling: which policy and which of ARM's budgets a route is charged to ----
+
+function budgetOf(method: string): ArmBudget {
+  return method === "GET" ? "reads" : method === "DELETE" ? "deletes" : "writes";
+}
+
+function charged(method: string, policy: PolicyName | ((params: RouteParams, sim: SimulatorContext) => PolicyName), resourceOf?: (params: RouteParams) => string) {
+  return (params: RouteParams, sim: SimulatorContext): Charge => ({
+    policy: typeof policy === "function" ? policy(params, sim) : policy,
+    subscriptionId: params.subscriptionId.toLowerCase(),
+    budget: budgetOf(method),
+    ...(resourceOf ? { resource: resourceOf(params) } : {}),
+  });
+}
+
+const perScaleSet = (params: RouteParams) => scaleSetKey(params.resourceGroup, params.name);
+const perVm = (params: RouteParams) => `${perScaleSet(params)}/virtualmachines/${params.instanceId.toLowerCase()}`;
+const perOperation = (params: RouteParams) => `operations/${params.operationId.toLowerCase()}`;
+const createOrUpdatePolicy = (params: RouteParams, sim: SimulatorContext): PolicyName =>
+  sim.state.isSubscription(params.subscriptionId) && sim.state.getScaleSet(params.resourceGroup, params.name) ? "VMScaleSetActions" : "CreateVMScaleSet";
+
+export function buildArmRouter(): Router<Route> {
+  const table: [string, string, Route][] = [
+    ["GET", `${SUB}/providers/Microsoft.Compute/virtualMachineScaleSets`, { handler: listAllScaleSets, charge: charged("GET", "HighCostGetVMScaleSet") }],
+    ["GET", VMSS, { handler: listScaleSets, charge: charged("GET", "HighCostGetVMScaleSet") }],
+    ["GET", `${VMSS}/:name`, { handler: getScaleSet, charge: charged("GET", "GetVMScaleSet", perScaleSet) }],
+    ["PUT", `${VMSS}/:name`, { handler: putScaleSet, charge: charged("PUT", createOrUpdatePolicy, perScaleSet) }],
+    ["PATCH", `${VMSS}/:name`, { handler: patchScaleSet, charge: charged("PATCH", "VMScaleSetActions", perScaleSet) }],
+    ["DELETE", `${VMSS}/:name`, { handler: deleteScaleSet, charge: charged("DELETE", "DeleteVMScaleSet", perScaleSet) }],
+    ["GET", `${VMSS}/:name/virtualMachines`, { handler: listVms, charge: charged("GET", "HighCostGetVMScaleSet", perScaleSet) }],
+    ["GET", `${VMSS}/:name/virtualMachines/:instanceId`, { handler: getVm, charge: charged("GET", "GetVMScaleSetVM", perVm) }],
+    // py[39], py[48]: the instance actions report only the subscription bucket of VMScaleSetActions
+    ["POST", `${VMSS}/:name/delete`, { handler: (ctx, sim, params) => instanceAction(ctx, sim, params, "deleteInstances"), charge: charged("POST", "VMScaleSetActions") }],
+    ["POST", `${VMSS}/:name/manualupgrade`, { handler: (ctx, sim, params) => instanceAction(ctx, sim, params, "updateInstances"), charge: charged("POST", "VMScaleSetActions") }],
+    ["GET", `${OPERATIONS}/operations/:operationId`, { handler: getOperationStatus, charge: charged("GET", "GetOperation", perOperation) }],
+    ["GET", `${OPERATIONS}/operationResults/:operationId`, { handler: getOperationResult, charge: charged("GET", "GetOperation", perOperation) }],
+  ];
+  const router = new Router<Route>();
+  for (const [method, pattern, entry] of table) router.add(method, pattern, entry);
+  return router;
 }
 
 // ---- lookups: subscription, then resource group, then resource (the order ARM answers 404s in) ----
@@ -75,7 +93,7 @@ function requireScaleSet(sim: SimulatorContext, params: RouteParams): ScaleSet {
   return ss;
 }
 
-// ---- preconditions (412) and the write lock (409) ----
+// ---- preconditions (412), the write lock (409) and preemption ----
 
 function etagList(value: string): string[] {
   return value
@@ -84,7 +102,11 @@ function etagList(value: string): string[] {
     .filter((v) => v !== "");
 }
 
-/** If-Match / If-None-Match against the current ETag. Checked before the in-flight conflict (see docs/simulator.md). */
+/**
+ * If-Match / If-None-Match against the current ETag. Checked before the in-flight conflict (see docs/simulator.md).
+ * If-None-Match takes only `*` (REST spec, virtualMachineScaleSet.json: "Other values will result in error from
+ * server as they are not supported").
+ */
 function checkPreconditions(ctx: RequestContext, ss: ScaleSet | undefined): void {
   const ifMatch = header(ctx, "if-match");
   if (ifMatch !== undefined) {
@@ -97,28 +119,45 @@ function checkPreconditions(ctx: RequestContext, ss: ScaleSet | undefined): void
     }
   }
   const ifNoneMatch = header(ctx, "if-none-match");
-  if (ifNoneMatch !== undefined && ss) {
-    const unwanted = etagList(ifNoneMatch);
-    if (unwanted.includes("*") || unwanted.includes(etagOf(ss))) {
-      throw preconditionFailed(`The specified precondition 'If-None-Match: ${ifNoneMatch}' failed: the resource exists with entity tag '${etagOf(ss)}'.`);
+  if (ifNoneMatch !== undefined) {
+    if (ifNoneMatch.trim() !== "*") {
+      throw new ArmError(400, "InvalidParameter", `The value '${ifNoneMatch}' of the If-None-Match header is not supported: only '*' is.`, { target: "If-None-Match" });
     }
+    if (ss) throw preconditionFailed(`The specified precondition 'If-None-Match: *' failed: the resource exists with entity tag '${etagOf(ss)}'.`);
   }
 }
 
-function checkNoWriteInFlight(ss: ScaleSet | undefined): void {
-  if (ss?.inFlight) throw conflictingConcurrentWrite();
+/** 409 while another write holds the scale set, unless the concurrentWrites mode lets this write preempt it. */
+function checkWriteInFlight(sim: SimulatorContext, ss: ScaleSet | undefined): void {
+  if (sim.state.inFlightAnswer(ss) === "conflict") throw conflictingConcurrentWrite();
 }
 
-/** Consumes a failOperation fault for this request, if one matches. */
-function takeFailure(ctx: RequestContext, sim: SimulatorContext) {
-  const fault = sim.faults.take(ctx.method, ctx.pathname, ["failOperation"]);
-  if (!fault) return undefined;
-  if (ctx.call) ctx.call.fault = "failOperation";
-  return {
-    code: fault.code ?? "InternalExecutionError",
-    message: fault.message ?? `Injected by the simulator: ${fault.code ?? "InternalExecutionError"}.`,
-    ...(fault.status !== undefined ? { status: fault.status } : {}),
-  };
+/** Consumes the operation faults (failOperation, allocationFailed, preemptOperation) for a write being accepted. */
+function takeOperationFaults(ctx: RequestContext, sim: SimulatorContext, addsVms: boolean): Pick<OperationSpec, "failWith" | "allocatable" | "preempt"> {
+  const out: Pick<OperationSpec, "failWith" | "allocatable" | "preempt"> = {};
+  const failure = sim.faults.take(ctx.method, ctx.pathname, ["failOperation"]);
+  if (failure) {
+    const failWith: OperationFailure = {
+      code: failure.code ?? "InternalExecutionError",
+      message: failure.message ?? `Injected by the simulator: ${failure.code ?? "InternalExecutionError"}.`,
+      ...(failure.status !== undefined ? { status: failure.status } : {}),
+    };
+    out.failWith = failWith;
+    if (ctx.call) ctx.call.fault = "failOperation";
+  }
+  if (addsVms) {
+    const allocation = sim.faults.take(ctx.method, ctx.pathname, ["allocationFailed"]);
+    if (allocation) {
+      out.allocatable = allocation.allocatable ?? 0;
+      if (ctx.call) ctx.call.fault = "allocationFailed";
+    }
+  }
+  const preempt = sim.faults.take(ctx.method, ctx.pathname, ["preemptOperation"]);
+  if (preempt) {
+    out.preempt = { afterFraction: 0.5, change: preempt.change ?? {} };
+    if (ctx.call) ctx.call.fault = "preemptOperation";
+  }
+  return out;
 }
 
 // ---- long-running operation headers ----
@@ -128,15 +167,45 @@ function apiVersionOf(ctx: RequestContext): string {
 }
 
 function operationUrl(ctx: RequestContext, op: Operation, kind: "operations" | "operationResults"): string {
-  return `${ctx.baseUrl}/subscriptions/${op.subscriptionId}/providers/Microsoft.Compute/locations/${op.location}/${kind}/${op.id}?api-version=${encodeURIComponent(apiVersionOf(ctx))}`;
+  const monitor = kind === "operationResults" ? "&monitor=true" : "";
+  return `${ctx.baseUrl}/subscriptions/${op.subscriptionId}/providers/Microsoft.Compute/locations/${op.location}/${kind}/${op.id}?api-version=${encodeURIComponent(apiVersionOf(ctx))}${monitor}`;
 }
 
-function lroHeaders(ctx: RequestContext, sim: SimulatorContext, op: Operation, withLocation: boolean): Record<string, string> {
+function retryAfterHeader(sim: SimulatorContext, seconds: number | null): Record<string, string> {
+  return seconds === null ? {} : { "retry-after": String(scaledRetryAfter(sim.state.settings, seconds)) };
+}
+
+/** Azure-AsyncOperation always, Location only on 202s (update[0], [5], [11]; delete[4]), Retry-After as recorded for the kind. */
+function lroHeaders(ctx: RequestContext, sim: SimulatorContext, op: Operation, status: number): Record<string, string> {
   return {
     "azure-asyncoperation": operationUrl(ctx, op, "operations"),
-    ...(withLocation ? { location: operationUrl(ctx, op, "operationResults") } : {}),
-    ...retryHeaders(sim.state.pollHintMs(op)),
+    ...(status === 202 ? { location: operationUrl(ctx, op, "operationResults") } : {}),
+    ...retryAfterHeader(sim, AZURE_RETRY_AFTER[op.writeKind].initial),
   };
+}
+
+/**
+ * x-ms-request-charge: the VMs a write touches, as the recordings charge them: 2 per VM created (update[0]: 2 VMs →
+ * 4; py[0]: 1 → 2), 2 per VM of a deleted scale set (delete[4]), 1 per VM of an instance action (py[39], py[48]), 0
+ * for a model change alone (update[11]); 1 per VM removed by a scale-in. The same number is charged to
+ * VMScaleSetBatchedVMRequestsSubscriptionMaximum when throttling is on; an empty bucket refuses the write (429).
+ */
+function chargeVms(ctx: RequestContext, sim: SimulatorContext, subscriptionId: string, count: number): Record<string, string> {
+  if (!sim.throttling.enabled) return { "x-ms-request-charge": String(count) };
+  const result = sim.throttling.chargeVms(subscriptionId.toLowerCase(), count);
+  const current = ctx.responseHeaders?.["x-ms-ratelimit-remaining-resource"];
+  const resourceHeader = current ? `${current},${result.header}` : result.header;
+  if (!result.allowed) {
+    throw tooManyRequests({ headers: { ...ctx.responseHeaders, "x-ms-ratelimit-remaining-resource": resourceHeader }, retryAfterMs: result.retryAfterMs, empty: result.empty }, sim.state.now());
+  }
+  return { "x-ms-ratelimit-remaining-resource": resourceHeader, "x-ms-request-charge": String(count) };
+}
+
+/** VMs a PUT/PATCH to `capacity` creates (failed ones allocated again included) and removes. */
+function vmChangeOf(ss: ScaleSet | undefined, capacity: number): { created: number; removed: number } {
+  const active = ss ? sortedVms(ss).filter((vm) => vm.provisioningState !== "Deleting") : [];
+  const retried = active.slice(0, capacity).filter((vm) => vm.provisioningState === "Failed").length;
+  return { created: Math.max(0, capacity - active.length) + retried, removed: Math.max(0, active.length - capacity) };
 }
 
 function readObjectBody(ctx: RequestContext): JsonObject {
@@ -190,7 +259,7 @@ const getVm: Handler = (ctx, sim, params) => {
 
 // ---- writes ----
 
-/** PUT: create, or replace the whole model. 201 for a create, 200 for a replacement; applied at completion. */
+/** PUT: create (201, `Creating`, ETag "1") or replace the whole model (200, `Updating`, new ETag); applied at acceptance. */
 const putScaleSet: Handler = (ctx, sim, params) => {
   const rg = requireResourceGroup(sim, params);
   const body = readObjectBody(ctx);
@@ -213,44 +282,44 @@ const putScaleSet: Handler = (ctx, sim, params) => {
   if (properties.upgradePolicy === undefined) properties.upgradePolicy = { mode: "Manual" };
   validateModel(model);
   checkPreconditions(ctx, existing);
-  checkNoWriteInFlight(existing);
+  checkWriteInFlight(sim, existing);
 
-  const failWith = takeFailure(ctx, sim);
-  const ss = existing ?? sim.state.createPending(rg, params.name, location!, model);
-  const op = sim.state.acceptWrite(ss, { kind: "createOrUpdate", newModel: model, failWith, ifMatch: header(ctx, "if-match") ?? null }, !existing);
-  respondToModelWrite(ctx, sim, ss, op, model, existing ? 200 : 201);
+  const change = vmChangeOf(existing, capacityOf(model));
+  const headers = chargeVms(ctx, sim, params.subscriptionId, 2 * change.created + change.removed);
+  const faults = takeOperationFaults(ctx, sim, change.created > 0);
+  const ss = existing ?? sim.state.createPending(rg, params.name, location!);
+  const op = sim.state.acceptWrite(ss, { kind: "createOrUpdate", newModel: model, ifMatch: header(ctx, "if-match") ?? null, ...faults }, !existing);
+  respondToModelWrite(ctx, sim, ss, op, existing ? 200 : 201, headers);
 };
 
-/** PATCH: objects merge, arrays and tags replace as a whole; applied at completion. */
+/** PATCH: objects merge, arrays and tags replace as a whole; applied at acceptance (update[11]–[13]). */
 const patchScaleSet: Handler = (ctx, sim, params) => {
   const ss = requireScaleSet(sim, params);
   const patch = writableModel(readObjectBody(ctx));
   const model = mergePatch(ss.model, patch, ["tags"]);
   validateModel(model);
   checkPreconditions(ctx, ss);
-  checkNoWriteInFlight(ss);
+  checkWriteInFlight(sim, ss);
 
-  const failWith = takeFailure(ctx, sim);
-  const op = sim.state.acceptWrite(ss, { kind: "update", newModel: model, failWith, ifMatch: header(ctx, "if-match") ?? null });
-  respondToModelWrite(ctx, sim, ss, op, model, 200);
+  const change = vmChangeOf(ss, capacityOf(model));
+  const headers = chargeVms(ctx, sim, params.subscriptionId, 2 * change.created + change.removed);
+  const faults = takeOperationFaults(ctx, sim, change.created > 0);
+  const op = sim.state.acceptWrite(ss, { kind: "update", newModel: model, ifMatch: header(ctx, "if-match") ?? null, ...faults });
+  respondToModelWrite(ctx, sim, ss, op, 200, headers);
 };
 
 /**
- * The first response of a PUT/PATCH: the model as requested with provisioningState Updating (Creating for a create)
- * and the ETag the scale set has now. When the write already completed (writeDurationMs 0) it is the scale set as GET returns it.
+ * The first response of a PUT/PATCH is the scale set as it now is: the requested model, `Updating` (`Creating` for a
+ * create) and the new ETag — the same a GET during the write shows (update[11] and [12] agree).
  */
-function respondToModelWrite(ctx: RequestContext, sim: SimulatorContext, ss: ScaleSet, op: Operation, model: JsonObject, status: number): void {
-  let body: JsonObject;
-  if (op.status === "InProgress") body = renderScaleSet(ss, { model, provisioningState: op.isCreate ? "Creating" : "Updating" });
-  else if (op.status === "Failed" && op.isCreate) body = renderScaleSet(ss, { provisioningState: "Failed" }); // it no longer exists
-  else body = renderScaleSet(ss);
-  send(ctx, status, body, { etag: etagOf(ss), ...lroHeaders(ctx, sim, op, false) });
+function respondToModelWrite(ctx: RequestContext, sim: SimulatorContext, ss: ScaleSet, op: Operation, status: number, headers: Record<string, string>): void {
+  send(ctx, status, renderScaleSet(ss), { etag: etagOf(ss), ...headers, ...lroHeaders(ctx, sim, op, status) });
 }
 
 /**
- * DELETE of the whole scale set (vmss-delete recording, entry 4): 202 with no body, Azure-AsyncOperation and Location;
- * while it runs the scale set reads `Deleting`, at completion it is gone (GET 404). A scale set that does not exist:
- * 204 (the REST spec's answer for a resource already gone).
+ * DELETE of the whole scale set (delete[4]): 202 with no body, Azure-AsyncOperation, Location and Retry-After 10;
+ * while it runs the scale set reads `Deleting` and its VMs `Deleting`, at completion it is gone (GET 404). A scale set
+ * that does not exist: 204 (the REST spec's answer for a resource already gone).
  */
 const deleteScaleSet: Handler = (ctx, sim, params) => {
   const rg = requireResourceGroup(sim, params);
@@ -260,10 +329,11 @@ const deleteScaleSet: Handler = (ctx, sim, params) => {
     send(ctx, 204);
     return;
   }
-  checkNoWriteInFlight(ss);
-  const failWith = takeFailure(ctx, sim);
-  const op = sim.state.acceptWrite(ss, { kind: "delete", failWith, ifMatch: header(ctx, "if-match") ?? null });
-  send(ctx, 202, undefined, lroHeaders(ctx, sim, op, true));
+  checkWriteInFlight(sim, ss);
+  const headers = chargeVms(ctx, sim, params.subscriptionId, 2 * [...ss.vms.values()].filter((vm) => vm.provisioningState !== "Deleting").length);
+  const faults = takeOperationFaults(ctx, sim, false);
+  const op = sim.state.acceptWrite(ss, { kind: "delete", ifMatch: header(ctx, "if-match") ?? null, ...faults });
+  send(ctx, 202, undefined, { ...headers, ...lroHeaders(ctx, sim, op, 202) });
 };
 
 function parseInstanceIds(body: unknown): string[] {
@@ -284,24 +354,30 @@ function parseInstanceIds(body: unknown): string[] {
   return out;
 }
 
-/** POST …/delete (deleteInstances) and POST …/manualupgrade (updateInstances): 202, applied at completion. */
+/**
+ * POST …/delete (deleteInstances) and POST …/manualupgrade (updateInstances): 202 with Azure-AsyncOperation and
+ * Location, no Retry-After (py[39], py[48]). An id that is unknown or being deleted is "not active": the 400 names the
+ * first such id only, as Azure's message does.
+ */
 function instanceAction(ctx: RequestContext, sim: SimulatorContext, params: RouteParams, kind: OperationKind): void {
   const ss = requireScaleSet(sim, params);
   let ids = parseInstanceIds(parseJsonBody(ctx));
-  if (ids.includes("*")) ids = sortedVms(ss).map((vm) => vm.instanceId);
-  const unknown = ids.filter((id) => !ss.vms.has(id));
-  if (unknown.length === 1) {
-    throw invalidParameter(`The provided instanceId ${unknown[0]} is not an active Virtual Machine Scale Set VM instanceId.`, "instanceIds");
-  }
-  if (unknown.length > 1) {
-    throw invalidParameter(`The provided instanceIds ${unknown.join(", ")} are not active Virtual Machine Scale Set VM instanceIds.`, "instanceIds");
+  const active = (id: string) => {
+    const vm = ss.vms.get(id);
+    return vm !== undefined && vm.provisioningState !== "Deleting";
+  };
+  if (ids.includes("*")) ids = sortedVms(ss).map((vm) => vm.instanceId).filter(active);
+  const inactive = ids.find((id) => !active(id));
+  if (inactive !== undefined) {
+    throw invalidParameter(`The provided instanceId ${inactive} is not an active Virtual Machine Scale Set VM instanceId.`, "instanceIds");
   }
   checkPreconditions(ctx, ss);
-  checkNoWriteInFlight(ss);
+  checkWriteInFlight(sim, ss);
 
-  const failWith = takeFailure(ctx, sim);
-  const op = sim.state.acceptWrite(ss, { kind, instanceIds: ids, failWith, ifMatch: header(ctx, "if-match") ?? null });
-  send(ctx, 202, undefined, lroHeaders(ctx, sim, op, true));
+  const headers = chargeVms(ctx, sim, params.subscriptionId, ids.length);
+  const faults = takeOperationFaults(ctx, sim, false);
+  const op = sim.state.acceptWrite(ss, { kind, instanceIds: ids, ifMatch: header(ctx, "if-match") ?? null, ...faults });
+  send(ctx, 202, undefined, { ...headers, ...lroHeaders(ctx, sim, op, 202) });
 }
 
 // ---- operation status ----
@@ -313,23 +389,38 @@ function requireOperation(sim: SimulatorContext, params: RouteParams): Operation
   return op;
 }
 
-/** The Azure-AsyncOperation URL: `{ name, status, startTime, endTime?, error? }`, always 200. */
+/** Retry-After of an InProgress poll: the first poll of a create 61, later 30, … (settings.AZURE_RETRY_AFTER). */
+function pollRetryAfter(sim: SimulatorContext, op: Operation): Record<string, string> {
+  if (op.status !== "InProgress") return {};
+  const figures = AZURE_RETRY_AFTER[op.writeKind];
+  op.polls++;
+  return retryAfterHeader(sim, op.polls === 1 ? figures.firstPoll : figures.poll);
+}
+
+/**
+ * The Azure-AsyncOperation URL, always 200: `{ startTime, endTime?, status, error?, name }` (update[1]–[2]). `Failed`
+ * and `Canceled` carry `error: { code, message }` (OperationPreempted for a preempted write); with the SDK a Failed
+ * status throws "The long-running operation has failed", a Canceled one "Operation was canceled" (@azure/core-lro).
+ */
 const getOperationStatus: Handler = (ctx, sim, params) => {
   const op = requireOperation(sim, params);
-  const body: JsonObject = { name: op.id, status: op.status, startTime: new Date(op.startedAt).toISOString() };
+  const body: JsonObject = { startTime: new Date(op.startedAt).toISOString() };
   if (op.endTime !== undefined) body.endTime = new Date(op.endTime).toISOString();
+  body.status = op.status;
   if (op.error) body.error = { ...op.error };
-  send(ctx, 200, body, op.status === "InProgress" ? retryHeaders(sim.state.pollHintMs(op)) : {});
+  body.name = op.id;
+  send(ctx, 200, body, pollRetryAfter(sim, op));
 };
 
-/** The Location URL: 202 while in progress, 200 with no body when done (the SDK refuses 204 here), the error when failed. */
+/** The Location URL: 202 while in progress, 200 with no body when done (poweroff[13]), the error when it failed or was canceled. */
 const getOperationResult: Handler = (ctx, sim, params) => {
   const op = requireOperation(sim, params);
   if (op.status === "InProgress") {
-    send(ctx, 202, undefined, { location: operationUrl(ctx, op, "operationResults"), ...retryHeaders(sim.state.pollHintMs(op)) });
+    send(ctx, 202, undefined, { location: operationUrl(ctx, op, "operationResults"), ...pollRetryAfter(sim, op) });
   } else if (op.status === "Succeeded") {
     send(ctx, 200);
   } else {
-    send(ctx, op.failWith?.status ?? 500, { error: { ...(op.error ?? { code: "InternalExecutionError", message: "The operation failed." }) } });
+    const status = op.status === "Canceled" ? 409 : (op.failureStatus ?? 500);
+    send(ctx, status, { error: { ...(op.error ?? { code: "InternalExecutionError", message: "The operation failed." }) } });
   }
 };

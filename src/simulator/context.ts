@@ -1,10 +1,10 @@
-// What every route handler works with: the world, the faults, the call log and the simulator's own settings.
+// What every route handler works with: the world, the faults, the call log and the throttling buckets.
 import type { CallLog } from "./calls.ts";
 import type { FaultStore } from "./faults.ts";
-import type { RouteParams } from "./router.ts";
 import type { RequestContext } from "./http.ts";
+import type { RouteParams } from "./router.ts";
 import type { SimState } from "./state.ts";
-import type { Throttler } from "./throttling.ts";
+import type { Charge, Throttler } from "./throttling.ts";
 
 export interface SimulatorContext {
   state: SimState;
@@ -14,9 +14,15 @@ export interface SimulatorContext {
   seeded: boolean;
   /** Request bodies above this get 413. */
   bodyLimitBytes: number;
-  /** Compute's token buckets (off unless switched on through /_sim/config). */
+  /** Compute's token buckets and ARM's subscription budgets (on unless switched off). */
   throttling: Throttler;
 }
 
 /** A route handler. Synchronous: the body is already read, so a request is handled in one turn of the event loop. */
 export type Handler = (ctx: RequestContext, sim: SimulatorContext, params: RouteParams) => void;
+
+/** One entry of a route table: what answers the request, and (ARM routes) which throttling policy it is charged to. */
+export interface Route {
+  handler: Handler;
+  charge?: (params: RouteParams, sim: SimulatorContext) => Charge;
+}

@@ -4,12 +4,12 @@ import { Agent, request } from "undici";
 import type { CallRecord } from "./calls.ts";
 import type { Fault, FaultAction } from "./faults.ts";
 import type { JsonObject } from "./json.ts";
-import type { SimSettings } from "./state.ts";
+import type { SimulatorSettings } from "./settings.ts";
 import type { ThrottlingConfig, ThrottlingSnapshot, ThrottlingUpdate } from "./throttling.ts";
 
-/** GET/PUT /_sim/config: `throttling` appears once it is anything but its default (off, scale 1, Azure's figures). */
-export type SimulatorConfig = SimSettings & { throttling?: ThrottlingConfig };
-export type SimulatorConfigUpdate = Partial<SimSettings> & { throttling?: ThrottlingUpdate };
+/** GET/PUT /_sim/config: the settings in force and the throttling configuration. */
+export type SimulatorConfigView = SimulatorSettings & { throttling: ThrottlingConfig };
+export type SimulatorConfigUpdate = Partial<SimulatorSettings> & { throttling?: ThrottlingUpdate };
 
 export interface FaultSpec {
   action?: FaultAction;
@@ -20,8 +20,10 @@ export interface FaultSpec {
   message?: string;
   count?: number;
   retryAfterSeconds?: number;
-  /** outOfBandChange only. */
-  change?: { capacity?: number; tags?: Record<string, string | null> };
+  /** outOfBandChange (required) and preemptOperation (optional): the other writer's change. */
+  change?: { capacity?: number; tags?: Record<string, string | null>; nicTags?: Record<string, string | null> };
+  /** allocationFailed only: VMs that can still be allocated (default 0). */
+  allocatable?: number;
 }
 
 export interface ControlScaleSetSpec {
@@ -115,10 +117,10 @@ export class SimulatorControl {
   async reset(): Promise<void> {
     await this.#call("POST", "/_sim/reset");
   }
-  getConfig(): Promise<SimulatorConfig> {
+  getConfig(): Promise<SimulatorConfigView> {
     return this.#call("GET", "/_sim/config");
   }
-  setConfig(settings: SimulatorConfigUpdate): Promise<SimulatorConfig> {
+  setConfig(settings: SimulatorConfigUpdate): Promise<SimulatorConfigView> {
     return this.#call("PUT", "/_sim/config", settings);
   }
   /** Throttling on (with optional scale / per-policy overrides), or `{ enabled: false }` to switch it off. */

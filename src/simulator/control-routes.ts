@@ -1,13 +1,15 @@
 // The control API under /_sim: plain JSON, no authentication, not recorded in the call log.
 import { ArmError, VMSS_TYPE, conflictingConcurrentWrite, resourceNotFound } from "./arm-errors.ts";
-import type { Handler, SimulatorContext } from "./context.ts";
+import type { Handler, Route, SimulatorContext } from "./context.ts";
 import { FaultValidationError, parseFault, parseScaleSetChange, type ScaleSetChange } from "./faults.ts";
 import { parseJsonBody, send, type RequestContext } from "./http.ts";
 import { isObject, type JsonObject } from "./json.ts";
 import { MAX_CAPACITY, MIN_CAPACITY, normalizeUpgradeMode, validateTags, type UpgradeMode } from "./limits.ts";
 import { Router } from "./router.ts";
 import { putScaleSet, seedDemo, DEMO_LOCATION } from "./seed.ts";
-import { mergeTags, type Operation, type SimSettings } from "./state.ts";
+import type { Operation } from "./lro.ts";
+import { parseSettingsUpdate, SETTINGS_FIELDS, SettingsError } from "./settings.ts";
+import { mergeTags } from "./state.ts";
 import { parseThrottlingUpdate, ThrottlingConfigError, type ThrottlingUpdate } from "./throttling.ts";
 import { capacityOf, etagOf, normalizeLocation, provisioningStateOf, renderScaleSet, renderVm, sortedVms, type ScaleSet } from "./vmss-model.ts";
 
@@ -71,6 +73,15 @@ function inFlightOf(op: Operation | null) {
   return op ? { opId: op.id, kind: op.kind, startedAt: op.startedAt, completesAt: op.completesAt } : null;
 }
 
+function settingsField(body: JsonObject) {
+  try {
+    return parseSettingsUpdate(body);
+  } catch (err) {
+    if (err instanceof SettingsError) throw badRequest(err.message);
+    throw err;
+  }
+}
+
 function snapshot(ss: ScaleSet) {
   return {
     vmss: renderScaleSet(ss),
@@ -94,9 +105,9 @@ export function resetSimulator(sim: SimulatorContext): void {
   if (sim.seeded) seedDemo(sim.state);
 }
 
-/** GET/PUT /_sim/config: the settings, plus `throttling` once it is anything but its default (off, scale 1, Azure's figures). */
+/** GET/PUT /_sim/config: the settings and the throttling configuration. */
 function configView(sim: SimulatorContext) {
-  return { ...sim.state.settings, ...(sim.throttling.isDefault() ? {} : { throttling: sim.throttling.config }) };
+  return { ...structuredClone(sim.state.settings), throttling: sim.throttling.config };
 }
 
 function throttlingField(body: JsonObject): ThrottlingUpdate | undefined {
@@ -109,9 +120,9 @@ function throttlingField(body: JsonObject): ThrottlingUpdate | undefined {
   }
 }
 
-export function buildControlRouter(): Router<Handler> {
+export function buildControlRouter(): Router<Route> {
   const P = CONTROL_PREFIX;
-  return new Router<Handler>()
+  const routes = new Router<Handler>()
     .add("GET", `${P}/health`, (ctx) => send(ctx, 200, { status: "ok" }))
 
     .add("GET", `${P}/calls`, (ctx, sim) => send(ctx, 200, sim.calls.list()))
@@ -142,17 +153,13 @@ export function buildControlRouter(): Router<Handler> {
 
     .add("GET", `${P}/config`, (ctx, sim) => send(ctx, 200, configView(sim)))
     .add("PUT", `${P}/config`, (ctx, sim) => {
-      const body = readObject(ctx, ["writeDurationMs", "pollHintMs", "vmPageSize", "throttling"]);
+      const body = readObject(ctx, [...SETTINGS_FIELDS, "throttling"]);
       // everything is validated before anything is applied: a refused PUT changes nothing
-      const next: Partial<SimSettings> = {
-        writeDurationMs: intField(body, "writeDurationMs", 0, 600_000),
-        pollHintMs: intField(body, "pollHintMs", 1, 60_000),
-        vmPageSize: intField(body, "vmPageSize", 1, 1000),
-      };
+      const next = settingsField(body);
       const throttling = throttlingField(body);
-      for (const [key, value] of Object.entries(next) as [keyof SimSettings, number | undefined][]) {
-        if (value !== undefined) sim.state.settings[key] = value;
-      }
+      // bucket levels so far were earned at the old time scale
+      if (next.timeScale !== undefined) sim.throttling.settleAll();
+      Object.assign(sim.state.settings, next);
       if (throttling) sim.throttling.configure(throttling);
       send(ctx, 200, configView(sim));
     })
@@ -230,4 +237,5 @@ export function buildControlRouter(): Router<Handler> {
       sim.state.deleteScaleSetNow(requireScaleSet(sim, params.resourceGroup, params.name));
       send(ctx, 204);
     });
+  return routes.map((handler): Route => ({ handler }));
 }

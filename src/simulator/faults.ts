@@ -1,11 +1,12 @@
 // Injected faults: the next `count` ARM requests matching a method and a path fragment are answered
-// with an error (respond), have their long-running operation fail (failOperation), lose their connection
+// with an error (respond), have their long-running operation fail (failOperation), get fewer VMs than they ask for
+// (allocationFailed), are preempted halfway by another writer's write (preemptOperation), lose their connection
 // (dropConnection), or find the scale set changed by another writer just before they are handled (outOfBandChange).
 import { randomUUID } from "node:crypto";
 import { isObject } from "./json.ts";
 import { MAX_CAPACITY, MIN_CAPACITY, validateTags } from "./limits.ts";
 
-export const FAULT_ACTIONS = ["respond", "failOperation", "dropConnection", "outOfBandChange"] as const;
+export const FAULT_ACTIONS = ["respond", "failOperation", "allocationFailed", "preemptOperation", "dropConnection", "outOfBandChange"] as const;
 export type FaultAction = (typeof FAULT_ACTIONS)[number];
 
 /** An out-of-band change, as `PATCH /_sim/scaleSets/{rg}/{name}` takes it: tags merge (null removes one). */
@@ -30,8 +31,13 @@ export interface Fault {
   message?: string;
   /** respond: sent as Retry-After (seconds). */
   retryAfterSeconds?: number;
-  /** outOfBandChange: applied at once to the scale set the request addresses, before the request is handled. */
+  /**
+   * outOfBandChange: applied at once to the scale set the request addresses, before the request is handled.
+   * preemptOperation: the other writer's write that preempts the operation halfway (default: no change).
+   */
   change?: ScaleSetChange;
+  /** allocationFailed: how many of the VMs the write creates can still be allocated (default 0); the rest end Failed. */
+  allocatable?: number;
   /** Matches left; the fault is removed when it reaches 0. */
   count: number;
   createdAt: number;
@@ -41,7 +47,7 @@ export class FaultValidationError extends Error {
   override name = "FaultValidationError";
 }
 
-const KNOWN_KEYS = new Set(["action", "method", "pathContains", "status", "code", "message", "count", "retryAfterSeconds", "change"]);
+const KNOWN_KEYS = new Set(["action", "method", "pathContains", "status", "code", "message", "count", "retryAfterSeconds", "change", "allocatable"]);
 
 function isInt(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value);
@@ -76,15 +82,26 @@ export function parseFault(body: unknown, now: number): Fault {
   if (retryAfterSeconds !== undefined && (!isInt(retryAfterSeconds) || retryAfterSeconds < 0 || retryAfterSeconds > 86_400)) {
     throw new FaultValidationError('"retryAfterSeconds" must be a whole number from 0 to 86400');
   }
+  const allocatable = body.allocatable;
+  if (allocatable !== undefined) {
+    if (action !== "allocationFailed") throw new FaultValidationError('"allocatable" is only for action "allocationFailed"');
+    if (!isInt(allocatable) || allocatable < 0 || allocatable > 1000) throw new FaultValidationError('"allocatable" must be a whole number from 0 to 1000');
+  }
   let change: ScaleSetChange | undefined;
-  if (action === "outOfBandChange") {
+  if (action === "preemptOperation" && body.change !== undefined) {
+    try {
+      change = parseScaleSetChange(body.change);
+    } catch (err) {
+      throw new FaultValidationError(`"change": ${(err as Error).message}`);
+    }
+  } else if (action === "outOfBandChange") {
     try {
       change = parseScaleSetChange(body.change);
     } catch (err) {
       throw new FaultValidationError(`"change": ${(err as Error).message}`);
     }
   } else if (body.change !== undefined) {
-    throw new FaultValidationError('"change" is only for action "outOfBandChange"');
+    throw new FaultValidationError('"change" is only for actions "outOfBandChange" and "preemptOperation"');
   }
   return {
     id: randomUUID(),
@@ -96,6 +113,7 @@ export function parseFault(body: unknown, now: number): Fault {
     ...(message !== undefined ? { message: message as string } : {}),
     ...(retryAfterSeconds !== undefined ? { retryAfterSeconds: retryAfterSeconds as number } : {}),
     ...(change !== undefined ? { change } : {}),
+    ...(allocatable !== undefined ? { allocatable: allocatable as number } : {}),
     count: count as number,
     createdAt: now,
   };

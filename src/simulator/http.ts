@@ -121,9 +121,3 @@ export function parseJsonBody(ctx: RequestContext): unknown {
     throw invalidRequestContent((err as Error).message);
   }
 }
-
-/** Retry-After (whole seconds, rounded up, at least 1) and retry-after-ms for a hint in milliseconds. */
-export function retryHeaders(hintMs: number): Record<string, string> {
-  const ms = Math.max(1, Math.ceil(hintMs));
-  return { "retry-after": String(Math.max(1, Math.ceil(ms / 1000))), "retry-after-ms": String(ms) };
-}

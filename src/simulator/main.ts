@@ -1,31 +1,32 @@
-// Standalone simulator: `npm run simulator`. Settings come from the environment through loadConfig()
-// (SIMULATOR_PORT, SIMULATOR_HOST, SIMULATOR_WRITE_DURATION_MS, SIMULATOR_POLL_HINT_MS, SIMULATOR_SUBSCRIPTION_ID).
-import { ConfigError, loadConfig } from "../config.ts";
+// Standalone simulator: `npm run simulator`. Settings come from the environment through simulatorConfigFromEnv()
+// (SIMULATOR_HOST, SIMULATOR_PORT, SIMULATOR_SUBSCRIPTION_ID, SIMULATOR_TIME_SCALE, SIMULATOR_WRITE_DURATION_MS,
+// SIMULATOR_CONCURRENT_WRITES, SIMULATOR_THROTTLING); the service's configuration is not read.
+import { SettingsError, simulatorConfigFromEnv, type SimulatorConfig } from "./settings.ts";
 import { startSimulator } from "./simulator.ts";
 import { SIMULATOR_CERT_PATH } from "./tls.ts";
 
 async function main(): Promise<void> {
-  let config;
+  let config: SimulatorConfig;
   try {
-    config = loadConfig();
+    config = simulatorConfigFromEnv(process.env);
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof SettingsError) {
       console.error(`simulator: ${err.message}`);
       process.exit(2);
     }
     throw err;
   }
-  const s = config.simulator;
   const sim = await startSimulator({
-    host: s.host,
-    port: s.port,
-    writeDurationMs: s.writeDurationMs,
-    pollHintMs: s.pollHintMs,
-    subscriptionId: s.subscriptionId,
+    ...config.settings,
+    host: config.host,
+    port: config.port,
+    subscriptionId: config.subscriptionId,
+    throttling: config.throttling.enabled,
     seed: true,
   });
   console.log(`ARM simulator listening on ${sim.url}`);
   console.log(`subscription ${sim.subscriptionId} (resource group demo-rg: web-prod-v001, web-prod-v002, batch-v001)`);
+  console.log(`time scale ${config.settings.timeScale} (1 = Azure's real timing), throttling ${config.throttling.enabled ? "on" : "off"}`);
   console.log(`control API: curl --cacert ${SIMULATOR_CERT_PATH} ${sim.url}/_sim/health   (see docs/simulator.md)`);
 
   let stopping = false;

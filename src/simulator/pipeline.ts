@@ -1,19 +1,17 @@
 // How an ARM request is handled: a list of steps, each of which may answer it. Order matters:
 //
-//   out-of-band changes → faults → authentication → api-version → body size → throttling → dispatch
+//   out-of-band changes → faults → authentication → api-version → body size → throttling + dispatch
 //
-// Throttling (Azure Compute's token buckets per scale set and per subscription, answering 429 with Retry-After and
-// x-ms-ratelimit-remaining-resource; off unless switched on through /_sim/config) lives in throttling.ts.
+// Throttling is charged by the dispatch step, to the policy the matched route names (one route table, arm-routes.ts);
+// the buckets live in throttling.ts.
 import { ArmError, authenticationInvalidFormat, authenticationMissing, methodNotAllowed, missingApiVersion, requestTooLarge, routeNotFound } from "./arm-errors.ts";
-import type { Handler, SimulatorContext } from "./context.ts";
+import type { Route, SimulatorContext } from "./context.ts";
 import { faultMessage } from "./faults.ts";
 import { dropConnection, header, send, type RequestContext } from "./http.ts";
 import { validateTags } from "./limits.ts";
 import type { Router } from "./router.ts";
 import { mergeTags } from "./state.ts";
-import { throttle } from "./throttling.ts";
-
-export { throttle };
+import { tooManyRequests } from "./throttling.ts";
 
 /** Returns true when it answered the request (the following steps do not run). */
 export type ArmStep = (ctx: RequestContext, sim: SimulatorContext) => boolean;
@@ -54,7 +52,7 @@ export const applyOutOfBandChanges: ArmStep = (ctx, sim) => {
   return false;
 };
 
-/** Injected `respond` and `dropConnection` faults. (`failOperation` faults are taken when a write is accepted.) */
+/** Injected `respond` and `dropConnection` faults. (The operation faults are taken when a write is accepted.) */
 export const injectFaults: ArmStep = (ctx, sim) => {
   const fault = sim.faults.take(ctx.method, ctx.pathname, ["respond", "dropConnection"]);
   if (!fault) return false;
@@ -87,18 +85,28 @@ export const limitBody: ArmStep = (ctx, sim) => {
   return false;
 };
 
-export function dispatchTo(router: Router<Handler>): ArmStep {
+/**
+ * Finds the route; when throttling is on and the route names a policy, charges it first: allowed → the answer
+ * (whatever the route then says, 404/409/412 included) carries the rate-limit headers; refused → 429, nothing done.
+ */
+export function dispatchTo(router: Router<Route>): ArmStep {
   return (ctx, sim) => {
     const route = router.match(ctx.method, ctx.pathname);
     if (route.kind === "notFound") throw routeNotFound(ctx.pathname);
     if (route.kind === "methodNotAllowed") throw methodNotAllowed(ctx.method, route.allowed);
-    route.handler(ctx, sim, route.params);
+    const { handler, charge } = route.handler;
+    if (charge && sim.throttling.enabled) {
+      const result = sim.throttling.charge(charge(route.params, sim));
+      if (!result.allowed) throw tooManyRequests(result, sim.state.now());
+      ctx.responseHeaders = { ...ctx.responseHeaders, ...result.headers };
+    }
+    handler(ctx, sim, route.params);
     return true;
   };
 }
 
-export function armPipeline(router: Router<Handler>): ArmStep[] {
-  return [applyOutOfBandChanges, injectFaults, authenticate, requireApiVersion, limitBody, throttle, dispatchTo(router)];
+export function armPipeline(router: Router<Route>): ArmStep[] {
+  return [applyOutOfBandChanges, injectFaults, authenticate, requireApiVersion, limitBody, dispatchTo(router)];
 }
 
 /** Runs the steps until one answers; an ArmError thrown by a step becomes the ARM error response. */

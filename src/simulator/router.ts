@@ -34,6 +34,13 @@ export class Router<H> {
     return this;
   }
 
+  /** The same routes with each handler turned into something else (control routes become uncharged Routes). */
+  map<T>(f: (handler: H) => T): Router<T> {
+    const out = new Router<T>();
+    for (const r of this.#routes) out.#routes.push({ method: r.method, segments: r.segments, handler: f(r.handler) });
+    return out;
+  }
+
   match(method: string, pathname: string): RouteResult<H> {
     const parts = splitPath(pathname);
     const allowed: string[] = [];

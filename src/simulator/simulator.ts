@@ -3,7 +3,6 @@
 import { createServer } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { SIMULATOR_SUBSCRIPTION_ID } from "../config.ts";
 import { ArmError } from "./arm-errors.ts";
 import { CallLog } from "./calls.ts";
 import type { SimulatorContext } from "./context.ts";
@@ -13,27 +12,26 @@ import { FaultStore } from "./faults.ts";
 import { createContext, readBody, send, type RequestContext } from "./http.ts";
 import { armPipeline, dispatchTo, runSteps } from "./pipeline.ts";
 import { seedDemo } from "./seed.ts";
+import { defaultSettings, SIMULATOR_SUBSCRIPTION_ID, type SimulatorSettings } from "./settings.ts";
 import { SimState } from "./state.ts";
 import { Throttler } from "./throttling.ts";
 import { loadTlsMaterial } from "./tls.ts";
 
-export interface SimulatorOptions {
+/** Any SimulatorSettings (settings.ts) can be given; the rest take their defaults. */
+export interface SimulatorOptions extends Partial<SimulatorSettings> {
   /** Default 127.0.0.1. */
   host?: string;
   /** 0 = any free port (default 0). */
   port?: number;
-  /** How long a write takes before it is applied; default 2000. 0 = applied before the first response. */
-  writeDurationMs?: number;
-  /** The poll interval advertised in Retry-After / retry-after-ms; default 250. */
-  pollHintMs?: number;
-  /** Default SIMULATOR_SUBSCRIPTION_ID from src/config.ts. */
+  /** Default SIMULATOR_SUBSCRIPTION_ID (settings.ts). */
   subscriptionId?: string;
   /** Seed the demo scale sets (demo-rg: web-prod-v001, web-prod-v002, batch-v001). Default false. */
   seed?: boolean;
+  /** Azure's throttling (token buckets, rate-limit headers). Default true. */
+  throttling?: boolean;
   /**
-   * The simulator's clock (ms since the epoch), default Date.now: operation timestamps and completion checks, and
-   * the refill of the throttling buckets. Tests can pass a hand-moved clock. (Write completion timers and the
-   * call log's `time` still use real time.)
+   * The simulator's clock (ms since the epoch), default Date.now: operation timestamps and completions, and the
+   * refill of the throttling buckets. Tests can pass a hand-moved clock. (The call log's `time` uses real time.)
    */
   now?: () => number;
 }
@@ -49,15 +47,7 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-export const DEFAULT_WRITE_DURATION_MS = 2000;
-export const DEFAULT_POLL_HINT_MS = 250;
-export const DEFAULT_VM_PAGE_SIZE = 50;
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-
-function checkNonNegativeInt(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) throw new RangeError(`startSimulator: ${name} must be a whole number >= ${min}, got ${value}`);
-  return value;
-}
 
 /** The host as it appears in a URL: wildcard addresses become loopback, IPv6 gets brackets. */
 function urlHost(host: string): string {
@@ -70,22 +60,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const host = options.host ?? "127.0.0.1";
   const tls = loadTlsMaterial();
   const now = options.now ?? Date.now;
-  const state = new SimState(
-    options.subscriptionId ?? SIMULATOR_SUBSCRIPTION_ID,
-    {
-      writeDurationMs: checkNonNegativeInt("writeDurationMs", options.writeDurationMs ?? DEFAULT_WRITE_DURATION_MS, 0),
-      pollHintMs: checkNonNegativeInt("pollHintMs", options.pollHintMs ?? DEFAULT_POLL_HINT_MS, 1),
-      vmPageSize: DEFAULT_VM_PAGE_SIZE,
-    },
-    now,
-  );
+  const { host: _host, port: _port, subscriptionId, seed, throttling, now: _now, ...given } = options;
+  const settings: SimulatorSettings = { ...defaultSettings(), ...given };
+  const state = new SimState(subscriptionId ?? SIMULATOR_SUBSCRIPTION_ID, settings, now);
   const sim: SimulatorContext = {
     state,
     faults: new FaultStore(),
     calls: new CallLog(),
-    seeded: options.seed ?? false,
+    seeded: seed ?? false,
     bodyLimitBytes: BODY_LIMIT_BYTES,
-    throttling: new Throttler(now),
+    throttling: new Throttler(now, () => state.settings.timeScale, throttling ?? true),
   };
   if (sim.seeded) seedDemo(state);
 
@@ -116,7 +100,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       send(ctx, 413, new ArmError(413, "RequestEntityTooLarge", `The body exceeds ${sim.bodyLimitBytes} bytes.`).toBody());
       return;
     }
-    // Operations that are due complete before anything is read or written, even if their timer has not fired yet.
+    // Operations that are due complete (and rolling batches advance) before anything is read or written.
     state.settle();
     runSteps(isControl ? controlSteps : armSteps, ctx, sim);
   }
@@ -152,7 +136,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     subscriptionId: state.subscriptionId,
     close() {
       closing ??= new Promise<void>((resolve) => {
-        state.stopTimers();
         server.close(() => resolve());
         server.closeAllConnections();
       });

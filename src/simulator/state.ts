@@ -1,70 +1,49 @@
 // The simulator's world: resource groups, scale sets with their VMs, and the long-running operations on them.
-// Writes through ARM are accepted now and applied when their operation completes (see acceptWrite / completeOperation).
+//
+// As in Azure, a write takes effect when it is accepted (vmss-update recording, entries 11–13): the model is the
+// requested one at once, the ETag is already the new one, the scale set reads `Updating` (`Creating`, `Deleting`),
+// new VMs are listed `Creating` and removed ones `Deleting`. Completion only settles the VMs and the state: `Succeeded`,
+// or `Failed` — and a failed write is not rolled back: the requested model stays, VMs that could not be allocated stay
+// listed `Failed`, and the scale set stays `Failed` until a later write succeeds.
+//
+// There are no timers: operations that are due complete when the simulator is next asked anything (settle()), so a
+// test clock (`now`) decides everything.
 import { randomUUID } from "node:crypto";
-import { clone, isObject, type JsonObject } from "./json.ts";
+import type { ScaleSetChange } from "./faults.ts";
+import { clone, isObject, mergePatch, type JsonObject } from "./json.ts";
+import { ALLOCATION_FAILED_MESSAGE, PREEMPTED, type Operation, type OperationError, type OperationFailure, type OperationKind } from "./lro.ts";
+import { scaledMs, writeDurationOf, type SimulatorSettings, type WriteKind } from "./settings.ts";
 import {
   appliedSignature,
   capacityOf,
   currentApplied,
   etagOf,
   newVm,
+  rollingBatchPercentOf,
   scaleSetKey,
   sortedVms,
   upgradeModeOf,
   type ScaleSet,
   type VersionRecord,
+  type Vm,
 } from "./vmss-model.ts";
-
-export interface SimSettings {
-  /** How long after acceptance a write completes; 0 = before the response is sent. */
-  writeDurationMs: number;
-  /** The poll interval advertised in Retry-After / retry-after-ms (capped by the time left). */
-  pollHintMs: number;
-  /** VMs per page of `GET …/virtualMachines`. */
-  vmPageSize: number;
-}
-
-export type OperationKind = "createOrUpdate" | "update" | "deleteInstances" | "updateInstances" | "delete";
-export type OperationStatus = "InProgress" | "Succeeded" | "Failed";
-
-export interface OperationFailure {
-  code: string;
-  message: string;
-  /** HTTP status the Location (operationResults) URL answers for this failure; default 500. */
-  status?: number;
-}
-
-export interface Operation {
-  id: string;
-  kind: OperationKind;
-  scaleSetKey: string;
-  subscriptionId: string;
-  location: string;
-  startedAt: number;
-  completesAt: number;
-  status: OperationStatus;
-  endTime?: number;
-  error?: { code: string; message: string };
-  /** Set by a failOperation fault: the operation ends Failed with this error and applies nothing. */
-  failWith?: OperationFailure;
-  /** PUT that created the scale set: while in flight it shows `Creating`; if it fails the scale set disappears. */
-  isCreate: boolean;
-  /** PUT/PATCH: the complete model that is applied at completion. */
-  newModel?: JsonObject;
-  ifMatch?: string | null;
-  /** deleteInstances / updateInstances: the instance ids (already validated). */
-  instanceIds?: string[];
-  timer?: NodeJS.Timeout;
-}
 
 export interface OperationSpec {
   kind: OperationKind;
   /** The If-Match the write carried, for the version history. */
   ifMatch?: string | null;
+  /** PUT/PATCH: the complete model after the write. */
   newModel?: JsonObject;
+  /** deleteInstances / updateInstances: active instance ids (already validated). */
   instanceIds?: string[];
   failWith?: OperationFailure;
+  allocatable?: number;
+  preempt?: { afterFraction: number; change: ScaleSetChange };
+  source?: VersionRecord["source"];
 }
+
+/** What a write gets when another write is in flight on the same scale set (settings.concurrentWrites). */
+export type InFlightAnswer = "free" | "conflict" | "preempt";
 
 /** `current` tags with `change` merged in; a null value removes that tag. */
 export function mergeTags(current: unknown, change: Record<string, string | null>): Record<string, string> {
@@ -82,17 +61,22 @@ const MAX_FINISHED_OPERATIONS = 10_000;
 /** Versions kept per scale set. */
 const MAX_VERSIONS = 1000;
 
+function writeKindOf(kind: OperationKind, isCreate: boolean): WriteKind {
+  if (isCreate) return "create";
+  if (kind === "createOrUpdate") return "update";
+  return kind;
+}
+
 export class SimState {
   readonly subscriptionId: string;
-  readonly settings: SimSettings;
+  readonly settings: SimulatorSettings;
   /** lower-case name → name as first written */
   readonly resourceGroups = new Map<string, string>();
   readonly scaleSets = new Map<string, ScaleSet>();
   readonly operations = new Map<string, Operation>();
-  readonly #timers = new Set<NodeJS.Timeout>();
   readonly #now: () => number;
 
-  constructor(subscriptionId: string, settings: SimSettings, now: () => number = Date.now) {
+  constructor(subscriptionId: string, settings: SimulatorSettings, now: () => number = Date.now) {
     this.subscriptionId = subscriptionId;
     this.settings = settings;
     this.#now = now;
@@ -143,6 +127,7 @@ export class SimState {
     const rg = this.ensureResourceGroup(resourceGroup);
     const key = scaleSetKey(rg, name);
     const previous = this.scaleSets.get(key);
+    if (previous?.inFlight) this.#endPreempted(previous.inFlight);
     const now = this.now();
     const ss: ScaleSet = {
       subscriptionId: this.subscriptionId,
@@ -157,47 +142,41 @@ export class SimState {
       vms: new Map(),
       nextInstanceId: 0,
       inFlight: null,
+      provisioningState: "Succeeded",
       versions: previous?.versions ?? [],
     };
-    this.#reconcileCapacity(ss, now);
+    this.#settleCapacityNow(ss, now);
     this.scaleSets.set(key, ss);
     this.#recordVersion(ss, { source: "control" }, previous ? etagOf(previous) : null);
     return { scaleSet: ss, created: previous === undefined };
   }
 
   /**
-   * An out-of-band change (another writer): applied at once, VMs created/removed at once, ETag bumped.
-   * Tags merge into the current ones (a null value removes that tag).
+   * An out-of-band change that completed (another writer): applied at once, VMs created/removed at once (VMs that had
+   * failed are allocated), ETag bumped, the scale set `Succeeded`. Tags merge into the current ones (null removes one).
    */
   patchScaleSetNow(
     ss: ScaleSet,
-    change: { capacity?: number; tags?: Record<string, string | null>; nicTags?: Record<string, string | null> },
+    change: ScaleSetChange,
     source: "control" | "outOfBandChange" = "control",
   ): void {
     const before = etagOf(ss);
-    if (change.tags !== undefined) ss.model.tags = mergeTags(ss.model.tags, change.tags);
-    if (change.nicTags !== undefined) {
-      const profile = (ss.model.properties as JsonObject | undefined)?.virtualMachineProfile as JsonObject | undefined;
-      const nics = ((profile?.networkProfile as JsonObject | undefined)?.networkInterfaceConfigurations ?? []) as JsonObject[];
-      for (const nic of nics) nic.tags = mergeTags(nic.tags, change.nicTags);
-    }
-    if (change.capacity !== undefined) {
-      ss.model.sku = { ...(isObject(ss.model.sku) ? ss.model.sku : {}), capacity: change.capacity };
-      this.#reconcileCapacity(ss, this.now());
-    }
+    ss.model = changedModel(ss.model, change);
+    this.#settleCapacityNow(ss, this.now());
+    ss.provisioningState = "Succeeded";
     ss.version++;
     this.#recordVersion(ss, { source }, before);
   }
 
   deleteScaleSetNow(ss: ScaleSet): void {
-    if (ss.inFlight) this.#finish(ss.inFlight, { code: "OperationPreempted", message: "The scale set was deleted." });
+    if (ss.inFlight) this.#endPreempted(ss.inFlight);
     this.scaleSets.delete(scaleSetKey(ss.resourceGroup, ss.name));
   }
 
   // ---- writes through ARM: long-running operations ----
 
-  /** Starts a new scale set that exists (as `Creating`, without VMs) until its create operation completes. */
-  createPending(resourceGroup: string, name: string, location: string, model: JsonObject): ScaleSet {
+  /** A new scale set, `Creating` with ETag "1", until its create operation completes. */
+  createPending(resourceGroup: string, name: string, location: string): ScaleSet {
     const rg = this.ensureResourceGroup(resourceGroup);
     const now = this.now();
     const ss: ScaleSet = {
@@ -207,126 +186,109 @@ export class SimState {
       location,
       uniqueId: randomUUID(),
       timeCreated: new Date(now).toISOString(),
-      model: clone(model),
-      version: 1,
+      model: {},
+      version: 0,
       vms: new Map(),
       nextInstanceId: 0,
       inFlight: null,
+      provisioningState: "Creating",
       versions: [],
     };
     this.scaleSets.set(scaleSetKey(rg, name), ss);
     return ss;
   }
 
+  /** What a write on this scale set gets now, under settings.concurrentWrites. */
+  inFlightAnswer(ss: ScaleSet | undefined): InFlightAnswer {
+    const op = ss?.inFlight;
+    if (!op) return "free";
+    switch (this.settings.concurrentWrites) {
+      case "conflict":
+        return "conflict";
+      case "preempt":
+        return "preempt";
+      case "conflictThenPreempt":
+        return this.now() - op.startedAt < scaledMs(this.settings, this.settings.conflictWindowSeconds) ? "conflict" : "preempt";
+    }
+  }
+
   /**
-   * Accepts a write: records the in-flight operation on the scale set and schedules its completion
-   * `writeDurationMs` from now (at once when 0). deleteInstances marks its VMs `Deleting` now.
+   * Accepts a write and applies it now: the model, the ETag, the VMs' Creating/Deleting marks and the scale set's
+   * state. A write still in flight on the scale set is preempted (the caller checked inFlightAnswer). The operation
+   * completes `writeDurationOf(kind)` later — at once when that is 0.
    */
   acceptWrite(ss: ScaleSet, spec: OperationSpec, isCreate = false): Operation {
     const now = this.now();
+    if (ss.inFlight) this.#endPreempted(ss.inFlight);
+    const writeKind = writeKindOf(spec.kind, isCreate);
+    const duration = writeDurationOf(this.settings, writeKind);
     const op: Operation = {
       id: randomUUID(),
       kind: spec.kind,
+      writeKind,
       scaleSetKey: scaleSetKey(ss.resourceGroup, ss.name),
       subscriptionId: ss.subscriptionId,
       location: ss.location,
       startedAt: now,
-      completesAt: now + this.settings.writeDurationMs,
+      completesAt: now + duration,
       status: "InProgress",
-      failWith: spec.failWith,
       isCreate,
-      newModel: spec.newModel ? clone(spec.newModel) : undefined,
-      ifMatch: spec.ifMatch,
-      instanceIds: spec.instanceIds ? [...spec.instanceIds] : undefined,
+      polls: 0,
+      ...(spec.failWith ? { failWith: spec.failWith } : {}),
+      ...(spec.allocatable !== undefined ? { allocatable: spec.allocatable } : {}),
+      ...(spec.preempt ? { preemptAt: now + duration * spec.preempt.afterFraction, preemptChange: spec.preempt.change } : {}),
+      ...(spec.instanceIds ? { instanceIds: [...spec.instanceIds] } : {}),
     };
     this.operations.set(op.id.toLowerCase(), op);
     this.#pruneOperations();
-    ss.inFlight = op;
-    if (op.kind === "delete") {
-      for (const vm of ss.vms.values()) vm.provisioningState = "Deleting";
-    }
-    if (op.kind === "deleteInstances") {
-      for (const id of op.instanceIds ?? []) {
-        const vm = ss.vms.get(id);
-        if (vm) vm.provisioningState = "Deleting";
+
+    const before = isCreate ? null : etagOf(ss);
+    let modelChanged = true;
+    switch (spec.kind) {
+      case "createOrUpdate":
+      case "update":
+        this.#acceptModel(ss, spec.newModel ?? ss.model, op, now);
+        break;
+      case "deleteInstances": {
+        const ids = spec.instanceIds ?? [];
+        for (const id of ids) {
+          const vm = ss.vms.get(id);
+          if (vm) vm.provisioningState = "Deleting";
+        }
+        ss.model.sku = { ...(isObject(ss.model.sku) ? ss.model.sku : {}), capacity: Math.max(0, capacityOf(ss.model) - ids.length) };
+        break;
       }
+      case "delete":
+        for (const vm of ss.vms.values()) vm.provisioningState = "Deleting";
+        modelChanged = false;
+        break;
+      case "updateInstances":
+        modelChanged = false;
+        break;
     }
-    if (this.settings.writeDurationMs <= 0) {
-      this.completeOperation(op);
-    } else {
-      const timer = setTimeout(() => {
-        this.#timers.delete(timer);
-        op.timer = undefined;
-        this.completeOperation(op);
-      }, this.settings.writeDurationMs);
-      timer.unref();
-      op.timer = timer;
-      this.#timers.add(timer);
+    ss.provisioningState = isCreate ? "Creating" : spec.kind === "delete" ? "Deleting" : "Updating";
+    ss.inFlight = op;
+    if (modelChanged) {
+      ss.version++; // a create starts at "1"; every other model write has its new ETag from acceptance on
+      this.#recordVersion(ss, { source: spec.source ?? "arm", kind: spec.kind, ifMatch: spec.ifMatch ?? null }, before);
     }
+    if (duration <= 0) this.#complete(op);
     return op;
   }
 
-  /** Completes every operation that is due. Called before each request so reads never see a late timer. */
+  /** Brings every scale set up to now: rolling batches, preemptions by another writer, completions that are due. */
   settle(): void {
     const now = this.now();
-    for (const ss of this.scaleSets.values()) {
-      if (ss.inFlight && ss.inFlight.completesAt <= now) this.completeOperation(ss.inFlight);
-    }
-  }
-
-  /** Ends an operation: applies its write, or (failOperation fault) applies nothing and ends Failed. */
-  completeOperation(op: Operation): void {
-    if (op.status !== "InProgress") return;
-    const ss = this.scaleSets.get(op.scaleSetKey);
-    if (!ss || ss.inFlight !== op) {
-      this.#finish(op, { code: "OperationPreempted", message: "The scale set changed before the operation completed." });
-      return;
-    }
-    const now = this.now();
-    if (op.failWith) {
-      // Nothing is applied: VMs marked for deletion stay, a scale set being created disappears.
-      for (const vm of ss.vms.values()) if (vm.provisioningState === "Deleting") vm.provisioningState = "Succeeded";
-      ss.inFlight = null;
-      if (op.isCreate) this.scaleSets.delete(op.scaleSetKey);
-      this.#finish(op, { code: op.failWith.code, message: op.failWith.message });
-      return;
-    }
-    switch (op.kind) {
-      case "createOrUpdate":
-      case "update": {
-        const before = etagOf(ss);
-        this.#applyModel(ss, op.newModel ?? ss.model, now);
-        ss.version++;
-        this.#recordVersion(ss, { source: "arm", kind: op.kind, ifMatch: op.ifMatch ?? null }, before);
-        break;
+    for (const ss of [...this.scaleSets.values()]) {
+      const op = ss.inFlight;
+      if (!op) continue;
+      if (op.preemptAt !== undefined && op.preemptAt <= now && op.completesAt > now) {
+        this.#preemptByAnotherWriter(ss, op);
+        continue;
       }
-      case "deleteInstances": {
-        let removed = 0;
-        for (const id of op.instanceIds ?? []) if (ss.vms.delete(id)) removed++;
-        const sku = isObject(ss.model.sku) ? ss.model.sku : {};
-        const before = etagOf(ss);
-        ss.model.sku = { ...sku, capacity: Math.max(0, capacityOf(ss.model) - removed) };
-        ss.version++;
-        this.#recordVersion(ss, { source: "arm", kind: op.kind, ifMatch: op.ifMatch ?? null }, before);
-        break;
-      }
-      case "delete": {
-        this.scaleSets.delete(op.scaleSetKey);
-        break;
-      }
-      case "updateInstances": {
-        const applied = currentApplied(ss);
-        for (const id of op.instanceIds ?? []) {
-          const vm = ss.vms.get(id);
-          if (!vm) continue;
-          vm.applied = clone(applied);
-          vm.latestModelApplied = true;
-        }
-        break;
-      }
+      if (op.rolling) this.#advanceRolling(ss, op, now);
+      if (op.completesAt <= now) this.#complete(op);
     }
-    ss.inFlight = null;
-    this.#finish(op);
   }
 
   #recordVersion(ss: ScaleSet, who: { source: VersionRecord["source"]; kind?: string; ifMatch?: string | null }, previousEtag: string | null): void {
@@ -335,78 +297,151 @@ export class SimState {
     if (ss.versions.length > MAX_VERSIONS) ss.versions.splice(0, ss.versions.length - MAX_VERSIONS);
   }
 
-  /** Time until the operation completes (0 when done). */
-  remainingMs(op: Operation): number {
-    return op.status === "InProgress" ? Math.max(0, op.completesAt - this.now()) : 0;
-  }
-
-  /** The poll hint for an operation: min(pollHintMs, time left), at least 1 ms. */
-  pollHintMs(op: Operation): number {
-    return Math.max(1, Math.min(this.settings.pollHintMs, this.remainingMs(op)));
-  }
-
-  /** Removes every scale set, resource group and operation, and stops every timer. */
+  /** Removes every scale set, resource group and operation. */
   clear(): void {
-    this.stopTimers();
-    for (const op of this.operations.values()) op.timer = undefined;
     this.operations.clear();
     this.scaleSets.clear();
     this.resourceGroups.clear();
   }
 
-  stopTimers(): void {
-    for (const timer of this.#timers) clearTimeout(timer);
-    this.#timers.clear();
-  }
-
-  get pendingTimers(): number {
-    return this.#timers.size;
-  }
-
   // ---- internals ----
 
-  #finish(op: Operation, error?: { code: string; message: string }): void {
-    if (op.timer) {
-      clearTimeout(op.timer);
-      this.#timers.delete(op.timer);
-      op.timer = undefined;
-    }
-    op.status = error ? "Failed" : "Succeeded";
-    op.endTime = this.now();
-    if (error) op.error = error;
-  }
-
-  /** A model change reaches existing VMs at once under Automatic/Rolling; under Manual they keep theirs until manualupgrade. */
-  #applyModel(ss: ScaleSet, model: JsonObject, now: number): void {
-    const before = appliedSignature(currentApplied(ss));
+  /** PUT/PATCH at acceptance: the model now; VMs Creating/Deleting toward sku.capacity; failed VMs are retried. */
+  #acceptModel(ss: ScaleSet, model: JsonObject, op: Operation, now: number): void {
+    const beforeSignature = appliedSignature(currentApplied(ss));
     ss.model = clone(model);
     const after = currentApplied(ss);
     const afterSignature = appliedSignature(after);
-    if (before !== afterSignature) {
-      const manual = upgradeModeOf(ss.model) === "Manual";
-      for (const vm of ss.vms.values()) {
-        if (manual) {
-          vm.latestModelApplied = appliedSignature(vm.applied) === afterSignature;
+    const active = sortedVms(ss).filter((vm) => vm.provisioningState !== "Deleting");
+    const target = capacityOf(ss.model);
+    for (const vm of active.slice(target)) vm.provisioningState = "Deleting"; // scale-in removes the highest ids
+    for (const vm of active.slice(0, target)) {
+      if (vm.provisioningState === "Failed") {
+        vm.provisioningState = "Creating"; // allocated again by this write
+        vm.applied = clone(after);
+        vm.latestModelApplied = true;
+      }
+    }
+    for (let n = active.length; n < target; n++) {
+      const vm = newVm(ss, now, "Creating");
+      ss.vms.set(vm.instanceId, vm);
+    }
+    if (beforeSignature === afterSignature) return;
+    const existing = sortedVms(ss).filter((vm) => vm.provisioningState === "Succeeded");
+    for (const vm of existing) vm.latestModelApplied = appliedSignature(vm.applied) === afterSignature;
+    if (upgradeModeOf(ss.model) === "Rolling") {
+      const order = existing.filter((vm) => !vm.latestModelApplied).map((vm) => vm.instanceId);
+      op.rolling = { order, batchSize: Math.max(1, Math.ceil((order.length * rollingBatchPercentOf(ss.model)) / 100)) };
+    }
+  }
+
+  /** Rolling upgrade policy: the VMs move to the new model batch by batch over the operation's duration. */
+  #advanceRolling(ss: ScaleSet, op: Operation, now: number): void {
+    const rolling = op.rolling!;
+    const batches = Math.ceil(rolling.order.length / rolling.batchSize);
+    if (batches === 0) return;
+    const span = op.completesAt - op.startedAt;
+    const done = span <= 0 ? batches : Math.min(batches, Math.floor(((now - op.startedAt) / span) * batches));
+    const applied = currentApplied(ss);
+    for (const id of rolling.order.slice(0, done * rolling.batchSize)) {
+      const vm = ss.vms.get(id);
+      if (vm && vm.provisioningState === "Succeeded" && !vm.latestModelApplied) {
+        vm.applied = clone(applied);
+        vm.latestModelApplied = true;
+      }
+    }
+  }
+
+  /** Ends an operation: its VMs settle, the scale set is `Succeeded` or `Failed` (nothing rolled back). */
+  #complete(op: Operation): void {
+    if (op.status !== "InProgress") return;
+    const ss = this.scaleSets.get(op.scaleSetKey);
+    if (!ss || ss.inFlight !== op) {
+      this.#finish(op, "Canceled", PREEMPTED);
+      return;
+    }
+    const failed = op.failWith !== undefined;
+    if (op.kind === "delete" && !failed) {
+      ss.inFlight = null;
+      this.scaleSets.delete(op.scaleSetKey);
+      this.#finish(op, "Succeeded");
+      return;
+    }
+    let allocatable = failed ? 0 : (op.allocatable ?? Number.POSITIVE_INFINITY);
+    let allocationFailed = false;
+    const applied = currentApplied(ss);
+    for (const vm of sortedVms(ss)) {
+      if (vm.provisioningState === "Creating") {
+        if (allocatable > 0) {
+          allocatable--;
+          vm.provisioningState = "Succeeded";
         } else {
-          vm.applied = clone(after);
+          vm.provisioningState = "Failed";
+          allocationFailed = !failed;
+        }
+      } else if (vm.provisioningState === "Deleting") {
+        if (failed) vm.provisioningState = "Failed";
+        else ss.vms.delete(vm.instanceId);
+      }
+    }
+    if (!failed) {
+      const mode = upgradeModeOf(ss.model);
+      const upgraded = op.kind === "updateInstances" ? new Set(op.instanceIds) : null;
+      for (const vm of ss.vms.values()) {
+        if (vm.provisioningState !== "Succeeded") continue;
+        if (upgraded ? upgraded.has(vm.instanceId) : mode !== "Manual") {
+          vm.applied = clone(applied);
           vm.latestModelApplied = true;
         }
       }
     }
-    this.#reconcileCapacity(ss, now);
+    ss.inFlight = null;
+    const error: OperationError | undefined = failed
+      ? { code: op.failWith!.code, message: op.failWith!.message }
+      : allocationFailed
+        ? { code: "AllocationFailed", message: ALLOCATION_FAILED_MESSAGE }
+        : undefined;
+    ss.provisioningState = error ? "Failed" : "Succeeded";
+    if (op.isCreate && !error) {
+      const before = etagOf(ss);
+      ss.version++; // the recorded create: "1" in the 201, "2" once Succeeded (update[0]→[3])
+      this.#recordVersion(ss, { source: "arm", kind: op.kind, ifMatch: null }, before);
+    }
+    if (error) op.failureStatus = op.failWith?.status;
+    this.#finish(op, error ? "Failed" : "Succeeded", error);
   }
 
-  /** Creates VMs (next unused ids) or removes the highest ids until the VM count equals sku.capacity. */
-  #reconcileCapacity(ss: ScaleSet, now: number): void {
+  /** preemptOperation fault: another writer's write arrives and replaces the operation in flight. */
+  #preemptByAnotherWriter(ss: ScaleSet, op: Operation): void {
+    const change = op.preemptChange ?? {};
+    this.acceptWrite(ss, { kind: "update", newModel: changedModel(ss.model, change), source: "outOfBandChange", ifMatch: null });
+    if (op.status === "InProgress") this.#endPreempted(op);
+  }
+
+  #endPreempted(op: Operation): void {
+    this.#finish(op, "Canceled", PREEMPTED);
+    const ss = this.scaleSets.get(op.scaleSetKey);
+    if (ss?.inFlight === op) ss.inFlight = null;
+  }
+
+  #finish(op: Operation, status: "Succeeded" | "Failed" | "Canceled", error?: OperationError): void {
+    op.status = status;
+    op.endTime = this.now();
+    if (error) op.error = { ...error };
+  }
+
+  /** Control-API writes: VMs created (Succeeded) or removed (highest ids) at once; failed VMs are allocated. */
+  #settleCapacityNow(ss: ScaleSet, now: number): void {
+    for (const vm of [...ss.vms.values()]) {
+      if (vm.provisioningState === "Deleting") ss.vms.delete(vm.instanceId);
+      else if (vm.provisioningState !== "Succeeded") vm.provisioningState = "Succeeded";
+    }
     const target = capacityOf(ss.model);
     while (ss.vms.size < target) {
-      const vm = newVm(ss, now);
+      const vm: Vm = newVm(ss, now);
       ss.vms.set(vm.instanceId, vm);
     }
-    if (ss.vms.size > target) {
-      const excess = sortedVms(ss).slice(target);
-      for (const vm of excess) ss.vms.delete(vm.instanceId);
-    }
+    if (ss.vms.size > target) for (const vm of sortedVms(ss).slice(target)) ss.vms.delete(vm.instanceId);
   }
 
   #pruneOperations(): void {
@@ -416,4 +451,17 @@ export class SimState {
       if (op.status !== "InProgress") this.operations.delete(key);
     }
   }
+}
+
+/** The model after an out-of-band change: capacity, merged tags, merged NIC tags. */
+export function changedModel(model: JsonObject, change: ScaleSetChange): JsonObject {
+  const out = mergePatch(model, {});
+  if (change.tags !== undefined) out.tags = mergeTags(out.tags, change.tags);
+  if (change.nicTags !== undefined) {
+    const profile = (out.properties as JsonObject | undefined)?.virtualMachineProfile as JsonObject | undefined;
+    const nics = ((profile?.networkProfile as JsonObject | undefined)?.networkInterfaceConfigurations ?? []) as JsonObject[];
+    for (const nic of nics) nic.tags = mergeTags(nic.tags, change.nicTags);
+  }
+  if (change.capacity !== undefined) out.sku = { ...(isObject(out.sku) ? out.sku : {}), capacity: change.capacity };
+  return out;
 }

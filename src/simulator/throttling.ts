@@ -1,58 +1,81 @@
 // Azure Compute's throttling (CRP), as https://learn.microsoft.com/azure/virtual-machines/compute-throttling-limits
 // describes it: token buckets per policy ("kind of call"), one per resource and one per subscription. A request takes
 // a token from both buckets of its policy or, when either is empty, is refused with 429 OperationNotAllowed,
-// Retry-After and x-ms-ratelimit-remaining-resource, taking nothing. Off by default; switched on through
-// PUT /_sim/config {"throttling":{...}}. See docs/simulator.md ("Throttling") for the figures and their sources.
+// Retry-After and x-ms-ratelimit-remaining-resource, taking nothing. On by default with Azure's figures; the header
+// names are those of the recordings (test/fixtures/azure-recordings). ARM's own per-subscription read/write/delete
+// budgets are reported in x-ms-ratelimit-remaining-subscription-{reads,writes,deletes}. Which route falls under which
+// policy is said in the one route table (arm-routes.ts). See docs/simulator.md ("Throttling").
 import { ArmError, type ArmErrorDetail } from "./arm-errors.ts";
-import { ARM_PATHS } from "./arm-routes.ts";
-import type { ArmStep } from "./pipeline.ts";
-import { Router, type RouteParams } from "./router.ts";
-import type { SimState } from "./state.ts";
-import { scaleSetKey } from "./vmss-model.ts";
 import { fullBucket, levelAt, msUntilToken, remainingOf, retryAfterSeconds, settle, take, type Bucket, type BucketLimit } from "./token-bucket.ts";
 
 // ---- policies and Azure's figures ----
 
-export const POLICY_NAMES = ["PutVMScaleSet", "UpdateVMScaleSet", "LowCostGetVMScaleSet", "HighCostGetVMScaleSet", "GetVMScaleSetVM", "GetOperation"] as const;
+export const POLICY_NAMES = [
+  "GetVMScaleSet",
+  "HighCostGetVMScaleSet",
+  "GetVMScaleSetVM",
+  "CreateVMScaleSet",
+  "VMScaleSetActions",
+  "DeleteVMScaleSet",
+  "GetOperation",
+] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 export type BucketScope = "resource" | "subscription";
 
 export interface BucketFigures {
   /** Maximum bucket capacity: the requests a full bucket allows in a burst. */
   burst: number;
-  /** Bucket refill rate, tokens per minute. */
+  /** Bucket refill rate, tokens per minute (of Azure's time: divided by the simulator's timeScale). */
   refillPerMinute: number;
 }
 
 export interface PolicyFigures {
-  /** Per resource (scale set, or VM for GetVMScaleSetVM); null where Azure applies only the subscription limit. */
+  /** Per resource (scale set, VM, or operation for GetOperation); null where Azure applies only the subscription limit. */
   resource: BucketFigures | null;
   /** Per subscription. */
   subscription: BucketFigures;
 }
 
 /**
- * Azure's published figures (compute-throttling-limits, "Throttling limits for Virtual Machine Scale Sets" and
- * "... Scale Set Virtual Machines"; GetOperation from the Virtual Machines table, subscription level only).
+ * Azure's published figures (compute-throttling-limits, "Throttling limits for Virtual Machine Scale Sets", "... Scale
+ * Set Virtual Machines", and "Get Operation" from the Virtual Machines table). The recordings agree: a first call
+ * reports burst − 1 (GetVMScaleSetSubscriptionMaximum;2399, CreateVMScaleSetResource;11, GetOperationResource;44,
+ * DeleteVMScaleSetSubscriptionMaximum;524).
  */
 export const AZURE_POLICIES: Readonly<Record<PolicyName, Readonly<PolicyFigures>>> = {
-  /** PUT that creates a scale set ("Put (Create new scale set)"). */
-  PutVMScaleSet: { resource: { burst: 12, refillPerMinute: 4 }, subscription: { burst: 375, refillPerMinute: 125 } },
-  /** PUT on an existing scale set, PATCH, POST …/delete (deleteInstances), POST …/manualupgrade (updateInstances). */
-  UpdateVMScaleSet: { resource: { burst: 12, refillPerMinute: 4 }, subscription: { burst: 1500, refillPerMinute: 500 } },
-  /** GET one scale set ("Low Cost Get"). */
-  LowCostGetVMScaleSet: { resource: { burst: 36, refillPerMinute: 12 }, subscription: { burst: 2400, refillPerMinute: 800 } },
-  /** GET …/virtualMachines (per scale set and subscription); scale-set lists in a resource group / subscription (subscription only). */
+  /** GET one scale set (the "Low Cost Get" figures; recorded name GetVMScaleSet, update[3]). */
+  GetVMScaleSet: { resource: { burst: 36, refillPerMinute: 12 }, subscription: { burst: 2400, refillPerMinute: 800 } },
+  /** GET …/virtualMachines (per scale set), scale-set lists (subscription only). */
   HighCostGetVMScaleSet: { resource: { burst: 30, refillPerMinute: 10 }, subscription: { burst: 1080, refillPerMinute: 360 } },
-  /** GET one VM of a scale set ("Get scale set VMs"), per VM. */
+  /** GET one VM of a scale set, per VM (py[16]). */
   GetVMScaleSetVM: { resource: { burst: 36, refillPerMinute: 12 }, subscription: { burst: 6000, refillPerMinute: 2000 } },
-  /** Status polls: …/operations/{id} and …/operationResults/{id} ("Get Operation"), subscription level only. */
-  GetOperation: { resource: null, subscription: { burst: 15000, refillPerMinute: 5000 } },
+  /** PUT that creates a scale set (update[0]). */
+  CreateVMScaleSet: { resource: { burst: 12, refillPerMinute: 4 }, subscription: { burst: 375, refillPerMinute: 125 } },
+  /** PATCH and PUT of an existing scale set (update[11]); POST …/delete and …/manualupgrade, subscription only (py[39], py[48]). */
+  VMScaleSetActions: { resource: { burst: 12, refillPerMinute: 4 }, subscription: { burst: 1500, refillPerMinute: 500 } },
+  /** DELETE of a scale set (delete[4]). */
+  DeleteVMScaleSet: { resource: { burst: 12, refillPerMinute: 4 }, subscription: { burst: 525, refillPerMinute: 175 } },
+  /** Status polls, per operation and per subscription (update[1]). */
+  GetOperation: { resource: { burst: 45, refillPerMinute: 15 }, subscription: { burst: 15000, refillPerMinute: 5000 } },
 };
 
-/** The name a bucket has in x-ms-ratelimit-remaining-resource: `Microsoft.Compute/<policy><Resource|Subscription>`. */
+/** Policies whose recorded header lists the resource bucket first (GetOperation); the others list the subscription first. */
+const RESOURCE_FIRST: ReadonlySet<PolicyName> = new Set(["GetOperation"]);
+
+/** Writes: the VMs they touch are charged to this subscription bucket (x-ms-request-charge), then VmssQueuedVMOperations. */
+export const BATCHED_VM_REQUESTS: BucketFigures = { burst: 6000, refillPerMinute: 2000 };
+
+/** ARM's per-subscription budgets (the classic hourly limits the 2023 recording reports: 11999 reads, 1199 writes, 14999 deletes). */
+export const ARM_BUDGETS = {
+  reads: { burst: 12000, refillPerMinute: 200 },
+  writes: { burst: 1200, refillPerMinute: 20 },
+  deletes: { burst: 15000, refillPerMinute: 250 },
+} as const satisfies Record<string, BucketFigures>;
+export type ArmBudget = keyof typeof ARM_BUDGETS;
+
+/** The name a bucket has in x-ms-ratelimit-remaining-resource, as recorded: `Microsoft.Compute/<policy>Resource|SubscriptionMaximum`. */
 export function bucketName(policy: PolicyName, scope: BucketScope): string {
-  return `Microsoft.Compute/${policy}${scope === "resource" ? "Resource" : "Subscription"}`;
+  return `Microsoft.Compute/${policy}${scope === "resource" ? "Resource" : "SubscriptionMaximum"}`;
 }
 
 export const THROTTLING_MESSAGE = "The server rejected the request because too many requests have been received for this subscription.";
@@ -154,79 +177,46 @@ export function parseThrottlingUpdate(value: unknown): ThrottlingUpdate {
   return out;
 }
 
-// ---- which policy a request falls under ----
+// ---- what a request is charged to ----
 
 export interface Charge {
   policy: PolicyName;
   /** Lower-case subscription id from the path. */
   subscriptionId: string;
-  /** `resourcegroup/scaleset` (or `…/virtualmachines/id`), lower-case; absent where only the subscription limit applies. */
+  /** Lower-case resource key; absent where only the subscription limit applies. */
   resource?: string;
-}
-
-type Classifier = (params: RouteParams, state: SimState) => Charge;
-
-function scaleSetResource(params: RouteParams): string {
-  return scaleSetKey(params.resourceGroup, params.name);
-}
-
-function on(policy: PolicyName, resourceOf?: (params: RouteParams) => string): Classifier {
-  return (params) => ({
-    policy,
-    subscriptionId: params.subscriptionId.toLowerCase(),
-    ...(resourceOf ? { resource: resourceOf(params) } : {}),
-  });
-}
-
-const classifier = new Router<Classifier>()
-  .add("GET", `${ARM_PATHS.subscription}/providers/Microsoft.Compute/virtualMachineScaleSets`, on("HighCostGetVMScaleSet"))
-  .add("GET", ARM_PATHS.scaleSets, on("HighCostGetVMScaleSet"))
-  .add("GET", `${ARM_PATHS.scaleSets}/:name`, on("LowCostGetVMScaleSet", scaleSetResource))
-  .add("PUT", `${ARM_PATHS.scaleSets}/:name`, (params, state) => {
-    const exists = state.isSubscription(params.subscriptionId) && state.getScaleSet(params.resourceGroup, params.name) !== undefined;
-    return on(exists ? "UpdateVMScaleSet" : "PutVMScaleSet", scaleSetResource)(params, state);
-  })
-  .add("PATCH", `${ARM_PATHS.scaleSets}/:name`, on("UpdateVMScaleSet", scaleSetResource))
-  .add("DELETE", `${ARM_PATHS.scaleSets}/:name`, on("UpdateVMScaleSet", scaleSetResource))
-  .add("POST", `${ARM_PATHS.scaleSets}/:name/delete`, on("UpdateVMScaleSet", scaleSetResource))
-  .add("POST", `${ARM_PATHS.scaleSets}/:name/manualupgrade`, on("UpdateVMScaleSet", scaleSetResource))
-  .add("GET", `${ARM_PATHS.scaleSets}/:name/virtualMachines`, on("HighCostGetVMScaleSet", scaleSetResource))
-  .add("GET", `${ARM_PATHS.scaleSets}/:name/virtualMachines/:instanceId`, on("GetVMScaleSetVM", (p) => `${scaleSetResource(p)}/virtualmachines/${p.instanceId.toLowerCase()}`))
-  .add("GET", `${ARM_PATHS.operations}/operations/:operationId`, on("GetOperation"))
-  .add("GET", `${ARM_PATHS.operations}/operationResults/:operationId`, on("GetOperation"));
-
-/** The policy (and buckets) a request is charged to; undefined for requests no policy covers (unknown paths/methods). */
-export function classifyRequest(method: string, pathname: string, state: SimState): Charge | undefined {
-  const route = classifier.match(method, pathname);
-  return route.kind === "found" ? route.handler(route.params, state) : undefined;
+  /** ARM's budget the request counts against (by method). */
+  budget: ArmBudget;
 }
 
 // ---- the buckets ----
 
 interface BucketEntry {
   name: string;
-  policy: PolicyName;
+  /** A policy, or "arm:<budget>" / "batchedVMRequests" for the buckets that are not a Compute policy's. */
+  policy: string;
   scope: BucketScope;
   subscriptionId: string;
   resource: string | null;
+  figures: () => BucketFigures;
   bucket: Bucket;
 }
 
 export interface BucketSnapshot {
   name: string;
-  policy: PolicyName;
+  policy: string;
   scope: BucketScope;
   subscriptionId: string;
-  /** resourcegroup/scaleset (lower-case) for per-resource buckets, null for subscription buckets. */
+  /** The resource key (lower-case) for per-resource buckets, null for subscription buckets. */
   resource: string | null;
   burst: number;
-  /** Azure's figure (or the override), before `scale`. */
+  /** Azure's figure (or the override), per Azure minute: before `scale` and timeScale. */
   refillPerMinute: number;
   /** Exact level now (3 decimals). */
   tokens: number;
   /** Whole tokens, as the header reports them. */
   remaining: number;
-  /** ms until one whole token is there (0 when there is one), on the simulator's clock with `scale` applied. */
+  /** ms until one whole token is there (0 when there is one), on the simulator's clock. */
   msUntilToken: number;
 }
 
@@ -240,11 +230,13 @@ export interface ThrottlingSnapshot {
 }
 
 export type ChargeResult =
-  | { allowed: true; header: string }
+  | { allowed: true; headers: Record<string, string> }
   | {
       allowed: false;
-      header: string;
+      headers: Record<string, string>;
       retryAfterMs: number;
+      /** ARM's own subscription budget ran out (429 SubscriptionRequestsThrottled), not a Compute policy. */
+      armBudget: boolean;
       /** The buckets that were empty, with how long each needs for one token. */
       empty: { name: string; burst: number; msUntilToken: number }[];
     };
@@ -254,12 +246,16 @@ function copyConfig(config: ThrottlingConfig): ThrottlingConfig {
 }
 
 export class Throttler {
-  #config: ThrottlingConfig = { enabled: false, scale: 1, policies: {} };
+  #config: ThrottlingConfig = { enabled: true, scale: 1, policies: {} };
   readonly #buckets = new Map<string, BucketEntry>();
   readonly #now: () => number;
+  readonly #timeScale: () => number;
 
-  constructor(now: () => number = Date.now) {
+  /** `timeScale`: the simulator's time factor; a bucket refills 1/timeScale times faster on the simulator's clock. */
+  constructor(now: () => number = Date.now, timeScale: () => number = () => 1, enabled = true) {
     this.#now = now;
+    this.#timeScale = timeScale;
+    this.#config.enabled = enabled;
   }
 
   get enabled(): boolean {
@@ -268,11 +264,6 @@ export class Throttler {
 
   get config(): ThrottlingConfig {
     return copyConfig(this.#config);
-  }
-
-  /** Off, scale 1, Azure's figures: the state /_sim/config does not mention. */
-  isDefault(): boolean {
-    return !this.#config.enabled && this.#config.scale === 1 && Object.keys(this.#config.policies).length === 0;
   }
 
   figures(policy: PolicyName): PolicyFigures {
@@ -291,7 +282,7 @@ export class Throttler {
   configure(update: ThrottlingUpdate): void {
     const now = this.#now();
     if (update.scale !== undefined && update.scale !== this.#config.scale) {
-      for (const entry of this.#buckets.values()) entry.bucket = settle(entry.bucket, this.#limitOf(entry), now);
+      this.settleAll(now);
       this.#config.scale = update.scale;
     }
     if (update.enabled !== undefined && update.enabled !== this.#config.enabled) {
@@ -304,37 +295,51 @@ export class Throttler {
     }
   }
 
+  /** Brings every bucket's level up to now: call before the refill speed (scale, timeScale) changes. */
+  settleAll(now = this.#now()): void {
+    for (const entry of this.#buckets.values()) entry.bucket = settle(entry.bucket, this.#limitOf(entry), now);
+  }
+
   /** Every bucket full again (POST /_sim/reset). The configuration stays. */
   reset(): void {
     this.#buckets.clear();
   }
 
-  /** Takes a token from each bucket of the request's policy, or none when one is empty. */
+  /**
+   * Takes a token from each bucket of the request's policy and from ARM's budget, or none when one is empty.
+   * The answer's headers: x-ms-ratelimit-remaining-resource and x-ms-ratelimit-remaining-subscription-<budget>.
+   */
   charge(charge: Charge): ChargeResult {
     const now = this.#now();
     const figures = this.figures(charge.policy);
-    const entries: BucketEntry[] = [];
-    if (figures.resource && charge.resource !== undefined) entries.push(this.#entry(charge, "resource", charge.resource, now));
-    entries.push(this.#entry(charge, "subscription", null, now));
-    const limits = entries.map((e) => this.#limitOf(e));
-    const result = take(
-      entries.map((e) => e.bucket),
-      limits,
-      now,
-    );
-    entries.forEach((e, i) => (e.bucket = result.buckets[i]));
-    const header = entries.map((e, i) => `${e.name};${result.remaining[i]}`).join(",");
-    if (result.allowed) return { allowed: true, header };
-    return {
-      allowed: false,
-      header,
-      retryAfterMs: result.retryAfterMs,
-      empty: result.empty.map((i) => ({
-        name: entries[i].name,
-        burst: limits[i].burst,
-        msUntilToken: msUntilToken(levelAt(result.buckets[i], limits[i], now), limits[i]),
-      })),
+    const policyEntries: BucketEntry[] = [];
+    const resource = figures.resource && charge.resource !== undefined ? this.#policyEntry(charge, "resource", charge.resource, now) : undefined;
+    const subscription = this.#policyEntry(charge, "subscription", null, now);
+    if (resource && RESOURCE_FIRST.has(charge.policy)) policyEntries.push(resource, subscription);
+    else policyEntries.push(subscription, ...(resource ? [resource] : []));
+    const arm = this.#entry(`arm:${charge.budget}`, `x-ms-ratelimit-remaining-subscription-${charge.budget}`, "subscription", charge.subscriptionId, null, () => ARM_BUDGETS[charge.budget], now);
+    const entries = [...policyEntries, arm];
+    const result = this.#take(entries, 1, now);
+    const remaining = result.remaining;
+    const headers = {
+      "x-ms-ratelimit-remaining-resource": policyEntries.map((e, i) => `${e.name};${remaining[i]}`).join(","),
+      [arm.name]: String(remaining[remaining.length - 1]),
     };
+    if (result.allowed) return { allowed: true, headers };
+    return { allowed: false, headers, retryAfterMs: result.retryAfterMs, armBudget: result.empty.includes(entries.length - 1), empty: this.#emptyOf(entries, result.empty, now) };
+  }
+
+  /**
+   * A write's VMs, charged to VMScaleSetBatchedVMRequestsSubscriptionMaximum (`count` tokens, all or nothing). The
+   * header continues x-ms-ratelimit-remaining-resource with that bucket and VmssQueuedVMOperations (always 0 in the
+   * recordings).
+   */
+  chargeVms(subscriptionId: string, count: number): { allowed: boolean; header: string; retryAfterMs: number; empty: { name: string; burst: number; msUntilToken: number }[] } {
+    const now = this.#now();
+    const entry = this.#entry("batchedVMRequests", "Microsoft.Compute/VMScaleSetBatchedVMRequestsSubscriptionMaximum", "subscription", subscriptionId, null, () => BATCHED_VM_REQUESTS, now);
+    const result = this.#take([entry], count, now);
+    const header = `${entry.name};${result.remaining[0]},Microsoft.Compute/VmssQueuedVMOperations;0`;
+    return { allowed: result.allowed, header, retryAfterMs: result.retryAfterMs, empty: this.#emptyOf([entry], result.empty, now, count) };
   }
 
   snapshot(): ThrottlingSnapshot {
@@ -351,7 +356,7 @@ export class Throttler {
           subscriptionId: e.subscriptionId,
           resource: e.resource,
           burst: limit.burst,
-          refillPerMinute: this.#figuresOf(e).refillPerMinute,
+          refillPerMinute: e.figures().refillPerMinute,
           tokens: Math.round(level * 1000) / 1000,
           remaining: remainingOf(level),
           msUntilToken: msUntilToken(level, limit),
@@ -361,30 +366,43 @@ export class Throttler {
     return { enabled: this.#config.enabled, scale: this.#config.scale, policies, buckets };
   }
 
-  #figuresOf(entry: BucketEntry): BucketFigures {
-    const figures = this.figures(entry.policy);
-    // a resource entry exists only for policies that have a per-resource bucket
-    return entry.scope === "resource" ? figures.resource! : figures.subscription;
+  /** `count` tokens from every bucket or none. */
+  #take(entries: BucketEntry[], count: number, now: number) {
+    const result = take(
+      entries.map((e) => e.bucket),
+      entries.map((e) => this.#limitOf(e)),
+      now,
+      count,
+    );
+    entries.forEach((e, i) => (e.bucket = result.buckets[i]));
+    return result;
   }
 
-  /** The bucket's limit on the simulator's clock: the figures with the refill rate multiplied by `scale`. */
+  #emptyOf(entries: BucketEntry[], empty: number[], now: number, count = 1) {
+    return empty.map((i) => {
+      const limit = this.#limitOf(entries[i]);
+      return { name: entries[i].name, burst: limit.burst, msUntilToken: msUntilToken(levelAt(entries[i].bucket, limit, now), limit, count) };
+    });
+  }
+
+  /** The bucket's limit on the simulator's clock: refill × scale / timeScale. */
   #limitOf(entry: BucketEntry): BucketLimit {
-    const f = this.#figuresOf(entry);
-    return { burst: f.burst, refillPerMinute: f.refillPerMinute * this.#config.scale };
+    const f = entry.figures();
+    return { burst: f.burst, refillPerMinute: (f.refillPerMinute * this.#config.scale) / this.#timeScale() };
   }
 
-  #entry(charge: Charge, scope: BucketScope, resource: string | null, now: number): BucketEntry {
-    const key = `${charge.policy}|${scope}|${charge.subscriptionId}|${resource ?? ""}`;
+  #policyEntry(charge: Charge, scope: BucketScope, resource: string | null, now: number): BucketEntry {
+    const policy = charge.policy;
+    // a resource entry exists only for policies that have a per-resource bucket
+    const figures = () => (scope === "resource" ? this.figures(policy).resource! : this.figures(policy).subscription);
+    return this.#entry(policy, bucketName(policy, scope), scope, charge.subscriptionId, resource, figures, now);
+  }
+
+  #entry(policy: string, name: string, scope: BucketScope, subscriptionId: string, resource: string | null, figures: () => BucketFigures, now: number): BucketEntry {
+    const key = `${policy}|${scope}|${subscriptionId}|${resource ?? ""}`;
     let entry = this.#buckets.get(key);
     if (!entry) {
-      const created: BucketEntry = {
-        name: bucketName(charge.policy, scope),
-        policy: charge.policy,
-        scope,
-        subscriptionId: charge.subscriptionId,
-        resource,
-        bucket: { tokens: 0, at: now },
-      };
+      const created: BucketEntry = { name, policy, scope, subscriptionId, resource, figures, bucket: { tokens: 0, at: now } };
       created.bucket = fullBucket(this.#limitOf(created), now);
       this.#buckets.set(key, created);
       entry = created;
@@ -393,9 +411,15 @@ export class Throttler {
   }
 }
 
-// ---- the pipeline step ----
-
-function tooManyRequests(result: Extract<ChargeResult, { allowed: false }>, now: number): ArmError {
+/**
+ * The 429 for a refused charge, as CRP answers throttling (OperationNotAllowed with one TooManyRequests detail per
+ * empty bucket) or, when ARM's own subscription budget ran out, as ARM does (SubscriptionRequestsThrottled).
+ */
+export function tooManyRequests(result: { headers: Record<string, string>; retryAfterMs: number; armBudget?: boolean; empty: { name: string; burst: number; msUntilToken: number }[] }, now: number): ArmError {
+  const headers = { ...result.headers, "retry-after": String(retryAfterSeconds(result.retryAfterMs)) };
+  if (result.armBudget) {
+    return new ArmError(429, "SubscriptionRequestsThrottled", `Number of requests for subscription exceeded the limit. Please try again after '${retryAfterSeconds(result.retryAfterMs)}' seconds.`, { headers });
+  }
   const details: ArmErrorDetail[] = result.empty.map((e) => ({
     code: "TooManyRequests",
     target: e.name,
@@ -406,27 +430,5 @@ function tooManyRequests(result: Extract<ChargeResult, { allowed: false }>, now:
       allowedRequestCount: e.burst,
     }),
   }));
-  return new ArmError(429, "OperationNotAllowed", THROTTLING_MESSAGE, {
-    headers: {
-      "retry-after": String(retryAfterSeconds(result.retryAfterMs)),
-      "x-ms-ratelimit-remaining-resource": result.header,
-    },
-    details,
-    innerError: { internalErrorCode: "TooManyRequestsReceived" },
-  });
+  return new ArmError(429, "OperationNotAllowed", THROTTLING_MESSAGE, { headers, details, innerError: { internalErrorCode: "TooManyRequestsReceived" } });
 }
-
-/**
- * Compute's throttling, before dispatch. When on, a request that a policy covers is charged to its buckets: allowed →
- * its answer (whatever the route then says, 404/409/412 included) carries x-ms-ratelimit-remaining-resource; refused →
- * 429 OperationNotAllowed with Retry-After and the header, and no token is taken.
- */
-export const throttle: ArmStep = (ctx, sim) => {
-  if (!sim.throttling.enabled) return false;
-  const charge = classifyRequest(ctx.method, ctx.pathname, sim.state);
-  if (!charge) return false;
-  const result = sim.throttling.charge(charge);
-  if (!result.allowed) throw tooManyRequests(result, sim.state.now());
-  ctx.responseHeaders = { ...ctx.responseHeaders, "x-ms-ratelimit-remaining-resource": result.header };
-  return false;
-};

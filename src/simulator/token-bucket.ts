@@ -41,12 +41,12 @@ export function remainingOf(level: number): number {
   return Math.max(0, Math.floor(level + EPSILON));
 }
 
-/** Milliseconds until the bucket holds one whole token (0 when it already does); Infinity if it can never refill. */
-export function msUntilToken(level: number, limit: BucketLimit): number {
-  if (level + EPSILON >= 1) return 0;
-  if (limit.burst < 1 || !(limit.refillPerMinute > 0)) return Number.POSITIVE_INFINITY;
+/** Milliseconds until the bucket holds `count` whole tokens (0 when it already does); Infinity if it never can. */
+export function msUntilToken(level: number, limit: BucketLimit, count = 1): number {
+  if (level + EPSILON >= count) return 0;
+  if (limit.burst < count || !(limit.refillPerMinute > 0)) return Number.POSITIVE_INFINITY;
   // less the tolerance, so float noise (1 - 0.999 = 0.0010000000000000009) does not round up a whole extra ms
-  return Math.max(1, Math.ceil(((1 - level) * 60_000) / limit.refillPerMinute - 1e-6));
+  return Math.max(1, Math.ceil(((count - level) * 60_000) / limit.refillPerMinute - 1e-6));
 }
 
 /** Retry-After for a wait in milliseconds: whole seconds, rounded up, at least 1. */
@@ -68,21 +68,21 @@ export interface TakeResult {
 }
 
 /**
- * One request against several buckets at once (Compute charges the per-resource and the per-subscription bucket of
+ * One request (`count` tokens, default 1) against several buckets at once (Compute charges the per-resource and the per-subscription bucket of
  * the request's policy): all or nothing. A refused request takes no token from any bucket.
  */
-export function take(buckets: readonly Bucket[], limits: readonly BucketLimit[], now: number): TakeResult {
+export function take(buckets: readonly Bucket[], limits: readonly BucketLimit[], now: number, count = 1): TakeResult {
   if (buckets.length !== limits.length) throw new RangeError("take: one limit per bucket");
   const levels = buckets.map((b, i) => levelAt(b, limits[i], now));
-  const empty = levels.flatMap((level, i) => (level + EPSILON >= 1 ? [] : [i]));
+  const empty = levels.flatMap((level, i) => (level + EPSILON >= count ? [] : [i]));
   const allowed = empty.length === 0;
-  const after = allowed ? levels.map((level) => Math.max(0, level - 1)) : levels;
+  const after = allowed ? levels.map((level) => Math.max(0, level - count)) : levels;
   const at = buckets.map((b) => Math.max(now, b.at));
   return {
     allowed,
     buckets: after.map((tokens, i) => ({ tokens, at: at[i] })),
     remaining: after.map(remainingOf),
     empty,
-    retryAfterMs: allowed ? 0 : Math.max(...empty.map((i) => msUntilToken(levels[i], limits[i]))),
+    retryAfterMs: allowed ? 0 : Math.max(...empty.map((i) => msUntilToken(levels[i], limits[i], count))),
   };
 }

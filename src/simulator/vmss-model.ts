@@ -3,9 +3,12 @@ import { randomUUID } from "node:crypto";
 import { VMSS_TYPE } from "./arm-errors.ts";
 import { canonicalJson, clone, getPath, isObject, type JsonObject } from "./json.ts";
 import { normalizeUpgradeMode, type UpgradeMode } from "./limits.ts";
-import type { Operation } from "./state.ts";
+import type { Operation } from "./lro.ts";
 
-export type VmProvisioningState = "Succeeded" | "Creating" | "Deleting";
+/** As Azure lists VMs: `Creating` until a scale-out completes, `Deleting` until a removal completes, `Failed` when it could not be allocated. */
+export type VmProvisioningState = "Succeeded" | "Creating" | "Deleting" | "Failed";
+/** The scale set's own state: set at acceptance (Creating/Updating/Deleting), at completion (Succeeded/Failed). */
+export type ScaleSetProvisioningState = "Creating" | "Updating" | "Deleting" | "Succeeded" | "Failed";
 
 export interface Vm {
   instanceId: string;
@@ -35,6 +38,8 @@ export interface ScaleSet {
   /** Instance ids are never reused: new VMs get this and it only grows. */
   nextInstanceId: number;
   inFlight: Operation | null;
+  /** `Failed` stays until a later write succeeds (Azure does not roll a failed write back). */
+  provisioningState: ScaleSetProvisioningState;
   /** Every version the scale set had, oldest first (bounded): who made it, from which ETag, with which If-Match. */
   versions: VersionRecord[];
 }
@@ -118,10 +123,14 @@ export function appliedSignature(applied: Vm["applied"]): string {
   return canonicalJson(applied);
 }
 
-export function provisioningStateOf(ss: ScaleSet): string {
-  if (!ss.inFlight) return "Succeeded";
-  if (ss.inFlight.kind === "delete") return "Deleting";
-  return ss.inFlight.isCreate ? "Creating" : "Updating";
+export function provisioningStateOf(ss: ScaleSet): ScaleSetProvisioningState {
+  return ss.provisioningState;
+}
+
+/** `properties.upgradePolicy.rollingUpgradePolicy.maxBatchInstancePercent`, default 20 (the REST spec's default). */
+export function rollingBatchPercentOf(model: JsonObject): number {
+  const pct = getPath(model, "properties", "upgradePolicy", "rollingUpgradePolicy", "maxBatchInstancePercent");
+  return typeof pct === "number" && Number.isInteger(pct) && pct >= 5 && pct <= 100 ? pct : 20;
 }
 
 /** The VMSS as GET returns it. `model` and `provisioningState` may be overridden for a write's first response. */
@@ -150,13 +159,13 @@ export function renderScaleSet(ss: ScaleSet, override: { model?: JsonObject; pro
   };
 }
 
-export function newVm(ss: ScaleSet, now: number): Vm {
+export function newVm(ss: ScaleSet, now: number, provisioningState: VmProvisioningState = "Succeeded"): Vm {
   const instanceId = String(ss.nextInstanceId++);
   return {
     instanceId,
     vmId: randomUUID(),
     timeCreated: new Date(now).toISOString(),
-    provisioningState: "Succeeded",
+    provisioningState,
     latestModelApplied: true,
     applied: currentApplied(ss),
   };

@@ -30,13 +30,21 @@ export interface TestEnv {
 }
 
 export interface TestEnvOptions {
+  /** Every write's duration in ms (default 150). */
   writeDurationMs?: number;
-  pollHintMs?: number;
+  /**
+   * The simulator's time factor (default 0.001: Azure's minute of throttling refill is 60 ms, so service tests are not
+   * slowed down by realistic budgets). Retry-After stays at least 1 s, as the SDK reads whole seconds.
+   */
+  timeScale?: number;
   env?: Record<string, string>;
 }
 
+/** The simulator settings service tests run with: short writes, a small time factor. */
+export const TEST_TIME_SCALE = 0.001;
+
 export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
-  const sim = await startSimulator({ port: 0, writeDurationMs: options.writeDurationMs ?? 150, pollHintMs: options.pollHintMs ?? 25, seed: true });
+  const sim = await startSimulator({ port: 0, writeDurationMs: options.writeDurationMs ?? 150, timeScale: options.timeScale ?? TEST_TIME_SCALE, seed: true });
   const config = loadConfig({
     SIMULATOR_URL: sim.url,
     PORT: "0",
