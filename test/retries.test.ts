@@ -90,7 +90,13 @@ t.test("a long-running operation that fails for good fails the task", async (t) 
   await fault({ method: "PATCH", pathContains: "web-prod-v001", action: "failOperation", code: "QuotaExceeded", message: "Not enough cores.", count: 1 });
   const task = await resize("web-prod-v001", 9);
   t.equal(task.status.failed, true);
-  t.equal(await capacity("web-prod-v001"), 3, "nothing applied");
+  t.equal(task.status.retryable, false);
+  // Azure does not roll back: the model keeps the requested 9 and the scale set is Failed. The task says so, and
+  // reports no capacity: 9 never ran.
+  const sim = (await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body;
+  t.equal(sim.vmss.sku.capacity, 9, "the requested capacity stays in the model");
+  t.equal(sim.vmss.properties.provisioningState, "Failed");
+  t.same(task.resultObjects.filter((r: any) => r.type === "serverGroup"), [], "no capacity reported");
   t.match(task.resultObjects.at(-1), { type: "EXCEPTION", cause: "QuotaExceeded" });
 });
 

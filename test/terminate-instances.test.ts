@@ -59,10 +59,13 @@ t.test("deletes that fail repeatedly never change the reported capacity", async 
   t.equal(task.status.failed, true, "gave up after its attempts");
   t.equal(task.status.retryable, true);
   t.same(task.resultObjects.filter((r: any) => r.type === "serverGroup"), [], "no capacity reported for a delete that never completed");
+  // Azure does not roll a failed delete back: the model lost the instance, the VM stays listed as Failed, the scale
+  // set is Failed. The server-group read reports the VMs as Azure lists them and says the two disagree.
   const sg = (await env.api("GET", "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v002")).body;
-  t.equal(sg.capacity.desired, 3, "Azure still has 3");
-  t.equal(sg.instances.length, 3);
-  t.ok(sg.instances.every((i: any) => i.provisioningState === "Succeeded"), "failed deletes leave the VMs as they were");
+  t.equal(sg.provisioningState, "Failed");
+  t.same(sg.instances.map((i: any) => [i.instanceId, i.provisioningState]), [["0", "Failed"], ["1", "Succeeded"], ["2", "Succeeded"]]);
+  t.equal(sg.instanceCount, 2, "two instances run");
+  t.match(sg.disagreement, /Failed, with 2 of capacity \d+ instance\(s\) running/);
   const deletes = (await env.calls()).filter((c) => /\/delete$/.test(c.path));
   t.equal(deletes.length, env.config.retry.maxAttempts, "one delete per attempt, each planned on a fresh read");
   await env.simControl("DELETE", "/_sim/faults");
