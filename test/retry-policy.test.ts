@@ -65,15 +65,17 @@ t.test("re-reads of a busy scale set stay within a quarter of Azure's read refil
   // Azure refills a scale set's GET budget by 12 a minute; a quarter of that is 3 a minute: one GET every 20 s.
   t.equal(busyReadIntervalMs({ ...config, maxDelayMs: 60_000 }), 20_000);
   const cfg = { ...config, maxDelayMs: 60_000, deadlineMs: 600_000 };
-  t.same(decideBusyWait({ elapsedMs: 0, config: cfg, random: 0.5 }), { wait: true, delayMs: 20_000 });
-  t.same(decideBusyWait({ elapsedMs: 0, config: cfg, remainingReads: 30, random: 0.5 }), { wait: true, delayMs: 20_000 }, "plenty left");
+  t.same(decideBusyWait({ elapsedMs: 0, config: cfg, random: 0 }), { wait: true, delayMs: 20_000 });
+  t.same(decideBusyWait({ elapsedMs: 0, config: cfg, remainingReads: 30, random: 0 }), { wait: true, delayMs: 20_000 }, "plenty left");
   // Our share of the burst of 36 is 9: at or below it, wait until the refill has brought it above (7 → 10: 3 reads, 15 s;
   // the share interval is longer still).
-  t.same(decideBusyWait({ elapsedMs: 0, config: cfg, remainingReads: 7, random: 0.5 }), { wait: true, delayMs: 20_000 });
+  t.same(decideBusyWait({ elapsedMs: 0, config: cfg, remainingReads: 7, random: 0 }), { wait: true, delayMs: 20_000 });
   // 0 left: 10 reads to refill, 50 s.
-  t.same(decideBusyWait({ elapsedMs: 0, config: cfg, remainingReads: 0, random: 0.5 }), { wait: true, delayMs: 50_000 });
-  t.same(decideBusyWait({ elapsedMs: 0, config: { ...cfg, maxDelayMs: 30_000 }, remainingReads: 0, random: 0.5 }), { wait: true, delayMs: 30_000 }, "capped");
-  t.same(decideBusyWait({ elapsedMs: 0, config: cfg, random: 0 }), { wait: true, delayMs: 16_000 }, "jitter low end");
+  t.same(decideBusyWait({ elapsedMs: 0, config: cfg, remainingReads: 0, random: 0 }), { wait: true, delayMs: 50_000 });
+  t.same(decideBusyWait({ elapsedMs: 0, config: { ...cfg, maxDelayMs: 30_000 }, remainingReads: 0, random: 0 }), { wait: true, delayMs: 30_000 }, "capped");
+  // Jitter only lengthens: the share is a bound, never exceeded on average or otherwise.
+  t.same(decideBusyWait({ elapsedMs: 0, config: cfg, random: 0.5 }), { wait: true, delayMs: 24_000 }, "jitter");
+  t.same(decideBusyWait({ elapsedMs: 0, config: cfg, random: 0.999 }), { wait: true, delayMs: 27_992 }, "jitter high end");
   t.equal(decideBusyWait({ elapsedMs: 590_000, config: cfg, random: 0.5 }).wait, false, "never past the deadline");
   // A simulator that runs 100 times faster refills 1200 a minute: the same share is one GET every 200 ms.
   t.equal(busyReadIntervalMs({ ...cfg, busyPollIntervalMs: 1, scaleSetReadsPerMinute: 1200 }), 200);

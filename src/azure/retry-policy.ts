@@ -112,7 +112,8 @@ export function decideBusyWait({ elapsedMs, config, remainingReads, random }: Bu
     const missing = reserve - remainingReads + 1;
     delayMs = Math.max(delayMs, (missing * 60_000) / config.scaleSetReadsPerMinute);
   }
-  delayMs = Math.round(Math.min(config.maxDelayMs, withJitter(delayMs, random)));
+  // Jitter only lengthens the wait (×1 to ×1.4): the share is a bound, not an average.
+  delayMs = Math.round(Math.min(config.maxDelayMs, delayMs * (1 + 0.4 * random)));
   if (crossesDeadline(delayMs, elapsedMs, config)) {
     return { wait: false, reason: `the ${formatDuration(config.deadlineMs)} deadline would pass before the next read` };
   }
