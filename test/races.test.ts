@@ -65,3 +65,112 @@ t.test("terminate while another tool's resize is in flight: waited out, then pla
   t.match(lines(task), /delete instance\(s\) 4 \(capacity 5 → 4\)/);
   t.same((await sim("web-prod-v002")).vms.map((v: any) => v.instanceId), ["0", "1", "2", "3"]);
 });
+
+// ---- Azure's own failure modes, as the simulator reproduces them from the recordings ----
+
+const other = () => createComputeClient(simulatorDemoAccount({ url: env.sim.url, caPem: env.sim.caPem, subscriptionId: env.sim.subscriptionId }));
+const isScaleSetGet = (c: { method: string; path: string }, name: string) => c.method === "GET" && c.path.toLowerCase().endsWith(`/virtualmachinescalesets/${name}`);
+const running = (vms: any[]) => vms.filter((v) => !["Creating", "Deleting", "Failed"].includes(v.properties?.provisioningState)).length;
+
+async function waitUntilSettled(name: string) {
+  for (let i = 0; i < 2000; i++) {
+    if (!(await sim(name)).inFlight) return Date.now();
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`${name} stayed busy`);
+}
+
+t.test("AllocationFailed during a scale-out: never reported as confirmed; the result carries the instances Azure lists", async (t) => {
+  // Every write gets none of its new VMs: the first one, and both re-drives.
+  await env.simControl("POST", "/_sim/faults", { action: "allocationFailed", method: "PATCH", pathContains: "web-prod-v001", allocatable: 0, count: 3 });
+  const task = await env.waitForTask(await submit("resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 9, desired: 6 } })));
+  const azure = await sim("web-prod-v001");
+  t.equal(azure.vmss.sku.capacity, 6, "Azure keeps the requested capacity in the model");
+  t.equal(azure.vmss.properties.provisioningState, "Failed");
+  t.equal(running(azure.vms), 3, "three VMs run; the three new ones are listed Failed");
+  t.equal(task.status.failed, true, lines(task));
+  t.equal(task.status.retryable, true, "the same request later can succeed");
+  t.notMatch(lines(task), /Azure confirmed|has capacity 6/, "6 is never reported");
+  t.match(lines(task), /Failed with 3 of 6 instance\(s\) running; re-sending its model/);
+  const result = task.resultObjects.find((r: any) => r.type === "serverGroup");
+  t.match(result, { capacity: { desired: 3 }, instanceCount: 3, requestedCapacity: 6, confirmed: false, provisioningState: "Failed" });
+  t.match(task.resultObjects.at(-1), { type: "EXCEPTION", cause: "NotConfirmed" });
+  const patches = (await env.calls()).filter((c) => c.method === "PATCH");
+  t.equal(patches.length, 1 + env.config.retry.maxRedrives, "the write, then the bounded re-drives");
+});
+
+t.test("AllocationFailed once, then Azure allocates: the re-drive completes the scale-out, confirmed on the VM list", async (t) => {
+  await env.simControl("POST", "/_sim/faults", { action: "allocationFailed", method: "PATCH", pathContains: "web-prod-v001", allocatable: 1, count: 1 });
+  const task = await env.waitForTask(await submit("resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 9, desired: 6 } })));
+  t.equal(task.status.failed, false, lines(task));
+  t.match(lines(task), /operation failed AllocationFailed, retrying/);
+  t.match(lines(task), /Failed with 4 of 6 instance\(s\) running; re-sending its model to drive it again \(1\/2\)/);
+  t.match(task.resultObjects[0], { capacity: { desired: 6 }, instanceCount: 6 });
+  t.equal(task.resultObjects[0].confirmed, undefined);
+  t.equal(running((await sim("web-prod-v001")).vms), 6);
+});
+
+t.test("Canceled (preempted by another writer's write): re-read, re-planned on what it left, never the old plan", async (t) => {
+  // Halfway through our write, another writer's write (capacity 5) replaces it: ours ends Canceled. The write is long
+  // enough that one of our polls (Retry-After is at least 1 s) lands after the halfway mark and before the end.
+  await env.simControl("PUT", "/_sim/config", { writeDurationMs: 2500 });
+  t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 120 }));
+  await env.simControl("POST", "/_sim/faults", { action: "preemptOperation", method: "PATCH", pathContains: "web-prod-v002", change: { capacity: 5 }, count: 1 });
+  const task = await env.waitForTask(await submit("resizeServerGroup", demo("web-prod-v002", { capacity: { min: 1, max: 9, desired: 2 } })));
+  t.equal(task.status.failed, false, lines(task));
+  t.match(lines(task), /operation canceled OperationPreempted, retrying/);
+  t.match(lines(task), /attempt 2\/\d+: set capacity 5 → 2/, "the second plan started from the other writer's 5");
+  const versions: any[] = (await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v002/versions")).body;
+  const preempting = versions.find((v) => v.source === "outOfBandChange");
+  t.ok(preempting, "the other writer's write is a version of its own");
+  const patches = (await env.calls()).filter((c) => c.method === "PATCH");
+  t.equal(patches.length, 2, "one write canceled, one re-planned; nothing else");
+  t.equal(patches[1].ifMatch, preempting.etag, "the second write was planned on the preempting version, not on our canceled one");
+  t.equal(task.resultObjects[0].capacity.desired, 2);
+  t.equal(running((await sim("web-prod-v002")).vms), 2);
+});
+
+t.test("another writer's long write with throttling on: our re-reads stay within a quarter of the read refill", async (t) => {
+  const throttling = (await env.simControl("GET", "/_sim/throttling")).body;
+  t.equal(throttling.enabled, true, "Azure's throttling is on");
+  await env.simControl("PUT", "/_sim/config", { writeDurationMs: 2000 });
+  t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 120 }));
+  const client = other();
+  const vmss = await client.virtualMachineScaleSets.get("demo-rg", "web-prod-v001");
+  const poller = client.virtualMachineScaleSets.update("demo-rg", "web-prod-v001", { tags: { ...vmss.tags, deployedBy: "other-tool" } }, { ifMatch: vmss.etag });
+  await poller.submitted();
+  await env.simControl("DELETE", "/_sim/calls");
+  const started = Date.now();
+  const id = await submit("scaleDown", demo("web-prod-v001", { capacity: { min: 0, max: 2, desired: 2 } }));
+  const otherEnded = await waitUntilSettled("web-prod-v001");
+  const task = await env.waitForTask(id);
+  await poller.pollUntilDone();
+  t.equal(task.status.failed, false, lines(task));
+  t.match(lines(task), /is Updating \(another write in flight\); waiting/);
+  const gets = (await env.calls()).filter((c) => isScaleSetGet(c, "web-prod-v001") && c.time <= otherEnded);
+  // The tests' clock runs 1000 times fast (a minute of refill is 60 ms): a quarter of 12 a minute is 3 per 60 ms.
+  const minutes = (otherEnded - started) / (60_000 * 0.001);
+  const allowed = 1 + Math.ceil(minutes * 12 * 0.25);
+  t.ok(gets.length >= 3, `it did re-read while waiting (${gets.length} GETs)`);
+  t.ok(gets.length <= allowed, `${gets.length} GETs in ${minutes.toFixed(1)} scaled minutes: at most ${allowed} (a quarter of 12 a minute, plus the first read)`);
+  t.same((await env.calls()).filter((c) => c.status === 429), [], "never throttled");
+});
+
+t.test("a scale to 0 by another writer, read mid-flight: waited out, not a failed attempt", async (t) => {
+  await env.simControl("PUT", "/_sim/config", { writeDurationMs: 600 });
+  t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 120 }));
+  const client = other();
+  const vmss = await client.virtualMachineScaleSets.get("demo-rg", "web-prod-v001");
+  const poller = client.virtualMachineScaleSets.update("demo-rg", "web-prod-v001", { sku: { ...vmss.sku, capacity: 0 } }, { ifMatch: vmss.etag });
+  await poller.submitted();
+  const midFlight = await sim("web-prod-v001");
+  t.equal(midFlight.vmss.sku.capacity, 0, "mid-flight, Azure already shows the new capacity");
+  t.equal(midFlight.vms.length, 3, "while the VMs are still listed");
+  const task = await env.waitForTask(await submit("terminateInstances", demo("web-prod-v001", { instanceIds: ["1"] })));
+  await poller.pollUntilDone();
+  t.equal(task.status.failed, false, lines(task));
+  t.match(lines(task), /is Updating \(another write in flight\); waiting for it to end before planning/);
+  t.notMatch(lines(task), /attempt 2\/|SuspiciousRead/, "no failed attempt");
+  t.match(task.resultObjects[0], { capacity: { desired: 0 }, instanceCount: 0 });
+  t.same((await env.calls()).filter((c) => c.method === "POST" && c.path.endsWith("/delete")), [], "nothing left to delete");
+});
