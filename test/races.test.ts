@@ -80,6 +80,9 @@ async function waitUntilSettled(name: string) {
   throw new Error(`${name} stayed busy`);
 }
 
+// Orca trusts these fields: WaitForCapacityMatchTask.java:100 (spinnaker/orca 2fdb327, orca-clouddriver) compares
+// capacity.desired with the instances it lists, and MonitorKatoTask.groovy:234-239 has Clouddriver retry a failed task
+// when status.retryable. So a failed scale-out must report the running count as desired, and be retryable.
 t.test("AllocationFailed during a scale-out: never reported as confirmed; the result carries the instances Azure lists", async (t) => {
   // Every write gets none of its new VMs: the first one, and both re-drives.
   await env.simControl("POST", "/_sim/faults", { action: "allocationFailed", method: "PATCH", pathContains: "web-prod-v001", allocatable: 0, count: 3 });

@@ -57,13 +57,16 @@ async function staleInstancesAsPrecondition<T>(write: () => Promise<T>): Promise
   }
 }
 
-/** Notes the read budget Azure reports on the responses it sees (the scale set GET's own header). */
+/** Notes the read budget Azure reports on the scale set GET ("Microsoft.Compute/GetVMScaleSetResource;32", py[14]). */
 class ReadBudgetProbe {
   remaining: number | undefined;
   onArmResponse(info: { headers: { get(name: string): string | undefined } }): void {
     const header = info.headers.get("x-ms-ratelimit-remaining-resource");
     if (!header) return;
-    const counts = parseRemainingHeader(header).map(([, n]) => n);
+    // The scale set's own read buckets (GetVMScaleSetResource, …), not the subscription's, nor write or queue policies.
+    const counts = parseRemainingHeader(header)
+      .filter(([policy]) => /get/i.test(policy) && !/subscription/i.test(policy))
+      .map(([, n]) => n);
     if (counts.length > 0) this.remaining = Math.min(...counts);
   }
 }
