@@ -12,8 +12,8 @@ async function resize(desired: number) {
 }
 
 t.test("a throttled write waits Retry-After and then succeeds; the remaining budget is recorded", async (t) => {
-  // One write token per scale set, refilled at one a second.
-  const cfg = await env.simControl("PUT", "/_sim/config", { throttling: { enabled: true, policies: { UpdateVMScaleSet: { resource: { burst: 1, refillPerMinute: 60 } } } } });
+  // One write token per scale set, refilled at one a second (0.06 per Azure minute at the test helpers' time factor 0.001).
+  const cfg = await env.simControl("PUT", "/_sim/config", { throttling: { enabled: true, policies: { VMScaleSetActions: { resource: { burst: 1, refillPerMinute: 0.06 } } } } });
   t.equal(cfg.status, 200, JSON.stringify(cfg.body));
   const first = await resize(4);
   t.equal(first.status.failed, false, JSON.stringify(first.history));
@@ -25,7 +25,7 @@ t.test("a throttled write waits Retry-After and then succeeds; the remaining bud
 
   const budget = (await env.api("GET", "/azure/rateLimits")).body.entries as { scope: string; policy: string; remaining: number }[];
   const forSet = budget.filter((e) => e.scope.endsWith("virtualmachinescalesets/web-prod-v001"));
-  t.ok(forSet.some((e) => /UpdateVMScaleSet/i.test(e.policy)), `the write budget is recorded: ${JSON.stringify(budget)}`);
-  t.ok(forSet.some((e) => /LowCostGet/i.test(e.policy) && e.remaining > 0), "and the read budget");
+  t.ok(forSet.some((e) => /VMScaleSetActions/i.test(e.policy)), `the write budget is recorded: ${JSON.stringify(budget)}`);
+  t.ok(forSet.some((e) => /GetVMScaleSet/i.test(e.policy) && e.remaining > 0), "and the read budget");
   await env.simControl("PUT", "/_sim/config", { throttling: { enabled: false } });
 });

@@ -176,7 +176,7 @@ function operationUrl(ctx: RequestContext, op: Operation, kind: "status" | "loca
 }
 
 function retryAfterHeader(sim: SimulatorContext, seconds: number | null): Record<string, string> {
-  return seconds === null ? {} : { "retry-after": String(scaledRetryAfter(sim.state.settings, seconds)) };
+  return seconds === null ? {} : { "retry-after": scaledRetryAfter(sim.state.settings, seconds) };
 }
 
 /** Azure-AsyncOperation always, Location only on 202s (update[0], [5], [11]; delete[4]), Retry-After as recorded for the kind. */
