@@ -43,6 +43,7 @@ interface Version {
 
 const env = await startTestEnv({
   writeDurationMs: 4,
+  timeScale: 0.0001,
   env: {
     LRO_POLL_INTERVAL_MS: "2",
     RETRY_CONFLICT_BASE_DELAY_MS: "2",
