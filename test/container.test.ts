@@ -633,7 +633,7 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
     PORT: String(port),
     SIMULATOR_PORT: String(simPort),
     SIMULATOR_WRITE_DURATION_MS: "100",
-    SIMULATOR_POLL_HINT_MS: "20",
+    SIMULATOR_TIME_SCALE: "0.001",
     LRO_POLL_INTERVAL_MS: "50",
     LOG_LEVEL: "warn",
   };

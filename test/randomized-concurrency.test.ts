@@ -1,7 +1,7 @@
 // Seeded random schedules: our tasks, an autoscaler-like writer, a portal-like writer, another tool writing through ARM,
 // a reader of the service's server-group view, and injected 409/412/429/5xx, failed, preempted (Canceled) and
 // AllocationFailed operations, in random interleavings on one scale set per schedule (schedules run side by side, each
-// on its own scale set). Writes last most of a poll interval, so reads land mid-write and writes preempt one another
+// on its own scale set). Writes outlast their first poll, so reads land mid-write and writes preempt one another
 // (the simulator's conflictThenPreempt mode). After each schedule the invariants must hold:
 //   1. no write was sent without If-Match (PUT/PATCH);
 //   2. no update was lost: every version our writes made was planned on the version just before it (If-Match =
@@ -48,16 +48,17 @@ interface Version {
   previousEtag: string | null;
 }
 
-// A write takes 900 ms: Azure's first Retry-After (10 s, at least 1 s on the tests' clock) ends after it, so a write
-// costs no more wall time than the shortest one, and everything that happens in between reads or writes mid-write.
+// A write takes 60 ms; at the tests' time factor (0.001) Azure's Retry-After of 10 s then 30 s reads 10 ms then 30 ms,
+// so a write's second poll lands after its halfway mark: reads land mid-write, and writes can be preempted.
+const WRITE_MS = 60;
 const env = await startTestEnv({
-  writeDurationMs: 900,
+  writeDurationMs: WRITE_MS,
   env: {
     LRO_POLL_INTERVAL_MS: "2",
     RETRY_CONFLICT_BASE_DELAY_MS: "2",
     RETRY_TRANSIENT_BASE_DELAY_MS: "2",
     RETRY_THROTTLE_DEFAULT_DELAY_MS: "5",
-    RETRY_MAX_DELAY_MS: "1500",
+    RETRY_MAX_DELAY_MS: "100",
     RETRY_MAX_ATTEMPTS: "12",
     RETRY_DEADLINE_MS: "60000",
   },
@@ -78,7 +79,7 @@ async function waitAll(api: TestEnv["api"], ids: string[]): Promise<any[]> {
       const { body } = await api("GET", `/task/${id}`);
       if (body.status.completed) done.set(id, body);
     }
-    if (done.size < ids.length) await sleep(50);
+    if (done.size < ids.length) await sleep(10);
   }
   return ids.map((id) => done.get(id));
 }
@@ -147,7 +148,7 @@ async function schedule(seed: number): Promise<string[]> {
       : kind === "enable" ? ["enableServerGroup", demo(NAME)]
       : ["terminateInstances", demo(NAME, { instanceIds: [...new Set([String(r.int(0, 7)), String(r.int(0, 7))])] })];
     actions.push({
-      at: r.int(0, 1500),
+      at: r.int(0, 3 * WRITE_MS),
       run: async () => {
         const res = await env.api("POST", `/azure/ops/${body[0]}`, body[1]);
         if (res.status !== 202) problems.push(`submit ${body[0]}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -162,7 +163,7 @@ async function schedule(seed: number): Promise<string[]> {
       // Another deployment tool, through ARM like us: reads, then writes with If-Match; gives up after a few tries.
       const capacity = r.int(0, 6);
       actions.push({
-        at: r.int(0, 2000),
+        at: r.int(0, 4 * WRITE_MS),
         run: async () => {
           for (let tries = 0; tries < 10; tries++) {
             try {
@@ -174,7 +175,7 @@ async function schedule(seed: number): Promise<string[]> {
               await poller.pollUntilDone().catch(() => {});
               return;
             } catch {
-              await sleep(100);
+              await sleep(WRITE_MS / 2);
             }
           }
         },
@@ -186,7 +187,7 @@ async function schedule(seed: number): Promise<string[]> {
       : actor === "portalTags" ? { tags: { [tag]: "set in the portal" } }
       : { nicTags: { [tag]: "network profile edited in the portal" } };
     actions.push({
-      at: r.int(0, 2000),
+      at: r.int(0, 4 * WRITE_MS),
       run: async () => {
         // Like any writer, it gets 409 while a write is in flight; it tries for a while, then gives up.
         for (let tries = 0; tries < 100; tries++) {
@@ -197,7 +198,7 @@ async function schedule(seed: number): Promise<string[]> {
             if (actor === "portalNetwork") portalNicTags.push(tag);
             return;
           }
-          await sleep(20);
+          await sleep(5);
         }
       },
     });
@@ -205,7 +206,7 @@ async function schedule(seed: number): Promise<string[]> {
   // Reads of the service's server-group view at random moments, mid-write or not.
   for (let i = r.int(1, 3); i > 0; i--) {
     actions.push({
-      at: r.int(0, 3000),
+      at: r.int(0, 6 * WRITE_MS),
       run: async () => {
         const res = await env.api("GET", `/azure/serverGroups/demo/eastus/demo-rg/${NAME}`);
         if (res.status !== 200) return; // 503 when Azure keeps answering with faults: the read says so, and that is all
@@ -220,7 +221,7 @@ async function schedule(seed: number): Promise<string[]> {
     await a.run();
   }));
   const tasks = await waitAll(env.api, taskIds);
-  for (let i = 0; i < 400 && (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${NAME}`)).body.inFlight; i++) await sleep(25);
+  for (let i = 0; i < 400 && (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${NAME}`)).body.inFlight; i++) await sleep(5);
 
   const calls: SimCall[] = (await env.calls()).filter((c) => c.path.toLowerCase().includes(`/virtualmachinescalesets/${NAME}`));
   const state = (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${NAME}`)).body;

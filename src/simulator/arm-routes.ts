@@ -166,20 +166,24 @@ function apiVersionOf(ctx: RequestContext): string {
   return ctx.url.searchParams.get("api-version") ?? "";
 }
 
-function operationUrl(ctx: RequestContext, op: Operation, kind: "operations" | "operationResults"): string {
-  const monitor = kind === "operationResults" ? "&monitor=true" : "";
-  return `${ctx.baseUrl}/subscriptions/${op.subscriptionId}/providers/Microsoft.Compute/locations/${op.location}/${kind}/${op.id}?api-version=${encodeURIComponent(apiVersionOf(ctx))}${monitor}`;
+/**
+ * The Azure-AsyncOperation URL; the Location URL is the same plus `&monitor=true` (update[5]: "the same URL plus
+ * &monitor=true"; py[42], py[51] are GETs of it).
+ */
+function operationUrl(ctx: RequestContext, op: Operation, kind: "status" | "location"): string {
+  const monitor = kind === "location" ? "&monitor=true" : "";
+  return `${ctx.baseUrl}/subscriptions/${op.subscriptionId}/providers/Microsoft.Compute/locations/${op.location}/operations/${op.id}?api-version=${encodeURIComponent(apiVersionOf(ctx))}${monitor}`;
 }
 
 function retryAfterHeader(sim: SimulatorContext, seconds: number | null): Record<string, string> {
-  return seconds === null ? {} : { "retry-after": String(scaledRetryAfter(sim.state.settings, seconds)) };
+  return seconds === null ? {} : { "retry-after": scaledRetryAfter(sim.state.settings, seconds) };
 }
 
 /** Azure-AsyncOperation always, Location only on 202s (update[0], [5], [11]; delete[4]), Retry-After as recorded for the kind. */
 function lroHeaders(ctx: RequestContext, sim: SimulatorContext, op: Operation, status: number): Record<string, string> {
   return {
-    "azure-asyncoperation": operationUrl(ctx, op, "operations"),
-    ...(status === 202 ? { location: operationUrl(ctx, op, "operationResults") } : {}),
+    "azure-asyncoperation": operationUrl(ctx, op, "status"),
+    ...(status === 202 ? { location: operationUrl(ctx, op, "location") } : {}),
     ...retryAfterHeader(sim, AZURE_RETRY_AFTER[op.writeKind].initial),
   };
 }
@@ -403,6 +407,10 @@ function pollRetryAfter(sim: SimulatorContext, op: Operation): Record<string, st
  * status throws "The long-running operation has failed", a Canceled one "Operation was canceled" (@azure/core-lro).
  */
 const getOperationStatus: Handler = (ctx, sim, params) => {
+  if (ctx.url.searchParams.get("monitor") === "true") {
+    getOperationResult(ctx, sim, params);
+    return;
+  }
   const op = requireOperation(sim, params);
   const body: JsonObject = { startTime: new Date(op.startedAt).toISOString() };
   if (op.endTime !== undefined) body.endTime = new Date(op.endTime).toISOString();
@@ -412,11 +420,14 @@ const getOperationStatus: Handler = (ctx, sim, params) => {
   send(ctx, 200, body, pollRetryAfter(sim, op));
 };
 
-/** The Location URL: 202 while in progress, 200 with no body when done (poweroff[13]), the error when it failed or was canceled. */
+/**
+ * The Location URL (`…/operations/{id}?…&monitor=true`, also answered at `…/operationResults/{id}`): 202 while in
+ * progress, 200 with no body when done (poweroff[13], py[42]), the error when it failed or was canceled.
+ */
 const getOperationResult: Handler = (ctx, sim, params) => {
   const op = requireOperation(sim, params);
   if (op.status === "InProgress") {
-    send(ctx, 202, undefined, { location: operationUrl(ctx, op, "operationResults"), ...pollRetryAfter(sim, op) });
+    send(ctx, 202, undefined, { location: operationUrl(ctx, op, "location"), ...pollRetryAfter(sim, op) });
   } else if (op.status === "Succeeded") {
     send(ctx, 200);
   } else {

@@ -59,8 +59,8 @@ export type ConcurrentWriteMode = (typeof CONCURRENT_WRITE_MODES)[number];
 /** The settings PUT /_sim/config changes (throttling has its own section, see throttling.ts). */
 export interface SimulatorSettings {
   /**
-   * Multiplies every Azure duration: write durations, Retry-After values (rounded up to whole seconds, at least 1)
-   * and the throttling buckets' refill (a bucket refills 1/timeScale times faster). 1 = Azure's real timing.
+   * Multiplies every Azure duration: write durations, Retry-After values (scaledRetryAfter) and the throttling
+   * buckets' refill (a bucket refills 1/timeScale times faster). 1 = Azure's real timing.
    */
   timeScale: number;
   /** One duration for every write, in ms of real time, instead of Azure's durations × timeScale; null = Azure's. */
@@ -74,7 +74,7 @@ export interface SimulatorSettings {
   conflictWindowSeconds: number;
 }
 
-/** Realistic for a person trying it: Azure's timing ten times faster (a 30 s write takes 3 s, Retry-After 1 / 3 / 7). */
+/** Realistic for a person trying it: Azure's timing ten times faster (a 30 s write takes 3 s, Retry-After 1 / 3 / 6.1). */
 export const DEFAULT_TIME_SCALE = 0.1;
 export const MAX_TIME_SCALE = 100;
 export const MAX_WRITE_DURATION_MS = 3_600_000;
@@ -95,9 +95,14 @@ export function writeDurationOf(settings: SimulatorSettings, kind: WriteKind): n
   return settings.writeDurationsMs[kind] ?? settings.writeDurationMs ?? Math.round(AZURE_WRITE_SECONDS[kind] * 1000 * settings.timeScale);
 }
 
-/** An Azure Retry-After scaled by the time factor: whole seconds, rounded up, at least 1 (the SDK reads whole seconds). */
-export function scaledRetryAfter(settings: SimulatorSettings, azureSeconds: number): number {
-  return Math.max(1, Math.ceil(azureSeconds * settings.timeScale - 1e-9));
+/**
+ * An Azure Retry-After scaled exactly by the time factor, as the header's text: seconds with up to 3 decimals, at least
+ * 0.001 ("10" at 1, "1" at 0.1, "0.01" at 0.001). At time factor 1 it is Azure's whole number; below a second it is a
+ * fraction, which the SDK (parseInt → 0) ignores in favour of its own interval and the service reads as milliseconds.
+ */
+export function scaledRetryAfter(settings: SimulatorSettings, azureSeconds: number): string {
+  const ms = Math.max(1, Math.round(azureSeconds * 1000 * settings.timeScale));
+  return String(ms / 1000);
 }
 
 /** Milliseconds of the simulator's clock for Azure seconds. */

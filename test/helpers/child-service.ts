@@ -34,7 +34,8 @@ export async function startChildService(env: Record<string, string>, options: { 
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, ["src/server.ts"], {
     cwd: REPO,
-    env: { ...process.env, LOG_LEVEL: "warn", ...env, PORT: String(port) },
+    // An embedded simulator runs at the test helpers' time factor unless the test says otherwise.
+    env: { ...process.env, LOG_LEVEL: "warn", SIMULATOR_TIME_SCALE: "0.001", ...env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

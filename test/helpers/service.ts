@@ -33,8 +33,8 @@ export interface TestEnvOptions {
   /** Every write's duration in ms (default 150). */
   writeDurationMs?: number;
   /**
-   * The simulator's time factor (default 0.001: Azure's minute of throttling refill is 60 ms, so service tests are not
-   * slowed down by realistic budgets). Retry-After stays at least 1 s, as the SDK reads whole seconds.
+   * The simulator's time factor (default 0.001: Retry-After 10 s reads 0.01, Azure's minute of throttling refill is
+   * 60 ms, so service tests are not slowed down by realistic timing and budgets).
    */
   timeScale?: number;
   env?: Record<string, string>;

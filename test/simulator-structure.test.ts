@@ -1,0 +1,44 @@
+// The simulator's module structure: no import cycles (type imports included), and nothing imported from outside
+// src/simulator, so `npm run simulator` starts without the service's configuration.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import t from "tap";
+
+const SIM = join(import.meta.dirname, "..", "src", "simulator");
+const IMPORT = /^(?:import|export)[^;]*?from\s+"(\.[^"]+)"/gms;
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  return [...text.matchAll(IMPORT)].map((m) => normalize(join(dirname(file), m[1])));
+}
+
+const files = readdirSync(SIM)
+  .filter((f) => f.endsWith(".ts"))
+  .map((f) => join(SIM, f));
+const graph = new Map(files.map((f) => [f, importsOf(f)]));
+
+t.test("src/simulator imports nothing outside itself", async (t) => {
+  for (const [file, deps] of graph) {
+    const outside = deps.filter((d) => relative(SIM, d).startsWith(".."));
+    t.same(outside, [], `${relative(SIM, file)} imports only simulator modules`);
+  }
+});
+
+t.test("src/simulator has no import cycles", async (t) => {
+  const cycles: string[] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const stack: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, "visiting");
+    stack.push(file);
+    for (const dep of graph.get(file) ?? []) {
+      if (state.get(dep) === "visiting") cycles.push([...stack.slice(stack.indexOf(dep)), dep].map((f) => relative(SIM, f)).join(" → "));
+      else if (!state.has(dep)) visit(dep);
+    }
+    stack.pop();
+    state.set(file, "done");
+  };
+  for (const file of files) if (!state.has(file)) visit(file);
+  t.ok(files.length > 10, "the simulator's files were found");
+  t.same(cycles, []);
+});
