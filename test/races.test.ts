@@ -177,3 +177,25 @@ t.test("a scale to 0 by another writer, read mid-flight: waited out, not a faile
   t.match(task.resultObjects[0], { capacity: { desired: 0 }, instanceCount: 0 });
   t.same((await env.calls()).filter((c) => c.method === "POST" && c.path.endsWith("/delete")), [], "nothing left to delete");
 });
+
+t.test("another tool's write preempts ours (the simulator's preempt mode): ours ends Canceled, is waited out and re-planned", async (t) => {
+  // Whether Azure lets a later write preempt one in flight is not documented: the simulator makes it a mode, and the
+  // service is tested in each (conflict is the default of every other test here; the randomized test runs
+  // conflictThenPreempt).
+  await env.simControl("PUT", "/_sim/config", { concurrentWrites: "preempt", writeDurationMs: 800 });
+  t.teardown(() => env.simControl("PUT", "/_sim/config", { concurrentWrites: "conflict", writeDurationMs: 120 }));
+  const id = await submit("resizeServerGroup", demo("web-prod-v002", { capacity: { min: 1, max: 9, desired: 5 } }));
+  for (let i = 0; i < 400 && !(await sim("web-prod-v002")).inFlight; i++) await new Promise((r) => setTimeout(r, 5));
+  const client = other();
+  const vmss = await client.virtualMachineScaleSets.get("demo-rg", "web-prod-v002");
+  t.equal(vmss.sku?.capacity, 5, "our write is in flight: Azure already shows its model");
+  const poller = client.virtualMachineScaleSets.update("demo-rg", "web-prod-v002", { sku: { ...vmss.sku, capacity: 2 } }, { ifMatch: vmss.etag });
+  await poller.submitted();
+  const task = await env.waitForTask(id);
+  await poller.pollUntilDone();
+  t.equal(task.status.failed, false, lines(task));
+  t.match(lines(task), /operation canceled OperationPreempted, retrying/);
+  t.match(lines(task), /set capacity 2 → 5/, "re-planned on the other tool's 2");
+  t.equal(task.resultObjects[0].capacity.desired, 5);
+  t.equal(running((await sim("web-prod-v002")).vms), 5);
+});
