@@ -236,6 +236,7 @@ export function loadConfig(env: Env = process.env): Config {
     names.add(a.name);
   }
 
+  const onlySimulator = simulator.mode !== "off" && accounts.every((a) => a.credential.kind === "simulator");
   const retry: RetryConfig = {
     maxAttempts: intVar(env, "RETRY_MAX_ATTEMPTS", 8, 1, 100),
     deadlineMs: intVar(env, "RETRY_DEADLINE_MS", 15 * 60_000, 1000),
@@ -245,7 +246,9 @@ export function loadConfig(env: Env = process.env): Config {
     throttleDefaultDelayMs: intVar(env, "RETRY_THROTTLE_DEFAULT_DELAY_MS", 5000, 0),
     maxDelayMs: intVar(env, "RETRY_MAX_DELAY_MS", 60_000, 1),
     busyReadShare: intVar(env, "RETRY_BUSY_READ_SHARE_PERCENT", 25, 1, 100) / 100,
-    scaleSetReadsPerMinute: intVar(env, "AZURE_SCALE_SET_READS_PER_MINUTE", 12, 1),
+    // Azure refills 12 a minute. Against the simulator alone, its clock runs timeScale times Azure's (0.1 by default:
+    // a 30 s write takes 3 s), and so does its refill: pace by that, so a demo waits as Azure would, only faster.
+    scaleSetReadsPerMinute: intVar(env, "AZURE_SCALE_SET_READS_PER_MINUTE", onlySimulator ? Math.max(1, Math.round(12 / simulator.settings.timeScale)) : 12, 1),
     scaleSetReadBurst: intVar(env, "AZURE_SCALE_SET_READ_BURST", 36, 1),
     maxRedrives: intVar(env, "RETRY_MAX_REDRIVES", 2, 0, 20),
   };
