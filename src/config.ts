@@ -95,6 +95,11 @@ export interface Config {
   taskRetention: number;
   store: StoreConfig;
   tasks: TasksConfig;
+  /**
+   * How long a read of a scale set (and its VMs, or a listing of scale sets) answers the Clouddriver read routes
+   * before Azure is asked again. Our own writes replace it at once.
+   */
+  readCacheTtlMs: number;
 }
 
 export class ConfigError extends Error {
@@ -265,5 +270,6 @@ export function loadConfig(env: Env = process.env): Config {
     retry,
     lroPollIntervalMs: intVar(env, "LRO_POLL_INTERVAL_MS", 1000, 1, 120_000),
     taskRetention: intVar(env, "TASK_RETENTION", 10_000, 1),
+    readCacheTtlMs: intVar(env, "READ_CACHE_TTL_MS", 10_000, 0, 300_000),
   };
 }

@@ -30,6 +30,17 @@ export type WriteStep =
   | { kind: "manualUpgrade"; summary: string; instanceIds: string[] }
   | { kind: "deleteInstances"; summary: string; instanceIds: string[] };
 
+/**
+ * Told what a gateway read and wrote, so that a read cache can reuse fresh reads and never serve what a write
+ * changed (src/azure/read-cache.ts).
+ */
+export interface ScaleSetObserver {
+  /** A read of the scale set (with its VMs when snapshot.vms is set) that began at readAt. */
+  onRead(ref: ScaleSetRef, snapshot: ScaleSetSnapshot, readAt: number): void;
+  /** A write is about to be sent, or has ended (either way): what was read before is no longer Azure's state. */
+  onWrite(ref: ScaleSetRef): void;
+}
+
 export interface WriteOptions {
   defaultPollIntervalMs: number;
   onAccepted?: (serializedPoller: string) => void | Promise<void>;
@@ -63,10 +74,12 @@ export function normalizeRegion(region: string): string {
 export class VmssGateway {
   readonly client: ComputeManagementClient;
   readonly ref: ScaleSetRef;
+  readonly #observer: ScaleSetObserver | undefined;
 
-  constructor(client: ComputeManagementClient, ref: ScaleSetRef) {
+  constructor(client: ComputeManagementClient, ref: ScaleSetRef, observer?: ScaleSetObserver) {
     this.client = client;
     this.ref = ref;
+    this.#observer = observer;
   }
 
   /**
@@ -75,6 +88,7 @@ export class VmssGateway {
    */
   async read(options: { withInstances: boolean; signal?: AbortSignal }): Promise<ScaleSetSnapshot> {
     for (let i = 0; ; i++) {
+      const readAt = Date.now();
       const vmss = await this.client.virtualMachineScaleSets.get(this.ref.resourceGroup, this.ref.name, {
         abortSignal: options.signal,
       });
@@ -99,6 +113,7 @@ export class VmssGateway {
           throw new OperationError("SuspiciousRead", `Azure reported capacity 0 for ${this.ref.name} while listing ${running} running VMs; not acting on it`, "server");
         }
       }
+      this.#observer?.onRead(this.ref, snapshot, readAt);
       return snapshot;
     }
   }
@@ -117,6 +132,15 @@ export class VmssGateway {
    * Returns the scale set as Azure reports it after the write (the update's final GET), or undefined.
    */
   async write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined> {
+    this.#observer?.onWrite(this.ref);
+    try {
+      return await this.#write(step, etag, options);
+    } finally {
+      this.#observer?.onWrite(this.ref);
+    }
+  }
+
+  async #write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined> {
     const vmss = this.client.virtualMachineScaleSets;
     const { resourceGroup, name } = this.ref;
     const lro = { defaultPollIntervalMs: options.defaultPollIntervalMs, onAccepted: options.onAccepted, signal: options.signal };
@@ -140,9 +164,13 @@ export class VmssGateway {
   async resume(kind: WriteStep["kind"], serializedPoller: string, options: Omit<WriteOptions, "onAccepted">): Promise<void> {
     const vmss = this.client.virtualMachineScaleSets;
     const source = kind === "update" ? vmss.update : kind === "manualUpgrade" ? vmss.updateInstances : vmss.deleteInstances;
-    await resumeLongRunning(
-      () => restorePoller(this.client, serializedPoller, source as (...args: any[]) => any, { abortSignal: options.signal }),
-      { defaultPollIntervalMs: options.defaultPollIntervalMs, signal: options.signal },
-    );
+    try {
+      await resumeLongRunning(
+        () => restorePoller(this.client, serializedPoller, source as (...args: any[]) => any, { abortSignal: options.signal }),
+        { defaultPollIntervalMs: options.defaultPollIntervalMs, signal: options.signal },
+      );
+    } finally {
+      this.#observer?.onWrite(this.ref);
+    }
   }
 }
