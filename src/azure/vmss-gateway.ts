@@ -120,7 +120,10 @@ export class VmssGateway {
 
   async listInstances(signal?: AbortSignal): Promise<VirtualMachineScaleSetVM[]> {
     const vms: VirtualMachineScaleSetVM[] = [];
-    for await (const vm of this.client.virtualMachineScaleSetVMs.list(this.ref.resourceGroup, this.ref.name, { abortSignal: signal })) {
+    // $expand=instanceView: the same call, and it carries each VM's power state (PowerState/running, …), from which
+    // the Clouddriver reads tell an instance's health.
+    const options = { abortSignal: signal, expand: "instanceView" };
+    for await (const vm of this.client.virtualMachineScaleSetVMs.list(this.ref.resourceGroup, this.ref.name, options)) {
       vms.push(vm);
     }
     return vms;
