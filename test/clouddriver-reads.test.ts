@@ -111,6 +111,12 @@ t.test("the routes, against the simulator", async (t) => {
     t.equal((await env.api("GET", "/applications/shop/clusters/plain/shop-none/azure")).status, 404, "no such cluster");
     t.equal((await env.api("GET", "/applications/nothing")).status, 404, "no such application");
     t.equal((await env.api("GET", "/applications/shop/clusters/plain/shop-web/azure/eastus/serverGroups/target/sideways")).status, 404, "unknown target");
+    const badRefresh = await env.api("POST", "/cache/azure/ServerGroup", { account: "plain", region: "eastus", serverGroupName: "web/../x" });
+    t.equal(badRefresh.status, 400);
+    t.match(badRefresh.body.message, /serverGroupName/);
+    const noName = await env.api("POST", "/cache/azure/ServerGroup", { account: "plain", region: "eastus" });
+    t.equal(noName.status, 400);
+    t.match(noName.body.details, [{ field: "serverGroupName" }]);
   });
 
   await t.test("GET the cluster: its server groups in every region, each with its instances", async (t) => {

@@ -4,7 +4,7 @@
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { Type, type Static } from "@sinclair/typebox";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
-import { Capacity } from "../operations/description.ts";
+import { AccountName, Capacity, RegionName, ScaleSetName } from "../operations/description.ts";
 import { disabledMode, recordedCapacity, trafficPools, vmTrafficPools } from "../operations/server-group-state.ts";
 import { instanceHealth } from "./health.ts";
 import { parseName } from "./names.ts";
@@ -124,7 +124,47 @@ export const ClouddriverApplication = Type.Object(
 );
 export type ClouddriverApplication = Static<typeof ClouddriverApplication>;
 
-export const clouddriverSchemas = [ClouddriverHealth, ClouddriverInstance, ClouddriverMoniker, InstanceCounts, ClouddriverServerGroup, ClouddriverCluster, ClouddriverApplication];
+/** Clouddriver's getServerGroup of a cluster: a list without ?region=, one server group with it. */
+export const ClouddriverServerGroupOrList = Type.Union([Type.Array(Type.Ref(ClouddriverServerGroup)), Type.Ref(ClouddriverServerGroup)], {
+  $id: "ClouddriverServerGroupOrList",
+  description: "without region: the server groups of that name (one per region); with region: that one",
+});
+
+/** ServerGroupCacheForceRefreshTask's model (performForceCacheRefresh); extra fields are ignored. */
+export const ForceCacheRefresh = Type.Object(
+  {
+    account: AccountName,
+    region: RegionName,
+    serverGroupName: Type.Optional(ScaleSetName),
+    asgName: Type.Optional(ScaleSetName),
+    zone: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  },
+  { $id: "ForceCacheRefresh", description: "which server group to refresh" },
+);
+
+export const ForceCacheRefreshResult = Type.Object(
+  { refreshed: Type.Array(Type.String(), { description: "account/region/resourceGroup/name of each server group whose cached reads were dropped" }) },
+  { $id: "ForceCacheRefreshResult", additionalProperties: false },
+);
+
+export const PendingCacheRefreshes = Type.Array(Type.Object({}, { additionalProperties: true }), {
+  $id: "PendingCacheRefreshes",
+  description: "pending force-cache refreshes: always empty, since a refresh is done when it is asked for",
+});
+
+export const clouddriverSchemas = [
+  ClouddriverHealth,
+  ClouddriverInstance,
+  ClouddriverMoniker,
+  InstanceCounts,
+  ClouddriverServerGroup,
+  ClouddriverServerGroupOrList,
+  ClouddriverCluster,
+  ClouddriverApplication,
+  ForceCacheRefresh,
+  ForceCacheRefreshResult,
+  PendingCacheRefreshes,
+];
 
 /** Azure's timeCreated as ms, or clouddriver-azure's createdTime tag for scale sets that predate it. */
 export function createdTimeOf(vmss: VirtualMachineScaleSet): number | undefined {

@@ -2,7 +2,7 @@
 // CloudDriverService, CloudDriverCacheService, CloudDriverCacheStatusService), answered from Azure through the read
 // cache. Every answer says how fresh it is: `X-Azure-Read-At` (when Azure was asked for the oldest part of it) and
 // `Age` (seconds since then).
-import { Type } from "@sinclair/typebox";
+import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import type { AccountConfig } from "../../config.ts";
@@ -17,6 +17,10 @@ import {
   ClouddriverApplication,
   ClouddriverCluster,
   ClouddriverServerGroup,
+  ClouddriverServerGroupOrList,
+  ForceCacheRefresh,
+  ForceCacheRefreshResult,
+  PendingCacheRefreshes,
   serverGroupView,
   type ClouddriverServerGroup as ServerGroupView,
 } from "../../clouddriver/server-group.ts";
@@ -40,18 +44,6 @@ const errors = {
   503: { ...Type.Ref(ErrorResponse), description: "Azure did not answer in time; try again" },
 };
 const FRESHNESS = " Freshness: X-Azure-Read-At and Age headers (data at most READ_CACHE_TTL_MS old).";
-
-/** Force-cache-refresh body (ServerGroupCacheForceRefreshTask.performForceCacheRefresh's model). */
-const ForceRefresh = Type.Object(
-  {
-    account: AccountName,
-    region: RegionName,
-    serverGroupName: Type.Optional(ScaleSetName),
-    asgName: Type.Optional(ScaleSetName),
-    zone: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  },
-  { description: "which server group to refresh; extra fields are ignored" },
-);
 
 function notFound(message: string): ApiError {
   return new ApiError(404, "NotFound", message);
@@ -164,10 +156,7 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
         params: Type.Object({ app: AppName, account: AccountName, cluster: ClusterName, serverGroup: ScaleSetName }),
         querystring: Type.Object({ region: Type.Optional(RegionName), expand: Type.Optional(BooleanText) }),
         response: {
-          200: {
-            ...Type.Union([Type.Array(Type.Ref(ClouddriverServerGroup)), Type.Ref(ClouddriverServerGroup)]),
-            description: "without region: the server groups of that name (one per region); with region: that one",
-          },
+          200: { ...Type.Ref(ClouddriverServerGroupOrList), description: "without region: the server groups of that name (one per region); with region: that one" },
           ...errors,
         },
       },
@@ -246,7 +235,7 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
         operationId: "clouddriverPendingCacheRefreshes",
         summary: "Pending force-cache refreshes: always none, since every read is at most READ_CACHE_TTL_MS old and our writes refresh it (CloudDriverCacheStatusService)",
         tags: ["clouddriver"],
-        response: { 200: { ...Type.Array(Type.Object({}, { additionalProperties: true })), description: "always empty" } },
+        response: { 200: { ...Type.Ref(PendingCacheRefreshes), description: "always empty" } },
       },
     },
     async () => [],
@@ -259,15 +248,15 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
         operationId: "clouddriverForceCacheRefresh",
         summary: "Force-cache refresh of a server group: done at once, 200 (CloudDriverCacheService.forceCacheUpdate); the next read asks Azure",
         tags: ["clouddriver"],
-        body: ForceRefresh,
+        body: Type.Ref(ForceCacheRefresh),
         response: {
-          200: { ...Type.Object({ refreshed: Type.Array(Type.String()) }, { additionalProperties: false }), description: "the server groups whose cached reads were dropped" },
+          200: { ...Type.Ref(ForceCacheRefreshResult), description: "the server groups whose cached reads were dropped" },
           400: errors[400],
         },
       },
     },
     async (request) => {
-      const b = request.body;
+      const b = request.body as Static<typeof ForceCacheRefresh>;
       const name = b.serverGroupName ?? b.asgName;
       if (!name) throw new ApiError(400, "ValidationError", "serverGroupName: required (asgName is accepted too)", [{ field: "serverGroupName", message: "required (asgName is accepted too)" }]);
       const resolved = accounts.get(b.account) ? refFor(accounts, b.account, b.region, name) : undefined;
