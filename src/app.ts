@@ -5,6 +5,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Config } from "./config.ts";
 import { AccountRegistry } from "./azure/accounts.ts";
+import { ClouddriverForwarder, installClouddriverForwarding } from "./api/clouddriver-forwarding.ts";
 import { installErrorHandling } from "./api/errors.ts";
 import { componentSchemas } from "./api/schemas.ts";
 import { healthRoutes } from "./api/routes/health.ts";
@@ -73,6 +74,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   });
   // JSON only: anything else is a 415, not a string that fails validation later.
   app.removeContentTypeParser("text/plain");
+  const forwarder = config.clouddriver ? new ClouddriverForwarder(config.clouddriver) : undefined;
+  if (forwarder) installClouddriverForwarding(app, forwarder);
   for (const schema of [...componentSchemas, RateLimits]) app.addSchema(schema);
   for (const op of operations.values()) app.addSchema(op.schema);
 
@@ -99,8 +102,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
 
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes, { runner, accounts: accounts.names(), operations: [...operations.keys()] });
-  await app.register(operationRoutes, { operations, accounts, runner, maxOperationsPerTask: 50 });
-  await app.register(taskRoutes, { store });
+  await app.register(operationRoutes, { operations, accounts, runner, maxOperationsPerTask: 50, forwarder });
+  await app.register(taskRoutes, { store, forwarder, onRequeued: () => void runner.tick() });
   await app.register(serverGroupRoutes, { accounts, retry: config.retry });
   const budget = new RateLimitBudget();
   const stopObserving = observeAllArmResponses(budget);
