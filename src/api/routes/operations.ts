@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from "node:util";
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AccountRegistry } from "../../azure/accounts.ts";
-import type { FieldProblem } from "../../operations/description.ts";
+import { withoutNulls, type FieldProblem } from "../../operations/description.ts";
 import type { AnyOperation, LocatedDescription } from "../../operations/operation.ts";
 import type { TaskRunner } from "../../tasks/task-runner.ts";
 import type { OperationRequest } from "../../tasks/task.ts";
@@ -78,6 +78,9 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
           body: Type.Ref(op.schema),
           response: accepted,
         },
+        preValidation: async (request) => {
+          request.body = withoutNulls(request.body);
+        },
       },
       async (request, reply) => {
         const description = request.body as LocatedDescription;
@@ -132,6 +135,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
       preValidation: async (request, reply) => {
         const body = request.body;
         if (!Array.isArray(body)) return;
+        request.body = withoutNulls(body);
         if (opts.forwarder && body.some((item: unknown) => typeof item === "object" && item !== null && !Array.isArray(item) && Object.keys(item).some((k) => !operations.has(k)))) {
           return opts.forwarder.forward(request, reply);
         }
