@@ -5,6 +5,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Config } from "./config.ts";
 import { AccountRegistry } from "./azure/accounts.ts";
+import { ClouddriverForwarder, installClouddriverForwarding } from "./api/clouddriver-forwarding.ts";
 import { installErrorHandling } from "./api/errors.ts";
 import { componentSchemas } from "./api/schemas.ts";
 import { healthRoutes } from "./api/routes/health.ts";
@@ -76,6 +77,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   });
   // JSON only: anything else is a 415, not a string that fails validation later.
   app.removeContentTypeParser("text/plain");
+  const forwarder = config.clouddriver ? new ClouddriverForwarder(config.clouddriver) : undefined;
+  if (forwarder) installClouddriverForwarding(app, forwarder);
   for (const schema of [...componentSchemas, RateLimits, ...clouddriverSchemas]) app.addSchema(schema);
   for (const op of operations.values()) app.addSchema(op.schema);
 
@@ -103,13 +106,13 @@ export async function buildApp(options: AppOptions): Promise<Service> {
 
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes, { runner, accounts: accounts.names(), operations: [...operations.keys()] });
-  await app.register(operationRoutes, { operations, accounts, runner, maxOperationsPerTask: 50 });
-  await app.register(taskRoutes, { store });
+  await app.register(operationRoutes, { operations, accounts, runner, maxOperationsPerTask: 50, forwarder });
+  await app.register(taskRoutes, { store, forwarder, onRequeued: () => void runner.tick() });
   await app.register(serverGroupRoutes, { accounts, retry: config.retry });
   // One read cache for the Clouddriver reads; every gateway feeds it its fresh reads and invalidates it on writes.
   const reads = new ScaleSetReads(accounts, { ttlMs: config.readCacheTtlMs, retry: { ...config.retry, maxAttempts: Math.min(config.retry.maxAttempts, 3), deadlineMs: Math.min(config.retry.deadlineMs, 20_000) } });
   accounts.observeScaleSets(reads);
-  await app.register(clouddriverReadRoutes, { accounts, reads });
+  await app.register(clouddriverReadRoutes, { accounts, reads, forwarder });
   const budget = new RateLimitBudget();
   const stopObserving = observeAllArmResponses(budget);
   app.addHook("onClose", async () => stopObserving());

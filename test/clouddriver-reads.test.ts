@@ -183,3 +183,36 @@ t.test("the routes, against the simulator", async (t) => {
     t.equal((await env.api("POST", "/azure/ops/disableServerGroup", demo("batch-v001"))).status, 202);
   });
 });
+
+t.test("with a Clouddriver behind us, reads we do not serve go to it unchanged", async (t) => {
+  const { createServer } = await import("node:http");
+  const seen: string[] = [];
+  const clouddriver = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    res.setHeader("content-type", "application/json");
+    res.end(JSON.stringify({ from: "clouddriver", url: req.url }));
+  });
+  await new Promise<void>((r) => clouddriver.listen(0, "127.0.0.1", r));
+  t.teardown(() => new Promise<void>((r) => clouddriver.close(() => r())));
+  const url = `http://127.0.0.1:${(clouddriver.address() as { port: number }).port}`;
+  const env = await startTestEnv({ env: { CLOUDDRIVER_URL: url } });
+  t.teardown(() => env.close());
+
+  const ours = await env.api("GET", "/serverGroups/demo/eastus/web-prod-v001");
+  t.equal(ours.body.type, "azure", "our account: answered here");
+  t.equal((await env.api("GET", "/applications/web")).body.attributes.cloudProviders, "azure", "an application with Azure server groups: answered here");
+
+  const theirs = [
+    "/serverGroups/aws-prod/us-east-1/api-main-v003",
+    "/applications/api",
+    "/applications/api/clusters/aws-prod/api-main/azure",
+    "/applications/api/clusters/aws-prod/api-main/azure/us-east-1/serverGroups/target/current_asg_dynamic?onlyEnabled=true",
+  ];
+  for (const path of theirs) {
+    const res = await env.api("GET", path);
+    t.same(res.body, { from: "clouddriver", url: path }, `${path} forwarded`);
+  }
+  const refresh = await env.api("POST", "/cache/azure/ServerGroup", { account: "aws-prod", region: "us-east-1", serverGroupName: "api-main-v003" });
+  t.equal(refresh.body.from, "clouddriver", "a refresh for another account goes to Clouddriver");
+  t.same(seen, [...theirs.map((p) => `GET ${p}`), "POST /cache/azure/ServerGroup"]);
+});

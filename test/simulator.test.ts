@@ -461,3 +461,29 @@ t.test("bad bodies: invalid JSON 400 InvalidRequestContent, over 1 MiB 413", asy
   const wrongMethod = await control.request("DELETE", `${ARM_VMSS}/${WEB}/delete?api-version=1`, { headers: AUTH });
   t.equal(wrongMethod.status, 405);
 });
+
+t.test("DELETE of a scale set: 202 with Azure-AsyncOperation and Location, Deleting while it runs, then gone", async (t) => {
+  const raw = await control.request("DELETE", `${ARM_VMSS}/${WEB}?api-version=2026-04-01`, { headers: AUTH });
+  t.equal(raw.status, 202);
+  t.equal(raw.body, undefined, "no body");
+  t.match(String(raw.headers["azure-asyncoperation"]), /\/providers\/Microsoft\.Compute\/locations\/eastus\/operations\/[0-9a-f-]{36}\?api-version=/);
+  t.match(String(raw.headers.location), /\/operationResults\/[0-9a-f-]{36}\?api-version=/);
+  const during = await vmss.get(RG, WEB);
+  t.equal(during.provisioningState, "Deleting");
+  t.same((await listVms()).map((vm) => vm.provisioningState), ["Deleting", "Deleting", "Deleting"]);
+  const again = await control.request("PATCH", `${ARM_VMSS}/${WEB}?api-version=2026-04-01`, { headers: AUTH, body: { tags: { a: "b" } } });
+  t.equal(again.status, 409, "a write during the delete conflicts");
+  await new Promise((r) => setTimeout(r, WRITE_MS + 50));
+  const gone = await control.request("GET", `${ARM_VMSS}/${WEB}?api-version=2026-04-01`, { headers: AUTH });
+  t.equal(gone.status, 404);
+  t.equal((gone.body as { error: { code: string } }).error.code, "ResourceNotFound");
+});
+
+t.test("DELETE through the SDK: the poller resolves once the scale set is gone; deleting it again is 204", async (t) => {
+  const poller = vmss.delete(RG, "batch-v001", fast);
+  await poller.submitted();
+  await poller.pollUntilDone();
+  await t.rejects(vmss.get(RG, "batch-v001"), { name: "RestError", statusCode: 404, code: "ResourceNotFound" });
+  const twice = await control.request("DELETE", `${ARM_VMSS}/batch-v001?api-version=2026-04-01`, { headers: AUTH });
+  t.equal(twice.status, 204);
+});

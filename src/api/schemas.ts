@@ -61,6 +61,19 @@ export const ServerGroupResult = Type.Object(
   { $id: "ServerGroupResult", additionalProperties: false, description: "a finished operation's result: what Azure confirmed afterwards" },
 );
 
+export const DestroyedServerGroupResult = Type.Object(
+  {
+    type: Type.Literal("destroyedServerGroup"),
+    account: Type.String(),
+    region: Type.String(),
+    resourceGroup: Type.String(),
+    serverGroupName: Type.String(),
+    deletedByThisTask: Type.Boolean({ description: "this task's delete removed it; false when it was gone already" }),
+    confirmedBy: Type.String({ description: "what Azure answered when the scale set was read afterwards, e.g. GET 404 ResourceNotFound" }),
+  },
+  { $id: "DestroyedServerGroupResult", additionalProperties: false, description: "destroyServerGroup's result: the scale set no longer exists, as Azure confirmed" },
+);
+
 export const TaskException = Type.Object(
   {
     type: Type.Literal("EXCEPTION"),
@@ -78,8 +91,8 @@ export const Task = Type.Object(
     endTimeMs: Type.Optional(Type.Integer()),
     status: Type.Ref(TaskStatus),
     history: Type.Array(Type.Object({ phase: Type.String(), status: Type.String() }, { additionalProperties: false })),
-    resultObjects: Type.Array(Type.Union([Type.Ref(ServerGroupResult), Type.Ref(TaskException)]), {
-      description: "one ServerGroupResult per finished operation; on failure, a last TaskException",
+    resultObjects: Type.Array(Type.Union([Type.Ref(ServerGroupResult), Type.Ref(DestroyedServerGroupResult), Type.Ref(TaskException)]), {
+      description: "one result per finished operation (ServerGroupResult, or DestroyedServerGroupResult for destroyServerGroup); on failure, a last TaskException",
     }),
     state: Type.Ref(TaskState),
     clientRequestId: Type.Optional(Type.String()),
@@ -137,4 +150,4 @@ export const Health = Type.Object(
   { $id: "Health", additionalProperties: false },
 );
 
-export const componentSchemas = [Capacity, FieldError, ErrorResponse, TaskRef, TaskStatus, TaskState, ServerGroupResult, TaskException, Task, TaskList, Instance, ServerGroup, Health];
+export const componentSchemas = [Capacity, FieldError, ErrorResponse, TaskRef, TaskStatus, TaskState, ServerGroupResult, DestroyedServerGroupResult, TaskException, Task, TaskList, Instance, ServerGroup, Health];

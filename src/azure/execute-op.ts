@@ -24,6 +24,12 @@ export interface ScaleSetPlanner<R> {
   observeOnly?: boolean;
   plan(snapshot: ScaleSetSnapshot): PlannedStep;
   result(snapshot: ScaleSetSnapshot): R;
+  /**
+   * For an operation whose goal is that the scale set not exist (destroy): Azure answered 404 for it, so the goal
+   * is reached. `wrote`: this operation had a write accepted (its own delete), as opposed to finding it gone.
+   * Without it, 404 is a terminal failure.
+   */
+  whenAbsent?(absent: { failure: ArmFailure; wrote: boolean }): R;
 }
 
 export interface Checkpoint {
@@ -103,13 +109,26 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
     await input.onCheckpoint?.({ attempt: 1 });
   }
 
+  // Whether a write of this operation was accepted by Azure (a resumed one counts).
+  let wrote = input.resume !== undefined;
+  const tracked: ExecuteOpInput<R> = {
+    ...input,
+    onCheckpoint: (c) => {
+      if (c.inFlight) wrote = true;
+      return input.onCheckpoint?.(c);
+    },
+  };
   for (let attempt = 1; ; attempt++) {
     const prefix = `attempt ${attempt}/${retry.maxAttempts}`;
     try {
-      return await runAttempt(input, attempt, prefix, clock);
+      return await runAttempt(tracked, attempt, prefix, clock);
     } catch (err) {
       if (signal?.aborted) throw err;
       const failure = describeArmFailure(err);
+      if (failure.kind === "notFound" && planner.whenAbsent) {
+        log(`${prefix}: Azure answered ${failureLabel(failure)} for ${gateway.ref.name}: it does not exist`);
+        return planner.whenAbsent({ failure, wrote });
+      }
       const decision = decideRetry({ failure, attempt, elapsedMs: now() - started, config: retry, random: random() });
       const label = failureLabel(failure);
       if (!decision.retry) {

@@ -28,7 +28,9 @@ export interface ScaleSetSnapshot {
 export type WriteStep =
   | { kind: "update"; summary: string; patch: VirtualMachineScaleSetUpdate }
   | { kind: "manualUpgrade"; summary: string; instanceIds: string[] }
-  | { kind: "deleteInstances"; summary: string; instanceIds: string[] };
+  | { kind: "deleteInstances"; summary: string; instanceIds: string[] }
+  /** Deletes the whole scale set. */
+  | { kind: "delete"; summary: string };
 
 /**
  * Told what a gateway read and wrote, so that a read cache can reuse fresh reads and never serve what a write
@@ -157,6 +159,11 @@ export class VmssGateway {
       case "deleteInstances":
         await staleInstancesAsPrecondition(() => runLongRunning(() => vmss.deleteInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro));
         return undefined;
+      case "delete":
+        // The SDK's delete has no ifMatch option and the REST spec names none, so the header is added by hand: where
+        // Azure honours it, a delete planned on a stale read gets 412 (re-read, re-plan) instead of going through.
+        await runLongRunning(() => vmss.delete(resourceGroup, name, { ...sdk, requestOptions: { headers: etag ? { "if-match": etag } : {} } }), lro);
+        return undefined;
     }
   }
 
@@ -166,7 +173,8 @@ export class VmssGateway {
    */
   async resume(kind: WriteStep["kind"], serializedPoller: string, options: Omit<WriteOptions, "onAccepted">): Promise<void> {
     const vmss = this.client.virtualMachineScaleSets;
-    const source = kind === "update" ? vmss.update : kind === "manualUpgrade" ? vmss.updateInstances : vmss.deleteInstances;
+    const sources = { update: vmss.update, manualUpgrade: vmss.updateInstances, deleteInstances: vmss.deleteInstances, delete: vmss.delete };
+    const source = sources[kind];
     try {
       await resumeLongRunning(
         () => restorePoller(this.client, serializedPoller, source as (...args: any[]) => any, { abortSignal: options.signal }),

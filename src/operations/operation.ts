@@ -4,7 +4,7 @@ import type { Static, TObject } from "@sinclair/typebox";
 import type { ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import type { FieldProblem, ServerGroupLocator } from "./description.ts";
-import type { ServerGroupResult } from "./server-group-state.ts";
+import type { OperationResult } from "./server-group-state.ts";
 
 export interface OperationDefinition<S extends TObject = TObject> {
   /** Clouddriver's operation name: the key in POST /azure/ops bodies and the last segment of /azure/ops/{name}. */
@@ -17,7 +17,7 @@ export interface OperationDefinition<S extends TObject = TObject> {
   check?(description: Static<S>): FieldProblem[];
   /** "resize web-prod-v001 to 5": the task's first history line. */
   describe(description: Static<S>): string;
-  planner(description: Static<S>, target: ScaleSetRef): ScaleSetPlanner<ServerGroupResult>;
+  planner(description: Static<S>, target: ScaleSetRef): ScaleSetPlanner<OperationResult>;
 }
 
 /** Keeps each operation file's types exact while the registry holds them side by side. */

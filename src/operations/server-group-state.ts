@@ -250,3 +250,27 @@ export function serverGroupResult(snapshot: ScaleSetSnapshot, ref: ScaleSetRef):
     etag: snapshot.etag,
   };
 }
+
+/** destroyServerGroup's result: the scale set is gone, as Azure answered a read of it. */
+export interface DestroyedServerGroupResult {
+  type: "destroyedServerGroup";
+  account: string;
+  region: string;
+  resourceGroup: string;
+  serverGroupName: string;
+  /** This task's delete removed it; false: it was gone before (deleted elsewhere, or never created). */
+  deletedByThisTask: boolean;
+  /** What Azure answered when asked for it afterwards, e.g. "GET 404 ResourceNotFound". */
+  confirmedBy: string;
+}
+
+export type OperationResult = ServerGroupResult | DestroyedServerGroupResult;
+
+/** The task's last line for one finished operation. */
+export function describeResult(result: OperationResult): string {
+  if (result.type === "destroyedServerGroup") {
+    return `${result.serverGroupName} ${result.deletedByThisTask ? "is deleted" : "was already gone"}, as Azure confirmed (${result.confirmedBy})`;
+  }
+  const { capacity } = result;
+  return `${result.serverGroupName} has capacity ${capacity.desired} (min ${capacity.min}, max ${capacity.max})${result.disabled ? ", disabled" : ""}, as Azure confirmed`;
+}

@@ -46,6 +46,7 @@ export function buildArmRouter(): Router<Handler> {
     .add("GET", `${VMSS}/:name`, getScaleSet)
     .add("PUT", `${VMSS}/:name`, putScaleSet)
     .add("PATCH", `${VMSS}/:name`, patchScaleSet)
+    .add("DELETE", `${VMSS}/:name`, deleteScaleSet)
     .add("GET", `${VMSS}/:name/virtualMachines`, listVms)
     .add("GET", `${VMSS}/:name/virtualMachines/:instanceId`, getVm)
     .add("POST", `${VMSS}/:name/delete`, (ctx, sim, params) => instanceAction(ctx, sim, params, "deleteInstances"))
@@ -245,6 +246,25 @@ function respondToModelWrite(ctx: RequestContext, sim: SimulatorContext, ss: Sca
   else body = renderScaleSet(ss);
   send(ctx, status, body, { etag: etagOf(ss), ...lroHeaders(ctx, sim, op, false) });
 }
+
+/**
+ * DELETE of the whole scale set (vmss-delete recording, entry 4): 202 with no body, Azure-AsyncOperation and Location;
+ * while it runs the scale set reads `Deleting`, at completion it is gone (GET 404). A scale set that does not exist:
+ * 204 (the REST spec's answer for a resource already gone).
+ */
+const deleteScaleSet: Handler = (ctx, sim, params) => {
+  const rg = requireResourceGroup(sim, params);
+  const ss = sim.state.getScaleSet(rg, params.name);
+  checkPreconditions(ctx, ss);
+  if (!ss) {
+    send(ctx, 204);
+    return;
+  }
+  checkNoWriteInFlight(ss);
+  const failWith = takeFailure(ctx, sim);
+  const op = sim.state.acceptWrite(ss, { kind: "delete", failWith, ifMatch: header(ctx, "if-match") ?? null });
+  send(ctx, 202, undefined, lroHeaders(ctx, sim, op, true));
+};
 
 function parseInstanceIds(body: unknown): string[] {
   if (body === undefined) throw missingParameter("instanceIds");

@@ -24,7 +24,7 @@ export interface SimSettings {
   vmPageSize: number;
 }
 
-export type OperationKind = "createOrUpdate" | "update" | "deleteInstances" | "updateInstances";
+export type OperationKind = "createOrUpdate" | "update" | "deleteInstances" | "updateInstances" | "delete";
 export type OperationStatus = "InProgress" | "Succeeded" | "Failed";
 
 export interface OperationFailure {
@@ -242,6 +242,9 @@ export class SimState {
     this.operations.set(op.id.toLowerCase(), op);
     this.#pruneOperations();
     ss.inFlight = op;
+    if (op.kind === "delete") {
+      for (const vm of ss.vms.values()) vm.provisioningState = "Deleting";
+    }
     if (op.kind === "deleteInstances") {
       for (const id of op.instanceIds ?? []) {
         const vm = ss.vms.get(id);
@@ -305,6 +308,10 @@ export class SimState {
         ss.model.sku = { ...sku, capacity: Math.max(0, capacityOf(ss.model) - removed) };
         ss.version++;
         this.#recordVersion(ss, { source: "arm", kind: op.kind, ifMatch: op.ifMatch ?? null }, before);
+        break;
+      }
+      case "delete": {
+        this.scaleSets.delete(op.scaleSetKey);
         break;
       }
       case "updateInstances": {

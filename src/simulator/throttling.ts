@@ -187,6 +187,7 @@ const classifier = new Router<Classifier>()
     return on(exists ? "UpdateVMScaleSet" : "PutVMScaleSet", scaleSetResource)(params, state);
   })
   .add("PATCH", `${ARM_PATHS.scaleSets}/:name`, on("UpdateVMScaleSet", scaleSetResource))
+  .add("DELETE", `${ARM_PATHS.scaleSets}/:name`, on("UpdateVMScaleSet", scaleSetResource))
   .add("POST", `${ARM_PATHS.scaleSets}/:name/delete`, on("UpdateVMScaleSet", scaleSetResource))
   .add("POST", `${ARM_PATHS.scaleSets}/:name/manualupgrade`, on("UpdateVMScaleSet", scaleSetResource))
   .add("GET", `${ARM_PATHS.scaleSets}/:name/virtualMachines`, on("HighCostGetVMScaleSet", scaleSetResource))

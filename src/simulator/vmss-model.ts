@@ -120,6 +120,7 @@ export function appliedSignature(applied: Vm["applied"]): string {
 
 export function provisioningStateOf(ss: ScaleSet): string {
   if (!ss.inFlight) return "Succeeded";
+  if (ss.inFlight.kind === "delete") return "Deleting";
   return ss.inFlight.isCreate ? "Creating" : "Updating";
 }
 

@@ -26,6 +26,7 @@ import {
 } from "../../clouddriver/server-group.ts";
 import { chooseTarget, parseTarget } from "../../clouddriver/targets.ts";
 import { AccountName, RegionName, ScaleSetName } from "../../operations/description.ts";
+import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { ApiError } from "../errors.ts";
 import { ErrorResponse } from "../schemas.ts";
 
@@ -66,16 +67,36 @@ function stateFreshness(reply: FastifyReply, readAt: number): void {
 export interface ClouddriverReadOptions {
   accounts: AccountRegistry;
   reads: ScaleSetReads;
+  /** With a Clouddriver behind us: reads for accounts (or applications) we do not serve go to it. */
+  forwarder?: ClouddriverForwarder;
+}
+
+/** Thrown when the request is Clouddriver's to answer; the routes forward it when there is one. */
+class NotOurs extends Error {
+  override name = "NotOurs";
 }
 
 export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOptions> = async (app, opts) => {
-  const { accounts, reads } = opts;
+  const { accounts, reads, forwarder } = opts;
 
   function account(name: string): AccountConfig {
     const a = accounts.get(name);
-    if (!a) throw notFound(`account ${name} is not served here; known: ${accounts.names().join(", ")}`);
+    if (!a) throw forwarder ? new NotOurs() : notFound(`account ${name} is not served here; known: ${accounts.names().join(", ")}`);
     return a;
   }
+
+  // What is not ours goes to Clouddriver, unchanged, when there is one: a request for an account we do not serve
+  // before its names are validated as Azure names (an AWS region is not one), and whatever a route finds is not
+  // ours (it throws NotOurs only when there is a Clouddriver).
+  app.addHook("preValidation", async (request, reply) => {
+    if (!forwarder) return;
+    const named = (request.params as { account?: unknown }).account ?? (request.body as { account?: unknown } | undefined)?.account;
+    if (typeof named === "string" && !accounts.get(named)) return forwarder.forward(request, reply);
+  });
+  app.setErrorHandler(async (err, request, reply) => {
+    if (err instanceof NotOurs && forwarder) return forwarder.forward(request, reply);
+    throw err;
+  });
 
   /** The cluster's server groups, with their VMs. */
   async function clusterServerGroups(accountName: string, application: string, cluster: string) {
@@ -120,7 +141,10 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
           throw asApiError(err, `application ${application} in ${name}`);
         }
       }
-      if (Object.keys(clusters).length === 0) throw notFound(`Application does not exist (name: ${application}): no Azure server groups named for it`);
+      if (Object.keys(clusters).length === 0) {
+        if (forwarder) throw new NotOurs();
+        throw notFound(`Application does not exist (name: ${application}): no Azure server groups named for it`);
+      }
       stateFreshness(reply, readAt);
       return { name: application, attributes: { name: application, cloudProviders: CLOUD_PROVIDER }, clusters };
     },
@@ -259,6 +283,7 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
       const b = request.body as Static<typeof ForceCacheRefresh>;
       const name = b.serverGroupName ?? b.asgName;
       if (!name) throw new ApiError(400, "ValidationError", "serverGroupName: required (asgName is accepted too)", [{ field: "serverGroupName", message: "required (asgName is accepted too)" }]);
+      if (!accounts.get(b.account) && forwarder) throw new NotOurs();
       const resolved = accounts.get(b.account) ? refFor(accounts, b.account, b.region, name) : undefined;
       if (!resolved?.ok) return { refreshed: [] };
       reads.refresh(resolved.ref);
