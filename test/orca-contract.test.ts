@@ -6,19 +6,25 @@ import { operations } from "../src/operations/registry.ts";
 import { isActive, newestFirst, newStage, Orca, requestId, type ServerGroup } from "./helpers/orca.ts";
 import { startTestEnv, writesOf } from "./helpers/service.ts";
 
-const env = await startTestEnv({ writeDurationMs: 60, env: { READ_CACHE_TTL_MS: "200" } });
+// A TTL far longer than the test: every fresh answer Orca gets comes from our writes and its force-cache refreshes.
+const env = await startTestEnv({ writeDurationMs: 60, env: { READ_CACHE_TTL_MS: "60000" } });
 t.teardown(() => env.close());
 const orca = new Orca(env.api, { pollMs: 20 });
 const ACCOUNT = "demo";
 const REGION = "eastus";
 
-/** Seeds a cluster in the demo account's resource group, oldest first, each with its own timeCreated. */
+/**
+ * Deploys a cluster, oldest first, each with its own timeCreated, in the demo account's resource group (the simulator
+ * creates them, standing in for the deploy), then does what Orca's deploy stage does next: its forceCacheRefresh
+ * task (CreateServerGroupStage.groovy:78, ServerGroupCacheForceRefreshTask.groovy:119-163).
+ */
 async function seedCluster(names: string[], body: Record<string, unknown> = { capacity: 2 }) {
   for (const name of names) {
     const res = await env.simControl("PUT", `/_sim/scaleSets/demo-rg/${name}`, body);
     if (res.status >= 300) throw new Error(JSON.stringify(res.body));
     await new Promise((r) => setTimeout(r, 5));
   }
+  await orca.forceCacheRefresh(newStage({ credentials: ACCOUNT, "deploy.server.groups": { [REGION]: names } }));
 }
 
 /** The context a stage on a dynamically resolved server group ends up with after DetermineTargetServerGroupStage. */
