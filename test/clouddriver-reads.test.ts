@@ -4,6 +4,7 @@ import t from "tap";
 import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { instanceHealth } from "../src/clouddriver/health.ts";
 import { belongsTo } from "../src/clouddriver/inventory.ts";
+import { serverGroupView } from "../src/clouddriver/server-group.ts";
 import { defaultResourceGroupOf, parseName } from "../src/clouddriver/names.ts";
 import { chooseTarget, parseTarget, type Candidate } from "../src/clouddriver/targets.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
@@ -57,6 +58,20 @@ t.test("health from what Azure knows", async (t) => {
   t.equal(instanceHealth(vm("Failed"), true).healthState, "Failed");
   t.equal(instanceHealth(vm("Deleting"), undefined).healthState, "Down");
   t.equal(instanceHealth(vm("Succeeded"), undefined).healthState, "Up", "no instance view listed: a provisioned VM counts as running");
+});
+
+t.test("a scale set parked in clouddriver-azure's parking pool reads disabled, its VMs out of service", async (t) => {
+  const nics = (pool: string) => [
+    { name: "nic", ipConfigurations: [{ name: "ip", loadBalancerBackendAddressPools: [{ id: `/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/loadBalancers/lb/backendAddressPools/${pool}` }] }] },
+  ];
+  const vmss = { name: "shop-web-v001", location: "eastus", sku: { capacity: 1 }, virtualMachineProfile: { networkProfile: { networkInterfaceConfigurations: nics("default_LB_BAP") } } };
+  const vm = (pool: string) => ({ instanceId: "0", name: "shop-web-v001_0", provisioningState: "Succeeded", networkProfileConfiguration: { networkInterfaceConfigurations: nics(pool) } });
+  const ref = { account: "a", subscriptionId: "s", resourceGroup: "rg", name: "shop-web-v001", region: "eastus" };
+  const parked = serverGroupView({ vmss, etag: "1", vms: [vm("default_LB_BAP")] } as any, ref);
+  t.equal(parked.disabled, true);
+  t.equal(parked.instances[0].healthState, "OutOfService");
+  const notYet = serverGroupView({ vmss, etag: "1", vms: [vm("shop-web-v001")] } as any, ref);
+  t.equal(notYet.instances[0].healthState, "Up", "a VM the parked model has not reached yet still serves from its pool");
 });
 
 t.test("which listed scale sets belong to an application", async (t) => {

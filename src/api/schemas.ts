@@ -116,7 +116,7 @@ export const Instance = Type.Object(
     name: Type.Optional(Type.String()),
     provisioningState: Type.Optional(Type.String()),
     latestModelApplied: Type.Optional(Type.Boolean()),
-    inTraffic: Type.Optional(Type.Boolean({ description: "the instance is in at least one backend pool" })),
+    inTraffic: Type.Optional(Type.Boolean({ description: "the instance is in at least one backend pool that is not a parking pool" })),
   },
   { $id: "Instance", additionalProperties: false },
 );
@@ -129,7 +129,11 @@ export const ServerGroup = Type.Object(
     name: Type.String(),
     capacity: Type.Ref(Capacity),
     disabled: Type.Boolean(),
-    disabledBy: Type.Optional(Type.Union([Type.Literal("pools"), Type.Literal("capacity")])),
+    disabledBy: Type.Optional(
+      Type.Union([Type.Literal("pools"), Type.Literal("capacity"), Type.Literal("parkingPool")], {
+        description: "pools, capacity: disabled by vmss-ops (its record in tags); parkingPool: only in clouddriver-azure's parking pools (default_LB_BAP, default_BAP0)",
+      }),
+    ),
     provisioningState: Type.Optional(Type.String()),
     upgradePolicy: Type.Optional(Type.String()),
     etag: Type.Optional(Type.String()),

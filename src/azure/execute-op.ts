@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RetryConfig } from "../config.ts";
 import { describeArmFailure, failureLabel, OperationError, type ArmFailure } from "./arm-failure.ts";
-import { decideRetry } from "./retry-policy.ts";
+import { decideRetry, isRetryableKind } from "./retry-policy.ts";
 import type { ScaleSetSnapshot, VmssGateway, WriteStep } from "./vmss-gateway.ts";
 
 export type PlannedStep = { kind: "done"; summary: string } | WriteStep;
@@ -132,7 +132,8 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
       const decision = decideRetry({ failure, attempt, elapsedMs: now() - started, config: retry, random: random() });
       const label = failureLabel(failure);
       if (!decision.retry) {
-        const retryable = failure.kind !== "notFound" && failure.kind !== "terminal";
+        // Whether a resume (POST /task/{id}:resume) of the same operation could succeed: the retry policy's rule.
+        const retryable = isRetryableKind(failure.kind);
         log(`${prefix}: ${label}: ${failure.message}; ${decision.reason}`);
         throw new OperationFailedError(`${label}: ${failure.message}`, failure, attempt, retryable);
       }

@@ -5,7 +5,7 @@ import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/ar
 import { Type, type Static } from "@sinclair/typebox";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { AccountName, Capacity, RegionName, ScaleSetName } from "../operations/description.ts";
-import { disabledMode, recordedCapacity, trafficPools, vmTrafficPools } from "../operations/server-group-state.ts";
+import { disabledBy, recordedCapacity, servesTraffic, trafficPools, vmTrafficPools } from "../operations/server-group-state.ts";
 import { instanceHealth } from "./health.ts";
 import { parseName } from "./names.ts";
 
@@ -77,7 +77,7 @@ export const ClouddriverServerGroup = Type.Object(
     moniker: Type.Ref(ClouddriverMoniker),
     createdTime: Type.Optional(Type.Integer({ description: "ms since the epoch: Azure's timeCreated of the scale set" })),
     capacity: Type.Ref(Capacity),
-    disabled: Type.Boolean({ description: "as disableServerGroup/enableServerGroup left it" }),
+    disabled: Type.Boolean({ description: "as disableServerGroup/enableServerGroup left it, or parked in clouddriver-azure's parking pools" }),
     instances: Type.Array(Type.Ref(ClouddriverInstance), { description: "the VMs as Azure lists them" }),
     instanceCounts: Type.Ref(InstanceCounts),
     zones: Type.Array(Type.String()),
@@ -187,11 +187,13 @@ function timeOf(value: Date | string | undefined): number | undefined {
  */
 function vmInTraffic(vm: VirtualMachineScaleSetVM, vmss: VirtualMachineScaleSet): boolean | undefined {
   const modelPools = trafficPools(vmss);
-  if (modelPools.length === 0 && disabledMode(vmss) !== "pools") return undefined;
+  const by = disabledBy(vmss);
+  if (modelPools.length === 0 && by !== "pools" && by !== "parkingPool") return undefined;
+  // A parking pool is a backend pool no rule sends traffic to: in it is out of traffic (servesTraffic).
   const pools = vmTrafficPools(vm);
-  if (pools) return pools.length > 0;
+  if (pools) return servesTraffic(pools);
   // No network configuration listed for the VM: it has the model's pools only once the model reached it.
-  return modelPools.length > 0 && vm.latestModelApplied !== false;
+  return servesTraffic(modelPools) && vm.latestModelApplied !== false;
 }
 
 export function instanceView(vm: VirtualMachineScaleSetVM, vmss: VirtualMachineScaleSet, region: string): ClouddriverInstance {
@@ -234,7 +236,7 @@ export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): C
     moniker,
     ...(createdTime !== undefined ? { createdTime } : {}),
     capacity: recordedCapacity(vmss),
-    disabled: disabledMode(vmss) !== undefined,
+    disabled: disabledBy(vmss) !== undefined,
     instances,
     instanceCounts: countsOf(instances),
     zones: vmss.zones ?? [],

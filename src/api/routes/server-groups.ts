@@ -6,13 +6,13 @@ import type { AccountRegistry } from "../../azure/accounts.ts";
 import { executeOp, OperationFailedError, type ScaleSetPlanner } from "../../azure/execute-op.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../../azure/vmss-gateway.ts";
 import { AccountName, RegionName, ResourceGroupName, ScaleSetName } from "../../operations/description.ts";
-import { disabledMode, recordedCapacity, trafficPools, vmTrafficPools } from "../../operations/server-group-state.ts";
+import { disabledBy, recordedCapacity, servesTraffic, trafficPools, vmTrafficPools } from "../../operations/server-group-state.ts";
 import { ApiError, validationError } from "../errors.ts";
 import { ErrorResponse, ServerGroup } from "../schemas.ts";
 
 export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): Static<typeof ServerGroup> {
   const { vmss } = snapshot;
-  const mode = disabledMode(vmss);
+  const mode = disabledBy(vmss);
   return {
     account: ref.account,
     region: ref.region,
@@ -33,7 +33,7 @@ export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): S
         name: vm.name,
         provisioningState: vm.provisioningState,
         latestModelApplied: vm.latestModelApplied,
-        ...(pools ? { inTraffic: pools.length > 0 } : {}),
+        ...(pools ? { inTraffic: servesTraffic(pools) } : {}),
       };
     }),
   };
