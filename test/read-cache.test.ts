@@ -118,6 +118,23 @@ t.test("through the service, against the simulator", async (t) => {
     t.same(await env.calls(), [], "the disable's last read (after its rollout) answered");
   });
 
+  await t.test("a resize refreshes the scale set, not the resource group's listing; a destroy refreshes both", async (t) => {
+    const cluster = () => env.api("GET", "/applications/web/clusters/demo/web-prod/azure");
+    const listings = (calls: SimCall[]) => calls.filter((c) => c.method === "GET" && c.path.endsWith("/virtualMachineScaleSets"));
+    t.same((await cluster()).body.serverGroups.map((sg: any) => sg.name), ["web-prod-v001", "web-prod-v002"]);
+    const resize = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v002", { capacity: { min: 1, max: 6, desired: 2 } }));
+    t.equal((await env.waitForTask(resize.body.id)).status.failed, false);
+    await env.simControl("DELETE", "/_sim/calls");
+    const afterResize = await cluster();
+    t.same(afterResize.body.serverGroups.map((sg: any) => sg.instances.length), [3, 2], "the resized one read again");
+    t.same(listings(await env.calls()), [], "no new listing: a resize changes no name, region or creation time");
+    const destroy = await env.api("POST", "/azure/ops/destroyServerGroup", demo("web-prod-v001"));
+    t.equal((await env.waitForTask(destroy.body.id)).status.failed, false);
+    await env.simControl("DELETE", "/_sim/calls");
+    t.same((await cluster()).body.serverGroups.map((sg: any) => sg.name), ["web-prod-v002"], "the destroyed one is gone at once");
+    t.equal(listings(await env.calls()).length, 1, "listed again after the delete");
+  });
+
   await t.test("a change by another tool shows once the TTL passes, or at once after Orca's force-cache refresh", async (t) => {
     await env.simControl("PATCH", "/_sim/scaleSets/demo-rg/batch-v001", { capacity: 1 });
     const warm = await env.api("GET", "/serverGroups/demo/eastus/batch-v001");

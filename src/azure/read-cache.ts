@@ -6,7 +6,7 @@ import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import type { RetryConfig } from "../config.ts";
 import type { AccountRegistry } from "./accounts.ts";
 import { executeOp, type ScaleSetPlanner } from "./execute-op.ts";
-import type { ScaleSetObserver, ScaleSetRef, ScaleSetSnapshot } from "./vmss-gateway.ts";
+import type { ScaleSetObserver, ScaleSetRef, ScaleSetSnapshot, WriteStep } from "./vmss-gateway.ts";
 
 /** A value and when Azure was asked for it (the start of the call: the value is at least this fresh). */
 export interface Fresh<V> {
@@ -124,8 +124,9 @@ export interface ScaleSetReadsOptions {
 
 /**
  * Scale sets and their VMs, and listings of scale sets, each read through a coalescing cache. It observes every
- * gateway of the account registry: a full read made by an operation is reused, and a write invalidates the entry
- * (and the listings of that account) when it is sent and again when it ends.
+ * gateway of the account registry: a full read made by an operation is reused, and a write invalidates the scale
+ * set's entry when it is sent and again when it ends (a delete, the account's listings too). Operations never read
+ * from it: they plan on reads of their own.
  */
 export class ScaleSetReads implements ScaleSetObserver {
   readonly ttlMs: number;
@@ -166,17 +167,26 @@ export class ScaleSetReads implements ScaleSetObserver {
     });
   }
 
-  /** Forget what was read of this scale set (e.g. Orca's force-cache-refresh): the next read asks Azure. */
+  /**
+   * Forget what was read of this scale set, and the account's listings (Orca's force-cache refresh after a deploy):
+   * the next read asks Azure.
+   */
   refresh(ref: Pick<ScaleSetRef, "account" | "resourceGroup" | "name">): void {
     this.#snapshots.invalidate(scaleSetKey(ref));
-    this.#listings.invalidateWhere((key) => key.startsWith(`${ref.account}\n`));
+    this.#forgetListings(ref.account);
+  }
+
+  #forgetListings(account: string): void {
+    this.#listings.invalidateWhere((key) => key.startsWith(`${account}\n`));
   }
 
   onRead(ref: ScaleSetRef, snapshot: ScaleSetSnapshot, readAt: number): void {
     if (snapshot.vms) this.#snapshots.put(scaleSetKey(ref), snapshot, readAt);
   }
 
-  onWrite(ref: ScaleSetRef): void {
-    this.refresh(ref);
+  onWrite(ref: ScaleSetRef, kind: WriteStep["kind"]): void {
+    this.#snapshots.invalidate(scaleSetKey(ref));
+    // Listings serve names, regions and creation times: only a delete changes those.
+    if (kind === "delete") this.#forgetListings(ref.account);
   }
 }

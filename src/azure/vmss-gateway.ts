@@ -40,7 +40,7 @@ export interface ScaleSetObserver {
   /** A read of the scale set (with its VMs when snapshot.vms is set) that began at readAt. */
   onRead(ref: ScaleSetRef, snapshot: ScaleSetSnapshot, readAt: number): void;
   /** A write is about to be sent, or has ended (either way): what was read before is no longer Azure's state. */
-  onWrite(ref: ScaleSetRef): void;
+  onWrite(ref: ScaleSetRef, kind: WriteStep["kind"]): void;
 }
 
 export interface WriteOptions {
@@ -137,11 +137,11 @@ export class VmssGateway {
    * Returns the scale set as Azure reports it after the write (the update's final GET), or undefined.
    */
   async write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined> {
-    this.#observer?.onWrite(this.ref);
+    this.#observer?.onWrite(this.ref, step.kind);
     try {
       return await this.#write(step, etag, options);
     } finally {
-      this.#observer?.onWrite(this.ref);
+      this.#observer?.onWrite(this.ref, step.kind);
     }
   }
 
@@ -181,7 +181,7 @@ export class VmssGateway {
         { defaultPollIntervalMs: options.defaultPollIntervalMs, signal: options.signal },
       );
     } finally {
-      this.#observer?.onWrite(this.ref);
+      this.#observer?.onWrite(this.ref, kind);
     }
   }
 }
