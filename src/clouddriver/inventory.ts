@@ -81,6 +81,16 @@ export async function locate(reads: ScaleSetReads, account: AccountConfig, selec
   return { value: found, readAt };
 }
 
+/** Located server groups by cluster, as Clouddriver's application view lists them. */
+export function clusterSummaries(located: Located[]): { name: string; serverGroups: string[] }[] {
+  const byCluster = new Map<string, string[]>();
+  for (const { ref } of located) {
+    const cluster = parseName(ref.name)?.cluster ?? ref.name;
+    byCluster.set(cluster, [...(byCluster.get(cluster) ?? []), ref.name]);
+  }
+  return [...byCluster].map(([name, serverGroups]) => ({ name, serverGroups }));
+}
+
 /** Each located scale set read with its VMs, as Clouddriver's server group. One deleted since the listing is left out. */
 export async function expand(reads: ScaleSetReads, located: Located[]): Promise<Found<ClouddriverServerGroup[]>> {
   let readAt = Date.now();

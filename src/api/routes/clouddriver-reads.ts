@@ -10,7 +10,7 @@ import type { AccountRegistry } from "../../azure/accounts.ts";
 import { describeArmFailure } from "../../azure/arm-failure.ts";
 import { OperationFailedError } from "../../azure/execute-op.ts";
 import type { ScaleSetReads } from "../../azure/read-cache.ts";
-import { expand, locate, refFor } from "../../clouddriver/inventory.ts";
+import { clusterSummaries, expand, locate, refFor } from "../../clouddriver/inventory.ts";
 import { parseName } from "../../clouddriver/names.ts";
 import {
   CLOUD_PROVIDER,
@@ -131,12 +131,8 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
         try {
           const located = await locate(reads, account(name), { application });
           readAt = Math.min(readAt, located.readAt);
-          for (const { vmss } of located.value) {
-            const cluster = parseName(vmss.name!)!.cluster;
-            const list = (clusters[name] ??= []);
-            const entry = list.find((c) => c.name === cluster) ?? list[list.push({ name: cluster, provider: CLOUD_PROVIDER, serverGroups: [], loadBalancers: [] }) - 1];
-            entry.serverGroups.push(vmss.name!);
-          }
+          const summaries = clusterSummaries(located.value);
+          if (summaries.length > 0) clusters[name] = summaries.map((c) => ({ ...c, provider: CLOUD_PROVIDER, loadBalancers: [] }));
         } catch (err) {
           throw asApiError(err, `application ${application} in ${name}`);
         }
