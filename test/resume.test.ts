@@ -60,6 +60,30 @@ t.test("an exhausted transient failure is retryable, and :resume runs it again u
   t.same(patches.map((p) => p.status), [409, 409, 200], "the resumed run wrote once, after a fresh read");
 });
 
+t.test("in a task of several operations, resume runs the failed one and what follows, not those that succeeded", async (t) => {
+  await fault({ method: "PATCH", pathContains: "web-prod-v002", status: 429, code: "TooManyRequests", count: 2 });
+  const res = await env.api("POST", "/azure/ops", [
+    { resizeServerGroup: demo("web-prod-v001", { capacity: { min: 1, max: 8, desired: 4 } }) },
+    { resizeServerGroup: demo("web-prod-v002", { capacity: { min: 1, max: 8, desired: 5 } }) },
+    { disableServerGroup: demo("web-prod-v002") },
+  ]);
+  const id = res.body.id as string;
+  const failed = await env.waitForTask(id);
+  t.equal(failed.status.retryable, true, "429 twice: throttled, retryable");
+  t.match(failed.resultObjects, [{ serverGroupName: "web-prod-v001" }, { type: "EXCEPTION", operation: "resizeServerGroup" }]);
+  t.equal((await resume(id)).status, 200);
+  const done = await env.waitForTask(id);
+  t.equal(done.state, "succeeded", JSON.stringify(done.history));
+  t.same(
+    done.resultObjects.map((r: any) => [r.serverGroupName, r.capacity.desired, r.disabled]),
+    [["web-prod-v001", 4, false], ["web-prod-v002", 5, false], ["web-prod-v002", 5, true]],
+    "one result per operation, in order",
+  );
+  const patchesOn = async (name: string) => callsFor(await env.calls(), name).filter((c) => c.method === "PATCH").map((c) => c.status);
+  t.same(await patchesOn("web-prod-v001"), [200], "the operation that had succeeded did not run again");
+  t.same(await patchesOn("web-prod-v002"), [429, 429, 200, 200], "the failed one ran from a fresh read, then the disable");
+});
+
 t.test("resume is idempotent while the task runs again, and the body Orca may send is ignored", async (t) => {
   await env.simControl("PUT", "/_sim/config", { writeDurationMs: 600 });
   t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 60 }));

@@ -98,7 +98,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
       config: { forwardToClouddriver: opts.forwarder !== undefined },
       schema: {
         operationId: "unknownOperation",
-        summary: "Any other operation name: 404 listing the known ones",
+        summary: "Any other operation name: 404 listing the known ones, or forwarded to Clouddriver when CLOUDDRIVER_URL is set",
         tags: ["operations"],
         params: Type.Object({ operation: Type.String({ maxLength: 200 }) }),
         response: { 404: { ...Type.Ref(ErrorResponse), description: "No such operation; knownOperations lists them" } },

@@ -23,6 +23,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
       schema: {
         operationId: "getTask",
         summary: "A task, in Clouddriver's shape",
+        description: "With CLOUDDRIVER_URL set, an id that is not one of ours is asked of Clouddriver, and its answer relayed as it came.",
         tags: ["tasks"],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
         response: {
