@@ -45,6 +45,7 @@ const errors = {
   503: { ...Type.Ref(ErrorResponse), description: "Azure did not answer in time; try again" },
 };
 const FRESHNESS = " Freshness: X-Azure-Read-At and Age headers (data at most READ_CACHE_TTL_MS old).";
+const FORWARDED = "With CLOUDDRIVER_URL set, a request for an account not configured here is forwarded to Clouddriver as it came, before any name in it is checked.";
 
 function notFound(message: string): ApiError {
   return new ApiError(404, "NotFound", message);
@@ -117,6 +118,7 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
     {
       schema: {
         operationId: "clouddriverGetApplication",
+        description: "With CLOUDDRIVER_URL set, an application with no Azure server groups here is forwarded to Clouddriver.",
         summary: "An application: its Azure clusters by account (Clouddriver's ApplicationsController)." + FRESHNESS,
         tags: ["clouddriver"],
         params: Type.Object({ app: AppName }),
@@ -151,6 +153,7 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
     {
       schema: {
         operationId: "clouddriverGetCluster",
+        description: FORWARDED,
         summary: "A cluster and its server groups with their instances (OortService.getCluster)." + FRESHNESS,
         tags: ["clouddriver"],
         params: clusterParams,
@@ -171,6 +174,7 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
     {
       schema: {
         operationId: "clouddriverGetServerGroupFromCluster",
+        description: FORWARDED,
         summary: "A server group of a cluster: a list, or one server group when ?region= is given (OortService.getServerGroupsFromClusterTyped)." + FRESHNESS,
         tags: ["clouddriver"],
         params: Type.Object({ app: AppName, account: AccountName, cluster: ClusterName, serverGroup: ScaleSetName }),
@@ -197,6 +201,7 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
     {
       schema: {
         operationId: "clouddriverGetTargetServerGroup",
+        description: FORWARDED,
         summary: "The cluster's current, previous, oldest or largest server group in a region, by createdTime (ClusterController.getTargetServerGroup)." + FRESHNESS,
         tags: ["clouddriver"],
         params: Type.Object({ app: AppName, account: AccountName, cluster: ClusterName, scope: RegionName, target: TargetName }),
@@ -227,6 +232,7 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
     {
       schema: {
         operationId: "clouddriverGetServerGroup",
+        description: FORWARDED,
         summary: "A server group: capacity, instances with health, disabled (OortService.getServerGroup; WaitForCapacityMatch, WaitForDisabledServerGroup)." + FRESHNESS,
         tags: ["clouddriver"],
         params: Type.Object({ account: AccountName, region: RegionName, serverGroup: ScaleSetName }),
@@ -266,6 +272,7 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
     {
       schema: {
         operationId: "clouddriverForceCacheRefresh",
+        description: FORWARDED,
         summary: "Force-cache refresh of a server group: done at once, 200 (CloudDriverCacheService.forceCacheUpdate); the next read asks Azure",
         tags: ["clouddriver"],
         body: Type.Ref(ForceCacheRefresh),
