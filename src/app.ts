@@ -5,11 +5,15 @@ import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Config } from "./config.ts";
 import { AccountRegistry } from "./azure/accounts.ts";
+import { ClouddriverForwarder, installClouddriverForwarding } from "./api/clouddriver-forwarding.ts";
 import { installErrorHandling } from "./api/errors.ts";
 import { componentSchemas } from "./api/schemas.ts";
 import { healthRoutes } from "./api/routes/health.ts";
 import { operationRoutes } from "./api/routes/operations.ts";
 import { serverGroupRoutes } from "./api/routes/server-groups.ts";
+import { clouddriverReadRoutes } from "./api/routes/clouddriver-reads.ts";
+import { ScaleSetReads } from "./azure/read-cache.ts";
+import { clouddriverSchemas } from "./clouddriver/server-group.ts";
 import { taskRoutes } from "./api/routes/tasks.ts";
 import { RateLimits, rateLimitRoutes } from "./api/routes/rate-limits.ts";
 import { observeAllArmResponses } from "./azure/arm-observer.ts";
@@ -73,7 +77,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   });
   // JSON only: anything else is a 415, not a string that fails validation later.
   app.removeContentTypeParser("text/plain");
-  for (const schema of [...componentSchemas, RateLimits]) app.addSchema(schema);
+  const forwarder = config.clouddriver ? new ClouddriverForwarder(config.clouddriver) : undefined;
+  if (forwarder) installClouddriverForwarding(app, forwarder);
+  for (const schema of [...componentSchemas, RateLimits, ...clouddriverSchemas]) app.addSchema(schema);
   for (const op of operations.values()) app.addSchema(op.schema);
 
   await app.register(swagger, {
@@ -90,6 +96,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
         { name: "operations", description: "Start operations; each answers 202 with a task" },
         { name: "tasks", description: "Poll tasks" },
         { name: "serverGroups", description: "Read scale sets as Azure reports them" },
+        { name: "clouddriver", description: "The Clouddriver reads Orca makes for Azure server groups, served through a short-lived read cache" },
         { name: "service", description: "Health and documentation" },
       ],
     },
@@ -99,9 +106,13 @@ export async function buildApp(options: AppOptions): Promise<Service> {
 
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes, { runner, accounts: accounts.names(), operations: [...operations.keys()] });
-  await app.register(operationRoutes, { operations, accounts, runner, maxOperationsPerTask: 50 });
-  await app.register(taskRoutes, { store });
+  await app.register(operationRoutes, { operations, accounts, runner, maxOperationsPerTask: 50, forwarder });
+  await app.register(taskRoutes, { store, forwarder, onRequeued: () => void runner.tick() });
   await app.register(serverGroupRoutes, { accounts, retry: config.retry });
+  // One read cache for the Clouddriver reads; every gateway feeds it its fresh reads and invalidates it on writes.
+  const reads = new ScaleSetReads(accounts, { ttlMs: config.readCacheTtlMs, retry: { ...config.retry, maxAttempts: Math.min(config.retry.maxAttempts, 3), deadlineMs: Math.min(config.retry.deadlineMs, 20_000) } });
+  accounts.observeScaleSets(reads);
+  await app.register(clouddriverReadRoutes, { accounts, reads, forwarder });
   const budget = new RateLimitBudget();
   const stopObserving = observeAllArmResponses(budget);
   app.addHook("onClose", async () => stopObserving());

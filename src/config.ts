@@ -93,6 +93,16 @@ export interface TasksConfig {
   replicaId: string;
 }
 
+/** A Clouddriver that answers everything this service does not serve (other clouds, other operations, its tasks). */
+export interface ClouddriverConfig {
+  /** Base URL, e.g. http://clouddriver:7002 (a path prefix is kept). */
+  url: string;
+  /** How long to wait for a connection. */
+  connectTimeoutMs: number;
+  /** How long to wait for the response headers, and at most between two chunks of a body. */
+  timeoutMs: number;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -107,6 +117,13 @@ export interface Config {
   taskRetention: number;
   store: StoreConfig;
   tasks: TasksConfig;
+  /**
+   * How long a read of a scale set (and its VMs, or a listing of scale sets) answers the Clouddriver read routes
+   * before Azure is asked again. Our own writes replace it at once.
+   */
+  readCacheTtlMs: number;
+  /** Present when CLOUDDRIVER_URL is set: what is not ours is forwarded there. */
+  clouddriver?: ClouddriverConfig;
 }
 
 export class ConfigError extends Error {
@@ -272,9 +289,22 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`TASK_CLAIM_INTERVAL_MS (${tasks.claimIntervalMs}) must be at most a third of TASK_LEASE_MS (${tasks.leaseMs}), so leases are renewed in time`);
   }
 
+  const clouddriverUrl = env.CLOUDDRIVER_URL || undefined;
+  if (clouddriverUrl && !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(clouddriverUrl)) {
+    throw new ConfigError(`CLOUDDRIVER_URL must be an http:// or https:// URL without query, got "${clouddriverUrl}"`);
+  }
+  const clouddriver: ClouddriverConfig | undefined = clouddriverUrl
+    ? {
+        url: clouddriverUrl.replace(/\/+$/, ""),
+        connectTimeoutMs: intVar(env, "CLOUDDRIVER_CONNECT_TIMEOUT_MS", 5000, 1, 600_000),
+        timeoutMs: intVar(env, "CLOUDDRIVER_TIMEOUT_MS", 60_000, 1, 3_600_000),
+      }
+    : undefined;
+
   return {
     store,
     tasks,
+    ...(clouddriver ? { clouddriver } : {}),
     host: env.HOST || "127.0.0.1",
     port: intVar(env, "PORT", 7002, 0, 65535),
     bodyLimitBytes: intVar(env, "BODY_LIMIT_BYTES", 1024 * 1024, 1024),
@@ -284,5 +314,6 @@ export function loadConfig(env: Env = process.env): Config {
     retry,
     lroPollIntervalMs: intVar(env, "LRO_POLL_INTERVAL_MS", 1000, 1, 120_000),
     taskRetention: intVar(env, "TASK_RETENTION", 10_000, 1),
+    readCacheTtlMs: intVar(env, "READ_CACHE_TTL_MS", 10_000, 0, 300_000),
   };
 }

@@ -87,7 +87,8 @@ t.test("the document is OpenAPI 3.1, structurally", async (t) => {
   for (const [path, item] of Object.entries<Json>(doc.paths)) {
     t.match(path, /^\//, `${path} starts with /`);
     t.same(Object.keys(item).filter((k) => !PATH_ITEM_KEYS.has(k) && !k.startsWith("x-")), [], `${path}: only path-item fields`);
-    t.notMatch(path, /:[A-Za-z]/, `${path}: parameters use {name}, not Fastify's :name`);
+    // Fastify's :name starts a segment; a colon after a parameter is literal (Clouddriver's /task/{id}:resume).
+    t.notMatch(path, /\/:[A-Za-z]/, `${path}: parameters use {name}, not Fastify's :name`);
   }
 
   const declaredTags = new Set((doc.tags ?? []).map((tag: Json) => tag.name));

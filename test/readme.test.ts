@@ -84,6 +84,8 @@ t.test("the README's commands work as written", async (t) => {
   const ids = [...out.matchAll(/"resourceUri":"\/task\/([^"]+)"/g)].map((m) => m[1]);
   t.ok(ids.length >= 2 && ids[0] === ids[1], "clientRequestId returned the same task");
   t.match(out, /"owner":"portal-user"/, "the out-of-band tag survived the 412");
+  t.match(out, /x-azure-read-at: \d{4}-/i, "Orca's reads state their freshness");
+  t.match(out, /"clusters":\{"demo":\[\{"name":"web-prod"/, "the application lists its clusters");
 });
 
 t.test("what the README promises about the end state", async (t) => {

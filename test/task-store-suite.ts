@@ -419,6 +419,41 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.same(await store.claim("b", SHORT_LEASE_MS, 10), [], "not later either");
   });
 
+  t.test(`${name}: requeueRetryable puts back only a failed, retryable task`, async (t) => {
+    const { store } = await fresh(t);
+    const make = async (state: "succeeded" | "failed" | "canceled", retryable: boolean) => {
+      const x = (await store.create({ operations: [op("resizeServerGroup", "a"), op("scaleDown", "b")] })).task;
+      await claimTask(store, "a", x.id);
+      await store.update("a", x.id, { state: "running", operationIndex: 1, checkpoint: { operationIndex: 1, attempt: 8 } });
+      await store.appendHistory("a", x.id, entry("attempt 8/8: 409 Conflict; gave up after 8 attempts"));
+      const failure = { operation: "scaleDown", code: "Conflict", message: "gave up", retryable };
+      await store.update("a", x.id, { state, failure: state === "succeeded" ? undefined : failure, finishedAtMs: Date.now(), checkpoint: null });
+      return x.id;
+    };
+    const id = await make("failed", true);
+    t.ok(await store.requeueRetryable(id, entry("resumed on request", "ORCHESTRATION")));
+    const back = (await store.get(id))!;
+    t.equal(back.state, "queued");
+    t.notOk("failure" in back, "the failure is cleared");
+    t.notOk("finishedAtMs" in back);
+    t.notOk("checkpoint" in back);
+    t.notOk("leaseOwner" in back);
+    t.equal(back.operationIndex, 1, "it goes on with the operation that failed");
+    t.same(back.history.map((h) => h.status), ["attempt 8/8: 409 Conflict; gave up after 8 attempts", "resumed on request"]);
+    t.equal(await store.requeueRetryable(id, entry("again")), false, "a queued task is not requeued twice");
+    t.equal((await store.get(id))!.history.length, 2, "and gets no history line");
+    const claimed = await store.claim("b", LONG_LEASE_MS, 10);
+    t.same(claimed.map((c) => c.id), [id], "the requeued task is claimable");
+    t.ok(await store.update("b", id, { state: "running" }), "and its new owner can run it");
+
+    for (const [state, retryable] of [["failed", false], ["succeeded", false], ["canceled", true]] as const) {
+      const other = await make(state, retryable);
+      t.equal(await store.requeueRetryable(other, entry("no")), false, `${state}, retryable ${retryable}: refused`);
+      t.equal((await store.get(other))!.state, state, "and left as it was");
+    }
+    t.equal(await store.requeueRetryable("no-such-task", entry("no")), false);
+  });
+
   t.test(`${name}: checkpoints round-trip, and null clears them`, async (t) => {
     const { store } = await fresh(t);
     const [x] = await createMany(store, 1);

@@ -67,6 +67,19 @@ export const ServerGroupResult = Type.Object(
   { $id: "ServerGroupResult", additionalProperties: false, description: "an operation's result: what Azure confirmed afterwards, or (on failure) what it lists" },
 );
 
+export const DestroyedServerGroupResult = Type.Object(
+  {
+    type: Type.Literal("destroyedServerGroup"),
+    account: Type.String(),
+    region: Type.String(),
+    resourceGroup: Type.String(),
+    serverGroupName: Type.String(),
+    deletedByThisTask: Type.Boolean({ description: "this task's delete removed it; false when it was gone already" }),
+    confirmedBy: Type.String({ description: "what Azure answered when the scale set was read afterwards, e.g. GET 404 ResourceNotFound" }),
+  },
+  { $id: "DestroyedServerGroupResult", additionalProperties: false, description: "destroyServerGroup's result: the scale set no longer exists, as Azure confirmed" },
+);
+
 export const TaskException = Type.Object(
   {
     type: Type.Literal("EXCEPTION"),
@@ -84,8 +97,8 @@ export const Task = Type.Object(
     endTimeMs: Type.Optional(Type.Integer()),
     status: Type.Ref(TaskStatus),
     history: Type.Array(Type.Object({ phase: Type.String(), status: Type.String() }, { additionalProperties: false })),
-    resultObjects: Type.Array(Type.Union([Type.Ref(ServerGroupResult), Type.Ref(TaskException)]), {
-      description: "one ServerGroupResult per finished operation; on failure, a last TaskException",
+    resultObjects: Type.Array(Type.Union([Type.Ref(ServerGroupResult), Type.Ref(DestroyedServerGroupResult), Type.Ref(TaskException)]), {
+      description: "one result per finished operation (ServerGroupResult, or DestroyedServerGroupResult for destroyServerGroup); on failure, a last TaskException",
     }),
     state: Type.Ref(TaskState),
     clientRequestId: Type.Optional(Type.String()),
@@ -109,7 +122,7 @@ export const Instance = Type.Object(
     name: Type.Optional(Type.String()),
     provisioningState: Type.Optional(Type.String()),
     latestModelApplied: Type.Optional(Type.Boolean()),
-    inTraffic: Type.Optional(Type.Boolean({ description: "the instance is in at least one backend pool" })),
+    inTraffic: Type.Optional(Type.Boolean({ description: "the instance is in at least one backend pool that is not a parking pool" })),
   },
   { $id: "Instance", additionalProperties: false },
 );
@@ -122,7 +135,11 @@ export const ServerGroup = Type.Object(
     name: Type.String(),
     capacity: Type.Ref(Capacity),
     disabled: Type.Boolean(),
-    disabledBy: Type.Optional(Type.Union([Type.Literal("pools"), Type.Literal("capacity")])),
+    disabledBy: Type.Optional(
+      Type.Union([Type.Literal("pools"), Type.Literal("capacity"), Type.Literal("parkingPool")], {
+        description: "pools, capacity: disabled by vmss-ops (its record in tags); parkingPool: only in clouddriver-azure's parking pools (default_LB_BAP, default_BAP0)",
+      }),
+    ),
     provisioningState: Type.Optional(Type.String()),
     upgradePolicy: Type.Optional(Type.String()),
     etag: Type.Optional(Type.String()),
@@ -147,4 +164,4 @@ export const Health = Type.Object(
   { $id: "Health", additionalProperties: false },
 );
 
-export const componentSchemas = [Capacity, FieldError, ErrorResponse, TaskRef, TaskStatus, TaskState, ServerGroupResult, TaskException, Task, TaskList, Instance, ServerGroup, Health];
+export const componentSchemas = [Capacity, FieldError, ErrorResponse, TaskRef, TaskStatus, TaskState, ServerGroupResult, DestroyedServerGroupResult, TaskException, Task, TaskList, Instance, ServerGroup, Health];

@@ -3,7 +3,7 @@ import type { ComputeManagementClient } from "@azure/arm-compute";
 import type { AccountConfig } from "../config.ts";
 import type { FieldProblem, ServerGroupLocator } from "../operations/description.ts";
 import { createComputeClient } from "./client.ts";
-import { normalizeRegion, VmssGateway, type ScaleSetRef } from "./vmss-gateway.ts";
+import { normalizeRegion, VmssGateway, type ScaleSetObserver, type ScaleSetRef } from "./vmss-gateway.ts";
 
 export type Resolution = { ok: true; ref: ScaleSetRef } | { ok: false; problems: FieldProblem[] };
 
@@ -11,6 +11,7 @@ export class AccountRegistry {
   readonly #accounts = new Map<string, AccountConfig>();
   readonly #clients = new Map<string, ComputeManagementClient>();
   readonly #createClient: (account: AccountConfig) => ComputeManagementClient;
+  #observer: ScaleSetObserver | undefined;
 
   constructor(accounts: AccountConfig[], createClient = createComputeClient) {
     for (const a of accounts) this.#accounts.set(a.name, a);
@@ -49,14 +50,23 @@ export class AccountRegistry {
     };
   }
 
-  gateway(ref: ScaleSetRef): VmssGateway {
-    let client = this.#clients.get(ref.account);
+  /** Every gateway made from now on tells observer what it reads and writes (the read cache). */
+  observeScaleSets(observer: ScaleSetObserver): void {
+    this.#observer = observer;
+  }
+
+  client(accountName: string): ComputeManagementClient {
+    let client = this.#clients.get(accountName);
     if (!client) {
-      const account = this.#accounts.get(ref.account);
-      if (!account) throw new Error(`unknown account ${ref.account}`);
+      const account = this.#accounts.get(accountName);
+      if (!account) throw new Error(`unknown account ${accountName}`);
       client = this.#createClient(account);
-      this.#clients.set(ref.account, client);
+      this.#clients.set(accountName, client);
     }
-    return new VmssGateway(client, ref);
+    return client;
+  }
+
+  gateway(ref: ScaleSetRef): VmssGateway {
+    return new VmssGateway(this.client(ref.account), ref, this.#observer);
   }
 }

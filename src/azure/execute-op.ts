@@ -26,6 +26,12 @@ export interface ScaleSetPlanner<R> {
   plan(snapshot: ScaleSetSnapshot): PlannedStep;
   /** The result, from a read of the scale set and its VMs: confirmed, or (when the operation fails) not. */
   result(snapshot: ScaleSetSnapshot): R;
+  /**
+   * For an operation whose goal is that the scale set not exist (destroy): Azure answered 404 for it, so the goal
+   * is reached. `wrote`: this operation had a write accepted (its own delete), as opposed to finding it gone.
+   * Without it, 404 is a terminal failure.
+   */
+  whenAbsent?(absent: { failure: ArmFailure; wrote: boolean }): R;
 }
 
 export interface Checkpoint {
@@ -122,15 +128,28 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
     await input.onCheckpoint?.({ attempt: 1 });
   }
 
+  // Whether a write of this operation was accepted by Azure (a resumed one counts).
+  let wrote = input.resume !== undefined;
+  const tracked: ExecuteOpInput<R> = {
+    ...input,
+    onCheckpoint: (c) => {
+      if (c.inFlight) wrote = true;
+      return input.onCheckpoint?.(c);
+    },
+  };
   for (let attempt = 1; ; attempt++) {
     const prefix = `attempt ${attempt}/${retry.maxAttempts}`;
     try {
-      return await runAttempt(input, attempt, prefix, clock, progress);
+      return await runAttempt(tracked, attempt, prefix, clock, progress);
     } catch (err) {
       if (signal?.aborted) throw err;
       const failure = describeArmFailure(err);
       // A bug in our code fails at once, as what it is: retrying it would only repeat it.
       if (failure.kind === "programming") throw err;
+      if (failure.kind === "notFound" && input.planner.whenAbsent) {
+        log(`${prefix}: Azure answered ${failureLabel(failure)} for ${gateway.ref.name}: it does not exist`);
+        return input.planner.whenAbsent({ failure, wrote });
+      }
       const label = failureLabel(failure);
       if (err instanceof ScaleSetNotConfirmedError) {
         log(`${prefix}: ${failure.message}`);
@@ -138,6 +157,7 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
       }
       const decision = decideRetry({ failure, attempt, elapsedMs: now() - clock.started, config: retry, random: random() });
       if (!decision.retry) {
+        // Whether a resume (POST /task/{id}:resume) of the same operation could succeed: the retry policy's rule.
         log(`${prefix}: ${label}: ${failure.message}; ${decision.reason}`);
         throw new OperationFailedError(`${label}: ${failure.message}`, failure, attempt, isRetryableKind(failure.kind));
       }

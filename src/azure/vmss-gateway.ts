@@ -32,7 +32,20 @@ export interface ScaleSetSnapshot {
 export type WriteStep =
   | { kind: "update"; summary: string; patch: VirtualMachineScaleSetUpdate }
   | { kind: "manualUpgrade"; summary: string; instanceIds: string[] }
-  | { kind: "deleteInstances"; summary: string; instanceIds: string[] };
+  | { kind: "deleteInstances"; summary: string; instanceIds: string[] }
+  /** Deletes the whole scale set. */
+  | { kind: "delete"; summary: string };
+
+/**
+ * Told what a gateway read and wrote, so that a read cache can reuse fresh reads and never serve what a write
+ * changed (src/azure/read-cache.ts).
+ */
+export interface ScaleSetObserver {
+  /** A read of the scale set (with its VMs when snapshot.vms is set) that began at readAt. */
+  onRead(ref: ScaleSetRef, snapshot: ScaleSetSnapshot, readAt: number): void;
+  /** A write is about to be sent, or has ended (either way): what was read before is no longer Azure's state. */
+  onWrite(ref: ScaleSetRef, kind: WriteStep["kind"]): void;
+}
 
 export interface WriteOptions {
   defaultPollIntervalMs: number;
@@ -87,10 +100,12 @@ export interface ScaleSetGateway {
 export class VmssGateway implements ScaleSetGateway {
   readonly client: ComputeManagementClient;
   readonly ref: ScaleSetRef;
+  readonly #observer: ScaleSetObserver | undefined;
 
-  constructor(client: ComputeManagementClient, ref: ScaleSetRef) {
+  constructor(client: ComputeManagementClient, ref: ScaleSetRef, observer?: ScaleSetObserver) {
     this.client = client;
     this.ref = ref;
+    this.#observer = observer;
   }
 
   /**
@@ -99,6 +114,7 @@ export class VmssGateway implements ScaleSetGateway {
    * one asked for is refused here: that is a wrong request, not a state.
    */
   async read(options: { withInstances: boolean; signal?: AbortSignal }): Promise<ScaleSetSnapshot> {
+    const readAt = Date.now();
     const budget = new ReadBudgetProbe();
     const vmss = await observeArmResponses(budget, () =>
       this.client.virtualMachineScaleSets.get(this.ref.resourceGroup, this.ref.name, { abortSignal: options.signal }),
@@ -108,12 +124,16 @@ export class VmssGateway implements ScaleSetGateway {
     }
     const snapshot: ScaleSetSnapshot = { vmss, etag: vmss.etag, ...(budget.remaining !== undefined ? { remainingReads: budget.remaining } : {}) };
     if (options.withInstances) snapshot.vms = await this.listInstances(options.signal);
+    this.#observer?.onRead(this.ref, snapshot, readAt);
     return snapshot;
   }
 
   async listInstances(signal?: AbortSignal): Promise<VirtualMachineScaleSetVM[]> {
     const vms: VirtualMachineScaleSetVM[] = [];
-    for await (const vm of this.client.virtualMachineScaleSetVMs.list(this.ref.resourceGroup, this.ref.name, { abortSignal: signal })) {
+    // $expand=instanceView: the same call, and it carries each VM's power state (PowerState/running, …), from which
+    // the Clouddriver reads tell an instance's health.
+    const options = { abortSignal: signal, expand: "instanceView" };
+    for await (const vm of this.client.virtualMachineScaleSetVMs.list(this.ref.resourceGroup, this.ref.name, options)) {
       vms.push(vm);
     }
     return vms;
@@ -125,6 +145,15 @@ export class VmssGateway implements ScaleSetGateway {
    * Returns the scale set as Azure reports it after the write (the update's final GET), or undefined.
    */
   async write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined> {
+    this.#observer?.onWrite(this.ref, step.kind);
+    try {
+      return await this.#write(step, etag, options);
+    } finally {
+      this.#observer?.onWrite(this.ref, step.kind);
+    }
+  }
+
+  async #write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined> {
     const vmss = this.client.virtualMachineScaleSets;
     const { resourceGroup, name } = this.ref;
     const lro = { defaultPollIntervalMs: options.defaultPollIntervalMs, onAccepted: options.onAccepted, signal: options.signal };
@@ -138,6 +167,11 @@ export class VmssGateway implements ScaleSetGateway {
       case "deleteInstances":
         await staleInstancesAsPrecondition(() => runLongRunning(() => vmss.deleteInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro));
         return undefined;
+      case "delete":
+        // The SDK's delete has no ifMatch option and the REST spec names none, so the header is added by hand: where
+        // Azure honours it, a delete planned on a stale read gets 412 (re-read, re-plan) instead of going through.
+        await runLongRunning(() => vmss.delete(resourceGroup, name, { ...sdk, requestOptions: { headers: etag ? { "if-match": etag } : {} } }), lro);
+        return undefined;
     }
   }
 
@@ -147,10 +181,15 @@ export class VmssGateway implements ScaleSetGateway {
    */
   async resume(kind: WriteStep["kind"], serializedPoller: string, options: Omit<WriteOptions, "onAccepted">): Promise<void> {
     const vmss = this.client.virtualMachineScaleSets;
-    const source = kind === "update" ? vmss.update : kind === "manualUpgrade" ? vmss.updateInstances : vmss.deleteInstances;
-    await resumeLongRunning(
-      () => restorePoller(this.client, serializedPoller, source as (...args: any[]) => any, { abortSignal: options.signal }),
-      { defaultPollIntervalMs: options.defaultPollIntervalMs, signal: options.signal },
-    );
+    const sources = { update: vmss.update, manualUpgrade: vmss.updateInstances, deleteInstances: vmss.deleteInstances, delete: vmss.delete };
+    const source = sources[kind];
+    try {
+      await resumeLongRunning(
+        () => restorePoller(this.client, serializedPoller, source as (...args: any[]) => any, { abortSignal: options.signal }),
+        { defaultPollIntervalMs: options.defaultPollIntervalMs, signal: options.signal },
+      );
+    } finally {
+      this.#observer?.onWrite(this.ref, kind);
+    }
   }
 }

@@ -54,6 +54,22 @@ export interface ServerGroupLocator {
   resourceGroup?: string;
 }
 
+/**
+ * Orca sends its stage context as the description, with `null` wherever a value was never set (desiredPercentage,
+ * targetSize, resourceGroup, …). null means absent: these keys are dropped, in nested objects too, before the schema
+ * judges the rest, so a null optional field is simply not given and a null required one is reported as missing.
+ * Array elements are kept as they are: [null] is a wrong value, not an absent one.
+ */
+export function withoutNulls<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v) => (v !== null && typeof v === "object" ? withoutNulls(v) : v)) as T;
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v !== null) out[k] = typeof v === "object" ? withoutNulls(v) : v;
+  }
+  return out as T;
+}
+
 /** A problem with one field of a request, named the way the client sent it. */
 export interface FieldProblem {
   field: string;

@@ -8,6 +8,7 @@ import {
   capacityOf,
   disabledMode,
   isManualUpgrade,
+  isParked,
   nicsWithPools,
   readPoolsRecord,
   serverGroupResult,
@@ -34,6 +35,11 @@ export const disableServerGroup = defineOperation({
       const { vmss } = snapshot;
       const mode = disabledMode(vmss);
       const pools = trafficPools(vmss);
+      if (mode === undefined && isParked(vmss)) {
+        // Disabled the clouddriver-azure way, by a parking pool: no traffic reaches it. Taking the parking pool out
+        // would change nothing, and enable could only put it back.
+        return { kind: "done", summary: `out of traffic already: only in parking pool(s) ${pools.map((p) => p.id.split("/").at(-1)).join(", ")} (disabled the clouddriver-azure way)` };
+      }
       if (pools.length > 0) {
         // Pools present while recorded as disabled means someone re-added some: keep both in the record.
         const record = mode === "pools" ? unionPools(readPoolsRecord(vmss, target), pools) : pools;

@@ -1,12 +1,15 @@
 // enableServerGroup: the reverse of disable. Restores the recorded backend pools (and rolls them out under a
 // Manual upgrade policy), or the recorded capacity when disable had scaled the set to 0.
 import { Type } from "@sinclair/typebox";
+import { OperationError } from "../azure/arm-failure.ts";
 import { serverGroupFields } from "./description.ts";
 import { defineOperation } from "./operation.ts";
 import {
   capacityOf,
   disabledMode,
   isManualUpgrade,
+  isParked,
+  ownNamedPools,
   nicsWithPools,
   readCapacityRecord,
   readPoolsRecord,
@@ -33,6 +36,14 @@ export const enableServerGroup = defineOperation({
     plan(snapshot) {
       const { vmss } = snapshot;
       const mode = disabledMode(vmss);
+      if (mode === undefined && isParked(vmss)) {
+        // Parked by clouddriver-azure: which pool it served from is not recorded on the scale set, so there is
+        // nothing to restore; saying "in traffic" would be false.
+        throw new OperationError(
+          "ParkedByClouddriver",
+          `${target.name} is only in parking pool(s) (${trafficPools(vmss).map((p) => p.id.split("/").at(-1)).join(", ")}): it was disabled the clouddriver-azure way and records no pool to return to; enable it where it was disabled, or put its pool back on the scale set`,
+        );
+      }
       if (mode === "pools") {
         const pools = unionPools(trafficPools(vmss), readPoolsRecord(vmss, target));
         return {
@@ -58,7 +69,10 @@ export const enableServerGroup = defineOperation({
       if (behind.length > 0) {
         return { kind: "manualUpgrade", summary: `roll the backend pools out to instance(s) ${behind.join(", ")} (upgrade policy Manual)`, instanceIds: behind };
       }
-      return { kind: "done", summary: `in traffic: capacity ${capacityOf(vmss)}, ${trafficPools(vmss).length} backend pool(s)` };
+      // A pool named after the scale set is clouddriver-azure's layout: its load balancer's rules, not the scale set,
+      // decide whether traffic reaches it, and they are not read here. Say so rather than claim more.
+      const rulesDecide = ownNamedPools(vmss, target.name).length > 0 ? "; its load-balancer rules are not checked (clouddriver-azure layout)" : "";
+      return { kind: "done", summary: `in traffic: capacity ${capacityOf(vmss)}, ${trafficPools(vmss).length} backend pool(s)${rulesDecide}` };
     },
     result: (snapshot) => serverGroupResult(snapshot, target),
   }),

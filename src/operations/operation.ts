@@ -4,9 +4,9 @@ import type { Static, TObject } from "@sinclair/typebox";
 import type { ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import type { FieldProblem, ServerGroupLocator } from "./description.ts";
-import type { ServerGroupResult } from "./server-group-state.ts";
+import type { OperationResult } from "./server-group-state.ts";
 
-export interface OperationDefinition<S extends TObject = TObject> {
+export interface OperationDefinition<S extends TObject = TObject, R extends OperationResult = OperationResult> {
   /** Clouddriver's operation name: the key in POST /azure/ops bodies and the last segment of /azure/ops/{name}. */
   name: string;
   /** One line for the OpenAPI document. */
@@ -17,13 +17,13 @@ export interface OperationDefinition<S extends TObject = TObject> {
   check?(description: Static<S>): FieldProblem[];
   /** "resize web-prod-v001 to 5": the task's first history line. */
   describe(description: Static<S>): string;
-  planner(description: Static<S>, target: ScaleSetRef): ScaleSetPlanner<ServerGroupResult>;
+  planner(description: Static<S>, target: ScaleSetRef): ScaleSetPlanner<R>;
 }
 
 /** Keeps each operation file's types exact while the registry holds them side by side. */
-export function defineOperation<S extends TObject>(definition: OperationDefinition<S>): OperationDefinition<S> {
+export function defineOperation<S extends TObject, R extends OperationResult>(definition: OperationDefinition<S, R>): OperationDefinition<S, R> {
   return definition;
 }
 
-export type AnyOperation = OperationDefinition<TObject> & { schema: TObject };
+export type AnyOperation = OperationDefinition<TObject, OperationResult> & { schema: TObject };
 export type LocatedDescription = ServerGroupLocator & Record<string, unknown>;

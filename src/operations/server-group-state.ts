@@ -128,6 +128,50 @@ export function nicsWithPools(vmss: VirtualMachineScaleSet, pools: PoolBinding[]
   }));
 }
 
+// ---- clouddriver-azure's way of disabling: parking pools ----
+
+/**
+ * The backend pools clouddriver-azure points traffic at when it disables a server group: it leaves the scale set's
+ * NICs as they are and moves the load balancer's rules (or the application gateway's routing rules) to these
+ * (AzureLoadBalancerResourceTemplate.groovy l.28, AzureAppGatewayResourceTemplate.groovy l.94, used by
+ * AzureNetworkClient.groovy disableServerGroupWithLoadBalancer / disableServerGroup).
+ */
+export const PARKING_POOLS: ReadonlySet<string> = new Set(["default_lb_bap", "default_bap0"]);
+
+function poolName(id: string): string {
+  return (id.split("/").at(-1) ?? "").toLowerCase();
+}
+
+export function isParkingPool(binding: PoolBinding): boolean {
+  return PARKING_POOLS.has(poolName(binding.id));
+}
+
+/**
+ * Parked: the scale set's NICs are in backend pools, and every one of them is a parking pool, so no rule sends it
+ * traffic. What the scale set alone cannot show is clouddriver-azure's usual disable, where the NICs stay in the
+ * pool named after the server group and only the load balancer's rules move: that needs the load balancer, which
+ * is not read (see README, "Disabled, as Orca sees it").
+ */
+export function isParked(vmss: VirtualMachineScaleSet): boolean {
+  const pools = trafficPools(vmss);
+  return pools.length > 0 && pools.every(isParkingPool);
+}
+
+/** Why a scale set is out of traffic, as far as the scale set shows: our record, or a parking pool. */
+export function disabledBy(vmss: VirtualMachineScaleSet): "pools" | "capacity" | "parkingPool" | undefined {
+  return disabledMode(vmss) ?? (isParked(vmss) ? "parkingPool" : undefined);
+}
+
+/** A VM (or model) is in traffic when it is in at least one backend pool that is not a parking pool. */
+export function servesTraffic(pools: PoolBinding[]): boolean {
+  return pools.some((p) => !isParkingPool(p));
+}
+
+/** Pools named after the scale set: clouddriver-azure's layout, whose traffic its load-balancer rules decide. */
+export function ownNamedPools(vmss: VirtualMachineScaleSet, name: string): PoolBinding[] {
+  return trafficPools(vmss).filter((p) => poolName(p.id) === name.toLowerCase());
+}
+
 // ---- the record of removed pools, kept in tags ----
 
 export function disabledMode(vmss: VirtualMachineScaleSet): "pools" | "capacity" | undefined {
@@ -255,10 +299,34 @@ export function serverGroupResult(snapshot: ScaleSetSnapshot, ref: ScaleSetRef):
     resourceGroup: ref.resourceGroup,
     serverGroupName: ref.name,
     capacity: unconfirmed ? { ...recorded, desired: confirmed.instances } : recorded,
-    disabled: disabledMode(snapshot.vmss) !== undefined,
+    disabled: disabledBy(snapshot.vmss) !== undefined,
     ...(confirmed ? { instanceCount: confirmed.instances } : {}),
     ...(unconfirmed ? { confirmed: false as const, requestedCapacity: recorded.desired } : {}),
     provisioningState: snapshot.vmss.provisioningState,
     etag: snapshot.etag,
   };
+}
+
+/** destroyServerGroup's result: the scale set is gone, as Azure answered a read of it. */
+export interface DestroyedServerGroupResult {
+  type: "destroyedServerGroup";
+  account: string;
+  region: string;
+  resourceGroup: string;
+  serverGroupName: string;
+  /** This task's delete removed it; false: it was gone before (deleted elsewhere, or never created). */
+  deletedByThisTask: boolean;
+  /** What Azure answered when asked for it afterwards, e.g. "GET 404 ResourceNotFound". */
+  confirmedBy: string;
+}
+
+export type OperationResult = ServerGroupResult | DestroyedServerGroupResult;
+
+/** The task's last line for one finished operation. */
+export function describeResult(result: OperationResult): string {
+  if (result.type === "destroyedServerGroup") {
+    return `${result.serverGroupName} ${result.deletedByThisTask ? "is deleted" : "was already gone"}, as Azure confirmed (${result.confirmedBy})`;
+  }
+  const { capacity } = result;
+  return `${result.serverGroupName} has capacity ${capacity.desired} (min ${capacity.min}, max ${capacity.max})${result.disabled ? ", disabled" : ""}, as Azure confirmed`;
 }

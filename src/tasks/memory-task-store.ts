@@ -134,6 +134,20 @@ export class MemoryTaskStore implements TaskStore {
     return true;
   }
 
+  async requeueRetryable(id: string, entry: HistoryEntry): Promise<boolean> {
+    const task = this.#tasks.get(id);
+    if (!task || task.state !== "failed" || task.failure?.retryable !== true) return false;
+    task.state = "queued";
+    delete task.failure;
+    delete task.finishedAtMs;
+    delete task.checkpoint;
+    delete task.leaseOwner;
+    delete task.leaseExpiresAtMs;
+    task.history.push({ ...entry });
+    task.updatedAtMs = this.#now();
+    return true;
+  }
+
   async prune(finishedBeforeMs: number): Promise<number> {
     let removed = 0;
     for (const [id, t] of this.#tasks) {

@@ -363,6 +363,22 @@ export class PostgresTaskStore implements TaskStore {
     return rowCount === 1;
   }
 
+  async requeueRetryable(id: string, entry: HistoryEntry): Promise<boolean> {
+    // One statement: the UPDATE is the compare-and-set, and the history line goes in only if it matched.
+    const { rowCount } = await this.#query(
+      `WITH requeued AS (
+         UPDATE ${this.#tasks} SET state = 'queued', failure = NULL, finished_at_ms = NULL, checkpoint = NULL,
+           lease_owner = NULL, lease_expires_at_ms = NULL, updated_at_ms = ${NOW_MS}
+         WHERE id = $1 AND state = 'failed' AND (failure->>'retryable')::boolean IS TRUE
+         RETURNING id
+       )
+       INSERT INTO ${this.#history} (task_id, phase, status, time_ms) SELECT id, $2, $3, $4 FROM requeued`,
+      [id, textParam(entry.phase), textParam(entry.status), Math.round(entry.timeMs)],
+      false,
+    );
+    return rowCount === 1;
+  }
+
   async prune(finishedBeforeMs: number): Promise<number> {
     // History rows go with their task (ON DELETE CASCADE).
     const { rowCount } = await this.#query(

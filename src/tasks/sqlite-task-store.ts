@@ -329,6 +329,20 @@ export class SqliteTaskStore implements TaskStore {
     return Number(result.changes) === 1;
   }
 
+  async requeueRetryable(id: string, entry: HistoryEntry): Promise<boolean> {
+    return this.#write(() => {
+      const now = Date.now();
+      const result = this.#stmt(
+        `UPDATE tasks SET state = 'queued', failure = NULL, finished_at_ms = NULL, checkpoint = NULL, lease_owner = NULL,
+           lease_expires_at_ms = NULL, updated_at_ms = ?
+         WHERE id = ? AND state = 'failed' AND json_extract(failure, '$.retryable') = 1`,
+      ).run(now, id);
+      if (Number(result.changes) !== 1) return false;
+      this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)").run(id, entry.phase, entry.status, entry.timeMs);
+      return true;
+    });
+  }
+
   async prune(finishedBeforeMs: number): Promise<number> {
     // History rows go with their task (ON DELETE CASCADE).
     const result = this.#stmt(

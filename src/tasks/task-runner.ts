@@ -8,7 +8,7 @@ import { observeArmResponses } from "../azure/arm-observer.ts";
 import { executeOp, OperationFailedError } from "../azure/execute-op.ts";
 import { ScaleSetQueue, scaleSetKey } from "../azure/scale-set-queue.ts";
 import type { LocatedDescription, AnyOperation } from "../operations/operation.ts";
-import type { ServerGroupResult } from "../operations/server-group-state.ts";
+import { describeResult, type OperationResult } from "../operations/server-group-state.ts";
 import type { OperationRequest, Task, TaskFailure } from "./task.ts";
 import type { TaskChange, TaskStore } from "./task-store.ts";
 
@@ -165,7 +165,7 @@ export class TaskRunner {
     };
     let armCalls = task.armCalls;
     const countCalls = { onArmResponse: () => void armCalls++ };
-    const results: ServerGroupResult[] = [...task.resultObjects];
+    const results: OperationResult[] = [...task.resultObjects];
 
     try {
       if (task.state === "queued") {
@@ -210,12 +210,12 @@ export class TaskRunner {
             abort.signal,
           );
           results.push(result);
-          record(phase, `Done: ${ref.name} has capacity ${result.capacity.desired} (min ${result.capacity.min}, max ${result.capacity.max})${result.disabled ? ", disabled" : ""}, as Azure confirmed`);
+          record(phase, `Done: ${describeResult(result)}`);
         } catch (err) {
           if (abort.signal.aborted) throw abort.signal.reason ?? err;
           if (err instanceof OperationFailedError) {
             // A scale set Azure could not confirm: its result says what Azure lists, never what was asked.
-            if (err.result) results.push(err.result as ServerGroupResult);
+            if (err.result) results.push(err.result as OperationResult);
             failure = { operation: request.name, code: err.failure.code ?? err.failure.kind, message: err.message, retryable: err.retryable };
           } else {
             const f = describeArmFailure(err);

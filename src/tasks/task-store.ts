@@ -57,6 +57,14 @@ export interface TaskStore {
   /** Applies a change if `owner` holds the lease; false otherwise. A finished state also ends the lease. */
   update(owner: string, id: string, change: TaskChange): Promise<boolean>;
 
+  /**
+   * Puts a task that failed with a retryable failure back in the queue (Clouddriver's `POST /task/{id}:resume`):
+   * state queued, failure, finish time and checkpoint cleared, `entry` appended to its history. Operations that
+   * succeeded keep their results; the next claim runs the failed operation again, from a fresh read. False when
+   * the task is not failed-and-retryable (or does not exist); nothing changes then.
+   */
+  requeueRetryable(id: string, entry: HistoryEntry): Promise<boolean>;
+
   /** Deletes finished tasks that finished before `finishedBeforeMs`; returns how many. */
   prune(finishedBeforeMs: number): Promise<number>;
   close(): Promise<void>;

@@ -1,4 +1,4 @@
-import type { ServerGroupResult } from "../operations/server-group-state.ts";
+import type { OperationResult } from "../operations/server-group-state.ts";
 
 // The task model: what a caller polls. Internally a task has a state machine that can grow (canceled is already
 // a state); externally it is Clouddriver's task shape, which Orca understands.
@@ -33,7 +33,7 @@ export interface TaskCheckpoint {
   attempt: number;
   /** A write Azure accepted and that has not ended: what it was, and its serialized poller (absolute URLs). */
   inFlight?: {
-    step: { kind: "update" | "manualUpgrade" | "deleteInstances"; summary: string; [key: string]: unknown };
+    step: { kind: "update" | "manualUpgrade" | "deleteInstances" | "delete"; summary: string; [key: string]: unknown };
     poller: string;
   };
 }
@@ -46,7 +46,7 @@ export interface Task {
   /** Index of the operation running now (or last run). */
   operationIndex: number;
   history: HistoryEntry[];
-  resultObjects: ServerGroupResult[];
+  resultObjects: OperationResult[];
   failure?: TaskFailure;
   /** ARM requests made for this task, all attempts and polls included. */
   armCalls: number;
@@ -73,7 +73,7 @@ export interface ClouddriverTask {
   endTimeMs?: number;
   status: { phase: string; status: string; complete: boolean; completed: boolean; failed: boolean; retryable: boolean };
   history: { phase: string; status: string }[];
-  resultObjects: (ServerGroupResult | TaskExceptionResult)[];
+  resultObjects: (OperationResult | TaskExceptionResult)[];
   state: TaskState;
   clientRequestId?: string;
   operations: string[];

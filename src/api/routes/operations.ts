@@ -3,10 +3,11 @@ import { isDeepStrictEqual } from "node:util";
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AccountRegistry } from "../../azure/accounts.ts";
-import type { FieldProblem } from "../../operations/description.ts";
+import { withoutNulls, type FieldProblem } from "../../operations/description.ts";
 import type { AnyOperation, LocatedDescription } from "../../operations/operation.ts";
 import type { TaskRunner } from "../../tasks/task-runner.ts";
 import type { OperationRequest } from "../../tasks/task.ts";
+import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { ApiError, validationError } from "../errors.ts";
 import { ErrorResponse, TaskRef } from "../schemas.ts";
 
@@ -15,6 +16,8 @@ export interface OperationRoutesOptions {
   accounts: AccountRegistry;
   runner: TaskRunner;
   maxOperationsPerTask: number;
+  /** When set, operations we do not have are Clouddriver's: forwarded, and a list body that names one goes whole. */
+  forwarder?: ClouddriverForwarder;
 }
 
 const ClientRequestIdQuery = Type.Object(
@@ -75,6 +78,9 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
           body: Type.Ref(op.schema),
           response: accepted,
         },
+        preValidation: async (request) => {
+          request.body = withoutNulls(request.body);
+        },
       },
       async (request, reply) => {
         const description = request.body as LocatedDescription;
@@ -88,9 +94,11 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
   app.post(
     "/azure/ops/:operation",
     {
+      // With a Clouddriver configured, the request goes there before its body is read (clouddriver-forwarding.ts).
+      config: { forwardToClouddriver: opts.forwarder !== undefined },
       schema: {
         operationId: "unknownOperation",
-        summary: "Any other operation name: 404 listing the known ones",
+        summary: "Any other operation name: 404 listing the known ones, or forwarded to Clouddriver when CLOUDDRIVER_URL is set",
         tags: ["operations"],
         params: Type.Object({ operation: Type.String({ maxLength: 200 }) }),
         response: { 404: { ...Type.Ref(ErrorResponse), description: "No such operation; knownOperations lists them" } },
@@ -122,10 +130,15 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
         body: Type.Array(Type.Ref(BatchItem), { minItems: 1, maxItems: opts.maxOperationsPerTask }),
         response: accepted,
       },
-      // Name unknown operations before the schema would quietly strip them and report a count mismatch.
-      preValidation: async (request) => {
+      // Name unknown operations before the schema would quietly strip them and report a count mismatch; with a
+      // Clouddriver configured, a body that names one goes there whole, as sent.
+      preValidation: async (request, reply) => {
         const body = request.body;
         if (!Array.isArray(body)) return;
+        request.body = withoutNulls(body);
+        if (opts.forwarder && body.some((item: unknown) => typeof item === "object" && item !== null && !Array.isArray(item) && Object.keys(item).some((k) => !operations.has(k)))) {
+          return opts.forwarder.forward(request, reply);
+        }
         const problems: FieldProblem[] = [];
         body.forEach((item: unknown, i) => {
           if (typeof item !== "object" || item === null || Array.isArray(item)) return;

@@ -7,13 +7,13 @@ import { executeOp, OperationFailedError, type ScaleSetPlanner } from "../../azu
 import { confirmation } from "../../azure/scale-set-state.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../../azure/vmss-gateway.ts";
 import { AccountName, RegionName, ResourceGroupName, ScaleSetName } from "../../operations/description.ts";
-import { disabledMode, recordedCapacity, trafficPools, vmTrafficPools } from "../../operations/server-group-state.ts";
+import { disabledBy, recordedCapacity, servesTraffic, trafficPools, vmTrafficPools } from "../../operations/server-group-state.ts";
 import { ApiError, validationError } from "../errors.ts";
 import { ErrorResponse, ServerGroup } from "../schemas.ts";
 
 export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): Static<typeof ServerGroup> {
   const { vmss } = snapshot;
-  const mode = disabledMode(vmss);
+  const mode = disabledBy(vmss);
   const agreement = confirmation(snapshot);
   return {
     account: ref.account,
@@ -35,7 +35,7 @@ export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): S
         name: vm.name,
         provisioningState: vm.provisioningState,
         latestModelApplied: vm.latestModelApplied,
-        ...(pools ? { inTraffic: pools.length > 0 } : {}),
+        ...(pools ? { inTraffic: servesTraffic(pools) } : {}),
       };
     }),
     instanceCount: agreement.instances,

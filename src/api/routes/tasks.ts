@@ -1,18 +1,29 @@
-// GET /task/{id} and GET /task: what orchestrators poll.
+// GET /task/{id} and GET /task: what orchestrators poll; POST /task/{id}:resume: how Orca retries a failed task.
 import { Type } from "@sinclair/typebox";
-import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { TaskStore } from "../../tasks/task-store.ts";
+import { phaseOf } from "../../tasks/task-runner.ts";
 import { toClouddriverTask } from "../../tasks/task.ts";
+import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { ApiError } from "../errors.ts";
-import { ErrorResponse, Task, TaskList, TaskState } from "../schemas.ts";
+import { ErrorResponse, Task, TaskList, TaskRef, TaskState } from "../schemas.ts";
 
-export const taskRoutes: FastifyPluginAsyncTypebox<{ store: TaskStore }> = async (app, { store }) => {
+export interface TaskRoutesOptions {
+  store: TaskStore;
+  /** Task ids we do not know are Clouddriver's, when one is configured. */
+  forwarder?: ClouddriverForwarder;
+  /** Called when a task was put back in the queue, so that it is claimed at once. */
+  onRequeued?: () => void;
+}
+
+export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, forwarder, onRequeued }) => {
   app.get(
     "/task/:id",
     {
       schema: {
         operationId: "getTask",
         summary: "A task, in Clouddriver's shape",
+        description: "With CLOUDDRIVER_URL set, an id that is not one of ours is asked of Clouddriver, and its answer relayed as it came.",
         tags: ["tasks"],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
         response: {
@@ -21,12 +32,67 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ store: TaskStore }> = async
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const task = await store.get(request.params.id);
+      if (!task && forwarder) return forwarder.forward(request, reply);
       if (!task) throw new ApiError(404, "NotFound", `no task ${request.params.id}`);
       return toClouddriverTask(task);
     },
   );
+
+  // Clouddriver's route (OperationsController#resumeTask), called by Orca's MonitorKatoTask when a task it polls
+  // says failed and retryable. Resuming puts the task back in the queue: the operation that failed runs again with
+  // a fresh attempt budget, from a fresh read; operations that had succeeded are not run again. The body is ignored
+  // (Orca sends none), whatever its content type.
+  await app.register(async (plain) => {
+    const scoped = plain.withTypeProvider<TypeBoxTypeProvider>();
+    scoped.removeAllContentTypeParsers();
+    scoped.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+    scoped.post(
+      "/task/:id(^[^:/]+)::resume",
+      {
+        schema: {
+          operationId: "resumeTask",
+          summary: "Run a failed, retryable task again (Clouddriver's POST /task/{id}:resume)",
+          description:
+            "Only a task whose status.retryable is true can be resumed: it is queued again, and the operation that failed runs from a fresh read of the scale set. A task already queued or running answers 200 as well, so a repeated call is harmless.",
+          tags: ["tasks"],
+          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
+          response: {
+            200: { ...Type.Ref(TaskRef), description: "The task is queued or running again; poll it" },
+            404: { ...Type.Ref(ErrorResponse), description: "No task with that id" },
+            409: { ...Type.Ref(ErrorResponse), description: "The task succeeded, or failed in a way that running it again cannot change (status.retryable false)" },
+          },
+        },
+      },
+      async (request, reply) => {
+        const { id } = request.params;
+        const task = await store.get(id);
+        if (!task && forwarder) return forwarder.forward(request, reply, Buffer.isBuffer(request.body) ? request.body : undefined);
+        if (!task) throw new ApiError(404, "NotFound", `no task ${id}`);
+        const ref = { id, resourceUri: `/task/${id}` };
+        if (task.state === "queued" || task.state === "running") return ref;
+        const failed = task.failure;
+        if (failed?.retryable) {
+          const line = `Resumed on request: running ${failed.operation} again from a fresh read (it had failed: ${failed.message})`;
+          if (await store.requeueRetryable(id, { phase: phaseOf(failed.operation), status: line, timeMs: Date.now() })) {
+            onRequeued?.();
+            return ref;
+          }
+          // Someone else resumed it between our read and our write: it is queued or running now.
+          const now = await store.get(id);
+          if (now && (now.state === "queued" || now.state === "running")) return ref;
+        }
+        throw new ApiError(
+          409,
+          "TaskNotRetryable",
+          task.state === "succeeded"
+            ? `task ${id} succeeded; there is nothing to resume`
+            : `task ${id} ${task.state === "canceled" ? "was canceled" : `failed with ${failed?.code ?? "an error"}`}, which running it again cannot change (status.retryable is false)`,
+        );
+      },
+    );
+  });
 
   app.get(
     "/task",

@@ -1,0 +1,131 @@
+// Clouddriver behind this service: with CLOUDDRIVER_URL set, every request that is not ours goes to Clouddriver
+// unchanged, so an orchestrator can point all of one cloud provider's traffic here (kork's selectors choose a
+// Clouddriver per stage, never per path or operation). Not ours: a path we do not serve, an operation we do not
+// have (a list body that names one goes whole), a task id we do not know.
+//
+// The request goes as received: method, path and query as sent, headers but the hop-by-hop ones, the body's exact
+// bytes (streamed when we had no reason to read it). The answer comes back the same way, streamed.
+import type { Readable } from "node:stream";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Agent, request as send } from "undici";
+import type { ClouddriverConfig } from "../config.ts";
+
+/** Headers that describe one connection, not the message (RFC 9110 §7.6.1), and ones the client library sets. */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "expect",
+]);
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/** The end-to-end headers: hop-by-hop ones removed, and those the Connection header names. */
+export function endToEndHeaders(headers: Headers): Record<string, string | string[]> {
+  const named = new Set(
+    String(headers.connection ?? "")
+      .split(",")
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  );
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (value === undefined || HOP_BY_HOP.has(lower) || named.has(lower)) continue;
+    out[lower] = value;
+  }
+  return out;
+}
+
+/** Error codes with which undici reports that Clouddriver did not answer in time. */
+const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
+
+function errorCode(err: unknown): string | undefined {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
+  const code = e?.code ?? e?.cause?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/** Raw request bodies kept by the JSON parser, for requests that turn out to be Clouddriver's after parsing. */
+const rawBodies = new WeakMap<FastifyRequest, Buffer>();
+
+export function rawBodyOf(request: FastifyRequest): Buffer | undefined {
+  return rawBodies.get(request);
+}
+
+export class ClouddriverForwarder {
+  readonly url: string;
+  readonly #agent: Agent;
+
+  constructor(config: ClouddriverConfig) {
+    this.url = config.url;
+    this.#agent = new Agent({
+      connect: { timeout: config.connectTimeoutMs },
+      headersTimeout: config.timeoutMs,
+      bodyTimeout: config.timeoutMs,
+    });
+  }
+
+  /**
+   * Sends the request to Clouddriver and answers with its response. `body`: the bytes to send (a parsed request's
+   * raw body); by default the request's own stream when it has a body. Clouddriver down: 502; too slow: 504.
+   */
+  async forward(request: FastifyRequest, reply: FastifyReply, body?: Buffer): Promise<FastifyReply> {
+    const hasBody = request.headers["content-length"] !== undefined ? request.headers["content-length"] !== "0" : request.headers["transfer-encoding"] !== undefined;
+    const payload: Buffer | Readable | undefined = body ?? rawBodyOf(request) ?? (hasBody ? request.raw : undefined);
+    let upstream: Awaited<ReturnType<typeof send>>;
+    try {
+      upstream = await send(`${this.url}${request.url}`, {
+        method: request.method as "GET",
+        headers: endToEndHeaders(request.headers),
+        body: payload,
+        dispatcher: this.#agent,
+      });
+    } catch (err) {
+      const code = errorCode(err) ?? "Error";
+      const timedOut = TIMEOUT_CODES.has(code);
+      request.log.warn({ err, clouddriver: this.url }, "Clouddriver did not answer");
+      return reply
+        .code(timedOut ? 504 : 502)
+        .type("application/json")
+        .send({
+          statusCode: timedOut ? 504 : 502,
+          error: timedOut ? "ClouddriverTimeout" : "ClouddriverUnavailable",
+          message: `Clouddriver at ${this.url} ${timedOut ? "did not answer in time" : "could not be reached"} (${code}) for ${request.method} ${request.url.split("?")[0]}; this service forwards what it does not serve there`,
+        });
+    }
+    reply.code(upstream.statusCode);
+    for (const [name, value] of Object.entries(endToEndHeaders(upstream.headers))) reply.header(name, value);
+    return reply.send(upstream.body);
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+}
+
+/**
+ * Routes that are not ours: the not-found handler, and routes whose config says `forwardToClouddriver: true` (an
+ * unknown operation name). They are forwarded before their body is parsed, so it streams through untouched.
+ * JSON bodies that are parsed keep their raw bytes, for a list body that turns out to name another operation.
+ */
+export function installClouddriverForwarding(app: FastifyInstance, forwarder: ClouddriverForwarder): void {
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    rawBodies.set(request, body as Buffer);
+    parseJson(request, (body as Buffer).toString("utf8"), done);
+  });
+  app.addHook("onRequest", async (request, reply) => {
+    const config = request.routeOptions.config as { forwardToClouddriver?: boolean };
+    if (request.is404 || config.forwardToClouddriver === true) return forwarder.forward(request, reply);
+  });
+  app.addHook("onClose", async () => forwarder.close());
+}

@@ -1,0 +1,296 @@
+// The Clouddriver reads Orca makes around its Azure server-group stages (orca-clouddriver OortService,
+// CloudDriverService, CloudDriverCacheService, CloudDriverCacheStatusService), answered from Azure through the read
+// cache. Every answer says how fresh it is: `X-Azure-Read-At` (when Azure was asked for the oldest part of it) and
+// `Age` (seconds since then).
+import { Type, type Static } from "@sinclair/typebox";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyReply } from "fastify";
+import type { AccountConfig } from "../../config.ts";
+import type { AccountRegistry } from "../../azure/accounts.ts";
+import { describeArmFailure } from "../../azure/arm-failure.ts";
+import { OperationFailedError } from "../../azure/execute-op.ts";
+import type { ScaleSetReads } from "../../azure/read-cache.ts";
+import { clusterSummaries, expand, locate, refFor } from "../../clouddriver/inventory.ts";
+import { parseName } from "../../clouddriver/names.ts";
+import {
+  CLOUD_PROVIDER,
+  ClouddriverApplication,
+  ClouddriverCluster,
+  ClouddriverServerGroup,
+  ClouddriverServerGroupOrList,
+  ForceCacheRefresh,
+  ForceCacheRefreshResult,
+  PendingCacheRefreshes,
+  serverGroupView,
+  type ClouddriverServerGroup as ServerGroupView,
+} from "../../clouddriver/server-group.ts";
+import { chooseTarget, parseTarget } from "../../clouddriver/targets.ts";
+import { AccountName, RegionName, ScaleSetName } from "../../operations/description.ts";
+import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
+import { ApiError } from "../errors.ts";
+import { ErrorResponse } from "../schemas.ts";
+
+const AppName = Type.String({ pattern: "^[A-Za-z0-9._]{1,64}$", description: "a Spinnaker application name (Frigga: letters, digits, '.', '_')" });
+const ClusterName = Type.String({ pattern: "^[A-Za-z0-9._~^-]{1,64}$", description: "a Spinnaker cluster name: app, app-stack or app-stack-detail" });
+const TargetName = Type.String({
+  pattern: "^[A-Za-z_]{1,40}$",
+  description: "current_asg_dynamic, ancestor_asg_dynamic, oldest_asg_dynamic, largest_asg_dynamic (or newest, previous, ancestor, fail, …)",
+});
+const BooleanText = Type.Union([Type.Literal("true"), Type.Literal("false")]);
+
+const errors = {
+  400: { ...Type.Ref(ErrorResponse), description: "A name in the path is invalid" },
+  404: { ...Type.Ref(ErrorResponse), description: "Nothing found (or an account we do not serve)" },
+  502: { ...Type.Ref(ErrorResponse), description: "Azure answered with an error" },
+  503: { ...Type.Ref(ErrorResponse), description: "Azure did not answer in time; try again" },
+};
+const FRESHNESS = " Freshness: X-Azure-Read-At and Age headers (data at most READ_CACHE_TTL_MS old).";
+const FORWARDED = "With CLOUDDRIVER_URL set, a request for an account not configured here is forwarded to Clouddriver as it came, before any name in it is checked.";
+
+function notFound(message: string): ApiError {
+  return new ApiError(404, "NotFound", message);
+}
+
+/** An Azure failure, as the poller should see it: 404 not found, 503 try again, 502 otherwise. */
+function asApiError(err: unknown, what: string): unknown {
+  if (err instanceof ApiError) return err;
+  const failure = err instanceof OperationFailedError ? err.failure : describeArmFailure(err);
+  if (failure.kind === "notFound" || failure.code === "RegionMismatch") return notFound(`${what} not found: ${failure.message}`);
+  const retryable = err instanceof OperationFailedError ? err.retryable : failure.kind !== "terminal";
+  return new ApiError(retryable ? 503 : 502, retryable ? "AzureUnavailable" : "AzureError", `reading ${what}: ${failure.message}`);
+}
+
+function stateFreshness(reply: FastifyReply, readAt: number): void {
+  reply.header("x-azure-read-at", new Date(readAt).toISOString());
+  reply.header("age", String(Math.max(0, Math.floor((Date.now() - readAt) / 1000))));
+}
+
+export interface ClouddriverReadOptions {
+  accounts: AccountRegistry;
+  reads: ScaleSetReads;
+  /** With a Clouddriver behind us: reads for accounts (or applications) we do not serve go to it. */
+  forwarder?: ClouddriverForwarder;
+}
+
+/** Thrown when the request is Clouddriver's to answer; the routes forward it when there is one. */
+class NotOurs extends Error {
+  override name = "NotOurs";
+}
+
+export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOptions> = async (app, opts) => {
+  const { accounts, reads, forwarder } = opts;
+
+  function account(name: string): AccountConfig {
+    const a = accounts.get(name);
+    if (!a) throw forwarder ? new NotOurs() : notFound(`account ${name} is not served here; known: ${accounts.names().join(", ")}`);
+    return a;
+  }
+
+  // What is not ours goes to Clouddriver, unchanged, when there is one: a request for an account we do not serve
+  // before its names are validated as Azure names (an AWS region is not one), and whatever a route finds is not
+  // ours (it throws NotOurs only when there is a Clouddriver).
+  app.addHook("preValidation", async (request, reply) => {
+    if (!forwarder) return;
+    const named = (request.params as { account?: unknown }).account ?? (request.body as { account?: unknown } | undefined)?.account;
+    if (typeof named === "string" && !accounts.get(named)) return forwarder.forward(request, reply);
+  });
+  app.setErrorHandler(async (err, request, reply) => {
+    if (err instanceof NotOurs && forwarder) return forwarder.forward(request, reply);
+    throw err;
+  });
+
+  /** The cluster's server groups, with their VMs. */
+  async function clusterServerGroups(accountName: string, application: string, cluster: string) {
+    const a = account(accountName);
+    try {
+      const located = await locate(reads, a, { application, cluster });
+      const expanded = await expand(reads, located.value);
+      return { serverGroups: expanded.value, readAt: Math.min(located.readAt, expanded.readAt) };
+    } catch (err) {
+      throw asApiError(err, `cluster ${cluster} in ${accountName}`);
+    }
+  }
+
+  const clusterParams = Type.Object({ app: AppName, account: AccountName, cluster: ClusterName });
+
+  app.get(
+    "/applications/:app",
+    {
+      schema: {
+        operationId: "clouddriverGetApplication",
+        description: "With CLOUDDRIVER_URL set, an application with no Azure server groups here is forwarded to Clouddriver.",
+        summary: "An application: its Azure clusters by account (Clouddriver's ApplicationsController)." + FRESHNESS,
+        tags: ["clouddriver"],
+        params: Type.Object({ app: AppName }),
+        response: { 200: { ...Type.Ref(ClouddriverApplication), description: "the application" }, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { app: application } = request.params;
+      const clusters: Record<string, { name: string; provider: "azure"; serverGroups: string[]; loadBalancers: string[] }[]> = {};
+      let readAt = Date.now();
+      for (const name of accounts.names()) {
+        try {
+          const located = await locate(reads, account(name), { application });
+          readAt = Math.min(readAt, located.readAt);
+          const summaries = clusterSummaries(located.value);
+          if (summaries.length > 0) clusters[name] = summaries.map((c) => ({ ...c, provider: CLOUD_PROVIDER, loadBalancers: [] }));
+        } catch (err) {
+          throw asApiError(err, `application ${application} in ${name}`);
+        }
+      }
+      if (Object.keys(clusters).length === 0) {
+        if (forwarder) throw new NotOurs();
+        throw notFound(`Application does not exist (name: ${application}): no Azure server groups named for it`);
+      }
+      stateFreshness(reply, readAt);
+      return { name: application, attributes: { name: application, cloudProviders: CLOUD_PROVIDER }, clusters };
+    },
+  );
+
+  app.get(
+    "/applications/:app/clusters/:account/:cluster/azure",
+    {
+      schema: {
+        operationId: "clouddriverGetCluster",
+        description: FORWARDED,
+        summary: "A cluster and its server groups with their instances (OortService.getCluster)." + FRESHNESS,
+        tags: ["clouddriver"],
+        params: clusterParams,
+        response: { 200: { ...Type.Ref(ClouddriverCluster), description: "the cluster" }, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const p = request.params;
+      const { serverGroups, readAt } = await clusterServerGroups(p.account, p.app, p.cluster);
+      if (serverGroups.length === 0) throw notFound(`No clusters found (application: ${p.app}, account: ${p.account}, name: ${p.cluster}, type: azure)`);
+      stateFreshness(reply, readAt);
+      return { name: p.cluster, type: CLOUD_PROVIDER, accountName: p.account, moniker: { ...parseName(p.cluster), app: serverGroups[0].moniker.app, cluster: serverGroups[0].cluster }, serverGroups, loadBalancers: [] };
+    },
+  );
+
+  app.get(
+    "/applications/:app/clusters/:account/:cluster/azure/serverGroups/:serverGroup",
+    {
+      schema: {
+        operationId: "clouddriverGetServerGroupFromCluster",
+        description: FORWARDED,
+        summary: "A server group of a cluster: a list, or one server group when ?region= is given (OortService.getServerGroupsFromClusterTyped)." + FRESHNESS,
+        tags: ["clouddriver"],
+        params: Type.Object({ app: AppName, account: AccountName, cluster: ClusterName, serverGroup: ScaleSetName }),
+        querystring: Type.Object({ region: Type.Optional(RegionName), expand: Type.Optional(BooleanText) }),
+        response: {
+          200: { ...Type.Ref(ClouddriverServerGroupOrList), description: "without region: the server groups of that name (one per region); with region: that one" },
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const p = request.params;
+      const region = request.query.region;
+      const { serverGroups, readAt } = await clusterServerGroups(p.account, p.app, p.cluster);
+      const matching = serverGroups.filter((sg) => sg.name.toLowerCase() === p.serverGroup.toLowerCase() && (region === undefined || sg.region === region));
+      if (matching.length === 0) throw notFound(`Server group not found (account: ${p.account}, name: ${p.serverGroup}, type: azure)`);
+      stateFreshness(reply, readAt);
+      return region === undefined ? matching : matching[0];
+    },
+  );
+
+  app.get(
+    "/applications/:app/clusters/:account/:cluster/azure/:scope/serverGroups/target/:target",
+    {
+      schema: {
+        operationId: "clouddriverGetTargetServerGroup",
+        description: FORWARDED,
+        summary: "The cluster's current, previous, oldest or largest server group in a region, by createdTime (ClusterController.getTargetServerGroup)." + FRESHNESS,
+        tags: ["clouddriver"],
+        params: Type.Object({ app: AppName, account: AccountName, cluster: ClusterName, scope: RegionName, target: TargetName }),
+        querystring: Type.Object({ onlyEnabled: Type.Optional(BooleanText), validateOldest: Type.Optional(BooleanText) }),
+        response: { 200: { ...Type.Ref(ClouddriverServerGroup), description: "the target server group" }, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const p = request.params;
+      const target = parseTarget(p.target);
+      if (!target) throw notFound(`Target not found (target: ${p.target})`);
+      const { serverGroups, readAt } = await clusterServerGroups(p.account, p.app, p.cluster);
+      const choice = chooseTarget(
+        serverGroups.map((sg) => ({ ...sg, instanceCount: sg.instances.length })),
+        target,
+        p.scope,
+        { onlyEnabled: request.query.onlyEnabled === "true", validateOldest: request.query.validateOldest !== "false" },
+      );
+      if (!choice.ok) throw notFound(`${choice.message} (account: ${p.account}, cluster: ${p.cluster}, type: azure)`);
+      stateFreshness(reply, readAt);
+      const { instanceCount: _count, ...serverGroup } = choice.serverGroup;
+      return serverGroup as ServerGroupView;
+    },
+  );
+
+  app.get(
+    "/serverGroups/:account/:region/:serverGroup",
+    {
+      schema: {
+        operationId: "clouddriverGetServerGroup",
+        description: FORWARDED,
+        summary: "A server group: capacity, instances with health, disabled (OortService.getServerGroup; WaitForCapacityMatch, WaitForDisabledServerGroup)." + FRESHNESS,
+        tags: ["clouddriver"],
+        params: Type.Object({ account: AccountName, region: RegionName, serverGroup: ScaleSetName }),
+        response: { 200: { ...Type.Ref(ClouddriverServerGroup), description: "the server group" }, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const p = request.params;
+      account(p.account);
+      const resolved = refFor(accounts, p.account, p.region, p.serverGroup);
+      if (!resolved.ok) throw notFound(`server group ${p.serverGroup}: ${resolved.problems.map((x) => `${x.field}: ${x.message}`).join("; ")}`);
+      try {
+        const snapshot = await reads.snapshot(resolved.ref);
+        stateFreshness(reply, snapshot.readAt);
+        return serverGroupView(snapshot.value, resolved.ref);
+      } catch (err) {
+        throw asApiError(err, `server group ${p.serverGroup} in ${p.account}/${p.region}/${resolved.ref.resourceGroup}`);
+      }
+    },
+  );
+
+  app.get(
+    "/cache/azure/ServerGroup",
+    {
+      schema: {
+        operationId: "clouddriverPendingCacheRefreshes",
+        summary: "Pending force-cache refreshes: always none, since every read is at most READ_CACHE_TTL_MS old and our writes refresh it (CloudDriverCacheStatusService)",
+        tags: ["clouddriver"],
+        response: { 200: { ...Type.Ref(PendingCacheRefreshes), description: "always empty" } },
+      },
+    },
+    async () => [],
+  );
+
+  app.post(
+    "/cache/azure/ServerGroup",
+    {
+      schema: {
+        operationId: "clouddriverForceCacheRefresh",
+        description: FORWARDED,
+        summary: "Force-cache refresh of a server group: done at once, 200 (CloudDriverCacheService.forceCacheUpdate); the next read asks Azure",
+        tags: ["clouddriver"],
+        body: Type.Ref(ForceCacheRefresh),
+        response: {
+          200: { ...Type.Ref(ForceCacheRefreshResult), description: "the server groups whose cached reads were dropped" },
+          400: errors[400],
+        },
+      },
+    },
+    async (request) => {
+      const b = request.body as Static<typeof ForceCacheRefresh>;
+      const name = b.serverGroupName ?? b.asgName;
+      if (!name) throw new ApiError(400, "ValidationError", "serverGroupName: required (asgName is accepted too)", [{ field: "serverGroupName", message: "required (asgName is accepted too)" }]);
+      if (!accounts.get(b.account) && forwarder) throw new NotOurs();
+      const resolved = accounts.get(b.account) ? refFor(accounts, b.account, b.region, name) : undefined;
+      if (!resolved?.ok) return { refreshed: [] };
+      reads.refresh(resolved.ref);
+      return { refreshed: [`${b.account}/${b.region}/${resolved.ref.resourceGroup}/${name}`] };
+    },
+  );
+};

@@ -1,0 +1,192 @@
+// Reads for pollers, without spending Azure's budget per poll. Orca polls every stage every few seconds and Deck reads
+// clusters constantly, while Azure allows a scale set about a dozen GETs a minute. Every read of a scale set goes
+// through one short-lived entry: concurrent reads share one Azure call, a read within the TTL is answered from
+// memory, and our own writes (and any fresh read an operation makes) replace what is there.
+import type { VirtualMachineScaleSet } from "@azure/arm-compute";
+import type { RetryConfig } from "../config.ts";
+import type { AccountRegistry } from "./accounts.ts";
+import { executeOp, type ScaleSetPlanner } from "./execute-op.ts";
+import type { ScaleSetObserver, ScaleSetRef, ScaleSetSnapshot, WriteStep } from "./vmss-gateway.ts";
+
+/** A value and when Azure was asked for it (the start of the call: the value is at least this fresh). */
+export interface Fresh<V> {
+  value: V;
+  readAt: number;
+}
+
+interface Entry<V> {
+  value?: Fresh<V>;
+  inFlight?: Promise<Fresh<V>>;
+  /** Bumped by invalidate(): a fetch that started before it must not store what it read. */
+  generation: number;
+  /** When invalidate() was last called: a value read before then is not kept. */
+  invalidatedAt: number;
+}
+
+export interface CoalescingCacheOptions {
+  ttlMs: number;
+  now?: () => number;
+  /** Entries kept before expired ones are dropped. */
+  maxEntries?: number;
+}
+
+/** A cache in which concurrent gets of one key share one fetch, and a value is served for ttlMs after it was read. */
+export class CoalescingCache<V> {
+  readonly ttlMs: number;
+  readonly #now: () => number;
+  readonly #maxEntries: number;
+  readonly #entries = new Map<string, Entry<V>>();
+
+  constructor(options: CoalescingCacheOptions) {
+    this.ttlMs = options.ttlMs;
+    this.#now = options.now ?? Date.now;
+    this.#maxEntries = options.maxEntries ?? 10_000;
+  }
+
+  get(key: string, fetch: () => Promise<V>): Promise<Fresh<V>> {
+    const entry = this.#entry(key);
+    if (entry.value && this.#now() - entry.value.readAt < this.ttlMs) return Promise.resolve(entry.value);
+    if (entry.inFlight) return entry.inFlight;
+    const generation = entry.generation;
+    const readAt = this.#now();
+    const call: Promise<Fresh<V>> = fetch().then(
+      (value) => {
+        const fresh = { value, readAt };
+        if (entry.generation === generation && (!entry.value || entry.value.readAt <= readAt)) entry.value = fresh;
+        if (entry.inFlight === call) entry.inFlight = undefined;
+        return fresh;
+      },
+      (err: unknown) => {
+        // Failures are not kept: the next read asks Azure again.
+        if (entry.inFlight === call) entry.inFlight = undefined;
+        throw err;
+      },
+    );
+    entry.inFlight = call;
+    return call;
+  }
+
+  /** A value read elsewhere, as fresh as `readAt`: kept unless what is there is fresher. */
+  put(key: string, value: V, readAt = this.#now()): void {
+    const entry = this.#entry(key);
+    if (readAt < entry.invalidatedAt) return;
+    if (!entry.value || entry.value.readAt <= readAt) entry.value = { value, readAt };
+  }
+
+  /** What was read for key is no longer true: the next get asks Azure, and a fetch already under way is not kept. */
+  invalidate(key: string): void {
+    const entry = this.#entry(key);
+    entry.generation++;
+    entry.invalidatedAt = this.#now();
+    entry.value = undefined;
+    entry.inFlight = undefined;
+  }
+
+  invalidateWhere(matches: (key: string) => boolean): void {
+    for (const key of this.#entries.keys()) if (matches(key)) this.invalidate(key);
+  }
+
+  #entry(key: string): Entry<V> {
+    let entry = this.#entries.get(key);
+    if (!entry) {
+      if (this.#entries.size >= this.#maxEntries) this.#dropExpired();
+      entry = { generation: 0, invalidatedAt: -Infinity };
+      this.#entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  #dropExpired(): void {
+    const now = this.#now();
+    for (const [key, entry] of this.#entries) {
+      if (!entry.inFlight && (!entry.value || now - entry.value.readAt >= this.ttlMs)) this.#entries.delete(key);
+    }
+  }
+}
+
+function scaleSetKey(ref: Pick<ScaleSetRef, "account" | "resourceGroup" | "name">): string {
+  return `${ref.account}\n${ref.resourceGroup.toLowerCase()}\n${ref.name.toLowerCase()}`;
+}
+
+/** Where scale sets are listed: one resource group, or the whole subscription. */
+export type ListingScope = { account: string; resourceGroup?: string };
+
+function listingKey(scope: ListingScope): string {
+  return `${scope.account}\n${scope.resourceGroup?.toLowerCase() ?? "*"}`;
+}
+
+export interface ScaleSetReadsOptions {
+  ttlMs: number;
+  /** Retries for one read (a poller's request is waiting): a few quick ones, not a deployment's patience. */
+  retry: RetryConfig;
+  now?: () => number;
+}
+
+/**
+ * Scale sets and their VMs, and listings of scale sets, each read through a coalescing cache. It observes every
+ * gateway of the account registry: a full read made by an operation is reused, and a write invalidates the scale
+ * set's entry when it is sent and again when it ends (a delete, the account's listings too). Operations never read
+ * from it: they plan on reads of their own.
+ */
+export class ScaleSetReads implements ScaleSetObserver {
+  readonly ttlMs: number;
+  readonly #accounts: AccountRegistry;
+  readonly #retry: RetryConfig;
+  readonly #snapshots: CoalescingCache<ScaleSetSnapshot>;
+  readonly #listings: CoalescingCache<VirtualMachineScaleSet[]>;
+
+  constructor(accounts: AccountRegistry, options: ScaleSetReadsOptions) {
+    this.#accounts = accounts;
+    this.#retry = options.retry;
+    this.ttlMs = options.ttlMs;
+    this.#snapshots = new CoalescingCache({ ttlMs: options.ttlMs, now: options.now });
+    this.#listings = new CoalescingCache({ ttlMs: options.ttlMs, now: options.now });
+  }
+
+  /** The scale set and its VMs. Throws OperationFailedError as executeOp does (404: notFound). */
+  snapshot(ref: ScaleSetRef): Promise<Fresh<ScaleSetSnapshot>> {
+    return this.#snapshots.get(scaleSetKey(ref), () => {
+      const planner: ScaleSetPlanner<ScaleSetSnapshot> = {
+        readsInstances: true,
+        observeOnly: true,
+        plan: () => ({ kind: "done", summary: "read" }),
+        result: (snapshot) => snapshot,
+      };
+      return executeOp({ gateway: this.#accounts.gateway(ref), planner, retry: this.#retry, lroPollIntervalMs: 1000, log: () => {} });
+    });
+  }
+
+  /** The scale sets of a resource group (or of the account's subscription), as ARM lists them. */
+  list(scope: ListingScope): Promise<Fresh<VirtualMachineScaleSet[]>> {
+    return this.#listings.get(listingKey(scope), async () => {
+      const client = this.#accounts.client(scope.account);
+      const pages = scope.resourceGroup ? client.virtualMachineScaleSets.list(scope.resourceGroup) : client.virtualMachineScaleSets.listAll();
+      const out: VirtualMachineScaleSet[] = [];
+      for await (const vmss of pages) out.push(vmss);
+      return out;
+    });
+  }
+
+  /**
+   * Forget what was read of this scale set, and the account's listings (Orca's force-cache refresh after a deploy):
+   * the next read asks Azure.
+   */
+  refresh(ref: Pick<ScaleSetRef, "account" | "resourceGroup" | "name">): void {
+    this.#snapshots.invalidate(scaleSetKey(ref));
+    this.#forgetListings(ref.account);
+  }
+
+  #forgetListings(account: string): void {
+    this.#listings.invalidateWhere((key) => key.startsWith(`${account}\n`));
+  }
+
+  onRead(ref: ScaleSetRef, snapshot: ScaleSetSnapshot, readAt: number): void {
+    if (snapshot.vms) this.#snapshots.put(scaleSetKey(ref), snapshot, readAt);
+  }
+
+  onWrite(ref: ScaleSetRef, kind: WriteStep["kind"]): void {
+    this.#snapshots.invalidate(scaleSetKey(ref));
+    // Listings serve names, regions and creation times: only a delete changes those.
+    if (kind === "delete") this.#forgetListings(ref.account);
+  }
+}

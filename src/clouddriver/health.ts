@@ -1,0 +1,70 @@
+// An instance's health as Orca reads it (orca-clouddriver model/Health.java, HealthState.java, utils/HealthHelper.java),
+// from what Azure knows: the VM's provisioning state, its power state (when the instance view is listed), and
+// whether it is in a backend pool. Pure: a VM in, health out.
+import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
+
+/** Clouddriver's HealthState values. */
+export type HealthState = "Up" | "Down" | "OutOfService" | "Unknown" | "Starting" | "Failed";
+
+export interface HealthIndicator {
+  type: string;
+  healthClass?: "platform";
+  state: HealthState;
+  description?: string;
+}
+
+export interface InstanceHealth {
+  health: HealthIndicator[];
+  healthState: HealthState;
+}
+
+export const PLATFORM_HEALTH = "Azure";
+export const LOAD_BALANCER_HEALTH = "LoadBalancer";
+
+/** What the VM's own state says: Up when running, otherwise why not. */
+export function platformState(vm: VirtualMachineScaleSetVM): { state: HealthState; description: string } {
+  const provisioning = (vm.provisioningState ?? "").toLowerCase();
+  if (provisioning === "failed") return { state: "Failed", description: "provisioning failed" };
+  if (provisioning === "creating") return { state: "Starting", description: "being created" };
+  if (provisioning === "deleting") return { state: "Down", description: "being deleted" };
+  const power = powerState(vm);
+  if (power === undefined || power === "running") {
+    return { state: "Up", description: power ? "running" : `provisioning ${vm.provisioningState ?? "unknown"}, power state not listed` };
+  }
+  if (power === "starting") return { state: "Starting", description: "starting" };
+  return { state: "Down", description: power };
+}
+
+/** "running", "stopped", "deallocated", … from the instance view's PowerState/… status, when Azure listed one. */
+export function powerState(vm: VirtualMachineScaleSetVM): string | undefined {
+  for (const status of vm.instanceView?.statuses ?? []) {
+    const [kind, value] = (status.code ?? "").split("/");
+    if (kind === "PowerState" && value) return value.toLowerCase();
+  }
+  return undefined;
+}
+
+/**
+ * Health indicators for one VM. `inTraffic` is whether it is in a backend pool, or undefined when the scale set
+ * has no load balancer (and is not disabled out of one): then only the platform speaks, and a running VM is Up.
+ * With a load balancer, the platform indicator of a running VM is Unknown (as Clouddriver's AWS platform health is)
+ * and the load balancer decides: Up in a pool, OutOfService out of it. That is what makes HealthHelper's
+ * someAreDownAndNoneAreUp true for a disabled, running VM, and someAreUpAndNoneAreDownOrStarting true for an
+ * enabled one.
+ */
+export function instanceHealth(vm: VirtualMachineScaleSetVM, inTraffic: boolean | undefined): InstanceHealth {
+  const platform = platformState(vm);
+  const running = platform.state === "Up";
+  if (inTraffic === undefined) {
+    return { health: [{ type: PLATFORM_HEALTH, healthClass: "platform", state: platform.state, description: platform.description }], healthState: platform.state };
+  }
+  const lb: HealthIndicator = {
+    type: LOAD_BALANCER_HEALTH,
+    state: inTraffic ? "Up" : "OutOfService",
+    description: inTraffic ? "in a backend pool" : "in no backend pool",
+  };
+  return {
+    health: [{ type: PLATFORM_HEALTH, healthClass: "platform", state: running ? "Unknown" : platform.state, description: platform.description }, lb],
+    healthState: running ? lb.state : platform.state,
+  };
+}

@@ -1,0 +1,122 @@
+// Finding an application's server groups in Azure: the scale sets, in the account's resource group for their region,
+// whose names follow Spinnaker's convention for that application (and cluster). Reads go through the read cache.
+import type { VirtualMachineScaleSet } from "@azure/arm-compute";
+import type { AccountConfig } from "../config.ts";
+import type { AccountRegistry } from "../azure/accounts.ts";
+import { describeArmFailure } from "../azure/arm-failure.ts";
+import { OperationFailedError } from "../azure/execute-op.ts";
+import type { ListingScope, ScaleSetReads } from "../azure/read-cache.ts";
+import { normalizeRegion, type ScaleSetRef } from "../azure/vmss-gateway.ts";
+import { defaultResourceGroupOf, parseName } from "./names.ts";
+import { serverGroupView, type ClouddriverServerGroup } from "./server-group.ts";
+
+/** The resource group an application's server groups live in, in one region of one account. */
+export function resourceGroupFor(account: Pick<AccountConfig, "defaultResourceGroup">, application: string, region: string): string {
+  return account.defaultResourceGroup ?? defaultResourceGroupOf(application, region);
+}
+
+/**
+ * Where to list an application's scale sets: the account's resource group when it names one; else
+ * `{application}-{region}` for each of its regions; else (any region) the whole subscription, filtered afterwards.
+ */
+export function listingScopes(account: AccountConfig, application: string): ListingScope[] {
+  if (account.defaultResourceGroup) return [{ account: account.name, resourceGroup: account.defaultResourceGroup }];
+  if (account.regions.length > 0) return account.regions.map((r) => ({ account: account.name, resourceGroup: defaultResourceGroupOf(application, r) }));
+  return [{ account: account.name }];
+}
+
+function resourceGroupOfId(id: string | undefined): string | undefined {
+  return id ? /\/resourceGroups\/([^/]+)\//i.exec(id)?.[1] : undefined;
+}
+
+export interface Located {
+  ref: ScaleSetRef;
+  vmss: VirtualMachineScaleSet;
+}
+
+export interface Selection {
+  application: string;
+  cluster?: string;
+}
+
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** Is this listed scale set one of the selection's server groups, where the account keeps them? */
+export function belongsTo(vmss: VirtualMachineScaleSet, account: AccountConfig, selection: Selection): ScaleSetRef | undefined {
+  const name = vmss.name;
+  const resourceGroup = resourceGroupOfId(vmss.id);
+  if (!name || !resourceGroup || !vmss.location) return undefined;
+  const moniker = parseName(name);
+  if (!moniker || !same(moniker.app, selection.application)) return undefined;
+  if (selection.cluster !== undefined && !same(moniker.cluster, selection.cluster)) return undefined;
+  const region = normalizeRegion(vmss.location);
+  if (account.regions.length > 0 && !account.regions.some((r) => normalizeRegion(r) === region)) return undefined;
+  if (!same(resourceGroup, resourceGroupFor(account, moniker.app, region))) return undefined;
+  return { account: account.name, subscriptionId: account.subscriptionId, resourceGroup, name, region };
+}
+
+export interface Found<T> {
+  value: T;
+  /** When Azure was asked for the oldest part of value. */
+  readAt: number;
+}
+
+/** The selection's scale sets in one account, as listed (no VMs yet). A missing resource group holds none. */
+export async function locate(reads: ScaleSetReads, account: AccountConfig, selection: Selection): Promise<Found<Located[]>> {
+  const found: Located[] = [];
+  let readAt = Date.now();
+  for (const scope of listingScopes(account, selection.application)) {
+    try {
+      const listing = await reads.list(scope);
+      readAt = Math.min(readAt, listing.readAt);
+      for (const vmss of listing.value) {
+        const ref = belongsTo(vmss, account, selection);
+        if (ref) found.push({ ref, vmss });
+      }
+    } catch (err) {
+      if (describeArmFailure(err).kind !== "notFound") throw err;
+    }
+  }
+  found.sort((a, b) => a.ref.region.localeCompare(b.ref.region) || a.ref.name.localeCompare(b.ref.name));
+  return { value: found, readAt };
+}
+
+/** Located server groups by cluster, as Clouddriver's application view lists them. */
+export function clusterSummaries(located: Located[]): { name: string; serverGroups: string[] }[] {
+  const byCluster = new Map<string, string[]>();
+  for (const { ref } of located) {
+    const cluster = parseName(ref.name)?.cluster ?? ref.name;
+    byCluster.set(cluster, [...(byCluster.get(cluster) ?? []), ref.name]);
+  }
+  return [...byCluster].map(([name, serverGroups]) => ({ name, serverGroups }));
+}
+
+/** Each located scale set read with its VMs, as Clouddriver's server group. One deleted since the listing is left out. */
+export async function expand(reads: ScaleSetReads, located: Located[]): Promise<Found<ClouddriverServerGroup[]>> {
+  let readAt = Date.now();
+  const views = await Promise.all(
+    located.map(async ({ ref }) => {
+      try {
+        const snapshot = await reads.snapshot(ref);
+        readAt = Math.min(readAt, snapshot.readAt);
+        return serverGroupView(snapshot.value, ref);
+      } catch (err) {
+        if (err instanceof OperationFailedError && err.failure.kind === "notFound") return undefined;
+        throw err;
+      }
+    }),
+  );
+  return { value: views.filter((v): v is ClouddriverServerGroup => v !== undefined), readAt };
+}
+
+/** The scale set `/serverGroups/{account}/{region}/{name}` means: the application comes from its name. */
+export function refFor(accounts: AccountRegistry, accountName: string, region: string, name: string) {
+  const account = accounts.get(accountName);
+  const application = parseName(name)?.app ?? name;
+  return accounts.resolve({
+    account: accountName,
+    region,
+    serverGroupName: name,
+    ...(account && !account.defaultResourceGroup ? { resourceGroup: resourceGroupFor(account, application, region) } : {}),
+  });
+}

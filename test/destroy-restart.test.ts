@@ -1,0 +1,51 @@
+// A destroy whose DELETE Azure accepted survives a crash of the service: the restarted service follows the stored
+// poller to its end and never sends the DELETE again. The service is a real child process; the simulator outlives it.
+import t from "tap";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { startSimulator } from "../src/simulator/simulator.ts";
+import { SIMULATOR_CA_FILE, startChildService } from "./helpers/child-service.ts";
+
+const sim = await startSimulator({ port: 0, writeDurationMs: 1500, timeScale: 0.001, seed: true });
+const control = new SimulatorControl(sim);
+t.teardown(() => sim.close());
+
+const env = (dataDir: string) => ({
+  SIMULATOR_URL: sim.url,
+  SIMULATOR_CA_FILE,
+  TASK_STORE: "sqlite",
+  DATA_DIR: dataDir,
+  TASK_LEASE_MS: "1500",
+  TASK_CLAIM_INTERVAL_MS: "100",
+  LRO_POLL_INTERVAL_MS: "50",
+  RETRY_BUSY_POLL_INTERVAL_MS: "50",
+});
+
+t.test("SIGKILL while the DELETE is in flight: the restarted service finishes the destroy with no second DELETE", async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-destroy-restart-"));
+  const first = await startChildService(env(dataDir));
+  const submitted = await first.api("POST", "/azure/ops/destroyServerGroup", { credentials: "demo", region: "eastus", serverGroupName: "web-prod-v001" });
+  t.equal(submitted.status, 202);
+  let inFlight = false;
+  for (let i = 0; i < 400 && !inFlight; i++) {
+    inFlight = Boolean((await control.getScaleSet("demo-rg", "web-prod-v001")).inFlight);
+    if (!inFlight) await new Promise((r) => setTimeout(r, 10));
+  }
+  t.ok(inFlight, "the DELETE was accepted");
+  await new Promise((r) => setTimeout(r, 200)); // the checkpoint with the poller is stored as soon as it was accepted
+  first.child.kill("SIGKILL");
+  await first.exited;
+
+  const second = await startChildService(env(dataDir));
+  t.teardown(() => void second.child.kill("SIGKILL"));
+  const task = await second.waitForTask(submitted.body.id);
+  t.equal(task.state, "succeeded", JSON.stringify(task.history));
+  t.match(task.resultObjects, [{ type: "destroyedServerGroup", deletedByThisTask: true, confirmedBy: "GET 404 ResourceNotFound" }]);
+  t.match(task.history.map((h: any) => h.status).join("\n"), /resuming the write Azure accepted before a restart: delete web-prod-v001/);
+  const deletes = (await control.calls()).filter((c) => c.method === "DELETE");
+  t.equal(deletes.length, 1, `exactly one DELETE: ${JSON.stringify(deletes)}`);
+  second.child.kill("SIGTERM");
+  await second.exited;
+});

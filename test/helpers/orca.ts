@@ -1,0 +1,351 @@
+// An Orca-like client: the calls Orca's Azure server-group stages make to Clouddriver, and the decisions its tasks
+// take on the answers, step by step as spinnaker/orca's source has them (paths under orca-clouddriver/src/main/).
+// Each function names the file and lines it follows. Only what Orca does on the wire and decides from it is here;
+// its queueing and persistence are not.
+import { createHash } from "node:crypto";
+
+export type Api = <T = any>(method: string, path: string, body?: unknown) => Promise<{ status: number; body: T }>;
+
+export class OrcaStageError extends Error {
+  override name = "OrcaStageError";
+}
+
+export interface Health {
+  type: string;
+  healthClass?: string;
+  state: string;
+}
+export interface Instance {
+  name: string;
+  healthState?: string;
+  health?: Health[];
+}
+export interface ServerGroup {
+  name: string;
+  region: string;
+  createdTime?: number;
+  disabled?: boolean;
+  capacity: { min: number; max: number; desired: number };
+  instances: Instance[];
+  moniker?: { app: string; cluster: string };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ---- utils/HealthHelper.java ----
+
+function filterHealths(instance: Instance, names: string[] | null): Health[] {
+  // HealthHelper.java:46-58
+  const healths = instance.health ?? [];
+  return names === null ? healths : healths.filter((h) => names.includes(h.type));
+}
+
+/** HealthHelper.java:102-125 */
+export function someAreDownAndNoneAreUp(instance: Instance, names: string[] | null): boolean {
+  const healths = filterHealths(instance, names);
+  if ((names === null || names.length === 0) && healths.length === 0) return true;
+  // isDownConsideringPlatformHealth, HealthHelper.java:81-93
+  if (healths.length === 1 && healths[0].healthClass === "platform" && healths[0].state === "Unknown") return true;
+  const someAreDown = healths.length === 0 || healths.some((h) => ["Down", "OutOfService", "Starting"].includes(h.state));
+  const noneAreUp = !healths.some((h) => ["Up", "Draining"].includes(h.state));
+  return someAreDown && noneAreUp;
+}
+
+/** HealthHelper.java:127-138 (areSomeUpConsideringPlatformHealth with names null: someAreUp) */
+export function someAreUpAndNoneAreDownOrStarting(instance: Instance, names: string[] | null): boolean {
+  const healths = filterHealths(instance, names);
+  const someAreUp = healths.some((h) => h.state === "Up");
+  const noneAreDown = !healths.some((h) => ["Down", "OutOfService", "Starting", "Draining"].includes(h.state));
+  return someAreUp && noneAreDown;
+}
+
+// ---- the Clouddriver calls ----
+
+export interface Stage {
+  id: string;
+  startTime: number;
+  context: Record<string, any>;
+}
+
+export function newStage(context: Record<string, any>): Stage {
+  return { id: `stage-${Math.random().toString(36).slice(2)}`, startTime: Date.now(), context: { cloudProvider: "azure", ...context } };
+}
+
+/**
+ * KatoService.requestId (KatoService.java:110-130): sha256 of "<stageId>-<stageStartTime>-<Arrays.toString(payload
+ * bytes)>", as hex (Guava's HashCode.toString).
+ */
+export function requestId(stage: Stage, operations: unknown): string {
+  const bytes = [...Buffer.from(JSON.stringify(operations))].map((b) => (b > 127 ? b - 256 : b));
+  return createHash("sha256").update(`${stage.id}-${stage.startTime}-[${bytes.join(", ")}]`).digest("hex");
+}
+
+export class Orca {
+  readonly api: Api;
+  readonly pollMs: number;
+  /** Every path Orca called, in order. */
+  readonly requests: string[] = [];
+
+  constructor(api: Api, options: { pollMs?: number } = {}) {
+    this.api = async (method, path, body) => {
+      this.requests.push(`${method} ${path}`);
+      return api(method, path, body);
+    };
+    this.pollMs = options.pollMs ?? 25;
+  }
+
+  /** A retrofit call that fails on a non-2xx, as SpinnakerHttpException. */
+  async #call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+    const res = await this.api<T>(method, path, body);
+    if (res.status >= 400) throw Object.assign(new OrcaStageError(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`), { responseCode: res.status });
+    return res;
+  }
+
+  /** CloudDriverService.maybe (CloudDriverService.java:108-118): 404 is empty, anything else throws. */
+  async #maybe<T>(path: string): Promise<T | undefined> {
+    const res = await this.api<T>("GET", path);
+    if (res.status === 404) return undefined;
+    if (res.status >= 400) throw new OrcaStageError(`GET ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+
+  /** Runs a RetryableTask until it says done, at the task's backoff (compressed to pollMs). */
+  async #until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (let polls = 1; ; polls++) {
+      if (await check()) return polls;
+      if (Date.now() > deadline) throw new OrcaStageError(`${what} did not succeed in ${timeoutMs} ms`);
+      await sleep(this.pollMs);
+    }
+  }
+
+  // ---- stage target resolution ----
+
+  /** TargetServerGroupResolver.groovy:67-85 → OortService.java:108-116 (getTargetServerGroup). */
+  async resolveTarget(p: { app: string; account: string; cluster: string; region: string; target: string }): Promise<ServerGroup> {
+    const res = await this.#call<ServerGroup>("GET", `/applications/${p.app}/clusters/${p.account}/${p.cluster}/azure/${p.region}/serverGroups/target/${p.target}`);
+    return res.body;
+  }
+
+  /** TargetServerGroupResolver.groovy:87-104 → OortService.java:55-62, then the region filter at :99. */
+  async resolveByName(p: { app: string; account: string; cluster: string; serverGroupName: string; region: string }): Promise<ServerGroup> {
+    const list = (await this.#call<ServerGroup[]>("GET", `/applications/${p.app}/clusters/${p.account}/${p.cluster}/azure/serverGroups/${p.serverGroupName}`)).body;
+    const tsg = list.find((sg) => sg.region === p.region);
+    if (!tsg) throw new OrcaStageError(`Unable to locate ${p.serverGroupName} in ${p.account}/${p.region}/${p.cluster}`);
+    return tsg;
+  }
+
+  // ---- writes and task polling ----
+
+  /** KatoService.requestOperations (KatoService.java:52-59) → KatoRestService.java:30-34: POST /{cloudProvider}/ops. */
+  async requestOperations(stage: Stage, operations: Record<string, Record<string, unknown>>[]): Promise<string> {
+    const id = requestId(stage, operations);
+    const res = await this.#call<{ id: string }>("POST", `/azure/ops?clientRequestId=${id}`, operations);
+    stage.context["kato.last.task.id"] = { id: res.body.id };
+    return res.body.id;
+  }
+
+  /** MonitorKatoTask.groovy:123 (lookupTask → GET /task/{id}), :255-257 (failed → TERMINAL, completed → SUCCEEDED). */
+  async monitorKato(stage: Stage, taskId: string): Promise<any> {
+    let task: any;
+    await this.#until(`task ${taskId}`, async () => {
+      task = (await this.#call("GET", `/task/${taskId}`)).body;
+      if (task.status.failed) throw new OrcaStageError(`task ${taskId} failed: ${JSON.stringify(task.resultObjects)}`);
+      return task.status.completed === true;
+    });
+    stage.context["kato.tasks"] = [task];
+    return task;
+  }
+
+  /**
+   * ServerGroupCacheForceRefreshTask.groovy:119-163: POST /cache/azure/ServerGroup per deployed server group; a 200
+   * means applied, so the task succeeds without polling GET /cache (:174-181).
+   */
+  async forceCacheRefresh(stage: Stage): Promise<void> {
+    const account = stage.context.credentials;
+    for (const [region, names] of Object.entries(stage.context["deploy.server.groups"] as Record<string, string[]>)) {
+      for (const name of names) {
+        const res = await this.#call("POST", "/cache/azure/ServerGroup", { asgName: name, serverGroupName: name, region, account });
+        if (res.status !== 200) {
+          const pending = (await this.#call<unknown[]>("GET", "/cache/azure/ServerGroup")).body;
+          throw new OrcaStageError(`force cache refresh not applied at once (${res.status}); pending: ${JSON.stringify(pending)}`);
+        }
+      }
+    }
+  }
+
+  // ---- AbstractInstancesCheckTask and its subclasses ----
+
+  /** AbstractInstancesCheckTask.java:284-318: one server group → getServerGroup, several → getCluster. */
+  async #fetchServerGroups(stage: Stage): Promise<ServerGroup[]> {
+    const byRegion = stage.context["deploy.server.groups"] as Record<string, string[]>;
+    const all = Object.values(byRegion).flat();
+    if (all.length > 1) {
+      const moniker = stage.context.moniker ?? { app: all[0].split("-")[0], cluster: all[0].replace(/-v\d{3,6}$/, "") };
+      const cluster = (await this.#call<{ serverGroups: ServerGroup[] }>("GET", `/applications/${moniker.app}/clusters/${stage.context.credentials}/${moniker.cluster}/azure`)).body;
+      return cluster.serverGroups ?? [];
+    }
+    const [region, [name]] = Object.entries(byRegion)[0];
+    return [(await this.#call<ServerGroup>("GET", `/serverGroups/${stage.context.credentials}/${region}/${name}`)).body];
+  }
+
+  /** AbstractInstancesCheckTask.java:115-239, with hasSucceeded supplied by the subclass. */
+  async #instancesCheck(stage: Stage, what: string, hasSucceeded: (sg: ServerGroup, instances: Instance[]) => boolean): Promise<number> {
+    return this.#until(what, async () => {
+      const byRegion = stage.context["deploy.server.groups"] as Record<string, string[]>;
+      const seen = new Map(Object.values(byRegion).flat().map((n) => [n, false]));
+      for (const sg of await this.#fetchServerGroups(stage)) {
+        // :146-163: only the stage's server groups count
+        if (!(byRegion[sg.region] ?? []).includes(sg.name)) continue;
+        seen.set(sg.name, true);
+        if (!hasSucceeded(sg, sg.instances ?? [])) return false;
+      }
+      // :208-209 verifyServerGroupsExist (:261-282): force-refresh, then CloudDriverService.getTargetServerGroup
+      // (CloudDriverService.java:57-61, GET /serverGroups/{account}/{region}/{name}, 404 → missing)
+      await this.forceCacheRefresh(stage);
+      for (const [region, names] of Object.entries(byRegion)) {
+        for (const name of names) {
+          if ((await this.#maybe(`/serverGroups/${stage.context.credentials}/${region}/${name}`)) === undefined) {
+            throw new OrcaStageError(`Server group '${region}:${name}' does not exist`);
+          }
+        }
+      }
+      return ![...seen.values()].includes(false);
+    });
+  }
+
+  /** WaitForCapacityMatchTask.java:55-145 (matchInstancesSize off, no targetHealthyDeployPercentage). */
+  waitForCapacityMatch(stage: Stage): Promise<number> {
+    return this.#instancesCheck(stage, "WaitForCapacityMatch", (sg, instances) => {
+      const capacity = sg.capacity;
+      if (!capacity || capacity.desired === undefined) return false; // :72-78
+      // :82-95 useConfiguredCapacity: the stage's capacity when it is fixed (min = max = desired)
+      const configured = stage.context.capacity;
+      const useConfigured = configured && configured.desired !== undefined && ((configured.min === configured.max && configured.min === configured.desired) || (capacity.min === capacity.max && capacity.min === capacity.desired));
+      const desired = useConfigured ? configured.desired : capacity.desired;
+      if (desired !== instances.length) return false; // :123-127
+      if (sg.disabled === true) return true; // :130-136
+      return waitForUpInstancesMatch(stage, sg, instances); // :140-141
+    });
+  }
+
+  /** WaitForUpInstancesTask.groovy:236-239 → allInstancesMatch (:77-139). */
+  waitForUpInstances(stage: Stage): Promise<number> {
+    return this.#instancesCheck(stage, "WaitForUpInstances", (sg, instances) => waitForUpInstancesMatch(stage, sg, instances));
+  }
+
+  /** WaitForRequiredInstancesDownTask.groovy:40-111 (no desiredPercentage): every instance down. */
+  waitForRequiredInstancesDown(stage: Stage): Promise<number> {
+    return this.#instancesCheck(stage, "WaitForRequiredInstancesDown", (_sg, instances) => requiredInstancesDown(stage, instances));
+  }
+
+  /**
+   * WaitForDisabledServerGroupTask.java:43-73: GET /serverGroups/{account}/{region}/{name} (CloudDriverService.java:63-68)
+   * until `disabled`; a full disable only (:78-80).
+   */
+  waitForDisabledServerGroup(stage: Stage): Promise<number> {
+    const [region, [name]] = Object.entries(stage.context["deploy.server.groups"] as Record<string, string[]>)[0];
+    return this.#until("WaitForDisabledServerGroup", async () => {
+      const res = await this.api<ServerGroup>("GET", `/serverGroups/${stage.context.credentials}/${region}/${name}`);
+      return res.status === 200 && res.body.disabled === true; // an HTTP error is RUNNING (:61-66)
+    });
+  }
+
+  /**
+   * WaitForDestroyedServerGroupTask.groovy:48-89: the cluster read; 404, no server groups, or this one absent →
+   * done; still there → RUNNING with its instances.
+   */
+  waitForDestroyedServerGroup(stage: Stage): Promise<number> {
+    const { app, cluster } = stage.context.moniker;
+    return this.#until("WaitForDestroyedServerGroup", async () => {
+      const res = await this.api<{ serverGroups?: ServerGroup[] }>("GET", `/applications/${app}/clusters/${stage.context.credentials}/${cluster}/azure`);
+      if (res.status === 404) return true;
+      if (res.status !== 200) return false;
+      return !(res.body.serverGroups ?? []).some((sg) => sg.name === stage.context.serverGroupName && sg.region === stage.context.region);
+    });
+  }
+
+  // ---- cluster-wide stages ----
+
+  /**
+   * AbstractClusterWideClouddriverTask.groovy:80-147: read the cluster (maybeCluster, CloudDriverService.java:103-106),
+   * keep the stage's region (:103-117), let the subclass choose, build one payload per server group
+   * (TargetServerGroup.java:136-161, plus the subclass's fields), submit them as one list (:140).
+   */
+  async clusterWideOperation(
+    stage: Stage,
+    operation: "disableServerGroup" | "resizeServerGroup" | "destroyServerGroup",
+    filter: (all: ServerGroup[]) => ServerGroup[],
+    extra: (sg: ServerGroup) => Record<string, unknown> = () => ({}),
+  ): Promise<string | undefined> {
+    const c = stage.context;
+    const cluster = await this.#maybe<{ serverGroups: ServerGroup[] }>(`/applications/${c.moniker.app}/clusters/${c.credentials}/${c.cluster}/azure`);
+    if (!cluster || cluster.serverGroups.length === 0) {
+      if (c.continueIfClusterNotFound) return undefined;
+      throw new OrcaStageError(`No Cluster details found for ${c.cluster}`);
+    }
+    const inRegion = cluster.serverGroups.filter((sg) => sg.region === c.region);
+    const chosen = filter(inRegion);
+    if (chosen.length === 0) return undefined; // :123-126
+    const ops = chosen.map((sg) => ({
+      [operation]: {
+        credentials: c.credentials,
+        accountName: c.credentials,
+        serverGroupName: sg.name,
+        asgName: sg.name,
+        cloudProvider: "azure",
+        region: sg.region,
+        ...extra(sg),
+      },
+    }));
+    const taskId = await this.requestOperations(stage, ops);
+    c["deploy.server.groups"] = { [c.region]: chosen.map((sg) => sg.name) }; // :134-146
+    return taskId;
+  }
+
+  /**
+   * AbstractWaitForClusterWideClouddriverTask.groovy:99-139: re-read the cluster until no deployed server group is
+   * still "in progress" by the subclass's rule.
+   */
+  waitForClusterWide(stage: Stage, what: string, inProgress: (sg: ServerGroup | undefined) => boolean, missingClusterDone = false): Promise<number> {
+    const c = stage.context;
+    return this.#until(what, async () => {
+      const cluster = await this.#maybe<{ serverGroups: ServerGroup[] }>(`/applications/${c.moniker.app}/clusters/${c.credentials}/${c.cluster}/azure`);
+      if (!cluster || cluster.serverGroups.length === 0) {
+        if (missingClusterDone) return true; // WaitForClusterShrinkTask.java:31-41
+        throw new OrcaStageError(`no cluster details found for ${c.cluster}`);
+      }
+      const remaining = (c["deploy.server.groups"][c.region] as string[]).filter((name) => inProgress(cluster.serverGroups.find((sg) => sg.region === c.region && sg.name === name)));
+      return remaining.length === 0;
+    });
+  }
+}
+
+/** WaitForUpInstancesTask.groovy:77-139 (interestingHealthProviderNames null: Azure names no platform provider). */
+export function waitForUpInstancesMatch(stage: Stage, sg: ServerGroup, instances: Instance[]): boolean {
+  const capacity = sg.capacity;
+  if (!capacity || capacity.desired === undefined) return false; // :94-98
+  const targetDesiredSize = capacity.desired; // calculateTargetDesiredSize, :145-197, no percentages
+  if (targetDesiredSize > instances.length) return false; // :115-118
+  const names = (stage.context.interestingHealthProviderNames as string[] | undefined) ?? null;
+  if (names !== null && names.length === 0) return true; // :120-123
+  const healthy = instances.filter((i) => someAreUpAndNoneAreDownOrStarting(i, names)).length; // :125-129
+  return healthy >= targetDesiredSize;
+}
+
+/** WaitForRequiredInstancesDownTask.groovy:41-111 without desiredPercentage: at least instances.size() are down. */
+export function requiredInstancesDown(stage: Stage, instances: Instance[]): boolean {
+  const names = (stage.context.interestingHealthProviderNames as string[] | undefined) ?? null;
+  if (names !== null && names.length === 0) return true;
+  return instances.filter((i) => someAreDownAndNoneAreUp(i, names)).length >= instances.length;
+}
+
+// ---- the comparators and filters of AbstractClusterWideClouddriverTask.groovy ----
+
+/** :265-267 isActive: not disabled, or some instance Up. */
+export function isActive(sg: ServerGroup): boolean {
+  return sg.disabled === false || sg.instances.some((i) => i.healthState === "Up");
+}
+
+/** :283-288 CreatedTime: newest first. */
+export const newestFirst = (a: ServerGroup, b: ServerGroup) => (b.createdTime ?? 0) - (a.createdTime ?? 0);
