@@ -418,6 +418,21 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     for (const [k, ids] of order) t.same(ids, created.filter((_, i) => keys[i % 3] === k).map((c) => c.id), `${k}: creation order`);
   });
 
+  t.test(`${name}: update appends history lines in the same commit, in order, only under the lease`, async (t) => {
+    const { store } = await fresh(t);
+    const [x] = await createMany(store, 1);
+    await claimTask(store, "a", x.id);
+    t.ok(await store.update("a", x.id, { state: "running", history: [entry("one"), entry("two")] }));
+    t.ok(await store.update("a", x.id, { history: [entry("three")] }), "lines alone are a change too");
+    t.ok(await store.appendHistory("a", x.id, entry("four")));
+    t.equal(await store.update("b", x.id, { history: [entry("not the owner")] }), false);
+    t.ok(await store.update("a", x.id, { state: "succeeded", finishedAtMs: Date.now(), history: [entry("five"), entry("six")] }));
+    t.equal(await store.update("a", x.id, { history: [entry("after the end")] }), false, "a finished task has no lease to write under");
+    const done = (await store.get(x.id))!;
+    t.same(done.history.map((h) => h.status), ["one", "two", "three", "four", "five", "six"]);
+    t.equal(done.state, "succeeded");
+  });
+
   t.test(`${name}: renew`, async (t) => {
     const { store } = await fresh(t);
     const [x, y, z] = await createMany(store, 3);

@@ -162,8 +162,9 @@ export class MemoryTaskStore implements TaskStore {
   async update(owner: string, id: string, change: TaskChange): Promise<boolean> {
     const task = this.#held(owner, id);
     if (!task) return false;
-    const { checkpoint, ...rest } = structuredClone(change);
+    const { checkpoint, history, ...rest } = structuredClone(change);
     Object.assign(task, rest, { updatedAtMs: this.#now() });
+    if (history) task.history.push(...history);
     if (checkpoint === null) delete task.checkpoint;
     else if (checkpoint !== undefined) task.checkpoint = checkpoint;
     if (change.state && FINISHED_STATES.has(change.state)) {

@@ -444,18 +444,33 @@ export class PostgresTaskStore implements TaskStore {
     const finished = change.state !== undefined && FINISHED_STATES.has(change.state);
     if (finished) sets.push("lease_owner = NULL", "lease_expires_at_ms = NULL");
     const fenced = `UPDATE ${this.#tasks} SET ${sets.join(", ")} WHERE id = $1 AND lease_owner = $2 AND lease_expires_at_ms > ${NOW_MS}`;
-    if (!finished) {
+    const history = change.history ?? [];
+    if (!finished && history.length === 0) {
       const { rowCount } = await this.#query(fenced, params, false);
       return rowCount === 1;
     }
-    // A finished task no longer holds its scale sets; the NOTIFY (sent at commit) wakes the replicas, one of which
-    // may now claim the next task on them.
-    params.push(this.#channel);
+    // One statement: the fenced change, its history lines (only if the fence held), and for a finished task the
+    // scale sets it no longer holds, with a NOTIFY (sent at commit) that wakes the replicas: one of them may now
+    // claim the next task on those scale sets.
+    const parts = [`done AS (${fenced} RETURNING seq, id)`];
+    if (history.length > 0) {
+      params.push(jsonParam(history.map((h) => ({ phase: h.phase, status: h.status, timeMs: Math.round(h.timeMs) }))));
+      parts.push(
+        `lines AS (INSERT INTO ${this.#history} (task_id, phase, status, time_ms)
+           SELECT done.id, e.value->>'phase', e.value->>'status', (e.value->>'timeMs')::bigint
+           FROM done, jsonb_array_elements($${params.length}::jsonb) WITH ORDINALITY AS e(value, n)
+           ORDER BY e.n)`,
+      );
+    }
+    let notified = "0";
+    if (finished) {
+      params.push(this.#channel);
+      parts.push(`freed AS (DELETE FROM ${this.#scaleSets} s USING done WHERE s.task_seq = done.seq)`);
+      parts.push(`notified AS (SELECT pg_notify($${params.length}, '') FROM done)`);
+      notified = "(SELECT count(*) FROM notified)";
+    }
     const { rows } = await this.#query<{ n: string }>(
-      `WITH done AS (${fenced} RETURNING seq),
-            freed AS (DELETE FROM ${this.#scaleSets} s USING done WHERE s.task_seq = done.seq),
-            notified AS (SELECT pg_notify($${params.length}, '') FROM done)
-       SELECT (SELECT count(*) FROM done) AS n, (SELECT count(*) FROM notified) AS notified`,
+      `WITH ${parts.join(",\n")} SELECT (SELECT count(*) FROM done) AS n, ${notified} AS notified`,
       params,
       false,
     );

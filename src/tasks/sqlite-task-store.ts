@@ -367,12 +367,15 @@ export class SqliteTaskStore implements TaskStore {
     const finished = change.state !== undefined && FINISHED_STATES.has(change.state);
     if (finished) sets.push("lease_owner = NULL", "lease_expires_at_ms = NULL");
     const sql = `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND lease_owner = ? AND lease_expires_at_ms > ? RETURNING seq`;
-    if (!finished) return this.#stmt(sql).get(...params, id, owner, now) !== undefined;
-    // A finished task no longer holds its scale sets: the next task on each may be claimed.
+    const history = change.history ?? [];
+    if (!finished && history.length === 0) return this.#stmt(sql).get(...params, id, owner, now) !== undefined;
     return this.#write(() => {
       const row = this.#stmt(sql).get(...params, id, owner, now) as { seq: number } | undefined;
       if (!row) return false;
-      this.#stmt("DELETE FROM task_scale_sets WHERE task_seq = ?").run(row.seq);
+      const insert = this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)");
+      for (const h of history) insert.run(id, h.phase, h.status, h.timeMs);
+      // A finished task no longer holds its scale sets: the next task on each may be claimed.
+      if (finished) this.#stmt("DELETE FROM task_scale_sets WHERE task_seq = ?").run(row.seq);
       return true;
     });
   }

@@ -13,7 +13,7 @@ import { observeArmResponses } from "../azure/arm-observer.ts";
 import { executeOp, OperationFailedError } from "../azure/execute-op.ts";
 import type { LocatedDescription, AnyOperation } from "../operations/operation.ts";
 import type { ServerGroupResult } from "../operations/server-group-state.ts";
-import type { OperationRequest, Task, TaskFailure } from "./task.ts";
+import type { HistoryEntry, OperationRequest, Task, TaskCheckpoint, TaskFailure } from "./task.ts";
 import type { TaskChange, TaskStore } from "./task-store.ts";
 import { scaleSetKey } from "./ordering.ts";
 
@@ -192,16 +192,40 @@ export class TaskRunner {
     const owner = this.#owner;
     const id = task.id;
     const lost = () => abort.abort(new LeaseLostError(`lease on ${id} lost`));
-    // History lines are chained so they land in order although the harness logs synchronously.
-    let pending: Promise<void> = Promise.resolve();
+    // One commit per step: history lines wait in a buffer and go with the next change, or on their own once the
+    // lines logged together have all arrived (setImmediate). Every write goes through one chain, so they land in
+    // order although the harness logs synchronously.
+    let buffer: HistoryEntry[] = [];
+    let chain: Promise<unknown> = Promise.resolve();
+    let flushScheduled = false;
+    let running = task.state !== "queued";
+    const write = (c: TaskChange): Promise<boolean> => {
+      const p = chain.then(() => {
+        let full: TaskChange = buffer.length > 0 ? { ...c, history: buffer } : c;
+        buffer = [];
+        // The first write of a queued task marks it running.
+        if (!running) full = { state: "running", ...full };
+        if (Object.keys(full).length === 0) return true;
+        return store.update(owner, id, full).then((ok) => {
+          if (ok) running = true;
+          return ok;
+        });
+      });
+      chain = p.catch(() => {});
+      return p;
+    };
     const record = (phase: string, status: string) => {
-      pending = pending.then(async () => {
-        if (!(await store.appendHistory(owner, id, { phase, status, timeMs: Date.now() }))) lost();
+      buffer.push({ phase, status, timeMs: Date.now() });
+      if (flushScheduled) return;
+      flushScheduled = true;
+      setImmediate(() => {
+        flushScheduled = false;
+        if (buffer.length === 0) return;
+        write({}).then((ok) => ok || lost(), lost);
       });
     };
     const change = async (c: TaskChange) => {
-      await pending;
-      if (!(await store.update(owner, id, c))) {
+      if (!(await write(c))) {
         lost();
         throw new LeaseLostError(`lease on ${id} lost`);
       }
@@ -209,10 +233,12 @@ export class TaskRunner {
     let armCalls = task.armCalls;
     const countCalls = { onArmResponse: () => void armCalls++ };
     const results: ServerGroupResult[] = [...task.resultObjects];
+    // What a process taking over would find: no checkpoint means attempt 1 with nothing in flight, so writing that
+    // would change nothing.
+    let lastCheckpoint = JSON.stringify(task.checkpoint ?? null);
 
     try {
       if (task.state === "queued") {
-        await change({ state: "running" });
         record("INIT", `Initializing ${task.operations.length === 1 ? "operation" : `${task.operations.length} operations`}: ${task.operations.map((o) => o.name).join(", ")}`);
       } else {
         const phase = task.operationIndex < task.operations.length ? phaseOf(task.operations[task.operationIndex].name) : "ORCHESTRATION";
@@ -222,6 +248,7 @@ export class TaskRunner {
         const request = task.operations[i];
         const phase = phaseOf(request.name);
         const resume = task.checkpoint?.operationIndex === i ? task.checkpoint.inFlight : undefined;
+        const last = i === task.operations.length - 1;
         let failure: TaskFailure | undefined;
         try {
           const op = operations.get(request.name);
@@ -231,9 +258,15 @@ export class TaskRunner {
           if (!resolved.ok) throw new Error(resolved.problems.map((p) => `${p.field}: ${p.message}`).join("; "));
           const ref = resolved.ref;
           if (i !== task.operationIndex || task.state === "queued") {
-            await change({ operationIndex: i });
             record(phase, `Starting: ${op.describe(description)} (account ${ref.account}, region ${ref.region}, resource group ${ref.resourceGroup})`);
           }
+          const onCheckpoint = (c: { attempt: number; inFlight?: TaskCheckpoint["inFlight"] }) => {
+            const checkpoint: TaskCheckpoint = { operationIndex: i, attempt: c.attempt, ...(c.inFlight ? { inFlight: c.inFlight } : {}) };
+            const same = JSON.stringify(checkpoint) === lastCheckpoint || (lastCheckpoint === "null" && c.attempt === 1 && !c.inFlight);
+            if (same) return;
+            lastCheckpoint = JSON.stringify(checkpoint);
+            return change({ checkpoint, armCalls });
+          };
           // The store handed this task out only as the first on its scale sets: nothing else of ours writes them now.
           const result = await observeArmResponses(countCalls, () =>
             executeOp({
@@ -244,7 +277,7 @@ export class TaskRunner {
               log: (line) => record(phase, line),
               signal: abort.signal,
               resume,
-              onCheckpoint: (c) => change({ checkpoint: { operationIndex: i, attempt: c.attempt, ...(c.inFlight ? { inFlight: c.inFlight } : {}) }, armCalls }),
+              onCheckpoint,
             }),
           );
           results.push(result);
@@ -264,17 +297,25 @@ export class TaskRunner {
           await change({ resultObjects: results, armCalls, checkpoint: null, state: "failed", failure, finishedAtMs: Date.now() });
           return;
         }
+        lastCheckpoint = "null";
+        if (last) {
+          // The result and the end in one commit.
+          record("ORCHESTRATION", COMPLETED);
+          await change({ resultObjects: results, armCalls, checkpoint: null, operationIndex: i + 1, state: "succeeded", finishedAtMs: Date.now() });
+          return;
+        }
         await change({ resultObjects: results, armCalls, checkpoint: null, operationIndex: i + 1 });
       }
-      // A replica that died after this line but before the state change left it behind: don't say it twice.
+      // Every operation was done before this run (a replica died before marking the task done). One that died
+      // after writing the completion line left it behind: don't say it twice.
       if (task.history.at(-1)?.status !== COMPLETED) record("ORCHESTRATION", COMPLETED);
       await change({ state: "succeeded", finishedAtMs: Date.now(), armCalls });
     } catch (err) {
       if (!abort.signal.aborted && !(err instanceof LeaseLostError)) throw err;
       // Interrupted (shutdown) or overtaken (lease lost): the checkpoint stays for whoever continues the task.
-      await pending.catch(() => {});
+      await chain;
       if (!(abort.signal.reason instanceof LeaseLostError)) {
-        await store.update(owner, id, { armCalls }).catch(() => false);
+        await store.update(owner, id, { armCalls, ...(buffer.length > 0 ? { history: buffer } : {}) }).catch(() => false);
         await store.release(owner, id);
       }
     }

@@ -39,6 +39,8 @@ export interface TaskPage {
 export type TaskChange = Partial<Pick<Task, "state" | "operationIndex" | "resultObjects" | "failure" | "armCalls" | "finishedAtMs">> & {
   /** null clears it. */
   checkpoint?: TaskCheckpoint | null;
+  /** Lines appended to the history in the same commit, in this order. */
+  history?: HistoryEntry[];
 };
 
 export interface TaskStore {
