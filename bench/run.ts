@@ -9,7 +9,7 @@
 import { execFile, execFileSync, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { randomBytes } from "node:crypto";
@@ -217,7 +217,20 @@ async function submissionRate(via: ChildService, prefix: string, n: number): Pro
   return n / ((performance.now() - t0) / 1000);
 }
 
+/**
+ * How much of a core a busy process gets right now: CPU time over wall time of a 300 ms spin. On a quiet machine
+ * about 1; well below 1, other work is competing and every absolute figure here is inflated.
+ */
+function cpuShare(): number {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  while (performance.now() - t0 < 300);
+  const cpu = process.cpuUsage(cpu0);
+  return (cpu.user + cpu.system) / 1000 / (performance.now() - t0);
+}
+
 const results: Record<string, unknown> = {};
+const shareAtStart = cpuShare();
 try {
   log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB${SMOKE ? "; smoke sizes" : ""}`);
 
@@ -377,7 +390,15 @@ try {
   ];
   Object.assign(results, {
     takenAt: new Date().toISOString(),
-    machine: { cores: cpus().length, model: cpus()[0]?.model, memoryGiB: Number((totalmem() / 2 ** 30).toFixed(1)), node: process.version },
+    machine: {
+      cores: cpus().length,
+      model: cpus()[0]?.model,
+      memoryGiB: Number((totalmem() / 2 ** 30).toFixed(1)),
+      node: process.version,
+      loadAverage: loadavg().map((x) => Number(x.toFixed(2))),
+      cpuShareAtStart: Number(shareAtStart.toFixed(2)),
+      cpuShareAtEnd: Number(cpuShare().toFixed(2)),
+    },
     smoke: SMOKE,
     settings: { writeDurationMs: sizes.D, pollHintMs: sizes.pollHint, throughputWriteDurationMs: THROUGHPUT_D },
     table,
@@ -401,6 +422,8 @@ try {
       `K resizes of one scale set, D = ${sizes.D} ms`,
     ),
   );
+  const m = results.machine as { cpuShareAtStart: number; cpuShareAtEnd: number; loadAverage: number[] };
+  console.log(`machine: ${cpus().length} cores, load average ${m.loadAverage.join(" ")}, a busy process got ${m.cpuShareAtStart} / ${m.cpuShareAtEnd} of a core (start / end)\n`);
   const fmt = (x: unknown) => (typeof x === "number" ? (Number.isInteger(x) ? String(x) : x.toFixed(2)) : String(x));
   console.log(`| figure | measured | target | met | detail |\n|---|---|---|---|---|`);
   for (const r of table) console.log(`| ${r.figure} | ${fmt(r.measured)} | ${r.target} | ${r.met === null ? "—" : r.met ? "yes" : "no"} | ${r.detail} |`);
