@@ -34,7 +34,7 @@ t.test("our own disable still in flight, then scaleDown at once: queued, no 409,
   t.equal(disable.status.failed, false, JSON.stringify(disable.history));
   t.equal(scaleDown.status.failed, false, JSON.stringify(scaleDown.history));
   t.ok(
-    scaleDown.history.some((h: any) => /queued: 1 operation\(s\) of other tasks on web-prod-v001 go first/.test(h.status)),
+    scaleDown.history.some((h: any) => h.status.startsWith(`Waiting for task ${disableId} on scale set `) && /\/web-prod-v001 to finish/.test(h.status)),
     `scaleDown waited its turn: ${JSON.stringify(scaleDown.history)}`,
   );
   t.same((await env.calls()).filter((c) => c.status === 409), [], "our own tasks never 409 each other");

@@ -77,7 +77,7 @@ t.test("the README's commands work as written", async (t) => {
   const completed = out.match(/"completed":true/g)?.length ?? 0;
   t.ok(completed >= 11, `every waited-for task completed (${completed})`);
   t.match(out, /"field":"serverGroupName"/, "the bad-input example names the field");
-  t.match(out, /queued: 1 operation\(s\) of other tasks on web-prod-v001 go first/, "our own tasks take turns");
+  t.match(out, /Waiting for task [0-9a-f-]+ on scale set [^"]*\/web-prod-v001 to finish: one operation at a time per scale set, in submission order/, "our own tasks take turns");
   t.match(out, /web-prod-v002 is Updating \(another write in flight\); waiting for it to end before planning/, "another tool's write is waited out");
   t.match(out, /409 ConflictingConcurrentWriteNotAllowed, retrying in/, "the fault example shows the retries");
   t.match(out, /"status":409,"ifMatch":"\\"\d+\\""/, "the call log shows conditional writes");

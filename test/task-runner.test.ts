@@ -33,16 +33,60 @@ t.test("a replica died after its last history line but before marking the task d
   t.same(done.resultObjects, [result], "the result the dead replica recorded stands");
 });
 
-t.test("a task whose lease is still held by a live replica is not taken", async (t) => {
+t.test("a task whose lease is still held by a live replica is not taken, while the runner does take free work", async (t) => {
   const store = new MemoryTaskStore();
   const { task } = await store.create({ operations: [request] });
   await store.claim("alive", 60_000, 10);
+  // Free work on another scale set, which the runner can finish without Azure (its last step was recorded): it
+  // shows that the runner did claim during the test, so the held task was passed over, not merely never looked at.
+  const other = { name: "scaleDown", description: { ...request.description, serverGroupName: "web-prod-v002" } };
+  const { task: free } = await store.create({ operations: [other] });
+  t.equal((await store.claim("dead", 100, 10)).length, 1);
+  t.ok(await store.update("dead", free.id, { state: "running", operationIndex: 1, resultObjects: [{ ...result, serverGroupName: "web-prod-v002" }] }));
+  await new Promise((r) => setTimeout(r, 150));
+
   const runner = new TaskRunner({ store, accounts: new AccountRegistry(config.accounts), operations, config });
   runner.start();
-  await new Promise((r) => setTimeout(r, 200));
+  for (let i = 0; i < 100 && (await store.get(free.id))?.state !== "succeeded"; i++) await new Promise((r) => setTimeout(r, 20));
   await runner.stop(1000);
+  t.equal((await store.get(free.id))!.state, "succeeded", "the runner ran");
   const still = (await store.get(task.id))!;
   t.equal(still.leaseOwner, "alive");
   t.equal(still.state, "queued");
   t.same(still.history, []);
+});
+
+t.test("tasks on one scale set: the runner runs them one after another, each as soon as the previous ends", async (t) => {
+  // Three tasks on one scale set, each left by a dead replica with its only step done: the runner finishes them
+  // in creation order, one at a time, each claimed when the one before finished (not a timer tick later: the
+  // timer here is an hour).
+  const slow = loadConfig({ SIMULATOR_URL: "https://127.0.0.1:1", TASK_STORE: "memory", TASK_LEASE_MS: "36000000", TASK_CLAIM_INTERVAL_MS: "3600000", REPLICA_ID: "r" });
+  const store = new MemoryTaskStore();
+  const accounts = new AccountRegistry(slow.accounts);
+  const runner = new TaskRunner({ store, accounts, operations, config: slow });
+  const scaleSets = runner.scaleSetsOf([request]);
+  t.equal(scaleSets.length, 1);
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) ids.push((await store.create({ operations: [request], scaleSets })).task.id);
+  const claimed: string[] = [];
+  const claim = store.claim.bind(store);
+  store.claim = async (owner, leaseMs, limit) => {
+    const got = await claim(owner, leaseMs, limit);
+    for (const x of got) {
+      claimed.push(x.id);
+      // As a dead replica would have left it: its step done, so finishing it needs no Azure call.
+      await store.update(owner, x.id, { state: "running", operationIndex: 1, resultObjects: [result] });
+    }
+    return got.map((x) => ({ ...x, state: "running" as const, operationIndex: 1, resultObjects: [result] }));
+  };
+  runner.start();
+  for (let i = 0; i < 200 && (await store.get(ids[2]))?.state !== "succeeded"; i++) await new Promise((r) => setTimeout(r, 10));
+  await runner.stop(1000);
+  t.same(claimed, ids, "each claimed once, in creation order");
+  for (const id of ids) t.equal((await store.get(id))!.state, "succeeded");
+  const first = (await store.get(ids[0]))!;
+  const second = (await store.get(ids[1]))!;
+  t.match(second.history[0]?.status, new RegExp(`Waiting for task ${ids[0]}`), "the second said whom it waited for");
+  t.ok(second.history.findIndex((h) => /Resumed/.test(h.status)) > 0);
+  t.ok(first.finishedAtMs! <= Math.min(...second.history.slice(1).map((h) => h.timeMs)), "the second started after the first finished");
 });

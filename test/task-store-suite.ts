@@ -7,6 +7,7 @@
 import type { Test } from "tap";
 import type { HistoryEntry, OperationRequest, Task, TaskCheckpoint } from "../src/tasks/task.ts";
 import type { TaskStore } from "../src/tasks/task-store.ts";
+import { waitingEntry } from "../src/tasks/ordering.ts";
 
 export interface StoreHandle {
   store: TaskStore;
@@ -308,6 +309,128 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.same([...claimedBy.keys()].sort(), tasks.map((x) => x.id).sort());
     for (const task of tasks) t.equal((await handle.store.get(task.id))!.leaseOwner, claimedBy.get(task.id)![0]);
     t.ok(new Set([...claimedBy.values()].map((by) => by[0])).size > 1, "the work was shared");
+  });
+
+  // Order per scale set (src/tasks/ordering.ts): one task at a time per scale set, in creation order.
+  const S1 = "sub/rg/s1";
+  const S2 = "sub/rg/s2";
+  const S3 = "sub/rg/s3";
+  async function createOn(store: TaskStore, scaleSets: string[], label: string): Promise<Task> {
+    return (await store.create({ operations: scaleSets.map((k) => op("resizeServerGroup", `${label}-${k.split("/").pop()}`)), scaleSets })).task;
+  }
+  async function finish(store: TaskStore, owner: string, id: string, state: "succeeded" | "failed" | "canceled" = "succeeded") {
+    if (!(await store.update(owner, id, { state, finishedAtMs: Date.now() }))) throw new Error(`could not finish ${id}`);
+  }
+
+  t.test(`${name}: one task at a time per scale set, in creation order; other scale sets in parallel`, async (t) => {
+    const { store } = await fresh(t);
+    const a = await createOn(store, [S1], "a");
+    const b = await createOn(store, [S1], "b");
+    const c = await createOn(store, [S2], "c");
+    const d = await createOn(store, [S1], "d");
+    t.same(a.history, [], "the first on its scale set waits for nobody");
+    t.same(c.history, []);
+    t.match(b.history.map((h) => h.status), [new RegExp(`^Waiting for task ${a.id} on scale set ${S1} `)], "a waiting task names the task it waits for");
+    t.match(d.history.map((h) => h.status), [new RegExp(`^Waiting for task ${b.id} on scale set ${S1} `)], "the one just before it");
+    t.same(await store.get(b.id), b, "the line is stored");
+
+    t.same((await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id), [a.id, c.id], "the first of each scale set");
+    t.same(await store.claim("r", LONG_LEASE_MS, 10), [], "the others wait, even for another owner with room");
+    t.ok(await store.update("r", a.id, { state: "running" }));
+    t.same(await store.claim("other", LONG_LEASE_MS, 10), []);
+    await finish(store, "r", a.id);
+    t.same((await store.claim("other", LONG_LEASE_MS, 10)).map((x) => x.id), [b.id], "the next in line, once the first finished");
+    await finish(store, "other", b.id, "failed");
+    t.same((await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id), [d.id], "a failed task lets the next go too");
+    await finish(store, "r", c.id, "canceled");
+    const e = await createOn(store, [S2], "e");
+    t.same(e.history, [], "a finished task holds nothing");
+    t.same((await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id), [e.id]);
+  });
+
+  t.test(`${name}: a task on several scale sets waits until it is first on all of them, then holds all`, async (t) => {
+    const { store } = await fresh(t);
+    const t1 = await createOn(store, [S1], "t1");
+    const t2 = await createOn(store, [S1, S2], "t2");
+    const t3 = await createOn(store, [S2], "t3");
+    const t4 = await createOn(store, [S3], "t4");
+    t.match(t2.history[0]?.status, new RegExp(`^Waiting for task ${t1.id} on scale set ${S1} `), "names the task on the busy scale set only");
+    t.match(t3.history[0]?.status, new RegExp(`^Waiting for task ${t2.id} on scale set ${S2} `), "submitted after t2: waits for it although s2 is free now");
+    t.same((await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id), [t1.id, t4.id]);
+    await finish(store, "r", t1.id);
+    t.same((await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id), [t2.id], "t2 takes both; t3 still waits");
+    await finish(store, "r", t2.id);
+    t.same((await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id), [t3.id]);
+    const dup = await store.create({ operations: [op("resizeServerGroup", "x")], scaleSets: [S3, S3] });
+    t.same(dup.task.history.map((h) => h.status), [waitingEntry([{ taskId: t4.id, scaleSet: S3 }], 0)!.status], "a scale set named twice counts once");
+  });
+
+  t.test(`${name}: a started task keeps its scale sets through an expired lease and a release`, async (t) => {
+    const { store } = await fresh(t);
+    const a = await createOn(store, [S1], "a");
+    const b = await createOn(store, [S1], "b");
+    await claimTask(store, "dead", a.id, SHORT_LEASE_MS);
+    t.ok(await store.update("dead", a.id, { state: "running" }));
+    await waitPastLease(store, a.id);
+    t.same((await store.claim("alive", LONG_LEASE_MS, 10)).map((x) => x.id), [a.id], "the expired task is taken over, not the next one");
+    t.equal(await store.update("dead", a.id, { armCalls: 1 }), false, "fencing as before");
+    await store.release("alive", a.id);
+    t.same((await store.claim("again", LONG_LEASE_MS, 10)).map((x) => x.id), [a.id], "released (shutdown): still first");
+    await finish(store, "again", a.id);
+    t.same((await store.claim("again", LONG_LEASE_MS, 10)).map((x) => x.id), [b.id]);
+  });
+
+  t.test(`${name}: concurrent claimers keep one task at a time per scale set, in creation order`, async (t) => {
+    const handle = await fresh(t);
+    const stores = [handle.store];
+    if (handle.replica) stores.push(await handle.replica());
+    const keys = [S1, S2, S3];
+    const created: Task[] = [];
+    for (let i = 0; i < 30; i++) created.push(await createOn(handle.store, [keys[i % 3]], `c${i}`));
+    const holding = new Map<string, string>();
+    const order = new Map<string, string[]>(keys.map((k) => [k, []]));
+    const overlaps: string[] = [];
+    let finished = 0;
+    await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const store = stores[i % stores.length];
+        const owner = `owner-${i}`;
+        for (let rounds = 0; finished < created.length && rounds < 2000; rounds++) {
+          const got = await store.claim(owner, LONG_LEASE_MS, 2);
+          await Promise.all(
+            got.map(async (task) => {
+              const key = keys[created.findIndex((c) => c.id === task.id) % 3];
+              if (holding.has(key)) overlaps.push(`${task.id} claimed while ${holding.get(key)} held ${key}`);
+              holding.set(key, task.id);
+              order.get(key)!.push(task.id);
+              await sleep(i);
+              // Let go before the store does, so that a claim in between is never mistaken for an overlap.
+              holding.delete(key);
+              await finish(store, owner, task.id);
+              finished++;
+            }),
+          );
+          if (got.length === 0) await sleep(1);
+        }
+      }),
+    );
+    t.same(overlaps, [], "never two tasks of one scale set at once");
+    for (const [k, ids] of order) t.same(ids, created.filter((_, i) => keys[i % 3] === k).map((c) => c.id), `${k}: creation order`);
+  });
+
+  t.test(`${name}: update appends history lines in the same commit, in order, only under the lease`, async (t) => {
+    const { store } = await fresh(t);
+    const [x] = await createMany(store, 1);
+    await claimTask(store, "a", x.id);
+    t.ok(await store.update("a", x.id, { state: "running", history: [entry("one"), entry("two")] }));
+    t.ok(await store.update("a", x.id, { history: [entry("three")] }), "lines alone are a change too");
+    t.ok(await store.appendHistory("a", x.id, entry("four")));
+    t.equal(await store.update("b", x.id, { history: [entry("not the owner")] }), false);
+    t.ok(await store.update("a", x.id, { state: "succeeded", finishedAtMs: Date.now(), history: [entry("five"), entry("six")] }));
+    t.equal(await store.update("a", x.id, { history: [entry("after the end")] }), false, "a finished task has no lease to write under");
+    const done = (await store.get(x.id))!;
+    t.same(done.history.map((h) => h.status), ["one", "two", "three", "four", "five", "six"]);
+    t.equal(done.state, "succeeded");
   });
 
   t.test(`${name}: renew`, async (t) => {

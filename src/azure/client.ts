@@ -1,7 +1,6 @@
 // Builds the real @azure/arm-compute client for an account: real Azure or the simulator alike.
 import { ComputeManagementClient } from "@azure/arm-compute";
-import type { AccessToken, TokenCredential } from "@azure/core-auth";
-import { ClientSecretCredential, DefaultAzureCredential } from "@azure/identity";
+import type { AccessToken, GetTokenOptions, TokenCredential } from "@azure/core-auth";
 import type { AccountConfig } from "../config.ts";
 import { armObserverPolicy } from "./arm-observer.ts";
 
@@ -12,17 +11,35 @@ export class SimulatorCredential implements TokenCredential {
   }
 }
 
+/**
+ * An @azure/identity credential built on its first token request: the package takes 100-170 ms to load, and a
+ * service whose accounts are all simulator accounts never needs it.
+ */
+class IdentityCredential implements TokenCredential {
+  readonly #make: (identity: typeof import("@azure/identity")) => TokenCredential;
+  #credential: Promise<TokenCredential> | undefined;
+
+  constructor(make: (identity: typeof import("@azure/identity")) => TokenCredential) {
+    this.#make = make;
+  }
+
+  async getToken(scopes: string | string[], options?: GetTokenOptions): Promise<AccessToken | null> {
+    this.#credential ??= import("@azure/identity").then((identity) => this.#make(identity));
+    return (await this.#credential).getToken(scopes, options);
+  }
+}
+
 export function credentialFor(account: AccountConfig): TokenCredential {
   const c = account.credential;
   switch (c.kind) {
     case "simulator":
       return new SimulatorCredential();
     case "default":
-      return new DefaultAzureCredential();
+      return new IdentityCredential((identity) => new identity.DefaultAzureCredential());
     case "clientSecret": {
       const secret = process.env[c.clientSecretEnv];
       if (!secret) throw new Error(`account ${account.name}: environment variable ${c.clientSecretEnv} is not set`);
-      return new ClientSecretCredential(c.tenantId, c.clientId, secret);
+      return new IdentityCredential((identity) => new identity.ClientSecretCredential(c.tenantId, c.clientId, secret));
     }
   }
 }

@@ -3,6 +3,21 @@ import { randomUUID } from "node:crypto";
 import { FINISHED_STATES, type HistoryEntry, type Task } from "./task.ts";
 import type { NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { waitingEntry } from "./ordering.ts";
+
+type Stored = Task & { seq: number; scaleSets: string[] };
+
+/** Running, or leased (about to run, or its replica died): it goes before tasks that have not started. */
+function started(task: Stored): boolean {
+  return task.state === "running" || task.leaseOwner !== undefined;
+}
+
+/** Whether u goes before t on a scale set both name (src/tasks/ordering.ts). */
+function goesBefore(u: Stored, t: Stored): boolean {
+  const su = started(u);
+  const st = started(t);
+  return su !== st ? su : u.seq < t.seq;
+}
 
 function matches(task: Task, q: TaskQuery): boolean {
   if (q.state && task.state !== q.state) return false;
@@ -12,7 +27,9 @@ function matches(task: Task, q: TaskQuery): boolean {
 }
 
 export class MemoryTaskStore implements TaskStore {
-  readonly #tasks = new Map<string, Task & { seq: number }>(); // insertion order = creation order
+  readonly #tasks = new Map<string, Stored>(); // insertion order = creation order
+  /** Unfinished tasks by scale set key. */
+  readonly #unfinished = new Map<string, Set<Stored>>();
   readonly #byClientRequestId = new Map<string, string>();
   readonly #retention: number;
   readonly #now: () => number;
@@ -24,12 +41,12 @@ export class MemoryTaskStore implements TaskStore {
     this.#now = now;
   }
 
-  #public(task: Task & { seq: number }): Task {
-    const { seq: _seq, ...rest } = structuredClone(task);
-    return rest;
+  #public(task: Stored): Task {
+    const { seq: _seq, scaleSets: _scaleSets, ...rest } = task;
+    return structuredClone(rest);
   }
 
-  #held(owner: string, id: string): (Task & { seq: number }) | undefined {
+  #held(owner: string, id: string): Stored | undefined {
     const task = this.#tasks.get(id);
     if (!task || task.leaseOwner !== owner || (task.leaseExpiresAtMs ?? 0) <= this.#now()) return undefined;
     return task;
@@ -42,20 +59,34 @@ export class MemoryTaskStore implements TaskStore {
       if (task) return { task: this.#public(task), created: false };
     }
     const now = this.#now();
-    const task: Task & { seq: number } = {
+    const scaleSets = [...new Set(input.scaleSets ?? [])];
+    const ahead = [];
+    for (const key of scaleSets) {
+      let last: Stored | undefined;
+      for (const u of this.#unfinished.get(key) ?? []) if (!last || u.seq > last.seq) last = u;
+      if (last) ahead.push({ taskId: last.id, scaleSet: key });
+    }
+    const waiting = waitingEntry(ahead, now);
+    const task: Stored = {
       id: randomUUID(),
       ...(input.clientRequestId ? { clientRequestId: input.clientRequestId } : {}),
       state: "queued",
       operations: structuredClone(input.operations),
       operationIndex: 0,
-      history: [],
+      history: waiting ? [waiting] : [],
       resultObjects: [],
       armCalls: 0,
       createdAtMs: now,
       updatedAtMs: now,
       seq: ++this.#seq,
+      scaleSets,
     };
     this.#tasks.set(task.id, task);
+    for (const key of scaleSets) {
+      let set = this.#unfinished.get(key);
+      if (!set) this.#unfinished.set(key, (set = new Set()));
+      set.add(task);
+    }
     if (input.clientRequestId) this.#byClientRequestId.set(input.clientRequestId, task.id);
     return { task: this.#public(task), created: true };
   }
@@ -86,11 +117,20 @@ export class MemoryTaskStore implements TaskStore {
       if (out.length >= limit) break;
       const runnable = task.state === "queued" || (task.state === "running" && (task.leaseExpiresAtMs ?? 0) <= now);
       if (!runnable || (task.leaseOwner && (task.leaseExpiresAtMs ?? 0) > now)) continue;
+      if (!this.#first(task)) continue;
       task.leaseOwner = owner;
       task.leaseExpiresAtMs = now + leaseMs;
       out.push(this.#public(task));
     }
     return out;
+  }
+
+  /** Whether the task goes first on every scale set it names. */
+  #first(task: Stored): boolean {
+    for (const key of task.scaleSets) {
+      for (const u of this.#unfinished.get(key) ?? []) if (u !== task && goesBefore(u, task)) return false;
+    }
+    return true;
   }
 
   async renew(owner: string, ids: string[], leaseMs: number): Promise<string[]> {
@@ -122,13 +162,19 @@ export class MemoryTaskStore implements TaskStore {
   async update(owner: string, id: string, change: TaskChange): Promise<boolean> {
     const task = this.#held(owner, id);
     if (!task) return false;
-    const { checkpoint, ...rest } = structuredClone(change);
+    const { checkpoint, history, ...rest } = structuredClone(change);
     Object.assign(task, rest, { updatedAtMs: this.#now() });
+    if (history) task.history.push(...history);
     if (checkpoint === null) delete task.checkpoint;
     else if (checkpoint !== undefined) task.checkpoint = checkpoint;
     if (change.state && FINISHED_STATES.has(change.state)) {
       delete task.leaseOwner;
       delete task.leaseExpiresAtMs;
+      for (const key of task.scaleSets) {
+        const set = this.#unfinished.get(key);
+        set?.delete(task);
+        if (set?.size === 0) this.#unfinished.delete(key);
+      }
       this.#pruneToRetention();
     }
     return true;

@@ -53,6 +53,18 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX task_history_task ON task_history (task_id, seq);
     `,
   },
+  {
+    version: 2,
+    description: "task_scale_sets: the scale sets of unfinished tasks, for ordering per scale set",
+    sql: `
+      CREATE TABLE task_scale_sets (
+        task_seq  INTEGER NOT NULL REFERENCES tasks (seq) ON DELETE CASCADE,
+        scale_set TEXT NOT NULL,                                -- scaleSetKey: subscription/resource group/name, lower case
+        PRIMARY KEY (task_seq, scale_set)
+      );
+      CREATE INDEX task_scale_sets_order ON task_scale_sets (scale_set, task_seq);
+    `,
+  },
 ];
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -90,6 +102,18 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         time_ms bigint NOT NULL
       );
       CREATE INDEX task_history_task ON task_history (task_id, seq);
+    `,
+  },
+  {
+    version: 2,
+    description: "task_scale_sets: the scale sets of unfinished tasks, for ordering per scale set",
+    sql: `
+      CREATE TABLE task_scale_sets (
+        task_seq  bigint NOT NULL REFERENCES tasks (seq) ON DELETE CASCADE,
+        scale_set text NOT NULL,
+        PRIMARY KEY (task_seq, scale_set)
+      );
+      CREATE INDEX task_scale_sets_order ON task_scale_sets (scale_set, task_seq);
     `,
   },
 ];

@@ -11,6 +11,7 @@ import type { HistoryEntry, Task, TaskState } from "./task.ts";
 import { FINISHED_STATES } from "./task.ts";
 import type { NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { POSTGRES_MIGRATIONS, pendingMigrations, TaskStoreOpenError } from "./migrations.ts";
+import { WAITING_FORMAT, WAITING_ITEM_FORMAT, WAITING_PHASE } from "./ordering.ts";
 
 export interface PostgresTaskStoreOptions {
   /** postgres://user:password@host:port/database (DATABASE_URL). */
@@ -27,6 +28,11 @@ export interface PostgresTaskStoreOptions {
 
 /** Lock class for pg_advisory_xact_lock(class, hashtext(schema)) while migrating: "vmss" in ASCII. */
 const MIGRATION_LOCK_CLASS = 0x766d7373;
+/** Lock class held while claiming ("vmsc"): claims of one schema take turns, see claim(). */
+const CLAIM_LOCK_CLASS = 0x766d7363;
+
+/** Running, or leased: it goes before tasks that have not started (src/tasks/ordering.ts). */
+const started = (t: string) => `(${t}.state = 'running' OR ${t}.lease_owner IS NOT NULL)`;
 
 /** The database's clock in epoch milliseconds; constant within a statement. */
 const NOW_MS = "(floor(extract(epoch from now()) * 1000))::bigint";
@@ -114,15 +120,24 @@ export class PostgresTaskStore implements TaskStore {
   /** Schema-qualified table names. */
   readonly #tasks: string;
   readonly #history: string;
+  readonly #scaleSets: string;
   readonly #columns: string;
+  readonly #schema: string;
+  /** NOTIFY channel of this schema: "work may be claimable". */
+  readonly #channel: string;
+  readonly #connectionString: string;
   /** Where, for messages: the redacted URL and schema. */
   readonly where: string;
 
-  private constructor(pool: pg.Pool, poolMax: number, schema: string, where: string) {
+  private constructor(pool: pg.Pool, poolMax: number, schema: string, where: string, connectionString: string) {
     this.#pool = pool;
     this.#poolMax = poolMax;
+    this.#schema = schema;
+    this.#channel = `vmss_ops_work_${schema}`.slice(0, 63);
+    this.#connectionString = connectionString;
     this.#tasks = `${quoteIdent(schema)}.tasks`;
     this.#history = `${quoteIdent(schema)}.task_history`;
+    this.#scaleSets = `${quoteIdent(schema)}.task_scale_sets`;
     this.#columns = `t.seq, t.id, t.client_request_id, t.state, t.operations, t.operation_index, t.result_objects, t.failure,
       t.arm_calls, t.checkpoint, t.lease_owner, t.lease_expires_at_ms, t.created_at_ms, t.updated_at_ms, t.finished_at_ms,
       (SELECT json_agg(json_build_object('phase', h.phase, 'status', h.status, 'timeMs', h.time_ms) ORDER BY h.seq)
@@ -170,7 +185,7 @@ export class PostgresTaskStore implements TaskStore {
       if (err instanceof TaskStoreOpenError) throw err;
       throw new TaskStoreOpenError(`cannot prepare the task store in ${where}: ${message(err)}`);
     }
-    return new PostgresTaskStore(pool, poolMax, schema, where);
+    return new PostgresTaskStore(pool, poolMax, schema, where, options.connectionString);
   }
 
   static async #migrate(client: pg.PoolClient, schema: string, where: string): Promise<void> {
@@ -225,18 +240,68 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   async create(input: NewTask): Promise<{ task: Task; created: boolean }> {
+    const scaleSets = [...new Set((input.scaleSets ?? []).map((k) => textParam(k)))];
+    // One statement: the task, its scale sets, the line saying whom it waits for (the latest earlier unfinished
+    // task on each scale set), and a NOTIFY (sent at commit) that wakes the other replicas.
     // ON CONFLICT waits for a concurrent insert of the same clientRequestId to commit, then does nothing; the
     // SELECT that follows (a new statement, a new snapshot) sees that row. The loop covers a prune in between.
     for (let attempt = 0; ; attempt++) {
-      const inserted = await this.#query(
-        `INSERT INTO ${this.#tasks} AS t (id, client_request_id, state, operations, created_at_ms, updated_at_ms)
-         VALUES ($1, $2, 'queued', $3::jsonb, ${NOW_MS}, ${NOW_MS})
-         ON CONFLICT (client_request_id) DO NOTHING
-         RETURNING ${this.#columns}`,
-        [randomUUID(), textParam(input.clientRequestId) || null, jsonParam(input.operations)],
+      const timeMs = Date.now();
+      const inserted = await this.#query<{ seq: string; id: string; created_at_ms: string; waiting: string | null }>(
+        `WITH ins AS (
+           INSERT INTO ${this.#tasks} (id, client_request_id, state, operations, created_at_ms, updated_at_ms)
+           VALUES ($1, $2, 'queued', $3::jsonb, ${NOW_MS}, ${NOW_MS})
+           ON CONFLICT (client_request_id) DO NOTHING
+           RETURNING seq, id, created_at_ms
+         ), keys AS (
+           INSERT INTO ${this.#scaleSets} (task_seq, scale_set) SELECT ins.seq, k FROM ins, unnest($4::text[]) k
+         ), ahead AS (
+           SELECT DISTINCT ON (s.scale_set) s.scale_set, u.id
+           FROM ins, ${this.#scaleSets} s JOIN ${this.#tasks} u ON u.seq = s.task_seq
+           WHERE s.scale_set = ANY($4::text[]) AND s.task_seq < ins.seq
+           ORDER BY s.scale_set, s.task_seq DESC
+         ), waiting AS (
+           INSERT INTO ${this.#history} (task_id, phase, status, time_ms)
+           SELECT ins.id, $5, format($6, string_agg(format($7, ahead.id, ahead.scale_set), ', ' ORDER BY ahead.scale_set)), $8
+           FROM ins, ahead GROUP BY ins.id
+           RETURNING status
+         ), notified AS (
+           SELECT pg_notify($9, '') FROM ins
+         )
+         SELECT ins.seq, ins.id, ins.created_at_ms, (SELECT status FROM waiting) AS waiting,
+                (SELECT count(*) FROM notified) AS notified
+         FROM ins`,
+        [
+          randomUUID(),
+          textParam(input.clientRequestId) || null,
+          jsonParam(input.operations),
+          scaleSets,
+          WAITING_PHASE,
+          WAITING_FORMAT,
+          WAITING_ITEM_FORMAT,
+          timeMs,
+          this.#channel,
+        ],
         false,
       );
-      if (inserted.rows[0]) return { task: toTask(inserted.rows[0]), created: true };
+      const row = inserted.rows[0];
+      if (row) {
+        // What was just written, without reading it back (jsonb may reorder keys; callers compare structurally).
+        const createdAtMs = Number(row.created_at_ms);
+        const task: Task = {
+          id: row.id,
+          state: "queued",
+          operations: JSON.parse(jsonParam(input.operations)),
+          operationIndex: 0,
+          history: row.waiting !== null ? [{ phase: WAITING_PHASE, status: row.waiting, timeMs }] : [],
+          resultObjects: [],
+          armCalls: 0,
+          createdAtMs,
+          updatedAtMs: createdAtMs,
+        };
+        if (input.clientRequestId) task.clientRequestId = textParam(input.clientRequestId);
+        return { task, created: true };
+      }
       const { rows } = await this.#query(
         `SELECT ${this.#columns} FROM ${this.#tasks} t WHERE t.client_request_id = $1`,
         [textParam(input.clientRequestId)],
@@ -282,23 +347,45 @@ export class PostgresTaskStore implements TaskStore {
 
   async claim(owner: string, leaseMs: number, limit: number): Promise<Task[]> {
     if (limit <= 0) return [];
-    // SKIP LOCKED: rows another claimer is taking right now are passed over, not waited for; a row whose lease
-    // was taken after our snapshot is re-checked against the WHERE once locked, so it is never taken twice.
-    const { rows } = await this.#query(
-      `WITH picked AS (
-         SELECT seq FROM ${this.#tasks}
-         WHERE state IN ('queued', 'running') AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms <= ${NOW_MS})
-         ORDER BY seq
-         LIMIT $3
-         FOR UPDATE SKIP LOCKED
-       )
-       UPDATE ${this.#tasks} t SET lease_owner = $1, lease_expires_at_ms = ${NOW_MS} + $2::bigint
-       FROM picked WHERE t.seq = picked.seq
-       RETURNING ${this.#columns}`,
-      [owner, Math.round(leaseMs), limit],
-      false,
-    );
-    return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toTask);
+    // Whether a task goes first on its scale sets depends on other rows than its own, which FOR UPDATE does not
+    // re-check: two claims at once could each see the other's pick as not yet started. So claims of one schema take
+    // turns under a transaction-scoped advisory lock, and each takes its snapshot after the lock, seeing every
+    // earlier claim. SKIP LOCKED still passes over rows a runner is writing right now.
+    const client = await this.#pool.connect();
+    let broken = false;
+    try {
+      await client.query("BEGIN");
+      try {
+        await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CLAIM_LOCK_CLASS, this.#schema]);
+        const { rows } = await client.query(
+          `WITH picked AS (
+             SELECT t.seq FROM ${this.#tasks} t
+             WHERE t.state IN ('queued', 'running') AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ${NOW_MS})
+               AND NOT EXISTS (
+                 SELECT 1 FROM ${this.#scaleSets} mine
+                 JOIN ${this.#scaleSets} other ON other.scale_set = mine.scale_set AND other.task_seq <> mine.task_seq
+                 JOIN ${this.#tasks} u ON u.seq = other.task_seq
+                 WHERE mine.task_seq = t.seq
+                   AND CASE WHEN ${started("u")} = ${started("t")} THEN u.seq < t.seq ELSE ${started("u")} END)
+             ORDER BY t.seq
+             LIMIT $3
+             FOR UPDATE OF t SKIP LOCKED
+           )
+           UPDATE ${this.#tasks} t SET lease_owner = $1, lease_expires_at_ms = ${NOW_MS} + $2::bigint
+           FROM picked WHERE t.seq = picked.seq
+           RETURNING ${this.#columns}`,
+          [owner, Math.round(leaseMs), limit],
+        );
+        await client.query("COMMIT");
+        return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toTask);
+      } catch (err) {
+        broken = connectionLost(err);
+        await client.query("ROLLBACK").catch(() => (broken = true));
+        throw err;
+      }
+    } finally {
+      client.release(broken);
+    }
   }
 
   async renew(owner: string, ids: string[], leaseMs: number): Promise<string[]> {
@@ -354,13 +441,53 @@ export class PostgresTaskStore implements TaskStore {
     if (change.finishedAtMs !== undefined) set("finished_at_ms", Math.round(change.finishedAtMs), "::bigint");
     if (change.checkpoint === null) sets.push("checkpoint = NULL");
     else if (change.checkpoint !== undefined) set("checkpoint", jsonParam(change.checkpoint), "::jsonb");
-    if (change.state !== undefined && FINISHED_STATES.has(change.state)) sets.push("lease_owner = NULL", "lease_expires_at_ms = NULL");
-    const { rowCount } = await this.#query(
-      `UPDATE ${this.#tasks} SET ${sets.join(", ")} WHERE id = $1 AND lease_owner = $2 AND lease_expires_at_ms > ${NOW_MS}`,
+    const finished = change.state !== undefined && FINISHED_STATES.has(change.state);
+    if (finished) sets.push("lease_owner = NULL", "lease_expires_at_ms = NULL");
+    const fenced = `UPDATE ${this.#tasks} SET ${sets.join(", ")} WHERE id = $1 AND lease_owner = $2 AND lease_expires_at_ms > ${NOW_MS}`;
+    const history = change.history ?? [];
+    if (!finished && history.length === 0) {
+      const { rowCount } = await this.#query(fenced, params, false);
+      return rowCount === 1;
+    }
+    // One statement: the fenced change, its history lines (only if the fence held), and for a finished task the
+    // scale sets it no longer holds, with a NOTIFY (sent at commit) that wakes the replicas: one of them may now
+    // claim the next task on those scale sets.
+    const parts = [`done AS (${fenced} RETURNING seq, id)`];
+    if (history.length > 0) {
+      params.push(jsonParam(history.map((h) => ({ phase: h.phase, status: h.status, timeMs: Math.round(h.timeMs) }))));
+      parts.push(
+        `lines AS (INSERT INTO ${this.#history} (task_id, phase, status, time_ms)
+           SELECT done.id, e.value->>'phase', e.value->>'status', (e.value->>'timeMs')::bigint
+           FROM done, jsonb_array_elements($${params.length}::jsonb) WITH ORDINALITY AS e(value, n)
+           ORDER BY e.n)`,
+      );
+    }
+    let notified = "0";
+    if (finished) {
+      params.push(this.#channel);
+      parts.push(`freed AS (DELETE FROM ${this.#scaleSets} s USING done WHERE s.task_seq = done.seq)`);
+      parts.push(`notified AS (SELECT pg_notify($${params.length}, '') FROM done)`);
+      notified = "(SELECT count(*) FROM notified)";
+    }
+    const { rows } = await this.#query<{ n: string }>(
+      `WITH ${parts.join(",\n")} SELECT (SELECT count(*) FROM done) AS n, ${notified} AS notified`,
       params,
       false,
     );
-    return rowCount === 1;
+    return Number(rows[0].n) === 1;
+  }
+
+  async watch(onWork: () => void): Promise<() => Promise<void>> {
+    // A connection of its own, outside the pool: LISTEN lasts as long as the session. If it drops, the runner's
+    // timer still finds the work; the next watch() (a restart) listens again.
+    const client = new pg.Client({ connectionString: this.#connectionString, application_name: "vmss-ops-listen", keepAlive: true });
+    client.on("error", () => {});
+    client.on("notification", () => onWork());
+    await client.connect();
+    await client.query(`LISTEN ${quoteIdent(this.#channel)}`);
+    return async () => {
+      await client.end().catch(() => {});
+    };
   }
 
   async requeueRetryable(id: string, entry: HistoryEntry): Promise<boolean> {

@@ -10,6 +10,7 @@ import { FINISHED_STATES, type HistoryEntry, type Task, type TaskState } from ".
 import type { NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { type Migration, pendingMigrations, SQLITE_MIGRATIONS, TaskStoreOpenError } from "./migrations.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { type TaskAhead, waitingEntry } from "./ordering.ts";
 
 export interface SqliteTaskStoreOptions {
   /** The directory that holds tasks.db (created if missing). */
@@ -26,6 +27,17 @@ const COLUMNS = `t.seq, t.id, t.client_request_id, t.state, t.operations, t.oper
   t.arm_calls, t.checkpoint, t.lease_owner, t.lease_expires_at_ms, t.created_at_ms, t.updated_at_ms, t.finished_at_ms,
   (SELECT json_group_array(json_object('phase', h.phase, 'status', h.status, 'timeMs', h.time_ms) ORDER BY h.seq)
      FROM task_history h WHERE h.task_id = t.id) AS history`;
+
+/** Running, or leased: it goes before tasks that have not started (src/tasks/ordering.ts). */
+const started = (t: string) => `(${t}.state = 'running' OR ${t}.lease_owner IS NOT NULL)`;
+
+/** Some unfinished task goes before t on a scale set t names. task_scale_sets only holds unfinished tasks. */
+const BLOCKED = `EXISTS (
+  SELECT 1 FROM task_scale_sets mine
+  JOIN task_scale_sets other ON other.scale_set = mine.scale_set AND other.task_seq <> mine.task_seq
+  JOIN tasks u ON u.seq = other.task_seq
+  WHERE mine.task_seq = t.seq
+    AND CASE WHEN ${started("u")} = ${started("t")} THEN u.seq < t.seq ELSE ${started("u")} END)`;
 
 function json(value: unknown): string {
   return JSON.stringify(value);
@@ -217,13 +229,42 @@ export class SqliteTaskStore implements TaskStore {
     return this.#write(() => {
       const now = Date.now();
       const id = randomUUID();
+      const operations = json(input.operations);
       const inserted = this.#stmt(
         `INSERT INTO tasks (id, client_request_id, state, operations, created_at_ms, updated_at_ms)
-         VALUES (?, ?, 'queued', ?, ?, ?) ON CONFLICT (client_request_id) DO NOTHING`,
-      ).run(id, input.clientRequestId || null, json(input.operations), now, now);
-      if (Number(inserted.changes) === 1) return { task: this.#byId(id)!, created: true };
-      const row = this.#stmt(`SELECT ${COLUMNS} FROM tasks t WHERE t.client_request_id = ?`).get(input.clientRequestId!) as Row;
-      return { task: toTask(row), created: false };
+         VALUES (?, ?, 'queued', ?, ?, ?) ON CONFLICT (client_request_id) DO NOTHING RETURNING seq`,
+      ).get(id, input.clientRequestId || null, operations, now, now) as { seq: number } | undefined;
+      if (!inserted) {
+        const row = this.#stmt(`SELECT ${COLUMNS} FROM tasks t WHERE t.client_request_id = ?`).get(input.clientRequestId!) as Row;
+        return { task: toTask(row), created: false };
+      }
+      const ahead: TaskAhead[] = [];
+      for (const key of new Set(input.scaleSets ?? [])) {
+        const before = this.#stmt(
+          `SELECT u.id FROM task_scale_sets s JOIN tasks u ON u.seq = s.task_seq
+           WHERE s.scale_set = ? AND s.task_seq < ? ORDER BY s.task_seq DESC LIMIT 1`,
+        ).get(key, inserted.seq) as { id: string } | undefined;
+        if (before) ahead.push({ taskId: before.id, scaleSet: key });
+        this.#stmt("INSERT INTO task_scale_sets (task_seq, scale_set) VALUES (?, ?)").run(inserted.seq, key);
+      }
+      const waiting = waitingEntry(ahead, now);
+      if (waiting) {
+        this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)").run(id, waiting.phase, waiting.status, waiting.timeMs);
+      }
+      // What was just written, without reading it back.
+      const task: Task = {
+        id,
+        state: "queued",
+        operations: JSON.parse(operations),
+        operationIndex: 0,
+        history: waiting ? [waiting] : [],
+        resultObjects: [],
+        armCalls: 0,
+        createdAtMs: now,
+        updatedAtMs: now,
+      };
+      if (input.clientRequestId) task.clientRequestId = input.clientRequestId;
+      return { task, created: true };
     });
   }
 
@@ -267,9 +308,10 @@ export class SqliteTaskStore implements TaskStore {
       const now = Date.now();
       const claimed = this.#stmt(
         `UPDATE tasks SET lease_owner = ?, lease_expires_at_ms = ?
-         WHERE seq IN (SELECT seq FROM tasks
-                       WHERE state IN ('queued', 'running') AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms <= ?)
-                       ORDER BY seq LIMIT ?)
+         WHERE seq IN (SELECT t.seq FROM tasks t
+                       WHERE t.state IN ('queued', 'running') AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ?)
+                         AND NOT ${BLOCKED}
+                       ORDER BY t.seq LIMIT ?)
          RETURNING seq, id`,
       ).all(owner, now + leaseMs, now, limit) as { seq: number; id: string }[];
       // RETURNING comes in no particular order: oldest first.
@@ -322,11 +364,20 @@ export class SqliteTaskStore implements TaskStore {
     if (change.armCalls !== undefined) set("arm_calls", change.armCalls);
     if (change.finishedAtMs !== undefined) set("finished_at_ms", change.finishedAtMs);
     if (change.checkpoint !== undefined) set("checkpoint", change.checkpoint === null ? null : json(change.checkpoint));
-    if (change.state !== undefined && FINISHED_STATES.has(change.state)) sets.push("lease_owner = NULL", "lease_expires_at_ms = NULL");
-    const result = this.#stmt(
-      `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND lease_owner = ? AND lease_expires_at_ms > ?`,
-    ).run(...params, id, owner, now);
-    return Number(result.changes) === 1;
+    const finished = change.state !== undefined && FINISHED_STATES.has(change.state);
+    if (finished) sets.push("lease_owner = NULL", "lease_expires_at_ms = NULL");
+    const sql = `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND lease_owner = ? AND lease_expires_at_ms > ? RETURNING seq`;
+    const history = change.history ?? [];
+    if (!finished && history.length === 0) return this.#stmt(sql).get(...params, id, owner, now) !== undefined;
+    return this.#write(() => {
+      const row = this.#stmt(sql).get(...params, id, owner, now) as { seq: number } | undefined;
+      if (!row) return false;
+      const insert = this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)");
+      for (const h of history) insert.run(id, h.phase, h.status, h.timeMs);
+      // A finished task no longer holds its scale sets: the next task on each may be claimed.
+      if (finished) this.#stmt("DELETE FROM task_scale_sets WHERE task_seq = ?").run(row.seq);
+      return true;
+    });
   }
 
   async requeueRetryable(id: string, entry: HistoryEntry): Promise<boolean> {

@@ -1,16 +1,21 @@
 // Runs tasks: claims runnable ones from the store under a lease, runs their operations in order through the
 // executeOp harness, checkpoints every step, and writes what happens into the task. Several replicas can share
-// one store: a lease decides who runs a task, and a replica that loses the lease stops touching it.
+// one store: a lease decides who runs a task, and a replica that loses the lease stops touching it. The store
+// also decides the order: it hands out one task at a time per scale set, in submission order (ordering.ts).
+//
+// When it claims: whenever it has a free slot and there may be work, that is on a submission here, when one of
+// its tasks finishes, when the store says another replica made work (watch), and on the timer, which is only the
+// fallback (and the moment leases are renewed and old tasks pruned).
 import type { Config } from "../config.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import { describeArmFailure } from "../azure/arm-failure.ts";
 import { observeArmResponses } from "../azure/arm-observer.ts";
 import { executeOp, OperationFailedError } from "../azure/execute-op.ts";
-import { ScaleSetQueue, scaleSetKey } from "../azure/scale-set-queue.ts";
 import type { LocatedDescription, AnyOperation } from "../operations/operation.ts";
 import { describeResult, type OperationResult } from "../operations/server-group-state.ts";
-import type { OperationRequest, Task, TaskFailure } from "./task.ts";
+import type { HistoryEntry, OperationRequest, Task, TaskCheckpoint, TaskFailure } from "./task.ts";
 import type { TaskChange, TaskStore } from "./task-store.ts";
+import { scaleSetKey } from "./ordering.ts";
 
 export interface TaskRunnerDeps {
   store: TaskStore;
@@ -43,10 +48,10 @@ export class TaskRunner {
   readonly #deps: TaskRunnerDeps;
   readonly #owner: string;
   readonly #active = new Map<string, ActiveTask>();
-  readonly #queue = new ScaleSetQueue();
   #timer: NodeJS.Timeout | undefined;
-  #ticking: Promise<void> | undefined;
-  #tickAgain = false;
+  #unwatch: Promise<(() => Promise<void>) | undefined> | undefined;
+  #claiming: Promise<void> | undefined;
+  #claimAgain = false;
   #stopping = false;
   #lastPrune = 0;
 
@@ -64,62 +69,97 @@ export class TaskRunner {
     return this.#active.size;
   }
 
-  /** Starts claiming work: at once, then every claimIntervalMs. */
+  /** Starts claiming work: at once, on every wake-up, and every claimIntervalMs as the fallback. */
   start(): void {
     if (this.#timer) return;
     this.#timer = setInterval(() => void this.tick(), this.#deps.config.tasks.claimIntervalMs);
+    this.#unwatch = this.#deps.store.watch
+      ? this.#deps.store.watch(() => this.#wake()).catch((err) => {
+          this.#deps.onInternalError?.(err);
+          return undefined;
+        })
+      : undefined;
     void this.tick();
   }
 
-  /** Creates the task (or finds the one with the same clientRequestId); a new one is claimed at once. */
+  /** The scale sets a task names, in the store's terms (ordering.ts); one the accounts cannot resolve names none. */
+  scaleSetsOf(operations: OperationRequest[]): string[] {
+    const keys = new Set<string>();
+    for (const o of operations) {
+      const resolved = this.#deps.accounts.resolve(o.description as LocatedDescription);
+      if (resolved.ok) keys.add(scaleSetKey(resolved.ref));
+    }
+    return [...keys];
+  }
+
+  /** Creates the task (or finds the one with the same clientRequestId); a new one is claimed at once if it can be. */
   async submit(operations: OperationRequest[], clientRequestId?: string) {
-    const { task, created } = await this.#deps.store.create({ operations, clientRequestId });
-    if (created && this.#timer) void this.tick();
+    const { task, created } = await this.#deps.store.create({ operations, clientRequestId, scaleSets: this.scaleSetsOf(operations) });
+    if (created) this.#wake();
     return { task, created };
   }
 
-  /** Renews the leases of running tasks, claims new ones up to the concurrency, prunes old ones now and then. */
+  /** There may be work: claim if a slot is free. */
+  #wake(): void {
+    if (!this.#timer || this.#stopping || this.#active.size >= this.#deps.config.tasks.concurrency) return;
+    void this.#claim();
+  }
+
+  /** The timer: renews the leases of running tasks, claims, prunes old tasks now and then. */
   async tick(): Promise<void> {
-    if (this.#ticking) {
-      this.#tickAgain = true;
-      return this.#ticking;
+    try {
+      await this.#renew();
+    } catch (err) {
+      this.#deps.onInternalError?.(err);
     }
-    this.#ticking = (async () => {
+    await this.#claim();
+    if (!this.#stopping && Date.now() - this.#lastPrune > PRUNE_EVERY_MS) {
+      this.#lastPrune = Date.now();
+      await this.#deps.store.prune(Date.now() - this.#deps.config.tasks.retentionMs).catch((err) => this.#deps.onInternalError?.(err));
+    }
+  }
+
+  async #renew(): Promise<void> {
+    if (this.#active.size === 0) return;
+    const ids = [...this.#active.keys()];
+    const held = new Set(await this.#deps.store.renew(this.#owner, ids, this.#deps.config.tasks.leaseMs));
+    for (const id of ids) if (!held.has(id)) this.#active.get(id)?.abort.abort(new LeaseLostError(`lease on ${id} lost`));
+  }
+
+  /** One claim at a time; a wake-up during a claim makes it claim again once done. */
+  #claim(): Promise<void> {
+    if (this.#claiming) {
+      this.#claimAgain = true;
+      return this.#claiming;
+    }
+    this.#claiming = (async () => {
       do {
-        this.#tickAgain = false;
+        this.#claimAgain = false;
         try {
-          await this.#tickOnce();
+          await this.#claimOnce();
         } catch (err) {
           this.#deps.onInternalError?.(err);
         }
-      } while (this.#tickAgain && !this.#stopping);
-    })().finally(() => (this.#ticking = undefined));
-    return this.#ticking;
+      } while (this.#claimAgain && !this.#stopping);
+    })().finally(() => (this.#claiming = undefined));
+    return this.#claiming;
   }
 
-  async #tickOnce(): Promise<void> {
+  async #claimOnce(): Promise<void> {
     const { store, config } = this.#deps;
-    const { leaseMs, concurrency, retentionMs } = config.tasks;
-    if (this.#active.size > 0) {
-      const ids = [...this.#active.keys()];
-      const held = new Set(await store.renew(this.#owner, ids, leaseMs));
-      for (const id of ids) if (!held.has(id)) this.#active.get(id)?.abort.abort(new LeaseLostError(`lease on ${id} lost`));
-    }
-    if (this.#stopping) return;
-    const room = concurrency - this.#active.size;
-    if (room > 0) {
-      for (const task of await store.claim(this.#owner, leaseMs, room)) {
-        if (this.#active.has(task.id) || this.#stopping) continue;
-        const abort = new AbortController();
-        const done = this.#run(task, abort)
-          .catch((err) => this.#deps.onInternalError?.(err, task.id))
-          .finally(() => this.#active.delete(task.id));
-        this.#active.set(task.id, { abort, done });
-      }
-    }
-    if (Date.now() - this.#lastPrune > PRUNE_EVERY_MS) {
-      this.#lastPrune = Date.now();
-      await store.prune(Date.now() - retentionMs);
+    const room = config.tasks.concurrency - this.#active.size;
+    if (this.#stopping || room <= 0) return;
+    for (const task of await store.claim(this.#owner, config.tasks.leaseMs, room)) {
+      if (this.#active.has(task.id) || this.#stopping) continue;
+      const abort = new AbortController();
+      const done = this.#run(task, abort)
+        .catch((err) => this.#deps.onInternalError?.(err, task.id))
+        .finally(() => {
+          this.#active.delete(task.id);
+          // A slot is free, and the task may have been what others on its scale sets waited for.
+          this.#wake();
+        });
+      this.#active.set(task.id, { abort, done });
     }
   }
 
@@ -131,7 +171,10 @@ export class TaskRunner {
     this.#stopping = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
-    await this.#ticking;
+    const unwatch = await this.#unwatch;
+    this.#unwatch = undefined;
+    await unwatch?.().catch(() => {});
+    await this.#claiming;
     for (const a of this.#active.values()) a.abort.abort(new Error("shutting down"));
     const all = Promise.allSettled([...this.#active.values()].map((a) => a.done));
     let timer: NodeJS.Timeout | undefined;
@@ -149,16 +192,40 @@ export class TaskRunner {
     const owner = this.#owner;
     const id = task.id;
     const lost = () => abort.abort(new LeaseLostError(`lease on ${id} lost`));
-    // History lines are chained so they land in order although the harness logs synchronously.
-    let pending: Promise<void> = Promise.resolve();
+    // One commit per step: history lines wait in a buffer and go with the next change, or on their own once the
+    // lines logged together have all arrived (setImmediate). Every write goes through one chain, so they land in
+    // order although the harness logs synchronously.
+    let buffer: HistoryEntry[] = [];
+    let chain: Promise<unknown> = Promise.resolve();
+    let flushScheduled = false;
+    let running = task.state !== "queued";
+    const write = (c: TaskChange): Promise<boolean> => {
+      const p = chain.then(() => {
+        let full: TaskChange = buffer.length > 0 ? { ...c, history: buffer } : c;
+        buffer = [];
+        // The first write of a queued task marks it running.
+        if (!running) full = { state: "running", ...full };
+        if (Object.keys(full).length === 0) return true;
+        return store.update(owner, id, full).then((ok) => {
+          if (ok) running = true;
+          return ok;
+        });
+      });
+      chain = p.catch(() => {});
+      return p;
+    };
     const record = (phase: string, status: string) => {
-      pending = pending.then(async () => {
-        if (!(await store.appendHistory(owner, id, { phase, status, timeMs: Date.now() }))) lost();
+      buffer.push({ phase, status, timeMs: Date.now() });
+      if (flushScheduled) return;
+      flushScheduled = true;
+      setImmediate(() => {
+        flushScheduled = false;
+        if (buffer.length === 0) return;
+        write({}).then((ok) => ok || lost(), lost);
       });
     };
     const change = async (c: TaskChange) => {
-      await pending;
-      if (!(await store.update(owner, id, c))) {
+      if (!(await write(c))) {
         lost();
         throw new LeaseLostError(`lease on ${id} lost`);
       }
@@ -166,10 +233,12 @@ export class TaskRunner {
     let armCalls = task.armCalls;
     const countCalls = { onArmResponse: () => void armCalls++ };
     const results: OperationResult[] = [...task.resultObjects];
+    // What a process taking over would find: no checkpoint means attempt 1 with nothing in flight, so writing that
+    // would change nothing.
+    let lastCheckpoint = JSON.stringify(task.checkpoint ?? null);
 
     try {
       if (task.state === "queued") {
-        await change({ state: "running" });
         record("INIT", `Initializing ${task.operations.length === 1 ? "operation" : `${task.operations.length} operations`}: ${task.operations.map((o) => o.name).join(", ")}`);
       } else {
         const phase = task.operationIndex < task.operations.length ? phaseOf(task.operations[task.operationIndex].name) : "ORCHESTRATION";
@@ -179,6 +248,7 @@ export class TaskRunner {
         const request = task.operations[i];
         const phase = phaseOf(request.name);
         const resume = task.checkpoint?.operationIndex === i ? task.checkpoint.inFlight : undefined;
+        const last = i === task.operations.length - 1;
         let failure: TaskFailure | undefined;
         try {
           const op = operations.get(request.name);
@@ -188,14 +258,18 @@ export class TaskRunner {
           if (!resolved.ok) throw new Error(resolved.problems.map((p) => `${p.field}: ${p.message}`).join("; "));
           const ref = resolved.ref;
           if (i !== task.operationIndex || task.state === "queued") {
-            await change({ operationIndex: i });
             record(phase, `Starting: ${op.describe(description)} (account ${ref.account}, region ${ref.region}, resource group ${ref.resourceGroup})`);
           }
-          const result = await this.#queue.run(
-            scaleSetKey(ref),
-            () =>
-              observeArmResponses(countCalls, () =>
-                executeOp({
+          const onCheckpoint = (c: { attempt: number; inFlight?: TaskCheckpoint["inFlight"] }) => {
+            const checkpoint: TaskCheckpoint = { operationIndex: i, attempt: c.attempt, ...(c.inFlight ? { inFlight: c.inFlight } : {}) };
+            const same = JSON.stringify(checkpoint) === lastCheckpoint || (lastCheckpoint === "null" && c.attempt === 1 && !c.inFlight);
+            if (same) return;
+            lastCheckpoint = JSON.stringify(checkpoint);
+            return change({ checkpoint, armCalls });
+          };
+          // The store handed this task out only as the first on its scale sets: nothing else of ours writes them now.
+          const result = await observeArmResponses(countCalls, () =>
+            executeOp({
               gateway: accounts.gateway(ref),
               planner: op.planner(description, ref),
               retry: config.retry,
@@ -203,11 +277,8 @@ export class TaskRunner {
               log: (line) => record(phase, line),
               signal: abort.signal,
               resume,
-              onCheckpoint: (c) => change({ checkpoint: { operationIndex: i, attempt: c.attempt, ...(c.inFlight ? { inFlight: c.inFlight } : {}) }, armCalls }),
-                }),
-              ),
-            (ahead) => record(phase, `queued: ${ahead} operation(s) of other tasks on ${ref.name} go first (one operation at a time per scale set)`),
-            abort.signal,
+              onCheckpoint,
+            }),
           );
           results.push(result);
           record(phase, `Done: ${describeResult(result)}`);
@@ -228,17 +299,25 @@ export class TaskRunner {
           await change({ resultObjects: results, armCalls, checkpoint: null, state: "failed", failure, finishedAtMs: Date.now() });
           return;
         }
+        lastCheckpoint = "null";
+        if (last) {
+          // The result and the end in one commit.
+          record("ORCHESTRATION", COMPLETED);
+          await change({ resultObjects: results, armCalls, checkpoint: null, operationIndex: i + 1, state: "succeeded", finishedAtMs: Date.now() });
+          return;
+        }
         await change({ resultObjects: results, armCalls, checkpoint: null, operationIndex: i + 1 });
       }
-      // A replica that died after this line but before the state change left it behind: don't say it twice.
+      // Every operation was done before this run (a replica died before marking the task done). One that died
+      // after writing the completion line left it behind: don't say it twice.
       if (task.history.at(-1)?.status !== COMPLETED) record("ORCHESTRATION", COMPLETED);
       await change({ state: "succeeded", finishedAtMs: Date.now(), armCalls });
     } catch (err) {
       if (!abort.signal.aborted && !(err instanceof LeaseLostError)) throw err;
       // Interrupted (shutdown) or overtaken (lease lost): the checkpoint stays for whoever continues the task.
-      await pending.catch(() => {});
+      await chain;
       if (!(abort.signal.reason instanceof LeaseLostError)) {
-        await store.update(owner, id, { armCalls }).catch(() => false);
+        await store.update(owner, id, { armCalls, ...(buffer.length > 0 ? { history: buffer } : {}) }).catch(() => false);
         await store.release(owner, id);
       }
     }

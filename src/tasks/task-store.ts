@@ -9,6 +9,11 @@ import type { HistoryEntry, Task, TaskCheckpoint, TaskState } from "./task.ts";
 export interface NewTask {
   clientRequestId?: string;
   operations: Task["operations"];
+  /**
+   * Keys of the scale sets the operations touch (scaleSetKey). Tasks that share one run one at a time, in the order
+   * they were created. Omitted or empty: the task waits for nobody and nobody waits for it.
+   */
+  scaleSets?: string[];
 }
 
 export interface TaskQuery {
@@ -34,17 +39,23 @@ export interface TaskPage {
 export type TaskChange = Partial<Pick<Task, "state" | "operationIndex" | "resultObjects" | "failure" | "armCalls" | "finishedAtMs">> & {
   /** null clears it. */
   checkpoint?: TaskCheckpoint | null;
+  /** Lines appended to the history in the same commit, in this order. */
+  history?: HistoryEntry[];
 };
 
 export interface TaskStore {
-  /** Creates a queued task, or returns the one already created with the same clientRequestId (created: false). */
+  /**
+   * Creates a queued task, or returns the one already created with the same clientRequestId (created: false). A
+   * task created behind unfinished ones on its scale sets gets a first history line naming them (waitingEntry).
+   */
   create(input: NewTask): Promise<{ task: Task; created: boolean }>;
   get(id: string): Promise<Task | undefined>;
   list(query: TaskQuery): Promise<TaskPage>;
 
   /**
    * Takes up to `limit` runnable tasks for `owner` (queued ones, oldest first, and running ones whose lease has
-   * expired), leases them until now + leaseMs, and returns them. Two owners never get the same task.
+   * expired) that go first on each of their scale sets, leases them until now + leaseMs, and returns them. Two
+   * owners never get the same task, and never two tasks that share a scale set.
    */
   claim(owner: string, leaseMs: number, limit: number): Promise<Task[]>;
   /** Extends the leases `owner` still holds among `ids`; returns those ids. */
@@ -64,6 +75,13 @@ export interface TaskStore {
    * the task is not failed-and-retryable (or does not exist); nothing changes then.
    */
   requeueRetryable(id: string, entry: HistoryEntry): Promise<boolean>;
+
+  /**
+   * Calls onWork when another process may have made work claimable here (a task created, or one finished that others
+   * waited for). Stores that cannot tell (memory, SQLite) leave it out: the runner's timer is the fallback. Returns
+   * the unsubscribe.
+   */
+  watch?(onWork: () => void): Promise<() => Promise<void>>;
 
   /** Deletes finished tasks that finished before `finishedBeforeMs`; returns how many. */
   prune(finishedBeforeMs: number): Promise<number>;

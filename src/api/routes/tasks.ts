@@ -20,6 +20,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
   app.get(
     "/task/:id",
     {
+      // Orchestrators poll this route every few seconds per task: a log line per poll would cost about a third of
+      // its throughput and bury everything else. Its requests are logged at warn (5xx and internal errors still
+      // show); every other route logs each request at LOG_LEVEL as usual.
+      logLevel: "warn",
       schema: {
         operationId: "getTask",
         summary: "A task, in Clouddriver's shape",

@@ -1,0 +1,59 @@
+// The baseline the service is measured against: a plain script making the same Azure calls with the real SDK, run
+// as its own process so that its CPU time is its own. Prints one JSON line.
+//
+//   node bench/plain-sdk.ts resizes <simUrl> <caFile> <subscriptionId> <resourceGroup> <prefix> <n> <concurrency>
+//     For each of n scale sets <prefix>0..: read it, then resize it with If-Match and wait (polls and the final
+//     GET included): what one uncontended resize task does. Reports CPU ms for the work (start-up excluded).
+//   node bench/plain-sdk.ts burst <simUrl> <caFile> <subscriptionId> <resourceGroup> <name> <k>
+//     k resizes of one scale set sent at once (capacities alternating 2, 1, …), as a script without a queue would:
+//     reports how many succeeded and how many Azure refused.
+import { readFileSync } from "node:fs";
+import { createComputeClient } from "../src/azure/client.ts";
+import { simulatorDemoAccount } from "../src/config.ts";
+
+const [mode, url, caFile, subscriptionId, resourceGroup, name, nText, concurrencyText] = process.argv.slice(2);
+const client = createComputeClient(simulatorDemoAccount({ url, caPem: readFileSync(caFile, "utf8"), subscriptionId }));
+const n = Number(nText);
+
+function statusOf(err: unknown): number | undefined {
+  return (err as { statusCode?: number }).statusCode;
+}
+
+if (mode === "resizes") {
+  const concurrency = Number(concurrencyText);
+  let next = 0;
+  const cpu0 = process.cpuUsage();
+  const t0 = Date.now();
+  let failed = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        const vmss = await client.virtualMachineScaleSets.get(resourceGroup, `${name}${i}`);
+        try {
+          await client.virtualMachineScaleSets.beginUpdateAndWait(
+            resourceGroup,
+            `${name}${i}`,
+            { sku: { ...vmss.sku, capacity: (vmss.sku?.capacity ?? 1) + 1 } },
+            { ifMatch: vmss.etag },
+          );
+        } catch {
+          failed++;
+        }
+      }
+    }),
+  );
+  const cpu = process.cpuUsage(cpu0);
+  console.log(JSON.stringify({ n, failed, cpuMs: (cpu.user + cpu.system) / 1000, wallMs: Date.now() - t0 }));
+} else if (mode === "burst") {
+  const results = await Promise.allSettled(
+    Array.from({ length: n }, (_, i) =>
+      client.virtualMachineScaleSets.beginUpdateAndWait(resourceGroup, name, { sku: { capacity: i % 2 === 0 ? 2 : 1 } }),
+    ),
+  );
+  const refused = results.filter((r) => r.status === "rejected" && statusOf(r.reason) === 409).length;
+  const otherFailures = results.filter((r) => r.status === "rejected" && statusOf(r.reason) !== 409).length;
+  console.log(JSON.stringify({ n, succeeded: results.filter((r) => r.status === "fulfilled").length, refused, otherFailures }));
+} else {
+  throw new Error(`unknown mode ${mode}`);
+}

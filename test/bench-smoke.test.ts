@@ -1,0 +1,27 @@
+// `npm run bench` with tiny sizes, so that the benchmark cannot rot: it must run to the end and write its results
+// and chart. Its figures mean nothing at these sizes and are not asserted.
+import t from "tap";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO } from "./helpers/child-service.ts";
+
+t.setTimeout(240_000);
+
+t.test("the benchmark runs end to end at smoke sizes", async (t) => {
+  const out = mkdtempSync(join(tmpdir(), "vmss-ops-bench-smoke-"));
+  t.teardown(() => rmSync(out, { recursive: true, force: true }));
+  const run = spawnSync(process.execPath, ["bench/run.ts", "--smoke", "--out", out], { cwd: REPO, encoding: "utf8", timeout: 220_000 });
+  t.equal(run.status, 0, `bench exits 0\n${run.stderr}`);
+  const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+  t.equal(results.smoke, true);
+  t.equal(results.table.length, 11, "one row per target");
+  for (const row of results.table) {
+    t.type(row.figure, "string");
+    t.type(row.target, "string");
+    t.ok(Number.isFinite(row.measured), `${row.figure}: a figure was measured`);
+  }
+  t.match(readFileSync(join(out, "makespan.svg"), "utf8"), /^<svg [^>]*>[\s\S]*<\/svg>\n$/, "the chart is an SVG document");
+  t.match(run.stdout, /^\| figure \| measured \| target \| met \| detail \|/m, "the table is printed");
+});

@@ -1,0 +1,36 @@
+// Start-up loads only what the configuration needs: with an external simulator and SQLite, neither the embedded
+// simulator nor @azure/identity nor pg is loaded (each costs start-up time; see docs/task-stores.md).
+import t from "tap";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startSimulator } from "../src/simulator/simulator.ts";
+import { REPO, SIMULATOR_CA_FILE, startChildService } from "./helpers/child-service.ts";
+
+const sim = await startSimulator({ port: 0, writeDurationMs: 0, timeScale: 0.001, seed: true });
+t.teardown(() => sim.close());
+
+t.test("external simulator, SQLite: no embedded simulator, no @azure/identity, no pg", async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-startup-"));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const service = await startChildService({
+    SIMULATOR_URL: sim.url,
+    SIMULATOR_CA_FILE,
+    TASK_STORE: "sqlite",
+    DATA_DIR: dataDir,
+    NODE_OPTIONS: `--import=${join(REPO, "test", "fixtures", "log-module-loads.mjs")}`,
+  });
+  t.teardown(() => service.child.kill("SIGKILL"));
+  // A task end to end, so the Azure client and the task path are loaded too.
+  const res = await service.api("POST", "/azure/ops/resizeServerGroup", { credentials: "demo", region: "eastus", serverGroupName: "web-prod-v001", capacity: { min: 1, max: 5, desired: 3 } });
+  t.equal(res.status, 202);
+  t.equal((await service.waitForTask(res.body.id)).state, "succeeded");
+  const loaded = service.output().split("\n").filter((l) => l.startsWith("module-load ")).map((l) => l.slice("module-load ".length));
+  t.ok(loaded.some((u) => u.includes("/src/tasks/sqlite-task-store.ts")), "the hook sees the modules (the SQLite store is one)");
+  t.ok(loaded.some((u) => u.includes("/@azure/arm-compute/")), "and the Azure client");
+  t.same(loaded.filter((u) => u.includes("/src/simulator/")), [], "no embedded simulator");
+  t.same(loaded.filter((u) => u.includes("/@azure/identity/")), [], "no @azure/identity");
+  t.same(loaded.filter((u) => /\/node_modules\/pg(-[a-z]+)?\//.test(u)), [], "no pg");
+  service.child.kill("SIGTERM");
+  await service.exited;
+});
