@@ -14,6 +14,7 @@ import { taskRoutes } from "./api/routes/tasks.ts";
 import { RateLimits, rateLimitRoutes } from "./api/routes/rate-limits.ts";
 import { observeAllArmResponses } from "./azure/arm-observer.ts";
 import { RateLimitBudget } from "./azure/rate-limit-budget.ts";
+import { installAccessControl, type RouteAccessInfo } from "./auth/access-control.ts";
 import { operations } from "./operations/registry.ts";
 import { MemoryTaskStore } from "./tasks/memory-task-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
@@ -33,6 +34,8 @@ export interface Service {
   drain(): void;
   runner: TaskRunner;
   store: TaskStore;
+  /** Every route and who may call it (the access-control test walks it). */
+  routes: RouteAccessInfo[];
   accounts: AccountRegistry;
   /**
    * Stops taking work, interrupts tasks in flight (their checkpoints stay and their leases are given back), waits
@@ -71,6 +74,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     reply.header("retry-after", "5").header("connection", "close");
     return reply.code(503).send({ statusCode: 503, error: "ShuttingDown", message: "this replica is shutting down; retry, another replica (or this one after its restart) will answer" });
   });
+  const routes = installAccessControl(app, config.access);
   // JSON only: anything else is a 415, not a string that fails validation later.
   app.removeContentTypeParser("text/plain");
   for (const schema of [...componentSchemas, RateLimits]) app.addSchema(schema);
@@ -105,7 +109,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const budget = new RateLimitBudget();
   const stopObserving = observeAllArmResponses(budget);
   app.addHook("onClose", async () => stopObserving());
-  await app.register(rateLimitRoutes, { budget });
+  await app.register(rateLimitRoutes, { budget, accounts });
   await app.ready();
   runner.start();
 
@@ -114,6 +118,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     runner,
     store,
     accounts,
+    routes,
     drain() {
       draining = true;
     },

@@ -1,6 +1,8 @@
 // The one place where configuration is read. Everything else receives a Config.
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { parse as parseYaml } from "yaml";
 
 export type CredentialConfig =
   /** A fixed bearer token, accepted only by the built-in simulator. */
@@ -81,6 +83,32 @@ export interface TasksConfig {
   replicaId: string;
 }
 
+/** Who may call the API: one principal, the accounts it may act on, and whether it may only read. */
+export interface PrincipalConfig {
+  name: string;
+  /** "*" = every configured account. */
+  accounts: "*" | string[];
+  readOnly: boolean;
+  /** SHA-256 of the bearer token; the token itself is never kept. */
+  tokenSha256: Buffer;
+}
+
+export interface AccessConfig {
+  /** Bearer-token principals (AUTH_TOKENS_FILE / AUTH_TOKENS). */
+  principals: PrincipalConfig[];
+  /** Honour Orca's X-SPINNAKER-USER / X-SPINNAKER-ACCOUNTS (AUTH_TRUST_SPINNAKER_HEADERS). */
+  trustSpinnakerHeaders: boolean;
+  /** /metrics needs a token too (METRICS_REQUIRE_TOKEN). */
+  protectMetrics: boolean;
+  /** Without access control, real accounts are refused unless this says the network is trusted (TRUSTED_NETWORK). */
+  trustedNetwork: boolean;
+}
+
+/** Access control is on when anything can identify a caller; otherwise every caller may do everything. */
+export function accessControlEnabled(access: AccessConfig): boolean {
+  return access.principals.length > 0 || access.trustSpinnakerHeaders;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -95,6 +123,7 @@ export interface Config {
   taskRetention: number;
   store: StoreConfig;
   tasks: TasksConfig;
+  access: AccessConfig;
 }
 
 export class ConfigError extends Error {
@@ -123,6 +152,104 @@ function readFileVar(env: Env, name: string): string | undefined {
   } catch (err) {
     throw new ConfigError(`${name}: cannot read ${path}: ${(err as Error).message}`);
   }
+}
+
+function boolVar(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "true" || raw === "1" || raw === "yes") return true;
+  if (raw === "false" || raw === "0" || raw === "no") return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+/** A configuration document: YAML, of which JSON is a subset. */
+function parseDocument(text: string, source: string): unknown {
+  try {
+    return parseYaml(text);
+  } catch (err) {
+    const position = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
+    throw new ConfigError(`${source} is not valid YAML or JSON${position ? ` (line ${position.line}, column ${position.col})` : ""}`);
+  }
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/i;
+const MIN_TOKEN_LENGTH = 16;
+
+export function sha256(text: string): Buffer {
+  return createHash("sha256").update(text, "utf8").digest();
+}
+
+/**
+ * Principals from AUTH_TOKENS_FILE or AUTH_TOKENS: `principals: [{ name, accounts, readOnly, tokenSha256 | tokenEnv | token }]`.
+ * Errors name the principal and the key, never a token.
+ */
+function parsePrincipals(text: string, source: string, env: Env): PrincipalConfig[] {
+  const doc = parseDocument(text, source);
+  const list = Array.isArray(doc) ? doc : (doc as { principals?: unknown } | null)?.principals;
+  if (!Array.isArray(list)) throw new ConfigError(`${source} must hold a list of principals (or { principals: [...] })`);
+  const names = new Set<string>();
+  const hashes = new Set<string>();
+  return list.map((raw, i) => {
+    if (typeof raw !== "object" || raw === null) throw new ConfigError(`${source}[${i}] must be an object`);
+    const p = raw as Record<string, unknown>;
+    if (typeof p.name !== "string" || p.name.trim() === "") throw new ConfigError(`${source}[${i}].name must be a non-empty string`);
+    const at = `${source}: principal "${p.name}"`;
+    if (names.has(p.name)) throw new ConfigError(`${at} is configured twice`);
+    names.add(p.name);
+    const known = new Set(["name", "accounts", "readOnly", "tokenSha256", "tokenEnv", "token"]);
+    for (const key of Object.keys(p)) if (!known.has(key)) throw new ConfigError(`${at}: unknown key "${key}"; known: ${[...known].join(", ")}`);
+    let accounts: "*" | string[];
+    if (p.accounts === "*") accounts = "*";
+    else if (Array.isArray(p.accounts) && p.accounts.every((a) => typeof a === "string" && a !== "")) accounts = p.accounts as string[];
+    else throw new ConfigError(`${at}: accounts must be "*" or a list of account names`);
+    if (p.readOnly !== undefined && typeof p.readOnly !== "boolean") throw new ConfigError(`${at}: readOnly must be true or false`);
+    const given = ["tokenSha256", "tokenEnv", "token"].filter((k) => p[k] !== undefined);
+    if (given.length !== 1) throw new ConfigError(`${at}: give exactly one of tokenSha256, tokenEnv, token`);
+    let tokenSha256: Buffer;
+    if (p.tokenSha256 !== undefined) {
+      if (typeof p.tokenSha256 !== "string" || !SHA256_HEX.test(p.tokenSha256)) throw new ConfigError(`${at}: tokenSha256 must be 64 hex digits (sha256 of the token)`);
+      tokenSha256 = Buffer.from(p.tokenSha256, "hex");
+    } else {
+      let token: unknown = p.token;
+      if (p.tokenEnv !== undefined) {
+        if (typeof p.tokenEnv !== "string" || p.tokenEnv === "") throw new ConfigError(`${at}: tokenEnv must name an environment variable`);
+        token = env[p.tokenEnv];
+        if (token === undefined || token === "") throw new ConfigError(`${at}: environment variable ${p.tokenEnv} is not set`);
+      }
+      if (typeof token !== "string" || token.length < MIN_TOKEN_LENGTH) throw new ConfigError(`${at}: the token must be a string of at least ${MIN_TOKEN_LENGTH} characters`);
+      tokenSha256 = sha256(token);
+    }
+    const hex = tokenSha256.toString("hex");
+    if (hashes.has(hex)) throw new ConfigError(`${at}: the same token is given to another principal`);
+    hashes.add(hex);
+    return { name: p.name, accounts, readOnly: p.readOnly === true, tokenSha256 };
+  });
+}
+
+function loadAccess(env: Env, accounts: AccountConfig[]): AccessConfig {
+  const text = readFileVar(env, "AUTH_TOKENS_FILE") ?? env.AUTH_TOKENS;
+  const source = env.AUTH_TOKENS_FILE ? "AUTH_TOKENS_FILE" : "AUTH_TOKENS";
+  const access: AccessConfig = {
+    principals: text ? parsePrincipals(text, source, env) : [],
+    trustSpinnakerHeaders: boolVar(env, "AUTH_TRUST_SPINNAKER_HEADERS", false),
+    protectMetrics: boolVar(env, "METRICS_REQUIRE_TOKEN", false),
+    trustedNetwork: boolVar(env, "TRUSTED_NETWORK", false),
+  };
+  const known = new Set(accounts.map((a) => a.name));
+  for (const p of access.principals) {
+    if (p.accounts === "*") continue;
+    const unknown = p.accounts.filter((a) => !known.has(a));
+    if (unknown.length > 0) throw new ConfigError(`${source}: principal "${p.name}" names unknown account(s) ${unknown.join(", ")}; known: ${[...known].join(", ")}`);
+  }
+  if (access.protectMetrics && access.principals.length === 0) throw new ConfigError("METRICS_REQUIRE_TOKEN needs principals in AUTH_TOKENS_FILE or AUTH_TOKENS");
+  const real = accounts.filter((a) => a.credential.kind !== "simulator");
+  if (real.length > 0 && !accessControlEnabled(access) && !access.trustedNetwork) {
+    throw new ConfigError(
+      `account(s) ${real.map((a) => a.name).join(", ")} reach real Azure, but no access control is configured: ` +
+        "set AUTH_TOKENS_FILE (or AUTH_TOKENS, AUTH_TRUST_SPINNAKER_HEADERS), or TRUSTED_NETWORK=true if only trusted callers can reach this service",
+    );
+  }
+  return access;
 }
 
 function parseAccounts(json: string, source: string, sim: SimulatorConfig): AccountConfig[] {
@@ -256,6 +383,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     store,
     tasks,
+    access: loadAccess(env, accounts),
     host: env.HOST || "127.0.0.1",
     port: intVar(env, "PORT", 7002, 0, 65535),
     bodyLimitBytes: intVar(env, "BODY_LIMIT_BYTES", 1024 * 1024, 1024),

@@ -27,6 +27,7 @@ t.test("real accounts from ACCOUNTS", async (t) => {
   const c = loadConfig({
     SIMULATOR: "off",
     ACCOUNTS: JSON.stringify([{ name: "prod", subscriptionId: "11111111-2222-3333-4444-555555555555", regions: ["eastus"], credential: "default" }]),
+    TRUSTED_NETWORK: "true",
   });
   t.same(c.accounts.map((a) => [a.name, a.endpoint, a.credential.kind]), [["prod", "https://management.azure.com", "default"]]);
 });

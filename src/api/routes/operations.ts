@@ -2,10 +2,12 @@
 import { isDeepStrictEqual } from "node:util";
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyRequest } from "fastify";
 import type { AccountRegistry } from "../../azure/accounts.ts";
 import type { FieldProblem } from "../../operations/description.ts";
 import type { AnyOperation, LocatedDescription } from "../../operations/operation.ts";
 import type { TaskRunner } from "../../tasks/task-runner.ts";
+import { requireAccount } from "../../auth/access-control.ts";
 import type { OperationRequest } from "../../tasks/task.ts";
 import { ApiError, validationError } from "../errors.ts";
 import { ErrorResponse, TaskRef } from "../schemas.ts";
@@ -55,6 +57,21 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
     return problems.map((p) => ({ field: prefix ? `${prefix}.${p.field}` : p.field, message: p.message }));
   }
 
+  /**
+   * Every account the request would act on must be the caller's, checked on the raw body before validation, so
+   * that a caller learns nothing about another team's accounts from validation messages.
+   */
+  async function authorize(request: FastifyRequest): Promise<void> {
+    if (request.principal.readOnly) throw new ApiError(403, "Forbidden", `${request.principal.name} may only read`);
+    const body: unknown = request.body;
+    const items = Array.isArray(body) ? body.flatMap((item) => (typeof item === "object" && item !== null ? Object.values(item) : [])) : [body];
+    for (const d of items) {
+      if (typeof d !== "object" || d === null) continue;
+      const { credentials, account } = d as { credentials?: unknown; account?: unknown };
+      for (const name of [credentials, account]) if (typeof name === "string") requireAccount(request, name, "write");
+    }
+  }
+
   async function submit(requests: OperationRequest[], clientRequestId: string | undefined) {
     const { task, created } = await runner.submit(requests, clientRequestId);
     if (!created && !sameOperations(task.operations, requests)) {
@@ -75,6 +92,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
           body: Type.Ref(op.schema),
           response: accepted,
         },
+        preValidation: authorize,
       },
       async (request, reply) => {
         const description = request.body as LocatedDescription;
@@ -124,6 +142,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
       },
       // Name unknown operations before the schema would quietly strip them and report a count mismatch.
       preValidation: async (request) => {
+        await authorize(request);
         const body = request.body;
         if (!Array.isArray(body)) return;
         const problems: FieldProblem[] = [];

@@ -3,6 +3,7 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { TaskStore } from "../../tasks/task-store.ts";
 import { toClouddriverTask } from "../../tasks/task.ts";
+import { forbiddenTaskAccount } from "../../auth/task-access.ts";
 import { ApiError } from "../errors.ts";
 import { ErrorResponse, Task, TaskList, TaskState } from "../schemas.ts";
 
@@ -24,6 +25,8 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ store: TaskStore }> = async
     async (request) => {
       const task = await store.get(request.params.id);
       if (!task) throw new ApiError(404, "NotFound", `no task ${request.params.id}`);
+      const denied = forbiddenTaskAccount(request.principal, task);
+      if (denied) throw new ApiError(403, "Forbidden", `Access denied to account ${denied}: task ${task.id} acts on it and ${request.principal.name} may not use it`);
       return toClouddriverTask(task);
     },
   );
@@ -54,7 +57,9 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ store: TaskStore }> = async
     async (request) => {
       const q = request.query;
       const page = await store.list({ limit: q.limit ?? 50, state: q.state, operation: q.operation, serverGroup: q.serverGroup, cursor: q.cursor });
-      return { tasks: page.tasks.map(toClouddriverTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      // Only the caller's tasks: a page may hold fewer than `limit` when others' tasks are left out.
+      const visible = page.tasks.filter((task) => !forbiddenTaskAccount(request.principal, task));
+      return { tasks: visible.map(toClouddriverTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
   );
 };
