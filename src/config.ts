@@ -124,6 +124,14 @@ export interface Config {
   store: StoreConfig;
   tasks: TasksConfig;
   access: AccessConfig;
+  observability: ObservabilityConfig;
+}
+
+export interface ObservabilityConfig {
+  /** /ready reuses its answer this long (READY_CACHE_MS), so probes do not become Azure traffic. */
+  readyCacheMs: number;
+  /** Each readiness check gives up after this (READY_TIMEOUT_MS). */
+  readyTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -384,6 +392,10 @@ export function loadConfig(env: Env = process.env): Config {
     store,
     tasks,
     access: loadAccess(env, accounts),
+    observability: {
+      readyCacheMs: intVar(env, "READY_CACHE_MS", 10_000, 0, 600_000),
+      readyTimeoutMs: intVar(env, "READY_TIMEOUT_MS", 5000, 100, 120_000),
+    },
     host: env.HOST || "127.0.0.1",
     port: intVar(env, "PORT", 7002, 0, 65535),
     bodyLimitBytes: intVar(env, "BODY_LIMIT_BYTES", 1024 * 1024, 1024),

@@ -32,6 +32,13 @@ export interface Checkpoint {
   inFlight?: { step: WriteStep; poller: string };
 }
 
+/** How one attempt ended: for metrics and logs (the retry decision itself stays in retry-policy.ts). */
+export interface AttemptEnd {
+  attempt: number;
+  outcome: "succeeded" | "retry" | "failed";
+  failure?: ArmFailure;
+}
+
 export interface ExecuteOpInput<R> {
   gateway: VmssGateway;
   planner: ScaleSetPlanner<R>;
@@ -40,6 +47,8 @@ export interface ExecuteOpInput<R> {
   /** One line for a person, added to the task's history. */
   log: (line: string) => void;
   onCheckpoint?: (checkpoint: Checkpoint) => void | Promise<void>;
+  /** Told how every attempt ended. */
+  onAttemptEnd?: (end: AttemptEnd) => void;
   /** A write accepted before a restart: follow it to its end before the first read, instead of writing again. */
   resume?: { step: { kind: WriteStep["kind"]; summary: string }; poller: string };
   signal?: AbortSignal;
@@ -106,12 +115,15 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
   for (let attempt = 1; ; attempt++) {
     const prefix = `attempt ${attempt}/${retry.maxAttempts}`;
     try {
-      return await runAttempt(input, attempt, prefix, clock);
+      const result = await runAttempt(input, attempt, prefix, clock);
+      input.onAttemptEnd?.({ attempt, outcome: "succeeded" });
+      return result;
     } catch (err) {
       if (signal?.aborted) throw err;
       const failure = describeArmFailure(err);
       const decision = decideRetry({ failure, attempt, elapsedMs: now() - started, config: retry, random: random() });
       const label = failureLabel(failure);
+      input.onAttemptEnd?.({ attempt, outcome: decision.retry ? "retry" : "failed", failure });
       if (!decision.retry) {
         const retryable = failure.kind !== "notFound" && failure.kind !== "terminal";
         log(`${prefix}: ${label}: ${failure.message}; ${decision.reason}`);

@@ -5,18 +5,21 @@ import type { Config } from "../config.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import { describeArmFailure } from "../azure/arm-failure.ts";
 import { observeArmResponses } from "../azure/arm-observer.ts";
-import { executeOp, OperationFailedError } from "../azure/execute-op.ts";
+import { executeOp, OperationFailedError, type Checkpoint } from "../azure/execute-op.ts";
 import { ScaleSetQueue, scaleSetKey } from "../azure/scale-set-queue.ts";
 import type { LocatedDescription, AnyOperation } from "../operations/operation.ts";
 import type { ServerGroupResult } from "../operations/server-group-state.ts";
 import type { OperationRequest, Task, TaskFailure } from "./task.ts";
 import type { TaskChange, TaskStore } from "./task-store.ts";
+import type { TaskEventContext, TaskObserver } from "./task-observer.ts";
 
 export interface TaskRunnerDeps {
   store: TaskStore;
   accounts: AccountRegistry;
   operations: ReadonlyMap<string, AnyOperation>;
   config: Pick<Config, "retry" | "lroPollIntervalMs" | "tasks">;
+  /** Metrics and structured logs. */
+  observer?: TaskObserver;
   /** Where unexpected errors go (the service's logger). */
   onInternalError?: (err: unknown, taskId?: string) => void;
 }
@@ -145,13 +148,15 @@ export class TaskRunner {
   }
 
   async #run(task: Task, abort: AbortController): Promise<void> {
-    const { store, accounts, operations, config } = this.#deps;
+    const { store, accounts, operations, config, observer } = this.#deps;
     const owner = this.#owner;
     const id = task.id;
+    const ctx: TaskEventContext = { taskId: id, operation: task.operations[task.operationIndex]?.name ?? "" };
     const lost = () => abort.abort(new LeaseLostError(`lease on ${id} lost`));
     // History lines are chained so they land in order although the harness logs synchronously.
     let pending: Promise<void> = Promise.resolve();
     const record = (phase: string, status: string) => {
+      observer?.history?.({ ...ctx }, phase, status);
       pending = pending.then(async () => {
         if (!(await store.appendHistory(owner, id, { phase, status, timeMs: Date.now() }))) lost();
       });
@@ -178,6 +183,7 @@ export class TaskRunner {
       for (let i = task.operationIndex; i < task.operations.length; i++) {
         const request = task.operations[i];
         const phase = phaseOf(request.name);
+        Object.assign(ctx, { operation: request.name, scaleSet: undefined, account: undefined, attempt: undefined });
         const resume = task.checkpoint?.operationIndex === i ? task.checkpoint.inFlight : undefined;
         let failure: TaskFailure | undefined;
         try {
@@ -187,14 +193,22 @@ export class TaskRunner {
           const resolved = accounts.resolve(description);
           if (!resolved.ok) throw new Error(resolved.problems.map((p) => `${p.field}: ${p.message}`).join("; "));
           const ref = resolved.ref;
+          Object.assign(ctx, { scaleSet: `${ref.account}/${ref.resourceGroup}/${ref.name}`, account: ref.account });
           if (i !== task.operationIndex || task.state === "queued") {
             await change({ operationIndex: i });
             record(phase, `Starting: ${op.describe(description)} (account ${ref.account}, region ${ref.region}, resource group ${ref.resourceGroup})`);
           }
+          const queuedAt = Date.now();
+          const onCheckpoint = (c: Checkpoint) => {
+            observer?.checkpoint?.({ ...ctx, attempt: c.attempt }, c);
+            ctx.attempt = c.attempt;
+            return change({ checkpoint: { operationIndex: i, attempt: c.attempt, ...(c.inFlight ? { inFlight: c.inFlight } : {}) }, armCalls });
+          };
           const result = await this.#queue.run(
             scaleSetKey(ref),
-            () =>
-              observeArmResponses(countCalls, () =>
+            () => {
+              observer?.queueWaited?.({ ...ctx }, Date.now() - queuedAt);
+              return observeArmResponses(countCalls, () =>
                 executeOp({
               gateway: accounts.gateway(ref),
               planner: op.planner(description, ref),
@@ -203,9 +217,14 @@ export class TaskRunner {
               log: (line) => record(phase, line),
               signal: abort.signal,
               resume,
-              onCheckpoint: (c) => change({ checkpoint: { operationIndex: i, attempt: c.attempt, ...(c.inFlight ? { inFlight: c.inFlight } : {}) }, armCalls }),
+              onAttemptEnd: (end) => {
+                observer?.attemptEnded?.({ ...ctx, attempt: end.attempt }, end);
+                ctx.attempt = end.attempt + 1;
+              },
+              onCheckpoint,
                 }),
-              ),
+              );
+            },
             (ahead) => record(phase, `queued: ${ahead} operation(s) of other tasks on ${ref.name} go first (one operation at a time per scale set)`),
             abort.signal,
           );
@@ -224,6 +243,7 @@ export class TaskRunner {
         }
         if (failure) {
           await change({ resultObjects: results, armCalls, checkpoint: null, state: "failed", failure, finishedAtMs: Date.now() });
+          observer?.finished?.(task, "failed", request.name);
           return;
         }
         await change({ resultObjects: results, armCalls, checkpoint: null, operationIndex: i + 1 });
@@ -231,6 +251,7 @@ export class TaskRunner {
       // A replica that died after this line but before the state change left it behind: don't say it twice.
       if (task.history.at(-1)?.status !== COMPLETED) record("ORCHESTRATION", COMPLETED);
       await change({ state: "succeeded", finishedAtMs: Date.now(), armCalls });
+      observer?.finished?.(task, "succeeded");
     } catch (err) {
       if (!abort.signal.aborted && !(err instanceof LeaseLostError)) throw err;
       // Interrupted (shutdown) or overtaken (lease lost): the checkpoint stays for whoever continues the task.

@@ -33,6 +33,10 @@ export interface TestEnvOptions {
   writeDurationMs?: number;
   pollHintMs?: number;
   env?: Record<string, string>;
+  /** Fastify logger options (default: no logs). */
+  logger?: Record<string, unknown>;
+  /** Headers every api() call sends (e.g. a bearer token). */
+  headers?: Record<string, string>;
 }
 
 export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
@@ -50,7 +54,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     ...options.env,
   });
   for (const a of config.accounts) if (a.credential.kind === "simulator") a.caPem = sim.caPem;
-  const service = await buildApp({ config, logger: false });
+  const service = await buildApp({ config, logger: options.logger ?? false });
   await service.app.listen({ host: "127.0.0.1", port: 0 });
   const baseUrl = `http://127.0.0.1:${(service.app.server.address() as { port: number }).port}`;
   const simAgent = new Agent({ connect: { ca: sim.caPem } });
@@ -59,7 +63,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     const res = await request(`${base}${path}`, {
       method: method as "GET",
       dispatcher,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
+      headers: { ...(dispatcher ? {} : options.headers), ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.body.text();

@@ -17,6 +17,8 @@ export interface OperationRoutesOptions {
   accounts: AccountRegistry;
   runner: TaskRunner;
   maxOperationsPerTask: number;
+  /** Told of every accepted submission (logs and metrics). */
+  onSubmitted?: (taskId: string, created: boolean, principal: string, operations: string[]) => void;
 }
 
 const ClientRequestIdQuery = Type.Object(
@@ -72,8 +74,9 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
     }
   }
 
-  async function submit(requests: OperationRequest[], clientRequestId: string | undefined) {
+  async function submit(request: FastifyRequest, requests: OperationRequest[], clientRequestId: string | undefined) {
     const { task, created } = await runner.submit(requests, clientRequestId);
+    opts.onSubmitted?.(task.id, created, request.principal.name, requests.map((r) => r.name));
     if (!created && !sameOperations(task.operations, requests)) {
       throw new ApiError(409, "ClientRequestIdReused", `clientRequestId "${clientRequestId}" was already used for a different request (task ${task.id})`);
     }
@@ -98,7 +101,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
         const description = request.body as LocatedDescription;
         const problems = check(op, description, "");
         if (problems.length > 0) throw validationError(problems);
-        return reply.code(202).send(await submit([{ name: op.name, description }], request.query.clientRequestId));
+        return reply.code(202).send(await submit(request, [{ name: op.name, description }], request.query.clientRequestId));
       },
     );
   }
@@ -164,7 +167,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
         requests.push({ name, description });
       });
       if (problems.length > 0) throw validationError(problems);
-      return reply.code(202).send(await submit(requests, request.query.clientRequestId));
+      return reply.code(202).send(await submit(request, requests, request.query.clientRequestId));
     },
   );
 };
