@@ -4,26 +4,49 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { parse as parseYaml } from "yaml";
 
+/** How an account gets its Azure token. Secrets are never part of the configuration object: only how to read them. */
 export type CredentialConfig =
   /** A fixed bearer token, accepted only by the built-in simulator. */
   | { kind: "simulator" }
-  /** @azure/identity's DefaultAzureCredential: workload identity, managed identity, az login, environment. */
-  | { kind: "default" }
-  /** A service principal; the secret itself is read from the named environment variable, never from the file. */
-  | { kind: "clientSecret"; tenantId: string; clientId: string; clientSecretEnv: string };
+  /** @azure/identity's DefaultAzureCredential: environment, workload identity, managed identity, az login. */
+  | { kind: "default"; managedIdentityClientId?: string }
+  /** A service principal with a secret, read from an environment variable or a file when the credential is built. */
+  | { kind: "clientSecret"; tenantId: string; clientId: string; secretSource: string; readSecret: () => string }
+  /** A service principal with a certificate (PEM with its private key). */
+  | { kind: "clientCertificate"; tenantId: string; clientId: string; certificatePath: string; passwordSource?: string; readPassword?: () => string; sendCertificateChain: boolean }
+  /** Kubernetes workload identity: a federated token file (AZURE_FEDERATED_TOKEN_FILE by default). */
+  | { kind: "workloadIdentity"; tenantId: string; clientId: string; tokenFilePath: string }
+  /** The managed identity of the VM, App Service or pod; a user-assigned one by client id or resource id. */
+  | { kind: "managedIdentity"; clientId?: string; resourceId?: string };
+
+export type CloudName = "AzureCloud" | "AzureUSGovernment" | "AzureChinaCloud" | "custom";
+
+/** ARM endpoint, Entra authority host and token audience of each national cloud. */
+export const CLOUDS: Record<Exclude<CloudName, "custom">, { endpoint: string; authorityHost: string; audience: string }> = {
+  AzureCloud: { endpoint: "https://management.azure.com", authorityHost: "https://login.microsoftonline.com", audience: "https://management.azure.com" },
+  AzureUSGovernment: { endpoint: "https://management.usgovcloudapi.net", authorityHost: "https://login.microsoftonline.us", audience: "https://management.usgovcloudapi.net" },
+  AzureChinaCloud: { endpoint: "https://management.chinacloudapi.cn", authorityHost: "https://login.chinacloudapi.cn", audience: "https://management.chinacloudapi.cn" },
+};
 
 export interface AccountConfig {
   /** The name orchestrators send as `credentials` or `account`. */
   name: string;
   subscriptionId: string;
+  /** The Entra tenant; credentials that need one use it unless they name their own. */
+  tenantId?: string;
+  cloud: CloudName;
   /** Used when a description names no resourceGroup. */
   defaultResourceGroup?: string;
   /** Regions this account may act in; empty means any. */
   regions: string[];
   /** ARM endpoint, e.g. https://management.azure.com. */
   endpoint: string;
+  /** Microsoft Entra authority host, e.g. https://login.microsoftonline.com. */
+  authorityHost: string;
+  /** The token scope is `${audience}/.default`. */
+  audience: string;
   credential: CredentialConfig;
-  /** PEM of a CA to trust for this account's endpoint only (the simulator's certificate). */
+  /** PEM of a CA to trust for this account's endpoint and authority only (the simulator's certificate). */
   caPem?: string;
 }
 
@@ -234,7 +257,12 @@ function parsePrincipals(text: string, source: string, env: Env): PrincipalConfi
   });
 }
 
-function loadAccess(env: Env, accounts: AccountConfig[]): AccessConfig {
+/** An account of the simulator (not real Azure): its fixed token, or its endpoint. */
+function onSimulator(account: AccountConfig, sim: SimulatorConfig): boolean {
+  return account.credential.kind === "simulator" || (sim.url !== undefined && account.endpoint.startsWith(sim.url));
+}
+
+function loadAccess(env: Env, accounts: AccountConfig[], sim: SimulatorConfig): AccessConfig {
   const text = readFileVar(env, "AUTH_TOKENS_FILE") ?? env.AUTH_TOKENS;
   const source = env.AUTH_TOKENS_FILE ? "AUTH_TOKENS_FILE" : "AUTH_TOKENS";
   const access: AccessConfig = {
@@ -250,7 +278,7 @@ function loadAccess(env: Env, accounts: AccountConfig[]): AccessConfig {
     if (unknown.length > 0) throw new ConfigError(`${source}: principal "${p.name}" names unknown account(s) ${unknown.join(", ")}; known: ${[...known].join(", ")}`);
   }
   if (access.protectMetrics && access.principals.length === 0) throw new ConfigError("METRICS_REQUIRE_TOKEN needs principals in AUTH_TOKENS_FILE or AUTH_TOKENS");
-  const real = accounts.filter((a) => a.credential.kind !== "simulator");
+  const real = accounts.filter((a) => !onSimulator(a, sim));
   if (real.length > 0 && !accessControlEnabled(access) && !access.trustedNetwork) {
     throw new ConfigError(
       `account(s) ${real.map((a) => a.name).join(", ")} reach real Azure, but no access control is configured: ` +
@@ -260,50 +288,188 @@ function loadAccess(env: Env, accounts: AccountConfig[]): AccessConfig {
   return access;
 }
 
-function parseAccounts(json: string, source: string, sim: SimulatorConfig): AccountConfig[] {
-  let parsed: unknown;
+const ACCOUNT_KEYS = new Set(["name", "subscriptionId", "tenantId", "cloud", "endpoint", "authorityHost", "audience", "caFile", "defaultResourceGroup", "regions", "credential"]);
+const CREDENTIAL_KEYS: Record<string, string[]> = {
+  default: ["type", "managedIdentityClientId"],
+  simulator: ["type"],
+  clientSecret: ["type", "tenantId", "clientId", "clientSecretEnv", "clientSecretFile"],
+  clientCertificate: ["type", "tenantId", "clientId", "certificatePath", "certificatePasswordEnv", "sendCertificateChain"],
+  workloadIdentity: ["type", "tenantId", "clientId", "tokenFilePath"],
+  managedIdentity: ["type", "clientId", "resourceId"],
+};
+
+function fileReadable(path: string): string | undefined {
   try {
-    parsed = JSON.parse(json);
+    return readFileSync(path, "utf8");
   } catch (err) {
-    throw new ConfigError(`${source} is not valid JSON: ${(err as Error).message}`);
+    return undefined;
   }
-  if (!Array.isArray(parsed)) throw new ConfigError(`${source} must be a JSON array of accounts`);
-  return parsed.map((raw, i) => {
-    const at = `${source}[${i}]`;
-    if (typeof raw !== "object" || raw === null) throw new ConfigError(`${at} must be an object`);
+}
+
+function parseCredential(raw: unknown, at: string, accountTenant: string | undefined, env: Env): CredentialConfig {
+  const c: Record<string, unknown> = typeof raw === "string" ? { type: raw } : typeof raw === "object" && raw !== null && !Array.isArray(raw) ? { ...(raw as object) } : {};
+  if (typeof raw !== "string" && (typeof raw !== "object" || raw === null)) throw new ConfigError(`${at}: credential must be a name or an object`);
+  // The original form: a service principal object without a type.
+  if (c.type === undefined && c.clientSecretEnv !== undefined) c.type = "clientSecret";
+  const type = c.type;
+  if (typeof type !== "string" || !(type in CREDENTIAL_KEYS)) throw new ConfigError(`${at}: credential type must be one of ${Object.keys(CREDENTIAL_KEYS).join(", ")}, got ${JSON.stringify(type)}`);
+  for (const key of Object.keys(c)) if (!CREDENTIAL_KEYS[type].includes(key)) throw new ConfigError(`${at}: credential key "${key}" does not apply to ${type}; its keys: ${CREDENTIAL_KEYS[type].join(", ")}`);
+  const str = (key: string, fallback?: string): string | undefined => {
+    const v = c[key];
+    if (v === undefined) return fallback || undefined;
+    if (typeof v !== "string" || v === "") throw new ConfigError(`${at}: credential ${key} must be a non-empty string`);
+    return v;
+  };
+  const need = (key: string, fallback?: string, hint = ""): string => {
+    const v = str(key, fallback);
+    if (!v) throw new ConfigError(`${at}: ${type} needs ${key}${hint}`);
+    return v;
+  };
+  const tenant = () => need("tenantId", accountTenant, " (on the credential or the account)");
+  switch (type) {
+    case "simulator":
+      return { kind: "simulator" };
+    case "default":
+      return { kind: "default", managedIdentityClientId: str("managedIdentityClientId") };
+    case "managedIdentity": {
+      const clientId = str("clientId");
+      const resourceId = str("resourceId");
+      if (clientId && resourceId) throw new ConfigError(`${at}: managedIdentity takes clientId or resourceId, not both`);
+      return { kind: "managedIdentity", clientId, resourceId };
+    }
+    case "clientSecret": {
+      const tenantId = tenant();
+      const clientId = need("clientId");
+      const fromEnv = str("clientSecretEnv");
+      const fromFile = str("clientSecretFile");
+      if (!fromEnv === !fromFile) throw new ConfigError(`${at}: clientSecret needs exactly one of clientSecretEnv, clientSecretFile (the secret itself never goes in the file)`);
+      if (fromEnv) {
+        if (!env[fromEnv]) throw new ConfigError(`${at}: environment variable ${fromEnv} (clientSecretEnv) is not set`);
+        return { kind: "clientSecret", tenantId, clientId, secretSource: `environment variable ${fromEnv}`, readSecret: () => env[fromEnv] ?? "" };
+      }
+      const content = fileReadable(fromFile!);
+      if (content === undefined || content.trim() === "") throw new ConfigError(`${at}: clientSecretFile ${fromFile} cannot be read or is empty`);
+      return { kind: "clientSecret", tenantId, clientId, secretSource: `file ${fromFile}`, readSecret: () => (fileReadable(fromFile!) ?? "").trim() };
+    }
+    case "clientCertificate": {
+      const tenantId = tenant();
+      const clientId = need("clientId");
+      const certificatePath = need("certificatePath");
+      const pem = fileReadable(certificatePath);
+      if (pem === undefined) throw new ConfigError(`${at}: certificatePath ${certificatePath} cannot be read`);
+      if (!/-----BEGIN CERTIFICATE-----/.test(pem) || !/-----BEGIN (RSA |EC |ENCRYPTED )?PRIVATE KEY-----/.test(pem)) {
+        throw new ConfigError(`${at}: certificatePath ${certificatePath} must be a PEM file with the certificate and its private key`);
+      }
+      const passwordEnv = str("certificatePasswordEnv");
+      if (passwordEnv && !env[passwordEnv]) throw new ConfigError(`${at}: environment variable ${passwordEnv} (certificatePasswordEnv) is not set`);
+      if (c.sendCertificateChain !== undefined && typeof c.sendCertificateChain !== "boolean") throw new ConfigError(`${at}: sendCertificateChain must be true or false`);
+      return {
+        kind: "clientCertificate",
+        tenantId,
+        clientId,
+        certificatePath,
+        ...(passwordEnv ? { passwordSource: `environment variable ${passwordEnv}`, readPassword: () => env[passwordEnv] ?? "" } : {}),
+        sendCertificateChain: c.sendCertificateChain === true,
+      };
+    }
+    case "workloadIdentity": {
+      const tenantId = need("tenantId", accountTenant ?? env.AZURE_TENANT_ID, " (or AZURE_TENANT_ID)");
+      const clientId = need("clientId", env.AZURE_CLIENT_ID, " (or AZURE_CLIENT_ID)");
+      const tokenFilePath = need("tokenFilePath", env.AZURE_FEDERATED_TOKEN_FILE, " (or AZURE_FEDERATED_TOKEN_FILE)");
+      if (fileReadable(tokenFilePath) === undefined) throw new ConfigError(`${at}: the federated token file ${tokenFilePath} cannot be read`);
+      return { kind: "workloadIdentity", tenantId, clientId, tokenFilePath };
+    }
+  }
+  throw new ConfigError(`${at}: unknown credential type ${type}`);
+}
+
+function parseAccounts(text: string, source: string, sim: SimulatorConfig, env: Env): AccountConfig[] {
+  const parsed = parseDocument(text, source);
+  const list = Array.isArray(parsed) ? parsed : (parsed as { accounts?: unknown } | null)?.accounts;
+  if (!Array.isArray(list)) throw new ConfigError(`${source} must be a list of accounts (or { accounts: [...] })`);
+  return list.map((raw, i) => {
+    if (typeof raw !== "object" || raw === null) throw new ConfigError(`${source}[${i}] must be an object`);
     const a = raw as Record<string, unknown>;
+    const named = typeof a.name === "string" && a.name !== "" ? `account "${a.name}"` : `${source}[${i}]`;
+    const at = `${source}: ${named}`;
     const str = (key: string, required: boolean): string | undefined => {
       const v = a[key];
       if (v === undefined && !required) return undefined;
-      if (typeof v !== "string" || v === "") throw new ConfigError(`${at}.${key} must be a non-empty string`);
+      if (typeof v !== "string" || v === "") throw new ConfigError(`${at}: ${key} must be a non-empty string`);
       return v;
     };
-    const credentialRaw = a.credential ?? "default";
-    let credential: CredentialConfig;
-    if (credentialRaw === "default") credential = { kind: "default" };
-    else if (credentialRaw === "simulator") credential = { kind: "simulator" };
-    else if (typeof credentialRaw === "object" && credentialRaw !== null) {
-      const c = credentialRaw as Record<string, unknown>;
-      if (typeof c.tenantId !== "string" || typeof c.clientId !== "string" || typeof c.clientSecretEnv !== "string") {
-        throw new ConfigError(`${at}.credential needs tenantId, clientId and clientSecretEnv`);
-      }
-      credential = { kind: "clientSecret", tenantId: c.tenantId, clientId: c.clientId, clientSecretEnv: c.clientSecretEnv };
-    } else throw new ConfigError(`${at}.credential must be "default", "simulator" or a client-secret object`);
+    for (const key of Object.keys(a)) if (!ACCOUNT_KEYS.has(key)) throw new ConfigError(`${at}: unknown key "${key}"; known: ${[...ACCOUNT_KEYS].join(", ")}`);
+    const name = str("name", true)!;
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) throw new ConfigError(`${at}: name must be 1-64 letters, digits, '.', '_' or '-'`);
+    const subscriptionId = str("subscriptionId", true)!;
+    if (!/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(subscriptionId)) throw new ConfigError(`${at}: subscriptionId must be a GUID`);
+    const tenantId = str("tenantId", false);
+    const credential = parseCredential(a.credential ?? "default", at, tenantId, env);
     const regions = a.regions ?? [];
-    if (!Array.isArray(regions) || !regions.every((r) => typeof r === "string")) {
-      throw new ConfigError(`${at}.regions must be an array of strings`);
-    }
+    if (!Array.isArray(regions) || !regions.every((r) => typeof r === "string")) throw new ConfigError(`${at}: regions must be a list of strings`);
     const onSimulator = credential.kind === "simulator";
-    const endpoint = str("endpoint", false) ?? (onSimulator ? sim.url : undefined) ?? "https://management.azure.com";
+    const explicitEndpoint = str("endpoint", false)?.replace(/\/+$/, "");
+    const cloudRaw = a.cloud ?? (explicitEndpoint || onSimulator ? "custom" : "AzureCloud");
+    if (typeof cloudRaw !== "string" || !(cloudRaw === "custom" || cloudRaw in CLOUDS)) {
+      throw new ConfigError(`${at}: cloud must be AzureCloud, AzureUSGovernment, AzureChinaCloud or custom, got ${JSON.stringify(cloudRaw)}`);
+    }
+    const cloud = cloudRaw as CloudName;
+    const known = cloud === "custom" ? undefined : CLOUDS[cloud];
+    const endpoint = explicitEndpoint ?? known?.endpoint ?? (onSimulator ? sim.url : undefined);
+    if (cloud === "custom" && !endpoint && !onSimulator) throw new ConfigError(`${at}: cloud custom needs endpoint (the ARM endpoint)`);
+    if (endpoint && !/^https:\/\//.test(endpoint)) throw new ConfigError(`${at}: endpoint must be an https:// URL`);
+    const authorityHost = str("authorityHost", false)?.replace(/\/+$/, "") ?? known?.authorityHost ?? endpoint ?? "";
+    if (authorityHost && !/^https:\/\//.test(authorityHost)) throw new ConfigError(`${at}: authorityHost must be an https:// URL`);
+    const audience = str("audience", false)?.replace(/\/+$/, "") ?? known?.audience ?? CLOUDS.AzureCloud.audience;
+    const caFile = str("caFile", false);
+    let caPem: string | undefined;
+    if (caFile) {
+      caPem = fileReadable(caFile);
+      if (!caPem || !/-----BEGIN CERTIFICATE-----/.test(caPem)) throw new ConfigError(`${at}: caFile ${caFile} must be a readable PEM certificate`);
+    } else if (onSimulator || (sim.url && endpoint?.startsWith(sim.url))) {
+      caPem = sim.caPem;
+    }
     return {
-      name: str("name", true)!,
-      subscriptionId: str("subscriptionId", true)!,
+      name,
+      subscriptionId,
+      ...(tenantId ? { tenantId } : {}),
+      cloud,
       defaultResourceGroup: str("defaultResourceGroup", false),
       regions: regions as string[],
-      endpoint,
+      endpoint: endpoint ?? "",
+      authorityHost,
+      audience,
       credential,
-      caPem: onSimulator ? sim.caPem : undefined,
+      ...(caPem ? { caPem } : {}),
     };
+  });
+}
+
+/**
+ * One account from AZURE_* variables (AZURE_ACCOUNT_NAME and AZURE_SUBSCRIPTION_ID, then the variables
+ * @azure/identity reads itself: AZURE_TENANT_ID, AZURE_CLIENT_ID, AZURE_CLIENT_SECRET, AZURE_CLIENT_CERTIFICATE_PATH,
+ * AZURE_FEDERATED_TOKEN_FILE), as a YAML document for parseAccounts.
+ */
+function accountFromEnvironment(env: Env): Record<string, unknown> | undefined {
+  if (!env.AZURE_ACCOUNT_NAME) return undefined;
+  const credential = env.AZURE_CLIENT_SECRET
+    ? { type: "clientSecret", clientId: env.AZURE_CLIENT_ID, clientSecretEnv: "AZURE_CLIENT_SECRET" }
+    : env.AZURE_CLIENT_CERTIFICATE_PATH
+      ? { type: "clientCertificate", clientId: env.AZURE_CLIENT_ID, certificatePath: env.AZURE_CLIENT_CERTIFICATE_PATH, ...(env.AZURE_CLIENT_CERTIFICATE_PASSWORD ? { certificatePasswordEnv: "AZURE_CLIENT_CERTIFICATE_PASSWORD" } : {}) }
+      : env.AZURE_FEDERATED_TOKEN_FILE
+        ? { type: "workloadIdentity" }
+        : (env.AZURE_CREDENTIAL ?? "default");
+  const drop = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== ""));
+  return drop({
+    name: env.AZURE_ACCOUNT_NAME,
+    subscriptionId: env.AZURE_SUBSCRIPTION_ID,
+    tenantId: env.AZURE_TENANT_ID,
+    cloud: env.AZURE_CLOUD,
+    endpoint: env.AZURE_ARM_ENDPOINT,
+    authorityHost: env.AZURE_AUTHORITY_HOST,
+    defaultResourceGroup: env.AZURE_DEFAULT_RESOURCE_GROUP,
+    regions: env.AZURE_REGIONS ? env.AZURE_REGIONS.split(",").map((r) => r.trim()).filter(Boolean) : undefined,
+    credential: typeof credential === "string" ? credential : drop(credential),
   });
 }
 
@@ -312,9 +478,12 @@ export function simulatorDemoAccount(sim: Pick<SimulatorConfig, "url" | "caPem" 
   return {
     name: "demo",
     subscriptionId: sim.subscriptionId,
+    cloud: "custom",
     defaultResourceGroup: "demo-rg",
     regions: ["eastus"],
     endpoint: sim.url ?? "",
+    authorityHost: sim.url ?? "",
+    audience: CLOUDS.AzureCloud.audience,
     credential: { kind: "simulator" },
     caPem: sim.caPem,
   };
@@ -345,9 +514,13 @@ export function loadConfig(env: Env = process.env): Config {
     subscriptionId: env.SIMULATOR_SUBSCRIPTION_ID || SIMULATOR_SUBSCRIPTION_ID,
   };
 
-  const accountsJson = readFileVar(env, "ACCOUNTS_FILE") ?? env.ACCOUNTS;
-  const accountsSource = env.ACCOUNTS_FILE ? "ACCOUNTS_FILE" : "ACCOUNTS";
-  const accounts = accountsJson ? parseAccounts(accountsJson, accountsSource, simulator) : [];
+  const accounts: AccountConfig[] = [];
+  for (const source of ["ACCOUNTS_FILE", "ACCOUNTS"] as const) {
+    const text = source === "ACCOUNTS_FILE" ? readFileVar(env, source) : env[source];
+    if (text) accounts.push(...parseAccounts(text, source, simulator, env));
+  }
+  const fromEnv = accountFromEnvironment(env);
+  if (fromEnv) accounts.push(...parseAccounts(JSON.stringify([fromEnv]), "AZURE_ACCOUNT_NAME", simulator, env));
   if (simulator.mode !== "off" && !accounts.some((a) => a.name === "demo")) {
     // The embedded simulator's URL is known only once it listens; server.ts fills it in.
     accounts.push(simulatorDemoAccount(simulator));
@@ -391,7 +564,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     store,
     tasks,
-    access: loadAccess(env, accounts),
+    access: loadAccess(env, accounts, simulator),
     observability: {
       readyCacheMs: intVar(env, "READY_CACHE_MS", 10_000, 0, 600_000),
       readyTimeoutMs: intVar(env, "READY_TIMEOUT_MS", 5000, 100, 120_000),

@@ -3,7 +3,7 @@ import type { ComputeManagementClient } from "@azure/arm-compute";
 import { createDefaultHttpClient, createPipelineRequest } from "@azure/core-rest-pipeline";
 import type { AccountConfig } from "../config.ts";
 import type { FieldProblem, ServerGroupLocator } from "../operations/description.ts";
-import { createComputeClient } from "./client.ts";
+import { AccountSetupError, createComputeClient } from "./client.ts";
 import { normalizeRegion, VmssGateway, type ScaleSetRef } from "./vmss-gateway.ts";
 
 const httpClient = createDefaultHttpClient();
@@ -15,9 +15,19 @@ export class AccountRegistry {
   readonly #clients = new Map<string, ComputeManagementClient>();
   readonly #createClient: (account: AccountConfig) => ComputeManagementClient;
 
+  /** Builds every account's client at once, so that a misconfigured account stops start-up, named. */
   constructor(accounts: AccountConfig[], createClient = createComputeClient) {
-    for (const a of accounts) this.#accounts.set(a.name, a);
     this.#createClient = createClient;
+    const problems: string[] = [];
+    for (const a of accounts) {
+      this.#accounts.set(a.name, a);
+      try {
+        this.#clients.set(a.name, createClient(a));
+      } catch (err) {
+        problems.push(err instanceof AccountSetupError ? err.message : `account "${a.name}": ${(err as Error).message}`);
+      }
+    }
+    if (problems.length > 0) throw new AccountSetupError(accounts.length === 1 ? accounts[0].name : "*", problems.join("; "), true);
   }
 
   names(): string[] {

@@ -16,6 +16,7 @@ import { seedDemo } from "./seed.ts";
 import { SimState } from "./state.ts";
 import { Throttler } from "./throttling.ts";
 import { loadTlsMaterial } from "./tls.ts";
+import { handleIdentity, SimulatedEntraId } from "./token-endpoint.ts";
 
 export interface SimulatorOptions {
   /** Default 127.0.0.1. */
@@ -88,6 +89,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     throttling: new Throttler(now),
   };
   if (sim.seeded) seedDemo(state);
+  const entra = new SimulatedEntraId(now);
 
   const armSteps = armPipeline(buildArmRouter());
   const controlSteps = [dispatchTo(buildControlRouter())];
@@ -96,7 +98,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const base = createContext(req, res, url);
     const isControl = base.pathname === CONTROL_PREFIX || base.pathname.toLowerCase().startsWith(`${CONTROL_PREFIX}/`);
-    const call = isControl
+    const call = isControl || entra.isIdentityPath(base.pathname)
       ? undefined
       : sim.calls.add({
           method: base.method,
@@ -110,6 +112,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       body = await readBody(req, sim.bodyLimitBytes);
     } catch {
       return; // the client went away
+    }
+    // Microsoft Entra ID's token endpoint, and the check of the tokens it issued (token-endpoint.ts).
+    if (handleIdentity(entra, req, res, base.pathname, body.body, url)) {
+      if (call) call.status = res.statusCode;
+      return;
     }
     const ctx: RequestContext = { ...base, body: body.body, bodyTooLarge: body.tooLarge, call };
     if (isControl && ctx.bodyTooLarge) {

@@ -35,13 +35,15 @@ export interface TestEnvOptions {
   env?: Record<string, string>;
   /** Fastify logger options (default: no logs). */
   logger?: Record<string, unknown>;
+  /** Rewrites the environment once the simulator listens (e.g. to put its URL into ACCOUNTS). */
+  mapEnv?: (env: Record<string, string>, sim: RunningSimulator) => Record<string, string>;
   /** Headers every api() call sends (e.g. a bearer token). */
   headers?: Record<string, string>;
 }
 
 export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
   const sim = await startSimulator({ port: 0, writeDurationMs: options.writeDurationMs ?? 150, pollHintMs: options.pollHintMs ?? 25, seed: true });
-  const config = loadConfig({
+  const baseEnv: Record<string, string> = {
     SIMULATOR_URL: sim.url,
     PORT: "0",
     LRO_POLL_INTERVAL_MS: "25",
@@ -52,7 +54,8 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     RETRY_MAX_DELAY_MS: "500",
     RETRY_DEADLINE_MS: "60000",
     ...options.env,
-  });
+  };
+  const config = loadConfig(options.mapEnv ? options.mapEnv(baseEnv, sim) : baseEnv);
   for (const a of config.accounts) if (a.credential.kind === "simulator") a.caPem = sim.caPem;
   const service = await buildApp({ config, logger: options.logger ?? false });
   await service.app.listen({ host: "127.0.0.1", port: 0 });
