@@ -18,6 +18,7 @@ import { installAccessControl, type RouteAccessInfo } from "./auth/access-contro
 import { ServiceMetrics } from "./observability/metrics.ts";
 import { observabilityRoutes, Readiness } from "./observability/routes.ts";
 import { combineObservers, TaskLog } from "./observability/task-logs.ts";
+import { installOverloadProtection } from "./observability/overload.ts";
 import { operations } from "./operations/registry.ts";
 import { MemoryTaskStore } from "./tasks/memory-task-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
@@ -92,6 +93,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     return reply.code(503).send({ statusCode: 503, error: "ShuttingDown", message: "this replica is shutting down; retry, another replica (or this one after its restart) will answer" });
   });
   const routes = installAccessControl(app, config.access);
+  await installOverloadProtection(app, config.overload);
   // JSON only: anything else is a 415, not a string that fails validation later.
   app.removeContentTypeParser("text/plain");
   for (const schema of [...componentSchemas, RateLimits, Readiness]) app.addSchema(schema);

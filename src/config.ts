@@ -148,6 +148,25 @@ export interface Config {
   tasks: TasksConfig;
   access: AccessConfig;
   observability: ObservabilityConfig;
+  overload: OverloadConfig;
+}
+
+export interface OverloadConfig {
+  /** Shed load (503) while the event loop lags more than this (OVERLOAD_MAX_EVENT_LOOP_DELAY_MS; 0 = off). */
+  maxEventLoopDelayMs: number;
+  /** ... or the V8 heap holds more than this (OVERLOAD_MAX_HEAP_USED_BYTES; 0 = off). */
+  maxHeapUsedBytes: number;
+  /** ... or the process holds more than this (OVERLOAD_MAX_RSS_BYTES; 0 = off). */
+  maxRssBytes: number;
+  /** ... or the event loop is busier than this fraction (OVERLOAD_MAX_EVENT_LOOP_UTILIZATION; 0 = off). */
+  maxEventLoopUtilization: number;
+  sampleIntervalMs: number;
+  /** Retry-After of a shed request, seconds. */
+  retryAfterSeconds: number;
+  /** Per principal and window (RATE_LIMIT_WINDOW_MS): POSTs (RATE_LIMIT_SUBMISSIONS) and GETs (RATE_LIMIT_READS); 0 = no limit. */
+  rateWindowMs: number;
+  submissionsPerWindow: number;
+  readsPerWindow: number;
 }
 
 export interface ObservabilityConfig {
@@ -565,6 +584,17 @@ export function loadConfig(env: Env = process.env): Config {
     store,
     tasks,
     access: loadAccess(env, accounts, simulator),
+    overload: {
+      maxEventLoopDelayMs: intVar(env, "OVERLOAD_MAX_EVENT_LOOP_DELAY_MS", 0, 0),
+      maxHeapUsedBytes: intVar(env, "OVERLOAD_MAX_HEAP_USED_BYTES", 0, 0),
+      maxRssBytes: intVar(env, "OVERLOAD_MAX_RSS_BYTES", 0, 0),
+      maxEventLoopUtilization: intVar(env, "OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT", 0, 0, 100) / 100,
+      sampleIntervalMs: intVar(env, "OVERLOAD_SAMPLE_INTERVAL_MS", 1000, 10, 60_000),
+      retryAfterSeconds: intVar(env, "OVERLOAD_RETRY_AFTER_S", 5, 1, 3600),
+      rateWindowMs: intVar(env, "RATE_LIMIT_WINDOW_MS", 60_000, 100, 3_600_000),
+      submissionsPerWindow: intVar(env, "RATE_LIMIT_SUBMISSIONS", 6000, 0),
+      readsPerWindow: intVar(env, "RATE_LIMIT_READS", 60_000, 0),
+    },
     observability: {
       readyCacheMs: intVar(env, "READY_CACHE_MS", 10_000, 0, 600_000),
       readyTimeoutMs: intVar(env, "READY_TIMEOUT_MS", 5000, 100, 120_000),
