@@ -19,6 +19,8 @@ import { ServiceMetrics } from "./observability/metrics.ts";
 import { observabilityRoutes, Readiness } from "./observability/routes.ts";
 import { combineObservers, TaskLog } from "./observability/task-logs.ts";
 import { installOverloadProtection } from "./observability/overload.ts";
+import { TaskProgress } from "./observability/task-progress.ts";
+import { uiRoutes } from "./ui/routes.ts";
 import { operations } from "./operations/registry.ts";
 import { MemoryTaskStore } from "./tasks/memory-task-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
@@ -72,12 +74,13 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   let activeTasks = () => 0;
   const metrics = new ServiceMetrics({ tasksInFlight: () => activeTasks(), throttlingBudget: () => budget.snapshot() });
   const taskLog = new TaskLog(app.log);
+  const progress = new TaskProgress();
   const runner = new TaskRunner({
     store,
     accounts,
     operations,
     config,
-    observer: combineObservers(metrics.taskObserver(), taskLog.observer()),
+    observer: combineObservers(metrics.taskObserver(), taskLog.observer(), progress.observer()),
     onInternalError: (err, taskId) => app.log.error({ err, taskId }, "task failed with an internal error"),
   });
 
@@ -140,6 +143,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     stopObserving();
     stopCounting();
   });
+  await app.register(uiRoutes, { store, progress, accounts });
   await app.register(observabilityRoutes, { metrics, store, accounts, readyCacheMs: config.observability.readyCacheMs, probeTimeoutMs: config.observability.readyTimeoutMs });
   await app.register(rateLimitRoutes, { budget, accounts });
   await app.ready();

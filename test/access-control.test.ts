@@ -78,6 +78,8 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     if (method === "GET" && url === "/task/:id") return { path: `/task/${taskId}` };
     if (method === "GET" && url === "/task") return { none: "lists only the caller's tasks (checked below)" };
     if (method === "GET" && url === "/azure/rateLimits") return { none: "lists only the caller's subscriptions" };
+    if (method === "GET" && url === "/ui/api/tasks/:id") return { path: `/ui/api/tasks/${taskId}` };
+    if (method === "GET" && url === "/ui/api/tasks") return { none: "lists only the caller's tasks (checked below)" };
     return undefined;
   }
 
@@ -124,6 +126,11 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     t.notOk(b.body.tasks.some((task: { id: string }) => task.id === taskId), "team B does not see team A's task");
     const a = await call(env, "GET", "/task", bearer(TEAM_A));
     t.ok(a.body.tasks.some((task: { id: string }) => task.id === taskId), "team A sees it");
+    const uiB = await call(env, "GET", "/ui/api/tasks", bearer(TEAM_B));
+    t.equal(uiB.status, 200);
+    t.notOk([...uiB.body.inFlight, ...uiB.body.recent].some((task: { id: string }) => task.id === taskId), "nor on the status page");
+    const uiA = await call(env, "GET", "/ui/api/tasks", bearer(TEAM_A));
+    t.ok([...uiA.body.inFlight, ...uiA.body.recent].some((task: { id: string }) => task.id === taskId));
   });
 
   await t.test("a read-only principal reads everything and writes nothing", async (t) => {
