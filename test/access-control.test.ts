@@ -177,6 +177,24 @@ t.test("Orca's identity headers, when trusted: a description for an account not 
   t.equal((await waitForTask(env, orca.body.id, bearer(ORCA))).state, "succeeded");
 });
 
+t.test("/metrics can be protected; /health and /ready stay open", async (t) => {
+  const env = await startTestEnv({ env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B, METRICS_REQUIRE_TOKEN: "true" } });
+  t.teardown(() => env.close());
+  const anonymous = await call(env, "GET", "/metrics");
+  t.equal(anonymous.status, 401);
+  t.equal(anonymous.body.error, "Unauthorized");
+  const withToken = await call(env, "GET", "/metrics", bearer(READER));
+  t.equal(withToken.status, 200);
+  t.match(withToken.body, /vmssops_tasks_total/);
+  t.equal((await call(env, "GET", "/health")).status, 200);
+  t.not((await call(env, "GET", "/ready")).status, 401);
+  t.throws(() => loadConfig({ METRICS_REQUIRE_TOKEN: "true" }), /METRICS_REQUIRE_TOKEN needs principals/);
+
+  const open = await startTestEnv({ env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B } });
+  t.teardown(() => open.close());
+  t.equal((await call(open, "GET", "/metrics")).status, 200, "open by default");
+});
+
 t.test("open by default with only the simulator; real accounts need access control or TRUSTED_NETWORK", async (t) => {
   const env = await startTestEnv();
   t.teardown(() => env.close());
