@@ -18,6 +18,13 @@ import { taskRoutes } from "./api/routes/tasks.ts";
 import { RateLimits, rateLimitRoutes } from "./api/routes/rate-limits.ts";
 import { observeAllArmResponses } from "./azure/arm-observer.ts";
 import { RateLimitBudget } from "./azure/rate-limit-budget.ts";
+import { installAccessControl, type RouteAccessInfo } from "./auth/access-control.ts";
+import { ServiceMetrics } from "./observability/metrics.ts";
+import { observabilityRoutes, Readiness } from "./observability/routes.ts";
+import { combineObservers, TaskLog } from "./observability/task-logs.ts";
+import { installOverloadProtection } from "./observability/overload.ts";
+import { TaskProgress } from "./observability/task-progress.ts";
+import { uiRoutes } from "./ui/routes.ts";
 import { operations } from "./operations/registry.ts";
 import { MemoryTaskStore } from "./tasks/memory-task-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
@@ -37,7 +44,10 @@ export interface Service {
   drain(): void;
   runner: TaskRunner;
   store: TaskStore;
+  /** Every route and who may call it (the access-control test walks it). */
+  routes: RouteAccessInfo[];
   accounts: AccountRegistry;
+  metrics: ServiceMetrics;
   /**
    * Stops taking work, interrupts tasks in flight (their checkpoints stay and their leases are given back), waits
    * for them up to timeoutMs, then closes the HTTP server and the store.
@@ -53,33 +63,50 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const accounts = options.accounts ?? new AccountRegistry(config.accounts);
 
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    // JSON lines. Request logs carry no headers, and these paths are cut from anything logged all the same.
+    logger: options.logger ?? {
+      level: config.logLevel,
+      redact: { paths: ["req.headers.authorization", "headers.authorization", "*.clientSecret", "*.password", "*.token"], censor: "[redacted]" },
+    },
     bodyLimit: config.bodyLimitBytes,
     // removeAdditional off: an unknown key where the schema allows none is an error the caller should see,
     // not something to strip silently. verbose: errors carry their schema, so messages can quote its description.
     ajv: { customOptions: { allErrors: true, verbose: true, removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const budget = new RateLimitBudget();
+  let activeTasks = () => 0;
+  const metrics = new ServiceMetrics({ tasksInFlight: () => activeTasks(), throttlingBudget: () => budget.snapshot() });
+  const taskLog = new TaskLog(app.log);
+  const progress = new TaskProgress();
   const runner = new TaskRunner({
     store,
     accounts,
     operations,
     config,
+    observer: combineObservers(metrics.taskObserver(), taskLog.observer(), progress.observer()),
     onInternalError: (err, taskId) => app.log.error({ err, taskId }, "task failed with an internal error"),
   });
 
+  activeTasks = () => runner.active;
   installErrorHandling(app);
+  app.addHook("onResponse", async (request, reply) => {
+    metrics.httpResponses.inc({ method: request.method, route: request.routeOptions.url ?? "unmatched", status: String(reply.statusCode) });
+  });
   let draining = false;
   app.addHook("onRequest", async (request, reply) => {
     if (!draining) return;
     reply.header("retry-after", "5").header("connection", "close");
     return reply.code(503).send({ statusCode: 503, error: "ShuttingDown", message: "this replica is shutting down; retry, another replica (or this one after its restart) will answer" });
   });
+  const routes = installAccessControl(app, config.access);
+  await installOverloadProtection(app, config.overload);
   // JSON only: anything else is a 415, not a string that fails validation later.
   app.removeContentTypeParser("text/plain");
+  // After access control: what is forwarded to Clouddriver needs the same credentials as what is served here.
   const forwarder = config.clouddriver ? new ClouddriverForwarder(config.clouddriver) : undefined;
   if (forwarder) installClouddriverForwarding(app, forwarder);
-  for (const schema of [...componentSchemas, RateLimits, ...clouddriverSchemas]) app.addSchema(schema);
+  for (const schema of [...componentSchemas, RateLimits, Readiness, ...clouddriverSchemas]) app.addSchema(schema);
   for (const op of operations.values()) app.addSchema(op.schema);
 
   await app.register(swagger, {
@@ -106,17 +133,32 @@ export async function buildApp(options: AppOptions): Promise<Service> {
 
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes, { runner, accounts: accounts.names(), operations: [...operations.keys()] });
-  await app.register(operationRoutes, { operations, accounts, runner, maxOperationsPerTask: 50, forwarder });
+  await app.register(operationRoutes, {
+    operations,
+    accounts,
+    runner,
+    maxOperationsPerTask: 50,
+    forwarder,
+    onSubmitted: (taskId, created, principal, ops) => {
+      if (created) metrics.tasksSubmitted.inc();
+      taskLog.submitted(taskId, principal, ops, created);
+    },
+  });
   await app.register(taskRoutes, { store, forwarder, onRequeued: () => void runner.tick() });
   await app.register(serverGroupRoutes, { accounts, retry: config.retry });
   // One read cache for the Clouddriver reads; every gateway feeds it its fresh reads and invalidates it on writes.
   const reads = new ScaleSetReads(accounts, { ttlMs: config.readCacheTtlMs, retry: { ...config.retry, maxAttempts: Math.min(config.retry.maxAttempts, 3), deadlineMs: Math.min(config.retry.deadlineMs, 20_000) } });
   accounts.observeScaleSets(reads);
   await app.register(clouddriverReadRoutes, { accounts, reads, forwarder });
-  const budget = new RateLimitBudget();
   const stopObserving = observeAllArmResponses(budget);
-  app.addHook("onClose", async () => stopObserving());
-  await app.register(rateLimitRoutes, { budget });
+  const stopCounting = observeAllArmResponses(metrics.armListener);
+  app.addHook("onClose", async () => {
+    stopObserving();
+    stopCounting();
+  });
+  await app.register(uiRoutes, { store, progress, accounts });
+  await app.register(observabilityRoutes, { metrics, store, accounts, readyCacheMs: config.observability.readyCacheMs, probeTimeoutMs: config.observability.readyTimeoutMs });
+  await app.register(rateLimitRoutes, { budget, accounts });
   await app.ready();
   runner.start();
 
@@ -125,6 +167,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     runner,
     store,
     accounts,
+    routes,
+    metrics,
     drain() {
       draining = true;
     },

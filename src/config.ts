@@ -1,30 +1,55 @@
 // The one place where configuration is read. Everything else receives a Config.
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { SettingsError, SIMULATOR_SUBSCRIPTION_ID, simulatorConfigFromEnv, type SimulatorConfig } from "./simulator/settings.ts";
 
 export { SIMULATOR_SUBSCRIPTION_ID };
+import { parse as parseYaml } from "yaml";
 
+/** How an account gets its Azure token. Secrets are never part of the configuration object: only how to read them. */
 export type CredentialConfig =
   /** A fixed bearer token, accepted only by the built-in simulator. */
   | { kind: "simulator" }
-  /** @azure/identity's DefaultAzureCredential: workload identity, managed identity, az login, environment. */
-  | { kind: "default" }
-  /** A service principal; the secret itself is read from the named environment variable, never from the file. */
-  | { kind: "clientSecret"; tenantId: string; clientId: string; clientSecretEnv: string };
+  /** @azure/identity's DefaultAzureCredential: environment, workload identity, managed identity, az login. */
+  | { kind: "default"; managedIdentityClientId?: string }
+  /** A service principal with a secret, read from an environment variable or a file when the credential is built. */
+  | { kind: "clientSecret"; tenantId: string; clientId: string; secretSource: string; readSecret: () => string }
+  /** A service principal with a certificate (PEM with its private key). */
+  | { kind: "clientCertificate"; tenantId: string; clientId: string; certificatePath: string; passwordSource?: string; readPassword?: () => string; sendCertificateChain: boolean }
+  /** Kubernetes workload identity: a federated token file (AZURE_FEDERATED_TOKEN_FILE by default). */
+  | { kind: "workloadIdentity"; tenantId: string; clientId: string; tokenFilePath: string }
+  /** The managed identity of the VM, App Service or pod; a user-assigned one by client id or resource id. */
+  | { kind: "managedIdentity"; clientId?: string; resourceId?: string };
+
+export type CloudName = "AzureCloud" | "AzureUSGovernment" | "AzureChinaCloud" | "custom";
+
+/** ARM endpoint, Entra authority host and token audience of each national cloud. */
+export const CLOUDS: Record<Exclude<CloudName, "custom">, { endpoint: string; authorityHost: string; audience: string }> = {
+  AzureCloud: { endpoint: "https://management.azure.com", authorityHost: "https://login.microsoftonline.com", audience: "https://management.azure.com" },
+  AzureUSGovernment: { endpoint: "https://management.usgovcloudapi.net", authorityHost: "https://login.microsoftonline.us", audience: "https://management.usgovcloudapi.net" },
+  AzureChinaCloud: { endpoint: "https://management.chinacloudapi.cn", authorityHost: "https://login.chinacloudapi.cn", audience: "https://management.chinacloudapi.cn" },
+};
 
 export interface AccountConfig {
   /** The name orchestrators send as `credentials` or `account`. */
   name: string;
   subscriptionId: string;
+  /** The Entra tenant; credentials that need one use it unless they name their own. */
+  tenantId?: string;
+  cloud: CloudName;
   /** Used when a description names no resourceGroup. */
   defaultResourceGroup?: string;
   /** Regions this account may act in; empty means any. */
   regions: string[];
   /** ARM endpoint, e.g. https://management.azure.com. */
   endpoint: string;
+  /** Microsoft Entra authority host, e.g. https://login.microsoftonline.com. */
+  authorityHost: string;
+  /** The token scope is `${audience}/.default`. */
+  audience: string;
   credential: CredentialConfig;
-  /** PEM of a CA to trust for this account's endpoint only (the simulator's certificate). */
+  /** PEM of a CA to trust for this account's endpoint and authority only (the simulator's certificate). */
   caPem?: string;
 }
 
@@ -103,6 +128,32 @@ export interface ClouddriverConfig {
   timeoutMs: number;
 }
 
+/** Who may call the API: one principal, the accounts it may act on, and whether it may only read. */
+export interface PrincipalConfig {
+  name: string;
+  /** "*" = every configured account. */
+  accounts: "*" | string[];
+  readOnly: boolean;
+  /** SHA-256 of the bearer token; the token itself is never kept. */
+  tokenSha256: Buffer;
+}
+
+export interface AccessConfig {
+  /** Bearer-token principals (AUTH_TOKENS_FILE / AUTH_TOKENS). */
+  principals: PrincipalConfig[];
+  /** Honour Orca's X-SPINNAKER-USER / X-SPINNAKER-ACCOUNTS (AUTH_TRUST_SPINNAKER_HEADERS). */
+  trustSpinnakerHeaders: boolean;
+  /** /metrics needs a token too (METRICS_REQUIRE_TOKEN). */
+  protectMetrics: boolean;
+  /** Without access control, real accounts are refused unless this says the network is trusted (TRUSTED_NETWORK). */
+  trustedNetwork: boolean;
+}
+
+/** Access control is on when anything can identify a caller; otherwise every caller may do everything. */
+export function accessControlEnabled(access: AccessConfig): boolean {
+  return access.principals.length > 0 || access.trustSpinnakerHeaders;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -124,6 +175,34 @@ export interface Config {
   readCacheTtlMs: number;
   /** Present when CLOUDDRIVER_URL is set: what is not ours is forwarded there. */
   clouddriver?: ClouddriverConfig;
+  access: AccessConfig;
+  observability: ObservabilityConfig;
+  overload: OverloadConfig;
+}
+
+export interface OverloadConfig {
+  /** Shed load (503) while the event loop lags more than this (OVERLOAD_MAX_EVENT_LOOP_DELAY_MS; 0 = off). */
+  maxEventLoopDelayMs: number;
+  /** ... or the V8 heap holds more than this (OVERLOAD_MAX_HEAP_USED_BYTES; 0 = off). */
+  maxHeapUsedBytes: number;
+  /** ... or the process holds more than this (OVERLOAD_MAX_RSS_BYTES; 0 = off). */
+  maxRssBytes: number;
+  /** ... or the event loop is busier than this fraction (OVERLOAD_MAX_EVENT_LOOP_UTILIZATION; 0 = off). */
+  maxEventLoopUtilization: number;
+  sampleIntervalMs: number;
+  /** Retry-After of a shed request, seconds. */
+  retryAfterSeconds: number;
+  /** Per principal and window (RATE_LIMIT_WINDOW_MS): POSTs (RATE_LIMIT_SUBMISSIONS) and GETs (RATE_LIMIT_READS); 0 = no limit. */
+  rateWindowMs: number;
+  submissionsPerWindow: number;
+  readsPerWindow: number;
+}
+
+export interface ObservabilityConfig {
+  /** /ready reuses its answer this long (READY_CACHE_MS), so probes do not become Azure traffic. */
+  readyCacheMs: number;
+  /** Each readiness check gives up after this (READY_TIMEOUT_MS). */
+  readyTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -153,50 +232,291 @@ function readFileVar(env: Env, name: string): string | undefined {
   }
 }
 
-function parseAccounts(json: string, source: string, sim: ServiceSimulatorConfig): AccountConfig[] {
-  let parsed: unknown;
+function boolVar(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "true" || raw === "1" || raw === "yes") return true;
+  if (raw === "false" || raw === "0" || raw === "no") return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+/** A configuration document: YAML, of which JSON is a subset. */
+function parseDocument(text: string, source: string): unknown {
   try {
-    parsed = JSON.parse(json);
+    return parseYaml(text);
   } catch (err) {
-    throw new ConfigError(`${source} is not valid JSON: ${(err as Error).message}`);
+    const position = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
+    throw new ConfigError(`${source} is not valid YAML or JSON${position ? ` (line ${position.line}, column ${position.col})` : ""}`);
   }
-  if (!Array.isArray(parsed)) throw new ConfigError(`${source} must be a JSON array of accounts`);
-  return parsed.map((raw, i) => {
-    const at = `${source}[${i}]`;
-    if (typeof raw !== "object" || raw === null) throw new ConfigError(`${at} must be an object`);
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/i;
+const MIN_TOKEN_LENGTH = 16;
+
+export function sha256(text: string): Buffer {
+  return createHash("sha256").update(text, "utf8").digest();
+}
+
+/**
+ * Principals from AUTH_TOKENS_FILE or AUTH_TOKENS: `principals: [{ name, accounts, readOnly, tokenSha256 | tokenEnv | token }]`.
+ * Errors name the principal and the key, never a token.
+ */
+function parsePrincipals(text: string, source: string, env: Env): PrincipalConfig[] {
+  const doc = parseDocument(text, source);
+  const list = Array.isArray(doc) ? doc : (doc as { principals?: unknown } | null)?.principals;
+  if (!Array.isArray(list)) throw new ConfigError(`${source} must hold a list of principals (or { principals: [...] })`);
+  const names = new Set<string>();
+  const hashes = new Set<string>();
+  return list.map((raw, i) => {
+    if (typeof raw !== "object" || raw === null) throw new ConfigError(`${source}[${i}] must be an object`);
+    const p = raw as Record<string, unknown>;
+    if (typeof p.name !== "string" || p.name.trim() === "") throw new ConfigError(`${source}[${i}].name must be a non-empty string`);
+    const at = `${source}: principal "${p.name}"`;
+    if (names.has(p.name)) throw new ConfigError(`${at} is configured twice`);
+    names.add(p.name);
+    const known = new Set(["name", "accounts", "readOnly", "tokenSha256", "tokenEnv", "token"]);
+    for (const key of Object.keys(p)) if (!known.has(key)) throw new ConfigError(`${at}: unknown key "${key}"; known: ${[...known].join(", ")}`);
+    let accounts: "*" | string[];
+    if (p.accounts === "*") accounts = "*";
+    else if (Array.isArray(p.accounts) && p.accounts.every((a) => typeof a === "string" && a !== "")) accounts = p.accounts as string[];
+    else throw new ConfigError(`${at}: accounts must be "*" or a list of account names`);
+    if (p.readOnly !== undefined && typeof p.readOnly !== "boolean") throw new ConfigError(`${at}: readOnly must be true or false`);
+    const given = ["tokenSha256", "tokenEnv", "token"].filter((k) => p[k] !== undefined);
+    if (given.length !== 1) throw new ConfigError(`${at}: give exactly one of tokenSha256, tokenEnv, token`);
+    let tokenSha256: Buffer;
+    if (p.tokenSha256 !== undefined) {
+      if (typeof p.tokenSha256 !== "string" || !SHA256_HEX.test(p.tokenSha256)) throw new ConfigError(`${at}: tokenSha256 must be 64 hex digits (sha256 of the token)`);
+      tokenSha256 = Buffer.from(p.tokenSha256, "hex");
+    } else {
+      let token: unknown = p.token;
+      if (p.tokenEnv !== undefined) {
+        if (typeof p.tokenEnv !== "string" || p.tokenEnv === "") throw new ConfigError(`${at}: tokenEnv must name an environment variable`);
+        token = env[p.tokenEnv];
+        if (token === undefined || token === "") throw new ConfigError(`${at}: environment variable ${p.tokenEnv} is not set`);
+      }
+      if (typeof token !== "string" || token.length < MIN_TOKEN_LENGTH) throw new ConfigError(`${at}: the token must be a string of at least ${MIN_TOKEN_LENGTH} characters`);
+      tokenSha256 = sha256(token);
+    }
+    const hex = tokenSha256.toString("hex");
+    if (hashes.has(hex)) throw new ConfigError(`${at}: the same token is given to another principal`);
+    hashes.add(hex);
+    return { name: p.name, accounts, readOnly: p.readOnly === true, tokenSha256 };
+  });
+}
+
+/** An account of the simulator (not real Azure): its fixed token, or its endpoint. */
+function onSimulator(account: AccountConfig, sim: ServiceSimulatorConfig): boolean {
+  return account.credential.kind === "simulator" || (sim.url !== undefined && account.endpoint.startsWith(sim.url));
+}
+
+function loadAccess(env: Env, accounts: AccountConfig[], sim: ServiceSimulatorConfig): AccessConfig {
+  const text = readFileVar(env, "AUTH_TOKENS_FILE") ?? env.AUTH_TOKENS;
+  const source = env.AUTH_TOKENS_FILE ? "AUTH_TOKENS_FILE" : "AUTH_TOKENS";
+  const access: AccessConfig = {
+    principals: text ? parsePrincipals(text, source, env) : [],
+    trustSpinnakerHeaders: boolVar(env, "AUTH_TRUST_SPINNAKER_HEADERS", false),
+    protectMetrics: boolVar(env, "METRICS_REQUIRE_TOKEN", false),
+    trustedNetwork: boolVar(env, "TRUSTED_NETWORK", false),
+  };
+  const known = new Set(accounts.map((a) => a.name));
+  for (const p of access.principals) {
+    if (p.accounts === "*") continue;
+    const unknown = p.accounts.filter((a) => !known.has(a));
+    if (unknown.length > 0) throw new ConfigError(`${source}: principal "${p.name}" names unknown account(s) ${unknown.join(", ")}; known: ${[...known].join(", ")}`);
+  }
+  if (access.protectMetrics && access.principals.length === 0) throw new ConfigError("METRICS_REQUIRE_TOKEN needs principals in AUTH_TOKENS_FILE or AUTH_TOKENS");
+  const real = accounts.filter((a) => !onSimulator(a, sim));
+  if (real.length > 0 && !accessControlEnabled(access) && !access.trustedNetwork) {
+    throw new ConfigError(
+      `account(s) ${real.map((a) => a.name).join(", ")} reach real Azure, but no access control is configured: ` +
+        "set AUTH_TOKENS_FILE (or AUTH_TOKENS, AUTH_TRUST_SPINNAKER_HEADERS), or TRUSTED_NETWORK=true if only trusted callers can reach this service",
+    );
+  }
+  return access;
+}
+
+const ACCOUNT_KEYS = new Set(["name", "subscriptionId", "tenantId", "cloud", "endpoint", "authorityHost", "audience", "caFile", "defaultResourceGroup", "regions", "credential"]);
+const CREDENTIAL_KEYS: Record<string, string[]> = {
+  default: ["type", "managedIdentityClientId"],
+  simulator: ["type"],
+  clientSecret: ["type", "tenantId", "clientId", "clientSecretEnv", "clientSecretFile"],
+  clientCertificate: ["type", "tenantId", "clientId", "certificatePath", "certificatePasswordEnv", "sendCertificateChain"],
+  workloadIdentity: ["type", "tenantId", "clientId", "tokenFilePath"],
+  managedIdentity: ["type", "clientId", "resourceId"],
+};
+
+function fileReadable(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    return undefined;
+  }
+}
+
+function parseCredential(raw: unknown, at: string, accountTenant: string | undefined, env: Env): CredentialConfig {
+  const c: Record<string, unknown> = typeof raw === "string" ? { type: raw } : typeof raw === "object" && raw !== null && !Array.isArray(raw) ? { ...(raw as object) } : {};
+  if (typeof raw !== "string" && (typeof raw !== "object" || raw === null)) throw new ConfigError(`${at}: credential must be a name or an object`);
+  // The original form: a service principal object without a type.
+  if (c.type === undefined && c.clientSecretEnv !== undefined) c.type = "clientSecret";
+  const type = c.type;
+  if (typeof type !== "string" || !(type in CREDENTIAL_KEYS)) throw new ConfigError(`${at}: credential type must be one of ${Object.keys(CREDENTIAL_KEYS).join(", ")}, got ${JSON.stringify(type)}`);
+  for (const key of Object.keys(c)) if (!CREDENTIAL_KEYS[type].includes(key)) throw new ConfigError(`${at}: credential key "${key}" does not apply to ${type}; its keys: ${CREDENTIAL_KEYS[type].join(", ")}`);
+  const str = (key: string, fallback?: string): string | undefined => {
+    const v = c[key];
+    if (v === undefined) return fallback || undefined;
+    if (typeof v !== "string" || v === "") throw new ConfigError(`${at}: credential ${key} must be a non-empty string`);
+    return v;
+  };
+  const need = (key: string, fallback?: string, hint = ""): string => {
+    const v = str(key, fallback);
+    if (!v) throw new ConfigError(`${at}: ${type} needs ${key}${hint}`);
+    return v;
+  };
+  const tenant = () => need("tenantId", accountTenant, " (on the credential or the account)");
+  switch (type) {
+    case "simulator":
+      return { kind: "simulator" };
+    case "default":
+      return { kind: "default", managedIdentityClientId: str("managedIdentityClientId") };
+    case "managedIdentity": {
+      const clientId = str("clientId");
+      const resourceId = str("resourceId");
+      if (clientId && resourceId) throw new ConfigError(`${at}: managedIdentity takes clientId or resourceId, not both`);
+      return { kind: "managedIdentity", clientId, resourceId };
+    }
+    case "clientSecret": {
+      const tenantId = tenant();
+      const clientId = need("clientId");
+      const fromEnv = str("clientSecretEnv");
+      const fromFile = str("clientSecretFile");
+      if (!fromEnv === !fromFile) throw new ConfigError(`${at}: clientSecret needs exactly one of clientSecretEnv, clientSecretFile (the secret itself never goes in the file)`);
+      if (fromEnv) {
+        if (!env[fromEnv]) throw new ConfigError(`${at}: environment variable ${fromEnv} (clientSecretEnv) is not set`);
+        return { kind: "clientSecret", tenantId, clientId, secretSource: `environment variable ${fromEnv}`, readSecret: () => env[fromEnv] ?? "" };
+      }
+      const content = fileReadable(fromFile!);
+      if (content === undefined || content.trim() === "") throw new ConfigError(`${at}: clientSecretFile ${fromFile} cannot be read or is empty`);
+      return { kind: "clientSecret", tenantId, clientId, secretSource: `file ${fromFile}`, readSecret: () => (fileReadable(fromFile!) ?? "").trim() };
+    }
+    case "clientCertificate": {
+      const tenantId = tenant();
+      const clientId = need("clientId");
+      const certificatePath = need("certificatePath");
+      const pem = fileReadable(certificatePath);
+      if (pem === undefined) throw new ConfigError(`${at}: certificatePath ${certificatePath} cannot be read`);
+      if (!/-----BEGIN CERTIFICATE-----/.test(pem) || !/-----BEGIN (RSA |EC |ENCRYPTED )?PRIVATE KEY-----/.test(pem)) {
+        throw new ConfigError(`${at}: certificatePath ${certificatePath} must be a PEM file with the certificate and its private key`);
+      }
+      const passwordEnv = str("certificatePasswordEnv");
+      if (passwordEnv && !env[passwordEnv]) throw new ConfigError(`${at}: environment variable ${passwordEnv} (certificatePasswordEnv) is not set`);
+      if (c.sendCertificateChain !== undefined && typeof c.sendCertificateChain !== "boolean") throw new ConfigError(`${at}: sendCertificateChain must be true or false`);
+      return {
+        kind: "clientCertificate",
+        tenantId,
+        clientId,
+        certificatePath,
+        ...(passwordEnv ? { passwordSource: `environment variable ${passwordEnv}`, readPassword: () => env[passwordEnv] ?? "" } : {}),
+        sendCertificateChain: c.sendCertificateChain === true,
+      };
+    }
+    case "workloadIdentity": {
+      const tenantId = need("tenantId", accountTenant ?? env.AZURE_TENANT_ID, " (or AZURE_TENANT_ID)");
+      const clientId = need("clientId", env.AZURE_CLIENT_ID, " (or AZURE_CLIENT_ID)");
+      const tokenFilePath = need("tokenFilePath", env.AZURE_FEDERATED_TOKEN_FILE, " (or AZURE_FEDERATED_TOKEN_FILE)");
+      if (fileReadable(tokenFilePath) === undefined) throw new ConfigError(`${at}: the federated token file ${tokenFilePath} cannot be read`);
+      return { kind: "workloadIdentity", tenantId, clientId, tokenFilePath };
+    }
+  }
+  throw new ConfigError(`${at}: unknown credential type ${type}`);
+}
+
+function parseAccounts(text: string, source: string, sim: ServiceSimulatorConfig, env: Env): AccountConfig[] {
+  const parsed = parseDocument(text, source);
+  const list = Array.isArray(parsed) ? parsed : (parsed as { accounts?: unknown } | null)?.accounts;
+  if (!Array.isArray(list)) throw new ConfigError(`${source} must be a list of accounts (or { accounts: [...] })`);
+  return list.map((raw, i) => {
+    if (typeof raw !== "object" || raw === null) throw new ConfigError(`${source}[${i}] must be an object`);
     const a = raw as Record<string, unknown>;
+    const named = typeof a.name === "string" && a.name !== "" ? `account "${a.name}"` : `${source}[${i}]`;
+    const at = `${source}: ${named}`;
     const str = (key: string, required: boolean): string | undefined => {
       const v = a[key];
       if (v === undefined && !required) return undefined;
-      if (typeof v !== "string" || v === "") throw new ConfigError(`${at}.${key} must be a non-empty string`);
+      if (typeof v !== "string" || v === "") throw new ConfigError(`${at}: ${key} must be a non-empty string`);
       return v;
     };
-    const credentialRaw = a.credential ?? "default";
-    let credential: CredentialConfig;
-    if (credentialRaw === "default") credential = { kind: "default" };
-    else if (credentialRaw === "simulator") credential = { kind: "simulator" };
-    else if (typeof credentialRaw === "object" && credentialRaw !== null) {
-      const c = credentialRaw as Record<string, unknown>;
-      if (typeof c.tenantId !== "string" || typeof c.clientId !== "string" || typeof c.clientSecretEnv !== "string") {
-        throw new ConfigError(`${at}.credential needs tenantId, clientId and clientSecretEnv`);
-      }
-      credential = { kind: "clientSecret", tenantId: c.tenantId, clientId: c.clientId, clientSecretEnv: c.clientSecretEnv };
-    } else throw new ConfigError(`${at}.credential must be "default", "simulator" or a client-secret object`);
+    for (const key of Object.keys(a)) if (!ACCOUNT_KEYS.has(key)) throw new ConfigError(`${at}: unknown key "${key}"; known: ${[...ACCOUNT_KEYS].join(", ")}`);
+    const name = str("name", true)!;
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) throw new ConfigError(`${at}: name must be 1-64 letters, digits, '.', '_' or '-'`);
+    const subscriptionId = str("subscriptionId", true)!;
+    if (!/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(subscriptionId)) throw new ConfigError(`${at}: subscriptionId must be a GUID`);
+    const tenantId = str("tenantId", false);
+    const credential = parseCredential(a.credential ?? "default", at, tenantId, env);
     const regions = a.regions ?? [];
-    if (!Array.isArray(regions) || !regions.every((r) => typeof r === "string")) {
-      throw new ConfigError(`${at}.regions must be an array of strings`);
-    }
+    if (!Array.isArray(regions) || !regions.every((r) => typeof r === "string")) throw new ConfigError(`${at}: regions must be a list of strings`);
     const onSimulator = credential.kind === "simulator";
-    const endpoint = str("endpoint", false) ?? (onSimulator ? sim.url : undefined) ?? "https://management.azure.com";
+    const explicitEndpoint = str("endpoint", false)?.replace(/\/+$/, "");
+    const cloudRaw = a.cloud ?? (explicitEndpoint || onSimulator ? "custom" : "AzureCloud");
+    if (typeof cloudRaw !== "string" || !(cloudRaw === "custom" || cloudRaw in CLOUDS)) {
+      throw new ConfigError(`${at}: cloud must be AzureCloud, AzureUSGovernment, AzureChinaCloud or custom, got ${JSON.stringify(cloudRaw)}`);
+    }
+    const cloud = cloudRaw as CloudName;
+    const known = cloud === "custom" ? undefined : CLOUDS[cloud];
+    const endpoint = explicitEndpoint ?? known?.endpoint ?? (onSimulator ? sim.url : undefined);
+    if (cloud === "custom" && !endpoint && !onSimulator) throw new ConfigError(`${at}: cloud custom needs endpoint (the ARM endpoint)`);
+    if (endpoint && !/^https:\/\//.test(endpoint)) throw new ConfigError(`${at}: endpoint must be an https:// URL`);
+    const authorityHost = str("authorityHost", false)?.replace(/\/+$/, "") ?? known?.authorityHost ?? endpoint ?? "";
+    if (authorityHost && !/^https:\/\//.test(authorityHost)) throw new ConfigError(`${at}: authorityHost must be an https:// URL`);
+    const audience = str("audience", false)?.replace(/\/+$/, "") ?? known?.audience ?? CLOUDS.AzureCloud.audience;
+    const caFile = str("caFile", false);
+    let caPem: string | undefined;
+    if (caFile) {
+      caPem = fileReadable(caFile);
+      if (!caPem || !/-----BEGIN CERTIFICATE-----/.test(caPem)) throw new ConfigError(`${at}: caFile ${caFile} must be a readable PEM certificate`);
+    } else if (onSimulator || (sim.url && endpoint?.startsWith(sim.url))) {
+      caPem = sim.caPem;
+    }
     return {
-      name: str("name", true)!,
-      subscriptionId: str("subscriptionId", true)!,
+      name,
+      subscriptionId,
+      ...(tenantId ? { tenantId } : {}),
+      cloud,
       defaultResourceGroup: str("defaultResourceGroup", false),
       regions: regions as string[],
-      endpoint,
+      endpoint: endpoint ?? "",
+      authorityHost,
+      audience,
       credential,
-      caPem: onSimulator ? sim.caPem : undefined,
+      ...(caPem ? { caPem } : {}),
     };
+  });
+}
+
+/**
+ * One account from AZURE_* variables (AZURE_ACCOUNT_NAME and AZURE_SUBSCRIPTION_ID, then the variables
+ * @azure/identity reads itself: AZURE_TENANT_ID, AZURE_CLIENT_ID, AZURE_CLIENT_SECRET, AZURE_CLIENT_CERTIFICATE_PATH,
+ * AZURE_FEDERATED_TOKEN_FILE), as a YAML document for parseAccounts.
+ */
+function accountFromEnvironment(env: Env): Record<string, unknown> | undefined {
+  if (!env.AZURE_ACCOUNT_NAME) return undefined;
+  const credential = env.AZURE_CLIENT_SECRET
+    ? { type: "clientSecret", clientId: env.AZURE_CLIENT_ID, clientSecretEnv: "AZURE_CLIENT_SECRET" }
+    : env.AZURE_CLIENT_CERTIFICATE_PATH
+      ? { type: "clientCertificate", clientId: env.AZURE_CLIENT_ID, certificatePath: env.AZURE_CLIENT_CERTIFICATE_PATH, ...(env.AZURE_CLIENT_CERTIFICATE_PASSWORD ? { certificatePasswordEnv: "AZURE_CLIENT_CERTIFICATE_PASSWORD" } : {}) }
+      : env.AZURE_FEDERATED_TOKEN_FILE
+        ? { type: "workloadIdentity" }
+        : (env.AZURE_CREDENTIAL ?? "default");
+  const drop = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== ""));
+  return drop({
+    name: env.AZURE_ACCOUNT_NAME,
+    subscriptionId: env.AZURE_SUBSCRIPTION_ID,
+    tenantId: env.AZURE_TENANT_ID,
+    cloud: env.AZURE_CLOUD,
+    endpoint: env.AZURE_ARM_ENDPOINT,
+    authorityHost: env.AZURE_AUTHORITY_HOST,
+    defaultResourceGroup: env.AZURE_DEFAULT_RESOURCE_GROUP,
+    regions: env.AZURE_REGIONS ? env.AZURE_REGIONS.split(",").map((r) => r.trim()).filter(Boolean) : undefined,
+    credential: typeof credential === "string" ? credential : drop(credential),
   });
 }
 
@@ -205,9 +525,12 @@ export function simulatorDemoAccount(sim: Pick<ServiceSimulatorConfig, "url" | "
   return {
     name: "demo",
     subscriptionId: sim.subscriptionId,
+    cloud: "custom",
     defaultResourceGroup: "demo-rg",
     regions: ["eastus"],
     endpoint: sim.url ?? "",
+    authorityHost: sim.url ?? "",
+    audience: CLOUDS.AzureCloud.audience,
     credential: { kind: "simulator" },
     caPem: sim.caPem,
   };
@@ -239,9 +562,13 @@ export function loadConfig(env: Env = process.env): Config {
     caPem: readFileVar(env, "SIMULATOR_CA_FILE") ?? readFileSync(BUILT_IN_SIMULATOR_CERT, "utf8"),
   };
 
-  const accountsJson = readFileVar(env, "ACCOUNTS_FILE") ?? env.ACCOUNTS;
-  const accountsSource = env.ACCOUNTS_FILE ? "ACCOUNTS_FILE" : "ACCOUNTS";
-  const accounts = accountsJson ? parseAccounts(accountsJson, accountsSource, simulator) : [];
+  const accounts: AccountConfig[] = [];
+  for (const source of ["ACCOUNTS_FILE", "ACCOUNTS"] as const) {
+    const text = source === "ACCOUNTS_FILE" ? readFileVar(env, source) : env[source];
+    if (text) accounts.push(...parseAccounts(text, source, simulator, env));
+  }
+  const fromEnv = accountFromEnvironment(env);
+  if (fromEnv) accounts.push(...parseAccounts(JSON.stringify([fromEnv]), "AZURE_ACCOUNT_NAME", simulator, env));
   if (simulator.mode !== "off" && !accounts.some((a) => a.name === "demo")) {
     // The embedded simulator's URL is known only once it listens; server.ts fills it in.
     accounts.push(simulatorDemoAccount(simulator));
@@ -305,6 +632,22 @@ export function loadConfig(env: Env = process.env): Config {
     store,
     tasks,
     ...(clouddriver ? { clouddriver } : {}),
+    access: loadAccess(env, accounts, simulator),
+    overload: {
+      maxEventLoopDelayMs: intVar(env, "OVERLOAD_MAX_EVENT_LOOP_DELAY_MS", 0, 0),
+      maxHeapUsedBytes: intVar(env, "OVERLOAD_MAX_HEAP_USED_BYTES", 0, 0),
+      maxRssBytes: intVar(env, "OVERLOAD_MAX_RSS_BYTES", 0, 0),
+      maxEventLoopUtilization: intVar(env, "OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT", 0, 0, 100) / 100,
+      sampleIntervalMs: intVar(env, "OVERLOAD_SAMPLE_INTERVAL_MS", 1000, 10, 60_000),
+      retryAfterSeconds: intVar(env, "OVERLOAD_RETRY_AFTER_S", 5, 1, 3600),
+      rateWindowMs: intVar(env, "RATE_LIMIT_WINDOW_MS", 60_000, 100, 3_600_000),
+      submissionsPerWindow: intVar(env, "RATE_LIMIT_SUBMISSIONS", 6000, 0),
+      readsPerWindow: intVar(env, "RATE_LIMIT_READS", 60_000, 0),
+    },
+    observability: {
+      readyCacheMs: intVar(env, "READY_CACHE_MS", 10_000, 0, 600_000),
+      readyTimeoutMs: intVar(env, "READY_TIMEOUT_MS", 5000, 100, 120_000),
+    },
     host: env.HOST || "127.0.0.1",
     port: intVar(env, "PORT", 7002, 0, 65535),
     bodyLimitBytes: intVar(env, "BODY_LIMIT_BYTES", 1024 * 1024, 1024),

@@ -1,5 +1,6 @@
 // Entry point: read configuration, start the embedded simulator when asked, listen, and stop cleanly on signals.
 import { buildApp } from "./app.ts";
+import { AccountSetupError } from "./azure/client.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { createTaskStore, TaskStoreOpenError } from "./tasks/create-task-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
@@ -50,7 +51,16 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  const service = await buildApp({ config, store });
+  let service: Awaited<ReturnType<typeof buildApp>>;
+  try {
+    service = await buildApp({ config, store });
+  } catch (err) {
+    if (!(err instanceof AccountSetupError)) throw err;
+    console.error(`vmss-ops: configuration error: ${err.message}`);
+    await store.close();
+    await stopSimulator?.();
+    process.exit(2);
+  }
   await service.app.listen({ host: config.host, port: config.port });
   const base = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${(service.app.server.address() as { port: number }).port}`;
   const lines = [

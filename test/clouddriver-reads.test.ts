@@ -8,6 +8,7 @@ import { serverGroupView } from "../src/clouddriver/server-group.ts";
 import { defaultResourceGroupOf, parseName } from "../src/clouddriver/names.ts";
 import { chooseTarget, parseTarget, type Candidate } from "../src/clouddriver/targets.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
+import { CLOUDS } from "../src/config.ts";
 
 t.test("Frigga's Names.parseName", async (t) => {
   t.same(parseName("app-stack-detail-v001"), { app: "app", cluster: "app-stack-detail", stack: "stack", detail: "detail", sequence: 1 });
@@ -75,7 +76,7 @@ t.test("a scale set parked in clouddriver-azure's parking pool reads disabled, i
 });
 
 t.test("which listed scale sets belong to an application", async (t) => {
-  const account = { name: "a", subscriptionId: "s", regions: [], endpoint: "", credential: { kind: "default" as const } };
+  const account = { name: "a", subscriptionId: "s", regions: [] as string[], cloud: "AzureCloud" as const, ...CLOUDS.AzureCloud, endpoint: "", credential: { kind: "default" as const } };
   const listed = (name: string, rg: string, location = "eastus") => ({ name, location, id: `/subscriptions/s/resourceGroups/${rg}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}` });
   t.ok(belongsTo(listed("shop-web-v001", "shop-eastus"), account, { application: "shop" }), "in {application}-{region}");
   t.notOk(belongsTo(listed("shop-web-v001", "other-rg"), account, { application: "shop" }), "not in another resource group");

@@ -27,6 +27,7 @@ t.test("real accounts from ACCOUNTS", async (t) => {
   const c = loadConfig({
     SIMULATOR: "off",
     ACCOUNTS: JSON.stringify([{ name: "prod", subscriptionId: "11111111-2222-3333-4444-555555555555", regions: ["eastus"], credential: "default" }]),
+    TRUSTED_NETWORK: "true",
   });
   t.same(c.accounts.map((a) => [a.name, a.endpoint, a.credential.kind]), [["prod", "https://management.azure.com", "default"]]);
 });
@@ -39,8 +40,8 @@ t.test("bad values stop start-up with the variable named", async (t) => {
     [{ SIMULATOR_URL: "http://127.0.0.1:7003" }, /SIMULATOR_URL must be an https:\/\/ URL/],
     [{ SIMULATOR: "external" }, /SIMULATOR=external needs SIMULATOR_URL/],
     [{ SIMULATOR: "off" }, /SIMULATOR=off needs at least one account/],
-    [{ ACCOUNTS: "{" }, /ACCOUNTS is not valid JSON/],
-    [{ ACCOUNTS: JSON.stringify([{ name: "a" }]) }, /ACCOUNTS\[0\]\.subscriptionId must be a non-empty string/],
+    [{ ACCOUNTS: "{" }, /ACCOUNTS is not valid YAML or JSON/],
+    [{ ACCOUNTS: JSON.stringify([{ name: "a" }]) }, /ACCOUNTS: account "a": subscriptionId must be a non-empty string/],
     [{ ACCOUNTS_FILE: "/nonexistent/accounts.json" }, /ACCOUNTS_FILE: cannot read \/nonexistent\/accounts.json/],
     [{ TASK_STORE: "redis" }, /TASK_STORE must be memory, sqlite or postgres/],
     [{ TASK_STORE: "postgres" }, /TASK_STORE=postgres needs DATABASE_URL/],

@@ -15,6 +15,8 @@ import { pathToFileURL } from "node:url";
 import { tmpdir } from "node:os";
 import { dirname, join, posix, resolve } from "node:path";
 import { Agent, request } from "undici";
+import { parse as parseYaml } from "yaml";
+import { loadConfig } from "../src/config.ts";
 import { freePort } from "./helpers/child-service.ts";
 
 const REPO = resolve(import.meta.dirname, "..");
@@ -219,91 +221,6 @@ function dockerignoreMatcher(text: string): (relPath: string) => boolean {
   };
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// A YAML subset parser for docker-compose.yml: block maps and lists by indentation, plain and quoted scalars,
-// JSON-compatible flow sequences, comments. Anything else is an error, not a guess.
-
-type Yaml = string | null | Yaml[] | { [key: string]: Yaml };
-
-function stripComment(line: string): string {
-  let quote: string | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (quote) {
-      if (c === "\\" && quote === '"') i++;
-      else if (c === quote) quote = undefined;
-    } else if (c === '"' || c === "'") quote = c;
-    else if (c === "#" && (i === 0 || /\s/.test(line[i - 1]))) return line.slice(0, i);
-  }
-  return line;
-}
-
-function yamlScalar(s: string, where: string): Yaml {
-  s = s.trim();
-  if (s.startsWith('"')) return JSON.parse(s) as string;
-  if (s.startsWith("'")) {
-    if (!/^'(?:[^']|'')*'$/.test(s)) throw new Error(`${where}: bad single-quoted scalar ${s}`);
-    return s.slice(1, -1).replace(/''/g, "'");
-  }
-  if (s.startsWith("[")) {
-    const parsed: unknown = JSON.parse(s);
-    if (!Array.isArray(parsed)) throw new Error(`${where}: bad flow sequence`);
-    return parsed.map(String);
-  }
-  if (/^[{&*!|>%@`]/.test(s)) throw new Error(`${where}: unsupported YAML: ${s}`);
-  if (s === "~" || s === "null") return null;
-  return s;
-}
-
-function parseYaml(text: string): Yaml {
-  if (text.includes("\t")) throw new Error("YAML must not be indented with tabs");
-  const lines = text
-    .split(/\r?\n/)
-    .map((raw, i) => ({ raw: stripComment(raw).replace(/\s+$/, ""), n: i + 1 }))
-    .filter((l) => l.raw.trim() !== "" && l.raw.trim() !== "---")
-    .map((l) => ({ indent: l.raw.length - l.raw.trimStart().length, text: l.raw.trim(), n: l.n }));
-  let i = 0;
-  const isItem = (s: string) => s === "-" || s.startsWith("- ");
-
-  function block(indent: number): Yaml {
-    return isItem(lines[i].text) ? list(indent) : map(indent);
-  }
-  function list(indent: number): Yaml[] {
-    const out: Yaml[] = [];
-    while (i < lines.length && lines[i].indent === indent && isItem(lines[i].text)) {
-      const l = lines[i++];
-      const rest = l.text.slice(1).trim();
-      if (rest === "") out.push(i < lines.length && lines[i].indent > indent ? block(lines[i].indent) : null);
-      else if (/^[A-Za-z0-9_.-]+:(\s|$)/.test(rest)) throw new Error(`line ${l.n}: maps inside lists are not supported by this parser`);
-      else out.push(yamlScalar(rest, `line ${l.n}`));
-    }
-    return out;
-  }
-  function map(indent: number): { [key: string]: Yaml } {
-    const out: { [key: string]: Yaml } = {};
-    while (i < lines.length && lines[i].indent === indent && !isItem(lines[i].text)) {
-      const l = lines[i++];
-      const m = /^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s"'#][^:]*?)\s*:(?:\s+(.*))?$/.exec(l.text);
-      if (!m) throw new Error(`line ${l.n}: expected "key: value", got "${l.text}"`);
-      const key = yamlScalar(m[1], `line ${l.n}`) as string;
-      if (key in out) throw new Error(`line ${l.n}: duplicate key ${key}`);
-      if (m[2] !== undefined && m[2] !== "") out[key] = yamlScalar(m[2], `line ${l.n}`);
-      else if (i < lines.length && lines[i].indent > indent) out[key] = block(lines[i].indent);
-      else if (i < lines.length && lines[i].indent === indent && isItem(lines[i].text)) out[key] = list(indent);
-      else out[key] = null;
-    }
-    return out;
-  }
-
-  if (lines.length === 0) return null;
-  const doc = block(lines[0].indent);
-  if (i < lines.length) throw new Error(`line ${lines[i].n}: unexpected indentation`);
-  return doc;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Helpers for running the image's commands natively.
-
 interface Exited {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -382,7 +299,8 @@ const workdir = lastOf("WORKDIR")?.args ?? "/";
 const cmd = execForm(lastOf("CMD")?.args ?? "");
 const healthcheck = parseHealthcheck(lastOf("HEALTHCHECK")?.args ?? "NONE");
 const ignored = dockerignoreMatcher(dockerignoreText);
-const compose = parseYaml(composeText) as Record<string, any>;
+// The yaml package (a production dependency): anchors and merge keys as compose resolves them.
+const compose = parseYaml(composeText, { merge: true }) as Record<string, any>;
 const service = compose?.services?.["vmss-ops"] as Record<string, any> | undefined;
 const composeEnv: Record<string, string> = service?.environment ?? {};
 
@@ -407,10 +325,6 @@ t.test("the parsers", async (t) => {
   t.ok(ig("data/x"));
   t.notOk(ig("src/data.ts"));
 
-  t.same(parseYaml('a:\n  b: "1"   # c\n  c:\n    - x\n    - "y # z"\n  d: [ "p", "q" ]\ne:\n- 1\n'), { a: { b: "1", c: ["x", "y # z"], d: ["p", "q"] }, e: ["1"] });
-  t.throws(() => parseYaml("a:\n\tb: 1\n"), /tabs/);
-  t.throws(() => parseYaml("a: 1\na: 2\n"), /duplicate/);
-  t.throws(() => parseYaml("a:\n  - b: 1\n"), /not supported/);
 });
 
 t.test("Dockerfile", async (t) => {
@@ -491,11 +405,15 @@ t.test(".dockerignore", async (t) => {
 
 t.test("docker-compose.yml", async (t) => {
   t.ok(service, "defines the vmss-ops service");
-  t.same(Object.keys(compose.services ?? {}), ["vmss-ops"], "and only it (no postgres yet)");
+  const profiled = Object.entries<Record<string, any>>(compose.services ?? {}).filter(([, s]) => s.profiles);
+  t.same(Object.keys(compose.services ?? {}).filter((n) => !compose.services[n].profiles), ["vmss-ops"], "without a profile: only vmss-ops");
+  t.same(profiled.map(([n, s]) => [n, s.profiles]).sort(), [["postgres", ["replicas"]], ["replica-1", ["replicas"]], ["replica-2", ["replicas"]], ["simulator", ["replicas"]]]);
   t.same(Object.keys(compose).filter((k) => !["services", "volumes", "networks", "configs", "secrets", "name"].includes(k) && !k.startsWith("x-")), [], "only known top-level keys");
   t.equal(service?.build?.context, ".", "builds this directory");
   t.equal(service?.build?.dockerfile ?? "Dockerfile", "Dockerfile");
-  t.same([...(service?.ports ?? [])].sort(), ["7002:7002", "7003:7003"], "publishes 7002 and 7003");
+  const containerPorts = (s: Record<string, any>) => (s?.ports ?? []).map((p: string) => String(p).split(":").slice(-2).join(":")).sort();
+  t.same(containerPorts(service!), ["7002:7002", "7003:7003"], "publishes 7002 and 7003");
+  for (const mapping of service?.ports ?? []) t.match(String(mapping), /^127\.0\.0\.1:/, "on the host's loopback only (the demo account needs no token)");
   for (const [key, value] of Object.entries(composeEnv)) {
     t.type(value, "string", `environment ${key} is a string`);
     if (key in imageEnv) t.equal(value, imageEnv[key], `environment ${key} agrees with the image's ENV`);
@@ -510,9 +428,47 @@ t.test("docker-compose.yml", async (t) => {
   t.equal(hc?.interval, healthcheck.options.interval, "same interval");
   t.equal(hc?.timeout, healthcheck.options.timeout, "same timeout");
   t.equal(hc?.start_period, healthcheck.options["start-period"], "same start period");
-  t.equal(hc?.retries, healthcheck.options.retries, "same retries");
+  t.equal(String(hc?.retries), healthcheck.options.retries, "same retries");
   t.equal(service?.stop_signal ?? "SIGTERM", "SIGTERM");
   t.ok(durationMs(service?.stop_grace_period ?? "10s") >= 10_000, "gives the service time to finish tasks in flight");
+
+  await t.test("profile replicas: PostgreSQL, one shared simulator, two replicas", async (t) => {
+    const s = compose.services;
+    const replicas = ["replica-1", "replica-2"].map((n) => s[n]);
+    const pg = s.postgres;
+    t.match(pg.image, /^postgres:\d+/, "an official PostgreSQL image with a major version");
+    t.same(pg.healthcheck.test.slice(0, 2), ["CMD", "pg_isready"]);
+    const dbUrl = new URL(replicas[0].environment.DATABASE_URL);
+    t.same([dbUrl.hostname, dbUrl.username, dbUrl.password, dbUrl.pathname], ["postgres", pg.environment.POSTGRES_USER, pg.environment.POSTGRES_PASSWORD, `/${pg.environment.POSTGRES_DB}`], "DATABASE_URL names the postgres service and its credentials");
+    t.same(s.simulator.command, ["node", "src/simulator/main.ts"], "the simulator is the image's `npm run simulator`");
+    for (const [i, r] of replicas.entries()) {
+      const e = r.environment;
+      t.equal(e.TASK_STORE, "postgres");
+      t.equal(e.DATABASE_URL, replicas[0].environment.DATABASE_URL, "one task store");
+      t.equal(e.SIMULATOR, "external");
+      t.equal(e.SIMULATOR_URL, `https://127.0.0.1:${s.simulator.environment.SIMULATOR_PORT}`, "the shared simulator, at the address its certificate names");
+      t.equal(r.network_mode, "service:simulator", "in the simulator's network, so 127.0.0.1 reaches it");
+      t.equal(e.REPLICA_ID, `replica-${i + 1}`);
+      t.same(r.healthcheck.test, ["CMD", ...(healthcheck.cmd ?? [])], "the image's health check (it reads PORT)");
+      t.same(r.depends_on, { postgres: { condition: "service_healthy" }, simulator: { condition: "service_healthy" } });
+      t.ok(containerPorts(s.simulator).includes(`${e.PORT}:${e.PORT}`), `replica port ${e.PORT} is published on the simulator container`);
+      t.equal(r.read_only, true);
+    }
+    t.not(replicas[0].environment.PORT, replicas[1].environment.PORT, "two ports in one network namespace");
+    // The whole profile, with the settings the replicas get, passes the service's own configuration checks.
+    for (const r of replicas) t.ok(loadConfig(r.environment), `${r.environment.REPLICA_ID}'s environment is a valid configuration`);
+  });
+});
+
+// A maintained compose linter from npm: dclint validates against the Compose specification's JSON schema and
+// applies its best-practice rules. Warnings count as failures.
+t.test("docker-compose.yml lint (dclint)", async (t) => {
+  const cli = createRequire(join(REPO, "package.json")).resolve("dclint/package.json").replace(/package\.json$/, "bin/dclint.cjs");
+  const res = await run([process.execPath, cli, "docker-compose.yml", "--formatter", "json", "--max-warnings", "0", "--color", "false"], { cwd: REPO, env: { PATH: process.env.PATH ?? "" }, timeoutMs: 60_000 });
+  const report = JSON.parse(res.output.slice(res.output.indexOf("[")));
+  const problems = report.flatMap((f: { messages: { line: number; message: string; rule: string }[] }) => f.messages.map((m) => `line ${m.line}: ${m.message} (${m.rule})`));
+  t.same(problems, [], "no findings");
+  t.equal(res.code, 0);
 });
 
 t.test("src imports only production dependencies", async (t) => {

@@ -1,9 +1,12 @@
 // Configured accounts, the client for each (built once), and the resolution of a description to a scale set.
 import type { ComputeManagementClient } from "@azure/arm-compute";
+import { createDefaultHttpClient, createPipelineRequest } from "@azure/core-rest-pipeline";
 import type { AccountConfig } from "../config.ts";
 import type { FieldProblem, ServerGroupLocator } from "../operations/description.ts";
-import { createComputeClient } from "./client.ts";
+import { AccountSetupError, createComputeClient } from "./client.ts";
 import { normalizeRegion, VmssGateway, type ScaleSetObserver, type ScaleSetRef } from "./vmss-gateway.ts";
+
+const httpClient = createDefaultHttpClient();
 
 export type Resolution = { ok: true; ref: ScaleSetRef } | { ok: false; problems: FieldProblem[] };
 
@@ -13,9 +16,19 @@ export class AccountRegistry {
   readonly #createClient: (account: AccountConfig) => ComputeManagementClient;
   #observer: ScaleSetObserver | undefined;
 
+  /** Builds every account's client at once, so that a misconfigured account stops start-up, named. */
   constructor(accounts: AccountConfig[], createClient = createComputeClient) {
-    for (const a of accounts) this.#accounts.set(a.name, a);
     this.#createClient = createClient;
+    const problems: string[] = [];
+    for (const a of accounts) {
+      this.#accounts.set(a.name, a);
+      try {
+        this.#clients.set(a.name, createClient(a));
+      } catch (err) {
+        problems.push(err instanceof AccountSetupError ? err.message : `account "${a.name}": ${(err as Error).message}`);
+      }
+    }
+    if (problems.length > 0) throw new AccountSetupError(accounts.length === 1 ? accounts[0].name : "*", problems.join("; "), true);
   }
 
   names(): string[] {
@@ -68,5 +81,26 @@ export class AccountRegistry {
 
   gateway(ref: ScaleSetRef): VmssGateway {
     return new VmssGateway(this.client(ref.account), ref, this.#observer);
+  }
+
+  /**
+   * Can we reach the account's ARM endpoint with a token it accepts? One cheap GET outside the Compute provider
+   * (its throttling budget is not spent): any answer but 401 and 5xx counts as reachable.
+   */
+  async probe(name: string, timeoutMs: number): Promise<{ ok: true } | { ok: false; problem: string }> {
+    const account = this.#accounts.get(name);
+    if (!account) return { ok: false, problem: "unknown account" };
+    try {
+      const url = `${account.endpoint}/subscriptions/${encodeURIComponent(account.subscriptionId)}/resourcegroups?api-version=2021-04-01&%24top=1`;
+      // Through the client's own pipeline: its credential, TLS trust and observers.
+      const response = await this.client(name).pipeline.sendRequest(httpClient, createPipelineRequest({ url, method: "GET", timeout: timeoutMs }));
+      if (response.status === 401) return { ok: false, problem: "Azure rejected the credential's token (401)" };
+      if (response.status >= 500) return { ok: false, problem: `Azure answered ${response.status}` };
+      return { ok: true };
+    } catch (err) {
+      const e = err as { name?: string; code?: string; statusCode?: number };
+      // The class and code only: an identity library's message is for the log, not for a public endpoint.
+      return { ok: false, problem: `${e.name ?? "Error"}${e.code ? ` ${e.code}` : ""}${e.statusCode ? ` (${e.statusCode})` : ""}` };
+    }
   }
 }

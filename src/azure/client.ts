@@ -1,52 +1,94 @@
-// Builds the real @azure/arm-compute client for an account: real Azure or the simulator alike.
+// Builds the real @azure/arm-compute client for an account: real Azure or the simulator alike, with the account's
+// credential from @azure/identity pointed at the account's cloud (authority host, token audience, ARM endpoint).
 import { ComputeManagementClient } from "@azure/arm-compute";
-import type { AccessToken, GetTokenOptions, TokenCredential } from "@azure/core-auth";
+import { createRequire } from "node:module";
+import type { AccessToken, TokenCredential } from "@azure/core-auth";
 import type { AccountConfig } from "../config.ts";
 import { armObserverPolicy } from "./arm-observer.ts";
 
-/** The simulator accepts any bearer token; this one says where it came from. */
+/** The simulator accepts this fixed bearer token (unless told to accept only tokens it issued). */
 export class SimulatorCredential implements TokenCredential {
   async getToken(): Promise<AccessToken> {
     return { token: "vmss-ops-simulator", expiresOnTimestamp: Date.now() + 3_600_000 };
   }
 }
 
+/** An account whose credential cannot be built: reported at start-up, naming the account. */
+export class AccountSetupError extends Error {
+  override name = "AccountSetupError";
+  readonly account: string;
+  constructor(account: string, problem: string, alreadyNamed = false) {
+    super(alreadyNamed ? problem : `account "${account}": ${problem}`);
+    this.account = account;
+  }
+}
+
+/** Options every @azure/identity credential of this account gets: its cloud's authority, and TLS trust. */
+function identityOptions(account: AccountConfig) {
+  return {
+    authorityHost: account.authorityHost,
+    // Instance discovery asks login.microsoftonline.com whether the authority is known; a custom cloud (Azure
+    // Stack, the simulator) is not, and its own OpenID configuration is used instead.
+    disableInstanceDiscovery: account.cloud === "custom",
+    ...(account.caPem ? { tlsOptions: { ca: account.caPem } } : {}),
+    retryOptions: { maxRetries: 1 },
+  };
+}
+
 /**
- * An @azure/identity credential built on its first token request: the package takes 100-170 ms to load, and a
- * service whose accounts are all simulator accounts never needs it.
+ * @azure/identity, loaded the first time an account needs it: the package takes 100-170 ms to load, and a service
+ * whose accounts are all simulator accounts never does. Loaded synchronously (its CommonJS build), so that every
+ * credential is still built at start-up and a misconfigured one stops it, named.
  */
-class IdentityCredential implements TokenCredential {
-  readonly #make: (identity: typeof import("@azure/identity")) => TokenCredential;
-  #credential: Promise<TokenCredential> | undefined;
-
-  constructor(make: (identity: typeof import("@azure/identity")) => TokenCredential) {
-    this.#make = make;
-  }
-
-  async getToken(scopes: string | string[], options?: GetTokenOptions): Promise<AccessToken | null> {
-    this.#credential ??= import("@azure/identity").then((identity) => this.#make(identity));
-    return (await this.#credential).getToken(scopes, options);
-  }
+let identityModule: typeof import("@azure/identity") | undefined;
+function identity(): typeof import("@azure/identity") {
+  identityModule ??= createRequire(import.meta.url)("@azure/identity") as typeof import("@azure/identity");
+  return identityModule;
 }
 
 export function credentialFor(account: AccountConfig): TokenCredential {
   const c = account.credential;
-  switch (c.kind) {
-    case "simulator":
-      return new SimulatorCredential();
-    case "default":
-      return new IdentityCredential((identity) => new identity.DefaultAzureCredential());
-    case "clientSecret": {
-      const secret = process.env[c.clientSecretEnv];
-      if (!secret) throw new Error(`account ${account.name}: environment variable ${c.clientSecretEnv} is not set`);
-      return new IdentityCredential((identity) => new identity.ClientSecretCredential(c.tenantId, c.clientId, secret));
+  if (c.kind === "simulator") return new SimulatorCredential();
+  const options = identityOptions(account);
+  const { ClientCertificateCredential, ClientSecretCredential, DefaultAzureCredential, ManagedIdentityCredential, WorkloadIdentityCredential } = identity();
+  try {
+    switch (c.kind) {
+      case "default":
+        return new DefaultAzureCredential({ ...options, ...(c.managedIdentityClientId ? { managedIdentityClientId: c.managedIdentityClientId } : {}) });
+      case "clientSecret": {
+        const secret = c.readSecret();
+        if (!secret) throw new Error(`the client secret (${c.secretSource}) is empty`);
+        return new ClientSecretCredential(c.tenantId, c.clientId, secret, options);
+      }
+      case "clientCertificate":
+        return new ClientCertificateCredential(
+          c.tenantId,
+          c.clientId,
+          { certificatePath: c.certificatePath },
+          { ...options, sendCertificateChain: c.sendCertificateChain },
+        );
+      case "workloadIdentity":
+        return new WorkloadIdentityCredential({ ...options, tenantId: c.tenantId, clientId: c.clientId, tokenFilePath: c.tokenFilePath });
+      case "managedIdentity":
+        if (c.resourceId) return new ManagedIdentityCredential({ resourceId: c.resourceId, ...(account.caPem ? { tlsOptions: { ca: account.caPem } } : {}) });
+        if (c.clientId) return new ManagedIdentityCredential({ clientId: c.clientId, ...(account.caPem ? { tlsOptions: { ca: account.caPem } } : {}) });
+        return new ManagedIdentityCredential();
     }
+  } catch (err) {
+    // The class and the library's message; no secret is passed to a constructor's message.
+    throw new AccountSetupError(account.name, `${c.kind} credential: ${(err as Error).message}`);
   }
+}
+
+/** The token scope for the account's ARM audience (the SDK's default is the public cloud's). */
+export function armScope(account: AccountConfig): string {
+  return `${account.audience}/.default`;
 }
 
 export function createComputeClient(account: AccountConfig, credential: TokenCredential = credentialFor(account)): ComputeManagementClient {
   return new ComputeManagementClient(credential, account.subscriptionId, {
     endpoint: account.endpoint,
+    credentials: { scopes: [armScope(account)] },
     // One harness owns every retry (src/azure/execute-op.ts): the SDK's own retries would multiply attempts
     // behind its back and could re-send a write that the harness has already classified.
     retryOptions: { maxRetries: 0 },

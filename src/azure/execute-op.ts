@@ -40,6 +40,13 @@ export interface Checkpoint {
   inFlight?: { step: WriteStep; poller: string };
 }
 
+/** How one attempt ended: for metrics and logs (the retry decision itself stays in retry-policy.ts). */
+export interface AttemptEnd {
+  attempt: number;
+  outcome: "succeeded" | "retry" | "failed";
+  failure?: ArmFailure;
+}
+
 export interface ExecuteOpInput<R> {
   gateway: ScaleSetGateway;
   planner: ScaleSetPlanner<R>;
@@ -48,6 +55,8 @@ export interface ExecuteOpInput<R> {
   /** One line for a person, added to the task's history. */
   log: (line: string) => void;
   onCheckpoint?: (checkpoint: Checkpoint) => void | Promise<void>;
+  /** Told how every attempt ended. */
+  onAttemptEnd?: (end: AttemptEnd) => void;
   /** A write accepted before a restart: follow it to its end before the first read, instead of writing again. */
   resume?: { step: { kind: WriteStep["kind"]; summary: string }; poller: string };
   signal?: AbortSignal;
@@ -140,7 +149,9 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
   for (let attempt = 1; ; attempt++) {
     const prefix = `attempt ${attempt}/${retry.maxAttempts}`;
     try {
-      return await runAttempt(tracked, attempt, prefix, clock, progress);
+      const result = await runAttempt(tracked, attempt, prefix, clock, progress);
+      input.onAttemptEnd?.({ attempt, outcome: "succeeded" });
+      return result;
     } catch (err) {
       if (signal?.aborted) throw err;
       const failure = describeArmFailure(err);
@@ -148,14 +159,17 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
       if (failure.kind === "programming") throw err;
       if (failure.kind === "notFound" && input.planner.whenAbsent) {
         log(`${prefix}: Azure answered ${failureLabel(failure)} for ${gateway.ref.name}: it does not exist`);
+        input.onAttemptEnd?.({ attempt, outcome: "succeeded" });
         return input.planner.whenAbsent({ failure, wrote });
       }
       const label = failureLabel(failure);
       if (err instanceof ScaleSetNotConfirmedError) {
+        input.onAttemptEnd?.({ attempt, outcome: "failed", failure });
         log(`${prefix}: ${failure.message}`);
         throw new OperationFailedError(`${label}: ${failure.message}`, failure, attempt, true, input.planner.result(err.snapshot));
       }
       const decision = decideRetry({ failure, attempt, elapsedMs: now() - clock.started, config: retry, random: random() });
+      input.onAttemptEnd?.({ attempt, outcome: decision.retry ? "retry" : "failed", failure });
       if (!decision.retry) {
         // Whether a resume (POST /task/{id}:resume) of the same operation could succeed: the retry policy's rule.
         log(`${prefix}: ${label}: ${failure.message}; ${decision.reason}`);

@@ -16,6 +16,7 @@ import { defaultSettings, SIMULATOR_SUBSCRIPTION_ID, type SimulatorSettings } fr
 import { SimState } from "./state.ts";
 import { Throttler } from "./throttling.ts";
 import { loadTlsMaterial } from "./tls.ts";
+import { handleIdentity, SimulatedEntraId } from "./token-endpoint.ts";
 
 /** Any SimulatorSettings (settings.ts) can be given; the rest take their defaults. */
 export interface SimulatorOptions extends Partial<SimulatorSettings> {
@@ -72,6 +73,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     throttling: new Throttler(now, () => state.settings.timeScale, throttling ?? true),
   };
   if (sim.seeded) seedDemo(state);
+  const entra = new SimulatedEntraId(now);
 
   const armSteps = armPipeline(buildArmRouter());
   const controlSteps = [dispatchTo(buildControlRouter())];
@@ -80,7 +82,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const base = createContext(req, res, url);
     const isControl = base.pathname === CONTROL_PREFIX || base.pathname.toLowerCase().startsWith(`${CONTROL_PREFIX}/`);
-    const call = isControl
+    const call = isControl || entra.isIdentityPath(base.pathname)
       ? undefined
       : sim.calls.add({
           method: base.method,
@@ -94,6 +96,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       body = await readBody(req, sim.bodyLimitBytes);
     } catch {
       return; // the client went away
+    }
+    // Microsoft Entra ID's token endpoint, and the check of the tokens it issued (token-endpoint.ts).
+    if (handleIdentity(entra, req, res, base.pathname, body.body, url)) {
+      if (call) call.status = res.statusCode;
+      return;
     }
     const ctx: RequestContext = { ...base, body: body.body, bodyTooLarge: body.tooLarge, call };
     if (isControl && ctx.bodyTooLarge) {

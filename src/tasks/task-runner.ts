@@ -10,18 +10,21 @@ import type { Config } from "../config.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import { describeArmFailure } from "../azure/arm-failure.ts";
 import { observeArmResponses } from "../azure/arm-observer.ts";
-import { executeOp, OperationFailedError } from "../azure/execute-op.ts";
+import { executeOp, OperationFailedError, type Checkpoint } from "../azure/execute-op.ts";
 import type { LocatedDescription, AnyOperation } from "../operations/operation.ts";
 import { describeResult, type OperationResult } from "../operations/server-group-state.ts";
 import type { HistoryEntry, OperationRequest, Task, TaskCheckpoint, TaskFailure } from "./task.ts";
 import type { TaskChange, TaskStore } from "./task-store.ts";
 import { scaleSetKey } from "./ordering.ts";
+import type { TaskEventContext, TaskObserver } from "./task-observer.ts";
 
 export interface TaskRunnerDeps {
   store: TaskStore;
   accounts: AccountRegistry;
   operations: ReadonlyMap<string, AnyOperation>;
   config: Pick<Config, "retry" | "lroPollIntervalMs" | "tasks">;
+  /** Metrics and structured logs. */
+  observer?: TaskObserver;
   /** Where unexpected errors go (the service's logger). */
   onInternalError?: (err: unknown, taskId?: string) => void;
 }
@@ -188,9 +191,10 @@ export class TaskRunner {
   }
 
   async #run(task: Task, abort: AbortController): Promise<void> {
-    const { store, accounts, operations, config } = this.#deps;
+    const { store, accounts, operations, config, observer } = this.#deps;
     const owner = this.#owner;
     const id = task.id;
+    const ctx: TaskEventContext = { taskId: id, operation: task.operations[task.operationIndex]?.name ?? "" };
     const lost = () => abort.abort(new LeaseLostError(`lease on ${id} lost`));
     // One commit per step: history lines wait in a buffer and go with the next change, or on their own once the
     // lines logged together have all arrived (setImmediate). Every write goes through one chain, so they land in
@@ -215,6 +219,7 @@ export class TaskRunner {
       return p;
     };
     const record = (phase: string, status: string) => {
+      observer?.history?.({ ...ctx }, phase, status);
       buffer.push({ phase, status, timeMs: Date.now() });
       if (flushScheduled) return;
       flushScheduled = true;
@@ -247,6 +252,7 @@ export class TaskRunner {
       for (let i = task.operationIndex; i < task.operations.length; i++) {
         const request = task.operations[i];
         const phase = phaseOf(request.name);
+        Object.assign(ctx, { operation: request.name, scaleSet: undefined, account: undefined, attempt: undefined });
         const resume = task.checkpoint?.operationIndex === i ? task.checkpoint.inFlight : undefined;
         const last = i === task.operations.length - 1;
         let failure: TaskFailure | undefined;
@@ -257,10 +263,15 @@ export class TaskRunner {
           const resolved = accounts.resolve(description);
           if (!resolved.ok) throw new Error(resolved.problems.map((p) => `${p.field}: ${p.message}`).join("; "));
           const ref = resolved.ref;
+          Object.assign(ctx, { scaleSet: `${ref.account}/${ref.resourceGroup}/${ref.name}`, account: ref.account });
           if (i !== task.operationIndex || task.state === "queued") {
             record(phase, `Starting: ${op.describe(description)} (account ${ref.account}, region ${ref.region}, resource group ${ref.resourceGroup})`);
           }
-          const onCheckpoint = (c: { attempt: number; inFlight?: TaskCheckpoint["inFlight"] }) => {
+          // The time the task waited in the store's queue (behind earlier tasks on its scale sets, or for a slot).
+          if (i === task.operationIndex && task.state === "queued") observer?.queueWaited?.({ ...ctx }, Date.now() - task.createdAtMs);
+          const onCheckpoint = (c: Checkpoint) => {
+            observer?.checkpoint?.({ ...ctx, attempt: c.attempt }, c);
+            ctx.attempt = c.attempt;
             const checkpoint: TaskCheckpoint = { operationIndex: i, attempt: c.attempt, ...(c.inFlight ? { inFlight: c.inFlight } : {}) };
             const same = JSON.stringify(checkpoint) === lastCheckpoint || (lastCheckpoint === "null" && c.attempt === 1 && !c.inFlight);
             if (same) return;
@@ -277,6 +288,10 @@ export class TaskRunner {
               log: (line) => record(phase, line),
               signal: abort.signal,
               resume,
+              onAttemptEnd: (end) => {
+                observer?.attemptEnded?.({ ...ctx, attempt: end.attempt }, end);
+                ctx.attempt = end.attempt + 1;
+              },
               onCheckpoint,
             }),
           );
@@ -297,6 +312,7 @@ export class TaskRunner {
         }
         if (failure) {
           await change({ resultObjects: results, armCalls, checkpoint: null, state: "failed", failure, finishedAtMs: Date.now() });
+          observer?.finished?.(task, "failed", request.name);
           return;
         }
         lastCheckpoint = "null";
@@ -312,6 +328,7 @@ export class TaskRunner {
       // after writing the completion line left it behind: don't say it twice.
       if (task.history.at(-1)?.status !== COMPLETED) record("ORCHESTRATION", COMPLETED);
       await change({ state: "succeeded", finishedAtMs: Date.now(), armCalls });
+      observer?.finished?.(task, "succeeded");
     } catch (err) {
       if (!abort.signal.aborted && !(err instanceof LeaseLostError)) throw err;
       // Interrupted (shutdown) or overtaken (lease lost): the checkpoint stays for whoever continues the task.

@@ -38,6 +38,12 @@ export interface TestEnvOptions {
    */
   timeScale?: number;
   env?: Record<string, string>;
+  /** Fastify logger options (default: no logs). */
+  logger?: Record<string, unknown>;
+  /** Rewrites the environment once the simulator listens (e.g. to put its URL into ACCOUNTS). */
+  mapEnv?: (env: Record<string, string>, sim: RunningSimulator) => Record<string, string>;
+  /** Headers every api() call sends (e.g. a bearer token). */
+  headers?: Record<string, string>;
 }
 
 /** The simulator settings service tests run with: short writes, a small time factor. */
@@ -45,7 +51,7 @@ export const TEST_TIME_SCALE = 0.001;
 
 export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
   const sim = await startSimulator({ port: 0, writeDurationMs: options.writeDurationMs ?? 150, timeScale: options.timeScale ?? TEST_TIME_SCALE, seed: true });
-  const config = loadConfig({
+  const baseEnv: Record<string, string> = {
     SIMULATOR_URL: sim.url,
     PORT: "0",
     LRO_POLL_INTERVAL_MS: "25",
@@ -58,9 +64,10 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     RETRY_MAX_DELAY_MS: "500",
     RETRY_DEADLINE_MS: "60000",
     ...options.env,
-  });
+  };
+  const config = loadConfig(options.mapEnv ? options.mapEnv(baseEnv, sim) : baseEnv);
   for (const a of config.accounts) if (a.credential.kind === "simulator") a.caPem = sim.caPem;
-  const service = await buildApp({ config, logger: false });
+  const service = await buildApp({ config, logger: options.logger ?? false });
   await service.app.listen({ host: "127.0.0.1", port: 0 });
   const baseUrl = `http://127.0.0.1:${(service.app.server.address() as { port: number }).port}`;
   const simAgent = new Agent({ connect: { ca: sim.caPem } });
@@ -69,7 +76,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     const res = await request(`${base}${path}`, {
       method: method as "GET",
       dispatcher,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
+      headers: { ...(dispatcher ? {} : options.headers), ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.body.text();

@@ -6,7 +6,7 @@ import { Health } from "../schemas.ts";
 export const healthRoutes: FastifyPluginAsyncTypebox<{ runner: TaskRunner; accounts: string[]; operations: string[] }> = async (app, opts) => {
   app.get(
     "/health",
-    { schema: { operationId: "getHealth", summary: "Liveness, with the tasks in flight", tags: ["service"], response: { 200: { ...Type.Ref(Health), description: "The service is up" } } } },
+    { config: { access: "public" }, schema: { operationId: "getHealth", summary: "Liveness, with the tasks in flight", tags: ["service"], response: { 200: { ...Type.Ref(Health), description: "The service is up" } } } },
     async () => ({ status: "ok" as const, activeTasks: opts.runner.active, accounts: opts.accounts, operations: opts.operations }),
   );
 };

@@ -2,10 +2,12 @@
 import { isDeepStrictEqual } from "node:util";
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyRequest } from "fastify";
 import type { AccountRegistry } from "../../azure/accounts.ts";
 import { withoutNulls, type FieldProblem } from "../../operations/description.ts";
 import type { AnyOperation, LocatedDescription } from "../../operations/operation.ts";
 import type { TaskRunner } from "../../tasks/task-runner.ts";
+import { requireAccount } from "../../auth/access-control.ts";
 import type { OperationRequest } from "../../tasks/task.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { ApiError, validationError } from "../errors.ts";
@@ -18,6 +20,8 @@ export interface OperationRoutesOptions {
   maxOperationsPerTask: number;
   /** When set, operations we do not have are Clouddriver's: forwarded, and a list body that names one goes whole. */
   forwarder?: ClouddriverForwarder;
+  /** Told of every accepted submission (logs and metrics). */
+  onSubmitted?: (taskId: string, created: boolean, principal: string, operations: string[]) => void;
 }
 
 const ClientRequestIdQuery = Type.Object(
@@ -58,8 +62,24 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
     return problems.map((p) => ({ field: prefix ? `${prefix}.${p.field}` : p.field, message: p.message }));
   }
 
-  async function submit(requests: OperationRequest[], clientRequestId: string | undefined) {
+  /**
+   * Every account the request would act on must be the caller's, checked on the raw body before validation, so
+   * that a caller learns nothing about another team's accounts from validation messages.
+   */
+  async function authorize(request: FastifyRequest): Promise<void> {
+    if (request.principal.readOnly) throw new ApiError(403, "Forbidden", `${request.principal.name} may only read`);
+    const body: unknown = request.body;
+    const items = Array.isArray(body) ? body.flatMap((item) => (typeof item === "object" && item !== null ? Object.values(item) : [])) : [body];
+    for (const d of items) {
+      if (typeof d !== "object" || d === null) continue;
+      const { credentials, account } = d as { credentials?: unknown; account?: unknown };
+      for (const name of [credentials, account]) if (typeof name === "string") requireAccount(request, name, "write");
+    }
+  }
+
+  async function submit(request: FastifyRequest, requests: OperationRequest[], clientRequestId: string | undefined) {
     const { task, created } = await runner.submit(requests, clientRequestId);
+    opts.onSubmitted?.(task.id, created, request.principal.name, requests.map((r) => r.name));
     if (!created && !sameOperations(task.operations, requests)) {
       throw new ApiError(409, "ClientRequestIdReused", `clientRequestId "${clientRequestId}" was already used for a different request (task ${task.id})`);
     }
@@ -80,13 +100,14 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
         },
         preValidation: async (request) => {
           request.body = withoutNulls(request.body);
+          await authorize(request);
         },
       },
       async (request, reply) => {
         const description = request.body as LocatedDescription;
         const problems = check(op, description, "");
         if (problems.length > 0) throw validationError(problems);
-        return reply.code(202).send(await submit([{ name: op.name, description }], request.query.clientRequestId));
+        return reply.code(202).send(await submit(request, [{ name: op.name, description }], request.query.clientRequestId));
       },
     );
   }
@@ -133,6 +154,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
       // Name unknown operations before the schema would quietly strip them and report a count mismatch; with a
       // Clouddriver configured, a body that names one goes there whole, as sent.
       preValidation: async (request, reply) => {
+        await authorize(request);
         const body = request.body;
         if (!Array.isArray(body)) return;
         request.body = withoutNulls(body);
@@ -158,7 +180,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
         requests.push({ name, description });
       });
       if (problems.length > 0) throw validationError(problems);
-      return reply.code(202).send(await submit(requests, request.query.clientRequestId));
+      return reply.code(202).send(await submit(request, requests, request.query.clientRequestId));
     },
   );
 };

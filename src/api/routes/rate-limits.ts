@@ -1,7 +1,9 @@
 // GET /azure/rateLimits: the throttling budget Azure reported most recently, per scale set and policy.
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { AccountRegistry } from "../../azure/accounts.ts";
 import type { RateLimitBudget } from "../../azure/rate-limit-budget.ts";
+import { mayUseAccount } from "../../auth/principal.ts";
 
 export const RateLimits = Type.Object(
   {
@@ -20,7 +22,7 @@ export const RateLimits = Type.Object(
   { $id: "RateLimits", additionalProperties: false },
 );
 
-export const rateLimitRoutes: FastifyPluginAsyncTypebox<{ budget: RateLimitBudget }> = async (app, { budget }) => {
+export const rateLimitRoutes: FastifyPluginAsyncTypebox<{ budget: RateLimitBudget; accounts: AccountRegistry }> = async (app, { budget, accounts }) => {
   app.get(
     "/azure/rateLimits",
     {
@@ -31,6 +33,12 @@ export const rateLimitRoutes: FastifyPluginAsyncTypebox<{ budget: RateLimitBudge
         response: { 200: { ...Type.Ref(RateLimits), description: "One entry per scope and policy" } },
       },
     },
-    async () => ({ entries: budget.snapshot() }),
+    async (request) => {
+      // Only the subscriptions of the accounts the caller may use.
+      const subscriptions = new Set(
+        accounts.names().filter((n) => mayUseAccount(request.principal, n)).map((n) => accounts.get(n)!.subscriptionId.toLowerCase()),
+      );
+      return { entries: budget.snapshot().filter((e) => subscriptions.has(e.scope.split("/")[1]?.toLowerCase() ?? "")) };
+    },
   );
 };

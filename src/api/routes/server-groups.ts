@@ -8,6 +8,7 @@ import { confirmation } from "../../azure/scale-set-state.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../../azure/vmss-gateway.ts";
 import { AccountName, RegionName, ResourceGroupName, ScaleSetName } from "../../operations/description.ts";
 import { disabledBy, recordedCapacity, servesTraffic, trafficPools, vmTrafficPools } from "../../operations/server-group-state.ts";
+import { requireAccount } from "../../auth/access-control.ts";
 import { ApiError, validationError } from "../errors.ts";
 import { ErrorResponse, ServerGroup } from "../schemas.ts";
 
@@ -66,6 +67,7 @@ export const serverGroupRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountReg
     },
     async (request) => {
       const p = request.params;
+      requireAccount(request, p.account, "read");
       const resolved = opts.accounts.resolve({ account: p.account, region: p.region, resourceGroup: p.resourceGroup, serverGroupName: p.name });
       if (!resolved.ok) throw validationError(resolved.problems);
       const ref = resolved.ref;

@@ -5,6 +5,8 @@ import type { TaskStore } from "../../tasks/task-store.ts";
 import { phaseOf } from "../../tasks/task-runner.ts";
 import { toClouddriverTask } from "../../tasks/task.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
+import { accountsOfTask, forbiddenTaskAccount } from "../../auth/task-access.ts";
+import { requireAccount } from "../../auth/access-control.ts";
 import { ApiError } from "../errors.ts";
 import { ErrorResponse, Task, TaskList, TaskRef, TaskState } from "../schemas.ts";
 
@@ -40,6 +42,8 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
       const task = await store.get(request.params.id);
       if (!task && forwarder) return forwarder.forward(request, reply);
       if (!task) throw new ApiError(404, "NotFound", `no task ${request.params.id}`);
+      const denied = forbiddenTaskAccount(request.principal, task);
+      if (denied) throw new ApiError(403, "Forbidden", `Access denied to account ${denied}: task ${task.id} acts on it and ${request.principal.name} may not use it`);
       return toClouddriverTask(task);
     },
   );
@@ -74,6 +78,8 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
         const task = await store.get(id);
         if (!task && forwarder) return forwarder.forward(request, reply, Buffer.isBuffer(request.body) ? request.body : undefined);
         if (!task) throw new ApiError(404, "NotFound", `no task ${id}`);
+        // Resuming writes: the caller must be allowed to act on every account the task acts on.
+        for (const account of accountsOfTask(task)) requireAccount(request, account, "write");
         const ref = { id, resourceUri: `/task/${id}` };
         if (task.state === "queued" || task.state === "running") return ref;
         const failed = task.failure;
@@ -124,7 +130,9 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
     async (request) => {
       const q = request.query;
       const page = await store.list({ limit: q.limit ?? 50, state: q.state, operation: q.operation, serverGroup: q.serverGroup, cursor: q.cursor });
-      return { tasks: page.tasks.map(toClouddriverTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      // Only the caller's tasks: a page may hold fewer than `limit` when others' tasks are left out.
+      const visible = page.tasks.filter((task) => !forbiddenTaskAccount(request.principal, task));
+      return { tasks: visible.map(toClouddriverTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
   );
 };

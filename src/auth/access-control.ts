@@ -1,0 +1,130 @@
+// Who is calling, checked before any handler runs, and the 403 every account-scoped handler asks for.
+//
+// Every route needs a principal unless it says otherwise (route config `access`): a route added later is protected
+// by default. Open: /health, /ready, the API documentation and the status page's static shell (its data comes from
+// the API, with the caller's token). /metrics is open unless METRICS_REQUIRE_TOKEN is set.
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { accessControlEnabled, type AccessConfig } from "../config.ts";
+import { Type } from "@sinclair/typebox";
+import { ApiError } from "../api/errors.ts";
+import { ErrorResponse } from "../api/schemas.ts";
+import { findTokenPrincipal, parseAuthorization } from "./bearer-tokens.ts";
+import { decideAccess, intersectAccounts, OPEN_PRINCIPAL, type Principal } from "./principal.ts";
+
+/** public: no principal needed; metrics: public unless METRICS_REQUIRE_TOKEN; api (the default): a principal. */
+export type RouteAccess = "public" | "metrics" | "api";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+}
+
+/** Orca's identity headers (kork-core .../kork/common/Header.java:27-28). */
+export const SPINNAKER_USER_HEADER = "x-spinnaker-user";
+export const SPINNAKER_ACCOUNTS_HEADER = "x-spinnaker-accounts";
+
+/** Paths that are open whatever their route config says: the API documentation. */
+function isDocumentation(url: string): boolean {
+  return url === "/openapi.json" || url === "/docs" || url.startsWith("/docs/");
+}
+
+function unauthorized(message: string): ApiError {
+  return new ApiError(401, "Unauthorized", message);
+}
+
+/** X-SPINNAKER-ACCOUNTS is a comma-separated list (kork-security .../AuthenticatedRequest.java:72). */
+export function parseSpinnakerAccounts(value: string | undefined): string[] {
+  return (value ?? "").split(",").map((a) => a.trim()).filter((a) => a !== "");
+}
+
+function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  return Array.isArray(v) ? v.join(",") : v;
+}
+
+/** The caller's principal, or the 401 that says why there is none. */
+export function identify(access: AccessConfig, request: FastifyRequest): Principal {
+  if (!accessControlEnabled(access)) return OPEN_PRINCIPAL;
+  const auth = parseAuthorization(headerValue(request, "authorization"));
+  if (auth.kind === "malformed") throw unauthorized("the Authorization header must be \"Bearer <token>\"");
+  let tokenPrincipal: Principal | undefined;
+  if (auth.kind === "token") {
+    const p = access.principals.length > 0 ? findTokenPrincipal(access.principals, auth.token) : undefined;
+    if (!p) throw unauthorized("the bearer token is not valid");
+    tokenPrincipal = { name: p.name, accounts: p.accounts, readOnly: p.readOnly, via: "token" };
+  }
+  const user = access.trustSpinnakerHeaders ? headerValue(request, SPINNAKER_USER_HEADER)?.trim() : undefined;
+  if (user) {
+    const headerAccounts = parseSpinnakerAccounts(headerValue(request, SPINNAKER_ACCOUNTS_HEADER));
+    if (!tokenPrincipal) return { name: user, accounts: headerAccounts, readOnly: false, via: "spinnakerHeaders" };
+    // A token and Orca's headers: the service that holds the token acts for the user, within both.
+    return {
+      name: `${user} (via ${tokenPrincipal.name})`,
+      accounts: intersectAccounts(tokenPrincipal.accounts, headerAccounts),
+      readOnly: tokenPrincipal.readOnly,
+      via: "token+spinnakerHeaders",
+    };
+  }
+  if (tokenPrincipal) return tokenPrincipal;
+  const ways = [access.principals.length > 0 ? "Authorization: Bearer <token>" : undefined, access.trustSpinnakerHeaders ? "X-SPINNAKER-USER (and X-SPINNAKER-ACCOUNTS)" : undefined].filter(Boolean);
+  throw unauthorized(`this route needs ${ways.join(" or ")}`);
+}
+
+/** Throws the 403 when the caller may not read or act on the account. */
+export function requireAccount(request: FastifyRequest, account: string, intent: "read" | "write"): void {
+  const decision = decideAccess(request.principal, account, intent);
+  if (!decision.ok) throw new ApiError(403, "Forbidden", decision.reason);
+}
+
+export interface RouteAccessInfo {
+  method: string;
+  url: string;
+  access: RouteAccess;
+}
+
+/**
+ * Installs identification on every route. Call before any route is registered. Returns the route table as
+ * classified (what the 401/403 test walks).
+ */
+export function installAccessControl(app: FastifyInstance, access: AccessConfig): RouteAccessInfo[] {
+  const routes: RouteAccessInfo[] = [];
+  app.decorateRequest("principal", null as unknown as Principal);
+  app.addHook("onRoute", (route) => {
+    const config = (route.config ?? {}) as { access?: RouteAccess };
+    const classified: RouteAccess = isDocumentation(route.url) ? "public" : (config.access ?? "api");
+    route.config = { ...config, access: classified } as typeof route.config;
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    if (response && classified !== "public") {
+      // Documented in the OpenAPI document like every other answer.
+      response[401] ??= { ...Type.Ref(ErrorResponse), description: "No valid credentials: the message says what is missing" };
+      if (classified === "api") response[403] ??= { ...Type.Ref(ErrorResponse), description: "The caller may not use that account (or may only read)" };
+    }
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, access: classified });
+  });
+  app.addHook("onRequest", async (request, reply) => {
+    const routeAccess = (request.routeOptions.config as { access?: RouteAccess }).access ?? "api";
+    const needed = routeAccess === "api" || (routeAccess === "metrics" && access.protectMetrics);
+    if (!needed) {
+      request.principal = OPEN_PRINCIPAL;
+      try {
+        // Identify when we can (logs and rate limits), but an open route never fails for it.
+        request.principal = identify(access, request);
+      } catch {
+        /* open route */
+      }
+      return;
+    }
+    try {
+      request.principal = identify(access, request);
+    } catch (err) {
+      reply.header("www-authenticate", 'Bearer realm="vmss-ops"');
+      throw err;
+    }
+    request.log = request.log.child({ principal: request.principal.name });
+  });
+  return routes;
+}

@@ -1,0 +1,91 @@
+// The service's Prometheus metrics (prom-client), one registry per service instance. Names and labels are
+// documented in docs/configuration.md (runbook). No label ever carries a secret, a token or a principal's token.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { ArmResponseInfo, ArmResponseListener } from "../azure/arm-observer.ts";
+import type { AttemptEnd, Checkpoint } from "../azure/execute-op.ts";
+import type { TaskEventContext, TaskObserver } from "../tasks/task-observer.ts";
+
+const PREFIX = "vmssops_";
+
+export interface MetricsSources {
+  /** Tasks running in this replica now. */
+  tasksInFlight(): number;
+  /** Azure's remaining throttling budget, as last reported. */
+  throttlingBudget(): { scope: string; policy: string; remaining: number }[];
+}
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  readonly tasks = new Counter({ name: `${PREFIX}tasks_total`, help: "Operations of finished tasks, by operation and outcome (succeeded, failed)", labelNames: ["operation", "outcome"], registers: [this.registry] });
+  readonly tasksSubmitted = new Counter({ name: `${PREFIX}tasks_submitted_total`, help: "Tasks created through the API", registers: [this.registry] });
+  readonly attempts = new Counter({ name: `${PREFIX}attempts_total`, help: "Attempts of operations, by operation and how they ended (succeeded, retry, failed)", labelNames: ["operation", "outcome"], registers: [this.registry] });
+  readonly retries = new Counter({ name: `${PREFIX}retries_total`, help: "Attempts that will be retried, by the HTTP status (or failure kind) that ended them", labelNames: ["status"], registers: [this.registry] });
+  readonly armCalls = new Counter({ name: `${PREFIX}arm_calls_total`, help: "ARM requests answered, by method and status", labelNames: ["method", "status"], registers: [this.registry] });
+  readonly lroSeconds = new Histogram({
+    name: `${PREFIX}lro_duration_seconds`,
+    help: "Long-running Azure writes, from accepted to ended, by kind (update, manualUpgrade, deleteInstances)",
+    labelNames: ["kind"],
+    buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800],
+    registers: [this.registry],
+  });
+  readonly queueWaitSeconds = new Histogram({
+    name: `${PREFIX}queue_wait_seconds`,
+    help: "How long an operation waited for its turn on a scale set (account/resourceGroup/name)",
+    labelNames: ["scale_set"],
+    buckets: [0, 0.1, 0.5, 1, 5, 15, 60, 300, 900],
+    registers: [this.registry],
+  });
+  readonly readCache = new Counter({ name: `${PREFIX}read_cache_total`, help: "Scale-set reads served from the read cache (hit) or from Azure (miss)", labelNames: ["result"], registers: [this.registry] });
+  readonly httpResponses = new Counter({ name: `${PREFIX}http_responses_total`, help: "API responses by route and status (401, 403, 429 and 503 included)", labelNames: ["method", "route", "status"], registers: [this.registry] });
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.registry];
+    new Gauge({ name: `${PREFIX}tasks_in_flight`, help: "Tasks running in this replica", registers, collect() {
+      this.set(sources.tasksInFlight());
+    } });
+    new Gauge({
+      name: `${PREFIX}throttling_budget_remaining`,
+      help: "Azure's remaining throttling budget per scope and policy (x-ms-ratelimit-remaining-resource), as last reported",
+      labelNames: ["scope", "policy"],
+      registers,
+      collect() {
+        this.reset();
+        for (const e of sources.throttlingBudget()) this.set({ scope: e.scope, policy: e.policy }, e.remaining);
+      },
+    });
+    // Explicit so the read-cache counter shows both series from the start.
+    this.readCache.inc({ result: "hit" }, 0);
+    this.readCache.inc({ result: "miss" }, 0);
+    collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
+  }
+
+  /** Counts every ARM response (hooked into src/azure/arm-observer.ts). */
+  readonly armListener: ArmResponseListener = {
+    onArmResponse: (info: ArmResponseInfo) => this.armCalls.inc({ method: info.method, status: String(info.status) }),
+  };
+
+  /** What the task runner reports. */
+  taskObserver(): TaskObserver {
+    const lroStarted = new Map<string, { kind: string; at: number }>();
+    return {
+      attemptEnded: (ctx: TaskEventContext, end: AttemptEnd) => {
+        this.attempts.inc({ operation: ctx.operation, outcome: end.outcome });
+        if (end.outcome === "retry" && end.failure) this.retries.inc({ status: end.failure.status !== undefined ? String(end.failure.status) : end.failure.kind });
+      },
+      checkpoint: (ctx: TaskEventContext, c: Checkpoint) => {
+        const started = lroStarted.get(ctx.taskId);
+        if (c.inFlight && !started) lroStarted.set(ctx.taskId, { kind: c.inFlight.step.kind, at: Date.now() });
+        else if (!c.inFlight && started) {
+          lroStarted.delete(ctx.taskId);
+          this.lroSeconds.observe({ kind: started.kind }, (Date.now() - started.at) / 1000);
+        }
+      },
+      queueWaited: (ctx: TaskEventContext, ms: number) => this.queueWaitSeconds.observe({ scale_set: ctx.scaleSet ?? "" }, ms / 1000),
+      finished: (task, outcome, failedOperation) => {
+        for (const [taskId] of lroStarted) if (taskId === task.id) lroStarted.delete(taskId);
+        if (outcome === "failed") this.tasks.inc({ operation: failedOperation ?? "", outcome });
+        else for (const op of task.operations) this.tasks.inc({ operation: op.name, outcome });
+      },
+    };
+  }
+}

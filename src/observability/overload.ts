@@ -1,0 +1,60 @@
+// Overload: load shedding (@fastify/under-pressure: 503 with Retry-After while the event loop lags or memory runs
+// high) and per-principal rate limits (@fastify/rate-limit: 429 with Retry-After), submissions and reads counted
+// apart. Neither touches accepted work: a task is created only by a request that got through, and then runs as
+// any other. /health, /ready and /metrics are never shed or limited, so an overloaded replica is seen as such,
+// not as dead.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import rateLimit from "@fastify/rate-limit";
+import underPressure from "@fastify/under-pressure";
+import type { OverloadConfig } from "../config.ts";
+import { ApiError } from "../api/errors.ts";
+
+function exempt(request: FastifyRequest): boolean {
+  const access = (request.routeOptions.config as { access?: string }).access;
+  return access === "public" || access === "metrics";
+}
+
+function isSubmission(request: FastifyRequest): boolean {
+  return request.method === "POST";
+}
+
+/** Per principal; callers nobody identifies (access control off) are told apart by address. */
+function rateKey(request: FastifyRequest): string {
+  const who = request.principal && request.principal.via !== "open" ? `principal:${request.principal.name}` : `ip:${request.ip}`;
+  return `${isSubmission(request) ? "submit" : "read"}|${who}`;
+}
+
+export async function installOverloadProtection(app: FastifyInstance, config: OverloadConfig): Promise<void> {
+  await app.register(underPressure, {
+    maxEventLoopDelay: config.maxEventLoopDelayMs,
+    maxHeapUsedBytes: config.maxHeapUsedBytes,
+    maxRssBytes: config.maxRssBytes,
+    maxEventLoopUtilization: config.maxEventLoopUtilization,
+    sampleInterval: config.sampleIntervalMs,
+    retryAfter: config.retryAfterSeconds,
+    // Returning a body makes under-pressure send it; returning nothing lets the request through (its typings
+    // say void, its code sends what is returned).
+    pressureHandler: ((request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined) => {
+      if (exempt(request)) return undefined; // carry on
+      reply.header("retry-after", String(config.retryAfterSeconds));
+      reply.code(503);
+      return { statusCode: 503, error: "Overloaded", message: `this replica is overloaded (${type}${value !== undefined ? ` ${Math.round(Number(value))}` : ""}); retry after ${config.retryAfterSeconds} s` };
+    }) as never,
+  });
+
+  await app.register(rateLimit, {
+    global: true,
+    // After identification (access control's onRequest hook), so the key is the principal.
+    hook: "preHandler",
+    timeWindow: config.rateWindowMs,
+    max: (request) => (isSubmission(request) ? config.submissionsPerWindow : config.readsPerWindow),
+    keyGenerator: rateKey,
+    allowList: (request) => exempt(request) || (isSubmission(request) ? config.submissionsPerWindow : config.readsPerWindow) === 0,
+    errorResponseBuilder: (request, context) =>
+      new ApiError(
+        429,
+        "TooManyRequests",
+        `${request.principal && request.principal.via !== "open" ? request.principal.name : "this caller"} sent more than ${context.max} ${isSubmission(request) ? "submissions" : "reads"} in ${Math.round(config.rateWindowMs / 1000)} s; retry after ${context.after}`,
+      ),
+  });
+}

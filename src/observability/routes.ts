@@ -1,0 +1,87 @@
+// GET /metrics (Prometheus text) and GET /ready (store and Azure reachable), apart from liveness at /health.
+import { Type } from "@sinclair/typebox";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { AccountRegistry } from "../azure/accounts.ts";
+import type { TaskStore } from "../tasks/task-store.ts";
+import type { ServiceMetrics } from "./metrics.ts";
+
+const Check = Type.Object({ ok: Type.Boolean(), problem: Type.Optional(Type.String()) }, { additionalProperties: false });
+export const Readiness = Type.Object(
+  {
+    status: Type.Union([Type.Literal("ready"), Type.Literal("not ready")]),
+    store: Check,
+    accounts: Type.Record(Type.String(), Check, { description: "per account: its ARM endpoint reachable with a token it accepts" }),
+    checkedAtMs: Type.Integer(),
+  },
+  { $id: "Readiness", additionalProperties: false },
+);
+type ReadinessBody = typeof Readiness.static;
+
+export interface ObservabilityRoutesOptions {
+  metrics: ServiceMetrics;
+  store: TaskStore;
+  accounts: AccountRegistry;
+  /** A readiness answer is reused this long, so probes do not turn into Azure traffic. */
+  readyCacheMs: number;
+  probeTimeoutMs: number;
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const observabilityRoutes: FastifyPluginAsyncTypebox<ObservabilityRoutesOptions> = async (app, opts) => {
+  app.get(
+    "/metrics",
+    { config: { access: "metrics" }, schema: { operationId: "getMetrics", summary: "Prometheus metrics (text exposition format)", tags: ["service"], produces: ["text/plain"] } },
+    async (_request, reply) => {
+      const body = await opts.metrics.registry.metrics();
+      return reply.header("content-type", opts.metrics.registry.contentType).send(body);
+    },
+  );
+
+  let cached: { body: ReadinessBody; at: number } | undefined;
+  let running: Promise<ReadinessBody> | undefined;
+  async function check(): Promise<ReadinessBody> {
+    const store = await withTimeout(opts.store.list({ limit: 1 }), opts.probeTimeoutMs, "the task store")
+      .then(() => ({ ok: true }))
+      .catch((err: Error) => ({ ok: false, problem: err.message }));
+    const names = opts.accounts.names();
+    const results = await Promise.all(names.map((n) => opts.accounts.probe(n, opts.probeTimeoutMs)));
+    const accounts = Object.fromEntries(names.map((n, i) => [n, results[i]]));
+    const ok = store.ok && results.every((r) => r.ok);
+    return { status: ok ? "ready" : "not ready", store, accounts, checkedAtMs: Date.now() };
+  }
+
+  app.get(
+    "/ready",
+    {
+      config: { access: "public" },
+      schema: {
+        operationId: "getReadiness",
+        summary: "Readiness: the task store answers and every account's Azure endpoint accepts our token",
+        tags: ["service"],
+        response: {
+          200: { ...Type.Ref(Readiness), description: "Ready to take work" },
+          503: { ...Type.Ref(Readiness), description: "Not ready: the failing checks say why" },
+        },
+      },
+    },
+    async (_request, reply) => {
+      if (!cached || Date.now() - cached.at > opts.readyCacheMs) {
+        // Concurrent probes share one check.
+        running ??= check().finally(() => (running = undefined));
+        const body = await running;
+        cached = { body, at: Date.now() };
+      }
+      const body = cached.body;
+      if (body.status !== "ready") reply.header("retry-after", String(Math.max(1, Math.ceil(opts.readyCacheMs / 1000))));
+      return reply.code(body.status === "ready" ? 200 : 503).send(body);
+    },
+  );
+};

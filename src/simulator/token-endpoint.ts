@@ -1,0 +1,218 @@
+// Microsoft Entra ID, as much of it as @azure/identity's client-secret flow uses: OpenID discovery per tenant
+// (/{tenant}/v2.0/.well-known/openid-configuration) and the token endpoint (/{tenant}/oauth2/v2.0/token, grant
+// client_credentials). Tokens are JWTs signed with a key of this simulator run, and the ARM side checks them: a
+// token that looks like ours but is not (bad signature, expired, other audience) gets 401 InvalidAuthenticationToken.
+// With requireIssuedTokens on, every ARM request must carry a token issued here.
+//
+// Clients are registered through /_sim/identity/clients (client id, secret, tenant). Errors follow Entra's shape
+// ({ error, error_description with an AADSTS code, error_codes, timestamp, trace_id, correlation_id }) and never
+// repeat a secret.
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+export const IDENTITY_CONTROL_PATH = "/_sim/identity";
+const TOKEN_LIFETIME_S = 3600;
+const ARM_AUDIENCES = ["https://management.azure.com", "https://management.core.windows.net"];
+
+interface Client {
+  tenantId: string;
+  clientId: string;
+  secret: string;
+}
+
+interface JsonAnswer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+function b64url(data: Buffer | string): string {
+  return Buffer.from(data).toString("base64url");
+}
+
+export type BearerCheck = { ok: true } | { ok: false; code: "InvalidAuthenticationToken" | "ExpiredAuthenticationToken"; message: string };
+
+export class SimulatedEntraId {
+  readonly #key = randomBytes(32);
+  readonly #clients = new Map<string, Client>();
+  /** Every ARM request must carry a token issued here (otherwise opaque tokens are accepted, as before). */
+  requireIssuedTokens = false;
+  /** Tokens issued, for the control API. */
+  issued = 0;
+  readonly #now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  register(client: Client): void {
+    this.#clients.set(`${client.tenantId.toLowerCase()}/${client.clientId.toLowerCase()}`, client);
+  }
+
+  /** Token, discovery and identity-control paths: not ARM calls. */
+  isIdentityPath(pathname: string): boolean {
+    return pathname.startsWith(IDENTITY_CONTROL_PATH) || /^\/[^/]+\/(v2\.0\/\.well-known\/openid-configuration|oauth2\/v2\.0\/token)$/i.test(pathname);
+  }
+
+  /** Answers the identity routes (token, discovery, control); undefined for every other path. */
+  answer(method: string, pathname: string, body: Buffer, baseUrl: string): JsonAnswer | undefined {
+    if (pathname === `${IDENTITY_CONTROL_PATH}/clients` && method === "POST") return this.#registerFromControl(body);
+    if (pathname === IDENTITY_CONTROL_PATH && method === "PUT") return this.#configure(body);
+    if (pathname === IDENTITY_CONTROL_PATH && method === "GET") return { status: 200, body: this.#view() };
+    const discovery = /^\/([^/]+)\/v2\.0\/\.well-known\/openid-configuration$/i.exec(pathname);
+    if (discovery && method === "GET") return { status: 200, body: this.#openIdConfiguration(baseUrl, decodeURIComponent(discovery[1])) };
+    const token = /^\/([^/]+)\/oauth2\/v2\.0\/token$/i.exec(pathname);
+    if (token && method === "POST") return this.#token(decodeURIComponent(token[1]), body, baseUrl);
+    return undefined;
+  }
+
+  #view() {
+    return { requireIssuedTokens: this.requireIssuedTokens, clients: [...this.#clients.values()].map((c) => ({ tenantId: c.tenantId, clientId: c.clientId })), issued: this.issued };
+  }
+
+  #registerFromControl(body: Buffer): JsonAnswer {
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(body.toString("utf8"));
+    } catch {
+      return { status: 400, body: { error: { code: "InvalidJson", message: "The body must be JSON." } } };
+    }
+    const { tenantId, clientId, secret } = parsed;
+    if (typeof tenantId !== "string" || typeof clientId !== "string" || typeof secret !== "string" || !tenantId || !clientId || !secret) {
+      return { status: 400, body: { error: { code: "InvalidClient", message: "tenantId, clientId and secret must be non-empty strings." } } };
+    }
+    this.register({ tenantId, clientId, secret });
+    return { status: 201, body: { tenantId, clientId } };
+  }
+
+  #configure(body: Buffer): JsonAnswer {
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(body.toString("utf8"));
+    } catch {
+      return { status: 400, body: { error: { code: "InvalidJson", message: "The body must be JSON." } } };
+    }
+    if (typeof parsed.requireIssuedTokens !== "boolean") return { status: 400, body: { error: { code: "InvalidSetting", message: "requireIssuedTokens must be true or false." } } };
+    this.requireIssuedTokens = parsed.requireIssuedTokens;
+    return { status: 200, body: this.#view() };
+  }
+
+  #openIdConfiguration(baseUrl: string, tenant: string) {
+    const t = encodeURIComponent(tenant);
+    return {
+      token_endpoint: `${baseUrl}/${t}/oauth2/v2.0/token`,
+      token_endpoint_auth_methods_supported: ["client_secret_post", "private_key_jwt", "client_secret_basic"],
+      jwks_uri: `${baseUrl}/${t}/discovery/v2.0/keys`,
+      response_modes_supported: ["query", "fragment", "form_post"],
+      subject_types_supported: ["pairwise"],
+      id_token_signing_alg_values_supported: ["RS256"],
+      response_types_supported: ["code", "id_token", "code id_token", "id_token token"],
+      scopes_supported: ["openid", "profile", "email", "offline_access"],
+      issuer: `${baseUrl}/${t}/v2.0`,
+      request_uri_parameter_supported: false,
+      userinfo_endpoint: `${baseUrl}/oidc/userinfo`,
+      authorization_endpoint: `${baseUrl}/${t}/oauth2/v2.0/authorize`,
+      device_authorization_endpoint: `${baseUrl}/${t}/oauth2/v2.0/devicecode`,
+      http_logout_supported: true,
+      frontchannel_logout_supported: true,
+      end_session_endpoint: `${baseUrl}/${t}/oauth2/v2.0/logout`,
+      claims_supported: ["sub", "iss", "aud", "exp", "iat", "tid"],
+      tenant_region_scope: "NA",
+      cloud_instance_name: "microsoftonline.com",
+    };
+  }
+
+  #error(status: number, error: string, aadsts: number, description: string): JsonAnswer {
+    const trace = randomUUID();
+    const correlation = randomUUID();
+    return {
+      status,
+      body: {
+        error,
+        error_description: `AADSTS${aadsts}: ${description} Trace ID: ${trace} Correlation ID: ${correlation} Timestamp: ${new Date(this.#now()).toISOString()}`,
+        error_codes: [aadsts],
+        timestamp: new Date(this.#now()).toISOString(),
+        trace_id: trace,
+        correlation_id: correlation,
+      },
+    };
+  }
+
+  #token(tenant: string, body: Buffer, baseUrl: string): JsonAnswer {
+    const form = new URLSearchParams(body.toString("utf8"));
+    const grant = form.get("grant_type");
+    const clientId = form.get("client_id") ?? "";
+    const scope = form.get("scope") ?? "";
+    if (grant !== "client_credentials") return this.#error(400, "unsupported_grant_type", 70003, `The app requested an unsupported grant type '${grant ?? ""}'.`);
+    if (!clientId) return this.#error(400, "invalid_request", 900144, "The request body must contain the following parameter: 'client_id'.");
+    const client = this.#clients.get(`${tenant.toLowerCase()}/${clientId.toLowerCase()}`);
+    if (!client) return this.#error(400, "unauthorized_client", 700016, `Application with identifier '${clientId}' was not found in the directory '${tenant}'.`);
+    const secret = form.get("client_secret");
+    if (secret === null) return this.#error(401, "invalid_client", 7000218, "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.");
+    const given = Buffer.from(secret, "utf8");
+    const expected = Buffer.from(client.secret, "utf8");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      return this.#error(401, "invalid_client", 7000215, `Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${clientId}'.`);
+    }
+    const resource = scope.split(" ").find((s) => s.endsWith("/.default"))?.replace(/\/\.default$/, "");
+    if (!resource) return this.#error(400, "invalid_scope", 1002012, `The provided value for scope ${scope} is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).`);
+    const iat = Math.floor(this.#now() / 1000);
+    const payload = { aud: resource, iss: `${baseUrl}/${client.tenantId}/`, iat, nbf: iat, exp: iat + TOKEN_LIFETIME_S, appid: client.clientId, tid: client.tenantId, oid: client.clientId, sub: client.clientId, idtyp: "app", ver: "1.0" };
+    this.issued++;
+    return { status: 200, body: { token_type: "Bearer", expires_in: TOKEN_LIFETIME_S, ext_expires_in: TOKEN_LIFETIME_S, access_token: this.#sign(payload) } };
+  }
+
+  #sign(payload: object): string {
+    const unsigned = `${b64url(JSON.stringify({ alg: "HS256", typ: "JWT", kid: "vmss-ops-simulator" }))}.${b64url(JSON.stringify(payload))}`;
+    return `${unsigned}.${b64url(createHmac("sha256", this.#key).update(unsigned).digest())}`;
+  }
+
+  /** Checks an ARM request's Authorization header. Missing or malformed headers are left to the ARM pipeline. */
+  checkBearer(authorization: string | undefined): BearerCheck {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization?.trim() ?? "");
+    if (!m) return { ok: true };
+    const parts = m[1].split(".");
+    const invalid: BearerCheck = { ok: false, code: "InvalidAuthenticationToken", message: "The access token is invalid." };
+    if (parts.length !== 3) return this.requireIssuedTokens ? invalid : { ok: true };
+    const [header, payload, signature] = parts;
+    const expected = createHmac("sha256", this.#key).update(`${header}.${payload}`).digest();
+    const given = Buffer.from(signature, "base64url");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return invalid;
+    let claims: { exp?: number; aud?: string };
+    try {
+      claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+    } catch {
+      return invalid;
+    }
+    if (typeof claims.exp !== "number" || claims.exp * 1000 <= this.#now()) {
+      return { ok: false, code: "ExpiredAuthenticationToken", message: "The access token expiry UTC time is earlier than current UTC time." };
+    }
+    if (!ARM_AUDIENCES.includes((claims.aud ?? "").replace(/\/+$/, "")) && !/^https:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(claims.aud ?? "")) {
+      return { ok: false, code: "InvalidAuthenticationToken", message: `The access token has an invalid audience '${claims.aud}'.` };
+    }
+    return { ok: true };
+  }
+}
+
+/**
+ * The simulator's hook: answers identity requests, and refuses ARM requests whose token fails the check.
+ * Returns true when it answered.
+ */
+export function handleIdentity(entra: SimulatedEntraId, req: IncomingMessage, res: ServerResponse, pathname: string, body: Buffer, baseUrl: string): boolean {
+  const answer = entra.answer(req.method ?? "GET", pathname, body, baseUrl);
+  if (answer) {
+    res.writeHead(answer.status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...answer.headers });
+    res.end(JSON.stringify(answer.body));
+    return true;
+  }
+  if (pathname.toLowerCase().startsWith("/_sim")) return false;
+  const check = entra.checkBearer(typeof req.headers.authorization === "string" ? req.headers.authorization : undefined);
+  if (check.ok) return false;
+  res.writeHead(401, {
+    "content-type": "application/json; charset=utf-8",
+    "www-authenticate": `Bearer authorization_uri="${baseUrl}/common/oauth2/authorize", error="invalid_token", error_description="${check.message}"`,
+    "x-ms-failure-cause": "gateway",
+  });
+  res.end(JSON.stringify({ error: { code: check.code, message: check.message } }));
+  return true;
+}

@@ -1,0 +1,226 @@
+// Access control, generated from the route table: every route that is not explicitly open answers 401 without
+// valid credentials, and every account-scoped route answers 403 for a principal of another team. A new route
+// without a sample here fails the test, so it cannot be forgotten.
+import t from "tap";
+import { createHash } from "node:crypto";
+import { request } from "undici";
+import { loadConfig, ConfigError, SIMULATOR_SUBSCRIPTION_ID } from "../src/config.ts";
+import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
+
+const TEAM_A = "team-a-token-0123456789abcdef";
+const TEAM_B = "team-b-token-0123456789abcdef";
+const READER = "reader-token-0123456789abcdef";
+const ORCA = "orca-service-token-0123456789";
+
+/** team-b is a second account on the same simulator: another team's scale sets. */
+const ACCOUNTS = JSON.stringify([{ name: "team-b", subscriptionId: SIMULATOR_SUBSCRIPTION_ID, defaultResourceGroup: "demo-rg", regions: ["eastus"], credential: "simulator" }]);
+const PRINCIPALS = `
+principals:
+  - name: team-a
+    tokenSha256: ${createHash("sha256").update(TEAM_A).digest("hex")}
+    accounts: [demo]
+  - name: team-b
+    tokenEnv: TEAM_B_TOKEN
+    accounts: [team-b]
+  - name: oncall
+    token: ${READER}
+    accounts: "*"
+    readOnly: true
+  - name: orca
+    token: ${ORCA}
+    accounts: "*"
+`;
+
+async function call(env: TestEnv, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
+  const res = await request(`${env.baseUrl}${path}`, {
+    method: method as "GET",
+    headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.body.text();
+  let parsed: any;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = text;
+  }
+  return { status: res.statusCode, body: parsed, headers: res.headers };
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+async function waitForTask(env: TestEnv, id: string, headers: Record<string, string>) {
+  for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((r) => setTimeout(r, 25))) {
+    const res = await call(env, "GET", `/task/${id}`, headers);
+    if (res.status !== 200) throw new Error(`GET /task/${id}: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.body.status.completed) return res.body;
+  }
+  throw new Error(`task ${id} did not complete`);
+}
+
+t.test("routes need credentials, and a team cannot touch another team's accounts", async (t) => {
+  const env = await startTestEnv({ env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B } });
+  t.teardown(() => env.close());
+
+  // A task of team A, to try to read as team B.
+  const submitted = await call(env, "POST", "/azure/ops/resizeServerGroup", bearer(TEAM_A), demo("web-prod-v001", { capacity: { min: 1, max: 4, desired: 2 } }));
+  t.equal(submitted.status, 202, JSON.stringify(submitted.body));
+  const taskId = submitted.body.id as string;
+
+  type Sample = { path: string; body?: unknown } | { none: string };
+  const opBody = demo("web-prod-v001", { capacity: { min: 1, max: 3, desired: 2 } });
+  /** For each account-scoped route: a request on team A's account; for the others, why there is no 403. */
+  function forbiddenSample(method: string, url: string): Sample | undefined {
+    if (method === "POST" && url === "/azure/ops/:operation") return { none: "an unknown operation is a 404 for everyone" };
+    if (method === "POST" && url.startsWith("/azure/ops/")) return { path: url, body: opBody };
+    if (method === "POST" && url === "/azure/ops") return { path: url, body: [{ [url.split("/")[3] ?? "resizeServerGroup"]: opBody }] };
+    if (method === "GET" && url === "/azure/serverGroups/:account/:region/:resourceGroup/:name") return { path: "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001" };
+    if (method === "GET" && url === "/task/:id") return { path: `/task/${taskId}` };
+    if (method === "GET" && url === "/task") return { none: "lists only the caller's tasks (checked below)" };
+    if (method === "GET" && url === "/azure/rateLimits") return { none: "lists only the caller's subscriptions" };
+    if (method === "GET" && url === "/ui/api/tasks/:id") return { path: `/ui/api/tasks/${taskId}` };
+    if (method === "GET" && url === "/ui/api/tasks") return { none: "lists only the caller's tasks (checked below)" };
+    return undefined;
+  }
+
+  const apiRoutes = env.service.routes.filter((r) => r.access === "api" && r.method !== "HEAD");
+  t.ok(apiRoutes.length >= 8, `the route table has the API routes (${apiRoutes.length})`);
+  for (const route of apiRoutes) {
+    const path = route.url.replace(/:(\w+)/g, "x");
+    for (const [label, headers] of [
+      ["no credentials", {}],
+      ["a wrong token", bearer("not-a-valid-token-at-all-0000")],
+      ["a malformed header", { authorization: "Basic dXNlcjpwYXNz" }],
+    ] as const) {
+      const res = await call(env, route.method, path, headers);
+      t.equal(res.status, 401, `${route.method} ${route.url} with ${label}`);
+      t.equal(res.body?.error, "Unauthorized");
+      t.type(res.body?.message, "string");
+      t.match(res.headers["www-authenticate"], /^Bearer/);
+    }
+    const sample = forbiddenSample(route.method, route.url);
+    if (!sample) {
+      t.fail(`${route.method} ${route.url}: no 403 sample; add one to forbiddenSample (or say why there is none)`);
+      continue;
+    }
+    if ("none" in sample) continue;
+    const res = await call(env, route.method, sample.path, bearer(TEAM_B), sample.body);
+    t.equal(res.status, 403, `${route.method} ${route.url} as team B on team A's account: ${JSON.stringify(res.body)}`);
+    t.equal(res.body?.error, "Forbidden");
+    t.match(res.body?.message, /Access denied to account demo/);
+    // The owner gets through (whatever the answer: not 401/403).
+    const owner = await call(env, route.method, sample.path, bearer(TEAM_A), sample.body);
+    t.notOk([401, 403].includes(owner.status), `${route.method} ${route.url} as team A: ${owner.status}`);
+  }
+
+  const open = env.service.routes.filter((r) => r.access === "public" && r.method === "GET" && !r.url.includes(":") && !r.url.includes("*"));
+  t.ok(open.some((r) => r.url === "/health"), "/health is open");
+  for (const route of open) {
+    const res = await call(env, "GET", route.url);
+    t.notOk([401, 403].includes(res.status), `${route.url} is open (${res.status})`);
+  }
+
+  await t.test("task lists show only the caller's tasks", async (t) => {
+    const b = await call(env, "GET", "/task", bearer(TEAM_B));
+    t.equal(b.status, 200);
+    t.notOk(b.body.tasks.some((task: { id: string }) => task.id === taskId), "team B does not see team A's task");
+    const a = await call(env, "GET", "/task", bearer(TEAM_A));
+    t.ok(a.body.tasks.some((task: { id: string }) => task.id === taskId), "team A sees it");
+    const uiB = await call(env, "GET", "/ui/api/tasks", bearer(TEAM_B));
+    t.equal(uiB.status, 200);
+    t.notOk([...uiB.body.inFlight, ...uiB.body.recent].some((task: { id: string }) => task.id === taskId), "nor on the status page");
+    const uiA = await call(env, "GET", "/ui/api/tasks", bearer(TEAM_A));
+    t.ok([...uiA.body.inFlight, ...uiA.body.recent].some((task: { id: string }) => task.id === taskId));
+  });
+
+  await t.test("a read-only principal reads everything and writes nothing", async (t) => {
+    t.equal((await call(env, "GET", `/task/${taskId}`, bearer(READER))).status, 200);
+    t.equal((await call(env, "GET", "/azure/serverGroups/team-b/eastus/demo-rg/web-prod-v002", bearer(READER))).status, 200);
+    const write = await call(env, "POST", "/azure/ops/resizeServerGroup", bearer(READER), opBody);
+    t.equal(write.status, 403);
+    t.match(write.body.message, /may only read/);
+  });
+
+  await t.test("Orca's identity headers are ignored unless trusted", async (t) => {
+    const res = await call(env, "POST", "/azure/ops/resizeServerGroup", { "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "demo" }, opBody);
+    t.equal(res.status, 401);
+  });
+
+  t.equal((await waitForTask(env, taskId, bearer(TEAM_A))).state, "succeeded");
+});
+
+t.test("Orca's identity headers, when trusted: a description for an account not in X-SPINNAKER-ACCOUNTS is a 403", async (t) => {
+  // kork-core .../kork/common/Header.java:27-28 names the headers; kork-security .../AuthenticatedRequest.java:72
+  // joins the accounts with commas; clouddriver-security .../DefaultAllowedAccountsValidator.groovy:87 matches them
+  // case-insensitively, and clouddriver-core .../DescriptionAuthorizerService.java:117 says "Access denied to account".
+  const env = await startTestEnv({ env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B, AUTH_TRUST_SPINNAKER_HEADERS: "true" } });
+  t.teardown(() => env.close());
+  const body = [{ resizeServerGroup: demo("web-prod-v002", { capacity: { min: 1, max: 3, desired: 1 } }) }];
+
+  const allowed = await call(env, "POST", "/azure/ops", { "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "team-b, DEMO" }, body);
+  t.equal(allowed.status, 202, JSON.stringify(allowed.body));
+  const other = await call(env, "POST", "/azure/ops", { "x-spinnaker-user": "bob@example.com", "x-spinnaker-accounts": "team-b" }, body);
+  t.equal(other.status, 403);
+  t.match(other.body.message, /Access denied to account demo/);
+  t.match(other.body.message, /bob@example\.com/);
+  const none = await call(env, "POST", "/azure/ops", { "x-spinnaker-user": "carol@example.com" }, body);
+  t.equal(none.status, 403, "no X-SPINNAKER-ACCOUNTS: no account");
+  t.equal((await call(env, "GET", `/task/${allowed.body.id}`, { "x-spinnaker-user": "bob@example.com", "x-spinnaker-accounts": "team-b" })).status, 403, "nor can bob read alice's task");
+  t.equal((await call(env, "GET", `/task/${allowed.body.id}`, { "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "demo" })).status, 200);
+
+  // A token and the headers: the token's service acts for the user, within both.
+  const narrowed = await call(env, "POST", "/azure/ops", { ...bearer(TEAM_B), "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "demo,team-b" }, body);
+  t.equal(narrowed.status, 403, "team B's token cannot be widened by headers");
+  const orca = await call(env, "POST", "/azure/ops", { ...bearer(ORCA), "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "demo" }, body);
+  t.equal(orca.status, 202);
+  t.equal((await waitForTask(env, allowed.body.id, { "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "demo" })).state, "succeeded");
+  t.equal((await waitForTask(env, orca.body.id, bearer(ORCA))).state, "succeeded");
+});
+
+t.test("/metrics can be protected; /health and /ready stay open", async (t) => {
+  const env = await startTestEnv({ env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B, METRICS_REQUIRE_TOKEN: "true" } });
+  t.teardown(() => env.close());
+  const anonymous = await call(env, "GET", "/metrics");
+  t.equal(anonymous.status, 401);
+  t.equal(anonymous.body.error, "Unauthorized");
+  const withToken = await call(env, "GET", "/metrics", bearer(READER));
+  t.equal(withToken.status, 200);
+  t.match(withToken.body, /vmssops_tasks_total/);
+  t.equal((await call(env, "GET", "/health")).status, 200);
+  t.not((await call(env, "GET", "/ready")).status, 401);
+  t.throws(() => loadConfig({ METRICS_REQUIRE_TOKEN: "true" }), /METRICS_REQUIRE_TOKEN needs principals/);
+
+  const open = await startTestEnv({ env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B } });
+  t.teardown(() => open.close());
+  t.equal((await call(open, "GET", "/metrics")).status, 200, "open by default");
+});
+
+t.test("open by default with only the simulator; real accounts need access control or TRUSTED_NETWORK", async (t) => {
+  const env = await startTestEnv();
+  t.teardown(() => env.close());
+  t.equal((await call(env, "GET", "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001")).status, 200, "the quickstart needs no token");
+
+  const real = JSON.stringify([{ name: "prod", subscriptionId: "11111111-2222-3333-4444-555555555555", credential: "default" }]);
+  t.throws(() => loadConfig({ ACCOUNTS: real }), /account\(s\) prod reach real Azure, but no access control is configured/);
+  t.throws(() => loadConfig({ ACCOUNTS: real }), ConfigError);
+  t.ok(loadConfig({ ACCOUNTS: real, TRUSTED_NETWORK: "true" }));
+  t.ok(loadConfig({ ACCOUNTS: real, AUTH_TRUST_SPINNAKER_HEADERS: "true" }));
+  t.ok(loadConfig({ ACCOUNTS: real, AUTH_TOKENS: PRINCIPALS.replace("tokenEnv: TEAM_B_TOKEN", `token: ${TEAM_B}`).replace("[team-b]", "[prod]") }));
+});
+
+t.test("the token configuration is checked, and never quotes a token", async (t) => {
+  const cases: [string, RegExp][] = [
+    ["principals: [{ name: a, accounts: '*' }]", /principal "a": give exactly one of tokenSha256, tokenEnv, token/],
+    ["principals: [{ name: a, accounts: '*', token: short }]", /at least 16 characters/],
+    ["principals: [{ name: a, accounts: [nope], token: aaaaaaaaaaaaaaaaaaaa }]", /names unknown account\(s\) nope/],
+    ["principals: [{ name: a, accounts: '*', tokenSha256: xyz }]", /64 hex digits/],
+    ["principals: [{ name: a, accounts: '*', tokenEnv: MISSING_TOKEN_VAR }]", /MISSING_TOKEN_VAR is not set/],
+    ["principals: [{ name: a, accounts: '*', token: aaaaaaaaaaaaaaaaaaaa, role: admin }]", /unknown key "role"/],
+    ["principals: [{ name: a, accounts: '*', token: aaaaaaaaaaaaaaaaaaaa }, { name: b, accounts: '*', token: aaaaaaaaaaaaaaaaaaaa }]", /same token/],
+    ["{", /AUTH_TOKENS is not valid YAML or JSON/],
+  ];
+  for (const [text, message] of cases) {
+    const err = t.throws(() => loadConfig({ AUTH_TOKENS: text }), message, text) as Error;
+    t.notMatch(err?.message ?? "", /aaaaaaaaaaaaaaaaaaaa/, "the token is not in the message");
+  }
+});
