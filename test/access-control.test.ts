@@ -80,6 +80,15 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     if (method === "GET" && url === "/azure/rateLimits") return { none: "lists only the caller's subscriptions" };
     if (method === "GET" && url === "/ui/api/tasks/:id") return { path: `/ui/api/tasks/${taskId}` };
     if (method === "GET" && url === "/ui/api/tasks") return { none: "lists only the caller's tasks (checked below)" };
+    if (method === "POST" && url === "/task/:id(^[^:/]+)::resume") return { path: `/task/${taskId}:resume` };
+    // Clouddriver's reads, as Orca makes them (test/orca-contract.test.ts follows each to Orca's source).
+    if (method === "GET" && url === "/applications/:app") return { none: "lists only the caller's accounts (checked below)" };
+    if (method === "GET" && url === "/applications/:app/clusters/:account/:cluster/azure") return { path: "/applications/web/clusters/demo/web-prod/azure" };
+    if (method === "GET" && url === "/applications/:app/clusters/:account/:cluster/azure/serverGroups/:serverGroup") return { path: "/applications/web/clusters/demo/web-prod/azure/serverGroups/web-prod-v001" };
+    if (method === "GET" && url === "/applications/:app/clusters/:account/:cluster/azure/:scope/serverGroups/target/:target") return { path: "/applications/web/clusters/demo/web-prod/azure/eastus/serverGroups/target/current_asg_dynamic" };
+    if (method === "GET" && url === "/serverGroups/:account/:region/:serverGroup") return { path: "/serverGroups/demo/eastus/web-prod-v001" };
+    if (method === "GET" && url === "/cache/azure/ServerGroup") return { none: "always an empty list: it names no account" };
+    if (method === "POST" && url === "/cache/azure/ServerGroup") return { path: url, body: { account: "demo", region: "eastus", serverGroupName: "web-prod-v001" } };
     return undefined;
   }
 
@@ -131,6 +140,14 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     t.notOk([...uiB.body.inFlight, ...uiB.body.recent].some((task: { id: string }) => task.id === taskId), "nor on the status page");
     const uiA = await call(env, "GET", "/ui/api/tasks", bearer(TEAM_A));
     t.ok([...uiA.body.inFlight, ...uiA.body.recent].some((task: { id: string }) => task.id === taskId));
+  });
+
+  await t.test("an application's view shows only the caller's accounts", async (t) => {
+    const a = await call(env, "GET", "/applications/web", bearer(TEAM_A));
+    t.equal(a.status, 200);
+    t.ok(a.body.clusters.demo, "team A sees the demo account's clusters");
+    const b = await call(env, "GET", "/applications/web", bearer(TEAM_B));
+    t.notOk(b.body?.clusters?.demo, `team B does not (${b.status})`);
   });
 
   await t.test("a read-only principal reads everything and writes nothing", async (t) => {

@@ -6,6 +6,8 @@ import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import type { AccountConfig } from "../../config.ts";
+import { requireAccount } from "../../auth/access-control.ts";
+import { mayUseAccount } from "../../auth/principal.ts";
 import type { AccountRegistry } from "../../azure/accounts.ts";
 import { describeArmFailure } from "../../azure/arm-failure.ts";
 import { OperationFailedError } from "../../azure/execute-op.ts";
@@ -94,6 +96,11 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
     const named = (request.params as { account?: unknown }).account ?? (request.body as { account?: unknown } | undefined)?.account;
     if (typeof named === "string" && !accounts.get(named)) return forwarder.forward(request, reply);
   });
+  // Reads of one account need read access to it; an application's view lists only the caller's accounts.
+  app.addHook("preHandler", async (request) => {
+    const named = (request.params as { account?: unknown }).account ?? (request.body as { account?: unknown } | undefined)?.account;
+    if (typeof named === "string" && accounts.get(named)) requireAccount(request, named, "read");
+  });
   app.setErrorHandler(async (err, request, reply) => {
     if (err instanceof NotOurs && forwarder) return forwarder.forward(request, reply);
     throw err;
@@ -129,7 +136,7 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
       const { app: application } = request.params;
       const clusters: Record<string, { name: string; provider: "azure"; serverGroups: string[]; loadBalancers: string[] }[]> = {};
       let readAt = Date.now();
-      for (const name of accounts.names()) {
+      for (const name of accounts.names().filter((n) => mayUseAccount(request.principal, n))) {
         try {
           const located = await locate(reads, account(name), { application });
           readAt = Math.min(readAt, located.readAt);
