@@ -14,7 +14,7 @@ export interface AccountConfig {
   /** The name orchestrators send as `credentials` or `account`. */
   name: string;
   subscriptionId: string;
-  /** Used when a description names no resourceGroup. */
+  /** Used when a description names no resourceGroup (else clouddriver-azure's {application}-{region}). */
   defaultResourceGroup?: string;
   /** Regions this account may act in; empty means any. */
   regions: string[];
