@@ -38,7 +38,7 @@ export interface AccountConfig {
   /** The Entra tenant; credentials that need one use it unless they name their own. */
   tenantId?: string;
   cloud: CloudName;
-  /** Used when a description names no resourceGroup. */
+  /** Used when a description names no resourceGroup (else clouddriver-azure's {application}-{region}). */
   defaultResourceGroup?: string;
   /** Regions this account may act in; empty means any. */
   regions: string[];

@@ -5,7 +5,7 @@ import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { instanceHealth } from "../src/clouddriver/health.ts";
 import { belongsTo } from "../src/clouddriver/inventory.ts";
 import { serverGroupView } from "../src/clouddriver/server-group.ts";
-import { defaultResourceGroupOf, parseName } from "../src/clouddriver/names.ts";
+import { defaultResourceGroupOf, parseName } from "../src/naming/frigga.ts";
 import { chooseTarget, parseTarget, type Candidate } from "../src/clouddriver/targets.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
 import { CLOUDS } from "../src/config.ts";
@@ -181,6 +181,17 @@ t.test("the routes, against the simulator", async (t) => {
       ],
     );
     t.notOk(res.body.clusters.demo, "the demo account keeps its server groups in demo-rg, where shop has none");
+  });
+
+  await t.test("writes find the server group where reads do: {application}-{region} when the account names no resource group", async (t) => {
+    const submitted = await env.api("POST", "/azure/ops/resizeServerGroup", { credentials: "plain", region: "eastus", serverGroupName: "shop-web-v002", capacity: { min: 1, max: 3, desired: 2 } });
+    t.equal(submitted.status, 202, JSON.stringify(submitted.body));
+    const task = await env.waitForTask(submitted.body.id);
+    t.equal(task.status.failed, false, JSON.stringify(task.history));
+    t.equal(task.resultObjects[0].resourceGroup, "shop-eastus");
+    const sg = (await env.api("GET", "/serverGroups/plain/eastus/shop-web-v002")).body;
+    t.same(sg.capacity, { min: 1, max: 3, desired: 2 });
+    t.equal(sg.instances.length, 2);
   });
 
   await t.test("disabled agrees with disable and enable, and health follows", async (t) => {

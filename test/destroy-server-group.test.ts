@@ -55,6 +55,7 @@ t.test("destroys the scale set with one DELETE guarded by the read's ETag, and r
   t.equal(calls.at(-1)!.method, "GET", "the last word is a read");
   t.equal(calls.at(-1)!.status, 404, "that answered 404");
   t.ok(task.history.some((h: any) => h.status === "Done: web-prod-v001 is deleted, as Azure confirmed (GET 404 ResourceNotFound)"), JSON.stringify(task.history));
+  t.ok(task.history.some((h: any) => h.status === 'attempt 1/8: delete web-prod-v001 (capacity 3, Succeeded) (If-Match "1")'), "the history names the ETag it was planned on");
 });
 
 t.test("a scale set that is gone already is done: success, no DELETE", async (t) => {

@@ -3,6 +3,7 @@ import type { ComputeManagementClient } from "@azure/arm-compute";
 import { createDefaultHttpClient, createPipelineRequest } from "@azure/core-rest-pipeline";
 import type { AccountConfig } from "../config.ts";
 import type { FieldProblem, ServerGroupLocator } from "../operations/description.ts";
+import { resourceGroupOf } from "../naming/frigga.ts";
 import { AccountSetupError, createComputeClient } from "./client.ts";
 import { normalizeRegion, VmssGateway, type ScaleSetObserver, type ScaleSetRef } from "./vmss-gateway.ts";
 
@@ -52,9 +53,10 @@ export class AccountRegistry {
     if (account && account.regions.length > 0 && !account.regions.some((r) => normalizeRegion(r) === normalizeRegion(d.region))) {
       problems.push({ field: "region", message: `account ${account.name} does not operate in ${d.region}; its regions: ${account.regions.join(", ")}` });
     }
-    const resourceGroup = d.resourceGroup ?? account?.defaultResourceGroup;
+    // As clouddriver-azure: the account's resource group, else the application's {application}-{region}.
+    const resourceGroup = d.resourceGroup ?? (account ? resourceGroupOf(account, d.serverGroupName, d.region) : undefined);
     if (account && !resourceGroup) {
-      problems.push({ field: "resourceGroup", message: `required: account ${account.name} has no default resource group` });
+      problems.push({ field: "resourceGroup", message: `required: account ${account.name} has no default resource group, and ${d.serverGroupName} names no application` });
     }
     if (problems.length > 0 || !account || !resourceGroup) return { ok: false, problems };
     return {

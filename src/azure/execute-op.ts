@@ -276,7 +276,7 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
     if (writes >= MAX_WRITES_PER_ATTEMPT) {
       throw new OperationError("PlanDidNotConverge", `still planning "${step.summary}" after ${writes} writes`);
     }
-    const guard = step.kind === "update" ? ` (If-Match ${snapshot.etag ?? "none"})` : "";
+    const guard = step.kind === "update" || step.kind === "delete" ? ` (If-Match ${snapshot.etag ?? "none"})` : "";
     log(`${prefix}: ${step.summary}${guard}`);
     await input.onCheckpoint?.({ attempt });
     const inFlight = step;

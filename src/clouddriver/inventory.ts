@@ -7,13 +7,8 @@ import { describeArmFailure } from "../azure/arm-failure.ts";
 import { OperationFailedError } from "../azure/execute-op.ts";
 import type { ListingScope, ScaleSetReads } from "../azure/read-cache.ts";
 import { normalizeRegion, type ScaleSetRef } from "../azure/vmss-gateway.ts";
-import { defaultResourceGroupOf, parseName } from "./names.ts";
+import { defaultResourceGroupOf, parseName, resourceGroupOf } from "../naming/frigga.ts";
 import { serverGroupView, type ClouddriverServerGroup } from "./server-group.ts";
-
-/** The resource group an application's server groups live in, in one region of one account. */
-export function resourceGroupFor(account: Pick<AccountConfig, "defaultResourceGroup">, application: string, region: string): string {
-  return account.defaultResourceGroup ?? defaultResourceGroupOf(application, region);
-}
 
 /**
  * Where to list an application's scale sets: the account's resource group when it names one; else
@@ -51,7 +46,7 @@ export function belongsTo(vmss: VirtualMachineScaleSet, account: AccountConfig, 
   if (selection.cluster !== undefined && !same(moniker.cluster, selection.cluster)) return undefined;
   const region = normalizeRegion(vmss.location);
   if (account.regions.length > 0 && !account.regions.some((r) => normalizeRegion(r) === region)) return undefined;
-  if (!same(resourceGroup, resourceGroupFor(account, moniker.app, region))) return undefined;
+  if (!same(resourceGroup, resourceGroupOf(account, name, region) ?? "")) return undefined;
   return { account: account.name, subscriptionId: account.subscriptionId, resourceGroup, name, region };
 }
 
@@ -109,14 +104,7 @@ export async function expand(reads: ScaleSetReads, located: Located[]): Promise<
   return { value: views.filter((v): v is ClouddriverServerGroup => v !== undefined), readAt };
 }
 
-/** The scale set `/serverGroups/{account}/{region}/{name}` means: the application comes from its name. */
+/** The scale set `/serverGroups/{account}/{region}/{name}` means: resolved as every description is. */
 export function refFor(accounts: AccountRegistry, accountName: string, region: string, name: string) {
-  const account = accounts.get(accountName);
-  const application = parseName(name)?.app ?? name;
-  return accounts.resolve({
-    account: accountName,
-    region,
-    serverGroupName: name,
-    ...(account && !account.defaultResourceGroup ? { resourceGroup: resourceGroupFor(account, application, region) } : {}),
-  });
+  return accounts.resolve({ account: accountName, region, serverGroupName: name });
 }

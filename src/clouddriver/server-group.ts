@@ -7,7 +7,7 @@ import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { AccountName, Capacity, RegionName, ScaleSetName } from "../operations/description.ts";
 import { disabledBy, recordedCapacity, servesTraffic, trafficPools, vmTrafficPools } from "../operations/server-group-state.ts";
 import { instanceHealth } from "./health.ts";
-import { parseName } from "./names.ts";
+import { parseName } from "../naming/frigga.ts";
 
 export const CLOUD_PROVIDER = "azure" as const;
 

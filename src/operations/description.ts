@@ -43,7 +43,7 @@ export const serverGroupFields = {
   account: Type.Optional({ ...AccountName, description: "the account name; an alias of credentials" }),
   region: RegionName,
   serverGroupName: ScaleSetName,
-  resourceGroup: Type.Optional({ ...ResourceGroupName, description: "defaults to the account's defaultResourceGroup" }),
+  resourceGroup: Type.Optional({ ...ResourceGroupName, description: "defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it" }),
 };
 
 export interface ServerGroupLocator {

@@ -13,7 +13,7 @@ import { describeArmFailure } from "../../azure/arm-failure.ts";
 import { OperationFailedError } from "../../azure/execute-op.ts";
 import type { ScaleSetReads } from "../../azure/read-cache.ts";
 import { clusterSummaries, expand, locate, refFor } from "../../clouddriver/inventory.ts";
-import { parseName } from "../../clouddriver/names.ts";
+import { parseName } from "../../naming/frigga.ts";
 import {
   CLOUD_PROVIDER,
   ClouddriverApplication,

@@ -45,3 +45,13 @@ export function clusterOf(serverGroupName: string): string | undefined {
 export function defaultResourceGroupOf(application: string, region: string): string {
   return `${application}-${region.replace(/\s+/g, "").toLowerCase()}`;
 }
+
+/**
+ * Where a server group lives in an account: the account's own resource group when it names one, else its
+ * application's `{application}-{region}`. Undefined for a name that follows no convention.
+ */
+export function resourceGroupOf(account: { defaultResourceGroup?: string }, serverGroupName: string, region: string): string | undefined {
+  if (account.defaultResourceGroup) return account.defaultResourceGroup;
+  const app = parseName(serverGroupName)?.app;
+  return app ? defaultResourceGroupOf(app, region) : undefined;
+}
