@@ -1,4 +1,4 @@
-// Azure identity: the client-secret flow end to end through @azure/identity against the simulator's Microsoft Entra
+// Azure identity: the client-secret and workload-identity flows end to end through @azure/identity against the simulator's Microsoft Entra
 // ID token endpoint (discovery, token, and ARM checking the token it issued); every other credential kind through
 // its configuration path; a misconfigured account reported at start-up by name; a secret nowhere to be seen.
 import t from "tap";
@@ -106,6 +106,28 @@ t.test("client secret, end to end: Entra token endpoint, then ARM accepts only t
   });
   const all = logs.join("\n") + JSON.stringify(task) + (await (await fetch(`${env.baseUrl}/metrics`)).text());
   t.notOk(all.includes(SECRET), "the right secret appears nowhere either");
+});
+
+t.test("workload identity, end to end: the federated token file is the client assertion", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "vmss-ops-wi-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const tokenFile = join(dir, "azure-identity-token");
+  // What the AKS webhook projects into the pod: a service-account JWT (its content is opaque to us).
+  const federated = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJpc3MiOiJodHRwczovL29pZGMuZXhhbXBsZSIsInN1YiI6InN5c3RlbTpzZXJ2aWNlYWNjb3VudDp2bXNzLW9wczp2bXNzLW9wcyJ9.c2ln";
+  await writeFile(tokenFile, federated);
+  const env = await startTestEnv({
+    env: { ACCOUNTS: "" },
+    mapEnv: (e, sim) => ({
+      ...e,
+      ACCOUNTS: JSON.stringify([{ name: "aks", subscriptionId: SIMULATOR_SUBSCRIPTION_ID, tenantId: TENANT, endpoint: sim.url, authorityHost: sim.url, defaultResourceGroup: "demo-rg", credential: { type: "workloadIdentity", clientId: CLIENT_ID, tokenFilePath: tokenFile } }]),
+    }),
+  });
+  t.teardown(() => env.close());
+  t.equal((await env.simControl("POST", "/_sim/identity/clients", { tenantId: TENANT, clientId: CLIENT_ID, federatedToken: federated })).status, 201);
+  t.equal((await env.simControl("PUT", "/_sim/identity", { requireIssuedTokens: true })).status, 200);
+  const read = await env.api("GET", "/azure/serverGroups/aks/eastus/demo-rg/batch-v001");
+  t.equal(read.status, 200, JSON.stringify(read.body));
+  t.equal((await env.simControl("GET", "/_sim/identity")).body.issued, 1, "one token, issued for the federated assertion");
 });
 
 t.test("every credential kind through its configuration path, and each cloud's endpoints", async (t) => {
