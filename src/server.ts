@@ -76,6 +76,15 @@ async function main(): Promise<void> {
   ];
   console.log(lines.join("\n"));
 
+  // A credential that builds but cannot get a token (a wrong secret, an unknown tenant, no managed identity here)
+  // shows only when it is used: try each account once now, so the log says which one at start-up.
+  void Promise.all(
+    service.accounts.names().map(async (name) => {
+      const result = await service.accounts.probe(name, config.observability.readyTimeoutMs);
+      if (!result.ok) console.error(`vmss-ops: account "${name}" cannot reach Azure with its credential: ${result.problem}${result.detail ? `: ${result.detail}` : ""} (GET /ready shows this too)`);
+    }),
+  );
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

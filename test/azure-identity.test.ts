@@ -1,4 +1,4 @@
-// Azure identity: the client-secret flow end to end through @azure/identity against the simulator's Microsoft Entra
+// Azure identity: the client-secret and workload-identity flows end to end through @azure/identity against the simulator's Microsoft Entra
 // ID token endpoint (discovery, token, and ARM checking the token it issued); every other credential kind through
 // its configuration path; a misconfigured account reported at start-up by name; a secret nowhere to be seen.
 import t from "tap";
@@ -11,7 +11,7 @@ import { ClientCertificateCredential, ClientSecretCredential, DefaultAzureCreden
 import { AccountRegistry } from "../src/azure/accounts.ts";
 import { AccountSetupError, credentialFor } from "../src/azure/client.ts";
 import { CLOUDS, ConfigError, loadConfig, SIMULATOR_SUBSCRIPTION_ID } from "../src/config.ts";
-import { REPO } from "./helpers/child-service.ts";
+import { REPO, SIMULATOR_CA_FILE, startChildService } from "./helpers/child-service.ts";
 import { startTestEnv } from "./helpers/service.ts";
 
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
@@ -83,13 +83,51 @@ t.test("client secret, end to end: Entra token endpoint, then ARM accepts only t
     t.ok(read.status >= 500, "the read fails too");
     const ready = await wrong.api("GET", "/ready");
     t.equal(ready.status, 503);
+    t.match(ready.body.accounts.entra, { ok: false, problem: /^Authentication\w*Error/ }, "readiness names the account and the kind of problem");
     const metrics = await (await fetch(`${wrong.baseUrl}/metrics`)).text();
     const everything = [JSON.stringify(failed), JSON.stringify(read.body), JSON.stringify(ready.body), metrics, logs.join("\n"), JSON.stringify((await wrong.api("GET", "/task")).body)].join("\n");
     for (const secret of [SECRET, `${SECRET}-wrong`]) t.notOk(everything.includes(secret), "the secret is in no task, error, log line or metric");
     t.ok(everything.length > 1000, "there was something to look through");
   });
+  await t.test("the real entry point names an account whose credential cannot get a token, at start-up", async (t) => {
+    await env.simControl("PUT", "/_sim/identity", { requireIssuedTokens: false });
+    const child = await startChildService({
+      SIMULATOR_URL: env.sim.url,
+      SIMULATOR_CA_FILE,
+      TASK_STORE: "memory",
+      TEAM_SECRET: "not-the-secret-0123456789",
+      ACCOUNTS: JSON.stringify([{ name: "entra", subscriptionId: SIMULATOR_SUBSCRIPTION_ID, tenantId: TENANT, endpoint: env.sim.url, authorityHost: env.sim.url, credential: { type: "clientSecret", clientId: CLIENT_ID, clientSecretEnv: "TEAM_SECRET" } }]),
+    });
+    t.teardown(() => child.child.kill("SIGKILL"));
+    for (const until = Date.now() + 30_000; !/account "entra" cannot reach Azure/.test(child.output()) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
+    t.match(child.output(), /account "entra" cannot reach Azure with its credential: .*AADSTS7000215: Invalid client secret provided/);
+    t.notMatch(child.output(), /account "demo" cannot reach/, "the demo account is fine");
+    t.notOk(child.output().includes("not-the-secret-0123456789"), "the secret is not in the output");
+  });
   const all = logs.join("\n") + JSON.stringify(task) + (await (await fetch(`${env.baseUrl}/metrics`)).text());
   t.notOk(all.includes(SECRET), "the right secret appears nowhere either");
+});
+
+t.test("workload identity, end to end: the federated token file is the client assertion", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "vmss-ops-wi-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const tokenFile = join(dir, "azure-identity-token");
+  // What the AKS webhook projects into the pod: a service-account JWT (its content is opaque to us).
+  const federated = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJpc3MiOiJodHRwczovL29pZGMuZXhhbXBsZSIsInN1YiI6InN5c3RlbTpzZXJ2aWNlYWNjb3VudDp2bXNzLW9wczp2bXNzLW9wcyJ9.c2ln";
+  await writeFile(tokenFile, federated);
+  const env = await startTestEnv({
+    env: { ACCOUNTS: "" },
+    mapEnv: (e, sim) => ({
+      ...e,
+      ACCOUNTS: JSON.stringify([{ name: "aks", subscriptionId: SIMULATOR_SUBSCRIPTION_ID, tenantId: TENANT, endpoint: sim.url, authorityHost: sim.url, defaultResourceGroup: "demo-rg", credential: { type: "workloadIdentity", clientId: CLIENT_ID, tokenFilePath: tokenFile } }]),
+    }),
+  });
+  t.teardown(() => env.close());
+  t.equal((await env.simControl("POST", "/_sim/identity/clients", { tenantId: TENANT, clientId: CLIENT_ID, federatedToken: federated })).status, 201);
+  t.equal((await env.simControl("PUT", "/_sim/identity", { requireIssuedTokens: true })).status, 200);
+  const read = await env.api("GET", "/azure/serverGroups/aks/eastus/demo-rg/batch-v001");
+  t.equal(read.status, 200, JSON.stringify(read.body));
+  t.equal((await env.simControl("GET", "/_sim/identity")).body.issued, 1, "one token, issued for the federated assertion");
 });
 
 t.test("every credential kind through its configuration path, and each cloud's endpoints", async (t) => {

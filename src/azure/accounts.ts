@@ -89,7 +89,7 @@ export class AccountRegistry {
    * Can we reach the account's ARM endpoint with a token it accepts? One cheap GET outside the Compute provider
    * (its throttling budget is not spent): any answer but 401 and 5xx counts as reachable.
    */
-  async probe(name: string, timeoutMs: number): Promise<{ ok: true } | { ok: false; problem: string }> {
+  async probe(name: string, timeoutMs: number): Promise<{ ok: true } | { ok: false; problem: string; detail?: string }> {
     const account = this.#accounts.get(name);
     if (!account) return { ok: false, problem: "unknown account" };
     try {
@@ -100,9 +100,10 @@ export class AccountRegistry {
       if (response.status >= 500) return { ok: false, problem: `Azure answered ${response.status}` };
       return { ok: true };
     } catch (err) {
-      const e = err as { name?: string; code?: string; statusCode?: number };
-      // The class and code only: an identity library's message is for the log, not for a public endpoint.
-      return { ok: false, problem: `${e.name ?? "Error"}${e.code ? ` ${e.code}` : ""}${e.statusCode ? ` (${e.statusCode})` : ""}` };
+      const e = err as { name?: string; code?: string; statusCode?: number; message?: string };
+      // problem: the class and code only, for a public endpoint; detail: the library's message, for the log (the
+      // identity libraries never put a secret into it).
+      return { ok: false, problem: `${e.name ?? "Error"}${e.code ? ` ${e.code}` : ""}${e.statusCode ? ` (${e.statusCode})` : ""}`, detail: e.message?.slice(0, 500) };
     }
   }
 }

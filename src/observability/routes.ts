@@ -52,7 +52,12 @@ export const observabilityRoutes: FastifyPluginAsyncTypebox<ObservabilityRoutesO
       .then(() => ({ ok: true }))
       .catch((err: Error) => ({ ok: false, problem: err.message }));
     const names = opts.accounts.names();
-    const results = await Promise.all(names.map((n) => opts.accounts.probe(n, opts.probeTimeoutMs)));
+    const results = await Promise.all(
+      names.map(async (n) => {
+        const r = await opts.accounts.probe(n, opts.probeTimeoutMs);
+        return r.ok ? r : { ok: false, problem: r.problem };
+      }),
+    );
     const accounts = Object.fromEntries(names.map((n, i) => [n, results[i]]));
     const ok = store.ok && results.every((r) => r.ok);
     return { status: ok ? "ready" : "not ready", store, accounts, checkedAtMs: Date.now() };

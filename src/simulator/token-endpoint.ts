@@ -17,7 +17,21 @@ const ARM_AUDIENCES = ["https://management.azure.com", "https://management.core.
 interface Client {
   tenantId: string;
   clientId: string;
-  secret: string;
+  /** A client secret, or… */
+  secret?: string;
+  /**
+   * …a federated credential: the assertion (e.g. a Kubernetes service-account token) this client presents. Entra
+   * checks its issuer, subject and audience against the federated credential; the simulator compares it whole.
+   */
+  federatedToken?: string;
+}
+
+const JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a, "utf8");
+  const y = Buffer.from(b, "utf8");
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 interface JsonAnswer {
@@ -77,11 +91,12 @@ export class SimulatedEntraId {
     } catch {
       return { status: 400, body: { error: { code: "InvalidJson", message: "The body must be JSON." } } };
     }
-    const { tenantId, clientId, secret } = parsed;
-    if (typeof tenantId !== "string" || typeof clientId !== "string" || typeof secret !== "string" || !tenantId || !clientId || !secret) {
-      return { status: 400, body: { error: { code: "InvalidClient", message: "tenantId, clientId and secret must be non-empty strings." } } };
+    const { tenantId, clientId, secret, federatedToken } = parsed;
+    const nonEmpty = (v: unknown) => typeof v === "string" && v !== "";
+    if (!nonEmpty(tenantId) || !nonEmpty(clientId) || nonEmpty(secret) === nonEmpty(federatedToken) || (secret !== undefined && !nonEmpty(secret)) || (federatedToken !== undefined && !nonEmpty(federatedToken))) {
+      return { status: 400, body: { error: { code: "InvalidClient", message: "tenantId and clientId, and one of secret or federatedToken, must be non-empty strings." } } };
     }
-    this.register({ tenantId, clientId, secret });
+    this.register({ tenantId: tenantId as string, clientId: clientId as string, ...(secret ? { secret: secret as string } : { federatedToken: federatedToken as string }) });
     return { status: 201, body: { tenantId, clientId } };
   }
 
@@ -148,11 +163,17 @@ export class SimulatedEntraId {
     const client = this.#clients.get(`${tenant.toLowerCase()}/${clientId.toLowerCase()}`);
     if (!client) return this.#error(400, "unauthorized_client", 700016, `Application with identifier '${clientId}' was not found in the directory '${tenant}'.`);
     const secret = form.get("client_secret");
-    if (secret === null) return this.#error(401, "invalid_client", 7000218, "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.");
-    const given = Buffer.from(secret, "utf8");
-    const expected = Buffer.from(client.secret, "utf8");
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      return this.#error(401, "invalid_client", 7000215, `Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${clientId}'.`);
+    const assertion = form.get("client_assertion");
+    if (secret === null && assertion === null) return this.#error(401, "invalid_client", 7000218, "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.");
+    if (secret !== null) {
+      if (!client.secret || !sameText(secret, client.secret)) {
+        return this.#error(401, "invalid_client", 7000215, `Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${clientId}'.`);
+      }
+    } else {
+      if (form.get("client_assertion_type") !== JWT_BEARER) return this.#error(400, "invalid_request", 50027, "Invalid JWT token. client_assertion_type must be urn:ietf:params:oauth:client-assertion-type:jwt-bearer.");
+      if (!client.federatedToken || !sameText(assertion!, client.federatedToken)) {
+        return this.#error(400, "invalid_client", 70021, "No matching federated identity record found for presented assertion.");
+      }
     }
     const resource = scope.split(" ").find((s) => s.endsWith("/.default"))?.replace(/\/\.default$/, "");
     if (!resource) return this.#error(400, "invalid_scope", 1002012, `The provided value for scope ${scope} is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).`);
