@@ -147,7 +147,12 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   await app.register(taskRoutes, { store, forwarder, onRequeued: () => void runner.tick() });
   await app.register(serverGroupRoutes, { accounts, retry: config.retry });
   // One read cache for the Clouddriver reads; every gateway feeds it its fresh reads and invalidates it on writes.
-  const reads = new ScaleSetReads(accounts, { ttlMs: config.readCacheTtlMs, retry: { ...config.retry, maxAttempts: Math.min(config.retry.maxAttempts, 3), deadlineMs: Math.min(config.retry.deadlineMs, 20_000) } });
+  const reads = new ScaleSetReads(accounts, {
+    ttlMs: config.readCacheTtlMs,
+    retry: { ...config.retry, maxAttempts: Math.min(config.retry.maxAttempts, 3), deadlineMs: Math.min(config.retry.deadlineMs, 20_000) },
+    // A read that joins one under way costs Azure nothing either: a hit.
+    onLookup: (result) => metrics.readCache.inc({ result: result === "miss" ? "miss" : "hit" }),
+  });
   accounts.observeScaleSets(reads);
   await app.register(clouddriverReadRoutes, { accounts, reads, forwarder });
   const stopObserving = observeAllArmResponses(budget);

@@ -87,6 +87,12 @@ t.test("/metrics moves as operations run, retries are counted by status, logs ca
   t.ok(sum(after, "vmssops_http_responses_total", { route: "/azure/ops/resizeServerGroup", status: "202" }) === 2);
   t.equal(sum(after, "vmssops_tasks_in_flight"), 0);
 
+  // The read cache: two reads of one server group, the second within READ_CACHE_TTL_MS, cost Azure one read.
+  for (let i = 0; i < 2; i++) t.equal((await env.api("GET", "/serverGroups/demo/eastus/web-prod-v002")).status, 200);
+  const reads = await scrape();
+  t.equal(sum(reads, "vmssops_read_cache_total", { result: "miss" }) - sum(after, "vmssops_read_cache_total", { result: "miss" }), 1, "the first read asks Azure");
+  t.equal(sum(reads, "vmssops_read_cache_total", { result: "hit" }) - sum(after, "vmssops_read_cache_total", { result: "hit" }), 1, "the second is served from the cache");
+
   // Logs: JSON lines with the task's fields.
   const taskLines = lines.filter((l) => l.taskId === submitted.body.id);
   const submittedLine = taskLines.find((l) => l.msg === "task submitted");

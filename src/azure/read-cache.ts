@@ -23,8 +23,13 @@ interface Entry<V> {
   invalidatedAt: number;
 }
 
+/** How a get was answered: from a fresh value, by joining a fetch under way, or by a fetch of its own. */
+export type LookupResult = "hit" | "coalesced" | "miss";
+
 export interface CoalescingCacheOptions {
   ttlMs: number;
+  /** Told how each get was answered (the read-cache metric). */
+  onLookup?: (result: LookupResult) => void;
   now?: () => number;
   /** Entries kept before expired ones are dropped. */
   maxEntries?: number;
@@ -36,17 +41,26 @@ export class CoalescingCache<V> {
   readonly #now: () => number;
   readonly #maxEntries: number;
   readonly #entries = new Map<string, Entry<V>>();
+  readonly #onLookup: (result: LookupResult) => void;
 
   constructor(options: CoalescingCacheOptions) {
     this.ttlMs = options.ttlMs;
+    this.#onLookup = options.onLookup ?? (() => {});
     this.#now = options.now ?? Date.now;
     this.#maxEntries = options.maxEntries ?? 10_000;
   }
 
   get(key: string, fetch: () => Promise<V>): Promise<Fresh<V>> {
     const entry = this.#entry(key);
-    if (entry.value && this.#now() - entry.value.readAt < this.ttlMs) return Promise.resolve(entry.value);
-    if (entry.inFlight) return entry.inFlight;
+    if (entry.value && this.#now() - entry.value.readAt < this.ttlMs) {
+      this.#onLookup("hit");
+      return Promise.resolve(entry.value);
+    }
+    if (entry.inFlight) {
+      this.#onLookup("coalesced");
+      return entry.inFlight;
+    }
+    this.#onLookup("miss");
     const generation = entry.generation;
     const readAt = this.#now();
     const call: Promise<Fresh<V>> = fetch().then(
@@ -120,6 +134,7 @@ export interface ScaleSetReadsOptions {
   /** Retries for one read (a poller's request is waiting): a few quick ones, not a deployment's patience. */
   retry: RetryConfig;
   now?: () => number;
+  onLookup?: (result: LookupResult) => void;
 }
 
 /**
@@ -139,8 +154,8 @@ export class ScaleSetReads implements ScaleSetObserver {
     this.#accounts = accounts;
     this.#retry = options.retry;
     this.ttlMs = options.ttlMs;
-    this.#snapshots = new CoalescingCache({ ttlMs: options.ttlMs, now: options.now });
-    this.#listings = new CoalescingCache({ ttlMs: options.ttlMs, now: options.now });
+    this.#snapshots = new CoalescingCache({ ttlMs: options.ttlMs, now: options.now, onLookup: options.onLookup });
+    this.#listings = new CoalescingCache({ ttlMs: options.ttlMs, now: options.now, onLookup: options.onLookup });
   }
 
   /** The scale set and its VMs. Throws OperationFailedError as executeOp does (404: notFound). */
