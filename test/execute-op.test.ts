@@ -46,6 +46,9 @@ class ScriptedGateway implements ScaleSetGateway {
     const next = this.reads.length > 1 ? this.reads.shift()! : this.reads[0];
     return { vmss: structuredClone(next.vmss), etag: next.etag, ...(next.remainingReads !== undefined ? { remainingReads: next.remainingReads } : {}) };
   }
+  async withInstances(snapshot: ScaleSetSnapshot) {
+    return { ...snapshot, vms: await this.listInstances() };
+  }
   async listInstances() {
     this.log.push("LIST");
     return structuredClone(this.vms);

@@ -220,7 +220,7 @@ async function settledRead<R>(
       waitedSince = undefined;
     }
     if ((planner.readsInstances || planner.observeOnly) && !snapshot.vms) {
-      snapshot = { ...snapshot, vms: await gateway.listInstances(signal) };
+      snapshot = await gateway.withInstances(snapshot, signal);
     }
     if (planner.observeOnly) return snapshot;
     const suspicious = suspiciousRead(snapshot);
@@ -250,7 +250,7 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
     if (step.kind === "done") {
       if (planner.observeOnly) return planner.result(snapshot);
       // "Nothing to change" in the model is not yet what Azure did: confirm it against the VMs Azure lists.
-      if (!snapshot.vms) snapshot = { ...snapshot, vms: await gateway.listInstances(signal) };
+      if (!snapshot.vms) snapshot = await gateway.withInstances(snapshot, signal);
       const confirmed = confirmation(snapshot);
       if (confirmed.confirmed) {
         log(writes === 0 ? `${prefix}: ${step.summary}` : `Azure confirmed: ${step.summary}`);

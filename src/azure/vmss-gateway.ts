@@ -92,7 +92,8 @@ export function normalizeRegion(region: string): string {
 export interface ScaleSetGateway {
   readonly ref: ScaleSetRef;
   read(options: { withInstances: boolean; signal?: AbortSignal }): Promise<ScaleSetSnapshot>;
-  listInstances(signal?: AbortSignal): Promise<VirtualMachineScaleSetVM[]>;
+  /** The snapshot with the scale set's VMs listed now: what the harness confirms against. */
+  withInstances(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot>;
   write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined>;
   resume(kind: WriteStep["kind"], serializedPoller: string, options: Omit<WriteOptions, "onAccepted">): Promise<void>;
 }
@@ -126,6 +127,14 @@ export class VmssGateway implements ScaleSetGateway {
     if (options.withInstances) snapshot.vms = await this.listInstances(options.signal);
     this.#observer?.onRead(this.ref, snapshot, readAt);
     return snapshot;
+  }
+
+  async withInstances(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot> {
+    const readAt = Date.now();
+    const complete = { ...snapshot, vms: await this.listInstances(signal) };
+    // A full read, as the read cache keeps them: the scale set was read just before its VMs.
+    this.#observer?.onRead(this.ref, complete, readAt);
+    return complete;
   }
 
   async listInstances(signal?: AbortSignal): Promise<VirtualMachineScaleSetVM[]> {
