@@ -60,7 +60,7 @@ export const API_VERSION = "0.1.0";
 export async function buildApp(options: AppOptions): Promise<Service> {
   const { config } = options;
   const store = options.store ?? new MemoryTaskStore(config.taskRetention);
-  const accounts = options.accounts ?? new AccountRegistry(config.accounts);
+  const accounts = options.accounts ?? (await AccountRegistry.open(config.accounts));
 
   const app = Fastify({
     // JSON lines. Request logs carry no headers, and these paths are cut from anything logged all the same.

@@ -9,10 +9,13 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { ClientCertificateCredential, ClientSecretCredential, DefaultAzureCredential, ManagedIdentityCredential, WorkloadIdentityCredential } from "@azure/identity";
 import { AccountRegistry } from "../src/azure/accounts.ts";
-import { AccountSetupError, credentialFor } from "../src/azure/client.ts";
+import { AccountSetupError, credentialFor, loadIdentity } from "../src/azure/client.ts";
 import { CLOUDS, ConfigError, loadConfig, SIMULATOR_SUBSCRIPTION_ID } from "../src/config.ts";
 import { REPO, SIMULATOR_CA_FILE, startChildService } from "./helpers/child-service.ts";
 import { startTestEnv } from "./helpers/service.ts";
+
+// credentialFor builds real credentials only once @azure/identity is loaded (AccountRegistry.open does it at start-up).
+await loadIdentity();
 
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
 const CLIENT_ID = "8f5b1c2e-3d4a-4b6c-9e7f-0a1b2c3d4e5f";

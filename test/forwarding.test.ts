@@ -161,7 +161,7 @@ t.test("Clouddriver down: a clear JSON 502; too slow: 504", async (t) => {
   const dead = await standInClouddriver();
   await dead.close();
   const service = await buildApp({
-    config: loadConfig({ SIMULATOR: "off", TASK_STORE: "memory", ACCOUNTS: '[{"name":"x","subscriptionId":"s"}]', CLOUDDRIVER_URL: dead.url }),
+    config: loadConfig({ SIMULATOR: "off", TASK_STORE: "memory", ACCOUNTS: '[{"name":"x","subscriptionId":"11111111-2222-3333-4444-555555555555"}]', TRUSTED_NETWORK: "true", CLOUDDRIVER_URL: dead.url }),
     logger: false,
   });
   t.teardown(() => service.close());

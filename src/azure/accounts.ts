@@ -4,7 +4,7 @@ import { createDefaultHttpClient, createPipelineRequest } from "@azure/core-rest
 import type { AccountConfig } from "../config.ts";
 import type { FieldProblem, ServerGroupLocator } from "../operations/description.ts";
 import { resourceGroupOf } from "../naming/frigga.ts";
-import { AccountSetupError, createComputeClient } from "./client.ts";
+import { AccountSetupError, createComputeClient, loadIdentity } from "./client.ts";
 import { normalizeRegion, VmssGateway, type ScaleSetObserver, type ScaleSetRef } from "./vmss-gateway.ts";
 
 const httpClient = createDefaultHttpClient();
@@ -16,6 +16,12 @@ export class AccountRegistry {
   readonly #clients = new Map<string, ComputeManagementClient>();
   readonly #createClient: (account: AccountConfig) => ComputeManagementClient;
   #observer: ScaleSetObserver | undefined;
+
+  /** The registry, with @azure/identity loaded first when an account needs it (see loadIdentity). */
+  static async open(accounts: AccountConfig[], createClient = createComputeClient): Promise<AccountRegistry> {
+    if (accounts.some((a) => a.credential.kind !== "simulator")) await loadIdentity();
+    return new AccountRegistry(accounts, createClient);
+  }
 
   /** Builds every account's client at once, so that a misconfigured account stops start-up, named. */
   constructor(accounts: AccountConfig[], createClient = createComputeClient) {

@@ -1,7 +1,6 @@
 // Builds the real @azure/arm-compute client for an account: real Azure or the simulator alike, with the account's
 // credential from @azure/identity pointed at the account's cloud (authority host, token audience, ARM endpoint).
 import { ComputeManagementClient } from "@azure/arm-compute";
-import { createRequire } from "node:module";
 import type { AccessToken, TokenCredential } from "@azure/core-auth";
 import type { AccountConfig } from "../config.ts";
 import { armObserverPolicy } from "./arm-observer.ts";
@@ -36,13 +35,18 @@ function identityOptions(account: AccountConfig) {
 }
 
 /**
- * @azure/identity, loaded the first time an account needs it: the package takes 100-170 ms to load, and a service
- * whose accounts are all simulator accounts never does. Loaded synchronously (its CommonJS build), so that every
- * credential is still built at start-up and a misconfigured one stops it, named.
+ * @azure/identity, loaded only when an account needs it: the package takes 100-170 ms to load, and a service whose
+ * accounts are all simulator accounts never does. AccountRegistry.open loads it before it builds the clients, so
+ * every credential is still built at start-up and a misconfigured one stops it, named.
  */
 let identityModule: typeof import("@azure/identity") | undefined;
+
+export async function loadIdentity(): Promise<void> {
+  identityModule ??= await import("@azure/identity");
+}
+
 function identity(): typeof import("@azure/identity") {
-  identityModule ??= createRequire(import.meta.url)("@azure/identity") as typeof import("@azure/identity");
+  if (!identityModule) throw new Error("@azure/identity is not loaded yet (AccountRegistry.open and loadIdentity load it)");
   return identityModule;
 }
 
