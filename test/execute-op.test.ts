@@ -237,3 +237,32 @@ t.test("Succeeded while the VM list disagrees: read again, never report either n
   t.equal(err.retryable, true);
   t.equal(err.result, undefined, "no result that could pass for a capacity");
 });
+
+t.test("a write resumed after a restart that Azure ended Canceled: re-read and re-planned, not replayed", async (t) => {
+  const now = snap({ sku: { name: "Standard_D1_v2", capacity: 4 } }, ["Succeeded", "Succeeded", "Succeeded", "Succeeded"], '"9"');
+  const done = snap({ sku: { name: "Standard_D1_v2", capacity: 2 } }, ["Succeeded", "Succeeded"], '"10"');
+  const gw = new ScriptedGateway([now]);
+  gw.resume = async () => {
+    throw new LongRunningOperationError("Canceled", "OperationPreempted", "Operation execution has been preempted by a more recent operation.");
+  };
+  gw.onWrite = () => {
+    gw.reads = [done];
+    gw.vms = done.vms!;
+  };
+  const history: string[] = [];
+  const result = await executeOp({
+    gateway: gw,
+    planner: resizeTo(2),
+    retry,
+    lroPollIntervalMs: 1000,
+    log: (line) => history.push(line),
+    resume: { step: { kind: "update", summary: "set capacity 1 → 2" }, poller: "{}" },
+    random: () => 0.5,
+    wait: async () => {},
+  });
+  t.match(history.join("\n"), /could not be followed \(operation canceled OperationPreempted: .*\); re-reading and re-planning/);
+  t.equal(gw.writes.length, 1);
+  t.match((gw.writes[0].step as any).summary, /^set capacity 4 → 2/, "planned on what the preempting write left, not the stored plan");
+  t.equal(gw.writes[0].ifMatch, '"9"');
+  t.equal(result.capacity.desired, 2);
+});

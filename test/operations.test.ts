@@ -170,3 +170,21 @@ t.test("the task reads as Clouddriver's, and history speaks to a person", async 
   const unknown = await env.api("GET", "/task/does-not-exist");
   t.equal(unknown.status, 404);
 });
+
+t.test("the server-group read mid-write: the model Azure already shows, the VMs as it lists them, and that they disagree", async (t) => {
+  await env.simControl("PUT", "/_sim/config", { writeDurationMs: 800 });
+  t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 100 }));
+  const submitted = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 10, desired: 5 } }));
+  for (let i = 0; i < 400 && !(await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body.inFlight; i++) await new Promise((r) => setTimeout(r, 5));
+  const during = await serverGroup("web-prod-v001");
+  t.equal(during.provisioningState, "Updating");
+  t.equal(during.capacity.desired, 5, "Azure applies a write at acceptance: the model says 5 at once");
+  t.same(during.instances.map((i: any) => i.provisioningState).sort(), ["Creating", "Creating", "Succeeded", "Succeeded", "Succeeded"]);
+  t.equal(during.instanceCount, 3, "three run");
+  t.match(during.disagreement, /Updating, with 3 of capacity 5 instance\(s\) running/);
+  const task = await env.waitForTask(submitted.body.id);
+  t.equal(task.status.failed, false);
+  const after = await serverGroup("web-prod-v001");
+  t.equal(after.instanceCount, 5);
+  t.equal(after.disagreement, undefined, "once Azure confirmed, nothing to say");
+});

@@ -24,7 +24,10 @@ t.teardown(async () => {
   await admin.end();
 });
 
-const sim = await startSimulator({ port: 0, writeDurationMs: 600, timeScale: 0.001, seed: false });
+// Writes of 1.5 s keep each replica's 12 slots busy for longer than it takes to submit the 200 tasks on a loaded
+// machine, so when A is killed (a third done) it holds tasks in flight. At 300 ms, with Retry-After at the time factor
+// (10 ms), nine tenths were done before the last submission and A often held none.
+const sim = await startSimulator({ port: 0, writeDurationMs: 1500, timeScale: 0.001, seed: false });
 const control = new SimulatorControl(sim);
 t.teardown(() => sim.close());
 const names = Array.from({ length: TASKS }, (_, i) => `rs-${String(i).padStart(3, "0")}`);

@@ -122,6 +122,12 @@ t.test("failOperation fault: the write is accepted and applied, its operation fa
   const stuck = await client.virtualMachineScaleSetVMs.get(RG, WEB, "1");
   t.equal(stuck.provisioningState, "Failed");
   t.equal((await vmss.get(RG, WEB)).sku?.capacity, 4, "the capacity was lowered at acceptance and stays lowered");
+  // deleting the left-over VM again does not lower the capacity a second time
+  await control.addFault({ action: "failOperation", method: "POST", pathContains: "/delete", code: "InternalExecutionError", count: 1 });
+  const again = vmss.deleteInstances(RG, WEB, { instanceIds: ["1"] }, fast);
+  await again.submitted();
+  await t.rejects(again.pollUntilDone(), { message: /InternalExecutionError/ });
+  t.equal((await vmss.get(RG, WEB)).sku?.capacity, 4, "still 4: VM 1 was already out of the capacity");
 
   // a later write that succeeds: Succeeded again, failed VMs allocated again
   const healed = await vmss.update(RG, WEB, { sku: { capacity: 5 } }, fast).pollUntilDone();

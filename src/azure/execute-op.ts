@@ -3,7 +3,9 @@
 // Each attempt reads the scale set, asks the planner what to change against what it just read, and writes with
 // If-Match set to the ETag of that read. A failed attempt is judged by the retry policy; the next attempt reads
 // again, so a retry never re-sends a write planned against a stale object (the Spinnaker bug: its retry wrapped
-// only the GET, and a 409 on the write failed the pipeline).
+// only the GET, and a 409 on the write failed the pipeline). An operation ends only on what Azure confirmed: a
+// Succeeded scale set whose running VMs match its capacity; one Azure left Failed is driven again, a bounded number
+// of times, and otherwise fails with what runs.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RetryConfig } from "../config.ts";
 import { describeArmFailure, failureLabel, OperationError, type ArmFailure } from "./arm-failure.ts";

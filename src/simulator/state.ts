@@ -251,11 +251,15 @@ export class SimState {
         break;
       case "deleteInstances": {
         const ids = spec.instanceIds ?? [];
+        const listed = [...ss.vms.values()].filter((vm) => vm.provisioningState !== "Deleting").length;
         for (const id of ids) {
           const vm = ss.vms.get(id);
           if (vm) vm.provisioningState = "Deleting";
         }
-        ss.model.sku = { ...(isObject(ss.model.sku) ? ss.model.sku : {}), capacity: Math.max(0, capacityOf(ss.model) - ids.length) };
+        // The capacity is what stays listed, never more than it was: deleting again a VM left over by a failed delete
+        // (listed, but no longer counted in the capacity) does not lower the capacity a second time.
+        const capacity = Math.max(0, Math.min(capacityOf(ss.model), listed - ids.length));
+        ss.model.sku = { ...(isObject(ss.model.sku) ? ss.model.sku : {}), capacity };
         break;
       }
       case "delete":

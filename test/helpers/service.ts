@@ -57,8 +57,9 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     LRO_POLL_INTERVAL_MS: "25",
     RETRY_CONFLICT_BASE_DELAY_MS: "30",
     RETRY_BUSY_POLL_INTERVAL_MS: "20",
-    // Azure's read refill (12 a minute) on the tests' compressed clock: a quarter of it is one re-read every 20 ms.
-    AZURE_SCALE_SET_READS_PER_MINUTE: "12000",
+    // The simulator's clock, so the service paces its re-reads by the simulator's read refill (12 a minute × 1000 at
+    // 0.001: a quarter of it is one re-read every 20 ms).
+    SIMULATOR_TIME_SCALE: String(options.timeScale ?? TEST_TIME_SCALE),
     RETRY_TRANSIENT_BASE_DELAY_MS: "30",
     RETRY_THROTTLE_DEFAULT_DELAY_MS: "50",
     RETRY_MAX_DELAY_MS: "500",
