@@ -19,6 +19,24 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A restartable service on an external simulator, as the crash tests run it: SQLite in dataDir, short leases and
+ * fast claims and polls, so that a restart takes over within a second or two.
+ */
+export function restartableServiceEnv(simUrl: string, dataDir: string): Record<string, string> {
+  return {
+    SIMULATOR_URL: simUrl,
+    SIMULATOR_CA_FILE,
+    TASK_STORE: "sqlite",
+    DATA_DIR: dataDir,
+    TASK_LEASE_MS: "1500",
+    TASK_CLAIM_INTERVAL_MS: "100",
+    LRO_POLL_INTERVAL_MS: "50",
+    RETRY_BUSY_POLL_INTERVAL_MS: "50",
+    SHUTDOWN_TIMEOUT_MS: "3000",
+  };
+}
+
 export interface ChildService {
   child: ChildProcess;
   url: string;
