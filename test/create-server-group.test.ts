@@ -75,7 +75,7 @@ t.test("model: out of traffic keeps the NIC out of every pool; a custom image is
     { region: "eastus", image: { isCustom: true, uri: "/subscriptions/s/resourceGroups/img/providers/Microsoft.Compute/images/shop-1" }, sku: { name: "Standard_D2s_v3" }, capacity: { desired: 2 }, subnetId, loadBalancerBackendPoolId: poolId, healthSettings: { protocol: "http", port: 8080, requestPath: "/health" } },
     { name: "shop-prod-v000", tags: { a: "b" }, inTraffic: false },
   );
-  const ipc = model.virtualMachineProfile!.networkProfile!.networkInterfaceConfigurations![0].ipConfigurations[0];
+  const ipc = model.virtualMachineProfile!.networkProfile!.networkInterfaceConfigurations![0].ipConfigurations![0];
   t.same(ipc.loadBalancerBackendAddressPools, []);
   t.same(model.virtualMachineProfile!.storageProfile!.imageReference, { id: "/subscriptions/s/resourceGroups/img/providers/Microsoft.Compute/images/shop-1" });
   t.match(model.virtualMachineProfile!.extensionProfile!.extensions, [{ type: "ApplicationHealthLinux", settings: { protocol: "http", port: 8080, requestPath: "/health" } }]);

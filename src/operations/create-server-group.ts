@@ -158,15 +158,50 @@ const createFields = {
   ...modelFields,
 };
 
+const SUBNET_EXAMPLE = "/subscriptions/00000000-0000-4000-8000-000000000001/resourceGroups/demo-rg/providers/Microsoft.Network/virtualNetworks/demo-rg-vnet/subnets/default";
+const POOL_EXAMPLE = "/subscriptions/00000000-0000-4000-8000-000000000001/resourceGroups/demo-rg/providers/Microsoft.Network/loadBalancers/web-lb/backendAddressPools/web-pool";
+
 export const CreateServerGroupDescription = Type.Object(
   { ...createFields, source: Type.Optional(SourceServerGroup) },
-  { $id: "CreateServerGroupDescription", additionalProperties: true, description: "clouddriver-azure's AzureServerGroupDescription, for a scale set; with source, a clone" },
+  {
+    $id: "CreateServerGroupDescription",
+    additionalProperties: true,
+    description: "clouddriver-azure's AzureServerGroupDescription, for a scale set; with source, a clone",
+    examples: [
+      {
+        credentials: "demo",
+        region: "eastus",
+        application: "web",
+        stack: "prod",
+        image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" },
+        sku: { name: "Standard_D2s_v3", tier: "Standard" },
+        capacity: { min: 2, max: 6, desired: 3 },
+        upgradePolicy: "Manual",
+        subnetId: SUBNET_EXAMPLE,
+        loadBalancerBackendPoolId: POOL_EXAMPLE,
+        healthSettings: { protocol: "http", port: 8080, requestPath: "/health" },
+        osConfig: { adminUserName: "azureuser", sshPublicKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA… deploy@example"] },
+      },
+    ],
+  },
 );
 export type CreateServerGroupDescription = Static<typeof CreateServerGroupDescription>;
 
 export const CloneServerGroupDescription = Type.Object(
   { ...createFields, application: Type.Optional(AppName), source: SourceServerGroup },
-  { $id: "CloneServerGroupDescription", additionalProperties: true, description: "Orca's cloneServerGroup: the source's model, with these fields as overrides" },
+  {
+    $id: "CloneServerGroupDescription",
+    additionalProperties: true,
+    description: "Orca's cloneServerGroup: the source's model, with these fields as overrides",
+    examples: [
+      {
+        credentials: "demo",
+        region: "eastus",
+        source: { account: "demo", region: "eastus", serverGroupName: "web-prod-v001" },
+        image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "24.04.202611" },
+      },
+    ],
+  },
 );
 
 type AnyCreate = Omit<CreateServerGroupDescription, "application"> & { application?: string };
