@@ -2,7 +2,7 @@
 // (the scale set carries this request's mark), follows the stored poller to its end, and never sends the PUT again.
 // The service is a real child process killed with SIGKILL; the simulator outlives it.
 import t from "tap";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
@@ -22,6 +22,8 @@ const env = (dataDir: string) => ({
   TASK_CLAIM_INTERVAL_MS: "100",
   LRO_POLL_INTERVAL_MS: "50",
   RETRY_BUSY_POLL_INTERVAL_MS: "50",
+  // The admin password the clone names by reference: it goes into the PUT, never into the task store.
+  DEPLOY_ADMIN_PASSWORD: "Restart-s3cret-9",
 });
 
 const clone = {
@@ -29,7 +31,11 @@ const clone = {
   region: "eastus",
   source: { account: "demo", region: "eastus", serverGroupName: "web-prod-v002" },
   image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "24.04.202611" },
+  osConfig: { adminPasswordEnv: "DEPLOY_ADMIN_PASSWORD" },
 };
+
+/** Everything the SQLite store wrote (database and WAL), as text. */
+const storeBytes = (dir: string) => readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString("latin1")).join("\n");
 
 async function inFlight(name: string): Promise<boolean> {
   try {
@@ -54,6 +60,9 @@ t.test("SIGKILL while the create is in flight: the restarted service finishes it
   first.child.kill("SIGKILL");
   await first.exited;
   t.ok(await inFlight("web-prod-v003"), "killed while Azure was still creating it");
+  const stored = storeBytes(dataDir);
+  t.match(stored, /"kind":"create"/, "the checkpoint names the create in flight");
+  t.notMatch(stored, /Restart-s3cret-9/, "and holds no password");
 
   const second = await startChildService(env(dataDir));
   t.teardown(() => void second.child.kill("SIGKILL"));
