@@ -68,7 +68,7 @@ t.test("SIGKILL while the create is in flight: the restarted service finishes it
   t.teardown(() => void second.child.kill("SIGKILL"));
   const task = await second.waitForTask(submitted.body.id);
   t.equal(task.state, "succeeded", JSON.stringify(task.history));
-  t.match(task.resultObjects, [{ type: "createdServerGroup", serverGroupName: "web-prod-v003", serverGroupNames: ["eastus:web-prod-v003"], instanceCount: 3 }]);
+  t.match(task.resultObjects, [{ type: "createdServerGroup", serverGroupName: "web-prod-v003", serverGroupNames: ["eastus:web-prod-v003"], instanceCount: 3, ancestorServerGroupNameByRegion: { eastus: "web-prod-v002" } }]);
   const history = task.history.map((h: any) => h.status).join("\n");
   t.match(history, /web-prod-v003 was created for this request already/, "the same name, found by its mark");
   t.match(history, /resuming the write Azure accepted before a restart: create web-prod-v003/, "the stored poller was followed");

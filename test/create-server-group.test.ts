@@ -233,3 +233,11 @@ t.test("a password by environment variable: sent to Azure, held by nothing we st
   t.equal(missing.task.state, "failed");
   t.match(missing.task.resultObjects.at(-1), { cause: "AdminPasswordNotSet", message: /NOT_SET_ANYWHERE/ });
 });
+
+t.test("a clone of a source that does not exist fails with Azure's 404, creating nothing", async (t) => {
+  const { task } = await run("cloneServerGroup", { credentials: "demo", region: "eastus", source: { account: "demo", region: "eastus", serverGroupName: "web-prod-v099" } });
+  t.equal(task.state, "failed");
+  t.equal(task.status.retryable, false, "sending it again cannot help");
+  t.match(task.resultObjects.at(-1), { type: "EXCEPTION", cause: "ResourceNotFound" });
+  t.equal((await env.calls()).filter((c) => c.method === "PUT").length, 0);
+});

@@ -272,6 +272,16 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext): Promise<Prepare
   const { account, resourceGroup } = located.ref;
   const listed = await listScaleSets(ctx.accounts.client(account), resourceGroup, ctx.signal);
   const mark = creationMark(ctx.origin);
+  const ours = listed.find((v) => v.tags?.[TAG_CREATED_BY] === mark && v.name !== undefined && parseName(v.name)?.cluster === cluster);
+  const slots = (among: VirtualMachineScaleSet[]) =>
+    among.map((v) => ({ name: v.name ?? "", createdTime: v.timeCreated ? new Date(v.timeCreated).getTime() : undefined }));
+  if (ours?.name) {
+    // Nothing more to create: the source is not read again (it may be gone by now, the copy exists).
+    ctx.log(`${ours.name} was created for this request already (${TAG_CREATED_BY}=${mark}): following it, not creating another`);
+    const before = nextServerGroupName(cluster, slots(listed.filter((v) => v !== ours)));
+    const ancestor = before.ok ? before.ancestor : undefined;
+    return { serverGroupName: ours.name, context: { cluster, ancestor, found: true } satisfies CreateContext };
+  }
   let source: CreateContext["source"];
   if (d.source) {
     const src = ctx.accounts.resolve({ credentials: d.source.account, region: d.source.region, serverGroupName: d.source.serverGroupName, ...(d.source.resourceGroup ? { resourceGroup: d.source.resourceGroup } : {}) });
@@ -280,12 +290,7 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext): Promise<Prepare
     source = { model: read.vmss, pools: sourcePools(read.vmss, src.ref) };
     ctx.log(`copying the model of ${src.ref.name} (${src.ref.resourceGroup}, ${src.ref.region})`);
   }
-  const ours = listed.find((v) => v.tags?.[TAG_CREATED_BY] === mark && v.name !== undefined && parseName(v.name)?.cluster === cluster);
-  if (ours?.name) {
-    ctx.log(`${ours.name} was created for this request already (${TAG_CREATED_BY}=${mark}): following it, not creating another`);
-    return { serverGroupName: ours.name, context: { cluster, found: true, source } satisfies CreateContext };
-  }
-  const next = nextServerGroupName(cluster, listed.map((v) => ({ name: v.name ?? "", createdTime: v.timeCreated ? new Date(v.timeCreated).getTime() : undefined })));
+  const next = nextServerGroupName(cluster, slots(listed));
   if (!next.ok) throw new OperationError("NoServerGroupNameLeft", next.reason);
   ctx.log(next.ancestor ? `found ancestor server group ${next.ancestor}; the next name is ${next.name}` : `no server group in cluster ${cluster} yet; the first name is ${next.name}`);
   return { serverGroupName: next.name, context: { cluster, ancestor: next.ancestor, found: false, source } satisfies CreateContext };
@@ -332,6 +337,10 @@ function createPlanner(d: AnyCreate, target: ScaleSetRef, run: RunContext | unde
     readsInstances: true,
     resultOnFailure: true,
     createWhenMissing() {
+      if (context.found) {
+        // Listed with this request's mark, then gone: someone deleted it. One request makes one server group.
+        throw new OperationError("CreatedServerGroupGone", `${target.name} was created for this request and no longer exists; not creating it again`);
+      }
       const spec = modelSpec(d);
       const password = adminPassword(d, env);
       let model: VirtualMachineScaleSet;
