@@ -112,7 +112,8 @@ const modelFields = {
     Type.Object(
       {
         protocol: Type.Union([Type.Literal("http"), Type.Literal("https"), Type.Literal("tcp")]),
-        port: Type.Integer({ minimum: 1, maximum: 65535 }),
+        // clouddriver-azure's AzureExtensionHealthSettings.port is a String: "8080" is taken as well as 8080.
+        port: Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.String({ pattern: "^[1-9][0-9]{0,4}$" })]),
         requestPath: Type.Optional(Type.String({ pattern: "^/", maxLength: 1024 })),
       },
       { additionalProperties: false },
@@ -127,7 +128,8 @@ const modelFields = {
           caching: Type.Optional(Type.Union([Type.Literal("None"), Type.Literal("ReadOnly"), Type.Literal("ReadWrite")])),
           storageAccountType: Type.Optional(Type.Union([Type.Literal("Standard_LRS"), Type.Literal("Premium_LRS"), Type.Literal("StandardSSD_LRS"), Type.Literal("Premium_ZRS"), Type.Literal("StandardSSD_ZRS")])),
         },
-        { additionalProperties: false },
+        // clouddriver-azure takes the SDK's VirtualMachineScaleSetDataDisk: its other fields are accepted and not used.
+        { additionalProperties: true },
       ),
       { maxItems: 64 },
     ),
@@ -220,7 +222,8 @@ function clusterOf(d: AnyCreate): string {
 }
 
 function modelSpec(d: AnyCreate): ModelSpec {
-  return { ...d, networkSecurityGroupId: d.securityGroupId } as ModelSpec;
+  const health = d.healthSettings ? { healthSettings: { ...d.healthSettings, port: Number(d.healthSettings.port) } } : {};
+  return { ...d, ...health, networkSecurityGroupId: d.securityGroupId } as ModelSpec;
 }
 
 export function checkCreate(d: AnyCreate): FieldProblem[] {

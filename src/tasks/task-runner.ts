@@ -278,6 +278,8 @@ export class TaskRunner {
           const description = request.description as LocatedDescription;
           const located = accounts.resolve(op.locator ? op.locator(description) : description);
           if (!located.ok) throw new Error(located.problems.map((p) => `${p.field}: ${p.message}`).join("; "));
+          // Named by the located scale set (a create: its cluster) until prepare names the one it acts on.
+          Object.assign(ctx, { scaleSet: `${located.ref.account}/${located.ref.resourceGroup}/${located.ref.name}`, account: located.ref.account });
           if (i !== task.operationIndex || task.state === "queued") {
             record(phase, `Starting: ${op.describe(description)} (account ${located.ref.account}, region ${located.ref.region}, resource group ${located.ref.resourceGroup})`);
           }
