@@ -56,7 +56,13 @@ t.test("red/black: clone, enable, disable, scale down, destroy; never fewer than
 
   const newImage = { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "24.04.202611" };
   step = "clone";
-  const cloned = await run("cloneServerGroup", { ...where, source: { account: "demo", region: "eastus", serverGroupName: "shop-prod-v001" }, image: newImage });
+  // Orca's SourceResolver.groovy l.63-64 names the source both as serverGroupName and asgName.
+  const source = { account: "demo", region: "eastus", serverGroupName: "shop-prod-v001", asgName: "shop-prod-v001" };
+  const cloned = await run("cloneServerGroup", { ...where, cloudProvider: "azure", source, image: newImage });
+  // What MonitorKatoTask.groovy l.287-301 makes of the result: deploy.server.groups by region.
+  const deployed: Record<string, string[]> = {};
+  for (const r of cloned.resultObjects) for (const n of r.serverGroupNames ?? []) (deployed[n.split(":")[0]] ??= []).push(n.split(":")[1]);
+  t.same(deployed, { eastus: ["shop-prod-v002"] }, "deploy.server.groups");
   t.match(cloned.resultObjects[0], { serverGroupNames: ["eastus:shop-prod-v002"], instanceCount: DESIRED, disabled: true });
   step = "enable v002";
   await run("enableServerGroup", { ...where, serverGroupName: "shop-prod-v002" });
