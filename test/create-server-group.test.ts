@@ -241,3 +241,12 @@ t.test("a clone of a source that does not exist fails with Azure's 404, creating
   t.match(task.resultObjects.at(-1), { type: "EXCEPTION", cause: "ResourceNotFound" });
   t.equal((await env.calls()).filter((c) => c.method === "PUT").length, 0);
 });
+
+t.test("a create Azure accepted and then failed for good: the task fails with what Azure shows of the new group", async (t) => {
+  await env.simControl("POST", "/_sim/faults", { action: "failOperation", method: "PUT", pathContains: "shop-prod-v000", code: "OSProvisioningTimedOut", message: "OS provisioning did not finish in time" });
+  const { task } = await run("createServerGroup", shop());
+  t.equal(task.state, "failed", JSON.stringify(task.history));
+  t.match(task.resultObjects[0], { type: "createdServerGroup", serverGroupName: "shop-prod-v000", provisioningState: "Failed", confirmed: false });
+  t.match(task.resultObjects.at(-1), { type: "EXCEPTION", cause: "OSProvisioningTimedOut" });
+  t.equal(callsFor(await env.calls(), "shop-prod-v000").filter((c) => c.method === "PUT").length, 1, "one PUT");
+});
