@@ -93,8 +93,8 @@ t.test("what is not ours reaches Clouddriver exactly as sent, and its answer com
   t.equal(JSON.parse(m.text).id, "cd-task-1", "Clouddriver's task id");
 
   // An operation name we do not have, with a body that is not even JSON: forwarded before it is parsed.
-  const unknownOp = "name: createServerGroup\n";
-  const u = await raw("POST", "/azure/ops/createServerGroup", unknownOp, { "content-type": "application/x-yaml" });
+  const unknownOp = "name: upsertLoadBalancer\n";
+  const u = await raw("POST", "/azure/ops/upsertLoadBalancer", unknownOp, { "content-type": "application/x-yaml" });
   t.equal(u.status, 200);
 
   const got = clouddriver.received.slice(before);
@@ -104,7 +104,7 @@ t.test("what is not ours reaches Clouddriver exactly as sent, and its answer com
       ["GET", "/applications/app/clusters/aws-prod/app-main/aws/serverGroups/app-main-v002?expand=true&x=%2F", ""],
       ["POST", "/aws/ops?clientRequestId=3f2a", awsBody],
       ["POST", "/azure/ops?clientRequestId=mixed-1", mixed],
-      ["POST", "/azure/ops/createServerGroup", unknownOp],
+      ["POST", "/azure/ops/upsertLoadBalancer", unknownOp],
     ],
     "exactly these requests, paths, queries and bodies as sent",
   );

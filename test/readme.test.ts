@@ -86,6 +86,9 @@ t.test("the README's commands work as written", async (t) => {
   t.match(out, /"owner":"portal-user"/, "the out-of-band tag survived the 412");
   t.match(out, /x-azure-read-at: \d{4}-/i, "Orca's reads state their freshness");
   t.match(out, /"clusters":\{"demo":\[\{"name":"web-prod"/, "the application lists its clusters");
+  t.match(out, /"serverGroupNames":\["eastus:shop-prod-v001"\]/, "the clone is the next server group of its cluster");
+  t.notMatch(out, /shop-prod-v002/, "the repeated clientRequestId created nothing");
+  t.match(out, /"name":"shop-prod-v001"/, "the red/black leaves shop-prod-v001");
 });
 
 t.test("what the README promises about the end state", async (t) => {

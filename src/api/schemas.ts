@@ -45,26 +45,43 @@ export const TaskState = Type.Union(
   { $id: "TaskState" },
 );
 
+const serverGroupResultFields = {
+  account: Type.String(),
+  region: Type.String(),
+  resourceGroup: Type.String(),
+  serverGroupName: Type.String(),
+  capacity: Type.Ref(Capacity),
+  disabled: Type.Boolean(),
+  instanceCount: Type.Optional(Type.Integer({ description: "instances Azure lists as running (not being created, deleted, or Failed)" })),
+  confirmed: Type.Optional(
+    Type.Literal(false, {
+      description: "present when Azure did not confirm the model (e.g. left the scale set Failed): capacity.desired is then the instances running",
+    }),
+  ),
+  requestedCapacity: Type.Optional(Type.Integer({ description: "with confirmed false: the capacity in the model, which Azure did not reach" })),
+  provisioningState: Type.Optional(Type.String()),
+  etag: Type.Optional(Type.String()),
+};
+
 export const ServerGroupResult = Type.Object(
   {
     type: Type.Literal("serverGroup"),
-    account: Type.String(),
-    region: Type.String(),
-    resourceGroup: Type.String(),
-    serverGroupName: Type.String(),
-    capacity: Type.Ref(Capacity),
-    disabled: Type.Boolean(),
-    instanceCount: Type.Optional(Type.Integer({ description: "instances Azure lists as running (not being created, deleted, or Failed)" })),
-    confirmed: Type.Optional(
-      Type.Literal(false, {
-        description: "present when Azure did not confirm the model (e.g. left the scale set Failed): capacity.desired is then the instances running",
-      }),
-    ),
-    requestedCapacity: Type.Optional(Type.Integer({ description: "with confirmed false: the capacity in the model, which Azure did not reach" })),
-    provisioningState: Type.Optional(Type.String()),
-    etag: Type.Optional(Type.String()),
+    ...serverGroupResultFields,
   },
   { $id: "ServerGroupResult", additionalProperties: false, description: "an operation's result: what Azure confirmed afterwards, or (on failure) what it lists" },
+);
+
+export const CreatedServerGroupResult = Type.Object(
+  {
+    type: Type.Literal("createdServerGroup"),
+    ...serverGroupResultFields,
+    serverGroupNames: Type.Array(Type.String(), { description: "`region:name`, which Orca's MonitorKatoTask turns into deploy.server.groups" }),
+    serverGroupNameByRegion: Type.Record(Type.String(), Type.String()),
+    serverGroups: Type.Record(Type.String(), Type.Object({ name: Type.String() }, { additionalProperties: false }), { description: "clouddriver-azure's deploy result: region → { name }" }),
+    ancestorServerGroupNameByRegion: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "the cluster's latest server group before this one" })),
+    loadBalancerPools: Type.Array(Type.String(), { description: "backend pool ids it serves from when in traffic (recorded for enableServerGroup while disabled)" }),
+  },
+  { $id: "CreatedServerGroupResult", additionalProperties: false, description: "createServerGroup's and cloneServerGroup's result: the new server group as Azure confirmed it" },
 );
 
 export const DestroyedServerGroupResult = Type.Object(
@@ -97,8 +114,9 @@ export const Task = Type.Object(
     endTimeMs: Type.Optional(Type.Integer()),
     status: Type.Ref(TaskStatus),
     history: Type.Array(Type.Object({ phase: Type.String(), status: Type.String() }, { additionalProperties: false })),
-    resultObjects: Type.Array(Type.Union([Type.Ref(ServerGroupResult), Type.Ref(DestroyedServerGroupResult), Type.Ref(TaskException)]), {
-      description: "one result per finished operation (ServerGroupResult, or DestroyedServerGroupResult for destroyServerGroup); on failure, a last TaskException",
+    resultObjects: Type.Array(Type.Union([Type.Ref(ServerGroupResult), Type.Ref(CreatedServerGroupResult), Type.Ref(DestroyedServerGroupResult), Type.Ref(TaskException)]), {
+      description:
+        "one result per finished operation (ServerGroupResult; CreatedServerGroupResult for createServerGroup and cloneServerGroup, also on a failure once a scale set exists; DestroyedServerGroupResult for destroyServerGroup); on failure, a last TaskException",
     }),
     state: Type.Ref(TaskState),
     clientRequestId: Type.Optional(Type.String()),
@@ -164,4 +182,4 @@ export const Health = Type.Object(
   { $id: "Health", additionalProperties: false },
 );
 
-export const componentSchemas = [Capacity, FieldError, ErrorResponse, TaskRef, TaskStatus, TaskState, ServerGroupResult, DestroyedServerGroupResult, TaskException, Task, TaskList, Instance, ServerGroup, Health];
+export const componentSchemas = [Capacity, FieldError, ErrorResponse, TaskRef, TaskStatus, TaskState, ServerGroupResult, CreatedServerGroupResult, DestroyedServerGroupResult, TaskException, Task, TaskList, Instance, ServerGroup, Health];

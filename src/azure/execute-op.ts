@@ -11,7 +11,7 @@ import type { RetryConfig } from "../config.ts";
 import { describeArmFailure, failureLabel, OperationError, type ArmFailure } from "./arm-failure.ts";
 import { decideBusyWait, decideRetry, formatDuration, isRetryableKind } from "./retry-policy.ts";
 import { confirmation, isBusy, isFailed, suspiciousRead } from "./scale-set-state.ts";
-import type { ScaleSetGateway, ScaleSetSnapshot, WriteStep } from "./vmss-gateway.ts";
+import { storedStep, type ScaleSetGateway, type ScaleSetSnapshot, type StoredWriteStep, type WriteStep } from "./vmss-gateway.ts";
 
 export type PlannedStep = { kind: "done"; summary: string } | WriteStep;
 
@@ -34,12 +34,22 @@ export interface ScaleSetPlanner<R> {
    * Without it, 404 is a terminal failure.
    */
   whenAbsent?(absent: { failure: ArmFailure; wrote: boolean }): R;
+  /**
+   * For an operation that makes the scale set (create): the write to send when a read answers 404. It is sent with
+   * If-None-Match: *, so that a name taken meanwhile answers 412 (re-read, and plan() judges what is there).
+   */
+  createWhenMissing?(): WriteStep;
+  /**
+   * When the operation fails after a write of it was accepted, read the scale set and its VMs once more and attach
+   * result() of that read to the failure: what Azure did bring up (a create that ran out of allocation).
+   */
+  resultOnFailure?: boolean;
 }
 
 export interface Checkpoint {
   attempt: number;
   /** The write in flight and its serialized poller, when one was accepted and has not ended. */
-  inFlight?: { step: WriteStep; poller: string };
+  inFlight?: { step: StoredWriteStep; poller: string };
 }
 
 /** How one attempt ended: for metrics and logs (the retry decision itself stays in retry-policy.ts). */
@@ -175,7 +185,8 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
       if (!decision.retry) {
         // Whether a resume (POST /task/{id}:resume) of the same operation could succeed: the retry policy's rule.
         log(`${prefix}: ${label}: ${failure.message}; ${decision.reason}`);
-        throw new OperationFailedError(`${label}: ${failure.message}`, failure, attempt, isRetryableKind(failure.kind));
+        const shown = wrote && input.planner.resultOnFailure ? await readForFailure(input) : undefined;
+        throw new OperationFailedError(`${label}: ${failure.message}`, failure, attempt, isRetryableKind(failure.kind), shown);
       }
       log(`${prefix}: ${label}, ${decision.reason}`);
       // The write that failed (or was canceled) is over: nothing is in flight until the next attempt writes.
@@ -234,6 +245,16 @@ async function settledRead<R>(
   }
 }
 
+/** What Azure shows after a failed write, for the failure's result; undefined when even that read fails. */
+async function readForFailure<R>(input: ExecuteOpInput<R>): Promise<R | undefined> {
+  try {
+    return input.planner.result(await input.gateway.read({ withInstances: true, signal: input.signal }));
+  } catch (err) {
+    if (input.signal?.aborted) throw err;
+    return undefined;
+  }
+}
+
 /** The write that drives a Failed scale set again: its own model, re-sent with If-Match. Azure retries the work. */
 function redriveStep(snapshot: ScaleSetSnapshot, instances: number, redrive: number, max: number): WriteStep {
   const capacity = snapshot.vmss.sku?.capacity ?? 0;
@@ -244,10 +265,47 @@ function redriveStep(snapshot: ScaleSetSnapshot, instances: number, redrive: num
   };
 }
 
+/** The first read of an attempt; for an operation that makes the scale set, a 404 is answered by creating it. */
+async function firstRead<R>(input: ExecuteOpInput<R>, attempt: number, prefix: string, clock: AttemptClock): Promise<{ snapshot: ScaleSetSnapshot; writes: number }> {
+  try {
+    return { snapshot: await settledRead(input, prefix, clock), writes: 0 };
+  } catch (err) {
+    const create = input.planner.createWhenMissing;
+    if (!create || describeArmFailure(err).kind !== "notFound") throw err;
+    return { snapshot: await writeThenRead(input, attempt, prefix, clock, create(), undefined), writes: 1 };
+  }
+}
+
+/** Sends one write, checkpointing its poller once Azure accepted it, and reads the scale set after it. */
+async function writeThenRead<R>(
+  input: ExecuteOpInput<R>,
+  attempt: number,
+  prefix: string,
+  clock: AttemptClock,
+  step: WriteStep,
+  etag: string | undefined,
+): Promise<ScaleSetSnapshot> {
+  const guard = step.kind === "update" || step.kind === "delete" ? ` (If-Match ${etag ?? "none"})` : step.kind === "create" ? " (If-None-Match *)" : "";
+  input.log(`${prefix}: ${step.summary}${guard}`);
+  await input.onCheckpoint?.({ attempt });
+  const stored = storedStep(step);
+  const written = await input.gateway.write(step, etag, {
+    defaultPollIntervalMs: input.lroPollIntervalMs,
+    signal: input.signal,
+    onAccepted: (poller) => input.onCheckpoint?.({ attempt, inFlight: { step: stored, poller } }),
+  });
+  await input.onCheckpoint?.({ attempt });
+  // The write's final GET is a fresh read of the scale set. If it carried no ETag, keep the old one: the next
+  // write then gets a 412 and re-reads, instead of overwriting unconditionally.
+  const first = written && typeof written.sku?.capacity === "number" ? { vmss: written, etag: written.etag ?? etag } : undefined;
+  return settledRead(input, prefix, clock, first);
+}
+
 async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: string, clock: AttemptClock, progress: Progress): Promise<R> {
   const { gateway, planner, log, signal, retry } = input;
-  let snapshot = await settledRead(input, prefix, clock);
-  for (let writes = 0, doubtful = 0; ; ) {
+  const start = await firstRead(input, attempt, prefix, clock);
+  let snapshot = start.snapshot;
+  for (let writes = start.writes, doubtful = 0; ; ) {
     let step = planner.plan(snapshot);
     if (step.kind === "done") {
       if (planner.observeOnly) return planner.result(snapshot);
@@ -278,20 +336,7 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
     if (writes >= MAX_WRITES_PER_ATTEMPT) {
       throw new OperationError("PlanDidNotConverge", `still planning "${step.summary}" after ${writes} writes`);
     }
-    const guard = step.kind === "update" || step.kind === "delete" ? ` (If-Match ${snapshot.etag ?? "none"})` : "";
-    log(`${prefix}: ${step.summary}${guard}`);
-    await input.onCheckpoint?.({ attempt });
-    const inFlight = step;
-    const written = await gateway.write(step, snapshot.etag, {
-      defaultPollIntervalMs: input.lroPollIntervalMs,
-      signal,
-      onAccepted: (poller) => input.onCheckpoint?.({ attempt, inFlight: { step: inFlight, poller } }),
-    });
-    await input.onCheckpoint?.({ attempt });
+    snapshot = await writeThenRead(input, attempt, prefix, clock, step, snapshot.etag);
     writes++;
-    // The update's final GET is a fresh read of the scale set. If it carried no ETag, keep the old one: the next
-    // write then gets a 412 and re-reads, instead of overwriting unconditionally.
-    const first = written && typeof written.sku?.capacity === "number" ? { vmss: written, etag: written.etag ?? snapshot.etag } : undefined;
-    snapshot = await settledRead(input, prefix, clock, first);
   }
 }

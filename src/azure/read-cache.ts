@@ -201,7 +201,7 @@ export class ScaleSetReads implements ScaleSetObserver {
 
   onWrite(ref: ScaleSetRef, kind: WriteStep["kind"]): void {
     this.#snapshots.invalidate(scaleSetKey(ref));
-    // Listings serve names, regions and creation times: only a delete changes those.
-    if (kind === "delete") this.#forgetListings(ref.account);
+    // Listings serve names, regions and creation times: only a create or a delete changes those.
+    if (kind === "delete" || kind === "create") this.#forgetListings(ref.account);
   }
 }

@@ -1,4 +1,4 @@
-// The only code that calls the VMSS API: reads a scale set (and its VMs), and runs the three kinds of write.
+// The only code that calls the VMSS API: reads a scale set (and its VMs), lists a resource group's, and runs the writes.
 import { restorePoller } from "@azure/arm-compute";
 import type {
   ComputeManagementClient,
@@ -34,7 +34,19 @@ export type WriteStep =
   | { kind: "manualUpgrade"; summary: string; instanceIds: string[] }
   | { kind: "deleteInstances"; summary: string; instanceIds: string[] }
   /** Deletes the whole scale set. */
-  | { kind: "delete"; summary: string };
+  | { kind: "delete"; summary: string }
+  /** Creates the scale set with this model: PUT with If-None-Match: *, so it never replaces one that exists. */
+  | { kind: "create"; summary: string; model: VirtualMachineScaleSet };
+
+/**
+ * A write as a checkpoint keeps it: what it was, for a person and for resuming. A create's model stays out (it may
+ * carry a secret resolved from a reference, and resuming needs only the poller).
+ */
+export type StoredWriteStep = Exclude<WriteStep, { kind: "create" }> | { kind: "create"; summary: string };
+
+export function storedStep(step: WriteStep): StoredWriteStep {
+  return step.kind === "create" ? { kind: "create", summary: step.summary } : step;
+}
 
 /**
  * Told what a gateway read and wrote, so that a read cache can reuse fresh reads and never serve what a write
@@ -96,6 +108,13 @@ export interface ScaleSetGateway {
   withInstances(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot>;
   write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined>;
   resume(kind: WriteStep["kind"], serializedPoller: string, options: Omit<WriteOptions, "onAccepted">): Promise<void>;
+}
+
+/** The scale sets of one resource group, as ARM lists them now (no cache: a name is about to be chosen from it). */
+export async function listScaleSets(client: ComputeManagementClient, resourceGroup: string, signal?: AbortSignal): Promise<VirtualMachineScaleSet[]> {
+  const out: VirtualMachineScaleSet[] = [];
+  for await (const vmss of client.virtualMachineScaleSets.list(resourceGroup, { abortSignal: signal })) out.push(vmss);
+  return out;
 }
 
 export class VmssGateway implements ScaleSetGateway {
@@ -181,6 +200,10 @@ export class VmssGateway implements ScaleSetGateway {
         // Azure honours it, a delete planned on a stale read gets 412 (re-read, re-plan) instead of going through.
         await runLongRunning(() => vmss.delete(resourceGroup, name, { ...sdk, requestOptions: { headers: etag ? { "if-match": etag } : {} } }), lro);
         return undefined;
+      case "create":
+        // If-None-Match: * makes Azure answer 412 when the name exists: a create retried or resumed can never
+        // replace a scale set, ours or another's.
+        return runLongRunning(() => vmss.createOrUpdate(resourceGroup, name, step.model, { ...sdk, ifNoneMatch: "*" }), lro);
     }
   }
 
@@ -190,7 +213,13 @@ export class VmssGateway implements ScaleSetGateway {
    */
   async resume(kind: WriteStep["kind"], serializedPoller: string, options: Omit<WriteOptions, "onAccepted">): Promise<void> {
     const vmss = this.client.virtualMachineScaleSets;
-    const sources = { update: vmss.update, manualUpgrade: vmss.updateInstances, deleteInstances: vmss.deleteInstances, delete: vmss.delete };
+    const sources = {
+      update: vmss.update,
+      manualUpgrade: vmss.updateInstances,
+      deleteInstances: vmss.deleteInstances,
+      delete: vmss.delete,
+      create: vmss.createOrUpdate,
+    };
     const source = sources[kind];
     try {
       await resumeLongRunning(

@@ -2,6 +2,7 @@
 // planner that the executeOp harness runs against freshly read state on every attempt.
 import type { Static, TObject } from "@sinclair/typebox";
 import type { ScaleSetPlanner } from "../azure/execute-op.ts";
+import type { AccountRegistry } from "../azure/accounts.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import type { FieldProblem, ServerGroupLocator } from "./description.ts";
 import type { OperationResult } from "./server-group-state.ts";
@@ -17,7 +18,44 @@ export interface OperationDefinition<S extends TObject = TObject, R extends Oper
   check?(description: Static<S>): FieldProblem[];
   /** "resize web-prod-v001 to 5": the task's first history line. */
   describe(description: Static<S>): string;
-  planner(description: Static<S>, target: ScaleSetRef): ScaleSetPlanner<R>;
+  /**
+   * For an operation whose scale set is named when it runs (create: the next free name of a cluster): what locates
+   * it before that, for account checks and for the order of tasks (the cluster stands in for the name).
+   */
+  locator?(description: Static<S>): LocatedDescription;
+  /**
+   * Chooses the scale set when the operation starts (and again after a restart, or when the name chosen turned out
+   * taken), from what Azure lists then. Its context goes to the planner.
+   */
+  prepare?(description: Static<S>, context: PrepareContext): Promise<Prepared>;
+  planner(description: Static<S>, target: ScaleSetRef, run?: RunContext): ScaleSetPlanner<R>;
+}
+
+/** The code a create fails with when the name it chose holds a scale set it did not create: choose again. */
+export const NAME_TAKEN = "ServerGroupNameTaken";
+
+/** Which request a task runs: a create records it on the scale set it makes, so that a repeat finds it. */
+export interface TaskOrigin {
+  taskId: string;
+  clientRequestId?: string;
+}
+
+export interface PrepareContext {
+  accounts: Pick<AccountRegistry, "resolve" | "get" | "client" | "gateway">;
+  origin: TaskOrigin;
+  log(line: string): void;
+  signal?: AbortSignal;
+}
+
+export interface Prepared {
+  serverGroupName: string;
+  /** What prepare learned that the planner needs (a clone's source model, the ancestor). */
+  context: unknown;
+}
+
+export interface RunContext {
+  origin: TaskOrigin;
+  prepared?: Prepared;
 }
 
 /** Keeps each operation file's types exact while the registry holds them side by side. */

@@ -1,4 +1,5 @@
 // Operations by name. Adding one: write its file, add it here; routes, validation and the OpenAPI document follow.
+import { cloneServerGroup, createServerGroup } from "./create-server-group.ts";
 import { destroyServerGroup } from "./destroy-server-group.ts";
 import { disableServerGroup } from "./disable-server-group.ts";
 import { enableServerGroup } from "./enable-server-group.ts";
@@ -8,7 +9,8 @@ import { scaleDown } from "./scale-down.ts";
 import { terminateInstances } from "./terminate-instances.ts";
 
 export const operations: ReadonlyMap<string, AnyOperation> = new Map(
-  ([resizeServerGroup, disableServerGroup, enableServerGroup, scaleDown, terminateInstances, destroyServerGroup] as unknown as AnyOperation[]).map((op) => [op.name, op]),
+  (
+    [resizeServerGroup, disableServerGroup, enableServerGroup, scaleDown, terminateInstances, destroyServerGroup, createServerGroup, cloneServerGroup] as unknown as AnyOperation[]).map((op) => [op.name, op]),
 );
 
 export function operationNames(): string[] {

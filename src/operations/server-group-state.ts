@@ -320,7 +320,21 @@ export interface DestroyedServerGroupResult {
   confirmedBy: string;
 }
 
-export type OperationResult = ServerGroupResult | DestroyedServerGroupResult;
+/** createServerGroup's result: the server group as Azure confirmed it, named the ways Orca reads a deploy. */
+export interface CreatedServerGroupResult extends Omit<ServerGroupResult, "type"> {
+  type: "createdServerGroup";
+  /** `region:name`: what Orca's MonitorKatoTask turns into `deploy.server.groups` (MonitorKatoTask.groovy l.155-156, l.287-301). */
+  serverGroupNames: string[];
+  serverGroupNameByRegion: Record<string, string>;
+  /** clouddriver-azure's own deploy result (CreateAzureServerGroupAtomicOperation.groovy l.293-294). */
+  serverGroups: Record<string, { name: string }>;
+  /** The cluster's latest server group before this one (AbstractServerGroupNameResolver.groovy l.75-77). */
+  ancestorServerGroupNameByRegion?: Record<string, string>;
+  /** The backend pools it serves from when in traffic (recorded for enable while it is out of traffic). */
+  loadBalancerPools: string[];
+}
+
+export type OperationResult = ServerGroupResult | DestroyedServerGroupResult | CreatedServerGroupResult;
 
 /** The task's last line for one finished operation. */
 export function describeResult(result: OperationResult): string {
@@ -328,5 +342,8 @@ export function describeResult(result: OperationResult): string {
     return `${result.serverGroupName} ${result.deletedByThisTask ? "is deleted" : "was already gone"}, as Azure confirmed (${result.confirmedBy})`;
   }
   const { capacity } = result;
+  if (result.type === "createdServerGroup") {
+    return `created ${result.serverGroupName}: capacity ${capacity.desired} (min ${capacity.min}, max ${capacity.max}), ${result.instanceCount ?? 0} instance(s) running, ${result.disabled ? "out of traffic" : "in traffic"}, as Azure confirmed`;
+  }
   return `${result.serverGroupName} has capacity ${capacity.desired} (min ${capacity.min}, max ${capacity.max})${result.disabled ? ", disabled" : ""}, as Azure confirmed`;
 }

@@ -8,6 +8,8 @@ export interface CallRecord {
   status: number | null;
   /** The If-Match header, or null when absent. */
   ifMatch: string | null;
+  /** The If-None-Match header, only when one was sent (a create's `*`). */
+  ifNoneMatch?: string;
   /** Arrival time, ms since the epoch. */
   time: number;
   /** Set when an injected fault handled the request: respond, failOperation or dropConnection. */

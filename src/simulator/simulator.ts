@@ -89,6 +89,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
           path: base.pathname,
           status: null,
           ifMatch: typeof req.headers["if-match"] === "string" ? req.headers["if-match"] : null,
+          ...(typeof req.headers["if-none-match"] === "string" ? { ifNoneMatch: req.headers["if-none-match"] } : {}),
           time: Date.now(),
         });
     let body: { body: Buffer; tooLarge: boolean };

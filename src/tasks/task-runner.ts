@@ -8,10 +8,11 @@
 // fallback (and the moment leases are renewed and old tasks pruned).
 import type { Config } from "../config.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
-import { describeArmFailure } from "../azure/arm-failure.ts";
+import { describeArmFailure, failureLabel } from "../azure/arm-failure.ts";
+import { isRetryableKind } from "../azure/retry-policy.ts";
 import { observeArmResponses } from "../azure/arm-observer.ts";
 import { executeOp, OperationFailedError, type Checkpoint } from "../azure/execute-op.ts";
-import type { LocatedDescription, AnyOperation } from "../operations/operation.ts";
+import { NAME_TAKEN, type LocatedDescription, type AnyOperation, type TaskOrigin } from "../operations/operation.ts";
 import { describeResult, type OperationResult } from "../operations/server-group-state.ts";
 import type { HistoryEntry, OperationRequest, Task, TaskCheckpoint, TaskFailure } from "./task.ts";
 import type { TaskChange, TaskStore } from "./task-store.ts";
@@ -46,6 +47,18 @@ interface ActiveTask {
 
 const PRUNE_EVERY_MS = 60_000;
 const COMPLETED = "Orchestration completed.";
+/**
+ * A failure while an operation chooses its scale set (the listing or the source read answered an error): the task
+ * fails with Azure's error, retryable when the retry policy says a resume could succeed. Our own bugs stay what they are.
+ */
+function asOperationFailure(err: unknown): never {
+  const failure = describeArmFailure(err);
+  if (failure.kind === "programming" || err instanceof OperationFailedError) throw err;
+  throw new OperationFailedError(`${failureLabel(failure)}: ${failure.message}`, failure, 1, isRetryableKind(failure.kind));
+}
+
+/** How often an operation that names its scale set may choose a name again after finding it taken. */
+const MAX_NAMINGS = 3;
 
 export class TaskRunner {
   readonly #deps: TaskRunnerDeps;
@@ -89,7 +102,10 @@ export class TaskRunner {
   scaleSetsOf(operations: OperationRequest[]): string[] {
     const keys = new Set<string>();
     for (const o of operations) {
-      const resolved = this.#deps.accounts.resolve(o.description as LocatedDescription);
+      const op = this.#deps.operations.get(o.name);
+      const description = o.description as LocatedDescription;
+      // A create is ordered by its cluster: two creates of one cluster would only race for the same next name.
+      const resolved = this.#deps.accounts.resolve(op?.locator ? op.locator(description) : description);
       if (resolved.ok) keys.add(scaleSetKey(resolved.ref));
     }
     return [...keys];
@@ -260,15 +276,16 @@ export class TaskRunner {
           const op = operations.get(request.name);
           if (!op) throw new Error(`unknown operation ${request.name}`);
           const description = request.description as LocatedDescription;
-          const resolved = accounts.resolve(description);
-          if (!resolved.ok) throw new Error(resolved.problems.map((p) => `${p.field}: ${p.message}`).join("; "));
-          const ref = resolved.ref;
-          Object.assign(ctx, { scaleSet: `${ref.account}/${ref.resourceGroup}/${ref.name}`, account: ref.account });
+          const located = accounts.resolve(op.locator ? op.locator(description) : description);
+          if (!located.ok) throw new Error(located.problems.map((p) => `${p.field}: ${p.message}`).join("; "));
+          // Named by the located scale set (a create: its cluster) until prepare names the one it acts on.
+          Object.assign(ctx, { scaleSet: `${located.ref.account}/${located.ref.resourceGroup}/${located.ref.name}`, account: located.ref.account });
           if (i !== task.operationIndex || task.state === "queued") {
-            record(phase, `Starting: ${op.describe(description)} (account ${ref.account}, region ${ref.region}, resource group ${ref.resourceGroup})`);
+            record(phase, `Starting: ${op.describe(description)} (account ${located.ref.account}, region ${located.ref.region}, resource group ${located.ref.resourceGroup})`);
           }
           // The time the task waited in the store's queue (behind earlier tasks on its scale sets, or for a slot).
           if (i === task.operationIndex && task.state === "queued") observer?.queueWaited?.({ ...ctx }, Date.now() - task.createdAtMs);
+          const origin: TaskOrigin = { taskId: id, ...(task.clientRequestId !== undefined ? { clientRequestId: task.clientRequestId } : {}) };
           const onCheckpoint = (c: Checkpoint) => {
             observer?.checkpoint?.({ ...ctx, attempt: c.attempt }, c);
             ctx.attempt = c.attempt;
@@ -278,23 +295,43 @@ export class TaskRunner {
             lastCheckpoint = JSON.stringify(checkpoint);
             return change({ checkpoint, armCalls });
           };
-          // The store handed this task out only as the first on its scale sets: nothing else of ours writes them now.
-          const result = await observeArmResponses(countCalls, () =>
-            executeOp({
-              gateway: accounts.gateway(ref),
-              planner: op.planner(description, ref),
-              retry: config.retry,
-              lroPollIntervalMs: config.lroPollIntervalMs,
-              log: (line) => record(phase, line),
-              signal: abort.signal,
-              resume,
-              onAttemptEnd: (end) => {
-                observer?.attemptEnded?.({ ...ctx, attempt: end.attempt }, end);
-                ctx.attempt = end.attempt + 1;
-              },
-              onCheckpoint,
-            }),
-          );
+          // An operation that names its scale set when it runs (create) does so now, from what Azure lists; a name
+          // that turns out taken (another writer created it in between) is chosen again, a bounded number of times.
+          const run = async (): Promise<OperationResult> => {
+            const prepared = op.prepare
+              ? await observeArmResponses(countCalls, () => op.prepare!(description, { accounts, origin, log: (line) => record(phase, line), signal: abort.signal })).catch(asOperationFailure)
+              : undefined;
+            const ref = prepared ? { ...located.ref, name: prepared.serverGroupName } : located.ref;
+            Object.assign(ctx, { scaleSet: `${ref.account}/${ref.resourceGroup}/${ref.name}`, account: ref.account });
+            // The store handed this task out only as the first on its scale sets: nothing else of ours writes them now.
+            return observeArmResponses(countCalls, () =>
+              executeOp({
+                gateway: accounts.gateway(ref),
+                planner: op.planner(description, ref, { origin, ...(prepared ? { prepared } : {}) }),
+                retry: config.retry,
+                lroPollIntervalMs: config.lroPollIntervalMs,
+                log: (line) => record(phase, line),
+                signal: abort.signal,
+                resume,
+                onAttemptEnd: (end) => {
+                  observer?.attemptEnded?.({ ...ctx, attempt: end.attempt }, end);
+                  ctx.attempt = end.attempt + 1;
+                },
+                onCheckpoint,
+              }),
+            );
+          };
+          let result: OperationResult;
+          for (let naming = 1; ; naming++) {
+            try {
+              result = await run();
+              break;
+            } catch (err) {
+              const taken = err instanceof OperationFailedError && err.failure.code === NAME_TAKEN && op.prepare !== undefined && naming < MAX_NAMINGS;
+              if (!taken) throw err;
+              record(phase, `${(err as Error).message}; choosing the name again`);
+            }
+          }
           results.push(result);
           record(phase, `Done: ${describeResult(result)}`);
         } catch (err) {

@@ -11,6 +11,8 @@ export interface SimCall {
   /** null when the connection was dropped. */
   status: number | null;
   ifMatch: string | null;
+  /** Only when the request sent one. */
+  ifNoneMatch?: string;
   time: number;
 }
 

@@ -57,7 +57,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
 
   /** Cross-field rules and account resolution, with field names prefixed as the client sent them. */
   function check(op: AnyOperation, description: LocatedDescription, prefix: string): FieldProblem[] {
-    const resolved = accounts.resolve(description);
+    const resolved = accounts.resolve(op.locator ? op.locator(description) : description);
     const problems = [...(op.check?.(description) ?? []), ...(resolved.ok ? [] : resolved.problems)];
     return problems.map((p) => ({ field: prefix ? `${prefix}.${p.field}` : p.field, message: p.message }));
   }
@@ -74,6 +74,12 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
       if (typeof d !== "object" || d === null) continue;
       const { credentials, account } = d as { credentials?: unknown; account?: unknown };
       for (const name of [credentials, account]) if (typeof name === "string") requireAccount(request, name, "write");
+      // A clone reads its source: the caller must be allowed to read that account.
+      const source = (d as { source?: unknown }).source;
+      if (typeof source === "object" && source !== null) {
+        const sourceAccount = (source as { account?: unknown }).account;
+        if (typeof sourceAccount === "string") requireAccount(request, sourceAccount, "read");
+      }
     }
   }
 

@@ -1,0 +1,96 @@
+// A red/black deploy on the simulator through the API only, as Orca runs one on Azure: create v002 from v001 (a
+// clone with a new image), enable v002, disable v001, scale v001 down, destroy v001. The simulator's state is
+// sampled throughout: at every sampled moment at least the desired number of instances is in traffic.
+//
+// Orca's order: the deploy stage's CloneServerGroupTask (CloneServerGroupTask.groovy l.100, `cloneServerGroup`),
+// then the red/black strategy's disableCluster, scaleDownCluster (resizeServerGroup to {0,0,0}) and shrinkCluster
+// (destroyServerGroup) against the older groups; Orca's own enable of the new group comes first, since the service
+// creates it out of traffic.
+import t from "tap";
+import { startTestEnv } from "./helpers/service.ts";
+
+const env = await startTestEnv({ writeDurationMs: 120 });
+t.teardown(() => env.close());
+
+const where = { credentials: "demo", region: "eastus" };
+const DESIRED = 3;
+
+async function run(op: string, description: unknown) {
+  const res = await env.api("POST", `/azure/ops/${op}`, description);
+  if (res.status !== 202) throw new Error(`${op}: ${res.status} ${JSON.stringify(res.body)}`);
+  const task = await env.waitForTask(res.body.id, 60_000);
+  if (task.state !== "succeeded") throw new Error(`${op} ${task.state}: ${JSON.stringify(task.history)}`);
+  return task;
+}
+
+type Json = Record<string, any>;
+
+/** A VM serves traffic when it is running (not being created, deleted, or Failed) and its NIC is in a backend pool. */
+function servesTraffic(vm: Json): boolean {
+  const state = String(vm.properties?.provisioningState ?? "").toLowerCase();
+  if (state === "creating" || state === "deleting" || state === "failed") return false;
+  const nics: Json[] = vm.properties?.networkProfileConfiguration?.networkInterfaceConfigurations ?? [];
+  return nics.some((nic) => (nic.properties?.ipConfigurations ?? []).some((ipc: Json) => (ipc.properties?.loadBalancerBackendAddressPools ?? []).length > 0));
+}
+
+async function inTraffic(name: string): Promise<number> {
+  const res = await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`);
+  if (res.status === 404) return 0;
+  return (res.body.vms as Json[]).filter(servesTraffic).length;
+}
+
+t.test("red/black: clone, enable, disable, scale down, destroy; never fewer than the desired instances in traffic", async (t) => {
+  await env.simControl("PUT", "/_sim/scaleSets/demo-rg/shop-prod-v001", { capacity: DESIRED, loadBalanced: true, upgradePolicy: "Manual", tags: { app: "shop" } });
+  t.equal(await inTraffic("shop-prod-v001"), DESIRED, "v001 serves");
+
+  const samples: { at: string; v001: number; v002: number }[] = [];
+  let step = "start";
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const [v001, v002] = await Promise.all([inTraffic("shop-prod-v001"), inTraffic("shop-prod-v002")]);
+      samples.push({ at: step, v001, v002 });
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+
+  const newImage = { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "24.04.202611" };
+  step = "clone";
+  // Orca's SourceResolver.groovy l.63-64 names the source both as serverGroupName and asgName.
+  const source = { account: "demo", region: "eastus", serverGroupName: "shop-prod-v001", asgName: "shop-prod-v001" };
+  const cloned = await run("cloneServerGroup", { ...where, cloudProvider: "azure", source, image: newImage });
+  // What MonitorKatoTask.groovy l.287-301 makes of the result: deploy.server.groups by region.
+  const deployed: Record<string, string[]> = {};
+  for (const r of cloned.resultObjects) for (const n of r.serverGroupNames ?? []) (deployed[n.split(":")[0]] ??= []).push(n.split(":")[1]);
+  t.same(deployed, { eastus: ["shop-prod-v002"] }, "deploy.server.groups");
+  t.match(cloned.resultObjects[0], { serverGroupNames: ["eastus:shop-prod-v002"], instanceCount: DESIRED, disabled: true });
+  step = "enable v002";
+  await run("enableServerGroup", { ...where, serverGroupName: "shop-prod-v002" });
+  step = "disable v001";
+  await run("disableServerGroup", { ...where, serverGroupName: "shop-prod-v001" });
+  step = "scale down v001";
+  await run("resizeServerGroup", { ...where, serverGroupName: "shop-prod-v001", capacity: { min: 0, max: 0, desired: 0 } });
+  step = "destroy v001";
+  const destroyed = await run("destroyServerGroup", { ...where, serverGroupName: "shop-prod-v001" });
+  t.match(destroyed.resultObjects[0], { type: "destroyedServerGroup", deletedByThisTask: true });
+  step = "end";
+  await new Promise((r) => setTimeout(r, 50));
+  sampling = false;
+  await sampler;
+
+  const steps = new Set(samples.map((s) => s.at));
+  for (const s of ["clone", "enable v002", "disable v001", "scale down v001", "destroy v001"]) t.ok(steps.has(s), `sampled during ${s}`);
+  t.ok(samples.length >= 20, `${samples.length} samples`);
+  const low = samples.filter((s) => s.v001 + s.v002 < DESIRED);
+  t.same(low, [], `never fewer than ${DESIRED} in traffic (lowest: ${Math.min(...samples.map((s) => s.v001 + s.v002))})`);
+  t.ok(samples.some((s) => s.at === "clone" && s.v002 === 0 && s.v001 === DESIRED), "the clone stayed out of traffic until enabled");
+
+  const last = samples.at(-1)!;
+  t.same({ v001: last.v001, v002: last.v002 }, { v001: 0, v002: DESIRED }, "v002 alone serves");
+  t.equal((await env.simControl("GET", "/_sim/scaleSets/demo-rg/shop-prod-v001")).status, 404, "v001 is gone");
+  const v002 = (await env.simControl("GET", "/_sim/scaleSets/demo-rg/shop-prod-v002")).body;
+  t.ok(
+    (v002.vms as Json[]).every((vm) => vm.properties.storageProfile.imageReference.version === newImage.version),
+    "every v002 instance runs the new image",
+  );
+});
