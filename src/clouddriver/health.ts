@@ -2,6 +2,7 @@
 // from what Azure knows: the VM's provisioning state, its power state (when the instance view is listed), and
 // whether it is in a backend pool. Pure: a VM in, health out.
 import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
+import { powerState } from "../azure/scale-set-state.ts";
 
 /** Clouddriver's HealthState values. */
 export type HealthState = "Up" | "Down" | "OutOfService" | "Unknown" | "Starting" | "Failed";
@@ -35,14 +36,7 @@ export function platformState(vm: VirtualMachineScaleSetVM): { state: HealthStat
   return { state: "Down", description: power };
 }
 
-/** "running", "stopped", "deallocated", … from the instance view's PowerState/… status, when Azure listed one. */
-export function powerState(vm: VirtualMachineScaleSetVM): string | undefined {
-  for (const status of vm.instanceView?.statuses ?? []) {
-    const [kind, value] = (status.code ?? "").split("/");
-    if (kind === "PowerState" && value) return value.toLowerCase();
-  }
-  return undefined;
-}
+export { powerState };
 
 /**
  * Health indicators for one VM. `inTraffic` is whether it is in a backend pool, or undefined when the scale set
