@@ -86,6 +86,8 @@ t.test("the README's commands work as written", async (t) => {
   t.match(out, /"owner":"portal-user"/, "the out-of-band tag survived the 412");
   t.match(out, /x-azure-read-at: \d{4}-/i, "Orca's reads state their freshness");
   t.match(out, /"clusters":\{"demo":\[\{"name":"web-prod"/, "the application lists its clusters");
+  t.match(out, /batch 2\/2: surged 2, replaced 2, healthy 4\/4: delete out-of-date instance\(s\) 2, 3/, "the rolling upgrade's batches");
+  t.match(out, /4 "latestModelApplied":true/, "every instance on the new model");
 });
 
 t.test("what the README promises about the end state", async (t) => {
