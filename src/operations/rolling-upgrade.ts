@@ -135,8 +135,9 @@ export function rollingUpgradePlanner(d: RollingUpgradeDescription, target: Scal
   const change = changeOf(d);
   const hash = changeHash(change);
   const deletePolicy = d.deletePolicy ?? "Oldest";
-  // Set when a surge's instances could not be allocated: once they are removed, the upgrade stops there instead of
-  // surging into the same shortage. Kept in memory: after a restart one more surge is tried.
+  // Set when instances of a surge this run made could not be allocated: once they are removed, the upgrade stops
+  // there instead of surging into the same shortage. Kept in memory: after a restart one more surge is tried.
+  let surgedHere = false;
   let allocationFailure: string | undefined;
 
   function plan(snapshot: ScaleSetSnapshot): PlannedStep {
@@ -170,14 +171,14 @@ export function rollingUpgradePlanner(d: RollingUpgradeDescription, target: Scal
         const after = `capacity ${capacity} → ${capacity - step.ids.length}`;
         if (step.why === "failed") {
           const failedNew = instances.filter((vm) => vm.state.toLowerCase() === "failed" && vm.latestModel);
-          if (failedNew.length > 0) allocationFailure = `Azure could not allocate ${failedNew.length} new instance(s) (${ids(failedNew.map((vm) => vm.id))}) in ${at}`;
+          if (surgedHere && failedNew.length > 0) allocationFailure = `Azure could not allocate ${failedNew.length} new instance(s) (${ids(failedNew.map((vm) => vm.id))}) in ${at}`;
           return { kind: "deleteInstances", summary: `${at}: remove failed instance(s) ${ids(step.ids)} (${after})`, instanceIds: step.ids };
         }
-        const surged = Math.max(0, running.length - desired);
+        const above = Math.max(0, running.length - desired);
         const what = step.why === "replaced" ? "delete out-of-date instance(s)" : "delete extra instance(s)";
         return {
           kind: "deleteInstances",
-          summary: `${at}: surged ${surged}, replaced ${step.ids.length}, healthy ${step.readyAfter}/${desired}: ${what} ${ids(step.ids)} (${after})`,
+          summary: `${at}: surged ${above}, replaced ${step.ids.length}, healthy ${step.readyAfter}/${desired}: ${what} ${ids(step.ids)} (${after})`,
           instanceIds: step.ids,
         };
       }
@@ -188,6 +189,7 @@ export function rollingUpgradePlanner(d: RollingUpgradeDescription, target: Scal
             `${allocationFailure}; the failed instance(s) were removed and the upgrade stopped before surging again. ${ready} instance(s) ready (${outOfDate.length} on the old model, ${running.length - outOfDate.length} on the new), ${desired - outOfDate.length} of ${desired} replaced. Submit the same rollingUpgrade again to continue from here`,
           );
         }
+        surgedHere = true;
         const verb = step.capacity > desired ? `surge ${running.length} → ${step.capacity}` : `scale ${running.length} → ${step.capacity} (back to desired)`;
         return { kind: "update", summary: `${at}: ${verb}, ${outOfDate.length} out-of-date instance(s) left`, patch: { sku: { ...vmss.sku, capacity: step.capacity } } };
       }
