@@ -4,6 +4,7 @@
 // 69ec3a4, azure/scope/strategies/machinepool_deployments/machinepool_deployment_strategy.go l.92-112 for the
 // budgets, l.208-350 for the order; azure/scope/machinepool.go l.332-360 for the surge of the scale set's capacity).
 import t from "tap";
+import { newStage, Orca } from "./helpers/orca.ts";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
 
 const RG = "demo-rg";
@@ -153,4 +154,25 @@ t.test("a scale set with Azure's Rolling upgrade policy is refused before anythi
   t.equal(task.state, "failed");
   t.match(task.status.status, /upgrade policy Rolling: .*Use Azure's rolling upgrade/);
   t.same((await env.calls()).filter((c) => c.method !== "GET"), [], "no write");
+});
+
+t.test("through Orca's generic path: the stage context as the description, Orca's task monitoring, its server-group read", async (t) => {
+  // Orca has no Azure rolling-upgrade stage; a custom stage submits like every other: KatoService.requestOperations
+  // (KatoService.java:52-59 → KatoRestService.java:30-34, POST /azure/ops with [{"rollingUpgrade": context}] and
+  // its clientRequestId), then MonitorKatoTask (MonitorKatoTask.groovy:123, :255-257) polls GET /task/{id}.
+  const name = "web-ru-v003";
+  await freshScaleSet(name, 3);
+  const orca = new Orca(env.api, { pollMs: 20 });
+  const stage = newStage({ credentials: "demo", region: "eastus", serverGroupName: name, cloudProvider: "azure", moniker: { app: "web" }, image: NEW_IMAGE, maxSurge: "33%", maxUnavailable: null, deletePolicy: "Newest", user: "pipeline" });
+  const taskId = await orca.requestOperations(stage, [{ rollingUpgrade: { ...stage.context } }]);
+  const task = await orca.monitorKato(stage, taskId);
+  t.equal(task.status.completed, true);
+  const history = task.history.map((h: any) => h.status).join("\n");
+  t.match(history, /maxSurge 33%, maxUnavailable 0, delete Newest first/, "null is absent: maxUnavailable defaults to 0");
+  t.match(history, /batch 1\/3: surge 3 → 4/, "33% of 3 (0.99) rounds up to 1");
+  t.match(history, /batch 1\/3: surged 1, replaced 1, healthy 3\/3: delete out-of-date instance\(s\) 2 /, "Newest first");
+  const sg = await orca.api("GET", `/serverGroups/demo/eastus/${name}`);
+  t.equal(sg.status, 200);
+  t.equal(sg.body.instances.length, 3);
+  t.ok(sg.body.instances.every((i: any) => i.healthState === "Up" && i.latestModelApplied === true), "Orca sees three Up instances on the latest model");
 });
