@@ -77,6 +77,7 @@ t.test("10 instances, maxSurge 2, maxUnavailable 0: never fewer than 10 healthy 
   t.equal(after.vmss.sku.capacity, 10);
   t.notOk("vmss-ops.upgrade-desired" in after.vmss.tags, "the under-way record is removed");
   t.equal(await capacityIncreases(name), 5, "five surges of 2 for 10 instances");
+  t.comment(`10 instances upgraded in ${task.endTimeMs - task.startTimeMs} ms with ${task.armCalls} ARM calls (writes 100 ms, probe 200 ms)`);
 
   for (let b = 1; b <= 5; b++) t.match(history, new RegExp(`batch ${b}/5: surged 2, replaced 2, healthy 10/10: delete out-of-date instance\\(s\\)`));
   t.match(history, /batch 1\/5: surge 10 → 12/);
