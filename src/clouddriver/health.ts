@@ -36,8 +36,6 @@ export function platformState(vm: VirtualMachineScaleSetVM): { state: HealthStat
   return { state: "Down", description: power };
 }
 
-export { powerState };
-
 /**
  * Health indicators for one VM. `inTraffic` is whether it is in a backend pool, or undefined when the scale set
  * has no load balancer (and is not disabled out of one): then only the platform speaks, and a running VM is Up.

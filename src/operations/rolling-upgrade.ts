@@ -22,7 +22,7 @@ import {
   upgradeInstances,
   type ModelChange,
 } from "./rolling-upgrade-model.ts";
-import { batchPosition, planUpgradeStep, resolveBudget, type UpgradeBudget, type UpgradeInstance } from "./rolling-upgrade-plan.ts";
+import { batchPosition, planUpgradeStep, resolveBudget, type UpgradeBudget, type UpgradeInstance, type UpgradeStep } from "./rolling-upgrade-plan.ts";
 import { capacityOf, serverGroupResult, type ServerGroupResult } from "./server-group-state.ts";
 
 const Budget = (what: string, fallback: number) =>
@@ -131,6 +131,69 @@ function refuseAzureManagedUpgrades(vmss: VirtualMachineScaleSet, name: string):
 const live = (vm: UpgradeInstance) => !["failed", "deleting"].includes(vm.state.toLowerCase());
 const ids = (list: string[]) => list.join(", ");
 
+function budgetFor(d: RollingUpgradeDescription, desired: number): UpgradeBudget {
+  const budget = { surge: resolveBudget(d.maxSurge ?? 1, desired, "up"), unavailable: resolveBudget(d.maxUnavailable ?? 0, desired, "down") };
+  if (budget.surge === 0 && budget.unavailable === 0 && desired > 0) {
+    throw new OperationError("NoUpgradeBudget", `maxSurge ${d.maxSurge ?? 1} and maxUnavailable ${d.maxUnavailable ?? 0} both come to 0 of ${desired} instance(s): none could be replaced`);
+  }
+  return budget;
+}
+
+/** What one read shows, in the terms the history lines use. */
+interface UpgradeView {
+  vmss: VirtualMachineScaleSet;
+  desired: number;
+  inTraffic: boolean;
+  instances: UpgradeInstance[];
+  running: UpgradeInstance[];
+  outOfDate: UpgradeInstance[];
+  ready: number;
+  /** "batch 3/5" */
+  at: string;
+}
+
+function viewOf(snapshot: ScaleSetSnapshot, desired: number, budget: UpgradeBudget): UpgradeView {
+  const inTraffic = scaleSetInTraffic(snapshot.vmss);
+  const instances = upgradeInstances(snapshot.vms ?? [], inTraffic);
+  const running = instances.filter(live);
+  const outOfDate = running.filter((vm) => !vm.latestModel);
+  const { batch, batches } = batchPosition(desired, outOfDate.length, budget);
+  return { vmss: snapshot.vmss, desired, inTraffic, instances, running, outOfDate, ready: instances.filter((vm) => vm.ready).length, at: `batch ${batch}/${batches}` };
+}
+
+function deleteStep(step: Extract<UpgradeStep, { kind: "delete" }>, view: UpgradeView): PlannedStep {
+  const capacity = capacityOf(view.vmss);
+  const after = `capacity ${capacity} → ${capacity - step.ids.length}`;
+  if (step.why === "failed") return { kind: "deleteInstances", summary: `${view.at}: remove failed instance(s) ${ids(step.ids)} (${after})`, instanceIds: step.ids };
+  const above = Math.max(0, view.running.length - view.desired);
+  const what = step.why === "replaced" ? "delete out-of-date instance(s)" : "delete extra instance(s)";
+  return {
+    kind: "deleteInstances",
+    summary: `${view.at}: surged ${above}, replaced ${step.ids.length}, healthy ${step.readyAfter}/${view.desired}: ${what} ${ids(step.ids)} (${after})`,
+    instanceIds: step.ids,
+  };
+}
+
+function scaleStep(capacity: number, view: UpgradeView): PlannedStep {
+  const verb = capacity > view.desired ? `surge ${view.running.length} → ${capacity}` : `scale ${view.running.length} → ${capacity} (back to desired)`;
+  return { kind: "update", summary: `${view.at}: ${verb}, ${view.outOfDate.length} out-of-date instance(s) left`, patch: { sku: { ...view.vmss.sku, capacity } } };
+}
+
+function allocationStop(failure: string, view: UpgradeView): OperationError {
+  const { ready, outOfDate, running, desired } = view;
+  return new OperationError(
+    "AllocationFailed",
+    `${failure}; the failed instance(s) were removed and the upgrade stopped before surging again. ${ready} instance(s) ready (${outOfDate.length} on the old model, ${running.length - outOfDate.length} on the new), ${desired - outOfDate.length} of ${desired} replaced. Submit the same rollingUpgrade again to continue from here`,
+  );
+}
+
+function endStep(view: UpgradeView, change: ModelChange): PlannedStep {
+  if (view.vmss.tags?.[TAG_UPGRADE_DESIRED] !== undefined) {
+    return { kind: "update", summary: `every instance runs the new model, healthy ${view.ready}/${view.desired}: remove the upgrade's under-way record`, patch: { tags: finishedTags(view.vmss.tags) } };
+  }
+  return { kind: "done", summary: `every instance runs the new model (${describeChange(change)}), healthy ${view.ready}/${view.desired}` };
+}
+
 export function rollingUpgradePlanner(d: RollingUpgradeDescription, target: ScaleSetRef): ScaleSetPlanner<ServerGroupResult> {
   const change = changeOf(d);
   const hash = changeHash(change);
@@ -143,63 +206,34 @@ export function rollingUpgradePlanner(d: RollingUpgradeDescription, target: Scal
   function plan(snapshot: ScaleSetSnapshot): PlannedStep {
     const { vmss } = snapshot;
     refuseAzureManagedUpgrades(vmss, target.name);
+    // An upgrade under way keeps the desired count it recorded (the capacity now may include its surge).
+    const desired = recordedDesired(vmss) ?? capacityOf(vmss);
     if (vmss.tags?.[TAG_UPGRADE_MODEL] !== hash) {
-      // An upgrade under way keeps the desired count it recorded (the capacity now may include its surge).
-      const desired = recordedDesired(vmss) ?? capacityOf(vmss);
       return {
         kind: "update",
         summary: `apply the new model (${describeChange(change)}) and record desired count ${desired} for the rolling upgrade`,
         patch: modelPatch(vmss, change, desired),
       };
     }
-    const desired = recordedDesired(vmss) ?? capacityOf(vmss);
-    const budget: UpgradeBudget = { surge: resolveBudget(d.maxSurge ?? 1, desired, "up"), unavailable: resolveBudget(d.maxUnavailable ?? 0, desired, "down") };
-    if (budget.surge === 0 && budget.unavailable === 0 && desired > 0) {
-      throw new OperationError("NoUpgradeBudget", `maxSurge ${d.maxSurge ?? 1} and maxUnavailable ${d.maxUnavailable ?? 0} both come to 0 of ${desired} instance(s): none could be replaced`);
-    }
-    const inTraffic = scaleSetInTraffic(vmss);
-    const instances = upgradeInstances(snapshot.vms ?? [], inTraffic);
-    const running = instances.filter(live);
-    const outOfDate = running.filter((vm) => !vm.latestModel);
-    const ready = instances.filter((vm) => vm.ready).length;
-    const { batch, batches } = batchPosition(desired, outOfDate.length, budget);
-    const at = `batch ${batch}/${batches}`;
-    const capacity = capacityOf(vmss);
-    const step = planUpgradeStep({ desired, budget, deletePolicy, instances });
+    const budget = budgetFor(d, desired);
+    const view = viewOf(snapshot, desired, budget);
+    const step = planUpgradeStep({ desired, budget, deletePolicy, instances: view.instances });
     switch (step.kind) {
       case "delete": {
-        const after = `capacity ${capacity} → ${capacity - step.ids.length}`;
-        if (step.why === "failed") {
-          const failedNew = instances.filter((vm) => vm.state.toLowerCase() === "failed" && vm.latestModel);
-          if (surgedHere && failedNew.length > 0) allocationFailure = `Azure could not allocate ${failedNew.length} new instance(s) (${ids(failedNew.map((vm) => vm.id))}) in ${at}`;
-          return { kind: "deleteInstances", summary: `${at}: remove failed instance(s) ${ids(step.ids)} (${after})`, instanceIds: step.ids };
+        const failedNew = view.instances.filter((vm) => vm.state.toLowerCase() === "failed" && vm.latestModel);
+        if (step.why === "failed" && surgedHere && failedNew.length > 0) {
+          allocationFailure = `Azure could not allocate ${failedNew.length} new instance(s) (${ids(failedNew.map((vm) => vm.id))}) in ${view.at}`;
         }
-        const above = Math.max(0, running.length - desired);
-        const what = step.why === "replaced" ? "delete out-of-date instance(s)" : "delete extra instance(s)";
-        return {
-          kind: "deleteInstances",
-          summary: `${at}: surged ${above}, replaced ${step.ids.length}, healthy ${step.readyAfter}/${desired}: ${what} ${ids(step.ids)} (${after})`,
-          instanceIds: step.ids,
-        };
+        return deleteStep(step, view);
       }
-      case "scale": {
-        if (allocationFailure) {
-          throw new OperationError(
-            "AllocationFailed",
-            `${allocationFailure}; the failed instance(s) were removed and the upgrade stopped before surging again. ${ready} instance(s) ready (${outOfDate.length} on the old model, ${running.length - outOfDate.length} on the new), ${desired - outOfDate.length} of ${desired} replaced. Submit the same rollingUpgrade again to continue from here`,
-          );
-        }
+      case "scale":
+        if (allocationFailure) throw allocationStop(allocationFailure, view);
         surgedHere = true;
-        const verb = step.capacity > desired ? `surge ${running.length} → ${step.capacity}` : `scale ${running.length} → ${step.capacity} (back to desired)`;
-        return { kind: "update", summary: `${at}: ${verb}, ${outOfDate.length} out-of-date instance(s) left`, patch: { sku: { ...vmss.sku, capacity: step.capacity } } };
-      }
+        return scaleStep(step.capacity, view);
       case "wait":
-        return { kind: "wait", summary: `${at}: ${waitReason(step.why, inTraffic)}` };
+        return { kind: "wait", summary: `${view.at}: ${waitReason(step.why, view.inTraffic)}` };
       case "done":
-        if (vmss.tags?.[TAG_UPGRADE_DESIRED] !== undefined) {
-          return { kind: "update", summary: `every instance runs the new model, healthy ${ready}/${desired}: remove the upgrade's under-way record`, patch: { tags: finishedTags(vmss.tags) } };
-        }
-        return { kind: "done", summary: `every instance runs the new model (${describeChange(change)}), healthy ${ready}/${desired}` };
+        return endStep(view, change);
     }
   }
 
