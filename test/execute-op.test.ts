@@ -266,3 +266,40 @@ t.test("a write resumed after a restart that Azure ended Canceled: re-read and r
   t.equal(gw.writes[0].ifMatch, '"9"');
   t.equal(result.capacity.desired, 2);
 });
+
+t.test("a planner's wait re-reads (paced like a busy wait), says so once, and gives up at the deadline counted from the wait", async (t) => {
+  const settled = snap({ sku: { name: "Standard_D2s_v3", tier: "Standard", capacity: 2 } }, ["Succeeded", "Succeeded"]);
+  const gw = new ScriptedGateway([settled]);
+  let plans = 0;
+  const planner: ScaleSetPlanner<number> = {
+    readsInstances: true,
+    plan: () => (++plans < 3 ? { kind: "wait", summary: "new instances starting" } : { kind: "done", summary: "all healthy" }),
+    result: () => plans,
+  };
+  const { promise, history, waits } = run(gw, planner);
+  t.equal(await promise, 3);
+  t.same(gw.writes, [], "waiting writes nothing");
+  t.same(waits, [24_000, 24_000], "two waits, each at the busy pace");
+  t.equal(history.filter((l) => /new instances starting/.test(l)).length, 1, "said once");
+
+  const forever: ScaleSetPlanner<number> = { readsInstances: true, plan: () => ({ kind: "wait", summary: "never healthy" }), result: () => 0 };
+  const stuck = run(new ScriptedGateway([settled]), forever);
+  const err = await stuck.promise.catch((e) => e);
+  t.type(err, OperationFailedError);
+  t.equal(err.failure.code, "WaitTimedOut");
+  t.match(err.message, /still waiting after .*never healthy/);
+});
+
+t.test("a planner may allow more writes per attempt than the default four", async (t) => {
+  const settled = snap({ sku: { name: "Standard_D2s_v3", tier: "Standard", capacity: 2 } }, ["Succeeded", "Succeeded"]);
+  const step = (n: number) => ({ kind: "update" as const, summary: `write ${n}`, patch: { tags: { n: String(n) } } });
+  const planner = (maxWrites?: number): ScaleSetPlanner<number> => {
+    let n = 0;
+    return { readsInstances: true, ...(maxWrites ? { maxWrites } : {}), plan: () => (n < 6 ? step(++n) : { kind: "done", summary: "six written" }), result: () => n };
+  };
+  const many = new ScriptedGateway([settled]);
+  t.equal(await run(many, planner(10)).promise, 6);
+  t.equal(many.writes.length, 6);
+  const capped = await run(new ScriptedGateway([settled]), planner()).promise.catch((e) => e);
+  t.equal(capped.failure.code, "PlanDidNotConverge");
+});

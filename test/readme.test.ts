@@ -89,6 +89,8 @@ t.test("the README's commands work as written", async (t) => {
   t.match(out, /"serverGroupNames":\["eastus:shop-prod-v001"\]/, "the clone is the next server group of its cluster");
   t.notMatch(out, /shop-prod-v002/, "the repeated clientRequestId created nothing");
   t.match(out, /"name":"shop-prod-v001"/, "the red/black leaves shop-prod-v001");
+  t.match(out, /batch 2\/2: surged 2, replaced 2, healthy 4\/4: delete out-of-date instance\(s\) 2, 3/, "the rolling upgrade's batches");
+  t.match(out, /4 "latestModelApplied":true/, "every instance on the new model");
 });
 
 t.test("what the README promises about the end state", async (t) => {

@@ -33,6 +33,7 @@ t.test("health and config", async (t) => {
     vmPageSize: 50,
     concurrentWrites: "conflict",
     conflictWindowSeconds: 10,
+    healthProbeSeconds: 30,
   };
   t.same(await control.getConfig(), { ...settings, throttling: { enabled: false, scale: 1, policies: {} } });
   t.same(await control.setConfig({ vmPageSize: 7 }), { ...settings, vmPageSize: 7, throttling: { enabled: false, scale: 1, policies: {} } });
@@ -45,6 +46,7 @@ t.test("health and config", async (t) => {
     { writeDurationsMs: { update: -5 } },
     { concurrentWrites: "queue" },
     { conflictWindowSeconds: -1 },
+    { healthProbeSeconds: "30" },
     { vmPageSize: 0 },
     { vmPageSize: 1.5 },
     { vmPageSize: "3" },

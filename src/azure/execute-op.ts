@@ -13,7 +13,11 @@ import { decideBusyWait, decideRetry, formatDuration, isRetryableKind } from "./
 import { confirmation, isBusy, isFailed, suspiciousRead } from "./scale-set-state.ts";
 import { storedStep, type ScaleSetGateway, type ScaleSetSnapshot, type StoredWriteStep, type WriteStep } from "./vmss-gateway.ts";
 
-export type PlannedStep = { kind: "done"; summary: string } | WriteStep;
+/**
+ * What a planner asks for: nothing more to do, a write, or to wait and plan again on a fresh read (the state is
+ * moving toward the goal without us: new instances are starting, a health probe has not yet seen them).
+ */
+export type PlannedStep = { kind: "done"; summary: string } | { kind: "wait"; summary: string } | WriteStep;
 
 /** What an operation supplies: a plan against fresh state, and a result from the state Azure confirmed. */
 export interface ScaleSetPlanner<R> {
@@ -26,6 +30,8 @@ export interface ScaleSetPlanner<R> {
    */
   observeOnly?: boolean;
   plan(snapshot: ScaleSetSnapshot): PlannedStep;
+  /** Writes one attempt may make; default MAX_WRITES_PER_ATTEMPT. An operation that replaces in batches needs more. */
+  maxWrites?: number;
   /** The result, from a read of the scale set and its VMs: confirmed, or (when the operation fails) not. */
   result(snapshot: ScaleSetSnapshot): R;
   /**
@@ -301,12 +307,40 @@ async function writeThenRead<R>(
   return settledRead(input, prefix, clock, first);
 }
 
+/** A planner's "wait": since when, and what it last said (said once, not on every re-read). */
+interface Waiting {
+  since: number;
+  summary: string;
+}
+
+/**
+ * Waits as a busy scale set is waited out (paced by the read budget), then reads again. The wait is bounded by the
+ * retry deadline counted from when this wait began, so that a long operation can wait at every step.
+ */
+async function waitAndReread<R>(input: ExecuteOpInput<R>, prefix: string, clock: AttemptClock, summary: string, waiting: Waiting | undefined, snapshot: ScaleSetSnapshot): Promise<{ snapshot: ScaleSetSnapshot; waiting: Waiting }> {
+  const since = waiting?.since ?? clock.now();
+  if (waiting?.summary !== summary) input.log(`${prefix}: ${summary}`);
+  const decision = decideBusyWait({ elapsedMs: clock.now() - since, config: input.retry, remainingReads: snapshot.remainingReads, random: clock.random() });
+  if (!decision.wait) {
+    throw new OperationError("WaitTimedOut", `${input.gateway.ref.name}: still waiting after ${formatDuration(clock.now() - since)}: ${summary}`);
+  }
+  await clock.wait(decision.delayMs, input.signal);
+  return { snapshot: await settledRead(input, prefix, clock), waiting: { since, summary } };
+}
+
 async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: string, clock: AttemptClock, progress: Progress): Promise<R> {
   const { gateway, planner, log, signal, retry } = input;
+  const maxWrites = planner.maxWrites ?? MAX_WRITES_PER_ATTEMPT;
   const start = await firstRead(input, attempt, prefix, clock);
   let snapshot = start.snapshot;
+  let waiting: Waiting | undefined;
   for (let writes = start.writes, doubtful = 0; ; ) {
     let step = planner.plan(snapshot);
+    if (step.kind === "wait") {
+      ({ snapshot, waiting } = await waitAndReread(input, prefix, clock, step.summary, waiting, snapshot));
+      continue;
+    }
+    waiting = undefined;
     if (step.kind === "done") {
       if (planner.observeOnly) return planner.result(snapshot);
       // "Nothing to change" in the model is not yet what Azure did: confirm it against the VMs Azure lists.
@@ -333,7 +367,7 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
       progress.redrives++;
       step = redriveStep(snapshot, confirmed.instances, progress.redrives, retry.maxRedrives);
     }
-    if (writes >= MAX_WRITES_PER_ATTEMPT) {
+    if (writes >= maxWrites) {
       throw new OperationError("PlanDidNotConverge", `still planning "${step.summary}" after ${writes} writes`);
     }
     snapshot = await writeThenRead(input, attempt, prefix, clock, step, snapshot.etag);

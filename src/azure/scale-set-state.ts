@@ -40,6 +40,15 @@ export function isRunningInstance(vm: VirtualMachineScaleSetVM): boolean {
   return !NOT_RUNNING_VM_STATES.has(lower(vm.provisioningState));
 }
 
+/** "running", "stopped", "deallocated", … from the instance view's PowerState/… status, when Azure listed one. */
+export function powerState(vm: VirtualMachineScaleSetVM): string | undefined {
+  for (const status of vm.instanceView?.statuses ?? []) {
+    const [kind, value] = (status.code ?? "").split("/");
+    if (kind === "PowerState" && value) return value.toLowerCase();
+  }
+  return undefined;
+}
+
 /** Instances Azure lists as running: neither being created, nor being deleted, nor Failed. */
 export function runningInstances(read: ScaleSetRead): VirtualMachineScaleSetVM[] {
   return (read.vms ?? []).filter(isRunningInstance);

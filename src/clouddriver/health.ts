@@ -2,6 +2,7 @@
 // from what Azure knows: the VM's provisioning state, its power state (when the instance view is listed), and
 // whether it is in a backend pool. Pure: a VM in, health out.
 import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
+import { powerState } from "../azure/scale-set-state.ts";
 
 /** Clouddriver's HealthState values. */
 export type HealthState = "Up" | "Down" | "OutOfService" | "Unknown" | "Starting" | "Failed";
@@ -33,15 +34,6 @@ export function platformState(vm: VirtualMachineScaleSetVM): { state: HealthStat
   }
   if (power === "starting") return { state: "Starting", description: "starting" };
   return { state: "Down", description: power };
-}
-
-/** "running", "stopped", "deallocated", … from the instance view's PowerState/… status, when Azure listed one. */
-export function powerState(vm: VirtualMachineScaleSetVM): string | undefined {
-  for (const status of vm.instanceView?.statuses ?? []) {
-    const [kind, value] = (status.code ?? "").split("/");
-    if (kind === "PowerState" && value) return value.toLowerCase();
-  }
-  return undefined;
 }
 
 /**

@@ -5,12 +5,13 @@ import { disableServerGroup } from "./disable-server-group.ts";
 import { enableServerGroup } from "./enable-server-group.ts";
 import type { AnyOperation } from "./operation.ts";
 import { resizeServerGroup } from "./resize-server-group.ts";
+import { rollingUpgrade } from "./rolling-upgrade.ts";
 import { scaleDown } from "./scale-down.ts";
 import { terminateInstances } from "./terminate-instances.ts";
 
 export const operations: ReadonlyMap<string, AnyOperation> = new Map(
   (
-    [resizeServerGroup, disableServerGroup, enableServerGroup, scaleDown, terminateInstances, destroyServerGroup, createServerGroup, cloneServerGroup] as unknown as AnyOperation[]).map((op) => [op.name, op]),
+    [resizeServerGroup, disableServerGroup, enableServerGroup, scaleDown, terminateInstances, destroyServerGroup, createServerGroup, cloneServerGroup, rollingUpgrade] as unknown as AnyOperation[]).map((op) => [op.name, op]),
 );
 
 export function operationNames(): string[] {

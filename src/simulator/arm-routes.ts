@@ -17,6 +17,7 @@ import {
   subscriptionNotFound,
 } from "./arm-errors.ts";
 import type { Handler, Route, SimulatorContext } from "./context.ts";
+import { probeHealth, renderInstanceView } from "./health-probe.ts";
 import { header, parseJsonBody, send, type RequestContext } from "./http.ts";
 import { isObject, mergePatch, type JsonObject } from "./json.ts";
 import { validateModel } from "./limits.ts";
@@ -25,7 +26,7 @@ import { Router, type RouteParams } from "./router.ts";
 import { AZURE_RETRY_AFTER, scaledRetryAfter } from "./settings.ts";
 import type { OperationSpec } from "./state.ts";
 import { tooManyRequests, type ArmBudget, type Charge, type PolicyName } from "./throttling.ts";
-import { capacityOf, etagOf, normalizeLocation, renderScaleSet, renderVm, scaleSetKey, sortedVms, writableModel, type ScaleSet } from "./vmss-model.ts";
+import { capacityOf, etagOf, normalizeLocation, renderScaleSet, renderVm, scaleSetKey, sortedVms, writableModel, type ScaleSet, type Vm } from "./vmss-model.ts";
 
 const SUB = "/subscriptions/:subscriptionId";
 const VMSS = `${SUB}/resourceGroups/:resourceGroup/providers/Microsoft.Compute/virtualMachineScaleSets`;
@@ -236,6 +237,15 @@ const getScaleSet: Handler = (ctx, sim, params) => {
   send(ctx, 200, renderScaleSet(ss), { etag: etagOf(ss) });
 };
 
+/** `$expand=instanceView`: each VM with its statuses (provisioning, power) and the health probe's vmHealth. */
+function instanceViewExpanded(ctx: RequestContext): boolean {
+  return (ctx.url.searchParams.get("$expand") ?? "").toLowerCase() === "instanceview";
+}
+
+function vmInstanceView(sim: SimulatorContext, vm: Vm): JsonObject {
+  return renderInstanceView(vm, probeHealth(vm, sim.state.settings, sim.state.now()));
+}
+
 const listVms: Handler = (ctx, sim, params) => {
   const ss = requireScaleSet(sim, params);
   const token = ctx.url.searchParams.get("$skiptoken");
@@ -246,10 +256,11 @@ const listVms: Handler = (ctx, sim, params) => {
   }
   const remaining = sortedVms(ss).filter((vm) => Number(vm.instanceId) > after);
   const page = remaining.slice(0, sim.state.settings.vmPageSize);
-  const body: JsonObject = { value: page.map((vm) => renderVm(ss, vm)) };
+  const expand = instanceViewExpanded(ctx);
+  const body: JsonObject = { value: page.map((vm) => renderVm(ss, vm, expand ? vmInstanceView(sim, vm) : undefined)) };
   if (remaining.length > page.length) {
     const last = page[page.length - 1].instanceId;
-    body.nextLink = `${ctx.baseUrl}${ctx.pathname}?api-version=${encodeURIComponent(apiVersionOf(ctx))}&$skiptoken=${last}`;
+    body.nextLink = `${ctx.baseUrl}${ctx.pathname}?api-version=${encodeURIComponent(apiVersionOf(ctx))}${expand ? "&$expand=instanceView" : ""}&$skiptoken=${last}`;
   }
   send(ctx, 200, body);
 };
@@ -258,7 +269,7 @@ const getVm: Handler = (ctx, sim, params) => {
   const ss = requireScaleSet(sim, params);
   const vm = ss.vms.get(params.instanceId);
   if (!vm) throw resourceNotFound(VMSS_TYPE, `${ss.name}/virtualMachines/${params.instanceId}`, params.resourceGroup);
-  send(ctx, 200, renderVm(ss, vm));
+  send(ctx, 200, renderVm(ss, vm, instanceViewExpanded(ctx) ? vmInstanceView(sim, vm) : undefined));
 };
 
 // ---- writes ----

@@ -8,6 +8,7 @@ import { MAX_CAPACITY, MIN_CAPACITY, normalizeUpgradeMode, validateTags, type Up
 import { Router } from "./router.ts";
 import { putScaleSet, seedDemo, DEMO_LOCATION } from "./seed.ts";
 import type { Operation } from "./lro.ts";
+import { probeHealth, renderInstanceView } from "./health-probe.ts";
 import { parseSettingsUpdate, SETTINGS_FIELDS, SettingsError } from "./settings.ts";
 import { mergeTags } from "./state.ts";
 import { parseThrottlingUpdate, ThrottlingConfigError, type ThrottlingUpdate } from "./throttling.ts";
@@ -82,10 +83,11 @@ function settingsField(body: JsonObject) {
   }
 }
 
-function snapshot(ss: ScaleSet) {
+/** The scale set and its VMs, each with its instance view (the health probe's vmHealth included). */
+function snapshot(sim: SimulatorContext, ss: ScaleSet) {
   return {
     vmss: renderScaleSet(ss),
-    vms: sortedVms(ss).map((vm) => renderVm(ss, vm)),
+    vms: sortedVms(ss).map((vm) => renderVm(ss, vm, renderInstanceView(vm, probeHealth(vm, sim.state.settings, sim.state.now())))),
     etag: etagOf(ss),
     inFlight: inFlightOf(ss.inFlight),
   };
@@ -194,7 +196,7 @@ export function buildControlRouter(): Router<Route> {
       ),
     )
     .add("GET", `${P}/scaleSets/:resourceGroup/:name`, (ctx, sim, params) => {
-      send(ctx, 200, snapshot(requireScaleSet(sim, params.resourceGroup, params.name)));
+      send(ctx, 200, snapshot(sim, requireScaleSet(sim, params.resourceGroup, params.name)));
     })
     .add("PUT", `${P}/scaleSets/:resourceGroup/:name`, (ctx, sim, params) => {
       const body = readObject(ctx, ["capacity", "loadBalanced", "applicationGateway", "upgradePolicy", "location", "tags"]);

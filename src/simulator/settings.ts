@@ -72,7 +72,18 @@ export interface SimulatorSettings {
   concurrentWrites: ConcurrentWriteMode;
   /** `conflictThenPreempt` only: Azure seconds (scaled by timeScale) during which a write in flight answers 409. */
   conflictWindowSeconds: number;
+  /**
+   * The load balancer's health probe (health-probe.ts): Azure seconds (scaled by timeScale) from a VM running to its
+   * probe reporting it healthy; null = no probe, VMs report no vmHealth.
+   */
+  healthProbeSeconds: number | null;
 }
+
+/**
+ * Azure seconds from running to healthy: the probe's default 5 s interval times 2 consecutive answers (Azure Load
+ * Balancer's defaults), plus an application start of about 20 s.
+ */
+export const DEFAULT_HEALTH_PROBE_SECONDS = 30;
 
 /** Realistic for a person trying it: Azure's timing ten times faster (a 30 s write takes 3 s, Retry-After 1 / 3 / 6.1). */
 export const DEFAULT_TIME_SCALE = 0.1;
@@ -87,6 +98,7 @@ export function defaultSettings(): SimulatorSettings {
     vmPageSize: 50,
     concurrentWrites: "conflict",
     conflictWindowSeconds: 10,
+    healthProbeSeconds: DEFAULT_HEALTH_PROBE_SECONDS,
   };
 }
 
@@ -106,7 +118,7 @@ export function scaledRetryAfter(settings: SimulatorSettings, azureSeconds: numb
 }
 
 /** Milliseconds of the simulator's clock for Azure seconds. */
-export function scaledMs(settings: SimulatorSettings, azureSeconds: number): number {
+export function scaledMs(settings: Pick<SimulatorSettings, "timeScale">, azureSeconds: number): number {
   return azureSeconds * 1000 * settings.timeScale;
 }
 
@@ -166,10 +178,17 @@ export function parseSettingsUpdate(body: Record<string, unknown>): Partial<Simu
     if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 3600) throw new SettingsError('"conflictWindowSeconds" must be a number from 0 to 3600');
     out.conflictWindowSeconds = v;
   }
+  if (body.healthProbeSeconds !== undefined) {
+    const v = body.healthProbeSeconds;
+    if (v !== null && (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 3600)) {
+      throw new SettingsError('"healthProbeSeconds" must be a number from 0 to 3600, or null for no health probe');
+    }
+    out.healthProbeSeconds = v;
+  }
   return out;
 }
 
-export const SETTINGS_FIELDS = ["timeScale", "writeDurationMs", "writeDurationsMs", "vmPageSize", "concurrentWrites", "conflictWindowSeconds"] as const;
+export const SETTINGS_FIELDS = ["timeScale", "writeDurationMs", "writeDurationsMs", "vmPageSize", "concurrentWrites", "conflictWindowSeconds", "healthProbeSeconds"] as const;
 
 /** How the simulator is started: `npm run simulator`, the service's embedded simulator, or a test. */
 export interface SimulatorConfig {

@@ -379,6 +379,7 @@ export class SimState {
         if (allocatable > 0) {
           allocatable--;
           vm.provisioningState = "Succeeded";
+          vm.runningSince = this.now();
         } else {
           vm.provisioningState = "Failed";
           allocationFailed = !failed;
@@ -438,11 +439,15 @@ export class SimState {
   #settleCapacityNow(ss: ScaleSet, now: number): void {
     for (const vm of [...ss.vms.values()]) {
       if (vm.provisioningState === "Deleting") ss.vms.delete(vm.instanceId);
-      else if (vm.provisioningState !== "Succeeded") vm.provisioningState = "Succeeded";
+      else if (vm.provisioningState !== "Succeeded") {
+        vm.provisioningState = "Succeeded";
+        vm.runningSince = Number.NEGATIVE_INFINITY;
+      }
     }
     const target = capacityOf(ss.model);
+    // A change applied at once is one that completed long ago: its new VMs have passed their health probe.
     while (ss.vms.size < target) {
-      const vm: Vm = newVm(ss, now);
+      const vm: Vm = { ...newVm(ss, now), runningSince: Number.NEGATIVE_INFINITY };
       ss.vms.set(vm.instanceId, vm);
     }
     if (ss.vms.size > target) for (const vm of sortedVms(ss).slice(target)) ss.vms.delete(vm.instanceId);

@@ -16,6 +16,8 @@ export interface Vm {
   timeCreated: string;
   provisioningState: VmProvisioningState;
   latestModelApplied: boolean;
+  /** Simulator clock (ms) at which it last became Succeeded, i.e. running: the health probe counts from here. */
+  runningSince?: number;
   /** The scale-set model as it was applied to this VM: what its NICs, disks and size really are. */
   applied: { skuName: string; profile: JsonObject };
 }
@@ -166,6 +168,7 @@ export function newVm(ss: ScaleSet, now: number, provisioningState: VmProvisioni
     vmId: randomUUID(),
     timeCreated: new Date(now).toISOString(),
     provisioningState,
+    ...(provisioningState === "Succeeded" ? { runningSince: now } : {}),
     latestModelApplied: true,
     applied: currentApplied(ss),
   };
@@ -187,7 +190,7 @@ function nicConfigurations(profile: JsonObject): unknown[] {
 }
 
 /** The VM as `GET …/virtualMachines` returns it (shape of VirtualMachineScaleSetVM_List_* examples). */
-export function renderVm(ss: ScaleSet, vm: Vm): JsonObject {
+export function renderVm(ss: ScaleSet, vm: Vm, instanceView?: JsonObject): JsonObject {
   const vmId = `${scaleSetId(ss)}/virtualMachines/${vm.instanceId}`;
   const profile = vm.applied.profile;
   const nics = nicConfigurations(profile);
@@ -225,6 +228,7 @@ export function renderVm(ss: ScaleSet, vm: Vm): JsonObject {
       networkProfileConfiguration: { networkInterfaceConfigurations: nics },
       provisioningState: vm.provisioningState,
       timeCreated: vm.timeCreated,
+      ...(instanceView ? { instanceView } : {}),
     },
   };
 }

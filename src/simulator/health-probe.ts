@@ -1,0 +1,63 @@
+// The load balancer's health probe, as the simulator models it: a VM that sits in a load-balancer backend pool is
+// reported `HealthState/initializing` from the moment it runs until the probe has seen it answer, then
+// `HealthState/healthy`. Azure reports this as the VM instance view's `vmHealth` when the scale set has a health
+// probe or the Application Health extension; a VM in no pool, or with the probe switched off
+// (`healthProbeSeconds: null`), reports no vmHealth at all. The delay is in Azure seconds, scaled by timeScale.
+import { getPath, isObject, type JsonObject } from "./json.ts";
+import { scaledMs, type SimulatorSettings } from "./settings.ts";
+import type { Vm } from "./vmss-model.ts";
+
+export type HealthCode = "HealthState/healthy" | "HealthState/initializing" | "HealthState/unknown";
+
+/** Whether the VM's applied NICs put it in a load-balancer backend pool (what the probe watches). */
+export function inLoadBalancerPool(profile: JsonObject): boolean {
+  const nics = getPath(profile, "networkProfile", "networkInterfaceConfigurations");
+  if (!Array.isArray(nics)) return false;
+  return nics.some((nic) => {
+    const ipcs = getPath(nic, "properties", "ipConfigurations");
+    return (
+      Array.isArray(ipcs) &&
+      ipcs.some((ipc) => {
+        const pools = isObject(ipc) ? getPath(ipc, "properties", "loadBalancerBackendAddressPools") : undefined;
+        return Array.isArray(pools) && pools.length > 0;
+      })
+    );
+  });
+}
+
+/** The probe's view of one VM now, or undefined when nothing probes it. */
+export function probeHealth(vm: Vm, settings: Pick<SimulatorSettings, "healthProbeSeconds" | "timeScale">, now: number): HealthCode | undefined {
+  if (settings.healthProbeSeconds === null || !inLoadBalancerPool(vm.applied.profile)) return undefined;
+  if (vm.provisioningState !== "Succeeded" || vm.runningSince === undefined) return "HealthState/unknown";
+  return now - vm.runningSince >= scaledMs(settings, settings.healthProbeSeconds) ? "HealthState/healthy" : "HealthState/initializing";
+}
+
+const DISPLAY: Record<HealthCode, string> = {
+  "HealthState/healthy": "The VM is healthy",
+  "HealthState/initializing": "The VM health is being initialized",
+  "HealthState/unknown": "The VM health is unknown",
+};
+
+const PROVISIONING_DISPLAY: Record<Vm["provisioningState"], string> = {
+  Succeeded: "Provisioning succeeded",
+  Creating: "Creating",
+  Deleting: "Deleting",
+  Failed: "Provisioning failed",
+};
+
+/** The VM's instance view, as `GET …/virtualMachines?$expand=instanceView` lists it. */
+export function renderInstanceView(vm: Vm, health: HealthCode | undefined): JsonObject {
+  const statuses: JsonObject[] = [
+    {
+      code: vm.provisioningState === "Failed" ? "ProvisioningState/failed/AllocationFailed" : `ProvisioningState/${vm.provisioningState.toLowerCase()}`,
+      level: vm.provisioningState === "Failed" ? "Error" : "Info",
+      displayStatus: PROVISIONING_DISPLAY[vm.provisioningState],
+    },
+  ];
+  if (vm.provisioningState === "Succeeded") statuses.push({ code: "PowerState/running", level: "Info", displayStatus: "VM running" });
+  if (vm.provisioningState === "Deleting") statuses.push({ code: "PowerState/stopping", level: "Info", displayStatus: "VM stopping" });
+  return {
+    statuses,
+    ...(health ? { vmHealth: { status: { code: health, level: "Info", displayStatus: DISPLAY[health] } } } : {}),
+  };
+}

@@ -1,0 +1,114 @@
+// A rolling upgrade survives SIGKILL of the service, twice: once while a batch's surge is in flight (its poller is
+// stored, and followed after the restart), once while the service waits for a batch's new instances to pass the
+// health probe (nothing in flight: the fresh read shows the surge already made). Either way the plan, a pure function
+// of a fresh read, resumes the batch it was in: exactly five surges for 10 instances with maxSurge 2, counted in the
+// simulator's version history, and never fewer than 10 healthy instances in traffic. The service is a real child
+// process; the simulator outlives it.
+import t from "tap";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { startSimulator } from "../src/simulator/simulator.ts";
+import { SIMULATOR_CA_FILE, startChildService, type ChildService } from "./helpers/child-service.ts";
+
+const RG = "demo-rg";
+const NAME = "web-ru-restart";
+// Writes of 400 ms; a new instance is healthy 400 ms (0.001 × 400 Azure seconds) after it runs.
+const sim = await startSimulator({ port: 0, writeDurationMs: 400, timeScale: 0.001, seed: true, healthProbeSeconds: 400 });
+const control = new SimulatorControl(sim);
+t.teardown(async () => {
+  await control.close();
+  await sim.close();
+});
+
+const env = (dataDir: string) => ({
+  SIMULATOR_URL: sim.url,
+  SIMULATOR_CA_FILE,
+  TASK_STORE: "sqlite",
+  DATA_DIR: dataDir,
+  TASK_LEASE_MS: "1500",
+  TASK_CLAIM_INTERVAL_MS: "100",
+  LRO_POLL_INTERVAL_MS: "50",
+  RETRY_BUSY_POLL_INTERVAL_MS: "50",
+  AZURE_SCALE_SET_READS_PER_MINUTE: "12000",
+});
+
+async function healthyInTraffic(): Promise<number> {
+  const snap = await control.getScaleSet(RG, NAME);
+  return snap.vms.filter((vm: any) => vm.properties.provisioningState === "Succeeded" && vm.properties.instanceView?.vmHealth?.status?.code === "HealthState/healthy").length;
+}
+
+async function untilHistory(service: ChildService, id: string, pattern: RegExp): Promise<void> {
+  for (let i = 0; i < 3000; i++) {
+    const { body } = await service.api("GET", `/task/${id}`);
+    if (body?.history?.some((h: any) => pattern.test(h.status))) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`no history line like ${pattern}`);
+}
+
+async function kill(service: ChildService): Promise<void> {
+  service.child.kill("SIGKILL");
+  await service.exited;
+}
+
+t.test("SIGKILL mid-surge and mid-wait: resumed at the batch it was in, with no extra surge", async (t) => {
+  await control.putScaleSet(RG, NAME, { capacity: 10, loadBalanced: true });
+  const seen: number[] = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      seen.push(await healthyInTraffic());
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+
+  const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-rolling-upgrade-restart-"));
+  const first = await startChildService(env(dataDir));
+  const submitted = await first.api("POST", "/azure/ops/rollingUpgrade", {
+    credentials: "demo",
+    region: "eastus",
+    serverGroupName: NAME,
+    image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "2.0.0" },
+    maxSurge: 2,
+    maxUnavailable: 0,
+  });
+  t.equal(submitted.status, 202, JSON.stringify(submitted.body));
+  const id = submitted.body.id;
+
+  // 1: batch 2's surge is accepted and in flight when the service dies.
+  await untilHistory(first, id, /batch 2\/5: surge 10 → 12/);
+  await new Promise((r) => setTimeout(r, 100)); // accepted; its poller checkpointed
+  t.equal((await control.getScaleSet(RG, NAME)).inFlight?.kind, "update", "the surge is in flight");
+  await kill(first);
+
+  // 2: the restarted service follows the stored poller, then waits for batch 2's instances; killed while waiting.
+  const second = await startChildService(env(dataDir));
+  await untilHistory(second, id, /batch 3\/5: waiting for the new instance\(s\)/);
+  t.equal((await control.getScaleSet(RG, NAME)).inFlight, null, "nothing in flight while waiting");
+  await kill(second);
+
+  const third = await startChildService(env(dataDir));
+  t.teardown(() => void third.child.kill("SIGKILL"));
+  const task = await third.waitForTask(id, 120_000);
+  sampling = false;
+  await sampler;
+  const history = task.history.map((h: any) => h.status).join("\n");
+  t.equal(task.state, "succeeded", history);
+  t.match(history, /resuming the write Azure accepted before a restart: batch 2\/5: surge 10 → 12/);
+  t.equal(history.match(/Resumed by replica/g)?.length, 2, "resumed twice");
+
+  const versions = (await control.request("GET", `/_sim/scaleSets/${RG}/${NAME}/versions`)).body as { capacity: number; source: string }[];
+  const surges = versions.filter((v, i) => i > 0 && v.source === "arm" && v.capacity > versions[i - 1].capacity).length;
+  t.equal(surges, 5, "five surges: none repeated after a restart");
+  const patches = (await control.calls()).filter((c) => c.method === "PATCH" && c.path.toLowerCase().endsWith(`/virtualmachinescalesets/${NAME}`.toLowerCase()));
+  t.equal(patches.length, 7, "the model, five surges and the end of the upgrade: one PATCH each");
+  t.ok(seen.length > 20, `sampled ${seen.length} times`);
+  t.equal(Math.min(...seen), 10, "never fewer than 10 healthy instances in traffic");
+  const after = await control.getScaleSet(RG, NAME);
+  t.equal(after.vms.length, 10);
+  t.ok(after.vms.every((vm: any) => vm.properties.latestModelApplied === true), "every instance on the new model");
+  third.child.kill("SIGTERM");
+  await third.exited;
+});
