@@ -6,7 +6,7 @@ import pg from "pg";
 import { randomBytes } from "node:crypto";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { SIMULATOR_CA_FILE, startChildService, type ChildService } from "./helpers/child-service.ts";
+import { SIMULATOR_CA_FILE, startChildService } from "./helpers/child-service.ts";
 
 const TASKS = 200;
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -24,7 +24,7 @@ t.teardown(async () => {
   await admin.end();
 });
 
-const sim = await startSimulator({ port: 0, writeDurationMs: 300, timeScale: 0.001, seed: false });
+const sim = await startSimulator({ port: 0, writeDurationMs: 600, timeScale: 0.001, seed: false });
 const control = new SimulatorControl(sim);
 t.teardown(() => sim.close());
 const names = Array.from({ length: TASKS }, (_, i) => `rs-${String(i).padStart(3, "0")}`);
@@ -51,32 +51,45 @@ t.test("200 tasks, two replicas, one killed midway: each task completed exactly 
     b.child.kill("SIGKILL");
   });
 
+  // Kill replica A once about a third of the work is done, at a moment when it holds tasks in flight (asked of the
+  // database: tasks start as soon as they are submitted, so "a third done" alone does not mean A still holds any).
+  // The watcher runs beside the submissions, so there is work in flight to catch.
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  let aAlive = true;
+  let held = 0;
+  let submitted = 0;
+  const killer = (async () => {
+    for (;;) {
+      const done = (await b.api("GET", "/task?state=succeeded&limit=500")).body.tasks.length;
+      held = Number((await db.query("SELECT count(*) AS n FROM tasks WHERE lease_owner = 'replica-a' AND state = 'running'")).rows[0].n);
+      if (done >= TASKS / 3 && held > 0) break;
+      if (submitted === TASKS && done === TASKS) throw new Error("every task ended before replica A could be killed holding one");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    aAlive = false;
+    a.child.kill("SIGKILL");
+    await a.exited;
+  })();
+
   const ids: string[] = [];
   for (let i = 0; i < TASKS; i++) {
-    const via: ChildService = i % 2 === 0 ? a : b;
-    const res = await via.api("POST", `/azure/ops/resizeServerGroup?clientRequestId=replica-test-${i}`, {
-      credentials: "demo",
-      region: "eastus",
-      serverGroupName: names[i],
-      capacity: { min: 0, max: 5, desired: 2 },
-    });
+    const body = { credentials: "demo", region: "eastus", serverGroupName: names[i], capacity: { min: 0, max: 5, desired: 2 } };
+    const path = `/azure/ops/resizeServerGroup?clientRequestId=replica-test-${i}`;
+    // Sent to A while it dies: sent again to B, and the clientRequestId makes it the same task.
+    const res = await (i % 2 === 0 && aAlive ? a : b).api("POST", path, body).catch(() => b.api("POST", path, body));
     t.equal(res.status, 202, `task ${i} accepted`);
     ids.push(res.body.id);
+    submitted++;
   }
+  await killer;
+  await db.end();
+  t.comment(`replica A killed holding ${held} running task(s)`);
   // A clientRequestId is durable across replicas: the other replica answers with the same task.
   const again = await b.api("POST", "/azure/ops/resizeServerGroup?clientRequestId=replica-test-0", {
     credentials: "demo", region: "eastus", serverGroupName: names[0], capacity: { min: 0, max: 5, desired: 2 },
   });
   t.equal(again.body.id, ids[0], "the same task from either replica");
-
-  // Kill replica A once about a third of the work is done, while it holds tasks in flight.
-  for (;;) {
-    const done = (await b.api("GET", "/task?state=succeeded&limit=500")).body.tasks.length;
-    if (done >= TASKS / 3) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  a.child.kill("SIGKILL");
-  await a.exited;
 
   const tasks = [];
   for (const id of ids) tasks.push(await b.waitForTask(id, 120_000));
