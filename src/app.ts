@@ -144,7 +144,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
       taskLog.submitted(taskId, principal, ops, created);
     },
   });
-  await app.register(taskRoutes, { store, forwarder, onRequeued: () => void runner.tick() });
+  await app.register(taskRoutes, { store, forwarder, onRequeued: () => void runner.tick(), onCancelRequested: (id) => runner.cancel(id) });
   await app.register(serverGroupRoutes, { accounts, retry: config.retry });
   // One read cache for the Clouddriver reads; every gateway feeds it its fresh reads and invalidates it on writes.
   const reads = new ScaleSetReads(accounts, { ttlMs: config.readCacheTtlMs, retry: { ...config.retry, maxAttempts: Math.min(config.retry.maxAttempts, 3), deadlineMs: Math.min(config.retry.deadlineMs, 20_000) } });

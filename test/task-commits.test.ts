@@ -10,7 +10,7 @@ import { TaskRunner } from "../src/tasks/task-runner.ts";
 import type { TaskChange } from "../src/tasks/task-store.ts";
 import type { HistoryEntry } from "../src/tasks/task.ts";
 
-const sim = await startSimulator({ port: 0, writeDurationMs: 100, pollHintMs: 25, seed: true });
+const sim = await startSimulator({ port: 0, writeDurationMs: 100, timeScale: 0.001, seed: true });
 t.teardown(() => sim.close());
 
 class CountingStore extends MemoryTaskStore {

@@ -59,7 +59,13 @@ export interface ExecuteOpInput<R> {
   onAttemptEnd?: (end: AttemptEnd) => void;
   /** A write accepted before a restart: follow it to its end before the first read, instead of writing again. */
   resume?: { step: { kind: WriteStep["kind"]; summary: string }; poller: string };
+  /** Interrupts at once, even mid-write (shutdown, lease lost): the checkpoint says how to go on. */
   signal?: AbortSignal;
+  /**
+   * Asks to stop at the next safe point: before an attempt, during a backoff or a wait for another writer, before a
+   * write, or once a write in flight has ended. Never mid-write: a write Azure accepted is followed to its end.
+   */
+  cancel?: AbortSignal;
   random?: () => number;
   now?: () => number;
   wait?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
@@ -79,6 +85,17 @@ export class OperationFailedError<R = unknown> extends Error {
     this.attempts = attempts;
     this.retryable = retryable;
     if (result !== undefined) this.result = result;
+  }
+}
+
+/** The operation stopped at a safe point because it was asked to (cancel): no write of it is in flight. */
+export class OperationCanceledError extends Error {
+  override name = "OperationCanceledError";
+  /** The writes of this operation that Azure accepted and that ended, in order (their summaries). */
+  readonly writesEnded: string[];
+  constructor(message: string, writesEnded: string[]) {
+    super(message);
+    this.writesEnded = writesEnded;
   }
 }
 
@@ -103,13 +120,17 @@ const REREADS_OF_A_DOUBTFUL_READ = 2;
 interface AttemptClock {
   now: () => number;
   random: () => number;
+  /** Ends early on the task's signal or on cancel. */
   wait: (ms: number, signal?: AbortSignal) => Promise<unknown>;
   started: number;
+  /** A safe point: throws OperationCanceledError if a cancel was asked for. */
+  stopIfCanceled: (where: string) => void;
 }
 
-/** Counted across attempts: how often a Failed scale set was driven again. */
+/** Counted across attempts: how often a Failed scale set was driven again, and the writes that ended. */
 interface Progress {
   redrives: number;
+  writesEnded: string[];
 }
 
 export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
@@ -117,8 +138,11 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
   const now = input.now ?? Date.now;
   const random = input.random ?? Math.random;
   const wait = input.wait ?? ((ms: number, s?: AbortSignal) => sleep(ms, undefined, { signal: s }));
-  const clock: AttemptClock = { now, random, wait, started: now() };
-  const progress: Progress = { redrives: 0 };
+  const cancel = input.cancel;
+  const progress: Progress = { redrives: 0, writesEnded: [] };
+  // A wait ends early on cancel too: a backoff or a wait for another writer is a safe point.
+  const waitOrCancel = (ms: number, s?: AbortSignal) => wait(ms, cancel && s ? AbortSignal.any([s, cancel]) : (s ?? cancel));
+  const clock: AttemptClock = { now, random, wait: waitOrCancel, started: now(), stopIfCanceled: (where) => stopIfCanceled(cancel, where, progress) };
 
   if (input.resume) {
     // CAPZ's lesson: continue the stored long-running operation rather than send the write again. If it cannot be
@@ -135,6 +159,8 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
       log(`the resumed write could not be followed (${failureLabel(f)}: ${f.message}); re-reading and re-planning`);
     }
     await input.onCheckpoint?.({ attempt: 1 });
+    progress.writesEnded.push(step.summary);
+    clock.stopIfCanceled("after the write in flight ended");
   }
 
   // Whether a write of this operation was accepted by Azure (a resumed one counts).
@@ -149,11 +175,12 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
   for (let attempt = 1; ; attempt++) {
     const prefix = `attempt ${attempt}/${retry.maxAttempts}`;
     try {
+      clock.stopIfCanceled(`before attempt ${attempt}`);
       const result = await runAttempt(tracked, attempt, prefix, clock, progress);
       input.onAttemptEnd?.({ attempt, outcome: "succeeded" });
       return result;
     } catch (err) {
-      if (signal?.aborted) throw err;
+      if (signal?.aborted || err instanceof OperationCanceledError) throw err;
       const failure = describeArmFailure(err);
       // A bug in our code fails at once, as what it is: retrying it would only repeat it.
       if (failure.kind === "programming") throw err;
@@ -178,9 +205,18 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
       log(`${prefix}: ${label}, ${decision.reason}`);
       // The write that failed (or was canceled) is over: nothing is in flight until the next attempt writes.
       await input.onCheckpoint?.({ attempt: attempt + 1 });
-      await wait(decision.delayMs, signal);
+      await clock.wait(decision.delayMs, signal).catch((err) => {
+        clock.stopIfCanceled(`during the backoff before attempt ${attempt + 1}`);
+        throw err;
+      });
     }
   }
+}
+
+/** Throws OperationCanceledError when a cancel was asked for; called only at safe points. */
+function stopIfCanceled(cancel: AbortSignal | undefined, where: string, progress: Progress): void {
+  if (!cancel?.aborted) return;
+  throw new OperationCanceledError(`canceled ${where}`, [...progress.writesEnded]);
 }
 
 /**
@@ -211,7 +247,10 @@ async function settledRead<R>(
       if (!decision.wait) {
         throw new OperationError("ScaleSetBusy", `${gateway.ref.name} stayed ${snapshot.vmss.provisioningState} for ${formatDuration(clock.now() - waitedSince)}`, "conflict");
       }
-      await clock.wait(decision.delayMs, signal);
+      await clock.wait(decision.delayMs, signal).catch((err) => {
+        clock.stopIfCanceled("while waiting for another write to end");
+        throw err;
+      });
       snapshot = await getScaleSet();
       continue;
     }
@@ -276,6 +315,7 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
     if (writes >= MAX_WRITES_PER_ATTEMPT) {
       throw new OperationError("PlanDidNotConverge", `still planning "${step.summary}" after ${writes} writes`);
     }
+    clock.stopIfCanceled(`before writing: ${step.summary}`);
     const guard = step.kind === "update" ? ` (If-Match ${snapshot.etag ?? "none"})` : "";
     log(`${prefix}: ${step.summary}${guard}`);
     await input.onCheckpoint?.({ attempt });
@@ -287,6 +327,8 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
     });
     await input.onCheckpoint?.({ attempt });
     writes++;
+    progress.writesEnded.push(step.summary);
+    clock.stopIfCanceled(`after the write in flight ended (${step.summary})`);
     // The update's final GET is a fresh read of the scale set. If it carried no ETag, keep the old one: the next
     // write then gets a 412 and re-reads, instead of overwriting unconditionally.
     const first = written && typeof written.sku?.capacity === "number" ? { vmss: written, etag: written.etag ?? snapshot.etag } : undefined;

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { HistoryEntry, Task, TaskState } from "./task.ts";
 import { FINISHED_STATES } from "./task.ts";
-import type { NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+import type { CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { POSTGRES_MIGRATIONS, pendingMigrations, TaskStoreOpenError } from "./migrations.ts";
 import { WAITING_FORMAT, WAITING_ITEM_FORMAT, WAITING_PHASE } from "./ordering.ts";
 
@@ -111,6 +111,7 @@ function toTask(row: Row): Task {
   if (row.lease_owner !== null) task.leaseOwner = row.lease_owner as string;
   if (row.lease_expires_at_ms !== null) task.leaseExpiresAtMs = Number(row.lease_expires_at_ms);
   if (row.finished_at_ms !== null) task.finishedAtMs = Number(row.finished_at_ms);
+  if (row.cancel_requested_at_ms !== null) task.cancelRequestedAtMs = Number(row.cancel_requested_at_ms);
   return task;
 }
 
@@ -140,6 +141,7 @@ export class PostgresTaskStore implements TaskStore {
     this.#scaleSets = `${quoteIdent(schema)}.task_scale_sets`;
     this.#columns = `t.seq, t.id, t.client_request_id, t.state, t.operations, t.operation_index, t.result_objects, t.failure,
       t.arm_calls, t.checkpoint, t.lease_owner, t.lease_expires_at_ms, t.created_at_ms, t.updated_at_ms, t.finished_at_ms,
+      t.cancel_requested_at_ms,
       (SELECT json_agg(json_build_object('phase', h.phase, 'status', h.status, 'timeMs', h.time_ms) ORDER BY h.seq)
          FROM ${this.#history} h WHERE h.task_id = t.id) AS history`;
     this.where = where;
@@ -504,6 +506,70 @@ export class PostgresTaskStore implements TaskStore {
       false,
     );
     return rowCount === 1;
+  }
+
+  async requestCancel(id: string, lines: CancelLines): Promise<CancelOutcome> {
+    const client = await this.#pool.connect();
+    let broken = false;
+    try {
+      await client.query("BEGIN");
+      try {
+        const found = await client.query(
+          `SELECT seq, state, lease_owner, lease_expires_at_ms, cancel_requested_at_ms, ${NOW_MS} AS now
+           FROM ${this.#tasks} WHERE id = $1 FOR UPDATE`,
+          [id],
+        );
+        const row = found.rows[0];
+        let outcome: "canceled" | "requested" | "finished" | "missing";
+        const line = (entry: HistoryEntry) =>
+          client.query(`INSERT INTO ${this.#history} (task_id, phase, status, time_ms) VALUES ($1, $2, $3, $4)`, [
+            id,
+            textParam(entry.phase),
+            textParam(entry.status),
+            Math.round(entry.timeMs),
+          ]);
+        if (!row) outcome = "missing";
+        else if (FINISHED_STATES.has(row.state)) outcome = "finished";
+        else if (row.state === "queued" && (row.lease_owner === null || Number(row.lease_expires_at_ms) <= Number(row.now))) {
+          outcome = "canceled";
+          await client.query(
+            `UPDATE ${this.#tasks} SET state = 'canceled', cancel_requested_at_ms = ${NOW_MS}, finished_at_ms = ${NOW_MS},
+               updated_at_ms = ${NOW_MS}, lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = $1`,
+            [id],
+          );
+          await client.query(`DELETE FROM ${this.#scaleSets} WHERE task_seq = $1`, [row.seq]);
+          await line(lines.canceled);
+          // The scale sets it named are free: wake the replicas.
+          await client.query("SELECT pg_notify($1, '')", [this.#channel]);
+        } else {
+          outcome = "requested";
+          if (row.cancel_requested_at_ms === null) {
+            await client.query(`UPDATE ${this.#tasks} SET cancel_requested_at_ms = ${NOW_MS}, updated_at_ms = ${NOW_MS} WHERE id = $1`, [id]);
+            await line(lines.requested);
+          }
+        }
+        await client.query("COMMIT");
+        if (outcome === "missing") return { outcome };
+        return { outcome, task: (await this.#one(id))! };
+      } catch (err) {
+        broken = connectionLost(err);
+        await client.query("ROLLBACK").catch(() => (broken = true));
+        throw err;
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async cancelRequested(ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.#query<{ id: string }>(
+      `SELECT id FROM ${this.#tasks} WHERE id = ANY($1::text[]) AND cancel_requested_at_ms IS NOT NULL`,
+      [ids],
+      true,
+    );
+    const asked = new Set(rows.map((r) => r.id));
+    return ids.filter((id) => asked.has(id));
   }
 
   async prune(finishedBeforeMs: number): Promise<number> {

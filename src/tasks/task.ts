@@ -54,6 +54,8 @@ export interface Task {
   /** The replica that runs it now, and until when (absent when nobody does). */
   leaseOwner?: string;
   leaseExpiresAtMs?: number;
+  /** Someone asked to cancel it while it ran: its runner stops at the next safe point (task-runner.ts). */
+  cancelRequestedAtMs?: number;
   createdAtMs: number;
   updatedAtMs: number;
   finishedAtMs?: number;
