@@ -353,6 +353,7 @@ export class TaskRunner {
           // The result and the end in one commit.
           record("ORCHESTRATION", COMPLETED);
           await change({ resultObjects: results, armCalls, checkpoint: null, operationIndex: i + 1, state: "succeeded", finishedAtMs: Date.now() });
+          observer?.finished?.(task, "succeeded");
           return;
         }
         await change({ resultObjects: results, armCalls, checkpoint: null, operationIndex: i + 1 });
