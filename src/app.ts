@@ -29,6 +29,7 @@ import { operations } from "./operations/registry.ts";
 import { MemoryTaskStore } from "./tasks/memory-task-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
 import { TaskRunner } from "./tasks/task-runner.ts";
+import { TaskWaiter } from "./tasks/task-waiter.ts";
 
 export interface AppOptions {
   config: Config;
@@ -44,6 +45,8 @@ export interface Service {
   drain(): void;
   runner: TaskRunner;
   store: TaskStore;
+  /** Requests held by ?wait= until their task ends. */
+  waiter: TaskWaiter;
   /** Every route and who may call it (the access-control test walks it). */
   routes: RouteAccessInfo[];
   accounts: AccountRegistry;
@@ -79,7 +82,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const metrics = new ServiceMetrics({ tasksInFlight: () => activeTasks(), throttlingBudget: () => budget.snapshot() });
   const taskLog = new TaskLog(app.log);
   const progress = new TaskProgress();
+  const waiter = new TaskWaiter({ store, pollMs: config.tasks.waitPollMs });
   const runner = new TaskRunner({
+    onRunEnded: (id) => waiter.notify(id),
     store,
     accounts,
     operations,
@@ -139,12 +144,13 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     runner,
     maxOperationsPerTask: 50,
     forwarder,
+    waiter,
     onSubmitted: (taskId, created, principal, ops) => {
       if (created) metrics.tasksSubmitted.inc();
       taskLog.submitted(taskId, principal, ops, created);
     },
   });
-  await app.register(taskRoutes, { store, forwarder, onRequeued: () => void runner.tick(), onCancelRequested: (id) => runner.cancel(id) });
+  await app.register(taskRoutes, { store, forwarder, onRequeued: () => void runner.tick(), onCancelRequested: (id) => runner.cancel(id), waiter });
   await app.register(serverGroupRoutes, { accounts, retry: config.retry });
   // One read cache for the Clouddriver reads; every gateway feeds it its fresh reads and invalidates it on writes.
   const reads = new ScaleSetReads(accounts, { ttlMs: config.readCacheTtlMs, retry: { ...config.retry, maxAttempts: Math.min(config.retry.maxAttempts, 3), deadlineMs: Math.min(config.retry.deadlineMs, 20_000) } });
@@ -165,6 +171,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   return {
     app,
     runner,
+    waiter,
     store,
     accounts,
     routes,
@@ -175,6 +182,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     async close(timeoutMs = config.tasks.shutdownTimeoutMs) {
       draining = true;
       await runner.stop(timeoutMs);
+      // Held ?wait= requests answer now, with their task as it is.
+      waiter.close();
       await app.close();
       await store.close();
     },

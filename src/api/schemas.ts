@@ -165,3 +165,11 @@ export const Health = Type.Object(
 );
 
 export const componentSchemas = [Capacity, FieldError, ErrorResponse, TaskRef, TaskStatus, TaskState, ServerGroupResult, DestroyedServerGroupResult, TaskException, Task, TaskList, Instance, ServerGroup, Health];
+
+/** ?wait=<seconds>: hold the request until the task ends or the time runs out, then answer with the task. */
+export const WAIT_MAX_SECONDS = 60;
+export const WaitSeconds = Type.Integer({
+  minimum: 0,
+  maximum: WAIT_MAX_SECONDS,
+  description: `hold the answer until the task has ended or this many seconds (at most ${WAIT_MAX_SECONDS}) have passed, then answer with the task as GET /task/{id} does`,
+});

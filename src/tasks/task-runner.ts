@@ -27,6 +27,8 @@ export interface TaskRunnerDeps {
   observer?: TaskObserver;
   /** Where unexpected errors go (the service's logger). */
   onInternalError?: (err: unknown, taskId?: string) => void;
+  /** A run of the task here has ended (it finished, or stopped for another replica to go on): for ?wait. */
+  onRunEnded?: (taskId: string) => void;
 }
 
 /** resizeServerGroup → RESIZE_SERVER_GROUP, the phase name Clouddriver would show. */
@@ -183,6 +185,7 @@ export class TaskRunner {
         .catch((err) => this.#deps.onInternalError?.(err, task.id))
         .finally(() => {
           this.#active.delete(task.id);
+          this.#deps.onRunEnded?.(task.id);
           // A slot is free, and the task may have been what others on its scale sets waited for.
           this.#wake();
         });

@@ -8,7 +8,9 @@ import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { accountsOfTask, forbiddenTaskAccount } from "../../auth/task-access.ts";
 import { requireAccount } from "../../auth/access-control.ts";
 import { ApiError } from "../errors.ts";
-import { ErrorResponse, Task, TaskList, TaskRef, TaskState } from "../schemas.ts";
+import { ErrorResponse, Task, TaskList, TaskRef, TaskState, WaitSeconds } from "../schemas.ts";
+import type { TaskWaiter } from "../../tasks/task-waiter.ts";
+import { clientGoneSignal } from "../client-gone.ts";
 
 export interface TaskRoutesOptions {
   store: TaskStore;
@@ -18,9 +20,11 @@ export interface TaskRoutesOptions {
   onRequeued?: () => void;
   /** Called when a cancel was asked of a task that runs (or was claimed): it stops at once if it runs here. */
   onCancelRequested?: (id: string) => void;
+  /** Holds ?wait= requests until their task ends. */
+  waiter: TaskWaiter;
 }
 
-export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, forwarder, onRequeued, onCancelRequested }) => {
+export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, forwarder, onRequeued, onCancelRequested, waiter }) => {
   app.get(
     "/task/:id",
     {
@@ -34,8 +38,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
         description: "With CLOUDDRIVER_URL set, an id that is not one of ours is asked of Clouddriver, and its answer relayed as it came.",
         tags: ["tasks"],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
+        querystring: Type.Object({ wait: Type.Optional(WaitSeconds) }, { additionalProperties: false }),
         response: {
-          200: { ...Type.Ref(Task), description: "The task" },
+          200: { ...Type.Ref(Task), description: "The task (with ?wait=, once it has ended or the time ran out)" },
+          400: { ...Type.Ref(ErrorResponse), description: "wait is not a whole number of seconds from 0 to 60" },
           404: { ...Type.Ref(ErrorResponse), description: "No task with that id" },
         },
       },
@@ -46,7 +52,11 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
       if (!task) throw new ApiError(404, "NotFound", `no task ${request.params.id}`);
       const denied = forbiddenTaskAccount(request.principal, task);
       if (denied) throw new ApiError(403, "Forbidden", `Access denied to account ${denied}: task ${task.id} acts on it and ${request.principal.name} may not use it`);
-      return toClouddriverTask(task);
+      const wait = request.query.wait;
+      if (!wait) return toClouddriverTask(task);
+      const ended = await waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply));
+      // Pruned while we waited: say what we last saw rather than a 404 for a task that existed.
+      return toClouddriverTask(ended ?? task);
     },
   );
 
@@ -143,6 +153,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
           throw new ApiError(409, "TaskFinished", `task ${id} has already ${outcome.task.state === "canceled" ? "been canceled" : outcome.task.state}; there is nothing to cancel`);
         }
         if (outcome.outcome === "requested") onCancelRequested?.(id);
+        else waiter.notify(id);
         return toClouddriverTask(outcome.task);
       },
     );
