@@ -335,3 +335,35 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
     snapshot = await settledRead(input, prefix, clock, first);
   }
 }
+
+/** What an attempt would do now, planned against a read made for it, with nothing written (?dryRun=true). */
+export interface DryRunPlan {
+  /** The read the plan was made against. */
+  read: { etag?: string; provisioningState?: string; capacity?: number };
+  /** The write an attempt would send first, with the If-Match it would carry; absent when nothing would change. */
+  write?: { kind: WriteStep["kind"]; summary: string; ifMatch?: string };
+  /** Nothing would change: what the plan found. */
+  unchanged?: string;
+  /** Another write holds the scale set now: a real run would wait for it to end and plan on what it left. */
+  busy?: string;
+}
+
+/**
+ * Reads as an attempt reads (the scale set, and its VMs when the planner needs them) and asks the planner, as
+ * runAttempt does, without writing. Only the first write can be planned: a later one (disable's rollout after its
+ * network change) is planned by a real run on the read that follows the first.
+ */
+export async function planWithoutWriting<R>(gateway: ScaleSetGateway, planner: ScaleSetPlanner<R>, signal?: AbortSignal): Promise<DryRunPlan> {
+  const snapshot = await gateway.read({ withInstances: planner.readsInstances, signal });
+  const read = {
+    ...(snapshot.etag !== undefined ? { etag: snapshot.etag } : {}),
+    ...(snapshot.vmss.provisioningState !== undefined ? { provisioningState: snapshot.vmss.provisioningState } : {}),
+    ...(typeof snapshot.vmss.sku?.capacity === "number" ? { capacity: snapshot.vmss.sku.capacity } : {}),
+  };
+  const busy = isBusy(snapshot) ? `${gateway.ref.name} is ${snapshot.vmss.provisioningState} (another write in flight): a run would wait for it to end, then plan again` : undefined;
+  const step = planner.plan(snapshot);
+  if (step.kind === "done") return { read, unchanged: step.summary, ...(busy ? { busy } : {}) };
+  // The If-Match a write carries: the ETag of the read it was planned on (runAttempt; a delete is conditional too).
+  const ifMatch = step.kind === "update" || step.kind === "delete" ? (snapshot.etag ?? "none") : undefined;
+  return { read, write: { kind: step.kind, summary: step.summary, ...(ifMatch !== undefined ? { ifMatch } : {}) }, ...(busy ? { busy } : {}) };
+}
