@@ -1,5 +1,6 @@
 // Named component schemas: they validate, type the handlers, serialize responses and become
 // components/schemas in the OpenAPI document.
+import { TASK_STATES } from "../tasks/task-state.ts";
 import { Type, type Static } from "@sinclair/typebox";
 import { Capacity } from "../operations/description.ts";
 
@@ -41,7 +42,7 @@ export const TaskStatus = Type.Object(
 );
 
 export const TaskState = Type.Union(
-  [Type.Literal("queued"), Type.Literal("running"), Type.Literal("succeeded"), Type.Literal("failed"), Type.Literal("canceled")],
+  TASK_STATES.map((s) => Type.Literal(s)),
   { $id: "TaskState" },
 );
 

@@ -12,6 +12,8 @@ import { FINISHED_STATES } from "./task.ts";
 import type { CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { POSTGRES_MIGRATIONS, pendingMigrations, TaskStoreOpenError } from "./migrations.ts";
 import { WAITING_FORMAT, WAITING_ITEM_FORMAT, WAITING_PHASE } from "./ordering.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { CLAIMABLE_STATES, sqlStateList } from "./task-state.ts";
 
 export interface PostgresTaskStoreOptions {
   /** postgres://user:password@host:port/database (DATABASE_URL). */
@@ -37,7 +39,8 @@ const started = (t: string) => `(${t}.state = 'running' OR ${t}.lease_owner IS N
 /** The database's clock in epoch milliseconds; constant within a statement. */
 const NOW_MS = "(floor(extract(epoch from now()) * 1000))::bigint";
 
-const FINISHED_SQL = "('succeeded', 'failed', 'canceled')";
+const FINISHED_SQL = sqlStateList(FINISHED_STATES);
+const CLAIMABLE_SQL = sqlStateList(CLAIMABLE_STATES);
 
 function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
@@ -52,17 +55,6 @@ export function redactConnectionString(url: string): string {
   } catch {
     return "(DATABASE_URL, unparseable)";
   }
-}
-
-function encodeCursor(seq: string | number): string {
-  return Buffer.from(String(seq)).toString("base64url");
-}
-
-/** An unreadable cursor reads as none (the first page), as in the memory store. */
-function decodeCursor(cursor: string | undefined): string | undefined {
-  if (!cursor) return undefined;
-  const s = Buffer.from(cursor, "base64url").toString();
-  return /^\d{1,18}$/.test(s) ? s : undefined;
 }
 
 function message(err: unknown): string {
@@ -343,7 +335,7 @@ export class PostgresTaskStore implements TaskStore {
     const page = rows.slice(0, limit);
     return {
       tasks: page.map(toTask),
-      ...(rows.length > limit ? { nextCursor: encodeCursor(page[page.length - 1].seq as string) } : {}),
+      ...(rows.length > limit ? { nextCursor: encodeCursor(Number(page[page.length - 1].seq)) } : {}),
     };
   }
 
@@ -362,7 +354,7 @@ export class PostgresTaskStore implements TaskStore {
         const { rows } = await client.query(
           `WITH picked AS (
              SELECT t.seq FROM ${this.#tasks} t
-             WHERE t.state IN ('queued', 'running') AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ${NOW_MS})
+             WHERE t.state IN ${CLAIMABLE_SQL} AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ${NOW_MS})
                AND NOT EXISTS (
                  SELECT 1 FROM ${this.#scaleSets} mine
                  JOIN ${this.#scaleSets} other ON other.scale_set = mine.scale_set AND other.task_seq <> mine.task_seq

@@ -10,6 +10,7 @@ import { FINISHED_STATES, type HistoryEntry, type Task, type TaskState } from ".
 import type { CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { type Migration, pendingMigrations, SQLITE_MIGRATIONS, TaskStoreOpenError } from "./migrations.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { CLAIMABLE_STATES, sqlStateList } from "./task-state.ts";
 import { type TaskAhead, waitingEntry } from "./ordering.ts";
 
 export interface SqliteTaskStoreOptions {
@@ -21,7 +22,8 @@ export interface SqliteTaskStoreOptions {
 
 type Row = Record<string, SQLInputValue | Uint8Array>;
 
-const FINISHED_SQL = "('succeeded', 'failed', 'canceled')";
+const FINISHED_SQL = sqlStateList(FINISHED_STATES);
+const CLAIMABLE_SQL = sqlStateList(CLAIMABLE_STATES);
 
 const COLUMNS = `t.seq, t.id, t.client_request_id, t.state, t.operations, t.operation_index, t.result_objects, t.failure,
   t.arm_calls, t.checkpoint, t.lease_owner, t.lease_expires_at_ms, t.created_at_ms, t.updated_at_ms, t.finished_at_ms,
@@ -311,7 +313,7 @@ export class SqliteTaskStore implements TaskStore {
       const claimed = this.#stmt(
         `UPDATE tasks SET lease_owner = ?, lease_expires_at_ms = ?
          WHERE seq IN (SELECT t.seq FROM tasks t
-                       WHERE t.state IN ('queued', 'running') AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ?)
+                       WHERE t.state IN ${CLAIMABLE_SQL} AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ?)
                          AND NOT ${BLOCKED}
                        ORDER BY t.seq LIMIT ?)
          RETURNING seq, id`,
