@@ -623,6 +623,16 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.type(taken?.cancelRequestedAtMs, "number", "the new holder sees the request with the task it claimed");
   });
 
+  t.test(`${name}: a task can start with history lines, after the one saying whom it waits for`, async (t) => {
+    const { store } = await fresh(t);
+    await store.create({ operations: [op("resizeServerGroup", "a")], scaleSets: ["k"] });
+    const lines = [entry("a (eastus): kept", "SCALE_DOWN_CLUSTER"), entry("b (eastus): scaled down to 0", "SCALE_DOWN_CLUSTER")];
+    const { task } = await store.create({ operations: [op("resizeServerGroup", "b")], scaleSets: ["k"], history: lines });
+    const expected = [waitingEntry([{ taskId: (await store.list({ limit: 2 })).tasks[1].id, scaleSet: "k" }], 0)!.status, "a (eastus): kept", "b (eastus): scaled down to 0"];
+    t.same(task.history.map((h) => h.status), expected, "as created");
+    t.same((await store.get(task.id))!.history.map((h) => h.status), expected, "as stored, in order");
+  });
+
   t.test(`${name}: checkpoints round-trip, and null clears them`, async (t) => {
     const { store } = await fresh(t);
     const [x] = await createMany(store, 1);

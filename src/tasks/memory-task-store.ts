@@ -74,7 +74,7 @@ export class MemoryTaskStore implements TaskStore {
       state: "queued",
       operations: structuredClone(input.operations),
       operationIndex: 0,
-      history: waiting ? [waiting] : [],
+      history: [...(waiting ? [waiting] : []), ...structuredClone(input.history ?? [])],
       resultObjects: [],
       armCalls: 0,
       createdAtMs: now,

@@ -259,6 +259,12 @@ export class PostgresTaskStore implements TaskStore {
            SELECT ins.id, $5, format($6, string_agg(format($7, ahead.id, ahead.scale_set), ', ' ORDER BY ahead.scale_set)), $8
            FROM ins, ahead GROUP BY ins.id
            RETURNING status
+         ), lines AS (
+           -- After the waiting line: reading its count makes that insert run first.
+           INSERT INTO ${this.#history} (task_id, phase, status, time_ms)
+           SELECT ins.id, e.value->>'phase', e.value->>'status', (e.value->>'timeMs')::bigint
+           FROM ins, (SELECT count(*) FROM waiting) w, jsonb_array_elements($10::jsonb) WITH ORDINALITY AS e(value, n)
+           ORDER BY e.n
          ), notified AS (
            SELECT pg_notify($9, '') FROM ins
          )
@@ -275,6 +281,7 @@ export class PostgresTaskStore implements TaskStore {
           WAITING_ITEM_FORMAT,
           timeMs,
           this.#channel,
+          jsonParam((input.history ?? []).map((h) => ({ phase: h.phase, status: h.status, timeMs: Math.round(h.timeMs) }))),
         ],
         false,
       );
@@ -287,7 +294,7 @@ export class PostgresTaskStore implements TaskStore {
           state: "queued",
           operations: JSON.parse(jsonParam(input.operations)),
           operationIndex: 0,
-          history: row.waiting !== null ? [{ phase: WAITING_PHASE, status: row.waiting, timeMs }] : [],
+          history: [...(row.waiting !== null ? [{ phase: WAITING_PHASE, status: row.waiting, timeMs }] : []), ...(input.history ?? []).map((h) => ({ ...h }))],
           resultObjects: [],
           armCalls: 0,
           createdAtMs,

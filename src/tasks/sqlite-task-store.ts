@@ -252,16 +252,16 @@ export class SqliteTaskStore implements TaskStore {
         this.#stmt("INSERT INTO task_scale_sets (task_seq, scale_set) VALUES (?, ?)").run(inserted.seq, key);
       }
       const waiting = waitingEntry(ahead, now);
-      if (waiting) {
-        this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)").run(id, waiting.phase, waiting.status, waiting.timeMs);
-      }
+      const lines = [...(waiting ? [waiting] : []), ...(input.history ?? [])];
+      const insertLine = this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)");
+      for (const h of lines) insertLine.run(id, h.phase, h.status, h.timeMs);
       // What was just written, without reading it back.
       const task: Task = {
         id,
         state: "queued",
         operations: JSON.parse(operations),
         operationIndex: 0,
-        history: waiting ? [waiting] : [],
+        history: lines.map((h) => ({ ...h })),
         resultObjects: [],
         armCalls: 0,
         createdAtMs: now,

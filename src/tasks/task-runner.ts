@@ -113,8 +113,8 @@ export class TaskRunner {
   }
 
   /** Creates the task (or finds the one with the same clientRequestId); a new one is claimed at once if it can be. */
-  async submit(operations: OperationRequest[], clientRequestId?: string) {
-    const { task, created } = await this.#deps.store.create({ operations, clientRequestId, scaleSets: this.scaleSetsOf(operations) });
+  async submit(operations: OperationRequest[], clientRequestId?: string, history?: HistoryEntry[]) {
+    const { task, created } = await this.#deps.store.create({ operations, clientRequestId, scaleSets: this.scaleSetsOf(operations), ...(history ? { history } : {}) });
     if (created) this.#wake();
     return { task, created };
   }

@@ -14,6 +14,8 @@ export interface NewTask {
    * they were created. Omitted or empty: the task waits for nobody and nobody waits for it.
    */
   scaleSets?: string[];
+  /** Lines the task starts with, after the one saying whom it waits for (a cluster operation's selection). */
+  history?: HistoryEntry[];
 }
 
 export interface TaskQuery {
