@@ -10,6 +10,7 @@ import { installErrorHandling } from "./api/errors.ts";
 import { componentSchemas } from "./api/schemas.ts";
 import { healthRoutes } from "./api/routes/health.ts";
 import { operationRoutes } from "./api/routes/operations.ts";
+import { clusterOperationRoutes, clusterOperationSchemas } from "./api/routes/cluster-operations.ts";
 import { serverGroupRoutes } from "./api/routes/server-groups.ts";
 import { clouddriverReadRoutes } from "./api/routes/clouddriver-reads.ts";
 import { ScaleSetReads } from "./azure/read-cache.ts";
@@ -111,7 +112,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   // After access control: what is forwarded to Clouddriver needs the same credentials as what is served here.
   const forwarder = config.clouddriver ? new ClouddriverForwarder(config.clouddriver) : undefined;
   if (forwarder) installClouddriverForwarding(app, forwarder);
-  for (const schema of [...componentSchemas, RateLimits, Readiness, ...clouddriverSchemas]) app.addSchema(schema);
+  for (const schema of [...componentSchemas, RateLimits, Readiness, ...clouddriverSchemas, ...clusterOperationSchemas]) app.addSchema(schema);
   for (const op of operations.values()) app.addSchema(op.schema);
 
   await app.register(swagger, {
@@ -156,6 +157,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const reads = new ScaleSetReads(accounts, { ttlMs: config.readCacheTtlMs, retry: { ...config.retry, maxAttempts: Math.min(config.retry.maxAttempts, 3), deadlineMs: Math.min(config.retry.deadlineMs, 20_000) } });
   accounts.observeScaleSets(reads);
   await app.register(clouddriverReadRoutes, { accounts, reads, forwarder });
+  await app.register(clusterOperationRoutes, { accounts, reads, runner });
   const stopObserving = observeAllArmResponses(budget);
   const stopCounting = observeAllArmResponses(metrics.armListener);
   app.addHook("onClose", async () => {
