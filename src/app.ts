@@ -157,7 +157,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const reads = new ScaleSetReads(accounts, { ttlMs: config.readCacheTtlMs, retry: { ...config.retry, maxAttempts: Math.min(config.retry.maxAttempts, 3), deadlineMs: Math.min(config.retry.deadlineMs, 20_000) } });
   accounts.observeScaleSets(reads);
   await app.register(clouddriverReadRoutes, { accounts, reads, forwarder });
-  await app.register(clusterOperationRoutes, { accounts, reads, runner });
+  await app.register(clusterOperationRoutes, { accounts, reads, runner, operations, waiter });
   const stopObserving = observeAllArmResponses(budget);
   const stopCounting = observeAllArmResponses(metrics.armListener);
   app.addHook("onClose", async () => {

@@ -75,3 +75,17 @@ t.test("bad input names the field", async (t) => {
   t.equal(noRegion.status, 400);
   t.match(noRegion.body.details, [{ field: "regions" }]);
 });
+
+t.test("?dryRun=true: the selection and each server group's plan, nothing written, no task; ?wait answers with the task", async (t) => {
+  const before = (await env.api("GET", "/task?limit=500")).body.tasks.length;
+  const dry = await env.api("POST", "/azure/ops/disableCluster?dryRun=true", { credentials: "demo", regions: ["eastus"], cluster: "web-prod" });
+  t.equal(dry.status, 200, JSON.stringify(dry.body));
+  t.equal(dry.body.selection.length, 3, "one line per server group");
+  t.same(dry.body.operations.map((o: any) => [o.operation, o.write?.kind]).sort(), [["disableServerGroup", "update"], ["disableServerGroup", "update"]]);
+  t.same(writesOf(await control.calls()), [], "nothing written");
+  t.equal((await env.api("GET", "/task?limit=500")).body.tasks.length, before, "no task stored");
+  const waited = await env.api("POST", "/azure/ops/disableCluster?wait=30", { credentials: "demo", regions: ["eastus"], cluster: "web-prod" });
+  t.equal(waited.status, 200);
+  t.equal(waited.body.state, "succeeded");
+  t.same(waited.body.history.slice(0, 3).map((h: any) => h.status).sort(), [...dry.body.selection].sort(), "the run selected what the dry run said");
+});

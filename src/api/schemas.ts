@@ -197,6 +197,7 @@ export const DryRun = Type.Object(
   {
     dryRun: Type.Literal(true),
     note: Type.String(),
+    selection: Type.Optional(Type.Array(Type.String(), { description: "cluster operations: what would happen to each server group of the cluster, and why" })),
     operations: Type.Array(Type.Ref(DryRunOperation)),
   },
   { $id: "DryRun", additionalProperties: false, description: "?dryRun=true: the plan, nothing written, no task stored" },

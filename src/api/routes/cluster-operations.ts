@@ -16,12 +16,20 @@ import type { TaskRunner } from "../../tasks/task-runner.ts";
 import { phaseOf } from "../../tasks/task-runner.ts";
 import type { HistoryEntry, OperationRequest } from "../../tasks/task.ts";
 import { ApiError, validationError } from "../errors.ts";
-import { ErrorResponse, TaskRef } from "../schemas.ts";
+import { ErrorResponse, SubmissionAnswer, TaskRef, WaitSeconds } from "../schemas.ts";
+import type { AnyOperation } from "../../operations/operation.ts";
+import type { TaskWaiter } from "../../tasks/task-waiter.ts";
+import { toClouddriverTask } from "../../tasks/task.ts";
+import { clientGoneSignal } from "../client-gone.ts";
+import { dryRun } from "../dry-run.ts";
 
 export interface ClusterOperationRoutesOptions {
   accounts: AccountRegistry;
   reads: ScaleSetReads;
   runner: TaskRunner;
+  /** The per-server-group operations, for ?dryRun=true. */
+  operations: ReadonlyMap<string, AnyOperation>;
+  waiter: TaskWaiter;
 }
 
 const located = {
@@ -86,7 +94,7 @@ const CLUSTER_OPERATIONS: ClusterOperation[] = [
 
 export const clusterOperationSchemas = [ScaleDownClusterDescription, DisableClusterDescription];
 
-export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationRoutesOptions> = async (app, { accounts, reads, runner }) => {
+export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationRoutesOptions> = async (app, { accounts, reads, runner, operations: registry, waiter }) => {
   for (const op of CLUSTER_OPERATIONS) {
     app.post(
       `/azure/ops/${op.name}`,
@@ -97,8 +105,16 @@ export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationR
           description:
             "The cluster is read and the selection made now; the task runs one operation per server group acted on, and its history starts with one line per server group of the cluster saying what happens to it and why.",
           tags: ["operations"],
+          querystring: Type.Object(
+            {
+              wait: Type.Optional(WaitSeconds),
+              dryRun: Type.Optional(Type.Boolean({ description: "the selection and each server group's plan; nothing written, no task stored" })),
+            },
+            { additionalProperties: false },
+          ),
           body: Type.Ref(op.schema),
           response: {
+            200: { ...Type.Ref(SubmissionAnswer), description: "With ?wait=: the task once it ended or the time ran out. With ?dryRun=true: the selection and the plans" },
             202: { ...Type.Ref(TaskRef), description: "The task was created" },
             400: { ...Type.Ref(ErrorResponse), description: "A field is missing or wrong" },
           },
@@ -137,8 +153,12 @@ export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationR
           }
         }
         if (history.length === 0) history.push({ phase, status: `no server group of cluster ${d.cluster} in ${[...regions].join(", ")}: nothing to do`, timeMs: Date.now() });
+        if (request.query.dryRun) return reply.code(200).send(await dryRun(accounts, registry, operations, history));
         const { task } = await runner.submit(operations, undefined, history);
-        return reply.code(202).send({ id: task.id, resourceUri: `/task/${task.id}` });
+        const wait = request.query.wait;
+        if (wait === undefined) return reply.code(202).send({ id: task.id, resourceUri: `/task/${task.id}` });
+        const ended = wait > 0 ? await waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;
+        return reply.code(200).send(toClouddriverTask(ended ?? task));
       },
     );
   }

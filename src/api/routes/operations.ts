@@ -12,8 +12,7 @@ import type { OperationRequest } from "../../tasks/task.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { ApiError, validationError } from "../errors.ts";
 import { ErrorResponse, SubmissionAnswer, TaskRef, WaitSeconds } from "../schemas.ts";
-import { planWithoutWriting } from "../../azure/execute-op.ts";
-import { describeArmFailure } from "../../azure/arm-failure.ts";
+import { dryRun } from "../dry-run.ts";
 import { toClouddriverTask } from "../../tasks/task.ts";
 import type { TaskWaiter } from "../../tasks/task-waiter.ts";
 import { clientGoneSignal } from "../client-gone.ts";
@@ -92,37 +91,10 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
     }
   }
 
-  /**
-   * ?dryRun=true: each operation read and planned as its first attempt would be, against the state just read (an
-   * operation after the first is planned on the scale set as it is now, not as the ones before it would leave it).
-   */
-  async function dryRun(requests: OperationRequest[]) {
-    const planned = await Promise.all(
-      requests.map(async ({ name, description }) => {
-        const resolved = accounts.resolve(description as LocatedDescription);
-        if (!resolved.ok) throw new Error("checked before: the description resolves");
-        const ref = resolved.ref;
-        const where = { operation: name, account: ref.account, region: ref.region, resourceGroup: ref.resourceGroup, serverGroupName: ref.name };
-        try {
-          const plan = await planWithoutWriting(accounts.gateway(ref), operations.get(name)!.planner(description, ref));
-          return { ...where, ...plan };
-        } catch (err) {
-          const f = describeArmFailure(err);
-          return { ...where, read: {}, problem: { type: "EXCEPTION" as const, operation: name, cause: f.code ?? f.kind, message: f.message } };
-        }
-      }),
-    );
-    return {
-      dryRun: true as const,
-      note: "Nothing was written and no task was stored. A run reads again and plans again on every attempt; a write after the first (a rollout) is planned on the read that follows it.",
-      operations: planned,
-    };
-  }
-
   /** Creates the task; with ?wait=, answers 200 with the task once it ended or the time ran out, else 202 with its ref. */
   async function submit(request: FastifyRequest, reply: FastifyReply, requests: OperationRequest[], query: { clientRequestId?: string; wait?: number; dryRun?: boolean }) {
     const { clientRequestId, wait } = query;
-    if (query.dryRun) return reply.code(200).send(await dryRun(requests));
+    if (query.dryRun) return reply.code(200).send(await dryRun(accounts, operations, requests));
     const { task, created } = await runner.submit(requests, clientRequestId);
     opts.onSubmitted?.(task.id, created, request.principal.name, requests.map((r) => r.name));
     if (!created && !sameOperations(task.operations, requests)) {
