@@ -10,6 +10,7 @@ import { installErrorHandling } from "./api/errors.ts";
 import { componentSchemas } from "./api/schemas.ts";
 import { healthRoutes } from "./api/routes/health.ts";
 import { operationRoutes } from "./api/routes/operations.ts";
+import { clusterOperationRoutes, clusterOperationSchemas } from "./api/routes/cluster-operations.ts";
 import { serverGroupRoutes } from "./api/routes/server-groups.ts";
 import { clouddriverReadRoutes } from "./api/routes/clouddriver-reads.ts";
 import { ScaleSetReads } from "./azure/read-cache.ts";
@@ -29,6 +30,7 @@ import { operations } from "./operations/registry.ts";
 import { MemoryTaskStore } from "./tasks/memory-task-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
 import { TaskRunner } from "./tasks/task-runner.ts";
+import { TaskWaiter } from "./tasks/task-waiter.ts";
 
 export interface AppOptions {
   config: Config;
@@ -44,6 +46,8 @@ export interface Service {
   drain(): void;
   runner: TaskRunner;
   store: TaskStore;
+  /** Requests held by ?wait= until their task ends. */
+  waiter: TaskWaiter;
   /** Every route and who may call it (the access-control test walks it). */
   routes: RouteAccessInfo[];
   accounts: AccountRegistry;
@@ -79,7 +83,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const metrics = new ServiceMetrics({ tasksInFlight: () => activeTasks(), throttlingBudget: () => budget.snapshot() });
   const taskLog = new TaskLog(app.log);
   const progress = new TaskProgress();
+  const waiter = new TaskWaiter({ store, pollMs: config.tasks.waitPollMs });
   const runner = new TaskRunner({
+    onRunEnded: (id) => waiter.notify(id),
     store,
     accounts,
     operations,
@@ -106,7 +112,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   // After access control: what is forwarded to Clouddriver needs the same credentials as what is served here.
   const forwarder = config.clouddriver ? new ClouddriverForwarder(config.clouddriver) : undefined;
   if (forwarder) installClouddriverForwarding(app, forwarder);
-  for (const schema of [...componentSchemas, RateLimits, Readiness, ...clouddriverSchemas]) app.addSchema(schema);
+  for (const schema of [...componentSchemas, RateLimits, Readiness, ...clouddriverSchemas, ...clusterOperationSchemas]) app.addSchema(schema);
   for (const op of operations.values()) app.addSchema(op.schema);
 
   await app.register(swagger, {
@@ -139,12 +145,13 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     runner,
     maxOperationsPerTask: 50,
     forwarder,
+    waiter,
     onSubmitted: (taskId, created, principal, ops) => {
       if (created) metrics.tasksSubmitted.inc();
       taskLog.submitted(taskId, principal, ops, created);
     },
   });
-  await app.register(taskRoutes, { store, forwarder, onRequeued: () => void runner.tick() });
+  await app.register(taskRoutes, { store, forwarder, onRequeued: () => void runner.tick(), onCancelRequested: (id) => runner.cancel(id), waiter });
   await app.register(serverGroupRoutes, { accounts, retry: config.retry });
   // One read cache for the Clouddriver reads; every gateway feeds it its fresh reads and invalidates it on writes.
   const reads = new ScaleSetReads(accounts, {
@@ -155,6 +162,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   });
   accounts.observeScaleSets(reads);
   await app.register(clouddriverReadRoutes, { accounts, reads, forwarder });
+  await app.register(clusterOperationRoutes, { accounts, reads, runner, operations, waiter });
   const stopObserving = observeAllArmResponses(budget);
   const stopCounting = observeAllArmResponses(metrics.armListener);
   app.addHook("onClose", async () => {
@@ -170,6 +178,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   return {
     app,
     runner,
+    waiter,
     store,
     accounts,
     routes,
@@ -180,6 +189,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     async close(timeoutMs = config.tasks.shutdownTimeoutMs) {
       draining = true;
       await runner.stop(timeoutMs);
+      // Held ?wait= requests answer now, with their task as it is.
+      waiter.close();
       await app.close();
       await store.close();
     },

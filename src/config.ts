@@ -116,6 +116,8 @@ export interface TasksConfig {
   shutdownTimeoutMs: number;
   /** This replica's name in leases (default: hostname and pid). */
   replicaId: string;
+  /** ?wait=: how often a task waited on is read from the store, to notice one another replica ended. */
+  waitPollMs: number;
 }
 
 /** A Clouddriver that answers everything this service does not serve (other clouds, other operations, its tasks). */
@@ -611,6 +613,7 @@ export function loadConfig(env: Env = process.env): Config {
     retentionMs: intVar(env, "TASK_RETENTION_MS", 7 * 24 * 3_600_000, 1000),
     shutdownTimeoutMs: intVar(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 100),
     replicaId: env.REPLICA_ID || `${hostname()}:${process.pid}`,
+    waitPollMs: intVar(env, "TASK_WAIT_POLL_MS", 500, 10, 60_000),
   };
   if (tasks.claimIntervalMs * 3 > tasks.leaseMs) {
     throw new ConfigError(`TASK_CLAIM_INTERVAL_MS (${tasks.claimIntervalMs}) must be at most a third of TASK_LEASE_MS (${tasks.leaseMs}), so leases are renewed in time`);

@@ -81,6 +81,7 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     if (method === "GET" && url === "/ui/api/tasks/:id") return { path: `/ui/api/tasks/${taskId}` };
     if (method === "GET" && url === "/ui/api/tasks") return { none: "lists only the caller's tasks (checked below)" };
     if (method === "POST" && url === "/task/:id(^[^:/]+)::resume") return { path: `/task/${taskId}:resume` };
+    if (method === "POST" && url === "/task/:id/cancel") return { path: `/task/${taskId}/cancel` };
     // Clouddriver's reads, as Orca makes them (test/orca-contract.test.ts follows each to Orca's source).
     if (method === "GET" && url === "/applications/:app") return { none: "lists only the caller's accounts (checked below)" };
     if (method === "GET" && url === "/applications/:app/clusters/:account/:cluster/azure") return { path: "/applications/web/clusters/demo/web-prod/azure" };

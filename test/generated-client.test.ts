@@ -53,6 +53,8 @@ export async function resizeToCompletion(baseUrl: string, serverGroupName: strin
   });
   assertType<Equal<typeof error, ErrorResponse | undefined>>();
   if (error) throw new Error(\`resize refused: \${response.status} \${error.error}: \${error.message}\`);
+  // 202 with a TaskRef, or (with ?wait=) 200 with the Task: the document says both, the client tells them apart.
+  if (!("resourceUri" in data)) throw new Error(\`without ?wait the answer is a TaskRef, got \${response.status}\`);
   const accepted: TaskRef = data;
   assertType<Equal<typeof accepted.id, string>>();
 

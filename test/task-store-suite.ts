@@ -577,6 +577,62 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.equal(await store.requeueRetryable("no-such-task", entry("no")), false);
   });
 
+  t.test(`${name}: requestCancel ends a queued task at once, marks a running one for its lease holder, refuses a finished one`, async (t) => {
+    const { store } = await fresh(t);
+    const lines = { canceled: entry("canceled before it started", "ORCHESTRATION"), requested: entry("cancel requested") };
+    // Queued, nobody holds it: canceled at once, and the next task on its scale set is free to go.
+    const queued = (await store.create({ operations: [op("resizeServerGroup", "a")], scaleSets: ["k"] })).task;
+    const behind = (await store.create({ operations: [op("resizeServerGroup", "a")], scaleSets: ["k"] })).task;
+    const first = await store.requestCancel(queued.id, lines);
+    t.equal(first.outcome, "canceled");
+    const canceled = (await store.get(queued.id))!;
+    t.equal(canceled.state, "canceled");
+    t.type(canceled.finishedAtMs, "number");
+    t.same(canceled.history.map((h) => h.status), ["canceled before it started"]);
+    t.same((await store.claim("a", LONG_LEASE_MS, 10)).map((c) => c.id), [behind.id], "the task behind it on its scale set is claimable");
+    t.same(await store.claim("b", LONG_LEASE_MS, 10), [], "the canceled task is never claimed");
+
+    // Running under a lease: only the request is stored; the holder sees it (cancelRequested) and may still write.
+    await store.update("a", behind.id, { state: "running" });
+    const asked = await store.requestCancel(behind.id, lines);
+    t.equal(asked.outcome, "requested");
+    t.equal((await store.get(behind.id))!.state, "running", "it runs until its holder stops it");
+    t.type((await store.get(behind.id))!.cancelRequestedAtMs, "number");
+    t.equal((await store.requestCancel(behind.id, lines)).outcome, "requested", "asking twice is harmless");
+    t.same((await store.get(behind.id))!.history.map((h) => h.status).slice(1), ["cancel requested"], "after the line saying whom it waited for, one line for both requests");
+    t.same(await store.cancelRequested([behind.id, queued.id, "no-such-task"]), [behind.id, queued.id]);
+    t.ok(await store.update("a", behind.id, { state: "canceled", finishedAtMs: Date.now() }), "the holder ends it");
+
+    // Finished: nothing changes.
+    const again = await store.requestCancel(behind.id, lines);
+    t.equal(again.outcome, "finished");
+    t.equal(again.outcome === "finished" && again.task.state, "canceled");
+    t.equal((await store.get(behind.id))!.history.length, 2, "no line added");
+    t.same(await store.requestCancel("no-such-task", lines), { outcome: "missing" });
+  });
+
+  t.test(`${name}: a cancel request survives its holder's death: whoever claims the task next finds it`, async (t) => {
+    const { store } = await fresh(t);
+    const x = (await store.create({ operations: [op("resizeServerGroup", "a")] })).task;
+    await claimTask(store, "a", x.id, SHORT_LEASE_MS);
+    await store.update("a", x.id, { state: "running" });
+    t.equal((await store.requestCancel(x.id, { canceled: entry("no"), requested: entry("cancel requested") })).outcome, "requested");
+    await waitPastLease(store, x.id);
+    const [taken] = await store.claim("b", LONG_LEASE_MS, 10);
+    t.equal(taken?.id, x.id);
+    t.type(taken?.cancelRequestedAtMs, "number", "the new holder sees the request with the task it claimed");
+  });
+
+  t.test(`${name}: a task can start with history lines, after the one saying whom it waits for`, async (t) => {
+    const { store } = await fresh(t);
+    await store.create({ operations: [op("resizeServerGroup", "a")], scaleSets: ["k"] });
+    const lines = [entry("a (eastus): kept", "SCALE_DOWN_CLUSTER"), entry("b (eastus): scaled down to 0", "SCALE_DOWN_CLUSTER")];
+    const { task } = await store.create({ operations: [op("resizeServerGroup", "b")], scaleSets: ["k"], history: lines });
+    const expected = [waitingEntry([{ taskId: (await store.list({ limit: 2 })).tasks[1].id, scaleSet: "k" }], 0)!.status, "a (eastus): kept", "b (eastus): scaled down to 0"];
+    t.same(task.history.map((h) => h.status), expected, "as created");
+    t.same((await store.get(task.id))!.history.map((h) => h.status), expected, "as stored, in order");
+  });
+
   t.test(`${name}: checkpoints round-trip, and null clears them`, async (t) => {
     const { store } = await fresh(t);
     const [x] = await createMany(store, 1);

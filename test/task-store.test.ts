@@ -91,7 +91,7 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
     t.equal((await stores[0].list({ limit: 50 })).tasks.length, 6, "one shared table");
     t.same(created.map((c) => c.created), [true, true, true, true, true, true]);
     const versions = await withAdmin((a) => a.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`));
-    t.same(versions.rows.map((r) => r.version), [1, 2], "each version once");
+    t.same(versions.rows.map((r) => r.version), [1, 2, 3], "each version once");
     const reopened = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
     t.equal((await reopened.list({ limit: 50 })).tasks.length, 6, "tasks survive a re-open");
     await reopened.close();
@@ -104,10 +104,10 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
     await withAdmin((a) => a.query(`INSERT INTO "${schema}".schema_migrations (version, description) VALUES (7, 'future')`));
     await t.rejects(PostgresTaskStore.open({ connectionString: DATABASE_URL, schema }), {
       name: "TaskStoreOpenError",
-      message: new RegExp(`schema ${schema} has task store schema version 7, newer than this version of vmss-ops knows \\(2\\)`),
+      message: new RegExp(`schema ${schema} has task store schema version 7, newer than this version of vmss-ops knows \\(3\\)`),
     });
     const versions = await withAdmin((a) => a.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`));
-    t.same(versions.rows.map((r) => r.version), [1, 2, 7], "nothing changed");
+    t.same(versions.rows.map((r) => r.version), [1, 2, 3, 7], "nothing changed");
   });
 
   t.test("a tasks table that is not ours is refused", async (t) => {

@@ -1,5 +1,6 @@
 // Named component schemas: they validate, type the handlers, serialize responses and become
 // components/schemas in the OpenAPI document.
+import { TASK_STATES } from "../tasks/task-state.ts";
 import { Type, type Static } from "@sinclair/typebox";
 import { Capacity } from "../operations/description.ts";
 
@@ -41,7 +42,7 @@ export const TaskStatus = Type.Object(
 );
 
 export const TaskState = Type.Union(
-  [Type.Literal("queued"), Type.Literal("running"), Type.Literal("succeeded"), Type.Literal("failed"), Type.Literal("canceled")],
+  TASK_STATES.map((s) => Type.Literal(s)),
   { $id: "TaskState" },
 );
 
@@ -182,4 +183,56 @@ export const Health = Type.Object(
   { $id: "Health", additionalProperties: false },
 );
 
-export const componentSchemas = [Capacity, FieldError, ErrorResponse, TaskRef, TaskStatus, TaskState, ServerGroupResult, CreatedServerGroupResult, DestroyedServerGroupResult, TaskException, Task, TaskList, Instance, ServerGroup, Health];
+export const DryRunOperation = Type.Object(
+  {
+    operation: Type.String(),
+    account: Type.String(),
+    region: Type.String(),
+    resourceGroup: Type.String(),
+    serverGroupName: Type.String(),
+    read: Type.Object(
+      { etag: Type.Optional(Type.String()), provisioningState: Type.Optional(Type.String()), capacity: Type.Optional(Type.Integer()) },
+      { additionalProperties: false, description: "the read the plan was made against" },
+    ),
+    write: Type.Optional(
+      Type.Object(
+        {
+          kind: Type.Union([Type.Literal("create"), Type.Literal("update"), Type.Literal("manualUpgrade"), Type.Literal("deleteInstances"), Type.Literal("delete")]),
+          summary: Type.String({ description: "as the task's history would say it" }),
+          ifMatch: Type.Optional(Type.String({ description: "the If-Match it would carry: the ETag of the read" })),
+        },
+        { additionalProperties: false, description: "the write a run would send first; a later one (a rollout) is planned on the read after it" },
+      ),
+    ),
+    unchanged: Type.Optional(Type.String({ description: "nothing would be written: what the plan found" })),
+    busy: Type.Optional(Type.String({ description: "another write holds the scale set: a run would wait for it, then plan again" })),
+    problem: Type.Optional(Type.Ref(TaskException)),
+  },
+  { $id: "DryRunOperation", additionalProperties: false },
+);
+
+export const DryRun = Type.Object(
+  {
+    dryRun: Type.Literal(true),
+    note: Type.String(),
+    selection: Type.Optional(Type.Array(Type.String(), { description: "cluster operations: what would happen to each server group of the cluster, and why" })),
+    operations: Type.Array(Type.Ref(DryRunOperation)),
+  },
+  { $id: "DryRun", additionalProperties: false, description: "?dryRun=true: the plan, nothing written, no task stored" },
+);
+
+/** What a submission answers with 200: the task (?wait=) or the plan (?dryRun=true). */
+export const SubmissionAnswer = Type.Union([Type.Ref(Task), Type.Ref(DryRun)], {
+  $id: "SubmissionAnswer",
+  description: "with ?wait=, the task (as GET /task/{id} answers); with ?dryRun=true, the plan",
+});
+
+export const componentSchemas = [Capacity, FieldError, ErrorResponse, TaskRef, TaskStatus, TaskState, ServerGroupResult, CreatedServerGroupResult, DestroyedServerGroupResult, TaskException, Task, TaskList, Instance, ServerGroup, Health, DryRunOperation, DryRun, SubmissionAnswer];
+
+/** ?wait=<seconds>: hold the request until the task ends or the time runs out, then answer with the task. */
+export const WAIT_MAX_SECONDS = 60;
+export const WaitSeconds = Type.Integer({
+  minimum: 0,
+  maximum: WAIT_MAX_SECONDS,
+  description: `hold the answer until the task has ended or this many seconds (at most ${WAIT_MAX_SECONDS}) have passed, then answer with the task as GET /task/{id} does`,
+});

@@ -77,7 +77,13 @@ export interface ExecuteOpInput<R> {
   onAttemptEnd?: (end: AttemptEnd) => void;
   /** A write accepted before a restart: follow it to its end before the first read, instead of writing again. */
   resume?: { step: { kind: WriteStep["kind"]; summary: string }; poller: string };
+  /** Interrupts at once, even mid-write (shutdown, lease lost): the checkpoint says how to go on. */
   signal?: AbortSignal;
+  /**
+   * Asks to stop at the next safe point: before an attempt, during a backoff or a wait for another writer, before a
+   * write, or once a write in flight has ended. Never mid-write: a write Azure accepted is followed to its end.
+   */
+  cancel?: AbortSignal;
   random?: () => number;
   now?: () => number;
   wait?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
@@ -97,6 +103,17 @@ export class OperationFailedError<R = unknown> extends Error {
     this.attempts = attempts;
     this.retryable = retryable;
     if (result !== undefined) this.result = result;
+  }
+}
+
+/** The operation stopped at a safe point because it was asked to (cancel): no write of it is in flight. */
+export class OperationCanceledError extends Error {
+  override name = "OperationCanceledError";
+  /** The writes of this operation that Azure accepted and that ended, in order (their summaries). */
+  readonly writesEnded: string[];
+  constructor(message: string, writesEnded: string[]) {
+    super(message);
+    this.writesEnded = writesEnded;
   }
 }
 
@@ -121,13 +138,17 @@ const REREADS_OF_A_DOUBTFUL_READ = 2;
 interface AttemptClock {
   now: () => number;
   random: () => number;
+  /** Ends early on the task's signal or on cancel. */
   wait: (ms: number, signal?: AbortSignal) => Promise<unknown>;
   started: number;
+  /** A safe point: throws OperationCanceledError if a cancel was asked for. */
+  stopIfCanceled: (where: string) => void;
 }
 
-/** Counted across attempts: how often a Failed scale set was driven again. */
+/** Counted across attempts: how often a Failed scale set was driven again, and the writes that ended. */
 interface Progress {
   redrives: number;
+  writesEnded: string[];
 }
 
 export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
@@ -135,8 +156,11 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
   const now = input.now ?? Date.now;
   const random = input.random ?? Math.random;
   const wait = input.wait ?? ((ms: number, s?: AbortSignal) => sleep(ms, undefined, { signal: s }));
-  const clock: AttemptClock = { now, random, wait, started: now() };
-  const progress: Progress = { redrives: 0 };
+  const cancel = input.cancel;
+  const progress: Progress = { redrives: 0, writesEnded: [] };
+  // A wait ends early on cancel too: a backoff or a wait for another writer is a safe point.
+  const waitOrCancel = (ms: number, s?: AbortSignal) => wait(ms, cancel && s ? AbortSignal.any([s, cancel]) : (s ?? cancel));
+  const clock: AttemptClock = { now, random, wait: waitOrCancel, started: now(), stopIfCanceled: (where) => stopIfCanceled(cancel, where, progress) };
 
   if (input.resume) {
     // CAPZ's lesson: continue the stored long-running operation rather than send the write again. If it cannot be
@@ -153,6 +177,8 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
       log(`the resumed write could not be followed (${failureLabel(f)}: ${f.message}); re-reading and re-planning`);
     }
     await input.onCheckpoint?.({ attempt: 1 });
+    progress.writesEnded.push(step.summary);
+    clock.stopIfCanceled("after the write in flight ended");
   }
 
   // Whether a write of this operation was accepted by Azure (a resumed one counts).
@@ -167,11 +193,12 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
   for (let attempt = 1; ; attempt++) {
     const prefix = `attempt ${attempt}/${retry.maxAttempts}`;
     try {
+      clock.stopIfCanceled(`before attempt ${attempt}`);
       const result = await runAttempt(tracked, attempt, prefix, clock, progress);
       input.onAttemptEnd?.({ attempt, outcome: "succeeded" });
       return result;
     } catch (err) {
-      if (signal?.aborted) throw err;
+      if (signal?.aborted || err instanceof OperationCanceledError) throw err;
       const failure = describeArmFailure(err);
       // A bug in our code fails at once, as what it is: retrying it would only repeat it.
       if (failure.kind === "programming") throw err;
@@ -197,9 +224,18 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
       log(`${prefix}: ${label}, ${decision.reason}`);
       // The write that failed (or was canceled) is over: nothing is in flight until the next attempt writes.
       await input.onCheckpoint?.({ attempt: attempt + 1 });
-      await wait(decision.delayMs, signal);
+      await clock.wait(decision.delayMs, signal).catch((err) => {
+        clock.stopIfCanceled(`during the backoff before attempt ${attempt + 1}`);
+        throw err;
+      });
     }
   }
+}
+
+/** Throws OperationCanceledError when a cancel was asked for; called only at safe points. */
+function stopIfCanceled(cancel: AbortSignal | undefined, where: string, progress: Progress): void {
+  if (!cancel?.aborted) return;
+  throw new OperationCanceledError(`canceled ${where}`, [...progress.writesEnded]);
 }
 
 /**
@@ -230,7 +266,10 @@ async function settledRead<R>(
       if (!decision.wait) {
         throw new OperationError("ScaleSetBusy", `${gateway.ref.name} stayed ${snapshot.vmss.provisioningState} for ${formatDuration(clock.now() - waitedSince)}`, "conflict");
       }
-      await clock.wait(decision.delayMs, signal);
+      await clock.wait(decision.delayMs, signal).catch((err) => {
+        clock.stopIfCanceled("while waiting for another write to end");
+        throw err;
+      });
       snapshot = await getScaleSet();
       continue;
     }
@@ -272,13 +311,13 @@ function redriveStep(snapshot: ScaleSetSnapshot, instances: number, redrive: num
 }
 
 /** The first read of an attempt; for an operation that makes the scale set, a 404 is answered by creating it. */
-async function firstRead<R>(input: ExecuteOpInput<R>, attempt: number, prefix: string, clock: AttemptClock): Promise<{ snapshot: ScaleSetSnapshot; writes: number }> {
+async function firstRead<R>(input: ExecuteOpInput<R>, attempt: number, prefix: string, clock: AttemptClock, progress: Progress): Promise<{ snapshot: ScaleSetSnapshot; writes: number }> {
   try {
     return { snapshot: await settledRead(input, prefix, clock), writes: 0 };
   } catch (err) {
     const create = input.planner.createWhenMissing;
     if (!create || describeArmFailure(err).kind !== "notFound") throw err;
-    return { snapshot: await writeThenRead(input, attempt, prefix, clock, create(), undefined), writes: 1 };
+    return { snapshot: await writeThenRead(input, attempt, prefix, clock, progress, create(), undefined), writes: 1 };
   }
 }
 
@@ -288,9 +327,12 @@ async function writeThenRead<R>(
   attempt: number,
   prefix: string,
   clock: AttemptClock,
+  progress: Progress,
   step: WriteStep,
   etag: string | undefined,
 ): Promise<ScaleSetSnapshot> {
+  // Before a write is a safe point to stop; once Azure accepted it, it is followed to its end first.
+  clock.stopIfCanceled(`before writing: ${step.summary}`);
   const guard = step.kind === "update" || step.kind === "delete" ? ` (If-Match ${etag ?? "none"})` : step.kind === "create" ? " (If-None-Match *)" : "";
   input.log(`${prefix}: ${step.summary}${guard}`);
   await input.onCheckpoint?.({ attempt });
@@ -301,6 +343,8 @@ async function writeThenRead<R>(
     onAccepted: (poller) => input.onCheckpoint?.({ attempt, inFlight: { step: stored, poller } }),
   });
   await input.onCheckpoint?.({ attempt });
+  progress.writesEnded.push(step.summary);
+  clock.stopIfCanceled(`after the write in flight ended (${step.summary})`);
   // The write's final GET is a fresh read of the scale set. If it carried no ETag, keep the old one: the next
   // write then gets a 412 and re-reads, instead of overwriting unconditionally.
   const first = written && typeof written.sku?.capacity === "number" ? { vmss: written, etag: written.etag ?? etag } : undefined;
@@ -331,7 +375,7 @@ async function waitAndReread<R>(input: ExecuteOpInput<R>, prefix: string, clock:
 async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: string, clock: AttemptClock, progress: Progress): Promise<R> {
   const { gateway, planner, log, signal, retry } = input;
   const maxWrites = planner.maxWrites ?? MAX_WRITES_PER_ATTEMPT;
-  const start = await firstRead(input, attempt, prefix, clock);
+  const start = await firstRead(input, attempt, prefix, clock, progress);
   let snapshot = start.snapshot;
   let waiting: Waiting | undefined;
   for (let writes = start.writes, doubtful = 0; ; ) {
@@ -370,7 +414,40 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
     if (writes >= maxWrites) {
       throw new OperationError("PlanDidNotConverge", `still planning "${step.summary}" after ${writes} writes`);
     }
-    snapshot = await writeThenRead(input, attempt, prefix, clock, step, snapshot.etag);
+    snapshot = await writeThenRead(input, attempt, prefix, clock, progress, step, snapshot.etag);
     writes++;
   }
+}
+
+/** What an attempt would do now, planned against a read made for it, with nothing written (?dryRun=true). */
+export interface DryRunPlan {
+  /** The read the plan was made against. */
+  read: { etag?: string; provisioningState?: string; capacity?: number };
+  /** The write an attempt would send first, with the If-Match it would carry; absent when nothing would change. */
+  write?: { kind: WriteStep["kind"]; summary: string; ifMatch?: string };
+  /** Nothing would change: what the plan found. */
+  unchanged?: string;
+  /** Another write holds the scale set now: a real run would wait for it to end and plan on what it left. */
+  busy?: string;
+}
+
+/**
+ * Reads as an attempt reads (the scale set, and its VMs when the planner needs them) and asks the planner, as
+ * runAttempt does, without writing. Only the first write can be planned: a later one (disable's rollout after its
+ * network change) is planned by a real run on the read that follows the first.
+ */
+export async function planWithoutWriting<R>(gateway: ScaleSetGateway, planner: ScaleSetPlanner<R>, signal?: AbortSignal): Promise<DryRunPlan> {
+  const snapshot = await gateway.read({ withInstances: planner.readsInstances, signal });
+  const read = {
+    ...(snapshot.etag !== undefined ? { etag: snapshot.etag } : {}),
+    ...(snapshot.vmss.provisioningState !== undefined ? { provisioningState: snapshot.vmss.provisioningState } : {}),
+    ...(typeof snapshot.vmss.sku?.capacity === "number" ? { capacity: snapshot.vmss.sku.capacity } : {}),
+  };
+  const busy = isBusy(snapshot) ? `${gateway.ref.name} is ${snapshot.vmss.provisioningState} (another write in flight): a run would wait for it to end, then plan again` : undefined;
+  const step = planner.plan(snapshot);
+  if (step.kind === "done") return { read, unchanged: step.summary, ...(busy ? { busy } : {}) };
+  if (step.kind === "wait") return { read, unchanged: `a run would wait before writing: ${step.summary}`, ...(busy ? { busy } : {}) };
+  // The If-Match a write carries: the ETag of the read it was planned on (runAttempt; a delete is conditional too).
+  const ifMatch = step.kind === "update" || step.kind === "delete" ? (snapshot.etag ?? "none") : undefined;
+  return { read, write: { kind: step.kind, summary: step.summary, ...(ifMatch !== undefined ? { ifMatch } : {}) }, ...(busy ? { busy } : {}) };
 }

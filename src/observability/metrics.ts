@@ -16,7 +16,7 @@ export interface MetricsSources {
 
 export class ServiceMetrics {
   readonly registry = new Registry();
-  readonly tasks = new Counter({ name: `${PREFIX}tasks_total`, help: "Operations of finished tasks, by operation and outcome (succeeded, failed)", labelNames: ["operation", "outcome"], registers: [this.registry] });
+  readonly tasks = new Counter({ name: `${PREFIX}tasks_total`, help: "Operations of finished tasks, by operation and outcome (succeeded, failed, canceled: the operation it stopped in)", labelNames: ["operation", "outcome"], registers: [this.registry] });
   readonly tasksSubmitted = new Counter({ name: `${PREFIX}tasks_submitted_total`, help: "Tasks created through the API", registers: [this.registry] });
   readonly attempts = new Counter({ name: `${PREFIX}attempts_total`, help: "Attempts of operations, by operation and how they ended (succeeded, retry, failed)", labelNames: ["operation", "outcome"], registers: [this.registry] });
   readonly retries = new Counter({ name: `${PREFIX}retries_total`, help: "Attempts that will be retried, by the HTTP status (or failure kind) that ended them", labelNames: ["status"], registers: [this.registry] });
@@ -83,7 +83,7 @@ export class ServiceMetrics {
       queueWaited: (ctx: TaskEventContext, ms: number) => this.queueWaitSeconds.observe({ scale_set: ctx.scaleSet ?? "" }, ms / 1000),
       finished: (task, outcome, failedOperation) => {
         for (const [taskId] of lroStarted) if (taskId === task.id) lroStarted.delete(taskId);
-        if (outcome === "failed") this.tasks.inc({ operation: failedOperation ?? "", outcome });
+        if (outcome !== "succeeded") this.tasks.inc({ operation: failedOperation ?? "", outcome });
         else for (const op of task.operations) this.tasks.inc({ operation: op.name, outcome });
       },
     };

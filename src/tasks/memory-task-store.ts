@@ -1,9 +1,10 @@
 // Tasks in memory: one replica, lost on restart. The reference for the TaskStore contract (same suite as the others).
 import { randomUUID } from "node:crypto";
 import { FINISHED_STATES, type HistoryEntry, type Task } from "./task.ts";
-import type { NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+import type { CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { waitingEntry } from "./ordering.ts";
+import { canMove } from "./task-state.ts";
 
 type Stored = Task & { seq: number; scaleSets: string[] };
 
@@ -73,7 +74,7 @@ export class MemoryTaskStore implements TaskStore {
       state: "queued",
       operations: structuredClone(input.operations),
       operationIndex: 0,
-      history: waiting ? [waiting] : [],
+      history: [...(waiting ? [waiting] : []), ...structuredClone(input.history ?? [])],
       resultObjects: [],
       armCalls: 0,
       createdAtMs: now,
@@ -162,22 +163,49 @@ export class MemoryTaskStore implements TaskStore {
   async update(owner: string, id: string, change: TaskChange): Promise<boolean> {
     const task = this.#held(owner, id);
     if (!task) return false;
+    if (change.state && !canMove(task.state, change.state)) throw new Error(`task ${id}: no move from ${task.state} to ${change.state}`);
     const { checkpoint, history, ...rest } = structuredClone(change);
     Object.assign(task, rest, { updatedAtMs: this.#now() });
     if (history) task.history.push(...history);
     if (checkpoint === null) delete task.checkpoint;
     else if (checkpoint !== undefined) task.checkpoint = checkpoint;
-    if (change.state && FINISHED_STATES.has(change.state)) {
-      delete task.leaseOwner;
-      delete task.leaseExpiresAtMs;
-      for (const key of task.scaleSets) {
-        const set = this.#unfinished.get(key);
-        set?.delete(task);
-        if (set?.size === 0) this.#unfinished.delete(key);
-      }
-      this.#pruneToRetention();
-    }
+    if (change.state && FINISHED_STATES.has(change.state)) this.#finished(task);
     return true;
+  }
+
+  /** A finished task holds no lease and no scale set: the next task on each may be claimed. */
+  #finished(task: Stored): void {
+    delete task.leaseOwner;
+    delete task.leaseExpiresAtMs;
+    for (const key of task.scaleSets) {
+      const set = this.#unfinished.get(key);
+      set?.delete(task);
+      if (set?.size === 0) this.#unfinished.delete(key);
+    }
+    this.#pruneToRetention();
+  }
+
+  async requestCancel(id: string, lines: CancelLines): Promise<CancelOutcome> {
+    const task = this.#tasks.get(id);
+    if (!task) return { outcome: "missing" };
+    if (FINISHED_STATES.has(task.state)) return { outcome: "finished", task: this.#public(task) };
+    const now = this.#now();
+    const leased = task.leaseOwner !== undefined && (task.leaseExpiresAtMs ?? 0) > now;
+    if (task.state === "queued" && !leased) {
+      Object.assign(task, { state: "canceled", cancelRequestedAtMs: now, finishedAtMs: now, updatedAtMs: now });
+      task.history.push({ ...lines.canceled });
+      this.#finished(task);
+      return { outcome: "canceled", task: this.#public(task) };
+    }
+    if (task.cancelRequestedAtMs === undefined) {
+      Object.assign(task, { cancelRequestedAtMs: now, updatedAtMs: now });
+      task.history.push({ ...lines.requested });
+    }
+    return { outcome: "requested", task: this.#public(task) };
+  }
+
+  async cancelRequested(ids: string[]): Promise<string[]> {
+    return ids.filter((id) => this.#tasks.get(id)?.cancelRequestedAtMs !== undefined);
   }
 
   async requeueRetryable(id: string, entry: HistoryEntry): Promise<boolean> {

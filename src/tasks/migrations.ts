@@ -65,6 +65,11 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX task_scale_sets_order ON task_scale_sets (scale_set, task_seq);
     `,
   },
+  {
+    version: 3,
+    description: "cancel_requested_at_ms: a cancel request its lease holder acts on",
+    sql: `ALTER TABLE tasks ADD COLUMN cancel_requested_at_ms INTEGER;`,
+  },
 ];
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -115,6 +120,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX task_scale_sets_order ON task_scale_sets (scale_set, task_seq);
     `,
+  },
+  {
+    version: 3,
+    description: "cancel_requested_at_ms: a cancel request its lease holder acts on",
+    sql: `ALTER TABLE tasks ADD COLUMN cancel_requested_at_ms bigint;`,
   },
 ];
 

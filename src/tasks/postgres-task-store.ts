@@ -9,9 +9,11 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { HistoryEntry, Task, TaskState } from "./task.ts";
 import { FINISHED_STATES } from "./task.ts";
-import type { NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+import type { CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { POSTGRES_MIGRATIONS, pendingMigrations, TaskStoreOpenError } from "./migrations.ts";
 import { WAITING_FORMAT, WAITING_ITEM_FORMAT, WAITING_PHASE } from "./ordering.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { CLAIMABLE_STATES, sqlStateList } from "./task-state.ts";
 
 export interface PostgresTaskStoreOptions {
   /** postgres://user:password@host:port/database (DATABASE_URL). */
@@ -37,7 +39,8 @@ const started = (t: string) => `(${t}.state = 'running' OR ${t}.lease_owner IS N
 /** The database's clock in epoch milliseconds; constant within a statement. */
 const NOW_MS = "(floor(extract(epoch from now()) * 1000))::bigint";
 
-const FINISHED_SQL = "('succeeded', 'failed', 'canceled')";
+const FINISHED_SQL = sqlStateList(FINISHED_STATES);
+const CLAIMABLE_SQL = sqlStateList(CLAIMABLE_STATES);
 
 function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
@@ -52,17 +55,6 @@ export function redactConnectionString(url: string): string {
   } catch {
     return "(DATABASE_URL, unparseable)";
   }
-}
-
-function encodeCursor(seq: string | number): string {
-  return Buffer.from(String(seq)).toString("base64url");
-}
-
-/** An unreadable cursor reads as none (the first page), as in the memory store. */
-function decodeCursor(cursor: string | undefined): string | undefined {
-  if (!cursor) return undefined;
-  const s = Buffer.from(cursor, "base64url").toString();
-  return /^\d{1,18}$/.test(s) ? s : undefined;
 }
 
 function message(err: unknown): string {
@@ -111,6 +103,7 @@ function toTask(row: Row): Task {
   if (row.lease_owner !== null) task.leaseOwner = row.lease_owner as string;
   if (row.lease_expires_at_ms !== null) task.leaseExpiresAtMs = Number(row.lease_expires_at_ms);
   if (row.finished_at_ms !== null) task.finishedAtMs = Number(row.finished_at_ms);
+  if (row.cancel_requested_at_ms !== null) task.cancelRequestedAtMs = Number(row.cancel_requested_at_ms);
   return task;
 }
 
@@ -140,6 +133,7 @@ export class PostgresTaskStore implements TaskStore {
     this.#scaleSets = `${quoteIdent(schema)}.task_scale_sets`;
     this.#columns = `t.seq, t.id, t.client_request_id, t.state, t.operations, t.operation_index, t.result_objects, t.failure,
       t.arm_calls, t.checkpoint, t.lease_owner, t.lease_expires_at_ms, t.created_at_ms, t.updated_at_ms, t.finished_at_ms,
+      t.cancel_requested_at_ms,
       (SELECT json_agg(json_build_object('phase', h.phase, 'status', h.status, 'timeMs', h.time_ms) ORDER BY h.seq)
          FROM ${this.#history} h WHERE h.task_id = t.id) AS history`;
     this.where = where;
@@ -265,6 +259,12 @@ export class PostgresTaskStore implements TaskStore {
            SELECT ins.id, $5, format($6, string_agg(format($7, ahead.id, ahead.scale_set), ', ' ORDER BY ahead.scale_set)), $8
            FROM ins, ahead GROUP BY ins.id
            RETURNING status
+         ), lines AS (
+           -- After the waiting line: reading its count makes that insert run first.
+           INSERT INTO ${this.#history} (task_id, phase, status, time_ms)
+           SELECT ins.id, e.value->>'phase', e.value->>'status', (e.value->>'timeMs')::bigint
+           FROM ins, (SELECT count(*) FROM waiting) w, jsonb_array_elements($10::jsonb) WITH ORDINALITY AS e(value, n)
+           ORDER BY e.n
          ), notified AS (
            SELECT pg_notify($9, '') FROM ins
          )
@@ -281,6 +281,7 @@ export class PostgresTaskStore implements TaskStore {
           WAITING_ITEM_FORMAT,
           timeMs,
           this.#channel,
+          jsonParam((input.history ?? []).map((h) => ({ phase: h.phase, status: h.status, timeMs: Math.round(h.timeMs) }))),
         ],
         false,
       );
@@ -293,7 +294,7 @@ export class PostgresTaskStore implements TaskStore {
           state: "queued",
           operations: JSON.parse(jsonParam(input.operations)),
           operationIndex: 0,
-          history: row.waiting !== null ? [{ phase: WAITING_PHASE, status: row.waiting, timeMs }] : [],
+          history: [...(row.waiting !== null ? [{ phase: WAITING_PHASE, status: row.waiting, timeMs }] : []), ...(input.history ?? []).map((h) => ({ ...h }))],
           resultObjects: [],
           armCalls: 0,
           createdAtMs,
@@ -341,7 +342,7 @@ export class PostgresTaskStore implements TaskStore {
     const page = rows.slice(0, limit);
     return {
       tasks: page.map(toTask),
-      ...(rows.length > limit ? { nextCursor: encodeCursor(page[page.length - 1].seq as string) } : {}),
+      ...(rows.length > limit ? { nextCursor: encodeCursor(Number(page[page.length - 1].seq)) } : {}),
     };
   }
 
@@ -360,7 +361,7 @@ export class PostgresTaskStore implements TaskStore {
         const { rows } = await client.query(
           `WITH picked AS (
              SELECT t.seq FROM ${this.#tasks} t
-             WHERE t.state IN ('queued', 'running') AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ${NOW_MS})
+             WHERE t.state IN ${CLAIMABLE_SQL} AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ${NOW_MS})
                AND NOT EXISTS (
                  SELECT 1 FROM ${this.#scaleSets} mine
                  JOIN ${this.#scaleSets} other ON other.scale_set = mine.scale_set AND other.task_seq <> mine.task_seq
@@ -504,6 +505,70 @@ export class PostgresTaskStore implements TaskStore {
       false,
     );
     return rowCount === 1;
+  }
+
+  async requestCancel(id: string, lines: CancelLines): Promise<CancelOutcome> {
+    const client = await this.#pool.connect();
+    let broken = false;
+    try {
+      await client.query("BEGIN");
+      try {
+        const found = await client.query(
+          `SELECT seq, state, lease_owner, lease_expires_at_ms, cancel_requested_at_ms, ${NOW_MS} AS now
+           FROM ${this.#tasks} WHERE id = $1 FOR UPDATE`,
+          [id],
+        );
+        const row = found.rows[0];
+        let outcome: "canceled" | "requested" | "finished" | "missing";
+        const line = (entry: HistoryEntry) =>
+          client.query(`INSERT INTO ${this.#history} (task_id, phase, status, time_ms) VALUES ($1, $2, $3, $4)`, [
+            id,
+            textParam(entry.phase),
+            textParam(entry.status),
+            Math.round(entry.timeMs),
+          ]);
+        if (!row) outcome = "missing";
+        else if (FINISHED_STATES.has(row.state)) outcome = "finished";
+        else if (row.state === "queued" && (row.lease_owner === null || Number(row.lease_expires_at_ms) <= Number(row.now))) {
+          outcome = "canceled";
+          await client.query(
+            `UPDATE ${this.#tasks} SET state = 'canceled', cancel_requested_at_ms = ${NOW_MS}, finished_at_ms = ${NOW_MS},
+               updated_at_ms = ${NOW_MS}, lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = $1`,
+            [id],
+          );
+          await client.query(`DELETE FROM ${this.#scaleSets} WHERE task_seq = $1`, [row.seq]);
+          await line(lines.canceled);
+          // The scale sets it named are free: wake the replicas.
+          await client.query("SELECT pg_notify($1, '')", [this.#channel]);
+        } else {
+          outcome = "requested";
+          if (row.cancel_requested_at_ms === null) {
+            await client.query(`UPDATE ${this.#tasks} SET cancel_requested_at_ms = ${NOW_MS}, updated_at_ms = ${NOW_MS} WHERE id = $1`, [id]);
+            await line(lines.requested);
+          }
+        }
+        await client.query("COMMIT");
+        if (outcome === "missing") return { outcome };
+        return { outcome, task: (await this.#one(id))! };
+      } catch (err) {
+        broken = connectionLost(err);
+        await client.query("ROLLBACK").catch(() => (broken = true));
+        throw err;
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async cancelRequested(ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.#query<{ id: string }>(
+      `SELECT id FROM ${this.#tasks} WHERE id = ANY($1::text[]) AND cancel_requested_at_ms IS NOT NULL`,
+      [ids],
+      true,
+    );
+    const asked = new Set(rows.map((r) => r.id));
+    return ids.filter((id) => asked.has(id));
   }
 
   async prune(finishedBeforeMs: number): Promise<number> {

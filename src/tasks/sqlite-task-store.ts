@@ -7,9 +7,10 @@ import { join, resolve } from "node:path";
 import { randomUUID } from "node:crypto";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { FINISHED_STATES, type HistoryEntry, type Task, type TaskState } from "./task.ts";
-import type { NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+import type { CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { type Migration, pendingMigrations, SQLITE_MIGRATIONS, TaskStoreOpenError } from "./migrations.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { CLAIMABLE_STATES, sqlStateList } from "./task-state.ts";
 import { type TaskAhead, waitingEntry } from "./ordering.ts";
 
 export interface SqliteTaskStoreOptions {
@@ -21,10 +22,12 @@ export interface SqliteTaskStoreOptions {
 
 type Row = Record<string, SQLInputValue | Uint8Array>;
 
-const FINISHED_SQL = "('succeeded', 'failed', 'canceled')";
+const FINISHED_SQL = sqlStateList(FINISHED_STATES);
+const CLAIMABLE_SQL = sqlStateList(CLAIMABLE_STATES);
 
 const COLUMNS = `t.seq, t.id, t.client_request_id, t.state, t.operations, t.operation_index, t.result_objects, t.failure,
   t.arm_calls, t.checkpoint, t.lease_owner, t.lease_expires_at_ms, t.created_at_ms, t.updated_at_ms, t.finished_at_ms,
+  t.cancel_requested_at_ms,
   (SELECT json_group_array(json_object('phase', h.phase, 'status', h.status, 'timeMs', h.time_ms) ORDER BY h.seq)
      FROM task_history h WHERE h.task_id = t.id) AS history`;
 
@@ -61,6 +64,7 @@ function toTask(row: Row): Task {
   if (row.lease_owner !== null) task.leaseOwner = row.lease_owner as string;
   if (row.lease_expires_at_ms !== null) task.leaseExpiresAtMs = Number(row.lease_expires_at_ms);
   if (row.finished_at_ms !== null) task.finishedAtMs = Number(row.finished_at_ms);
+  if (row.cancel_requested_at_ms !== null) task.cancelRequestedAtMs = Number(row.cancel_requested_at_ms);
   return task;
 }
 
@@ -248,16 +252,16 @@ export class SqliteTaskStore implements TaskStore {
         this.#stmt("INSERT INTO task_scale_sets (task_seq, scale_set) VALUES (?, ?)").run(inserted.seq, key);
       }
       const waiting = waitingEntry(ahead, now);
-      if (waiting) {
-        this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)").run(id, waiting.phase, waiting.status, waiting.timeMs);
-      }
+      const lines = [...(waiting ? [waiting] : []), ...(input.history ?? [])];
+      const insertLine = this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)");
+      for (const h of lines) insertLine.run(id, h.phase, h.status, h.timeMs);
       // What was just written, without reading it back.
       const task: Task = {
         id,
         state: "queued",
         operations: JSON.parse(operations),
         operationIndex: 0,
-        history: waiting ? [waiting] : [],
+        history: lines.map((h) => ({ ...h })),
         resultObjects: [],
         armCalls: 0,
         createdAtMs: now,
@@ -309,7 +313,7 @@ export class SqliteTaskStore implements TaskStore {
       const claimed = this.#stmt(
         `UPDATE tasks SET lease_owner = ?, lease_expires_at_ms = ?
          WHERE seq IN (SELECT t.seq FROM tasks t
-                       WHERE t.state IN ('queued', 'running') AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ?)
+                       WHERE t.state IN ${CLAIMABLE_SQL} AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ?)
                          AND NOT ${BLOCKED}
                        ORDER BY t.seq LIMIT ?)
          RETURNING seq, id`,
@@ -392,6 +396,38 @@ export class SqliteTaskStore implements TaskStore {
       this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)").run(id, entry.phase, entry.status, entry.timeMs);
       return true;
     });
+  }
+
+  async requestCancel(id: string, lines: CancelLines): Promise<CancelOutcome> {
+    return this.#write(() => {
+      const now = Date.now();
+      const row = this.#stmt("SELECT seq, state, lease_owner, lease_expires_at_ms, cancel_requested_at_ms FROM tasks WHERE id = ?").get(id) as Row | undefined;
+      if (!row) return { outcome: "missing" as const };
+      if (FINISHED_STATES.has(row.state as TaskState)) return { outcome: "finished" as const, task: this.#byId(id)! };
+      const leased = row.lease_owner !== null && Number(row.lease_expires_at_ms) > now;
+      const line = (entry: HistoryEntry) => this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)").run(id, entry.phase, entry.status, entry.timeMs);
+      if (row.state === "queued" && !leased) {
+        this.#stmt(
+          `UPDATE tasks SET state = 'canceled', cancel_requested_at_ms = ?, finished_at_ms = ?, updated_at_ms = ?,
+             lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = ?`,
+        ).run(now, now, now, id);
+        this.#stmt("DELETE FROM task_scale_sets WHERE task_seq = ?").run(row.seq);
+        line(lines.canceled);
+        return { outcome: "canceled" as const, task: this.#byId(id)! };
+      }
+      if (row.cancel_requested_at_ms === null) {
+        this.#stmt("UPDATE tasks SET cancel_requested_at_ms = ?, updated_at_ms = ? WHERE id = ?").run(now, now, id);
+        line(lines.requested);
+      }
+      return { outcome: "requested" as const, task: this.#byId(id)! };
+    });
+  }
+
+  async cancelRequested(ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = this.#stmt("SELECT id FROM tasks WHERE id IN (SELECT value FROM json_each(?)) AND cancel_requested_at_ms IS NOT NULL").all(json(ids)) as { id: string }[];
+    const asked = new Set(rows.map((r) => r.id));
+    return ids.filter((id) => asked.has(id));
   }
 
   async prune(finishedBeforeMs: number): Promise<number> {

@@ -11,7 +11,7 @@ import type { AccountRegistry } from "../azure/accounts.ts";
 import { describeArmFailure, failureLabel } from "../azure/arm-failure.ts";
 import { isRetryableKind } from "../azure/retry-policy.ts";
 import { observeArmResponses } from "../azure/arm-observer.ts";
-import { executeOp, OperationFailedError, type Checkpoint } from "../azure/execute-op.ts";
+import { executeOp, OperationCanceledError, OperationFailedError, type Checkpoint } from "../azure/execute-op.ts";
 import { NAME_TAKEN, type LocatedDescription, type AnyOperation, type TaskOrigin } from "../operations/operation.ts";
 import { describeResult, type OperationResult } from "../operations/server-group-state.ts";
 import type { HistoryEntry, OperationRequest, Task, TaskCheckpoint, TaskFailure } from "./task.ts";
@@ -28,11 +28,25 @@ export interface TaskRunnerDeps {
   observer?: TaskObserver;
   /** Where unexpected errors go (the service's logger). */
   onInternalError?: (err: unknown, taskId?: string) => void;
+  /** A run of the task here has ended (it finished, or stopped for another replica to go on): for ?wait. */
+  onRunEnded?: (taskId: string) => void;
 }
 
 /** resizeServerGroup → RESIZE_SERVER_GROUP, the phase name Clouddriver would show. */
 export function phaseOf(operation: string): string {
   return operation.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase();
+}
+
+/** The history line of a canceled task: where it stopped, what was done and what was not. */
+export function canceledLine(task: Pick<Task, "operations" | "operationIndex">, index: number, err: OperationCanceledError): string {
+  const names = task.operations.map((o) => o.name);
+  const done = [
+    ...names.slice(0, index).map((n, i) => `${n} (operation ${i + 1})`),
+    ...err.writesEnded.map((w) => `${w} (written and ended)`),
+  ];
+  const current = err.writesEnded.length > 0 ? `the rest of ${names[index]} (confirming it)` : names[index];
+  const notDone = [`${current} (operation ${index + 1})`, ...names.slice(index + 1).map((n, i) => `${n} (operation ${index + i + 2})`)];
+  return `Canceled on request, ${err.message.replace(/^canceled /, "")}. Done: ${done.length > 0 ? done.join("; ") : "nothing"}. Not done: ${notDone.join("; ")}`;
 }
 
 /** This replica no longer holds the task's lease: another one runs it now. */
@@ -41,7 +55,10 @@ class LeaseLostError extends Error {
 }
 
 interface ActiveTask {
+  /** Stops at once, even mid-write (shutdown, lease lost): the checkpoint stays for whoever goes on. */
   abort: AbortController;
+  /** Stops at the next safe point and ends the task canceled (POST /task/{id}/cancel). */
+  cancel: AbortController;
   done: Promise<void>;
 }
 
@@ -112,8 +129,8 @@ export class TaskRunner {
   }
 
   /** Creates the task (or finds the one with the same clientRequestId); a new one is claimed at once if it can be. */
-  async submit(operations: OperationRequest[], clientRequestId?: string) {
-    const { task, created } = await this.#deps.store.create({ operations, clientRequestId, scaleSets: this.scaleSetsOf(operations) });
+  async submit(operations: OperationRequest[], clientRequestId?: string, history?: HistoryEntry[]) {
+    const { task, created } = await this.#deps.store.create({ operations, clientRequestId, scaleSets: this.scaleSetsOf(operations), ...(history ? { history } : {}) });
     if (created) this.#wake();
     return { task, created };
   }
@@ -143,6 +160,13 @@ export class TaskRunner {
     const ids = [...this.#active.keys()];
     const held = new Set(await this.#deps.store.renew(this.#owner, ids, this.#deps.config.tasks.leaseMs));
     for (const id of ids) if (!held.has(id)) this.#active.get(id)?.abort.abort(new LeaseLostError(`lease on ${id} lost`));
+    // A cancel asked of another replica reaches this one through the store.
+    for (const id of await this.#deps.store.cancelRequested([...held])) this.cancel(id);
+  }
+
+  /** Asks the task, if it runs here, to stop at its next safe point; the store holds the request for other replicas. */
+  cancel(id: string): void {
+    this.#active.get(id)?.cancel.abort();
   }
 
   /** One claim at a time; a wake-up during a claim makes it claim again once done. */
@@ -171,14 +195,17 @@ export class TaskRunner {
     for (const task of await store.claim(this.#owner, config.tasks.leaseMs, room)) {
       if (this.#active.has(task.id) || this.#stopping) continue;
       const abort = new AbortController();
-      const done = this.#run(task, abort)
+      const cancel = new AbortController();
+      if (task.cancelRequestedAtMs !== undefined) cancel.abort();
+      const done = this.#run(task, abort, cancel.signal)
         .catch((err) => this.#deps.onInternalError?.(err, task.id))
         .finally(() => {
           this.#active.delete(task.id);
+          this.#deps.onRunEnded?.(task.id);
           // A slot is free, and the task may have been what others on its scale sets waited for.
           this.#wake();
         });
-      this.#active.set(task.id, { abort, done });
+      this.#active.set(task.id, { abort, cancel, done });
     }
   }
 
@@ -206,7 +233,7 @@ export class TaskRunner {
     while (this.#active.size > 0) await Promise.allSettled([...this.#active.values()].map((a) => a.done));
   }
 
-  async #run(task: Task, abort: AbortController): Promise<void> {
+  async #run(task: Task, abort: AbortController, cancel: AbortSignal): Promise<void> {
     const { store, accounts, operations, config, observer } = this.#deps;
     const owner = this.#owner;
     const id = task.id;
@@ -273,6 +300,8 @@ export class TaskRunner {
         const last = i === task.operations.length - 1;
         let failure: TaskFailure | undefined;
         try {
+          // Between operations is a safe point; a write of this operation still in flight is followed first.
+          if (cancel.aborted && !resume) throw new OperationCanceledError(`canceled before ${request.name}`, []);
           const op = operations.get(request.name);
           if (!op) throw new Error(`unknown operation ${request.name}`);
           const description = request.description as LocatedDescription;
@@ -312,6 +341,7 @@ export class TaskRunner {
                 lroPollIntervalMs: config.lroPollIntervalMs,
                 log: (line) => record(phase, line),
                 signal: abort.signal,
+                cancel,
                 resume,
                 onAttemptEnd: (end) => {
                   observer?.attemptEnded?.({ ...ctx, attempt: end.attempt }, end);
@@ -336,6 +366,12 @@ export class TaskRunner {
           record(phase, `Done: ${describeResult(result)}`);
         } catch (err) {
           if (abort.signal.aborted) throw abort.signal.reason ?? err;
+          if (err instanceof OperationCanceledError) {
+            record(phase, canceledLine(task, i, err));
+            await change({ resultObjects: results, armCalls, checkpoint: null, state: "canceled", finishedAtMs: Date.now() });
+            observer?.finished?.(task, "canceled", request.name);
+            return;
+          }
           if (err instanceof OperationFailedError) {
             // A scale set Azure could not confirm: its result says what Azure lists, never what was asked.
             if (err.result) results.push(err.result as OperationResult);

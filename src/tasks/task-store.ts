@@ -14,6 +14,8 @@ export interface NewTask {
    * they were created. Omitted or empty: the task waits for nobody and nobody waits for it.
    */
   scaleSets?: string[];
+  /** Lines the task starts with, after the one saying whom it waits for (a cluster operation's selection). */
+  history?: HistoryEntry[];
 }
 
 export interface TaskQuery {
@@ -42,6 +44,21 @@ export type TaskChange = Partial<Pick<Task, "state" | "operationIndex" | "result
   /** Lines appended to the history in the same commit, in this order. */
   history?: HistoryEntry[];
 };
+
+/**
+ * What a cancel request did: `canceled`, a queued task nobody had started ended at once; `requested`, a task that
+ * runs (or was claimed) carries the request for its lease holder, who stops at the next safe point; `finished`, it
+ * had already ended (nothing changed); `missing`, no such task.
+ */
+export type CancelOutcome = { outcome: "canceled" | "requested" | "finished"; task: Task } | { outcome: "missing" };
+
+/** The history line for each outcome of a cancel request. */
+export interface CancelLines {
+  /** A queued task nobody had started: it ends canceled at once. */
+  canceled: HistoryEntry;
+  /** A task that runs: its lease holder is asked to stop. */
+  requested: HistoryEntry;
+}
 
 export interface TaskStore {
   /**
@@ -75,6 +92,15 @@ export interface TaskStore {
    * the task is not failed-and-retryable (or does not exist); nothing changes then.
    */
   requeueRetryable(id: string, entry: HistoryEntry): Promise<boolean>;
+
+  /**
+   * Asks to cancel a task (POST /task/{id}/cancel). The request is stored, so whichever replica holds the task's
+   * lease, now or after a crash, sees it. The line for what happened goes into the history when something changed
+   * (the task ended, or the request was recorded the first time).
+   */
+  requestCancel(id: string, lines: CancelLines): Promise<CancelOutcome>;
+  /** Those of `ids` (tasks this replica runs) that someone asked to cancel. */
+  cancelRequested(ids: string[]): Promise<string[]>;
 
   /**
    * Calls onWork when another process may have made work claimable here (a task created, or one finished that others

@@ -3,9 +3,9 @@ import type { OperationResult } from "../operations/server-group-state.ts";
 // The task model: what a caller polls. Internally a task has a state machine that can grow (canceled is already
 // a state); externally it is Clouddriver's task shape, which Orca understands.
 
-export type TaskState = "queued" | "running" | "succeeded" | "failed" | "canceled";
+import { FINISHED_STATES, type TaskState } from "./task-state.ts";
 
-export const FINISHED_STATES: ReadonlySet<TaskState> = new Set(["succeeded", "failed", "canceled"]);
+export { FINISHED_STATES, type TaskState };
 
 export interface OperationRequest {
   /** Operation name, e.g. resizeServerGroup. */
@@ -54,6 +54,8 @@ export interface Task {
   /** The replica that runs it now, and until when (absent when nobody does). */
   leaseOwner?: string;
   leaseExpiresAtMs?: number;
+  /** Someone asked to cancel it while it ran: its runner stops at the next safe point (task-runner.ts). */
+  cancelRequestedAtMs?: number;
   createdAtMs: number;
   updatedAtMs: number;
   finishedAtMs?: number;

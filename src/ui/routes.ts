@@ -1,6 +1,7 @@
 // The status page at /ui: a static page (open: it holds no data) that reads the API with the caller's token, and
 // two JSON routes made for it (protected like every API route): tasks with their progress, attempts and retries,
 // filtered by scale set and account, and one task with its whole history.
+import { CLAIMABLE_STATES } from "../tasks/task-state.ts";
 import { readFileSync } from "node:fs";
 import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
@@ -108,12 +109,12 @@ export const uiRoutes: FastifyPluginAsyncTypebox<{ store: TaskStore; progress: T
       const { serverGroup, account, limit = 50 } = request.query;
       const wanted = (t: Task) =>
         !forbiddenTaskAccount(request.principal, t) && (!account || accountsOfTask(t).some((a) => a.toLowerCase() === account.toLowerCase()));
-      const [running, queued, recent] = await Promise.all([
-        store.list({ limit: 200, state: "running", serverGroup }),
-        store.list({ limit: 200, state: "queued", serverGroup }),
+      // In flight: the states a task has not ended in (running first, then queued), from the state table.
+      const [recent, ...unfinished] = await Promise.all([
         store.list({ limit: Math.min(200, limit * 2), serverGroup }),
+        ...[...CLAIMABLE_STATES].reverse().map((state) => store.list({ limit: 200, state, serverGroup })),
       ]);
-      const inFlight = [...running.tasks, ...queued.tasks].filter(wanted);
+      const inFlight = unfinished.flatMap((page) => page.tasks).filter(wanted);
       const inFlightIds = new Set(inFlight.map((t) => t.id));
       return {
         inFlight: inFlight.map((t) => view(t, progress, accounts, false)),

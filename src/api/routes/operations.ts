@@ -2,7 +2,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AccountRegistry } from "../../azure/accounts.ts";
 import { withoutNulls, type FieldProblem } from "../../operations/description.ts";
 import type { AnyOperation, LocatedDescription } from "../../operations/operation.ts";
@@ -11,7 +11,11 @@ import { requireAccount } from "../../auth/access-control.ts";
 import type { OperationRequest } from "../../tasks/task.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { ApiError, validationError } from "../errors.ts";
-import { ErrorResponse, TaskRef } from "../schemas.ts";
+import { ErrorResponse, SubmissionAnswer, TaskRef, WaitSeconds } from "../schemas.ts";
+import { dryRun } from "../dry-run.ts";
+import { toClouddriverTask } from "../../tasks/task.ts";
+import type { TaskWaiter } from "../../tasks/task-waiter.ts";
+import { clientGoneSignal } from "../client-gone.ts";
 
 export interface OperationRoutesOptions {
   operations: ReadonlyMap<string, AnyOperation>;
@@ -22,6 +26,8 @@ export interface OperationRoutesOptions {
   forwarder?: ClouddriverForwarder;
   /** Told of every accepted submission (logs and metrics). */
   onSubmitted?: (taskId: string, created: boolean, principal: string, operations: string[]) => void;
+  /** Holds ?wait= submissions until their task ends. */
+  waiter: TaskWaiter;
 }
 
 const ClientRequestIdQuery = Type.Object(
@@ -34,11 +40,19 @@ const ClientRequestIdQuery = Type.Object(
         description: "printable ASCII without spaces, up to 128 characters",
       }),
     ),
+    wait: Type.Optional(WaitSeconds),
+    dryRun: Type.Optional(
+      Type.Boolean({ description: "read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored" }),
+    ),
   },
   { additionalProperties: false },
 );
 
 const accepted = {
+  200: {
+    ...Type.Ref(SubmissionAnswer),
+    description: "With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan",
+  },
   202: { ...Type.Ref(TaskRef), description: "The task was created (or, for a repeated clientRequestId, found)" },
   400: { ...Type.Ref(ErrorResponse), description: "A field is missing or wrong; details name each one" },
   409: { ...Type.Ref(ErrorResponse), description: "The clientRequestId was used for a different request" },
@@ -83,13 +97,18 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
     }
   }
 
-  async function submit(request: FastifyRequest, requests: OperationRequest[], clientRequestId: string | undefined) {
+  /** Creates the task; with ?wait=, answers 200 with the task once it ended or the time ran out, else 202 with its ref. */
+  async function submit(request: FastifyRequest, reply: FastifyReply, requests: OperationRequest[], query: { clientRequestId?: string; wait?: number; dryRun?: boolean }) {
+    const { clientRequestId, wait } = query;
+    if (query.dryRun) return reply.code(200).send(await dryRun(accounts, operations, requests));
     const { task, created } = await runner.submit(requests, clientRequestId);
     opts.onSubmitted?.(task.id, created, request.principal.name, requests.map((r) => r.name));
     if (!created && !sameOperations(task.operations, requests)) {
       throw new ApiError(409, "ClientRequestIdReused", `clientRequestId "${clientRequestId}" was already used for a different request (task ${task.id})`);
     }
-    return { id: task.id, resourceUri: `/task/${task.id}` };
+    if (wait === undefined) return reply.code(202).send({ id: task.id, resourceUri: `/task/${task.id}` });
+    const ended = wait > 0 ? await opts.waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;
+    return reply.code(200).send(toClouddriverTask(ended ?? task));
   }
 
   for (const op of operations.values()) {
@@ -113,7 +132,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
         const description = request.body as LocatedDescription;
         const problems = check(op, description, "");
         if (problems.length > 0) throw validationError(problems);
-        return reply.code(202).send(await submit(request, [{ name: op.name, description }], request.query.clientRequestId));
+        return submit(request, reply, [{ name: op.name, description }], request.query);
       },
     );
   }
@@ -186,7 +205,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
         requests.push({ name, description });
       });
       if (problems.length > 0) throw validationError(problems);
-      return reply.code(202).send(await submit(request, requests, request.query.clientRequestId));
+      return submit(request, reply, requests, request.query);
     },
   );
 };

@@ -8,7 +8,9 @@ import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { accountsOfTask, forbiddenTaskAccount } from "../../auth/task-access.ts";
 import { requireAccount } from "../../auth/access-control.ts";
 import { ApiError } from "../errors.ts";
-import { ErrorResponse, Task, TaskList, TaskRef, TaskState } from "../schemas.ts";
+import { ErrorResponse, Task, TaskList, TaskRef, TaskState, WaitSeconds } from "../schemas.ts";
+import type { TaskWaiter } from "../../tasks/task-waiter.ts";
+import { clientGoneSignal } from "../client-gone.ts";
 
 export interface TaskRoutesOptions {
   store: TaskStore;
@@ -16,9 +18,13 @@ export interface TaskRoutesOptions {
   forwarder?: ClouddriverForwarder;
   /** Called when a task was put back in the queue, so that it is claimed at once. */
   onRequeued?: () => void;
+  /** Called when a cancel was asked of a task that runs (or was claimed): it stops at once if it runs here. */
+  onCancelRequested?: (id: string) => void;
+  /** Holds ?wait= requests until their task ends. */
+  waiter: TaskWaiter;
 }
 
-export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, forwarder, onRequeued }) => {
+export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, forwarder, onRequeued, onCancelRequested, waiter }) => {
   app.get(
     "/task/:id",
     {
@@ -32,8 +38,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
         description: "With CLOUDDRIVER_URL set, an id that is not one of ours is asked of Clouddriver, and its answer relayed as it came.",
         tags: ["tasks"],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
+        querystring: Type.Object({ wait: Type.Optional(WaitSeconds) }, { additionalProperties: false }),
         response: {
-          200: { ...Type.Ref(Task), description: "The task" },
+          200: { ...Type.Ref(Task), description: "The task (with ?wait=, once it has ended or the time ran out)" },
+          400: { ...Type.Ref(ErrorResponse), description: "wait is not a whole number of seconds from 0 to 60" },
           404: { ...Type.Ref(ErrorResponse), description: "No task with that id" },
         },
       },
@@ -44,7 +52,11 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
       if (!task) throw new ApiError(404, "NotFound", `no task ${request.params.id}`);
       const denied = forbiddenTaskAccount(request.principal, task);
       if (denied) throw new ApiError(403, "Forbidden", `Access denied to account ${denied}: task ${task.id} acts on it and ${request.principal.name} may not use it`);
-      return toClouddriverTask(task);
+      const wait = request.query.wait;
+      if (!wait) return toClouddriverTask(task);
+      const ended = await waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply));
+      // Pruned while we waited: say what we last saw rather than a 404 for a task that existed.
+      return toClouddriverTask(ended ?? task);
     },
   );
 
@@ -100,6 +112,49 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
             ? `task ${id} succeeded; there is nothing to resume`
             : `task ${id} ${task.state === "canceled" ? "was canceled" : `failed with ${failed?.code ?? "an error"}`}, which running it again cannot change (status.retryable is false)`,
         );
+      },
+    );
+
+    // Stops a task at its next safe point (between attempts, between writes, between operations), never mid-write:
+    // a write Azure accepted is followed to its end first. A queued task nobody has started ends at once. The
+    // request is stored, so the replica that runs the task, or the one that takes it over, sees it.
+    scoped.post(
+      "/task/:id/cancel",
+      {
+        schema: {
+          operationId: "cancelTask",
+          summary: "Stop a task at its next safe point; it ends canceled, saying what was done and what was not",
+          description:
+            "A queued task ends canceled at once. A running one stops at its next safe point: between attempts, during a backoff, before a write, or once a write Azure accepted has ended (it is never cut off mid-write); until then its state stays running. A repeated call is harmless. A task that has ended answers 409.",
+          tags: ["tasks"],
+          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
+          response: {
+            200: { ...Type.Ref(Task), description: "The task: canceled, or still running until its next safe point" },
+            404: { ...Type.Ref(ErrorResponse), description: "No task with that id" },
+            409: { ...Type.Ref(ErrorResponse), description: "The task has already ended (succeeded, failed or canceled)" },
+          },
+        },
+      },
+      async (request) => {
+        const { id } = request.params;
+        const task = await store.get(id);
+        if (!task) throw new ApiError(404, "NotFound", `no task ${id}`);
+        // Canceling changes what is written: the caller must be allowed to act on every account the task acts on.
+        for (const account of accountsOfTask(task)) requireAccount(request, account, "write");
+        const phase = phaseOf(task.operations[Math.min(task.operationIndex, task.operations.length - 1)]?.name ?? "orchestration");
+        const by = request.principal.name;
+        const timeMs = Date.now();
+        const outcome = await store.requestCancel(id, {
+          canceled: { phase: "ORCHESTRATION", status: `Canceled on request of ${by} before it started. Done: nothing. Not done: ${task.operations.map((o) => o.name).join(", ")}`, timeMs },
+          requested: { phase, status: `Cancel requested by ${by}: stopping at the next safe point (a write Azure accepted is followed to its end first)`, timeMs },
+        });
+        if (outcome.outcome === "missing") throw new ApiError(404, "NotFound", `no task ${id}`);
+        if (outcome.outcome === "finished") {
+          throw new ApiError(409, "TaskFinished", `task ${id} has already ${outcome.task.state === "canceled" ? "been canceled" : outcome.task.state}; there is nothing to cancel`);
+        }
+        if (outcome.outcome === "requested") onCancelRequested?.(id);
+        else waiter.notify(id);
+        return toClouddriverTask(outcome.task);
       },
     );
   });

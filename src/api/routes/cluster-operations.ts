@@ -1,0 +1,165 @@
+// POST /azure/ops/scaleDownCluster and /azure/ops/disableCluster: Orca's cluster-wide stages for callers without
+// Orca. The cluster is read and the selection made when the request comes in (plan time), and the task holds one
+// operation per server group acted on (resizeServerGroup to 0, or disableServerGroup), so that the store orders it
+// by the scale sets it names, like any other task; its history starts with one line per server group of the cluster
+// saying what happens to it and why. The selection is Orca's (src/operations/cluster-selection.ts).
+import { Type, type Static } from "@sinclair/typebox";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { AccountRegistry } from "../../azure/accounts.ts";
+import type { ScaleSetReads } from "../../azure/read-cache.ts";
+import { normalizeRegion } from "../../azure/vmss-gateway.ts";
+import { expand, locate } from "../../clouddriver/inventory.ts";
+import { parseName } from "../../naming/frigga.ts";
+import { isActive, selectDisable, selectScaleDown, type ClusterMember, type MemberDecision } from "../../operations/cluster-selection.ts";
+import { requireAccount } from "../../auth/access-control.ts";
+import type { TaskRunner } from "../../tasks/task-runner.ts";
+import { phaseOf } from "../../tasks/task-runner.ts";
+import type { HistoryEntry, OperationRequest } from "../../tasks/task.ts";
+import { ApiError, validationError } from "../errors.ts";
+import { ErrorResponse, SubmissionAnswer, TaskRef, WaitSeconds } from "../schemas.ts";
+import type { AnyOperation } from "../../operations/operation.ts";
+import type { TaskWaiter } from "../../tasks/task-waiter.ts";
+import { toClouddriverTask } from "../../tasks/task.ts";
+import { clientGoneSignal } from "../client-gone.ts";
+import { dryRun } from "../dry-run.ts";
+
+export interface ClusterOperationRoutesOptions {
+  accounts: AccountRegistry;
+  reads: ScaleSetReads;
+  runner: TaskRunner;
+  /** The per-server-group operations, for ?dryRun=true. */
+  operations: ReadonlyMap<string, AnyOperation>;
+  waiter: TaskWaiter;
+}
+
+const located = {
+  credentials: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "the account (Orca's name for it)" })),
+  account: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  cluster: Type.String({ minLength: 1, maxLength: 80, pattern: "^[A-Za-z0-9._-]+$", description: "app, app-stack or app-stack-detail (Frigga)" }),
+  regions: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 50 })),
+  region: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  preferLargerOverNewer: Type.Optional(Type.Boolean({ description: "keep the largest rather than the newest" })),
+};
+
+export const ScaleDownClusterDescription = Type.Object(
+  {
+    ...located,
+    remainingFullSizeServerGroups: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: "server groups left at full size (default 1)" })),
+    allowScaleDownActive: Type.Optional(Type.Boolean({ description: "active server groups may be scaled down too (default false)" })),
+  },
+  { $id: "ScaleDownClusterDescription", additionalProperties: true },
+);
+
+export const DisableClusterDescription = Type.Object(
+  {
+    ...located,
+    remainingEnabledServerGroups: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: "enabled server groups left enabled (default 1)" })),
+  },
+  { $id: "DisableClusterDescription", additionalProperties: true },
+);
+
+type Located = Static<typeof ScaleDownClusterDescription> & Static<typeof DisableClusterDescription>;
+
+interface ClusterOperation {
+  name: "scaleDownCluster" | "disableCluster";
+  schema: typeof ScaleDownClusterDescription | typeof DisableClusterDescription;
+  summary: string;
+  select(members: ClusterMember[], d: Located): MemberDecision[];
+  /** The operation sent for a server group acted on. */
+  act(base: Record<string, unknown>): OperationRequest;
+}
+
+const CLUSTER_OPERATIONS: ClusterOperation[] = [
+  {
+    name: "scaleDownCluster",
+    schema: ScaleDownClusterDescription,
+    summary: "Scale a cluster's older server groups down to 0, keeping remainingFullSizeServerGroups (Orca's ScaleDownCluster)",
+    select: (members, d) =>
+      selectScaleDown(members, {
+        remainingFullSizeServerGroups: d.remainingFullSizeServerGroups ?? 1,
+        preferLargerOverNewer: d.preferLargerOverNewer ?? false,
+        allowScaleDownActive: d.allowScaleDownActive ?? false,
+      }),
+    // ScaleDownClusterTask#buildOperationPayload: a resize to 0/0/0.
+    act: (base) => ({ name: "resizeServerGroup", description: { ...base, capacity: { min: 0, max: 0, desired: 0 } } }),
+  },
+  {
+    name: "disableCluster",
+    schema: DisableClusterDescription,
+    summary: "Disable a cluster's older enabled server groups, keeping remainingEnabledServerGroups (Orca's DisableCluster)",
+    select: (members, d) => selectDisable(members, { remainingEnabledServerGroups: d.remainingEnabledServerGroups ?? 1, preferLargerOverNewer: d.preferLargerOverNewer ?? false }),
+    act: (base) => ({ name: "disableServerGroup", description: base }),
+  },
+];
+
+export const clusterOperationSchemas = [ScaleDownClusterDescription, DisableClusterDescription];
+
+export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationRoutesOptions> = async (app, { accounts, reads, runner, operations: registry, waiter }) => {
+  for (const op of CLUSTER_OPERATIONS) {
+    app.post(
+      `/azure/ops/${op.name}`,
+      {
+        schema: {
+          operationId: op.name,
+          summary: op.summary,
+          description:
+            "The cluster is read and the selection made now; the task runs one operation per server group acted on, and its history starts with one line per server group of the cluster saying what happens to it and why.",
+          tags: ["operations"],
+          querystring: Type.Object(
+            {
+              wait: Type.Optional(WaitSeconds),
+              dryRun: Type.Optional(Type.Boolean({ description: "the selection and each server group's plan; nothing written, no task stored" })),
+            },
+            { additionalProperties: false },
+          ),
+          body: Type.Ref(op.schema),
+          response: {
+            200: { ...Type.Ref(SubmissionAnswer), description: "With ?wait=: the task once it ended or the time ran out. With ?dryRun=true: the selection and the plans" },
+            202: { ...Type.Ref(TaskRef), description: "The task was created" },
+            400: { ...Type.Ref(ErrorResponse), description: "A field is missing or wrong" },
+          },
+        },
+        preValidation: async (request) => {
+          if (request.principal.readOnly) throw new ApiError(403, "Forbidden", `${request.principal.name} may only read`);
+          const body = request.body as { credentials?: unknown; account?: unknown } | null;
+          for (const name of [body?.credentials, body?.account]) if (typeof name === "string") requireAccount(request, name, "write");
+        },
+      },
+      async (request, reply) => {
+        const d = request.body as Located;
+        const accountName = d.credentials ?? d.account;
+        const account = accountName ? accounts.get(accountName) : undefined;
+        const moniker = parseName(d.cluster);
+        const problems = [
+          ...(!accountName ? [{ field: "credentials", message: "is required (or account)" }] : !account ? [{ field: "credentials", message: `unknown account; known: ${accounts.names().join(", ")}` }] : []),
+          ...(!moniker || moniker.cluster !== d.cluster ? [{ field: "cluster", message: "must be a cluster name: app, app-stack or app-stack-detail" }] : []),
+          ...(!d.regions && !d.region ? [{ field: "regions", message: "is required (or region)" }] : []),
+        ];
+        if (problems.length > 0 || !account || !moniker) throw validationError(problems);
+        const regions = new Set((d.regions ?? [d.region!]).map(normalizeRegion));
+        const found = await locate(reads, account, { application: moniker.app, cluster: d.cluster });
+        const serverGroups = (await expand(reads, found.value.filter((l) => regions.has(normalizeRegion(l.ref.region))))).value;
+        const operations: OperationRequest[] = [];
+        const history: HistoryEntry[] = [];
+        const phase = phaseOf(op.name);
+        // Orca selects per location (AbstractClusterWideClouddriverTask l.107-117): each region on its own.
+        for (const region of [...regions].sort()) {
+          const inRegion = serverGroups.filter((sg) => normalizeRegion(sg.region) === region);
+          const members = inRegion.map((sg) => ({ name: sg.name, createdTime: sg.createdTime ?? 0, instanceCount: sg.instances.length, active: isActive(sg) }));
+          for (const decision of op.select(members, d)) {
+            const sg = inRegion.find((s) => s.name === decision.name)!;
+            history.push({ phase, status: `${sg.name} (${region}): ${decision.reason}`, timeMs: Date.now() });
+            if (decision.act) operations.push(op.act({ credentials: account.name, region: sg.region, resourceGroup: sg.resourceGroup, serverGroupName: sg.name }));
+          }
+        }
+        if (history.length === 0) history.push({ phase, status: `no server group of cluster ${d.cluster} in ${[...regions].join(", ")}: nothing to do`, timeMs: Date.now() });
+        if (request.query.dryRun) return reply.code(200).send(await dryRun(accounts, registry, operations, history));
+        const { task } = await runner.submit(operations, undefined, history);
+        const wait = request.query.wait;
+        if (wait === undefined) return reply.code(202).send({ id: task.id, resourceUri: `/task/${task.id}` });
+        const ended = wait > 0 ? await waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;
+        return reply.code(200).send(toClouddriverTask(ended ?? task));
+      },
+    );
+  }
+};

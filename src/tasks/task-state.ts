@@ -1,0 +1,38 @@
+// The task's states and the moves between them, in one table that the stores, the API and the status page read.
+//
+//   queued ──claim + first write──▶ running ──▶ succeeded | failed | canceled
+//     │                                            ▲
+//     └── canceled before it started, or ended by its first write (a run's first commit may also end it)
+//   failed (retryable) ──POST /task/{id}:resume──▶ queued
+//
+// A running task whose replica died stays running until another claims it (its lease expired): that is a change of
+// owner, not of state.
+
+export const TASK_STATES = ["queued", "running", "succeeded", "failed", "canceled"] as const;
+
+export type TaskState = (typeof TASK_STATES)[number];
+
+/** Where a task may go from each state. */
+export const TRANSITIONS: Readonly<Record<TaskState, readonly TaskState[]>> = {
+  queued: ["running", "succeeded", "failed", "canceled"],
+  running: ["succeeded", "failed", "canceled"],
+  succeeded: [],
+  // Only a retryable failure, and only on request (requeueRetryable).
+  failed: ["queued"],
+  canceled: [],
+};
+
+/** States a task has ended in: complete for Orca, no lease, no scale set held, prunable. */
+export const FINISHED_STATES: ReadonlySet<TaskState> = new Set(["succeeded", "failed", "canceled"]);
+
+/** States a replica may claim a task in (a running one only when its lease expired). */
+export const CLAIMABLE_STATES: readonly TaskState[] = TASK_STATES.filter((s) => !FINISHED_STATES.has(s));
+
+export function canMove(from: TaskState, to: TaskState): boolean {
+  return from === to || TRANSITIONS[from].includes(to);
+}
+
+/** "('succeeded', 'failed', 'canceled')": a state list for SQL, from the table (the values are fixed identifiers). */
+export function sqlStateList(states: Iterable<TaskState>): string {
+  return `(${[...states].map((s) => `'${s}'`).join(", ")})`;
+}

@@ -1,0 +1,116 @@
+// Holds requests (?wait=<seconds>) until a task ends or the time runs out, cheaply: a waiter is a callback in a
+// map and a timer, nothing more. A task this replica ran wakes its waiters at once (notify, from the runner); a task
+// another replica runs is noticed by one shared poll of the store for every task waited on, every pollMs, while
+// anyone waits. A waiter whose client went away (signal) is removed at once.
+import { FINISHED_STATES, type Task } from "./task.ts";
+import type { TaskStore } from "./task-store.ts";
+
+export interface TaskWaiterOptions {
+  store: Pick<TaskStore, "get">;
+  /** How often the tasks waited on are read from the store (for tasks other replicas run). */
+  pollMs: number;
+}
+
+type Wake = () => void;
+
+export class TaskWaiter {
+  readonly #store: Pick<TaskStore, "get">;
+  readonly #pollMs: number;
+  /** Task id → the waiters on it. */
+  readonly #waiting = new Map<string, Set<Wake>>();
+  #poll: NodeJS.Timeout | undefined;
+  #polling = false;
+  #closed = false;
+
+  constructor(options: TaskWaiterOptions) {
+    this.#store = options.store;
+    this.#pollMs = options.pollMs;
+  }
+
+  /** Requests held now (metrics, tests). */
+  get waiters(): number {
+    let n = 0;
+    for (const set of this.#waiting.values()) n += set.size;
+    return n;
+  }
+
+  /** A task ended (or may have: a cheap hint, re-checked by the waiters): wake those waiting on it. */
+  notify(id: string): void {
+    const set = this.#waiting.get(id);
+    if (!set) return;
+    this.#waiting.delete(id);
+    for (const wake of set) wake();
+    this.#stopPollingIfIdle();
+  }
+
+  /**
+   * Resolves with the task once it has ended, or as it is when timeoutMs has passed or signal aborts (the client
+   * went away); undefined if the task does not exist (any more).
+   */
+  async waitForEnd(id: string, timeoutMs: number, signal?: AbortSignal): Promise<Task | undefined> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const task = await this.#store.get(id);
+      if (!task || FINISHED_STATES.has(task.state)) return task;
+      const left = end - Date.now();
+      if (left <= 0 || signal?.aborted || this.#closed) return task;
+      // Woken by notify (this replica ended it, or the poll saw it end), the timeout or the client leaving; each
+      // way the loop reads the task again and decides.
+      await this.#sleepUntilWoken(id, left, signal);
+      if (signal?.aborted) return this.#store.get(id);
+    }
+  }
+
+  #sleepUntilWoken(id: string, ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      let set = this.#waiting.get(id);
+      if (!set) this.#waiting.set(id, (set = new Set()));
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        const current = this.#waiting.get(id);
+        current?.delete(done);
+        if (current?.size === 0) this.#waiting.delete(id);
+        this.#stopPollingIfIdle();
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener("abort", done, { once: true });
+      set.add(done);
+      this.#startPolling();
+    });
+  }
+
+  #startPolling(): void {
+    if (this.#poll) return;
+    this.#poll = setInterval(() => void this.#pollOnce(), this.#pollMs);
+    this.#poll.unref();
+  }
+
+  #stopPollingIfIdle(): void {
+    if (this.#waiting.size > 0 || !this.#poll) return;
+    clearInterval(this.#poll);
+    this.#poll = undefined;
+  }
+
+  /** One read per task waited on; a slow store never stacks polls. */
+  async #pollOnce(): Promise<void> {
+    if (this.#polling) return;
+    this.#polling = true;
+    try {
+      for (const id of [...this.#waiting.keys()]) {
+        const task = await this.#store.get(id).catch(() => undefined);
+        if (!task || FINISHED_STATES.has(task.state)) this.notify(id);
+      }
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  /** Wakes every waiter (shutdown): each answers with the task as it is. */
+  close(): void {
+    this.#closed = true;
+    for (const id of [...this.#waiting.keys()]) this.notify(id);
+    this.#stopPollingIfIdle();
+  }
+}

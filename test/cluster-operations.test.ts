@@ -1,0 +1,91 @@
+// scaleDownCluster and disableCluster against the simulator: the cluster is read, Orca's selection is made when the
+// request comes in, and one task acts on the chosen server groups, with one history line per server group of the
+// cluster. The selection's own cases (Orca's spec rows) are in test/cluster-selection.test.ts.
+//
+// Orca (spinnaker/orca 2fdb327), orca-clouddriver/.../tasks/cluster/:
+//   ScaleDownClusterTask.groovy l.43-56: each server group acted on gets resizeServerGroup with capacity 0/0/0
+//   DisableClusterTask.groovy l.29-31: disableServerGroup
+//   AbstractClusterWideClouddriverTask.groovy l.107-117: the selection is made per location (region)
+import t from "tap";
+import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { callsFor, demo, startTestEnv, writesOf } from "./helpers/service.ts";
+
+const env = await startTestEnv({ writeDurationMs: 60 });
+t.teardown(() => env.close());
+const control = new SimulatorControl(env.sim);
+
+t.beforeEach(async () => {
+  await control.reset();
+  // web-prod-v001 and web-prod-v002 come from the seed; v003 is created after them, so it is the newest.
+  await new Promise((r) => setTimeout(r, 20));
+  await control.putScaleSet("demo-rg", "web-prod-v003", { capacity: 2, loadBalanced: true, tags: { app: "web" } });
+  await control.clearCalls();
+});
+
+async function run(operation: string, body: Record<string, unknown>) {
+  const res = await env.api("POST", `/azure/ops/${operation}`, { credentials: "demo", regions: ["eastus"], ...body });
+  if (res.status !== 202) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
+  return env.waitForTask(res.body.id);
+}
+
+const lineFor = (task: any, name: string) => task.history.find((h: any) => h.status.startsWith(`${name} (eastus): `))?.status;
+const disabled = async (name: string) => (await env.api("GET", `/azure/serverGroups/demo/eastus/demo-rg/${name}`)).body.disabled;
+
+t.test("disableCluster: the newest stays enabled, the older ones are disabled, one line per server group", async (t) => {
+  const task = await run("disableCluster", { cluster: "web-prod" });
+  t.equal(task.state, "succeeded", JSON.stringify(task.history));
+  t.same(task.operations, ["disableServerGroup", "disableServerGroup"]);
+  t.match(lineFor(task, "web-prod-v003"), /left enabled: the newest/);
+  t.match(lineFor(task, "web-prod-v001"), /disabled$/);
+  t.match(lineFor(task, "web-prod-v002"), /disabled$/);
+  t.same([await disabled("web-prod-v001"), await disabled("web-prod-v002"), await disabled("web-prod-v003")], [true, true, false]);
+});
+
+t.test("scaleDownCluster: active server groups are skipped unless allowed; nothing is written", async (t) => {
+  const task = await run("scaleDownCluster", { cluster: "web-prod" });
+  t.equal(task.state, "succeeded");
+  t.same(task.operations, [], "no operation");
+  for (const name of ["web-prod-v001", "web-prod-v002", "web-prod-v003"]) t.match(lineFor(task, name), /left as it is: active, and allowScaleDownActive is false/);
+  t.same(writesOf(await control.calls()), [], "no write");
+});
+
+t.test("scaleDownCluster, active allowed, preferLargerOverNewer: the largest is kept, the others go to 0", async (t) => {
+  const resized = await env.api("POST", "/azure/ops/resizeServerGroup?wait=30", demo("web-prod-v002", { capacity: { min: 1, max: 9, desired: 5 } }));
+  t.equal(resized.body.state, "succeeded");
+  const task = await run("scaleDownCluster", { cluster: "web-prod", allowScaleDownActive: true, preferLargerOverNewer: true });
+  t.equal(task.state, "succeeded", JSON.stringify(task.history));
+  t.match(lineFor(task, "web-prod-v002"), /kept at full size: the largest/);
+  const capacity = async (name: string) => (await env.api("GET", `/azure/serverGroups/demo/eastus/demo-rg/${name}`)).body.capacity.desired;
+  t.same([await capacity("web-prod-v001"), await capacity("web-prod-v002"), await capacity("web-prod-v003")], [0, 5, 0]);
+  t.equal(writesOf(callsFor(await control.calls(), "web-prod-v002")).length, 1, "only the resize that made it the largest wrote to it");
+});
+
+t.test("a cluster of one is left alone", async (t) => {
+  const task = await run("scaleDownCluster", { cluster: "batch", allowScaleDownActive: true });
+  t.same(task.operations, []);
+  t.match(lineFor(task, "batch-v001"), /kept at full size/);
+  t.same(writesOf(await control.calls()), []);
+});
+
+t.test("bad input names the field", async (t) => {
+  const notACluster = await env.api("POST", "/azure/ops/scaleDownCluster", { credentials: "demo", regions: ["eastus"], cluster: "web-prod-v001" });
+  t.equal(notACluster.status, 400);
+  t.match(notACluster.body.details, [{ field: "cluster" }]);
+  const noRegion = await env.api("POST", "/azure/ops/disableCluster", { credentials: "demo", cluster: "web-prod" });
+  t.equal(noRegion.status, 400);
+  t.match(noRegion.body.details, [{ field: "regions" }]);
+});
+
+t.test("?dryRun=true: the selection and each server group's plan, nothing written, no task; ?wait answers with the task", async (t) => {
+  const before = (await env.api("GET", "/task?limit=500")).body.tasks.length;
+  const dry = await env.api("POST", "/azure/ops/disableCluster?dryRun=true", { credentials: "demo", regions: ["eastus"], cluster: "web-prod" });
+  t.equal(dry.status, 200, JSON.stringify(dry.body));
+  t.equal(dry.body.selection.length, 3, "one line per server group");
+  t.same(dry.body.operations.map((o: any) => [o.operation, o.write?.kind]).sort(), [["disableServerGroup", "update"], ["disableServerGroup", "update"]]);
+  t.same(writesOf(await control.calls()), [], "nothing written");
+  t.equal((await env.api("GET", "/task?limit=500")).body.tasks.length, before, "no task stored");
+  const waited = await env.api("POST", "/azure/ops/disableCluster?wait=30", { credentials: "demo", regions: ["eastus"], cluster: "web-prod" });
+  t.equal(waited.status, 200);
+  t.equal(waited.body.state, "succeeded");
+  t.same(waited.body.history.slice(0, 3).map((h: any) => h.status).sort(), [...dry.body.selection].sort(), "the run selected what the dry run said");
+});

@@ -1,0 +1,114 @@
+// ?wait=<seconds> on the submission routes and on GET /task/{id}: one request, one answer with the ended task (or the
+// task as it is when the time ran out). A client that leaves costs nothing: its waiter is gone at once.
+import t from "tap";
+import { request } from "undici";
+import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
+import { TaskWaiter } from "../src/tasks/task-waiter.ts";
+import { demo, startTestEnv } from "./helpers/service.ts";
+
+t.test("the service", async (t) => {
+  const env = await startTestEnv({ writeDurationMs: 100 });
+  t.teardown(() => env.close());
+
+  t.test("a submission with ?wait answers 200 with the ended task, as GET /task/{id} would", async (t) => {
+    const res = await env.api("POST", "/azure/ops/resizeServerGroup?wait=30", demo("web-prod-v001", { capacity: { min: 1, max: 9, desired: 4 } }));
+    t.equal(res.status, 200, JSON.stringify(res.body));
+    t.equal(res.body.state, "succeeded");
+    t.equal(res.body.status.completed, true);
+    t.match(res.body.resultObjects, [{ serverGroupName: "web-prod-v001", capacity: { desired: 4 } }]);
+    t.same(res.body, (await env.api("GET", `/task/${res.body.id}`)).body, "the same body GET /task/{id} answers");
+  });
+
+  t.test("the list body too, and GET /task/{id}?wait on a task that has ended answers at once", async (t) => {
+    const res = await env.api("POST", "/azure/ops?wait=30", [{ resizeServerGroup: demo("web-prod-v002", { capacity: { min: 1, max: 9, desired: 2 } }) }]);
+    t.equal(res.status, 200);
+    t.equal(res.body.state, "succeeded");
+    const again = await env.api("GET", `/task/${res.body.id}?wait=60`);
+    t.equal(again.status, 200);
+    t.equal(again.body.state, "succeeded");
+  });
+
+  t.test("without ?wait the submission answers 202 with the task's reference, as before", async (t) => {
+    const res = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 9, desired: 3 } }));
+    t.equal(res.status, 202);
+    t.same(Object.keys(res.body).sort(), ["id", "resourceUri"]);
+    await env.waitForTask(res.body.id);
+  });
+
+  t.test("the time runs out: the task as it is, still running", async (t) => {
+    // A write of 3 s: a wait of 1 s ends first.
+    await env.simControl("PUT", "/_sim/config", { writeDurationMs: 3000 });
+    const started = Date.now();
+    const res = await env.api("POST", "/azure/ops/resizeServerGroup?wait=1", demo("batch-v001", { capacity: { min: 1, max: 9, desired: 5 } }));
+    t.equal(res.status, 200);
+    t.equal(res.body.state, "running", "answered before the task ended");
+    t.equal(res.body.status.completed, false);
+    t.ok(Date.now() - started >= 1000, "after the time asked for");
+    const done = await env.api("GET", `/task/${res.body.id}?wait=30`);
+    t.equal(done.body.state, "succeeded", "a second wait sees it end");
+    await env.simControl("PUT", "/_sim/config", { writeDurationMs: 100 });
+  });
+
+  t.test("a client that leaves: its waiter is dropped at once", async (t) => {
+    await env.simControl("PUT", "/_sim/config", { writeDurationMs: 3000 });
+    const submitted = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v002", { capacity: { min: 1, max: 9, desired: 6 } }));
+    const id = submitted.body.id;
+    const clients = Array.from({ length: 20 }, () => new AbortController());
+    const held = clients.map((c) => request(`${env.baseUrl}/task/${id}?wait=60`, { signal: c.signal }).catch(() => undefined));
+    for (let i = 0; env.service.waiter.waiters < 20; i++) {
+      if (i > 500) throw new Error(`only ${env.service.waiter.waiters} waiters`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    t.equal(env.service.waiter.waiters, 20, "twenty requests held");
+    for (const c of clients) c.abort();
+    await Promise.all(held);
+    for (let i = 0; env.service.waiter.waiters > 0; i++) {
+      if (i > 500) throw new Error(`${env.service.waiter.waiters} waiters left`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    t.equal(env.service.waiter.waiters, 0, "none left once their clients went away, long before the task ends");
+    t.equal((await env.api("GET", `/task/${id}`)).body.state, "running", "the task was still running");
+    await env.simControl("PUT", "/_sim/config", { writeDurationMs: 100 });
+    await env.waitForTask(id);
+  });
+
+  t.test("a wait that is not 0..60 is a 400 naming it", async (t) => {
+    for (const wait of ["61", "-1", "soon"]) {
+      const res = await env.api("GET", `/task/x?wait=${wait}`);
+      t.equal(res.status, 400, wait);
+      t.match(res.body.message, /wait/);
+    }
+    const res = await env.api("POST", "/azure/ops/resizeServerGroup?wait=600", demo("web-prod-v001", { capacity: { min: 1, max: 9, desired: 3 } }));
+    t.equal(res.status, 400);
+    t.match(res.body.message, /wait/);
+  });
+});
+
+t.test("a task another replica ends is noticed by the store poll, without a notification", async (t) => {
+  const store = new MemoryTaskStore();
+  const waiter = new TaskWaiter({ store, pollMs: 20 });
+  const { task } = await store.create({ operations: [{ name: "resizeServerGroup", description: {} }] });
+  const [claimed] = await store.claim("other-replica", 60_000, 1);
+  const waiting = waiter.waitForEnd(task.id, 30_000);
+  await new Promise((r) => setTimeout(r, 50));
+  t.equal(waiter.waiters, 1);
+  await store.update("other-replica", claimed.id, { state: "succeeded", finishedAtMs: Date.now() });
+  const ended = await waiting;
+  t.equal(ended?.state, "succeeded");
+  t.equal(waiter.waiters, 0);
+});
+
+t.test("notify wakes every waiter on the task at once; each reads the task again", async (t) => {
+  const store = new MemoryTaskStore();
+  const waiter = new TaskWaiter({ store, pollMs: 60_000 }); // the poll never runs in this test
+  const { task } = await store.create({ operations: [{ name: "resizeServerGroup", description: {} }] });
+  await store.claim("me", 60_000, 1);
+  const waiting = Array.from({ length: 200 }, () => waiter.waitForEnd(task.id, 30_000));
+  await new Promise((r) => setTimeout(r, 20));
+  t.equal(waiter.waiters, 200);
+  await store.update("me", task.id, { state: "failed", finishedAtMs: Date.now() });
+  waiter.notify(task.id);
+  const ended = await Promise.all(waiting);
+  t.ok(ended.every((e) => e?.state === "failed"));
+  t.equal(waiter.waiters, 0);
+});
