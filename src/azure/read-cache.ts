@@ -191,6 +191,12 @@ export class ScaleSetReads implements ScaleSetObserver {
     this.#forgetListings(ref.account);
   }
 
+  /** Forget everything read of an account: the next reads ask Azure (a decision to write is made on those). */
+  forgetAccount(account: string): void {
+    this.#snapshots.invalidateWhere((key) => key.startsWith(`${account}\n`));
+    this.#forgetListings(account);
+  }
+
   #forgetListings(account: string): void {
     this.#listings.invalidateWhere((key) => key.startsWith(`${account}\n`));
   }

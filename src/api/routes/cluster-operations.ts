@@ -137,6 +137,9 @@ export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationR
         ];
         if (problems.length > 0 || !account || !moniker) throw validationError(problems);
         const regions = new Set((d.regions ?? [d.region!]).map(normalizeRegion));
+        // What to act on is decided on fresh reads, not on what Orca's polls left in the cache: a server group
+        // enabled by another tool a few seconds ago is active.
+        reads.forgetAccount(account.name);
         const found = await locate(reads, account, { application: moniker.app, cluster: d.cluster });
         const serverGroups = (await expand(reads, found.value.filter((l) => regions.has(normalizeRegion(l.ref.region))))).value;
         const operations: OperationRequest[] = [];
