@@ -66,6 +66,9 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
   const submitted = await call(env, "POST", "/azure/ops/resizeServerGroup", bearer(TEAM_A), demo("web-prod-v001", { capacity: { min: 1, max: 4, desired: 2 } }));
   t.equal(submitted.status, 202, JSON.stringify(submitted.body));
   const taskId = submitted.body.id as string;
+  // Another, for the cancel route: its owner's call (below) does cancel it, and the task above must run to its end.
+  const toCancel = await call(env, "POST", "/azure/ops/resizeServerGroup", bearer(TEAM_A), demo("web-prod-v002", { capacity: { min: 1, max: 4, desired: 2 } }));
+  t.equal(toCancel.status, 202, JSON.stringify(toCancel.body));
 
   type Sample = { path: string; body?: unknown } | { none: string };
   const opBody = demo("web-prod-v001", { capacity: { min: 1, max: 3, desired: 2 } });
@@ -81,7 +84,7 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     if (method === "GET" && url === "/ui/api/tasks/:id") return { path: `/ui/api/tasks/${taskId}` };
     if (method === "GET" && url === "/ui/api/tasks") return { none: "lists only the caller's tasks (checked below)" };
     if (method === "POST" && url === "/task/:id(^[^:/]+)::resume") return { path: `/task/${taskId}:resume` };
-    if (method === "POST" && url === "/task/:id/cancel") return { path: `/task/${taskId}/cancel` };
+    if (method === "POST" && url === "/task/:id/cancel") return { path: `/task/${toCancel.body.id}/cancel` };
     // Clouddriver's reads, as Orca makes them (test/orca-contract.test.ts follows each to Orca's source).
     if (method === "GET" && url === "/applications/:app") return { none: "lists only the caller's accounts (checked below)" };
     if (method === "GET" && url === "/applications/:app/clusters/:account/:cluster/azure") return { path: "/applications/web/clusters/demo/web-prod/azure" };
