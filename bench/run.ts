@@ -271,7 +271,8 @@ try {
     } else if (/\/operations\//i.test(c.path)) breakdown.poll++;
     else if (c.method === "GET") seenWrite ? breakdown.finalGet++ : breakdown.read++;
   }
-  const minimumCalls = 1 + 1 + Math.ceil(sizes.D / sizes.pollHint) + 1;
+  // The final GET, and the VM list that confirms the result (a capacity is confirmed only when the VMs agree).
+  const minimumCalls = 1 + 1 + Math.ceil(sizes.D / sizes.pollHint) + 1 + 1;
   const armCalls = { ...breakdown, total: callTask.armCalls as number, minimum: minimumCalls, ratio: callTask.armCalls / minimumCalls };
   log(`ARM calls per resize: ${armCalls.total} (minimum ${minimumCalls})`);
 
@@ -404,7 +405,7 @@ try {
     { figure: `K = ${one20.k} resizes of one scale set, 1 replica: makespan / (K·D)`, measured: one20.ratio, target: "≤ 1.1, exactly K writes, 0 refused", met: one20.ratio <= 1.1 && one20.writes === one20.k && one20.refused === 0, detail: `${one20.makespanMs} ms for K·D = ${one20.boundMs} ms; ${one20.writes} writes, ${one20.refused} refused` },
     { figure: `the same on 2 replicas sharing PostgreSQL`, measured: two20.ratio, target: "≤ 1.2, exactly K writes, 0 refused, last submitted wins", met: two20.ratio <= 1.2 && two20.writes === two20.k && two20.refused === 0 && two20.lastSubmittedWins, detail: `${two20.makespanMs} ms; ${two20.writes} writes, ${two20.refused} refused, last submitted ${two20.lastSubmittedWins ? "wins" : "LOST"}` },
     { figure: `the same ${kMax} changes sent at once by a plain SDK script`, measured: plainBurst.refused, target: "reported beside it", met: null, detail: `${plainBurst.succeeded} succeeded, ${plainBurst.refused} refused with 409` },
-    { figure: "ARM calls per uncontended resize / minimum", measured: armCalls.ratio, target: "1 (1 read + 1 write + ⌈D / poll⌉ + 1 final GET)", met: armCalls.total <= minimumCalls, detail: `${armCalls.total}: ${breakdown.read} read + ${breakdown.write} write + ${breakdown.poll} polls + ${breakdown.finalGet} final GET; minimum ${minimumCalls}` },
+    { figure: "ARM calls per uncontended resize / minimum", measured: armCalls.ratio, target: "1 (1 read + 1 write + ⌈D / poll⌉ + 1 final GET + 1 VM list that confirms)", met: armCalls.total <= minimumCalls, detail: `${armCalls.total}: ${breakdown.read} read + ${breakdown.write} write + ${breakdown.poll} polls + ${breakdown.finalGet} final GET and VM list; minimum ${minimumCalls}` },
     { figure: "service CPU per task / plain SDK script CPU per task", measured: cpu.ratio, target: "≤ 1.5", met: cpu.ratio <= 1.5, detail: `${cpu.serviceMsPerTask.toFixed(2)} ms against ${cpu.plainSdkMsPerTask.toFixed(2)} ms (${sizes.cpuTasks} resizes, D = ${THROUGHPUT_D} ms)` },
     { figure: `${totalTasks} tasks on ${sizes.sets} scale sets, D = ${THROUGHPUT_D} ms: throughput × CPU per task (cores kept busy)`, measured: throughput.ratio, target: "≥ 0.7", met: throughput.ratio >= 0.7, detail: `${throughput.perSecond.toFixed(0)} tasks/s over ${throughput.wallSeconds.toFixed(1)} s, ${throughput.cpuMsPerTask.toFixed(2)} ms CPU per task` },
     { figure: "the same: peak RSS (MB)", measured: throughput.peakRssMb, target: "≤ 200", met: throughput.peakRssMb <= 200, detail: `idle ${throughput.idleRssMb.toFixed(0)} MB` },

@@ -7,21 +7,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { SIMULATOR_CA_FILE, startChildService } from "./helpers/child-service.ts";
+import { restartableServiceEnv, startChildService } from "./helpers/child-service.ts";
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 1500, timeScale: 0.001, seed: true });
 const control = new SimulatorControl(sim);
 t.teardown(() => sim.close());
 
 const env = (dataDir: string) => ({
-  SIMULATOR_URL: sim.url,
-  SIMULATOR_CA_FILE,
-  TASK_STORE: "sqlite",
-  DATA_DIR: dataDir,
-  TASK_LEASE_MS: "1500",
-  TASK_CLAIM_INTERVAL_MS: "100",
-  LRO_POLL_INTERVAL_MS: "50",
-  RETRY_BUSY_POLL_INTERVAL_MS: "50",
+  ...restartableServiceEnv(sim.url, dataDir),
   // The admin password the clone names by reference: it goes into the PUT, never into the task store.
   DEPLOY_ADMIN_PASSWORD: "Restart-s3cret-9",
 });

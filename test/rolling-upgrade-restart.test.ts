@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { SIMULATOR_CA_FILE, startChildService, type ChildService } from "./helpers/child-service.ts";
+import { restartableServiceEnv, startChildService, type ChildService } from "./helpers/child-service.ts";
 
 const RG = "demo-rg";
 const NAME = "web-ru-restart";
@@ -23,14 +23,7 @@ t.teardown(async () => {
 });
 
 const env = (dataDir: string) => ({
-  SIMULATOR_URL: sim.url,
-  SIMULATOR_CA_FILE,
-  TASK_STORE: "sqlite",
-  DATA_DIR: dataDir,
-  TASK_LEASE_MS: "1500",
-  TASK_CLAIM_INTERVAL_MS: "100",
-  LRO_POLL_INTERVAL_MS: "50",
-  RETRY_BUSY_POLL_INTERVAL_MS: "50",
+  ...restartableServiceEnv(sim.url, dataDir),
   AZURE_SCALE_SET_READS_PER_MINUTE: "12000",
 });
 
