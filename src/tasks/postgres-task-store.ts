@@ -352,41 +352,29 @@ export class PostgresTaskStore implements TaskStore {
     // re-check: two claims at once could each see the other's pick as not yet started. So claims of one schema take
     // turns under a transaction-scoped advisory lock, and each takes its snapshot after the lock, seeing every
     // earlier claim. SKIP LOCKED still passes over rows a runner is writing right now.
-    const client = await this.#pool.connect();
-    let broken = false;
-    try {
-      await client.query("BEGIN");
-      try {
-        await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CLAIM_LOCK_CLASS, this.#schema]);
-        const { rows } = await client.query(
-          `WITH picked AS (
-             SELECT t.seq FROM ${this.#tasks} t
-             WHERE t.state IN ${CLAIMABLE_SQL} AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ${NOW_MS})
-               AND NOT EXISTS (
-                 SELECT 1 FROM ${this.#scaleSets} mine
-                 JOIN ${this.#scaleSets} other ON other.scale_set = mine.scale_set AND other.task_seq <> mine.task_seq
-                 JOIN ${this.#tasks} u ON u.seq = other.task_seq
-                 WHERE mine.task_seq = t.seq
-                   AND CASE WHEN ${started("u")} = ${started("t")} THEN u.seq < t.seq ELSE ${started("u")} END)
-             ORDER BY t.seq
-             LIMIT $3
-             FOR UPDATE OF t SKIP LOCKED
-           )
-           UPDATE ${this.#tasks} t SET lease_owner = $1, lease_expires_at_ms = ${NOW_MS} + $2::bigint
-           FROM picked WHERE t.seq = picked.seq
-           RETURNING ${this.#columns}`,
-          [owner, Math.round(leaseMs), limit],
-        );
-        await client.query("COMMIT");
-        return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toTask);
-      } catch (err) {
-        broken = connectionLost(err);
-        await client.query("ROLLBACK").catch(() => (broken = true));
-        throw err;
-      }
-    } finally {
-      client.release(broken);
-    }
+    return this.#inTransaction(async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CLAIM_LOCK_CLASS, this.#schema]);
+      const { rows } = await client.query(
+        `WITH picked AS (
+           SELECT t.seq FROM ${this.#tasks} t
+           WHERE t.state IN ${CLAIMABLE_SQL} AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ${NOW_MS})
+             AND NOT EXISTS (
+               SELECT 1 FROM ${this.#scaleSets} mine
+               JOIN ${this.#scaleSets} other ON other.scale_set = mine.scale_set AND other.task_seq <> mine.task_seq
+               JOIN ${this.#tasks} u ON u.seq = other.task_seq
+               WHERE mine.task_seq = t.seq
+                 AND CASE WHEN ${started("u")} = ${started("t")} THEN u.seq < t.seq ELSE ${started("u")} END)
+           ORDER BY t.seq
+           LIMIT $3
+           FOR UPDATE OF t SKIP LOCKED
+         )
+         UPDATE ${this.#tasks} t SET lease_owner = $1, lease_expires_at_ms = ${NOW_MS} + $2::bigint
+         FROM picked WHERE t.seq = picked.seq
+         RETURNING ${this.#columns}`,
+        [owner, Math.round(leaseMs), limit],
+      );
+      return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toTask);
+    });
   }
 
   async renew(owner: string, ids: string[], leaseMs: number): Promise<string[]> {
@@ -508,48 +496,57 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   async requestCancel(id: string, lines: CancelLines): Promise<CancelOutcome> {
+    const outcome = await this.#inTransaction(async (client) => {
+      const found = await client.query(
+        `SELECT seq, state, lease_owner, lease_expires_at_ms, cancel_requested_at_ms, ${NOW_MS} AS now
+         FROM ${this.#tasks} WHERE id = $1 FOR UPDATE`,
+        [id],
+      );
+      const row = found.rows[0];
+      let outcome: "canceled" | "requested" | "finished" | "missing";
+      const line = (entry: HistoryEntry) =>
+        client.query(`INSERT INTO ${this.#history} (task_id, phase, status, time_ms) VALUES ($1, $2, $3, $4)`, [
+          id,
+          textParam(entry.phase),
+          textParam(entry.status),
+          Math.round(entry.timeMs),
+        ]);
+      if (!row) outcome = "missing";
+      else if (FINISHED_STATES.has(row.state)) outcome = "finished";
+      else if (row.state === "queued" && (row.lease_owner === null || Number(row.lease_expires_at_ms) <= Number(row.now))) {
+        outcome = "canceled";
+        await client.query(
+          `UPDATE ${this.#tasks} SET state = 'canceled', cancel_requested_at_ms = ${NOW_MS}, finished_at_ms = ${NOW_MS},
+             updated_at_ms = ${NOW_MS}, lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = $1`,
+          [id],
+        );
+        await client.query(`DELETE FROM ${this.#scaleSets} WHERE task_seq = $1`, [row.seq]);
+        await line(lines.canceled);
+        // The scale sets it named are free: wake the replicas.
+        await client.query("SELECT pg_notify($1, '')", [this.#channel]);
+      } else {
+        outcome = "requested";
+        if (row.cancel_requested_at_ms === null) {
+          await client.query(`UPDATE ${this.#tasks} SET cancel_requested_at_ms = ${NOW_MS}, updated_at_ms = ${NOW_MS} WHERE id = $1`, [id]);
+          await line(lines.requested);
+        }
+      }
+      return outcome;
+    });
+    if (outcome === "missing") return { outcome };
+    return { outcome, task: (await this.#one(id))! };
+  }
+
+  /** Runs work in one transaction on a connection of its own; a connection that broke is not given back. */
+  async #inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
     let broken = false;
     try {
       await client.query("BEGIN");
       try {
-        const found = await client.query(
-          `SELECT seq, state, lease_owner, lease_expires_at_ms, cancel_requested_at_ms, ${NOW_MS} AS now
-           FROM ${this.#tasks} WHERE id = $1 FOR UPDATE`,
-          [id],
-        );
-        const row = found.rows[0];
-        let outcome: "canceled" | "requested" | "finished" | "missing";
-        const line = (entry: HistoryEntry) =>
-          client.query(`INSERT INTO ${this.#history} (task_id, phase, status, time_ms) VALUES ($1, $2, $3, $4)`, [
-            id,
-            textParam(entry.phase),
-            textParam(entry.status),
-            Math.round(entry.timeMs),
-          ]);
-        if (!row) outcome = "missing";
-        else if (FINISHED_STATES.has(row.state)) outcome = "finished";
-        else if (row.state === "queued" && (row.lease_owner === null || Number(row.lease_expires_at_ms) <= Number(row.now))) {
-          outcome = "canceled";
-          await client.query(
-            `UPDATE ${this.#tasks} SET state = 'canceled', cancel_requested_at_ms = ${NOW_MS}, finished_at_ms = ${NOW_MS},
-               updated_at_ms = ${NOW_MS}, lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = $1`,
-            [id],
-          );
-          await client.query(`DELETE FROM ${this.#scaleSets} WHERE task_seq = $1`, [row.seq]);
-          await line(lines.canceled);
-          // The scale sets it named are free: wake the replicas.
-          await client.query("SELECT pg_notify($1, '')", [this.#channel]);
-        } else {
-          outcome = "requested";
-          if (row.cancel_requested_at_ms === null) {
-            await client.query(`UPDATE ${this.#tasks} SET cancel_requested_at_ms = ${NOW_MS}, updated_at_ms = ${NOW_MS} WHERE id = $1`, [id]);
-            await line(lines.requested);
-          }
-        }
+        const result = await work(client);
         await client.query("COMMIT");
-        if (outcome === "missing") return { outcome };
-        return { outcome, task: (await this.#one(id))! };
+        return result;
       } catch (err) {
         broken = connectionLost(err);
         await client.query("ROLLBACK").catch(() => (broken = true));
@@ -559,6 +556,7 @@ export class PostgresTaskStore implements TaskStore {
       client.release(broken);
     }
   }
+
 
   async cancelRequested(ids: string[]): Promise<string[]> {
     if (ids.length === 0) return [];
