@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { DatabaseSync } from "node:sqlite";
 import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
-import { TaskStoreOpenError } from "../src/tasks/migrations.ts";
+import { latestVersion, SQLITE_MIGRATIONS, TaskStoreOpenError } from "../src/tasks/migrations.ts";
 import { createTaskStore } from "../src/tasks/create-task-store.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import type { TaskCheckpoint } from "../src/tasks/task.ts";
@@ -191,7 +191,7 @@ t.test("processes that open a new file at once migrate it once", async (t) => {
   t.equal((await store.list({ limit: 10 })).tasks.length, 4);
   await store.close();
   const db = new DatabaseSync(join(dataDir, "tasks.db"), { readOnly: true });
-  t.same(db.prepare("SELECT version FROM schema_migrations").all().map((r) => r.version), [1, 2, 3], "one row per version");
+  t.same(db.prepare("SELECT version FROM schema_migrations").all().map((r) => r.version), SQLITE_MIGRATIONS.map((m) => m.version), "one row per version");
   t.equal((db.prepare("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode, "wal");
   db.close();
 });
@@ -239,7 +239,7 @@ t.test("a schema newer than the code: a clear error, nothing changed", async (t)
   db.exec("INSERT INTO schema_migrations (version, description, applied_at_ms) VALUES (99, 'from the future', 0)");
   db.close();
   const bytes = readFileSync(path);
-  await rejectsNaming(t, dataDir, path, /schema version 99, newer than this version of vmss-ops knows \(3\)/, "newer schema");
+  await rejectsNaming(t, dataDir, path, new RegExp(`schema version 99, newer than this version of vmss-ops knows \\(${latestVersion(SQLITE_MIGRATIONS)}\\)`), "newer schema");
   t.ok(readFileSync(path).equals(bytes), "unchanged");
   // Back to the current version, it opens again with its task.
   const fix = new DatabaseSync(path);

@@ -698,6 +698,44 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.same(reused.task.history, [], "no history left over from the pruned task");
   });
 
+  t.test(`${name}: revision changes with every change a reader sees, on every replica, and not with a refused write`, async (t) => {
+    const handle = await fresh(t);
+    const { store } = handle;
+    const other = handle.replica ? await handle.replica() : store;
+    const { task } = await store.create({ operations: [op("resizeServerGroup", "a"), op("scaleDown", "a")] });
+    t.type(task.revision, "number");
+    t.equal(await store.revision(task.id), task.revision, "as created");
+    t.equal((await store.get(task.id))!.revision, task.revision, "get says the same");
+    t.equal(await store.revision("no-such-task"), undefined);
+    const seen = [task.revision];
+    /** The revision now, on both connections; it must be newer than every one seen before. */
+    const changed = async (what: string) => {
+      const now = await store.revision(task.id);
+      t.equal(await other.revision(task.id), now, `${what}: another replica reads the same revision`);
+      t.equal((await store.get(task.id))!.revision, now, `${what}: get carries it`);
+      t.ok(now !== undefined && now > seen.at(-1)!, `${what}: the revision moved on (${seen.at(-1)} → ${now})`);
+      seen.push(now!);
+    };
+    await claimTask(store, "a", task.id, SHORT_LEASE_MS);
+    t.ok(await store.update("a", task.id, { state: "running" }));
+    await changed("running");
+    t.ok(await store.appendHistory("a", task.id, entry("Initializing", "INIT")));
+    await changed("a history line");
+    t.ok(await store.update("a", task.id, { armCalls: 4, operationIndex: 1 }));
+    await changed("an update");
+    t.equal((await store.requestCancel(task.id, { canceled: entry("no"), requested: entry("cancel requested") })).outcome, "requested");
+    await changed("a cancel request");
+    await waitPastLease(store, task.id);
+    t.equal(await store.update("a", task.id, { armCalls: 99 }), false, "a write after the lease ended is refused");
+    t.equal(await store.appendHistory("a", task.id, entry("late")), false);
+    t.equal(await store.revision(task.id), seen.at(-1), "and the revision stays");
+    await claimTask(other, "b", task.id);
+    t.ok(await other.update("b", task.id, { state: "failed", finishedAtMs: Date.now(), failure: { operation: "scaleDown", code: "Conflict", message: "gave up", retryable: true } }));
+    await changed("failed");
+    t.ok(await store.requeueRetryable(task.id, entry("resumed on request", "ORCHESTRATION")));
+    await changed("requeued");
+  });
+
   t.test(`${name}: the lifecycle a runner goes through`, async (t) => {
     const handle = await fresh(t);
     const { store } = handle;

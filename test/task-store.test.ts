@@ -10,7 +10,10 @@ import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
 import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
 import type { TaskStore } from "../src/tasks/task-store.ts";
-import { TaskStoreOpenError } from "../src/tasks/migrations.ts";
+import { latestVersion, POSTGRES_MIGRATIONS, TaskStoreOpenError } from "../src/tasks/migrations.ts";
+
+const VERSIONS = POSTGRES_MIGRATIONS.map((m) => m.version);
+const FUTURE = latestVersion(POSTGRES_MIGRATIONS) + 10;
 import { taskStoreSuite, type StoreHandle } from "./task-store-suite.ts";
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -91,7 +94,7 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
     t.equal((await stores[0].list({ limit: 50 })).tasks.length, 6, "one shared table");
     t.same(created.map((c) => c.created), [true, true, true, true, true, true]);
     const versions = await withAdmin((a) => a.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`));
-    t.same(versions.rows.map((r) => r.version), [1, 2, 3], "each version once");
+    t.same(versions.rows.map((r) => r.version), VERSIONS, "each version once");
     const reopened = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
     t.equal((await reopened.list({ limit: 50 })).tasks.length, 6, "tasks survive a re-open");
     await reopened.close();
@@ -101,13 +104,13 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
     const schema = ownSchema(t);
     const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
     await store.close();
-    await withAdmin((a) => a.query(`INSERT INTO "${schema}".schema_migrations (version, description) VALUES (7, 'future')`));
+    await withAdmin((a) => a.query(`INSERT INTO "${schema}".schema_migrations (version, description) VALUES (${FUTURE}, 'future')`));
     await t.rejects(PostgresTaskStore.open({ connectionString: DATABASE_URL, schema }), {
       name: "TaskStoreOpenError",
-      message: new RegExp(`schema ${schema} has task store schema version 7, newer than this version of vmss-ops knows \\(3\\)`),
+      message: new RegExp(`schema ${schema} has task store schema version ${FUTURE}, newer than this version of vmss-ops knows \\(${latestVersion(POSTGRES_MIGRATIONS)}\\)`),
     });
     const versions = await withAdmin((a) => a.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`));
-    t.same(versions.rows.map((r) => r.version), [1, 2, 3, 7], "nothing changed");
+    t.same(versions.rows.map((r) => r.version), [...VERSIONS, FUTURE], "nothing changed");
   });
 
   t.test("a tasks table that is not ours is refused", async (t) => {

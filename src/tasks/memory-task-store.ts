@@ -79,6 +79,7 @@ export class MemoryTaskStore implements TaskStore {
       armCalls: 0,
       createdAtMs: now,
       updatedAtMs: now,
+      revision: 1,
       seq: ++this.#seq,
       scaleSets,
     };
@@ -95,6 +96,10 @@ export class MemoryTaskStore implements TaskStore {
   async get(id: string): Promise<Task | undefined> {
     const task = this.#tasks.get(id);
     return task ? this.#public(task) : undefined;
+  }
+
+  async revision(id: string): Promise<number | undefined> {
+    return this.#tasks.get(id)?.revision;
   }
 
   async list(query: TaskQuery): Promise<TaskPage> {
@@ -156,8 +161,14 @@ export class MemoryTaskStore implements TaskStore {
     const task = this.#held(owner, id);
     if (!task) return false;
     task.history.push({ ...entry });
-    task.updatedAtMs = this.#now();
+    this.#changed(task, this.#now());
     return true;
+  }
+
+  /** Every change a reader sees goes through here (TaskStore.revision). */
+  #changed(task: Stored, now: number): void {
+    task.updatedAtMs = now;
+    task.revision++;
   }
 
   async update(owner: string, id: string, change: TaskChange): Promise<boolean> {
@@ -165,7 +176,8 @@ export class MemoryTaskStore implements TaskStore {
     if (!task) return false;
     if (change.state && !canMove(task.state, change.state)) throw new Error(`task ${id}: no move from ${task.state} to ${change.state}`);
     const { checkpoint, history, ...rest } = structuredClone(change);
-    Object.assign(task, rest, { updatedAtMs: this.#now() });
+    Object.assign(task, rest);
+    this.#changed(task, this.#now());
     if (history) task.history.push(...history);
     if (checkpoint === null) delete task.checkpoint;
     else if (checkpoint !== undefined) task.checkpoint = checkpoint;
@@ -192,13 +204,15 @@ export class MemoryTaskStore implements TaskStore {
     const now = this.#now();
     const leased = task.leaseOwner !== undefined && (task.leaseExpiresAtMs ?? 0) > now;
     if (task.state === "queued" && !leased) {
-      Object.assign(task, { state: "canceled", cancelRequestedAtMs: now, finishedAtMs: now, updatedAtMs: now });
+      Object.assign(task, { state: "canceled", cancelRequestedAtMs: now, finishedAtMs: now });
+      this.#changed(task, now);
       task.history.push({ ...lines.canceled });
       this.#finished(task);
       return { outcome: "canceled", task: this.#public(task) };
     }
     if (task.cancelRequestedAtMs === undefined) {
-      Object.assign(task, { cancelRequestedAtMs: now, updatedAtMs: now });
+      task.cancelRequestedAtMs = now;
+      this.#changed(task, now);
       task.history.push({ ...lines.requested });
     }
     return { outcome: "requested", task: this.#public(task) };
@@ -218,7 +232,7 @@ export class MemoryTaskStore implements TaskStore {
     delete task.leaseOwner;
     delete task.leaseExpiresAtMs;
     task.history.push({ ...entry });
-    task.updatedAtMs = this.#now();
+    this.#changed(task, this.#now());
     return true;
   }
 

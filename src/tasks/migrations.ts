@@ -70,6 +70,11 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     description: "cancel_requested_at_ms: a cancel request its lease holder acts on",
     sql: `ALTER TABLE tasks ADD COLUMN cancel_requested_at_ms INTEGER;`,
   },
+  {
+    version: 4,
+    description: "revision: grows with every change a reader sees, so that readers can keep what they built from a task",
+    sql: `ALTER TABLE tasks ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;`,
+  },
 ];
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -125,6 +130,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     version: 3,
     description: "cancel_requested_at_ms: a cancel request its lease holder acts on",
     sql: `ALTER TABLE tasks ADD COLUMN cancel_requested_at_ms bigint;`,
+  },
+  {
+    version: 4,
+    description: "revision: grows with every change a reader sees, so that readers can keep what they built from a task",
+    sql: `ALTER TABLE tasks ADD COLUMN revision bigint NOT NULL DEFAULT 1;`,
   },
 ];
 

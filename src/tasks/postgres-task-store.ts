@@ -96,6 +96,7 @@ function toTask(row: Row): Task {
     armCalls: Number(row.arm_calls),
     createdAtMs: Number(row.created_at_ms),
     updatedAtMs: Number(row.updated_at_ms),
+    revision: Number(row.revision),
   };
   if (row.client_request_id !== null) task.clientRequestId = row.client_request_id as string;
   if (row.failure !== null) task.failure = row.failure as Task["failure"];
@@ -133,7 +134,7 @@ export class PostgresTaskStore implements TaskStore {
     this.#scaleSets = `${quoteIdent(schema)}.task_scale_sets`;
     this.#columns = `t.seq, t.id, t.client_request_id, t.state, t.operations, t.operation_index, t.result_objects, t.failure,
       t.arm_calls, t.checkpoint, t.lease_owner, t.lease_expires_at_ms, t.created_at_ms, t.updated_at_ms, t.finished_at_ms,
-      t.cancel_requested_at_ms,
+      t.cancel_requested_at_ms, t.revision,
       (SELECT json_agg(json_build_object('phase', h.phase, 'status', h.status, 'timeMs', h.time_ms) ORDER BY h.seq)
          FROM ${this.#history} h WHERE h.task_id = t.id) AS history`;
     this.where = where;
@@ -299,6 +300,7 @@ export class PostgresTaskStore implements TaskStore {
           armCalls: 0,
           createdAtMs,
           updatedAtMs: createdAtMs,
+          revision: 1,
         };
         if (input.clientRequestId) task.clientRequestId = textParam(input.clientRequestId);
         return { task, created: true };
@@ -315,6 +317,11 @@ export class PostgresTaskStore implements TaskStore {
 
   async get(id: string): Promise<Task | undefined> {
     return this.#one(id);
+  }
+
+  async revision(id: string): Promise<number | undefined> {
+    const { rows } = await this.#query(`SELECT revision FROM ${this.#tasks} WHERE id = $1`, [id], true);
+    return rows[0] ? Number(rows[0].revision) : undefined;
   }
 
   async list(query: TaskQuery): Promise<TaskPage> {
@@ -403,7 +410,7 @@ export class PostgresTaskStore implements TaskStore {
     // The UPDATE is the fence (and locks the row until the INSERT is done); no lease, no row, no insert.
     const { rowCount } = await this.#query(
       `WITH held AS (
-         UPDATE ${this.#tasks} SET updated_at_ms = ${NOW_MS}
+         UPDATE ${this.#tasks} SET updated_at_ms = ${NOW_MS}, revision = revision + 1
          WHERE id = $1 AND lease_owner = $2 AND lease_expires_at_ms > ${NOW_MS}
          RETURNING id
        )
@@ -416,7 +423,7 @@ export class PostgresTaskStore implements TaskStore {
 
   async update(owner: string, id: string, change: TaskChange): Promise<boolean> {
     const params: unknown[] = [id, owner];
-    const sets: string[] = [`updated_at_ms = ${NOW_MS}`];
+    const sets: string[] = [`updated_at_ms = ${NOW_MS}`, "revision = revision + 1"];
     const set = (column: string, value: unknown, cast = "") => {
       params.push(value);
       sets.push(`${column} = $${params.length}${cast}`);
@@ -484,7 +491,7 @@ export class PostgresTaskStore implements TaskStore {
     const { rowCount } = await this.#query(
       `WITH requeued AS (
          UPDATE ${this.#tasks} SET state = 'queued', failure = NULL, finished_at_ms = NULL, checkpoint = NULL,
-           lease_owner = NULL, lease_expires_at_ms = NULL, updated_at_ms = ${NOW_MS}
+           lease_owner = NULL, lease_expires_at_ms = NULL, updated_at_ms = ${NOW_MS}, revision = revision + 1
          WHERE id = $1 AND state = 'failed' AND (failure->>'retryable')::boolean IS TRUE
          RETURNING id
        )
@@ -517,7 +524,7 @@ export class PostgresTaskStore implements TaskStore {
         outcome = "canceled";
         await client.query(
           `UPDATE ${this.#tasks} SET state = 'canceled', cancel_requested_at_ms = ${NOW_MS}, finished_at_ms = ${NOW_MS},
-             updated_at_ms = ${NOW_MS}, lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = $1`,
+             updated_at_ms = ${NOW_MS}, revision = revision + 1, lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = $1`,
           [id],
         );
         await client.query(`DELETE FROM ${this.#scaleSets} WHERE task_seq = $1`, [row.seq]);
@@ -527,7 +534,7 @@ export class PostgresTaskStore implements TaskStore {
       } else {
         outcome = "requested";
         if (row.cancel_requested_at_ms === null) {
-          await client.query(`UPDATE ${this.#tasks} SET cancel_requested_at_ms = ${NOW_MS}, updated_at_ms = ${NOW_MS} WHERE id = $1`, [id]);
+          await client.query(`UPDATE ${this.#tasks} SET cancel_requested_at_ms = ${NOW_MS}, updated_at_ms = ${NOW_MS}, revision = revision + 1 WHERE id = $1`, [id]);
           await line(lines.requested);
         }
       }

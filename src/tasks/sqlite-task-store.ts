@@ -27,7 +27,7 @@ const CLAIMABLE_SQL = sqlStateList(CLAIMABLE_STATES);
 
 const COLUMNS = `t.seq, t.id, t.client_request_id, t.state, t.operations, t.operation_index, t.result_objects, t.failure,
   t.arm_calls, t.checkpoint, t.lease_owner, t.lease_expires_at_ms, t.created_at_ms, t.updated_at_ms, t.finished_at_ms,
-  t.cancel_requested_at_ms,
+  t.cancel_requested_at_ms, t.revision,
   (SELECT json_group_array(json_object('phase', h.phase, 'status', h.status, 'timeMs', h.time_ms) ORDER BY h.seq)
      FROM task_history h WHERE h.task_id = t.id) AS history`;
 
@@ -57,6 +57,7 @@ function toTask(row: Row): Task {
     armCalls: Number(row.arm_calls),
     createdAtMs: Number(row.created_at_ms),
     updatedAtMs: Number(row.updated_at_ms),
+    revision: Number(row.revision),
   };
   if (row.client_request_id !== null) task.clientRequestId = row.client_request_id as string;
   if (row.failure !== null) task.failure = JSON.parse(row.failure as string);
@@ -266,6 +267,7 @@ export class SqliteTaskStore implements TaskStore {
         armCalls: 0,
         createdAtMs: now,
         updatedAtMs: now,
+        revision: 1,
       };
       if (input.clientRequestId) task.clientRequestId = input.clientRequestId;
       return { task, created: true };
@@ -274,6 +276,11 @@ export class SqliteTaskStore implements TaskStore {
 
   async get(id: string): Promise<Task | undefined> {
     return this.#byId(id);
+  }
+
+  async revision(id: string): Promise<number | undefined> {
+    const row = this.#stmt("SELECT revision FROM tasks WHERE id = ?").get(id) as { revision: number } | undefined;
+    return row ? Number(row.revision) : undefined;
   }
 
   async list(query: TaskQuery): Promise<TaskPage> {
@@ -344,7 +351,7 @@ export class SqliteTaskStore implements TaskStore {
     return this.#write(() => {
       const now = Date.now();
       const held = this.#stmt(
-        "UPDATE tasks SET updated_at_ms = ? WHERE id = ? AND lease_owner = ? AND lease_expires_at_ms > ?",
+        "UPDATE tasks SET updated_at_ms = ?, revision = revision + 1 WHERE id = ? AND lease_owner = ? AND lease_expires_at_ms > ?",
       ).run(now, id, owner, now);
       if (Number(held.changes) !== 1) return false;
       this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)").run(id, entry.phase, entry.status, entry.timeMs);
@@ -354,7 +361,7 @@ export class SqliteTaskStore implements TaskStore {
 
   async update(owner: string, id: string, change: TaskChange): Promise<boolean> {
     const now = Date.now();
-    const sets: string[] = ["updated_at_ms = ?"];
+    const sets: string[] = ["updated_at_ms = ?", "revision = revision + 1"];
     const params: SQLInputValue[] = [now];
     const set = (column: string, value: SQLInputValue) => {
       sets.push(`${column} = ?`);
@@ -389,7 +396,7 @@ export class SqliteTaskStore implements TaskStore {
       const now = Date.now();
       const result = this.#stmt(
         `UPDATE tasks SET state = 'queued', failure = NULL, finished_at_ms = NULL, checkpoint = NULL, lease_owner = NULL,
-           lease_expires_at_ms = NULL, updated_at_ms = ?
+           lease_expires_at_ms = NULL, updated_at_ms = ?, revision = revision + 1
          WHERE id = ? AND state = 'failed' AND json_extract(failure, '$.retryable') = 1`,
       ).run(now, id);
       if (Number(result.changes) !== 1) return false;
@@ -408,7 +415,7 @@ export class SqliteTaskStore implements TaskStore {
       const line = (entry: HistoryEntry) => this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)").run(id, entry.phase, entry.status, entry.timeMs);
       if (row.state === "queued" && !leased) {
         this.#stmt(
-          `UPDATE tasks SET state = 'canceled', cancel_requested_at_ms = ?, finished_at_ms = ?, updated_at_ms = ?,
+          `UPDATE tasks SET state = 'canceled', cancel_requested_at_ms = ?, finished_at_ms = ?, updated_at_ms = ?, revision = revision + 1,
              lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = ?`,
         ).run(now, now, now, id);
         this.#stmt("DELETE FROM task_scale_sets WHERE task_seq = ?").run(row.seq);
@@ -416,7 +423,7 @@ export class SqliteTaskStore implements TaskStore {
         return { outcome: "canceled" as const, task: this.#byId(id)! };
       }
       if (row.cancel_requested_at_ms === null) {
-        this.#stmt("UPDATE tasks SET cancel_requested_at_ms = ?, updated_at_ms = ? WHERE id = ?").run(now, now, id);
+        this.#stmt("UPDATE tasks SET cancel_requested_at_ms = ?, updated_at_ms = ?, revision = revision + 1 WHERE id = ?").run(now, now, id);
         line(lines.requested);
       }
       return { outcome: "requested" as const, task: this.#byId(id)! };

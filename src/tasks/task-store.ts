@@ -67,6 +67,12 @@ export interface TaskStore {
    */
   create(input: NewTask): Promise<{ task: Task; created: boolean }>;
   get(id: string): Promise<Task | undefined>;
+  /**
+   * The task's revision, without reading the task: it grows with every change get() would show (state, history,
+   * results, checkpoint, cancel request), whoever made it, and stays through lease changes alone. Readers keep what
+   * they built from a task for as long as its revision is the same.
+   */
+  revision(id: string): Promise<number | undefined>;
   list(query: TaskQuery): Promise<TaskPage>;
 
   /**

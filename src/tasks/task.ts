@@ -59,6 +59,8 @@ export interface Task {
   createdAtMs: number;
   updatedAtMs: number;
   finishedAtMs?: number;
+  /** Grows with every change to what is shown here except the lease (TaskStore.revision). */
+  revision: number;
 }
 
 export interface TaskExceptionResult {
