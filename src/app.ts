@@ -31,6 +31,7 @@ import { MemoryTaskStore } from "./tasks/memory-task-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
 import { TaskRunner } from "./tasks/task-runner.ts";
 import { TaskWaiter } from "./tasks/task-waiter.ts";
+import { TaskBodies } from "./api/task-bodies.ts";
 
 export interface AppOptions {
   config: Config;
@@ -151,7 +152,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
       taskLog.submitted(taskId, principal, ops, created);
     },
   });
-  await app.register(taskRoutes, { store, forwarder, onRequeued: () => void runner.tick(), onCancelRequested: (id) => runner.cancel(id), waiter });
+  const bodies = new TaskBodies(config.tasks.bodyCacheEntries);
+  await app.register(taskRoutes, { store, forwarder, onRequeued: () => void runner.tick(), onCancelRequested: (id) => runner.cancel(id), waiter, bodies });
   await app.register(serverGroupRoutes, { accounts, retry: config.retry });
   // One read cache for the Clouddriver reads; every gateway feeds it its fresh reads and invalidates it on writes.
   const reads = new ScaleSetReads(accounts, {

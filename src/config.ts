@@ -118,6 +118,8 @@ export interface TasksConfig {
   replicaId: string;
   /** ?wait=: how often a task waited on is read from the store, to notice one another replica ended. */
   waitPollMs: number;
+  /** GET /task/{id}: answers kept, per task, until its revision changes (0: none). */
+  bodyCacheEntries: number;
 }
 
 /** A Clouddriver that answers everything this service does not serve (other clouds, other operations, its tasks). */
@@ -614,6 +616,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: intVar(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 100),
     replicaId: env.REPLICA_ID || `${hostname()}:${process.pid}`,
     waitPollMs: intVar(env, "TASK_WAIT_POLL_MS", 500, 10, 60_000),
+    bodyCacheEntries: intVar(env, "TASK_BODY_CACHE_ENTRIES", 2000, 0, 1_000_000),
   };
   if (tasks.claimIntervalMs * 3 > tasks.leaseMs) {
     throw new ConfigError(`TASK_CLAIM_INTERVAL_MS (${tasks.claimIntervalMs}) must be at most a third of TASK_LEASE_MS (${tasks.leaseMs}), so leases are renewed in time`);

@@ -188,6 +188,7 @@ t.test("Orca's identity headers, when trusted: a description for an account not 
   t.equal(none.status, 403, "no X-SPINNAKER-ACCOUNTS: no account");
   t.equal((await call(env, "GET", `/task/${allowed.body.id}`, { "x-spinnaker-user": "bob@example.com", "x-spinnaker-accounts": "team-b" })).status, 403, "nor can bob read alice's task");
   t.equal((await call(env, "GET", `/task/${allowed.body.id}`, { "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "demo" })).status, 200);
+  t.equal((await call(env, "GET", `/task/${allowed.body.id}`, { "x-spinnaker-user": "bob@example.com", "x-spinnaker-accounts": "team-b" })).status, 403, "an answer already built for alice is not bob's either");
 
   // A token and the headers: the token's service acts for the user, within both.
   const narrowed = await call(env, "POST", "/azure/ops", { ...bearer(TEAM_B), "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "demo,team-b" }, body);

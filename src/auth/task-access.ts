@@ -14,5 +14,10 @@ export function accountsOfTask(task: Pick<Task, "operations">): string[] {
 
 /** The first account of the task the principal may not read, if any. */
 export function forbiddenTaskAccount(principal: Principal, task: Pick<Task, "operations">): string | undefined {
-  return accountsOfTask(task).find((a) => !mayUseAccount(principal, a));
+  return forbiddenAccount(principal, accountsOfTask(task));
+}
+
+/** The first of these accounts (a task's, from accountsOfTask) the principal may not read, if any. */
+export function forbiddenAccount(principal: Principal, accounts: readonly string[]): string | undefined {
+  return accounts.find((a) => !mayUseAccount(principal, a));
 }

@@ -24,7 +24,18 @@ function rateKey(request: FastifyRequest): string {
   return `${isSubmission(request) ? "submit" : "read"}|${who}`;
 }
 
+/** Whether any shedding threshold is set (each is off at 0). */
+function sheds(config: OverloadConfig): boolean {
+  return config.maxEventLoopDelayMs > 0 || config.maxHeapUsedBytes > 0 || config.maxRssBytes > 0 || config.maxEventLoopUtilization > 0;
+}
+
 export async function installOverloadProtection(app: FastifyInstance, config: OverloadConfig): Promise<void> {
+  // Off (the default), it would still sample the event loop and run a hook on every request.
+  if (sheds(config)) await installShedding(app, config);
+  await installRateLimits(app, config);
+}
+
+async function installShedding(app: FastifyInstance, config: OverloadConfig): Promise<void> {
   await app.register(underPressure, {
     maxEventLoopDelay: config.maxEventLoopDelayMs,
     maxHeapUsedBytes: config.maxHeapUsedBytes,
@@ -41,7 +52,9 @@ export async function installOverloadProtection(app: FastifyInstance, config: Ov
       return { statusCode: 503, error: "Overloaded", message: `this replica is overloaded (${type}${value !== undefined ? ` ${Math.round(Number(value))}` : ""}); retry after ${config.retryAfterSeconds} s` };
     }) as never,
   });
+}
 
+async function installRateLimits(app: FastifyInstance, config: OverloadConfig): Promise<void> {
   await app.register(rateLimit, {
     global: true,
     // After identification (access control's onRequest hook), so the key is the principal.

@@ -1,11 +1,13 @@
 // GET /task/{id} and GET /task: what orchestrators poll; POST /task/{id}:resume: how Orca retries a failed task.
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyReply } from "fastify";
 import type { TaskStore } from "../../tasks/task-store.ts";
 import { phaseOf } from "../../tasks/task-runner.ts";
-import { toClouddriverTask } from "../../tasks/task.ts";
+import { FINISHED_STATES, toClouddriverTask } from "../../tasks/task.ts";
+import type { TaskBodies, TaskBody } from "../task-bodies.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
-import { accountsOfTask, forbiddenTaskAccount } from "../../auth/task-access.ts";
+import { accountsOfTask, forbiddenAccount, forbiddenTaskAccount } from "../../auth/task-access.ts";
 import { requireAccount } from "../../auth/access-control.ts";
 import { ApiError } from "../errors.ts";
 import { ErrorResponse, Task, TaskList, TaskRef, TaskState, WaitSeconds } from "../schemas.ts";
@@ -22,9 +24,26 @@ export interface TaskRoutesOptions {
   onCancelRequested?: (id: string) => void;
   /** Holds ?wait= requests until their task ends. */
   waiter: TaskWaiter;
+  /** Answers of GET /task/{id}, each kept until its task's revision changes. */
+  bodies: TaskBodies;
 }
 
-export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, forwarder, onRequeued, onCancelRequested, waiter }) => {
+export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, forwarder, onRequeued, onCancelRequested, waiter, bodies }) => {
+  type ClouddriverTaskBody = ReturnType<typeof toClouddriverTask>;
+
+  /** The task's answer as it stands: kept while its revision holds, else read, built and kept. */
+  async function currentBody(id: string, reply: FastifyReply): Promise<TaskBody | undefined> {
+    const revision = await store.revision(id);
+    if (revision === undefined) return undefined;
+    const kept = bodies.get(id, revision);
+    if (kept) return kept;
+    const task = await store.get(id);
+    if (!task) return undefined;
+    const body = { revision: task.revision, json: reply.serialize(toClouddriverTask(task)) as string, accounts: accountsOfTask(task), finished: FINISHED_STATES.has(task.state) };
+    bodies.set(id, body);
+    return body;
+  }
+
   app.get(
     "/task/:id",
     {
@@ -47,16 +66,20 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
       },
     },
     async (request, reply) => {
-      const task = await store.get(request.params.id);
-      if (!task && forwarder) return forwarder.forward(request, reply);
-      if (!task) throw new ApiError(404, "NotFound", `no task ${request.params.id}`);
-      const denied = forbiddenTaskAccount(request.principal, task);
-      if (denied) throw new ApiError(403, "Forbidden", `Access denied to account ${denied}: task ${task.id} acts on it and ${request.principal.name} may not use it`);
+      const { id } = request.params;
+      const body = await currentBody(id, reply);
+      if (!body && forwarder) return forwarder.forward(request, reply);
+      if (!body) throw new ApiError(404, "NotFound", `no task ${id}`);
+      const denied = forbiddenAccount(request.principal, body.accounts);
+      if (denied) throw new ApiError(403, "Forbidden", `Access denied to account ${denied}: task ${id} acts on it and ${request.principal.name} may not use it`);
       const wait = request.query.wait;
-      if (!wait) return toClouddriverTask(task);
-      const ended = await waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply));
-      // Pruned while we waited: say what we last saw rather than a 404 for a task that existed.
-      return toClouddriverTask(ended ?? task);
+      if (wait && !body.finished) {
+        const ended = await waiter.waitForEnd(id, wait * 1000, clientGoneSignal(reply));
+        // Pruned while we waited: say what we last saw rather than a 404 for a task that existed.
+        if (ended) return toClouddriverTask(ended);
+      }
+      // Already serialized by this route's response schema: fastify sends a JSON string as it is.
+      return reply.type("application/json; charset=utf-8").send(body.json as unknown as ClouddriverTaskBody);
     },
   );
 
