@@ -18,6 +18,7 @@ import type { HistoryEntry, OperationRequest, Task, TaskCheckpoint, TaskFailure 
 import type { TaskChange, TaskStore } from "./task-store.ts";
 import { scaleSetKey } from "./ordering.ts";
 import type { TaskEventContext, TaskObserver } from "./task-observer.ts";
+import { LeaseLostError } from "./task-journal.ts";
 
 export interface TaskRunnerDeps {
   store: TaskStore;
@@ -47,11 +48,6 @@ export function canceledLine(task: Pick<Task, "operations" | "operationIndex">, 
   const current = err.writesEnded.length > 0 ? `the rest of ${names[index]} (confirming it)` : names[index];
   const notDone = [`${current} (operation ${index + 1})`, ...names.slice(index + 1).map((n, i) => `${n} (operation ${index + i + 2})`)];
   return `Canceled on request, ${err.message.replace(/^canceled /, "")}. Done: ${done.length > 0 ? done.join("; ") : "nothing"}. Not done: ${notDone.join("; ")}`;
-}
-
-/** This replica no longer holds the task's lease: another one runs it now. */
-class LeaseLostError extends Error {
-  override name = "LeaseLostError";
 }
 
 interface ActiveTask {
