@@ -8,8 +8,7 @@
 // fallback (and the moment leases are renewed and old tasks pruned).
 import type { Config } from "../config.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
-import { describeArmFailure, failureLabel } from "../azure/arm-failure.ts";
-import { isRetryableKind } from "../azure/retry-policy.ts";
+import { describeArmFailure } from "../azure/arm-failure.ts";
 import { observeArmResponses } from "../azure/arm-observer.ts";
 import { executeOp, OperationCanceledError, OperationFailedError, type Checkpoint } from "../azure/execute-op.ts";
 import { NAME_TAKEN, type LocatedDescription, type AnyOperation, type TaskOrigin } from "../operations/operation.ts";
@@ -19,6 +18,9 @@ import type { TaskChange, TaskStore } from "./task-store.ts";
 import { scaleSetKey } from "./ordering.ts";
 import type { TaskEventContext, TaskObserver } from "./task-observer.ts";
 import { LeaseLostError } from "./task-journal.ts";
+import { asOperationFailure, canceledLine, COMPLETED, MAX_NAMINGS, phaseOf } from "./task-outcome.ts";
+
+export { canceledLine, phaseOf } from "./task-outcome.ts";
 
 export interface TaskRunnerDeps {
   store: TaskStore;
@@ -33,23 +35,6 @@ export interface TaskRunnerDeps {
   onRunEnded?: (taskId: string) => void;
 }
 
-/** resizeServerGroup → RESIZE_SERVER_GROUP, the phase name Clouddriver would show. */
-export function phaseOf(operation: string): string {
-  return operation.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase();
-}
-
-/** The history line of a canceled task: where it stopped, what was done and what was not. */
-export function canceledLine(task: Pick<Task, "operations" | "operationIndex">, index: number, err: OperationCanceledError): string {
-  const names = task.operations.map((o) => o.name);
-  const done = [
-    ...names.slice(0, index).map((n, i) => `${n} (operation ${i + 1})`),
-    ...err.writesEnded.map((w) => `${w} (written and ended)`),
-  ];
-  const current = err.writesEnded.length > 0 ? `the rest of ${names[index]} (confirming it)` : names[index];
-  const notDone = [`${current} (operation ${index + 1})`, ...names.slice(index + 1).map((n, i) => `${n} (operation ${index + i + 2})`)];
-  return `Canceled on request, ${err.message.replace(/^canceled /, "")}. Done: ${done.length > 0 ? done.join("; ") : "nothing"}. Not done: ${notDone.join("; ")}`;
-}
-
 interface ActiveTask {
   /** Stops at once, even mid-write (shutdown, lease lost): the checkpoint stays for whoever goes on. */
   abort: AbortController;
@@ -59,19 +44,6 @@ interface ActiveTask {
 }
 
 const PRUNE_EVERY_MS = 60_000;
-const COMPLETED = "Orchestration completed.";
-/**
- * A failure while an operation chooses its scale set (the listing or the source read answered an error): the task
- * fails with Azure's error, retryable when the retry policy says a resume could succeed. Our own bugs stay what they are.
- */
-function asOperationFailure(err: unknown): never {
-  const failure = describeArmFailure(err);
-  if (failure.kind === "programming" || err instanceof OperationFailedError) throw err;
-  throw new OperationFailedError(`${failureLabel(failure)}: ${failure.message}`, failure, 1, isRetryableKind(failure.kind));
-}
-
-/** How often an operation that names its scale set may choose a name again after finding it taken. */
-const MAX_NAMINGS = 3;
 
 export class TaskRunner {
   readonly #deps: TaskRunnerDeps;
