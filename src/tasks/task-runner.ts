@@ -8,16 +8,15 @@
 // fallback (and the moment leases are renewed and old tasks pruned).
 import type { Config } from "../config.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
-import { describeArmFailure, failureLabel } from "../azure/arm-failure.ts";
-import { isRetryableKind } from "../azure/retry-policy.ts";
-import { observeArmResponses } from "../azure/arm-observer.ts";
-import { executeOp, OperationCanceledError, OperationFailedError, type Checkpoint } from "../azure/execute-op.ts";
-import { NAME_TAKEN, type LocatedDescription, type AnyOperation, type TaskOrigin } from "../operations/operation.ts";
-import { describeResult, type OperationResult } from "../operations/server-group-state.ts";
-import type { HistoryEntry, OperationRequest, Task, TaskCheckpoint, TaskFailure } from "./task.ts";
-import type { TaskChange, TaskStore } from "./task-store.ts";
+import type { LocatedDescription, AnyOperation } from "../operations/operation.ts";
+import type { HistoryEntry, OperationRequest, Task } from "./task.ts";
+import type { TaskStore } from "./task-store.ts";
 import { scaleSetKey } from "./ordering.ts";
-import type { TaskEventContext, TaskObserver } from "./task-observer.ts";
+import type { TaskObserver } from "./task-observer.ts";
+import { LeaseLostError } from "./task-journal.ts";
+import { TaskRun } from "./task-run.ts";
+
+export { canceledLine, phaseOf } from "./task-outcome.ts";
 
 export interface TaskRunnerDeps {
   store: TaskStore;
@@ -32,28 +31,6 @@ export interface TaskRunnerDeps {
   onRunEnded?: (taskId: string) => void;
 }
 
-/** resizeServerGroup → RESIZE_SERVER_GROUP, the phase name Clouddriver would show. */
-export function phaseOf(operation: string): string {
-  return operation.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase();
-}
-
-/** The history line of a canceled task: where it stopped, what was done and what was not. */
-export function canceledLine(task: Pick<Task, "operations" | "operationIndex">, index: number, err: OperationCanceledError): string {
-  const names = task.operations.map((o) => o.name);
-  const done = [
-    ...names.slice(0, index).map((n, i) => `${n} (operation ${i + 1})`),
-    ...err.writesEnded.map((w) => `${w} (written and ended)`),
-  ];
-  const current = err.writesEnded.length > 0 ? `the rest of ${names[index]} (confirming it)` : names[index];
-  const notDone = [`${current} (operation ${index + 1})`, ...names.slice(index + 1).map((n, i) => `${n} (operation ${index + i + 2})`)];
-  return `Canceled on request, ${err.message.replace(/^canceled /, "")}. Done: ${done.length > 0 ? done.join("; ") : "nothing"}. Not done: ${notDone.join("; ")}`;
-}
-
-/** This replica no longer holds the task's lease: another one runs it now. */
-class LeaseLostError extends Error {
-  override name = "LeaseLostError";
-}
-
 interface ActiveTask {
   /** Stops at once, even mid-write (shutdown, lease lost): the checkpoint stays for whoever goes on. */
   abort: AbortController;
@@ -63,19 +40,6 @@ interface ActiveTask {
 }
 
 const PRUNE_EVERY_MS = 60_000;
-const COMPLETED = "Orchestration completed.";
-/**
- * A failure while an operation chooses its scale set (the listing or the source read answered an error): the task
- * fails with Azure's error, retryable when the retry policy says a resume could succeed. Our own bugs stay what they are.
- */
-function asOperationFailure(err: unknown): never {
-  const failure = describeArmFailure(err);
-  if (failure.kind === "programming" || err instanceof OperationFailedError) throw err;
-  throw new OperationFailedError(`${failureLabel(failure)}: ${failure.message}`, failure, 1, isRetryableKind(failure.kind));
-}
-
-/** How often an operation that names its scale set may choose a name again after finding it taken. */
-const MAX_NAMINGS = 3;
 
 export class TaskRunner {
   readonly #deps: TaskRunnerDeps;
@@ -234,183 +198,7 @@ export class TaskRunner {
   }
 
   async #run(task: Task, abort: AbortController, cancel: AbortSignal): Promise<void> {
-    const { store, accounts, operations, config, observer } = this.#deps;
-    const owner = this.#owner;
-    const id = task.id;
-    const ctx: TaskEventContext = { taskId: id, operation: task.operations[task.operationIndex]?.name ?? "" };
-    const lost = () => abort.abort(new LeaseLostError(`lease on ${id} lost`));
-    // One commit per step: history lines wait in a buffer and go with the next change, or on their own once the
-    // lines logged together have all arrived (setImmediate). Every write goes through one chain, so they land in
-    // order although the harness logs synchronously.
-    let buffer: HistoryEntry[] = [];
-    let chain: Promise<unknown> = Promise.resolve();
-    let flushScheduled = false;
-    let running = task.state !== "queued";
-    const write = (c: TaskChange): Promise<boolean> => {
-      const p = chain.then(() => {
-        let full: TaskChange = buffer.length > 0 ? { ...c, history: buffer } : c;
-        buffer = [];
-        // The first write of a queued task marks it running.
-        if (!running) full = { state: "running", ...full };
-        if (Object.keys(full).length === 0) return true;
-        return store.update(owner, id, full).then((ok) => {
-          if (ok) running = true;
-          return ok;
-        });
-      });
-      chain = p.catch(() => {});
-      return p;
-    };
-    const record = (phase: string, status: string) => {
-      observer?.history?.({ ...ctx }, phase, status);
-      buffer.push({ phase, status, timeMs: Date.now() });
-      if (flushScheduled) return;
-      flushScheduled = true;
-      setImmediate(() => {
-        flushScheduled = false;
-        if (buffer.length === 0) return;
-        write({}).then((ok) => ok || lost(), lost);
-      });
-    };
-    const change = async (c: TaskChange) => {
-      if (!(await write(c))) {
-        lost();
-        throw new LeaseLostError(`lease on ${id} lost`);
-      }
-    };
-    let armCalls = task.armCalls;
-    const countCalls = { onArmResponse: () => void armCalls++ };
-    const results: OperationResult[] = [...task.resultObjects];
-    // What a process taking over would find: no checkpoint means attempt 1 with nothing in flight, so writing that
-    // would change nothing.
-    let lastCheckpoint = JSON.stringify(task.checkpoint ?? null);
-
-    try {
-      if (task.state === "queued") {
-        record("INIT", `Initializing ${task.operations.length === 1 ? "operation" : `${task.operations.length} operations`}: ${task.operations.map((o) => o.name).join(", ")}`);
-      } else {
-        const phase = task.operationIndex < task.operations.length ? phaseOf(task.operations[task.operationIndex].name) : "ORCHESTRATION";
-        record(phase, `Resumed by replica ${owner}: the replica that ran it stopped; continuing from its checkpoint`);
-      }
-      for (let i = task.operationIndex; i < task.operations.length; i++) {
-        const request = task.operations[i];
-        const phase = phaseOf(request.name);
-        Object.assign(ctx, { operation: request.name, scaleSet: undefined, account: undefined, attempt: undefined });
-        const resume = task.checkpoint?.operationIndex === i ? task.checkpoint.inFlight : undefined;
-        const last = i === task.operations.length - 1;
-        let failure: TaskFailure | undefined;
-        try {
-          // Between operations is a safe point; a write of this operation still in flight is followed first.
-          if (cancel.aborted && !resume) throw new OperationCanceledError(`canceled before ${request.name}`, []);
-          const op = operations.get(request.name);
-          if (!op) throw new Error(`unknown operation ${request.name}`);
-          const description = request.description as LocatedDescription;
-          const located = accounts.resolve(op.locator ? op.locator(description) : description);
-          if (!located.ok) throw new Error(located.problems.map((p) => `${p.field}: ${p.message}`).join("; "));
-          // Named by the located scale set (a create: its cluster) until prepare names the one it acts on.
-          Object.assign(ctx, { scaleSet: `${located.ref.account}/${located.ref.resourceGroup}/${located.ref.name}`, account: located.ref.account });
-          if (i !== task.operationIndex || task.state === "queued") {
-            record(phase, `Starting: ${op.describe(description)} (account ${located.ref.account}, region ${located.ref.region}, resource group ${located.ref.resourceGroup})`);
-          }
-          // The time the task waited in the store's queue (behind earlier tasks on its scale sets, or for a slot).
-          if (i === task.operationIndex && task.state === "queued") observer?.queueWaited?.({ ...ctx }, Date.now() - task.createdAtMs);
-          const origin: TaskOrigin = { taskId: id, ...(task.clientRequestId !== undefined ? { clientRequestId: task.clientRequestId } : {}) };
-          const onCheckpoint = (c: Checkpoint) => {
-            observer?.checkpoint?.({ ...ctx, attempt: c.attempt }, c);
-            ctx.attempt = c.attempt;
-            const checkpoint: TaskCheckpoint = { operationIndex: i, attempt: c.attempt, ...(c.inFlight ? { inFlight: c.inFlight } : {}) };
-            const same = JSON.stringify(checkpoint) === lastCheckpoint || (lastCheckpoint === "null" && c.attempt === 1 && !c.inFlight);
-            if (same) return;
-            lastCheckpoint = JSON.stringify(checkpoint);
-            return change({ checkpoint, armCalls });
-          };
-          // An operation that names its scale set when it runs (create) does so now, from what Azure lists; a name
-          // that turns out taken (another writer created it in between) is chosen again, a bounded number of times.
-          const run = async (): Promise<OperationResult> => {
-            const prepared = op.prepare
-              ? await observeArmResponses(countCalls, () => op.prepare!(description, { accounts, origin, log: (line) => record(phase, line), signal: abort.signal })).catch(asOperationFailure)
-              : undefined;
-            const ref = prepared ? { ...located.ref, name: prepared.serverGroupName } : located.ref;
-            Object.assign(ctx, { scaleSet: `${ref.account}/${ref.resourceGroup}/${ref.name}`, account: ref.account });
-            // The store handed this task out only as the first on its scale sets: nothing else of ours writes them now.
-            return observeArmResponses(countCalls, () =>
-              executeOp({
-                gateway: accounts.gateway(ref),
-                planner: op.planner(description, ref, { origin, ...(prepared ? { prepared } : {}) }),
-                retry: config.retry,
-                lroPollIntervalMs: config.lroPollIntervalMs,
-                log: (line) => record(phase, line),
-                signal: abort.signal,
-                cancel,
-                resume,
-                onAttemptEnd: (end) => {
-                  observer?.attemptEnded?.({ ...ctx, attempt: end.attempt }, end);
-                  ctx.attempt = end.attempt + 1;
-                },
-                onCheckpoint,
-              }),
-            );
-          };
-          let result: OperationResult;
-          for (let naming = 1; ; naming++) {
-            try {
-              result = await run();
-              break;
-            } catch (err) {
-              const taken = err instanceof OperationFailedError && err.failure.code === NAME_TAKEN && op.prepare !== undefined && naming < MAX_NAMINGS;
-              if (!taken) throw err;
-              record(phase, `${(err as Error).message}; choosing the name again`);
-            }
-          }
-          results.push(result);
-          record(phase, `Done: ${describeResult(result)}`);
-        } catch (err) {
-          if (abort.signal.aborted) throw abort.signal.reason ?? err;
-          if (err instanceof OperationCanceledError) {
-            record(phase, canceledLine(task, i, err));
-            await change({ resultObjects: results, armCalls, checkpoint: null, state: "canceled", finishedAtMs: Date.now() });
-            observer?.finished?.(task, "canceled", request.name);
-            return;
-          }
-          if (err instanceof OperationFailedError) {
-            // A scale set Azure could not confirm: its result says what Azure lists, never what was asked.
-            if (err.result) results.push(err.result as OperationResult);
-            failure = { operation: request.name, code: err.failure.code ?? err.failure.kind, message: err.message, retryable: err.retryable };
-          } else {
-            const f = describeArmFailure(err);
-            failure = { operation: request.name, code: f.code ?? "InternalError", message: f.message, retryable: false };
-            this.#deps.onInternalError?.(err, id);
-          }
-          record(phase, `Failed: ${failure.message}`);
-        }
-        if (failure) {
-          await change({ resultObjects: results, armCalls, checkpoint: null, state: "failed", failure, finishedAtMs: Date.now() });
-          observer?.finished?.(task, "failed", request.name);
-          return;
-        }
-        lastCheckpoint = "null";
-        if (last) {
-          // The result and the end in one commit.
-          record("ORCHESTRATION", COMPLETED);
-          await change({ resultObjects: results, armCalls, checkpoint: null, operationIndex: i + 1, state: "succeeded", finishedAtMs: Date.now() });
-          observer?.finished?.(task, "succeeded");
-          return;
-        }
-        await change({ resultObjects: results, armCalls, checkpoint: null, operationIndex: i + 1 });
-      }
-      // Every operation was done before this run (a replica died before marking the task done). One that died
-      // after writing the completion line left it behind: don't say it twice.
-      if (task.history.at(-1)?.status !== COMPLETED) record("ORCHESTRATION", COMPLETED);
-      await change({ state: "succeeded", finishedAtMs: Date.now(), armCalls });
-      observer?.finished?.(task, "succeeded");
-    } catch (err) {
-      if (!abort.signal.aborted && !(err instanceof LeaseLostError)) throw err;
-      // Interrupted (shutdown) or overtaken (lease lost): the checkpoint stays for whoever continues the task.
-      await chain;
-      if (!(abort.signal.reason instanceof LeaseLostError)) {
-        await store.update(owner, id, { armCalls, ...(buffer.length > 0 ? { history: buffer } : {}) }).catch(() => false);
-        await store.release(owner, id);
-      }
-    }
+    // Its states and moves: task-run.ts; what it writes: task-journal.ts; what it decides: task-outcome.ts.
+    return new TaskRun(this.#deps, this.#owner, task, abort, cancel).run();
   }
 }

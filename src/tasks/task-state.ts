@@ -22,8 +22,12 @@ export const TRANSITIONS: Readonly<Record<TaskState, readonly TaskState[]>> = {
   canceled: [],
 };
 
-/** States a task has ended in: complete for Orca, no lease, no scale set held, prunable. */
-export const FINISHED_STATES: ReadonlySet<TaskState> = new Set(["succeeded", "failed", "canceled"]);
+const FINISHED = ["succeeded", "failed", "canceled"] as const satisfies readonly TaskState[];
+
+/** A state a task has ended in: complete for Orca, no lease, no scale set held, prunable. */
+export type FinishedState = (typeof FINISHED)[number];
+
+export const FINISHED_STATES: ReadonlySet<TaskState> = new Set(FINISHED);
 
 /** States a replica may claim a task in (a running one only when its lease expired). */
 export const CLAIMABLE_STATES: readonly TaskState[] = TASK_STATES.filter((s) => !FINISHED_STATES.has(s));

@@ -1,0 +1,217 @@
+// One run of a task in this replica, from its claim to its end: its operations in order from where the task
+// stands, each located, prepared and run through the executeOp harness, then the task's final write.
+//
+//   opening line ─▶ operation i ──done──▶ operation i+1 … ──done, last──▶ succeeded
+//                        ├──failed──▶ failed
+//                        └──canceled──▶ canceled
+//   from anywhere: interrupted, by the shutdown (the task is handed over) or a lost lease (it is left alone)
+//
+// The decisions are task-outcome.ts's, the writes task-journal.ts's; this file acts on them.
+import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
+import { observeArmResponses } from "../azure/arm-observer.ts";
+import { executeOp, OperationCanceledError, type Checkpoint } from "../azure/execute-op.ts";
+import type { AnyOperation, LocatedDescription, TaskOrigin } from "../operations/operation.ts";
+import { describeResult, type OperationResult } from "../operations/server-group-state.ts";
+import type { Task, TaskCheckpoint } from "./task.ts";
+import type { TaskEventContext } from "./task-observer.ts";
+import { interruptionOf, TaskJournal } from "./task-journal.ts";
+import {
+  asOperationFailure,
+  changeAfter,
+  changeWhenAllDone,
+  chooseNameAgain,
+  COMPLETED,
+  endAfter,
+  openingLine,
+  outcomeOfError,
+  phaseOf,
+  StoredCheckpoint,
+  unfinishedLine,
+  type OperationOutcome,
+  type Progress,
+  type TaskEnd,
+} from "./task-outcome.ts";
+import type { TaskRunnerDeps } from "./task-runner.ts";
+
+export type TaskRunDeps = Pick<TaskRunnerDeps, "store" | "accounts" | "operations" | "config" | "observer" | "onInternalError">;
+
+/** An operation of the task, located: what each naming of it runs with. */
+interface LocatedOperation {
+  op: AnyOperation;
+  description: LocatedDescription;
+  /** The scale set the description locates (a create: its cluster, until prepare names one). */
+  ref: ScaleSetRef;
+  origin: TaskOrigin;
+  /** A write accepted before a restart, to follow to its end first. */
+  resume: TaskCheckpoint["inFlight"];
+}
+
+export class TaskRun {
+  readonly #deps: TaskRunDeps;
+  readonly #owner: string;
+  readonly #task: Task;
+  /** Shutdown or lease lost: stops at once, even mid-write. */
+  readonly #interrupt: AbortSignal;
+  /** Cancel on request: stops at the next safe point. */
+  readonly #cancel: AbortSignal;
+  readonly #journal: TaskJournal;
+  /** What the observer is told each event is about; it follows the run. */
+  readonly #ctx: TaskEventContext;
+  readonly #results: OperationResult[];
+  readonly #stored: StoredCheckpoint;
+  #armCalls: number;
+  readonly #countCalls = { onArmResponse: () => void this.#armCalls++ };
+
+  constructor(deps: TaskRunDeps, owner: string, task: Task, interrupt: AbortController, cancel: AbortSignal) {
+    this.#deps = deps;
+    this.#owner = owner;
+    this.#task = task;
+    this.#interrupt = interrupt.signal;
+    this.#cancel = cancel;
+    this.#journal = new TaskJournal({ store: deps.store, owner, taskId: task.id, running: task.state !== "queued", interrupt });
+    this.#ctx = { taskId: task.id, operation: task.operations[task.operationIndex]?.name ?? "" };
+    this.#results = [...task.resultObjects];
+    this.#stored = new StoredCheckpoint(task.checkpoint);
+    this.#armCalls = task.armCalls;
+  }
+
+  async run(): Promise<void> {
+    const task = this.#task;
+    try {
+      const opening = openingLine(task, this.#owner);
+      this.#log(opening.phase, opening.status);
+      for (let i = task.operationIndex; i < task.operations.length; i++) {
+        const outcome = await this.#operation(i);
+        const end = endAfter(outcome, i === task.operations.length - 1);
+        if (end) return await this.#end(i, end);
+        this.#stored.cleared();
+        await this.#journal.change(changeAfter(i, undefined, this.#progress(), Date.now()));
+      }
+      // Every operation was done before this run (a replica died before marking the task done). One that died
+      // after writing the completion line left it behind: don't say it twice.
+      if (task.history.at(-1)?.status !== COMPLETED) this.#log("ORCHESTRATION", COMPLETED);
+      await this.#journal.change(changeWhenAllDone(this.#armCalls, Date.now()));
+      this.#deps.observer?.finished?.(task, "succeeded");
+    } catch (err) {
+      const why = interruptionOf(this.#interrupt, err);
+      if (!why) throw err;
+      await this.#journal.interrupted(why, this.#armCalls);
+    }
+  }
+
+  /** The task's final write after operation `index`, then the observer told. */
+  async #end(index: number, end: TaskEnd): Promise<void> {
+    // The result and the end in one commit.
+    if (end.state === "succeeded") this.#log("ORCHESTRATION", COMPLETED);
+    await this.#journal.change(changeAfter(index, end, this.#progress(), Date.now()));
+    if (end.state === "succeeded") this.#deps.observer?.finished?.(this.#task, "succeeded");
+    else this.#deps.observer?.finished?.(this.#task, end.state, this.#task.operations[index].name);
+  }
+
+  /** Runs operation `index` to its outcome, closed by a line that says it; throws only when the run is interrupted. */
+  async #operation(index: number): Promise<OperationOutcome> {
+    const { operations } = this.#task;
+    const request = operations[index];
+    const phase = phaseOf(request.name);
+    Object.assign(this.#ctx, { operation: request.name, scaleSet: undefined, account: undefined, attempt: undefined });
+    try {
+      const result = await this.#perform(index, phase);
+      this.#results.push(result);
+      this.#log(phase, `Done: ${describeResult(result)}`);
+      return { kind: "done", result };
+    } catch (err) {
+      if (this.#interrupt.aborted) throw this.#interrupt.reason ?? err;
+      const outcome = outcomeOfError(err, request.name);
+      if (outcome.kind === "failed" && outcome.result) this.#results.push(outcome.result);
+      if (outcome.kind === "failed" && outcome.internal) this.#deps.onInternalError?.(err, this.#task.id);
+      this.#log(phase, unfinishedLine(outcome, this.#task, index));
+      return outcome;
+    }
+  }
+
+  /** Locates operation `index`, says it starts, and runs it; throws how it ended otherwise. */
+  async #perform(index: number, phase: string): Promise<OperationResult> {
+    const { accounts, operations, observer } = this.#deps;
+    const task = this.#task;
+    const request = task.operations[index];
+    const resume = task.checkpoint?.operationIndex === index ? task.checkpoint.inFlight : undefined;
+    // Between operations is a safe point; a write of this operation still in flight is followed first.
+    if (this.#cancel.aborted && !resume) throw new OperationCanceledError(`canceled before ${request.name}`, []);
+    const op = operations.get(request.name);
+    if (!op) throw new Error(`unknown operation ${request.name}`);
+    const description = request.description as LocatedDescription;
+    const located = accounts.resolve(op.locator ? op.locator(description) : description);
+    if (!located.ok) throw new Error(located.problems.map((p) => `${p.field}: ${p.message}`).join("; "));
+    // Named by the located scale set (a create: its cluster) until prepare names the one it acts on.
+    this.#actingOn(located.ref);
+    // An operation a replica before this one started said so already.
+    if (index !== task.operationIndex || task.state === "queued") {
+      this.#log(phase, `Starting: ${op.describe(description)} (account ${located.ref.account}, region ${located.ref.region}, resource group ${located.ref.resourceGroup})`);
+    }
+    // The time the task waited in the store's queue (behind earlier tasks on its scale sets, or for a slot).
+    if (index === task.operationIndex && task.state === "queued") observer?.queueWaited?.({ ...this.#ctx }, Date.now() - task.createdAtMs);
+    const origin: TaskOrigin = { taskId: task.id, ...(task.clientRequestId !== undefined ? { clientRequestId: task.clientRequestId } : {}) };
+    // An operation that names its scale set when it runs (create) does so now, from what Azure lists; a name
+    // that turns out taken (another writer created it in between) is chosen again, a bounded number of times.
+    const operation: LocatedOperation = { op, description, ref: located.ref, origin, resume };
+    for (let naming = 1; ; naming++) {
+      try {
+        return await this.#execute(index, phase, operation);
+      } catch (err) {
+        if (!chooseNameAgain(err, op.prepare !== undefined, naming)) throw err;
+        this.#log(phase, `${(err as Error).message}; choosing the name again`);
+      }
+    }
+  }
+
+  /** One naming of operation `index`: prepare (when it names its scale set), then the harness. */
+  async #execute(index: number, phase: string, { op, description, ref: locatedRef, origin, resume }: LocatedOperation): Promise<OperationResult> {
+    const { accounts, config, observer } = this.#deps;
+    const log = (line: string) => this.#log(phase, line);
+    const prepared = op.prepare
+      ? await observeArmResponses(this.#countCalls, () => op.prepare!(description, { accounts, origin, log, signal: this.#interrupt })).catch(asOperationFailure)
+      : undefined;
+    const ref = prepared ? { ...locatedRef, name: prepared.serverGroupName } : locatedRef;
+    this.#actingOn(ref);
+    // The store handed this task out only as the first on its scale sets: nothing else of ours writes them now.
+    return observeArmResponses(this.#countCalls, () =>
+      executeOp({
+        gateway: accounts.gateway(ref),
+        planner: op.planner(description, ref, { origin, ...(prepared ? { prepared } : {}) }),
+        retry: config.retry,
+        lroPollIntervalMs: config.lroPollIntervalMs,
+        log,
+        signal: this.#interrupt,
+        cancel: this.#cancel,
+        resume,
+        onAttemptEnd: (end) => {
+          observer?.attemptEnded?.({ ...this.#ctx, attempt: end.attempt }, end);
+          this.#ctx.attempt = end.attempt + 1;
+        },
+        onCheckpoint: (c) => this.#checkpoint(index, c),
+      }),
+    );
+  }
+
+  /** Where operation `index` stands; written when it tells a process taking over something new. */
+  #checkpoint(index: number, c: Checkpoint): Promise<void> | undefined {
+    this.#deps.observer?.checkpoint?.({ ...this.#ctx, attempt: c.attempt }, c);
+    this.#ctx.attempt = c.attempt;
+    const checkpoint: TaskCheckpoint = { operationIndex: index, attempt: c.attempt, ...(c.inFlight ? { inFlight: c.inFlight } : {}) };
+    if (!this.#stored.changedBy(checkpoint)) return;
+    return this.#journal.change({ checkpoint, armCalls: this.#armCalls });
+  }
+
+  #actingOn(ref: ScaleSetRef): void {
+    Object.assign(this.#ctx, { scaleSet: `${ref.account}/${ref.resourceGroup}/${ref.name}`, account: ref.account });
+  }
+
+  #progress(): Progress {
+    return { resultObjects: this.#results, armCalls: this.#armCalls };
+  }
+
+  #log(phase: string, status: string): void {
+    this.#deps.observer?.history?.({ ...this.#ctx }, phase, status);
+    this.#journal.record(phase, status);
+  }
+}
