@@ -145,6 +145,39 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
     t.equal((await store.create({ clientRequestId: "id\u0000", operations: [] })).created, false, "dedupe still finds it");
   });
 
+  t.test("creates asked for together go as one statement: one NOTIFY for all; a create that cannot be stored fails alone", async (t) => {
+    const schema = ownSchema(t);
+    const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
+    t.teardown(() => store.close());
+    const listener = new pg.Client({ connectionString: DATABASE_URL });
+    await listener.connect();
+    t.teardown(() => listener.end());
+    let notifications = 0;
+    listener.on("notification", () => notifications++);
+    await listener.query(`LISTEN "vmss_ops_work_${schema}"`);
+    const settle = async () => {
+      // A round trip on the listening connection delivers every notification committed before it.
+      await new Promise((r) => setTimeout(r, 50));
+      await listener.query("SELECT 1");
+    };
+    const ten = await Promise.all(Array.from({ length: 10 }, (_, i) => store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: `sg-${i}` } }] })));
+    await settle();
+    t.equal(ten.filter((r) => r.created).length, 10);
+    t.equal(notifications, 1, "one commit for the ten (a transaction's identical notifications go as one)");
+
+    const bad = { phase: "P", status: null as unknown as string, timeMs: 1 };
+    const results = await Promise.allSettled([
+      store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "good-1" } }] }),
+      store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "bad" } }], history: [bad] }),
+      store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "good-2" } }] }),
+    ]);
+    t.same(results.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
+    t.match((results[1] as PromiseRejectedResult).reason, { message: /null value in column "status"/ });
+    const names = (await store.list({ limit: 50 })).tasks.map((x) => x.operations[0].description.serverGroupName);
+    t.same(names.slice(0, 2), ["good-2", "good-1"], "the good ones, in the order asked, and nothing of the bad one");
+    t.notOk(names.includes("bad"));
+  });
+
   t.test("the server dropping idle connections does not crash the process; the store carries on", async (t) => {
     const schema = ownSchema(t);
     const errors: Error[] = [];
