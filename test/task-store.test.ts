@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
-import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
+import { CLAIM_LOCK_CLASS, PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
 import type { TaskStore } from "../src/tasks/task-store.ts";
 import { TaskStoreOpenError } from "../src/tasks/migrations.ts";
 import { taskStoreSuite, type StoreHandle } from "./task-store-suite.ts";
@@ -176,6 +176,29 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
     const names = (await store.list({ limit: 50 })).tasks.map((x) => x.operations[0].description.serverGroupName);
     t.same(names.slice(0, 2), ["good-2", "good-1"], "the good ones, in the order asked, and nothing of the bad one");
     t.notOk(names.includes("bad"));
+  });
+
+  t.test("a claim waiting for another claim's turn sees what that claim committed", async (t) => {
+    const schema = ownSchema(t);
+    const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
+    t.teardown(() => store.close());
+    const a = (await store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "a" } }], scaleSets: ["k"] })).task;
+    const b = (await store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "b" } }], scaleSets: ["k"] })).task;
+    // Another replica's turn: it holds the claim lock, runs a to its end, and commits only once our claim waits.
+    const other = new pg.Client({ connectionString: DATABASE_URL });
+    await other.connect();
+    t.teardown(() => other.end());
+    await other.query("BEGIN");
+    await other.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CLAIM_LOCK_CLASS, schema]);
+    await other.query(`UPDATE "${schema}".tasks SET state = 'succeeded', finished_at_ms = 1 WHERE id = $1`, [a.id]);
+    await other.query(`DELETE FROM "${schema}".task_scale_sets WHERE task_seq = (SELECT seq FROM "${schema}".tasks WHERE id = $1)`, [a.id]);
+    const claiming = store.claim("r", 60_000, 10);
+    const waiting = async () =>
+      (await withAdmin((x) => x.query("SELECT 1 FROM pg_stat_activity WHERE wait_event = 'advisory' AND query LIKE $1", [`%"${schema}".tasks%`]))).rowCount;
+    for (let i = 0; i < 500 && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 10));
+    t.ok(await waiting(), "the claim waits for its turn");
+    await other.query("COMMIT");
+    t.same((await claiming).map((x) => x.id), [b.id], "it saw a finished: b is first on its scale set now");
   });
 
   t.test("the server dropping idle connections does not crash the process; the store carries on", async (t) => {

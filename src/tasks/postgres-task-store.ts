@@ -1,5 +1,6 @@
-// Tasks in PostgreSQL: durable, shared by several replicas. Every method is one statement (claim included:
-// SELECT … FOR UPDATE SKIP LOCKED inside an UPDATE), so no transaction spans a network round trip.
+// Tasks in PostgreSQL: durable, shared by several replicas. Every method but requestCancel is one round trip (claim:
+// the claim lock, then SELECT … FOR UPDATE SKIP LOCKED inside an UPDATE, in one simple query), so no transaction
+// spans a network round trip. Creates asked for together share one statement.
 //
 // Clock: every lease time (claim, renew, the fence on writes) and createdAtMs/updatedAtMs come from the database's
 // clock (now()), never a replica's, so replicas with skewed clocks still agree on who holds a lease. Times the
@@ -31,7 +32,7 @@ export interface PostgresTaskStoreOptions {
 /** Lock class for pg_advisory_xact_lock(class, hashtext(schema)) while migrating: "vmss" in ASCII. */
 const MIGRATION_LOCK_CLASS = 0x766d7373;
 /** Lock class held while claiming ("vmsc"): claims of one schema take turns, see claim(). */
-const CLAIM_LOCK_CLASS = 0x766d7363;
+export const CLAIM_LOCK_CLASS = 0x766d7363;
 
 /** Running, or leased: it goes before tasks that have not started (src/tasks/ordering.ts). */
 const started = (t: string) => `(${t}.state = 'running' OR ${t}.lease_owner IS NOT NULL)`;
@@ -77,6 +78,12 @@ function textParam(value: string | undefined): string | undefined {
 }
 
 type Row = Record<string, unknown>;
+
+/** A whole number as SQL text, for the statements that cannot take parameters. */
+function integerLiteral(value: number): string {
+  if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`);
+  return String(Math.round(value));
+}
 
 /** The connection died under the query (the server restarted or dropped it; the network failed). */
 function connectionLost(err: unknown): boolean {
@@ -469,29 +476,31 @@ export class PostgresTaskStore implements TaskStore {
     // re-check: two claims at once could each see the other's pick as not yet started. So claims of one schema take
     // turns under a transaction-scoped advisory lock, and each takes its snapshot after the lock, seeing every
     // earlier claim. SKIP LOCKED still passes over rows a runner is writing right now.
-    return this.#inTransaction(async (client) => {
-      await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CLAIM_LOCK_CLASS, this.#schema]);
-      const { rows } = await client.query(
-        `WITH picked AS (
-           SELECT t.seq FROM ${this.#tasks} t
-           WHERE t.state IN ${CLAIMABLE_SQL} AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ${NOW_MS})
-             AND NOT EXISTS (
-               SELECT 1 FROM ${this.#scaleSets} mine
-               JOIN ${this.#scaleSets} other ON other.scale_set = mine.scale_set AND other.task_seq <> mine.task_seq
-               JOIN ${this.#tasks} u ON u.seq = other.task_seq
-               WHERE mine.task_seq = t.seq
-                 AND CASE WHEN ${started("u")} = ${started("t")} THEN u.seq < t.seq ELSE ${started("u")} END)
-           ORDER BY t.seq
-           LIMIT $3
-           FOR UPDATE OF t SKIP LOCKED
-         )
-         UPDATE ${this.#tasks} t SET lease_owner = $1, lease_expires_at_ms = ${NOW_MS} + $2::bigint
-         FROM picked WHERE t.seq = picked.seq
-         RETURNING ${this.#columns}`,
-        [owner, Math.round(leaseMs), limit],
-      );
-      return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toTask);
-    });
+    // One round trip: two statements in one simple query run as one transaction, which holds the lock to its end,
+    // and each takes a snapshot of its own, the claim's after the lock. Values are literals (the simple query
+    // protocol has no parameters).
+    const results = (await this.#query(
+      `SELECT pg_advisory_xact_lock(${CLAIM_LOCK_CLASS}, hashtext(${pg.escapeLiteral(this.#schema)}));
+       WITH picked AS (
+         SELECT t.seq FROM ${this.#tasks} t
+         WHERE t.state IN ${CLAIMABLE_SQL} AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ${NOW_MS})
+           AND NOT EXISTS (
+             SELECT 1 FROM ${this.#scaleSets} mine
+             JOIN ${this.#scaleSets} other ON other.scale_set = mine.scale_set AND other.task_seq <> mine.task_seq
+             JOIN ${this.#tasks} u ON u.seq = other.task_seq
+             WHERE mine.task_seq = t.seq
+               AND CASE WHEN ${started("u")} = ${started("t")} THEN u.seq < t.seq ELSE ${started("u")} END)
+         ORDER BY t.seq
+         LIMIT ${integerLiteral(limit)}
+         FOR UPDATE OF t SKIP LOCKED
+       )
+       UPDATE ${this.#tasks} t SET lease_owner = ${pg.escapeLiteral(textParam(owner))}, lease_expires_at_ms = ${NOW_MS} + ${integerLiteral(leaseMs)}
+       FROM picked WHERE t.seq = picked.seq
+       RETURNING ${this.#columns}`,
+      [],
+      false,
+    )) as unknown as pg.QueryResult<Row>[];
+    return results[1].rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toTask);
   }
 
   async renew(owner: string, ids: string[], leaseMs: number): Promise<string[]> {
