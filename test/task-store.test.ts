@@ -165,6 +165,13 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
     t.equal(ten.filter((r) => r.created).length, 10);
     t.equal(notifications, 1, "one commit for the ten (a transaction's identical notifications go as one)");
 
+    // More than one statement holds: still in the order asked, each waiting for the one before it.
+    const many = await Promise.all(Array.from({ length: 450 }, (_, i) => store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: `m-${i}` } }], scaleSets: ["m"] })));
+    for (let i = 1; i < many.length; i++) {
+      if (!many[i].task.history[0]?.status.startsWith(`Waiting for task ${many[i - 1].task.id} `)) t.fail(`create ${i} does not wait for create ${i - 1}: ${many[i].task.history[0]?.status}`);
+    }
+    t.same((await store.claim("r", 60_000, 500)).map((x) => x.id).filter((id) => many.some((m) => m.task.id === id)), [many[0].task.id], "the first of them goes first");
+
     const bad = { phase: "P", status: null as unknown as string, timeMs: 1 };
     const results = await Promise.allSettled([
       store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "good-1" } }] }),
@@ -206,8 +213,10 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
     const errors: Error[] = [];
     const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema, onPoolError: (e) => errors.push(e) });
     t.teardown(() => store.close());
-    // Open several pooled connections, each of which has run a query that names our schema.
+    // Open several pooled connections, each of which has run a query that names our schema (concurrent creates go as
+    // one statement, so concurrent reads open them).
     await Promise.all(Array.from({ length: 4 }, (_, i) => store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: `sg-${i}` } }] })));
+    await Promise.all(Array.from({ length: 4 }, () => store.list({ limit: 10 })));
     const killed = await withAdmin((a) =>
       a.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND application_name = 'vmss-ops' AND query LIKE $1", [`%"${schema}"%`]),
     );

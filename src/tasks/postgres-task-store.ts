@@ -333,13 +333,14 @@ export class PostgresTaskStore implements TaskStore {
   #sendCreates(): void {
     const pending = this.#pendingCreates;
     this.#pendingCreates = [];
-    for (let i = 0; i < pending.length; i += MAX_CREATES_PER_STATEMENT) {
-      const batch = pending.slice(i, i + MAX_CREATES_PER_STATEMENT);
-      const sending = this.#createBatch(batch)
-        .catch((err) => batch.forEach((c) => c.reject(err)))
-        .finally(() => this.#createsInFlight.delete(sending));
-      this.#createsInFlight.add(sending);
-    }
+    // More than one statement's worth: one after another, so that creation order stays the order asked.
+    const sending = (async () => {
+      for (let i = 0; i < pending.length; i += MAX_CREATES_PER_STATEMENT) {
+        const batch = pending.slice(i, i + MAX_CREATES_PER_STATEMENT);
+        await this.#createBatch(batch).catch((err) => batch.forEach((c) => c.reject(err)));
+      }
+    })().finally(() => this.#createsInFlight.delete(sending));
+    this.#createsInFlight.add(sending);
   }
 
   /**
