@@ -5,6 +5,7 @@ import { loadConfig } from "../src/config.ts";
 import { operations } from "../src/operations/registry.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { TaskRunner } from "../src/tasks/task-runner.ts";
+import type { AnyOperation } from "../src/operations/operation.ts";
 
 const config = loadConfig({ SIMULATOR_URL: "https://127.0.0.1:1", TASK_STORE: "memory", TASK_LEASE_MS: "1000", TASK_CLAIM_INTERVAL_MS: "50", REPLICA_ID: "survivor" });
 const request = { name: "scaleDown", description: { credentials: "demo", region: "eastus", serverGroupName: "web-prod-v001" } };
@@ -89,4 +90,37 @@ t.test("tasks on one scale set: the runner runs them one after another, each as 
   t.match(second.history[0]?.status, new RegExp(`Waiting for task ${ids[0]}`), "the second said whom it waited for");
   t.ok(second.history.findIndex((h) => /Resumed/.test(h.status)) > 0);
   t.ok(first.finishedAtMs! <= Math.min(...second.history.slice(1).map((h) => h.timeMs)), "the second started after the first finished");
+});
+
+t.test("submissions that arrive together are claimed together: one claim, not one per wake-up", async (t) => {
+  // An operation that waits until the runner stops, so that no task ends (and wakes the runner) during the test.
+  const hold: AnyOperation = {
+    ...operations.get("scaleDown")!,
+    name: "hold",
+    prepare: (_d, { signal }) => new Promise((_resolve, reject) => signal?.addEventListener("abort", () => reject(signal.reason))),
+  };
+  const store = new MemoryTaskStore();
+  const claims: number[] = [];
+  const counting = new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (prop === "claim") return async (...args: Parameters<MemoryTaskStore["claim"]>) => {
+        const got = await target.claim(...args);
+        claims.push(got.length);
+        return got;
+      };
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const quiet = loadConfig({ SIMULATOR_URL: "https://127.0.0.1:1", TASK_STORE: "memory", TASK_LEASE_MS: "60000", TASK_CLAIM_INTERVAL_MS: "20000" });
+  const runner = new TaskRunner({ store: counting, accounts: new AccountRegistry(quiet.accounts), operations: new Map([["hold", hold]]), config: quiet });
+  runner.start();
+  t.teardown(() => runner.stop(1000));
+  while (claims.length === 0) await new Promise((r) => setImmediate(r));
+  t.same(claims, [0], "the start's claim, with nothing to do");
+
+  await Promise.all(Array.from({ length: 10 }, (_, i) => runner.submit([{ name: "hold", description: { ...request.description, serverGroupName: `web-prod-v${i}` } }])));
+  while (runner.active < 10) await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setTimeout(r, 50));
+  t.same(claims, [0, 10], "ten wake-ups, one claim that took all ten");
 });

@@ -105,6 +105,71 @@ async function rejectsNaming(t: Test, dataDir: string, path: string, pattern: Re
   }
 }
 
+/**
+ * Commits in <dataDir>/tasks.db-wal since the log last started over: frames whose "database size after commit" field
+ * is set, up to the first frame of an older generation (https://sqlite.org/fileformat.html#the_write_ahead_log).
+ */
+function walCommits(dataDir: string): number {
+  const wal = readFileSync(join(dataDir, "tasks.db-wal"));
+  if (wal.length < 32) return 0;
+  const pageSize = wal.readUInt32BE(8);
+  const [salt1, salt2] = [wal.readUInt32BE(16), wal.readUInt32BE(20)];
+  let commits = 0;
+  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
+    if (wal.readUInt32BE(at + 8) !== salt1 || wal.readUInt32BE(at + 12) !== salt2) break;
+    if (wal.readUInt32BE(at + 4) !== 0) commits++;
+  }
+  return commits;
+}
+
+t.test("creates asked for together share one commit, and each comes out as if created alone", async (t) => {
+  const dataDir = tempDir(t);
+  const store = await SqliteTaskStore.open({ dataDir });
+  t.teardown(() => store.close());
+  const first = (await store.create({ operations: [op("sg-0")], scaleSets: ["k"] })).task;
+  const before = walCommits(dataDir);
+  const results = await Promise.all([
+    ...Array.from({ length: 8 }, (_, i) => store.create({ operations: [op(`sg-${i + 1}`)], scaleSets: ["k"] })),
+    store.create({ clientRequestId: "twice", operations: [op("a")] }),
+    store.create({ clientRequestId: "twice", operations: [op("b")] }),
+  ]);
+  t.equal(walCommits(dataDir) - before, 1, "ten creates, one commit");
+  const chain = [first, ...results.slice(0, 8).map((r) => r.task)];
+  for (let i = 1; i < chain.length; i++) {
+    t.match(chain[i].history[0]?.status, new RegExp(`^Waiting for task ${chain[i - 1].id} on scale set k `), `create ${i} waits for the one asked for just before it`);
+  }
+  t.same(results.slice(8).map((r) => r.created), [true, false], "a clientRequestId seen earlier in the same commit is found");
+  t.equal(results[9].task.id, results[8].task.id);
+  t.same(results[9].task.operations, [op("a")]);
+  t.same((await store.claim("r", 60_000, 10)).map((x) => x.id), [first.id, results[8].task.id], "creation order is the order asked");
+});
+
+t.test("a create that cannot be stored fails alone, not the others committed with it", async (t) => {
+  const dataDir = tempDir(t);
+  const store = await SqliteTaskStore.open({ dataDir });
+  t.teardown(() => store.close());
+  const bad = { phase: "P", status: null as unknown as string, timeMs: 1 };
+  const results = await Promise.allSettled([
+    store.create({ operations: [op("a")] }),
+    store.create({ operations: [op("b")], history: [bad] }),
+    store.create({ operations: [op("c")] }),
+  ]);
+  t.same(results.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
+  t.match((results[1] as PromiseRejectedResult).reason, { message: /NOT NULL/ });
+  t.same((await store.list({ limit: 10 })).tasks.map((x) => x.operations[0].description.serverGroupName), ["c", "a"], "the two good ones, nothing of the bad one");
+});
+
+t.test("close commits the creates already asked for", async (t) => {
+  const dataDir = tempDir(t);
+  const store = await SqliteTaskStore.open({ dataDir });
+  const pending = store.create({ operations: [op("late")] });
+  await store.close();
+  const { task } = await pending;
+  const reopened = await SqliteTaskStore.open({ dataDir });
+  t.teardown(() => reopened.close());
+  t.equal((await reopened.get(task.id))?.operations[0].description.serverGroupName, "late");
+});
+
 t.test("tasks survive a close and re-open", async (t) => {
   const dataDir = join(tempDir(t), "nested", "data");
   const store = await SqliteTaskStore.open({ dataDir });

@@ -322,6 +322,27 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     if (!(await store.update(owner, id, { state, finishedAtMs: Date.now() }))) throw new Error(`could not finish ${id}`);
   }
 
+  t.test(`${name}: creates asked for at once come out as if made one after another, in the order asked`, async (t) => {
+    const { store } = await fresh(t);
+    const first = (await store.create({ operations: [op("resizeServerGroup", "a")], scaleSets: [S1] })).task;
+    const results = await Promise.all([
+      ...Array.from({ length: 6 }, (_, i) => store.create({ operations: [op("resizeServerGroup", `b${i}`)], scaleSets: i % 2 ? [S1, S2] : [S1] })),
+      store.create({ clientRequestId: "together", operations: [op("scaleDown", "c")], scaleSets: [S3] }),
+      store.create({ clientRequestId: "together", operations: [op("scaleDown", "d")], scaleSets: [S3] }),
+    ]);
+    const chain = [first, ...results.slice(0, 6).map((r) => r.task)];
+    for (let i = 1; i < chain.length; i++) {
+      const status = chain[i].history[0]?.status ?? "";
+      t.match(status, new RegExp(`Waiting for task ${chain[i - 1].id} on scale set ${S1}[ ,]`), `create ${i} waits on ${S1} for the one asked for just before it`);
+      if (i % 2 === 0 && i > 2) t.match(status, new RegExp(`task ${chain[i - 2].id} on scale set ${S2}`), `and on ${S2} for the one before it there`);
+      t.same((await store.get(chain[i].id))?.history, chain[i].history, `create ${i}: stored as returned`);
+    }
+    t.same(results.slice(6).map((r) => r.created), [true, false], "the same clientRequestId twice at once: one task");
+    t.equal(results[7].task.id, results[6].task.id);
+    t.same(results[7].task.operations, [op("scaleDown", "c")]);
+    t.same((await listAll(store, { limit: 100 })).reverse(), [...chain.map((x) => x.id), results[6].task.id], "creation order is the order asked");
+  });
+
   t.test(`${name}: one task at a time per scale set, in creation order; other scale sets in parallel`, async (t) => {
     const { store } = await fresh(t);
     const a = await createOn(store, [S1], "a");

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
-import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
+import { CLAIM_LOCK_CLASS, PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
 import type { TaskStore } from "../src/tasks/task-store.ts";
 import { latestVersion, POSTGRES_MIGRATIONS, TaskStoreOpenError } from "../src/tasks/migrations.ts";
 
@@ -148,13 +148,78 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
     t.equal((await store.create({ clientRequestId: "id\u0000", operations: [] })).created, false, "dedupe still finds it");
   });
 
+  t.test("creates asked for together go as one statement: one NOTIFY for all; a create that cannot be stored fails alone", async (t) => {
+    const schema = ownSchema(t);
+    const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
+    t.teardown(() => store.close());
+    const listener = new pg.Client({ connectionString: DATABASE_URL });
+    await listener.connect();
+    t.teardown(() => listener.end());
+    let notifications = 0;
+    listener.on("notification", () => notifications++);
+    await listener.query(`LISTEN "vmss_ops_work_${schema}"`);
+    const settle = async () => {
+      // A round trip on the listening connection delivers every notification committed before it.
+      await new Promise((r) => setTimeout(r, 50));
+      await listener.query("SELECT 1");
+    };
+    const ten = await Promise.all(Array.from({ length: 10 }, (_, i) => store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: `sg-${i}` } }] })));
+    await settle();
+    t.equal(ten.filter((r) => r.created).length, 10);
+    t.equal(notifications, 1, "one commit for the ten (a transaction's identical notifications go as one)");
+
+    // More than one statement holds: still in the order asked, each waiting for the one before it.
+    const many = await Promise.all(Array.from({ length: 450 }, (_, i) => store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: `m-${i}` } }], scaleSets: ["m"] })));
+    for (let i = 1; i < many.length; i++) {
+      if (!many[i].task.history[0]?.status.startsWith(`Waiting for task ${many[i - 1].task.id} `)) t.fail(`create ${i} does not wait for create ${i - 1}: ${many[i].task.history[0]?.status}`);
+    }
+    t.same((await store.claim("r", 60_000, 500)).map((x) => x.id).filter((id) => many.some((m) => m.task.id === id)), [many[0].task.id], "the first of them goes first");
+
+    const bad = { phase: "P", status: null as unknown as string, timeMs: 1 };
+    const results = await Promise.allSettled([
+      store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "good-1" } }] }),
+      store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "bad" } }], history: [bad] }),
+      store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "good-2" } }] }),
+    ]);
+    t.same(results.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
+    t.match((results[1] as PromiseRejectedResult).reason, { message: /null value in column "status"/ });
+    const names = (await store.list({ limit: 50 })).tasks.map((x) => x.operations[0].description.serverGroupName);
+    t.same(names.slice(0, 2), ["good-2", "good-1"], "the good ones, in the order asked, and nothing of the bad one");
+    t.notOk(names.includes("bad"));
+  });
+
+  t.test("a claim waiting for another claim's turn sees what that claim committed", async (t) => {
+    const schema = ownSchema(t);
+    const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
+    t.teardown(() => store.close());
+    const a = (await store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "a" } }], scaleSets: ["k"] })).task;
+    const b = (await store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "b" } }], scaleSets: ["k"] })).task;
+    // Another replica's turn: it holds the claim lock, runs a to its end, and commits only once our claim waits.
+    const other = new pg.Client({ connectionString: DATABASE_URL });
+    await other.connect();
+    t.teardown(() => other.end());
+    await other.query("BEGIN");
+    await other.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CLAIM_LOCK_CLASS, schema]);
+    await other.query(`UPDATE "${schema}".tasks SET state = 'succeeded', finished_at_ms = 1 WHERE id = $1`, [a.id]);
+    await other.query(`DELETE FROM "${schema}".task_scale_sets WHERE task_seq = (SELECT seq FROM "${schema}".tasks WHERE id = $1)`, [a.id]);
+    const claiming = store.claim("r", 60_000, 10);
+    const waiting = async () =>
+      (await withAdmin((x) => x.query("SELECT 1 FROM pg_stat_activity WHERE wait_event = 'advisory' AND query LIKE $1", [`%"${schema}".tasks%`]))).rowCount;
+    for (let i = 0; i < 500 && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 10));
+    t.ok(await waiting(), "the claim waits for its turn");
+    await other.query("COMMIT");
+    t.same((await claiming).map((x) => x.id), [b.id], "it saw a finished: b is first on its scale set now");
+  });
+
   t.test("the server dropping idle connections does not crash the process; the store carries on", async (t) => {
     const schema = ownSchema(t);
     const errors: Error[] = [];
     const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema, onPoolError: (e) => errors.push(e) });
     t.teardown(() => store.close());
-    // Open several pooled connections, each of which has run a query that names our schema.
+    // Open several pooled connections, each of which has run a query that names our schema (concurrent creates go as
+    // one statement, so concurrent reads open them).
     await Promise.all(Array.from({ length: 4 }, (_, i) => store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: `sg-${i}` } }] })));
+    await Promise.all(Array.from({ length: 4 }, () => store.list({ limit: 10 })));
     const killed = await withAdmin((a) =>
       a.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND application_name = 'vmss-ops' AND query LIKE $1", [`%"${schema}"%`]),
     );

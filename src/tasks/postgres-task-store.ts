@@ -1,5 +1,6 @@
-// Tasks in PostgreSQL: durable, shared by several replicas. Every method is one statement (claim included:
-// SELECT … FOR UPDATE SKIP LOCKED inside an UPDATE), so no transaction spans a network round trip.
+// Tasks in PostgreSQL: durable, shared by several replicas. Every method but requestCancel is one round trip (claim:
+// the claim lock, then SELECT … FOR UPDATE SKIP LOCKED inside an UPDATE, in one simple query), so no transaction
+// spans a network round trip. Creates asked for together share one statement.
 //
 // Clock: every lease time (claim, renew, the fence on writes) and createdAtMs/updatedAtMs come from the database's
 // clock (now()), never a replica's, so replicas with skewed clocks still agree on who holds a lease. Times the
@@ -31,7 +32,7 @@ export interface PostgresTaskStoreOptions {
 /** Lock class for pg_advisory_xact_lock(class, hashtext(schema)) while migrating: "vmss" in ASCII. */
 const MIGRATION_LOCK_CLASS = 0x766d7373;
 /** Lock class held while claiming ("vmsc"): claims of one schema take turns, see claim(). */
-const CLAIM_LOCK_CLASS = 0x766d7363;
+export const CLAIM_LOCK_CLASS = 0x766d7363;
 
 /** Running, or leased: it goes before tasks that have not started (src/tasks/ordering.ts). */
 const started = (t: string) => `(${t}.state = 'running' OR ${t}.lease_owner IS NOT NULL)`;
@@ -78,6 +79,12 @@ function textParam(value: string | undefined): string | undefined {
 
 type Row = Record<string, unknown>;
 
+/** A whole number as SQL text, for the statements that cannot take parameters. */
+function integerLiteral(value: number): string {
+  if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`);
+  return String(Math.round(value));
+}
+
 /** The connection died under the query (the server restarted or dropped it; the network failed). */
 function connectionLost(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
@@ -108,6 +115,68 @@ function toTask(row: Row): Task {
   return task;
 }
 
+/** A create waiting for its statement: the input as it was when create was called, as it will be stored. */
+interface PendingCreate {
+  clientRequestId: string | undefined;
+  operations: Task["operations"];
+  /** Deduplicated. */
+  scaleSets: string[];
+  history: HistoryEntry[];
+  resolve: (result: { task: Task; created: boolean }) => void;
+  reject: (err: unknown) => void;
+}
+
+/** At most this many creates per statement; more asked for in one turn go in several. */
+const MAX_CREATES_PER_STATEMENT = 200;
+
+/**
+ * The batch create. Parameters: the creates in the order asked, as parallel arrays (unnest, whose row count the
+ * planner reads off the array: with jsonb_array_elements' default guess of 100 rows per call the plan looked costly
+ * enough to be JIT-compiled, 70 ms per statement): $1 ids, $2 clientRequestIds, $3 operations; their scale sets
+ * ($4 the create's position from 1, $5 the key) and history lines ($6 position, $7 phase, $8 status, $9 time, in
+ * order); then $10-$12 the waiting line's phase and formats, $13 its time, $14 the NOTIFY channel.
+ *
+ * Identity values follow the ORDER BY, so creation order is the order asked. The statement sees the scale sets as
+ * they were before it, so a create's predecessor in the same batch comes from the batch itself (lag). A task's
+ * history lines come after its waiting line: reading the waiting count makes that insert run first.
+ */
+function createSql(tasks: string, scaleSets: string, history: string): string {
+  return `WITH input AS (
+      SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS i(id, client_request_id, operations, n)
+    ), ins AS (
+      INSERT INTO ${tasks} (id, client_request_id, state, operations, created_at_ms, updated_at_ms)
+      SELECT id, client_request_id, 'queued', operations, ${NOW_MS}, ${NOW_MS} FROM input ORDER BY n
+      ON CONFLICT (client_request_id) DO NOTHING
+      RETURNING seq, id, created_at_ms
+    ), mine AS (
+      SELECT ins.seq, ins.id, k.scale_set
+      FROM unnest($4::int[], $5::text[]) AS k(n, scale_set) JOIN input USING (n) JOIN ins USING (id)
+    ), keys AS (
+      INSERT INTO ${scaleSets} (task_seq, scale_set) SELECT seq, scale_set FROM mine
+    ), ahead AS (
+      SELECT m.id, m.scale_set, coalesce(
+        lag(m.id) OVER (PARTITION BY m.scale_set ORDER BY m.seq),
+        (SELECT u.id FROM ${scaleSets} s JOIN ${tasks} u ON u.seq = s.task_seq
+         WHERE s.scale_set = m.scale_set AND s.task_seq < m.seq ORDER BY s.task_seq DESC LIMIT 1)) AS ahead_id
+      FROM mine m
+    ), waiting AS (
+      INSERT INTO ${history} (task_id, phase, status, time_ms)
+      SELECT id, $10, format($11, string_agg(format($12, ahead_id, scale_set), ', ' ORDER BY scale_set)), $13
+      FROM ahead WHERE ahead_id IS NOT NULL GROUP BY id
+      RETURNING task_id, status
+    ), lines AS (
+      INSERT INTO ${history} (task_id, phase, status, time_ms)
+      SELECT ins.id, h.phase, h.status, h.time_ms
+      FROM unnest($6::int[], $7::text[], $8::text[], $9::bigint[]) WITH ORDINALITY AS h(n, phase, status, time_ms, line)
+        JOIN input USING (n) JOIN ins USING (id), (SELECT count(*) FROM waiting) w
+      ORDER BY h.line
+    ), notified AS (
+      SELECT pg_notify($14, '') FROM (SELECT 1 FROM ins LIMIT 1) any_created
+    )
+    SELECT ins.id, ins.created_at_ms, w.status AS waiting, (SELECT count(*) FROM notified) AS notified
+    FROM ins LEFT JOIN waiting w ON w.task_id = ins.id`;
+}
+
 export class PostgresTaskStore implements TaskStore {
   readonly #pool: pg.Pool;
   readonly #poolMax: number;
@@ -120,6 +189,12 @@ export class PostgresTaskStore implements TaskStore {
   /** NOTIFY channel of this schema: "work may be claimable". */
   readonly #channel: string;
   readonly #connectionString: string;
+  /** The batch create statement (#createBatch). */
+  readonly #createSql: string;
+  /** Creates waiting for the statement sent at the end of this turn of the event loop (create). */
+  #pendingCreates: PendingCreate[] = [];
+  /** Batches sent and not yet answered: close() waits for them. */
+  readonly #createsInFlight = new Set<Promise<void>>();
   /** Where, for messages: the redacted URL and schema. */
   readonly where: string;
 
@@ -137,6 +212,7 @@ export class PostgresTaskStore implements TaskStore {
       t.cancel_requested_at_ms, t.revision,
       (SELECT json_agg(json_build_object('phase', h.phase, 'status', h.status, 'timeMs', h.time_ms) ORDER BY h.seq)
          FROM ${this.#history} h WHERE h.task_id = t.id) AS history`;
+    this.#createSql = createSql(this.#tasks, this.#scaleSets, this.#history);
     this.where = where;
   }
 
@@ -234,84 +310,133 @@ export class PostgresTaskStore implements TaskStore {
     return rows[0] ? toTask(rows[0]) : undefined;
   }
 
+  /**
+   * Creates the task. Creates asked for in one turn of the event loop (concurrent submissions) go to the database as
+   * one statement, one commit and one NOTIFY: per create, a statement's round trip, planning, commit and the
+   * NOTIFY's turn at commit cost more than its rows. Each is created as if alone, in the order asked.
+   */
   async create(input: NewTask): Promise<{ task: Task; created: boolean }> {
-    const scaleSets = [...new Set((input.scaleSets ?? []).map((k) => textParam(k)))];
-    // One statement: the task, its scale sets, the line saying whom it waits for (the latest earlier unfinished
-    // task on each scale set), and a NOTIFY (sent at commit) that wakes the other replicas.
-    // ON CONFLICT waits for a concurrent insert of the same clientRequestId to commit, then does nothing; the
-    // SELECT that follows (a new statement, a new snapshot) sees that row. The loop covers a prune in between.
-    for (let attempt = 0; ; attempt++) {
-      const timeMs = Date.now();
-      const inserted = await this.#query<{ seq: string; id: string; created_at_ms: string; waiting: string | null }>(
-        `WITH ins AS (
-           INSERT INTO ${this.#tasks} (id, client_request_id, state, operations, created_at_ms, updated_at_ms)
-           VALUES ($1, $2, 'queued', $3::jsonb, ${NOW_MS}, ${NOW_MS})
-           ON CONFLICT (client_request_id) DO NOTHING
-           RETURNING seq, id, created_at_ms
-         ), keys AS (
-           INSERT INTO ${this.#scaleSets} (task_seq, scale_set) SELECT ins.seq, k FROM ins, unnest($4::text[]) k
-         ), ahead AS (
-           SELECT DISTINCT ON (s.scale_set) s.scale_set, u.id
-           FROM ins, ${this.#scaleSets} s JOIN ${this.#tasks} u ON u.seq = s.task_seq
-           WHERE s.scale_set = ANY($4::text[]) AND s.task_seq < ins.seq
-           ORDER BY s.scale_set, s.task_seq DESC
-         ), waiting AS (
-           INSERT INTO ${this.#history} (task_id, phase, status, time_ms)
-           SELECT ins.id, $5, format($6, string_agg(format($7, ahead.id, ahead.scale_set), ', ' ORDER BY ahead.scale_set)), $8
-           FROM ins, ahead GROUP BY ins.id
-           RETURNING status
-         ), lines AS (
-           -- After the waiting line: reading its count makes that insert run first.
-           INSERT INTO ${this.#history} (task_id, phase, status, time_ms)
-           SELECT ins.id, e.value->>'phase', e.value->>'status', (e.value->>'timeMs')::bigint
-           FROM ins, (SELECT count(*) FROM waiting) w, jsonb_array_elements($10::jsonb) WITH ORDINALITY AS e(value, n)
-           ORDER BY e.n
-         ), notified AS (
-           SELECT pg_notify($9, '') FROM ins
-         )
-         SELECT ins.seq, ins.id, ins.created_at_ms, (SELECT status FROM waiting) AS waiting,
-                (SELECT count(*) FROM notified) AS notified
-         FROM ins`,
+    // Taken now: the caller may change its objects while the create waits for the statement.
+    const pending: PendingCreate = {
+      clientRequestId: textParam(input.clientRequestId) || undefined,
+      operations: JSON.parse(jsonParam(input.operations)),
+      scaleSets: [...new Set((input.scaleSets ?? []).map((k) => textParam(k)))],
+      history: (input.history ?? []).map((h) => ({ ...h })),
+      resolve: () => {},
+      reject: () => {},
+    };
+    const done = new Promise<{ task: Task; created: boolean }>((resolve, reject) => Object.assign(pending, { resolve, reject }));
+    this.#pendingCreates.push(pending);
+    if (this.#pendingCreates.length === 1) setImmediate(() => this.#sendCreates());
+    return done;
+  }
+
+  #sendCreates(): void {
+    const pending = this.#pendingCreates;
+    this.#pendingCreates = [];
+    // More than one statement's worth: one after another, so that creation order stays the order asked.
+    const sending = (async () => {
+      for (let i = 0; i < pending.length; i += MAX_CREATES_PER_STATEMENT) {
+        const batch = pending.slice(i, i + MAX_CREATES_PER_STATEMENT);
+        await this.#createBatch(batch).catch((err) => batch.forEach((c) => c.reject(err)));
+      }
+    })().finally(() => this.#createsInFlight.delete(sending));
+    this.#createsInFlight.add(sending);
+  }
+
+  /**
+   * One statement for the batch: the tasks, their scale sets, each one's line saying whom it waits for (per scale
+   * set, the one just before it: an earlier one of the batch, else the latest earlier unfinished task), and a NOTIFY
+   * (sent at commit) that wakes the other replicas. A create whose clientRequestId is taken gets the task that has it.
+   */
+  async #createBatch(batch: PendingCreate[], attempt = 0): Promise<void> {
+    // The same clientRequestId twice in one batch: the first is created (or found), the others get its task.
+    const first = new Map<string, PendingCreate>();
+    const sent: PendingCreate[] = [];
+    for (const c of batch) {
+      const earlier = c.clientRequestId !== undefined ? first.get(c.clientRequestId) : undefined;
+      if (earlier) {
+        const { resolve, reject } = earlier;
+        earlier.resolve = (r) => (resolve(r), c.resolve({ task: structuredClone(r.task), created: false }));
+        earlier.reject = (err) => (reject(err), c.reject(err));
+        continue;
+      }
+      if (c.clientRequestId !== undefined) first.set(c.clientRequestId, c);
+      sent.push(c);
+    }
+    const ids = sent.map(() => randomUUID());
+    const timeMs = Date.now();
+    let rows: { id: string; created_at_ms: string; waiting: string | null }[];
+    try {
+      ({ rows } = await this.#query<{ id: string; created_at_ms: string; waiting: string | null }>(
+        this.#createSql,
         [
-          randomUUID(),
-          textParam(input.clientRequestId) || null,
-          jsonParam(input.operations),
-          scaleSets,
+          ids,
+          sent.map((c) => c.clientRequestId ?? null),
+          sent.map((c) => jsonParam(c.operations)),
+          sent.flatMap((c, i) => c.scaleSets.map(() => i + 1)),
+          sent.flatMap((c) => c.scaleSets),
+          sent.flatMap((c, i) => c.history.map(() => i + 1)),
+          sent.flatMap((c) => c.history.map((h) => textParam(h.phase))),
+          sent.flatMap((c) => c.history.map((h) => textParam(h.status))),
+          sent.flatMap((c) => c.history.map((h) => Math.round(h.timeMs))),
           WAITING_PHASE,
           WAITING_FORMAT,
           WAITING_ITEM_FORMAT,
           timeMs,
           this.#channel,
-          jsonParam((input.history ?? []).map((h) => ({ phase: h.phase, status: h.status, timeMs: Math.round(h.timeMs) }))),
         ],
         false,
-      );
-      const row = inserted.rows[0];
-      if (row) {
-        // What was just written, without reading it back (jsonb may reorder keys; callers compare structurally).
-        const createdAtMs = Number(row.created_at_ms);
-        const task: Task = {
-          id: row.id,
-          state: "queued",
-          operations: JSON.parse(jsonParam(input.operations)),
-          operationIndex: 0,
-          history: [...(row.waiting !== null ? [{ phase: WAITING_PHASE, status: row.waiting, timeMs }] : []), ...(input.history ?? []).map((h) => ({ ...h }))],
-          resultObjects: [],
-          armCalls: 0,
-          createdAtMs,
-          updatedAtMs: createdAtMs,
-          revision: 1,
-        };
-        if (input.clientRequestId) task.clientRequestId = textParam(input.clientRequestId);
-        return { task, created: true };
-      }
-      const { rows } = await this.#query(
-        `SELECT ${this.#columns} FROM ${this.#tasks} t WHERE t.client_request_id = $1`,
-        [textParam(input.clientRequestId)],
+      ));
+    } catch (err) {
+      // The statement failed as a whole (nothing was written): each alone, in order, so that one bad create fails by
+      // itself. A connection that died under it leaves the outcome unknown: that fails them all, as it would one.
+      if (sent.length === 1 || connectionLost(err)) for (const c of sent) c.reject(err);
+      else for (const c of sent) await this.#createBatch([c], attempt);
+      return;
+    }
+    const inserted = new Map(rows.map((r) => [r.id, r]));
+    const taken: PendingCreate[] = [];
+    sent.forEach((c, i) => {
+      const row = inserted.get(ids[i]);
+      if (!row) return void taken.push(c);
+      // What was just written, without reading it back (jsonb may reorder keys; callers compare structurally).
+      const createdAtMs = Number(row.created_at_ms);
+      const task: Task = {
+        id: row.id,
+        state: "queued",
+        operations: c.operations,
+        operationIndex: 0,
+        history: [...(row.waiting !== null ? [{ phase: WAITING_PHASE, status: row.waiting, timeMs }] : []), ...c.history],
+        resultObjects: [],
+        armCalls: 0,
+        createdAtMs,
+        updatedAtMs: createdAtMs,
+        revision: 1,
+      };
+      if (c.clientRequestId !== undefined) task.clientRequestId = c.clientRequestId;
+      c.resolve({ task, created: true });
+    });
+    if (taken.length === 0) return;
+    // ON CONFLICT waited for a concurrent insert of the same clientRequestId to commit, then did nothing; this
+    // SELECT (a new statement, a new snapshot) sees that row. One pruned in between is created again.
+    try {
+      const { rows: found } = await this.#query(
+        `SELECT ${this.#columns} FROM ${this.#tasks} t WHERE t.client_request_id = ANY($1::text[])`,
+        [taken.map((c) => c.clientRequestId)],
         true,
       );
-      if (rows[0]) return { task: toTask(rows[0]), created: false };
-      if (attempt >= 3) throw new Error(`create: clientRequestId ${input.clientRequestId} conflicts, but no task has it`);
+      const byRequest = new Map(found.map((r) => [r.client_request_id as string, r]));
+      const gone = taken.filter((c) => {
+        const row = byRequest.get(c.clientRequestId!);
+        if (row) c.resolve({ task: toTask(row), created: false });
+        return !row;
+      });
+      if (gone.length === 0) return;
+      if (attempt < 3) return this.#createBatch(gone, attempt + 1);
+      for (const c of gone) c.reject(new Error(`create: clientRequestId ${c.clientRequestId} conflicts, but no task has it`));
+    } catch (err) {
+      for (const c of taken) c.reject(err);
     }
   }
 
@@ -359,29 +484,31 @@ export class PostgresTaskStore implements TaskStore {
     // re-check: two claims at once could each see the other's pick as not yet started. So claims of one schema take
     // turns under a transaction-scoped advisory lock, and each takes its snapshot after the lock, seeing every
     // earlier claim. SKIP LOCKED still passes over rows a runner is writing right now.
-    return this.#inTransaction(async (client) => {
-      await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CLAIM_LOCK_CLASS, this.#schema]);
-      const { rows } = await client.query(
-        `WITH picked AS (
-           SELECT t.seq FROM ${this.#tasks} t
-           WHERE t.state IN ${CLAIMABLE_SQL} AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ${NOW_MS})
-             AND NOT EXISTS (
-               SELECT 1 FROM ${this.#scaleSets} mine
-               JOIN ${this.#scaleSets} other ON other.scale_set = mine.scale_set AND other.task_seq <> mine.task_seq
-               JOIN ${this.#tasks} u ON u.seq = other.task_seq
-               WHERE mine.task_seq = t.seq
-                 AND CASE WHEN ${started("u")} = ${started("t")} THEN u.seq < t.seq ELSE ${started("u")} END)
-           ORDER BY t.seq
-           LIMIT $3
-           FOR UPDATE OF t SKIP LOCKED
-         )
-         UPDATE ${this.#tasks} t SET lease_owner = $1, lease_expires_at_ms = ${NOW_MS} + $2::bigint
-         FROM picked WHERE t.seq = picked.seq
-         RETURNING ${this.#columns}`,
-        [owner, Math.round(leaseMs), limit],
-      );
-      return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toTask);
-    });
+    // One round trip: two statements in one simple query run as one transaction, which holds the lock to its end,
+    // and each takes a snapshot of its own, the claim's after the lock. Values are literals (the simple query
+    // protocol has no parameters).
+    const results = (await this.#query(
+      `SELECT pg_advisory_xact_lock(${CLAIM_LOCK_CLASS}, hashtext(${pg.escapeLiteral(this.#schema)}));
+       WITH picked AS (
+         SELECT t.seq FROM ${this.#tasks} t
+         WHERE t.state IN ${CLAIMABLE_SQL} AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ${NOW_MS})
+           AND NOT EXISTS (
+             SELECT 1 FROM ${this.#scaleSets} mine
+             JOIN ${this.#scaleSets} other ON other.scale_set = mine.scale_set AND other.task_seq <> mine.task_seq
+             JOIN ${this.#tasks} u ON u.seq = other.task_seq
+             WHERE mine.task_seq = t.seq
+               AND CASE WHEN ${started("u")} = ${started("t")} THEN u.seq < t.seq ELSE ${started("u")} END)
+         ORDER BY t.seq
+         LIMIT ${integerLiteral(limit)}
+         FOR UPDATE OF t SKIP LOCKED
+       )
+       UPDATE ${this.#tasks} t SET lease_owner = ${pg.escapeLiteral(textParam(owner))}, lease_expires_at_ms = ${NOW_MS} + ${integerLiteral(leaseMs)}
+       FROM picked WHERE t.seq = picked.seq
+       RETURNING ${this.#columns}`,
+      [],
+      false,
+    )) as unknown as pg.QueryResult<Row>[];
+    return results[1].rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toTask);
   }
 
   async renew(owner: string, ids: string[], leaseMs: number): Promise<string[]> {
@@ -587,6 +714,9 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   async close(): Promise<void> {
+    // Creates already asked for are sent, not dropped.
+    if (this.#pendingCreates.length > 0) this.#sendCreates();
+    await Promise.all(this.#createsInFlight);
     if (!this.#pool.ended) await this.#pool.end();
   }
 }

@@ -49,6 +49,8 @@ export class TaskRunner {
   #unwatch: Promise<(() => Promise<void>) | undefined> | undefined;
   #claiming: Promise<void> | undefined;
   #claimAgain = false;
+  /** A wake-up's claim waits for the end of this turn of the event loop (#wake). */
+  #wakeScheduled = false;
   #stopping = false;
   #lastPrune = 0;
 
@@ -99,10 +101,18 @@ export class TaskRunner {
     return { task, created };
   }
 
-  /** There may be work: claim if a slot is free. */
+  /**
+   * There may be work: claim if a slot is free. Wake-ups come in bursts (concurrent submissions, tasks ending
+   * together, notifications), so the claim waits for the end of this turn of the event loop and serves them all.
+   */
   #wake(): void {
-    if (!this.#timer || this.#stopping || this.#active.size >= this.#deps.config.tasks.concurrency) return;
-    void this.#claim();
+    if (this.#wakeScheduled) return;
+    this.#wakeScheduled = true;
+    setImmediate(() => {
+      this.#wakeScheduled = false;
+      if (!this.#timer || this.#stopping || this.#active.size >= this.#deps.config.tasks.concurrency) return;
+      void this.#claim();
+    });
   }
 
   /** The timer: renews the leases of running tasks, claims, prunes old tasks now and then. */
