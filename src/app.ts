@@ -153,7 +153,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     },
   });
   const bodies = new TaskBodies(config.tasks.bodyCacheEntries);
-  await app.register(taskRoutes, { store, forwarder, onRequeued: () => void runner.tick(), onCancelRequested: (id) => runner.cancel(id), waiter, bodies });
+  await app.register(taskRoutes, { store, forwarder, requeue: (task, entry) => runner.requeue(task, entry), onCancelRequested: (id) => runner.cancel(id), waiter, bodies });
   await app.register(serverGroupRoutes, { accounts, retry: config.retry });
   // One read cache for the Clouddriver reads; every gateway feeds it its fresh reads and invalidates it on writes.
   const reads = new ScaleSetReads(accounts, {

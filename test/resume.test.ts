@@ -122,3 +122,21 @@ t.test("an unknown task id is a 404 (no Clouddriver configured)", async (t) => {
   t.equal(res.status, 404);
   t.equal(res.body.error, "NotFound");
 });
+
+t.test("a resumed task holds its scale set again: a task submitted after the resume waits for it", async (t) => {
+  await fault({ method: "PATCH", pathContains: "web-prod-v001", status: 409, code: "ConflictingConcurrentWriteNotAllowed", count: 2 });
+  const id = await submit("resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 10, desired: 5 } }));
+  t.equal((await env.waitForTask(id)).status.retryable, true);
+  // A long write, so that the resumed run still holds the scale set when the next task comes in.
+  await env.simControl("PUT", "/_sim/config", { writeDurationMs: 1500 });
+  t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 60 }));
+  t.equal((await resume(id)).status, 200);
+  const next = await submit("resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 10, desired: 3 } }));
+  const [resumed, after] = [await env.waitForTask(id), await env.waitForTask(next)];
+  t.equal(resumed.state, "succeeded", JSON.stringify(resumed.history));
+  t.equal(after.state, "succeeded", JSON.stringify(after.history));
+  t.match(after.history[0].status, new RegExp(`^Waiting for task ${id} on scale set `), "the next task says whom it waits for");
+  t.ok(after.startTimeMs >= resumed.startTimeMs && after.endTimeMs >= resumed.endTimeMs, "and ends after it");
+  const patches = callsFor(await env.calls(), "web-prod-v001").filter((c) => c.method === "PATCH");
+  t.same(patches.map((p) => p.status), [409, 409, 200, 200], "one write after the other: no 409 between them");
+});

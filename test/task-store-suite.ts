@@ -575,7 +575,7 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
       return x.id;
     };
     const id = await make("failed", true);
-    t.ok(await store.requeueRetryable(id, entry("resumed on request", "ORCHESTRATION")));
+    t.ok(await store.requeueRetryable(id, entry("resumed on request", "ORCHESTRATION"), []));
     const back = (await store.get(id))!;
     t.equal(back.state, "queued");
     t.notOk("failure" in back, "the failure is cleared");
@@ -584,7 +584,7 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.notOk("leaseOwner" in back);
     t.equal(back.operationIndex, 1, "it goes on with the operation that failed");
     t.same(back.history.map((h) => h.status), ["attempt 8/8: 409 Conflict; gave up after 8 attempts", "resumed on request"]);
-    t.equal(await store.requeueRetryable(id, entry("again")), false, "a queued task is not requeued twice");
+    t.equal(await store.requeueRetryable(id, entry("again"), []), false, "a queued task is not requeued twice");
     t.equal((await store.get(id))!.history.length, 2, "and gets no history line");
     const claimed = await store.claim("b", LONG_LEASE_MS, 10);
     t.same(claimed.map((c) => c.id), [id], "the requeued task is claimable");
@@ -592,10 +592,43 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
 
     for (const [state, retryable] of [["failed", false], ["succeeded", false], ["canceled", true]] as const) {
       const other = await make(state, retryable);
-      t.equal(await store.requeueRetryable(other, entry("no")), false, `${state}, retryable ${retryable}: refused`);
+      t.equal(await store.requeueRetryable(other, entry("no"), []), false, `${state}, retryable ${retryable}: refused`);
       t.equal((await store.get(other))!.state, state, "and left as it was");
     }
-    t.equal(await store.requeueRetryable("no-such-task", entry("no")), false);
+    t.equal(await store.requeueRetryable("no-such-task", entry("no"), []), false);
+  });
+
+  t.test(`${name}: a requeued task takes its place on its scale sets again, by submission order`, async (t) => {
+    const { store } = await fresh(t);
+    const failure = { operation: "resizeServerGroup", code: "Conflict", message: "gave up", retryable: true };
+    const failOnce = async (id: string) => {
+      await claimTask(store, "a", id);
+      await store.update("a", id, { state: "failed", failure, finishedAtMs: Date.now() });
+    };
+    // Requeued while a later task on its scale set has not started: it goes first, and the later one waits for it.
+    const first = (await store.create({ operations: [op("resizeServerGroup", "a")], scaleSets: ["k"] })).task;
+    await failOnce(first.id);
+    const later = (await store.create({ operations: [op("resizeServerGroup", "a")], scaleSets: ["k"] })).task;
+    t.ok(await store.requeueRetryable(first.id, entry("resumed"), ["k"]));
+    t.same((await store.claim("b", LONG_LEASE_MS, 10)).map((c) => c.id), [first.id], "the requeued task, submitted first, goes first");
+    t.same(await store.claim("c", LONG_LEASE_MS, 10), [], "the later task waits for it");
+    t.ok(await store.update("b", first.id, { state: "succeeded", finishedAtMs: Date.now() }));
+    t.same((await store.claim("c", LONG_LEASE_MS, 10)).map((c) => c.id), [later.id], "then the later one runs");
+
+    // Requeued while a later task on its scale set runs: it waits for that one, on every scale set it names.
+    const again = (await store.create({ operations: [op("resizeServerGroup", "x"), op("resizeServerGroup", "y")], scaleSets: ["x", "y"] })).task;
+    await failOnce(again.id);
+    const running = (await store.create({ operations: [op("resizeServerGroup", "y")], scaleSets: ["y"] })).task;
+    await claimTask(store, "d", running.id);
+    t.ok(await store.update("d", running.id, { state: "running" }));
+    t.ok(await store.requeueRetryable(again.id, entry("resumed"), ["x", "y"]));
+    t.same(await store.claim("e", LONG_LEASE_MS, 10), [], "a started task goes before it on y");
+    const behind = (await store.create({ operations: [op("resizeServerGroup", "x")], scaleSets: ["x"] })).task;
+    t.same(await store.claim("e", LONG_LEASE_MS, 10), [], "and a task submitted after the resume waits for it on x");
+    t.ok(await store.update("d", running.id, { state: "succeeded", finishedAtMs: Date.now() }));
+    t.same((await store.claim("e", LONG_LEASE_MS, 10)).map((c) => c.id), [again.id]);
+    t.ok(await store.update("e", again.id, { state: "succeeded", finishedAtMs: Date.now() }));
+    t.same((await store.claim("e", LONG_LEASE_MS, 10)).map((c) => c.id), [behind.id]);
   });
 
   t.test(`${name}: requestCancel ends a queued task at once, marks a running one for its lease holder, refuses a finished one`, async (t) => {
@@ -753,7 +786,7 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     await claimTask(other, "b", task.id);
     t.ok(await other.update("b", task.id, { state: "failed", finishedAtMs: Date.now(), failure: { operation: "scaleDown", code: "Conflict", message: "gave up", retryable: true } }));
     await changed("failed");
-    t.ok(await store.requeueRetryable(task.id, entry("resumed on request", "ORCHESTRATION")));
+    t.ok(await store.requeueRetryable(task.id, entry("resumed on request", "ORCHESTRATION"), []));
     await changed("requeued");
   });
 

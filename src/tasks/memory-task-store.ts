@@ -84,11 +84,7 @@ export class MemoryTaskStore implements TaskStore {
       scaleSets,
     };
     this.#tasks.set(task.id, task);
-    for (const key of scaleSets) {
-      let set = this.#unfinished.get(key);
-      if (!set) this.#unfinished.set(key, (set = new Set()));
-      set.add(task);
-    }
+    this.#hold(task);
     if (input.clientRequestId) this.#byClientRequestId.set(input.clientRequestId, task.id);
     return { task: this.#public(task), created: true };
   }
@@ -185,6 +181,15 @@ export class MemoryTaskStore implements TaskStore {
     return true;
   }
 
+  /** An unfinished task holds its scale sets: later tasks on them wait for it (#first). */
+  #hold(task: Stored): void {
+    for (const key of task.scaleSets) {
+      let set = this.#unfinished.get(key);
+      if (!set) this.#unfinished.set(key, (set = new Set()));
+      set.add(task);
+    }
+  }
+
   /** A finished task holds no lease and no scale set: the next task on each may be claimed. */
   #finished(task: Stored): void {
     delete task.leaseOwner;
@@ -222,9 +227,12 @@ export class MemoryTaskStore implements TaskStore {
     return ids.filter((id) => this.#tasks.get(id)?.cancelRequestedAtMs !== undefined);
   }
 
-  async requeueRetryable(id: string, entry: HistoryEntry): Promise<boolean> {
+  async requeueRetryable(id: string, entry: HistoryEntry, scaleSets: string[]): Promise<boolean> {
     const task = this.#tasks.get(id);
     if (!task || task.state !== "failed" || task.failure?.retryable !== true) return false;
+    // Unfinished again: it holds its scale sets again, at its place in submission order.
+    task.scaleSets = [...new Set(scaleSets)];
+    this.#hold(task);
     task.state = "queued";
     delete task.failure;
     delete task.finishedAtMs;

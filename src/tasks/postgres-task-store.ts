@@ -613,20 +613,28 @@ export class PostgresTaskStore implements TaskStore {
     };
   }
 
-  async requeueRetryable(id: string, entry: HistoryEntry): Promise<boolean> {
-    // One statement: the UPDATE is the compare-and-set, and the history line goes in only if it matched.
-    const { rowCount } = await this.#query(
+  async requeueRetryable(id: string, entry: HistoryEntry, scaleSets: string[]): Promise<boolean> {
+    // One statement: the UPDATE is the compare-and-set; the history line, the scale sets it holds again (at its
+    // place in submission order) and the wake-up of other replicas happen only if it matched.
+    const { rows } = await this.#query(
       `WITH requeued AS (
          UPDATE ${this.#tasks} SET state = 'queued', failure = NULL, finished_at_ms = NULL, checkpoint = NULL,
            lease_owner = NULL, lease_expires_at_ms = NULL, updated_at_ms = ${NOW_MS}, revision = revision + 1
          WHERE id = $1 AND state = 'failed' AND (failure->>'retryable')::boolean IS TRUE
-         RETURNING id
+         RETURNING id, seq
+       ), line AS (
+         INSERT INTO ${this.#history} (task_id, phase, status, time_ms) SELECT id, $2, $3, $4 FROM requeued
+       ), held AS (
+         INSERT INTO ${this.#scaleSets} (task_seq, scale_set)
+         SELECT requeued.seq, k FROM requeued, unnest($5::text[]) AS k ON CONFLICT DO NOTHING
+       ), notified AS (
+         SELECT pg_notify($6, '') FROM requeued
        )
-       INSERT INTO ${this.#history} (task_id, phase, status, time_ms) SELECT id, $2, $3, $4 FROM requeued`,
-      [id, textParam(entry.phase), textParam(entry.status), Math.round(entry.timeMs)],
+       SELECT (SELECT count(*) FROM notified) AS notified FROM requeued`,
+      [id, textParam(entry.phase), textParam(entry.status), Math.round(entry.timeMs), [...new Set(scaleSets.map((k) => textParam(k)))], this.#channel],
       false,
     );
-    return rowCount === 1;
+    return rows.length === 1;
   }
 
   async requestCancel(id: string, lines: CancelLines): Promise<CancelOutcome> {

@@ -450,16 +450,19 @@ export class SqliteTaskStore implements TaskStore {
     });
   }
 
-  async requeueRetryable(id: string, entry: HistoryEntry): Promise<boolean> {
+  async requeueRetryable(id: string, entry: HistoryEntry, scaleSets: string[]): Promise<boolean> {
     return this.#write(() => {
       const now = Date.now();
-      const result = this.#stmt(
+      const requeued = this.#stmt(
         `UPDATE tasks SET state = 'queued', failure = NULL, finished_at_ms = NULL, checkpoint = NULL, lease_owner = NULL,
            lease_expires_at_ms = NULL, updated_at_ms = ?, revision = revision + 1
-         WHERE id = ? AND state = 'failed' AND json_extract(failure, '$.retryable') = 1`,
-      ).run(now, id);
-      if (Number(result.changes) !== 1) return false;
+         WHERE id = ? AND state = 'failed' AND json_extract(failure, '$.retryable') = 1 RETURNING seq`,
+      ).get(now, id) as { seq: number } | undefined;
+      if (!requeued) return false;
       this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)").run(id, entry.phase, entry.status, entry.timeMs);
+      // Unfinished again: it holds its scale sets again, at its place in submission order.
+      const hold = this.#stmt("INSERT OR IGNORE INTO task_scale_sets (task_seq, scale_set) VALUES (?, ?)");
+      for (const key of new Set(scaleSets)) hold.run(requeued.seq, key);
       return true;
     });
   }

@@ -101,6 +101,13 @@ export class TaskRunner {
     return { task, created };
   }
 
+  /** Puts a failed, retryable task back in the queue, holding its scale sets again; claimed at once if it can be. */
+  async requeue(task: Task, entry: HistoryEntry): Promise<boolean> {
+    const requeued = await this.#deps.store.requeueRetryable(task.id, entry, this.scaleSetsOf(task.operations));
+    if (requeued) this.#wake();
+    return requeued;
+  }
+
   /**
    * There may be work: claim if a slot is free. Wake-ups come in bursts (concurrent submissions, tasks ending
    * together, notifications), so the claim waits for the end of this turn of the event loop and serves them all.

@@ -95,9 +95,11 @@ export interface TaskStore {
    * Puts a task that failed with a retryable failure back in the queue (Clouddriver's `POST /task/{id}:resume`):
    * state queued, failure, finish time and checkpoint cleared, `entry` appended to its history. Operations that
    * succeeded keep their results; the next claim runs the failed operation again, from a fresh read. False when
-   * the task is not failed-and-retryable (or does not exist); nothing changes then.
+   * the task is not failed-and-retryable (or does not exist); nothing changes then. It takes its place again on
+   * `scaleSets` (as create's: what its operations name) in submission order: it waits for tasks that started, and
+   * unstarted tasks submitted after it wait for it.
    */
-  requeueRetryable(id: string, entry: HistoryEntry): Promise<boolean>;
+  requeueRetryable(id: string, entry: HistoryEntry, scaleSets: string[]): Promise<boolean>;
 
   /**
    * Asks to cancel a task (POST /task/{id}/cancel). The request is stored, so whichever replica holds the task's

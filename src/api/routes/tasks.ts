@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from "@fastify/ty
 import type { FastifyReply } from "fastify";
 import type { TaskStore } from "../../tasks/task-store.ts";
 import { phaseOf } from "../../tasks/task-runner.ts";
-import { FINISHED_STATES, toClouddriverTask } from "../../tasks/task.ts";
+import { FINISHED_STATES, toClouddriverTask, type HistoryEntry, type Task as StoredTask } from "../../tasks/task.ts";
 import type { TaskBodies, TaskBody } from "../task-bodies.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { accountsOfTask, forbiddenAccount, forbiddenTaskAccount } from "../../auth/task-access.ts";
@@ -18,8 +18,8 @@ export interface TaskRoutesOptions {
   store: TaskStore;
   /** Task ids we do not know are Clouddriver's, when one is configured. */
   forwarder?: ClouddriverForwarder;
-  /** Called when a task was put back in the queue, so that it is claimed at once. */
-  onRequeued?: () => void;
+  /** Puts a failed, retryable task back in the queue at its place on its scale sets (TaskRunner#requeue). */
+  requeue: (task: StoredTask, entry: HistoryEntry) => Promise<boolean>;
   /** Called when a cancel was asked of a task that runs (or was claimed): it stops at once if it runs here. */
   onCancelRequested?: (id: string) => void;
   /** Holds ?wait= requests until their task ends. */
@@ -28,7 +28,7 @@ export interface TaskRoutesOptions {
   bodies: TaskBodies;
 }
 
-export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, forwarder, onRequeued, onCancelRequested, waiter, bodies }) => {
+export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, forwarder, requeue, onCancelRequested, waiter, bodies }) => {
   type ClouddriverTaskBody = ReturnType<typeof toClouddriverTask>;
 
   /** The task's answer as it stands: kept while its revision holds, else read, built and kept. */
@@ -120,10 +120,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
         const failed = task.failure;
         if (failed?.retryable) {
           const line = `Resumed on request: running ${failed.operation} again from a fresh read (it had failed: ${failed.message})`;
-          if (await store.requeueRetryable(id, { phase: phaseOf(failed.operation), status: line, timeMs: Date.now() })) {
-            onRequeued?.();
-            return ref;
-          }
+          if (await requeue(task, { phase: phaseOf(failed.operation), status: line, timeMs: Date.now() })) return ref;
           // Someone else resumed it between our read and our write: it is queued or running now.
           const now = await store.get(id);
           if (now && (now.state === "queued" || now.state === "running")) return ref;
