@@ -7,6 +7,7 @@ import type { Config } from "./config.ts";
 import { AccountRegistry } from "./azure/accounts.ts";
 import { ClouddriverForwarder, installClouddriverForwarding } from "./api/clouddriver-forwarding.ts";
 import { installErrorHandling } from "./api/errors.ts";
+import { LazySchemaCompilers } from "./api/schema-compilers.ts";
 import { componentSchemas } from "./api/schemas.ts";
 import { healthRoutes } from "./api/routes/health.ts";
 import { operationRoutes } from "./api/routes/operations.ts";
@@ -52,6 +53,8 @@ export interface Service {
   routes: RouteAccessInfo[];
   accounts: AccountRegistry;
   metrics: ServiceMetrics;
+  /** Compiles every route schema not compiled yet (they compile on first use); returns how many. */
+  compileSchemas(): number;
   /**
    * Stops taking work, interrupts tasks in flight (their checkpoints stay and their leases are given back), waits
    * for them up to timeoutMs, then closes the HTTP server and the store.
@@ -66,6 +69,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const store = options.store ?? new MemoryTaskStore(config.taskRetention);
   const accounts = options.accounts ?? (await AccountRegistry.open(config.accounts));
 
+  const schemas = new LazySchemaCompilers();
   const app = Fastify({
     // JSON lines. Request logs carry no headers, and these paths are cut from anything logged all the same.
     logger: options.logger ?? {
@@ -76,6 +80,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     // removeAdditional off: an unknown key where the schema allows none is an error the caller should see,
     // not something to strip silently. verbose: errors carry their schema, so messages can quote its description.
     ajv: { customOptions: { allErrors: true, verbose: true, removeAdditional: false } },
+    schemaController: { compilersFactory: schemas.factory },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const budget = new RateLimitBudget();
@@ -183,6 +188,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     accounts,
     routes,
     metrics,
+    compileSchemas: () => schemas.compileAll(),
     drain() {
       draining = true;
     },
