@@ -1,9 +1,39 @@
 // Entry point: read configuration, start the embedded simulator when asked, listen, and stop cleanly on signals.
-import { buildApp } from "./app.ts";
-import { AccountSetupError } from "./azure/client.ts";
-import { ConfigError, loadConfig, type Config } from "./config.ts";
-import { createTaskStore, TaskStoreOpenError } from "./tasks/create-task-store.ts";
+//
+// Everything else is imported dynamically, after the compile cache is on: static imports would all be loaded (read,
+// type-stripped, compiled) before the first line here runs.
+import { lstatSync, mkdirSync } from "node:fs";
+import { enableCompileCache, flushCompileCache } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Config } from "./config.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
+
+/**
+ * Node's compile cache: the type-stripped sources and V8's compiled code of the modules, kept between starts (about a
+ * fifth of start-up). In a directory of this user's own under the temp dir, used only if nobody else can write
+ * to it (what is in it runs as code). NODE_COMPILE_CACHE and NODE_DISABLE_COMPILE_CACHE, Node's own, take
+ * precedence. Without it, start-up is slower and nothing else changes.
+ */
+function enableModuleCompileCache(): void {
+  if (process.env.NODE_COMPILE_CACHE || process.env.NODE_DISABLE_COMPILE_CACHE) return;
+  const uid = process.getuid?.();
+  const dir = join(tmpdir(), `vmss-ops-compile-cache${uid === undefined ? "" : `-${uid}`}`);
+  try {
+    mkdirSync(dir, { mode: 0o700, recursive: true });
+    const st = lstatSync(dir);
+    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) return;
+    enableCompileCache(dir);
+  } catch {
+    // An unwritable temp dir: no cache.
+  }
+}
+
+enableModuleCompileCache();
+const { buildApp } = await import("./app.ts");
+const { AccountSetupError } = await import("./azure/client.ts");
+const { ConfigError, loadConfig } = await import("./config.ts");
+const { createTaskStore, TaskStoreOpenError } = await import("./tasks/create-task-store.ts");
 
 async function main(): Promise<void> {
   let config: Config;
@@ -75,6 +105,8 @@ async function main(): Promise<void> {
     `API documentation: ${base}/docs (OpenAPI: ${base}/openapi.json)`,
   ];
   console.log(lines.join("\n"));
+  // Written now, not only at exit: a replica that is killed still starts faster next time.
+  flushCompileCache();
 
   // A credential that builds but cannot get a token (a wrong secret, an unknown tenant, no managed identity here)
   // shows only when it is used: try each account once now, so the log says which one at start-up.
