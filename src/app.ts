@@ -1,12 +1,12 @@
 // buildApp: the configured service, ready to inject() or listen(). Nothing here listens or reads the environment.
 import Fastify, { type FastifyInstance } from "fastify";
-import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Config } from "./config.ts";
 import { AccountRegistry } from "./azure/accounts.ts";
 import type { ClouddriverForwarder } from "./api/clouddriver-forwarding.ts";
+import { docsRoutes } from "./api/docs.ts";
 import { installErrorHandling } from "./api/errors.ts";
+import { openApiOptions } from "./api/openapi.ts";
 import { LazySchemaCompilers } from "./api/schema-compilers.ts";
 import { componentSchemas } from "./api/schemas.ts";
 import { healthRoutes } from "./api/routes/health.ts";
@@ -39,6 +39,11 @@ export interface AppOptions {
   accounts?: AccountRegistry;
   /** Fastify logger options; false in tests. */
   logger?: boolean | Record<string, unknown>;
+  /**
+   * Generates the OpenAPI document from the routes (app.swagger()), for scripts/write-openapi.ts. The service serves
+   * the checked-in result instead, without loading @fastify/swagger.
+   */
+  generateOpenApi?: boolean;
 }
 
 export interface Service {
@@ -61,8 +66,6 @@ export interface Service {
    */
   close(timeoutMs?: number): Promise<void>;
 }
-
-export const API_VERSION = "0.1.0";
 
 export async function buildApp(options: AppOptions): Promise<Service> {
   const { config } = options;
@@ -125,29 +128,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   for (const schema of [...componentSchemas, RateLimits, Readiness, ...clouddriverSchemas, ...clusterOperationSchemas]) app.addSchema(schema);
   for (const op of operations.values()) app.addSchema(op.schema);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: "3.1.0",
-      info: {
-        title: "vmss-ops",
-        version: API_VERSION,
-        description:
-          "Deployment-stage operations on Azure VM Scale Sets, compatible with Spinnaker Clouddriver's task API. " +
-          "Submit an operation, get a task, poll GET /task/{id} until status.completed.",
-      },
-      tags: [
-        { name: "operations", description: "Start operations; each answers 202 with a task" },
-        { name: "tasks", description: "Poll tasks" },
-        { name: "serverGroups", description: "Read scale sets as Azure reports them" },
-        { name: "clouddriver", description: "The Clouddriver reads Orca makes for Azure server groups, served through a short-lived read cache" },
-        { name: "service", description: "Health and documentation" },
-      ],
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`) },
-  });
-  await app.register(swaggerUi, { routePrefix: "/docs" });
-
-  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  if (options.generateOpenApi) await app.register((await import("@fastify/swagger")).default, openApiOptions);
+  await app.register(docsRoutes);
   await app.register(healthRoutes, { runner, accounts: accounts.names(), operations: [...operations.keys()] });
   await app.register(operationRoutes, {
     operations,
