@@ -1,35 +1,23 @@
 // Entry point: read configuration, start the embedded simulator when asked, listen, and stop cleanly on signals.
 //
-// Everything else is imported dynamically, after the compile cache is on: static imports would all be loaded (read,
+// First the process itself (src/node-process.ts): V8's heap settings, which may restart it in place, and the compile
+// cache. Everything else is imported dynamically, after that: static imports would all be loaded (read,
 // type-stripped, compiled) before the first line here runs.
-import { lstatSync, mkdirSync } from "node:fs";
-import { enableCompileCache, flushCompileCache } from "node:module";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { flushCompileCache } from "node:module";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { applyRuntimeHeapFlags, compileCacheDir, enableModuleCompileCache, restartWithHeapFlags } from "./node-process.ts";
 import type { Config } from "./config.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
 
-/**
- * Node's compile cache: the type-stripped sources and V8's compiled code of the modules, kept between starts (about a
- * fifth of start-up). In a directory of this user's own under the temp dir, used only if nobody else can write
- * to it (what is in it runs as code). NODE_COMPILE_CACHE and NODE_DISABLE_COMPILE_CACHE, Node's own, take
- * precedence. Without it, start-up is slower and nothing else changes.
- */
-function enableModuleCompileCache(): void {
-  if (process.env.NODE_COMPILE_CACHE || process.env.NODE_DISABLE_COMPILE_CACHE) return;
-  const uid = process.getuid?.();
-  const dir = join(tmpdir(), `vmss-ops-compile-cache${uid === undefined ? "" : `-${uid}`}`);
-  try {
-    mkdirSync(dir, { mode: 0o700, recursive: true });
-    const st = lstatSync(dir);
-    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) return;
-    enableCompileCache(dir);
-  } catch {
-    // An unwritable temp dir: no cache.
-  }
+// Only as the entry point: restarting replaces the whole process, whoever imported this.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const cacheDir = compileCacheDir();
+  // The cache named in the environment, so that the restarted process finds this file in it too (and never loads
+  // the type stripper, which holds some 18 MB once loaded).
+  restartWithHeapFlags(cacheDir ? { ...process.env, NODE_COMPILE_CACHE: cacheDir } : process.env);
+  enableModuleCompileCache(cacheDir);
 }
-
-enableModuleCompileCache();
 const { buildApp } = await import("./app.ts");
 const { AccountSetupError } = await import("./azure/client.ts");
 const { ConfigError, loadConfig } = await import("./config.ts");
@@ -105,6 +93,7 @@ async function main(): Promise<void> {
     `API documentation: ${base}/docs (OpenAPI: ${base}/openapi.json)`,
   ];
   console.log(lines.join("\n"));
+  applyRuntimeHeapFlags();
   // Written now, not only at exit: a replica that is killed still starts faster next time.
   flushCompileCache();
 
