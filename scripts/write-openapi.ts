@@ -1,4 +1,5 @@
-// Writes the service's OpenAPI document to openapi/openapi.json, exactly as GET /openapi.json serves it.
+// Writes the service's OpenAPI document, generated from the route schemas, to openapi/openapi.json: the file that
+// GET /openapi.json serves.
 //   npm run openapi             write the file
 //   npm run openapi -- --check  exit 1 if the file differs from what the routes produce (CI, tests)
 // OPENAPI_FILE=path overrides the file (the tests use it to check a tampered copy).
@@ -7,15 +8,16 @@ import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { dirname, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildApp } from "../src/app.ts";
+import { OPENAPI_FILE } from "../src/api/openapi.ts";
 import { loadConfig } from "../src/config.ts";
 
-/** The checked-in document. */
-export const DEFAULT_OPENAPI_PATH = resolve(dirname(fileURLToPath(import.meta.url)), "..", "openapi", "openapi.json");
+/** The checked-in document (the one the service serves). */
+export const DEFAULT_OPENAPI_PATH = fileURLToPath(OPENAPI_FILE);
 
 /** The document as the routes produce it, serialized the way it is checked in (2-space indent, trailing newline). */
 export async function generateOpenApi(): Promise<{ document: Record<string, unknown>; text: string }> {
   const config = loadConfig({ SIMULATOR: "external", SIMULATOR_URL: "https://127.0.0.1:1", LOG_LEVEL: "silent" });
-  const service = await buildApp({ config, logger: false });
+  const service = await buildApp({ config, logger: false, generateOpenApi: true });
   try {
     const document = service.app.swagger() as unknown as Record<string, unknown>;
     // Round-trip so that the returned object is plain JSON, detached from the app.

@@ -1,12 +1,13 @@
 // buildApp: the configured service, ready to inject() or listen(). Nothing here listens or reads the environment.
 import Fastify, { type FastifyInstance } from "fastify";
-import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Config } from "./config.ts";
 import { AccountRegistry } from "./azure/accounts.ts";
-import { ClouddriverForwarder, installClouddriverForwarding } from "./api/clouddriver-forwarding.ts";
+import type { ClouddriverForwarder } from "./api/clouddriver-forwarding.ts";
+import { docsRoutes } from "./api/docs.ts";
 import { installErrorHandling } from "./api/errors.ts";
+import { openApiOptions } from "./api/openapi.ts";
+import { LazySchemaCompilers } from "./api/schema-compilers.ts";
 import { componentSchemas } from "./api/schemas.ts";
 import { healthRoutes } from "./api/routes/health.ts";
 import { operationRoutes } from "./api/routes/operations.ts";
@@ -39,6 +40,11 @@ export interface AppOptions {
   accounts?: AccountRegistry;
   /** Fastify logger options; false in tests. */
   logger?: boolean | Record<string, unknown>;
+  /**
+   * Generates the OpenAPI document from the routes (app.swagger()), for scripts/write-openapi.ts. The service serves
+   * the checked-in result instead, without loading @fastify/swagger.
+   */
+  generateOpenApi?: boolean;
 }
 
 export interface Service {
@@ -53,6 +59,8 @@ export interface Service {
   routes: RouteAccessInfo[];
   accounts: AccountRegistry;
   metrics: ServiceMetrics;
+  /** Compiles every route schema not compiled yet (they compile on first use); returns how many. */
+  compileSchemas(): number;
   /**
    * Stops taking work, interrupts tasks in flight (their checkpoints stay and their leases are given back), waits
    * for them up to timeoutMs, then closes the HTTP server and the store.
@@ -60,13 +68,12 @@ export interface Service {
   close(timeoutMs?: number): Promise<void>;
 }
 
-export const API_VERSION = "0.1.0";
-
 export async function buildApp(options: AppOptions): Promise<Service> {
   const { config } = options;
   const store = options.store ?? new MemoryTaskStore(config.taskRetention);
   const accounts = options.accounts ?? (await AccountRegistry.open(config.accounts));
 
+  const schemas = new LazySchemaCompilers();
   const app = Fastify({
     // JSON lines. Request logs carry no headers, and these paths are cut from anything logged all the same.
     logger: options.logger ?? {
@@ -77,6 +84,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     // removeAdditional off: an unknown key where the schema allows none is an error the caller should see,
     // not something to strip silently. verbose: errors carry their schema, so messages can quote its description.
     ajv: { customOptions: { allErrors: true, verbose: true, removeAdditional: false } },
+    schemaController: { compilersFactory: schemas.factory },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const budget = new RateLimitBudget();
@@ -111,34 +119,18 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   // JSON only: anything else is a 415, not a string that fails validation later.
   app.removeContentTypeParser("text/plain");
   // After access control: what is forwarded to Clouddriver needs the same credentials as what is served here.
-  const forwarder = config.clouddriver ? new ClouddriverForwarder(config.clouddriver) : undefined;
-  if (forwarder) installClouddriverForwarding(app, forwarder);
+  // Loaded only when configured: it brings undici, whose loading is a tenth of start-up.
+  let forwarder: ClouddriverForwarder | undefined;
+  if (config.clouddriver) {
+    const forwarding = await import("./api/clouddriver-forwarding.ts");
+    forwarder = new forwarding.ClouddriverForwarder(config.clouddriver);
+    forwarding.installClouddriverForwarding(app, forwarder);
+  }
   for (const schema of [...componentSchemas, RateLimits, Readiness, ...clouddriverSchemas, ...clusterOperationSchemas]) app.addSchema(schema);
   for (const op of operations.values()) app.addSchema(op.schema);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: "3.1.0",
-      info: {
-        title: "vmss-ops",
-        version: API_VERSION,
-        description:
-          "Deployment-stage operations on Azure VM Scale Sets, compatible with Spinnaker Clouddriver's task API. " +
-          "Submit an operation, get a task, poll GET /task/{id} until status.completed.",
-      },
-      tags: [
-        { name: "operations", description: "Start operations; each answers 202 with a task" },
-        { name: "tasks", description: "Poll tasks" },
-        { name: "serverGroups", description: "Read scale sets as Azure reports them" },
-        { name: "clouddriver", description: "The Clouddriver reads Orca makes for Azure server groups, served through a short-lived read cache" },
-        { name: "service", description: "Health and documentation" },
-      ],
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`) },
-  });
-  await app.register(swaggerUi, { routePrefix: "/docs" });
-
-  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  if (options.generateOpenApi) await app.register((await import("@fastify/swagger")).default, openApiOptions);
+  await app.register(docsRoutes);
   await app.register(healthRoutes, { runner, accounts: accounts.names(), operations: [...operations.keys()] });
   await app.register(operationRoutes, {
     operations,
@@ -185,6 +177,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     accounts,
     routes,
     metrics,
+    compileSchemas: () => schemas.compileAll(),
     drain() {
       draining = true;
     },

@@ -1,11 +1,11 @@
 // The one place where configuration is read. Everything else receives a Config.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import { SettingsError, SIMULATOR_SUBSCRIPTION_ID, simulatorConfigFromEnv, type SimulatorConfig } from "./simulator/settings.ts";
 
 export { SIMULATOR_SUBSCRIPTION_ID };
-import { parse as parseYaml } from "yaml";
 
 /** How an account gets its Azure token. Secrets are never part of the configuration object: only how to read them. */
 export type CredentialConfig =
@@ -244,10 +244,13 @@ function boolVar(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
 }
 
+/** yaml, loaded with the first configuration document: most deployments have none, and loading it costs 20-30 ms. */
+const yaml = () => createRequire(import.meta.url)("yaml") as typeof import("yaml");
+
 /** A configuration document: YAML, of which JSON is a subset. */
 function parseDocument(text: string, source: string): unknown {
   try {
-    return parseYaml(text);
+    return yaml().parse(text);
   } catch (err) {
     const position = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
     throw new ConfigError(`${source} is not valid YAML or JSON${position ? ` (line ${position.line}, column ${position.col})` : ""}`);

@@ -1,9 +1,27 @@
 // Entry point: read configuration, start the embedded simulator when asked, listen, and stop cleanly on signals.
-import { buildApp } from "./app.ts";
-import { AccountSetupError } from "./azure/client.ts";
-import { ConfigError, loadConfig, type Config } from "./config.ts";
-import { createTaskStore, TaskStoreOpenError } from "./tasks/create-task-store.ts";
+//
+// First the process itself (src/node-process.ts): V8's heap settings, which may restart it in place, and the compile
+// cache. Everything else is imported dynamically, after that: static imports would all be loaded (read,
+// type-stripped, compiled) before the first line here runs.
+import { flushCompileCache } from "node:module";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { applyRuntimeHeapFlags, compileCacheDir, enableModuleCompileCache, restartWithHeapFlags } from "./node-process.ts";
+import type { Config } from "./config.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
+
+// Only as the entry point: restarting replaces the whole process, whoever imported this.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const cacheDir = compileCacheDir();
+  // The cache named in the environment, so that the restarted process finds this file in it too (and never loads
+  // the type stripper, which holds some 18 MB once loaded).
+  restartWithHeapFlags(cacheDir ? { ...process.env, NODE_COMPILE_CACHE: cacheDir } : process.env);
+  enableModuleCompileCache(cacheDir);
+}
+const { buildApp } = await import("./app.ts");
+const { AccountSetupError } = await import("./azure/client.ts");
+const { ConfigError, loadConfig } = await import("./config.ts");
+const { createTaskStore, TaskStoreOpenError } = await import("./tasks/create-task-store.ts");
 
 async function main(): Promise<void> {
   let config: Config;
@@ -75,6 +93,9 @@ async function main(): Promise<void> {
     `API documentation: ${base}/docs (OpenAPI: ${base}/openapi.json)`,
   ];
   console.log(lines.join("\n"));
+  applyRuntimeHeapFlags();
+  // Written now, not only at exit: a replica that is killed still starts faster next time.
+  flushCompileCache();
 
   // A credential that builds but cannot get a token (a wrong secret, an unknown tenant, no managed identity here)
   // shows only when it is used: try each account once now, so the log says which one at start-up.

@@ -398,7 +398,7 @@ t.test(".dockerignore", async (t) => {
       t.notOk(ignored(source), `COPY source ${source} is not excluded by .dockerignore`);
     }
   }
-  for (const needed of ["src/server.ts", "src/simulator/tls/simulator-cert.pem", "src/simulator/tls/simulator-key.pem"]) {
+  for (const needed of ["src/server.ts", "src/simulator/tls/simulator-cert.pem", "src/simulator/tls/simulator-key.pem", "openapi/openapi.json"]) {
     t.notOk(ignored(needed), `keeps ${needed} (needed at run time)`);
   }
 });
@@ -622,6 +622,10 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   }
   const health = await (await fetch(`${base}/health`)).json();
   t.match(health, { status: "ok", accounts: ["demo"] }, "with the simulator's demo account");
+  // GET /openapi.json sends the checked-in document: the image must hold it.
+  const openapi = await fetch(`${base}/openapi.json`);
+  t.equal(openapi.status, 200, "the image serves its OpenAPI document");
+  t.match(await openapi.json(), { info: { title: "vmss-ops" } });
 
   const hcTimeout = durationMs(healthcheck.options.timeout);
   const probe = await run(node(healthcheck.cmd), { cwd: app, env, timeoutMs: hcTimeout, ...asUser });

@@ -1,5 +1,6 @@
 // Start-up loads only what the configuration needs: with an external simulator and SQLite, neither the embedded
-// simulator nor @azure/identity nor pg is loaded (each costs start-up time; see docs/task-stores.md).
+// simulator nor @azure/identity nor pg is loaded, without CLOUDDRIVER_URL no undici, and no Swagger until /docs is
+// asked for (each costs start-up time; see docs/task-stores.md).
 import t from "tap";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +11,7 @@ import { REPO, SIMULATOR_CA_FILE, startChildService } from "./helpers/child-serv
 const sim = await startSimulator({ port: 0, writeDurationMs: 0, timeScale: 0.001, seed: true });
 t.teardown(() => sim.close());
 
-t.test("external simulator, SQLite: no embedded simulator, no @azure/identity, no pg", async (t) => {
+t.test("external simulator, SQLite, no Clouddriver: no embedded simulator, no @azure/identity, no pg, no undici, no Swagger", async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-startup-"));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const service = await startChildService({
@@ -33,6 +34,8 @@ t.test("external simulator, SQLite: no embedded simulator, no @azure/identity, n
   t.same(loaded.filter((u) => u.includes("/src/simulator/") && !u.endsWith("/src/simulator/settings.ts")), [], "no embedded simulator");
   t.same(loaded.filter((u) => u.includes("/@azure/identity/")), [], "no @azure/identity");
   t.same(loaded.filter((u) => /\/node_modules\/pg(-[a-z]+)?\//.test(u)), [], "no pg");
+  t.same(loaded.filter((u) => u.includes("/node_modules/undici/")), [], "no undici (only forwarding to Clouddriver uses it)");
+  t.same(loaded.filter((u) => u.includes("/node_modules/@fastify/swagger")), [], "no @fastify/swagger or @fastify/swagger-ui");
   service.child.kill("SIGTERM");
   await service.exited;
 });

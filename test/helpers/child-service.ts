@@ -47,10 +47,10 @@ export interface ChildService {
   waitForTask(id: string, timeoutMs?: number): Promise<any>;
 }
 
-/** Starts `node src/server.ts` with env; resolves once it listens, rejects if it exits first. */
-export async function startChildService(env: Record<string, string>, options: { waitForListen?: boolean } = {}): Promise<ChildService> {
+/** Starts `node src/server.ts` with env (and nodeArgs before the script); resolves once it listens, rejects if it exits first. */
+export async function startChildService(env: Record<string, string>, options: { waitForListen?: boolean; nodeArgs?: string[] } = {}): Promise<ChildService> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const child = spawn(process.execPath, ["src/server.ts"], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "src/server.ts"], {
     cwd: REPO,
     // An embedded simulator runs at the test helpers' time factor unless the test says otherwise.
     env: { ...process.env, LOG_LEVEL: "warn", SIMULATOR_TIME_SCALE: "0.001", ...env, PORT: String(port) },

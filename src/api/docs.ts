@@ -1,0 +1,56 @@
+// The API documentation, open to all: GET /openapi.json is the checked-in document (openapi/openapi.json, generated
+// from the route schemas), and /docs is Swagger UI over it. Swagger UI and its assets are loaded on the first
+// request to /docs, in an app of their own that this one passes those requests to: few callers ever ask, and
+// loading it cost every start.
+import { readFile } from "node:fs/promises";
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { OPENAPI_FILE } from "./openapi.ts";
+
+/** Headers that belong to the inner answer's connection, not to the content. */
+const CONNECTION_HEADERS = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "date"]);
+
+async function swaggerUiApp(document: string): Promise<FastifyInstance> {
+  const [{ default: Fastify }, { default: swagger }, { default: swaggerUi }] = await Promise.all([
+    import("fastify"),
+    import("@fastify/swagger"),
+    import("@fastify/swagger-ui"),
+  ]);
+  const ui = Fastify({ logger: false });
+  await ui.register(swagger, { mode: "static", specification: { document: JSON.parse(document) } });
+  await ui.register(swaggerUi, { routePrefix: "/docs" });
+  await ui.ready();
+  return ui;
+}
+
+export const docsRoutes: FastifyPluginAsync = async (app) => {
+  // Compact, as the file is indented for reading diffs.
+  let document: Promise<string> | undefined;
+  const openApiDocument = () =>
+    (document ??= readFile(OPENAPI_FILE, "utf8").then(
+      (text) => JSON.stringify(JSON.parse(text)),
+      (err) => {
+        document = undefined;
+        throw err;
+      },
+    ));
+  app.get("/openapi.json", { schema: { hide: true } }, async (_request, reply) => reply.type("application/json; charset=utf-8").send(await openApiDocument()));
+
+  let ui: Promise<FastifyInstance> | undefined;
+  const swaggerUi = async (request: FastifyRequest, reply: FastifyReply) => {
+    ui ??= openApiDocument().then(swaggerUiApp).catch((err) => {
+      ui = undefined;
+      throw err;
+    });
+    const answer = await (await ui).inject({ method: request.method as "GET" | "HEAD", url: request.url, headers: request.headers });
+    // Not Swagger UI's: this service's own 404.
+    if (answer.statusCode === 404) return reply.callNotFound();
+    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !CONNECTION_HEADERS.has(name)) reply.header(name, value);
+    reply.code(answer.statusCode);
+    return answer.rawPayload.length > 0 ? reply.send(answer.rawPayload) : reply.send();
+  };
+  app.get("/docs", { schema: { hide: true } }, swaggerUi);
+  app.get("/docs/*", { schema: { hide: true } }, swaggerUi);
+  app.addHook("onClose", async () => {
+    if (ui) await (await ui.catch(() => undefined))?.close();
+  });
+};
