@@ -48,18 +48,7 @@ export class LazySchemaCompilers {
         // fastify lower-cases a headers schema only for its default compiler; no route validates headers, and one
         // that starts to must not silently lose that.
         if (route.httpPart === "headers") throw new Error(`${route.method} ${route.url}: headers schemas are not supported (see src/api/schema-compilers.ts)`);
-        let compiled: Validate | undefined;
-        const ensure = () => {
-          if (compiled) return compiled;
-          compile ??= (defaultCompilers().buildValidator as (e: ExternalSchemas, o: unknown) => (r: RouteSchema) => Validate)(externalSchemas, options);
-          try {
-            compiled = compile(route);
-          } catch (err) {
-            throw compileError(route, err);
-          }
-          this.#pending.delete(ensure);
-          return compiled;
-        };
+        const ensure = this.#onFirstUse(route, () => (compile ??= (defaultCompilers().buildValidator as (e: ExternalSchemas, o: unknown) => (r: RouteSchema) => Validate)(externalSchemas, options)));
         const validate: Validate = (data, context) => {
           const fn = ensure();
           const ok = fn(data, context);
@@ -69,30 +58,34 @@ export class LazySchemaCompilers {
         };
         // Ajv's functions have schemaEnv; fastify then passes the parent object, so that Ajv can coerce a root value.
         validate.schemaEnv = true;
-        this.#pending.add(ensure);
         return validate;
       };
     }) as BuildValidator,
     buildSerializer: ((externalSchemas: ExternalSchemas, options: unknown) => {
       let compile: ((route: RouteSchema) => Serialize) | undefined;
       return (route: RouteSchema) => {
-        let compiled: Serialize | undefined;
-        const ensure = () => {
-          if (compiled) return compiled;
-          compile ??= (defaultCompilers().buildSerializer as (e: ExternalSchemas, o: unknown) => (r: RouteSchema) => Serialize)(externalSchemas, options);
-          try {
-            compiled = compile(route);
-          } catch (err) {
-            throw compileError(route, err);
-          }
-          this.#pending.delete(ensure);
-          return compiled;
-        };
-        this.#pending.add(ensure);
+        const ensure = this.#onFirstUse(route, () => (compile ??= (defaultCompilers().buildSerializer as (e: ExternalSchemas, o: unknown) => (r: RouteSchema) => Serialize)(externalSchemas, options)));
         return (data: unknown) => ensure()(data);
       };
     }) as BuildSerializer,
   };
+
+  /** Compiles route's schema with the compiler `compiler` gives, once, when first asked; pending until then. */
+  #onFirstUse<F>(route: RouteSchema, compiler: () => (route: RouteSchema) => F): () => F {
+    let compiled: F | undefined;
+    const ensure = (): F => {
+      if (compiled) return compiled;
+      try {
+        compiled = compiler()(route);
+      } catch (err) {
+        throw compileError(route, err);
+      }
+      this.#pending.delete(ensure);
+      return compiled;
+    };
+    this.#pending.add(ensure);
+    return ensure;
+  }
 
   /** Compiles every schema not compiled yet (a failure names its route); returns how many it compiled. */
   compileAll(): number {
