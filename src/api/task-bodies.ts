@@ -31,6 +31,11 @@ export class TaskBodies {
     return body;
   }
 
+  /** Whether an answer is kept for the task, at whatever revision. */
+  has(id: string): boolean {
+    return this.#entries.has(id);
+  }
+
   set(id: string, body: TaskBody): void {
     this.#entries.delete(id);
     if (this.#maxEntries === 0) return;

@@ -33,10 +33,13 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
 
   /** The task's answer as it stands: kept while its revision holds, else read, built and kept. */
   async function currentBody(id: string, reply: FastifyReply): Promise<TaskBody | undefined> {
-    const revision = await store.revision(id);
-    if (revision === undefined) return undefined;
-    const kept = bodies.get(id, revision);
-    if (kept) return kept;
+    // Only a task with an answer kept is asked its revision first: for any other, that would be a second query.
+    if (bodies.has(id)) {
+      const revision = await store.revision(id);
+      if (revision === undefined) return undefined;
+      const kept = bodies.get(id, revision);
+      if (kept) return kept;
+    }
     const task = await store.get(id);
     if (!task) return undefined;
     const body = { revision: task.revision, json: reply.serialize(toClouddriverTask(task)) as string, accounts: accountsOfTask(task), finished: FINISHED_STATES.has(task.state) };
