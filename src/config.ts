@@ -605,7 +605,9 @@ export function loadConfig(env: Env = process.env): Config {
   };
 
   const databaseUrl = env.DATABASE_URL || undefined;
-  const storeKind = env.TASK_STORE ?? (databaseUrl ? "postgres" : "sqlite");
+  // The embedded simulator keeps its scale sets in memory, so tasks about them are kept in memory too: `npm start`
+  // always starts from one clean slate, and a task never names a scale set state that is gone.
+  const storeKind = env.TASK_STORE ?? (databaseUrl ? "postgres" : simulator.mode === "embedded" && accounts.every((a) => a.credential.kind === "simulator") ? "memory" : "sqlite");
   if (storeKind !== "memory" && storeKind !== "sqlite" && storeKind !== "postgres") {
     throw new ConfigError(`TASK_STORE must be memory, sqlite or postgres, got "${storeKind}"`);
   }

@@ -84,7 +84,8 @@ async function main(): Promise<void> {
   const lines = [
     `vmss-ops listening on ${base}`,
     config.simulator.url ? `Azure simulator: ${config.simulator.url} (${config.simulator.mode}); control API under ${config.simulator.url}/_sim` : "Azure: real accounts only",
-    `accounts: ${config.accounts.map((a) => a.name).join(", ")}; tasks: ${config.store.kind === "sqlite" ? `SQLite in ${config.store.dataDir}/` : config.store.kind === "postgres" ? "PostgreSQL" : "in memory"} (replica ${config.tasks.replicaId})`,
+    `accounts: ${config.accounts.map((a) => a.name).join(", ")}; tasks: ${config.store.kind === "sqlite" ? `SQLite in ${config.store.dataDir}/` : config.store.kind === "postgres" ? "PostgreSQL" : config.simulator.mode === "embedded" ? "in memory, like the embedded simulator's scale sets: both start fresh at every start" : "in memory"} (replica ${config.tasks.replicaId})`,
+    `status page: ${base}/ui`,
     "try:",
     `  curl -s -X POST ${base}/azure/ops/resizeServerGroup -H 'content-type: application/json' \\`,
     `    -d '{"credentials":"demo","region":"eastus","serverGroupName":"web-prod-v001","capacity":{"min":1,"max":10,"desired":5}}'`,

@@ -1,12 +1,15 @@
 import t from "tap";
 import { ConfigError, loadConfig } from "../src/config.ts";
 
-t.test("defaults: embedded simulator, the demo account, the embedded task store", async (t) => {
+t.test("defaults: embedded simulator, the demo account, tasks in memory beside it", async (t) => {
   const c = loadConfig({});
   t.equal(c.port, 7002);
   t.equal(c.simulator.mode, "embedded");
   t.equal(c.simulator.port, 7003);
-  t.equal(c.store.kind, "sqlite");
+  // The embedded simulator starts fresh at every start, so its tasks do too: the demo is one clean slate.
+  t.equal(c.store.kind, "memory");
+  t.equal(loadConfig({ TASK_STORE: "sqlite" }).store.kind, "sqlite", "unless told otherwise");
+  t.equal(loadConfig({ SIMULATOR_URL: "https://127.0.0.1:7003" }).store.kind, "sqlite", "an external simulator outlives the service: tasks are kept");
   t.same(c.accounts.map((a) => a.name), ["demo"]);
   t.equal(c.accounts[0].defaultResourceGroup, "demo-rg");
 });

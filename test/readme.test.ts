@@ -1,102 +1,86 @@
-// The README's "Try it" commands, run as written (only the two ports are swapped for free ones) against the
-// service started the way `npm start` starts it: a child process with the embedded simulator.
-import t from "tap";
-import { spawn, spawnSync } from "node:child_process";
+// A newcomer's path through the README, exactly: the quickstart (`npm start`, on free ports), the Try it blocks as
+// written (a resize, a failing task, a refused request), a restart, then the same blocks again, which must print
+// the same (task ids and clock times aside). Then the helpers' own promises: they stop on errors, never wait
+// forever, and say why in their exit status.
+import t, { type Test } from "tap";
 import { readFileSync } from "node:fs";
-import { mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { freePort } from "./helpers/child-service.ts";
+import { join } from "node:path";
+import { REPO } from "./helpers/child-service.ts";
+import { fences, normalizeRun, runBlocks, section, startDemo } from "./helpers/doc-commands.ts";
 
-const REPO = join(dirname(fileURLToPath(import.meta.url)), "..");
 const readme = readFileSync(join(REPO, "README.md"), "utf8");
+const quickstart = section(readme, "Quickstart");
+const tryIt = section(readme, "Try it");
+const blocks = fences(tryIt).filter((f) => f.lang === "sh").map((f) => f.body);
 
-function section(markdown: string, heading: string): string {
-  const start = markdown.indexOf(`\n## ${heading}\n`);
-  if (start < 0) throw new Error(`README has no "## ${heading}" section`);
-  const end = markdown.indexOf("\n## ", start + 1);
-  return markdown.slice(start, end < 0 ? undefined : end);
+t.test("the quickstart says what to run, which ports, and where the page is", async (t) => {
+  const commands = fences(quickstart).find((f) => f.lang === "shell")?.body ?? "";
+  t.match(commands, /npm install && npm start .*7002.*7003/, "npm start, with its two ports");
+  t.match(commands, /npm install && npm test/, "npm test");
+  t.match(quickstart, /http:\/\/127\.0\.0\.1:7002\/ui/, "the status page");
+  t.match(quickstart, /clean slate/, "what a restart keeps is said");
+  t.ok(blocks.length >= 3, `Try it has its blocks (${blocks.length})`);
+  t.ok(readme.length < 12_000, `the README fits on a few screens (${readme.length} characters)`);
+});
+
+const demo = await startDemo({ npm: true });
+t.teardown(() => demo.stop());
+
+t.test("npm start prints what the README shows", async (t) => {
+  const shown = fences(quickstart).find((f) => f.lang === "" && f.body.includes("listening on"))!.body;
+  for (const line of shown.split("\n").filter((l) => l && l !== "…")) {
+    const pattern = line
+      .replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+      .replaceAll("7002", String(demo.apiPort))
+      .replaceAll("7003", String(demo.simPort))
+      .replaceAll("…", ".*");
+    t.match(demo.output(), new RegExp(pattern), `prints: ${line}`);
+  }
+});
+
+function expectOutputShown(t: Test, out: string) {
+  const json = fences(tryIt).find((f) => f.lang === "json")!.body;
+  for (const status of json.matchAll(/"status":"((?:[^"\\]|\\.)*)"/g)) t.ok(out.includes(`"status":"${status[1]}"`), `the history line is printed: ${status[1]}`);
+  const calls = json.match(/"armCalls":\d+/)![0];
+  t.ok(out.includes(calls), `the run makes as many ARM calls as shown (${calls})`);
+  const shownOutputs = fences(tryIt).filter((f) => f.lang === "" && f.body.includes("exit status"));
+  t.equal(shownOutputs.length, 1, "the failing examples show their output");
+  for (const line of shownOutputs[0].body.split("\n").filter(Boolean)) {
+    const pattern = line.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replaceAll("…", ".*");
+    t.match(out, new RegExp(pattern), `prints: ${line.slice(0, 80)}`);
+  }
 }
 
-function shellBlocks(markdown: string): string[] {
-  return [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
-}
-
-const blocks = shellBlocks(section(readme, "Try it"));
-t.ok(blocks.length >= 6, `the Try it section has its command blocks (${blocks.length})`);
-
-const quickstart = shellBlocks(section(readme, "Quickstart")).join("\n");
-t.match(quickstart, /npm install && npm start/, "quickstart runs the service");
-t.match(quickstart, /npm install && npm test/, "quickstart runs the tests");
-
-const [apiPort, simPort] = [await freePort(), await freePort()];
-const child = spawn(process.execPath, ["src/server.ts"], {
-  cwd: REPO,
-  // A fresh data directory: a fresh service, as on a fresh clone.
-  env: { ...process.env, PORT: String(apiPort), SIMULATOR_PORT: String(simPort), SIMULATOR_WRITE_DURATION_MS: "300", LOG_LEVEL: "warn", DATA_DIR: mkdtempSync(join(tmpdir(), "vmss-ops-readme-")) },
-  stdio: ["ignore", "pipe", "pipe"],
-});
-let serviceOutput = "";
-child.stdout.on("data", (d) => (serviceOutput += d));
-child.stderr.on("data", (d) => (serviceOutput += d));
-t.teardown(() => {
-  child.kill("SIGTERM");
+let first = "";
+t.test("the Try it blocks, as written", async (t) => {
+  const run = runBlocks(blocks, demo);
+  first = run.out;
+  if (run.status !== 0) t.comment(run.out);
+  t.equal(run.status, 0, "the script exits 0: the failing examples say so in their output, not by stopping it");
+  t.notMatch(run.out, /"statusCode":5\d\d/, "no 5xx");
+  t.match(run.out, /"state":"succeeded","operations":\["resizeServerGroup"\]/, "the resize succeeded");
+  t.match(run.out, /"capacity":\{"min":1,"max":10,"desired":5\}/, "and Azure reports the new capacity");
+  expectOutputShown(t, run.out);
 });
 
-await new Promise<void>((resolve, reject) => {
-  const timer = setTimeout(() => reject(new Error(`service did not start:\n${serviceOutput}`)), 30_000);
-  const check = () => {
-    if (serviceOutput.includes("vmss-ops listening on")) {
-      clearTimeout(timer);
-      resolve();
-    } else setTimeout(check, 50);
-  };
-  child.on("exit", (code) => reject(new Error(`service exited with ${code}:\n${serviceOutput}`)));
-  check();
-});
+t.test("after a restart of npm start, the same blocks print the same", async (t) => {
+  await demo.stop();
+  t.notMatch(demo.output(), /shutdown took too long|failed to start|Error:/, "npm start stops cleanly on SIGTERM");
+  const again = await startDemo({ npm: true, ports: { apiPort: demo.apiPort, simPort: demo.simPort } });
+  t.teardown(() => again.stop());
+  const run = runBlocks(blocks, again);
+  t.equal(run.status, 0);
+  t.equal(normalizeRun(run.out), normalizeRun(first), "the same output, ids and times aside");
+  t.notOk(/[0-9a-f]{8}-[0-9a-f]{4}-/.test(normalizeRun(first)), "every id was normalized, so the comparison is of the rest");
 
-t.test("npm start prints how to call it", async (t) => {
-  t.match(serviceOutput, `http://127.0.0.1:${apiPort}`);
-  t.match(serviceOutput, /curl -s -X POST .*\/azure\/ops\/resizeServerGroup/);
-  t.match(serviceOutput, `/_sim`);
-});
-
-t.test("the README's commands work as written", async (t) => {
-  const script = ["set -euo pipefail", ...blocks]
-    .join("\n")
-    .replaceAll("127.0.0.1:7002", `127.0.0.1:${apiPort}`)
-    .replaceAll("127.0.0.1:7003", `127.0.0.1:${simPort}`);
-  const run = spawnSync("bash", ["-c", script], { cwd: REPO, encoding: "utf8", timeout: 120_000 });
-  const out = `${run.stdout}\n${run.stderr}`;
-  if (run.status !== 0) t.comment(out);
-  t.equal(run.status, 0, "the script exits 0");
-  t.notMatch(out, /"statusCode":5\d\d/, "no 5xx anywhere");
-  t.notMatch(out, /"failed":true/, "no task failed");
-  const completed = out.match(/"completed":true/g)?.length ?? 0;
-  t.ok(completed >= 11, `every waited-for task completed (${completed})`);
-  t.match(out, /"field":"serverGroupName"/, "the bad-input example names the field");
-  t.match(out, /Waiting for task [0-9a-f-]+ on scale set [^"]*\/web-prod-v001 to finish: one operation at a time per scale set, in submission order/, "our own tasks take turns");
-  t.match(out, /web-prod-v002 is Updating \(another write in flight\); waiting for it to end before planning/, "another tool's write is waited out");
-  t.match(out, /409 ConflictingConcurrentWriteNotAllowed, retrying in/, "the fault example shows the retries");
-  t.match(out, /"status":409,"ifMatch":"\\"\d+\\""/, "the call log shows conditional writes");
-  const ids = [...out.matchAll(/"resourceUri":"\/task\/([^"]+)"/g)].map((m) => m[1]);
-  t.ok(ids.length >= 2 && ids[0] === ids[1], "clientRequestId returned the same task");
-  t.match(out, /"owner":"portal-user"/, "the out-of-band tag survived the 412");
-  t.match(out, /x-azure-read-at: \d{4}-/i, "Orca's reads state their freshness");
-  t.match(out, /"clusters":\{"demo":\[\{"name":"web-prod"/, "the application lists its clusters");
-  t.match(out, /"serverGroupNames":\["eastus:shop-prod-v001"\]/, "the clone is the next server group of its cluster");
-  t.notMatch(out, /shop-prod-v002/, "the repeated clientRequestId created nothing");
-  t.match(out, /"name":"shop-prod-v001"/, "the red/black leaves shop-prod-v001");
-  t.match(out, /batch 2\/2: surged 2, replaced 2, healthy 4\/4: delete out-of-date instance\(s\) 2, 3/, "the rolling upgrade's batches");
-  t.match(out, /4 "latestModelApplied":true/, "every instance on the new model");
-});
-
-t.test("what the README promises about the end state", async (t) => {
-  const res = await fetch(`http://127.0.0.1:${apiPort}/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001`);
-  const sg = (await res.json()) as { capacity: { desired: number }; disabled: boolean; instances: unknown[] };
-  t.equal(sg.capacity.desired, 0, "the race ended at capacity 0");
-  t.equal(sg.instances.length, 0);
-  t.equal(sg.disabled, true);
+  const helpers = blocks[0];
+  const unknown = runBlocks([helpers, `wait_task no-such-task || echo "exit status $?"`], again);
+  t.match(unknown.out, /"statusCode":404/, "an unknown task prints the error");
+  t.match(unknown.out, /exit status 2/, "and the helper stops with 2");
+  const refused = runBlocks([helpers, `run resizeServerGroup '{"credentials":"demo"}' || echo "exit status $?"`], again);
+  t.match(refused.out, /region: is required/);
+  t.match(refused.out, /exit status 2/);
+  await again.stop();
+  const unreachable = runBlocks([helpers, `run resizeServerGroup '{}' || echo "exit status $?"`], again, 60_000);
+  t.match(unreachable.out, /exit status 3/, "a service that is not there: 3, at once");
 });

@@ -4,9 +4,15 @@ export function encodeCursor(seq: number): string {
   return Buffer.from(String(seq)).toString("base64url");
 }
 
-/** An unreadable cursor reads as none (the first page). */
+/** The position a cursor names; undefined for none, and for one that does not decode (the API refuses those first). */
 export function decodeCursor(cursor: string | undefined): number | undefined {
   if (!cursor) return undefined;
-  const n = Number(Buffer.from(cursor, "base64url").toString());
-  return Number.isSafeInteger(n) ? n : undefined;
+  const text = Buffer.from(cursor, "base64url").toString();
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  return Number.isSafeInteger(n) && encodeCursor(n) === cursor ? n : undefined;
+}
+
+/** A cursor this service could have given: the encoding of a position, exactly. */
+export function isCursor(cursor: string): boolean {
+  return decodeCursor(cursor) !== undefined;
 }

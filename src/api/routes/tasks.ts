@@ -13,6 +13,7 @@ import { ApiError } from "../errors.ts";
 import { ErrorResponse, Task, TaskList, TaskRef, TaskState, WaitSeconds } from "../schemas.ts";
 import type { TaskWaiter } from "../../tasks/task-waiter.ts";
 import { clientGoneSignal } from "../client-gone.ts";
+import { isCursor } from "../../tasks/cursor.ts";
 
 export interface TaskRoutesOptions {
   store: TaskStore;
@@ -207,6 +208,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
     },
     async (request) => {
       const q = request.query;
+      if (q.cursor && !isCursor(q.cursor)) {
+        const message = `"${q.cursor.slice(0, 40)}" is not a cursor this service gave: pass a page's nextCursor as it came, or no cursor for the first page`;
+        throw new ApiError(400, "InvalidCursor", `query.cursor: ${message}`, [{ field: "query.cursor", message }]);
+      }
       const page = await store.list({ limit: q.limit ?? 50, state: q.state, operation: q.operation, serverGroup: q.serverGroup, cursor: q.cursor });
       // Only the caller's tasks: a page may hold fewer than `limit` when others' tasks are left out.
       const visible = page.tasks.filter((task) => !forbiddenTaskAccount(request.principal, task));

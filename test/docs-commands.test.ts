@@ -1,0 +1,62 @@
+// Every command in docs/*.md: each page's ```sh blocks run in order, as written (only the ports swapped), against a
+// fresh `node src/server.ts` demo of its own; blocks fenced ```shell cannot run here (real Azure, Kubernetes,
+// Docker, long-running processes) and are counted. A page whose commands another test runs says so in its first
+// lines: <!-- commands: run by test/<file>.test.ts -->, and that file must name the page.
+import t from "tap";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPO } from "./helpers/child-service.ts";
+import { fences, looksLikeCommands, runBlocks, startDemo } from "./helpers/doc-commands.ts";
+
+const DOCS = join(REPO, "docs");
+const pages = readdirSync(DOCS).filter((f) => f.endsWith(".md")).sort();
+
+/** What each page's run must show, beyond exiting 0 with no 5xx. */
+const EXPECT: Record<string, [RegExp, string][]> = {
+  "examples.md": [
+    [/"field":"capacity"|"completed":true/, "tasks completed"],
+    [/Waiting for task [0-9a-f-]+ on scale set [^"]*\/web-prod-v001 to finish: one operation at a time per scale set, in submission order/, "our own tasks take turns"],
+    [/web-prod-v002 is Updating \(another write in flight\); waiting for it to end before planning/, "another tool's write is waited out"],
+    [/409 ConflictingConcurrentWriteNotAllowed, retrying in/, "the fault example shows the retries"],
+    [/"status":409,"ifMatch":"\\"\d+\\""/, "the call log shows conditional writes"],
+    [/"owner":"portal-user"/, "the out-of-band tag survived the 412"],
+    [/x-azure-read-at: \d{4}-/i, "Orca's reads state their freshness"],
+    [/"clusters":\{"demo":\[\{"name":"web-prod"/, "the application lists its clusters"],
+    [/"confirmedBy":"GET 404 ResourceNotFound"/, "a second destroy is a success"],
+    [/"state":"canceled"/, "the queued task was canceled"],
+    [/"dryRun":true/, "the dry run answers its plan"],
+  ],
+  "troubleshooting.md": [
+    [/"field":"capacity\.min"|capacity/, "the 400 names the field"],
+    [/"statusCode":415/, "the wrong content type"],
+    [/"statusCode":400,"error":"InvalidCursor"/, "a cursor that does not decode"],
+    [/"cause":"ResourceNotFound"/, "the failed task's cause"],
+  ],
+};
+
+let shown = 0;
+for (const page of pages) {
+  const text = readFileSync(join(DOCS, page), "utf8");
+  const blocks = fences(text);
+  t.same(blocks.filter((b) => b.lang === "" && looksLikeCommands(b.body)).map((b) => b.body.split("\n")[0]), [], `${page}: no commands hidden in a block without a language`);
+  t.same(blocks.filter((b) => ["bash", "console", "shell-session", "zsh"].includes(b.lang)).map((b) => b.lang), [], `${page}: commands are fenced sh (run) or shell (shown)`);
+  shown += blocks.filter((b) => b.lang === "shell").length;
+  const runnable = blocks.filter((b) => b.lang === "sh").map((b) => b.body);
+  if (runnable.length === 0) continue;
+  const elsewhere = text.slice(0, 400).match(/<!-- commands: run by (test\/[\w.-]+\.test\.ts) -->/);
+  if (elsewhere) {
+    t.ok(existsSync(join(REPO, elsewhere[1])) && readFileSync(join(REPO, elsewhere[1]), "utf8").includes(page), `${page}: ${elsewhere[1]} runs its commands`);
+    continue;
+  }
+  t.test(`${page}: its ${runnable.length} command block(s), as written`, async (t) => {
+    const demo = await startDemo({ env: { SIMULATOR_WRITE_DURATION_MS: "300" } });
+    t.teardown(() => demo.stop());
+    const run = runBlocks(runnable, demo);
+    if (run.status !== 0) t.comment(run.out);
+    t.equal(run.status, 0, "the commands exit 0");
+    t.notMatch(run.out, /"statusCode":5\d\d/, "no 5xx");
+    for (const [pattern, what] of EXPECT[page] ?? []) t.match(run.out, pattern, what);
+  });
+}
+t.comment(`${shown} block(s) fenced shell: shown, not run here (real Azure, Kubernetes, Docker, long-running processes)`);
+t.ok(shown > 0, "the blocks that cannot run here are marked, and counted");
