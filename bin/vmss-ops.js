@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// The vmss-ops command. It is TypeScript run by Node 24's type stripping (src/cli/main.ts); `bin` files start
+// with whatever `node` is first on PATH, which may be older. Then this launcher runs the command with the Node 24
+// that the project brings (the npm package `node`), or says which Node it needs. Plain JavaScript, for any Node.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const main = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
+const major = Number(process.versions.node.split(".")[0]);
+
+if (major >= 24) {
+  const { runFromProcess } = await import(new URL("../src/cli/main.ts", import.meta.url).href);
+  await runFromProcess();
+} else {
+  let node24;
+  try {
+    const candidate = join(dirname(createRequire(import.meta.url).resolve("node/package.json")), "bin", "node");
+    if (existsSync(candidate)) node24 = candidate;
+  } catch {
+    // the package is not installed
+  }
+  if (!node24) {
+    process.stderr.write(`vmss-ops: needs Node 24 or later (this is ${process.version}); run npm install in the project, or use Node 24\n`);
+    process.exit(2);
+  }
+  const child = spawnSync(node24, [main, ...process.argv.slice(2)], { stdio: "inherit" });
+  process.exit(child.status ?? 3);
+}

@@ -1,0 +1,3542 @@
+// Generated from openapi/openapi.json by scripts/write-cli-types.ts (npm run cli:types). Do not edit.
+export interface paths {
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness, with the tasks in flight */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/azure/ops/resizeServerGroup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a scale set's capacity (and record min and max) */
+        post: operations["resizeServerGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/azure/ops/disableServerGroup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take a scale set out of traffic (remove its backend pools, or scale it to 0 when it has none) */
+        post: operations["disableServerGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/azure/ops/enableServerGroup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Put a scale set back into traffic, exactly as disable took it out */
+        post: operations["enableServerGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/azure/ops/scaleDown": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lower a scale set's capacity (to 0 by default); never raises it */
+        post: operations["scaleDown"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/azure/ops/terminateInstances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Delete named instances of a scale set (never below its recorded min) */
+        post: operations["terminateInstances"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/azure/ops/destroyServerGroup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Delete a scale set; one that is gone already counts as done */
+        post: operations["destroyServerGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/azure/ops/createServerGroup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create the next server group of a cluster (app-stack-detail-vNNN), out of traffic, done when Azure confirms its instances; with source, a clone */
+        post: operations["createServerGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/azure/ops/cloneServerGroup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create the next server group of a cluster with the source's model and the given overrides (Orca's clone stage) */
+        post: operations["cloneServerGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/azure/ops/rollingUpgrade": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Apply a model change and replace out-of-date instances in batches, surging above the desired count (maxSurge, maxUnavailable) */
+        post: operations["rollingUpgrade"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/azure/ops/{operation}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Any other operation name: 404 listing the known ones, or forwarded to Clouddriver when CLOUDDRIVER_URL is set */
+        post: operations["unknownOperation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/azure/ops": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run several operations, in order, as one task (Clouddriver's list body) */
+        post: operations["submitOperations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/task/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A task, in Clouddriver's shape
+         * @description With CLOUDDRIVER_URL set, an id that is not one of ours is asked of Clouddriver, and its answer relayed as it came.
+         */
+        get: operations["getTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/task/{id}:resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a failed, retryable task again (Clouddriver's POST /task/{id}:resume)
+         * @description Only a task whose status.retryable is true can be resumed: it is queued again, and the operation that failed runs from a fresh read of the scale set. A task already queued or running answers 200 as well, so a repeated call is harmless.
+         */
+        post: operations["resumeTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/task/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a task at its next safe point; it ends canceled, saying what was done and what was not
+         * @description A queued task ends canceled at once. A running one stops at its next safe point: between attempts, during a backoff, before a write, or once a write Azure accepted has ended (it is never cut off mid-write); until then its state stays running. A repeated call is harmless. A task that has ended answers 409.
+         */
+        post: operations["cancelTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/task": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Tasks, newest first, a page at a time, filtered by state, operation or server group */
+        get: operations["listTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/azure/serverGroups/{account}/{region}/{resourceGroup}/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A scale set as Azure reports it now: capacity, instances, traffic, ETag */
+        get: operations["getServerGroup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/applications/{app}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An application: its Azure clusters by account (Clouddriver's ApplicationsController). Freshness: X-Azure-Read-At and Age headers (data at most READ_CACHE_TTL_MS old).
+         * @description With CLOUDDRIVER_URL set, an application with no Azure server groups here is forwarded to Clouddriver.
+         */
+        get: operations["clouddriverGetApplication"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/applications/{app}/clusters/{account}/{cluster}/azure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A cluster and its server groups with their instances (OortService.getCluster). Freshness: X-Azure-Read-At and Age headers (data at most READ_CACHE_TTL_MS old).
+         * @description With CLOUDDRIVER_URL set, a request for an account not configured here is forwarded to Clouddriver as it came, before any name in it is checked.
+         */
+        get: operations["clouddriverGetCluster"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/applications/{app}/clusters/{account}/{cluster}/azure/serverGroups/{serverGroup}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A server group of a cluster: a list, or one server group when ?region= is given (OortService.getServerGroupsFromClusterTyped). Freshness: X-Azure-Read-At and Age headers (data at most READ_CACHE_TTL_MS old).
+         * @description With CLOUDDRIVER_URL set, a request for an account not configured here is forwarded to Clouddriver as it came, before any name in it is checked.
+         */
+        get: operations["clouddriverGetServerGroupFromCluster"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/applications/{app}/clusters/{account}/{cluster}/azure/{scope}/serverGroups/target/{target}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The cluster's current, previous, oldest or largest server group in a region, by createdTime (ClusterController.getTargetServerGroup). Freshness: X-Azure-Read-At and Age headers (data at most READ_CACHE_TTL_MS old).
+         * @description With CLOUDDRIVER_URL set, a request for an account not configured here is forwarded to Clouddriver as it came, before any name in it is checked.
+         */
+        get: operations["clouddriverGetTargetServerGroup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/serverGroups/{account}/{region}/{serverGroup}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A server group: capacity, instances with health, disabled (OortService.getServerGroup; WaitForCapacityMatch, WaitForDisabledServerGroup). Freshness: X-Azure-Read-At and Age headers (data at most READ_CACHE_TTL_MS old).
+         * @description With CLOUDDRIVER_URL set, a request for an account not configured here is forwarded to Clouddriver as it came, before any name in it is checked.
+         */
+        get: operations["clouddriverGetServerGroup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cache/azure/ServerGroup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pending force-cache refreshes: always none, since every read is at most READ_CACHE_TTL_MS old and our writes refresh it (CloudDriverCacheStatusService) */
+        get: operations["clouddriverPendingCacheRefreshes"];
+        put?: never;
+        /**
+         * Force-cache refresh of a server group: done at once, 200 (CloudDriverCacheService.forceCacheUpdate); the next read asks Azure
+         * @description With CLOUDDRIVER_URL set, a request for an account not configured here is forwarded to Clouddriver as it came, before any name in it is checked.
+         */
+        post: operations["clouddriverForceCacheRefresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/azure/ops/scaleDownCluster": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Scale a cluster's older server groups down to 0, keeping remainingFullSizeServerGroups (Orca's ScaleDownCluster)
+         * @description The cluster is read and the selection made now; the task runs one operation per server group acted on, and its history starts with one line per server group of the cluster saying what happens to it and why.
+         */
+        post: operations["scaleDownCluster"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/azure/ops/disableCluster": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a cluster's older enabled server groups, keeping remainingEnabledServerGroups (Orca's DisableCluster)
+         * @description The cluster is read and the selection made now; the task runs one operation per server group acted on, and its history starts with one line per server group of the cluster saying what happens to it and why.
+         */
+        post: operations["disableCluster"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/api/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Tasks for the status page: in flight first, then recent, with attempts and retries */
+        get: operations["uiListTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/api/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One task for the status page, with its history (times included) */
+        get: operations["uiGetTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics (text exposition format) */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: the task store answers and every account's Azure endpoint accepts our token */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/azure/rateLimits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Azure's remaining throttling budget, as its last responses reported it (newest first) */
+        get: operations["getRateLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description Instance counts; 0 ≤ min ≤ desired ≤ max ≤ 1000. */
+        Capacity: {
+            min: number;
+            max: number;
+            desired: number;
+        };
+        FieldError: {
+            /** @description where the problem is, as the client sent it: capacity.desired, [0].resizeServerGroup.region, query.limit */
+            field: string;
+            message: string;
+        };
+        ErrorResponse: {
+            statusCode: number;
+            /** @description a stable code: ValidationError, UnknownOperation, NotFound, PayloadTooLarge, … */
+            error: string;
+            /** @description for a person */
+            message: string;
+            details?: components["schemas"]["FieldError"][];
+            knownOperations?: string[];
+        };
+        TaskRef: {
+            id: string;
+            /** @description where to poll: /task/{id} */
+            resourceUri: string;
+        };
+        TaskStatus: {
+            phase: string;
+            status: string;
+            complete: boolean;
+            completed: boolean;
+            failed: boolean;
+            /** @description on failure: the same request sent again later could succeed */
+            retryable: boolean;
+        };
+        TaskState: "queued" | "running" | "succeeded" | "failed" | "canceled";
+        /** @description an operation's result: what Azure confirmed afterwards, or (on failure) what it lists */
+        ServerGroupResult: {
+            /** @enum {string} */
+            type: "serverGroup";
+            account: string;
+            region: string;
+            resourceGroup: string;
+            serverGroupName: string;
+            capacity: components["schemas"]["Capacity"];
+            disabled: boolean;
+            /** @description instances Azure lists as running (not being created, deleted, or Failed) */
+            instanceCount?: number;
+            /**
+             * @description present when Azure did not confirm the model (e.g. left the scale set Failed): capacity.desired is then the instances running
+             * @enum {boolean}
+             */
+            confirmed?: false;
+            /** @description with confirmed false: the capacity in the model, which Azure did not reach */
+            requestedCapacity?: number;
+            provisioningState?: string;
+            etag?: string;
+        };
+        /** @description createServerGroup's and cloneServerGroup's result: the new server group as Azure confirmed it */
+        CreatedServerGroupResult: {
+            /** @enum {string} */
+            type: "createdServerGroup";
+            account: string;
+            region: string;
+            resourceGroup: string;
+            serverGroupName: string;
+            capacity: components["schemas"]["Capacity"];
+            disabled: boolean;
+            /** @description instances Azure lists as running (not being created, deleted, or Failed) */
+            instanceCount?: number;
+            /**
+             * @description present when Azure did not confirm the model (e.g. left the scale set Failed): capacity.desired is then the instances running
+             * @enum {boolean}
+             */
+            confirmed?: false;
+            /** @description with confirmed false: the capacity in the model, which Azure did not reach */
+            requestedCapacity?: number;
+            provisioningState?: string;
+            etag?: string;
+            /** @description `region:name`, which Orca's MonitorKatoTask turns into deploy.server.groups */
+            serverGroupNames: string[];
+            serverGroupNameByRegion: {
+                [key: string]: string;
+            };
+            /** @description clouddriver-azure's deploy result: region → { name } */
+            serverGroups: {
+                [key: string]: {
+                    name: string;
+                };
+            };
+            /** @description the cluster's latest server group before this one */
+            ancestorServerGroupNameByRegion?: {
+                [key: string]: string;
+            };
+            /** @description backend pool ids it serves from when in traffic (recorded for enableServerGroup while disabled) */
+            loadBalancerPools: string[];
+        };
+        /** @description destroyServerGroup's result: the scale set no longer exists, as Azure confirmed */
+        DestroyedServerGroupResult: {
+            /** @enum {string} */
+            type: "destroyedServerGroup";
+            account: string;
+            region: string;
+            resourceGroup: string;
+            serverGroupName: string;
+            /** @description this task's delete removed it; false when it was gone already */
+            deletedByThisTask: boolean;
+            /** @description what Azure answered when the scale set was read afterwards, e.g. GET 404 ResourceNotFound */
+            confirmedBy: string;
+        };
+        /** @description why a task failed (Clouddriver's EXCEPTION result) */
+        TaskException: {
+            /** @enum {string} */
+            type: "EXCEPTION";
+            operation: string;
+            /** @description Azure's error code, or ours (e.g. ScaleSetBusy) */
+            cause: string;
+            message: string;
+        };
+        /** @description Clouddriver's task shape, plus state, operations and armCalls */
+        Task: {
+            id: string;
+            startTimeMs: number;
+            endTimeMs?: number;
+            status: components["schemas"]["TaskStatus"];
+            history: {
+                phase: string;
+                status: string;
+            }[];
+            /** @description one result per finished operation (ServerGroupResult; CreatedServerGroupResult for createServerGroup and cloneServerGroup, also on a failure once a scale set exists; DestroyedServerGroupResult for destroyServerGroup); on failure, a last TaskException */
+            resultObjects: (components["schemas"]["ServerGroupResult"] | components["schemas"]["CreatedServerGroupResult"] | components["schemas"]["DestroyedServerGroupResult"] | components["schemas"]["TaskException"])[];
+            state: components["schemas"]["TaskState"];
+            clientRequestId?: string;
+            operations: string[];
+            /** @description ARM requests this task made, all attempts and polls included */
+            armCalls: number;
+        };
+        TaskList: {
+            tasks: components["schemas"]["Task"][];
+            /** @description pass as cursor for the next page; absent on the last page */
+            nextCursor?: string;
+        };
+        Instance: {
+            instanceId: string;
+            name?: string;
+            provisioningState?: string;
+            latestModelApplied?: boolean;
+            /** @description the instance is in at least one backend pool that is not a parking pool */
+            inTraffic?: boolean;
+        };
+        /** @description a scale set as Azure reports it now */
+        ServerGroup: {
+            account: string;
+            region: string;
+            resourceGroup: string;
+            name: string;
+            capacity: components["schemas"]["Capacity"];
+            disabled: boolean;
+            /** @description pools, capacity: disabled by vmss-ops (its record in tags); parkingPool: only in clouddriver-azure's parking pools (default_LB_BAP, default_BAP0) */
+            disabledBy?: "pools" | "capacity" | "parkingPool";
+            provisioningState?: string;
+            upgradePolicy?: string;
+            etag?: string;
+            /** @description backend pool ids on the scale set's model */
+            backendPools: string[];
+            /** @description the scale set's tags, vmss-ops' own records included */
+            tags: {
+                [key: string]: string;
+            };
+            /** @description every VM Azure lists, in whatever state it lists it */
+            instances: components["schemas"]["Instance"][];
+            /** @description instances Azure lists as running (not being created, deleted, or Failed) */
+            instanceCount: number;
+            /** @description present when the model and the instances disagree (a write in flight, a Failed scale set): how */
+            disagreement?: string;
+        };
+        Health: {
+            /** @enum {string} */
+            status: "ok";
+            activeTasks: number;
+            accounts: string[];
+            operations: string[];
+        };
+        DryRunOperation: {
+            operation: string;
+            account: string;
+            region: string;
+            resourceGroup: string;
+            serverGroupName: string;
+            /** @description the read the plan was made against */
+            read: {
+                etag?: string;
+                provisioningState?: string;
+                capacity?: number;
+            };
+            /** @description the write a run would send first; a later one (a rollout) is planned on the read after it */
+            write?: {
+                kind: "create" | "update" | "manualUpgrade" | "deleteInstances" | "delete";
+                /** @description as the task's history would say it */
+                summary: string;
+                /** @description the If-Match it would carry: the ETag of the read */
+                ifMatch?: string;
+            };
+            /** @description nothing would be written: what the plan found */
+            unchanged?: string;
+            /** @description another write holds the scale set: a run would wait for it, then plan again */
+            busy?: string;
+            problem?: components["schemas"]["TaskException"];
+        };
+        /** @description ?dryRun=true: the plan, nothing written, no task stored */
+        DryRun: {
+            /** @enum {boolean} */
+            dryRun: true;
+            note: string;
+            /** @description cluster operations: what would happen to each server group of the cluster, and why */
+            selection?: string[];
+            operations: components["schemas"]["DryRunOperation"][];
+        };
+        /** @description with ?wait=, the task (as GET /task/{id} answers); with ?dryRun=true, the plan */
+        SubmissionAnswer: components["schemas"]["Task"] | components["schemas"]["DryRun"];
+        RateLimits: {
+            entries: {
+                /** @description subscriptions/{sub}/resourceGroups/{rg}/virtualMachineScaleSets/{name}, or subscriptions/{sub} */
+                scope: string;
+                /** @description Azure's throttling policy, as named in x-ms-ratelimit-remaining-resource */
+                policy: string;
+                remaining: number;
+                /** @description when Azure reported it */
+                atMs: number;
+            }[];
+        };
+        Readiness: {
+            status: "ready" | "not ready";
+            store: {
+                ok: boolean;
+                problem?: string;
+            };
+            /** @description per account: its ARM endpoint reachable with a token it accepts */
+            accounts: {
+                [key: string]: {
+                    ok: boolean;
+                    problem?: string;
+                };
+            };
+            checkedAtMs: number;
+        };
+        ClouddriverHealth: {
+            /** @description Azure (the VM's provisioning and power state) or LoadBalancer (backend pool membership) */
+            type: string;
+            /** @enum {string} */
+            healthClass?: "platform";
+            /** @description Clouddriver's HealthState */
+            state: "Up" | "Down" | "OutOfService" | "Unknown" | "Starting" | "Failed";
+            description?: string;
+        };
+        ClouddriverInstance: {
+            /** @description the VM's name, <scale set>_<instance id> */
+            name: string;
+            instanceId: string;
+            /** @description ms since the epoch: the VM's timeCreated */
+            launchTime?: number;
+            zone?: string;
+            /** @enum {string} */
+            cloudProvider: "azure";
+            /** @enum {string} */
+            providerType: "azure";
+            provisioningState?: string;
+            latestModelApplied?: boolean;
+            /** @description Clouddriver's HealthState */
+            healthState: "Up" | "Down" | "OutOfService" | "Unknown" | "Starting" | "Failed";
+            health: components["schemas"]["ClouddriverHealth"][];
+        };
+        ClouddriverMoniker: {
+            app: string;
+            cluster: string;
+            stack?: string;
+            detail?: string;
+            sequence?: number;
+        };
+        InstanceCounts: {
+            total: number;
+            up: number;
+            down: number;
+            unknown: number;
+            starting: number;
+            outOfService: number;
+        };
+        /** @description Clouddriver's server group, for an Azure scale set */
+        ClouddriverServerGroup: {
+            name: string;
+            /** @enum {string} */
+            type: "azure";
+            /** @enum {string} */
+            cloudProvider: "azure";
+            account: string;
+            region: string;
+            resourceGroup: string;
+            cluster: string;
+            moniker: components["schemas"]["ClouddriverMoniker"];
+            /** @description ms since the epoch: Azure's timeCreated of the scale set */
+            createdTime?: number;
+            capacity: components["schemas"]["Capacity"];
+            /** @description as disableServerGroup/enableServerGroup left it, or parked in clouddriver-azure's parking pools */
+            disabled: boolean;
+            /** @description the VMs as Azure lists them */
+            instances: components["schemas"]["ClouddriverInstance"][];
+            instanceCounts: components["schemas"]["InstanceCounts"];
+            zones: string[];
+            /** @description backend pool ids on the scale set's model */
+            loadBalancers: string[];
+            securityGroups: string[];
+            launchConfig: {
+                [key: string]: unknown;
+            };
+            tags: {
+                [key: string]: string;
+            };
+            provisioningState?: string;
+        };
+        /** @description without region: the server groups of that name (one per region); with region: that one */
+        ClouddriverServerGroupOrList: components["schemas"]["ClouddriverServerGroup"][] | components["schemas"]["ClouddriverServerGroup"];
+        ClouddriverCluster: {
+            name: string;
+            /** @enum {string} */
+            type: "azure";
+            accountName: string;
+            moniker?: components["schemas"]["ClouddriverMoniker"];
+            serverGroups: components["schemas"]["ClouddriverServerGroup"][];
+            loadBalancers: string[];
+        };
+        ClouddriverApplication: {
+            name: string;
+            attributes: {
+                name: string;
+                cloudProviders: string;
+            };
+            /** @description cluster summaries by account */
+            clusters: {
+                [key: string]: {
+                    name: string;
+                    /** @enum {string} */
+                    provider: "azure";
+                    serverGroups: string[];
+                    loadBalancers: string[];
+                }[];
+            };
+        };
+        /** @description which server group to refresh */
+        ForceCacheRefresh: {
+            /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+            account: string;
+            /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+            region: string;
+            /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+            serverGroupName?: string;
+            /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+            asgName?: string;
+            zone?: string | null;
+        };
+        ForceCacheRefreshResult: {
+            /** @description account/region/resourceGroup/name of each server group whose cached reads were dropped */
+            refreshed: string[];
+        };
+        /** @description pending force-cache refreshes: always empty, since a refresh is done when it is asked for */
+        PendingCacheRefreshes: {
+            [key: string]: unknown;
+        }[];
+        ScaleDownClusterDescription: {
+            /** @description the account (Orca's name for it) */
+            credentials?: string;
+            account?: string;
+            /** @description app, app-stack or app-stack-detail (Frigga) */
+            cluster: string;
+            regions?: string[];
+            region?: string;
+            /** @description keep the largest rather than the newest */
+            preferLargerOverNewer?: boolean;
+            /** @description server groups left at full size (default 1) */
+            remainingFullSizeServerGroups?: number;
+            /** @description active server groups may be scaled down too (default false) */
+            allowScaleDownActive?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        DisableClusterDescription: {
+            /** @description the account (Orca's name for it) */
+            credentials?: string;
+            account?: string;
+            /** @description app, app-stack or app-stack-detail (Frigga) */
+            cluster: string;
+            regions?: string[];
+            region?: string;
+            /** @description keep the largest rather than the newest */
+            preferLargerOverNewer?: boolean;
+            /** @description enabled server groups left enabled (default 1) */
+            remainingEnabledServerGroups?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        ResizeServerGroupDescription: {
+            /** @description the account name (Clouddriver's field) */
+            credentials?: string;
+            /** @description the account name; an alias of credentials */
+            account?: string;
+            /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+            region: string;
+            /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+            serverGroupName: string;
+            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            resourceGroup?: string;
+            capacity?: components["schemas"]["Capacity"];
+            /** @description the desired size; min and max widen to include it */
+            targetSize?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        DisableServerGroupDescription: {
+            /** @description the account name (Clouddriver's field) */
+            credentials?: string;
+            /** @description the account name; an alias of credentials */
+            account?: string;
+            /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+            region: string;
+            /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+            serverGroupName: string;
+            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            resourceGroup?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        EnableServerGroupDescription: {
+            /** @description the account name (Clouddriver's field) */
+            credentials?: string;
+            /** @description the account name; an alias of credentials */
+            account?: string;
+            /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+            region: string;
+            /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+            serverGroupName: string;
+            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            resourceGroup?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ScaleDownDescription: {
+            /** @description the account name (Clouddriver's field) */
+            credentials?: string;
+            /** @description the account name; an alias of credentials */
+            account?: string;
+            /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+            region: string;
+            /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+            serverGroupName: string;
+            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            resourceGroup?: string;
+            capacity?: components["schemas"]["Capacity"];
+            /** @description scale down by deleting exactly these instances (as terminateInstances) */
+            instanceIds?: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        TerminateInstancesDescription: {
+            /** @description the account name (Clouddriver's field) */
+            credentials?: string;
+            /** @description the account name; an alias of credentials */
+            account?: string;
+            /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+            region: string;
+            /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+            serverGroupName: string;
+            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            resourceGroup?: string;
+            /** @description instances to delete */
+            instanceIds: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        DestroyServerGroupDescription: {
+            /** @description the account name (Clouddriver's field) */
+            credentials?: string;
+            /** @description the account name; an alias of credentials */
+            account?: string;
+            /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+            region: string;
+            /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+            serverGroupName: string;
+            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            resourceGroup?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description clouddriver-azure's AzureServerGroupDescription, for a scale set; with source, a clone
+         * @example {
+         *       "credentials": "demo",
+         *       "region": "eastus",
+         *       "application": "web",
+         *       "stack": "prod",
+         *       "image": {
+         *         "publisher": "Canonical",
+         *         "offer": "ubuntu-24_04-lts",
+         *         "sku": "server",
+         *         "version": "latest"
+         *       },
+         *       "sku": {
+         *         "name": "Standard_D2s_v3",
+         *         "tier": "Standard"
+         *       },
+         *       "capacity": {
+         *         "min": 2,
+         *         "max": 6,
+         *         "desired": 3
+         *       },
+         *       "upgradePolicy": "Manual",
+         *       "subnetId": "/subscriptions/00000000-0000-4000-8000-000000000001/resourceGroups/demo-rg/providers/Microsoft.Network/virtualNetworks/demo-rg-vnet/subnets/default",
+         *       "loadBalancerBackendPoolId": "/subscriptions/00000000-0000-4000-8000-000000000001/resourceGroups/demo-rg/providers/Microsoft.Network/loadBalancers/web-lb/backendAddressPools/web-pool",
+         *       "healthSettings": {
+         *         "protocol": "http",
+         *         "port": 8080,
+         *         "requestPath": "/health"
+         *       },
+         *       "osConfig": {
+         *         "adminUserName": "azureuser",
+         *         "sshPublicKeys": [
+         *           "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA… deploy@example"
+         *         ]
+         *       }
+         *     }
+         */
+        CreateServerGroupDescription: {
+            /** @description the account name (Clouddriver's field) */
+            credentials?: string;
+            /** @description the account name; an alias of credentials */
+            account?: string;
+            /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+            region: string;
+            /** @description defaults to the account's defaultResourceGroup */
+            resourceGroup?: string;
+            /** @description the application: letters, digits, '.' and '_' */
+            application: string;
+            /** @description the stack: letters, digits, '.' and '_' */
+            stack?: string;
+            /** @description the detail: letters, digits, '.', '_' and '-' */
+            detail?: string;
+            /** @description clouddriver-azure's AzureNamedImage: marketplace (publisher, offer, sku, version) or custom (isCustom, uri) */
+            image?: {
+                /** @description a custom image: uri is its resource id */
+                isCustom?: boolean;
+                /** @description a custom image or gallery image version id */
+                uri?: string;
+                publisher?: string;
+                offer?: string;
+                sku?: string;
+                version?: string;
+                imageName?: string;
+                ostype?: "linux" | "windows" | "Linux" | "Windows";
+            } & {
+                [key: string]: unknown;
+            };
+            sku?: {
+                /** @description a VM size, e.g. Standard_D2s_v3 */
+                name?: string;
+                tier?: string;
+                capacity?: number;
+            };
+            capacity?: components["schemas"]["Capacity"];
+            upgradePolicy?: "Automatic" | "Manual";
+            /** @description an Azure resource id: /subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet} */
+            subnetId?: string;
+            /** @description an Azure resource id: …/Microsoft.Network/networkSecurityGroups/{nsg} */
+            securityGroupId?: string;
+            /** @description an Azure resource id: …/Microsoft.Network/loadBalancers/{lb}/backendAddressPools/{pool} */
+            loadBalancerBackendPoolId?: string;
+            /** @description an Azure resource id: …/Microsoft.Network/applicationGateways/{agw}/backendAddressPools/{pool} */
+            appGatewayBapId?: string;
+            zones?: string[];
+            /** @description tags for the scale set (Azure: up to 50 names of ≤512 characters and values of ≤256; names starting vmss-ops. are ours) */
+            instanceTags?: {
+                [key: string]: string;
+            };
+            customScriptsSettings?: {
+                fileUris?: string[];
+                commandToExecute: string;
+            };
+            healthSettings?: {
+                protocol: "http" | "https" | "tcp";
+                port: number | string;
+                requestPath?: string;
+            };
+            dataDisks?: ({
+                lun: number;
+                diskSizeGB: number;
+                caching?: "None" | "ReadOnly" | "ReadWrite";
+                storageAccountType?: "Standard_LRS" | "Premium_LRS" | "StandardSSD_LRS" | "Premium_ZRS" | "StandardSSD_ZRS";
+            } & {
+                [key: string]: unknown;
+            })[];
+            /** @description OS admin settings; secrets only by reference */
+            osConfig?: {
+                adminUserName?: string;
+                /** @description refused: a password is taken only by reference (adminPasswordEnv) */
+                adminPassword?: unknown;
+                /** @description the name of an environment variable of this service that holds the admin password; read when the PUT is sent, never stored */
+                adminPasswordEnv?: string;
+                sshPublicKeys?: string[];
+                computerNamePrefix?: string;
+                /** @description cloud-init or script text; sent base64-encoded */
+                customData?: string;
+            };
+            enableIpForwarding?: boolean;
+            /** @description start out of traffic (default true): the backend pools are recorded, and enableServerGroup puts them on */
+            disabled?: boolean;
+            /** @description the server group to copy (Orca's clone stage `source`) */
+            source?: {
+                /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+                account: string;
+                /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+                region: string;
+                /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+                serverGroupName: string;
+                /** @description an Azure resource group name: 1-90 letters, digits, '_', '-', '.', '(' or ')', not ending with '.' */
+                resourceGroup?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description Orca's cloneServerGroup: the source's model, with these fields as overrides
+         * @example {
+         *       "credentials": "demo",
+         *       "region": "eastus",
+         *       "source": {
+         *         "account": "demo",
+         *         "region": "eastus",
+         *         "serverGroupName": "web-prod-v001"
+         *       },
+         *       "image": {
+         *         "publisher": "Canonical",
+         *         "offer": "ubuntu-24_04-lts",
+         *         "sku": "server",
+         *         "version": "24.04.202611"
+         *       }
+         *     }
+         */
+        CloneServerGroupDescription: {
+            /** @description the account name (Clouddriver's field) */
+            credentials?: string;
+            /** @description the account name; an alias of credentials */
+            account?: string;
+            /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+            region: string;
+            /** @description defaults to the account's defaultResourceGroup */
+            resourceGroup?: string;
+            /** @description the application: letters, digits, '.' and '_' */
+            application?: string;
+            /** @description the stack: letters, digits, '.' and '_' */
+            stack?: string;
+            /** @description the detail: letters, digits, '.', '_' and '-' */
+            detail?: string;
+            /** @description clouddriver-azure's AzureNamedImage: marketplace (publisher, offer, sku, version) or custom (isCustom, uri) */
+            image?: {
+                /** @description a custom image: uri is its resource id */
+                isCustom?: boolean;
+                /** @description a custom image or gallery image version id */
+                uri?: string;
+                publisher?: string;
+                offer?: string;
+                sku?: string;
+                version?: string;
+                imageName?: string;
+                ostype?: "linux" | "windows" | "Linux" | "Windows";
+            } & {
+                [key: string]: unknown;
+            };
+            sku?: {
+                /** @description a VM size, e.g. Standard_D2s_v3 */
+                name?: string;
+                tier?: string;
+                capacity?: number;
+            };
+            capacity?: components["schemas"]["Capacity"];
+            upgradePolicy?: "Automatic" | "Manual";
+            /** @description an Azure resource id: /subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet} */
+            subnetId?: string;
+            /** @description an Azure resource id: …/Microsoft.Network/networkSecurityGroups/{nsg} */
+            securityGroupId?: string;
+            /** @description an Azure resource id: …/Microsoft.Network/loadBalancers/{lb}/backendAddressPools/{pool} */
+            loadBalancerBackendPoolId?: string;
+            /** @description an Azure resource id: …/Microsoft.Network/applicationGateways/{agw}/backendAddressPools/{pool} */
+            appGatewayBapId?: string;
+            zones?: string[];
+            /** @description tags for the scale set (Azure: up to 50 names of ≤512 characters and values of ≤256; names starting vmss-ops. are ours) */
+            instanceTags?: {
+                [key: string]: string;
+            };
+            customScriptsSettings?: {
+                fileUris?: string[];
+                commandToExecute: string;
+            };
+            healthSettings?: {
+                protocol: "http" | "https" | "tcp";
+                port: number | string;
+                requestPath?: string;
+            };
+            dataDisks?: ({
+                lun: number;
+                diskSizeGB: number;
+                caching?: "None" | "ReadOnly" | "ReadWrite";
+                storageAccountType?: "Standard_LRS" | "Premium_LRS" | "StandardSSD_LRS" | "Premium_ZRS" | "StandardSSD_ZRS";
+            } & {
+                [key: string]: unknown;
+            })[];
+            /** @description OS admin settings; secrets only by reference */
+            osConfig?: {
+                adminUserName?: string;
+                /** @description refused: a password is taken only by reference (adminPasswordEnv) */
+                adminPassword?: unknown;
+                /** @description the name of an environment variable of this service that holds the admin password; read when the PUT is sent, never stored */
+                adminPasswordEnv?: string;
+                sshPublicKeys?: string[];
+                computerNamePrefix?: string;
+                /** @description cloud-init or script text; sent base64-encoded */
+                customData?: string;
+            };
+            enableIpForwarding?: boolean;
+            /** @description start out of traffic (default true): the backend pools are recorded, and enableServerGroup puts them on */
+            disabled?: boolean;
+            /** @description the server group to copy (Orca's clone stage `source`) */
+            source: {
+                /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+                account: string;
+                /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+                region: string;
+                /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+                serverGroupName: string;
+                /** @description an Azure resource group name: 1-90 letters, digits, '_', '-', '.', '(' or ')', not ending with '.' */
+                resourceGroup?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "credentials": "demo",
+         *       "region": "eastus",
+         *       "serverGroupName": "web-prod-v001",
+         *       "image": {
+         *         "publisher": "Canonical",
+         *         "offer": "ubuntu-24_04-lts",
+         *         "sku": "server",
+         *         "version": "latest"
+         *       },
+         *       "maxSurge": 2,
+         *       "maxUnavailable": 0,
+         *       "deletePolicy": "Oldest"
+         *     }
+         */
+        RollingUpgradeDescription: {
+            /** @description the account name (Clouddriver's field) */
+            credentials?: string;
+            /** @description the account name; an alias of credentials */
+            account?: string;
+            /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+            region: string;
+            /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+            serverGroupName: string;
+            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            resourceGroup?: string;
+            /** @description the image new instances boot from */
+            image?: {
+                publisher: string;
+                offer: string;
+                sku: string;
+                /** @description default latest */
+                version?: string;
+            } | {
+                id: string;
+            };
+            /** @description base64 custom data for new instances */
+            customData?: string;
+            sku?: {
+                /** @description a VM size such as Standard_D4s_v3 */
+                name: string;
+            };
+            /** @description tags merged into the scale set's */
+            tags?: {
+                [key: string]: string;
+            };
+            /** @description instances above the desired count at most (rounded up): a whole number of instances, or a percentage of the desired count such as "25%" (default 1) */
+            maxSurge?: number | string;
+            /** @description ready instances below the desired count at most (rounded down): a whole number of instances, or a percentage of the desired count such as "25%" (default 0) */
+            maxUnavailable?: number | string;
+            /** @description which out-of-date instances go first (default Oldest) */
+            deletePolicy?: "Oldest" | "Newest";
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description exactly one operation: { "<operationName>": <its description> } */
+        OperationEnvelope: {
+            resizeServerGroup?: components["schemas"]["ResizeServerGroupDescription"];
+            disableServerGroup?: components["schemas"]["DisableServerGroupDescription"];
+            enableServerGroup?: components["schemas"]["EnableServerGroupDescription"];
+            scaleDown?: components["schemas"]["ScaleDownDescription"];
+            terminateInstances?: components["schemas"]["TerminateInstancesDescription"];
+            destroyServerGroup?: components["schemas"]["DestroyServerGroupDescription"];
+            createServerGroup?: components["schemas"]["CreateServerGroupDescription"];
+            cloneServerGroup?: components["schemas"]["CloneServerGroupDescription"];
+            rollingUpgrade?: components["schemas"]["RollingUpgradeDescription"];
+        };
+        UiTask: {
+            id: string;
+            state: components["schemas"]["TaskState"];
+            operations: string[];
+            targets: {
+                operation: string;
+                account: string;
+                region: string;
+                resourceGroup?: string;
+                serverGroupName: string;
+            }[];
+            operationIndex: number;
+            phase: string;
+            /** @description the last history line */
+            status: string;
+            /** @description the attempt running now (or the last one) */
+            attempt: number;
+            /** @description retries this replica saw, newest last */
+            retries: {
+                attempt: number;
+                operation: string;
+                status: string;
+                code?: string;
+                atMs: number;
+            }[];
+            armCalls: number;
+            leaseOwner?: string;
+            createdAtMs: number;
+            updatedAtMs: number;
+            finishedAtMs?: number;
+            failure?: {
+                operation: string;
+                code: string;
+                message: string;
+            };
+            history?: {
+                phase: string;
+                status: string;
+                timeMs: number;
+            }[];
+        };
+        UiTaskList: {
+            inFlight: components["schemas"]["UiTask"][];
+            recent: components["schemas"]["UiTask"][];
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service is up */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    resizeServerGroup: {
+        parameters: {
+            query?: {
+                /** @description printable ASCII without spaces, up to 128 characters */
+                clientRequestId?: string;
+                /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
+                wait?: number;
+                /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResizeServerGroupDescription"];
+            };
+        };
+        responses: {
+            /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionAnswer"];
+                };
+            };
+            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description A field is missing or wrong; details name each one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The clientRequestId was used for a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    disableServerGroup: {
+        parameters: {
+            query?: {
+                /** @description printable ASCII without spaces, up to 128 characters */
+                clientRequestId?: string;
+                /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
+                wait?: number;
+                /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisableServerGroupDescription"];
+            };
+        };
+        responses: {
+            /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionAnswer"];
+                };
+            };
+            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description A field is missing or wrong; details name each one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The clientRequestId was used for a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    enableServerGroup: {
+        parameters: {
+            query?: {
+                /** @description printable ASCII without spaces, up to 128 characters */
+                clientRequestId?: string;
+                /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
+                wait?: number;
+                /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnableServerGroupDescription"];
+            };
+        };
+        responses: {
+            /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionAnswer"];
+                };
+            };
+            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description A field is missing or wrong; details name each one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The clientRequestId was used for a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    scaleDown: {
+        parameters: {
+            query?: {
+                /** @description printable ASCII without spaces, up to 128 characters */
+                clientRequestId?: string;
+                /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
+                wait?: number;
+                /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScaleDownDescription"];
+            };
+        };
+        responses: {
+            /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionAnswer"];
+                };
+            };
+            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description A field is missing or wrong; details name each one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The clientRequestId was used for a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    terminateInstances: {
+        parameters: {
+            query?: {
+                /** @description printable ASCII without spaces, up to 128 characters */
+                clientRequestId?: string;
+                /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
+                wait?: number;
+                /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TerminateInstancesDescription"];
+            };
+        };
+        responses: {
+            /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionAnswer"];
+                };
+            };
+            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description A field is missing or wrong; details name each one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The clientRequestId was used for a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    destroyServerGroup: {
+        parameters: {
+            query?: {
+                /** @description printable ASCII without spaces, up to 128 characters */
+                clientRequestId?: string;
+                /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
+                wait?: number;
+                /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DestroyServerGroupDescription"];
+            };
+        };
+        responses: {
+            /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionAnswer"];
+                };
+            };
+            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description A field is missing or wrong; details name each one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The clientRequestId was used for a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createServerGroup: {
+        parameters: {
+            query?: {
+                /** @description printable ASCII without spaces, up to 128 characters */
+                clientRequestId?: string;
+                /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
+                wait?: number;
+                /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateServerGroupDescription"];
+            };
+        };
+        responses: {
+            /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionAnswer"];
+                };
+            };
+            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description A field is missing or wrong; details name each one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The clientRequestId was used for a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    cloneServerGroup: {
+        parameters: {
+            query?: {
+                /** @description printable ASCII without spaces, up to 128 characters */
+                clientRequestId?: string;
+                /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
+                wait?: number;
+                /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CloneServerGroupDescription"];
+            };
+        };
+        responses: {
+            /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionAnswer"];
+                };
+            };
+            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description A field is missing or wrong; details name each one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The clientRequestId was used for a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    rollingUpgrade: {
+        parameters: {
+            query?: {
+                /** @description printable ASCII without spaces, up to 128 characters */
+                clientRequestId?: string;
+                /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
+                wait?: number;
+                /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RollingUpgradeDescription"];
+            };
+        };
+        responses: {
+            /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionAnswer"];
+                };
+            };
+            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description A field is missing or wrong; details name each one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The clientRequestId was used for a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    unknownOperation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                operation: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such operation; knownOperations lists them */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    submitOperations: {
+        parameters: {
+            query?: {
+                /** @description printable ASCII without spaces, up to 128 characters */
+                clientRequestId?: string;
+                /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
+                wait?: number;
+                /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperationEnvelope"][];
+            };
+        };
+        responses: {
+            /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionAnswer"];
+                };
+            };
+            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description A field is missing or wrong; details name each one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The clientRequestId was used for a different request */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getTask: {
+        parameters: {
+            query?: {
+                /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task (with ?wait=, once it has ended or the time ran out) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description wait is not a whole number of seconds from 0 to 60 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No task with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    resumeTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task is queued or running again; poll it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No task with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The task succeeded, or failed in a way that running it again cannot change (status.retryable false) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    cancelTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task: canceled, or still running until its next safe point */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No task with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The task has already ended (succeeded, failed or canceled) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listTasks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                state?: components["schemas"]["TaskState"];
+                /** @description tasks that include this operation, e.g. scaleDown */
+                operation?: string;
+                /** @description tasks on this server group (serverGroupName) */
+                serverGroup?: string;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Tasks, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskList"];
+                };
+            };
+            /** @description A query parameter is wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getServerGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+                account: string;
+                /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+                region: string;
+                /** @description an Azure resource group name: 1-90 letters, digits, '_', '-', '.', '(' or ')', not ending with '.' */
+                resourceGroup: string;
+                /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scale set as Azure reports it now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerGroup"];
+                };
+            };
+            /** @description A name is invalid, or the account is unknown or not in that region */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such scale set in that resource group and region */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Azure answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Azure did not answer in time; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    clouddriverGetApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a Spinnaker application name (Frigga: letters, digits, '.', '_') */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the application */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClouddriverApplication"];
+                };
+            };
+            /** @description A name in the path is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Nothing found (or an account we do not serve) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Azure answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Azure did not answer in time; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    clouddriverGetCluster: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a Spinnaker application name (Frigga: letters, digits, '.', '_') */
+                app: string;
+                /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+                account: string;
+                /** @description a Spinnaker cluster name: app, app-stack or app-stack-detail */
+                cluster: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the cluster */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClouddriverCluster"];
+                };
+            };
+            /** @description A name in the path is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Nothing found (or an account we do not serve) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Azure answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Azure did not answer in time; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    clouddriverGetServerGroupFromCluster: {
+        parameters: {
+            query?: {
+                /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+                region?: string;
+                expand?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description a Spinnaker application name (Frigga: letters, digits, '.', '_') */
+                app: string;
+                /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+                account: string;
+                /** @description a Spinnaker cluster name: app, app-stack or app-stack-detail */
+                cluster: string;
+                /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+                serverGroup: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description without region: the server groups of that name (one per region); with region: that one */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClouddriverServerGroupOrList"];
+                };
+            };
+            /** @description A name in the path is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Nothing found (or an account we do not serve) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Azure answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Azure did not answer in time; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    clouddriverGetTargetServerGroup: {
+        parameters: {
+            query?: {
+                onlyEnabled?: "true" | "false";
+                validateOldest?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description a Spinnaker application name (Frigga: letters, digits, '.', '_') */
+                app: string;
+                /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+                account: string;
+                /** @description a Spinnaker cluster name: app, app-stack or app-stack-detail */
+                cluster: string;
+                /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+                scope: string;
+                /** @description current_asg_dynamic, ancestor_asg_dynamic, oldest_asg_dynamic, largest_asg_dynamic (or newest, previous, ancestor, fail, …) */
+                target: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the target server group */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClouddriverServerGroup"];
+                };
+            };
+            /** @description A name in the path is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Nothing found (or an account we do not serve) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Azure answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Azure did not answer in time; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    clouddriverGetServerGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+                account: string;
+                /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+                region: string;
+                /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+                serverGroup: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the server group */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClouddriverServerGroup"];
+                };
+            };
+            /** @description A name in the path is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Nothing found (or an account we do not serve) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Azure answered with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Azure did not answer in time; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    clouddriverPendingCacheRefreshes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description always empty */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingCacheRefreshes"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    clouddriverForceCacheRefresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForceCacheRefresh"];
+            };
+        };
+        responses: {
+            /** @description the server groups whose cached reads were dropped */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForceCacheRefreshResult"];
+                };
+            };
+            /** @description A name in the path is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    scaleDownCluster: {
+        parameters: {
+            query?: {
+                /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
+                wait?: number;
+                /** @description the selection and each server group's plan; nothing written, no task stored */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScaleDownClusterDescription"];
+            };
+        };
+        responses: {
+            /** @description With ?wait=: the task once it ended or the time ran out. With ?dryRun=true: the selection and the plans */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionAnswer"];
+                };
+            };
+            /** @description The task was created */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description A field is missing or wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    disableCluster: {
+        parameters: {
+            query?: {
+                /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
+                wait?: number;
+                /** @description the selection and each server group's plan; nothing written, no task stored */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisableClusterDescription"];
+            };
+        };
+        responses: {
+            /** @description With ?wait=: the task once it ended or the time ran out. With ?dryRun=true: the selection and the plans */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionAnswer"];
+                };
+            };
+            /** @description The task was created */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description A field is missing or wrong */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    uiListTasks: {
+        parameters: {
+            query?: {
+                serverGroup?: string;
+                account?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Tasks in flight (running, queued) and recent ones */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UiTaskList"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    uiGetTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task, its history included */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UiTask"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No task with that id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready to take work */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description Not ready: the failing checks say why */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    getRateLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per scope and policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimits"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+}

@@ -1,0 +1,147 @@
+// The vmss-ops command as a user runs it: a real child process (bin/vmss-ops.js) against a real service and
+// simulator, one test per exit status, then --json, --follow, --wait on a failing task, --dry-run, the task
+// commands and the server groups.
+import t from "tap";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { freePort, REPO } from "./helpers/child-service.ts";
+import { startTestEnv } from "./helpers/service.ts";
+
+const env = await startTestEnv({ writeDurationMs: 150 });
+t.teardown(() => env.close());
+
+const BIN = join(REPO, "bin", "vmss-ops.js");
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], options: { node?: string; url?: string; path?: string } = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(options.node ?? process.execPath, [BIN, ...args], {
+      cwd: REPO,
+      env: { ...process.env, VMSS_OPS_URL: options.url ?? env.baseUrl, ...(options.path ? { PATH: options.path } : {}) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+t.test("0: a resize that succeeds, waited for", async (t) => {
+  const run = await cli(["resize", "web-prod-v001", "--desired", "5", "--wait"]);
+  t.equal(run.code, 0, run.stderr);
+  t.match(run.stdout, /^task [0-9a-f-]+: succeeded \(resizeServerGroup\)/);
+  t.match(run.stdout, /Done: web-prod-v001 has capacity 5 \(min 1, max 10\)|Done: web-prod-v001 has capacity 5/);
+  t.equal(run.stderr, "", "no progress line when stderr is not a terminal");
+  const sg = await env.api("GET", "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001");
+  t.equal(sg.body.capacity.desired, 5, "Azure has it");
+});
+
+t.test("1: --wait on a task that fails; --json gives the task itself", async (t) => {
+  const run = await cli(["resize", "web-prod-v404", "--desired", "2", "--wait"]);
+  t.equal(run.code, 1);
+  t.match(run.stdout, /: failed \(resizeServerGroup\)/);
+  t.match(run.stdout, /failed: 404 ResourceNotFound/);
+  const json = await cli(["resize", "web-prod-v404", "--desired", "2", "--wait", "--json"]);
+  t.equal(json.code, 1);
+  const task = JSON.parse(json.stdout);
+  t.equal(task.state, "failed");
+  t.equal(task.status.retryable, false);
+  t.equal(task.resultObjects.at(-1).cause, "ResourceNotFound");
+});
+
+t.test("2: bad input, refused by the service or by the command line", async (t) => {
+  const refused = await cli(["resize", "web/../prod", "--desired", "3"]);
+  t.equal(refused.code, 2);
+  t.match(refused.stderr, /400 ValidationError: serverGroupName: must be an Azure scale set name/);
+  const usage = await cli(["resize", "web-prod-v001"]);
+  t.equal(usage.code, 2);
+  t.match(usage.stderr, /resize needs --desired N/);
+  const unknownFlag = await cli(["resize", "web-prod-v001", "--desird", "3"]);
+  t.equal(unknownFlag.code, 2);
+  t.match(unknownFlag.stderr, /Unknown option '--desird'/);
+  const json = await cli(["resize", "web/../prod", "--desired", "3", "--json"]);
+  t.equal(json.code, 2);
+  t.equal(JSON.parse(json.stdout).error, "ValidationError", "--json prints the error body for scripts");
+});
+
+t.test("3: the service cannot be reached", async (t) => {
+  const port = await freePort();
+  const run = await cli(["tasks"], { url: `http://127.0.0.1:${port}` });
+  t.equal(run.code, 3);
+  t.match(run.stderr, new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}: ECONNREFUSED`));
+});
+
+t.test("4: --wait gives up after --timeout, the task still running", async (t) => {
+  await env.simControl("PUT", "/_sim/config", { writeDurationMs: 4000 });
+  t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 150 }));
+  const run = await cli(["resize", "batch-v001", "--desired", "3", "--wait", "--timeout", "1", "--json"]);
+  t.equal(run.code, 4);
+  t.match(run.stderr, /has not ended after 1 s \(still running\)/);
+  const task = JSON.parse(run.stdout);
+  t.equal(task.status.completed, false);
+  const done = await cli(["task", task.id, "--wait"]);
+  t.equal(done.code, 0, "waiting again sees it end");
+});
+
+t.test("--follow prints each history line once, in order, as the task goes", async (t) => {
+  const submitted = await cli(["resize", "web-prod-v002", "--desired", "4", "--json"]);
+  t.equal(submitted.code, 0);
+  const { id } = JSON.parse(submitted.stdout);
+  const run = await cli(["task", id, "--follow"]);
+  t.equal(run.code, 0);
+  const task = (await env.api("GET", `/task/${id}`)).body;
+  const expected = task.history.map((h: { phase: string; status: string }) => `  ${h.phase.padEnd(22)} ${h.status}`);
+  t.same(run.stdout.trimEnd().split("\n"), [...expected, `task ${id}: succeeded`], "the whole history, each line once, then the outcome");
+});
+
+t.test("--dry-run plans, writes nothing, makes no task", async (t) => {
+  const before = (await env.api("GET", "/task?limit=500")).body.tasks.length;
+  const run = await cli(["resize", "web-prod-v002", "--desired", "1", "--min", "1", "--max", "6", "--dry-run"]);
+  t.equal(run.code, 0, run.stderr);
+  t.match(run.stdout, /^resizeServerGroup: would set capacity 4 → 1/);
+  t.equal((await env.api("GET", "/task?limit=500")).body.tasks.length, before);
+});
+
+t.test("tasks, cancel, resume, server-groups", async (t) => {
+  const list = await cli(["tasks", "--server-group", "web-prod-v404", "--json"]);
+  t.equal(list.code, 0);
+  t.ok(JSON.parse(list.stdout).tasks.length >= 2);
+  const human = await cli(["tasks", "--state", "failed"]);
+  t.match(human.stdout, /failed\s+resizeServerGroup\s+Failed: 404 ResourceNotFound/);
+
+  const failedId = JSON.parse(list.stdout).tasks[0].id;
+  const resume = await cli(["resume", failedId]);
+  t.equal(resume.code, 2, "a task that cannot succeed again is not resumed");
+  t.match(resume.stderr, /409 TaskNotRetryable/);
+
+  await env.simControl("PUT", "/_sim/config", { writeDurationMs: 2000 });
+  t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 150 }));
+  const first = JSON.parse((await cli(["resize", "web-prod-v002", "--desired", "2", "--json"])).stdout);
+  const second = JSON.parse((await cli(["resize", "web-prod-v002", "--desired", "3", "--json"])).stdout);
+  const cancel = await cli(["cancel", second.id, "--json"]);
+  t.equal(cancel.code, 0);
+  t.equal(JSON.parse(cancel.stdout).state, "canceled", "the queued task ends at once");
+  const afterCancel = await cli(["task", second.id]);
+  t.equal(afterCancel.code, 1, "a canceled task reads as failed, as Orca sees it");
+  t.equal((await cli(["task", first.id, "--wait"])).code, 0);
+
+  const groups = await cli(["server-groups", "web"]);
+  t.equal(groups.code, 0, groups.stderr);
+  t.match(groups.stdout, /demo\s+eastus\s+web-prod-v001\s+enabled\s+capacity 5/);
+  t.equal((await cli(["server-groups", "nosuchapp"])).code, 2, "an unknown application is a 404: bad input");
+});
+
+const systemNode = ["/usr/bin/node", "/usr/local/bin/node"].find((p) => existsSync(p));
+t.test("the bin runs from an older system node, with the project's Node 24", { skip: systemNode ? false : "no system node here" }, async (t) => {
+  const run = await cli(["tasks", "--limit", "1", "--json"], { node: systemNode, path: "/usr/bin:/bin" });
+  t.equal(run.code, 0, run.stderr);
+  t.equal(JSON.parse(run.stdout).tasks.length, 1);
+});
