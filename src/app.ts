@@ -6,6 +6,7 @@ import { AccountRegistry } from "./azure/accounts.ts";
 import type { ClouddriverForwarder } from "./api/clouddriver-forwarding.ts";
 import { docsRoutes } from "./api/docs.ts";
 import { installErrorHandling } from "./api/errors.ts";
+import { installJsonBodyParser } from "./api/json-body.ts";
 import { openApiOptions } from "./api/openapi.ts";
 import { LazySchemaCompilers } from "./api/schema-compilers.ts";
 import { componentSchemas } from "./api/schemas.ts";
@@ -118,6 +119,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   await installOverloadProtection(app, config.overload);
   // JSON only: anything else is a 415, not a string that fails validation later.
   app.removeContentTypeParser("text/plain");
+  installJsonBodyParser(app);
   // After access control: what is forwarded to Clouddriver needs the same credentials as what is served here.
   // Loaded only when configured: it brings undici, whose loading is a tenth of start-up.
   let forwarder: ClouddriverForwarder | undefined;

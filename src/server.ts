@@ -38,14 +38,20 @@ async function main(): Promise<void> {
   let stopSimulator: (() => Promise<void>) | undefined;
   if (config.simulator.mode === "embedded") {
     const { startSimulator } = await import("./simulator/simulator.ts");
-    const sim = await startSimulator({
-      ...config.simulator.settings,
-      host: config.simulator.host,
-      port: config.simulator.port,
-      subscriptionId: config.simulator.subscriptionId,
-      throttling: config.simulator.throttling.enabled,
-      seed: true,
-    });
+    let sim: Awaited<ReturnType<typeof startSimulator>>;
+    try {
+      sim = await startSimulator({
+        ...config.simulator.settings,
+        host: config.simulator.host,
+        port: config.simulator.port,
+        subscriptionId: config.simulator.subscriptionId,
+        throttling: config.simulator.throttling.enabled,
+        seed: true,
+      });
+    } catch (err) {
+      console.error(`vmss-ops: the embedded simulator: ${listenProblem(err, config.simulator.host, config.simulator.port, "SIMULATOR_PORT")}`);
+      process.exit(2);
+    }
     stopSimulator = () => sim.close();
     // Only now is the simulator's address known: point the simulator accounts at it.
     for (const account of config.accounts) {
@@ -79,7 +85,14 @@ async function main(): Promise<void> {
     await stopSimulator?.();
     process.exit(2);
   }
-  await service.app.listen({ host: config.host, port: config.port });
+  try {
+    await service.app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    console.error(`vmss-ops: ${listenProblem(err, config.host, config.port, "PORT")}`);
+    await service.close(1000).catch(() => undefined);
+    await stopSimulator?.();
+    process.exit(2);
+  }
   const base = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${(service.app.server.address() as { port: number }).port}`;
   const lines = [
     `vmss-ops listening on ${base}`,
@@ -128,7 +141,18 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => void stop("SIGINT"));
 }
 
+/** A listen that failed, in one line that says what to change. */
+function listenProblem(err: unknown, host: string, port: number, variable: string): string {
+  const code = (err as { code?: string }).code;
+  if (code === "EADDRINUSE") return `port ${port} (${variable}) on ${host} is already in use, often by an earlier npm start: stop that, or choose another port, e.g. ${variable}=${port + 10}`;
+  if (code === "EACCES") return `port ${port} (${variable}) on ${host} needs privileges this process does not have: choose a port above 1023`;
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") return `cannot listen on ${host} (HOST or SIMULATOR_HOST): not an address of this machine; 127.0.0.1 or 0.0.0.0 are`;
+  return `cannot listen on ${host}:${port}: ${(err as Error).message}`;
+}
+
 main().catch((err) => {
-  console.error("vmss-ops failed to start:", err);
+  // One line, no stack: what a person starting the service can act on. The stack is for LOG_LEVEL=debug.
+  console.error(`vmss-ops failed to start: ${(err as Error).message ?? String(err)}`);
+  if (process.env.LOG_LEVEL === "debug" || process.env.LOG_LEVEL === "trace") console.error(err);
   process.exit(1);
 });

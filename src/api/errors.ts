@@ -1,6 +1,6 @@
 // Every error leaves as ErrorResponse JSON with the right 4xx; only a bug is a 500, and it never stops the service.
 import type { FastifyError, FastifyInstance } from "fastify";
-import type { FieldProblem } from "../operations/description.ts";
+import { AccountName, RegionName, ResourceGroupName, ScaleSetName, type FieldProblem } from "../operations/description.ts";
 import type { ErrorResponse } from "./schemas.ts";
 
 /** A 4xx our own handlers decide on. */
@@ -28,6 +28,20 @@ interface AjvError {
   message?: string;
   params: Record<string, unknown>;
   parentSchema?: { description?: string };
+  /** The value that failed (ajv's verbose mode). */
+  data?: unknown;
+}
+
+/**
+ * What a name must be, by its pattern. A field's own description says what the field is for ("defaults to the
+ * account's defaultResourceGroup, …"), which is no answer to "what would be right": the naming rule is.
+ */
+const NAMING_RULES = new Map<string, string>([AccountName, RegionName, ResourceGroupName, ScaleSetName].map((schema) => [schema.pattern!, schema.description!]));
+
+/** The value as a message quotes it: short, and never more than a line. */
+function quoted(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
 
 /** "/capacity/desired" → "capacity.desired"; "/0/resizeServerGroup/region" → "[0].resizeServerGroup.region". */
@@ -50,8 +64,9 @@ export function ajvErrorsToProblems(errors: AjvError[], context: string): FieldP
     } else if (e.keyword === "additionalProperties") {
       child = String(e.params.additionalProperty);
       message = "is not a known field";
-    } else if (e.keyword === "pattern" && e.parentSchema?.description) {
-      message = `must be ${e.parentSchema.description}`;
+    } else if (e.keyword === "pattern") {
+      const rule = NAMING_RULES.get(String(e.params.pattern)) ?? e.parentSchema?.description;
+      message = `${rule ? `must be ${rule}` : `must match ${String(e.params.pattern)}`}, got ${quoted(e.data)}`;
     }
     const path = fieldPath(e.instancePath, child);
     const field = [where, path].filter(Boolean).join(".") || (where || "body");
@@ -95,6 +110,13 @@ export function installErrorHandling(app: FastifyInstance): void {
       });
     }
     const status = typeof err.statusCode === "number" ? err.statusCode : 500;
+    if (err.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+      const sent = request.headers["content-type"] ?? "none";
+      return send(reply, { statusCode: 415, error: "UnsupportedMediaType", message: `content-type ${sent} is not accepted: send the body as JSON with content-type: application/json` });
+    }
+    if (err.code === "FST_ERR_CTP_INVALID_JSON_BODY" && /prototype property/.test(String((err as { cause?: Error }).cause?.message ?? err.message))) {
+      return send(reply, { statusCode: 400, error: "ForbiddenKey", message: "the body has a __proto__ or constructor.prototype key, which is refused: rename that key (no operation has such a field)" });
+    }
     if (status >= 400 && status < 500) {
       const code = (err.code && FASTIFY_CODES[err.code]) ?? (err instanceof SyntaxError || err.code === "FST_ERR_CTP_INVALID_JSON_BODY" ? "InvalidJson" : "BadRequest");
       return send(reply, { statusCode: status, error: code, message: err.message });
