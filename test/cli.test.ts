@@ -7,6 +7,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, REPO } from "./helpers/child-service.ts";
 import { startTestEnv } from "./helpers/service.ts";
+import { readFile } from "node:fs/promises";
+import { run as runCli } from "../src/cli/main.ts";
+import { CLI_TYPES_PATH, generateCliTypes } from "../scripts/write-cli-types.ts";
 
 const env = await startTestEnv({ writeDurationMs: 150 });
 t.teardown(() => env.close());
@@ -144,4 +147,21 @@ t.test("the bin runs from an older system node, with the project's Node 24", { s
   const run = await cli(["tasks", "--limit", "1", "--json"], { node: systemNode, path: "/usr/bin:/bin" });
   t.equal(run.code, 0, run.stderr);
   t.equal(JSON.parse(run.stdout).tasks.length, 1);
+});
+
+t.test("a progress line on a terminal, redrawn while the task runs, cleared at the end", async (t) => {
+  await env.simControl("PUT", "/_sim/config", { writeDurationMs: 3000 });
+  t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 150 }));
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(["resize", "web-prod-v001", "--desired", "6", "--wait"], { out: (s) => out.push(s), err: (s) => err.push(s), tty: true, env: { VMSS_OPS_URL: env.baseUrl } });
+  t.equal(code, 0);
+  const progress = err.filter((s) => s.startsWith("\r\x1b[2K") && s.length > 5);
+  t.ok(progress.some((s) => /^\r\x1b\[2K(queued|running) \d+s: /.test(s)), `a line while it runs: ${JSON.stringify(progress[0])}`);
+  t.equal(err.at(-1), "\r\x1b[2K", "the line is cleared before the summary");
+  t.match(out.join("\n"), /: succeeded \(resizeServerGroup\)/);
+});
+
+t.test("the command's API types are what openapi/openapi.json gives (npm run cli:types)", async (t) => {
+  t.equal(await readFile(CLI_TYPES_PATH, "utf8"), await generateCliTypes());
 });

@@ -26,6 +26,15 @@ const EXPECT: Record<string, [RegExp, string][]> = {
     [/"state":"canceled"/, "the queued task was canceled"],
     [/"dryRun":true/, "the dry run answers its plan"],
   ],
+  "cli.md": [
+    [/task [0-9a-f-]+: succeeded \(resizeServerGroup\)\n/, "a resize waited for"],
+    [/^resizeServerGroup: would set capacity/m, "the dry run's plan"],
+    [/"cause":"ResourceNotFound"\nexit status 1/, "--json and the failed task's status"],
+    [/  RESIZE_SERVER_GROUP\s+Done: web-prod-v001 has capacity 3[^\n]*\n  ORCHESTRATION\s+Orchestration completed\.\ntask [0-9a-f-]+: succeeded/, "--follow ends with the outcome"],
+    [/"state":"canceled"/, "the queued task was canceled"],
+    [/409 TaskNotRetryable[\s\S]*exit status 2|exit status 2[\s\S]*409 TaskNotRetryable/, "a task that cannot succeed again is not resumed"],
+    [/demo\s+eastus\s+web-prod-v001\s+enabled\s+capacity 3/, "the server groups"],
+  ],
   "troubleshooting.md": [
     [/"field":"capacity\.min"|capacity/, "the 400 names the field"],
     [/"statusCode":415/, "the wrong content type"],

@@ -185,8 +185,9 @@ async function waitFor(client: Client, io: Io, id: string, options: WaitOptions,
   let printed = 0;
   for (;;) {
     const left = deadline - Date.now();
-    // --follow asks every second for new lines; otherwise the service holds the request until the task ends.
-    const hold = options.follow ? 1 : Math.max(0, Math.min(60, Math.floor(left / 1000)));
+    // The service holds each request until the task ends or the hold runs out: --follow asks every second for new
+    // lines, a progress line on a terminal every two; otherwise up to a minute at a time.
+    const hold = Math.max(0, Math.min(options.follow ? 1 : io.tty && !json ? 2 : 60, Math.floor(left / 1000)));
     const { data: task } = await client.task(id, hold);
     if (options.follow && !json) {
       for (const entry of task.history.slice(printed)) io.out(line(entry));
@@ -201,7 +202,6 @@ async function waitFor(client: Client, io: Io, id: string, options: WaitOptions,
       if (!task.status.completed) io.err(`vmss-ops: task ${id} has not ended after ${Math.round(options.timeoutMs / 1000)} s (still ${task.state}); vmss-ops task ${id} --wait to wait again`);
       return task;
     }
-    if (options.follow) await new Promise((r) => setTimeout(r, 1000));
   }
 }
 

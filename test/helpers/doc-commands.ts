@@ -93,7 +93,10 @@ export function withPorts(script: string, demo: Pick<DemoService, "apiPort" | "s
 /** Runs the blocks as one bash script that stops at the first failing command; two minutes at most. */
 export function runBlocks(blocks: string[], demo: Pick<DemoService, "apiPort" | "simPort">, timeoutMs = 180_000): { status: number | null; out: string } {
   const script = withPorts(["set -euo pipefail", ...blocks].join("\n"), demo);
-  const run = spawnSync("bash", ["-c", script], { cwd: REPO, encoding: "utf8", timeout: timeoutMs, env: { ...process.env, PATH: `${REPO}/node_modules/.bin:${process.env.PATH}` } });
+  // The command's default service is 127.0.0.1:7002 too: its URL is swapped the same way.
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${REPO}/node_modules/.bin:${process.env.PATH}`, VMSS_OPS_URL: `http://127.0.0.1:${demo.apiPort}` };
+  delete env.VMSS_OPS_TOKEN;
+  const run = spawnSync("bash", ["-c", script], { cwd: REPO, encoding: "utf8", timeout: timeoutMs, env });
   return { status: run.status, out: `${run.stdout}\n${run.stderr}` };
 }
 
