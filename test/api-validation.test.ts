@@ -21,7 +21,7 @@ const cases: { name: string; path?: string; body: unknown; status: number; field
   { name: "region with spaces", body: resize({ region: "East US" }), status: 400, field: "region", message: /region/ },
   { name: "capacity over Azure's 1000", body: resize({ capacity: { min: 0, max: 1001, desired: 3 } }), status: 400, field: "capacity.max", message: /1000/ },
   { name: "negative capacity", body: resize({ capacity: { min: -1, max: 5, desired: 3 } }), status: 400, field: "capacity.min" },
-  { name: "fractional capacity", body: resize({ capacity: { min: 1, max: 5, desired: 2.5 } }), status: 400, field: "capacity.desired", message: /integer/ },
+  { name: "fractional capacity", body: resize({ capacity: { min: 1, max: 5, desired: 2.5 } }), status: 400, field: "capacity.desired", message: /must be a whole number, got 2.5/ },
   { name: "string capacity", body: resize({ capacity: { min: 1, max: 5, desired: "three" } }), status: 400, field: "capacity.desired" },
   { name: "min above desired", body: resize({ capacity: { min: 4, max: 5, desired: 3 } }), status: 400, field: "capacity.min" },
   { name: "desired above max", body: resize({ capacity: { min: 1, max: 2, desired: 3 } }), status: 400, field: "capacity.max" },

@@ -35,6 +35,25 @@ t.test("4xx messages", async (t) => {
   t.match(((await res.json()) as { message: string }).message, /query\.cursor: "not-a-cursor" is not a cursor this service gave: pass a page's nextCursor as it came/);
 });
 
+t.test("a value of the wrong kind: what it must be, and what came", async (t) => {
+  const base = { credentials: "demo", region: "eastus", serverGroupName: "web-prod-v001" };
+  const message = async (path: string, body: unknown) => (await env.api("POST", path, body)).body.message as string;
+  t.equal(await message("/azure/ops/resizeServerGroup", { ...base, capacity: { min: 1, max: 5, desired: 2.5 } }), "capacity.desired: must be a whole number, got 2.5");
+  t.equal(await message("/azure/ops/resizeServerGroup", { ...base, capacity: { min: 1, max: 1001, desired: 3 } }), "capacity.max: must be at most 1000, got 1001");
+  t.equal(
+    await message("/azure/ops/rollingUpgrade", { ...base, image: { publisher: "a" }, deletePolicy: "Random" }),
+    'image: must be {publisher, offer, sku} or {id}, got {"publisher":"a"}; deletePolicy: must be one of "Oldest", "Newest", got "Random"',
+    "a union names its forms, not each branch's complaints",
+  );
+  t.equal(
+    await message("/azure/ops/rollingUpgrade", { ...base, image: { publisher: "a", offer: "b", sku: "c", version: "d" } }),
+    'image.version: must match ^(latest|[0-9]+\\.[0-9]+\\.[0-9]+)$, got "d"',
+    "a value that plainly means one form gets that form's complaint",
+  );
+  const query = await env.api("GET", "/task?limit=0&state=bogus");
+  t.equal(query.body.message, 'query.limit: must be at least 1, got 0; query.state: must be one of "queued", "running", "succeeded", "failed", "canceled", got "bogus"');
+});
+
 t.test("a port in use: one line, exit 2, no stack", async (t) => {
   const blocker = createServer();
   await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", r));

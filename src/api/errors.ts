@@ -30,6 +30,16 @@ interface AjvError {
   parentSchema?: { description?: string };
   /** The value that failed (ajv's verbose mode). */
   data?: unknown;
+  schemaPath?: string;
+}
+
+/** The branch of a union an object value plainly means: the only one whose required keys it all has. */
+function intendedBranch(e: AjvError): number | undefined {
+  const branches = (e.parentSchema as { anyOf?: BranchSchema[]; oneOf?: BranchSchema[] } | undefined)?.[e.keyword as "anyOf" | "oneOf"] ?? [];
+  if (e.data === null || typeof e.data !== "object" || Array.isArray(e.data)) return undefined;
+  const keys = new Set(Object.keys(e.data));
+  const fitting = branches.flatMap((b, i) => (b.type === "object" && (b.required ?? []).length > 0 && b.required!.every((k) => keys.has(k)) ? [i] : []));
+  return fitting.length === 1 ? fitting[0] : undefined;
 }
 
 /**
@@ -37,6 +47,80 @@ interface AjvError {
  * account's defaultResourceGroup, …"), which is no answer to "what would be right": the naming rule is.
  */
 const NAMING_RULES = new Map<string, string>([AccountName, RegionName, ResourceGroupName, ScaleSetName].map((schema) => [schema.pattern!, schema.description!]));
+
+const TYPE_NAMES: Record<string, string> = {
+  integer: "a whole number",
+  number: "a number",
+  string: "a string",
+  boolean: "true or false",
+  object: "a JSON object",
+  array: "a list",
+  null: "null",
+};
+
+interface BranchSchema {
+  const?: unknown;
+  type?: string;
+  pattern?: string;
+  description?: string;
+  required?: string[];
+  properties?: Record<string, unknown>;
+  enum?: unknown[];
+}
+
+/** "must be one of "Oldest", "Newest"" or "must be a whole number or a percentage such as 25%". */
+function describeUnion(branches: BranchSchema[], got: string): string {
+  if (branches.length > 0 && branches.every((b) => b.const !== undefined)) return `must be one of ${branches.map((b) => JSON.stringify(b.const)).join(", ")}${got}`;
+  const forms = branches.map((b) => {
+    if (b.const !== undefined) return JSON.stringify(b.const);
+    if (b.enum) return `one of ${b.enum.map((v) => JSON.stringify(v)).join(", ")}`;
+    if (b.type === "object") return `{${(b.required && b.required.length > 0 ? b.required : Object.keys(b.properties ?? {})).join(", ")}}`;
+    if (b.pattern) return NAMING_RULES.get(b.pattern) ?? (/^(a|an|the) /.test(b.description ?? "") ? b.description! : `a string matching ${b.pattern}`);
+    if (b.type) return TYPE_NAMES[b.type] ?? b.type;
+    return b.description ?? "another form";
+  });
+  return `must be ${[...new Set(forms)].join(" or ")}${got}`;
+}
+
+/** ajv's own words ("must be integer", "must be <= 1000") made into what would be right, with what was sent. */
+function describeAjvError(e: AjvError): string {
+  const got = e.data === undefined ? "" : `, got ${quoted(e.data)}`;
+  const p = e.params;
+  switch (e.keyword) {
+    case "pattern": {
+      // A description is a rule only when it names a thing ("a VM size such as …"); others document the field.
+      const rule = NAMING_RULES.get(String(p.pattern)) ?? (/^(a|an|the) /.test(e.parentSchema?.description ?? "") ? e.parentSchema?.description : undefined);
+      return `${rule ? `must be ${rule}` : `must match ${String(p.pattern)}`}${got}`;
+    }
+    case "type": {
+      const types = String(p.type).split(",");
+      return `must be ${types.map((t) => TYPE_NAMES[t] ?? t).join(" or ")}${got}`;
+    }
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum":
+    case "exclusiveMaximum": {
+      const words = { minimum: "at least", maximum: "at most", exclusiveMinimum: "more than", exclusiveMaximum: "less than" }[e.keyword];
+      return `must be ${words} ${String(p.limit)}${got}`;
+    }
+    case "enum":
+      return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}${got}`;
+    case "const":
+      return `must be ${JSON.stringify(p.allowedValue)}${got}`;
+    case "minLength":
+      return `must be at least ${String(p.limit)} character(s) long${got}`;
+    case "maxLength":
+      return `must be at most ${String(p.limit)} characters long, got ${String((e.data as string | undefined)?.length ?? "more")}`;
+    case "minItems":
+      return `must have at least ${String(p.limit)} item(s)`;
+    case "maxItems":
+      return `must have at most ${String(p.limit)} items, got ${String((e.data as unknown[] | undefined)?.length ?? "more")}`;
+    case "anyOf":
+    case "oneOf":
+      return describeUnion((e.parentSchema as { anyOf?: BranchSchema[]; oneOf?: BranchSchema[] } | undefined)?.[e.keyword] ?? [], got);
+  }
+  return `${e.message ?? "is invalid"}${got}`;
+}
 
 /** The value as a message quotes it: short, and never more than a line. */
 function quoted(value: unknown): string {
@@ -55,18 +139,32 @@ export function ajvErrorsToProblems(errors: AjvError[], context: string): FieldP
   const where = context === "body" ? "" : context === "querystring" ? "query" : context;
   const seen = new Set<string>();
   const problems: FieldProblem[] = [];
+  // A union (anyOf) reports each branch's failure, then its own. When the value plainly means one branch (an object
+  // with every key that branch requires, and no other branch's), that branch's errors say what is wrong; otherwise one
+  // sentence naming the forms the field takes does, where "image.id: is required; image.publisher: is not a known
+  // field; …" would not.
+  const unions = new Map<string, number | undefined>();
+  for (const e of errors) if (e.keyword === "anyOf" || e.keyword === "oneOf") unions.set(e.instancePath, intendedBranch(e));
+  const skip = (e: AjvError): boolean => {
+    if (e.keyword === "anyOf" || e.keyword === "oneOf") return unions.get(e.instancePath) !== undefined;
+    for (const [path, branch] of unions) {
+      if (e.instancePath !== path && !e.instancePath.startsWith(`${path}/`)) continue;
+      return branch === undefined || !new RegExp(`/(anyOf|oneOf)/${branch}/`).test(e.schemaPath ?? "");
+    }
+    return false;
+  };
   for (const e of errors) {
+    if (skip(e)) continue;
     let child: string | undefined;
-    let message = e.message ?? "is invalid";
+    const described = describeAjvError(e);
+    let message = described;
     if (e.keyword === "required") {
       child = String(e.params.missingProperty);
       message = "is required";
     } else if (e.keyword === "additionalProperties") {
       child = String(e.params.additionalProperty);
-      message = "is not a known field";
-    } else if (e.keyword === "pattern") {
-      const rule = NAMING_RULES.get(String(e.params.pattern)) ?? e.parentSchema?.description;
-      message = `${rule ? `must be ${rule}` : `must match ${String(e.params.pattern)}`}, got ${quoted(e.data)}`;
+      const known = Object.keys((e.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+      message = `is not a known field: remove it, or check its spelling${known.length > 0 && known.length <= 20 ? ` (known: ${known.join(", ")})` : ""}`;
     }
     const path = fieldPath(e.instancePath, child);
     const field = [where, path].filter(Boolean).join(".") || (where || "body");
