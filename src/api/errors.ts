@@ -224,6 +224,6 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    send(reply, { statusCode: 404, error: "NotFound", message: `no route ${request.method} ${request.url.split("?")[0]}` }),
+    send(reply, { statusCode: 404, error: "NotFound", message: `no route ${request.method} ${request.url.split("?")[0]}: the routes are listed at /docs and /openapi.json` }),
   );
 }

@@ -81,7 +81,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
    * that a caller learns nothing about another team's accounts from validation messages.
    */
   async function authorize(request: FastifyRequest): Promise<void> {
-    if (request.principal.readOnly) throw new ApiError(403, "Forbidden", `${request.principal.name} may only read`);
+    if (request.principal.readOnly) throw new ApiError(403, "Forbidden", `${request.principal.name} may only read: a write needs a principal that is not readOnly`);
     const body: unknown = request.body;
     const items = Array.isArray(body) ? body.flatMap((item) => (typeof item === "object" && item !== null ? Object.values(item) : [])) : [body];
     for (const d of items) {
@@ -104,7 +104,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
     const { task, created } = await runner.submit(requests, clientRequestId);
     opts.onSubmitted?.(task.id, created, request.principal.name, requests.map((r) => r.name));
     if (!created && !sameOperations(task.operations, requests)) {
-      throw new ApiError(409, "ClientRequestIdReused", `clientRequestId "${clientRequestId}" was already used for a different request (task ${task.id})`);
+      throw new ApiError(409, "ClientRequestIdReused", `clientRequestId "${clientRequestId}" was already used for a different request (task ${task.id}): send a new clientRequestId for a new request, or the same body to get that task`);
     }
     if (wait === undefined) return reply.code(202).send({ id: task.id, resourceUri: `/task/${task.id}` });
     const ended = wait > 0 ? await opts.waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;

@@ -15,6 +15,11 @@ import type { TaskWaiter } from "../../tasks/task-waiter.ts";
 import { clientGoneSignal } from "../client-gone.ts";
 import { isCursor } from "../../tasks/cursor.ts";
 
+/** 404 for a task id: what to check, and where the tasks there are are listed. */
+function noTask(id: string): string {
+  return `no task ${id}: check the id, or list the tasks there are with GET /task (finished tasks are pruned after TASK_RETENTION_MS)`;
+}
+
 export interface TaskRoutesOptions {
   store: TaskStore;
   /** Task ids we do not know are Clouddriver's, when one is configured. */
@@ -73,7 +78,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
       const { id } = request.params;
       const body = await currentBody(id, reply);
       if (!body && forwarder) return forwarder.forward(request, reply);
-      if (!body) throw new ApiError(404, "NotFound", `no task ${id}`);
+      if (!body) throw new ApiError(404, "NotFound", noTask(id));
       const denied = forbiddenAccount(request.principal, body.accounts);
       if (denied) throw new ApiError(403, "Forbidden", `Access denied to account ${denied}: task ${id} acts on it and ${request.principal.name} may not use it`);
       const wait = request.query.wait;
@@ -116,7 +121,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
         const { id } = request.params;
         const task = await store.get(id);
         if (!task && forwarder) return forwarder.forward(request, reply, Buffer.isBuffer(request.body) ? request.body : undefined);
-        if (!task) throw new ApiError(404, "NotFound", `no task ${id}`);
+        if (!task) throw new ApiError(404, "NotFound", noTask(id));
         // Resuming writes: the caller must be allowed to act on every account the task acts on.
         for (const account of accountsOfTask(task)) requireAccount(request, account, "write");
         const ref = { id, resourceUri: `/task/${id}` };
@@ -162,7 +167,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
       async (request) => {
         const { id } = request.params;
         const task = await store.get(id);
-        if (!task) throw new ApiError(404, "NotFound", `no task ${id}`);
+        if (!task) throw new ApiError(404, "NotFound", noTask(id));
         // Canceling changes what is written: the caller must be allowed to act on every account the task acts on.
         for (const account of accountsOfTask(task)) requireAccount(request, account, "write");
         const phase = phaseOf(task.operations[Math.min(task.operationIndex, task.operations.length - 1)]?.name ?? "orchestration");
@@ -172,7 +177,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
           canceled: { phase: "ORCHESTRATION", status: `Canceled on request of ${by} before it started. Done: nothing. Not done: ${task.operations.map((o) => o.name).join(", ")}`, timeMs },
           requested: { phase, status: `Cancel requested by ${by}: stopping at the next safe point (a write Azure accepted is followed to its end first)`, timeMs },
         });
-        if (outcome.outcome === "missing") throw new ApiError(404, "NotFound", `no task ${id}`);
+        if (outcome.outcome === "missing") throw new ApiError(404, "NotFound", noTask(id));
         if (outcome.outcome === "finished") {
           throw new ApiError(409, "TaskFinished", `task ${id} has already ${outcome.task.state === "canceled" ? "been canceled" : outcome.task.state}; there is nothing to cancel`);
         }
