@@ -1,18 +1,26 @@
-// Every command in docs/*.md: each page's ```sh blocks run in order, as written (only the ports swapped), against a
-// fresh `node src/server.ts` demo of its own; blocks fenced ```shell cannot run here (real Azure, Kubernetes,
+// Every command in docs/*.md: each page's ```sh blocks run in order, as written (only the ports swapped), after the
+// README's helpers (call, submit, wait_task, run: the first block of its Try it), against a fresh
+// `node src/server.ts` demo of its own; blocks fenced ```shell cannot run here (real Azure, Kubernetes,
 // Docker, long-running processes) and are counted. A page whose commands another test runs says so in its first
 // lines: <!-- commands: run by test/<file>.test.ts -->, and that file must name the page.
 import t from "tap";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO } from "./helpers/child-service.ts";
-import { fences, looksLikeCommands, runBlocks, startDemo } from "./helpers/doc-commands.ts";
+import { fences, looksLikeCommands, runBlocks, section, startDemo } from "./helpers/doc-commands.ts";
 
 const DOCS = join(REPO, "docs");
 const pages = readdirSync(DOCS).filter((f) => f.endsWith(".md")).sort();
+const helpers = fences(section(readFileSync(join(REPO, "README.md"), "utf8"), "Try it")).find((f) => f.lang === "sh")!.body;
+t.match(helpers, /^wait_task\(\)/m, "the README's first Try it block defines the helpers");
 
 /** What each page's run must show, beyond exiting 0 with no 5xx. */
 const EXPECT: Record<string, [RegExp, string][]> = {
+  "deploying.md": [
+    [/\{"name":"createServerGroup","enabled":true\}/, "GET /features/stages answers Orca's planning"],
+    [/"serverGroupName":"shop-web-v000"[^\n]*"disabled":false/, "Deck's pipeline body deploys a group that serves"],
+    [/"pools":\[\{"name":"shop-web-v000","members":\[[^\n]*"serving":2\}\],"serving":2\}/, "both instances serve from the group's own pool"],
+  ],
   "examples.md": [
     [/"field":"capacity"|"completed":true/, "tasks completed"],
     [/Waiting for task [0-9a-f-]+ on scale set [^"]*\/web-prod-v001 to finish: one operation at a time per scale set, in submission order/, "our own tasks take turns"],
@@ -60,7 +68,7 @@ for (const page of pages) {
   t.test(`${page}: its ${runnable.length} command block(s), as written`, async (t) => {
     const demo = await startDemo({ env: { SIMULATOR_WRITE_DURATION_MS: "300" } });
     t.teardown(() => demo.stop());
-    const run = runBlocks(runnable, demo);
+    const run = runBlocks([helpers, ...runnable], demo);
     if (run.status !== 0) t.comment(run.out);
     t.equal(run.status, 0, "the commands exit 0");
     t.notMatch(run.out, /"statusCode":5\d\d/, "no 5xx");

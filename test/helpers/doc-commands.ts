@@ -90,9 +90,10 @@ export function withPorts(script: string, demo: Pick<DemoService, "apiPort" | "s
   return script.replace(/(127\.0\.0\.1|localhost):7002\b/g, `127.0.0.1:${demo.apiPort}`).replace(/(127\.0\.0\.1|localhost):7003\b/g, `127.0.0.1:${demo.simPort}`);
 }
 
-/** Runs the blocks as one bash script that stops at the first failing command; two minutes at most. */
+/** Runs the blocks as one bash script that stops at the first failing command; three minutes at most. */
 export function runBlocks(blocks: string[], demo: Pick<DemoService, "apiPort" | "simPort">, timeoutMs = 180_000): { status: number | null; out: string } {
-  const script = withPorts(["set -euo pipefail", ...blocks].join("\n"), demo);
+  // One stream, as a terminal shows it: what a command prints on stderr stays where it happened.
+  const script = withPorts(["set -euo pipefail", "exec 2>&1", ...blocks].join("\n"), demo);
   // The command's default service is 127.0.0.1:7002 too: its URL is swapped the same way.
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${REPO}/node_modules/.bin:${process.env.PATH}`, VMSS_OPS_URL: `http://127.0.0.1:${demo.apiPort}` };
   delete env.VMSS_OPS_TOKEN;
