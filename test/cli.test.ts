@@ -149,6 +149,24 @@ t.test("the bin runs from an older system node, with the project's Node 24", { s
   t.equal(JSON.parse(run.stdout).tasks.length, 1);
 });
 
+t.test("ops: several operations as one task, in order; op: any operation by name", async (t) => {
+  const body = JSON.stringify([
+    { resizeServerGroup: { credentials: "demo", region: "eastus", serverGroupName: "batch-v001", targetSize: 2 } },
+    { disableServerGroup: { credentials: "demo", region: "eastus", serverGroupName: "batch-v001" } },
+  ]);
+  const run = await cli(["ops", "--body", body, "--wait", "--json"]);
+  t.equal(run.code, 0, run.stderr);
+  const task = JSON.parse(run.stdout);
+  t.same(task.operations, ["resizeServerGroup", "disableServerGroup"]);
+  t.equal(task.state, "succeeded");
+  const notAList = await cli(["ops", "--body", "{}"]);
+  t.equal(notAList.code, 2);
+  t.match(notAList.stderr, /ops needs a list body/);
+  const op = await cli(["op", "enableServerGroup", "--body", JSON.stringify({ credentials: "demo", region: "eastus", serverGroupName: "batch-v001" }), "--wait"]);
+  t.equal(op.code, 0, op.stderr);
+  t.match(op.stdout, /succeeded \(enableServerGroup\)/);
+});
+
 t.test("a progress line on a terminal, redrawn while the task runs, cleared at the end", async (t) => {
   await env.simControl("PUT", "/_sim/config", { writeDurationMs: 3000 });
   t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 150 }));

@@ -83,6 +83,10 @@ export function createClient(options: ClientOptions) {
     submitRaw(operation: string, body: unknown, query: { clientRequestId?: string; dryRun?: boolean; wait?: number } = {}) {
       return call<TaskRef | Task | DryRun>("POST", `/azure/ops/${encodeURIComponent(operation)}`, query, body);
     },
+    /** POST /azure/ops: Clouddriver's list body, one task running its operations in order. */
+    submitList(body: unknown[], query: { clientRequestId?: string; dryRun?: boolean; wait?: number } = {}) {
+      return call<TaskRef | Task | DryRun>("POST", "/azure/ops", query, body);
+    },
     task(id: string, wait?: number) {
       return call<Task>("GET", `/task/${encodeURIComponent(id)}`, { wait });
     },

@@ -15,7 +15,8 @@ const USAGE = `vmss-ops: drive the vmss-ops service from a shell.
   vmss-ops terminate <server-group> --instances <id>[,<id>…]
   vmss-ops destroy <server-group>
   vmss-ops rolling-upgrade <server-group> --image <publisher:offer:sku:version> [--max-surge N] [--max-unavailable N]
-  vmss-ops op <operation> --body '<json>'|@file     any operation (createServerGroup, cloneServerGroup, a list body with op list)
+  vmss-ops op <operation> --body '<json>'|@file     any operation, createServerGroup and cloneServerGroup included
+  vmss-ops ops --body '[{"<operation>": {…}}, …]'|@file   several operations as one task, in order
   vmss-ops tasks [--state S] [--operation O] [--server-group G] [--limit N] [--cursor C]
   vmss-ops task <id> [--wait] [--follow]
   vmss-ops resume <id> [--wait]            vmss-ops cancel <id> [--wait]
@@ -236,10 +237,14 @@ export async function run(argv: string[], io: Io): Promise<number> {
       return outcomeOf(task);
     };
 
-    if (OPERATION_COMMANDS.includes(command) || command === "op") {
-      let operation: string;
+    if (OPERATION_COMMANDS.includes(command) || command === "op" || command === "ops") {
+      let operation: string | undefined;
       let body: unknown;
-      if (command === "op") {
+      if (command === "ops") {
+        if (rest.length) throw new UsageError(`ops takes its operations in --body, got ${rest.join(" ")}`);
+        body = await readBody(values.body);
+        if (!Array.isArray(body)) throw new UsageError(`ops needs a list body: [{"resizeServerGroup": {…}}, …]`);
+      } else if (command === "op") {
         operation = one(rest, "operation name");
         body = await readBody(values.body);
       } else {
@@ -248,7 +253,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
         body = d.body;
       }
       const query = { clientRequestId: values["client-request-id"], dryRun: values["dry-run"] };
-      const { data } = await client.submitRaw(operation, body, query);
+      const { data } = operation === undefined ? await client.submitList(body as unknown[], query) : await client.submitRaw(operation, body, query);
       if (values["dry-run"]) {
         const plan = data as DryRun;
         print(plan, plan.operations.map((o) => `${o.operation}: ${planLine(o as { write?: { summary?: string }; busy?: unknown })}`).join("\n"));
