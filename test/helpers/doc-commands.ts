@@ -39,7 +39,25 @@ export interface DemoService {
  * Starts the demo: `npm start` (or `node src/server.ts` when npm is false), with only PORT and SIMULATOR_PORT set
  * beyond the caller's env, in its own process group so that stop() reaches npm's child too.
  */
-export async function startDemo(options: { npm?: boolean; env?: Record<string, string>; ports?: { apiPort: number; simPort: number } } = {}): Promise<DemoService> {
+export async function startDemo(options: DemoOptions = {}): Promise<DemoService> {
+  // A free port can be taken by another process between freePort() and the service's listen (other tests run
+  // beside this one): then the service says so and exits, and new ports are tried.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDemoOnce(options);
+    } catch (err) {
+      if (options.ports || attempt === 3 || !/already in use/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+interface DemoOptions {
+  npm?: boolean;
+  env?: Record<string, string>;
+  ports?: { apiPort: number; simPort: number };
+}
+
+async function startDemoOnce(options: DemoOptions): Promise<DemoService> {
   const { apiPort, simPort } = options.ports ?? { apiPort: await freePort(), simPort: await freePort() };
   const cmd = options.npm ? ["npm", ["start"]] as const : [process.execPath, ["src/server.ts"]] as const;
   const child = spawn(cmd[0], [...cmd[1]], {
