@@ -98,6 +98,9 @@ async function main(): Promise<void> {
     `vmss-ops listening on ${base}`,
     config.simulator.url ? `Azure simulator: ${config.simulator.url} (${config.simulator.mode}); control API under ${config.simulator.url}/_sim` : "Azure: real accounts only",
     `accounts: ${config.accounts.map((a) => a.name).join(", ")}; tasks: ${config.store.kind === "sqlite" ? `SQLite in ${config.store.dataDir}/` : config.store.kind === "postgres" ? "PostgreSQL" : config.simulator.mode === "embedded" ? "in memory, like the embedded simulator's scale sets: both start fresh at every start" : "in memory"} (replica ${config.tasks.replicaId})`,
+    ...(config.simulator.mode === "embedded" && config.store.kind !== "memory"
+      ? [`note: tasks are kept (${config.store.kind}) while the embedded simulator starts fresh: after a restart, old tasks name scale set states that are gone`]
+      : []),
     `status page: ${base}/ui`,
     "try:",
     `  curl -s -X POST ${base}/azure/ops/resizeServerGroup -H 'content-type: application/json' \\`,
