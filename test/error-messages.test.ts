@@ -67,6 +67,16 @@ t.test("a port in use: one line, exit 2, no stack", async (t) => {
   t.notMatch(service.output(), /\n\s+at /, "no stack trace");
 });
 
+t.test("the embedded simulator's port in use: one line naming SIMULATOR_PORT", async (t) => {
+  const blocker = createServer();
+  await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", r));
+  t.teardown(() => blocker.close());
+  const port = (blocker.address() as { port: number }).port;
+  const service = await startChildService({ SIMULATOR_PORT: String(port) }, { waitForListen: false });
+  t.equal((await service.exited).code, 2);
+  t.same(service.output().trim().split("\n"), [`vmss-ops: the embedded simulator: port ${port} (SIMULATOR_PORT) on 127.0.0.1 is already in use, often by an earlier npm start: stop that, or choose another port, e.g. SIMULATOR_PORT=${port + 10}`]);
+});
+
 t.test("an unreachable database: one line, non-zero exit", async (t) => {
   const service = await startChildService({ SIMULATOR_URL: env.sim.url, DATABASE_URL: "postgres://postgres@127.0.0.1:1/nothing" }, { waitForListen: false });
   const exit = await service.exited;
