@@ -21,6 +21,10 @@ t.test("the quickstart says what to run, which ports, and where the page is", as
   t.match(quickstart, /clean slate/, "what a restart keeps is said");
   t.ok(blocks.length >= 3, `Try it has its blocks (${blocks.length})`);
   t.ok(readme.length < 12_000, `the README fits on a few screens (${readme.length} characters)`);
+  // Shown, not run as written: the quickstart (its npm start is started below; npm test is this suite) and the
+  // development commands. Every other command block is ```sh and runs below.
+  t.equal(fences(readme).filter((f) => f.lang === "shell").length, 2, "two blocks fenced shell: quickstart and development");
+  t.same(fences(readme).filter((f) => f.lang === "sh").length, blocks.length, "every sh block of the README is in Try it, and runs");
 });
 
 const demo = await startDemo({ npm: true });
