@@ -6,7 +6,7 @@ import type {
   VirtualMachineScaleSetUpdate,
   VirtualMachineScaleSetVM,
 } from "@azure/arm-compute";
-import { OperationError } from "./arm-failure.ts";
+import { OperationError, REGION_MISMATCH } from "./arm-failure.ts";
 import { observeArmResponses } from "./arm-observer.ts";
 import { resumeLongRunning, runLongRunning } from "./long-running.ts";
 import { parseRemainingHeader } from "./rate-limit-budget.ts";
@@ -140,7 +140,7 @@ export class VmssGateway implements ScaleSetGateway {
       this.client.virtualMachineScaleSets.get(this.ref.resourceGroup, this.ref.name, { abortSignal: options.signal }),
     );
     if (vmss.location && normalizeRegion(vmss.location) !== normalizeRegion(this.ref.region)) {
-      throw new OperationError("RegionMismatch", `scale set ${this.ref.name} is in ${vmss.location}, not in ${this.ref.region}`);
+      throw new OperationError(REGION_MISMATCH, `scale set ${this.ref.name} is in ${vmss.location}, not in ${this.ref.region}`);
     }
     const snapshot: ScaleSetSnapshot = { vmss, etag: vmss.etag, ...(budget.remaining !== undefined ? { remainingReads: budget.remaining } : {}) };
     if (options.withInstances) snapshot.vms = await this.listInstances(options.signal);

@@ -156,7 +156,7 @@ export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationR
           }
         }
         if (history.length === 0) history.push({ phase, status: `no server group of cluster ${d.cluster} in ${[...regions].join(", ")}: nothing to do`, timeMs: Date.now() });
-        if (request.query.dryRun) return reply.code(200).send(await dryRun(accounts, registry, operations, history));
+        if (request.query.dryRun) return reply.code(200).send(await dryRun(accounts, registry, operations, reads.retry, history));
         const { task } = await runner.submit(operations, undefined, history);
         const wait = request.query.wait;
         if (wait === undefined) return reply.code(202).send({ id: task.id, resourceUri: `/task/${task.id}` });
