@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService } from "./helpers/child-service.ts";
+import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 2000, timeScale: 0.001, seed: true });
 const control = new SimulatorControl(sim);
@@ -30,8 +31,8 @@ t.test("cancel asked, then the replica dies mid-write: the next one ends the wri
     if (i > 1000) throw new Error("no write in flight");
     await new Promise((r) => setTimeout(r, 10));
   }
-  // Let the runner store the write's poller (the checkpoint) before asking.
-  await new Promise((r) => setTimeout(r, 200));
+  // The runner stores the write's poller (the checkpoint) once Azure accepted it: ask after that.
+  await waitForStoredPoller(dataDir, id);
   const asked = await a.api("POST", `/task/${id}/cancel`);
   t.equal(asked.status, 200);
   t.equal(asked.body.state, "running", "the write is still in flight");

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService, type ChildService } from "./helpers/child-service.ts";
+import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
 
 const RG = "demo-rg";
 const NAME = "web-ru-restart";
@@ -72,7 +73,7 @@ t.test("SIGKILL mid-surge and mid-wait: resumed at the batch it was in, with no 
 
   // 1: batch 2's surge is accepted and in flight when the service dies.
   await untilHistory(first, id, /batch 2\/5: surge 10 → 12/);
-  await new Promise((r) => setTimeout(r, 100)); // accepted; its poller checkpointed
+  await waitForStoredPoller(dataDir, id); // accepted; its poller checkpointed
   t.equal((await control.getScaleSet(RG, NAME)).inFlight?.kind, "update", "the surge is in flight");
   await kill(first);
 
