@@ -563,6 +563,21 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.same(await store.claim("b", SHORT_LEASE_MS, 10), [], "not later either");
   });
 
+  t.test(`${name}: refuses a move the state table does not have (task-state.ts), and changes nothing`, async (t) => {
+    const { store } = await fresh(t);
+    const x = (await store.create({ operations: [op("resizeServerGroup", "a")] })).task;
+    await claimTask(store, "a", x.id);
+    t.ok(await store.update("a", x.id, { state: "running", armCalls: 1 }));
+    const before = (await store.get(x.id))!;
+    // A running task is not queued again (its owner changes, not its state), with or without history lines.
+    await t.rejects(store.update("a", x.id, { state: "queued" }), { name: "IllegalMoveError", message: `task ${x.id}: no move from running to queued` });
+    await t.rejects(store.update("a", x.id, { state: "queued", armCalls: 2, history: [entry("never written")] }), { name: "IllegalMoveError" });
+    t.same(await store.get(x.id), before, "nothing changed: state, fields, history");
+    t.ok(await store.update("a", x.id, { state: "running", armCalls: 3 }), "staying in a state is no move");
+    t.ok(await store.update("a", x.id, { state: "succeeded", finishedAtMs: Date.now() }), "a move the table has");
+    t.equal(await store.update("a", x.id, { state: "running" }), false, "a finished task's former owner is fenced out, as before: false, not an error");
+  });
+
   t.test(`${name}: requeueRetryable puts back only a failed, retryable task`, async (t) => {
     const { store } = await fresh(t);
     const make = async (state: "succeeded" | "failed" | "canceled", retryable: boolean) => {
