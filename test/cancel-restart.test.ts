@@ -51,7 +51,11 @@ t.test("cancel asked, then the replica dies mid-write: the next one ends the wri
   // Another replica on the same store finds nothing to run: canceled stays canceled.
   const c = await startChildService(env(dataDir));
   t.teardown(() => void c.child.kill("SIGKILL"));
-  await new Promise((r) => setTimeout(r, 2000)); // longer than a lease and many claim intervals
+  // Wait until c has claimed and run work of its own: a task on another scale set that finds nothing to change. Its
+  // claims passed over the canceled task (it is the oldest), so whatever c would do with it, it has had the chance.
+  const probe = await c.api("POST", "/azure/ops/resizeServerGroup", { credentials: "demo", region: "eastus", serverGroupName: "web-prod-v002", capacity: { min: 1, max: 9, desired: 3 } });
+  t.equal(probe.status, 202);
+  t.equal((await c.waitForTask(probe.body.id)).state, "succeeded", "c claims and runs work");
   const later = await c.api("GET", `/task/${id}`);
   t.equal(later.body.state, "canceled");
   t.same(later.body.history, done.history, "not a line more");
