@@ -22,6 +22,7 @@ import type { TaskWaiter } from "../../tasks/task-waiter.ts";
 import { toClouddriverTask } from "../../tasks/task.ts";
 import { clientGoneSignal } from "../client-gone.ts";
 import { dryRun } from "../dry-run.ts";
+import { readFailureAnswer } from "../failure-answers.ts";
 
 export interface ClusterOperationRoutesOptions {
   accounts: AccountRegistry;
@@ -117,6 +118,8 @@ export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationR
             200: { ...Type.Ref(SubmissionAnswer), description: "With ?wait=: the task once it ended or the time ran out. With ?dryRun=true: the selection and the plans" },
             202: { ...Type.Ref(TaskRef), description: "The task was created" },
             400: { ...Type.Ref(ErrorResponse), description: "A field is missing or wrong" },
+            502: { ...Type.Ref(ErrorResponse), description: "Azure answered the cluster's reads with an error" },
+            503: { ...Type.Ref(ErrorResponse), description: "Azure did not answer the cluster's reads in time; try again" },
           },
         },
         preValidation: async (request) => {
@@ -140,8 +143,13 @@ export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationR
         // What to act on is decided on fresh reads, not on what Orca's polls left in the cache: a server group
         // enabled by another tool a few seconds ago is active.
         reads.forgetAccount(account.name);
-        const found = await locate(reads, account, { application: moniker.app, cluster: d.cluster });
-        const serverGroups = (await expand(reads, found.value.filter((l) => regions.has(normalizeRegion(l.ref.region))))).value;
+        let serverGroups: Awaited<ReturnType<typeof expand>>["value"];
+        try {
+          const found = await locate(reads, account, { application: moniker.app, cluster: d.cluster });
+          serverGroups = (await expand(reads, found.value.filter((l) => regions.has(normalizeRegion(l.ref.region))))).value;
+        } catch (err) {
+          throw readFailureAnswer(err, `cluster ${d.cluster} in ${account.name}`);
+        }
         const operations: OperationRequest[] = [];
         const history: HistoryEntry[] = [];
         const phase = phaseOf(op.name);
