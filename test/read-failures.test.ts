@@ -4,6 +4,7 @@
 // logged as an internal error, never a 503 "try again".
 import t from "tap";
 import { Writable } from "node:stream";
+import { request } from "undici";
 import { describeArmFailure } from "../src/azure/arm-failure.ts";
 import { observe } from "../src/azure/observe.ts";
 import { OperationFailedError } from "../src/azure/execute-op.ts";
@@ -81,6 +82,15 @@ t.test("a read that keeps failing transiently answers 503 once its few attempts 
   t.equal(res.status, 503, JSON.stringify(res.body));
   t.match(res.body, { error: "AzureUnavailable" });
   t.equal((await scaleSetGets("web-prod-v001")).length, 3, "the read profile's three attempts");
+  const raw = await request(`${env.baseUrl}/serverGroups/demo/eastus/web-prod-v001`);
+  await raw.body.dump();
+  t.equal(raw.statusCode, 503);
+  t.equal(raw.headers["retry-after"], "5", "a dependency's outage says when to ask again");
+  await fault({ method: "GET", pathContains: "virtualMachineScaleSets/web-prod-v002", status: 429, code: "TooManyRequests", retryAfterSeconds: 42, count: 100 });
+  const throttled = await request(`${env.baseUrl}/azure/serverGroups/demo/eastus/demo-rg/web-prod-v002`);
+  await throttled.body.dump();
+  t.equal(throttled.statusCode, 503);
+  t.equal(throttled.headers["retry-after"], "42", "or when Azure asked us to");
 });
 
 t.test("observe(): the retry policy's rules, and a bug of ours as it is", async (t) => {

@@ -9,6 +9,8 @@ export class ApiError extends Error {
   readonly error: string;
   readonly details?: FieldProblem[];
   readonly extra?: Partial<ErrorResponse>;
+  /** Sent with the answer (a 503's Retry-After). */
+  headers?: Record<string, string>;
   constructor(statusCode: number, error: string, message: string, details?: FieldProblem[], extra?: Partial<ErrorResponse>) {
     super(message);
     this.statusCode = statusCode;
@@ -77,6 +79,7 @@ const FASTIFY_CODES: Record<string, string> = {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError & Partial<ApiError>, request, reply) => {
     if (err instanceof ApiError) {
+      if (err.headers) reply.headers(err.headers);
       return send(reply, {
         statusCode: err.statusCode,
         error: err.error,

@@ -5,13 +5,23 @@ import { describeArmFailure, isAbsentHere, type ArmFailure } from "../azure/arm-
 import { isRetryableKind } from "../azure/retry-policy.ts";
 import { ApiError } from "./errors.ts";
 
+/** Retry-After of a 503 when Azure named no time of its own. */
+const DEFAULT_RETRY_AFTER_S = 5;
+
 /**
- * 404 when there is nothing of that name there; 503 "try again" when asking again can succeed (Azure's 5xx, 429,
- * a network failure); 502 when Azure answered for good. `what` names what was read ("server group x in y").
+ * 404 when there is nothing of that name there; 503 "try again", with Retry-After, when asking again can succeed
+ * (Azure's 5xx, 429, a network failure); 502 when Azure answered for good. `what` names what was read ("server group x in y").
  */
 export function httpErrorOf(failure: ArmFailure, what: string): ApiError {
   if (isAbsentHere(failure)) return new ApiError(404, "NotFound", `${what} not found: ${failure.message}`);
-  if (isRetryableKind(failure.kind)) return new ApiError(503, "AzureUnavailable", `reading ${what}: ${failure.message}`);
+  if (isRetryableKind(failure.kind)) {
+    const unavailable = new ApiError(503, "AzureUnavailable", `reading ${what}: ${failure.message}`);
+    // When to ask again: what Azure asked for (a throttle's Retry-After), else a few seconds, as a dependency's
+    // outage is answered everywhere here. Whole seconds: some clients parse it as an integer.
+    const seconds = failure.retryAfterMs !== undefined ? Math.max(1, Math.ceil(failure.retryAfterMs / 1000)) : DEFAULT_RETRY_AFTER_S;
+    unavailable.headers = { "retry-after": String(seconds) };
+    return unavailable;
+  }
   return new ApiError(502, "AzureError", `reading ${what}: ${failure.message}`);
 }
 
