@@ -420,7 +420,7 @@ t.test("long-running operation headers and status endpoints", async (t) => {
   const asyncUrl = String(patch.headers["azure-asyncoperation"]);
   t.match(asyncUrl, new RegExp(`^${sim.url.replace(/[.]/g, "\\.")}/subscriptions/${SUB}/providers/Microsoft.Compute/locations/eastus/operations/[0-9a-f-]{36}\\?api-version=2026-04-01$`));
   t.equal(patch.headers.location, undefined, "PUT/PATCH carry no Location header");
-  t.equal(patch.headers["retry-after"], "0.01", "Azure's 10 s scaled by 0.001");
+  t.equal(patch.headers["retry-after"], "1", "Azure's 10 s scaled by 0.001, and at least one whole second");
   t.equal(patch.headers["retry-after-ms"], undefined, "never retry-after-ms");
 
   const status = await control.request("GET", asyncUrl.slice(sim.url.length), { headers: AUTH });
@@ -428,7 +428,7 @@ t.test("long-running operation headers and status endpoints", async (t) => {
   t.equal(statusBody.status, "InProgress");
   t.ok(asyncUrl.includes(statusBody.name));
   t.ok(Date.parse(statusBody.startTime) > 0);
-  t.equal(status.headers["retry-after"], "0.03", "Azure's 30 s scaled by 0.001");
+  t.equal(status.headers["retry-after"], "1", "Azure's 30 s scaled by 0.001, and at least one whole second");
   t.equal(status.headers["retry-after-ms"], undefined);
 
   await new Promise((r) => setTimeout(r, WRITE_MS + 20));

@@ -85,7 +85,7 @@ export interface SimulatorSettings {
  */
 export const DEFAULT_HEALTH_PROBE_SECONDS = 30;
 
-/** Realistic for a person trying it: Azure's timing ten times faster (a 30 s write takes 3 s, Retry-After 1 / 3 / 6.1). */
+/** Realistic for a person trying it: Azure's timing ten times faster (a 30 s write takes 3 s, Retry-After 1 / 3 / 7). */
 export const DEFAULT_TIME_SCALE = 0.1;
 export const MAX_TIME_SCALE = 100;
 export const MAX_WRITE_DURATION_MS = 3_600_000;
@@ -108,13 +108,14 @@ export function writeDurationOf(settings: SimulatorSettings, kind: WriteKind): n
 }
 
 /**
- * An Azure Retry-After scaled exactly by the time factor, as the header's text: seconds with up to 3 decimals, at least
- * 0.001 ("10" at 1, "1" at 0.1, "0.01" at 0.001). At time factor 1 it is Azure's whole number; below a second it is a
- * fraction, which the SDK (parseInt → 0) ignores in favour of its own interval and the service reads as milliseconds.
+ * An Azure Retry-After scaled by the time factor, as the header's text: whole seconds, at least 1 ("10" at 1, "1" at
+ * 0.1, "7" for a 61 at 0.1, "1" at 0.001). RFC 9110 allows only whole seconds (`delay-seconds = 1*DIGIT`), Azure sends
+ * only whole numbers, and Python's azure-core reads the header with int(): a fraction would break that client. Tests
+ * that want fast writes shorten the work (writeDurationMs, timeScale), not the header.
  */
 export function scaledRetryAfter(settings: SimulatorSettings, azureSeconds: number): string {
-  const ms = Math.max(1, Math.round(azureSeconds * 1000 * settings.timeScale));
-  return String(ms / 1000);
+  // The small epsilon keeps 30 × 0.1 (3.0000000000000004 in floating point) at 3.
+  return String(Math.max(1, Math.ceil(azureSeconds * settings.timeScale - 1e-9)));
 }
 
 /** Milliseconds of the simulator's clock for Azure seconds. */
