@@ -6,13 +6,14 @@ import type { ThrottlingConfig } from "./throttling.ts";
 export const SIMULATOR_SUBSCRIPTION_ID = "00000000-0000-4000-8000-000000000001";
 
 /** The long-running writes the simulator knows, by what they do. */
-export const WRITE_KINDS = ["create", "update", "deleteInstances", "updateInstances", "delete"] as const;
+export const WRITE_KINDS = ["create", "update", "deleteInstances", "updateInstances", "delete", "powerAction"] as const;
 export type WriteKind = (typeof WRITE_KINDS)[number];
 
 /**
  * How long each write takes in Azure, in seconds (startTime → endTime of the recorded operations): a create 29–35 s
  * (update[2], delete[2], get[2]), a scale-set delete 38 s (delete[7]), a scale-set action such as deallocate 90 s
- * (update[5]→[9]). Updates and instance actions use the create's figure: no recording scales or deletes instances.
+ * (update[5]→[9]), a power action 30 s (poweroff[4]→[12]). Updates and instance actions use the create's figure: no
+ * recording scales or deletes instances.
  */
 export const AZURE_WRITE_SECONDS: Readonly<Record<WriteKind, number>> = {
   create: 30,
@@ -20,6 +21,7 @@ export const AZURE_WRITE_SECONDS: Readonly<Record<WriteKind, number>> = {
   deleteInstances: 30,
   updateInstances: 30,
   delete: 40,
+  powerAction: 30,
 };
 
 /** Retry-After Azure sends for a write (seconds; null = no Retry-After header). */
@@ -44,6 +46,8 @@ export const AZURE_RETRY_AFTER: Readonly<Record<WriteKind, RetryAfterFigures>> =
   delete: { initial: 10, firstPoll: 10, poll: 30 },
   deleteInstances: { initial: null, firstPoll: null, poll: null },
   updateInstances: { initial: null, firstPoll: null, poll: null },
+  // poweroff[4]–[12]: none on the 202, none on the polls
+  powerAction: { initial: null, firstPoll: null, poll: null },
 };
 
 /**
