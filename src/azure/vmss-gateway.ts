@@ -61,6 +61,8 @@ export interface ScaleSetObserver {
 
 export interface WriteOptions {
   defaultPollIntervalMs: number;
+  /** The longest wait between polls, whatever Azure advertised (long-running.ts). */
+  maxPollIntervalMs?: number;
   onAccepted?: (serializedPoller: string) => void | Promise<void>;
   signal?: AbortSignal;
 }
@@ -184,7 +186,7 @@ export class VmssGateway implements ScaleSetGateway {
   async #write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined> {
     const vmss = this.client.virtualMachineScaleSets;
     const { resourceGroup, name } = this.ref;
-    const lro = { defaultPollIntervalMs: options.defaultPollIntervalMs, onAccepted: options.onAccepted, signal: options.signal };
+    const lro = { defaultPollIntervalMs: options.defaultPollIntervalMs, maxPollIntervalMs: options.maxPollIntervalMs, onAccepted: options.onAccepted, signal: options.signal };
     const sdk = { abortSignal: options.signal };
     switch (step.kind) {
       case "update":
@@ -224,7 +226,7 @@ export class VmssGateway implements ScaleSetGateway {
     try {
       await resumeLongRunning(
         () => restorePoller(this.client, serializedPoller, source as (...args: any[]) => any, { abortSignal: options.signal }),
-        { defaultPollIntervalMs: options.defaultPollIntervalMs, signal: options.signal },
+        { defaultPollIntervalMs: options.defaultPollIntervalMs, maxPollIntervalMs: options.maxPollIntervalMs, signal: options.signal },
       );
     } finally {
       this.#observer?.onWrite(this.ref, kind);
