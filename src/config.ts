@@ -130,6 +130,8 @@ export interface ClouddriverConfig {
   connectTimeoutMs: number;
   /** How long to wait for the response headers, and at most between two chunks of a body. */
   timeoutMs: number;
+  /** Authorization header value for Clouddriver (CLOUDDRIVER_AUTHORIZATION); callers' own are never forwarded. */
+  authorization?: string;
 }
 
 /** Who may call the API: one principal, the accounts it may act on, and whether it may only read. */
@@ -634,6 +636,7 @@ export function loadConfig(env: Env = process.env): Config {
         url: clouddriverUrl.replace(/\/+$/, ""),
         connectTimeoutMs: intVar(env, "CLOUDDRIVER_CONNECT_TIMEOUT_MS", 5000, 1, 600_000),
         timeoutMs: intVar(env, "CLOUDDRIVER_TIMEOUT_MS", 60_000, 1, 3_600_000),
+        ...(env.CLOUDDRIVER_AUTHORIZATION ? { authorization: env.CLOUDDRIVER_AUTHORIZATION } : {}),
       }
     : undefined;
 

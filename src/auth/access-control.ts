@@ -60,13 +60,14 @@ export function identify(access: AccessConfig, request: FastifyRequest): Princip
   const user = access.trustSpinnakerHeaders ? headerValue(request, SPINNAKER_USER_HEADER)?.trim() : undefined;
   if (user) {
     const headerAccounts = parseSpinnakerAccounts(headerValue(request, SPINNAKER_ACCOUNTS_HEADER));
-    if (!tokenPrincipal) return { name: user, accounts: headerAccounts, readOnly: false, via: "spinnakerHeaders" };
+    if (!tokenPrincipal) return { name: user, accounts: headerAccounts, readOnly: false, via: "spinnakerHeaders", spinnakerUser: user };
     // A token and Orca's headers: the service that holds the token acts for the user, within both.
     return {
       name: `${user} (via ${tokenPrincipal.name})`,
       accounts: intersectAccounts(tokenPrincipal.accounts, headerAccounts),
       readOnly: tokenPrincipal.readOnly,
       via: "token+spinnakerHeaders",
+      spinnakerUser: user,
     };
   }
   if (tokenPrincipal) return tokenPrincipal;
