@@ -33,6 +33,7 @@ import type { TaskStore } from "./tasks/task-store.ts";
 import { TaskRunner } from "./tasks/task-runner.ts";
 import { TaskWaiter } from "./tasks/task-waiter.ts";
 import { TaskBodies } from "./api/task-bodies.ts";
+import { StoreHealth, storeOutageReason, watchStoreOutages } from "./tasks/store-outage.ts";
 
 export interface AppOptions {
   config: Config;
@@ -70,7 +71,9 @@ export interface Service {
 
 export async function buildApp(options: AppOptions): Promise<Service> {
   const { config } = options;
-  const store = options.store ?? new MemoryTaskStore(config.taskRetention);
+  // Every store call watched: an outage answers 503 and makes /ready say so at once (tasks/store-outage.ts).
+  const storeHealth = new StoreHealth();
+  const store = watchStoreOutages(options.store ?? new MemoryTaskStore(config.taskRetention), storeHealth);
   const accounts = options.accounts ?? (await AccountRegistry.open(config.accounts));
 
   const schemas = new LazySchemaCompilers();
@@ -100,7 +103,12 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     operations,
     config,
     observer: combineObservers(metrics.taskObserver(), taskLog.observer(), progress.observer()),
-    onInternalError: (err, taskId) => app.log.error({ err, taskId }, "task failed with an internal error"),
+    onInternalError: (err, taskId) => {
+      const outage = storeOutageReason(err);
+      if (outage === undefined) app.log.error({ err, taskId }, taskId ? "task failed with an internal error" : "task runner: internal error");
+      else if (taskId) app.log.warn({ reason: outage, err: (err as Error).message, taskId }, "a write of the task to the task store failed: its run stops here, and the task is handed back (its lease released) as soon as the store answers, to go on from its last checkpoint");
+      else app.log.warn({ reason: outage, err: (err as Error).message }, "task runner: the task store is unavailable; claims and lease renewals resume when it answers");
+    },
   });
 
   activeTasks = () => runner.active;
@@ -164,7 +172,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     stopCounting();
   });
   await app.register(uiRoutes, { store, progress, accounts });
-  await app.register(observabilityRoutes, { metrics, store, accounts, readyCacheMs: config.observability.readyCacheMs, probeTimeoutMs: config.observability.readyTimeoutMs });
+  await app.register(observabilityRoutes, { metrics, store, storeHealth, accounts, readyCacheMs: config.observability.readyCacheMs, probeTimeoutMs: config.observability.readyTimeoutMs });
   await app.register(rateLimitRoutes, { budget, accounts });
   await app.ready();
   runner.start();

@@ -2,6 +2,13 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import type { FieldProblem } from "../operations/description.ts";
 import type { ErrorResponse } from "./schemas.ts";
+import { storeOutageReason } from "../tasks/store-outage.ts";
+
+/**
+ * Retry-After, in seconds, while the task store is out of reach: a PostgreSQL restart or fail-over takes seconds,
+ * and an orchestrator polling sooner only adds to the queue of connections.
+ */
+export const STORE_OUTAGE_RETRY_AFTER_S = 5;
 
 /** A 4xx our own handlers decide on. */
 export class ApiError extends Error {
@@ -92,6 +99,17 @@ export function installErrorHandling(app: FastifyInstance): void {
         error: "ValidationError",
         message: problems.map((p) => `${p.field}: ${p.message}`).join("; "),
         details: problems,
+      });
+    }
+    const outage = storeOutageReason(err);
+    if (outage !== undefined) {
+      // Not a bug: the store is down. An orchestrator retries a 503 with Retry-After; a 500 reads as ours to fix.
+      request.log.warn({ reason: outage, err: err.message }, "task store unavailable");
+      reply.header("retry-after", String(STORE_OUTAGE_RETRY_AFTER_S));
+      return send(reply, {
+        statusCode: 503,
+        error: "TaskStoreUnavailable",
+        message: `the task store cannot be reached (${outage}); nothing was done, retry after ${STORE_OUTAGE_RETRY_AFTER_S} s`,
       });
     }
     const status = typeof err.statusCode === "number" ? err.statusCode : 500;
