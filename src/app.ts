@@ -6,6 +6,7 @@ import { AccountRegistry } from "./azure/accounts.ts";
 import type { ClouddriverForwarder } from "./api/clouddriver-forwarding.ts";
 import { docsRoutes } from "./api/docs.ts";
 import { installErrorHandling } from "./api/errors.ts";
+import { installJsonBodyParser } from "./api/json-body.ts";
 import { openApiOptions } from "./api/openapi.ts";
 import { LazySchemaCompilers } from "./api/schema-compilers.ts";
 import { componentSchemas } from "./api/schemas.ts";
@@ -112,7 +113,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   });
 
   activeTasks = () => runner.active;
-  installErrorHandling(app);
+  installErrorHandling(app, { bodyLimitBytes: config.bodyLimitBytes });
   app.addHook("onResponse", async (request, reply) => {
     metrics.httpResponses.inc({ method: request.method, route: request.routeOptions.url ?? "unmatched", status: String(reply.statusCode) });
   });
@@ -124,8 +125,10 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   });
   const routes = installAccessControl(app, config.access);
   await installOverloadProtection(app, config.overload);
-  // JSON only: anything else is a 415, not a string that fails validation later.
+  // JSON only: anything else is a 415, not a string that fails validation later; UTF-8 only, nested no deeper than
+  // BODY_MAX_DEPTH (checked before anything walks the body).
   app.removeContentTypeParser("text/plain");
+  installJsonBodyParser(app, { maxDepth: config.bodyMaxDepth, keepRaw: config.clouddriver !== undefined });
   // After access control: what is forwarded to Clouddriver needs the same credentials as what is served here.
   // Loaded only when configured: it brings undici, whose loading is a tenth of start-up.
   let forwarder: ClouddriverForwarder | undefined;

@@ -164,6 +164,8 @@ export interface Config {
   host: string;
   port: number;
   bodyLimitBytes: number;
+  /** Deepest nesting of arrays and objects in a JSON body (BODY_MAX_DEPTH); deeper is a 400 before parsing. */
+  bodyMaxDepth: number;
   logLevel: string;
   simulator: ServiceSimulatorConfig;
   accounts: AccountConfig[];
@@ -663,6 +665,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST || "127.0.0.1",
     port: intVar(env, "PORT", 7002, 0, 65535),
     bodyLimitBytes: intVar(env, "BODY_LIMIT_BYTES", 1024 * 1024, 1024),
+    bodyMaxDepth: intVar(env, "BODY_MAX_DEPTH", 32, 4, 1000),
     logLevel: env.LOG_LEVEL || "info",
     simulator,
     accounts,

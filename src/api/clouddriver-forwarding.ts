@@ -14,6 +14,7 @@ import { Agent, request as send } from "undici";
 import type { ClouddriverConfig } from "../config.ts";
 import { checkForwardedPath, forwardedHeaders, isSafeMethod } from "../auth/forwarded-identity.ts";
 import { ApiError } from "./errors.ts";
+import { rawBodyOf } from "./json-body.ts";
 
 /** Headers that describe one connection, not the message (RFC 9110 §7.6.1), and ones the client library sets. */
 const HOP_BY_HOP = new Set([
@@ -58,12 +59,6 @@ function errorCode(err: unknown): string | undefined {
   return typeof code === "string" ? code : undefined;
 }
 
-/** Raw request bodies kept by the JSON parser, for requests that turn out to be Clouddriver's after parsing. */
-const rawBodies = new WeakMap<FastifyRequest, Buffer>();
-
-export function rawBodyOf(request: FastifyRequest): Buffer | undefined {
-  return rawBodies.get(request);
-}
 
 export class ClouddriverForwarder {
   readonly url: string;
@@ -128,15 +123,10 @@ export class ClouddriverForwarder {
 /**
  * Routes that are not ours: the not-found handler, and routes whose config says `forwardToClouddriver: true` (an
  * unknown operation name). They are forwarded before their body is parsed, so it streams through untouched.
- * JSON bodies that are parsed keep their raw bytes, for a list body that turns out to name another operation.
+ * JSON bodies that are parsed keep their raw bytes (json-body.ts, keepRaw), for a list body that turns out to name
+ * another operation.
  */
 export function installClouddriverForwarding(app: FastifyInstance, forwarder: ClouddriverForwarder): void {
-  const parseJson = app.getDefaultJsonParser("error", "error");
-  app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
-    rawBodies.set(request, body as Buffer);
-    parseJson(request, (body as Buffer).toString("utf8"), done);
-  });
   app.addHook("onRequest", async (request, reply) => {
     const config = request.routeOptions.config as { forwardToClouddriver?: boolean };
     if (request.is404 || config.forwardToClouddriver === true) return forwarder.forward(request, reply);

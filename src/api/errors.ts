@@ -81,7 +81,7 @@ const FASTIFY_CODES: Record<string, string> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: "InvalidContentLength",
 };
 
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBytes?: number } = {}): void {
   app.setErrorHandler((err: FastifyError & Partial<ApiError>, request, reply) => {
     if (err instanceof ApiError) {
       return send(reply, {
@@ -115,7 +115,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     const status = typeof err.statusCode === "number" ? err.statusCode : 500;
     if (status >= 400 && status < 500) {
       const code = (err.code && FASTIFY_CODES[err.code]) ?? (err instanceof SyntaxError || err.code === "FST_ERR_CTP_INVALID_JSON_BODY" ? "InvalidJson" : "BadRequest");
-      return send(reply, { statusCode: status, error: code, message: err.message });
+      const message =
+        err.code === "FST_ERR_CTP_BODY_TOO_LARGE" && limits.bodyLimitBytes !== undefined
+          ? `the body is larger than ${limits.bodyLimitBytes} bytes (BODY_LIMIT_BYTES)`
+          : err.message;
+      return send(reply, { statusCode: status, error: code, message });
     }
     request.log.error({ err }, "unhandled error");
     return send(reply, { statusCode: 500, error: "InternalError", message: "internal error; it has been logged" });
