@@ -1,7 +1,7 @@
 // buildApp: the configured service, ready to inject() or listen(). Nothing here listens or reads the environment.
 import Fastify, { type FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { Config } from "./config.ts";
+import { accessControlEnabled, type Config } from "./config.ts";
 import { AccountRegistry } from "./azure/accounts.ts";
 import type { ClouddriverForwarder } from "./api/clouddriver-forwarding.ts";
 import { docsRoutes } from "./api/docs.ts";
@@ -142,7 +142,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
 
   if (options.generateOpenApi) await app.register((await import("@fastify/swagger")).default, openApiOptions);
   await app.register(docsRoutes);
-  await app.register(healthRoutes, { runner, accounts: accounts.names(), operations: [...operations.keys()] });
+  await app.register(healthRoutes, { runner, accounts: accounts.names(), operations: [...operations.keys()], detailsNeedCredentials: accessControlEnabled(config.access) });
   await app.register(operationRoutes, {
     operations,
     accounts,

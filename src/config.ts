@@ -323,10 +323,12 @@ function onSimulator(account: AccountConfig, sim: ServiceSimulatorConfig): boole
 function loadAccess(env: Env, accounts: AccountConfig[], sim: ServiceSimulatorConfig): AccessConfig {
   const text = readFileVar(env, "AUTH_TOKENS_FILE") ?? env.AUTH_TOKENS;
   const source = env.AUTH_TOKENS_FILE ? "AUTH_TOKENS_FILE" : "AUTH_TOKENS";
+  const principals = text ? parsePrincipals(text, source, env) : [];
   const access: AccessConfig = {
-    principals: text ? parsePrincipals(text, source, env) : [],
+    principals,
     trustSpinnakerHeaders: boolVar(env, "AUTH_TRUST_SPINNAKER_HEADERS", false),
-    protectMetrics: boolVar(env, "METRICS_REQUIRE_TOKEN", false),
+    // With principals configured, /metrics (its labels name accounts and scale sets) needs a token unless opened.
+    protectMetrics: boolVar(env, "METRICS_REQUIRE_TOKEN", principals.length > 0),
     trustedNetwork: boolVar(env, "TRUSTED_NETWORK", false),
   };
   const known = new Set(accounts.map((a) => a.name));
