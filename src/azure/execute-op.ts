@@ -196,7 +196,8 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
     },
   };
   for (let attempt = 1; ; attempt++) {
-    const prefix = `attempt ${attempt}/${retry.maxAttempts}`;
+    // Past maxAttempts only for failures retried until the deadline (retry-policy.ts): no "9/8".
+    const prefix = attempt <= retry.maxAttempts ? `attempt ${attempt}/${retry.maxAttempts}` : `attempt ${attempt}`;
     try {
       clock.stopIfCanceled(`before attempt ${attempt}`);
       const result = await runAttempt(tracked, attempt, prefix, clock, progress);

@@ -163,8 +163,17 @@ export class VmssGateway implements ScaleSetGateway {
     // $expand=instanceView: the same call, and it carries each VM's power state (PowerState/running, …), from which
     // the Clouddriver reads tell an instance's health.
     const options = { abortSignal: signal, expand: "instanceView" };
-    for await (const vm of this.client.virtualMachineScaleSetVMs.list(this.ref.resourceGroup, this.ref.name, options)) {
-      vms.push(vm);
+    try {
+      for await (const vm of this.client.virtualMachineScaleSetVMs.list(this.ref.resourceGroup, this.ref.name, options)) {
+        vms.push(vm);
+      }
+    } catch (err) {
+      // The SDK's text names neither the scale set nor the page (a 429 on the third page reads "Too many requests").
+      // The error keeps its class, status and headers: only its message says where.
+      if (err instanceof Error && !(signal?.aborted ?? false)) {
+        err.message = `listing the VMs of scale set ${this.ref.resourceGroup}/${this.ref.name} (after ${vms.length} VM(s)): ${err.message}`;
+      }
+      throw err;
     }
     return vms;
   }
