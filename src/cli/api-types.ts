@@ -7,7 +7,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness, with the tasks in flight */
+        /** Liveness; with credentials (or without access control), the tasks in flight, accounts and operations */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -726,9 +726,12 @@ export interface components {
         Health: {
             /** @enum {string} */
             status: "ok";
-            activeTasks: number;
-            accounts: string[];
-            operations: string[];
+            /** @description with access control on, only for a caller with credentials */
+            activeTasks?: number;
+            /** @description with access control on, only for a caller with credentials */
+            accounts?: string[];
+            /** @description with access control on, only for a caller with credentials */
+            operations?: string[];
         };
         DryRunOperation: {
             operation: string;
@@ -921,6 +924,7 @@ export interface components {
             /** @description app, app-stack or app-stack-detail (Frigga) */
             cluster: string;
             regions?: string[];
+            /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
             region?: string;
             /** @description keep the largest rather than the newest */
             preferLargerOverNewer?: boolean;
@@ -938,6 +942,7 @@ export interface components {
             /** @description app, app-stack or app-stack-detail (Frigga) */
             cluster: string;
             regions?: string[];
+            /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
             region?: string;
             /** @description keep the largest rather than the newest */
             preferLargerOverNewer?: boolean;
@@ -3296,6 +3301,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Azure answered the cluster's reads with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Azure did not answer the cluster's reads in time; try again */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     disableCluster: {
@@ -3354,6 +3377,24 @@ export interface operations {
             };
             /** @description The caller may not use that account (or may only read) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Azure answered the cluster's reads with an error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Azure did not answer the cluster's reads in time; try again */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
