@@ -31,6 +31,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   naming: [],
   config: [],
   simulator: [],
+  // The command is a client of the API over HTTP: it knows the service only through its generated types.
+  cli: [],
 };
 
 /** Known breaks of ALLOWED, file to file, each with why it is wrong. Shrink it; never add to it. */
