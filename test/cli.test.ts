@@ -125,7 +125,9 @@ t.test("tasks, cancel, resume, server-groups", async (t) => {
   t.equal(resume.code, 2, "a task that cannot succeed again is not resumed");
   t.match(resume.stderr, /409 TaskNotRetryable/);
 
-  await env.simControl("PUT", "/_sim/config", { writeDurationMs: 2000 });
+  // The first resize's write lasts long enough (10 s) that the second is still queued behind it when the command
+  // cancels it, however slowly processes start on a loaded machine.
+  await env.simControl("PUT", "/_sim/config", { writeDurationMs: 10_000 });
   t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 150 }));
   const first = JSON.parse((await cli(["resize", "web-prod-v002", "--desired", "2", "--json"])).stdout);
   const second = JSON.parse((await cli(["resize", "web-prod-v002", "--desired", "3", "--json"])).stdout);
