@@ -110,6 +110,12 @@ t.test("--dry-run plans, writes nothing, makes no task", async (t) => {
   const run = await cli(["resize", "web-prod-v002", "--desired", "1", "--min", "1", "--max", "6", "--dry-run"]);
   t.equal(run.code, 0, run.stderr);
   t.match(run.stdout, /^resizeServerGroup: would set capacity 4 → 1/);
+  const upgrade = await cli(["rolling-upgrade", "web-prod-v002", "--image", "Canonical:ubuntu-24_04-lts:server:1.0.1", "--max-surge", "50%", "--dry-run", "--json"]);
+  t.equal(upgrade.code, 0, upgrade.stderr);
+  t.equal(JSON.parse(upgrade.stdout).operations[0].operation, "rollingUpgrade", "a percentage goes as the API takes it");
+  const bad = await cli(["rolling-upgrade", "web-prod-v002", "--image", "Canonical:ubuntu"]);
+  t.equal(bad.code, 2);
+  t.match(bad.stderr, /--image publisher:offer:sku:version/);
   t.equal((await env.api("GET", "/task?limit=500")).body.tasks.length, before);
 });
 

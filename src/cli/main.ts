@@ -14,7 +14,7 @@ const USAGE = `vmss-ops: drive the vmss-ops service from a shell.
   vmss-ops scale-down <server-group> [--desired N]
   vmss-ops terminate <server-group> --instances <id>[,<id>…]
   vmss-ops destroy <server-group>
-  vmss-ops rolling-upgrade <server-group> --image <publisher:offer:sku:version> [--max-surge N] [--max-unavailable N]
+  vmss-ops rolling-upgrade <server-group> --image <publisher:offer:sku:version> [--max-surge N|N%] [--max-unavailable N|N%]
   vmss-ops op <operation> --body '<json>'|@file     any operation, createServerGroup and cloneServerGroup included
   vmss-ops ops --body '[{"<operation>": {…}}, …]'|@file   several operations as one task, in order
   vmss-ops tasks [--state S] [--operation O] [--server-group G] [--limit N] [--cursor C]
@@ -91,6 +91,12 @@ function int(values: Values, name: keyof typeof OPTIONS): number | undefined {
   return Number(raw);
 }
 
+/** A count or a percentage of the desired count ("25%"), as maxSurge and maxUnavailable take them. */
+function countOrPercent(values: Values, name: "max-surge" | "max-unavailable"): number | string {
+  const raw = values[name] ?? "";
+  return /^\d+%$/.test(raw) ? raw : int(values, name)!;
+}
+
 function one(positionals: string[], what: string): string {
   if (positionals.length !== 1) throw new UsageError(`expected one ${what}, got ${positionals.length === 0 ? "none" : positionals.join(" ")}`);
   return positionals[0];
@@ -134,7 +140,12 @@ function description(command: string, name: string, values: Values, env: Io["env
       const [publisher, offer, sku, version] = parts;
       return {
         operation: "rollingUpgrade" as const,
-        body: { ...target, image: { publisher, offer, sku, version }, ...(values["max-surge"] ? { maxSurge: int(values, "max-surge")! } : {}), ...(values["max-unavailable"] ? { maxUnavailable: int(values, "max-unavailable")! } : {}) } satisfies OperationBody<"rollingUpgrade">,
+        body: {
+          ...target,
+          image: { publisher, offer, sku, version },
+          ...(values["max-surge"] !== undefined ? { maxSurge: countOrPercent(values, "max-surge") } : {}),
+          ...(values["max-unavailable"] !== undefined ? { maxUnavailable: countOrPercent(values, "max-unavailable") } : {}),
+        } satisfies OperationBody<"rollingUpgrade">,
       };
     }
   }
