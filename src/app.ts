@@ -106,7 +106,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   activeTasks = () => runner.active;
   installErrorHandling(app);
   app.addHook("onResponse", async (request, reply) => {
-    metrics.httpResponses.inc({ method: request.method, route: request.routeOptions.url ?? "unmatched", status: String(reply.statusCode) });
+    metrics.observeResponse(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
   });
   let draining = false;
   app.addHook("onRequest", async (request, reply) => {

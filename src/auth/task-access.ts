@@ -2,11 +2,16 @@
 import type { Task } from "../tasks/task.ts";
 import { mayUseAccount, type Principal } from "./principal.ts";
 
+/** The account one operation acts on: Clouddriver's `credentials`, or `account`. */
+export function accountOfOperation(op: Pick<Task["operations"][number], "description">): string | undefined {
+  const d = op.description as { credentials?: unknown; account?: unknown };
+  return typeof d.credentials === "string" ? d.credentials : typeof d.account === "string" ? d.account : undefined;
+}
+
 export function accountsOfTask(task: Pick<Task, "operations">): string[] {
   const names = new Set<string>();
   for (const op of task.operations) {
-    const d = op.description as { credentials?: unknown; account?: unknown };
-    const name = typeof d.credentials === "string" ? d.credentials : typeof d.account === "string" ? d.account : undefined;
+    const name = accountOfOperation(op);
     if (name) names.add(name);
   }
   return [...names];
