@@ -27,6 +27,7 @@ import { combineObservers, TaskLog } from "./observability/task-logs.ts";
 import { installOverloadProtection } from "./observability/overload.ts";
 import { TaskProgress } from "./observability/task-progress.ts";
 import { uiRoutes } from "./ui/routes.ts";
+import { installPageSecurityHeaders } from "./ui/page-headers.ts";
 import { operations } from "./operations/registry.ts";
 import { MemoryTaskStore } from "./tasks/memory-task-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
@@ -105,6 +106,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
 
   activeTasks = () => runner.active;
   installErrorHandling(app);
+  installPageSecurityHeaders(app);
   app.addHook("onResponse", async (request, reply) => {
     metrics.observeResponse(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
   });
@@ -163,7 +165,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     stopObserving();
     stopCounting();
   });
-  await app.register(uiRoutes, { store, progress, accounts });
+  await app.register(uiRoutes, { store, progress, accounts, reads, maxAttempts: config.retry.maxAttempts });
   await app.register(observabilityRoutes, { metrics, store, accounts, readyCacheMs: config.observability.readyCacheMs, probeTimeoutMs: config.observability.readyTimeoutMs });
   await app.register(rateLimitRoutes, { budget, accounts });
   await app.ready();
