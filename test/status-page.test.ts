@@ -138,33 +138,43 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     const doomed = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v002", { capacity: { min: 1, max: 6, desired: 3 } }));
     const doomedId: string = doomed.body.id;
 
-    // Retrying is amber, not failed: the row says which attempt, what it waits for and until when.
-    const row = page.locator(`#in-flight tr[data-task="${id}"]`);
-    await row.locator('[data-outcome="retrying"]').waitFor({ timeout: 30_000 });
-    t.match(await row.innerText(), /waiting for the backoff before attempt \d until \d\d:\d\d:\d\dZ \(\d+ s left\)/);
-    t.match(await row.innerText(), /attempt [12]\/3/);
-    t.match(await row.locator("td.summary").innerText(), /attempt \d\/3: 500 InternalServerError, retrying in/);
-    t.not(await row.locator(".badge").evaluate((n) => (globalThis as any).getComputedStyle(n).backgroundColor), "rgb(255, 235, 233)", "not the failed colour");
+    // Retrying is amber, not failed: the row says which attempt, what it waits for and until when. One snapshot of
+    // the row, taken once it shows a backoff, so that every assertion reads the same render.
+    const backoff = await page.waitForFunction((taskId) => {
+      const row = (globalThis as any).document.querySelector(`#in-flight tr[data-task="${taskId}"]`);
+      if (!row || !/waiting for the backoff/.test(row.innerText)) return undefined;
+      const badge = row.querySelector(".badge");
+      return { text: row.innerText as string, attempt: row.querySelector("[data-attempt]")?.getAttribute("data-attempt") as string, summary: row.querySelector("td.summary div")?.innerText as string, outcome: badge?.getAttribute("data-outcome") as string, colour: (globalThis as any).getComputedStyle(badge).backgroundColor as string };
+    }, id, { timeout: 30_000, polling: 100 }).then((h) => h.jsonValue());
+    t.equal(backoff?.outcome, "retrying");
+    t.not(backoff?.colour, "rgb(255, 235, 233)", "not the failed colour");
+    t.match(backoff?.text, /waiting for the backoff before attempt (\d) until \d\d:\d\d:\d\dZ \(\d+ s left\)/);
+    t.match(backoff?.summary, /^attempt (\d)\/3: 500 InternalServerError, retrying in [\d.]+ s$/);
+    const failedAttempt = /^attempt (\d)\/3/.exec(backoff?.summary ?? "")?.[1];
+    t.equal(backoff?.attempt, `${failedAttempt}/3`, "the attempt shown is the one that failed, as the history says, not the next");
+    t.match(backoff?.text, `waiting for the backoff before attempt ${Number(failedAttempt) + 1} until`);
     await shoot("tasks-retrying");
 
-    // The task's page: the attempt shown is the history's own (this was one ahead during a backoff).
+    // The task's page, sampled until the third attempt writes: whenever it shows a backoff or a write, the attempt it
+    // shows is the history's last (it was one ahead during a backoff).
     await page.click(`#in-flight tr[data-task="${id}"] a[href^="#/task/"]`);
     await page.locator("#history").waitFor();
-    for (const moment of ["in a backoff", "writing"]) {
-      if (moment === "writing") await page.locator("#task-progress", { hasText: /waiting for Azure to carry out/ }).waitFor({ timeout: 30_000 });
-      const [shown, historyText, outcome] = await page.evaluate(() => [
-        (globalThis as any).document.querySelector("#task-progress [data-attempt]")?.getAttribute("data-attempt") ?? "",
-        (globalThis as any).document.querySelector("#history")?.textContent ?? "",
-        (globalThis as any).document.querySelector("#task-outcome [data-outcome]")?.getAttribute("data-outcome") ?? "",
-      ]);
-      const inHistory = lastAttemptInHistory(historyText);
-      if (outcome === "retrying" && moment === "in a backoff") t.equal(shown, inHistory, `${moment}: the page's attempt is the history's last (${inHistory})`);
-      if (moment === "writing") t.equal(shown, inHistory, `${moment}: the page's attempt is the history's last (${inHistory})`);
+    const samples: { shown: string; inHistory?: string; progress: string }[] = [];
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+      const [shown, historyText, progress] = await page.evaluate(() => {
+        const doc = (globalThis as any).document;
+        return [doc.querySelector("#task-progress [data-attempt]")?.getAttribute("data-attempt") ?? "", doc.querySelector("#history")?.textContent ?? "", doc.querySelector("#task-progress")?.textContent ?? ""];
+      });
+      samples.push({ shown, inHistory: lastAttemptInHistory(historyText), progress });
+      if (/^3\/3$/.test(shown) && /waiting for Azure to carry out/.test(progress)) break;
+      await page.waitForTimeout(200);
     }
+    const telling = samples.filter((s) => /waiting for (the backoff|Azure to carry out)/.test(s.progress));
+    t.ok(telling.some((s) => /waiting for Azure to carry out/.test(s.progress) && s.shown === "3/3"), "the third attempt's write was seen");
+    for (const s of telling) t.equal(s.shown, s.inHistory, `the page shows attempt ${s.shown} and the history's last line attempt ${s.inHistory} (${s.progress})`);
     t.ok(await page.locator('#task-timeline .seg.attempt.retry').count() >= 1, "the timeline shows an attempt that was retried");
     t.ok(await page.locator('#task-timeline .seg.backoff').count() >= 1, "and its backoff");
-    t.match(await page.locator("#task-progress").innerText(), /attempt 3\/3/, "the third attempt writes");
-    t.match(await page.locator("#task-progress").innerText(), /waiting for Azure to carry out: /, "what it waits for: the write Azure is doing");
+    t.match(await page.locator("#task-progress").innerText(), /waiting for Azure to carry out: set capacity/, "what it waits for: the write Azure is doing");
     await shoot("task-writing");
 
     // A second resize of the same scale set waits its turn (queued): cancel it through the page.
