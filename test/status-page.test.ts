@@ -138,6 +138,13 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     const doomed = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v002", { capacity: { min: 1, max: 6, desired: 3 } }));
     const doomedId: string = doomed.body.id;
 
+    // A list of two operations on another scale set, to read its steps at the end.
+    const list = await env.api("POST", "/azure/ops", [
+      { resizeServerGroup: demo("batch-v001", { capacity: { min: 1, max: 4, desired: 3 } }) },
+      { resizeServerGroup: demo("batch-v001", { capacity: { min: 1, max: 4, desired: 2 } }) },
+    ]);
+    t.equal(list.status, 202, JSON.stringify(list.body));
+
     // Retrying is amber, not failed: the row says which attempt, what it waits for and until when. One snapshot of
     // the row, taken once it shows a backoff, so that every assertion reads the same render.
     const backoff = await page.waitForFunction((taskId) => {
@@ -207,6 +214,16 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     await failedRow.locator('button[data-action="resume"]').click();
     await page.locator("#notice", { hasText: "resumed" }).waitFor();
     await page.locator(`tr[data-task="${doomedId}"] [data-outcome="succeeded"]`).waitFor({ timeout: 60_000 });
+
+    // The list: step k of n, the last of its two when it has ended.
+    const listTask = await env.waitForTask(list.body.id, 60_000);
+    t.equal(listTask.status.completed && !listTask.status.failed, true);
+    const listView = await env.api("GET", `/ui/api/tasks/${list.body.id}`);
+    t.same(listView.body.step, { number: 2, of: 2, unit: "operation", name: "resizeServerGroup" });
+    await page.evaluate((taskId) => ((globalThis as any).location.hash = `#/task/${taskId}`), list.body.id);
+    t.equal(await page.locator('#task-progress [data-step]').getAttribute("data-step"), "2/2");
+    t.match(await page.locator("#task-progress").innerText(), /step 2 of 2 \(resizeServerGroup\)/);
+    await page.evaluate(() => ((globalThis as any).location.hash = "#/"));
 
     // Substring filters; paging through the recent tasks one at a time.
     await page.fill("#filters input[name=serverGroup]", "PROD-v00");
