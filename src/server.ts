@@ -18,11 +18,10 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   restartWithHeapFlags(cacheDir ? { ...process.env, NODE_COMPILE_CACHE: cacheDir } : process.env);
   enableModuleCompileCache(cacheDir);
 }
-const { buildApp } = await import("./app.ts");
+const { buildApp, printBanner, writeLogLine } = await import("./app.ts");
 const { AccountSetupError } = await import("./azure/client.ts");
 const { ConfigError, loadConfig } = await import("./config.ts");
 const { createTaskStore, TaskStoreOpenError } = await import("./tasks/create-task-store.ts");
-const { printBanner, writeLogLine } = await import("./observability/log-line.ts");
 
 async function main(): Promise<void> {
   let config: Config;

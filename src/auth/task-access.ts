@@ -1,12 +1,7 @@
 // Which accounts a task touches, so that a task is read only by those who may use all of them.
 import type { Task } from "../tasks/task.ts";
 import { mayUseAccount, type Principal } from "./principal.ts";
-
-/** The account one operation acts on: Clouddriver's `credentials`, or `account`. */
-export function accountOfOperation(op: Pick<Task["operations"][number], "description">): string | undefined {
-  const d = op.description as { credentials?: unknown; account?: unknown };
-  return typeof d.credentials === "string" ? d.credentials : typeof d.account === "string" ? d.account : undefined;
-}
+import { accountOfOperation } from "../tasks/operation-account.ts";
 
 export function accountsOfTask(task: Pick<Task, "operations">): string[] {
   const names = new Set<string>();

@@ -6,7 +6,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { ArmResponseInfo, ArmResponseListener } from "../azure/arm-observer.ts";
 import type { AttemptEnd, Checkpoint } from "../azure/execute-op.ts";
 import type { TaskEventContext, TaskObserver } from "../tasks/task-observer.ts";
-import { accountOfOperation } from "../auth/task-access.ts";
+import { accountOfOperation } from "../tasks/operation-account.ts";
 
 const PREFIX = "vmssops_";
 

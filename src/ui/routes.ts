@@ -9,13 +9,14 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import type { ScaleSetReads } from "../azure/read-cache.ts";
 import type { TaskProgress } from "../observability/task-progress.ts";
-import { accountOfOperation, accountsOfTask, forbiddenTaskAccount } from "../auth/task-access.ts";
+import { accountsOfTask, forbiddenTaskAccount } from "../auth/task-access.ts";
+import { accountOfOperation } from "../tasks/operation-account.ts";
 import { decideAccess, mayUseAccount, type Principal } from "../auth/principal.ts";
 import { ApiError } from "../api/errors.ts";
 import { ErrorResponse, TaskState } from "../api/schemas.ts";
 import type { Task } from "../tasks/task.ts";
 import type { TaskStore } from "../tasks/task-store.ts";
-import { accountInventory, UiInventory } from "./inventory.ts";
+import { accountInventory, UiInventory } from "../api/inventory.ts";
 import { taskTimeline } from "./task-timeline.ts";
 
 const asset = (name: string) => readFileSync(new URL(`./static/${name}`, import.meta.url), "utf8");

@@ -7,7 +7,7 @@ import { describeArmFailure } from "../azure/arm-failure.ts";
 import type { ScaleSetReads } from "../azure/read-cache.ts";
 import { normalizeRegion, type ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { serverGroupView } from "../clouddriver/server-group.ts";
-import { TaskState } from "../api/schemas.ts";
+import { TaskState } from "./schemas.ts";
 
 export const UiServerGroup = Type.Object(
   {
