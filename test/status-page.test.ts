@@ -133,8 +133,9 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     const resized = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 8, desired: 4 } }));
     t.equal(resized.status, 202);
     const id: string = resized.body.id;
-    // A resize whose three writes all fail: it ends failed after its three attempts, and may be resumed.
-    await env.simControl("POST", "/_sim/faults", { method: "PATCH", pathContains: "virtualMachineScaleSets/web-prod-v002", status: 503, code: "ServiceUnavailable", count: 3 });
+    // A resize whose three writes all meet another writer (409): it ends failed after its three attempts (a conflict
+    // is retried RETRY_MAX_ATTEMPTS times; Azure's "not now" answers would be retried until the deadline), resumably.
+    await env.simControl("POST", "/_sim/faults", { method: "PATCH", pathContains: "virtualMachineScaleSets/web-prod-v002", status: 409, code: "Conflict", count: 3 });
     const doomed = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v002", { capacity: { min: 1, max: 6, desired: 3 } }));
     const doomedId: string = doomed.body.id;
 
@@ -205,7 +206,7 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     const failedRow = page.locator(`#recent tr[data-task="${doomedId}"]`);
     await failedRow.locator('[data-outcome="failed"]').waitFor({ timeout: 60_000 });
     t.equal(await failedRow.locator(".badge").evaluate((n) => (globalThis as any).getComputedStyle(n).backgroundColor), "rgb(255, 235, 233)", "failed is red");
-    t.match(await failedRow.locator("td.summary").innerText(), /503 ServiceUnavailable/);
+    t.match(await failedRow.locator("td.summary").innerText(), /409 Conflict/);
     await shoot("tasks-failed");
     await useToken(READER);
     await failedRow.locator("text=read-only for you").waitFor();
