@@ -244,6 +244,8 @@ async function scaleSetView(account, region, rg, name) {
 /** force: re-render even while the user types in a form (after an action). */
 async function render(force) {
   clearTimeout(timer);
+  // A page nobody looks at asks nothing: it catches up when shown again.
+  if (document.hidden && force !== true) return;
   const hash = location.hash.replace(/^#/, "") || "/";
   const [path, query] = hash.split("?");
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
@@ -271,6 +273,9 @@ async function render(force) {
   }
   timer = setTimeout(render, refreshMs);
 }
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden) render();
+});
 window.addEventListener("hashchange", () => {
   notice.hidden = true;
   notice.className = "";
