@@ -54,7 +54,7 @@ t.test("a burst of 400 submissions against a limit of 25: 429s with Retry-After,
 });
 
 t.test("reads have a per-principal limit of their own", async (t) => {
-  const env = await startTestEnv({ env: { AUTH_TOKENS: PRINCIPALS, RATE_LIMIT_READS: "10", RATE_LIMIT_WINDOW_MS: "60000" } });
+  const env = await startTestEnv({ env: { AUTH_TOKENS: PRINCIPALS, RATE_LIMIT_READS: "10", RATE_LIMIT_WINDOW_MS: "60000", METRICS_REQUIRE_TOKEN: "false" } });
   t.teardown(() => env.close());
   const reads = await Promise.all(Array.from({ length: 30 }, () => get(env.baseUrl, A, "/task")));
   t.equal(reads.filter((r) => r.status === 200).length, 10);

@@ -64,6 +64,8 @@ export interface ExecuteOpInput<R> {
   planner: ScaleSetPlanner<R>;
   retry: RetryConfig;
   lroPollIntervalMs: number;
+  /** The longest wait between polls of a write, whatever Azure advertised (default 120 s). */
+  lroMaxPollIntervalMs?: number;
   /** One line for a person, added to the task's history. */
   log: (line: string) => void;
   onCheckpoint?: (checkpoint: Checkpoint) => void | Promise<void>;
@@ -171,7 +173,7 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
     const { step, poller } = input.resume;
     log(`resuming the write Azure accepted before a restart: ${step.summary}`);
     try {
-      await gateway.resume(step.kind, poller, { defaultPollIntervalMs: input.lroPollIntervalMs, signal });
+      await gateway.resume(step.kind, poller, { defaultPollIntervalMs: input.lroPollIntervalMs, maxPollIntervalMs: input.lroMaxPollIntervalMs, signal });
       log("the resumed write ended; checking the result on a fresh read");
     } catch (err) {
       if (signal?.aborted) throw err;
@@ -194,7 +196,8 @@ export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
     },
   };
   for (let attempt = 1; ; attempt++) {
-    const prefix = `attempt ${attempt}/${retry.maxAttempts}`;
+    // Past maxAttempts only for failures retried until the deadline (retry-policy.ts): no "9/8".
+    const prefix = attempt <= retry.maxAttempts ? `attempt ${attempt}/${retry.maxAttempts}` : `attempt ${attempt}`;
     try {
       clock.stopIfCanceled(`before attempt ${attempt}`);
       const result = await runAttempt(tracked, attempt, prefix, clock, progress);
@@ -340,6 +343,7 @@ async function writeThenRead<R>(
   const stored = storedStep(step);
   const written = await input.gateway.write(step, etag, {
     defaultPollIntervalMs: input.lroPollIntervalMs,
+    maxPollIntervalMs: input.lroMaxPollIntervalMs,
     signal: input.signal,
     onAccepted: (poller) => input.onCheckpoint?.({ attempt, inFlight: { step: stored, poller } }),
   });

@@ -91,6 +91,8 @@ export function guardLabel(guard: WriteGuard): string {
 
 export interface WriteOptions {
   defaultPollIntervalMs: number;
+  /** The longest wait between polls, whatever Azure advertised (long-running.ts). */
+  maxPollIntervalMs?: number;
   onAccepted?: (serializedPoller: string) => void | Promise<void>;
   signal?: AbortSignal;
 }
@@ -191,8 +193,17 @@ export class VmssGateway implements ScaleSetGateway {
     // $expand=instanceView: the same call, and it carries each VM's power state (PowerState/running, …), from which
     // the Clouddriver reads tell an instance's health.
     const options = { abortSignal: signal, expand: "instanceView" };
-    for await (const vm of this.client.virtualMachineScaleSetVMs.list(this.ref.resourceGroup, this.ref.name, options)) {
-      vms.push(vm);
+    try {
+      for await (const vm of this.client.virtualMachineScaleSetVMs.list(this.ref.resourceGroup, this.ref.name, options)) {
+        vms.push(vm);
+      }
+    } catch (err) {
+      // The SDK's text names neither the scale set nor the page (a 429 on the third page reads "Too many requests").
+      // The error keeps its class, status and headers: only its message says where.
+      if (err instanceof Error && !(signal?.aborted ?? false)) {
+        err.message = `listing the VMs of scale set ${this.ref.resourceGroup}/${this.ref.name} (after ${vms.length} VM(s)): ${err.message}`;
+      }
+      throw err;
     }
     return vms;
   }
@@ -214,7 +225,7 @@ export class VmssGateway implements ScaleSetGateway {
   async #write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined> {
     const vmss = this.client.virtualMachineScaleSets;
     const { resourceGroup, name } = this.ref;
-    const lro = { defaultPollIntervalMs: options.defaultPollIntervalMs, onAccepted: options.onAccepted, signal: options.signal };
+    const lro = { defaultPollIntervalMs: options.defaultPollIntervalMs, maxPollIntervalMs: options.maxPollIntervalMs, onAccepted: options.onAccepted, signal: options.signal };
     const sdk = { abortSignal: options.signal };
     const guard = guardOf(step.kind, etag);
     const ifMatch = "ifMatch" in guard ? guard.ifMatch : undefined;
@@ -256,7 +267,7 @@ export class VmssGateway implements ScaleSetGateway {
     try {
       await resumeLongRunning(
         () => restorePoller(this.client, serializedPoller, source as (...args: any[]) => any, { abortSignal: options.signal }),
-        { defaultPollIntervalMs: options.defaultPollIntervalMs, signal: options.signal },
+        { defaultPollIntervalMs: options.defaultPollIntervalMs, maxPollIntervalMs: options.maxPollIntervalMs, signal: options.signal },
       );
     } finally {
       this.#observer?.onWrite(this.ref, kind);

@@ -8,6 +8,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AccountRegistry } from "../../azure/accounts.ts";
 import type { ScaleSetReads } from "../../azure/read-cache.ts";
 import { normalizeRegion } from "../../azure/vmss-gateway.ts";
+import { RegionName } from "../../operations/description.ts";
 import { expand, locate } from "../../clouddriver/inventory.ts";
 import { parseName } from "../../naming/frigga.ts";
 import { isActive, selectDisable, selectScaleDown, type ClusterMember, type MemberDecision } from "../../operations/cluster-selection.ts";
@@ -37,8 +38,8 @@ const located = {
   credentials: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "the account (Orca's name for it)" })),
   account: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   cluster: Type.String({ minLength: 1, maxLength: 80, pattern: "^[A-Za-z0-9._-]+$", description: "app, app-stack or app-stack-detail (Frigga)" }),
-  regions: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 50 })),
-  region: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  regions: Type.Optional(Type.Array(RegionName, { minItems: 1, maxItems: 50 })),
+  region: Type.Optional(RegionName),
   preferLargerOverNewer: Type.Optional(Type.Boolean({ description: "keep the largest rather than the newest" })),
 };
 
