@@ -35,6 +35,7 @@ import { TaskRunner } from "./tasks/task-runner.ts";
 import { TaskWaiter } from "./tasks/task-waiter.ts";
 import { TaskBodies } from "./api/task-bodies.ts";
 import { StoreHealth, storeOutageReason, watchStoreOutages } from "./tasks/store-outage.ts";
+import { BacklogMonitor } from "./tasks/backlog.ts";
 
 export interface AppOptions {
   config: Config;
@@ -93,12 +94,15 @@ export async function buildApp(options: AppOptions): Promise<Service> {
 
   const budget = new RateLimitBudget();
   let activeTasks = () => 0;
-  const metrics = new ServiceMetrics({ tasksInFlight: () => activeTasks(), throttlingBudget: () => budget.snapshot() });
+  // Past TASK_BACKLOG_LIMIT queued tasks, submissions get 429 with Retry-After (the shedding's, OVERLOAD_RETRY_AFTER_S).
+  const backlog = new BacklogMonitor(store, { limit: config.tasks.backlogLimit, retryAfterSeconds: config.overload.retryAfterSeconds });
+  const metrics = new ServiceMetrics({ tasksInFlight: () => activeTasks(), throttlingBudget: () => budget.snapshot(), backlog: () => backlog.view() });
   const taskLog = new TaskLog(app.log);
   const progress = new TaskProgress();
   const waiter = new TaskWaiter({ store, pollMs: config.tasks.waitPollMs });
   const runner = new TaskRunner({
     onRunEnded: (id) => waiter.notify(id),
+    admit: () => backlog.admit(),
     store,
     accounts,
     operations,
@@ -175,7 +179,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     stopCounting();
   });
   await app.register(uiRoutes, { store, progress, accounts });
-  await app.register(observabilityRoutes, { metrics, store, storeHealth, accounts, readyCacheMs: config.observability.readyCacheMs, probeTimeoutMs: config.observability.readyTimeoutMs });
+  await app.register(observabilityRoutes, { metrics, store, storeHealth, backlog, accounts, readyCacheMs: config.observability.readyCacheMs, probeTimeoutMs: config.observability.readyTimeoutMs });
   await app.register(rateLimitRoutes, { budget, accounts });
   await app.ready();
   runner.start();

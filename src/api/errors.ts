@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance } from "fastify";
 import type { FieldProblem } from "../operations/description.ts";
 import type { ErrorResponse } from "./schemas.ts";
 import { storeOutageReason } from "../tasks/store-outage.ts";
+import { BacklogFullError } from "../tasks/backlog.ts";
 
 /**
  * Retry-After, in seconds, while the task store is out of reach: a PostgreSQL restart or fail-over takes seconds,
@@ -100,6 +101,10 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBy
         message: problems.map((p) => `${p.field}: ${p.message}`).join("; "),
         details: problems,
       });
+    }
+    if (err instanceof BacklogFullError) {
+      reply.header("retry-after", String(err.retryAfterSeconds));
+      return send(reply, { statusCode: 429, error: "BacklogFull", message: err.message });
     }
     const outage = storeOutageReason(err);
     if (outage !== undefined) {
