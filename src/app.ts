@@ -100,6 +100,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const taskLog = new TaskLog(app.log);
   const progress = new TaskProgress();
   const waiter = new TaskWaiter({ store, pollMs: config.tasks.waitPollMs });
+  let runnerOutageLoggedAt = 0;
   const runner = new TaskRunner({
     onRunEnded: (id) => waiter.notify(id),
     admit: () => backlog.admit(),
@@ -112,7 +113,11 @@ export async function buildApp(options: AppOptions): Promise<Service> {
       const outage = storeOutageReason(err);
       if (outage === undefined) app.log.error({ err, taskId }, taskId ? "task failed with an internal error" : "task runner: internal error");
       else if (taskId) app.log.warn({ reason: outage, err: (err as Error).message, taskId }, "a write of the task to the task store failed: its run stops here, and the task is handed back (its lease released) as soon as the store answers, to go on from its last checkpoint");
-      else app.log.warn({ reason: outage, err: (err as Error).message }, "task runner: the task store is unavailable; claims and lease renewals resume when it answers");
+      else if (storeHealth.lastSuccessAtMs > runnerOutageLoggedAt || Date.now() - runnerOutageLoggedAt >= 30_000) {
+        // Claims and renewals fail every TASK_CLAIM_INTERVAL_MS while the store is down: once per outage, then every 30 s.
+        runnerOutageLoggedAt = Date.now();
+        app.log.warn({ reason: outage, err: (err as Error).message }, "task runner: the task store is unavailable; claims and lease renewals resume when it answers");
+      }
     },
   });
 

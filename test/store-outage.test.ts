@@ -9,6 +9,7 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { freePort, SIMULATOR_CA_FILE, startChildService } from "./helpers/child-service.ts";
+import { storeOutageReason, TaskStoreUnavailableError } from "../src/tasks/store-outage.ts";
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 /** Far longer than the test waits for the tasks after the outage: a task left behind a lease fails the test. */
@@ -16,6 +17,29 @@ const LEASE_MS = 120_000;
 const TASKS = 6;
 
 t.setTimeout(240_000);
+
+t.test("what counts as the store being out of reach, and what stays a bug", async (t) => {
+  const coded = (code: string, message = "m") => Object.assign(new Error(message), { code });
+  const table: [string, unknown, string | undefined][] = [
+    ["refused", coded("ECONNREFUSED"), "ECONNREFUSED"],
+    ["reset", coded("ECONNRESET"), "ECONNRESET"],
+    ["every address refused", Object.assign(new AggregateError([coded("ECONNREFUSED"), coded("ECONNREFUSED")]), { code: undefined }), "ECONNREFUSED"],
+    ["admin shutdown (a restart)", coded("57P01"), "57P01"],
+    ["cannot connect now (starting up)", coded("57P03"), "57P03"],
+    ["connection failure", coded("08006"), "08006"],
+    ["too many connections", coded("53300"), "53300"],
+    ["a connection that died under a query", new Error("Connection terminated unexpectedly"), "ConnectionTerminated"],
+    ["the pool could not connect in time", new Error("timeout exceeded when trying to connect"), "ConnectTimeout"],
+    ["wrapped on its way up", new Error("a write failed", { cause: coded("ECONNREFUSED") }), "ECONNREFUSED"],
+    ["already classified", new TaskStoreUnavailableError("57P01", new Error("x")), "57P01"],
+    ["a unique violation", coded("23505"), undefined],
+    ["a syntax error in our SQL", coded("42601"), undefined],
+    ["a bug", new TypeError("cannot read properties of undefined"), undefined],
+    ["a stack overflow", new RangeError("Maximum call stack size exceeded"), undefined],
+    ["not an error", "ECONNREFUSED", undefined],
+  ];
+  for (const [what, err, reason] of table) t.equal(storeOutageReason(err), reason, what);
+});
 
 /** A TCP proxy in front of PostgreSQL; cut() closes it and every connection through it, restore() listens again. */
 async function cuttableProxy(target: { host: string; port: number }) {

@@ -109,7 +109,8 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBy
     const outage = storeOutageReason(err);
     if (outage !== undefined) {
       // Not a bug: the store is down. An orchestrator retries a 503 with Retry-After; a 500 reads as ours to fix.
-      request.log.warn({ reason: outage, err: err.message }, "task store unavailable");
+      // Info: every request meets it while the store is down; the runner says so at warn, once per outage.
+      request.log.info({ reason: outage, err: err.message }, "task store unavailable");
       reply.header("retry-after", String(STORE_OUTAGE_RETRY_AFTER_S));
       return send(reply, {
         statusCode: 503,
