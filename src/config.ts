@@ -54,7 +54,7 @@ export interface AccountConfig {
 }
 
 export interface RetryConfig {
-  /** Attempts per operation, the first included. */
+  /** Attempts per operation, the first included; only a floor for 429, 408, 5xx and network failures (retry-policy.ts). */
   maxAttempts: number;
   /** Wall-clock bound for one operation, all attempts and waits included. */
   deadlineMs: number;
@@ -69,7 +69,7 @@ export interface RetryConfig {
   busyPollIntervalMs: number;
   /** Backoff used for 429 when Azure sends no Retry-After. */
   throttleDefaultDelayMs: number;
-  /** No single wait is longer than this (Retry-After included, as long as the deadline allows it). */
+  /** No computed backoff is longer than this; Azure's Retry-After is honoured in full, within the deadline. */
   maxDelayMs: number;
   /**
    * The share of a scale set's read budget that one task may spend while it waits out another writer (0-1]. The
