@@ -21,6 +21,7 @@ import { taskRoutes } from "./api/routes/tasks.ts";
 import { RateLimits, rateLimitRoutes } from "./api/routes/rate-limits.ts";
 import { observeAllArmResponses } from "./azure/arm-observer.ts";
 import { RateLimitBudget } from "./azure/rate-limit-budget.ts";
+import { readRetry } from "./azure/retry-policy.ts";
 import { installAccessControl, type RouteAccessInfo } from "./auth/access-control.ts";
 import { ServiceMetrics } from "./observability/metrics.ts";
 import { observabilityRoutes, Readiness } from "./observability/routes.ts";
@@ -159,6 +160,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     maxOperationsPerTask: 50,
     forwarder,
     waiter,
+    readRetry: readRetry(config.retry),
     onSubmitted: (taskId, created, principal, ops) => {
       if (created) metrics.tasksSubmitted.inc();
       taskLog.submitted(taskId, principal, ops, created);
@@ -170,7 +172,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   // One read cache for the Clouddriver reads; every gateway feeds it its fresh reads and invalidates it on writes.
   const reads = new ScaleSetReads(accounts, {
     ttlMs: config.readCacheTtlMs,
-    retry: { ...config.retry, maxAttempts: Math.min(config.retry.maxAttempts, 3), deadlineMs: Math.min(config.retry.deadlineMs, 20_000) },
+    retry: readRetry(config.retry),
     // A read that joins one under way costs Azure nothing either: a hit.
     onLookup: (result) => metrics.readCache.inc({ result: result === "miss" ? "miss" : "hit" }),
   });

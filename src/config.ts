@@ -174,6 +174,11 @@ export interface Config {
   retry: RetryConfig;
   /** Delay before the first poll of a long-running operation; later polls follow the Retry-After Azure sends. */
   lroPollIntervalMs: number;
+  /**
+   * The longest wait between polls, whatever Retry-After says (LRO_MAX_POLL_INTERVAL_MS, default 120 s). Azure's
+   * Retry-After is whole seconds; against a simulator whose writes last milliseconds, tests set this low.
+   */
+  lroMaxPollIntervalMs: number;
   /** How many finished tasks the in-memory store keeps. */
   taskRetention: number;
   store: StoreConfig;
@@ -676,6 +681,7 @@ export function loadConfig(env: Env = process.env): Config {
     accounts,
     retry,
     lroPollIntervalMs: intVar(env, "LRO_POLL_INTERVAL_MS", 1000, 1, 120_000),
+    lroMaxPollIntervalMs: intVar(env, "LRO_MAX_POLL_INTERVAL_MS", 120_000, 10, 600_000),
     taskRetention: intVar(env, "TASK_RETENTION", 10_000, 1),
     readCacheTtlMs: intVar(env, "READ_CACHE_TTL_MS", 10_000, 0, 300_000),
   };

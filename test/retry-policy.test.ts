@@ -24,7 +24,11 @@ t.test("which statuses are retryable: status → kind → retryable, each rule i
     [405, undefined, false], [408, undefined, true], [409, "ConflictingConcurrentWriteNotAllowed", true],
     [409, undefined, true], [409, "InvalidResourceLocation", false], [409, "PropertyChangeNotAllowed", false],
     [412, "PreconditionFailed", true], [413, undefined, false], [422, undefined, false], [429, "TooManyRequests", true],
-    [500, undefined, true], [501, undefined, true], [502, undefined, true], [503, undefined, true], [504, undefined, true],
+    [500, undefined, true], [502, undefined, true], [503, undefined, true], [504, undefined, true],
+    // As the Azure SDK has it (@typespec/ts-http-runtime, dist/esm/retryStrategies/exponentialRetryStrategy.js
+    // l.42-48, isExponentialRetryResponse: 408, or ≥ 500 except 501 and 505): Not Implemented and HTTP Version Not
+    // Supported answer the same however often they are asked.
+    [501, "NotImplemented", false], [505, undefined, false], [511, undefined, true],
   ];
   for (const [status, code, retryable] of table) t.equal(isRetryableKind(kindForStatus(status, code)), retryable, `${status} ${code ?? ""}`);
 });

@@ -17,6 +17,8 @@ export class ApiError extends Error {
   readonly error: string;
   readonly details?: FieldProblem[];
   readonly extra?: Partial<ErrorResponse>;
+  /** Sent with the answer (a 503's Retry-After). */
+  headers?: Record<string, string>;
   constructor(statusCode: number, error: string, message: string, details?: FieldProblem[], extra?: Partial<ErrorResponse>) {
     super(message);
     this.statusCode = statusCode;
@@ -85,6 +87,7 @@ const FASTIFY_CODES: Record<string, string> = {
 export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBytes?: number } = {}): void {
   app.setErrorHandler((err: FastifyError & Partial<ApiError>, request, reply) => {
     if (err instanceof ApiError) {
+      if (err.headers) reply.headers(err.headers);
       return send(reply, {
         statusCode: err.statusCode,
         error: err.error,

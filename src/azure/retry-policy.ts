@@ -13,6 +13,14 @@ export function isRetryableKind(kind: FailureKind): boolean {
   return kind !== "notFound" && kind !== "terminal" && kind !== "programming";
 }
 
+/**
+ * The retry profile of a read that a poller or a person waits on (the Clouddriver reads, GET /azure/serverGroups, a
+ * dry run): a few quick attempts, not a deployment's patience.
+ */
+export function readRetry(config: RetryConfig): RetryConfig {
+  return { ...config, maxAttempts: Math.min(config.maxAttempts, 3), deadlineMs: Math.min(config.deadlineMs, 20_000) };
+}
+
 export type RetryDecision =
   | { retry: true; delayMs: number; reason: string }
   | { retry: false; reason: string };

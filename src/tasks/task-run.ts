@@ -190,6 +190,7 @@ export class TaskRun {
         planner: op.planner(description, ref, { origin, ...(prepared ? { prepared } : {}) }),
         retry: config.retry,
         lroPollIntervalMs: config.lroPollIntervalMs,
+        lroMaxPollIntervalMs: config.lroMaxPollIntervalMs,
         log,
         signal: this.#interrupt,
         cancel: this.#cancel,
