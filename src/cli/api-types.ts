@@ -466,7 +466,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Tasks for the status page: in flight first, then recent, with attempts and retries */
+        /**
+         * Tasks for the status page: in flight first, then recent (paged), with their progress and the caller's actions
+         * @description Filters are case-insensitive substrings. A page of recent tasks looks through at most 2000 stored tasks; nextCursor continues from there.
+         */
         get: operations["uiListTasks"];
         put?: never;
         post?: never;
@@ -483,8 +486,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One task for the status page, with its history (times included) */
+        /** One task for the status page, with its history (times included), progress and the caller's actions */
         get: operations["uiGetTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/api/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The scale sets of the accounts the caller may read, by account and cluster, from the read cache
+         * @description Capacity, instances in traffic and the last task of each. An account that cannot be listed says why, beside the others.
+         */
+        get: operations["uiInventory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -793,6 +816,11 @@ export interface components {
                     ok: boolean;
                     problem?: string;
                 };
+            };
+            /** @description tasks waiting to start, across replicas, and how long the oldest has waited (details: readiness does not depend on it) */
+            backlog?: {
+                queued: number;
+                oldestAgeSeconds: number;
             };
             checkedAtMs: number;
         };
@@ -1368,6 +1396,7 @@ export interface components {
         UiTask: {
             id: string;
             state: components["schemas"]["TaskState"];
+            outcome: "queued" | "running" | "retrying" | "succeeded" | "failed" | "canceled";
             operations: string[];
             targets: {
                 operation: string;
@@ -1380,8 +1409,34 @@ export interface components {
             phase: string;
             /** @description the last history line */
             status: string;
-            /** @description the attempt running now (or the last one) */
+            /** @description the last history line that says something (not the closing 'Orchestration completed.') */
+            summary: string;
+            /** @description the attempt running now (or the last one), as the history counts it; 0 before the first */
             attempt: number;
+            /** @description the attempts an operation may make (RETRY_MAX_ATTEMPTS), as the history's 'attempt k/n' */
+            attempts: number;
+            step?: {
+                number: number;
+                of: number;
+                unit: "operation" | "batch";
+                name?: string;
+            };
+            waiting?: {
+                for: string;
+                sinceMs: number;
+                untilMs?: number;
+            };
+            /** @description from creation to the end, or to now */
+            elapsedMs: number;
+            timeline: {
+                kind: "queued" | "attempt" | "write" | "wait" | "backoff";
+                fromMs: number;
+                /** @description absent while it goes on */
+                toMs?: number;
+                attempt?: number;
+                ended?: "retry" | "failed";
+                label: string;
+            }[];
             /** @description retries this replica saw, newest last */
             retries: {
                 attempt: number;
@@ -1390,8 +1445,14 @@ export interface components {
                 code?: string;
                 atMs: number;
             }[];
+            actions: {
+                resume: boolean;
+                cancel: boolean;
+                why?: string;
+            };
             armCalls: number;
             leaseOwner?: string;
+            cancelRequestedAtMs?: number;
             createdAtMs: number;
             updatedAtMs: number;
             finishedAtMs?: number;
@@ -1399,6 +1460,7 @@ export interface components {
                 operation: string;
                 code: string;
                 message: string;
+                retryable: boolean;
             };
             history?: {
                 phase: string;
@@ -1409,6 +1471,43 @@ export interface components {
         UiTaskList: {
             inFlight: components["schemas"]["UiTask"][];
             recent: components["schemas"]["UiTask"][];
+            /** @description pass as cursor for older recent tasks */
+            nextCursor?: string;
+            /** @description the service's clock, for times shown relative to now */
+            nowMs: number;
+        };
+        UiInventory: {
+            accounts: {
+                name: string;
+                readAtMs?: number;
+                /** @description why this account could not be listed */
+                problem?: string;
+                clusters: {
+                    name: string;
+                    serverGroups: {
+                        name: string;
+                        region: string;
+                        resourceGroup: string;
+                        capacity: {
+                            min: number;
+                            desired: number;
+                            max: number;
+                        };
+                        disabled: boolean;
+                        /** @description VMs Azure lists */
+                        instances: number;
+                        /** @description VMs Up: running and in the load balancer's pool (or running, without one) */
+                        inTraffic: number;
+                        provisioningState?: string;
+                        lastTask?: {
+                            id: string;
+                            state: components["schemas"]["TaskState"];
+                            operation: string;
+                            atMs: number;
+                        };
+                    }[];
+                }[];
+            }[];
         };
     };
     responses: never;
@@ -3407,9 +3506,17 @@ export interface operations {
     uiListTasks: {
         parameters: {
             query?: {
+                /** @description part of a server group's name */
                 serverGroup?: string;
+                /** @description part of an account's name */
                 account?: string;
+                /** @description part of an operation's name */
+                operation?: string;
+                /** @description part of a task id */
+                id?: string;
                 limit?: number;
+                /** @description nextCursor of the previous page of recent tasks */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -3486,6 +3593,49 @@ export interface operations {
             };
             /** @description No task with that id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    uiInventory: {
+        parameters: {
+            query?: {
+                /** @description part of an account's name */
+                account?: string;
+                /** @description part of a server group's name */
+                serverGroup?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accounts, their clusters and server groups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UiInventory"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
