@@ -42,6 +42,14 @@ t.test("npm start prints what the README shows", async (t) => {
   }
 });
 
+t.test("the page the quickstart points to: / leads to /ui, which answers", async (t) => {
+  const root = await fetch(`http://127.0.0.1:${demo.apiPort}/`, { redirect: "manual" });
+  t.equal(root.headers.get("location"), "/ui");
+  const page = await fetch(`http://127.0.0.1:${demo.apiPort}/ui`);
+  t.equal(page.status, 200);
+  t.match(page.headers.get("content-type"), /text\/html/);
+});
+
 function expectOutputShown(t: Test, out: string) {
   const json = fences(tryIt).find((f) => f.lang === "json")!.body;
   for (const status of json.matchAll(/"status":"((?:[^"\\]|\\.)*)"/g)) t.ok(out.includes(`"status":"${status[1]}"`), `the history line is printed: ${status[1]}`);
