@@ -1,6 +1,7 @@
 // Configured accounts, the client for each (built once), and the resolution of a description to a scale set.
 import type { ComputeManagementClient } from "@azure/arm-compute";
 import { createDefaultHttpClient, createPipelineRequest } from "@azure/core-rest-pipeline";
+import { readFileSync } from "node:fs";
 import type { AccountConfig } from "../config.ts";
 import type { FieldProblem, ServerGroupLocator } from "../operations/description.ts";
 import { resourceGroupOf } from "../naming/frigga.ts";
@@ -8,6 +9,41 @@ import { AccountSetupError, createComputeClient, loadIdentity } from "./client.t
 import { normalizeRegion, VmssGateway, type ScaleSetObserver, type ScaleSetRef } from "./vmss-gateway.ts";
 
 const httpClient = createDefaultHttpClient();
+
+/** A new group's VM admin: the user, and an SSH key or a password (read now, never stored). */
+export interface VmAdminCredentials {
+  adminUserName: string;
+  sshPublicKeys: string[];
+  password?: string;
+}
+
+export class VmAdminUnavailable extends Error {
+  override name = "VmAdminUnavailable";
+}
+
+/**
+ * The VM admin credentials an account gives its new server groups, as clouddriver-azure takes VMUsername and
+ * VMSshPublicKey (or VMPassword) from the account's Key Vault (CreateAzureServerGroupAtomicOperation.groovy
+ * l.184-200), never from the request. Undefined when the account names none.
+ */
+export function accountVmAdmin(account: AccountConfig, env: NodeJS.ProcessEnv = process.env): VmAdminCredentials | undefined {
+  const v = account.vmAdmin;
+  if (!v) return undefined;
+  if (v.sshPublicKey) return { adminUserName: v.adminUsername, sshPublicKeys: [v.sshPublicKey] };
+  if (v.sshPublicKeyFile) {
+    let key: string;
+    try {
+      key = readFileSync(v.sshPublicKeyFile, "utf8").trim();
+    } catch (err) {
+      throw new VmAdminUnavailable(`account ${account.name}: vmAdmin.sshPublicKeyFile ${v.sshPublicKeyFile} cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+    }
+    if (!/^(ssh-|ecdsa-)/.test(key)) throw new VmAdminUnavailable(`account ${account.name}: vmAdmin.sshPublicKeyFile ${v.sshPublicKeyFile} holds no OpenSSH public key`);
+    return { adminUserName: v.adminUsername, sshPublicKeys: [key] };
+  }
+  const password = v.passwordEnv ? env[v.passwordEnv] : undefined;
+  if (!password) throw new VmAdminUnavailable(`account ${account.name}: vmAdmin.passwordEnv names ${v.passwordEnv}, which is not set in this service's environment`);
+  return { adminUserName: v.adminUsername, sshPublicKeys: [], password };
+}
 
 export type Resolution = { ok: true; ref: ScaleSetRef } | { ok: false; problems: FieldProblem[] };
 

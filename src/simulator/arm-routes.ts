@@ -17,7 +17,8 @@ import {
   subscriptionNotFound,
 } from "./arm-errors.ts";
 import type { Handler, Route, SimulatorContext } from "./context.ts";
-import { probeHealth, renderInstanceView } from "./health-probe.ts";
+import { renderInstanceView } from "./health-probe.ts";
+import { networkArmRoutes, vmHealth } from "./network/network-routes.ts";
 import { header, parseJsonBody, send, type RequestContext } from "./http.ts";
 import { isObject, mergePatch, type JsonObject } from "./json.ts";
 import { validateModel } from "./limits.ts";
@@ -68,6 +69,7 @@ export function buildArmRouter(): Router<Route> {
     ["POST", `${VMSS}/:name/manualupgrade`, { handler: (ctx, sim, params) => instanceAction(ctx, sim, params, "updateInstances"), charge: charged("POST", "VMScaleSetActions") }],
     ["GET", `${OPERATIONS}/operations/:operationId`, { handler: getOperationStatus, charge: charged("GET", "GetOperation", perOperation) }],
     ["GET", `${OPERATIONS}/operationResults/:operationId`, { handler: getOperationResult, charge: charged("GET", "GetOperation", perOperation) }],
+    ...networkArmRoutes(),
   ];
   const router = new Router<Route>();
   for (const [method, pattern, entry] of table) router.add(method, pattern, entry);
@@ -243,7 +245,7 @@ function instanceViewExpanded(ctx: RequestContext): boolean {
 }
 
 function vmInstanceView(sim: SimulatorContext, vm: Vm): JsonObject {
-  return renderInstanceView(vm, probeHealth(vm, sim.state.settings, sim.state.now()));
+  return renderInstanceView(vm, vmHealth(sim, vm));
 }
 
 const listVms: Handler = (ctx, sim, params) => {
