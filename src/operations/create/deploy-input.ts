@@ -97,7 +97,10 @@ export function namedSource(d: DeployInput): NamedSource | undefined {
   return { account: s.account, region: s.region, serverGroupName: name, ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}), useSourceCapacity };
 }
 
-/** The size asked for: capacity.desired, else sku.capacity (Deck's only size field). */
+/**
+ * The size asked for: capacity.desired, else sku.capacity (Deck's only size field). capacity.desired wins: Orca's
+ * rolling red/black sets capacity {0, 0, 0} and leaves Deck's sku.capacity (RollingRedBlackStrategy.groovy l.83-91).
+ */
 export function askedDesired(d: DeployInput): number | undefined {
   return d.capacity?.desired ?? d.sku?.capacity;
 }
@@ -127,9 +130,6 @@ export function deployProblems(d: DeployInput, options: { clone: boolean }): Inp
   }
   if (d.userAssignedIdentities !== undefined && !(Array.isArray(d.userAssignedIdentities) && d.userAssignedIdentities.length === 0) && d.userAssignedIdentities !== "") {
     problems.push({ field: "userAssignedIdentities", message: "user-assigned identities are not supported here; leave it empty" });
-  }
-  if (d.capacity?.desired !== undefined && d.sku?.capacity !== undefined && d.capacity.desired !== d.sku.capacity) {
-    problems.push({ field: "sku.capacity", message: `sku.capacity (${d.sku.capacity}) and capacity.desired (${d.capacity.desired}) differ; give one` });
   }
   const desired = askedDesired(d);
   const min = d.capacity?.min;

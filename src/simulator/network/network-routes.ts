@@ -102,9 +102,28 @@ export function renderNetworkResource(sim: SimulatorContext, r: NetworkResource)
 
 function requireResource(sim: SimulatorContext, type: NetworkType, params: RouteParams): NetworkResource {
   requireGroup(sim, params);
-  const r = network(sim).get(type, params.resourceGroup, params.name);
+  const r = network(sim).get(type, params.resourceGroup, params.name) ?? namedByScaleSets(sim, type, params.resourceGroup, params.name);
   if (!r) throw resourceNotFound(`Microsoft.Network/${type}`, params.name, params.resourceGroup);
   return r;
+}
+
+/**
+ * A load balancer or gateway that scale sets name but the network does not hold (the control API's scale sets name
+ * `<name>-lb`): it exists, with a frontend and the pools they name, and is kept from now on.
+ */
+function namedByScaleSets(sim: SimulatorContext, type: NetworkType, resourceGroup: string, name: string): NetworkResource | undefined {
+  if (type !== "loadBalancers" && type !== "applicationGateways") return undefined;
+  const view = trafficView(sim, type, resourceGroup, name);
+  if (!view) return undefined;
+  const location = sim.state.listScaleSets(resourceGroup)[0]?.location ?? "eastus";
+  const body: JsonObject = {
+    properties: {
+      frontendIPConfigurations: [{ name: "frontend", properties: {} }],
+      backendAddressPools: view.pools.map((p) => ({ name: p.name, properties: {} })),
+      ...(type === "loadBalancers" ? { probes: [], loadBalancingRules: [], inboundNatPools: [] } : {}),
+    },
+  };
+  return network(sim).put(type, resourceGroup, name, location, body).resource;
 }
 
 const getResource: Handler = (ctx, sim, params) => {
