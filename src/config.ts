@@ -564,6 +564,7 @@ function accountFromEnvironment(env: Env): Record<string, unknown> | undefined {
     endpoint: env.AZURE_ARM_ENDPOINT,
     authorityHost: env.AZURE_AUTHORITY_HOST,
     defaultResourceGroup: env.AZURE_DEFAULT_RESOURCE_GROUP,
+    serverGroupResourceGroup: env.AZURE_SERVER_GROUP_RESOURCE_GROUP,
     regions: env.AZURE_REGIONS ? env.AZURE_REGIONS.split(",").map((r) => r.trim()).filter(Boolean) : undefined,
     credential: typeof credential === "string" ? credential : drop(credential),
   });

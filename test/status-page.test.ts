@@ -23,7 +23,7 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
       writeDurationMs: 8000,
       headers: { authorization: `Bearer ${TOKEN}` },
       env: {
-        ACCOUNTS: JSON.stringify([{ name: team, subscriptionId: "00000000-0000-4000-8000-000000000001", defaultResourceGroup: "demo-rg", credential: "simulator" }]),
+        ACCOUNTS: JSON.stringify([{ name: team, subscriptionId: "00000000-0000-4000-8000-000000000001", defaultResourceGroup: "demo-rg", serverGroupResourceGroup: "account", credential: "simulator" }]),
         AUTH_TOKENS: JSON.stringify([
           { name: "oncall", token: TOKEN, accounts: ["demo"] },
           { name: "other", token: OTHER, accounts: [team] },
