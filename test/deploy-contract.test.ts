@@ -219,6 +219,9 @@ t.test("a named load balancer: the new group's own backend pool and NAT pool in 
   const ipc = nic.properties.ipConfigurations[0].properties;
   t.equal(ipc.subnet.id, `${net}/virtualNetworks/demo-rg-vnet/subnets/default`, "the subnet, resolved by name");
   t.same(ipc.loadBalancerBackendAddressPools, [{ id: `${net}/loadBalancers/demo-lb/backendAddressPools/${name}` }], "its own pool");
+  t.same(ipc.loadBalancerInboundNatPools, [{ id: `${net}/loadBalancers/demo-lb/inboundNatPools/${name}` }], "and its own inbound NAT pool");
+  const lbRead = await env.simControl("GET", `/_sim/network/${LB}/traffic`);
+  t.equal(lbRead.status, 200);
   t.equal(nic.properties.networkSecurityGroup.id, `${net}/networkSecurityGroups/demo-nsg`, "the security group, by name");
   const calls = await env.calls();
   const lbWrites = calls.filter((c) => c.method === "PUT" && /loadBalancers\/demo-lb$/i.test(c.path));

@@ -302,6 +302,7 @@ function modelSpec(d: AnyCreate, network: NetworkChoice, desired: number | undef
     subnetId: network.subnetId,
     networkSecurityGroupId: network.securityGroupId,
     loadBalancerBackendPoolId: network.loadBalancerPoolId,
+    loadBalancerInboundNatPoolId: network.natPoolId,
     appGatewayBapId: network.appGatewayPoolId,
     ...(d.zones && d.zones.length > 0 ? { zones: d.zones } : {}),
     ...(d.instanceTags ? { instanceTags: d.instanceTags } : {}),

@@ -30,6 +30,7 @@ export interface NetworkChoice {
   subnetId?: string;
   securityGroupId?: string;
   loadBalancerPoolId?: string;
+  natPoolId?: string;
   appGatewayPoolId?: string;
 }
 
@@ -127,7 +128,10 @@ export async function resolveNetwork(d: NetworkByName, target: ScaleSetRef, ctx:
     await net.put(id, added.resource, ctx.signal);
   }
   const poolId = `${idOf(found, id)}/backendAddressPools/${target.name}`;
-  if (balancer.kind === "lb") choice.loadBalancerPoolId = poolId;
-  else choice.appGatewayPoolId = poolId;
+  if (balancer.kind === "lb") {
+    choice.loadBalancerPoolId = poolId;
+    const nat = (added.resource.properties?.inboundNatPools ?? []).some((p: { name?: string }) => String(p.name).toLowerCase() === target.name.toLowerCase());
+    if (nat) choice.natPoolId = `${idOf(found, id)}/inboundNatPools/${target.name}`;
+  } else choice.appGatewayPoolId = poolId;
   return choice;
 }
