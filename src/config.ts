@@ -69,6 +69,12 @@ export interface VmAdminConfig {
   sshPublicKeyFile?: string;
   /** Or a password, from this environment variable of the service, read when a create is sent. */
   passwordEnv?: string;
+  /**
+   * Or clouddriver-azure's way: the account's Key Vault (its URL), holding the secrets VMUsername and VMSshPublicKey
+   * (useSshPublicKey, the default) or VMPassword, read with the account's credential when a create is prepared.
+   */
+  keyVaultUrl?: string;
+  useSshPublicKey?: boolean;
 }
 
 export interface RetryConfig {
@@ -372,11 +378,20 @@ function parseVmAdmin(raw: unknown, at: string): VmAdminConfig | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new ConfigError(`${at}: vmAdmin must be an object (adminUsername, and sshPublicKey, sshPublicKeyFile or passwordEnv)`);
   const v = raw as Record<string, unknown>;
-  const keys = ["adminUsername", "sshPublicKey", "sshPublicKeyFile", "passwordEnv"];
-  for (const key of Object.keys(v)) if (!keys.includes(key)) throw new ConfigError(`${at}: vmAdmin key "${key}" is unknown; known: ${keys.join(", ")}`);
+  const keys = ["adminUsername", "sshPublicKey", "sshPublicKeyFile", "passwordEnv", "keyVaultUrl"];
+  for (const key of Object.keys(v)) if (![...keys, "useSshPublicKey"].includes(key)) throw new ConfigError(`${at}: vmAdmin key "${key}" is unknown; known: ${keys.join(", ")}, useSshPublicKey`);
   for (const key of keys) if (v[key] !== undefined && (typeof v[key] !== "string" || v[key] === "")) throw new ConfigError(`${at}: vmAdmin.${key} must be a non-empty string`);
-  const given = ["sshPublicKey", "sshPublicKeyFile", "passwordEnv"].filter((k) => v[k] !== undefined);
-  if (given.length !== 1) throw new ConfigError(`${at}: vmAdmin needs exactly one of sshPublicKey, sshPublicKeyFile, passwordEnv`);
+  if (v.useSshPublicKey !== undefined && typeof v.useSshPublicKey !== "boolean") throw new ConfigError(`${at}: vmAdmin.useSshPublicKey must be true or false`);
+  const given = ["sshPublicKey", "sshPublicKeyFile", "passwordEnv", "keyVaultUrl"].filter((k) => v[k] !== undefined);
+  if (given.length !== 1) throw new ConfigError(`${at}: vmAdmin needs exactly one of sshPublicKey, sshPublicKeyFile, passwordEnv, keyVaultUrl`);
+  if (typeof v.keyVaultUrl === "string") {
+    if (!/^https:\/\//.test(v.keyVaultUrl)) throw new ConfigError(`${at}: vmAdmin.keyVaultUrl must be an https:// URL`);
+    return {
+      adminUsername: (v.adminUsername as string | undefined) ?? "",
+      keyVaultUrl: v.keyVaultUrl.replace(/\/+$/, ""),
+      useSshPublicKey: v.useSshPublicKey !== false,
+    };
+  }
   if (typeof v.sshPublicKey === "string" && !/^(ssh-|ecdsa-)/.test(v.sshPublicKey)) throw new ConfigError(`${at}: vmAdmin.sshPublicKey must be an OpenSSH public key (ssh-… or ecdsa-…)`);
   return {
     adminUsername: (v.adminUsername as string | undefined) ?? "azureuser",

@@ -13,7 +13,16 @@ import t from "tap";
 import { newStage, Orca, OrcaStageError, type Stage } from "./helpers/orca.ts";
 import { startTestEnv, writesOf } from "./helpers/service.ts";
 
-const env = await startTestEnv({ writeDurationMs: 60 });
+// A second account keeps its VM admin in Key Vault, as clouddriver-azure's accounts do (the simulator's demo-kv).
+const env = await startTestEnv({
+  writeDurationMs: 60,
+  mapEnv: (e, sim) => ({
+    ...e,
+    ACCOUNTS: JSON.stringify([
+      { name: "vaulted", subscriptionId: sim.subscriptionId, credential: "simulator", defaultResourceGroup: "demo-rg", serverGroupResourceGroup: "account", regions: ["eastus"], vmAdmin: { keyVaultUrl: `${sim.url}/keyvaults/demo-kv` } },
+    ]),
+  }),
+});
 t.teardown(() => env.close());
 const orca = new Orca(env.api, { pollMs: 20 });
 const REGION = "eastus";
@@ -208,6 +217,17 @@ t.test("first deploy into an empty cluster, from an ad-hoc marketplace image, wi
   t.same(vmss.properties.virtualMachineProfile.storageProfile.imageReference, { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" });
   t.equal(vmss.properties.virtualMachineProfile.extensionProfile, undefined, "an empty commandToExecute is no script");
   t.equal((await serving("first-prod")).length, 2, "both instances healthy in traffic when the stage ends");
+});
+
+t.test("an account whose VM admin is in Key Vault: VMUsername and VMSshPublicKey read when the deploy is prepared", async (t) => {
+  const config = convertServerGroupCommandToDeployConfiguration(deckCommand("vault", { credentials: "vaulted" }));
+  const stage = await deployContext(config);
+  const task = await orca.deployStage(stage, { bake: bake("vault") });
+  t.ok(task.history.some((h: any) => /VM admin azureuser from Key Vault/.test(h.status)), "the history says where the admin came from");
+  const os = (await scaleSet("vault-prod-v000")).body.vmss.properties.virtualMachineProfile.osProfile;
+  t.equal(os.adminUsername, "azureuser");
+  t.match(os.linuxConfiguration.ssh.publicKeys[0].keyData, /DemoVaultKey/, "the vault's key");
+  t.equal((await serving("vault-prod")).length, 2);
 });
 
 t.test("a named load balancer: the new group's own backend pool and NAT pool in it, the subnet and security group by name", async (t) => {

@@ -30,7 +30,7 @@ import { clusterName, nextServerGroupName } from "./create/server-group-name.ts"
 import { parseName } from "../naming/frigga.ts";
 import { describedPools, desiredCapacity, modelFromDescription, modelFromSource, rebindPools, type ModelSpec } from "./create/scale-set-model.ts";
 import { deployCapacity, deployProblems, namedSource, normalImage, scriptOf, type DeployInput } from "./create/deploy-input.ts";
-import { accountVmAdmin, VmAdminUnavailable, type VmAdminCredentials } from "../azure/accounts.ts";
+import { resolveVmAdmin, VmAdminUnavailable, type VmAdminCredentials } from "../azure/accounts.ts";
 import { isReady } from "./rolling-upgrade-model.ts";
 import { confirmation } from "../azure/scale-set-state.ts";
 import { disableServerGroup } from "./disable-server-group.ts";
@@ -289,7 +289,7 @@ function clusterOf(d: AnyCreate): string {
 
 
 /** The model's input: the description as it means it, with what prepare resolved. */
-function modelSpec(d: AnyCreate, network: NetworkChoice, desired: number | undefined, admin: VmAdminCredentials | undefined): ModelSpec {
+function modelSpec(d: AnyCreate, network: NetworkChoice, desired: number | undefined, admin: Pick<VmAdminCredentials, "adminUserName" | "sshPublicKeys"> | undefined): ModelSpec {
   const script = scriptOf(d as DeployInput);
   const image = normalImage(d.image);
   const osConfig = d.osConfig || admin ? { ...d.osConfig, ...(admin ? { adminUserName: d.osConfig?.adminUserName ?? admin.adminUserName, sshPublicKeys: admin.sshPublicKeys } : {}) } : undefined;
@@ -348,8 +348,8 @@ interface CreateContext {
   found: boolean;
   network?: NetworkChoice;
   capacity?: { min: number; max: number; desired: number };
-  /** The account's VM admin, when the request names none (no password: only the variable that holds it). */
-  admin?: VmAdminCredentials & { passwordEnv?: string };
+  /** The account's VM admin, when the request names none (its password only as a function that reads it). */
+  admin?: Omit<VmAdminCredentials, "password"> & { password?: () => string | undefined };
   source?: { model: VirtualMachineScaleSet; pools: PoolBinding[] };
 }
 
@@ -364,20 +364,22 @@ function invalid(problems: FieldProblem[], prefix = ""): OperationError {
 }
 
 /** The VM admin: the request's when it gives a key or a password reference, else the account's. */
-function chooseAdmin(d: AnyCreate, ctx: PrepareContext, account: string): CreateContext["admin"] {
+async function chooseAdmin(d: AnyCreate, ctx: PrepareContext, account: string): Promise<CreateContext["admin"]> {
   if (d.osConfig?.sshPublicKeys?.length || d.osConfig?.adminPasswordEnv) return undefined;
   const config = ctx.accounts.get(account);
   try {
-    const admin = config ? accountVmAdmin(config) : undefined;
+    const admin = config ? await resolveVmAdmin(config, process.env, ctx.signal) : undefined;
     if (!admin) {
       throw new OperationError(
         "NoVmAdminCredentials",
         `account ${account} names no VM admin credentials (vmAdmin in its configuration) and the request gives none (osConfig.sshPublicKeys or osConfig.adminPasswordEnv)`,
       );
     }
-    // The password itself is read again when the PUT is built, from the variable; it is not kept in the context.
-    const { password: _password, ...kept } = admin;
-    return { ...kept, ...(config?.vmAdmin?.passwordEnv ? { passwordEnv: config.vmAdmin.passwordEnv } : {}) };
+    if (config?.vmAdmin?.keyVaultUrl) ctx.log(`VM admin ${admin.adminUserName} from Key Vault ${config.vmAdmin.keyVaultUrl}`);
+    // The password stays out of the context's data (a function is never serialised): read again for the PUT.
+    const { password, ...kept } = admin;
+    const fromEnv = config?.vmAdmin?.passwordEnv;
+    return { ...kept, ...(password !== undefined ? { password: fromEnv ? () => process.env[fromEnv] : () => password } : {}) };
   } catch (err) {
     if (err instanceof VmAdminUnavailable) throw new OperationError("VmAdminUnavailable", err.message);
     throw err;
@@ -425,7 +427,7 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
     }
     capacity = deployCapacity(d as DeployInput, fromSource);
   }
-  const admin = clone ? undefined : chooseAdmin(d, ctx, account);
+  const admin = clone ? undefined : await chooseAdmin(d, ctx, account);
   const next = nextServerGroupName(cluster, slots(listed));
   if (!next.ok) throw new OperationError("NoServerGroupNameLeft", next.reason);
   ctx.log(next.ancestor ? `found ancestor server group ${next.ancestor}; the next name is ${next.name}` : `no server group in cluster ${cluster} yet; the first name is ${next.name}`);
@@ -442,6 +444,12 @@ function adminPassword(name: string | undefined, env: NodeJS.ProcessEnv, field: 
   if (!name) return undefined;
   const value = env[name];
   if (value === undefined || value === "") throw new OperationError("AdminPasswordNotSet", `${field} names ${name}, which is not set in this service's environment`);
+  return value;
+}
+
+function accountPassword(read: () => string | undefined, account: string): string {
+  const value = read();
+  if (!value) throw new OperationError("AdminPasswordNotSet", `account ${account}'s VM admin password is not available any more`);
   return value;
 }
 
@@ -500,9 +508,7 @@ function createPlanner(d: AnyCreate, target: ScaleSetRef, run: RunContext | unde
       } else {
         const capacity = context.capacity ?? { min: 0, max: 0, desired: 0 };
         const spec = modelSpec(d, network, capacity.desired, context.admin);
-        const password = context.admin?.passwordEnv
-          ? adminPassword(context.admin.passwordEnv, env, `the account's vmAdmin.passwordEnv`)
-          : adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");
+        const password = context.admin?.password ? accountPassword(context.admin.password, target.account) : adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");
         pools = describedPools(target.name, spec);
         const tags = creationTags(target, pools, inTraffic, mark, capacity);
         model = modelFromDescription(spec, { name: target.name, tags, inTraffic, ...(password !== undefined ? { adminPassword: password } : {}) });

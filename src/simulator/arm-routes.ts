@@ -19,6 +19,7 @@ import {
 import type { Handler, Route, SimulatorContext } from "./context.ts";
 import { renderInstanceView } from "./health-probe.ts";
 import { networkArmRoutes, vmHealth } from "./network/network-routes.ts";
+import { keyVaultRoutes } from "./keyvault/secrets.ts";
 import { header, parseJsonBody, send, type RequestContext } from "./http.ts";
 import { isObject, mergePatch, type JsonObject } from "./json.ts";
 import { validateModel } from "./limits.ts";
@@ -70,6 +71,7 @@ export function buildArmRouter(): Router<Route> {
     ["GET", `${OPERATIONS}/operations/:operationId`, { handler: getOperationStatus, charge: charged("GET", "GetOperation", perOperation) }],
     ["GET", `${OPERATIONS}/operationResults/:operationId`, { handler: getOperationResult, charge: charged("GET", "GetOperation", perOperation) }],
     ...networkArmRoutes(),
+    ...keyVaultRoutes(),
   ];
   const router = new Router<Route>();
   for (const [method, pattern, entry] of table) router.add(method, pattern, entry);
