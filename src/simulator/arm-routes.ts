@@ -20,7 +20,7 @@ import { getComputeProvider, getResourceGroup, getSubscription, listResourceGrou
 import type { Handler, Route, SimulatorContext } from "./context.ts";
 import { renderScaleSetInstanceView, renderVmInstanceView } from "./instance-views.ts";
 import { POWER_ACTION_VERBS, type PowerAction } from "./power-state.ts";
-import { probeHealth, renderInstanceView } from "./health-probe.ts";
+import { renderInstanceView } from "./health-probe.ts";
 import { networkArmRoutes, vmHealth } from "./network/network-routes.ts";
 import { keyVaultRoutes } from "./keyvault/secrets.ts";
 import { header, parseJsonBody, send, type RequestContext } from "./http.ts";

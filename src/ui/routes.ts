@@ -1,7 +1,6 @@
 // The status page at /ui: a static page (open: it holds no data) that reads the API with the caller's token, and
 // two JSON routes made for it (protected like every API route): tasks with their progress, attempts and retries,
 // filtered by scale set and account, and one task with its whole history.
-import { resourceGroupOf } from "../naming/frigga.ts";
 import { CLAIMABLE_STATES } from "../tasks/task-state.ts";
 import { readFileSync } from "node:fs";
 import { Type, type Static } from "@sinclair/typebox";
@@ -62,8 +61,9 @@ function view(task: Task, progress: TaskProgress, accounts: AccountRegistry, wit
     targets: task.operations.map((o) => {
       const d = o.description;
       const account = str(d.credentials) ?? str(d.account) ?? "";
-      const config = accounts.get(account);
-      const resourceGroup = str(d.resourceGroup) ?? (config ? resourceGroupOf(config, str(d.serverGroupName) ?? "", str(d.region) ?? "") : undefined);
+      // Where the service looks for it: the one rule of accounts.resolve (the account's setting, else {application}-{region}).
+      const located = str(d.resourceGroup) ? undefined : accounts.resolve({ credentials: account, region: str(d.region) ?? "", serverGroupName: str(d.serverGroupName) ?? "" });
+      const resourceGroup = str(d.resourceGroup) ?? (located?.ok ? located.ref.resourceGroup : undefined);
       return { operation: o.name, account, region: str(d.region) ?? "", ...(resourceGroup ? { resourceGroup } : {}), serverGroupName: str(d.serverGroupName) ?? "" };
     }),
     operationIndex: task.operationIndex,
