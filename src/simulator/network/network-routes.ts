@@ -218,7 +218,8 @@ function serving(vm: Vm, health: HealthCode | undefined): boolean {
 export function trafficView(sim: SimulatorContext, type: "loadBalancers" | "applicationGateways", resourceGroup: string, name: string) {
   const stored = network(sim).get(type, resourceGroup, name);
   const id = resourceId(sim.state.subscriptionId, { type, resourceGroup: stored?.resourceGroup ?? resourceGroup, name: stored?.name ?? name });
-  const names = new Set<string>(asArray(getPath(stored?.body, "properties", "backendAddressPools")).map((p) => String(getPath(p, "name"))));
+  // lower case → the name as the load balancer spells it (a pool named by a NIC only: as found there, lower-cased).
+  const names = new Map<string, string>(asArray(getPath(stored?.body, "properties", "backendAddressPools")).map((p) => [String(getPath(p, "name")).toLowerCase(), String(getPath(p, "name"))]));
   const prefix = `${id}/backendAddressPools/`.toLowerCase();
   for (const ss of sim.state.listScaleSets()) {
     for (const vm of sortedVms(ss)) {
@@ -226,13 +227,14 @@ export function trafficView(sim: SimulatorContext, type: "loadBalancers" | "appl
       let at = text.indexOf(prefix);
       while (at >= 0) {
         const rest = text.slice(at + prefix.length);
-        names.add(rest.slice(0, rest.indexOf('"')));
+        const pool = rest.slice(0, rest.indexOf('"'));
+        if (!names.has(pool)) names.set(pool, pool);
         at = text.indexOf(prefix, at + 1);
       }
     }
   }
   if (!stored && names.size === 0) return undefined;
-  const pools = [...names].map((pool) => {
+  const pools = [...names.values()].map((pool) => {
     const members = poolMembers(sim, `${id}/backendAddressPools/${pool}`).map(({ ss, vm }) => {
       const health = vmHealth(sim, vm);
       return { scaleSet: ss.name, instanceId: vm.instanceId, provisioningState: vm.provisioningState, health: health ?? null, serving: serving(vm, health) };
