@@ -352,6 +352,8 @@ t.test("rolling red/black: the new group grows, then a partial disable is refuse
   const grow = newStage({ ...cleanupBase("rrb"), "deploy.server.groups": { [REGION]: [v001] } });
   const growId = await orca.requestOperations(grow, [{ resizeServerGroup: { ...cleanupBase("rrb"), serverGroupName: v001, capacity: { min: 1, max: 1, desired: 1 } } }]);
   await orca.monitorKato(grow, growId);
+  // ResizeServerGroupStage: monitor, forceCacheRefresh, then the wait on the instances.
+  await orca.forceCacheRefresh(grow);
   await orca.waitForUpInstances(grow);
   await check.after("grow to 50 %");
   // l.207-222: disable 50 % of the source. Refused: a share cannot be taken out here, so 100 % is never disabled.
