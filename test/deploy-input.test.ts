@@ -13,6 +13,7 @@ import { balancerOf, withGroupGatewayPool, withGroupPools } from "../src/operati
 import { checkDisable } from "../src/operations/disable-server-group.ts";
 import { mergedCapacity } from "../src/operations/resize-server-group.ts";
 import { resourceGroupOf } from "../src/naming/frigga.ts";
+import { instanceHealth } from "../src/clouddriver/health.ts";
 
 const SUB = "00000000-0000-4000-8000-000000000001";
 
@@ -100,4 +101,18 @@ t.test("a partial disable is refused; a merged resize goes to desired with min l
   t.match(checkDisable({ desiredPercentage: 50 }), [{ field: "desiredPercentage", message: /50 %/ }]);
   t.same(mergedCapacity({ min: 2, max: 2, desired: 1 }), { min: 1, max: 2, desired: 1 });
   t.same(mergedCapacity({ min: 1, max: 5, desired: 3 }), { min: 1, max: 5, desired: 3 });
+});
+
+t.test("in a pool, the load balancer's probe decides the LoadBalancer health Orca reads", async (t) => {
+  const vm = (code?: string) => ({
+    location: "eastus",
+    provisioningState: "Succeeded",
+    instanceView: { statuses: [{ code: "PowerState/running" }], ...(code ? { vmHealth: { status: { code } } } : {}) },
+  });
+  const lb = (code?: string) => instanceHealth(vm(code), true).health.find((h) => h.type === "LoadBalancer")!.state;
+  t.equal(lb("HealthState/healthy"), "Up");
+  t.equal(lb(undefined), "Up", "nothing reports it: in a pool is all Azure can tell");
+  t.equal(lb("HealthState/initializing"), "Starting", "WaitForUpInstances waits for it");
+  t.equal(lb("HealthState/unhealthy"), "Down");
+  t.equal(instanceHealth(vm("HealthState/healthy"), false).healthState, "OutOfService", "out of its pools");
 });
