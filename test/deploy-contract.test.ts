@@ -156,15 +156,34 @@ async function serving(cluster: string, balancer = LB): Promise<Member[]> {
   return (await members(balancer)).filter(ofCluster(cluster)).filter((m) => m.serving);
 }
 
-/** The check run after every Orca step: the cluster serves from at least one healthy instance. */
+/**
+ * The check run after every Orca step: the cluster serves from at least one healthy instance. Between the steps a
+ * sampler reads the load balancer all along; stop() asserts that no sample found the cluster serving from nothing.
+ */
 function trafficCheck(t: { ok(value: unknown, message: string): unknown }, cluster: string, balancer = LB) {
   const seen: { step: string; serving: number }[] = [];
+  let last = "start";
   const after = async (step: string) => {
     const n = (await serving(cluster, balancer)).length;
     seen.push({ step, serving: n });
+    last = step;
     t.ok(n > 0, `after ${step}: ${n} instance(s) of ${cluster} in traffic`);
   };
-  return { after, seen };
+  const samples: { during: string; serving: number }[] = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      samples.push({ during: last, serving: (await serving(cluster, balancer)).length });
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  const stop = async () => {
+    sampling = false;
+    await sampler;
+    const empty = samples.filter((s) => s.serving === 0);
+    t.ok(samples.length > 0 && empty.length === 0, `${samples.length} samples of the load balancer between the steps, none with ${cluster} serving from nothing${empty.length ? `: ${JSON.stringify(empty.slice(0, 3))}` : ""}`);
+  };
+  return { after, seen, stop };
 }
 
 /** The deploy stage's context as Orca has it: Deck's configuration, then DetermineSourceServerGroupTask's output. */
@@ -286,6 +305,7 @@ t.test("red/black into a serving cluster: the new group serves with every instan
   t.same(mine.filter((m) => m.scaleSet === v000), [], "v000 left its pool");
   const cluster = (await env.api("GET", "/applications/rb/clusters/demo/rb-prod/azure")).body;
   t.same(cluster.serverGroups.map((sg: any) => [sg.name, sg.disabled]).sort(), [[v000, true], [v001, false]]);
+  await check.stop();
 });
 
 t.test("highlander: the older groups destroyed, the new one serving", async (t) => {
@@ -299,6 +319,7 @@ t.test("highlander: the older groups destroyed, the new one serving", async (t) 
   t.same(destroyed, [v000]);
   t.equal((await scaleSet(v000)).status, 404);
   t.equal((await serving("hl-prod")).length, 2, "v001 serves alone");
+  await check.stop();
 });
 
 t.test("a new group that never becomes healthy: the stage fails, the older group serves and never left its pool", async (t) => {
@@ -323,6 +344,7 @@ t.test("a new group that never becomes healthy: the stage fails, the older group
   t.ok(failed instanceof OrcaStageError, "MonitorKatoTask ends the stage TERMINAL: the strategy never runs");
   t.match(String(failed.message), /ServerGroupNotHealthy|not healthy/);
   await check.after("the failed stage");
+  await check.stop();
   t.ok(samples.length > 5, `${samples.length} samples`);
   t.same(samples.filter((s) => s.v000 !== 2 || s.v000Members !== 2), [], "v000: both instances in its pool and serving at every sample");
   const v001 = (await env.api("GET", `/serverGroups/demo/${REGION}/sick-prod-v001`)).body;
@@ -367,6 +389,7 @@ t.test("rolling red/black: the new group grows, then a partial disable is refuse
   await check.after("the refused disable");
   t.equal((await serving("rrb-prod")).filter((m) => m.scaleSet === v000).length, 2, "the source kept every instance in traffic");
   t.equal((await serving("rrb-prod")).filter((m) => m.scaleSet === v001).length, 1, "and the new group serves its share");
+  await check.stop();
 });
 
 t.test("a resize as Orca merges it (ScaleExactResizeStrategy.groovy l.51-77): {min 2, max 2, desired 1} resizes to 1", async (t) => {
