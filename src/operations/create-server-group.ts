@@ -287,7 +287,6 @@ function clusterOf(d: AnyCreate): string {
   return clusterName(applicationOf(d), d.stack || undefined, d.detail || undefined);
 }
 
-
 /** The model's input: the description as it means it, with what prepare resolved. */
 function modelSpec(d: AnyCreate, network: NetworkChoice, desired: number | undefined, admin: Pick<VmAdminCredentials, "adminUserName" | "sshPublicKeys"> | undefined): ModelSpec {
   const script = scriptOf(d as DeployInput);
