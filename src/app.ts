@@ -29,6 +29,9 @@ import { combineObservers, TaskLog } from "./observability/task-logs.ts";
 import { installOverloadProtection } from "./observability/overload.ts";
 import { TaskProgress } from "./observability/task-progress.ts";
 import { uiRoutes } from "./ui/routes.ts";
+import { installPageSecurityHeaders } from "./ui/page-headers.ts";
+// For the entry point, whose lines outside the logger are JSON too (it may not import observability/ itself).
+export { printBanner, writeLogLine } from "./observability/log-line.ts";
 import { operations } from "./operations/registry.ts";
 import { MemoryTaskStore } from "./tasks/memory-task-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
@@ -124,8 +127,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
 
   activeTasks = () => runner.active;
   installErrorHandling(app, { bodyLimitBytes: config.bodyLimitBytes });
+  installPageSecurityHeaders(app);
   app.addHook("onResponse", async (request, reply) => {
-    metrics.httpResponses.inc({ method: request.method, route: request.routeOptions.url ?? "unmatched", status: String(reply.statusCode) });
+    metrics.observeResponse(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
   });
   let draining = false;
   app.addHook("onRequest", async (request, reply) => {
@@ -185,7 +189,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     stopObserving();
     stopCounting();
   });
-  await app.register(uiRoutes, { store, progress, accounts });
+  await app.register(uiRoutes, { store, progress, accounts, reads, maxAttempts: config.retry.maxAttempts });
   await app.register(observabilityRoutes, { metrics, store, storeHealth, backlog, accounts, readyCacheMs: config.observability.readyCacheMs, probeTimeoutMs: config.observability.readyTimeoutMs });
   await app.register(rateLimitRoutes, { budget, accounts });
   await app.ready();
