@@ -17,6 +17,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/features/stages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The operations this service runs, as Clouddriver lists them for Orca */
+        get: operations["getStageFeatures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/azure/ops/resizeServerGroup": {
         parameters: {
             query?: never;
@@ -128,7 +145,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create the next server group of a cluster (app-stack-detail-vNNN), out of traffic, done when Azure confirms its instances; with source, a clone */
+        /** Create the next server group of a cluster (app-stack-detail-vNNN), in traffic once its instances are healthy (Deck's and Orca's deploy) */
         post: operations["createServerGroup"];
         delete?: never;
         options?: never;
@@ -1007,6 +1024,8 @@ export interface components {
             serverGroupName: string;
             /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
             resourceGroup?: string;
+            /** @description Orca's rolling red/black share to disable; only 100 (the whole group) is done here: below 100 is refused */
+            desiredPercentage?: number;
         } & {
             [key: string]: unknown;
         };
@@ -1072,7 +1091,7 @@ export interface components {
             [key: string]: unknown;
         };
         /**
-         * @description clouddriver-azure's AzureServerGroupDescription, for a scale set; with source, a clone
+         * @description clouddriver-azure's AzureServerGroupDescription, for a scale set, as Deck and Orca send it
          * @example {
          *       "credentials": "demo",
          *       "region": "eastus",
@@ -1124,18 +1143,17 @@ export interface components {
             stack?: string;
             /** @description the detail: letters, digits, '.', '_' and '-' */
             detail?: string;
-            /** @description clouddriver-azure's AzureNamedImage: marketplace (publisher, offer, sku, version) or custom (isCustom, uri) */
+            /** @description clouddriver-azure's AzureNamedImage: marketplace (publisher, offer, sku, version) or custom (isCustom, uri); "" is absent */
             image?: {
-                /** @description a custom image: uri is its resource id */
-                isCustom?: boolean;
-                /** @description a custom image or gallery image version id */
-                uri?: string;
+                /** @description a custom image: uri is its resource id ('true' as Deck sends it) */
+                isCustom?: boolean | "true" | "false";
+                uri?: "" | string;
                 publisher?: string;
                 offer?: string;
                 sku?: string;
                 version?: string;
                 imageName?: string;
-                ostype?: "linux" | "windows" | "Linux" | "Windows";
+                ostype?: "" | "linux" | "windows" | "Linux" | "Windows";
             } & {
                 [key: string]: unknown;
             };
@@ -1145,7 +1163,12 @@ export interface components {
                 tier?: string;
                 capacity?: number;
             };
-            capacity?: components["schemas"]["Capacity"];
+            /** @description instance counts; desired defaults to sku.capacity, min and max to desired */
+            capacity?: {
+                min?: number;
+                max?: number;
+                desired?: number;
+            };
             upgradePolicy?: "Automatic" | "Manual";
             /** @description an Azure resource id: /subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet} */
             subnetId?: string;
@@ -1160,9 +1183,10 @@ export interface components {
             instanceTags?: {
                 [key: string]: string;
             };
+            /** @description a script to run; an empty commandToExecute is none (Deck sends one always) */
             customScriptsSettings?: {
                 fileUris?: string[];
-                commandToExecute: string;
+                commandToExecute?: string;
             };
             healthSettings?: {
                 protocol: "http" | "https" | "tcp";
@@ -1190,18 +1214,40 @@ export interface components {
                 customData?: string;
             };
             enableIpForwarding?: boolean;
-            /** @description start out of traffic (default true): the backend pools are recorded, and enableServerGroup puts them on */
+            /** @description start out of traffic (default false): the backend pools are recorded, and enableServerGroup puts them on */
             disabled?: boolean;
-            /** @description the server group to copy (Orca's clone stage `source`) */
+            /** @description how long the new instances may take to become healthy behind the load balancer before the create fails (default 600; the retry deadline bounds it too) */
+            healthyTimeoutSeconds?: number;
+            /** @description the virtual network's name */
+            vnet?: string;
+            /** @description the subnet's name */
+            subnet?: string;
+            /** @description the virtual network's resource group (default: the server group's) */
+            vnetResourceGroup?: string;
+            /** @description the network security group's name */
+            securityGroupName?: string;
+            /** @description the load balancer (or application gateway)'s name */
+            loadBalancerName?: string;
+            loadBalancerType?: "Azure Load Balancer" | "Azure Application Gateway";
+            /** @description the application gateway's name */
+            appGatewayName?: string;
+            /** @description take the capacity of source (the cluster's current group) */
+            useSourceCapacity?: boolean;
+            /** @description not supported: must be empty */
+            userAssignedIdentities?: unknown;
+            /** @description the cluster's current group, as Orca names it; not copied (only its capacity, with useSourceCapacity); {} is none */
             source?: {
                 /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
-                account: string;
+                account?: string;
                 /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
-                region: string;
+                region?: string;
                 /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
-                serverGroupName: string;
+                serverGroupName?: string;
+                /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+                asgName?: string;
                 /** @description an Azure resource group name: 1-90 letters, digits, '_', '-', '.', '(' or ')', not ending with '.' */
                 resourceGroup?: string;
+                useSourceCapacity?: boolean;
             } & {
                 [key: string]: unknown;
             };
@@ -1241,18 +1287,17 @@ export interface components {
             stack?: string;
             /** @description the detail: letters, digits, '.', '_' and '-' */
             detail?: string;
-            /** @description clouddriver-azure's AzureNamedImage: marketplace (publisher, offer, sku, version) or custom (isCustom, uri) */
+            /** @description clouddriver-azure's AzureNamedImage: marketplace (publisher, offer, sku, version) or custom (isCustom, uri); "" is absent */
             image?: {
-                /** @description a custom image: uri is its resource id */
-                isCustom?: boolean;
-                /** @description a custom image or gallery image version id */
-                uri?: string;
+                /** @description a custom image: uri is its resource id ('true' as Deck sends it) */
+                isCustom?: boolean | "true" | "false";
+                uri?: "" | string;
                 publisher?: string;
                 offer?: string;
                 sku?: string;
                 version?: string;
                 imageName?: string;
-                ostype?: "linux" | "windows" | "Linux" | "Windows";
+                ostype?: "" | "linux" | "windows" | "Linux" | "Windows";
             } & {
                 [key: string]: unknown;
             };
@@ -1262,7 +1307,12 @@ export interface components {
                 tier?: string;
                 capacity?: number;
             };
-            capacity?: components["schemas"]["Capacity"];
+            /** @description instance counts; desired defaults to sku.capacity, min and max to desired */
+            capacity?: {
+                min?: number;
+                max?: number;
+                desired?: number;
+            };
             upgradePolicy?: "Automatic" | "Manual";
             /** @description an Azure resource id: /subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet} */
             subnetId?: string;
@@ -1277,9 +1327,10 @@ export interface components {
             instanceTags?: {
                 [key: string]: string;
             };
+            /** @description a script to run; an empty commandToExecute is none (Deck sends one always) */
             customScriptsSettings?: {
                 fileUris?: string[];
-                commandToExecute: string;
+                commandToExecute?: string;
             };
             healthSettings?: {
                 protocol: "http" | "https" | "tcp";
@@ -1307,8 +1358,27 @@ export interface components {
                 customData?: string;
             };
             enableIpForwarding?: boolean;
-            /** @description start out of traffic (default true): the backend pools are recorded, and enableServerGroup puts them on */
+            /** @description start out of traffic (default false): the backend pools are recorded, and enableServerGroup puts them on */
             disabled?: boolean;
+            /** @description how long the new instances may take to become healthy behind the load balancer before the create fails (default 600; the retry deadline bounds it too) */
+            healthyTimeoutSeconds?: number;
+            /** @description the virtual network's name */
+            vnet?: string;
+            /** @description the subnet's name */
+            subnet?: string;
+            /** @description the virtual network's resource group (default: the server group's) */
+            vnetResourceGroup?: string;
+            /** @description the network security group's name */
+            securityGroupName?: string;
+            /** @description the load balancer (or application gateway)'s name */
+            loadBalancerName?: string;
+            loadBalancerType?: "Azure Load Balancer" | "Azure Application Gateway";
+            /** @description the application gateway's name */
+            appGatewayName?: string;
+            /** @description take the capacity of source (the cluster's current group) */
+            useSourceCapacity?: boolean;
+            /** @description not supported: must be empty */
+            userAssignedIdentities?: unknown;
             /** @description the server group to copy (Orca's clone stage `source`) */
             source: {
                 /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
@@ -1509,6 +1579,10 @@ export interface components {
                 }[];
             }[];
         };
+        StageFeature: {
+            name: string;
+            enabled: boolean;
+        };
     };
     responses: never;
     parameters: never;
@@ -1534,6 +1608,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getStageFeatures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per operation; upsertEntityTags is not among them */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StageFeature"][];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
