@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { REPO } from "./helpers/child-service.ts";
 import { fences, normalizeRun, runBlocks, section, startDemo } from "./helpers/doc-commands.ts";
 
+// npm start twice and the README's blocks twice, with three-second writes as npm start has them.
+t.setTimeout(10 * 60_000);
 const readme = readFileSync(join(REPO, "README.md"), "utf8");
 const quickstart = section(readme, "Quickstart");
 const tryIt = section(readme, "Try it");
