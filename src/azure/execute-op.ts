@@ -8,9 +8,9 @@
 // of times, and otherwise fails with what runs.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RetryConfig } from "../config.ts";
-import { describeArmFailure, failureLabel, OperationError, type ArmFailure } from "./arm-failure.ts";
+import { describeArmFailure, failureLabel, isProgrammingError, OperationError, type ArmFailure } from "./arm-failure.ts";
 import { decideBusyWait, decideRetry, formatDuration, isRetryableKind } from "./retry-policy.ts";
-import { confirmation, isBusy, isFailed, suspiciousRead } from "./scale-set-state.ts";
+import { confirmation, describeStopped, isBusy, isFailed, stoppedInstances, suspiciousRead } from "./scale-set-state.ts";
 import { storedStep, type ScaleSetGateway, type ScaleSetSnapshot, type StoredWriteStep, type WriteStep } from "./vmss-gateway.ts";
 
 /**
@@ -46,10 +46,23 @@ export interface ScaleSetPlanner<R> {
    */
   createWhenMissing?(): WriteStep;
   /**
+   * Instances Azure lists as provisioned but not running (a Spot eviction deallocates them) do not keep this
+   * operation from its goal (disable, enable: nothing of theirs changes the capacity). They are still reported, and
+   * still not counted as running. Without it, such instances end the operation unconfirmed, with what runs.
+   */
+  acceptsStopped?: boolean;
+  /**
    * When the operation fails after a write of it was accepted, read the scale set and its VMs once more and attach
    * result() of that read to the failure: what Azure did bring up (a create that ran out of allocation).
    */
   resultOnFailure?: boolean;
+  /**
+   * What to write when the operation ends without reaching done (it failed, or was canceled): undo a temporary
+   * change it made to Azure (automatic repairs it suspended). Planned on fresh reads, a few writes at most, each
+   * logged; a failure here is logged and the operation's own failure stands. Not run when the task is interrupted
+   * (shutdown, lease lost): the next owner goes on with the operation, and ends it.
+   */
+  release?(snapshot: ScaleSetSnapshot): PlannedStep;
 }
 
 export interface Checkpoint {
@@ -130,7 +143,7 @@ class ScaleSetNotConfirmedError extends OperationError {
 }
 
 /** Writes that one attempt may make while converging (disable is a network change, then a rollout). */
-const MAX_WRITES_PER_ATTEMPT = 4;
+export const MAX_WRITES_PER_ATTEMPT = 4;
 
 /** Reads made again, at most, when a read is suspicious, or Succeeded while its VM list disagrees. */
 const REREADS_OF_A_DOUBTFUL_READ = 2;
@@ -152,6 +165,36 @@ interface Progress {
 }
 
 export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
+  try {
+    return await runToEnd(input);
+  } catch (err) {
+    if (input.planner.release && !input.signal?.aborted && !isProgrammingError(err)) await release(input, input.planner.release);
+    throw err;
+  }
+}
+
+/** Writes that release() may make when an operation ends failed or canceled. */
+const MAX_RELEASE_WRITES = 3;
+
+/** The planner's release, on fresh reads: best effort, every step and every failure logged. */
+async function release<R>(input: ExecuteOpInput<R>, plan: (snapshot: ScaleSetSnapshot) => PlannedStep): Promise<void> {
+  const { gateway, log, signal } = input;
+  try {
+    for (let writes = 0; writes < MAX_RELEASE_WRITES; writes++) {
+      const snapshot = await gateway.read({ withInstances: true, signal });
+      const step = plan(snapshot);
+      if (step.kind === "done" || step.kind === "wait") return;
+      log(`the operation ended unfinished: ${step.summary}`);
+      await gateway.write(step, snapshot.etag, { defaultPollIntervalMs: input.lroPollIntervalMs, signal });
+    }
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    const f = describeArmFailure(err);
+    log(`could not undo what the operation changed on ${gateway.ref.name} for its duration (${failureLabel(f)}: ${f.message}); undo it by hand`);
+  }
+}
+
+async function runToEnd<R>(input: ExecuteOpInput<R>): Promise<R> {
   const { gateway, retry, log, signal } = input;
   const now = input.now ?? Date.now;
   const random = input.random ?? Math.random;
@@ -393,6 +436,16 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
       if (confirmed.confirmed) {
         log(writes === 0 ? `${prefix}: ${step.summary}` : `Azure confirmed: ${step.summary}`);
         return planner.result(snapshot);
+      }
+      const stopped = stoppedInstances(snapshot);
+      if (!isFailed(snapshot) && stopped.length > 0) {
+        // Azure stopped or evicted them: a settled state no re-read changes, and no write of ours would bring a
+        // Spot VM back. Reported, never counted as running.
+        if (planner.acceptsStopped && confirmed.instances + stopped.length === (snapshot.vmss.sku?.capacity ?? 0)) {
+          log(`${prefix}: ${step.summary}; instance(s) ${describeStopped(stopped)} are listed but not running (a Spot VM Azure evicted is deallocated)`);
+          return planner.result(snapshot);
+        }
+        throw new ScaleSetNotConfirmedError(`${gateway.ref.name}: ${confirmed.reason}`, snapshot);
       }
       if (!isFailed(snapshot)) {
         // Succeeded, yet the VM list disagrees with the capacity: read again rather than report either number.

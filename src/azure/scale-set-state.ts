@@ -36,8 +36,23 @@ export function isFailed(read: ScaleSetRead): boolean {
  */
 const NOT_RUNNING_VM_STATES = new Set(["creating", "deleting", "failed"]);
 
+/**
+ * Running means Azure says it runs: not being created, deleted, or Failed, and, when Azure listed the VM's instance
+ * view, in PowerState/running. A Spot VM Azure evicted stays listed and Succeeded, deallocated: it serves nothing.
+ */
 export function isRunningInstance(vm: VirtualMachineScaleSetVM): boolean {
-  return !NOT_RUNNING_VM_STATES.has(lower(vm.provisioningState));
+  if (NOT_RUNNING_VM_STATES.has(lower(vm.provisioningState))) return false;
+  return vm.instanceView === undefined || powerState(vm) === "running";
+}
+
+/** VMs Azure lists as provisioned that do not run: deallocated (a Spot eviction) or stopped. Needs the instance view. */
+export function stoppedInstances(read: ScaleSetRead): VirtualMachineScaleSetVM[] {
+  return (read.vms ?? []).filter((vm) => !NOT_RUNNING_VM_STATES.has(lower(vm.provisioningState)) && !isRunningInstance(vm));
+}
+
+/** "instance(s) 0 (deallocated), 3 (stopped)": how a history line names them. */
+export function describeStopped(vms: VirtualMachineScaleSetVM[]): string {
+  return vms.map((vm) => `${vm.instanceId} (${powerState(vm) ?? "no power state"})`).join(", ");
 }
 
 /** "running", "stopped", "deallocated", … from the instance view's PowerState/… status, when Azure listed one. */
@@ -89,7 +104,10 @@ export function confirmation(read: ScaleSetRead): Confirmation {
   }
   if (!read.vms) return { confirmed: false, instances, reason: "the VMs were not listed" };
   if (instances !== capacity) {
-    return { confirmed: false, instances, reason: `capacity ${capacity}, but Azure lists ${instances} running instance(s)` };
+    const stopped = stoppedInstances(read);
+    // Azure counts an evicted Spot VM in the capacity while it does not run: say which, never count it as running.
+    const why = stopped.length > 0 ? `; not running: instance(s) ${describeStopped(stopped)}${lower(read.vmss.virtualMachineProfile?.priority) === "spot" ? " (Spot: evicted by Azure)" : ""}` : "";
+    return { confirmed: false, instances, reason: `capacity ${capacity}, but Azure lists ${instances} running instance(s)${why}` };
   }
   return { confirmed: true, instances };
 }

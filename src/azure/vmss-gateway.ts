@@ -26,6 +26,20 @@ export interface ScaleSetSnapshot {
   vms?: VirtualMachineScaleSetVM[];
   /** The smallest x-ms-ratelimit-remaining-resource count on the GET's response: what is left of the read budget. */
   remainingReads?: number;
+  /** Upgrade policy Rolling, with the VMs: Azure's latest rolling upgrade (GET …/rollingUpgrades/latest), if it had one. */
+  rollout?: RolloutStatus;
+  /** Automatic repairs enabled, with the VMs: the AutomaticRepairs service's state (Running, Suspended, NotRunning). */
+  repairs?: string;
+}
+
+/** Azure's latest rolling upgrade, as far as a plan needs it. */
+export interface RolloutStatus {
+  /** RollingForward, RollingBack, Cancelled, Completed, Faulted. */
+  code: string;
+  /** Azure's error, when it stopped or failed the rollout. */
+  error?: string;
+  /** Instances moved, failed, still to go. */
+  progress?: { successful: number; failed: number; pending: number };
 }
 
 /** A write the planner asks for, as data: the harness runs it, and a checkpoint can name it. */
@@ -33,6 +47,8 @@ export type WriteStep =
   | { kind: "update"; summary: string; patch: VirtualMachineScaleSetUpdate }
   | { kind: "manualUpgrade"; summary: string; instanceIds: string[] }
   | { kind: "deleteInstances"; summary: string; instanceIds: string[] }
+  /** Suspends or resumes the scale set's automatic repairs (setOrchestrationServiceState, AutomaticRepairs). */
+  | { kind: "repairs"; summary: string; action: "Suspend" | "Resume" }
   /** Deletes the whole scale set. */
   | { kind: "delete"; summary: string }
   /** Creates the scale set with this model: PUT with If-None-Match: *, so it never replaces one that exists. */
@@ -143,14 +159,17 @@ export class VmssGateway implements ScaleSetGateway {
       throw new OperationError("RegionMismatch", `scale set ${this.ref.name} is in ${vmss.location}, not in ${this.ref.region}`);
     }
     const snapshot: ScaleSetSnapshot = { vmss, etag: vmss.etag, ...(budget.remaining !== undefined ? { remainingReads: budget.remaining } : {}) };
-    if (options.withInstances) snapshot.vms = await this.listInstances(options.signal);
+    if (options.withInstances) {
+      snapshot.vms = await this.listInstances(options.signal);
+      Object.assign(snapshot, await this.#featureState(vmss, options.signal));
+    }
     this.#observer?.onRead(this.ref, snapshot, readAt);
     return snapshot;
   }
 
   async withInstances(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot> {
     const readAt = Date.now();
-    const complete = { ...snapshot, vms: await this.listInstances(signal) };
+    const complete = { ...snapshot, vms: await this.listInstances(signal), ...(await this.#featureState(snapshot.vmss, signal)) };
     // A full read, as the read cache keeps them: the scale set was read just before its VMs.
     this.#observer?.onRead(this.ref, complete, readAt);
     return complete;
@@ -165,6 +184,36 @@ export class VmssGateway implements ScaleSetGateway {
       vms.push(vm);
     }
     return vms;
+  }
+
+  /**
+   * What a plan on this kind of scale set needs besides its VMs (scale-set-kinds.ts): a Rolling set's latest rolling
+   * upgrade, the state of automatic repairs where they are enabled. Read only for those kinds: a Manual set without
+   * repairs costs no extra call.
+   */
+  async #featureState(vmss: VirtualMachineScaleSet, signal?: AbortSignal): Promise<Pick<ScaleSetSnapshot, "rollout" | "repairs">> {
+    const out: Pick<ScaleSetSnapshot, "rollout" | "repairs"> = {};
+    const { resourceGroup, name } = this.ref;
+    if ((vmss.upgradePolicy?.mode ?? "").toLowerCase() === "rolling") {
+      try {
+        const latest = await this.client.virtualMachineScaleSetRollingUpgrades.getLatest(resourceGroup, name, { abortSignal: signal });
+        const p = latest.progress;
+        out.rollout = {
+          code: latest.runningStatus?.code ?? "Unknown",
+          ...(latest.error?.message || latest.error?.code ? { error: [latest.error.code, latest.error.message].filter(Boolean).join(": ") } : {}),
+          ...(p ? { progress: { successful: p.successfulInstanceCount ?? 0, failed: p.failedInstanceCount ?? 0, pending: (p.pendingInstanceCount ?? 0) + (p.inProgressInstanceCount ?? 0) } } : {}),
+        };
+      } catch (err) {
+        // 404: the scale set never had a rolling upgrade. Anything else is a failed read, judged as one.
+        if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+      }
+    }
+    if (vmss.automaticRepairsPolicy?.enabled === true) {
+      const view = await this.client.virtualMachineScaleSets.getInstanceView(resourceGroup, name, { abortSignal: signal });
+      const service = view.orchestrationServices?.find((s) => (s.serviceName ?? "").toLowerCase() === "automaticrepairs");
+      out.repairs = service?.serviceState ?? "NotRunning";
+    }
+    return out;
   }
 
   /**
@@ -195,6 +244,9 @@ export class VmssGateway implements ScaleSetGateway {
       case "deleteInstances":
         await staleInstancesAsPrecondition(() => runLongRunning(() => vmss.deleteInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro));
         return undefined;
+      case "repairs":
+        await runLongRunning(() => vmss.setOrchestrationServiceState(resourceGroup, name, { serviceName: "AutomaticRepairs", action: step.action }, sdk), lro);
+        return undefined;
       case "delete":
         // The SDK's delete has no ifMatch option and the REST spec names none, so the header is added by hand: where
         // Azure honours it, a delete planned on a stale read gets 412 (re-read, re-plan) instead of going through.
@@ -217,6 +269,7 @@ export class VmssGateway implements ScaleSetGateway {
       update: vmss.update,
       manualUpgrade: vmss.updateInstances,
       deleteInstances: vmss.deleteInstances,
+      repairs: vmss.setOrchestrationServiceState,
       delete: vmss.delete,
       create: vmss.createOrUpdate,
     };

@@ -19,6 +19,7 @@ import {
 import type { Handler, Route, SimulatorContext } from "./context.ts";
 import { probeHealth, renderInstanceView } from "./health-probe.ts";
 import { header, parseJsonBody, send, type RequestContext } from "./http.ts";
+import { getLatestRollingUpgrade, getScaleSetInstanceView, setOrchestrationServiceState } from "./kinds.ts";
 import { isObject, mergePatch, type JsonObject } from "./json.ts";
 import { validateModel } from "./limits.ts";
 import type { Operation, OperationFailure, OperationKind } from "./lro.ts";
@@ -66,6 +67,9 @@ export function buildArmRouter(): Router<Route> {
     // py[39], py[48]: the instance actions report only the subscription bucket of VMScaleSetActions
     ["POST", `${VMSS}/:name/delete`, { handler: (ctx, sim, params) => instanceAction(ctx, sim, params, "deleteInstances"), charge: charged("POST", "VMScaleSetActions") }],
     ["POST", `${VMSS}/:name/manualupgrade`, { handler: (ctx, sim, params) => instanceAction(ctx, sim, params, "updateInstances"), charge: charged("POST", "VMScaleSetActions") }],
+    ["GET", `${VMSS}/:name/instanceView`, { handler: getScaleSetInstanceView, charge: charged("GET", "GetVMScaleSet", perScaleSet) }],
+    ["GET", `${VMSS}/:name/rollingUpgrades/latest`, { handler: getLatestRollingUpgrade, charge: charged("GET", "GetVMScaleSet", perScaleSet) }],
+    ["POST", `${VMSS}/:name/setOrchestrationServiceState`, { handler: setOrchestrationServiceState, charge: charged("POST", "VMScaleSetActions") }],
     ["GET", `${OPERATIONS}/operations/:operationId`, { handler: getOperationStatus, charge: charged("GET", "GetOperation", perOperation) }],
     ["GET", `${OPERATIONS}/operationResults/:operationId`, { handler: getOperationResult, charge: charged("GET", "GetOperation", perOperation) }],
   ];
@@ -134,17 +138,18 @@ function checkWriteInFlight(sim: SimulatorContext, ss: ScaleSet | undefined): vo
 }
 
 /** Consumes the operation faults (failOperation, allocationFailed, preemptOperation) for a write being accepted. */
-function takeOperationFaults(ctx: RequestContext, sim: SimulatorContext, addsVms: boolean): Pick<OperationSpec, "failWith" | "allocatable" | "preempt"> {
-  const out: Pick<OperationSpec, "failWith" | "allocatable" | "preempt"> = {};
-  const failure = sim.faults.take(ctx.method, ctx.pathname, ["failOperation"]);
+function takeOperationFaults(ctx: RequestContext, sim: SimulatorContext, addsVms: boolean): Pick<OperationSpec, "failWith" | "allocatable" | "preempt" | "stopRollout"> {
+  const out: Pick<OperationSpec, "failWith" | "allocatable" | "preempt" | "stopRollout"> = {};
+  const failure = sim.faults.take(ctx.method, ctx.pathname, ["failOperation", "failRollout"]);
   if (failure) {
+    if (failure.action === "failRollout") out.stopRollout = true;
     const failWith: OperationFailure = {
       code: failure.code ?? "InternalExecutionError",
       message: failure.message ?? `Injected by the simulator: ${failure.code ?? "InternalExecutionError"}.`,
       ...(failure.status !== undefined ? { status: failure.status } : {}),
     };
     out.failWith = failWith;
-    if (ctx.call) ctx.call.fault = "failOperation";
+    if (ctx.call) ctx.call.fault = failure.action;
   }
   if (addsVms) {
     const allocation = sim.faults.take(ctx.method, ctx.pathname, ["allocationFailed"]);

@@ -7,6 +7,7 @@ import { isObject, type JsonObject } from "./json.ts";
 import { MAX_CAPACITY, MIN_CAPACITY, normalizeUpgradeMode, validateTags, type UpgradeMode } from "./limits.ts";
 import { Router } from "./router.ts";
 import { putScaleSet, seedDemo, DEMO_LOCATION } from "./seed.ts";
+import { addKindControlRoutes } from "./kinds.ts";
 import type { Operation } from "./lro.ts";
 import { probeHealth, renderInstanceView } from "./health-probe.ts";
 import { parseSettingsUpdate, SETTINGS_FIELDS, SettingsError } from "./settings.ts";
@@ -239,5 +240,5 @@ export function buildControlRouter(): Router<Route> {
       sim.state.deleteScaleSetNow(requireScaleSet(sim, params.resourceGroup, params.name));
       send(ctx, 204);
     });
-  return routes.map((handler): Route => ({ handler }));
+  return addKindControlRoutes(routes, P).map((handler): Route => ({ handler }));
 }

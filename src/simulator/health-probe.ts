@@ -28,6 +28,7 @@ export function inLoadBalancerPool(profile: JsonObject): boolean {
 /** The probe's view of one VM now, or undefined when nothing probes it. */
 export function probeHealth(vm: Vm, settings: Pick<SimulatorSettings, "healthProbeSeconds" | "timeScale">, now: number): HealthCode | undefined {
   if (settings.healthProbeSeconds === null || !inLoadBalancerPool(vm.applied.profile)) return undefined;
+  if (vm.powerState !== undefined) return "HealthState/unknown"; // deallocated: nothing answers the probe
   if (vm.provisioningState !== "Succeeded" || vm.runningSince === undefined) return "HealthState/unknown";
   return now - vm.runningSince >= scaledMs(settings, settings.healthProbeSeconds) ? "HealthState/healthy" : "HealthState/initializing";
 }
@@ -54,7 +55,10 @@ export function renderInstanceView(vm: Vm, health: HealthCode | undefined): Json
       displayStatus: PROVISIONING_DISPLAY[vm.provisioningState],
     },
   ];
-  if (vm.provisioningState === "Succeeded") statuses.push({ code: "PowerState/running", level: "Info", displayStatus: "VM running" });
+  if (vm.provisioningState === "Succeeded") {
+    const power = vm.powerState ?? "running";
+    statuses.push({ code: `PowerState/${power}`, level: "Info", displayStatus: `VM ${power}` });
+  }
   if (vm.provisioningState === "Deleting") statuses.push({ code: "PowerState/stopping", level: "Info", displayStatus: "VM stopping" });
   return {
     statuses,

@@ -39,6 +39,8 @@ export interface OperationSpec {
   failWith?: OperationFailure;
   allocatable?: number;
   preempt?: { afterFraction: number; change: ScaleSetChange };
+  /** failRollout fault: a Rolling set's rollout stops after half its batches and the write ends with failWith. */
+  stopRollout?: boolean;
   source?: VersionRecord["source"];
 }
 
@@ -248,6 +250,7 @@ export class SimState {
       case "createOrUpdate":
       case "update":
         this.#acceptModel(ss, spec.newModel ?? ss.model, op, now);
+        if (spec.stopRollout && op.rolling) op.rolling.stopAfterBatches = Math.floor(Math.ceil(op.rolling.order.length / op.rolling.batchSize) / 2);
         break;
       case "deleteInstances": {
         const ids = spec.instanceIds ?? [];
@@ -345,7 +348,8 @@ export class SimState {
     const batches = Math.ceil(rolling.order.length / rolling.batchSize);
     if (batches === 0) return;
     const span = op.completesAt - op.startedAt;
-    const done = span <= 0 ? batches : Math.min(batches, Math.floor(((now - op.startedAt) / span) * batches));
+    const due = span <= 0 ? batches : Math.min(batches, Math.floor(((now - op.startedAt) / span) * batches));
+    const done = Math.min(due, rolling.stopAfterBatches ?? batches);
     const applied = currentApplied(ss);
     for (const id of rolling.order.slice(0, done * rolling.batchSize)) {
       const vm = ss.vms.get(id);
