@@ -345,5 +345,9 @@ export function describeResult(result: OperationResult): string {
   if (result.type === "createdServerGroup") {
     return `created ${result.serverGroupName}: capacity ${capacity.desired} (min ${capacity.min}, max ${capacity.max}), ${result.instanceCount ?? 0} instance(s) running, ${result.disabled ? "out of traffic" : "in traffic"}, as Azure confirmed`;
   }
+  if (result.confirmed === false) {
+    // Not confirmed (an evicted Spot VM is listed but does not run): the count is what runs, not the model's.
+    return `${result.serverGroupName} has ${capacity.desired} instance(s) running of capacity ${result.requestedCapacity} (min ${capacity.min}, max ${capacity.max})${result.disabled ? ", disabled" : ""}, as Azure lists them`;
+  }
   return `${result.serverGroupName} has capacity ${capacity.desired} (min ${capacity.min}, max ${capacity.max})${result.disabled ? ", disabled" : ""}, as Azure confirmed`;
 }
