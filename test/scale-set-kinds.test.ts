@@ -216,3 +216,40 @@ t.test("Spot: VMs evicted during a resize are not counted as running; the task s
   t.equal(disabled.state, "succeeded", JSON.stringify(disabled.history));
   t.match(disabled.history.map((h: any) => h.status).join("\n"), /instance\(s\) 0 \(deallocated\) are listed but not running/);
 });
+
+t.test("automatic repairs: suspended while a rolling upgrade replaces instances, resumed after", async (t) => {
+  const name = "web-prod-v001";
+  await setKind(name, { automaticRepairs: true });
+  await env.simControl("DELETE", "/_sim/calls");
+  const task = await run("rollingUpgrade", demo(name, { image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "1.2.3" }, maxSurge: 3 }));
+  t.equal(task.state, "succeeded", JSON.stringify(task.history));
+  const actions = actionsOf(await env.calls());
+  const suspend = actions.indexOf("POST setOrchestrationServiceState");
+  const resume = actions.lastIndexOf("POST setOrchestrationServiceState");
+  const deletes = actions.map((a, i) => (a === "POST delete" ? i : -1)).filter((i) => i >= 0);
+  t.ok(suspend >= 0 && resume > suspend, `suspended, then resumed: ${actions.join(", ")}`);
+  t.ok(deletes.length > 0 && deletes.every((i) => i > suspend && i < resume), "every instance replaced while repairs were suspended");
+  t.equal(await repairsState(name), "Running");
+  t.equal((await azureView(name)).tags["vmss-ops.repairs-suspended-by"], undefined);
+});
+
+t.test("automatic repairs: resumed when the disable is canceled", async (t) => {
+  const name = "web-prod-v002";
+  await setKind(name, { automaticRepairs: true });
+  // A network change that takes a second: the cancel arrives while it is in flight, and takes effect once it ends.
+  await env.simControl("PUT", "/_sim/config", { writeDurationMs: 1000 });
+  t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 100 }));
+  const submitted = await env.api("POST", "/azure/ops/disableServerGroup", demo(name));
+  for (let i = 0; i < 2000; i++) {
+    const { body } = await env.simControl("GET", `/_sim/scaleSets/${RG}/${name}`);
+    if (body.inFlight?.kind === "update" && body.vmss.tags?.["vmss-ops.disabled"] === "pools") break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  t.equal(await repairsState(name), "Suspended", "suspended while the network change runs");
+  t.equal((await env.api("POST", `/task/${submitted.body.id}/cancel`)).status, 200);
+  const task = await env.waitForTask(submitted.body.id);
+  t.equal(task.state, "canceled", JSON.stringify(task.history));
+  t.match(task.history.map((h: any) => h.status).join("\n"), /the operation ended unfinished: resume automatic repairs/);
+  t.equal(await repairsState(name), "Running", "repairs resumed although the disable was canceled");
+  t.equal((await azureView(name)).tags["vmss-ops.repairs-suspended-by"], undefined);
+});
