@@ -43,7 +43,7 @@ function vm(id: string, pools: string[], power = "running", extra: Partial<Virtu
 t.test("kindOf reads what Azure reports; absent fields are the REST defaults (Uniform, Manual)", async (t) => {
   t.same(kindOf(scaleSet({ upgradePolicy: undefined })), { orchestration: "Uniform", upgrade: "Manual", repairs: false, spot: false });
   t.same(
-    kindOf(scaleSet({ orchestrationMode: "Flexible", upgradePolicy: { mode: "rolling" }, automaticRepairsPolicy: { enabled: true }, virtualMachineProfile: { priority: "Spot" } })),
+    kindOf(scaleSet({ orchestrationMode: "Flexible", upgradePolicy: { mode: "rolling" as "Rolling" }, automaticRepairsPolicy: { enabled: true }, virtualMachineProfile: { priority: "Spot" } })),
     { orchestration: "Flexible", upgrade: "Rolling", repairs: true, spot: true },
   );
 });
@@ -96,10 +96,11 @@ t.test("a model change Azure rolls out itself: wait while VMs are behind, fail o
   t.match(planner.plan(midway), { kind: "wait", summary: /instance\(s\) 1, 2 not on the new model yet/ });
   t.match(planner.plan({ ...midway, vms: [vm("0", []), vm("1", []), vm("2", [])], rollout: { code: "Completed" } }), { kind: "done" });
   // Under Manual the same read is rolled out by us.
-  const manual = { ...midway, vmss: { ...disabled, upgradePolicy: { mode: "Manual" } } };
+  const manual: ScaleSetSnapshot = { ...midway, vmss: { ...disabled, upgradePolicy: { mode: "Manual" } } };
   t.match(planner.plan(manual), { kind: "manualUpgrade", instanceIds: ["1", "2"] });
   // Automatic: no rolling-upgrade status to read; the VMs decide.
-  t.match(planner.plan({ ...midway, vmss: { ...disabled, upgradePolicy: { mode: "Automatic" } }, rollout: undefined }), { kind: "wait", summary: /upgrade policy Automatic/ });
+  const automatic: ScaleSetSnapshot = { vmss: { ...disabled, upgradePolicy: { mode: "Automatic" } }, etag: '"3"', vms: midway.vms };
+  t.match(planner.plan(automatic), { kind: "wait", summary: /upgrade policy Automatic/ });
 });
 
 t.test("automatic repairs: who suspends, who resumes", async (t) => {
@@ -128,7 +129,7 @@ t.test("running means Azure says it runs: an evicted (deallocated) VM is listed,
   t.equal(isRunningInstance(vm("0", [])), true);
   t.equal(isRunningInstance(vm("0", [], "deallocated")), false);
   t.equal(isRunningInstance(vm("0", [], "stopped")), false);
-  t.equal(isRunningInstance({ instanceId: "0", provisioningState: "Succeeded" }), true, "listed without its instance view: its provisioning state decides");
+  t.equal(isRunningInstance({ location: "eastus", instanceId: "0", provisioningState: "Succeeded" } as VirtualMachineScaleSetVM), true, "listed without its instance view: its provisioning state decides");
   t.equal(isRunningInstance(vm("0", [], "running", { provisioningState: "Creating" })), false);
   const read = { vmss: scaleSet({ virtualMachineProfile: { priority: "Spot" } }), vms: [vm("0", [], "deallocated"), vm("1", []), vm("2", [])] };
   t.same(stoppedInstances(read).map((v) => v.instanceId), ["0"]);
