@@ -79,6 +79,9 @@ t.test("Flexible orchestration: every operation refuses before writing, saying w
     t.equal(task.status.retryable, false, `${operation}: the same request can never succeed`);
     t.match(task.status.status, /uses Flexible orchestration: .*nothing was written/, `${operation} says why`);
   }
+  const dry = await env.api("POST", "/azure/ops/disableServerGroup?dryRun=true", demo(name));
+  t.equal(dry.status, 200, JSON.stringify(dry.body));
+  t.match(dry.body.operations[0].problem, { cause: "FlexibleOrchestrationNotSupported", message: /uses Flexible orchestration/ }, "a dry run shows the refusal");
   t.same((await env.calls()).filter((c) => c.method !== "GET"), [], "not one write reached Azure");
   const after = await azureView(name);
   t.same(after.vms, before.vms, "the same VMs, in the same pools");

@@ -190,6 +190,7 @@ async function release<R>(input: ExecuteOpInput<R>, plan: (snapshot: ScaleSetSna
   } catch (err) {
     if (signal?.aborted) throw err;
     const f = describeArmFailure(err);
+    if (f.kind === "notFound") return; // the scale set is gone: nothing of it to undo
     log(`could not undo what the operation changed on ${gateway.ref.name} for its duration (${failureLabel(f)}: ${f.message}); undo it by hand`);
   }
 }
