@@ -147,6 +147,37 @@ t.test("a rollout Azure stops halfway fails the task with Azure's reason; Azure 
   t.same(writesOf(await env.calls()), [], "nothing written on a rollout Azure gave up");
 });
 
+t.test("a Rolling rollout that outlives the write: disable waits for it, and is done only once every VM left the pools", async (t) => {
+  const name = "web-roll-v003";
+  await env.simControl("PUT", `/_sim/scaleSets/${RG}/${name}`, { capacity: 5, loadBalanced: true, upgradePolicy: "Rolling" });
+  await setKind(name, { rolloutAfterWrite: true });
+  // A rollout of a second after the write: a task that said done when the write ended would find VMs in the pools.
+  await env.simControl("PUT", "/_sim/config", { writeDurationMs: 1000 });
+  t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 100 }));
+  await env.simControl("DELETE", "/_sim/calls");
+  const task = await run("disableServerGroup", demo(name));
+  t.equal(task.state, "succeeded", JSON.stringify(task.history));
+  const history = task.history.map((h: any) => h.status).join("\n");
+  t.match(history, /waiting for Azure to roll the removal of the backend pools out \(upgrade policy Rolling\): instance\(s\) [\d, ]+ not on the new model yet/, "the write ended with VMs still in the pools: the task waited");
+  const view = await azureView(name);
+  t.same(view.vms.map((vm: any) => vm.inPool), [false, false, false, false, false], "every VM had left the pools when the task said done");
+  t.equal(((await arm("GET", `${armPath(name)}/rollingUpgrades/latest`)).body as any).properties.runningStatus.code, "Completed");
+  t.same(actionsOf(await env.calls()), [`PATCH ${name}`], "no manualupgrade");
+});
+
+t.test("a Rolling rollout Azure faults after the write succeeded: the task fails with Azure's reason", async (t) => {
+  const name = "web-roll-v004";
+  await env.simControl("PUT", `/_sim/scaleSets/${RG}/${name}`, { capacity: 10, loadBalanced: true, upgradePolicy: "Rolling" });
+  await setKind(name, { rolloutAfterWrite: true });
+  await env.simControl("POST", "/_sim/faults", { action: "failRollout", method: "PATCH", pathContains: name, code: "UpgradePolicyBreached", message: "upgraded instances unhealthy" });
+  const task = await run("disableServerGroup", demo(name));
+  t.equal(task.state, "failed", JSON.stringify(task.history));
+  t.match(task.status.status, /RolloutFailed: Azure's rolling upgrade of web-roll-v004 ended Faulted \(UpgradePolicyBreached: upgraded instances unhealthy\)/);
+  t.equal(task.status.retryable, false);
+  const moved = (await azureView(name)).vms.filter((vm: any) => !vm.inPool).length;
+  t.ok(moved > 0 && moved < 10, `Azure moved ${moved} of 10 VMs before it stopped`);
+});
+
 t.test("automatic repairs: suspended before a disable takes VMs out of traffic, resumed after; the mark is gone", async (t) => {
   const name = "web-prod-v002";
   await setKind(name, { automaticRepairs: true });

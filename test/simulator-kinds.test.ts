@@ -78,6 +78,33 @@ t.test("failRollout: Azure stops the rollout after half its batches; the write f
   t.equal((await control.calls()).find((c) => c.method === "PATCH")?.fault, "failRollout");
 });
 
+t.test("rolloutAfterWrite: the write completes with no VM moved; the rollout moves them afterwards; failRollout faults it, not the write", async (t) => {
+  await control.putScaleSet(RG, "roll-v003", { capacity: 10, upgradePolicy: "Rolling" });
+  t.equal((await control.request("PUT", `/_sim/scaleSets/${RG}/roll-v003/kind`, { body: { rolloutAfterWrite: true } })).status, 200);
+  const accepted = await changeProfile("roll-v003");
+  clock += WRITE_MS / 2;
+  t.equal((await vms("roll-v003")).filter((vm) => vm.properties.latestModelApplied).length, 0, "nothing moves during the write");
+  clock += WRITE_MS / 2;
+  t.match((await poll(accepted)).body, { status: "Succeeded" });
+  t.match((await arm("GET", `${ARM_VMSS}/roll-v003/rollingUpgrades/latest`)).body, { properties: { runningStatus: { code: "RollingForward" }, progress: { successfulInstanceCount: 0 } } });
+  clock += (WRITE_MS * 3) / 5;
+  t.equal((await vms("roll-v003")).filter((vm) => vm.properties.latestModelApplied).length, 6, "three batches of two after three fifths");
+  clock += WRITE_MS;
+  t.match((await arm("GET", `${ARM_VMSS}/roll-v003/rollingUpgrades/latest`)).body, { properties: { runningStatus: { code: "Completed" }, progress: { successfulInstanceCount: 10 } } });
+
+  await control.addFault({ action: "failRollout", method: "PATCH", pathContains: "roll-v003", code: "UpgradePolicyBreached", message: "too many unhealthy" } as any);
+  const current = (await arm("GET", `${ARM_VMSS}/roll-v003`)).body as any;
+  const osProfile = { ...current.properties.virtualMachineProfile.osProfile, customData: "dGhyZWU=" };
+  const second = await arm("PATCH", `${ARM_VMSS}/roll-v003`, { properties: { virtualMachineProfile: { osProfile } } });
+  clock += WRITE_MS;
+  t.match((await poll(second)).body, { status: "Succeeded" }, "the write itself succeeds");
+  clock += WRITE_MS;
+  t.match((await arm("GET", `${ARM_VMSS}/roll-v003/rollingUpgrades/latest`)).body, {
+    properties: { runningStatus: { code: "Faulted" }, progress: { successfulInstanceCount: 4, failedInstanceCount: 6 }, error: { code: "UpgradePolicyBreached" } },
+  });
+  t.equal((await vms("roll-v003")).filter((vm) => vm.properties.latestModelApplied).length, 4, "half the batches (rounded down), then it stopped");
+});
+
 t.test("automatic repairs: the instance view's orchestration service, suspended and resumed; refused where not enabled", async (t) => {
   const view = await arm("GET", `${ARM_VMSS}/${WEB}/instanceView`);
   t.equal(view.status, 200);

@@ -6,7 +6,8 @@
 // Choices where Microsoft's docs are silent, written down:
 // - setOrchestrationServiceState answers 200 at once (the REST spec allows 200 or 202; nothing in the service waits on it).
 // - The rolling upgrade Azure starts on a model change of a Rolling set runs with that write (state.ts): its status
-//   is the write's: RollingForward while it runs, Completed, Faulted (with the write's error) or Cancelled.
+//   is the write's: RollingForward while it runs, Completed, Faulted (with the write's error) or Cancelled. A scale
+//   set switched to rolloutAfterWrite runs it after the write instead (rollout.ts), with a status of its own.
 // - An evicted Spot VM is deallocated (Azure's default evictionPolicy for scale sets): listed, Succeeded, PowerState
 //   deallocated, counted in the capacity; nothing brings it back but a later write of ours.
 import { ArmError, VMSS_TYPE, invalidParameter, missingParameter, resourceNotFound } from "./arm-errors.ts";
@@ -15,6 +16,7 @@ import { parseJsonBody, send, type RequestContext } from "./http.ts";
 import { getPath, isObject, type JsonObject } from "./json.ts";
 import type { Operation } from "./lro.ts";
 import type { Router, RouteParams } from "./router.ts";
+import { rolloutOf, setRolloutAfterWrite } from "./rollout.ts";
 import { sortedVms, upgradeModeOf, type ScaleSet } from "./vmss-model.ts";
 
 // ---- automatic repairs: the orchestration service ----
@@ -99,6 +101,11 @@ export const getLatestRollingUpgrade: Handler = (ctx, sim, params) => {
   const ss = requireScaleSet(sim, params);
   const op = upgradeModeOf(ss.model) === "Rolling" ? latestRollout(sim, ss) : undefined;
   if (!op) throw new ArmError(404, "NotFound", `No rolling upgrade was found for the virtual machine scale set ${ss.name}.`);
+  const after = rolloutOf(ss);
+  if (after && after.op === op) {
+    sendRollout(ctx, ss, after.status, after.startedAt, after.order, after.status === "RollingForward" ? after.batchSize : 0, after.error);
+    return;
+  }
   const order = op.rolling!.order;
   const moved = order.filter((id) => ss.vms.get(id)?.latestModelApplied === true).length;
   const failed = op.status === "Failed" ? order.length - moved : 0;
@@ -124,6 +131,27 @@ export const getLatestRollingUpgrade: Handler = (ctx, sim, params) => {
     },
   });
 };
+
+/** The rolling-upgrade status body of a rollout that outlives its write. */
+function sendRollout(ctx: RequestContext, ss: ScaleSet, code: string, startedAt: number, order: string[], inProgress: number, error?: { code: string; message: string }): void {
+  const moved = order.filter((id) => ss.vms.get(id)?.latestModelApplied === true).length;
+  send(ctx, 200, {
+    name: ss.name,
+    type: `${VMSS_TYPE}/rollingUpgrades`,
+    location: ss.location,
+    properties: {
+      policy: getPath(ss.model, "properties", "upgradePolicy", "rollingUpgradePolicy") ?? {},
+      runningStatus: { code, startTime: new Date(startedAt).toISOString(), lastAction: "Start", lastActionTime: new Date(startedAt).toISOString() },
+      progress: {
+        successfulInstanceCount: moved,
+        failedInstanceCount: code === "Faulted" ? order.length - moved : 0,
+        inProgressInstanceCount: Math.min(inProgress, order.length - moved),
+        pendingInstanceCount: code === "RollingForward" ? Math.max(0, order.length - moved - inProgress) : 0,
+      },
+      ...(error && code === "Faulted" ? { error: { code: error.code, message: error.message } } : {}),
+    },
+  });
+}
 
 // ---- Spot: evictions ----
 
@@ -165,12 +193,13 @@ function controlScaleSet(sim: SimulatorContext, params: RouteParams): ScaleSet {
   return ss;
 }
 
-const KIND_FIELDS = ["orchestrationMode", "automaticRepairs", "spot"] as const;
+const KIND_FIELDS = ["orchestrationMode", "automaticRepairs", "spot", "rolloutAfterWrite"] as const;
 
 /**
  * PUT /_sim/scaleSets/{rg}/{name}/kind `{ orchestrationMode?: "Uniform" | "Flexible", automaticRepairs?: boolean,
- * spot?: boolean }`: the scale set is given that kind at once, as if it had been created so (a new ETag). Flexible here
- * is only the model's orchestrationMode: what an operation reads to refuse it, not a model of Flexible's VMs.
+ * spot?: boolean, rolloutAfterWrite?: boolean }`: the scale set is given that kind at once, as if it had been created
+ * so (a new ETag). Flexible here is only the model's orchestrationMode: what an operation reads to refuse it, not a
+ * model of Flexible's VMs. rolloutAfterWrite: a Rolling set's rollouts outlive their writes (rollout.ts).
  */
 const putKind: Handler = (ctx, sim, params) => {
   const body = readBody(ctx, KIND_FIELDS);
@@ -189,6 +218,10 @@ const putKind: Handler = (ctx, sim, params) => {
     const profile = isObject(properties.virtualMachineProfile) ? properties.virtualMachineProfile : (properties.virtualMachineProfile = {});
     if (body.spot) Object.assign(profile, { priority: "Spot", evictionPolicy: "Deallocate", billingProfile: { maxPrice: -1 } });
     else for (const key of ["priority", "evictionPolicy", "billingProfile"]) delete profile[key];
+  }
+  if (body.rolloutAfterWrite !== undefined) {
+    if (typeof body.rolloutAfterWrite !== "boolean") throw badRequest('"rolloutAfterWrite" must be true or false');
+    setRolloutAfterWrite(ss, body.rolloutAfterWrite);
   }
   // A change applied at once, recorded as the control API's version (an empty tag change bumps the ETag).
   sim.state.patchScaleSetNow(ss, { tags: {} });

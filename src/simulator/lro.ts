@@ -56,5 +56,5 @@ export interface Operation {
   /** Status polls answered so far (the first poll after a create advertises a longer Retry-After). */
   polls: number;
   /** Rolling upgrade policy: instance ids in the order they are moved to the new model, in batches. */
-  rolling?: { order: string[]; batchSize: number; stopAfterBatches?: number };
+  rolling?: { order: string[]; batchSize: number; stopAfterBatches?: number; failure?: OperationError };
 }

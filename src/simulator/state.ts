@@ -11,6 +11,7 @@
 import { randomUUID } from "node:crypto";
 import type { ScaleSetChange } from "./faults.ts";
 import { clone, isObject, mergePatch, type JsonObject } from "./json.ts";
+import { advanceRollout, rolloutAfterWrite, startRollout } from "./rollout.ts";
 import { ALLOCATION_FAILED_MESSAGE, PREEMPTED, type Operation, type OperationError, type OperationFailure, type OperationKind } from "./lro.ts";
 import { scaledMs, writeDurationOf, type SimulatorSettings, type WriteKind } from "./settings.ts";
 import {
@@ -250,7 +251,14 @@ export class SimState {
       case "createOrUpdate":
       case "update":
         this.#acceptModel(ss, spec.newModel ?? ss.model, op, now);
-        if (spec.stopRollout && op.rolling) op.rolling.stopAfterBatches = Math.floor(Math.ceil(op.rolling.order.length / op.rolling.batchSize) / 2);
+        if (spec.stopRollout && op.rolling) {
+          op.rolling.stopAfterBatches = Math.floor(Math.ceil(op.rolling.order.length / op.rolling.batchSize) / 2);
+          // A rollout that outlives its write fails on its own; the write itself succeeds (rollout.ts).
+          if (rolloutAfterWrite(ss) && op.failWith) {
+            op.rolling.failure = { code: op.failWith.code, message: op.failWith.message };
+            delete op.failWith;
+          }
+        }
         break;
       case "deleteInstances": {
         const ids = spec.instanceIds ?? [];
@@ -287,13 +295,14 @@ export class SimState {
   settle(): void {
     const now = this.now();
     for (const ss of [...this.scaleSets.values()]) {
+      advanceRollout(ss, now);
       const op = ss.inFlight;
       if (!op) continue;
       if (op.preemptAt !== undefined && op.preemptAt <= now && op.completesAt > now) {
         this.#preemptByAnotherWriter(ss, op);
         continue;
       }
-      if (op.rolling) this.#advanceRolling(ss, op, now);
+      if (op.rolling && !rolloutAfterWrite(ss)) this.#advanceRolling(ss, op, now);
       if (op.completesAt <= now) this.#complete(op);
     }
   }
@@ -396,8 +405,11 @@ export class SimState {
     if (!failed) {
       const mode = upgradeModeOf(ss.model);
       const upgraded = op.kind === "updateInstances" ? new Set(op.instanceIds) : null;
+      // A rollout that outlives the write moves the VMs it names afterwards (rollout.ts).
+      const later = op.rolling && rolloutAfterWrite(ss) ? new Set(op.rolling.order) : null;
+      if (later) startRollout(ss, op, this.now(), op.completesAt - op.startedAt, op.rolling!.failure);
       for (const vm of ss.vms.values()) {
-        if (vm.provisioningState !== "Succeeded") continue;
+        if (vm.provisioningState !== "Succeeded" || later?.has(vm.instanceId)) continue;
         if (upgraded ? upgraded.has(vm.instanceId) : mode !== "Manual") {
           vm.applied = clone(applied);
           vm.latestModelApplied = true;
