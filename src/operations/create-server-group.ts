@@ -17,6 +17,7 @@ import { clusterName, nextServerGroupName } from "./create/server-group-name.ts"
 import { parseName } from "../naming/frigga.ts";
 import { describedPools, desiredCapacity, modelFromDescription, modelFromSource, rebindPools, type ModelSpec } from "./create/scale-set-model.ts";
 import { defineOperation, NAME_TAKEN, type LocatedDescription, type PrepareContext, type Prepared, type RunContext, type TaskOrigin } from "./operation.ts";
+import { refuseUnsupported } from "./scale-set-kinds.ts";
 import {
   disabledMode,
   readPoolsRecord,
@@ -290,6 +291,7 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext): Promise<Prepare
     const src = ctx.accounts.resolve({ credentials: d.source.account, region: d.source.region, serverGroupName: d.source.serverGroupName, ...(d.source.resourceGroup ? { resourceGroup: d.source.resourceGroup } : {}) });
     if (!src.ok) throw new OperationError("InvalidDescription", src.problems.map((p) => `source.${p.field}: ${p.message}`).join("; "));
     const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal });
+    refuseUnsupported("cloneServerGroup", read.vmss, src.ref.name); // a kind the copy could not be made of, before any write
     source = { model: read.vmss, pools: sourcePools(read.vmss, src.ref) };
     ctx.log(`copying the model of ${src.ref.name} (${src.ref.resourceGroup}, ${src.ref.region})`);
   }
