@@ -260,6 +260,12 @@ t.test("Spot: VMs evicted during a resize are not counted as running; the task s
   const disabled = await run("disableServerGroup", demo(name));
   t.equal(disabled.state, "succeeded", JSON.stringify(disabled.history));
   t.match(disabled.history.map((h: any) => h.status).join("\n"), /instance\(s\) 0 \(deallocated\) are listed but not running/);
+
+  // A terminate of another instance is done when that one is gone; the evicted one is named, and not counted.
+  const terminated = await run("terminateInstances", demo(name, { instanceIds: ["4"] }));
+  t.equal(terminated.state, "succeeded", JSON.stringify(terminated.history));
+  t.match(terminated.resultObjects[0], { capacity: { desired: 3 }, confirmed: false, requestedCapacity: 4 }, "3 of the 4 left run");
+  t.same((await azureView(name)).vms.map((vm: any) => vm.id), ["0", "1", "2", "3"]);
 });
 
 t.test("automatic repairs: suspended while a rolling upgrade replaces instances, resumed after", async (t) => {

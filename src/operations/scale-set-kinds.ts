@@ -104,7 +104,7 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
     Rolling: ok("deleteInstances by instance id"),
     Automatic: ok("deleteInstances by instance id"),
     repairs: ok("deleteInstances by instance id"),
-    spot: ok("deleteInstances by instance id; evicted instances can be deleted"),
+    spot: ok("deleteInstances by instance id; evicted instances can be deleted; others evicted are reported and not counted as running"),
   },
   disableServerGroup: {
     Flexible: FLEXIBLE,

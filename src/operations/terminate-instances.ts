@@ -30,6 +30,8 @@ export function terminatePlanner(instanceIds: string[], target: ScaleSetRef): Sc
   const wanted = new Set(instanceIds);
   return {
     readsInstances: true,
+    // Its goal is that these instances be gone: another one Azure evicted is reported, not a reason to fail.
+    acceptsStopped: true,
     plan(snapshot) {
       const vms = snapshot.vms ?? [];
       const live = vms.filter((vm) => vm.instanceId !== undefined && wanted.has(vm.instanceId) && (vm.provisioningState ?? "").toLowerCase() !== "deleting");
