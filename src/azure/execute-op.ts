@@ -412,7 +412,10 @@ async function waitAndReread<R>(input: ExecuteOpInput<R>, prefix: string, clock:
   if (!decision.wait) {
     throw new OperationError("WaitTimedOut", `${input.gateway.ref.name}: still waiting after ${formatDuration(clock.now() - since)}: ${summary}`);
   }
-  await clock.wait(decision.delayMs, input.signal);
+  await clock.wait(decision.delayMs, input.signal).catch((err) => {
+    clock.stopIfCanceled(`while waiting: ${summary}`);
+    throw err;
+  });
   return { snapshot: await settledRead(input, prefix, clock), waiting: { since, summary } };
 }
 
