@@ -47,7 +47,7 @@ export interface ScaleSetPlanner<R> {
   createWhenMissing?(): WriteStep;
   /**
    * Instances Azure lists as provisioned but not running (a Spot eviction deallocates them) do not keep this
-   * operation from its goal (disable, enable: nothing of theirs changes the capacity). They are still reported, and
+   * operation from its goal (disable, enable, terminate: its goal is not a number of running instances). They are still reported, and
    * still not counted as running. Without it, such instances end the operation unconfirmed, with what runs.
    */
   acceptsStopped?: boolean;

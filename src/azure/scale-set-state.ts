@@ -1,6 +1,7 @@
-// What a read of a scale set means: busy (another write holds it), Failed (a write Azure accepted could not
-// complete), suspicious (no plan may be built on it), confirmed (Azure did what the model says). Each rule lives
-// here and nowhere else; the harness (execute-op.ts) and the server-group read call them.
+// What a read of a scale set means: its kind (orchestration, upgrade policy, repairs, Spot), busy (another write
+// holds it), Failed (a write Azure accepted could not complete), suspicious (no plan may be built on it), confirmed
+// (Azure did what the model says). Each rule lives here and nowhere else; the harness (execute-op.ts), the gateway's
+// reads and the server-group read call them.
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
 
 /** The parts of a read these rules look at (a ScaleSetSnapshot, or a recorded response). */
@@ -10,6 +11,32 @@ export interface ScaleSetRead {
 }
 
 const lower = (s: string | undefined) => (s ?? "").toLowerCase();
+
+export type Orchestration = "Uniform" | "Flexible";
+export type UpgradeMode = "Manual" | "Rolling" | "Automatic";
+
+export interface ScaleSetKind {
+  orchestration: Orchestration;
+  upgrade: UpgradeMode;
+  /** automaticRepairsPolicy.enabled: Azure replaces instances it finds unhealthy. */
+  repairs: boolean;
+  /** virtualMachineProfile.priority Spot: Azure may evict (deallocate) an instance at any time. */
+  spot: boolean;
+}
+
+/**
+ * The kind as Azure reports it. A scale set that names no orchestration mode is Uniform (the REST API's default
+ * when a create omits it; the CLI and the portal ask for Flexible explicitly); no upgrade policy is Manual.
+ */
+export function kindOf(vmss: VirtualMachineScaleSet): ScaleSetKind {
+  const upgrade = lower(vmss.upgradePolicy?.mode);
+  return {
+    orchestration: lower(vmss.orchestrationMode) === "flexible" ? "Flexible" : "Uniform",
+    upgrade: upgrade === "rolling" ? "Rolling" : upgrade === "automatic" ? "Automatic" : "Manual",
+    repairs: vmss.automaticRepairsPolicy?.enabled === true,
+    spot: lower(vmss.virtualMachineProfile?.priority) === "spot",
+  };
+}
 
 /**
  * Provisioning states in which Azure refuses writes with 409 ConflictingConcurrentWriteNotAllowed: a write holds
@@ -106,7 +133,7 @@ export function confirmation(read: ScaleSetRead): Confirmation {
   if (instances !== capacity) {
     const stopped = stoppedInstances(read);
     // Azure counts an evicted Spot VM in the capacity while it does not run: say which, never count it as running.
-    const why = stopped.length > 0 ? `; not running: instance(s) ${describeStopped(stopped)}${lower(read.vmss.virtualMachineProfile?.priority) === "spot" ? " (Spot: evicted by Azure)" : ""}` : "";
+    const why = stopped.length > 0 ? `; not running: instance(s) ${describeStopped(stopped)}${kindOf(read.vmss).spot ? " (Spot: evicted by Azure)" : ""}` : "";
     return { confirmed: false, instances, reason: `capacity ${capacity}, but Azure lists ${instances} running instance(s)${why}` };
   }
   return { confirmed: true, instances };

@@ -10,6 +10,7 @@ import { OperationError } from "./arm-failure.ts";
 import { observeArmResponses } from "./arm-observer.ts";
 import { resumeLongRunning, runLongRunning } from "./long-running.ts";
 import { parseRemainingHeader } from "./rate-limit-budget.ts";
+import { kindOf } from "./scale-set-state.ts";
 
 export interface ScaleSetRef {
   account: string;
@@ -194,7 +195,8 @@ export class VmssGateway implements ScaleSetGateway {
   async #featureState(vmss: VirtualMachineScaleSet, signal?: AbortSignal): Promise<Pick<ScaleSetSnapshot, "rollout" | "repairs">> {
     const out: Pick<ScaleSetSnapshot, "rollout" | "repairs"> = {};
     const { resourceGroup, name } = this.ref;
-    if ((vmss.upgradePolicy?.mode ?? "").toLowerCase() === "rolling") {
+    const kind = kindOf(vmss);
+    if (kind.upgrade === "Rolling") {
       try {
         const latest = await this.client.virtualMachineScaleSetRollingUpgrades.getLatest(resourceGroup, name, { abortSignal: signal });
         const p = latest.progress;
@@ -208,7 +210,7 @@ export class VmssGateway implements ScaleSetGateway {
         if ((err as { statusCode?: number }).statusCode !== 404) throw err;
       }
     }
-    if (vmss.automaticRepairsPolicy?.enabled === true) {
+    if (kind.repairs) {
       const view = await this.client.virtualMachineScaleSets.getInstanceView(resourceGroup, name, { abortSignal: signal });
       const service = view.orchestrationServices?.find((s) => (s.serviceName ?? "").toLowerCase() === "automaticrepairs");
       out.repairs = service?.serviceState ?? "NotRunning";

@@ -2,41 +2,16 @@
 // operation consults it while planning on its fresh read (defineOperation wraps each planner with kindGuard), so an
 // operation either works on the scale set in front of it or refuses before it writes anything, saying why.
 //
-// A kind is what Azure reports on the scale set itself: its orchestration mode, its upgrade policy, automatic
-// repairs, Spot priority. Per-instance features (protection) are judged where the instances are chosen.
+// A kind is what Azure reports on the scale set itself (kindOf, in scale-set-state.ts, where every reading of a scale
+// set is): its orchestration mode, its upgrade policy, automatic repairs, Spot priority. Per-instance features
+// (protection) are judged where the instances are chosen.
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { OperationError } from "../azure/arm-failure.ts";
+import { kindOf, type ScaleSetKind } from "../azure/scale-set-state.ts";
 import type { PlannedStep, ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { withRepairsSuspended } from "./repairs-suspension.ts";
-
-export type Orchestration = "Uniform" | "Flexible";
-export type UpgradeMode = "Manual" | "Rolling" | "Automatic";
-
-export interface ScaleSetKind {
-  orchestration: Orchestration;
-  upgrade: UpgradeMode;
-  /** automaticRepairsPolicy.enabled: Azure replaces instances it finds unhealthy. */
-  repairs: boolean;
-  /** virtualMachineProfile.priority Spot: Azure may evict (deallocate) an instance at any time. */
-  spot: boolean;
-}
-
-const lower = (s: string | undefined) => (s ?? "").toLowerCase();
-
-/**
- * The kind as Azure reports it. A scale set that names no orchestration mode is Uniform (the REST API's default
- * when a create omits it; the CLI and the portal ask for Flexible explicitly); no upgrade policy is Manual.
- */
-export function kindOf(vmss: VirtualMachineScaleSet): ScaleSetKind {
-  const upgrade = lower(vmss.upgradePolicy?.mode);
-  return {
-    orchestration: lower(vmss.orchestrationMode) === "flexible" ? "Flexible" : "Uniform",
-    upgrade: upgrade === "rolling" ? "Rolling" : upgrade === "automatic" ? "Automatic" : "Manual",
-    repairs: vmss.automaticRepairsPolicy?.enabled === true,
-    spot: lower(vmss.virtualMachineProfile?.priority) === "spot",
-  };
-}
+import { isManualUpgrade } from "./server-group-state.ts";
 
 /** The operations the table speaks of (the registry's names). */
 export const KIND_OPERATIONS = [
@@ -187,7 +162,7 @@ export function kindGuard<R>(operation: string, planner: ScaleSetPlanner<R>, tar
 
 /** Azure rolls a model change out itself (Rolling, Automatic): our manualupgrade is the wrong tool there. */
 export function azureRollsModelChanges(vmss: VirtualMachineScaleSet): boolean {
-  return kindOf(vmss).upgrade !== "Manual";
+  return !isManualUpgrade(vmss);
 }
 
 /** Rolling-upgrade states in which Azure has stopped rolling forward: it will not finish on its own. */
@@ -235,3 +210,5 @@ export function refuseProtected(vms: VirtualMachineScaleSetVM[], name: string): 
     `instance(s) ${named.map((v) => `${v.id} (${v.protection})`).join(", ")} of ${name} are protected: Azure does not remove a protected instance by a scale-set action; nothing was deleted. Remove the protection (protectionPolicy on the instance) first, or leave them out`,
   );
 }
+
+export { kindOf, type ScaleSetKind };

@@ -7,7 +7,7 @@ import type {
   VirtualMachineScaleSetVM,
 } from "@azure/arm-compute";
 import { OperationError } from "../azure/arm-failure.ts";
-import { confirmation } from "../azure/scale-set-state.ts";
+import { confirmation, kindOf } from "../azure/scale-set-state.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import type { Capacity } from "./description.ts";
 
@@ -245,7 +245,7 @@ export function readCapacityRecord(vmss: VirtualMachineScaleSet): number | undef
 // ---- rolling a network change out to the VMs ----
 
 export function isManualUpgrade(vmss: VirtualMachineScaleSet): boolean {
-  return (vmss.upgradePolicy?.mode ?? "Manual").toLowerCase() === "manual";
+  return kindOf(vmss).upgrade === "Manual";
 }
 
 /**
