@@ -78,12 +78,13 @@ t.test("a model change Azure rolls out itself: wait while VMs are behind, fail o
   const rolling = scaleSet({ upgradePolicy: { mode: "Rolling" } }, []);
   const snap = (vms: VirtualMachineScaleSetVM[], rollout?: ScaleSetSnapshot["rollout"]): ScaleSetSnapshot => ({ vmss: rolling, etag: '"2"', vms, ...(rollout ? { rollout } : {}) });
   t.equal(azureRolloutStep(snap([]), [], "x", "web-v001"), undefined);
-  t.match(azureRolloutStep(snap([], { code: "RollingForward", progress: { successful: 1, failed: 0, pending: 2 } }), ["1", "2"], "the change", "web-v001"), {
+  const three = [vm("0", []), vm("1", [POOL]), vm("2", [POOL])];
+  t.match(azureRolloutStep(snap(three, { code: "RollingForward", progress: { successful: 1, failed: 0, pending: 2 } }), ["1", "2"], "the change", "web-v001"), {
     kind: "wait",
     summary: /upgrade policy Rolling\): instance\(s\) 1, 2 not on the new model yet, Azure reports 1 moved, 2 to go/,
   });
   for (const code of ["Faulted", "Cancelled", "RollingBack"]) {
-    t.throws(() => azureRolloutStep(snap([], { code, error: "UpgradePolicyBreached: too many unhealthy" }), ["2"], "the change", "web-v001"), {
+    t.throws(() => azureRolloutStep(snap(three, { code, error: "UpgradePolicyBreached: too many unhealthy" }), ["2"], "the change", "web-v001"), {
       code: "RolloutFailed",
       message: new RegExp(`ended ${code} \\(UpgradePolicyBreached: too many unhealthy\\): instance\\(s\\) 2 do not run`),
     });
@@ -95,6 +96,7 @@ t.test("a model change Azure rolls out itself: wait while VMs are behind, fail o
   const midway: ScaleSetSnapshot = { vmss: disabled, etag: '"3"', vms: [vm("0", []), vm("1", [POOL]), vm("2", [POOL])], rollout: { code: "RollingForward" } };
   t.match(planner.plan(midway), { kind: "wait", summary: /instance\(s\) 1, 2 not on the new model yet/ });
   t.match(planner.plan({ ...midway, vms: [vm("0", []), vm("1", []), vm("2", [])], rollout: { code: "Completed" } }), { kind: "done" });
+  t.match(planner.plan({ ...midway, vms: [vm("0", []), vm("1", []), vm("2", [POOL], "deallocated")], rollout: { code: "Completed" } }), { kind: "done" }, "an evicted VM is not waited for");
   // Under Manual the same read is rolled out by us.
   const manual: ScaleSetSnapshot = { ...midway, vmss: { ...disabled, upgradePolicy: { mode: "Manual" } } };
   t.match(planner.plan(manual), { kind: "manualUpgrade", instanceIds: ["1", "2"] });

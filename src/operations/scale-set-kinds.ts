@@ -7,7 +7,7 @@
 // (protection) are judged where the instances are chosen.
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { OperationError } from "../azure/arm-failure.ts";
-import { kindOf, type ScaleSetKind } from "../azure/scale-set-state.ts";
+import { isRunningInstance, kindOf, type ScaleSetKind } from "../azure/scale-set-state.ts";
 import type { PlannedStep, ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { withRepairsSuspended } from "./repairs-suspension.ts";
@@ -169,11 +169,14 @@ export function azureRollsModelChanges(vmss: VirtualMachineScaleSet): boolean {
 const STOPPED_ROLLOUTS = new Set(["faulted", "cancelled", "rollingback"]);
 
 /**
- * After a model change that Azure rolls out itself (Rolling, Automatic): wait while instances are behind the
- * model, fail with Azure's reason when its rolling upgrade stopped or failed, nothing (undefined) once every
+ * After a model change that Azure rolls out itself (Rolling, Automatic): wait while running instances are behind
+ * the model, fail with Azure's reason when its rolling upgrade stopped or failed, nothing (undefined) once every
  * instance runs the model. `behind` are the instances not yet on it; `what` says what the change was.
  */
-export function azureRolloutStep(snapshot: ScaleSetSnapshot, behind: string[], what: string, name: string): PlannedStep | undefined {
+export function azureRolloutStep(snapshot: ScaleSetSnapshot, behindModel: string[], what: string, name: string): PlannedStep | undefined {
+  // A VM that does not run (a Spot VM Azure evicted) serves nothing and is not what a rollout waits on.
+  const running = new Set((snapshot.vms ?? []).filter(isRunningInstance).map((vm) => vm.instanceId));
+  const behind = behindModel.filter((id) => running.has(id));
   if (behind.length === 0) return undefined;
   const { upgrade } = kindOf(snapshot.vmss);
   const rollout = snapshot.rollout;
