@@ -193,6 +193,8 @@ t.test("automatic repairs: suspended before a disable takes VMs out of traffic, 
   const name = "web-prod-v002";
   await setKind(name, { automaticRepairs: true });
   t.equal(await repairsState(name), "Running");
+  const dry = await env.api("POST", "/azure/ops/disableServerGroup?dryRun=true", demo(name));
+  t.match(dry.body.operations[0].write, { kind: "update", summary: /^mark vmss-ops\.repairs-suspended-by=\(the task\) before suspending automatic repairs/ }, "a dry run shows the first write a run sends");
   await env.simControl("DELETE", "/_sim/calls");
   const task = await run("disableServerGroup", demo(name));
   t.equal(task.state, "succeeded", JSON.stringify(task.history));

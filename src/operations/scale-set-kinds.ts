@@ -147,8 +147,8 @@ export function refuseUnsupported(operation: string, vmss: VirtualMachineScaleSe
  */
 export function kindGuard<R>(operation: string, planner: ScaleSetPlanner<R>, target: Pick<ScaleSetRef, "name">, taskId?: string): ScaleSetPlanner<R> {
   // Automatic repairs are suspended around operations that take instances out of traffic or replace them; the
-  // suspension is marked with the task, so only a task can own one (a dry run plans without it).
-  const inner = SUSPENDS_REPAIRS.has(operation) && taskId !== undefined ? withRepairsSuspended(planner, taskId) : planner;
+  // suspension is marked with the task. A dry run (no task) plans the same steps, under a name it never writes.
+  const inner = SUSPENDS_REPAIRS.has(operation) ? withRepairsSuspended(planner, taskId ?? "(the task)") : planner;
   return {
     ...inner,
     plan(snapshot) {
