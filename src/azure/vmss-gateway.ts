@@ -6,7 +6,7 @@ import type {
   VirtualMachineScaleSetUpdate,
   VirtualMachineScaleSetVM,
 } from "@azure/arm-compute";
-import { OperationError } from "./arm-failure.ts";
+import { OperationError, REGION_MISMATCH } from "./arm-failure.ts";
 import { observeArmResponses } from "./arm-observer.ts";
 import { resumeLongRunning, runLongRunning } from "./long-running.ts";
 import { parseRemainingHeader } from "./rate-limit-budget.ts";
@@ -78,6 +78,8 @@ export interface ScaleSetObserver {
 
 export interface WriteOptions {
   defaultPollIntervalMs: number;
+  /** The longest wait between polls, whatever Azure advertised (long-running.ts). */
+  maxPollIntervalMs?: number;
   onAccepted?: (serializedPoller: string) => void | Promise<void>;
   signal?: AbortSignal;
 }
@@ -157,7 +159,7 @@ export class VmssGateway implements ScaleSetGateway {
       this.client.virtualMachineScaleSets.get(this.ref.resourceGroup, this.ref.name, { abortSignal: options.signal }),
     );
     if (vmss.location && normalizeRegion(vmss.location) !== normalizeRegion(this.ref.region)) {
-      throw new OperationError("RegionMismatch", `scale set ${this.ref.name} is in ${vmss.location}, not in ${this.ref.region}`);
+      throw new OperationError(REGION_MISMATCH, `scale set ${this.ref.name} is in ${vmss.location}, not in ${this.ref.region}`);
     }
     const snapshot: ScaleSetSnapshot = { vmss, etag: vmss.etag, ...(budget.remaining !== undefined ? { remainingReads: budget.remaining } : {}) };
     if (options.withInstances) {
@@ -181,8 +183,17 @@ export class VmssGateway implements ScaleSetGateway {
     // $expand=instanceView: the same call, and it carries each VM's power state (PowerState/running, …), from which
     // the Clouddriver reads tell an instance's health.
     const options = { abortSignal: signal, expand: "instanceView" };
-    for await (const vm of this.client.virtualMachineScaleSetVMs.list(this.ref.resourceGroup, this.ref.name, options)) {
-      vms.push(vm);
+    try {
+      for await (const vm of this.client.virtualMachineScaleSetVMs.list(this.ref.resourceGroup, this.ref.name, options)) {
+        vms.push(vm);
+      }
+    } catch (err) {
+      // The SDK's text names neither the scale set nor the page (a 429 on the third page reads "Too many requests").
+      // The error keeps its class, status and headers: only its message says where.
+      if (err instanceof Error && !(signal?.aborted ?? false)) {
+        err.message = `listing the VMs of scale set ${this.ref.resourceGroup}/${this.ref.name} (after ${vms.length} VM(s)): ${err.message}`;
+      }
+      throw err;
     }
     return vms;
   }
@@ -235,7 +246,7 @@ export class VmssGateway implements ScaleSetGateway {
   async #write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined> {
     const vmss = this.client.virtualMachineScaleSets;
     const { resourceGroup, name } = this.ref;
-    const lro = { defaultPollIntervalMs: options.defaultPollIntervalMs, onAccepted: options.onAccepted, signal: options.signal };
+    const lro = { defaultPollIntervalMs: options.defaultPollIntervalMs, maxPollIntervalMs: options.maxPollIntervalMs, onAccepted: options.onAccepted, signal: options.signal };
     const sdk = { abortSignal: options.signal };
     switch (step.kind) {
       case "update":
@@ -279,7 +290,7 @@ export class VmssGateway implements ScaleSetGateway {
     try {
       await resumeLongRunning(
         () => restorePoller(this.client, serializedPoller, source as (...args: any[]) => any, { abortSignal: options.signal }),
-        { defaultPollIntervalMs: options.defaultPollIntervalMs, signal: options.signal },
+        { defaultPollIntervalMs: options.defaultPollIntervalMs, maxPollIntervalMs: options.maxPollIntervalMs, signal: options.signal },
       );
     } finally {
       this.#observer?.onWrite(this.ref, kind);

@@ -3,6 +3,7 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import type { TaskStore } from "../tasks/task-store.ts";
+import type { StoreHealth } from "../tasks/store-outage.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 
 const Check = Type.Object({ ok: Type.Boolean(), problem: Type.Optional(Type.String()) }, { additionalProperties: false });
@@ -20,6 +21,8 @@ type ReadinessBody = typeof Readiness.static;
 export interface ObservabilityRoutesOptions {
   metrics: ServiceMetrics;
   store: TaskStore;
+  /** A store call that met an outage since the last check makes the next /ready check again at once. */
+  storeHealth?: StoreHealth;
   accounts: AccountRegistry;
   /** A readiness answer is reused this long, so probes do not turn into Azure traffic. */
   readyCacheMs: number;
@@ -78,7 +81,9 @@ export const observabilityRoutes: FastifyPluginAsyncTypebox<ObservabilityRoutesO
       },
     },
     async (_request, reply) => {
-      if (!cached || Date.now() - cached.at > opts.readyCacheMs) {
+      // What store calls met since says more than the cached answer: an outage, or the store back after one.
+      const storeChanged = cached !== undefined && opts.storeHealth !== undefined && Math.max(opts.storeHealth.lastOutageAtMs, opts.storeHealth.lastSuccessAtMs) > cached.at && opts.storeHealth.down === cached.body.store.ok;
+      if (!cached || Date.now() - cached.at > opts.readyCacheMs || storeChanged) {
         // Concurrent probes share one check.
         running ??= check().finally(() => (running = undefined));
         const body = await running;

@@ -1,6 +1,6 @@
 // The kinds and features of a scale set beyond the Uniform/Manual baseline, as far as the simulator models them:
 // the rolling-upgrade status of a Rolling set (GET …/rollingUpgrades/latest), the AutomaticRepairs orchestration
-// service (the instance view's orchestrationServices, POST …/setOrchestrationServiceState), Spot evictions (the
+// service (orchestrationServices in the scale set's instance view, POST …/setOrchestrationServiceState), Spot evictions (the
 // evictSpot fault), instance protection, and the control routes that give a seeded scale set these features.
 //
 // Choices where Microsoft's docs are silent, written down:
@@ -42,21 +42,10 @@ function requireScaleSet(sim: SimulatorContext, params: RouteParams): ScaleSet {
   return ss;
 }
 
-/** GET …/instanceView: the VM status summary and the orchestration services (AutomaticRepairs when it is enabled). */
-export const getScaleSetInstanceView: Handler = (ctx, sim, params) => {
-  const ss = requireScaleSet(sim, params);
-  const counts = new Map<string, number>();
-  for (const vm of ss.vms.values()) {
-    const code = `ProvisioningState/${vm.provisioningState.toLowerCase()}`;
-    counts.set(code, (counts.get(code) ?? 0) + 1);
-  }
-  const body: JsonObject = {
-    virtualMachine: { statusesSummary: [...counts].map(([code, count]) => ({ code, count })) },
-    statuses: [{ code: `ProvisioningState/${ss.provisioningState.toLowerCase()}`, level: "Info" }],
-  };
-  if (repairsEnabled(ss)) body.orchestrationServices = [{ serviceName: "AutomaticRepairs", serviceState: repairsStateOf(ss) }];
-  send(ctx, 200, body);
-};
+/** What the scale set's instance view (GET …/instanceView) adds for repairs: the AutomaticRepairs service, when enabled. */
+export function orchestrationServicesOf(ss: ScaleSet): { orchestrationServices?: JsonObject[] } {
+  return repairsEnabled(ss) ? { orchestrationServices: [{ serviceName: "AutomaticRepairs", serviceState: repairsStateOf(ss) }] } : {};
+}
 
 /**
  * POST …/setOrchestrationServiceState `{ serviceName, action }`. AutomaticRepairs only; a scale set without an
@@ -162,7 +151,7 @@ function sendRollout(ctx: RequestContext, ss: ScaleSet, code: string, startedAt:
  */
 export function evictSpotVms(ss: ScaleSet, count: number): string[] {
   if (String(getPath(ss.model, "properties", "virtualMachineProfile", "priority") ?? "").toLowerCase() !== "spot") return [];
-  const running = sortedVms(ss).filter((vm) => vm.provisioningState === "Succeeded" && vm.powerState === undefined);
+  const running = sortedVms(ss).filter((vm) => vm.provisioningState === "Succeeded" && vm.powerState === "running");
   const evicted = running.slice(0, count);
   for (const vm of evicted) vm.powerState = "deallocated";
   return evicted.map((vm) => vm.instanceId);

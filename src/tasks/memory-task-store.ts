@@ -4,7 +4,7 @@ import { FINISHED_STATES, type HistoryEntry, type Task } from "./task.ts";
 import type { CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { waitingEntry } from "./ordering.ts";
-import { canMove } from "./task-state.ts";
+import { canMove, IllegalMoveError } from "./task-state.ts";
 
 type Stored = Task & { seq: number; scaleSets: string[] };
 
@@ -170,7 +170,7 @@ export class MemoryTaskStore implements TaskStore {
   async update(owner: string, id: string, change: TaskChange): Promise<boolean> {
     const task = this.#held(owner, id);
     if (!task) return false;
-    if (change.state && !canMove(task.state, change.state)) throw new Error(`task ${id}: no move from ${task.state} to ${change.state}`);
+    if (change.state && !canMove(task.state, change.state)) throw new IllegalMoveError(id, task.state, change.state);
     const { checkpoint, history, ...rest } = structuredClone(change);
     Object.assign(task, rest);
     this.#changed(task, this.#now());

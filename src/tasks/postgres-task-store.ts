@@ -14,7 +14,7 @@ import type { CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQue
 import { POSTGRES_MIGRATIONS, pendingMigrations, TaskStoreOpenError } from "./migrations.ts";
 import { WAITING_FORMAT, WAITING_ITEM_FORMAT, WAITING_PHASE } from "./ordering.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
-import { CLAIMABLE_STATES, sqlStateList } from "./task-state.ts";
+import { CLAIMABLE_STATES, canMove, IllegalMoveError, sqlStateList, statesBefore } from "./task-state.ts";
 
 export interface PostgresTaskStoreOptions {
   /** postgres://user:password@host:port/database (DATABASE_URL). */
@@ -566,11 +566,13 @@ export class PostgresTaskStore implements TaskStore {
     else if (change.checkpoint !== undefined) set("checkpoint", jsonParam(change.checkpoint), "::jsonb");
     const finished = change.state !== undefined && FINISHED_STATES.has(change.state);
     if (finished) sets.push("lease_owner = NULL", "lease_expires_at_ms = NULL");
-    const fenced = `UPDATE ${this.#tasks} SET ${sets.join(", ")} WHERE id = $1 AND lease_owner = $2 AND lease_expires_at_ms > ${NOW_MS}`;
+    // A change of state applies only from a state the table allows (task-state.ts), in the statement itself.
+    const allowed = change.state !== undefined ? ` AND state IN ${sqlStateList(statesBefore(change.state))}` : "";
+    const fenced = `UPDATE ${this.#tasks} SET ${sets.join(", ")} WHERE id = $1 AND lease_owner = $2 AND lease_expires_at_ms > ${NOW_MS}${allowed}`;
     const history = change.history ?? [];
     if (!finished && history.length === 0) {
       const { rowCount } = await this.#query(fenced, params, false);
-      return rowCount === 1;
+      return rowCount === 1 || this.#refusedMove(owner, id, change.state);
     }
     // One statement: the fenced change, its history lines (only if the fence held), and for a finished task the
     // scale sets it no longer holds, with a NOTIFY (sent at commit) that wakes the replicas: one of them may now
@@ -597,7 +599,22 @@ export class PostgresTaskStore implements TaskStore {
       params,
       false,
     );
-    return Number(rows[0].n) === 1;
+    return Number(rows[0].n) === 1 || this.#refusedMove(owner, id, change.state);
+  }
+
+  /**
+   * An update changed nothing: false when the lease is not held (the fence), IllegalMoveError when it is and the
+   * task is in a state the table has no move from to `to`.
+   */
+  async #refusedMove(owner: string, id: string, to: TaskState | undefined): Promise<false> {
+    if (to === undefined) return false;
+    const { rows } = await this.#query<{ state: TaskState }>(
+      `SELECT state FROM ${this.#tasks} WHERE id = $1 AND lease_owner = $2 AND lease_expires_at_ms > ${NOW_MS}`,
+      [id, owner],
+      true,
+    );
+    if (rows[0] && !canMove(rows[0].state, to)) throw new IllegalMoveError(id, rows[0].state, to);
+    return false;
   }
 
   async watch(onWork: () => void): Promise<() => Promise<void>> {

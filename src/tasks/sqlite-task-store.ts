@@ -10,7 +10,7 @@ import { FINISHED_STATES, type HistoryEntry, type Task, type TaskState } from ".
 import type { CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { type Migration, pendingMigrations, SQLITE_MIGRATIONS, TaskStoreOpenError } from "./migrations.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
-import { CLAIMABLE_STATES, sqlStateList } from "./task-state.ts";
+import { CLAIMABLE_STATES, canMove, IllegalMoveError, sqlStateList, statesBefore } from "./task-state.ts";
 import { type TaskAhead, waitingEntry } from "./ordering.ts";
 
 export interface SqliteTaskStoreOptions {
@@ -436,18 +436,34 @@ export class SqliteTaskStore implements TaskStore {
     if (change.checkpoint !== undefined) set("checkpoint", change.checkpoint === null ? null : json(change.checkpoint));
     const finished = change.state !== undefined && FINISHED_STATES.has(change.state);
     if (finished) sets.push("lease_owner = NULL", "lease_expires_at_ms = NULL");
-    const sql = `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND lease_owner = ? AND lease_expires_at_ms > ? RETURNING seq`;
+    // A change of state applies only from a state the table allows (task-state.ts), in the statement itself.
+    const allowed = change.state !== undefined ? ` AND state IN ${sqlStateList(statesBefore(change.state))}` : "";
+    const sql = `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND lease_owner = ? AND lease_expires_at_ms > ?${allowed} RETURNING seq`;
     const history = change.history ?? [];
-    if (!finished && history.length === 0) return this.#stmt(sql).get(...params, id, owner, now) !== undefined;
+    if (!finished && history.length === 0) {
+      if (this.#stmt(sql).get(...params, id, owner, now) !== undefined) return true;
+      return this.#refusedMove(owner, id, change.state, now);
+    }
     return this.#write(() => {
       const row = this.#stmt(sql).get(...params, id, owner, now) as { seq: number } | undefined;
-      if (!row) return false;
+      if (!row) return this.#refusedMove(owner, id, change.state, now);
       const insert = this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)");
       for (const h of history) insert.run(id, h.phase, h.status, h.timeMs);
       // A finished task no longer holds its scale sets: the next task on each may be claimed.
       if (finished) this.#stmt("DELETE FROM task_scale_sets WHERE task_seq = ?").run(row.seq);
       return true;
     });
+  }
+
+  /**
+   * An update changed nothing: false when the lease is not held (the fence), IllegalMoveError when it is and the
+   * task is in a state the table has no move from to `to`.
+   */
+  #refusedMove(owner: string, id: string, to: TaskState | undefined, now: number): false {
+    if (to === undefined) return false;
+    const held = this.#stmt("SELECT state FROM tasks WHERE id = ? AND lease_owner = ? AND lease_expires_at_ms > ?").get(id, owner, now) as { state: TaskState } | undefined;
+    if (held && !canMove(held.state, to)) throw new IllegalMoveError(id, held.state, to);
+    return false;
   }
 
   async requeueRetryable(id: string, entry: HistoryEntry, scaleSets: string[]): Promise<boolean> {

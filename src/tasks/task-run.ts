@@ -68,7 +68,15 @@ export class TaskRun {
     this.#task = task;
     this.#interrupt = interrupt.signal;
     this.#cancel = cancel;
-    this.#journal = new TaskJournal({ store: deps.store, owner, taskId: task.id, running: task.state !== "queued", interrupt });
+    this.#journal = new TaskJournal({
+      store: deps.store,
+      owner,
+      taskId: task.id,
+      running: task.state !== "queued",
+      interrupt,
+      handBackWithinMs: deps.config.tasks.leaseMs,
+      handBackEveryMs: deps.config.tasks.claimIntervalMs,
+    });
     this.#ctx = { taskId: task.id, operation: task.operations[task.operationIndex]?.name ?? "" };
     this.#results = [...task.resultObjects];
     this.#stored = new StoredCheckpoint(task.checkpoint);
@@ -95,6 +103,8 @@ export class TaskRun {
     } catch (err) {
       const why = interruptionOf(this.#interrupt, err);
       if (!why) throw err;
+      // Said now, while the store is down: the line in the task's history waits for the store to answer.
+      if (why === "storeFailed") this.#deps.onInternalError?.(this.#interrupt.reason ?? err, task.id);
       await this.#journal.interrupted(why, this.#armCalls);
     }
   }
@@ -182,6 +192,7 @@ export class TaskRun {
         planner: op.planner(description, ref, { origin, ...(prepared ? { prepared } : {}) }),
         retry: config.retry,
         lroPollIntervalMs: config.lroPollIntervalMs,
+        lroMaxPollIntervalMs: config.lroMaxPollIntervalMs,
         log,
         signal: this.#interrupt,
         cancel: this.#cancel,

@@ -22,7 +22,7 @@ export interface TaskRunnerDeps {
   store: TaskStore;
   accounts: AccountRegistry;
   operations: ReadonlyMap<string, AnyOperation>;
-  config: Pick<Config, "retry" | "lroPollIntervalMs" | "tasks">;
+  config: Pick<Config, "retry" | "lroPollIntervalMs" | "lroMaxPollIntervalMs" | "tasks">;
   /** Metrics and structured logs. */
   observer?: TaskObserver;
   /** Where unexpected errors go (the service's logger). */
