@@ -71,6 +71,7 @@ export function buildArmRouter(): Router<Route> {
     // py[39], py[48]: the instance actions report only the subscription bucket of VMScaleSetActions
     ["POST", `${VMSS}/:name/delete`, { handler: (ctx, sim, params) => instanceAction(ctx, sim, params, "deleteInstances"), charge: charged("POST", "VMScaleSetActions") }],
     ["POST", `${VMSS}/:name/manualupgrade`, { handler: (ctx, sim, params) => instanceAction(ctx, sim, params, "updateInstances"), charge: charged("POST", "VMScaleSetActions") }],
+    ["GET", `${VMSS}/:name/instanceView`, { handler: getScaleSetInstanceView, charge: charged("GET", "GetVMScaleSet", perScaleSet) }],
     ["GET", `${VMSS}/:name/rollingUpgrades/latest`, { handler: getLatestRollingUpgrade, charge: charged("GET", "GetVMScaleSet", perScaleSet) }],
     ["POST", `${VMSS}/:name/setOrchestrationServiceState`, { handler: setOrchestrationServiceState, charge: charged("POST", "VMScaleSetActions") }],
     ["GET", `${VMSS}/:name/virtualMachines/:instanceId/instanceView`, { handler: getVmInstanceView, charge: charged("GET", "GetVMScaleSetVM", perVm) }],
