@@ -29,6 +29,9 @@ import { combineObservers, TaskLog } from "./observability/task-logs.ts";
 import { installOverloadProtection } from "./observability/overload.ts";
 import { TaskProgress } from "./observability/task-progress.ts";
 import { uiRoutes } from "./ui/routes.ts";
+import { installPageSecurityHeaders } from "./ui/page-headers.ts";
+// For the entry point, whose lines outside the logger are JSON too (it may not import observability/ itself).
+export { printBanner, writeLogLine } from "./observability/log-line.ts";
 import { operations } from "./operations/registry.ts";
 import { MemoryTaskStore } from "./tasks/memory-task-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
@@ -36,6 +39,7 @@ import { TaskRunner } from "./tasks/task-runner.ts";
 import { TaskWaiter } from "./tasks/task-waiter.ts";
 import { TaskBodies } from "./api/task-bodies.ts";
 import { StoreHealth, storeOutageReason, watchStoreOutages } from "./tasks/store-outage.ts";
+import { BacklogMonitor } from "./tasks/backlog.ts";
 
 export interface AppOptions {
   config: Config;
@@ -94,12 +98,16 @@ export async function buildApp(options: AppOptions): Promise<Service> {
 
   const budget = new RateLimitBudget();
   let activeTasks = () => 0;
-  const metrics = new ServiceMetrics({ tasksInFlight: () => activeTasks(), throttlingBudget: () => budget.snapshot() });
+  // Past TASK_BACKLOG_LIMIT queued tasks, submissions get 429 with Retry-After (the shedding's, OVERLOAD_RETRY_AFTER_S).
+  const backlog = new BacklogMonitor(store, { limit: config.tasks.backlogLimit, retryAfterSeconds: config.overload.retryAfterSeconds });
+  const metrics = new ServiceMetrics({ tasksInFlight: () => activeTasks(), throttlingBudget: () => budget.snapshot(), backlog: () => backlog.view() });
   const taskLog = new TaskLog(app.log);
   const progress = new TaskProgress();
   const waiter = new TaskWaiter({ store, pollMs: config.tasks.waitPollMs });
+  let runnerOutageLoggedAt = 0;
   const runner = new TaskRunner({
     onRunEnded: (id) => waiter.notify(id),
+    admit: () => backlog.admit(),
     store,
     accounts,
     operations,
@@ -109,14 +117,19 @@ export async function buildApp(options: AppOptions): Promise<Service> {
       const outage = storeOutageReason(err);
       if (outage === undefined) app.log.error({ err, taskId }, taskId ? "task failed with an internal error" : "task runner: internal error");
       else if (taskId) app.log.warn({ reason: outage, err: (err as Error).message, taskId }, "a write of the task to the task store failed: its run stops here, and the task is handed back (its lease released) as soon as the store answers, to go on from its last checkpoint");
-      else app.log.warn({ reason: outage, err: (err as Error).message }, "task runner: the task store is unavailable; claims and lease renewals resume when it answers");
+      else if (storeHealth.lastSuccessAtMs > runnerOutageLoggedAt || Date.now() - runnerOutageLoggedAt >= 30_000) {
+        // Claims and renewals fail every TASK_CLAIM_INTERVAL_MS while the store is down: once per outage, then every 30 s.
+        runnerOutageLoggedAt = Date.now();
+        app.log.warn({ reason: outage, err: (err as Error).message }, "task runner: the task store is unavailable; claims and lease renewals resume when it answers");
+      }
     },
   });
 
   activeTasks = () => runner.active;
   installErrorHandling(app, { bodyLimitBytes: config.bodyLimitBytes });
+  installPageSecurityHeaders(app);
   app.addHook("onResponse", async (request, reply) => {
-    metrics.httpResponses.inc({ method: request.method, route: request.routeOptions.url ?? "unmatched", status: String(reply.statusCode) });
+    metrics.observeResponse(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
   });
   let draining = false;
   app.addHook("onRequest", async (request, reply) => {
@@ -176,8 +189,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     stopObserving();
     stopCounting();
   });
-  await app.register(uiRoutes, { store, progress, accounts });
-  await app.register(observabilityRoutes, { metrics, store, storeHealth, accounts, readyCacheMs: config.observability.readyCacheMs, probeTimeoutMs: config.observability.readyTimeoutMs });
+  await app.register(uiRoutes, { store, progress, accounts, reads, maxAttempts: config.retry.maxAttempts });
+  await app.register(observabilityRoutes, { metrics, store, storeHealth, backlog, accounts, readyCacheMs: config.observability.readyCacheMs, probeTimeoutMs: config.observability.readyTimeoutMs });
   await app.register(rateLimitRoutes, { budget, accounts });
   await app.ready();
   runner.start();

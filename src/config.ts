@@ -54,7 +54,7 @@ export interface AccountConfig {
 }
 
 export interface RetryConfig {
-  /** Attempts per operation, the first included. */
+  /** Attempts per operation, the first included; only a floor for 429, 408, 5xx and network failures (retry-policy.ts). */
   maxAttempts: number;
   /** Wall-clock bound for one operation, all attempts and waits included. */
   deadlineMs: number;
@@ -69,7 +69,7 @@ export interface RetryConfig {
   busyPollIntervalMs: number;
   /** Backoff used for 429 when Azure sends no Retry-After. */
   throttleDefaultDelayMs: number;
-  /** No single wait is longer than this (Retry-After included, as long as the deadline allows it). */
+  /** No computed backoff is longer than this; Azure's Retry-After is honoured in full, within the deadline. */
   maxDelayMs: number;
   /**
    * The share of a scale set's read budget that one task may spend while it waits out another writer (0-1]. The
@@ -120,6 +120,8 @@ export interface TasksConfig {
   waitPollMs: number;
   /** GET /task/{id}: answers kept, per task, until its revision changes (0: none). */
   bodyCacheEntries: number;
+  /** Submissions get 429 while this many tasks wait to start (TASK_BACKLOG_LIMIT; 0: no limit). */
+  backlogLimit: number;
 }
 
 /** A Clouddriver that answers everything this service does not serve (other clouds, other operations, its tasks). */
@@ -631,6 +633,7 @@ export function loadConfig(env: Env = process.env): Config {
     replicaId: env.REPLICA_ID || `${hostname()}:${process.pid}`,
     waitPollMs: intVar(env, "TASK_WAIT_POLL_MS", 500, 10, 60_000),
     bodyCacheEntries: intVar(env, "TASK_BODY_CACHE_ENTRIES", 2000, 0, 1_000_000),
+    backlogLimit: intVar(env, "TASK_BACKLOG_LIMIT", 10_000, 0, 10_000_000),
   };
   if (tasks.claimIntervalMs * 3 > tasks.leaseMs) {
     throw new ConfigError(`TASK_CLAIM_INTERVAL_MS (${tasks.claimIntervalMs}) must be at most a third of TASK_LEASE_MS (${tasks.leaseMs}), so leases are renewed in time`);

@@ -83,6 +83,7 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     if (method === "GET" && url === "/azure/rateLimits") return { none: "lists only the caller's subscriptions" };
     if (method === "GET" && url === "/ui/api/tasks/:id") return { path: `/ui/api/tasks/${taskId}` };
     if (method === "GET" && url === "/ui/api/tasks") return { none: "lists only the caller's tasks (checked below)" };
+    if (method === "GET" && url === "/ui/api/inventory") return { none: "lists only the caller's accounts (checked below)" };
     if (method === "POST" && url === "/task/:id(^[^:/]+)::resume") return { path: `/task/${taskId}:resume` };
     if (method === "POST" && url === "/task/:id/cancel") return { path: `/task/${toCancel.body.id}/cancel` };
     // Clouddriver's reads, as Orca makes them (test/orca-contract.test.ts follows each to Orca's source).
@@ -152,6 +153,11 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     t.ok(a.body.clusters.demo, "team A sees the demo account's clusters");
     const b = await call(env, "GET", "/applications/web", bearer(TEAM_B));
     t.notOk(b.body?.clusters?.demo, `team B does not (${b.status})`);
+    const inventoryA = await call(env, "GET", "/ui/api/inventory", bearer(TEAM_A));
+    t.ok(inventoryA.body.accounts.some((a: { name: string }) => a.name === "demo"), "the status page's inventory shows team A the demo account");
+    const inventoryB = await call(env, "GET", "/ui/api/inventory", bearer(TEAM_B));
+    t.equal(inventoryB.status, 200);
+    t.notOk(inventoryB.body.accounts.some((a: { name: string }) => a.name === "demo"), "and not team B");
   });
 
   await t.test("a read-only principal reads everything and writes nothing", async (t) => {

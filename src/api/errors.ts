@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance } from "fastify";
 import type { FieldProblem } from "../operations/description.ts";
 import type { ErrorResponse } from "./schemas.ts";
 import { storeOutageReason } from "../tasks/store-outage.ts";
+import { BacklogFullError } from "../tasks/backlog.ts";
 
 /**
  * Retry-After, in seconds, while the task store is out of reach: a PostgreSQL restart or fail-over takes seconds,
@@ -104,10 +105,15 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBy
         details: problems,
       });
     }
+    if (err instanceof BacklogFullError) {
+      reply.header("retry-after", String(err.retryAfterSeconds));
+      return send(reply, { statusCode: 429, error: "BacklogFull", message: err.message });
+    }
     const outage = storeOutageReason(err);
     if (outage !== undefined) {
       // Not a bug: the store is down. An orchestrator retries a 503 with Retry-After; a 500 reads as ours to fix.
-      request.log.warn({ reason: outage, err: err.message }, "task store unavailable");
+      // Info: every request meets it while the store is down; the runner says so at warn, once per outage.
+      request.log.info({ reason: outage, err: err.message }, "task store unavailable");
       reply.header("retry-after", String(STORE_OUTAGE_RETRY_AFTER_S));
       return send(reply, {
         statusCode: 503,

@@ -1,7 +1,7 @@
 // Tasks in memory: one replica, lost on restart. The reference for the TaskStore contract (same suite as the others).
 import { randomUUID } from "node:crypto";
 import { FINISHED_STATES, type HistoryEntry, type Task } from "./task.ts";
-import type { CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+import type { Backlog, CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { waitingEntry } from "./ordering.ts";
 import { canMove, IllegalMoveError } from "./task-state.ts";
@@ -242,6 +242,17 @@ export class MemoryTaskStore implements TaskStore {
     task.history.push({ ...entry });
     this.#changed(task, this.#now());
     return true;
+  }
+
+  async backlog(): Promise<Backlog> {
+    let queued = 0;
+    let oldest: number | undefined;
+    for (const t of this.#tasks.values()) {
+      if (t.state !== "queued" || t.leaseOwner !== undefined) continue;
+      queued++;
+      if (oldest === undefined || t.createdAtMs < oldest) oldest = t.createdAtMs;
+    }
+    return oldest === undefined ? { queued } : { queued, oldestQueuedAtMs: oldest };
   }
 
   async prune(finishedBeforeMs: number): Promise<number> {

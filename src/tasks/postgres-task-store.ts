@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { HistoryEntry, Task, TaskState } from "./task.ts";
 import { FINISHED_STATES } from "./task.ts";
-import type { CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+import type { Backlog, CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { POSTGRES_MIGRATIONS, pendingMigrations, TaskStoreOpenError } from "./migrations.ts";
 import { WAITING_FORMAT, WAITING_ITEM_FORMAT, WAITING_PHASE } from "./ordering.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
@@ -726,6 +726,11 @@ export class PostgresTaskStore implements TaskStore {
     );
     const asked = new Set(rows.map((r) => r.id));
     return ids.filter((id) => asked.has(id));
+  }
+
+  async backlog(): Promise<Backlog> {
+    const { rows } = await this.#query<{ n: string; oldest: string | null }>(`SELECT count(*) AS n, min(created_at_ms) AS oldest FROM ${this.#tasks} WHERE state = 'queued' AND lease_owner IS NULL`, [], true);
+    return rows[0].oldest === null ? { queued: Number(rows[0].n) } : { queued: Number(rows[0].n), oldestQueuedAtMs: Number(rows[0].oldest) };
   }
 
   async prune(finishedBeforeMs: number): Promise<number> {

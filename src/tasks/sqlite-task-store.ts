@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { randomUUID } from "node:crypto";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { FINISHED_STATES, type HistoryEntry, type Task, type TaskState } from "./task.ts";
-import type { CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+import type { Backlog, CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { type Migration, pendingMigrations, SQLITE_MIGRATIONS, TaskStoreOpenError } from "./migrations.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { CLAIMABLE_STATES, canMove, IllegalMoveError, sqlStateList, statesBefore } from "./task-state.ts";
@@ -513,6 +513,11 @@ export class SqliteTaskStore implements TaskStore {
     const rows = this.#stmt("SELECT id FROM tasks WHERE id IN (SELECT value FROM json_each(?)) AND cancel_requested_at_ms IS NOT NULL").all(json(ids)) as { id: string }[];
     const asked = new Set(rows.map((r) => r.id));
     return ids.filter((id) => asked.has(id));
+  }
+
+  async backlog(): Promise<Backlog> {
+    const row = this.#stmt("SELECT count(*) AS n, min(created_at_ms) AS oldest FROM tasks WHERE state = 'queued' AND lease_owner IS NULL").get() as { n: number | bigint; oldest: number | bigint | null };
+    return row.oldest === null ? { queued: Number(row.n) } : { queued: Number(row.n), oldestQueuedAtMs: Number(row.oldest) };
   }
 
   async prune(finishedBeforeMs: number): Promise<number> {
