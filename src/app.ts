@@ -11,6 +11,7 @@ import { openApiOptions } from "./api/openapi.ts";
 import { LazySchemaCompilers } from "./api/schema-compilers.ts";
 import { componentSchemas } from "./api/schemas.ts";
 import { healthRoutes } from "./api/routes/health.ts";
+import { featureRoutes } from "./api/routes/features.ts";
 import { operationRoutes } from "./api/routes/operations.ts";
 import { clusterOperationRoutes, clusterOperationSchemas } from "./api/routes/cluster-operations.ts";
 import { serverGroupRoutes } from "./api/routes/server-groups.ts";
@@ -157,6 +158,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   if (options.generateOpenApi) await app.register((await import("@fastify/swagger")).default, openApiOptions);
   await app.register(docsRoutes);
   await app.register(healthRoutes, { runner, accounts: accounts.names(), operations: [...operations.keys()], detailsNeedCredentials: accessControlEnabled(config.access) });
+  if (!config.clouddriver) await app.register(featureRoutes, { operations: [...operations.keys()] });
   await app.register(operationRoutes, {
     operations,
     accounts,

@@ -13,7 +13,7 @@ const READER = "reader-token-0123456789abcdef";
 const ORCA = "orca-service-token-0123456789";
 
 /** team-b is a second account on the same simulator: another team's scale sets. */
-const ACCOUNTS = JSON.stringify([{ name: "team-b", subscriptionId: SIMULATOR_SUBSCRIPTION_ID, defaultResourceGroup: "demo-rg", regions: ["eastus"], credential: "simulator" }]);
+const ACCOUNTS = JSON.stringify([{ name: "team-b", subscriptionId: SIMULATOR_SUBSCRIPTION_ID, defaultResourceGroup: "demo-rg", serverGroupResourceGroup: "account", regions: ["eastus"], credential: "simulator" }]);
 const PRINCIPALS = `
 principals:
   - name: team-a
@@ -93,6 +93,7 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     if (method === "GET" && url === "/applications/:app/clusters/:account/:cluster/azure/:scope/serverGroups/target/:target") return { path: "/applications/web/clusters/demo/web-prod/azure/eastus/serverGroups/target/current_asg_dynamic" };
     if (method === "GET" && url === "/serverGroups/:account/:region/:serverGroup") return { path: "/serverGroups/demo/eastus/web-prod-v001" };
     if (method === "GET" && url === "/cache/azure/ServerGroup") return { none: "always an empty list: it names no account" };
+    if (method === "GET" && url === "/features/stages") return { none: "the same operation list for everyone: it names no account" };
     if (method === "POST" && url === "/cache/azure/ServerGroup") return { path: url, body: { account: "demo", region: "eastus", serverGroupName: "web-prod-v001" } };
     return undefined;
   }

@@ -61,7 +61,7 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
         RETRY_MAX_ATTEMPTS: "3",
         RETRY_TRANSIENT_BASE_DELAY_MS: "4000",
         RETRY_MAX_DELAY_MS: "6000",
-        ACCOUNTS: JSON.stringify([{ name: team, subscriptionId: "00000000-0000-4000-8000-000000000001", defaultResourceGroup: "demo-rg", credential: "simulator" }]),
+        ACCOUNTS: JSON.stringify([{ name: team, subscriptionId: "00000000-0000-4000-8000-000000000001", defaultResourceGroup: "demo-rg", serverGroupResourceGroup: "account", credential: "simulator" }]),
         AUTH_TOKENS: JSON.stringify([
           { name: "oncall", token: TOKEN, accounts: ["demo"] },
           { name: "reader", token: READER, accounts: ["demo"], readOnly: true },

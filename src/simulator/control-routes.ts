@@ -9,7 +9,8 @@ import { Router } from "./router.ts";
 import { putScaleSet, seedDemo, DEMO_LOCATION } from "./seed.ts";
 import { addKindControlRoutes } from "./kinds.ts";
 import type { Operation } from "./lro.ts";
-import { probeHealth, renderInstanceView } from "./health-probe.ts";
+import { renderInstanceView } from "./health-probe.ts";
+import { addNetworkControlRoutes, resetNetwork, vmHealth } from "./network/network-routes.ts";
 import { parseSettingsUpdate, SETTINGS_FIELDS, SettingsError } from "./settings.ts";
 import { mergeTags } from "./state.ts";
 import { parseThrottlingUpdate, ThrottlingConfigError, type ThrottlingUpdate } from "./throttling.ts";
@@ -88,7 +89,7 @@ function settingsField(body: JsonObject) {
 function snapshot(sim: SimulatorContext, ss: ScaleSet) {
   return {
     vmss: renderScaleSet(ss),
-    vms: sortedVms(ss).map((vm) => renderVm(ss, vm, renderInstanceView(vm, probeHealth(vm, sim.state.settings, sim.state.now())))),
+    vms: sortedVms(ss).map((vm) => renderVm(ss, vm, renderInstanceView(vm, vmHealth(sim, vm)))),
     etag: etagOf(ss),
     inFlight: inFlightOf(ss.inFlight),
   };
@@ -106,6 +107,7 @@ export function resetSimulator(sim: SimulatorContext): void {
   sim.calls.clear();
   sim.throttling.reset();
   if (sim.seeded) seedDemo(sim.state);
+  resetNetwork(sim);
 }
 
 /** GET/PUT /_sim/config: the settings and the throttling configuration. */
@@ -240,5 +242,5 @@ export function buildControlRouter(): Router<Route> {
       sim.state.deleteScaleSetNow(requireScaleSet(sim, params.resourceGroup, params.name));
       send(ctx, 204);
     });
-  return addKindControlRoutes(routes, P).map((handler): Route => ({ handler }));
+  return addKindControlRoutes(addNetworkControlRoutes(routes, P), P).map((handler): Route => ({ handler }));
 }

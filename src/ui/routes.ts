@@ -110,7 +110,9 @@ function view(task: Task, principal: Principal, progress: TaskProgress, accounts
     targets: task.operations.map((o) => {
       const d = o.description;
       const account = accountOfOperation(o) ?? "";
-      const resourceGroup = str(d.resourceGroup) ?? accounts.get(account)?.defaultResourceGroup;
+      // Where the service looks for it: the one rule of accounts.resolve (the account's setting, else {application}-{region}).
+      const located = str(d.resourceGroup) ? undefined : accounts.resolve({ credentials: account, region: str(d.region) ?? "", serverGroupName: str(d.serverGroupName) ?? "" });
+      const resourceGroup = str(d.resourceGroup) ?? (located?.ok ? located.ref.resourceGroup : undefined);
       return { operation: o.name, account, region: str(d.region) ?? "", ...(resourceGroup ? { resourceGroup } : {}), serverGroupName: str(d.serverGroupName) ?? "" };
     }),
     operationIndex: task.operationIndex,
