@@ -106,6 +106,8 @@ t.test("store cut while tasks run: 503 with Retry-After, /ready not ready at onc
     TASK_LEASE_MS: String(LEASE_MS),
     TASK_CLAIM_INTERVAL_MS: "200",
     LRO_POLL_INTERVAL_MS: "50",
+    // Azure's Retry-After is whole seconds; the simulator's writes here last milliseconds.
+    LRO_MAX_POLL_INTERVAL_MS: "50",
     RETRY_BUSY_POLL_INTERVAL_MS: "50",
     READY_CACHE_MS: "60000",
   });

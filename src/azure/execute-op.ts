@@ -11,7 +11,7 @@ import type { RetryConfig } from "../config.ts";
 import { ClassifiedError, describeArmFailure, failureLabel, OperationError, type ArmFailure } from "./arm-failure.ts";
 import { decideBusyWait, decideRetry, formatDuration, isRetryableKind } from "./retry-policy.ts";
 import { confirmation, isBusy, isFailed, suspiciousRead } from "./scale-set-state.ts";
-import { storedStep, type ScaleSetGateway, type ScaleSetSnapshot, type StoredWriteStep, type WriteStep } from "./vmss-gateway.ts";
+import { guardLabel, guardOf, storedStep, type ScaleSetGateway, type ScaleSetSnapshot, type StoredWriteStep, type WriteStep } from "./vmss-gateway.ts";
 
 /**
  * What a planner asks for: nothing more to do, a write, or to wait and plan again on a fresh read (the state is
@@ -338,8 +338,7 @@ async function writeThenRead<R>(
 ): Promise<ScaleSetSnapshot> {
   // Before a write is a safe point to stop; once Azure accepted it, it is followed to its end first.
   clock.stopIfCanceled(`before writing: ${step.summary}`);
-  const guard = step.kind === "update" || step.kind === "delete" ? ` (If-Match ${etag ?? "none"})` : step.kind === "create" ? " (If-None-Match *)" : "";
-  input.log(`${prefix}: ${step.summary}${guard}`);
+  input.log(`${prefix}: ${step.summary}${guardLabel(guardOf(step.kind, etag))}`);
   await input.onCheckpoint?.({ attempt });
   const stored = storedStep(step);
   const written = await input.gateway.write(step, etag, {

@@ -9,7 +9,7 @@ import { describeArmFailure, failureLabel } from "./arm-failure.ts";
 import { OperationFailedError, type ScaleSetPlanner } from "./execute-op.ts";
 import { decideRetry } from "./retry-policy.ts";
 import { isBusy } from "./scale-set-state.ts";
-import type { ScaleSetGateway, WriteStep } from "./vmss-gateway.ts";
+import { guardOf, type ScaleSetGateway, type WriteStep } from "./vmss-gateway.ts";
 
 export interface ObserveOptions {
   retry: RetryConfig;
@@ -74,7 +74,8 @@ export async function planWithoutWriting<R>(gateway: ScaleSetGateway, planner: S
   const step = planner.plan(snapshot);
   if (step.kind === "done") return { read, unchanged: step.summary, ...(busy ? { busy } : {}) };
   if (step.kind === "wait") return { read, unchanged: `a run would wait before writing: ${step.summary}`, ...(busy ? { busy } : {}) };
-  // The If-Match a write carries: the ETag of the read it was planned on (executeOp's attempt; a delete is conditional too).
-  const ifMatch = step.kind === "update" || step.kind === "delete" ? (snapshot.etag ?? "none") : undefined;
+  // The If-Match the write would carry (guardOf): the ETag of the read it was planned on.
+  const guard = guardOf(step.kind, snapshot.etag);
+  const ifMatch = "ifMatch" in guard ? (guard.ifMatch ?? "none") : undefined;
   return { read, write: { kind: step.kind, summary: step.summary, ...(ifMatch !== undefined ? { ifMatch } : {}) }, ...(busy ? { busy } : {}) };
 }

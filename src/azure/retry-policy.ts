@@ -15,7 +15,8 @@ export function isRetryableKind(kind: FailureKind): boolean {
 
 /**
  * The retry profile of a read that a poller or a person waits on (the Clouddriver reads, GET /azure/serverGroups, a
- * dry run): a few quick attempts, not a deployment's patience.
+ * dry run): not a deployment's patience. At most 20 s, Azure's "not now" (isRetriedUntilDeadline) included, and
+ * three attempts for the rest; a Retry-After longer than what is left is passed on to the caller (a 503's).
  */
 export function readRetry(config: RetryConfig): RetryConfig {
   return { ...config, maxAttempts: Math.min(config.maxAttempts, 3), deadlineMs: Math.min(config.deadlineMs, 20_000) };
