@@ -80,6 +80,8 @@ export interface VmAdminConfig {
 export interface RetryConfig {
   /** Attempts per operation, the first included; only a floor for 429, 408, 5xx and network failures (retry-policy.ts). */
   maxAttempts: number;
+  /** maxAttempts bounds every failure, Azure's "not now" included: a read someone waits on (readRetry). Not from the environment. */
+  attemptsBoundEverything?: boolean;
   /** Wall-clock bound for one operation, all attempts and waits included. */
   deadlineMs: number;
   /** First backoff after a conflict (409/412): a write lock clears within one write's duration, so start small. */
