@@ -75,6 +75,19 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     description: "revision: grows with every change a reader sees, so that readers can keep what they built from a task",
     sql: `ALTER TABLE tasks ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;`,
   },
+  {
+    version: 5,
+    description: "task_ready and task_wakes: a claim looks at the tasks that may go first, not at every task waiting",
+    sql: `
+      CREATE TABLE task_ready (
+        task_seq INTEGER PRIMARY KEY REFERENCES tasks (seq) ON DELETE CASCADE
+      );
+      CREATE TABLE task_wakes (
+        scale_set TEXT PRIMARY KEY
+      );
+      INSERT INTO task_ready (task_seq) SELECT seq FROM tasks WHERE state IN ('queued', 'running');
+    `,
+  },
 ];
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -135,6 +148,19 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     version: 4,
     description: "revision: grows with every change a reader sees, so that readers can keep what they built from a task",
     sql: `ALTER TABLE tasks ADD COLUMN revision bigint NOT NULL DEFAULT 1;`,
+  },
+  {
+    version: 5,
+    description: "task_ready and task_wakes: a claim looks at the tasks that may go first, not at every task waiting",
+    sql: `
+      CREATE TABLE task_ready (
+        task_seq bigint PRIMARY KEY REFERENCES tasks (seq) ON DELETE CASCADE
+      );
+      CREATE TABLE task_wakes (
+        scale_set text PRIMARY KEY
+      );
+      INSERT INTO task_ready (task_seq) SELECT seq FROM tasks WHERE state IN ('queued', 'running');
+    `,
   },
 ];
 
