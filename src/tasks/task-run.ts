@@ -9,6 +9,7 @@
 // The decisions are task-outcome.ts's, the writes task-journal.ts's; this file acts on them.
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { observeArmResponses } from "../azure/arm-observer.ts";
+import { armWaitLine } from "../azure/arm-budget.ts";
 import { executeOp, OperationCanceledError, type Checkpoint } from "../azure/execute-op.ts";
 import type { AnyOperation, LocatedDescription, TaskOrigin } from "../operations/operation.ts";
 import { describeResult, type OperationResult } from "../operations/server-group-state.ts";
@@ -60,7 +61,11 @@ export class TaskRun {
   readonly #results: OperationResult[];
   readonly #stored: StoredCheckpoint;
   #armCalls: number;
-  readonly #countCalls = { onArmResponse: () => void this.#armCalls++ };
+  readonly #countCalls = {
+    onArmResponse: () => void this.#armCalls++,
+    // A call of this task waits for the ARM budget: the task says so.
+    onArmWait: (wait: { budget: string; waitMs: number }) => this.#log(phaseOf(this.#ctx.operation), armWaitLine(wait)),
+  };
 
   constructor(deps: TaskRunDeps, owner: string, task: Task, interrupt: AbortController, cancel: AbortSignal) {
     this.#deps = deps;
