@@ -22,6 +22,9 @@ import { startSimulator } from "../src/simulator/simulator.ts";
 import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
 import { freePort, SIMULATOR_CA_FILE, startChildService, type ChildService } from "../test/helpers/child-service.ts";
 import { makespanChart } from "./chart.ts";
+import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
+import type { TaskStore } from "../src/tasks/task-store.ts";
+import { AZURE_ARM_BUDGETS, budgetFigures, chargeOf } from "../src/azure/arm-budget.ts";
 import { holdWaiters, WAITERS } from "./waiters.ts";
 
 const execFileAsync = promisify(execFile);
@@ -32,8 +35,16 @@ const OUT = args.includes("--out") ? args[args.indexOf("--out") + 1] : HERE;
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 const sizes = SMOKE
-  ? { D: 40, pollHint: 20, ks: [1, 2], cpuTasks: 6, sets: 4, perSet: 2, submissions: 20, readSeconds: 0.3, storeTasks: 50, startRounds: 1 }
-  : { D: 500, pollHint: 25, ks: [1, 5, 10, 20], cpuTasks: 300, sets: 1000, perSet: 5, submissions: 2000, readSeconds: 3, storeTasks: 10_000, startRounds: 3 };
+  ? { D: 40, pollHint: 20, ks: [1, 2], cpuTasks: 6, sets: 4, perSet: 2, submissions: 20, readSeconds: 0.3, storeTasks: 50, startRounds: 1, claimQueue: [10, 100], claimRounds: 5 }
+  : { D: 500, pollHint: 25, ks: [1, 5, 10, 20], cpuTasks: 300, sets: 1000, perSet: 5, submissions: 2000, readSeconds: 3, storeTasks: 10_000, startRounds: 3, claimQueue: [10, 10_000], claimRounds: 60 };
+/**
+ * The fleet: scale sets and operations in one subscription, 3 replicas on PostgreSQL, the simulator at Azure's
+ * throttling figures at a time scale chosen so that the subscription's budget bounds the run at about `boundS`
+ * seconds. FLEET_SETS / FLEET_OPS scale it down on a small machine (reported with the figures).
+ */
+const fleetSizes = SMOKE
+  ? { sets: 4, ops: 12, replicas: 3, boundS: 2 }
+  : { sets: Number(process.env.FLEET_SETS ?? 1000), ops: Number(process.env.FLEET_OPS ?? 5000), replicas: 3, boundS: Number(process.env.FLEET_BOUND_S ?? 40) };
 const THROUGHPUT_D = SMOKE ? 20 : 50;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -235,6 +246,119 @@ function cpuShare(): number {
   return (cpu.user + cpu.system) / 1000 / (performance.now() - t0);
 }
 
+
+// ---- 9. Claim cost with a deep queue against a shallow one ----
+/**
+ * The median time of a claim that takes one task on a free scale set, while `queued` tasks wait behind a running one
+ * on another: what every task's end costs a replica. The store alone, in this process.
+ */
+async function claimCost(store: TaskStore, queued: number): Promise<number> {
+  const op = { name: "resizeServerGroup", description: resize("claim", 2) };
+  await store.create({ operations: [op], scaleSets: ["bench/rg/busy"] });
+  for (let i = 0; i < queued; i += 500) {
+    await Promise.all(Array.from({ length: Math.min(500, queued - i) }, () => store.create({ operations: [op], scaleSets: ["bench/rg/busy"] })));
+  }
+  const running = await store.claim("bench", 3_600_000, 10);
+  if (running.length !== 1) throw new Error(`claim cost: expected the head of the queue, got ${running.length}`);
+  const times: number[] = [];
+  for (let i = 0; i < sizes.claimRounds; i++) {
+    await store.create({ operations: [op], scaleSets: [`bench/rg/free-${i}`] });
+    const t0 = performance.now();
+    const got = await store.claim("bench", 3_600_000, 10);
+    times.push(performance.now() - t0);
+    if (got.length !== 1) throw new Error(`claim cost: expected the free task, got ${got.length}`);
+    await store.update("bench", got[0].id, { state: "succeeded", finishedAtMs: Date.now() });
+  }
+  await store.close();
+  return median(times);
+}
+
+// ---- 10. The fleet: one subscription's budget shared by 3 replicas ----
+/** The bound a subscription's budget sets on a run: per bucket, the calls beyond its burst over its refill rate. */
+function budgetBoundMs(calls: { method: string; path: string; ifMatch: string | null }[], refillScale: number): { boundMs: number; bucket: string; perBucket: Record<string, number> } {
+  const figures = budgetFigures({ refillScale });
+  const counts = new Map<string, { n: number; burst: number; perMinute: number }>();
+  for (const c of calls) {
+    const request = { url: `https://arm.invalid${c.path}`, method: c.method, headers: { get: (h: string) => (h === "if-match" ? (c.ifMatch ?? undefined) : undefined) } };
+    const charge = chargeOf(request as never, figures);
+    for (const b of charge?.buckets ?? []) {
+      const entry = counts.get(b.key) ?? { n: 0, burst: b.figures.burst, perMinute: b.figures.refillPerMinute };
+      entry.n++;
+      counts.set(b.key, entry);
+    }
+  }
+  let boundMs = 0;
+  let bucket = "";
+  const perBucket: Record<string, number> = {};
+  for (const [key, { n, burst, perMinute }] of counts) {
+    const ms = (Math.max(0, n - burst) * 60_000) / perMinute;
+    if (!key.includes("/", key.indexOf("/") + 1) || key.includes("arm:")) perBucket[key.slice(key.indexOf("/") + 1)] = n;
+    if (ms > boundMs) [boundMs, bucket] = [ms, key.slice(key.indexOf("/") + 1)];
+  }
+  return { boundMs, bucket, perBucket };
+}
+
+async function fleet(shared: boolean, timeScale: number) {
+  const databaseUrl = await database();
+  const env = {
+    TASK_STORE: "postgres",
+    DATABASE_URL: databaseUrl,
+    // The simulator's time scale: the budget refills as fast as the simulator's buckets.
+    SIMULATOR_TIME_SCALE: String(timeScale),
+    ARM_BUDGET_REFILL_SCALE: String(1 / timeScale),
+    ARM_BUDGET_SHARED: String(shared),
+    LOG_LEVEL: "warn",
+  };
+  const replicas = await Promise.all(Array.from({ length: fleetSizes.replicas }, (_, i) => service({ ...env, REPLICA_ID: `fleet-${shared ? "shared" : "apart"}-${i}` })));
+  for (let i = 0; i < fleetSizes.sets; i++) await control.putScaleSet("demo-rg", `fleet-${i}`, { capacity: 1, loadBalanced: false });
+  // Full buckets, Azure's figures, at the fleet's time scale; only this run's calls in the log.
+  await control.setConfig({ timeScale } as never);
+  await control.setThrottling({ enabled: true, scale: 1, policies: {} });
+  await control.clearCalls();
+  const t0 = Date.now();
+  const ids: string[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < fleetSizes.ops) {
+        const i = next++;
+        const via = replicas[i % replicas.length];
+        const name = `fleet-${i % fleetSizes.sets}`;
+        const kind = Math.floor(i / fleetSizes.sets) % 3;
+        const body = { credentials: "demo", region: "eastus", serverGroupName: name };
+        const res =
+          kind === 0
+            ? await via.api("POST", "/azure/ops/resizeServerGroup", resize(name, 2 + (i % 2)))
+            : await via.api("POST", `/azure/ops/${kind === 1 ? "disableServerGroup" : "enableServerGroup"}`, body);
+        if (res.status !== 202) throw new Error(`fleet submit ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+        ids[i] = res.body.id;
+      }
+    }),
+  );
+  const tasks = await waitAll(replicas[0], ids, 100);
+  const end = Math.max(...tasks.map((t) => t.endTimeMs));
+  const calls = await control.calls();
+  const refillScale = 1 / timeScale;
+  const bound = budgetBoundMs(calls, refillScale);
+  for (const r of replicas) await stop(r);
+  await control.setThrottling({ enabled: false });
+  return {
+    shared,
+    scaleSets: fleetSizes.sets,
+    operations: fleetSizes.ops,
+    replicas: fleetSizes.replicas,
+    makespanMs: end - t0,
+    budgetBoundMs: Math.round(bound.boundMs),
+    boundingBucket: bound.bucket,
+    // A run that fits in the buckets' bursts has no bound from the budget (at smoke sizes): 0.
+    ratio: bound.boundMs > 0 ? (end - t0) / bound.boundMs : 0,
+    armCalls: calls.length,
+    throttled: calls.filter((c) => c.status === 429).length,
+    failedTasks: tasks.filter((t) => t.status.failed).length,
+    callsPerSubscriptionBucket: bound.perBucket,
+  };
+}
+
 const results: Record<string, unknown> = {};
 const shareAtStart = cpuShare();
 try {
@@ -414,6 +538,37 @@ try {
   const startup = { fullStoreMs: median(startFull), emptyStoreMs: median(startEmpty), tasksInStore: sizes.storeTasks, ratio: median(startFull) / 600 };
   log(`start to /health: ${startup.fullStoreMs.toFixed(0)} ms with ${sizes.storeTasks} tasks, ${startup.emptyStoreMs.toFixed(0)} ms empty`);
 
+  // 9. Claim cost: 10,000 tasks queued behind a busy scale set against 10, on PostgreSQL and SQLite.
+  const claimMs: Record<string, Record<number, number>> = { postgres: {}, sqlite: {} };
+  for (const queued of sizes.claimQueue) {
+    const url = await database();
+    claimMs.postgres[queued] = await claimCost(await PostgresTaskStore.open({ connectionString: url }), queued);
+    claimMs.sqlite[queued] = await claimCost(await SqliteTaskStore.open({ dataDir: tempDir() }), queued);
+  }
+  const [shallow, deep] = sizes.claimQueue;
+  const claims = {
+    queued: sizes.claimQueue,
+    postgresMs: claimMs.postgres,
+    sqliteMs: claimMs.sqlite,
+    postgresRatio: claimMs.postgres[deep] / claimMs.postgres[shallow],
+    sqliteRatio: claimMs.sqlite[deep] / claimMs.sqlite[shallow],
+  };
+  log(`claim with ${deep} queued / ${shallow} queued: PostgreSQL ${claims.postgresRatio.toFixed(2)}, SQLite ${claims.sqliteRatio.toFixed(2)}`);
+
+  // 10. The fleet, budget shared and not: the time scale makes the subscription's ARM write budget (1,200 a burst,
+  // 20 a minute) bound the run at about boundS seconds.
+  const timeScaleBefore = (await control.getConfig() as unknown as { timeScale: number }).timeScale;
+  await setWriteDuration(THROUGHPUT_D);
+  const azureBoundMs = (Math.max(0, fleetSizes.ops - AZURE_ARM_BUDGETS.writes.burst) * 60_000) / AZURE_ARM_BUDGETS.writes.refillPerMinute;
+  const fleetTimeScale = azureBoundMs > 0 ? (fleetSizes.boundS * 1000) / azureBoundMs : 0.001;
+  const fleetShared = await fleet(true, fleetTimeScale);
+  log(`fleet, budget shared: ${fleetShared.makespanMs} ms against a bound of ${fleetShared.budgetBoundMs} ms (${fleetShared.boundingBucket}), ${fleetShared.throttled} × 429`);
+  const fleetApart = await fleet(false, fleetTimeScale);
+  log(`fleet, each replica its own budget: ${fleetApart.makespanMs} ms, ${fleetApart.throttled} × 429`);
+  await control.setConfig({ timeScale: timeScaleBefore } as never);
+  await control.setThrottling({ enabled: true });
+  const fleetResult = { timeScale: fleetTimeScale, shared: fleetShared, apart: fleetApart };
+
   const one20 = makespanOne.at(-1)!;
   const two20 = makespanTwo.at(-1)!;
   const table = [
@@ -429,6 +584,10 @@ try {
     { figure: `GET /task/{id} with ${WAITERS} ?wait= requests held / with none`, measured: waiting.ratio, target: "≥ 0.9", met: waiting.ratio >= 0.9 && waiting.heldTaskStillRunning, detail: `${waiting.withWaitersPerSecond.toFixed(0)}/s against ${waiting.withoutPerSecond.toFixed(0)}/s; the waited task ${waiting.heldTaskStillRunning ? "was still running" : "ENDED during the measurement"}` },
     { figure: "submissions per second, SQLite (/ 1,500)", measured: submissions.sqlitePerSecond / 1500, target: "≥ 1", met: submissions.sqlitePerSecond >= 1500, detail: `${submissions.sqlitePerSecond.toFixed(0)}/s` },
     { figure: "submissions per second, PostgreSQL (/ 1,000)", measured: submissions.postgresPerSecond / 1000, target: "≥ 1", met: submissions.postgresPerSecond >= 1000, detail: `${submissions.postgresPerSecond.toFixed(0)}/s` },
+    { figure: `fleet: ${fleetShared.operations} operations on ${fleetShared.scaleSets} scale sets, ${fleetShared.replicas} replicas on PostgreSQL, Azure's limits: makespan / budget bound`, measured: fleetShared.ratio, target: "≤ 1.1, 0 × 429", met: fleetShared.ratio <= 1.1 && fleetShared.throttled === 0, detail: `${(fleetShared.makespanMs / 1000).toFixed(1)} s against ${(fleetShared.budgetBoundMs / 1000).toFixed(1)} s (${fleetShared.boundingBucket}); ${fleetShared.throttled} × 429, ${fleetShared.armCalls} ARM calls, ${fleetShared.failedTasks} failed` },
+    { figure: "the same with each replica its own budget (ARM_BUDGET_SHARED=false)", measured: fleetApart.ratio, target: "reported beside it", met: null, detail: `${(fleetApart.makespanMs / 1000).toFixed(1)} s; ${fleetApart.throttled} × 429, ${fleetApart.armCalls} ARM calls, ${fleetApart.failedTasks} failed` },
+    { figure: `claim with ${deep} tasks queued / with ${shallow}, PostgreSQL`, measured: claims.postgresRatio, target: "≤ 1.5", met: claims.postgresRatio <= 1.5, detail: `${claimMs.postgres[deep].toFixed(2)} ms against ${claimMs.postgres[shallow].toFixed(2)} ms` },
+    { figure: `the same, SQLite`, measured: claims.sqliteRatio, target: "≤ 1.5", met: claims.sqliteRatio <= 1.5, detail: `${claimMs.sqlite[deep].toFixed(2)} ms against ${claimMs.sqlite[shallow].toFixed(2)} ms` },
     { figure: `start to first /health, ${sizes.storeTasks} tasks in the store (/ 0.6 s)`, measured: startup.ratio, target: "≤ 1", met: startup.ratio <= 1, detail: `${startup.fullStoreMs.toFixed(0)} ms (empty store ${startup.emptyStoreMs.toFixed(0)} ms)` },
   ];
   Object.assign(results, {
@@ -453,6 +612,8 @@ try {
     throughput,
     submissions,
     startup,
+    claims,
+    fleet: fleetResult,
   });
   mkdirSync(OUT, { recursive: true });
   writeFileSync(join(OUT, "results.json"), JSON.stringify(results, null, 2) + "\n");
