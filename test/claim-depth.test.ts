@@ -41,22 +41,22 @@ async function withSchema(t: Test, queued: number) {
   await Promise.all(Array.from({ length: queued }, () => store.create({ operations: [op], scaleSets: ["sub/rg/busy"] })));
   const running = await store.claim("r", 60_000, 100);
   t.equal(running.length, 2, "the first of each scale set is claimed; the queue waits");
-  await admin.query(`ANALYZE "${schema}".tasks, "${schema}".task_scale_sets, "${schema}".task_ready`);
   return { schema, store, admin, running };
 }
 
 /** Runs the claim under EXPLAIN ANALYZE and rolls it back: the plan, with what each node read. */
 async function claimPlan(admin: pg.Client, schema: string): Promise<PlanNode> {
   const q = (n: string) => `"${schema}".${n}`;
-  const [lock, claim] = claimSql(
+  const statements = claimSql(
     { schema, tasks: q("tasks"), scaleSets: q("task_scale_sets"), ready: q("task_ready"), wakes: q("task_wakes"), columns: "t.id" },
     "explain",
     60_000,
     10,
-  ).split(/;\n/);
+  ).split(/;\s*/).filter((x) => x.trim());
+  const claim = statements.pop()!;
   await admin.query("BEGIN");
   try {
-    await admin.query(lock);
+    for (const statement of statements) await admin.query(statement);
     if (process.env.SHOW_PLAN) console.error((await admin.query(`EXPLAIN (ANALYZE) ${claim}`)).rows.map((r) => r["QUERY PLAN"]).join("\n"));
     const { rows } = await admin.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${claim}`);
     return (rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0].Plan;
@@ -121,7 +121,10 @@ t.test("a store migrated from before task_ready: its waiting and running tasks a
   const c = (await before.create({ operations: [op], scaleSets: ["sub/rg/c"] })).task;
   await before.close();
   // Back to schema version 4, as a store written by the version before this migration.
-  await admin.query(`DROP TABLE "${schema}".task_ready, "${schema}".task_wakes; DELETE FROM "${schema}".schema_migrations WHERE version >= 5`);
+  await admin.query(
+    `DROP TABLE "${schema}".task_ready, "${schema}".task_wakes, "${schema}".arm_budget; DROP FUNCTION "${schema}".arm_budget_take;
+     DELETE FROM "${schema}".schema_migrations WHERE version >= 5`,
+  );
   const after = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
   t.teardown(() => after.close());
   t.same((await after.claim("r", 60_000, 10)).map((x) => x.id), [a.id, c.id], "the first of each scale set");

@@ -50,12 +50,19 @@ export interface ScaleSetPlanner<R> {
    * result() of that read to the failure: what Azure did bring up (a create that ran out of allocation).
    */
   resultOnFailure?: boolean;
+  /**
+   * What the plan learned that a process taking over must know too (JSON; e.g. why a rolling upgrade stopped
+   * surging): written with every checkpoint, and given back to the planner of the run that resumes it.
+   */
+  memory?(): unknown;
 }
 
 export interface Checkpoint {
   attempt: number;
   /** The write in flight and its serialized poller, when one was accepted and has not ended. */
   inFlight?: { step: StoredWriteStep; poller: string };
+  /** The planner's memory (ScaleSetPlanner.memory), when it has one. */
+  planner?: unknown;
 }
 
 /** How one attempt ended: for metrics and logs (the retry decision itself stays in retry-policy.ts). */
@@ -151,7 +158,13 @@ interface Progress {
   writesEnded: string[];
 }
 
-export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
+export async function executeOp<R>(given: ExecuteOpInput<R>): Promise<R> {
+  // Every checkpoint carries what the planner learned so far.
+  const memory = given.planner.memory?.bind(given.planner);
+  const input: ExecuteOpInput<R> =
+    memory && given.onCheckpoint
+      ? { ...given, onCheckpoint: (c) => given.onCheckpoint!({ ...c, ...(memory() !== undefined ? { planner: memory() } : {}) }) }
+      : given;
   const { gateway, retry, log, signal } = input;
   const now = input.now ?? Date.now;
   const random = input.random ?? Math.random;

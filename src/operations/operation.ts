@@ -56,6 +56,8 @@ export interface Prepared {
 export interface RunContext {
   origin: TaskOrigin;
   prepared?: Prepared;
+  /** The planner's memory from the checkpoint of an earlier run of this operation (ScaleSetPlanner.memory). */
+  memory?: unknown;
 }
 
 /** Keeps each operation file's types exact while the registry holds them side by side. */

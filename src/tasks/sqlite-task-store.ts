@@ -39,6 +39,7 @@ const started = (t: string) => `(${t}.state = 'running' OR ${t}.lease_owner IS N
  * that its cost does not grow with the queue behind t. A task that has not started waits for any earlier task on the
  * scale set (the first row of an index range on (scale_set, task_seq)) and for any started one (the scale sets of
  * the started tasks, all in task_ready, collected once per claim); a started task only for an earlier started one.
+ * CROSS JOIN keeps SQLite's join order: from task_ready, never from an index of every queued task.
  */
 const BLOCKED = `EXISTS (
   SELECT 1 FROM task_scale_sets mine
@@ -47,7 +48,7 @@ const BLOCKED = `EXISTS (
                  WHERE o.scale_set = mine.scale_set AND o.task_seq < t.seq AND ${started("u")})
     ELSE (SELECT min(o.task_seq) FROM task_scale_sets o WHERE o.scale_set = mine.scale_set) < t.seq
       OR mine.scale_set IN (
-        SELECT o.scale_set FROM task_ready r JOIN tasks u ON u.seq = r.task_seq JOIN task_scale_sets o ON o.task_seq = r.task_seq
+        SELECT o.scale_set FROM task_ready r CROSS JOIN tasks u ON u.seq = r.task_seq CROSS JOIN task_scale_sets o ON o.task_seq = r.task_seq
         WHERE u.state IN ${CLAIMABLE_SQL} AND ${started("u")}) END)`;
 
 /** A create waiting for its commit: the input as it was when create was called. */
@@ -397,7 +398,7 @@ export class SqliteTaskStore implements TaskStore {
       this.#stmt("DELETE FROM task_wakes").run();
       const claimed = this.#stmt(
         `UPDATE tasks SET lease_owner = ?, lease_expires_at_ms = ?
-         WHERE seq IN (SELECT t.seq FROM task_ready r JOIN tasks t ON t.seq = r.task_seq
+         WHERE seq IN (SELECT t.seq FROM task_ready r CROSS JOIN tasks t ON t.seq = r.task_seq
                        WHERE t.state IN ${CLAIMABLE_SQL} AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ?)
                          AND NOT ${BLOCKED}
                        ORDER BY t.seq LIMIT ?)

@@ -45,6 +45,8 @@ interface LocatedOperation {
   origin: TaskOrigin;
   /** A write accepted before a restart, to follow to its end first. */
   resume: TaskCheckpoint["inFlight"];
+  /** The planner's memory from the checkpoint of an earlier run of this operation. */
+  memory?: unknown;
 }
 
 export class TaskRun {
@@ -158,7 +160,8 @@ export class TaskRun {
     const origin: TaskOrigin = { taskId: task.id, ...(task.clientRequestId !== undefined ? { clientRequestId: task.clientRequestId } : {}) };
     // An operation that names its scale set when it runs (create) does so now, from what Azure lists; a name
     // that turns out taken (another writer created it in between) is chosen again, a bounded number of times.
-    const operation: LocatedOperation = { op, description, ref: located.ref, origin, resume };
+    const memory = task.checkpoint?.operationIndex === index ? task.checkpoint.planner : undefined;
+    const operation: LocatedOperation = { op, description, ref: located.ref, origin, resume, ...(memory !== undefined ? { memory } : {}) };
     for (let naming = 1; ; naming++) {
       try {
         return await this.#execute(index, phase, operation);
@@ -170,7 +173,7 @@ export class TaskRun {
   }
 
   /** One naming of operation `index`: prepare (when it names its scale set), then the harness. */
-  async #execute(index: number, phase: string, { op, description, ref: locatedRef, origin, resume }: LocatedOperation): Promise<OperationResult> {
+  async #execute(index: number, phase: string, { op, description, ref: locatedRef, origin, resume, memory }: LocatedOperation): Promise<OperationResult> {
     const { accounts, config, observer } = this.#deps;
     const log = (line: string) => this.#log(phase, line);
     const prepared = op.prepare
@@ -182,7 +185,7 @@ export class TaskRun {
     return observeArmResponses(this.#countCalls, () =>
       executeOp({
         gateway: accounts.gateway(ref),
-        planner: op.planner(description, ref, { origin, ...(prepared ? { prepared } : {}) }),
+        planner: op.planner(description, ref, { origin, ...(prepared ? { prepared } : {}), ...(memory !== undefined ? { memory } : {}) }),
         retry: config.retry,
         lroPollIntervalMs: config.lroPollIntervalMs,
         log,
@@ -202,7 +205,12 @@ export class TaskRun {
   #checkpoint(index: number, c: Checkpoint): Promise<void> | undefined {
     this.#deps.observer?.checkpoint?.({ ...this.#ctx, attempt: c.attempt }, c);
     this.#ctx.attempt = c.attempt;
-    const checkpoint: TaskCheckpoint = { operationIndex: index, attempt: c.attempt, ...(c.inFlight ? { inFlight: c.inFlight } : {}) };
+    const checkpoint: TaskCheckpoint = {
+      operationIndex: index,
+      attempt: c.attempt,
+      ...(c.inFlight ? { inFlight: c.inFlight } : {}),
+      ...(c.planner !== undefined ? { planner: c.planner } : {}),
+    };
     if (!this.#stored.changedBy(checkpoint)) return;
     return this.#journal.change({ checkpoint, armCalls: this.#armCalls });
   }
