@@ -254,13 +254,15 @@ function cpuShare(): number {
  * The median time of a claim that takes one task on a free scale set, while `queued` tasks wait behind a running one
  * on another: what every task's end costs a replica. The store alone, in this process.
  */
-async function claimCost(store: TaskStore, queued: number): Promise<number> {
+async function claimCost(store: TaskStore, queued: number, settle?: () => Promise<void>): Promise<number> {
   const op = { name: "resizeServerGroup", description: resize("claim", 2) };
   await store.create({ operations: [op], scaleSets: ["bench/rg/busy"] });
   for (let i = 0; i < queued; i += 500) {
     await Promise.all(Array.from({ length: Math.min(500, queued - i) }, () => store.create({ operations: [op], scaleSets: ["bench/rg/busy"] })));
   }
   const running = await store.claim("bench", 3_600_000, 10);
+  // A queue that waits is one that autovacuum has visited: measured in that steady state, not during the visit.
+  await settle?.();
   if (running.length !== 1) throw new Error(`claim cost: expected the head of the queue, got ${running.length}`);
   const times: number[] = [];
   for (let i = 0; i < sizes.claimRounds; i++) {
@@ -371,7 +373,13 @@ try {
     const claimMs: Record<string, Record<number, number>> = { postgres: {}, sqlite: {} };
     for (const queued of sizes.claimQueue) {
       const url = await database();
-      claimMs.postgres[queued] = await claimCost(await PostgresTaskStore.open({ connectionString: url }), queued);
+      const vacuum = async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query("VACUUM ANALYZE tasks, task_scale_sets, task_ready, task_history");
+      await c.end();
+    };
+    claimMs.postgres[queued] = await claimCost(await PostgresTaskStore.open({ connectionString: url }), queued, vacuum);
       claimMs.sqlite[queued] = await claimCost(await SqliteTaskStore.open({ dataDir: tempDir() }), queued);
     }
     const [shallow, deep] = sizes.claimQueue;
@@ -589,7 +597,7 @@ try {
       startEmpty.push(await startToHealth(emptyDir));
       startFull.push(await startToHealth(fullDir));
     }
-    const startup = { fullStoreMs: median(startFull), emptyStoreMs: median(startEmpty), tasksInStore: sizes.storeTasks, ratio: median(startFull) / 600 };
+    const startup = { fullStoreMs: median(startFull), emptyStoreMs: median(startEmpty), tasksInStore: sizes.storeTasks, ratio: median(startFull) / 400 };
     log(`start to /health: ${startup.fullStoreMs.toFixed(0)} ms with ${sizes.storeTasks} tasks, ${startup.emptyStoreMs.toFixed(0)} ms empty`);
 
     const one20 = makespanOne.at(-1)!;
@@ -599,15 +607,15 @@ try {
       { figure: `the same on 2 replicas sharing PostgreSQL`, measured: two20.ratio, target: "≤ 1.2, exactly K writes, 0 refused, last submitted wins", met: two20.ratio <= 1.2 && two20.writes === two20.k && two20.refused === 0 && two20.lastSubmittedWins, detail: `${two20.makespanMs} ms; ${two20.writes} writes, ${two20.refused} refused, last submitted ${two20.lastSubmittedWins ? "wins" : "LOST"}` },
       { figure: `the same ${kMax} changes sent at once by a plain SDK script`, measured: plainBurst.refused, target: "reported beside it", met: null, detail: `${plainBurst.succeeded} succeeded, ${plainBurst.refused} refused with 409` },
       { figure: "ARM calls per uncontended resize / minimum", measured: armCalls.ratio, target: "1 (1 read + 1 write + ⌈D / poll⌉ + 1 final GET + 1 VM list that confirms)", met: armCalls.total <= minimumCalls, detail: `${armCalls.total}: ${breakdown.read} read + ${breakdown.write} write + ${breakdown.poll} polls + ${breakdown.finalGet} final GET and VM list; minimum ${minimumCalls}` },
-      { figure: "service CPU per task / plain SDK script CPU per task", measured: cpu.ratio, target: "≤ 1.5", met: cpu.ratio <= 1.5, detail: `${cpu.serviceMsPerTask.toFixed(2)} ms against ${cpu.plainSdkMsPerTask.toFixed(2)} ms (${sizes.cpuTasks} resizes, D = ${THROUGHPUT_D} ms)` },
+      { figure: "service CPU per task / plain SDK script CPU per task", measured: cpu.ratio, target: "≤ 1.25", met: cpu.ratio <= 1.25, detail: `${cpu.serviceMsPerTask.toFixed(2)} ms against ${cpu.plainSdkMsPerTask.toFixed(2)} ms (${sizes.cpuTasks} resizes, D = ${THROUGHPUT_D} ms)` },
       { figure: `${totalTasks} tasks on ${sizes.sets} scale sets, D = ${THROUGHPUT_D} ms: throughput × CPU per task (cores kept busy)`, measured: throughput.ratio, target: "≥ 0.7", met: throughput.ratio >= 0.7, detail: `${throughput.perSecond.toFixed(0)} tasks/s over ${throughput.wallSeconds.toFixed(1)} s, ${throughput.cpuMsPerTask.toFixed(2)} ms CPU per task` },
-      { figure: "the same: peak RSS (MB)", measured: throughput.peakRssMb, target: "≤ 200", met: throughput.peakRssMb <= 200, detail: `idle ${throughput.idleRssMb.toFixed(0)} MB` },
+      { figure: "the same: peak RSS (MB)", measured: throughput.peakRssMb, target: "≤ 150", met: throughput.peakRssMb <= 150, detail: `idle ${throughput.idleRssMb.toFixed(0)} MB` },
       { figure: "GET /task/{id} / bare fastify, same body", measured: reads.ratio, target: "≥ 0.6", met: reads.ratio >= 0.6, detail: `${reads.servicePerSecond.toFixed(0)}/s against ${reads.bareFastifyPerSecond.toFixed(0)}/s` },
       { figure: "the same, every poll building its answer (TASK_BODY_CACHE_ENTRIES=0)", measured: reads.unkeptRatio, target: "reported beside it", met: null, detail: `${reads.unkeptPerSecond.toFixed(0)}/s` },
       { figure: `GET /task/{id} with ${WAITERS} ?wait= requests held / with none`, measured: waiting.ratio, target: "≥ 0.9", met: waiting.ratio >= 0.9 && waiting.heldTaskStillRunning, detail: `${waiting.withWaitersPerSecond.toFixed(0)}/s against ${waiting.withoutPerSecond.toFixed(0)}/s; the waited task ${waiting.heldTaskStillRunning ? "was still running" : "ENDED during the measurement"}` },
       { figure: "submissions per second, SQLite (/ 1,500)", measured: submissions.sqlitePerSecond / 1500, target: "≥ 1", met: submissions.sqlitePerSecond >= 1500, detail: `${submissions.sqlitePerSecond.toFixed(0)}/s` },
       { figure: "submissions per second, PostgreSQL (/ 1,000)", measured: submissions.postgresPerSecond / 1000, target: "≥ 1", met: submissions.postgresPerSecond >= 1000, detail: `${submissions.postgresPerSecond.toFixed(0)}/s` },
-      { figure: `start to first /health, ${sizes.storeTasks} tasks in the store (/ 0.6 s)`, measured: startup.ratio, target: "≤ 1", met: startup.ratio <= 1, detail: `${startup.fullStoreMs.toFixed(0)} ms (empty store ${startup.emptyStoreMs.toFixed(0)} ms)` },
+      { figure: `start to first /health, ${sizes.storeTasks} tasks in the store (/ 0.4 s)`, measured: startup.ratio, target: "≤ 1", met: startup.ratio <= 1, detail: `${startup.fullStoreMs.toFixed(0)} ms (empty store ${startup.emptyStoreMs.toFixed(0)} ms)` },
       ...newRows,
     ];
     Object.assign(results, {
