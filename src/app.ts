@@ -1,7 +1,7 @@
 // buildApp: the configured service, ready to inject() or listen(). Nothing here listens or reads the environment.
 import Fastify, { type FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { Config } from "./config.ts";
+import { accessControlEnabled, type Config } from "./config.ts";
 import { AccountRegistry } from "./azure/accounts.ts";
 import { createComputeClient } from "./azure/client.ts";
 import { createArmBudget } from "./azure/create-arm-budget.ts";
@@ -9,6 +9,7 @@ import type { ArmBudget } from "./azure/arm-budget.ts";
 import type { ClouddriverForwarder } from "./api/clouddriver-forwarding.ts";
 import { docsRoutes } from "./api/docs.ts";
 import { installErrorHandling } from "./api/errors.ts";
+import { installJsonBodyParser } from "./api/json-body.ts";
 import { openApiOptions } from "./api/openapi.ts";
 import { LazySchemaCompilers } from "./api/schema-compilers.ts";
 import { componentSchemas } from "./api/schemas.ts";
@@ -23,6 +24,7 @@ import { taskRoutes } from "./api/routes/tasks.ts";
 import { RateLimits, rateLimitRoutes } from "./api/routes/rate-limits.ts";
 import { observeAllArmResponses } from "./azure/arm-observer.ts";
 import { RateLimitBudget } from "./azure/rate-limit-budget.ts";
+import { readRetry } from "./azure/retry-policy.ts";
 import { installAccessControl, type RouteAccessInfo } from "./auth/access-control.ts";
 import { ServiceMetrics } from "./observability/metrics.ts";
 import { observabilityRoutes, Readiness } from "./observability/routes.ts";
@@ -36,6 +38,8 @@ import type { TaskStore } from "./tasks/task-store.ts";
 import { TaskRunner } from "./tasks/task-runner.ts";
 import { TaskWaiter } from "./tasks/task-waiter.ts";
 import { TaskBodies } from "./api/task-bodies.ts";
+import { StoreHealth, storeOutageReason, watchStoreOutages } from "./tasks/store-outage.ts";
+import { BacklogMonitor } from "./tasks/backlog.ts";
 
 export interface AppOptions {
   config: Config;
@@ -75,7 +79,9 @@ export interface Service {
 
 export async function buildApp(options: AppOptions): Promise<Service> {
   const { config } = options;
-  const store = options.store ?? new MemoryTaskStore(config.taskRetention);
+  // Every store call watched: an outage answers 503 and makes /ready say so at once (tasks/store-outage.ts).
+  const storeHealth = new StoreHealth();
+  const store = watchStoreOutages(options.store ?? new MemoryTaskStore(config.taskRetention), storeHealth);
   // Every ARM call of this replica's clients takes from the budget first (shared with the other replicas on PostgreSQL).
   const armBudget = options.accounts ? options.armBudget : (options.armBudget ?? (await createArmBudget(config)));
   const accounts = options.accounts ?? (await AccountRegistry.open(config.accounts, (a) => createComputeClient(a, undefined, armBudget)));
@@ -96,22 +102,35 @@ export async function buildApp(options: AppOptions): Promise<Service> {
 
   const budget = new RateLimitBudget();
   let activeTasks = () => 0;
-  const metrics = new ServiceMetrics({ tasksInFlight: () => activeTasks(), throttlingBudget: () => budget.snapshot() });
+  // Past TASK_BACKLOG_LIMIT queued tasks, submissions get 429 with Retry-After (the shedding's, OVERLOAD_RETRY_AFTER_S).
+  const backlog = new BacklogMonitor(store, { limit: config.tasks.backlogLimit, retryAfterSeconds: config.overload.retryAfterSeconds });
+  const metrics = new ServiceMetrics({ tasksInFlight: () => activeTasks(), throttlingBudget: () => budget.snapshot(), backlog: () => backlog.view() });
   const taskLog = new TaskLog(app.log);
   const progress = new TaskProgress();
   const waiter = new TaskWaiter({ store, pollMs: config.tasks.waitPollMs });
+  let runnerOutageLoggedAt = 0;
   const runner = new TaskRunner({
     onRunEnded: (id) => waiter.notify(id),
+    admit: () => backlog.admit(),
     store,
     accounts,
     operations,
     config,
     observer: combineObservers(metrics.taskObserver(), taskLog.observer(), progress.observer()),
-    onInternalError: (err, taskId) => app.log.error({ err, taskId }, "task failed with an internal error"),
+    onInternalError: (err, taskId) => {
+      const outage = storeOutageReason(err);
+      if (outage === undefined) app.log.error({ err, taskId }, taskId ? "task failed with an internal error" : "task runner: internal error");
+      else if (taskId) app.log.warn({ reason: outage, err: (err as Error).message, taskId }, "a write of the task to the task store failed: its run stops here, and the task is handed back (its lease released) as soon as the store answers, to go on from its last checkpoint");
+      else if (storeHealth.lastSuccessAtMs > runnerOutageLoggedAt || Date.now() - runnerOutageLoggedAt >= 30_000) {
+        // Claims and renewals fail every TASK_CLAIM_INTERVAL_MS while the store is down: once per outage, then every 30 s.
+        runnerOutageLoggedAt = Date.now();
+        app.log.warn({ reason: outage, err: (err as Error).message }, "task runner: the task store is unavailable; claims and lease renewals resume when it answers");
+      }
+    },
   });
 
   activeTasks = () => runner.active;
-  installErrorHandling(app);
+  installErrorHandling(app, { bodyLimitBytes: config.bodyLimitBytes });
   app.addHook("onResponse", async (request, reply) => {
     metrics.httpResponses.inc({ method: request.method, route: request.routeOptions.url ?? "unmatched", status: String(reply.statusCode) });
   });
@@ -123,8 +142,10 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   });
   const routes = installAccessControl(app, config.access);
   await installOverloadProtection(app, config.overload);
-  // JSON only: anything else is a 415, not a string that fails validation later.
+  // JSON only: anything else is a 415, not a string that fails validation later; UTF-8 only, nested no deeper than
+  // BODY_MAX_DEPTH (checked before anything walks the body).
   app.removeContentTypeParser("text/plain");
+  installJsonBodyParser(app, { maxDepth: config.bodyMaxDepth, keepRaw: config.clouddriver !== undefined });
   // After access control: what is forwarded to Clouddriver needs the same credentials as what is served here.
   // Loaded only when configured: it brings undici, whose loading is a tenth of start-up.
   let forwarder: ClouddriverForwarder | undefined;
@@ -138,7 +159,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
 
   if (options.generateOpenApi) await app.register((await import("@fastify/swagger")).default, openApiOptions);
   await app.register(docsRoutes);
-  await app.register(healthRoutes, { runner, accounts: accounts.names(), operations: [...operations.keys()] });
+  await app.register(healthRoutes, { runner, accounts: accounts.names(), operations: [...operations.keys()], detailsNeedCredentials: accessControlEnabled(config.access) });
   await app.register(operationRoutes, {
     operations,
     accounts,
@@ -146,6 +167,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     maxOperationsPerTask: 50,
     forwarder,
     waiter,
+    readRetry: readRetry(config.retry),
     onSubmitted: (taskId, created, principal, ops) => {
       if (created) metrics.tasksSubmitted.inc();
       taskLog.submitted(taskId, principal, ops, created);
@@ -157,7 +179,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   // One read cache for the Clouddriver reads; every gateway feeds it its fresh reads and invalidates it on writes.
   const reads = new ScaleSetReads(accounts, {
     ttlMs: config.readCacheTtlMs,
-    retry: { ...config.retry, maxAttempts: Math.min(config.retry.maxAttempts, 3), deadlineMs: Math.min(config.retry.deadlineMs, 20_000) },
+    retry: readRetry(config.retry),
     // A read that joins one under way costs Azure nothing either: a hit.
     onLookup: (result) => metrics.readCache.inc({ result: result === "miss" ? "miss" : "hit" }),
   });
@@ -172,7 +194,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     if (!options.armBudget) await armBudget?.close();
   });
   await app.register(uiRoutes, { store, progress, accounts });
-  await app.register(observabilityRoutes, { metrics, store, accounts, readyCacheMs: config.observability.readyCacheMs, probeTimeoutMs: config.observability.readyTimeoutMs });
+  await app.register(observabilityRoutes, { metrics, store, storeHealth, backlog, accounts, readyCacheMs: config.observability.readyCacheMs, probeTimeoutMs: config.observability.readyTimeoutMs });
   await app.register(rateLimitRoutes, { budget, accounts });
   await app.ready();
   runner.start();

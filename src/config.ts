@@ -54,7 +54,7 @@ export interface AccountConfig {
 }
 
 export interface RetryConfig {
-  /** Attempts per operation, the first included. */
+  /** Attempts per operation, the first included; only a floor for 429, 408, 5xx and network failures (retry-policy.ts). */
   maxAttempts: number;
   /** Wall-clock bound for one operation, all attempts and waits included. */
   deadlineMs: number;
@@ -69,7 +69,7 @@ export interface RetryConfig {
   busyPollIntervalMs: number;
   /** Backoff used for 429 when Azure sends no Retry-After. */
   throttleDefaultDelayMs: number;
-  /** No single wait is longer than this (Retry-After included, as long as the deadline allows it). */
+  /** No computed backoff is longer than this; Azure's Retry-After is honoured in full, within the deadline. */
   maxDelayMs: number;
   /**
    * The share of a scale set's read budget that one task may spend while it waits out another writer (0-1]. The
@@ -120,6 +120,8 @@ export interface TasksConfig {
   waitPollMs: number;
   /** GET /task/{id}: answers kept, per task, until its revision changes (0: none). */
   bodyCacheEntries: number;
+  /** Submissions get 429 while this many tasks wait to start (TASK_BACKLOG_LIMIT; 0: no limit). */
+  backlogLimit: number;
 }
 
 /** A Clouddriver that answers everything this service does not serve (other clouds, other operations, its tasks). */
@@ -130,6 +132,8 @@ export interface ClouddriverConfig {
   connectTimeoutMs: number;
   /** How long to wait for the response headers, and at most between two chunks of a body. */
   timeoutMs: number;
+  /** Authorization header value for Clouddriver (CLOUDDRIVER_AUTHORIZATION); callers' own are never forwarded. */
+  authorization?: string;
 }
 
 /** Who may call the API: one principal, the accounts it may act on, and whether it may only read. */
@@ -162,12 +166,19 @@ export interface Config {
   host: string;
   port: number;
   bodyLimitBytes: number;
+  /** Deepest nesting of arrays and objects in a JSON body (BODY_MAX_DEPTH); deeper is a 400 before parsing. */
+  bodyMaxDepth: number;
   logLevel: string;
   simulator: ServiceSimulatorConfig;
   accounts: AccountConfig[];
   retry: RetryConfig;
   /** Delay before the first poll of a long-running operation; later polls follow the Retry-After Azure sends. */
   lroPollIntervalMs: number;
+  /**
+   * The longest wait between polls, whatever Retry-After says (LRO_MAX_POLL_INTERVAL_MS, default 120 s). Azure's
+   * Retry-After is whole seconds; against a simulator whose writes last milliseconds, tests set this low.
+   */
+  lroMaxPollIntervalMs: number;
   /** How many finished tasks the in-memory store keeps. */
   taskRetention: number;
   store: StoreConfig;
@@ -330,10 +341,12 @@ function onSimulator(account: AccountConfig, sim: ServiceSimulatorConfig): boole
 function loadAccess(env: Env, accounts: AccountConfig[], sim: ServiceSimulatorConfig): AccessConfig {
   const text = readFileVar(env, "AUTH_TOKENS_FILE") ?? env.AUTH_TOKENS;
   const source = env.AUTH_TOKENS_FILE ? "AUTH_TOKENS_FILE" : "AUTH_TOKENS";
+  const principals = text ? parsePrincipals(text, source, env) : [];
   const access: AccessConfig = {
-    principals: text ? parsePrincipals(text, source, env) : [],
+    principals,
     trustSpinnakerHeaders: boolVar(env, "AUTH_TRUST_SPINNAKER_HEADERS", false),
-    protectMetrics: boolVar(env, "METRICS_REQUIRE_TOKEN", false),
+    // With principals configured, /metrics (its labels name accounts and scale sets) needs a token unless opened.
+    protectMetrics: boolVar(env, "METRICS_REQUIRE_TOKEN", principals.length > 0),
     trustedNetwork: boolVar(env, "TRUSTED_NETWORK", false),
   };
   const known = new Set(accounts.map((a) => a.name));
@@ -631,6 +644,7 @@ export function loadConfig(env: Env = process.env): Config {
     replicaId: env.REPLICA_ID || `${hostname()}:${process.pid}`,
     waitPollMs: intVar(env, "TASK_WAIT_POLL_MS", 500, 10, 60_000),
     bodyCacheEntries: intVar(env, "TASK_BODY_CACHE_ENTRIES", 2000, 0, 1_000_000),
+    backlogLimit: intVar(env, "TASK_BACKLOG_LIMIT", 10_000, 0, 10_000_000),
   };
   if (tasks.claimIntervalMs * 3 > tasks.leaseMs) {
     throw new ConfigError(`TASK_CLAIM_INTERVAL_MS (${tasks.claimIntervalMs}) must be at most a third of TASK_LEASE_MS (${tasks.leaseMs}), so leases are renewed in time`);
@@ -645,6 +659,7 @@ export function loadConfig(env: Env = process.env): Config {
         url: clouddriverUrl.replace(/\/+$/, ""),
         connectTimeoutMs: intVar(env, "CLOUDDRIVER_CONNECT_TIMEOUT_MS", 5000, 1, 600_000),
         timeoutMs: intVar(env, "CLOUDDRIVER_TIMEOUT_MS", 60_000, 1, 3_600_000),
+        ...(env.CLOUDDRIVER_AUTHORIZATION ? { authorization: env.CLOUDDRIVER_AUTHORIZATION } : {}),
       }
     : undefined;
 
@@ -671,11 +686,13 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST || "127.0.0.1",
     port: intVar(env, "PORT", 7002, 0, 65535),
     bodyLimitBytes: intVar(env, "BODY_LIMIT_BYTES", 1024 * 1024, 1024),
+    bodyMaxDepth: intVar(env, "BODY_MAX_DEPTH", 32, 4, 1000),
     logLevel: env.LOG_LEVEL || "info",
     simulator,
     accounts,
     retry,
     lroPollIntervalMs: intVar(env, "LRO_POLL_INTERVAL_MS", 1000, 1, 120_000),
+    lroMaxPollIntervalMs: intVar(env, "LRO_MAX_POLL_INTERVAL_MS", 120_000, 10, 600_000),
     taskRetention: intVar(env, "TASK_RETENTION", 10_000, 1),
     readCacheTtlMs: intVar(env, "READ_CACHE_TTL_MS", 10_000, 0, 300_000),
     armBudget: {

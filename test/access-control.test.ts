@@ -212,9 +212,13 @@ t.test("/metrics can be protected; /health and /ready stay open", async (t) => {
   t.not((await call(env, "GET", "/ready")).status, 401);
   t.throws(() => loadConfig({ METRICS_REQUIRE_TOKEN: "true" }), /METRICS_REQUIRE_TOKEN needs principals/);
 
-  const open = await startTestEnv({ env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B } });
+  // Its labels name accounts and scale sets: with principals configured it needs a token unless opened on purpose.
+  const byDefault = await startTestEnv({ env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B } });
+  t.teardown(() => byDefault.close());
+  t.equal((await call(byDefault, "GET", "/metrics")).status, 401, "protected by default when principals are configured");
+  const open = await startTestEnv({ env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B, METRICS_REQUIRE_TOKEN: "false" } });
   t.teardown(() => open.close());
-  t.equal((await call(open, "GET", "/metrics")).status, 200, "open by default");
+  t.equal((await call(open, "GET", "/metrics")).status, 200, "opened on purpose");
 });
 
 t.test("open by default with only the simulator; real accounts need access control or TRUSTED_NETWORK", async (t) => {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService } from "./helpers/child-service.ts";
+import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 2000, timeScale: 0.001, seed: true });
 const control = new SimulatorControl(sim);
@@ -30,8 +31,8 @@ t.test("cancel asked, then the replica dies mid-write: the next one ends the wri
     if (i > 1000) throw new Error("no write in flight");
     await new Promise((r) => setTimeout(r, 10));
   }
-  // Let the runner store the write's poller (the checkpoint) before asking.
-  await new Promise((r) => setTimeout(r, 200));
+  // The runner stores the write's poller (the checkpoint) once Azure accepted it: ask after that.
+  await waitForStoredPoller(dataDir, id);
   const asked = await a.api("POST", `/task/${id}/cancel`);
   t.equal(asked.status, 200);
   t.equal(asked.body.state, "running", "the write is still in flight");
@@ -50,7 +51,11 @@ t.test("cancel asked, then the replica dies mid-write: the next one ends the wri
   // Another replica on the same store finds nothing to run: canceled stays canceled.
   const c = await startChildService(env(dataDir));
   t.teardown(() => void c.child.kill("SIGKILL"));
-  await new Promise((r) => setTimeout(r, 2000)); // longer than a lease and many claim intervals
+  // Wait until c has claimed and run work of its own: a task on another scale set that finds nothing to change. Its
+  // claims passed over the canceled task (it is the oldest), so whatever c would do with it, it has had the chance.
+  const probe = await c.api("POST", "/azure/ops/resizeServerGroup", { credentials: "demo", region: "eastus", serverGroupName: "web-prod-v002", capacity: { min: 1, max: 9, desired: 3 } });
+  t.equal(probe.status, 202);
+  t.equal((await c.waitForTask(probe.body.id)).state, "succeeded", "c claims and runs work");
   const later = await c.api("GET", `/task/${id}`);
   t.equal(later.body.state, "canceled");
   t.same(later.body.history, done.history, "not a line more");

@@ -107,3 +107,16 @@ t.test("clientRequestId: the same cluster request again is the same task, even a
   t.equal(bad.status, 400, "a clientRequestId that is not printable ASCII is refused, naming it");
   t.match(JSON.stringify(bad.body), /clientRequestId/);
 });
+
+t.test("the cluster's reads: a transient failure is read again; a throttle past the read's deadline is a 503, not an internal error", async (t) => {
+  // The listing of the resource group: one 503 is read again (observe), and the selection is made as usual.
+  await env.simControl("POST", "/_sim/faults", { method: "GET", pathContains: "/resourceGroups/demo-rg/providers/Microsoft.Compute/virtualMachineScaleSets", status: 503, code: "ServiceUnavailable", count: 1 });
+  const task = await run("disableCluster", { cluster: "web-prod" });
+  t.equal(task.state, "succeeded", JSON.stringify(task.history));
+  await control.reset();
+  // Azure asks for an hour: more than the read may wait, so it answers at once, passing the wait on.
+  await env.simControl("POST", "/_sim/faults", { method: "GET", pathContains: "/resourceGroups/demo-rg/providers/Microsoft.Compute/virtualMachineScaleSets", status: 429, code: "TooManyRequests", retryAfterSeconds: 3600, count: 100 });
+  const res = await env.api("POST", "/azure/ops/disableCluster", { credentials: "demo", regions: ["eastus"], cluster: "web-prod" });
+  t.equal(res.status, 503, JSON.stringify(res.body));
+  t.match(res.body, { error: "AzureUnavailable", message: /cluster web-prod in demo/ });
+});

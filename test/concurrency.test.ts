@@ -3,6 +3,7 @@ import t from "tap";
 import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config.ts";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 const WRITE_MS = 300;
 const env = await startTestEnv({ writeDurationMs: WRITE_MS });
@@ -13,11 +14,7 @@ t.beforeEach(async () => {
 });
 
 async function waitForInFlight(name: string) {
-  for (let i = 0; i < 400; i++) {
-    if ((await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`)).body.inFlight) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`no write in flight on ${name}`);
+  await waitFor(async () => Boolean((await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`)).body.inFlight), { what: `a write in flight on ${name}`, intervalMs: 5 });
 }
 
 async function submit(operation: string, description: unknown) {

@@ -591,6 +591,8 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
     SIMULATOR_WRITE_DURATION_MS: "100",
     SIMULATOR_TIME_SCALE: "0.001",
     LRO_POLL_INTERVAL_MS: "50",
+    // Azure's Retry-After is whole seconds; the simulator's writes here last milliseconds.
+    LRO_MAX_POLL_INTERVAL_MS: "50",
     LOG_LEVEL: "warn",
   };
   const node = (argv: string[]) => (argv[0] === "node" ? [process.execPath, ...argv.slice(1)] : argv);

@@ -159,8 +159,8 @@ t.test("a 412 on the create re-reads; a name taken by another writer is chosen a
   );
 
   // Another writer creates shop-prod-v001 between our listing and our write: the first read of it is held up by a
-  // throttle long enough for the other writer to get there.
-  await env.simControl("POST", "/_sim/faults", { method: "GET", pathContains: "shop-prod-v001", status: 429, code: "TooManyRequests", retryAfterSeconds: 1500, count: 1 });
+  // throttle long enough for the other writer to get there (a Retry-After is honoured in full: a second).
+  await env.simControl("POST", "/_sim/faults", { method: "GET", pathContains: "shop-prod-v001", status: 429, code: "TooManyRequests", retryAfterSeconds: 1, count: 1 });
   const submitted = await env.api("POST", "/azure/ops/createServerGroup", shop());
   for (let i = 0; i < 500; i++) {
     if (callsFor(await env.calls(), "shop-prod-v001").some((c) => c.status === 429)) break;

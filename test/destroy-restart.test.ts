@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService } from "./helpers/child-service.ts";
+import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 1500, timeScale: 0.001, seed: true });
 const control = new SimulatorControl(sim);
@@ -25,7 +26,7 @@ t.test("SIGKILL while the DELETE is in flight: the restarted service finishes th
     if (!inFlight) await new Promise((r) => setTimeout(r, 10));
   }
   t.ok(inFlight, "the DELETE was accepted");
-  await new Promise((r) => setTimeout(r, 200)); // the checkpoint with the poller is stored as soon as it was accepted
+  await waitForStoredPoller(dataDir, submitted.body.id);
   first.child.kill("SIGKILL");
   await first.exited;
 

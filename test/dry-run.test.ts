@@ -72,3 +72,24 @@ t.test("a scale set that does not exist: the plan names the problem, still nothi
   t.match(dry.body.operations[0].problem, { type: "EXCEPTION", cause: /NotFound/ });
   t.same(writesOf(await env.calls()), []);
 });
+
+t.test("a read met by a transient failure (a dropped keep-alive connection, a 503) is read again, as a run's would be", async (t) => {
+  const description = demo("web-prod-v001", { capacity: { min: 1, max: 9, desired: 5 } });
+  await env.simControl("POST", "/_sim/faults", { action: "dropConnection", method: "GET", pathContains: "virtualMachineScaleSets/web-prod-v001", count: 1 });
+  await env.simControl("POST", "/_sim/faults", { method: "GET", pathContains: "virtualMachineScaleSets/web-prod-v001", status: 503, code: "ServiceUnavailable", count: 1 });
+  const dry = await env.api("POST", "/azure/ops/resizeServerGroup?dryRun=true", description);
+  t.equal(dry.status, 200, JSON.stringify(dry.body));
+  const [plan] = dry.body.operations;
+  t.notOk("problem" in plan, JSON.stringify(plan));
+  t.match(plan.write, { kind: "update", summary: /3 → 5/ });
+  const gets = callsFor(await env.calls(), "web-prod-v001").filter((c) => c.method === "GET" && /virtualMachineScaleSets\/[^/]+$/i.test(c.path));
+  t.same(gets.map((c) => c.status), [null, 503, 200], "dropped, unavailable, then read");
+});
+
+t.test("a read Azure refuses for good (501) is not read again: the plan names the problem", async (t) => {
+  await env.simControl("POST", "/_sim/faults", { method: "GET", pathContains: "virtualMachineScaleSets/web-prod-v001", status: 501, code: "NotImplemented", count: 10 });
+  const dry = await env.api("POST", "/azure/ops/resizeServerGroup?dryRun=true", demo("web-prod-v001", { capacity: { min: 1, max: 9, desired: 5 } }));
+  t.equal(dry.status, 200);
+  t.match(dry.body.operations[0].problem, { type: "EXCEPTION", cause: "NotImplemented" });
+  t.equal(callsFor(await env.calls(), "web-prod-v001").filter((c) => c.method === "GET").length, 1);
+});

@@ -4,7 +4,7 @@ import t from "tap";
 import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { LongRunningOperationError } from "../src/azure/arm-failure.ts";
 import { executeOp, OperationFailedError, type ScaleSetPlanner } from "../src/azure/execute-op.ts";
-import type { ScaleSetGateway, ScaleSetSnapshot, WriteStep } from "../src/azure/vmss-gateway.ts";
+import { guardLabel, guardOf, type ScaleSetGateway, type ScaleSetSnapshot, type WriteStep } from "../src/azure/vmss-gateway.ts";
 import type { RetryConfig } from "../src/config.ts";
 import { resizeServerGroup } from "../src/operations/resize-server-group.ts";
 import type { ServerGroupResult } from "../src/operations/server-group-state.ts";
@@ -302,4 +302,16 @@ t.test("a planner may allow more writes per attempt than the default four", asyn
   t.equal(many.writes.length, 6);
   const capped = await run(new ScriptedGateway([settled]), planner()).promise.catch((e) => e);
   t.equal(capped.failure.code, "PlanDidNotConverge");
+});
+
+t.test("what each kind of write is conditional on: one rule (guardOf), as the write sends it and the history says it", async (t) => {
+  const table: [WriteStep["kind"], string][] = [
+    ["update", ' (If-Match "7")'],
+    ["delete", ' (If-Match "7")'],
+    ["create", " (If-None-Match *)"],
+    ["manualUpgrade", ""],
+    ["deleteInstances", ""],
+  ];
+  for (const [kind, label] of table) t.equal(guardLabel(guardOf(kind, '"7"')), label, kind);
+  t.equal(guardLabel(guardOf("update", undefined)), " (If-Match none)", "no ETag read: said, and sent without");
 });

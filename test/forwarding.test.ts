@@ -5,7 +5,8 @@
 // ByCloudProviderServiceSelector.java l.52-55, SelectableService.java l.17-24), never per path or operation, and
 // polls tasks through its read client (orca KatoService.java l.81-87, KatoRestService.java l.88-93).
 import t from "tap";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createHash } from "node:crypto";
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import { request } from "undici";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
@@ -110,9 +111,10 @@ t.test("what is not ours reaches Clouddriver exactly as sent, and its answer com
   );
   t.ok(Buffer.from(awsBody, "utf8").equals(got[1].body), "byte for byte");
   for (const i of [0, 1]) {
-    t.equal(got[i].headers["x-spinnaker-user"], "deploy-bot@example.com", "Orca's identity headers are kept");
-    t.equal(got[i].headers["x-spinnaker-accounts"], "azure-prod,aws-prod");
-    t.equal(got[i].headers["x-spinnaker-execution-id"], "01HX");
+    // No access control here, so nobody is identified: Clouddriver is told "anonymous", whatever the caller claims.
+    t.equal(got[i].headers["x-spinnaker-user"], "anonymous", "the caller's identity headers are not ours to pass on");
+    t.equal(got[i].headers["x-spinnaker-accounts"], undefined);
+    t.equal(got[i].headers["x-spinnaker-execution-id"], "01HX", "other X-SPINNAKER-* headers are kept");
   }
   t.equal(got[3].headers["content-type"], "application/x-yaml");
   t.equal(got[1].headers["content-length"], String(Buffer.byteLength(awsBody)));
@@ -172,4 +174,127 @@ t.test("Clouddriver down: a clear JSON 502; too slow: 504", async (t) => {
   t.match(res.json(), { statusCode: 502, error: "ClouddriverUnavailable", message: /could not be reached \(ECONNREFUSED\) for GET \/applications\/app\/serverGroups/ });
   const task = await service.app.inject({ method: "GET", url: "/task/not-ours" });
   t.equal(task.statusCode, 502, "an unknown task id while Clouddriver is down: 502, not a misleading 404");
+});
+
+// Identity as Gate passes it on: the authenticated principal's name and accounts win over anything the caller sends
+// (kork-web .../filters/AuthenticatedRequestFilter.groovy l.84-96), and the outgoing client sets them from that
+// (kork-web .../okhttp/SpinnakerRequestHeaderInterceptor.java l.55-62). Only an Orca we trust keeps its own headers.
+const TEAM = "team-token-0123456789abcdef";
+const READER = "reader-token-0123456789abcdef";
+const ORCA = "orca-token-0123456789abcdef";
+const PRINCIPALS = `
+principals:
+  - name: team-a
+    tokenSha256: ${createHash("sha256").update(TEAM).digest("hex")}
+    accounts: [azure-dev]
+  - name: oncall
+    token: ${READER}
+    accounts: "*"
+    readOnly: true
+  - name: orca
+    token: ${ORCA}
+    accounts: "*"
+`;
+const AZURE_ACCOUNTS = JSON.stringify([
+  { name: "azure-prod", subscriptionId: "11111111-2222-3333-4444-555555555555" },
+  { name: "azure-dev", subscriptionId: "11111111-2222-3333-4444-666666666666" },
+]);
+
+async function identityService(t: { teardown(fn: () => unknown): void }, env: Record<string, string>) {
+  const service = await buildApp({
+    config: loadConfig({ SIMULATOR: "off", TASK_STORE: "memory", ACCOUNTS: AZURE_ACCOUNTS, AUTH_TOKENS: PRINCIPALS, CLOUDDRIVER_URL: clouddriver.url, ...env }),
+    logger: false,
+  });
+  t.teardown(() => service.close());
+  await service.app.listen({ host: "127.0.0.1", port: 0 });
+  const port = (service.app.server.address() as { port: number }).port;
+  // node:http sends the path as given: URL parsers (inject's, undici's) would resolve the dot segments first.
+  return async (method: string, path: string, headers: Record<string, string>, payload?: string) => {
+    const before = clouddriver.received.length;
+    const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = httpRequest({ host: "127.0.0.1", port, method, path, headers: { ...(payload ? { "content-type": "application/json" } : {}), ...headers } }, async (res) => {
+        const chunks: Buffer[] = [];
+        for await (const c of res) chunks.push(c as Buffer);
+        resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString("utf8") });
+      });
+      req.on("error", reject);
+      req.end(payload);
+    });
+    return { status: res.status, body: res.text ? JSON.parse(res.text) : undefined, received: clouddriver.received.slice(before) };
+  };
+}
+
+const awsResize = '[{"resizeServerGroup":{"credentials":"aws-prod","asgName":"app-v001","capacity":{"min":0,"max":0,"desired":0}}}]';
+const claims = { "x-spinnaker-user": "mallory@example.com", "x-spinnaker-accounts": "aws-prod,azure-prod" };
+
+t.test("forwarded requests carry our principal's identity, never the caller's headers or token", async (t) => {
+  const call = await identityService(t, { CLOUDDRIVER_AUTHORIZATION: "Bearer clouddriver-credential" });
+  const cases: Array<[string, Record<string, string>, string, string | undefined]> = [
+    ["a token's principal of one account", { authorization: `Bearer ${TEAM}` }, "team-a", "azure-dev"],
+    ["a token's principal claiming another user in headers we do not trust", { authorization: `Bearer ${TEAM}`, ...claims }, "team-a", "azure-dev"],
+    ["a principal of every account", { authorization: `Bearer ${ORCA}`, ...claims }, "orca", undefined],
+  ];
+  for (const [what, headers, user, accounts] of cases) {
+    const res = await call("GET", "/applications/app/serverGroups", { ...headers, cookie: "SESSION=caller" });
+    t.equal(res.status, 203, what);
+    t.equal(res.received.length, 1, `${what}: forwarded once`);
+    const h = res.received[0].headers;
+    t.equal(h["x-spinnaker-user"], user, `${what}: X-SPINNAKER-USER`);
+    t.equal(h["x-spinnaker-accounts"], accounts, `${what}: X-SPINNAKER-ACCOUNTS`);
+    t.equal(h.authorization, "Bearer clouddriver-credential", `${what}: Clouddriver's own credential, not the caller's token`);
+    t.equal(h.cookie, undefined, `${what}: no caller cookie`);
+  }
+  const anonymous = await call("GET", "/applications/app/serverGroups", claims);
+  t.equal(anonymous.status, 401, "no token, headers not trusted: nobody, and nothing forwarded");
+  t.equal(anonymous.received.length, 0);
+});
+
+t.test("without a credential for Clouddriver, no Authorization header goes at all", async (t) => {
+  const call = await identityService(t, {});
+  const res = await call("POST", "/aws/ops", { authorization: `Bearer ${ORCA}` }, awsResize);
+  t.equal(res.status, 200);
+  t.equal(res.received[0].headers.authorization, undefined, "the caller's bearer token stays here");
+  t.equal(res.received[0].body.toString("utf8"), awsResize);
+});
+
+t.test("a trusted Orca keeps its user; its token narrows the accounts", async (t) => {
+  const call = await identityService(t, { AUTH_TRUST_SPINNAKER_HEADERS: "true" });
+  const orca = await call("POST", "/aws/ops", claims, awsResize);
+  t.equal(orca.status, 200);
+  t.equal(orca.received[0].headers["x-spinnaker-user"], "mallory@example.com", "Orca's headers are trusted: its user");
+  t.equal(orca.received[0].headers["x-spinnaker-accounts"], "aws-prod,azure-prod", "and its accounts");
+  const viaOrcaToken = await call("POST", "/aws/ops", { authorization: `Bearer ${ORCA}`, ...claims }, awsResize);
+  t.equal(viaOrcaToken.received[0].headers["x-spinnaker-user"], "mallory@example.com", "the user Orca acts for");
+  t.equal(viaOrcaToken.received[0].headers["x-spinnaker-accounts"], "aws-prod,azure-prod", "a token of every account narrows nothing");
+  t.equal(viaOrcaToken.received[0].headers.authorization, undefined);
+  const viaTeamToken = await call("GET", "/aws/images", { authorization: `Bearer ${TEAM}`, ...claims });
+  t.equal(viaTeamToken.received[0].headers["x-spinnaker-user"], "mallory@example.com");
+  t.equal(viaTeamToken.received[0].headers["x-spinnaker-accounts"], "", "team-a's token allows none of the accounts claimed");
+});
+
+t.test("a read-only principal's forwarded writes get 403 here; its reads go through", async (t) => {
+  const call = await identityService(t, {});
+  const reader = { authorization: `Bearer ${READER}` };
+  for (const [method, url] of [["POST", "/aws/ops"], ["POST", "/azure/ops/upsertLoadBalancer"], ["DELETE", "/applications/app"], ["POST", "/task/cd-task-1:resume"]]) {
+    const res = await call(method, url, reader, method === "POST" ? awsResize : undefined);
+    t.equal(res.status, 403, `${method} ${url}`);
+    t.match(res.body, { error: "Forbidden", message: /oncall may only read/ });
+    t.equal(res.received.length, 0, `${method} ${url} never reached Clouddriver`);
+  }
+  const read = await call("GET", "/aws/images", reader);
+  t.equal(read.status, 203);
+  t.equal(read.received[0].headers["x-spinnaker-user"], "oncall");
+});
+
+t.test("dot segments, plain or encoded, cannot climb out of CLOUDDRIVER_URL's prefix", async (t) => {
+  const call = await identityService(t, { CLOUDDRIVER_URL: `${clouddriver.url}/clouddriver` });
+  const ok = await call("GET", "/aws/images?q=..%2F", { authorization: `Bearer ${ORCA}` });
+  t.equal(ok.status, 203);
+  t.equal(ok.received[0].url, "/clouddriver/aws/images?q=..%2F", "the prefix is kept; a query is not a path");
+  for (const path of ["/aws/../../admin", "/aws/%2e%2e/%2E%2e/admin", "/aws/.%2E/admin", "/./admin", "/aws/..%2fadmin", "/aws/%2e%2e%5cadmin"]) {
+    const res = await call("GET", path, { authorization: `Bearer ${ORCA}` });
+    t.equal(res.status, 400, path);
+    t.match(res.body, { error: "InvalidPath", message: /must stay under http:\/\/127\.0\.0\.1:\d+\/clouddriver/ }, path);
+    t.equal(res.received.length, 0, `${path} never reached Clouddriver`);
+  }
 });

@@ -51,7 +51,8 @@ t.test("/metrics moves as operations run, retries are counted by status, logs ca
   t.teardown(() => env.close());
 
   const scrape = async () => {
-    const res = await fetch(`${env.baseUrl}/metrics`);
+    // Scraped with a token, as /metrics needs one once principals are configured.
+    const res = await fetch(`${env.baseUrl}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
     t.equal(res.status, 200);
     t.match(res.headers.get("content-type"), /^text\/plain/);
     return parseMetrics(await res.text());

@@ -1,6 +1,7 @@
 // Each operation end to end: HTTP API → task → executeOp → real SDK → simulator; repeating it is a no-op.
 import t from "tap";
 import { callsFor, demo, startTestEnv, writesOf } from "./helpers/service.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 const env = await startTestEnv({ writeDurationMs: 100 });
 t.teardown(() => env.close());
@@ -172,10 +173,11 @@ t.test("the task reads as Clouddriver's, and history speaks to a person", async 
 });
 
 t.test("the server-group read mid-write: the model Azure already shows, the VMs as it lists them, and that they disagree", async (t) => {
-  await env.simControl("PUT", "/_sim/config", { writeDurationMs: 800 });
+  // Long enough that the read below lands mid-write even on a loaded machine, where a request can take seconds.
+  await env.simControl("PUT", "/_sim/config", { writeDurationMs: 6000 });
   t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 100 }));
   const submitted = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 10, desired: 5 } }));
-  for (let i = 0; i < 400 && !(await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body.inFlight; i++) await new Promise((r) => setTimeout(r, 5));
+  await waitFor(async () => Boolean((await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body.inFlight), { what: "the resize in flight", intervalMs: 5 });
   const during = await serverGroup("web-prod-v001");
   t.equal(during.provisioningState, "Updating");
   t.equal(during.capacity.desired, 5, "Azure applies a write at acceptance: the model says 5 at once");

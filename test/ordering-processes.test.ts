@@ -28,6 +28,8 @@ const common = {
   TASK_LEASE_MS: "3000",
   TASK_CLAIM_INTERVAL_MS: "1000",
   LRO_POLL_INTERVAL_MS: "50",
+  // Azure's Retry-After is whole seconds; the simulator's writes here last milliseconds.
+  LRO_MAX_POLL_INTERVAL_MS: "50",
   RETRY_BUSY_POLL_INTERVAL_MS: "50",
 };
 

@@ -3,6 +3,7 @@
 import t from "tap";
 import { request } from "undici";
 import { demo, startTestEnv } from "./helpers/service.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 const A = "team-a-burst-token-0123456789";
 const B = "team-b-burst-token-0123456789";
@@ -53,7 +54,7 @@ t.test("a burst of 400 submissions against a limit of 25: 429s with Retry-After,
 });
 
 t.test("reads have a per-principal limit of their own", async (t) => {
-  const env = await startTestEnv({ env: { AUTH_TOKENS: PRINCIPALS, RATE_LIMIT_READS: "10", RATE_LIMIT_WINDOW_MS: "60000" } });
+  const env = await startTestEnv({ env: { AUTH_TOKENS: PRINCIPALS, RATE_LIMIT_READS: "10", RATE_LIMIT_WINDOW_MS: "60000", METRICS_REQUIRE_TOKEN: "false" } });
   t.teardown(() => env.close());
   const reads = await Promise.all(Array.from({ length: 30 }, () => get(env.baseUrl, A, "/task")));
   t.equal(reads.filter((r) => r.status === 200).length, 10);
@@ -66,7 +67,8 @@ t.test("load shedding: 503 with Retry-After while under pressure; /health, /read
   // A heap limit of one byte: under pressure from the first sample on.
   const env = await startTestEnv({ env: { OVERLOAD_MAX_HEAP_USED_BYTES: "1", OVERLOAD_SAMPLE_INTERVAL_MS: "20", OVERLOAD_RETRY_AFTER_S: "7" } });
   t.teardown(() => env.close());
-  await new Promise((r) => setTimeout(r, 200));
+  // Under pressure once the first sample is taken: wait for that, not for a time.
+  await waitFor(async () => (await get(env.baseUrl, undefined, "/task")).status === 503, { what: "the first sample to find the heap over its limit" });
   const shed = await Promise.all(Array.from({ length: 50 }, (_, i) => env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 10, desired: 1 + (i % 3) } }))));
   t.same(new Set(shed.map((r) => r.status)), new Set([503]));
   t.match(shed[0].body, { statusCode: 503, error: "Overloaded", message: /heapUsedBytes/ });

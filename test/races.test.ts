@@ -54,6 +54,10 @@ t.test("terminate while our resize is in flight: it waits its turn and deletes f
 });
 
 t.test("terminate while another tool's resize is in flight: waited out, then planned on the VMs it created", async (t) => {
+  // The other tool's write lasts long enough that the task's first read lands in it even on a loaded machine, where
+  // claiming and reading can take seconds: the test is about waiting it out, not about when the task gets there.
+  await env.simControl("PUT", "/_sim/config", { writeDurationMs: 6000 });
+  t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 120 }));
   const other = createComputeClient(simulatorDemoAccount({ url: env.sim.url, caPem: env.sim.caPem, subscriptionId: env.sim.subscriptionId }));
   const vmss = await other.virtualMachineScaleSets.get("demo-rg", "web-prod-v002");
   const poller = other.virtualMachineScaleSets.update("demo-rg", "web-prod-v002", { sku: { ...vmss.sku, capacity: 5 } }, { ifMatch: vmss.etag, updateIntervalInMs: 20 });

@@ -48,13 +48,14 @@ interface Version {
   previousEtag: string | null;
 }
 
-// A write takes 60 ms; at the tests' time factor (0.001) Azure's Retry-After of 10 s then 30 s reads 10 ms then 30 ms,
-// so a write's second poll lands after its halfway mark: reads land mid-write, and writes can be preempted.
+// A write takes 60 ms; the service polls it at most every 30 ms whatever the (whole-second) Retry-After says, so a
+// write's second poll lands after its halfway mark: reads land mid-write, and writes can be preempted.
 const WRITE_MS = 60;
 const env = await startTestEnv({
   writeDurationMs: WRITE_MS,
   env: {
     LRO_POLL_INTERVAL_MS: "2",
+    LRO_MAX_POLL_INTERVAL_MS: "30",
     RETRY_CONFLICT_BASE_DELAY_MS: "2",
     RETRY_TRANSIENT_BASE_DELAY_MS: "2",
     RETRY_THROTTLE_DEFAULT_DELAY_MS: "5",

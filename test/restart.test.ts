@@ -9,6 +9,8 @@ import { loadConfig } from "../src/config.ts";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService } from "./helpers/child-service.ts";
+import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 1500, timeScale: 0.001, seed: true });
 const control = new SimulatorControl(sim);
@@ -18,16 +20,10 @@ const baseEnv = (dataDir: string) => restartableServiceEnv(sim.url, dataDir);
 
 const patchesOn = async (name: string) => (await control.calls()).filter((c) => c.method === "PATCH" && c.path.toLowerCase().endsWith(`/${name}`));
 
-async function waitForWriteInFlight(name: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if ((await control.getScaleSet("demo-rg", name)).inFlight) {
-      // The checkpoint (the serialized poller) is stored as soon as the write is accepted; give it a moment.
-      await new Promise((r) => setTimeout(r, 200));
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`no write in flight on ${name}`);
+/** A write is in flight on the scale set, and its task's checkpoint holds the write's poller (stored once accepted). */
+async function waitForWriteInFlight(name: string, dataDir: string, taskId: string): Promise<void> {
+  await waitFor(async () => Boolean((await control.getScaleSet("demo-rg", name)).inFlight), { what: `a write in flight on ${name}` });
+  await waitForStoredPoller(dataDir, taskId);
 }
 
 t.beforeEach(async () => {
@@ -40,7 +36,7 @@ t.test("SIGKILL while a write is in flight: after a restart the task completes, 
   const first = await startChildService(baseEnv(dataDir));
   const submitted = await first.api("POST", "/azure/ops/resizeServerGroup", { credentials: "demo", region: "eastus", serverGroupName: "web-prod-v001", capacity: { min: 1, max: 9, desired: 6 } });
   t.equal(submitted.status, 202);
-  await waitForWriteInFlight("web-prod-v001");
+  await waitForWriteInFlight("web-prod-v001", dataDir, submitted.body.id);
   first.child.kill("SIGKILL");
   t.match(await first.exited, { signal: "SIGKILL" });
 
@@ -63,7 +59,7 @@ t.test("SIGTERM: exits promptly, gives the lease back, and the next start contin
   const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-sigterm-"));
   const first = await startChildService(baseEnv(dataDir));
   const submitted = await first.api("POST", "/azure/ops/disableServerGroup", { credentials: "demo", region: "eastus", serverGroupName: "web-prod-v002" });
-  await waitForWriteInFlight("web-prod-v002");
+  await waitForWriteInFlight("web-prod-v002", dataDir, submitted.body.id);
   const stopAt = Date.now();
   first.child.kill("SIGTERM");
   const exit = await first.exited;

@@ -2,7 +2,7 @@
 import t from "tap";
 import { callsFor, demo, startTestEnv, writesOf } from "./helpers/service.ts";
 
-// RETRY_MAX_DELAY_MS caps Retry-After too: 2 s lets the 1 s Retry-After below be honoured as sent.
+// RETRY_MAX_DELAY_MS bounds the computed backoff; a Retry-After (the 1 s below) is honoured as sent.
 const env = await startTestEnv({ writeDurationMs: 80, env: { RETRY_MAX_ATTEMPTS: "6", RETRY_MAX_DELAY_MS: "2000" } });
 t.teardown(() => env.close());
 

@@ -24,7 +24,11 @@ t.test("which statuses are retryable: status → kind → retryable, each rule i
     [405, undefined, false], [408, undefined, true], [409, "ConflictingConcurrentWriteNotAllowed", true],
     [409, undefined, true], [409, "InvalidResourceLocation", false], [409, "PropertyChangeNotAllowed", false],
     [412, "PreconditionFailed", true], [413, undefined, false], [422, undefined, false], [429, "TooManyRequests", true],
-    [500, undefined, true], [501, undefined, true], [502, undefined, true], [503, undefined, true], [504, undefined, true],
+    [500, undefined, true], [502, undefined, true], [503, undefined, true], [504, undefined, true],
+    // As the Azure SDK has it (@typespec/ts-http-runtime, dist/esm/retryStrategies/exponentialRetryStrategy.js
+    // l.42-48, isExponentialRetryResponse: 408, or ≥ 500 except 501 and 505): Not Implemented and HTTP Version Not
+    // Supported answer the same however often they are asked.
+    [501, "NotImplemented", false], [505, undefined, false], [511, undefined, true],
   ];
   for (const [status, code, retryable] of table) t.equal(isRetryableKind(kindForStatus(status, code)), retryable, `${status} ${code ?? ""}`);
 });
@@ -44,12 +48,20 @@ t.test("decisions, table-driven, with a fixed random", async (t) => {
     { name: "transient LRO failure retries", failure: f("operationFailedTransient"), attempt: 1, random: 0.5, want: { retry: true, delayMs: 1000 } },
     { name: "429 without Retry-After", failure: f("throttled", { status: 429 }), attempt: 1, random: 0.5, want: { retry: true, delayMs: 5000 } },
     { name: "Retry-After wins over backoff", failure: f("throttled", { status: 429, retryAfterMs: 17_000 }), attempt: 1, random: 0.1, want: { retry: true, delayMs: 17_000 } },
-    { name: "Retry-After honoured on 409 too", failure: f("conflict", { retryAfterMs: 50 }), attempt: 4, want: { retry: true, delayMs: 50 } },
+    { name: "Retry-After honoured on 409 too", failure: f("conflict", { retryAfterMs: 50 }), attempt: 1, want: { retry: true, delayMs: 50 } },
+    { name: "short hints again and again: the backoff one step behind grows past them", failure: f("conflict", { retryAfterMs: 50 }), attempt: 4, random: 0.5, want: { retry: true, delayMs: 800 } },
+    { name: "Retry-After: 1 on the fifth 503 waits 8 s, not 1", failure: f("server", { status: 503, retryAfterMs: 1000 }), attempt: 5, random: 0.5, want: { retry: true, delayMs: 8000 } },
+    { name: "a long hint wins over the backoff", failure: f("throttled", { status: 429, retryAfterMs: 20_000 }), attempt: 3, random: 0.5, want: { retry: true, delayMs: 20_000 } },
+    { name: "429 past maxAttempts, within the deadline: retried", failure: f("throttled", { status: 429 }), attempt: 8, elapsedMs: 10_000, random: 0.5, want: { retry: true, delayMs: 30_000 } },
+    { name: "503 past maxAttempts, within the deadline: retried", failure: f("server", { status: 503 }), attempt: 20, random: 0.5, want: { retry: true, delayMs: 30_000 } },
+    { name: "network failures past maxAttempts: retried", failure: f("network"), attempt: 9, random: 0.5, want: { retry: true, delayMs: 30_000 } },
+    { name: "a transient operation failure stops at maxAttempts", failure: f("operationFailedTransient"), attempt: 8, want: { retry: false } },
     { name: "capped by maxDelayMs", failure: f("server"), attempt: 7, random: 0.5, want: { retry: true, delayMs: 30_000 } },
     { name: "last attempt gives up", failure: f("conflict"), attempt: 8, want: { retry: false } },
     { name: "deadline stops a wait that would cross it", failure: f("server"), attempt: 2, elapsedMs: 58_500, random: 0.5, want: { retry: false } },
-    { name: "Retry-After is capped by maxDelayMs", failure: f("throttled", { status: 429, retryAfterMs: 120_000 }), attempt: 1, want: { retry: true, delayMs: 30_000 } },
-    { name: "capped Retry-After beyond the deadline gives up", failure: f("throttled", { retryAfterMs: 120_000 }), attempt: 1, elapsedMs: 40_000, want: { retry: false } },
+    { name: "Retry-After is honoured beyond maxDelayMs", failure: f("throttled", { status: 429, retryAfterMs: 45_000 }), attempt: 1, want: { retry: true, delayMs: 45_000 } },
+    { name: "429 past maxAttempts gives up at the deadline", failure: f("throttled", { status: 429 }), attempt: 12, elapsedMs: 40_000, random: 0.5, want: { retry: false } },
+    { name: "Retry-After beyond the deadline gives up", failure: f("throttled", { retryAfterMs: 120_000 }), attempt: 1, elapsedMs: 40_000, want: { retry: false } },
     { name: "a canceled write re-reads soon", failure: f("canceled"), attempt: 1, random: 0.5, want: { retry: true, delayMs: 200 } },
     { name: "a programming error is never retried", failure: f("programming", { code: "TypeError" }), attempt: 1, want: { retry: false } },
   ];

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService, type ChildService } from "./helpers/child-service.ts";
+import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
 
 const RG = "demo-rg";
 const NAME = "web-ru-restart";
@@ -72,7 +73,7 @@ t.test("SIGKILL mid-surge and mid-wait: resumed at the batch it was in, with no 
 
   // 1: batch 2's surge is accepted and in flight when the service dies.
   await untilHistory(first, id, /batch 2\/5: surge 10 → 12/);
-  await new Promise((r) => setTimeout(r, 100)); // accepted; its poller checkpointed
+  await waitForStoredPoller(dataDir, id); // accepted; its poller checkpointed
   t.equal((await control.getScaleSet(RG, NAME)).inFlight?.kind, "update", "the surge is in flight");
   await kill(first);
 
@@ -90,7 +91,9 @@ t.test("SIGKILL mid-surge and mid-wait: resumed at the batch it was in, with no 
   const history = task.history.map((h: any) => h.status).join("\n");
   t.equal(task.state, "succeeded", history);
   t.match(history, /resuming the write Azure accepted before a restart: batch 2\/5: surge 10 → 12/);
-  t.equal(history.match(/Resumed by replica/g)?.length, 2, "resumed twice");
+  // Once per restart at least. On a loaded machine a replica can also miss a renewal of its 1.5 s lease and take the
+  // task back itself, which is a resume too (and no write is repeated: the counts below hold either way).
+  t.ok((history.match(/Resumed by replica/g)?.length ?? 0) >= 2, "resumed after each restart");
 
   const versions = (await control.request("GET", `/_sim/scaleSets/${RG}/${NAME}/versions`)).body as { capacity: number; source: string }[];
   const surges = versions.filter((v, i) => i > 0 && v.source === "arm" && v.capacity > versions[i - 1].capacity).length;

@@ -69,7 +69,7 @@ t.test("respond fault: the next `count` matching requests get the error, with Re
   await vmss.get(RG, "web-prod-v002");
   t.equal((await control.faults())[0].count, 2);
 
-  const raw = await control.request("GET", `${ARM_VMSS}/${WEB}?api-version=1`, { headers: AUTH });
+  const raw = await control.request("GET", `${ARM_VMSS}/${WEB}?api-version=2026-04-01`, { headers: AUTH });
   t.equal(raw.status, 503);
   t.equal(raw.headers["retry-after"], "7");
   t.equal((raw.body as { error: { code: string } }).error.code, "ServerBusy");
@@ -348,7 +348,7 @@ t.test("control API validation", async (t) => {
 t.test("close() ends promptly with keep-alive connections open and an operation in flight", async (t) => {
   const other = await startSimulator({ seed: true, writeDurationMs: 60_000 });
   const agent = new Agent({ connect: { ca: other.caPem }, keepAliveTimeout: 60_000 });
-  const res = await request(`${other.url}${ARM_VMSS.replace(sim.subscriptionId, other.subscriptionId)}/${WEB}?api-version=1`, {
+  const res = await request(`${other.url}${ARM_VMSS.replace(sim.subscriptionId, other.subscriptionId)}/${WEB}?api-version=2026-04-01`, {
     method: "PATCH",
     headers: { ...AUTH, "content-type": "application/json" },
     body: JSON.stringify({ sku: { capacity: 4 } }),

@@ -315,7 +315,7 @@ t.test("every request that reaches the throttling step is charged, whatever the 
   t.equal((await control.request("GET", `${ARM_VMSS}/${WEB}${Q}`)).status, 401);
   t.equal((await control.request("GET", `${ARM_VMSS}/${WEB}`, { headers: AUTH })).status, 400);
   const unknown = await raw("GET", `/subscriptions/${SUB}/providers/Microsoft.Compute/somethingElse`);
-  t.equal(unknown.status, 404);
+  t.equal(unknown.status, 501, "not simulated");
   t.equal(unknown.headers["x-ms-ratelimit-remaining-resource"], undefined);
   const snapshot = await control.throttling();
   t.equal(snapshot.buckets.find((b) => b.name === LOW_RES && b.resource === `${RG}/${WEB}`), undefined, "web-prod-v001's GET bucket untouched");

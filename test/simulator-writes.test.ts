@@ -197,7 +197,7 @@ t.test("timeScale scales Azure's durations and Retry-After values; writeDuration
   await control.setConfig({ timeScale: 0.1, writeDurationMs: null });
   const create = await arm("PUT", `${ARM_VMSS}/scaled-v001`, { location: "eastus", sku: { name: "Standard_D2s_v3", capacity: 1 } });
   t.equal(create.headers["retry-after"], "1", "10 s × 0.1");
-  t.equal((await poll(create)).headers["retry-after"], "6.1", "first poll after a create: 61 s × 0.1, exactly");
+  t.equal((await poll(create)).headers["retry-after"], "7", "first poll after a create: 61 s × 0.1 = 6.1, rounded up to whole seconds (RFC 9110 delay-seconds)");
   t.equal((await poll(create)).headers["retry-after"], "3", "later polls: 30 s × 0.1");
   const inFlight = (await control.getScaleSet(RG, "scaled-v001")).inFlight!;
   t.equal(inFlight.completesAt - inFlight.startedAt, 3000, "Azure's 30 s create × 0.1");
@@ -215,7 +215,7 @@ t.test("timeScale scales Azure's durations and Retry-After values; writeDuration
   await control.setConfig({ timeScale: 0.001 });
   clock += WRITE_MS;
   const tiny = await arm("PATCH", `${ARM_VMSS}/${WEB}`, { tags: { x: "z" } });
-  t.equal(tiny.headers["retry-after"], "0.01", "below a second: a fraction (the SDK then keeps its own interval)");
+  t.equal(tiny.headers["retry-after"], "1", "below a second: 1, never a fraction or 0 (Python's azure-core reads it with int())");
 });
 
 t.test("throttling is on by default, at the default time factor a minute of refill takes 6 s", async (t) => {

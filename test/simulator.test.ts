@@ -61,7 +61,7 @@ t.test("GET returns the scale set with its ETag in the body and the header", asy
   t.match(raw.headers["x-ms-correlation-request-id"], /^[0-9a-f-]{36}$/);
 
   // ARM paths and names are case-insensitive
-  const upper = await control.request("GET", `${ARM_VMSS.toUpperCase().replace(SUB.toUpperCase(), SUB)}/WEB-PROD-V001?api-version=x`, { headers: AUTH });
+  const upper = await control.request("GET", `${ARM_VMSS.toUpperCase().replace(SUB.toUpperCase(), SUB)}/WEB-PROD-V001?api-version=2026-04-01`, { headers: AUTH });
   t.equal(upper.status, 200);
   t.equal((upper.body as { name: string }).name, WEB);
 
@@ -293,7 +293,7 @@ t.test("model changes under Automatic policy reach VMs at completion", async (t)
   t.same(vms.map((vm) => poolIds(vm).length), [0, 0]);
 });
 
-t.test("createOrUpdate: 201 create with ETag \"1\" and VMs Creating until completion (then \"2\"), PUT replaces the model", async (t) => {
+t.test("createOrUpdate: 201 create with ETag \"1\" and VMs Creating until completion (then \"2\"), PUT on it merges", async (t) => {
   const template = await vmss.get(RG, WEB);
   const { id: _id, name: _name, etag: _etag, ...body } = template;
   const profile = { ...body.virtualMachineProfile, osProfile: { ...body.virtualMachineProfile?.osProfile, adminPassword: "s3cret!" } };
@@ -313,10 +313,10 @@ t.test("createOrUpdate: 201 create with ETag \"1\" and VMs Creating until comple
   const calls = await control.calls();
   t.equal(calls.find((c) => c.method === "PUT")?.status, 201);
 
-  // full replacement: tags given replace, tags absent disappear
+  // PUT on an existing scale set has PATCH semantics: tags given replace as a whole, the profile omitted stays
   const replaced = await vmss.createOrUpdate(RG, "new-v001", { location: "eastus", sku: { name: "Standard_D2s_v3", capacity: 1 }, tags: { other: "x" } }, fast).pollUntilDone();
   t.same(replaced.tags, { other: "x" });
-  t.equal(replaced.virtualMachineProfile, undefined, "PUT replaced the whole model");
+  t.equal(replaced.virtualMachineProfile?.osProfile?.adminUsername, "azureuser", "the VM profile omitted from the PUT stays");
   t.same(ids(await listVms("new-v001")), ["0"]);
   const put2 = (await control.calls()).filter((c) => c.method === "PUT")[1];
   t.equal(put2.status, 200, "a replacement answers 200");
@@ -395,7 +395,7 @@ t.test("Azure limits: tags and capacity are refused with 400 and nothing is appl
     message: /sku\.capacity/,
   });
   await t.rejects(vmss.update(RG, WEB, { sku: { capacity: -1 } }, fast).submitted(), { statusCode: 400, code: "InvalidParameter" });
-  const raw = await control.request("PATCH", `${ARM_VMSS}/${WEB}?api-version=1`, { headers: AUTH, body: { sku: { capacity: 2.5 } } });
+  const raw = await control.request("PATCH", `${ARM_VMSS}/${WEB}?api-version=2026-04-01`, { headers: AUTH, body: { sku: { capacity: 2.5 } } });
   t.equal(raw.status, 400);
   t.equal((raw.body as { error: { target: string } }).error.target, "sku.capacity");
 
@@ -420,7 +420,7 @@ t.test("long-running operation headers and status endpoints", async (t) => {
   const asyncUrl = String(patch.headers["azure-asyncoperation"]);
   t.match(asyncUrl, new RegExp(`^${sim.url.replace(/[.]/g, "\\.")}/subscriptions/${SUB}/providers/Microsoft.Compute/locations/eastus/operations/[0-9a-f-]{36}\\?api-version=2026-04-01$`));
   t.equal(patch.headers.location, undefined, "PUT/PATCH carry no Location header");
-  t.equal(patch.headers["retry-after"], "0.01", "Azure's 10 s scaled by 0.001");
+  t.equal(patch.headers["retry-after"], "1", "Azure's 10 s scaled by 0.001, and at least one whole second");
   t.equal(patch.headers["retry-after-ms"], undefined, "never retry-after-ms");
 
   const status = await control.request("GET", asyncUrl.slice(sim.url.length), { headers: AUTH });
@@ -428,7 +428,7 @@ t.test("long-running operation headers and status endpoints", async (t) => {
   t.equal(statusBody.status, "InProgress");
   t.ok(asyncUrl.includes(statusBody.name));
   t.ok(Date.parse(statusBody.startTime) > 0);
-  t.equal(status.headers["retry-after"], "0.03", "Azure's 30 s scaled by 0.001");
+  t.equal(status.headers["retry-after"], "1", "Azure's 30 s scaled by 0.001, and at least one whole second");
   t.equal(status.headers["retry-after-ms"], undefined);
 
   await new Promise((r) => setTimeout(r, WRITE_MS + 20));
@@ -467,21 +467,21 @@ t.test("writeDurationMs 0 applies the write before the first response", async (t
 });
 
 t.test("bad bodies: invalid JSON 400 InvalidRequestContent, over 1 MiB 413", async (t) => {
-  const invalid = await control.request("PATCH", `${ARM_VMSS}/${WEB}?api-version=1`, {
+  const invalid = await control.request("PATCH", `${ARM_VMSS}/${WEB}?api-version=2026-04-01`, {
     headers: { ...AUTH, "content-type": "application/json" },
     rawBody: "{not json",
   });
   t.equal(invalid.status, 400);
   t.equal((invalid.body as { error: { code: string } }).error.code, "InvalidRequestContent");
-  const big = await control.request("PATCH", `${ARM_VMSS}/${WEB}?api-version=1`, {
+  const big = await control.request("PATCH", `${ARM_VMSS}/${WEB}?api-version=2026-04-01`, {
     headers: { ...AUTH, "content-type": "application/json" },
     rawBody: JSON.stringify({ tags: { a: "x".repeat(1024 * 1024) } }),
   });
   t.equal(big.status, 413);
   t.equal((await vmss.get(RG, WEB)).etag, '"1"', "nothing applied");
-  const unknownPath = await control.request("GET", `/subscriptions/${SUB}/resourceGroups/${RG}/providers/Microsoft.Compute/disks?api-version=1`, { headers: AUTH });
-  t.equal(unknownPath.status, 404);
-  const wrongMethod = await control.request("DELETE", `${ARM_VMSS}/${WEB}/delete?api-version=1`, { headers: AUTH });
+  const unknownPath = await control.request("GET", `/subscriptions/${SUB}/resourceGroups/${RG}/providers/Microsoft.Compute/disks?api-version=2026-04-01`, { headers: AUTH });
+  t.equal(unknownPath.status, 501, "not simulated: never a 404, which would say the resource is not there");
+  const wrongMethod = await control.request("DELETE", `${ARM_VMSS}/${WEB}/delete?api-version=2026-04-01`, { headers: AUTH });
   t.equal(wrongMethod.status, 405);
 });
 

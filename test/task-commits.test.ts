@@ -26,7 +26,7 @@ class CountingStore extends MemoryTaskStore {
 }
 
 t.test("an uncontended resize: one write for the result and the end, none per history line", async (t) => {
-  const config = loadConfig({ SIMULATOR_URL: sim.url, TASK_STORE: "memory", LRO_POLL_INTERVAL_MS: "25" });
+  const config = loadConfig({ SIMULATOR_URL: sim.url, TASK_STORE: "memory", LRO_POLL_INTERVAL_MS: "25", LRO_MAX_POLL_INTERVAL_MS: "25" });
   for (const a of config.accounts) if (a.credential.kind === "simulator") a.caPem = sim.caPem;
   const store = new CountingStore();
   const runner = new TaskRunner({ store, accounts: new AccountRegistry(config.accounts), operations, config });

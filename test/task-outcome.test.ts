@@ -32,12 +32,12 @@ t.test("an error as an outcome: canceled, Azure's failure (with what Azure lists
   t.same(outcomeOfError(canceled, "resizeServerGroup"), { kind: "canceled", error: canceled });
 
   const failure = { kind: "throttled" as const, code: "TooManyRequests", message: "slow down" };
-  t.same(outcomeOfError(new OperationFailedError("throttled: slow down", failure, 3, true, result), "resizeServerGroup"), {
+  t.same(outcomeOfError(new OperationFailedError("throttled: slow down", failure, 3, result), "resizeServerGroup"), {
     kind: "failed",
     failure: { operation: "resizeServerGroup", code: "TooManyRequests", message: "throttled: slow down", retryable: true },
     result,
   });
-  const noCode = outcomeOfError(new OperationFailedError("gave up", { kind: "terminal", message: "m" }, 1, false), "x");
+  const noCode = outcomeOfError(new OperationFailedError("gave up", { kind: "terminal", message: "m" }, 1), "x");
   t.same(noCode, { kind: "failed", failure: { operation: "x", code: "terminal", message: "gave up", retryable: false } }, "the kind stands in for a missing code; no result, no internal");
 
   t.same(outcomeOfError(new TypeError("oops"), "x"), {
@@ -70,8 +70,8 @@ t.test("the first line of a run", async (t) => {
 });
 
 t.test("a taken name is chosen again, a bounded number of times, only by an operation that names its scale set", async (t) => {
-  const taken = new OperationFailedError("taken", { kind: "terminal", code: NAME_TAKEN, message: "taken" }, 1, false);
-  const other = new OperationFailedError("no", { kind: "terminal", code: "BadRequest", message: "no" }, 1, false);
+  const taken = new OperationFailedError("taken", { kind: "terminal", code: NAME_TAKEN, message: "taken" }, 1);
+  const other = new OperationFailedError("no", { kind: "terminal", code: "BadRequest", message: "no" }, 1);
   t.ok(chooseNameAgain(taken, true, 1));
   t.ok(chooseNameAgain(taken, true, MAX_NAMINGS - 1));
   t.notOk(chooseNameAgain(taken, true, MAX_NAMINGS), "the last naming's failure stands");

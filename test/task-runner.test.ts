@@ -6,6 +6,7 @@ import { operations } from "../src/operations/registry.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { TaskRunner } from "../src/tasks/task-runner.ts";
 import type { AnyOperation } from "../src/operations/operation.ts";
+import { afterQueuedImmediates, waitFor } from "./helpers/wait-for.ts";
 
 const config = loadConfig({ SIMULATOR_URL: "https://127.0.0.1:1", TASK_STORE: "memory", TASK_LEASE_MS: "1000", TASK_CLAIM_INTERVAL_MS: "50", REPLICA_ID: "survivor" });
 const request = { name: "scaleDown", description: { credentials: "demo", region: "eastus", serverGroupName: "web-prod-v001" } };
@@ -25,7 +26,7 @@ t.test("a replica died after its last history line but before marking the task d
 
   const runner = new TaskRunner({ store, accounts: new AccountRegistry(config.accounts), operations, config });
   runner.start();
-  for (let i = 0; i < 100 && (await store.get(task.id))?.state !== "succeeded"; i++) await new Promise((r) => setTimeout(r, 20));
+  await waitFor(async () => (await store.get(task.id))?.state === "succeeded", { what: "the survivor to finish the task" });
   await runner.stop(1000);
   const done = (await store.get(task.id))!;
   t.equal(done.state, "succeeded");
@@ -48,7 +49,7 @@ t.test("a task whose lease is still held by a live replica is not taken, while t
 
   const runner = new TaskRunner({ store, accounts: new AccountRegistry(config.accounts), operations, config });
   runner.start();
-  for (let i = 0; i < 100 && (await store.get(free.id))?.state !== "succeeded"; i++) await new Promise((r) => setTimeout(r, 20));
+  await waitFor(async () => (await store.get(free.id))?.state === "succeeded", { what: "the runner to finish the free task" });
   await runner.stop(1000);
   t.equal((await store.get(free.id))!.state, "succeeded", "the runner ran");
   const still = (await store.get(task.id))!;
@@ -81,7 +82,7 @@ t.test("tasks on one scale set: the runner runs them one after another, each as 
     return got.map((x) => ({ ...x, state: "running" as const, operationIndex: 1, resultObjects: [result] }));
   };
   runner.start();
-  for (let i = 0; i < 200 && (await store.get(ids[2]))?.state !== "succeeded"; i++) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(async () => (await store.get(ids[2]))?.state === "succeeded", { what: "the third task to finish" });
   await runner.stop(1000);
   t.same(claimed, ids, "each claimed once, in creation order");
   for (const id of ids) t.equal((await store.get(id))!.state, "succeeded");
@@ -101,26 +102,48 @@ t.test("submissions that arrive together are claimed together: one claim, not on
   };
   const store = new MemoryTaskStore();
   const claims: number[] = [];
+  // Claims under way: a claim starts synchronously when a wake-up fires, so "none under way after the queued
+  // wake-ups ran" is the event that ends the test, not a time.
+  let claiming = 0;
   const counting = new Proxy(store, {
     get(target, prop) {
       const value = Reflect.get(target, prop);
       if (prop === "claim") return async (...args: Parameters<MemoryTaskStore["claim"]>) => {
-        const got = await target.claim(...args);
-        claims.push(got.length);
-        return got;
+        claiming++;
+        try {
+          const got = await target.claim(...args);
+          claims.push(got.length);
+          return got;
+        } finally {
+          claiming--;
+        }
       };
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  const quiet = loadConfig({ SIMULATOR_URL: "https://127.0.0.1:1", TASK_STORE: "memory", TASK_LEASE_MS: "60000", TASK_CLAIM_INTERVAL_MS: "20000" });
-  const runner = new TaskRunner({ store: counting, accounts: new AccountRegistry(quiet.accounts), operations: new Map([["hold", hold]]), config: quiet });
+  /** Every wake-up queued so far has fired, and every claim it started (and any claim-again) has ended. */
+  async function quiet(): Promise<void> {
+    for (;;) {
+      await afterQueuedImmediates();
+      if (claiming > 0) {
+        await waitFor(() => claiming === 0, { what: "the claim under way to end" });
+        continue;
+      }
+      await afterQueuedImmediates();
+      if (claiming === 0) return;
+    }
+  }
+  const quietConfig = loadConfig({ SIMULATOR_URL: "https://127.0.0.1:1", TASK_STORE: "memory", TASK_LEASE_MS: "36000000", TASK_CLAIM_INTERVAL_MS: "3600000" });
+  const runner = new TaskRunner({ store: counting, accounts: new AccountRegistry(quietConfig.accounts), operations: new Map([["hold", hold]]), config: quietConfig });
   runner.start();
   t.teardown(() => runner.stop(1000));
-  while (claims.length === 0) await new Promise((r) => setImmediate(r));
+  await waitFor(() => claims.length > 0, { what: "the start's claim" });
+  await quiet();
   t.same(claims, [0], "the start's claim, with nothing to do");
 
+  // Every submit has woken the runner by the time it resolves; quiet() then lets those wake-ups fire and claim.
   await Promise.all(Array.from({ length: 10 }, (_, i) => runner.submit([{ name: "hold", description: { ...request.description, serverGroupName: `web-prod-v${i}` } }])));
-  while (runner.active < 10) await new Promise((r) => setImmediate(r));
-  await new Promise((r) => setTimeout(r, 50));
+  await quiet();
+  t.equal(runner.active, 10, "all ten run");
   t.same(claims, [0, 10], "ten wake-ups, one claim that took all ten");
 });

@@ -1,7 +1,7 @@
-// The task's states and moves (src/tasks/task-state.ts): one table, and the memory store, the reference for the
-// store contract, refuses a move the table does not have.
+// The task's states and moves (src/tasks/task-state.ts): one table, which every store enforces (the contract suite,
+// test/task-store-suite.ts, refuses a move on all three; the SQL stores require statesBefore() in their UPDATE).
 import t from "tap";
-import { CLAIMABLE_STATES, canMove, FINISHED_STATES, sqlStateList, TASK_STATES, TRANSITIONS } from "../src/tasks/task-state.ts";
+import { CLAIMABLE_STATES, canMove, FINISHED_STATES, sqlStateList, statesBefore, TASK_STATES, TRANSITIONS } from "../src/tasks/task-state.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 
 t.test("the table", async (t) => {
@@ -14,6 +14,9 @@ t.test("the table", async (t) => {
   t.notOk(canMove("running", "queued"), "a running task is not queued again (its owner changes, not its state)");
   t.ok(canMove("queued", "canceled"));
   t.equal(sqlStateList(FINISHED_STATES), "('succeeded', 'failed', 'canceled')");
+  t.same(statesBefore("queued"), ["queued", "failed"], "what an UPDATE to queued requires");
+  t.same(statesBefore("running"), ["queued", "running"]);
+  t.same(statesBefore("canceled"), ["queued", "running", "canceled"]);
 });
 
 t.test("the memory store refuses a move the table does not have", async (t) => {

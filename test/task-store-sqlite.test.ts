@@ -33,7 +33,8 @@ const op = (serverGroupName: string) => ({ name: "resizeServerGroup", descriptio
 
 // A separate Node process that uses the store the way a replica does. Modes:
 //   crash <dataDir>            creates, claims, checkpoints a task, prints its id, then SIGKILLs itself (no close)
-//   claim <dataDir> <owner> <startAt>   from startAt on, claims until nothing is left; prints the ids
+//   claim <dataDir> <owner> <startAt>   from startAt on, claims until nothing is left, finishing each task it claimed
+//                                       under its lease; prints the ids and whether each finish was accepted
 //   open  <dataDir> <startAt>  from startAt on, opens the store (migrating a new file) and creates one task
 const CHILD = `
 import { SqliteTaskStore } from ${JSON.stringify(new URL("../src/tasks/sqlite-task-store.ts", import.meta.url).href)};
@@ -51,14 +52,18 @@ if (mode === "crash") {
   const store = await SqliteTaskStore.open({ dataDir });
   await sleepUntil(Number(b));
   const ids = [];
+  const finished = [];
   for (let empty = 0; empty < 5; ) {
     const got = await store.claim(a, 60000, 2);
     if (got.length === 0) empty++;
-    ids.push(...got.map((x) => x.id));
+    for (const x of got) {
+      ids.push(x.id);
+      finished.push(await store.update(a, x.id, { state: "succeeded", finishedAtMs: Date.now() }));
+    }
     await new Promise((r) => setTimeout(r, 1)); // let the other processes in between claims
   }
   await store.close();
-  process.stdout.write(JSON.stringify(ids));
+  process.stdout.write(JSON.stringify({ ids, finished }));
 } else if (mode === "open") {
   await sleepUntil(Number(a));
   const store = await SqliteTaskStore.open({ dataDir });
@@ -223,7 +228,9 @@ t.test("a task written by a process that was killed is taken over from its check
   t.equal(await store.update("child", id, { armCalls: 99 }), false, "the dead owner is fenced out");
 });
 
-t.test("several processes share one file: each task is claimed once", async (t) => {
+t.test("several processes share one file: each task is claimed once, and every task is done", async (t) => {
+  // The invariant, whatever the interleaving: how the claims fall between the processes is up to the scheduler (on
+  // a loaded machine one process may take all of them), so it is reported, not asserted.
   const dir = tempDir(t);
   const dataDir = join(dir, "data");
   const store = await SqliteTaskStore.open({ dataDir });
@@ -236,14 +243,16 @@ t.test("several processes share one file: each task is claimed once", async (t) 
   const claimedBy = new Map<string, string[]>();
   for (const [i, r] of results.entries()) {
     t.equal(r.code, 0, `child ${owners[i]} exited 0 (stderr: ${r.stderr.trim()})`);
-    for (const id of JSON.parse(r.stdout || "[]") as string[]) claimedBy.set(id, [...(claimedBy.get(id) ?? []), owners[i]]);
+    const { ids: claimed, finished } = JSON.parse(r.stdout || '{"ids":[],"finished":[]}') as { ids: string[]; finished: boolean[] };
+    t.ok(finished.every(Boolean), `child ${owners[i]} held the lease of every task it claimed until it finished it`);
+    for (const id of claimed) claimedBy.set(id, [...(claimedBy.get(id) ?? []), owners[i]]);
   }
   t.same([...claimedBy].filter(([, by]) => by.length > 1), [], "no task claimed by two processes");
   t.same([...claimedBy.keys()].sort(), [...ids].sort(), "every task claimed");
-  for (const id of ids) t.equal((await store.get(id))!.leaseOwner, claimedBy.get(id)?.[0]);
+  const states = await Promise.all(ids.map(async (id) => (await store.get(id))!.state));
+  t.same(states.filter((s) => s !== "succeeded"), [], "every task done");
   const perProcess = owners.map((o) => [...claimedBy.values()].filter((by) => by[0] === o).length);
   t.comment(`claims per process: ${perProcess.join(", ")}`);
-  t.ok(perProcess.filter((n) => n > 0).length >= 2, "the processes really did claim side by side");
 });
 
 t.test("processes that open a new file at once migrate it once", async (t) => {

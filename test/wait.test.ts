@@ -5,6 +5,7 @@ import { request } from "undici";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { TaskWaiter } from "../src/tasks/task-waiter.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 t.test("the service", async (t) => {
   const env = await startTestEnv({ writeDurationMs: 100 });
@@ -55,17 +56,11 @@ t.test("the service", async (t) => {
     const id = submitted.body.id;
     const clients = Array.from({ length: 20 }, () => new AbortController());
     const held = clients.map((c) => request(`${env.baseUrl}/task/${id}?wait=60`, { signal: c.signal }).catch(() => undefined));
-    for (let i = 0; env.service.waiter.waiters < 20; i++) {
-      if (i > 500) throw new Error(`only ${env.service.waiter.waiters} waiters`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await waitFor(() => env.service.waiter.waiters >= 20, { what: "twenty waiters" });
     t.equal(env.service.waiter.waiters, 20, "twenty requests held");
     for (const c of clients) c.abort();
     await Promise.all(held);
-    for (let i = 0; env.service.waiter.waiters > 0; i++) {
-      if (i > 500) throw new Error(`${env.service.waiter.waiters} waiters left`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await waitFor(() => env.service.waiter.waiters === 0, { what: "the waiters of the clients that left to go" });
     t.equal(env.service.waiter.waiters, 0, "none left once their clients went away, long before the task ends");
     t.equal((await env.api("GET", `/task/${id}`)).body.state, "running", "the task was still running");
     await env.simControl("PUT", "/_sim/config", { writeDurationMs: 100 });
@@ -90,8 +85,7 @@ t.test("a task another replica ends is noticed by the store poll, without a noti
   const { task } = await store.create({ operations: [{ name: "resizeServerGroup", description: {} }] });
   const [claimed] = await store.claim("other-replica", 60_000, 1);
   const waiting = waiter.waitForEnd(task.id, 30_000);
-  await new Promise((r) => setTimeout(r, 50));
-  t.equal(waiter.waiters, 1);
+  await waitFor(() => waiter.waiters === 1, { what: "the waiter to register" });
   await store.update("other-replica", claimed.id, { state: "succeeded", finishedAtMs: Date.now() });
   const ended = await waiting;
   t.equal(ended?.state, "succeeded");
@@ -104,8 +98,7 @@ t.test("notify wakes every waiter on the task at once; each reads the task again
   const { task } = await store.create({ operations: [{ name: "resizeServerGroup", description: {} }] });
   await store.claim("me", 60_000, 1);
   const waiting = Array.from({ length: 200 }, () => waiter.waitForEnd(task.id, 30_000));
-  await new Promise((r) => setTimeout(r, 20));
-  t.equal(waiter.waiters, 200);
+  await waitFor(() => waiter.waiters === 200, { what: "200 waiters to register" });
   await store.update("me", task.id, { state: "failed", finishedAtMs: Date.now() });
   waiter.notify(task.id);
   const ended = await Promise.all(waiting);

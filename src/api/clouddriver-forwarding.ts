@@ -4,11 +4,17 @@
 // have (a list body that names one goes whole), a task id we do not know.
 //
 // The request goes as received: method, path and query as sent, headers but the hop-by-hop ones, the body's exact
-// bytes (streamed when we had no reason to read it). The answer comes back the same way, streamed.
+// bytes (streamed when we had no reason to read it). The answer comes back the same way, streamed. Except identity:
+// the caller is authenticated here and we speak for it (src/auth/forwarded-identity.ts): its credentials stay here,
+// the X-SPINNAKER-USER / -ACCOUNTS Clouddriver sees are our principal's, a read-only principal forwards no writes,
+// and a path that could climb out of CLOUDDRIVER_URL's prefix is refused.
 import type { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Agent, request as send } from "undici";
 import type { ClouddriverConfig } from "../config.ts";
+import { checkForwardedPath, forwardedHeaders, isSafeMethod } from "../auth/forwarded-identity.ts";
+import { ApiError } from "./errors.ts";
+import { rawBodyOf } from "./json-body.ts";
 
 /** Headers that describe one connection, not the message (RFC 9110 §7.6.1), and ones the client library sets. */
 const HOP_BY_HOP = new Set([
@@ -53,19 +59,15 @@ function errorCode(err: unknown): string | undefined {
   return typeof code === "string" ? code : undefined;
 }
 
-/** Raw request bodies kept by the JSON parser, for requests that turn out to be Clouddriver's after parsing. */
-const rawBodies = new WeakMap<FastifyRequest, Buffer>();
-
-export function rawBodyOf(request: FastifyRequest): Buffer | undefined {
-  return rawBodies.get(request);
-}
 
 export class ClouddriverForwarder {
   readonly url: string;
   readonly #agent: Agent;
+  readonly #authorization: string | undefined;
 
   constructor(config: ClouddriverConfig) {
     this.url = config.url;
+    this.#authorization = config.authorization;
     this.#agent = new Agent({
       connect: { timeout: config.connectTimeoutMs },
       headersTimeout: config.timeoutMs,
@@ -76,15 +78,22 @@ export class ClouddriverForwarder {
   /**
    * Sends the request to Clouddriver and answers with its response. `body`: the bytes to send (a parsed request's
    * raw body); by default the request's own stream when it has a body. Clouddriver down: 502; too slow: 504.
+   * A write by a read-only principal: 403; a path with dot segments: 400. Neither reaches Clouddriver.
    */
   async forward(request: FastifyRequest, reply: FastifyReply, body?: Buffer): Promise<FastifyReply> {
+    const target = checkForwardedPath(request.url);
+    if (!target.ok) throw new ApiError(400, "InvalidPath", `${target.reason}: requests forwarded to Clouddriver must stay under ${this.url}`);
+    const principal = request.principal;
+    if (principal.readOnly && !isSafeMethod(request.method)) {
+      throw new ApiError(403, "Forbidden", `${principal.name} may only read: ${request.method} ${request.url.split("?")[0]} would be forwarded to Clouddriver as a write`);
+    }
     const hasBody = request.headers["content-length"] !== undefined ? request.headers["content-length"] !== "0" : request.headers["transfer-encoding"] !== undefined;
     const payload: Buffer | Readable | undefined = body ?? rawBodyOf(request) ?? (hasBody ? request.raw : undefined);
     let upstream: Awaited<ReturnType<typeof send>>;
     try {
-      upstream = await send(`${this.url}${request.url}`, {
+      upstream = await send(`${this.url}${target.path}`, {
         method: request.method as "GET",
-        headers: endToEndHeaders(request.headers),
+        headers: forwardedHeaders(endToEndHeaders(request.headers), principal, this.#authorization),
         body: payload,
         dispatcher: this.#agent,
       });
@@ -114,15 +123,10 @@ export class ClouddriverForwarder {
 /**
  * Routes that are not ours: the not-found handler, and routes whose config says `forwardToClouddriver: true` (an
  * unknown operation name). They are forwarded before their body is parsed, so it streams through untouched.
- * JSON bodies that are parsed keep their raw bytes, for a list body that turns out to name another operation.
+ * JSON bodies that are parsed keep their raw bytes (json-body.ts, keepRaw), for a list body that turns out to name
+ * another operation.
  */
 export function installClouddriverForwarding(app: FastifyInstance, forwarder: ClouddriverForwarder): void {
-  const parseJson = app.getDefaultJsonParser("error", "error");
-  app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
-    rawBodies.set(request, body as Buffer);
-    parseJson(request, (body as Buffer).toString("utf8"), done);
-  });
   app.addHook("onRequest", async (request, reply) => {
     const config = request.routeOptions.config as { forwardToClouddriver?: boolean };
     if (request.is404 || config.forwardToClouddriver === true) return forwarder.forward(request, reply);

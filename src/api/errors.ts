@@ -2,6 +2,14 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import type { FieldProblem } from "../operations/description.ts";
 import type { ErrorResponse } from "./schemas.ts";
+import { storeOutageReason } from "../tasks/store-outage.ts";
+import { BacklogFullError } from "../tasks/backlog.ts";
+
+/**
+ * Retry-After, in seconds, while the task store is out of reach: a PostgreSQL restart or fail-over takes seconds,
+ * and an orchestrator polling sooner only adds to the queue of connections.
+ */
+export const STORE_OUTAGE_RETRY_AFTER_S = 5;
 
 /** A 4xx our own handlers decide on. */
 export class ApiError extends Error {
@@ -9,6 +17,8 @@ export class ApiError extends Error {
   readonly error: string;
   readonly details?: FieldProblem[];
   readonly extra?: Partial<ErrorResponse>;
+  /** Sent with the answer (a 503's Retry-After). */
+  headers?: Record<string, string>;
   constructor(statusCode: number, error: string, message: string, details?: FieldProblem[], extra?: Partial<ErrorResponse>) {
     super(message);
     this.statusCode = statusCode;
@@ -74,9 +84,10 @@ const FASTIFY_CODES: Record<string, string> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: "InvalidContentLength",
 };
 
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBytes?: number } = {}): void {
   app.setErrorHandler((err: FastifyError & Partial<ApiError>, request, reply) => {
     if (err instanceof ApiError) {
+      if (err.headers) reply.headers(err.headers);
       return send(reply, {
         statusCode: err.statusCode,
         error: err.error,
@@ -94,10 +105,30 @@ export function installErrorHandling(app: FastifyInstance): void {
         details: problems,
       });
     }
+    if (err instanceof BacklogFullError) {
+      reply.header("retry-after", String(err.retryAfterSeconds));
+      return send(reply, { statusCode: 429, error: "BacklogFull", message: err.message });
+    }
+    const outage = storeOutageReason(err);
+    if (outage !== undefined) {
+      // Not a bug: the store is down. An orchestrator retries a 503 with Retry-After; a 500 reads as ours to fix.
+      // Info: every request meets it while the store is down; the runner says so at warn, once per outage.
+      request.log.info({ reason: outage, err: err.message }, "task store unavailable");
+      reply.header("retry-after", String(STORE_OUTAGE_RETRY_AFTER_S));
+      return send(reply, {
+        statusCode: 503,
+        error: "TaskStoreUnavailable",
+        message: `the task store cannot be reached (${outage}); nothing was done, retry after ${STORE_OUTAGE_RETRY_AFTER_S} s`,
+      });
+    }
     const status = typeof err.statusCode === "number" ? err.statusCode : 500;
     if (status >= 400 && status < 500) {
       const code = (err.code && FASTIFY_CODES[err.code]) ?? (err instanceof SyntaxError || err.code === "FST_ERR_CTP_INVALID_JSON_BODY" ? "InvalidJson" : "BadRequest");
-      return send(reply, { statusCode: status, error: code, message: err.message });
+      const message =
+        err.code === "FST_ERR_CTP_BODY_TOO_LARGE" && limits.bodyLimitBytes !== undefined
+          ? `the body is larger than ${limits.bodyLimitBytes} bytes (BODY_LIMIT_BYTES)`
+          : err.message;
+      return send(reply, { statusCode: status, error: code, message });
     }
     request.log.error({ err }, "unhandled error");
     return send(reply, { statusCode: 500, error: "InternalError", message: "internal error; it has been logged" });

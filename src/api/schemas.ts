@@ -176,9 +176,9 @@ export const ServerGroup = Type.Object(
 export const Health = Type.Object(
   {
     status: Type.Literal("ok"),
-    activeTasks: Type.Integer(),
-    accounts: Type.Array(Type.String()),
-    operations: Type.Array(Type.String()),
+    activeTasks: Type.Optional(Type.Integer({ description: "with access control on, only for a caller with credentials" })),
+    accounts: Type.Optional(Type.Array(Type.String(), { description: "with access control on, only for a caller with credentials" })),
+    operations: Type.Optional(Type.Array(Type.String(), { description: "with access control on, only for a caller with credentials" })),
   },
   { $id: "Health", additionalProperties: false },
 );

@@ -2,7 +2,8 @@
 //
 // Every route needs a principal unless it says otherwise (route config `access`): a route added later is protected
 // by default. Open: /health, /ready, the API documentation and the status page's static shell (its data comes from
-// the API, with the caller's token). /metrics is open unless METRICS_REQUIRE_TOKEN is set.
+// the API, with the caller's token); /health tells only "up" to a caller without credentials. /metrics needs a
+// token when principals are configured, unless METRICS_REQUIRE_TOKEN=false opens it.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { accessControlEnabled, type AccessConfig } from "../config.ts";
 import { Type } from "@sinclair/typebox";
@@ -11,7 +12,7 @@ import { ErrorResponse } from "../api/schemas.ts";
 import { findTokenPrincipal, parseAuthorization } from "./bearer-tokens.ts";
 import { decideAccess, intersectAccounts, OPEN_PRINCIPAL, type Principal } from "./principal.ts";
 
-/** public: no principal needed; metrics: public unless METRICS_REQUIRE_TOKEN; api (the default): a principal. */
+/** public: no principal needed; metrics: a principal when METRICS_REQUIRE_TOKEN (on by default with principals); api (the default): a principal. */
 export type RouteAccess = "public" | "metrics" | "api";
 
 declare module "fastify" {
@@ -60,13 +61,14 @@ export function identify(access: AccessConfig, request: FastifyRequest): Princip
   const user = access.trustSpinnakerHeaders ? headerValue(request, SPINNAKER_USER_HEADER)?.trim() : undefined;
   if (user) {
     const headerAccounts = parseSpinnakerAccounts(headerValue(request, SPINNAKER_ACCOUNTS_HEADER));
-    if (!tokenPrincipal) return { name: user, accounts: headerAccounts, readOnly: false, via: "spinnakerHeaders" };
+    if (!tokenPrincipal) return { name: user, accounts: headerAccounts, readOnly: false, via: "spinnakerHeaders", spinnakerUser: user };
     // A token and Orca's headers: the service that holds the token acts for the user, within both.
     return {
       name: `${user} (via ${tokenPrincipal.name})`,
       accounts: intersectAccounts(tokenPrincipal.accounts, headerAccounts),
       readOnly: tokenPrincipal.readOnly,
       via: "token+spinnakerHeaders",
+      spinnakerUser: user,
     };
   }
   if (tokenPrincipal) return tokenPrincipal;

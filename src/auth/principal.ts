@@ -9,6 +9,8 @@ export interface Principal {
   readOnly: boolean;
   /** How the caller was identified. */
   via: "open" | "token" | "spinnakerHeaders" | "token+spinnakerHeaders";
+  /** The user Orca named in X-SPINNAKER-USER, when those headers were trusted: who Clouddriver is told acts. */
+  spinnakerUser?: string;
 }
 
 /** Access control off (the default with only the simulator): every caller may do everything. */

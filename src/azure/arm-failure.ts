@@ -7,7 +7,7 @@ export type FailureKind =
   | "precondition"
   /** 429: Azure's throttling. */
   | "throttled"
-  /** 408 and 5xx. */
+  /** 408 and 5xx, except 501 Not Implemented and 505 HTTP Version Not Supported (asking again cannot change those). */
   | "server"
   /** No HTTP answer at all: reset, refused, timed out. */
   | "network"
@@ -29,6 +29,18 @@ export interface ArmFailure {
   message: string;
   /** What Azure asked us to wait, from Retry-After / retry-after-ms / x-ms-retry-after-ms. */
   retryAfterMs?: number;
+}
+
+/**
+ * An error that carries its failure as classified where it happened (executeOp's and observe()'s
+ * OperationFailedError): describeArmFailure reads it back and never classifies it again.
+ */
+export class ClassifiedError extends Error {
+  readonly failure: ArmFailure;
+  constructor(message: string, failure: ArmFailure) {
+    super(message);
+    this.failure = failure;
+  }
 }
 
 /** A failure our own code decided on (bad plan, limit reached): never retried unless it says so. */
@@ -58,6 +70,17 @@ export class LongRunningOperationError extends Error {
     this.status = status;
     this.code = code;
   }
+}
+
+/** The scale set exists, in another region than the one asked for (vmss-gateway.ts refuses to act on it). */
+export const REGION_MISMATCH = "RegionMismatch";
+
+/**
+ * Nothing of that name where it was asked for: Azure's 404, or a scale set of that name in another region. A reader
+ * is told "not found" for both; an operation keeps them apart (destroy must not call a scale set elsewhere gone).
+ */
+export function isAbsentHere(failure: ArmFailure): boolean {
+  return failure.kind === "notFound" || failure.code === REGION_MISMATCH;
 }
 
 /** Errors that only a bug in our code throws: retrying cannot help, and they must not pass for an Azure failure. */
@@ -112,7 +135,8 @@ export function kindForStatus(status: number, code?: string): FailureKind {
   if (status === 409) return code && PERMANENT_CONFLICT_CODES.has(code.toLowerCase()) ? "terminal" : "conflict";
   if (status === 412) return "precondition";
   if (status === 429) return "throttled";
-  if (status === 408 || status >= 500) return "server";
+  // The Azure SDK's rule (core-rest-pipeline isExponentialRetryResponse): 408, or ≥ 500 except 501 and 505.
+  if (status === 408 || (status >= 500 && status !== 501 && status !== 505)) return "server";
   return "terminal";
 }
 
@@ -144,6 +168,7 @@ function firstLine(s: string): string {
  * people (a TypeError about networkInterfaceConfigurations is a bug, not a network failure).
  */
 export function describeArmFailure(err: unknown): ArmFailure {
+  if (err instanceof ClassifiedError) return err.failure;
   if (err instanceof OperationError) return { kind: err.kind, code: err.code, message: err.message };
   if (err instanceof LongRunningOperationError) {
     const kind: FailureKind = err.status === "Canceled" ? "canceled" : isTransientOperationCode(err.code) ? "operationFailedTransient" : "terminal";

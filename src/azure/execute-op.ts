@@ -8,10 +8,10 @@
 // of times, and otherwise fails with what runs.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RetryConfig } from "../config.ts";
-import { describeArmFailure, failureLabel, OperationError, type ArmFailure } from "./arm-failure.ts";
+import { ClassifiedError, describeArmFailure, failureLabel, OperationError, type ArmFailure } from "./arm-failure.ts";
 import { decideBusyWait, decideRetry, formatDuration, isRetryableKind } from "./retry-policy.ts";
 import { confirmation, isBusy, isFailed, suspiciousRead } from "./scale-set-state.ts";
-import { storedStep, type ScaleSetGateway, type ScaleSetSnapshot, type StoredWriteStep, type WriteStep } from "./vmss-gateway.ts";
+import { guardLabel, guardOf, storedStep, type ScaleSetGateway, type ScaleSetSnapshot, type StoredWriteStep, type WriteStep } from "./vmss-gateway.ts";
 
 /**
  * What a planner asks for: nothing more to do, a write, or to wait and plan again on a fresh read (the state is
@@ -23,12 +23,6 @@ export type PlannedStep = { kind: "done"; summary: string } | { kind: "wait"; su
 export interface ScaleSetPlanner<R> {
   /** The plan needs the VM list, not only the scale set. */
   readsInstances: boolean;
-  /**
-   * A read-only view: report the state as it is, even mid-write or Failed, unconfirmed. Operations leave this
-   * unset: they plan only on a settled scale set, since "nothing to do" judged on a state that another write is
-   * about to change is as wrong as a write planned on it, and they end only on a confirmed one.
-   */
-  observeOnly?: boolean;
   plan(snapshot: ScaleSetSnapshot): PlannedStep;
   /** Writes one attempt may make; default MAX_WRITES_PER_ATTEMPT. An operation that replaces in batches needs more. */
   maxWrites?: number;
@@ -77,6 +71,8 @@ export interface ExecuteOpInput<R> {
   planner: ScaleSetPlanner<R>;
   retry: RetryConfig;
   lroPollIntervalMs: number;
+  /** The longest wait between polls of a write, whatever Azure advertised (default 120 s). */
+  lroMaxPollIntervalMs?: number;
   /** One line for a person, added to the task's history. */
   log: (line: string) => void;
   onCheckpoint?: (checkpoint: Checkpoint) => void | Promise<void>;
@@ -96,20 +92,21 @@ export interface ExecuteOpInput<R> {
   wait?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
 }
 
-export class OperationFailedError<R = unknown> extends Error {
+/** An operation (or a read, observe.ts) that gave up: the failure as classified once (arm-failure.ts). */
+export class OperationFailedError<R = unknown> extends ClassifiedError {
   override name = "OperationFailedError";
-  readonly failure: ArmFailure;
   readonly attempts: number;
-  /** Whether sending the same operation again later could succeed (Clouddriver's `retryable`). */
-  readonly retryable: boolean;
   /** What Azure showed when the operation gave up on a scale set it could not confirm (the true instance count). */
   readonly result?: R;
-  constructor(message: string, failure: ArmFailure, attempts: number, retryable: boolean, result?: R) {
-    super(message);
-    this.failure = failure;
+  constructor(message: string, failure: ArmFailure, attempts: number, result?: R) {
+    super(message, failure);
     this.attempts = attempts;
-    this.retryable = retryable;
     if (result !== undefined) this.result = result;
+  }
+
+  /** Whether sending the same operation again later could succeed (Clouddriver's `retryable`): the retry policy's rule. */
+  get retryable(): boolean {
+    return isRetryableKind(this.failure.kind);
   }
 }
 
@@ -126,15 +123,23 @@ export class OperationCanceledError extends Error {
 
 /**
  * Azure left the scale set Failed and re-driving it did not help: the operation ends here, with the state as Azure
- * lists it. Not judged by the retry policy (the re-drives were the retries); the same request later can succeed.
+ * lists it. Not judged by the retry policy (the re-drives were the retries); the same request later can succeed
+ * (its kind is transient, so the failure is retryable). Its code is the one clients have always seen.
  */
-class ScaleSetNotConfirmedError extends OperationError {
+class ScaleSetLeftFailedError extends OperationError {
   readonly snapshot: ScaleSetSnapshot;
   constructor(message: string, snapshot: ScaleSetSnapshot) {
-    super("NotConfirmed", message, "operationFailedTransient");
+    super(LEFT_FAILED, message, "operationFailedTransient");
     this.snapshot = snapshot;
   }
 }
+
+// Two different failures that clients know by one code, "NotConfirmed" (task failure code, Clouddriver's cause),
+// kept so that nothing changes for them; named apart here so that a reader tells them apart.
+/** Azure left the scale set Failed, and re-driving it did not help. */
+const LEFT_FAILED = "NotConfirmed";
+/** Azure says Succeeded, yet its VM list kept disagreeing with its capacity on every re-read (retried as a 5xx). */
+const VMS_DISAGREE = "NotConfirmed";
 
 /** Writes that one attempt may make while converging (disable is a network change, then a rollout). */
 const MAX_WRITES_PER_ATTEMPT = 4;
@@ -181,7 +186,7 @@ export async function executeOp<R>(given: ExecuteOpInput<R>): Promise<R> {
     const { step, poller } = input.resume;
     log(`resuming the write Azure accepted before a restart: ${step.summary}`);
     try {
-      await gateway.resume(step.kind, poller, { defaultPollIntervalMs: input.lroPollIntervalMs, signal });
+      await gateway.resume(step.kind, poller, { defaultPollIntervalMs: input.lroPollIntervalMs, maxPollIntervalMs: input.lroMaxPollIntervalMs, signal });
       log("the resumed write ended; checking the result on a fresh read");
     } catch (err) {
       if (signal?.aborted) throw err;
@@ -204,7 +209,8 @@ export async function executeOp<R>(given: ExecuteOpInput<R>): Promise<R> {
     },
   };
   for (let attempt = 1; ; attempt++) {
-    const prefix = `attempt ${attempt}/${retry.maxAttempts}`;
+    // Past maxAttempts only for failures retried until the deadline (retry-policy.ts): no "9/8".
+    const prefix = attempt <= retry.maxAttempts ? `attempt ${attempt}/${retry.maxAttempts}` : `attempt ${attempt}`;
     try {
       clock.stopIfCanceled(`before attempt ${attempt}`);
       const result = await runAttempt(tracked, attempt, prefix, clock, progress);
@@ -221,10 +227,10 @@ export async function executeOp<R>(given: ExecuteOpInput<R>): Promise<R> {
         return input.planner.whenAbsent({ failure, wrote });
       }
       const label = failureLabel(failure);
-      if (err instanceof ScaleSetNotConfirmedError) {
+      if (err instanceof ScaleSetLeftFailedError) {
         input.onAttemptEnd?.({ attempt, outcome: "failed", failure });
         log(`${prefix}: ${failure.message}`);
-        throw new OperationFailedError(`${label}: ${failure.message}`, failure, attempt, true, input.planner.result(err.snapshot));
+        throw new OperationFailedError(`${label}: ${failure.message}`, failure, attempt, input.planner.result(err.snapshot));
       }
       const decision = decideRetry({ failure, attempt, elapsedMs: now() - clock.started, config: retry, random: random() });
       input.onAttemptEnd?.({ attempt, outcome: decision.retry ? "retry" : "failed", failure });
@@ -232,7 +238,7 @@ export async function executeOp<R>(given: ExecuteOpInput<R>): Promise<R> {
         // Whether a resume (POST /task/{id}:resume) of the same operation could succeed: the retry policy's rule.
         log(`${prefix}: ${label}: ${failure.message}; ${decision.reason}`);
         const shown = wrote && input.planner.resultOnFailure ? await readForFailure(input) : undefined;
-        throw new OperationFailedError(`${label}: ${failure.message}`, failure, attempt, isRetryableKind(failure.kind), shown);
+        throw new OperationFailedError(`${label}: ${failure.message}`, failure, attempt, shown);
       }
       log(`${prefix}: ${label}, ${decision.reason}`);
       // The write that failed (or was canceled) is over: nothing is in flight until the next attempt writes.
@@ -268,7 +274,7 @@ async function settledRead<R>(
   let snapshot = first ?? (await getScaleSet());
   let waitedSince: number | undefined;
   for (let doubtful = 0; ; ) {
-    if (isBusy(snapshot) && !planner.observeOnly) {
+    if (isBusy(snapshot)) {
       // Another write holds the scale set: a write now would only 409 and spend Azure's write budget. Re-read
       // until it ends, then plan again on what it left.
       if (waitedSince === undefined) {
@@ -290,10 +296,9 @@ async function settledRead<R>(
       log(`${prefix}: the other write ended after ${formatDuration(clock.now() - waitedSince)}; planning on a fresh read`);
       waitedSince = undefined;
     }
-    if ((planner.readsInstances || planner.observeOnly) && !snapshot.vms) {
+    if (planner.readsInstances && !snapshot.vms) {
       snapshot = await gateway.withInstances(snapshot, signal);
     }
-    if (planner.observeOnly) return snapshot;
     const suspicious = suspiciousRead(snapshot);
     if (suspicious === undefined) return snapshot;
     if (doubtful++ >= REREADS_OF_A_DOUBTFUL_READ) {
@@ -346,12 +351,12 @@ async function writeThenRead<R>(
 ): Promise<ScaleSetSnapshot> {
   // Before a write is a safe point to stop; once Azure accepted it, it is followed to its end first.
   clock.stopIfCanceled(`before writing: ${step.summary}`);
-  const guard = step.kind === "update" || step.kind === "delete" ? ` (If-Match ${etag ?? "none"})` : step.kind === "create" ? " (If-None-Match *)" : "";
-  input.log(`${prefix}: ${step.summary}${guard}`);
+  input.log(`${prefix}: ${step.summary}${guardLabel(guardOf(step.kind, etag))}`);
   await input.onCheckpoint?.({ attempt });
   const stored = storedStep(step);
   const written = await input.gateway.write(step, etag, {
     defaultPollIntervalMs: input.lroPollIntervalMs,
+    maxPollIntervalMs: input.lroMaxPollIntervalMs,
     signal: input.signal,
     onAccepted: (poller) => input.onCheckpoint?.({ attempt, inFlight: { step: stored, poller } }),
   });
@@ -399,7 +404,6 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
     }
     waiting = undefined;
     if (step.kind === "done") {
-      if (planner.observeOnly) return planner.result(snapshot);
       // "Nothing to change" in the model is not yet what Azure did: confirm it against the VMs Azure lists.
       if (!snapshot.vms) snapshot = await gateway.withInstances(snapshot, signal);
       const confirmed = confirmation(snapshot);
@@ -410,13 +414,13 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
       if (!isFailed(snapshot)) {
         // Succeeded, yet the VM list disagrees with the capacity: read again rather than report either number.
         if (doubtful++ >= REREADS_OF_A_DOUBTFUL_READ) {
-          throw new OperationError("NotConfirmed", `${gateway.ref.name}: ${confirmed.reason}`, "server");
+          throw new OperationError(VMS_DISAGREE, `${gateway.ref.name}: ${confirmed.reason}`, "server");
         }
         snapshot = await settledRead(input, prefix, clock);
         continue;
       }
       if (progress.redrives >= retry.maxRedrives) {
-        throw new ScaleSetNotConfirmedError(
+        throw new ScaleSetLeftFailedError(
           `Azure left ${gateway.ref.name} Failed: ${confirmed.instances} instance(s) running of capacity ${snapshot.vmss.sku?.capacity ?? 0}, after ${progress.redrives} re-drive(s)`,
           snapshot,
         );
@@ -430,37 +434,4 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
     snapshot = await writeThenRead(input, attempt, prefix, clock, progress, step, snapshot.etag);
     writes++;
   }
-}
-
-/** What an attempt would do now, planned against a read made for it, with nothing written (?dryRun=true). */
-export interface DryRunPlan {
-  /** The read the plan was made against. */
-  read: { etag?: string; provisioningState?: string; capacity?: number };
-  /** The write an attempt would send first, with the If-Match it would carry; absent when nothing would change. */
-  write?: { kind: WriteStep["kind"]; summary: string; ifMatch?: string };
-  /** Nothing would change: what the plan found. */
-  unchanged?: string;
-  /** Another write holds the scale set now: a real run would wait for it to end and plan on what it left. */
-  busy?: string;
-}
-
-/**
- * Reads as an attempt reads (the scale set, and its VMs when the planner needs them) and asks the planner, as
- * runAttempt does, without writing. Only the first write can be planned: a later one (disable's rollout after its
- * network change) is planned by a real run on the read that follows the first.
- */
-export async function planWithoutWriting<R>(gateway: ScaleSetGateway, planner: ScaleSetPlanner<R>, signal?: AbortSignal): Promise<DryRunPlan> {
-  const snapshot = await gateway.read({ withInstances: planner.readsInstances, signal });
-  const read = {
-    ...(snapshot.etag !== undefined ? { etag: snapshot.etag } : {}),
-    ...(snapshot.vmss.provisioningState !== undefined ? { provisioningState: snapshot.vmss.provisioningState } : {}),
-    ...(typeof snapshot.vmss.sku?.capacity === "number" ? { capacity: snapshot.vmss.sku.capacity } : {}),
-  };
-  const busy = isBusy(snapshot) ? `${gateway.ref.name} is ${snapshot.vmss.provisioningState} (another write in flight): a run would wait for it to end, then plan again` : undefined;
-  const step = planner.plan(snapshot);
-  if (step.kind === "done") return { read, unchanged: step.summary, ...(busy ? { busy } : {}) };
-  if (step.kind === "wait") return { read, unchanged: `a run would wait before writing: ${step.summary}`, ...(busy ? { busy } : {}) };
-  // The If-Match a write carries: the ETag of the read it was planned on (runAttempt; a delete is conditional too).
-  const ifMatch = step.kind === "update" || step.kind === "delete" ? (snapshot.etag ?? "none") : undefined;
-  return { read, write: { kind: step.kind, summary: step.summary, ...(ifMatch !== undefined ? { ifMatch } : {}) }, ...(busy ? { busy } : {}) };
 }

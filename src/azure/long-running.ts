@@ -7,6 +7,11 @@ import { observeArmResponses } from "./arm-observer.ts";
 export interface LongRunningOptions {
   /** Wait before a poll when Azure advertised no interval. */
   defaultPollIntervalMs: number;
+  /**
+   * The longest wait between polls, whatever Azure advertised (default 120 s). Tests against a simulator whose
+   * time runs faster than Azure's set it low: its Retry-After is whole seconds, as Azure's, while its writes end sooner.
+   */
+  maxPollIntervalMs?: number;
   /** Called once the write was accepted, with the poller's serialized state: what a restart needs to resume. */
   onAccepted?: (serializedState: string) => void | Promise<void>;
   signal?: AbortSignal;
@@ -51,11 +56,11 @@ class PollHint {
     const end = operationEndOf(info.bodyAsText);
     if (end) this.end = end;
   }
-  take(fallbackMs: number): number {
+  take(fallbackMs: number, maxMs = 120_000): number {
     const ms = this.advertisedMs ?? fallbackMs;
     this.advertisedMs = undefined;
     // Never hammer (a 0 would spin) and never sleep for absurd spans on a malformed header.
-    return Math.min(Math.max(ms, 10), 120_000);
+    return Math.min(Math.max(ms, 10), maxMs);
   }
 }
 
@@ -94,7 +99,7 @@ async function pollToEnd<TResult>(
 ): Promise<TResult> {
   try {
     while (!poller.isDone) {
-      await sleep(hint.take(options.defaultPollIntervalMs), undefined, { signal: options.signal });
+      await sleep(hint.take(options.defaultPollIntervalMs, options.maxPollIntervalMs), undefined, { signal: options.signal });
       await poller.poll({ abortSignal: options.signal });
     }
   } catch (err) {

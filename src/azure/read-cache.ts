@@ -5,7 +5,7 @@
 import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import type { RetryConfig } from "../config.ts";
 import type { AccountRegistry } from "./accounts.ts";
-import { executeOp, type ScaleSetPlanner } from "./execute-op.ts";
+import { observe } from "./observe.ts";
 import type { ScaleSetObserver, ScaleSetRef, ScaleSetSnapshot, WriteStep } from "./vmss-gateway.ts";
 
 /** A value and when Azure was asked for it (the start of the call: the value is at least this fresh). */
@@ -146,40 +146,40 @@ export interface ScaleSetReadsOptions {
 export class ScaleSetReads implements ScaleSetObserver {
   readonly ttlMs: number;
   readonly #accounts: AccountRegistry;
-  readonly #retry: RetryConfig;
+  /** The retry profile of every read made here (a poller is waiting): readRetry of the service's. */
+  readonly retry: RetryConfig;
   readonly #snapshots: CoalescingCache<ScaleSetSnapshot>;
   readonly #listings: CoalescingCache<VirtualMachineScaleSet[]>;
 
   constructor(accounts: AccountRegistry, options: ScaleSetReadsOptions) {
     this.#accounts = accounts;
-    this.#retry = options.retry;
+    this.retry = options.retry;
     this.ttlMs = options.ttlMs;
     this.#snapshots = new CoalescingCache({ ttlMs: options.ttlMs, now: options.now, onLookup: options.onLookup });
     this.#listings = new CoalescingCache({ ttlMs: options.ttlMs, now: options.now, onLookup: options.onLookup });
   }
 
-  /** The scale set and its VMs. Throws OperationFailedError as executeOp does (404: notFound). */
+  /** The scale set and its VMs, observed (observe.ts): throws OperationFailedError when the read gives up (404: notFound). */
   snapshot(ref: ScaleSetRef): Promise<Fresh<ScaleSetSnapshot>> {
     return this.#snapshots.get(scaleSetKey(ref), () => {
-      const planner: ScaleSetPlanner<ScaleSetSnapshot> = {
-        readsInstances: true,
-        observeOnly: true,
-        plan: () => ({ kind: "done", summary: "read" }),
-        result: (snapshot) => snapshot,
-      };
-      return executeOp({ gateway: this.#accounts.gateway(ref), planner, retry: this.#retry, lroPollIntervalMs: 1000, log: () => {} });
+      const gateway = this.#accounts.gateway(ref);
+      return observe((signal) => gateway.read({ withInstances: true, signal }), { retry: this.retry });
     });
   }
 
-  /** The scale sets of a resource group (or of the account's subscription), as ARM lists them. */
+  /** The scale sets of a resource group (or of the account's subscription), as ARM lists them; observed as snapshot() is. */
   list(scope: ListingScope): Promise<Fresh<VirtualMachineScaleSet[]>> {
-    return this.#listings.get(listingKey(scope), async () => {
-      const client = this.#accounts.client(scope.account);
-      const pages = scope.resourceGroup ? client.virtualMachineScaleSets.list(scope.resourceGroup) : client.virtualMachineScaleSets.listAll();
-      const out: VirtualMachineScaleSet[] = [];
-      for await (const vmss of pages) out.push(vmss);
-      return out;
-    });
+    return this.#listings.get(listingKey(scope), () =>
+      observe(async (signal) => {
+        const client = this.#accounts.client(scope.account);
+        const pages = scope.resourceGroup
+          ? client.virtualMachineScaleSets.list(scope.resourceGroup, { abortSignal: signal })
+          : client.virtualMachineScaleSets.listAll({ abortSignal: signal });
+        const out: VirtualMachineScaleSet[] = [];
+        for await (const vmss of pages) out.push(vmss);
+        return out;
+      }, { retry: this.retry }),
+    );
   }
 
   /**

@@ -13,6 +13,15 @@ export function isRetryableKind(kind: FailureKind): boolean {
   return kind !== "notFound" && kind !== "terminal" && kind !== "programming";
 }
 
+/**
+ * The retry profile of a read that a poller or a person waits on (the Clouddriver reads, GET /azure/serverGroups, a
+ * dry run): not a deployment's patience. At most 20 s, Azure's "not now" (isRetriedUntilDeadline) included, and
+ * three attempts for the rest; a Retry-After longer than what is left is passed on to the caller (a 503's).
+ */
+export function readRetry(config: RetryConfig): RetryConfig {
+  return { ...config, maxAttempts: Math.min(config.maxAttempts, 3), deadlineMs: Math.min(config.deadlineMs, 20_000) };
+}
+
 export type RetryDecision =
   | { retry: true; delayMs: number; reason: string }
   | { retry: false; reason: string };
@@ -53,27 +62,32 @@ export function crossesDeadline(delayMs: number, elapsedMs: number, config: Retr
 }
 
 /**
- * Exponential backoff with jitter, capped by maxDelayMs. A Retry-After from Azure replaces the computed delay
- * (Azure knows when its lock or budget frees), and is capped by maxDelayMs too: no single wait is longer.
- * Conflicts start small on purpose: a write lock clears within one write's duration.
+ * Failures by which Azure says "not now" (429, 408 and 5xx, no answer): a burst of them clears in seconds to minutes,
+ * so they are retried until the deadline, however many attempts that takes (maxAttempts is only the floor). Those of
+ * our plan against another writer's (409, 412, a preempted or transiently failed operation) stop after maxAttempts.
+ */
+export function isRetriedUntilDeadline(kind: FailureKind): boolean {
+  return kind === "throttled" || kind === "server" || kind === "network";
+}
+
+/**
+ * Exponential backoff with jitter, capped by maxDelayMs. A Retry-After from Azure is honoured in full (Azure knows
+ * when its lock or budget frees): the first retry waits exactly that; later ones wait the longer of it and the
+ * backoff one step behind, so a burst answered with short hints ("Retry-After: 1") still backs off. The deadline
+ * bounds every wait; maxAttempts bounds only the failures isRetriedUntilDeadline does not name.
  */
 export function decideRetry({ failure, attempt, elapsedMs, config, random }: RetryInput): RetryDecision {
   if (!isRetryableKind(failure.kind)) {
     return { retry: false, reason: failure.kind === "notFound" ? "not found" : "not retryable" };
   }
-  if (attempt >= config.maxAttempts) {
+  if (attempt >= config.maxAttempts && !isRetriedUntilDeadline(failure.kind)) {
     return { retry: false, reason: `gave up after ${attempt} attempts` };
   }
-  const delayMs = Math.round(
-    Math.max(
-      0,
-      failure.retryAfterMs !== undefined
-        ? Math.min(config.maxDelayMs, failure.retryAfterMs)
-        : withJitter(Math.min(config.maxDelayMs, baseDelayMs(failure.kind, config) * 2 ** (attempt - 1)), random),
-    ),
-  );
+  const backoff = (step: number) => withJitter(Math.min(config.maxDelayMs, baseDelayMs(failure.kind, config) * 2 ** (step - 1)), random);
+  const hinted = failure.retryAfterMs;
+  const delayMs = Math.round(Math.max(0, hinted === undefined ? backoff(attempt) : attempt === 1 ? hinted : Math.max(hinted, backoff(attempt - 1))));
   if (crossesDeadline(delayMs, elapsedMs, config)) {
-    return { retry: false, reason: `the ${formatDuration(config.deadlineMs)} deadline would pass before the next attempt` };
+    return { retry: false, reason: `the ${formatDuration(config.deadlineMs)} deadline would pass before the next attempt (attempt ${attempt})` };
   }
   return { retry: true, delayMs, reason: `retrying in ${formatDuration(delayMs)}` };
 }

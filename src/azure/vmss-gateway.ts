@@ -6,7 +6,7 @@ import type {
   VirtualMachineScaleSetUpdate,
   VirtualMachineScaleSetVM,
 } from "@azure/arm-compute";
-import { OperationError } from "./arm-failure.ts";
+import { OperationError, REGION_MISMATCH } from "./arm-failure.ts";
 import { observeArmResponses } from "./arm-observer.ts";
 import { resumeLongRunning, runLongRunning } from "./long-running.ts";
 import { parseRemainingHeader } from "./rate-limit-budget.ts";
@@ -59,8 +59,40 @@ export interface ScaleSetObserver {
   onWrite(ref: ScaleSetRef, kind: WriteStep["kind"]): void;
 }
 
+/** The condition a write is sent with: If-Match an ETag (none known: sent without), If-None-Match: *, or none. */
+export type WriteGuard = { ifMatch: string | undefined } | { ifNoneMatch: "*" } | { none: true };
+
+/**
+ * The one rule for what each kind of write is conditional on. A change of the scale set (update) and its delete
+ * carry If-Match with the ETag of the read they were planned on: planned on a stale read, they get 412 and the next
+ * attempt re-reads. A create carries If-None-Match: *, so it never replaces a scale set, ours or another's. The
+ * instance POSTs can carry none (the API takes none): a stale plan shows as a 400 about its instance ids instead
+ * (staleInstancesAsPrecondition).
+ */
+export function guardOf(kind: WriteStep["kind"], etag: string | undefined): WriteGuard {
+  switch (kind) {
+    case "update":
+    case "delete":
+      return { ifMatch: etag };
+    case "create":
+      return { ifNoneMatch: "*" };
+    case "manualUpgrade":
+    case "deleteInstances":
+      return { none: true };
+  }
+}
+
+/** The guard as a history line says it: " (If-Match "3")", " (If-Match none)", " (If-None-Match *)", or nothing. */
+export function guardLabel(guard: WriteGuard): string {
+  if ("ifMatch" in guard) return ` (If-Match ${guard.ifMatch ?? "none"})`;
+  if ("ifNoneMatch" in guard) return ` (If-None-Match ${guard.ifNoneMatch})`;
+  return "";
+}
+
 export interface WriteOptions {
   defaultPollIntervalMs: number;
+  /** The longest wait between polls, whatever Azure advertised (long-running.ts). */
+  maxPollIntervalMs?: number;
   onAccepted?: (serializedPoller: string) => void | Promise<void>;
   signal?: AbortSignal;
 }
@@ -140,7 +172,7 @@ export class VmssGateway implements ScaleSetGateway {
       this.client.virtualMachineScaleSets.get(this.ref.resourceGroup, this.ref.name, { abortSignal: options.signal }),
     );
     if (vmss.location && normalizeRegion(vmss.location) !== normalizeRegion(this.ref.region)) {
-      throw new OperationError("RegionMismatch", `scale set ${this.ref.name} is in ${vmss.location}, not in ${this.ref.region}`);
+      throw new OperationError(REGION_MISMATCH, `scale set ${this.ref.name} is in ${vmss.location}, not in ${this.ref.region}`);
     }
     const snapshot: ScaleSetSnapshot = { vmss, etag: vmss.etag, ...(budget.remaining !== undefined ? { remainingReads: budget.remaining } : {}) };
     if (options.withInstances) snapshot.vms = await this.listInstances(options.signal);
@@ -161,8 +193,17 @@ export class VmssGateway implements ScaleSetGateway {
     // $expand=instanceView: the same call, and it carries each VM's power state (PowerState/running, …), from which
     // the Clouddriver reads tell an instance's health.
     const options = { abortSignal: signal, expand: "instanceView" };
-    for await (const vm of this.client.virtualMachineScaleSetVMs.list(this.ref.resourceGroup, this.ref.name, options)) {
-      vms.push(vm);
+    try {
+      for await (const vm of this.client.virtualMachineScaleSetVMs.list(this.ref.resourceGroup, this.ref.name, options)) {
+        vms.push(vm);
+      }
+    } catch (err) {
+      // The SDK's text names neither the scale set nor the page (a 429 on the third page reads "Too many requests").
+      // The error keeps its class, status and headers: only its message says where.
+      if (err instanceof Error && !(signal?.aborted ?? false)) {
+        err.message = `listing the VMs of scale set ${this.ref.resourceGroup}/${this.ref.name} (after ${vms.length} VM(s)): ${err.message}`;
+      }
+      throw err;
     }
     return vms;
   }
@@ -184,11 +225,13 @@ export class VmssGateway implements ScaleSetGateway {
   async #write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined> {
     const vmss = this.client.virtualMachineScaleSets;
     const { resourceGroup, name } = this.ref;
-    const lro = { defaultPollIntervalMs: options.defaultPollIntervalMs, onAccepted: options.onAccepted, signal: options.signal };
+    const lro = { defaultPollIntervalMs: options.defaultPollIntervalMs, maxPollIntervalMs: options.maxPollIntervalMs, onAccepted: options.onAccepted, signal: options.signal };
     const sdk = { abortSignal: options.signal };
+    const guard = guardOf(step.kind, etag);
+    const ifMatch = "ifMatch" in guard ? guard.ifMatch : undefined;
     switch (step.kind) {
       case "update":
-        return runLongRunning(() => vmss.update(resourceGroup, name, step.patch, { ...sdk, ...(etag ? { ifMatch: etag } : {}) }), lro);
+        return runLongRunning(() => vmss.update(resourceGroup, name, step.patch, { ...sdk, ...(ifMatch ? { ifMatch } : {}) }), lro);
       case "manualUpgrade":
         await staleInstancesAsPrecondition(() => runLongRunning(() => vmss.updateInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro));
         return undefined;
@@ -198,12 +241,12 @@ export class VmssGateway implements ScaleSetGateway {
       case "delete":
         // The SDK's delete has no ifMatch option and the REST spec names none, so the header is added by hand: where
         // Azure honours it, a delete planned on a stale read gets 412 (re-read, re-plan) instead of going through.
-        await runLongRunning(() => vmss.delete(resourceGroup, name, { ...sdk, requestOptions: { headers: etag ? { "if-match": etag } : {} } }), lro);
+        await runLongRunning(() => vmss.delete(resourceGroup, name, { ...sdk, requestOptions: { headers: ifMatch ? { "if-match": ifMatch } : {} } }), lro);
         return undefined;
       case "create":
         // If-None-Match: * makes Azure answer 412 when the name exists: a create retried or resumed can never
         // replace a scale set, ours or another's.
-        return runLongRunning(() => vmss.createOrUpdate(resourceGroup, name, step.model, { ...sdk, ifNoneMatch: "*" }), lro);
+        return runLongRunning(() => vmss.createOrUpdate(resourceGroup, name, step.model, { ...sdk, ...("ifNoneMatch" in guard ? { ifNoneMatch: guard.ifNoneMatch } : {}) }), lro);
     }
   }
 
@@ -224,7 +267,7 @@ export class VmssGateway implements ScaleSetGateway {
     try {
       await resumeLongRunning(
         () => restorePoller(this.client, serializedPoller, source as (...args: any[]) => any, { abortSignal: options.signal }),
-        { defaultPollIntervalMs: options.defaultPollIntervalMs, signal: options.signal },
+        { defaultPollIntervalMs: options.defaultPollIntervalMs, maxPollIntervalMs: options.maxPollIntervalMs, signal: options.signal },
       );
     } finally {
       this.#observer?.onWrite(this.ref, kind);

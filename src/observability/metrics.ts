@@ -12,6 +12,8 @@ export interface MetricsSources {
   tasksInFlight(): number;
   /** Azure's remaining throttling budget, as last reported. */
   throttlingBudget(): { scope: string; policy: string; remaining: number }[];
+  /** Tasks waiting to start, across replicas (the store's count); undefined when it cannot be read. */
+  backlog?(): Promise<{ queued: number; oldestAgeSeconds: number } | undefined>;
 }
 
 export class ServiceMetrics {
@@ -53,6 +55,22 @@ export class ServiceMetrics {
         for (const e of sources.throttlingBudget()) this.set({ scope: e.scope, policy: e.policy }, e.remaining);
       },
     });
+    if (sources.backlog) {
+      const backlog = sources.backlog;
+      // One store read serves both gauges (backlog.ts keeps the figure a second); a store that cannot answer
+      // leaves them out of this scrape rather than failing it.
+      const read = () => backlog().catch(() => undefined);
+      new Gauge({ name: `${PREFIX}tasks_queued`, help: "Tasks waiting to start, across replicas", registers, async collect() {
+        this.reset();
+        const b = await read();
+        if (b) this.set(b.queued);
+      } });
+      new Gauge({ name: `${PREFIX}tasks_queued_oldest_age_seconds`, help: "How long the oldest task waiting to start has waited", registers, async collect() {
+        this.reset();
+        const b = await read();
+        if (b) this.set(b.oldestAgeSeconds);
+      } });
+    }
     // Explicit so the read-cache counter shows both series from the start.
     this.readCache.inc({ result: "hit" }, 0);
     this.readCache.inc({ result: "miss" }, 0);

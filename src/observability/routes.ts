@@ -3,6 +3,8 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import type { TaskStore } from "../tasks/task-store.ts";
+import type { StoreHealth } from "../tasks/store-outage.ts";
+import type { BacklogMonitor } from "../tasks/backlog.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 
 const Check = Type.Object({ ok: Type.Boolean(), problem: Type.Optional(Type.String()) }, { additionalProperties: false });
@@ -11,6 +13,12 @@ export const Readiness = Type.Object(
     status: Type.Union([Type.Literal("ready"), Type.Literal("not ready")]),
     store: Check,
     accounts: Type.Record(Type.String(), Check, { description: "per account: its ARM endpoint reachable with a token it accepts" }),
+    backlog: Type.Optional(
+      Type.Object(
+        { queued: Type.Integer(), oldestAgeSeconds: Type.Number() },
+        { additionalProperties: false, description: "tasks waiting to start, across replicas, and how long the oldest has waited (details: readiness does not depend on it)" },
+      ),
+    ),
     checkedAtMs: Type.Integer(),
   },
   { $id: "Readiness", additionalProperties: false },
@@ -20,6 +28,9 @@ type ReadinessBody = typeof Readiness.static;
 export interface ObservabilityRoutesOptions {
   metrics: ServiceMetrics;
   store: TaskStore;
+  /** A store call that met an outage since the last check makes the next /ready check again at once. */
+  storeHealth?: StoreHealth;
+  backlog?: BacklogMonitor;
   accounts: AccountRegistry;
   /** A readiness answer is reused this long, so probes do not turn into Azure traffic. */
   readyCacheMs: number;
@@ -60,7 +71,8 @@ export const observabilityRoutes: FastifyPluginAsyncTypebox<ObservabilityRoutesO
     );
     const accounts = Object.fromEntries(names.map((n, i) => [n, results[i]]));
     const ok = store.ok && results.every((r) => r.ok);
-    return { status: ok ? "ready" : "not ready", store, accounts, checkedAtMs: Date.now() };
+    const backlog = store.ok ? await opts.backlog?.view().catch(() => undefined) : undefined;
+    return { status: ok ? "ready" : "not ready", store, accounts, ...(backlog ? { backlog } : {}), checkedAtMs: Date.now() };
   }
 
   app.get(
@@ -78,7 +90,9 @@ export const observabilityRoutes: FastifyPluginAsyncTypebox<ObservabilityRoutesO
       },
     },
     async (_request, reply) => {
-      if (!cached || Date.now() - cached.at > opts.readyCacheMs) {
+      // What store calls met since says more than the cached answer: an outage, or the store back after one.
+      const storeChanged = cached !== undefined && opts.storeHealth !== undefined && Math.max(opts.storeHealth.lastOutageAtMs, opts.storeHealth.lastSuccessAtMs) > cached.at && opts.storeHealth.down === cached.body.store.ok;
+      if (!cached || Date.now() - cached.at > opts.readyCacheMs || storeChanged) {
         // Concurrent probes share one check.
         running ??= check().finally(() => (running = undefined));
         const body = await running;

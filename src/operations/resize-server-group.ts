@@ -1,6 +1,8 @@
 // resizeServerGroup: set the scale set's capacity, and record min and max as tags so later operations honour them.
 import { Type } from "@sinclair/typebox";
 import { Capacity, checkCapacityOrder, InstanceCount, serverGroupFields, type FieldProblem } from "./description.ts";
+import { OperationError } from "../azure/arm-failure.ts";
+import { SINGLE_PLACEMENT_GROUP_MAX_VMS } from "./create/scale-set-model.ts";
 import { defineOperation } from "./operation.ts";
 import {
   capacityOf,
@@ -41,6 +43,14 @@ export const resizeServerGroup = defineOperation({
       const current = recordedCapacity(vmss);
       const t = d.targetSize ?? d.capacity!.desired;
       const want = d.capacity ?? { min: Math.min(current.min, t), max: Math.max(current.max, t), desired: t };
+      if (want.desired > SINGLE_PLACEMENT_GROUP_MAX_VMS && vmss.singlePlacementGroup !== false) {
+        // Azure would refuse the write (409 OperationNotAllowed): say so now, with what to change, not mid-pipeline.
+        throw new OperationError(
+          "SinglePlacementGroupLimit",
+          `${target.name} has a single placement group, which holds at most ${SINGLE_PLACEMENT_GROUP_MAX_VMS} instances: it cannot be resized to ${want.desired}. ` +
+            `Set singlePlacementGroup to false on the scale set (Azure allows true → false, never back), or deploy a new server group with a max above ${SINGLE_PLACEMENT_GROUP_MAX_VMS} (vmss-ops creates those with several placement groups).`,
+        );
+      }
       if (disabledMode(vmss) === "capacity") {
         // Disabled by scaling to 0: the new size is what enable will restore; scaling up now would re-enable it.
         const tags = { ...withCapacityTags(vmss.tags, want.min, want.max), [TAG_DISABLED_CAPACITY]: String(want.desired) };

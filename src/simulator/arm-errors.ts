@@ -127,6 +127,14 @@ export function routeNotFound(path: string): ArmError {
   return new ArmError(404, "NotFound", `No HTTP resource was found that matches the request URI '${path}'. (The simulator does not implement this path.)`);
 }
 
+/**
+ * What Azure answers but the simulator does not model: 501 NotImplemented, saying so. Never a 404, which a client
+ * would read as "the resource does not exist"; the SDKs do not retry a 501.
+ */
+export function notSimulated(detail: string): ArmError {
+  return new ArmError(501, "NotImplemented", `${detail} (The ARM simulator does not simulate this; see docs/simulator.md.)`);
+}
+
 export function methodNotAllowed(method: string, allowed: string[]): ArmError {
   return new ArmError(405, "MethodNotAllowed", `The requested resource does not support http method '${method}'.`, {
     headers: { allow: allowed.join(", ") },

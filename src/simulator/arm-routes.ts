@@ -16,11 +16,15 @@ import {
   resourceNotFound,
   subscriptionNotFound,
 } from "./arm-errors.ts";
+import { getComputeProvider, getResourceGroup, getSubscription, listResourceGroups, listSubscriptions } from "./arm-reads.ts";
 import type { Handler, Route, SimulatorContext } from "./context.ts";
+import { renderScaleSetInstanceView, renderVmInstanceView } from "./instance-views.ts";
+import { POWER_ACTION_VERBS, type PowerAction } from "./power-state.ts";
 import { probeHealth, renderInstanceView } from "./health-probe.ts";
 import { header, parseJsonBody, send, type RequestContext } from "./http.ts";
 import { isObject, mergePatch, type JsonObject } from "./json.ts";
 import { validateModel } from "./limits.ts";
+import { checkScaleSetRules, withCreateDefaults } from "./scale-set-rules.ts";
 import type { Operation, OperationFailure, OperationKind } from "./lro.ts";
 import { Router, type RouteParams } from "./router.ts";
 import { AZURE_RETRY_AFTER, scaledRetryAfter } from "./settings.ts";
@@ -66,6 +70,18 @@ export function buildArmRouter(): Router<Route> {
     // py[39], py[48]: the instance actions report only the subscription bucket of VMScaleSetActions
     ["POST", `${VMSS}/:name/delete`, { handler: (ctx, sim, params) => instanceAction(ctx, sim, params, "deleteInstances"), charge: charged("POST", "VMScaleSetActions") }],
     ["POST", `${VMSS}/:name/manualupgrade`, { handler: (ctx, sim, params) => instanceAction(ctx, sim, params, "updateInstances"), charge: charged("POST", "VMScaleSetActions") }],
+    ["GET", `${VMSS}/:name/instanceView`, { handler: getScaleSetInstanceView, charge: charged("GET", "GetVMScaleSet", perScaleSet) }],
+    ["GET", `${VMSS}/:name/virtualMachines/:instanceId/instanceView`, { handler: getVmInstanceView, charge: charged("GET", "GetVMScaleSetVM", perVm) }],
+    // poweroff[4]: a scale set's power action reports the subscription bucket of DeleteVMScaleSet (a VM's: not recorded)
+    ...Object.entries(POWER_ACTION_VERBS).flatMap(([verb, action]): [string, string, Route][] => [
+      ["POST", `${VMSS}/:name/${verb}`, { handler: (ctx, sim, params) => powerAction(ctx, sim, params, action), charge: charged("POST", "DeleteVMScaleSet") }],
+      ["POST", `${VMSS}/:name/virtualMachines/:instanceId/${verb}`, { handler: (ctx, sim, params) => powerAction(ctx, sim, params, action), charge: charged("POST", "VMScaleSetActions") }],
+    ]),
+    ["GET", "/subscriptions", { handler: listSubscriptions }],
+    ["GET", SUB, { handler: getSubscription }],
+    ["GET", `${SUB}/resourceGroups`, { handler: listResourceGroups }],
+    ["GET", `${SUB}/resourceGroups/:resourceGroup`, { handler: getResourceGroup }],
+    ["GET", `${SUB}/providers/Microsoft.Compute`, { handler: getComputeProvider }],
     ["GET", `${OPERATIONS}/operations/:operationId`, { handler: getOperationStatus, charge: charged("GET", "GetOperation", perOperation) }],
     ["GET", `${OPERATIONS}/operationResults/:operationId`, { handler: getOperationResult, charge: charged("GET", "GetOperation", perOperation) }],
   ];
@@ -274,7 +290,11 @@ const getVm: Handler = (ctx, sim, params) => {
 
 // ---- writes ----
 
-/** PUT: create (201, `Creating`, ETag "1") or replace the whole model (200, `Updating`, new ETag); applied at acceptance. */
+/**
+ * PUT: a create (201, `Creating`, ETag "1") gets Azure's defaults; on an existing scale set PUT has PATCH semantics
+ * (Microsoft Learn, "PUT calls for creation or updates on compute resources": omitted properties keep their values,
+ * no defaults are applied), so a PUT of `{location, sku}` — `az vmss scale` — keeps tags and the VM profile.
+ */
 const putScaleSet: Handler = (ctx, sim, params) => {
   const rg = requireResourceGroup(sim, params);
   const body = readObjectBody(ctx);
@@ -288,14 +308,11 @@ const putScaleSet: Handler = (ctx, sim, params) => {
   if (existing && location !== undefined && location !== existing.location) {
     throw invalidResourceLocation(existing.name, existing.location, location, existing.resourceGroup);
   }
-  const model = writableModel(body);
-  if (model.sku === undefined || model.sku === null) {
-    if (!existing) throw missingParameter("sku");
-    model.sku = existing.model.sku;
-  }
-  const properties = isObject(model.properties) ? model.properties : (model.properties = {});
-  if (properties.upgradePolicy === undefined) properties.upgradePolicy = { mode: "Manual" };
+  const given = writableModel(body);
+  if (!existing && (given.sku === undefined || given.sku === null)) throw missingParameter("sku");
+  const model = existing ? mergePatch(existing.model, given, ["tags"]) : withCreateDefaults(given);
   validateModel(model);
+  checkScaleSetRules(params.name, model, existing?.model);
   checkPreconditions(ctx, existing);
   checkWriteInFlight(sim, existing);
 
@@ -313,6 +330,7 @@ const patchScaleSet: Handler = (ctx, sim, params) => {
   const patch = writableModel(readObjectBody(ctx));
   const model = mergePatch(ss.model, patch, ["tags"]);
   validateModel(model);
+  checkScaleSetRules(ss.name, model, ss.model);
   checkPreconditions(ctx, ss);
   checkWriteInFlight(sim, ss);
 
@@ -392,6 +410,58 @@ function instanceAction(ctx: RequestContext, sim: SimulatorContext, params: Rout
   const headers = chargeVms(ctx, sim, params.subscriptionId, ids.length);
   const faults = takeOperationFaults(ctx, sim, false);
   const op = sim.state.acceptWrite(ss, { kind, instanceIds: ids, ifMatch: header(ctx, "if-match") ?? null, ...faults });
+  send(ctx, 202, undefined, { ...headers, ...lroHeaders(ctx, sim, op, 202) });
+}
+
+// ---- instance views and power actions ----
+
+const getScaleSetInstanceView: Handler = (ctx, sim, params) => {
+  send(ctx, 200, renderScaleSetInstanceView(requireScaleSet(sim, params)));
+};
+
+function requireVm(sim: SimulatorContext, params: RouteParams): { ss: ScaleSet; vm: Vm } {
+  const ss = requireScaleSet(sim, params);
+  const vm = ss.vms.get(params.instanceId);
+  if (!vm) throw resourceNotFound(VMSS_TYPE, `${ss.name}/virtualMachines/${params.instanceId}`, params.resourceGroup);
+  return { ss, vm };
+}
+
+const getVmInstanceView: Handler = (ctx, sim, params) => {
+  const { ss, vm } = requireVm(sim, params);
+  send(ctx, 200, renderVmInstanceView(ss, vm, sim.state.settings, sim.state.now()));
+};
+
+/**
+ * POST …/{deallocate,start,poweroff,restart,reimage} on the scale set (body `{ instanceIds }` optional: none = every
+ * VM) or on one VM (…/virtualMachines/{id}/…): 202 with Azure-AsyncOperation and Location, no Retry-After
+ * (poweroff[4]); the VMs show the transitional power state until it completes. A write like any other: 409 while
+ * another runs on the scale set, and it holds the scale set while it runs.
+ */
+function powerAction(ctx: RequestContext, sim: SimulatorContext, params: RouteParams, action: PowerAction): void {
+  let ss: ScaleSet;
+  let ids: string[];
+  const active = (id: string) => {
+    const vm = ss.vms.get(id);
+    return vm !== undefined && vm.provisioningState !== "Deleting";
+  };
+  if (params.instanceId !== undefined) {
+    ss = requireVm(sim, params).ss;
+    ids = [params.instanceId];
+  } else {
+    ss = requireScaleSet(sim, params);
+    const body = parseJsonBody(ctx);
+    const everyVm = body === undefined || (isObject(body) && (body.instanceIds === undefined || body.instanceIds === null));
+    ids = everyVm ? ["*"] : parseInstanceIds(body);
+    if (ids.includes("*")) ids = sortedVms(ss).map((vm) => vm.instanceId).filter(active);
+  }
+  const inactive = ids.find((id) => !active(id));
+  if (inactive !== undefined) {
+    throw invalidParameter(`The provided instanceId ${inactive} is not an active Virtual Machine Scale Set VM instanceId.`, "instanceIds");
+  }
+  checkWriteInFlight(sim, ss);
+  const headers = chargeVms(ctx, sim, params.subscriptionId, ids.length);
+  const faults = takeOperationFaults(ctx, sim, false);
+  const op = sim.state.acceptWrite(ss, { kind: action, instanceIds: ids, ifMatch: null, ...faults });
   send(ctx, 202, undefined, { ...headers, ...lroHeaders(ctx, sim, op, 202) });
 }
 

@@ -4,6 +4,7 @@
 // probe or the Application Health extension; a VM in no pool, or with the probe switched off
 // (`healthProbeSeconds: null`), reports no vmHealth at all. The delay is in Azure seconds, scaled by timeScale.
 import { getPath, isObject, type JsonObject } from "./json.ts";
+import { powerStatus } from "./power-state.ts";
 import { scaledMs, type SimulatorSettings } from "./settings.ts";
 import type { Vm } from "./vmss-model.ts";
 
@@ -28,7 +29,7 @@ export function inLoadBalancerPool(profile: JsonObject): boolean {
 /** The probe's view of one VM now, or undefined when nothing probes it. */
 export function probeHealth(vm: Vm, settings: Pick<SimulatorSettings, "healthProbeSeconds" | "timeScale">, now: number): HealthCode | undefined {
   if (settings.healthProbeSeconds === null || !inLoadBalancerPool(vm.applied.profile)) return undefined;
-  if (vm.provisioningState !== "Succeeded" || vm.runningSince === undefined) return "HealthState/unknown";
+  if (vm.provisioningState !== "Succeeded" || vm.runningSince === undefined || vm.powerState !== "running") return "HealthState/unknown";
   return now - vm.runningSince >= scaledMs(settings, settings.healthProbeSeconds) ? "HealthState/healthy" : "HealthState/initializing";
 }
 
@@ -54,7 +55,7 @@ export function renderInstanceView(vm: Vm, health: HealthCode | undefined): Json
       displayStatus: PROVISIONING_DISPLAY[vm.provisioningState],
     },
   ];
-  if (vm.provisioningState === "Succeeded") statuses.push({ code: "PowerState/running", level: "Info", displayStatus: "VM running" });
+  if (vm.provisioningState === "Succeeded") statuses.push(powerStatus(vm.powerState));
   if (vm.provisioningState === "Deleting") statuses.push({ code: "PowerState/stopping", level: "Info", displayStatus: "VM stopping" });
   return {
     statuses,

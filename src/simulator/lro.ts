@@ -1,9 +1,10 @@
 // Long-running operations: what the status URL reports, and what a write in flight still has to do.
 import type { ScaleSetChange } from "./faults.ts";
+import type { PowerAction, PowerState } from "./power-state.ts";
 import type { WriteKind } from "./settings.ts";
 
 /** The SDK method behind a write, as the call log, versions and /_sim show it. */
-export type OperationKind = "createOrUpdate" | "update" | "deleteInstances" | "updateInstances" | "delete";
+export type OperationKind = "createOrUpdate" | "update" | "deleteInstances" | "updateInstances" | "delete" | PowerAction;
 /** Azure's operation statuses (the status URL's `status`). */
 export type OperationStatus = "InProgress" | "Succeeded" | "Failed" | "Canceled";
 
@@ -55,6 +56,8 @@ export interface Operation {
   instanceIds?: string[];
   /** Status polls answered so far (the first poll after a create advertises a longer Retry-After). */
   polls: number;
+  /** Power actions: each VM's power state before the action, restored if the operation fails. */
+  powerBefore?: Record<string, PowerState>;
   /** Rolling upgrade policy: instance ids in the order they are moved to the new model, in batches. */
   rolling?: { order: string[]; batchSize: number };
 }

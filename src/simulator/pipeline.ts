@@ -4,7 +4,8 @@
 //
 // Throttling is charged by the dispatch step, to the policy the matched route names (one route table, arm-routes.ts);
 // the buckets live in throttling.ts.
-import { ArmError, authenticationInvalidFormat, authenticationMissing, methodNotAllowed, missingApiVersion, requestTooLarge, routeNotFound } from "./arm-errors.ts";
+import { checkApiVersion } from "./api-versions.ts";
+import { ArmError, authenticationInvalidFormat, authenticationMissing, methodNotAllowed, missingApiVersion, notSimulated, requestTooLarge, routeNotFound } from "./arm-errors.ts";
 import type { Route, SimulatorContext } from "./context.ts";
 import { faultMessage } from "./faults.ts";
 import { dropConnection, header, send, type RequestContext } from "./http.ts";
@@ -77,6 +78,7 @@ export const authenticate: ArmStep = (ctx) => {
 export const requireApiVersion: ArmStep = (ctx) => {
   const apiVersion = ctx.url.searchParams.get("api-version");
   if (apiVersion === null || apiVersion.trim() === "") throw missingApiVersion();
+  checkApiVersion(ctx.pathname, apiVersion.trim());
   return false;
 };
 
@@ -89,10 +91,13 @@ export const limitBody: ArmStep = (ctx, sim) => {
  * Finds the route; when throttling is on and the route names a policy, charges it first: allowed → the answer
  * (whatever the route then says, 404/409/412 included) carries the rate-limit headers; refused → 429, nothing done.
  */
-export function dispatchTo(router: Router<Route>): ArmStep {
+export function dispatchTo(router: Router<Route>, unknownPath: "notFound" | "notSimulated" = "notFound"): ArmStep {
   return (ctx, sim) => {
     const route = router.match(ctx.method, ctx.pathname);
-    if (route.kind === "notFound") throw routeNotFound(ctx.pathname);
+    if (route.kind === "notFound") {
+      // Azure answers far more than the simulator serves: saying "not found" would tell a client the resource is not there.
+      throw unknownPath === "notSimulated" ? notSimulated(`The request '${ctx.method} ${ctx.pathname}' is not simulated.`) : routeNotFound(ctx.pathname);
+    }
     if (route.kind === "methodNotAllowed") throw methodNotAllowed(ctx.method, route.allowed);
     const { handler, charge } = route.handler;
     if (charge && sim.throttling.enabled) {
@@ -106,7 +111,7 @@ export function dispatchTo(router: Router<Route>): ArmStep {
 }
 
 export function armPipeline(router: Router<Route>): ArmStep[] {
-  return [applyOutOfBandChanges, injectFaults, authenticate, requireApiVersion, limitBody, dispatchTo(router)];
+  return [applyOutOfBandChanges, injectFaults, authenticate, requireApiVersion, limitBody, dispatchTo(router, "notSimulated")];
 }
 
 /** Runs the steps until one answers; an ArmError thrown by a step becomes the ARM error response. */

@@ -6,13 +6,14 @@ import type { ThrottlingConfig } from "./throttling.ts";
 export const SIMULATOR_SUBSCRIPTION_ID = "00000000-0000-4000-8000-000000000001";
 
 /** The long-running writes the simulator knows, by what they do. */
-export const WRITE_KINDS = ["create", "update", "deleteInstances", "updateInstances", "delete"] as const;
+export const WRITE_KINDS = ["create", "update", "deleteInstances", "updateInstances", "delete", "powerAction"] as const;
 export type WriteKind = (typeof WRITE_KINDS)[number];
 
 /**
  * How long each write takes in Azure, in seconds (startTime → endTime of the recorded operations): a create 29–35 s
  * (update[2], delete[2], get[2]), a scale-set delete 38 s (delete[7]), a scale-set action such as deallocate 90 s
- * (update[5]→[9]). Updates and instance actions use the create's figure: no recording scales or deletes instances.
+ * (update[5]→[9]), a power action 30 s (poweroff[4]→[12]). Updates and instance actions use the create's figure: no
+ * recording scales or deletes instances.
  */
 export const AZURE_WRITE_SECONDS: Readonly<Record<WriteKind, number>> = {
   create: 30,
@@ -20,6 +21,7 @@ export const AZURE_WRITE_SECONDS: Readonly<Record<WriteKind, number>> = {
   deleteInstances: 30,
   updateInstances: 30,
   delete: 40,
+  powerAction: 30,
 };
 
 /** Retry-After Azure sends for a write (seconds; null = no Retry-After header). */
@@ -44,6 +46,8 @@ export const AZURE_RETRY_AFTER: Readonly<Record<WriteKind, RetryAfterFigures>> =
   delete: { initial: 10, firstPoll: 10, poll: 30 },
   deleteInstances: { initial: null, firstPoll: null, poll: null },
   updateInstances: { initial: null, firstPoll: null, poll: null },
+  // poweroff[4]–[12]: none on the 202, none on the polls
+  powerAction: { initial: null, firstPoll: null, poll: null },
 };
 
 /**
@@ -85,7 +89,7 @@ export interface SimulatorSettings {
  */
 export const DEFAULT_HEALTH_PROBE_SECONDS = 30;
 
-/** Realistic for a person trying it: Azure's timing ten times faster (a 30 s write takes 3 s, Retry-After 1 / 3 / 6.1). */
+/** Realistic for a person trying it: Azure's timing ten times faster (a 30 s write takes 3 s, Retry-After 1 / 3 / 7). */
 export const DEFAULT_TIME_SCALE = 0.1;
 export const MAX_TIME_SCALE = 100;
 export const MAX_WRITE_DURATION_MS = 3_600_000;
@@ -108,13 +112,14 @@ export function writeDurationOf(settings: SimulatorSettings, kind: WriteKind): n
 }
 
 /**
- * An Azure Retry-After scaled exactly by the time factor, as the header's text: seconds with up to 3 decimals, at least
- * 0.001 ("10" at 1, "1" at 0.1, "0.01" at 0.001). At time factor 1 it is Azure's whole number; below a second it is a
- * fraction, which the SDK (parseInt → 0) ignores in favour of its own interval and the service reads as milliseconds.
+ * An Azure Retry-After scaled by the time factor, as the header's text: whole seconds, at least 1 ("10" at 1, "1" at
+ * 0.1, "7" for a 61 at 0.1, "1" at 0.001). RFC 9110 allows only whole seconds (`delay-seconds = 1*DIGIT`), Azure sends
+ * only whole numbers, and Python's azure-core reads the header with int(): a fraction would break that client. Tests
+ * that want fast writes shorten the work (writeDurationMs, timeScale), not the header.
  */
 export function scaledRetryAfter(settings: SimulatorSettings, azureSeconds: number): string {
-  const ms = Math.max(1, Math.round(azureSeconds * 1000 * settings.timeScale));
-  return String(ms / 1000);
+  // The small epsilon keeps 30 × 0.1 (3.0000000000000004 in floating point) at 3.
+  return String(Math.max(1, Math.ceil(azureSeconds * settings.timeScale - 1e-9)));
 }
 
 /** Milliseconds of the simulator's clock for Azure seconds. */

@@ -10,6 +10,7 @@ import { buildControlRouter, CONTROL_PREFIX } from "./control-routes.ts";
 import { buildArmRouter } from "./arm-routes.ts";
 import { FaultStore } from "./faults.ts";
 import { createContext, readBody, send, type RequestContext } from "./http.ts";
+import { METADATA_ENDPOINTS_PATH, metadataEndpoints } from "./metadata-endpoints.ts";
 import { armPipeline, dispatchTo, runSteps } from "./pipeline.ts";
 import { seedDemo } from "./seed.ts";
 import { defaultSettings, SIMULATOR_SUBSCRIPTION_ID, type SimulatorSettings } from "./settings.ts";
@@ -97,6 +98,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       body = await readBody(req, sim.bodyLimitBytes);
     } catch {
       return; // the client went away
+    }
+    // ARM answers /metadata/endpoints to anyone, before any token check.
+    if (base.method === "GET" && base.pathname.toLowerCase() === METADATA_ENDPOINTS_PATH) {
+      send({ ...base, body: body.body, bodyTooLarge: false, call }, 200, metadataEndpoints(base.baseUrl, base.url.searchParams.get("api-version")));
+      return;
     }
     // Microsoft Entra ID's token endpoint, and the check of the tokens it issued (token-endpoint.ts).
     if (handleIdentity(entra, req, res, base.pathname, body.body, url)) {

@@ -7,10 +7,13 @@
 // listed `Failed`, and the scale set stays `Failed` until a later write succeeds.
 //
 // There are no timers: operations that are due complete when the simulator is next asked anything (settle()), so a
-// test clock (`now`) decides everything.
+// test clock (`now`) decides everything. What happens is scheduled on that clock, never on when a client looks: an
+// operation due at T ends at T (its endTime), and a preemption due before the end happens at its own time, however
+// late the next request comes.
 import { randomUUID } from "node:crypto";
 import type { ScaleSetChange } from "./faults.ts";
 import { clone, isObject, mergePatch, type JsonObject } from "./json.ts";
+import { isPowerAction, powerStateAfter, powerStateDuring, type PowerState } from "./power-state.ts";
 import { ALLOCATION_FAILED_MESSAGE, PREEMPTED, type Operation, type OperationError, type OperationFailure, type OperationKind } from "./lro.ts";
 import { scaledMs, writeDurationOf, type SimulatorSettings, type WriteKind } from "./settings.ts";
 import {
@@ -64,6 +67,7 @@ const MAX_VERSIONS = 1000;
 function writeKindOf(kind: OperationKind, isCreate: boolean): WriteKind {
   if (isCreate) return "create";
   if (kind === "createOrUpdate") return "update";
+  if (isPowerAction(kind)) return "powerAction";
   return kind;
 }
 
@@ -75,6 +79,8 @@ export class SimState {
   readonly scaleSets = new Map<string, ScaleSet>();
   readonly operations = new Map<string, Operation>();
   readonly #now: () => number;
+  /** While settle() plays an event that was due earlier: the time it happened at. */
+  #eventTime: number | undefined;
 
   constructor(subscriptionId: string, settings: SimulatorSettings, now: () => number = Date.now) {
     this.subscriptionId = subscriptionId;
@@ -83,7 +89,7 @@ export class SimState {
   }
 
   now(): number {
-    return this.#now();
+    return this.#eventTime ?? this.#now();
   }
 
   // ---- lookups ----
@@ -269,6 +275,19 @@ export class SimState {
       case "updateInstances":
         modelChanged = false;
         break;
+      default: {
+        // A power action: the VMs it names show the transitional state until it completes.
+        const before: Record<string, PowerState> = {};
+        for (const id of spec.instanceIds ?? []) {
+          const vm = ss.vms.get(id);
+          const during = vm && vm.provisioningState === "Succeeded" ? powerStateDuring(spec.kind, vm.powerState) : undefined;
+          if (!vm || during === undefined) continue;
+          before[id] = vm.powerState;
+          vm.powerState = during;
+        }
+        op.powerBefore = before;
+        modelChanged = false;
+      }
     }
     ss.provisioningState = isCreate ? "Creating" : spec.kind === "delete" ? "Deleting" : "Updating";
     ss.inFlight = op;
@@ -280,18 +299,38 @@ export class SimState {
     return op;
   }
 
-  /** Brings every scale set up to now: rolling batches, preemptions by another writer, completions that are due. */
+  /**
+   * Brings every scale set up to now: preemptions by another writer and completions that are due, each played at the
+   * time it was due (in time order, so a preemption due before the end still happens, and the other writer's write
+   * it starts can complete too), then the rolling batches of the writes still running.
+   */
   settle(): void {
-    const now = this.now();
-    for (const ss of [...this.scaleSets.values()]) {
-      const op = ss.inFlight;
-      if (!op) continue;
-      if (op.preemptAt !== undefined && op.preemptAt <= now && op.completesAt > now) {
-        this.#preemptByAnotherWriter(ss, op);
-        continue;
+    const now = this.#now();
+    for (;;) {
+      let next: { op: Operation; ss: ScaleSet; at: number; preempt: boolean } | undefined;
+      for (const ss of this.scaleSets.values()) {
+        const op = ss.inFlight;
+        if (!op) continue;
+        const preempt = op.preemptAt !== undefined && op.preemptAt < op.completesAt;
+        const at = preempt ? op.preemptAt! : op.completesAt;
+        if (at <= now && (!next || at < next.at)) next = { op, ss, at, preempt };
       }
-      if (op.rolling) this.#advanceRolling(ss, op, now);
-      if (op.completesAt <= now) this.#complete(op);
+      if (!next) break;
+      const { op, ss, at, preempt } = next;
+      this.#eventTime = at;
+      try {
+        if (preempt) this.#preemptByAnotherWriter(ss, op);
+        else {
+          if (op.rolling) this.#advanceRolling(ss, op, at);
+          this.#complete(op);
+        }
+      } finally {
+        this.#eventTime = undefined;
+      }
+    }
+    for (const ss of this.scaleSets.values()) {
+      const op = ss.inFlight;
+      if (op?.rolling) this.#advanceRolling(ss, op, now);
     }
   }
 
@@ -365,6 +404,15 @@ export class SimState {
       return;
     }
     const failed = op.failWith !== undefined;
+    if (isPowerAction(op.kind)) {
+      for (const [id, before] of Object.entries(op.powerBefore ?? {})) {
+        const vm = ss.vms.get(id);
+        if (!vm) continue;
+        vm.powerState = failed ? before : powerStateAfter(op.kind);
+        // Booted again: the health probe starts over from here.
+        if (!failed && vm.powerState === "running") vm.runningSince = this.now();
+      }
+    }
     if (op.kind === "delete" && !failed) {
       ss.inFlight = null;
       this.scaleSets.delete(op.scaleSetKey);
@@ -389,7 +437,7 @@ export class SimState {
         else ss.vms.delete(vm.instanceId);
       }
     }
-    if (!failed) {
+    if (!failed && !isPowerAction(op.kind)) {
       const mode = upgradeModeOf(ss.model);
       const upgraded = op.kind === "updateInstances" ? new Set(op.instanceIds) : null;
       for (const vm of ss.vms.values()) {

@@ -4,6 +4,7 @@ import { VMSS_TYPE } from "./arm-errors.ts";
 import { canonicalJson, clone, getPath, isObject, type JsonObject } from "./json.ts";
 import { normalizeUpgradeMode, type UpgradeMode } from "./limits.ts";
 import type { Operation } from "./lro.ts";
+import type { PowerState } from "./power-state.ts";
 
 /** As Azure lists VMs: `Creating` until a scale-out completes, `Deleting` until a removal completes, `Failed` when it could not be allocated. */
 export type VmProvisioningState = "Succeeded" | "Creating" | "Deleting" | "Failed";
@@ -16,6 +17,8 @@ export interface Vm {
   timeCreated: string;
   provisioningState: VmProvisioningState;
   latestModelApplied: boolean;
+  /** Changed by the power actions; a VM runs once created. */
+  powerState: PowerState;
   /** Simulator clock (ms) at which it last became Succeeded, i.e. running: the health probe counts from here. */
   runningSince?: number;
   /** The scale-set model as it was applied to this VM: what its NICs, disks and size really are. */
@@ -168,6 +171,7 @@ export function newVm(ss: ScaleSet, now: number, provisioningState: VmProvisioni
     vmId: randomUUID(),
     timeCreated: new Date(now).toISOString(),
     provisioningState,
+    powerState: "running",
     ...(provisioningState === "Succeeded" ? { runningSince: now } : {}),
     latestModelApplied: true,
     applied: currentApplied(ss),

@@ -1,10 +1,10 @@
 // Tasks in memory: one replica, lost on restart. The reference for the TaskStore contract (same suite as the others).
 import { randomUUID } from "node:crypto";
 import { FINISHED_STATES, type HistoryEntry, type Task } from "./task.ts";
-import type { CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+import type { Backlog, CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { waitingEntry } from "./ordering.ts";
-import { canMove } from "./task-state.ts";
+import { canMove, IllegalMoveError } from "./task-state.ts";
 
 type Stored = Task & { seq: number; scaleSets: string[] };
 
@@ -187,7 +187,7 @@ export class MemoryTaskStore implements TaskStore {
   async update(owner: string, id: string, change: TaskChange): Promise<boolean> {
     const task = this.#held(owner, id);
     if (!task) return false;
-    if (change.state && !canMove(task.state, change.state)) throw new Error(`task ${id}: no move from ${task.state} to ${change.state}`);
+    if (change.state && !canMove(task.state, change.state)) throw new IllegalMoveError(id, task.state, change.state);
     const { checkpoint, history, ...rest } = structuredClone(change);
     Object.assign(task, rest);
     this.#changed(task, this.#now());
@@ -264,6 +264,17 @@ export class MemoryTaskStore implements TaskStore {
     task.history.push({ ...entry });
     this.#changed(task, this.#now());
     return true;
+  }
+
+  async backlog(): Promise<Backlog> {
+    let queued = 0;
+    let oldest: number | undefined;
+    for (const t of this.#tasks.values()) {
+      if (t.state !== "queued" || t.leaseOwner !== undefined) continue;
+      queued++;
+      if (oldest === undefined || t.createdAtMs < oldest) oldest = t.createdAtMs;
+    }
+    return oldest === undefined ? { queued } : { queued, oldestQueuedAtMs: oldest };
   }
 
   async prune(finishedBeforeMs: number): Promise<number> {

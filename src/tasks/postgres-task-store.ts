@@ -10,11 +10,11 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { HistoryEntry, Task, TaskState } from "./task.ts";
 import { FINISHED_STATES } from "./task.ts";
-import type { CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+import type { Backlog, CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { POSTGRES_MIGRATIONS, pendingMigrations, TaskStoreOpenError } from "./migrations.ts";
 import { WAITING_FORMAT, WAITING_ITEM_FORMAT, WAITING_PHASE } from "./ordering.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
-import { CLAIMABLE_STATES, sqlStateList } from "./task-state.ts";
+import { CLAIMABLE_STATES, canMove, IllegalMoveError, sqlStateList, statesBefore } from "./task-state.ts";
 
 export interface PostgresTaskStoreOptions {
   /** postgres://user:password@host:port/database (DATABASE_URL). */
@@ -629,11 +629,13 @@ export class PostgresTaskStore implements TaskStore {
     else if (change.checkpoint !== undefined) set("checkpoint", jsonParam(change.checkpoint), "::jsonb");
     const finished = change.state !== undefined && FINISHED_STATES.has(change.state);
     if (finished) sets.push("lease_owner = NULL", "lease_expires_at_ms = NULL");
-    const fenced = `UPDATE ${this.#tasks} SET ${sets.join(", ")} WHERE id = $1 AND lease_owner = $2 AND lease_expires_at_ms > ${NOW_MS}`;
+    // A change of state applies only from a state the table allows (task-state.ts), in the statement itself.
+    const allowed = change.state !== undefined ? ` AND state IN ${sqlStateList(statesBefore(change.state))}` : "";
+    const fenced = `UPDATE ${this.#tasks} SET ${sets.join(", ")} WHERE id = $1 AND lease_owner = $2 AND lease_expires_at_ms > ${NOW_MS}${allowed}`;
     const history = change.history ?? [];
     if (!finished && history.length === 0) {
       const { rowCount } = await this.#query(fenced, params, false);
-      return rowCount === 1;
+      return rowCount === 1 || this.#refusedMove(owner, id, change.state);
     }
     // One statement: the fenced change, its history lines (only if the fence held), and for a finished task the
     // scale sets it no longer holds, with a NOTIFY (sent at commit) that wakes the replicas: one of them may now
@@ -662,7 +664,22 @@ export class PostgresTaskStore implements TaskStore {
       params,
       false,
     );
-    return Number(rows[0].n) === 1;
+    return Number(rows[0].n) === 1 || this.#refusedMove(owner, id, change.state);
+  }
+
+  /**
+   * An update changed nothing: false when the lease is not held (the fence), IllegalMoveError when it is and the
+   * task is in a state the table has no move from to `to`.
+   */
+  async #refusedMove(owner: string, id: string, to: TaskState | undefined): Promise<false> {
+    if (to === undefined) return false;
+    const { rows } = await this.#query<{ state: TaskState }>(
+      `SELECT state FROM ${this.#tasks} WHERE id = $1 AND lease_owner = $2 AND lease_expires_at_ms > ${NOW_MS}`,
+      [id, owner],
+      true,
+    );
+    if (rows[0] && !canMove(rows[0].state, to)) throw new IllegalMoveError(id, rows[0].state, to);
+    return false;
   }
 
   async watch(onWork: () => void): Promise<() => Promise<void>> {
@@ -782,6 +799,11 @@ export class PostgresTaskStore implements TaskStore {
     );
     const asked = new Set(rows.map((r) => r.id));
     return ids.filter((id) => asked.has(id));
+  }
+
+  async backlog(): Promise<Backlog> {
+    const { rows } = await this.#query<{ n: string; oldest: string | null }>(`SELECT count(*) AS n, min(created_at_ms) AS oldest FROM ${this.#tasks} WHERE state = 'queued' AND lease_owner IS NULL`, [], true);
+    return rows[0].oldest === null ? { queued: Number(rows[0].n) } : { queued: Number(rows[0].n), oldestQueuedAtMs: Number(rows[0].oldest) };
   }
 
   async prune(finishedBeforeMs: number): Promise<number> {

@@ -7,10 +7,10 @@ import { join, resolve } from "node:path";
 import { randomUUID } from "node:crypto";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { FINISHED_STATES, type HistoryEntry, type Task, type TaskState } from "./task.ts";
-import type { CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+import type { Backlog, CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { type Migration, pendingMigrations, SQLITE_MIGRATIONS, TaskStoreOpenError } from "./migrations.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
-import { CLAIMABLE_STATES, sqlStateList } from "./task-state.ts";
+import { CLAIMABLE_STATES, canMove, IllegalMoveError, sqlStateList, statesBefore } from "./task-state.ts";
 import { type TaskAhead, waitingEntry } from "./ordering.ts";
 
 export interface SqliteTaskStoreOptions {
@@ -456,12 +456,17 @@ export class SqliteTaskStore implements TaskStore {
     if (change.checkpoint !== undefined) set("checkpoint", change.checkpoint === null ? null : json(change.checkpoint));
     const finished = change.state !== undefined && FINISHED_STATES.has(change.state);
     if (finished) sets.push("lease_owner = NULL", "lease_expires_at_ms = NULL");
-    const sql = `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND lease_owner = ? AND lease_expires_at_ms > ? RETURNING seq`;
+    // A change of state applies only from a state the table allows (task-state.ts), in the statement itself.
+    const allowed = change.state !== undefined ? ` AND state IN ${sqlStateList(statesBefore(change.state))}` : "";
+    const sql = `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND lease_owner = ? AND lease_expires_at_ms > ?${allowed} RETURNING seq`;
     const history = change.history ?? [];
-    if (!finished && history.length === 0) return this.#stmt(sql).get(...params, id, owner, now) !== undefined;
+    if (!finished && history.length === 0) {
+      if (this.#stmt(sql).get(...params, id, owner, now) !== undefined) return true;
+      return this.#refusedMove(owner, id, change.state, now);
+    }
     return this.#write(() => {
       const row = this.#stmt(sql).get(...params, id, owner, now) as { seq: number } | undefined;
-      if (!row) return false;
+      if (!row) return this.#refusedMove(owner, id, change.state, now);
       const insert = this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)");
       for (const h of history) insert.run(id, h.phase, h.status, h.timeMs);
       // A finished task no longer holds its scale sets: the next task on each may be claimed.
@@ -475,6 +480,17 @@ export class SqliteTaskStore implements TaskStore {
     this.#stmt("INSERT OR IGNORE INTO task_wakes (scale_set) SELECT scale_set FROM task_scale_sets WHERE task_seq = ?").run(seq);
     this.#stmt("DELETE FROM task_scale_sets WHERE task_seq = ?").run(seq);
     this.#stmt("DELETE FROM task_ready WHERE task_seq = ?").run(seq);
+  }
+
+  /**
+   * An update changed nothing: false when the lease is not held (the fence), IllegalMoveError when it is and the
+   * task is in a state the table has no move from to `to`.
+   */
+  #refusedMove(owner: string, id: string, to: TaskState | undefined, now: number): false {
+    if (to === undefined) return false;
+    const held = this.#stmt("SELECT state FROM tasks WHERE id = ? AND lease_owner = ? AND lease_expires_at_ms > ?").get(id, owner, now) as { state: TaskState } | undefined;
+    if (held && !canMove(held.state, to)) throw new IllegalMoveError(id, held.state, to);
+    return false;
   }
 
   async requeueRetryable(id: string, entry: HistoryEntry, scaleSets: string[]): Promise<boolean> {
@@ -529,6 +545,11 @@ export class SqliteTaskStore implements TaskStore {
     const rows = this.#stmt("SELECT id FROM tasks WHERE id IN (SELECT value FROM json_each(?)) AND cancel_requested_at_ms IS NOT NULL").all(json(ids)) as { id: string }[];
     const asked = new Set(rows.map((r) => r.id));
     return ids.filter((id) => asked.has(id));
+  }
+
+  async backlog(): Promise<Backlog> {
+    const row = this.#stmt("SELECT count(*) AS n, min(created_at_ms) AS oldest FROM tasks WHERE state = 'queued' AND lease_owner IS NULL").get() as { n: number | bigint; oldest: number | bigint | null };
+    return row.oldest === null ? { queued: Number(row.n) } : { queued: Number(row.n), oldestQueuedAtMs: Number(row.oldest) };
   }
 
   async prune(finishedBeforeMs: number): Promise<number> {

@@ -4,22 +4,43 @@
 // synchronously. Every write is fenced by the lease: one the store refuses means another replica runs the task now.
 import type { HistoryEntry } from "./task.ts";
 import type { TaskChange, TaskStore } from "./task-store.ts";
+import { storeOutageReason } from "./store-outage.ts";
 
 /** This replica no longer holds the task's lease: another one runs it now. */
 export class LeaseLostError extends Error {
   override name = "LeaseLostError";
 }
 
-/** Why a run stopped before its task ended: this replica shuts down, or another one holds the lease now. */
-export type Interruption = "shutdown" | "leaseLost";
+/** A write of the task met a store outage: what it held is not known to be stored, so the run stops here. */
+export class StoreWriteFailedError extends Error {
+  override name = "StoreWriteFailedError";
+  readonly reason: string;
+  constructor(taskId: string, reason: string, cause: unknown) {
+    super(`a write of task ${taskId} to the task store failed (${reason})`, { cause });
+    this.reason = reason;
+  }
+}
+
+/**
+ * Why a run stopped before its task ended: this replica shuts down, another one holds the lease now, or the store
+ * failed a write (the task is handed back once the store answers).
+ */
+export type Interruption = "shutdown" | "leaseLost" | "storeFailed";
 
 /**
  * Whether `err`, thrown out of a run whose interrupt signal is `signal`, is an interruption, and which: a lost
- * lease aborts the signal with a LeaseLostError; anything else that aborted it is the shutdown. Undefined: an error.
+ * lease aborts the signal with a LeaseLostError, a failed write with a StoreWriteFailedError; anything else that
+ * aborted it is the shutdown. Undefined: an error.
  */
 export function interruptionOf(signal: AbortSignal, err: unknown): Interruption | undefined {
-  if (!signal.aborted && !(err instanceof LeaseLostError)) return undefined;
-  return signal.reason instanceof LeaseLostError ? "leaseLost" : "shutdown";
+  if (!signal.aborted && !(err instanceof LeaseLostError) && !(err instanceof StoreWriteFailedError)) return undefined;
+  const reason = signal.aborted ? signal.reason : err;
+  return reason instanceof LeaseLostError ? "leaseLost" : reason instanceof StoreWriteFailedError ? "storeFailed" : "shutdown";
+}
+
+/** The history line of a run that stopped on a store outage, written when the task is handed back. */
+export function storeFailedLine(reason: string): string {
+  return `The task store could not be written (${reason}); the task was handed back when it answered again, to go on from its last checkpoint`;
 }
 
 /**
@@ -39,6 +60,9 @@ export interface TaskJournalOptions {
   running: boolean;
   /** Aborted with a LeaseLostError when a write is refused: whatever the run awaits stops at once. */
   interrupt: AbortController;
+  /** After a store outage: how long to keep trying to hand the task back (its lease ends then anyway), and how often. */
+  handBackWithinMs?: number;
+  handBackEveryMs?: number;
 }
 
 export class TaskJournal {
@@ -50,9 +74,13 @@ export class TaskJournal {
   #lines: HistoryEntry[] = [];
   #chain: Promise<unknown> = Promise.resolve();
   #flushScheduled = false;
+  readonly #handBackWithinMs: number;
+  readonly #handBackEveryMs: number;
 
   constructor(options: TaskJournalOptions) {
     this.#store = options.store;
+    this.#handBackWithinMs = options.handBackWithinMs ?? 30_000;
+    this.#handBackEveryMs = options.handBackEveryMs ?? 1000;
     this.#owner = options.owner;
     this.#id = options.taskId;
     this.#running = options.running;
@@ -69,7 +97,15 @@ export class TaskJournal {
 
   /** Writes the change (with the lines waiting); throws LeaseLostError, and interrupts the run, if the store refuses. */
   async change(change: TaskChange): Promise<void> {
-    if (!(await this.#write(change))) {
+    let written: boolean;
+    try {
+      written = await this.#write(change);
+    } catch (err) {
+      const failed = this.#storeFailed(err);
+      if (failed) throw failed;
+      throw err;
+    }
+    if (!written) {
       this.#leaseLost();
       throw new LeaseLostError(`lease on ${this.#id} lost`);
     }
@@ -83,6 +119,7 @@ export class TaskJournal {
   async interrupted(why: Interruption, armCalls: number): Promise<void> {
     await this.#chain;
     if (why === "leaseLost") return;
+    if (why === "storeFailed") return this.#handBack(armCalls);
     await this.#store.update(this.#owner, this.#id, { armCalls, ...(this.#lines.length > 0 ? { history: this.#lines } : {}) }).catch(() => false);
     await this.#store.release(this.#owner, this.#id);
   }
@@ -94,8 +131,41 @@ export class TaskJournal {
     // Nobody awaits this write: a refusal or an error can only interrupt the run.
     this.#write({}).then(
       (ok) => ok || this.#leaseLost(),
-      () => this.#leaseLost(),
+      (err) => this.#storeFailed(err) ?? this.#leaseLost(),
     );
+  }
+
+  /** A write met a store outage: the run stops at once (StoreWriteFailedError). Not an outage: undefined. */
+  #storeFailed(err: unknown): StoreWriteFailedError | undefined {
+    const reason = storeOutageReason(err);
+    if (reason === undefined) return undefined;
+    const failed = this.#interrupt.signal.reason instanceof StoreWriteFailedError ? this.#interrupt.signal.reason : new StoreWriteFailedError(this.#id, reason, err);
+    if (!this.#interrupt.signal.aborted) this.#interrupt.abort(failed);
+    return failed;
+  }
+
+  /**
+   * After a store outage: the lines not written, a line that says what happened and the ARM calls, then the lease
+   * given back, tried until the store answers, so that this replica (or another) claims the task again at once
+   * instead of waiting for its lease to run out. Past the lease there is nothing left to give back.
+   */
+  async #handBack(armCalls: number): Promise<void> {
+    const reason = (this.#interrupt.signal.reason as StoreWriteFailedError).reason;
+    const until = Date.now() + this.#handBackWithinMs;
+    const line: HistoryEntry = { phase: "ORCHESTRATION", status: storeFailedLine(reason), timeMs: Date.now() };
+    for (;;) {
+      try {
+        const history = [...this.#lines, line];
+        if (await this.#store.update(this.#owner, this.#id, { armCalls, history })) {
+          this.#lines = [];
+          await this.#store.release(this.#owner, this.#id);
+        }
+        return;
+      } catch (err) {
+        if (storeOutageReason(err) === undefined || Date.now() + this.#handBackEveryMs > until) return;
+        await new Promise((r) => setTimeout(r, this.#handBackEveryMs));
+      }
+    }
   }
 
   /** Queues a write behind the others; true when it was written (or there was nothing to write). */
@@ -105,10 +175,17 @@ export class TaskJournal {
       const commit = commitOf(change, this.#lines, this.#running);
       this.#lines = [];
       if (Object.keys(commit).length === 0) return true;
-      return this.#store.update(this.#owner, this.#id, commit).then((ok) => {
-        if (ok) this.#running = true;
-        return ok;
-      });
+      return this.#store.update(this.#owner, this.#id, commit).then(
+        (ok) => {
+          if (ok) this.#running = true;
+          return ok;
+        },
+        (err: unknown) => {
+          // Not known to be stored: the lines go again with the next write (the hand-back after an outage).
+          if (commit.history) this.#lines = [...commit.history, ...this.#lines];
+          throw err;
+        },
+      );
     });
     this.#chain = p.catch(() => {});
     return p;

@@ -3,7 +3,6 @@
 // writes after each operation — the next operation, or its end in one of task-state.ts's finished states.
 import { describeArmFailure, failureLabel } from "../azure/arm-failure.ts";
 import { OperationCanceledError, OperationFailedError } from "../azure/execute-op.ts";
-import { isRetryableKind } from "../azure/retry-policy.ts";
 import { NAME_TAKEN } from "../operations/operation.ts";
 import type { OperationResult } from "../operations/server-group-state.ts";
 import type { Task, TaskCheckpoint, TaskFailure } from "./task.ts";
@@ -72,7 +71,7 @@ export function unfinishedLine(outcome: Exclude<OperationOutcome, { kind: "done"
 export function asOperationFailure(err: unknown): never {
   const failure = describeArmFailure(err);
   if (failure.kind === "programming" || err instanceof OperationFailedError) throw err;
-  throw new OperationFailedError(`${failureLabel(failure)}: ${failure.message}`, failure, 1, isRetryableKind(failure.kind));
+  throw new OperationFailedError(`${failureLabel(failure)}: ${failure.message}`, failure, 1);
 }
 
 /** How often an operation that names its scale set may choose a name again after finding it taken. */

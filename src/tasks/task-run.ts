@@ -75,7 +75,15 @@ export class TaskRun {
     this.#task = task;
     this.#interrupt = interrupt.signal;
     this.#cancel = cancel;
-    this.#journal = new TaskJournal({ store: deps.store, owner, taskId: task.id, running: task.state !== "queued", interrupt });
+    this.#journal = new TaskJournal({
+      store: deps.store,
+      owner,
+      taskId: task.id,
+      running: task.state !== "queued",
+      interrupt,
+      handBackWithinMs: deps.config.tasks.leaseMs,
+      handBackEveryMs: deps.config.tasks.claimIntervalMs,
+    });
     this.#ctx = { taskId: task.id, operation: task.operations[task.operationIndex]?.name ?? "" };
     this.#results = [...task.resultObjects];
     this.#stored = new StoredCheckpoint(task.checkpoint);
@@ -102,6 +110,8 @@ export class TaskRun {
     } catch (err) {
       const why = interruptionOf(this.#interrupt, err);
       if (!why) throw err;
+      // Said now, while the store is down: the line in the task's history waits for the store to answer.
+      if (why === "storeFailed") this.#deps.onInternalError?.(this.#interrupt.reason ?? err, task.id);
       await this.#journal.interrupted(why, this.#armCalls);
     }
   }
@@ -188,6 +198,7 @@ export class TaskRun {
         planner: op.planner(description, ref, { origin, ...(prepared ? { prepared } : {}), ...(memory !== undefined ? { memory } : {}) }),
         retry: config.retry,
         lroPollIntervalMs: config.lroPollIntervalMs,
+        lroMaxPollIntervalMs: config.lroMaxPollIntervalMs,
         log,
         signal: this.#interrupt,
         cancel: this.#cancel,

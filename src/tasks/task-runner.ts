@@ -22,13 +22,15 @@ export interface TaskRunnerDeps {
   store: TaskStore;
   accounts: AccountRegistry;
   operations: ReadonlyMap<string, AnyOperation>;
-  config: Pick<Config, "retry" | "lroPollIntervalMs" | "tasks">;
+  config: Pick<Config, "retry" | "lroPollIntervalMs" | "lroMaxPollIntervalMs" | "tasks">;
   /** Metrics and structured logs. */
   observer?: TaskObserver;
   /** Where unexpected errors go (the service's logger). */
   onInternalError?: (err: unknown, taskId?: string) => void;
   /** A run of the task here has ended (it finished, or stopped for another replica to go on): for ?wait. */
   onRunEnded?: (taskId: string) => void;
+  /** Asked before a task is created; throws to refuse it (backlog.ts: too many tasks wait already). */
+  admit?: () => Promise<void>;
 }
 
 interface ActiveTask {
@@ -96,6 +98,7 @@ export class TaskRunner {
 
   /** Creates the task (or finds the one with the same clientRequestId); a new one is claimed at once if it can be. */
   async submit(operations: OperationRequest[], clientRequestId?: string, history?: HistoryEntry[]) {
+    await this.#deps.admit?.();
     const { task, created } = await this.#deps.store.create({ operations, clientRequestId, scaleSets: this.scaleSetsOf(operations), ...(history ? { history } : {}) });
     if (created) this.#wake();
     return { task, created };

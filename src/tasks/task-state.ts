@@ -36,6 +36,22 @@ export function canMove(from: TaskState, to: TaskState): boolean {
   return from === to || TRANSITIONS[from].includes(to);
 }
 
+/**
+ * The states a task may be in for a change to `to` to be applied (itself included): the SQL stores require it in
+ * their UPDATE, so that the table holds in the statement that writes, whoever else writes at the same time.
+ */
+export function statesBefore(to: TaskState): TaskState[] {
+  return TASK_STATES.filter((from) => canMove(from, to));
+}
+
+/** A store was asked for a move the table does not have: a bug of the caller's, refused, with nothing changed. */
+export class IllegalMoveError extends Error {
+  override name = "IllegalMoveError";
+  constructor(id: string, from: TaskState, to: TaskState) {
+    super(`task ${id}: no move from ${from} to ${to}`);
+  }
+}
+
 /** "('succeeded', 'failed', 'canceled')": a state list for SQL, from the table (the values are fixed identifiers). */
 export function sqlStateList(states: Iterable<TaskState>): string {
   return `(${[...states].map((s) => `'${s}'`).join(", ")})`;

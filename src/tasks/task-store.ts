@@ -60,6 +60,13 @@ export interface CancelLines {
   requested: HistoryEntry;
 }
 
+/** Tasks waiting for a runner (queued, no lease): how many, and since when the oldest waits. */
+export interface Backlog {
+  queued: number;
+  /** createdAtMs of the oldest queued task (the store's clock); absent when none waits. */
+  oldestQueuedAtMs?: number;
+}
+
 export interface TaskStore {
   /**
    * Creates a queued task, or returns the one already created with the same clientRequestId (created: false). A
@@ -116,6 +123,9 @@ export interface TaskStore {
    * the unsubscribe.
    */
   watch?(onWork: () => void): Promise<() => Promise<void>>;
+
+  /** The queued tasks, counted (backlog metrics, /ready, admission control). */
+  backlog?(): Promise<Backlog>;
 
   /** Deletes finished tasks that finished before `finishedBeforeMs`; returns how many. */
   prune(finishedBeforeMs: number): Promise<number>;

@@ -32,6 +32,8 @@ export function restartableServiceEnv(simUrl: string, dataDir: string): Record<s
     TASK_LEASE_MS: "1500",
     TASK_CLAIM_INTERVAL_MS: "100",
     LRO_POLL_INTERVAL_MS: "50",
+    // Azure's Retry-After is whole seconds; the simulator's writes here last milliseconds.
+    LRO_MAX_POLL_INTERVAL_MS: "50",
     RETRY_BUSY_POLL_INTERVAL_MS: "50",
     SHUTDOWN_TIMEOUT_MS: "3000",
   };

@@ -57,6 +57,8 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     SIMULATOR_URL: sim.url,
     PORT: "0",
     LRO_POLL_INTERVAL_MS: "25",
+    // Azure's Retry-After is whole seconds; the simulator's writes here last milliseconds.
+    LRO_MAX_POLL_INTERVAL_MS: "25",
     RETRY_CONFLICT_BASE_DELAY_MS: "30",
     RETRY_BUSY_POLL_INTERVAL_MS: "20",
     // The simulator's clock, so the service paces its re-reads by the simulator's read refill (12 a minute × 1000 at

@@ -9,8 +9,6 @@ import type { AccountConfig } from "../../config.ts";
 import { requireAccount } from "../../auth/access-control.ts";
 import { mayUseAccount } from "../../auth/principal.ts";
 import type { AccountRegistry } from "../../azure/accounts.ts";
-import { describeArmFailure } from "../../azure/arm-failure.ts";
-import { OperationFailedError } from "../../azure/execute-op.ts";
 import type { ScaleSetReads } from "../../azure/read-cache.ts";
 import { clusterSummaries, expand, locate, refFor } from "../../clouddriver/inventory.ts";
 import { parseName } from "../../naming/frigga.ts";
@@ -30,6 +28,7 @@ import { chooseTarget, parseTarget } from "../../clouddriver/targets.ts";
 import { AccountName, RegionName, ScaleSetName } from "../../operations/description.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { ApiError } from "../errors.ts";
+import { readFailureAnswer } from "../failure-answers.ts";
 import { ErrorResponse } from "../schemas.ts";
 
 const AppName = Type.String({ pattern: "^[A-Za-z0-9._]{1,64}$", description: "a Spinnaker application name (Frigga: letters, digits, '.', '_')" });
@@ -51,15 +50,6 @@ const FORWARDED = "With CLOUDDRIVER_URL set, a request for an account not config
 
 function notFound(message: string): ApiError {
   return new ApiError(404, "NotFound", message);
-}
-
-/** An Azure failure, as the poller should see it: 404 not found, 503 try again, 502 otherwise. */
-function asApiError(err: unknown, what: string): unknown {
-  if (err instanceof ApiError) return err;
-  const failure = err instanceof OperationFailedError ? err.failure : describeArmFailure(err);
-  if (failure.kind === "notFound" || failure.code === "RegionMismatch") return notFound(`${what} not found: ${failure.message}`);
-  const retryable = err instanceof OperationFailedError ? err.retryable : failure.kind !== "terminal";
-  return new ApiError(retryable ? 503 : 502, retryable ? "AzureUnavailable" : "AzureError", `reading ${what}: ${failure.message}`);
 }
 
 function stateFreshness(reply: FastifyReply, readAt: number): void {
@@ -114,7 +104,7 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
       const expanded = await expand(reads, located.value);
       return { serverGroups: expanded.value, readAt: Math.min(located.readAt, expanded.readAt) };
     } catch (err) {
-      throw asApiError(err, `cluster ${cluster} in ${accountName}`);
+      throw readFailureAnswer(err, `cluster ${cluster} in ${accountName}`);
     }
   }
 
@@ -143,7 +133,7 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
           const summaries = clusterSummaries(located.value);
           if (summaries.length > 0) clusters[name] = summaries.map((c) => ({ ...c, provider: CLOUD_PROVIDER, loadBalancers: [] }));
         } catch (err) {
-          throw asApiError(err, `application ${application} in ${name}`);
+          throw readFailureAnswer(err, `application ${application} in ${name}`);
         }
       }
       if (Object.keys(clusters).length === 0) {
@@ -256,7 +246,7 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
         stateFreshness(reply, snapshot.readAt);
         return serverGroupView(snapshot.value, resolved.ref);
       } catch (err) {
-        throw asApiError(err, `server group ${p.serverGroup} in ${p.account}/${p.region}/${resolved.ref.resourceGroup}`);
+        throw readFailureAnswer(err, `server group ${p.serverGroup} in ${p.account}/${p.region}/${resolved.ref.resourceGroup}`);
       }
     },
   );

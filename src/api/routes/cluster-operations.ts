@@ -8,6 +8,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AccountRegistry } from "../../azure/accounts.ts";
 import type { ScaleSetReads } from "../../azure/read-cache.ts";
 import { normalizeRegion } from "../../azure/vmss-gateway.ts";
+import { RegionName } from "../../operations/description.ts";
 import { expand, locate } from "../../clouddriver/inventory.ts";
 import { parseName } from "../../naming/frigga.ts";
 import { isActive, selectDisable, selectScaleDown, type ClusterMember, type MemberDecision } from "../../operations/cluster-selection.ts";
@@ -22,6 +23,7 @@ import type { TaskWaiter } from "../../tasks/task-waiter.ts";
 import { toClouddriverTask } from "../../tasks/task.ts";
 import { clientGoneSignal } from "../client-gone.ts";
 import { dryRun } from "../dry-run.ts";
+import { readFailureAnswer } from "../failure-answers.ts";
 
 export interface ClusterOperationRoutesOptions {
   accounts: AccountRegistry;
@@ -36,8 +38,8 @@ const located = {
   credentials: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "the account (Orca's name for it)" })),
   account: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   cluster: Type.String({ minLength: 1, maxLength: 80, pattern: "^[A-Za-z0-9._-]+$", description: "app, app-stack or app-stack-detail (Frigga)" }),
-  regions: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 50 })),
-  region: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  regions: Type.Optional(Type.Array(RegionName, { minItems: 1, maxItems: 50 })),
+  region: Type.Optional(RegionName),
   preferLargerOverNewer: Type.Optional(Type.Boolean({ description: "keep the largest rather than the newest" })),
 };
 
@@ -126,6 +128,8 @@ export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationR
             202: { ...Type.Ref(TaskRef), description: "The task was created (or, for a repeated clientRequestId, found)" },
             400: { ...Type.Ref(ErrorResponse), description: "A field is missing or wrong" },
             409: { ...Type.Ref(ErrorResponse), description: "The clientRequestId was used for a different request" },
+            502: { ...Type.Ref(ErrorResponse), description: "Azure answered the cluster's reads with an error" },
+            503: { ...Type.Ref(ErrorResponse), description: "Azure did not answer the cluster's reads in time; try again" },
           },
         },
         preValidation: async (request) => {
@@ -149,8 +153,13 @@ export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationR
         // What to act on is decided on fresh reads, not on what Orca's polls left in the cache: a server group
         // enabled by another tool a few seconds ago is active.
         reads.forgetAccount(account.name);
-        const found = await locate(reads, account, { application: moniker.app, cluster: d.cluster });
-        const serverGroups = (await expand(reads, found.value.filter((l) => regions.has(normalizeRegion(l.ref.region))))).value;
+        let serverGroups: Awaited<ReturnType<typeof expand>>["value"];
+        try {
+          const found = await locate(reads, account, { application: moniker.app, cluster: d.cluster });
+          serverGroups = (await expand(reads, found.value.filter((l) => regions.has(normalizeRegion(l.ref.region))))).value;
+        } catch (err) {
+          throw readFailureAnswer(err, `cluster ${d.cluster} in ${account.name}`);
+        }
         const operations: OperationRequest[] = [];
         const history: HistoryEntry[] = [];
         const phase = phaseOf(op.name);
@@ -165,7 +174,7 @@ export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationR
           }
         }
         if (history.length === 0) history.push({ phase, status: `no server group of cluster ${d.cluster} in ${[...regions].join(", ")}: nothing to do`, timeMs: Date.now() });
-        if (request.query.dryRun) return reply.code(200).send(await dryRun(accounts, registry, operations, history));
+        if (request.query.dryRun) return reply.code(200).send(await dryRun(accounts, registry, operations, reads.retry, history));
         const { clientRequestId } = request.query;
         const { task, created } = await runner.submit(operations, clientRequestId, history);
         // A retry is read and selected again, and may pick differently now (the first request's task already acted):

@@ -3,16 +3,28 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { TaskRunner } from "../../tasks/task-runner.ts";
 import { Health } from "../schemas.ts";
 
-export const healthRoutes: FastifyPluginAsyncTypebox<{ runner: TaskRunner; accounts: string[]; operations: string[] }> = async (app, opts) => {
+export interface HealthRoutesOptions {
+  runner: TaskRunner;
+  accounts: string[];
+  operations: string[];
+  /** Access control is on: the details (account names, tasks in flight) only for a caller with credentials. */
+  detailsNeedCredentials: boolean;
+}
+
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (app, opts) => {
   app.get(
     "/health",
     {
       config: { access: "public" },
-      schema: { operationId: "getHealth", summary: "Liveness, with the tasks in flight", tags: ["service"], response: { 200: { ...Type.Ref(Health), description: "The service is up" } } },
+      schema: { operationId: "getHealth", summary: "Liveness; with credentials (or without access control), the tasks in flight, accounts and operations", tags: ["service"], response: { 200: { ...Type.Ref(Health), description: "The service is up" } } },
       // The first probe after start-up should not wait for the schema serializers to load (fast-json-stringify and
       // Ajv, some 70 ms): the body below has exactly Health's fields, which JSON.stringify writes alike.
       serializerCompiler: () => (data) => JSON.stringify(data),
     },
-    async () => ({ status: "ok" as const, activeTasks: opts.runner.active, accounts: opts.accounts, operations: opts.operations }),
+    // Open, for probes: up, and nothing more to a caller we do not know (account names are for those who may use them).
+    async (request) =>
+      opts.detailsNeedCredentials && request.principal.via === "open"
+        ? { status: "ok" as const }
+        : { status: "ok" as const, activeTasks: opts.runner.active, accounts: opts.accounts, operations: opts.operations },
   );
 };

@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from "node:util";
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { RetryConfig } from "../../config.ts";
 import type { AccountRegistry } from "../../azure/accounts.ts";
 import { withoutNulls, type FieldProblem } from "../../operations/description.ts";
 import type { AnyOperation, LocatedDescription } from "../../operations/operation.ts";
@@ -28,6 +29,8 @@ export interface OperationRoutesOptions {
   onSubmitted?: (taskId: string, created: boolean, principal: string, operations: string[]) => void;
   /** Holds ?wait= submissions until their task ends. */
   waiter: TaskWaiter;
+  /** The retry profile of a dry run's reads (readRetry). */
+  readRetry: RetryConfig;
 }
 
 const ClientRequestIdQuery = Type.Object(
@@ -100,7 +103,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
   /** Creates the task; with ?wait=, answers 200 with the task once it ended or the time ran out, else 202 with its ref. */
   async function submit(request: FastifyRequest, reply: FastifyReply, requests: OperationRequest[], query: { clientRequestId?: string; wait?: number; dryRun?: boolean }) {
     const { clientRequestId, wait } = query;
-    if (query.dryRun) return reply.code(200).send(await dryRun(accounts, operations, requests));
+    if (query.dryRun) return reply.code(200).send(await dryRun(accounts, operations, requests, opts.readRetry));
     const { task, created } = await runner.submit(requests, clientRequestId);
     opts.onSubmitted?.(task.id, created, request.principal.name, requests.map((r) => r.name));
     if (!created && !sameOperations(task.operations, requests)) {

@@ -3,13 +3,15 @@ import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { RetryConfig } from "../../config.ts";
 import type { AccountRegistry } from "../../azure/accounts.ts";
-import { executeOp, OperationFailedError, type ScaleSetPlanner } from "../../azure/execute-op.ts";
+import { observe } from "../../azure/observe.ts";
+import { readRetry } from "../../azure/retry-policy.ts";
 import { confirmation } from "../../azure/scale-set-state.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../../azure/vmss-gateway.ts";
 import { AccountName, RegionName, ResourceGroupName, ScaleSetName } from "../../operations/description.ts";
 import { disabledBy, recordedCapacity, servesTraffic, trafficPools, vmTrafficPools } from "../../operations/server-group-state.ts";
 import { requireAccount } from "../../auth/access-control.ts";
-import { ApiError, validationError } from "../errors.ts";
+import { validationError } from "../errors.ts";
+import { readFailureAnswer } from "../failure-answers.ts";
 import { ErrorResponse, ServerGroup } from "../schemas.ts";
 
 export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): Static<typeof ServerGroup> {
@@ -46,7 +48,7 @@ export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): S
 
 export const serverGroupRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountRegistry; retry: RetryConfig }> = async (app, opts) => {
   // A read answers an HTTP request: a few quick retries, not a deployment's patience.
-  const retry: RetryConfig = { ...opts.retry, maxAttempts: Math.min(opts.retry.maxAttempts, 3), deadlineMs: Math.min(opts.retry.deadlineMs, 20_000) };
+  const retry = readRetry(opts.retry);
 
   app.get(
     "/azure/serverGroups/:account/:region/:resourceGroup/:name",
@@ -71,20 +73,14 @@ export const serverGroupRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountReg
       const resolved = opts.accounts.resolve({ account: p.account, region: p.region, resourceGroup: p.resourceGroup, serverGroupName: p.name });
       if (!resolved.ok) throw validationError(resolved.problems);
       const ref = resolved.ref;
-      const planner: ScaleSetPlanner<Static<typeof ServerGroup>> = {
-        readsInstances: true,
-        observeOnly: true,
-        plan: () => ({ kind: "done", summary: "read" }),
-        result: (snapshot) => serverGroupView(snapshot, ref),
-      };
+      const gateway = opts.accounts.gateway(ref);
+      let snapshot: ScaleSetSnapshot;
       try {
-        return await executeOp({ gateway: opts.accounts.gateway(ref), planner, retry, lroPollIntervalMs: 1000, log: () => {} });
+        snapshot = await observe((signal) => gateway.read({ withInstances: true, signal }), { retry });
       } catch (err) {
-        if (!(err instanceof OperationFailedError)) throw err;
-        if (err.failure.kind === "notFound" || err.failure.code === "RegionMismatch") throw new ApiError(404, "NotFound", `scale set ${p.name} not found in ${p.resourceGroup}: ${err.failure.message}`);
-        if (err.retryable) throw new ApiError(503, "AzureUnavailable", err.message);
-        throw new ApiError(502, "AzureError", err.message);
+        throw readFailureAnswer(err, `scale set ${p.name} in ${p.resourceGroup}`);
       }
+      return serverGroupView(snapshot, ref);
     },
   );
 };

@@ -46,7 +46,7 @@ export interface ModelSpec {
   region: string;
   image?: ImageSpec;
   sku?: { name?: string; tier?: string; capacity?: number };
-  capacity?: { desired: number };
+  capacity?: { desired: number; max?: number };
   upgradePolicy?: "Automatic" | "Manual";
   subnetId?: string;
   networkSecurityGroupId?: string;
@@ -151,6 +151,18 @@ export function desiredCapacity(spec: Pick<ModelSpec, "sku" | "capacity">): numb
   return spec.capacity?.desired ?? spec.sku?.capacity;
 }
 
+/**
+ * Azure: a scale set with a single placement group (its default) holds at most 100 VMs; with several
+ * (singlePlacementGroup false) up to 1,000, and the property can go from true to false but never back.
+ */
+export const SINGLE_PLACEMENT_GROUP_MAX_VMS = 100;
+
+/** A group that may grow past 100 (its max, or its size) is created with several placement groups from the start. */
+function placementGroups(spec: Pick<ModelSpec, "sku" | "capacity">): { singlePlacementGroup?: false } {
+  const largest = Math.max(spec.capacity?.max ?? 0, desiredCapacity(spec) ?? 0);
+  return largest > SINGLE_PLACEMENT_GROUP_MAX_VMS ? { singlePlacementGroup: false } : {};
+}
+
 /** A new scale set's model from a description alone. */
 export function modelFromDescription(spec: ModelSpec, context: ModelContext): VirtualMachineScaleSet {
   const os = spec.osConfig ?? {};
@@ -165,6 +177,7 @@ export function modelFromDescription(spec: ModelSpec, context: ModelContext): Vi
     tags: { ...spec.instanceTags, ...context.tags },
     upgradePolicy: { mode: spec.upgradePolicy ?? "Manual" },
     overprovision: false,
+    ...placementGroups(spec),
     virtualMachineProfile: {
       osProfile: {
         computerNamePrefix: os.computerNamePrefix ?? computerNamePrefix(context.name, windows),
@@ -244,6 +257,7 @@ export function modelFromSource(source: VirtualMachineScaleSet, overrides: Model
     tags: { ...sourceTags, ...overrides.instanceTags, ...context.tags },
     upgradePolicy: overrides.upgradePolicy ? { mode: overrides.upgradePolicy } : (source.upgradePolicy ?? { mode: "Manual" }),
     ...(source.overprovision !== undefined ? { overprovision: source.overprovision } : {}),
+    ...placementGroups({ ...overrides, capacity: { desired: capacity ?? 0, max: overrides.capacity?.max } }),
     virtualMachineProfile: profile,
   };
 }

@@ -1,0 +1,112 @@
+// A backlog an operator can see, and a limit to it: queued tasks and the oldest one's wait as metrics and in
+// /ready's details, and past TASK_BACKLOG_LIMIT a submission gets 429 with Retry-After and creates nothing.
+import t from "tap";
+import { request } from "undici";
+import { BacklogMonitor } from "../src/tasks/backlog.ts";
+import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
+import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
+import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
+import type { TaskStore } from "../src/tasks/task-store.ts";
+import pg from "pg";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { demo, startTestEnv } from "./helpers/service.ts";
+
+const LIMIT = 3;
+
+t.test("the store counts the backlog; the monitor refuses at the limit", async (t) => {
+  let now = 1_000_000;
+  const store = new MemoryTaskStore(100, () => now);
+  const op = (n: string) => [{ name: "resizeServerGroup", description: { serverGroupName: n } }];
+  t.same(await store.backlog(), { queued: 0 });
+  await store.create({ operations: op("a"), scaleSets: ["a"] });
+  now += 500;
+  await store.create({ operations: op("b"), scaleSets: ["b"] });
+  t.same(await store.backlog(), { queued: 2, oldestQueuedAtMs: 1_000_000 });
+  await store.claim("r", 10_000, 1);
+  t.same(await store.backlog(), { queued: 1, oldestQueuedAtMs: 1_000_500 }, "a claimed task waits no more");
+  const monitor = new BacklogMonitor(store, { limit: 1, retryAfterSeconds: 7 });
+  await t.rejects(monitor.admit(), { name: "BacklogFullError", retryAfterSeconds: 7, message: /1 tasks are waiting to start, the most this service takes \(TASK_BACKLOG_LIMIT 1\)/ });
+  await new BacklogMonitor(store, { limit: 0, retryAfterSeconds: 7 }).admit();
+  t.pass("limit 0: no limit");
+});
+
+const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+t.test("SQLite and PostgreSQL count the same backlog: queued and not leased", async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-backlog-"));
+  const schema = `vmss_ops_backlog_${randomBytes(6).toString("hex")}`;
+  const stores: [string, TaskStore][] = [
+    ["sqlite", await SqliteTaskStore.open({ dataDir })],
+    ["postgres", await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema })],
+  ];
+  t.teardown(async () => {
+    for (const [, s] of stores) await s.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    const admin = new pg.Client({ connectionString: DATABASE_URL });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.end();
+  });
+  for (const [kind, store] of stores) {
+    t.same(await store.backlog!(), { queued: 0 }, `${kind}: none`);
+    const first = await store.create({ operations: [{ name: "resizeServerGroup", description: { serverGroupName: "a" } }], scaleSets: ["a"] });
+    await store.create({ operations: [{ name: "resizeServerGroup", description: { serverGroupName: "b" } }], scaleSets: ["b"] });
+    const two = await store.backlog!();
+    t.equal(two.queued, 2, `${kind}: two queued`);
+    t.equal(two.oldestQueuedAtMs, first.task.createdAtMs, `${kind}: since the first was created`);
+    await store.claim("r", 10_000, 1);
+    t.equal((await store.backlog!()).queued, 1, `${kind}: a claimed task waits no more`);
+  }
+});
+
+t.test(`past ${LIMIT} queued tasks: 429 with Retry-After; the backlog on /metrics and /ready`, async (t) => {
+  const env = await startTestEnv({ writeDurationMs: 3000, env: { TASK_CONCURRENCY: "1", TASK_BACKLOG_LIMIT: String(LIMIT), OVERLOAD_RETRY_AFTER_S: "7", READY_CACHE_MS: "0" } });
+  t.teardown(() => env.close());
+  const accepted: string[] = [];
+  let refused: { status: number; body: any; retryAfter?: string } | undefined;
+  // One runs, the others queue behind the single slot; submit until the limit answers (the count is at most a second old).
+  for (let i = 0; i < 40 && !refused; i++) {
+    const res = await request(`${env.baseUrl}/azure/ops/resizeServerGroup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(demo(`web-prod-v00${(i % 2) + 1}`, { capacity: { min: 0, max: 10, desired: 2 + (i % 5) } })),
+    });
+    const body = await res.body.json();
+    if (res.statusCode === 202) accepted.push((body as { id: string }).id);
+    else refused = { status: res.statusCode, body, retryAfter: res.headers["retry-after"] as string | undefined };
+  }
+  t.ok(refused, `a submission was refused after ${accepted.length} accepted`);
+  t.equal(refused!.status, 429);
+  t.equal(refused!.retryAfter, "7");
+  t.match(refused!.body, { error: "BacklogFull", message: /tasks are waiting to start, the most this service takes \(TASK_BACKLOG_LIMIT 3\)/ });
+  t.ok(accepted.length >= LIMIT, "the limit counts queued tasks, not the one running");
+
+  // One task runs in the single slot; the others wait. The figures are at most a second old: wait for them.
+  const waiting = accepted.length - 1;
+  let metrics = "";
+  for (;;) {
+    metrics = await (await request(`${env.baseUrl}/metrics`)).body.text();
+    if (Number(/^vmssops_tasks_queued (\d+)/m.exec(metrics)?.[1]) === waiting) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  t.pass(`vmssops_tasks_queued ${waiting}`);
+  const age = Number(/^vmssops_tasks_queued_oldest_age_seconds (\S+)$/m.exec(metrics)?.[1]);
+  t.ok(age > 0, `vmssops_tasks_queued_oldest_age_seconds ${age}`);
+  const ready = await env.api("GET", "/ready");
+  t.equal(ready.body.backlog.queued, waiting, `/ready details: ${JSON.stringify(ready.body.backlog)}`);
+  t.ok(ready.body.backlog.oldestAgeSeconds > 0);
+  t.equal(ready.status, 200, "a backlog is a detail, not unreadiness");
+
+  for (const id of accepted) t.equal((await env.waitForTask(id, 120_000)).state, "succeeded");
+  let again;
+  // Taken again once the backlog has drained (the count it looks at is at most a second old).
+  for (;;) {
+    again = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 0, max: 10, desired: 3 } }));
+    if (again.status !== 429) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  t.equal(again.status, 202, "submissions are taken again once the backlog drained");
+});
