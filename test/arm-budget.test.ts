@@ -171,3 +171,14 @@ t.test("a task's call waiting behind reads for a cache goes first", async (t) =>
   t.equal(waits[0]?.budget, "subscription read budget", "the task was told what it waited for");
   t.equal((await control.calls()).filter((c) => c.status === 429).length, 0);
 });
+
+t.test("the in-process ledger forgets buckets that are full again (one per operation polled would grow without end)", async (t) => {
+  let now = 1_000_000;
+  const ledger = new InProcessLedger(() => now);
+  const figures = { burst: 45, refillPerMinute: 15 };
+  for (let i = 0; i < 999; i++) await ledger.take([{ key: `sub/GetOperation/op-${i}`, figures, need: 1 }]);
+  t.equal(ledger.size, 999);
+  now += 60_000; // a token back in each: all full again
+  await ledger.take([{ key: "sub/GetOperation/op-new", figures, need: 1 }]);
+  t.equal(ledger.size, 1, "only the bucket just used is kept");
+});

@@ -212,7 +212,11 @@ interface Level {
   tokens: number;
   atMs: number;
   blockedUntilMs: number;
+  figures: BucketFigures;
 }
+
+/** Every this many takes, buckets back at their burst are forgotten (one per operation polled, per VM read). */
+const SWEEP_EVERY = 1000;
 
 /** The level at `now`: refilled linearly since it was written, up to the burst. */
 export function levelAt(level: Level, figures: BucketFigures, now: number): number {
@@ -234,14 +238,28 @@ export class InProcessLedger implements BudgetLedger {
     this.#now = now;
   }
 
+  #takes = 0;
+
   #level(key: string, figures: BucketFigures, now: number): Level {
     let level = this.#levels.get(key);
-    if (!level) this.#levels.set(key, (level = { tokens: figures.burst, atMs: now, blockedUntilMs: 0 }));
+    if (!level) this.#levels.set(key, (level = { tokens: figures.burst, atMs: now, blockedUntilMs: 0, figures }));
     return level;
+  }
+
+  /** Buckets held: a full one is the same as none, and is forgotten (see SWEEP_EVERY). */
+  get size(): number {
+    return this.#levels.size;
+  }
+
+  #sweep(now: number): void {
+    for (const [key, level] of this.#levels) {
+      if (level.blockedUntilMs <= now && levelAt(level, level.figures, now) >= level.figures.burst) this.#levels.delete(key);
+    }
   }
 
   async take(requests: TakeRequest[]): Promise<TakeAnswer> {
     const now = this.#now();
+    if (++this.#takes % SWEEP_EVERY === 0) this.#sweep(now);
     let waitMs = 0;
     let emptyKey: string | undefined;
     const levels = requests.map((r) => {
