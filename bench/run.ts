@@ -37,7 +37,7 @@ const OUT = args.includes("--out") ? args[args.indexOf("--out") + 1] : HERE;
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 const sizes = SMOKE
-  ? { D: 40, pollHint: 20, ks: [1, 2], cpuTasks: 6, sets: 4, perSet: 2, submissions: 20, readSeconds: 0.3, storeTasks: 50, startRounds: 1, claimQueue: [10, 100], claimRounds: 5 }
+  ? { D: 40, pollHint: 20, ks: [1, 2], cpuTasks: 6, sets: 4, perSet: 2, submissions: 20, readSeconds: 0.3, storeTasks: 50, startRounds: 1, claimQueue: [10, 100], claimRounds: 3 }
   : { D: 500, pollHint: 25, ks: [1, 5, 10, 20], cpuTasks: 300, sets: 1000, perSet: 5, submissions: 2000, readSeconds: 3, storeTasks: 10_000, startRounds: 3, claimQueue: [10, 10_000], claimRounds: 60 };
 /**
  * The fleet: scale sets and operations in one subscription, 3 replicas on PostgreSQL, the simulator at Azure's
@@ -45,7 +45,7 @@ const sizes = SMOKE
  * seconds. FLEET_SETS / FLEET_OPS scale it down on a small machine (reported with the figures).
  */
 const fleetSizes = SMOKE
-  ? { sets: 4, ops: 12, replicas: 3, boundS: 2 }
+  ? { sets: 2, ops: 4, replicas: 2, boundS: 2 }
   : { sets: Number(process.env.FLEET_SETS ?? 1000), ops: Number(process.env.FLEET_OPS ?? 5000), replicas: 3, boundS: Number(process.env.FLEET_BOUND_S ?? 90) };
 const THROUGHPUT_D = SMOKE ? 20 : 50;
 
