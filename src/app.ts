@@ -14,6 +14,7 @@ import { openApiOptions } from "./api/openapi.ts";
 import { LazySchemaCompilers } from "./api/schema-compilers.ts";
 import { componentSchemas } from "./api/schemas.ts";
 import { healthRoutes } from "./api/routes/health.ts";
+import { featureRoutes } from "./api/routes/features.ts";
 import { operationRoutes } from "./api/routes/operations.ts";
 import { clusterOperationRoutes, clusterOperationSchemas } from "./api/routes/cluster-operations.ts";
 import { serverGroupRoutes } from "./api/routes/server-groups.ts";
@@ -32,6 +33,9 @@ import { combineObservers, TaskLog } from "./observability/task-logs.ts";
 import { installOverloadProtection } from "./observability/overload.ts";
 import { TaskProgress } from "./observability/task-progress.ts";
 import { uiRoutes } from "./ui/routes.ts";
+import { installPageSecurityHeaders } from "./ui/page-headers.ts";
+// For the entry point, whose lines outside the logger are JSON too (it may not import observability/ itself).
+export { printBanner, writeLogLine } from "./observability/log-line.ts";
 import { operations } from "./operations/registry.ts";
 import { MemoryTaskStore } from "./tasks/memory-task-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
@@ -131,8 +135,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
 
   activeTasks = () => runner.active;
   installErrorHandling(app, { bodyLimitBytes: config.bodyLimitBytes });
+  installPageSecurityHeaders(app);
   app.addHook("onResponse", async (request, reply) => {
-    metrics.httpResponses.inc({ method: request.method, route: request.routeOptions.url ?? "unmatched", status: String(reply.statusCode) });
+    metrics.observeResponse(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
   });
   let draining = false;
   app.addHook("onRequest", async (request, reply) => {
@@ -160,6 +165,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   if (options.generateOpenApi) await app.register((await import("@fastify/swagger")).default, openApiOptions);
   await app.register(docsRoutes);
   await app.register(healthRoutes, { runner, accounts: accounts.names(), operations: [...operations.keys()], detailsNeedCredentials: accessControlEnabled(config.access) });
+  if (!config.clouddriver) await app.register(featureRoutes, { operations: [...operations.keys()] });
   await app.register(operationRoutes, {
     operations,
     accounts,
@@ -193,7 +199,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     stopCounting();
     if (!options.armBudget) await armBudget?.close();
   });
-  await app.register(uiRoutes, { store, progress, accounts });
+  await app.register(uiRoutes, { store, progress, accounts, reads, maxAttempts: config.retry.maxAttempts });
   await app.register(observabilityRoutes, { metrics, store, storeHealth, backlog, accounts, readyCacheMs: config.observability.readyCacheMs, probeTimeoutMs: config.observability.readyTimeoutMs });
   await app.register(rateLimitRoutes, { budget, accounts });
   await app.ready();

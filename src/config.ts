@@ -40,6 +40,13 @@ export interface AccountConfig {
   cloud: CloudName;
   /** Used when a description names no resourceGroup (else clouddriver-azure's {application}-{region}). */
   defaultResourceGroup?: string;
+  /**
+   * Where a server group lives when its description names no resourceGroup: "application" (clouddriver-azure's
+   * {application}-{region}, the default) or "account" (defaultResourceGroup when the account has one).
+   */
+  serverGroupResourceGroup?: "application" | "account";
+  /** The admin user and SSH key (or password) of the VMs a create makes, as clouddriver-azure's Key Vault holds them. */
+  vmAdmin?: VmAdminConfig;
   /** Regions this account may act in; empty means any. */
   regions: string[];
   /** ARM endpoint, e.g. https://management.azure.com. */
@@ -53,9 +60,28 @@ export interface AccountConfig {
   caPem?: string;
 }
 
+/** Where a new server group's VM admin credentials come from: never from the request (Spinnaker sends none). */
+export interface VmAdminConfig {
+  adminUsername: string;
+  /** An SSH public key, given inline (it is not a secret)… */
+  sshPublicKey?: string;
+  /** …or read from this file when a create is sent. */
+  sshPublicKeyFile?: string;
+  /** Or a password, from this environment variable of the service, read when a create is sent. */
+  passwordEnv?: string;
+  /**
+   * Or clouddriver-azure's way: the account's Key Vault (its URL), holding the secrets VMUsername and VMSshPublicKey
+   * (useSshPublicKey, the default) or VMPassword, read with the account's credential when a create is prepared.
+   */
+  keyVaultUrl?: string;
+  useSshPublicKey?: boolean;
+}
+
 export interface RetryConfig {
   /** Attempts per operation, the first included; only a floor for 429, 408, 5xx and network failures (retry-policy.ts). */
   maxAttempts: number;
+  /** maxAttempts bounds every failure, Azure's "not now" included: a read someone waits on (readRetry). Not from the environment. */
+  attemptsBoundEverything?: boolean;
   /** Wall-clock bound for one operation, all attempts and waits included. */
   deadlineMs: number;
   /** First backoff after a conflict (409/412): a write lock clears within one write's duration, so start small. */
@@ -366,7 +392,38 @@ function loadAccess(env: Env, accounts: AccountConfig[], sim: ServiceSimulatorCo
   return access;
 }
 
-const ACCOUNT_KEYS = new Set(["name", "subscriptionId", "tenantId", "cloud", "endpoint", "authorityHost", "audience", "caFile", "defaultResourceGroup", "regions", "credential"]);
+const ACCOUNT_KEYS = new Set(["name", "subscriptionId", "tenantId", "cloud", "endpoint", "authorityHost", "audience", "caFile", "defaultResourceGroup", "serverGroupResourceGroup", "vmAdmin", "regions", "credential"]);
+
+function serverGroupResourceGroupOf(raw: unknown, at: string): Pick<AccountConfig, "serverGroupResourceGroup"> {
+  if (raw === undefined) return {};
+  if (raw !== "application" && raw !== "account") throw new ConfigError(`${at}: serverGroupResourceGroup must be "application" ({application}-{region}) or "account" (defaultResourceGroup)`);
+  return { serverGroupResourceGroup: raw };
+}
+
+function parseVmAdmin(raw: unknown, at: string): VmAdminConfig | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new ConfigError(`${at}: vmAdmin must be an object (adminUsername, and sshPublicKey, sshPublicKeyFile or passwordEnv)`);
+  const v = raw as Record<string, unknown>;
+  const keys = ["adminUsername", "sshPublicKey", "sshPublicKeyFile", "passwordEnv", "keyVaultUrl"];
+  for (const key of Object.keys(v)) if (![...keys, "useSshPublicKey"].includes(key)) throw new ConfigError(`${at}: vmAdmin key "${key}" is unknown; known: ${keys.join(", ")}, useSshPublicKey`);
+  for (const key of keys) if (v[key] !== undefined && (typeof v[key] !== "string" || v[key] === "")) throw new ConfigError(`${at}: vmAdmin.${key} must be a non-empty string`);
+  if (v.useSshPublicKey !== undefined && typeof v.useSshPublicKey !== "boolean") throw new ConfigError(`${at}: vmAdmin.useSshPublicKey must be true or false`);
+  const given = ["sshPublicKey", "sshPublicKeyFile", "passwordEnv", "keyVaultUrl"].filter((k) => v[k] !== undefined);
+  if (given.length !== 1) throw new ConfigError(`${at}: vmAdmin needs exactly one of sshPublicKey, sshPublicKeyFile, passwordEnv, keyVaultUrl`);
+  if (typeof v.keyVaultUrl === "string") {
+    if (!/^https:\/\//.test(v.keyVaultUrl)) throw new ConfigError(`${at}: vmAdmin.keyVaultUrl must be an https:// URL`);
+    return {
+      adminUsername: (v.adminUsername as string | undefined) ?? "",
+      keyVaultUrl: v.keyVaultUrl.replace(/\/+$/, ""),
+      useSshPublicKey: v.useSshPublicKey !== false,
+    };
+  }
+  if (typeof v.sshPublicKey === "string" && !/^(ssh-|ecdsa-)/.test(v.sshPublicKey)) throw new ConfigError(`${at}: vmAdmin.sshPublicKey must be an OpenSSH public key (ssh-… or ecdsa-…)`);
+  return {
+    adminUsername: (v.adminUsername as string | undefined) ?? "azureuser",
+    ...(given[0] === "sshPublicKey" ? { sshPublicKey: v.sshPublicKey as string } : given[0] === "sshPublicKeyFile" ? { sshPublicKeyFile: v.sshPublicKeyFile as string } : { passwordEnv: v.passwordEnv as string }),
+  };
+}
 const CREDENTIAL_KEYS: Record<string, string[]> = {
   default: ["type", "managedIdentityClientId"],
   simulator: ["type"],
@@ -513,6 +570,8 @@ function parseAccounts(text: string, source: string, sim: ServiceSimulatorConfig
       ...(tenantId ? { tenantId } : {}),
       cloud,
       defaultResourceGroup: str("defaultResourceGroup", false),
+      ...serverGroupResourceGroupOf(a.serverGroupResourceGroup, at),
+      ...(a.vmAdmin !== undefined ? { vmAdmin: parseVmAdmin(a.vmAdmin, at) } : {}),
       regions: regions as string[],
       endpoint: endpoint ?? "",
       authorityHost,
@@ -546,10 +605,13 @@ function accountFromEnvironment(env: Env): Record<string, unknown> | undefined {
     endpoint: env.AZURE_ARM_ENDPOINT,
     authorityHost: env.AZURE_AUTHORITY_HOST,
     defaultResourceGroup: env.AZURE_DEFAULT_RESOURCE_GROUP,
+    serverGroupResourceGroup: env.AZURE_SERVER_GROUP_RESOURCE_GROUP,
     regions: env.AZURE_REGIONS ? env.AZURE_REGIONS.split(",").map((r) => r.trim()).filter(Boolean) : undefined,
     credential: typeof credential === "string" ? credential : drop(credential),
   });
 }
+
+const DEMO_SSH_PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoKeyOfTheSimulatedAccountOnlyNotForRealVMs demo@vmss-ops";
 
 /** The demo account that `npm start` serves from the built-in simulator. */
 export function simulatorDemoAccount(sim: Pick<ServiceSimulatorConfig, "url" | "caPem" | "subscriptionId">): AccountConfig {
@@ -558,6 +620,10 @@ export function simulatorDemoAccount(sim: Pick<ServiceSimulatorConfig, "url" | "
     subscriptionId: sim.subscriptionId,
     cloud: "custom",
     defaultResourceGroup: "demo-rg",
+    // The demo keeps its clusters in demo-rg, as the README's examples have them.
+    serverGroupResourceGroup: "account",
+    // A public key only (the demo VMs are simulated): a deploy from Spinnaker sends no credentials.
+    vmAdmin: { adminUsername: "azureuser", sshPublicKey: DEMO_SSH_PUBLIC_KEY },
     regions: ["eastus"],
     endpoint: sim.url ?? "",
     authorityHost: sim.url ?? "",

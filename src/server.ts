@@ -18,7 +18,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   restartWithHeapFlags(cacheDir ? { ...process.env, NODE_COMPILE_CACHE: cacheDir } : process.env);
   enableModuleCompileCache(cacheDir);
 }
-const { buildApp } = await import("./app.ts");
+const { buildApp, printBanner, writeLogLine } = await import("./app.ts");
 const { AccountSetupError } = await import("./azure/client.ts");
 const { ConfigError, loadConfig } = await import("./config.ts");
 const { createTaskStore, TaskStoreOpenError } = await import("./tasks/create-task-store.ts");
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
 
   let store: TaskStore;
   try {
-    store = await createTaskStore(config, { onPoolError: (err) => console.error(`vmss-ops: database connection error: ${err.message}`) });
+    store = await createTaskStore(config, { onPoolError: (err) => writeLogLine("error", `database connection error: ${err.message}`) });
   } catch (err) {
     if (err instanceof TaskStoreOpenError) {
       console.error(`vmss-ops: cannot open the task store: ${err.message}`);
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
     `  curl -s ${base}/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001`,
     `API documentation: ${base}/docs (OpenAPI: ${base}/openapi.json)`,
   ];
-  console.log(lines.join("\n"));
+  printBanner(lines);
   applyRuntimeHeapFlags();
   // Written now, not only at exit: a replica that is killed still starts faster next time.
   flushCompileCache();
@@ -102,7 +102,7 @@ async function main(): Promise<void> {
   void Promise.all(
     service.accounts.names().map(async (name) => {
       const result = await service.accounts.probe(name, config.observability.readyTimeoutMs);
-      if (!result.ok) console.error(`vmss-ops: account "${name}" cannot reach Azure with its credential: ${result.problem}${result.detail ? `: ${result.detail}` : ""} (GET /ready shows this too)`);
+      if (!result.ok) service.app.log.error({ account: name, problem: result.problem, detail: result.detail }, `account "${name}" cannot reach Azure with its credential: ${result.problem}${result.detail ? `: ${result.detail}` : ""} (GET /ready shows this too)`);
     }),
   );
 
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
     service.drain();
     service.app.log.info({ signal }, "shutting down");
     const force = setTimeout(() => {
-      console.error("vmss-ops: shutdown took too long; exiting");
+      service.app.log.error({ timeoutMs: config.tasks.shutdownTimeoutMs + 2000 }, "shutdown took too long; exiting");
       process.exit(1);
     }, config.tasks.shutdownTimeoutMs + 2000);
     force.unref();

@@ -13,7 +13,7 @@ const READER = "reader-token-0123456789abcdef";
 const ORCA = "orca-service-token-0123456789";
 
 /** team-b is a second account on the same simulator: another team's scale sets. */
-const ACCOUNTS = JSON.stringify([{ name: "team-b", subscriptionId: SIMULATOR_SUBSCRIPTION_ID, defaultResourceGroup: "demo-rg", regions: ["eastus"], credential: "simulator" }]);
+const ACCOUNTS = JSON.stringify([{ name: "team-b", subscriptionId: SIMULATOR_SUBSCRIPTION_ID, defaultResourceGroup: "demo-rg", serverGroupResourceGroup: "account", regions: ["eastus"], credential: "simulator" }]);
 const PRINCIPALS = `
 principals:
   - name: team-a
@@ -83,6 +83,7 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     if (method === "GET" && url === "/azure/rateLimits") return { none: "lists only the caller's subscriptions" };
     if (method === "GET" && url === "/ui/api/tasks/:id") return { path: `/ui/api/tasks/${taskId}` };
     if (method === "GET" && url === "/ui/api/tasks") return { none: "lists only the caller's tasks (checked below)" };
+    if (method === "GET" && url === "/ui/api/inventory") return { none: "lists only the caller's accounts (checked below)" };
     if (method === "POST" && url === "/task/:id(^[^:/]+)::resume") return { path: `/task/${taskId}:resume` };
     if (method === "POST" && url === "/task/:id/cancel") return { path: `/task/${toCancel.body.id}/cancel` };
     // Clouddriver's reads, as Orca makes them (test/orca-contract.test.ts follows each to Orca's source).
@@ -92,6 +93,7 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     if (method === "GET" && url === "/applications/:app/clusters/:account/:cluster/azure/:scope/serverGroups/target/:target") return { path: "/applications/web/clusters/demo/web-prod/azure/eastus/serverGroups/target/current_asg_dynamic" };
     if (method === "GET" && url === "/serverGroups/:account/:region/:serverGroup") return { path: "/serverGroups/demo/eastus/web-prod-v001" };
     if (method === "GET" && url === "/cache/azure/ServerGroup") return { none: "always an empty list: it names no account" };
+    if (method === "GET" && url === "/features/stages") return { none: "the same operation list for everyone: it names no account" };
     if (method === "POST" && url === "/cache/azure/ServerGroup") return { path: url, body: { account: "demo", region: "eastus", serverGroupName: "web-prod-v001" } };
     return undefined;
   }
@@ -152,6 +154,11 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     t.ok(a.body.clusters.demo, "team A sees the demo account's clusters");
     const b = await call(env, "GET", "/applications/web", bearer(TEAM_B));
     t.notOk(b.body?.clusters?.demo, `team B does not (${b.status})`);
+    const inventoryA = await call(env, "GET", "/ui/api/inventory", bearer(TEAM_A));
+    t.ok(inventoryA.body.accounts.some((a: { name: string }) => a.name === "demo"), "the status page's inventory shows team A the demo account");
+    const inventoryB = await call(env, "GET", "/ui/api/inventory", bearer(TEAM_B));
+    t.equal(inventoryB.status, 200);
+    t.notOk(inventoryB.body.accounts.some((a: { name: string }) => a.name === "demo"), "and not team B");
   });
 
   await t.test("a read-only principal reads everything and writes nothing", async (t) => {

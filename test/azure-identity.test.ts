@@ -36,6 +36,7 @@ t.test("client secret, end to end: Entra token endpoint, then ARM accepts only t
   endpoint: __SIM__
   authorityHost: __SIM__
   defaultResourceGroup: demo-rg
+  serverGroupResourceGroup: account
   regions: [eastus]
   credential: { type: clientSecret, clientId: ${CLIENT_ID}, clientSecretEnv: TEAM_SECRET }
 `,
@@ -73,7 +74,7 @@ t.test("client secret, end to end: Entra token endpoint, then ARM accepts only t
   await t.test("a wrong secret: Entra's invalid_client, the task fails, the secret appears nowhere", async (t) => {
     const wrong = await startTestEnv({
       logger: { level: "debug", stream },
-      env: { TEAM_SECRET: `${SECRET}-wrong`, ACCOUNTS: `[{"name":"entra","subscriptionId":"${SIMULATOR_SUBSCRIPTION_ID}","tenantId":"${TENANT}","endpoint":"__SIM__","authorityHost":"__SIM__","defaultResourceGroup":"demo-rg","credential":{"type":"clientSecret","clientId":"${CLIENT_ID}","clientSecretEnv":"TEAM_SECRET"}}]` },
+      env: { TEAM_SECRET: `${SECRET}-wrong`, ACCOUNTS: `[{"name":"entra","subscriptionId":"${SIMULATOR_SUBSCRIPTION_ID}","tenantId":"${TENANT}","endpoint":"__SIM__","authorityHost":"__SIM__","defaultResourceGroup":"demo-rg","serverGroupResourceGroup":"account","credential":{"type":"clientSecret","clientId":"${CLIENT_ID}","clientSecretEnv":"TEAM_SECRET"}}]` },
       mapEnv: (e, sim) => ({ ...e, ACCOUNTS: e.ACCOUNTS.replaceAll("__SIM__", sim.url) }),
     });
     t.teardown(() => wrong.close());
@@ -122,7 +123,7 @@ t.test("workload identity, end to end: the federated token file is the client as
     env: { ACCOUNTS: "" },
     mapEnv: (e, sim) => ({
       ...e,
-      ACCOUNTS: JSON.stringify([{ name: "aks", subscriptionId: SIMULATOR_SUBSCRIPTION_ID, tenantId: TENANT, endpoint: sim.url, authorityHost: sim.url, defaultResourceGroup: "demo-rg", credential: { type: "workloadIdentity", clientId: CLIENT_ID, tokenFilePath: tokenFile } }]),
+      ACCOUNTS: JSON.stringify([{ name: "aks", subscriptionId: SIMULATOR_SUBSCRIPTION_ID, tenantId: TENANT, endpoint: sim.url, authorityHost: sim.url, defaultResourceGroup: "demo-rg", serverGroupResourceGroup: "account", credential: { type: "workloadIdentity", clientId: CLIENT_ID, tokenFilePath: tokenFile } }]),
     }),
   });
   t.teardown(() => env.close());

@@ -83,7 +83,8 @@ t.test("which listed scale sets belong to an application", async (t) => {
   t.notOk(belongsTo(listed("shop-web-v001", "shop-eastus", "westus"), account, { application: "shop" }), "the resource group follows the region");
   t.notOk(belongsTo(listed("shopping-v001", "shop-eastus"), account, { application: "shop" }), "another application");
   t.notOk(belongsTo(listed("shop-web-v001", "shop-eastus"), account, { application: "shop", cluster: "shop-api" }), "another cluster");
-  t.ok(belongsTo(listed("shop-web-v001", "ops-rg"), { ...account, defaultResourceGroup: "ops-rg" }, { application: "shop" }), "the account's own resource group");
+  t.ok(belongsTo(listed("shop-web-v001", "ops-rg"), { ...account, defaultResourceGroup: "ops-rg", serverGroupResourceGroup: "account" }, { application: "shop" }), "the account's own resource group, where it keeps its server groups");
+  t.ok(belongsTo(listed("shop-web-v001", "shop-eastus"), { ...account, defaultResourceGroup: "ops-rg" }, { application: "shop" }), "a default resource group alone keeps clouddriver-azure's {application}-{region}");
   t.notOk(belongsTo(listed("shop-web-v001", "shop-eastus"), { ...account, regions: ["westus"] }, { application: "shop" }), "outside the account's regions");
 });
 

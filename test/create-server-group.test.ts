@@ -70,7 +70,7 @@ t.test("names: clouddriver-core's resolver, sequence after the latest created, w
   t.equal(clusterName("shop", "prod", "canary-a"), "shop-prod-canary-a");
 });
 
-t.test("model: out of traffic keeps the NIC out of every pool; a custom image is referenced by id", async (t) => {
+t.test("model: out of traffic (disabled) keeps the NIC out of every pool; a custom image is referenced by id", async (t) => {
   const model = modelFromDescription(
     { region: "eastus", image: { isCustom: true, uri: "/subscriptions/s/resourceGroups/img/providers/Microsoft.Compute/images/shop-1" }, sku: { name: "Standard_D2s_v3" }, capacity: { desired: 2 }, subnetId, loadBalancerBackendPoolId: poolId, healthSettings: { protocol: "http", port: 8080, requestPath: "/health" } },
     { name: "shop-prod-v000", tags: { a: "b" }, inTraffic: false },
@@ -82,7 +82,7 @@ t.test("model: out of traffic keeps the NIC out of every pool; a custom image is
   t.equal(model.virtualMachineProfile!.osProfile!.adminPassword, undefined, "no password unless one was resolved");
 });
 
-t.test("create: the next name, one PUT with If-None-Match: *, out of traffic, done when Azure confirms, Orca's result", async (t) => {
+t.test("create: the next name, one PUT with If-None-Match: *, in traffic once healthy, done when Azure confirms, Orca's result", async (t) => {
   const first = await run("createServerGroup", shop());
   t.equal(first.task.state, "succeeded", JSON.stringify(first.task.history));
   const [result] = first.task.resultObjects;
@@ -95,29 +95,33 @@ t.test("create: the next name, one PUT with If-None-Match: *, out of traffic, do
     capacity: { min: 1, max: 5, desired: 2 },
     instanceCount: 2,
     provisioningState: "Succeeded",
-    disabled: true,
+    // clouddriver-azure enables the new group at the end of its create (CreateAzureServerGroupAtomicOperation.groovy
+    // l.225-242): Orca's strategies disable or destroy the older groups next.
+    disabled: false,
     loadBalancerPools: [poolId],
   });
   t.notOk("confirmed" in result, "confirmed by Azure: Succeeded with 2 running instances");
+  t.ok(first.task.history.some((h: any) => /in traffic: 2\/2 healthy/.test(h.status)), "done only once every instance is healthy behind the load balancer");
   const puts = callsFor(await env.calls(), "shop-prod-v000").filter((c) => c.method === "PUT");
   t.equal(puts.length, 1, "one PUT");
   t.equal(puts[0].ifNoneMatch, "*", "conditional: never replaces a scale set");
   t.equal(puts[0].status, 201);
-
-  // Out of traffic as disable leaves a scale set: enable brings exactly the recorded pool in.
   const created = await serverGroup("shop-prod-v000");
-  t.equal(created.disabled, true);
-  t.ok(created.instances.every((i: any) => i.inTraffic === false), "no instance in a pool");
-  const enabled = await run("enableServerGroup", { credentials: "demo", region: "eastus", serverGroupName: "shop-prod-v000" });
+  t.equal(created.disabled, false);
+  t.ok(created.instances.length === 2 && created.instances.every((i: any) => i.inTraffic === true), JSON.stringify(created.instances));
+
+  // disabled: true keeps it out, as disable leaves a scale set: enable brings exactly the recorded pool in. The next
+  // one names its ancestor (AbstractServerGroupNameResolver.groovy l.75-77).
+  const second = await run("createServerGroup", shop({ disabled: true }));
+  t.match(second.task.resultObjects[0], { serverGroupName: "shop-prod-v001", ancestorServerGroupNameByRegion: { eastus: "shop-prod-v000" }, disabled: true, loadBalancerPools: [poolId] });
+  const off = await serverGroup("shop-prod-v001");
+  t.equal(off.disabled, true);
+  t.ok(off.instances.every((i: any) => i.inTraffic === false), "no instance in a pool");
+  const enabled = await run("enableServerGroup", { credentials: "demo", region: "eastus", serverGroupName: "shop-prod-v001" });
   t.equal(enabled.task.state, "succeeded", JSON.stringify(enabled.task.history));
-  const on = await serverGroup("shop-prod-v000");
+  const on = await serverGroup("shop-prod-v001");
   t.equal(on.disabled, false);
   t.ok(on.instances.length === 2 && on.instances.every((i: any) => i.inTraffic === true), JSON.stringify(on.instances));
-
-  // The next one follows it, and names its ancestor (AbstractServerGroupNameResolver.groovy l.75-77).
-  const second = await run("createServerGroup", shop({ disabled: false }));
-  t.match(second.task.resultObjects[0], { serverGroupName: "shop-prod-v001", ancestorServerGroupNameByRegion: { eastus: "shop-prod-v000" }, disabled: false });
-  t.ok((await serverGroup("shop-prod-v001")).instances.every((i: any) => i.inTraffic === true), "disabled: false starts it in traffic");
 });
 
 t.test("the same clientRequestId never creates a second server group; a request without one is a new deploy", async (t) => {
@@ -192,7 +196,7 @@ t.test("clone: the source's model with overrides, into the next name of its clus
   const newImage = { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "24.04.202611" };
   const { task } = await run("cloneServerGroup", { credentials: "demo", region: "eastus", source: { account: "demo", region: "eastus", serverGroupName: "web-prod-v001" }, image: newImage, instanceTags: { release: "2" } });
   t.equal(task.state, "succeeded", JSON.stringify(task.history));
-  t.match(task.resultObjects[0], { serverGroupName: "web-prod-v003", capacity: { desired: 3 }, instanceCount: 3, disabled: true, ancestorServerGroupNameByRegion: { eastus: "web-prod-v002" } });
+  t.match(task.resultObjects[0], { serverGroupName: "web-prod-v003", capacity: { desired: 3 }, instanceCount: 3, disabled: false, ancestorServerGroupNameByRegion: { eastus: "web-prod-v002" } });
   const source = (await simScaleSet("web-prod-v001")).body.vmss;
   const copy = (await simScaleSet("web-prod-v003")).body.vmss;
   t.same(copy.sku, source.sku, "same size and capacity");
@@ -203,7 +207,7 @@ t.test("clone: the source's model with overrides, into the next name of its clus
   t.notOk("vmss-ops.created-by" in source.tags);
   const nic = copy.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0];
   t.same(nic.properties.ipConfigurations[0].properties.subnet, source.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0].properties.ipConfigurations[0].properties.subnet);
-  t.same(task.resultObjects[0].loadBalancerPools, [`${net}/loadBalancers/web-prod-v001-lb/backendAddressPools/web-prod-v001-pool`], "the source's pool, recorded for enable");
+  t.same(task.resultObjects[0].loadBalancerPools, [`${net}/loadBalancers/web-prod-v001-lb/backendAddressPools/web-prod-v001-pool`], "the source's pool, serving");
 });
 
 t.test("bad input: a 400 naming each field; a password only by reference", async (t) => {
@@ -213,7 +217,8 @@ t.test("bad input: a 400 naming each field; a password only by reference", async
   t.ok(fields.some((f: string) => f.includes("subnetId")), JSON.stringify(res.body));
   const semantic = await env.api("POST", "/azure/ops/createServerGroup", shop({ image: undefined, osConfig: { adminPassword: "hunter2" }, capacity: { min: 3, max: 5, desired: 2 } }));
   t.equal(semantic.status, 400);
-  t.same(semantic.body.details.map((d: any) => d.field).sort(), ["capacity.min", "image", "osConfig", "osConfig.adminPassword"]);
+  // No osConfig is needed: the VM admin comes from the account, as clouddriver-azure's from its Key Vault.
+  t.same(semantic.body.details.map((d: any) => d.field).sort(), ["capacity.min", "image", "osConfig.adminPassword"]);
   t.notMatch(JSON.stringify(semantic.body), /hunter2/, "the password is not echoed");
   const noApp = await env.api("POST", "/azure/ops/createServerGroup", shop({ application: "bad name" }));
   t.equal(noApp.status, 400);

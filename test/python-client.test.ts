@@ -52,6 +52,9 @@ t.test("the Python SDK drives a scale set through the simulator", { skip: missin
         SIM_RESOURCE_GROUP: "demo-rg",
         SIM_SCALE_SET: "web-prod-v001",
         REQUESTS_CA_BUNDLE: CA_FILE,
+        // The simulator is local: never through a proxy the environment may name.
+        NO_PROXY: [process.env.NO_PROXY, "127.0.0.1", "localhost"].filter(Boolean).join(","),
+        no_proxy: [process.env.no_proxy, "127.0.0.1", "localhost"].filter(Boolean).join(","),
       },
     }));
   } catch (err) {

@@ -25,6 +25,8 @@ function shellBlocks(markdown: string): string[] {
 }
 
 const blocks = shellBlocks(section(readme, "Try it"));
+// docs/deploying.md's "Try it" runs after the README's, with its helpers.
+const deploying = shellBlocks(section(readFileSync(join(REPO, "docs", "deploying.md"), "utf8"), "Try it"));
 t.ok(blocks.length >= 6, `the Try it section has its command blocks (${blocks.length})`);
 
 const quickstart = shellBlocks(section(readme, "Quickstart")).join("\n");
@@ -64,7 +66,7 @@ t.test("npm start prints how to call it", async (t) => {
 });
 
 t.test("the README's commands work as written", async (t) => {
-  const script = ["set -euo pipefail", ...blocks]
+  const script = ["set -euo pipefail", ...blocks, ...deploying]
     .join("\n")
     .replaceAll("127.0.0.1:7002", `127.0.0.1:${apiPort}`)
     .replaceAll("127.0.0.1:7003", `127.0.0.1:${simPort}`);
@@ -91,6 +93,10 @@ t.test("the README's commands work as written", async (t) => {
   t.match(out, /"name":"shop-prod-v001"/, "the red/black leaves shop-prod-v001");
   t.match(out, /batch 2\/2: surged 2, replaced 2, healthy 4\/4: delete out-of-date instance\(s\) 2, 3/, "the rolling upgrade's batches");
   t.match(out, /4 "latestModelApplied":true/, "every instance on the new model");
+  t.ok(deploying.length >= 2, "docs/deploying.md has its command blocks");
+  t.match(out, /\{"name":"createServerGroup","enabled":true\}/, "GET /features/stages answers Orca's planning");
+  t.match(out, /"serverGroupName":"shop-web-v000"[^\n]*"disabled":false/, "Deck's pipeline body deploys a group that serves");
+  t.match(out, /"pools":\[\{"name":"shop-web-v000","members":\[[^\n]*"serving":2\}\],"serving":2\}/, "both instances serve from the group's own pool");
 });
 
 t.test("what the README promises about the end state", async (t) => {

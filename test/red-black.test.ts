@@ -1,11 +1,11 @@
 // A red/black deploy on the simulator through the API only, as Orca runs one on Azure: create v002 from v001 (a
-// clone with a new image), enable v002, disable v001, scale v001 down, destroy v001. The simulator's state is
-// sampled throughout: at every sampled moment at least the desired number of instances is in traffic.
+// clone with a new image), disable v001, scale v001 down, destroy v001. The simulator's state is sampled
+// throughout: at every sampled moment at least the desired number of instances is in traffic.
 //
 // Orca's order: the deploy stage's CloneServerGroupTask (CloneServerGroupTask.groovy l.100, `cloneServerGroup`),
 // then the red/black strategy's disableCluster, scaleDownCluster (resizeServerGroup to {0,0,0}) and shrinkCluster
-// (destroyServerGroup) against the older groups; Orca's own enable of the new group comes first, since the service
-// creates it out of traffic.
+// (destroyServerGroup) against the older groups (RedBlackStrategy.groovy l.111-150). Orca enables nothing: the new
+// group serves at the end of its create, once its instances are healthy, as clouddriver-azure's does.
 import t from "tap";
 import { startTestEnv } from "./helpers/service.ts";
 
@@ -25,10 +25,15 @@ async function run(op: string, description: unknown) {
 
 type Json = Record<string, any>;
 
-/** A VM serves traffic when it is running (not being created, deleted, or Failed) and its NIC is in a backend pool. */
+/**
+ * A VM serves traffic when it is running (not being created, deleted, or Failed), its NIC is in a backend pool, and
+ * the load balancer's probe finds it healthy (the load balancer sends nothing to the others).
+ */
 function servesTraffic(vm: Json): boolean {
   const state = String(vm.properties?.provisioningState ?? "").toLowerCase();
   if (state === "creating" || state === "deleting" || state === "failed") return false;
+  const health = vm.properties?.instanceView?.vmHealth?.status?.code;
+  if (health !== undefined && health !== "HealthState/healthy") return false;
   const nics: Json[] = vm.properties?.networkProfileConfiguration?.networkInterfaceConfigurations ?? [];
   return nics.some((nic) => (nic.properties?.ipConfigurations ?? []).some((ipc: Json) => (ipc.properties?.loadBalancerBackendAddressPools ?? []).length > 0));
 }
@@ -63,9 +68,8 @@ t.test("red/black: clone, enable, disable, scale down, destroy; never fewer than
   const deployed: Record<string, string[]> = {};
   for (const r of cloned.resultObjects) for (const n of r.serverGroupNames ?? []) (deployed[n.split(":")[0]] ??= []).push(n.split(":")[1]);
   t.same(deployed, { eastus: ["shop-prod-v002"] }, "deploy.server.groups");
-  t.match(cloned.resultObjects[0], { serverGroupNames: ["eastus:shop-prod-v002"], instanceCount: DESIRED, disabled: true });
-  step = "enable v002";
-  await run("enableServerGroup", { ...where, serverGroupName: "shop-prod-v002" });
+  t.match(cloned.resultObjects[0], { serverGroupNames: ["eastus:shop-prod-v002"], instanceCount: DESIRED, disabled: false });
+  t.equal(await inTraffic("shop-prod-v002"), DESIRED, "when its task ends, every instance of the new group serves");
   step = "disable v001";
   await run("disableServerGroup", { ...where, serverGroupName: "shop-prod-v001" });
   step = "scale down v001";
@@ -79,11 +83,11 @@ t.test("red/black: clone, enable, disable, scale down, destroy; never fewer than
   await sampler;
 
   const steps = new Set(samples.map((s) => s.at));
-  for (const s of ["clone", "enable v002", "disable v001", "scale down v001", "destroy v001"]) t.ok(steps.has(s), `sampled during ${s}`);
+  for (const s of ["clone", "disable v001", "scale down v001", "destroy v001"]) t.ok(steps.has(s), `sampled during ${s}`);
   t.ok(samples.length >= 20, `${samples.length} samples`);
   const low = samples.filter((s) => s.v001 + s.v002 < DESIRED);
   t.same(low, [], `never fewer than ${DESIRED} in traffic (lowest: ${Math.min(...samples.map((s) => s.v001 + s.v002))})`);
-  t.ok(samples.some((s) => s.at === "clone" && s.v002 === 0 && s.v001 === DESIRED), "the clone stayed out of traffic until enabled");
+  t.ok(samples.some((s) => s.at === "clone" && s.v002 === 0 && s.v001 === DESIRED), "the clone served nothing until its instances were healthy");
 
   const last = samples.at(-1)!;
   t.same({ v001: last.v001, v002: last.v002 }, { v001: 0, v002: DESIRED }, "v002 alone serves");

@@ -35,7 +35,7 @@ t.test("which statuses are retryable: status → kind → retryable, each rule i
 
 t.test("decisions, table-driven, with a fixed random", async (t) => {
   const f = (kind: ArmFailure["kind"], extra: Partial<ArmFailure> = {}): ArmFailure => ({ kind, message: "m", ...extra });
-  const cases: { name: string; failure: ArmFailure; attempt: number; elapsedMs?: number; random?: number; want: { retry: boolean; delayMs?: number } }[] = [
+  const cases: { name: string; failure: ArmFailure; attempt: number; elapsedMs?: number; random?: number; config?: Partial<RetryConfig>; want: { retry: boolean; delayMs?: number } }[] = [
     { name: "404 is final at once", failure: f("notFound", { status: 404 }), attempt: 1, want: { retry: false } },
     { name: "400 is final", failure: f("terminal", { status: 400 }), attempt: 1, want: { retry: false } },
     { name: "409 starts small", failure: f("conflict", { status: 409 }), attempt: 1, random: 0.5, want: { retry: true, delayMs: 200 } },
@@ -55,6 +55,7 @@ t.test("decisions, table-driven, with a fixed random", async (t) => {
     { name: "429 past maxAttempts, within the deadline: retried", failure: f("throttled", { status: 429 }), attempt: 8, elapsedMs: 10_000, random: 0.5, want: { retry: true, delayMs: 30_000 } },
     { name: "503 past maxAttempts, within the deadline: retried", failure: f("server", { status: 503 }), attempt: 20, random: 0.5, want: { retry: true, delayMs: 30_000 } },
     { name: "network failures past maxAttempts: retried", failure: f("network"), attempt: 9, random: 0.5, want: { retry: true, delayMs: 30_000 } },
+    { name: "a read someone waits on: a few attempts bound a 503 too", failure: f("server", { status: 503 }), attempt: 8, config: { attemptsBoundEverything: true }, want: { retry: false } },
     { name: "a transient operation failure stops at maxAttempts", failure: f("operationFailedTransient"), attempt: 8, want: { retry: false } },
     { name: "capped by maxDelayMs", failure: f("server"), attempt: 7, random: 0.5, want: { retry: true, delayMs: 30_000 } },
     { name: "last attempt gives up", failure: f("conflict"), attempt: 8, want: { retry: false } },
@@ -66,7 +67,7 @@ t.test("decisions, table-driven, with a fixed random", async (t) => {
     { name: "a programming error is never retried", failure: f("programming", { code: "TypeError" }), attempt: 1, want: { retry: false } },
   ];
   for (const c of cases) {
-    const d = decideRetry({ failure: c.failure, attempt: c.attempt, elapsedMs: c.elapsedMs ?? 0, config, random: c.random ?? 0.5 });
+    const d = decideRetry({ failure: c.failure, attempt: c.attempt, elapsedMs: c.elapsedMs ?? 0, config: { ...config, ...c.config }, random: c.random ?? 0.5 });
     t.equal(d.retry, c.want.retry, `${c.name}: retry`);
     if (d.retry && c.want.delayMs !== undefined) t.equal(d.delayMs, c.want.delayMs, `${c.name}: delay`);
     t.ok(d.reason.length > 0, `${c.name}: has a reason`);

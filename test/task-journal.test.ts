@@ -1,7 +1,7 @@
 // The journal of a task's run (src/tasks/task-journal.ts): one write per step, in order, and a refused write read
 // as a lost lease. Against a store that only records, and answers when told to.
 import t from "tap";
-import { commitOf, interruptionOf, LeaseLostError, TaskJournal } from "../src/tasks/task-journal.ts";
+import { commitOf, interruptionOf, LeaseLostError, StoreWriteFailedError, TaskJournal } from "../src/tasks/task-journal.ts";
 import type { TaskChange } from "../src/tasks/task-store.ts";
 
 /** A store whose writes wait until the test answers them, one at a time, in the order they arrived. */
@@ -212,6 +212,46 @@ t.test("a lost lease: the write under way ends, and nothing more is written", as
   await p;
   await done;
   t.same(store.calls.map((c) => c.op), ["update"]);
+});
+
+const refused = () => Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+
+t.test("a store outage on a write stops the run; the task is handed back, lines and all, once the store answers", async (t) => {
+  const store = new HeldStore();
+  const interrupt = new AbortController();
+  const j = new TaskJournal({ store, owner: "me", taskId: "t1", running: true, interrupt, handBackWithinMs: 60_000, handBackEveryMs: 1 });
+  j.record("P", "Done: resized");
+  const p = j.change({ armCalls: 4 });
+  await nextTurn();
+  store.answer(refused());
+  const err = await p.catch((e) => e);
+  t.ok(err instanceof StoreWriteFailedError, "the change throws StoreWriteFailedError");
+  t.equal(err.reason, "ECONNREFUSED");
+  t.equal(interruptionOf(interrupt.signal, err), "storeFailed", "and the run is interrupted as such, not as a lost lease or a bug");
+
+  const handedBack = j.interrupted("storeFailed", 5);
+  // The store is still down for the first tries of the hand-back; then it answers.
+  for (let i = 0; i < 2; i++) {
+    while (store.held === 0) await nextTurn();
+    store.answer(refused());
+  }
+  while (store.held === 0) await nextTurn();
+  store.answer(true);
+  await handedBack;
+  const last = store.updates().at(-1)!;
+  t.equal(last.armCalls, 5);
+  t.match(statuses(last), ["Done: resized", /^The task store could not be written \(ECONNREFUSED\); the task was handed back/], "the line that was not stored, then what happened");
+  t.equal(store.calls.at(-1)!.op, "release", "then the lease is given back");
+});
+
+t.test("a store outage on lines alone stops the run the same way", async (t) => {
+  const store = new HeldStore();
+  const { journal: j, interrupt } = journal(store);
+  j.record("P", "alone");
+  await nextTurn();
+  store.answer(refused());
+  await nextTurn();
+  t.ok(interrupt.signal.reason instanceof StoreWriteFailedError);
 });
 
 t.test("interruptionOf tells the shutdown from a lost lease, and both from an error", async (t) => {

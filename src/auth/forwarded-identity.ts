@@ -24,7 +24,8 @@ export interface ForwardedIdentity {
 /**
  * The identity Clouddriver is told. A principal identified by Orca's headers (AUTH_TRUST_SPINNAKER_HEADERS) keeps
  * Orca's user, with the accounts we allowed it (Orca's own list, narrowed to its token's when it holds one); any
- * other principal is itself: a token's principal name, or "anonymous" (Fiat's name for nobody) without access control.
+ * other principal is itself: a token's principal name, or "anonymous" without access control (Spinnaker's userid for nobody: kork-security
+ * .../SpinnakerUsers.java l.29).
  */
 export function forwardedIdentity(principal: Principal): ForwardedIdentity {
   const user = principal.spinnakerUser ?? principal.name;

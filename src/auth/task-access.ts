@@ -1,12 +1,12 @@
 // Which accounts a task touches, so that a task is read only by those who may use all of them.
 import type { Task } from "../tasks/task.ts";
 import { mayUseAccount, type Principal } from "./principal.ts";
+import { accountOfOperation } from "../tasks/operation-account.ts";
 
 export function accountsOfTask(task: Pick<Task, "operations">): string[] {
   const names = new Set<string>();
   for (const op of task.operations) {
-    const d = op.description as { credentials?: unknown; account?: unknown };
-    const name = typeof d.credentials === "string" ? d.credentials : typeof d.account === "string" ? d.account : undefined;
+    const name = accountOfOperation(op);
     if (name) names.add(name);
   }
   return [...names];

@@ -1,13 +1,84 @@
 // Configured accounts, the client for each (built once), and the resolution of a description to a scale set.
 import type { ComputeManagementClient } from "@azure/arm-compute";
-import { createDefaultHttpClient, createPipelineRequest } from "@azure/core-rest-pipeline";
+import { createDefaultHttpClient, createEmptyPipeline, createPipelineRequest } from "@azure/core-rest-pipeline";
+import { readFileSync } from "node:fs";
 import type { AccountConfig } from "../config.ts";
 import type { FieldProblem, ServerGroupLocator } from "../operations/description.ts";
 import { resourceGroupOf } from "../naming/frigga.ts";
-import { AccountSetupError, createComputeClient, loadIdentity } from "./client.ts";
+import { AccountSetupError, createComputeClient, credentialFor, loadIdentity } from "./client.ts";
 import { normalizeRegion, VmssGateway, type ScaleSetObserver, type ScaleSetRef } from "./vmss-gateway.ts";
 
 const httpClient = createDefaultHttpClient();
+
+/** A new group's VM admin: the user, and an SSH key or a password (read now, never stored). */
+export interface VmAdminCredentials {
+  adminUserName: string;
+  sshPublicKeys: string[];
+  password?: string;
+}
+
+export class VmAdminUnavailable extends Error {
+  override name = "VmAdminUnavailable";
+}
+
+/**
+ * The VM admin credentials an account gives its new server groups, as clouddriver-azure takes VMUsername and
+ * VMSshPublicKey (or VMPassword) from the account's Key Vault (CreateAzureServerGroupAtomicOperation.groovy
+ * l.184-200), never from the request. Undefined when the account names none.
+ */
+export function accountVmAdmin(account: AccountConfig, env: NodeJS.ProcessEnv = process.env): VmAdminCredentials | undefined {
+  const v = account.vmAdmin;
+  if (!v) return undefined;
+  if (v.keyVaultUrl) throw new VmAdminUnavailable(`account ${account.name}: its VM admin is in Key Vault; read it with resolveVmAdmin`);
+  if (v.sshPublicKey) return { adminUserName: v.adminUsername, sshPublicKeys: [v.sshPublicKey] };
+  if (v.sshPublicKeyFile) {
+    let key: string;
+    try {
+      key = readFileSync(v.sshPublicKeyFile, "utf8").trim();
+    } catch (err) {
+      throw new VmAdminUnavailable(`account ${account.name}: vmAdmin.sshPublicKeyFile ${v.sshPublicKeyFile} cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+    }
+    if (!/^(ssh-|ecdsa-)/.test(key)) throw new VmAdminUnavailable(`account ${account.name}: vmAdmin.sshPublicKeyFile ${v.sshPublicKeyFile} holds no OpenSSH public key`);
+    return { adminUserName: v.adminUsername, sshPublicKeys: [key] };
+  }
+  const password = v.passwordEnv ? env[v.passwordEnv] : undefined;
+  if (!password) throw new VmAdminUnavailable(`account ${account.name}: vmAdmin.passwordEnv names ${v.passwordEnv}, which is not set in this service's environment`);
+  return { adminUserName: v.adminUsername, sshPublicKeys: [], password };
+}
+
+/** Key Vault's token audience for a vault URL: `https://vault.azure.net` for `https://x.vault.azure.net`. */
+export function keyVaultAudience(vaultUrl: string): string {
+  const host = new URL(vaultUrl).hostname;
+  const labels = host.split(".");
+  return labels.length >= 3 ? `https://${labels.slice(1).join(".")}` : "https://vault.azure.net";
+}
+
+/** One secret's current value, read with the account's credential (Key Vault REST 7.4). */
+async function readSecret(account: AccountConfig, vaultUrl: string, name: string, signal?: AbortSignal): Promise<string> {
+  const token = await credentialFor(account).getToken(`${keyVaultAudience(vaultUrl)}/.default`, { abortSignal: signal });
+  if (!token) throw new VmAdminUnavailable(`account ${account.name}: no token for Key Vault ${vaultUrl}`);
+  const request = createPipelineRequest({ url: `${vaultUrl}/secrets/${name}?api-version=7.4`, method: "GET", abortSignal: signal, timeout: 30_000 });
+  // The account's CA (the simulator's) is trusted for its vault too.
+  if (account.caPem) request.tlsSettings = { ca: account.caPem };
+  request.headers.set("authorization", `Bearer ${token.token}`);
+  const response = await createEmptyPipeline().sendRequest(httpClient, request);
+  if (response.status !== 200) throw new VmAdminUnavailable(`account ${account.name}: Key Vault ${vaultUrl} answered ${response.status} for secret ${name}`);
+  const value = (JSON.parse(response.bodyAsText ?? "{}") as { value?: unknown }).value;
+  if (typeof value !== "string" || value === "") throw new VmAdminUnavailable(`account ${account.name}: secret ${name} in ${vaultUrl} is empty`);
+  return value;
+}
+
+/**
+ * The account's VM admin, Key Vault included: VMUsername, and VMSshPublicKey or VMPassword as clouddriver-azure
+ * names them (CreateAzureServerGroupAtomicOperation.groovy l.184-200). The password is returned, never stored.
+ */
+export async function resolveVmAdmin(account: AccountConfig, env: NodeJS.ProcessEnv = process.env, signal?: AbortSignal): Promise<VmAdminCredentials | undefined> {
+  const v = account.vmAdmin;
+  if (!v?.keyVaultUrl) return accountVmAdmin(account, env);
+  const user = v.adminUsername || (await readSecret(account, v.keyVaultUrl, "VMUsername", signal));
+  if (v.useSshPublicKey !== false) return { adminUserName: user, sshPublicKeys: [await readSecret(account, v.keyVaultUrl, "VMSshPublicKey", signal)] };
+  return { adminUserName: user, sshPublicKeys: [], password: await readSecret(account, v.keyVaultUrl, "VMPassword", signal) };
+}
 
 export type Resolution = { ok: true; ref: ScaleSetRef } | { ok: false; problems: FieldProblem[] };
 

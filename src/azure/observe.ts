@@ -24,7 +24,9 @@ export interface ObserveOptions {
  * failure classified once, its `retryable` the policy's) and rethrows a programming error or an abort unchanged.
  */
 export async function observe<T>(read: (signal?: AbortSignal) => Promise<T>, options: ObserveOptions): Promise<T> {
-  const { retry, signal } = options;
+  const { signal } = options;
+  // Someone waits on a read: its attempts bound every failure, Azure's "not now" too (an operation's do not).
+  const retry: RetryConfig = { ...options.retry, attemptsBoundEverything: true };
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const wait = options.wait ?? ((ms: number, s?: AbortSignal) => sleep(ms, undefined, { signal: s }));

@@ -74,13 +74,14 @@ export function isRetriedUntilDeadline(kind: FailureKind): boolean {
  * Exponential backoff with jitter, capped by maxDelayMs. A Retry-After from Azure is honoured in full (Azure knows
  * when its lock or budget frees): the first retry waits exactly that; later ones wait the longer of it and the
  * backoff one step behind, so a burst answered with short hints ("Retry-After: 1") still backs off. The deadline
- * bounds every wait; maxAttempts bounds only the failures isRetriedUntilDeadline does not name.
+ * bounds every wait; maxAttempts bounds only the failures isRetriedUntilDeadline does not name, except in a profile
+ * that someone waits on (observe.ts: a read), where its few attempts bound everything.
  */
 export function decideRetry({ failure, attempt, elapsedMs, config, random }: RetryInput): RetryDecision {
   if (!isRetryableKind(failure.kind)) {
     return { retry: false, reason: failure.kind === "notFound" ? "not found" : "not retryable" };
   }
-  if (attempt >= config.maxAttempts && !isRetriedUntilDeadline(failure.kind)) {
+  if (attempt >= config.maxAttempts && (config.attemptsBoundEverything === true || !isRetriedUntilDeadline(failure.kind))) {
     return { retry: false, reason: `gave up after ${attempt} attempts` };
   }
   const backoff = (step: number) => withJitter(Math.min(config.maxDelayMs, baseDelayMs(failure.kind, config) * 2 ** (step - 1)), random);

@@ -37,6 +37,17 @@ export function platformState(vm: VirtualMachineScaleSetVM): { state: HealthStat
 }
 
 /**
+ * In a backend pool: what the load balancer's health probe says (Azure's vmHealth): Up when healthy or when nothing
+ * reports it, Starting while the probe has not yet seen it answer, Down when it does not answer.
+ */
+function probed(vm: VirtualMachineScaleSetVM): HealthIndicator {
+  const code = (vm.instanceView?.vmHealth?.status?.code ?? "").toLowerCase();
+  if (code === "healthstate/unhealthy") return { type: LOAD_BALANCER_HEALTH, state: "Down", description: "in a backend pool, failing the health probe" };
+  if (code === "healthstate/initializing" || code === "healthstate/unknown") return { type: LOAD_BALANCER_HEALTH, state: "Starting", description: "in a backend pool, not yet seen healthy by the probe" };
+  return { type: LOAD_BALANCER_HEALTH, state: "Up", description: code ? "in a backend pool, healthy" : "in a backend pool" };
+}
+
+/**
  * Health indicators for one VM. `inTraffic` is whether it is in a backend pool, or undefined when the scale set
  * has no load balancer (and is not disabled out of one): then only the platform speaks, and a running VM is Up.
  * With a load balancer, the platform indicator of a running VM is Unknown (as Clouddriver's AWS platform health is)
@@ -50,11 +61,7 @@ export function instanceHealth(vm: VirtualMachineScaleSetVM, inTraffic: boolean 
   if (inTraffic === undefined) {
     return { health: [{ type: PLATFORM_HEALTH, healthClass: "platform", state: platform.state, description: platform.description }], healthState: platform.state };
   }
-  const lb: HealthIndicator = {
-    type: LOAD_BALANCER_HEALTH,
-    state: inTraffic ? "Up" : "OutOfService",
-    description: inTraffic ? "in a backend pool" : "in no backend pool",
-  };
+  const lb: HealthIndicator = inTraffic ? probed(vm) : { type: LOAD_BALANCER_HEALTH, state: "OutOfService", description: "in no backend pool" };
   return {
     health: [{ type: PLATFORM_HEALTH, healthClass: "platform", state: running ? "Unknown" : platform.state, description: platform.description }, lb],
     healthState: running ? lb.state : platform.state,

@@ -7,15 +7,16 @@ import { describeArmFailure } from "../azure/arm-failure.ts";
 import { OperationFailedError } from "../azure/execute-op.ts";
 import type { ListingScope, ScaleSetReads } from "../azure/read-cache.ts";
 import { normalizeRegion, type ScaleSetRef } from "../azure/vmss-gateway.ts";
-import { defaultResourceGroupOf, parseName, resourceGroupOf } from "../naming/frigga.ts";
+import { accountResourceGroup, defaultResourceGroupOf, parseName, resourceGroupOf } from "../naming/frigga.ts";
 import { serverGroupView, type ClouddriverServerGroup } from "./server-group.ts";
 
 /**
- * Where to list an application's scale sets: the account's resource group when it names one; else
+ * Where to list an application's scale sets: the account's resource group when it keeps them there; else
  * `{application}-{region}` for each of its regions; else (any region) the whole subscription, filtered afterwards.
  */
 export function listingScopes(account: AccountConfig, application: string): ListingScope[] {
-  if (account.defaultResourceGroup) return [{ account: account.name, resourceGroup: account.defaultResourceGroup }];
+  const own = accountResourceGroup(account);
+  if (own) return [{ account: account.name, resourceGroup: own }];
   if (account.regions.length > 0) return account.regions.map((r) => ({ account: account.name, resourceGroup: defaultResourceGroupOf(application, r) }));
   return [{ account: account.name }];
 }

@@ -46,12 +46,25 @@ export function defaultResourceGroupOf(application: string, region: string): str
   return `${application}-${region.replace(/\s+/g, "").toLowerCase()}`;
 }
 
+/** Where an account keeps its server groups: its own resource group only when it says so. */
+export interface ResourceGroupSettings {
+  defaultResourceGroup?: string;
+  serverGroupResourceGroup?: "application" | "account";
+}
+
+/** The account keeps every server group in its defaultResourceGroup (serverGroupResourceGroup: account). */
+export function accountResourceGroup(account: ResourceGroupSettings): string | undefined {
+  return account.serverGroupResourceGroup === "account" ? account.defaultResourceGroup : undefined;
+}
+
 /**
- * Where a server group lives in an account: the account's own resource group when it names one, else its
- * application's `{application}-{region}`. Undefined for a name that follows no convention.
+ * Where a server group lives in an account: its application's `{application}-{region}`, as clouddriver-azure
+ * (AzureUtilities.getResourceGroupName), unless the account keeps them all in its own resource group; for a name that
+ * follows no convention, the account's default resource group. The one rule for reads and writes alike.
  */
-export function resourceGroupOf(account: { defaultResourceGroup?: string }, serverGroupName: string, region: string): string | undefined {
-  if (account.defaultResourceGroup) return account.defaultResourceGroup;
+export function resourceGroupOf(account: ResourceGroupSettings, serverGroupName: string, region: string): string | undefined {
+  const own = accountResourceGroup(account);
+  if (own) return own;
   const app = parseName(serverGroupName)?.app;
-  return app ? defaultResourceGroupOf(app, region) : undefined;
+  return app ? defaultResourceGroupOf(app, region) : account.defaultResourceGroup;
 }

@@ -1,11 +1,20 @@
 // The service's Prometheus metrics (prom-client), one registry per service instance. Names and labels are
-// documented in docs/configuration.md (runbook). No label ever carries a secret, a token or a principal's token.
+// documented in docs/runbook.md. No label ever carries a secret, a token or a principal's token. The standard
+// process_* and nodejs_* metrics keep their standard names (no service prefix), so dashboards built for them find
+// them; everything of our own starts with vmssops_. `promtool check metrics` passes on the whole output (a test runs it).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { ArmResponseInfo, ArmResponseListener } from "../azure/arm-observer.ts";
 import type { AttemptEnd, Checkpoint } from "../azure/execute-op.ts";
 import type { TaskEventContext, TaskObserver } from "../tasks/task-observer.ts";
+import { accountOfOperation } from "../tasks/operation-account.ts";
 
 const PREFIX = "vmssops_";
+
+/**
+ * prom-client's gauges whose names end in _total, which Prometheus keeps for counters (promtool flags them). Each
+ * has a by-type gauge beside it (nodejs_active_handles{type}, …) whose sum is the same figure.
+ */
+const GAUGES_NAMED_AS_COUNTERS = ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"];
 
 export interface MetricsSources {
   /** Tasks running in this replica now. */
@@ -18,10 +27,10 @@ export interface MetricsSources {
 
 export class ServiceMetrics {
   readonly registry = new Registry();
-  readonly tasks = new Counter({ name: `${PREFIX}tasks_total`, help: "Operations of finished tasks, by operation and outcome (succeeded, failed, canceled: the operation it stopped in)", labelNames: ["operation", "outcome"], registers: [this.registry] });
+  readonly tasks = new Counter({ name: `${PREFIX}tasks_total`, help: "Operations of finished tasks, by operation, account and outcome (succeeded, failed, canceled: the operation it stopped in)", labelNames: ["operation", "account", "outcome"], registers: [this.registry] });
   readonly tasksSubmitted = new Counter({ name: `${PREFIX}tasks_submitted_total`, help: "Tasks created through the API", registers: [this.registry] });
-  readonly attempts = new Counter({ name: `${PREFIX}attempts_total`, help: "Attempts of operations, by operation and how they ended (succeeded, retry, failed)", labelNames: ["operation", "outcome"], registers: [this.registry] });
-  readonly retries = new Counter({ name: `${PREFIX}retries_total`, help: "Attempts that will be retried, by the HTTP status (or failure kind) that ended them", labelNames: ["status"], registers: [this.registry] });
+  readonly attempts = new Counter({ name: `${PREFIX}attempts_total`, help: "Attempts of operations, by operation, account and how they ended (succeeded, retry, failed)", labelNames: ["operation", "account", "outcome"], registers: [this.registry] });
+  readonly retries = new Counter({ name: `${PREFIX}retries_total`, help: "Attempts that will be retried, by account and the HTTP status (or failure kind) that ended them", labelNames: ["account", "status"], registers: [this.registry] });
   readonly armCalls = new Counter({ name: `${PREFIX}arm_calls_total`, help: "ARM requests answered, by method and status", labelNames: ["method", "status"], registers: [this.registry] });
   readonly lroSeconds = new Histogram({
     name: `${PREFIX}lro_duration_seconds`,
@@ -39,6 +48,15 @@ export class ServiceMetrics {
   });
   readonly readCache = new Counter({ name: `${PREFIX}read_cache_total`, help: "Scale-set reads served from the read cache (hit) or from Azure (miss)", labelNames: ["result"], registers: [this.registry] });
   readonly httpResponses = new Counter({ name: `${PREFIX}http_responses_total`, help: "API responses by route and status (401, 403, 429 and 503 included)", labelNames: ["method", "route", "status"], registers: [this.registry] });
+  /** By route template (never the raw URL: ids would make a series each), so its cardinality is the route table's. */
+  readonly httpDuration = new Histogram({
+    name: `${PREFIX}http_request_duration_seconds`,
+    help: "API request duration, from the request received to the response sent, by method, route template and status",
+    labelNames: ["method", "route", "status"],
+    // ?wait= holds GET /task/{id} up to 60 s; the rest answer in milliseconds.
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -74,7 +92,15 @@ export class ServiceMetrics {
     // Explicit so the read-cache counter shows both series from the start.
     this.readCache.inc({ result: "hit" }, 0);
     this.readCache.inc({ result: "miss" }, 0);
-    collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
+    collectDefaultMetrics({ register: this.registry });
+    for (const name of GAUGES_NAMED_AS_COUNTERS) this.registry.removeSingleMetric(name);
+  }
+
+  /** One answered request (the onResponse hook). */
+  observeResponse(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.httpResponses.inc(labels);
+    this.httpDuration.observe(labels, seconds);
   }
 
   /** Counts every ARM response (hooked into src/azure/arm-observer.ts). */
@@ -87,8 +113,9 @@ export class ServiceMetrics {
     const lroStarted = new Map<string, { kind: string; at: number }>();
     return {
       attemptEnded: (ctx: TaskEventContext, end: AttemptEnd) => {
-        this.attempts.inc({ operation: ctx.operation, outcome: end.outcome });
-        if (end.outcome === "retry" && end.failure) this.retries.inc({ status: end.failure.status !== undefined ? String(end.failure.status) : end.failure.kind });
+        const account = ctx.account ?? "";
+        this.attempts.inc({ operation: ctx.operation, account, outcome: end.outcome });
+        if (end.outcome === "retry" && end.failure) this.retries.inc({ account, status: end.failure.status !== undefined ? String(end.failure.status) : end.failure.kind });
       },
       checkpoint: (ctx: TaskEventContext, c: Checkpoint) => {
         const started = lroStarted.get(ctx.taskId);
@@ -101,8 +128,10 @@ export class ServiceMetrics {
       queueWaited: (ctx: TaskEventContext, ms: number) => this.queueWaitSeconds.observe({ scale_set: ctx.scaleSet ?? "" }, ms / 1000),
       finished: (task, outcome, failedOperation) => {
         for (const [taskId] of lroStarted) if (taskId === task.id) lroStarted.delete(taskId);
-        if (outcome !== "succeeded") this.tasks.inc({ operation: failedOperation ?? "", outcome });
-        else for (const op of task.operations) this.tasks.inc({ operation: op.name, outcome });
+        if (outcome !== "succeeded") {
+          const op = task.operations.find((o) => o.name === failedOperation);
+          this.tasks.inc({ operation: failedOperation ?? "", account: (op && accountOfOperation(op)) ?? "", outcome });
+        } else for (const op of task.operations) this.tasks.inc({ operation: op.name, account: accountOfOperation(op) ?? "", outcome });
       },
     };
   }

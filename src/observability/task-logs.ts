@@ -33,10 +33,14 @@ export class TaskLog {
       history: (ctx, phase, status) => this.#log.info({ ...this.#fields(ctx), phase }, status),
       attemptEnded: (ctx, end) => {
         if (end.outcome === "succeeded") return;
-        this.#log.warn({ ...this.#fields(ctx), outcome: end.outcome, status: end.failure?.status, code: end.failure?.code, kind: end.failure?.kind }, `attempt ${end.attempt} ended: ${end.outcome}`);
+        // A retry is the harness doing its work (warn); an attempt that ends the operation is a failure (error).
+        const level = end.outcome === "failed" ? "error" : "warn";
+        this.#log[level]({ ...this.#fields(ctx), outcome: end.outcome, status: end.failure?.status, code: end.failure?.code, kind: end.failure?.kind }, `attempt ${end.attempt} ended: ${end.outcome}`);
       },
       finished: (task, outcome) => {
-        this.#log.info({ taskId: task.id, outcome, operations: task.operations.map((o) => o.name), principal: this.#principals.get(task.id) }, `task ${outcome}`);
+        // By severity: a failed task needs someone to look (error); a canceled one was asked for (info).
+        const level = outcome === "failed" ? "error" : "info";
+        this.#log[level]({ taskId: task.id, outcome, operations: task.operations.map((o) => o.name), principal: this.#principals.get(task.id) }, `task ${outcome}`);
         this.#principals.delete(task.id);
       },
     };

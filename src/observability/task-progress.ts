@@ -1,5 +1,6 @@
-// Attempts and retries of the tasks this replica runs, as the harness reports them: what the status page shows
-// next to a task (a task run by another replica shows the attempt of its last checkpoint instead).
+// The retries of the tasks this replica runs, as the harness reports them (status and code of each), for the status
+// page. The attempt a task is in is not kept here: the page reads it from the task's history, which every replica
+// shares and which counts attempts as the harness does (src/ui/task-timeline.ts).
 import type { TaskObserver } from "../tasks/task-observer.ts";
 
 export interface RetryRecord {
@@ -12,8 +13,6 @@ export interface RetryRecord {
 }
 
 export interface TaskProgressView {
-  /** The attempt running now, or the last one. */
-  attempt: number;
   retries: RetryRecord[];
 }
 
@@ -30,7 +29,7 @@ export class TaskProgress {
   #entry(taskId: string): TaskProgressView {
     let e = this.#tasks.get(taskId);
     if (!e) {
-      e = { attempt: 1, retries: [] };
+      e = { retries: [] };
       this.#tasks.set(taskId, e);
       if (this.#tasks.size > MAX_TASKS) this.#tasks.delete(this.#tasks.keys().next().value!);
     }
@@ -39,14 +38,9 @@ export class TaskProgress {
 
   observer(): TaskObserver {
     return {
-      checkpoint: (ctx, c) => {
-        this.#entry(ctx.taskId).attempt = c.attempt;
-      },
       attemptEnded: (ctx, end) => {
-        const e = this.#entry(ctx.taskId);
-        e.attempt = end.attempt;
         if (end.outcome !== "retry") return;
-        e.attempt = end.attempt + 1;
+        const e = this.#entry(ctx.taskId);
         e.retries.push({
           attempt: end.attempt,
           operation: ctx.operation,

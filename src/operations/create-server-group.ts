@@ -1,7 +1,18 @@
 // createServerGroup and cloneServerGroup: the first stage of a red/black deploy. The scale set is named by Spinnaker's
 // rules (the next `app-stack-detail-vNNN` of the cluster, create/server-group-name.ts), created with one PUT carrying
-// If-None-Match: * (never replacing a scale set, ours or another's), out of traffic unless asked otherwise, and done
-// only when Azure confirms it: Succeeded, with as many running instances as its capacity.
+// If-None-Match: * (never replacing a scale set, ours or another's), and done only when Azure confirms it:
+// Succeeded, with as many running instances as its capacity.
+//
+// A new group serves at the end of its create, as clouddriver-azure's does (CreateAzureServerGroupAtomicOperation
+// .groovy l.225-242 enables it), because Orca's strategies disable or destroy the older groups next: its NICs are in
+// its backend pools from the start, where the load balancer sends traffic only to instances its probe finds healthy,
+// and the create ends only once every instance is. One whose instances do not become healthy within
+// healthyTimeoutSeconds is taken out of its pools again (as disableServerGroup does) and the create fails with the
+// reason, so that Orca stops before it touches the older groups. `disabled: true` creates it out of traffic.
+//
+// A createServerGroup builds the model from its description alone. Orca's `source` (DetermineSourceServerGroupTask)
+// names the cluster's current group: it is not copied (cloneServerGroup copies); only what Orca asks of it is taken,
+// its capacity when useSourceCapacity.
 //
 // One request creates at most one scale set. The scale set records which request made it (TAG_CREATED_BY: the
 // clientRequestId, or the task when there is none); a task that finds a scale set of its cluster with its own record
@@ -10,15 +21,23 @@
 import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import { Type, type Static } from "@sinclair/typebox";
 import { OperationError } from "../azure/arm-failure.ts";
-import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
+import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
+import type { PlannedStep } from "../azure/execute-op.ts";
+import { resolveNetwork, type NetworkChoice } from "./create/network-by-name.ts";
 import { listScaleSets } from "../azure/vmss-gateway.ts";
-import { AccountName, Capacity, checkCapacityOrder, InstanceCount, RegionName, ResourceGroupName, ScaleSetName, type FieldProblem } from "./description.ts";
+import { AccountName, InstanceCount, RegionName, ResourceGroupName, ScaleSetName, type FieldProblem } from "./description.ts";
 import { clusterName, nextServerGroupName } from "./create/server-group-name.ts";
 import { parseName } from "../naming/frigga.ts";
 import { describedPools, desiredCapacity, modelFromDescription, modelFromSource, rebindPools, type ModelSpec } from "./create/scale-set-model.ts";
+import { deployCapacity, deployProblems, namedSource, normalImage, scriptOf, type DeployInput } from "./create/deploy-input.ts";
+import { resolveVmAdmin, VmAdminUnavailable, type VmAdminCredentials } from "../azure/accounts.ts";
+import { isReady } from "./rolling-upgrade-model.ts";
+import { confirmation } from "../azure/scale-set-state.ts";
+import { disableServerGroup } from "./disable-server-group.ts";
 import { defineOperation, NAME_TAKEN, type LocatedDescription, type PrepareContext, type Prepared, type RunContext, type TaskOrigin } from "./operation.ts";
 import {
   disabledMode,
+  recordedCapacity,
   readPoolsRecord,
   serverGroupResult,
   trafficPools,
@@ -54,18 +73,30 @@ const AppGatewayPoolId = ArmId("Microsoft.Network/applicationGateways/[^/]+/back
 const SecurityGroupId = ArmId("Microsoft.Network/networkSecurityGroups/[^/]+", "…/Microsoft.Network/networkSecurityGroups/{nsg}");
 const ImageId = Type.String({ pattern: "^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\\.Compute/.+$", maxLength: 1024, description: "a custom image or gallery image version id" });
 
+// Deck's pipeline placeholder image has "" in every field and isCustom 'true', a string (serverGroup.transformer.js
+// l.40-51): "" is read as absent.
+const ImagePart = Type.String({ pattern: "^[A-Za-z0-9._-]{0,100}$" });
 const Image = Type.Object(
   {
-    isCustom: Type.Optional(Type.Boolean({ description: "a custom image: uri is its resource id" })),
-    uri: Type.Optional(ImageId),
-    publisher: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9._-]{1,100}$" })),
-    offer: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9._-]{1,100}$" })),
-    sku: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9._-]{1,100}$" })),
-    version: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9._-]{1,100}$" })),
+    isCustom: Type.Optional(Type.Union([Type.Boolean(), Type.Literal("true"), Type.Literal("false")], { description: "a custom image: uri is its resource id ('true' as Deck sends it)" })),
+    uri: Type.Optional(Type.Union([Type.Literal(""), ImageId])),
+    publisher: Type.Optional(ImagePart),
+    offer: Type.Optional(ImagePart),
+    sku: Type.Optional(ImagePart),
+    version: Type.Optional(ImagePart),
     imageName: Type.Optional(Type.String({ maxLength: 200 })),
-    ostype: Type.Optional(Type.Union([Type.Literal("linux"), Type.Literal("windows"), Type.Literal("Linux"), Type.Literal("Windows")])),
+    ostype: Type.Optional(Type.Union([Type.Literal(""), Type.Literal("linux"), Type.Literal("windows"), Type.Literal("Linux"), Type.Literal("Windows")])),
   },
-  { additionalProperties: true, description: "clouddriver-azure's AzureNamedImage: marketplace (publisher, offer, sku, version) or custom (isCustom, uri)" },
+  { additionalProperties: true, description: "clouddriver-azure's AzureNamedImage: marketplace (publisher, offer, sku, version) or custom (isCustom, uri); \"\" is absent" },
+);
+
+/** Azure's names of network resources: 1-80 letters, digits, '_', '.', '-'. */
+const NetworkName = (what: string) => Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$", description: `the ${what}'s name` });
+
+/** Deck sends {min, max} and the size as sku.capacity (serverGroup.transformer.js l.81-84, l.93-97). */
+const DeployCapacity = Type.Object(
+  { min: Type.Optional(InstanceCount), max: Type.Optional(InstanceCount), desired: Type.Optional(InstanceCount) },
+  { additionalProperties: false, description: "instance counts; desired defaults to sku.capacity, min and max to desired" },
 );
 
 const OsConfig = Type.Object(
@@ -90,7 +121,7 @@ const modelFields = {
       { additionalProperties: false },
     ),
   ),
-  capacity: Type.Optional(Type.Ref(Capacity)),
+  capacity: Type.Optional(DeployCapacity),
   upgradePolicy: Type.Optional(Type.Union([Type.Literal("Automatic"), Type.Literal("Manual")])),
   subnetId: Type.Optional(SubnetId),
   securityGroupId: Type.Optional(SecurityGroupId),
@@ -104,8 +135,8 @@ const modelFields = {
   ),
   customScriptsSettings: Type.Optional(
     Type.Object(
-      { fileUris: Type.Optional(Type.Array(Type.String({ pattern: "^https://", maxLength: 2048 }), { maxItems: 20 })), commandToExecute: Type.String({ minLength: 1, maxLength: 8192 }) },
-      { additionalProperties: false },
+      { fileUris: Type.Optional(Type.Array(Type.String({ pattern: "^https://", maxLength: 2048 }), { maxItems: 20 })), commandToExecute: Type.Optional(Type.String({ maxLength: 8192 })) },
+      { additionalProperties: false, description: "a script to run; an empty commandToExecute is none (Deck sends one always)" },
     ),
   ),
   healthSettings: Type.Optional(
@@ -136,7 +167,20 @@ const modelFields = {
   ),
   osConfig: Type.Optional(OsConfig),
   enableIpForwarding: Type.Optional(Type.Boolean()),
-  disabled: Type.Optional(Type.Boolean({ description: "start out of traffic (default true): the backend pools are recorded, and enableServerGroup puts them on" })),
+  disabled: Type.Optional(Type.Boolean({ description: "start out of traffic (default false): the backend pools are recorded, and enableServerGroup puts them on" })),
+  healthyTimeoutSeconds: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 3600, description: "how long the new instances may take to become healthy behind the load balancer before the create fails (default 600; the retry deadline bounds it too)" }),
+  ),
+  // Networking by name, as Deck sends it and clouddriver-azure resolves it.
+  vnet: Type.Optional(NetworkName("virtual network")),
+  subnet: Type.Optional(NetworkName("subnet")),
+  vnetResourceGroup: Type.Optional({ ...ResourceGroupName, description: "the virtual network's resource group (default: the server group's)" }),
+  securityGroupName: Type.Optional(NetworkName("network security group")),
+  loadBalancerName: Type.Optional(NetworkName("load balancer (or application gateway)")),
+  loadBalancerType: Type.Optional(Type.Union([Type.Literal("Azure Load Balancer"), Type.Literal("Azure Application Gateway")])),
+  appGatewayName: Type.Optional(NetworkName("application gateway")),
+  useSourceCapacity: Type.Optional(Type.Boolean({ description: "take the capacity of source (the cluster's current group)" })),
+  userAssignedIdentities: Type.Optional(Type.Unknown({ description: "not supported: must be empty" })),
 };
 
 const SourceServerGroup = Type.Object(
@@ -147,6 +191,19 @@ const SourceServerGroup = Type.Object(
     resourceGroup: Type.Optional(ResourceGroupName),
   },
   { additionalProperties: true, description: "the server group to copy (Orca's clone stage `source`)" },
+);
+
+/** Orca's deploy `source` (DetermineSourceServerGroupTask.groovy l.69-81): the current group, or {} for none. */
+const DeploySource = Type.Object(
+  {
+    account: Type.Optional(AccountName),
+    region: Type.Optional(RegionName),
+    serverGroupName: Type.Optional(ScaleSetName),
+    asgName: Type.Optional(ScaleSetName),
+    resourceGroup: Type.Optional(ResourceGroupName),
+    useSourceCapacity: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: true, description: "the cluster's current group, as Orca names it; not copied (only its capacity, with useSourceCapacity); {} is none" },
 );
 
 const createFields = {
@@ -164,11 +221,11 @@ const SUBNET_EXAMPLE = "/subscriptions/00000000-0000-4000-8000-000000000001/reso
 const POOL_EXAMPLE = "/subscriptions/00000000-0000-4000-8000-000000000001/resourceGroups/demo-rg/providers/Microsoft.Network/loadBalancers/web-lb/backendAddressPools/web-pool";
 
 export const CreateServerGroupDescription = Type.Object(
-  { ...createFields, source: Type.Optional(SourceServerGroup) },
+  { ...createFields, source: Type.Optional(DeploySource) },
   {
     $id: "CreateServerGroupDescription",
     additionalProperties: true,
-    description: "clouddriver-azure's AzureServerGroupDescription, for a scale set; with source, a clone",
+    description: "clouddriver-azure's AzureServerGroupDescription, for a scale set, as Deck and Orca send it",
     examples: [
       {
         credentials: "demo",
@@ -206,59 +263,92 @@ export const CloneServerGroupDescription = Type.Object(
   },
 );
 
-type AnyCreate = Omit<CreateServerGroupDescription, "application"> & { application?: string };
+type AnyCreate = Omit<CreateServerGroupDescription, "application" | "source"> & {
+  application?: string;
+  source?: { account?: string; region?: string; serverGroupName?: string; asgName?: string; resourceGroup?: string; useSourceCapacity?: boolean };
+};
 
-/** The application of the new group: given, or the source's (a clone into the same cluster by default). */
+/** The clone's source: required by its schema. */
+function cloneSource(d: AnyCreate): { account: string; region: string; serverGroupName: string; resourceGroup?: string } {
+  const s = d.source!;
+  return { account: s.account!, region: s.region!, serverGroupName: s.serverGroupName!, ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}) };
+}
+
+/** The application of the new group: given, or (a clone) the source's. */
 function applicationOf(d: AnyCreate): string {
-  return d.application ?? (d.source ? parseName(d.source.serverGroupName)?.app : undefined) ?? "";
+  return d.application ?? (d.source?.serverGroupName ? parseName(d.source.serverGroupName)?.app : undefined) ?? "";
 }
 
 function clusterOf(d: AnyCreate): string {
-  if (d.application === undefined && d.source && d.stack === undefined && d.detail === undefined) {
+  if (d.application === undefined && d.source?.serverGroupName && d.stack === undefined && d.detail === undefined) {
     // A clone without naming fields stays in its source's cluster.
     return parseName(d.source.serverGroupName)?.cluster ?? d.source.serverGroupName;
   }
   return clusterName(applicationOf(d), d.stack || undefined, d.detail || undefined);
 }
 
-function modelSpec(d: AnyCreate): ModelSpec {
-  const health = d.healthSettings ? { healthSettings: { ...d.healthSettings, port: Number(d.healthSettings.port) } } : {};
-  return { ...d, ...health, networkSecurityGroupId: d.securityGroupId } as ModelSpec;
+/** The model's input: the description as it means it, with what prepare resolved. */
+function modelSpec(d: AnyCreate, network: NetworkChoice, desired: number | undefined, admin: Pick<VmAdminCredentials, "adminUserName" | "sshPublicKeys"> | undefined): ModelSpec {
+  const script = scriptOf(d as DeployInput);
+  const image = normalImage(d.image);
+  const osConfig = d.osConfig || admin ? { ...d.osConfig, ...(admin ? { adminUserName: d.osConfig?.adminUserName ?? admin.adminUserName, sshPublicKeys: admin.sshPublicKeys } : {}) } : undefined;
+  return {
+    region: d.region,
+    ...(image ? { image } : {}),
+    ...(d.sku ? { sku: { name: d.sku.name, tier: d.sku.tier } } : {}),
+    ...(desired !== undefined ? { capacity: { desired } } : {}),
+    ...(d.upgradePolicy ? { upgradePolicy: d.upgradePolicy } : {}),
+    subnetId: network.subnetId,
+    networkSecurityGroupId: network.securityGroupId,
+    loadBalancerBackendPoolId: network.loadBalancerPoolId,
+    loadBalancerInboundNatPoolId: network.natPoolId,
+    appGatewayBapId: network.appGatewayPoolId,
+    ...(d.zones && d.zones.length > 0 ? { zones: d.zones } : {}),
+    ...(d.instanceTags ? { instanceTags: d.instanceTags } : {}),
+    ...(script ? { customScriptsSettings: script } : {}),
+    ...(d.healthSettings ? { healthSettings: { ...d.healthSettings, port: Number(d.healthSettings.port) } } : {}),
+    ...(d.dataDisks ? { dataDisks: d.dataDisks } : {}),
+    ...(osConfig ? { osConfig } : {}),
+    ...(d.enableIpForwarding !== undefined ? { enableIpForwarding: d.enableIpForwarding } : {}),
+  } as ModelSpec;
 }
 
-export function checkCreate(d: AnyCreate): FieldProblem[] {
+function commonProblems(d: AnyCreate): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if (d.osConfig?.adminPassword !== undefined) {
     problems.push({ field: "osConfig.adminPassword", message: "a password is not taken in a request; name an environment variable of the service in osConfig.adminPasswordEnv" });
   }
-  if (d.capacity) problems.push(...checkCapacityOrder(d.capacity));
-  if (d.capacity && d.sku?.capacity !== undefined && d.sku.capacity !== d.capacity.desired) {
-    problems.push({ field: "sku.capacity", message: `sku.capacity (${d.sku.capacity}) and capacity.desired (${d.capacity.desired}) differ; give one` });
-  }
   const cluster = clusterOf(d);
   if (`${cluster}-v000`.length > 64) problems.push({ field: "detail", message: `the server group name ${cluster}-vNNN would exceed Azure's 64 characters` });
-  if (d.source) return problems;
-  if (!d.image) problems.push({ field: "image", message: "required: a marketplace image (publisher, offer, sku) or a custom one (isCustom, uri)" });
-  else if (d.image.isCustom || d.image.uri) {
-    if (!d.image.uri) problems.push({ field: "image.uri", message: "required for a custom image: its resource id" });
-  } else {
-    for (const f of ["publisher", "offer", "sku"] as const) if (!d.image[f]) problems.push({ field: `image.${f}`, message: "required for a marketplace image" });
-  }
-  if (!d.sku?.name) problems.push({ field: "sku.name", message: "required: the VM size, e.g. Standard_D2s_v3" });
-  if (desiredCapacity(d) === undefined) problems.push({ field: "capacity", message: "required: capacity.desired (or sku.capacity)" });
-  if (!d.subnetId) problems.push({ field: "subnetId", message: "required: the subnet's resource id" });
-  if (!d.osConfig?.sshPublicKeys?.length && !d.osConfig?.adminPasswordEnv) {
-    problems.push({ field: "osConfig", message: "required: sshPublicKeys, or adminPasswordEnv naming the variable that holds the password" });
+  if (d.subnet && !d.vnet) problems.push({ field: "vnet", message: "required with subnet: the virtual network the subnet is in" });
+  if (d.vnet && !d.subnet && !d.subnetId) problems.push({ field: "subnet", message: "required with vnet: the subnet's name" });
+  if (d.subnetId && d.subnet) problems.push({ field: "subnet", message: "give subnetId or vnet and subnet, not both" });
+  if (d.loadBalancerType === "Azure Application Gateway" && !d.appGatewayName && !d.loadBalancerName) {
+    problems.push({ field: "appGatewayName", message: "required with loadBalancerType Azure Application Gateway" });
   }
   return problems;
 }
 
-/** What prepare found: the name, the cluster's latest group, the source's model and pools for a clone. */
+export function checkCreate(d: AnyCreate): FieldProblem[] {
+  const problems = [...commonProblems(d), ...deployProblems(d as DeployInput, { clone: false })];
+  if (!d.subnetId && !d.subnet) problems.push({ field: "subnet", message: "required: vnet and subnet (by name, as Deck sends them), or subnetId" });
+  return problems;
+}
+
+export function checkClone(d: AnyCreate): FieldProblem[] {
+  return [...commonProblems(d), ...deployProblems(d as DeployInput, { clone: true })];
+}
+
+/** What prepare found: the name, the cluster's latest group, the network, the capacity; a clone's source model. */
 interface CreateContext {
   cluster: string;
   ancestor?: string;
   /** A scale set of the cluster carries this request's mark: it is followed, not created again. */
   found: boolean;
+  network?: NetworkChoice;
+  capacity?: { min: number; max: number; desired: number };
+  /** The account's VM admin, when the request names none (its password only as a function that reads it). */
+  admin?: Omit<VmAdminCredentials, "password"> & { password?: () => string | undefined };
   source?: { model: VirtualMachineScaleSet; pools: PoolBinding[] };
 }
 
@@ -268,9 +358,36 @@ function sourcePools(vmss: VirtualMachineScaleSet, ref: ScaleSetRef): PoolBindin
   return disabledMode(vmss) === "pools" ? [...onNics, ...readPoolsRecord(vmss, ref)] : onNics;
 }
 
-async function prepareCreate(d: AnyCreate, ctx: PrepareContext): Promise<Prepared> {
+function invalid(problems: FieldProblem[], prefix = ""): OperationError {
+  return new OperationError("InvalidDescription", problems.map((p) => `${prefix}${p.field}: ${p.message}`).join("; "));
+}
+
+/** The VM admin: the request's when it gives a key or a password reference, else the account's. */
+async function chooseAdmin(d: AnyCreate, ctx: PrepareContext, account: string): Promise<CreateContext["admin"]> {
+  if (d.osConfig?.sshPublicKeys?.length || d.osConfig?.adminPasswordEnv) return undefined;
+  const config = ctx.accounts.get(account);
+  try {
+    const admin = config ? await resolveVmAdmin(config, process.env, ctx.signal) : undefined;
+    if (!admin) {
+      throw new OperationError(
+        "NoVmAdminCredentials",
+        `account ${account} names no VM admin credentials (vmAdmin in its configuration) and the request gives none (osConfig.sshPublicKeys or osConfig.adminPasswordEnv)`,
+      );
+    }
+    if (config?.vmAdmin?.keyVaultUrl) ctx.log(`VM admin ${admin.adminUserName} from Key Vault ${config.vmAdmin.keyVaultUrl}`);
+    // The password stays out of the context's data (a function is never serialised): read again for the PUT.
+    const { password, ...kept } = admin;
+    const fromEnv = config?.vmAdmin?.passwordEnv;
+    return { ...kept, ...(password !== undefined ? { password: fromEnv ? () => process.env[fromEnv] : () => password } : {}) };
+  } catch (err) {
+    if (err instanceof VmAdminUnavailable) throw new OperationError("VmAdminUnavailable", err.message);
+    throw err;
+  }
+}
+
+async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean): Promise<Prepared> {
   const located = ctx.accounts.resolve({ ...d, serverGroupName: clusterOf(d) });
-  if (!located.ok) throw new OperationError("InvalidDescription", located.problems.map((p) => `${p.field}: ${p.message}`).join("; "));
+  if (!located.ok) throw invalid(located.problems);
   const cluster = clusterOf(d);
   const { account, resourceGroup } = located.ref;
   const listed = await listScaleSets(ctx.accounts.client(account), resourceGroup, ctx.signal);
@@ -286,32 +403,57 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext): Promise<Prepare
     return { serverGroupName: ours.name, context: { cluster, ancestor, found: true } satisfies CreateContext };
   }
   let source: CreateContext["source"];
-  if (d.source) {
-    const src = ctx.accounts.resolve({ credentials: d.source.account, region: d.source.region, serverGroupName: d.source.serverGroupName, ...(d.source.resourceGroup ? { resourceGroup: d.source.resourceGroup } : {}) });
-    if (!src.ok) throw new OperationError("InvalidDescription", src.problems.map((p) => `source.${p.field}: ${p.message}`).join("; "));
+  let capacity: CreateContext["capacity"];
+  if (clone) {
+    const s = cloneSource(d);
+    const src = ctx.accounts.resolve({ credentials: s.account, region: s.region, serverGroupName: s.serverGroupName, ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}) });
+    if (!src.ok) throw invalid(src.problems, "source.");
     const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal });
     source = { model: read.vmss, pools: sourcePools(read.vmss, src.ref) };
     ctx.log(`copying the model of ${src.ref.name} (${src.ref.resourceGroup}, ${src.ref.region})`);
+  } else {
+    const named = namedSource(d as DeployInput);
+    let fromSource: { min: number; max: number; desired: number } | undefined;
+    if (named?.useSourceCapacity) {
+      // Orca's useSourceCapacity: the new group is as large as the current one (its recorded min and max too).
+      const src = ctx.accounts.resolve({ credentials: named.account, region: named.region, serverGroupName: named.serverGroupName, ...(named.resourceGroup ? { resourceGroup: named.resourceGroup } : {}) });
+      if (!src.ok) throw invalid(src.problems, "source.");
+      const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal });
+      fromSource = recordedCapacity(read.vmss);
+      ctx.log(`capacity from ${named.serverGroupName} (useSourceCapacity): min ${fromSource.min}, max ${fromSource.max}, desired ${fromSource.desired}`);
+    } else if (named) {
+      ctx.log(`the cluster's current group is ${named.serverGroupName}; the new group is built from the description, not copied from it`);
+    }
+    capacity = deployCapacity(d as DeployInput, fromSource);
   }
+  const admin = clone ? undefined : await chooseAdmin(d, ctx, account);
   const next = nextServerGroupName(cluster, slots(listed));
   if (!next.ok) throw new OperationError("NoServerGroupNameLeft", next.reason);
   ctx.log(next.ancestor ? `found ancestor server group ${next.ancestor}; the next name is ${next.name}` : `no server group in cluster ${cluster} yet; the first name is ${next.name}`);
-  return { serverGroupName: next.name, context: { cluster, ancestor: next.ancestor, found: false, source } satisfies CreateContext };
+  const windows = (normalImage(d.image)?.ostype ?? "").toLowerCase() === "windows";
+  const network = await resolveNetwork(d, { ...located.ref, name: next.name }, ctx, windows);
+  return {
+    serverGroupName: next.name,
+    context: { cluster, ancestor: next.ancestor, found: false, source, network, ...(capacity ? { capacity } : {}), ...(admin ? { admin } : {}) } satisfies CreateContext,
+  };
 }
 
-/** The admin password, read from the variable the description names, when the PUT is built. */
-function adminPassword(d: AnyCreate, env: NodeJS.ProcessEnv): string | undefined {
-  const name = d.osConfig?.adminPasswordEnv;
+/** The admin password, read from the variable the description (or the account) names, when the PUT is built. */
+function adminPassword(name: string | undefined, env: NodeJS.ProcessEnv, field: string): string | undefined {
   if (!name) return undefined;
   const value = env[name];
-  if (value === undefined || value === "") throw new OperationError("AdminPasswordNotSet", `osConfig.adminPasswordEnv names ${name}, which is not set in this service's environment`);
+  if (value === undefined || value === "") throw new OperationError("AdminPasswordNotSet", `${field} names ${name}, which is not set in this service's environment`);
   return value;
 }
 
-function creationTags(d: AnyCreate, target: ScaleSetRef, pools: PoolBinding[], inTraffic: boolean, mark: string, capacity: number): Tags {
-  const min = d.capacity?.min ?? capacity;
-  const max = d.capacity?.max ?? capacity;
-  let tags: Tags = withCapacityTags({ [TAG_CREATED_BY]: mark }, min, max);
+function accountPassword(read: () => string | undefined, account: string): string {
+  const value = read();
+  if (!value) throw new OperationError("AdminPasswordNotSet", `account ${account}'s VM admin password is not available any more`);
+  return value;
+}
+
+function creationTags(target: ScaleSetRef, pools: PoolBinding[], inTraffic: boolean, mark: string, capacity: { min: number; max: number }): Tags {
+  let tags: Tags = withCapacityTags({ [TAG_CREATED_BY]: mark }, capacity.min, capacity.max);
   // Out of traffic the way disableServerGroup leaves a scale set, so that enableServerGroup puts these pools on.
   if (!inTraffic && pools.length > 0) tags = withPoolsRecord(tags, pools, target);
   return tags;
@@ -331,11 +473,19 @@ function createdResult(snapshot: Parameters<typeof serverGroupResult>[0], target
   };
 }
 
-function createPlanner(d: AnyCreate, target: ScaleSetRef, run: RunContext | undefined, env: NodeJS.ProcessEnv = process.env) {
+/** Written when the new group is taken out of traffic because its instances did not become healthy: why. */
+export const TAG_NOT_HEALTHY = "vmss-ops.not-healthy";
+
+/** clouddriver-azure waits up to an hour (SERVER_WAIT_TIMEOUT); ten minutes stays inside the retry deadline. */
+export const DEFAULT_HEALTHY_TIMEOUT_SECONDS = 600;
+
+function createPlanner(d: AnyCreate, target: ScaleSetRef, run: RunContext | undefined, env: NodeJS.ProcessEnv = process.env, now: () => number = Date.now) {
   if (!run?.prepared) throw new Error("createServerGroup runs only after prepare chose its name");
   const context = run.prepared.context as CreateContext;
   const mark = creationMark(run.origin);
-  const inTraffic = d.disabled === false;
+  const inTraffic = d.disabled !== true;
+  const boundMs = (d.healthyTimeoutSeconds ?? DEFAULT_HEALTHY_TIMEOUT_SECONDS) * 1000;
+  const takeOut = disableServerGroup.planner({ ...target, serverGroupName: target.name }, target);
   return {
     readsInstances: true,
     resultOnFailure: true,
@@ -344,36 +494,73 @@ function createPlanner(d: AnyCreate, target: ScaleSetRef, run: RunContext | unde
         // Listed with this request's mark, then gone: someone deleted it. One request makes one server group.
         throw new OperationError("CreatedServerGroupGone", `${target.name} was created for this request and no longer exists; not creating it again`);
       }
-      const spec = modelSpec(d);
-      const password = adminPassword(d, env);
+      const network = context.network ?? {};
       let model: VirtualMachineScaleSet;
       let pools: PoolBinding[];
       if (context.source) {
+        const spec = modelSpec(d, network, desiredCapacity({ capacity: d.capacity?.desired !== undefined ? { desired: d.capacity.desired } : undefined, sku: d.sku }), undefined);
+        const password = adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");
         pools = rebindPools([...context.source.pools, ...describedPools(target.name, spec)], target.name);
-        const capacity = desiredCapacity(spec) ?? context.source.model.sku?.capacity ?? 0;
-        const tags = creationTags(d, target, pools, inTraffic, mark, capacity);
+        const desired = desiredCapacity(spec) ?? context.source.model.sku?.capacity ?? 0;
+        const tags = creationTags(target, pools, inTraffic, mark, { min: d.capacity?.min ?? desired, max: d.capacity?.max ?? desired });
         model = modelFromSource(context.source.model, spec, pools, { name: target.name, tags, inTraffic, ...(password !== undefined ? { adminPassword: password } : {}) });
       } else {
+        const capacity = context.capacity ?? { min: 0, max: 0, desired: 0 };
+        const spec = modelSpec(d, network, capacity.desired, context.admin);
+        const password = context.admin?.password ? accountPassword(context.admin.password, target.account) : adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");
         pools = describedPools(target.name, spec);
-        const tags = creationTags(d, target, pools, inTraffic, mark, desiredCapacity(spec) ?? 0);
+        const tags = creationTags(target, pools, inTraffic, mark, capacity);
         model = modelFromDescription(spec, { name: target.name, tags, inTraffic, ...(password !== undefined ? { adminPassword: password } : {}) });
       }
-      const traffic = pools.length === 0 ? "no backend pools" : inTraffic ? `in traffic in ${pools.length} backend pool(s)` : `out of traffic, ${pools.length} backend pool(s) recorded for enable`;
+      const traffic =
+        pools.length === 0 ? "no backend pools" : inTraffic ? `in ${pools.length} backend pool(s), serving once healthy` : `out of traffic (disabled), ${pools.length} backend pool(s) recorded for enable`;
       return { kind: "create" as const, summary: `create ${target.name} with capacity ${model.sku?.capacity ?? 0}, ${traffic}${context.source ? " (model copied from the source)" : ""}`, model };
     },
-    plan(snapshot: Parameters<typeof serverGroupResult>[0]) {
-      const madeBy = snapshot.vmss.tags?.[TAG_CREATED_BY];
+    plan(snapshot: ScaleSetSnapshot): PlannedStep {
+      const { vmss } = snapshot;
+      const madeBy = vmss.tags?.[TAG_CREATED_BY];
       if (madeBy !== mark) {
         throw new OperationError(NAME_TAKEN, `${target.name} exists and was not created by this request (${TAG_CREATED_BY}: ${madeBy ?? "none"})`);
       }
-      return { kind: "done" as const, summary: `${target.name} created (capacity ${snapshot.vmss.sku?.capacity ?? 0})` };
+      const created = `${target.name} created (capacity ${vmss.sku?.capacity ?? 0})`;
+      const notHealthy = vmss.tags?.[TAG_NOT_HEALTHY];
+      const pools = trafficPools(vmss);
+      if (notHealthy === undefined && (!inTraffic || pools.length === 0 || disabledMode(vmss) !== undefined)) return { kind: "done", summary: created };
+      // Azure first: a create it left Failed or short of instances is the harness's to confirm or re-drive.
+      if (notHealthy === undefined && !confirmation(snapshot).confirmed) return { kind: "done", summary: created };
+      const health = healthOf(snapshot);
+      if (notHealthy === undefined && health.ready) return { kind: "done", summary: `${created}, in traffic: ${health.summary}` };
+      const since = vmss.timeCreated ? new Date(vmss.timeCreated).getTime() : now();
+      if (notHealthy === undefined && now() - since < boundMs) {
+        return { kind: "wait", summary: `waiting for the instances of ${target.name} to be healthy behind the load balancer before it serves: ${health.summary}` };
+      }
+      // Not healthy in time: out of its pools, as disableServerGroup takes a group out, then the create fails.
+      const reason = notHealthy ?? `not healthy within ${Math.round(boundMs / 1000)} s: ${health.summary}`;
+      const step = takeOut.plan(snapshot);
+      if (step.kind === "done") {
+        throw new OperationError("ServerGroupNotHealthy", `${target.name} was taken out of traffic: its instances were ${reason}; the older server groups were not touched`);
+      }
+      if (step.kind === "update") return { ...step, summary: `${reason}: ${step.summary}`, patch: { ...step.patch, tags: { ...(step.patch.tags ?? vmss.tags), [TAG_NOT_HEALTHY]: reason.slice(0, 256) } } };
+      return step;
     },
-    result: (snapshot: Parameters<typeof serverGroupResult>[0]) => createdResult(snapshot, target, context),
+    result: (snapshot: ScaleSetSnapshot) => createdResult(snapshot, target, context),
   };
 }
 
+/** Whether every instance is running and healthy behind the load balancer, and a line saying how many are. */
+function healthOf(snapshot: ScaleSetSnapshot): { ready: boolean; summary: string } {
+  const desired = snapshot.vmss.sku?.capacity ?? 0;
+  const vms = (snapshot.vms ?? []).filter((vm) => (vm.provisioningState ?? "").toLowerCase() !== "deleting");
+  const ready = vms.filter((vm) => isReady(vm, true)).length;
+  return { ready: ready >= desired && vms.length >= desired, summary: `${ready}/${desired} healthy` };
+}
+
 function describeCreate(d: AnyCreate): string {
-  return d.source ? `clone ${d.source.serverGroupName} into cluster ${clusterOf(d)}` : `create a server group in cluster ${clusterOf(d)}`;
+  return `create a server group in cluster ${clusterOf(d)}`;
+}
+
+function describeClone(d: AnyCreate): string {
+  return `clone ${d.source?.serverGroupName} into cluster ${clusterOf(d)}`;
 }
 
 /** Locates the cluster (for account checks and for the order of tasks) until prepare names the scale set. */
@@ -383,12 +570,12 @@ function locator(d: AnyCreate): LocatedDescription {
 
 export const createServerGroup = defineOperation({
   name: "createServerGroup",
-  summary: "Create the next server group of a cluster (app-stack-detail-vNNN), out of traffic, done when Azure confirms its instances; with source, a clone",
+  summary: "Create the next server group of a cluster (app-stack-detail-vNNN), in traffic once its instances are healthy (Deck's and Orca's deploy)",
   schema: CreateServerGroupDescription,
   check: checkCreate,
   describe: describeCreate,
   locator,
-  prepare: prepareCreate,
+  prepare: (d, ctx) => prepareCreate(d, ctx, false),
   planner: (d, target, run) => createPlanner(d, target, run),
 });
 
@@ -396,9 +583,9 @@ export const cloneServerGroup = defineOperation({
   name: "cloneServerGroup",
   summary: "Create the next server group of a cluster with the source's model and the given overrides (Orca's clone stage)",
   schema: CloneServerGroupDescription,
-  check: checkCreate,
-  describe: describeCreate,
+  check: checkClone,
+  describe: describeClone,
   locator,
-  prepare: prepareCreate,
+  prepare: (d, ctx) => prepareCreate(d, ctx, true),
   planner: (d, target, run) => createPlanner(d, target, run),
 });

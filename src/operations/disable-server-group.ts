@@ -2,7 +2,7 @@
 // recorded in tags on the scale set, so enable restores exactly those; under a Manual upgrade policy the change is
 // rolled out to the VMs. A scale set without pools is scaled to 0 and its capacity recorded instead.
 import { Type } from "@sinclair/typebox";
-import { serverGroupFields } from "./description.ts";
+import { InstanceCount, serverGroupFields, type FieldProblem } from "./description.ts";
 import { defineOperation } from "./operation.ts";
 import {
   capacityOf,
@@ -20,14 +20,30 @@ import {
 } from "./server-group-state.ts";
 
 export const DisableServerGroupDescription = Type.Object(
-  { ...serverGroupFields },
+  {
+    ...serverGroupFields,
+    desiredPercentage: Type.Optional({
+      ...Type.Integer({ minimum: 0, maximum: 100 }),
+      description: "Orca's rolling red/black share to disable; only 100 (the whole group) is done here: below 100 is refused",
+    }),
+  },
   { $id: "DisableServerGroupDescription", additionalProperties: true },
 );
+
+/**
+ * A partial disable (Orca's rolling red/black, RollingRedBlackStrategy.groovy l.207-222) is refused loudly, as
+ * clouddriver-azure refuses it, rather than disabling the whole group where a share was asked.
+ */
+export function checkDisable(d: { desiredPercentage?: number }): FieldProblem[] {
+  if (d.desiredPercentage === undefined || d.desiredPercentage === 100) return [];
+  return [{ field: "desiredPercentage", message: `${d.desiredPercentage} % cannot be honoured: a server group is disabled whole here (100, or leave it out); use the red/black or highlander strategy` }];
+}
 
 export const disableServerGroup = defineOperation({
   name: "disableServerGroup",
   summary: "Take a scale set out of traffic (remove its backend pools, or scale it to 0 when it has none)",
   schema: DisableServerGroupDescription,
+  check: checkDisable,
   describe: (d) => `disable ${d.serverGroupName}`,
   planner: (_d, target) => ({
     readsInstances: true,

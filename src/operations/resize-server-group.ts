@@ -1,4 +1,8 @@
 // resizeServerGroup: set the scale set's capacity, and record min and max as tags so later operations honour them.
+//
+// Orca merges a resize stage's capacity with the current one (ScaleExactResizeStrategy.groovy l.51-77): a group at
+// {min 2, max 2} resized to {desired 1} arrives as {min 2, max 2, desired 1}. clouddriver-azure resizes to desired;
+// so does this, and records min lowered to desired, so the bounds stay consistent.
 import { Type } from "@sinclair/typebox";
 import { Capacity, checkCapacityOrder, InstanceCount, serverGroupFields, type FieldProblem } from "./description.ts";
 import { OperationError } from "../azure/arm-failure.ts";
@@ -23,6 +27,11 @@ export const ResizeServerGroupDescription = Type.Object(
   { $id: "ResizeServerGroupDescription", additionalProperties: true },
 );
 
+/** The capacity to resize to: desired, with a min above it lowered to it (Orca's merged resize). */
+export function mergedCapacity(capacity: { min: number; max: number; desired: number }): { min: number; max: number; desired: number } {
+  return { ...capacity, min: Math.min(capacity.min, capacity.desired) };
+}
+
 export const resizeServerGroup = defineOperation({
   name: "resizeServerGroup",
   summary: "Set a scale set's capacity (and record min and max)",
@@ -30,19 +39,20 @@ export const resizeServerGroup = defineOperation({
   check(d) {
     const problems: FieldProblem[] = [];
     if (!d.capacity && d.targetSize === undefined) problems.push({ field: "capacity", message: "capacity or targetSize is required" });
-    if (d.capacity) problems.push(...checkCapacityOrder(d.capacity));
+    if (d.capacity) problems.push(...checkCapacityOrder(mergedCapacity(d.capacity)));
     if (d.capacity && d.targetSize !== undefined && d.targetSize !== d.capacity.desired) {
       problems.push({ field: "targetSize", message: `targetSize (${d.targetSize}) contradicts capacity.desired (${d.capacity.desired})` });
     }
     return problems;
   },
-  describe: (d) => `resize ${d.serverGroupName} to ${d.capacity?.desired ?? d.targetSize}`,
+  describe: (d) =>
+    `resize ${d.serverGroupName} to ${d.capacity?.desired ?? d.targetSize}${d.capacity && d.capacity.min > d.capacity.desired ? ` (min ${d.capacity.min} lowered to ${d.capacity.desired})` : ""}`,
   planner: (d, target) => ({
     readsInstances: false,
     plan({ vmss }) {
       const current = recordedCapacity(vmss);
       const t = d.targetSize ?? d.capacity!.desired;
-      const want = d.capacity ?? { min: Math.min(current.min, t), max: Math.max(current.max, t), desired: t };
+      const want = d.capacity ? mergedCapacity(d.capacity) : { min: Math.min(current.min, t), max: Math.max(current.max, t), desired: t };
       if (want.desired > SINGLE_PLACEMENT_GROUP_MAX_VMS && vmss.singlePlacementGroup !== false) {
         // Azure would refuse the write (409 OperationNotAllowed): say so now, with what to change, not mid-pipeline.
         throw new OperationError(

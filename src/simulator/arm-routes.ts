@@ -20,7 +20,9 @@ import { getComputeProvider, getResourceGroup, getSubscription, listResourceGrou
 import type { Handler, Route, SimulatorContext } from "./context.ts";
 import { renderScaleSetInstanceView, renderVmInstanceView } from "./instance-views.ts";
 import { POWER_ACTION_VERBS, type PowerAction } from "./power-state.ts";
-import { probeHealth, renderInstanceView } from "./health-probe.ts";
+import { renderInstanceView } from "./health-probe.ts";
+import { networkArmRoutes, vmHealth } from "./network/network-routes.ts";
+import { keyVaultRoutes } from "./keyvault/secrets.ts";
 import { header, parseJsonBody, send, type RequestContext } from "./http.ts";
 import { isObject, mergePatch, type JsonObject } from "./json.ts";
 import { validateModel } from "./limits.ts";
@@ -84,6 +86,8 @@ export function buildArmRouter(): Router<Route> {
     ["GET", `${SUB}/providers/Microsoft.Compute`, { handler: getComputeProvider }],
     ["GET", `${OPERATIONS}/operations/:operationId`, { handler: getOperationStatus, charge: charged("GET", "GetOperation", perOperation) }],
     ["GET", `${OPERATIONS}/operationResults/:operationId`, { handler: getOperationResult, charge: charged("GET", "GetOperation", perOperation) }],
+    ...networkArmRoutes(),
+    ...keyVaultRoutes(),
   ];
   const router = new Router<Route>();
   for (const [method, pattern, entry] of table) router.add(method, pattern, entry);
@@ -259,7 +263,7 @@ function instanceViewExpanded(ctx: RequestContext): boolean {
 }
 
 function vmInstanceView(sim: SimulatorContext, vm: Vm): JsonObject {
-  return renderInstanceView(vm, probeHealth(vm, sim.state.settings, sim.state.now()));
+  return renderInstanceView(vm, vmHealth(sim, vm));
 }
 
 const listVms: Handler = (ctx, sim, params) => {

@@ -8,7 +8,8 @@ import { MAX_CAPACITY, MIN_CAPACITY, normalizeUpgradeMode, validateTags, type Up
 import { Router } from "./router.ts";
 import { putScaleSet, seedDemo, DEMO_LOCATION } from "./seed.ts";
 import type { Operation } from "./lro.ts";
-import { probeHealth, renderInstanceView } from "./health-probe.ts";
+import { renderInstanceView } from "./health-probe.ts";
+import { addNetworkControlRoutes, resetNetwork, vmHealth } from "./network/network-routes.ts";
 import { parseSettingsUpdate, SETTINGS_FIELDS, SettingsError } from "./settings.ts";
 import { mergeTags } from "./state.ts";
 import { parseThrottlingUpdate, ThrottlingConfigError, type ThrottlingUpdate } from "./throttling.ts";
@@ -87,7 +88,7 @@ function settingsField(body: JsonObject) {
 function snapshot(sim: SimulatorContext, ss: ScaleSet) {
   return {
     vmss: renderScaleSet(ss),
-    vms: sortedVms(ss).map((vm) => renderVm(ss, vm, renderInstanceView(vm, probeHealth(vm, sim.state.settings, sim.state.now())))),
+    vms: sortedVms(ss).map((vm) => renderVm(ss, vm, renderInstanceView(vm, vmHealth(sim, vm)))),
     etag: etagOf(ss),
     inFlight: inFlightOf(ss.inFlight),
   };
@@ -105,6 +106,7 @@ export function resetSimulator(sim: SimulatorContext): void {
   sim.calls.clear();
   sim.throttling.reset();
   if (sim.seeded) seedDemo(sim.state);
+  resetNetwork(sim);
 }
 
 /** GET/PUT /_sim/config: the settings and the throttling configuration. */
@@ -239,5 +241,5 @@ export function buildControlRouter(): Router<Route> {
       sim.state.deleteScaleSetNow(requireScaleSet(sim, params.resourceGroup, params.name));
       send(ctx, 204);
     });
-  return routes.map((handler): Route => ({ handler }));
+  return addNetworkControlRoutes(routes, P).map((handler): Route => ({ handler }));
 }

@@ -8,7 +8,7 @@ import { powerStatus } from "./power-state.ts";
 import { scaledMs, type SimulatorSettings } from "./settings.ts";
 import type { Vm } from "./vmss-model.ts";
 
-export type HealthCode = "HealthState/healthy" | "HealthState/initializing" | "HealthState/unknown";
+export type HealthCode = "HealthState/healthy" | "HealthState/initializing" | "HealthState/unhealthy" | "HealthState/unknown";
 
 /** Whether the VM's applied NICs put it in a load-balancer backend pool (what the probe watches). */
 export function inLoadBalancerPool(profile: JsonObject): boolean {
@@ -26,16 +26,22 @@ export function inLoadBalancerPool(profile: JsonObject): boolean {
   });
 }
 
-/** The probe's view of one VM now, or undefined when nothing probes it. */
-export function probeHealth(vm: Vm, settings: Pick<SimulatorSettings, "healthProbeSeconds" | "timeScale">, now: number): HealthCode | undefined {
+/**
+ * The probe's view of one VM now, or undefined when nothing probes it. `answers`: whether its application answers
+ * the probe at all (network/network-routes.ts can make a scale set's instances fail it): one that never answers is
+ * `unhealthy` once the probe has had its time.
+ */
+export function probeHealth(vm: Vm, settings: Pick<SimulatorSettings, "healthProbeSeconds" | "timeScale">, now: number, answers = true): HealthCode | undefined {
   if (settings.healthProbeSeconds === null || !inLoadBalancerPool(vm.applied.profile)) return undefined;
   if (vm.provisioningState !== "Succeeded" || vm.runningSince === undefined || vm.powerState !== "running") return "HealthState/unknown";
-  return now - vm.runningSince >= scaledMs(settings, settings.healthProbeSeconds) ? "HealthState/healthy" : "HealthState/initializing";
+  if (now - vm.runningSince < scaledMs(settings, settings.healthProbeSeconds)) return "HealthState/initializing";
+  return answers ? "HealthState/healthy" : "HealthState/unhealthy";
 }
 
 const DISPLAY: Record<HealthCode, string> = {
   "HealthState/healthy": "The VM is healthy",
   "HealthState/initializing": "The VM health is being initialized",
+  "HealthState/unhealthy": "The VM is unhealthy",
   "HealthState/unknown": "The VM health is unknown",
 };
 

@@ -75,8 +75,9 @@ export class StoreHealth {
  */
 export function watchStoreOutages(store: TaskStore, health: StoreHealth): TaskStore {
   return new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
+    get(target, property) {
+      // Read from the store itself (not through the proxy): a getter may use its private fields.
+      const value = Reflect.get(target, property);
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
         // Bound to the store itself: its private fields are not the proxy's.

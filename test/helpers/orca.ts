@@ -319,6 +319,138 @@ export class Orca {
       return remaining.length === 0;
     });
   }
+
+  // ---- the deploy stage (CreateServerGroupStage.groovy) and its strategies ----
+
+  /** FeaturesService.isStageAvailable (FeaturesService.java:31-34) → FeaturesRestService.java:24 GET /features/stages. */
+  async isStageAvailable(stageType: string): Promise<boolean> {
+    const stages = (await this.#call<{ name: string; enabled: boolean }[]>("GET", "/features/stages")).body;
+    return stages.some((s) => s.enabled && s.name === stageType);
+  }
+
+  /**
+   * DetermineSourceServerGroupTask.groovy:51-82 with SourceResolver.getSource (SourceResolver.groovy:90-123): the
+   * cluster read (404 → none), the region's groups by createdTime, enabled ones preferred, the latest; the stage
+   * output is `source` (its name, account, region, useSourceCapacity), or {} when the cluster is empty.
+   */
+  async determineSourceServerGroup(stage: Stage): Promise<void> {
+    const c = stage.context;
+    const cluster = [c.application, c.stack, c.freeFormDetails].filter((p, i) => i === 0 || (p !== undefined && p !== null && p !== "")).join("-");
+    const read = await this.#maybe<{ serverGroups: ServerGroup[] }>(`/applications/${c.application}/clusters/${c.account}/${cluster}/azure`);
+    let groups = (read?.serverGroups ?? []).filter((sg) => sg.region === c.region).sort((a, b) => (a.createdTime ?? 0) - (b.createdTime ?? 0));
+    const enabled = groups.filter((sg) => sg.disabled === false);
+    if (enabled.length > 0) groups = enabled;
+    const latest = groups.at(-1);
+    // :117-121 useSourceCapacity: the source's, else the stage's
+    c.source = latest ? { asgName: latest.name, serverGroupName: latest.name, account: c.account, region: latest.region, useSourceCapacity: c.useSourceCapacity ?? null } : {};
+  }
+
+  /**
+   * AzureServerGroupCreator.getOperations (AzureServerGroupCreator.groovy:33-52): the stage context as the
+   * description, credentials from account, and the image from a bake stage when there is one (:42-49).
+   */
+  static azureCreateOperations(stage: Stage, bake?: { imageId: string; osType: string; imageName: string }): Record<string, Record<string, unknown>>[] {
+    const operation: Record<string, any> = structuredClone(stage.context);
+    if (operation.account && !operation.credentials) operation.credentials = operation.account;
+    if (bake) {
+      operation.image.isCustom = true;
+      operation.image.uri = bake.imageId;
+      operation.image.ostype = bake.osType;
+      operation.image.imageName = bake.imageName;
+    }
+    return [{ createServerGroup: operation }];
+  }
+
+  /** MonitorKatoTask.groovy:287-301: deploy.server.groups from the result objects' serverGroupNames ("region:name"). */
+  static deployedServerGroups(task: { resultObjects?: { serverGroupNames?: string[] }[] }): Record<string, string[]> {
+    const out: Record<string, string[]> = {};
+    for (const r of task.resultObjects ?? []) for (const n of r.serverGroupNames ?? []) (out[n.split(":")[0]] ??= []).push(n.split(":")[1]);
+    return out;
+  }
+
+  /**
+   * The deploy stage's tasks (CreateServerGroupStage.groovy:69-92): createServerGroup, monitorDeploy,
+   * forceCacheRefresh, tagServerGroup when upsertEntityTags is available (:70, :81-83), waitForUpInstances,
+   * forceCacheRefresh. `after` runs after each task (the tests' traffic check).
+   */
+  async deployStage(stage: Stage, options: { bake?: { imageId: string; osType: string; imageName: string }; after?: (step: string) => Promise<void> } = {}): Promise<any> {
+    const after = options.after ?? (async () => {});
+    const tagging = await this.isStageAvailable("upsertEntityTags");
+    if (tagging) throw new OrcaStageError("this client does not run AddServerGroupEntityTagsTask");
+    const taskId = await this.requestOperations(stage, Orca.azureCreateOperations(stage, options.bake));
+    await after("createServerGroup");
+    const task = await this.monitorKato(stage, taskId);
+    stage.context["deploy.server.groups"] = Orca.deployedServerGroups(task);
+    stage.context["deploy.account.name"] = stage.context.credentials ?? stage.context.account;
+    await after("monitorDeploy");
+    await this.forceCacheRefresh(stage);
+    await this.waitForUpInstances(stage);
+    await after("waitForUpInstances");
+    await this.forceCacheRefresh(stage);
+    return task;
+  }
+
+  /**
+   * AbstractClusterWideClouddriverTask.groovy:213-263 filterParentDeploys: the parent deploy's groups, and any newer
+   * than them, are never operated on.
+   */
+  static withoutParentDeploys(groups: ServerGroup[], parentDeployed: string[]): ServerGroup[] {
+    const parents = groups.filter((sg) => parentDeployed.includes(sg.name));
+    if (parents.length === 0) return groups;
+    const minCreated = Math.min(...parents.map((sg) => sg.createdTime ?? 0));
+    return groups.filter((sg) => !parentDeployed.includes(sg.name) && !((sg.createdTime ?? 0) > minCreated));
+  }
+
+  /**
+   * DisableClusterStage as RedBlackStrategy.groovy:111-122 plans it (remainingEnabledServerGroups 1,
+   * preferLargerOverNewer false): DisableClusterTask.groovy:43-63, then WaitForClusterDisableTask.
+   */
+  async disableCluster(base: Record<string, unknown>, parentDeployed: string[], after: (step: string) => Promise<void> = async () => {}): Promise<string[]> {
+    const stage = newStage({ ...base, remainingEnabledServerGroups: 1, preferLargerOverNewer: false });
+    let chosen: string[] = [];
+    const taskId = await this.clusterWideOperation(
+      stage,
+      "disableServerGroup",
+      (all) => {
+        const filtered = Orca.withoutParentDeploys(all, parentDeployed);
+        const dropCount = Math.max(0, 1 - (all.length - filtered.length));
+        const picked = filtered.filter(isActive).sort(newestFirst).slice(dropCount);
+        chosen = picked.map((sg) => sg.name);
+        return picked;
+      },
+      () => ({ desiredPercentage: null }),
+    );
+    if (!taskId) return [];
+    await after("disableCluster");
+    await this.monitorKato(stage, taskId);
+    await this.waitForClusterWide(stage, "WaitForClusterDisable", (sg) => sg !== undefined && !sg.instances.every((i) => i.healthState === "OutOfService"));
+    await after("waitForClusterDisable");
+    return chosen;
+  }
+
+  /**
+   * ShrinkClusterStage as HighlanderStrategy.groovy:48-57 plans it (shrinkToSize 1, allowDeleteActive true):
+   * ShrinkClusterTask.groovy:60-83, then WaitForClusterShrinkTask.
+   */
+  async shrinkCluster(base: Record<string, unknown>, parentDeployed: string[], after: (step: string) => Promise<void> = async () => {}): Promise<string[]> {
+    const stage = newStage({ ...base, shrinkToSize: 1, allowDeleteActive: true, retainLargerOverNewer: false });
+    let chosen: string[] = [];
+    const taskId = await this.clusterWideOperation(stage, "destroyServerGroup", (all) => {
+      const filtered = Orca.withoutParentDeploys(all, parentDeployed);
+      const dropCount = 1 - (all.length - filtered.length);
+      // CompositeComparator(IsActive, CreatedTime): active first, newest first; keep the first dropCount.
+      const prioritized = [...filtered].sort((a, b) => Number(isActive(b)) - Number(isActive(a)) || newestFirst(a, b));
+      const picked = prioritized.slice(Math.max(0, dropCount));
+      chosen = picked.map((sg) => sg.name);
+      return picked;
+    });
+    if (!taskId) return [];
+    await after("shrinkCluster");
+    await this.monitorKato(stage, taskId);
+    await this.waitForClusterWide(stage, "WaitForClusterShrink", (sg) => sg !== undefined, true);
+    await after("waitForClusterShrink");
+    return chosen;
+  }
 }
 
 /** WaitForUpInstancesTask.groovy:77-139 (interestingHealthProviderNames null: Azure names no platform provider). */

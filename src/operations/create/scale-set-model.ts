@@ -51,6 +51,8 @@ export interface ModelSpec {
   subnetId?: string;
   networkSecurityGroupId?: string;
   loadBalancerBackendPoolId?: string;
+  /** The new group's inbound NAT pool (clouddriver-azure makes one in its load balancer): not traffic, always on. */
+  loadBalancerInboundNatPoolId?: string;
   appGatewayBapId?: string;
   zones?: string[];
   instanceTags?: Record<string, string>;
@@ -133,6 +135,7 @@ function networkInterface(name: string, spec: ModelSpec, pools: PoolBinding[]): 
         subnet: { id: spec.subnetId },
         loadBalancerBackendAddressPools: pools.filter((p) => p.kind === "lb").map((p) => ({ id: p.id })),
         applicationGatewayBackendAddressPools: pools.filter((p) => p.kind === "agw").map((p) => ({ id: p.id })),
+        ...(spec.loadBalancerInboundNatPoolId ? { loadBalancerInboundNatPools: [{ id: spec.loadBalancerInboundNatPoolId }] } : {}),
       },
     ],
   };

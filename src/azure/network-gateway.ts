@@ -1,0 +1,76 @@
+// Microsoft.Network, as much of it as a deploy needs: read a virtual network's subnet, a network security group, a
+// load balancer or an application gateway by id, and write one back with a backend pool added. Sent through the
+// account's compute client pipeline (its credential, TLS trust and observers), with Microsoft.Network's api-version.
+import type { ComputeManagementClient } from "@azure/arm-compute";
+import { createDefaultHttpClient, createPipelineRequest } from "@azure/core-rest-pipeline";
+import { setTimeout as sleep } from "node:timers/promises";
+import { OperationError } from "./arm-failure.ts";
+
+export const NETWORK_API_VERSION = "2024-05-01";
+
+const httpClient = createDefaultHttpClient();
+
+export type NetworkResource = { id?: string; name?: string; etag?: string; location?: string; properties?: Record<string, any>; [key: string]: unknown };
+
+export function networkId(subscriptionId: string, resourceGroup: string, type: string, name: string): string {
+  return `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Network/${type}/${name}`;
+}
+
+export class NetworkGateway {
+  readonly #client: ComputeManagementClient;
+  readonly #endpoint: string;
+
+  constructor(client: ComputeManagementClient, endpoint: string) {
+    this.#client = client;
+    this.#endpoint = endpoint.replace(/\/+$/, "");
+  }
+
+  async #send(method: "GET" | "PUT", id: string, body?: unknown, signal?: AbortSignal): Promise<{ status: number; body: NetworkResource | undefined; headers: Map<string, string> }> {
+    const request = createPipelineRequest({ url: `${this.#endpoint}${id}?api-version=${NETWORK_API_VERSION}`, method, abortSignal: signal, timeout: 60_000 });
+    if (body !== undefined) {
+      request.body = JSON.stringify(body);
+      request.headers.set("content-type", "application/json");
+    }
+    const response = await this.#client.pipeline.sendRequest(httpClient, request);
+    const text = response.bodyAsText ?? "";
+    let parsed: NetworkResource | undefined;
+    try {
+      parsed = text ? (JSON.parse(text) as NetworkResource) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    const headers = new Map<string, string>();
+    for (const [k, v] of response.headers) headers.set(k.toLowerCase(), v);
+    return { status: response.status, body: parsed, headers };
+  }
+
+  static #failure(what: string, status: number, body: NetworkResource | undefined): OperationError {
+    const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
+    const kind = status === 429 ? "throttled" : status >= 500 || status === 408 ? "server" : "terminal";
+    return new OperationError(error?.code ?? `Http${status}`, `${what}: Azure answered ${status}${error?.message ? ` (${error.message})` : ""}`, kind);
+  }
+
+  /** The resource, or undefined when Azure answers 404. */
+  async get(id: string, signal?: AbortSignal): Promise<NetworkResource | undefined> {
+    const res = await this.#send("GET", id, undefined, signal);
+    if (res.status === 404) return undefined;
+    if (res.status !== 200) throw NetworkGateway.#failure(`GET ${id}`, res.status, res.body);
+    return res.body;
+  }
+
+  /** Writes the resource with If-Match on the ETag it was read with, and waits until it is Succeeded. */
+  async put(id: string, resource: NetworkResource, signal?: AbortSignal): Promise<NetworkResource> {
+    const { etag: _etag, ...body } = resource;
+    const res = await this.#send("PUT", id, body, signal);
+    if (res.status !== 200 && res.status !== 201) throw NetworkGateway.#failure(`PUT ${id}`, res.status, res.body);
+    // Microsoft.Network answers at once with provisioningState Updating; poll the resource until it settles.
+    for (let i = 0; i < 120; i++) {
+      const read = await this.get(id, signal);
+      const state = String(read?.properties?.provisioningState ?? "Succeeded");
+      if (state === "Succeeded") return read ?? res.body ?? resource;
+      if (state === "Failed") throw new OperationError("NetworkWriteFailed", `PUT ${id}: Azure left it Failed`);
+      await sleep(Math.min(5000, 250 * (i + 1)), undefined, { signal });
+    }
+    throw new OperationError("NetworkWriteTimedOut", `PUT ${id}: still not Succeeded`, "server");
+  }
+}

@@ -1,0 +1,151 @@
+// What a createServerGroup description means, once the placeholders Deck and Orca send are read as they mean them.
+// Pure: the description in, a normalised deploy and the problems with it out.
+//
+// deck packages/azure/src/serverGroup/serverGroup.transformer.js (convertServerGroupCommandToDeployConfiguration):
+// - l.40-51: a pipeline stage's image is a placeholder: isCustom 'true' (a string), every other field "" — Orca's
+//   AzureServerGroupCreator.groovy l.44-49 fills uri, ostype and imageName from the bake stage, and sets isCustom true.
+// - l.81-84, l.93-97: capacity is {min, max}, the size is sku.capacity; there is no desired.
+// - l.105-108, l.125-130: customScriptsSettings is always sent; commandToExecute "" (or absent) means no script.
+// - l.102-104: osConfig.customData is null when none was given (null is dropped before the schema, as absent).
+// orca DetermineSourceServerGroupTask.groovy l.69-81: `source` names the cluster's current group, or is {} when the
+// cluster is empty (a breadcrumb, not a group to copy).
+
+export interface ImageInput {
+  isCustom?: boolean | "true" | "false";
+  uri?: string;
+  publisher?: string;
+  offer?: string;
+  sku?: string;
+  version?: string;
+  imageName?: string;
+  ostype?: string;
+}
+
+export interface SourceInput {
+  account?: string;
+  region?: string;
+  serverGroupName?: string;
+  asgName?: string;
+  resourceGroup?: string;
+  useSourceCapacity?: boolean;
+}
+
+export interface DeployInput {
+  image?: ImageInput;
+  sku?: { name?: string; tier?: string; capacity?: number };
+  capacity?: { min?: number; max?: number; desired?: number };
+  customScriptsSettings?: { fileUris?: string[]; commandToExecute?: string };
+  source?: SourceInput;
+  useSourceCapacity?: boolean;
+  userAssignedIdentities?: unknown;
+}
+
+export interface NormalImage {
+  isCustom?: boolean;
+  uri?: string;
+  publisher?: string;
+  offer?: string;
+  sku?: string;
+  version?: string;
+  imageName?: string;
+  ostype?: string;
+}
+
+/** The group a deploy follows in its cluster: Orca's source, when it names one. */
+export interface NamedSource {
+  account: string;
+  region: string;
+  serverGroupName: string;
+  resourceGroup?: string;
+  useSourceCapacity: boolean;
+}
+
+const present = (s: string | undefined): string | undefined => (s === undefined || s === "" ? undefined : s);
+
+/** The image as meant: "" is absent, isCustom 'true' is true. */
+export function normalImage(image: ImageInput | undefined): NormalImage | undefined {
+  if (!image) return undefined;
+  const out: NormalImage = {};
+  const custom = image.isCustom === true || image.isCustom === "true";
+  if (custom) out.isCustom = true;
+  for (const f of ["uri", "publisher", "offer", "sku", "version", "imageName", "ostype"] as const) {
+    const v = present(image[f]);
+    if (v !== undefined) out[f] = v;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** The image is a custom one: isCustom, or a uri given. */
+export function isCustomImage(image: NormalImage | undefined): boolean {
+  return Boolean(image?.isCustom || image?.uri);
+}
+
+/** The script to run, or none: an empty command is Deck's "no script". */
+export function scriptOf(d: DeployInput): { fileUris: string[]; commandToExecute: string } | undefined {
+  const command = d.customScriptsSettings?.commandToExecute;
+  if (command === undefined || command.trim() === "") return undefined;
+  return { fileUris: d.customScriptsSettings?.fileUris ?? [], commandToExecute: command };
+}
+
+/** Orca's source when it names a group; `{}` (an empty cluster's breadcrumb) is none. */
+export function namedSource(d: DeployInput): NamedSource | undefined {
+  const s = d.source;
+  const name = s?.serverGroupName ?? s?.asgName;
+  if (!s || !name || !s.account || !s.region) return undefined;
+  // DetermineSourceServerGroupTask.groovy l.117-121: the source's own flag, else the stage's.
+  const useSourceCapacity = s.useSourceCapacity ?? d.useSourceCapacity ?? false;
+  return { account: s.account, region: s.region, serverGroupName: name, ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}), useSourceCapacity };
+}
+
+/**
+ * The size asked for: capacity.desired, else sku.capacity (Deck's only size field). capacity.desired wins: Orca's
+ * rolling red/black sets capacity {0, 0, 0} and leaves Deck's sku.capacity (RollingRedBlackStrategy.groovy l.83-91).
+ */
+export function askedDesired(d: DeployInput): number | undefined {
+  return d.capacity?.desired ?? d.sku?.capacity;
+}
+
+/**
+ * The capacity of the new group. With useSourceCapacity, the source's (Orca's meaning: copy the current group's
+ * size); otherwise the description's, min and max defaulting to the size.
+ */
+export function deployCapacity(d: DeployInput, source?: { min: number; max: number; desired: number }): { min: number; max: number; desired: number } | undefined {
+  if (source) return { ...source };
+  const desired = askedDesired(d);
+  if (desired === undefined) return undefined;
+  return { min: d.capacity?.min ?? desired, max: d.capacity?.max ?? desired, desired };
+}
+
+export interface InputProblem {
+  field: string;
+  message: string;
+}
+
+/** What a deploy cannot be built from, field by field (before anything is read from Azure). */
+export function deployProblems(d: DeployInput, options: { clone: boolean }): InputProblem[] {
+  const problems: InputProblem[] = [];
+  const s = d.source;
+  if (s && (s.serverGroupName || s.asgName) && (!s.account || !s.region)) {
+    problems.push({ field: !s.account ? "source.account" : "source.region", message: "required when source names a server group" });
+  }
+  if (d.userAssignedIdentities !== undefined && !(Array.isArray(d.userAssignedIdentities) && d.userAssignedIdentities.length === 0) && d.userAssignedIdentities !== "") {
+    problems.push({ field: "userAssignedIdentities", message: "user-assigned identities are not supported here; leave it empty" });
+  }
+  const desired = askedDesired(d);
+  const min = d.capacity?.min;
+  const max = d.capacity?.max;
+  if (desired !== undefined && min !== undefined && min > desired) problems.push({ field: "capacity.min", message: `min (${min}) must not exceed the size (${desired})` });
+  if (desired !== undefined && max !== undefined && max < desired) problems.push({ field: "capacity.max", message: `max (${max}) must not be below the size (${desired})` });
+  if (options.clone) return problems;
+  const image = normalImage(d.image);
+  if (!image) problems.push({ field: "image", message: "required: a marketplace image (publisher, offer, sku) or a custom one (isCustom, uri); a pipeline's placeholder image needs a bake stage before the deploy" });
+  else if (isCustomImage(image)) {
+    if (!image.uri) problems.push({ field: "image.uri", message: "required for a custom image: its resource id (Orca fills it from the bake stage)" });
+  } else {
+    for (const f of ["publisher", "offer", "sku"] as const) if (!image[f]) problems.push({ field: `image.${f}`, message: "required for a marketplace image" });
+  }
+  if (!d.sku?.name) problems.push({ field: "sku.name", message: "required: the VM size, e.g. Standard_D2s_v3" });
+  const copiesCapacity = namedSource(d)?.useSourceCapacity === true;
+  if (desired === undefined && !copiesCapacity) problems.push({ field: "capacity", message: "required: capacity.desired or sku.capacity (or source.useSourceCapacity with a source)" });
+  return problems;
+}

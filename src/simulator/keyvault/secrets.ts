@@ -1,0 +1,58 @@
+// Key Vault's secrets, as much as a deploy reads: GET and PUT of a secret's current value (Key Vault REST
+// api-version 7.4: `GET {vault}/secrets/{name}` → `{value, id, attributes}`). A vault here is a path,
+// `/keyvaults/{vault}`, so one simulator serves ARM and its vaults; a seeded simulator has `demo-kv` holding
+// clouddriver-azure's VM admin secrets (VMUsername, VMSshPublicKey).
+import { ArmError } from "../arm-errors.ts";
+import type { Handler, Route, SimulatorContext } from "../context.ts";
+import { parseJsonBody, send } from "../http.ts";
+import { isObject } from "../json.ts";
+import type { SimState } from "../state.ts";
+
+export const DEMO_VAULT = "demo-kv";
+export const DEMO_VM_SSH_PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoVaultKeyForSimulatedVMsOnly demo@vmss-ops";
+
+type Vaults = Map<string, Map<string, { value: string; version: number }>>;
+const worlds = new WeakMap<SimState, Vaults>();
+
+function vaults(sim: Pick<SimulatorContext, "state" | "seeded">): Vaults {
+  let v = worlds.get(sim.state);
+  if (!v) {
+    v = new Map();
+    worlds.set(sim.state, v);
+    if (sim.seeded) {
+      v.set(DEMO_VAULT, new Map([
+        ["vmusername", { value: "azureuser", version: 1 }],
+        ["vmsshpublickey", { value: DEMO_VM_SSH_PUBLIC_KEY, version: 1 }],
+      ]));
+    }
+  }
+  return v;
+}
+
+function secretBody(ctx: { baseUrl: string }, vault: string, name: string, s: { value: string; version: number }) {
+  return { value: s.value, id: `${ctx.baseUrl}/keyvaults/${vault}/secrets/${name}/${s.version}`, attributes: { enabled: true } };
+}
+
+const getSecret: Handler = (ctx, sim, params) => {
+  const s = vaults(sim).get(params.vault.toLowerCase())?.get(params.name.toLowerCase());
+  if (!s) throw new ArmError(404, "SecretNotFound", `A secret with (name/id) ${params.name} was not found in this key vault.`);
+  send(ctx, 200, secretBody(ctx, params.vault, params.name, s));
+};
+
+const putSecret: Handler = (ctx, sim, params) => {
+  const body = parseJsonBody(ctx);
+  if (!isObject(body) || typeof body.value !== "string") throw new ArmError(400, "BadParameter", "The secret's value is required.");
+  const all = vaults(sim);
+  const vault = all.get(params.vault.toLowerCase()) ?? new Map();
+  all.set(params.vault.toLowerCase(), vault);
+  const s = { value: body.value, version: (vault.get(params.name.toLowerCase())?.version ?? 0) + 1 };
+  vault.set(params.name.toLowerCase(), s);
+  send(ctx, 200, secretBody(ctx, params.vault, params.name, s));
+};
+
+export function keyVaultRoutes(): [string, string, Route][] {
+  return [
+    ["GET", "/keyvaults/:vault/secrets/:name", { handler: getSecret }],
+    ["PUT", "/keyvaults/:vault/secrets/:name", { handler: putSecret }],
+  ];
+}

@@ -1,0 +1,265 @@
+// The ARM surface for Microsoft.Network that a deploy uses: GET, PUT and DELETE of virtual networks, load
+// balancers, application gateways and network security groups, their listing per resource group, a subnet's GET;
+// and the control views under /_sim/network: a load balancer's (or gateway's) pools with their members and what
+// the health probe says of each, and a switch that makes a scale set's instances fail the probe.
+import { ArmError, resourceGroupNotFound, resourceNotFound, subscriptionNotFound } from "../arm-errors.ts";
+import type { Handler, Route, SimulatorContext } from "../context.ts";
+import { probeHealth, type HealthCode } from "../health-probe.ts";
+import { parseJsonBody, send } from "../http.ts";
+import { clone, getPath, isObject, type JsonObject } from "../json.ts";
+import type { RouteParams } from "../router.ts";
+import { normalizeLocation, scaleSetId, scaleSetKey, sortedVms, type ScaleSet, type Vm } from "../vmss-model.ts";
+import { seedDemoNetwork } from "./network-seed.ts";
+import { networkOf, networkTypeOf, NetworkState, SUB_RESOURCES, type NetworkResource, type NetworkType } from "./network-state.ts";
+
+const SUB = "/subscriptions/:subscriptionId";
+const NETWORK = `${SUB}/resourceGroups/:resourceGroup/providers/Microsoft.Network`;
+
+export function network(sim: SimulatorContext): NetworkState {
+  return networkOf(sim, seedDemoNetwork);
+}
+
+/** Back to the seeded network (the control API's reset). */
+export function resetNetwork(sim: SimulatorContext): void {
+  const net = network(sim);
+  net.clear();
+  if (sim.seeded) seedDemoNetwork(net, sim.state);
+}
+
+function typeParam(params: RouteParams): NetworkType {
+  const type = networkTypeOf(params.type);
+  if (!type) throw new ArmError(404, "InvalidResourceType", `The resource type '${params.type}' could not be found in the namespace 'Microsoft.Network'.`);
+  return type;
+}
+
+function requireGroup(sim: SimulatorContext, params: RouteParams): string {
+  if (!sim.state.isSubscription(params.subscriptionId)) throw subscriptionNotFound(params.subscriptionId);
+  const rg = sim.state.resourceGroupName(params.resourceGroup);
+  // The seeded network's resource group exists even before a scale set is put there.
+  if (rg === undefined && network(sim).list("virtualNetworks", params.resourceGroup).length === 0 && network(sim).list("loadBalancers", params.resourceGroup).length === 0) {
+    throw resourceGroupNotFound(params.resourceGroup);
+  }
+  return rg ?? params.resourceGroup;
+}
+
+export function resourceId(subscriptionId: string, r: Pick<NetworkResource, "type" | "resourceGroup" | "name">): string {
+  return `/subscriptions/${subscriptionId}/resourceGroups/${r.resourceGroup}/providers/Microsoft.Network/${r.type}/${r.name}`;
+}
+
+/** The VM IP configurations that name a pool: its members, as Azure lists backendIPConfigurations. */
+export function poolMembers(sim: SimulatorContext, poolId: string): { ss: ScaleSet; vm: Vm; id: string }[] {
+  const wanted = poolId.toLowerCase();
+  const out: { ss: ScaleSet; vm: Vm; id: string }[] = [];
+  for (const ss of sim.state.listScaleSets()) {
+    for (const vm of sortedVms(ss)) {
+      if (vm.provisioningState === "Deleting") continue;
+      const nics = getPath(vm.applied.profile, "networkProfile", "networkInterfaceConfigurations");
+      for (const nic of Array.isArray(nics) ? nics : []) {
+        const ipcs = getPath(nic, "properties", "ipConfigurations");
+        for (const ipc of Array.isArray(ipcs) ? ipcs : []) {
+          const pools = [...asArray(getPath(ipc, "properties", "loadBalancerBackendAddressPools")), ...asArray(getPath(ipc, "properties", "applicationGatewayBackendAddressPools"))];
+          if (pools.some((p) => isObject(p) && typeof p.id === "string" && p.id.toLowerCase() === wanted)) {
+            out.push({ ss, vm, id: `${scaleSetId(ss)}/virtualMachines/${vm.instanceId}/networkInterfaces/${String(getPath(nic, "name"))}/ipConfigurations/${String(getPath(ipc, "name"))}` });
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function asArray(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** The resource as ARM returns it: ids on every sub-resource, pool members listed, Succeeded. */
+export function renderNetworkResource(sim: SimulatorContext, r: NetworkResource): JsonObject {
+  const id = resourceId(sim.state.subscriptionId, r);
+  const properties: JsonObject = isObject(r.body.properties) ? clone(r.body.properties) : {};
+  for (const collection of SUB_RESOURCES[r.type]) {
+    const items = properties[collection];
+    if (!Array.isArray(items)) continue;
+    properties[collection] = items.filter(isObject).map((item) => {
+      const subId = `${id}/${collection}/${String(item.name)}`;
+      const itemProps: JsonObject = isObject(item.properties) ? { ...item.properties } : {};
+      if (collection === "backendAddressPools") {
+        itemProps.backendIPConfigurations = poolMembers(sim, subId).map((m) => ({ id: m.id }));
+      }
+      return { ...item, id: subId, etag: `W/"${r.version}"`, properties: { ...itemProps, provisioningState: "Succeeded" } };
+    });
+  }
+  return {
+    ...(isObject(r.body.tags) ? { tags: r.body.tags } : {}),
+    ...(isObject(r.body.sku) ? { sku: r.body.sku } : {}),
+    id,
+    name: r.name,
+    type: `Microsoft.Network/${r.type}`,
+    location: r.location,
+    etag: `W/"${r.version}"`,
+    properties: { ...properties, provisioningState: "Succeeded" },
+  };
+}
+
+function requireResource(sim: SimulatorContext, type: NetworkType, params: RouteParams): NetworkResource {
+  requireGroup(sim, params);
+  const r = network(sim).get(type, params.resourceGroup, params.name) ?? namedByScaleSets(sim, type, params.resourceGroup, params.name);
+  if (!r) throw resourceNotFound(`Microsoft.Network/${type}`, params.name, params.resourceGroup);
+  return r;
+}
+
+/**
+ * A load balancer or gateway that scale sets name but the network does not hold (the control API's scale sets name
+ * `<name>-lb`): it exists, with a frontend and the pools they name, and is kept from now on.
+ */
+function namedByScaleSets(sim: SimulatorContext, type: NetworkType, resourceGroup: string, name: string): NetworkResource | undefined {
+  if (type !== "loadBalancers" && type !== "applicationGateways") return undefined;
+  const view = trafficView(sim, type, resourceGroup, name);
+  if (!view) return undefined;
+  const location = sim.state.listScaleSets(resourceGroup)[0]?.location ?? "eastus";
+  const body: JsonObject = {
+    properties: {
+      frontendIPConfigurations: [{ name: "frontend", properties: {} }],
+      backendAddressPools: view.pools.map((p) => ({ name: p.name, properties: {} })),
+      ...(type === "loadBalancers" ? { probes: [], loadBalancingRules: [], inboundNatPools: [] } : {}),
+    },
+  };
+  return network(sim).put(type, resourceGroup, name, location, body).resource;
+}
+
+const getResource: Handler = (ctx, sim, params) => {
+  send(ctx, 200, renderNetworkResource(sim, requireResource(sim, typeParam(params), params)));
+};
+
+const listResources: Handler = (ctx, sim, params) => {
+  const type = typeParam(params);
+  requireGroup(sim, params);
+  send(ctx, 200, { value: network(sim).list(type, params.resourceGroup).map((r) => renderNetworkResource(sim, r)) });
+};
+
+const putResource: Handler = (ctx, sim, params) => {
+  const type = typeParam(params);
+  const rg = requireGroup(sim, params);
+  const body = parseJsonBody(ctx);
+  if (!isObject(body)) throw new ArmError(400, "InvalidRequestFormat", "The request body must be a JSON object.");
+  const existing = network(sim).get(type, rg, params.name);
+  const location = typeof body.location === "string" ? normalizeLocation(body.location) : existing?.location;
+  if (!location) throw new ArmError(400, "LocationRequired", "The location property is required for this definition.");
+  // Sub-resource ids and read-only fields are dropped: the resource is kept as written.
+  const properties = isObject(body.properties) ? clone(body.properties) : {};
+  delete properties.provisioningState;
+  for (const collection of SUB_RESOURCES[type]) {
+    const items = properties[collection];
+    if (!Array.isArray(items)) continue;
+    properties[collection] = items.filter(isObject).map((item) => {
+      const { id: _id, etag: _etag, ...rest } = item;
+      const props = isObject(rest.properties) ? { ...rest.properties } : {};
+      delete props.provisioningState;
+      delete props.backendIPConfigurations;
+      return { ...rest, properties: props };
+    });
+  }
+  const kept: JsonObject = { properties, ...(isObject(body.tags) ? { tags: body.tags } : {}), ...(isObject(body.sku) ? { sku: body.sku } : {}) };
+  const { resource, created } = network(sim).put(type, rg, params.name, location, kept);
+  send(ctx, created ? 201 : 200, renderNetworkResource(sim, resource));
+};
+
+const deleteResource: Handler = (ctx, sim, params) => {
+  const type = typeParam(params);
+  requireGroup(sim, params);
+  send(ctx, network(sim).delete(type, params.resourceGroup, params.name) ? 200 : 204);
+};
+
+const getSubnet: Handler = (ctx, sim, params) => {
+  const vnet = renderNetworkResource(sim, requireResource(sim, "virtualNetworks", params));
+  const subnet = asArray(getPath(vnet, "properties", "subnets")).find((s) => isObject(s) && String(s.name).toLowerCase() === params.subnet.toLowerCase());
+  if (!subnet) throw resourceNotFound("Microsoft.Network/virtualNetworks/subnets", `${params.name}/${params.subnet}`, params.resourceGroup);
+  send(ctx, 200, subnet);
+};
+
+/** The ARM routes; Microsoft.Network has its own throttling, which the simulator does not model. */
+export function networkArmRoutes(): [string, string, Route][] {
+  return [
+    ["GET", `${NETWORK}/virtualNetworks/:name/subnets/:subnet`, { handler: getSubnet }],
+    ["GET", `${NETWORK}/:type`, { handler: listResources }],
+    ["GET", `${NETWORK}/:type/:name`, { handler: getResource }],
+    ["PUT", `${NETWORK}/:type/:name`, { handler: putResource }],
+    ["DELETE", `${NETWORK}/:type/:name`, { handler: deleteResource }],
+  ];
+}
+
+// ---- the health probe's answer, and the control views ----
+
+/** Whether the VM's application answers the load balancer's probe (a scale set can be told not to). */
+export function answersProbe(sim: SimulatorContext, vm: Vm): boolean {
+  const failing = network(sim).probeFailures;
+  if (failing.size === 0) return true;
+  for (const ss of sim.state.listScaleSets()) {
+    if (ss.vms.get(vm.instanceId) === vm) return !failing.has(scaleSetKey(ss.resourceGroup, ss.name));
+  }
+  return true;
+}
+
+/** The probe's view of one VM, with its application's answer. */
+export function vmHealth(sim: SimulatorContext, vm: Vm): HealthCode | undefined {
+  return probeHealth(vm, sim.state.settings, sim.state.now(), answersProbe(sim, vm));
+}
+
+/** Serving: running, and healthy by the probe (or, where nothing probes it, running). */
+function serving(vm: Vm, health: HealthCode | undefined): boolean {
+  if (vm.provisioningState !== "Succeeded") return false;
+  return health === undefined || health === "HealthState/healthy";
+}
+
+/**
+ * A load balancer's (or application gateway's) pools as traffic sees them: each member with its health and whether
+ * it is served. Pools named by scale sets count as well as stored ones (the control API's scale sets name
+ * `<name>-lb`, which need not be stored).
+ */
+export function trafficView(sim: SimulatorContext, type: "loadBalancers" | "applicationGateways", resourceGroup: string, name: string) {
+  const stored = network(sim).get(type, resourceGroup, name);
+  const id = resourceId(sim.state.subscriptionId, { type, resourceGroup: stored?.resourceGroup ?? resourceGroup, name: stored?.name ?? name });
+  // lower case → the name as the load balancer spells it (a pool named by a NIC only: as found there, lower-cased).
+  const names = new Map<string, string>(asArray(getPath(stored?.body, "properties", "backendAddressPools")).map((p) => [String(getPath(p, "name")).toLowerCase(), String(getPath(p, "name"))]));
+  const prefix = `${id}/backendAddressPools/`.toLowerCase();
+  for (const ss of sim.state.listScaleSets()) {
+    for (const vm of sortedVms(ss)) {
+      const text = JSON.stringify(getPath(vm.applied.profile, "networkProfile") ?? {}).toLowerCase();
+      let at = text.indexOf(prefix);
+      while (at >= 0) {
+        const rest = text.slice(at + prefix.length);
+        const pool = rest.slice(0, rest.indexOf('"'));
+        if (!names.has(pool)) names.set(pool, pool);
+        at = text.indexOf(prefix, at + 1);
+      }
+    }
+  }
+  if (!stored && names.size === 0) return undefined;
+  const pools = [...names.values()].map((pool) => {
+    const members = poolMembers(sim, `${id}/backendAddressPools/${pool}`).map(({ ss, vm }) => {
+      const health = vmHealth(sim, vm);
+      return { scaleSet: ss.name, instanceId: vm.instanceId, provisioningState: vm.provisioningState, health: health ?? null, serving: serving(vm, health) };
+    });
+    return { name: pool, members, serving: members.filter((m) => m.serving).length };
+  });
+  return { id, pools, serving: pools.reduce((n, p) => n + p.serving, 0) };
+}
+
+/** Adds the control routes: `/_sim/network/...`. */
+export function addNetworkControlRoutes<R extends { add(method: string, pattern: string, handler: Handler): R }>(router: R, prefix: string): R {
+  const view = (type: "loadBalancers" | "applicationGateways"): Handler => (ctx, sim, params) => {
+    const v = trafficView(sim, type, params.resourceGroup, params.name);
+    if (!v) throw resourceNotFound(`Microsoft.Network/${type}`, params.name, params.resourceGroup);
+    send(ctx, 200, v);
+  };
+  return router
+    .add("GET", `${prefix}/network/loadBalancers/:resourceGroup/:name/traffic`, view("loadBalancers"))
+    .add("GET", `${prefix}/network/applicationGateways/:resourceGroup/:name/traffic`, view("applicationGateways"))
+    .add("PUT", `${prefix}/network/probeFailures/:resourceGroup/:name`, (ctx, sim, params) => {
+      network(sim).probeFailures.add(scaleSetKey(params.resourceGroup, params.name));
+      send(ctx, 200, { failing: [...network(sim).probeFailures] });
+    })
+    .add("DELETE", `${prefix}/network/probeFailures/:resourceGroup/:name`, (ctx, sim, params) => {
+      network(sim).probeFailures.delete(scaleSetKey(params.resourceGroup, params.name));
+      send(ctx, 200, { failing: [...network(sim).probeFailures] });
+    });
+}
