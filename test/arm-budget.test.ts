@@ -67,9 +67,15 @@ t.test("two replicas share one subscription bucket in PostgreSQL: together they 
   const replicas = [0, 1].map(() => new ArmBudget(new PostgresLedger({ connectionString: DATABASE_URL, schema }), options));
   t.teardown(() => Promise.all(replicas.map((b) => b.close())));
   const aborts = new AbortController();
+  let answered = 0;
   const outcomes = replicas.flatMap((budget) => {
     const client = createComputeClient(account(), new SimulatorCredential(), budget);
-    return NAMES.map((name) => client.virtualMachineScaleSets.get("demo-rg", name, { abortSignal: aborts.signal }).then(() => "sent", () => "aborted"));
+    return NAMES.map((name) =>
+      client.virtualMachineScaleSets.get("demo-rg", name, { abortSignal: aborts.signal }).then(
+        () => (answered++, "sent"),
+        () => "aborted",
+      ),
+    );
   });
   // Every call has been answered by the shared budget: 5 given, 15 told to wait.
   await until("20 calls to have asked the budget", () => replicas.reduce((n, b) => n + b.counts.calls, 0) === 20);
@@ -79,6 +85,8 @@ t.test("two replicas share one subscription bucket in PostgreSQL: together they 
   t.equal(sent.length, 5, "the simulator saw as many calls as the bucket holds, from both replicas together");
   t.same(sent.map((c) => c.status), [200, 200, 200, 200, 200], "none refused");
   t.ok(replicas.every((b) => b.counts.calls - b.counts.waited < 10), "each replica had some of them waiting");
+  // The 5 sent are answered to their callers before the others are given up.
+  await until("the 5 sent to reach their callers", () => answered === 5);
   aborts.abort();
   const results = await Promise.all(outcomes);
   t.equal(results.filter((r) => r === "aborted").length, 15, "the 15 that waited were given up");
