@@ -344,17 +344,28 @@ export class ArmBudget {
   /** Resolves when the call may be sent: every bucket it is charged to gave a token. */
   async acquire(call: ArmCall, priority: CallPriority, onWait?: (wait: ArmWait) => void, signal?: AbortSignal): Promise<void> {
     this.counts.calls++;
+    let told = false;
     if (this.#waiting.length === 0) {
       const answer = await this.#ledger.take(this.#requests(call, priority));
       if (answer.granted) return;
+      // Said at the refusal: by the time the waiting line tries again the wait may be over, and it still happened.
+      told = this.#tell(call, answer, onWait);
     }
     this.counts.waited++;
     await new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { call, priority, seq: this.#seq++, resolve, reject, ...(onWait ? { onWait } : {}), told: false, ...(signal ? { signal } : {}) };
+      const waiter: Waiter = { call, priority, seq: this.#seq++, resolve, reject, ...(onWait ? { onWait } : {}), told, ...(signal ? { signal } : {}) };
       this.#waiting.push(waiter);
       signal?.addEventListener("abort", () => this.#cancel(waiter), { once: true });
       this.#pump();
     });
+  }
+
+  /** Tells the task (if the call is a task's) which budget it waits for and how long; whether it was told. */
+  #tell(call: ArmCall, answer: TakeAnswer, onWait: ((wait: ArmWait) => void) | undefined): boolean {
+    if (!onWait) return false;
+    const bucket = call.buckets.find((b) => b.key === answer.emptyKey) ?? call.buckets[0];
+    onWait({ budget: bucket.label, waitMs: answer.waitMs });
+    return true;
   }
 
   #cancel(waiter: Waiter): void {
@@ -407,11 +418,7 @@ export class ArmBudget {
       }
       for (const b of w.call.buckets) held.add(b.key);
       nextMs = Math.min(nextMs, answer.waitMs);
-      if (!w.told && w.onWait) {
-        w.told = true;
-        const bucket = w.call.buckets.find((b) => b.key === answer.emptyKey) ?? w.call.buckets[0];
-        w.onWait({ budget: bucket.label, waitMs: answer.waitMs });
-      }
+      if (!w.told) w.told = this.#tell(w.call, answer, w.onWait);
     }
     if (this.#waiting.length > 0 && Number.isFinite(nextMs)) {
       this.#timer = setTimeout(() => this.#pump(), Math.max(1, nextMs));
