@@ -103,9 +103,11 @@ t.test("client secret, end to end: Entra token endpoint, then ARM accepts only t
       ACCOUNTS: JSON.stringify([{ name: "entra", subscriptionId: SIMULATOR_SUBSCRIPTION_ID, tenantId: TENANT, endpoint: env.sim.url, authorityHost: env.sim.url, credential: { type: "clientSecret", clientId: CLIENT_ID, clientSecretEnv: "TEAM_SECRET" } }]),
     });
     t.teardown(() => child.child.kill("SIGKILL"));
-    for (const until = Date.now() + 30_000; !/account "entra" cannot reach Azure/.test(child.output()) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
-    t.match(child.output(), /account "entra" cannot reach Azure with its credential: .*AADSTS7000215: Invalid client secret provided/);
-    t.notMatch(child.output(), /account "demo" cannot reach/, "the demo account is fine");
+    // Every line the service prints is JSON: read the messages, not the escaped text.
+    const messages = () => child.output().split("\n").flatMap((line) => { try { return [String(JSON.parse(line).msg ?? "")]; } catch { return []; } }).join("\n");
+    for (const until = Date.now() + 30_000; !/account "entra" cannot reach Azure/.test(messages()) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
+    t.match(messages(), /account "entra" cannot reach Azure with its credential: .*AADSTS7000215: Invalid client secret provided/);
+    t.notMatch(messages(), /account "demo" cannot reach/, "the demo account is fine");
     t.notOk(child.output().includes("not-the-secret-0123456789"), "the secret is not in the output");
   });
   const all = logs.join("\n") + JSON.stringify(task) + (await (await fetch(`${env.baseUrl}/metrics`)).text());

@@ -13,16 +13,18 @@ const DEFAULT_RETRY_AFTER_S = 5;
  * (Azure's 5xx, 429, a network failure); 502 when Azure answered for good. `what` names what was read ("server group x in y").
  */
 export function httpErrorOf(failure: ArmFailure, what: string): ApiError {
-  if (isAbsentHere(failure)) return new ApiError(404, "NotFound", `${what} not found: ${failure.message}`);
+  // Azure's own code leads the sentence: it is what an operator searches for (InvalidAuthenticationToken, …).
+  const said = failure.code && !failure.message.includes(failure.code) ? `${failure.code}: ${failure.message}` : failure.message;
+  if (isAbsentHere(failure)) return new ApiError(404, "NotFound", `${what} not found: ${said}`);
   if (isRetryableKind(failure.kind)) {
-    const unavailable = new ApiError(503, "AzureUnavailable", `reading ${what}: ${failure.message}`);
+    const unavailable = new ApiError(503, "AzureUnavailable", `reading ${what}: ${said}`);
     // When to ask again: what Azure asked for (a throttle's Retry-After), else a few seconds, as a dependency's
     // outage is answered everywhere here. Whole seconds: some clients parse it as an integer.
     const seconds = failure.retryAfterMs !== undefined ? Math.max(1, Math.ceil(failure.retryAfterMs / 1000)) : DEFAULT_RETRY_AFTER_S;
     unavailable.headers = { "retry-after": String(seconds) };
     return unavailable;
   }
-  return new ApiError(502, "AzureError", `reading ${what}: ${failure.message}`);
+  return new ApiError(502, "AzureError", `reading ${what}: ${said}`);
 }
 
 /**

@@ -8,9 +8,9 @@
 // of times, and otherwise fails with what runs.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RetryConfig } from "../config.ts";
-import { ClassifiedError, describeArmFailure, failureLabel, OperationError, type ArmFailure } from "./arm-failure.ts";
+import { ClassifiedError, describeArmFailure, failureLabel, isProgrammingError, OperationError, type ArmFailure } from "./arm-failure.ts";
 import { decideBusyWait, decideRetry, formatDuration, isRetryableKind } from "./retry-policy.ts";
-import { confirmation, isBusy, isFailed, suspiciousRead } from "./scale-set-state.ts";
+import { confirmation, describeStopped, isBusy, isFailed, stoppedInstances, suspiciousRead } from "./scale-set-state.ts";
 import { guardLabel, guardOf, storedStep, type ScaleSetGateway, type ScaleSetSnapshot, type StoredWriteStep, type WriteStep } from "./vmss-gateway.ts";
 
 /**
@@ -40,6 +40,12 @@ export interface ScaleSetPlanner<R> {
    */
   createWhenMissing?(): WriteStep;
   /**
+   * Instances Azure lists as provisioned but not running (a Spot eviction deallocates them) do not keep this
+   * operation from its goal (disable, enable, terminate: its goal is not a number of running instances). They are still reported, and
+   * still not counted as running. Without it, such instances end the operation unconfirmed, with what runs.
+   */
+  acceptsStopped?: boolean;
+  /**
    * When the operation fails after a write of it was accepted, read the scale set and its VMs once more and attach
    * result() of that read to the failure: what Azure did bring up (a create that ran out of allocation).
    */
@@ -49,6 +55,13 @@ export interface ScaleSetPlanner<R> {
    * surging): written with every checkpoint, and given back to the planner of the run that resumes it.
    */
   memory?(): unknown;
+  /**
+   * What to write when the operation ends without reaching done (it failed, or was canceled): undo a temporary
+   * change it made to Azure (automatic repairs it suspended). Planned on fresh reads, a few writes at most, each
+   * logged; a failure here is logged and the operation's own failure stands. Not run when the task is interrupted
+   * (shutdown, lease lost): the next owner goes on with the operation, and ends it.
+   */
+  release?(snapshot: ScaleSetSnapshot): PlannedStep;
 }
 
 export interface Checkpoint {
@@ -134,15 +147,30 @@ class ScaleSetLeftFailedError extends OperationError {
   }
 }
 
-// Two different failures that clients know by one code, "NotConfirmed" (task failure code, Clouddriver's cause),
+/**
+ * Azure lists instances that do not run (a Spot VM it evicted is deallocated), so the capacity is not what runs: a
+ * settled state that no re-read or re-drive changes. The operation ends here with what runs, retryable, as a scale
+ * set left Failed does.
+ */
+class ScaleSetNotRunningError extends OperationError {
+  readonly snapshot: ScaleSetSnapshot;
+  constructor(message: string, snapshot: ScaleSetSnapshot) {
+    super(NOT_RUNNING, message, "operationFailedTransient");
+    this.snapshot = snapshot;
+  }
+}
+
+// Three different failures that clients know by one code, "NotConfirmed" (task failure code, Clouddriver's cause),
 // kept so that nothing changes for them; named apart here so that a reader tells them apart.
 /** Azure left the scale set Failed, and re-driving it did not help. */
 const LEFT_FAILED = "NotConfirmed";
 /** Azure says Succeeded, yet its VM list kept disagreeing with its capacity on every re-read (retried as a 5xx). */
 const VMS_DISAGREE = "NotConfirmed";
+/** Azure lists instances that do not run (evicted, stopped): the capacity is not what runs. */
+const NOT_RUNNING = "NotConfirmed";
 
 /** Writes that one attempt may make while converging (disable is a network change, then a rollout). */
-const MAX_WRITES_PER_ATTEMPT = 4;
+export const MAX_WRITES_PER_ATTEMPT = 4;
 
 /** Reads made again, at most, when a read is suspicious, or Succeeded while its VM list disagrees. */
 const REREADS_OF_A_DOUBTFUL_READ = 2;
@@ -170,6 +198,37 @@ export async function executeOp<R>(given: ExecuteOpInput<R>): Promise<R> {
     memory && given.onCheckpoint
       ? { ...given, onCheckpoint: (c) => given.onCheckpoint!({ ...c, ...(memory() !== undefined ? { planner: memory() } : {}) }) }
       : given;
+  try {
+    return await runToEnd(input);
+  } catch (err) {
+    if (input.planner.release && !input.signal?.aborted && !isProgrammingError(err)) await release(input, input.planner.release);
+    throw err;
+  }
+}
+
+/** Writes that release() may make when an operation ends failed or canceled. */
+const MAX_RELEASE_WRITES = 3;
+
+/** The planner's release, on fresh reads: best effort, every step and every failure logged. */
+async function release<R>(input: ExecuteOpInput<R>, plan: (snapshot: ScaleSetSnapshot) => PlannedStep): Promise<void> {
+  const { gateway, log, signal } = input;
+  try {
+    for (let writes = 0; writes < MAX_RELEASE_WRITES; writes++) {
+      const snapshot = await gateway.read({ withInstances: true, signal });
+      const step = plan(snapshot);
+      if (step.kind === "done" || step.kind === "wait") return;
+      log(`the operation ended unfinished: ${step.summary}`);
+      await gateway.write(step, snapshot.etag, { defaultPollIntervalMs: input.lroPollIntervalMs, signal });
+    }
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    const f = describeArmFailure(err);
+    if (f.kind === "notFound") return; // the scale set is gone: nothing of it to undo
+    log(`could not undo what the operation changed on ${gateway.ref.name} for its duration (${failureLabel(f)}: ${f.message}); undo it by hand`);
+  }
+}
+
+async function runToEnd<R>(input: ExecuteOpInput<R>): Promise<R> {
   const { gateway, retry, log, signal } = input;
   const now = input.now ?? Date.now;
   const random = input.random ?? Math.random;
@@ -227,7 +286,7 @@ export async function executeOp<R>(given: ExecuteOpInput<R>): Promise<R> {
         return input.planner.whenAbsent({ failure, wrote });
       }
       const label = failureLabel(failure);
-      if (err instanceof ScaleSetLeftFailedError) {
+      if (err instanceof ScaleSetLeftFailedError || err instanceof ScaleSetNotRunningError) {
         input.onAttemptEnd?.({ attempt, outcome: "failed", failure });
         log(`${prefix}: ${failure.message}`);
         throw new OperationFailedError(`${label}: ${failure.message}`, failure, attempt, input.planner.result(err.snapshot));
@@ -386,7 +445,10 @@ async function waitAndReread<R>(input: ExecuteOpInput<R>, prefix: string, clock:
   if (!decision.wait) {
     throw new OperationError("WaitTimedOut", `${input.gateway.ref.name}: still waiting after ${formatDuration(clock.now() - since)}: ${summary}`);
   }
-  await clock.wait(decision.delayMs, input.signal);
+  await clock.wait(decision.delayMs, input.signal).catch((err) => {
+    clock.stopIfCanceled(`while waiting: ${summary}`);
+    throw err;
+  });
   return { snapshot: await settledRead(input, prefix, clock), waiting: { since, summary } };
 }
 
@@ -410,6 +472,16 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
       if (confirmed.confirmed) {
         log(writes === 0 ? `${prefix}: ${step.summary}` : `Azure confirmed: ${step.summary}`);
         return planner.result(snapshot);
+      }
+      const stopped = stoppedInstances(snapshot);
+      if (!isFailed(snapshot) && stopped.length > 0) {
+        // Azure stopped or evicted them: a settled state no re-read changes, and no write of ours would bring a
+        // Spot VM back. Reported, never counted as running.
+        if (planner.acceptsStopped && confirmed.instances + stopped.length === (snapshot.vmss.sku?.capacity ?? 0)) {
+          log(`${prefix}: ${step.summary}; instance(s) ${describeStopped(stopped)} are listed but not running (a Spot VM Azure evicted is deallocated)`);
+          return planner.result(snapshot);
+        }
+        throw new ScaleSetNotRunningError(`${gateway.ref.name}: ${confirmed.reason}`, snapshot);
       }
       if (!isFailed(snapshot)) {
         // Succeeded, yet the VM list disagrees with the capacity: read again rather than report either number.

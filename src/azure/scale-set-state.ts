@@ -1,6 +1,7 @@
-// What a read of a scale set means: busy (another write holds it), Failed (a write Azure accepted could not
-// complete), suspicious (no plan may be built on it), confirmed (Azure did what the model says). Each rule lives
-// here and nowhere else; the harness (execute-op.ts) and the server-group read call them.
+// What a read of a scale set means: its kind (orchestration, upgrade policy, repairs, Spot), busy (another write
+// holds it), Failed (a write Azure accepted could not complete), suspicious (no plan may be built on it), confirmed
+// (Azure did what the model says). Each rule lives here and nowhere else; the harness (execute-op.ts), the gateway's
+// reads and the server-group read call them.
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
 
 /** The parts of a read these rules look at (a ScaleSetSnapshot, or a recorded response). */
@@ -10,6 +11,32 @@ export interface ScaleSetRead {
 }
 
 const lower = (s: string | undefined) => (s ?? "").toLowerCase();
+
+export type Orchestration = "Uniform" | "Flexible";
+export type UpgradeMode = "Manual" | "Rolling" | "Automatic";
+
+export interface ScaleSetKind {
+  orchestration: Orchestration;
+  upgrade: UpgradeMode;
+  /** automaticRepairsPolicy.enabled: Azure replaces instances it finds unhealthy. */
+  repairs: boolean;
+  /** virtualMachineProfile.priority Spot: Azure may evict (deallocate) an instance at any time. */
+  spot: boolean;
+}
+
+/**
+ * The kind as Azure reports it. A scale set that names no orchestration mode is Uniform (the REST API's default
+ * when a create omits it; the CLI and the portal ask for Flexible explicitly); no upgrade policy is Manual.
+ */
+export function kindOf(vmss: VirtualMachineScaleSet): ScaleSetKind {
+  const upgrade = lower(vmss.upgradePolicy?.mode);
+  return {
+    orchestration: lower(vmss.orchestrationMode) === "flexible" ? "Flexible" : "Uniform",
+    upgrade: upgrade === "rolling" ? "Rolling" : upgrade === "automatic" ? "Automatic" : "Manual",
+    repairs: vmss.automaticRepairsPolicy?.enabled === true,
+    spot: lower(vmss.virtualMachineProfile?.priority) === "spot",
+  };
+}
 
 /**
  * Provisioning states in which Azure refuses writes with 409 ConflictingConcurrentWriteNotAllowed: a write holds
@@ -36,8 +63,23 @@ export function isFailed(read: ScaleSetRead): boolean {
  */
 const NOT_RUNNING_VM_STATES = new Set(["creating", "deleting", "failed"]);
 
+/**
+ * Running means Azure says it runs: not being created, deleted, or Failed, and, when Azure listed the VM's instance
+ * view, in PowerState/running. A Spot VM Azure evicted stays listed and Succeeded, deallocated: it serves nothing.
+ */
 export function isRunningInstance(vm: VirtualMachineScaleSetVM): boolean {
-  return !NOT_RUNNING_VM_STATES.has(lower(vm.provisioningState));
+  if (NOT_RUNNING_VM_STATES.has(lower(vm.provisioningState))) return false;
+  return vm.instanceView === undefined || powerState(vm) === "running";
+}
+
+/** VMs Azure lists as provisioned that do not run: deallocated (a Spot eviction) or stopped. Needs the instance view. */
+export function stoppedInstances(read: ScaleSetRead): VirtualMachineScaleSetVM[] {
+  return (read.vms ?? []).filter((vm) => !NOT_RUNNING_VM_STATES.has(lower(vm.provisioningState)) && !isRunningInstance(vm));
+}
+
+/** "instance(s) 0 (deallocated), 3 (stopped)": how a history line names them. */
+export function describeStopped(vms: VirtualMachineScaleSetVM[]): string {
+  return vms.map((vm) => `${vm.instanceId} (${powerState(vm) ?? "no power state"})`).join(", ");
 }
 
 /** "running", "stopped", "deallocated", … from the instance view's PowerState/… status, when Azure listed one. */
@@ -89,7 +131,10 @@ export function confirmation(read: ScaleSetRead): Confirmation {
   }
   if (!read.vms) return { confirmed: false, instances, reason: "the VMs were not listed" };
   if (instances !== capacity) {
-    return { confirmed: false, instances, reason: `capacity ${capacity}, but Azure lists ${instances} running instance(s)` };
+    const stopped = stoppedInstances(read);
+    // Azure counts an evicted Spot VM in the capacity while it does not run: say which, never count it as running.
+    const why = stopped.length > 0 ? `; not running: instance(s) ${describeStopped(stopped)}${kindOf(read.vmss).spot ? " (Spot: evicted by Azure)" : ""}` : "";
+    return { confirmed: false, instances, reason: `capacity ${capacity}, but Azure lists ${instances} running instance(s)${why}` };
   }
   return { confirmed: true, instances };
 }

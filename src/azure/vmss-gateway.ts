@@ -10,6 +10,7 @@ import { OperationError, REGION_MISMATCH } from "./arm-failure.ts";
 import { observeArmResponses } from "./arm-observer.ts";
 import { resumeLongRunning, runLongRunning } from "./long-running.ts";
 import { parseRemainingHeader } from "./rate-limit-budget.ts";
+import { kindOf } from "./scale-set-state.ts";
 
 export interface ScaleSetRef {
   account: string;
@@ -26,6 +27,20 @@ export interface ScaleSetSnapshot {
   vms?: VirtualMachineScaleSetVM[];
   /** The smallest x-ms-ratelimit-remaining-resource count on the GET's response: what is left of the read budget. */
   remainingReads?: number;
+  /** Upgrade policy Rolling, with the VMs: Azure's latest rolling upgrade (GET …/rollingUpgrades/latest), if it had one. */
+  rollout?: RolloutStatus;
+  /** Automatic repairs enabled, with the VMs: the AutomaticRepairs service's state (Running, Suspended, NotRunning). */
+  repairs?: string;
+}
+
+/** Azure's latest rolling upgrade, as far as a plan needs it. */
+export interface RolloutStatus {
+  /** RollingForward, RollingBack, Cancelled, Completed, Faulted. */
+  code: string;
+  /** Azure's error, when it stopped or failed the rollout. */
+  error?: string;
+  /** Instances moved, failed, still to go. */
+  progress?: { successful: number; failed: number; pending: number };
 }
 
 /** A write the planner asks for, as data: the harness runs it, and a checkpoint can name it. */
@@ -33,6 +48,8 @@ export type WriteStep =
   | { kind: "update"; summary: string; patch: VirtualMachineScaleSetUpdate }
   | { kind: "manualUpgrade"; summary: string; instanceIds: string[] }
   | { kind: "deleteInstances"; summary: string; instanceIds: string[] }
+  /** Suspends or resumes the scale set's automatic repairs (setOrchestrationServiceState, AutomaticRepairs). */
+  | { kind: "repairs"; summary: string; action: "Suspend" | "Resume" }
   /** Deletes the whole scale set. */
   | { kind: "delete"; summary: string }
   /** Creates the scale set with this model: PUT with If-None-Match: *, so it never replaces one that exists. */
@@ -67,7 +84,8 @@ export type WriteGuard = { ifMatch: string | undefined } | { ifNoneMatch: "*" } 
  * carry If-Match with the ETag of the read they were planned on: planned on a stale read, they get 412 and the next
  * attempt re-reads. A create carries If-None-Match: *, so it never replaces a scale set, ours or another's. The
  * instance POSTs can carry none (the API takes none): a stale plan shows as a 400 about its instance ids instead
- * (staleInstancesAsPrecondition).
+ * (staleInstancesAsPrecondition). Suspending or resuming automatic repairs takes none either, and needs none: it
+ * changes no model, and the plan made on the read it follows asks for it only in the state it moves from.
  */
 export function guardOf(kind: WriteStep["kind"], etag: string | undefined): WriteGuard {
   switch (kind) {
@@ -78,6 +96,7 @@ export function guardOf(kind: WriteStep["kind"], etag: string | undefined): Writ
       return { ifNoneMatch: "*" };
     case "manualUpgrade":
     case "deleteInstances":
+    case "repairs":
       return { none: true };
   }
 }
@@ -175,14 +194,17 @@ export class VmssGateway implements ScaleSetGateway {
       throw new OperationError(REGION_MISMATCH, `scale set ${this.ref.name} is in ${vmss.location}, not in ${this.ref.region}`);
     }
     const snapshot: ScaleSetSnapshot = { vmss, etag: vmss.etag, ...(budget.remaining !== undefined ? { remainingReads: budget.remaining } : {}) };
-    if (options.withInstances) snapshot.vms = await this.listInstances(options.signal);
+    if (options.withInstances) {
+      snapshot.vms = await this.listInstances(options.signal);
+      Object.assign(snapshot, await this.#featureState(vmss, options.signal));
+    }
     this.#observer?.onRead(this.ref, snapshot, readAt);
     return snapshot;
   }
 
   async withInstances(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot> {
     const readAt = Date.now();
-    const complete = { ...snapshot, vms: await this.listInstances(signal) };
+    const complete = { ...snapshot, vms: await this.listInstances(signal), ...(await this.#featureState(snapshot.vmss, signal)) };
     // A full read, as the read cache keeps them: the scale set was read just before its VMs.
     this.#observer?.onRead(this.ref, complete, readAt);
     return complete;
@@ -206,6 +228,37 @@ export class VmssGateway implements ScaleSetGateway {
       throw err;
     }
     return vms;
+  }
+
+  /**
+   * What a plan on this kind of scale set needs besides its VMs (scale-set-kinds.ts): a Rolling set's latest rolling
+   * upgrade, the state of automatic repairs where they are enabled. Read only for those kinds: a Manual set without
+   * repairs costs no extra call.
+   */
+  async #featureState(vmss: VirtualMachineScaleSet, signal?: AbortSignal): Promise<Pick<ScaleSetSnapshot, "rollout" | "repairs">> {
+    const out: Pick<ScaleSetSnapshot, "rollout" | "repairs"> = {};
+    const { resourceGroup, name } = this.ref;
+    const kind = kindOf(vmss);
+    if (kind.upgrade === "Rolling") {
+      try {
+        const latest = await this.client.virtualMachineScaleSetRollingUpgrades.getLatest(resourceGroup, name, { abortSignal: signal });
+        const p = latest.progress;
+        out.rollout = {
+          code: latest.runningStatus?.code ?? "Unknown",
+          ...(latest.error?.message || latest.error?.code ? { error: [latest.error.code, latest.error.message].filter(Boolean).join(": ") } : {}),
+          ...(p ? { progress: { successful: p.successfulInstanceCount ?? 0, failed: p.failedInstanceCount ?? 0, pending: (p.pendingInstanceCount ?? 0) + (p.inProgressInstanceCount ?? 0) } } : {}),
+        };
+      } catch (err) {
+        // 404: the scale set never had a rolling upgrade. Anything else is a failed read, judged as one.
+        if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+      }
+    }
+    if (kind.repairs) {
+      const view = await this.client.virtualMachineScaleSets.getInstanceView(resourceGroup, name, { abortSignal: signal });
+      const service = view.orchestrationServices?.find((s) => (s.serviceName ?? "").toLowerCase() === "automaticrepairs");
+      out.repairs = service?.serviceState ?? "NotRunning";
+    }
+    return out;
   }
 
   /**
@@ -238,6 +291,9 @@ export class VmssGateway implements ScaleSetGateway {
       case "deleteInstances":
         await staleInstancesAsPrecondition(() => runLongRunning(() => vmss.deleteInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro));
         return undefined;
+      case "repairs":
+        await runLongRunning(() => vmss.setOrchestrationServiceState(resourceGroup, name, { serviceName: "AutomaticRepairs", action: step.action }, sdk), lro);
+        return undefined;
       case "delete":
         // The SDK's delete has no ifMatch option and the REST spec names none, so the header is added by hand: where
         // Azure honours it, a delete planned on a stale read gets 412 (re-read, re-plan) instead of going through.
@@ -260,6 +316,7 @@ export class VmssGateway implements ScaleSetGateway {
       update: vmss.update,
       manualUpgrade: vmss.updateInstances,
       deleteInstances: vmss.deleteInstances,
+      repairs: vmss.setOrchestrationServiceState,
       delete: vmss.delete,
       create: vmss.createOrUpdate,
     };

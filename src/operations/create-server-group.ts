@@ -35,6 +35,7 @@ import { isReady } from "./rolling-upgrade-model.ts";
 import { confirmation } from "../azure/scale-set-state.ts";
 import { disableServerGroup } from "./disable-server-group.ts";
 import { defineOperation, NAME_TAKEN, type LocatedDescription, type PrepareContext, type Prepared, type RunContext, type TaskOrigin } from "./operation.ts";
+import { refuseUnsupported } from "./scale-set-kinds.ts";
 import {
   disabledMode,
   recordedCapacity,
@@ -409,6 +410,7 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
     const src = ctx.accounts.resolve({ credentials: s.account, region: s.region, serverGroupName: s.serverGroupName, ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}) });
     if (!src.ok) throw invalid(src.problems, "source.");
     const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal });
+    refuseUnsupported("cloneServerGroup", read.vmss, src.ref.name); // a kind the copy could not be made of, before any write
     source = { model: read.vmss, pools: sourcePools(read.vmss, src.ref) };
     ctx.log(`copying the model of ${src.ref.name} (${src.ref.resourceGroup}, ${src.ref.region})`);
   } else {

@@ -1,9 +1,11 @@
 // disableServerGroup: take a scale set out of traffic. Its backend pools are removed from the network profile and
 // recorded in tags on the scale set, so enable restores exactly those; under a Manual upgrade policy the change is
-// rolled out to the VMs. A scale set without pools is scaled to 0 and its capacity recorded instead.
+// rolled out to the VMs, under Rolling and Automatic it is done once Azure's own rollout reached every VM. A scale
+// set without pools is scaled to 0 and its capacity recorded instead.
 import { Type } from "@sinclair/typebox";
 import { InstanceCount, serverGroupFields, type FieldProblem } from "./description.ts";
 import { defineOperation } from "./operation.ts";
+import { azureRolloutStep, azureRollsModelChanges } from "./scale-set-kinds.ts";
 import {
   capacityOf,
   disabledMode,
@@ -47,6 +49,8 @@ export const disableServerGroup = defineOperation({
   describe: (d) => `disable ${d.serverGroupName}`,
   planner: (_d, target) => ({
     readsInstances: true,
+    // An evicted Spot VM keeps no traffic either: reported, and no reason to leave the scale set in traffic.
+    acceptsStopped: true,
     plan(snapshot) {
       const { vmss } = snapshot;
       const mode = disabledMode(vmss);
@@ -78,6 +82,11 @@ export const disableServerGroup = defineOperation({
       }
       if (mode === "capacity" && capacityOf(vmss) > 0) {
         return { kind: "update", summary: `scaled up while disabled: scale ${capacityOf(vmss)} → 0 again`, patch: { sku: { ...vmss.sku, capacity: 0 } } };
+      }
+      if (mode === "pools" && azureRollsModelChanges(vmss)) {
+        // Azure rolls the change out itself: out of traffic only once every instance took it.
+        const rollout = azureRolloutStep(snapshot, vmsBehindModel(snapshot), "the removal of the backend pools", target.name);
+        if (rollout) return rollout;
       }
       const behind = mode === "pools" && isManualUpgrade(vmss) ? vmsBehindModel(snapshot) : [];
       if (behind.length > 0) {

@@ -1,9 +1,11 @@
 // enableServerGroup: the reverse of disable. Restores the recorded backend pools (and rolls them out under a
-// Manual upgrade policy), or the recorded capacity when disable had scaled the set to 0.
+// Manual upgrade policy; under Rolling and Automatic it is done once Azure's own rollout reached every VM), or the
+// recorded capacity when disable had scaled the set to 0.
 import { Type } from "@sinclair/typebox";
 import { OperationError } from "../azure/arm-failure.ts";
 import { serverGroupFields } from "./description.ts";
 import { defineOperation } from "./operation.ts";
+import { azureRolloutStep, azureRollsModelChanges } from "./scale-set-kinds.ts";
 import {
   capacityOf,
   disabledMode,
@@ -33,6 +35,7 @@ export const enableServerGroup = defineOperation({
   describe: (d) => `enable ${d.serverGroupName}`,
   planner: (_d, target) => ({
     readsInstances: true,
+    acceptsStopped: true,
     plan(snapshot) {
       const { vmss } = snapshot;
       const mode = disabledMode(vmss);
@@ -64,6 +67,10 @@ export const enableServerGroup = defineOperation({
           summary: `restore capacity ${now} → ${restore}`,
           patch: { sku: { ...vmss.sku, capacity: restore }, tags: withoutDisabledRecord(vmss.tags) },
         };
+      }
+      if (azureRollsModelChanges(vmss) && trafficPools(vmss).length > 0) {
+        const rollout = azureRolloutStep(snapshot, vmsBehindModel(snapshot), "the restored backend pools", target.name);
+        if (rollout) return rollout;
       }
       const behind = isManualUpgrade(vmss) && trafficPools(vmss).length > 0 ? vmsBehindModel(snapshot) : [];
       if (behind.length > 0) {

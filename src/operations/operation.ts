@@ -6,6 +6,7 @@ import type { AccountRegistry } from "../azure/accounts.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import type { FieldProblem, ServerGroupLocator } from "./description.ts";
 import type { OperationResult } from "./server-group-state.ts";
+import { kindGuard } from "./scale-set-kinds.ts";
 
 export interface OperationDefinition<S extends TObject = TObject, R extends OperationResult = OperationResult> {
   /** Clouddriver's operation name: the key in POST /azure/ops bodies and the last segment of /azure/ops/{name}. */
@@ -60,9 +61,13 @@ export interface RunContext {
   memory?: unknown;
 }
 
-/** Keeps each operation file's types exact while the registry holds them side by side. */
+/**
+ * Keeps each operation file's types exact while the registry holds them side by side, and puts the table of
+ * supported scale-set kinds (scale-set-kinds.ts) in front of every planner: each plan is made only after it.
+ */
 export function defineOperation<S extends TObject, R extends OperationResult>(definition: OperationDefinition<S, R>): OperationDefinition<S, R> {
-  return definition;
+  const planner = definition.planner;
+  return { ...definition, planner: (description, target, run) => kindGuard(definition.name, planner(description, target, run), target, run?.origin.taskId) };
 }
 
 export type AnyOperation = OperationDefinition<TObject, OperationResult> & { schema: TObject };

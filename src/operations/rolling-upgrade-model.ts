@@ -3,7 +3,7 @@
 // VM list. Pure: a description and a read in, a patch, tags or instance views out.
 import { createHash } from "node:crypto";
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetUpdate, VirtualMachineScaleSetVM } from "@azure/arm-compute";
-import { powerState } from "../azure/scale-set-state.ts";
+import { isRunningInstance } from "../azure/scale-set-state.ts";
 import type { UpgradeInstance } from "./rolling-upgrade-plan.ts";
 import { disabledBy, servesTraffic, trafficPools, vmTrafficPools, type Tags } from "./server-group-state.ts";
 
@@ -78,9 +78,8 @@ export function scaleSetInTraffic(vmss: VirtualMachineScaleSet): boolean {
  * lists none, running is all Azure can tell).
  */
 export function isReady(vm: VirtualMachineScaleSetVM, inTraffic: boolean): boolean {
-  if ((vm.provisioningState ?? "").toLowerCase() !== "succeeded") return false;
-  const power = powerState(vm);
-  if (power !== undefined && power !== "running") return false;
+  // Running as scale-set-state.ts decides it: an evicted Spot VM is Succeeded and deallocated, not ready.
+  if ((vm.provisioningState ?? "").toLowerCase() !== "succeeded" || !isRunningInstance(vm)) return false;
   if (!inTraffic) return true;
   const pools = vmTrafficPools(vm);
   if (pools !== undefined && !servesTraffic(pools)) return false;

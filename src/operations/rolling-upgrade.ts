@@ -2,7 +2,8 @@
 // instances in batches: surge above the desired count (maxSurge), remove old instances only once their replacements
 // are ready (or within maxUnavailable), in Cluster API Provider Azure's order. Every step is planned on a fresh read
 // (rolling-upgrade-plan.ts), so a restart resumes the batch it was in and never surges twice. Scale sets whose
-// upgrade policy lets Azure update instances itself (Rolling, Automatic) are refused before anything is written.
+// upgrade policy lets Azure update instances itself (Rolling, Automatic) are refused before anything is written
+// (the table in scale-set-kinds.ts).
 import { Type, type Static } from "@sinclair/typebox";
 import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import { OperationError } from "../azure/arm-failure.ts";
@@ -108,26 +109,6 @@ function changeOf(d: RollingUpgradeDescription): ModelChange {
   };
 }
 
-/**
- * Rolling and Automatic policies make Azure update the instances itself when the model changes: a surge could not
- * protect capacity then. Refused before anything is written.
- */
-function refuseAzureManagedUpgrades(vmss: VirtualMachineScaleSet, name: string): void {
-  const mode = (vmss.upgradePolicy?.mode ?? "Manual").toLowerCase();
-  if (mode === "rolling") {
-    throw new OperationError(
-      "RollingUpgradePolicy",
-      `${name} has upgrade policy Rolling: Azure replaces its instances itself when the model changes. Use Azure's rolling upgrade instead (its rollingUpgradePolicy has maxSurge and maxBatchInstancePercent; change the model, then POST …/osRollingUpgrade or run az vmss rolling-upgrade start), or set the policy to Manual to use rollingUpgrade`,
-    );
-  }
-  if (mode === "automatic") {
-    throw new OperationError(
-      "AutomaticUpgradePolicy",
-      `${name} has upgrade policy Automatic: Azure would update every instance at once when the model changes, so no surge could keep capacity; set the policy to Manual to use rollingUpgrade`,
-    );
-  }
-}
-
 const live = (vm: UpgradeInstance) => !["failed", "deleting"].includes(vm.state.toLowerCase());
 const ids = (list: string[]) => list.join(", ");
 
@@ -220,7 +201,6 @@ export function rollingUpgradePlanner(d: RollingUpgradeDescription, target: Scal
 
   function plan(snapshot: ScaleSetSnapshot): PlannedStep {
     const { vmss } = snapshot;
-    refuseAzureManagedUpgrades(vmss, target.name);
     // An upgrade under way keeps the desired count it recorded (the capacity now may include its surge).
     const desired = recordedDesired(vmss) ?? capacityOf(vmss);
     if (vmss.tags?.[TAG_UPGRADE_MODEL] !== hash) {

@@ -7,7 +7,7 @@ import type {
   VirtualMachineScaleSetVM,
 } from "@azure/arm-compute";
 import { OperationError } from "../azure/arm-failure.ts";
-import { confirmation } from "../azure/scale-set-state.ts";
+import { confirmation, kindOf } from "../azure/scale-set-state.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import type { Capacity } from "./description.ts";
 
@@ -245,7 +245,7 @@ export function readCapacityRecord(vmss: VirtualMachineScaleSet): number | undef
 // ---- rolling a network change out to the VMs ----
 
 export function isManualUpgrade(vmss: VirtualMachineScaleSet): boolean {
-  return (vmss.upgradePolicy?.mode ?? "Manual").toLowerCase() === "manual";
+  return kindOf(vmss).upgrade === "Manual";
 }
 
 /**
@@ -344,6 +344,10 @@ export function describeResult(result: OperationResult): string {
   const { capacity } = result;
   if (result.type === "createdServerGroup") {
     return `created ${result.serverGroupName}: capacity ${capacity.desired} (min ${capacity.min}, max ${capacity.max}), ${result.instanceCount ?? 0} instance(s) running, ${result.disabled ? "out of traffic" : "in traffic"}, as Azure confirmed`;
+  }
+  if (result.confirmed === false) {
+    // Not confirmed (an evicted Spot VM is listed but does not run): the count is what runs, not the model's.
+    return `${result.serverGroupName} has ${capacity.desired} instance(s) running of capacity ${result.requestedCapacity} (min ${capacity.min}, max ${capacity.max})${result.disabled ? ", disabled" : ""}, as Azure lists them`;
   }
   return `${result.serverGroupName} has capacity ${capacity.desired} (min ${capacity.min}, max ${capacity.max})${result.disabled ? ", disabled" : ""}, as Azure confirmed`;
 }

@@ -1,5 +1,5 @@
 // terminateInstances: delete named instances with deleteInstances. Those already gone or being deleted are skipped;
-// a batch that would take the scale set below its recorded min is refused; the capacity reported comes from a read
+// a batch that would take the scale set below its recorded min, or that names a protected instance, is refused; the capacity reported comes from a read
 // made after Azure completed the delete, never from arithmetic on what was asked.
 import { Type } from "@sinclair/typebox";
 import { OperationError } from "../azure/arm-failure.ts";
@@ -7,6 +7,7 @@ import type { ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { serverGroupFields, type FieldProblem } from "./description.ts";
 import { defineOperation } from "./operation.ts";
+import { refuseProtected } from "./scale-set-kinds.ts";
 import { capacityOf, recordedMin, serverGroupResult, type ServerGroupResult } from "./server-group-state.ts";
 
 export const InstanceIds = Type.Array(
@@ -29,6 +30,8 @@ export function terminatePlanner(instanceIds: string[], target: ScaleSetRef): Sc
   const wanted = new Set(instanceIds);
   return {
     readsInstances: true,
+    // Its goal is that these instances be gone: another one Azure evicted is reported, not a reason to fail.
+    acceptsStopped: true,
     plan(snapshot) {
       const vms = snapshot.vms ?? [];
       const live = vms.filter((vm) => vm.instanceId !== undefined && wanted.has(vm.instanceId) && (vm.provisioningState ?? "").toLowerCase() !== "deleting");
@@ -39,6 +42,8 @@ export function terminatePlanner(instanceIds: string[], target: ScaleSetRef): Sc
           summary: deleting > 0 ? `instance(s) still listed are being deleted already; capacity ${capacityOf(snapshot.vmss)}` : `none of ${instanceIds.join(", ")} exists (deleted already, or never created); capacity ${capacityOf(snapshot.vmss)}`,
         };
       }
+      // A protected instance is refused before anything is written, the whole batch with it.
+      refuseProtected(live, target.name);
       const capacity = capacityOf(snapshot.vmss);
       const min = recordedMin(snapshot.vmss);
       if (min !== undefined && capacity - live.length < min) {

@@ -24,6 +24,7 @@ import { renderInstanceView } from "./health-probe.ts";
 import { networkArmRoutes, vmHealth } from "./network/network-routes.ts";
 import { keyVaultRoutes } from "./keyvault/secrets.ts";
 import { header, parseJsonBody, send, type RequestContext } from "./http.ts";
+import { getLatestRollingUpgrade, orchestrationServicesOf, setOrchestrationServiceState } from "./kinds.ts";
 import { isObject, mergePatch, type JsonObject } from "./json.ts";
 import { validateModel } from "./limits.ts";
 import { checkScaleSetRules, withCreateDefaults } from "./scale-set-rules.ts";
@@ -73,6 +74,8 @@ export function buildArmRouter(): Router<Route> {
     ["POST", `${VMSS}/:name/delete`, { handler: (ctx, sim, params) => instanceAction(ctx, sim, params, "deleteInstances"), charge: charged("POST", "VMScaleSetActions") }],
     ["POST", `${VMSS}/:name/manualupgrade`, { handler: (ctx, sim, params) => instanceAction(ctx, sim, params, "updateInstances"), charge: charged("POST", "VMScaleSetActions") }],
     ["GET", `${VMSS}/:name/instanceView`, { handler: getScaleSetInstanceView, charge: charged("GET", "GetVMScaleSet", perScaleSet) }],
+    ["GET", `${VMSS}/:name/rollingUpgrades/latest`, { handler: getLatestRollingUpgrade, charge: charged("GET", "GetVMScaleSet", perScaleSet) }],
+    ["POST", `${VMSS}/:name/setOrchestrationServiceState`, { handler: setOrchestrationServiceState, charge: charged("POST", "VMScaleSetActions") }],
     ["GET", `${VMSS}/:name/virtualMachines/:instanceId/instanceView`, { handler: getVmInstanceView, charge: charged("GET", "GetVMScaleSetVM", perVm) }],
     // poweroff[4]: a scale set's power action reports the subscription bucket of DeleteVMScaleSet (a VM's: not recorded)
     ...Object.entries(POWER_ACTION_VERBS).flatMap(([verb, action]): [string, string, Route][] => [
@@ -154,17 +157,18 @@ function checkWriteInFlight(sim: SimulatorContext, ss: ScaleSet | undefined): vo
 }
 
 /** Consumes the operation faults (failOperation, allocationFailed, preemptOperation) for a write being accepted. */
-function takeOperationFaults(ctx: RequestContext, sim: SimulatorContext, addsVms: boolean): Pick<OperationSpec, "failWith" | "allocatable" | "preempt"> {
-  const out: Pick<OperationSpec, "failWith" | "allocatable" | "preempt"> = {};
-  const failure = sim.faults.take(ctx.method, ctx.pathname, ["failOperation"]);
+function takeOperationFaults(ctx: RequestContext, sim: SimulatorContext, addsVms: boolean): Pick<OperationSpec, "failWith" | "allocatable" | "preempt" | "stopRollout"> {
+  const out: Pick<OperationSpec, "failWith" | "allocatable" | "preempt" | "stopRollout"> = {};
+  const failure = sim.faults.take(ctx.method, ctx.pathname, ["failOperation", "failRollout"]);
   if (failure) {
+    if (failure.action === "failRollout") out.stopRollout = true;
     const failWith: OperationFailure = {
       code: failure.code ?? "InternalExecutionError",
       message: failure.message ?? `Injected by the simulator: ${failure.code ?? "InternalExecutionError"}.`,
       ...(failure.status !== undefined ? { status: failure.status } : {}),
     };
     out.failWith = failWith;
-    if (ctx.call) ctx.call.fault = "failOperation";
+    if (ctx.call) ctx.call.fault = failure.action;
   }
   if (addsVms) {
     const allocation = sim.faults.take(ctx.method, ctx.pathname, ["allocationFailed"]);
@@ -420,7 +424,8 @@ function instanceAction(ctx: RequestContext, sim: SimulatorContext, params: Rout
 // ---- instance views and power actions ----
 
 const getScaleSetInstanceView: Handler = (ctx, sim, params) => {
-  send(ctx, 200, renderScaleSetInstanceView(requireScaleSet(sim, params)));
+  const ss = requireScaleSet(sim, params);
+  send(ctx, 200, { ...renderScaleSetInstanceView(ss), ...orchestrationServicesOf(ss) });
 };
 
 function requireVm(sim: SimulatorContext, params: RouteParams): { ss: ScaleSet; vm: Vm } {

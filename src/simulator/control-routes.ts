@@ -7,6 +7,7 @@ import { isObject, type JsonObject } from "./json.ts";
 import { MAX_CAPACITY, MIN_CAPACITY, normalizeUpgradeMode, validateTags, type UpgradeMode } from "./limits.ts";
 import { Router } from "./router.ts";
 import { putScaleSet, seedDemo, DEMO_LOCATION } from "./seed.ts";
+import { addKindControlRoutes } from "./kinds.ts";
 import type { Operation } from "./lro.ts";
 import { renderInstanceView } from "./health-probe.ts";
 import { addNetworkControlRoutes, resetNetwork, vmHealth } from "./network/network-routes.ts";
@@ -241,5 +242,5 @@ export function buildControlRouter(): Router<Route> {
       sim.state.deleteScaleSetNow(requireScaleSet(sim, params.resourceGroup, params.name));
       send(ctx, 204);
     });
-  return addNetworkControlRoutes(routes, P).map((handler): Route => ({ handler }));
+  return addKindControlRoutes(addNetworkControlRoutes(routes, P), P).map((handler): Route => ({ handler }));
 }

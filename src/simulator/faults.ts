@@ -2,11 +2,13 @@
 // with an error (respond), have their long-running operation fail (failOperation), get fewer VMs than they ask for
 // (allocationFailed), are preempted halfway by another writer's write (preemptOperation), lose their connection
 // (dropConnection), or find the scale set changed by another writer just before they are handled (outOfBandChange).
+// Kinds (kinds.ts): a Rolling set's rollout that Azure stops halfway (failRollout), Spot VMs evicted just before the
+// request is handled (evictSpot).
 import { randomUUID } from "node:crypto";
 import { isObject } from "./json.ts";
 import { MAX_CAPACITY, MIN_CAPACITY, validateTags } from "./limits.ts";
 
-export const FAULT_ACTIONS = ["respond", "failOperation", "allocationFailed", "preemptOperation", "dropConnection", "outOfBandChange"] as const;
+export const FAULT_ACTIONS = ["respond", "failOperation", "allocationFailed", "preemptOperation", "dropConnection", "outOfBandChange", "failRollout", "evictSpot"] as const;
 export type FaultAction = (typeof FAULT_ACTIONS)[number];
 
 /** An out-of-band change, as `PATCH /_sim/scaleSets/{rg}/{name}` takes it: tags merge (null removes one). */
@@ -38,6 +40,8 @@ export interface Fault {
   change?: ScaleSetChange;
   /** allocationFailed: how many of the VMs the write creates can still be allocated (default 0); the rest end Failed. */
   allocatable?: number;
+  /** evictSpot: how many running Spot VMs Azure evicts (default 1). */
+  evictions?: number;
   /** Matches left; the fault is removed when it reaches 0. */
   count: number;
   createdAt: number;
@@ -47,7 +51,7 @@ export class FaultValidationError extends Error {
   override name = "FaultValidationError";
 }
 
-const KNOWN_KEYS = new Set(["action", "method", "pathContains", "status", "code", "message", "count", "retryAfterSeconds", "change", "allocatable"]);
+const KNOWN_KEYS = new Set(["action", "method", "pathContains", "status", "code", "message", "count", "retryAfterSeconds", "change", "allocatable", "evictions"]);
 
 function isInt(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value);
@@ -87,6 +91,11 @@ export function parseFault(body: unknown, now: number): Fault {
     if (action !== "allocationFailed") throw new FaultValidationError('"allocatable" is only for action "allocationFailed"');
     if (!isInt(allocatable) || allocatable < 0 || allocatable > 1000) throw new FaultValidationError('"allocatable" must be a whole number from 0 to 1000');
   }
+  const evictions = body.evictions;
+  if (evictions !== undefined) {
+    if (action !== "evictSpot") throw new FaultValidationError('"evictions" is only for action "evictSpot"');
+    if (!isInt(evictions) || evictions < 1 || evictions > 1000) throw new FaultValidationError('"evictions" must be a whole number from 1 to 1000');
+  }
   let change: ScaleSetChange | undefined;
   if (action === "preemptOperation" && body.change !== undefined) {
     try {
@@ -114,6 +123,7 @@ export function parseFault(body: unknown, now: number): Fault {
     ...(retryAfterSeconds !== undefined ? { retryAfterSeconds: retryAfterSeconds as number } : {}),
     ...(change !== undefined ? { change } : {}),
     ...(allocatable !== undefined ? { allocatable: allocatable as number } : {}),
+    ...(evictions !== undefined ? { evictions: evictions as number } : {}),
     count: count as number,
     createdAt: now,
   };

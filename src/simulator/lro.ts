@@ -59,5 +59,5 @@ export interface Operation {
   /** Power actions: each VM's power state before the action, restored if the operation fails. */
   powerBefore?: Record<string, PowerState>;
   /** Rolling upgrade policy: instance ids in the order they are moved to the new model, in batches. */
-  rolling?: { order: string[]; batchSize: number };
+  rolling?: { order: string[]; batchSize: number; stopAfterBatches?: number; failure?: OperationError };
 }

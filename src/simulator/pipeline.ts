@@ -1,6 +1,6 @@
 // How an ARM request is handled: a list of steps, each of which may answer it. Order matters:
 //
-//   out-of-band changes → faults → authentication → api-version → body size → throttling + dispatch
+//   out-of-band changes → Spot evictions → faults → authentication → api-version → body size → throttling + dispatch
 //
 // Throttling is charged by the dispatch step, to the policy the matched route names (one route table, arm-routes.ts);
 // the buckets live in throttling.ts.
@@ -8,6 +8,7 @@ import { checkApiVersion } from "./api-versions.ts";
 import { ArmError, authenticationInvalidFormat, authenticationMissing, methodNotAllowed, missingApiVersion, notSimulated, requestTooLarge, routeNotFound } from "./arm-errors.ts";
 import type { Route, SimulatorContext } from "./context.ts";
 import { faultMessage } from "./faults.ts";
+import { evictSpotVms } from "./kinds.ts";
 import { dropConnection, header, send, type RequestContext } from "./http.ts";
 import { validateTags } from "./limits.ts";
 import type { Router } from "./router.ts";
@@ -50,6 +51,18 @@ export const applyOutOfBandChanges: ArmStep = (ctx, sim) => {
   }
   sim.state.patchScaleSetNow(ss, fault.change, "outOfBandChange");
   if (ctx.call) ctx.call.fault = "outOfBandChange";
+  return false;
+};
+
+/** `evictSpot` faults: Azure evicts Spot VMs of the scale set the request addresses just before it is handled. */
+export const applyEvictions: ArmStep = (ctx, sim) => {
+  const match = SCALE_SET_PATH.exec(ctx.pathname);
+  if (!match) return false;
+  const fault = sim.faults.take(ctx.method, ctx.pathname, ["evictSpot"]);
+  if (!fault) return false;
+  const [subscriptionId, resourceGroup, name] = match.slice(1).map(decodeSegment);
+  const ss = sim.state.isSubscription(subscriptionId) ? sim.state.getScaleSet(resourceGroup, name) : undefined;
+  if (ss && evictSpotVms(ss, fault.evictions ?? 1).length > 0 && ctx.call) ctx.call.fault = "evictSpot";
   return false;
 };
 
@@ -111,7 +124,7 @@ export function dispatchTo(router: Router<Route>, unknownPath: "notFound" | "not
 }
 
 export function armPipeline(router: Router<Route>): ArmStep[] {
-  return [applyOutOfBandChanges, injectFaults, authenticate, requireApiVersion, limitBody, dispatchTo(router, "notSimulated")];
+  return [applyOutOfBandChanges, applyEvictions, injectFaults, authenticate, requireApiVersion, limitBody, dispatchTo(router, "notSimulated")];
 }
 
 /** Runs the steps until one answers; an ArmError thrown by a step becomes the ARM error response. */

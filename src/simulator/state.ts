@@ -13,6 +13,7 @@
 import { randomUUID } from "node:crypto";
 import type { ScaleSetChange } from "./faults.ts";
 import { clone, isObject, mergePatch, type JsonObject } from "./json.ts";
+import { advanceRollout, rolloutAfterWrite, startRollout } from "./rollout.ts";
 import { isPowerAction, powerStateAfter, powerStateDuring, type PowerState } from "./power-state.ts";
 import { ALLOCATION_FAILED_MESSAGE, PREEMPTED, type Operation, type OperationError, type OperationFailure, type OperationKind } from "./lro.ts";
 import { scaledMs, writeDurationOf, type SimulatorSettings, type WriteKind } from "./settings.ts";
@@ -42,6 +43,8 @@ export interface OperationSpec {
   failWith?: OperationFailure;
   allocatable?: number;
   preempt?: { afterFraction: number; change: ScaleSetChange };
+  /** failRollout fault: a Rolling set's rollout stops after half its batches and the write ends with failWith. */
+  stopRollout?: boolean;
   source?: VersionRecord["source"];
 }
 
@@ -254,6 +257,14 @@ export class SimState {
       case "createOrUpdate":
       case "update":
         this.#acceptModel(ss, spec.newModel ?? ss.model, op, now);
+        if (spec.stopRollout && op.rolling) {
+          op.rolling.stopAfterBatches = Math.floor(Math.ceil(op.rolling.order.length / op.rolling.batchSize) / 2);
+          // A rollout that outlives its write fails on its own; the write itself succeeds (rollout.ts).
+          if (rolloutAfterWrite(ss) && op.failWith) {
+            op.rolling.failure = { code: op.failWith.code, message: op.failWith.message };
+            delete op.failWith;
+          }
+        }
         break;
       case "deleteInstances": {
         const ids = spec.instanceIds ?? [];
@@ -321,7 +332,7 @@ export class SimState {
       try {
         if (preempt) this.#preemptByAnotherWriter(ss, op);
         else {
-          if (op.rolling) this.#advanceRolling(ss, op, at);
+          if (op.rolling && !rolloutAfterWrite(ss)) this.#advanceRolling(ss, op, at);
           this.#complete(op);
         }
       } finally {
@@ -330,7 +341,8 @@ export class SimState {
     }
     for (const ss of this.scaleSets.values()) {
       const op = ss.inFlight;
-      if (op?.rolling) this.#advanceRolling(ss, op, now);
+      advanceRollout(ss, now);
+      if (op?.rolling && !rolloutAfterWrite(ss)) this.#advanceRolling(ss, op, now);
     }
   }
 
@@ -384,7 +396,8 @@ export class SimState {
     const batches = Math.ceil(rolling.order.length / rolling.batchSize);
     if (batches === 0) return;
     const span = op.completesAt - op.startedAt;
-    const done = span <= 0 ? batches : Math.min(batches, Math.floor(((now - op.startedAt) / span) * batches));
+    const due = span <= 0 ? batches : Math.min(batches, Math.floor(((now - op.startedAt) / span) * batches));
+    const done = Math.min(due, rolling.stopAfterBatches ?? batches);
     const applied = currentApplied(ss);
     for (const id of rolling.order.slice(0, done * rolling.batchSize)) {
       const vm = ss.vms.get(id);
@@ -440,8 +453,11 @@ export class SimState {
     if (!failed && !isPowerAction(op.kind)) {
       const mode = upgradeModeOf(ss.model);
       const upgraded = op.kind === "updateInstances" ? new Set(op.instanceIds) : null;
+      // A rollout that outlives the write moves the VMs it names afterwards (rollout.ts).
+      const later = op.rolling && rolloutAfterWrite(ss) ? new Set(op.rolling.order) : null;
+      if (later) startRollout(ss, op, this.now(), op.completesAt - op.startedAt, op.rolling!.failure);
       for (const vm of ss.vms.values()) {
-        if (vm.provisioningState !== "Succeeded") continue;
+        if (vm.provisioningState !== "Succeeded" || later?.has(vm.instanceId)) continue;
         if (upgraded ? upgraded.has(vm.instanceId) : mode !== "Manual") {
           vm.applied = clone(applied);
           vm.latestModelApplied = true;

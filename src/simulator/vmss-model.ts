@@ -23,6 +23,8 @@ export interface Vm {
   runningSince?: number;
   /** The scale-set model as it was applied to this VM: what its NICs, disks and size really are. */
   applied: { skuName: string; profile: JsonObject };
+  /** Instance protection, as set on the VM (kinds.ts): rendered as the VM's protectionPolicy. */
+  protectionPolicy?: { protectFromScaleIn?: boolean; protectFromScaleSetActions?: boolean };
 }
 
 export interface ScaleSet {
@@ -232,6 +234,7 @@ export function renderVm(ss: ScaleSet, vm: Vm, instanceView?: JsonObject): JsonO
       networkProfileConfiguration: { networkInterfaceConfigurations: nics },
       provisioningState: vm.provisioningState,
       timeCreated: vm.timeCreated,
+      ...(vm.protectionPolicy ? { protectionPolicy: { ...vm.protectionPolicy } } : {}),
       ...(instanceView ? { instanceView } : {}),
     },
   };

@@ -152,8 +152,10 @@ export class TaskRun {
     const task = this.#task;
     const request = task.operations[index];
     const resume = task.checkpoint?.operationIndex === index ? task.checkpoint.inFlight : undefined;
-    // Between operations is a safe point; a write of this operation still in flight is followed first.
-    if (this.#cancel.aborted && !resume) throw new OperationCanceledError(`canceled before ${request.name}`, []);
+    // Between operations is a safe point; a write of this operation still in flight is followed first, and an
+    // operation a replica before this one had started ends in the harness, which undoes what it holds (repairs).
+    const started = task.checkpoint?.operationIndex === index;
+    if (this.#cancel.aborted && !resume && !started) throw new OperationCanceledError(`canceled before ${request.name}`, []);
     const op = operations.get(request.name);
     if (!op) throw new Error(`unknown operation ${request.name}`);
     const description = request.description as LocatedDescription;

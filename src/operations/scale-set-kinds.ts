@@ -1,0 +1,217 @@
+// Which kinds of scale set each operation supports, and why the others are refused: the one table. Every
+// operation consults it while planning on its fresh read (defineOperation wraps each planner with kindGuard), so an
+// operation either works on the scale set in front of it or refuses before it writes anything, saying why.
+//
+// A kind is what Azure reports on the scale set itself (kindOf, in scale-set-state.ts, where every reading of a scale
+// set is): its orchestration mode, its upgrade policy, automatic repairs, Spot priority. Per-instance features
+// (protection) are judged where the instances are chosen.
+import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
+import { OperationError } from "../azure/arm-failure.ts";
+import { isRunningInstance, kindOf, type ScaleSetKind } from "../azure/scale-set-state.ts";
+import type { PlannedStep, ScaleSetPlanner } from "../azure/execute-op.ts";
+import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
+import { withRepairsSuspended } from "./repairs-suspension.ts";
+import { isManualUpgrade } from "./server-group-state.ts";
+
+/** The operations the table speaks of (the registry's names). */
+export const KIND_OPERATIONS = [
+  "createServerGroup",
+  "cloneServerGroup",
+  "resizeServerGroup",
+  "scaleDown",
+  "terminateInstances",
+  "disableServerGroup",
+  "enableServerGroup",
+  "rollingUpgrade",
+  "destroyServerGroup",
+] as const;
+export type KindOperation = (typeof KIND_OPERATIONS)[number];
+
+/** One cell of the table: how the operation works on this kind, or why it is refused (the code names the refusal). */
+export type Support = { supported: true; how: string } | { supported: false; code: string; why: string };
+
+const ok = (how: string): Support => ({ supported: true, how });
+const refused = (code: string, why: string): Support => ({ supported: false, code, why });
+
+/**
+ * Flexible orchestration: its VMs are standalone virtual machines (named, each with its own NIC), not the numbered
+ * instances of a Uniform set. Every operation here is written against the Uniform API (the scale set's VM list by
+ * instance id, the scale-set-wide network profile, the instance POSTs), so on a Flexible set a disable would change a
+ * model that the existing NICs do not follow, and a terminate would name instances that do not exist.
+ */
+const FLEXIBLE = refused(
+  "FlexibleOrchestrationNotSupported",
+  "it uses Flexible orchestration: its VMs are standalone virtual machines with their own NICs, and this service acts only through the Uniform scale-set API (instance ids, the scale-set network profile, the instance actions); nothing was written. Use a Uniform scale set, or act on the Flexible one with Azure's own tools",
+);
+
+/** The table: operation × kind or feature. Uniform / Manual / no repairs / not Spot are the baseline every row supports. */
+export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Automatic" | "repairs" | "spot", Support>> = {
+  createServerGroup: {
+    Flexible: FLEXIBLE,
+    Rolling: ok("the new scale set takes the upgrade policy of its description"),
+    Automatic: ok("the new scale set takes the upgrade policy of its description"),
+    repairs: ok("created as described; confirmed when every instance runs"),
+    spot: ok("confirmed only from instances Azure reports running"),
+  },
+  cloneServerGroup: {
+    Flexible: FLEXIBLE,
+    Rolling: ok("the clone keeps its source's upgrade policy"),
+    Automatic: ok("the clone keeps its source's upgrade policy"),
+    repairs: ok("the clone keeps its source's repairs policy"),
+    spot: ok("confirmed only from instances Azure reports running"),
+  },
+  resizeServerGroup: {
+    Flexible: FLEXIBLE,
+    Rolling: ok("capacity change; new instances start on the current model"),
+    Automatic: ok("capacity change; new instances start on the current model"),
+    repairs: ok("capacity change; repairs go on (it takes nothing out of traffic)"),
+    spot: ok("confirmed only from instances Azure reports running; evicted (deallocated) instances are reported, and the result counts what runs"),
+  },
+  scaleDown: {
+    Flexible: FLEXIBLE,
+    Rolling: ok("capacity change"),
+    Automatic: ok("capacity change"),
+    repairs: ok("capacity change; repairs go on"),
+    spot: ok("confirmed only from instances Azure reports running"),
+  },
+  terminateInstances: {
+    Flexible: FLEXIBLE,
+    Rolling: ok("deleteInstances by instance id"),
+    Automatic: ok("deleteInstances by instance id"),
+    repairs: ok("deleteInstances by instance id"),
+    spot: ok("deleteInstances by instance id; evicted instances can be deleted; others evicted are reported and not counted as running"),
+  },
+  disableServerGroup: {
+    Flexible: FLEXIBLE,
+    Rolling: ok("backend pools removed from the model; done only when Azure's rolling upgrade has moved every instance (latestModelApplied, the rolling-upgrade status); a rollout Azure stops or fails fails the task with Azure's reason"),
+    Automatic: ok("backend pools removed from the model; done only when every instance runs the new model (latestModelApplied)"),
+    repairs: ok("automatic repairs suspended first (setOrchestrationServiceState Suspend) and resumed when the operation ends, also when it fails or is canceled; left suspended if someone else had suspended them"),
+    spot: ok("pools removed from the model and rolled out to the instances that run"),
+  },
+  enableServerGroup: {
+    Flexible: FLEXIBLE,
+    Rolling: ok("backend pools restored on the model; done only when Azure's rolling upgrade has moved every instance; a rollout Azure stops or fails fails the task"),
+    Automatic: ok("backend pools restored on the model; done only when every instance runs the new model"),
+    repairs: ok("repairs are not suspended (nothing leaves traffic)"),
+    spot: ok("pools restored and rolled out to the instances that run"),
+  },
+  rollingUpgrade: {
+    Flexible: FLEXIBLE,
+    Rolling: refused(
+      "RollingUpgradePolicy",
+      "it has upgrade policy Rolling: Azure replaces its instances itself when the model changes, so a surge could not protect capacity. Use Azure's rolling upgrade instead (its rollingUpgradePolicy has maxSurge and maxBatchInstancePercent; change the model, then POST …/osRollingUpgrade or run az vmss rolling-upgrade start), or set the policy to Manual to use rollingUpgrade",
+    ),
+    Automatic: refused(
+      "AutomaticUpgradePolicy",
+      "it has upgrade policy Automatic: Azure would update every instance at once when the model changes, so no surge could keep capacity; set the policy to Manual to use rollingUpgrade",
+    ),
+    repairs: ok("automatic repairs suspended while instances are replaced, resumed at the end (also on failure or cancel)"),
+    spot: ok("replaced in batches; evicted instances do not count as ready"),
+  },
+  destroyServerGroup: {
+    Flexible: FLEXIBLE,
+    Rolling: ok("DELETE of the scale set"),
+    Automatic: ok("DELETE of the scale set"),
+    repairs: ok("DELETE of the scale set"),
+    spot: ok("DELETE of the scale set"),
+  },
+};
+
+/** The cell that decides: the first refusal among the scale set's kind and features, if any. */
+export function supportFor(operation: KindOperation, kind: ScaleSetKind): Support | undefined {
+  const row = SUPPORT[operation];
+  const cells = [
+    kind.orchestration === "Flexible" ? row.Flexible : undefined,
+    kind.upgrade !== "Manual" ? row[kind.upgrade] : undefined,
+    kind.repairs ? row.repairs : undefined,
+    kind.spot ? row.spot : undefined,
+  ];
+  return cells.find((c) => c !== undefined && !c.supported);
+}
+
+function isKindOperation(name: string): name is KindOperation {
+  return (KIND_OPERATIONS as readonly string[]).includes(name);
+}
+
+/** Throws the refusal for this operation on this scale set, before any write is planned. */
+export function refuseUnsupported(operation: string, vmss: VirtualMachineScaleSet, name: string): void {
+  if (!isKindOperation(operation)) return;
+  const refusal = supportFor(operation, kindOf(vmss));
+  if (refusal && !refusal.supported) throw new OperationError(refusal.code, `${operation} refused on ${name}: ${refusal.why}`);
+}
+
+/**
+ * The planner with the table consulted on every fresh read, before the operation's own plan. A plan is made only on
+ * a read, so nothing was written when it refuses (a create's refusal comes after its own create: the read of what
+ * it made).
+ */
+export function kindGuard<R>(operation: string, planner: ScaleSetPlanner<R>, target: Pick<ScaleSetRef, "name">, taskId?: string): ScaleSetPlanner<R> {
+  // Automatic repairs are suspended around operations that take instances out of traffic or replace them; the
+  // suspension is marked with the task. A dry run (no task) plans the same steps, under a name it never writes.
+  const inner = SUSPENDS_REPAIRS.has(operation) ? withRepairsSuspended(planner, taskId ?? "(the task)") : planner;
+  return {
+    ...inner,
+    plan(snapshot) {
+      refuseUnsupported(operation, snapshot.vmss, target.name);
+      return inner.plan(snapshot);
+    },
+  };
+}
+
+// ---- features the planners act on ----
+
+/** Azure rolls a model change out itself (Rolling, Automatic): our manualupgrade is the wrong tool there. */
+export function azureRollsModelChanges(vmss: VirtualMachineScaleSet): boolean {
+  return !isManualUpgrade(vmss);
+}
+
+/** Rolling-upgrade states in which Azure has stopped rolling forward: it will not finish on its own. */
+const STOPPED_ROLLOUTS = new Set(["faulted", "cancelled", "rollingback"]);
+
+/**
+ * After a model change that Azure rolls out itself (Rolling, Automatic): wait while running instances are behind
+ * the model, fail with Azure's reason when its rolling upgrade stopped or failed, nothing (undefined) once every
+ * instance runs the model. `behind` are the instances not yet on it; `what` says what the change was.
+ */
+export function azureRolloutStep(snapshot: ScaleSetSnapshot, behindModel: string[], what: string, name: string): PlannedStep | undefined {
+  // A VM that does not run (a Spot VM Azure evicted) serves nothing and is not what a rollout waits on.
+  const running = new Set((snapshot.vms ?? []).filter(isRunningInstance).map((vm) => vm.instanceId));
+  const behind = behindModel.filter((id) => running.has(id));
+  if (behind.length === 0) return undefined;
+  const { upgrade } = kindOf(snapshot.vmss);
+  const rollout = snapshot.rollout;
+  if (rollout && STOPPED_ROLLOUTS.has(rollout.code.toLowerCase())) {
+    throw new OperationError(
+      "RolloutFailed",
+      `Azure's rolling upgrade of ${name} ended ${rollout.code}${rollout.error ? ` (${rollout.error})` : ""}: instance(s) ${behind.join(", ")} do not run the new model (${what}). Fix the cause, then run the operation again, or start Azure's rolling upgrade again`,
+    );
+  }
+  const progress = rollout?.progress ? `, Azure reports ${rollout.progress.successful} moved, ${rollout.progress.pending} to go` : "";
+  return { kind: "wait", summary: `waiting for Azure to roll ${what} out (upgrade policy ${upgrade}): instance(s) ${behind.join(", ")} not on the new model yet${progress}` };
+}
+
+/** Operations that take instances out of traffic or replace them: automatic repairs are suspended while they run. */
+export const SUSPENDS_REPAIRS: ReadonlySet<string> = new Set<KindOperation>(["disableServerGroup", "rollingUpgrade"]);
+
+/**
+ * Protected from what a terminate is: Uniform instance protection (protectFromScaleIn, protectFromScaleSetActions).
+ * Azure refuses to remove such an instance by a scale-set action; we refuse before asking.
+ */
+export function protectionOf(vm: VirtualMachineScaleSetVM): string | undefined {
+  const p = vm.protectionPolicy;
+  if (p?.protectFromScaleSetActions) return "protectFromScaleSetActions";
+  if (p?.protectFromScaleIn) return "protectFromScaleIn";
+  return undefined;
+}
+
+/** Throws when any of `vms` is protected: nothing of the batch is deleted. */
+export function refuseProtected(vms: VirtualMachineScaleSetVM[], name: string): void {
+  const named = vms.map((vm) => ({ id: vm.instanceId, protection: protectionOf(vm) })).filter((v) => v.protection !== undefined);
+  if (named.length === 0) return;
+  throw new OperationError(
+    "InstanceProtected",
+    `instance(s) ${named.map((v) => `${v.id} (${v.protection})`).join(", ")} of ${name} are protected: Azure does not remove a protected instance by a scale-set action; nothing was deleted. Remove the protection (protectionPolicy on the instance) first, or leave them out`,
+  );
+}
+
+export { kindOf, type ScaleSetKind };
