@@ -22,18 +22,31 @@ import { startSimulator } from "../src/simulator/simulator.ts";
 import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
 import { freePort, SIMULATOR_CA_FILE, startChildService, type ChildService } from "../test/helpers/child-service.ts";
 import { makespanChart } from "./chart.ts";
+import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
+import type { TaskStore } from "../src/tasks/task-store.ts";
+import { AZURE_ARM_BUDGETS, budgetFigures, chargeOf } from "../src/azure/arm-budget.ts";
 import { holdWaiters, WAITERS } from "./waiters.ts";
 
 const execFileAsync = promisify(execFile);
 const HERE = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const SMOKE = args.includes("--smoke");
+/** Only the fleet and the claim figures, merged into the results.json already in --out (a busy machine's shortcut). */
+const ONLY_FLEET = args.includes("--only-fleet");
 const OUT = args.includes("--out") ? args[args.indexOf("--out") + 1] : HERE;
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 const sizes = SMOKE
-  ? { D: 40, pollHint: 20, ks: [1, 2], cpuTasks: 6, sets: 4, perSet: 2, submissions: 20, readSeconds: 0.3, storeTasks: 50, startRounds: 1 }
-  : { D: 500, pollHint: 25, ks: [1, 5, 10, 20], cpuTasks: 300, sets: 1000, perSet: 5, submissions: 2000, readSeconds: 3, storeTasks: 10_000, startRounds: 3 };
+  ? { D: 40, pollHint: 20, ks: [1, 2], cpuTasks: 6, sets: 4, perSet: 2, submissions: 20, readSeconds: 0.3, storeTasks: 50, startRounds: 1, claimQueue: [10, 100], claimRounds: 3 }
+  : { D: 500, pollHint: 25, ks: [1, 5, 10, 20], cpuTasks: 300, sets: 1000, perSet: 5, submissions: 2000, readSeconds: 3, storeTasks: 10_000, startRounds: 3, claimQueue: [10, 10_000], claimRounds: 60 };
+/**
+ * The fleet: scale sets and operations in one subscription, 3 replicas on PostgreSQL, the simulator at Azure's
+ * throttling figures at a time scale chosen so that the subscription's budget bounds the run at about `boundS`
+ * seconds. FLEET_SETS / FLEET_OPS scale it down on a small machine (reported with the figures).
+ */
+const fleetSizes = SMOKE
+  ? { sets: 2, ops: 4, replicas: 2, boundS: 2 }
+  : { sets: Number(process.env.FLEET_SETS ?? 1000), ops: Number(process.env.FLEET_OPS ?? 5000), replicas: 3, boundS: Number(process.env.FLEET_BOUND_S ?? 90) };
 const THROUGHPUT_D = SMOKE ? 20 : 50;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -235,242 +248,419 @@ function cpuShare(): number {
   return (cpu.user + cpu.system) / 1000 / (performance.now() - t0);
 }
 
-const results: Record<string, unknown> = {};
-const shareAtStart = cpuShare();
-try {
-  log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB${SMOKE ? "; smoke sizes" : ""}`);
 
-  // 1 and 2: ordering makespans, one replica on SQLite and two on PostgreSQL.
-  await setWriteDuration(sizes.D);
-  // Services start side by side (start-up is what takes longest at smoke sizes); each is idle until used.
+// ---- 9. Claim cost with a deep queue against a shallow one ----
+/**
+ * The median time of a claim that takes one task on a free scale set, while `queued` tasks wait behind a running one
+ * on another: what every task's end costs a replica. The store alone, in this process.
+ */
+async function claimCost(store: TaskStore, queued: number, settle?: () => Promise<void>): Promise<number> {
+  const op = { name: "resizeServerGroup", description: resize("claim", 2) };
+  await store.create({ operations: [op], scaleSets: ["bench/rg/busy"] });
+  for (let i = 0; i < queued; i += 500) {
+    await Promise.all(Array.from({ length: Math.min(500, queued - i) }, () => store.create({ operations: [op], scaleSets: ["bench/rg/busy"] })));
+  }
+  const running = await store.claim("bench", 3_600_000, 10);
+  // A queue that waits is one that autovacuum has visited: measured in that steady state, not during the visit.
+  await settle?.();
+  if (running.length !== 1) throw new Error(`claim cost: expected the head of the queue, got ${running.length}`);
+  const times: number[] = [];
+  for (let i = 0; i < sizes.claimRounds; i++) {
+    await store.create({ operations: [op], scaleSets: [`bench/rg/free-${i}`] });
+    const t0 = performance.now();
+    const got = await store.claim("bench", 3_600_000, 10);
+    times.push(performance.now() - t0);
+    if (got.length !== 1) throw new Error(`claim cost: expected the free task, got ${got.length}`);
+    await store.update("bench", got[0].id, { state: "succeeded", finishedAtMs: Date.now() });
+  }
+  await store.close();
+  return median(times);
+}
+
+// ---- 10. The fleet: one subscription's budget shared by 3 replicas ----
+/** The bound a subscription's budget sets on a run: per bucket, the calls beyond its burst over its refill rate. */
+function budgetBoundMs(calls: { method: string; path: string; ifMatch: string | null }[], refillScale: number): { boundMs: number; bucket: string; perBucket: Record<string, number> } {
+  const figures = budgetFigures({ refillScale });
+  const counts = new Map<string, { n: number; burst: number; perMinute: number }>();
+  for (const c of calls) {
+    const request = { url: `https://arm.invalid${c.path}`, method: c.method, headers: { get: (h: string) => (h === "if-match" ? (c.ifMatch ?? undefined) : undefined) } };
+    const charge = chargeOf(request as never, figures);
+    for (const b of charge?.buckets ?? []) {
+      const entry = counts.get(b.key) ?? { n: 0, burst: b.figures.burst, perMinute: b.figures.refillPerMinute };
+      entry.n++;
+      counts.set(b.key, entry);
+    }
+  }
+  let boundMs = 0;
+  let bucket = "";
+  const perBucket: Record<string, number> = {};
+  for (const [key, { n, burst, perMinute }] of counts) {
+    const ms = (Math.max(0, n - burst) * 60_000) / perMinute;
+    if (!key.includes("/", key.indexOf("/") + 1) || key.includes("arm:")) perBucket[key.slice(key.indexOf("/") + 1)] = n;
+    if (ms > boundMs) [boundMs, bucket] = [ms, key.slice(key.indexOf("/") + 1)];
+  }
+  return { boundMs, bucket, perBucket };
+}
+
+async function fleet(shared: boolean, timeScale: number) {
   const databaseUrl = await database();
-  const oneDir = tempDir();
-  const [one, pgA, pgB] = await Promise.all([
-    service({ TASK_STORE: "sqlite", DATA_DIR: oneDir, ...UNLIMITED_READS }),
-    service({ TASK_STORE: "postgres", DATABASE_URL: databaseUrl, REPLICA_ID: "bench-a" }),
-    service({ TASK_STORE: "postgres", DATABASE_URL: databaseUrl, REPLICA_ID: "bench-b" }),
-  ]);
-  const makespanOne = [];
-  for (const k of sizes.ks) makespanOne.push(await makespan("one", [one], k));
-  log(`makespan, 1 replica: ${makespanOne.map((m) => `K=${m.k} ${m.ratio.toFixed(2)}`).join(", ")}`);
-  const makespanTwo = [];
-  for (const k of sizes.ks) makespanTwo.push(await makespan("two", [pgA, pgB], k));
-  log(`makespan, 2 replicas on PostgreSQL: ${makespanTwo.map((m) => `K=${m.k} ${m.ratio.toFixed(2)}`).join(", ")}`);
-  await stop(pgB);
-
-  // The plain SDK script sending the same K changes at once.
-  const kMax = sizes.ks.at(-1)!;
-  await control.putScaleSet("demo-rg", "mk-plain", { capacity: 1, loadBalanced: false });
-  const plainBurst = await plainSdk(["burst", sim.url, caFile, sim.subscriptionId, "demo-rg", "mk-plain", String(kMax)]);
-  log(`plain SDK burst of ${kMax}: ${plainBurst.refused} refused with 409`);
-
-  // 3. ARM calls of one uncontended resize.
-  await control.putScaleSet("demo-rg", "calls-1", { capacity: 1, loadBalanced: false });
+  const env = {
+    TASK_STORE: "postgres",
+    DATABASE_URL: databaseUrl,
+    // The simulator's time scale: the budget refills as fast as the simulator's buckets.
+    SIMULATOR_TIME_SCALE: String(timeScale),
+    ARM_BUDGET_REFILL_SCALE: String(1 / timeScale),
+    ARM_BUDGET_SHARED: String(shared),
+    LOG_LEVEL: "warn",
+  };
+  const replicas = await Promise.all(Array.from({ length: fleetSizes.replicas }, (_, i) => service({ ...env, REPLICA_ID: `fleet-${shared ? "shared" : "apart"}-${i}` })));
+  for (let i = 0; i < fleetSizes.sets; i++) await control.putScaleSet("demo-rg", `fleet-${i}`, { capacity: 1, loadBalanced: false });
+  // Full buckets, Azure's figures, at the fleet's time scale; only this run's calls in the log.
+  await control.setConfig({ timeScale } as never);
+  await control.setThrottling({ enabled: true, scale: 1, policies: {} });
   await control.clearCalls();
-  const [callTask] = await waitAll(one, [await submit(one, "calls-1", 3)], 5);
-  let seenWrite = false;
-  const breakdown = { read: 0, write: 0, poll: 0, finalGet: 0 };
-  for (const c of await control.calls()) {
-    if (c.method === "PATCH") {
-      breakdown.write++;
-      seenWrite = true;
-    } else if (/\/operations\//i.test(c.path)) breakdown.poll++;
-    else if (c.method === "GET") seenWrite ? breakdown.finalGet++ : breakdown.read++;
-  }
-  // The final GET, and the VM list that confirms the result (a capacity is confirmed only when the VMs agree).
-  const minimumCalls = 1 + 1 + Math.ceil(sizes.D / sizes.pollHint) + 1 + 1;
-  const armCalls = { ...breakdown, total: callTask.armCalls as number, minimum: minimumCalls, ratio: callTask.armCalls / minimumCalls };
-  log(`ARM calls per resize: ${armCalls.total} (minimum ${minimumCalls})`);
-
-  // 4. CPU per task: the service (1 replica, SQLite) against the plain SDK script, same resizes, D = THROUGHPUT_D.
-  await setWriteDuration(THROUGHPUT_D);
-  for (let i = 0; i < sizes.cpuTasks; i++) {
-    await control.putScaleSet("demo-rg", `cpu-svc-${i}`, { capacity: 1, loadBalanced: false });
-    await control.putScaleSet("demo-rg", `cpu-sdk-${i}`, { capacity: 1, loadBalanced: false });
-  }
-  const cpu0 = procStats(one.child.pid!).cpuMs;
-  const cpuIds: string[] = [];
-  for (let i = 0; i < sizes.cpuTasks; i += 32) {
-    const batch = await Promise.all(Array.from({ length: Math.min(32, sizes.cpuTasks - i) }, (_, j) => submit(one, `cpu-svc-${i + j}`, 2)));
-    cpuIds.push(...batch);
-  }
-  const cpuTasks = await waitAll(one, cpuIds, 50);
-  const serviceCpuPerTask = (procStats(one.child.pid!).cpuMs - cpu0) / sizes.cpuTasks;
-  const plain = await plainSdk(["resizes", sim.url, caFile, sim.subscriptionId, "demo-rg", "cpu-sdk-", String(sizes.cpuTasks), "32"]);
-  const plainCpuPerTask = plain.cpuMs / sizes.cpuTasks;
-  const cpu = { serviceMsPerTask: serviceCpuPerTask, plainSdkMsPerTask: plainCpuPerTask, ratio: serviceCpuPerTask / plainCpuPerTask, failed: cpuTasks.filter((t) => t.status.failed).length + plain.failed };
-  log(`CPU per task: service ${serviceCpuPerTask.toFixed(2)} ms, plain SDK ${plainCpuPerTask.toFixed(2)} ms`);
-
-  // 5. Reads: GET /task/{id} against bare fastify with the same body.
-  const pollUrl = `${one.url}/task/${cpuIds[0]}`;
-  const bodyFile = join(tempDir(), "task.json");
-  writeFileSync(bodyFile, JSON.stringify((await one.api("GET", `/task/${cpuIds[0]}`)).body));
-  const bare = await bareFastify(bodyFile);
-  // The same task through a second replica on the same SQLite file that keeps no answers: every poll reads the
-  // task, builds and serializes it, as the first poll after each change does.
-  const building = await service({ TASK_STORE: "sqlite", DATA_DIR: oneDir, TASK_BODY_CACHE_ENTRIES: "0", ...UNLIMITED_READS });
-  const buildingUrl = `${building.url}/task/${cpuIds[0]}`;
-  await readRate(`${bare.url}/task/${cpuIds[0]}`, sizes.readSeconds / 3); // warm-up
-  await readRate(pollUrl, sizes.readSeconds / 3);
-  await readRate(buildingUrl, sizes.readSeconds / 3);
-  // Three rounds, alternating, medians: the load other work puts on the machine drifts within seconds.
-  const bareRates: number[] = [];
-  const serviceRates: number[] = [];
-  const buildingRates: number[] = [];
-  for (let round = 0; round < 3; round++) {
-    bareRates.push(await readRate(`${bare.url}/task/${cpuIds[0]}`, sizes.readSeconds / 3));
-    serviceRates.push(await readRate(pollUrl, sizes.readSeconds / 3));
-    buildingRates.push(await readRate(buildingUrl, sizes.readSeconds / 3));
-  }
-  const bareRate = median(bareRates);
-  const serviceRate = median(serviceRates);
-  const buildingRate = median(buildingRates);
-  bare.kill();
-  await stop(building);
-  const reads = { servicePerSecond: serviceRate, bareFastifyPerSecond: bareRate, ratio: serviceRate / bareRate, unkeptPerSecond: buildingRate, unkeptRatio: buildingRate / bareRate };
-  log(`GET /task/{id}: ${serviceRate.toFixed(0)}/s (${buildingRate.toFixed(0)}/s keeping no answers) against bare fastify ${bareRate.toFixed(0)}/s`);
-
-  // 5b. The same reads while WAITERS requests are held by ?wait= on a task whose write outlasts the measurement.
-  await control.putScaleSet("demo-rg", "wait-held", { capacity: 1, loadBalanced: false });
-  await setWriteDuration(sizes.readSeconds * 3000 + 10_000);
-  const heldTask = await submit(one, "wait-held", 2);
-  const waiters = await holdWaiters(`${one.url}/task/${heldTask}`, WAITERS);
-  // Let the held requests connect and settle: the figure is what they cost while held, not while arriving.
-  await sleep(2000);
-  const heldRate = await readRate(pollUrl, sizes.readSeconds);
-  const stillRunning = (await one.api("GET", `/task/${heldTask}`)).body.state === "running";
-  await waiters.release();
-  const freeRate = await readRate(pollUrl, sizes.readSeconds);
-  await setWriteDuration(THROUGHPUT_D);
-  const waiting = { waiters: WAITERS, withWaitersPerSecond: heldRate, withoutPerSecond: freeRate, ratio: heldRate / freeRate, heldTaskStillRunning: stillRunning };
-  log(`GET /task/{id} with ${WAITERS} waiters held: ${heldRate.toFixed(0)}/s against ${freeRate.toFixed(0)}/s without`);
-  await stop(one);
-
-  // 6. Throughput and memory: sets × perSet tasks, D = THROUGHPUT_D, a fresh service (1 replica, SQLite).
-  for (let i = 0; i < sizes.sets; i++) await control.putScaleSet("demo-rg", `tp-${i}`, { capacity: 1, loadBalanced: false });
-  const [tp, subSqlite] = await Promise.all([service({ TASK_STORE: "sqlite", DATA_DIR: tempDir() }), service({ TASK_STORE: "sqlite", DATA_DIR: tempDir() })]);
-  const tpIdle = procStats(tp.child.pid!);
-  const totalTasks = sizes.sets * sizes.perSet;
-  const tpStart = Date.now();
-  const tpIds: string[] = [];
-  let nextTp = 0;
+  const t0 = Date.now();
+  const ids: string[] = [];
+  let next = 0;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
-      while (nextTp < totalTasks) {
-        const i = nextTp++;
-        tpIds[i] = await submit(tp, `tp-${i % sizes.sets}`, 2 + (Math.floor(i / sizes.sets) % 3));
+      while (next < fleetSizes.ops) {
+        const i = next++;
+        const via = replicas[i % replicas.length];
+        const name = `fleet-${i % fleetSizes.sets}`;
+        const kind = Math.floor(i / fleetSizes.sets) % 3;
+        const body = { credentials: "demo", region: "eastus", serverGroupName: name };
+        const res =
+          kind === 0
+            ? await via.api("POST", "/azure/ops/resizeServerGroup", resize(name, 2 + (i % 2)))
+            : await via.api("POST", `/azure/ops/${kind === 1 ? "disableServerGroup" : "enableServerGroup"}`, body);
+        if (res.status !== 202) throw new Error(`fleet submit ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+        ids[i] = res.body.id;
       }
     }),
   );
-  const burstEnd = Date.now();
-  const tpTasks = await waitAll(tp, tpIds, 20);
-  const tpEnd = Math.max(...tpTasks.map((t) => t.endTimeMs));
-  const tpStats = procStats(tp.child.pid!);
-  const tpCpuPerTask = (tpStats.cpuMs - tpIdle.cpuMs) / totalTasks;
-  const tpWallS = (tpEnd - tpStart) / 1000;
-  const throughputPerSecond = totalTasks / tpWallS;
-  const coresUsed = (tpStats.cpuMs - tpIdle.cpuMs) / 1000 / tpWallS;
-  const throughput = {
-    tasks: totalTasks,
-    wallSeconds: tpWallS,
-    perSecond: throughputPerSecond,
-    submissionBurstPerSecond: totalTasks / ((burstEnd - tpStart) / 1000),
-    cpuMsPerTask: tpCpuPerTask,
-    coresUsed,
-    // A CPU-bound single Node process keeps about one core busy: this is throughput / (1 core / CPU per task).
-    ratio: throughputPerSecond * (tpCpuPerTask / 1000),
-    failed: tpTasks.filter((t) => t.status.failed).length,
-    idleRssMb: tpIdle.rssMb,
-    peakRssMb: tpStats.peakRssMb,
+  const tasks = await waitAll(replicas[0], ids, 100);
+  const end = Math.max(...tasks.map((t) => t.endTimeMs));
+  const calls = await control.calls();
+  const refillScale = 1 / timeScale;
+  const bound = budgetBoundMs(calls, refillScale);
+  for (const r of replicas) await stop(r);
+  await control.setThrottling({ enabled: false });
+  return {
+    shared,
+    scaleSets: fleetSizes.sets,
+    operations: fleetSizes.ops,
+    replicas: fleetSizes.replicas,
+    makespanMs: end - t0,
+    budgetBoundMs: Math.round(bound.boundMs),
+    boundingBucket: bound.bucket,
+    // A run that fits in the buckets' bursts has no bound from the budget (at smoke sizes): 0.
+    ratio: bound.boundMs > 0 ? (end - t0) / bound.boundMs : 0,
+    armCalls: calls.length,
+    throttled: calls.filter((c) => c.status === 429).length,
+    failedTasks: tasks.filter((t) => t.status.failed).length,
+    callsPerSubscriptionBucket: bound.perBucket,
   };
-  log(`throughput: ${throughputPerSecond.toFixed(0)} tasks/s, ${coresUsed.toFixed(2)} cores, peak RSS ${tpStats.peakRssMb.toFixed(0)} MB`);
-  await stop(tp);
+}
 
-  // 7. Submissions per second: SQLite and PostgreSQL (tasks run meanwhile, as they would).
-  const sqliteRate = await submissionRate(subSqlite, "tp-", sizes.submissions);
-  await stop(subSqlite);
-  const pgRate = await submissionRate(pgA, "tp-", sizes.submissions);
-  await stop(pgA);
-  const submissions = { sqlitePerSecond: sqliteRate, postgresPerSecond: pgRate };
-  log(`submissions: SQLite ${sqliteRate.toFixed(0)}/s, PostgreSQL ${pgRate.toFixed(0)}/s`);
+const results: Record<string, unknown> = {};
+const shareAtStart = cpuShare();
+try {
+  sections: {
+    log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB${SMOKE ? "; smoke sizes" : ""}`);
+    // First, the figures of the fleet and the claims (alone with --only-fleet: merged into the results of an earlier run).
+    // 9. Claim cost: 10,000 tasks queued behind a busy scale set against 10, on PostgreSQL and SQLite.
+    const claimMs: Record<string, Record<number, number>> = { postgres: {}, sqlite: {} };
+    for (const queued of sizes.claimQueue) {
+      const url = await database();
+      const vacuum = async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query("VACUUM ANALYZE tasks, task_scale_sets, task_ready, task_history");
+      await c.end();
+    };
+    claimMs.postgres[queued] = await claimCost(await PostgresTaskStore.open({ connectionString: url }), queued, vacuum);
+      claimMs.sqlite[queued] = await claimCost(await SqliteTaskStore.open({ dataDir: tempDir() }), queued);
+    }
+    const [shallow, deep] = sizes.claimQueue;
+    const claims = {
+      queued: sizes.claimQueue,
+      postgresMs: claimMs.postgres,
+      sqliteMs: claimMs.sqlite,
+      postgresRatio: claimMs.postgres[deep] / claimMs.postgres[shallow],
+      sqliteRatio: claimMs.sqlite[deep] / claimMs.sqlite[shallow],
+    };
+    log(`claim with ${deep} queued / ${shallow} queued: PostgreSQL ${claims.postgresRatio.toFixed(2)}, SQLite ${claims.sqliteRatio.toFixed(2)}`);
 
-  // 8. Start to first /health with storeTasks finished tasks in the store (and with an empty one).
-  const fullDir = tempDir();
-  const store = await SqliteTaskStore.open({ dataDir: fullDir });
-  for (let i = 0; i < sizes.storeTasks; i++) await store.create({ operations: [{ name: "resizeServerGroup", description: resize(`old-${i}`, 1) }] });
-  for (;;) {
-    const claimed = await store.claim("bench", 60_000, 500);
-    if (claimed.length === 0) break;
-    for (const c of claimed) await store.update("bench", c.id, { state: "succeeded", finishedAtMs: Date.now() });
+    // 10. The fleet, budget shared and not: the time scale makes the subscription's ARM write budget (1,200 a burst,
+    // 20 a minute) bound the run at about boundS seconds.
+    const timeScaleBefore = (await control.getConfig() as unknown as { timeScale: number }).timeScale;
+    await setWriteDuration(THROUGHPUT_D);
+    // About one write per two operations in this mix (an enable of an enabled scale set writes nothing).
+  const azureBoundMs = (Math.max(0, fleetSizes.ops / 2 - AZURE_ARM_BUDGETS.writes.burst) * 60_000) / AZURE_ARM_BUDGETS.writes.refillPerMinute;
+    const fleetTimeScale = azureBoundMs > 0 ? (fleetSizes.boundS * 1000) / azureBoundMs : 0.001;
+    const fleetShared = await fleet(true, fleetTimeScale);
+    log(`fleet, budget shared: ${fleetShared.makespanMs} ms against a bound of ${fleetShared.budgetBoundMs} ms (${fleetShared.boundingBucket}), ${fleetShared.throttled} × 429`);
+    const fleetApart = await fleet(false, fleetTimeScale);
+    log(`fleet, each replica its own budget: ${fleetApart.makespanMs} ms, ${fleetApart.throttled} × 429`);
+    await control.setConfig({ timeScale: timeScaleBefore } as never);
+    await control.setThrottling({ enabled: true });
+    const fleetResult = { timeScale: fleetTimeScale, shared: fleetShared, apart: fleetApart };
+
+    const newRows = [
+      { figure: `fleet: ${fleetShared.operations} operations on ${fleetShared.scaleSets} scale sets, ${fleetShared.replicas} replicas on PostgreSQL, Azure's limits: makespan / budget bound`, measured: fleetShared.ratio, target: "≤ 1.1, 0 × 429", met: fleetShared.ratio <= 1.1 && fleetShared.throttled === 0, detail: `${(fleetShared.makespanMs / 1000).toFixed(1)} s against ${(fleetShared.budgetBoundMs / 1000).toFixed(1)} s (${fleetShared.boundingBucket}); ${fleetShared.throttled} × 429, ${fleetShared.armCalls} ARM calls, ${fleetShared.failedTasks} failed` },
+      { figure: "the same with each replica its own budget (ARM_BUDGET_SHARED=false)", measured: fleetApart.ratio, target: "reported beside it", met: null, detail: `${(fleetApart.makespanMs / 1000).toFixed(1)} s; ${fleetApart.throttled} × 429, ${fleetApart.armCalls} ARM calls, ${fleetApart.failedTasks} failed` },
+      { figure: `claim with ${deep} tasks queued / with ${shallow}, PostgreSQL`, measured: claims.postgresRatio, target: "≤ 1.5", met: claims.postgresRatio <= 1.5, detail: `${claimMs.postgres[deep].toFixed(2)} ms against ${claimMs.postgres[shallow].toFixed(2)} ms` },
+      { figure: `the same, SQLite`, measured: claims.sqliteRatio, target: "≤ 1.5", met: claims.sqliteRatio <= 1.5, detail: `${claimMs.sqlite[deep].toFixed(2)} ms against ${claimMs.sqlite[shallow].toFixed(2)} ms` },
+    ];
+    if (ONLY_FLEET) {
+      // The other figures stay those of the run that wrote results.json; these rows replace their own.
+      const earlier = JSON.parse(readFileSync(join(OUT, "results.json"), "utf8"));
+      const names = new Set(newRows.map((r) => r.figure.replace(/\d[\d,]*/g, "#")));
+      earlier.table = [...earlier.table.filter((r: { figure: string }) => !names.has(r.figure.replace(/\d[\d,]*/g, "#")) && !/^fleet:|^claim with|^the same with each replica|^the same, SQLite$/.test(r.figure)), ...newRows];
+      earlier.claims = claims;
+      earlier.fleet = { ...fleetResult, takenAt: new Date().toISOString(), loadAverage: loadavg().map((x) => Number(x.toFixed(2))), cpuShareAtStart: Number(shareAtStart.toFixed(2)), cpuShareAtEnd: Number(cpuShare().toFixed(2)) };
+      writeFileSync(join(OUT, "results.json"), JSON.stringify(earlier, null, 2) + "\n");
+      for (const r of newRows) console.log(`| ${r.figure} | ${r.measured.toFixed(2)} | ${r.target} | ${r.met === null ? "—" : r.met ? "yes" : "no"} | ${r.detail} |`);
+      break sections;
+    }
+
+
+    // 1 and 2: ordering makespans, one replica on SQLite and two on PostgreSQL.
+    await setWriteDuration(sizes.D);
+    // Services start side by side (start-up is what takes longest at smoke sizes); each is idle until used.
+    const databaseUrl = await database();
+    const oneDir = tempDir();
+    const [one, pgA, pgB] = await Promise.all([
+      service({ TASK_STORE: "sqlite", DATA_DIR: oneDir, ...UNLIMITED_READS }),
+      service({ TASK_STORE: "postgres", DATABASE_URL: databaseUrl, REPLICA_ID: "bench-a" }),
+      service({ TASK_STORE: "postgres", DATABASE_URL: databaseUrl, REPLICA_ID: "bench-b" }),
+    ]);
+    const makespanOne = [];
+    for (const k of sizes.ks) makespanOne.push(await makespan("one", [one], k));
+    log(`makespan, 1 replica: ${makespanOne.map((m) => `K=${m.k} ${m.ratio.toFixed(2)}`).join(", ")}`);
+    const makespanTwo = [];
+    for (const k of sizes.ks) makespanTwo.push(await makespan("two", [pgA, pgB], k));
+    log(`makespan, 2 replicas on PostgreSQL: ${makespanTwo.map((m) => `K=${m.k} ${m.ratio.toFixed(2)}`).join(", ")}`);
+    await stop(pgB);
+
+    // The plain SDK script sending the same K changes at once.
+    const kMax = sizes.ks.at(-1)!;
+    await control.putScaleSet("demo-rg", "mk-plain", { capacity: 1, loadBalanced: false });
+    const plainBurst = await plainSdk(["burst", sim.url, caFile, sim.subscriptionId, "demo-rg", "mk-plain", String(kMax)]);
+    log(`plain SDK burst of ${kMax}: ${plainBurst.refused} refused with 409`);
+
+    // 3. ARM calls of one uncontended resize.
+    await control.putScaleSet("demo-rg", "calls-1", { capacity: 1, loadBalanced: false });
+    await control.clearCalls();
+    const [callTask] = await waitAll(one, [await submit(one, "calls-1", 3)], 5);
+    let seenWrite = false;
+    const breakdown = { read: 0, write: 0, poll: 0, finalGet: 0 };
+    for (const c of await control.calls()) {
+      if (c.method === "PATCH") {
+        breakdown.write++;
+        seenWrite = true;
+      } else if (/\/operations\//i.test(c.path)) breakdown.poll++;
+      else if (c.method === "GET") seenWrite ? breakdown.finalGet++ : breakdown.read++;
+    }
+    // The final GET, and the VM list that confirms the result (a capacity is confirmed only when the VMs agree).
+    const minimumCalls = 1 + 1 + Math.ceil(sizes.D / sizes.pollHint) + 1 + 1;
+    const armCalls = { ...breakdown, total: callTask.armCalls as number, minimum: minimumCalls, ratio: callTask.armCalls / minimumCalls };
+    log(`ARM calls per resize: ${armCalls.total} (minimum ${minimumCalls})`);
+
+    // 4. CPU per task: the service (1 replica, SQLite) against the plain SDK script, same resizes, D = THROUGHPUT_D.
+    await setWriteDuration(THROUGHPUT_D);
+    for (let i = 0; i < sizes.cpuTasks; i++) {
+      await control.putScaleSet("demo-rg", `cpu-svc-${i}`, { capacity: 1, loadBalanced: false });
+      await control.putScaleSet("demo-rg", `cpu-sdk-${i}`, { capacity: 1, loadBalanced: false });
+    }
+    const cpu0 = procStats(one.child.pid!).cpuMs;
+    const cpuIds: string[] = [];
+    for (let i = 0; i < sizes.cpuTasks; i += 32) {
+      const batch = await Promise.all(Array.from({ length: Math.min(32, sizes.cpuTasks - i) }, (_, j) => submit(one, `cpu-svc-${i + j}`, 2)));
+      cpuIds.push(...batch);
+    }
+    const cpuTasks = await waitAll(one, cpuIds, 50);
+    const serviceCpuPerTask = (procStats(one.child.pid!).cpuMs - cpu0) / sizes.cpuTasks;
+    const plain = await plainSdk(["resizes", sim.url, caFile, sim.subscriptionId, "demo-rg", "cpu-sdk-", String(sizes.cpuTasks), "32"]);
+    const plainCpuPerTask = plain.cpuMs / sizes.cpuTasks;
+    const cpu = { serviceMsPerTask: serviceCpuPerTask, plainSdkMsPerTask: plainCpuPerTask, ratio: serviceCpuPerTask / plainCpuPerTask, failed: cpuTasks.filter((t) => t.status.failed).length + plain.failed };
+    log(`CPU per task: service ${serviceCpuPerTask.toFixed(2)} ms, plain SDK ${plainCpuPerTask.toFixed(2)} ms`);
+
+    // 5. Reads: GET /task/{id} against bare fastify with the same body.
+    const pollUrl = `${one.url}/task/${cpuIds[0]}`;
+    const bodyFile = join(tempDir(), "task.json");
+    writeFileSync(bodyFile, JSON.stringify((await one.api("GET", `/task/${cpuIds[0]}`)).body));
+    const bare = await bareFastify(bodyFile);
+    // The same task through a second replica on the same SQLite file that keeps no answers: every poll reads the
+    // task, builds and serializes it, as the first poll after each change does.
+    const building = await service({ TASK_STORE: "sqlite", DATA_DIR: oneDir, TASK_BODY_CACHE_ENTRIES: "0", ...UNLIMITED_READS });
+    const buildingUrl = `${building.url}/task/${cpuIds[0]}`;
+    await readRate(`${bare.url}/task/${cpuIds[0]}`, sizes.readSeconds / 3); // warm-up
+    await readRate(pollUrl, sizes.readSeconds / 3);
+    await readRate(buildingUrl, sizes.readSeconds / 3);
+    // Three rounds, alternating, medians: the load other work puts on the machine drifts within seconds.
+    const bareRates: number[] = [];
+    const serviceRates: number[] = [];
+    const buildingRates: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      bareRates.push(await readRate(`${bare.url}/task/${cpuIds[0]}`, sizes.readSeconds / 3));
+      serviceRates.push(await readRate(pollUrl, sizes.readSeconds / 3));
+      buildingRates.push(await readRate(buildingUrl, sizes.readSeconds / 3));
+    }
+    const bareRate = median(bareRates);
+    const serviceRate = median(serviceRates);
+    const buildingRate = median(buildingRates);
+    bare.kill();
+    await stop(building);
+    const reads = { servicePerSecond: serviceRate, bareFastifyPerSecond: bareRate, ratio: serviceRate / bareRate, unkeptPerSecond: buildingRate, unkeptRatio: buildingRate / bareRate };
+    log(`GET /task/{id}: ${serviceRate.toFixed(0)}/s (${buildingRate.toFixed(0)}/s keeping no answers) against bare fastify ${bareRate.toFixed(0)}/s`);
+
+    // 5b. The same reads while WAITERS requests are held by ?wait= on a task whose write outlasts the measurement.
+    await control.putScaleSet("demo-rg", "wait-held", { capacity: 1, loadBalanced: false });
+    await setWriteDuration(sizes.readSeconds * 3000 + 10_000);
+    const heldTask = await submit(one, "wait-held", 2);
+    const waiters = await holdWaiters(`${one.url}/task/${heldTask}`, WAITERS);
+    // Let the held requests connect and settle: the figure is what they cost while held, not while arriving.
+    await sleep(2000);
+    const heldRate = await readRate(pollUrl, sizes.readSeconds);
+    const stillRunning = (await one.api("GET", `/task/${heldTask}`)).body.state === "running";
+    await waiters.release();
+    const freeRate = await readRate(pollUrl, sizes.readSeconds);
+    await setWriteDuration(THROUGHPUT_D);
+    const waiting = { waiters: WAITERS, withWaitersPerSecond: heldRate, withoutPerSecond: freeRate, ratio: heldRate / freeRate, heldTaskStillRunning: stillRunning };
+    log(`GET /task/{id} with ${WAITERS} waiters held: ${heldRate.toFixed(0)}/s against ${freeRate.toFixed(0)}/s without`);
+    await stop(one);
+
+    // 6. Throughput and memory: sets × perSet tasks, D = THROUGHPUT_D, a fresh service (1 replica, SQLite).
+    for (let i = 0; i < sizes.sets; i++) await control.putScaleSet("demo-rg", `tp-${i}`, { capacity: 1, loadBalanced: false });
+    const [tp, subSqlite] = await Promise.all([service({ TASK_STORE: "sqlite", DATA_DIR: tempDir() }), service({ TASK_STORE: "sqlite", DATA_DIR: tempDir() })]);
+    const tpIdle = procStats(tp.child.pid!);
+    const totalTasks = sizes.sets * sizes.perSet;
+    const tpStart = Date.now();
+    const tpIds: string[] = [];
+    let nextTp = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (nextTp < totalTasks) {
+          const i = nextTp++;
+          tpIds[i] = await submit(tp, `tp-${i % sizes.sets}`, 2 + (Math.floor(i / sizes.sets) % 3));
+        }
+      }),
+    );
+    const burstEnd = Date.now();
+    const tpTasks = await waitAll(tp, tpIds, 20);
+    const tpEnd = Math.max(...tpTasks.map((t) => t.endTimeMs));
+    const tpStats = procStats(tp.child.pid!);
+    const tpCpuPerTask = (tpStats.cpuMs - tpIdle.cpuMs) / totalTasks;
+    const tpWallS = (tpEnd - tpStart) / 1000;
+    const throughputPerSecond = totalTasks / tpWallS;
+    const coresUsed = (tpStats.cpuMs - tpIdle.cpuMs) / 1000 / tpWallS;
+    const throughput = {
+      tasks: totalTasks,
+      wallSeconds: tpWallS,
+      perSecond: throughputPerSecond,
+      submissionBurstPerSecond: totalTasks / ((burstEnd - tpStart) / 1000),
+      cpuMsPerTask: tpCpuPerTask,
+      coresUsed,
+      // A CPU-bound single Node process keeps about one core busy: this is throughput / (1 core / CPU per task).
+      ratio: throughputPerSecond * (tpCpuPerTask / 1000),
+      failed: tpTasks.filter((t) => t.status.failed).length,
+      idleRssMb: tpIdle.rssMb,
+      peakRssMb: tpStats.peakRssMb,
+    };
+    log(`throughput: ${throughputPerSecond.toFixed(0)} tasks/s, ${coresUsed.toFixed(2)} cores, peak RSS ${tpStats.peakRssMb.toFixed(0)} MB`);
+    await stop(tp);
+
+    // 7. Submissions per second: SQLite and PostgreSQL (tasks run meanwhile, as they would).
+    const sqliteRate = await submissionRate(subSqlite, "tp-", sizes.submissions);
+    await stop(subSqlite);
+    const pgRate = await submissionRate(pgA, "tp-", sizes.submissions);
+    await stop(pgA);
+    const submissions = { sqlitePerSecond: sqliteRate, postgresPerSecond: pgRate };
+    log(`submissions: SQLite ${sqliteRate.toFixed(0)}/s, PostgreSQL ${pgRate.toFixed(0)}/s`);
+
+    // 8. Start to first /health with storeTasks finished tasks in the store (and with an empty one).
+    const fullDir = tempDir();
+    const store = await SqliteTaskStore.open({ dataDir: fullDir });
+    for (let i = 0; i < sizes.storeTasks; i++) await store.create({ operations: [{ name: "resizeServerGroup", description: resize(`old-${i}`, 1) }] });
+    for (;;) {
+      const claimed = await store.claim("bench", 60_000, 500);
+      if (claimed.length === 0) break;
+      for (const c of claimed) await store.update("bench", c.id, { state: "succeeded", finishedAtMs: Date.now() });
+    }
+    await store.close();
+    const emptyDir = tempDir();
+    const startFull: number[] = [];
+    const startEmpty: number[] = [];
+    for (let i = 0; i < sizes.startRounds; i++) {
+      startEmpty.push(await startToHealth(emptyDir));
+      startFull.push(await startToHealth(fullDir));
+    }
+    const startup = { fullStoreMs: median(startFull), emptyStoreMs: median(startEmpty), tasksInStore: sizes.storeTasks, ratio: median(startFull) / 400 };
+    log(`start to /health: ${startup.fullStoreMs.toFixed(0)} ms with ${sizes.storeTasks} tasks, ${startup.emptyStoreMs.toFixed(0)} ms empty`);
+
+    const one20 = makespanOne.at(-1)!;
+    const two20 = makespanTwo.at(-1)!;
+    const table = [
+      { figure: `K = ${one20.k} resizes of one scale set, 1 replica: makespan / (K·D)`, measured: one20.ratio, target: "≤ 1.1, exactly K writes, 0 refused", met: one20.ratio <= 1.1 && one20.writes === one20.k && one20.refused === 0, detail: `${one20.makespanMs} ms for K·D = ${one20.boundMs} ms; ${one20.writes} writes, ${one20.refused} refused` },
+      { figure: `the same on 2 replicas sharing PostgreSQL`, measured: two20.ratio, target: "≤ 1.2, exactly K writes, 0 refused, last submitted wins", met: two20.ratio <= 1.2 && two20.writes === two20.k && two20.refused === 0 && two20.lastSubmittedWins, detail: `${two20.makespanMs} ms; ${two20.writes} writes, ${two20.refused} refused, last submitted ${two20.lastSubmittedWins ? "wins" : "LOST"}` },
+      { figure: `the same ${kMax} changes sent at once by a plain SDK script`, measured: plainBurst.refused, target: "reported beside it", met: null, detail: `${plainBurst.succeeded} succeeded, ${plainBurst.refused} refused with 409` },
+      { figure: "ARM calls per uncontended resize / minimum", measured: armCalls.ratio, target: "1 (1 read + 1 write + ⌈D / poll⌉ + 1 final GET + 1 VM list that confirms)", met: armCalls.total <= minimumCalls, detail: `${armCalls.total}: ${breakdown.read} read + ${breakdown.write} write + ${breakdown.poll} polls + ${breakdown.finalGet} final GET and VM list; minimum ${minimumCalls}` },
+      { figure: "service CPU per task / plain SDK script CPU per task", measured: cpu.ratio, target: "≤ 1.25", met: cpu.ratio <= 1.25, detail: `${cpu.serviceMsPerTask.toFixed(2)} ms against ${cpu.plainSdkMsPerTask.toFixed(2)} ms (${sizes.cpuTasks} resizes, D = ${THROUGHPUT_D} ms)` },
+      { figure: `${totalTasks} tasks on ${sizes.sets} scale sets, D = ${THROUGHPUT_D} ms: throughput × CPU per task (cores kept busy)`, measured: throughput.ratio, target: "≥ 0.7", met: throughput.ratio >= 0.7, detail: `${throughput.perSecond.toFixed(0)} tasks/s over ${throughput.wallSeconds.toFixed(1)} s, ${throughput.cpuMsPerTask.toFixed(2)} ms CPU per task` },
+      { figure: "the same: peak RSS (MB)", measured: throughput.peakRssMb, target: "≤ 150", met: throughput.peakRssMb <= 150, detail: `idle ${throughput.idleRssMb.toFixed(0)} MB` },
+      { figure: "GET /task/{id} / bare fastify, same body", measured: reads.ratio, target: "≥ 0.6", met: reads.ratio >= 0.6, detail: `${reads.servicePerSecond.toFixed(0)}/s against ${reads.bareFastifyPerSecond.toFixed(0)}/s` },
+      { figure: "the same, every poll building its answer (TASK_BODY_CACHE_ENTRIES=0)", measured: reads.unkeptRatio, target: "reported beside it", met: null, detail: `${reads.unkeptPerSecond.toFixed(0)}/s` },
+      { figure: `GET /task/{id} with ${WAITERS} ?wait= requests held / with none`, measured: waiting.ratio, target: "≥ 0.9", met: waiting.ratio >= 0.9 && waiting.heldTaskStillRunning, detail: `${waiting.withWaitersPerSecond.toFixed(0)}/s against ${waiting.withoutPerSecond.toFixed(0)}/s; the waited task ${waiting.heldTaskStillRunning ? "was still running" : "ENDED during the measurement"}` },
+      { figure: "submissions per second, SQLite (/ 1,500)", measured: submissions.sqlitePerSecond / 1500, target: "≥ 1", met: submissions.sqlitePerSecond >= 1500, detail: `${submissions.sqlitePerSecond.toFixed(0)}/s` },
+      { figure: "submissions per second, PostgreSQL (/ 1,000)", measured: submissions.postgresPerSecond / 1000, target: "≥ 1", met: submissions.postgresPerSecond >= 1000, detail: `${submissions.postgresPerSecond.toFixed(0)}/s` },
+      { figure: `start to first /health, ${sizes.storeTasks} tasks in the store (/ 0.4 s)`, measured: startup.ratio, target: "≤ 1", met: startup.ratio <= 1, detail: `${startup.fullStoreMs.toFixed(0)} ms (empty store ${startup.emptyStoreMs.toFixed(0)} ms)` },
+      ...newRows,
+    ];
+    Object.assign(results, {
+      takenAt: new Date().toISOString(),
+      machine: {
+        cores: cpus().length,
+        model: cpus()[0]?.model,
+        memoryGiB: Number((totalmem() / 2 ** 30).toFixed(1)),
+        node: process.version,
+        loadAverage: loadavg().map((x) => Number(x.toFixed(2))),
+        cpuShareAtStart: Number(shareAtStart.toFixed(2)),
+        cpuShareAtEnd: Number(cpuShare().toFixed(2)),
+      },
+      smoke: SMOKE,
+      settings: { writeDurationMs: sizes.D, timeScale: sizes.pollHint / 30_000, throughputWriteDurationMs: THROUGHPUT_D },
+      table,
+      makespan: { oneReplicaSqlite: makespanOne, twoReplicasPostgres: makespanTwo, plainSdkBurst: plainBurst },
+      armCalls,
+      cpu,
+      reads,
+      waiting,
+      throughput,
+      submissions,
+      startup,
+      claims,
+      fleet: fleetResult,
+    });
+    mkdirSync(OUT, { recursive: true });
+    writeFileSync(join(OUT, "results.json"), JSON.stringify(results, null, 2) + "\n");
+    writeFileSync(
+      join(OUT, "makespan.svg"),
+      makespanChart(
+        [
+          { label: "1 replica, SQLite", color: "#1f77b4", points: makespanOne.map((m) => [m.boundMs, m.makespanMs]) },
+          { label: "2 replicas, PostgreSQL", color: "#d62728", points: makespanTwo.map((m) => [m.boundMs, m.makespanMs]) },
+        ],
+        `K resizes of one scale set, D = ${sizes.D} ms`,
+      ),
+    );
+    const m = results.machine as { cpuShareAtStart: number; cpuShareAtEnd: number; loadAverage: number[] };
+    console.log(`machine: ${cpus().length} cores, load average ${m.loadAverage.join(" ")}, a busy process got ${m.cpuShareAtStart} / ${m.cpuShareAtEnd} of a core (start / end)\n`);
+    const fmt = (x: unknown) => (typeof x === "number" ? (Number.isInteger(x) ? String(x) : x.toFixed(2)) : String(x));
+    console.log(`| figure | measured | target | met | detail |\n|---|---|---|---|---|`);
+    for (const r of table) console.log(`| ${r.figure} | ${fmt(r.measured)} | ${r.target} | ${r.met === null ? "—" : r.met ? "yes" : "no"} | ${r.detail} |`);
   }
-  await store.close();
-  const emptyDir = tempDir();
-  const startFull: number[] = [];
-  const startEmpty: number[] = [];
-  for (let i = 0; i < sizes.startRounds; i++) {
-    startEmpty.push(await startToHealth(emptyDir));
-    startFull.push(await startToHealth(fullDir));
-  }
-  const startup = { fullStoreMs: median(startFull), emptyStoreMs: median(startEmpty), tasksInStore: sizes.storeTasks, ratio: median(startFull) / 600 };
-  log(`start to /health: ${startup.fullStoreMs.toFixed(0)} ms with ${sizes.storeTasks} tasks, ${startup.emptyStoreMs.toFixed(0)} ms empty`);
-
-  const one20 = makespanOne.at(-1)!;
-  const two20 = makespanTwo.at(-1)!;
-  const table = [
-    { figure: `K = ${one20.k} resizes of one scale set, 1 replica: makespan / (K·D)`, measured: one20.ratio, target: "≤ 1.1, exactly K writes, 0 refused", met: one20.ratio <= 1.1 && one20.writes === one20.k && one20.refused === 0, detail: `${one20.makespanMs} ms for K·D = ${one20.boundMs} ms; ${one20.writes} writes, ${one20.refused} refused` },
-    { figure: `the same on 2 replicas sharing PostgreSQL`, measured: two20.ratio, target: "≤ 1.2, exactly K writes, 0 refused, last submitted wins", met: two20.ratio <= 1.2 && two20.writes === two20.k && two20.refused === 0 && two20.lastSubmittedWins, detail: `${two20.makespanMs} ms; ${two20.writes} writes, ${two20.refused} refused, last submitted ${two20.lastSubmittedWins ? "wins" : "LOST"}` },
-    { figure: `the same ${kMax} changes sent at once by a plain SDK script`, measured: plainBurst.refused, target: "reported beside it", met: null, detail: `${plainBurst.succeeded} succeeded, ${plainBurst.refused} refused with 409` },
-    { figure: "ARM calls per uncontended resize / minimum", measured: armCalls.ratio, target: "1 (1 read + 1 write + ⌈D / poll⌉ + 1 final GET + 1 VM list that confirms)", met: armCalls.total <= minimumCalls, detail: `${armCalls.total}: ${breakdown.read} read + ${breakdown.write} write + ${breakdown.poll} polls + ${breakdown.finalGet} final GET and VM list; minimum ${minimumCalls}` },
-    { figure: "service CPU per task / plain SDK script CPU per task", measured: cpu.ratio, target: "≤ 1.5", met: cpu.ratio <= 1.5, detail: `${cpu.serviceMsPerTask.toFixed(2)} ms against ${cpu.plainSdkMsPerTask.toFixed(2)} ms (${sizes.cpuTasks} resizes, D = ${THROUGHPUT_D} ms)` },
-    { figure: `${totalTasks} tasks on ${sizes.sets} scale sets, D = ${THROUGHPUT_D} ms: throughput × CPU per task (cores kept busy)`, measured: throughput.ratio, target: "≥ 0.7", met: throughput.ratio >= 0.7, detail: `${throughput.perSecond.toFixed(0)} tasks/s over ${throughput.wallSeconds.toFixed(1)} s, ${throughput.cpuMsPerTask.toFixed(2)} ms CPU per task` },
-    { figure: "the same: peak RSS (MB)", measured: throughput.peakRssMb, target: "≤ 200", met: throughput.peakRssMb <= 200, detail: `idle ${throughput.idleRssMb.toFixed(0)} MB` },
-    { figure: "GET /task/{id} / bare fastify, same body", measured: reads.ratio, target: "≥ 0.6", met: reads.ratio >= 0.6, detail: `${reads.servicePerSecond.toFixed(0)}/s against ${reads.bareFastifyPerSecond.toFixed(0)}/s` },
-    { figure: "the same, every poll building its answer (TASK_BODY_CACHE_ENTRIES=0)", measured: reads.unkeptRatio, target: "reported beside it", met: null, detail: `${reads.unkeptPerSecond.toFixed(0)}/s` },
-    { figure: `GET /task/{id} with ${WAITERS} ?wait= requests held / with none`, measured: waiting.ratio, target: "≥ 0.9", met: waiting.ratio >= 0.9 && waiting.heldTaskStillRunning, detail: `${waiting.withWaitersPerSecond.toFixed(0)}/s against ${waiting.withoutPerSecond.toFixed(0)}/s; the waited task ${waiting.heldTaskStillRunning ? "was still running" : "ENDED during the measurement"}` },
-    { figure: "submissions per second, SQLite (/ 1,500)", measured: submissions.sqlitePerSecond / 1500, target: "≥ 1", met: submissions.sqlitePerSecond >= 1500, detail: `${submissions.sqlitePerSecond.toFixed(0)}/s` },
-    { figure: "submissions per second, PostgreSQL (/ 1,000)", measured: submissions.postgresPerSecond / 1000, target: "≥ 1", met: submissions.postgresPerSecond >= 1000, detail: `${submissions.postgresPerSecond.toFixed(0)}/s` },
-    { figure: `start to first /health, ${sizes.storeTasks} tasks in the store (/ 0.6 s)`, measured: startup.ratio, target: "≤ 1", met: startup.ratio <= 1, detail: `${startup.fullStoreMs.toFixed(0)} ms (empty store ${startup.emptyStoreMs.toFixed(0)} ms)` },
-  ];
-  Object.assign(results, {
-    takenAt: new Date().toISOString(),
-    machine: {
-      cores: cpus().length,
-      model: cpus()[0]?.model,
-      memoryGiB: Number((totalmem() / 2 ** 30).toFixed(1)),
-      node: process.version,
-      loadAverage: loadavg().map((x) => Number(x.toFixed(2))),
-      cpuShareAtStart: Number(shareAtStart.toFixed(2)),
-      cpuShareAtEnd: Number(cpuShare().toFixed(2)),
-    },
-    smoke: SMOKE,
-    settings: { writeDurationMs: sizes.D, timeScale: sizes.pollHint / 30_000, throughputWriteDurationMs: THROUGHPUT_D },
-    table,
-    makespan: { oneReplicaSqlite: makespanOne, twoReplicasPostgres: makespanTwo, plainSdkBurst: plainBurst },
-    armCalls,
-    cpu,
-    reads,
-    waiting,
-    throughput,
-    submissions,
-    startup,
-  });
-  mkdirSync(OUT, { recursive: true });
-  writeFileSync(join(OUT, "results.json"), JSON.stringify(results, null, 2) + "\n");
-  writeFileSync(
-    join(OUT, "makespan.svg"),
-    makespanChart(
-      [
-        { label: "1 replica, SQLite", color: "#1f77b4", points: makespanOne.map((m) => [m.boundMs, m.makespanMs]) },
-        { label: "2 replicas, PostgreSQL", color: "#d62728", points: makespanTwo.map((m) => [m.boundMs, m.makespanMs]) },
-      ],
-      `K resizes of one scale set, D = ${sizes.D} ms`,
-    ),
-  );
-  const m = results.machine as { cpuShareAtStart: number; cpuShareAtEnd: number; loadAverage: number[] };
-  console.log(`machine: ${cpus().length} cores, load average ${m.loadAverage.join(" ")}, a busy process got ${m.cpuShareAtStart} / ${m.cpuShareAtEnd} of a core (start / end)\n`);
-  const fmt = (x: unknown) => (typeof x === "number" ? (Number.isInteger(x) ? String(x) : x.toFixed(2)) : String(x));
-  console.log(`| figure | measured | target | met | detail |\n|---|---|---|---|---|`);
-  for (const r of table) console.log(`| ${r.figure} | ${fmt(r.measured)} | ${r.target} | ${r.met === null ? "—" : r.met ? "yes" : "no"} | ${r.detail} |`);
 } finally {
   for (const c of children) c.child.kill("SIGKILL");
   await Promise.all(children.map((c) => c.exited));

@@ -3,6 +3,9 @@ import Fastify, { type FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { accessControlEnabled, type Config } from "./config.ts";
 import { AccountRegistry } from "./azure/accounts.ts";
+import { createComputeClient } from "./azure/client.ts";
+import { createArmBudget } from "./azure/create-arm-budget.ts";
+import type { ArmBudget } from "./azure/arm-budget.ts";
 import type { ClouddriverForwarder } from "./api/clouddriver-forwarding.ts";
 import { docsRoutes } from "./api/docs.ts";
 import { installErrorHandling } from "./api/errors.ts";
@@ -46,6 +49,8 @@ export interface AppOptions {
   config: Config;
   store?: TaskStore;
   accounts?: AccountRegistry;
+  /** The ARM call budget (default: as configured, for the accounts built here; none when accounts are given). */
+  armBudget?: ArmBudget;
   /** Fastify logger options; false in tests. */
   logger?: boolean | Record<string, unknown>;
   /**
@@ -81,7 +86,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   // Every store call watched: an outage answers 503 and makes /ready say so at once (tasks/store-outage.ts).
   const storeHealth = new StoreHealth();
   const store = watchStoreOutages(options.store ?? new MemoryTaskStore(config.taskRetention), storeHealth);
-  const accounts = options.accounts ?? (await AccountRegistry.open(config.accounts));
+  // Every ARM call of this replica's clients takes from the budget first (shared with the other replicas on PostgreSQL).
+  const armBudget = options.accounts ? options.armBudget : (options.armBudget ?? (await createArmBudget(config)));
+  const accounts = options.accounts ?? (await AccountRegistry.open(config.accounts, (a) => createComputeClient(a, undefined, armBudget)));
 
   const schemas = new LazySchemaCompilers();
   const app = Fastify({
@@ -190,6 +197,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   app.addHook("onClose", async () => {
     stopObserving();
     stopCounting();
+    if (!options.armBudget) await armBudget?.close();
   });
   await app.register(uiRoutes, { store, progress, accounts, reads, maxAttempts: config.retry.maxAttempts });
   await app.register(observabilityRoutes, { metrics, store, storeHealth, backlog, accounts, readyCacheMs: config.observability.readyCacheMs, probeTimeoutMs: config.observability.readyTimeoutMs });

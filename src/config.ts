@@ -219,6 +219,17 @@ export interface Config {
   access: AccessConfig;
   observability: ObservabilityConfig;
   overload: OverloadConfig;
+  armBudget: ArmBudgetConfig;
+}
+
+/** The ARM call budget (src/azure/arm-budget.ts, docs/configuration.md). */
+export interface ArmBudgetConfig {
+  /** ARM_BUDGET: take from the budget before each call (default true). */
+  enabled: boolean;
+  /** ARM_BUDGET_REFILL_SCALE: multiplies Azure's refill rates (a simulator at a time scale refills faster; default 1). */
+  refillScale: number;
+  /** ARM_BUDGET_SHARED: keep the levels in PostgreSQL, shared by every replica (default: when TASK_STORE is postgres). */
+  shared: boolean;
 }
 
 export interface OverloadConfig {
@@ -752,5 +763,19 @@ export function loadConfig(env: Env = process.env): Config {
     lroMaxPollIntervalMs: intVar(env, "LRO_MAX_POLL_INTERVAL_MS", 120_000, 10, 600_000),
     taskRetention: intVar(env, "TASK_RETENTION", 10_000, 1),
     readCacheTtlMs: intVar(env, "READ_CACHE_TTL_MS", 10_000, 0, 300_000),
+    armBudget: {
+      enabled: boolVar(env, "ARM_BUDGET", true),
+      // As the read pacing above: against the simulator alone, its buckets refill timeScale times faster than Azure's.
+      refillScale: positiveNumberVar(env, "ARM_BUDGET_REFILL_SCALE", onlySimulator ? 1 / simulator.settings.timeScale : 1),
+      shared: boolVar(env, "ARM_BUDGET_SHARED", store.kind === "postgres"),
+    },
   };
+}
+
+function positiveNumberVar(env: Env, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || !(value > 0)) throw new ConfigError(`${name} must be a number above 0, e.g. 1 or 0.5, got "${env[name]}"`);
+  return value;
 }

@@ -90,6 +90,24 @@ t.test("?dryRun=true: the selection and each server group's plan, nothing writte
   t.same(waited.body.history.slice(0, 3).map((h: any) => h.status).sort(), [...dry.body.selection].sort(), "the run selected what the dry run said");
 });
 
+t.test("clientRequestId: the same cluster request again is the same task, even after it acted; another request with it is a 409", async (t) => {
+  const path = "/azure/ops/disableCluster?clientRequestId=orca-stage-7";
+  const first = await env.api("POST", path, { credentials: "demo", regions: ["eastus"], cluster: "web-prod" });
+  t.equal(first.status, 202, JSON.stringify(first.body));
+  const task = await env.waitForTask(first.body.id);
+  t.equal(task.state, "succeeded");
+  // The retry reads the cluster again and would select nothing more (its older server groups are disabled now).
+  const again = await env.api("POST", path, { credentials: "demo", regions: ["eastus"], cluster: "web-prod" });
+  t.equal(again.status, 202);
+  t.equal(again.body.id, first.body.id, "the same task, not a second one");
+  const other = await env.api("POST", path, { credentials: "demo", regions: ["eastus"], cluster: "api-prod" });
+  t.equal(other.status, 409, JSON.stringify(other.body));
+  t.match(other.body.message, /clientRequestId "orca-stage-7" was already used for a different request/);
+  const bad = await env.api("POST", "/azure/ops/scaleDownCluster?clientRequestId=has%20space", { credentials: "demo", regions: ["eastus"], cluster: "web-prod" });
+  t.equal(bad.status, 400, "a clientRequestId that is not printable ASCII is refused, naming it");
+  t.match(JSON.stringify(bad.body), /clientRequestId/);
+});
+
 t.test("the cluster's reads: a transient failure is read again; a throttle past the read's deadline is a 503, not an internal error", async (t) => {
   // The listing of the resource group: one 503 is read again (observe), and the selection is made as usual.
   await env.simControl("POST", "/_sim/faults", { method: "GET", pathContains: "/resourceGroups/demo-rg/providers/Microsoft.Compute/virtualMachineScaleSets", status: 503, code: "ServiceUnavailable", count: 1 });

@@ -61,7 +61,9 @@ t.test("an exhausted transient failure is retryable, and :resume runs it again u
 });
 
 t.test("in a task of several operations, resume runs the failed one and what follows, not those that succeeded", async (t) => {
-  await fault({ method: "PATCH", pathContains: "web-prod-v002", status: 429, code: "TooManyRequests", count: 2 });
+  // A conflict, not a throttle: 429 and 5xx are retried until the deadline (RETRY_DEADLINE_MS), so two of them are
+  // ridden out; a conflict stops at RETRY_MAX_ATTEMPTS and leaves the task failed and retryable.
+  await fault({ method: "PATCH", pathContains: "web-prod-v002", status: 409, code: "ConflictingConcurrentWriteNotAllowed", count: 2 });
   const res = await env.api("POST", "/azure/ops", [
     { resizeServerGroup: demo("web-prod-v001", { capacity: { min: 1, max: 8, desired: 4 } }) },
     { resizeServerGroup: demo("web-prod-v002", { capacity: { min: 1, max: 8, desired: 5 } }) },
@@ -69,7 +71,7 @@ t.test("in a task of several operations, resume runs the failed one and what fol
   ]);
   const id = res.body.id as string;
   const failed = await env.waitForTask(id);
-  t.equal(failed.status.retryable, true, "429 twice: throttled, retryable");
+  t.equal(failed.status.retryable, true, "409 twice: a conflict that can clear, retryable");
   t.match(failed.resultObjects, [{ serverGroupName: "web-prod-v001" }, { type: "EXCEPTION", operation: "resizeServerGroup" }]);
   t.equal((await resume(id)).status, 200);
   const done = await env.waitForTask(id);
@@ -81,13 +83,13 @@ t.test("in a task of several operations, resume runs the failed one and what fol
   );
   const patchesOn = async (name: string) => callsFor(await env.calls(), name).filter((c) => c.method === "PATCH").map((c) => c.status);
   t.same(await patchesOn("web-prod-v001"), [200], "the operation that had succeeded did not run again");
-  t.same(await patchesOn("web-prod-v002"), [429, 429, 200, 200], "the failed one ran from a fresh read, then the disable");
+  t.same(await patchesOn("web-prod-v002"), [409, 409, 200, 200], "the failed one ran from a fresh read, then the disable");
 });
 
 t.test("resume is idempotent while the task runs again, and the body Orca may send is ignored", async (t) => {
   await env.simControl("PUT", "/_sim/config", { writeDurationMs: 600 });
   t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 60 }));
-  await fault({ method: "PATCH", pathContains: "web-prod-v002", status: 503, code: "ServiceUnavailable", count: 2 });
+  await fault({ method: "PATCH", pathContains: "web-prod-v002", status: 409, code: "ConflictingConcurrentWriteNotAllowed", count: 2 });
   const id = await submit("resizeServerGroup", demo("web-prod-v002", { capacity: { min: 1, max: 10, desired: 4 } }));
   t.equal((await env.waitForTask(id)).status.retryable, true);
   t.equal((await resume(id, { contentType: "application/json", body: "" })).status, 200, "an empty JSON body is no error");

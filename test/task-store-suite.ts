@@ -838,4 +838,31 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.notOk("leaseOwner" in done);
     t.equal((await store.create({ clientRequestId: "life", operations: [] })).task.id, task.id);
   });
+
+  t.test(`${name}: with 10,000 tasks queued behind busy scale sets, claims take what is runnable, in order`, async (t) => {
+    const handle = await fresh(t);
+    const { store } = handle;
+    // Created at once: the stores batch them, each as if made alone, in the order asked.
+    const QUEUED = 10_000;
+    const created = await Promise.all(
+      Array.from({ length: QUEUED }, (_, i) => store.create({ operations: [op("resizeServerGroup", `q-${i % 2}`)], scaleSets: [i % 2 === 0 ? S1 : S2] })),
+    );
+    const ids = created.map((c) => c.task.id);
+    t.equal(new Set(ids).size, QUEUED, "every create made a task");
+    const first = await store.claim("r", LONG_LEASE_MS, 50);
+    t.same(first.map((x) => x.id), [ids[0], ids[1]], "the first of each scale set, and nothing of the queues behind them");
+    t.same(await store.claim("r", LONG_LEASE_MS, 50), [], "nothing else while they run");
+    const lone = await createOn(store, [S3], "lone");
+    t.same((await store.claim("r", LONG_LEASE_MS, 50)).map((x) => x.id), [lone.id], "a task on a free scale set is claimable at once");
+    // Each task's end wakes the next on its scale set, whichever replica claims.
+    const other = handle.replica ? await handle.replica() : store;
+    let expected = 2;
+    for (const running of first) {
+      await finish(store, "r", running.id);
+      const next = await other.claim("r2", LONG_LEASE_MS, 50);
+      t.same(next.map((x) => x.id), [ids[expected]], `after ${running.id} ends, the next on its scale set`);
+      expected++;
+    }
+    t.same(await other.claim("r2", LONG_LEASE_MS, 50), [], "and only that one");
+  });
 }

@@ -15,6 +15,11 @@ export interface ArmResponseInfo {
 
 export interface ArmResponseListener {
   onArmResponse(info: ArmResponseInfo): void;
+  /**
+   * A call of this scope waits for the ARM budget (src/azure/arm-budget.ts): a scope that has it is a task's, whose
+   * calls go before reads for a cache, and whose history says what it waits for.
+   */
+  onArmWait?(wait: { budget: string; waitMs: number }): void;
 }
 
 const listeners = new AsyncLocalStorage<ArmResponseListener[]>();
@@ -30,6 +35,15 @@ export function observeAllArmResponses(listener: ArmResponseListener): () => voi
 export function observeArmResponses<T>(listener: ArmResponseListener, fn: () => T): T {
   const outer = listeners.getStore() ?? [];
   return listeners.run([...outer, listener], fn);
+}
+
+/** The listeners of the current scope that want to hear of waits for the ARM budget, as one callback; none: undefined. */
+export function armCallWaiting(): ((wait: { budget: string; waitMs: number }) => void) | undefined {
+  const waiting = (listeners.getStore() ?? []).filter((l) => l.onArmWait);
+  if (waiting.length === 0) return undefined;
+  return (wait) => {
+    for (const l of waiting) l.onArmWait!(wait);
+  };
 }
 
 export const armObserverPolicy: PipelinePolicy = {

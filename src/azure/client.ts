@@ -4,6 +4,7 @@ import { ComputeManagementClient } from "@azure/arm-compute";
 import type { AccessToken, TokenCredential } from "@azure/core-auth";
 import type { AccountConfig } from "../config.ts";
 import { armObserverPolicy } from "./arm-observer.ts";
+import { armBudgetPolicy, type ArmBudget } from "./arm-budget.ts";
 
 /** The simulator accepts this fixed bearer token (unless told to accept only tokens it issued). */
 export class SimulatorCredential implements TokenCredential {
@@ -89,7 +90,8 @@ export function armScope(account: AccountConfig): string {
   return `${account.audience}/.default`;
 }
 
-export function createComputeClient(account: AccountConfig, credential: TokenCredential = credentialFor(account)): ComputeManagementClient {
+/** budget: every call takes from it before it is sent (src/azure/arm-budget.ts); none, no budget. */
+export function createComputeClient(account: AccountConfig, credential: TokenCredential = credentialFor(account), budget?: ArmBudget): ComputeManagementClient {
   return new ComputeManagementClient(credential, account.subscriptionId, {
     endpoint: account.endpoint,
     credentials: { scopes: [armScope(account)] },
@@ -99,6 +101,9 @@ export function createComputeClient(account: AccountConfig, credential: TokenCre
     // The simulator's certificate is trusted for this client only; TLS verification stays on everywhere.
     ...(account.caPem ? { tlsOptions: { ca: account.caPem } } : {}),
     userAgentOptions: { userAgentPrefix: "vmss-ops" },
-    additionalPolicies: [{ policy: armObserverPolicy, position: "perRetry" }],
+    additionalPolicies: [
+      ...(budget ? [{ policy: armBudgetPolicy(budget), position: "perRetry" as const }] : []),
+      { policy: armObserverPolicy, position: "perRetry" },
+    ],
   });
 }

@@ -51,6 +51,11 @@ export interface ScaleSetPlanner<R> {
    */
   resultOnFailure?: boolean;
   /**
+   * What the plan learned that a process taking over must know too (JSON; e.g. why a rolling upgrade stopped
+   * surging): written with every checkpoint, and given back to the planner of the run that resumes it.
+   */
+  memory?(): unknown;
+  /**
    * What to write when the operation ends without reaching done (it failed, or was canceled): undo a temporary
    * change it made to Azure (automatic repairs it suspended). Planned on fresh reads, a few writes at most, each
    * logged; a failure here is logged and the operation's own failure stands. Not run when the task is interrupted
@@ -63,6 +68,8 @@ export interface Checkpoint {
   attempt: number;
   /** The write in flight and its serialized poller, when one was accepted and has not ended. */
   inFlight?: { step: StoredWriteStep; poller: string };
+  /** The planner's memory (ScaleSetPlanner.memory), when it has one. */
+  planner?: unknown;
 }
 
 /** How one attempt ended: for metrics and logs (the retry decision itself stays in retry-policy.ts). */
@@ -184,7 +191,13 @@ interface Progress {
   writesEnded: string[];
 }
 
-export async function executeOp<R>(input: ExecuteOpInput<R>): Promise<R> {
+export async function executeOp<R>(given: ExecuteOpInput<R>): Promise<R> {
+  // Every checkpoint carries what the planner learned so far.
+  const memory = given.planner.memory?.bind(given.planner);
+  const input: ExecuteOpInput<R> =
+    memory && given.onCheckpoint
+      ? { ...given, onCheckpoint: (c) => given.onCheckpoint!({ ...c, ...(memory() !== undefined ? { planner: memory() } : {}) }) }
+      : given;
   try {
     return await runToEnd(input);
   } catch (err) {

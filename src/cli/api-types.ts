@@ -3452,6 +3452,8 @@ export interface operations {
     scaleDownCluster: {
         parameters: {
             query?: {
+                /** @description printable ASCII without spaces, up to 128 characters: the same request again (an orchestrator retrying) is the same task */
+                clientRequestId?: string;
                 /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
                 wait?: number;
                 /** @description the selection and each server group's plan; nothing written, no task stored */
@@ -3476,7 +3478,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created */
+            /** @description The task was created (or, for a repeated clientRequestId, found) */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -3505,6 +3507,15 @@ export interface operations {
             };
             /** @description The caller may not use that account (or may only read) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The clientRequestId was used for a different request */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3535,6 +3546,8 @@ export interface operations {
     disableCluster: {
         parameters: {
             query?: {
+                /** @description printable ASCII without spaces, up to 128 characters: the same request again (an orchestrator retrying) is the same task */
+                clientRequestId?: string;
                 /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
                 wait?: number;
                 /** @description the selection and each server group's plan; nothing written, no task stored */
@@ -3559,7 +3572,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created */
+            /** @description The task was created (or, for a repeated clientRequestId, found) */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -3588,6 +3601,15 @@ export interface operations {
             };
             /** @description The caller may not use that account (or may only read) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The clientRequestId was used for a different request */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -57,6 +57,8 @@ export interface Prepared {
 export interface RunContext {
   origin: TaskOrigin;
   prepared?: Prepared;
+  /** The planner's memory from the checkpoint of an earlier run of this operation (ScaleSetPlanner.memory). */
+  memory?: unknown;
 }
 
 /**

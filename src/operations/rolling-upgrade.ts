@@ -10,7 +10,7 @@ import { OperationError } from "../azure/arm-failure.ts";
 import type { PlannedStep, ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { MAX_CAPACITY, serverGroupFields, type FieldProblem } from "./description.ts";
-import { defineOperation } from "./operation.ts";
+import { defineOperation, type RunContext } from "./operation.ts";
 import {
   changeHash,
   describeChange,
@@ -175,14 +175,29 @@ function endStep(view: UpgradeView, change: ModelChange): PlannedStep {
   return { kind: "done", summary: `every instance runs the new model (${describeChange(change)}), healthy ${view.ready}/${view.desired}` };
 }
 
-export function rollingUpgradePlanner(d: RollingUpgradeDescription, target: ScaleSetRef): ScaleSetPlanner<ServerGroupResult> {
+/** What a rolling upgrade's planner keeps in the task's checkpoint, so that a replica taking over knows it too. */
+interface UpgradeMemory {
+  /** This task surged the scale set. */
+  surged: boolean;
+  /** Why it stops before surging again: instances of its surge could not be allocated. */
+  allocationFailure?: string;
+}
+
+function upgradeMemory(value: unknown): UpgradeMemory {
+  const m = value as Partial<UpgradeMemory> | null | undefined;
+  return { surged: m?.surged === true, ...(typeof m?.allocationFailure === "string" ? { allocationFailure: m.allocationFailure } : {}) };
+}
+
+export function rollingUpgradePlanner(d: RollingUpgradeDescription, target: ScaleSetRef, run?: RunContext): ScaleSetPlanner<ServerGroupResult> {
   const change = changeOf(d);
   const hash = changeHash(change);
   const deletePolicy = d.deletePolicy ?? "Oldest";
-  // Set when instances of a surge this run made could not be allocated: once they are removed, the upgrade stops
-  // there instead of surging into the same shortage. Kept in memory: after a restart one more surge is tried.
-  let surgedHere = false;
-  let allocationFailure: string | undefined;
+  // Set when instances of a surge this task made could not be allocated: once they are removed, the upgrade stops
+  // there instead of surging into the same shortage. Checkpointed with the task: a replica that takes over after a
+  // restart stops too, instead of trying one more surge.
+  const remembered = upgradeMemory(run?.memory);
+  let surgedHere = remembered.surged;
+  let allocationFailure: string | undefined = remembered.allocationFailure;
 
   function plan(snapshot: ScaleSetSnapshot): PlannedStep {
     const { vmss } = snapshot;
@@ -224,6 +239,8 @@ export function rollingUpgradePlanner(d: RollingUpgradeDescription, target: Scal
     maxWrites: 3 * MAX_CAPACITY + 8,
     plan,
     result: (snapshot) => serverGroupResult(snapshot, target),
+    memory: (): UpgradeMemory | undefined =>
+      surgedHere || allocationFailure ? { surged: surgedHere, ...(allocationFailure ? { allocationFailure } : {}) } : undefined,
   };
 }
 

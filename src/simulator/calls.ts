@@ -16,8 +16,8 @@ export interface CallRecord {
   fault?: string;
 }
 
-/** The log keeps this many calls; older ones are dropped. */
-export const MAX_CALLS = 10_000;
+/** The log keeps this many calls; older ones are dropped. A benchmark of a fleet makes tens of thousands. */
+export const MAX_CALLS = 200_000;
 
 export class CallLog {
   #calls: CallRecord[] = [];

@@ -32,6 +32,11 @@ export class MemoryTaskStore implements TaskStore {
   /** Unfinished tasks by scale set key. */
   readonly #unfinished = new Map<string, Set<Stored>>();
   readonly #byClientRequestId = new Map<string, string>();
+  /** Unfinished tasks, in seq order (claim looks at these only, never at the finished ones). */
+  #open = new Set<Stored>();
+  /** A requeued task rejoined #open out of seq order: sort before the next claim. */
+  #openUnsorted = false;
+  #finishedCount = 0;
   readonly #retention: number;
   readonly #now: () => number;
   #seq = 0;
@@ -84,6 +89,7 @@ export class MemoryTaskStore implements TaskStore {
       scaleSets,
     };
     this.#tasks.set(task.id, task);
+    this.#open.add(task);
     this.#hold(task);
     if (input.clientRequestId) this.#byClientRequestId.set(input.clientRequestId, task.id);
     return { task: this.#public(task), created: true };
@@ -115,11 +121,17 @@ export class MemoryTaskStore implements TaskStore {
   async claim(owner: string, leaseMs: number, limit: number): Promise<Task[]> {
     const now = this.#now();
     const out: Task[] = [];
-    for (const task of this.#tasks.values()) {
+    if (this.#openUnsorted) {
+      this.#open = new Set([...this.#open].sort((a, b) => a.seq - b.seq));
+      this.#openUnsorted = false;
+    }
+    // The first task of each scale set, found once per claim: a claim costs one pass over the unfinished tasks,
+    // not one pass per task over its scale sets' queues.
+    const firstOf = new Map<string, Stored | undefined>();
+    for (const task of this.#open) {
       if (out.length >= limit) break;
-      const runnable = task.state === "queued" || (task.state === "running" && (task.leaseExpiresAtMs ?? 0) <= now);
-      if (!runnable || (task.leaseOwner && (task.leaseExpiresAtMs ?? 0) > now)) continue;
-      if (!this.#first(task)) continue;
+      if (task.leaseOwner && (task.leaseExpiresAtMs ?? 0) > now) continue;
+      if (!this.#first(task, firstOf)) continue;
       task.leaseOwner = owner;
       task.leaseExpiresAtMs = now + leaseMs;
       out.push(this.#public(task));
@@ -128,9 +140,14 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   /** Whether the task goes first on every scale set it names. */
-  #first(task: Stored): boolean {
+  #first(task: Stored, firstOf: Map<string, Stored | undefined>): boolean {
     for (const key of task.scaleSets) {
-      for (const u of this.#unfinished.get(key) ?? []) if (u !== task && goesBefore(u, task)) return false;
+      if (!firstOf.has(key)) {
+        let first: Stored | undefined;
+        for (const u of this.#unfinished.get(key) ?? []) if (!first || goesBefore(u, first)) first = u;
+        firstOf.set(key, first);
+      }
+      if (firstOf.get(key) !== task) return false;
     }
     return true;
   }
@@ -194,6 +211,8 @@ export class MemoryTaskStore implements TaskStore {
   #finished(task: Stored): void {
     delete task.leaseOwner;
     delete task.leaseExpiresAtMs;
+    this.#open.delete(task);
+    this.#finishedCount++;
     for (const key of task.scaleSets) {
       const set = this.#unfinished.get(key);
       set?.delete(task);
@@ -233,6 +252,9 @@ export class MemoryTaskStore implements TaskStore {
     // Unfinished again: it holds its scale sets again, at its place in submission order.
     task.scaleSets = [...new Set(scaleSets)];
     this.#hold(task);
+    this.#open.add(task);
+    this.#openUnsorted = true;
+    this.#finishedCount--;
     task.state = "queued";
     delete task.failure;
     delete task.finishedAtMs;
@@ -270,18 +292,17 @@ export class MemoryTaskStore implements TaskStore {
 
   #delete(id: string, t: Task): void {
     this.#tasks.delete(id);
+    if (FINISHED_STATES.has(t.state)) this.#finishedCount--;
     if (t.clientRequestId) this.#byClientRequestId.delete(t.clientRequestId);
   }
 
   /** Memory is bounded by count too: the oldest finished tasks go first. */
   #pruneToRetention(): void {
-    let finished = 0;
-    for (const t of this.#tasks.values()) if (FINISHED_STATES.has(t.state)) finished++;
+    if (this.#finishedCount <= this.#retention) return;
     for (const [id, t] of this.#tasks) {
-      if (finished <= this.#retention) break;
+      if (this.#finishedCount <= this.#retention) break;
       if (!FINISHED_STATES.has(t.state)) continue;
       this.#delete(id, t);
-      finished--;
     }
   }
 }

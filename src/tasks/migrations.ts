@@ -75,6 +75,19 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     description: "revision: grows with every change a reader sees, so that readers can keep what they built from a task",
     sql: `ALTER TABLE tasks ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;`,
   },
+  {
+    version: 5,
+    description: "task_ready and task_wakes: a claim looks at the tasks that may go first, not at every task waiting",
+    sql: `
+      CREATE TABLE task_ready (
+        task_seq INTEGER PRIMARY KEY REFERENCES tasks (seq) ON DELETE CASCADE
+      );
+      CREATE TABLE task_wakes (
+        scale_set TEXT PRIMARY KEY
+      );
+      INSERT INTO task_ready (task_seq) SELECT seq FROM tasks WHERE state IN ('queued', 'running');
+    `,
+  },
 ];
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -135,6 +148,61 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     version: 4,
     description: "revision: grows with every change a reader sees, so that readers can keep what they built from a task",
     sql: `ALTER TABLE tasks ADD COLUMN revision bigint NOT NULL DEFAULT 1;`,
+  },
+  {
+    version: 5,
+    description: "task_ready and task_wakes: a claim looks at the tasks that may go first, not at every task waiting",
+    sql: `
+      CREATE TABLE task_ready (
+        task_seq bigint PRIMARY KEY REFERENCES tasks (seq) ON DELETE CASCADE
+      );
+      CREATE TABLE task_wakes (
+        scale_set text PRIMARY KEY
+      );
+      INSERT INTO task_ready (task_seq) SELECT seq FROM tasks WHERE state IN ('queued', 'running');
+    `,
+  },
+  {
+    version: 6,
+    description: "arm_budget: the ARM call budget's buckets, shared by every replica (src/azure/arm-budget-postgres.ts)",
+    sql: `
+      CREATE TABLE arm_budget (
+        key              text PRIMARY KEY,          -- subscription/policy[/resource]
+        tokens           double precision NOT NULL, -- the level at at_ms
+        at_ms            bigint NOT NULL,           -- the database's clock
+        blocked_until_ms bigint NOT NULL DEFAULT 0  -- a 429's Retry-After: nothing is given before
+      );
+      -- One call's take, all or nothing over its buckets, locked in key order (no deadlock between two takes).
+      CREATE FUNCTION arm_budget_take(keys text[], bursts float8[], refills float8[], needs float8[])
+        RETURNS TABLE (granted boolean, wait_ms bigint, empty_key text)
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $take$
+      DECLARE
+        now_ms bigint := floor(extract(epoch from clock_timestamp()) * 1000);
+        levels float8[] := '{}';
+        lvl float8;
+        blocked bigint;
+        w bigint;
+        worst bigint := 0;
+        worst_key text;
+      BEGIN
+        INSERT INTO arm_budget (key, tokens, at_ms) SELECT k, b, now_ms FROM unnest(keys, bursts) AS u(k, b) ORDER BY k ON CONFLICT DO NOTHING;
+        PERFORM 1 FROM arm_budget WHERE key = ANY (keys) ORDER BY key FOR UPDATE;
+        FOR i IN 1 .. cardinality(keys) LOOP
+          SELECT least(bursts[i], tokens + greatest(0, now_ms - at_ms) * refills[i] / 60000.0), blocked_until_ms
+            INTO lvl, blocked FROM arm_budget WHERE key = keys[i];
+          levels := levels || lvl;
+          w := greatest(blocked - now_ms, CASE WHEN lvl >= needs[i] THEN 0 ELSE greatest(1, ceil((needs[i] - lvl) * 60000.0 / refills[i])) END);
+          IF w > worst THEN worst := w; worst_key := keys[i]; END IF;
+        END LOOP;
+        IF worst > 0 THEN
+          RETURN QUERY SELECT false, worst, worst_key;
+          RETURN;
+        END IF;
+        UPDATE arm_budget a SET tokens = u.lvl - 1, at_ms = now_ms FROM unnest(keys, levels) AS u(k, lvl) WHERE a.key = u.k;
+        RETURN QUERY SELECT true, 0::bigint, NULL::text;
+      END
+      $take$;
+    `,
   },
 ];
 

@@ -140,7 +140,7 @@ const MAX_CREATES_PER_STATEMENT = 200;
  * they were before it, so a create's predecessor in the same batch comes from the batch itself (lag). A task's
  * history lines come after its waiting line: reading the waiting count makes that insert run first.
  */
-function createSql(tasks: string, scaleSets: string, history: string): string {
+function createSql(tasks: string, scaleSets: string, history: string, ready: string, wakes: string): string {
   return `WITH input AS (
       SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS i(id, client_request_id, operations, n)
     ), ins AS (
@@ -159,6 +159,12 @@ function createSql(tasks: string, scaleSets: string, history: string): string {
         (SELECT u.id FROM ${scaleSets} s JOIN ${tasks} u ON u.seq = s.task_seq
          WHERE s.scale_set = m.scale_set AND s.task_seq < m.seq ORDER BY s.task_seq DESC LIMIT 1)) AS ahead_id
       FROM mine m
+    ), first AS (
+      INSERT INTO ${ready} (task_seq)
+      SELECT seq FROM ins WHERE NOT EXISTS (SELECT 1 FROM ahead a WHERE a.id = ins.id AND a.ahead_id IS NOT NULL)
+    ), woken AS (
+      INSERT INTO ${wakes} (scale_set)
+      SELECT DISTINCT scale_set FROM ahead WHERE ahead_id IS NOT NULL ORDER BY scale_set ON CONFLICT DO NOTHING
     ), waiting AS (
       INSERT INTO ${history} (task_id, phase, status, time_ms)
       SELECT id, $10, format($11, string_agg(format($12, ahead_id, scale_set), ', ' ORDER BY scale_set)), $13
@@ -177,6 +183,70 @@ function createSql(tasks: string, scaleSets: string, history: string): string {
     FROM ins LEFT JOIN waiting w ON w.task_id = ins.id`;
 }
 
+/** Schema-qualified names of the tables a claim reads, and the task columns it returns. */
+export interface ClaimTables {
+  schema: string;
+  tasks: string;
+  scaleSets: string;
+  ready: string;
+  wakes: string;
+  columns: string;
+}
+
+/**
+ * The claim: two statements for one simple query (no parameters: values are literals), one transaction. The first
+ * takes the claim lock; the second, with a snapshot taken after it:
+ * - turns the wakes (scale sets whose first task may have changed since the last claim: a task ended, came back, or
+ *   was created behind another) into candidates: the first task of each by submission order. Started tasks are
+ *   candidates already: they were claimed from task_ready, and stay there until they end.
+ * - checks each candidate (task_ready and the woken) against the order per scale set. A task that has not started
+ *   waits for any earlier task on one of its scale sets (the first row of an index range, whatever the queue behind)
+ *   and for any started one; a started task waits only for an earlier started one. The started tasks and their
+ *   scale sets are collected once per claim, from the candidates.
+ * So a claim reads the candidates and what was woken since the last claim, never the queue behind a busy scale set.
+ */
+export function claimSql(t: ClaimTables, owner: string, leaseMs: number, limit: number): string {
+  // The plan must not hang on statistics: right after a burst of creates, before autovacuum analyzed the tables,
+  // PostgreSQL chose hash joins that read every queued task (50 ms with 10,000 queued). So the candidates travel as
+  // an array (tasks are found by index probes, seq = ANY), and each check is a subquery per candidate, which the
+  // planner cannot turn into a join over the whole table.
+  return `SELECT pg_advisory_xact_lock(${CLAIM_LOCK_CLASS}, hashtext(${pg.escapeLiteral(t.schema)}));
+       WITH woken AS (
+         DELETE FROM ${t.wakes} RETURNING scale_set
+       ), heads AS (
+         SELECT DISTINCT head FROM (
+           SELECT (SELECT min(o.task_seq) FROM ${t.scaleSets} o WHERE o.scale_set = w.scale_set) AS head FROM woken w
+         ) h WHERE head IS NOT NULL
+       ), kept AS (
+         INSERT INTO ${t.ready} (task_seq) SELECT head FROM heads ON CONFLICT DO NOTHING
+       ), candidates AS (
+         SELECT ARRAY(SELECT task_seq FROM ${t.ready} UNION SELECT head FROM heads) AS seqs
+       ), busy AS MATERIALIZED (
+         SELECT o.scale_set, o.task_seq FROM ${t.scaleSets} o
+         WHERE o.task_seq = ANY (ARRAY(
+           SELECT u.seq FROM ${t.tasks} u
+           WHERE u.seq = ANY ((SELECT seqs FROM candidates)::bigint[]) AND u.state IN ${CLAIMABLE_SQL} AND ${started("u")}))
+       ), picked AS (
+         SELECT t.seq FROM ${t.tasks} t
+         WHERE t.seq = ANY ((SELECT seqs FROM candidates)::bigint[])
+           AND t.state IN ${CLAIMABLE_SQL} AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ${NOW_MS})
+           AND NOT coalesce((
+             SELECT bool_or(CASE WHEN ${started("t")}
+               THEN EXISTS (SELECT 1 FROM busy b WHERE b.scale_set = mine.scale_set AND b.task_seq < t.seq)
+               -- The first of the scale set's queue, one index probe (an EXISTS over task_seq < t.seq was planned as a
+               -- sequential scan once the queue held most of the rows)
+               ELSE (SELECT min(o.task_seq) FROM ${t.scaleSets} o WHERE o.scale_set = mine.scale_set) < t.seq
+                 OR mine.scale_set IN (SELECT scale_set FROM busy) END)
+             FROM ${t.scaleSets} mine WHERE mine.task_seq = t.seq), false)
+         ORDER BY t.seq
+         LIMIT ${integerLiteral(limit)}
+         FOR UPDATE OF t SKIP LOCKED
+       )
+       UPDATE ${t.tasks} t SET lease_owner = ${pg.escapeLiteral(textParam(owner))}, lease_expires_at_ms = ${NOW_MS} + ${integerLiteral(leaseMs)}
+       FROM picked WHERE t.seq = picked.seq
+       RETURNING ${t.columns}`;
+}
+
 export class PostgresTaskStore implements TaskStore {
   readonly #pool: pg.Pool;
   readonly #poolMax: number;
@@ -184,6 +254,8 @@ export class PostgresTaskStore implements TaskStore {
   readonly #tasks: string;
   readonly #history: string;
   readonly #scaleSets: string;
+  readonly #ready: string;
+  readonly #wakes: string;
   readonly #columns: string;
   readonly #schema: string;
   /** NOTIFY channel of this schema: "work may be claimable". */
@@ -212,7 +284,9 @@ export class PostgresTaskStore implements TaskStore {
       t.cancel_requested_at_ms, t.revision,
       (SELECT json_agg(json_build_object('phase', h.phase, 'status', h.status, 'timeMs', h.time_ms) ORDER BY h.seq)
          FROM ${this.#history} h WHERE h.task_id = t.id) AS history`;
-    this.#createSql = createSql(this.#tasks, this.#scaleSets, this.#history);
+    this.#ready = `${quoteIdent(schema)}.task_ready`;
+    this.#wakes = `${quoteIdent(schema)}.task_wakes`;
+    this.#createSql = createSql(this.#tasks, this.#scaleSets, this.#history, this.#ready, this.#wakes);
     this.where = where;
   }
 
@@ -488,27 +562,16 @@ export class PostgresTaskStore implements TaskStore {
     // and each takes a snapshot of its own, the claim's after the lock. Values are literals (the simple query
     // protocol has no parameters).
     const results = (await this.#query(
-      `SELECT pg_advisory_xact_lock(${CLAIM_LOCK_CLASS}, hashtext(${pg.escapeLiteral(this.#schema)}));
-       WITH picked AS (
-         SELECT t.seq FROM ${this.#tasks} t
-         WHERE t.state IN ${CLAIMABLE_SQL} AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ${NOW_MS})
-           AND NOT EXISTS (
-             SELECT 1 FROM ${this.#scaleSets} mine
-             JOIN ${this.#scaleSets} other ON other.scale_set = mine.scale_set AND other.task_seq <> mine.task_seq
-             JOIN ${this.#tasks} u ON u.seq = other.task_seq
-             WHERE mine.task_seq = t.seq
-               AND CASE WHEN ${started("u")} = ${started("t")} THEN u.seq < t.seq ELSE ${started("u")} END)
-         ORDER BY t.seq
-         LIMIT ${integerLiteral(limit)}
-         FOR UPDATE OF t SKIP LOCKED
-       )
-       UPDATE ${this.#tasks} t SET lease_owner = ${pg.escapeLiteral(textParam(owner))}, lease_expires_at_ms = ${NOW_MS} + ${integerLiteral(leaseMs)}
-       FROM picked WHERE t.seq = picked.seq
-       RETURNING ${this.#columns}`,
+      claimSql(
+        { schema: this.#schema, tasks: this.#tasks, scaleSets: this.#scaleSets, ready: this.#ready, wakes: this.#wakes, columns: this.#columns },
+        owner,
+        leaseMs,
+        limit,
+      ),
       [],
       false,
     )) as unknown as pg.QueryResult<Row>[];
-    return results[1].rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toTask);
+    return results.at(-1)!.rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toTask);
   }
 
   async renew(owner: string, ids: string[], leaseMs: number): Promise<string[]> {
@@ -590,7 +653,9 @@ export class PostgresTaskStore implements TaskStore {
     let notified = "0";
     if (finished) {
       params.push(this.#channel);
-      parts.push(`freed AS (DELETE FROM ${this.#scaleSets} s USING done WHERE s.task_seq = done.seq)`);
+      parts.push(`freed AS (DELETE FROM ${this.#scaleSets} s USING done WHERE s.task_seq = done.seq RETURNING s.scale_set)`);
+      parts.push(`woken AS (INSERT INTO ${this.#wakes} (scale_set) SELECT DISTINCT scale_set FROM freed ORDER BY scale_set ON CONFLICT DO NOTHING)`);
+      parts.push(`unready AS (DELETE FROM ${this.#ready} r USING done WHERE r.task_seq = done.seq)`);
       parts.push(`notified AS (SELECT pg_notify($${params.length}, '') FROM done)`);
       notified = "(SELECT count(*) FROM notified)";
     }
@@ -644,6 +709,10 @@ export class PostgresTaskStore implements TaskStore {
        ), held AS (
          INSERT INTO ${this.#scaleSets} (task_seq, scale_set)
          SELECT requeued.seq, k FROM requeued, unnest($5::text[]) AS k ON CONFLICT DO NOTHING
+       ), ready AS (
+         INSERT INTO ${this.#ready} (task_seq) SELECT seq FROM requeued ON CONFLICT DO NOTHING
+       ), woken AS (
+         INSERT INTO ${this.#wakes} (scale_set) SELECT DISTINCT k FROM requeued, unnest($5::text[]) AS k ORDER BY k ON CONFLICT DO NOTHING
        ), notified AS (
          SELECT pg_notify($6, '') FROM requeued
        )
@@ -679,7 +748,11 @@ export class PostgresTaskStore implements TaskStore {
              updated_at_ms = ${NOW_MS}, revision = revision + 1, lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = $1`,
           [id],
         );
-        await client.query(`DELETE FROM ${this.#scaleSets} WHERE task_seq = $1`, [row.seq]);
+        await client.query(
+          `WITH freed AS (DELETE FROM ${this.#scaleSets} WHERE task_seq = $1 RETURNING scale_set), unready AS (DELETE FROM ${this.#ready} WHERE task_seq = $1)
+           INSERT INTO ${this.#wakes} (scale_set) SELECT DISTINCT scale_set FROM freed ORDER BY scale_set ON CONFLICT DO NOTHING`,
+          [row.seq],
+        );
         await line(lines.canceled);
         // The scale sets it named are free: wake the replicas.
         await client.query("SELECT pg_notify($1, '')", [this.#channel]);

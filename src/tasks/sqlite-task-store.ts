@@ -34,13 +34,22 @@ const COLUMNS = `t.seq, t.id, t.client_request_id, t.state, t.operations, t.oper
 /** Running, or leased: it goes before tasks that have not started (src/tasks/ordering.ts). */
 const started = (t: string) => `(${t}.state = 'running' OR ${t}.lease_owner IS NOT NULL)`;
 
-/** Some unfinished task goes before t on a scale set t names. task_scale_sets only holds unfinished tasks. */
+/**
+ * Some unfinished task goes before t on a scale set t names (task_scale_sets only holds unfinished tasks), written so
+ * that its cost does not grow with the queue behind t. A task that has not started waits for any earlier task on the
+ * scale set (the first row of an index range on (scale_set, task_seq)) and for any started one (the scale sets of
+ * the started tasks, all in task_ready, collected once per claim); a started task only for an earlier started one.
+ * CROSS JOIN keeps SQLite's join order: from task_ready, never from an index of every queued task.
+ */
 const BLOCKED = `EXISTS (
   SELECT 1 FROM task_scale_sets mine
-  JOIN task_scale_sets other ON other.scale_set = mine.scale_set AND other.task_seq <> mine.task_seq
-  JOIN tasks u ON u.seq = other.task_seq
-  WHERE mine.task_seq = t.seq
-    AND CASE WHEN ${started("u")} = ${started("t")} THEN u.seq < t.seq ELSE ${started("u")} END)`;
+  WHERE mine.task_seq = t.seq AND CASE WHEN ${started("t")}
+    THEN EXISTS (SELECT 1 FROM task_scale_sets o JOIN tasks u ON u.seq = o.task_seq
+                 WHERE o.scale_set = mine.scale_set AND o.task_seq < t.seq AND ${started("u")})
+    ELSE (SELECT min(o.task_seq) FROM task_scale_sets o WHERE o.scale_set = mine.scale_set) < t.seq
+      OR mine.scale_set IN (
+        SELECT o.scale_set FROM task_ready r CROSS JOIN tasks u ON u.seq = r.task_seq CROSS JOIN task_scale_sets o ON o.task_seq = r.task_seq
+        WHERE u.state IN ${CLAIMABLE_SQL} AND ${started("u")}) END)`;
 
 /** A create waiting for its commit: the input as it was when create was called. */
 interface PendingCreate {
@@ -312,6 +321,8 @@ export class SqliteTaskStore implements TaskStore {
       if (before) ahead.push({ taskId: before.id, scaleSet: key });
       this.#stmt("INSERT INTO task_scale_sets (task_seq, scale_set) VALUES (?, ?)").run(inserted.seq, key);
     }
+    // First on all its scale sets: a claim may take it at once. Otherwise the end of the task ahead wakes it.
+    if (ahead.length === 0) this.#stmt("INSERT INTO task_ready (task_seq) VALUES (?)").run(inserted.seq);
     const waiting = waitingEntry(ahead, now);
     const lines = [...(waiting ? [waiting] : []), ...input.history];
     const insertLine = this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)");
@@ -376,9 +387,18 @@ export class SqliteTaskStore implements TaskStore {
     if (limit <= 0) return [];
     return this.#write(() => {
       const now = Date.now();
+      // The scale sets whose first task may have changed (a task ended, or came back): their first by submission
+      // order may go first now. Started tasks are in task_ready already (they were claimed from it).
+      this.#stmt(
+        `INSERT OR IGNORE INTO task_ready (task_seq)
+         SELECT head FROM (SELECT (SELECT o.task_seq FROM task_scale_sets o WHERE o.scale_set = w.scale_set
+                                   ORDER BY o.task_seq LIMIT 1) AS head FROM task_wakes w)
+         WHERE head IS NOT NULL`,
+      ).run();
+      this.#stmt("DELETE FROM task_wakes").run();
       const claimed = this.#stmt(
         `UPDATE tasks SET lease_owner = ?, lease_expires_at_ms = ?
-         WHERE seq IN (SELECT t.seq FROM tasks t
+         WHERE seq IN (SELECT t.seq FROM task_ready r CROSS JOIN tasks t ON t.seq = r.task_seq
                        WHERE t.state IN ${CLAIMABLE_SQL} AND (t.lease_expires_at_ms IS NULL OR t.lease_expires_at_ms <= ?)
                          AND NOT ${BLOCKED}
                        ORDER BY t.seq LIMIT ?)
@@ -450,9 +470,16 @@ export class SqliteTaskStore implements TaskStore {
       const insert = this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)");
       for (const h of history) insert.run(id, h.phase, h.status, h.timeMs);
       // A finished task no longer holds its scale sets: the next task on each may be claimed.
-      if (finished) this.#stmt("DELETE FROM task_scale_sets WHERE task_seq = ?").run(row.seq);
+      if (finished) this.#free(row.seq);
       return true;
     });
+  }
+
+  /** A task that ended frees its scale sets, and wakes them: the next claim looks at the first task of each. */
+  #free(seq: number): void {
+    this.#stmt("INSERT OR IGNORE INTO task_wakes (scale_set) SELECT scale_set FROM task_scale_sets WHERE task_seq = ?").run(seq);
+    this.#stmt("DELETE FROM task_scale_sets WHERE task_seq = ?").run(seq);
+    this.#stmt("DELETE FROM task_ready WHERE task_seq = ?").run(seq);
   }
 
   /**
@@ -478,7 +505,12 @@ export class SqliteTaskStore implements TaskStore {
       this.#stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)").run(id, entry.phase, entry.status, entry.timeMs);
       // Unfinished again: it holds its scale sets again, at its place in submission order.
       const hold = this.#stmt("INSERT OR IGNORE INTO task_scale_sets (task_seq, scale_set) VALUES (?, ?)");
-      for (const key of new Set(scaleSets)) hold.run(requeued.seq, key);
+      const wake = this.#stmt("INSERT OR IGNORE INTO task_wakes (scale_set) VALUES (?)");
+      for (const key of new Set(scaleSets)) {
+        hold.run(requeued.seq, key);
+        wake.run(key);
+      }
+      this.#stmt("INSERT OR IGNORE INTO task_ready (task_seq) VALUES (?)").run(requeued.seq);
       return true;
     });
   }
@@ -496,7 +528,7 @@ export class SqliteTaskStore implements TaskStore {
           `UPDATE tasks SET state = 'canceled', cancel_requested_at_ms = ?, finished_at_ms = ?, updated_at_ms = ?, revision = revision + 1,
              lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = ?`,
         ).run(now, now, now, id);
-        this.#stmt("DELETE FROM task_scale_sets WHERE task_seq = ?").run(row.seq);
+        this.#free(Number(row.seq));
         line(lines.canceled);
         return { outcome: "canceled" as const, task: this.#byId(id)! };
       }

@@ -9,6 +9,7 @@
 // The decisions are task-outcome.ts's, the writes task-journal.ts's; this file acts on them.
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { observeArmResponses } from "../azure/arm-observer.ts";
+import { armWaitLine } from "../azure/arm-budget.ts";
 import { executeOp, OperationCanceledError, type Checkpoint } from "../azure/execute-op.ts";
 import type { AnyOperation, LocatedDescription, TaskOrigin } from "../operations/operation.ts";
 import { describeResult, type OperationResult } from "../operations/server-group-state.ts";
@@ -44,6 +45,8 @@ interface LocatedOperation {
   origin: TaskOrigin;
   /** A write accepted before a restart, to follow to its end first. */
   resume: TaskCheckpoint["inFlight"];
+  /** The planner's memory from the checkpoint of an earlier run of this operation. */
+  memory?: unknown;
 }
 
 export class TaskRun {
@@ -60,7 +63,11 @@ export class TaskRun {
   readonly #results: OperationResult[];
   readonly #stored: StoredCheckpoint;
   #armCalls: number;
-  readonly #countCalls = { onArmResponse: () => void this.#armCalls++ };
+  readonly #countCalls = {
+    onArmResponse: () => void this.#armCalls++,
+    // A call of this task waits for the ARM budget: the task says so.
+    onArmWait: (wait: { budget: string; waitMs: number }) => this.#log(phaseOf(this.#ctx.operation), armWaitLine(wait)),
+  };
 
   constructor(deps: TaskRunDeps, owner: string, task: Task, interrupt: AbortController, cancel: AbortSignal) {
     this.#deps = deps;
@@ -165,7 +172,8 @@ export class TaskRun {
     const origin: TaskOrigin = { taskId: task.id, ...(task.clientRequestId !== undefined ? { clientRequestId: task.clientRequestId } : {}) };
     // An operation that names its scale set when it runs (create) does so now, from what Azure lists; a name
     // that turns out taken (another writer created it in between) is chosen again, a bounded number of times.
-    const operation: LocatedOperation = { op, description, ref: located.ref, origin, resume };
+    const memory = task.checkpoint?.operationIndex === index ? task.checkpoint.planner : undefined;
+    const operation: LocatedOperation = { op, description, ref: located.ref, origin, resume, ...(memory !== undefined ? { memory } : {}) };
     for (let naming = 1; ; naming++) {
       try {
         return await this.#execute(index, phase, operation);
@@ -177,7 +185,7 @@ export class TaskRun {
   }
 
   /** One naming of operation `index`: prepare (when it names its scale set), then the harness. */
-  async #execute(index: number, phase: string, { op, description, ref: locatedRef, origin, resume }: LocatedOperation): Promise<OperationResult> {
+  async #execute(index: number, phase: string, { op, description, ref: locatedRef, origin, resume, memory }: LocatedOperation): Promise<OperationResult> {
     const { accounts, config, observer } = this.#deps;
     const log = (line: string) => this.#log(phase, line);
     const prepared = op.prepare
@@ -189,7 +197,7 @@ export class TaskRun {
     return observeArmResponses(this.#countCalls, () =>
       executeOp({
         gateway: accounts.gateway(ref),
-        planner: op.planner(description, ref, { origin, ...(prepared ? { prepared } : {}) }),
+        planner: op.planner(description, ref, { origin, ...(prepared ? { prepared } : {}), ...(memory !== undefined ? { memory } : {}) }),
         retry: config.retry,
         lroPollIntervalMs: config.lroPollIntervalMs,
         lroMaxPollIntervalMs: config.lroMaxPollIntervalMs,
@@ -210,7 +218,12 @@ export class TaskRun {
   #checkpoint(index: number, c: Checkpoint): Promise<void> | undefined {
     this.#deps.observer?.checkpoint?.({ ...this.#ctx, attempt: c.attempt }, c);
     this.#ctx.attempt = c.attempt;
-    const checkpoint: TaskCheckpoint = { operationIndex: index, attempt: c.attempt, ...(c.inFlight ? { inFlight: c.inFlight } : {}) };
+    const checkpoint: TaskCheckpoint = {
+      operationIndex: index,
+      attempt: c.attempt,
+      ...(c.inFlight ? { inFlight: c.inFlight } : {}),
+      ...(c.planner !== undefined ? { planner: c.planner } : {}),
+    };
     if (!this.#stored.changedBy(checkpoint)) return;
     return this.#journal.change({ checkpoint, armCalls: this.#armCalls });
   }

@@ -36,6 +36,8 @@ export interface TaskCheckpoint {
     step: { kind: "update" | "manualUpgrade" | "deleteInstances" | "repairs" | "delete" | "create"; summary: string; [key: string]: unknown };
     poller: string;
   };
+  /** What the operation's planner learned that a process taking over must know (ScaleSetPlanner.memory). */
+  planner?: unknown;
 }
 
 export interface Task {

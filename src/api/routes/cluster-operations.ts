@@ -109,6 +109,14 @@ export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationR
           tags: ["operations"],
           querystring: Type.Object(
             {
+              clientRequestId: Type.Optional(
+                Type.String({
+                  minLength: 1,
+                  maxLength: 128,
+                  pattern: "^[\\x21-\\x7e]+$",
+                  description: "printable ASCII without spaces, up to 128 characters: the same request again (an orchestrator retrying) is the same task",
+                }),
+              ),
               wait: Type.Optional(WaitSeconds),
               dryRun: Type.Optional(Type.Boolean({ description: "the selection and each server group's plan; nothing written, no task stored" })),
             },
@@ -117,8 +125,9 @@ export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationR
           body: Type.Ref(op.schema),
           response: {
             200: { ...Type.Ref(SubmissionAnswer), description: "With ?wait=: the task once it ended or the time ran out. With ?dryRun=true: the selection and the plans" },
-            202: { ...Type.Ref(TaskRef), description: "The task was created" },
+            202: { ...Type.Ref(TaskRef), description: "The task was created (or, for a repeated clientRequestId, found)" },
             400: { ...Type.Ref(ErrorResponse), description: "A field is missing or wrong" },
+            409: { ...Type.Ref(ErrorResponse), description: "The clientRequestId was used for a different request" },
             502: { ...Type.Ref(ErrorResponse), description: "Azure answered the cluster's reads with an error" },
             503: { ...Type.Ref(ErrorResponse), description: "Azure did not answer the cluster's reads in time; try again" },
           },
@@ -166,7 +175,13 @@ export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationR
         }
         if (history.length === 0) history.push({ phase, status: `no server group of cluster ${d.cluster} in ${[...regions].join(", ")}: nothing to do`, timeMs: Date.now() });
         if (request.query.dryRun) return reply.code(200).send(await dryRun(accounts, registry, operations, reads.retry, history));
-        const { task } = await runner.submit(operations, undefined, history);
+        const { clientRequestId } = request.query;
+        const { task, created } = await runner.submit(operations, clientRequestId, history);
+        // A retry is read and selected again, and may pick differently now (the first request's task already acted):
+        // it is the same request when the task found acts on this cluster, account and regions, with this operation.
+        if (!created && !sameClusterRequest(task.operations, op, account.name, d.cluster, regions)) {
+          throw new ApiError(409, "ClientRequestIdReused", `clientRequestId "${clientRequestId}" was already used for a different request (task ${task.id})`);
+        }
         const wait = request.query.wait;
         if (wait === undefined) return reply.code(202).send({ id: task.id, resourceUri: `/task/${task.id}` });
         const ended = wait > 0 ? await waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;
@@ -175,3 +190,17 @@ export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationR
     );
   }
 };
+
+/** Whether a task's operations are what this cluster request makes: its operation, on server groups of the cluster. */
+function sameClusterRequest(existing: OperationRequest[], op: ClusterOperation, account: string, cluster: string, regions: Set<string>): boolean {
+  const name = op.act({}).name;
+  return existing.every((o) => {
+    const d = o.description as { credentials?: string; region?: string; serverGroupName?: string };
+    return (
+      o.name === name &&
+      d.credentials === account &&
+      regions.has(normalizeRegion(d.region ?? "")) &&
+      parseName(d.serverGroupName ?? "")?.cluster === cluster
+    );
+  });
+}

@@ -1,0 +1,73 @@
+// The ARM budget's levels in PostgreSQL: one bucket row per subscription policy (and per scale set), shared by every
+// replica, on the database's clock. The table and the take function come with the task store's migrations
+// (src/tasks/migrations.ts, version 6). Each method is one statement on a small pool of its own.
+import pg from "pg";
+import type { BucketFigures, BudgetLedger, TakeAnswer, TakeRequest } from "./arm-budget.ts";
+
+const NOW_MS = "floor(extract(epoch from clock_timestamp()) * 1000)::bigint";
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+export interface PostgresLedgerOptions {
+  connectionString: string;
+  /** The task store's schema (default public): its migrations made the table. */
+  schema?: string;
+  /** Connections (default 4): takes are short, and a replica's waiting line sends one at a time. */
+  poolMax?: number;
+}
+
+export class PostgresLedger implements BudgetLedger {
+  readonly #pool: pg.Pool;
+  readonly #table: string;
+  readonly #take: string;
+
+  constructor(options: PostgresLedgerOptions) {
+    const schema = quoteIdent(options.schema ?? "public");
+    this.#pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolMax ?? 4, application_name: "vmss-ops-arm-budget", keepAlive: true });
+    this.#pool.on("error", () => {});
+    this.#table = `${schema}.arm_budget`;
+    this.#take = `${schema}.arm_budget_take`;
+  }
+
+  #takes = 0;
+
+  async take(requests: TakeRequest[]): Promise<TakeAnswer> {
+    // A row per operation polled and per VM read: rows untouched for two hours are full again (the slowest of Azure's
+    // buckets, ARM's writes, refills in one) and are deleted, now and then, by whichever replica comes by.
+    if (++this.#takes % 1000 === 0) {
+      await this.#pool
+        .query(`DELETE FROM ${this.#table} WHERE at_ms < ${NOW_MS} - 7200000 AND blocked_until_ms < ${NOW_MS}`)
+        .catch(() => {});
+    }
+    const { rows } = await this.#pool.query<{ granted: boolean; wait_ms: string; empty_key: string | null }>(
+      `SELECT * FROM ${this.#take}($1::text[], $2::float8[], $3::float8[], $4::float8[])`,
+      [requests.map((r) => r.key), requests.map((r) => r.figures.burst), requests.map((r) => r.figures.refillPerMinute), requests.map((r) => r.need)],
+    );
+    const row = rows[0];
+    return { granted: row.granted, waitMs: Number(row.wait_ms), ...(row.empty_key ? { emptyKey: row.empty_key } : {}) };
+  }
+
+  async correct(key: string, figures: BucketFigures, remaining: number): Promise<void> {
+    // Lowered only: Azure's count is the truth at its answer, and calls of ours it has not counted yet are in flight.
+    await this.#pool.query(
+      `INSERT INTO ${this.#table} AS a (key, tokens, at_ms) VALUES ($1, $2, ${NOW_MS})
+       ON CONFLICT (key) DO UPDATE SET tokens = excluded.tokens, at_ms = excluded.at_ms
+       WHERE least($3::float8, a.tokens + greatest(0, excluded.at_ms - a.at_ms) * $4::float8 / 60000.0) > excluded.tokens`,
+      [key, remaining, figures.burst, figures.refillPerMinute],
+    );
+  }
+
+  async drain(key: string, _figures: BucketFigures, blockMs: number): Promise<void> {
+    await this.#pool.query(
+      `INSERT INTO ${this.#table} (key, tokens, at_ms, blocked_until_ms) VALUES ($1, 1, ${NOW_MS} + $2::bigint, ${NOW_MS} + $2::bigint)
+       ON CONFLICT (key) DO UPDATE SET tokens = 1, at_ms = excluded.at_ms, blocked_until_ms = excluded.blocked_until_ms`,
+      [key, Math.round(blockMs)],
+    );
+  }
+
+  async close(): Promise<void> {
+    if (!this.#pool.ended) await this.#pool.end();
+  }
+}

@@ -1,0 +1,489 @@
+// One budget per subscription (and per scale set) for every ARM call this service sends, so that the service finds
+// Azure's throttling limits by counting, not by hitting them. Azure Compute throttles with token buckets per policy
+// ("kind of call"), one per resource and one per subscription, and ARM adds its own per-subscription read, write and
+// delete budgets (https://learn.microsoft.com/azure/virtual-machines/compute-throttling-limits, and
+// https://learn.microsoft.com/azure/azure-resource-manager/management/request-limits-and-throttling).
+//
+// Each call takes a token from every bucket it is charged to before it is sent (all or nothing). An empty bucket
+// makes the call wait here, and the task it serves says so in its history, instead of being sent to be refused.
+// Azure's own counts (x-ms-ratelimit-remaining-*) lower a level that is higher than Azure's word; a 429 that still
+// arrives (another tool spent the budget) empties the bucket it names and blocks it for its Retry-After.
+//
+// The levels live in a ledger: in this process (InProcessLedger) or in PostgreSQL (arm-budget-postgres.ts), shared
+// by every replica. Priority: calls made for a task (writes, their polls, the reads that plan them) go before reads
+// that only refresh a cache: within a replica by the order of its waiting line, across replicas by a reserve the
+// cache reads leave in each bucket.
+import type { PipelinePolicy, PipelineRequest } from "@azure/core-rest-pipeline";
+import { armCallWaiting } from "./arm-observer.ts";
+import { parseRemainingHeader } from "./rate-limit-budget.ts";
+
+// ---- Azure's figures ----
+
+export interface BucketFigures {
+  /** Capacity: the calls a full bucket allows at once. */
+  burst: number;
+  /** Tokens back per minute. */
+  refillPerMinute: number;
+}
+
+export interface PolicyFigures {
+  /** Per resource (scale set, VM, operation); null where Azure counts only per subscription. */
+  resource: BucketFigures | null;
+  subscription: BucketFigures;
+}
+
+export type ComputePolicy =
+  | "GetVMScaleSet"
+  | "HighCostGetVMScaleSet"
+  | "GetVMScaleSetVM"
+  | "CreateVMScaleSet"
+  | "VMScaleSetActions"
+  | "DeleteVMScaleSet"
+  | "GetOperation";
+
+export type ArmBudgetKind = "reads" | "writes" | "deletes";
+
+/** Azure's published Compute figures ("Throttling limits for Virtual Machine Scale Sets", and Get Operation). */
+export const AZURE_COMPUTE_POLICIES: Readonly<Record<ComputePolicy, PolicyFigures>> = {
+  GetVMScaleSet: { resource: { burst: 36, refillPerMinute: 12 }, subscription: { burst: 2400, refillPerMinute: 800 } },
+  HighCostGetVMScaleSet: { resource: { burst: 30, refillPerMinute: 10 }, subscription: { burst: 1080, refillPerMinute: 360 } },
+  GetVMScaleSetVM: { resource: { burst: 36, refillPerMinute: 12 }, subscription: { burst: 6000, refillPerMinute: 2000 } },
+  CreateVMScaleSet: { resource: { burst: 12, refillPerMinute: 4 }, subscription: { burst: 375, refillPerMinute: 125 } },
+  VMScaleSetActions: { resource: { burst: 12, refillPerMinute: 4 }, subscription: { burst: 1500, refillPerMinute: 500 } },
+  DeleteVMScaleSet: { resource: { burst: 12, refillPerMinute: 4 }, subscription: { burst: 525, refillPerMinute: 175 } },
+  GetOperation: { resource: { burst: 45, refillPerMinute: 15 }, subscription: { burst: 15000, refillPerMinute: 5000 } },
+};
+
+/** ARM's per-subscription budgets, as the recordings report them (11999 reads, 1199 writes, 14999 deletes an hour). */
+export const AZURE_ARM_BUDGETS: Readonly<Record<ArmBudgetKind, BucketFigures>> = {
+  reads: { burst: 12000, refillPerMinute: 200 },
+  writes: { burst: 1200, refillPerMinute: 20 },
+  deletes: { burst: 15000, refillPerMinute: 250 },
+};
+
+export interface ArmBudgetFigures {
+  compute: Record<ComputePolicy, PolicyFigures>;
+  arm: Record<ArmBudgetKind, BucketFigures>;
+}
+
+export interface ArmBudgetOptions {
+  /** Changes to Azure's figures (only what is given). */
+  compute?: Partial<Record<ComputePolicy, Partial<PolicyFigures>>>;
+  arm?: Partial<Record<ArmBudgetKind, BucketFigures>>;
+  /**
+   * Multiplies every refill rate: 1 for Azure; a simulator running at a time scale refills that much faster.
+   */
+  refillScale?: number;
+  /** Share of each bucket that reads for a cache leave to calls made for a task (default 0.1). */
+  readReserve?: number;
+}
+
+export function budgetFigures(options: ArmBudgetOptions = {}): ArmBudgetFigures {
+  const scale = options.refillScale ?? 1;
+  const scaled = (f: BucketFigures): BucketFigures => ({ burst: f.burst, refillPerMinute: f.refillPerMinute * scale });
+  const compute = {} as Record<ComputePolicy, PolicyFigures>;
+  for (const [name, figures] of Object.entries(AZURE_COMPUTE_POLICIES) as [ComputePolicy, PolicyFigures][]) {
+    const override = options.compute?.[name];
+    const resource = override?.resource === null ? null : figures.resource && { ...figures.resource, ...override?.resource };
+    compute[name] = { resource: resource && scaled(resource), subscription: scaled({ ...figures.subscription, ...override?.subscription }) };
+  }
+  const arm = {} as Record<ArmBudgetKind, BucketFigures>;
+  for (const kind of ["reads", "writes", "deletes"] as const) arm[kind] = scaled(options.arm?.[kind] ?? AZURE_ARM_BUDGETS[kind]);
+  return { compute, arm };
+}
+
+// ---- what a call is charged to ----
+
+/** One bucket a call takes from: its key in the ledger, its figures, and what a person calls it. */
+export interface ChargedBucket {
+  key: string;
+  figures: BucketFigures;
+  /** e.g. "subscription write budget", "scale set read budget". */
+  label: string;
+  /** The name Azure gives it in x-ms-ratelimit-remaining-resource, or the ARM header's name. */
+  azureName: string;
+}
+
+export type CallPriority = "task" | "cache";
+
+export interface ArmCall {
+  method: string;
+  /** Lower case. */
+  subscriptionId: string;
+  buckets: ChargedBucket[];
+}
+
+const SUB = "/subscriptions/([^/]+)";
+const VMSS = `${SUB}/resourceGroups/([^/]+)/providers/Microsoft\\.Compute/virtualMachineScaleSets`;
+const ROUTES: [method: string, pattern: RegExp, policy: ComputePolicy | ((request: PipelineRequest) => ComputePolicy), resource: "scaleSet" | "vm" | "operation" | null][] = [
+  ["GET", new RegExp(`^${SUB}/providers/Microsoft\\.Compute/virtualMachineScaleSets$`, "i"), "HighCostGetVMScaleSet", null],
+  ["GET", new RegExp(`^${VMSS}$`, "i"), "HighCostGetVMScaleSet", null],
+  ["GET", new RegExp(`^${VMSS}/([^/]+)$`, "i"), "GetVMScaleSet", "scaleSet"],
+  // A PUT with If-Match changes a scale set (an action); without, it creates one.
+  ["PUT", new RegExp(`^${VMSS}/([^/]+)$`, "i"), (r) => (r.headers.get("if-match") ? "VMScaleSetActions" : "CreateVMScaleSet"), "scaleSet"],
+  ["PATCH", new RegExp(`^${VMSS}/([^/]+)$`, "i"), "VMScaleSetActions", "scaleSet"],
+  ["DELETE", new RegExp(`^${VMSS}/([^/]+)$`, "i"), "DeleteVMScaleSet", "scaleSet"],
+  ["GET", new RegExp(`^${VMSS}/([^/]+)/virtualMachines$`, "i"), "HighCostGetVMScaleSet", "scaleSet"],
+  ["GET", new RegExp(`^${VMSS}/([^/]+)/virtualMachines/([^/]+)$`, "i"), "GetVMScaleSetVM", "vm"],
+  ["POST", new RegExp(`^${VMSS}/([^/]+)/[^/]+$`, "i"), "VMScaleSetActions", null],
+  ["GET", new RegExp(`^${SUB}/providers/Microsoft\\.Compute/locations/([^/]+)/(?:operations|operationResults)/([^/]+)$`, "i"), "GetOperation", "operation"],
+];
+
+const KIND_OF: Record<ComputePolicy, "read" | "write" | "poll"> = {
+  GetVMScaleSet: "read",
+  HighCostGetVMScaleSet: "read",
+  GetVMScaleSetVM: "read",
+  CreateVMScaleSet: "write",
+  VMScaleSetActions: "write",
+  DeleteVMScaleSet: "write",
+  GetOperation: "poll",
+};
+
+function armKindOf(method: string): ArmBudgetKind {
+  return method === "GET" || method === "HEAD" ? "reads" : method === "DELETE" ? "deletes" : "writes";
+}
+
+/** The buckets a request is charged to, or undefined for a call Compute does not throttle (tokens, metadata). */
+export function chargeOf(request: PipelineRequest, figures: ArmBudgetFigures): ArmCall | undefined {
+  const path = new URL(request.url).pathname.replace(/\/+$/, "");
+  const method = request.method.toUpperCase();
+  for (const [m, pattern, policyOf, resourceKind] of ROUTES) {
+    if (m !== method) continue;
+    const match = pattern.exec(path);
+    if (!match) continue;
+    const policy = typeof policyOf === "function" ? policyOf(request) : policyOf;
+    const sub = match[1].toLowerCase();
+    const kind = KIND_OF[policy];
+    const f = figures.compute[policy];
+    const buckets: ChargedBucket[] = [
+      { key: `${sub}/${policy}`, figures: f.subscription, label: `subscription ${kind} budget`, azureName: `Microsoft.Compute/${policy}SubscriptionMaximum` },
+    ];
+    if (f.resource && resourceKind) {
+      const resource =
+        resourceKind === "scaleSet"
+          ? `${match[2]}/${match[3]}`
+          : resourceKind === "vm"
+            ? `${match[2]}/${match[3]}/${match[4]}`
+            : match[3];
+      const label = resourceKind === "scaleSet" ? "scale set" : resourceKind === "vm" ? "VM" : "operation";
+      buckets.push({
+        key: `${sub}/${policy}/${resource.toLowerCase()}`,
+        figures: f.resource,
+        label: `${label} ${kind} budget`,
+        azureName: `Microsoft.Compute/${policy}Resource`,
+      });
+    }
+    const arm = armKindOf(method);
+    buckets.push({ key: `${sub}/arm:${arm}`, figures: figures.arm[arm], label: `subscription ARM ${arm.slice(0, -1)} budget`, azureName: `x-ms-ratelimit-remaining-subscription-${arm}` });
+    return { method, subscriptionId: sub, buckets };
+  }
+  return undefined;
+}
+
+// ---- the ledger: where the levels live ----
+
+export interface TakeRequest {
+  key: string;
+  figures: BucketFigures;
+  /** Tokens the bucket must hold for the take (1, or 1 + the reserve for a cache read). */
+  need: number;
+}
+
+export interface TakeAnswer {
+  granted: boolean;
+  /** When not granted: ms until the emptiest bucket can give (by the ledger's clock). */
+  waitMs: number;
+  /** When not granted: the key of the bucket that waits longest. */
+  emptyKey?: string;
+}
+
+/** The levels of the buckets. Every method is atomic over the buckets it names. */
+export interface BudgetLedger {
+  /** Takes one token from every bucket if each holds `need`; otherwise takes nothing. */
+  take(requests: TakeRequest[]): Promise<TakeAnswer>;
+  /** Azure's count: the level is lowered to `remaining` if it is above. */
+  correct(key: string, figures: BucketFigures, remaining: number): Promise<void>;
+  /** A 429: the bucket is empty, gives nothing for `blockMs`, and then holds one token (Azure's Retry-After). */
+  drain(key: string, figures: BucketFigures, blockMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface Level {
+  tokens: number;
+  atMs: number;
+  blockedUntilMs: number;
+  figures: BucketFigures;
+}
+
+/** Every this many takes, buckets back at their burst are forgotten (one per operation polled, per VM read). */
+const SWEEP_EVERY = 1000;
+
+/** The level at `now`: refilled linearly since it was written, up to the burst. */
+export function levelAt(level: Level, figures: BucketFigures, now: number): number {
+  return Math.min(figures.burst, level.tokens + (Math.max(0, now - level.atMs) * figures.refillPerMinute) / 60_000);
+}
+
+/** ms until a bucket at `level` holds `need` tokens. */
+export function msUntil(level: number, need: number, figures: BucketFigures): number {
+  if (level >= need) return 0;
+  return Math.max(1, Math.ceil(((need - level) * 60_000) / figures.refillPerMinute));
+}
+
+/** The levels in this process: one replica (or a test). */
+export class InProcessLedger implements BudgetLedger {
+  readonly #levels = new Map<string, Level>();
+  readonly #now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  #takes = 0;
+
+  #level(key: string, figures: BucketFigures, now: number): Level {
+    let level = this.#levels.get(key);
+    if (!level) this.#levels.set(key, (level = { tokens: figures.burst, atMs: now, blockedUntilMs: 0, figures }));
+    return level;
+  }
+
+  /** Buckets held: a full one is the same as none, and is forgotten (see SWEEP_EVERY). */
+  get size(): number {
+    return this.#levels.size;
+  }
+
+  #sweep(now: number): void {
+    for (const [key, level] of this.#levels) {
+      if (level.blockedUntilMs <= now && levelAt(level, level.figures, now) >= level.figures.burst) this.#levels.delete(key);
+    }
+  }
+
+  async take(requests: TakeRequest[]): Promise<TakeAnswer> {
+    const now = this.#now();
+    if (++this.#takes % SWEEP_EVERY === 0) this.#sweep(now);
+    let waitMs = 0;
+    let emptyKey: string | undefined;
+    const levels = requests.map((r) => {
+      const level = this.#level(r.key, r.figures, now);
+      const tokens = levelAt(level, r.figures, now);
+      const wait = Math.max(level.blockedUntilMs - now, msUntil(tokens, r.need, r.figures));
+      if (wait > waitMs) [waitMs, emptyKey] = [wait, r.key];
+      return tokens;
+    });
+    if (waitMs > 0) return { granted: false, waitMs, ...(emptyKey ? { emptyKey } : {}) };
+    requests.forEach((r, i) => Object.assign(this.#level(r.key, r.figures, now), { tokens: levels[i] - 1, atMs: now }));
+    return { granted: true, waitMs: 0 };
+  }
+
+  async correct(key: string, figures: BucketFigures, remaining: number): Promise<void> {
+    const now = this.#now();
+    const level = this.#level(key, figures, now);
+    const tokens = levelAt(level, figures, now);
+    if (remaining < tokens) Object.assign(level, { tokens: remaining, atMs: now });
+  }
+
+  async drain(key: string, figures: BucketFigures, blockMs: number): Promise<void> {
+    const now = this.#now();
+    // Azure's Retry-After is when its bucket holds a token again: one, then.
+    Object.assign(this.#level(key, figures, now), { tokens: 1, atMs: now + blockMs, blockedUntilMs: now + blockMs });
+  }
+
+  async close(): Promise<void> {}
+}
+
+// ---- the budget: waiting in line, and what Azure answers ----
+
+/** What a task is told while its call waits. */
+export interface ArmWait {
+  /** "subscription write budget". */
+  budget: string;
+  waitMs: number;
+}
+
+/** The history line of a task whose call waits: "Waiting for subscription write budget, ~4 s". */
+export function armWaitLine(wait: ArmWait): string {
+  return `Waiting for ${wait.budget}, ~${Math.max(1, Math.ceil(wait.waitMs / 1000))} s`;
+}
+
+interface Waiter {
+  call: ArmCall;
+  priority: CallPriority;
+  seq: number;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+  onWait?: (wait: ArmWait) => void;
+  told: boolean;
+  signal?: AbortSignal;
+}
+
+export class ArmBudget {
+  readonly figures: ArmBudgetFigures;
+  readonly #ledger: BudgetLedger;
+  readonly #reserve: number;
+  readonly #waiting: Waiter[] = [];
+  #seq = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #pumping = false;
+  #pumpAgain = false;
+  /** Calls that waited, and 429s that arrived anyway, since start: for the benchmark and the status page. */
+  readonly counts = { calls: 0, waited: 0, throttled: 0 };
+
+  constructor(ledger: BudgetLedger, options: ArmBudgetOptions = {}) {
+    this.#ledger = ledger;
+    this.figures = budgetFigures(options);
+    this.#reserve = options.readReserve ?? 0.1;
+  }
+
+  #requests(call: ArmCall, priority: CallPriority): TakeRequest[] {
+    return call.buckets.map((b) => ({
+      key: b.key,
+      figures: b.figures,
+      need: 1 + (priority === "cache" ? Math.floor(b.figures.burst * this.#reserve) : 0),
+    }));
+  }
+
+  /** Resolves when the call may be sent: every bucket it is charged to gave a token. */
+  async acquire(call: ArmCall, priority: CallPriority, onWait?: (wait: ArmWait) => void, signal?: AbortSignal): Promise<void> {
+    this.counts.calls++;
+    let told = false;
+    if (this.#waiting.length === 0) {
+      const answer = await this.#ledger.take(this.#requests(call, priority));
+      if (answer.granted) return;
+      // Said at the refusal: by the time the waiting line tries again the wait may be over, and it still happened.
+      told = this.#tell(call, answer, onWait);
+    }
+    this.counts.waited++;
+    await new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { call, priority, seq: this.#seq++, resolve, reject, ...(onWait ? { onWait } : {}), told, ...(signal ? { signal } : {}) };
+      this.#waiting.push(waiter);
+      signal?.addEventListener("abort", () => this.#cancel(waiter), { once: true });
+      this.#pump();
+    });
+  }
+
+  /** Tells the task (if the call is a task's) which budget it waits for and how long; whether it was told. */
+  #tell(call: ArmCall, answer: TakeAnswer, onWait: ((wait: ArmWait) => void) | undefined): boolean {
+    if (!onWait) return false;
+    const bucket = call.buckets.find((b) => b.key === answer.emptyKey) ?? call.buckets[0];
+    onWait({ budget: bucket.label, waitMs: answer.waitMs });
+    return true;
+  }
+
+  #cancel(waiter: Waiter): void {
+    const i = this.#waiting.indexOf(waiter);
+    if (i < 0) return;
+    this.#waiting.splice(i, 1);
+    waiter.reject(waiter.signal?.reason ?? new Error("aborted"));
+  }
+
+  /**
+   * One pass over the waiting line, tasks' calls first, then by arrival. A waiter that cannot take holds its
+   * buckets for the rest of the pass, so a later (or lower) one never takes the token it waits for.
+   */
+  #pump(): void {
+    if (this.#pumping) {
+      this.#pumpAgain = true;
+      return;
+    }
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#pumping = true;
+    void this.#pass().finally(() => {
+      this.#pumping = false;
+      if (this.#pumpAgain) {
+        this.#pumpAgain = false;
+        this.#pump();
+      }
+    });
+  }
+
+  async #pass(): Promise<void> {
+    const order = [...this.#waiting].sort((a, b) => (a.priority === b.priority ? a.seq - b.seq : a.priority === "task" ? -1 : 1));
+    const held = new Set<string>();
+    let nextMs = Number.POSITIVE_INFINITY;
+    for (const w of order) {
+      if (w.call.buckets.some((b) => held.has(b.key))) continue;
+      let answer: TakeAnswer;
+      try {
+        answer = await this.#ledger.take(this.#requests(w.call, w.priority));
+      } catch (err) {
+        // The ledger is unreachable (the database restarted): the call goes without the budget rather than never.
+        answer = { granted: true, waitMs: 0 };
+        void err;
+      }
+      if (!this.#waiting.includes(w)) continue;
+      if (answer.granted) {
+        this.#waiting.splice(this.#waiting.indexOf(w), 1);
+        w.resolve();
+        continue;
+      }
+      for (const b of w.call.buckets) held.add(b.key);
+      nextMs = Math.min(nextMs, answer.waitMs);
+      if (!w.told) w.told = this.#tell(w.call, answer, w.onWait);
+    }
+    if (this.#waiting.length > 0 && Number.isFinite(nextMs)) {
+      this.#timer = setTimeout(() => this.#pump(), Math.max(1, nextMs));
+      this.#timer.unref?.();
+    }
+  }
+
+  /** What Azure answered: its counts correct the levels; a 429 empties the buckets it names for its Retry-After. */
+  async observe(call: ArmCall, status: number, headers: { get(name: string): string | undefined }): Promise<void> {
+    const tasks: Promise<void>[] = [];
+    const remaining = new Map<string, number>(parseRemainingHeader(headers.get("x-ms-ratelimit-remaining-resource") ?? ""));
+    for (const b of call.buckets) {
+      const armHeader = b.azureName.startsWith("x-ms-") ? headers.get(b.azureName) : undefined;
+      const count = armHeader !== undefined && /^\d+$/.test(armHeader.trim()) ? Number(armHeader) : remaining.get(b.azureName);
+      if (status === 429) {
+        // Azure names the empty buckets with a count of 0; when it names none, every bucket of the call waits.
+        const named = [...remaining.values()].some((n) => n === 0);
+        if (!named || count === 0) tasks.push(this.#ledger.drain(b.key, b.figures, retryAfterMs(headers)));
+      } else if (count !== undefined && count < b.figures.burst / 2) {
+        // Only where it matters: a bucket Azure reports more than half full is far from a 429, and each correction is
+        // a statement when the ledger is shared.
+        tasks.push(this.#ledger.correct(b.key, b.figures, count));
+      }
+    }
+    if (status === 429) this.counts.throttled++;
+    await Promise.all(tasks).catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    for (const w of this.#waiting.splice(0)) w.reject(new Error("the ARM budget was closed"));
+    await this.#ledger.close();
+  }
+}
+
+/** Retry-After in ms: seconds (fractions allowed) or an HTTP date; 1 s when absent or unreadable. */
+export function retryAfterMs(headers: { get(name: string): string | undefined }): number {
+  const value = headers.get("retry-after")?.trim();
+  if (!value) return 1000;
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? 1000 : Math.max(0, at - Date.now());
+}
+
+/**
+ * The pipeline policy: every request takes from its buckets before it is sent (per retry: a retry is another call
+ * Azure counts), and its answer corrects them. A call made for a task is a task's (see armCallWaiting).
+ */
+export function armBudgetPolicy(budget: ArmBudget): PipelinePolicy {
+  return {
+    name: "vmssOpsArmBudget",
+    async sendRequest(request, next) {
+      const call = chargeOf(request, budget.figures);
+      if (!call) return next(request);
+      const waiting = armCallWaiting();
+      await budget.acquire(call, waiting ? "task" : "cache", waiting, request.abortSignal as AbortSignal | undefined);
+      try {
+        const response = await next(request);
+        await budget.observe(call, response.status, response.headers);
+        return response;
+      } catch (err) {
+        const response = (err as { response?: { status: number; headers: { get(name: string): string | undefined } } }).response;
+        if (response) await budget.observe(call, response.status, response.headers);
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,193 @@
+// The ARM call budget (src/azure/arm-budget.ts): every call takes from its buckets before it is sent, one budget per
+// subscription shared by replicas through PostgreSQL. Real clients (@azure/arm-compute) against the simulator over
+// HTTPS, the simulator's call log as the witness. Functional, not timed: each test waits for the event it asserts on
+// (a call refused by the budget, a task's history line), and bounds only from below ("not before Retry-After").
+import t from "tap";
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { loadConfig, type AccountConfig } from "../src/config.ts";
+import { startSimulator } from "../src/simulator/simulator.ts";
+import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
+import { createComputeClient, SimulatorCredential } from "../src/azure/client.ts";
+import { ArmBudget, InProcessLedger, type ArmBudgetOptions, type ArmWait } from "../src/azure/arm-budget.ts";
+import { PostgresLedger } from "../src/azure/arm-budget-postgres.ts";
+import { observeArmResponses } from "../src/azure/arm-observer.ts";
+import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
+import { AccountRegistry } from "../src/azure/accounts.ts";
+import { buildApp } from "../src/app.ts";
+import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
+
+const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const SUB = SIMULATOR_SUBSCRIPTION_ID.toLowerCase();
+
+// Real time in the simulator (timeScale 1): its buckets refill at the figures given, as ours do.
+const sim = await startSimulator({ port: 0, timeScale: 1, writeDurationMs: 50, seed: false });
+t.teardown(() => sim.close());
+const control = new SimulatorControl(sim);
+const NAMES = Array.from({ length: 10 }, (_, i) => `budget-${i}`);
+for (const name of NAMES) await control.putScaleSet("demo-rg", name, { capacity: 1, loadBalanced: false });
+
+function account(): AccountConfig {
+  const config = loadConfig({ SIMULATOR_URL: sim.url, SIMULATOR_TIME_SCALE: "1" });
+  const a = config.accounts[0];
+  a.caPem = sim.caPem;
+  return a;
+}
+
+/** A small subscription bucket for scale-set GETs, the same in the simulator and in the budget. */
+async function smallReadBucket(burst: number, refillPerMinute: number): Promise<ArmBudgetOptions> {
+  await control.setThrottling({ enabled: true, scale: 1, policies: { GetVMScaleSet: { subscription: { burst, refillPerMinute } } } });
+  return { compute: { GetVMScaleSet: { subscription: { burst, refillPerMinute } } }, readReserve: 0 };
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const gets = async () => (await control.calls()).filter((c) => c.method === "GET" && /virtualMachineScaleSets\/[^/]+$/.test(c.path));
+
+t.test("two replicas share one subscription bucket in PostgreSQL: together they send no more than it holds", async (t) => {
+  const schema = `vmss_ops_test_${randomBytes(6).toString("hex")}`;
+  const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema }); // migrates: arm_budget
+  t.teardown(async () => {
+    await store.close();
+    const admin = new pg.Client({ connectionString: DATABASE_URL });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.end();
+  });
+  // Five calls, and almost no refill while the test runs (one token a minute).
+  const options = await smallReadBucket(5, 1);
+  await control.clearCalls();
+  const replicas = [0, 1].map(() => new ArmBudget(new PostgresLedger({ connectionString: DATABASE_URL, schema }), options));
+  t.teardown(() => Promise.all(replicas.map((b) => b.close())));
+  const aborts = new AbortController();
+  let answered = 0;
+  const outcomes = replicas.flatMap((budget) => {
+    const client = createComputeClient(account(), new SimulatorCredential(), budget);
+    return NAMES.map((name) =>
+      client.virtualMachineScaleSets.get("demo-rg", name, { abortSignal: aborts.signal }).then(
+        () => (answered++, "sent"),
+        () => "aborted",
+      ),
+    );
+  });
+  // Every call has been answered by the shared budget: 5 given, 15 told to wait.
+  await until("20 calls to have asked the budget", () => replicas.reduce((n, b) => n + b.counts.calls, 0) === 20);
+  await until("15 of them to wait", () => replicas.reduce((n, b) => n + b.counts.waited, 0) === 15);
+  await until("the 5 given to be answered", async () => (await gets()).filter((c) => c.status !== null).length === 5);
+  const sent = await gets();
+  t.equal(sent.length, 5, "the simulator saw as many calls as the bucket holds, from both replicas together");
+  t.same(sent.map((c) => c.status), [200, 200, 200, 200, 200], "none refused");
+  t.ok(replicas.every((b) => b.counts.calls - b.counts.waited < 10), "each replica had some of them waiting");
+  // The 5 sent are answered to their callers before the others are given up.
+  await until("the 5 sent to reach their callers", () => answered === 5);
+  aborts.abort();
+  const results = await Promise.all(outcomes);
+  t.equal(results.filter((r) => r === "aborted").length, 15, "the 15 that waited were given up");
+  t.equal((await gets()).length, 5, "calls given up while waiting were never sent");
+});
+
+t.test("a task whose call finds the bucket empty waits, says so in its history, then goes on", async (t) => {
+  // Its own simulator, at a small time scale: the polls of the write follow the simulator's Retry-After.
+  const fast = await startSimulator({ port: 0, timeScale: 0.001, writeDurationMs: 50, seed: false });
+  t.teardown(() => fast.close());
+  const control = new SimulatorControl(fast);
+  await control.putScaleSet("demo-rg", NAMES[0], { capacity: 1, loadBalanced: false });
+  const ledger = new InProcessLedger();
+  const budget = new ArmBudget(ledger);
+  const config = loadConfig({ SIMULATOR_URL: fast.url, SIMULATOR_TIME_SCALE: "0.001", LRO_POLL_INTERVAL_MS: "20", LOG_LEVEL: "silent" });
+  for (const a of config.accounts) a.caPem = fast.caPem;
+  const accounts = await AccountRegistry.open(config.accounts, (a) => createComputeClient(a, undefined, budget));
+  const service = await buildApp({ config, store: new MemoryTaskStore(), accounts, armBudget: budget, logger: false });
+  t.teardown(async () => {
+    await service.close();
+    await budget.close();
+  });
+  // The subscription's write budget is empty for the next 6 s (as after a 429 of 6 s): longer than the task takes to
+  // reach its write, on a loaded machine too.
+  const writes = budget.figures.compute.VMScaleSetActions.subscription;
+  await ledger.drain(`${SUB}/VMScaleSetActions`, writes, 6000);
+  await control.clearCalls();
+  const submitted = await service.app.inject({
+    method: "POST",
+    url: "/azure/ops",
+    payload: [{ resizeServerGroup: { credentials: "demo", region: "eastus", serverGroupName: NAMES[0], capacity: { min: 0, max: 5, desired: 2 } } }],
+  });
+  t.ok(submitted.statusCode >= 200 && submitted.statusCode < 300, submitted.body);
+  const id = submitted.json().id as string;
+  let task: { status: { completed: boolean; failed: boolean }; history: { status: string }[] } | undefined;
+  await until("the task to end", async () => {
+    task = (await service.app.inject({ method: "GET", url: `/task/${id}` })).json();
+    return task!.status.completed;
+  });
+  t.equal(task!.status.failed, false, "it succeeded");
+  const line = task!.history.find((h) => /^Waiting for subscription write budget, ~\d+ s$/.test(h.status));
+  t.ok(line, `its history says what it waited for: ${task!.history.map((h) => h.status).join(" | ")}`);
+  const patches = (await control.calls()).filter((c) => c.method === "PATCH");
+  t.equal(patches.length, 1, "the write was sent once");
+  t.equal(patches[0].status, 200, "and not refused: it waited instead");
+});
+
+t.test("a 429 from outside (another tool spent the budget) empties the bucket for its Retry-After", async (t) => {
+  const options = await smallReadBucket(3, 12); // a token every 5 s
+  const budget = new ArmBudget(new InProcessLedger(), options);
+  t.teardown(() => budget.close());
+  const ours = createComputeClient(account(), new SimulatorCredential(), budget);
+  const theirs = createComputeClient(account(), new SimulatorCredential()); // no budget: another tool
+  await control.clearCalls();
+  for (let i = 0; i < 3; i++) await theirs.virtualMachineScaleSets.get("demo-rg", NAMES[i]);
+  // Ours still counts 3 tokens: it sends, and Azure refuses.
+  const refused = await ours.virtualMachineScaleSets.get("demo-rg", NAMES[3]).then(
+    () => undefined,
+    (err: { statusCode?: number }) => err.statusCode,
+  );
+  t.equal(refused, 429, "the first call of ours meets the other tool's spending");
+  t.equal(budget.counts.throttled, 1);
+  const [throttled] = (await control.calls()).filter((c) => c.status === 429);
+  // The next call of ours is not sent before the Retry-After has passed.
+  const next = ours.virtualMachineScaleSets.get("demo-rg", NAMES[4]);
+  await until("the next call to wait for the drained bucket", () => budget.counts.waited === 1);
+  await next;
+  const after = (await control.calls()).filter((c) => c.time > throttled.time && c.method === "GET");
+  t.equal(after.length, 1, "one more call");
+  t.equal(after[0].status, 200, "accepted: it waited out the Retry-After");
+  t.ok(after[0].time - throttled.time >= 4_000, `sent ${after[0].time - throttled.time} ms after the 429 (Retry-After 5 s)`);
+});
+
+t.test("a task's call waiting behind reads for a cache goes first", async (t) => {
+  const options = await smallReadBucket(1, 60); // a token a second
+  const budget = new ArmBudget(new InProcessLedger(), options);
+  t.teardown(() => budget.close());
+  const client = createComputeClient(account(), new SimulatorCredential(), budget);
+  await control.clearCalls();
+  await client.virtualMachineScaleSets.get("demo-rg", NAMES[0]); // the one token
+  const order: string[] = [];
+  const cache = [1, 2, 3].map((i) => client.virtualMachineScaleSets.get("demo-rg", NAMES[i]).then(() => order.push(`cache ${i}`)));
+  await until("the cache reads to wait", () => budget.counts.waited === 3);
+  const waits: ArmWait[] = [];
+  const task = observeArmResponses({ onArmResponse: () => {}, onArmWait: (w) => waits.push(w) }, () =>
+    client.virtualMachineScaleSets.get("demo-rg", NAMES[4]).then(() => order.push("task")),
+  );
+  await Promise.all([...cache, task]);
+  t.equal(order[0], "task", `the task's call went first: ${order.join(", ")}`);
+  t.same(order.slice(1), ["cache 1", "cache 2", "cache 3"], "then the reads, in the order they came");
+  t.equal(waits[0]?.budget, "subscription read budget", "the task was told what it waited for");
+  t.equal((await control.calls()).filter((c) => c.status === 429).length, 0);
+});
+
+t.test("the in-process ledger forgets buckets that are full again (one per operation polled would grow without end)", async (t) => {
+  let now = 1_000_000;
+  const ledger = new InProcessLedger(() => now);
+  const figures = { burst: 45, refillPerMinute: 15 };
+  for (let i = 0; i < 999; i++) await ledger.take([{ key: `sub/GetOperation/op-${i}`, figures, need: 1 }]);
+  t.equal(ledger.size, 999);
+  now += 60_000; // a token back in each: all full again
+  await ledger.take([{ key: "sub/GetOperation/op-new", figures, need: 1 }]);
+  t.equal(ledger.size, 1, "only the bucket just used is kept");
+});
