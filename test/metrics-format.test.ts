@@ -7,8 +7,8 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { demo, startTestEnv } from "./helpers/service.ts";
+import { jsonLogLines } from "./helpers/log-lines.ts";
 import { freePort, startChildService } from "./helpers/child-service.ts";
 
 const PROMTOOL = process.env.PROMTOOL_PATH ?? "/usr/bin/promtool";
@@ -20,13 +20,7 @@ function promtoolCheck(text: string): { status: number | null; output: string } 
 }
 
 t.test("/metrics: promtool-clean, standard names, latency by route and status, the account on task metrics", async (t) => {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of String(chunk).split("\n")) if (l.trim()) lines.push(JSON.parse(l));
-      done();
-    },
-  });
+  const { stream, lines } = jsonLogLines();
   const env = await startTestEnv({ logger: { level: "info", stream } });
   t.teardown(() => env.close());
 

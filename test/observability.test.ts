@@ -1,7 +1,6 @@
 // Metrics, structured logs and readiness: /metrics is scraped and parsed as Prometheus would, and its figures move
 // as operations run; every task log line is JSON with the task id, operation, scale set, attempt and principal.
 import t from "tap";
-import { Writable } from "node:stream";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +8,7 @@ import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { createTaskStore } from "../src/tasks/create-task-store.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
+import { jsonLogLines } from "./helpers/log-lines.ts";
 
 /** Prometheus text exposition → { "name{label="v",…}": value }, labels in the order they were written. */
 function parseMetrics(text: string): Map<string, number> {
@@ -35,13 +35,7 @@ function sum(metrics: Map<string, number>, name: string, labels: Record<string, 
 }
 
 t.test("/metrics moves as operations run, retries are counted by status, logs carry the task's fields", async (t) => {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of String(chunk).split("\n")) if (l.trim()) lines.push(JSON.parse(l));
-      done();
-    },
-  });
+  const { stream, lines } = jsonLogLines();
   const TOKEN = "observer-token-0123456789abcdef";
   const env = await startTestEnv({
     logger: { level: "info", stream },

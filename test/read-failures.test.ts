@@ -3,7 +3,6 @@
 // again through observe() by the retry policy's rules; 501 read once and answered 502; a bug of ours a 500 that is
 // logged as an internal error, never a 503 "try again".
 import t from "tap";
-import { Writable } from "node:stream";
 import { request } from "undici";
 import { describeArmFailure } from "../src/azure/arm-failure.ts";
 import { observe } from "../src/azure/observe.ts";
@@ -12,14 +11,9 @@ import { ScaleSetReads } from "../src/azure/read-cache.ts";
 import { readRetry } from "../src/azure/retry-policy.ts";
 import { loadConfig } from "../src/config.ts";
 import { callsFor, startTestEnv } from "./helpers/service.ts";
+import { jsonLogLines } from "./helpers/log-lines.ts";
 
-const logs: Record<string, any>[] = [];
-const logStream = new Writable({
-  write(chunk, _encoding, done) {
-    for (const line of String(chunk).split("\n").filter(Boolean)) logs.push(JSON.parse(line));
-    done();
-  },
-});
+const { stream: logStream, lines: logs } = jsonLogLines<Record<string, any>>();
 // A short deadline: a read keeps retrying Azure's "not now" (5xx, 429, no answer) until its deadline (readRetry).
 const env = await startTestEnv({ writeDurationMs: 60, logger: { level: "error", stream: logStream }, env: { RETRY_DEADLINE_MS: "3000" } });
 t.teardown(() => env.close());

@@ -6,15 +6,10 @@ import t from "tap";
 import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config.ts";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { HAND_CLOCK_START as START, startHandClockSimulator } from "./helpers/hand-clock-simulator.ts";
 
-const START = Date.parse("2026-03-01T12:00:00.000Z");
 let clock = START;
-const sim = await startSimulator({ port: 0, seed: true, timeScale: 1, throttling: false, now: () => clock });
-t.teardown(() => sim.close());
-const control = new SimulatorControl(sim);
-t.teardown(() => control.close());
+const { sim, control } = await startHandClockSimulator(t, () => clock);
 const client = createComputeClient(simulatorDemoAccount(sim));
 const RG = "demo-rg";
 

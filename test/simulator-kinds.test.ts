@@ -2,15 +2,11 @@
 // status and a rollout Azure stops halfway, the AutomaticRepairs orchestration service, Spot evictions, instance
 // protection, and the control routes that give a scale set these. Nothing sleeps.
 import t from "tap";
-import { SimulatorControl, type RawResponse } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import type { RawResponse } from "../src/simulator/control-client.ts";
+import { HAND_CLOCK_START as START, startHandClockSimulator } from "./helpers/hand-clock-simulator.ts";
 
-const START = Date.parse("2026-03-01T12:00:00.000Z");
 let clock = START;
-const sim = await startSimulator({ port: 0, seed: true, timeScale: 1, throttling: false, now: () => clock });
-t.teardown(() => sim.close());
-const control = new SimulatorControl(sim);
-t.teardown(() => control.close());
+const { sim, control } = await startHandClockSimulator(t, () => clock);
 
 const RG = "demo-rg";
 const WEB = "web-prod-v001";

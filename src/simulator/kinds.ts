@@ -92,36 +92,17 @@ export const getLatestRollingUpgrade: Handler = (ctx, sim, params) => {
   if (!op) throw new ArmError(404, "NotFound", `No rolling upgrade was found for the virtual machine scale set ${ss.name}.`);
   const after = rolloutOf(ss);
   if (after && after.op === op) {
-    sendRollout(ctx, ss, after.status, after.startedAt, after.order, after.status === "RollingForward" ? after.batchSize : 0, after.error);
+    sendRollout(ctx, ss, after.status, after.startedAt, after.order, after.status === "RollingForward" ? after.batchSize : 0, after.status === "Faulted" ? after.error : undefined);
     return;
   }
-  const order = op.rolling!.order;
-  const moved = order.filter((id) => ss.vms.get(id)?.latestModelApplied === true).length;
-  const failed = op.status === "Failed" ? order.length - moved : 0;
-  send(ctx, 200, {
-    name: ss.name,
-    type: `${VMSS_TYPE}/rollingUpgrades`,
-    location: ss.location,
-    properties: {
-      policy: getPath(ss.model, "properties", "upgradePolicy", "rollingUpgradePolicy") ?? {},
-      runningStatus: {
-        code: RUNNING_STATUS[op.status],
-        startTime: new Date(op.startedAt).toISOString(),
-        lastAction: "Start",
-        lastActionTime: new Date(op.startedAt).toISOString(),
-      },
-      progress: {
-        successfulInstanceCount: moved,
-        failedInstanceCount: failed,
-        inProgressInstanceCount: op.status === "InProgress" ? Math.min(op.rolling!.batchSize, order.length - moved) : 0,
-        pendingInstanceCount: op.status === "InProgress" ? Math.max(0, order.length - moved - op.rolling!.batchSize) : 0,
-      },
-      ...(op.error && op.status !== "Succeeded" ? { error: { code: op.error.code, message: op.error.message } } : {}),
-    },
-  });
+  const inProgress = op.status === "InProgress" ? op.rolling!.batchSize : 0;
+  sendRollout(ctx, ss, RUNNING_STATUS[op.status], op.startedAt, op.rolling!.order, inProgress, op.status !== "Succeeded" ? op.error : undefined);
 };
 
-/** The rolling-upgrade status body of a rollout that outlives its write. */
+/**
+ * The rolling-upgrade status body, of a write's rollout or of one that outlives its write: `inProgress` VMs in the
+ * batch (0 once it stopped), pending only while rolling forward, `error` as the caller decides it is shown.
+ */
 function sendRollout(ctx: RequestContext, ss: ScaleSet, code: string, startedAt: number, order: string[], inProgress: number, error?: { code: string; message: string }): void {
   const moved = order.filter((id) => ss.vms.get(id)?.latestModelApplied === true).length;
   send(ctx, 200, {
@@ -137,7 +118,7 @@ function sendRollout(ctx: RequestContext, ss: ScaleSet, code: string, startedAt:
         inProgressInstanceCount: Math.min(inProgress, order.length - moved),
         pendingInstanceCount: code === "RollingForward" ? Math.max(0, order.length - moved - inProgress) : 0,
       },
-      ...(error && code === "Faulted" ? { error: { code: error.code, message: error.message } } : {}),
+      ...(error ? { error: { code: error.code, message: error.message } } : {}),
     },
   });
 }

@@ -57,18 +57,35 @@ export function startRollout(ss: ScaleSet, op: Operation, now: number, durationM
 export function advanceRollout(ss: ScaleSet, now: number): void {
   const r = rollouts.get(ss);
   if (!r || r.status !== "RollingForward") return;
-  const batches = Math.ceil(r.order.length / r.batchSize);
-  const span = r.completesAt - r.startedAt;
-  const due = span <= 0 || now >= r.completesAt ? batches : Math.min(batches, Math.floor(((now - r.startedAt) / span) * batches));
-  const done = Math.min(due, r.stopAfterBatches ?? batches);
+  const { batches, due, done } = moveDueBatches(ss, r, r.startedAt, r.completesAt, now);
+  if (r.stopAfterBatches !== undefined && due >= r.stopAfterBatches && done < batches) r.status = "Faulted";
+  else if (done >= batches) r.status = "Completed";
+}
+
+/** Where a rollout stands: its batches, those due by now, and those moved (none past stopAfterBatches). */
+export interface BatchProgress {
+  batches: number;
+  due: number;
+  done: number;
+}
+
+/**
+ * Moves the VMs of the batches due at `now` to the scale set's current model: the batches fall evenly over
+ * [startedAt, completesAt], and none moves past stopAfterBatches. One rule for a rollout during its write (state.ts)
+ * and one that outlives it.
+ */
+export function moveDueBatches(ss: ScaleSet, rolling: { order: readonly string[]; batchSize: number; stopAfterBatches?: number }, startedAt: number, completesAt: number, now: number): BatchProgress {
+  const batches = Math.ceil(rolling.order.length / rolling.batchSize);
+  const span = completesAt - startedAt;
+  const due = span <= 0 || now >= completesAt ? batches : Math.min(batches, Math.floor(((now - startedAt) / span) * batches));
+  const done = Math.min(due, rolling.stopAfterBatches ?? batches);
   const applied = currentApplied(ss);
-  for (const id of r.order.slice(0, done * r.batchSize)) {
+  for (const id of rolling.order.slice(0, done * rolling.batchSize)) {
     const vm = ss.vms.get(id);
     if (vm && vm.provisioningState === "Succeeded" && !vm.latestModelApplied) {
       vm.applied = clone(applied);
       vm.latestModelApplied = true;
     }
   }
-  if (r.stopAfterBatches !== undefined && due >= r.stopAfterBatches && done < batches) r.status = "Faulted";
-  else if (done >= batches) r.status = "Completed";
+  return { batches, due, done };
 }

@@ -13,7 +13,7 @@
 import { randomUUID } from "node:crypto";
 import type { ScaleSetChange } from "./faults.ts";
 import { clone, isObject, mergePatch, type JsonObject } from "./json.ts";
-import { advanceRollout, rolloutAfterWrite, startRollout } from "./rollout.ts";
+import { advanceRollout, moveDueBatches, rolloutAfterWrite, startRollout } from "./rollout.ts";
 import { isPowerAction, powerStateAfter, powerStateDuring, type PowerState } from "./power-state.ts";
 import { ALLOCATION_FAILED_MESSAGE, PREEMPTED, type Operation, type OperationError, type OperationFailure, type OperationKind } from "./lro.ts";
 import { scaledMs, writeDurationOf, type SimulatorSettings, type WriteKind } from "./settings.ts";
@@ -392,20 +392,7 @@ export class SimState {
 
   /** Rolling upgrade policy: the VMs move to the new model batch by batch over the operation's duration. */
   #advanceRolling(ss: ScaleSet, op: Operation, now: number): void {
-    const rolling = op.rolling!;
-    const batches = Math.ceil(rolling.order.length / rolling.batchSize);
-    if (batches === 0) return;
-    const span = op.completesAt - op.startedAt;
-    const due = span <= 0 ? batches : Math.min(batches, Math.floor(((now - op.startedAt) / span) * batches));
-    const done = Math.min(due, rolling.stopAfterBatches ?? batches);
-    const applied = currentApplied(ss);
-    for (const id of rolling.order.slice(0, done * rolling.batchSize)) {
-      const vm = ss.vms.get(id);
-      if (vm && vm.provisioningState === "Succeeded" && !vm.latestModelApplied) {
-        vm.applied = clone(applied);
-        vm.latestModelApplied = true;
-      }
-    }
+    moveDueBatches(ss, op.rolling!, op.startedAt, op.completesAt, now);
   }
 
   /** Ends an operation: its VMs settle, the scale set is `Succeeded` or `Failed` (nothing rolled back). */

@@ -9,16 +9,11 @@
 // - l.102-104: osConfig.customData is null when none was given (null is dropped before the schema, as absent).
 // orca DetermineSourceServerGroupTask.groovy l.69-81: `source` names the cluster's current group, or is {} when the
 // cluster is empty (a breadcrumb, not a group to copy).
+import type { ImageSpec } from "./scale-set-model.ts";
 
-export interface ImageInput {
+/** The image as Deck and Orca send it: the model's fields, with isCustom possibly the string 'true'. */
+export interface ImageInput extends Omit<ImageSpec, "isCustom"> {
   isCustom?: boolean | "true" | "false";
-  uri?: string;
-  publisher?: string;
-  offer?: string;
-  sku?: string;
-  version?: string;
-  imageName?: string;
-  ostype?: string;
 }
 
 export interface SourceInput {
@@ -40,16 +35,8 @@ export interface DeployInput {
   userAssignedIdentities?: unknown;
 }
 
-export interface NormalImage {
-  isCustom?: boolean;
-  uri?: string;
-  publisher?: string;
-  offer?: string;
-  sku?: string;
-  version?: string;
-  imageName?: string;
-  ostype?: string;
-}
+/** The image as meant ("" dropped, isCustom a boolean): what the scale set's model is built from. */
+export type NormalImage = ImageSpec;
 
 /** The group a deploy follows in its cluster: Orca's source, when it names one. */
 export interface NamedSource {
