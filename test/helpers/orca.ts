@@ -110,7 +110,7 @@ export class Orca {
   }
 
   /** Runs a RetryableTask until it says done, at the task's backoff (compressed to pollMs). */
-  async #until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<number> {
+  async #until(what: string, check: () => Promise<boolean>, timeoutMs = 120_000): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     for (let polls = 1; ; polls++) {
       if (await check()) return polls;
