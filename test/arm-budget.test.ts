@@ -191,3 +191,16 @@ t.test("the in-process ledger forgets buckets that are full again (one per opera
   await ledger.take([{ key: "sub/GetOperation/op-new", figures, need: 1 }]);
   t.equal(ledger.size, 1, "only the bucket just used is kept");
 });
+
+t.test("a ledger out of reach (the database restarting) sends the call without the budget instead of failing it", async (t) => {
+  // The shared ledger lives in the task store's PostgreSQL: during its outage the first take of an idle budget
+  // used to throw pg's "Connection terminated unexpectedly" into the SDK, and the operation failed as terminal.
+  const unreachable = { ...new InProcessLedger(), take: async () => { throw new Error("Connection terminated unexpectedly"); }, correct: async () => {}, drain: async () => {}, close: async () => {} };
+  const budget = new ArmBudget(unreachable, await smallReadBucket(3, 12));
+  t.teardown(() => budget.close());
+  const client = createComputeClient(account(), new SimulatorCredential(), budget);
+  await control.clearCalls();
+  const vmss = await client.virtualMachineScaleSets.get("demo-rg", NAMES[0]);
+  t.equal(vmss.name, NAMES[0], "the read went through");
+  t.equal((await control.calls()).filter((c) => c.method === "GET").length, 1, "sent once, to Azure");
+});

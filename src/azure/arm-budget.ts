@@ -348,7 +348,14 @@ export class ArmBudget {
     this.counts.calls++;
     let told = false;
     if (this.#waiting.length === 0) {
-      const answer = await this.#ledger.take(this.#requests(call, priority));
+      let answer: TakeAnswer;
+      try {
+        answer = await this.#ledger.take(this.#requests(call, priority));
+      } catch {
+        // The ledger is unreachable (the database restarted): the call goes without the budget rather than failing
+        // the operation with the ledger's error, as the waiting line does (#pass).
+        return;
+      }
       if (answer.granted) return;
       // Said at the refusal: by the time the waiting line tries again the wait may be over, and it still happened.
       told = this.#tell(call, answer, onWait);
