@@ -16,6 +16,8 @@ export interface PostgresLedgerOptions {
   schema?: string;
   /** Connections (default 4): takes are short, and a replica's waiting line sends one at a time. */
   poolMax?: number;
+  /** How long a connection or a statement may take before the call goes without the budget (default 2000 ms). */
+  timeoutMs?: number;
 }
 
 export class PostgresLedger implements BudgetLedger {
@@ -25,7 +27,16 @@ export class PostgresLedger implements BudgetLedger {
 
   constructor(options: PostgresLedgerOptions) {
     const schema = quoteIdent(options.schema ?? "public");
-    this.#pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolMax ?? 4, application_name: "vmss-ops-arm-budget", keepAlive: true });
+    // Bounded: the budget must never hold ARM calls hostage to the ledger. A connection that hangs (a half-open socket
+    // after a network cut) fails its query in two seconds, and the waiting line then sends the call without the budget.
+    this.#pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.poolMax ?? 4,
+      application_name: "vmss-ops-arm-budget",
+      keepAlive: true,
+      connectionTimeoutMillis: options.timeoutMs ?? 2000,
+      query_timeout: options.timeoutMs ?? 2000,
+    });
     this.#pool.on("error", () => {});
     this.#table = `${schema}.arm_budget`;
     this.#take = `${schema}.arm_budget_take`;
