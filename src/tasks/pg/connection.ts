@@ -26,7 +26,7 @@ export function redactConnectionString(url: string): string {
   }
 }
 
-export function message(err: unknown): string {
+function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
