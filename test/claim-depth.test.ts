@@ -4,7 +4,8 @@
 import t, { type Test } from "tap";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { claimSql, PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
+import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
+import { claimSql } from "../src/tasks/pg/claim.ts";
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 

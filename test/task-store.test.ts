@@ -8,7 +8,8 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
-import { CLAIM_LOCK_CLASS, PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
+import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
+import { CLAIM_LOCK_CLASS } from "../src/tasks/pg/claim.ts";
 import type { TaskStore } from "../src/tasks/task-store.ts";
 import { latestVersion, POSTGRES_MIGRATIONS, TaskStoreOpenError } from "../src/tasks/migrations.ts";
 

@@ -3,22 +3,10 @@ import { randomUUID } from "node:crypto";
 import { FINISHED_STATES, type HistoryEntry, type Task } from "./task.ts";
 import type { Backlog, CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
-import { waitingEntry } from "./ordering.ts";
+import { bySubmission, goesBefore, waitingEntry } from "./ordering.ts";
 import { canMove, IllegalMoveError } from "./task-state.ts";
 
 type Stored = Task & { seq: number; scaleSets: string[] };
-
-/** Running, or leased (about to run, or its replica died): it goes before tasks that have not started. */
-function started(task: Stored): boolean {
-  return task.state === "running" || task.leaseOwner !== undefined;
-}
-
-/** Whether u goes before t on a scale set both name (src/tasks/ordering.ts). */
-function goesBefore(u: Stored, t: Stored): boolean {
-  const su = started(u);
-  const st = started(t);
-  return su !== st ? su : u.seq < t.seq;
-}
 
 function matches(task: Task, q: TaskQuery): boolean {
   if (q.state && task.state !== q.state) return false;
@@ -122,7 +110,7 @@ export class MemoryTaskStore implements TaskStore {
     const now = this.#now();
     const out: Task[] = [];
     if (this.#openUnsorted) {
-      this.#open = new Set([...this.#open].sort((a, b) => a.seq - b.seq));
+      this.#open = new Set([...this.#open].sort(bySubmission));
       this.#openUnsorted = false;
     }
     // The first task of each scale set, found once per claim: a claim costs one pass over the unfinished tasks,

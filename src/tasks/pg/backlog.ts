@@ -1,0 +1,13 @@
+// The backlog on PostgreSQL: tasks waiting for a runner (queued, no lease), counted, with the oldest's creation time.
+import type { Backlog } from "../task-store.ts";
+import type { PgConnection } from "./connection.ts";
+import type { PgTables } from "./tables.ts";
+
+export async function backlog(db: PgConnection, t: PgTables): Promise<Backlog> {
+  const { rows } = await db.query<{ n: string; oldest: string | null }>(
+    `SELECT count(*) AS n, min(created_at_ms) AS oldest FROM ${t.tasks} WHERE state = 'queued' AND lease_owner IS NULL`,
+    [],
+    true,
+  );
+  return rows[0].oldest === null ? { queued: Number(rows[0].n) } : { queued: Number(rows[0].n), oldestQueuedAtMs: Number(rows[0].oldest) };
+}

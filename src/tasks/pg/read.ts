@@ -1,0 +1,60 @@
+// Reading tasks on PostgreSQL: one by id, its revision alone, a page of a list (newest first, with a cursor), and
+// which of a replica's tasks someone asked to cancel. Reads are safe to run twice (PgConnection.query).
+import type { Task } from "../task.ts";
+import type { TaskPage, TaskQuery } from "../task-store.ts";
+import { decodeCursor, encodeCursor } from "../cursor.ts";
+import { listOrderSql } from "../ordering.ts";
+import type { PgConnection } from "./connection.ts";
+import { jsonParam, type PgTables, toTask } from "./tables.ts";
+
+export async function getTask(db: PgConnection, t: PgTables, id: string): Promise<Task | undefined> {
+  const { rows } = await db.query(`SELECT ${t.columns} FROM ${t.tasks} t WHERE t.id = $1`, [id], true);
+  return rows[0] ? toTask(rows[0]) : undefined;
+}
+
+export async function revision(db: PgConnection, t: PgTables, id: string): Promise<number | undefined> {
+  const { rows } = await db.query(`SELECT revision FROM ${t.tasks} WHERE id = $1`, [id], true);
+  return rows[0] ? Number(rows[0].revision) : undefined;
+}
+
+/** A page, newest first; nextCursor (the last task's seq) only when another matching task exists. */
+export async function list(db: PgConnection, t: PgTables, query: TaskQuery): Promise<TaskPage> {
+  const limit = Math.max(1, Math.min(500, Math.floor(query.limit) || 1));
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const param = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const before = decodeCursor(query.cursor);
+  if (before !== undefined) where.push(`t.seq < ${param(before)}::bigint`);
+  if (query.state) where.push(`t.state = ${param(query.state)}`);
+  // jsonb containment, served by the GIN index on operations.
+  if (query.operation) where.push(`t.operations @> ${param(jsonParam([{ name: query.operation }]))}::jsonb`);
+  if (query.serverGroup) {
+    where.push(`t.operations @> ${param(jsonParam([{ description: { serverGroupName: query.serverGroup } }]))}::jsonb`);
+  }
+  const { rows } = await db.query(
+    `SELECT ${t.columns} FROM ${t.tasks} t ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+     ORDER BY ${listOrderSql("t")} LIMIT ${param(limit + 1)}`,
+    params,
+    true,
+  );
+  const page = rows.slice(0, limit);
+  return {
+    tasks: page.map(toTask),
+    ...(rows.length > limit ? { nextCursor: encodeCursor(Number(page[page.length - 1].seq)) } : {}),
+  };
+}
+
+/** Those of `ids` that someone asked to cancel, in the order asked. */
+export async function cancelRequested(db: PgConnection, t: PgTables, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM ${t.tasks} WHERE id = ANY($1::text[]) AND cancel_requested_at_ms IS NOT NULL`,
+    [ids],
+    true,
+  );
+  const asked = new Set(rows.map((r) => r.id));
+  return ids.filter((id) => asked.has(id));
+}
