@@ -1,5 +1,5 @@
 // Every error this API answers, declared once: its code, its HTTP status, when it is answered and its message.
-// Routes build them only with apiError("Code", {...}); the OpenAPI document's error responses (error-responses.ts)
+// Routes build them only with apiError(code, params); the OpenAPI document's error responses (error-responses.ts)
 // and the table in docs/api.md (npm run docs:errors) are generated from this list, and
 // test/error-catalogue.test.ts holds src/ to it. Fastify's lib/errors.js is the model: a code is a promise to
 // clients, so it is written in one place where docs and tests can list it.
@@ -17,8 +17,9 @@ interface CatalogueEntry<P> {
   /** The answer carries Retry-After, in seconds (p.retryAfterSeconds, or the rate limiter's own). */
   retryAfter?: true;
   /**
-   * "any": any route may answer it (the error handler, access control, overload protection, a stopping replica):
-   * documented once on the ErrorResponse schema, not route by route.
+   * "any": any route may answer it (the error handler, access control, overload protection, a stopping replica,
+   * forwarding to Clouddriver, which the not-found handler does too): documented once on the ErrorResponse schema,
+   * not route by route.
    */
   scope?: "any";
   /** Parameters the docs table shows the message with. */
@@ -98,6 +99,7 @@ export const API_ERRORS = {
     status: 400,
     when: "a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments)",
     message: (p) => `${p.reason}: requests forwarded to Clouddriver must stay under ${p.clouddriver}`,
+    scope: "any",
     example: { reason: "the path has a dot segment", clouddriver: "http://clouddriver:7002" },
   }),
   Unauthorized: entry<{ why: string }>({
@@ -169,7 +171,7 @@ export const API_ERRORS = {
   }),
   TooManyRequests: entry<{ message: string }>({
     status: 429,
-    when: "too many requests from one principal (RATE_LIMIT_*); Retry-After says when to ask again",
+    when: "too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS)",
     message: (p) => p.message,
     retryAfter: true,
     scope: "any",
@@ -199,11 +201,12 @@ export const API_ERRORS = {
     status: 502,
     when: "a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it",
     message: (p) => `Clouddriver at ${p.clouddriver} could not be reached (${p.code}) for ${p.request}; this service forwards what it does not serve there`,
+    scope: "any",
     example: { clouddriver: "http://clouddriver:7002", code: "ECONNREFUSED", request: "GET /task/abc" },
   }),
   AzureUnavailable: entry<{ what: string; said: string; retryAfterSeconds: number }>({
     status: 503,
-    when: "Azure did not answer a read, or throttled it, or failed it in a way asking again can change; Retry-After says when",
+    when: "Azure did not answer a read, throttled it, or failed it in a way that asking again can change",
     message: (p) => `reading ${p.what}: ${p.said}`,
     retryAfter: true,
     example: { what: "server group web-prod-v001 in demo/eastus/demo-rg", said: "429 TooManyRequests: …", retryAfterSeconds: 5 },
@@ -218,7 +221,7 @@ export const API_ERRORS = {
   }),
   Overloaded: entry<{ measure: string; retryAfterSeconds: number }>({
     status: 503,
-    when: "this replica is overloaded (OVERLOAD_*: event-loop delay, memory); Retry-After says when",
+    when: "this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory)",
     message: (p) => `this replica is overloaded (${p.measure}); retry after ${p.retryAfterSeconds} s`,
     retryAfter: true,
     scope: "any",
@@ -226,7 +229,7 @@ export const API_ERRORS = {
   }),
   ShuttingDown: entry<{ retryAfterSeconds: number }>({
     status: 503,
-    when: "this replica is stopping (SIGTERM); another replica, or this one restarted, will answer",
+    when: "this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer",
     message: () => "this replica is shutting down; retry, another replica (or this one after its restart) will answer",
     retryAfter: true,
     scope: "any",
@@ -236,6 +239,7 @@ export const API_ERRORS = {
     status: 504,
     when: "a request forwarded to Clouddriver got no answer in time",
     message: (p) => `Clouddriver at ${p.clouddriver} did not answer in time (${p.code}) for ${p.request}; this service forwards what it does not serve there`,
+    scope: "any",
     example: { clouddriver: "http://clouddriver:7002", code: "UND_ERR_HEADERS_TIMEOUT", request: "GET /task/abc" },
   }),
 };

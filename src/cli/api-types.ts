@@ -599,7 +599,7 @@ export interface components {
             field: string;
             message: string;
         };
-        /** @description Every error. Each route names the codes it answers; any route may also answer 400 ValidationError (a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit)); 400 InvalidJson (the body is not JSON); 400 EmptyBody (a body was expected and is empty); 400 ForbiddenKey (the body has a __proto__ or constructor.prototype key); 400 BodyTooDeep (the body nests deeper than BODY_MAX_DEPTH); 400 InvalidContentLength (the Content-Length header does not match the body (as fastify says it)); 400 BadRequest (another 4xx fastify decides on before a route runs (its status is kept)); 401 Unauthorized (with access control on: no token, or a wrong one); 403 Forbidden (with access control on: an account the caller may not use, or a write by a read-only caller); 404 NotFound (an unknown task, route or scale set (what was looked for, and where to look)); 413 PayloadTooLarge (a body over BODY_LIMIT_BYTES); 415 UnsupportedMediaType (a body that is not application/json, or not UTF-8); 429 TooManyRequests (too many requests from one principal (RATE_LIMIT_*); Retry-After says when to ask again); 500 InternalError (a bug in this service (logged), never a refusal of good input); 503 TaskStoreUnavailable (the task store (PostgreSQL) cannot be reached; nothing was done); 503 Overloaded (this replica is overloaded (OVERLOAD_*: event-loop delay, memory); Retry-After says when); 503 ShuttingDown (this replica is stopping (SIGTERM); another replica, or this one restarted, will answer). */
+        /** @description Every error. Each route names the codes it answers; any route may also answer 400 ValidationError (a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit)); 400 InvalidJson (the body is not JSON); 400 EmptyBody (a body was expected and is empty); 400 ForbiddenKey (the body has a __proto__ or constructor.prototype key); 400 BodyTooDeep (the body nests deeper than BODY_MAX_DEPTH); 400 InvalidContentLength (the Content-Length header does not match the body (as fastify says it)); 400 BadRequest (another 4xx fastify decides on before a route runs (its status is kept)); 400 InvalidPath (a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments)); 401 Unauthorized (with access control on: no token, or a wrong one); 403 Forbidden (with access control on: an account the caller may not use, or a write by a read-only caller); 404 NotFound (an unknown task, route or scale set (what was looked for, and where to look)); 413 PayloadTooLarge (a body over BODY_LIMIT_BYTES); 415 UnsupportedMediaType (a body that is not application/json, or not UTF-8); 429 TooManyRequests (too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS)); 500 InternalError (a bug in this service (logged), never a refusal of good input); 502 ClouddriverUnavailable (a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it); 503 TaskStoreUnavailable (the task store (PostgreSQL) cannot be reached; nothing was done); 503 Overloaded (this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory)); 503 ShuttingDown (this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer); 504 ClouddriverTimeout (a request forwarded to Clouddriver got no answer in time). */
         ErrorResponse: {
             statusCode: number;
             /**
@@ -3029,7 +3029,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, or throttled it, or failed it in a way asking again can change; Retry-After says when */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3106,7 +3106,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, or throttled it, or failed it in a way asking again can change; Retry-After says when */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3187,7 +3187,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, or throttled it, or failed it in a way asking again can change; Retry-After says when */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3274,7 +3274,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, or throttled it, or failed it in a way asking again can change; Retry-After says when */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3362,7 +3362,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, or throttled it, or failed it in a way asking again can change; Retry-After says when */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3443,7 +3443,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, or throttled it, or failed it in a way asking again can change; Retry-After says when */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3635,7 +3635,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, or throttled it, or failed it in a way asking again can change; Retry-After says when */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3738,7 +3738,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, or throttled it, or failed it in a way asking again can change; Retry-After says when */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
             503: {
                 headers: {
                     [name: string]: unknown;
