@@ -65,7 +65,7 @@ class NotOurs extends Error {
   override name = "NotOurs";
 }
 
-/** What the routes share: the options, and reads that answer for an account we do not serve. */
+/** What the routes share: the options, the account lookup that knows what is not ours, and the cluster read. */
 interface ClouddriverReads extends ClouddriverReadOptions {
   /** The account, or NotOurs (with a Clouddriver) or 404 (without) when it is not served here. */
   account(name: string): AccountConfig;
