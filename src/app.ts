@@ -8,7 +8,7 @@ import { createArmBudget } from "./azure/create-arm-budget.ts";
 import type { ArmBudget } from "./azure/arm-budget.ts";
 import type { ClouddriverForwarder } from "./api/clouddriver-forwarding.ts";
 import { docsRoutes } from "./api/docs.ts";
-import { installErrorHandling } from "./api/errors.ts";
+import { apiError, installErrorHandling } from "./api/errors.ts";
 import { installJsonBodyParser } from "./api/json-body.ts";
 import { openApiOptions } from "./api/openapi.ts";
 import { LazySchemaCompilers } from "./api/schema-compilers.ts";
@@ -142,8 +142,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   let draining = false;
   app.addHook("onRequest", async (request, reply) => {
     if (!draining) return;
-    reply.header("retry-after", "5").header("connection", "close");
-    return reply.code(503).send({ statusCode: 503, error: "ShuttingDown", message: "this replica is shutting down; retry, another replica (or this one after its restart) will answer" });
+    reply.header("connection", "close");
+    throw apiError("ShuttingDown", { retryAfterSeconds: 5 });
   });
   const routes = installAccessControl(app, config.access);
   await installOverloadProtection(app, config.overload);

@@ -1,7 +1,7 @@
 import t from "tap";
 import { RestError } from "@azure/core-rest-pipeline";
 import { createHttpHeaders } from "@azure/core-rest-pipeline";
-import { describeArmFailure, failureLabel, LongRunningOperationError, OperationError, parseRetryAfterMs } from "../src/azure/arm-failure.ts";
+import { describeArmFailure, failureLabel, LongRunningOperationError, RefusalError, parseRetryAfterMs } from "../src/azure/arm-failure.ts";
 import { isRetryableKind } from "../src/azure/retry-policy.ts";
 
 function restError(status: number, code: string, headers: Record<string, string> = {}) {
@@ -50,7 +50,7 @@ t.test("network failures are retryable", async (t) => {
 });
 
 t.test("our own operation errors keep their kind", async (t) => {
-  const f = describeArmFailure(new OperationError("SuspiciousRead", "capacity -1", "server"));
+  const f = describeArmFailure(new RefusalError("SuspiciousRead", "capacity -1", "server"));
   t.same({ kind: f.kind, code: f.code }, { kind: "server", code: "SuspiciousRead" });
   t.equal(describeArmFailure(new TypeError("x is undefined")).kind, "programming");
 });

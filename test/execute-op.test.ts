@@ -3,7 +3,7 @@
 import t from "tap";
 import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { LongRunningOperationError } from "../src/azure/arm-failure.ts";
-import { executeOp, OperationFailedError, type ScaleSetPlanner } from "../src/azure/execute-op.ts";
+import { executeOp, GaveUpError, type ScaleSetPlanner } from "../src/azure/execute-op.ts";
 import { guardLabel, guardOf, type ScaleSetGateway, type ScaleSetSnapshot, type WriteStep } from "../src/azure/vmss-gateway.ts";
 import type { RetryConfig } from "../src/config.ts";
 import { resizeServerGroup } from "../src/operations/resize-server-group.ts";
@@ -139,7 +139,7 @@ t.test("capacity 0 with running VMs on a settled scale set is suspicious: re-rea
   const planner = { ...resizeTo(0), readsInstances: true };
   const { promise } = run(gw, planner);
   const err = await promise.catch((e) => e);
-  t.ok(err instanceof OperationFailedError);
+  t.ok(err instanceof GaveUpError);
   t.equal(err.failure.code, "SuspiciousRead");
   t.equal(err.retryable, true);
   t.same(gw.writes, [], "never a plan on it");
@@ -170,10 +170,10 @@ t.test("Failed that stays Failed: bounded re-drives, then a failure whose result
     throw new LongRunningOperationError("Failed", "AllocationFailed", "Allocation failed. We do not have sufficient capacity.");
   };
   const { promise, history } = run(gw, resizeTo(2));
-  const err = (await promise.catch((e) => e)) as OperationFailedError<ServerGroupResult>;
-  t.ok(err instanceof OperationFailedError, String(err));
+  const err = (await promise.catch((e) => e)) as GaveUpError<ServerGroupResult>;
+  t.ok(err instanceof GaveUpError, String(err));
   t.equal(gw.writes.length, retry.maxRedrives, "re-driven maxRedrives times, no more");
-  t.equal(err.failure.code, "NotConfirmed");
+  t.equal(err.failure.code, "ScaleSetLeftFailed");
   t.equal(err.retryable, true, "the same request later can succeed");
   t.same(
     { desired: err.result?.capacity.desired, instances: err.result?.instanceCount, requested: err.result?.requestedCapacity, confirmed: err.result?.confirmed },
@@ -232,8 +232,8 @@ t.test("Succeeded while the VM list disagrees: read again, never report either n
   const gw = new ScriptedGateway([lagging]);
   const { promise } = run(gw, resizeTo(2));
   const err = await promise.catch((e) => e);
-  t.ok(err instanceof OperationFailedError);
-  t.equal(err.failure.code, "NotConfirmed");
+  t.ok(err instanceof GaveUpError);
+  t.equal(err.failure.code, "InstanceCountDisagrees");
   t.equal(err.retryable, true);
   t.equal(err.result, undefined, "no result that could pass for a capacity");
 });
@@ -285,7 +285,7 @@ t.test("a planner's wait re-reads (paced like a busy wait), says so once, and gi
   const forever: ScaleSetPlanner<number> = { readsInstances: true, plan: () => ({ kind: "wait", summary: "never healthy" }), result: () => 0 };
   const stuck = run(new ScriptedGateway([settled]), forever);
   const err = await stuck.promise.catch((e) => e);
-  t.type(err, OperationFailedError);
+  t.type(err, GaveUpError);
   t.equal(err.failure.code, "WaitTimedOut");
   t.match(err.message, /still waiting after .*never healthy/);
 });
@@ -314,4 +314,16 @@ t.test("what each kind of write is conditional on: one rule (guardOf), as the wr
   ];
   for (const [kind, label] of table) t.equal(guardLabel(guardOf(kind, '"7"')), label, kind);
   t.equal(guardLabel(guardOf("update", undefined)), " (If-Match none)", "no ETag read: said, and sent without");
+});
+
+t.test("instances Azure lists that do not run (a Spot VM it evicted): the operation ends InstancesNotRunning, with what runs", async (t) => {
+  const settled = snap({ sku: { name: "Standard_D1_v2", capacity: 2 } }, ["Succeeded", "Succeeded"]);
+  const powered = (vm: VirtualMachineScaleSetVM, state: string) => ({ ...vm, instanceView: { statuses: [{ code: "ProvisioningState/succeeded" }, { code: `PowerState/${state}` }] } });
+  const gw = new ScriptedGateway([settled], [powered(settled.vms![0], "running"), powered(settled.vms![1], "deallocated")]);
+  const err = (await run(gw, resizeTo(2)).promise.catch((e) => e)) as GaveUpError<ServerGroupResult>;
+  t.ok(err instanceof GaveUpError, String(err));
+  t.equal(err.failure.code, "InstancesNotRunning");
+  t.equal(err.retryable, true, "the same request later can succeed");
+  t.same(gw.writes, [], "no write brings an evicted Spot VM back");
+  t.match(err.result, { instanceCount: 1, confirmed: false });
 });

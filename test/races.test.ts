@@ -101,7 +101,7 @@ t.test("AllocationFailed during a scale-out: never reported as confirmed; the re
   t.match(lines(task), /Failed with 3 of 6 instance\(s\) running; re-sending its model/);
   const result = task.resultObjects.find((r: any) => r.type === "serverGroup");
   t.match(result, { capacity: { desired: 3 }, instanceCount: 3, requestedCapacity: 6, confirmed: false, provisioningState: "Failed" });
-  t.match(task.resultObjects.at(-1), { type: "EXCEPTION", cause: "NotConfirmed" });
+  t.match(task.resultObjects.at(-1), { type: "EXCEPTION", cause: "ScaleSetLeftFailed" });
   const patches = (await env.calls()).filter((c) => c.method === "PATCH");
   t.equal(patches.length, 1 + env.config.retry.maxRedrives, "the write, then the bounded re-drives");
 });

@@ -6,7 +6,7 @@ import t from "tap";
 import { request } from "undici";
 import { describeArmFailure } from "../src/azure/arm-failure.ts";
 import { observe } from "../src/azure/observe.ts";
-import { OperationFailedError } from "../src/azure/execute-op.ts";
+import { GaveUpError } from "../src/azure/execute-op.ts";
 import { ScaleSetReads } from "../src/azure/read-cache.ts";
 import { readRetry } from "../src/azure/retry-policy.ts";
 import { loadConfig } from "../src/config.ts";
@@ -104,7 +104,7 @@ t.test("observe(): the retry policy's rules, and a bug of ours as it is", async 
     const f = failing(Object.assign(new Error(code), { name: "RestError", statusCode: status, code }));
     const time = fakeTime();
     const err = await observe(f.read, { retry, ...time }).catch((e) => e);
-    t.type(err, OperationFailedError, `${status}`);
+    t.type(err, GaveUpError, `${status}`);
     if (retried) t.ok(f.calls() > 1 && time.now() <= retry.deadlineMs, `${status} ${code}: read again, within the read's deadline (${f.calls()} reads)`);
     else t.equal(f.calls(), 1, `${status} ${code}: read once`);
     t.equal(err.retryable, retried, `${status}: retryable ${retried}`);

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import t from "tap";
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
-import { OperationError } from "../src/azure/arm-failure.ts";
+import { RefusalError } from "../src/azure/arm-failure.ts";
 import { confirmation, isRunningInstance, stoppedInstances } from "../src/azure/scale-set-state.ts";
 import type { ScaleSetSnapshot } from "../src/azure/vmss-gateway.ts";
 import { disableServerGroup } from "../src/operations/disable-server-group.ts";
@@ -146,7 +146,7 @@ t.test("protected instances are refused, all of the batch, naming each protectio
   t.doesNotThrow(() => refuseProtected([vm("0", []), vm("1", [], "running", { protectionPolicy: { protectFromScaleIn: false } })], "web-v001"));
   const err = t.throws(() =>
     refuseProtected([vm("0", [], "running", { protectionPolicy: { protectFromScaleSetActions: true } }), vm("1", [], "running", { protectionPolicy: { protectFromScaleIn: true } })], "web-v001"),
-  ) as OperationError;
+  ) as RefusalError;
   t.equal(err.code, "InstanceProtected");
   t.equal(err.kind, "terminal");
   t.match(err.message, /instance\(s\) 0 \(protectFromScaleSetActions\), 1 \(protectFromScaleIn\) of web-v001 are protected/);

@@ -1,8 +1,8 @@
 // The decisions of a task's run (src/tasks/task-outcome.ts): how an operation ended, which checkpoints are worth a
 // write, whether a taken name is chosen again, and what the task writes after each operation.
 import t from "tap";
-import { OperationError } from "../src/azure/arm-failure.ts";
-import { OperationCanceledError, OperationFailedError } from "../src/azure/execute-op.ts";
+import { RefusalError } from "../src/azure/arm-failure.ts";
+import { CanceledOnRequestError, GaveUpError } from "../src/azure/execute-op.ts";
 import { NAME_TAKEN } from "../src/operations/operation.ts";
 import type { OperationResult } from "../src/operations/server-group-state.ts";
 import {
@@ -28,16 +28,16 @@ const resize = { name: "resizeServerGroup", description: {} };
 const disable = { name: "disableServerGroup", description: {} };
 
 t.test("an error as an outcome: canceled, Azure's failure (with what Azure lists), or an error of ours", async (t) => {
-  const canceled = new OperationCanceledError("canceled before writing: x", []);
+  const canceled = new CanceledOnRequestError("canceled before writing: x", []);
   t.same(outcomeOfError(canceled, "resizeServerGroup"), { kind: "canceled", error: canceled });
 
   const failure = { kind: "throttled" as const, code: "TooManyRequests", message: "slow down" };
-  t.same(outcomeOfError(new OperationFailedError("throttled: slow down", failure, 3, result), "resizeServerGroup"), {
+  t.same(outcomeOfError(new GaveUpError("throttled: slow down", failure, 3, result), "resizeServerGroup"), {
     kind: "failed",
     failure: { operation: "resizeServerGroup", code: "TooManyRequests", message: "throttled: slow down", retryable: true },
     result,
   });
-  const noCode = outcomeOfError(new OperationFailedError("gave up", { kind: "terminal", message: "m" }, 1), "x");
+  const noCode = outcomeOfError(new GaveUpError("gave up", { kind: "terminal", message: "m" }, 1), "x");
   t.same(noCode, { kind: "failed", failure: { operation: "x", code: "terminal", message: "gave up", retryable: false } }, "the kind stands in for a missing code; no result, no internal");
 
   t.same(outcomeOfError(new TypeError("oops"), "x"), {
@@ -51,7 +51,7 @@ t.test("the line that closes an operation that did not succeed", async (t) => {
   const task = { operations: [resize, disable], operationIndex: 0 };
   t.equal(unfinishedLine(outcomeOfError(new Error("unknown operation x"), "x"), task, 0), "Failed: unknown operation x");
   t.equal(
-    unfinishedLine({ kind: "canceled", error: new OperationCanceledError("canceled before disableServerGroup", []) }, task, 1),
+    unfinishedLine({ kind: "canceled", error: new CanceledOnRequestError("canceled before disableServerGroup", []) }, task, 1),
     "Canceled on request, before disableServerGroup. Done: resizeServerGroup (operation 1). Not done: disableServerGroup (operation 2)",
   );
 });
@@ -70,25 +70,25 @@ t.test("the first line of a run", async (t) => {
 });
 
 t.test("a taken name is chosen again, a bounded number of times, only by an operation that names its scale set", async (t) => {
-  const taken = new OperationFailedError("taken", { kind: "terminal", code: NAME_TAKEN, message: "taken" }, 1);
-  const other = new OperationFailedError("no", { kind: "terminal", code: "BadRequest", message: "no" }, 1);
+  const taken = new GaveUpError("taken", { kind: "terminal", code: NAME_TAKEN, message: "taken" }, 1);
+  const other = new GaveUpError("no", { kind: "terminal", code: "BadRequest", message: "no" }, 1);
   t.ok(chooseNameAgain(taken, true, 1));
   t.ok(chooseNameAgain(taken, true, MAX_NAMINGS - 1));
   t.notOk(chooseNameAgain(taken, true, MAX_NAMINGS), "the last naming's failure stands");
   t.notOk(chooseNameAgain(taken, false, 1), "an operation without prepare cannot choose another name");
   t.notOk(chooseNameAgain(other, true, 1));
-  t.notOk(chooseNameAgain(new OperationError(NAME_TAKEN, "taken"), true, 1), "only the harness's verdict counts");
+  t.notOk(chooseNameAgain(new RefusalError(NAME_TAKEN, "taken"), true, 1), "only the harness's verdict counts");
 });
 
 t.test("a failure while choosing the scale set is Azure's, retryable as the policy says; a bug stays a bug", async (t) => {
   const wrapped = (() => {
     try {
-      asOperationFailure(new OperationError("Throttled", "slow down", "throttled"));
+      asOperationFailure(new RefusalError("Throttled", "slow down", "throttled"));
     } catch (err) {
       return err;
     }
-  })() as OperationFailedError;
-  t.ok(wrapped instanceof OperationFailedError);
+  })() as GaveUpError;
+  t.ok(wrapped instanceof GaveUpError);
   t.equal(wrapped.failure.code, "Throttled");
   t.equal(wrapped.retryable, true);
   const bug = new TypeError("undefined is not a function");
@@ -116,7 +116,7 @@ t.test("after an operation: the next one, or the end", async (t) => {
   t.equal(endAfter({ kind: "done", result }, false), undefined);
   t.same(endAfter({ kind: "done", result }, true), { state: "succeeded" });
   t.same(endAfter({ kind: "failed", failure }, false), { state: "failed", failure });
-  t.same(endAfter({ kind: "canceled", error: new OperationCanceledError("canceled before x", []) }, false), { state: "canceled" });
+  t.same(endAfter({ kind: "canceled", error: new CanceledOnRequestError("canceled before x", []) }, false), { state: "canceled" });
 
   const progress = { resultObjects: [result], armCalls: 12 };
   t.same(changeAfter(0, undefined, progress, 5), { resultObjects: [result], armCalls: 12, checkpoint: null, operationIndex: 1 }, "on to the next: no state, no end");

@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Agent, request as send } from "undici";
 import type { ClouddriverConfig } from "../config.ts";
 import { checkForwardedPath, forwardedHeaders, isSafeMethod } from "../auth/forwarded-identity.ts";
-import { ApiError } from "./errors.ts";
+import { apiError } from "./error-catalogue.ts";
 import { rawBodyOf } from "./json-body.ts";
 
 /** Headers that describe one connection, not the message (RFC 9110 §7.6.1), and ones the client library sets. */
@@ -82,10 +82,10 @@ export class ClouddriverForwarder {
    */
   async forward(request: FastifyRequest, reply: FastifyReply, body?: Buffer): Promise<FastifyReply> {
     const target = checkForwardedPath(request.url);
-    if (!target.ok) throw new ApiError(400, "InvalidPath", `${target.reason}: requests forwarded to Clouddriver must stay under ${this.url}`);
+    if (!target.ok) throw apiError("InvalidPath", { reason: target.reason, clouddriver: this.url });
     const principal = request.principal;
     if (principal.readOnly && !isSafeMethod(request.method)) {
-      throw new ApiError(403, "Forbidden", `${principal.name} may only read: ${request.method} ${request.url.split("?")[0]} would be forwarded to Clouddriver as a write`);
+      throw apiError("Forbidden", { why: `${principal.name} may only read: ${request.method} ${request.url.split("?")[0]} would be forwarded to Clouddriver as a write` });
     }
     const hasBody = request.headers["content-length"] !== undefined ? request.headers["content-length"] !== "0" : request.headers["transfer-encoding"] !== undefined;
     const payload: Buffer | Readable | undefined = body ?? rawBodyOf(request) ?? (hasBody ? request.raw : undefined);
@@ -101,14 +101,8 @@ export class ClouddriverForwarder {
       const code = errorCode(err) ?? "Error";
       const timedOut = TIMEOUT_CODES.has(code);
       request.log.warn({ err, clouddriver: this.url }, "Clouddriver did not answer");
-      return reply
-        .code(timedOut ? 504 : 502)
-        .type("application/json")
-        .send({
-          statusCode: timedOut ? 504 : 502,
-          error: timedOut ? "ClouddriverTimeout" : "ClouddriverUnavailable",
-          message: `Clouddriver at ${this.url} ${timedOut ? "did not answer in time" : "could not be reached"} (${code}) for ${request.method} ${request.url.split("?")[0]}; this service forwards what it does not serve there`,
-        });
+      const failed = apiError(timedOut ? "ClouddriverTimeout" : "ClouddriverUnavailable", { clouddriver: this.url, code, request: `${request.method} ${request.url.split("?")[0]}` });
+      return reply.code(failed.statusCode).type("application/json").send(failed.body());
     }
     reply.code(upstream.statusCode);
     for (const [name, value] of Object.entries(endToEndHeaders(upstream.headers))) reply.header(name, value);

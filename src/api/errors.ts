@@ -1,7 +1,7 @@
 // Every error leaves as ErrorResponse JSON with the right 4xx; only a bug is a 500, and it never stops the service.
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AccountName, RegionName, ResourceGroupName, ScaleSetName, type FieldProblem } from "../operations/description.ts";
-import type { ErrorResponse } from "./schemas.ts";
+import { ApiError, apiError } from "./error-catalogue.ts";
 import { storeOutageReason } from "../tasks/store-outage.ts";
 import { BacklogFullError } from "../tasks/backlog.ts";
 
@@ -11,25 +11,10 @@ import { BacklogFullError } from "../tasks/backlog.ts";
  */
 export const STORE_OUTAGE_RETRY_AFTER_S = 5;
 
-/** A 4xx our own handlers decide on. */
-export class ApiError extends Error {
-  readonly statusCode: number;
-  readonly error: string;
-  readonly details?: FieldProblem[];
-  readonly extra?: Partial<ErrorResponse>;
-  /** Sent with the answer (a 503's Retry-After). */
-  headers?: Record<string, string>;
-  constructor(statusCode: number, error: string, message: string, details?: FieldProblem[], extra?: Partial<ErrorResponse>) {
-    super(message);
-    this.statusCode = statusCode;
-    this.error = error;
-    this.details = details;
-    this.extra = extra;
-  }
-}
+export { ApiError, apiError } from "./error-catalogue.ts";
 
 export function validationError(problems: FieldProblem[]): ApiError {
-  return new ApiError(400, "ValidationError", problems.map((p) => `${p.field}: ${p.message}`).join("; "), problems);
+  return apiError("ValidationError", { problems });
 }
 
 interface AjvError {
@@ -186,75 +171,50 @@ export function ajvErrorsToProblems(errors: AjvError[], context: string): FieldP
   return problems;
 }
 
-function send(reply: { code(n: number): { send(body: unknown): unknown } }, body: ErrorResponse) {
-  return reply.code(body.statusCode).send(body);
+function send(reply: FastifyReply, err: ApiError) {
+  if (err.headers) reply.headers(err.headers);
+  return reply.code(err.statusCode).send(err.body());
 }
 
-const FASTIFY_CODES: Record<string, string> = {
+/** Fastify's own 4xx codes, as the catalogue names them (any other is BadRequest, with fastify's status). */
+const FASTIFY_CODES: Record<string, "PayloadTooLarge" | "EmptyBody" | "InvalidContentLength"> = {
   FST_ERR_CTP_BODY_TOO_LARGE: "PayloadTooLarge",
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: "UnsupportedMediaType",
   FST_ERR_CTP_EMPTY_JSON_BODY: "EmptyBody",
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: "InvalidContentLength",
 };
 
+/** The catalogue's answer for an error fastify raised before a route ran (a 4xx). */
+function frameworkError(err: FastifyError, status: number, request: FastifyRequest, limits: { bodyLimitBytes?: number }): ApiError {
+  if (err.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return apiError("UnsupportedMediaType", { contentType: request.headers["content-type"] ?? "none" });
+  const cause = String((err as { cause?: Error }).cause?.message ?? err.message);
+  if (err.code === "FST_ERR_CTP_INVALID_JSON_BODY" && /prototype property/.test(cause)) return apiError("ForbiddenKey", {});
+  if (err instanceof SyntaxError || err.code === "FST_ERR_CTP_INVALID_JSON_BODY") return apiError("InvalidJson", { reason: err.message });
+  const known = err.code ? FASTIFY_CODES[err.code] : undefined;
+  if (known === "PayloadTooLarge") return apiError("PayloadTooLarge", { limitBytes: limits.bodyLimitBytes, said: err.message });
+  if (known === "EmptyBody") return apiError("EmptyBody", {});
+  if (known === "InvalidContentLength") return apiError("InvalidContentLength", { said: err.message });
+  return apiError("BadRequest", { said: err.message }, { status });
+}
+
 export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBytes?: number } = {}): void {
-  app.setErrorHandler((err: FastifyError & Partial<ApiError>, request, reply) => {
-    if (err instanceof ApiError) {
-      if (err.headers) reply.headers(err.headers);
-      return send(reply, {
-        statusCode: err.statusCode,
-        error: err.error,
-        message: err.message,
-        ...(err.details ? { details: err.details } : {}),
-        ...err.extra,
-      });
-    }
-    if (err.validation) {
-      const problems = ajvErrorsToProblems(err.validation as unknown as AjvError[], err.validationContext ?? "body");
-      return send(reply, {
-        statusCode: 400,
-        error: "ValidationError",
-        message: problems.map((p) => `${p.field}: ${p.message}`).join("; "),
-        details: problems,
-      });
-    }
-    if (err instanceof BacklogFullError) {
-      reply.header("retry-after", String(err.retryAfterSeconds));
-      return send(reply, { statusCode: 429, error: "BacklogFull", message: err.message });
-    }
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (err instanceof ApiError) return send(reply, err);
+    if (err.validation) return send(reply, validationError(ajvErrorsToProblems(err.validation as unknown as AjvError[], err.validationContext ?? "body")));
+    if (err instanceof BacklogFullError) return send(reply, apiError("BacklogFull", { queued: err.queued, limit: err.limit, retryAfterSeconds: err.retryAfterSeconds }));
     const outage = storeOutageReason(err);
     if (outage !== undefined) {
       // Not a bug: the store is down. An orchestrator retries a 503 with Retry-After; a 500 reads as ours to fix.
       // Info: every request meets it while the store is down; the runner says so at warn, once per outage.
       request.log.info({ reason: outage, err: err.message }, "task store unavailable");
-      reply.header("retry-after", String(STORE_OUTAGE_RETRY_AFTER_S));
-      return send(reply, {
-        statusCode: 503,
-        error: "TaskStoreUnavailable",
-        message: `the task store cannot be reached (${outage}); nothing was done, retry after ${STORE_OUTAGE_RETRY_AFTER_S} s`,
-      });
+      return send(reply, apiError("TaskStoreUnavailable", { reason: outage, retryAfterSeconds: STORE_OUTAGE_RETRY_AFTER_S }));
     }
     const status = typeof err.statusCode === "number" ? err.statusCode : 500;
-    if (err.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
-      const sent = request.headers["content-type"] ?? "none";
-      return send(reply, { statusCode: 415, error: "UnsupportedMediaType", message: `content-type ${sent} is not accepted: send the body as JSON with content-type: application/json` });
-    }
-    if (err.code === "FST_ERR_CTP_INVALID_JSON_BODY" && /prototype property/.test(String((err as { cause?: Error }).cause?.message ?? err.message))) {
-      return send(reply, { statusCode: 400, error: "ForbiddenKey", message: "the body has a __proto__ or constructor.prototype key, which is refused: rename that key (no operation has such a field)" });
-    }
-    if (status >= 400 && status < 500) {
-      const code = (err.code && FASTIFY_CODES[err.code]) ?? (err instanceof SyntaxError || err.code === "FST_ERR_CTP_INVALID_JSON_BODY" ? "InvalidJson" : "BadRequest");
-      const message =
-        err.code === "FST_ERR_CTP_BODY_TOO_LARGE" && limits.bodyLimitBytes !== undefined
-          ? `the body is larger than ${limits.bodyLimitBytes} bytes (BODY_LIMIT_BYTES)`
-          : err.message;
-      return send(reply, { statusCode: status, error: code, message });
-    }
+    if (status >= 400 && status < 500) return send(reply, frameworkError(err, status, request, limits));
     request.log.error({ err }, "unhandled error");
-    return send(reply, { statusCode: 500, error: "InternalError", message: "internal error; it has been logged" });
+    return send(reply, apiError("InternalError", {}));
   });
 
   app.setNotFoundHandler((request, reply) =>
-    send(reply, { statusCode: 404, error: "NotFound", message: `no route ${request.method} ${request.url.split("?")[0]}: the routes are listed at /docs and /openapi.json` }),
+    send(reply, apiError("NotFound", { what: `no route ${request.method} ${request.url.split("?")[0]}: the routes are listed at /docs and /openapi.json` })),
   );
 }

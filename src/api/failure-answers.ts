@@ -3,7 +3,7 @@
 // (src/azure/retry-policy.ts isRetryableKind): nobody downstream guesses again.
 import { describeArmFailure, isAbsentHere, type ArmFailure } from "../azure/arm-failure.ts";
 import { isRetryableKind } from "../azure/retry-policy.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError, apiError } from "./error-catalogue.ts";
 
 /** Retry-After of a 503 when Azure named no time of its own. */
 const DEFAULT_RETRY_AFTER_S = 5;
@@ -15,16 +15,14 @@ const DEFAULT_RETRY_AFTER_S = 5;
 export function httpErrorOf(failure: ArmFailure, what: string): ApiError {
   // Azure's own code leads the sentence: it is what an operator searches for (InvalidAuthenticationToken, …).
   const said = failure.code && !failure.message.includes(failure.code) ? `${failure.code}: ${failure.message}` : failure.message;
-  if (isAbsentHere(failure)) return new ApiError(404, "NotFound", `${what} not found: ${said}`);
+  if (isAbsentHere(failure)) return apiError("NotFound", { what: `${what} not found: ${said}` });
   if (isRetryableKind(failure.kind)) {
-    const unavailable = new ApiError(503, "AzureUnavailable", `reading ${what}: ${said}`);
     // When to ask again: what Azure asked for (a throttle's Retry-After), else a few seconds, as a dependency's
     // outage is answered everywhere here. Whole seconds: some clients parse it as an integer.
     const seconds = failure.retryAfterMs !== undefined ? Math.max(1, Math.ceil(failure.retryAfterMs / 1000)) : DEFAULT_RETRY_AFTER_S;
-    unavailable.headers = { "retry-after": String(seconds) };
-    return unavailable;
+    return apiError("AzureUnavailable", { what, said, retryAfterSeconds: seconds });
   }
-  return new ApiError(502, "AzureError", `reading ${what}: ${said}`);
+  return apiError("AzureError", { what, said });
 }
 
 /**

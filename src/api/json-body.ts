@@ -2,7 +2,7 @@
 // or walks the body, so that no body that reaches a handler can exhaust the stack (null stripping, validation and
 // the store all recurse). The size limit (BODY_LIMIT_BYTES) is Fastify's, enforced while the body streams in.
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { ApiError } from "./errors.ts";
+import { ApiError, apiError } from "./error-catalogue.ts";
 
 /** Raw request bodies, for requests that turn out to be Clouddriver's after parsing (clouddriver-forwarding.ts). */
 const rawBodies = new WeakMap<FastifyRequest, Buffer>();
@@ -52,18 +52,18 @@ export interface JsonBodyOptions {
 
 /** JSON text → value; an empty body, text that is not JSON, or a prototype key is a 400 that says so. */
 export function parseJsonBody(text: string): unknown {
-  if (text.trim() === "") throw new ApiError(400, "EmptyBody", "the body is empty: send a JSON object, the operation's description");
+  if (text.trim() === "") throw apiError("EmptyBody", {});
   try {
     // A __proto__ or constructor.prototype key would reach objects' prototypes in code that copies the body.
     return JSON.parse(text, (key, value) => {
       if (key === "__proto__" || (key === "constructor" && value !== null && typeof value === "object" && "prototype" in value)) {
-        throw new ApiError(400, "ForbiddenKey", `the body has a "${key === "__proto__" ? "__proto__" : "constructor.prototype"}" key, which is refused: remove it (no operation has such a field)`);
+        throw apiError("ForbiddenKey", { key: key === "__proto__" ? "__proto__" : "constructor.prototype" });
       }
       return value;
     });
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    throw new ApiError(400, "InvalidJson", `the body is not valid JSON (${(err as Error).message}): send a JSON object with content-type: application/json`);
+    throw apiError("InvalidJson", { reason: (err as Error).message });
   }
 }
 
@@ -73,10 +73,10 @@ export function installJsonBodyParser(app: FastifyInstance, options: JsonBodyOpt
     const raw = body as Buffer;
     const charset = charsetOf(request.headers["content-type"]);
     if (!isUtf8Charset(charset)) {
-      return done(new ApiError(415, "UnsupportedMediaType", `a JSON body must be UTF-8; Content-Type says charset=${charset}: send it as UTF-8, with charset=utf-8 or no charset`), undefined);
+      return done(apiError("UnsupportedMediaType", { charset: String(charset) }), undefined);
     }
     if (jsonDepthExceeds(raw, options.maxDepth)) {
-      return done(new ApiError(400, "BodyTooDeep", `the body nests arrays and objects more than ${options.maxDepth} levels deep (BODY_MAX_DEPTH): no operation's description nests that deep, so send a flatter body`), undefined);
+      return done(apiError("BodyTooDeep", { maxDepth: options.maxDepth }), undefined);
     }
     if (options.keepRaw) rawBodies.set(request, raw);
     try {

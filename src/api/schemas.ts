@@ -3,6 +3,7 @@
 import { TASK_STATES } from "../tasks/task-state.ts";
 import { Type, type Static } from "@sinclair/typebox";
 import { Capacity } from "../operations/description.ts";
+import { catalogueEntries } from "./error-catalogue.ts";
 
 export const FieldError = Type.Object(
   { field: Type.String({ description: "where the problem is, as the client sent it: capacity.desired, [0].resizeServerGroup.region, query.limit" }), message: Type.String() },
@@ -12,12 +13,19 @@ export const FieldError = Type.Object(
 export const ErrorResponse = Type.Object(
   {
     statusCode: Type.Integer(),
-    error: Type.String({ description: "a stable code: ValidationError, UnknownOperation, NotFound, PayloadTooLarge, …" }),
+    error: Type.String({ enum: catalogueEntries().map((e) => e.code), description: "a stable code for programs, from the error catalogue" }),
     message: Type.String({ description: "for a person" }),
     details: Type.Optional(Type.Array(Type.Ref(FieldError))),
     knownOperations: Type.Optional(Type.Array(Type.String())),
   },
-  { $id: "ErrorResponse", additionalProperties: false },
+  {
+    $id: "ErrorResponse",
+    additionalProperties: false,
+    description: `Every error. Each route names the codes it answers; any route may also answer ${catalogueEntries()
+      .filter((e) => e.scope === "any")
+      .map((e) => `${e.status} ${e.code} (${e.when})`)
+      .join("; ")}.`,
+  },
 );
 export type ErrorResponse = Static<typeof ErrorResponse>;
 

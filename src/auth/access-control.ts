@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { accessControlEnabled, type AccessConfig } from "../config.ts";
 import { Type } from "@sinclair/typebox";
-import { ApiError } from "../api/errors.ts";
+import { apiError, type ApiError } from "../api/errors.ts";
 import { ErrorResponse } from "../api/schemas.ts";
 import { findTokenPrincipal, parseAuthorization } from "./bearer-tokens.ts";
 import { decideAccess, intersectAccounts, OPEN_PRINCIPAL, type Principal } from "./principal.ts";
@@ -34,7 +34,7 @@ function isDocumentation(url: string): boolean {
 }
 
 function unauthorized(message: string): ApiError {
-  return new ApiError(401, "Unauthorized", message);
+  return apiError("Unauthorized", { why: message });
 }
 
 /** X-SPINNAKER-ACCOUNTS is a comma-separated list (kork-security .../AuthenticatedRequest.java:72). */
@@ -79,7 +79,7 @@ export function identify(access: AccessConfig, request: FastifyRequest): Princip
 /** Throws the 403 when the caller may not read or act on the account. */
 export function requireAccount(request: FastifyRequest, account: string, intent: "read" | "write"): void {
   const decision = decideAccess(request.principal, account, intent);
-  if (!decision.ok) throw new ApiError(403, "Forbidden", decision.reason);
+  if (!decision.ok) throw apiError("Forbidden", { why: decision.reason });
 }
 
 export interface RouteAccessInfo {

@@ -32,8 +32,9 @@ export interface ArmFailure {
 }
 
 /**
- * An error that carries its failure as classified where it happened (executeOp's and observe()'s
- * OperationFailedError): describeArmFailure reads it back and never classifies it again.
+ * An error that carries its failure as classified where it happened (a RefusalError, executeOp's and observe()'s
+ * GaveUpError): describeArmFailure reads it back and never classifies it again. As CAPZ's azure/errors.go builds
+ * an error only as transient or terminal, whether to retry is decided once, here, and travels with it.
  */
 export class ClassifiedError extends Error {
   readonly failure: ArmFailure;
@@ -43,15 +44,23 @@ export class ClassifiedError extends Error {
   }
 }
 
-/** A failure our own code decided on (bad plan, limit reached): never retried unless it says so. */
-export class OperationError extends Error {
-  override name = "OperationError";
-  readonly kind: FailureKind;
-  readonly code: string;
+/**
+ * Our own code refuses to go on: a plan that cannot be made (below the recorded min, a protected instance), a state
+ * it will not act on (a suspicious read, a scale set in another region), a limit reached. Its code and kind are
+ * decided where it is thrown: terminal unless it says otherwise (a wait that ran out is a conflict, retried).
+ */
+export class RefusalError extends ClassifiedError {
+  override name = "RefusalError";
   constructor(code: string, message: string, kind: FailureKind = "terminal") {
-    super(message);
-    this.code = code;
-    this.kind = kind;
+    super(message, { kind, code, message });
+  }
+
+  get code(): string {
+    return this.failure.code!;
+  }
+
+  get kind(): FailureKind {
+    return this.failure.kind;
   }
 }
 
@@ -169,7 +178,6 @@ function firstLine(s: string): string {
  */
 export function describeArmFailure(err: unknown): ArmFailure {
   if (err instanceof ClassifiedError) return err.failure;
-  if (err instanceof OperationError) return { kind: err.kind, code: err.code, message: err.message };
   if (err instanceof LongRunningOperationError) {
     const kind: FailureKind = err.status === "Canceled" ? "canceled" : isTransientOperationCode(err.code) ? "operationFailedTransient" : "terminal";
     return { kind, code: err.code ?? (err.status === "Canceled" ? "OperationCanceled" : "OperationFailed"), message: firstLine(err.message) };

@@ -8,7 +8,7 @@
 // of times, and otherwise fails with what runs.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RetryConfig } from "../config.ts";
-import { ClassifiedError, describeArmFailure, failureLabel, isProgrammingError, OperationError, type ArmFailure } from "./arm-failure.ts";
+import { ClassifiedError, describeArmFailure, failureLabel, isProgrammingError, RefusalError, type ArmFailure, type FailureKind } from "./arm-failure.ts";
 import { decideBusyWait, decideRetry, formatDuration, isRetryableKind } from "./retry-policy.ts";
 import { confirmation, describeStopped, isBusy, isFailed, stoppedInstances, suspiciousRead } from "./scale-set-state.ts";
 import { guardLabel, guardOf, storedStep, type ScaleSetGateway, type ScaleSetSnapshot, type StoredWriteStep, type WriteStep } from "./vmss-gateway.ts";
@@ -105,9 +105,12 @@ export interface ExecuteOpInput<R> {
   wait?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
 }
 
-/** An operation (or a read, observe.ts) that gave up: the failure as classified once (arm-failure.ts). */
-export class OperationFailedError<R = unknown> extends ClassifiedError {
-  override name = "OperationFailedError";
+/**
+ * The harness gave up on an operation (or observe.ts on a read): a failure no retry changes, or attempts or time
+ * spent. It carries the failure as classified once (arm-failure.ts), and what Azure showed when it has it.
+ */
+export class GaveUpError<R = unknown> extends ClassifiedError {
+  override name = "GaveUpError";
   readonly attempts: number;
   /** What Azure showed when the operation gave up on a scale set it could not confirm (the true instance count). */
   readonly result?: R;
@@ -124,8 +127,8 @@ export class OperationFailedError<R = unknown> extends ClassifiedError {
 }
 
 /** The operation stopped at a safe point because it was asked to (cancel): no write of it is in flight. */
-export class OperationCanceledError extends Error {
-  override name = "OperationCanceledError";
+export class CanceledOnRequestError extends Error {
+  override name = "CanceledOnRequestError";
   /** The writes of this operation that Azure accepted and that ended, in order (their summaries). */
   readonly writesEnded: string[];
   constructor(message: string, writesEnded: string[]) {
@@ -135,39 +138,44 @@ export class OperationCanceledError extends Error {
 }
 
 /**
- * Azure left the scale set Failed and re-driving it did not help: the operation ends here, with the state as Azure
- * lists it. Not judged by the retry policy (the re-drives were the retries); the same request later can succeed
- * (its kind is transient, so the failure is retryable). Its code is the one clients have always seen.
+ * The failures the harness itself decides on: each code (the task's failure code, Clouddriver's `cause`) with its
+ * kind, so whether asking again can succeed is decided here, once, and travels with the failure.
  */
-class ScaleSetLeftFailedError extends OperationError {
-  readonly snapshot: ScaleSetSnapshot;
-  constructor(message: string, snapshot: ScaleSetSnapshot) {
-    super(LEFT_FAILED, message, "operationFailedTransient");
-    this.snapshot = snapshot;
-  }
+const HARNESS_FAILURES = {
+  /** Another writer held the scale set Updating past the deadline: retried as a 409 is. */
+  ScaleSetBusy: "conflict",
+  /** A read stayed suspicious (capacity missing or negative, 0 with VMs running) on every re-read. */
+  SuspiciousRead: "server",
+  /** A planner's wait (instances starting, a probe not yet seeing them) ran past the deadline. */
+  WaitTimedOut: "terminal",
+  /** The plan still asked for a write after the most one attempt may make. */
+  PlanDidNotConverge: "terminal",
+  /** Azure left the scale set Failed, and re-driving it did not help: the same request later can succeed. */
+  ScaleSetLeftFailed: "operationFailedTransient",
+  /** Azure lists instances that do not run (a Spot VM it evicted is deallocated): the capacity is not what runs. */
+  InstancesNotRunning: "operationFailedTransient",
+  /** Azure says Succeeded, yet its VM list kept disagreeing with its capacity on every re-read (retried as a 5xx). */
+  InstanceCountDisagrees: "server",
+} as const satisfies Record<string, FailureKind>;
+
+type HarnessFailure = keyof typeof HARNESS_FAILURES;
+
+function harnessFailure(code: HarnessFailure, message: string): RefusalError {
+  return new RefusalError(code, message, HARNESS_FAILURES[code]);
 }
 
 /**
- * Azure lists instances that do not run (a Spot VM it evicted is deallocated), so the capacity is not what runs: a
- * settled state that no re-read or re-drive changes. The operation ends here with what runs, retryable, as a scale
- * set left Failed does.
+ * A settled state that is not the goal and that no re-read or re-drive changes (left Failed, instances that do not
+ * run): the operation ends here with what Azure lists. Not judged by the retry policy (the re-drives were the
+ * retries); its kind says the same request later can succeed.
  */
-class ScaleSetNotRunningError extends OperationError {
+class UnconfirmedError extends RefusalError {
   readonly snapshot: ScaleSetSnapshot;
-  constructor(message: string, snapshot: ScaleSetSnapshot) {
-    super(NOT_RUNNING, message, "operationFailedTransient");
+  constructor(code: "ScaleSetLeftFailed" | "InstancesNotRunning", message: string, snapshot: ScaleSetSnapshot) {
+    super(code, message, HARNESS_FAILURES[code]);
     this.snapshot = snapshot;
   }
 }
-
-// Three different failures that clients know by one code, "NotConfirmed" (task failure code, Clouddriver's cause),
-// kept so that nothing changes for them; named apart here so that a reader tells them apart.
-/** Azure left the scale set Failed, and re-driving it did not help. */
-const LEFT_FAILED = "NotConfirmed";
-/** Azure says Succeeded, yet its VM list kept disagreeing with its capacity on every re-read (retried as a 5xx). */
-const VMS_DISAGREE = "NotConfirmed";
-/** Azure lists instances that do not run (evicted, stopped): the capacity is not what runs. */
-const NOT_RUNNING = "NotConfirmed";
 
 /** Writes that one attempt may make while converging (disable is a network change, then a rollout). */
 export const MAX_WRITES_PER_ATTEMPT = 4;
@@ -181,7 +189,7 @@ interface AttemptClock {
   /** Ends early on the task's signal or on cancel. */
   wait: (ms: number, signal?: AbortSignal) => Promise<unknown>;
   started: number;
-  /** A safe point: throws OperationCanceledError if a cancel was asked for. */
+  /** A safe point: throws CanceledOnRequestError if a cancel was asked for. */
   stopIfCanceled: (where: string) => void;
 }
 
@@ -276,7 +284,7 @@ async function runToEnd<R>(input: ExecuteOpInput<R>): Promise<R> {
       input.onAttemptEnd?.({ attempt, outcome: "succeeded" });
       return result;
     } catch (err) {
-      if (signal?.aborted || err instanceof OperationCanceledError) throw err;
+      if (signal?.aborted || err instanceof CanceledOnRequestError) throw err;
       const failure = describeArmFailure(err);
       // A bug in our code fails at once, as what it is: retrying it would only repeat it.
       if (failure.kind === "programming") throw err;
@@ -286,10 +294,10 @@ async function runToEnd<R>(input: ExecuteOpInput<R>): Promise<R> {
         return input.planner.whenAbsent({ failure, wrote });
       }
       const label = failureLabel(failure);
-      if (err instanceof ScaleSetLeftFailedError || err instanceof ScaleSetNotRunningError) {
+      if (err instanceof UnconfirmedError) {
         input.onAttemptEnd?.({ attempt, outcome: "failed", failure });
         log(`${prefix}: ${failure.message}`);
-        throw new OperationFailedError(`${label}: ${failure.message}`, failure, attempt, input.planner.result(err.snapshot));
+        throw new GaveUpError(`${label}: ${failure.message}`, failure, attempt, input.planner.result(err.snapshot));
       }
       const decision = decideRetry({ failure, attempt, elapsedMs: now() - clock.started, config: retry, random: random() });
       input.onAttemptEnd?.({ attempt, outcome: decision.retry ? "retry" : "failed", failure });
@@ -297,7 +305,7 @@ async function runToEnd<R>(input: ExecuteOpInput<R>): Promise<R> {
         // Whether a resume (POST /task/{id}:resume) of the same operation could succeed: the retry policy's rule.
         log(`${prefix}: ${label}: ${failure.message}; ${decision.reason}`);
         const shown = wrote && input.planner.resultOnFailure ? await readForFailure(input) : undefined;
-        throw new OperationFailedError(`${label}: ${failure.message}`, failure, attempt, shown);
+        throw new GaveUpError(`${label}: ${failure.message}`, failure, attempt, shown);
       }
       log(`${prefix}: ${label}, ${decision.reason}`);
       // The write that failed (or was canceled) is over: nothing is in flight until the next attempt writes.
@@ -310,10 +318,10 @@ async function runToEnd<R>(input: ExecuteOpInput<R>): Promise<R> {
   }
 }
 
-/** Throws OperationCanceledError when a cancel was asked for; called only at safe points. */
+/** Throws CanceledOnRequestError when a cancel was asked for; called only at safe points. */
 function stopIfCanceled(cancel: AbortSignal | undefined, where: string, progress: Progress): void {
   if (!cancel?.aborted) return;
-  throw new OperationCanceledError(`canceled ${where}`, [...progress.writesEnded]);
+  throw new CanceledOnRequestError(`canceled ${where}`, [...progress.writesEnded]);
 }
 
 /**
@@ -342,7 +350,7 @@ async function settledRead<R>(
       }
       const decision = decideBusyWait({ elapsedMs: clock.now() - clock.started, config: retry, remainingReads: snapshot.remainingReads, random: clock.random() });
       if (!decision.wait) {
-        throw new OperationError("ScaleSetBusy", `${gateway.ref.name} stayed ${snapshot.vmss.provisioningState} for ${formatDuration(clock.now() - waitedSince)}`, "conflict");
+        throw harnessFailure("ScaleSetBusy", `${gateway.ref.name} stayed ${snapshot.vmss.provisioningState} for ${formatDuration(clock.now() - waitedSince)}`);
       }
       await clock.wait(decision.delayMs, signal).catch((err) => {
         clock.stopIfCanceled("while waiting for another write to end");
@@ -361,7 +369,7 @@ async function settledRead<R>(
     const suspicious = suspiciousRead(snapshot);
     if (suspicious === undefined) return snapshot;
     if (doubtful++ >= REREADS_OF_A_DOUBTFUL_READ) {
-      throw new OperationError("SuspiciousRead", `${suspicious} for ${gateway.ref.name}; not acting on it`, "server");
+      throw harnessFailure("SuspiciousRead", `${suspicious} for ${gateway.ref.name}; not acting on it`);
     }
     snapshot = await getScaleSet();
   }
@@ -443,7 +451,7 @@ async function waitAndReread<R>(input: ExecuteOpInput<R>, prefix: string, clock:
   if (waiting?.summary !== summary) input.log(`${prefix}: ${summary}`);
   const decision = decideBusyWait({ elapsedMs: clock.now() - since, config: input.retry, remainingReads: snapshot.remainingReads, random: clock.random() });
   if (!decision.wait) {
-    throw new OperationError("WaitTimedOut", `${input.gateway.ref.name}: still waiting after ${formatDuration(clock.now() - since)}: ${summary}`);
+    throw harnessFailure("WaitTimedOut", `${input.gateway.ref.name}: still waiting after ${formatDuration(clock.now() - since)}: ${summary}`);
   }
   await clock.wait(decision.delayMs, input.signal).catch((err) => {
     clock.stopIfCanceled(`while waiting: ${summary}`);
@@ -481,18 +489,19 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
           log(`${prefix}: ${step.summary}; instance(s) ${describeStopped(stopped)} are listed but not running (a Spot VM Azure evicted is deallocated)`);
           return planner.result(snapshot);
         }
-        throw new ScaleSetNotRunningError(`${gateway.ref.name}: ${confirmed.reason}`, snapshot);
+        throw new UnconfirmedError("InstancesNotRunning", `${gateway.ref.name}: ${confirmed.reason}`, snapshot);
       }
       if (!isFailed(snapshot)) {
         // Succeeded, yet the VM list disagrees with the capacity: read again rather than report either number.
         if (doubtful++ >= REREADS_OF_A_DOUBTFUL_READ) {
-          throw new OperationError(VMS_DISAGREE, `${gateway.ref.name}: ${confirmed.reason}`, "server");
+          throw harnessFailure("InstanceCountDisagrees", `${gateway.ref.name}: ${confirmed.reason}`);
         }
         snapshot = await settledRead(input, prefix, clock);
         continue;
       }
       if (progress.redrives >= retry.maxRedrives) {
-        throw new ScaleSetLeftFailedError(
+        throw new UnconfirmedError(
+          "ScaleSetLeftFailed",
           `Azure left ${gateway.ref.name} Failed: ${confirmed.instances} instance(s) running of capacity ${snapshot.vmss.sku?.capacity ?? 0}, after ${progress.redrives} re-drive(s)`,
           snapshot,
         );
@@ -501,7 +510,7 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
       step = redriveStep(snapshot, confirmed.instances, progress.redrives, retry.maxRedrives);
     }
     if (writes >= maxWrites) {
-      throw new OperationError("PlanDidNotConverge", `still planning "${step.summary}" after ${writes} writes`);
+      throw harnessFailure("PlanDidNotConverge", `still planning "${step.summary}" after ${writes} writes`);
     }
     snapshot = await writeThenRead(input, attempt, prefix, clock, progress, step, snapshot.etag);
     writes++;

@@ -4,7 +4,7 @@
 import type { ComputeManagementClient } from "@azure/arm-compute";
 import { createDefaultHttpClient, createPipelineRequest } from "@azure/core-rest-pipeline";
 import { setTimeout as sleep } from "node:timers/promises";
-import { OperationError } from "./arm-failure.ts";
+import { RefusalError } from "./arm-failure.ts";
 
 export const NETWORK_API_VERSION = "2024-05-01";
 
@@ -44,10 +44,10 @@ export class NetworkGateway {
     return { status: response.status, body: parsed, headers };
   }
 
-  static #failure(what: string, status: number, body: NetworkResource | undefined): OperationError {
+  static #failure(what: string, status: number, body: NetworkResource | undefined): RefusalError {
     const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
     const kind = status === 429 ? "throttled" : status >= 500 || status === 408 ? "server" : "terminal";
-    return new OperationError(error?.code ?? `Http${status}`, `${what}: Azure answered ${status}${error?.message ? ` (${error.message})` : ""}`, kind);
+    return new RefusalError(error?.code ?? `Http${status}`, `${what}: Azure answered ${status}${error?.message ? ` (${error.message})` : ""}`, kind);
   }
 
   /** The resource, or undefined when Azure answers 404. */
@@ -68,9 +68,9 @@ export class NetworkGateway {
       const read = await this.get(id, signal);
       const state = String(read?.properties?.provisioningState ?? "Succeeded");
       if (state === "Succeeded") return read ?? res.body ?? resource;
-      if (state === "Failed") throw new OperationError("NetworkWriteFailed", `PUT ${id}: Azure left it Failed`);
+      if (state === "Failed") throw new RefusalError("NetworkWriteFailed", `PUT ${id}: Azure left it Failed`);
       await sleep(Math.min(5000, 250 * (i + 1)), undefined, { signal });
     }
-    throw new OperationError("NetworkWriteTimedOut", `PUT ${id}: still not Succeeded`, "server");
+    throw new RefusalError("NetworkWriteTimedOut", `PUT ${id}: still not Succeeded`, "server");
   }
 }

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RetryConfig } from "../config.ts";
 import { describeArmFailure, failureLabel } from "./arm-failure.ts";
-import { OperationFailedError, type ScaleSetPlanner } from "./execute-op.ts";
+import { GaveUpError, type ScaleSetPlanner } from "./execute-op.ts";
 import { decideRetry } from "./retry-policy.ts";
 import { isBusy } from "./scale-set-state.ts";
 import { guardOf, type ScaleSetGateway, type WriteStep } from "./vmss-gateway.ts";
@@ -20,7 +20,7 @@ export interface ObserveOptions {
 }
 
 /**
- * Runs `read` until it answers, retrying what the retry policy retries. Gives up with OperationFailedError (its
+ * Runs `read` until it answers, retrying what the retry policy retries. Gives up with GaveUpError (its
  * failure classified once, its `retryable` the policy's) and rethrows a programming error or an abort unchanged.
  */
 export async function observe<T>(read: (signal?: AbortSignal) => Promise<T>, options: ObserveOptions): Promise<T> {
@@ -39,7 +39,7 @@ export async function observe<T>(read: (signal?: AbortSignal) => Promise<T>, opt
       const failure = describeArmFailure(err);
       if (failure.kind === "programming") throw err;
       const decision = decideRetry({ failure, attempt, elapsedMs: now() - started, config: retry, random: random() });
-      if (!decision.retry) throw new OperationFailedError(`${failureLabel(failure)}: ${failure.message}`, failure, attempt);
+      if (!decision.retry) throw new GaveUpError(`${failureLabel(failure)}: ${failure.message}`, failure, attempt);
       await wait(decision.delayMs, signal);
     }
   }

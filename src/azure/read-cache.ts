@@ -159,7 +159,7 @@ export class ScaleSetReads implements ScaleSetObserver {
     this.#listings = new CoalescingCache({ ttlMs: options.ttlMs, now: options.now, onLookup: options.onLookup });
   }
 
-  /** The scale set and its VMs, observed (observe.ts): throws OperationFailedError when the read gives up (404: notFound). */
+  /** The scale set and its VMs, observed (observe.ts): throws GaveUpError when the read gives up (404: notFound). */
   snapshot(ref: ScaleSetRef): Promise<Fresh<ScaleSetSnapshot>> {
     return this.#snapshots.get(scaleSetKey(ref), () => {
       const gateway = this.#accounts.gateway(ref);

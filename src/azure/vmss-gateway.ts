@@ -6,7 +6,7 @@ import type {
   VirtualMachineScaleSetUpdate,
   VirtualMachineScaleSetVM,
 } from "@azure/arm-compute";
-import { OperationError, REGION_MISMATCH } from "./arm-failure.ts";
+import { RefusalError, REGION_MISMATCH } from "./arm-failure.ts";
 import { observeArmResponses } from "./arm-observer.ts";
 import { resumeLongRunning, runLongRunning } from "./long-running.ts";
 import { parseRemainingHeader } from "./rate-limit-budget.ts";
@@ -127,7 +127,7 @@ async function staleInstancesAsPrecondition<T>(write: () => Promise<T>): Promise
   } catch (err) {
     const e = err as { statusCode?: number; message?: string };
     if (e?.statusCode === 400 && /not an? active Virtual Machine Scale Set VM instanceId/i.test(e.message ?? "")) {
-      throw new OperationError("InstancesChanged", `the instances changed since the read: ${e.message}`, "precondition");
+      throw new RefusalError("InstancesChanged", `the instances changed since the read: ${e.message}`, "precondition");
     }
     throw err;
   }
@@ -191,7 +191,7 @@ export class VmssGateway implements ScaleSetGateway {
       this.client.virtualMachineScaleSets.get(this.ref.resourceGroup, this.ref.name, { abortSignal: options.signal }),
     );
     if (vmss.location && normalizeRegion(vmss.location) !== normalizeRegion(this.ref.region)) {
-      throw new OperationError(REGION_MISMATCH, `scale set ${this.ref.name} is in ${vmss.location}, not in ${this.ref.region}`);
+      throw new RefusalError(REGION_MISMATCH, `scale set ${this.ref.name} is in ${vmss.location}, not in ${this.ref.region}`);
     }
     const snapshot: ScaleSetSnapshot = { vmss, etag: vmss.etag, ...(budget.remaining !== undefined ? { remainingReads: budget.remaining } : {}) };
     if (options.withInstances) {

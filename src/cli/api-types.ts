@@ -599,10 +599,14 @@ export interface components {
             field: string;
             message: string;
         };
+        /** @description Every error. Each route names the codes it answers; any route may also answer 400 ValidationError (a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit)); 400 InvalidJson (the body is not JSON); 400 EmptyBody (a body was expected and is empty); 400 ForbiddenKey (the body has a __proto__ or constructor.prototype key); 400 BodyTooDeep (the body nests deeper than BODY_MAX_DEPTH); 400 InvalidContentLength (the Content-Length header does not match the body (as fastify says it)); 400 BadRequest (another 4xx fastify decides on before a route runs (its status is kept)); 400 InvalidPath (a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments)); 401 Unauthorized (with access control on: no token, or a wrong one); 403 Forbidden (with access control on: an account the caller may not use, or a write by a read-only caller); 404 NotFound (an unknown task, route or scale set (what was looked for, and where to look)); 413 PayloadTooLarge (a body over BODY_LIMIT_BYTES); 415 UnsupportedMediaType (a body that is not application/json, or not UTF-8); 429 TooManyRequests (too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS)); 500 InternalError (a bug in this service (logged), never a refusal of good input); 502 ClouddriverUnavailable (a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it); 503 TaskStoreUnavailable (the task store (PostgreSQL) cannot be reached; nothing was done); 503 Overloaded (this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory)); 503 ShuttingDown (this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer); 504 ClouddriverTimeout (a request forwarded to Clouddriver got no answer in time). */
         ErrorResponse: {
             statusCode: number;
-            /** @description a stable code: ValidationError, UnknownOperation, NotFound, PayloadTooLarge, … */
-            error: string;
+            /**
+             * @description a stable code for programs, from the error catalogue
+             * @enum {string}
+             */
+            error: "ValidationError" | "InvalidJson" | "EmptyBody" | "ForbiddenKey" | "BodyTooDeep" | "InvalidContentLength" | "BadRequest" | "InvalidCursor" | "InvalidPath" | "Unauthorized" | "Forbidden" | "NotFound" | "UnknownOperation" | "ClientRequestIdReused" | "TaskNotRetryable" | "TaskFinished" | "PayloadTooLarge" | "UnsupportedMediaType" | "TooManyRequests" | "BacklogFull" | "InternalError" | "AzureError" | "ClouddriverUnavailable" | "AzureUnavailable" | "TaskStoreUnavailable" | "Overloaded" | "ShuttingDown" | "ClouddriverTimeout";
             /** @description for a person */
             message: string;
             details?: components["schemas"]["FieldError"][];
@@ -1688,7 +1692,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description A field is missing or wrong; details name each one */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1715,7 +1719,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The clientRequestId was used for a different request */
+            /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1724,7 +1728,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is too large */
+            /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1733,8 +1737,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1782,7 +1795,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description A field is missing or wrong; details name each one */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1809,7 +1822,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The clientRequestId was used for a different request */
+            /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1818,7 +1831,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is too large */
+            /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1827,8 +1840,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1876,7 +1898,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description A field is missing or wrong; details name each one */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1903,7 +1925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The clientRequestId was used for a different request */
+            /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1912,7 +1934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is too large */
+            /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1921,8 +1943,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1970,7 +2001,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description A field is missing or wrong; details name each one */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1997,7 +2028,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The clientRequestId was used for a different request */
+            /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2006,7 +2037,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is too large */
+            /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2015,8 +2046,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2064,7 +2104,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description A field is missing or wrong; details name each one */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2091,7 +2131,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The clientRequestId was used for a different request */
+            /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2100,7 +2140,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is too large */
+            /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2109,8 +2149,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2158,7 +2207,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description A field is missing or wrong; details name each one */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2185,7 +2234,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The clientRequestId was used for a different request */
+            /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2194,7 +2243,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is too large */
+            /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2203,8 +2252,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2252,7 +2310,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description A field is missing or wrong; details name each one */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2279,7 +2337,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The clientRequestId was used for a different request */
+            /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2288,7 +2346,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is too large */
+            /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2297,8 +2355,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2346,7 +2413,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description A field is missing or wrong; details name each one */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2373,7 +2440,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The clientRequestId was used for a different request */
+            /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2382,7 +2449,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is too large */
+            /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2391,8 +2458,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2440,7 +2516,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description A field is missing or wrong; details name each one */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2467,7 +2543,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The clientRequestId was used for a different request */
+            /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2476,7 +2552,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is too large */
+            /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2485,8 +2561,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2525,7 +2610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such operation; knownOperations lists them */
+            /** @description UnknownOperation: an operation this service does not serve; knownOperations lists those it does */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2574,7 +2659,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description A field is missing or wrong; details name each one */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2601,7 +2686,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The clientRequestId was used for a different request */
+            /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2610,7 +2695,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is too large */
+            /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2619,8 +2704,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The body is not JSON */
+            /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2653,7 +2747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            /** @description wait is not a whole number of seconds from 0 to 60 */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2680,7 +2774,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No task with that id */
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2729,7 +2823,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No task with that id */
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2738,7 +2832,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The task succeeded, or failed in a way that running it again cannot change (status.retryable false) */
+            /** @description TaskNotRetryable: POST /task/{id}:resume of a task that succeeded, or failed in a way running it again cannot change */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2787,7 +2881,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No task with that id */
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2796,7 +2890,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The task has already ended (succeeded, failed or canceled) */
+            /** @description TaskFinished: POST /task/{id}/cancel of a task that has ended */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2834,7 +2928,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskList"];
                 };
             };
-            /** @description A query parameter is wrong */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidCursor: GET /task?cursor= that this service did not give */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2890,7 +2984,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServerGroup"];
                 };
             };
-            /** @description A name is invalid, or the account is unknown or not in that region */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2917,7 +3011,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such scale set in that resource group and region */
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2926,7 +3020,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Azure answered with an error */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -2935,7 +3029,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Azure did not answer in time; try again */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2967,7 +3061,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClouddriverApplication"];
                 };
             };
-            /** @description A name in the path is invalid */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2994,7 +3088,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Nothing found (or an account we do not serve) */
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3003,7 +3097,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Azure answered with an error */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -3012,7 +3106,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Azure did not answer in time; try again */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3048,7 +3142,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClouddriverCluster"];
                 };
             };
-            /** @description A name in the path is invalid */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3075,7 +3169,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Nothing found (or an account we do not serve) */
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3084,7 +3178,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Azure answered with an error */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -3093,7 +3187,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Azure did not answer in time; try again */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3135,7 +3229,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClouddriverServerGroupOrList"];
                 };
             };
-            /** @description A name in the path is invalid */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3162,7 +3256,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Nothing found (or an account we do not serve) */
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3171,7 +3265,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Azure answered with an error */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -3180,7 +3274,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Azure did not answer in time; try again */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3223,7 +3317,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClouddriverServerGroup"];
                 };
             };
-            /** @description A name in the path is invalid */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3250,7 +3344,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Nothing found (or an account we do not serve) */
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3259,7 +3353,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Azure answered with an error */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -3268,7 +3362,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Azure did not answer in time; try again */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3304,7 +3398,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClouddriverServerGroup"];
                 };
             };
-            /** @description A name in the path is invalid */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3331,7 +3425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Nothing found (or an account we do not serve) */
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3340,7 +3434,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Azure answered with an error */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -3349,7 +3443,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Azure did not answer in time; try again */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3420,7 +3514,7 @@ export interface operations {
                     "application/json": components["schemas"]["ForceCacheRefreshResult"];
                 };
             };
-            /** @description A name in the path is invalid */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3487,7 +3581,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description A field is missing or wrong */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3514,7 +3608,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The clientRequestId was used for a different request */
+            /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3523,7 +3617,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Azure answered the cluster's reads with an error */
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -3532,7 +3635,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Azure did not answer the cluster's reads in time; try again */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3581,7 +3684,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description A field is missing or wrong */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3608,7 +3711,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The clientRequestId was used for a different request */
+            /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3617,7 +3720,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Azure answered the cluster's reads with an error */
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -3626,7 +3738,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Azure did not answer the cluster's reads in time; try again */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
             503: {
                 headers: {
                     [name: string]: unknown;

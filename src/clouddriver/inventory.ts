@@ -4,7 +4,7 @@ import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import type { AccountConfig } from "../config.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import { describeArmFailure } from "../azure/arm-failure.ts";
-import { OperationFailedError } from "../azure/execute-op.ts";
+import { GaveUpError } from "../azure/execute-op.ts";
 import type { ListingScope, ScaleSetReads } from "../azure/read-cache.ts";
 import { normalizeRegion, type ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { accountResourceGroup, defaultResourceGroupOf, parseName, resourceGroupOf } from "../naming/frigga.ts";
@@ -97,7 +97,7 @@ export async function expand(reads: ScaleSetReads, located: Located[]): Promise<
         readAt = Math.min(readAt, snapshot.readAt);
         return serverGroupView(snapshot.value, ref);
       } catch (err) {
-        if (err instanceof OperationFailedError && err.failure.kind === "notFound") return undefined;
+        if (err instanceof GaveUpError && err.failure.kind === "notFound") return undefined;
         throw err;
       }
     }),

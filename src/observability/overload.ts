@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import rateLimit from "@fastify/rate-limit";
 import underPressure from "@fastify/under-pressure";
 import type { OverloadConfig } from "../config.ts";
-import { ApiError } from "../api/errors.ts";
+import { apiError } from "../api/errors.ts";
 
 function exempt(request: FastifyRequest): boolean {
   const access = (request.routeOptions.config as { access?: string }).access;
@@ -64,10 +64,8 @@ async function installRateLimits(app: FastifyInstance, config: OverloadConfig): 
     keyGenerator: rateKey,
     allowList: (request) => exempt(request) || (isSubmission(request) ? config.submissionsPerWindow : config.readsPerWindow) === 0,
     errorResponseBuilder: (request, context) =>
-      new ApiError(
-        429,
-        "TooManyRequests",
-        `${request.principal && request.principal.via !== "open" ? request.principal.name : "this caller"} sent more than ${context.max} ${isSubmission(request) ? "submissions" : "reads"} in ${Math.round(config.rateWindowMs / 1000)} s; retry after ${context.after}`,
-      ),
+      apiError("TooManyRequests", {
+        message: `${request.principal && request.principal.via !== "open" ? request.principal.name : "this caller"} sent more than ${context.max} ${isSubmission(request) ? "submissions" : "reads"} in ${Math.round(config.rateWindowMs / 1000)} s; retry after ${context.after}`,
+      }),
   });
 }

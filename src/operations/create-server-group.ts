@@ -20,7 +20,7 @@
 // clientRequestId submitted again never make a second one; a new request without a clientRequestId is a new deploy.
 import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import { Type, type Static } from "@sinclair/typebox";
-import { OperationError } from "../azure/arm-failure.ts";
+import { RefusalError } from "../azure/arm-failure.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import type { PlannedStep } from "../azure/execute-op.ts";
 import { resolveNetwork, type NetworkChoice } from "./create/network-by-name.ts";
@@ -359,8 +359,8 @@ function sourcePools(vmss: VirtualMachineScaleSet, ref: ScaleSetRef): PoolBindin
   return disabledMode(vmss) === "pools" ? [...onNics, ...readPoolsRecord(vmss, ref)] : onNics;
 }
 
-function invalid(problems: FieldProblem[], prefix = ""): OperationError {
-  return new OperationError("InvalidDescription", problems.map((p) => `${prefix}${p.field}: ${p.message}`).join("; "));
+function invalid(problems: FieldProblem[], prefix = ""): RefusalError {
+  return new RefusalError("InvalidDescription", problems.map((p) => `${prefix}${p.field}: ${p.message}`).join("; "));
 }
 
 /** The VM admin: the request's when it gives a key or a password reference, else the account's. */
@@ -370,7 +370,7 @@ async function chooseAdmin(d: AnyCreate, ctx: PrepareContext, account: string): 
   try {
     const admin = config ? await resolveVmAdmin(config, process.env, ctx.signal) : undefined;
     if (!admin) {
-      throw new OperationError(
+      throw new RefusalError(
         "NoVmAdminCredentials",
         `account ${account} names no VM admin credentials (vmAdmin in its configuration) and the request gives none (osConfig.sshPublicKeys or osConfig.adminPasswordEnv)`,
       );
@@ -381,7 +381,7 @@ async function chooseAdmin(d: AnyCreate, ctx: PrepareContext, account: string): 
     const fromEnv = config?.vmAdmin?.passwordEnv;
     return { ...kept, ...(password !== undefined ? { password: fromEnv ? () => process.env[fromEnv] : () => password } : {}) };
   } catch (err) {
-    if (err instanceof VmAdminUnavailable) throw new OperationError("VmAdminUnavailable", err.message);
+    if (err instanceof VmAdminUnavailable) throw new RefusalError("VmAdminUnavailable", err.message);
     throw err;
   }
 }
@@ -430,7 +430,7 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
   }
   const admin = clone ? undefined : await chooseAdmin(d, ctx, account);
   const next = nextServerGroupName(cluster, slots(listed));
-  if (!next.ok) throw new OperationError("NoServerGroupNameLeft", next.reason);
+  if (!next.ok) throw new RefusalError("NoServerGroupNameLeft", next.reason);
   ctx.log(next.ancestor ? `found ancestor server group ${next.ancestor}; the next name is ${next.name}` : `no server group in cluster ${cluster} yet; the first name is ${next.name}`);
   const windows = (normalImage(d.image)?.ostype ?? "").toLowerCase() === "windows";
   const network = await resolveNetwork(d, { ...located.ref, name: next.name }, ctx, windows);
@@ -444,13 +444,13 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
 function adminPassword(name: string | undefined, env: NodeJS.ProcessEnv, field: string): string | undefined {
   if (!name) return undefined;
   const value = env[name];
-  if (value === undefined || value === "") throw new OperationError("AdminPasswordNotSet", `${field} names ${name}, which is not set in this service's environment`);
+  if (value === undefined || value === "") throw new RefusalError("AdminPasswordNotSet", `${field} names ${name}, which is not set in this service's environment`);
   return value;
 }
 
 function accountPassword(read: () => string | undefined, account: string): string {
   const value = read();
-  if (!value) throw new OperationError("AdminPasswordNotSet", `account ${account}'s VM admin password is not available any more`);
+  if (!value) throw new RefusalError("AdminPasswordNotSet", `account ${account}'s VM admin password is not available any more`);
   return value;
 }
 
@@ -494,7 +494,7 @@ function createPlanner(d: AnyCreate, target: ScaleSetRef, run: RunContext | unde
     createWhenMissing() {
       if (context.found) {
         // Listed with this request's mark, then gone: someone deleted it. One request makes one server group.
-        throw new OperationError("CreatedServerGroupGone", `${target.name} was created for this request and no longer exists; not creating it again`);
+        throw new RefusalError("CreatedServerGroupGone", `${target.name} was created for this request and no longer exists; not creating it again`);
       }
       const network = context.network ?? {};
       let model: VirtualMachineScaleSet;
@@ -522,7 +522,7 @@ function createPlanner(d: AnyCreate, target: ScaleSetRef, run: RunContext | unde
       const { vmss } = snapshot;
       const madeBy = vmss.tags?.[TAG_CREATED_BY];
       if (madeBy !== mark) {
-        throw new OperationError(NAME_TAKEN, `${target.name} exists and was not created by this request (${TAG_CREATED_BY}: ${madeBy ?? "none"})`);
+        throw new RefusalError(NAME_TAKEN, `${target.name} exists and was not created by this request (${TAG_CREATED_BY}: ${madeBy ?? "none"})`);
       }
       const created = `${target.name} created (capacity ${vmss.sku?.capacity ?? 0})`;
       const notHealthy = vmss.tags?.[TAG_NOT_HEALTHY];
@@ -540,7 +540,7 @@ function createPlanner(d: AnyCreate, target: ScaleSetRef, run: RunContext | unde
       const reason = notHealthy ?? `not healthy within ${Math.round(boundMs / 1000)} s: ${health.summary}`;
       const step = takeOut.plan(snapshot);
       if (step.kind === "done") {
-        throw new OperationError("ServerGroupNotHealthy", `${target.name} was taken out of traffic: its instances were ${reason}; the older server groups were not touched`);
+        throw new RefusalError("ServerGroupNotHealthy", `${target.name} was taken out of traffic: its instances were ${reason}; the older server groups were not touched`);
       }
       if (step.kind === "update") return { ...step, summary: `${reason}: ${step.summary}`, patch: { ...step.patch, tags: { ...(step.patch.tags ?? vmss.tags), [TAG_NOT_HEALTHY]: reason.slice(0, 256) } } };
       return step;

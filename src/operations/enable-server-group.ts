@@ -2,7 +2,7 @@
 // Manual upgrade policy; under Rolling and Automatic it is done once Azure's own rollout reached every VM), or the
 // recorded capacity when disable had scaled the set to 0.
 import { Type } from "@sinclair/typebox";
-import { OperationError } from "../azure/arm-failure.ts";
+import { RefusalError } from "../azure/arm-failure.ts";
 import { serverGroupFields } from "./description.ts";
 import { defineOperation } from "./operation.ts";
 import { azureRolloutStep, azureRollsModelChanges } from "./scale-set-kinds.ts";
@@ -42,7 +42,7 @@ export const enableServerGroup = defineOperation({
       if (mode === undefined && isParked(vmss)) {
         // Parked by clouddriver-azure: which pool it served from is not recorded on the scale set, so there is
         // nothing to restore; saying "in traffic" would be false.
-        throw new OperationError(
+        throw new RefusalError(
           "ParkedByClouddriver",
           `${target.name} is only in parking pool(s) (${trafficPools(vmss).map((p) => p.id.split("/").at(-1)).join(", ")}): it was disabled the clouddriver-azure way and records no pool to return to; enable it where it was disabled, or put its pool back on the scale set`,
         );

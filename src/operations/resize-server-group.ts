@@ -5,7 +5,7 @@
 // so does this, and records min lowered to desired, so the bounds stay consistent.
 import { Type } from "@sinclair/typebox";
 import { Capacity, checkCapacityOrder, InstanceCount, serverGroupFields, type FieldProblem } from "./description.ts";
-import { OperationError } from "../azure/arm-failure.ts";
+import { RefusalError } from "../azure/arm-failure.ts";
 import { SINGLE_PLACEMENT_GROUP_MAX_VMS } from "./create/scale-set-model.ts";
 import { defineOperation } from "./operation.ts";
 import {
@@ -55,7 +55,7 @@ export const resizeServerGroup = defineOperation({
       const want = d.capacity ? mergedCapacity(d.capacity) : { min: Math.min(current.min, t), max: Math.max(current.max, t), desired: t };
       if (want.desired > SINGLE_PLACEMENT_GROUP_MAX_VMS && vmss.singlePlacementGroup !== false) {
         // Azure would refuse the write (409 OperationNotAllowed): say so now, with what to change, not mid-pipeline.
-        throw new OperationError(
+        throw new RefusalError(
           "SinglePlacementGroupLimit",
           `${target.name} has a single placement group, which holds at most ${SINGLE_PLACEMENT_GROUP_MAX_VMS} instances: it cannot be resized to ${want.desired}. ` +
             `Set singlePlacementGroup to false on the scale set (Azure allows true → false, never back), or deploy a new server group with a max above ${SINGLE_PLACEMENT_GROUP_MAX_VMS} (vmss-ops creates those with several placement groups).`,

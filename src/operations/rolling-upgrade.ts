@@ -6,7 +6,7 @@
 // (the table in scale-set-kinds.ts).
 import { Type, type Static } from "@sinclair/typebox";
 import type { VirtualMachineScaleSet } from "@azure/arm-compute";
-import { OperationError } from "../azure/arm-failure.ts";
+import { RefusalError } from "../azure/arm-failure.ts";
 import type { PlannedStep, ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { MAX_CAPACITY, serverGroupFields, type FieldProblem } from "./description.ts";
@@ -115,7 +115,7 @@ const ids = (list: string[]) => list.join(", ");
 function budgetFor(d: RollingUpgradeDescription, desired: number): UpgradeBudget {
   const budget = { surge: resolveBudget(d.maxSurge ?? 1, desired, "up"), unavailable: resolveBudget(d.maxUnavailable ?? 0, desired, "down") };
   if (budget.surge === 0 && budget.unavailable === 0 && desired > 0) {
-    throw new OperationError("NoUpgradeBudget", `maxSurge ${d.maxSurge ?? 1} and maxUnavailable ${d.maxUnavailable ?? 0} both come to 0 of ${desired} instance(s): none could be replaced`);
+    throw new RefusalError("NoUpgradeBudget", `maxSurge ${d.maxSurge ?? 1} and maxUnavailable ${d.maxUnavailable ?? 0} both come to 0 of ${desired} instance(s): none could be replaced`);
   }
   return budget;
 }
@@ -160,9 +160,9 @@ function scaleStep(capacity: number, view: UpgradeView): PlannedStep {
   return { kind: "update", summary: `${view.at}: ${verb}, ${view.outOfDate.length} out-of-date instance(s) left`, patch: { sku: { ...view.vmss.sku, capacity } } };
 }
 
-function allocationStop(failure: string, view: UpgradeView): OperationError {
+function allocationStop(failure: string, view: UpgradeView): RefusalError {
   const { ready, outOfDate, running, desired } = view;
-  return new OperationError(
+  return new RefusalError(
     "AllocationFailed",
     `${failure}; the failed instance(s) were removed and the upgrade stopped before surging again. ${ready} instance(s) ready (${outOfDate.length} on the old model, ${running.length - outOfDate.length} on the new), ${desired - outOfDate.length} of ${desired} replaced. Submit the same rollingUpgrade again to continue from here`,
   );

@@ -6,7 +6,7 @@
 // set is): its orchestration mode, its upgrade policy, automatic repairs, Spot priority. Per-instance features
 // (protection) are judged where the instances are chosen.
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
-import { OperationError } from "../azure/arm-failure.ts";
+import { RefusalError } from "../azure/arm-failure.ts";
 import { isRunningInstance, kindOf, type ScaleSetKind } from "../azure/scale-set-state.ts";
 import type { PlannedStep, ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
@@ -137,7 +137,7 @@ function isKindOperation(name: string): name is KindOperation {
 export function refuseUnsupported(operation: string, vmss: VirtualMachineScaleSet, name: string): void {
   if (!isKindOperation(operation)) return;
   const refusal = supportFor(operation, kindOf(vmss));
-  if (refusal && !refusal.supported) throw new OperationError(refusal.code, `${operation} refused on ${name}: ${refusal.why}`);
+  if (refusal && !refusal.supported) throw new RefusalError(refusal.code, `${operation} refused on ${name}: ${refusal.why}`);
 }
 
 /**
@@ -181,7 +181,7 @@ export function azureRolloutStep(snapshot: ScaleSetSnapshot, behindModel: string
   const { upgrade } = kindOf(snapshot.vmss);
   const rollout = snapshot.rollout;
   if (rollout && STOPPED_ROLLOUTS.has(rollout.code.toLowerCase())) {
-    throw new OperationError(
+    throw new RefusalError(
       "RolloutFailed",
       `Azure's rolling upgrade of ${name} ended ${rollout.code}${rollout.error ? ` (${rollout.error})` : ""}: instance(s) ${behind.join(", ")} do not run the new model (${what}). Fix the cause, then run the operation again, or start Azure's rolling upgrade again`,
     );
@@ -208,7 +208,7 @@ export function protectionOf(vm: VirtualMachineScaleSetVM): string | undefined {
 export function refuseProtected(vms: VirtualMachineScaleSetVM[], name: string): void {
   const named = vms.map((vm) => ({ id: vm.instanceId, protection: protectionOf(vm) })).filter((v) => v.protection !== undefined);
   if (named.length === 0) return;
-  throw new OperationError(
+  throw new RefusalError(
     "InstanceProtected",
     `instance(s) ${named.map((v) => `${v.id} (${v.protection})`).join(", ")} of ${name} are protected: Azure does not remove a protected instance by a scale-set action; nothing was deleted. Remove the protection (protectionPolicy on the instance) first, or leave them out`,
   );

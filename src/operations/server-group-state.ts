@@ -6,7 +6,7 @@ import type {
   VirtualMachineScaleSetUpdateNetworkConfiguration,
   VirtualMachineScaleSetVM,
 } from "@azure/arm-compute";
-import { OperationError } from "../azure/arm-failure.ts";
+import { RefusalError } from "../azure/arm-failure.ts";
 import { confirmation, kindOf } from "../azure/scale-set-state.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import type { Capacity } from "./description.ts";
@@ -110,7 +110,7 @@ export function nicsWithPools(vmss: VirtualMachineScaleSet, pools: PoolBinding[]
   const nics = nicConfigs(vmss);
   const missing = pools.filter((p) => !nics.some((n) => n.name === p.nic && n.ipConfigurations?.some((i) => i.name === p.ipConfig)));
   if (missing.length > 0) {
-    throw new OperationError(
+    throw new RefusalError(
       "PoolTargetMissing",
       `cannot restore pools: the scale set no longer has NIC/IP configuration ${missing.map((p) => `${p.nic}/${p.ipConfig}`).join(", ")}`,
     );
@@ -206,7 +206,7 @@ export function withPoolsRecord(tags: Tags | undefined, pools: PoolBinding[], re
     out[`${TAG_DISABLED_POOLS}${i}`] = json.slice(i * AZURE_MAX_TAG_VALUE, (i + 1) * AZURE_MAX_TAG_VALUE);
   }
   if (Object.keys(out).length > AZURE_MAX_TAGS) {
-    throw new OperationError(
+    throw new RefusalError(
       "TooManyTags",
       `recording ${pools.length} backend pools needs ${Object.keys(out).length} tags, more than Azure's ${AZURE_MAX_TAGS}; remove some tags from ${ref.name}`,
     );
@@ -227,7 +227,7 @@ export function readPoolsRecord(vmss: VirtualMachineScaleSet, ref: ScaleSetRef):
       return { nic: r[0], ipConfig: r[1], kind: r[2] as PoolKind, id: expandId(r[3], ref.subscriptionId) };
     });
   } catch (err) {
-    throw new OperationError(
+    throw new RefusalError(
       "DisabledRecordUnreadable",
       `tags ${TAG_DISABLED_POOLS}* on ${ref.name} do not hold a readable pool record (${(err as Error).message}); fix or remove them by hand`,
     );

@@ -2,7 +2,7 @@
 // a batch that would take the scale set below its recorded min, or that names a protected instance, is refused; the capacity reported comes from a read
 // made after Azure completed the delete, never from arithmetic on what was asked.
 import { Type } from "@sinclair/typebox";
-import { OperationError } from "../azure/arm-failure.ts";
+import { RefusalError } from "../azure/arm-failure.ts";
 import type { ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { serverGroupFields, type FieldProblem } from "./description.ts";
@@ -47,7 +47,7 @@ export function terminatePlanner(instanceIds: string[], target: ScaleSetRef): Sc
       const capacity = capacityOf(snapshot.vmss);
       const min = recordedMin(snapshot.vmss);
       if (min !== undefined && capacity - live.length < min) {
-        throw new OperationError(
+        throw new RefusalError(
           "BelowMinimum",
           `deleting ${live.length} instance(s) would leave ${capacity - live.length}, below the recorded min of ${min}; resize min first`,
         );

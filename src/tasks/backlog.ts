@@ -9,9 +9,13 @@ const BACKLOG_READ_MS = 1000;
 export class BacklogFullError extends Error {
   override name = "BacklogFullError";
   readonly retryAfterSeconds: number;
+  readonly queued: number;
+  readonly limit: number;
   constructor(backlog: Backlog, limit: number, retryAfterSeconds: number) {
     super(`${backlog.queued} tasks are waiting to start, the most this service takes (TASK_BACKLOG_LIMIT ${limit}); nothing was created, retry after ${retryAfterSeconds} s`);
     this.retryAfterSeconds = retryAfterSeconds;
+    this.queued = backlog.queued;
+    this.limit = limit;
   }
 }
 

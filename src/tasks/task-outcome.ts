@@ -2,7 +2,7 @@
 // that say so, whether a taken name is chosen again, which checkpoints are worth a write, and what the task
 // writes after each operation — the next operation, or its end in one of task-state.ts's finished states.
 import { describeArmFailure, failureLabel } from "../azure/arm-failure.ts";
-import { OperationCanceledError, OperationFailedError } from "../azure/execute-op.ts";
+import { CanceledOnRequestError, GaveUpError } from "../azure/execute-op.ts";
 import { NAME_TAKEN } from "../operations/operation.ts";
 import type { OperationResult } from "../operations/server-group-state.ts";
 import type { Task, TaskCheckpoint, TaskFailure } from "./task.ts";
@@ -17,7 +17,7 @@ export function phaseOf(operation: string): string {
 }
 
 /** The history line of a canceled task: where it stopped, what was done and what was not. */
-export function canceledLine(task: Pick<Task, "operations" | "operationIndex">, index: number, err: OperationCanceledError): string {
+export function canceledLine(task: Pick<Task, "operations" | "operationIndex">, index: number, err: CanceledOnRequestError): string {
   const names = task.operations.map((o) => o.name);
   const done = [
     ...names.slice(0, index).map((n, i) => `${n} (operation ${i + 1})`),
@@ -45,12 +45,12 @@ export type OperationOutcome =
   | { kind: "done"; result: OperationResult }
   /** `result`: what Azure lists of a scale set it could not confirm; `internal`: an error of ours, not Azure's. */
   | { kind: "failed"; failure: TaskFailure; result?: OperationResult; internal?: true }
-  | { kind: "canceled"; error: OperationCanceledError };
+  | { kind: "canceled"; error: CanceledOnRequestError };
 
 /** The outcome of an operation that threw `err`: canceled at a safe point, failed with Azure's error, or with ours. */
 export function outcomeOfError(err: unknown, operation: string): Exclude<OperationOutcome, { kind: "done" }> {
-  if (err instanceof OperationCanceledError) return { kind: "canceled", error: err };
-  if (err instanceof OperationFailedError) {
+  if (err instanceof CanceledOnRequestError) return { kind: "canceled", error: err };
+  if (err instanceof GaveUpError) {
     const failure = { operation, code: err.failure.code ?? err.failure.kind, message: err.message, retryable: err.retryable };
     // A scale set Azure could not confirm: its result says what Azure lists, never what was asked.
     return { kind: "failed", failure, ...(err.result ? { result: err.result as OperationResult } : {}) };
@@ -70,8 +70,8 @@ export function unfinishedLine(outcome: Exclude<OperationOutcome, { kind: "done"
  */
 export function asOperationFailure(err: unknown): never {
   const failure = describeArmFailure(err);
-  if (failure.kind === "programming" || err instanceof OperationFailedError) throw err;
-  throw new OperationFailedError(`${failureLabel(failure)}: ${failure.message}`, failure, 1);
+  if (failure.kind === "programming" || err instanceof GaveUpError) throw err;
+  throw new GaveUpError(`${failureLabel(failure)}: ${failure.message}`, failure, 1);
 }
 
 /** How often an operation that names its scale set may choose a name again after finding it taken. */
@@ -79,7 +79,7 @@ export const MAX_NAMINGS = 3;
 
 /** Whether naming `naming` (1-based) of an operation that names its scale set (`prepares`) is followed by another. */
 export function chooseNameAgain(err: unknown, prepares: boolean, naming: number): boolean {
-  return err instanceof OperationFailedError && err.failure.code === NAME_TAKEN && prepares && naming < MAX_NAMINGS;
+  return err instanceof GaveUpError && err.failure.code === NAME_TAKEN && prepares && naming < MAX_NAMINGS;
 }
 
 /**

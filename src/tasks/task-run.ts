@@ -10,7 +10,7 @@
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { observeArmResponses } from "../azure/arm-observer.ts";
 import { armWaitLine } from "../azure/arm-budget.ts";
-import { executeOp, OperationCanceledError, type Checkpoint } from "../azure/execute-op.ts";
+import { executeOp, CanceledOnRequestError, type Checkpoint } from "../azure/execute-op.ts";
 import type { AnyOperation, LocatedDescription, TaskOrigin } from "../operations/operation.ts";
 import { describeResult, type OperationResult } from "../operations/server-group-state.ts";
 import type { Task, TaskCheckpoint } from "./task.ts";
@@ -155,7 +155,7 @@ export class TaskRun {
     // Between operations is a safe point; a write of this operation still in flight is followed first, and an
     // operation a replica before this one had started ends in the harness, which undoes what it holds (repairs).
     const started = task.checkpoint?.operationIndex === index;
-    if (this.#cancel.aborted && !resume && !started) throw new OperationCanceledError(`canceled before ${request.name}`, []);
+    if (this.#cancel.aborted && !resume && !started) throw new CanceledOnRequestError(`canceled before ${request.name}`, []);
     const op = operations.get(request.name);
     if (!op) throw new Error(`unknown operation ${request.name}`);
     const description = request.description as LocatedDescription;

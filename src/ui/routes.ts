@@ -12,7 +12,7 @@ import type { TaskProgress } from "../observability/task-progress.ts";
 import { accountsOfTask, forbiddenTaskAccount } from "../auth/task-access.ts";
 import { accountOfOperation } from "../tasks/operation-account.ts";
 import { decideAccess, mayUseAccount, type Principal } from "../auth/principal.ts";
-import { ApiError } from "../api/errors.ts";
+import { apiError } from "../api/errors.ts";
 import { ErrorResponse, TaskState } from "../api/schemas.ts";
 import type { Task } from "../tasks/task.ts";
 import type { TaskStore } from "../tasks/task-store.ts";
@@ -241,9 +241,9 @@ export const uiRoutes: FastifyPluginAsyncTypebox<UiRoutesOptions> = async (app, 
     },
     async (request) => {
       const task = await store.get(request.params.id);
-      if (!task) throw new ApiError(404, "NotFound", `no task ${request.params.id}`);
+      if (!task) throw apiError("NotFound", { what: `no task ${request.params.id}` });
       const denied = forbiddenTaskAccount(request.principal, task);
-      if (denied) throw new ApiError(403, "Forbidden", `Access denied to account ${denied}: task ${task.id} acts on it and ${request.principal.name} may not use it`);
+      if (denied) throw apiError("Forbidden", { why: `Access denied to account ${denied}: task ${task.id} acts on it and ${request.principal.name} may not use it` });
       return view(task, request.principal, progress, accounts, maxAttempts, true, Date.now());
     },
   );

@@ -4,7 +4,7 @@
 // `Age` (seconds since then).
 import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { FastifyReply } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AccountConfig } from "../../config.ts";
 import { requireAccount } from "../../auth/access-control.ts";
 import { mayUseAccount } from "../../auth/principal.ts";
@@ -27,9 +27,10 @@ import {
 import { chooseTarget, parseTarget } from "../../clouddriver/targets.ts";
 import { AccountName, RegionName, ScaleSetName } from "../../operations/description.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
-import { ApiError } from "../errors.ts";
+import { validationError } from "../errors.ts";
+import { apiError } from "../error-catalogue.ts";
+import { errorResponses } from "../error-responses.ts";
 import { readFailureAnswer } from "../failure-answers.ts";
-import { ErrorResponse } from "../schemas.ts";
 
 const AppName = Type.String({ pattern: "^[A-Za-z0-9._]{1,64}$", description: "a Spinnaker application name (Frigga: letters, digits, '.', '_')" });
 const ClusterName = Type.String({ pattern: "^[A-Za-z0-9._~^-]{1,64}$", description: "a Spinnaker cluster name: app, app-stack or app-stack-detail" });
@@ -39,17 +40,12 @@ const TargetName = Type.String({
 });
 const BooleanText = Type.Union([Type.Literal("true"), Type.Literal("false")]);
 
-const errors = {
-  400: { ...Type.Ref(ErrorResponse), description: "A name in the path is invalid" },
-  404: { ...Type.Ref(ErrorResponse), description: "Nothing found (or an account we do not serve)" },
-  502: { ...Type.Ref(ErrorResponse), description: "Azure answered with an error" },
-  503: { ...Type.Ref(ErrorResponse), description: "Azure did not answer in time; try again" },
-};
+const errors = errorResponses("ValidationError", "NotFound", "AzureError", "AzureUnavailable");
 const FRESHNESS = " Freshness: X-Azure-Read-At and Age headers (data at most READ_CACHE_TTL_MS old).";
 const FORWARDED = "With CLOUDDRIVER_URL set, a request for an account not configured here is forwarded to Clouddriver as it came, before any name in it is checked.";
 
-function notFound(message: string): ApiError {
-  return new ApiError(404, "NotFound", message);
+function notFound(what: string) {
+  return apiError("NotFound", { what });
 }
 
 function stateFreshness(reply: FastifyReply, readAt: number): void {
@@ -69,35 +65,22 @@ class NotOurs extends Error {
   override name = "NotOurs";
 }
 
-export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOptions> = async (app, opts) => {
-  const { accounts, reads, forwarder } = opts;
+/** What the routes share: the options, the account lookup that knows what is not ours, and the cluster read. */
+interface ClouddriverReads extends ClouddriverReadOptions {
+  /** The account, or NotOurs (with a Clouddriver) or 404 (without) when it is not served here. */
+  account(name: string): AccountConfig;
+  /** The cluster's server groups, with their VMs, and when Azure was asked for the oldest part of them. */
+  clusterServerGroups(accountName: string, application: string, cluster: string): Promise<{ serverGroups: ServerGroupView[]; readAt: number }>;
+}
 
-  function account(name: string): AccountConfig {
+function clouddriverReads(opts: ClouddriverReadOptions): ClouddriverReads {
+  const { accounts, reads, forwarder } = opts;
+  const account = (name: string): AccountConfig => {
     const a = accounts.get(name);
     if (!a) throw forwarder ? new NotOurs() : notFound(`account ${name} is not served here; known: ${accounts.names().join(", ")}`);
     return a;
-  }
-
-  // What is not ours goes to Clouddriver, unchanged, when there is one: a request for an account we do not serve
-  // before its names are validated as Azure names (an AWS region is not one), and whatever a route finds is not
-  // ours (it throws NotOurs only when there is a Clouddriver).
-  app.addHook("preValidation", async (request, reply) => {
-    if (!forwarder) return;
-    const named = (request.params as { account?: unknown }).account ?? (request.body as { account?: unknown } | undefined)?.account;
-    if (typeof named === "string" && !accounts.get(named)) return forwarder.forward(request, reply);
-  });
-  // Reads of one account need read access to it; an application's view lists only the caller's accounts.
-  app.addHook("preHandler", async (request) => {
-    const named = (request.params as { account?: unknown }).account ?? (request.body as { account?: unknown } | undefined)?.account;
-    if (typeof named === "string" && accounts.get(named)) requireAccount(request, named, "read");
-  });
-  app.setErrorHandler(async (err, request, reply) => {
-    if (err instanceof NotOurs && forwarder) return forwarder.forward(request, reply);
-    throw err;
-  });
-
-  /** The cluster's server groups, with their VMs. */
-  async function clusterServerGroups(accountName: string, application: string, cluster: string) {
+  };
+  const clusterServerGroups = async (accountName: string, application: string, cluster: string) => {
     const a = account(accountName);
     try {
       const located = await locate(reads, a, { application, cluster });
@@ -106,10 +89,19 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
     } catch (err) {
       throw readFailureAnswer(err, `cluster ${cluster} in ${accountName}`);
     }
-  }
+  };
+  return { ...opts, account, clusterServerGroups };
+}
 
-  const clusterParams = Type.Object({ app: AppName, account: AccountName, cluster: ClusterName });
+/** The account a read names, in its path or its body. */
+function namedAccount(request: FastifyRequest): unknown {
+  return (request.params as { account?: unknown }).account ?? (request.body as { account?: unknown } | undefined)?.account;
+}
 
+const ClusterParams = Type.Object({ app: AppName, account: AccountName, cluster: ClusterName });
+
+/** GET /applications/{app}: the application's Azure clusters, by account the caller may read. */
+const applicationRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app, { accounts, reads, forwarder, account }) => {
   app.get(
     "/applications/:app",
     {
@@ -144,7 +136,10 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
       return { name: application, attributes: { name: application, cloudProviders: CLOUD_PROVIDER }, clusters };
     },
   );
+};
 
+/** GET …/clusters/{account}/{cluster}/azure: a cluster, its server groups and their instances. */
+const clusterRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app, { clusterServerGroups }) => {
   app.get(
     "/applications/:app/clusters/:account/:cluster/azure",
     {
@@ -153,7 +148,7 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
         description: FORWARDED,
         summary: "A cluster and its server groups with their instances (OortService.getCluster)." + FRESHNESS,
         tags: ["clouddriver"],
-        params: clusterParams,
+        params: ClusterParams,
         response: { 200: { ...Type.Ref(ClouddriverCluster), description: "the cluster" }, ...errors },
       },
     },
@@ -165,7 +160,10 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
       return { name: p.cluster, type: CLOUD_PROVIDER, accountName: p.account, moniker: { ...parseName(p.cluster), app: serverGroups[0].moniker.app, cluster: serverGroups[0].cluster }, serverGroups, loadBalancers: [] };
     },
   );
+};
 
+/** GET …/clusters/{account}/{cluster}/azure/serverGroups/{serverGroup}: a server group of a cluster (one per region, or the one in ?region=). */
+const clusterServerGroupRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app, { clusterServerGroups }) => {
   app.get(
     "/applications/:app/clusters/:account/:cluster/azure/serverGroups/:serverGroup",
     {
@@ -192,7 +190,10 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
       return region === undefined ? matching : matching[0];
     },
   );
+};
 
+/** GET …/azure/{region}/serverGroups/target/{target}: the cluster's current, previous, oldest or largest server group in a region. */
+const targetServerGroupRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app, { clusterServerGroups }) => {
   app.get(
     "/applications/:app/clusters/:account/:cluster/azure/:scope/serverGroups/target/:target",
     {
@@ -223,7 +224,10 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
       return serverGroup as ServerGroupView;
     },
   );
+};
 
+/** GET /serverGroups/{account}/{region}/{serverGroup}: one server group, read through the cache. */
+const serverGroupRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app, { accounts, reads, account }) => {
   app.get(
     "/serverGroups/:account/:region/:serverGroup",
     {
@@ -250,7 +254,10 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
       }
     },
   );
+};
 
+/** GET /cache/azure/ServerGroup: pending force-cache refreshes, always none. */
+const pendingCacheRefreshesRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app) => {
   app.get(
     "/cache/azure/ServerGroup",
     {
@@ -263,7 +270,10 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
     },
     async () => [],
   );
+};
 
+/** POST /cache/azure/ServerGroup: drops a server group's cached reads, so that the next read asks Azure. */
+const forceCacheRefreshRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app, { accounts, reads, forwarder }) => {
   app.post(
     "/cache/azure/ServerGroup",
     {
@@ -275,14 +285,14 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
         body: Type.Ref(ForceCacheRefresh),
         response: {
           200: { ...Type.Ref(ForceCacheRefreshResult), description: "the server groups whose cached reads were dropped" },
-          400: errors[400],
+          ...errorResponses("ValidationError"),
         },
       },
     },
     async (request) => {
       const b = request.body as Static<typeof ForceCacheRefresh>;
       const name = b.serverGroupName ?? b.asgName;
-      if (!name) throw new ApiError(400, "ValidationError", "serverGroupName: required (asgName is accepted too)", [{ field: "serverGroupName", message: "required (asgName is accepted too)" }]);
+      if (!name) throw validationError([{ field: "serverGroupName", message: "required (asgName is accepted too)" }]);
       if (!accounts.get(b.account) && forwarder) throw new NotOurs();
       const resolved = accounts.get(b.account) ? refFor(accounts, b.account, b.region, name) : undefined;
       if (!resolved?.ok) return { refreshed: [] };
@@ -290,4 +300,29 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
       return { refreshed: [`${b.account}/${b.region}/${resolved.ref.resourceGroup}/${name}`] };
     },
   );
+};
+
+export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOptions> = async (app, opts) => {
+  const { accounts, forwarder } = opts;
+  // What is not ours goes to Clouddriver, unchanged, when there is one: a request for an account we do not serve
+  // before its names are validated as Azure names (an AWS region is not one), and whatever a route finds is not
+  // ours (it throws NotOurs only when there is a Clouddriver).
+  app.addHook("preValidation", async (request, reply) => {
+    if (!forwarder) return;
+    const named = namedAccount(request);
+    if (typeof named === "string" && !accounts.get(named)) return forwarder.forward(request, reply);
+  });
+  // Reads of one account need read access to it; an application's view lists only the caller's accounts.
+  app.addHook("preHandler", async (request) => {
+    const named = namedAccount(request);
+    if (typeof named === "string" && accounts.get(named)) requireAccount(request, named, "read");
+  });
+  app.setErrorHandler(async (err, request, reply) => {
+    if (err instanceof NotOurs && forwarder) return forwarder.forward(request, reply);
+    throw err;
+  });
+  const shared = clouddriverReads(opts);
+  for (const route of [applicationRoute, clusterRoute, clusterServerGroupRoute, targetServerGroupRoute, serverGroupRoute, pendingCacheRefreshesRoute, forceCacheRefreshRoute]) {
+    await app.register(route, shared);
+  }
 };

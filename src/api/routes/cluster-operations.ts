@@ -6,18 +6,21 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AccountRegistry } from "../../azure/accounts.ts";
+import type { AccountConfig } from "../../config.ts";
 import type { ScaleSetReads } from "../../azure/read-cache.ts";
 import { normalizeRegion } from "../../azure/vmss-gateway.ts";
 import { RegionName } from "../../operations/description.ts";
 import { expand, locate } from "../../clouddriver/inventory.ts";
-import { parseName } from "../../naming/frigga.ts";
+import { parseName, type Moniker } from "../../naming/frigga.ts";
 import { isActive, selectDisable, selectScaleDown, type ClusterMember, type MemberDecision } from "../../operations/cluster-selection.ts";
 import { requireAccount } from "../../auth/access-control.ts";
 import type { TaskRunner } from "../../tasks/task-runner.ts";
 import { phaseOf } from "../../tasks/task-runner.ts";
 import type { HistoryEntry, OperationRequest } from "../../tasks/task.ts";
-import { ApiError, validationError } from "../errors.ts";
-import { ErrorResponse, SubmissionAnswer, TaskRef, WaitSeconds } from "../schemas.ts";
+import { validationError } from "../errors.ts";
+import { apiError } from "../error-catalogue.ts";
+import { errorResponses } from "../error-responses.ts";
+import { SubmissionAnswer, TaskRef, WaitSeconds } from "../schemas.ts";
 import type { AnyOperation } from "../../operations/operation.ts";
 import type { TaskWaiter } from "../../tasks/task-waiter.ts";
 import { toClouddriverTask } from "../../tasks/task.ts";
@@ -96,8 +99,74 @@ const CLUSTER_OPERATIONS: ClusterOperation[] = [
 
 export const clusterOperationSchemas = [ScaleDownClusterDescription, DisableClusterDescription];
 
-export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationRoutesOptions> = async (app, { accounts, reads, runner, operations: registry, waiter }) => {
-  for (const op of CLUSTER_OPERATIONS) {
+const ClusterQuery = Type.Object(
+  {
+    clientRequestId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        pattern: "^[\\x21-\\x7e]+$",
+        description: "printable ASCII without spaces, up to 128 characters: the same request again (an orchestrator retrying) is the same task",
+      }),
+    ),
+    wait: Type.Optional(WaitSeconds),
+    dryRun: Type.Optional(Type.Boolean({ description: "the selection and each server group's plan; nothing written, no task stored" })),
+  },
+  { additionalProperties: false },
+);
+
+/** A cluster request's account, cluster name and regions, or the 400 naming each field that is wrong. */
+function checkClusterRequest(accounts: AccountRegistry, d: Located): { account: AccountConfig; moniker: Moniker; regions: Set<string> } {
+  const accountName = d.credentials ?? d.account;
+  const account = accountName ? accounts.get(accountName) : undefined;
+  const moniker = parseName(d.cluster);
+  const problems = [
+    ...(!accountName ? [{ field: "credentials", message: "is required (or account)" }] : !account ? [{ field: "credentials", message: `unknown account; known: ${accounts.names().join(", ")}` }] : []),
+    ...(!moniker || moniker.cluster !== d.cluster ? [{ field: "cluster", message: "must be a cluster name: app, app-stack or app-stack-detail" }] : []),
+    ...(!d.regions && !d.region ? [{ field: "regions", message: "is required (or region)" }] : []),
+  ];
+  if (problems.length > 0 || !account || !moniker) throw validationError(problems);
+  return { account, moniker, regions: new Set((d.regions ?? [d.region!]).map(normalizeRegion)) };
+}
+
+type ClusterServerGroups = Awaited<ReturnType<typeof expand>>["value"];
+
+/**
+ * The cluster's server groups in those regions, with their VMs, read afresh: what to act on is decided on fresh
+ * reads, not on what Orca's polls left in the cache (a server group enabled by another tool a few seconds ago is active).
+ */
+async function readCluster(reads: ScaleSetReads, account: AccountConfig, moniker: Moniker, cluster: string, regions: Set<string>): Promise<ClusterServerGroups> {
+  reads.forgetAccount(account.name);
+  try {
+    const found = await locate(reads, account, { application: moniker.app, cluster });
+    return (await expand(reads, found.value.filter((l) => regions.has(normalizeRegion(l.ref.region))))).value;
+  } catch (err) {
+    throw readFailureAnswer(err, `cluster ${cluster} in ${account.name}`);
+  }
+}
+
+/** What the request does to each server group: the operations to run, and one history line for each server group. */
+function plan(op: ClusterOperation, d: Located, account: AccountConfig, serverGroups: ClusterServerGroups, regions: Set<string>): { operations: OperationRequest[]; history: HistoryEntry[] } {
+  const operations: OperationRequest[] = [];
+  const history: HistoryEntry[] = [];
+  const phase = phaseOf(op.name);
+  // Orca selects per location (AbstractClusterWideClouddriverTask l.107-117): each region on its own.
+  for (const region of [...regions].sort()) {
+    const inRegion = serverGroups.filter((sg) => normalizeRegion(sg.region) === region);
+    const members = inRegion.map((sg) => ({ name: sg.name, createdTime: sg.createdTime ?? 0, instanceCount: sg.instances.length, active: isActive(sg) }));
+    for (const decision of op.select(members, d)) {
+      const sg = inRegion.find((s) => s.name === decision.name)!;
+      history.push({ phase, status: `${sg.name} (${region}): ${decision.reason}`, timeMs: Date.now() });
+      if (decision.act) operations.push(op.act({ credentials: account.name, region: sg.region, resourceGroup: sg.resourceGroup, serverGroupName: sg.name }));
+    }
+  }
+  if (history.length === 0) history.push({ phase, status: `no server group of cluster ${d.cluster} in ${[...regions].join(", ")}: nothing to do`, timeMs: Date.now() });
+  return { operations, history };
+}
+
+/** POST /azure/ops/{scaleDownCluster|disableCluster}: reads the cluster, selects, and creates the task (or plans it). */
+function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<ClusterOperationRoutesOptions> {
+  return async (app, { accounts, reads, runner, operations: registry, waiter }) => {
     app.post(
       `/azure/ops/${op.name}`,
       {
@@ -107,88 +176,43 @@ export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationR
           description:
             "The cluster is read and the selection made now; the task runs one operation per server group acted on, and its history starts with one line per server group of the cluster saying what happens to it and why.",
           tags: ["operations"],
-          querystring: Type.Object(
-            {
-              clientRequestId: Type.Optional(
-                Type.String({
-                  minLength: 1,
-                  maxLength: 128,
-                  pattern: "^[\\x21-\\x7e]+$",
-                  description: "printable ASCII without spaces, up to 128 characters: the same request again (an orchestrator retrying) is the same task",
-                }),
-              ),
-              wait: Type.Optional(WaitSeconds),
-              dryRun: Type.Optional(Type.Boolean({ description: "the selection and each server group's plan; nothing written, no task stored" })),
-            },
-            { additionalProperties: false },
-          ),
+          querystring: ClusterQuery,
           body: Type.Ref(op.schema),
           response: {
             200: { ...Type.Ref(SubmissionAnswer), description: "With ?wait=: the task once it ended or the time ran out. With ?dryRun=true: the selection and the plans" },
             202: { ...Type.Ref(TaskRef), description: "The task was created (or, for a repeated clientRequestId, found)" },
-            400: { ...Type.Ref(ErrorResponse), description: "A field is missing or wrong" },
-            409: { ...Type.Ref(ErrorResponse), description: "The clientRequestId was used for a different request" },
-            502: { ...Type.Ref(ErrorResponse), description: "Azure answered the cluster's reads with an error" },
-            503: { ...Type.Ref(ErrorResponse), description: "Azure did not answer the cluster's reads in time; try again" },
+            ...errorResponses("ValidationError", "ClientRequestIdReused", "BacklogFull", "AzureError", "AzureUnavailable"),
           },
         },
         preValidation: async (request) => {
-          if (request.principal.readOnly) throw new ApiError(403, "Forbidden", `${request.principal.name} may only read`);
+          if (request.principal.readOnly) throw apiError("Forbidden", { why: `${request.principal.name} may only read: a write needs a principal that is not readOnly` });
           const body = request.body as { credentials?: unknown; account?: unknown } | null;
           for (const name of [body?.credentials, body?.account]) if (typeof name === "string") requireAccount(request, name, "write");
         },
       },
       async (request, reply) => {
         const d = request.body as Located;
-        const accountName = d.credentials ?? d.account;
-        const account = accountName ? accounts.get(accountName) : undefined;
-        const moniker = parseName(d.cluster);
-        const problems = [
-          ...(!accountName ? [{ field: "credentials", message: "is required (or account)" }] : !account ? [{ field: "credentials", message: `unknown account; known: ${accounts.names().join(", ")}` }] : []),
-          ...(!moniker || moniker.cluster !== d.cluster ? [{ field: "cluster", message: "must be a cluster name: app, app-stack or app-stack-detail" }] : []),
-          ...(!d.regions && !d.region ? [{ field: "regions", message: "is required (or region)" }] : []),
-        ];
-        if (problems.length > 0 || !account || !moniker) throw validationError(problems);
-        const regions = new Set((d.regions ?? [d.region!]).map(normalizeRegion));
-        // What to act on is decided on fresh reads, not on what Orca's polls left in the cache: a server group
-        // enabled by another tool a few seconds ago is active.
-        reads.forgetAccount(account.name);
-        let serverGroups: Awaited<ReturnType<typeof expand>>["value"];
-        try {
-          const found = await locate(reads, account, { application: moniker.app, cluster: d.cluster });
-          serverGroups = (await expand(reads, found.value.filter((l) => regions.has(normalizeRegion(l.ref.region))))).value;
-        } catch (err) {
-          throw readFailureAnswer(err, `cluster ${d.cluster} in ${account.name}`);
-        }
-        const operations: OperationRequest[] = [];
-        const history: HistoryEntry[] = [];
-        const phase = phaseOf(op.name);
-        // Orca selects per location (AbstractClusterWideClouddriverTask l.107-117): each region on its own.
-        for (const region of [...regions].sort()) {
-          const inRegion = serverGroups.filter((sg) => normalizeRegion(sg.region) === region);
-          const members = inRegion.map((sg) => ({ name: sg.name, createdTime: sg.createdTime ?? 0, instanceCount: sg.instances.length, active: isActive(sg) }));
-          for (const decision of op.select(members, d)) {
-            const sg = inRegion.find((s) => s.name === decision.name)!;
-            history.push({ phase, status: `${sg.name} (${region}): ${decision.reason}`, timeMs: Date.now() });
-            if (decision.act) operations.push(op.act({ credentials: account.name, region: sg.region, resourceGroup: sg.resourceGroup, serverGroupName: sg.name }));
-          }
-        }
-        if (history.length === 0) history.push({ phase, status: `no server group of cluster ${d.cluster} in ${[...regions].join(", ")}: nothing to do`, timeMs: Date.now() });
+        const { account, moniker, regions } = checkClusterRequest(accounts, d);
+        const serverGroups = await readCluster(reads, account, moniker, d.cluster, regions);
+        const { operations, history } = plan(op, d, account, serverGroups, regions);
         if (request.query.dryRun) return reply.code(200).send(await dryRun(accounts, registry, operations, reads.retry, history));
-        const { clientRequestId } = request.query;
+        const { clientRequestId, wait } = request.query;
         const { task, created } = await runner.submit(operations, clientRequestId, history);
         // A retry is read and selected again, and may pick differently now (the first request's task already acted):
         // it is the same request when the task found acts on this cluster, account and regions, with this operation.
         if (!created && !sameClusterRequest(task.operations, op, account.name, d.cluster, regions)) {
-          throw new ApiError(409, "ClientRequestIdReused", `clientRequestId "${clientRequestId}" was already used for a different request (task ${task.id})`);
+          throw apiError("ClientRequestIdReused", { clientRequestId: clientRequestId!, taskId: task.id });
         }
-        const wait = request.query.wait;
         if (wait === undefined) return reply.code(202).send({ id: task.id, resourceUri: `/task/${task.id}` });
         const ended = wait > 0 ? await waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;
         return reply.code(200).send(toClouddriverTask(ended ?? task));
       },
     );
-  }
+  };
+}
+
+export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationRoutesOptions> = async (app, opts) => {
+  for (const op of CLUSTER_OPERATIONS) await app.register(clusterOperationRoute(op), opts);
 };
 
 /** Whether a task's operations are what this cluster request makes: its operation, on server groups of the cluster. */

@@ -1,6 +1,6 @@
 // POST /azure/ops/{operation} (one description) and POST /azure/ops (Clouddriver's list body): both create one task.
 import { isDeepStrictEqual } from "node:util";
-import { Type } from "@sinclair/typebox";
+import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { RetryConfig } from "../../config.ts";
@@ -11,8 +11,10 @@ import type { TaskRunner } from "../../tasks/task-runner.ts";
 import { requireAccount } from "../../auth/access-control.ts";
 import type { OperationRequest } from "../../tasks/task.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
-import { ApiError, validationError } from "../errors.ts";
-import { ErrorResponse, SubmissionAnswer, TaskRef, WaitSeconds } from "../schemas.ts";
+import { validationError } from "../errors.ts";
+import { apiError } from "../error-catalogue.ts";
+import { errorResponses } from "../error-responses.ts";
+import { SubmissionAnswer, TaskRef, WaitSeconds } from "../schemas.ts";
 import { dryRun } from "../dry-run.ts";
 import { toClouddriverTask } from "../../tasks/task.ts";
 import type { TaskWaiter } from "../../tasks/task-waiter.ts";
@@ -57,64 +59,59 @@ const accepted = {
     description: "With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan",
   },
   202: { ...Type.Ref(TaskRef), description: "The task was created (or, for a repeated clientRequestId, found)" },
-  400: { ...Type.Ref(ErrorResponse), description: "A field is missing or wrong; details name each one" },
-  409: { ...Type.Ref(ErrorResponse), description: "The clientRequestId was used for a different request" },
-  413: { ...Type.Ref(ErrorResponse), description: "The body is too large" },
-  415: { ...Type.Ref(ErrorResponse), description: "The body is not JSON" },
+  ...errorResponses("ValidationError", "InvalidJson", "EmptyBody", "ForbiddenKey", "BodyTooDeep", "ClientRequestIdReused", "BacklogFull", "PayloadTooLarge", "UnsupportedMediaType"),
 };
+
+type SubmissionQuery = Static<typeof ClientRequestIdQuery>;
 
 /** Key order does not count: a store may hand the request back with its keys reordered (PostgreSQL's jsonb does). */
 function sameOperations(a: OperationRequest[], b: OperationRequest[]): boolean {
   return isDeepStrictEqual(a, b);
 }
 
-export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (app, opts) => {
-  const { operations, accounts, runner } = opts;
-  const known = [...operations.keys()];
+/** Cross-field rules and account resolution, with field names prefixed as the client sent them. */
+function checkDescription(accounts: AccountRegistry, op: AnyOperation, description: LocatedDescription, prefix: string): FieldProblem[] {
+  const resolved = accounts.resolve(op.locator ? op.locator(description) : description);
+  const problems = [...(op.check?.(description) ?? []), ...(resolved.ok ? [] : resolved.problems)];
+  return problems.map((p) => ({ field: prefix ? `${prefix}.${p.field}` : p.field, message: p.message }));
+}
 
-  /** Cross-field rules and account resolution, with field names prefixed as the client sent them. */
-  function check(op: AnyOperation, description: LocatedDescription, prefix: string): FieldProblem[] {
-    const resolved = accounts.resolve(op.locator ? op.locator(description) : description);
-    const problems = [...(op.check?.(description) ?? []), ...(resolved.ok ? [] : resolved.problems)];
-    return problems.map((p) => ({ field: prefix ? `${prefix}.${p.field}` : p.field, message: p.message }));
-  }
-
-  /**
-   * Every account the request would act on must be the caller's, checked on the raw body before validation, so
-   * that a caller learns nothing about another team's accounts from validation messages.
-   */
-  async function authorize(request: FastifyRequest): Promise<void> {
-    if (request.principal.readOnly) throw new ApiError(403, "Forbidden", `${request.principal.name} may only read: a write needs a principal that is not readOnly`);
-    const body: unknown = request.body;
-    const items = Array.isArray(body) ? body.flatMap((item) => (typeof item === "object" && item !== null ? Object.values(item) : [])) : [body];
-    for (const d of items) {
-      if (typeof d !== "object" || d === null) continue;
-      const { credentials, account } = d as { credentials?: unknown; account?: unknown };
-      for (const name of [credentials, account]) if (typeof name === "string") requireAccount(request, name, "write");
-      // A clone reads its source: the caller must be allowed to read that account.
-      const source = (d as { source?: unknown }).source;
-      if (typeof source === "object" && source !== null) {
-        const sourceAccount = (source as { account?: unknown }).account;
-        if (typeof sourceAccount === "string") requireAccount(request, sourceAccount, "read");
-      }
+/**
+ * Every account the request would act on must be the caller's, checked on the raw body before validation, so
+ * that a caller learns nothing about another team's accounts from validation messages.
+ */
+export async function authorizeWrite(request: FastifyRequest): Promise<void> {
+  if (request.principal.readOnly) throw apiError("Forbidden", { why: `${request.principal.name} may only read: a write needs a principal that is not readOnly` });
+  const body: unknown = request.body;
+  const items = Array.isArray(body) ? body.flatMap((item) => (typeof item === "object" && item !== null ? Object.values(item) : [])) : [body];
+  for (const d of items) {
+    if (typeof d !== "object" || d === null) continue;
+    const { credentials, account } = d as { credentials?: unknown; account?: unknown };
+    for (const name of [credentials, account]) if (typeof name === "string") requireAccount(request, name, "write");
+    // A clone reads its source: the caller must be allowed to read that account.
+    const source = (d as { source?: unknown }).source;
+    if (typeof source === "object" && source !== null) {
+      const sourceAccount = (source as { account?: unknown }).account;
+      if (typeof sourceAccount === "string") requireAccount(request, sourceAccount, "read");
     }
   }
+}
 
-  /** Creates the task; with ?wait=, answers 200 with the task once it ended or the time ran out, else 202 with its ref. */
-  async function submit(request: FastifyRequest, reply: FastifyReply, requests: OperationRequest[], query: { clientRequestId?: string; wait?: number; dryRun?: boolean }) {
-    const { clientRequestId, wait } = query;
-    if (query.dryRun) return reply.code(200).send(await dryRun(accounts, operations, requests, opts.readRetry));
-    const { task, created } = await runner.submit(requests, clientRequestId);
-    opts.onSubmitted?.(task.id, created, request.principal.name, requests.map((r) => r.name));
-    if (!created && !sameOperations(task.operations, requests)) {
-      throw new ApiError(409, "ClientRequestIdReused", `clientRequestId "${clientRequestId}" was already used for a different request (task ${task.id}): send a new clientRequestId for a new request, or the same body to get that task`);
-    }
-    if (wait === undefined) return reply.code(202).send({ id: task.id, resourceUri: `/task/${task.id}` });
-    const ended = wait > 0 ? await opts.waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;
-    return reply.code(200).send(toClouddriverTask(ended ?? task));
-  }
+/** Creates the task; with ?wait=, answers 200 with the task once it ended or the time ran out, else 202 with its ref. */
+async function submit(opts: OperationRoutesOptions, request: FastifyRequest, reply: FastifyReply, requests: OperationRequest[], query: SubmissionQuery) {
+  const { clientRequestId, wait } = query;
+  if (query.dryRun) return reply.code(200).send(await dryRun(opts.accounts, opts.operations, requests, opts.readRetry));
+  const { task, created } = await opts.runner.submit(requests, clientRequestId);
+  opts.onSubmitted?.(task.id, created, request.principal.name, requests.map((r) => r.name));
+  if (!created && !sameOperations(task.operations, requests)) throw apiError("ClientRequestIdReused", { clientRequestId: clientRequestId!, taskId: task.id });
+  if (wait === undefined) return reply.code(202).send({ id: task.id, resourceUri: `/task/${task.id}` });
+  const ended = wait > 0 ? await opts.waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;
+  return reply.code(200).send(toClouddriverTask(ended ?? task));
+}
 
-  for (const op of operations.values()) {
+/** POST /azure/ops/{operation}, one route per operation served: its body is that operation's description. */
+const singleOperations: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (app, opts) => {
+  for (const op of opts.operations.values()) {
     app.post(
       `/azure/ops/${op.name}`,
       {
@@ -128,18 +125,22 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
         },
         preValidation: async (request) => {
           request.body = withoutNulls(request.body);
-          await authorize(request);
+          await authorizeWrite(request);
         },
       },
       async (request, reply) => {
         const description = request.body as LocatedDescription;
-        const problems = check(op, description, "");
+        const problems = checkDescription(opts.accounts, op, description, "");
         if (problems.length > 0) throw validationError(problems);
-        return submit(request, reply, [{ name: op.name, description }], request.query);
+        return submit(opts, request, reply, [{ name: op.name, description }], request.query);
       },
     );
   }
+};
 
+/** POST /azure/ops/{anything else}: 404 naming the operations there are (or Clouddriver's, when one is configured). */
+const unknownOperation: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (app, opts) => {
+  const known = [...opts.operations.keys()];
   app.post(
     "/azure/ops/:operation",
     {
@@ -150,18 +151,37 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
         summary: "Any other operation name: 404 listing the known ones, or forwarded to Clouddriver when CLOUDDRIVER_URL is set",
         tags: ["operations"],
         params: Type.Object({ operation: Type.String({ maxLength: 200 }) }),
-        response: { 404: { ...Type.Ref(ErrorResponse), description: "No such operation; knownOperations lists them" } },
+        response: errorResponses("UnknownOperation"),
       },
     },
     async (request) => {
-      throw new ApiError(404, "UnknownOperation", `unknown operation "${request.params.operation}"; known: ${known.join(", ")}`, undefined, {
-        knownOperations: known,
-      });
+      throw apiError("UnknownOperation", { operation: request.params.operation, known });
     },
   );
+};
 
-  // Clouddriver's envelope: [{ "resizeServerGroup": {...} }, { "disableServerGroup": {...} }]. Each item names
-  // exactly one operation; every key is optional in the schema so that validation errors point into the item.
+/** Items of a list body that name an operation we do not serve, as field problems. */
+function unknownOperationsIn(body: unknown[], operations: ReadonlyMap<string, AnyOperation>): FieldProblem[] {
+  const known = [...operations.keys()];
+  return body.flatMap((item, i) =>
+    typeof item !== "object" || item === null || Array.isArray(item)
+      ? []
+      : Object.keys(item)
+          .filter((key) => !operations.has(key))
+          .map((key) => ({ field: `[${i}].${key}`, message: `unknown operation; known: ${known.join(", ")}` })),
+  );
+}
+
+/** Whether a list body names an operation we do not serve (it then goes to Clouddriver whole, when there is one). */
+function namesAnotherOperation(body: unknown[], operations: ReadonlyMap<string, AnyOperation>): boolean {
+  return body.some((item) => typeof item === "object" && item !== null && !Array.isArray(item) && Object.keys(item).some((k) => !operations.has(k)));
+}
+
+/** POST /azure/ops: Clouddriver's list body, [{ "resizeServerGroup": {...} }, ...], one task running them in order. */
+const operationList: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (app, opts) => {
+  const { operations } = opts;
+  // Each item names exactly one operation; every key is optional in the schema so that validation errors point
+  // into the item.
   const BatchItem = Type.Object(
     Object.fromEntries([...operations.values()].map((op) => [op.name, Type.Optional(Type.Ref(op.schema))])),
     { $id: "OperationEnvelope", additionalProperties: false, minProperties: 1, maxProperties: 1, description: "exactly one operation: { \"<operationName>\": <its description> }" },
@@ -182,20 +202,12 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
       // Name unknown operations before the schema would quietly strip them and report a count mismatch; with a
       // Clouddriver configured, a body that names one goes there whole, as sent.
       preValidation: async (request, reply) => {
-        await authorize(request);
+        await authorizeWrite(request);
         const body = request.body;
         if (!Array.isArray(body)) return;
         request.body = withoutNulls(body);
-        if (opts.forwarder && body.some((item: unknown) => typeof item === "object" && item !== null && !Array.isArray(item) && Object.keys(item).some((k) => !operations.has(k)))) {
-          return opts.forwarder.forward(request, reply);
-        }
-        const problems: FieldProblem[] = [];
-        body.forEach((item: unknown, i) => {
-          if (typeof item !== "object" || item === null || Array.isArray(item)) return;
-          for (const key of Object.keys(item)) {
-            if (!operations.has(key)) problems.push({ field: `[${i}].${key}`, message: `unknown operation; known: ${known.join(", ")}` });
-          }
-        });
+        if (opts.forwarder && namesAnotherOperation(body, operations)) return opts.forwarder.forward(request, reply);
+        const problems = unknownOperationsIn(body, operations);
         if (problems.length > 0) throw validationError(problems);
       },
     },
@@ -204,11 +216,17 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
       const problems: FieldProblem[] = [];
       request.body.forEach((item, i) => {
         const [name, description] = Object.entries(item)[0] as [string, LocatedDescription];
-        problems.push(...check(operations.get(name)!, description, `[${i}].${name}`));
+        problems.push(...checkDescription(opts.accounts, operations.get(name)!, description, `[${i}].${name}`));
         requests.push({ name, description });
       });
       if (problems.length > 0) throw validationError(problems);
-      return submit(request, reply, requests, request.query);
+      return submit(opts, request, reply, requests, request.query);
     },
   );
+};
+
+export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (app, opts) => {
+  await app.register(singleOperations, opts);
+  await app.register(unknownOperation, opts);
+  await app.register(operationList, opts);
 };

@@ -12,7 +12,8 @@ import { disabledBy, recordedCapacity, servesTraffic, trafficPools, vmTrafficPoo
 import { requireAccount } from "../../auth/access-control.ts";
 import { validationError } from "../errors.ts";
 import { readFailureAnswer } from "../failure-answers.ts";
-import { ErrorResponse, ServerGroup } from "../schemas.ts";
+import { ServerGroup } from "../schemas.ts";
+import { errorResponses } from "../error-responses.ts";
 
 export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): Static<typeof ServerGroup> {
   const { vmss } = snapshot;
@@ -60,10 +61,7 @@ export const serverGroupRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountReg
         params: Type.Object({ account: AccountName, region: RegionName, resourceGroup: ResourceGroupName, name: ScaleSetName }),
         response: {
           200: { ...Type.Ref(ServerGroup), description: "The scale set as Azure reports it now" },
-          400: { ...Type.Ref(ErrorResponse), description: "A name is invalid, or the account is unknown or not in that region" },
-          404: { ...Type.Ref(ErrorResponse), description: "No such scale set in that resource group and region" },
-          502: { ...Type.Ref(ErrorResponse), description: "Azure answered with an error" },
-          503: { ...Type.Ref(ErrorResponse), description: "Azure did not answer in time; try again" },
+          ...errorResponses("ValidationError", "NotFound", "AzureError", "AzureUnavailable"),
         },
       },
     },

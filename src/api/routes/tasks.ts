@@ -1,6 +1,6 @@
 // GET /task/{id} and GET /task: what orchestrators poll; POST /task/{id}:resume: how Orca retries a failed task.
 import { Type } from "@sinclair/typebox";
-import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import type { TaskStore } from "../../tasks/task-store.ts";
 import { phaseOf } from "../../tasks/task-runner.ts";
@@ -9,15 +9,16 @@ import type { TaskBodies, TaskBody } from "../task-bodies.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { accountsOfTask, forbiddenAccount, forbiddenTaskAccount } from "../../auth/task-access.ts";
 import { requireAccount } from "../../auth/access-control.ts";
-import { ApiError } from "../errors.ts";
-import { ErrorResponse, Task, TaskList, TaskRef, TaskState, WaitSeconds } from "../schemas.ts";
+import { apiError } from "../error-catalogue.ts";
+import { errorResponses } from "../error-responses.ts";
+import { Task, TaskList, TaskRef, TaskState, WaitSeconds } from "../schemas.ts";
 import type { TaskWaiter } from "../../tasks/task-waiter.ts";
 import { clientGoneSignal } from "../client-gone.ts";
 import { isCursor } from "../../tasks/cursor.ts";
 
 /** 404 for a task id: what to check, and where the tasks there are are listed. */
-function noTask(id: string): string {
-  return `no task ${id}: check the id, or list the tasks there are with GET /task (finished tasks are pruned after TASK_RETENTION_MS)`;
+function noTask(id: string) {
+  return apiError("NotFound", { what: `no task ${id}: check the id, or list the tasks there are with GET /task (finished tasks are pruned after TASK_RETENTION_MS)` });
 }
 
 export interface TaskRoutesOptions {
@@ -34,25 +35,27 @@ export interface TaskRoutesOptions {
   bodies: TaskBodies;
 }
 
-export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, forwarder, requeue, onCancelRequested, waiter, bodies }) => {
-  type ClouddriverTaskBody = ReturnType<typeof toClouddriverTask>;
+type ClouddriverTaskBody = ReturnType<typeof toClouddriverTask>;
+const TaskId = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
 
-  /** The task's answer as it stands: kept while its revision holds, else read, built and kept. */
-  async function currentBody(id: string, reply: FastifyReply): Promise<TaskBody | undefined> {
-    // Only a task with an answer kept is asked its revision first: for any other, that would be a second query.
-    if (bodies.has(id)) {
-      const revision = await store.revision(id);
-      if (revision === undefined) return undefined;
-      const kept = bodies.get(id, revision);
-      if (kept) return kept;
-    }
-    const task = await store.get(id);
-    if (!task) return undefined;
-    const body = { revision: task.revision, json: reply.serialize(toClouddriverTask(task)) as string, accounts: accountsOfTask(task), finished: FINISHED_STATES.has(task.state) };
-    bodies.set(id, body);
-    return body;
+/** The task's answer as it stands: kept while its revision holds, else read, built and kept. */
+async function currentBody(store: TaskStore, bodies: TaskBodies, id: string, reply: FastifyReply): Promise<TaskBody | undefined> {
+  // Only a task with an answer kept is asked its revision first: for any other, that would be a second query.
+  if (bodies.has(id)) {
+    const revision = await store.revision(id);
+    if (revision === undefined) return undefined;
+    const kept = bodies.get(id, revision);
+    if (kept) return kept;
   }
+  const task = await store.get(id);
+  if (!task) return undefined;
+  const body = { revision: task.revision, json: reply.serialize(toClouddriverTask(task)) as string, accounts: accountsOfTask(task), finished: FINISHED_STATES.has(task.state) };
+  bodies.set(id, body);
+  return body;
+}
 
+/** GET /task/{id}: what orchestrators poll, held with ?wait= until the task ends. */
+const getTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, forwarder, waiter, bodies }) => {
   app.get(
     "/task/:id",
     {
@@ -65,22 +68,21 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
         summary: "A task, in Clouddriver's shape",
         description: "With CLOUDDRIVER_URL set, an id that is not one of ours is asked of Clouddriver, and its answer relayed as it came.",
         tags: ["tasks"],
-        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
+        params: TaskId,
         querystring: Type.Object({ wait: Type.Optional(WaitSeconds) }, { additionalProperties: false }),
         response: {
           200: { ...Type.Ref(Task), description: "The task (with ?wait=, once it has ended or the time ran out)" },
-          400: { ...Type.Ref(ErrorResponse), description: "wait is not a whole number of seconds from 0 to 60" },
-          404: { ...Type.Ref(ErrorResponse), description: "No task with that id" },
+          ...errorResponses("ValidationError", "NotFound"),
         },
       },
     },
     async (request, reply) => {
       const { id } = request.params;
-      const body = await currentBody(id, reply);
+      const body = await currentBody(store, bodies, id, reply);
       if (!body && forwarder) return forwarder.forward(request, reply);
-      if (!body) throw new ApiError(404, "NotFound", noTask(id));
+      if (!body) throw noTask(id);
       const denied = forbiddenAccount(request.principal, body.accounts);
-      if (denied) throw new ApiError(403, "Forbidden", `Access denied to account ${denied}: task ${id} acts on it and ${request.principal.name} may not use it`);
+      if (denied) throw apiError("Forbidden", { why: `Access denied to account ${denied}: task ${id} acts on it and ${request.principal.name} may not use it` });
       const wait = request.query.wait;
       if (wait && !body.finished) {
         const ended = await waiter.waitForEnd(id, wait * 1000, clientGoneSignal(reply));
@@ -91,103 +93,106 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
       return reply.type("application/json; charset=utf-8").send(body.json as unknown as ClouddriverTaskBody);
     },
   );
+};
 
-  // Clouddriver's route (OperationsController#resumeTask), called by Orca's MonitorKatoTask when a task it polls
-  // says failed and retryable. Resuming puts the task back in the queue: the operation that failed runs again with
-  // a fresh attempt budget, from a fresh read; operations that had succeeded are not run again. The body is ignored
-  // (Orca sends none), whatever its content type.
-  await app.register(async (plain) => {
-    const scoped = plain.withTypeProvider<TypeBoxTypeProvider>();
-    scoped.removeAllContentTypeParsers();
-    scoped.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
-    scoped.post(
-      "/task/:id(^[^:/]+)::resume",
-      {
-        schema: {
-          operationId: "resumeTask",
-          summary: "Run a failed, retryable task again (Clouddriver's POST /task/{id}:resume)",
-          description:
-            "Only a task whose status.retryable is true can be resumed: it is queued again, and the operation that failed runs from a fresh read of the scale set. A task already queued or running answers 200 as well, so a repeated call is harmless.",
-          tags: ["tasks"],
-          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
-          response: {
-            200: { ...Type.Ref(TaskRef), description: "The task is queued or running again; poll it" },
-            404: { ...Type.Ref(ErrorResponse), description: "No task with that id" },
-            409: { ...Type.Ref(ErrorResponse), description: "The task succeeded, or failed in a way that running it again cannot change (status.retryable false)" },
-          },
+/** Why a task cannot be resumed: it succeeded, or failed in a way that running it again cannot change. */
+function notRetryable(task: StoredTask) {
+  return apiError("TaskNotRetryable", { id: task.id, state: task.state, failedWith: task.failure?.code });
+}
+
+// Clouddriver's route (OperationsController#resumeTask), called by Orca's MonitorKatoTask when a task it polls
+// says failed and retryable. Resuming puts the task back in the queue: the operation that failed runs again with
+// a fresh attempt budget, from a fresh read; operations that had succeeded are not run again.
+const resumeTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, forwarder, requeue }) => {
+  app.post(
+    "/task/:id(^[^:/]+)::resume",
+    {
+      schema: {
+        operationId: "resumeTask",
+        summary: "Run a failed, retryable task again (Clouddriver's POST /task/{id}:resume)",
+        description:
+          "Only a task whose status.retryable is true can be resumed: it is queued again, and the operation that failed runs from a fresh read of the scale set. A task already queued or running answers 200 as well, so a repeated call is harmless.",
+        tags: ["tasks"],
+        params: TaskId,
+        response: {
+          200: { ...Type.Ref(TaskRef), description: "The task is queued or running again; poll it" },
+          ...errorResponses("NotFound", "TaskNotRetryable"),
         },
       },
-      async (request, reply) => {
-        const { id } = request.params;
-        const task = await store.get(id);
-        if (!task && forwarder) return forwarder.forward(request, reply, Buffer.isBuffer(request.body) ? request.body : undefined);
-        if (!task) throw new ApiError(404, "NotFound", noTask(id));
-        // Resuming writes: the caller must be allowed to act on every account the task acts on.
-        for (const account of accountsOfTask(task)) requireAccount(request, account, "write");
-        const ref = { id, resourceUri: `/task/${id}` };
-        if (task.state === "queued" || task.state === "running") return ref;
-        const failed = task.failure;
-        if (failed?.retryable) {
-          const line = `Resumed on request: running ${failed.operation} again from a fresh read (it had failed: ${failed.message})`;
-          if (await requeue(task, { phase: phaseOf(failed.operation), status: line, timeMs: Date.now() })) return ref;
-          // Someone else resumed it between our read and our write: it is queued or running now.
-          const now = await store.get(id);
-          if (now && (now.state === "queued" || now.state === "running")) return ref;
-        }
-        throw new ApiError(
-          409,
-          "TaskNotRetryable",
-          task.state === "succeeded"
-            ? `task ${id} succeeded; there is nothing to resume`
-            : `task ${id} ${task.state === "canceled" ? "was canceled" : `failed with ${failed?.code ?? "an error"}`}, which running it again cannot change (status.retryable is false)`,
-        );
-      },
-    );
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const task = await store.get(id);
+      if (!task && forwarder) return forwarder.forward(request, reply, Buffer.isBuffer(request.body) ? request.body : undefined);
+      if (!task) throw noTask(id);
+      // Resuming writes: the caller must be allowed to act on every account the task acts on.
+      for (const account of accountsOfTask(task)) requireAccount(request, account, "write");
+      const ref = { id, resourceUri: `/task/${id}` };
+      if (task.state === "queued" || task.state === "running") return ref;
+      const failed = task.failure;
+      if (!failed?.retryable) throw notRetryable(task);
+      const line = `Resumed on request: running ${failed.operation} again from a fresh read (it had failed: ${failed.message})`;
+      if (await requeue(task, { phase: phaseOf(failed.operation), status: line, timeMs: Date.now() })) return ref;
+      // Someone else resumed it between our read and our write: it is queued or running now.
+      const now = await store.get(id);
+      if (now && (now.state === "queued" || now.state === "running")) return ref;
+      throw notRetryable(task);
+    },
+  );
+};
 
-    // Stops a task at its next safe point (between attempts, between writes, between operations), never mid-write:
-    // a write Azure accepted is followed to its end first. A queued task nobody has started ends at once. The
-    // request is stored, so the replica that runs the task, or the one that takes it over, sees it.
-    scoped.post(
-      "/task/:id/cancel",
-      {
-        schema: {
-          operationId: "cancelTask",
-          summary: "Stop a task at its next safe point; it ends canceled, saying what was done and what was not",
-          description:
-            "A queued task ends canceled at once. A running one stops at its next safe point: between attempts, during a backoff, before a write, or once a write Azure accepted has ended (it is never cut off mid-write); until then its state stays running. A repeated call is harmless. A task that has ended answers 409.",
-          tags: ["tasks"],
-          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
-          response: {
-            200: { ...Type.Ref(Task), description: "The task: canceled, or still running until its next safe point" },
-            404: { ...Type.Ref(ErrorResponse), description: "No task with that id" },
-            409: { ...Type.Ref(ErrorResponse), description: "The task has already ended (succeeded, failed or canceled)" },
-          },
+// Stops a task at its next safe point (between attempts, between writes, between operations), never mid-write:
+// a write Azure accepted is followed to its end first. A queued task nobody has started ends at once. The
+// request is stored, so the replica that runs the task, or the one that takes it over, sees it.
+const cancelTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, onCancelRequested, waiter }) => {
+  app.post(
+    "/task/:id/cancel",
+    {
+      schema: {
+        operationId: "cancelTask",
+        summary: "Stop a task at its next safe point; it ends canceled, saying what was done and what was not",
+        description:
+          "A queued task ends canceled at once. A running one stops at its next safe point: between attempts, during a backoff, before a write, or once a write Azure accepted has ended (it is never cut off mid-write); until then its state stays running. A repeated call is harmless. A task that has ended answers 409.",
+        tags: ["tasks"],
+        params: TaskId,
+        response: {
+          200: { ...Type.Ref(Task), description: "The task: canceled, or still running until its next safe point" },
+          ...errorResponses("NotFound", "TaskFinished"),
         },
       },
-      async (request) => {
-        const { id } = request.params;
-        const task = await store.get(id);
-        if (!task) throw new ApiError(404, "NotFound", noTask(id));
-        // Canceling changes what is written: the caller must be allowed to act on every account the task acts on.
-        for (const account of accountsOfTask(task)) requireAccount(request, account, "write");
-        const phase = phaseOf(task.operations[Math.min(task.operationIndex, task.operations.length - 1)]?.name ?? "orchestration");
-        const by = request.principal.name;
-        const timeMs = Date.now();
-        const outcome = await store.requestCancel(id, {
-          canceled: { phase: "ORCHESTRATION", status: `Canceled on request of ${by} before it started. Done: nothing. Not done: ${task.operations.map((o) => o.name).join(", ")}`, timeMs },
-          requested: { phase, status: `Cancel requested by ${by}: stopping at the next safe point (a write Azure accepted is followed to its end first)`, timeMs },
-        });
-        if (outcome.outcome === "missing") throw new ApiError(404, "NotFound", noTask(id));
-        if (outcome.outcome === "finished") {
-          throw new ApiError(409, "TaskFinished", `task ${id} has already ${outcome.task.state === "canceled" ? "been canceled" : outcome.task.state}; there is nothing to cancel`);
-        }
-        if (outcome.outcome === "requested") onCancelRequested?.(id);
-        else waiter.notify(id);
-        return toClouddriverTask(outcome.task);
-      },
-    );
-  });
+    },
+    async (request) => {
+      const { id } = request.params;
+      const task = await store.get(id);
+      if (!task) throw noTask(id);
+      // Canceling changes what is written: the caller must be allowed to act on every account the task acts on.
+      for (const account of accountsOfTask(task)) requireAccount(request, account, "write");
+      const phase = phaseOf(task.operations[Math.min(task.operationIndex, task.operations.length - 1)]?.name ?? "orchestration");
+      const by = request.principal.name;
+      const timeMs = Date.now();
+      const outcome = await store.requestCancel(id, {
+        canceled: { phase: "ORCHESTRATION", status: `Canceled on request of ${by} before it started. Done: nothing. Not done: ${task.operations.map((o) => o.name).join(", ")}`, timeMs },
+        requested: { phase, status: `Cancel requested by ${by}: stopping at the next safe point (a write Azure accepted is followed to its end first)`, timeMs },
+      });
+      if (outcome.outcome === "missing") throw noTask(id);
+      if (outcome.outcome === "finished") throw apiError("TaskFinished", { id, state: outcome.task.state });
+      if (outcome.outcome === "requested") onCancelRequested?.(id);
+      else waiter.notify(id);
+      return toClouddriverTask(outcome.task);
+    },
+  );
+};
 
+/** POST routes on a task that ignore their body (Orca sends none), whatever its content type. */
+const taskActions: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (plain, opts) => {
+  plain.removeAllContentTypeParsers();
+  plain.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+  await plain.register(resumeTask, opts);
+  await plain.register(cancelTask, opts);
+};
+
+/** GET /task: a page of tasks, newest first, only those the caller may see. */
+const listTasks: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store }) => {
   app.get(
     "/task",
     {
@@ -207,20 +212,23 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
         ),
         response: {
           200: { ...Type.Ref(TaskList), description: "Tasks, newest first" },
-          400: { ...Type.Ref(ErrorResponse), description: "A query parameter is wrong" },
+          ...errorResponses("ValidationError", "InvalidCursor"),
         },
       },
     },
     async (request) => {
       const q = request.query;
-      if (q.cursor && !isCursor(q.cursor)) {
-        const message = `"${q.cursor.slice(0, 40)}" is not a cursor this service gave: pass a page's nextCursor as it came, or no cursor for the first page`;
-        throw new ApiError(400, "InvalidCursor", `query.cursor: ${message}`, [{ field: "query.cursor", message }]);
-      }
+      if (q.cursor && !isCursor(q.cursor)) throw apiError("InvalidCursor", { cursor: q.cursor });
       const page = await store.list({ limit: q.limit ?? 50, state: q.state, operation: q.operation, serverGroup: q.serverGroup, cursor: q.cursor });
       // Only the caller's tasks: a page may hold fewer than `limit` when others' tasks are left out.
       const visible = page.tasks.filter((task) => !forbiddenTaskAccount(request.principal, task));
       return { tasks: visible.map(toClouddriverTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
   );
+};
+
+export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, opts) => {
+  await app.register(getTask, opts);
+  await app.register(taskActions, opts);
+  await app.register(listTasks, opts);
 };

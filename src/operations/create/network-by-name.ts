@@ -7,7 +7,7 @@
 // resource group; the virtual network and the subnet by name, "Selected subnet … is not valid"), l.187-219 (the new
 // group's backend pool and inbound NAT pool in the load balancer, "Selected Load Balancer … does not exist");
 // CreateAzureServerGroupAtomicOperation.groovy l.85-121 and l.163-171 (the same with an application gateway).
-import { OperationError } from "../../azure/arm-failure.ts";
+import { RefusalError } from "../../azure/arm-failure.ts";
 import { NetworkGateway, networkId, type NetworkResource } from "../../azure/network-gateway.ts";
 import type { ScaleSetRef } from "../../azure/vmss-gateway.ts";
 import type { PrepareContext } from "../operation.ts";
@@ -104,15 +104,15 @@ export async function resolveNetwork(d: NetworkByName, target: ScaleSetRef, ctx:
     const vnetGroup = d.vnetResourceGroup ?? target.resourceGroup;
     const vnetId = networkId(sub, vnetGroup, "virtualNetworks", d.vnet);
     const vnet = await net.get(vnetId, ctx.signal);
-    if (!vnet) throw new OperationError("VirtualNetworkNotFound", `Selected virtual network ${d.vnet} does not exist (resource group ${vnetGroup})`);
+    if (!vnet) throw new RefusalError("VirtualNetworkNotFound", `Selected virtual network ${d.vnet} does not exist (resource group ${vnetGroup})`);
     const subnet = (vnet.properties?.subnets ?? []).find((s: { name?: string }) => s.name === d.subnet);
-    if (!subnet) throw new OperationError("SubnetNotFound", `Selected subnet ${d.subnet} in virtual network ${d.vnet} is not valid: it has ${(vnet.properties?.subnets ?? []).map((s: { name?: string }) => s.name).join(", ") || "no subnets"}`);
+    if (!subnet) throw new RefusalError("SubnetNotFound", `Selected subnet ${d.subnet} in virtual network ${d.vnet} is not valid: it has ${(vnet.properties?.subnets ?? []).map((s: { name?: string }) => s.name).join(", ") || "no subnets"}`);
     choice.subnetId = subnet.id ?? `${vnetId}/subnets/${d.subnet}`;
   }
   if (d.securityGroupName) {
     const id = networkId(sub, target.resourceGroup, "networkSecurityGroups", d.securityGroupName);
     const nsg = await net.get(id, ctx.signal);
-    if (!nsg) throw new OperationError("SecurityGroupNotFound", `Selected network security group ${d.securityGroupName} does not exist (resource group ${target.resourceGroup})`);
+    if (!nsg) throw new RefusalError("SecurityGroupNotFound", `Selected network security group ${d.securityGroupName} does not exist (resource group ${target.resourceGroup})`);
     choice.securityGroupId = idOf(nsg, id);
   }
   const balancer = balancerOf(d);
@@ -121,7 +121,7 @@ export async function resolveNetwork(d: NetworkByName, target: ScaleSetRef, ctx:
   const id = networkId(sub, target.resourceGroup, type, balancer.name);
   const found = await net.get(id, ctx.signal);
   const what = balancer.kind === "lb" ? "Load Balancer" : "Application Gateway";
-  if (!found) throw new OperationError("LoadBalancerNotFound", `Selected ${what} ${balancer.name} does not exist (resource group ${target.resourceGroup})`);
+  if (!found) throw new RefusalError("LoadBalancerNotFound", `Selected ${what} ${balancer.name} does not exist (resource group ${target.resourceGroup})`);
   const added = balancer.kind === "lb" ? withGroupPools(found, idOf(found, id), target.name, windows) : withGroupGatewayPool(found, target.name);
   if (added.changed) {
     ctx.log(`create the backend pool ${target.name} in ${what} ${balancer.name}${balancer.kind === "lb" ? ", with its inbound NAT pool" : ""}`);

@@ -1,0 +1,20 @@
+// A route's error answers in its schema, generated from the error catalogue: the OpenAPI document then says, for
+// each status, which codes the route answers and when, in the catalogue's words.
+import { Type } from "@sinclair/typebox";
+import { API_ERRORS, type ApiErrorCode } from "./error-catalogue.ts";
+import { ErrorResponse } from "./schemas.ts";
+
+const errorRef = Type.Ref(ErrorResponse);
+type ErrorAnswer = typeof errorRef & { description: string };
+
+/** `response` entries for the codes a route answers: one per status, naming each of its codes. */
+export function errorResponses(...codes: ApiErrorCode[]): Record<number, ErrorAnswer> {
+  const byStatus = new Map<number, ApiErrorCode[]>();
+  for (const code of codes) {
+    const status = API_ERRORS[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, named]) => [status, { ...errorRef, description: named.map((code) => `${code}: ${API_ERRORS[code].when}`).join(". ") }]),
+  );
+}
