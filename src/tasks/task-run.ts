@@ -7,14 +7,17 @@
 //   from anywhere: interrupted, by the shutdown (the task is handed over) or a lost lease (it is left alone)
 //
 // The decisions are task-outcome.ts's, the writes task-journal.ts's; this file acts on them.
+import type { Config } from "../config.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { observeArmResponses } from "../azure/arm-observer.ts";
 import { armWaitLine } from "../azure/arm-budget.ts";
 import { executeOp, OperationCanceledError, type Checkpoint } from "../azure/execute-op.ts";
+import type { AccountRegistry } from "../azure/accounts.ts";
 import type { AnyOperation, LocatedDescription, TaskOrigin } from "../operations/operation.ts";
 import { describeResult, type OperationResult } from "../operations/server-group-state.ts";
 import type { Task, TaskCheckpoint } from "./task.ts";
-import type { TaskEventContext } from "./task-observer.ts";
+import type { TaskStore } from "./task-store.ts";
+import type { TaskEventContext, TaskObserver } from "./task-observer.ts";
 import { interruptionOf, TaskJournal } from "./task-journal.ts";
 import {
   asOperationFailure,
@@ -32,9 +35,18 @@ import {
   type Progress,
   type TaskEnd,
 } from "./task-outcome.ts";
-import type { TaskRunnerDeps } from "./task-runner.ts";
 
-export type TaskRunDeps = Pick<TaskRunnerDeps, "store" | "accounts" | "operations" | "config" | "observer" | "onInternalError">;
+/** What a run needs; the runner's own dependencies add to these (TaskRunnerDeps). */
+export interface TaskRunDeps {
+  store: TaskStore;
+  accounts: AccountRegistry;
+  operations: ReadonlyMap<string, AnyOperation>;
+  config: Pick<Config, "retry" | "lroPollIntervalMs" | "lroMaxPollIntervalMs"> & { tasks: Pick<Config["tasks"], "leaseMs" | "claimIntervalMs"> };
+  /** Metrics and structured logs. */
+  observer?: TaskObserver;
+  /** Where unexpected errors go (the service's logger). */
+  onInternalError?: (err: unknown, taskId?: string) => void;
+}
 
 /** An operation of the task, located: what each naming of it runs with. */
 interface LocatedOperation {

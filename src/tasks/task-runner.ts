@@ -7,26 +7,16 @@
 // its tasks finishes, when the store says another replica made work (watch), and on the timer, which is only the
 // fallback (and the moment leases are renewed and old tasks pruned).
 import type { Config } from "../config.ts";
-import type { AccountRegistry } from "../azure/accounts.ts";
-import type { LocatedDescription, AnyOperation } from "../operations/operation.ts";
+import type { LocatedDescription } from "../operations/operation.ts";
 import type { HistoryEntry, OperationRequest, Task } from "./task.ts";
-import type { TaskStore } from "./task-store.ts";
 import { scaleSetKey } from "./ordering.ts";
-import type { TaskObserver } from "./task-observer.ts";
 import { LeaseLostError } from "./task-journal.ts";
-import { TaskRun } from "./task-run.ts";
+import { TaskRun, type TaskRunDeps } from "./task-run.ts";
 
 export { canceledLine, phaseOf } from "./task-outcome.ts";
 
-export interface TaskRunnerDeps {
-  store: TaskStore;
-  accounts: AccountRegistry;
-  operations: ReadonlyMap<string, AnyOperation>;
-  config: Pick<Config, "retry" | "lroPollIntervalMs" | "lroMaxPollIntervalMs" | "tasks">;
-  /** Metrics and structured logs. */
-  observer?: TaskObserver;
-  /** Where unexpected errors go (the service's logger). */
-  onInternalError?: (err: unknown, taskId?: string) => void;
+export interface TaskRunnerDeps extends TaskRunDeps {
+  config: TaskRunDeps["config"] & Pick<Config, "tasks">;
   /** A run of the task here has ended (it finished, or stopped for another replica to go on): for ?wait. */
   onRunEnded?: (taskId: string) => void;
   /** Asked before a task is created; throws to refuse it (backlog.ts: too many tasks wait already). */
