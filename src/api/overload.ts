@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import rateLimit from "@fastify/rate-limit";
 import underPressure from "@fastify/under-pressure";
 import type { OverloadConfig } from "../config.ts";
-import { ApiError } from "../api/errors.ts";
+import { ApiError } from "./errors.ts";
 
 function exempt(request: FastifyRequest): boolean {
   const access = (request.routeOptions.config as { access?: string }).access;

@@ -12,7 +12,7 @@ import { RegionName } from "../../operations/description.ts";
 import { expand, locate } from "../../clouddriver/inventory.ts";
 import { parseName } from "../../naming/frigga.ts";
 import { isActive, selectDisable, selectScaleDown, type ClusterMember, type MemberDecision } from "../../operations/cluster-selection.ts";
-import { requireAccount } from "../../auth/access-control.ts";
+import { requireAccount } from "../access-control.ts";
 import type { TaskRunner } from "../../tasks/task-runner.ts";
 import { phaseOf } from "../../tasks/task-runner.ts";
 import type { HistoryEntry, OperationRequest } from "../../tasks/task.ts";

@@ -8,7 +8,7 @@ import type { AccountRegistry } from "../../azure/accounts.ts";
 import { withoutNulls, type FieldProblem } from "../../operations/description.ts";
 import type { AnyOperation, LocatedDescription } from "../../operations/operation.ts";
 import type { TaskRunner } from "../../tasks/task-runner.ts";
-import { requireAccount } from "../../auth/access-control.ts";
+import { requireAccount } from "../access-control.ts";
 import type { OperationRequest } from "../../tasks/task.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { ApiError, validationError } from "../errors.ts";

@@ -9,7 +9,7 @@ import { confirmation } from "../../azure/scale-set-state.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../../azure/vmss-gateway.ts";
 import { AccountName, RegionName, ResourceGroupName, ScaleSetName } from "../../operations/description.ts";
 import { disabledBy, recordedCapacity, servesTraffic, trafficPools, vmTrafficPools } from "../../operations/server-group-state.ts";
-import { requireAccount } from "../../auth/access-control.ts";
+import { requireAccount } from "../access-control.ts";
 import { validationError } from "../errors.ts";
 import { readFailureAnswer } from "../failure-answers.ts";
 import { ErrorResponse, ServerGroup } from "../schemas.ts";
