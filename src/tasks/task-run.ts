@@ -14,6 +14,7 @@ import { armWaitLine } from "../azure/arm-budget.ts";
 import { executeOp, OperationCanceledError, type Checkpoint } from "../azure/execute-op.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import type { AnyOperation, LocatedDescription, TaskOrigin } from "../operations/operation.ts";
+import { locate } from "../operations/locate.ts";
 import { describeResult, type OperationResult } from "../operations/server-group-state.ts";
 import type { Task, TaskCheckpoint } from "./task.ts";
 import type { TaskStore } from "./task-store.ts";
@@ -171,7 +172,7 @@ export class TaskRun {
     const op = operations.get(request.name);
     if (!op) throw new Error(`unknown operation ${request.name}`);
     const description = request.description as LocatedDescription;
-    const located = accounts.resolve(op.locator ? op.locator(description) : description);
+    const located = locate(accounts, op, description);
     if (!located.ok) throw new Error(located.problems.map((p) => `${p.field}: ${p.message}`).join("; "));
     // Named by the located scale set (a create: its cluster) until prepare names the one it acts on.
     this.#actingOn(located.ref);

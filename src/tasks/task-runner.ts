@@ -8,6 +8,7 @@
 // fallback (and the moment leases are renewed and old tasks pruned).
 import type { Config } from "../config.ts";
 import type { LocatedDescription } from "../operations/operation.ts";
+import { locate } from "../operations/locate.ts";
 import type { HistoryEntry, OperationRequest, Task } from "./task.ts";
 import { scaleSetKey } from "./ordering.ts";
 import { LeaseLostError } from "./task-journal.ts";
@@ -80,7 +81,7 @@ export class TaskRunner {
       const op = this.#deps.operations.get(o.name);
       const description = o.description as LocatedDescription;
       // A create is ordered by its cluster: two creates of one cluster would only race for the same next name.
-      const resolved = this.#deps.accounts.resolve(op?.locator ? op.locator(description) : description);
+      const resolved = locate(this.#deps.accounts, op, description);
       if (resolved.ok) keys.add(scaleSetKey(resolved.ref));
     }
     return [...keys];

@@ -7,6 +7,7 @@ import type { RetryConfig } from "../../config.ts";
 import type { AccountRegistry } from "../../azure/accounts.ts";
 import { withoutNulls, type FieldProblem } from "../../operations/description.ts";
 import type { AnyOperation, LocatedDescription } from "../../operations/operation.ts";
+import { locate } from "../../operations/locate.ts";
 import type { TaskRunner } from "../../tasks/task-runner.ts";
 import { requireAccount } from "../access-control.ts";
 import type { OperationRequest } from "../../tasks/task.ts";
@@ -74,7 +75,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
 
   /** Cross-field rules and account resolution, with field names prefixed as the client sent them. */
   function check(op: AnyOperation, description: LocatedDescription, prefix: string): FieldProblem[] {
-    const resolved = accounts.resolve(op.locator ? op.locator(description) : description);
+    const resolved = locate(accounts, op, description);
     const problems = [...(op.check?.(description) ?? []), ...(resolved.ok ? [] : resolved.problems)];
     return problems.map((p) => ({ field: prefix ? `${prefix}.${p.field}` : p.field, message: p.message }));
   }
