@@ -1,11 +1,12 @@
 import t from "tap";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { ConfigError } from "../src/config.ts";
+import { loadConfig, loadStartupConfig } from "../src/startup-config.ts";
 
 t.test("defaults: embedded simulator, the demo account, tasks in memory beside it", async (t) => {
   const c = loadConfig({});
   t.equal(c.port, 7002);
   t.equal(c.simulator.mode, "embedded");
-  t.equal(c.simulator.port, 7003);
+  t.equal(loadStartupConfig({}).simulator.port, 7003, "the embedded simulator's own setting");
   // The embedded simulator starts fresh at every start, so its tasks do too: the demo is one clean slate.
   t.equal(c.store.kind, "memory");
   t.equal(loadConfig({ TASK_STORE: "sqlite" }).store.kind, "sqlite", "unless told otherwise");

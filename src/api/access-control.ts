@@ -5,7 +5,7 @@
 // the API, with the caller's token); /health tells only "up" to a caller without credentials. /metrics needs a
 // token when principals are configured, unless METRICS_REQUIRE_TOKEN=false opens it.
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { accessControlEnabled, type AccessConfig } from "../config.ts";
+import { accessControlEnabled, type AccessConfig } from "../auth/access-config.ts";
 import { Type } from "@sinclair/typebox";
 import { ApiError } from "./errors.ts";
 import { ErrorResponse } from "./schemas.ts";

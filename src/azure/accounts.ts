@@ -2,7 +2,7 @@
 import type { ComputeManagementClient } from "@azure/arm-compute";
 import { createDefaultHttpClient, createEmptyPipeline, createPipelineRequest } from "@azure/core-rest-pipeline";
 import { readFileSync } from "node:fs";
-import type { AccountConfig } from "../config.ts";
+import type { AccountConfig } from "./account-config.ts";
 import { resourceGroupOf } from "../naming/frigga.ts";
 import { AccountSetupError, createComputeClient, credentialFor, loadIdentity } from "./client.ts";
 import { normalizeRegion, VmssGateway, type ScaleSetObserver, type ScaleSetRef } from "./vmss-gateway.ts";

@@ -7,8 +7,8 @@
 //   from anywhere: interrupted, by the shutdown (the task is handed over) or a lost lease (it is left alone)
 //
 // The decisions are task-outcome.ts's, the writes task-journal.ts's; this file acts on them.
-import type { Config } from "../config.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
+import type { RetryConfig } from "../azure/retry-policy.ts";
 import { observeArmResponses } from "../azure/arm-observer.ts";
 import { armWaitLine } from "../azure/arm-budget.ts";
 import { executeOp, OperationCanceledError, type Checkpoint } from "../azure/execute-op.ts";
@@ -42,7 +42,13 @@ export interface TaskRunDeps {
   store: TaskStore;
   accounts: AccountRegistry;
   operations: ReadonlyMap<string, AnyOperation>;
-  config: Pick<Config, "retry" | "lroPollIntervalMs" | "lroMaxPollIntervalMs"> & { tasks: Pick<Config["tasks"], "leaseMs" | "claimIntervalMs"> };
+  config: {
+    retry: RetryConfig;
+    lroPollIntervalMs: number;
+    lroMaxPollIntervalMs: number;
+    /** A lease lost is handed back within leaseMs, tried every claimIntervalMs (TasksConfig). */
+    tasks: { leaseMs: number; claimIntervalMs: number };
+  };
   /** Metrics and structured logs. */
   observer?: TaskObserver;
   /** Where unexpected errors go (the service's logger). */

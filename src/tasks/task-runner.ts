@@ -6,7 +6,6 @@
 // When it claims: whenever it has a free slot and there may be work, that is on a submission here, when one of
 // its tasks finishes, when the store says another replica made work (watch), and on the timer, which is only the
 // fallback (and the moment leases are renewed and old tasks pruned).
-import type { Config } from "../config.ts";
 import type { LocatedDescription } from "../operations/operation.ts";
 import { locate } from "../operations/locate.ts";
 import type { HistoryEntry, OperationRequest, Task } from "./task.ts";
@@ -16,8 +15,31 @@ import { TaskRun, type TaskRunDeps } from "./task-run.ts";
 
 export { canceledLine, phaseOf } from "./task-outcome.ts";
 
+export interface TasksConfig {
+  /** How long a claimed task stays ours without renewal; a dead replica's tasks are taken over after it. */
+  leaseMs: number;
+  /** How often leases are renewed and runnable tasks claimed. */
+  claimIntervalMs: number;
+  /** Tasks run at once by one replica. */
+  concurrency: number;
+  /** Finished tasks are kept this long, then pruned. */
+  retentionMs: number;
+  /** On SIGTERM/SIGINT: how long to wait for tasks to checkpoint before exiting anyway. */
+  shutdownTimeoutMs: number;
+  /** This replica's name in leases (default: hostname and pid). */
+  replicaId: string;
+  /** ?wait=: how often a task waited on is read from the store, to notice one another replica ended. */
+  waitPollMs: number;
+  /** GET /task/{id}: answers kept, per task, until its revision changes (0: none). */
+  bodyCacheEntries: number;
+  /** Submissions get 429 while this many tasks wait to start (TASK_BACKLOG_LIMIT; 0: no limit). */
+  backlogLimit: number;
+  /** Operations one task may hold (TASK_MAX_OPERATIONS); a longer list is a 400. */
+  maxOperations: number;
+}
+
 export interface TaskRunnerDeps extends TaskRunDeps {
-  config: TaskRunDeps["config"] & Pick<Config, "tasks">;
+  config: TaskRunDeps["config"] & { tasks: TasksConfig };
   /** A run of the task here has ended (it finished, or stopped for another replica to go on): for ?wait. */
   onRunEnded?: (taskId: string) => void;
   /** Asked before a task is created; throws to refuse it (backlog.ts: too many tasks wait already). */

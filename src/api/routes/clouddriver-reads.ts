@@ -5,7 +5,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
-import type { AccountConfig } from "../../config.ts";
+import type { AccountConfig } from "../../azure/account-config.ts";
 import { requireAccount } from "../access-control.ts";
 import { mayUseAccount } from "../../auth/principal.ts";
 import type { AccountRegistry } from "../../azure/accounts.ts";

@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from "node:util";
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { RetryConfig } from "../../config.ts";
+import type { RetryConfig } from "../../azure/retry-policy.ts";
 import type { AccountRegistry } from "../../azure/accounts.ts";
 import { withoutNulls, type FieldProblem } from "../../operations/description.ts";
 import type { AnyOperation, LocatedDescription } from "../../operations/operation.ts";
