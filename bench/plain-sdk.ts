@@ -9,7 +9,7 @@
 //     reports how many succeeded and how many Azure refused.
 import { readFileSync } from "node:fs";
 import { createComputeClient } from "../src/azure/client.ts";
-import { simulatorDemoAccount } from "../src/config.ts";
+import { simulatorDemoAccount } from "../src/config/accounts.ts";
 
 const [mode, url, caFile, subscriptionId, resourceGroup, name, nText, concurrencyText] = process.argv.slice(2);
 const client = createComputeClient(simulatorDemoAccount({ url, caPem: readFileSync(caFile, "utf8"), subscriptionId }));

@@ -9,7 +9,7 @@ import { dirname, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildApp } from "../src/app.ts";
 import { OPENAPI_FILE } from "../src/api/openapi.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
 
 /** The checked-in document (the one the service serves). */
 export const DEFAULT_OPENAPI_PATH = fileURLToPath(OPENAPI_FILE);

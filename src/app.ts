@@ -1,7 +1,8 @@
 // buildApp: the configured service, ready to inject() or listen(). Nothing here listens or reads the environment.
 import Fastify, { type FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { accessControlEnabled, type Config } from "./config.ts";
+import type { Config } from "./config.ts";
+import { accessControlEnabled } from "./auth/access-config.ts";
 import { AccountRegistry } from "./azure/accounts.ts";
 import { createComputeClient } from "./azure/client.ts";
 import { createArmBudget } from "./azure/create-arm-budget.ts";
@@ -26,11 +27,11 @@ import { RateLimits, rateLimitRoutes } from "./api/routes/rate-limits.ts";
 import { observeAllArmResponses } from "./azure/arm-observer.ts";
 import { RateLimitBudget } from "./azure/rate-limit-budget.ts";
 import { readRetry } from "./azure/retry-policy.ts";
-import { installAccessControl, type RouteAccessInfo } from "./auth/access-control.ts";
+import { installAccessControl, type RouteAccessInfo } from "./api/access-control.ts";
 import { ServiceMetrics } from "./observability/metrics.ts";
 import { observabilityRoutes, Readiness } from "./observability/routes.ts";
 import { combineObservers, TaskLog } from "./observability/task-logs.ts";
-import { installOverloadProtection } from "./observability/overload.ts";
+import { installOverloadProtection } from "./api/overload.ts";
 import { TaskProgress } from "./observability/task-progress.ts";
 import { uiRoutes } from "./ui/routes.ts";
 import { installPageSecurityHeaders } from "./ui/page-headers.ts";
@@ -166,14 +167,16 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   await app.register(docsRoutes);
   await app.register(healthRoutes, { runner, accounts: accounts.names(), operations: [...operations.keys()], detailsNeedCredentials: accessControlEnabled(config.access) });
   if (!config.clouddriver) await app.register(featureRoutes, { operations: [...operations.keys()] });
+  // Every read a poller or a person waits on: the Clouddriver reads, GET /azure/serverGroups, a dry run.
+  const readRetryProfile = readRetry(config.retry, config.readRetry);
   await app.register(operationRoutes, {
     operations,
     accounts,
     runner,
-    maxOperationsPerTask: 50,
+    maxOperationsPerTask: config.tasks.maxOperations,
     forwarder,
     waiter,
-    readRetry: readRetry(config.retry),
+    readRetry: readRetryProfile,
     onSubmitted: (taskId, created, principal, ops) => {
       if (created) metrics.tasksSubmitted.inc();
       taskLog.submitted(taskId, principal, ops, created);
@@ -181,11 +184,11 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   });
   const bodies = new TaskBodies(config.tasks.bodyCacheEntries);
   await app.register(taskRoutes, { store, forwarder, requeue: (task, entry) => runner.requeue(task, entry), onCancelRequested: (id) => runner.cancel(id), waiter, bodies });
-  await app.register(serverGroupRoutes, { accounts, retry: config.retry });
+  await app.register(serverGroupRoutes, { accounts, readRetry: readRetryProfile });
   // One read cache for the Clouddriver reads; every gateway feeds it its fresh reads and invalidates it on writes.
   const reads = new ScaleSetReads(accounts, {
     ttlMs: config.readCacheTtlMs,
-    retry: readRetry(config.retry),
+    retry: readRetryProfile,
     // A read that joins one under way costs Azure nothing either: a hit.
     onLookup: (result) => metrics.readCache.inc({ result: result === "miss" ? "miss" : "hit" }),
   });

@@ -8,6 +8,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { applyRuntimeHeapFlags, compileCacheDir, enableModuleCompileCache, restartWithHeapFlags } from "./node-process.ts";
 import type { Config } from "./config.ts";
+import type { SimulatorConfig } from "./simulator/settings.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
 
 // Only as the entry point: restarting replaces the whole process, whoever imported this.
@@ -20,13 +21,15 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
 }
 const { buildApp, printBanner, writeLogLine } = await import("./app.ts");
 const { AccountSetupError } = await import("./azure/client.ts");
-const { ConfigError, loadConfig } = await import("./config.ts");
+const { ConfigError } = await import("./config.ts");
+const { loadStartupConfig } = await import("./startup-config.ts");
 const { createTaskStore, TaskStoreOpenError } = await import("./tasks/create-task-store.ts");
 
 async function main(): Promise<void> {
   let config: Config;
+  let simulatorConfig: SimulatorConfig;
   try {
-    config = loadConfig();
+    ({ config, simulator: simulatorConfig } = loadStartupConfig());
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`vmss-ops: configuration error: ${err.message}`);
@@ -41,15 +44,15 @@ async function main(): Promise<void> {
     let sim: Awaited<ReturnType<typeof startSimulator>>;
     try {
       sim = await startSimulator({
-        ...config.simulator.settings,
-        host: config.simulator.host,
-        port: config.simulator.port,
-        subscriptionId: config.simulator.subscriptionId,
-        throttling: config.simulator.throttling.enabled,
+        ...simulatorConfig.settings,
+        host: simulatorConfig.host,
+        port: simulatorConfig.port,
+        subscriptionId: simulatorConfig.subscriptionId,
+        throttling: simulatorConfig.throttling.enabled,
         seed: true,
       });
     } catch (err) {
-      console.error(`vmss-ops: the embedded simulator: ${listenProblem(err, config.simulator.host, config.simulator.port, "SIMULATOR_PORT")}`);
+      console.error(`vmss-ops: the embedded simulator: ${listenProblem(err, simulatorConfig.host, simulatorConfig.port, "SIMULATOR_PORT")}`);
       process.exit(2);
     }
     stopSimulator = () => sim.close();

@@ -4,7 +4,9 @@
 import t from "tap";
 import { createHash } from "node:crypto";
 import { request } from "undici";
-import { loadConfig, ConfigError, SIMULATOR_SUBSCRIPTION_ID } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
+import { ConfigError } from "../src/config.ts";
+import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
 
 const TEAM_A = "team-a-token-0123456789abcdef";

@@ -3,7 +3,7 @@
 import t from "tap";
 import { readFile } from "node:fs/promises";
 import { buildApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
 import { DEFAULT_OPENAPI_PATH } from "../scripts/write-openapi.ts";
 
 const config = loadConfig({ SIMULATOR: "external", SIMULATOR_URL: "https://127.0.0.1:1", LOG_LEVEL: "silent" });

@@ -5,7 +5,8 @@
 import t from "tap";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { loadConfig, type AccountConfig } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
+import type { AccountConfig } from "../src/azure/account-config.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";

@@ -10,7 +10,10 @@ import { Writable } from "node:stream";
 import { ClientCertificateCredential, ClientSecretCredential, DefaultAzureCredential, ManagedIdentityCredential, WorkloadIdentityCredential } from "@azure/identity";
 import { AccountRegistry } from "../src/azure/accounts.ts";
 import { AccountSetupError, credentialFor, loadIdentity } from "../src/azure/client.ts";
-import { CLOUDS, ConfigError, loadConfig, SIMULATOR_SUBSCRIPTION_ID } from "../src/config.ts";
+import { CLOUDS } from "../src/azure/account-config.ts";
+import { ConfigError } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
+import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
 import { REPO, SIMULATOR_CA_FILE, startChildService } from "./helpers/child-service.ts";
 import { startTestEnv } from "./helpers/service.ts";
 

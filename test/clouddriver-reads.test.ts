@@ -8,7 +8,7 @@ import { serverGroupView } from "../src/clouddriver/server-group.ts";
 import { defaultResourceGroupOf, parseName } from "../src/naming/frigga.ts";
 import { chooseTarget, parseTarget, type Candidate } from "../src/clouddriver/targets.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
-import { CLOUDS } from "../src/config.ts";
+import { CLOUDS } from "../src/azure/account-config.ts";
 
 t.test("Frigga's Names.parseName", async (t) => {
   t.same(parseName("app-stack-detail-v001"), { app: "app", cluster: "app-stack-detail", stack: "stack", detail: "detail", sequence: 1 });

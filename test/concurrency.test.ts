@@ -1,7 +1,7 @@
 // Other writers on the same scale set: a write still in flight (409), and an out-of-band change (412).
 import t from "tap";
 import { createComputeClient } from "../src/azure/client.ts";
-import { simulatorDemoAccount } from "../src/config.ts";
+import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
 import { waitFor } from "./helpers/wait-for.ts";
 

@@ -1,11 +1,16 @@
 import t from "tap";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildApp } from "../src/app.ts";
+import { readRetry } from "../src/azure/retry-policy.ts";
+import { ConfigError } from "../src/config.ts";
+import { loadConfig, loadStartupConfig } from "../src/startup-config.ts";
 
 t.test("defaults: embedded simulator, the demo account, tasks in memory beside it", async (t) => {
   const c = loadConfig({});
   t.equal(c.port, 7002);
   t.equal(c.simulator.mode, "embedded");
-  t.equal(c.simulator.port, 7003);
+  t.equal(loadStartupConfig({}).simulator.port, 7003, "the embedded simulator's own setting");
   // The embedded simulator starts fresh at every start, so its tasks do too: the demo is one clean slate.
   t.equal(c.store.kind, "memory");
   t.equal(loadConfig({ TASK_STORE: "sqlite" }).store.kind, "sqlite", "unless told otherwise");
@@ -52,4 +57,68 @@ t.test("bad values stop start-up with the variable named", async (t) => {
   ];
   for (const [env, message] of cases) t.throws(() => loadConfig(env), message, JSON.stringify(env));
   t.throws(() => loadConfig({ PORT: "x" }), ConfigError);
+});
+
+t.test("the simulator's own settings are read by its rules, and a bad one stops start-up the same way", async (t) => {
+  t.throws(() => loadConfig({ SIMULATOR_TIME_SCALE: "fast" }), /SIMULATOR_TIME_SCALE must be a number above 0/);
+  t.throws(() => loadConfig({ SIMULATOR_PORT: "99999" }), ConfigError);
+  const subscriptionId = "11111111-2222-4333-8444-555555555555";
+  t.equal(loadConfig({ SIMULATOR_SUBSCRIPTION_ID: subscriptionId }).accounts[0].subscriptionId, subscriptionId, "the demo account is in the simulator's subscription");
+  t.equal(loadStartupConfig({ SIMULATOR_TIME_SCALE: "0.5" }).simulator.settings.timeScale, 0.5, "what an embedded simulator starts with");
+});
+
+t.test("the per-task operation limit and the read-retry bounds are configuration, with their old defaults", async (t) => {
+  const c = loadConfig({});
+  t.equal(c.tasks.maxOperations, 50);
+  t.same(c.readRetry, { maxAttempts: 3, deadlineMs: 20_000 });
+  const read = readRetry(c.retry, c.readRetry);
+  t.same([read.maxAttempts, read.deadlineMs], [3, 20_000], "a read someone waits on: three attempts within 20 s");
+  const set = loadConfig({ TASK_MAX_OPERATIONS: "2", READ_RETRY_MAX_ATTEMPTS: "5", READ_RETRY_DEADLINE_MS: "9000", RETRY_MAX_ATTEMPTS: "4" });
+  t.equal(set.tasks.maxOperations, 2);
+  const bounded = readRetry(set.retry, set.readRetry);
+  t.same([bounded.maxAttempts, bounded.deadlineMs], [4, 9000], "never more attempts than an operation's own");
+  t.throws(() => loadConfig({ TASK_MAX_OPERATIONS: "0" }), /TASK_MAX_OPERATIONS must be between 1 and 1000/);
+  t.throws(() => loadConfig({ READ_RETRY_DEADLINE_MS: "soon" }), /READ_RETRY_DEADLINE_MS must be a whole number/);
+});
+
+t.test("a list of more operations than TASK_MAX_OPERATIONS is a 400, and no task is made", async (t) => {
+  const config = loadConfig({ SIMULATOR_URL: "https://127.0.0.1:1", TASK_MAX_OPERATIONS: "2", LOG_LEVEL: "silent" });
+  const service = await buildApp({ config, logger: false });
+  t.teardown(() => service.close());
+  const resize = { resizeServerGroup: { credentials: "demo", region: "eastus", serverGroupName: "web-prod-v001", targetSize: 2 } };
+  const res = await service.app.inject({ method: "POST", url: "/azure/ops", payload: [resize, resize, resize] });
+  t.equal(res.statusCode, 400, res.body);
+  t.match(res.json().message, /2/, "the limit is named");
+  t.same((await service.store.list({ limit: 10 })).tasks, [], "no task");
+});
+
+/** Variable names in the first column of docs/configuration.md's tables of environment variables. */
+function documentedVariables(): Set<string> {
+  const doc = readFileSync(join(import.meta.dirname, "..", "docs", "configuration.md"), "utf8");
+  const section = doc.slice(doc.indexOf("## Environment variables"), doc.indexOf("## Accounts"));
+  const rows = section.split("\n").filter((line) => line.startsWith("| `"));
+  return new Set(rows.flatMap((row) => [...row.split("|")[1].matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1])));
+}
+
+/** Variables the service's configuration (src/config.ts, src/config/) and the simulator's settings read. */
+function readVariables(): Set<string> {
+  const src = join(import.meta.dirname, "..", "src");
+  const files = ["config.ts", "simulator/settings.ts", ...readdirSync(join(src, "config")).map((f) => `config/${f}`)];
+  const names = new Set<string>();
+  for (const file of files) {
+    const text = readFileSync(join(src, file), "utf8");
+    const patterns = [/\benv\.([A-Z][A-Z0-9_]+)/g, /\b\w+\(env, "([A-Z][A-Z0-9_]+)"/g];
+    // In the configuration's own modules, every quoted name in capitals is a variable (ACCOUNTS_FILE, AZURE_CLIENT_SECRET, …).
+    if (file.startsWith("config")) patterns.push(/"([A-Z][A-Z0-9_]+)"/g);
+    for (const pattern of patterns) for (const m of text.matchAll(pattern)) names.add(m[1]);
+  }
+  return names;
+}
+
+t.test("docs/configuration.md lists every variable the configuration reads, and only those", async (t) => {
+  const documented = documentedVariables();
+  const read = readVariables();
+  t.ok(read.size > 60, `the variables were found (${read.size})`);
+  t.same([...read].filter((v) => !documented.has(v)).sort(), [], "read but not documented");
+  t.same([...documented].filter((v) => !read.has(v)).sort(), [], "documented but read nowhere");
 });

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, posix, resolve } from "node:path";
 import { Agent, request } from "undici";
 import { parse as parseYaml } from "yaml";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
 import { freePort } from "./helpers/child-service.ts";
 
 const REPO = resolve(import.meta.dirname, "..");

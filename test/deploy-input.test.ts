@@ -6,7 +6,7 @@ import t from "tap";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
 import { accountVmAdmin, VmAdminUnavailable } from "../src/azure/accounts.ts";
 import { askedDesired, deployCapacity, deployProblems, namedSource, normalImage, scriptOf } from "../src/operations/create/deploy-input.ts";
 import { balancerOf, withGroupGatewayPool, withGroupPools } from "../src/operations/create/network-by-name.ts";

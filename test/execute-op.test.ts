@@ -5,7 +5,7 @@ import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { LongRunningOperationError } from "../src/azure/arm-failure.ts";
 import { executeOp, GaveUpError, type ScaleSetPlanner } from "../src/azure/execute-op.ts";
 import { guardLabel, guardOf, type ScaleSetGateway, type ScaleSetSnapshot, type WriteStep } from "../src/azure/vmss-gateway.ts";
-import type { RetryConfig } from "../src/config.ts";
+import type { RetryConfig } from "../src/azure/retry-policy.ts";
 import { resizeServerGroup } from "../src/operations/resize-server-group.ts";
 import type { ServerGroupResult } from "../src/operations/server-group-state.ts";
 import { recordedScaleSet, recordedSnapshot } from "./helpers/recorded-shapes.ts";

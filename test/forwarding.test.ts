@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import { request } from "undici";
 import { buildApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
 
 interface Received {

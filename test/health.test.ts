@@ -4,7 +4,7 @@ import t from "tap";
 import { Value } from "@sinclair/typebox/value";
 import { buildApp } from "../src/app.ts";
 import { Health } from "../src/api/schemas.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
 
 t.test("the liveness body is exactly Health", async (t) => {
   const config = loadConfig({ SIMULATOR: "external", SIMULATOR_URL: "https://127.0.0.1:1", LOG_LEVEL: "silent" });

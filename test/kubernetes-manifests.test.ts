@@ -10,7 +10,7 @@ import { parseAllDocuments } from "yaml";
 import { Deployment } from "kubernetes-models/apps/v1";
 import { ConfigMap, Secret, Service, ServiceAccount } from "kubernetes-models/v1";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
 import { REPO } from "./helpers/child-service.ts";
 
 const DIR = join(REPO, "deploy", "kubernetes");

@@ -2,7 +2,7 @@
 // the wait between polls of a write whatever Retry-After says, so the service notices the end of a simulated write
 // that lasts milliseconds without waiting a whole second for it.
 import t from "tap";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
 
 t.test("LRO_MAX_POLL_INTERVAL_MS: default 120 s, as set", async (t) => {

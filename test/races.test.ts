@@ -1,7 +1,7 @@
 // The named races: two resizes at once, a resize against an autoscaler, terminate while a resize is in flight.
 import t from "tap";
 import { createComputeClient } from "../src/azure/client.ts";
-import { simulatorDemoAccount } from "../src/config.ts";
+import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
 
 const env = await startTestEnv({ writeDurationMs: 120 });

@@ -14,7 +14,7 @@
 // A failure prints the seed: RANDOM_SEED=<seed> RANDOM_SCHEDULES=1 npx tap test/randomized-concurrency.test.ts
 import t from "tap";
 import { createComputeClient } from "../src/azure/client.ts";
-import { simulatorDemoAccount } from "../src/config.ts";
+import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { demo, startTestEnv, type SimCall, type TestEnv } from "./helpers/service.ts";
 
 const SCHEDULES = Number(process.env.RANDOM_SCHEDULES ?? 120);

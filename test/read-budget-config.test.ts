@@ -1,6 +1,6 @@
 // The read-budget figures the busy wait is paced by: Azure's, or the simulator's when it is all the service talks to.
 import t from "tap";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
 import { busyReadIntervalMs } from "../src/azure/retry-policy.ts";
 
 // A real account needs access control, or TRUSTED_NETWORK=true: these tests are about the read budget only.

@@ -9,7 +9,7 @@ import { observe } from "../src/azure/observe.ts";
 import { GaveUpError } from "../src/azure/execute-op.ts";
 import { ScaleSetReads } from "../src/azure/read-cache.ts";
 import { readRetry } from "../src/azure/retry-policy.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
 import { callsFor, startTestEnv } from "./helpers/service.ts";
 import { jsonLogLines } from "./helpers/log-lines.ts";
 
@@ -90,7 +90,8 @@ t.test("a read that keeps failing transiently answers 503, with Retry-After, onc
 });
 
 t.test("observe(): the retry policy's rules, and a bug of ours as it is", async (t) => {
-  const retry = readRetry(loadConfig({ SIMULATOR_URL: "https://127.0.0.1:1" }).retry);
+  const config = loadConfig({ SIMULATOR_URL: "https://127.0.0.1:1" });
+  const retry = readRetry(config.retry, config.readRetry);
   // A clock that the waits move on: no real time passes, and the read's deadline still ends the retries.
   const fakeTime = () => {
     let now = 0;

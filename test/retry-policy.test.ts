@@ -1,5 +1,5 @@
 import t from "tap";
-import type { RetryConfig } from "../src/config.ts";
+import type { RetryConfig } from "../src/azure/retry-policy.ts";
 import type { ArmFailure } from "../src/azure/arm-failure.ts";
 import { kindForStatus } from "../src/azure/arm-failure.ts";
 import { busyReadIntervalMs, decideBusyWait, decideRetry, formatDuration, isRetryableKind } from "../src/azure/retry-policy.ts";

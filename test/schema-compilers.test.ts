@@ -3,7 +3,7 @@
 import t from "tap";
 import Fastify from "fastify";
 import { buildApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
 import { LazySchemaCompilers } from "../src/api/schema-compilers.ts";
 
 t.test("every route schema of the service compiles", async (t) => {

@@ -5,7 +5,7 @@
 import t from "tap";
 import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { createComputeClient } from "../src/azure/client.ts";
-import { simulatorDemoAccount } from "../src/config.ts";
+import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { HAND_CLOCK_START as START, startHandClockSimulator } from "./helpers/hand-clock-simulator.ts";
 
 let clock = START;

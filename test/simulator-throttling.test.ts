@@ -2,7 +2,7 @@
 // Retry-After and x-ms-ratelimit-remaining-resource. Most tests run on a hand-moved clock, so refills need no sleeping.
 import t from "tap";
 import { createComputeClient } from "../src/azure/client.ts";
-import { simulatorDemoAccount } from "../src/config.ts";
+import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { SimulatorControl, type RawResponse } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { AZURE_POLICIES, bucketName, parseThrottlingUpdate, ThrottlingConfigError } from "../src/simulator/throttling.ts";

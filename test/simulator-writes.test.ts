@@ -2,7 +2,7 @@
 // the switchable modes for concurrent writes, rolling upgrades and the time factor. Nothing sleeps.
 import t from "tap";
 import { createComputeClient } from "../src/azure/client.ts";
-import { simulatorDemoAccount } from "../src/config.ts";
+import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { SimulatorControl, type RawResponse } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { HAND_CLOCK_START as START, startHandClockSimulator } from "./helpers/hand-clock-simulator.ts";

@@ -3,7 +3,7 @@
 // the very next poll, byte for byte as a freshly built answer would.
 import t from "tap";
 import { buildApp, type Service } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { TaskBodies } from "../src/api/task-bodies.ts";

@@ -2,7 +2,7 @@
 // memory store. One commit per step: the history lines ride along with the change that follows them.
 import t from "tap";
 import { AccountRegistry } from "../src/azure/accounts.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
 import { operations } from "../src/operations/registry.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";

@@ -1,7 +1,7 @@
 // The runner's takeover paths, made deterministic with the memory store (no Azure call is needed for them).
 import t from "tap";
 import { AccountRegistry } from "../src/azure/accounts.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/startup-config.ts";
 import { operations } from "../src/operations/registry.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { TaskRunner } from "../src/tasks/task-runner.ts";

@@ -11,10 +11,21 @@
 import type { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Agent, request as send } from "undici";
-import type { ClouddriverConfig } from "../config.ts";
 import { checkForwardedPath, forwardedHeaders, isSafeMethod } from "../auth/forwarded-identity.ts";
 import { apiError } from "./error-catalogue.ts";
 import { rawBodyOf } from "./json-body.ts";
+
+/** A Clouddriver that answers everything this service does not serve (other clouds, other operations, its tasks). */
+export interface ClouddriverConfig {
+  /** Base URL, e.g. http://clouddriver:7002 (a path prefix is kept). */
+  url: string;
+  /** How long to wait for a connection. */
+  connectTimeoutMs: number;
+  /** How long to wait for the response headers, and at most between two chunks of a body. */
+  timeoutMs: number;
+  /** Authorization header value for Clouddriver (CLOUDDRIVER_AUTHORIZATION); callers' own are never forwarded. */
+  authorization?: string;
+}
 
 /** Headers that describe one connection, not the message (RFC 9110 §7.6.1), and ones the client library sets. */
 const HOP_BY_HOP = new Set([

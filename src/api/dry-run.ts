@@ -3,7 +3,7 @@
 // Nothing is written and no task is stored.
 import type { AccountRegistry } from "../azure/accounts.ts";
 import { describeArmFailure } from "../azure/arm-failure.ts";
-import type { RetryConfig } from "../config.ts";
+import type { RetryConfig } from "../azure/retry-policy.ts";
 import { planWithoutWriting } from "../azure/observe.ts";
 import type { AnyOperation, LocatedDescription } from "../operations/operation.ts";
 import type { HistoryEntry, OperationRequest } from "../tasks/task.ts";

@@ -2,7 +2,7 @@
 // left open costs Azure at most one listing and one read per scale set each READ_CACHE_TTL_MS), grouped as
 // Spinnaker groups them (account → cluster → server group), with capacity, instances in traffic and the last task.
 import { Type, type Static } from "@sinclair/typebox";
-import type { AccountConfig } from "../config.ts";
+import type { AccountConfig } from "../azure/account-config.ts";
 import { describeArmFailure } from "../azure/arm-failure.ts";
 import type { ScaleSetReads } from "../azure/read-cache.ts";
 import { normalizeRegion, type ScaleSetRef } from "../azure/vmss-gateway.ts";

@@ -1,7 +1,7 @@
 // Bearer tokens: the presented token is hashed and compared with every configured hash in constant time, so
 // neither the comparison nor which principal matched shows in the timing.
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { PrincipalConfig } from "../config.ts";
+import type { PrincipalConfig } from "./access-config.ts";
 
 export function findTokenPrincipal(principals: readonly PrincipalConfig[], token: string): PrincipalConfig | undefined {
   const presented = createHash("sha256").update(token, "utf8").digest();

@@ -2,8 +2,7 @@
 import type { ComputeManagementClient } from "@azure/arm-compute";
 import { createDefaultHttpClient, createEmptyPipeline, createPipelineRequest } from "@azure/core-rest-pipeline";
 import { readFileSync } from "node:fs";
-import type { AccountConfig } from "../config.ts";
-import type { FieldProblem, ServerGroupLocator } from "../operations/description.ts";
+import type { AccountConfig } from "./account-config.ts";
 import { resourceGroupOf } from "../naming/frigga.ts";
 import { AccountSetupError, createComputeClient, credentialFor, loadIdentity } from "./client.ts";
 import { normalizeRegion, VmssGateway, type ScaleSetObserver, type ScaleSetRef } from "./vmss-gateway.ts";
@@ -78,6 +77,21 @@ export async function resolveVmAdmin(account: AccountConfig, env: NodeJS.Process
   const user = v.adminUsername || (await readSecret(account, v.keyVaultUrl, "VMUsername", signal));
   if (v.useSshPublicKey !== false) return { adminUserName: user, sshPublicKeys: [await readSecret(account, v.keyVaultUrl, "VMSshPublicKey", signal)] };
   return { adminUserName: user, sshPublicKeys: [], password: await readSecret(account, v.keyVaultUrl, "VMPassword", signal) };
+}
+
+/** The fields of a description that locate a server group (Clouddriver's names; operations/description.ts's schema). */
+export interface ServerGroupLocator {
+  credentials?: string;
+  account?: string;
+  region: string;
+  serverGroupName: string;
+  resourceGroup?: string;
+}
+
+/** A problem with one field of a request, named the way the client sent it. */
+export interface FieldProblem {
+  field: string;
+  message: string;
 }
 
 export type Resolution = { ok: true; ref: ScaleSetRef } | { ok: false; problems: FieldProblem[] };

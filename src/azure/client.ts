@@ -2,7 +2,7 @@
 // credential from @azure/identity pointed at the account's cloud (authority host, token audience, ARM endpoint).
 import { ComputeManagementClient } from "@azure/arm-compute";
 import type { AccessToken, TokenCredential } from "@azure/core-auth";
-import type { AccountConfig } from "../config.ts";
+import type { AccountConfig } from "./account-config.ts";
 import { armObserverPolicy } from "./arm-observer.ts";
 import { armBudgetPolicy, type ArmBudget } from "./arm-budget.ts";
 

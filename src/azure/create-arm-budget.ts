@@ -1,9 +1,19 @@
 // The ARM budget the configuration asks for (ARM_BUDGET, ARM_BUDGET_SHARED, ARM_BUDGET_REFILL_SCALE): shared in
 // PostgreSQL when the tasks are (every replica spends one subscription's budget), in this process otherwise.
-import type { Config } from "../config.ts";
 import { ArmBudget, InProcessLedger } from "./arm-budget.ts";
 
-export async function createArmBudget(config: Pick<Config, "armBudget" | "store">): Promise<ArmBudget | undefined> {
+/** The ARM call budget (src/azure/arm-budget.ts, docs/configuration.md). */
+export interface ArmBudgetConfig {
+  /** ARM_BUDGET: take from the budget before each call (default true). */
+  enabled: boolean;
+  /** ARM_BUDGET_REFILL_SCALE: multiplies Azure's refill rates (a simulator at a time scale refills faster; default 1). */
+  refillScale: number;
+  /** ARM_BUDGET_SHARED: keep the levels in PostgreSQL, shared by every replica (default: when TASK_STORE is postgres). */
+  shared: boolean;
+}
+
+/** `store`: the task store's kind and database, where a shared budget keeps its levels (StoreConfig). */
+export async function createArmBudget(config: { armBudget: ArmBudgetConfig; store: { kind: string; databaseUrl?: string } }): Promise<ArmBudget | undefined> {
   const { armBudget, store } = config;
   if (!armBudget.enabled) return undefined;
   const options = { refillScale: armBudget.refillScale };

@@ -7,7 +7,7 @@
 // Succeeded scale set whose running VMs match its capacity; one Azure left Failed is driven again, a bounded number
 // of times, and otherwise fails with what runs.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { RetryConfig } from "../config.ts";
+import type { RetryConfig } from "./retry-policy.ts";
 import { ClassifiedError, describeArmFailure, failureLabel, isProgrammingError, RefusalError, type ArmFailure, type FailureKind } from "./arm-failure.ts";
 import { decideBusyWait, decideRetry, formatDuration, isRetryableKind } from "./retry-policy.ts";
 import { confirmation, describeStopped, isBusy, isFailed, stoppedInstances, suspiciousRead } from "./scale-set-state.ts";

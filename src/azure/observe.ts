@@ -4,7 +4,7 @@
 // anything else ends it at once, a bug of ours as what it is. Unlike executeOp it neither waits out another writer
 // nor judges the read: it reports the state as it is, mid-write or Failed.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { RetryConfig } from "../config.ts";
+import type { RetryConfig } from "./retry-policy.ts";
 import { describeArmFailure, failureLabel } from "./arm-failure.ts";
 import { GaveUpError, type ScaleSetPlanner } from "./execute-op.ts";
 import { decideRetry } from "./retry-policy.ts";

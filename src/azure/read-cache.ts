@@ -3,7 +3,7 @@
 // through one short-lived entry: concurrent reads share one Azure call, a read within the TTL is answered from
 // memory, and our own writes (and any fresh read an operation makes) replace what is there.
 import type { VirtualMachineScaleSet } from "@azure/arm-compute";
-import type { RetryConfig } from "../config.ts";
+import type { RetryConfig } from "./retry-policy.ts";
 import type { AccountRegistry } from "./accounts.ts";
 import { observe } from "./observe.ts";
 import type { ScaleSetObserver, ScaleSetRef, ScaleSetSnapshot, WriteStep } from "./vmss-gateway.ts";

@@ -1,8 +1,43 @@
 // What to do after a failed attempt, and how long to wait between reads while another write holds the scale set.
 // Pure: no clock, no I/O, randomness passed in, so a table of cases tests it. Status → kind is decided in
 // arm-failure.ts (kindForStatus); kind → retryable and every wait are decided here, and nowhere else.
-import type { RetryConfig } from "../config.ts";
 import type { ArmFailure, FailureKind } from "./arm-failure.ts";
+
+export interface RetryConfig {
+  /** Attempts per operation, the first included; only a floor for 429, 408, 5xx and network failures (retry-policy.ts). */
+  maxAttempts: number;
+  /** maxAttempts bounds every failure, Azure's "not now" included: a read someone waits on (readRetry). Not from the environment. */
+  attemptsBoundEverything?: boolean;
+  /** Wall-clock bound for one operation, all attempts and waits included. */
+  deadlineMs: number;
+  /** First backoff after a conflict (409/412): a write lock clears within one write's duration, so start small. */
+  conflictBaseDelayMs: number;
+  /** First backoff after a server-side or network failure. */
+  transientBaseDelayMs: number;
+  /**
+   * While another write holds the scale set (the read shows provisioningState Updating), re-read this often
+   * instead of sending a write that would 409. Waiting is not a failed attempt; the deadline bounds it.
+   */
+  busyPollIntervalMs: number;
+  /** Backoff used for 429 when Azure sends no Retry-After. */
+  throttleDefaultDelayMs: number;
+  /** No computed backoff is longer than this; Azure's Retry-After is honoured in full, within the deadline. */
+  maxDelayMs: number;
+  /**
+   * The share of a scale set's read budget that one task may spend while it waits out another writer (0-1]. The
+   * re-reads are paced so that they stay within this share of the refill (scaleSetReadsPerMinute).
+   */
+  busyReadShare: number;
+  /** Azure's refill of a scale set's GET budget, per minute (12). A simulator that scales time scales this too. */
+  scaleSetReadsPerMinute: number;
+  /** Azure's burst of a scale set's GET budget (36): below our share of it, a waiting task waits for the refill. */
+  scaleSetReadBurst: number;
+  /**
+   * How often a scale set that Azure left Failed (a write it accepted could not complete, e.g. AllocationFailed)
+   * is driven again by re-sending its model, before the operation fails with the instances Azure lists.
+   */
+  maxRedrives: number;
+}
 
 /**
  * Whether a failure of this kind is worth another attempt: 408, 409 (a write lock), 412 (re-read and re-plan),
@@ -13,13 +48,20 @@ export function isRetryableKind(kind: FailureKind): boolean {
   return kind !== "notFound" && kind !== "terminal" && kind !== "programming";
 }
 
+/** The bounds of a read that a poller or a person waits on (READ_RETRY_MAX_ATTEMPTS 3, READ_RETRY_DEADLINE_MS 20 s). */
+export interface ReadRetryConfig {
+  maxAttempts: number;
+  deadlineMs: number;
+}
+
 /**
  * The retry profile of a read that a poller or a person waits on (the Clouddriver reads, GET /azure/serverGroups, a
- * dry run): not a deployment's patience. At most 20 s, Azure's "not now" (isRetriedUntilDeadline) included, and
- * three attempts for the rest; a Retry-After longer than what is left is passed on to the caller (a 503's).
+ * dry run): not a deployment's patience. Within `bounds` (20 s, Azure's "not now" (isRetriedUntilDeadline)
+ * included, and three attempts for the rest, by default) and never beyond the operations' own; a Retry-After longer
+ * than what is left is passed on to the caller (a 503's).
  */
-export function readRetry(config: RetryConfig): RetryConfig {
-  return { ...config, maxAttempts: Math.min(config.maxAttempts, 3), deadlineMs: Math.min(config.deadlineMs, 20_000) };
+export function readRetry(config: RetryConfig, bounds: ReadRetryConfig): RetryConfig {
+  return { ...config, maxAttempts: Math.min(config.maxAttempts, bounds.maxAttempts), deadlineMs: Math.min(config.deadlineMs, bounds.deadlineMs) };
 }
 
 export type RetryDecision =

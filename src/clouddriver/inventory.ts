@@ -1,7 +1,7 @@
 // Finding an application's server groups in Azure: the scale sets, in the account's resource group for their region,
 // whose names follow Spinnaker's convention for that application (and cluster). Reads go through the read cache.
 import type { VirtualMachineScaleSet } from "@azure/arm-compute";
-import type { AccountConfig } from "../config.ts";
+import type { AccountConfig } from "../azure/account-config.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import { describeArmFailure } from "../azure/arm-failure.ts";
 import { GaveUpError } from "../azure/execute-op.ts";

@@ -7,6 +7,13 @@ import type { StoreHealth } from "../tasks/store-outage.ts";
 import type { BacklogMonitor } from "../tasks/backlog.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 
+export interface ObservabilityConfig {
+  /** /ready reuses its answer this long (READY_CACHE_MS), so probes do not become Azure traffic. */
+  readyCacheMs: number;
+  /** Each readiness check gives up after this (READY_TIMEOUT_MS). */
+  readyTimeoutMs: number;
+}
+
 const Check = Type.Object({ ok: Type.Boolean(), problem: Type.Optional(Type.String()) }, { additionalProperties: false });
 export const Readiness = Type.Object(
   {

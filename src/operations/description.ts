@@ -1,6 +1,7 @@
 // Schema pieces shared by every operation's description (Clouddriver's field names), and Azure's naming rules
 // for the names that end up in ARM URLs.
 import { Type, type Static } from "@sinclair/typebox";
+import type { FieldProblem } from "../azure/accounts.ts";
 
 export const MAX_CAPACITY = 1000; // Azure's limit of instances in one scale set
 
@@ -46,13 +47,9 @@ export const serverGroupFields = {
   resourceGroup: Type.Optional({ ...ResourceGroupName, description: "defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it" }),
 };
 
-export interface ServerGroupLocator {
-  credentials?: string;
-  account?: string;
-  region: string;
-  serverGroupName: string;
-  resourceGroup?: string;
-}
+// Where a description's server group is and what can be wrong with a request's field are the accounts' terms: the
+// accounts resolve one to the other (azure/accounts.ts).
+export type { FieldProblem, ServerGroupLocator } from "../azure/accounts.ts";
 
 /**
  * Orca sends its stage context as the description, with `null` wherever a value was never set (desiredPercentage,
@@ -68,12 +65,6 @@ export function withoutNulls<T>(value: T): T {
     if (v !== null) out[k] = typeof v === "object" ? withoutNulls(v) : v;
   }
   return out as T;
-}
-
-/** A problem with one field of a request, named the way the client sent it. */
-export interface FieldProblem {
-  field: string;
-  message: string;
 }
 
 export function checkCapacityOrder(capacity: Capacity, field = "capacity"): FieldProblem[] {

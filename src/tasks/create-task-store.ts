@@ -1,11 +1,18 @@
 // Picks the task store the configuration asks for (TASK_STORE, DATA_DIR, DATABASE_URL). The durable ones are
 // imported on demand, so a memory-only service never loads node:sqlite or pg.
-import type { Config } from "../config.ts";
 import { MemoryTaskStore } from "./memory-task-store.ts";
 import type { TaskStore } from "./task-store.ts";
 import { TaskStoreOpenError } from "./migrations.ts";
 
 export { TaskStoreOpenError } from "./migrations.ts";
+
+export interface StoreConfig {
+  /** memory: one replica, lost on restart; sqlite: embedded file under dataDir; postgres: DATABASE_URL, several replicas. */
+  kind: "memory" | "sqlite" | "postgres";
+  /** For sqlite: the directory that holds tasks.db. */
+  dataDir: string;
+  databaseUrl?: string;
+}
 
 export interface CreateTaskStoreOptions {
   /** PostgreSQL: where errors of idle pooled connections go (default: a line on stderr). */
@@ -14,7 +21,7 @@ export interface CreateTaskStoreOptions {
 
 /** Opens the configured store; a durable one is migrated first. Throws TaskStoreOpenError with a clear message. */
 export async function createTaskStore(
-  config: Pick<Config, "store" | "taskRetention">,
+  config: { store: StoreConfig; taskRetention: number },
   options: CreateTaskStoreOptions = {},
 ): Promise<TaskStore> {
   const { store } = config;

@@ -8,13 +8,17 @@
 //
 // The decisions are task-outcome.ts's, the writes task-journal.ts's; this file acts on them.
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
+import type { RetryConfig } from "../azure/retry-policy.ts";
 import { observeArmResponses } from "../azure/arm-observer.ts";
 import { armWaitLine } from "../azure/arm-budget.ts";
 import { executeOp, CanceledOnRequestError, type Checkpoint } from "../azure/execute-op.ts";
+import type { AccountRegistry } from "../azure/accounts.ts";
 import type { AnyOperation, LocatedDescription, TaskOrigin } from "../operations/operation.ts";
+import { locate } from "../operations/locate.ts";
 import { describeResult, type OperationResult } from "../operations/server-group-state.ts";
 import type { Task, TaskCheckpoint } from "./task.ts";
-import type { TaskEventContext } from "./task-observer.ts";
+import type { TaskStore } from "./task-store.ts";
+import type { TaskEventContext, TaskObserver } from "./task-observer.ts";
 import { interruptionOf, TaskJournal } from "./task-journal.ts";
 import {
   asOperationFailure,
@@ -32,9 +36,24 @@ import {
   type Progress,
   type TaskEnd,
 } from "./task-outcome.ts";
-import type { TaskRunnerDeps } from "./task-runner.ts";
 
-export type TaskRunDeps = Pick<TaskRunnerDeps, "store" | "accounts" | "operations" | "config" | "observer" | "onInternalError">;
+/** What a run needs; the runner's own dependencies add to these (TaskRunnerDeps). */
+export interface TaskRunDeps {
+  store: TaskStore;
+  accounts: AccountRegistry;
+  operations: ReadonlyMap<string, AnyOperation>;
+  config: {
+    retry: RetryConfig;
+    lroPollIntervalMs: number;
+    lroMaxPollIntervalMs: number;
+    /** A lease lost is handed back within leaseMs, tried every claimIntervalMs (TasksConfig). */
+    tasks: { leaseMs: number; claimIntervalMs: number };
+  };
+  /** Metrics and structured logs. */
+  observer?: TaskObserver;
+  /** Where unexpected errors go (the service's logger). */
+  onInternalError?: (err: unknown, taskId?: string) => void;
+}
 
 /** An operation of the task, located: what each naming of it runs with. */
 interface LocatedOperation {
@@ -159,7 +178,7 @@ export class TaskRun {
     const op = operations.get(request.name);
     if (!op) throw new Error(`unknown operation ${request.name}`);
     const description = request.description as LocatedDescription;
-    const located = accounts.resolve(op.locator ? op.locator(description) : description);
+    const located = locate(accounts, op, description);
     if (!located.ok) throw new Error(located.problems.map((p) => `${p.field}: ${p.message}`).join("; "));
     // Named by the located scale set (a create: its cluster) until prepare names the one it acts on.
     this.#actingOn(located.ref);

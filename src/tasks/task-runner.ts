@@ -6,27 +6,40 @@
 // When it claims: whenever it has a free slot and there may be work, that is on a submission here, when one of
 // its tasks finishes, when the store says another replica made work (watch), and on the timer, which is only the
 // fallback (and the moment leases are renewed and old tasks pruned).
-import type { Config } from "../config.ts";
-import type { AccountRegistry } from "../azure/accounts.ts";
-import type { LocatedDescription, AnyOperation } from "../operations/operation.ts";
+import type { LocatedDescription } from "../operations/operation.ts";
+import { locate } from "../operations/locate.ts";
 import type { HistoryEntry, OperationRequest, Task } from "./task.ts";
-import type { TaskStore } from "./task-store.ts";
 import { scaleSetKey } from "./ordering.ts";
-import type { TaskObserver } from "./task-observer.ts";
 import { LeaseLostError } from "./task-journal.ts";
-import { TaskRun } from "./task-run.ts";
+import { TaskRun, type TaskRunDeps } from "./task-run.ts";
 
 export { canceledLine, phaseOf } from "./task-outcome.ts";
 
-export interface TaskRunnerDeps {
-  store: TaskStore;
-  accounts: AccountRegistry;
-  operations: ReadonlyMap<string, AnyOperation>;
-  config: Pick<Config, "retry" | "lroPollIntervalMs" | "lroMaxPollIntervalMs" | "tasks">;
-  /** Metrics and structured logs. */
-  observer?: TaskObserver;
-  /** Where unexpected errors go (the service's logger). */
-  onInternalError?: (err: unknown, taskId?: string) => void;
+export interface TasksConfig {
+  /** How long a claimed task stays ours without renewal; a dead replica's tasks are taken over after it. */
+  leaseMs: number;
+  /** How often leases are renewed and runnable tasks claimed. */
+  claimIntervalMs: number;
+  /** Tasks run at once by one replica. */
+  concurrency: number;
+  /** Finished tasks are kept this long, then pruned. */
+  retentionMs: number;
+  /** On SIGTERM/SIGINT: how long to wait for tasks to checkpoint before exiting anyway. */
+  shutdownTimeoutMs: number;
+  /** This replica's name in leases (default: hostname and pid). */
+  replicaId: string;
+  /** ?wait=: how often a task waited on is read from the store, to notice one another replica ended. */
+  waitPollMs: number;
+  /** GET /task/{id}: answers kept, per task, until its revision changes (0: none). */
+  bodyCacheEntries: number;
+  /** Submissions get 429 while this many tasks wait to start (TASK_BACKLOG_LIMIT; 0: no limit). */
+  backlogLimit: number;
+  /** Operations one task may hold (TASK_MAX_OPERATIONS); a longer list is a 400. */
+  maxOperations: number;
+}
+
+export interface TaskRunnerDeps extends TaskRunDeps {
+  config: TaskRunDeps["config"] & { tasks: TasksConfig };
   /** A run of the task here has ended (it finished, or stopped for another replica to go on): for ?wait. */
   onRunEnded?: (taskId: string) => void;
   /** Asked before a task is created; throws to refuse it (backlog.ts: too many tasks wait already). */
@@ -90,7 +103,7 @@ export class TaskRunner {
       const op = this.#deps.operations.get(o.name);
       const description = o.description as LocatedDescription;
       // A create is ordered by its cluster: two creates of one cluster would only race for the same next name.
-      const resolved = this.#deps.accounts.resolve(op?.locator ? op.locator(description) : description);
+      const resolved = locate(this.#deps.accounts, op, description);
       if (resolved.ok) keys.add(scaleSetKey(resolved.ref));
     }
     return [...keys];

@@ -2,7 +2,8 @@
 // real @azure/arm-compute client. Nothing is mocked.
 import { Agent, request } from "undici";
 import { buildApp, type Service } from "../../src/app.ts";
-import { loadConfig, type Config } from "../../src/config.ts";
+import { loadConfig } from "../../src/startup-config.ts";
+import type { Config } from "../../src/config.ts";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator.ts";
 
 export interface SimCall {

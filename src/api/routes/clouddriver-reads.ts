@@ -5,8 +5,8 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { AccountConfig } from "../../config.ts";
-import { requireAccount } from "../../auth/access-control.ts";
+import type { AccountConfig } from "../../azure/account-config.ts";
+import { requireAccount } from "../access-control.ts";
 import { mayUseAccount } from "../../auth/principal.ts";
 import type { AccountRegistry } from "../../azure/accounts.ts";
 import type { ScaleSetReads } from "../../azure/read-cache.ts";

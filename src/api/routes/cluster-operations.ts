@@ -6,14 +6,14 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AccountRegistry } from "../../azure/accounts.ts";
-import type { AccountConfig } from "../../config.ts";
+import type { AccountConfig } from "../../azure/account-config.ts";
 import type { ScaleSetReads } from "../../azure/read-cache.ts";
 import { normalizeRegion } from "../../azure/vmss-gateway.ts";
 import { RegionName } from "../../operations/description.ts";
 import { expand, locate } from "../../clouddriver/inventory.ts";
 import { parseName, type Moniker } from "../../naming/frigga.ts";
 import { isActive, selectDisable, selectScaleDown, type ClusterMember, type MemberDecision } from "../../operations/cluster-selection.ts";
-import { requireAccount } from "../../auth/access-control.ts";
+import { requireAccount } from "../access-control.ts";
 import type { TaskRunner } from "../../tasks/task-runner.ts";
 import { phaseOf } from "../../tasks/task-runner.ts";
 import type { HistoryEntry, OperationRequest } from "../../tasks/task.ts";

@@ -3,12 +3,13 @@ import { isDeepStrictEqual } from "node:util";
 import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { RetryConfig } from "../../config.ts";
+import type { RetryConfig } from "../../azure/retry-policy.ts";
 import type { AccountRegistry } from "../../azure/accounts.ts";
 import { withoutNulls, type FieldProblem } from "../../operations/description.ts";
 import type { AnyOperation, LocatedDescription } from "../../operations/operation.ts";
+import { locate } from "../../operations/locate.ts";
 import type { TaskRunner } from "../../tasks/task-runner.ts";
-import { requireAccount } from "../../auth/access-control.ts";
+import { requireAccount } from "../access-control.ts";
 import type { OperationRequest } from "../../tasks/task.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { validationError } from "../errors.ts";
@@ -71,7 +72,7 @@ function sameOperations(a: OperationRequest[], b: OperationRequest[]): boolean {
 
 /** Cross-field rules and account resolution, with field names prefixed as the client sent them. */
 function checkDescription(accounts: AccountRegistry, op: AnyOperation, description: LocatedDescription, prefix: string): FieldProblem[] {
-  const resolved = accounts.resolve(op.locator ? op.locator(description) : description);
+  const resolved = locate(accounts, op, description);
   const problems = [...(op.check?.(description) ?? []), ...(resolved.ok ? [] : resolved.problems)];
   return problems.map((p) => ({ field: prefix ? `${prefix}.${p.field}` : p.field, message: p.message }));
 }

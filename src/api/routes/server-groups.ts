@@ -1,15 +1,14 @@
 // GET /azure/serverGroups/{account}/{region}/{resourceGroup}/{name}: the scale set as Azure reports it now.
 import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { RetryConfig } from "../../config.ts";
+import type { RetryConfig } from "../../azure/retry-policy.ts";
 import type { AccountRegistry } from "../../azure/accounts.ts";
 import { observe } from "../../azure/observe.ts";
-import { readRetry } from "../../azure/retry-policy.ts";
 import { confirmation } from "../../azure/scale-set-state.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../../azure/vmss-gateway.ts";
 import { AccountName, RegionName, ResourceGroupName, ScaleSetName } from "../../operations/description.ts";
 import { disabledBy, recordedCapacity, servesTraffic, trafficPools, vmTrafficPools } from "../../operations/server-group-state.ts";
-import { requireAccount } from "../../auth/access-control.ts";
+import { requireAccount } from "../access-control.ts";
 import { validationError } from "../errors.ts";
 import { readFailureAnswer } from "../failure-answers.ts";
 import { ServerGroup } from "../schemas.ts";
@@ -47,9 +46,9 @@ export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): S
   };
 }
 
-export const serverGroupRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountRegistry; retry: RetryConfig }> = async (app, opts) => {
-  // A read answers an HTTP request: a few quick retries, not a deployment's patience.
-  const retry = readRetry(opts.retry);
+export const serverGroupRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountRegistry; readRetry: RetryConfig }> = async (app, opts) => {
+  // A read answers an HTTP request: a few quick retries (readRetry), not a deployment's patience.
+  const retry = opts.readRetry;
 
   app.get(
     "/azure/serverGroups/:account/:region/:resourceGroup/:name",

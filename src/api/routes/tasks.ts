@@ -8,7 +8,7 @@ import { FINISHED_STATES, toClouddriverTask, type HistoryEntry, type Task as Sto
 import type { TaskBodies, TaskBody } from "../task-bodies.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { accountsOfTask, forbiddenAccount, forbiddenTaskAccount } from "../../auth/task-access.ts";
-import { requireAccount } from "../../auth/access-control.ts";
+import { requireAccount } from "../access-control.ts";
 import { apiError } from "../error-catalogue.ts";
 import { errorResponses } from "../error-responses.ts";
 import { Task, TaskList, TaskRef, TaskState, WaitSeconds } from "../schemas.ts";

@@ -5,12 +5,12 @@
 // the API, with the caller's token); /health tells only "up" to a caller without credentials. /metrics needs a
 // token when principals are configured, unless METRICS_REQUIRE_TOKEN=false opens it.
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { accessControlEnabled, type AccessConfig } from "../config.ts";
+import { accessControlEnabled, type AccessConfig } from "../auth/access-config.ts";
 import { Type } from "@sinclair/typebox";
-import { apiError, type ApiError } from "../api/errors.ts";
-import { ErrorResponse } from "../api/schemas.ts";
-import { findTokenPrincipal, parseAuthorization } from "./bearer-tokens.ts";
-import { decideAccess, intersectAccounts, OPEN_PRINCIPAL, type Principal } from "./principal.ts";
+import { apiError, type ApiError } from "./errors.ts";
+import { ErrorResponse } from "./schemas.ts";
+import { findTokenPrincipal, parseAuthorization } from "../auth/bearer-tokens.ts";
+import { decideAccess, intersectAccounts, OPEN_PRINCIPAL, type Principal } from "../auth/principal.ts";
 
 /** public: no principal needed; metrics: a principal when METRICS_REQUIRE_TOKEN (on by default with principals); api (the default): a principal. */
 export type RouteAccess = "public" | "metrics" | "api";

@@ -6,8 +6,25 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import rateLimit from "@fastify/rate-limit";
 import underPressure from "@fastify/under-pressure";
-import type { OverloadConfig } from "../config.ts";
-import { apiError } from "../api/errors.ts";
+import { apiError } from "./errors.ts";
+
+export interface OverloadConfig {
+  /** Shed load (503) while the event loop lags more than this (OVERLOAD_MAX_EVENT_LOOP_DELAY_MS; 0 = off). */
+  maxEventLoopDelayMs: number;
+  /** ... or the V8 heap holds more than this (OVERLOAD_MAX_HEAP_USED_BYTES; 0 = off). */
+  maxHeapUsedBytes: number;
+  /** ... or the process holds more than this (OVERLOAD_MAX_RSS_BYTES; 0 = off). */
+  maxRssBytes: number;
+  /** ... or the event loop is busier than this fraction (OVERLOAD_MAX_EVENT_LOOP_UTILIZATION; 0 = off). */
+  maxEventLoopUtilization: number;
+  sampleIntervalMs: number;
+  /** Retry-After of a shed request, seconds. */
+  retryAfterSeconds: number;
+  /** Per principal and window (RATE_LIMIT_WINDOW_MS): POSTs (RATE_LIMIT_SUBMISSIONS) and GETs (RATE_LIMIT_READS); 0 = no limit. */
+  rateWindowMs: number;
+  submissionsPerWindow: number;
+  readsPerWindow: number;
+}
 
 function exempt(request: FastifyRequest): boolean {
   const access = (request.routeOptions.config as { access?: string }).access;
