@@ -64,9 +64,10 @@ async function installShedding(app: FastifyInstance, config: OverloadConfig): Pr
     // say void, its code sends what is returned).
     pressureHandler: ((request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined) => {
       if (exempt(request)) return undefined; // carry on
-      reply.header("retry-after", String(config.retryAfterSeconds));
-      reply.code(503);
-      return { statusCode: 503, error: "Overloaded", message: `this replica is overloaded (${type}${value !== undefined ? ` ${Math.round(Number(value))}` : ""}); retry after ${config.retryAfterSeconds} s` };
+      const answer = apiError("Overloaded", { measure: `${type}${value !== undefined ? ` ${Math.round(Number(value))}` : ""}`, retryAfterSeconds: config.retryAfterSeconds });
+      reply.headers(answer.headers ?? {});
+      reply.code(answer.statusCode);
+      return answer.body();
     }) as never,
   });
 }
