@@ -10,7 +10,7 @@ import { REPO } from "./helpers/child-service.ts";
 import { fences, looksLikeCommands, runBlocks, section, startDemo } from "./helpers/doc-commands.ts";
 
 // Five fresh services, one after another, each running a page as a reader would: minutes on a loaded machine.
-t.setTimeout(15 * 60_000);
+t.setTimeout(30 * 60_000);
 const DOCS = join(REPO, "docs");
 const pages = readdirSync(DOCS).filter((f) => f.endsWith(".md")).sort();
 const helpers = fences(section(readFileSync(join(REPO, "README.md"), "utf8"), "Try it")).find((f) => f.lang === "sh")!.body;

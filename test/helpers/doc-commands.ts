@@ -108,8 +108,11 @@ export function withPorts(script: string, demo: Pick<DemoService, "apiPort" | "s
   return script.replace(/(127\.0\.0\.1|localhost):7002\b/g, `127.0.0.1:${demo.apiPort}`).replace(/(127\.0\.0\.1|localhost):7003\b/g, `127.0.0.1:${demo.simPort}`);
 }
 
-/** Runs the blocks as one bash script that stops at the first failing command; three minutes at most. */
-export function runBlocks(blocks: string[], demo: Pick<DemoService, "apiPort" | "simPort">, timeoutMs = 180_000): { status: number | null; out: string } {
+/**
+ * Runs the blocks as one bash script that stops at the first failing command; eight minutes at most. A bound, not a
+ * wait: a page of two dozen `npx vmss-ops` commands took over three minutes on a machine with every core busy.
+ */
+export function runBlocks(blocks: string[], demo: Pick<DemoService, "apiPort" | "simPort">, timeoutMs = 480_000): { status: number | null; out: string } {
   // One stream, as a terminal shows it: what a command prints on stderr stays where it happened.
   const script = withPorts(["set -euo pipefail", "exec 2>&1", ...blocks].join("\n"), demo);
   // The command's default service is 127.0.0.1:7002 too: its URL is swapped the same way.
