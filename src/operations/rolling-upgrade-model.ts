@@ -3,7 +3,7 @@
 // VM list. Pure: a description and a read in, a patch, tags or instance views out.
 import { createHash } from "node:crypto";
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetUpdate, VirtualMachineScaleSetVM } from "@azure/arm-compute";
-import { isRunningInstance } from "../azure/scale-set-state.ts";
+import { instanceLife, isRunningInstance } from "../azure/scale-set-state.ts";
 import type { UpgradeInstance } from "./rolling-upgrade-plan.ts";
 import { disabledBy, servesTraffic, trafficPools, vmTrafficPools, type Tags } from "./server-group-state.ts";
 
@@ -93,7 +93,7 @@ export function upgradeInstances(vms: VirtualMachineScaleSetVM[], inTraffic: boo
     .map((vm) => ({
       id: vm.instanceId!,
       createdMs: vm.timeCreated ? new Date(vm.timeCreated).getTime() : 0,
-      state: vm.provisioningState ?? "Unknown",
+      state: instanceLife(vm),
       latestModel: vm.latestModelApplied !== false,
       ready: isReady(vm, inTraffic),
     }));

@@ -7,6 +7,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import { OperationError } from "../azure/arm-failure.ts";
+import { isGoneOrFailed } from "../azure/scale-set-state.ts";
 import type { PlannedStep, ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { MAX_CAPACITY, serverGroupFields, type FieldProblem } from "./description.ts";
@@ -109,7 +110,7 @@ function changeOf(d: RollingUpgradeDescription): ModelChange {
   };
 }
 
-const live = (vm: UpgradeInstance) => !["failed", "deleting"].includes(vm.state.toLowerCase());
+const live = (vm: UpgradeInstance) => !isGoneOrFailed(vm.state);
 const ids = (list: string[]) => list.join(", ");
 
 function budgetFor(d: RollingUpgradeDescription, desired: number): UpgradeBudget {

@@ -7,7 +7,7 @@
 // (protection) are judged where the instances are chosen.
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { OperationError } from "../azure/arm-failure.ts";
-import { isRunningInstance, kindOf, type ScaleSetKind } from "../azure/scale-set-state.ts";
+import { isRunningInstance, kindOf, protectionOf, type ScaleSetKind } from "../azure/scale-set-state.ts";
 import type { PlannedStep, ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { withRepairsSuspended } from "./repairs-suspension.ts";
@@ -193,17 +193,6 @@ export function azureRolloutStep(snapshot: ScaleSetSnapshot, behindModel: string
 /** Operations that take instances out of traffic or replace them: automatic repairs are suspended while they run. */
 export const SUSPENDS_REPAIRS: ReadonlySet<string> = new Set<KindOperation>(["disableServerGroup", "rollingUpgrade"]);
 
-/**
- * Protected from what a terminate is: Uniform instance protection (protectFromScaleIn, protectFromScaleSetActions).
- * Azure refuses to remove such an instance by a scale-set action; we refuse before asking.
- */
-export function protectionOf(vm: VirtualMachineScaleSetVM): string | undefined {
-  const p = vm.protectionPolicy;
-  if (p?.protectFromScaleSetActions) return "protectFromScaleSetActions";
-  if (p?.protectFromScaleIn) return "protectFromScaleIn";
-  return undefined;
-}
-
 /** Throws when any of `vms` is protected: nothing of the batch is deleted. */
 export function refuseProtected(vms: VirtualMachineScaleSetVM[], name: string): void {
   const named = vms.map((vm) => ({ id: vm.instanceId, protection: protectionOf(vm) })).filter((v) => v.protection !== undefined);
@@ -214,4 +203,4 @@ export function refuseProtected(vms: VirtualMachineScaleSetVM[], name: string): 
   );
 }
 
-export { kindOf, type ScaleSetKind };
+export { kindOf, protectionOf, type ScaleSetKind };

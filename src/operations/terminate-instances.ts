@@ -3,6 +3,7 @@
 // made after Azure completed the delete, never from arithmetic on what was asked.
 import { Type } from "@sinclair/typebox";
 import { OperationError } from "../azure/arm-failure.ts";
+import { isActionableInstance } from "../azure/scale-set-state.ts";
 import type { ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { serverGroupFields, type FieldProblem } from "./description.ts";
@@ -34,7 +35,7 @@ export function terminatePlanner(instanceIds: string[], target: ScaleSetRef): Sc
     acceptsStopped: true,
     plan(snapshot) {
       const vms = snapshot.vms ?? [];
-      const live = vms.filter((vm) => vm.instanceId !== undefined && wanted.has(vm.instanceId) && (vm.provisioningState ?? "").toLowerCase() !== "deleting");
+      const live = vms.filter((vm) => isActionableInstance(vm) && wanted.has(vm.instanceId!));
       if (live.length === 0) {
         const deleting = vms.filter((vm) => vm.instanceId !== undefined && wanted.has(vm.instanceId)).length;
         return {
