@@ -35,68 +35,73 @@ const refused = (code: string, why: string): Support => ({ supported: false, cod
 
 /**
  * Flexible orchestration: its VMs are standalone virtual machines (named, each with its own NIC), not the numbered
- * instances of a Uniform set. Every operation here is written against the Uniform API (the scale set's VM list by
- * instance id, the scale-set-wide network profile, the instance POSTs), so on a Flexible set a disable would change a
- * model that the existing NICs do not follow, and a terminate would name instances that do not exist.
+ * instances of a Uniform set. They are read through the VM list filtered by the scale set (flexible-vms.ts) into the
+ * same instances every rule reads; what differs per operation is in its cell.
  */
-const FLEXIBLE = refused(
-  "FlexibleOrchestrationNotSupported",
-  "it uses Flexible orchestration: its VMs are standalone virtual machines with their own NICs, and this service acts only through the Uniform scale-set API (instance ids, the scale-set network profile, the instance actions); nothing was written. Use a Uniform scale set, or act on the Flexible one with Azure's own tools",
-);
+const FLEXIBLE_CAPACITY = "capacity change on the scale set (If-Match); confirmed from the VMs Azure lists for it (virtualMachines filtered by virtualMachineScaleSet/id), counted running by their power state";
 
 /** The table: operation × kind or feature. Uniform / Manual / no repairs / not Spot are the baseline every row supports. */
 export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Automatic" | "repairs" | "spot", Support>> = {
   createServerGroup: {
-    Flexible: FLEXIBLE,
+    Flexible: refused(
+      "FlexibleOrchestrationNotSupported",
+      "it uses Flexible orchestration: a create builds a Uniform model (its description offers no orchestration mode); nothing was written",
+    ),
     Rolling: ok("the new scale set takes the upgrade policy of its description"),
     Automatic: ok("the new scale set takes the upgrade policy of its description"),
     repairs: ok("created as described; confirmed when every instance runs"),
     spot: ok("confirmed only from instances Azure reports running"),
   },
   cloneServerGroup: {
-    Flexible: FLEXIBLE,
+    Flexible: refused(
+      "FlexibleOrchestrationNotSupported",
+      "it uses Flexible orchestration: a clone builds a Uniform model from its source, and a Flexible model (NICs per VM, networkApiVersion, fault domains) is not built here; nothing was written. Create the Flexible scale set with Azure's own tools",
+    ),
     Rolling: ok("the clone keeps its source's upgrade policy"),
     Automatic: ok("the clone keeps its source's upgrade policy"),
     repairs: ok("the clone keeps its source's repairs policy"),
     spot: ok("confirmed only from instances Azure reports running"),
   },
   resizeServerGroup: {
-    Flexible: FLEXIBLE,
+    Flexible: ok(FLEXIBLE_CAPACITY),
     Rolling: ok("capacity change; new instances start on the current model"),
     Automatic: ok("capacity change; new instances start on the current model"),
     repairs: ok("capacity change; repairs go on (it takes nothing out of traffic)"),
     spot: ok("confirmed only from instances Azure reports running; evicted (deallocated) instances are reported, and the result counts what runs"),
   },
   scaleDown: {
-    Flexible: FLEXIBLE,
+    Flexible: ok(`${FLEXIBLE_CAPACITY}; with instanceIds, as terminateInstances`),
     Rolling: ok("capacity change"),
     Automatic: ok("capacity change"),
     repairs: ok("capacity change; repairs go on"),
     spot: ok("confirmed only from instances Azure reports running"),
   },
   terminateInstances: {
-    Flexible: FLEXIBLE,
+    Flexible: ok("the scale set's batch delete (deleteInstances) by VM name; a name that is not one of its VMs is refused before anything is deleted"),
     Rolling: ok("deleteInstances by instance id"),
     Automatic: ok("deleteInstances by instance id"),
     repairs: ok("deleteInstances by instance id"),
     spot: ok("deleteInstances by instance id; evicted instances can be deleted; others evicted are reported and not counted as running"),
   },
   disableServerGroup: {
-    Flexible: FLEXIBLE,
+    Flexible: ok("backend pools removed from the model (so new VMs follow), then each existing VM's NIC taken out of them (NIC PUT with If-Match); done when no VM's NIC is in a pool, as Microsoft.Network reports the NICs"),
     Rolling: ok("backend pools removed from the model; done only when Azure's rolling upgrade has moved every instance (latestModelApplied, the rolling-upgrade status); a rollout Azure stops or fails fails the task with Azure's reason"),
     Automatic: ok("backend pools removed from the model; done only when every instance runs the new model (latestModelApplied)"),
     repairs: ok("automatic repairs suspended first (setOrchestrationServiceState Suspend) and resumed when the operation ends, also when it fails or is canceled; left suspended if someone else had suspended them"),
     spot: ok("pools removed from the model and rolled out to the instances that run"),
   },
   enableServerGroup: {
-    Flexible: FLEXIBLE,
+    Flexible: ok("backend pools restored on the model, then each existing VM's NIC put back into them (NIC PUT with If-Match); done when every VM's NIC is in the model's pools"),
     Rolling: ok("backend pools restored on the model; done only when Azure's rolling upgrade has moved every instance; a rollout Azure stops or fails fails the task"),
     Automatic: ok("backend pools restored on the model; done only when every instance runs the new model"),
     repairs: ok("repairs are not suspended (nothing leaves traffic)"),
     spot: ok("pools restored and rolled out to the instances that run"),
   },
   rollingUpgrade: {
-    Flexible: FLEXIBLE,
+    Flexible: refused(
+      "FlexibleOrchestrationNotSupported",
+      "it uses Flexible orchestration: its VMs report no latestModelApplied, so which of them run the old model cannot be told from Azure's answer, and replacing them by surge is not built here; nothing was written. Deploy a new server group (red/black) instead",
+    ),
     Rolling: refused(
       "RollingUpgradePolicy",
       "it has upgrade policy Rolling: Azure replaces its instances itself when the model changes, so a surge could not protect capacity. Use Azure's rolling upgrade instead (its rollingUpgradePolicy has maxSurge and maxBatchInstancePercent; change the model, then POST …/osRollingUpgrade or run az vmss rolling-upgrade start), or set the policy to Manual to use rollingUpgrade",
@@ -109,7 +114,7 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
     spot: ok("replaced in batches; evicted instances do not count as ready"),
   },
   destroyServerGroup: {
-    Flexible: FLEXIBLE,
+    Flexible: ok("DELETE of the scale set; Azure deletes the VMs it made with it"),
     Rolling: ok("DELETE of the scale set"),
     Automatic: ok("DELETE of the scale set"),
     repairs: ok("DELETE of the scale set"),

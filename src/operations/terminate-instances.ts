@@ -3,7 +3,7 @@
 // made after Azure completed the delete, never from arithmetic on what was asked.
 import { Type } from "@sinclair/typebox";
 import { OperationError } from "../azure/arm-failure.ts";
-import { isActionableInstance } from "../azure/scale-set-state.ts";
+import { isActionableInstance, kindOf } from "../azure/scale-set-state.ts";
 import type { ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { serverGroupFields, type FieldProblem } from "./description.ts";
@@ -26,15 +26,35 @@ export function checkInstanceIds(ids: string[], field = "instanceIds"): FieldPro
   return dupes.length > 0 ? [{ field, message: `lists ${[...new Set(dupes)].join(", ")} more than once` }] : [];
 }
 
-/** Shared with scaleDown's instanceIds form. */
-export function terminatePlanner(instanceIds: string[], target: ScaleSetRef): ScaleSetPlanner<ServerGroupResult> {
+/**
+ * A Flexible set's VMs are named, and its batch delete takes their names: a name that is not one of its VMs is a
+ * mistake (another scale set's VM, a typo), refused before anything is deleted. Only on the first read: once every
+ * name was seen listed (kept in the task's checkpoint), a name gone later is one this task deleted.
+ */
+function refuseUnknownVms(listed: Set<string | undefined>, instanceIds: string[], name: string): void {
+  const unknown = instanceIds.filter((id) => !listed.has(id));
+  if (unknown.length === 0) return;
+  throw new OperationError(
+    "NotAnInstance",
+    `${unknown.join(", ")} ${unknown.length === 1 ? "is not a VM" : "are not VMs"} of the Flexible scale set ${name} (its VMs: ${[...listed].join(", ") || "none"}); nothing was deleted. Name its VMs as Azure lists them`,
+  );
+}
+
+/** Shared with scaleDown's instanceIds form. `memory`: what an earlier run of the same task checkpointed. */
+export function terminatePlanner(instanceIds: string[], target: ScaleSetRef, memory?: unknown): ScaleSetPlanner<ServerGroupResult> {
   const wanted = new Set(instanceIds);
+  let namesSeen = (memory as { namesSeen?: unknown } | undefined)?.namesSeen === true;
   return {
     readsInstances: true,
     // Its goal is that these instances be gone: another one Azure evicted is reported, not a reason to fail.
     acceptsStopped: true,
+    memory: () => (namesSeen ? { namesSeen } : undefined),
     plan(snapshot) {
       const vms = snapshot.vms ?? [];
+      if (!namesSeen && kindOf(snapshot.vmss).orchestration === "Flexible") {
+        refuseUnknownVms(new Set(vms.map((vm) => vm.instanceId)), instanceIds, target.name);
+        namesSeen = true;
+      }
       const live = vms.filter((vm) => isActionableInstance(vm) && wanted.has(vm.instanceId!));
       if (live.length === 0) {
         const deleting = vms.filter((vm) => vm.instanceId !== undefined && wanted.has(vm.instanceId)).length;
@@ -71,5 +91,5 @@ export const terminateInstances = defineOperation({
   schema: TerminateInstancesDescription,
   check: (d) => checkInstanceIds(d.instanceIds),
   describe: (d) => `terminate instance(s) ${d.instanceIds.join(", ")} of ${d.serverGroupName}`,
-  planner: (d, target) => terminatePlanner(d.instanceIds, target),
+  planner: (d, target, run) => terminatePlanner(d.instanceIds, target, run?.memory),
 });
