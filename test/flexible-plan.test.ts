@@ -10,6 +10,8 @@ import { enableServerGroup } from "../src/operations/enable-server-group.ts";
 import { nicWithPools, nicWritesToPools } from "../src/operations/flexible-nics.ts";
 import { terminateInstances } from "../src/operations/terminate-instances.ts";
 import { scaleDown } from "../src/operations/scale-down.ts";
+import { resizeServerGroup } from "../src/operations/resize-server-group.ts";
+import { FLEXIBLE_NETWORK_API_VERSION, modelFromDescription, modelFromSource } from "../src/operations/create/scale-set-model.ts";
 import { TAG_DISABLED } from "../src/operations/server-group-state.ts";
 import { vmTrafficPools, servesTraffic } from "../src/operations/server-group-state.ts";
 
@@ -178,4 +180,28 @@ t.test("terminate on Flexible: by VM name; a name that is not one of its VMs is 
   const after = read(scaleSet([POOL], { sku: { name: "Standard_D2s_v3", capacity: 1 } }), [[virtualMachine("b"), nic("b", [POOL])]]);
   t.match(planner.plan(after), { kind: "done" });
   t.match(terminateInstances.planner({ ...DESCRIPTION, instanceIds: ["a"] }, REF, { origin: { taskId: "t" }, memory }).plan(after), { kind: "done" });
+});
+
+t.test("resize of a Flexible set past 100: no placement-group limit (Azure spreads its VMs by fault domain, up to 1,000)", async (t) => {
+  const snapshot = read(scaleSet(), [[virtualMachine("a"), nic("a", [POOL])]]);
+  t.match(resizeServerGroup.planner({ ...DESCRIPTION, targetSize: 300 }, REF).plan(snapshot), { kind: "update", patch: { sku: { capacity: 300 } } });
+});
+
+t.test("a Flexible model: created when the description asks, kept by a clone of a Flexible source", async (t) => {
+  const context = { name: "web-v002", tags: {}, inTraffic: true };
+  const spec = { region: "eastus", sku: { name: "Standard_D2s_v3" }, capacity: { desired: 2, max: 150 }, subnetId: "subnet", loadBalancerBackendPoolId: POOL, loadBalancerInboundNatPoolId: "nat" };
+  const uniform = modelFromDescription(spec, context);
+  t.equal(uniform.orchestrationMode, undefined, "absent: Uniform, the REST API's default");
+  t.equal(uniform.overprovision, false);
+  const flexible = modelFromDescription({ ...spec, orchestrationMode: "Flexible" }, context);
+  t.match(flexible, { orchestrationMode: "Flexible", platformFaultDomainCount: 1, virtualMachineProfile: { networkProfile: { networkApiVersion: FLEXIBLE_NETWORK_API_VERSION } } });
+  t.notOk("overprovision" in flexible, "Flexible takes no overprovision");
+  t.notOk("singlePlacementGroup" in flexible, "nor placement groups");
+  const ipc = flexible.virtualMachineProfile!.networkProfile!.networkInterfaceConfigurations![0].ipConfigurations![0];
+  t.same(ipc.loadBalancerBackendAddressPools, [{ id: POOL }], "its VMs' NICs are made in the pools");
+  t.notOk(ipc.loadBalancerInboundNatPools, "no inbound NAT pool");
+
+  const clone = modelFromSource(flexible, { region: "eastus" }, [], { ...context, name: "web-v003" });
+  t.match(clone, { orchestrationMode: "Flexible", platformFaultDomainCount: 1 }, "a clone keeps its source's mode");
+  t.equal(modelFromSource(uniform, { region: "eastus" }, [], context).orchestrationMode, undefined);
 });

@@ -48,8 +48,8 @@ t.test("kindOf reads what Azure reports; absent fields are the REST defaults (Un
   );
 });
 
-t.test("the table: Flexible refused by create, clone and rollingUpgrade; rollingUpgrade refuses Rolling and Automatic; the rest supported", async (t) => {
-  const flexibleRefused = new Set(["createServerGroup", "cloneServerGroup", "rollingUpgrade"]);
+t.test("the table: Flexible refused by rollingUpgrade only; rollingUpgrade refuses Rolling and Automatic; the rest supported", async (t) => {
+  const flexibleRefused = new Set(["rollingUpgrade"]);
   for (const op of KIND_OPERATIONS) {
     const flexible = supportFor(op, { orchestration: "Flexible", upgrade: "Manual", repairs: false, spot: false });
     if (flexibleRefused.has(op)) t.match(flexible, { supported: false, code: "FlexibleOrchestrationNotSupported" }, op);

@@ -81,17 +81,6 @@ t.test("Flexible orchestration: an operation its cell refuses refuses before wri
   t.equal(after.capacity, before.capacity);
 });
 
-t.test("a clone of a Flexible scale set is refused before anything is created", async (t) => {
-  await setKind("web-prod-v001", { orchestrationMode: "Flexible" });
-  await env.simControl("DELETE", "/_sim/calls");
-  const task = await run("cloneServerGroup", { credentials: "demo", region: "eastus", source: { account: "demo", region: "eastus", serverGroupName: "web-prod-v001" } });
-  t.equal(task.state, "failed");
-  t.match(task.status.status, /cloneServerGroup refused on web-prod-v001: it uses Flexible orchestration/);
-  t.same((await env.calls()).filter((c) => c.method !== "GET"), [], "nothing created");
-  const { body } = await env.simControl("GET", "/_sim/scaleSets");
-  t.same(body.map((s: any) => s.name).sort(), ["batch-v001", "web-prod-v001", "web-prod-v002"], "no new scale set");
-});
-
 t.test("terminate of a protected instance fails before writing; the unprotected batch is refused with it", async (t) => {
   const name = "web-prod-v001";
   const res = await env.simControl("PUT", `/_sim/scaleSets/${RG}/${name}/virtualMachines/1/protection`, { protectFromScaleIn: true });

@@ -1170,6 +1170,8 @@ export interface components {
                 desired?: number;
             };
             upgradePolicy?: "Automatic" | "Manual";
+            /** @description Azure's orchestration mode of the new scale set: Uniform (the REST API's default) unless given; a clone keeps its source's unless given */
+            orchestrationMode?: "Uniform" | "Flexible";
             /** @description an Azure resource id: /subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet} */
             subnetId?: string;
             /** @description an Azure resource id: …/Microsoft.Network/networkSecurityGroups/{nsg} */
@@ -1314,6 +1316,8 @@ export interface components {
                 desired?: number;
             };
             upgradePolicy?: "Automatic" | "Manual";
+            /** @description Azure's orchestration mode of the new scale set: Uniform (the REST API's default) unless given; a clone keeps its source's unless given */
+            orchestrationMode?: "Uniform" | "Flexible";
             /** @description an Azure resource id: /subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet} */
             subnetId?: string;
             /** @description an Azure resource id: …/Microsoft.Network/networkSecurityGroups/{nsg} */

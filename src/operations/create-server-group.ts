@@ -124,6 +124,11 @@ const modelFields = {
   ),
   capacity: Type.Optional(DeployCapacity),
   upgradePolicy: Type.Optional(Type.Union([Type.Literal("Automatic"), Type.Literal("Manual")])),
+  orchestrationMode: Type.Optional(
+    Type.Union([Type.Literal("Uniform"), Type.Literal("Flexible")], {
+      description: "Azure's orchestration mode of the new scale set: Uniform (the REST API's default) unless given; a clone keeps its source's unless given",
+    }),
+  ),
   subnetId: Type.Optional(SubnetId),
   securityGroupId: Type.Optional(SecurityGroupId),
   loadBalancerBackendPoolId: Type.Optional(LoadBalancerPoolId),
@@ -299,6 +304,7 @@ function modelSpec(d: AnyCreate, network: NetworkChoice, desired: number | undef
     ...(d.sku ? { sku: { name: d.sku.name, tier: d.sku.tier } } : {}),
     ...(desired !== undefined ? { capacity: { desired } } : {}),
     ...(d.upgradePolicy ? { upgradePolicy: d.upgradePolicy } : {}),
+    ...(d.orchestrationMode ? { orchestrationMode: d.orchestrationMode } : {}),
     subnetId: network.subnetId,
     networkSecurityGroupId: network.securityGroupId,
     loadBalancerBackendPoolId: network.loadBalancerPoolId,

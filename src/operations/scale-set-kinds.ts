@@ -43,20 +43,14 @@ const FLEXIBLE_CAPACITY = "capacity change on the scale set (If-Match); confirme
 /** The table: operation × kind or feature. Uniform / Manual / no repairs / not Spot are the baseline every row supports. */
 export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Automatic" | "repairs" | "spot", Support>> = {
   createServerGroup: {
-    Flexible: refused(
-      "FlexibleOrchestrationNotSupported",
-      "it uses Flexible orchestration: a create builds a Uniform model (its description offers no orchestration mode); nothing was written",
-    ),
+    Flexible: ok("created Flexible when its description says orchestrationMode Flexible (fault domains 1, NICs per VM from the profile, no NAT pool); it serves at the end as a Uniform create does: every VM's NIC in its pools, healthy behind the probe"),
     Rolling: ok("the new scale set takes the upgrade policy of its description"),
     Automatic: ok("the new scale set takes the upgrade policy of its description"),
     repairs: ok("created as described; confirmed when every instance runs"),
     spot: ok("confirmed only from instances Azure reports running"),
   },
   cloneServerGroup: {
-    Flexible: refused(
-      "FlexibleOrchestrationNotSupported",
-      "it uses Flexible orchestration: a clone builds a Uniform model from its source, and a Flexible model (NICs per VM, networkApiVersion, fault domains) is not built here; nothing was written. Create the Flexible scale set with Azure's own tools",
-    ),
+    Flexible: ok("the clone keeps its source's orchestration mode (or the one its description names); a Flexible clone serves as a Flexible create does"),
     Rolling: ok("the clone keeps its source's upgrade policy"),
     Automatic: ok("the clone keeps its source's upgrade policy"),
     repairs: ok("the clone keeps its source's repairs policy"),
