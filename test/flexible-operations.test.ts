@@ -209,3 +209,17 @@ t.test("createServerGroup with orchestrationMode Flexible: a Flexible set whose 
   const cloned = await control.getScaleSet(RG, clone.resultObjects[0].serverGroupName);
   t.equal((cloned.vmss as any).properties.orchestrationMode, "Flexible", "the clone keeps its source's mode");
 });
+
+t.test("disable of a Flexible set with automatic repairs refuses before writing: their state cannot be read on Flexible", async (t) => {
+  await flexible("flex-v008", 2);
+  const kind = await env.simControl("PUT", `/_sim/scaleSets/${RG}/flex-v008/kind`, { automaticRepairs: true });
+  t.equal(kind.status, 200, JSON.stringify(kind.body));
+  const before = await poolMembers("flex-v008");
+  await env.simControl("DELETE", "/_sim/calls");
+  const task = await run("disableServerGroup", demo("flex-v008"));
+  t.equal(task.state, "failed");
+  t.equal(task.status.retryable, false);
+  t.match(task.status.status, /disableServerGroup refused on flex-v008: it uses Flexible orchestration with automatic repairs enabled.*nothing was written/);
+  t.same(nonGets(await env.calls()), [], "not one write reached Azure");
+  t.same(await poolMembers("flex-v008"), before, "every VM still in the pool");
+});

@@ -9,6 +9,7 @@ import { disableServerGroup } from "../src/operations/disable-server-group.ts";
 import { enableServerGroup } from "../src/operations/enable-server-group.ts";
 import { nicWithPools, nicWritesToPools } from "../src/operations/flexible-nics.ts";
 import { terminateInstances } from "../src/operations/terminate-instances.ts";
+import { supportFor } from "../src/operations/scale-set-kinds.ts";
 import { scaleDown } from "../src/operations/scale-down.ts";
 import { resizeServerGroup } from "../src/operations/resize-server-group.ts";
 import { FLEXIBLE_NETWORK_API_VERSION, modelFromDescription, modelFromSource } from "../src/operations/create/scale-set-model.ts";
@@ -204,4 +205,13 @@ t.test("a Flexible model: created when the description asks, kept by a clone of 
   const clone = modelFromSource(flexible, { region: "eastus" }, [], { ...context, name: "web-v003" });
   t.match(clone, { orchestrationMode: "Flexible", platformFaultDomainCount: 1 }, "a clone keeps its source's mode");
   t.equal(modelFromSource(uniform, { region: "eastus" }, [], context).orchestrationMode, undefined);
+});
+
+t.test("the table on Flexible: rollingUpgrade refused; with automatic repairs, disable refused too (their state is unreadable there)", async (t) => {
+  const flexible = { orchestration: "Flexible" as const, upgrade: "Manual" as const, repairs: false, spot: false };
+  t.match(supportFor("rollingUpgrade", flexible), { supported: false, code: "FlexibleOrchestrationNotSupported" });
+  t.equal(supportFor("disableServerGroup", flexible), undefined);
+  t.match(supportFor("disableServerGroup", { ...flexible, repairs: true }), { supported: false, code: "FlexibleRepairsUnreadable" });
+  t.equal(supportFor("enableServerGroup", { ...flexible, repairs: true }), undefined, "enable suspends nothing");
+  t.equal(supportFor("disableServerGroup", { ...flexible, orchestration: "Uniform", repairs: true }), undefined, "on Uniform repairs are suspended");
 });

@@ -320,7 +320,9 @@ export class VmssGateway implements ScaleSetGateway {
         if ((err as { statusCode?: number }).statusCode !== 404) throw err;
       }
     }
-    if (kind.repairs) {
+    // Azure offers no scale-set instance view on Flexible: its repairs state cannot be read (the kinds table refuses
+    // what would need it).
+    if (kind.repairs && kind.orchestration === "Uniform") {
       const view = await this.client.virtualMachineScaleSets.getInstanceView(resourceGroup, name, { abortSignal: signal });
       const service = view.orchestrationServices?.find((s) => (s.serviceName ?? "").toLowerCase() === "automaticrepairs");
       out.repairs = service?.serviceState ?? "NotRunning";

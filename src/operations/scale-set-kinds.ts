@@ -40,13 +40,24 @@ const refused = (code: string, why: string): Support => ({ supported: false, cod
  */
 const FLEXIBLE_CAPACITY = "capacity change on the scale set (If-Match); confirmed from the VMs Azure lists for it (virtualMachines filtered by virtualMachineScaleSet/id), counted running by their power state";
 
+/**
+ * Automatic repairs on a Flexible set: Azure offers no scale-set instance view on Flexible, which is where the
+ * AutomaticRepairs service's state is read, so whether repairs run, and whose suspension it is, cannot be known; an
+ * operation that would suspend them refuses rather than race Azure's replacements.
+ */
+const FLEXIBLE_REPAIRS = refused(
+  "FlexibleRepairsUnreadable",
+  "it uses Flexible orchestration with automatic repairs enabled: Azure offers no scale-set instance view on Flexible, so whether repairs run, and who suspended them, cannot be read, and Azure could replace VMs while they leave traffic; nothing was written. Turn automatic repairs off on the scale set (automaticRepairsPolicy.enabled false) for the operation, and back on after",
+);
+
 /** The table: operation × kind or feature. Uniform / Manual / no repairs / not Spot are the baseline every row supports. */
-export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Automatic" | "repairs" | "spot", Support>> = {
+export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Automatic" | "repairs" | "flexibleRepairs" | "spot", Support>> = {
   createServerGroup: {
     Flexible: ok("created Flexible when its description says orchestrationMode Flexible (fault domains 1, NICs per VM from the profile, no NAT pool); done when every VM runs with its NIC in the pools, healthy where Azure reports health (a Flexible VM reports the Application Health extension's, never the load balancer probe's)"),
     Rolling: ok("the new scale set takes the upgrade policy of its description"),
     Automatic: ok("the new scale set takes the upgrade policy of its description"),
     repairs: ok("created as described; confirmed when every instance runs"),
+    flexibleRepairs: ok("created as described; repairs are not suspended by a create"),
     spot: ok("confirmed only from instances Azure reports running"),
   },
   cloneServerGroup: {
@@ -54,6 +65,7 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
     Rolling: ok("the clone keeps its source's upgrade policy"),
     Automatic: ok("the clone keeps its source's upgrade policy"),
     repairs: ok("the clone keeps its source's repairs policy"),
+    flexibleRepairs: ok("the clone keeps its source's repairs policy"),
     spot: ok("confirmed only from instances Azure reports running"),
   },
   resizeServerGroup: {
@@ -61,6 +73,7 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
     Rolling: ok("capacity change; new instances start on the current model"),
     Automatic: ok("capacity change; new instances start on the current model"),
     repairs: ok("capacity change; repairs go on (it takes nothing out of traffic)"),
+    flexibleRepairs: ok("capacity change; repairs go on"),
     spot: ok("confirmed only from instances Azure reports running; evicted (deallocated) instances are reported, and the result counts what runs"),
   },
   scaleDown: {
@@ -68,6 +81,7 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
     Rolling: ok("capacity change"),
     Automatic: ok("capacity change"),
     repairs: ok("capacity change; repairs go on"),
+    flexibleRepairs: ok("capacity change; repairs go on"),
     spot: ok("confirmed only from instances Azure reports running"),
   },
   terminateInstances: {
@@ -75,6 +89,7 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
     Rolling: ok("deleteInstances by instance id"),
     Automatic: ok("deleteInstances by instance id"),
     repairs: ok("deleteInstances by instance id"),
+    flexibleRepairs: ok("batch delete by VM name; repairs go on"),
     spot: ok("deleteInstances by instance id; evicted instances can be deleted; others evicted are reported and not counted as running"),
   },
   disableServerGroup: {
@@ -82,6 +97,7 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
     Rolling: ok("backend pools removed from the model; done only when Azure's rolling upgrade has moved every instance (latestModelApplied, the rolling-upgrade status); a rollout Azure stops or fails fails the task with Azure's reason"),
     Automatic: ok("backend pools removed from the model; done only when every instance runs the new model (latestModelApplied)"),
     repairs: ok("automatic repairs suspended first (setOrchestrationServiceState Suspend) and resumed when the operation ends, also when it fails or is canceled; left suspended if someone else had suspended them"),
+    flexibleRepairs: FLEXIBLE_REPAIRS,
     spot: ok("pools removed from the model and rolled out to the instances that run"),
   },
   enableServerGroup: {
@@ -89,6 +105,7 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
     Rolling: ok("backend pools restored on the model; done only when Azure's rolling upgrade has moved every instance; a rollout Azure stops or fails fails the task"),
     Automatic: ok("backend pools restored on the model; done only when every instance runs the new model"),
     repairs: ok("repairs are not suspended (nothing leaves traffic)"),
+    flexibleRepairs: ok("repairs are not suspended (nothing leaves traffic)"),
     spot: ok("pools restored and rolled out to the instances that run"),
   },
   rollingUpgrade: {
@@ -105,6 +122,7 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
       "it has upgrade policy Automatic: Azure would update every instance at once when the model changes, so no surge could keep capacity; set the policy to Manual to use rollingUpgrade",
     ),
     repairs: ok("automatic repairs suspended while instances are replaced, resumed at the end (also on failure or cancel)"),
+    flexibleRepairs: FLEXIBLE_REPAIRS,
     spot: ok("replaced in batches; evicted instances do not count as ready"),
   },
   destroyServerGroup: {
@@ -112,6 +130,7 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
     Rolling: ok("DELETE of the scale set"),
     Automatic: ok("DELETE of the scale set"),
     repairs: ok("DELETE of the scale set"),
+    flexibleRepairs: ok("DELETE of the scale set"),
     spot: ok("DELETE of the scale set"),
   },
 };
@@ -123,6 +142,7 @@ export function supportFor(operation: KindOperation, kind: ScaleSetKind): Suppor
     kind.orchestration === "Flexible" ? row.Flexible : undefined,
     kind.upgrade !== "Manual" ? row[kind.upgrade] : undefined,
     kind.repairs ? row.repairs : undefined,
+    kind.repairs && kind.orchestration === "Flexible" ? row.flexibleRepairs : undefined,
     kind.spot ? row.spot : undefined,
   ];
   return cells.find((c) => c !== undefined && !c.supported);
