@@ -150,6 +150,12 @@ t.test("a Flexible set of 3: three VMs named {set}_{8 hex}, listed by the filter
   t.ok(expanded.every((vm) => vm.instanceView?.statuses?.some((s) => s.code === "PowerState/running")), "$expand=instanceView with the filter");
 
   t.equal((await flexibleVms("web-prod-v001")).length, 0, "a Uniform set's VMs are not Microsoft.Compute/virtualMachines");
+
+  await control.setConfig({ vmPageSize: 2 });
+  const paged = await arm("GET", `${ARM}/Microsoft.Compute/virtualMachines?$filter=${encodeURIComponent(`'virtualMachineScaleSet/id' eq '${scaleSetIdOf("flex-v001")}'`)}`);
+  t.equal((paged.body as any).value.length, 2, "a page of vmPageSize");
+  t.equal(new URL((paged.body as any).nextLink).searchParams.get("$skiptoken"), "2");
+  t.same((await flexibleVms("flex-v001", true)).map((vm) => vm.name), vms.map((vm) => vm.name), "the SDK follows nextLink, filter and expand kept");
 });
 
 t.test("scaling a Flexible set to 5 and to 2 creates and removes VMs and their NICs; the pool follows", async (t) => {
