@@ -367,6 +367,16 @@ t.test("Spot on a Flexible set: each VM carries its priority; an eviction deallo
   t.same(evicted.body, { evicted: [vms[0].name] });
   t.match((await client.virtualMachines.instanceView(RG, vms[0].name!)).statuses?.map((s) => s.code), ["ProvisioningState/succeeded", "PowerState/deallocated"]);
   t.equal(await capacityOf("flexspot-v001"), 2);
+
+  // The evictSpot fault reaches a Flexible set through the VM list that names it: Azure evicts just before the answer.
+  await control.addFault({ action: "evictSpot", method: "GET", pathContains: "/providers/Microsoft.Compute/virtualMachines" } as any);
+  const listed = await flexibleVms("flexspot-v001", true);
+  t.same(
+    listed.map((vm) => vm.instanceView?.statuses?.find((s) => s.code?.startsWith("PowerState/"))?.code),
+    ["PowerState/deallocated", "PowerState/deallocated"],
+    "the other VM was evicted as the list was asked for",
+  );
+  t.equal((await control.calls()).filter((c) => c.fault === "evictSpot").length, 1);
 });
 
 t.test("throttling: a Flexible VM's reads and writes are charged, with the rate-limit headers", async (t) => {

@@ -202,6 +202,19 @@ export function renderFlexibleVm(ss: ScaleSet, vm: Vm, nics: Nic[], instanceView
   };
 }
 
+// ---- the VM list's filter ----
+
+/**
+ * `$filter` as the REST spec allows it on the VM list: `'virtualMachineScaleSet/id' eq '/subscriptions/…/{name}'` (the
+ * property name quoted or not). The scale set id in lower case (ARM ids compare case-insensitively), or undefined
+ * when the filter is something else.
+ */
+const SCALE_SET_FILTER = /^\s*'?virtualMachineScaleSet\/id'?\s+eq\s+'([^']+)'\s*$/i;
+
+export function scaleSetIdOfFilter(filter: string): string | undefined {
+  return SCALE_SET_FILTER.exec(filter)?.[1].toLowerCase();
+}
+
 // ---- Uniform-only APIs on a Flexible set ----
 
 /**
