@@ -150,6 +150,12 @@ t.test("a Flexible set of 3: three VMs named {set}_{8 hex}, listed by the filter
   t.ok(expanded.every((vm) => vm.instanceView?.statuses?.some((s) => s.code === "PowerState/running")), "$expand=instanceView with the filter");
 
   t.equal((await flexibleVms("web-prod-v001")).length, 0, "a Uniform set's VMs are not Microsoft.Compute/virtualMachines");
+
+  await control.setConfig({ vmPageSize: 2 });
+  const paged = await arm("GET", `${ARM}/Microsoft.Compute/virtualMachines?$filter=${encodeURIComponent(`'virtualMachineScaleSet/id' eq '${scaleSetIdOf("flex-v001")}'`)}`);
+  t.equal((paged.body as any).value.length, 2, "a page of vmPageSize");
+  t.equal(new URL((paged.body as any).nextLink).searchParams.get("$skiptoken"), "2");
+  t.same((await flexibleVms("flex-v001", true)).map((vm) => vm.name), vms.map((vm) => vm.name), "the SDK follows nextLink, filter and expand kept");
 });
 
 t.test("scaling a Flexible set to 5 and to 2 creates and removes VMs and their NICs; the pool follows", async (t) => {
@@ -317,4 +323,71 @@ t.test("the control API makes a Flexible set at once: VMs running, NICs in <name
   const view = await control.traffic("loadBalancers", RG, "flexctl-v001-lb");
   t.same(view.pools[0].members.map((m) => m.instanceId).sort(), snapshot.vms.map((vm: any) => vm.name).sort());
   t.equal((await flexibleVms("flexctl-v001")).length, 3);
+});
+
+t.test("a Flexible VM's write is a long-running operation of its scale set: 409 for another write meanwhile", async (t) => {
+  await createFlexible("flex-v009", 2);
+  const [a, b] = await flexibleVms("flex-v009");
+  // No timers: a write of ten minutes stays in flight for the whole test.
+  await control.setConfig({ writeDurationMs: 600_000 });
+  const dealloc = await arm("POST", `${ARM}/Microsoft.Compute/virtualMachines/${a.name}/deallocate`);
+  t.equal(dealloc.status, 202);
+  t.match((await client.virtualMachines.instanceView(RG, a.name!)).statuses?.map((s) => s.code), ["ProvisioningState/succeeded", "PowerState/deallocating"]);
+  t.equal((await client.virtualMachineScaleSets.get(RG, "flex-v009")).provisioningState, "Updating");
+  const other = await arm("DELETE", `${ARM}/Microsoft.Compute/virtualMachines/${b.name}`);
+  t.equal(other.status, 409);
+  t.match(other.body, { error: { code: "ConflictingConcurrentWriteNotAllowed" } });
+  const poll = await control.request("GET", new URL(String(dealloc.headers["azure-asyncoperation"])).pathname + new URL(String(dealloc.headers["azure-asyncoperation"])).search, { headers: AUTH });
+  t.match(poll.body, { status: "InProgress" });
+});
+
+t.test("batch power actions take VM names on a Flexible set; reimage and the Uniform per-instance actions are refused", async (t) => {
+  await createFlexible("flex-v010", 2);
+  const [a, b] = await flexibleVms("flex-v010");
+  const VMSS = `${ARM}/Microsoft.Compute/virtualMachineScaleSets/flex-v010`;
+  const stop = client.virtualMachineScaleSets.powerOff(RG, "flex-v010", { vmInstanceIDs: { instanceIds: [a.name!] }, ...fast });
+  await stop.submitted();
+  await stop.pollUntilDone();
+  t.match((await client.virtualMachines.instanceView(RG, a.name!)).statuses?.map((s) => s.code), ["ProvisioningState/succeeded", "PowerState/stopped"]);
+  t.match((await client.virtualMachines.instanceView(RG, b.name!)).statuses?.map((s) => s.code), ["ProvisioningState/succeeded", "PowerState/running"], "only the VM named");
+  t.match(await arm("POST", `${VMSS}/reimage`, { body: { instanceIds: [a.name] } }), { status: 400, body: { error: { code: "BadRequest" } } });
+  t.match(await arm("POST", `${VMSS}/virtualMachines/${a.name}/start`), { status: 400, body: { error: { code: "InvalidParameter", target: "instanceId" } } });
+  t.match(await arm("GET", `${VMSS}/virtualMachines/0`), { status: 400, body: { error: { code: "BadRequest", message: /virtualMachines\.GET' is not allowed/ } } });
+});
+
+t.test("Spot on a Flexible set: each VM carries its priority; an eviction deallocates it, and it still counts", async (t) => {
+  const spot = sdkFlexibleCreate(2);
+  spot.virtualMachineProfile = { ...spot.virtualMachineProfile, priority: "Spot", evictionPolicy: "Deallocate", billingProfile: { maxPrice: -1 } };
+  const poller = client.virtualMachineScaleSets.createOrUpdate(RG, "flexspot-v001", spot, fast);
+  await poller.submitted();
+  await poller.pollUntilDone();
+  const vms = await flexibleVms("flexspot-v001");
+  t.ok(vms.every((vm) => vm.priority === "Spot" && vm.evictionPolicy === "Deallocate" && vm.billingProfile?.maxPrice === -1));
+  const evicted = await control.request("POST", `/_sim/scaleSets/${RG}/flexspot-v001/evict`, { body: { count: 1 } });
+  t.same(evicted.body, { evicted: [vms[0].name] });
+  t.match((await client.virtualMachines.instanceView(RG, vms[0].name!)).statuses?.map((s) => s.code), ["ProvisioningState/succeeded", "PowerState/deallocated"]);
+  t.equal(await capacityOf("flexspot-v001"), 2);
+
+  // The evictSpot fault reaches a Flexible set through the VM list that names it: Azure evicts just before the answer.
+  await control.addFault({ action: "evictSpot", method: "GET", pathContains: "/providers/Microsoft.Compute/virtualMachines" } as any);
+  const listed = await flexibleVms("flexspot-v001", true);
+  t.same(
+    listed.map((vm) => vm.instanceView?.statuses?.find((s) => s.code?.startsWith("PowerState/"))?.code),
+    ["PowerState/deallocated", "PowerState/deallocated"],
+    "the other VM was evicted as the list was asked for",
+  );
+  t.equal((await control.calls()).filter((c) => c.fault === "evictSpot").length, 1);
+});
+
+t.test("throttling: a Flexible VM's reads and writes are charged, with the rate-limit headers", async (t) => {
+  await createFlexible("flex-v011", 1);
+  const [vm] = await flexibleVms("flex-v011");
+  await control.setThrottling({ enabled: true });
+  t.teardown(() => control.setThrottling({ enabled: false }));
+  const read = await arm("GET", `${ARM}/Microsoft.Compute/virtualMachines/${vm.name}`);
+  t.match(read.headers["x-ms-ratelimit-remaining-resource"], /Microsoft\.Compute\/GetVMScaleSetVMSubscriptionMaximum;\d+,Microsoft\.Compute\/GetVMScaleSetVMResource;35/);
+  const write = await arm("POST", `${ARM}/Microsoft.Compute/virtualMachines/${vm.name}/restart`);
+  t.equal(write.status, 202);
+  t.match(write.headers["x-ms-ratelimit-remaining-resource"], /VMScaleSetActionsSubscriptionMaximum;\d+/);
+  t.equal(write.headers["x-ms-request-charge"], "1");
 });

@@ -94,7 +94,7 @@ function snapshot(sim: SimulatorContext, ss: ScaleSet) {
   const view = (vm: Vm) => renderInstanceView(vm, vmHealth(sim, vm));
   return {
     vmss: renderScaleSet(ss),
-    vms: sortedVms(ss).map((vm) => (isFlexible(ss) ? renderFlexibleVm(ss, vm, sim.state.nicsOf(ss, vm), view(vm)) : renderVm(ss, vm, view(vm)))),
+    vms: sortedVms(ss).map((vm) => (isFlexible(ss) ? renderFlexibleVm(ss, vm, sim.state.nicsOf(vm), view(vm)) : renderVm(ss, vm, view(vm)))),
     etag: etagOf(ss),
     inFlight: inFlightOf(ss.inFlight),
   };

@@ -175,7 +175,6 @@ export function renderFlexibleVm(ss: ScaleSet, vm: Vm, nics: Nic[], instanceView
     storage.osDisk.name = `${vm.instanceId}_OsDisk_1_${vm.vmId.replace(/-/g, "")}`;
     delete storage.osDisk.image;
   }
-  const nicConfigs = nicConfigurations(vm);
   const spot: JsonObject = {};
   for (const key of ["priority", "evictionPolicy", "billingProfile"]) if (profile[key] !== undefined) spot[key] = clone(profile[key]);
   const zones = ss.model.zones;
@@ -191,10 +190,7 @@ export function renderFlexibleVm(ss: ScaleSet, vm: Vm, nics: Nic[], instanceView
       storageProfile: storage,
       osProfile: { computerName: computerName(ss, vm), ...osRest },
       networkProfile: {
-        networkInterfaces: nics.map((nic) => {
-          const config = nicConfigs.find((c) => nic.name === `${vm.instanceId}-${String(c.name ?? "nic")}`);
-          return { id: nicId(nic), properties: { primary: nic.properties.primary === true || getPath(config, "properties", "primary") === true, deleteOption: nic.deleteOption } };
-        }),
+        networkInterfaces: nics.map((nic) => ({ id: nicId(nic), properties: { primary: nic.properties.primary === true, deleteOption: nic.deleteOption } })),
       },
       virtualMachineScaleSet: { id: scaleSetId(ss) },
       platformFaultDomain: faultDomainOf(ss, vm),
@@ -204,6 +200,19 @@ export function renderFlexibleVm(ss: ScaleSet, vm: Vm, nics: Nic[], instanceView
       ...(instanceView ? { instanceView } : {}),
     },
   };
+}
+
+// ---- the VM list's filter ----
+
+/**
+ * `$filter` as the REST spec allows it on the VM list: `'virtualMachineScaleSet/id' eq '/subscriptions/…/{name}'` (the
+ * property name quoted or not). The scale set id in lower case (ARM ids compare case-insensitively), or undefined
+ * when the filter is something else.
+ */
+const SCALE_SET_FILTER = /^\s*'?virtualMachineScaleSet\/id'?\s+eq\s+'([^']+)'\s*$/i;
+
+export function scaleSetIdOfFilter(filter: string): string | undefined {
+  return SCALE_SET_FILTER.exec(filter)?.[1].toLowerCase();
 }
 
 // ---- Uniform-only APIs on a Flexible set ----

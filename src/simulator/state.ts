@@ -85,6 +85,8 @@ export class SimState {
   readonly operations = new Map<string, Operation>();
   /** Flexible VMs' NICs (Microsoft.Network/networkInterfaces), by resourcegroup/name in lower case. */
   readonly nics = new Map<string, Nic>();
+  /** The NICs of each Flexible VM (its record), in the order of the model's NIC configurations. */
+  readonly #nicsOfVm = new WeakMap<Vm, Nic[]>();
   readonly #now: () => number;
   /** While settle() plays an event that was due earlier: the time it happened at. */
   #eventTime: number | undefined;
@@ -134,9 +136,8 @@ export class SimState {
   }
 
   /** A Flexible VM's NICs, in the order of the model's NIC configurations. */
-  nicsOf(ss: ScaleSet, vm: Vm): Nic[] {
-    const key = scaleSetKey(ss.resourceGroup, ss.name);
-    return [...this.nics.values()].filter((nic) => nic.vm?.scaleSetKey === key && nic.vm.name === vm.instanceId);
+  nicsOf(vm: Vm): Nic[] {
+    return this.#nicsOfVm.get(vm) ?? [];
   }
 
   /** The Flexible scale set and VM with this name in the resource group (a Flexible VM's name is its instance id). */
@@ -542,16 +543,19 @@ export class SimState {
   #addVm(ss: ScaleSet, vm: Vm): void {
     ss.vms.set(vm.instanceId, vm);
     if (!isFlexible(ss)) return;
-    for (const nic of nicsForNewVm(ss, vm)) this.nics.set(nicKey(nic.resourceGroup, nic.name), nic);
+    const nics = nicsForNewVm(ss, vm);
+    for (const nic of nics) this.nics.set(nicKey(nic.resourceGroup, nic.name), nic);
+    this.#nicsOfVm.set(vm, nics);
   }
 
   /** A VM leaves the scale set; a Flexible VM's NICs go with it, or stay detached (their deleteOption). */
   #removeVm(ss: ScaleSet, vm: Vm): void {
     ss.vms.delete(vm.instanceId);
-    for (const nic of this.nicsOf(ss, vm)) {
+    for (const nic of this.nicsOf(vm)) {
       if (nic.deleteOption === "Delete") this.nics.delete(nicKey(nic.resourceGroup, nic.name));
       else nic.vm = null;
     }
+    this.#nicsOfVm.delete(vm);
   }
 
   #pruneOperations(): void {

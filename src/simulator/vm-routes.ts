@@ -7,7 +7,7 @@
 import { ArmError, invalidParameter, notSimulated, resourceNotFound } from "./arm-errors.ts";
 import { charged, chargeVms, checkWriteInFlight, instanceViewExpanded, lroHeaders, requireResourceGroup, requireSubscription, takeOperationFaults } from "./arm-checks.ts";
 import type { Handler, Route, SimulatorContext } from "./context.ts";
-import { renderFlexibleVm, faultDomainOf, VM_TYPE } from "./flexible.ts";
+import { faultDomainOf, renderFlexibleVm, scaleSetIdOfFilter, VM_TYPE } from "./flexible.ts";
 import { renderInstanceView } from "./health-probe.ts";
 import { send, type RequestContext } from "./http.ts";
 import type { JsonObject } from "./json.ts";
@@ -53,20 +53,15 @@ function requireFlexibleVm(sim: SimulatorContext, params: RouteParams): { ss: Sc
   return found;
 }
 
-/**
- * `$filter` as the REST spec allows it: `'virtualMachineScaleSet/id' eq '/subscriptions/…/virtualMachineScaleSets/{name}'`
- * (the property name quoted or not; ids compared case-insensitively, as ARM ids are). Anything else is refused.
- */
-const SCALE_SET_FILTER = /^\s*'?virtualMachineScaleSet\/id'?\s+eq\s+'([^']+)'\s*$/i;
-
+/** The scale set id the `$filter` names (lower case); anything but the REST spec's one filter is refused. */
 function scaleSetFilterOf(ctx: RequestContext): string | undefined {
   const filter = ctx.url.searchParams.get("$filter");
   if (filter === null || filter.trim() === "") return undefined;
-  const match = SCALE_SET_FILTER.exec(filter);
-  if (!match) {
+  const id = scaleSetIdOfFilter(filter);
+  if (id === undefined) {
     throw invalidParameter(`The value of parameter $filter is invalid: allowed is 'virtualMachineScaleSet/id' eq '<scale set id>', got "${filter}".`, "$filter");
   }
-  return match[1].toLowerCase();
+  return id;
 }
 
 function vmInstanceView(ss: ScaleSet, vm: Vm): JsonObject {
@@ -101,7 +96,7 @@ const listVms: Handler = (ctx, sim, params) => {
     offset = Number(token);
   }
   const page = all.slice(offset, offset + sim.state.settings.vmPageSize);
-  const body: JsonObject = { value: page.map(({ ss, vm }) => renderFlexibleVm(ss, vm, sim.state.nicsOf(ss, vm), expand ? vmInstanceView(ss, vm) : undefined)) };
+  const body: JsonObject = { value: page.map(({ ss, vm }) => renderFlexibleVm(ss, vm, sim.state.nicsOf(vm), expand ? vmInstanceView(ss, vm) : undefined)) };
   if (offset + page.length < all.length) {
     const next = new URL(`${ctx.baseUrl}${ctx.pathname}`);
     for (const [key, value] of ctx.url.searchParams) if (key !== "$skiptoken") next.searchParams.set(key, value);
@@ -113,7 +108,7 @@ const listVms: Handler = (ctx, sim, params) => {
 
 const getVm: Handler = (ctx, sim, params) => {
   const { ss, vm } = requireFlexibleVm(sim, params);
-  send(ctx, 200, renderFlexibleVm(ss, vm, sim.state.nicsOf(ss, vm), instanceViewExpanded(ctx) ? vmInstanceView(ss, vm) : undefined));
+  send(ctx, 200, renderFlexibleVm(ss, vm, sim.state.nicsOf(vm), instanceViewExpanded(ctx) ? vmInstanceView(ss, vm) : undefined));
 };
 
 const getVmInstanceView: Handler = (ctx, sim, params) => {

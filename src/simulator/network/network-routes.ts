@@ -52,7 +52,7 @@ export function resourceId(subscriptionId: string, r: Pick<NetworkResource, "typ
  * VM's from its own NICs (Microsoft.Network/networkInterfaces), as last written.
  */
 export function vmIpConfigurations(sim: SimulatorContext, ss: ScaleSet, vm: Vm): { id: string; ipConfiguration: unknown }[] {
-  if (isFlexible(ss)) return sim.state.nicsOf(ss, vm).flatMap(nicIpConfigurations);
+  if (isFlexible(ss)) return sim.state.nicsOf(vm).flatMap(nicIpConfigurations);
   const nics = getPath(vm.applied.profile, "networkProfile", "networkInterfaceConfigurations");
   return (Array.isArray(nics) ? nics : []).flatMap((nic) =>
     asArray(getPath(nic, "properties", "ipConfigurations")).map((ipc) => ({
