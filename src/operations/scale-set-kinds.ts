@@ -3,8 +3,9 @@
 // operation either works on the scale set in front of it or refuses before it writes anything, saying why.
 //
 // A kind is what Azure reports on the scale set itself (kindOf, in scale-set-state.ts, where every reading of a scale
-// set is): its orchestration mode, its upgrade policy, automatic repairs, Spot priority. Per-instance features
-// (protection) are judged where the instances are chosen.
+// set is): its orchestration mode, its upgrade policy, automatic repairs, Spot priority. What an instance is (running,
+// one we may act on, protected) is read there too, by one rule for every operation; refuseProtected below turns a
+// protection into a refusal where the instances are chosen.
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { OperationError } from "../azure/arm-failure.ts";
 import { isRunningInstance, kindOf, protectionOf, type ScaleSetKind } from "../azure/scale-set-state.ts";
