@@ -1,5 +1,6 @@
-// terminateInstances: delete named instances with deleteInstances. Those already gone or being deleted are skipped;
-// a batch that would take the scale set below its recorded min, or that names a protected instance, is refused; the capacity reported comes from a read
+// terminateInstances: delete named instances with deleteInstances (on a Flexible set, by VM name). Those already gone
+// or being deleted are skipped; a batch that would take the scale set below its recorded min, that names a protected
+// instance, or (Flexible) names a VM that is not one of the set's, is refused; the capacity reported comes from a read
 // made after Azure completed the delete, never from arithmetic on what was asked.
 import { Type } from "@sinclair/typebox";
 import { OperationError } from "../azure/arm-failure.ts";
@@ -12,7 +13,7 @@ import { refuseProtected } from "./scale-set-kinds.ts";
 import { capacityOf, recordedMin, serverGroupResult, type ServerGroupResult } from "./server-group-state.ts";
 
 export const InstanceIds = Type.Array(
-  Type.String({ pattern: "^[A-Za-z0-9_-]{1,80}$", description: "an instance id as Azure reports it (e.g. 3)" }),
+  Type.String({ pattern: "^[A-Za-z0-9_-]{1,80}$", description: "an instance id as Azure reports it (e.g. 3); on a Flexible scale set, the VM's name (e.g. web-prod-v001_0a1b2c3d)" }),
   { minItems: 1, maxItems: 1000, description: "instances to delete" },
 );
 
