@@ -165,13 +165,23 @@ t.test("destroyServerGroup: the scale set is gone and Azure took its VMs with it
   t.same((listed.body as any).value ?? [], [], "no VM of it is left");
 });
 
-t.test("rollingUpgrade on a Flexible set refuses before writing, saying why", async (t) => {
-  await flexible("flex-v007", 2);
-  await env.simControl("DELETE", "/_sim/calls");
-  const task = await run("rollingUpgrade", demo("flex-v007", { tags: { release: "2" } }));
-  t.equal(task.state, "failed");
-  t.match(task.status.status, /rollingUpgrade refused on flex-v007: it uses Flexible orchestration: its VMs report no latestModelApplied/);
-  t.same(nonGets(await env.calls()), []);
+t.test("rollingUpgrade on a Flexible set: every VM replaced by one from the new model, by surge, never below the desired count ready", async (t) => {
+  await flexible("flex-v007", 3);
+  const before = (await azureView("flex-v007")).names;
+  const task = await run("rollingUpgrade", demo("flex-v007", { image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "minimal", version: "latest" }, maxSurge: 1, maxUnavailable: 0 }));
+  t.equal(task.state, "succeeded", JSON.stringify(task.history));
+  const snapshot = await control.getScaleSet(RG, "flex-v007");
+  const after = snapshot.vms.map((vm: any) => vm.name as string).sort();
+  t.equal(after.length, 3, "the desired count");
+  t.same(after.filter((n) => before.includes(n)), [], "none of the VMs on the old model is left");
+  t.ok(snapshot.vms.every((vm: any) => vm.properties.storageProfile.imageReference.sku === "minimal"), "every VM boots the new image");
+  t.same(await poolMembers("flex-v007"), after, "the new VMs serve from the pool");
+  const tags = ((snapshot.vmss as any).tags ?? {}) as Record<string, string>;
+  t.notOk(Object.keys(tags).some((k) => k.startsWith("vmss-ops.upgrade-old.") || k === "vmss-ops.upgrade-desired"), "the under-way records removed");
+  for (const line of task.history.map((h: any) => h.status as string)) {
+    const healthy = /healthy (\d+)\/3/.exec(line);
+    if (healthy && /delete/.test(line)) t.ok(Number(healthy[1]) >= 3, `never below 3 ready: ${line}`);
+  }
 });
 
 t.test("createServerGroup with orchestrationMode Flexible: a Flexible set whose VMs' NICs are in its pool, as the load balancer shows; a clone keeps the mode", async (t) => {

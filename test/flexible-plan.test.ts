@@ -10,6 +10,8 @@ import { enableServerGroup } from "../src/operations/enable-server-group.ts";
 import { nicWithPools, nicWritesToPools } from "../src/operations/flexible-nics.ts";
 import { terminateInstances } from "../src/operations/terminate-instances.ts";
 import { supportFor } from "../src/operations/scale-set-kinds.ts";
+import { rollingUpgrade } from "../src/operations/rolling-upgrade.ts";
+import { readOldVmsRecord, TAG_UPGRADE_OLD, upgradeInstances } from "../src/operations/rolling-upgrade-model.ts";
 import { scaleDown } from "../src/operations/scale-down.ts";
 import { resizeServerGroup } from "../src/operations/resize-server-group.ts";
 import { FLEXIBLE_NETWORK_API_VERSION, modelFromDescription, modelFromSource } from "../src/operations/create/scale-set-model.ts";
@@ -207,11 +209,34 @@ t.test("a Flexible model: created when the description asks, kept by a clone of 
   t.equal(modelFromSource(uniform, { region: "eastus" }, [], context).orchestrationMode, undefined);
 });
 
-t.test("the table on Flexible: rollingUpgrade refused; with automatic repairs, disable refused too (their state is unreadable there)", async (t) => {
+t.test("the table on Flexible: with automatic repairs, disable and rollingUpgrade refused (their state is unreadable there)", async (t) => {
   const flexible = { orchestration: "Flexible" as const, upgrade: "Manual" as const, repairs: false, spot: false };
-  t.match(supportFor("rollingUpgrade", flexible), { supported: false, code: "FlexibleOrchestrationNotSupported" });
+  t.equal(supportFor("rollingUpgrade", flexible), undefined);
+  t.match(supportFor("rollingUpgrade", { ...flexible, repairs: true }), { supported: false, code: "FlexibleRepairsUnreadable" });
   t.equal(supportFor("disableServerGroup", flexible), undefined);
   t.match(supportFor("disableServerGroup", { ...flexible, repairs: true }), { supported: false, code: "FlexibleRepairsUnreadable" });
   t.equal(supportFor("enableServerGroup", { ...flexible, repairs: true }), undefined, "enable suspends nothing");
   t.equal(supportFor("disableServerGroup", { ...flexible, orchestration: "Uniform", repairs: true }), undefined, "on Uniform repairs are suspended");
+});
+
+t.test("rollingUpgrade on Flexible: the VMs there when the model changes are recorded as old, replaced by surge, removed by name", async (t) => {
+  const [a, b, c, d] = ["web-v001_aaaa1111", "web-v001_bbbb2222", "web-v001_cccc3333", "web-v001_dddd4444"];
+  const planner = rollingUpgrade.planner({ ...DESCRIPTION, tags: { release: "2" }, maxSurge: 1 }, REF);
+  const set = (tags: Record<string, string> | undefined, capacity: number) => scaleSet([POOL], { name: "web-v001", tags, sku: { name: "Standard_D2s_v3", capacity } });
+  const vmsOf = (...names: string[]): [VirtualMachine, FlexibleNic][] => names.map((n) => [virtualMachine(n), nic(n, [POOL])]);
+
+  const first = planner.plan(read(set(undefined, 2), vmsOf(a, b))) as { kind: string; patch: any };
+  t.equal(first.kind, "update");
+  t.equal(first.patch.tags[`${TAG_UPGRADE_OLD}0`], "~aaaa1111,~bbbb2222", "the VMs on the old model, by their suffix");
+  const tags = first.patch.tags as Record<string, string>;
+  t.same([...readOldVmsRecord(set(tags, 2))!].sort(), [a, b]);
+
+  t.match(planner.plan(read(set(tags, 2), vmsOf(a, b))), { kind: "update", patch: { sku: { capacity: 3 } } }, "surge by one");
+  t.match(planner.plan(read(set(tags, 3), vmsOf(a, b, c))), { kind: "deleteInstances", instanceIds: [a] }, "the new VM is up: the oldest old one goes, by name");
+  t.match(planner.plan(read(set(tags, 2), vmsOf(b, c))), { kind: "update", patch: { sku: { capacity: 3 } } });
+  t.match(planner.plan(read(set(tags, 3), vmsOf(b, c, d))), { kind: "deleteInstances", instanceIds: [b] });
+  const end = planner.plan(read(set(tags, 2), vmsOf(c, d))) as { kind: string; patch: any };
+  t.match(end, { kind: "update", summary: /every instance runs the new model/ });
+  t.notOk(Object.keys(end.patch.tags).some((k) => k.startsWith(TAG_UPGRADE_OLD)), "the record goes when the upgrade ends");
+  t.equal(upgradeInstances([], false, undefined).length, 0);
 });

@@ -48,12 +48,9 @@ t.test("kindOf reads what Azure reports; absent fields are the REST defaults (Un
   );
 });
 
-t.test("the table: Flexible refused by rollingUpgrade only; rollingUpgrade refuses Rolling and Automatic; the rest supported", async (t) => {
-  const flexibleRefused = new Set(["rollingUpgrade"]);
+t.test("the table: every operation works on Flexible; rollingUpgrade refuses Rolling and Automatic; the rest supported", async (t) => {
   for (const op of KIND_OPERATIONS) {
-    const flexible = supportFor(op, { orchestration: "Flexible", upgrade: "Manual", repairs: false, spot: false });
-    if (flexibleRefused.has(op)) t.match(flexible, { supported: false, code: "FlexibleOrchestrationNotSupported" }, op);
-    else t.equal(flexible, undefined, `${op} works on Flexible`);
+    t.equal(supportFor(op, { orchestration: "Flexible", upgrade: "Manual", repairs: false, spot: false }), undefined, `${op} works on Flexible`);
     t.equal(supportFor(op, { orchestration: "Uniform", upgrade: "Manual", repairs: true, spot: true }), undefined, `${op} supports repairs and Spot`);
     for (const upgrade of ["Rolling", "Automatic"] as const) {
       const cell = supportFor(op, { orchestration: "Uniform", upgrade, repairs: false, spot: false });
@@ -62,17 +59,17 @@ t.test("the table: Flexible refused by rollingUpgrade only; rollingUpgrade refus
     }
     for (const cell of Object.values(SUPPORT[op])) t.ok(cell.supported ? cell.how.length > 0 : cell.why.length > 0, "every cell says how or why");
   }
-  t.throws(() => refuseUnsupported("rollingUpgrade", scaleSet({ orchestrationMode: "Flexible" }), "web-v001"), {
-    code: "FlexibleOrchestrationNotSupported",
-    message: /^rollingUpgrade refused on web-v001: it uses Flexible orchestration/,
+  t.throws(() => refuseUnsupported("rollingUpgrade", scaleSet({ orchestrationMode: "Flexible", automaticRepairsPolicy: { enabled: true } }), "web-v001"), {
+    code: "FlexibleRepairsUnreadable",
+    message: /^rollingUpgrade refused on web-v001: it uses Flexible orchestration with automatic repairs enabled/,
   });
   t.doesNotThrow(() => refuseUnsupported("someFutureOperation", scaleSet({ orchestrationMode: "Flexible" }), "x"), "the table speaks only of the operations it names");
 });
 
 t.test("every planner consults the table on its read, before its own plan", async (t) => {
-  const flexible: ScaleSetSnapshot = { vmss: scaleSet({ orchestrationMode: "Flexible" }), etag: '"1"', vms: [] };
+  const flexible: ScaleSetSnapshot = { vmss: scaleSet({ orchestrationMode: "Flexible", automaticRepairsPolicy: { enabled: true } }), etag: '"1"', vms: [] };
   const description = { credentials: "demo", region: "eastus", serverGroupName: "web-v001", tags: { release: "2" } } as any;
-  t.throws(() => rollingUpgrade.planner(description, REF).plan(flexible), { code: "FlexibleOrchestrationNotSupported" }, rollingUpgrade.name);
+  t.throws(() => rollingUpgrade.planner(description, REF).plan(flexible), { code: "FlexibleRepairsUnreadable" }, rollingUpgrade.name);
   const rolling: ScaleSetSnapshot = { vmss: scaleSet({ upgradePolicy: { mode: "Rolling" } }), etag: '"1"', vms: [] };
   t.throws(() => rollingUpgrade.planner(description, REF).plan(rolling), { code: "RollingUpgradePolicy" }, `${rollingUpgrade.name} on Rolling`);
 });

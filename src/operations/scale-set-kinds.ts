@@ -110,10 +110,7 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
     spot: ok("pools restored and rolled out to the instances that run"),
   },
   rollingUpgrade: {
-    Flexible: refused(
-      "FlexibleOrchestrationNotSupported",
-      "it uses Flexible orchestration: its VMs report no latestModelApplied, so which of them run the old model cannot be told from Azure's answer, and replacing them by surge is not built here; nothing was written. Deploy a new server group (red/black) instead",
-    ),
+    Flexible: ok("the model changed for new VMs, and the VMs there then recorded as on the old model (a Flexible VM reports no latestModelApplied); replaced by surge in batches, the old ones removed by the batch delete by name, never below the healthy minimum"),
     Rolling: refused(
       "RollingUpgradePolicy",
       "it has upgrade policy Rolling: Azure replaces its instances itself when the model changes, so a surge could not protect capacity. Use Azure's rolling upgrade instead (its rollingUpgradePolicy has maxSurge and maxBatchInstancePercent; change the model, then POST …/osRollingUpgrade or run az vmss rolling-upgrade start), or set the policy to Manual to use rollingUpgrade",
