@@ -26,7 +26,9 @@ export class NetworkGateway {
   }
 
   async #send(method: "GET" | "PUT", id: string, body?: unknown, signal?: AbortSignal, ifMatch?: string): Promise<{ status: number; body: NetworkResource | undefined; headers: Map<string, string> }> {
-    const request = createPipelineRequest({ url: `${this.#endpoint}${id}?api-version=${NETWORK_API_VERSION}`, method, abortSignal: signal, timeout: 60_000 });
+    // A nextLink is a whole URL with its api-version; an id is a path.
+    const url = /^https?:\/\//.test(id) ? id : `${this.#endpoint}${id}?api-version=${NETWORK_API_VERSION}`;
+    const request = createPipelineRequest({ url, method, abortSignal: signal, timeout: 60_000 });
     if (ifMatch !== undefined) request.headers.set("if-match", ifMatch);
     if (body !== undefined) {
       request.body = JSON.stringify(body);
@@ -60,6 +62,24 @@ export class NetworkGateway {
   }
 
   /**
+   * Every resource of a type in a resource group (`GET …/resourceGroups/{rg}/providers/Microsoft.Network/{type}`),
+   * following nextLink: one call per page, where reading each by id would be one per resource.
+   */
+  async list(subscriptionId: string, resourceGroup: string, type: string, signal?: AbortSignal): Promise<NetworkResource[]> {
+    const out: NetworkResource[] = [];
+    let next: string | undefined = `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Network/${type}`;
+    for (let page = 0; next !== undefined; page++) {
+      if (page >= 1000) throw new OperationError("TooManyPages", `listing ${type} of ${resourceGroup}: more than 1000 pages`, "server");
+      const res = await this.#send("GET", next, undefined, signal);
+      if (res.status !== 200) throw NetworkGateway.#failure(`listing ${type} of ${resourceGroup}`, res.status, res.body);
+      const body = res.body as { value?: NetworkResource[]; nextLink?: string } | undefined;
+      out.push(...(body?.value ?? []));
+      next = body?.nextLink || undefined;
+    }
+    return out;
+  }
+
+  /**
    * Writes the resource and waits until it is Succeeded. With `ifMatch`, the write carries If-Match on the ETag it
    * was read with: planned on a stale read, it gets 412 (a precondition failure: re-read, re-plan).
    */
@@ -67,7 +87,9 @@ export class NetworkGateway {
     const { etag: _etag, ...body } = resource;
     const res = await this.#send("PUT", id, body, signal, options.ifMatch);
     if (res.status !== 200 && res.status !== 201) throw NetworkGateway.#failure(`PUT ${id}`, res.status, res.body);
-    // Microsoft.Network answers at once with provisioningState Updating; poll the resource until it settles.
+    // Microsoft.Network answers at once, often with provisioningState Updating; poll the resource until it settles
+    // (an answer already Succeeded needs no poll).
+    if (String(res.body?.properties?.provisioningState ?? "") === "Succeeded") return res.body!;
     for (let i = 0; i < 120; i++) {
       const read = await this.get(id, signal);
       const state = String(read?.properties?.provisioningState ?? "Succeeded");

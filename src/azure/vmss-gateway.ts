@@ -243,8 +243,8 @@ export class VmssGateway implements ScaleSetGateway {
 
   /**
    * A Flexible set's VMs: the resource group's VMs filtered by the scale set's id, with their instance view (power
-   * state, health), and each VM's NICs read from Microsoft.Network (their pools are the VM's traffic). A NIC that
-   * Azure no longer has (its VM is being deleted) is left out.
+   * state, health), and each VM's NICs as Microsoft.Network lists the resource group's (their pools are the VM's
+   * traffic): one list, not one GET per VM. A NIC that Azure no longer has (its VM is being deleted) is left out.
    */
   async #flexibleInstances(vmss: VirtualMachineScaleSet, signal?: AbortSignal): Promise<Pick<ScaleSetSnapshot, "vms" | "nics">> {
     const { resourceGroup, name } = this.ref;
@@ -262,12 +262,13 @@ export class VmssGateway implements ScaleSetGateway {
     }
     const vms: VirtualMachineScaleSetVM[] = [];
     const nics: FlexibleNic[] = [];
+    const listedNics = this.#network && listed.length > 0 ? await this.#network.list(this.ref.subscriptionId, resourceGroup, "networkInterfaces", signal) : [];
+    const byId = new Map(listedNics.filter((n) => typeof n.id === "string").map((n) => [n.id!.toLowerCase(), n]));
     for (const vm of listed) {
       const own: FlexibleNic[] = [];
       const ids = nicIdsOf(vm);
       for (let i = 0; i < ids.length; i++) {
-        if (!this.#network) break;
-        const resource = await this.#network.get(ids[i], signal);
+        const resource = byId.get(ids[i].toLowerCase());
         if (!resource) continue;
         own.push({ vm: vm.name ?? "", id: ids[i], ...(resource.etag ? { etag: resource.etag } : {}), configName: nicConfigName(vm, vmss, i, resource), resource });
       }
