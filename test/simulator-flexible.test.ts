@@ -424,3 +424,28 @@ t.test("the kind control route turns a seeded Uniform set Flexible: its VMs made
   await patch.pollUntilDone();
   t.equal((await flexibleVms("web-prod-v001")).length, 4, "and it scales as a Flexible set");
 });
+
+t.test("the probe-failure switch reaches a Flexible set's VMs in the pool; their instance view reports no vmHealth", async (t) => {
+  await control.putScaleSet(RG, "flexprobe-v001", { capacity: 2, orchestrationMode: "Flexible" });
+  const healthy = await control.traffic("loadBalancers", RG, "flexprobe-v001-lb");
+  t.same(healthy.pools[0].members.map((m) => [m.health, m.serving]), [["HealthState/healthy", true], ["HealthState/healthy", true]]);
+  t.equal((await control.request("PUT", `/_sim/network/probeFailures/${RG}/flexprobe-v001`)).status, 200);
+  const failing = await control.traffic("loadBalancers", RG, "flexprobe-v001-lb");
+  t.same(failing.pools[0].members.map((m) => [m.health, m.serving]), [["HealthState/unhealthy", false], ["HealthState/unhealthy", false]]);
+  const [vm] = await flexibleVms("flexprobe-v001");
+  t.equal((await client.virtualMachines.instanceView(RG, vm.name!)).vmHealth, undefined, "Flexible reports health through the Application Health extension, not the probe");
+});
+
+t.test("a model change reaches a Flexible set's VMs as its upgrade policy says: Automatic at completion, Manual never", async (t) => {
+  for (const [name, mode, expected] of [["flexauto-v001", "Automatic", "Standard_D4s_v3"], ["flexmanual-v001", "Manual", "Standard_D2s_v3"]] as const) {
+    const body = sdkFlexibleCreate(2);
+    body.upgradePolicy = { mode };
+    const create = client.virtualMachineScaleSets.createOrUpdate(RG, name, body, fast);
+    await create.submitted();
+    await create.pollUntilDone();
+    const resize = client.virtualMachineScaleSets.update(RG, name, { sku: { name: "Standard_D4s_v3", tier: "Standard", capacity: 2 } }, fast);
+    await resize.submitted();
+    await resize.pollUntilDone();
+    t.same((await flexibleVms(name)).map((vm) => vm.hardwareProfile?.vmSize), [expected, expected], `${mode}: the VMs are ${expected}`);
+  }
+});
