@@ -136,7 +136,10 @@ t.test("a Flexible set of 3: three VMs named {set}_{8 hex}, listed by the filter
     t.same(nicIds, [`${ARM}/Microsoft.Network/networkInterfaces/${vm.name}-flex-nic`]);
     const nic = await arm("GET", nicIds[0]!);
     t.equal(nic.status, 200);
-    t.match(nic.body, { name: `${vm.name}-flex-nic`, properties: { virtualMachine: { id: vm.id }, ipConfigurations: [{ properties: { loadBalancerBackendAddressPools: [{ id: POOL_ID }] } }] } });
+    t.match(nic.body, {
+      name: `${vm.name}-flex-nic`,
+      properties: { virtualMachine: { id: vm.id }, ipConfigurations: [{ properties: { loadBalancerBackendAddressPools: [{ id: POOL_ID }], privateIPAddress: /^10\.\d+\.\d+\.\d+$/ } }] },
+    });
   }
   t.same(await poolMembers(), vms.map((vm) => vm.name).sort(), "the load balancer counts the three NICs as its pool's members");
 
@@ -390,4 +393,59 @@ t.test("throttling: a Flexible VM's reads and writes are charged, with the rate-
   t.equal(write.status, 202);
   t.match(write.headers["x-ms-ratelimit-remaining-resource"], /VMScaleSetActionsSubscriptionMaximum;\d+/);
   t.equal(write.headers["x-ms-request-charge"], "1");
+});
+
+t.test("deleting a Flexible set removes its VMs and their NICs", async (t) => {
+  await createFlexible("flex-v012", 2);
+  const names = (await flexibleVms("flex-v012")).map((vm) => vm.name!);
+  const del = client.virtualMachineScaleSets.delete(RG, "flex-v012", fast);
+  await del.submitted();
+  await del.pollUntilDone();
+  t.equal((await arm("GET", `${ARM}/Microsoft.Compute/virtualMachineScaleSets/flex-v012`)).status, 404);
+  for (const name of names) {
+    t.equal((await arm("GET", `${ARM}/Microsoft.Compute/virtualMachines/${name}`)).status, 404, `${name} gone`);
+    t.equal((await arm("GET", `${ARM}/Microsoft.Network/networkInterfaces/${name}-flex-nic`)).status, 404, `${name}'s NIC gone`);
+  }
+});
+
+t.test("the kind control route turns a seeded Uniform set Flexible: its VMs made again as standalone VMs, as many", async (t) => {
+  const res = await control.request("PUT", `/_sim/scaleSets/${RG}/web-prod-v001/kind`, { body: { orchestrationMode: "Flexible" } });
+  t.equal(res.status, 200);
+  const vms = await flexibleVms("web-prod-v001");
+  t.equal(vms.length, 3);
+  t.ok(vms.every((vm) => /^web-prod-v001_[0-9a-f]{8}$/.test(vm.name!)));
+  const got = await client.virtualMachineScaleSets.get(RG, "web-prod-v001");
+  t.match(got, { orchestrationMode: "Flexible", singlePlacementGroup: false, platformFaultDomainCount: 1 });
+  t.equal(got.virtualMachineProfile?.networkProfile?.networkApiVersion, "2020-11-01", "the model meets Flexible's rules");
+  const view = await control.traffic("loadBalancers", RG, "web-prod-v001-lb");
+  t.same(view.pools[0].members.map((m) => m.instanceId).sort(), vms.map((vm) => vm.name).sort(), "still in the set's pool");
+  const patch = client.virtualMachineScaleSets.update(RG, "web-prod-v001", { sku: { capacity: 4 } }, fast);
+  await patch.submitted();
+  await patch.pollUntilDone();
+  t.equal((await flexibleVms("web-prod-v001")).length, 4, "and it scales as a Flexible set");
+});
+
+t.test("the probe-failure switch reaches a Flexible set's VMs in the pool; their instance view reports no vmHealth", async (t) => {
+  await control.putScaleSet(RG, "flexprobe-v001", { capacity: 2, orchestrationMode: "Flexible" });
+  const healthy = await control.traffic("loadBalancers", RG, "flexprobe-v001-lb");
+  t.same(healthy.pools[0].members.map((m) => [m.health, m.serving]), [["HealthState/healthy", true], ["HealthState/healthy", true]]);
+  t.equal((await control.request("PUT", `/_sim/network/probeFailures/${RG}/flexprobe-v001`)).status, 200);
+  const failing = await control.traffic("loadBalancers", RG, "flexprobe-v001-lb");
+  t.same(failing.pools[0].members.map((m) => [m.health, m.serving]), [["HealthState/unhealthy", false], ["HealthState/unhealthy", false]]);
+  const [vm] = await flexibleVms("flexprobe-v001");
+  t.equal((await client.virtualMachines.instanceView(RG, vm.name!)).vmHealth, undefined, "Flexible reports health through the Application Health extension, not the probe");
+});
+
+t.test("a model change reaches a Flexible set's VMs as its upgrade policy says: Automatic at completion, Manual never", async (t) => {
+  for (const [name, mode, expected] of [["flexauto-v001", "Automatic", "Standard_D4s_v3"], ["flexmanual-v001", "Manual", "Standard_D2s_v3"]] as const) {
+    const body = sdkFlexibleCreate(2);
+    body.upgradePolicy = { mode };
+    const create = client.virtualMachineScaleSets.createOrUpdate(RG, name, body, fast);
+    await create.submitted();
+    await create.pollUntilDone();
+    const resize = client.virtualMachineScaleSets.update(RG, name, { sku: { name: "Standard_D4s_v3", tier: "Standard", capacity: 2 } }, fast);
+    await resize.submitted();
+    await resize.pollUntilDone();
+    t.same((await flexibleVms(name)).map((vm) => vm.hardwareProfile?.vmSize), [expected, expected], `${mode}: the VMs are ${expected}`);
+  }
 });

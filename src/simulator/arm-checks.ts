@@ -55,7 +55,7 @@ export function requireScaleSet(sim: SimulatorContext, params: RouteParams): Sca
 
 // ---- preconditions (412), the write lock (409) and preemption ----
 
-export function etagList(value: string): string[] {
+function etagList(value: string): string[] {
   return value
     .split(",")
     .map((v) => v.trim())
@@ -63,21 +63,26 @@ export function etagList(value: string): string[] {
 }
 
 /**
- * If-Match / If-None-Match against the current ETag. Checked before the in-flight conflict (see docs/simulator.md).
+ * If-Match against a resource's current ETag (undefined: the resource does not exist): exact comparison of the quoted
+ * strings, a comma-separated list accepted, `*` any existing resource; 412 PreconditionFailed otherwise.
+ */
+export function checkIfMatch(ctx: RequestContext, current: string | undefined): void {
+  const ifMatch = header(ctx, "if-match");
+  if (ifMatch === undefined) return;
+  if (current === undefined) throw preconditionFailed(`The specified precondition 'If-Match: ${ifMatch}' failed: the resource does not exist.`);
+  const wanted = etagList(ifMatch);
+  if (!wanted.includes("*") && !wanted.includes(current)) {
+    throw preconditionFailed(`The specified precondition 'If-Match: ${ifMatch}' failed: the current entity tag is '${current}'.`);
+  }
+}
+
+/**
+ * If-Match / If-None-Match against the scale set's ETag. Checked before the in-flight conflict (see docs/simulator.md).
  * If-None-Match takes only `*` (REST spec, virtualMachineScaleSet.json: "Other values will result in error from
  * server as they are not supported").
  */
 export function checkPreconditions(ctx: RequestContext, ss: ScaleSet | undefined): void {
-  const ifMatch = header(ctx, "if-match");
-  if (ifMatch !== undefined) {
-    const wanted = etagList(ifMatch);
-    if (!ss) {
-      throw preconditionFailed(`The specified precondition 'If-Match: ${ifMatch}' failed: the resource does not exist.`);
-    }
-    if (!wanted.includes("*") && !wanted.includes(etagOf(ss))) {
-      throw preconditionFailed(`The specified precondition 'If-Match: ${ifMatch}' failed: the current entity tag is '${etagOf(ss)}'.`);
-    }
-  }
+  checkIfMatch(ctx, ss ? etagOf(ss) : undefined);
   const ifNoneMatch = header(ctx, "if-none-match");
   if (ifNoneMatch !== undefined) {
     if (ifNoneMatch.trim() !== "*") {

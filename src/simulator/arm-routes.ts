@@ -1,7 +1,8 @@
 // The ARM surface for Microsoft.Compute/virtualMachineScaleSets, as @azure/arm-compute v25 uses it, and as the
 // recorded Azure traffic in test/fixtures/azure-recordings answers it. This is the one route table: each route names
-// its handler and the throttling policy it is charged to.
-import { ArmError, VMSS_TYPE, invalidParameter, invalidRequestContent, invalidResourceLocation, locationRequired, missingParameter, operationNotFound, resourceNotFound } from "./arm-errors.ts";
+// its handler and the throttling policy it is charged to. A Flexible set's VMs and NICs have their own modules
+// (vm-routes.ts, network/network-interfaces.ts), whose routes join this table.
+import { VMSS_TYPE, invalidParameter, invalidRequestContent, invalidResourceLocation, locationRequired, missingParameter, operationNotFound, resourceNotFound } from "./arm-errors.ts";
 import {
   charged,
   chargeVms,

@@ -94,8 +94,14 @@ function nicConfigurations(vm: Vm): JsonObject[] {
  * with the configuration's IP configurations (subnet, load-balancer and application-gateway pools) as they are now.
  */
 export function nicsForNewVm(ss: ScaleSet, vm: Vm): Nic[] {
-  return nicConfigurations(vm).map((config) => {
+  return nicConfigurations(vm).map((config, n) => {
     const { deleteOption, ...properties } = isObject(config.properties) ? clone(config.properties) : ({} as JsonObject);
+    if (Array.isArray(properties.ipConfigurations)) {
+      properties.ipConfigurations = properties.ipConfigurations.filter(isObject).map((ipc, i) => ({
+        ...ipc,
+        properties: { ...(isObject(ipc.properties) ? ipc.properties : {}), privateIPAllocationMethod: "Dynamic", privateIPAddress: privateAddressOf(vm, n + i) },
+      }));
+    }
     return {
       subscriptionId: ss.subscriptionId,
       resourceGroup: ss.resourceGroup,
@@ -108,6 +114,12 @@ export function nicsForNewVm(ss: ScaleSet, vm: Vm): Nic[] {
       deleteOption: typeof deleteOption === "string" && deleteOption.toLowerCase() === "detach" ? "Detach" : "Delete",
     };
   });
+}
+
+/** A dynamic private address, as the subnet would hand one out: one per VM (and IP configuration), from 10.0.0.4 on. */
+function privateAddressOf(vm: Vm, index: number): string {
+  const n = 4 + vm.ordinal * 4 + index;
+  return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 }
 
 /** The NIC's IP configurations with their ARM ids: what a backend pool lists as its members. */

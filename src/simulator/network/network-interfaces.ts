@@ -5,11 +5,11 @@
 // balancers and application gateways count as their members (network-routes.ts). Creating or deleting a NIC on its
 // own is not simulated (501): Azure makes and removes them with their VMs.
 import { randomUUID } from "node:crypto";
-import { ArmError, notSimulated, preconditionFailed, resourceNotFound } from "../arm-errors.ts";
-import { requireResourceGroup, requireSubscription } from "../arm-checks.ts";
+import { ArmError, notSimulated, resourceNotFound } from "../arm-errors.ts";
+import { checkIfMatch, requireResourceGroup, requireSubscription } from "../arm-checks.ts";
 import type { Handler, Route, SimulatorContext } from "../context.ts";
 import { flexibleVmId, NIC_TYPE, nicEtag, renderNic, type Nic } from "../flexible.ts";
-import { header, parseJsonBody, send } from "../http.ts";
+import { parseJsonBody, send } from "../http.ts";
 import { clone, isObject, type JsonObject } from "../json.ts";
 import type { RouteParams } from "../router.ts";
 import type { SimState } from "../state.ts";
@@ -70,13 +70,7 @@ const putNic: Handler = (ctx, sim, params) => {
   if (!nic) throw notSimulated(`Creating a network interface on its own ('${params.name}') is not simulated: Azure makes a Flexible VM's NICs with the VM.`);
   const body = parseJsonBody(ctx);
   if (!isObject(body)) throw new ArmError(400, "InvalidRequestFormat", "The request body must be a JSON object.");
-  const ifMatch = header(ctx, "if-match");
-  if (ifMatch !== undefined) {
-    const wanted = ifMatch.split(",").map((v) => v.trim());
-    if (!wanted.includes("*") && !wanted.includes(nicEtag(nic))) {
-      throw preconditionFailed(`The specified precondition 'If-Match: ${ifMatch}' failed: the current entity tag is '${nicEtag(nic)}'.`);
-    }
-  }
+  checkIfMatch(ctx, nicEtag(nic));
   const properties = isObject(body.properties) ? clone(body.properties) : {};
   for (const key of ["provisioningState", "virtualMachine", "resourceGuid", "macAddress"]) delete properties[key];
   properties.ipConfigurations = writableIpConfigurations(properties.ipConfigurations);
