@@ -8,7 +8,7 @@ import { RefusalError } from "../src/azure/arm-failure.ts";
 import { confirmation, isRunningInstance, stoppedInstances } from "../src/azure/scale-set-state.ts";
 import type { ScaleSetSnapshot } from "../src/azure/vmss-gateway.ts";
 import { disableServerGroup } from "../src/operations/disable-server-group.ts";
-import { enableServerGroup } from "../src/operations/enable-server-group.ts";
+import { rollingUpgrade } from "../src/operations/rolling-upgrade.ts";
 import { releaseStep, suspendStep, TAG_REPAIRS_SUSPENDED_BY } from "../src/operations/repairs-suspension.ts";
 import { azureRolloutStep, KIND_OPERATIONS, kindOf, refuseProtected, refuseUnsupported, SUPPORT, supportFor } from "../src/operations/scale-set-kinds.ts";
 
@@ -48,10 +48,9 @@ t.test("kindOf reads what Azure reports; absent fields are the REST defaults (Un
   );
 });
 
-t.test("the table: Flexible refused by every operation; rollingUpgrade refuses Rolling and Automatic; the rest supported", async (t) => {
+t.test("the table: every operation works on Flexible; rollingUpgrade refuses Rolling and Automatic; the rest supported", async (t) => {
   for (const op of KIND_OPERATIONS) {
-    const flexible = supportFor(op, { orchestration: "Flexible", upgrade: "Manual", repairs: false, spot: false });
-    t.match(flexible, { supported: false, code: "FlexibleOrchestrationNotSupported" }, op);
+    t.equal(supportFor(op, { orchestration: "Flexible", upgrade: "Manual", repairs: false, spot: false }), undefined, `${op} works on Flexible`);
     t.equal(supportFor(op, { orchestration: "Uniform", upgrade: "Manual", repairs: true, spot: true }), undefined, `${op} supports repairs and Spot`);
     for (const upgrade of ["Rolling", "Automatic"] as const) {
       const cell = supportFor(op, { orchestration: "Uniform", upgrade, repairs: false, spot: false });
@@ -60,18 +59,19 @@ t.test("the table: Flexible refused by every operation; rollingUpgrade refuses R
     }
     for (const cell of Object.values(SUPPORT[op])) t.ok(cell.supported ? cell.how.length > 0 : cell.why.length > 0, "every cell says how or why");
   }
-  t.throws(() => refuseUnsupported("disableServerGroup", scaleSet({ orchestrationMode: "Flexible" }), "web-v001"), {
-    code: "FlexibleOrchestrationNotSupported",
-    message: /^disableServerGroup refused on web-v001: it uses Flexible orchestration/,
+  t.throws(() => refuseUnsupported("rollingUpgrade", scaleSet({ orchestrationMode: "Flexible", automaticRepairsPolicy: { enabled: true } }), "web-v001"), {
+    code: "FlexibleRepairsUnreadable",
+    message: /^rollingUpgrade refused on web-v001: it uses Flexible orchestration with automatic repairs enabled/,
   });
   t.doesNotThrow(() => refuseUnsupported("someFutureOperation", scaleSet({ orchestrationMode: "Flexible" }), "x"), "the table speaks only of the operations it names");
 });
 
 t.test("every planner consults the table on its read, before its own plan", async (t) => {
-  const flexible: ScaleSetSnapshot = { vmss: scaleSet({ orchestrationMode: "Flexible" }), etag: '"1"', vms: [] };
-  for (const op of [disableServerGroup, enableServerGroup]) {
-    t.throws(() => op.planner({ credentials: "demo", region: "eastus", serverGroupName: "web-v001" } as any, REF).plan(flexible), { code: "FlexibleOrchestrationNotSupported" }, op.name);
-  }
+  const flexible: ScaleSetSnapshot = { vmss: scaleSet({ orchestrationMode: "Flexible", automaticRepairsPolicy: { enabled: true } }), etag: '"1"', vms: [] };
+  const description = { credentials: "demo", region: "eastus", serverGroupName: "web-v001", tags: { release: "2" } } as any;
+  t.throws(() => rollingUpgrade.planner(description, REF).plan(flexible), { code: "FlexibleRepairsUnreadable" }, rollingUpgrade.name);
+  const rolling: ScaleSetSnapshot = { vmss: scaleSet({ upgradePolicy: { mode: "Rolling" } }), etag: '"1"', vms: [] };
+  t.throws(() => rollingUpgrade.planner(description, REF).plan(rolling), { code: "RollingUpgradePolicy" }, `${rollingUpgrade.name} on Rolling`);
 });
 
 t.test("a model change Azure rolls out itself: wait while VMs are behind, fail on a stopped rollout, nothing once all moved", async (t) => {

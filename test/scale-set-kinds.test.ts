@@ -59,44 +59,26 @@ function actionsOf(calls: SimCall[]): string[] {
     .map((c) => `${c.method} ${c.path.split("/").slice(-1)[0]}`);
 }
 
-t.test("Flexible orchestration: every operation refuses before writing, saying why, and Azure's scale set is as it was", async (t) => {
+t.test("Flexible orchestration with automatic repairs: an operation that would suspend them refuses before writing, saying why, and Azure's scale set is as it was", async (t) => {
   const name = "web-prod-v002";
-  await setKind(name, { orchestrationMode: "Flexible" });
+  await setKind(name, { orchestrationMode: "Flexible", automaticRepairs: true });
   const before = await azureView(name);
-  const cases: [string, Record<string, unknown>][] = [
-    ["resizeServerGroup", { targetSize: 5 }],
-    ["disableServerGroup", {}],
-    ["enableServerGroup", {}],
-    ["scaleDown", {}],
-    ["terminateInstances", { instanceIds: ["1"] }],
-    ["rollingUpgrade", { tags: { release: "2" } }],
-    ["destroyServerGroup", {}],
-  ];
+  // The operations on Flexible sets are tested on Flexible VMs in test/flexible-operations.test.ts.
+  const cases: [string, Record<string, unknown>][] = [["rollingUpgrade", { tags: { release: "2" } }]];
   await env.simControl("DELETE", "/_sim/calls");
   for (const [operation, extra] of cases) {
     const task = await run(operation, demo(name, extra));
     t.equal(task.state, "failed", operation);
     t.equal(task.status.retryable, false, `${operation}: the same request can never succeed`);
-    t.match(task.status.status, /uses Flexible orchestration: .*nothing was written/, `${operation} says why`);
+    t.match(task.status.status, /uses Flexible orchestration with automatic repairs enabled: .*nothing was written/, `${operation} says why`);
   }
-  const dry = await env.api("POST", "/azure/ops/disableServerGroup?dryRun=true", demo(name));
+  const dry = await env.api("POST", "/azure/ops/rollingUpgrade?dryRun=true", demo(name, { tags: { release: "2" } }));
   t.equal(dry.status, 200, JSON.stringify(dry.body));
-  t.match(dry.body.operations[0].problem, { cause: "FlexibleOrchestrationNotSupported", message: /uses Flexible orchestration/ }, "a dry run shows the refusal");
+  t.match(dry.body.operations[0].problem, { cause: "FlexibleRepairsUnreadable", message: /uses Flexible orchestration with automatic repairs/ }, "a dry run shows the refusal");
   t.same((await env.calls()).filter((c) => c.method !== "GET"), [], "not one write reached Azure");
   const after = await azureView(name);
   t.same(after.vms, before.vms, "the same VMs, in the same pools");
   t.equal(after.capacity, before.capacity);
-});
-
-t.test("a clone of a Flexible scale set is refused before anything is created", async (t) => {
-  await setKind("web-prod-v001", { orchestrationMode: "Flexible" });
-  await env.simControl("DELETE", "/_sim/calls");
-  const task = await run("cloneServerGroup", { credentials: "demo", region: "eastus", source: { account: "demo", region: "eastus", serverGroupName: "web-prod-v001" } });
-  t.equal(task.state, "failed");
-  t.match(task.status.status, /cloneServerGroup refused on web-prod-v001: it uses Flexible orchestration/);
-  t.same((await env.calls()).filter((c) => c.method !== "GET"), [], "nothing created");
-  const { body } = await env.simControl("GET", "/_sim/scaleSets");
-  t.same(body.map((s: any) => s.name).sort(), ["batch-v001", "web-prod-v001", "web-prod-v002"], "no new scale set");
 });
 
 t.test("terminate of a protected instance fails before writing; the unprotected batch is refused with it", async (t) => {

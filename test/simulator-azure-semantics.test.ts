@@ -112,10 +112,10 @@ t.test("a single placement group holds at most 100 VMs: create, PUT and PATCH pa
   t.match(back.body, { error: { code: "InvalidParameter", target: "singlePlacementGroup" } });
 });
 
-t.test("Flexible orchestration is refused with a clear error, never served with Uniform semantics", async (t) => {
+t.test("Flexible orchestration has its own rules, never Uniform's: VMs need a VM profile; the mode cannot change", async (t) => {
   const res = await arm("PUT", `${ARM_VMSS}/flex-v001`, { ...MINIMAL_CREATE, properties: { orchestrationMode: "Flexible", platformFaultDomainCount: 1 } });
-  t.equal(res.status, 501);
-  t.match(res.body, { error: { code: "NotImplemented", message: /Flexible.*not simulated/i } });
+  t.equal(res.status, 400, "a Flexible set with VMs and no VM profile to make them from");
+  t.match(res.body, { error: { code: "InvalidParameter", target: "virtualMachineProfile" } });
   t.equal((await arm("GET", `${ARM_VMSS}/flex-v001`)).status, 404);
   const patch = await arm("PATCH", `${ARM_VMSS}/${WEB}`, { properties: { orchestrationMode: "Flexible" } });
   t.equal(patch.status, 400, "the orchestration mode of a scale set cannot change");

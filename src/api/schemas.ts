@@ -205,7 +205,7 @@ export const DryRunOperation = Type.Object(
     write: Type.Optional(
       Type.Object(
         {
-          kind: Type.Union([Type.Literal("create"), Type.Literal("update"), Type.Literal("manualUpgrade"), Type.Literal("deleteInstances"), Type.Literal("delete"), Type.Literal("repairs")]),
+          kind: Type.Union([Type.Literal("create"), Type.Literal("update"), Type.Literal("manualUpgrade"), Type.Literal("deleteInstances"), Type.Literal("delete"), Type.Literal("repairs"), Type.Literal("nicPools")]),
           summary: Type.String({ description: "as the task's history would say it" }),
           ifMatch: Type.Optional(Type.String({ description: "the If-Match it would carry: the ETag of the read" })),
         },

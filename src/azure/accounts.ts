@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import type { AccountConfig } from "./account-config.ts";
 import { resourceGroupOf } from "../naming/frigga.ts";
 import { AccountSetupError, createComputeClient, credentialFor, loadIdentity } from "./client.ts";
+import { NetworkGateway } from "./network-gateway.ts";
 import { normalizeRegion, VmssGateway, type ScaleSetObserver, type ScaleSetRef } from "./vmss-gateway.ts";
 
 const httpClient = createDefaultHttpClient();
@@ -173,7 +174,9 @@ export class AccountRegistry {
   }
 
   gateway(ref: ScaleSetRef): VmssGateway {
-    return new VmssGateway(this.client(ref.account), ref, this.#observer);
+    const client = this.client(ref.account);
+    // Microsoft.Network on the same endpoint: a Flexible scale set's VMs have NICs of their own.
+    return new VmssGateway(client, ref, this.#observer, new NetworkGateway(client, this.#accounts.get(ref.account)?.endpoint ?? ""));
   }
 
   /**

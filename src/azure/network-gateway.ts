@@ -4,7 +4,7 @@
 import type { ComputeManagementClient } from "@azure/arm-compute";
 import { createDefaultHttpClient, createPipelineRequest } from "@azure/core-rest-pipeline";
 import { setTimeout as sleep } from "node:timers/promises";
-import { RefusalError } from "./arm-failure.ts";
+import { kindForStatus, RefusalError } from "./arm-failure.ts";
 
 export const NETWORK_API_VERSION = "2024-05-01";
 
@@ -25,8 +25,11 @@ export class NetworkGateway {
     this.#endpoint = endpoint.replace(/\/+$/, "");
   }
 
-  async #send(method: "GET" | "PUT", id: string, body?: unknown, signal?: AbortSignal): Promise<{ status: number; body: NetworkResource | undefined; headers: Map<string, string> }> {
-    const request = createPipelineRequest({ url: `${this.#endpoint}${id}?api-version=${NETWORK_API_VERSION}`, method, abortSignal: signal, timeout: 60_000 });
+  async #send(method: "GET" | "PUT", id: string, body?: unknown, signal?: AbortSignal, ifMatch?: string): Promise<{ status: number; body: NetworkResource | undefined; headers: Map<string, string> }> {
+    // A nextLink is a whole URL with its api-version; an id is a path.
+    const url = /^https?:\/\//.test(id) ? id : `${this.#endpoint}${id}?api-version=${NETWORK_API_VERSION}`;
+    const request = createPipelineRequest({ url, method, abortSignal: signal, timeout: 60_000 });
+    if (ifMatch !== undefined) request.headers.set("if-match", ifMatch);
     if (body !== undefined) {
       request.body = JSON.stringify(body);
       request.headers.set("content-type", "application/json");
@@ -46,8 +49,8 @@ export class NetworkGateway {
 
   static #failure(what: string, status: number, body: NetworkResource | undefined): RefusalError {
     const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
-    const kind = status === 429 ? "throttled" : status >= 500 || status === 408 ? "server" : "terminal";
-    return new RefusalError(error?.code ?? `Http${status}`, `${what}: Azure answered ${status}${error?.message ? ` (${error.message})` : ""}`, kind);
+    // Classified as every ARM answer is (arm-failure.ts): 412 is a stale read, 409 another writer, 429 and 5xx transient.
+    return new RefusalError(error?.code ?? `Http${status}`, `${what}: Azure answered ${status}${error?.message ? ` (${error.message})` : ""}`, kindForStatus(status, error?.code));
   }
 
   /** The resource, or undefined when Azure answers 404. */
@@ -58,12 +61,35 @@ export class NetworkGateway {
     return res.body;
   }
 
-  /** Writes the resource with If-Match on the ETag it was read with, and waits until it is Succeeded. */
-  async put(id: string, resource: NetworkResource, signal?: AbortSignal): Promise<NetworkResource> {
+  /**
+   * Every resource of a type in a resource group (`GET …/resourceGroups/{rg}/providers/Microsoft.Network/{type}`),
+   * following nextLink: one call per page, where reading each by id would be one per resource.
+   */
+  async list(subscriptionId: string, resourceGroup: string, type: string, signal?: AbortSignal): Promise<NetworkResource[]> {
+    const out: NetworkResource[] = [];
+    let next: string | undefined = `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Network/${type}`;
+    for (let page = 0; next !== undefined; page++) {
+      if (page >= 1000) throw new RefusalError("TooManyPages", `listing ${type} of ${resourceGroup}: more than 1000 pages`, "server");
+      const res = await this.#send("GET", next, undefined, signal);
+      if (res.status !== 200) throw NetworkGateway.#failure(`listing ${type} of ${resourceGroup}`, res.status, res.body);
+      const body = res.body as { value?: NetworkResource[]; nextLink?: string } | undefined;
+      out.push(...(body?.value ?? []));
+      next = body?.nextLink || undefined;
+    }
+    return out;
+  }
+
+  /**
+   * Writes the resource and waits until it is Succeeded. With `ifMatch`, the write carries If-Match on the ETag it
+   * was read with: planned on a stale read, it gets 412 (a precondition failure: re-read, re-plan).
+   */
+  async put(id: string, resource: NetworkResource, signal?: AbortSignal, options: { ifMatch?: string } = {}): Promise<NetworkResource> {
     const { etag: _etag, ...body } = resource;
-    const res = await this.#send("PUT", id, body, signal);
+    const res = await this.#send("PUT", id, body, signal, options.ifMatch);
     if (res.status !== 200 && res.status !== 201) throw NetworkGateway.#failure(`PUT ${id}`, res.status, res.body);
-    // Microsoft.Network answers at once with provisioningState Updating; poll the resource until it settles.
+    // Microsoft.Network answers at once, often with provisioningState Updating; poll the resource until it settles
+    // (an answer already Succeeded needs no poll).
+    if (String(res.body?.properties?.provisioningState ?? "") === "Succeeded") return res.body!;
     for (let i = 0; i < 120; i++) {
       const read = await this.get(id, signal);
       const state = String(read?.properties?.provisioningState ?? "Succeeded");

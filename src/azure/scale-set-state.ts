@@ -1,7 +1,8 @@
 // What a read of a scale set means: its kind (orchestration, upgrade policy, repairs, Spot), busy (another write
 // holds it), Failed (a write Azure accepted could not complete), suspicious (no plan may be built on it), confirmed
-// (Azure did what the model says). Each rule lives here and nowhere else; the harness (execute-op.ts), the gateway's
-// reads and the server-group read call them.
+// (Azure did what the model says); and of its instances: running, stopped, and which we may act on. Each rule lives
+// here and nowhere else; the harness (execute-op.ts), the planners, the gateway's reads and the server-group reads
+// call them.
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
 
 /** The parts of a read these rules look at (a ScaleSetSnapshot, or a recorded response). */
@@ -57,24 +58,57 @@ export function isFailed(read: ScaleSetRead): boolean {
   return lower(read.vmss.provisioningState) === "failed";
 }
 
-/**
- * VM states that are not a running instance: being created (not running yet), being deleted (leaving), or
- * Failed (Azure could not allocate or start it, and lists it anyway).
- */
-const NOT_RUNNING_VM_STATES = new Set(["creating", "deleting", "failed"]);
+// ---- instances: the one rule for which we count as running and which we may act on ----
 
 /**
- * Running means Azure says it runs: not being created, deleted, or Failed, and, when Azure listed the VM's instance
- * view, in PowerState/running. A Spot VM Azure evicted stays listed and Succeeded, deallocated: it serves nothing.
+ * Where an instance is in its life, as Azure lists it: being created (not running yet), running, stopped (listed and
+ * provisioned but not running: a Spot VM Azure evicted is deallocated), being deleted (leaving), or Failed (Azure
+ * could not allocate or start it, and lists it anyway). Running needs PowerState/running when Azure lists a power
+ * state (the VM list is read with its instance view); where it lists none, a provisioned instance is taken to run.
  */
+export type InstanceLife = "creating" | "running" | "stopped" | "deleting" | "failed";
+
+export function instanceLife(vm: VirtualMachineScaleSetVM): InstanceLife {
+  const provisioning = lower(vm.provisioningState);
+  if (provisioning === "creating" || provisioning === "deleting" || provisioning === "failed") return provisioning;
+  const power = powerState(vm);
+  return power === undefined || power === "running" ? "running" : "stopped";
+}
+
+/** Running means Azure says it runs (instanceLife): what capacity is confirmed from, and what counts as serving. */
 export function isRunningInstance(vm: VirtualMachineScaleSetVM): boolean {
-  if (NOT_RUNNING_VM_STATES.has(lower(vm.provisioningState))) return false;
-  return vm.instanceView === undefined || powerState(vm) === "running";
+  return instanceLife(vm) === "running";
+}
+
+/**
+ * An instance we may act on (delete it, roll a model out to it, replace it, move it in or out of a pool): Azure
+ * lists it under an id, and is not deleting it already. Whether a protected one may be acted on depends on the act:
+ * see protectionOf.
+ */
+export function isActionableInstance(vm: VirtualMachineScaleSetVM): boolean {
+  return vm.instanceId !== undefined && instanceLife(vm) !== "deleting";
+}
+
+/** Leaving or broken: being deleted, or Failed. Such an instance neither serves nor will; a plan counts it as neither. */
+export function isGoneOrFailed(life: string): boolean {
+  const l = lower(life);
+  return l === "deleting" || l === "failed";
+}
+
+/**
+ * Protected from what a scale-in or a terminate is (protectionPolicy.protectFromScaleIn or
+ * protectFromScaleSetActions): Azure refuses to remove such an instance by a scale-set action.
+ */
+export function protectionOf(vm: VirtualMachineScaleSetVM): string | undefined {
+  const p = vm.protectionPolicy;
+  if (p?.protectFromScaleSetActions) return "protectFromScaleSetActions";
+  if (p?.protectFromScaleIn) return "protectFromScaleIn";
+  return undefined;
 }
 
 /** VMs Azure lists as provisioned that do not run: deallocated (a Spot eviction) or stopped. Needs the instance view. */
 export function stoppedInstances(read: ScaleSetRead): VirtualMachineScaleSetVM[] {
-  return (read.vms ?? []).filter((vm) => !NOT_RUNNING_VM_STATES.has(lower(vm.provisioningState)) && !isRunningInstance(vm));
+  return (read.vms ?? []).filter((vm) => instanceLife(vm) === "stopped");
 }
 
 /** "instance(s) 0 (deallocated), 3 (stopped)": how a history line names them. */
@@ -91,7 +125,7 @@ export function powerState(vm: VirtualMachineScaleSetVM): string | undefined {
   return undefined;
 }
 
-/** Instances Azure lists as running: neither being created, nor being deleted, nor Failed. */
+/** Instances Azure lists as running. */
 export function runningInstances(read: ScaleSetRead): VirtualMachineScaleSetVM[] {
   return (read.vms ?? []).filter(isRunningInstance);
 }

@@ -1,7 +1,10 @@
 // The only code that calls the VMSS API: reads a scale set (and its VMs), lists a resource group's, and runs the writes.
+// A Flexible scale set's VMs are standalone virtual machines with NICs of their own: listed, and their pools changed,
+// through the VM and network APIs (flexible-vms.ts), so that every plan reads one shape of instance.
 import { restorePoller } from "@azure/arm-compute";
 import type {
   ComputeManagementClient,
+  VirtualMachine,
   VirtualMachineScaleSet,
   VirtualMachineScaleSetUpdate,
   VirtualMachineScaleSetVM,
@@ -11,6 +14,8 @@ import { observeArmResponses } from "./arm-observer.ts";
 import { resumeLongRunning, runLongRunning } from "./long-running.ts";
 import { parseRemainingHeader } from "./rate-limit-budget.ts";
 import { kindOf } from "./scale-set-state.ts";
+import { flexibleInstance, flexibleVmFilter, nicConfigName, nicIdsOf, type FlexibleNic } from "./flexible-vms.ts";
+import type { NetworkGateway, NetworkResource } from "./network-gateway.ts";
 
 export interface ScaleSetRef {
   account: string;
@@ -31,6 +36,8 @@ export interface ScaleSetSnapshot {
   rollout?: RolloutStatus;
   /** Automatic repairs enabled, with the VMs: the AutomaticRepairs service's state (Running, Suspended, NotRunning). */
   repairs?: string;
+  /** Flexible orchestration, with the VMs: each VM's NICs as Microsoft.Network reports them (their pools, their ETags). */
+  nics?: FlexibleNic[];
 }
 
 /** Azure's latest rolling upgrade, as far as a plan needs it. */
@@ -52,17 +59,28 @@ export type WriteStep =
   | { kind: "repairs"; summary: string; action: "Suspend" | "Resume" }
   /** Deletes the whole scale set. */
   | { kind: "delete"; summary: string }
+  /** Flexible: puts NICs of its VMs into or out of backend pools, each NIC with If-Match on the ETag it was read with. */
+  | { kind: "nicPools"; summary: string; nics: NicWrite[] }
   /** Creates the scale set with this model: PUT with If-None-Match: *, so it never replaces one that exists. */
   | { kind: "create"; summary: string; model: VirtualMachineScaleSet };
 
+/** One NIC as a nicPools step writes it: the body as read, with its pools changed. */
+export interface NicWrite {
+  vm: string;
+  id: string;
+  etag: string | undefined;
+  body: NetworkResource;
+}
+
 /**
  * A write as a checkpoint keeps it: what it was, for a person and for resuming. A create's model stays out (it may
- * carry a secret resolved from a reference, and resuming needs only the poller).
+ * carry a secret resolved from a reference, and resuming needs only the poller), and so do the NIC bodies of a
+ * nicPools step (nothing resumes it: the next read shows where it got).
  */
-export type StoredWriteStep = Exclude<WriteStep, { kind: "create" }> | { kind: "create"; summary: string };
+export type StoredWriteStep = Exclude<WriteStep, { kind: "create" | "nicPools" }> | { kind: "create" | "nicPools"; summary: string };
 
 export function storedStep(step: WriteStep): StoredWriteStep {
-  return step.kind === "create" ? { kind: "create", summary: step.summary } : step;
+  return step.kind === "create" || step.kind === "nicPools" ? { kind: step.kind, summary: step.summary } : step;
 }
 
 /**
@@ -77,7 +95,7 @@ export interface ScaleSetObserver {
 }
 
 /** The condition a write is sent with: If-Match an ETag (none known: sent without), If-None-Match: *, or none. */
-export type WriteGuard = { ifMatch: string | undefined } | { ifNoneMatch: "*" } | { none: true };
+export type WriteGuard = { ifMatch: string | undefined } | { ifNoneMatch: "*" } | { eachIfMatch: true } | { none: true };
 
 /**
  * The one rule for what each kind of write is conditional on. A change of the scale set (update) and its delete
@@ -85,7 +103,8 @@ export type WriteGuard = { ifMatch: string | undefined } | { ifNoneMatch: "*" } 
  * attempt re-reads. A create carries If-None-Match: *, so it never replaces a scale set, ours or another's. The
  * instance POSTs can carry none (the API takes none): a stale plan shows as a 400 about its instance ids instead
  * (staleInstancesAsPrecondition). Suspending or resuming automatic repairs takes none either, and needs none: it
- * changes no model, and the plan made on the read it follows asks for it only in the state it moves from.
+ * changes no model, and the plan made on the read it follows asks for it only in the state it moves from. A change
+ * of a Flexible VM's NIC carries If-Match with that NIC's ETag, as read with the VMs.
  */
 export function guardOf(kind: WriteStep["kind"], etag: string | undefined): WriteGuard {
   switch (kind) {
@@ -94,6 +113,8 @@ export function guardOf(kind: WriteStep["kind"], etag: string | undefined): Writ
       return { ifMatch: etag };
     case "create":
       return { ifNoneMatch: "*" };
+    case "nicPools":
+      return { eachIfMatch: true };
     case "manualUpgrade":
     case "deleteInstances":
     case "repairs":
@@ -105,6 +126,7 @@ export function guardOf(kind: WriteStep["kind"], etag: string | undefined): Writ
 export function guardLabel(guard: WriteGuard): string {
   if ("ifMatch" in guard) return ` (If-Match ${guard.ifMatch ?? "none"})`;
   if ("ifNoneMatch" in guard) return ` (If-None-Match ${guard.ifNoneMatch})`;
+  if ("eachIfMatch" in guard) return " (each NIC If-Match its ETag)";
   return "";
 }
 
@@ -172,11 +194,14 @@ export class VmssGateway implements ScaleSetGateway {
   readonly client: ComputeManagementClient;
   readonly ref: ScaleSetRef;
   readonly #observer: ScaleSetObserver | undefined;
+  /** Microsoft.Network, for a Flexible set's NICs. */
+  readonly #network: NetworkGateway | undefined;
 
-  constructor(client: ComputeManagementClient, ref: ScaleSetRef, observer?: ScaleSetObserver) {
+  constructor(client: ComputeManagementClient, ref: ScaleSetRef, observer?: ScaleSetObserver, network?: NetworkGateway) {
     this.client = client;
     this.ref = ref;
     this.#observer = observer;
+    this.#network = network;
   }
 
   /**
@@ -195,7 +220,7 @@ export class VmssGateway implements ScaleSetGateway {
     }
     const snapshot: ScaleSetSnapshot = { vmss, etag: vmss.etag, ...(budget.remaining !== undefined ? { remainingReads: budget.remaining } : {}) };
     if (options.withInstances) {
-      snapshot.vms = await this.listInstances(options.signal);
+      Object.assign(snapshot, await this.#instances(vmss, options.signal));
       Object.assign(snapshot, await this.#featureState(vmss, options.signal));
     }
     this.#observer?.onRead(this.ref, snapshot, readAt);
@@ -204,10 +229,53 @@ export class VmssGateway implements ScaleSetGateway {
 
   async withInstances(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot> {
     const readAt = Date.now();
-    const complete = { ...snapshot, vms: await this.listInstances(signal), ...(await this.#featureState(snapshot.vmss, signal)) };
+    const complete = { ...snapshot, ...(await this.#instances(snapshot.vmss, signal)), ...(await this.#featureState(snapshot.vmss, signal)) };
     // A full read, as the read cache keeps them: the scale set was read just before its VMs.
     this.#observer?.onRead(this.ref, complete, readAt);
     return complete;
+  }
+
+  /** The scale set's VMs, by the API its orchestration mode offers (and a Flexible set's NICs with them). */
+  async #instances(vmss: VirtualMachineScaleSet, signal?: AbortSignal): Promise<Pick<ScaleSetSnapshot, "vms" | "nics">> {
+    if (kindOf(vmss).orchestration === "Flexible") return this.#flexibleInstances(vmss, signal);
+    return { vms: await this.listInstances(signal) };
+  }
+
+  /**
+   * A Flexible set's VMs: the resource group's VMs filtered by the scale set's id, with their instance view (power
+   * state, health), and each VM's NICs as Microsoft.Network lists the resource group's (their pools are the VM's
+   * traffic): one list, not one GET per VM. A NIC that Azure no longer has (its VM is being deleted) is left out.
+   */
+  async #flexibleInstances(vmss: VirtualMachineScaleSet, signal?: AbortSignal): Promise<Pick<ScaleSetSnapshot, "vms" | "nics">> {
+    const { resourceGroup, name } = this.ref;
+    const scaleSetId = vmss.id ?? `/subscriptions/${this.ref.subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}`;
+    const listed: VirtualMachine[] = [];
+    try {
+      for await (const vm of this.client.virtualMachines.list(resourceGroup, { abortSignal: signal, filter: flexibleVmFilter(scaleSetId), expand: "instanceView" })) {
+        listed.push(vm);
+      }
+    } catch (err) {
+      if (err instanceof Error && !(signal?.aborted ?? false)) {
+        err.message = `listing the VMs of Flexible scale set ${resourceGroup}/${name} (after ${listed.length} VM(s)): ${err.message}`;
+      }
+      throw err;
+    }
+    const vms: VirtualMachineScaleSetVM[] = [];
+    const nics: FlexibleNic[] = [];
+    const listedNics = this.#network && listed.length > 0 ? await this.#network.list(this.ref.subscriptionId, resourceGroup, "networkInterfaces", signal) : [];
+    const byId = new Map(listedNics.filter((n) => typeof n.id === "string").map((n) => [n.id!.toLowerCase(), n]));
+    for (const vm of listed) {
+      const own: FlexibleNic[] = [];
+      const ids = nicIdsOf(vm);
+      for (let i = 0; i < ids.length; i++) {
+        const resource = byId.get(ids[i].toLowerCase());
+        if (!resource) continue;
+        own.push({ vm: vm.name ?? "", id: ids[i], ...(resource.etag ? { etag: resource.etag } : {}), configName: nicConfigName(vm, vmss, i, resource), resource });
+      }
+      nics.push(...own);
+      vms.push(flexibleInstance(vm, own));
+    }
+    return { vms, nics };
   }
 
   async listInstances(signal?: AbortSignal): Promise<VirtualMachineScaleSetVM[]> {
@@ -253,7 +321,9 @@ export class VmssGateway implements ScaleSetGateway {
         if ((err as { statusCode?: number }).statusCode !== 404) throw err;
       }
     }
-    if (kind.repairs) {
+    // Azure offers no scale-set instance view on Flexible: its repairs state cannot be read (the kinds table refuses
+    // what would need it).
+    if (kind.repairs && kind.orchestration === "Uniform") {
       const view = await this.client.virtualMachineScaleSets.getInstanceView(resourceGroup, name, { abortSignal: signal });
       const service = view.orchestrationServices?.find((s) => (s.serviceName ?? "").toLowerCase() === "automaticrepairs");
       out.repairs = service?.serviceState ?? "NotRunning";
@@ -291,6 +361,9 @@ export class VmssGateway implements ScaleSetGateway {
       case "deleteInstances":
         await staleInstancesAsPrecondition(() => runLongRunning(() => vmss.deleteInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro));
         return undefined;
+      case "nicPools":
+        await this.#writeNics(step.nics, options.signal);
+        return undefined;
       case "repairs":
         await runLongRunning(() => vmss.setOrchestrationServiceState(resourceGroup, name, { serviceName: "AutomaticRepairs", action: step.action }, sdk), lro);
         return undefined;
@@ -303,6 +376,25 @@ export class VmssGateway implements ScaleSetGateway {
         // If-None-Match: * makes Azure answer 412 when the name exists: a create retried or resumed can never
         // replace a scale set, ours or another's.
         return runLongRunning(() => vmss.createOrUpdate(resourceGroup, name, step.model, { ...sdk, ...("ifNoneMatch" in guard ? { ifNoneMatch: guard.ifNoneMatch } : {}) }), lro);
+    }
+  }
+
+  /**
+   * Each NIC PUT with If-Match on the ETag it was read with, one after the other: a 412 (someone changed it since)
+   * stops the step, and the next attempt re-reads and re-plans the NICs still to move. A NIC that is gone (404: its
+   * VM was deleted meanwhile) is a stale read too.
+   */
+  async #writeNics(writes: NicWrite[], signal?: AbortSignal): Promise<void> {
+    if (!this.#network) throw new RefusalError("NetworkUnavailable", `no Microsoft.Network client for ${this.ref.name}: its VMs' NICs cannot be changed`);
+    for (const nic of writes) {
+      try {
+        await this.#network.put(nic.id, nic.body, signal, nic.etag ? { ifMatch: nic.etag } : {});
+      } catch (err) {
+        if (err instanceof RefusalError && err.kind === "notFound") {
+          throw new RefusalError("NicGone", `NIC ${nic.id} of VM ${nic.vm} is gone since the read: ${err.message}`, "precondition");
+        }
+        throw err;
+      }
     }
   }
 
@@ -320,6 +412,8 @@ export class VmssGateway implements ScaleSetGateway {
       delete: vmss.delete,
       create: vmss.createOrUpdate,
     };
+    // A NIC write is not a Compute long-running operation: nothing to follow, the next read shows where it got.
+    if (kind === "nicPools") throw new RefusalError("NothingToResume", "a change of NICs is not followed after a restart; re-reading them");
     const source = sources[kind];
     try {
       await resumeLongRunning(

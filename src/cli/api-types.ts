@@ -791,7 +791,7 @@ export interface components {
             };
             /** @description the write a run would send first; a later one (a rollout) is planned on the read after it */
             write?: {
-                kind: "create" | "update" | "manualUpgrade" | "deleteInstances" | "delete" | "repairs";
+                kind: "create" | "update" | "manualUpgrade" | "deleteInstances" | "delete" | "repairs" | "nicPools";
                 /** @description as the task's history would say it */
                 summary: string;
                 /** @description the If-Match it would carry: the ETag of the read */
@@ -1174,6 +1174,8 @@ export interface components {
                 desired?: number;
             };
             upgradePolicy?: "Automatic" | "Manual";
+            /** @description Azure's orchestration mode of the new scale set: Uniform (the REST API's default) unless given; a clone keeps its source's unless given */
+            orchestrationMode?: "Uniform" | "Flexible";
             /** @description an Azure resource id: /subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet} */
             subnetId?: string;
             /** @description an Azure resource id: …/Microsoft.Network/networkSecurityGroups/{nsg} */
@@ -1318,6 +1320,8 @@ export interface components {
                 desired?: number;
             };
             upgradePolicy?: "Automatic" | "Manual";
+            /** @description Azure's orchestration mode of the new scale set: Uniform (the REST API's default) unless given; a clone keeps its source's unless given */
+            orchestrationMode?: "Uniform" | "Flexible";
             /** @description an Azure resource id: /subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet} */
             subnetId?: string;
             /** @description an Azure resource id: …/Microsoft.Network/networkSecurityGroups/{nsg} */

@@ -2,7 +2,7 @@
 // from what Azure knows: the VM's provisioning state, its power state (when the instance view is listed), and
 // whether it is in a backend pool. Pure: a VM in, health out.
 import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
-import { powerState } from "../azure/scale-set-state.ts";
+import { instanceLife, powerState } from "../azure/scale-set-state.ts";
 
 /** Clouddriver's HealthState values. */
 export type HealthState = "Up" | "Down" | "OutOfService" | "Unknown" | "Starting" | "Failed";
@@ -24,16 +24,19 @@ export const LOAD_BALANCER_HEALTH = "LoadBalancer";
 
 /** What the VM's own state says: Up when running, otherwise why not. */
 export function platformState(vm: VirtualMachineScaleSetVM): { state: HealthState; description: string } {
-  const provisioning = (vm.provisioningState ?? "").toLowerCase();
-  if (provisioning === "failed") return { state: "Failed", description: "provisioning failed" };
-  if (provisioning === "creating") return { state: "Starting", description: "being created" };
-  if (provisioning === "deleting") return { state: "Down", description: "being deleted" };
   const power = powerState(vm);
-  if (power === undefined || power === "running") {
-    return { state: "Up", description: power ? "running" : `provisioning ${vm.provisioningState ?? "unknown"}, power state not listed` };
+  switch (instanceLife(vm)) {
+    case "failed":
+      return { state: "Failed", description: "provisioning failed" };
+    case "creating":
+      return { state: "Starting", description: "being created" };
+    case "deleting":
+      return { state: "Down", description: "being deleted" };
+    case "running":
+      return { state: "Up", description: power ? "running" : `provisioning ${vm.provisioningState ?? "unknown"}, power state not listed` };
+    case "stopped":
+      return power === "starting" ? { state: "Starting", description: "starting" } : { state: "Down", description: power ?? "not running" };
   }
-  if (power === "starting") return { state: "Starting", description: "starting" };
-  return { state: "Down", description: power };
 }
 
 /**

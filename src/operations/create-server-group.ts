@@ -32,7 +32,7 @@ import { describedPools, desiredCapacity, modelFromDescription, modelFromSource,
 import { deployCapacity, deployProblems, namedSource, normalImage, scriptOf, type DeployInput } from "./create/deploy-input.ts";
 import { resolveVmAdmin, VmAdminUnavailable, type VmAdminCredentials } from "../azure/accounts.ts";
 import { isReady } from "./rolling-upgrade-model.ts";
-import { confirmation } from "../azure/scale-set-state.ts";
+import { confirmation, isActionableInstance } from "../azure/scale-set-state.ts";
 import { disableServerGroup } from "./disable-server-group.ts";
 import { defineOperation, NAME_TAKEN, type LocatedDescription, type PrepareContext, type Prepared, type RunContext, type TaskOrigin } from "./operation.ts";
 import { refuseUnsupported } from "./scale-set-kinds.ts";
@@ -124,6 +124,11 @@ const modelFields = {
   ),
   capacity: Type.Optional(DeployCapacity),
   upgradePolicy: Type.Optional(Type.Union([Type.Literal("Automatic"), Type.Literal("Manual")])),
+  orchestrationMode: Type.Optional(
+    Type.Union([Type.Literal("Uniform"), Type.Literal("Flexible")], {
+      description: "Azure's orchestration mode of the new scale set: Uniform (the REST API's default) unless given; a clone keeps its source's unless given",
+    }),
+  ),
   subnetId: Type.Optional(SubnetId),
   securityGroupId: Type.Optional(SecurityGroupId),
   loadBalancerBackendPoolId: Type.Optional(LoadBalancerPoolId),
@@ -299,6 +304,7 @@ function modelSpec(d: AnyCreate, network: NetworkChoice, desired: number | undef
     ...(d.sku ? { sku: { name: d.sku.name, tier: d.sku.tier } } : {}),
     ...(desired !== undefined ? { capacity: { desired } } : {}),
     ...(d.upgradePolicy ? { upgradePolicy: d.upgradePolicy } : {}),
+    ...(d.orchestrationMode ? { orchestrationMode: d.orchestrationMode } : {}),
     subnetId: network.subnetId,
     networkSecurityGroupId: network.securityGroupId,
     loadBalancerBackendPoolId: network.loadBalancerPoolId,
@@ -552,7 +558,7 @@ function createPlanner(d: AnyCreate, target: ScaleSetRef, run: RunContext | unde
 /** Whether every instance is running and healthy behind the load balancer, and a line saying how many are. */
 function healthOf(snapshot: ScaleSetSnapshot): { ready: boolean; summary: string } {
   const desired = snapshot.vmss.sku?.capacity ?? 0;
-  const vms = (snapshot.vms ?? []).filter((vm) => (vm.provisioningState ?? "").toLowerCase() !== "deleting");
+  const vms = (snapshot.vms ?? []).filter(isActionableInstance);
   const ready = vms.filter((vm) => isReady(vm, true)).length;
   return { ready: ready >= desired && vms.length >= desired, summary: `${ready}/${desired} healthy` };
 }

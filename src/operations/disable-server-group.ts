@@ -1,11 +1,13 @@
 // disableServerGroup: take a scale set out of traffic. Its backend pools are removed from the network profile and
 // recorded in tags on the scale set, so enable restores exactly those; under a Manual upgrade policy the change is
 // rolled out to the VMs, under Rolling and Automatic it is done once Azure's own rollout reached every VM. A scale
-// set without pools is scaled to 0 and its capacity recorded instead.
+// set without pools is scaled to 0 and its capacity recorded instead. On a Flexible set, whose VMs each have a NIC of
+// their own that a model change does not reach, every existing VM's NIC is then taken out of its pools itself.
 import { Type } from "@sinclair/typebox";
 import { InstanceCount, serverGroupFields, type FieldProblem } from "./description.ts";
 import { defineOperation } from "./operation.ts";
-import { azureRolloutStep, azureRollsModelChanges } from "./scale-set-kinds.ts";
+import { azureRolloutStep, azureRollsModelChanges, kindOf } from "./scale-set-kinds.ts";
+import { nicWritesToPools, vmsOf } from "./flexible-nics.ts";
 import {
   capacityOf,
   disabledMode,
@@ -82,6 +84,12 @@ export const disableServerGroup = defineOperation({
       }
       if (mode === "capacity" && capacityOf(vmss) > 0) {
         return { kind: "update", summary: `scaled up while disabled: scale ${capacityOf(vmss)} → 0 again`, patch: { sku: { ...vmss.sku, capacity: 0 } } };
+      }
+      if (kindOf(vmss).orchestration === "Flexible") {
+        // Out of traffic only once no VM's NIC is in a pool: Azure moves none of them for a model change.
+        const nics = mode === "pools" ? nicWritesToPools(snapshot, []) : [];
+        if (nics.length > 0) return { kind: "nicPools", summary: `take the NIC(s) of VM(s) ${vmsOf(nics)} out of their backend pools (Flexible: each VM's own NIC)`, nics };
+        return { kind: "done", summary: mode === "pools" ? "out of traffic: no backend pools on the model or on any VM's NIC" : "disabled: capacity 0" };
       }
       if (mode === "pools" && azureRollsModelChanges(vmss)) {
         // Azure rolls the change out itself: out of traffic only once every instance took it.

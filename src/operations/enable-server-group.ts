@@ -1,11 +1,13 @@
 // enableServerGroup: the reverse of disable. Restores the recorded backend pools (and rolls them out under a
 // Manual upgrade policy; under Rolling and Automatic it is done once Azure's own rollout reached every VM), or the
-// recorded capacity when disable had scaled the set to 0.
+// recorded capacity when disable had scaled the set to 0. On a Flexible set, every existing VM's NIC is then put back
+// into the model's pools itself (a model change reaches only new VMs).
 import { Type } from "@sinclair/typebox";
 import { RefusalError } from "../azure/arm-failure.ts";
 import { serverGroupFields } from "./description.ts";
 import { defineOperation } from "./operation.ts";
-import { azureRolloutStep, azureRollsModelChanges } from "./scale-set-kinds.ts";
+import { azureRolloutStep, azureRollsModelChanges, kindOf } from "./scale-set-kinds.ts";
+import { nicWritesToPools, vmsOf } from "./flexible-nics.ts";
 import {
   capacityOf,
   disabledMode,
@@ -67,6 +69,12 @@ export const enableServerGroup = defineOperation({
           summary: `restore capacity ${now} → ${restore}`,
           patch: { sku: { ...vmss.sku, capacity: restore }, tags: withoutDisabledRecord(vmss.tags) },
         };
+      }
+      if (kindOf(vmss).orchestration === "Flexible") {
+        // A model without pools gives no NIC a pool to be in: nothing of theirs is taken away on an enable.
+        const nics = trafficPools(vmss).length > 0 ? nicWritesToPools(snapshot, trafficPools(vmss)) : [];
+        if (nics.length > 0) return { kind: "nicPools", summary: `put the NIC(s) of VM(s) ${vmsOf(nics)} into the model's ${trafficPools(vmss).length} backend pool(s) (Flexible: each VM's own NIC)`, nics };
+        return { kind: "done", summary: `in traffic: capacity ${capacityOf(vmss)}, every VM's NIC in the model's ${trafficPools(vmss).length} backend pool(s)` };
       }
       if (azureRollsModelChanges(vmss) && trafficPools(vmss).length > 0) {
         const rollout = azureRolloutStep(snapshot, vmsBehindModel(snapshot), "the restored backend pools", target.name);

@@ -6,6 +6,7 @@
 import { Type } from "@sinclair/typebox";
 import { Capacity, checkCapacityOrder, InstanceCount, serverGroupFields, type FieldProblem } from "./description.ts";
 import { RefusalError } from "../azure/arm-failure.ts";
+import { kindOf } from "../azure/scale-set-state.ts";
 import { SINGLE_PLACEMENT_GROUP_MAX_VMS } from "./create/scale-set-model.ts";
 import { defineOperation } from "./operation.ts";
 import {
@@ -53,7 +54,8 @@ export const resizeServerGroup = defineOperation({
       const current = recordedCapacity(vmss);
       const t = d.targetSize ?? d.capacity!.desired;
       const want = d.capacity ? mergedCapacity(d.capacity) : { min: Math.min(current.min, t), max: Math.max(current.max, t), desired: t };
-      if (want.desired > SINGLE_PLACEMENT_GROUP_MAX_VMS && vmss.singlePlacementGroup !== false) {
+      // Placement groups are Uniform's: a Flexible set spreads its VMs by fault domains, up to 1,000.
+      if (want.desired > SINGLE_PLACEMENT_GROUP_MAX_VMS && vmss.singlePlacementGroup !== false && kindOf(vmss).orchestration === "Uniform") {
         // Azure would refuse the write (409 OperationNotAllowed): say so now, with what to change, not mid-pipeline.
         throw new RefusalError(
           "SinglePlacementGroupLimit",

@@ -13,7 +13,7 @@ export interface UpgradeInstance {
   id: string;
   /** Azure's timeCreated, ms since the epoch. */
   createdMs: number;
-  /** Azure's provisioning state of the VM: Succeeded, Creating, Deleting, Failed. */
+  /** Where the VM is in its life (instanceLife in scale-set-state.ts): creating, running, stopped, deleting, failed. */
   state: string;
   /** Runs the scale set's current model (Azure's latestModelApplied). */
   latestModel: boolean;

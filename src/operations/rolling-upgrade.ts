@@ -3,10 +3,12 @@
 // are ready (or within maxUnavailable), in Cluster API Provider Azure's order. Every step is planned on a fresh read
 // (rolling-upgrade-plan.ts), so a restart resumes the batch it was in and never surges twice. Scale sets whose
 // upgrade policy lets Azure update instances itself (Rolling, Automatic) are refused before anything is written
-// (the table in scale-set-kinds.ts).
+// (the table in scale-set-kinds.ts). On a Flexible set, whose VMs report no latestModelApplied, the VMs there when the
+// model is applied are recorded as the old ones (rolling-upgrade-model.ts).
 import { Type, type Static } from "@sinclair/typebox";
 import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import { RefusalError } from "../azure/arm-failure.ts";
+import { isGoneOrFailed } from "../azure/scale-set-state.ts";
 import type { PlannedStep, ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { MAX_CAPACITY, serverGroupFields, type FieldProblem } from "./description.ts";
@@ -15,7 +17,9 @@ import {
   changeHash,
   describeChange,
   finishedTags,
+  flexibleOldVms,
   modelPatch,
+  readOldVmsRecord,
   recordedDesired,
   scaleSetInTraffic,
   TAG_UPGRADE_DESIRED,
@@ -109,7 +113,7 @@ function changeOf(d: RollingUpgradeDescription): ModelChange {
   };
 }
 
-const live = (vm: UpgradeInstance) => !["failed", "deleting"].includes(vm.state.toLowerCase());
+const live = (vm: UpgradeInstance) => !isGoneOrFailed(vm.state);
 const ids = (list: string[]) => list.join(", ");
 
 function budgetFor(d: RollingUpgradeDescription, desired: number): UpgradeBudget {
@@ -135,7 +139,7 @@ interface UpgradeView {
 
 function viewOf(snapshot: ScaleSetSnapshot, desired: number, budget: UpgradeBudget): UpgradeView {
   const inTraffic = scaleSetInTraffic(snapshot.vmss);
-  const instances = upgradeInstances(snapshot.vms ?? [], inTraffic);
+  const instances = upgradeInstances(snapshot.vms ?? [], inTraffic, readOldVmsRecord(snapshot.vmss));
   const running = instances.filter(live);
   const outOfDate = running.filter((vm) => !vm.latestModel);
   const { batch, batches } = batchPosition(desired, outOfDate.length, budget);
@@ -207,7 +211,7 @@ export function rollingUpgradePlanner(d: RollingUpgradeDescription, target: Scal
       return {
         kind: "update",
         summary: `apply the new model (${describeChange(change)}) and record desired count ${desired} for the rolling upgrade`,
-        patch: modelPatch(vmss, change, desired),
+        patch: modelPatch(vmss, change, desired, flexibleOldVms(vmss, snapshot.vms)),
       };
     }
     const budget = budgetFor(d, desired);

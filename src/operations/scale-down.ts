@@ -32,7 +32,7 @@ export const scaleDown = defineOperation({
     ...(d.instanceIds && d.capacity ? [{ field: "instanceIds", message: "give either instanceIds or capacity, not both" }] : []),
   ],
   describe: (d) => (d.instanceIds ? `scale ${d.serverGroupName} down by deleting instance(s) ${d.instanceIds.join(", ")}` : `scale ${d.serverGroupName} down to ${d.capacity?.desired ?? 0}`),
-  planner: (d, target) => (d.instanceIds ? terminatePlanner(d.instanceIds, target) : {
+  planner: (d, target, run) => (d.instanceIds ? terminatePlanner(d.instanceIds, target, run?.memory) : {
     readsInstances: false,
     plan({ vmss }) {
       const requested = d.capacity ?? { min: 0, max: 0, desired: 0 };

@@ -3,11 +3,12 @@
 // operation either works on the scale set in front of it or refuses before it writes anything, saying why.
 //
 // A kind is what Azure reports on the scale set itself (kindOf, in scale-set-state.ts, where every reading of a scale
-// set is): its orchestration mode, its upgrade policy, automatic repairs, Spot priority. Per-instance features
-// (protection) are judged where the instances are chosen.
+// set is): its orchestration mode, its upgrade policy, automatic repairs, Spot priority. What an instance is (running,
+// one we may act on, protected) is read there too, by one rule for every operation; refuseProtected below turns a
+// protection into a refusal where the instances are chosen.
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { RefusalError } from "../azure/arm-failure.ts";
-import { isRunningInstance, kindOf, type ScaleSetKind } from "../azure/scale-set-state.ts";
+import { isRunningInstance, kindOf, protectionOf, type ScaleSetKind } from "../azure/scale-set-state.ts";
 import type { PlannedStep, ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { withRepairsSuspended } from "./repairs-suspension.ts";
@@ -35,68 +36,81 @@ const refused = (code: string, why: string): Support => ({ supported: false, cod
 
 /**
  * Flexible orchestration: its VMs are standalone virtual machines (named, each with its own NIC), not the numbered
- * instances of a Uniform set. Every operation here is written against the Uniform API (the scale set's VM list by
- * instance id, the scale-set-wide network profile, the instance POSTs), so on a Flexible set a disable would change a
- * model that the existing NICs do not follow, and a terminate would name instances that do not exist.
+ * instances of a Uniform set. They are read through the VM list filtered by the scale set (flexible-vms.ts) into the
+ * same instances every rule reads; what differs per operation is in its cell.
  */
-const FLEXIBLE = refused(
-  "FlexibleOrchestrationNotSupported",
-  "it uses Flexible orchestration: its VMs are standalone virtual machines with their own NICs, and this service acts only through the Uniform scale-set API (instance ids, the scale-set network profile, the instance actions); nothing was written. Use a Uniform scale set, or act on the Flexible one with Azure's own tools",
+const FLEXIBLE_CAPACITY = "capacity change on the scale set (If-Match); confirmed from the VMs Azure lists for it (virtualMachines filtered by virtualMachineScaleSet/id), counted running by their power state";
+
+/**
+ * Automatic repairs on a Flexible set: Azure offers no scale-set instance view on Flexible, which is where the
+ * AutomaticRepairs service's state is read, so whether repairs run, and whose suspension it is, cannot be known; an
+ * operation that would suspend them refuses rather than race Azure's replacements.
+ */
+const FLEXIBLE_REPAIRS = refused(
+  "FlexibleRepairsUnreadable",
+  "it uses Flexible orchestration with automatic repairs enabled: Azure offers no scale-set instance view on Flexible, so whether repairs run, and who suspended them, cannot be read, and Azure could replace VMs while they leave traffic; nothing was written. Turn automatic repairs off on the scale set (automaticRepairsPolicy.enabled false) for the operation, and back on after",
 );
 
 /** The table: operation × kind or feature. Uniform / Manual / no repairs / not Spot are the baseline every row supports. */
-export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Automatic" | "repairs" | "spot", Support>> = {
+export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Automatic" | "repairs" | "flexibleRepairs" | "spot", Support>> = {
   createServerGroup: {
-    Flexible: FLEXIBLE,
+    Flexible: ok("created Flexible when its description says orchestrationMode Flexible (fault domains 1, NICs per VM from the profile, no NAT pool); done when every VM runs with its NIC in the pools, healthy where Azure reports health (a Flexible VM reports the Application Health extension's, never the load balancer probe's)"),
     Rolling: ok("the new scale set takes the upgrade policy of its description"),
     Automatic: ok("the new scale set takes the upgrade policy of its description"),
     repairs: ok("created as described; confirmed when every instance runs"),
+    flexibleRepairs: ok("created as described; repairs are not suspended by a create"),
     spot: ok("confirmed only from instances Azure reports running"),
   },
   cloneServerGroup: {
-    Flexible: FLEXIBLE,
+    Flexible: ok("the clone keeps its source's orchestration mode (or the one its description names); a Flexible clone serves as a Flexible create does"),
     Rolling: ok("the clone keeps its source's upgrade policy"),
     Automatic: ok("the clone keeps its source's upgrade policy"),
     repairs: ok("the clone keeps its source's repairs policy"),
+    flexibleRepairs: ok("the clone keeps its source's repairs policy"),
     spot: ok("confirmed only from instances Azure reports running"),
   },
   resizeServerGroup: {
-    Flexible: FLEXIBLE,
+    Flexible: ok(FLEXIBLE_CAPACITY),
     Rolling: ok("capacity change; new instances start on the current model"),
     Automatic: ok("capacity change; new instances start on the current model"),
     repairs: ok("capacity change; repairs go on (it takes nothing out of traffic)"),
+    flexibleRepairs: ok("capacity change; repairs go on"),
     spot: ok("confirmed only from instances Azure reports running; evicted (deallocated) instances are reported, and the result counts what runs"),
   },
   scaleDown: {
-    Flexible: FLEXIBLE,
+    Flexible: ok(`${FLEXIBLE_CAPACITY}; with instanceIds, as terminateInstances`),
     Rolling: ok("capacity change"),
     Automatic: ok("capacity change"),
     repairs: ok("capacity change; repairs go on"),
+    flexibleRepairs: ok("capacity change; repairs go on"),
     spot: ok("confirmed only from instances Azure reports running"),
   },
   terminateInstances: {
-    Flexible: FLEXIBLE,
+    Flexible: ok("the scale set's batch delete (deleteInstances) by VM name; a name that is not one of its VMs is refused before anything is deleted"),
     Rolling: ok("deleteInstances by instance id"),
     Automatic: ok("deleteInstances by instance id"),
     repairs: ok("deleteInstances by instance id"),
+    flexibleRepairs: ok("batch delete by VM name; repairs go on"),
     spot: ok("deleteInstances by instance id; evicted instances can be deleted; others evicted are reported and not counted as running"),
   },
   disableServerGroup: {
-    Flexible: FLEXIBLE,
+    Flexible: ok("backend pools removed from the model (so new VMs follow), then each existing VM's NIC taken out of them (NIC PUT with If-Match); done when no VM's NIC is in a pool, as Microsoft.Network reports the NICs"),
     Rolling: ok("backend pools removed from the model; done only when Azure's rolling upgrade has moved every instance (latestModelApplied, the rolling-upgrade status); a rollout Azure stops or fails fails the task with Azure's reason"),
     Automatic: ok("backend pools removed from the model; done only when every instance runs the new model (latestModelApplied)"),
     repairs: ok("automatic repairs suspended first (setOrchestrationServiceState Suspend) and resumed when the operation ends, also when it fails or is canceled; left suspended if someone else had suspended them"),
+    flexibleRepairs: FLEXIBLE_REPAIRS,
     spot: ok("pools removed from the model and rolled out to the instances that run"),
   },
   enableServerGroup: {
-    Flexible: FLEXIBLE,
+    Flexible: ok("backend pools restored on the model, then each existing VM's NIC put back into them (NIC PUT with If-Match); done when every VM's NIC is in the model's pools"),
     Rolling: ok("backend pools restored on the model; done only when Azure's rolling upgrade has moved every instance; a rollout Azure stops or fails fails the task"),
     Automatic: ok("backend pools restored on the model; done only when every instance runs the new model"),
     repairs: ok("repairs are not suspended (nothing leaves traffic)"),
+    flexibleRepairs: ok("repairs are not suspended (nothing leaves traffic)"),
     spot: ok("pools restored and rolled out to the instances that run"),
   },
   rollingUpgrade: {
-    Flexible: FLEXIBLE,
+    Flexible: ok("the model changed for new VMs, and the VMs there then recorded as on the old model (a Flexible VM reports no latestModelApplied); replaced by surge in batches, the old ones removed by the batch delete by name, never below the healthy minimum"),
     Rolling: refused(
       "RollingUpgradePolicy",
       "it has upgrade policy Rolling: Azure replaces its instances itself when the model changes, so a surge could not protect capacity. Use Azure's rolling upgrade instead (its rollingUpgradePolicy has maxSurge and maxBatchInstancePercent; change the model, then POST …/osRollingUpgrade or run az vmss rolling-upgrade start), or set the policy to Manual to use rollingUpgrade",
@@ -106,13 +120,15 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
       "it has upgrade policy Automatic: Azure would update every instance at once when the model changes, so no surge could keep capacity; set the policy to Manual to use rollingUpgrade",
     ),
     repairs: ok("automatic repairs suspended while instances are replaced, resumed at the end (also on failure or cancel)"),
+    flexibleRepairs: FLEXIBLE_REPAIRS,
     spot: ok("replaced in batches; evicted instances do not count as ready"),
   },
   destroyServerGroup: {
-    Flexible: FLEXIBLE,
+    Flexible: ok("DELETE of the scale set; Azure deletes the VMs it made with it"),
     Rolling: ok("DELETE of the scale set"),
     Automatic: ok("DELETE of the scale set"),
     repairs: ok("DELETE of the scale set"),
+    flexibleRepairs: ok("DELETE of the scale set"),
     spot: ok("DELETE of the scale set"),
   },
 };
@@ -124,6 +140,7 @@ export function supportFor(operation: KindOperation, kind: ScaleSetKind): Suppor
     kind.orchestration === "Flexible" ? row.Flexible : undefined,
     kind.upgrade !== "Manual" ? row[kind.upgrade] : undefined,
     kind.repairs ? row.repairs : undefined,
+    kind.repairs && kind.orchestration === "Flexible" ? row.flexibleRepairs : undefined,
     kind.spot ? row.spot : undefined,
   ];
   return cells.find((c) => c !== undefined && !c.supported);
@@ -193,17 +210,6 @@ export function azureRolloutStep(snapshot: ScaleSetSnapshot, behindModel: string
 /** Operations that take instances out of traffic or replace them: automatic repairs are suspended while they run. */
 export const SUSPENDS_REPAIRS: ReadonlySet<string> = new Set<KindOperation>(["disableServerGroup", "rollingUpgrade"]);
 
-/**
- * Protected from what a terminate is: Uniform instance protection (protectFromScaleIn, protectFromScaleSetActions).
- * Azure refuses to remove such an instance by a scale-set action; we refuse before asking.
- */
-export function protectionOf(vm: VirtualMachineScaleSetVM): string | undefined {
-  const p = vm.protectionPolicy;
-  if (p?.protectFromScaleSetActions) return "protectFromScaleSetActions";
-  if (p?.protectFromScaleIn) return "protectFromScaleIn";
-  return undefined;
-}
-
 /** Throws when any of `vms` is protected: nothing of the batch is deleted. */
 export function refuseProtected(vms: VirtualMachineScaleSetVM[], name: string): void {
   const named = vms.map((vm) => ({ id: vm.instanceId, protection: protectionOf(vm) })).filter((v) => v.protection !== undefined);
@@ -214,4 +220,4 @@ export function refuseProtected(vms: VirtualMachineScaleSetVM[], name: string): 
   );
 }
 
-export { kindOf, type ScaleSetKind };
+export { kindOf, protectionOf, type ScaleSetKind };

@@ -7,7 +7,7 @@ import type {
   VirtualMachineScaleSetVM,
 } from "@azure/arm-compute";
 import { RefusalError } from "../azure/arm-failure.ts";
-import { confirmation, kindOf } from "../azure/scale-set-state.ts";
+import { confirmation, isActionableInstance, kindOf } from "../azure/scale-set-state.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import type { Capacity } from "./description.ts";
 
@@ -255,7 +255,7 @@ export function isManualUpgrade(vmss: VirtualMachineScaleSet): boolean {
 export function vmsBehindModel(snapshot: ScaleSetSnapshot): string[] {
   const modelPools = trafficPools(snapshot.vmss);
   return (snapshot.vms ?? [])
-    .filter((vm) => vm.instanceId !== undefined && (vm.provisioningState ?? "").toLowerCase() !== "deleting")
+    .filter(isActionableInstance)
     .filter((vm) => {
       const pools = vmTrafficPools(vm);
       return pools ? !samePools(pools, modelPools) : vm.latestModelApplied === false;

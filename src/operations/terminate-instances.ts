@@ -1,8 +1,10 @@
-// terminateInstances: delete named instances with deleteInstances. Those already gone or being deleted are skipped;
-// a batch that would take the scale set below its recorded min, or that names a protected instance, is refused; the capacity reported comes from a read
+// terminateInstances: delete named instances with deleteInstances (on a Flexible set, by VM name). Those already gone
+// or being deleted are skipped; a batch that would take the scale set below its recorded min, that names a protected
+// instance, or (Flexible) names a VM that is not one of the set's, is refused; the capacity reported comes from a read
 // made after Azure completed the delete, never from arithmetic on what was asked.
 import { Type } from "@sinclair/typebox";
 import { RefusalError } from "../azure/arm-failure.ts";
+import { isActionableInstance, kindOf } from "../azure/scale-set-state.ts";
 import type { ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { serverGroupFields, type FieldProblem } from "./description.ts";
@@ -11,7 +13,7 @@ import { refuseProtected } from "./scale-set-kinds.ts";
 import { capacityOf, recordedMin, serverGroupResult, type ServerGroupResult } from "./server-group-state.ts";
 
 export const InstanceIds = Type.Array(
-  Type.String({ pattern: "^[A-Za-z0-9_-]{1,80}$", description: "an instance id as Azure reports it (e.g. 3)" }),
+  Type.String({ pattern: "^[A-Za-z0-9_-]{1,80}$", description: "an instance id as Azure reports it (e.g. 3); on a Flexible scale set, the VM's name (e.g. web-prod-v001_0a1b2c3d)" }),
   { minItems: 1, maxItems: 1000, description: "instances to delete" },
 );
 
@@ -25,16 +27,36 @@ export function checkInstanceIds(ids: string[], field = "instanceIds"): FieldPro
   return dupes.length > 0 ? [{ field, message: `lists ${[...new Set(dupes)].join(", ")} more than once` }] : [];
 }
 
-/** Shared with scaleDown's instanceIds form. */
-export function terminatePlanner(instanceIds: string[], target: ScaleSetRef): ScaleSetPlanner<ServerGroupResult> {
+/**
+ * A Flexible set's VMs are named, and its batch delete takes their names: a name that is not one of its VMs is a
+ * mistake (another scale set's VM, a typo), refused before anything is deleted. Only on the first read: once every
+ * name was seen listed (kept in the task's checkpoint), a name gone later is one this task deleted.
+ */
+function refuseUnknownVms(listed: Set<string | undefined>, instanceIds: string[], name: string): void {
+  const unknown = instanceIds.filter((id) => !listed.has(id));
+  if (unknown.length === 0) return;
+  throw new RefusalError(
+    "NotAnInstance",
+    `${unknown.join(", ")} ${unknown.length === 1 ? "is not a VM" : "are not VMs"} of the Flexible scale set ${name} (its VMs: ${[...listed].join(", ") || "none"}); nothing was deleted. Name its VMs as Azure lists them`,
+  );
+}
+
+/** Shared with scaleDown's instanceIds form. `memory`: what an earlier run of the same task checkpointed. */
+export function terminatePlanner(instanceIds: string[], target: ScaleSetRef, memory?: unknown): ScaleSetPlanner<ServerGroupResult> {
   const wanted = new Set(instanceIds);
+  let namesSeen = (memory as { namesSeen?: unknown } | undefined)?.namesSeen === true;
   return {
     readsInstances: true,
     // Its goal is that these instances be gone: another one Azure evicted is reported, not a reason to fail.
     acceptsStopped: true,
+    memory: () => (namesSeen ? { namesSeen } : undefined),
     plan(snapshot) {
       const vms = snapshot.vms ?? [];
-      const live = vms.filter((vm) => vm.instanceId !== undefined && wanted.has(vm.instanceId) && (vm.provisioningState ?? "").toLowerCase() !== "deleting");
+      if (!namesSeen && kindOf(snapshot.vmss).orchestration === "Flexible") {
+        refuseUnknownVms(new Set(vms.map((vm) => vm.instanceId)), instanceIds, target.name);
+        namesSeen = true;
+      }
+      const live = vms.filter((vm) => isActionableInstance(vm) && wanted.has(vm.instanceId!));
       if (live.length === 0) {
         const deleting = vms.filter((vm) => vm.instanceId !== undefined && wanted.has(vm.instanceId)).length;
         return {
@@ -70,5 +92,5 @@ export const terminateInstances = defineOperation({
   schema: TerminateInstancesDescription,
   check: (d) => checkInstanceIds(d.instanceIds),
   describe: (d) => `terminate instance(s) ${d.instanceIds.join(", ")} of ${d.serverGroupName}`,
-  planner: (d, target) => terminatePlanner(d.instanceIds, target),
+  planner: (d, target, run) => terminatePlanner(d.instanceIds, target, run?.memory),
 });

@@ -6,7 +6,7 @@
 // @azure/arm-compute 25 2026-04-01. The simulator answers every version with the same (current) wire shapes.
 import { ArmError } from "./arm-errors.ts";
 
-/** Microsoft.Compute virtualMachineScaleSets (and their VMs, and locations/operations). */
+/** Microsoft.Compute virtualMachineScaleSets (and their VMs, and locations/operations), and virtualMachines. */
 export const COMPUTE_API_VERSIONS: readonly string[] = [
   "2015-06-15", "2016-03-30", "2016-04-30-preview", "2017-03-30", "2017-12-01", "2018-04-01", "2018-06-01", "2018-10-01",
   "2019-03-01", "2019-07-01", "2019-12-01", "2020-06-01", "2020-12-01", "2021-03-01", "2021-04-01", "2021-07-01",
@@ -23,6 +23,9 @@ export const RESOURCES_API_VERSIONS: readonly string[] = [
   "2025-03-01", "2025-04-01",
 ];
 
+/** Microsoft.Authorization locks (management locks on a resource). */
+export const LOCKS_API_VERSIONS: readonly string[] = ["2015-01-01", "2016-09-01", "2020-05-01"];
+
 const WELL_FORMED = /^\d{4}-\d{2}-\d{2}(-(preview|privatepreview|alpha|beta))?$/i;
 
 interface TypeVersions {
@@ -36,13 +39,16 @@ export function apiVersionsOf(pathname: string): TypeVersions | undefined {
   const parts = pathname.toLowerCase().replace(/^\/+|\/+$/g, "").split("/");
   if (parts[0] !== "subscriptions") return undefined;
   if (parts.length <= 2) return { type: "subscriptions", versions: RESOURCES_API_VERSIONS };
-  const providers = parts.indexOf("providers");
+  // The last provider named is the type addressed: …/virtualMachines/{vm}/providers/Microsoft.Authorization/locks/{lock}.
+  const providers = parts.lastIndexOf("providers");
   if (providers < 0) return { type: "resourceGroups", versions: RESOURCES_API_VERSIONS };
   const namespace = parts[providers + 1];
+  if (namespace === "microsoft.authorization" && parts[providers + 2] === "locks") return { type: "locks", versions: LOCKS_API_VERSIONS };
   if (namespace !== "microsoft.compute") return undefined;
   const type = parts[providers + 2];
   if (type === undefined) return { type: "providers", versions: RESOURCES_API_VERSIONS };
   if (type === "virtualmachinescalesets") return { type: "virtualMachineScaleSets", versions: COMPUTE_API_VERSIONS };
+  if (type === "virtualmachines") return { type: "virtualMachines", versions: COMPUTE_API_VERSIONS };
   if (type === "locations") return { type: "locations/operations", versions: COMPUTE_API_VERSIONS };
   return undefined;
 }

@@ -75,6 +75,6 @@ export const getComputeProvider: Handler = (ctx, sim, params) => {
     namespace: "Microsoft.Compute",
     registrationState: "Registered",
     registrationPolicy: "RegistrationRequired",
-    resourceTypes: [type("virtualMachineScaleSets"), type("virtualMachineScaleSets/virtualMachines"), type("locations/operations")],
+    resourceTypes: [type("virtualMachineScaleSets"), type("virtualMachineScaleSets/virtualMachines"), type("virtualMachines"), type("locations/operations")],
   });
 };

@@ -1,64 +1,50 @@
 // The ARM surface for Microsoft.Compute/virtualMachineScaleSets, as @azure/arm-compute v25 uses it, and as the
 // recorded Azure traffic in test/fixtures/azure-recordings answers it. This is the one route table: each route names
-// its handler and the throttling policy it is charged to.
+// its handler and the throttling policy it is charged to. A Flexible set's VMs and NICs have their own modules
+// (vm-routes.ts, network/network-interfaces.ts), whose routes join this table.
+import { VMSS_TYPE, invalidParameter, invalidRequestContent, invalidResourceLocation, locationRequired, missingParameter, operationNotFound, resourceNotFound } from "./arm-errors.ts";
 import {
-  ArmError,
-  VMSS_TYPE,
-  conflictingConcurrentWrite,
-  invalidParameter,
-  invalidRequestContent,
-  invalidResourceLocation,
-  locationRequired,
-  missingParameter,
-  operationNotFound,
-  preconditionFailed,
-  resourceGroupNotFound,
-  resourceNotFound,
-  subscriptionNotFound,
-} from "./arm-errors.ts";
+  charged,
+  chargeVms,
+  checkPreconditions,
+  checkWriteInFlight,
+  createOrUpdatePolicy,
+  apiVersionOf,
+  instanceViewExpanded,
+  lroHeaders,
+  operationUrl,
+  perOperation,
+  perScaleSet,
+  perVm,
+  requireResourceGroup,
+  requireScaleSet,
+  requireSubscription,
+  retryAfterHeader,
+  takeOperationFaults,
+} from "./arm-checks.ts";
 import { getComputeProvider, getResourceGroup, getSubscription, listResourceGroups, listSubscriptions } from "./arm-reads.ts";
 import type { Handler, Route, SimulatorContext } from "./context.ts";
+import { instanceIdMustBeNumber, notAllowedOnFlexible } from "./flexible.ts";
 import { renderScaleSetInstanceView, renderVmInstanceView } from "./instance-views.ts";
 import { POWER_ACTION_VERBS, type PowerAction } from "./power-state.ts";
 import { renderInstanceView } from "./health-probe.ts";
 import { networkArmRoutes, vmHealth } from "./network/network-routes.ts";
+import { networkInterfaceRoutes } from "./network/network-interfaces.ts";
 import { keyVaultRoutes } from "./keyvault/secrets.ts";
 import { header, parseJsonBody, send, type RequestContext } from "./http.ts";
 import { getLatestRollingUpgrade, orchestrationServicesOf, setOrchestrationServiceState } from "./kinds.ts";
 import { isObject, mergePatch, type JsonObject } from "./json.ts";
 import { validateModel } from "./limits.ts";
 import { checkScaleSetRules, withCreateDefaults } from "./scale-set-rules.ts";
-import type { Operation, OperationFailure, OperationKind } from "./lro.ts";
+import type { Operation, OperationKind } from "./lro.ts";
 import { Router, type RouteParams } from "./router.ts";
-import { AZURE_RETRY_AFTER, scaledRetryAfter } from "./settings.ts";
-import type { OperationSpec } from "./state.ts";
-import { tooManyRequests, type ArmBudget, type Charge, type PolicyName } from "./throttling.ts";
-import { capacityOf, etagOf, normalizeLocation, renderScaleSet, renderVm, scaleSetKey, sortedVms, writableModel, type ScaleSet, type Vm } from "./vmss-model.ts";
+import { AZURE_RETRY_AFTER } from "./settings.ts";
+import { flexibleVmRoutes } from "./vm-routes.ts";
+import { capacityOf, etagOf, isFlexible, normalizeLocation, renderScaleSet, renderVm, sortedVms, writableModel, type ScaleSet, type Vm } from "./vmss-model.ts";
 
 const SUB = "/subscriptions/:subscriptionId";
 const VMSS = `${SUB}/resourceGroups/:resourceGroup/providers/Microsoft.Compute/virtualMachineScaleSets`;
 const OPERATIONS = `${SUB}/providers/Microsoft.Compute/locations/:location`;
-
-// ---- throttling: which policy and which of ARM's budgets a route is charged to ----
-
-function budgetOf(method: string): ArmBudget {
-  return method === "GET" ? "reads" : method === "DELETE" ? "deletes" : "writes";
-}
-
-function charged(method: string, policy: PolicyName | ((params: RouteParams, sim: SimulatorContext) => PolicyName), resourceOf?: (params: RouteParams) => string) {
-  return (params: RouteParams, sim: SimulatorContext): Charge => ({
-    policy: typeof policy === "function" ? policy(params, sim) : policy,
-    subscriptionId: params.subscriptionId.toLowerCase(),
-    budget: budgetOf(method),
-    ...(resourceOf ? { resource: resourceOf(params) } : {}),
-  });
-}
-
-const perScaleSet = (params: RouteParams) => scaleSetKey(params.resourceGroup, params.name);
-const perVm = (params: RouteParams) => `${perScaleSet(params)}/virtualmachines/${params.instanceId.toLowerCase()}`;
-const perOperation = (params: RouteParams) => `operations/${params.operationId.toLowerCase()}`;
-const createOrUpdatePolicy = (params: RouteParams, sim: SimulatorContext): PolicyName =>
-  sim.state.isSubscription(params.subscriptionId) && sim.state.getScaleSet(params.resourceGroup, params.name) ? "VMScaleSetActions" : "CreateVMScaleSet";
 
 export function buildArmRouter(): Router<Route> {
   const table: [string, string, Route][] = [
@@ -89,6 +75,9 @@ export function buildArmRouter(): Router<Route> {
     ["GET", `${SUB}/providers/Microsoft.Compute`, { handler: getComputeProvider }],
     ["GET", `${OPERATIONS}/operations/:operationId`, { handler: getOperationStatus, charge: charged("GET", "GetOperation", perOperation) }],
     ["GET", `${OPERATIONS}/operationResults/:operationId`, { handler: getOperationResult, charge: charged("GET", "GetOperation", perOperation) }],
+    ...flexibleVmRoutes(),
+    // before the generic Microsoft.Network routes, which know no networkInterfaces
+    ...networkInterfaceRoutes(),
     ...networkArmRoutes(),
     ...keyVaultRoutes(),
   ];
@@ -97,140 +86,6 @@ export function buildArmRouter(): Router<Route> {
   return router;
 }
 
-// ---- lookups: subscription, then resource group, then resource (the order ARM answers 404s in) ----
-
-function requireSubscription(sim: SimulatorContext, params: RouteParams): void {
-  if (!sim.state.isSubscription(params.subscriptionId)) throw subscriptionNotFound(params.subscriptionId);
-}
-
-function requireResourceGroup(sim: SimulatorContext, params: RouteParams): string {
-  requireSubscription(sim, params);
-  const rg = sim.state.resourceGroupName(params.resourceGroup);
-  if (rg === undefined) throw resourceGroupNotFound(params.resourceGroup);
-  return rg;
-}
-
-function requireScaleSet(sim: SimulatorContext, params: RouteParams): ScaleSet {
-  requireResourceGroup(sim, params);
-  const ss = sim.state.getScaleSet(params.resourceGroup, params.name);
-  if (!ss) throw resourceNotFound(VMSS_TYPE, params.name, params.resourceGroup);
-  return ss;
-}
-
-// ---- preconditions (412), the write lock (409) and preemption ----
-
-function etagList(value: string): string[] {
-  return value
-    .split(",")
-    .map((v) => v.trim())
-    .filter((v) => v !== "");
-}
-
-/**
- * If-Match / If-None-Match against the current ETag. Checked before the in-flight conflict (see docs/simulator.md).
- * If-None-Match takes only `*` (REST spec, virtualMachineScaleSet.json: "Other values will result in error from
- * server as they are not supported").
- */
-function checkPreconditions(ctx: RequestContext, ss: ScaleSet | undefined): void {
-  const ifMatch = header(ctx, "if-match");
-  if (ifMatch !== undefined) {
-    const wanted = etagList(ifMatch);
-    if (!ss) {
-      throw preconditionFailed(`The specified precondition 'If-Match: ${ifMatch}' failed: the resource does not exist.`);
-    }
-    if (!wanted.includes("*") && !wanted.includes(etagOf(ss))) {
-      throw preconditionFailed(`The specified precondition 'If-Match: ${ifMatch}' failed: the current entity tag is '${etagOf(ss)}'.`);
-    }
-  }
-  const ifNoneMatch = header(ctx, "if-none-match");
-  if (ifNoneMatch !== undefined) {
-    if (ifNoneMatch.trim() !== "*") {
-      throw new ArmError(400, "InvalidParameter", `The value '${ifNoneMatch}' of the If-None-Match header is not supported: only '*' is.`, { target: "If-None-Match" });
-    }
-    if (ss) throw preconditionFailed(`The specified precondition 'If-None-Match: *' failed: the resource exists with entity tag '${etagOf(ss)}'.`);
-  }
-}
-
-/** 409 while another write holds the scale set, unless the concurrentWrites mode lets this write preempt it. */
-function checkWriteInFlight(sim: SimulatorContext, ss: ScaleSet | undefined): void {
-  if (sim.state.inFlightAnswer(ss) === "conflict") throw conflictingConcurrentWrite();
-}
-
-/** Consumes the operation faults (failOperation, allocationFailed, preemptOperation) for a write being accepted. */
-function takeOperationFaults(ctx: RequestContext, sim: SimulatorContext, addsVms: boolean): Pick<OperationSpec, "failWith" | "allocatable" | "preempt" | "stopRollout"> {
-  const out: Pick<OperationSpec, "failWith" | "allocatable" | "preempt" | "stopRollout"> = {};
-  const failure = sim.faults.take(ctx.method, ctx.pathname, ["failOperation", "failRollout"]);
-  if (failure) {
-    if (failure.action === "failRollout") out.stopRollout = true;
-    const failWith: OperationFailure = {
-      code: failure.code ?? "InternalExecutionError",
-      message: failure.message ?? `Injected by the simulator: ${failure.code ?? "InternalExecutionError"}.`,
-      ...(failure.status !== undefined ? { status: failure.status } : {}),
-    };
-    out.failWith = failWith;
-    if (ctx.call) ctx.call.fault = failure.action;
-  }
-  if (addsVms) {
-    const allocation = sim.faults.take(ctx.method, ctx.pathname, ["allocationFailed"]);
-    if (allocation) {
-      out.allocatable = allocation.allocatable ?? 0;
-      if (ctx.call) ctx.call.fault = "allocationFailed";
-    }
-  }
-  const preempt = sim.faults.take(ctx.method, ctx.pathname, ["preemptOperation"]);
-  if (preempt) {
-    out.preempt = { afterFraction: 0.5, change: preempt.change ?? {} };
-    if (ctx.call) ctx.call.fault = "preemptOperation";
-  }
-  return out;
-}
-
-// ---- long-running operation headers ----
-
-function apiVersionOf(ctx: RequestContext): string {
-  return ctx.url.searchParams.get("api-version") ?? "";
-}
-
-/**
- * The Azure-AsyncOperation URL; the Location URL is the same plus `&monitor=true` (update[5]: "the same URL plus
- * &monitor=true"; py[42], py[51] are GETs of it).
- */
-function operationUrl(ctx: RequestContext, op: Operation, kind: "status" | "location"): string {
-  const monitor = kind === "location" ? "&monitor=true" : "";
-  return `${ctx.baseUrl}/subscriptions/${op.subscriptionId}/providers/Microsoft.Compute/locations/${op.location}/operations/${op.id}?api-version=${encodeURIComponent(apiVersionOf(ctx))}${monitor}`;
-}
-
-function retryAfterHeader(sim: SimulatorContext, seconds: number | null): Record<string, string> {
-  return seconds === null ? {} : { "retry-after": scaledRetryAfter(sim.state.settings, seconds) };
-}
-
-/** Azure-AsyncOperation always, Location only on 202s (update[0], [5], [11]; delete[4]), Retry-After as recorded for the kind. */
-function lroHeaders(ctx: RequestContext, sim: SimulatorContext, op: Operation, status: number): Record<string, string> {
-  return {
-    "azure-asyncoperation": operationUrl(ctx, op, "status"),
-    ...(status === 202 ? { location: operationUrl(ctx, op, "location") } : {}),
-    ...retryAfterHeader(sim, AZURE_RETRY_AFTER[op.writeKind].initial),
-  };
-}
-
-/**
- * x-ms-request-charge: the VMs a write touches, as the recordings charge them: 2 per VM created (update[0]: 2 VMs →
- * 4; py[0]: 1 → 2), 2 per VM of a deleted scale set (delete[4]), 1 per VM of an instance action (py[39], py[48]), 0
- * for a model change alone (update[11]); 1 per VM removed by a scale-in. The same number is charged to
- * VMScaleSetBatchedVMRequestsSubscriptionMaximum when throttling is on; an empty bucket refuses the write (429).
- */
-function chargeVms(ctx: RequestContext, sim: SimulatorContext, subscriptionId: string, count: number): Record<string, string> {
-  if (!sim.throttling.enabled) return { "x-ms-request-charge": String(count) };
-  const result = sim.throttling.chargeVms(subscriptionId.toLowerCase(), count);
-  const current = ctx.responseHeaders?.["x-ms-ratelimit-remaining-resource"];
-  const resourceHeader = current ? `${current},${result.header}` : result.header;
-  if (!result.allowed) {
-    throw tooManyRequests({ headers: { ...ctx.responseHeaders, "x-ms-ratelimit-remaining-resource": resourceHeader }, retryAfterMs: result.retryAfterMs, empty: result.empty }, sim.state.now());
-  }
-  return { "x-ms-ratelimit-remaining-resource": resourceHeader, "x-ms-request-charge": String(count) };
-}
-
-/** VMs a PUT/PATCH to `capacity` creates (failed ones allocated again included) and removes. */
 function vmChangeOf(ss: ScaleSet | undefined, capacity: number): { created: number; removed: number } {
   const active = ss ? sortedVms(ss).filter((vm) => vm.provisioningState !== "Deleting") : [];
   const retried = active.slice(0, capacity).filter((vm) => vm.provisioningState === "Failed").length;
@@ -261,17 +116,13 @@ const getScaleSet: Handler = (ctx, sim, params) => {
   send(ctx, 200, renderScaleSet(ss), { etag: etagOf(ss) });
 };
 
-/** `$expand=instanceView`: each VM with its statuses (provisioning, power) and the health probe's vmHealth. */
-function instanceViewExpanded(ctx: RequestContext): boolean {
-  return (ctx.url.searchParams.get("$expand") ?? "").toLowerCase() === "instanceview";
-}
-
 function vmInstanceView(sim: SimulatorContext, vm: Vm): JsonObject {
   return renderInstanceView(vm, vmHealth(sim, vm));
 }
 
 const listVms: Handler = (ctx, sim, params) => {
   const ss = requireScaleSet(sim, params);
+  if (isFlexible(ss)) throw notAllowedOnFlexible(ss, "virtualMachines.GET");
   const token = ctx.url.searchParams.get("$skiptoken");
   let after = -1;
   if (token !== null) {
@@ -290,9 +141,7 @@ const listVms: Handler = (ctx, sim, params) => {
 };
 
 const getVm: Handler = (ctx, sim, params) => {
-  const ss = requireScaleSet(sim, params);
-  const vm = ss.vms.get(params.instanceId);
-  if (!vm) throw resourceNotFound(VMSS_TYPE, `${ss.name}/virtualMachines/${params.instanceId}`, params.resourceGroup);
+  const { ss, vm } = requireVm(sim, params, "virtualMachines.GET");
   send(ctx, 200, renderVm(ss, vm, instanceViewExpanded(ctx) ? vmInstanceView(sim, vm) : undefined));
 };
 
@@ -402,6 +251,8 @@ function parseInstanceIds(body: unknown): string[] {
  */
 function instanceAction(ctx: RequestContext, sim: SimulatorContext, params: RouteParams, kind: OperationKind): void {
   const ss = requireScaleSet(sim, params);
+  // Flexible: the batch delete takes VM names as instance ids (Azure/azure-sdk-for-go issue 19588); no manualupgrade.
+  if (isFlexible(ss) && kind === "updateInstances") throw notAllowedOnFlexible(ss, "manualupgrade.POST");
   let ids = parseInstanceIds(parseJsonBody(ctx));
   const active = (id: string) => {
     const vm = ss.vms.get(id);
@@ -425,18 +276,21 @@ function instanceAction(ctx: RequestContext, sim: SimulatorContext, params: Rout
 
 const getScaleSetInstanceView: Handler = (ctx, sim, params) => {
   const ss = requireScaleSet(sim, params);
+  if (isFlexible(ss)) throw notAllowedOnFlexible(ss, "instanceView.GET");
   send(ctx, 200, { ...renderScaleSetInstanceView(ss), ...orchestrationServicesOf(ss) });
 };
 
-function requireVm(sim: SimulatorContext, params: RouteParams): { ss: ScaleSet; vm: Vm } {
+/** A Uniform VM (…/virtualMachines/{instanceId}); on a Flexible set the Uniform VM APIs are refused as Azure does. */
+function requireVm(sim: SimulatorContext, params: RouteParams, operation: string): { ss: ScaleSet; vm: Vm } {
   const ss = requireScaleSet(sim, params);
+  if (isFlexible(ss)) throw /^\d+$/.test(params.instanceId) ? notAllowedOnFlexible(ss, operation) : instanceIdMustBeNumber();
   const vm = ss.vms.get(params.instanceId);
   if (!vm) throw resourceNotFound(VMSS_TYPE, `${ss.name}/virtualMachines/${params.instanceId}`, params.resourceGroup);
   return { ss, vm };
 }
 
 const getVmInstanceView: Handler = (ctx, sim, params) => {
-  const { ss, vm } = requireVm(sim, params);
+  const { ss, vm } = requireVm(sim, params, "virtualMachines.instanceView.GET");
   send(ctx, 200, renderVmInstanceView(ss, vm, sim.state.settings, sim.state.now()));
 };
 
@@ -454,10 +308,12 @@ function powerAction(ctx: RequestContext, sim: SimulatorContext, params: RoutePa
     return vm !== undefined && vm.provisioningState !== "Deleting";
   };
   if (params.instanceId !== undefined) {
-    ss = requireVm(sim, params).ss;
+    ss = requireVm(sim, params, `virtualMachines.${action}.POST`).ss;
     ids = [params.instanceId];
   } else {
     ss = requireScaleSet(sim, params);
+    // Flexible: batch start, stop, restart and deallocate by VM name; reimage is a single-VM API there.
+    if (isFlexible(ss) && action === "reimage") throw notAllowedOnFlexible(ss, "reimage.POST");
     const body = parseJsonBody(ctx);
     const everyVm = body === undefined || (isObject(body) && (body.instanceIds === undefined || body.instanceIds === null));
     ids = everyVm ? ["*"] : parseInstanceIds(body);

@@ -33,6 +33,8 @@ export interface ControlScaleSetSpec {
   upgradePolicy?: "Manual" | "Automatic" | "Rolling";
   location?: string;
   tags?: Record<string, string>;
+  /** Flexible: the VMs are standalone Microsoft.Compute/virtualMachines with their own NICs. */
+  orchestrationMode?: "Uniform" | "Flexible";
 }
 
 export interface ScaleSetSnapshot {
@@ -141,6 +143,10 @@ export class SimulatorControl {
   }
   async deleteScaleSet(resourceGroup: string, name: string): Promise<void> {
     await this.#call("DELETE", `/_sim/scaleSets/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}`);
+  }
+  /** A load balancer's (or application gateway's) pools with their members (scale set, instance id or VM name, health). */
+  traffic(type: "loadBalancers" | "applicationGateways", resourceGroup: string, name: string): Promise<{ id: string; pools: { name: string; members: { scaleSet: string; instanceId: string; health: string | null; serving: boolean }[]; serving: number }[] }> {
+    return this.#call("GET", `/_sim/network/${type}/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}/traffic`);
   }
   async putResourceGroup(resourceGroup: string): Promise<void> {
     await this.#call("PUT", `/_sim/resourceGroups/${encodeURIComponent(resourceGroup)}`);

@@ -17,7 +17,7 @@ import { getPath, isObject, type JsonObject } from "./json.ts";
 import type { Operation } from "./lro.ts";
 import type { Router, RouteParams } from "./router.ts";
 import { rolloutOf, setRolloutAfterWrite } from "./rollout.ts";
-import { sortedVms, upgradeModeOf, type ScaleSet } from "./vmss-model.ts";
+import { isFlexible, sortedVms, upgradeModeOf, type ScaleSet } from "./vmss-model.ts";
 
 // ---- automatic repairs: the orchestration service ----
 
@@ -168,16 +168,18 @@ const KIND_FIELDS = ["orchestrationMode", "automaticRepairs", "spot", "rolloutAf
 /**
  * PUT /_sim/scaleSets/{rg}/{name}/kind `{ orchestrationMode?: "Uniform" | "Flexible", automaticRepairs?: boolean,
  * spot?: boolean, rolloutAfterWrite?: boolean }`: the scale set is given that kind at once, as if it had been created
- * so (a new ETag). Flexible here is only the model's orchestrationMode: what an operation reads to refuse it, not a
- * model of Flexible's VMs. rolloutAfterWrite: a Rolling set's rollouts outlive their writes (rollout.ts).
+ * so (a new ETag). A change of orchestrationMode makes the VMs again in that mode (Flexible: standalone VMs with their
+ * NICs, flexible.ts), as many as before. rolloutAfterWrite: a Rolling set's rollouts outlive their writes (rollout.ts).
  */
 const putKind: Handler = (ctx, sim, params) => {
   const body = readBody(ctx, KIND_FIELDS);
   const ss = controlScaleSet(sim, params);
   const properties = isObject(ss.model.properties) ? ss.model.properties : (ss.model.properties = {});
+  let remake = false;
   if (body.orchestrationMode !== undefined) {
     if (body.orchestrationMode !== "Uniform" && body.orchestrationMode !== "Flexible") throw badRequest('"orchestrationMode" must be "Uniform" or "Flexible"');
-    properties.orchestrationMode = body.orchestrationMode;
+    remake = body.orchestrationMode !== (isFlexible(ss) ? "Flexible" : "Uniform");
+    asOrchestrationMode(properties, body.orchestrationMode);
   }
   if (body.automaticRepairs !== undefined) {
     if (typeof body.automaticRepairs !== "boolean") throw badRequest('"automaticRepairs" must be true or false');
@@ -193,10 +195,26 @@ const putKind: Handler = (ctx, sim, params) => {
     if (typeof body.rolloutAfterWrite !== "boolean") throw badRequest('"rolloutAfterWrite" must be true or false');
     setRolloutAfterWrite(ss, body.rolloutAfterWrite);
   }
+  // The other orchestration mode has other VMs: made again, as if the scale set had been created so.
+  if (remake) sim.state.remakeVmsNow(ss);
   // A change applied at once, recorded as the control API's version (an empty tag change bumps the ETag).
   sim.state.patchScaleSetNow(ss, { tags: {} });
   send(ctx, 200, { orchestrationMode: properties.orchestrationMode ?? "Uniform", automaticRepairs: repairsStateOf(ss), spot: body.spot ?? undefined });
 };
+
+/**
+ * The model's properties in the given orchestration mode, meeting its rules: Flexible needs a fault domain count and
+ * the network profile's networkApiVersion, and has no overprovisioning and no single placement group (flexible.ts).
+ */
+function asOrchestrationMode(properties: JsonObject, mode: "Uniform" | "Flexible"): void {
+  properties.orchestrationMode = mode;
+  if (mode === "Uniform") return;
+  for (const key of ["overprovision", "doNotRunExtensionsOnOverprovisionedVMs"]) delete properties[key];
+  properties.singlePlacementGroup = false;
+  if (typeof properties.platformFaultDomainCount !== "number" || properties.platformFaultDomainCount > 3) properties.platformFaultDomainCount = 1;
+  const network = getPath(properties, "virtualMachineProfile", "networkProfile");
+  if (isObject(network) && typeof network.networkApiVersion !== "string") network.networkApiVersion = "2020-11-01";
+}
 
 /** PUT /_sim/scaleSets/{rg}/{name}/virtualMachines/{instanceId}/protection `{ protectFromScaleIn?, protectFromScaleSetActions? }`. */
 const putProtection: Handler = (ctx, sim, params) => {

@@ -8,17 +8,20 @@ import { checkApiVersion } from "./api-versions.ts";
 import { ArmError, authenticationInvalidFormat, authenticationMissing, methodNotAllowed, missingApiVersion, notSimulated, requestTooLarge, routeNotFound } from "./arm-errors.ts";
 import type { Route, SimulatorContext } from "./context.ts";
 import { faultMessage } from "./faults.ts";
+import { scaleSetIdOfFilter } from "./flexible.ts";
 import { evictSpotVms } from "./kinds.ts";
 import { dropConnection, header, send, type RequestContext } from "./http.ts";
 import { validateTags } from "./limits.ts";
 import type { Router } from "./router.ts";
 import { mergeTags } from "./state.ts";
 import { tooManyRequests } from "./throttling.ts";
+import { scaleSetId, type ScaleSet } from "./vmss-model.ts";
 
 /** Returns true when it answered the request (the following steps do not run). */
 export type ArmStep = (ctx: RequestContext, sim: SimulatorContext) => boolean;
 
 const SCALE_SET_PATH = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)/i;
+const FLEXIBLE_VM_PATH = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachines(?:\/([^/]+))?/i;
 
 function decodeSegment(segment: string): string {
   try {
@@ -29,17 +32,33 @@ function decodeSegment(segment: string): string {
 }
 
 /**
+ * The scale set a request addresses: by its own path, or (Flexible) through one of its VMs' paths or the VM list
+ * filtered by its id. A fault that changes or evicts "the scale set the request addresses" reaches Flexible sets so.
+ */
+function addressedScaleSet(ctx: RequestContext, sim: SimulatorContext): ScaleSet | undefined {
+  const match = SCALE_SET_PATH.exec(ctx.pathname);
+  if (match) {
+    const [subscriptionId, resourceGroup, name] = match.slice(1).map(decodeSegment);
+    return sim.state.isSubscription(subscriptionId) ? sim.state.getScaleSet(resourceGroup, name) : undefined;
+  }
+  const vm = FLEXIBLE_VM_PATH.exec(ctx.pathname);
+  if (!vm || !sim.state.isSubscription(decodeSegment(vm[1]))) return undefined;
+  const resourceGroup = decodeSegment(vm[2]);
+  if (vm[3] !== undefined) return sim.state.findFlexibleVm(resourceGroup, decodeSegment(vm[3]))?.ss;
+  const id = scaleSetIdOfFilter(ctx.url.searchParams.get("$filter") ?? "");
+  return id === undefined ? undefined : sim.state.listScaleSets(resourceGroup).find((ss) => scaleSetId(ss).toLowerCase() === id);
+}
+
+/**
  * `outOfBandChange` faults: another writer changes the scale set the request addresses just before the request is
  * handled (applied at once, ETag bumped), so an If-Match read before is now stale. Skipped (but used up) when the
  * scale set does not exist, has a write in flight, or the change would break Azure's tag limits.
  */
 export const applyOutOfBandChanges: ArmStep = (ctx, sim) => {
-  const match = SCALE_SET_PATH.exec(ctx.pathname);
-  if (!match) return false;
+  if (!SCALE_SET_PATH.test(ctx.pathname) && !FLEXIBLE_VM_PATH.test(ctx.pathname)) return false;
   const fault = sim.faults.take(ctx.method, ctx.pathname, ["outOfBandChange"]);
   if (!fault?.change) return false;
-  const [subscriptionId, resourceGroup, name] = match.slice(1).map(decodeSegment);
-  const ss = sim.state.isSubscription(subscriptionId) ? sim.state.getScaleSet(resourceGroup, name) : undefined;
+  const ss = addressedScaleSet(ctx, sim);
   if (!ss || ss.inFlight) return false;
   if (fault.change.tags !== undefined) {
     try {
@@ -56,12 +75,10 @@ export const applyOutOfBandChanges: ArmStep = (ctx, sim) => {
 
 /** `evictSpot` faults: Azure evicts Spot VMs of the scale set the request addresses just before it is handled. */
 export const applyEvictions: ArmStep = (ctx, sim) => {
-  const match = SCALE_SET_PATH.exec(ctx.pathname);
-  if (!match) return false;
+  if (!SCALE_SET_PATH.test(ctx.pathname) && !FLEXIBLE_VM_PATH.test(ctx.pathname)) return false;
   const fault = sim.faults.take(ctx.method, ctx.pathname, ["evictSpot"]);
   if (!fault) return false;
-  const [subscriptionId, resourceGroup, name] = match.slice(1).map(decodeSegment);
-  const ss = sim.state.isSubscription(subscriptionId) ? sim.state.getScaleSet(resourceGroup, name) : undefined;
+  const ss = addressedScaleSet(ctx, sim);
   if (ss && evictSpotVms(ss, fault.evictions ?? 1).length > 0 && ctx.call) ctx.call.fault = "evictSpot";
   return false;
 };

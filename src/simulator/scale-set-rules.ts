@@ -1,8 +1,9 @@
 // What Microsoft.Compute decides about a scale-set model beyond its limits: the defaults a create gets, the 100-VM
-// limit of a single placement group, and the orchestration mode (only Uniform is simulated).
-import { ArmError, invalidParameter, notSimulated } from "./arm-errors.ts";
+// limit of a single placement group, and the orchestration mode (Flexible's own rules are in flexible.ts).
+import { ArmError, invalidParameter } from "./arm-errors.ts";
+import { checkFlexibleRules, FLEXIBLE_CREATE_DEFAULTS } from "./flexible.ts";
 import { clone, getPath, isObject, type JsonObject } from "./json.ts";
-import { capacityOf } from "./vmss-model.ts";
+import { capacityOf, isFlexibleModel } from "./vmss-model.ts";
 
 /** A single placement group holds 0–100 VMs; several (singlePlacementGroup false) up to 1,000. */
 export const SINGLE_PLACEMENT_GROUP_MAX = 100;
@@ -24,7 +25,8 @@ const CREATE_DEFAULTS: Readonly<JsonObject> = {
 export function withCreateDefaults(model: JsonObject): JsonObject {
   const out = clone(model);
   const properties = isObject(out.properties) ? out.properties : (out.properties = {});
-  for (const [key, value] of Object.entries(CREATE_DEFAULTS)) {
+  const defaults = isFlexibleModel(out) ? FLEXIBLE_CREATE_DEFAULTS : CREATE_DEFAULTS;
+  for (const [key, value] of Object.entries(defaults)) {
     if (properties[key] === undefined || properties[key] === null) properties[key] = clone(value);
   }
   return out;
@@ -41,8 +43,8 @@ function orchestrationModeOf(model: JsonObject): string {
 
 /**
  * The rules a create or an update (`previous` given) must meet, checked on the model as it would be after the write:
- * - Flexible orchestration is not simulated: 501 rather than Uniform semantics served under a Flexible name;
  * - the orchestration mode of an existing scale set cannot change;
+ * - a Flexible model meets Flexible's rules (flexible.ts), and the placement-group rules below are Uniform's;
  * - singlePlacementGroup can go from true to false, never back (REST spec: "singlePlacementGroup … if set to false,
  *   it cannot be modified to true");
  * - more than 100 VMs need singlePlacementGroup false: 409 OperationNotAllowed, in the words Azure answers it with
@@ -55,7 +57,8 @@ export function checkScaleSetRules(name: string, model: JsonObject, previous?: J
     throw invalidParameter(`Changing property 'orchestrationMode' is not allowed: the scale set '${name}' is ${orchestrationModeOf(previous)}.`, "orchestrationMode");
   }
   if (mode.toLowerCase() === "flexible") {
-    throw notSimulated(`Virtual Machine Scale Sets with orchestrationMode 'Flexible' are not simulated: the simulator models Uniform orchestration only.`);
+    checkFlexibleRules(model);
+    return;
   }
   if (mode.toLowerCase() !== "uniform") {
     throw invalidParameter(`The value '${mode}' of parameter 'orchestrationMode' is invalid. Allowed values are: Uniform, Flexible.`, "orchestrationMode");

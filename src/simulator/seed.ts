@@ -19,6 +19,8 @@ export interface ScaleSetSpec {
   upgradePolicy: UpgradeMode;
   tags?: Record<string, string>;
   skuName?: string;
+  /** Flexible: standalone VMs with their own NICs (flexible.ts); default Uniform. */
+  orchestrationMode?: "Uniform" | "Flexible";
 }
 
 function networkId(spec: ScaleSetSpec, rest: string): string {
@@ -33,8 +35,13 @@ export function applicationGatewayPoolId(subscriptionId: string, resourceGroup: 
   return `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Network/applicationGateways/${name}-appgw/backendAddressPools/${name}-appgw-pool`;
 }
 
-/** The writable model (sku, tags, properties) of a Uniform Linux scale set with one NIC and one IP configuration. */
+/**
+ * The writable model (sku, tags, properties) of a Linux scale set with one NIC and one IP configuration. A Flexible one
+ * as Azure requires it (flexible.ts): a fault domain count (1, max spreading), no overprovisioning, the network
+ * profile's networkApiVersion, and NICs deleted with their VMs.
+ */
 export function buildScaleSetModel(spec: ScaleSetSpec): JsonObject {
+  const flexible = spec.orchestrationMode === "Flexible";
   const ipProperties: JsonObject = {
     primary: true,
     subnet: { id: networkId(spec, `virtualNetworks/${spec.resourceGroup}-vnet/subnets/default`) },
@@ -51,7 +58,7 @@ export function buildScaleSetModel(spec: ScaleSetSpec): JsonObject {
     sku: { name: spec.skuName ?? "Standard_D2s_v3", tier: "Standard", capacity: spec.capacity },
     properties: {
       singlePlacementGroup: false,
-      orchestrationMode: "Uniform",
+      orchestrationMode: flexible ? "Flexible" : "Uniform",
       upgradePolicy: { mode: spec.upgradePolicy },
       virtualMachineProfile: {
         osProfile: {
@@ -73,11 +80,13 @@ export function buildScaleSetModel(spec: ScaleSetSpec): JsonObject {
           dataDisks: [],
         },
         networkProfile: {
+          ...(flexible ? { networkApiVersion: "2020-11-01" } : {}),
           networkInterfaceConfigurations: [
             {
               name: `${spec.name}-nic`,
               properties: {
                 primary: true,
+                ...(flexible ? { deleteOption: "Delete" } : {}),
                 enableAcceleratedNetworking: false,
                 enableIPForwarding: false,
                 dnsSettings: { dnsServers: [] },
@@ -87,8 +96,7 @@ export function buildScaleSetModel(spec: ScaleSetSpec): JsonObject {
           ],
         },
       },
-      overprovision: false,
-      doNotRunExtensionsOnOverprovisionedVMs: false,
+      ...(flexible ? {} : { overprovision: false, doNotRunExtensionsOnOverprovisionedVMs: false }),
       platformFaultDomainCount: 1,
     },
   };

@@ -12,6 +12,7 @@
 // late the next request comes.
 import { randomUUID } from "node:crypto";
 import type { ScaleSetChange } from "./faults.ts";
+import { nicKey, nicsForNewVm, type Nic } from "./flexible.ts";
 import { clone, isObject, mergePatch, type JsonObject } from "./json.ts";
 import { advanceRollout, moveDueBatches, rolloutAfterWrite, startRollout } from "./rollout.ts";
 import { isPowerAction, powerStateAfter, powerStateDuring, type PowerState } from "./power-state.ts";
@@ -22,6 +23,7 @@ import {
   capacityOf,
   currentApplied,
   etagOf,
+  isFlexible,
   newVm,
   rollingBatchPercentOf,
   scaleSetKey,
@@ -81,6 +83,10 @@ export class SimState {
   readonly resourceGroups = new Map<string, string>();
   readonly scaleSets = new Map<string, ScaleSet>();
   readonly operations = new Map<string, Operation>();
+  /** Flexible VMs' NICs (Microsoft.Network/networkInterfaces), by resourcegroup/name in lower case. */
+  readonly nics = new Map<string, Nic>();
+  /** The NICs of each Flexible VM (its record), in the order of the model's NIC configurations. */
+  readonly #nicsOfVm = new WeakMap<Vm, Nic[]>();
   readonly #now: () => number;
   /** While settle() plays an event that was due earlier: the time it happened at. */
   #eventTime: number | undefined;
@@ -125,6 +131,24 @@ export class SimState {
     return filtered.sort((a, b) => scaleSetKey(a.resourceGroup, a.name).localeCompare(scaleSetKey(b.resourceGroup, b.name)));
   }
 
+  getNic(resourceGroup: string, name: string): Nic | undefined {
+    return this.nics.get(nicKey(resourceGroup, name));
+  }
+
+  /** A Flexible VM's NICs, in the order of the model's NIC configurations. */
+  nicsOf(vm: Vm): Nic[] {
+    return this.#nicsOfVm.get(vm) ?? [];
+  }
+
+  /** The Flexible scale set and VM with this name in the resource group (a Flexible VM's name is its instance id). */
+  findFlexibleVm(resourceGroup: string, name: string): { ss: ScaleSet; vm: Vm } | undefined {
+    for (const ss of this.listScaleSets(resourceGroup)) {
+      if (!isFlexible(ss)) continue;
+      for (const vm of ss.vms.values()) if (vm.instanceId.toLowerCase() === name.toLowerCase()) return { ss, vm };
+    }
+    return undefined;
+  }
+
   getOperation(id: string): Operation | undefined {
     return this.operations.get(id.toLowerCase());
   }
@@ -137,6 +161,7 @@ export class SimState {
     const key = scaleSetKey(rg, name);
     const previous = this.scaleSets.get(key);
     if (previous?.inFlight) this.#endPreempted(previous.inFlight);
+    if (previous) for (const vm of [...previous.vms.values()]) this.#removeVm(previous, vm);
     const now = this.now();
     const ss: ScaleSet = {
       subscriptionId: this.subscriptionId,
@@ -177,8 +202,18 @@ export class SimState {
     this.#recordVersion(ss, { source }, before);
   }
 
+  /**
+   * The scale set's VMs made again at once, as its model now says (the control API's kind change between Uniform and
+   * Flexible: the same capacity, as if the scale set had been created so). Instance ids and VM names start afresh.
+   */
+  remakeVmsNow(ss: ScaleSet): void {
+    for (const vm of [...ss.vms.values()]) this.#removeVm(ss, vm);
+    this.#settleCapacityNow(ss, this.now());
+  }
+
   deleteScaleSetNow(ss: ScaleSet): void {
     if (ss.inFlight) this.#endPreempted(ss.inFlight);
+    for (const vm of [...ss.vms.values()]) this.#removeVm(ss, vm);
     this.scaleSets.delete(scaleSetKey(ss.resourceGroup, ss.name));
   }
 
@@ -356,6 +391,7 @@ export class SimState {
   clear(): void {
     this.operations.clear();
     this.scaleSets.clear();
+    this.nics.clear();
     this.resourceGroups.clear();
   }
 
@@ -378,8 +414,7 @@ export class SimState {
       }
     }
     for (let n = active.length; n < target; n++) {
-      const vm = newVm(ss, now, "Creating");
-      ss.vms.set(vm.instanceId, vm);
+      this.#addVm(ss, newVm(ss, now, "Creating"));
     }
     if (beforeSignature === afterSignature) return;
     const existing = sortedVms(ss).filter((vm) => vm.provisioningState === "Succeeded");
@@ -414,6 +449,7 @@ export class SimState {
       }
     }
     if (op.kind === "delete" && !failed) {
+      for (const vm of [...ss.vms.values()]) this.#removeVm(ss, vm);
       ss.inFlight = null;
       this.scaleSets.delete(op.scaleSetKey);
       this.#finish(op, "Succeeded");
@@ -434,7 +470,7 @@ export class SimState {
         }
       } else if (vm.provisioningState === "Deleting") {
         if (failed) vm.provisioningState = "Failed";
-        else ss.vms.delete(vm.instanceId);
+        else this.#removeVm(ss, vm);
       }
     }
     if (!failed && !isPowerAction(op.kind)) {
@@ -489,7 +525,7 @@ export class SimState {
   /** Control-API writes: VMs created (Succeeded) or removed (highest ids) at once; failed VMs are allocated. */
   #settleCapacityNow(ss: ScaleSet, now: number): void {
     for (const vm of [...ss.vms.values()]) {
-      if (vm.provisioningState === "Deleting") ss.vms.delete(vm.instanceId);
+      if (vm.provisioningState === "Deleting") this.#removeVm(ss, vm);
       else if (vm.provisioningState !== "Succeeded") {
         vm.provisioningState = "Succeeded";
         vm.runningSince = Number.NEGATIVE_INFINITY;
@@ -498,10 +534,28 @@ export class SimState {
     const target = capacityOf(ss.model);
     // A change applied at once is one that completed long ago: its new VMs have passed their health probe.
     while (ss.vms.size < target) {
-      const vm: Vm = { ...newVm(ss, now), runningSince: Number.NEGATIVE_INFINITY };
-      ss.vms.set(vm.instanceId, vm);
+      this.#addVm(ss, { ...newVm(ss, now), runningSince: Number.NEGATIVE_INFINITY });
     }
-    if (ss.vms.size > target) for (const vm of sortedVms(ss).slice(target)) ss.vms.delete(vm.instanceId);
+    if (ss.vms.size > target) for (const vm of sortedVms(ss).slice(target)) this.#removeVm(ss, vm);
+  }
+
+  /** A new VM joins the scale set; a Flexible one gets its NICs from the model's network profile. */
+  #addVm(ss: ScaleSet, vm: Vm): void {
+    ss.vms.set(vm.instanceId, vm);
+    if (!isFlexible(ss)) return;
+    const nics = nicsForNewVm(ss, vm);
+    for (const nic of nics) this.nics.set(nicKey(nic.resourceGroup, nic.name), nic);
+    this.#nicsOfVm.set(vm, nics);
+  }
+
+  /** A VM leaves the scale set; a Flexible VM's NICs go with it, or stay detached (their deleteOption). */
+  #removeVm(ss: ScaleSet, vm: Vm): void {
+    ss.vms.delete(vm.instanceId);
+    for (const nic of this.nicsOf(vm)) {
+      if (nic.deleteOption === "Delete") this.nics.delete(nicKey(nic.resourceGroup, nic.name));
+      else nic.vm = null;
+    }
+    this.#nicsOfVm.delete(vm);
   }
 
   #pruneOperations(): void {

@@ -12,7 +12,10 @@ export type VmProvisioningState = "Succeeded" | "Creating" | "Deleting" | "Faile
 export type ScaleSetProvisioningState = "Creating" | "Updating" | "Deleting" | "Succeeded" | "Failed";
 
 export interface Vm {
+  /** Uniform: the decimal instance id. Flexible: the VM's name (`{scale set}_{8 hex}`), which Azure uses as its instance id. */
   instanceId: string;
+  /** Creation order within the scale set (Uniform: the instance id as a number): lists and scale-in go by it. */
+  ordinal: number;
   vmId: string;
   timeCreated: string;
   provisioningState: VmProvisioningState;
@@ -166,10 +169,33 @@ export function renderScaleSet(ss: ScaleSet, override: { model?: JsonObject; pro
   };
 }
 
+/** Whether the model is a Flexible scale set's: its VMs are standalone Microsoft.Compute/virtualMachines (flexible.ts). */
+export function isFlexibleModel(model: JsonObject): boolean {
+  const mode = getPath(model, "properties", "orchestrationMode");
+  return typeof mode === "string" && mode.toLowerCase() === "flexible";
+}
+
+export function isFlexible(ss: ScaleSet): boolean {
+  return isFlexibleModel(ss.model);
+}
+
+/**
+ * A Flexible VM's name, as Azure names the VMs a scale set creates: `{scale-set-name}_{8-char-guid}` (Microsoft Learn,
+ * "Understand names and instance IDs for Azure Virtual Machine Scale Set VMs"); its instance id is that name.
+ */
+function flexibleVmName(ss: ScaleSet): string {
+  for (;;) {
+    const name = `${ss.name}_${randomUUID().replace(/-/g, "").slice(0, 8)}`;
+    if (!ss.vms.has(name)) return name;
+  }
+}
+
 export function newVm(ss: ScaleSet, now: number, provisioningState: VmProvisioningState = "Succeeded"): Vm {
-  const instanceId = String(ss.nextInstanceId++);
+  const ordinal = ss.nextInstanceId++;
+  const instanceId = isFlexible(ss) ? flexibleVmName(ss) : String(ordinal);
   return {
     instanceId,
+    ordinal,
     vmId: randomUUID(),
     timeCreated: new Date(now).toISOString(),
     provisioningState,
@@ -180,9 +206,9 @@ export function newVm(ss: ScaleSet, now: number, provisioningState: VmProvisioni
   };
 }
 
-/** VMs in instance-id order (numeric). */
+/** VMs in creation order (Uniform: numeric instance-id order). */
 export function sortedVms(ss: ScaleSet): Vm[] {
-  return [...ss.vms.values()].sort((a, b) => Number(a.instanceId) - Number(b.instanceId));
+  return [...ss.vms.values()].sort((a, b) => a.ordinal - b.ordinal);
 }
 
 /** Azure names a VMSS VM's computer `<computerNamePrefix><instance id in base 36, 6 digits>`. */

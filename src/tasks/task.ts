@@ -33,7 +33,7 @@ export interface TaskCheckpoint {
   attempt: number;
   /** A write Azure accepted and that has not ended: what it was, and its serialized poller (absolute URLs). */
   inFlight?: {
-    step: { kind: "update" | "manualUpgrade" | "deleteInstances" | "repairs" | "delete" | "create"; summary: string; [key: string]: unknown };
+    step: { kind: "update" | "manualUpgrade" | "deleteInstances" | "repairs" | "delete" | "create" | "nicPools"; summary: string; [key: string]: unknown };
     poller: string;
   };
   /** What the operation's planner learned that a process taking over must know (ScaleSetPlanner.memory). */

@@ -48,6 +48,8 @@ export interface ModelSpec {
   sku?: { name?: string; tier?: string; capacity?: number };
   capacity?: { desired: number; max?: number };
   upgradePolicy?: "Automatic" | "Manual";
+  /** Azure's orchestration mode; absent: Uniform (the REST API's default), or a clone's source's. */
+  orchestrationMode?: "Uniform" | "Flexible";
   subnetId?: string;
   networkSecurityGroupId?: string;
   loadBalancerBackendPoolId?: string;
@@ -166,8 +168,32 @@ function placementGroups(spec: Pick<ModelSpec, "sku" | "capacity">): { singlePla
   return largest > SINGLE_PLACEMENT_GROUP_MAX_VMS ? { singlePlacementGroup: false } : {};
 }
 
+/** The network API version a Flexible set's model names, so that Azure makes each VM's NIC from it. */
+export const FLEXIBLE_NETWORK_API_VERSION = "2020-11-01";
+
+/**
+ * The model as Azure takes it for Flexible orchestration: a fault-domain count (1: Azure spreads the VMs at its best),
+ * NICs made per VM from the profile (networkApiVersion), and none of what Flexible does not offer (over-provisioning,
+ * a single placement group, inbound NAT pools: NAT rules are per VM there).
+ */
+export function asFlexible(model: VirtualMachineScaleSet): VirtualMachineScaleSet {
+  const { overprovision: _overprovision, singlePlacementGroup: _single, ...rest } = model;
+  const profile = structuredClone(model.virtualMachineProfile ?? {});
+  const nics = (profile.networkProfile?.networkInterfaceConfigurations ?? []).map((nic) => ({
+    ...nic,
+    ipConfigurations: (nic.ipConfigurations ?? []).map(({ loadBalancerInboundNatPools: _nat, ...ipc }) => ipc),
+  }));
+  profile.networkProfile = { ...profile.networkProfile, networkApiVersion: profile.networkProfile?.networkApiVersion ?? FLEXIBLE_NETWORK_API_VERSION, networkInterfaceConfigurations: nics };
+  return { ...rest, orchestrationMode: "Flexible", platformFaultDomainCount: model.platformFaultDomainCount ?? 1, virtualMachineProfile: profile };
+}
+
 /** A new scale set's model from a description alone. */
 export function modelFromDescription(spec: ModelSpec, context: ModelContext): VirtualMachineScaleSet {
+  const model = uniformModel(spec, context);
+  return spec.orchestrationMode === "Flexible" ? asFlexible(model) : model;
+}
+
+function uniformModel(spec: ModelSpec, context: ModelContext): VirtualMachineScaleSet {
   const os = spec.osConfig ?? {};
   const windows = isWindows(spec.image);
   const pools = context.inTraffic ? describedPools(context.name, spec) : [];
@@ -253,7 +279,7 @@ export function modelFromSource(source: VirtualMachineScaleSet, overrides: Model
   profile.networkProfile = { ...profile.networkProfile, networkInterfaceConfigurations: [networkInterface(context.name, network, nicPools)] };
   const sourceTags = Object.fromEntries(Object.entries(source.tags ?? {}).filter(([k]) => !isOwnRecordTag(k)));
   const capacity = desiredCapacity(overrides) ?? source.sku?.capacity;
-  return {
+  const model: VirtualMachineScaleSet = {
     location: overrides.region,
     sku: { ...source.sku, ...(overrides.sku?.name ? { name: overrides.sku.name } : {}), ...(overrides.sku?.tier ? { tier: overrides.sku.tier } : {}), capacity },
     ...((overrides.zones ?? source.zones) ? { zones: overrides.zones ?? source.zones } : {}),
@@ -263,6 +289,9 @@ export function modelFromSource(source: VirtualMachineScaleSet, overrides: Model
     ...placementGroups({ ...overrides, capacity: { desired: capacity ?? 0, max: overrides.capacity?.max } }),
     virtualMachineProfile: profile,
   };
+  // A clone keeps its source's orchestration mode unless the description names one (Azure never changes a set's).
+  const flexible = (overrides.orchestrationMode ?? source.orchestrationMode ?? "Uniform").toLowerCase() === "flexible";
+  return flexible ? asFlexible({ ...model, ...(source.platformFaultDomainCount !== undefined ? { platformFaultDomainCount: source.platformFaultDomainCount } : {}) }) : model;
 }
 
 /** Pools bound to the new group's NIC and IP configuration, whatever they were bound to on the source. */

@@ -8,7 +8,8 @@ import { probeHealth, type HealthCode } from "../health-probe.ts";
 import { parseJsonBody, send } from "../http.ts";
 import { clone, getPath, isObject, type JsonObject } from "../json.ts";
 import type { RouteParams } from "../router.ts";
-import { normalizeLocation, scaleSetId, scaleSetKey, sortedVms, type ScaleSet, type Vm } from "../vmss-model.ts";
+import { nicIpConfigurations } from "../flexible.ts";
+import { isFlexible, normalizeLocation, scaleSetId, scaleSetKey, sortedVms, type ScaleSet, type Vm } from "../vmss-model.ts";
 import { seedDemoNetwork } from "./network-seed.ts";
 import { networkOf, networkTypeOf, NetworkState, SUB_RESOURCES, type NetworkResource, type NetworkType } from "./network-state.ts";
 
@@ -46,6 +47,27 @@ export function resourceId(subscriptionId: string, r: Pick<NetworkResource, "typ
   return `/subscriptions/${subscriptionId}/resourceGroups/${r.resourceGroup}/providers/Microsoft.Network/${r.type}/${r.name}`;
 }
 
+/**
+ * A VM's IP configurations with their ARM ids: a Uniform VM's from the NIC configurations applied to it; a Flexible
+ * VM's from its own NICs (Microsoft.Network/networkInterfaces), as last written.
+ */
+export function vmIpConfigurations(sim: SimulatorContext, ss: ScaleSet, vm: Vm): { id: string; ipConfiguration: unknown }[] {
+  if (isFlexible(ss)) return sim.state.nicsOf(vm).flatMap(nicIpConfigurations);
+  const nics = getPath(vm.applied.profile, "networkProfile", "networkInterfaceConfigurations");
+  return (Array.isArray(nics) ? nics : []).flatMap((nic) =>
+    asArray(getPath(nic, "properties", "ipConfigurations")).map((ipc) => ({
+      id: `${scaleSetId(ss)}/virtualMachines/${vm.instanceId}/networkInterfaces/${String(getPath(nic, "name"))}/ipConfigurations/${String(getPath(ipc, "name"))}`,
+      ipConfiguration: ipc,
+    })),
+  );
+}
+
+/** The pools an IP configuration names (load balancers' and application gateways'). */
+function poolIdsOf(ipc: unknown): string[] {
+  const pools = [...asArray(getPath(ipc, "properties", "loadBalancerBackendAddressPools")), ...asArray(getPath(ipc, "properties", "applicationGatewayBackendAddressPools"))];
+  return pools.flatMap((p) => (isObject(p) && typeof p.id === "string" ? [p.id] : []));
+}
+
 /** The VM IP configurations that name a pool: its members, as Azure lists backendIPConfigurations. */
 export function poolMembers(sim: SimulatorContext, poolId: string): { ss: ScaleSet; vm: Vm; id: string }[] {
   const wanted = poolId.toLowerCase();
@@ -53,15 +75,8 @@ export function poolMembers(sim: SimulatorContext, poolId: string): { ss: ScaleS
   for (const ss of sim.state.listScaleSets()) {
     for (const vm of sortedVms(ss)) {
       if (vm.provisioningState === "Deleting") continue;
-      const nics = getPath(vm.applied.profile, "networkProfile", "networkInterfaceConfigurations");
-      for (const nic of Array.isArray(nics) ? nics : []) {
-        const ipcs = getPath(nic, "properties", "ipConfigurations");
-        for (const ipc of Array.isArray(ipcs) ? ipcs : []) {
-          const pools = [...asArray(getPath(ipc, "properties", "loadBalancerBackendAddressPools")), ...asArray(getPath(ipc, "properties", "applicationGatewayBackendAddressPools"))];
-          if (pools.some((p) => isObject(p) && typeof p.id === "string" && p.id.toLowerCase() === wanted)) {
-            out.push({ ss, vm, id: `${scaleSetId(ss)}/virtualMachines/${vm.instanceId}/networkInterfaces/${String(getPath(nic, "name"))}/ipConfigurations/${String(getPath(ipc, "name"))}` });
-          }
-        }
+      for (const { id, ipConfiguration } of vmIpConfigurations(sim, ss, vm)) {
+        if (poolIdsOf(ipConfiguration).some((p) => p.toLowerCase() === wanted)) out.push({ ss, vm, id });
       }
     }
   }
@@ -223,13 +238,13 @@ export function trafficView(sim: SimulatorContext, type: "loadBalancers" | "appl
   const prefix = `${id}/backendAddressPools/`.toLowerCase();
   for (const ss of sim.state.listScaleSets()) {
     for (const vm of sortedVms(ss)) {
-      const text = JSON.stringify(getPath(vm.applied.profile, "networkProfile") ?? {}).toLowerCase();
-      let at = text.indexOf(prefix);
-      while (at >= 0) {
-        const rest = text.slice(at + prefix.length);
-        const pool = rest.slice(0, rest.indexOf('"'));
-        if (!names.has(pool)) names.set(pool, pool);
-        at = text.indexOf(prefix, at + 1);
+      for (const { ipConfiguration } of vmIpConfigurations(sim, ss, vm)) {
+        for (const poolId of poolIdsOf(ipConfiguration)) {
+          const lower = poolId.toLowerCase();
+          if (!lower.startsWith(prefix)) continue;
+          const pool = lower.slice(prefix.length);
+          if (!names.has(pool)) names.set(pool, pool);
+        }
       }
     }
   }
