@@ -158,3 +158,19 @@ t.test("docs/scale-set-kinds.md has a row for every operation of the table and n
   const codes = new Set(KIND_OPERATIONS.flatMap((op) => Object.values(SUPPORT[op]).flatMap((c) => (c.supported ? [] : [c.code]))));
   for (const code of codes) t.match(doc, code, code);
 });
+
+t.test("README's table of kinds says, for every operation and kind, what the table in scale-set-kinds.ts decides", async (t) => {
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  // The README's columns after "Uniform" (the baseline every operation supports), as the table's keys.
+  const columns = ["Flexible", "Rolling", "Automatic", "repairs", "flexibleRepairs", "spot"] as const;
+  for (const op of KIND_OPERATIONS) {
+    const row = readme.match(new RegExp(`^\\| \`${op}\` \\|(.*)\\|$`, "m"));
+    if (!row) {
+      t.fail(`README has a row for ${op}`);
+      continue;
+    }
+    const cells = row[1].split("|").map((c) => c.trim());
+    const expected = ["yes", ...columns.map((c) => { const cell = SUPPORT[op][c]; return cell.supported ? "yes" : `refused: \`${cell.code}\``; })];
+    t.same(cells, expected, `${op}: Uniform, then ${columns.join(", ")}`);
+  }
+});
