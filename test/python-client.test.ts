@@ -7,14 +7,13 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import t from "tap";
+import t, { type Test } from "tap";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 
 const run = promisify(execFile);
 // Debian's packages are for Debian's Python; a python3 earlier on PATH (pyenv) does not see them.
 const PYTHON = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-const SCRIPT = fileURLToPath(new URL("./python/vmss_client.py", import.meta.url));
 const CA_FILE = fileURLToPath(new URL("../src/simulator/tls/simulator-cert.pem", import.meta.url));
 
 async function pythonAzureMissing(): Promise<string | undefined> {
@@ -28,40 +27,46 @@ async function pythonAzureMissing(): Promise<string | undefined> {
 
 const missing = await pythonAzureMissing();
 
+/** Runs one of test/python/*.py against the simulator as the registered client; its JSON output, or a failed test. */
+async function runPython(t: Test, script: string, sim: { url: string; subscriptionId: string }, scaleSet: string): Promise<any> {
+  try {
+    const { stdout } = await run(PYTHON, [fileURLToPath(new URL(`./python/${script}`, import.meta.url))], {
+      timeout: 120_000,
+      env: {
+        ...process.env,
+        SIM_URL: sim.url,
+        SIM_TENANT: CLIENT.tenantId,
+        SIM_CLIENT_ID: CLIENT.clientId,
+        SIM_CLIENT_SECRET: CLIENT.secret,
+        SIM_SUBSCRIPTION: sim.subscriptionId,
+        SIM_RESOURCE_GROUP: "demo-rg",
+        SIM_SCALE_SET: scaleSet,
+        REQUESTS_CA_BUNDLE: CA_FILE,
+        // The simulator is local: never through a proxy the environment may name.
+        NO_PROXY: [process.env.NO_PROXY, "127.0.0.1", "localhost"].filter(Boolean).join(","),
+        no_proxy: [process.env.no_proxy, "127.0.0.1", "localhost"].filter(Boolean).join(","),
+      },
+    });
+    return JSON.parse(stdout);
+  } catch (err) {
+    t.fail(`the Python client failed: ${String((err as { stderr?: string }).stderr ?? err)}`);
+    return undefined;
+  }
+}
+
+const CLIENT = { tenantId: "11111111-2222-4333-8444-555555555555", clientId: "python-sdk", secret: "python-secret" };
+
 t.test("the Python SDK drives a scale set through the simulator", { skip: missing ?? false }, async (t) => {
   // Model writes end fast; a power action lasts long enough that a PATCH sent during it meets the one-write-at-a-time 409.
   const sim = await startSimulator({ seed: true, timeScale: 0.001, writeDurationMs: 100, writeDurationsMs: { powerAction: 1500 } });
   t.teardown(() => sim.close());
   const control = new SimulatorControl(sim);
   t.teardown(() => control.close());
-  const client = { tenantId: "11111111-2222-4333-8444-555555555555", clientId: "python-sdk", secret: "python-secret" };
-  t.equal((await control.request("POST", "/_sim/identity/clients", { body: client })).status, 201);
+  t.equal((await control.request("POST", "/_sim/identity/clients", { body: CLIENT })).status, 201);
   await control.request("PUT", "/_sim/identity", { body: { requireIssuedTokens: true } });
 
-  let stdout: string;
-  try {
-    ({ stdout } = await run(PYTHON, [SCRIPT], {
-      timeout: 120_000,
-      env: {
-        ...process.env,
-        SIM_URL: sim.url,
-        SIM_TENANT: client.tenantId,
-        SIM_CLIENT_ID: client.clientId,
-        SIM_CLIENT_SECRET: client.secret,
-        SIM_SUBSCRIPTION: sim.subscriptionId,
-        SIM_RESOURCE_GROUP: "demo-rg",
-        SIM_SCALE_SET: "web-prod-v001",
-        REQUESTS_CA_BUNDLE: CA_FILE,
-        // The simulator is local: never through a proxy the environment may name.
-        NO_PROXY: [process.env.NO_PROXY, "127.0.0.1", "localhost"].filter(Boolean).join(","),
-        no_proxy: [process.env.no_proxy, "127.0.0.1", "localhost"].filter(Boolean).join(","),
-      },
-    }));
-  } catch (err) {
-    t.fail(`the Python client failed: ${String((err as { stderr?: string }).stderr ?? err)}`);
-    return;
-  }
-  const seen = JSON.parse(stdout);
+  const seen = await runPython(t, "vmss_client.py", sim, "web-prod-v001");
+  if (!seen) return;
   t.same(seen.steps, ["get", "list", "listVms", "scale", "updateTags", "instanceView", "patchAfterConflict", "deallocate", "start", "deleteInstances"]);
   const seeded = { app: "web", env: "prod", version: "v001" };
   t.match(seen.get, { name: "web-prod-v001", capacity: 3, tags: seeded, orchestrationMode: "Uniform" });
@@ -91,34 +96,12 @@ t.test("the Python SDK lists a Flexible set's VMs by the scale-set filter, power
   t.teardown(() => sim.close());
   const control = new SimulatorControl(sim);
   t.teardown(() => control.close());
-  const client = { tenantId: "11111111-2222-4333-8444-555555555555", clientId: "python-sdk", secret: "python-secret" };
-  t.equal((await control.request("POST", "/_sim/identity/clients", { body: client })).status, 201);
+  t.equal((await control.request("POST", "/_sim/identity/clients", { body: CLIENT })).status, 201);
   await control.putScaleSet("demo-rg", "flex-py-v001", { capacity: 3, orchestrationMode: "Flexible" });
   const made = (await control.getScaleSet("demo-rg", "flex-py-v001")).vms.map((vm) => String(vm.name));
 
-  let stdout: string;
-  try {
-    ({ stdout } = await run(PYTHON, [fileURLToPath(new URL("./python/flexible_client.py", import.meta.url))], {
-      timeout: 120_000,
-      env: {
-        ...process.env,
-        SIM_URL: sim.url,
-        SIM_TENANT: client.tenantId,
-        SIM_CLIENT_ID: client.clientId,
-        SIM_CLIENT_SECRET: client.secret,
-        SIM_SUBSCRIPTION: sim.subscriptionId,
-        SIM_RESOURCE_GROUP: "demo-rg",
-        SIM_SCALE_SET: "flex-py-v001",
-        REQUESTS_CA_BUNDLE: CA_FILE,
-        NO_PROXY: [process.env.NO_PROXY, "127.0.0.1", "localhost"].filter(Boolean).join(","),
-        no_proxy: [process.env.no_proxy, "127.0.0.1", "localhost"].filter(Boolean).join(","),
-      },
-    }));
-  } catch (err) {
-    t.fail(`the Python client failed: ${String((err as { stderr?: string }).stderr ?? err)}`);
-    return;
-  }
-  const seen = JSON.parse(stdout);
+  const seen = await runPython(t, "flexible_client.py", sim, "flex-py-v001");
+  if (!seen) return;
   const scaleSetId = `/subscriptions/${sim.subscriptionId}/resourceGroups/demo-rg/providers/Microsoft.Compute/virtualMachineScaleSets/flex-py-v001`;
   t.same(seen.list.names, made, "the three VMs the simulator made, by name");
   t.same(seen.list.scaleSets, [scaleSetId]);

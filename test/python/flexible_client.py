@@ -9,25 +9,14 @@ import json
 import os
 
 from azure.core.exceptions import HttpResponseError
-from azure.identity import ClientSecretCredential
-from azure.mgmt.compute import ComputeManagementClient
 from azure.mgmt.compute.models import VirtualMachineScaleSetVMInstanceRequiredIDs
+from sim_client import compute_client
 
-URL = os.environ["SIM_URL"]
 SUB = os.environ["SIM_SUBSCRIPTION"]
 RG = os.environ["SIM_RESOURCE_GROUP"]
 NAME = os.environ["SIM_SCALE_SET"]
 
-credential = ClientSecretCredential(
-    os.environ["SIM_TENANT"],
-    os.environ["SIM_CLIENT_ID"],
-    os.environ["SIM_CLIENT_SECRET"],
-    authority=URL,
-    instance_discovery=False,
-)
-client = ComputeManagementClient(
-    credential, SUB, base_url=URL, credential_scopes=["https://management.azure.com/.default"], polling_interval=1
-)
+client = compute_client()
 scale_set_id = f"/subscriptions/{SUB}/resourceGroups/{RG}/providers/Microsoft.Compute/virtualMachineScaleSets/{NAME}"
 flt = f"'virtualMachineScaleSet/id' eq '{scale_set_id}'"
 

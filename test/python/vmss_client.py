@@ -11,8 +11,6 @@ import sys
 import time
 
 from azure.core.exceptions import HttpResponseError
-from azure.identity import ClientSecretCredential
-from azure.mgmt.compute import ComputeManagementClient
 from azure.mgmt.compute.models import (
     Sku,
     VirtualMachineScaleSet,
@@ -20,8 +18,8 @@ from azure.mgmt.compute.models import (
     VirtualMachineScaleSetVMInstanceIDs,
     VirtualMachineScaleSetVMInstanceRequiredIDs,
 )
+from sim_client import compute_client
 
-URL = os.environ["SIM_URL"]
 RG = os.environ["SIM_RESOURCE_GROUP"]
 NAME = os.environ["SIM_SCALE_SET"]
 
@@ -37,23 +35,7 @@ def power_state(view):
     return next((s.code for s in view.statuses if s.code.startswith("PowerState/")), None)
 
 
-# A custom authority: MSAL would ask login.microsoftonline.com about it unless instance discovery is off.
-credential = ClientSecretCredential(
-    os.environ["SIM_TENANT"],
-    os.environ["SIM_CLIENT_ID"],
-    os.environ["SIM_CLIENT_SECRET"],
-    authority=URL,
-    instance_discovery=False,
-)
-# polling_interval: the wait when Azure sends no Retry-After (power actions and instance deletes send none); when it
-# does, azure-core's poller waits what it says.
-client = ComputeManagementClient(
-    credential,
-    os.environ["SIM_SUBSCRIPTION"],
-    base_url=URL,
-    credential_scopes=["https://management.azure.com/.default"],
-    polling_interval=1,
-)
+client = compute_client()
 vmss = client.virtual_machine_scale_sets
 vms = client.virtual_machine_scale_set_vms
 
