@@ -318,6 +318,42 @@ t.test("ARM locks on a Flexible VM: CanNotDelete refuses its DELETE with ScopeLo
   t.equal((await arm("DELETE", `${ARM}/Microsoft.Compute/virtualMachines/${vm.name}`)).status, 202);
 });
 
+t.test("ARM locks at a resource group, a scale set and a VM: listed at each scope as ARM lists them; a locked VM is kept from the batch delete and from its scale set's DELETE", async (t) => {
+  await createFlexible("flex-v009", 3);
+  const [a, b] = (await flexibleVms("flex-v009")).map((vm) => vm.name!).sort();
+  const LOCKS = "providers/Microsoft.Authorization/locks";
+  const vmScope = `${ARM}/Microsoft.Compute/virtualMachines/${a}`;
+  const setScope = scaleSetIdOf("flex-v009");
+  const groupScope = `/subscriptions/${SUB}/resourceGroups/${RG}`;
+  const lock = (scope: string, name: string, level: string) => arm("PUT", `${scope}/${LOCKS}/${name}`, { body: { properties: { level, notes: "kept" } }, apiVersion: "2020-05-01" });
+  const list = async (scope: string) => ((await arm("GET", `${scope}/${LOCKS}`, { apiVersion: "2020-05-01" })).body as any).value.map((l: any) => l.id).sort();
+  t.equal((await lock(vmScope, "keep-vm", "CanNotDelete")).status, 201);
+  t.equal((await lock(setScope, "keep-set", "CanNotDelete")).status, 201);
+  t.same(await list(groupScope), [`${setScope}/${LOCKS}/keep-set`, `${vmScope}/${LOCKS}/keep-vm`], "the group lists the locks of every resource in it");
+  t.same(await list(vmScope), [`${vmScope}/${LOCKS}/keep-vm`], "a VM lists its own");
+  t.same(await list(setScope), [`${setScope}/${LOCKS}/keep-set`], "a Flexible VM is not a child of its scale set: the set does not list the VM's lock");
+
+  const batch = await arm("POST", `${setScope}/delete`, { body: { instanceIds: [a, b] } });
+  t.equal(batch.status, 409);
+  t.match(batch.body, { error: { code: "ScopeLocked", message: new RegExp(`following scope\\(s\\) are locked: '${vmScope}'`) } });
+  t.equal((await flexibleVms("flex-v009")).length, 3, "nothing of the batch was deleted");
+  t.equal((await arm("POST", `${setScope}/delete`, { body: { instanceIds: [b] } })).status, 202, "the set's CanNotDelete lock does not hold a VM that is not locked");
+  t.equal((await arm("DELETE", setScope)).status, 409, "the set's own lock keeps it");
+
+  // A resource group's lock holds every resource in it, and each of them lists it.
+  t.equal((await arm("DELETE", `${setScope}/${LOCKS}/keep-set`, { apiVersion: "2020-05-01" })).status, 200);
+  t.equal((await arm("DELETE", `${vmScope}/${LOCKS}/keep-vm`, { apiVersion: "2020-05-01" })).status, 200);
+  t.equal((await lock(groupScope, "freeze", "ReadOnly")).status, 201);
+  t.same(await list(vmScope), [`${groupScope}/${LOCKS}/freeze`], "a VM lists its group's lock");
+  t.same(await list(setScope), [`${groupScope}/${LOCKS}/freeze`]);
+  const vmDelete = await arm("DELETE", vmScope);
+  t.match(vmDelete, { status: 409, body: { error: { code: "ScopeLocked", message: new RegExp(`locked: '${groupScope}'`) } } });
+  const resize = await arm("PATCH", setScope, { body: { sku: { capacity: 4 } } });
+  t.match(resize, { status: 409, body: { error: { code: "ScopeLocked", message: /cannot perform write operation/ } } }, "ReadOnly refuses a write");
+  t.equal((await arm("DELETE", `${groupScope}/${LOCKS}/freeze`, { apiVersion: "2020-05-01" })).status, 200);
+  t.equal((await arm("DELETE", vmScope)).status, 202, "unlocked, it goes");
+});
+
 t.test("the control API makes a Flexible set at once: VMs running, NICs in <name>-lb's pool", async (t) => {
   await control.putScaleSet(RG, "flexctl-v001", { capacity: 3, orchestrationMode: "Flexible" });
   const snapshot = await control.getScaleSet(RG, "flexctl-v001");

@@ -10,6 +10,7 @@ import { putScaleSet, seedDemo, DEMO_LOCATION } from "./seed.ts";
 import { addKindControlRoutes } from "./kinds.ts";
 import type { Operation } from "./lro.ts";
 import { renderInstanceView } from "./health-probe.ts";
+import { clearLocks } from "./locks.ts";
 import { addNetworkControlRoutes, resetNetwork, vmHealth } from "./network/network-routes.ts";
 import { parseSettingsUpdate, SETTINGS_FIELDS, SettingsError } from "./settings.ts";
 import { mergeTags } from "./state.ts";
@@ -113,6 +114,7 @@ export function resetSimulator(sim: SimulatorContext): void {
   sim.throttling.reset();
   if (sim.seeded) seedDemo(sim.state);
   resetNetwork(sim);
+  clearLocks(sim);
 }
 
 /** GET/PUT /_sim/config: the settings and the throttling configuration. */

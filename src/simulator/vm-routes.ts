@@ -11,7 +11,7 @@ import { faultDomainOf, renderFlexibleVm, scaleSetIdOfFilter, VM_TYPE } from "./
 import { renderInstanceView } from "./health-probe.ts";
 import { send, type RequestContext } from "./http.ts";
 import type { JsonObject } from "./json.ts";
-import { checkVmLocks, lockRoutes } from "./locks.ts";
+import { checkVmLocks } from "./locks.ts";
 import type { PowerAction } from "./power-state.ts";
 import type { RouteParams } from "./router.ts";
 import { isFlexible, scaleSetId, sortedVms, type ScaleSet, type Vm } from "./vmss-model.ts";
@@ -40,7 +40,6 @@ export function flexibleVmRoutes(): [string, string, Route][] {
       `${VMS}/:vmName/${verb}`,
       { handler: (ctx, sim, params) => vmAction(ctx, sim, params, action), charge: charged("POST", "VMScaleSetActions") },
     ]),
-    ...lockRoutes(VMS),
   ];
 }
 
