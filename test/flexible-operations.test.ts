@@ -119,6 +119,42 @@ t.test("terminateInstances by VM name: Azure's batch delete removes exactly thos
   t.match(done.resultObjects[0], { capacity: { desired: 2 }, instanceCount: 2 });
 });
 
+t.test("a VM under a management lock (on it, or on its resource group) is refused by terminateInstances and scaleDown before anything is deleted, naming the lock", async (t) => {
+  await flexible("flex-v010", 3);
+  const { names } = await azureView("flex-v010");
+  const LOCKS = "providers/Microsoft.Authorization/locks";
+  const lockAt = (scope: string, level: string) =>
+    control.request("PUT", `${scope}?api-version=2020-05-01`, { headers: { authorization: "Bearer test-token" }, body: { properties: { level, notes: "under investigation" } } });
+  const unlock = (scope: string) => control.request("DELETE", `${scope}?api-version=2020-05-01`, { headers: { authorization: "Bearer test-token" } });
+  const vmLock = `${ARM()}/Microsoft.Compute/virtualMachines/${names[1]}/${LOCKS}/keep`;
+  t.equal((await lockAt(vmLock, "CanNotDelete")).status, 201);
+  await env.simControl("DELETE", "/_sim/calls");
+
+  const refused = await run("terminateInstances", demo("flex-v010", { instanceIds: [names[0], names[1]] }));
+  t.equal(refused.state, "failed");
+  t.equal(refused.status.retryable, false);
+  t.match(refused.status.status, new RegExp(`${names[1]} \\(lock keep \\(CanNotDelete, on .*virtualMachines/${names[1]}: under investigation\\)\\).*nothing was deleted`));
+  t.notMatch(refused.status.status, new RegExp(`${names[0]} \\(lock`), "the unlocked VM is not named as locked");
+  t.same(nonGets(await env.calls()), [], "not one write reached Azure");
+  t.same((await azureView("flex-v010")).names, names, "every VM still there, the unlocked one too");
+
+  // A resource group's lock holds each VM in it.
+  t.equal((await unlock(vmLock)).status, 200);
+  const groupLock = `/subscriptions/${env.sim.subscriptionId}/resourceGroups/${RG}/${LOCKS}/freeze`;
+  t.equal((await lockAt(groupLock, "CanNotDelete")).status, 201);
+  await env.simControl("DELETE", "/_sim/calls");
+  const down = await run("scaleDown", demo("flex-v010", { instanceIds: [names[2]] }));
+  t.equal(down.state, "failed");
+  t.match(down.status.status, new RegExp(`${names[2]} \\(lock freeze \\(CanNotDelete, on /subscriptions/[^/]+/resourceGroups/${RG}`));
+  t.same(nonGets(await env.calls()), [], "still not one write");
+  t.same((await azureView("flex-v010")).names, names);
+
+  t.equal((await unlock(groupLock)).status, 200);
+  const done = await run("terminateInstances", demo("flex-v010", { instanceIds: [names[1]] }));
+  t.equal(done.state, "succeeded", JSON.stringify(done.history));
+  t.same((await azureView("flex-v010")).names, [names[0], names[2]], "unlocked, exactly that VM is gone");
+});
+
 t.test("disable takes every VM's NIC out of the pool (If-Match each), and the model; enable puts them back; the load balancer shows it", async (t) => {
   await flexible("flex-v004", 3);
   const { names } = await azureView("flex-v004");
