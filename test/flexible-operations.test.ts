@@ -78,6 +78,8 @@ t.test("reads: our server group and Orca's list the set's VMs by name, with thei
   t.equal(orca.status, 200, JSON.stringify(orca.body));
   t.same(orca.body.instances.map((i: any) => i.name).sort(), names);
   t.equal(orca.body.instances.find((i: any) => i.name === stopped).healthState, "Down", "Orca sees the deallocated VM down");
+  const running = orca.body.instances.find((i: any) => i.name !== stopped);
+  t.match(running, { healthState: "Up", health: [{ type: "Azure" }, { type: "LoadBalancer", state: "Up", description: /Azure reports no health for it/ }] }, "no extension: Up means running in the pool, and says so");
   t.equal(orca.body.instanceCounts.up, 2);
 });
 
@@ -243,8 +245,13 @@ t.test("createServerGroup with orchestrationMode Flexible: a Flexible set whose 
   t.equal(snapshot.vms.length, 2);
   t.same(await poolMembers(name, "flexapp-lb"), snapshot.vms.map((vm: any) => vm.name).sort(), "each VM's NIC in the pool, each VM running");
   t.ok(snapshot.vms.every((vm: any) => vm.properties.instanceView.statuses.some((s: any) => s.code === "PowerState/running")), "every VM runs");
-  // Azure reports no probe health on a Flexible VM (only the Application Health extension's), so the create cannot
-  // wait for the probe's verdict: the load balancer serves them once its probe has seen them.
+  // Azure reports no probe health on a Flexible VM (only the Application Health extension's, and this model has
+  // none), so the create cannot wait for the probe's verdict, and its history says what its success means: the load
+  // balancer serves them once its probe has seen them.
+  t.ok(
+    created.history.some((h: any) => /2\/2 running in the pools; Azure reports no health for them \(a Flexible VM reports health only from the Application Health extension/.test(h.status)),
+    "the history says the VMs run in the pools, not that they answer",
+  );
   await waitFor(async () => {
     const view = await control.traffic("loadBalancers", RG, "flexapp-lb");
     return view.pools.every((p) => p.members.length === 2 && p.members.every((m) => m.serving));
@@ -254,6 +261,44 @@ t.test("createServerGroup with orchestrationMode Flexible: a Flexible set whose 
   t.equal(clone.state, "succeeded", JSON.stringify(clone.history));
   const cloned = await control.getScaleSet(RG, clone.resultObjects[0].serverGroupName);
   t.equal((cloned.vmss as any).properties.orchestrationMode, "Flexible", "the clone keeps its source's mode");
+});
+
+t.test("createServerGroup Flexible with healthSettings: Azure's VMs carry the Application Health extension and report its health; the create and its clone end when every VM is healthy", async (t) => {
+  const net = `${ARM()}/Microsoft.Network`;
+  const created = await run("createServerGroup", {
+    credentials: "demo",
+    region: "eastus",
+    application: "flexh",
+    stack: "prod",
+    orchestrationMode: "Flexible",
+    image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" },
+    sku: { name: "Standard_D2s_v3", tier: "Standard" },
+    capacity: { min: 1, max: 4, desired: 2 },
+    subnetId: `${net}/virtualNetworks/demo-rg-vnet/subnets/default`,
+    loadBalancerBackendPoolId: `${net}/loadBalancers/flexh-lb/backendAddressPools/flexh-pool`,
+    osConfig: { sshPublicKeys: ["ssh-ed25519 AAAAC3Nza test@example"] },
+    healthSettings: { protocol: "http", port: 8080, requestPath: "/health" },
+  });
+  t.equal(created.state, "succeeded", JSON.stringify(created.history));
+  const name = created.resultObjects[0].serverGroupName as string;
+  const snapshot = await control.getScaleSet(RG, name);
+  t.match((snapshot.vmss as any).properties.virtualMachineProfile.extensionProfile.extensions, [{ properties: { publisher: "Microsoft.ManagedServices", type: "ApplicationHealthLinux" } }], "the extension reached Azure with its type");
+  t.same(snapshot.vms.map((vm: any) => vm.properties.instanceView.vmHealth?.status?.code), ["HealthState/healthy", "HealthState/healthy"], "Azure reports each VM's health from the extension");
+  t.same(await poolMembers(name, "flexh-lb"), snapshot.vms.map((vm: any) => vm.name).sort(), "both VMs in the load balancer's pool");
+  t.ok(created.history.some((h: any) => /in traffic: 2\/2 healthy/.test(h.status)), "done on the health Azure reports");
+  const orca = async () => ((await env.api("GET", `/serverGroups/demo/eastus/${name}`)).body.instances as any[]).map((i) => [i.healthState, i.health.find((h: any) => h.type === "LoadBalancer")?.description]);
+  t.same(await orca(), [["Up", "in a backend pool, healthy"], ["Up", "in a backend pool, healthy"]], "Orca reads the health Azure reports");
+  t.equal((await control.request("PUT", `/_sim/network/probeFailures/${RG}/${name}`)).status, 200);
+  // Our reads may answer from a short cache: wait for the read made after the switch.
+  await waitFor(async () => (await orca()).every(([state]) => state === "Down"), { what: "Orca's read showing the VMs down" });
+  t.same(await orca(), [["Down", "in a backend pool, failing the health probe"], ["Down", "in a backend pool, failing the health probe"]], "and sees them down when their application stops answering");
+  await control.request("DELETE", `/_sim/network/probeFailures/${RG}/${name}`);
+
+  const clone = await run("cloneServerGroup", { credentials: "demo", region: "eastus", source: { account: "demo", region: "eastus", serverGroupName: name } });
+  t.equal(clone.state, "succeeded", JSON.stringify(clone.history));
+  const cloned = await control.getScaleSet(RG, clone.resultObjects[0].serverGroupName);
+  t.same(cloned.vms.map((vm: any) => vm.properties.instanceView.vmHealth?.status?.code), ["HealthState/healthy", "HealthState/healthy"], "the clone's VMs carry the extension too");
+  t.ok(clone.history.some((h: any) => /in traffic: 2\/2 healthy/.test(h.status)));
 });
 
 t.test("disable of a Flexible set with automatic repairs refuses before writing: their state cannot be read on Flexible", async (t) => {

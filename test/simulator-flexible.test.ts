@@ -472,6 +472,28 @@ t.test("the probe-failure switch reaches a Flexible set's VMs in the pool; their
   t.equal((await client.virtualMachines.instanceView(RG, vm.name!)).vmHealth, undefined, "Flexible reports health through the Application Health extension, not the probe");
 });
 
+t.test("a Flexible VM whose model carries the Application Health extension reports vmHealth from its probe; without it, none", async (t) => {
+  const body = sdkFlexibleCreate(2);
+  body.virtualMachineProfile!.extensionProfile = {
+    extensions: [{ name: "HealthExtension", publisher: "Microsoft.ManagedServices", typePropertiesType: "ApplicationHealthLinux", typeHandlerVersion: "1.0", settings: { protocol: "http", port: 8080, requestPath: "/health" } }],
+  };
+  const create = client.virtualMachineScaleSets.createOrUpdate(RG, "flexhealth-v001", body, fast);
+  await create.submitted();
+  await create.pollUntilDone();
+  await createFlexible("flexplain-v001", 1);
+  const codes = async (name: string) => (await flexibleVms(name, true)).map((vm) => vm.instanceView?.vmHealth?.status?.code);
+  for (let i = 0; i < 200 && (await codes("flexhealth-v001")).some((c) => c !== "HealthState/healthy"); i++);
+  t.same(await codes("flexhealth-v001"), ["HealthState/healthy", "HealthState/healthy"], "the extension reports them healthy once the probe has seen them answer");
+  const [vm] = await flexibleVms("flexhealth-v001");
+  t.equal((await client.virtualMachines.instanceView(RG, vm.name!)).vmHealth?.status?.code, "HealthState/healthy", "the VM's own instance view says the same");
+  t.same(await codes("flexplain-v001"), [undefined], "no extension: Azure reports no health");
+  t.equal((await control.request("PUT", `/_sim/network/probeFailures/${RG}/flexhealth-v001`)).status, 200);
+  const untyped = flexibleCreate(1);
+  untyped.properties.virtualMachineProfile.extensionProfile = { extensions: [{ name: "HealthExtension", properties: { publisher: "Microsoft.ManagedServices", typeHandlerVersion: "1.0" } }] };
+  t.match(await arm("PUT", `${ARM}/Microsoft.Compute/virtualMachineScaleSets/flexuntyped-v001`, { body: untyped }), { status: 400, body: { error: { code: "InvalidParameter", target: "virtualMachineProfile.extensionProfile.extensions[0].properties.type" } } }, "an extension must name its type");
+  t.same(await codes("flexhealth-v001"), ["HealthState/unhealthy", "HealthState/unhealthy"], "an application that stops answering is reported unhealthy");
+});
+
 t.test("a model change reaches a Flexible set's VMs as its upgrade policy says: Automatic at completion, Manual never", async (t) => {
   for (const [name, mode, expected] of [["flexauto-v001", "Automatic", "Standard_D4s_v3"], ["flexmanual-v001", "Manual", "Standard_D2s_v3"]] as const) {
     const body = sdkFlexibleCreate(2);

@@ -55,7 +55,7 @@ const FLEXIBLE_REPAIRS = refused(
 /** The table: operation × kind or feature. Uniform / Manual / no repairs / not Spot are the baseline every row supports. */
 export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Automatic" | "repairs" | "flexibleRepairs" | "spot", Support>> = {
   createServerGroup: {
-    Flexible: ok("created Flexible when its description says orchestrationMode Flexible (fault domains 1, NICs per VM from the profile, no NAT pool); done when every VM runs with its NIC in the pools, healthy where Azure reports health (a Flexible VM reports the Application Health extension's, never the load balancer probe's)"),
+    Flexible: ok("created Flexible when its description says orchestrationMode Flexible (fault domains 1, NICs per VM from the profile, no NAT pool); done when every VM runs with its NIC in the pools, healthy where Azure reports health (a Flexible VM reports the Application Health extension's, from healthSettings, never the load balancer probe's); without the extension the history says the VMs run in the pools, not that they answer"),
     Rolling: ok("the new scale set takes the upgrade policy of its description"),
     Automatic: ok("the new scale set takes the upgrade policy of its description"),
     repairs: ok("created as described; confirmed when every instance runs"),
