@@ -152,6 +152,21 @@ t.test("a VM under a management lock (on it, or on its resource group) is refuse
   t.same((await azureView("flex-v010")).names, names);
 
   t.equal((await unlock(groupLock)).status, 200);
+  // A lock placed after our read: Azure answers the batch delete 409 ScopeLocked, which is not another writer's
+  // lock to wait out: the task ends at once, nothing deleted.
+  const lockedMeanwhile = await env.simControl("POST", "/_sim/faults", {
+    action: "respond", method: "POST", pathContains: "flex-v010/delete", status: 409, code: "ScopeLocked", count: 1,
+    message: `The scope '${ARM()}/Microsoft.Compute/virtualMachines/${names[1]}' cannot perform delete operation because following scope(s) are locked: '${ARM()}/Microsoft.Compute/virtualMachines/${names[1]}'. Please remove the lock and try again.`,
+  });
+  t.equal(lockedMeanwhile.status, 201, JSON.stringify(lockedMeanwhile.body));
+  await env.simControl("DELETE", "/_sim/calls");
+  const raced = await run("terminateInstances", demo("flex-v010", { instanceIds: [names[1]] }));
+  t.equal(raced.state, "failed");
+  t.equal(raced.status.retryable, false);
+  t.match(raced.status.status, /ScopeLocked/);
+  t.equal(nonGets(await env.calls()).filter((c) => /\/delete$/.test(c.path)).length, 1, "one delete sent, not retried");
+  t.same((await azureView("flex-v010")).names, names, "nothing deleted");
+
   const done = await run("terminateInstances", demo("flex-v010", { instanceIds: [names[1]] }));
   t.equal(done.state, "succeeded", JSON.stringify(done.history));
   t.same((await azureView("flex-v010")).names, [names[0], names[2]], "unlocked, exactly that VM is gone");
