@@ -78,7 +78,7 @@ t.test("model: out of traffic (disabled) keeps the NIC out of every pool; a cust
   const ipc = model.virtualMachineProfile!.networkProfile!.networkInterfaceConfigurations![0].ipConfigurations![0];
   t.same(ipc.loadBalancerBackendAddressPools, []);
   t.same(model.virtualMachineProfile!.storageProfile!.imageReference, { id: "/subscriptions/s/resourceGroups/img/providers/Microsoft.Compute/images/shop-1" });
-  t.match(model.virtualMachineProfile!.extensionProfile!.extensions, [{ type: "ApplicationHealthLinux", settings: { protocol: "http", port: 8080, requestPath: "/health" } }]);
+  t.match(model.virtualMachineProfile!.extensionProfile!.extensions, [{ typePropertiesType: "ApplicationHealthLinux", settings: { protocol: "http", port: 8080, requestPath: "/health" } }]);
   t.equal(model.virtualMachineProfile!.osProfile!.adminPassword, undefined, "no password unless one was resolved");
 });
 

@@ -78,6 +78,8 @@ t.test("reads: our server group and Orca's list the set's VMs by name, with thei
   t.equal(orca.status, 200, JSON.stringify(orca.body));
   t.same(orca.body.instances.map((i: any) => i.name).sort(), names);
   t.equal(orca.body.instances.find((i: any) => i.name === stopped).healthState, "Down", "Orca sees the deallocated VM down");
+  const running = orca.body.instances.find((i: any) => i.name !== stopped);
+  t.match(running, { healthState: "Up", health: [{ type: "Azure" }, { type: "LoadBalancer", state: "Up", description: /Azure reports no health for it/ }] }, "no extension: Up means running in the pool, and says so");
   t.equal(orca.body.instanceCounts.up, 2);
 });
 
@@ -117,6 +119,57 @@ t.test("terminateInstances by VM name: Azure's batch delete removes exactly thos
   t.same(after.names, names.slice(1), "exactly the VM named is gone");
   t.equal(after.capacity, 2);
   t.match(done.resultObjects[0], { capacity: { desired: 2 }, instanceCount: 2 });
+});
+
+t.test("a VM under a management lock (on it, or on its resource group) is refused by terminateInstances and scaleDown before anything is deleted, naming the lock", async (t) => {
+  await flexible("flex-v010", 3);
+  const { names } = await azureView("flex-v010");
+  const LOCKS = "providers/Microsoft.Authorization/locks";
+  const lockAt = (scope: string, level: string) =>
+    control.request("PUT", `${scope}?api-version=2020-05-01`, { headers: { authorization: "Bearer test-token" }, body: { properties: { level, notes: "under investigation" } } });
+  const unlock = (scope: string) => control.request("DELETE", `${scope}?api-version=2020-05-01`, { headers: { authorization: "Bearer test-token" } });
+  const vmLock = `${ARM()}/Microsoft.Compute/virtualMachines/${names[1]}/${LOCKS}/keep`;
+  t.equal((await lockAt(vmLock, "CanNotDelete")).status, 201);
+  await env.simControl("DELETE", "/_sim/calls");
+
+  const refused = await run("terminateInstances", demo("flex-v010", { instanceIds: [names[0], names[1]] }));
+  t.equal(refused.state, "failed");
+  t.equal(refused.status.retryable, false);
+  t.match(refused.status.status, new RegExp(`${names[1]} \\(lock keep \\(CanNotDelete, on .*virtualMachines/${names[1]}: under investigation\\)\\).*nothing was deleted`));
+  t.notMatch(refused.status.status, new RegExp(`${names[0]} \\(lock`), "the unlocked VM is not named as locked");
+  t.same(nonGets(await env.calls()), [], "not one write reached Azure");
+  t.same((await azureView("flex-v010")).names, names, "every VM still there, the unlocked one too");
+
+  // A resource group's lock holds each VM in it.
+  t.equal((await unlock(vmLock)).status, 200);
+  const groupLock = `/subscriptions/${env.sim.subscriptionId}/resourceGroups/${RG}/${LOCKS}/freeze`;
+  t.equal((await lockAt(groupLock, "CanNotDelete")).status, 201);
+  await env.simControl("DELETE", "/_sim/calls");
+  const down = await run("scaleDown", demo("flex-v010", { instanceIds: [names[2]] }));
+  t.equal(down.state, "failed");
+  t.match(down.status.status, new RegExp(`${names[2]} \\(lock freeze \\(CanNotDelete, on /subscriptions/[^/]+/resourceGroups/${RG}`));
+  t.same(nonGets(await env.calls()), [], "still not one write");
+  t.same((await azureView("flex-v010")).names, names);
+
+  t.equal((await unlock(groupLock)).status, 200);
+  // A lock placed after our read: Azure answers the batch delete 409 ScopeLocked, which is not another writer's
+  // lock to wait out: the task ends at once, nothing deleted.
+  const lockedMeanwhile = await env.simControl("POST", "/_sim/faults", {
+    action: "respond", method: "POST", pathContains: "flex-v010/delete", status: 409, code: "ScopeLocked", count: 1,
+    message: `The scope '${ARM()}/Microsoft.Compute/virtualMachines/${names[1]}' cannot perform delete operation because following scope(s) are locked: '${ARM()}/Microsoft.Compute/virtualMachines/${names[1]}'. Please remove the lock and try again.`,
+  });
+  t.equal(lockedMeanwhile.status, 201, JSON.stringify(lockedMeanwhile.body));
+  await env.simControl("DELETE", "/_sim/calls");
+  const raced = await run("terminateInstances", demo("flex-v010", { instanceIds: [names[1]] }));
+  t.equal(raced.state, "failed");
+  t.equal(raced.status.retryable, false);
+  t.match(raced.status.status, /ScopeLocked/);
+  t.equal(nonGets(await env.calls()).filter((c) => /\/delete$/.test(c.path)).length, 1, "one delete sent, not retried");
+  t.same((await azureView("flex-v010")).names, names, "nothing deleted");
+
+  const done = await run("terminateInstances", demo("flex-v010", { instanceIds: [names[1]] }));
+  t.equal(done.state, "succeeded", JSON.stringify(done.history));
+  t.same((await azureView("flex-v010")).names, [names[0], names[2]], "unlocked, exactly that VM is gone");
 });
 
 t.test("disable takes every VM's NIC out of the pool (If-Match each), and the model; enable puts them back; the load balancer shows it", async (t) => {
@@ -207,8 +260,13 @@ t.test("createServerGroup with orchestrationMode Flexible: a Flexible set whose 
   t.equal(snapshot.vms.length, 2);
   t.same(await poolMembers(name, "flexapp-lb"), snapshot.vms.map((vm: any) => vm.name).sort(), "each VM's NIC in the pool, each VM running");
   t.ok(snapshot.vms.every((vm: any) => vm.properties.instanceView.statuses.some((s: any) => s.code === "PowerState/running")), "every VM runs");
-  // Azure reports no probe health on a Flexible VM (only the Application Health extension's), so the create cannot
-  // wait for the probe's verdict: the load balancer serves them once its probe has seen them.
+  // Azure reports no probe health on a Flexible VM (only the Application Health extension's, and this model has
+  // none), so the create cannot wait for the probe's verdict, and its history says what its success means: the load
+  // balancer serves them once its probe has seen them.
+  t.ok(
+    created.history.some((h: any) => /2\/2 running in the pools; Azure reports no health for them \(a Flexible VM reports health only from the Application Health extension/.test(h.status)),
+    "the history says the VMs run in the pools, not that they answer",
+  );
   await waitFor(async () => {
     const view = await control.traffic("loadBalancers", RG, "flexapp-lb");
     return view.pools.every((p) => p.members.length === 2 && p.members.every((m) => m.serving));
@@ -218,6 +276,44 @@ t.test("createServerGroup with orchestrationMode Flexible: a Flexible set whose 
   t.equal(clone.state, "succeeded", JSON.stringify(clone.history));
   const cloned = await control.getScaleSet(RG, clone.resultObjects[0].serverGroupName);
   t.equal((cloned.vmss as any).properties.orchestrationMode, "Flexible", "the clone keeps its source's mode");
+});
+
+t.test("createServerGroup Flexible with healthSettings: Azure's VMs carry the Application Health extension and report its health; the create and its clone end when every VM is healthy", async (t) => {
+  const net = `${ARM()}/Microsoft.Network`;
+  const created = await run("createServerGroup", {
+    credentials: "demo",
+    region: "eastus",
+    application: "flexh",
+    stack: "prod",
+    orchestrationMode: "Flexible",
+    image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" },
+    sku: { name: "Standard_D2s_v3", tier: "Standard" },
+    capacity: { min: 1, max: 4, desired: 2 },
+    subnetId: `${net}/virtualNetworks/demo-rg-vnet/subnets/default`,
+    loadBalancerBackendPoolId: `${net}/loadBalancers/flexh-lb/backendAddressPools/flexh-pool`,
+    osConfig: { sshPublicKeys: ["ssh-ed25519 AAAAC3Nza test@example"] },
+    healthSettings: { protocol: "http", port: 8080, requestPath: "/health" },
+  });
+  t.equal(created.state, "succeeded", JSON.stringify(created.history));
+  const name = created.resultObjects[0].serverGroupName as string;
+  const snapshot = await control.getScaleSet(RG, name);
+  t.match((snapshot.vmss as any).properties.virtualMachineProfile.extensionProfile.extensions, [{ properties: { publisher: "Microsoft.ManagedServices", type: "ApplicationHealthLinux" } }], "the extension reached Azure with its type");
+  t.same(snapshot.vms.map((vm: any) => vm.properties.instanceView.vmHealth?.status?.code), ["HealthState/healthy", "HealthState/healthy"], "Azure reports each VM's health from the extension");
+  t.same(await poolMembers(name, "flexh-lb"), snapshot.vms.map((vm: any) => vm.name).sort(), "both VMs in the load balancer's pool");
+  t.ok(created.history.some((h: any) => /in traffic: 2\/2 healthy/.test(h.status)), "done on the health Azure reports");
+  const orca = async () => ((await env.api("GET", `/serverGroups/demo/eastus/${name}`)).body.instances as any[]).map((i) => [i.healthState, i.health.find((h: any) => h.type === "LoadBalancer")?.description]);
+  t.same(await orca(), [["Up", "in a backend pool, healthy"], ["Up", "in a backend pool, healthy"]], "Orca reads the health Azure reports");
+  t.equal((await control.request("PUT", `/_sim/network/probeFailures/${RG}/${name}`)).status, 200);
+  // Our reads may answer from a short cache: wait for the read made after the switch.
+  await waitFor(async () => (await orca()).every(([state]) => state === "Down"), { what: "Orca's read showing the VMs down" });
+  t.same(await orca(), [["Down", "in a backend pool, failing the health probe"], ["Down", "in a backend pool, failing the health probe"]], "and sees them down when their application stops answering");
+  await control.request("DELETE", `/_sim/network/probeFailures/${RG}/${name}`);
+
+  const clone = await run("cloneServerGroup", { credentials: "demo", region: "eastus", source: { account: "demo", region: "eastus", serverGroupName: name } });
+  t.equal(clone.state, "succeeded", JSON.stringify(clone.history));
+  const cloned = await control.getScaleSet(RG, clone.resultObjects[0].serverGroupName);
+  t.same(cloned.vms.map((vm: any) => vm.properties.instanceView.vmHealth?.status?.code), ["HealthState/healthy", "HealthState/healthy"], "the clone's VMs carry the extension too");
+  t.ok(clone.history.some((h: any) => /in traffic: 2\/2 healthy/.test(h.status)));
 });
 
 t.test("disable of a Flexible set with automatic repairs refuses before writing: their state cannot be read on Flexible", async (t) => {

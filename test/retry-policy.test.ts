@@ -22,7 +22,7 @@ t.test("which statuses are retryable: status → kind → retryable, each rule i
   const table: [number, string | undefined, boolean][] = [
     [400, "InvalidParameter", false], [401, undefined, false], [403, undefined, false], [404, "ResourceNotFound", false],
     [405, undefined, false], [408, undefined, true], [409, "ConflictingConcurrentWriteNotAllowed", true],
-    [409, undefined, true], [409, "InvalidResourceLocation", false], [409, "PropertyChangeNotAllowed", false],
+    [409, undefined, true], [409, "InvalidResourceLocation", false], [409, "PropertyChangeNotAllowed", false], [409, "ScopeLocked", false],
     [412, "PreconditionFailed", true], [413, undefined, false], [422, undefined, false], [429, "TooManyRequests", true],
     [500, undefined, true], [502, undefined, true], [503, undefined, true], [504, undefined, true],
     // As the Azure SDK has it (@typespec/ts-http-runtime, dist/esm/retryStrategies/exponentialRetryStrategy.js

@@ -318,6 +318,42 @@ t.test("ARM locks on a Flexible VM: CanNotDelete refuses its DELETE with ScopeLo
   t.equal((await arm("DELETE", `${ARM}/Microsoft.Compute/virtualMachines/${vm.name}`)).status, 202);
 });
 
+t.test("ARM locks at a resource group, a scale set and a VM: listed at each scope as ARM lists them; a locked VM is kept from the batch delete and from its scale set's DELETE", async (t) => {
+  await createFlexible("flex-v009", 3);
+  const [a, b] = (await flexibleVms("flex-v009")).map((vm) => vm.name!).sort();
+  const LOCKS = "providers/Microsoft.Authorization/locks";
+  const vmScope = `${ARM}/Microsoft.Compute/virtualMachines/${a}`;
+  const setScope = scaleSetIdOf("flex-v009");
+  const groupScope = `/subscriptions/${SUB}/resourceGroups/${RG}`;
+  const lock = (scope: string, name: string, level: string) => arm("PUT", `${scope}/${LOCKS}/${name}`, { body: { properties: { level, notes: "kept" } }, apiVersion: "2020-05-01" });
+  const list = async (scope: string) => ((await arm("GET", `${scope}/${LOCKS}`, { apiVersion: "2020-05-01" })).body as any).value.map((l: any) => l.id).sort();
+  t.equal((await lock(vmScope, "keep-vm", "CanNotDelete")).status, 201);
+  t.equal((await lock(setScope, "keep-set", "CanNotDelete")).status, 201);
+  t.same(await list(groupScope), [`${setScope}/${LOCKS}/keep-set`, `${vmScope}/${LOCKS}/keep-vm`], "the group lists the locks of every resource in it");
+  t.same(await list(vmScope), [`${vmScope}/${LOCKS}/keep-vm`], "a VM lists its own");
+  t.same(await list(setScope), [`${setScope}/${LOCKS}/keep-set`], "a Flexible VM is not a child of its scale set: the set does not list the VM's lock");
+
+  const batch = await arm("POST", `${setScope}/delete`, { body: { instanceIds: [a, b] } });
+  t.equal(batch.status, 409);
+  t.match(batch.body, { error: { code: "ScopeLocked", message: new RegExp(`following scope\\(s\\) are locked: '${vmScope}'`) } });
+  t.equal((await flexibleVms("flex-v009")).length, 3, "nothing of the batch was deleted");
+  t.equal((await arm("POST", `${setScope}/delete`, { body: { instanceIds: [b] } })).status, 202, "the set's CanNotDelete lock does not hold a VM that is not locked");
+  t.equal((await arm("DELETE", setScope)).status, 409, "the set's own lock keeps it");
+
+  // A resource group's lock holds every resource in it, and each of them lists it.
+  t.equal((await arm("DELETE", `${setScope}/${LOCKS}/keep-set`, { apiVersion: "2020-05-01" })).status, 200);
+  t.equal((await arm("DELETE", `${vmScope}/${LOCKS}/keep-vm`, { apiVersion: "2020-05-01" })).status, 200);
+  t.equal((await lock(groupScope, "freeze", "ReadOnly")).status, 201);
+  t.same(await list(vmScope), [`${groupScope}/${LOCKS}/freeze`], "a VM lists its group's lock");
+  t.same(await list(setScope), [`${groupScope}/${LOCKS}/freeze`]);
+  const vmDelete = await arm("DELETE", vmScope);
+  t.match(vmDelete, { status: 409, body: { error: { code: "ScopeLocked", message: new RegExp(`locked: '${groupScope}'`) } } });
+  const resize = await arm("PATCH", setScope, { body: { sku: { capacity: 4 } } });
+  t.match(resize, { status: 409, body: { error: { code: "ScopeLocked", message: /cannot perform write operation/ } } }, "ReadOnly refuses a write");
+  t.equal((await arm("DELETE", `${groupScope}/${LOCKS}/freeze`, { apiVersion: "2020-05-01" })).status, 200);
+  t.equal((await arm("DELETE", vmScope)).status, 202, "unlocked, it goes");
+});
+
 t.test("the control API makes a Flexible set at once: VMs running, NICs in <name>-lb's pool", async (t) => {
   await control.putScaleSet(RG, "flexctl-v001", { capacity: 3, orchestrationMode: "Flexible" });
   const snapshot = await control.getScaleSet(RG, "flexctl-v001");
@@ -434,6 +470,28 @@ t.test("the probe-failure switch reaches a Flexible set's VMs in the pool; their
   t.same(failing.pools[0].members.map((m) => [m.health, m.serving]), [["HealthState/unhealthy", false], ["HealthState/unhealthy", false]]);
   const [vm] = await flexibleVms("flexprobe-v001");
   t.equal((await client.virtualMachines.instanceView(RG, vm.name!)).vmHealth, undefined, "Flexible reports health through the Application Health extension, not the probe");
+});
+
+t.test("a Flexible VM whose model carries the Application Health extension reports vmHealth from its probe; without it, none", async (t) => {
+  const body = sdkFlexibleCreate(2);
+  body.virtualMachineProfile!.extensionProfile = {
+    extensions: [{ name: "HealthExtension", publisher: "Microsoft.ManagedServices", typePropertiesType: "ApplicationHealthLinux", typeHandlerVersion: "1.0", settings: { protocol: "http", port: 8080, requestPath: "/health" } }],
+  };
+  const create = client.virtualMachineScaleSets.createOrUpdate(RG, "flexhealth-v001", body, fast);
+  await create.submitted();
+  await create.pollUntilDone();
+  await createFlexible("flexplain-v001", 1);
+  const codes = async (name: string) => (await flexibleVms(name, true)).map((vm) => vm.instanceView?.vmHealth?.status?.code);
+  for (let i = 0; i < 200 && (await codes("flexhealth-v001")).some((c) => c !== "HealthState/healthy"); i++);
+  t.same(await codes("flexhealth-v001"), ["HealthState/healthy", "HealthState/healthy"], "the extension reports them healthy once the probe has seen them answer");
+  const [vm] = await flexibleVms("flexhealth-v001");
+  t.equal((await client.virtualMachines.instanceView(RG, vm.name!)).vmHealth?.status?.code, "HealthState/healthy", "the VM's own instance view says the same");
+  t.same(await codes("flexplain-v001"), [undefined], "no extension: Azure reports no health");
+  t.equal((await control.request("PUT", `/_sim/network/probeFailures/${RG}/flexhealth-v001`)).status, 200);
+  const untyped = flexibleCreate(1);
+  untyped.properties.virtualMachineProfile.extensionProfile = { extensions: [{ name: "HealthExtension", properties: { publisher: "Microsoft.ManagedServices", typeHandlerVersion: "1.0" } }] };
+  t.match(await arm("PUT", `${ARM}/Microsoft.Compute/virtualMachineScaleSets/flexuntyped-v001`, { body: untyped }), { status: 400, body: { error: { code: "InvalidParameter", target: "virtualMachineProfile.extensionProfile.extensions[0].properties.type" } } }, "an extension must name its type");
+  t.same(await codes("flexhealth-v001"), ["HealthState/unhealthy", "HealthState/unhealthy"], "an application that stops answering is reported unhealthy");
 });
 
 t.test("a model change reaches a Flexible set's VMs as its upgrade policy says: Automatic at completion, Manual never", async (t) => {

@@ -62,6 +62,11 @@ const serverGroupResultFields = {
   capacity: Type.Ref(Capacity),
   disabled: Type.Boolean(),
   instanceCount: Type.Optional(Type.Integer({ description: "instances Azure lists as running (not being created, deleted, or Failed)" })),
+  instanceIds: Type.Optional(
+    Type.Array(Type.String(), {
+      description: "those instances by id (a Flexible set's: VM names), as Azure lists them: after a scale-in, the ones Azure's scale-in policy kept",
+    }),
+  ),
   confirmed: Type.Optional(
     Type.Literal(false, {
       description: "present when Azure did not confirm the model (e.g. left the scale set Failed): capacity.desired is then the instances running",

@@ -136,8 +136,11 @@ const NETWORK_CODES = new Set([
   "REQUEST_SEND_ERROR",
 ]);
 
-/** 409s that are not a lock: retrying cannot change Azure's answer. */
-const PERMANENT_CONFLICT_CODES = new Set(["invalidresourcelocation", "operationnotallowed", "propertychangenotallowed"]);
+/**
+ * 409s that are not a write lock: retrying cannot change Azure's answer. ScopeLocked is a management lock, which
+ * stays until a person removes it.
+ */
+const PERMANENT_CONFLICT_CODES = new Set(["invalidresourcelocation", "operationnotallowed", "propertychangenotallowed", "scopelocked"]);
 
 export function kindForStatus(status: number, code?: string): FailureKind {
   if (status === 404) return "notFound";

@@ -1,10 +1,12 @@
 // Microsoft.Network, as much of it as a deploy needs: read a virtual network's subnet, a network security group, a
 // load balancer or an application gateway by id, and write one back with a backend pool added. Sent through the
 // account's compute client pipeline (its credential, TLS trust and observers), with Microsoft.Network's api-version.
+// The management locks of a resource group (Microsoft.Authorization) are read through the same pipeline.
 import type { ComputeManagementClient } from "@azure/arm-compute";
 import { createDefaultHttpClient, createPipelineRequest } from "@azure/core-rest-pipeline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { kindForStatus, RefusalError } from "./arm-failure.ts";
+import { LOCKS_API_VERSION, parseLocks, type ManagementLock } from "./management-locks.ts";
 
 export const NETWORK_API_VERSION = "2024-05-01";
 
@@ -25,9 +27,9 @@ export class NetworkGateway {
     this.#endpoint = endpoint.replace(/\/+$/, "");
   }
 
-  async #send(method: "GET" | "PUT", id: string, body?: unknown, signal?: AbortSignal, ifMatch?: string): Promise<{ status: number; body: NetworkResource | undefined; headers: Map<string, string> }> {
+  async #send(method: "GET" | "PUT", id: string, body?: unknown, signal?: AbortSignal, ifMatch?: string, apiVersion = NETWORK_API_VERSION): Promise<{ status: number; body: NetworkResource | undefined; headers: Map<string, string> }> {
     // A nextLink is a whole URL with its api-version; an id is a path.
-    const url = /^https?:\/\//.test(id) ? id : `${this.#endpoint}${id}?api-version=${NETWORK_API_VERSION}`;
+    const url = /^https?:\/\//.test(id) ? id : `${this.#endpoint}${id}?api-version=${apiVersion}`;
     const request = createPipelineRequest({ url, method, abortSignal: signal, timeout: 60_000 });
     if (ifMatch !== undefined) request.headers.set("if-match", ifMatch);
     if (body !== undefined) {
@@ -66,12 +68,30 @@ export class NetworkGateway {
    * following nextLink: one call per page, where reading each by id would be one per resource.
    */
   async list(subscriptionId: string, resourceGroup: string, type: string, signal?: AbortSignal): Promise<NetworkResource[]> {
+    const path = `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Network/${type}`;
+    return (await this.#listPages(path, NETWORK_API_VERSION, `listing ${type} of ${resourceGroup}`, signal, false))!;
+  }
+
+  /**
+   * The management locks of a resource group: its own and those of every resource in it (ManagementLocks_
+   * ListAtResourceGroupLevel). Undefined when the credential may not read them (403): Azure still refuses a delete
+   * of a locked resource (409 ScopeLocked), so not knowing them is no danger, only a later refusal.
+   */
+  async listLocks(subscriptionId: string, resourceGroup: string, signal?: AbortSignal): Promise<ManagementLock[] | undefined> {
+    const path = `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Authorization/locks`;
+    const pages = await this.#listPages(path, LOCKS_API_VERSION, `listing the locks of ${resourceGroup}`, signal, true);
+    return pages === undefined ? undefined : parseLocks(pages);
+  }
+
+  /** Every page of a list, following nextLink; undefined on 403 when `forbiddenIsUnknown`. */
+  async #listPages(path: string, apiVersion: string, what: string, signal: AbortSignal | undefined, forbiddenIsUnknown: boolean): Promise<NetworkResource[] | undefined> {
     const out: NetworkResource[] = [];
-    let next: string | undefined = `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Network/${type}`;
+    let next: string | undefined = path;
     for (let page = 0; next !== undefined; page++) {
-      if (page >= 1000) throw new RefusalError("TooManyPages", `listing ${type} of ${resourceGroup}: more than 1000 pages`, "server");
-      const res = await this.#send("GET", next, undefined, signal);
-      if (res.status !== 200) throw NetworkGateway.#failure(`listing ${type} of ${resourceGroup}`, res.status, res.body);
+      if (page >= 1000) throw new RefusalError("TooManyPages", `${what}: more than 1000 pages`, "server");
+      const res = await this.#send("GET", next, undefined, signal, undefined, apiVersion);
+      if (res.status === 403 && forbiddenIsUnknown) return undefined;
+      if (res.status !== 200) throw NetworkGateway.#failure(what, res.status, res.body);
       const body = res.body as { value?: NetworkResource[]; nextLink?: string } | undefined;
       out.push(...(body?.value ?? []));
       next = body?.nextLink || undefined;

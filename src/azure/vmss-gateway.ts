@@ -15,6 +15,7 @@ import { resumeLongRunning, runLongRunning } from "./long-running.ts";
 import { parseRemainingHeader } from "./rate-limit-budget.ts";
 import { kindOf } from "./scale-set-state.ts";
 import { flexibleInstance, flexibleVmFilter, nicConfigName, nicIdsOf, type FlexibleNic } from "./flexible-vms.ts";
+import type { ManagementLock } from "./management-locks.ts";
 import type { NetworkGateway, NetworkResource } from "./network-gateway.ts";
 
 export interface ScaleSetRef {
@@ -38,6 +39,11 @@ export interface ScaleSetSnapshot {
   repairs?: string;
   /** Flexible orchestration, with the VMs: each VM's NICs as Microsoft.Network reports them (their pools, their ETags). */
   nics?: FlexibleNic[];
+  /**
+   * Flexible orchestration, with the VMs: the management locks of the resource group, its own and its resources'
+   * (what protects a Flexible VM from a delete); absent when the credential may not read them.
+   */
+  locks?: ManagementLock[];
 }
 
 /** Azure's latest rolling upgrade, as far as a plan needs it. */
@@ -236,7 +242,7 @@ export class VmssGateway implements ScaleSetGateway {
   }
 
   /** The scale set's VMs, by the API its orchestration mode offers (and a Flexible set's NICs with them). */
-  async #instances(vmss: VirtualMachineScaleSet, signal?: AbortSignal): Promise<Pick<ScaleSetSnapshot, "vms" | "nics">> {
+  async #instances(vmss: VirtualMachineScaleSet, signal?: AbortSignal): Promise<Pick<ScaleSetSnapshot, "vms" | "nics" | "locks">> {
     if (kindOf(vmss).orchestration === "Flexible") return this.#flexibleInstances(vmss, signal);
     return { vms: await this.listInstances(signal) };
   }
@@ -245,8 +251,9 @@ export class VmssGateway implements ScaleSetGateway {
    * A Flexible set's VMs: the resource group's VMs filtered by the scale set's id, with their instance view (power
    * state, health), and each VM's NICs as Microsoft.Network lists the resource group's (their pools are the VM's
    * traffic): one list, not one GET per VM. A NIC that Azure no longer has (its VM is being deleted) is left out.
+   * With them, the resource group's management locks (one list): a plan that deletes VMs refuses a locked one.
    */
-  async #flexibleInstances(vmss: VirtualMachineScaleSet, signal?: AbortSignal): Promise<Pick<ScaleSetSnapshot, "vms" | "nics">> {
+  async #flexibleInstances(vmss: VirtualMachineScaleSet, signal?: AbortSignal): Promise<Pick<ScaleSetSnapshot, "vms" | "nics" | "locks">> {
     const { resourceGroup, name } = this.ref;
     const scaleSetId = vmss.id ?? `/subscriptions/${this.ref.subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}`;
     const listed: VirtualMachine[] = [];
@@ -275,7 +282,8 @@ export class VmssGateway implements ScaleSetGateway {
       nics.push(...own);
       vms.push(flexibleInstance(vm, own));
     }
-    return { vms, nics };
+    const locks = this.#network && listed.length > 0 ? await this.#network.listLocks(this.ref.subscriptionId, resourceGroup, signal) : [];
+    return { vms, nics, ...(locks !== undefined ? { locks } : {}) };
   }
 
   async listInstances(signal?: AbortSignal): Promise<VirtualMachineScaleSetVM[]> {

@@ -639,6 +639,8 @@ export interface components {
             disabled: boolean;
             /** @description instances Azure lists as running (not being created, deleted, or Failed) */
             instanceCount?: number;
+            /** @description those instances by id (a Flexible set's: VM names), as Azure lists them: after a scale-in, the ones Azure's scale-in policy kept */
+            instanceIds?: string[];
             /**
              * @description present when Azure did not confirm the model (e.g. left the scale set Failed): capacity.desired is then the instances running
              * @enum {boolean}
@@ -661,6 +663,8 @@ export interface components {
             disabled: boolean;
             /** @description instances Azure lists as running (not being created, deleted, or Failed) */
             instanceCount?: number;
+            /** @description those instances by id (a Flexible set's: VM names), as Azure lists them: after a scale-in, the ones Azure's scale-in policy kept */
+            instanceIds?: string[];
             /**
              * @description present when Azure did not confirm the model (e.g. left the scale set Failed): capacity.desired is then the instances running
              * @enum {boolean}

@@ -40,14 +40,22 @@ export function platformState(vm: VirtualMachineScaleSetVM): { state: HealthStat
 }
 
 /**
- * In a backend pool: what the load balancer's health probe says (Azure's vmHealth): Up when healthy or when nothing
- * reports it, Starting while the probe has not yet seen it answer, Down when it does not answer.
+ * In a backend pool: what the health probe says (Azure's vmHealth: the load balancer's probe, or the Application
+ * Health extension's, which is the only one a Flexible VM reports): Up when healthy or when nothing reports it,
+ * Starting while the probe has not yet seen it answer, Down when it does not answer.
+ *
+ * Up where Azure reports no health (a Flexible VM without the extension) is what Orca then acts on: its deploy waits
+ * in WaitForUpInstancesTask.allInstancesMatch until HealthHelper.someAreUpAndNoneAreDownOrStarting holds for the
+ * desired count (spinnaker/orca 2fdb327, orca-clouddriver/…/tasks/instance/WaitForUpInstancesTask.groovy l.120-132),
+ * which is "some health Up, none Down, OutOfService, Starting or Draining" (…/clouddriver/utils/HealthHelper.java
+ * l.127-137). So such a VM counts as up once it runs in a pool, the same meaning as our create's success there
+ * (create-server-group.ts, healthOf); the description says so.
  */
 function probed(vm: VirtualMachineScaleSetVM): HealthIndicator {
   const code = (vm.instanceView?.vmHealth?.status?.code ?? "").toLowerCase();
   if (code === "healthstate/unhealthy") return { type: LOAD_BALANCER_HEALTH, state: "Down", description: "in a backend pool, failing the health probe" };
   if (code === "healthstate/initializing" || code === "healthstate/unknown") return { type: LOAD_BALANCER_HEALTH, state: "Starting", description: "in a backend pool, not yet seen healthy by the probe" };
-  return { type: LOAD_BALANCER_HEALTH, state: "Up", description: code ? "in a backend pool, healthy" : "in a backend pool" };
+  return { type: LOAD_BALANCER_HEALTH, state: "Up", description: code ? "in a backend pool, healthy" : "in a backend pool; Azure reports no health for it (up means running in the pool)" };
 }
 
 /**

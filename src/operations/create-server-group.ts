@@ -32,7 +32,7 @@ import { describedPools, desiredCapacity, modelFromDescription, modelFromSource,
 import { deployCapacity, deployProblems, namedSource, normalImage, scriptOf, type DeployInput } from "./create/deploy-input.ts";
 import { resolveVmAdmin, VmAdminUnavailable, type VmAdminCredentials } from "../azure/accounts.ts";
 import { isReady } from "./rolling-upgrade-model.ts";
-import { confirmation, isActionableInstance } from "../azure/scale-set-state.ts";
+import { confirmation, isActionableInstance, kindOf } from "../azure/scale-set-state.ts";
 import { disableServerGroup } from "./disable-server-group.ts";
 import { defineOperation, NAME_TAKEN, type LocatedDescription, type PrepareContext, type Prepared, type RunContext, type TaskOrigin } from "./operation.ts";
 import { refuseUnsupported } from "./scale-set-kinds.ts";
@@ -555,12 +555,19 @@ function createPlanner(d: AnyCreate, target: ScaleSetRef, run: RunContext | unde
   };
 }
 
-/** Whether every instance is running and healthy behind the load balancer, and a line saying how many are. */
+/**
+ * Whether every instance is running and healthy behind the load balancer, and a line saying how many are. Where
+ * Azure reports no health for any of them, ready means running in the pools, and the line says so: a Flexible VM
+ * reports health only from the Application Health extension (healthSettings), never the load balancer's probe.
+ */
 function healthOf(snapshot: ScaleSetSnapshot): { ready: boolean; summary: string } {
   const desired = snapshot.vmss.sku?.capacity ?? 0;
   const vms = (snapshot.vms ?? []).filter(isActionableInstance);
   const ready = vms.filter((vm) => isReady(vm, true)).length;
-  return { ready: ready >= desired && vms.length >= desired, summary: `${ready}/${desired} healthy` };
+  const reported = vms.some((vm) => vm.instanceView?.vmHealth?.status?.code !== undefined);
+  const why = kindOf(snapshot.vmss).orchestration === "Flexible" ? "a Flexible VM reports health only from the Application Health extension, which its model lacks (healthSettings)" : "no health probe or Application Health extension watches them";
+  const summary = reported || vms.length === 0 ? `${ready}/${desired} healthy` : `${ready}/${desired} running in the pools; Azure reports no health for them (${why}), so this says they run in the pools, not that they answer`;
+  return { ready: ready >= desired && vms.length >= desired, summary };
 }
 
 function describeCreate(d: AnyCreate): string {

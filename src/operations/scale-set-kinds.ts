@@ -11,6 +11,7 @@ import { RefusalError } from "../azure/arm-failure.ts";
 import { isRunningInstance, kindOf, protectionOf, type ScaleSetKind } from "../azure/scale-set-state.ts";
 import type { PlannedStep, ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
+import { describeLock, locksHolding, type ManagementLock } from "../azure/management-locks.ts";
 import { withRepairsSuspended } from "./repairs-suspension.ts";
 import { isManualUpgrade } from "./server-group-state.ts";
 
@@ -54,7 +55,7 @@ const FLEXIBLE_REPAIRS = refused(
 /** The table: operation × kind or feature. Uniform / Manual / no repairs / not Spot are the baseline every row supports. */
 export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Automatic" | "repairs" | "flexibleRepairs" | "spot", Support>> = {
   createServerGroup: {
-    Flexible: ok("created Flexible when its description says orchestrationMode Flexible (fault domains 1, NICs per VM from the profile, no NAT pool); done when every VM runs with its NIC in the pools, healthy where Azure reports health (a Flexible VM reports the Application Health extension's, never the load balancer probe's)"),
+    Flexible: ok("created Flexible when its description says orchestrationMode Flexible (fault domains 1, NICs per VM from the profile, no NAT pool); done when every VM runs with its NIC in the pools, healthy where Azure reports health (a Flexible VM reports the Application Health extension's, from healthSettings, never the load balancer probe's); without the extension the history says the VMs run in the pools, not that they answer"),
     Rolling: ok("the new scale set takes the upgrade policy of its description"),
     Automatic: ok("the new scale set takes the upgrade policy of its description"),
     repairs: ok("created as described; confirmed when every instance runs"),
@@ -86,7 +87,7 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
     spot: ok("confirmed only from instances Azure reports running"),
   },
   terminateInstances: {
-    Flexible: ok("the scale set's batch delete (deleteInstances) by VM name; a name that is not one of its VMs is refused before anything is deleted"),
+    Flexible: ok("the scale set's batch delete (deleteInstances) by VM name; a name that is not one of its VMs, or a VM under a management lock (on it or on its resource group, read with the VMs), is refused before anything is deleted"),
     Rolling: ok("deleteInstances by instance id"),
     Automatic: ok("deleteInstances by instance id"),
     repairs: ok("deleteInstances by instance id"),
@@ -217,6 +218,23 @@ export function refuseProtected(vms: VirtualMachineScaleSetVM[], name: string): 
   throw new RefusalError(
     "InstanceProtected",
     `instance(s) ${named.map((v) => `${v.id} (${v.protection})`).join(", ")} of ${name} are protected: Azure does not remove a protected instance by a scale-set action; nothing was deleted. Remove the protection (protectionPolicy on the instance) first, or leave them out`,
+  );
+}
+
+/**
+ * Throws when a management lock holds any of a Flexible set's `vms` (on the VM, or on its resource group): Azure
+ * would refuse its delete (409 ScopeLocked) as it refuses a protected Uniform instance's, so the batch is refused
+ * before anything is deleted, under the same code, naming the lock.
+ */
+export function refuseLocked(vms: VirtualMachineScaleSetVM[], locks: ManagementLock[] | undefined, name: string): void {
+  const held = vms.flatMap((vm) => {
+    const holding = vm.id ? locksHolding(vm.id, locks ?? []) : [];
+    return holding.length > 0 ? [`${vm.instanceId} (lock ${holding.map(describeLock).join(", ")})`] : [];
+  });
+  if (held.length === 0) return;
+  throw new RefusalError(
+    "InstanceProtected",
+    `instance(s) ${held.join(", ")} of ${name} are locked: Azure refuses to delete a VM under a management lock (ScopeLocked); nothing was deleted. Remove the lock (az lock delete) first, or leave them out`,
   );
 }
 

@@ -7,7 +7,7 @@ import type {
   VirtualMachineScaleSetVM,
 } from "@azure/arm-compute";
 import { RefusalError } from "../azure/arm-failure.ts";
-import { confirmation, isActionableInstance, kindOf } from "../azure/scale-set-state.ts";
+import { confirmation, isActionableInstance, kindOf, runningInstances } from "../azure/scale-set-state.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import type { Capacity } from "./description.ts";
 
@@ -280,6 +280,11 @@ export interface ServerGroupResult {
   disabled: boolean;
   /** Instances Azure lists as running (not being created, deleted, or Failed), when the VMs were read. */
   instanceCount?: number;
+  /**
+   * Those instances by id (a Flexible set's: VM names), as Azure lists them. After a scale-in these are the ones
+   * Azure's scale-in policy kept: which VMs go is Azure's choice, read here, never predicted.
+   */
+  instanceIds?: string[];
   /** Present, and false, when Azure did not confirm the model: the scale set is not Succeeded or its VMs disagree. */
   confirmed?: false;
   /** The capacity in the model when it was not confirmed: what was asked, not what runs. */
@@ -300,7 +305,7 @@ export function serverGroupResult(snapshot: ScaleSetSnapshot, ref: ScaleSetRef):
     serverGroupName: ref.name,
     capacity: unconfirmed ? { ...recorded, desired: confirmed.instances } : recorded,
     disabled: disabledBy(snapshot.vmss) !== undefined,
-    ...(confirmed ? { instanceCount: confirmed.instances } : {}),
+    ...(confirmed ? { instanceCount: confirmed.instances, instanceIds: runningInstances(snapshot).map((vm) => vm.instanceId!) } : {}),
     ...(unconfirmed ? { confirmed: false as const, requestedCapacity: recorded.desired } : {}),
     provisioningState: snapshot.vmss.provisioningState,
     etag: snapshot.etag,

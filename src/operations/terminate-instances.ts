@@ -1,6 +1,6 @@
 // terminateInstances: delete named instances with deleteInstances (on a Flexible set, by VM name). Those already gone
 // or being deleted are skipped; a batch that would take the scale set below its recorded min, that names a protected
-// instance, or (Flexible) names a VM that is not one of the set's, is refused; the capacity reported comes from a read
+// instance (Flexible: a VM under a management lock), or (Flexible) names a VM that is not one of the set's, is refused; the capacity reported comes from a read
 // made after Azure completed the delete, never from arithmetic on what was asked.
 import { Type } from "@sinclair/typebox";
 import { RefusalError } from "../azure/arm-failure.ts";
@@ -9,7 +9,7 @@ import type { ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { serverGroupFields, type FieldProblem } from "./description.ts";
 import { defineOperation } from "./operation.ts";
-import { refuseProtected } from "./scale-set-kinds.ts";
+import { refuseLocked, refuseProtected } from "./scale-set-kinds.ts";
 import { capacityOf, recordedMin, serverGroupResult, type ServerGroupResult } from "./server-group-state.ts";
 
 export const InstanceIds = Type.Array(
@@ -64,8 +64,9 @@ export function terminatePlanner(instanceIds: string[], target: ScaleSetRef, mem
           summary: deleting > 0 ? `instance(s) still listed are being deleted already; capacity ${capacityOf(snapshot.vmss)}` : `none of ${instanceIds.join(", ")} exists (deleted already, or never created); capacity ${capacityOf(snapshot.vmss)}`,
         };
       }
-      // A protected instance is refused before anything is written, the whole batch with it.
+      // A protected instance (Flexible: a locked VM) is refused before anything is written, the whole batch with it.
       refuseProtected(live, target.name);
+      refuseLocked(live, snapshot.locks, target.name);
       const capacity = capacityOf(snapshot.vmss);
       const min = recordedMin(snapshot.vmss);
       if (min !== undefined && capacity - live.length < min) {

@@ -35,6 +35,7 @@ import { header, parseJsonBody, send, type RequestContext } from "./http.ts";
 import { getLatestRollingUpgrade, orchestrationServicesOf, setOrchestrationServiceState } from "./kinds.ts";
 import { isObject, mergePatch, type JsonObject } from "./json.ts";
 import { validateModel } from "./limits.ts";
+import { checkScaleSetLocks, lockRoutes } from "./locks.ts";
 import { checkScaleSetRules, withCreateDefaults } from "./scale-set-rules.ts";
 import type { Operation, OperationKind } from "./lro.ts";
 import { Router, type RouteParams } from "./router.ts";
@@ -76,6 +77,7 @@ export function buildArmRouter(): Router<Route> {
     ["GET", `${OPERATIONS}/operations/:operationId`, { handler: getOperationStatus, charge: charged("GET", "GetOperation", perOperation) }],
     ["GET", `${OPERATIONS}/operationResults/:operationId`, { handler: getOperationResult, charge: charged("GET", "GetOperation", perOperation) }],
     ...flexibleVmRoutes(),
+    ...lockRoutes(`${SUB}/resourceGroups/:resourceGroup`, VMSS, `${SUB}/resourceGroups/:resourceGroup/providers/Microsoft.Compute/virtualMachines`),
     // before the generic Microsoft.Network routes, which know no networkInterfaces
     ...networkInterfaceRoutes(),
     ...networkArmRoutes(),
@@ -171,6 +173,7 @@ const putScaleSet: Handler = (ctx, sim, params) => {
   validateModel(model);
   checkScaleSetRules(params.name, model, existing?.model);
   checkPreconditions(ctx, existing);
+  checkScaleSetLocks(sim, existing ?? { subscriptionId: params.subscriptionId, resourceGroup: rg }, "write");
   checkWriteInFlight(sim, existing);
 
   const change = vmChangeOf(existing, capacityOf(model));
@@ -189,6 +192,7 @@ const patchScaleSet: Handler = (ctx, sim, params) => {
   validateModel(model);
   checkScaleSetRules(ss.name, model, ss.model);
   checkPreconditions(ctx, ss);
+  checkScaleSetLocks(sim, ss, "write");
   checkWriteInFlight(sim, ss);
 
   const change = vmChangeOf(ss, capacityOf(model));
@@ -219,6 +223,8 @@ const deleteScaleSet: Handler = (ctx, sim, params) => {
     send(ctx, 204);
     return;
   }
+  // Deleting a Flexible set deletes its VMs: a lock on any of them refuses it.
+  checkScaleSetLocks(sim, ss, "delete", [...ss.vms.values()]);
   checkWriteInFlight(sim, ss);
   const headers = chargeVms(ctx, sim, params.subscriptionId, 2 * [...ss.vms.values()].filter((vm) => vm.provisioningState !== "Deleting").length);
   const faults = takeOperationFaults(ctx, sim, false);
@@ -264,6 +270,7 @@ function instanceAction(ctx: RequestContext, sim: SimulatorContext, params: Rout
     throw invalidParameter(`The provided instanceId ${inactive} is not an active Virtual Machine Scale Set VM instanceId.`, "instanceIds");
   }
   checkPreconditions(ctx, ss);
+  checkScaleSetLocks(sim, ss, "write", kind === "deleteInstances" ? ids.map((id) => ss.vms.get(id)!) : []);
   checkWriteInFlight(sim, ss);
 
   const headers = chargeVms(ctx, sim, params.subscriptionId, ids.length);
@@ -323,6 +330,7 @@ function powerAction(ctx: RequestContext, sim: SimulatorContext, params: RoutePa
   if (inactive !== undefined) {
     throw invalidParameter(`The provided instanceId ${inactive} is not an active Virtual Machine Scale Set VM instanceId.`, "instanceIds");
   }
+  checkScaleSetLocks(sim, ss, "write");
   checkWriteInFlight(sim, ss);
   const headers = chargeVms(ctx, sim, params.subscriptionId, ids.length);
   const faults = takeOperationFaults(ctx, sim, false);

@@ -10,7 +10,8 @@ import { putScaleSet, seedDemo, DEMO_LOCATION } from "./seed.ts";
 import { addKindControlRoutes } from "./kinds.ts";
 import type { Operation } from "./lro.ts";
 import { renderInstanceView } from "./health-probe.ts";
-import { addNetworkControlRoutes, resetNetwork, vmHealth } from "./network/network-routes.ts";
+import { clearLocks } from "./locks.ts";
+import { addNetworkControlRoutes, resetNetwork, reportedVmHealth } from "./network/network-routes.ts";
 import { parseSettingsUpdate, SETTINGS_FIELDS, SettingsError } from "./settings.ts";
 import { mergeTags } from "./state.ts";
 import { parseThrottlingUpdate, ThrottlingConfigError, type ThrottlingUpdate } from "./throttling.ts";
@@ -91,7 +92,7 @@ function settingsField(body: JsonObject) {
  * as its VM list gives them, a Flexible set's as Microsoft.Compute/virtualMachines (with their NICs' ids).
  */
 function snapshot(sim: SimulatorContext, ss: ScaleSet) {
-  const view = (vm: Vm) => renderInstanceView(vm, vmHealth(sim, vm));
+  const view = (vm: Vm) => renderInstanceView(vm, reportedVmHealth(sim, ss, vm));
   return {
     vmss: renderScaleSet(ss),
     vms: sortedVms(ss).map((vm) => (isFlexible(ss) ? renderFlexibleVm(ss, vm, sim.state.nicsOf(vm), view(vm)) : renderVm(ss, vm, view(vm)))),
@@ -113,6 +114,7 @@ export function resetSimulator(sim: SimulatorContext): void {
   sim.throttling.reset();
   if (sim.seeded) seedDemo(sim.state);
   resetNetwork(sim);
+  clearLocks(sim);
 }
 
 /** GET/PUT /_sim/config: the settings and the throttling configuration. */

@@ -1,8 +1,9 @@
-// The load balancer's health probe, as the simulator models it: a VM that sits in a load-balancer backend pool is
-// reported `HealthState/initializing` from the moment it runs until the probe has seen it answer, then
-// `HealthState/healthy`. Azure reports this as the VM instance view's `vmHealth` when the scale set has a health
-// probe or the Application Health extension; a VM in no pool, or with the probe switched off
-// (`healthProbeSeconds: null`), reports no vmHealth at all. The delay is in Azure seconds, scaled by timeScale.
+// The health probe, as the simulator models it: a VM that sits in a load-balancer backend pool, or whose model carries
+// the Application Health extension, is reported `HealthState/initializing` from the moment it runs until the probe
+// has seen it answer, then `HealthState/healthy`. Azure reports this as the VM instance view's `vmHealth` when the
+// scale set has a health probe or the Application Health extension; a VM watched by neither, or with the probe
+// switched off (`healthProbeSeconds: null`), reports no vmHealth at all. A Flexible VM reports only the extension's
+// (network/network-routes.ts, reportedVmHealth). The delay is in Azure seconds, scaled by timeScale.
 import { getPath, isObject, type JsonObject } from "./json.ts";
 import { powerStatus } from "./power-state.ts";
 import { scaledMs, type SimulatorSettings } from "./settings.ts";
@@ -26,13 +27,35 @@ export function inLoadBalancerPool(profile: JsonObject): boolean {
   });
 }
 
+const HEALTH_EXTENSION_TYPES = new Set(["applicationhealthlinux", "applicationhealthwindows"]);
+
 /**
- * The probe's view of one VM now, or undefined when nothing probes it. `answers`: whether its application answers
+ * Whether the VM profile carries the Application Health extension (publisher Microsoft.ManagedServices, type
+ * ApplicationHealthLinux or ApplicationHealthWindows): the VM then reports its application's health itself.
+ */
+export function hasApplicationHealthExtension(profile: JsonObject): boolean {
+  const extensions = getPath(profile, "extensionProfile", "extensions");
+  if (!Array.isArray(extensions)) return false;
+  return extensions.some((e) => {
+    const type = isObject(e) ? (getPath(e, "properties", "type") ?? e.type) : undefined;
+    return typeof type === "string" && HEALTH_EXTENSION_TYPES.has(type.toLowerCase());
+  });
+}
+
+/**
+ * The probe's view of one VM now, or undefined when nothing probes it (`watched`: by default, in a load-balancer
+ * pool or with the Application Health extension). `answers`: whether its application answers
  * the probe at all (network/network-routes.ts can make a scale set's instances fail it): one that never answers is
  * `unhealthy` once the probe has had its time.
  */
-export function probeHealth(vm: Vm, settings: Pick<SimulatorSettings, "healthProbeSeconds" | "timeScale">, now: number, answers = true): HealthCode | undefined {
-  if (settings.healthProbeSeconds === null || !inLoadBalancerPool(vm.applied.profile)) return undefined;
+export function probeHealth(
+  vm: Vm,
+  settings: Pick<SimulatorSettings, "healthProbeSeconds" | "timeScale">,
+  now: number,
+  answers = true,
+  watched = inLoadBalancerPool(vm.applied.profile) || hasApplicationHealthExtension(vm.applied.profile),
+): HealthCode | undefined {
+  if (settings.healthProbeSeconds === null || !watched) return undefined;
   if (vm.provisioningState !== "Succeeded" || vm.runningSince === undefined || vm.powerState !== "running") return "HealthState/unknown";
   if (now - vm.runningSince < scaledMs(settings, settings.healthProbeSeconds)) return "HealthState/initializing";
   return answers ? "HealthState/healthy" : "HealthState/unhealthy";

@@ -41,12 +41,17 @@ function faultDomainCount(ss: ScaleSet): number {
   return typeof count === "number" && Number.isInteger(count) && count > 0 ? count : 5;
 }
 
+/** A Uniform VM's fault domain: its instance id over the set's count (5 when it names none). */
+export function uniformFaultDomain(ss: ScaleSet, vm: Vm): number {
+  return Number(vm.instanceId) % faultDomainCount(ss);
+}
+
 /** One VM's instance view: its statuses (and vmHealth) as the `$expand=instanceView` list gives them, plus its domains. */
 export function renderVmInstanceView(ss: ScaleSet, vm: Vm, settings: SimulatorSettings, now: number): JsonObject {
   const id = Number(vm.instanceId);
   return {
     platformUpdateDomain: id % 5,
-    platformFaultDomain: id % faultDomainCount(ss),
+    platformFaultDomain: uniformFaultDomain(ss, vm),
     ...renderInstanceView(vm, probeHealth(vm, settings, now)),
   };
 }

@@ -1,6 +1,6 @@
 // What Microsoft.Compute decides about a scale-set model beyond its limits: the defaults a create gets, the 100-VM
 // limit of a single placement group, and the orchestration mode (Flexible's own rules are in flexible.ts).
-import { ArmError, invalidParameter } from "./arm-errors.ts";
+import { ArmError, invalidParameter, missingParameter } from "./arm-errors.ts";
 import { checkFlexibleRules, FLEXIBLE_CREATE_DEFAULTS } from "./flexible.ts";
 import { clone, getPath, isObject, type JsonObject } from "./json.ts";
 import { capacityOf, isFlexibleModel } from "./vmss-model.ts";
@@ -42,6 +42,22 @@ function orchestrationModeOf(model: JsonObject): string {
 }
 
 /**
+ * Each extension of the VM profile names its handler: `properties.publisher` and `properties.type` (the REST spec's
+ * VirtualMachineScaleSetExtensionProperties; a VM cannot run an extension whose type it is not told), else 400
+ * "Required parameter … is missing (null)." naming it.
+ */
+function checkExtensions(model: JsonObject): void {
+  const extensions = getPath(model, "properties", "virtualMachineProfile", "extensionProfile", "extensions");
+  if (!Array.isArray(extensions)) return;
+  extensions.forEach((extension, i) => {
+    for (const key of ["publisher", "type"]) {
+      const value = isObject(extension) ? getPath(extension, "properties", key) : undefined;
+      if (typeof value !== "string" || value === "") throw missingParameter(`virtualMachineProfile.extensionProfile.extensions[${i}].properties.${key}`);
+    }
+  });
+}
+
+/**
  * The rules a create or an update (`previous` given) must meet, checked on the model as it would be after the write:
  * - the orchestration mode of an existing scale set cannot change;
  * - a Flexible model meets Flexible's rules (flexible.ts), and the placement-group rules below are Uniform's;
@@ -52,6 +68,7 @@ function orchestrationModeOf(model: JsonObject): string {
  *   the total limit of '100' Virtual Machine instances."), plus what to change.
  */
 export function checkScaleSetRules(name: string, model: JsonObject, previous?: JsonObject): void {
+  checkExtensions(model);
   const mode = orchestrationModeOf(model);
   if (previous !== undefined && mode.toLowerCase() !== orchestrationModeOf(previous).toLowerCase()) {
     throw invalidParameter(`Changing property 'orchestrationMode' is not allowed: the scale set '${name}' is ${orchestrationModeOf(previous)}.`, "orchestrationMode");

@@ -15,6 +15,7 @@ import type { ScaleSetChange } from "./faults.ts";
 import { nicKey, nicsForNewVm, type Nic } from "./flexible.ts";
 import { clone, isObject, mergePatch, type JsonObject } from "./json.ts";
 import { advanceRollout, moveDueBatches, rolloutAfterWrite, startRollout } from "./rollout.ts";
+import { scaleInVictims } from "./scale-in.ts";
 import { isPowerAction, powerStateAfter, powerStateDuring, type PowerState } from "./power-state.ts";
 import { ALLOCATION_FAILED_MESSAGE, PREEMPTED, type Operation, type OperationError, type OperationFailure, type OperationKind } from "./lro.ts";
 import { scaledMs, writeDurationOf, type SimulatorSettings, type WriteKind } from "./settings.ts";
@@ -405,8 +406,10 @@ export class SimState {
     const afterSignature = appliedSignature(after);
     const active = sortedVms(ss).filter((vm) => vm.provisioningState !== "Deleting");
     const target = capacityOf(ss.model);
-    for (const vm of active.slice(target)) vm.provisioningState = "Deleting"; // scale-in removes the highest ids
-    for (const vm of active.slice(0, target)) {
+    // Scale-in removes the VMs the scale set's scale-in policy chooses (scale-in.ts), never a protected one.
+    const victims = new Set(scaleInVictims(ss, active, active.length - target));
+    for (const vm of victims) vm.provisioningState = "Deleting";
+    for (const vm of active.filter((v) => !victims.has(v))) {
       if (vm.provisioningState === "Failed") {
         vm.provisioningState = "Creating"; // allocated again by this write
         vm.applied = clone(after);
@@ -522,7 +525,7 @@ export class SimState {
     if (error) op.error = { ...error };
   }
 
-  /** Control-API writes: VMs created (Succeeded) or removed (highest ids) at once; failed VMs are allocated. */
+  /** Control-API writes: VMs created (Succeeded) or removed (as the scale-in policy chooses) at once; failed VMs are allocated. */
   #settleCapacityNow(ss: ScaleSet, now: number): void {
     for (const vm of [...ss.vms.values()]) {
       if (vm.provisioningState === "Deleting") this.#removeVm(ss, vm);
@@ -536,7 +539,7 @@ export class SimState {
     while (ss.vms.size < target) {
       this.#addVm(ss, { ...newVm(ss, now), runningSince: Number.NEGATIVE_INFINITY });
     }
-    if (ss.vms.size > target) for (const vm of sortedVms(ss).slice(target)) this.#removeVm(ss, vm);
+    if (ss.vms.size > target) for (const vm of scaleInVictims(ss, sortedVms(ss), ss.vms.size - target)) this.#removeVm(ss, vm);
   }
 
   /** A new VM joins the scale set; a Flexible one gets its NICs from the model's network profile. */

@@ -11,7 +11,8 @@ import { faultDomainOf, renderFlexibleVm, scaleSetIdOfFilter, VM_TYPE } from "./
 import { renderInstanceView } from "./health-probe.ts";
 import { send, type RequestContext } from "./http.ts";
 import type { JsonObject } from "./json.ts";
-import { checkVmLocks, lockRoutes } from "./locks.ts";
+import { checkVmLocks } from "./locks.ts";
+import { reportedVmHealth } from "./network/network-routes.ts";
 import type { PowerAction } from "./power-state.ts";
 import type { RouteParams } from "./router.ts";
 import { isFlexible, scaleSetId, sortedVms, type ScaleSet, type Vm } from "./vmss-model.ts";
@@ -40,7 +41,6 @@ export function flexibleVmRoutes(): [string, string, Route][] {
       `${VMS}/:vmName/${verb}`,
       { handler: (ctx, sim, params) => vmAction(ctx, sim, params, action), charge: charged("POST", "VMScaleSetActions") },
     ]),
-    ...lockRoutes(VMS),
   ];
 }
 
@@ -64,10 +64,9 @@ function scaleSetFilterOf(ctx: RequestContext): string | undefined {
   return id;
 }
 
-function vmInstanceView(ss: ScaleSet, vm: Vm): JsonObject {
-  // Flexible: health comes from the Application Health extension, not a load balancer's probe (Microsoft Learn,
-  // orchestration modes), and the simulator models no extension: no vmHealth.
-  return { platformFaultDomain: faultDomainOf(ss, vm), ...renderInstanceView(vm, undefined) };
+/** Flexible: vmHealth only from the Application Health extension, never a load balancer's probe (reportedVmHealth). */
+function vmInstanceView(sim: SimulatorContext, ss: ScaleSet, vm: Vm): JsonObject {
+  return { platformFaultDomain: faultDomainOf(ss, vm), ...renderInstanceView(vm, reportedVmHealth(sim, ss, vm)) };
 }
 
 // ---- reads ----
@@ -96,7 +95,7 @@ const listVms: Handler = (ctx, sim, params) => {
     offset = Number(token);
   }
   const page = all.slice(offset, offset + sim.state.settings.vmPageSize);
-  const body: JsonObject = { value: page.map(({ ss, vm }) => renderFlexibleVm(ss, vm, sim.state.nicsOf(vm), expand ? vmInstanceView(ss, vm) : undefined)) };
+  const body: JsonObject = { value: page.map(({ ss, vm }) => renderFlexibleVm(ss, vm, sim.state.nicsOf(vm), expand ? vmInstanceView(sim, ss, vm) : undefined)) };
   if (offset + page.length < all.length) {
     const next = new URL(`${ctx.baseUrl}${ctx.pathname}`);
     for (const [key, value] of ctx.url.searchParams) if (key !== "$skiptoken") next.searchParams.set(key, value);
@@ -108,12 +107,12 @@ const listVms: Handler = (ctx, sim, params) => {
 
 const getVm: Handler = (ctx, sim, params) => {
   const { ss, vm } = requireFlexibleVm(sim, params);
-  send(ctx, 200, renderFlexibleVm(ss, vm, sim.state.nicsOf(vm), instanceViewExpanded(ctx) ? vmInstanceView(ss, vm) : undefined));
+  send(ctx, 200, renderFlexibleVm(ss, vm, sim.state.nicsOf(vm), instanceViewExpanded(ctx) ? vmInstanceView(sim, ss, vm) : undefined));
 };
 
 const getVmInstanceView: Handler = (ctx, sim, params) => {
   const { ss, vm } = requireFlexibleVm(sim, params);
-  send(ctx, 200, vmInstanceView(ss, vm));
+  send(ctx, 200, vmInstanceView(sim, ss, vm));
 };
 
 // ---- writes ----

@@ -86,6 +86,10 @@ function imageReference(image: ImageSpec) {
   return { publisher: image.publisher, offer: image.offer, sku: image.sku, version: image.version ?? "latest" };
 }
 
+/**
+ * The extensions a description asks for. The handler's type is `typePropertiesType` in the SDK's model (its `type`
+ * is the read-only resource type, which the SDK does not send): it goes on the wire as `properties.type`.
+ */
 function extensions(spec: ModelSpec): VirtualMachineScaleSetExtension[] {
   const out: VirtualMachineScaleSetExtension[] = [];
   const windows = isWindows(spec.image);
@@ -93,7 +97,7 @@ function extensions(spec: ModelSpec): VirtualMachineScaleSetExtension[] {
     out.push({
       name: "CustomScript",
       publisher: windows ? "Microsoft.Compute" : "Microsoft.Azure.Extensions",
-      type: windows ? "CustomScriptExtension" : "CustomScript",
+      typePropertiesType: windows ? "CustomScriptExtension" : "CustomScript",
       typeHandlerVersion: windows ? "1.10" : "2.1",
       autoUpgradeMinorVersion: true,
       settings: { fileUris: spec.customScriptsSettings.fileUris ?? [], commandToExecute: spec.customScriptsSettings.commandToExecute },
@@ -104,7 +108,7 @@ function extensions(spec: ModelSpec): VirtualMachineScaleSetExtension[] {
     out.push({
       name: "HealthExtension",
       publisher: "Microsoft.ManagedServices",
-      type: windows ? "ApplicationHealthWindows" : "ApplicationHealthLinux",
+      typePropertiesType: windows ? "ApplicationHealthWindows" : "ApplicationHealthLinux",
       typeHandlerVersion: "1.0",
       autoUpgradeMinorVersion: true,
       settings: { protocol, port, ...(requestPath && protocol !== "tcp" ? { requestPath } : {}) },

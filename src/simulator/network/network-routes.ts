@@ -4,7 +4,7 @@
 // the health probe says of each, and a switch that makes a scale set's instances fail the probe.
 import { ArmError, resourceGroupNotFound, resourceNotFound, subscriptionNotFound } from "../arm-errors.ts";
 import type { Handler, Route, SimulatorContext } from "../context.ts";
-import { probeHealth, type HealthCode } from "../health-probe.ts";
+import { hasApplicationHealthExtension, probeHealth, type HealthCode } from "../health-probe.ts";
 import { parseJsonBody, send } from "../http.ts";
 import { clone, getPath, isObject, type JsonObject } from "../json.ts";
 import type { RouteParams } from "../router.ts";
@@ -217,6 +217,18 @@ export function answersProbe(sim: SimulatorContext, vm: Vm): boolean {
 /** The probe's view of one VM, with its application's answer. */
 export function vmHealth(sim: SimulatorContext, vm: Vm): HealthCode | undefined {
   return probeHealth(vm, sim.state.settings, sim.state.now(), answersProbe(sim, vm));
+}
+
+/**
+ * The vmHealth the VM's instance view reports: a Uniform VM's probe (a load balancer's or the Application Health
+ * extension's); a Flexible VM's only where its model carries the extension, since Azure reports a Flexible VM's health
+ * from the extension alone (Microsoft Learn, orchestration modes: "Monitor application health"). The load balancer
+ * still probes a Flexible VM in its pool: that decides traffic (vmHealth), not what the VM reports.
+ */
+export function reportedVmHealth(sim: SimulatorContext, ss: ScaleSet, vm: Vm): HealthCode | undefined {
+  if (!isFlexible(ss)) return vmHealth(sim, vm);
+  if (!hasApplicationHealthExtension(vm.applied.profile)) return undefined;
+  return probeHealth(vm, sim.state.settings, sim.state.now(), answersProbe(sim, vm), true);
 }
 
 /** Serving: running, and healthy by the probe (or, where nothing probes it, running). */
