@@ -237,21 +237,26 @@ t.test("rollingUpgrade on a Flexible set: every VM replaced by one from the new 
   }
 });
 
-t.test("createServerGroup with orchestrationMode Flexible: a Flexible set whose VMs' NICs are in its pool, as the load balancer shows; a clone keeps the mode", async (t) => {
+/** A create of a Flexible scale set for APP, two VMs behind its own load balancer APP-lb (made by name). */
+function flexibleCreate(app: string) {
   const net = `${ARM()}/Microsoft.Network`;
-  const description = {
+  return {
     credentials: "demo",
     region: "eastus",
-    application: "flexapp",
+    application: app,
     stack: "prod",
     orchestrationMode: "Flexible",
     image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" },
     sku: { name: "Standard_D2s_v3", tier: "Standard" },
     capacity: { min: 1, max: 4, desired: 2 },
     subnetId: `${net}/virtualNetworks/demo-rg-vnet/subnets/default`,
-    loadBalancerBackendPoolId: `${net}/loadBalancers/flexapp-lb/backendAddressPools/flexapp-pool`,
+    loadBalancerBackendPoolId: `${net}/loadBalancers/${app}-lb/backendAddressPools/${app}-pool`,
     osConfig: { sshPublicKeys: ["ssh-ed25519 AAAAC3Nza test@example"] },
   };
+}
+
+t.test("createServerGroup with orchestrationMode Flexible: a Flexible set whose VMs' NICs are in its pool, as the load balancer shows; a clone keeps the mode", async (t) => {
+  const description = flexibleCreate("flexapp");
   const created = await run("createServerGroup", description);
   t.equal(created.state, "succeeded", JSON.stringify(created.history));
   const name = created.resultObjects[0].serverGroupName as string;
@@ -279,21 +284,7 @@ t.test("createServerGroup with orchestrationMode Flexible: a Flexible set whose 
 });
 
 t.test("createServerGroup Flexible with healthSettings: Azure's VMs carry the Application Health extension and report its health; the create and its clone end when every VM is healthy", async (t) => {
-  const net = `${ARM()}/Microsoft.Network`;
-  const created = await run("createServerGroup", {
-    credentials: "demo",
-    region: "eastus",
-    application: "flexh",
-    stack: "prod",
-    orchestrationMode: "Flexible",
-    image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" },
-    sku: { name: "Standard_D2s_v3", tier: "Standard" },
-    capacity: { min: 1, max: 4, desired: 2 },
-    subnetId: `${net}/virtualNetworks/demo-rg-vnet/subnets/default`,
-    loadBalancerBackendPoolId: `${net}/loadBalancers/flexh-lb/backendAddressPools/flexh-pool`,
-    osConfig: { sshPublicKeys: ["ssh-ed25519 AAAAC3Nza test@example"] },
-    healthSettings: { protocol: "http", port: 8080, requestPath: "/health" },
-  });
+  const created = await run("createServerGroup", { ...flexibleCreate("flexh"), healthSettings: { protocol: "http", port: 8080, requestPath: "/health" } });
   t.equal(created.state, "succeeded", JSON.stringify(created.history));
   const name = created.resultObjects[0].serverGroupName as string;
   const snapshot = await control.getScaleSet(RG, name);
