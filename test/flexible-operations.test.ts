@@ -2,21 +2,11 @@
 // Azure (the simulator) shows afterwards — the VMs listed for the set, the load balancer's pool members as the NICs
 // name them, the calls Azure received — not only what the task says.
 import t from "tap";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { demo, startTestEnv, type SimCall } from "./helpers/service.ts";
+import { demo, startResettingTestEnv, type SimCall } from "./helpers/service.ts";
 import { waitFor } from "./helpers/wait-for.ts";
 
 const RG = "demo-rg";
-const env = await startTestEnv({ writeDurationMs: 50 });
-const control = new SimulatorControl(env.sim);
-t.teardown(async () => {
-  await control.close();
-  await env.close();
-});
-
-t.beforeEach(async () => {
-  await env.simControl("POST", "/_sim/reset");
-});
+const { env, control } = await startResettingTestEnv(t, { writeDurationMs: 50 });
 
 const ARM = () => `/subscriptions/${env.sim.subscriptionId}/resourceGroups/${RG}/providers`;
 

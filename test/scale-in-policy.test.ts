@@ -2,20 +2,10 @@
 // Uniform and Flexible sets, a resize or scaleDown to a lower capacity reports the VMs Azure lists afterwards, and
 // the test compares them with those the simulator kept. The service never predicts which VMs go.
 import t from "tap";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { demo, startTestEnv } from "./helpers/service.ts";
+import { demo, startResettingTestEnv } from "./helpers/service.ts";
 
 const RG = "demo-rg";
-const env = await startTestEnv({ writeDurationMs: 50 });
-const control = new SimulatorControl(env.sim);
-t.teardown(async () => {
-  await control.close();
-  await env.close();
-});
-
-t.beforeEach(async () => {
-  await env.simControl("POST", "/_sim/reset");
-});
+const { env, control } = await startResettingTestEnv(t, { writeDurationMs: 50 });
 
 const VMSS = () => `/subscriptions/${env.sim.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Compute/virtualMachineScaleSets`;
 

@@ -2,20 +2,10 @@
 // on the kind in front of it or refuses before writing, and each test asserts what Azure (the simulator) shows
 // afterwards — VMs, pool membership, the AutomaticRepairs service — not only what the task says.
 import t from "tap";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { demo, startTestEnv, writesOf, type SimCall } from "./helpers/service.ts";
+import { demo, startResettingTestEnv, writesOf, type SimCall } from "./helpers/service.ts";
 
 const RG = "demo-rg";
-const env = await startTestEnv({ writeDurationMs: 100 });
-const sim = new SimulatorControl(env.sim);
-t.teardown(async () => {
-  await sim.close();
-  await env.close();
-});
-
-t.beforeEach(async () => {
-  await env.simControl("POST", "/_sim/reset");
-});
+const { env, control: sim } = await startResettingTestEnv(t, { writeDurationMs: 100 });
 
 const armPath = (name: string) => `/subscriptions/${env.sim.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}`;
 const arm = (method: string, path: string, body?: unknown) =>

@@ -5,6 +5,7 @@ import { buildApp, type Service } from "../../src/app.ts";
 import { loadConfig } from "../../src/startup-config.ts";
 import type { Config } from "../../src/config.ts";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator.ts";
+import { SimulatorControl } from "../../src/simulator/control-client.ts";
 
 export interface SimCall {
   method: string;
@@ -130,4 +131,24 @@ export function writesOf(calls: SimCall[]): SimCall[] {
 /** Calls against one scale set (its GET, writes, and VM listing), not operation-status polls. */
 export function callsFor(calls: SimCall[], name: string): SimCall[] {
   return calls.filter((c) => c.path.toLowerCase().includes(`/virtualmachinescalesets/${name.toLowerCase()}`));
+}
+
+/**
+ * A test file's environment whose simulator starts every subtest from its seed: the env, a control client, both closed
+ * when the file ends, and a reset before each subtest.
+ */
+export async function startResettingTestEnv(
+  tap: { teardown(fn: () => unknown): void; beforeEach(fn: () => unknown): void },
+  options: TestEnvOptions = {},
+): Promise<{ env: TestEnv; control: SimulatorControl }> {
+  const env = await startTestEnv(options);
+  const control = new SimulatorControl(env.sim);
+  tap.teardown(async () => {
+    await control.close();
+    await env.close();
+  });
+  tap.beforeEach(async () => {
+    await env.simControl("POST", "/_sim/reset");
+  });
+  return { env, control };
 }
