@@ -33,12 +33,23 @@ const args = process.argv.slice(2);
 const SMOKE = args.includes("--smoke");
 /** Only the fleet and the claim figures, merged into the results.json already in --out (a busy machine's shortcut). */
 const ONLY_FLEET = args.includes("--only-fleet");
+/** Only the burst figures (see burst()), merged into the results.json already in --out. */
+const ONLY_BURST = args.includes("--only-burst");
+if (args.includes("--help")) {
+  process.stdout.write(`node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-burst]
+  --smoke        tiny sizes (what npm test runs; figures mean nothing)
+  --out DIR      where results.json and makespan.svg go (default bench/)
+  --only-fleet   only the fleet and claim figures, merged into DIR/results.json
+  --only-burst   only the burst of submissions (SQLite and PostgreSQL), merged into DIR/results.json
+`);
+  process.exit(0);
+}
 const OUT = args.includes("--out") ? args[args.indexOf("--out") + 1] : HERE;
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 const sizes = SMOKE
-  ? { D: 40, pollHint: 20, ks: [1, 2], cpuTasks: 6, sets: 4, perSet: 2, submissions: 20, readSeconds: 0.3, storeTasks: 50, startRounds: 1, claimQueue: [10, 100], claimRounds: 3 }
-  : { D: 500, pollHint: 25, ks: [1, 5, 10, 20], cpuTasks: 300, sets: 1000, perSet: 5, submissions: 2000, readSeconds: 3, storeTasks: 10_000, startRounds: 3, claimQueue: [10, 10_000], claimRounds: 60 };
+  ? { D: 40, pollHint: 20, ks: [1, 2], cpuTasks: 6, sets: 4, perSet: 2, submissions: 20, burst: 40, readSeconds: 0.3, storeTasks: 50, startRounds: 1, claimQueue: [10, 100], claimRounds: 3 }
+  : { D: 500, pollHint: 25, ks: [1, 5, 10, 20], cpuTasks: 300, sets: 1000, perSet: 5, submissions: 2000, burst: 10_000, readSeconds: 3, storeTasks: 10_000, startRounds: 3, claimQueue: [10, 10_000], claimRounds: 60 };
 /**
  * The fleet: scale sets and operations in one subscription, 3 replicas on PostgreSQL, the simulator at Azure's
  * throttling figures at a time scale chosen so that the subscription's budget bounds the run at about `boundS`
@@ -363,11 +374,129 @@ async function fleet(shared: boolean, timeScale: number) {
   };
 }
 
+// ---- 11. A burst of submissions while tasks run ----
+/** Callers sending the burst, each its next submission as soon as the last is answered. */
+const BURST_CALLERS = 32;
+/** Refusals that lose nothing: the caller is told when to come back. */
+const REFUSALS = new Set([429, 503]);
+
+/**
+ * sizes.burst submissions from BURST_CALLERS callers onto sizes.sets scale sets (created here when missing), into a
+ * fresh replica whose tasks run meanwhile, at D = THROUGHPUT_D: the rate they are accepted at, each answer's
+ * latency, that none is lost (each 202, or 429/503 with Retry-After; a refused one is not sent again) and that every
+ * accepted task then runs to its end. The per-caller submission limit is off: a burst this size comes from many
+ * pipelines, not one caller.
+ */
+async function burst(env: Record<string, string>) {
+  for (let i = 0; i < sizes.sets; i++) await control.putScaleSet("demo-rg", `burst-${i}`, { capacity: 1, loadBalanced: false });
+  const s = await service({ ...env, RATE_LIMIT_SUBMISSIONS: "0" });
+  const n = sizes.burst;
+  const agent = new Agent({ connections: BURST_CALLERS });
+  const latencies: number[] = [];
+  const ids: string[] = [];
+  const refused: { status: number; retryAfter: string | undefined }[] = [];
+  const lost: string[] = [];
+  const cpu0 = procStats(s.child.pid!).cpuMs;
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: BURST_CALLERS }, async () => {
+      while (next < n) {
+        const i = next++;
+        const sent = performance.now();
+        try {
+          const res = await request(`${s.url}/azure/ops/resizeServerGroup`, {
+            dispatcher: agent,
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(resize(`burst-${i % sizes.sets}`, 2 + (Math.floor(i / sizes.sets) % 3))),
+          });
+          const body = (await res.body.json()) as { id?: string };
+          latencies.push(performance.now() - sent);
+          const retryAfter = res.headers["retry-after"] as string | undefined;
+          if (res.statusCode === 202 && body.id) ids.push(body.id);
+          else if (REFUSALS.has(res.statusCode) && retryAfter) refused.push({ status: res.statusCode, retryAfter });
+          else lost.push(`${res.statusCode} ${JSON.stringify(body)}`);
+        } catch (err) {
+          lost.push(String(err));
+        }
+      }
+    }),
+  );
+  const burstS = (performance.now() - t0) / 1000;
+  const acceptCpuMs = procStats(s.child.pid!).cpuMs - cpu0;
+  await agent.close();
+  const tasks = await waitAll(s, ids, 20);
+  const ranS = (performance.now() - t0) / 1000;
+  await stop(s);
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+  return {
+    submissions: n,
+    callers: BURST_CALLERS,
+    acceptedPerSecond: ids.length / burstS,
+    answeredPerSecond: latencies.length / burstS,
+    burstSeconds: burstS,
+    p50Ms: pct(50),
+    p99Ms: pct(99),
+    maxMs: sorted.at(-1) ?? 0,
+    accepted: ids.length,
+    refusedWithRetryAfter: refused.length,
+    lost: lost.length,
+    lostExamples: lost.slice(0, 3),
+    tasksRun: tasks.length,
+    tasksFailed: tasks.filter((t) => t.status.failed).length,
+    secondsToRunAll: ranS,
+    serviceCpuMsDuringBurst: acceptCpuMs,
+  };
+}
+
+type BurstResult = Awaited<ReturnType<typeof burst>>;
+
+function burstRow(store: string, target: number, b: BurstResult) {
+  const met = b.acceptedPerSecond >= target && b.p99Ms <= 50 && b.lost === 0 && b.tasksRun === b.accepted && b.tasksFailed === 0;
+  return {
+    figure: `a burst of ${b.submissions} submissions while tasks run, 1 replica, ${store}: accepted per second (/ ${target.toLocaleString("en")})`,
+    measured: b.acceptedPerSecond / target,
+    target: "≥ 1, p99 ≤ 50 ms, none lost, every task run",
+    met,
+    detail: `${b.acceptedPerSecond.toFixed(0)}/s from ${b.callers} callers, p50 ${b.p50Ms.toFixed(1)} ms, p99 ${b.p99Ms.toFixed(1)} ms; ${b.accepted} accepted, ${b.refusedWithRetryAfter} refused with Retry-After, ${b.lost} lost; ${b.tasksRun} run (${b.tasksFailed} failed) ${b.secondsToRunAll.toFixed(0)} s after the first`,
+  };
+}
+
+async function bursts() {
+  await setWriteDuration(THROUGHPUT_D);
+  const sqlite = await burst({ TASK_STORE: "sqlite", DATA_DIR: tempDir() });
+  log(`burst, SQLite: ${burstRow("SQLite", 2000, sqlite).detail}`);
+  const postgres = await burst({ TASK_STORE: "postgres", DATABASE_URL: await database(), REPLICA_ID: "burst" });
+  log(`burst, PostgreSQL: ${burstRow("PostgreSQL", 1000, postgres).detail}`);
+  return {
+    result: { sqlite, postgres, loadAverage: loadavg().map((x) => Number(x.toFixed(2))) },
+    rows: [burstRow("SQLite", 2000, sqlite), burstRow("PostgreSQL", 1000, postgres)],
+  };
+}
+
+/** Rows replace those of the same figure (numbers aside) in DIR/results.json; extra keys are set beside them. */
+function mergeIntoResults(rows: { figure: string }[], extra: Record<string, unknown>, drop: (figure: string) => boolean = () => false): void {
+  const earlier = JSON.parse(readFileSync(join(OUT, "results.json"), "utf8"));
+  const shape = (f: string) => f.replace(/\d[\d,]*/g, "#");
+  const names = new Set(rows.map((r) => shape(r.figure)));
+  earlier.table = [...earlier.table.filter((r: { figure: string }) => !names.has(shape(r.figure)) && !drop(r.figure)), ...rows];
+  Object.assign(earlier, extra);
+  writeFileSync(join(OUT, "results.json"), JSON.stringify(earlier, null, 2) + "\n");
+}
+
 const results: Record<string, unknown> = {};
 const shareAtStart = cpuShare();
 try {
   sections: {
     log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB${SMOKE ? "; smoke sizes" : ""}`);
+    if (ONLY_BURST) {
+      const { result, rows } = await bursts();
+      mergeIntoResults(rows, { bursts: { ...result, takenAt: new Date().toISOString(), cpuShareAtStart: Number(shareAtStart.toFixed(2)), cpuShareAtEnd: Number(cpuShare().toFixed(2)) } });
+      for (const r of rows) console.log(`| ${r.figure} | ${r.measured.toFixed(2)} | ${r.target} | ${r.met ? "yes" : "no"} | ${r.detail} |`);
+      break sections;
+    }
     // First, the figures of the fleet and the claims (alone with --only-fleet: merged into the results of an earlier run).
     // 9. Claim cost: 10,000 tasks queued behind a busy scale set against 10, on PostgreSQL and SQLite.
     const claimMs: Record<string, Record<number, number>> = { postgres: {}, sqlite: {} };
@@ -415,12 +544,11 @@ try {
     ];
     if (ONLY_FLEET) {
       // The other figures stay those of the run that wrote results.json; these rows replace their own.
-      const earlier = JSON.parse(readFileSync(join(OUT, "results.json"), "utf8"));
-      const names = new Set(newRows.map((r) => r.figure.replace(/\d[\d,]*/g, "#")));
-      earlier.table = [...earlier.table.filter((r: { figure: string }) => !names.has(r.figure.replace(/\d[\d,]*/g, "#")) && !/^fleet:|^claim with|^the same with each replica|^the same, SQLite$/.test(r.figure)), ...newRows];
-      earlier.claims = claims;
-      earlier.fleet = { ...fleetResult, takenAt: new Date().toISOString(), loadAverage: loadavg().map((x) => Number(x.toFixed(2))), cpuShareAtStart: Number(shareAtStart.toFixed(2)), cpuShareAtEnd: Number(cpuShare().toFixed(2)) };
-      writeFileSync(join(OUT, "results.json"), JSON.stringify(earlier, null, 2) + "\n");
+      mergeIntoResults(
+        newRows,
+        { claims, fleet: { ...fleetResult, takenAt: new Date().toISOString(), loadAverage: loadavg().map((x) => Number(x.toFixed(2))), cpuShareAtStart: Number(shareAtStart.toFixed(2)), cpuShareAtEnd: Number(cpuShare().toFixed(2)) } },
+        (figure) => /^fleet:|^claim with|^the same with each replica|^the same, SQLite$/.test(figure),
+      );
       for (const r of newRows) console.log(`| ${r.figure} | ${r.measured.toFixed(2)} | ${r.target} | ${r.met === null ? "—" : r.met ? "yes" : "no"} | ${r.detail} |`);
       break sections;
     }
@@ -580,6 +708,9 @@ try {
     const submissions = { sqlitePerSecond: sqliteRate, postgresPerSecond: pgRate };
     log(`submissions: SQLite ${sqliteRate.toFixed(0)}/s, PostgreSQL ${pgRate.toFixed(0)}/s`);
 
+    // 7b. A burst of submissions while tasks run: accepted first, none lost, every task run.
+    const burstFigures = await bursts();
+
     // 8. Start to first /health with storeTasks finished tasks in the store (and with an empty one).
     const fullDir = tempDir();
     const store = await SqliteTaskStore.open({ dataDir: fullDir });
@@ -616,6 +747,7 @@ try {
       { figure: "submissions per second, SQLite (/ 1,500)", measured: submissions.sqlitePerSecond / 1500, target: "≥ 1", met: submissions.sqlitePerSecond >= 1500, detail: `${submissions.sqlitePerSecond.toFixed(0)}/s` },
       { figure: "submissions per second, PostgreSQL (/ 1,000)", measured: submissions.postgresPerSecond / 1000, target: "≥ 1", met: submissions.postgresPerSecond >= 1000, detail: `${submissions.postgresPerSecond.toFixed(0)}/s` },
       { figure: `start to first /health, ${sizes.storeTasks} tasks in the store (/ 0.4 s)`, measured: startup.ratio, target: "≤ 1", met: startup.ratio <= 1, detail: `${startup.fullStoreMs.toFixed(0)} ms (empty store ${startup.emptyStoreMs.toFixed(0)} ms)` },
+      ...burstFigures.rows,
       ...newRows,
     ];
     Object.assign(results, {
@@ -639,6 +771,7 @@ try {
       waiting,
       throughput,
       submissions,
+      bursts: burstFigures.result,
       startup,
       claims,
       fleet: fleetResult,
