@@ -34,7 +34,7 @@ import {
 } from "./task-outcome.ts";
 import type { TaskRunnerDeps } from "./task-runner.ts";
 
-export type TaskRunDeps = Pick<TaskRunnerDeps, "store" | "accounts" | "operations" | "config" | "observer" | "onInternalError">;
+export type TaskRunDeps = Pick<TaskRunnerDeps, "store" | "accounts" | "operations" | "config" | "observer" | "onInternalError" | "acceptFirst">;
 
 /** An operation of the task, located: what each naming of it runs with. */
 interface LocatedOperation {
@@ -67,6 +67,8 @@ export class TaskRun {
     onArmResponse: () => void this.#armCalls++,
     // A call of this task waits for the ARM budget: the task says so.
     onArmWait: (wait: { budget: string; waitMs: number }) => this.#log(phaseOf(this.#ctx.operation), armWaitLine(wait)),
+    // Each ARM call is a step of task work: submissions being accepted go first (accept-first.ts).
+    beforeArmCall: () => this.#deps.acceptFirst?.turn(),
   };
 
   constructor(deps: TaskRunDeps, owner: string, task: Task, interrupt: AbortController, cancel: AbortSignal) {
