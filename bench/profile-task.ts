@@ -2,10 +2,10 @@
 // `node --cpu-prof`, given resizes one at a time or many at once, then the profile's self time summed by function
 // and by package. What docs/benchmarks.md's "where a task's CPU goes" shows.
 //
-//   node bench/profile-task.ts [--tasks N] [--at-once K] [--top N] [--poll] [--wait] [--no-profile] [--env K=V] [--keep DIR]
+//   node bench/profile-task.ts [--tasks N] [--at-once K] [--top N] [--poll] [--wait] [--no-profile] [--env K=V] [--trace-gc] [--idle S] [--keep DIR]
 //     N resizes (default 100), K at a time (default 1), each polled every 25 ms until it ends (--wait: one
 //     GET /task/{id}?wait=60 instead); --poll: GET /task/{id} of an unchanged task N × 20 times instead (the read
-//     path); --no-profile: only the CPU from /proc; --keep: leave the .cpuprofile in DIR (Chrome's DevTools open it).
+//     path); --tasks 0: the idle service, per second, for --idle S seconds (default 5); --no-profile: only the CPU from /proc; --keep: leave the .cpuprofile in DIR (Chrome's DevTools open it).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +25,10 @@ const HELD = args.includes("--wait");
 const UNPROFILED = args.includes("--no-profile");
 /** --env K=V (repeatable): a setting for the service, e.g. LOG_LEVEL=warn to see what logging costs. */
 const EXTRA_ENV = Object.fromEntries(args.flatMap((a, i) => (a === "--env" ? [args[i + 1].split(/=(.*)/s).slice(0, 2)] : [])));
+/** Seconds the service is left idle before the work, to measure what it costs doing nothing (--tasks 0: profiled). */
+const IDLE_S = option("--idle", 5);
+/** V8's --trace-gc: the collections during the work, counted and timed. */
+const TRACE_GC = args.includes("--trace-gc");
 const KEEP = args.includes("--keep") ? args[args.indexOf("--keep") + 1] : undefined;
 
 interface ProfileNode {
@@ -56,14 +60,21 @@ try {
   await control.putScaleSet("demo-rg", "prof-warm", { capacity: 1, loadBalanced: false });
   const s = await startChildService(
     { SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, TASK_STORE: "sqlite", DATA_DIR: dataDir, LOG_LEVEL: "info", RATE_LIMIT_READS: "1000000000", ...EXTRA_ENV },
-    { nodeArgs: UNPROFILED ? [] : ["--cpu-prof", "--cpu-prof-dir", profDir] },
+    { nodeArgs: [...(UNPROFILED ? [] : ["--cpu-prof", "--cpu-prof-dir", profDir]), ...(TRACE_GC ? ["--trace-gc"] : [])] },
   );
   const submit = async (name: string, desired: number) => (await s.api("POST", "/azure/ops/resizeServerGroup", resize(name, desired))).body.id as string;
   const warm = await submit("prof-warm", 2);
   await s.waitForTask(warm);
   // From here on (the profile's clock is the monotonic one, in µs): start-up and the warm-up are left out.
-  const from = Number(process.hrtime.bigint() / 1000n);
+  // What the service costs doing nothing: its timers (claims, lease renewals, metrics), per second.
+  const idle0 = cpuMsOf(s.child.pid!);
+  const idleFrom = Number(process.hrtime.bigint() / 1000n);
+  await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+  const idleMsPerSecond = (cpuMsOf(s.child.pid!) - idle0) / IDLE_S;
+  const from = TASKS === 0 ? idleFrom : Number(process.hrtime.bigint() / 1000n);
   const cpu0 = cpuMsOf(s.child.pid!);
+  const outputFrom = s.output().length;
+  const wall0 = performance.now();
   if (POLL) {
     for (let i = 0; i < TASKS * 20; i++) await s.api("GET", `/task/${warm}`);
   } else {
@@ -80,6 +91,15 @@ try {
     );
   }
   const cpuMs = cpuMsOf(s.child.pid!) - cpu0;
+  if (TRACE_GC) {
+    const lines = s.output().slice(outputFrom).split("\n");
+    for (const kind of ["Scavenge", "Mark-Compact", "Mark-Compact (reduce)"]) {
+      const ms = lines.filter((l) => l.includes(`: ${kind} `)).map((l) => Number(/, ([\d.]+) \/ [\d.]+ ms/.exec(l)?.[1] ?? 0));
+      console.log(`${kind}: ${ms.length} collections, ${ms.reduce((a, b) => a + b, 0).toFixed(1)} ms`);
+    }
+  }
+  const wallS = (performance.now() - wall0) / 1000;
+  console.log(`idle: ${idleMsPerSecond.toFixed(2)} ms of CPU a second; the work took ${wallS.toFixed(1)} s (${(wallS / (POLL ? TASKS * 20 : TASKS) * 1000).toFixed(0)} ms each)`);
   s.child.kill("SIGTERM");
   await s.exited;
   if (UNPROFILED) {
@@ -115,7 +135,7 @@ try {
     byPackage.set(where(url), (byPackage.get(where(url)) ?? 0) + us);
   }
   const work = total - (byFunction.get("(idle) ") ?? 0);
-  const per = POLL ? TASKS * 20 : TASKS;
+  const per = POLL ? TASKS * 20 : TASKS || IDLE_S;
   const table = (m: Map<string, number>) =>
     [...m]
       .filter(([k]) => k !== "(idle) ")
