@@ -85,13 +85,28 @@ export class AcceptFirst {
     this.#cancelTimer = undefined;
     this.#timerAt = Number.POSITIVE_INFINITY;
     const now = this.#clock.now();
-    const all = !this.busy;
-    const going = all ? this.#waiting : this.#waiting.filter((w) => now - w.since >= MAX_WAIT_MS);
-    if (going.length > 0) {
-      this.#waiting = all ? [] : this.#waiting.filter((w) => now - w.since < MAX_WAIT_MS);
+    if (!this.busy) {
+      const going = this.#waiting;
+      this.#waiting = [];
       for (const w of going) w.go();
+      return;
     }
+    const going = this.#waiting.filter((w) => now - w.since >= MAX_WAIT_MS);
+    this.#waiting = this.#waiting.filter((w) => now - w.since < MAX_WAIT_MS);
+    this.#letGoOneATurn(going);
     this.#schedule();
+  }
+
+  /**
+   * Steps that waited their longest, while submissions still arrive: one per turn of the event loop, so that the
+   * submissions that came meanwhile are read between them, not behind all of them (32 claims or SDK calls at once
+   * are a tick of 10 ms and more).
+   */
+  #letGoOneATurn(going: Waiting[]): void {
+    const next = going.shift();
+    if (!next) return;
+    next.go();
+    if (going.length > 0) setImmediate(() => this.#letGoOneATurn(going));
   }
 
   /** One timer: for the end of the quiet time, or the oldest step's longest wait, whichever comes first. */
