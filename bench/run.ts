@@ -33,13 +33,16 @@ const args = process.argv.slice(2);
 const SMOKE = args.includes("--smoke");
 /** Only the fleet and the claim figures, merged into the results.json already in --out (a busy machine's shortcut). */
 const ONLY_FLEET = args.includes("--only-fleet");
+/** The fleet and claim figures are taken from the results.json already in --out, not measured (a busy machine's shortcut). */
+const SKIP_FLEET = args.includes("--skip-fleet");
 /** Only the burst figures (see burst()), merged into the results.json already in --out. */
 const ONLY_BURST = args.includes("--only-burst");
 if (args.includes("--help")) {
-  process.stdout.write(`node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-burst]
+  process.stdout.write(`node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-burst | --skip-fleet]
   --smoke        tiny sizes (what npm test runs; figures mean nothing)
   --out DIR      where results.json and makespan.svg go (default bench/)
   --only-fleet   only the fleet and claim figures, merged into DIR/results.json
+  --skip-fleet   every figure but the fleet and the claims, which are kept from DIR/results.json
   --only-burst   only the burst of submissions (SQLite and PostgreSQL), merged into DIR/results.json
 `);
   process.exit(0);
@@ -476,6 +479,15 @@ async function bursts() {
   };
 }
 
+const FLEET_ROWS = /^fleet:|^claim with|^the same with each replica|^the same, SQLite$/;
+
+/** The fleet and claim figures of the run that wrote DIR/results.json (--skip-fleet). */
+function earlierFleetAndClaims() {
+  const earlier = JSON.parse(readFileSync(join(OUT, "results.json"), "utf8"));
+  const newRows = (earlier.table as { figure: string; measured: number; target: string; met: boolean | null; detail: string }[]).filter((r) => FLEET_ROWS.test(r.figure));
+  return { claims: earlier.claims, fleetResult: earlier.fleet, newRows };
+}
+
 /** Rows replace those of the same figure (numbers aside) in DIR/results.json; extra keys are set beside them. */
 function mergeIntoResults(rows: { figure: string }[], extra: Record<string, unknown>, drop: (figure: string) => boolean = () => false): void {
   const earlier = JSON.parse(readFileSync(join(OUT, "results.json"), "utf8"));
@@ -497,57 +509,61 @@ try {
       for (const r of rows) console.log(`| ${r.figure} | ${r.measured.toFixed(2)} | ${r.target} | ${r.met ? "yes" : "no"} | ${r.detail} |`);
       break sections;
     }
-    // First, the figures of the fleet and the claims (alone with --only-fleet: merged into the results of an earlier run).
-    // 9. Claim cost: 10,000 tasks queued behind a busy scale set against 10, on PostgreSQL and SQLite.
-    const claimMs: Record<string, Record<number, number>> = { postgres: {}, sqlite: {} };
-    for (const queued of sizes.claimQueue) {
-      const url = await database();
-      const vacuum = async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query("VACUUM ANALYZE tasks, task_scale_sets, task_ready, task_history");
-      await c.end();
-    };
-    claimMs.postgres[queued] = await claimCost(await PostgresTaskStore.open({ connectionString: url }), queued, vacuum);
-      claimMs.sqlite[queued] = await claimCost(await SqliteTaskStore.open({ dataDir: tempDir() }), queued);
-    }
-    const [shallow, deep] = sizes.claimQueue;
-    const claims = {
-      queued: sizes.claimQueue,
-      postgresMs: claimMs.postgres,
-      sqliteMs: claimMs.sqlite,
-      postgresRatio: claimMs.postgres[deep] / claimMs.postgres[shallow],
-      sqliteRatio: claimMs.sqlite[deep] / claimMs.sqlite[shallow],
-    };
-    log(`claim with ${deep} queued / ${shallow} queued: PostgreSQL ${claims.postgresRatio.toFixed(2)}, SQLite ${claims.sqliteRatio.toFixed(2)}`);
+    // First, the figures of the fleet and the claims (alone with --only-fleet; with --skip-fleet, those of the last run).
+    const measureFleetAndClaims = async () => {
+      // 9. Claim cost: 10,000 tasks queued behind a busy scale set against 10, on PostgreSQL and SQLite.
+      const claimMs: Record<string, Record<number, number>> = { postgres: {}, sqlite: {} };
+      for (const queued of sizes.claimQueue) {
+        const url = await database();
+        const vacuum = async () => {
+        const c = new pg.Client({ connectionString: url });
+        await c.connect();
+        await c.query("VACUUM ANALYZE tasks, task_scale_sets, task_ready, task_history");
+        await c.end();
+      };
+      claimMs.postgres[queued] = await claimCost(await PostgresTaskStore.open({ connectionString: url }), queued, vacuum);
+        claimMs.sqlite[queued] = await claimCost(await SqliteTaskStore.open({ dataDir: tempDir() }), queued);
+      }
+      const [shallow, deep] = sizes.claimQueue;
+      const claims = {
+        queued: sizes.claimQueue,
+        postgresMs: claimMs.postgres,
+        sqliteMs: claimMs.sqlite,
+        postgresRatio: claimMs.postgres[deep] / claimMs.postgres[shallow],
+        sqliteRatio: claimMs.sqlite[deep] / claimMs.sqlite[shallow],
+      };
+      log(`claim with ${deep} queued / ${shallow} queued: PostgreSQL ${claims.postgresRatio.toFixed(2)}, SQLite ${claims.sqliteRatio.toFixed(2)}`);
 
-    // 10. The fleet, budget shared and not: the time scale makes the subscription's ARM write budget (1,200 a burst,
-    // 20 a minute) bound the run at about boundS seconds.
-    const timeScaleBefore = (await control.getConfig() as unknown as { timeScale: number }).timeScale;
-    await setWriteDuration(THROUGHPUT_D);
-    // About one write per two operations in this mix (an enable of an enabled scale set writes nothing).
-  const azureBoundMs = (Math.max(0, fleetSizes.ops / 2 - AZURE_ARM_BUDGETS.writes.burst) * 60_000) / AZURE_ARM_BUDGETS.writes.refillPerMinute;
-    const fleetTimeScale = azureBoundMs > 0 ? (fleetSizes.boundS * 1000) / azureBoundMs : 0.001;
-    const fleetShared = await fleet(true, fleetTimeScale);
-    log(`fleet, budget shared: ${fleetShared.makespanMs} ms against a bound of ${fleetShared.budgetBoundMs} ms (${fleetShared.boundingBucket}), ${fleetShared.throttled} × 429`);
-    const fleetApart = await fleet(false, fleetTimeScale);
-    log(`fleet, each replica its own budget: ${fleetApart.makespanMs} ms, ${fleetApart.throttled} × 429`);
-    await control.setConfig({ timeScale: timeScaleBefore } as never);
-    await control.setThrottling({ enabled: true });
-    const fleetResult = { timeScale: fleetTimeScale, shared: fleetShared, apart: fleetApart };
+      // 10. The fleet, budget shared and not: the time scale makes the subscription's ARM write budget (1,200 a burst,
+      // 20 a minute) bound the run at about boundS seconds.
+      const timeScaleBefore = (await control.getConfig() as unknown as { timeScale: number }).timeScale;
+      await setWriteDuration(THROUGHPUT_D);
+      // About one write per two operations in this mix (an enable of an enabled scale set writes nothing).
+    const azureBoundMs = (Math.max(0, fleetSizes.ops / 2 - AZURE_ARM_BUDGETS.writes.burst) * 60_000) / AZURE_ARM_BUDGETS.writes.refillPerMinute;
+      const fleetTimeScale = azureBoundMs > 0 ? (fleetSizes.boundS * 1000) / azureBoundMs : 0.001;
+      const fleetShared = await fleet(true, fleetTimeScale);
+      log(`fleet, budget shared: ${fleetShared.makespanMs} ms against a bound of ${fleetShared.budgetBoundMs} ms (${fleetShared.boundingBucket}), ${fleetShared.throttled} × 429`);
+      const fleetApart = await fleet(false, fleetTimeScale);
+      log(`fleet, each replica its own budget: ${fleetApart.makespanMs} ms, ${fleetApart.throttled} × 429`);
+      await control.setConfig({ timeScale: timeScaleBefore } as never);
+      await control.setThrottling({ enabled: true });
+      const fleetResult = { timeScale: fleetTimeScale, shared: fleetShared, apart: fleetApart };
 
-    const newRows = [
-      { figure: `fleet: ${fleetShared.operations} operations on ${fleetShared.scaleSets} scale sets, ${fleetShared.replicas} replicas on PostgreSQL, Azure's limits: makespan / budget bound`, measured: fleetShared.ratio, target: "≤ 1.1, 0 × 429", met: fleetShared.ratio <= 1.1 && fleetShared.throttled === 0, detail: `${(fleetShared.makespanMs / 1000).toFixed(1)} s against ${(fleetShared.budgetBoundMs / 1000).toFixed(1)} s (${fleetShared.boundingBucket}); ${fleetShared.throttled} × 429, ${fleetShared.armCalls} ARM calls, ${fleetShared.failedTasks} failed` },
-      { figure: "the same with each replica its own budget (ARM_BUDGET_SHARED=false)", measured: fleetApart.ratio, target: "reported beside it", met: null, detail: `${(fleetApart.makespanMs / 1000).toFixed(1)} s; ${fleetApart.throttled} × 429, ${fleetApart.armCalls} ARM calls, ${fleetApart.failedTasks} failed` },
-      { figure: `claim with ${deep} tasks queued / with ${shallow}, PostgreSQL`, measured: claims.postgresRatio, target: "≤ 1.5", met: claims.postgresRatio <= 1.5, detail: `${claimMs.postgres[deep].toFixed(2)} ms against ${claimMs.postgres[shallow].toFixed(2)} ms` },
-      { figure: `the same, SQLite`, measured: claims.sqliteRatio, target: "≤ 1.5", met: claims.sqliteRatio <= 1.5, detail: `${claimMs.sqlite[deep].toFixed(2)} ms against ${claimMs.sqlite[shallow].toFixed(2)} ms` },
-    ];
+      const newRows = [
+        { figure: `fleet: ${fleetShared.operations} operations on ${fleetShared.scaleSets} scale sets, ${fleetShared.replicas} replicas on PostgreSQL, Azure's limits: makespan / budget bound`, measured: fleetShared.ratio, target: "≤ 1.1, 0 × 429", met: fleetShared.ratio <= 1.1 && fleetShared.throttled === 0, detail: `${(fleetShared.makespanMs / 1000).toFixed(1)} s against ${(fleetShared.budgetBoundMs / 1000).toFixed(1)} s (${fleetShared.boundingBucket}); ${fleetShared.throttled} × 429, ${fleetShared.armCalls} ARM calls, ${fleetShared.failedTasks} failed` },
+        { figure: "the same with each replica its own budget (ARM_BUDGET_SHARED=false)", measured: fleetApart.ratio, target: "reported beside it", met: null, detail: `${(fleetApart.makespanMs / 1000).toFixed(1)} s; ${fleetApart.throttled} × 429, ${fleetApart.armCalls} ARM calls, ${fleetApart.failedTasks} failed` },
+        { figure: `claim with ${deep} tasks queued / with ${shallow}, PostgreSQL`, measured: claims.postgresRatio, target: "≤ 1.5", met: claims.postgresRatio <= 1.5, detail: `${claimMs.postgres[deep].toFixed(2)} ms against ${claimMs.postgres[shallow].toFixed(2)} ms` },
+        { figure: `the same, SQLite`, measured: claims.sqliteRatio, target: "≤ 1.5", met: claims.sqliteRatio <= 1.5, detail: `${claimMs.sqlite[deep].toFixed(2)} ms against ${claimMs.sqlite[shallow].toFixed(2)} ms` },
+      ];
+      return { claims, fleetResult, newRows };
+    };
+    const { claims, fleetResult, newRows } = SKIP_FLEET ? earlierFleetAndClaims() : await measureFleetAndClaims();
     if (ONLY_FLEET) {
       // The other figures stay those of the run that wrote results.json; these rows replace their own.
       mergeIntoResults(
         newRows,
         { claims, fleet: { ...fleetResult, takenAt: new Date().toISOString(), loadAverage: loadavg().map((x) => Number(x.toFixed(2))), cpuShareAtStart: Number(shareAtStart.toFixed(2)), cpuShareAtEnd: Number(cpuShare().toFixed(2)) } },
-        (figure) => /^fleet:|^claim with|^the same with each replica|^the same, SQLite$/.test(figure),
+        (figure) => FLEET_ROWS.test(figure),
       );
       for (const r of newRows) console.log(`| ${r.figure} | ${r.measured.toFixed(2)} | ${r.target} | ${r.met === null ? "—" : r.met ? "yes" : "no"} | ${r.detail} |`);
       break sections;
