@@ -33,12 +33,26 @@ const args = process.argv.slice(2);
 const SMOKE = args.includes("--smoke");
 /** Only the fleet and the claim figures, merged into the results.json already in --out (a busy machine's shortcut). */
 const ONLY_FLEET = args.includes("--only-fleet");
+/** The fleet and claim figures are taken from the results.json already in --out, not measured (a busy machine's shortcut). */
+const SKIP_FLEET = args.includes("--skip-fleet");
+/** Only the burst figures (see burst()), merged into the results.json already in --out. */
+const ONLY_BURST = args.includes("--only-burst");
+if (args.includes("--help")) {
+  process.stdout.write(`node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-burst | --skip-fleet]
+  --smoke        tiny sizes (what npm test runs; figures mean nothing)
+  --out DIR      where results.json and makespan.svg go (default bench/)
+  --only-fleet   only the fleet and claim figures, merged into DIR/results.json
+  --skip-fleet   every figure but the fleet and the claims, which are kept from DIR/results.json
+  --only-burst   only the burst of submissions (SQLite and PostgreSQL), merged into DIR/results.json
+`);
+  process.exit(0);
+}
 const OUT = args.includes("--out") ? args[args.indexOf("--out") + 1] : HERE;
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 const sizes = SMOKE
-  ? { D: 40, pollHint: 20, ks: [1, 2], cpuTasks: 6, sets: 4, perSet: 2, submissions: 20, readSeconds: 0.3, storeTasks: 50, startRounds: 1, claimQueue: [10, 100], claimRounds: 3 }
-  : { D: 500, pollHint: 25, ks: [1, 5, 10, 20], cpuTasks: 300, sets: 1000, perSet: 5, submissions: 2000, readSeconds: 3, storeTasks: 10_000, startRounds: 3, claimQueue: [10, 10_000], claimRounds: 60 };
+  ? { D: 40, pollHint: 20, ks: [1, 2], cpuTasks: 6, serialTasks: 3, sets: 4, perSet: 2, submissions: 20, burst: 40, readSeconds: 0.3, storeTasks: 50, startRounds: 1, claimQueue: [10, 100], claimRounds: 3 }
+  : { D: 500, pollHint: 25, ks: [1, 5, 10, 20], cpuTasks: 300, serialTasks: 60, sets: 1000, perSet: 5, submissions: 2000, burst: 10_000, readSeconds: 3, storeTasks: 10_000, startRounds: 3, claimQueue: [10, 10_000], claimRounds: 60 };
 /**
  * The fleet: scale sets and operations in one subscription, 3 replicas on PostgreSQL, the simulator at Azure's
  * throttling figures at a time scale chosen so that the subscription's budget bounds the run at about `boundS`
@@ -363,64 +377,210 @@ async function fleet(shared: boolean, timeScale: number) {
   };
 }
 
+// ---- 11. A burst of submissions while tasks run ----
+/** Callers sending the burst, each its next submission as soon as the last is answered. */
+const BURST_CALLERS = 32;
+/** Refusals that lose nothing: the caller is told when to come back. */
+const REFUSALS = new Set([429, 503]);
+
+/**
+ * sizes.burst submissions from BURST_CALLERS callers onto sizes.sets scale sets (created here when missing), into a
+ * fresh replica whose tasks run meanwhile, at D = THROUGHPUT_D: the rate they are accepted at, each answer's
+ * latency, that none is lost (each 202, or 429/503 with Retry-After; a refused one is not sent again) and that every
+ * accepted task then runs to its end. The per-caller submission limit is off: a burst this size comes from many
+ * pipelines, not one caller.
+ */
+async function burst(env: Record<string, string>) {
+  for (let i = 0; i < sizes.sets; i++) await control.putScaleSet("demo-rg", `burst-${i}`, { capacity: 1, loadBalanced: false });
+  const s = await service({ ...env, RATE_LIMIT_SUBMISSIONS: "0" });
+  const n = sizes.burst;
+  const agent = new Agent({ connections: BURST_CALLERS });
+  const latencies: number[] = [];
+  const ids: string[] = [];
+  const refused: { status: number; retryAfter: string | undefined }[] = [];
+  const lost: string[] = [];
+  const cpu0 = procStats(s.child.pid!).cpuMs;
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: BURST_CALLERS }, async () => {
+      while (next < n) {
+        const i = next++;
+        const sent = performance.now();
+        try {
+          const res = await request(`${s.url}/azure/ops/resizeServerGroup`, {
+            dispatcher: agent,
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(resize(`burst-${i % sizes.sets}`, 2 + (Math.floor(i / sizes.sets) % 3))),
+          });
+          const body = (await res.body.json()) as { id?: string };
+          latencies.push(performance.now() - sent);
+          const retryAfter = res.headers["retry-after"] as string | undefined;
+          if (res.statusCode === 202 && body.id) ids.push(body.id);
+          else if (REFUSALS.has(res.statusCode) && retryAfter) refused.push({ status: res.statusCode, retryAfter });
+          else lost.push(`${res.statusCode} ${JSON.stringify(body)}`);
+        } catch (err) {
+          lost.push(String(err));
+        }
+      }
+    }),
+  );
+  const burstS = (performance.now() - t0) / 1000;
+  const acceptCpuMs = procStats(s.child.pid!).cpuMs - cpu0;
+  await agent.close();
+  // Every accepted task must end; one that has not after a minute without any task ending is reported, not waited
+  // for (a task left in the queue would hang the benchmark).
+  const tasks: any[] = [];
+  let lastProgress = performance.now();
+  for (const id of ids) {
+    for (;;) {
+      const { body } = await s.api("GET", `/task/${id}`);
+      if (body?.status?.completed) {
+        tasks.push(body);
+        lastProgress = performance.now();
+        break;
+      }
+      if (performance.now() - lastProgress > 60_000) break;
+      await sleep(20);
+    }
+  }
+  const ranS = (performance.now() - t0) / 1000;
+  await stop(s);
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+  return {
+    submissions: n,
+    callers: BURST_CALLERS,
+    acceptedPerSecond: ids.length / burstS,
+    answeredPerSecond: latencies.length / burstS,
+    burstSeconds: burstS,
+    p50Ms: pct(50),
+    p99Ms: pct(99),
+    maxMs: sorted.at(-1) ?? 0,
+    accepted: ids.length,
+    refusedWithRetryAfter: refused.length,
+    lost: lost.length,
+    lostExamples: lost.slice(0, 3),
+    tasksRun: tasks.length,
+    tasksNeverRun: ids.length - tasks.length,
+    tasksFailed: tasks.filter((t) => t.status.failed).length,
+    secondsToRunAll: ranS,
+    serviceCpuMsDuringBurst: acceptCpuMs,
+  };
+}
+
+type BurstResult = Awaited<ReturnType<typeof burst>>;
+
+function burstRow(store: string, target: number, b: BurstResult) {
+  const met = b.acceptedPerSecond >= target && b.p99Ms <= 50 && b.lost === 0 && b.tasksRun === b.accepted && b.tasksFailed === 0;
+  return {
+    figure: `a burst of ${b.submissions} submissions while tasks run, 1 replica, ${store}: accepted per second (/ ${target.toLocaleString("en")})`,
+    measured: b.acceptedPerSecond / target,
+    target: "≥ 1, p99 ≤ 50 ms, none lost, every task run",
+    met,
+    detail: `${b.acceptedPerSecond.toFixed(0)}/s from ${b.callers} callers, p50 ${b.p50Ms.toFixed(1)} ms, p99 ${b.p99Ms.toFixed(1)} ms; ${b.accepted} accepted, ${b.refusedWithRetryAfter} refused with Retry-After, ${b.lost} lost; ${b.tasksRun} run (${b.tasksFailed} failed)${b.tasksNeverRun ? `, ${b.tasksNeverRun} NEVER RAN` : ""} ${b.secondsToRunAll.toFixed(0)} s after the first`,
+  };
+}
+
+async function bursts() {
+  await setWriteDuration(THROUGHPUT_D);
+  const sqlite = await burst({ TASK_STORE: "sqlite", DATA_DIR: tempDir() });
+  log(`burst, SQLite: ${burstRow("SQLite", 2000, sqlite).detail}`);
+  const postgres = await burst({ TASK_STORE: "postgres", DATABASE_URL: await database(), REPLICA_ID: "burst" });
+  log(`burst, PostgreSQL: ${burstRow("PostgreSQL", 1000, postgres).detail}`);
+  return {
+    result: { sqlite, postgres, loadAverage: loadavg().map((x) => Number(x.toFixed(2))) },
+    rows: [burstRow("SQLite", 2000, sqlite), burstRow("PostgreSQL", 1000, postgres)],
+  };
+}
+
+const FLEET_ROWS = /^fleet:|^claim with|^the same with each replica|^the same, SQLite$/;
+
+/** The fleet and claim figures of the run that wrote DIR/results.json (--skip-fleet). */
+function earlierFleetAndClaims() {
+  const earlier = JSON.parse(readFileSync(join(OUT, "results.json"), "utf8"));
+  const newRows = (earlier.table as { figure: string; measured: number; target: string; met: boolean | null; detail: string }[]).filter((r) => FLEET_ROWS.test(r.figure));
+  return { claims: earlier.claims, fleetResult: earlier.fleet, newRows };
+}
+
+/** Rows replace those of the same figure (numbers aside) in DIR/results.json; extra keys are set beside them. */
+function mergeIntoResults(rows: { figure: string }[], extra: Record<string, unknown>, drop: (figure: string) => boolean = () => false): void {
+  const earlier = JSON.parse(readFileSync(join(OUT, "results.json"), "utf8"));
+  const shape = (f: string) => f.replace(/\d[\d,]*/g, "#");
+  const names = new Set(rows.map((r) => shape(r.figure)));
+  earlier.table = [...earlier.table.filter((r: { figure: string }) => !names.has(shape(r.figure)) && !drop(r.figure)), ...rows];
+  Object.assign(earlier, extra);
+  writeFileSync(join(OUT, "results.json"), JSON.stringify(earlier, null, 2) + "\n");
+}
+
 const results: Record<string, unknown> = {};
 const shareAtStart = cpuShare();
 try {
   sections: {
     log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB${SMOKE ? "; smoke sizes" : ""}`);
-    // First, the figures of the fleet and the claims (alone with --only-fleet: merged into the results of an earlier run).
-    // 9. Claim cost: 10,000 tasks queued behind a busy scale set against 10, on PostgreSQL and SQLite.
-    const claimMs: Record<string, Record<number, number>> = { postgres: {}, sqlite: {} };
-    for (const queued of sizes.claimQueue) {
-      const url = await database();
-      const vacuum = async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query("VACUUM ANALYZE tasks, task_scale_sets, task_ready, task_history");
-      await c.end();
-    };
-    claimMs.postgres[queued] = await claimCost(await PostgresTaskStore.open({ connectionString: url }), queued, vacuum);
-      claimMs.sqlite[queued] = await claimCost(await SqliteTaskStore.open({ dataDir: tempDir() }), queued);
+    if (ONLY_BURST) {
+      const { result, rows } = await bursts();
+      mergeIntoResults(rows, { bursts: { ...result, takenAt: new Date().toISOString(), cpuShareAtStart: Number(shareAtStart.toFixed(2)), cpuShareAtEnd: Number(cpuShare().toFixed(2)) } });
+      for (const r of rows) console.log(`| ${r.figure} | ${r.measured.toFixed(2)} | ${r.target} | ${r.met ? "yes" : "no"} | ${r.detail} |`);
+      break sections;
     }
-    const [shallow, deep] = sizes.claimQueue;
-    const claims = {
-      queued: sizes.claimQueue,
-      postgresMs: claimMs.postgres,
-      sqliteMs: claimMs.sqlite,
-      postgresRatio: claimMs.postgres[deep] / claimMs.postgres[shallow],
-      sqliteRatio: claimMs.sqlite[deep] / claimMs.sqlite[shallow],
+    // First, the figures of the fleet and the claims (alone with --only-fleet; with --skip-fleet, those of the last run).
+    const measureFleetAndClaims = async () => {
+      // 9. Claim cost: 10,000 tasks queued behind a busy scale set against 10, on PostgreSQL and SQLite.
+      const claimMs: Record<string, Record<number, number>> = { postgres: {}, sqlite: {} };
+      for (const queued of sizes.claimQueue) {
+        const url = await database();
+        const vacuum = async () => {
+        const c = new pg.Client({ connectionString: url });
+        await c.connect();
+        await c.query("VACUUM ANALYZE tasks, task_scale_sets, task_ready, task_history");
+        await c.end();
+      };
+      claimMs.postgres[queued] = await claimCost(await PostgresTaskStore.open({ connectionString: url }), queued, vacuum);
+        claimMs.sqlite[queued] = await claimCost(await SqliteTaskStore.open({ dataDir: tempDir() }), queued);
+      }
+      const [shallow, deep] = sizes.claimQueue;
+      const claims = {
+        queued: sizes.claimQueue,
+        postgresMs: claimMs.postgres,
+        sqliteMs: claimMs.sqlite,
+        postgresRatio: claimMs.postgres[deep] / claimMs.postgres[shallow],
+        sqliteRatio: claimMs.sqlite[deep] / claimMs.sqlite[shallow],
+      };
+      log(`claim with ${deep} queued / ${shallow} queued: PostgreSQL ${claims.postgresRatio.toFixed(2)}, SQLite ${claims.sqliteRatio.toFixed(2)}`);
+
+      // 10. The fleet, budget shared and not: the time scale makes the subscription's ARM write budget (1,200 a burst,
+      // 20 a minute) bound the run at about boundS seconds.
+      const timeScaleBefore = (await control.getConfig() as unknown as { timeScale: number }).timeScale;
+      await setWriteDuration(THROUGHPUT_D);
+      // About one write per two operations in this mix (an enable of an enabled scale set writes nothing).
+    const azureBoundMs = (Math.max(0, fleetSizes.ops / 2 - AZURE_ARM_BUDGETS.writes.burst) * 60_000) / AZURE_ARM_BUDGETS.writes.refillPerMinute;
+      const fleetTimeScale = azureBoundMs > 0 ? (fleetSizes.boundS * 1000) / azureBoundMs : 0.001;
+      const fleetShared = await fleet(true, fleetTimeScale);
+      log(`fleet, budget shared: ${fleetShared.makespanMs} ms against a bound of ${fleetShared.budgetBoundMs} ms (${fleetShared.boundingBucket}), ${fleetShared.throttled} × 429`);
+      const fleetApart = await fleet(false, fleetTimeScale);
+      log(`fleet, each replica its own budget: ${fleetApart.makespanMs} ms, ${fleetApart.throttled} × 429`);
+      await control.setConfig({ timeScale: timeScaleBefore } as never);
+      await control.setThrottling({ enabled: true });
+      const fleetResult = { timeScale: fleetTimeScale, shared: fleetShared, apart: fleetApart };
+
+      const newRows = [
+        { figure: `fleet: ${fleetShared.operations} operations on ${fleetShared.scaleSets} scale sets, ${fleetShared.replicas} replicas on PostgreSQL, Azure's limits: makespan / budget bound`, measured: fleetShared.ratio, target: "≤ 1.1, 0 × 429", met: fleetShared.ratio <= 1.1 && fleetShared.throttled === 0, detail: `${(fleetShared.makespanMs / 1000).toFixed(1)} s against ${(fleetShared.budgetBoundMs / 1000).toFixed(1)} s (${fleetShared.boundingBucket}); ${fleetShared.throttled} × 429, ${fleetShared.armCalls} ARM calls, ${fleetShared.failedTasks} failed` },
+        { figure: "the same with each replica its own budget (ARM_BUDGET_SHARED=false)", measured: fleetApart.ratio, target: "reported beside it", met: null, detail: `${(fleetApart.makespanMs / 1000).toFixed(1)} s; ${fleetApart.throttled} × 429, ${fleetApart.armCalls} ARM calls, ${fleetApart.failedTasks} failed` },
+        { figure: `claim with ${deep} tasks queued / with ${shallow}, PostgreSQL`, measured: claims.postgresRatio, target: "≤ 1.5", met: claims.postgresRatio <= 1.5, detail: `${claimMs.postgres[deep].toFixed(2)} ms against ${claimMs.postgres[shallow].toFixed(2)} ms` },
+        { figure: `the same, SQLite`, measured: claims.sqliteRatio, target: "≤ 1.5", met: claims.sqliteRatio <= 1.5, detail: `${claimMs.sqlite[deep].toFixed(2)} ms against ${claimMs.sqlite[shallow].toFixed(2)} ms` },
+      ];
+      return { claims, fleetResult, newRows };
     };
-    log(`claim with ${deep} queued / ${shallow} queued: PostgreSQL ${claims.postgresRatio.toFixed(2)}, SQLite ${claims.sqliteRatio.toFixed(2)}`);
-
-    // 10. The fleet, budget shared and not: the time scale makes the subscription's ARM write budget (1,200 a burst,
-    // 20 a minute) bound the run at about boundS seconds.
-    const timeScaleBefore = (await control.getConfig() as unknown as { timeScale: number }).timeScale;
-    await setWriteDuration(THROUGHPUT_D);
-    // About one write per two operations in this mix (an enable of an enabled scale set writes nothing).
-  const azureBoundMs = (Math.max(0, fleetSizes.ops / 2 - AZURE_ARM_BUDGETS.writes.burst) * 60_000) / AZURE_ARM_BUDGETS.writes.refillPerMinute;
-    const fleetTimeScale = azureBoundMs > 0 ? (fleetSizes.boundS * 1000) / azureBoundMs : 0.001;
-    const fleetShared = await fleet(true, fleetTimeScale);
-    log(`fleet, budget shared: ${fleetShared.makespanMs} ms against a bound of ${fleetShared.budgetBoundMs} ms (${fleetShared.boundingBucket}), ${fleetShared.throttled} × 429`);
-    const fleetApart = await fleet(false, fleetTimeScale);
-    log(`fleet, each replica its own budget: ${fleetApart.makespanMs} ms, ${fleetApart.throttled} × 429`);
-    await control.setConfig({ timeScale: timeScaleBefore } as never);
-    await control.setThrottling({ enabled: true });
-    const fleetResult = { timeScale: fleetTimeScale, shared: fleetShared, apart: fleetApart };
-
-    const newRows = [
-      { figure: `fleet: ${fleetShared.operations} operations on ${fleetShared.scaleSets} scale sets, ${fleetShared.replicas} replicas on PostgreSQL, Azure's limits: makespan / budget bound`, measured: fleetShared.ratio, target: "≤ 1.1, 0 × 429", met: fleetShared.ratio <= 1.1 && fleetShared.throttled === 0, detail: `${(fleetShared.makespanMs / 1000).toFixed(1)} s against ${(fleetShared.budgetBoundMs / 1000).toFixed(1)} s (${fleetShared.boundingBucket}); ${fleetShared.throttled} × 429, ${fleetShared.armCalls} ARM calls, ${fleetShared.failedTasks} failed` },
-      { figure: "the same with each replica its own budget (ARM_BUDGET_SHARED=false)", measured: fleetApart.ratio, target: "reported beside it", met: null, detail: `${(fleetApart.makespanMs / 1000).toFixed(1)} s; ${fleetApart.throttled} × 429, ${fleetApart.armCalls} ARM calls, ${fleetApart.failedTasks} failed` },
-      { figure: `claim with ${deep} tasks queued / with ${shallow}, PostgreSQL`, measured: claims.postgresRatio, target: "≤ 1.5", met: claims.postgresRatio <= 1.5, detail: `${claimMs.postgres[deep].toFixed(2)} ms against ${claimMs.postgres[shallow].toFixed(2)} ms` },
-      { figure: `the same, SQLite`, measured: claims.sqliteRatio, target: "≤ 1.5", met: claims.sqliteRatio <= 1.5, detail: `${claimMs.sqlite[deep].toFixed(2)} ms against ${claimMs.sqlite[shallow].toFixed(2)} ms` },
-    ];
+    const { claims, fleetResult, newRows } = SKIP_FLEET ? earlierFleetAndClaims() : await measureFleetAndClaims();
     if (ONLY_FLEET) {
       // The other figures stay those of the run that wrote results.json; these rows replace their own.
-      const earlier = JSON.parse(readFileSync(join(OUT, "results.json"), "utf8"));
-      const names = new Set(newRows.map((r) => r.figure.replace(/\d[\d,]*/g, "#")));
-      earlier.table = [...earlier.table.filter((r: { figure: string }) => !names.has(r.figure.replace(/\d[\d,]*/g, "#")) && !/^fleet:|^claim with|^the same with each replica|^the same, SQLite$/.test(r.figure)), ...newRows];
-      earlier.claims = claims;
-      earlier.fleet = { ...fleetResult, takenAt: new Date().toISOString(), loadAverage: loadavg().map((x) => Number(x.toFixed(2))), cpuShareAtStart: Number(shareAtStart.toFixed(2)), cpuShareAtEnd: Number(cpuShare().toFixed(2)) };
-      writeFileSync(join(OUT, "results.json"), JSON.stringify(earlier, null, 2) + "\n");
+      mergeIntoResults(
+        newRows,
+        { claims, fleet: { ...fleetResult, takenAt: new Date().toISOString(), loadAverage: loadavg().map((x) => Number(x.toFixed(2))), cpuShareAtStart: Number(shareAtStart.toFixed(2)), cpuShareAtEnd: Number(cpuShare().toFixed(2)) } },
+        (figure) => FLEET_ROWS.test(figure),
+      );
       for (const r of newRows) console.log(`| ${r.figure} | ${r.measured.toFixed(2)} | ${r.target} | ${r.met === null ? "—" : r.met ? "yes" : "no"} | ${r.detail} |`);
       break sections;
     }
@@ -486,6 +646,27 @@ try {
     const plainCpuPerTask = plain.cpuMs / sizes.cpuTasks;
     const cpu = { serviceMsPerTask: serviceCpuPerTask, plainSdkMsPerTask: plainCpuPerTask, ratio: serviceCpuPerTask / plainCpuPerTask, failed: cpuTasks.filter((t) => t.status.failed).length + plain.failed };
     log(`CPU per task: service ${serviceCpuPerTask.toFixed(2)} ms, plain SDK ${plainCpuPerTask.toFixed(2)} ms`);
+
+    // 4b. The same, one task at a time: what a task costs that concurrency does not share out (timers, commits,
+    // its submission and the one GET /task/{id}?wait= that waits for it, as an orchestrator holding the read would).
+    for (let i = 0; i < sizes.serialTasks; i++) {
+      await control.putScaleSet("demo-rg", `one-svc-${i}`, { capacity: 1, loadBalanced: false });
+      await control.putScaleSet("demo-rg", `one-sdk-${i}`, { capacity: 1, loadBalanced: false });
+    }
+    const serial0 = procStats(one.child.pid!).cpuMs;
+    let serialFailed = 0;
+    for (let i = 0; i < sizes.serialTasks; i++) {
+      const id = await submit(one, `one-svc-${i}`, 2);
+      let task;
+      do task = (await one.api("GET", `/task/${id}?wait=60`)).body;
+      while (!task?.status?.completed);
+      if (task.status.failed) serialFailed++;
+    }
+    const serialServiceMs = (procStats(one.child.pid!).cpuMs - serial0) / sizes.serialTasks;
+    const serialPlain = await plainSdk(["resizes", sim.url, caFile, sim.subscriptionId, "demo-rg", "one-sdk-", String(sizes.serialTasks), "1"]);
+    const serialPlainMs = serialPlain.cpuMs / sizes.serialTasks;
+    const cpuSerial = { tasks: sizes.serialTasks, serviceMsPerTask: serialServiceMs, plainSdkMsPerTask: serialPlainMs, ratio: serialServiceMs / serialPlainMs, failed: serialFailed + serialPlain.failed };
+    log(`CPU per task, one at a time: service ${serialServiceMs.toFixed(2)} ms, plain SDK ${serialPlainMs.toFixed(2)} ms`);
 
     // 5. Reads: GET /task/{id} against bare fastify with the same body.
     const pollUrl = `${one.url}/task/${cpuIds[0]}`;
@@ -580,6 +761,9 @@ try {
     const submissions = { sqlitePerSecond: sqliteRate, postgresPerSecond: pgRate };
     log(`submissions: SQLite ${sqliteRate.toFixed(0)}/s, PostgreSQL ${pgRate.toFixed(0)}/s`);
 
+    // 7b. A burst of submissions while tasks run: accepted first, none lost, every task run.
+    const burstFigures = await bursts();
+
     // 8. Start to first /health with storeTasks finished tasks in the store (and with an empty one).
     const fullDir = tempDir();
     const store = await SqliteTaskStore.open({ dataDir: fullDir });
@@ -608,6 +792,7 @@ try {
       { figure: `the same ${kMax} changes sent at once by a plain SDK script`, measured: plainBurst.refused, target: "reported beside it", met: null, detail: `${plainBurst.succeeded} succeeded, ${plainBurst.refused} refused with 409` },
       { figure: "ARM calls per uncontended resize / minimum", measured: armCalls.ratio, target: "1 (1 read + 1 write + ⌈D / poll⌉ + 1 final GET + 1 VM list that confirms)", met: armCalls.total <= minimumCalls, detail: `${armCalls.total}: ${breakdown.read} read + ${breakdown.write} write + ${breakdown.poll} polls + ${breakdown.finalGet} final GET and VM list; minimum ${minimumCalls}` },
       { figure: "service CPU per task / plain SDK script CPU per task", measured: cpu.ratio, target: "≤ 1.25", met: cpu.ratio <= 1.25, detail: `${cpu.serviceMsPerTask.toFixed(2)} ms against ${cpu.plainSdkMsPerTask.toFixed(2)} ms (${sizes.cpuTasks} resizes, D = ${THROUGHPUT_D} ms)` },
+      { figure: "the same, one task at a time, each waited for with GET /task/{id}?wait=", measured: cpuSerial.ratio, target: "≤ 1.25", met: cpuSerial.ratio <= 1.25, detail: `${cpuSerial.serviceMsPerTask.toFixed(2)} ms against ${cpuSerial.plainSdkMsPerTask.toFixed(2)} ms (${cpuSerial.tasks} resizes, D = ${THROUGHPUT_D} ms)` },
       { figure: `${totalTasks} tasks on ${sizes.sets} scale sets, D = ${THROUGHPUT_D} ms: throughput × CPU per task (cores kept busy)`, measured: throughput.ratio, target: "≥ 0.7", met: throughput.ratio >= 0.7, detail: `${throughput.perSecond.toFixed(0)} tasks/s over ${throughput.wallSeconds.toFixed(1)} s, ${throughput.cpuMsPerTask.toFixed(2)} ms CPU per task` },
       { figure: "the same: peak RSS (MB)", measured: throughput.peakRssMb, target: "≤ 150", met: throughput.peakRssMb <= 150, detail: `idle ${throughput.idleRssMb.toFixed(0)} MB` },
       { figure: "GET /task/{id} / bare fastify, same body", measured: reads.ratio, target: "≥ 0.6", met: reads.ratio >= 0.6, detail: `${reads.servicePerSecond.toFixed(0)}/s against ${reads.bareFastifyPerSecond.toFixed(0)}/s` },
@@ -616,6 +801,7 @@ try {
       { figure: "submissions per second, SQLite (/ 1,500)", measured: submissions.sqlitePerSecond / 1500, target: "≥ 1", met: submissions.sqlitePerSecond >= 1500, detail: `${submissions.sqlitePerSecond.toFixed(0)}/s` },
       { figure: "submissions per second, PostgreSQL (/ 1,000)", measured: submissions.postgresPerSecond / 1000, target: "≥ 1", met: submissions.postgresPerSecond >= 1000, detail: `${submissions.postgresPerSecond.toFixed(0)}/s` },
       { figure: `start to first /health, ${sizes.storeTasks} tasks in the store (/ 0.4 s)`, measured: startup.ratio, target: "≤ 1", met: startup.ratio <= 1, detail: `${startup.fullStoreMs.toFixed(0)} ms (empty store ${startup.emptyStoreMs.toFixed(0)} ms)` },
+      ...burstFigures.rows,
       ...newRows,
     ];
     Object.assign(results, {
@@ -635,10 +821,12 @@ try {
       makespan: { oneReplicaSqlite: makespanOne, twoReplicasPostgres: makespanTwo, plainSdkBurst: plainBurst },
       armCalls,
       cpu,
+      cpuSerial,
       reads,
       waiting,
       throughput,
       submissions,
+      bursts: burstFigures.result,
       startup,
       claims,
       fleet: fleetResult,

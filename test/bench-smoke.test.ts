@@ -16,7 +16,7 @@ t.test("the benchmark runs end to end at smoke sizes", async (t) => {
   t.equal(run.status, 0, `bench exits 0\n${run.stderr}`);
   const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
   t.equal(results.smoke, true);
-  t.equal(results.table.length, 17, "one row per figure");
+  t.equal(results.table.length, 20, "one row per figure");
   for (const row of results.table) {
     t.type(row.figure, "string");
     t.type(row.target, "string");

@@ -141,8 +141,10 @@ t.test("submissions that arrive together are claimed together: one claim, not on
   await quiet();
   t.same(claims, [0], "the start's claim, with nothing to do");
 
-  // Every submit has woken the runner by the time it resolves; quiet() then lets those wake-ups fire and claim.
+  // Every submit has woken the runner by the time it resolves; the claim waits until the submissions are quiet
+  // (accept first: src/tasks/accept-first.ts), then quiet() lets any claim-again end.
   await Promise.all(Array.from({ length: 10 }, (_, i) => runner.submit([{ name: "hold", description: { ...request.description, serverGroupName: `web-prod-v${i}` } }])));
+  await waitFor(() => runner.active === 10, { what: "the ten to run" });
   await quiet();
   t.equal(runner.active, 10, "all ten run");
   t.same(claims, [0, 10], "ten wake-ups, one claim that took all ten");

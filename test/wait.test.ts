@@ -92,6 +92,23 @@ t.test("a task another replica ends is noticed by the store poll, without a noti
   t.equal(waiter.waiters, 0);
 });
 
+t.test("the poll reads a waited task's revision, and the task only when it moved", async (t) => {
+  const store = new MemoryTaskStore();
+  const reads = { get: 0, revision: 0 };
+  const counted = {
+    get: (id: string) => (reads.get++, store.get(id)),
+    revision: (id: string) => (reads.revision++, store.revision(id)),
+  };
+  const waiter = new TaskWaiter({ store: counted, pollMs: 5 });
+  const { task } = await store.create({ operations: [{ name: "resizeServerGroup", description: {} }] });
+  const waiting = waiter.waitForEnd(task.id, 30_000);
+  await waitFor(() => reads.revision >= 5, { what: "five polls of the queued task" });
+  t.equal(reads.get, 1, "a task waiting in the queue is read once, by the wait itself");
+  const [claimed] = await store.claim("other-replica", 60_000, 1);
+  await store.update("other-replica", claimed.id, { state: "succeeded", finishedAtMs: Date.now() });
+  t.equal((await waiting)?.state, "succeeded", "its end is seen once its revision moved");
+});
+
 t.test("notify wakes every waiter on the task at once; each reads the task again", async (t) => {
   const store = new MemoryTaskStore();
   const waiter = new TaskWaiter({ store, pollMs: 60_000 }); // the poll never runs in this test

@@ -20,6 +20,8 @@ export interface ArmResponseListener {
    * calls go before reads for a cache, and whose history says what it waits for.
    */
   onArmWait?(wait: { budget: string; waitMs: number }): void;
+  /** Asked before each call of this scope is sent: a promise holds the call until it settles (a task's turn). */
+  beforeArmCall?(): Promise<void> | undefined;
 }
 
 const listeners = new AsyncLocalStorage<ArmResponseListener[]>();
@@ -49,8 +51,12 @@ export function armCallWaiting(): ((wait: { budget: string; waitMs: number }) =>
 export const armObserverPolicy: PipelinePolicy = {
   name: "vmssOpsArmObserver",
   async sendRequest(request, next) {
-    const response = await next(request);
     const current = listeners.getStore();
+    for (const l of current ?? []) {
+      const held = l.beforeArmCall?.();
+      if (held) await held;
+    }
+    const response = await next(request);
     if (current || globalListeners.size > 0) {
       const info: ArmResponseInfo = {
         method: request.method,

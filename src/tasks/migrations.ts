@@ -204,6 +204,15 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       $take$;
     `,
   },
+  {
+    version: 7,
+    description: "task_wakes: a row per wake-up, not one per scale set, so that none is lost",
+    // With one row per scale set, a create or a task's end that found the row there already (ON CONFLICT DO NOTHING)
+    // relied on it; a claim could take that row away with a snapshot from before the create or end committed, and
+    // the task behind never became a candidate (a burst of 10,000 left 36 queued for good). Now every wake-up
+    // inserts its own row, which a claim sees, and takes, only with everything its transaction wrote.
+    sql: `ALTER TABLE task_wakes DROP CONSTRAINT task_wakes_pkey;`,
+  },
 ];
 
 export function latestVersion(migrations: readonly Migration[]): number {

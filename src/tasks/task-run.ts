@@ -20,6 +20,7 @@ import type { Task, TaskCheckpoint } from "./task.ts";
 import type { TaskStore } from "./task-store.ts";
 import type { TaskEventContext, TaskObserver } from "./task-observer.ts";
 import { interruptionOf, TaskJournal } from "./task-journal.ts";
+import type { AcceptFirst } from "./accept-first.ts";
 import {
   asOperationFailure,
   changeAfter,
@@ -53,6 +54,8 @@ export interface TaskRunDeps {
   observer?: TaskObserver;
   /** Where unexpected errors go (the service's logger). */
   onInternalError?: (err: unknown, taskId?: string) => void;
+  /** Submissions are answered before task work goes on: each ARM call of the run waits its turn (accept-first.ts). */
+  acceptFirst?: AcceptFirst;
 }
 
 /** An operation of the task, located: what each naming of it runs with. */
@@ -86,6 +89,8 @@ export class TaskRun {
     onArmResponse: () => void this.#armCalls++,
     // A call of this task waits for the ARM budget: the task says so.
     onArmWait: (wait: { budget: string; waitMs: number }) => this.#log(phaseOf(this.#ctx.operation), armWaitLine(wait)),
+    // Each ARM call is a step of task work: submissions being accepted go first (accept-first.ts).
+    beforeArmCall: () => this.#deps.acceptFirst?.turn(),
   };
 
   constructor(deps: TaskRunDeps, owner: string, task: Task, interrupt: AbortController, cancel: AbortSignal) {

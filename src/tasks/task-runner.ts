@@ -12,6 +12,7 @@ import type { HistoryEntry, OperationRequest, Task } from "./task.ts";
 import { scaleSetKey } from "./ordering.ts";
 import { LeaseLostError } from "./task-journal.ts";
 import { TaskRun, type TaskRunDeps } from "./task-run.ts";
+import { AcceptFirst } from "./accept-first.ts";
 
 export { canceledLine, phaseOf } from "./task-outcome.ts";
 
@@ -60,6 +61,8 @@ export class TaskRunner {
   readonly #deps: TaskRunnerDeps;
   readonly #owner: string;
   readonly #active = new Map<string, ActiveTask>();
+  /** Submissions are answered before task work goes on (accept-first.ts). */
+  readonly #acceptFirst: AcceptFirst;
   #timer: NodeJS.Timeout | undefined;
   #unwatch: Promise<(() => Promise<void>) | undefined> | undefined;
   #claiming: Promise<void> | undefined;
@@ -72,6 +75,7 @@ export class TaskRunner {
   constructor(deps: TaskRunnerDeps) {
     this.#deps = deps;
     this.#owner = deps.config.tasks.replicaId;
+    this.#acceptFirst = deps.acceptFirst ?? new AcceptFirst();
   }
 
   get replicaId(): string {
@@ -112,9 +116,15 @@ export class TaskRunner {
   /** Creates the task (or finds the one with the same clientRequestId); a new one is claimed at once if it can be. */
   async submit(operations: OperationRequest[], clientRequestId?: string, history?: HistoryEntry[]) {
     await this.#deps.admit?.();
-    const { task, created } = await this.#deps.store.create({ operations, clientRequestId, scaleSets: this.scaleSetsOf(operations), ...(history ? { history } : {}) });
-    if (created) this.#wake();
-    return { task, created };
+    // Admitted: task work waits until this one is answered (refused ones hold nothing back).
+    const answered = this.#acceptFirst.accepting();
+    try {
+      const { task, created } = await this.#deps.store.create({ operations, clientRequestId, scaleSets: this.scaleSetsOf(operations), ...(history ? { history } : {}) });
+      if (created) this.#wake();
+      return { task, created };
+    } finally {
+      answered();
+    }
   }
 
   /** Puts a failed, retryable task back in the queue, holding its scale sets again; claimed at once if it can be. */
@@ -187,6 +197,10 @@ export class TaskRunner {
 
   async #claimOnce(): Promise<void> {
     const { store, config } = this.#deps;
+    if (this.#stopping || config.tasks.concurrency - this.#active.size <= 0) return;
+    // Submissions first: a claim starts task work, and the burst that woke it is still being accepted.
+    const turn = this.#acceptFirst.turn();
+    if (turn) await turn;
     const room = config.tasks.concurrency - this.#active.size;
     if (this.#stopping || room <= 0) return;
     for (const task of await store.claim(this.#owner, config.tasks.leaseMs, room)) {
@@ -232,6 +246,6 @@ export class TaskRunner {
 
   async #run(task: Task, abort: AbortController, cancel: AbortSignal): Promise<void> {
     // Its states and moves: task-run.ts; what it writes: task-journal.ts; what it decides: task-outcome.ts.
-    return new TaskRun(this.#deps, this.#owner, task, abort, cancel).run();
+    return new TaskRun({ ...this.#deps, acceptFirst: this.#acceptFirst }, this.#owner, task, abort, cancel).run();
   }
 }

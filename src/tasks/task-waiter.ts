@@ -1,12 +1,13 @@
 // Holds requests (?wait=<seconds>) until a task ends or the time runs out, cheaply: a waiter is a callback in a
 // map and a timer, nothing more. A task this replica ran wakes its waiters at once (notify, from the runner); a task
 // another replica runs is noticed by one shared poll of the store for every task waited on, every pollMs, while
-// anyone waits. A waiter whose client went away (signal) is removed at once.
+// anyone waits: its revision alone, and the task only when that moved (a task waiting in the queue costs the poll an
+// index lookup, not a task read). A waiter whose client went away (signal) is removed at once.
 import { FINISHED_STATES, type Task } from "./task.ts";
 import type { TaskStore } from "./task-store.ts";
 
 export interface TaskWaiterOptions {
-  store: Pick<TaskStore, "get">;
+  store: Pick<TaskStore, "get" | "revision">;
   /** How often the tasks waited on are read from the store (for tasks other replicas run). */
   pollMs: number;
 }
@@ -14,10 +15,12 @@ export interface TaskWaiterOptions {
 type Wake = () => void;
 
 export class TaskWaiter {
-  readonly #store: Pick<TaskStore, "get">;
+  readonly #store: Pick<TaskStore, "get" | "revision">;
   readonly #pollMs: number;
   /** Task id → the waiters on it. */
   readonly #waiting = new Map<string, Set<Wake>>();
+  /** Task id → the revision its waiters last read: the poll reads the task again only when it moved. */
+  readonly #seen = new Map<string, number>();
   #poll: NodeJS.Timeout | undefined;
   #polling = false;
   #closed = false;
@@ -39,6 +42,7 @@ export class TaskWaiter {
     const set = this.#waiting.get(id);
     if (!set) return;
     this.#waiting.delete(id);
+    this.#seen.delete(id);
     for (const wake of set) wake();
     this.#stopPollingIfIdle();
   }
@@ -52,6 +56,7 @@ export class TaskWaiter {
     for (;;) {
       const task = await this.#store.get(id);
       if (!task || FINISHED_STATES.has(task.state)) return task;
+      this.#seen.set(id, task.revision);
       const left = end - Date.now();
       if (left <= 0 || signal?.aborted || this.#closed) return task;
       // Woken by notify (this replica ended it, or the poll saw it end), the timeout or the client leaving; each
@@ -70,7 +75,10 @@ export class TaskWaiter {
         signal?.removeEventListener("abort", done);
         const current = this.#waiting.get(id);
         current?.delete(done);
-        if (current?.size === 0) this.#waiting.delete(id);
+        if (current?.size === 0) {
+          this.#waiting.delete(id);
+          this.#seen.delete(id);
+        }
         this.#stopPollingIfIdle();
         resolve();
       };
@@ -93,14 +101,18 @@ export class TaskWaiter {
     this.#poll = undefined;
   }
 
-  /** One read per task waited on; a slow store never stacks polls. */
+  /** One revision read per task waited on, the task read only when it moved; a slow store never stacks polls. */
   async #pollOnce(): Promise<void> {
     if (this.#polling) return;
     this.#polling = true;
     try {
       for (const id of [...this.#waiting.keys()]) {
+        const seen = this.#seen.get(id);
+        const revision = await this.#store.revision(id).catch(() => undefined);
+        if (revision !== undefined && revision === seen) continue;
         const task = await this.#store.get(id).catch(() => undefined);
         if (!task || FINISHED_STATES.has(task.state)) this.notify(id);
+        else if (this.#waiting.has(id)) this.#seen.set(id, task.revision);
       }
     } finally {
       this.#polling = false;

@@ -22,12 +22,19 @@ function cspFor(url: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Added to the page routes only, as they are declared (onRoute): a hook on every response made each API request
+ * (GET /task/{id}, polled all day) pass through an onSend step for nothing. A 404 under /ui/ is JSON, not a page.
+ */
 export function installPageSecurityHeaders(app: FastifyInstance): void {
-  app.addHook("onSend", async (request, reply, payload) => {
-    const csp = cspFor(request.url);
-    if (!csp) return payload;
-    reply.header("content-security-policy", csp);
-    for (const [name, value] of Object.entries(COMMON)) reply.header(name, value);
-    return payload;
+  app.addHook("onRoute", (route) => {
+    const csp = cspFor(route.url);
+    if (!csp) return;
+    const headers = { "content-security-policy": csp, ...COMMON };
+    const onSend = async (_request: unknown, reply: { headers(values: Record<string, string>): unknown }, payload: unknown) => {
+      reply.headers(headers);
+      return payload;
+    };
+    route.onSend = [...(route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]), onSend as never];
   });
 }

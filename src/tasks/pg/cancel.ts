@@ -28,7 +28,7 @@ export async function requeueRetryable(db: PgConnection, t: PgTables, id: string
      ), ready AS (
        INSERT INTO ${t.ready} (task_seq) SELECT seq FROM requeued ON CONFLICT DO NOTHING
      ), woken AS (
-       INSERT INTO ${t.wakes} (scale_set) SELECT DISTINCT k FROM requeued, unnest($5::text[]) AS k ORDER BY k ON CONFLICT DO NOTHING
+       INSERT INTO ${t.wakes} (scale_set) SELECT DISTINCT k FROM requeued, unnest($5::text[]) AS k ORDER BY k
      ), notified AS (
        SELECT pg_notify($6, '') FROM requeued
      )
@@ -78,7 +78,7 @@ async function cancelQueued(client: pg.PoolClient, t: PgTables, id: string, seq:
   );
   await client.query(
     `WITH freed AS (DELETE FROM ${t.scaleSets} WHERE task_seq = $1 RETURNING scale_set), unready AS (DELETE FROM ${t.ready} WHERE task_seq = $1)
-     INSERT INTO ${t.wakes} (scale_set) SELECT DISTINCT scale_set FROM freed ORDER BY scale_set ON CONFLICT DO NOTHING`,
+     INSERT INTO ${t.wakes} (scale_set) SELECT DISTINCT scale_set FROM freed ORDER BY scale_set`,
     [seq],
   );
 }

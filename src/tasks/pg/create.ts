@@ -53,7 +53,7 @@ export function createSql(t: PgTables): string {
       SELECT seq FROM ins WHERE NOT EXISTS (SELECT 1 FROM ahead a WHERE a.id = ins.id AND a.ahead_id IS NOT NULL)
     ), woken AS (
       INSERT INTO ${t.wakes} (scale_set)
-      SELECT DISTINCT scale_set FROM ahead WHERE ahead_id IS NOT NULL ORDER BY scale_set ON CONFLICT DO NOTHING
+      SELECT DISTINCT scale_set FROM ahead WHERE ahead_id IS NOT NULL ORDER BY scale_set
     ), waiting AS (
       INSERT INTO ${t.history} (task_id, phase, status, time_ms)
       SELECT id, $10, format($11, string_agg(format($12, ahead_id, scale_set), ', ' ORDER BY scale_set)), $13

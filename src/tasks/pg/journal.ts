@@ -73,7 +73,7 @@ export async function update(db: PgConnection, t: PgTables, owner: string, id: s
   if (finished) {
     params.push(t.channel);
     parts.push(`freed AS (DELETE FROM ${t.scaleSets} s USING done WHERE s.task_seq = done.seq RETURNING s.scale_set)`);
-    parts.push(`woken AS (INSERT INTO ${t.wakes} (scale_set) SELECT DISTINCT scale_set FROM freed ORDER BY scale_set ON CONFLICT DO NOTHING)`);
+    parts.push(`woken AS (INSERT INTO ${t.wakes} (scale_set) SELECT DISTINCT scale_set FROM freed ORDER BY scale_set)`);
     parts.push(`unready AS (DELETE FROM ${t.ready} r USING done WHERE r.task_seq = done.seq)`);
     parts.push(`notified AS (SELECT pg_notify($${params.length}, '') FROM done)`);
     notified = "(SELECT count(*) FROM notified)";

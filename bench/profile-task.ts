@@ -1,0 +1,152 @@
+// Where a task's CPU goes: the service as a user starts it (SQLite, an external simulator in this process) under
+// `node --cpu-prof`, given resizes one at a time or many at once, then the profile's self time summed by function
+// and by package. What docs/benchmarks.md's "where a task's CPU goes" shows.
+//
+//   node bench/profile-task.ts [--tasks N] [--at-once K] [--top N] [--poll] [--wait] [--no-profile] [--env K=V] [--trace-gc] [--idle S] [--keep DIR]
+//     N resizes (default 100), K at a time (default 1), each polled every 25 ms until it ends (--wait: one
+//     GET /task/{id}?wait=60 instead); --poll: GET /task/{id} of an unchanged task N × 20 times instead (the read
+//     path); --tasks 0: the idle service, per second, for --idle S seconds (default 5); --no-profile: only the CPU from /proc; --keep: leave the .cpuprofile in DIR (Chrome's DevTools open it).
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { startSimulator } from "../src/simulator/simulator.ts";
+import { SIMULATOR_CA_FILE, startChildService } from "../test/helpers/child-service.ts";
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
+const TASKS = option("--tasks", 100);
+const AT_ONCE = option("--at-once", 1);
+const TOP = option("--top", 25);
+const POLL = args.includes("--poll");
+/** The client waits for each task with one GET /task/{id}?wait=60 instead of polling it every 25 ms. */
+const HELD = args.includes("--wait");
+/** No profiler: only the CPU the service took, from /proc. */
+const UNPROFILED = args.includes("--no-profile");
+/** --env K=V (repeatable): a setting for the service, e.g. LOG_LEVEL=warn to see what logging costs. */
+const EXTRA_ENV = Object.fromEntries(args.flatMap((a, i) => (a === "--env" ? [args[i + 1].split(/=(.*)/s).slice(0, 2)] : [])));
+/** Seconds the service is left idle before the work, to measure what it costs doing nothing (--tasks 0: profiled). */
+const IDLE_S = option("--idle", 5);
+/** V8's --trace-gc: the collections during the work, counted and timed. */
+const TRACE_GC = args.includes("--trace-gc");
+const KEEP = args.includes("--keep") ? args[args.indexOf("--keep") + 1] : undefined;
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  startTime: number;
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** CPU ms (user + system) of a process, from /proc. */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+const sim = await startSimulator({ port: 0, writeDurationMs: 50, timeScale: 25 / 30_000, seed: false });
+const control = new SimulatorControl(sim);
+const profDir = KEEP ?? mkdtempSync(join(tmpdir(), "vmss-ops-profile-"));
+const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-profile-data-"));
+const resize = (name: string, desired: number) => ({ credentials: "demo", region: "eastus", serverGroupName: name, capacity: { min: 0, max: 10, desired } });
+try {
+  for (let i = 0; i < TASKS; i++) await control.putScaleSet("demo-rg", `prof-${i}`, { capacity: 1, loadBalanced: false });
+  await control.putScaleSet("demo-rg", "prof-warm", { capacity: 1, loadBalanced: false });
+  const s = await startChildService(
+    { SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, TASK_STORE: "sqlite", DATA_DIR: dataDir, LOG_LEVEL: "info", RATE_LIMIT_READS: "1000000000", ...EXTRA_ENV },
+    { nodeArgs: [...(UNPROFILED ? [] : ["--cpu-prof", "--cpu-prof-dir", profDir]), ...(TRACE_GC ? ["--trace-gc"] : [])] },
+  );
+  const submit = async (name: string, desired: number) => (await s.api("POST", "/azure/ops/resizeServerGroup", resize(name, desired))).body.id as string;
+  const warm = await submit("prof-warm", 2);
+  await s.waitForTask(warm);
+  // From here on (the profile's clock is the monotonic one, in µs): start-up and the warm-up are left out.
+  // What the service costs doing nothing: its timers (claims, lease renewals, metrics), per second.
+  const idle0 = cpuMsOf(s.child.pid!);
+  const idleFrom = Number(process.hrtime.bigint() / 1000n);
+  await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+  const idleMsPerSecond = (cpuMsOf(s.child.pid!) - idle0) / IDLE_S;
+  const from = TASKS === 0 ? idleFrom : Number(process.hrtime.bigint() / 1000n);
+  const cpu0 = cpuMsOf(s.child.pid!);
+  const outputFrom = s.output().length;
+  const wall0 = performance.now();
+  if (POLL) {
+    for (let i = 0; i < TASKS * 20; i++) await s.api("GET", `/task/${warm}`);
+  } else {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: AT_ONCE }, async () => {
+        while (next < TASKS) {
+          const i = next++;
+          const id = await submit(`prof-${i}`, 2);
+          if (HELD) while (!(await s.api("GET", `/task/${id}?wait=60`)).body.status.completed);
+          else await s.waitForTask(id);
+        }
+      }),
+    );
+  }
+  const cpuMs = cpuMsOf(s.child.pid!) - cpu0;
+  if (TRACE_GC) {
+    const lines = s.output().slice(outputFrom).split("\n");
+    for (const kind of ["Scavenge", "Mark-Compact", "Mark-Compact (reduce)"]) {
+      const ms = lines.filter((l) => l.includes(`: ${kind} `)).map((l) => Number(/, ([\d.]+) \/ [\d.]+ ms/.exec(l)?.[1] ?? 0));
+      console.log(`${kind}: ${ms.length} collections, ${ms.reduce((a, b) => a + b, 0).toFixed(1)} ms`);
+    }
+  }
+  const wallS = (performance.now() - wall0) / 1000;
+  console.log(`idle: ${idleMsPerSecond.toFixed(2)} ms of CPU a second; the work took ${wallS.toFixed(1)} s (${(wallS / (POLL ? TASKS * 20 : TASKS) * 1000).toFixed(0)} ms each)`);
+  s.child.kill("SIGTERM");
+  await s.exited;
+  if (UNPROFILED) {
+    console.log(`${POLL ? `${TASKS * 20} polls` : `${TASKS} resizes, ${AT_ONCE} at once${HELD ? ", each waited for with ?wait=" : ""}`}: ${(cpuMs / (POLL ? TASKS * 20 : TASKS)).toFixed(2)} ms of CPU each (/proc)`);
+    process.exit(0);
+  }
+  // The main thread's is the largest (a loader thread writes one of its own).
+  const file = readdirSync(profDir)
+    .filter((f) => f.endsWith(".cpuprofile"))
+    .sort((a, b) => statSync(join(profDir, b)).size - statSync(join(profDir, a)).size)[0];
+  if (!file) throw new Error(`no profile written in ${profDir}`);
+  const profile = JSON.parse(readFileSync(join(profDir, file), "utf8")) as Profile;
+  const self = new Map<number, number>();
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (at >= from) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const where = (url: string) => {
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+    if (m) return m[1];
+    if (url.includes("/src/")) return `src/${url.split("/src/")[1].split("/")[0]}`;
+    return url.startsWith("node:") ? "node:" + url.slice(5).split("/")[0] : url || "(V8: gc, program, idle)";
+  };
+  const byFunction = new Map<string, number>();
+  const byPackage = new Map<string, number>();
+  for (const [id, us] of self) {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    const key = `${functionName || "(anonymous)"} ${url ? `${url.replace(/^.*\/(node_modules|src)\//, "$1/")}:${lineNumber + 1}` : ""}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + us);
+    byPackage.set(where(url), (byPackage.get(where(url)) ?? 0) + us);
+  }
+  const work = total - (byFunction.get("(idle) ") ?? 0);
+  const per = POLL ? TASKS * 20 : TASKS || IDLE_S;
+  const table = (m: Map<string, number>) =>
+    [...m]
+      .filter(([k]) => k !== "(idle) ")
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, TOP)
+      .map(([k, us]) => `${((100 * us) / work).toFixed(1).padStart(5)} %  ${(us / 1000 / per).toFixed(3)} ms  ${k}`)
+      .join("\n");
+  console.log(`${POLL ? `${per} polls` : `${TASKS} resizes, ${AT_ONCE} at once`}: ${(cpuMs / per).toFixed(2)} ms of CPU each (/proc, profiler included); profiled ${(work / 1000 / per).toFixed(2)} ms each (samples are wall time: inflated on a loaded machine, shares still hold)\n`);
+  console.log(`by package or folder (self time):\n${table(byPackage)}\n\nby function (self time):\n${table(byFunction)}`);
+} finally {
+  await sim.close();
+  if (!KEEP) rmSync(profDir, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+}
