@@ -582,6 +582,7 @@ function writeChart(m: Makespans): void {
         { label: `${m.replicasPostgres.replicas} replicas, PostgreSQL`, color: "#d62728", points: m.replicasPostgres.runs.map((x) => [x.boundMs, x.makespanMs]) },
       ],
       `K resizes of one scale set, D = ${sizes.D} ms, polls every ${m.lroMaxPollIntervalMs} ms at most`,
+      1.1,
     ),
   );
 }
