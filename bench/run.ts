@@ -4,7 +4,7 @@
 // smoke figures mean nothing and are never asserted).
 //
 // The service runs as a user starts it (`node src/server.ts`, default settings, external simulator in this
-// process); its CPU time and peak RSS are read from /proc. One setting differs where reads are measured: the
+// process; where a figure is bound by the end of a write, polls at the simulator's pace: FAST_POLLS); its CPU time and peak RSS are read from /proc. One setting differs where reads are measured: the
 // per-caller read limit (RATE_LIMIT_READS, 60,000 a minute) is raised, since one caller reading as fast as it can
 // passes it within seconds; the limiter still counts every request. The plain-SDK baseline and the bare fastify reference run
 // as processes of their own (bench/plain-sdk.ts, bench/bare-fastify.ts).
