@@ -612,6 +612,7 @@ function mergeIntoResults(rows: { figure: string }[], extra: Record<string, unkn
   earlier.table = [...kept, ...fresh.values()];
   Object.assign(earlier, extra);
   writeFileSync(join(OUT, "results.json"), JSON.stringify(earlier, null, 2) + "\n");
+  log(`merged into ${join(OUT, "results.json")}; npm run bench:table writes the README's table from it`);
 }
 
 const results: Record<string, unknown> = {};
@@ -904,6 +905,7 @@ try {
     });
     mkdirSync(OUT, { recursive: true });
     writeFileSync(join(OUT, "results.json"), JSON.stringify(results, null, 2) + "\n");
+    log(`wrote ${join(OUT, "results.json")}${SMOKE ? "" : "; npm run bench:table writes the README's table from it"}`);
     const m = results.machine as { cpuShareAtStart: number; cpuShareAtEnd: number; loadAverage: number[] };
     console.log(`machine: ${cpus().length} cores, load average ${m.loadAverage.join(" ")}, a busy process got ${m.cpuShareAtStart} / ${m.cpuShareAtEnd} of a core (start / end)\n`);
     const fmt = (x: unknown) => (typeof x === "number" ? (Number.isInteger(x) ? String(x) : x.toFixed(2)) : String(x));

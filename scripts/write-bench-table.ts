@@ -99,7 +99,7 @@ export const ROWS: Row[] = [
   burstRow("sqlite", "SQLite", 2000),
   burstRow("postgres", "PostgreSQL", 1000),
   cpuRow("CPU per task / plain SDK script, one at a time", "cpuSerial"),
-  cpuRow("the same, 300 resizes together", "cpu"),
+  cpuRow("the same, 300 resizes 32 at a time", "cpu"),
   {
     figure: "`GET /task/{id}` / bare fastify",
     target: "≥ 0.6",
