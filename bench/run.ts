@@ -4,10 +4,11 @@
 // smoke figures mean nothing and are never asserted).
 //
 // The service runs as a user starts it (`node src/server.ts`, default settings, external simulator in this
-// process; where a figure is bound by the end of a write, polls at the simulator's pace: FAST_POLLS); its CPU time and peak RSS are read from /proc. One setting differs where reads are measured: the
-// per-caller read limit (RATE_LIMIT_READS, 60,000 a minute) is raised, since one caller reading as fast as it can
-// passes it within seconds; the limiter still counts every request. The plain-SDK baseline and the bare fastify reference run
-// as processes of their own (bench/plain-sdk.ts, bench/bare-fastify.ts).
+// process), but where a figure is bound by the end of a write, it polls at the simulator's pace (FAST_POLLS); its
+// CPU time and peak RSS are read from /proc. One setting differs where reads are measured: the per-caller read limit
+// (RATE_LIMIT_READS, 60,000 a minute) is raised, since one caller reading as fast as it can passes it within
+// seconds; the limiter still counts every request. The plain-SDK baseline and the bare fastify reference run as
+// processes of their own (bench/plain-sdk.ts, bench/bare-fastify.ts).
 import { execFile, execFileSync, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -888,7 +889,7 @@ try {
         cpuShareAtEnd: Number(cpuShare().toFixed(2)),
       },
       smoke: SMOKE,
-      settings: { writeDurationMs: sizes.D, timeScale: sizes.pollHint / 30_000, throughputWriteDurationMs: THROUGHPUT_D },
+      settings: { writeDurationMs: sizes.D, timeScale: sizes.pollHint / 30_000, throughputWriteDurationMs: THROUGHPUT_D, lroMaxPollIntervalMs: sizes.pollHint },
       table,
       makespan: order.makespan,
       armCalls: order.armCalls,
