@@ -7,7 +7,8 @@ export interface Series {
   points: [number, number][];
 }
 
-export function makespanChart(series: Series[], title: string): string {
+/** Draws makespan = K·D (the bound) and, when given, makespan = target × K·D (what the project allows). */
+export function makespanChart(series: Series[], title: string, target?: number): string {
   const W = 640;
   const H = 420;
   const m = { left: 70, right: 20, top: 40, bottom: 60 };
@@ -33,6 +34,11 @@ export function makespanChart(series: Series[], title: string): string {
   out.push(`<text x="18" y="${H / 2}" text-anchor="middle" transform="rotate(-90 18 ${H / 2})">makespan (s)</text>`);
   out.push(`<line x1="${sx(0)}" y1="${sy(0)}" x2="${sx(max / 1.1)}" y2="${sy(max / 1.1)}" stroke="#888" stroke-dasharray="4 4"/>`);
   out.push(`<text x="${sx(max / 1.1) - 4}" y="${sy(max / 1.1) - 6}" text-anchor="end" fill="#666">bound: makespan = K·D</text>`);
+  if (target) {
+    const x = max / Math.max(1.1, target * 1.05);
+    out.push(`<line x1="${sx(0)}" y1="${sy(0)}" x2="${sx(x)}" y2="${sy(x * target)}" stroke="#2ca02c" stroke-dasharray="2 3"/>`);
+    out.push(`<text x="${sx(x) - 4}" y="${sy(x * target) - 6}" text-anchor="end" fill="#2ca02c">target: ${target} × K·D</text>`);
+  }
   series.forEach((s, i) => {
     const path = s.points.map(([x, y], j) => `${j === 0 ? "M" : "L"}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(" ");
     out.push(`<path d="${path}" fill="none" stroke="${s.color}" stroke-width="2"/>`);

@@ -1,17 +1,20 @@
 // The baseline the service is measured against: a plain script making the same Azure calls with the real SDK, run
 // as its own process so that its CPU time is its own. Prints one JSON line.
 //
-//   node bench/plain-sdk.ts resizes <simUrl> <caFile> <subscriptionId> <resourceGroup> <prefix> <n> <concurrency>
+//   node bench/plain-sdk.ts resizes <simUrl> <caFile> <subscriptionId> <resourceGroup> <prefix> <n> <concurrency> [pollMs]
 //     For each of n scale sets <prefix>0..: read it, then resize it with If-Match and wait (polls and the final
 //     GET included): what one uncontended resize task does. Reports CPU ms for the work (start-up excluded).
+//     With pollMs, each write is polled every pollMs, as the service polls with LRO_MAX_POLL_INTERVAL_MS = pollMs;
+//     without, as the SDK polls by itself (at once, then as Retry-After says: whole seconds).
 //   node bench/plain-sdk.ts burst <simUrl> <caFile> <subscriptionId> <resourceGroup> <name> <k>
 //     k resizes of one scale set sent at once (capacities alternating 2, 1, …), as a script without a queue would:
 //     reports how many succeeded and how many Azure refused.
 import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 
-const [mode, url, caFile, subscriptionId, resourceGroup, name, nText, concurrencyText] = process.argv.slice(2);
+const [mode, url, caFile, subscriptionId, resourceGroup, name, nText, concurrencyText, pollMsText] = process.argv.slice(2);
 const client = createComputeClient(simulatorDemoAccount({ url, caPem: readFileSync(caFile, "utf8"), subscriptionId }));
 const n = Number(nText);
 
@@ -21,6 +24,7 @@ function statusOf(err: unknown): number | undefined {
 
 if (mode === "resizes") {
   const concurrency = Number(concurrencyText);
+  const pollMs = pollMsText === undefined ? undefined : Number(pollMsText);
   let next = 0;
   const cpu0 = process.cpuUsage();
   const t0 = Date.now();
@@ -30,13 +34,18 @@ if (mode === "resizes") {
       while (next < n) {
         const i = next++;
         const vmss = await client.virtualMachineScaleSets.get(resourceGroup, `${name}${i}`);
+        const update = { sku: { ...vmss.sku, capacity: (vmss.sku?.capacity ?? 1) + 1 } };
         try {
-          await client.virtualMachineScaleSets.beginUpdateAndWait(
-            resourceGroup,
-            `${name}${i}`,
-            { sku: { ...vmss.sku, capacity: (vmss.sku?.capacity ?? 1) + 1 } },
-            { ifMatch: vmss.etag },
-          );
+          if (pollMs === undefined) await client.virtualMachineScaleSets.beginUpdateAndWait(resourceGroup, `${name}${i}`, update, { ifMatch: vmss.etag });
+          else {
+            const poller = client.virtualMachineScaleSets.update(resourceGroup, `${name}${i}`, update, { ifMatch: vmss.etag });
+            await poller.submitted();
+            while (!poller.isDone) {
+              await sleep(pollMs);
+              await poller.poll();
+            }
+            if (poller.operationState?.status !== "succeeded") throw new Error(`resize ${name}${i}: ${poller.operationState?.status}`);
+          }
         } catch {
           failed++;
         }

@@ -1,0 +1,188 @@
+// Writes the README's benchmark table from bench/results.json, between its markers: each figure the project sets a
+// target for, as bench/results.json last recorded it, against that target. A figure the file does not hold (a run
+// that stopped early, a shortcut that measured part of it, an older layout) reads "not measured", never a guess.
+//   npm run bench:table             write the table
+//   npm run bench:table -- --check  exit 1 if README.md's table differs from bench/results.json (test/readme-bench-table.test.ts)
+import { readFile, writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const README = fileURLToPath(new URL("../README.md", import.meta.url));
+export const RESULTS = fileURLToPath(new URL("../bench/results.json", import.meta.url));
+const START = "<!-- benchmark table: generated from bench/results.json by npm run bench:table -->";
+const END = "<!-- end of benchmark table -->";
+
+/**
+ * What one row shows: the figure as measured and whether it meets its target; null when it was measured at other
+ * sizes than the target's (a scaled-down run), so that it cannot be said. A row reads undefined: not measured.
+ */
+interface Reading {
+  measured: string;
+  met: boolean | null;
+}
+
+interface Row {
+  figure: string;
+  target: string;
+  read(results: Results): Reading | undefined;
+}
+
+/** The parts of bench/results.json the table reads; any of them may be missing. */
+type Results = Record<string, any>;
+
+const n = (x: number, digits = 0) => x.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const ratio = (x: number) => n(x, 2);
+const finite = (...xs: unknown[]) => xs.every((x) => typeof x === "number" && Number.isFinite(x));
+
+function burstRow(store: "sqlite" | "postgres", label: string, perSecond: number): Row {
+  return {
+    figure: `burst of 10,000 submissions, ${label}`,
+    target: `≥ ${n(perSecond)}/s, p99 ≤ 50 ms, none lost, all run`,
+    read: (r) => {
+      const b = r.bursts?.[store];
+      if (!finite(b?.acceptedPerSecond, b?.p99Ms, b?.lost, b?.tasksRun, b?.accepted)) return undefined;
+      const allRun = b.tasksRun === b.accepted && (b.tasksFailed ?? 0) === 0;
+      const measured = `${n(b.acceptedPerSecond)}/s, p99 ${n(b.p99Ms)} ms, ${n(b.lost)} lost, ${allRun ? "all run" : `${n(b.tasksRun)} of ${n(b.accepted)} run`}`;
+      if (b.submissions !== 10_000) return { measured: `${measured} (${n(b.submissions)} submissions)`, met: null };
+      return { measured, met: b.acceptedPerSecond >= perSecond && b.p99Ms <= 50 && b.lost === 0 && allRun };
+    },
+  };
+}
+
+function cpuRow(figure: string, key: "cpu" | "cpuSerial"): Row {
+  return {
+    figure,
+    target: "≤ 1.25",
+    read: (r) => (finite(r[key]?.ratio) ? { measured: ratio(r[key].ratio), met: r[key].ratio <= 1.25 } : undefined),
+  };
+}
+
+interface MakespanRun {
+  ratio: number;
+  writes: number;
+  k: number;
+  refused: number;
+  lastSubmittedWins: boolean;
+}
+
+function makespanReading(run: MakespanRun | undefined, lastMustWin: boolean): Reading | undefined {
+  if (!run || !finite(run.ratio, run.writes, run.k, run.refused)) return undefined;
+  const exact = run.writes === run.k && run.refused === 0 && (!lastMustWin || run.lastSubmittedWins);
+  return {
+    measured: `${ratio(run.ratio)}${exact ? "" : `, ${run.writes} writes, ${run.refused} refused${run.lastSubmittedWins ? "" : ", last lost"}`}`,
+    met: run.ratio <= 1.1 && exact,
+  };
+}
+
+/** The project's targets, in the order the README lists them. */
+export const ROWS: Row[] = [
+  {
+    figure: "fleet: 5,000 operations, 1,000 scale sets, 3 replicas: makespan / budget bound",
+    target: "≤ 1.1, 0 × 429",
+    read: (r) => {
+      const f = r.fleet?.shared;
+      if (!finite(f?.ratio, f?.throttled, f?.operations, f?.scaleSets)) return undefined;
+      const measured = `${ratio(f.ratio)}, ${n(f.throttled)} × 429`;
+      if (f.operations !== 5000 || f.scaleSets !== 1000) return { measured: `${measured} (${n(f.operations)} operations, ${n(f.scaleSets)} scale sets)`, met: null };
+      return { measured, met: f.ratio <= 1.1 && f.throttled === 0 };
+    },
+  },
+  {
+    figure: "claim, 10,000 queued / 10 queued",
+    target: "≤ 1.5",
+    read: (r) => {
+      const c = r.claims;
+      if (!finite(c?.postgresRatio, c?.sqliteRatio)) return undefined;
+      return { measured: `${ratio(c.postgresRatio)} PostgreSQL, ${ratio(c.sqliteRatio)} SQLite`, met: c.postgresRatio <= 1.5 && c.sqliteRatio <= 1.5 };
+    },
+  },
+  burstRow("sqlite", "SQLite", 2000),
+  burstRow("postgres", "PostgreSQL", 1000),
+  cpuRow("CPU per task / plain SDK script, one at a time", "cpuSerial"),
+  cpuRow("the same, 300 resizes 32 at a time", "cpu"),
+  {
+    figure: "`GET /task/{id}` / bare fastify",
+    target: "≥ 0.6",
+    read: (r) => (finite(r.reads?.ratio) ? { measured: ratio(r.reads.ratio), met: r.reads.ratio >= 0.6 } : undefined),
+  },
+  {
+    figure: "start to first `/health`, 10,000 tasks stored",
+    target: "≤ 0.4 s",
+    read: (r) => (finite(r.startup?.fullStoreMs) ? { measured: `${n(r.startup.fullStoreMs / 1000, 2)} s`, met: r.startup.fullStoreMs <= 400 } : undefined),
+  },
+  {
+    figure: "peak RSS, 5,000 tasks",
+    target: "≤ 150 MB",
+    read: (r) => (finite(r.throughput?.peakRssMb) ? { measured: `${n(r.throughput.peakRssMb)} MB`, met: r.throughput.peakRssMb <= 150 } : undefined),
+  },
+  {
+    figure: "K = 20 resizes of one scale set, 1 replica: makespan / K·D",
+    target: "≤ 1.1, K writes, 0 refused",
+    read: (r) => makespanReading(r.makespan?.oneReplicaSqlite?.find((m: MakespanRun) => m.k === 20), false),
+  },
+  {
+    figure: "the same, 3 replicas on PostgreSQL",
+    target: "≤ 1.1, K writes, 0 refused, last wins",
+    read: (r) => (r.makespan?.replicasPostgres?.replicas === 3 ? makespanReading(r.makespan.replicasPostgres.runs?.find((m: MakespanRun) => m.k === 20), true) : undefined),
+  },
+];
+
+/** When each part of the file was measured: the whole run, and the parts that shortcuts measured again since. */
+function takenAt(r: Results): string {
+  const day = (iso: unknown) => (typeof iso === "string" ? iso.slice(0, 10) : undefined);
+  const parts = [
+    ["most figures", day(r.takenAt)],
+    ["the fleet", day(r.fleet?.takenAt)],
+    ["the bursts", day(r.bursts?.takenAt)],
+    ["the makespans", day(r.makespan?.takenAt)],
+  ].filter(([, d]) => d);
+  return parts.map(([what, d]) => `${what} ${d}`).join(", ");
+}
+
+/** The table, as bench/results.json has it. */
+export function benchTable(results: Results): string {
+  const cell = (s: string) => s.replace(/\|/g, "\\|");
+  const rows = ROWS.map((row) => {
+    const reading = row.read(results);
+    return `| ${cell(row.figure)} | ${reading ? cell(reading.measured) : "not measured"} | ${cell(row.target)} | ${reading?.met == null ? "—" : reading.met ? "yes" : "**no**"} |`;
+  });
+  const when = takenAt(results);
+  return [
+    "| figure | measured | target | met |",
+    "| --- | --- | --- | --- |",
+    ...rows,
+    "",
+    `On ${results.machine?.cores ?? "?"} cores${results.smoke ? ", smoke sizes" : ""}${when ? ` (${when})` : ""}; the loads and [what bounds each figure](docs/benchmarks.md#what-bounds-each-figure): the benchmarks page.`,
+  ].join("\n");
+}
+
+/** The README with its table replaced by the one bench/results.json gives. */
+export function withBenchTable(readme: string, results: Results): string {
+  const start = readme.indexOf(START);
+  const end = readme.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`README.md has no benchmark table markers (${START} … ${END})`);
+  return `${readme.slice(0, start)}${START}\n${benchTable(results)}\n${readme.slice(end)}`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const readme = await readFile(README, "utf8");
+  const wanted = withBenchTable(readme, JSON.parse(await readFile(RESULTS, "utf8")));
+  if (argv.includes("--check")) {
+    if (readme === wanted) return 0;
+    console.error("README.md's benchmark table differs from bench/results.json. Run `npm run bench:table` and commit the result.");
+    return 1;
+  }
+  if (readme !== wanted) await writeFile(README, wanted);
+  console.log(readme === wanted ? "README.md's benchmark table is already up to date." : "wrote README.md's benchmark table");
+  return 0;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error("write-bench-table failed:", err);
+      process.exit(1);
+    },
+  );
+}

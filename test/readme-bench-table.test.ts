@@ -1,0 +1,50 @@
+// The README's benchmark table is bench/results.json's (npm run bench:table), and the generator reads whatever that
+// file holds: a figure it lacks is "not measured", a target missed is "no", a run at other sizes says neither.
+import t from "tap";
+import { readFileSync } from "node:fs";
+import { benchTable, README, RESULTS, ROWS, withBenchTable } from "../scripts/write-bench-table.ts";
+
+/** The table's rows by figure: [measured, target, met]. */
+function rows(table: string): Map<string, string[]> {
+  const lines = table.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| figure") && !l.startsWith("| ---"));
+  return new Map(lines.map((l) => l.slice(2, -2).split(" | ")).map(([figure, ...rest]) => [figure, rest]));
+}
+
+t.test("README.md's benchmark table is bench/results.json's (npm run bench:table)", async (t) => {
+  const readme = readFileSync(README, "utf8");
+  const results = JSON.parse(readFileSync(RESULTS, "utf8"));
+  t.equal(readme, withBenchTable(readme, results), "README.md's benchmark table differs from bench/results.json: run npm run bench:table and commit the result");
+  t.equal(rows(benchTable(results)).size, ROWS.length, "one row per target");
+});
+
+t.test("a file that holds nothing measured: every row says so", async (t) => {
+  const table = rows(benchTable({ machine: { cores: 2 } }));
+  t.equal(table.size, ROWS.length);
+  for (const [figure, [measured, , met]] of table) {
+    t.equal(measured, "not measured", figure);
+    t.equal(met, "—", figure);
+  }
+});
+
+t.test("a figure read against its target: met, missed, or measured at other sizes", async (t) => {
+  const run = (ratio: number, extra = {}) => ({ k: 20, ratio, writes: 20, refused: 0, lastSubmittedWins: true, ...extra });
+  const table = rows(
+    benchTable({
+      makespan: { oneReplicaSqlite: [run(1.04)], replicasPostgres: { replicas: 3, runs: [run(1.05, { lastSubmittedWins: false })] } },
+      fleet: { shared: { ratio: 1.2, throttled: 0, operations: 500, scaleSets: 100 } },
+      startup: { fullStoreMs: 390 },
+      throughput: { peakRssMb: 151 },
+    }),
+  );
+  t.same(table.get("K = 20 resizes of one scale set, 1 replica: makespan / K·D"), ["1.04", "≤ 1.1, K writes, 0 refused", "yes"]);
+  t.same(table.get("the same, 3 replicas on PostgreSQL"), ["1.05, 20 writes, 0 refused, last lost", "≤ 1.1, K writes, 0 refused, last wins", "**no**"], "the last submitted lost: missed whatever the time");
+  t.same(table.get("start to first `/health`, 10,000 tasks stored"), ["0.39 s", "≤ 0.4 s", "yes"]);
+  t.same(table.get("peak RSS, 5,000 tasks"), ["151 MB", "≤ 150 MB", "**no**"]);
+  const fleet = [...table.entries()].find(([f]) => f.startsWith("fleet"))![1];
+  t.same(fleet, ["1.20, 0 × 429 (500 operations, 100 scale sets)", "≤ 1.1, 0 × 429", "—"], "a scaled-down fleet is shown, not judged");
+});
+
+t.test("an older layout of the file (2 replicas for the makespans) is not read as the 3 the target names", async (t) => {
+  const table = rows(benchTable({ makespan: { twoReplicasPostgres: [{ k: 20, ratio: 1.06, writes: 20, refused: 0, lastSubmittedWins: true }] } }));
+  t.same(table.get("the same, 3 replicas on PostgreSQL"), ["not measured", "≤ 1.1, K writes, 0 refused, last wins", "—"]);
+});
