@@ -11,9 +11,9 @@
 //
 // The levels live in a ledger: in this process (InProcessLedger) or in PostgreSQL (arm-budget-postgres.ts), shared
 // by every replica. The calls asked for in one turn of the event loop take together, in one step of the ledger (one
-// statement when it is shared), in the waiting line's order. Priority: calls made for a task (writes, their polls, the reads that plan them) go before reads
-// that only refresh a cache: within a replica by the order of its waiting line, across replicas by a reserve the
-// cache reads leave in each bucket.
+// statement when it is shared), in the waiting line's order. Priority: calls made for a task (writes, their polls,
+// the reads that plan them) go before reads that only refresh a cache: within a replica by the order of its waiting
+// line, across replicas by a reserve the cache reads leave in each bucket.
 import type { PipelinePolicy, PipelineRequest } from "@azure/core-rest-pipeline";
 import { armCallWaiting } from "./arm-observer.ts";
 import { parseRemainingHeader } from "./rate-limit-budget.ts";
