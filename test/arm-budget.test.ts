@@ -2,7 +2,8 @@
 // subscription shared by replicas through PostgreSQL. Real clients (@azure/arm-compute) against the simulator over
 // HTTPS, the simulator's call log as the witness. Functional, not timed: each test waits for the event it asserts on
 // (a call refused by the budget, a task's history line), and bounds only from below ("not before Retry-After").
-import t from "tap";
+import t, { type Test } from "tap";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { loadConfig } from "../src/startup-config.ts";
@@ -11,7 +12,7 @@ import { startSimulator } from "../src/simulator/simulator.ts";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
 import { createComputeClient, SimulatorCredential } from "../src/azure/client.ts";
-import { ArmBudget, InProcessLedger, type ArmBudgetOptions, type ArmWait } from "../src/azure/arm-budget.ts";
+import { ArmBudget, InProcessLedger, type ArmBudgetOptions, type ArmWait, type BucketFigures, type CallAnswer, type TakeAnswer, type TakeRequest } from "../src/azure/arm-budget.ts";
 import { PostgresLedger } from "../src/azure/arm-budget-postgres.ts";
 import { observeArmResponses } from "../src/azure/arm-observer.ts";
 import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
@@ -186,17 +187,17 @@ t.test("the in-process ledger forgets buckets that are full again (one per opera
   let now = 1_000_000;
   const ledger = new InProcessLedger(() => now);
   const figures = { burst: 45, refillPerMinute: 15 };
-  for (let i = 0; i < 999; i++) await ledger.take([{ key: `sub/GetOperation/op-${i}`, figures, need: 1 }]);
+  for (let i = 0; i < 999; i++) await ledger.takeInOrder([[{ key: `sub/GetOperation/op-${i}`, figures, need: 1 }]]);
   t.equal(ledger.size, 999);
   now += 60_000; // a token back in each: all full again
-  await ledger.take([{ key: "sub/GetOperation/op-new", figures, need: 1 }]);
+  await ledger.takeInOrder([[{ key: "sub/GetOperation/op-new", figures, need: 1 }]]);
   t.equal(ledger.size, 1, "only the bucket just used is kept");
 });
 
 t.test("a ledger out of reach (the database restarting) sends the call without the budget instead of failing it", async (t) => {
   // The shared ledger lives in the task store's PostgreSQL: during its outage the first take of an idle budget
   // used to throw pg's "Connection terminated unexpectedly" into the SDK, and the operation failed as terminal.
-  const unreachable = { ...new InProcessLedger(), take: async () => { throw new Error("Connection terminated unexpectedly"); }, correct: async () => {}, drain: async () => {}, close: async () => {} };
+  const unreachable = { ...new InProcessLedger(), takeInOrder: async () => { throw new Error("Connection terminated unexpectedly"); }, correct: async () => {}, drain: async () => {}, close: async () => {} };
   const budget = new ArmBudget(unreachable, await smallReadBucket(3, 12));
   t.teardown(() => budget.close());
   const client = createComputeClient(account(), new SimulatorCredential(), budget);
@@ -204,4 +205,88 @@ t.test("a ledger out of reach (the database restarting) sends the call without t
   const vmss = await client.virtualMachineScaleSets.get("demo-rg", NAMES[0]);
   t.equal(vmss.name, NAMES[0], "the read went through");
   t.equal((await control.calls()).filter((c) => c.method === "GET").length, 1, "sent once, to Azure");
+});
+
+/** A schema of its own, migrated (arm_budget and its take functions), dropped afterwards. */
+async function budgetSchema(t: Test): Promise<string> {
+  const schema = `vmss_ops_test_${randomBytes(6).toString("hex")}`;
+  const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
+  await store.close();
+  t.teardown(async () => {
+    const admin = new pg.Client({ connectionString: DATABASE_URL });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.end();
+  });
+  return schema;
+}
+
+t.test("a take of several calls goes in order, each all or nothing, a refused call holding its buckets: alike in process and in PostgreSQL", async (t) => {
+  const schema = await budgetSchema(t);
+  const shared = new PostgresLedger({ connectionString: DATABASE_URL, schema });
+  t.teardown(() => shared.close());
+  const one = { burst: 1, refillPerMinute: 1 };
+  const two = { burst: 2, refillPerMinute: 1 };
+  const take = (key: string, figures: BucketFigures, need = 1): TakeRequest => ({ key, figures, need });
+  const summary = (a: CallAnswer) => (a === "held" ? "held" : a.granted ? "given" : `refused ${a.emptyKey}`);
+  for (const [name, ledger] of [["in process", new InProcessLedger()], ["PostgreSQL", shared]] as const) {
+    const answers = await ledger.takeInOrder([
+      [take("s", two), take("r1", one)], // given: s 2 → 1, r1 1 → 0
+      [take("s", two), take("r1", one)], // refused: r1 is empty; it holds s and r1
+      [take("s", two), take("r2", one)], // not tried: s is held for the call before
+      [take("r2", one)], // given: r2 is not held
+      [take("t", one), take("u", one, 2)], // refused: u never holds 2; t gives nothing either
+    ]);
+    t.same(answers.map(summary), ["given", "refused r1", "held", "given", "refused u"], `${name}: each call answered in order`);
+    const refused = answers[4] as TakeAnswer;
+    t.ok(refused.waitMs > 0, `${name}: a refused call is told how long (${refused.waitMs} ms)`);
+    const next = await ledger.takeInOrder([[take("t", one)], [take("s", two)], [take("s", two)]]);
+    t.same(next.map(summary), ["given", "given", "refused s"], `${name}: t kept its token, s had one left`);
+  }
+});
+
+t.test("the calls a replica asks for in one turn take in one statement, not one each", async (t) => {
+  const schema = await budgetSchema(t);
+  const budget = new ArmBudget(new PostgresLedger({ connectionString: DATABASE_URL, schema }));
+  t.teardown(() => budget.close());
+  // Every statement the ledger sends goes through its pool's query.
+  const takes: unknown[][] = [];
+  const query = pg.Pool.prototype.query;
+  pg.Pool.prototype.query = function (this: pg.Pool, ...args: unknown[]) {
+    if (typeof args[0] === "string" && args[0].includes("arm_budget_take")) takes.push(args[1] as unknown[]);
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  t.teardown(() => void (pg.Pool.prototype.query = query));
+  const client = createComputeClient(account(), new SimulatorCredential(), budget);
+  await control.setThrottling({ enabled: false });
+  await control.clearCalls();
+  const read = await Promise.all(NAMES.map((name) => client.virtualMachineScaleSets.get("demo-rg", name)));
+  t.same(read.map((v) => v.name), NAMES, "every call was sent and answered");
+  t.equal((await gets()).length, NAMES.length, "Azure saw each once");
+  t.equal(budget.counts.calls, NAMES.length);
+  t.equal(budget.counts.waited, 0, "none waited: the budget was full");
+  t.ok(takes.length < NAMES.length, `${NAMES.length} concurrent calls took in ${takes.length} statement(s)`);
+  const calls = takes.reduce((n, params) => n + (params[5] as number[]).length, 0);
+  t.equal(calls, NAMES.length, "each call taken once");
+});
+
+t.test("a ledger that does not answer (a half-open connection) holds calls for its bound, then sends them without the budget", async (t) => {
+  // Accepts connections and never answers: the pool's connect times out, as a statement on a dead socket would.
+  const silent: Socket[] = [];
+  const server = createServer((socket) => silent.push(socket));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.teardown(() => {
+    for (const s of silent) s.destroy();
+    server.close();
+  });
+  const port = (server.address() as AddressInfo).port;
+  const budget = new ArmBudget(new PostgresLedger({ connectionString: `postgres://postgres@127.0.0.1:${port}/test`, timeoutMs: 500 }));
+  t.teardown(() => budget.close());
+  const client = createComputeClient(account(), new SimulatorCredential(), budget);
+  await control.setThrottling({ enabled: false });
+  await control.clearCalls();
+  const read = await Promise.all(NAMES.slice(0, 5).map((name) => client.virtualMachineScaleSets.get("demo-rg", name)));
+  t.equal(read.length, 5, "every call went through");
+  t.equal((await gets()).length, 5, "sent once each, to Azure");
+  t.ok(silent.length >= 1, "the ledger was asked");
 });

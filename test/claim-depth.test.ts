@@ -123,7 +123,8 @@ t.test("a store migrated from before task_ready: its waiting and running tasks a
   await before.close();
   // Back to schema version 4, as a store written by the version before this migration.
   await admin.query(
-    `DROP TABLE "${schema}".task_ready, "${schema}".task_wakes, "${schema}".arm_budget; DROP FUNCTION "${schema}".arm_budget_take;
+    `DROP TABLE "${schema}".task_ready, "${schema}".task_wakes, "${schema}".arm_budget;
+     DROP FUNCTION "${schema}".arm_budget_take, "${schema}".arm_budget_take_calls;
      DELETE FROM "${schema}".schema_migrations WHERE version >= 5`,
   );
   const after = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });

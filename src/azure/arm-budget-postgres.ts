@@ -1,10 +1,43 @@
 // The ARM budget's levels in PostgreSQL: one bucket row per subscription policy (and per scale set), shared by every
 // replica, on the database's clock. The table and the take function come with the task store's migrations
-// (src/tasks/migrations.ts, version 6). Each method is one statement on a small pool of its own.
+// (src/tasks/migrations.ts, versions 6 and 8). Each method is one statement on a small pool of its own; a take
+// serves every call of a replica's waiting line at once.
 import pg from "pg";
-import type { BucketFigures, BudgetLedger, TakeAnswer, TakeRequest } from "./arm-budget.ts";
+import type { BucketFigures, BudgetLedger, CallAnswer, TakeRequest } from "./arm-budget.ts";
 
 const NOW_MS = "floor(extract(epoch from clock_timestamp()) * 1000)::bigint";
+
+/** Every this many calls taken, buckets untouched for two hours are deleted. */
+const SWEEP_EVERY = 1000;
+
+/**
+ * The parameters of arm_budget_take_calls (migration 8): each bucket once (its key, burst and refill), then every
+ * call's buckets as an index into those with its need, and where each call's buckets end.
+ */
+function takeCallsParams(calls: TakeRequest[][]): [string[], number[], number[], number[], number[], number[]] {
+  const slotOf = new Map<string, number>();
+  const names: string[] = [];
+  const bursts: number[] = [];
+  const refills: number[] = [];
+  const slots: number[] = [];
+  const needs: number[] = [];
+  const ends: number[] = [];
+  for (const requests of calls) {
+    for (const r of requests) {
+      let slot = slotOf.get(r.key);
+      if (slot === undefined) {
+        slotOf.set(r.key, (slot = names.length + 1));
+        names.push(r.key);
+        bursts.push(r.figures.burst);
+        refills.push(r.figures.refillPerMinute);
+      }
+      slots.push(slot);
+      needs.push(r.need);
+    }
+    ends.push(slots.length);
+  }
+  return [names, bursts, refills, slots, needs, ends];
+}
 
 function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
@@ -14,7 +47,7 @@ export interface PostgresLedgerOptions {
   connectionString: string;
   /** The task store's schema (default public): its migrations made the table. */
   schema?: string;
-  /** Connections (default 4): takes are short, and a replica's waiting line sends one at a time. */
+  /** Connections (default 4): a replica's waiting line sends one take at a time; corrections and drains go beside it. */
   poolMax?: number;
   /** How long a connection or a statement may take before the call goes without the budget (default 2000 ms). */
   timeoutMs?: number;
@@ -23,7 +56,7 @@ export interface PostgresLedgerOptions {
 export class PostgresLedger implements BudgetLedger {
   readonly #pool: pg.Pool;
   readonly #table: string;
-  readonly #take: string;
+  readonly #takeCalls: string;
 
   constructor(options: PostgresLedgerOptions) {
     const schema = quoteIdent(options.schema ?? "public");
@@ -39,25 +72,33 @@ export class PostgresLedger implements BudgetLedger {
     });
     this.#pool.on("error", () => {});
     this.#table = `${schema}.arm_budget`;
-    this.#take = `${schema}.arm_budget_take`;
+    this.#takeCalls = `${schema}.arm_budget_take_calls`;
   }
 
   #takes = 0;
 
-  async take(requests: TakeRequest[]): Promise<TakeAnswer> {
+  async takeInOrder(calls: TakeRequest[][]): Promise<CallAnswer[]> {
     // A row per operation polled and per VM read: rows untouched for two hours are full again (the slowest of Azure's
     // buckets, ARM's writes, refills in one) and are deleted, now and then, by whichever replica comes by.
-    if (++this.#takes % 1000 === 0) {
+    const before = this.#takes;
+    this.#takes += calls.length;
+    if (Math.floor(this.#takes / SWEEP_EVERY) > Math.floor(before / SWEEP_EVERY)) {
       await this.#pool
         .query(`DELETE FROM ${this.#table} WHERE at_ms < ${NOW_MS} - 7200000 AND blocked_until_ms < ${NOW_MS}`)
         .catch(() => {});
     }
-    const { rows } = await this.#pool.query<{ granted: boolean; wait_ms: string; empty_key: string | null }>(
-      `SELECT * FROM ${this.#take}($1::text[], $2::float8[], $3::float8[], $4::float8[])`,
-      [requests.map((r) => r.key), requests.map((r) => r.figures.burst), requests.map((r) => r.figures.refillPerMinute), requests.map((r) => r.need)],
+    const { rows } = await this.#pool.query<{ n: number; granted: boolean; wait_ms: string | null; empty_key: string | null }>(
+      `SELECT * FROM ${this.#takeCalls}($1::text[], $2::float8[], $3::float8[], $4::int[], $5::float8[], $6::int[])`,
+      takeCallsParams(calls),
     );
-    const row = rows[0];
-    return { granted: row.granted, waitMs: Number(row.wait_ms), ...(row.empty_key ? { emptyKey: row.empty_key } : {}) };
+    const answers: CallAnswer[] = calls.map(() => "held");
+    for (const row of rows) {
+      answers[row.n - 1] =
+        row.wait_ms === null
+          ? "held"
+          : { granted: row.granted, waitMs: Number(row.wait_ms), ...(row.empty_key ? { emptyKey: row.empty_key } : {}) };
+    }
+    return answers;
   }
 
   async correct(key: string, figures: BucketFigures, remaining: number): Promise<void> {

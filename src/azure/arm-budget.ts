@@ -10,9 +10,10 @@
 // arrives (another tool spent the budget) empties the bucket it names and blocks it for its Retry-After.
 //
 // The levels live in a ledger: in this process (InProcessLedger) or in PostgreSQL (arm-budget-postgres.ts), shared
-// by every replica. Priority: calls made for a task (writes, their polls, the reads that plan them) go before reads
-// that only refresh a cache: within a replica by the order of its waiting line, across replicas by a reserve the
-// cache reads leave in each bucket.
+// by every replica. The calls asked for in one turn of the event loop take together, in one step of the ledger (one
+// statement when it is shared), in the waiting line's order. Priority: calls made for a task (writes, their polls,
+// the reads that plan them) go before reads that only refresh a cache: within a replica by the order of its waiting
+// line, across replicas by a reserve the cache reads leave in each bucket.
 import type { PipelinePolicy, PipelineRequest } from "@azure/core-rest-pipeline";
 import { armCallWaiting } from "./arm-observer.ts";
 import { parseRemainingHeader } from "./rate-limit-budget.ts";
@@ -199,10 +200,21 @@ export interface TakeAnswer {
   emptyKey?: string;
 }
 
+/**
+ * What the ledger answered one call of a take: its answer, or "held" when it was not tried, because an earlier call
+ * of the same take was refused a bucket it shares.
+ */
+export type CallAnswer = TakeAnswer | "held";
+
 /** The levels of the buckets. Every method is atomic over the buckets it names. */
 export interface BudgetLedger {
-  /** Takes one token from every bucket if each holds `need`; otherwise takes nothing. */
-  take(requests: TakeRequest[]): Promise<TakeAnswer>;
+  /**
+   * Takes for several calls (each its buckets' requests), in the order given. Each call is all or nothing, as if
+   * alone: one token from every bucket if each holds `need`, otherwise nothing. A call refused holds its buckets for
+   * the rest of the take, so a later call that shares one is not tried ("held") and never takes the token an
+   * earlier one waits for.
+   */
+  takeInOrder(calls: TakeRequest[][]): Promise<CallAnswer[]>;
   /** Azure's count: the level is lowered to `remaining` if it is above. */
   correct(key: string, figures: BucketFigures, remaining: number): Promise<void>;
   /** A 429: the bucket is empty, gives nothing for `blockMs`, and then holds one token (Azure's Retry-After). */
@@ -259,7 +271,18 @@ export class InProcessLedger implements BudgetLedger {
     }
   }
 
-  async take(requests: TakeRequest[]): Promise<TakeAnswer> {
+  async takeInOrder(calls: TakeRequest[][]): Promise<CallAnswer[]> {
+    const held = new Set<string>();
+    return calls.map((requests) => {
+      if (requests.some((r) => held.has(r.key))) return "held";
+      const answer = this.#take(requests);
+      if (!answer.granted) for (const r of requests) held.add(r.key);
+      return answer;
+    });
+  }
+
+  /** One call's take, all or nothing. */
+  #take(requests: TakeRequest[]): TakeAnswer {
     const now = this.#now();
     if (++this.#takes % SWEEP_EVERY === 0) this.#sweep(now);
     let waitMs = 0;
@@ -314,19 +337,35 @@ interface Waiter {
   reject: (err: unknown) => void;
   onWait?: (wait: ArmWait) => void;
   told: boolean;
+  /** Not given at its first take: counted once in counts.waited. */
+  waited: boolean;
   signal?: AbortSignal;
 }
+
+/** The waiting line's order: tasks' calls first, then by arrival. */
+function lineOrder(a: Waiter, b: Waiter): number {
+  return a.priority === b.priority ? a.seq - b.seq : a.priority === "task" ? -1 : 1;
+}
+
+/** What a take answers when the ledger cannot: the call goes without the budget. */
+const WITHOUT_BUDGET: TakeAnswer = { granted: true, waitMs: 0 };
 
 export class ArmBudget {
   readonly figures: ArmBudgetFigures;
   readonly #ledger: BudgetLedger;
   readonly #reserve: number;
-  readonly #waiting: Waiter[] = [];
+  /** Calls not given yet: those asked for in this turn, and those told to wait. */
+  readonly #waiting = new Set<Waiter>();
   #seq = 0;
   #timer: NodeJS.Timeout | undefined;
+  /** The take at the end of this turn, once a call is asked for. */
+  #turn: NodeJS.Immediate | undefined;
   #pumping = false;
   #pumpAgain = false;
-  /** Calls that waited, and 429s that arrived anyway, since start: for the benchmark and the status page. */
+  /**
+   * Calls asked for, calls not given at their first take (they waited for a bucket), and 429s that arrived anyway,
+   * since start: for the benchmark and the status page.
+   */
   readonly counts = { calls: 0, waited: 0, throttled: 0 };
 
   constructor(ledger: BudgetLedger, options: ArmBudgetOptions = {}) {
@@ -343,29 +382,19 @@ export class ArmBudget {
     }));
   }
 
-  /** Resolves when the call may be sent: every bucket it is charged to gave a token. */
+  /**
+   * Resolves when the call may be sent: every bucket it is charged to gave a token. The call joins the waiting line,
+   * and the calls that joined in this turn of the event loop take at its end, together with those told to wait:
+   * one step of the ledger (one statement when it is shared) for all of them, not one each.
+   */
   async acquire(call: ArmCall, priority: CallPriority, onWait?: (wait: ArmWait) => void, signal?: AbortSignal): Promise<void> {
     this.counts.calls++;
-    let told = false;
-    if (this.#waiting.length === 0) {
-      let answer: TakeAnswer;
-      try {
-        answer = await this.#ledger.take(this.#requests(call, priority));
-      } catch {
-        // The ledger is unreachable (the database restarted): the call goes without the budget rather than failing
-        // the operation with the ledger's error, as the waiting line does (#pass).
-        return;
-      }
-      if (answer.granted) return;
-      // Said at the refusal: by the time the waiting line tries again the wait may be over, and it still happened.
-      told = this.#tell(call, answer, onWait);
-    }
-    this.counts.waited++;
     await new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { call, priority, seq: this.#seq++, resolve, reject, ...(onWait ? { onWait } : {}), told, ...(signal ? { signal } : {}) };
-      this.#waiting.push(waiter);
+      const waiter: Waiter = { call, priority, seq: this.#seq++, resolve, reject, ...(onWait ? { onWait } : {}), told: false, waited: false, ...(signal ? { signal } : {}) };
+      this.#waiting.add(waiter);
       signal?.addEventListener("abort", () => this.#cancel(waiter), { once: true });
-      this.#pump();
+      if (this.#pumping) this.#pumpAgain = true;
+      else this.#turn ??= setImmediate(() => this.#pump());
     });
   }
 
@@ -378,15 +407,14 @@ export class ArmBudget {
   }
 
   #cancel(waiter: Waiter): void {
-    const i = this.#waiting.indexOf(waiter);
-    if (i < 0) return;
-    this.#waiting.splice(i, 1);
+    if (!this.#waiting.delete(waiter)) return;
     waiter.reject(waiter.signal?.reason ?? new Error("aborted"));
   }
 
   /**
-   * One pass over the waiting line, tasks' calls first, then by arrival. A waiter that cannot take holds its
-   * buckets for the rest of the pass, so a later (or lower) one never takes the token it waits for.
+   * One pass over the waiting line: one take of the ledger for every call in it, tasks' calls first, then by
+   * arrival. A call that cannot take holds its buckets for the rest of the take, so a later (or lower) one never
+   * takes the token it waits for. Calls asked for during a pass go in the next, right after it.
    */
   #pump(): void {
     if (this.#pumping) {
@@ -395,6 +423,8 @@ export class ArmBudget {
     }
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
+    if (this.#turn) clearImmediate(this.#turn);
+    this.#turn = undefined;
     this.#pumping = true;
     void this.#pass().finally(() => {
       this.#pumping = false;
@@ -406,30 +436,34 @@ export class ArmBudget {
   }
 
   async #pass(): Promise<void> {
-    const order = [...this.#waiting].sort((a, b) => (a.priority === b.priority ? a.seq - b.seq : a.priority === "task" ? -1 : 1));
-    const held = new Set<string>();
-    let nextMs = Number.POSITIVE_INFINITY;
-    for (const w of order) {
-      if (w.call.buckets.some((b) => held.has(b.key))) continue;
-      let answer: TakeAnswer;
-      try {
-        answer = await this.#ledger.take(this.#requests(w.call, w.priority));
-      } catch (err) {
-        // The ledger is unreachable (the database restarted): the call goes without the budget rather than never.
-        answer = { granted: true, waitMs: 0 };
-        void err;
-      }
-      if (!this.#waiting.includes(w)) continue;
-      if (answer.granted) {
-        this.#waiting.splice(this.#waiting.indexOf(w), 1);
-        w.resolve();
-        continue;
-      }
-      for (const b of w.call.buckets) held.add(b.key);
-      nextMs = Math.min(nextMs, answer.waitMs);
-      if (!w.told) w.told = this.#tell(w.call, answer, w.onWait);
+    const order = [...this.#waiting].sort(lineOrder);
+    if (order.length === 0) return;
+    let answers: CallAnswer[];
+    try {
+      answers = await this.#ledger.takeInOrder(order.map((w) => this.#requests(w.call, w.priority)));
+    } catch {
+      // The ledger is unreachable (the database restarted, or did not answer within its bound): the calls go without
+      // the budget rather than failing the operation with the ledger's error, or never going.
+      answers = order.map(() => WITHOUT_BUDGET);
     }
-    if (this.#waiting.length > 0 && Number.isFinite(nextMs)) {
+    let nextMs = Number.POSITIVE_INFINITY;
+    order.forEach((w, i) => {
+      const answer = answers[i];
+      // A call given up while the take was out may hold others: they try again when it would have.
+      if (answer !== "held" && !answer.granted) nextMs = Math.min(nextMs, answer.waitMs);
+      if (!this.#waiting.has(w)) return;
+      if (answer !== "held" && answer.granted) {
+        this.#waiting.delete(w);
+        w.resolve();
+        return;
+      }
+      if (!w.waited) this.counts.waited++;
+      w.waited = true;
+      if (answer === "held") return;
+      // Said at the first refusal: by the time the next pass tries again the wait may be over, and it still happened.
+      if (!w.told) w.told = this.#tell(w.call, answer, w.onWait);
+    });
+    if (this.#waiting.size > 0 && Number.isFinite(nextMs)) {
       this.#timer = setTimeout(() => this.#pump(), Math.max(1, nextMs));
       this.#timer.unref?.();
     }
@@ -458,7 +492,11 @@ export class ArmBudget {
 
   async close(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
-    for (const w of this.#waiting.splice(0)) w.reject(new Error("the ARM budget was closed"));
+    if (this.#turn) clearImmediate(this.#turn);
+    this.#turn = undefined;
+    const waiting = [...this.#waiting];
+    this.#waiting.clear();
+    for (const w of waiting) w.reject(new Error("the ARM budget was closed"));
     await this.#ledger.close();
   }
 }

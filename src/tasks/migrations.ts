@@ -213,6 +213,66 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     // inserts its own row, which a claim sees, and takes, only with everything its transaction wrote.
     sql: `ALTER TABLE task_wakes DROP CONSTRAINT task_wakes_pkey;`,
   },
+  {
+    version: 8,
+    description: "arm_budget_take_calls: the takes of several ARM calls in one statement, in the waiting line's order",
+    // A replica's calls waiting in one turn take together (src/azure/arm-budget-postgres.ts). arm_budget_take stays
+    // for replicas of the previous version during a rolling upgrade; both lock in key order, so they never deadlock.
+    sql: `
+      -- names: the buckets, once each, with their figures; slots, needs: each call's buckets (an index into names) in
+      -- the order of the calls; ends: where each call's buckets end. Each call is all or nothing, as alone; a call
+      -- refused holds its buckets for the rest of the take: a later call sharing one is not tried (wait_ms NULL).
+      CREATE FUNCTION arm_budget_take_calls(names text[], bursts float8[], refills float8[], slots int[], needs float8[], ends int[])
+        RETURNS TABLE (n int, granted boolean, wait_ms bigint, empty_key text)
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $take$
+      DECLARE
+        now_ms bigint := floor(extract(epoch from clock_timestamp()) * 1000);
+        levels float8[];
+        blocks bigint[];
+        held boolean[] := array_fill(false, ARRAY[cardinality(names)]);
+        changed boolean[] := array_fill(false, ARRAY[cardinality(names)]);
+        start int := 1;
+        j int;
+        w bigint;
+        worst bigint;
+        worst_key text;
+        skipped boolean;
+      BEGIN
+        INSERT INTO arm_budget (key, tokens, at_ms) SELECT k, b, now_ms FROM unnest(names, bursts) AS u(k, b) ORDER BY k ON CONFLICT DO NOTHING;
+        PERFORM 1 FROM arm_budget WHERE key = ANY (names) ORDER BY key FOR UPDATE;
+        -- A row swept away since the insert was full: a missing one reads as its burst.
+        SELECT array_agg(coalesce(least(u.b, a.tokens + greatest(0, now_ms - a.at_ms) * u.r / 60000.0), u.b) ORDER BY u.i),
+               array_agg(coalesce(a.blocked_until_ms, 0) ORDER BY u.i)
+          INTO levels, blocks
+          FROM unnest(names, bursts, refills) WITH ORDINALITY AS u(k, b, r, i) LEFT JOIN arm_budget a ON a.key = u.k;
+        FOR c IN 1 .. cardinality(ends) LOOP
+          worst := 0;
+          worst_key := NULL;
+          skipped := false;
+          FOR i IN start .. ends[c] LOOP
+            j := slots[i];
+            IF held[j] THEN skipped := true; EXIT; END IF;
+            w := greatest(blocks[j] - now_ms, CASE WHEN levels[j] >= needs[i] THEN 0 ELSE greatest(1, ceil((needs[i] - levels[j]) * 60000.0 / refills[j])) END);
+            IF w > worst THEN worst := w; worst_key := names[j]; END IF;
+          END LOOP;
+          n := c;
+          IF skipped THEN
+            granted := false; wait_ms := NULL; empty_key := NULL;
+          ELSIF worst > 0 THEN
+            FOR i IN start .. ends[c] LOOP held[slots[i]] := true; END LOOP;
+            granted := false; wait_ms := worst; empty_key := worst_key;
+          ELSE
+            FOR i IN start .. ends[c] LOOP levels[slots[i]] := levels[slots[i]] - 1; changed[slots[i]] := true; END LOOP;
+            granted := true; wait_ms := 0; empty_key := NULL;
+          END IF;
+          RETURN NEXT;
+          start := ends[c] + 1;
+        END LOOP;
+        UPDATE arm_budget a SET tokens = u.lvl, at_ms = now_ms FROM unnest(names, levels, changed) AS u(k, lvl, ch) WHERE u.ch AND a.key = u.k;
+      END
+      $take$;
+    `,
+  },
 ];
 
 export function latestVersion(migrations: readonly Migration[]): number {
