@@ -1,8 +1,7 @@
 // Per-caller request limits: so many requests of a kind (submissions, reads) per caller in a fixed window that
 // starts with the caller's first request. The decision alone, on a clock it is given; overload.ts hooks it into
 // the routes. It replaces @fastify/rate-limit, whose every request went through five promises (key, allow list,
-// maximum, the store's count, the hook) and set three headers on every answer: a fifth of what a poll of an
-// unchanged task cost beyond a bare route.
+// maximum, the store's count, the hook) and set three x-ratelimit-* headers on every answer.
 
 export interface LimitRefusal {
   /** Seconds until the caller's window ends, at least 1 (Retry-After). */
