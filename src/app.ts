@@ -102,6 +102,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     logger,
     // Each request's logger is made when it first logs (most requests log nothing at their level).
     ...(logger ? { childLoggerFactory: lazyRequestLogger } : {}),
+    // One line per request, at its end (the onResponse hook below), not fastify's two: a line is a write to stdout.
+    disableRequestLogging: true,
     bodyLimit: config.bodyLimitBytes,
     // removeAdditional off: an unknown key where the schema allows none is an error the caller should see,
     // not something to strip silently. verbose: errors carry their schema, so messages can quote its description.
@@ -144,6 +146,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   // Hooks on every request take a callback, not a promise: no promise and no microtask per request for them.
   app.addHook("onResponse", (request, reply, done) => {
     metrics.observeResponse(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
+    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, "request completed");
     done();
   });
   let draining = false;
