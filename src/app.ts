@@ -29,7 +29,7 @@ import { RateLimitBudget } from "./azure/rate-limit-budget.ts";
 import { readRetry } from "./azure/retry-policy.ts";
 import { installAccessControl, type RouteAccessInfo } from "./api/access-control.ts";
 import { ServiceMetrics } from "./observability/metrics.ts";
-import { lazyRequestLogger } from "./observability/request-logger.ts";
+import { lazyRequestLogger, OneLinePerRequest } from "./observability/request-logger.ts";
 import { observabilityRoutes, Readiness } from "./observability/routes.ts";
 import { combineObservers, TaskLog } from "./observability/task-logs.ts";
 import { installOverloadProtection } from "./api/overload.ts";
@@ -103,7 +103,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     // Each request's logger is made when it first logs (most requests log nothing at their level).
     ...(logger ? { childLoggerFactory: lazyRequestLogger } : {}),
     // One line per request, at its end (the onResponse hook below), not fastify's two: a line is a write to stdout.
-    disableRequestLogging: true,
+    logController: new OneLinePerRequest(),
     bodyLimit: config.bodyLimitBytes,
     // removeAdditional off: an unknown key where the schema allows none is an error the caller should see,
     // not something to strip silently. verbose: errors carry their schema, so messages can quote its description.

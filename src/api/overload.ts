@@ -79,6 +79,7 @@ async function installShedding(app: FastifyInstance, config: OverloadConfig): Pr
  * limit is 0.
  */
 function installRateLimits(app: FastifyInstance, config: OverloadConfig): void {
+  if (config.submissionsPerWindow === 0 && config.readsPerWindow === 0) return;
   const limits = new CallerLimits(config.rateWindowMs, Date.now());
   const maxOf = (request: FastifyRequest) => (isSubmission(request) ? config.submissionsPerWindow : config.readsPerWindow);
   const windowSeconds = Math.round(config.rateWindowMs / 1000);
@@ -94,7 +95,6 @@ function installRateLimits(app: FastifyInstance, config: OverloadConfig): void {
       }),
     );
   };
-  if (config.submissionsPerWindow === 0 && config.readsPerWindow === 0) return;
   app.addHook("onRoute", (route) => {
     const access = (route.config as { access?: string } | undefined)?.access;
     if (access === "public" || access === "metrics") return;

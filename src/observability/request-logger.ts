@@ -3,7 +3,7 @@
 // and most requests never log anything at their level (GET /task/{id}, polled all day, logs at warn): that work
 // was done for nothing on nearly every poll. Here the child is made on first use, so a line logged still carries
 // the request id (and, through child(), the principal), and a request that logs nothing costs one small object.
-import type { FastifyBaseLogger } from "fastify";
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from "fastify";
 
 type Bindings = Parameters<FastifyBaseLogger["child"]>[0];
 type ChildLoggerOptions = NonNullable<Parameters<FastifyBaseLogger["child"]>[1]>;
@@ -82,4 +82,17 @@ export class LazyChildLogger implements FastifyBaseLogger {
 /** Fastify's childLoggerFactory: the request's logger, made on first use. */
 export function lazyRequestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
   return new LazyChildLogger(logger, bindings, options);
+}
+
+/**
+ * Fastify's own lines about requests, but not its two per request (incoming, completed): the service writes one
+ * line as a request ends (its onResponse hook), with the same fields; a line is a write to stdout. A response that
+ * failed as it was sent, the default error handler's and a serializer's failures are still fastify's to log.
+ */
+export class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) super.requestCompleted(error, request, reply);
+  }
 }
