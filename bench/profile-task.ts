@@ -5,7 +5,7 @@
 //   node bench/profile-task.ts [--tasks N] [--at-once K] [--top N] [--poll] [--wait] [--no-profile] [--env K=V] [--trace-gc] [--idle S] [--keep DIR]
 //     N resizes (default 100), K at a time (default 1), each polled every 25 ms until it ends (--wait: one
 //     GET /task/{id}?wait=60 instead); --poll: GET /task/{id} of an unchanged task N × 20 times instead (the read
-//     path); --tasks 0: the idle service, per second, for --idle S seconds (default 5); --no-profile: only the CPU from /proc; --keep: leave the .cpuprofile in DIR (Chrome's DevTools open it).
+//     path, K at a time); --tasks 0: the idle service, per second, for --idle S seconds (default 5); --no-profile: only the CPU from /proc; --keep: leave the .cpuprofile in DIR (Chrome's DevTools open it).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,7 +76,10 @@ try {
   const outputFrom = s.output().length;
   const wall0 = performance.now();
   if (POLL) {
-    for (let i = 0; i < TASKS * 20; i++) await s.api("GET", `/task/${warm}`);
+    let polled = 0;
+    await Promise.all(Array.from({ length: AT_ONCE }, async () => {
+      while (polled++ < TASKS * 20) await s.api("GET", `/task/${warm}`);
+    }));
   } else {
     let next = 0;
     await Promise.all(

@@ -29,6 +29,7 @@ import { RateLimitBudget } from "./azure/rate-limit-budget.ts";
 import { readRetry } from "./azure/retry-policy.ts";
 import { installAccessControl, type RouteAccessInfo } from "./api/access-control.ts";
 import { ServiceMetrics } from "./observability/metrics.ts";
+import { lazyRequestLogger, OneLinePerRequest } from "./observability/request-logger.ts";
 import { observabilityRoutes, Readiness } from "./observability/routes.ts";
 import { combineObservers, TaskLog } from "./observability/task-logs.ts";
 import { installOverloadProtection } from "./api/overload.ts";
@@ -92,12 +93,17 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const accounts = options.accounts ?? (await AccountRegistry.open(config.accounts, (a) => createComputeClient(a, undefined, armBudget)));
 
   const schemas = new LazySchemaCompilers();
+  const logger = options.logger ?? {
+    level: config.logLevel,
+    redact: { paths: ["req.headers.authorization", "headers.authorization", "*.clientSecret", "*.password", "*.token"], censor: "[redacted]" },
+  };
   const app = Fastify({
     // JSON lines. Request logs carry no headers, and these paths are cut from anything logged all the same.
-    logger: options.logger ?? {
-      level: config.logLevel,
-      redact: { paths: ["req.headers.authorization", "headers.authorization", "*.clientSecret", "*.password", "*.token"], censor: "[redacted]" },
-    },
+    logger,
+    // Each request's logger is made when it first logs (most requests log nothing at their level).
+    ...(logger ? { childLoggerFactory: lazyRequestLogger } : {}),
+    // One line per request, at its end (the onResponse hook below), not fastify's two: a line is a write to stdout.
+    logController: new OneLinePerRequest(),
     bodyLimit: config.bodyLimitBytes,
     // removeAdditional off: an unknown key where the schema allows none is an error the caller should see,
     // not something to strip silently. verbose: errors carry their schema, so messages can quote its description.
@@ -137,14 +143,17 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   activeTasks = () => runner.active;
   installErrorHandling(app, { bodyLimitBytes: config.bodyLimitBytes });
   installPageSecurityHeaders(app);
-  app.addHook("onResponse", async (request, reply) => {
+  // Hooks on every request take a callback, not a promise: no promise and no microtask per request for them.
+  app.addHook("onResponse", (request, reply, done) => {
     metrics.observeResponse(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
+    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, "request completed");
+    done();
   });
   let draining = false;
-  app.addHook("onRequest", async (request, reply) => {
-    if (!draining) return;
+  app.addHook("onRequest", (request, reply, done) => {
+    if (!draining) return done();
     reply.header("connection", "close");
-    throw apiError("ShuttingDown", { retryAfterSeconds: 5 });
+    done(apiError("ShuttingDown", { retryAfterSeconds: 5 }));
   });
   const routes = installAccessControl(app, config.access);
   await installOverloadProtection(app, config.overload);

@@ -14,7 +14,7 @@ interface CatalogueEntry<P> {
   details?: (p: P) => FieldProblem[];
   /** Fields beside message that a program reads (the operations there are). */
   extra?: (p: P) => { knownOperations?: string[] };
-  /** The answer carries Retry-After, in seconds (p.retryAfterSeconds, or the rate limiter's own). */
+  /** The answer carries Retry-After, in seconds (p.retryAfterSeconds). */
   retryAfter?: true;
   /**
    * "any": any route may answer it (the error handler, access control, overload protection, a stopping replica,
@@ -169,13 +169,13 @@ export const API_ERRORS = {
     scope: "any",
     example: { contentType: "text/plain" },
   }),
-  TooManyRequests: entry<{ message: string }>({
+  TooManyRequests: entry<{ message: string; retryAfterSeconds: number }>({
     status: 429,
     when: "too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS)",
     message: (p) => p.message,
     retryAfter: true,
     scope: "any",
-    example: { message: "ci sent more than 100 reads in 60 s; retry after 1 minute" },
+    example: { message: "ci sent more than 100 reads in 60 s; retry after 42 s", retryAfterSeconds: 42 },
   }),
   BacklogFull: entry<{ queued: number; limit: number; retryAfterSeconds: number }>({
     status: 429,

@@ -1,12 +1,12 @@
 // Overload: load shedding (@fastify/under-pressure: 503 with Retry-After while the event loop lags or memory runs
-// high) and per-principal rate limits (@fastify/rate-limit: 429 with Retry-After), submissions and reads counted
+// high) and per-principal rate limits (caller-limits.ts: 429 with Retry-After), submissions and reads counted
 // apart. Neither touches accepted work: a task is created only by a request that got through, and then runs as
 // any other. /health, /ready and /metrics are never shed or limited, so an overloaded replica is seen as such,
 // not as dead.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import rateLimit from "@fastify/rate-limit";
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from "fastify";
 import underPressure from "@fastify/under-pressure";
 import { apiError } from "./errors.ts";
+import { CallerLimits } from "./caller-limits.ts";
 
 export interface OverloadConfig {
   /** Shed load (503) while the event loop lags more than this (OVERLOAD_MAX_EVENT_LOOP_DELAY_MS; 0 = off). */
@@ -49,7 +49,7 @@ function sheds(config: OverloadConfig): boolean {
 export async function installOverloadProtection(app: FastifyInstance, config: OverloadConfig): Promise<void> {
   // Off (the default), it would still sample the event loop and run a hook on every request.
   if (sheds(config)) await installShedding(app, config);
-  await installRateLimits(app, config);
+  installRateLimits(app, config);
 }
 
 async function installShedding(app: FastifyInstance, config: OverloadConfig): Promise<void> {
@@ -72,18 +72,32 @@ async function installShedding(app: FastifyInstance, config: OverloadConfig): Pr
   });
 }
 
-async function installRateLimits(app: FastifyInstance, config: OverloadConfig): Promise<void> {
-  await app.register(rateLimit, {
-    global: true,
-    // After identification (access control's onRequest hook), so the key is the principal.
-    hook: "preHandler",
-    timeWindow: config.rateWindowMs,
-    max: (request) => (isSubmission(request) ? config.submissionsPerWindow : config.readsPerWindow),
-    keyGenerator: rateKey,
-    allowList: (request) => exempt(request) || (isSubmission(request) ? config.submissionsPerWindow : config.readsPerWindow) === 0,
-    errorResponseBuilder: (request, context) =>
+/**
+ * The per-caller limits, as a preHandler of each limited route (after identification, access control's onRequest
+ * hook, so the key is the principal; and after the body's validation, as before). Which routes are limited is
+ * decided once, as each is declared: never /health, /ready, /metrics or the documentation; not a kind whose
+ * limit is 0.
+ */
+function installRateLimits(app: FastifyInstance, config: OverloadConfig): void {
+  if (config.submissionsPerWindow === 0 && config.readsPerWindow === 0) return;
+  const limits = new CallerLimits(config.rateWindowMs, Date.now());
+  const maxOf = (request: FastifyRequest) => (isSubmission(request) ? config.submissionsPerWindow : config.readsPerWindow);
+  const windowSeconds = Math.round(config.rateWindowMs / 1000);
+  const limit: preHandlerHookHandler = function (request, _reply, done) {
+    const max = maxOf(request);
+    const refusal = max === 0 ? undefined : limits.take(rateKey(request), max, Date.now());
+    if (refusal === undefined) return done();
+    const who = request.principal && request.principal.via !== "open" ? request.principal.name : "this caller";
+    done(
       apiError("TooManyRequests", {
-        message: `${request.principal && request.principal.via !== "open" ? request.principal.name : "this caller"} sent more than ${context.max} ${isSubmission(request) ? "submissions" : "reads"} in ${Math.round(config.rateWindowMs / 1000)} s; retry after ${context.after}`,
+        message: `${who} sent more than ${max} ${isSubmission(request) ? "submissions" : "reads"} in ${windowSeconds} s; retry after ${refusal.retryAfterSeconds} s`,
+        retryAfterSeconds: refusal.retryAfterSeconds,
       }),
+    );
+  };
+  app.addHook("onRoute", (route) => {
+    const access = (route.config as { access?: string } | undefined)?.access;
+    if (access === "public" || access === "metrics") return;
+    route.preHandler = [...[route.preHandler ?? []].flat(), limit];
   });
 }

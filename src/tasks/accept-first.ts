@@ -11,6 +11,12 @@
 export const QUIET_MS = 5;
 /** No step waits longer: task work keeps at least one step per task per this long, whatever arrives. */
 export const MAX_WAIT_MS = 250;
+/**
+ * While submissions still arrive, the steps that waited their longest go one per SPACING_MS (so a step may wait
+ * MAX_WAIT_MS plus SPACING_MS for each step ahead of it). 32 tasks' steps let go together were a lump of work (32
+ * SDK calls, their answers, their commits) that every submission of the moment waited behind: what made the p99.
+ */
+export const SPACING_MS = 4;
 
 /** The clock and timer it runs on; tests pass a hand-moved one. */
 export interface AcceptFirstClock {
@@ -43,6 +49,8 @@ export class AcceptFirst {
   #waiting: Waiting[] = [];
   #cancelTimer: (() => void) | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
+  /** While busy, no step goes before this (SPACING_MS after the last that went). */
+  #spacedUntil = Number.NEGATIVE_INFINITY;
 
   constructor(clock: AcceptFirstClock = realClock) {
     this.#clock = clock;
@@ -91,29 +99,20 @@ export class AcceptFirst {
       for (const w of going) w.go();
       return;
     }
-    const going = this.#waiting.filter((w) => now - w.since >= MAX_WAIT_MS);
-    this.#waiting = this.#waiting.filter((w) => now - w.since < MAX_WAIT_MS);
-    this.#letGoOneATurn(going);
+    const oldest = this.#waiting[0];
+    if (oldest !== undefined && now - oldest.since >= MAX_WAIT_MS && now >= this.#spacedUntil) {
+      this.#waiting.shift();
+      this.#spacedUntil = now + SPACING_MS;
+      oldest.go();
+    }
     this.#schedule();
   }
 
-  /**
-   * Steps that waited their longest, while submissions still arrive: one per turn of the event loop, so that the
-   * submissions that came meanwhile are read between them, not behind all of them (32 claims or SDK calls at once
-   * are a tick of 10 ms and more).
-   */
-  #letGoOneATurn(going: Waiting[]): void {
-    const next = going.shift();
-    if (!next) return;
-    next.go();
-    if (going.length > 0) setImmediate(() => this.#letGoOneATurn(going));
-  }
-
-  /** One timer: for the end of the quiet time, or the oldest step's longest wait, whichever comes first. */
+  /** One timer: for the end of the quiet time, or the oldest step's turn (its longest wait, spaced), whichever comes first. */
   #schedule(): void {
     if (this.#waiting.length === 0) return;
     const quietAt = this.#accepting > 0 ? Number.POSITIVE_INFINITY : this.#lastAcceptedAt + QUIET_MS;
-    const at = Math.min(quietAt, this.#waiting[0].since + MAX_WAIT_MS);
+    const at = Math.min(quietAt, Math.max(this.#waiting[0].since + MAX_WAIT_MS, this.#spacedUntil));
     if (at >= this.#timerAt) return;
     this.#cancelTimer?.();
     this.#timerAt = at;

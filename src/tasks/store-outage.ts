@@ -74,28 +74,33 @@ export class StoreHealth {
  * TaskStoreUnavailableError (what the HTTP layer answers 503 for); one that succeeds tells `health` the store is back.
  */
 export function watchStoreOutages(store: TaskStore, health: StoreHealth): TaskStore {
+  // Made once, not per call: the store is called on every request (a poll reads a revision).
+  const succeeded = <T>(v: T): T => {
+    health.success();
+    return v;
+  };
+  const failed = (err: unknown): never => {
+    const reason = storeOutageReason(err);
+    if (reason === undefined) throw err;
+    health.outage(reason);
+    throw err instanceof TaskStoreUnavailableError ? err : new TaskStoreUnavailableError(reason, err);
+  };
+  const watched = new Map<PropertyKey, { method: (...a: unknown[]) => unknown; watching: (...a: unknown[]) => unknown }>();
   return new Proxy(store, {
     get(target, property) {
       // Read from the store itself (not through the proxy): a getter may use its private fields.
       const value = Reflect.get(target, property);
       if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
+      const known = watched.get(property);
+      if (known !== undefined && known.method === value) return known.watching;
+      const method = value as (...a: unknown[]) => unknown;
+      const watching = (...args: unknown[]) => {
         // Bound to the store itself: its private fields are not the proxy's.
-        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
-        if (!(result instanceof Promise)) return result;
-        return result.then(
-          (v) => {
-            health.success();
-            return v;
-          },
-          (err: unknown) => {
-            const reason = storeOutageReason(err);
-            if (reason === undefined) throw err;
-            health.outage(reason);
-            throw err instanceof TaskStoreUnavailableError ? err : new TaskStoreUnavailableError(reason, err);
-          },
-        );
+        const result = method.apply(target, args);
+        return result instanceof Promise ? result.then(succeeded, failed) : result;
       };
+      watched.set(property, { method, watching });
+      return watching;
     },
   });
 }

@@ -89,12 +89,14 @@ export class PgConnection {
    * One statement. `idempotent`: running it twice does no harm (reads, renew, release, prune), so when its
    * connection turns out dead it is sent again on another one; after a server restart every idle pooled connection
    * is dead and each failure removes one, hence up to poolMax + 1 tries. Anything else fails and the caller decides
-   * (the outcome of a write whose connection died is unknown).
+   * (the outcome of a write whose connection died is unknown). `name`: a prepared statement's, for a statement sent
+   * often whose planning costs more than its rows.
    */
-  async query<R extends pg.QueryResultRow = Row>(sql: string, params: unknown[], idempotent: boolean): Promise<pg.QueryResult<R>> {
+  async query<R extends pg.QueryResultRow = Row>(sql: string, params: unknown[], idempotent: boolean, name?: string): Promise<pg.QueryResult<R>> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#pool.query<R>(sql, params);
+        // Named: prepared once per connection, so the server parses and plans it once, not at every call.
+        return await (name === undefined ? this.#pool.query<R>(sql, params) : this.#pool.query<R>({ name, text: sql, values: params }));
       } catch (err) {
         if (!idempotent || !connectionLost(err) || attempt > this.#poolMax) throw err;
       }

@@ -72,6 +72,9 @@ export function createSql(t: PgTables): string {
     FROM ins LEFT JOIN waiting w ON w.task_id = ins.id`;
 }
 
+/** The batch create's prepared statement: planning its ten parts cost more than a batch's rows. */
+const CREATE_STATEMENT_NAME = "vmss_ops_create_tasks";
+
 /** What the statement wrote for a create: none when its clientRequestId was taken. */
 interface CreatedRow {
   id: string;
@@ -96,7 +99,7 @@ export async function createBatch(s: CreateStatement, batch: PendingCreate[], at
   const timeMs = Date.now();
   let rows: CreatedRow[];
   try {
-    ({ rows } = await s.db.query<CreatedRow>(s.sql, createParams(s.t, sent, ids, timeMs), false));
+    ({ rows } = await s.db.query<CreatedRow>(s.sql, createParams(s.t, sent, ids, timeMs), false, CREATE_STATEMENT_NAME));
   } catch (err) {
     // The statement failed as a whole (nothing was written): each alone, in order, so that one bad create fails by
     // itself. A connection that died under it leaves the outcome unknown: that fails them all, as it would one.
