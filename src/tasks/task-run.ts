@@ -248,7 +248,12 @@ export class TaskRun {
       ...(c.inFlight ? { inFlight: c.inFlight } : {}),
       ...(c.planner !== undefined ? { planner: c.planner } : {}),
     };
-    if (!this.#stored.changedBy(checkpoint)) return;
+    const write = this.#stored.writeOf(checkpoint);
+    if (write === "unchanged") return;
+    if (write === "withNextWrite") {
+      this.#journal.recordChange({ checkpoint, armCalls: this.#armCalls });
+      return;
+    }
     return this.#journal.change({ checkpoint, armCalls: this.#armCalls });
   }
 
