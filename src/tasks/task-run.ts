@@ -231,7 +231,8 @@ export class TaskRun {
         resume,
         onAttemptEnd: (end) => {
           observer?.attemptEnded?.({ ...this.#ctx, attempt: end.attempt }, end);
-          this.#ctx.attempt = end.attempt + 1;
+          // The lines after it are the next attempt's only when there is one ("Done" is the last attempt's).
+          this.#ctx.attempt = end.outcome === "retry" ? end.attempt + 1 : end.attempt;
         },
         onCheckpoint: (c) => this.#checkpoint(index, c),
       }),
