@@ -2,13 +2,19 @@
 // `node --cpu-prof`, given resizes one at a time or many at once, then the profile's self time summed by function
 // and by package. What docs/benchmarks.md's "where a task's CPU goes" shows.
 //
-//   node bench/profile-task.ts [--tasks N] [--at-once K] [--top N] [--poll] [--wait] [--no-profile] [--env K=V] [--trace-gc] [--idle S] [--keep DIR]
+//   node bench/profile-task.ts [--tasks N] [--at-once K] [--top N] [--poll] [--wait] [--no-profile] [--plain] [--env K=V] [--trace-gc] [--idle S] [--keep DIR]
 //     N resizes (default 100), K at a time (default 1), each polled every 25 ms until it ends (--wait: one
 //     GET /task/{id}?wait=60 instead); --poll: GET /task/{id} of an unchanged task N × 20 times instead (the read
-//     path, K at a time); --tasks 0: the idle service, per second, for --idle S seconds (default 5); --no-profile: only the CPU from /proc; --keep: leave the .cpuprofile in DIR (Chrome's DevTools open it).
+//     path, K at a time); --tasks 0: the idle service, per second, for --idle S seconds (default 5); --no-profile: only the CPU from /proc;
+//     --plain: then the plain SDK script (bench/plain-sdk.ts) makes the same N resizes, K at a time, against the same
+//     simulator, and the ratio of CPU per task is printed (what bench/run.ts's "CPU per task" figures compare);
+//     --keep: leave the .cpuprofile in DIR (Chrome's DevTools open it).
+import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { SIMULATOR_CA_FILE, startChildService } from "../test/helpers/child-service.ts";
@@ -29,6 +35,8 @@ const EXTRA_ENV = Object.fromEntries(args.flatMap((a, i) => (a === "--env" ? [ar
 const IDLE_S = option("--idle", 5);
 /** V8's --trace-gc: the collections during the work, counted and timed. */
 const TRACE_GC = args.includes("--trace-gc");
+/** The plain SDK script makes the same resizes afterwards: CPU per task, the service's against its. */
+const PLAIN = args.includes("--plain");
 const KEEP = args.includes("--keep") ? args[args.indexOf("--keep") + 1] : undefined;
 
 interface ProfileNode {
@@ -56,7 +64,10 @@ const profDir = KEEP ?? mkdtempSync(join(tmpdir(), "vmss-ops-profile-"));
 const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-profile-data-"));
 const resize = (name: string, desired: number) => ({ credentials: "demo", region: "eastus", serverGroupName: name, capacity: { min: 0, max: 10, desired } });
 try {
-  for (let i = 0; i < TASKS; i++) await control.putScaleSet("demo-rg", `prof-${i}`, { capacity: 1, loadBalanced: false });
+  for (let i = 0; i < TASKS; i++) {
+    await control.putScaleSet("demo-rg", `prof-${i}`, { capacity: 1, loadBalanced: false });
+    if (PLAIN) await control.putScaleSet("demo-rg", `plain-${i}`, { capacity: 1, loadBalanced: false });
+  }
   await control.putScaleSet("demo-rg", "prof-warm", { capacity: 1, loadBalanced: false });
   const s = await startChildService(
     { SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, TASK_STORE: "sqlite", DATA_DIR: dataDir, LOG_LEVEL: "info", RATE_LIMIT_READS: "1000000000", ...EXTRA_ENV },
@@ -107,8 +118,17 @@ try {
   await s.exited;
   if (UNPROFILED) {
     console.log(`${POLL ? `${TASKS * 20} polls` : `${TASKS} resizes, ${AT_ONCE} at once${HELD ? ", each waited for with ?wait=" : ""}`}: ${(cpuMs / (POLL ? TASKS * 20 : TASKS)).toFixed(2)} ms of CPU each (/proc)`);
-    process.exit(0);
   }
+  if (PLAIN && !POLL && TASKS > 0) {
+    // Its own process, run asynchronously: the simulator it talks to lives in this one.
+    const script = join(dirname(fileURLToPath(import.meta.url)), "plain-sdk.ts");
+    const argv = ["resizes", sim.url, SIMULATOR_CA_FILE, sim.subscriptionId, "demo-rg", "plain-", String(TASKS), String(AT_ONCE)];
+    const { stdout } = await promisify(execFile)(process.execPath, [script, ...argv], { encoding: "utf8" });
+    const plain = JSON.parse(stdout.trim().split("\n").at(-1)!) as { cpuMs: number; failed: number };
+    const service = cpuMs / TASKS;
+    console.log(`plain SDK script: ${(plain.cpuMs / TASKS).toFixed(2)} ms of CPU per resize (${plain.failed} failed); service / plain: ${(service / (plain.cpuMs / TASKS)).toFixed(2)}${UNPROFILED ? "" : " (the service profiled)"}`);
+  }
+  if (UNPROFILED) process.exit(0);
   // The main thread's is the largest (a loader thread writes one of its own).
   const file = readdirSync(profDir)
     .filter((f) => f.endsWith(".cpuprofile"))
@@ -133,11 +153,12 @@ try {
   const byPackage = new Map<string, number>();
   for (const [id, us] of self) {
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    if (functionName === "(idle)") continue;
     const key = `${functionName || "(anonymous)"} ${url ? `${url.replace(/^.*\/(node_modules|src)\//, "$1/")}:${lineNumber + 1}` : ""}`;
     byFunction.set(key, (byFunction.get(key) ?? 0) + us);
     byPackage.set(where(url), (byPackage.get(where(url)) ?? 0) + us);
   }
-  const work = total - (byFunction.get("(idle) ") ?? 0);
+  const work = total - [...self].filter(([id]) => byId.get(id)!.callFrame.functionName === "(idle)").reduce((a, [, us]) => a + us, 0);
   const per = POLL ? TASKS * 20 : TASKS || IDLE_S;
   const table = (m: Map<string, number>) =>
     [...m]

@@ -3,6 +3,7 @@
 import t from "tap";
 import { commitOf, interruptionOf, LeaseLostError, StoreWriteFailedError, TaskJournal } from "../src/tasks/task-journal.ts";
 import type { TaskChange } from "../src/tasks/task-store.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 /** A store whose writes wait until the test answers them, one at a time, in the order they arrived. */
 class HeldStore {
@@ -36,9 +37,10 @@ class HeldStore {
 const nextTurn = () => new Promise((r) => setImmediate(r));
 const statuses = (c: TaskChange) => c.history?.map((h) => h.status);
 
-function journal(store: HeldStore, running = true) {
+/** linesWaitMs 0: lines go at the end of the turn that logged them, so that each step below is one turn. */
+function journal(store: HeldStore, running = true, linesWaitMs = 0) {
   const interrupt = new AbortController();
-  return { interrupt, journal: new TaskJournal({ store, owner: "me", taskId: "t1", running, interrupt }) };
+  return { interrupt, journal: new TaskJournal({ store, owner: "me", taskId: "t1", running, interrupt, linesWaitMs }) };
 }
 
 t.test("lines logged together go with the change that follows them: one write", async (t) => {
@@ -64,6 +66,62 @@ t.test("lines that no change follows are written alone, once, after the burst th
   await nextTurn();
   t.same(store.updates().map(statuses), [["one", "two"], ["three"]]);
   t.same(store.updates().map((c) => Object.keys(c)), [["history"], ["history"]], "the lines and nothing else");
+});
+
+t.test("lines wait linesWaitMs for a change: the opening lines and the line before a write share its checkpoint's commit", async (t) => {
+  const store = new HeldStore();
+  store.autoAnswer = true;
+  const { journal: j } = journal(store, false, 60_000);
+  j.record("INIT", "Initializing");
+  await nextTurn();
+  j.record("P", "attempt 1/8: set capacity 1 → 2");
+  await nextTurn();
+  t.equal(store.calls.length, 0, "the lines wait for a change");
+  await j.change({ checkpoint: { operationIndex: 0, attempt: 1 } });
+  t.same(
+    store.updates().map((c) => ({ ...c, history: statuses(c) })),
+    [{ state: "running", checkpoint: { operationIndex: 0, attempt: 1 }, history: ["Initializing", "attempt 1/8: set capacity 1 → 2"] }],
+  );
+});
+
+t.test("lines that no change follows within linesWaitMs are written alone", async (t) => {
+  const store = new HeldStore();
+  store.autoAnswer = true;
+  const { journal: j } = journal(store, true, 5);
+  j.record("P", "one");
+  await waitFor(() => store.calls.length === 1, { what: "the lines written alone" });
+  t.same(store.updates().map(statuses), [["one"]]);
+});
+
+t.test("a recorded change goes with the next write, the newer change winning where both say something", async (t) => {
+  const store = new HeldStore();
+  store.autoAnswer = true;
+  const { journal: j } = journal(store, true, 60_000);
+  j.recordChange({ checkpoint: { operationIndex: 0, attempt: 1 }, armCalls: 4 });
+  j.record("P", "Azure confirmed");
+  await nextTurn();
+  t.equal(store.calls.length, 0, "nothing written for it alone");
+  await j.change({ checkpoint: null, armCalls: 5, state: "succeeded" });
+  t.same(store.updates().map((c) => ({ ...c, history: statuses(c) })), [{ checkpoint: null, armCalls: 5, state: "succeeded", history: ["Azure confirmed"] }]);
+});
+
+t.test("a recorded change that no write follows is written alone within linesWaitMs; on shutdown, with the ARM calls", async (t) => {
+  const store = new HeldStore();
+  store.autoAnswer = true;
+  const alone = journal(store, true, 5).journal;
+  alone.recordChange({ checkpoint: { operationIndex: 0, attempt: 1 }, armCalls: 4 });
+  await waitFor(() => store.calls.length === 1, { what: "the recorded change written alone" });
+  t.same(store.updates(), [{ checkpoint: { operationIndex: 0, attempt: 1 }, armCalls: 4 }]);
+
+  const shutdown = new HeldStore();
+  shutdown.autoAnswer = true;
+  const j = journal(shutdown, true, 60_000).journal;
+  j.recordChange({ checkpoint: { operationIndex: 0, attempt: 2 }, armCalls: 4 });
+  await j.interrupted("shutdown", 6);
+  t.same(
+    shutdown.calls.map((c) => c.change ?? c.op),
+    [{ checkpoint: { operationIndex: 0, attempt: 2 }, armCalls: 6 }, "release"],
+  );
 });
 
 t.test("writes reach the store one at a time, in the order they were asked for", async (t) => {
@@ -219,7 +277,7 @@ const refused = () => Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:54
 t.test("a store outage on a write stops the run; the task is handed back, lines and all, once the store answers", async (t) => {
   const store = new HeldStore();
   const interrupt = new AbortController();
-  const j = new TaskJournal({ store, owner: "me", taskId: "t1", running: true, interrupt, handBackWithinMs: 60_000, handBackEveryMs: 1 });
+  const j = new TaskJournal({ store, owner: "me", taskId: "t1", running: true, interrupt, handBackWithinMs: 60_000, handBackEveryMs: 1, linesWaitMs: 0 });
   j.record("P", "Done: resized");
   const p = j.change({ armCalls: 4 });
   await nextTurn();

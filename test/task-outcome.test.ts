@@ -111,6 +111,20 @@ t.test("checkpoints: only one that changes what a process taking over would find
   t.ok(resumed.changedBy({ operationIndex: 0, attempt: 1 }), "attempt 1 is news when the store holds attempt 3");
 });
 
+t.test("checkpoints: the end of a write in flight, and nothing else, goes with the next write", async (t) => {
+  const inFlight = { step: { kind: "update" as const, summary: "set capacity 1 → 2" }, poller: "p" };
+  const stored = new StoredCheckpoint(undefined);
+  t.equal(stored.writeOf({ operationIndex: 0, attempt: 1, inFlight }), "now", "a write Azure accepted: at once, before anything else happens");
+  t.equal(stored.writeOf({ operationIndex: 0, attempt: 1 }), "withNextWrite", "it ended: following it again would send nothing");
+  t.equal(stored.writeOf({ operationIndex: 0, attempt: 1 }), "unchanged", "taken as stored");
+  t.equal(stored.writeOf({ operationIndex: 0, attempt: 1, inFlight }), "now");
+  t.equal(stored.writeOf({ operationIndex: 0, attempt: 2 }), "now", "a new attempt: at once");
+  t.equal(stored.writeOf({ operationIndex: 0, attempt: 2, inFlight }), "now");
+  t.equal(stored.writeOf({ operationIndex: 0, attempt: 2, planner: { surge: false } }), "now", "what the planner learned: at once");
+  const resumed = new StoredCheckpoint({ operationIndex: 1, attempt: 3, inFlight });
+  t.equal(resumed.writeOf({ operationIndex: 1, attempt: 3 }), "withNextWrite", "a resumed write that ended");
+});
+
 t.test("after an operation: the next one, or the end", async (t) => {
   const failure = { operation: "resizeServerGroup", code: "BadRequest", message: "no", retryable: false };
   t.equal(endAfter({ kind: "done", result }, false), undefined);

@@ -4,7 +4,7 @@ import { AccountRegistry } from "../src/azure/accounts.ts";
 import { loadConfig } from "../src/startup-config.ts";
 import { operations } from "../src/operations/registry.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
-import { TaskRunner } from "../src/tasks/task-runner.ts";
+import { leaseIsDue, TaskRunner } from "../src/tasks/task-runner.ts";
 import type { AnyOperation } from "../src/operations/operation.ts";
 import { afterQueuedImmediates, waitFor } from "./helpers/wait-for.ts";
 
@@ -148,4 +148,33 @@ t.test("submissions that arrive together are claimed together: one claim, not on
   await quiet();
   t.equal(runner.active, 10, "all ten run");
   t.same(claims, [0, 10], "ten wake-ups, one claim that took all ten");
+});
+
+t.test("a lease is renewed once a third of it has passed, so two thirds stay when the timer comes late by a tick", async (t) => {
+  t.notOk(leaseIsDue(0, 9_999, 30_000), "a task of a few seconds never renews its 30 s lease");
+  t.ok(leaseIsDue(0, 10_000, 30_000));
+  t.ok(leaseIsDue(0, 400, 1000), "a 1 s lease with a timer of a third of it: every tick");
+});
+
+t.test("a long task keeps its lease: renewed while it runs, never lost", async (t) => {
+  const store = new MemoryTaskStore();
+  const renewals: string[][] = [];
+  const renew = store.renew.bind(store);
+  store.renew = async (owner, ids, leaseMs) => {
+    renewals.push(ids);
+    return renew(owner, ids, leaseMs);
+  };
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  // An operation that holds the task until the test lets it go, with its lease of 1 s renewed meanwhile.
+  const slow = { ...operations.get("scaleDown")!, prepare: async () => { await held; throw new Error("let go"); } } as unknown as AnyOperation;
+  const runner = new TaskRunner({ store, accounts: new AccountRegistry(config.accounts), operations: new Map([["scaleDown", slow]]), config });
+  runner.start();
+  t.teardown(() => runner.stop(1000));
+  const { task } = await runner.submit([request]);
+  await waitFor(() => renewals.length >= 3, { what: "three renewals of the running task's lease" });
+  t.ok(renewals.every((ids) => ids.length === 1 && ids[0] === task.id));
+  t.equal((await store.get(task.id))?.leaseOwner, "survivor", "still this replica's");
+  release();
+  await waitFor(async () => (await store.get(task.id))?.state === "failed", { what: "the task to end" });
 });

@@ -1,7 +1,9 @@
 // What one run of a task writes into the store: its history lines and its changes, one commit per step. Lines wait
-// in a buffer and go with the next change, or on their own once the lines logged together have all arrived
-// (setImmediate). Every write goes through one chain, so they land in order although the harness logs
-// synchronously. Every write is fenced by the lease: one the store refuses means another replica runs the task now.
+// in a buffer and go with the next change, or on their own after LINES_WAIT_MS: the opening lines and the line
+// before a write then share the commit of the checkpoint that follows them (a commit costs more than the lines).
+// A change nothing waits for (recordChange) waits the same way. Every write goes through one chain, so they land in
+// order although the harness logs synchronously. Every write is fenced by the lease: one the store refuses means
+// another replica runs the task now.
 import type { HistoryEntry } from "./task.ts";
 import type { TaskChange, TaskStore } from "./task-store.ts";
 import { storeOutageReason } from "./store-outage.ts";
@@ -52,6 +54,13 @@ export function commitOf(change: TaskChange, lines: HistoryEntry[], running: boo
   return running ? full : { state: "running", ...full };
 }
 
+/**
+ * How long lines (and changes recorded with recordChange) wait for a change to go with, before they are written
+ * alone. Short beside how often anyone reads a task's history; long enough for the read and the write that follow a
+ * task's opening lines against a nearby ARM endpoint.
+ */
+export const LINES_WAIT_MS = 200;
+
 export interface TaskJournalOptions {
   store: Pick<TaskStore, "update" | "release">;
   owner: string;
@@ -63,6 +72,8 @@ export interface TaskJournalOptions {
   /** After a store outage: how long to keep trying to hand the task back (its lease ends then anyway), and how often. */
   handBackWithinMs?: number;
   handBackEveryMs?: number;
+  /** LINES_WAIT_MS unless given; 0: lines go at the end of the turn of the event loop that logged them. */
+  linesWaitMs?: number;
 }
 
 export class TaskJournal {
@@ -72,27 +83,46 @@ export class TaskJournal {
   readonly #interrupt: AbortController;
   #running: boolean;
   #lines: HistoryEntry[] = [];
+  /** A change recorded to go with the next write (recordChange). */
+  #pending: TaskChange | undefined;
   #chain: Promise<unknown> = Promise.resolve();
   #flushScheduled = false;
   readonly #handBackWithinMs: number;
   readonly #handBackEveryMs: number;
+  readonly #linesWaitMs: number;
 
   constructor(options: TaskJournalOptions) {
     this.#store = options.store;
     this.#handBackWithinMs = options.handBackWithinMs ?? 30_000;
     this.#handBackEveryMs = options.handBackEveryMs ?? 1000;
+    this.#linesWaitMs = options.linesWaitMs ?? LINES_WAIT_MS;
     this.#owner = options.owner;
     this.#id = options.taskId;
     this.#running = options.running;
     this.#interrupt = options.interrupt;
   }
 
-  /** Adds a history line; it is written with the next change, or alone once the current burst of lines ends. */
+  /** Adds a history line; it is written with the next change, or alone within linesWaitMs. */
   record(phase: string, status: string): void {
     this.#lines.push({ phase, status, timeMs: Date.now() });
+    this.#scheduleFlush();
+  }
+
+  /**
+   * A change that nothing waits for (a write in flight that ended: a process taking over would only follow it to
+   * its end again, sending nothing): it goes with the next write, or alone within linesWaitMs, as lines do.
+   */
+  recordChange(change: TaskChange): void {
+    this.#pending = { ...this.#pending, ...change };
+    this.#scheduleFlush();
+  }
+
+  #scheduleFlush(): void {
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
-    setImmediate(() => this.#flush());
+    if (this.#linesWaitMs <= 0) setImmediate(() => this.#flush());
+    // Unref'd: a shutdown writes what waits itself (interrupted), and the timer keeps no process alive.
+    else setTimeout(() => this.#flush(), this.#linesWaitMs).unref();
   }
 
   /** Writes the change (with the lines waiting); throws LeaseLostError, and interrupts the run, if the store refuses. */
@@ -120,14 +150,14 @@ export class TaskJournal {
     await this.#chain;
     if (why === "leaseLost") return;
     if (why === "storeFailed") return this.#handBack(armCalls);
-    await this.#store.update(this.#owner, this.#id, { armCalls, ...(this.#lines.length > 0 ? { history: this.#lines } : {}) }).catch(() => false);
+    await this.#store.update(this.#owner, this.#id, { ...this.#takePending(), armCalls, ...(this.#lines.length > 0 ? { history: this.#lines } : {}) }).catch(() => false);
     await this.#store.release(this.#owner, this.#id);
   }
 
-  /** Lines alone: no change followed them within the burst that logged them. */
+  /** Lines (and a recorded change) alone: no change followed them within linesWaitMs. */
   #flush(): void {
     this.#flushScheduled = false;
-    if (this.#lines.length === 0) return;
+    if (this.#lines.length === 0 && !this.#pending) return;
     // Nobody awaits this write: a refusal or an error can only interrupt the run.
     this.#write({}).then(
       (ok) => ok || this.#leaseLost(),
@@ -170,9 +200,11 @@ export class TaskJournal {
 
   /** Queues a write behind the others; true when it was written (or there was nothing to write). */
   #write(change: TaskChange): Promise<boolean> {
+    // A change recorded before this one was asked for goes with it (this one, newer, wins where both say something).
+    const asked = { ...this.#takePending(), ...change };
     const p = this.#chain.then(() => {
       // The lines logged until now go with this write, those logged after it was asked for included.
-      const commit = commitOf(change, this.#lines, this.#running);
+      const commit = commitOf(asked, this.#lines, this.#running);
       this.#lines = [];
       if (Object.keys(commit).length === 0) return true;
       return this.#store.update(this.#owner, this.#id, commit).then(
@@ -189,6 +221,12 @@ export class TaskJournal {
     });
     this.#chain = p.catch(() => {});
     return p;
+  }
+
+  #takePending(): TaskChange {
+    const pending = this.#pending ?? {};
+    this.#pending = undefined;
+    return pending;
   }
 
   #leaseLost(): void {

@@ -83,27 +83,53 @@ export function chooseNameAgain(err: unknown, prepares: boolean, naming: number)
 }
 
 /**
+ * How a checkpoint is written: not at all (the store holds it already), at once, or with the next write of the
+ * task (TaskJournal.recordChange).
+ */
+export type CheckpointWrite = "unchanged" | "now" | "withNextWrite";
+
+/**
  * The checkpoint a process taking over would find, so that only a checkpoint that changes it is written. No
  * checkpoint means attempt 1 with nothing in flight, so writing that would change nothing.
  */
 export class StoredCheckpoint {
   #json: string;
+  #checkpoint: TaskCheckpoint | undefined;
 
   constructor(checkpoint: TaskCheckpoint | undefined) {
     this.#json = JSON.stringify(checkpoint ?? null);
+    this.#checkpoint = checkpoint;
   }
 
   /** Whether `next` changes what is stored; when it does, it is taken as stored (the caller writes it). */
   changedBy(next: TaskCheckpoint): boolean {
+    return this.writeOf(next) !== "unchanged";
+  }
+
+  /**
+   * How `next` is written; unless unchanged, it is taken as stored (the caller writes it). The end of the write in
+   * flight, with nothing else changed, waits for the next write: a process that took over from the checkpoint
+   * before it would follow that write to its end again, which sends nothing but polls, and then read afresh.
+   */
+  writeOf(next: TaskCheckpoint): CheckpointWrite {
     const json = JSON.stringify(next);
-    if (json === this.#json || (this.#json === "null" && next.attempt === 1 && !next.inFlight)) return false;
+    if (json === this.#json || (this.#json === "null" && next.attempt === 1 && !next.inFlight)) return "unchanged";
+    const before = this.#checkpoint;
     this.#json = json;
-    return true;
+    this.#checkpoint = next;
+    const writeEnded =
+      before?.inFlight !== undefined &&
+      next.inFlight === undefined &&
+      before.operationIndex === next.operationIndex &&
+      before.attempt === next.attempt &&
+      JSON.stringify(before.planner) === JSON.stringify(next.planner);
+    return writeEnded ? "withNextWrite" : "now";
   }
 
   /** The write that closed an operation cleared it. */
   cleared(): void {
     this.#json = "null";
+    this.#checkpoint = undefined;
   }
 }
 

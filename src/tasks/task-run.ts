@@ -231,7 +231,8 @@ export class TaskRun {
         resume,
         onAttemptEnd: (end) => {
           observer?.attemptEnded?.({ ...this.#ctx, attempt: end.attempt }, end);
-          this.#ctx.attempt = end.attempt + 1;
+          // The lines after it are the next attempt's only when there is one ("Done" is the last attempt's).
+          this.#ctx.attempt = end.outcome === "retry" ? end.attempt + 1 : end.attempt;
         },
         onCheckpoint: (c) => this.#checkpoint(index, c),
       }),
@@ -248,7 +249,12 @@ export class TaskRun {
       ...(c.inFlight ? { inFlight: c.inFlight } : {}),
       ...(c.planner !== undefined ? { planner: c.planner } : {}),
     };
-    if (!this.#stored.changedBy(checkpoint)) return;
+    const write = this.#stored.writeOf(checkpoint);
+    if (write === "unchanged") return;
+    if (write === "withNextWrite") {
+      this.#journal.recordChange({ checkpoint, armCalls: this.#armCalls });
+      return;
+    }
     return this.#journal.change({ checkpoint, armCalls: this.#armCalls });
   }
 

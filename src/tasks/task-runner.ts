@@ -50,12 +50,19 @@ export interface TaskRunnerDeps extends TaskRunDeps {
 interface ActiveTask {
   /** Stops at once, even mid-write (shutdown, lease lost): the checkpoint stays for whoever goes on. */
   abort: AbortController;
+  /** When its lease was last taken or renewed, by this host's clock. */
+  leasedAtMs: number;
   /** Stops at the next safe point and ends the task canceled (POST /task/{id}/cancel). */
   cancel: AbortController;
   done: Promise<void>;
 }
 
 const PRUNE_EVERY_MS = 60_000;
+
+/** Whether a lease taken or renewed at leasedAtMs is renewed now: once a third of it has passed. */
+export function leaseIsDue(leasedAtMs: number, nowMs: number, leaseMs: number): boolean {
+  return nowMs - leasedAtMs >= leaseMs / 3;
+}
 
 export class TaskRunner {
   readonly #deps: TaskRunnerDeps;
@@ -162,13 +169,27 @@ export class TaskRunner {
     }
   }
 
+  /**
+   * Renews the leases a third of which has passed (two thirds or more stay; config keeps the timer at no more than a
+   * third of a lease): a task of a few seconds, most of them, never needs a write for it. A cancel asked of another
+   * replica reaches this one through the store: looked for every tick.
+   */
   async #renew(): Promise<void> {
     if (this.#active.size === 0) return;
-    const ids = [...this.#active.keys()];
-    const held = new Set(await this.#deps.store.renew(this.#owner, ids, this.#deps.config.tasks.leaseMs));
-    for (const id of ids) if (!held.has(id)) this.#active.get(id)?.abort.abort(new LeaseLostError(`lease on ${id} lost`));
-    // A cancel asked of another replica reaches this one through the store.
-    for (const id of await this.#deps.store.cancelRequested([...held])) this.cancel(id);
+    const { leaseMs } = this.#deps.config.tasks;
+    const now = Date.now();
+    const due = [...this.#active].filter(([, a]) => leaseIsDue(a.leasedAtMs, now, leaseMs)).map(([id]) => id);
+    if (due.length > 0) {
+      const held = new Set(await this.#deps.store.renew(this.#owner, due, leaseMs));
+      for (const id of due) {
+        const active = this.#active.get(id);
+        if (!active) continue;
+        if (held.has(id)) active.leasedAtMs = now;
+        else active.abort.abort(new LeaseLostError(`lease on ${id} lost`));
+      }
+    }
+    const running = [...this.#active].filter(([, a]) => !a.abort.signal.aborted).map(([id]) => id);
+    for (const id of await this.#deps.store.cancelRequested(running)) this.cancel(id);
   }
 
   /** Asks the task, if it runs here, to stop at its next safe point; the store holds the request for other replicas. */
@@ -203,6 +224,7 @@ export class TaskRunner {
     if (turn) await turn;
     const room = config.tasks.concurrency - this.#active.size;
     if (this.#stopping || room <= 0) return;
+    const leasedAtMs = Date.now();
     for (const task of await store.claim(this.#owner, config.tasks.leaseMs, room)) {
       if (this.#active.has(task.id) || this.#stopping) continue;
       const abort = new AbortController();
@@ -216,7 +238,7 @@ export class TaskRunner {
           // A slot is free, and the task may have been what others on its scale sets waited for.
           this.#wake();
         });
-      this.#active.set(task.id, { abort, cancel, done });
+      this.#active.set(task.id, { abort, leasedAtMs, cancel, done });
     }
   }
 
