@@ -4,7 +4,7 @@
 //
 //   node bench/burst-ab.ts [--rounds 3] [--n 3000] [--store sqlite|postgres] DIR...   (DIR: a source tree; default .)
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -13,6 +13,7 @@ import { Agent, request } from "undici";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { freePort, SIMULATOR_CA_FILE } from "../test/helpers/child-service.ts";
+import { cpuMsOf } from "./measure.ts";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => (args.includes(name) ? args.splice(args.indexOf(name), 2)[1] : fallback);
@@ -33,11 +34,6 @@ const databases: string[] = [];
 const children: ReturnType<typeof spawn>[] = [];
 process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));
 
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
 
 async function storeEnv(): Promise<Record<string, string>> {
   if (store === "sqlite") return { TASK_STORE: "sqlite", DATA_DIR: mkdtempSync(join(tmpdir(), "burst-ab-")) };
@@ -77,7 +73,7 @@ async function burst(tree: string) {
   let accepted = 0;
   let other = 0;
   let next = 0;
-  const cpu0 = cpuMs(child.pid!);
+  const cpu0 = cpuMsOf(child.pid!);
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: CALLERS }, async () => {
@@ -99,7 +95,7 @@ async function burst(tree: string) {
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
-  const cpu = cpuMs(child.pid!) - cpu0;
+  const cpu = cpuMsOf(child.pid!) - cpu0;
   await agent.close();
   // A profiled service (BURST_NODE_ARGS=--cpu-prof …) writes its profile as it exits: stop it as a signal does.
   if (process.env.BURST_NODE_ARGS?.includes("--cpu-prof")) {

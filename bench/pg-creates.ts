@@ -3,11 +3,20 @@
 // database server's and this process's CPU per create (the server's from pg_stat_activity's backends in /proc).
 //
 //   node bench/pg-creates.ts [--callers 32] [--seconds 3] [--rounds 3] [--think-ms 0]
-import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
+import { cpuMsOf } from "./measure.ts";
+
+/** A server process may have ended between listing and reading: it then counts nothing. */
+function cpuMsOrZero(pid: number): number {
+  try {
+    return cpuMsOf(pid);
+  } catch {
+    return 0;
+  }
+}
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
@@ -18,15 +27,6 @@ const rounds = option("--rounds", 3);
 const thinkMs = option("--think-ms", 0);
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
-function cpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
-}
 
 const admin = new pg.Client({ connectionString: ADMIN_URL });
 await admin.connect();
@@ -39,7 +39,7 @@ try {
   for (let round = 0; round < rounds; round++) {
     const latencies: number[] = [];
     const pids = await backends();
-    const server0 = pids.reduce((a, p) => a + cpuMs(p), 0);
+    const server0 = pids.reduce((a, p) => a + cpuMsOrZero(p), 0);
     const self0 = process.cpuUsage();
     const until = performance.now() + seconds * 1000;
     const t0 = performance.now();
@@ -59,7 +59,7 @@ try {
     );
     const wall = (performance.now() - t0) / 1000;
     const pidsAfter = await backends();
-    const server = pidsAfter.reduce((a, p) => a + cpuMs(p), 0) - server0;
+    const server = pidsAfter.reduce((a, p) => a + cpuMsOrZero(p), 0) - server0;
     const self = process.cpuUsage(self0);
     const sorted = latencies.sort((a, b) => a - b);
     const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

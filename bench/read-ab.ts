@@ -4,14 +4,15 @@
 //
 //   node bench/read-ab.ts [--rounds 5] [--seconds 2] [--store sqlite|postgres] DIR...   (DIR: a source tree; default .)
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Agent, request } from "undici";
+import { request } from "undici";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { freePort, SIMULATOR_CA_FILE } from "../test/helpers/child-service.ts";
+import { cpuMsOf, readRate } from "./measure.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -40,35 +41,12 @@ async function start(tree: string): Promise<{ url: string; pid: number }> {
 
 /** Requests a second, and CPU µs the server process spent per request. */
 async function measure(url: string, pid: number, s: number): Promise<{ perSecond: number; cpuUs: number }> {
-  const cpu0 = cpuMs(pid);
-  const perSecond = await rate(url, s);
-  return { perSecond, cpuUs: ((cpuMs(pid) - cpu0) * 1000) / (perSecond * s) };
+  const cpu0 = cpuMsOf(pid);
+  const perSecond = await readRate(url, s);
+  return { perSecond, cpuUs: ((cpuMsOf(pid) - cpu0) * 1000) / (perSecond * s) };
 }
 
-/** CPU ms (user + system) of a process so far, from /proc. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
 
-async function rate(url: string, s: number): Promise<number> {
-  const agent = new Agent({ connections: 16, pipelining: 1 });
-  let n = 0;
-  const until = Date.now() + s * 1000;
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (Date.now() < until) {
-        const res = await request(url, { dispatcher: agent });
-        await res.body.text();
-        if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode}`);
-        n++;
-      }
-    }),
-  );
-  await agent.close();
-  return n / s;
-}
 
 const services = [];
 for (const tree of trees) {
@@ -97,8 +75,8 @@ process.stderr.write(`services: ${services.map((s) => s.url).join(" ")}; bare: $
 const bareRates: number[] = [];
 const bareCpu: number[] = [];
 
-for (const s of services) await rate(s.url, 1); // warm-up
-await rate(bareUrl, 1);
+for (const s of services) await readRate(s.url, 1); // warm-up
+await readRate(bareUrl, 1);
 for (let round = 0; round < rounds; round++) {
   const b = await measure(bareUrl, bare.pid!, seconds);
   bareRates.push(b.perSecond);

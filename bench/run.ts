@@ -9,7 +9,7 @@
 // (RATE_LIMIT_READS, 60,000 a minute) is raised, since one caller reading as fast as it can passes it within
 // seconds; the limiter still counts every request. The plain-SDK baseline and the bare fastify reference run as
 // processes of their own (bench/plain-sdk.ts, bench/bare-fastify.ts).
-import { execFile, execFileSync, spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -27,6 +27,7 @@ import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
 import type { TaskStore } from "../src/tasks/task-store.ts";
 import { AZURE_ARM_BUDGETS, budgetFigures, chargeOf } from "../src/azure/arm-budget.ts";
 import { holdWaiters, WAITERS } from "./waiters.ts";
+import { procStats, readRate } from "./measure.ts";
 
 const execFileAsync = promisify(execFile);
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -75,16 +76,6 @@ const median = (xs: number[]) => {
 };
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
-/** CPU ms (user + system) and peak RSS of a process, from /proc. */
-function procStats(pid: number): { cpuMs: number; peakRssMb: number; rssMb: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { cpuMs: (ticks * 1000) / CLK_TCK, peakRssMb: kb("VmHWM") / 1024, rssMb: kb("VmRSS") / 1024 };
-}
-const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 
 const sim = await startSimulator({ port: 0, writeDurationMs: sizes.D, timeScale: sizes.pollHint / 30_000, seed: false });
 const control = new SimulatorControl(sim);
@@ -200,23 +191,6 @@ async function plainSdk(argv: string[]): Promise<any> {
 }
 
 // ---- 5. GET /task/{id} against a bare fastify route with the same body ----
-async function readRate(url: string, seconds: number): Promise<number> {
-  const agent = new Agent({ connections: 16, pipelining: 1 });
-  let n = 0;
-  const until = Date.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (Date.now() < until) {
-        const res = await request(url, { dispatcher: agent });
-        await res.body.text();
-        if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode}`);
-        n++;
-      }
-    }),
-  );
-  await agent.close();
-  return n / seconds;
-}
 
 async function bareFastify(bodyFile: string): Promise<{ url: string; kill: () => void }> {
   const child = spawn(process.execPath, [join(HERE, "bare-fastify.ts"), bodyFile], { stdio: ["ignore", "pipe", "inherit"] });
