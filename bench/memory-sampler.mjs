@@ -8,7 +8,7 @@ function sample() {
   const usage = process.memoryUsage();
   if (peak && usage.rss <= peak.rss) return;
   const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, { size: mb(s.space_size), used: mb(s.space_used_size) }]));
-  peak = { rss: usage.rss, rssMb: mb(usage.rss), heapTotalMb: mb(usage.heapTotal), heapUsedMb: mb(usage.heapUsed), externalMb: mb(usage.external), arrayBuffersMb: mb(usage.arrayBuffers), spaces };
+  peak = { atMs: Math.round(performance.now()), rss: usage.rss, rssMb: mb(usage.rss), heapTotalMb: mb(usage.heapTotal), heapUsedMb: mb(usage.heapUsed), externalMb: mb(usage.external), arrayBuffersMb: mb(usage.arrayBuffers), spaces };
 }
 setInterval(sample, 50).unref();
 process.on("SIGUSR2", () => {

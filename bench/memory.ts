@@ -4,8 +4,9 @@
 // the native heap, SQLite's pages). Runs the service once per --env setting, alternated.
 //
 //   node bench/memory.ts [--sets N] [--per-set N] [--rounds N] [--env "label:K=V,K=V"]… [--snapshot DIR]
-//     --env: a setting of the service per run, e.g. "semi4:NODE_OPTIONS=--max-semi-space-size=4";
-//     --snapshot: also write a heap snapshot at the end of the burst (the tasks still running) into DIR.
+//     --env: settings of the service for one run, e.g. "semi4:NODE_ARGS=--max-semi-space-size=4" (NODE_ARGS: node's
+//     arguments before the script);
+//     --snapshot: also write a heap snapshot once every task has ended into DIR (where the peak is).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,13 +37,16 @@ function status(pid: number, key: string): number {
 
 async function run(env: Record<string, string>) {
   const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-memory-"));
+  const { NODE_ARGS, ...serviceEnv } = env;
   const service: ChildService = await startChildService(
-    // NODE_OPTIONS in a setting is added to the sampler's.
-    { SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, LOG_LEVEL: "info", TASK_STORE: "sqlite", DATA_DIR: dataDir, ...env, NODE_OPTIONS: `--import=${join(REPO, "bench", "memory-sampler.mjs")}${SNAPSHOT ? " --heapsnapshot-signal=SIGUSR1 --diagnostic-dir=" + SNAPSHOT : ""} ${env.NODE_OPTIONS ?? ""}` },
+    // NODE_OPTIONS in a setting is added to the sampler's; NODE_ARGS are node's arguments before the script.
+    { SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, LOG_LEVEL: "info", TASK_STORE: "sqlite", DATA_DIR: dataDir, ...serviceEnv, NODE_OPTIONS: `--import=${join(REPO, "bench", "memory-sampler.mjs")}${SNAPSHOT ? " --heapsnapshot-signal=SIGUSR1 --diagnostic-dir=" + SNAPSHOT : ""} ${env.NODE_OPTIONS ?? ""}` },
+    { nodeArgs: NODE_ARGS ? NODE_ARGS.split(" ") : [] },
   );
   const pid = service.child.pid!;
   await service.waitForTask((await service.api("POST", "/azure/ops/resizeServerGroup", resize("tp-0", 2))).body.id);
   const idleMb = status(pid, "VmRSS");
+  const burstStart = Date.now();
   const total = SETS * PER_SET;
   const ids: string[] = [];
   let next = 0;
@@ -56,16 +60,18 @@ async function run(env: Record<string, string>) {
       }
     }),
   );
-  if (SNAPSHOT) service.child.kill("SIGUSR1");
+  const burstMs = Date.now() - burstStart;
   for (const id of ids) await service.waitForTask(id, 600_000);
+  if (SNAPSHOT) service.child.kill("SIGUSR1");
   const peakMb = status(pid, "VmHWM");
   service.child.kill("SIGUSR2");
-  for (const until = Date.now() + 5000; !service.output().includes("memory-peak ") && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+  // After the heap snapshot, if one is being written: the process answers the signal once it is done.
+  for (const until = Date.now() + 120_000; !service.output().includes("memory-peak ") && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
   const line = service.output().split("\n").find((l) => l.startsWith("memory-peak "));
   service.child.kill("SIGKILL");
   await service.exited;
   rmSync(dataDir, { recursive: true, force: true });
-  return { idleMb, peakMb, atPeak: line ? JSON.parse(line.slice("memory-peak ".length)) : undefined };
+  return { idleMb, peakMb, burstMs, runMs: Date.now() - burstStart, atPeak: line ? JSON.parse(line.slice("memory-peak ".length)) : undefined };
 }
 
 process.stdout.write(`load average ${loadavg()[0].toFixed(2)}; ${SETS * PER_SET} tasks on ${SETS} scale sets\n`);
@@ -74,7 +80,7 @@ for (let r = 0; r < ROUNDS; r++) {
     const m = await run(v.env);
     const p = m.atPeak;
     const spaces = p ? Object.entries(p.spaces as Record<string, { size: number; used: number }>).filter(([, s]) => s.size > 0.5).map(([n, s]) => `${n.replace("_space", "")} ${s.used}/${s.size}`).join(", ") : "";
-    process.stdout.write(`${v.label.padEnd(16)} idle ${m.idleMb.toFixed(0)} MB, peak ${m.peakMb.toFixed(0)} MB; at the peak: heap ${p?.heapUsedMb}/${p?.heapTotalMb} MB, external ${p?.externalMb} MB (array buffers ${p?.arrayBuffersMb}); spaces used/size: ${spaces}\n`);
+    process.stdout.write(`${v.label.padEnd(16)} idle ${m.idleMb.toFixed(0)} MB, peak ${m.peakMb.toFixed(0)} MB (burst ${(m.burstMs / 1000).toFixed(1)} s, all run ${(m.runMs / 1000).toFixed(1)} s, peak at ${((p?.atMs ?? 0) / 1000).toFixed(1)} s of the process); at the peak: heap ${p?.heapUsedMb}/${p?.heapTotalMb} MB, external ${p?.externalMb} MB (array buffers ${p?.arrayBuffersMb}); spaces used/size: ${spaces}\n`);
   }
 }
 process.stdout.write(`load average ${loadavg()[0].toFixed(2)} at the end\n`);
