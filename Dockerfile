@@ -21,9 +21,7 @@ LABEL org.opencontainers.image.title="vmss-ops" \
       org.opencontainers.image.description="Operations on Azure VM Scale Sets (Spinnaker Clouddriver compatible), with a built-in ARM simulator"
 # HOST: listen on every interface, not the loopback default. SIMULATOR_HOST likewise, so that the simulator's
 # control API (/_sim) is reachable on the published port; the service itself still calls it via 127.0.0.1.
-# MALLOC_ARENA_MAX: fewer glibc malloc arenas, less memory held (src/node-process.ts's START_ENV).
 ENV NODE_ENV=production \
-    MALLOC_ARENA_MAX=2 \
     HOST=0.0.0.0 \
     PORT=7002 \
     SIMULATOR=embedded \

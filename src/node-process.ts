@@ -21,14 +21,6 @@ import { setFlagsFromString } from "node:v8";
  * nothing, would pay for collections it does not need.
  */
 export const START_HEAP_FLAGS = ["--max-semi-space-size=8"];
-
-/**
- * glibc's malloc, which Node's native memory comes from (SQLite's pages, TLS, V8's compilers), keeps an arena per
- * thread up to eight per core, each holding on to what it freed: two arenas took the peak of the throughput burst
- * from 188 to 175 MB (bench/memory.ts, 2026-11-25). Read only when a process starts, like the semi-space size: set
- * for the restarted process, and in the image's ENV. Ignored where the C library is not glibc.
- */
-export const START_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "2" };
 export const RUNTIME_HEAP_FLAGS = ["--heap-growing-percent=25"];
 
 /** A flag's name as V8 reads it (it takes - and _ alike). */
@@ -43,8 +35,7 @@ export function missingFlags(flags: readonly string[], execArgv: readonly string
 }
 
 /**
- * Starts this script again in the same process with START_HEAP_FLAGS (and START_ENV where the environment does not
- * set it), when the flags are missing: a plain
+ * Starts this script again in the same process with START_HEAP_FLAGS, when they are missing: a plain
  * `node src/server.ts` gives none (npm start and the image's CMD do). process.execve keeps the pid, the open
  * descriptors and the environment, so a supervisor, a signal or a log pipe sees no difference. The price is a second
  * start of Node: about 25 ms (measured with bench/startup.ts). Where execve is not available, the process goes on
@@ -54,7 +45,7 @@ export function restartWithHeapFlags(env: NodeJS.ProcessEnv = process.env): void
   const missing = missingFlags(START_HEAP_FLAGS);
   if (missing.length === 0 || typeof process.execve !== "function") return;
   try {
-    process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)], { ...START_ENV, ...env });
+    process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)], env);
   } catch {
     // Not allowed here: V8's defaults.
   }
