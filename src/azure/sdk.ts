@@ -7,7 +7,7 @@
 // Loaded with require() of the packages' ES module builds: synchronously, so that building a client stays an
 // ordinary call, and as the same module instances an `import` of the package elsewhere gets (an `instanceof` of
 // the SDK's classes holds across both). Node's import() would block just as long: it loads files synchronously.
-import { createRequire } from "node:module";
+import { createRequire, flushCompileCache } from "node:module";
 import { fileURLToPath } from "node:url";
 import type * as ArmCompute from "@azure/arm-compute";
 import type * as RestPipeline from "@azure/core-rest-pipeline";
@@ -16,7 +16,11 @@ const requireModule = createRequire(import.meta.url);
 
 /** A package's ES module build, as `import` resolves it. */
 function loadEsm<T>(specifier: string): T {
-  return requireModule(fileURLToPath(import.meta.resolve(specifier))) as T;
+  const loaded = requireModule(fileURLToPath(import.meta.resolve(specifier))) as T;
+  // Into Node's compile cache now, as src/server.ts does with what start-up loaded, rather than at exit: a replica
+  // that is killed would otherwise compile the SDK from source at every start.
+  flushCompileCache();
+  return loaded;
 }
 
 let armCompute: typeof ArmCompute | undefined;
