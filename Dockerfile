@@ -46,4 +46,6 @@ EXPOSE 7002 7003
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 7002) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 STOPSIGNAL SIGTERM
-CMD ["node", "src/server.ts"]
+# V8's start-up heap flag given here (src/node-process.ts's START_HEAP_FLAGS): without it the service starts
+# itself again with it, a second Node start. `node src/server.ts` alone works too.
+CMD ["node", "--max-semi-space-size=8", "src/server.ts"]

@@ -90,7 +90,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const store = watchStoreOutages(options.store ?? new MemoryTaskStore(config.taskRetention), storeHealth);
   // Every ARM call of this replica's clients takes from the budget first (shared with the other replicas on PostgreSQL).
   const armBudget = options.accounts ? options.armBudget : (options.armBudget ?? (await createArmBudget(config)));
-  const accounts = options.accounts ?? (await AccountRegistry.open(config.accounts, (a) => createComputeClient(a, undefined, armBudget)));
+  const accounts = options.accounts ?? (await AccountRegistry.open(config.accounts, (a, credential) => createComputeClient(a, credential, armBudget)));
 
   const schemas = new LazySchemaCompilers();
   const logger = options.logger ?? {

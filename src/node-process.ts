@@ -14,9 +14,11 @@ import { setFlagsFromString } from "node:v8";
  * by a quarter of what is live before it is collected, keep it under 200 MB. The price is a few more collections:
  * about 0.1 ms of CPU per task, within the benchmark's noise.
  *
- * V8 reads the semi-space size only when the process starts: the process restarts itself with it (see
- * restartWithHeapFlags). It reads the growing factor at every major collection: that one is set once the service
- * listens, since start-up, which grows the heap from nothing, would pay for collections it does not need.
+ * V8 reads the semi-space size only when the process starts (v8.setFlagsFromString later changes nothing, nor
+ * does --scavenger-max-new-space-capacity-mb: both measured): `npm start` and the image's CMD give it to node, and a
+ * process started without it restarts itself with it (see restartWithHeapFlags). It reads the growing factor at
+ * every major collection: that one is set once the service listens, since start-up, which grows the heap from
+ * nothing, would pay for collections it does not need.
  */
 export const START_HEAP_FLAGS = ["--max-semi-space-size=8"];
 export const RUNTIME_HEAP_FLAGS = ["--heap-growing-percent=25"];
@@ -33,9 +35,10 @@ export function missingFlags(flags: readonly string[], execArgv: readonly string
 }
 
 /**
- * Starts this script again in the same process with START_HEAP_FLAGS, when they are missing: `node src/server.ts`
- * (npm start, the image's CMD) gives none. process.execve keeps the pid, the open descriptors and the environment,
- * so a supervisor, a signal or a log pipe sees no difference. Where execve is not available, the process goes on
+ * Starts this script again in the same process with START_HEAP_FLAGS, when they are missing: a plain
+ * `node src/server.ts` gives none (npm start and the image's CMD do). process.execve keeps the pid, the open
+ * descriptors and the environment, so a supervisor, a signal or a log pipe sees no difference. The price is a second
+ * start of Node: about 25 ms (measured with bench/startup.ts). Where execve is not available, the process goes on
  * with V8's defaults.
  */
 export function restartWithHeapFlags(env: NodeJS.ProcessEnv = process.env): void {

@@ -118,13 +118,16 @@ async function main(): Promise<void> {
   flushCompileCache();
 
   // A credential that builds but cannot get a token (a wrong secret, an unknown tenant, no managed identity here)
-  // shows only when it is used: try each account once now, so the log says which one at start-up.
-  void Promise.all(
-    service.accounts.names().map(async (name) => {
-      const result = await service.accounts.probe(name, config.observability.readyTimeoutMs);
-      if (!result.ok) service.app.log.error({ account: name, problem: result.problem, detail: result.detail }, `account "${name}" cannot reach Azure with its credential: ${result.problem}${result.detail ? `: ${result.detail}` : ""} (GET /ready shows this too)`);
-    }),
-  );
+  // shows only when it is used: try each account once, soon after start-up, so the log says which one. Not at
+  // once: the first probe loads the Azure SDK (src/azure/sdk.ts), a tenth of a second in which nothing is
+  // answered, and the first requests (/health among them) should not wait for it. /ready probes on its own.
+  setTimeout(() => {
+    for (const name of service.accounts.names()) {
+      void service.accounts.probe(name, config.observability.readyTimeoutMs).then((result) => {
+        if (!result.ok) service.app.log.error({ account: name, problem: result.problem, detail: result.detail }, `account "${name}" cannot reach Azure with its credential: ${result.problem}${result.detail ? `: ${result.detail}` : ""} (GET /ready shows this too)`);
+      });
+    }
+  }, STARTUP_PROBE_DELAY_MS).unref();
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -146,6 +149,9 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
 }
+
+/** How long after listening the accounts are first probed (see above). */
+const STARTUP_PROBE_DELAY_MS = 1000;
 
 /** A listen that failed, in one line that says what to change. */
 function listenProblem(err: unknown, host: string, port: number, variable: string): string {

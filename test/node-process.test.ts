@@ -17,6 +17,11 @@ t.test("missingFlags: a flag given to node or in NODE_OPTIONS wins, in either sp
   t.same(missingFlags(["--max-semi-space-size=8"], ["--max-old-space-size=512", "--inspect"], ""), ["--max-semi-space-size=8"], "other flags are not it");
 });
 
+t.test("npm start gives node the start flags, so the service starts once, without restarting itself", async (t) => {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  t.same(pkg.scripts.start.split(" "), ["node", ...START_HEAP_FLAGS, "src/server.ts"]);
+});
+
 t.test("the start and runtime settings are V8 flags node knows", async (t) => {
   for (const flag of [...START_HEAP_FLAGS, ...RUNTIME_HEAP_FLAGS]) t.match(flag, /^--[a-z-]+=\d+$/);
 });

@@ -67,6 +67,35 @@ t.test("CoalescingCache", async (t) => {
   });
 });
 
+t.test("CoalescingCache drops what can serve nothing, and stays correct without it", async (t) => {
+  let now = 0;
+  const cache = new CoalescingCache<string>({ ttlMs: 100, now: () => now });
+  for (const key of ["a", "b", "c"]) await cache.get(key, async () => `${key}1`);
+  t.equal(cache.size, 3);
+  now = 100;
+  await cache.get("d", async () => "d1");
+  t.equal(cache.size, 1, "the expired entries went as the cache was used a TTL later");
+
+  // A read under way when its scale set was written, ending after the entry was dropped, is never served.
+  const slow = deferred<string>();
+  const before = cache.get("e", () => slow.promise);
+  now = 150;
+  cache.invalidate("e");
+  now = 240;
+  await cache.get("f", async () => "f1");
+  t.equal(cache.size, 2, "d has gone; the invalidated entry is kept for a TTL after its invalidation");
+  now = 260;
+  await cache.get("g", async () => "g1");
+  now = 400;
+  await cache.get("h", async () => "h1");
+  t.equal(cache.size, 1, "then it goes too");
+  slow.resolve("read before the write");
+  t.equal((await before).value, "read before the write", "its caller gets what it read");
+  cache.put("e", "read before the write", 100);
+  t.equal((await cache.get("e", async () => "fresh")).value, "fresh", "a late put of what was read before the write is expired on arrival");
+  t.equal((await cache.get("e", async () => "unexpected")).value, "fresh", "and what is kept is the fresh read");
+});
+
 t.test("through the service, against the simulator", async (t) => {
   // A long TTL: anything fresh in these tests comes from coalescing or from a write's refresh, not from expiry.
   const env = await startTestEnv({ writeDurationMs: 100, env: { READ_CACHE_TTL_MS: "60000" } });

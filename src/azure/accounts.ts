@@ -1,14 +1,13 @@
 // Configured accounts, the client for each (built once), and the resolution of a description to a scale set.
 import type { ComputeManagementClient } from "@azure/arm-compute";
-import { createDefaultHttpClient, createEmptyPipeline, createPipelineRequest } from "@azure/core-rest-pipeline";
+import type { TokenCredential } from "@azure/core-auth";
 import { readFileSync } from "node:fs";
 import type { AccountConfig } from "./account-config.ts";
 import { resourceGroupOf } from "../naming/frigga.ts";
 import { AccountSetupError, createComputeClient, credentialFor, loadIdentity } from "./client.ts";
 import { NetworkGateway } from "./network-gateway.ts";
+import { pipelineSdk, sharedHttpClient } from "./sdk.ts";
 import { normalizeRegion, VmssGateway, type ScaleSetObserver, type ScaleSetRef } from "./vmss-gateway.ts";
-
-const httpClient = createDefaultHttpClient();
 
 /** A new group's VM admin: the user, and an SSH key or a password (read now, never stored). */
 export interface VmAdminCredentials {
@@ -57,11 +56,12 @@ export function keyVaultAudience(vaultUrl: string): string {
 async function readSecret(account: AccountConfig, vaultUrl: string, name: string, signal?: AbortSignal): Promise<string> {
   const token = await credentialFor(account).getToken(`${keyVaultAudience(vaultUrl)}/.default`, { abortSignal: signal });
   if (!token) throw new VmAdminUnavailable(`account ${account.name}: no token for Key Vault ${vaultUrl}`);
+  const { createEmptyPipeline, createPipelineRequest } = pipelineSdk();
   const request = createPipelineRequest({ url: `${vaultUrl}/secrets/${name}?api-version=7.4`, method: "GET", abortSignal: signal, timeout: 30_000 });
   // The account's CA (the simulator's) is trusted for its vault too.
   if (account.caPem) request.tlsSettings = { ca: account.caPem };
   request.headers.set("authorization", `Bearer ${token.token}`);
-  const response = await createEmptyPipeline().sendRequest(httpClient, request);
+  const response = await createEmptyPipeline().sendRequest(sharedHttpClient(), request);
   if (response.status !== 200) throw new VmAdminUnavailable(`account ${account.name}: Key Vault ${vaultUrl} answered ${response.status} for secret ${name}`);
   const value = (JSON.parse(response.bodyAsText ?? "{}") as { value?: unknown }).value;
   if (typeof value !== "string" || value === "") throw new VmAdminUnavailable(`account ${account.name}: secret ${name} in ${vaultUrl} is empty`);
@@ -97,26 +97,33 @@ export interface FieldProblem {
 
 export type Resolution = { ok: true; ref: ScaleSetRef } | { ok: false; problems: FieldProblem[] };
 
+/** Builds an account's client with its credential (createComputeClient, or a test's own). */
+export type ClientFactory = (account: AccountConfig, credential: TokenCredential) => ComputeManagementClient;
+
 export class AccountRegistry {
   readonly #accounts = new Map<string, AccountConfig>();
+  readonly #credentials = new Map<string, TokenCredential>();
   readonly #clients = new Map<string, ComputeManagementClient>();
-  readonly #createClient: (account: AccountConfig) => ComputeManagementClient;
+  readonly #createClient: ClientFactory;
   #observer: ScaleSetObserver | undefined;
 
   /** The registry, with @azure/identity loaded first when an account needs it (see loadIdentity). */
-  static async open(accounts: AccountConfig[], createClient = createComputeClient): Promise<AccountRegistry> {
+  static async open(accounts: AccountConfig[], createClient: ClientFactory = createComputeClient): Promise<AccountRegistry> {
     if (accounts.some((a) => a.credential.kind !== "simulator")) await loadIdentity();
     return new AccountRegistry(accounts, createClient);
   }
 
-  /** Builds every account's client at once, so that a misconfigured account stops start-up, named. */
-  constructor(accounts: AccountConfig[], createClient = createComputeClient) {
+  /**
+   * Builds every account's credential at once, so that a misconfigured account stops start-up, named. Its client is
+   * built on its first use: building one loads the Azure SDK (sdk.ts), which nothing before the first Azure call needs.
+   */
+  constructor(accounts: AccountConfig[], createClient: ClientFactory = createComputeClient) {
     this.#createClient = createClient;
     const problems: string[] = [];
     for (const a of accounts) {
       this.#accounts.set(a.name, a);
       try {
-        this.#clients.set(a.name, createClient(a));
+        this.#credentials.set(a.name, credentialFor(a));
       } catch (err) {
         problems.push(err instanceof AccountSetupError ? err.message : `account "${a.name}": ${(err as Error).message}`);
       }
@@ -167,7 +174,7 @@ export class AccountRegistry {
     if (!client) {
       const account = this.#accounts.get(accountName);
       if (!account) throw new Error(`unknown account ${accountName}`);
-      client = this.#createClient(account);
+      client = this.#createClient(account, this.#credentials.get(accountName)!);
       this.#clients.set(accountName, client);
     }
     return client;
@@ -189,7 +196,7 @@ export class AccountRegistry {
     try {
       const url = `${account.endpoint}/subscriptions/${encodeURIComponent(account.subscriptionId)}/resourcegroups?api-version=2021-04-01&%24top=1`;
       // Through the client's own pipeline: its credential, TLS trust and observers.
-      const response = await this.client(name).pipeline.sendRequest(httpClient, createPipelineRequest({ url, method: "GET", timeout: timeoutMs }));
+      const response = await this.client(name).pipeline.sendRequest(sharedHttpClient(), pipelineSdk().createPipelineRequest({ url, method: "GET", timeout: timeoutMs }));
       if (response.status === 401) return { ok: false, problem: "Azure rejected the credential's token (401)" };
       if (response.status >= 500) return { ok: false, problem: `Azure answered ${response.status}` };
       return { ok: true };

@@ -1,10 +1,11 @@
 // Builds the real @azure/arm-compute client for an account: real Azure or the simulator alike, with the account's
 // credential from @azure/identity pointed at the account's cloud (authority host, token audience, ARM endpoint).
-import { ComputeManagementClient } from "@azure/arm-compute";
+import type { ComputeManagementClient } from "@azure/arm-compute";
 import type { AccessToken, TokenCredential } from "@azure/core-auth";
 import type { AccountConfig } from "./account-config.ts";
 import { armObserverPolicy } from "./arm-observer.ts";
 import { armBudgetPolicy, type ArmBudget } from "./arm-budget.ts";
+import { computeSdk } from "./sdk.ts";
 
 /** The simulator accepts this fixed bearer token (unless told to accept only tokens it issued). */
 export class SimulatorCredential implements TokenCredential {
@@ -92,7 +93,7 @@ export function armScope(account: AccountConfig): string {
 
 /** budget: every call takes from it before it is sent (src/azure/arm-budget.ts); none, no budget. */
 export function createComputeClient(account: AccountConfig, credential: TokenCredential = credentialFor(account), budget?: ArmBudget): ComputeManagementClient {
-  return new ComputeManagementClient(credential, account.subscriptionId, {
+  return new (computeSdk().ComputeManagementClient)(credential, account.subscriptionId, {
     endpoint: account.endpoint,
     credentials: { scopes: [armScope(account)] },
     // One harness owns every retry (src/azure/execute-op.ts): the SDK's own retries would multiply attempts

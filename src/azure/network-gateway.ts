@@ -3,14 +3,12 @@
 // account's compute client pipeline (its credential, TLS trust and observers), with Microsoft.Network's api-version.
 // The management locks of a resource group (Microsoft.Authorization) are read through the same pipeline.
 import type { ComputeManagementClient } from "@azure/arm-compute";
-import { createDefaultHttpClient, createPipelineRequest } from "@azure/core-rest-pipeline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { kindForStatus, RefusalError } from "./arm-failure.ts";
 import { LOCKS_API_VERSION, parseLocks, type ManagementLock } from "./management-locks.ts";
+import { pipelineSdk, sharedHttpClient } from "./sdk.ts";
 
 export const NETWORK_API_VERSION = "2024-05-01";
-
-const httpClient = createDefaultHttpClient();
 
 export type NetworkResource = { id?: string; name?: string; etag?: string; location?: string; properties?: Record<string, any>; [key: string]: unknown };
 
@@ -30,13 +28,13 @@ export class NetworkGateway {
   async #send(method: "GET" | "PUT", id: string, body?: unknown, signal?: AbortSignal, ifMatch?: string, apiVersion = NETWORK_API_VERSION): Promise<{ status: number; body: NetworkResource | undefined; headers: Map<string, string> }> {
     // A nextLink is a whole URL with its api-version; an id is a path.
     const url = /^https?:\/\//.test(id) ? id : `${this.#endpoint}${id}?api-version=${apiVersion}`;
-    const request = createPipelineRequest({ url, method, abortSignal: signal, timeout: 60_000 });
+    const request = pipelineSdk().createPipelineRequest({ url, method, abortSignal: signal, timeout: 60_000 });
     if (ifMatch !== undefined) request.headers.set("if-match", ifMatch);
     if (body !== undefined) {
       request.body = JSON.stringify(body);
       request.headers.set("content-type", "application/json");
     }
-    const response = await this.#client.pipeline.sendRequest(httpClient, request);
+    const response = await this.#client.pipeline.sendRequest(sharedHttpClient(), request);
     const text = response.bodyAsText ?? "";
     let parsed: NetworkResource | undefined;
     try {

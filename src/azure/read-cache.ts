@@ -31,17 +31,22 @@ export interface CoalescingCacheOptions {
   /** Told how each get was answered (the read-cache metric). */
   onLookup?: (result: LookupResult) => void;
   now?: () => number;
-  /** Entries kept before expired ones are dropped. */
+  /** Entries kept before expired ones are dropped, whenever they were last dropped. */
   maxEntries?: number;
 }
 
-/** A cache in which concurrent gets of one key share one fetch, and a value is served for ttlMs after it was read. */
+/**
+ * A cache in which concurrent gets of one key share one fetch, and a value is served for ttlMs after it was read.
+ * Entries that can serve nothing any more are dropped once per ttlMs, as the cache is used: after a burst over 1,000
+ * scale sets they were kept, each a scale set with its VMs, some 10 MB, until 10,000 of them had been read.
+ */
 export class CoalescingCache<V> {
   readonly ttlMs: number;
   readonly #now: () => number;
   readonly #maxEntries: number;
   readonly #entries = new Map<string, Entry<V>>();
   readonly #onLookup: (result: LookupResult) => void;
+  #droppedAt = -Infinity;
 
   constructor(options: CoalescingCacheOptions) {
     this.ttlMs = options.ttlMs;
@@ -97,23 +102,37 @@ export class CoalescingCache<V> {
   }
 
   invalidateWhere(matches: (key: string) => boolean): void {
-    for (const key of this.#entries.keys()) if (matches(key)) this.invalidate(key);
+    // The keys first: an invalidation may drop expired entries, and each of these must still record its own.
+    for (const key of [...this.#entries.keys()]) if (matches(key)) this.invalidate(key);
+  }
+
+  /** Entries kept now (fresh, in flight, or not yet dropped). */
+  get size(): number {
+    return this.#entries.size;
   }
 
   #entry(key: string): Entry<V> {
+    const now = this.#now();
+    if (now - this.#droppedAt >= this.ttlMs) this.#dropExpired(now);
     let entry = this.#entries.get(key);
     if (!entry) {
-      if (this.#entries.size >= this.#maxEntries) this.#dropExpired();
+      if (this.#entries.size >= this.#maxEntries) this.#dropExpired(now);
       entry = { generation: 0, invalidatedAt: -Infinity };
       this.#entries.set(key, entry);
     }
     return entry;
   }
 
-  #dropExpired(): void {
-    const now = this.#now();
+  /**
+   * Drops every entry that can serve nothing: no fetch under way, no value read within ttlMs, and no invalidation
+   * within ttlMs. The last one matters: a value read before an invalidation may still be put afterwards, and with the
+   * entry gone nothing would refuse it, but anything read before an invalidation that old has expired already.
+   */
+  #dropExpired(now: number): void {
+    this.#droppedAt = now;
     for (const [key, entry] of this.#entries) {
-      if (!entry.inFlight && (!entry.value || now - entry.value.readAt >= this.ttlMs)) this.#entries.delete(key);
+      const expired = (at: number) => now - at >= this.ttlMs;
+      if (!entry.inFlight && (!entry.value || expired(entry.value.readAt)) && expired(entry.invalidatedAt)) this.#entries.delete(key);
     }
   }
 }

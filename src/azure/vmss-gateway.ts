@@ -1,7 +1,6 @@
 // The only code that calls the VMSS API: reads a scale set (and its VMs), lists a resource group's, and runs the writes.
 // A Flexible scale set's VMs are standalone virtual machines with NICs of their own: listed, and their pools changed,
 // through the VM and network APIs (flexible-vms.ts), so that every plan reads one shape of instance.
-import { restorePoller } from "@azure/arm-compute";
 import type {
   ComputeManagementClient,
   VirtualMachine,
@@ -14,6 +13,7 @@ import { observeArmResponses } from "./arm-observer.ts";
 import { resumeLongRunning, runLongRunning } from "./long-running.ts";
 import { parseRemainingHeader } from "./rate-limit-budget.ts";
 import { kindOf } from "./scale-set-state.ts";
+import { computeSdk } from "./sdk.ts";
 import { flexibleInstance, flexibleVmFilter, nicConfigName, nicIdsOf, type FlexibleNic } from "./flexible-vms.ts";
 import type { ManagementLock } from "./management-locks.ts";
 import type { NetworkGateway, NetworkResource } from "./network-gateway.ts";
@@ -425,7 +425,7 @@ export class VmssGateway implements ScaleSetGateway {
     const source = sources[kind];
     try {
       await resumeLongRunning(
-        () => restorePoller(this.client, serializedPoller, source as (...args: any[]) => any, { abortSignal: options.signal }),
+        () => computeSdk().restorePoller(this.client, serializedPoller, source as (...args: any[]) => any, { abortSignal: options.signal }),
         { defaultPollIntervalMs: options.defaultPollIntervalMs, maxPollIntervalMs: options.maxPollIntervalMs, signal: options.signal },
       );
     } finally {

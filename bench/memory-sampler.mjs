@@ -1,0 +1,17 @@
+// Preloaded (--import) into the service by bench/memory.ts: samples the process's memory every 50 ms and, on
+// SIGUSR2, prints the sample with the highest RSS as one JSON line on stderr (`memory-peak {...}`).
+import { getHeapSpaceStatistics } from "node:v8";
+
+const mb = (n) => Math.round((n / 2 ** 20) * 10) / 10;
+let peak;
+function sample() {
+  const usage = process.memoryUsage();
+  if (peak && usage.rss <= peak.rss) return;
+  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, { size: mb(s.space_size), used: mb(s.space_used_size) }]));
+  peak = { atMs: Math.round(performance.now()), rss: usage.rss, rssMb: mb(usage.rss), heapTotalMb: mb(usage.heapTotal), heapUsedMb: mb(usage.heapUsed), externalMb: mb(usage.external), arrayBuffersMb: mb(usage.arrayBuffers), spaces };
+}
+setInterval(sample, 50).unref();
+process.on("SIGUSR2", () => {
+  sample();
+  process.stderr.write(`memory-peak ${JSON.stringify(peak)}\n`);
+});

@@ -1,0 +1,87 @@
+// Peak memory while the service runs many tasks, as bench/run.ts measures it (its section 6: sets × perSet resizes,
+// D = 50 ms, 16 submitters, one replica on SQLite, `node src/server.ts` with default settings), and what that peak
+// is made of: the sample with the highest RSS of the process's heap spaces, external memory and the rest (code,
+// the native heap, SQLite's pages). Runs the service once per --env setting, alternated.
+//
+//   node bench/memory.ts [--sets N] [--per-set N] [--rounds N] [--env "label:K=V,K=V"]… [--snapshot DIR]
+//     --env: settings of the service for one run, e.g. "semi4:NODE_ARGS=--max-semi-space-size=4" (NODE_ARGS: node's
+//     arguments before the script);
+//     --snapshot: also write a heap snapshot once every task has ended into DIR (where the peak is).
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { startSimulator } from "../src/simulator/simulator.ts";
+import { REPO, SIMULATOR_CA_FILE, startChildService, type ChildService } from "../test/helpers/child-service.ts";
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
+const SETS = option("--sets", 1000);
+const PER_SET = option("--per-set", 5);
+const ROUNDS = option("--rounds", 1);
+const SNAPSHOT = args.includes("--snapshot") ? args[args.indexOf("--snapshot") + 1] : undefined;
+const envArgs = args.flatMap((a, i) => (a === "--env" ? [args[i + 1]] : []));
+const variants = (envArgs.length ? envArgs : ["default:"]).map((v) => {
+  const [label, rest] = v.split(/:(.*)/s);
+  return { label, env: Object.fromEntries((rest ?? "").split(",").filter(Boolean).map((kv) => kv.split(/=(.*)/s).slice(0, 2))) as Record<string, string> };
+});
+
+const sim = await startSimulator({ port: 0, writeDurationMs: 50, timeScale: 25 / 30_000, seed: false });
+const control = new SimulatorControl(sim);
+for (let i = 0; i < SETS; i++) await control.putScaleSet("demo-rg", `tp-${i}`, { capacity: 1, loadBalanced: false });
+const resize = (name: string, desired: number) => ({ credentials: "demo", region: "eastus", serverGroupName: name, capacity: { min: 0, max: 10, desired } });
+
+function status(pid: number, key: string): number {
+  return Number(new RegExp(`${key}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+}
+
+async function run(env: Record<string, string>) {
+  const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-memory-"));
+  const { NODE_ARGS, ...serviceEnv } = env;
+  const service: ChildService = await startChildService(
+    // NODE_OPTIONS in a setting is added to the sampler's; NODE_ARGS are node's arguments before the script.
+    { SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, LOG_LEVEL: "info", TASK_STORE: "sqlite", DATA_DIR: dataDir, ...serviceEnv, NODE_OPTIONS: `--import=${join(REPO, "bench", "memory-sampler.mjs")}${SNAPSHOT ? " --heapsnapshot-signal=SIGUSR1 --diagnostic-dir=" + SNAPSHOT : ""} ${env.NODE_OPTIONS ?? ""}` },
+    { nodeArgs: NODE_ARGS ? NODE_ARGS.split(" ") : [] },
+  );
+  const pid = service.child.pid!;
+  await service.waitForTask((await service.api("POST", "/azure/ops/resizeServerGroup", resize("tp-0", 2))).body.id);
+  const idleMb = status(pid, "VmRSS");
+  const burstStart = Date.now();
+  const total = SETS * PER_SET;
+  const ids: string[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < total) {
+        const i = next++;
+        const res = await service.api("POST", "/azure/ops/resizeServerGroup", resize(`tp-${i % SETS}`, 2 + (Math.floor(i / SETS) % 3)));
+        if (res.status !== 202) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
+        ids[i] = res.body.id;
+      }
+    }),
+  );
+  const burstMs = Date.now() - burstStart;
+  for (const id of ids) await service.waitForTask(id, 600_000);
+  if (SNAPSHOT) service.child.kill("SIGUSR1");
+  const peakMb = status(pid, "VmHWM");
+  service.child.kill("SIGUSR2");
+  // After the heap snapshot, if one is being written: the process answers the signal once it is done.
+  for (const until = Date.now() + 120_000; !service.output().includes("memory-peak ") && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+  const line = service.output().split("\n").find((l) => l.startsWith("memory-peak "));
+  service.child.kill("SIGKILL");
+  await service.exited;
+  rmSync(dataDir, { recursive: true, force: true });
+  return { idleMb, peakMb, burstMs, runMs: Date.now() - burstStart, atPeak: line ? JSON.parse(line.slice("memory-peak ".length)) : undefined };
+}
+
+process.stdout.write(`load average ${loadavg()[0].toFixed(2)}; ${SETS * PER_SET} tasks on ${SETS} scale sets\n`);
+for (let r = 0; r < ROUNDS; r++) {
+  for (const v of r % 2 ? [...variants].reverse() : variants) {
+    const m = await run(v.env);
+    const p = m.atPeak;
+    const spaces = p ? Object.entries(p.spaces as Record<string, { size: number; used: number }>).filter(([, s]) => s.size > 0.5).map(([n, s]) => `${n.replace("_space", "")} ${s.used}/${s.size}`).join(", ") : "";
+    process.stdout.write(`${v.label.padEnd(16)} idle ${m.idleMb.toFixed(0)} MB, peak ${m.peakMb.toFixed(0)} MB (burst ${(m.burstMs / 1000).toFixed(1)} s, all run ${(m.runMs / 1000).toFixed(1)} s, peak at ${((p?.atMs ?? 0) / 1000).toFixed(1)} s of the process); at the peak: heap ${p?.heapUsedMb}/${p?.heapTotalMb} MB, external ${p?.externalMb} MB (array buffers ${p?.arrayBuffersMb}); spaces used/size: ${spaces}\n`);
+  }
+}
+process.stdout.write(`load average ${loadavg()[0].toFixed(2)} at the end\n`);
+await sim.close();
