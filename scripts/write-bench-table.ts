@@ -3,9 +3,9 @@
 // that stopped early, a shortcut that measured part of it, an older layout) reads "not measured", never a guess.
 //   npm run bench:table             write the table
 //   npm run bench:table -- --check  exit 1 if README.md's table differs from bench/results.json (test/readme-bench-table.test.ts)
-import { readFile, writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { runAsScript, writeOrCheck } from "./generated-part.ts";
 
 export const README = fileURLToPath(new URL("../README.md", import.meta.url));
 export const RESULTS = fileURLToPath(new URL("../bench/results.json", import.meta.url));
@@ -167,22 +167,7 @@ export function withBenchTable(readme: string, results: Results): string {
 async function main(argv: string[]): Promise<number> {
   const readme = await readFile(README, "utf8");
   const wanted = withBenchTable(readme, JSON.parse(await readFile(RESULTS, "utf8")));
-  if (argv.includes("--check")) {
-    if (readme === wanted) return 0;
-    console.error("README.md's benchmark table differs from bench/results.json. Run `npm run bench:table` and commit the result.");
-    return 1;
-  }
-  if (readme !== wanted) await writeFile(README, wanted);
-  console.log(readme === wanted ? "README.md's benchmark table is already up to date." : "wrote README.md's benchmark table");
-  return 0;
+  return writeOrCheck({ path: README, current: readme, wanted, what: "README.md's benchmark table", source: "bench/results.json", command: "npm run bench:table" }, argv);
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err) => {
-      console.error("write-bench-table failed:", err);
-      process.exit(1);
-    },
-  );
-}
+runAsScript(import.meta.url, "write-bench-table", main);

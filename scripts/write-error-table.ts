@@ -2,10 +2,10 @@
 // markers, so that the page lists exactly the codes the API answers, with their statuses and messages.
 //   npm run docs:errors             write the table
 //   npm run docs:errors -- --check  exit 1 if the page's table differs from the catalogue (test/error-catalogue.test.ts)
-import { readFile, writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { catalogueEntries } from "../src/api/error-catalogue.ts";
+import { runAsScript, writeOrCheck } from "./generated-part.ts";
 
 export const API_DOC = fileURLToPath(new URL("../docs/api.md", import.meta.url));
 const START = "<!-- error table: generated from src/api/error-catalogue.ts by npm run docs:errors -->";
@@ -33,23 +33,7 @@ export function withErrorTable(page: string): string {
 
 async function main(argv: string[]): Promise<number> {
   const page = await readFile(API_DOC, "utf8");
-  const wanted = withErrorTable(page);
-  if (argv.includes("--check")) {
-    if (page === wanted) return 0;
-    console.error("docs/api.md's error table differs from src/api/error-catalogue.ts. Run `npm run docs:errors` and commit the result.");
-    return 1;
-  }
-  if (page !== wanted) await writeFile(API_DOC, wanted);
-  console.log(page === wanted ? "docs/api.md's error table is already up to date." : "wrote docs/api.md's error table");
-  return 0;
+  return writeOrCheck({ path: API_DOC, current: page, wanted: withErrorTable(page), what: "docs/api.md's error table", source: "src/api/error-catalogue.ts", command: "npm run docs:errors" }, argv);
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err) => {
-      console.error("write-error-table failed:", err);
-      process.exit(1);
-    },
-  );
-}
+runAsScript(import.meta.url, "write-error-table", main);

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { buildApp } from "../src/app.ts";
 import { OPENAPI_FILE } from "../src/api/openapi.ts";
 import { loadConfig } from "../src/startup-config.ts";
+import { runAsScript } from "./generated-part.ts";
 
 /** The checked-in document (the one the service serves). */
 export const DEFAULT_OPENAPI_PATH = fileURLToPath(OPENAPI_FILE);
@@ -90,12 +91,4 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err) => {
-      console.error("write-openapi failed:", err);
-      process.exit(1);
-    },
-  );
-}
+runAsScript(import.meta.url, "write-openapi", main);
