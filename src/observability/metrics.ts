@@ -46,8 +46,10 @@ export class ServiceMetrics {
   });
   readonly queueWaitSeconds = new Histogram({
     name: `${PREFIX}queue_wait_seconds`,
-    help: "How long an operation waited for its turn on a scale set (account/resourceGroup/name)",
-    labelNames: ["scale_set"],
+    // By account, not by scale set: a series per scale set held some 11 KB each in this process (11 MB across a
+    // fleet of 1,000), and as many series in Prometheus. Which scale set a task waits for, its history says.
+    help: "How long an operation waited for its turn on a scale set, by account",
+    labelNames: ["account"],
     buckets: [0, 0.1, 0.5, 1, 5, 15, 60, 300, 900],
     registers: [this.registry],
   });
@@ -130,7 +132,7 @@ export class ServiceMetrics {
           this.lroSeconds.observe({ kind: started.kind }, (Date.now() - started.at) / 1000);
         }
       },
-      queueWaited: (ctx: TaskEventContext, ms: number) => this.queueWaitSeconds.observe({ scale_set: ctx.scaleSet ?? "" }, ms / 1000),
+      queueWaited: (ctx: TaskEventContext, ms: number) => this.queueWaitSeconds.observe({ account: ctx.account ?? "" }, ms / 1000),
       finished: (task, outcome, failedOperation) => {
         for (const [taskId] of lroStarted) if (taskId === task.id) lroStarted.delete(taskId);
         if (outcome !== "succeeded") {
