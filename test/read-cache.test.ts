@@ -69,7 +69,8 @@ t.test("CoalescingCache", async (t) => {
 
 t.test("CoalescingCache drops what can serve nothing, and stays correct without it", async (t) => {
   let now = 0;
-  const cache = new CoalescingCache<string>({ ttlMs: 100, now: () => now });
+  // A reader's interest no longer than the TTL: an entry goes with its value.
+  const cache = new CoalescingCache<string>({ ttlMs: 100, interestMs: 100, now: () => now });
   for (const key of ["a", "b", "c"]) await cache.get(key, async () => `${key}1`);
   t.equal(cache.size, 3);
   now = 100;
@@ -94,6 +95,32 @@ t.test("CoalescingCache drops what can serve nothing, and stays correct without 
   cache.put("e", "read before the write", 100);
   t.equal((await cache.get("e", async () => "fresh")).value, "fresh", "a late put of what was read before the write is expired on arrival");
   t.equal((await cache.get("e", async () => "unexpected")).value, "fresh", "and what is kept is the fresh read");
+});
+
+t.test("CoalescingCache keeps a value read elsewhere only for a key a reader asked for lately", async (t) => {
+  let now = 0;
+  const cache = new CoalescingCache<string>({ ttlMs: 100, interestMs: 1_000, now: () => now });
+  cache.put("unwatched", "read by an operation");
+  t.equal(cache.size, 0, "nobody asked for it: nothing is kept");
+  t.equal((await cache.get("unwatched", async () => "fetched")).value, "fetched");
+
+  await cache.get("watched", async () => "v1");
+  now = 500; // the value has expired; the reader's interest has not
+  cache.put("watched", "read by an operation", 500);
+  t.equal((await cache.get("watched", async () => "unexpected")).value, "read by an operation", "kept for the reader who asked 500 ms ago");
+
+  now = 1_600; // more than interestMs after the last get
+  await cache.get("other", async () => "o1"); // the cache in use: what can serve nothing is dropped
+  cache.put("watched", "read much later", 1_600);
+  t.equal((await cache.get("watched", async () => "fetched again")).value, "fetched again", "nobody asked for a while: not kept");
+  t.equal(cache.size, 2);
+
+  now = 1_750;
+  await cache.get("other", async () => "o2");
+  cache.put("watched", "within the interest", 1_750);
+  now = 1_900;
+  await cache.get("other", async () => "o3");
+  t.equal(cache.size, 2, "an expired value goes, the entry of a key still of interest stays");
 });
 
 t.test("through the service, against the simulator", async (t) => {

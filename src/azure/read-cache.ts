@@ -21,6 +21,8 @@ interface Entry<V> {
   generation: number;
   /** When invalidate() was last called: a value read before then is not kept. */
   invalidatedAt: number;
+  /** When a reader last asked for it (get): while that is recent, reads made elsewhere are kept for it (put). */
+  askedAt: number;
 }
 
 /** How a get was answered: from a fresh value, by joining a fetch under way, or by a fetch of its own. */
@@ -33,12 +35,24 @@ export interface CoalescingCacheOptions {
   now?: () => number;
   /** Entries kept before expired ones are dropped, whenever they were last dropped. */
   maxEntries?: number;
+  /** How long after a reader last asked for a key a value read elsewhere is kept for it (default INTEREST_MS). */
+  interestMs?: number;
 }
 
 /**
+ * How long a key stays of interest after a reader asked for it: a pipeline reads a server group when its stage starts
+ * and again when the operation it started has ended, minutes later. Only a mark is kept that long; a value is kept
+ * for the TTL.
+ */
+export const INTEREST_MS = 15 * 60_000;
+
+/**
  * A cache in which concurrent gets of one key share one fetch, and a value is served for ttlMs after it was read.
- * Entries that can serve nothing any more are dropped once per ttlMs, as the cache is used: after a burst over 1,000
- * scale sets they were kept, each a scale set with its VMs, some 10 MB, until 10,000 of them had been read.
+ * A value read elsewhere (put) is kept only for a key a reader asked for within interestMs: values are kept for what
+ * somebody watches, not for everything read. Kept for every scale set an operation read, a burst of 5,000 resizes
+ * over 1,000 scale sets held some 540 of them, each with its VMs (16 KB with five), 8.7 MB that nobody read.
+ * What can serve nothing any more is dropped once per ttlMs, as the cache is used: expired values at once, the
+ * entry itself once its key is of no interest either.
  */
 export class CoalescingCache<V> {
   readonly ttlMs: number;
@@ -46,6 +60,7 @@ export class CoalescingCache<V> {
   readonly #maxEntries: number;
   readonly #entries = new Map<string, Entry<V>>();
   readonly #onLookup: (result: LookupResult) => void;
+  readonly #interestMs: number;
   #droppedAt = -Infinity;
 
   constructor(options: CoalescingCacheOptions) {
@@ -53,10 +68,12 @@ export class CoalescingCache<V> {
     this.#onLookup = options.onLookup ?? (() => {});
     this.#now = options.now ?? Date.now;
     this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#interestMs = Math.max(options.interestMs ?? INTEREST_MS, options.ttlMs);
   }
 
   get(key: string, fetch: () => Promise<V>): Promise<Fresh<V>> {
-    const entry = this.#entry(key);
+    const entry = this.#entry(key, true)!;
+    entry.askedAt = this.#now();
     if (entry.value && this.#now() - entry.value.readAt < this.ttlMs) {
       this.#onLookup("hit");
       return Promise.resolve(entry.value);
@@ -85,16 +102,19 @@ export class CoalescingCache<V> {
     return call;
   }
 
-  /** A value read elsewhere, as fresh as `readAt`: kept unless what is there is fresher. */
+  /**
+   * A value read elsewhere, as fresh as `readAt`: kept if a reader asked for the key within interestMs, unless what
+   * is there is fresher.
+   */
   put(key: string, value: V, readAt = this.#now()): void {
-    const entry = this.#entry(key);
-    if (readAt < entry.invalidatedAt) return;
+    const entry = this.#entry(key, false);
+    if (!entry || this.#now() - entry.askedAt >= this.#interestMs || readAt < entry.invalidatedAt) return;
     if (!entry.value || entry.value.readAt <= readAt) entry.value = { value, readAt };
   }
 
   /** What was read for key is no longer true: the next get asks Azure, and a fetch already under way is not kept. */
   invalidate(key: string): void {
-    const entry = this.#entry(key);
+    const entry = this.#entry(key, true);
     entry.generation++;
     entry.invalidatedAt = this.#now();
     entry.value = undefined;
@@ -111,28 +131,31 @@ export class CoalescingCache<V> {
     return this.#entries.size;
   }
 
-  #entry(key: string): Entry<V> {
+  #entry(key: string, create: true): Entry<V>;
+  #entry(key: string, create: false): Entry<V> | undefined;
+  #entry(key: string, create: boolean): Entry<V> | undefined {
     const now = this.#now();
     if (now - this.#droppedAt >= this.ttlMs) this.#dropExpired(now);
     let entry = this.#entries.get(key);
-    if (!entry) {
+    if (!entry && create) {
       if (this.#entries.size >= this.#maxEntries) this.#dropExpired(now);
-      entry = { generation: 0, invalidatedAt: -Infinity };
+      entry = { generation: 0, invalidatedAt: -Infinity, askedAt: -Infinity };
       this.#entries.set(key, entry);
     }
     return entry;
   }
 
   /**
-   * Drops every entry that can serve nothing: no fetch under way, no value read within ttlMs, and no invalidation
-   * within ttlMs. The last one matters: a value read before an invalidation may still be put afterwards, and with the
-   * entry gone nothing would refuse it, but anything read before an invalidation that old has expired already.
+   * Drops every value read ttlMs ago or more, and every entry that can serve nothing: no fetch under way, no value,
+   * no invalidation within ttlMs, and no reader's interest within interestMs. The invalidation matters: a value read
+   * before an invalidation may still be put afterwards, and with the entry gone nothing would refuse it, but
+   * anything read before an invalidation that old has expired already.
    */
   #dropExpired(now: number): void {
     this.#droppedAt = now;
     for (const [key, entry] of this.#entries) {
-      const expired = (at: number) => now - at >= this.ttlMs;
-      if (!entry.inFlight && (!entry.value || expired(entry.value.readAt)) && expired(entry.invalidatedAt)) this.#entries.delete(key);
+      if (entry.value && now - entry.value.readAt >= this.ttlMs) entry.value = undefined;
+      if (!entry.inFlight && !entry.value && now - entry.invalidatedAt >= this.ttlMs && now - entry.askedAt >= this.#interestMs) this.#entries.delete(key);
     }
   }
 }
@@ -158,7 +181,8 @@ export interface ScaleSetReadsOptions {
 
 /**
  * Scale sets and their VMs, and listings of scale sets, each read through a coalescing cache. It observes every
- * gateway of the account registry: a full read made by an operation is reused, and a write invalidates the scale
+ * gateway of the account registry: a full read made by an operation is kept for a scale set a reader asked for
+ * within INTEREST_MS (a pipeline's next read of it is then served), and a write invalidates the scale
  * set's entry when it is sent and again when it ends (a delete, the account's listings too). Operations never read
  * from it: they plan on reads of their own.
  */
