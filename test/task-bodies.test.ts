@@ -117,3 +117,22 @@ t.test("TaskBodies keeps the most recently used, up to its bound, and only at th
   none.set("a", body(1));
   t.equal(none.size, 0, "a bound of 0 keeps none");
 });
+
+t.test("TaskBodies keeps finished tasks' answers to a share of its bound, and running tasks' before them", async (t) => {
+  const bound = 2 * TaskBodies.FINISHED_SHARE;
+  const bodies = new TaskBodies(bound);
+  const body = (revision: number, finished: boolean) => ({ revision, json: `{"r":${revision}}`, accounts: ["demo"], finished });
+  for (let i = 0; i < bound; i++) bodies.set(`running-${i}`, body(1, false));
+  for (let i = 0; i < bound; i++) bodies.set(`done-${i}`, body(1, true));
+  t.equal(bodies.size, bound, "never more than the bound");
+  t.equal(Array.from({ length: bound }, (_, i) => bodies.get(`done-${i}`, 1)).filter(Boolean).length, 2, "finished answers: bound / FINISHED_SHARE, the latest");
+  t.ok(bodies.get(`done-${bound - 1}`, 1), "the latest finished answer is kept");
+  t.equal(Array.from({ length: bound }, (_, i) => bodies.has(`running-${i}`)).filter(Boolean).length, bound - 2, "running tasks' answers gave way only to make room");
+
+  // A running task's answer replaced by its finished one moves to the finished share.
+  bodies.set("running-5", body(2, true));
+  t.equal(bodies.get("running-5", 1), undefined);
+  t.ok(bodies.get("running-5", 2));
+  t.equal(bodies.get(`done-${bound - 2}`, 1), undefined, "and the oldest finished answer made room for it");
+  t.equal(bodies.size, bound - 1);
+});
