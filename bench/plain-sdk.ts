@@ -1,11 +1,13 @@
 // The baseline the service is measured against: a plain script making the same Azure calls with the real SDK, run
 // as its own process so that its CPU time is its own. Prints one JSON line.
 //
-//   node bench/plain-sdk.ts resizes <simUrl> <caFile> <subscriptionId> <resourceGroup> <prefix> <n> <concurrency> [pollMs]
+//   node bench/plain-sdk.ts resizes <simUrl> <caFile> <subscriptionId> <resourceGroup> <prefix> <n> <concurrency> [pollMs] [confirm]
 //     For each of n scale sets <prefix>0..: read it, then resize it with If-Match and wait (polls and the final
 //     GET included): what one uncontended resize task does. Reports CPU ms for the work (start-up excluded).
 //     With pollMs, each write is polled every pollMs, as the service polls with LRO_MAX_POLL_INTERVAL_MS = pollMs;
-//     without, as the SDK polls by itself (at once, then as Retry-After says: whole seconds).
+//     without, as the SDK polls by itself (at once, then as Retry-After says: whole seconds). With `confirm`, the
+//     VMs are then listed (with their instance views), as the service confirms a resize: what it reports is what
+//     Azure shows, not what the write asked for.
 //   node bench/plain-sdk.ts burst <simUrl> <caFile> <subscriptionId> <resourceGroup> <name> <k>
 //     k resizes of one scale set sent at once (capacities alternating 2, 1, …), as a script without a queue would:
 //     reports how many succeeded and how many Azure refused.
@@ -14,7 +16,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 
-const [mode, url, caFile, subscriptionId, resourceGroup, name, nText, concurrencyText, pollMsText] = process.argv.slice(2);
+const [mode, url, caFile, subscriptionId, resourceGroup, name, nText, concurrencyText, pollMsText, confirmText] = process.argv.slice(2);
 const client = createComputeClient(simulatorDemoAccount({ url, caPem: readFileSync(caFile, "utf8"), subscriptionId }));
 const n = Number(nText);
 
@@ -24,7 +26,8 @@ function statusOf(err: unknown): number | undefined {
 
 if (mode === "resizes") {
   const concurrency = Number(concurrencyText);
-  const pollMs = pollMsText === undefined ? undefined : Number(pollMsText);
+  const pollMs = pollMsText === undefined || pollMsText === "" ? undefined : Number(pollMsText);
+  const confirm = confirmText === "confirm";
   let next = 0;
   const cpu0 = process.cpuUsage();
   const t0 = Date.now();
@@ -46,6 +49,7 @@ if (mode === "resizes") {
             }
             if (poller.operationState?.status !== "succeeded") throw new Error(`resize ${name}${i}: ${poller.operationState?.status}`);
           }
+          if (confirm) for await (const vm of client.virtualMachineScaleSetVMs.list(resourceGroup, `${name}${i}`, { expand: "instanceView" })) void vm;
         } catch {
           failed++;
         }

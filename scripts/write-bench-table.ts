@@ -53,7 +53,13 @@ function cpuRow(figure: string, key: "cpu" | "cpuSerial"): Row {
   return {
     figure,
     target: "≤ 1.25",
-    read: (r) => (finite(r[key]?.ratio) ? { measured: ratio(r[key].ratio), met: r[key].ratio <= 1.25 } : undefined),
+    read: (r) => {
+      const c = r[key];
+      if (!finite(c?.ratio)) return undefined;
+      // Beside it (where measured): against the script that also lists the VMs after each write, as the service does.
+      const beside = finite(c.ratioToConfirming) ? ` (${ratio(c.ratioToConfirming)} × the script that also lists the VMs)` : "";
+      return { measured: `${ratio(c.ratio)}${beside}`, met: c.ratio <= 1.25 };
+    },
   };
 }
 

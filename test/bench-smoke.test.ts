@@ -22,6 +22,10 @@ t.test("the benchmark runs end to end at smoke sizes", async (t) => {
     t.type(row.target, "string");
     t.ok(Number.isFinite(row.measured), `${row.figure}: a figure was measured`);
   }
+  for (const key of ["cpu", "cpuSerial"]) {
+    t.ok(Number.isFinite(results[key].confirmingSdkMsPerTask) && Number.isFinite(results[key].ratioToConfirming), `${key}: the script that also lists the VMs was measured beside the plain one`);
+    t.equal(results[key].failed, 0, `${key}: every resize of the service and of both scripts succeeded`);
+  }
   t.match(readFileSync(join(out, "makespan.svg"), "utf8"), /^<svg [^>]*>[\s\S]*<\/svg>\n$/, "the chart is an SVG document");
   t.match(run.stdout, /^\| figure \| measured \| target \| met \| detail \|/m, "the table is printed");
 });
