@@ -6,8 +6,9 @@
 //   node bench/memory.ts [--sets N] [--per-set N] [--rounds N] [--env "label:K=V,K=V"]… [--snapshot DIR]
 //     --env: settings of the service for one run, e.g. "semi4:NODE_ARGS=--max-semi-space-size=4" (NODE_ARGS: node's
 //     arguments before the script);
-//     --snapshot: also write a heap snapshot once every task has ended into DIR (where the peak is).
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+//     --snapshot: also write a heap snapshot once every task has ended into DIR (where the peak is); bench/heap-owners.ts
+//     then says what holds it.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
@@ -30,6 +31,24 @@ const sim = await startSimulator({ port: 0, writeDurationMs: 50, timeScale: 25 /
 const control = new SimulatorControl(sim);
 for (let i = 0; i < SETS; i++) await control.putScaleSet("demo-rg", `tp-${i}`, { capacity: 1, loadBalanced: false });
 const resize = (name: string, desired: number) => ({ credentials: "demo", region: "eastus", serverGroupName: name, capacity: { min: 0, max: 10, desired } });
+
+/** Asks the service for a heap snapshot into dir and waits until it is written (its size stops changing). */
+async function heapSnapshot(service: ChildService, dir: string): Promise<void> {
+  const before = new Set(readdirSync(dir));
+  service.child.kill("SIGUSR1");
+  let last = -1;
+  for (const until = Date.now() + 300_000; Date.now() < until; ) {
+    await new Promise((r) => setTimeout(r, 500));
+    const file = readdirSync(dir).find((f) => !before.has(f) && f.endsWith(".heapsnapshot"));
+    const size = file ? statSync(join(dir, file)).size : -1;
+    if (size > 0 && size === last) {
+      process.stdout.write(`heap snapshot: ${join(dir, file!)} (node --max-old-space-size=4096 bench/heap-owners.ts <it>: what holds the heap)\n`);
+      return;
+    }
+    last = size;
+  }
+  throw new Error("the heap snapshot was not written within 5 minutes");
+}
 
 function status(pid: number, key: string): number {
   return Number(new RegExp(`${key}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
@@ -62,8 +81,9 @@ async function run(env: Record<string, string>) {
   );
   const burstMs = Date.now() - burstStart;
   for (const id of ids) await service.waitForTask(id, 600_000);
-  if (SNAPSHOT) service.child.kill("SIGUSR1");
+  // Before the snapshot, which takes memory of its own to write.
   const peakMb = status(pid, "VmHWM");
+  if (SNAPSHOT) await heapSnapshot(service, SNAPSHOT);
   service.child.kill("SIGUSR2");
   // After the heap snapshot, if one is being written: the process answers the signal once it is done.
   for (const until = Date.now() + 120_000; !service.output().includes("memory-peak ") && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
