@@ -2,10 +2,11 @@
 // `node --cpu-prof`, given resizes one at a time or many at once, then the profile's self time summed by function
 // and by package. What docs/benchmarks.md's "where a task's CPU goes" shows.
 //
-//   node bench/profile-task.ts [--tasks N] [--at-once K] [--top N] [--poll] [--wait] [--no-profile] [--plain] [--env K=V] [--trace-gc] [--idle S] [--keep DIR]
+//   node bench/profile-task.ts [--tasks N] [--at-once K] [--warm W] [--top N] [--poll] [--wait] [--no-profile] [--plain] [--env K=V] [--trace-gc] [--idle S] [--keep DIR]
 //     N resizes (default 100), K at a time (default 1), each polled every 25 ms until it ends (--wait: one
 //     GET /task/{id}?wait=60 instead); --poll: GET /task/{id} of an unchanged task N × 20 times instead (the read
-//     path, K at a time); --tasks 0: the idle service, per second, for --idle S seconds (default 5); --no-profile: only the CPU from /proc;
+//     path, K at a time); --warm W: W resizes first, not measured (the steady state: the first few hundred pay for
+//     V8 compiling); --tasks 0: the idle service, per second, for --idle S seconds (default 5); --no-profile: only the CPU from /proc;
 //     --plain: then the plain SDK script (bench/plain-sdk.ts) makes the same N resizes, K at a time, against the same
 //     simulator, and the ratio of CPU per task is printed (what bench/run.ts's "CPU per task" figures compare);
 //     --keep: leave the .cpuprofile in DIR (Chrome's DevTools open it).
@@ -25,6 +26,8 @@ const option = (name: string, fallback: number) => (args.includes(name) ? Number
 const TASKS = option("--tasks", 100);
 const AT_ONCE = option("--at-once", 1);
 const TOP = option("--top", 25);
+/** Resizes made before the measured ones (not measured): V8 compiles the hot paths during the first few hundred. */
+const WARM = option("--warm", 0);
 const POLL = args.includes("--poll");
 /** The client waits for each task with one GET /task/{id}?wait=60 instead of polling it every 25 ms. */
 const HELD = args.includes("--wait");
@@ -63,14 +66,30 @@ try {
     await control.putScaleSet("demo-rg", `prof-${i}`, { capacity: 1, loadBalanced: false });
     if (PLAIN) await control.putScaleSet("demo-rg", `plain-${i}`, { capacity: 1, loadBalanced: false });
   }
+  for (let i = 0; i < WARM; i++) await control.putScaleSet("demo-rg", `warm-${i}`, { capacity: 1, loadBalanced: false });
   await control.putScaleSet("demo-rg", "prof-warm", { capacity: 1, loadBalanced: false });
   const s = await startChildService(
     { SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, TASK_STORE: "sqlite", DATA_DIR: dataDir, LOG_LEVEL: "info", RATE_LIMIT_READS: "1000000000", ...EXTRA_ENV },
     { nodeArgs: [...(UNPROFILED ? [] : ["--cpu-prof", "--cpu-prof-dir", profDir]), ...(TRACE_GC ? ["--trace-gc"] : [])] },
   );
   const submit = async (name: string, desired: number) => (await s.api("POST", "/azure/ops/resizeServerGroup", resize(name, desired))).body.id as string;
+  /** count resizes of <prefix>0…, AT_ONCE at a time, each waited for as the options say. */
+  const resizes = async (prefix: string, count: number) => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: AT_ONCE }, async () => {
+        while (next < count) {
+          const id = await submit(`${prefix}${next++}`, 2);
+          if (HELD) while (!(await s.api("GET", `/task/${id}?wait=60`)).body.status.completed);
+          else await s.waitForTask(id);
+        }
+      }),
+    );
+  };
   const warm = await submit("prof-warm", 2);
   await s.waitForTask(warm);
+  // --warm N: N resizes first, as many at a time, so that what is measured is the steady state, not V8 compiling.
+  await resizes("warm-", WARM);
   // From here on (the profile's clock is the monotonic one, in µs): start-up and the warm-up are left out.
   // What the service costs doing nothing: its timers (claims, lease renewals, metrics), per second.
   const idle0 = cpuMsOf(s.child.pid!);
@@ -86,19 +105,7 @@ try {
     await Promise.all(Array.from({ length: AT_ONCE }, async () => {
       while (polled++ < TASKS * 20) await s.api("GET", `/task/${warm}`);
     }));
-  } else {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: AT_ONCE }, async () => {
-        while (next < TASKS) {
-          const i = next++;
-          const id = await submit(`prof-${i}`, 2);
-          if (HELD) while (!(await s.api("GET", `/task/${id}?wait=60`)).body.status.completed);
-          else await s.waitForTask(id);
-        }
-      }),
-    );
-  }
+  } else await resizes("prof-", TASKS);
   const cpuMs = cpuMsOf(s.child.pid!) - cpu0;
   if (TRACE_GC) {
     const lines = s.output().slice(outputFrom).split("\n");
