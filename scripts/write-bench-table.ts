@@ -153,12 +153,14 @@ export function benchTable(results: Results): string {
     return `| ${cell(row.figure)} | ${reading ? cell(reading.measured) : "not measured"} | ${cell(row.target)} | ${reading?.met == null ? "—" : reading.met ? "yes" : "**no**"} |`;
   });
   const when = takenAt(results);
+  // A yardstick of the machine itself: the rates and times above are its as much as the service's.
+  const yardstick = finite(results.cpu?.plainSdkMsPerTask) ? `, where the plain SDK script spent ${ratio(results.cpu.plainSdkMsPerTask)} ms of CPU per resize` : "";
   return [
     "| figure | measured | target | met |",
     "| --- | --- | --- | --- |",
     ...rows,
     "",
-    `On ${results.machine?.cores ?? "?"} cores${results.smoke ? ", smoke sizes" : ""}${when ? ` (${when})` : ""}; the loads and [what bounds each figure](docs/benchmarks.md#what-bounds-each-figure): the benchmarks page.`,
+    `On ${results.machine?.cores ?? "?"} cores${results.smoke ? ", smoke sizes" : ""}${when ? ` (${when})` : ""}${yardstick}; the loads and [what bounds each figure](docs/benchmarks.md#what-bounds-each-figure): the benchmarks page.`,
   ].join("\n");
 }
 

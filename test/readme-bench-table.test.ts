@@ -48,3 +48,12 @@ t.test("an older layout of the file (2 replicas for the makespans) is not read a
   const table = rows(benchTable({ makespan: { twoReplicasPostgres: [{ k: 20, ratio: 1.06, writes: 20, refused: 0, lastSubmittedWins: true }] } }));
   t.same(table.get("the same, 3 replicas on PostgreSQL"), ["not measured", "≤ 1.1, K writes, 0 refused, last wins", "—"]);
 });
+
+t.test("the CPU rows say the ratio to the script that also lists the VMs, and the note under the table the machine's yardstick", async (t) => {
+  const results = { machine: { cores: 2 }, cpu: { ratio: 2.12, ratioToConfirming: 1.68, plainSdkMsPerTask: 4.17 }, cpuSerial: { ratio: 1.2 } };
+  const table = rows(benchTable(results));
+  t.same(table.get("the same, 300 resizes 32 at a time"), ["2.12 (1.68 × the script that also lists the VMs)", "≤ 1.25", "**no**"]);
+  t.same(table.get("CPU per task / plain SDK script, one at a time"), ["1.20", "≤ 1.25", "yes"], "without the second script, the ratio alone");
+  t.match(benchTable(results), /^On 2 cores, where the plain SDK script spent 4\.17 ms of CPU per resize; /m);
+  t.notMatch(benchTable({ machine: { cores: 2 } }), /plain SDK script spent/, "no yardstick when it was not measured");
+});
