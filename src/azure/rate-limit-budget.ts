@@ -2,7 +2,10 @@
 // scale set and policy, so an operator (and later the status page) can see how close we run to a 429.
 
 export interface BudgetEntry {
-  /** "subscriptions/{sub}/resourceGroups/{rg}/virtualMachineScaleSets/{name}", or "subscriptions/{sub}" for polls. */
+  /**
+   * "subscriptions/{sub}/resourceGroups/{rg}/virtualMachineScaleSets/{name}", or "subscriptions/{sub}" for polls
+   * and for subscription-wide policies.
+   */
   scope: string;
   /** Azure's policy name, e.g. Microsoft.Compute/UpdateVMScaleSetResource. */
   policy: string;
@@ -21,6 +24,15 @@ export function parseRemainingHeader(value: string): [string, number][] {
     if (m) out.push([m[1], Number(m[2])]);
   }
   return out;
+}
+
+/**
+ * Where a policy's count applies: Azure's subscription-wide policies (…SubscriptionMaximum, e.g.
+ * Microsoft.Compute/VMScaleSetActionsSubscriptionMaximum) to the subscription, whichever scale set's answer
+ * reported them; the others (…Resource, …3Min) to the scope of the call.
+ */
+export function policyScope(scope: string, policy: string): string {
+  return /SubscriptionMaximum$/i.test(policy) ? scope.split("/").slice(0, 2).join("/") : scope;
 }
 
 export function scopeOf(url: string): string | undefined {
@@ -50,9 +62,10 @@ export class RateLimitBudget {
     if (!scope) return;
     const atMs = Date.now();
     for (const [policy, remaining] of parseRemainingHeader(header)) {
-      const key = `${scope}\n${policy}`;
+      const at = policyScope(scope, policy);
+      const key = `${at}\n${policy}`;
       this.#entries.delete(key); // re-insert: the map stays in recency order for eviction
-      this.#entries.set(key, { scope, policy, remaining, atMs });
+      this.#entries.set(key, { scope: at, policy, remaining, atMs });
     }
     while (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
   }
