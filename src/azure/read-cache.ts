@@ -72,7 +72,7 @@ export class CoalescingCache<V> {
   }
 
   get(key: string, fetch: () => Promise<V>): Promise<Fresh<V>> {
-    const entry = this.#entry(key, true)!;
+    const entry = this.#entry(key, true);
     entry.askedAt = this.#now();
     if (entry.value && this.#now() - entry.value.readAt < this.ttlMs) {
       this.#onLookup("hit");
