@@ -12,7 +12,8 @@ import pg from "pg";
 import { Agent, request } from "undici";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { freePort, SIMULATOR_CA_FILE } from "../test/helpers/child-service.ts";
+import { START_HEAP_FLAGS } from "../src/node-process.ts";
+import { entryPointIn, freePort, SIMULATOR_CA_FILE } from "../test/helpers/child-service.ts";
 import { cpuMsOf } from "./measure.ts";
 
 const args = process.argv.slice(2);
@@ -45,7 +46,7 @@ async function storeEnv(): Promise<Record<string, string>> {
 
 async function start(tree: string): Promise<{ url: string; child: ReturnType<typeof spawn> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...(process.env.BURST_NODE_ARGS?.split(" ") ?? []), "src/server.ts"], {
+  const child = spawn(process.execPath, [...(process.env.BURST_NODE_ARGS?.split(" ") ?? START_HEAP_FLAGS), entryPointIn(tree)], {
     cwd: tree,
     env: { ...process.env, SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, LOG_LEVEL: "info", RATE_LIMIT_SUBMISSIONS: "0", SHUTDOWN_TIMEOUT_MS: "1000", ...(await storeEnv()), PORT: String(port) },
     stdio: ["ignore", "pipe", process.env.BURST_STDERR ? "inherit" : "ignore"],

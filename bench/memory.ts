@@ -1,5 +1,5 @@
 // Peak memory while the service runs many tasks, as bench/run.ts measures it (its section 6: sets × perSet resizes,
-// D = 50 ms, 16 submitters, one replica on SQLite, `node src/server.ts` with default settings), and what that peak
+// D = 50 ms, 16 submitters, one replica on SQLite, npm start's `node --max-semi-space-size=8 src/main.js`, default settings), and what that peak
 // is made of: the sample with the highest RSS of the process's heap spaces, external memory and the rest (code,
 // the native heap, SQLite's pages). Runs the service once per --env setting, alternated.
 //
@@ -11,6 +11,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { START_HEAP_FLAGS } from "../src/node-process.ts";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { REPO, SIMULATOR_CA_FILE, startChildService, type ChildService } from "../test/helpers/child-service.ts";
@@ -60,7 +61,7 @@ async function run(env: Record<string, string>) {
   const service: ChildService = await startChildService(
     // NODE_OPTIONS in a setting is added to the sampler's; NODE_ARGS are node's arguments before the script.
     { SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, LOG_LEVEL: "info", TASK_STORE: "sqlite", DATA_DIR: dataDir, ...serviceEnv, NODE_OPTIONS: `--import=${join(REPO, "bench", "memory-sampler.mjs")}${SNAPSHOT ? " --heapsnapshot-signal=SIGUSR1 --diagnostic-dir=" + SNAPSHOT : ""} ${env.NODE_OPTIONS ?? ""}` },
-    { nodeArgs: NODE_ARGS ? NODE_ARGS.split(" ") : [] },
+    { nodeArgs: NODE_ARGS ? NODE_ARGS.split(" ") : START_HEAP_FLAGS },
   );
   const pid = service.child.pid!;
   await service.waitForTask((await service.api("POST", "/azure/ops/resizeServerGroup", resize("tp-0", 2))).body.id);

@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { freePort, SIMULATOR_CA_FILE } from "../test/helpers/child-service.ts";
+import { START_HEAP_FLAGS } from "../src/node-process.ts";
+import { entryPointIn, freePort, SIMULATOR_CA_FILE } from "../test/helpers/child-service.ts";
 import { cpuMsOf, readRate } from "./measure.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -29,7 +30,7 @@ process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));
 
 async function start(tree: string): Promise<{ url: string; pid: number }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["src/server.ts"], {
+  const child = spawn(process.execPath, [...START_HEAP_FLAGS, entryPointIn(tree)], {
     cwd: tree,
     env: { ...process.env, SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, TASK_STORE: "sqlite", DATA_DIR: mkdtempSync(join(tmpdir(), "read-ab-")), LOG_LEVEL: "info", RATE_LIMIT_READS: "1000000000", PORT: String(port) },
     stdio: ["ignore", "pipe", "inherit"],

@@ -3,8 +3,8 @@
 // (or, with --smoke, tiny sizes into the directory given by --out: what `npm test` runs so this cannot rot; the
 // smoke figures mean nothing and are never asserted).
 //
-// The service runs as a user starts it (`node src/server.ts`, default settings, external simulator in this
-// process), but where a figure is bound by the end of a write, it polls at the simulator's pace (FAST_POLLS); its
+// The service runs as a user starts it (npm start's command, `node --max-semi-space-size=8 src/main.js`, default
+// settings, external simulator in this process), but where a figure is bound by the end of a write, it polls at the simulator's pace (FAST_POLLS); its
 // CPU time and peak RSS are read from /proc. One setting differs where reads are measured: the per-caller read limit
 // (RATE_LIMIT_READS, 60,000 a minute) is raised, since one caller reading as fast as it can passes it within
 // seconds; the limiter still counts every request. The plain-SDK baseline and the bare fastify reference run as
@@ -26,6 +26,7 @@ import { makespanChart } from "./chart.ts";
 import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
 import type { TaskStore } from "../src/tasks/task-store.ts";
 import { AZURE_ARM_BUDGETS, budgetFigures, chargeOf } from "../src/azure/arm-budget.ts";
+import { START_HEAP_FLAGS } from "../src/node-process.ts";
 import { holdWaiters, WAITERS } from "./waiters.ts";
 import { procStats, readRate } from "./measure.ts";
 
@@ -113,9 +114,9 @@ const FAST_POLLS = { LRO_MAX_POLL_INTERVAL_MS: String(sizes.pollHint) };
 /** Replicas on one PostgreSQL database for the makespan of K resizes submitted round-robin. */
 const MAKESPAN_REPLICAS = 3;
 
-/** The service as a user starts it (default settings, the external simulator), warmed up by one resize. */
+/** The service as a user starts it (npm start's command, default settings, the external simulator), warmed up by one resize. */
 async function service(env: Record<string, string>): Promise<ChildService> {
-  const s = await startChildService({ SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE: caFile, LOG_LEVEL: "info", ...env });
+  const s = await startChildService({ SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE: caFile, LOG_LEVEL: "info", ...env }, { nodeArgs: START_HEAP_FLAGS });
   children.push(s);
   const name = `warm-${children.length}`;
   await control.putScaleSet("demo-rg", name, { capacity: 1, loadBalanced: false });
@@ -210,7 +211,7 @@ async function bareFastify(bodyFile: string): Promise<{ url: string; kill: () =>
 async function startToHealth(dataDir: string): Promise<number> {
   const port = await freePort();
   const t0 = performance.now();
-  const s = await startChildService({ SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE: caFile, TASK_STORE: "sqlite", DATA_DIR: dataDir, PORT: String(port) }, { waitForListen: false });
+  const s = await startChildService({ SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE: caFile, TASK_STORE: "sqlite", DATA_DIR: dataDir, PORT: String(port) }, { waitForListen: false, nodeArgs: START_HEAP_FLAGS });
   children.push(s);
   for (;;) {
     try {

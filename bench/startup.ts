@@ -1,4 +1,4 @@
-// Start to the first 200 from /health, as bench/run.ts measures it (`node src/server.ts`, default settings, an
+// Start to the first 200 from /health, as bench/run.ts measures it (`node --max-semi-space-size=8 src/main.js`, an
 // external simulator in this process, SQLite with finished tasks in the store), for several ways of starting,
 // alternated round by round so that each sees the same load. Prints each way's median and every start.
 //
@@ -12,7 +12,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
-import { freePort, REPO, SIMULATOR_CA_FILE } from "../test/helpers/child-service.ts";
+import { entryPointIn, freePort, REPO, SIMULATOR_CA_FILE } from "../test/helpers/child-service.ts";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
@@ -41,7 +41,7 @@ await store.close();
 async function startToHealth(repo: string, nodeArgs: string[]): Promise<number> {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, "src/server.ts"], {
+  const child = spawn(process.execPath, [...nodeArgs, entryPointIn(repo)], {
     cwd: repo,
     env: { ...process.env, LOG_LEVEL: "warn", SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, TASK_STORE: "sqlite", DATA_DIR: dataDir, PORT: String(port) },
     stdio: ["ignore", "ignore", "inherit"],

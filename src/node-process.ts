@@ -1,10 +1,6 @@
-// How the service's Node.js process is set up: V8's heap settings and Node's compile cache, which src/server.ts applies
-// before it loads anything else (and the heap's growing factor once it listens). Each was measured with
-// `npm run bench`; docs/configuration.md says how to change them.
-import { lstatSync, mkdirSync } from "node:fs";
-import { enableCompileCache } from "node:module";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+// How the service's Node.js process is set up: V8's heap settings, which src/server.ts applies before it loads
+// anything else (and the heap's growing factor once it listens). Node's compile cache is src/compile-cache.js. Each
+// was measured with `npm run bench`; docs/configuration.md says how to change them.
 import { setFlagsFromString } from "node:v8";
 
 /**
@@ -36,7 +32,7 @@ export function missingFlags(flags: readonly string[], execArgv: readonly string
 
 /**
  * Starts this script again in the same process with START_HEAP_FLAGS, when they are missing: a plain
- * `node src/server.ts` gives none (npm start and the image's CMD do). process.execve keeps the pid, the open
+ * `node src/main.js` gives none (npm start and the image's CMD do). process.execve keeps the pid, the open
  * descriptors and the environment, so a supervisor, a signal or a log pipe sees no difference. The price is a second
  * start of Node: about 25 ms (measured with bench/startup.ts). Where execve is not available, the process goes on
  * with V8's defaults.
@@ -54,30 +50,4 @@ export function restartWithHeapFlags(env: NodeJS.ProcessEnv = process.env): void
 /** RUNTIME_HEAP_FLAGS, unless the process was started with its own. */
 export function applyRuntimeHeapFlags(): void {
   for (const flag of missingFlags(RUNTIME_HEAP_FLAGS)) setFlagsFromString(flag);
-}
-
-/**
- * Node's compile cache: the type-stripped sources and V8's compiled code of the modules, kept between starts (about a
- * fifth of start-up). In a directory of this user's own under the temp dir, used only if nobody else can write
- * to it (what is in it runs as code). NODE_COMPILE_CACHE and NODE_DISABLE_COMPILE_CACHE, Node's own, take
- * precedence. Returns the directory, or undefined when there is no cache of ours: start-up is slower then, and
- * nothing else changes.
- */
-export function compileCacheDir(): string | undefined {
-  if (process.env.NODE_COMPILE_CACHE || process.env.NODE_DISABLE_COMPILE_CACHE) return undefined;
-  const uid = process.getuid?.();
-  const dir = join(tmpdir(), `vmss-ops-compile-cache${uid === undefined ? "" : `-${uid}`}`);
-  try {
-    mkdirSync(dir, { mode: 0o700, recursive: true });
-    const st = lstatSync(dir);
-    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) return undefined;
-    return dir;
-  } catch {
-    // An unwritable temp dir: no cache.
-    return undefined;
-  }
-}
-
-export function enableModuleCompileCache(dir = compileCacheDir()): void {
-  if (dir) enableCompileCache(dir);
 }

@@ -1,21 +1,24 @@
 // Entry point: read configuration, start the embedded simulator when asked, listen, and stop cleanly on signals.
 //
-// First the process itself (src/node-process.ts): V8's heap settings, which may restart it in place, and the compile
-// cache. Everything else is imported dynamically, after that: static imports would all be loaded (read,
-// type-stripped, compiled) before the first line here runs.
+// Started by src/main.js (`node src/main.js`, npm start, the image), which turns Node's compile cache on before any
+// TypeScript is read; `node src/server.ts` works too, and turns it on here. First the process itself: V8's heap
+// settings, which may restart it in place (src/node-process.ts), and the compile cache. Everything else is imported
+// dynamically, after that: static imports would all be loaded (read, type-stripped, compiled) before the first line
+// here runs.
 import { flushCompileCache } from "node:module";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { applyRuntimeHeapFlags, compileCacheDir, enableModuleCompileCache, restartWithHeapFlags } from "./node-process.ts";
+import { compileCacheDir, enableModuleCompileCache } from "./compile-cache.js";
+import { applyRuntimeHeapFlags, restartWithHeapFlags } from "./node-process.ts";
 import type { Config } from "./config.ts";
 import type { SimulatorConfig } from "./simulator/settings.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
 
-// Only as the entry point: restarting replaces the whole process, whoever imported this.
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+// Only as the entry point (this file or src/main.js): restarting replaces the whole process, whoever imported this.
+const entryPoint = process.argv[1] && resolve(process.argv[1]);
+if (entryPoint === fileURLToPath(import.meta.url) || entryPoint === fileURLToPath(new URL("./main.js", import.meta.url))) {
   const cacheDir = compileCacheDir();
-  // The cache named in the environment, so that the restarted process finds this file in it too (and never loads
-  // the type stripper, which holds some 18 MB once loaded).
+  // The cache named in the environment, so that the restarted process has it on before it reads its entry point.
   restartWithHeapFlags(cacheDir ? { ...process.env, NODE_COMPILE_CACHE: cacheDir } : process.env);
   enableModuleCompileCache(cacheDir);
 }

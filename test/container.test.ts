@@ -362,7 +362,7 @@ t.test("Dockerfile", async (t) => {
   t.ok(finalOf("COPY").every((c) => c.line < userAt && !parseCopy(c.args).flags.chown), "app files are copied before USER and stay root-owned (read-only for the runtime user)");
   t.ok(finalOf("RUN").every((r) => r.line < userAt), "every RUN in the final stage happens before USER");
 
-  t.same(cmd, ["node", ...START_HEAP_FLAGS, "src/server.ts"], "CMD is exec form (so SIGTERM reaches node) and runs src/server.ts with V8's start-up heap flags (no restart to add them)");
+  t.same(cmd, ["node", ...START_HEAP_FLAGS, "src/main.js"], "CMD is exec form (so SIGTERM reaches node) and runs src/main.js with V8's start-up heap flags (no restart to add them)");
   t.equal(pkg.scripts?.start, cmd?.join(" "), "the same command as npm start");
   t.equal(finalOf("ENTRYPOINT").length, 0, "no ENTRYPOINT wraps it");
   t.equal(imageEnv.HOST, "0.0.0.0", "listens on every interface in the container");
@@ -381,7 +381,7 @@ t.test("Dockerfile", async (t) => {
   t.ok(durationMs(healthcheck.options.timeout) < durationMs(healthcheck.options.interval), "timeout < interval");
   t.match(healthcheck.options.retries, /^\d+$/);
   const stopSignal = lastOf("STOPSIGNAL")?.args ?? "SIGTERM";
-  t.equal(stopSignal, "SIGTERM", "stops with SIGTERM, which src/server.ts handles");
+  t.equal(stopSignal, "SIGTERM", "stops with SIGTERM, which the service handles (src/server.ts)");
 
   const known = new Set(["FROM", "RUN", "CMD", "LABEL", "EXPOSE", "ENV", "ADD", "COPY", "ENTRYPOINT", "VOLUME", "USER", "WORKDIR", "ARG", "ONBUILD", "STOPSIGNAL", "HEALTHCHECK", "SHELL"]);
   t.same(dockerfile.instructions.filter((i) => !known.has(i.keyword)).map((i) => `${i.line}: ${i.keyword}`), [], "only known instructions");
@@ -399,7 +399,7 @@ t.test(".dockerignore", async (t) => {
       t.notOk(ignored(source), `COPY source ${source} is not excluded by .dockerignore`);
     }
   }
-  for (const needed of ["src/server.ts", "src/simulator/tls/simulator-cert.pem", "src/simulator/tls/simulator-key.pem", "openapi/openapi.json"]) {
+  for (const needed of ["src/main.js", "src/compile-cache.js", "src/server.ts", "src/simulator/tls/simulator-cert.pem", "src/simulator/tls/simulator-key.pem", "openapi/openapi.json"]) {
     t.notOk(ignored(needed), `keeps ${needed} (needed at run time)`);
   }
 });

@@ -1,12 +1,18 @@
-// The service as a real child process (`node src/server.ts`), pointed at a simulator the test owns, so that the
+// The service as a real child process (`node src/main.js`), pointed at a simulator the test owns, so that the
 // test can kill the service (SIGKILL, SIGTERM) without killing "Azure".
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const SIMULATOR_CA_FILE = join(REPO, "src", "simulator", "tls", "simulator-cert.pem");
+
+/** The service's entry point in a checkout: src/main.js, or src/server.ts in one from before there was one (A/B runs). */
+export function entryPointIn(tree: string): string {
+  return existsSync(join(tree, "src", "main.js")) ? "src/main.js" : "src/server.ts";
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -49,10 +55,13 @@ export interface ChildService {
   waitForTask(id: string, timeoutMs?: number): Promise<any>;
 }
 
-/** Starts `node src/server.ts` with env (and nodeArgs before the script); resolves once it listens, rejects if it exits first. */
-export async function startChildService(env: Record<string, string>, options: { waitForListen?: boolean; nodeArgs?: string[] } = {}): Promise<ChildService> {
+/**
+ * Starts `node src/main.js` with env (and nodeArgs before the script; script: another entry point, such as
+ * src/server.ts); resolves once it listens, rejects if it exits first.
+ */
+export async function startChildService(env: Record<string, string>, options: { waitForListen?: boolean; nodeArgs?: string[]; script?: string } = {}): Promise<ChildService> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "src/server.ts"], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.script ?? "src/main.js"], {
     cwd: REPO,
     // An embedded simulator runs at the test helpers' time factor unless the test says otherwise.
     env: { ...process.env, LOG_LEVEL: "warn", SIMULATOR_TIME_SCALE: "0.001", ...env, PORT: String(port) },

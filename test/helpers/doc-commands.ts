@@ -36,7 +36,7 @@ export interface DemoService {
 }
 
 /**
- * Starts the demo: `npm start` (or `node src/server.ts` when npm is false), with only PORT and SIMULATOR_PORT set
+ * Starts the demo: `npm start` (or `node src/main.js` when npm is false), with only PORT and SIMULATOR_PORT set
  * beyond the caller's env, in its own process group so that stop() reaches npm's child too.
  */
 export async function startDemo(options: DemoOptions = {}): Promise<DemoService> {
@@ -59,7 +59,7 @@ interface DemoOptions {
 
 async function startDemoOnce(options: DemoOptions): Promise<DemoService> {
   const { apiPort, simPort } = options.ports ?? { apiPort: await freePort(), simPort: await freePort() };
-  const cmd = options.npm ? ["npm", ["start"]] as const : [process.execPath, ["src/server.ts"]] as const;
+  const cmd = options.npm ? ["npm", ["start"]] as const : [process.execPath, ["src/main.js"]] as const;
   const child = spawn(cmd[0], [...cmd[1]], {
     cwd: REPO,
     env: { ...process.env, LOG_LEVEL: "warn", ...options.env, PORT: String(apiPort), SIMULATOR_PORT: String(simPort) },
