@@ -101,7 +101,7 @@ for (let r = 0; r < ROUNDS; r++) {
     const m = await run(v.env);
     const p = m.atPeak;
     const spaces = p ? Object.entries(p.spaces as Record<string, { size: number; used: number }>).filter(([, s]) => s.size > 0.5).map(([n, s]) => `${n.replace("_space", "")} ${s.used}/${s.size}`).join(", ") : "";
-    process.stdout.write(`${v.label.padEnd(16)} idle ${m.idleMb.toFixed(0)} MB, peak ${m.peakMb.toFixed(0)} MB (burst ${(m.burstMs / 1000).toFixed(1)} s, all run ${(m.runMs / 1000).toFixed(1)} s, peak at ${((p?.atMs ?? 0) / 1000).toFixed(1)} s of the process); at the peak: heap ${p?.heapUsedMb}/${p?.heapTotalMb} MB, external ${p?.externalMb} MB (array buffers ${p?.arrayBuffersMb}); spaces used/size: ${spaces}\n`);
+    process.stdout.write(`${v.label.padEnd(16)} idle ${m.idleMb.toFixed(0)} MB, peak ${m.peakMb.toFixed(0)} MB (burst ${(m.burstMs / 1000).toFixed(1)} s, all run ${(m.runMs / 1000).toFixed(1)} s, peak at ${((p?.atMs ?? 0) / 1000).toFixed(1)} s of the process); at the peak: anonymous ${p?.rssAnonMb} MB, files ${p?.rssFileMb} MB; heap ${p?.heapUsedMb}/${p?.heapTotalMb} MB, external ${p?.externalMb} MB (array buffers ${p?.arrayBuffersMb}); spaces used/size: ${spaces}\n`);
   }
 }
 process.stdout.write(`load average ${loadavg()[0].toFixed(2)} at the end\n`);
