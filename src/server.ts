@@ -15,8 +15,10 @@ import type { SimulatorConfig } from "./simulator/settings.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
 
 // Only as the entry point (this file or src/main.js): restarting replaces the whole process, whoever imported this.
+// Imported otherwise (scripts/warm-compile-cache.ts, which fills the image's compile cache), it starts nothing.
 const entryPoint = process.argv[1] && resolve(process.argv[1]);
-if (entryPoint === fileURLToPath(import.meta.url) || entryPoint === fileURLToPath(new URL("./main.js", import.meta.url))) {
+const isEntryPoint = entryPoint === fileURLToPath(import.meta.url) || entryPoint === fileURLToPath(new URL("./main.js", import.meta.url));
+if (isEntryPoint) {
   const cacheDir = compileCacheDir();
   // The cache named in the environment, so that the restarted process has it on before it reads its entry point.
   restartWithHeapFlags(cacheDir ? { ...process.env, NODE_COMPILE_CACHE: cacheDir } : process.env);
@@ -165,9 +167,11 @@ function listenProblem(err: unknown, host: string, port: number, variable: strin
   return `cannot listen on ${host}:${port}: ${(err as Error).message}`;
 }
 
-main().catch((err) => {
-  // One line, no stack: what a person starting the service can act on. The stack is for LOG_LEVEL=debug.
-  console.error(`vmss-ops failed to start: ${(err as Error).message ?? String(err)}`);
-  if (process.env.LOG_LEVEL === "debug" || process.env.LOG_LEVEL === "trace") console.error(err);
-  process.exit(1);
-});
+if (isEntryPoint) {
+  main().catch((err) => {
+    // One line, no stack: what a person starting the service can act on. The stack is for LOG_LEVEL=debug.
+    console.error(`vmss-ops failed to start: ${(err as Error).message ?? String(err)}`);
+    if (process.env.LOG_LEVEL === "debug" || process.env.LOG_LEVEL === "trace") console.error(err);
+    process.exit(1);
+  });
+}

@@ -399,7 +399,7 @@ t.test(".dockerignore", async (t) => {
       t.notOk(ignored(source), `COPY source ${source} is not excluded by .dockerignore`);
     }
   }
-  for (const needed of ["src/main.js", "src/compile-cache.js", "src/server.ts", "src/simulator/tls/simulator-cert.pem", "src/simulator/tls/simulator-key.pem", "openapi/openapi.json"]) {
+  for (const needed of ["src/main.js", "src/compile-cache.js", "src/server.ts", "scripts/warm-compile-cache.ts", "src/simulator/tls/simulator-cert.pem", "src/simulator/tls/simulator-key.pem", "openapi/openapi.json"]) {
     t.notOk(ignored(needed), `keeps ${needed} (needed at run time)`);
   }
 });
@@ -515,12 +515,48 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
     }
     return n;
   };
+  await mkdir(app, { recursive: true });
+  const node = (argv: string[]) => (argv[0] === "node" ? [process.execPath, ...argv.slice(1)] : argv);
+  // Run as a non-root user, like USER in the image, when we are root and that user can reach node and the files
+  // (the readability check below holds either way).
+  let asUser: { uid: number; gid: number } | undefined;
+  const isRoot = process.getuid?.() === 0;
+  const reachable =
+    (await othersCanReach(process.execPath, true)) &&
+    (await othersCanReach(app, true)) &&
+    (await othersCanReach(join(REPO, "node_modules", "fastify", "package.json"), false));
+  if (isRoot && reachable) asUser = { uid: 65534, gid: 65534 };
+  else t.comment(isRoot ? "running as root: node, the temp dir or node_modules is not reachable by nobody here" : "running as the current, non-root user");
+
+  // The image's compile cache, at its place under the temp root (ENV NODE_COMPILE_CACHE is absolute).
+  t.match(imageEnv.NODE_COMPILE_CACHE, /^\//, "NODE_COMPILE_CACHE names an absolute directory");
+  const compileCache = join(root, imageEnv.NODE_COMPILE_CACHE ?? "/nowhere");
+  t.equal(posix.dirname(imageEnv.NODE_COMPILE_CACHE ?? ""), workdir, "in WORKDIR, where the RUNs below make it");
   let copied = 0;
   for (const ins of final.instructions.filter((i) => i.keyword === "COPY" || i.keyword === "RUN")) {
     if (ins.keyword === "RUN") {
       // The volume directory is made natively below as a temp dir owned by the runtime user.
       if (/^install -d -o node -g node -m 0700 \/var\/lib\/vmss-ops$/.test(ins.args)) {
         t.pass(`RUN at line ${ins.line} makes the data volume's directory, owned by the runtime user`);
+        continue;
+      }
+      // The compile cache's directory, the runtime user's while it is filled.
+      if (ins.args === `install -d -o node -g node -m 0700 ${posix.basename(imageEnv.NODE_COMPILE_CACHE ?? "")}`) {
+        await mkdir(compileCache, { mode: 0o700 });
+        if (asUser) await chown(compileCache, asUser.uid, asUser.gid);
+        continue;
+      }
+      // Filled by the runtime user, as USER node runs it at build time.
+      if (/^node( --[a-z-]+=\d+)* scripts\/warm-compile-cache\.ts$/.test(ins.args)) {
+        const warm = await run(node(tokenize(ins.args)), { cwd: app, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", NODE_COMPILE_CACHE: compileCache }, timeoutMs: 60_000, ...asUser });
+        t.equal(warm.code, 0, `RUN ${ins.args} fills the compile cache ${warm.output}`);
+        continue;
+      }
+      // Then root's and read-only for the runtime user (root's own chown, replayed when this test runs as root).
+      const readOnly = /^chown -R root:root (\S+) && (chmod -R a\+rX,go-w \1)$/.exec(ins.args);
+      if (readOnly) {
+        const replay = await run(["/bin/sh", "-c", isRoot ? ins.args : readOnly[2]], { cwd: app, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, timeoutMs: 10_000 });
+        t.equal(replay.code, 0, `RUN ${ins.args} ${replay.output}`);
         continue;
       }
       // Only file-mode fixes can be replayed natively; anything else needs a real build.
@@ -561,17 +597,6 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   }
   t.same([...new Set(unreadable)], [], "every file the image runs is readable by a non-root user");
 
-  // Run as a non-root user, like USER in the image, when we are root and that user can reach node and the files
-  // (the readability check above holds either way).
-  let asUser: { uid: number; gid: number } | undefined;
-  const isRoot = process.getuid?.() === 0;
-  const reachable =
-    (await othersCanReach(process.execPath, true)) &&
-    (await othersCanReach(app, true)) &&
-    (await othersCanReach(join(REPO, "node_modules", "fastify", "package.json"), false));
-  if (isRoot && reachable) asUser = { uid: 65534, gid: 65534 };
-  else t.comment(isRoot ? "running as root: node, the temp dir or node_modules is not reachable by nobody here" : "running as the current, non-root user");
-
   const [port, simPort] = [await freePort(), await freePort()];
   // The image's VOLUME, owned by the runtime user as the Dockerfile makes it.
   t.equal(imageEnv.DATA_DIR, "/var/lib/vmss-ops", "the task store lives on the image's volume");
@@ -595,8 +620,10 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
     // Azure's Retry-After is whole seconds; the simulator's writes here last milliseconds.
     LRO_MAX_POLL_INTERVAL_MS: "50",
     LOG_LEVEL: "warn",
+    // The compile cache the build filled, where the RUNs above made it; and a report of Node's type stripper.
+    NODE_COMPILE_CACHE: compileCache,
+    NODE_OPTIONS: `--import=${join(REPO, "test", "fixtures", "report-type-stripper.mjs")}`,
   };
-  const node = (argv: string[]) => (argv[0] === "node" ? [process.execPath, ...argv.slice(1)] : argv);
   const started = Date.now();
   const child = spawnClean(node(cmd), { cwd: app, env, ...asUser });
   let output = "";
@@ -619,6 +646,8 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   t.ok(healthy, `GET /health answers 200 (${Date.now() - started} ms after start)${healthy ? "" : `\n${output}`}`);
   if (!healthy) return;
   t.match(output, new RegExp(`vmss-ops listening on http://127\\.0\\.0\\.1:${port}`), "it says where it listens");
+  t.notMatch(output, /type-stripper loaded/, "its modules come from the compile cache the build filled: Node never loads its type stripper");
+  t.match(output, /type-stripper not loaded/, "(as the process itself reports)");
   if (asUser && existsSync(`/proc/${child.pid}/status`)) {
     const status = await readFile(`/proc/${child.pid}/status`, "utf8");
     t.match(status, new RegExp(`^Uid:\\s+${asUser.uid}\\s`, "m"), `the process runs as uid ${asUser.uid}`);

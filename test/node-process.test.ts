@@ -99,7 +99,7 @@ t.test("started as npm start and the image start it, Node's TypeScript stripper 
   // A private temp dir: the cache starts cold, as on a new machine or in a new container.
   const tmp = mkdtempSync(join(tmpdir(), "vmss-ops-cache-"));
   t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
-  const env = { TMPDIR: tmp, NODE_OPTIONS: `--import=${join(REPO, "test", "fixtures", "log-module-loads.mjs")}` };
+  const env = { TMPDIR: tmp, NODE_OPTIONS: `--import=${join(REPO, "test", "fixtures", "report-type-stripper.mjs")}` };
   /** What the fixture says of the stripper when the service listens: "loaded" or "not loaded". */
   const stripper = async (script: string) => {
     const service = await serviceWith(t, START_HEAP_FLAGS, env, script);
