@@ -3,7 +3,8 @@
 // commands and the server groups.
 import t from "tap";
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, REPO } from "./helpers/child-service.ts";
 import { startTestEnv } from "./helpers/service.ts";
@@ -22,11 +23,11 @@ interface Run {
   stderr: string;
 }
 
-function cli(args: string[], options: { node?: string; url?: string; path?: string } = {}): Promise<Run> {
+function cli(args: string[], options: { node?: string; url?: string; path?: string; env?: Record<string, string> } = {}): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(options.node ?? process.execPath, [BIN, ...args], {
       cwd: REPO,
-      env: { ...process.env, VMSS_OPS_URL: options.url ?? env.baseUrl, ...(options.path ? { PATH: options.path } : {}) },
+      env: { ...process.env, VMSS_OPS_URL: options.url ?? env.baseUrl, ...(options.path ? { PATH: options.path } : {}), ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -155,6 +156,25 @@ t.test("the bin runs from an older system node, with the project's Node 24", { s
   const run = await cli(["tasks", "--limit", "1", "--json"], { node: systemNode, path: "/usr/bin:/bin" });
   t.equal(run.code, 0, run.stderr);
   t.equal(JSON.parse(run.stdout).tasks.length, 1);
+});
+
+t.test("the command's modules come from Node's compile cache: once it is warm, Node's type stripper is not loaded", async (t) => {
+  // A private temp dir: the cache starts cold, as at the first run on a machine.
+  const tmp = mkdtempSync(join(tmpdir(), "vmss-ops-cli-cache-"));
+  t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
+  const stripper = async (node?: string) => {
+    const run = await cli(["tasks", "--limit", "1", "--json"], {
+      node,
+      ...(node ? { path: "/usr/bin:/bin" } : {}),
+      env: { TMPDIR: tmp, NODE_OPTIONS: `--import=${join(REPO, "test", "fixtures", "report-type-stripper.mjs")}` },
+    });
+    t.equal(run.code, 0, run.stderr);
+    // Each Node process reports as it exits (from an older system node, the launcher's too): any "loaded" counts.
+    return /type-stripper loaded/.test(run.stderr) ? "loaded" : /type-stripper not loaded/.test(run.stderr) ? "not loaded" : undefined;
+  };
+  t.equal(await stripper(), "loaded", "the first run strips the command's modules");
+  t.equal(await stripper(), "not loaded", "the next reads them from the cache");
+  if (systemNode) t.equal(await stripper(systemNode), "not loaded", "and so does a run that starts from an older system node");
 });
 
 t.test("ops: several operations as one task, in order; op: any operation by name", async (t) => {
