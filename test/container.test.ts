@@ -532,6 +532,8 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   t.match(imageEnv.NODE_COMPILE_CACHE, /^\//, "NODE_COMPILE_CACHE names an absolute directory");
   const compileCache = join(root, imageEnv.NODE_COMPILE_CACHE ?? "/nowhere");
   t.equal(posix.dirname(imageEnv.NODE_COMPILE_CACHE ?? ""), workdir, "in WORKDIR, where the RUNs below make it");
+  /** What a RUN's shell has of the environment here: a PATH. */
+  const runEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
   let copied = 0;
   for (const ins of final.instructions.filter((i) => i.keyword === "COPY" || i.keyword === "RUN")) {
     if (ins.keyword === "RUN") {
@@ -548,20 +550,20 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
       }
       // Filled by the runtime user, as USER node runs it at build time.
       if (/^node( --[a-z-]+=\d+)* scripts\/warm-compile-cache\.ts$/.test(ins.args)) {
-        const warm = await run(node(tokenize(ins.args)), { cwd: app, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", NODE_COMPILE_CACHE: compileCache }, timeoutMs: 60_000, ...asUser });
+        const warm = await run(node(tokenize(ins.args)), { cwd: app, env: { ...runEnv, NODE_COMPILE_CACHE: compileCache }, timeoutMs: 60_000, ...asUser });
         t.equal(warm.code, 0, `RUN ${ins.args} fills the compile cache ${warm.output}`);
         continue;
       }
       // Then root's and read-only for the runtime user (root's own chown, replayed when this test runs as root).
       const readOnly = /^chown -R root:root (\S+) && (chmod -R a\+rX,go-w \1)$/.exec(ins.args);
       if (readOnly) {
-        const replay = await run(["/bin/sh", "-c", isRoot ? ins.args : readOnly[2]], { cwd: app, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, timeoutMs: 10_000 });
+        const replay = await run(["/bin/sh", "-c", isRoot ? ins.args : readOnly[2]], { cwd: app, env: runEnv, timeoutMs: 10_000 });
         t.equal(replay.code, 0, `RUN ${ins.args} ${replay.output}`);
         continue;
       }
       // Only file-mode fixes can be replayed natively; anything else needs a real build.
       t.match(ins.args, /^chmod\s+[^;&|`$<>]+$/, `RUN at line ${ins.line} is a chmod that can be replayed natively`);
-      const replay = await run(["/bin/sh", "-c", ins.args], { cwd: app, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, timeoutMs: 10_000 });
+      const replay = await run(["/bin/sh", "-c", ins.args], { cwd: app, env: runEnv, timeoutMs: 10_000 });
       t.equal(replay.code, 0, `RUN ${ins.args} ${replay.output}`);
       continue;
     }
