@@ -9,7 +9,8 @@
 //     V8 compiling); --tasks 0: the idle service, per second, for --idle S seconds (default 5); --no-profile: only the CPU from /proc;
 //     --plain: then the plain SDK script (bench/plain-sdk.ts) makes the same N resizes, K at a time, against the same
 //     simulator, and the ratio of CPU per task is printed (what bench/run.ts's "CPU per task" figures compare);
-//     --keep: leave the .cpuprofile in DIR (Chrome's DevTools open it).
+//     --keep: leave the .cpuprofile in DIR (Chrome's DevTools open it); --node-args "A B": node's heap arguments instead of
+//     npm start's (e.g. "--max-semi-space-size=4").
 import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,6 +44,7 @@ const TRACE_GC = args.includes("--trace-gc");
 /** The plain SDK script makes the same resizes afterwards: CPU per task, the service's against its. */
 const PLAIN = args.includes("--plain");
 const KEEP = args.includes("--keep") ? args[args.indexOf("--keep") + 1] : undefined;
+const HEAP_ARGS = args.includes("--node-args") ? args[args.indexOf("--node-args") + 1].split(" ").filter(Boolean) : START_HEAP_FLAGS;
 
 interface ProfileNode {
   id: number;
@@ -71,7 +73,7 @@ try {
   await control.putScaleSet("demo-rg", "prof-warm", { capacity: 1, loadBalanced: false });
   const s = await startChildService(
     { SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, TASK_STORE: "sqlite", DATA_DIR: dataDir, LOG_LEVEL: "info", RATE_LIMIT_READS: "1000000000", ...EXTRA_ENV },
-    { nodeArgs: [...START_HEAP_FLAGS, ...(UNPROFILED ? [] : ["--cpu-prof", "--cpu-prof-dir", profDir]), ...(TRACE_GC ? ["--trace-gc"] : [])] },
+    { nodeArgs: [...HEAP_ARGS, ...(UNPROFILED ? [] : ["--cpu-prof", "--cpu-prof-dir", profDir]), ...(TRACE_GC ? ["--trace-gc"] : [])] },
   );
   const submit = async (name: string, desired: number) => (await s.api("POST", "/azure/ops/resizeServerGroup", resize(name, desired))).body.id as string;
   /** count resizes of <prefix>0…, AT_ONCE at a time, each waited for as the options say. */

@@ -29,6 +29,7 @@ import { RateLimitBudget } from "./azure/rate-limit-budget.ts";
 import { readRetry } from "./azure/retry-policy.ts";
 import { installAccessControl, type RouteAccessInfo } from "./api/access-control.ts";
 import { ServiceMetrics } from "./observability/metrics.ts";
+import { serviceLoggerOptions } from "./observability/log-redaction.ts";
 import { lazyRequestLogger, OneLinePerRequest } from "./observability/request-logger.ts";
 import { observabilityRoutes, Readiness } from "./observability/routes.ts";
 import { combineObservers, TaskLog } from "./observability/task-logs.ts";
@@ -53,7 +54,7 @@ export interface AppOptions {
   accounts?: AccountRegistry;
   /** The ARM call budget (default: as configured, for the accounts built here; none when accounts are given). */
   armBudget?: ArmBudget;
-  /** Fastify logger options; false in tests. */
+  /** Fastify logger options on top of the service's own (level, redaction); false for none, as most tests have. */
   logger?: boolean | Record<string, unknown>;
   /**
    * Generates the OpenAPI document from the routes (app.swagger()), for scripts/write-openapi.ts. The service serves
@@ -93,12 +94,11 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const accounts = options.accounts ?? (await AccountRegistry.open(config.accounts, (a, credential) => createComputeClient(a, credential, armBudget)));
 
   const schemas = new LazySchemaCompilers();
-  const logger = options.logger ?? {
-    level: config.logLevel,
-    redact: { paths: ["req.headers.authorization", "headers.authorization", "*.clientSecret", "*.password", "*.token"], censor: "[redacted]" },
-  };
+  // The configured level and the service's redaction (observability/log-redaction.ts); a test's options (a stream,
+  // a level) go on top of them, so that what it reads is what the service would log.
+  const logger = options.logger === false ? false : { ...serviceLoggerOptions(config.logLevel), ...(typeof options.logger === "object" ? options.logger : {}) };
   const app = Fastify({
-    // JSON lines. Request logs carry no headers, and these paths are cut from anything logged all the same.
+    // JSON lines. Request logs carry no headers, and secrets are cut from anything logged all the same.
     logger,
     // Each request's logger is made when it first logs (most requests log nothing at their level).
     ...(logger ? { childLoggerFactory: lazyRequestLogger } : {}),
