@@ -2,13 +2,15 @@
 // `node --cpu-prof`, given resizes one at a time or many at once, then the profile's self time summed by function
 // and by package. What docs/benchmarks.md's "where a task's CPU goes" shows.
 //
-//   node bench/profile-task.ts [--tasks N] [--at-once K] [--warm W] [--top N] [--poll] [--wait] [--no-profile] [--plain] [--env K=V] [--trace-gc] [--idle S] [--keep DIR]
+//   node bench/profile-task.ts [--tasks N] [--at-once K] [--warm W] [--top N] [--poll] [--wait] [--no-profile] [--alloc] [--plain] [--env K=V] [--trace-gc] [--idle S] [--keep DIR]
 //     N resizes (default 100), K at a time (default 1), each polled every 25 ms until it ends (--wait: one
 //     GET /task/{id}?wait=60 instead); --poll: GET /task/{id} of an unchanged task N × 20 times instead (the read
 //     path, K at a time); --warm W: W resizes first, not measured (the steady state: the first few hundred pay for
 //     V8 compiling); --tasks 0: the idle service, per second, for --idle S seconds (default 5); --no-profile: only the CPU from /proc;
 //     --plain: then the plain SDK script (bench/plain-sdk.ts) makes the same N resizes, K at a time, against the same
 //     simulator, and the ratio of CPU per task is printed (what bench/run.ts's "CPU per task" figures compare);
+//     --alloc: instead of the CPU, what the measured part allocates (V8's sampling heap profiler, freed objects
+//     included: a task's garbage), per task, by function and by the nearest frame of the service's own code;
 //     --keep: leave the .cpuprofile in DIR (Chrome's DevTools open it); --node-args "A B": node's heap arguments instead of
 //     npm start's (e.g. "--max-semi-space-size=4").
 import { execFile } from "node:child_process";
@@ -33,8 +35,10 @@ const WARM = option("--warm", 0);
 const POLL = args.includes("--poll");
 /** The client waits for each task with one GET /task/{id}?wait=60 instead of polling it every 25 ms. */
 const HELD = args.includes("--wait");
-/** No profiler: only the CPU the service took, from /proc. */
-const UNPROFILED = args.includes("--no-profile");
+/** What the measured part allocates instead of where its CPU goes (bench/alloc-sampler.mjs). */
+const ALLOC = args.includes("--alloc");
+/** No CPU profiler: only the CPU the service took, from /proc. */
+const UNPROFILED = args.includes("--no-profile") || ALLOC;
 /** --env K=V (repeatable): a setting for the service, e.g. LOG_LEVEL=warn to see what logging costs. */
 const EXTRA_ENV = Object.fromEntries(args.flatMap((a, i) => (a === "--env" ? [args[i + 1].split(/=(.*)/s).slice(0, 2)] : [])));
 /** Seconds the service is left idle before the work, to measure what it costs doing nothing (--tasks 0: profiled). */
@@ -58,11 +62,46 @@ interface Profile {
   timeDeltas: number[];
 }
 
+interface AllocationNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: AllocationNode[];
+}
+interface AllocationProfile {
+  head: AllocationNode;
+}
+
+/** The allocation profile per task: by allocating function, and by the nearest frame in the service's own src/. */
+function printAllocations(profile: AllocationProfile, per: number): void {
+  const byFunction = new Map<string, number>();
+  const bySource = new Map<string, number>();
+  const place = (url: string) => url.replace(/^file:\/\/.*?\/(node_modules|src)\//, "$1/");
+  let total = 0;
+  const walk = (node: AllocationNode, nearestSrc: string) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const frame = `${functionName || "(anonymous)"} ${place(url)}${url ? `:${lineNumber + 1}` : ""}`;
+    const src = /\/src\//.test(url) && !url.includes("/node_modules/") ? frame : nearestSrc;
+    if (node.selfSize > 0) {
+      total += node.selfSize;
+      byFunction.set(frame, (byFunction.get(frame) ?? 0) + node.selfSize);
+      bySource.set(src, (bySource.get(src) ?? 0) + node.selfSize);
+    }
+    for (const child of node.children) walk(child, src);
+  };
+  walk(profile.head, "(no frame of src/: Node, the HTTP server, timers)");
+  const kb = (bytes: number) => `${(bytes / 1024 / per).toFixed(1).padStart(7)} KB`;
+  const top = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).slice(0, TOP).map(([k, v]) => `${kb(v)}  ${k}`).join("\n");
+  console.log(`\nallocated per ${POLL ? "poll" : "task"}: ${kb(total)} (sampled every 16 KB, freed objects included)`);
+  console.log(`\nby the nearest function of src/ on the stack:\n${top(bySource)}`);
+  console.log(`\nby allocating function:\n${top(byFunction)}`);
+}
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 50, timeScale: 25 / 30_000, seed: false });
 const control = new SimulatorControl(sim);
 const profDir = KEEP ?? mkdtempSync(join(tmpdir(), "vmss-ops-profile-"));
 const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-profile-data-"));
+const allocFile = join(profDir, "allocations.json");
+const allocEnv = ALLOC ? { NODE_OPTIONS: `--import=${join(dirname(fileURLToPath(import.meta.url)), "alloc-sampler.mjs")} ${EXTRA_ENV.NODE_OPTIONS ?? ""}`, ALLOC_PROFILE_FILE: allocFile } : {};
 const resize = (name: string, desired: number) => ({ credentials: "demo", region: "eastus", serverGroupName: name, capacity: { min: 0, max: 10, desired } });
 try {
   for (let i = 0; i < TASKS; i++) {
@@ -72,7 +111,7 @@ try {
   for (let i = 0; i < WARM; i++) await control.putScaleSet("demo-rg", `warm-${i}`, { capacity: 1, loadBalanced: false });
   await control.putScaleSet("demo-rg", "prof-warm", { capacity: 1, loadBalanced: false });
   const s = await startChildService(
-    { SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, TASK_STORE: "sqlite", DATA_DIR: dataDir, LOG_LEVEL: "info", RATE_LIMIT_READS: "1000000000", ...EXTRA_ENV },
+    { SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, TASK_STORE: "sqlite", DATA_DIR: dataDir, LOG_LEVEL: "info", RATE_LIMIT_READS: "1000000000", ...EXTRA_ENV, ...allocEnv },
     { nodeArgs: [...HEAP_ARGS, ...(UNPROFILED ? [] : ["--cpu-prof", "--cpu-prof-dir", profDir]), ...(TRACE_GC ? ["--trace-gc"] : [])] },
   );
   const submit = async (name: string, desired: number) => (await s.api("POST", "/azure/ops/resizeServerGroup", resize(name, desired))).body.id as string;
@@ -100,6 +139,7 @@ try {
   await new Promise((r) => setTimeout(r, IDLE_S * 1000));
   const idleMsPerSecond = (cpuMsOf(s.child.pid!) - idle0) / IDLE_S;
   const from = TASKS === 0 ? idleFrom : Number(process.hrtime.bigint() / 1000n);
+  if (ALLOC) s.child.kill("SIGUSR2");
   const cpu0 = cpuMsOf(s.child.pid!);
   const outputFrom = s.output().length;
   const wall0 = performance.now();
@@ -133,6 +173,7 @@ try {
     const service = cpuMs / TASKS;
     console.log(`plain SDK script: ${(plain.cpuMs / TASKS).toFixed(2)} ms of CPU per resize (${plain.failed} failed); service / plain: ${(service / (plain.cpuMs / TASKS)).toFixed(2)}${UNPROFILED ? "" : " (the service profiled)"}`);
   }
+  if (ALLOC) printAllocations(JSON.parse(readFileSync(allocFile, "utf8")) as AllocationProfile, POLL ? TASKS * 20 : TASKS);
   if (UNPROFILED) process.exit(0);
   // The main thread's is the largest (a loader thread writes one of its own).
   const file = readdirSync(profDir)
