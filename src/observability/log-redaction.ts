@@ -4,7 +4,7 @@
 // The headers are pino's redaction paths: pino applies them only to a line that has a `req` or `headers` key. The
 // secret keys are a formatter instead. As pino redaction paths they were wildcards (`*.clientSecret`), and pino runs a
 // wildcard path's redactor on every top-level value of every line, cloning and parsing the paths again each time:
-// some 50 KB of garbage per task for the ten lines a resize logs, none of which holds a secret. The formatter looks
+// some 75 KB of garbage per resize for the ten lines it logs, none of which holds a secret. The formatter looks
 // at each top-level value once and copies the line only when there is something to censor. It sees what a line logs,
 // not a child logger's bindings (pino gives those no formatter): the service's children bind a request id and a
 // principal's name, nothing else.
