@@ -13,11 +13,12 @@
 export const CENSORED = "[redacted]";
 
 /** Keys whose values are never logged, at the top of a line or one level into one of its values. */
-export const SECRET_KEYS: ReadonlySet<string> = new Set(["clientSecret", "password", "token"]);
+const SECRET_KEYS: ReadonlySet<string> = new Set(["clientSecret", "password", "token"]);
 
 /** Request headers that are never logged (pino's redaction paths: only lines that have these keys pay for them). */
-export const REDACTED_PATHS = ["req.headers.authorization", "headers.authorization"];
+const REDACTED_PATHS = ["req.headers.authorization", "headers.authorization"];
 
+/** Whether value is an object with a secret key set; a loop rather than a list, since every value of every line asks. */
 function holdsSecret(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   for (const key of SECRET_KEYS) if (Object.hasOwn(value, key) && (value as Record<string, unknown>)[key] !== undefined) return true;
