@@ -8,7 +8,11 @@ const session = new Session();
 session.connect();
 process.on("SIGUSR2", () => {
   session.post("HeapProfiler.enable");
-  session.post("HeapProfiler.startSampling", { samplingInterval: 16_384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  session.post("HeapProfiler.startSampling", {
+    samplingInterval: 16_384,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
 });
 process.on("exit", () => {
   // The inspector session of the process's own thread answers synchronously, so this runs before the exit.

@@ -17,7 +17,8 @@ import { entryPointIn, freePort, SIMULATOR_CA_FILE } from "../test/helpers/child
 import { cpuMsOf } from "./measure.ts";
 
 const args = process.argv.slice(2);
-const option = (name: string, fallback: string) => (args.includes(name) ? args.splice(args.indexOf(name), 2)[1] : fallback);
+const option = (name: string, fallback: string) =>
+  args.includes(name) ? args.splice(args.indexOf(name), 2)[1] : fallback;
 const rounds = Number(option("--rounds", "3"));
 const n = Number(option("--n", "3000"));
 const store = option("--store", "sqlite");
@@ -35,35 +36,72 @@ const databases: string[] = [];
 const children: ReturnType<typeof spawn>[] = [];
 process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));
 
-
 async function storeEnv(): Promise<Record<string, string>> {
   if (store === "sqlite") return { TASK_STORE: "sqlite", DATA_DIR: mkdtempSync(join(tmpdir(), "burst-ab-")) };
   const name = `vmss_ops_burst_ab_${randomBytes(4).toString("hex")}`;
   await admin.query(`CREATE DATABASE ${name}`);
   databases.push(name);
-  return { TASK_STORE: "postgres", DATABASE_URL: Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString(), REPLICA_ID: "burst" };
+  return {
+    TASK_STORE: "postgres",
+    DATABASE_URL: Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString(),
+    REPLICA_ID: "burst",
+  };
 }
 
 async function start(tree: string): Promise<{ url: string; child: ReturnType<typeof spawn> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...(process.env.BURST_NODE_ARGS?.split(" ") ?? START_HEAP_FLAGS), entryPointIn(tree)], {
-    cwd: tree,
-    env: { ...process.env, SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, LOG_LEVEL: "info", RATE_LIMIT_SUBMISSIONS: "0", SHUTDOWN_TIMEOUT_MS: "1000", ...(await storeEnv()), PORT: String(port) },
-    stdio: ["ignore", "pipe", process.env.BURST_STDERR ? "inherit" : "ignore"],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(process.env.BURST_NODE_ARGS?.split(" ") ?? START_HEAP_FLAGS), entryPointIn(tree)],
+    {
+      cwd: tree,
+      env: {
+        ...process.env,
+        SIMULATOR_URL: sim.url,
+        SIMULATOR_CA_FILE,
+        LOG_LEVEL: "info",
+        RATE_LIMIT_SUBMISSIONS: "0",
+        SHUTDOWN_TIMEOUT_MS: "1000",
+        ...(await storeEnv()),
+        PORT: String(port),
+      },
+      stdio: ["ignore", "pipe", process.env.BURST_STDERR ? "inherit" : "ignore"],
+    },
+  );
   children.push(child);
-  child.stdout!.on("data", (d) => process.env.BURST_STDOUT && process.stderr.write(String(d).split("\n").filter((l) => new RegExp(process.env.BURST_STDOUT!).test(l)).map((l) => `${l}\n`).join("")));
+  child.stdout!.on(
+    "data",
+    (d) =>
+      process.env.BURST_STDOUT &&
+      process.stderr.write(
+        String(d)
+          .split("\n")
+          .filter((l) => new RegExp(process.env.BURST_STDOUT!).test(l))
+          .map((l) => `${l}\n`)
+          .join(""),
+      ),
+  );
   await new Promise<void>((ok) => child.stdout!.on("data", (d) => String(d).includes("listening on") && ok()));
   const url = `http://127.0.0.1:${port}`;
   // Warmed up as bench/run.ts warms its services: one submission, run to its end.
   await control.putScaleSet("demo-rg", "burst-warm", { capacity: 1, loadBalanced: false });
-  const warm = await fetch(`${url}/azure/ops/resizeServerGroup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(resize("burst-warm", 2)) });
+  const warm = await fetch(`${url}/azure/ops/resizeServerGroup`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(resize("burst-warm", 2)),
+  });
   const { id } = (await warm.json()) as { id: string };
-  while (!((await (await fetch(`${url}/task/${id}`)).json()) as { status: { completed: boolean } }).status.completed) await new Promise((r) => setTimeout(r, 20));
+  while (!((await (await fetch(`${url}/task/${id}`)).json()) as { status: { completed: boolean } }).status.completed)
+    await new Promise((r) => setTimeout(r, 20));
   return { url, child };
 }
 
-const resize = (name: string, desired: number) => ({ credentials: "demo", region: "eastus", serverGroupName: name, capacity: { min: 0, max: 10, desired } });
+const resize = (name: string, desired: number) => ({
+  credentials: "demo",
+  region: "eastus",
+  serverGroupName: name,
+  capacity: { min: 0, max: 10, desired },
+});
 
 async function burst(tree: string) {
   const { url, child } = await start(tree);
@@ -106,8 +144,17 @@ async function burst(tree: string) {
   const sorted = latencies.sort((a, b) => a - b);
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
   const slowBy100ms = new Map<number, number>();
-  for (const at of slow) slowBy100ms.set(Math.floor(at / 100) * 100, (slowBy100ms.get(Math.floor(at / 100) * 100) ?? 0) + 1);
-  return { perSecond: accepted / seconds, p50: pct(50), p99: pct(99), max: sorted.at(-1)!, other, cpuMsPerSubmission: cpu / n, slow: [...slowBy100ms].map(([at, k]) => `${at}ms:${k}`).join(" ") };
+  for (const at of slow)
+    slowBy100ms.set(Math.floor(at / 100) * 100, (slowBy100ms.get(Math.floor(at / 100) * 100) ?? 0) + 1);
+  return {
+    perSecond: accepted / seconds,
+    p50: pct(50),
+    p99: pct(99),
+    max: sorted.at(-1)!,
+    other,
+    cpuMsPerSubmission: cpu / n,
+    slow: [...slowBy100ms].map(([at, k]) => `${at}ms:${k}`).join(" "),
+  };
 }
 
 for (let round = 0; round < rounds; round++) {

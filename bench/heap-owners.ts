@@ -7,9 +7,11 @@
 import { readFileSync } from "node:fs";
 
 const args = process.argv.slice(2);
-const option = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
+const option = (name: string, fallback: number) =>
+  args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback;
 const file = args[0];
-if (!file || file.startsWith("--")) throw new Error("usage: bench/heap-owners.ts <file.heapsnapshot> [--min-kb N] [--top N]");
+if (!file || file.startsWith("--"))
+  throw new Error("usage: bench/heap-owners.ts <file.heapsnapshot> [--min-kb N] [--top N]");
 const MIN_BYTES = option("--min-kb", 250) * 1024;
 const TOP = option("--top", 40);
 
@@ -66,7 +68,7 @@ const fill = predStart.slice();
 for (const v of postOrder) for (const w of strongTargets(v)) preds[fill[w]++] = v;
 const idom = new Int32Array(n).fill(-1);
 idom[0] = 0;
-for (let changed = true; changed; ) {
+for (let changed = true; changed;) {
   changed = false;
   for (let k = postOrder.length - 1; k >= 0; k--) {
     const b = postOrder[k];
@@ -96,9 +98,14 @@ const retained = new Float64Array(n);
 for (const v of postOrder) retained[v] += selfSize(v);
 for (const v of postOrder) if (v !== 0) retained[idom[v]] += retained[v];
 
-const describe = (v: number) => `${nodeTypes[nodes[v * NF]]} ${String(strings[nodes[v * NF + 1]]).slice(0, 48).replace(/\s+/g, " ")}`;
+const describe = (v: number) =>
+  `${nodeTypes[nodes[v * NF]]} ${String(strings[nodes[v * NF + 1]])
+    .slice(0, 48)
+    .replace(/\s+/g, " ")}`;
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(2).padStart(7);
-console.log(`${mb(retained[0])} MB reachable from the roots; objects retaining ${MIN_BYTES / 1024} KB or more (MB, what, held by):`);
+console.log(
+  `${mb(retained[0])} MB reachable from the roots; objects retaining ${MIN_BYTES / 1024} KB or more (MB, what, held by):`,
+);
 // Objects and closures (V8's internal arrays and the like are counted in what holds them, not listed); a chain such
 // as a cache, its Map and the Map's table shows as consecutive lines of about the same size.
 const LISTED_TYPES = new Set(["object", "closure", "string", "native", "code", "regexp"]);

@@ -8,11 +8,24 @@ let peak;
 function sample() {
   const usage = process.memoryUsage();
   if (peak && usage.rss <= peak.rss) return;
-  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, { size: mb(s.space_size), used: mb(s.space_used_size) }]));
+  const spaces = Object.fromEntries(
+    getHeapSpaceStatistics().map((s) => [s.space_name, { size: mb(s.space_size), used: mb(s.space_used_size) }]),
+  );
   // The kernel's split of the RSS: anonymous memory (V8's heap, malloc's) and mapped files (Node's binary, libraries).
   const status = readFileSync("/proc/self/status", "utf8");
   const kb = (key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
-  peak = { atMs: Math.round(performance.now()), rss: usage.rss, rssMb: mb(usage.rss), rssAnonMb: mb(kb("RssAnon")), rssFileMb: mb(kb("RssFile")), heapTotalMb: mb(usage.heapTotal), heapUsedMb: mb(usage.heapUsed), externalMb: mb(usage.external), arrayBuffersMb: mb(usage.arrayBuffers), spaces };
+  peak = {
+    atMs: Math.round(performance.now()),
+    rss: usage.rss,
+    rssMb: mb(usage.rss),
+    rssAnonMb: mb(kb("RssAnon")),
+    rssFileMb: mb(kb("RssFile")),
+    heapTotalMb: mb(usage.heapTotal),
+    heapUsedMb: mb(usage.heapUsed),
+    externalMb: mb(usage.external),
+    arrayBuffersMb: mb(usage.arrayBuffers),
+    spaces,
+  };
 }
 setInterval(sample, 50).unref();
 process.on("SIGUSR2", () => {

@@ -17,7 +17,8 @@ import { startSimulator } from "../src/simulator/simulator.ts";
 import { REPO, SIMULATOR_CA_FILE, startChildService, type ChildService } from "../test/helpers/child-service.ts";
 
 const args = process.argv.slice(2);
-const option = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
+const option = (name: string, fallback: number) =>
+  args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback;
 const SETS = option("--sets", 1000);
 const PER_SET = option("--per-set", 5);
 const ROUNDS = option("--rounds", 1);
@@ -25,25 +26,40 @@ const SNAPSHOT = args.includes("--snapshot") ? args[args.indexOf("--snapshot") +
 const envArgs = args.flatMap((a, i) => (a === "--env" ? [args[i + 1]] : []));
 const variants = (envArgs.length ? envArgs : ["default:"]).map((v) => {
   const [label, rest] = v.split(/:(.*)/s);
-  return { label, env: Object.fromEntries((rest ?? "").split(",").filter(Boolean).map((kv) => kv.split(/=(.*)/s).slice(0, 2))) as Record<string, string> };
+  return {
+    label,
+    env: Object.fromEntries(
+      (rest ?? "")
+        .split(",")
+        .filter(Boolean)
+        .map((kv) => kv.split(/=(.*)/s).slice(0, 2)),
+    ) as Record<string, string>,
+  };
 });
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 50, timeScale: 25 / 30_000, seed: false });
 const control = new SimulatorControl(sim);
 for (let i = 0; i < SETS; i++) await control.putScaleSet("demo-rg", `tp-${i}`, { capacity: 1, loadBalanced: false });
-const resize = (name: string, desired: number) => ({ credentials: "demo", region: "eastus", serverGroupName: name, capacity: { min: 0, max: 10, desired } });
+const resize = (name: string, desired: number) => ({
+  credentials: "demo",
+  region: "eastus",
+  serverGroupName: name,
+  capacity: { min: 0, max: 10, desired },
+});
 
 /** Asks the service for a heap snapshot into dir and waits until it is written (its size stops changing). */
 async function heapSnapshot(service: ChildService, dir: string): Promise<void> {
   const before = new Set(readdirSync(dir));
   service.child.kill("SIGUSR1");
   let last = -1;
-  for (const until = Date.now() + 300_000; Date.now() < until; ) {
+  for (const until = Date.now() + 300_000; Date.now() < until;) {
     await new Promise((r) => setTimeout(r, 500));
     const file = readdirSync(dir).find((f) => !before.has(f) && f.endsWith(".heapsnapshot"));
     const size = file ? statSync(join(dir, file)).size : -1;
     if (size > 0 && size === last) {
-      process.stdout.write(`heap snapshot: ${join(dir, file!)} (node --max-old-space-size=4096 bench/heap-owners.ts <it>: what holds the heap)\n`);
+      process.stdout.write(
+        `heap snapshot: ${join(dir, file!)} (node --max-old-space-size=4096 bench/heap-owners.ts <it>: what holds the heap)\n`,
+      );
       return;
     }
     last = size;
@@ -60,7 +76,15 @@ async function run(env: Record<string, string>) {
   const { NODE_ARGS, ...serviceEnv } = env;
   const service: ChildService = await startChildService(
     // NODE_OPTIONS in a setting is added to the sampler's; NODE_ARGS are node's arguments before the script.
-    { SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, LOG_LEVEL: "info", TASK_STORE: "sqlite", DATA_DIR: dataDir, ...serviceEnv, NODE_OPTIONS: `--import=${join(REPO, "bench", "memory-sampler.mjs")}${SNAPSHOT ? " --heapsnapshot-signal=SIGUSR1 --diagnostic-dir=" + SNAPSHOT : ""} ${env.NODE_OPTIONS ?? ""}` },
+    {
+      SIMULATOR_URL: sim.url,
+      SIMULATOR_CA_FILE,
+      LOG_LEVEL: "info",
+      TASK_STORE: "sqlite",
+      DATA_DIR: dataDir,
+      ...serviceEnv,
+      NODE_OPTIONS: `--import=${join(REPO, "bench", "memory-sampler.mjs")}${SNAPSHOT ? " --heapsnapshot-signal=SIGUSR1 --diagnostic-dir=" + SNAPSHOT : ""} ${env.NODE_OPTIONS ?? ""}`,
+    },
     { nodeArgs: NODE_ARGS ? NODE_ARGS.split(" ") : START_HEAP_FLAGS },
   );
   const pid = service.child.pid!;
@@ -74,7 +98,11 @@ async function run(env: Record<string, string>) {
     Array.from({ length: 16 }, async () => {
       while (next < total) {
         const i = next++;
-        const res = await service.api("POST", "/azure/ops/resizeServerGroup", resize(`tp-${i % SETS}`, 2 + (Math.floor(i / SETS) % 3)));
+        const res = await service.api(
+          "POST",
+          "/azure/ops/resizeServerGroup",
+          resize(`tp-${i % SETS}`, 2 + (Math.floor(i / SETS) % 3)),
+        );
         if (res.status !== 202) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
         ids[i] = res.body.id;
       }
@@ -87,12 +115,22 @@ async function run(env: Record<string, string>) {
   if (SNAPSHOT) await heapSnapshot(service, SNAPSHOT);
   service.child.kill("SIGUSR2");
   // After the heap snapshot, if one is being written: the process answers the signal once it is done.
-  for (const until = Date.now() + 120_000; !service.output().includes("memory-peak ") && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
-  const line = service.output().split("\n").find((l) => l.startsWith("memory-peak "));
+  for (const until = Date.now() + 120_000; !service.output().includes("memory-peak ") && Date.now() < until;)
+    await new Promise((r) => setTimeout(r, 20));
+  const line = service
+    .output()
+    .split("\n")
+    .find((l) => l.startsWith("memory-peak "));
   service.child.kill("SIGKILL");
   await service.exited;
   rmSync(dataDir, { recursive: true, force: true });
-  return { idleMb, peakMb, burstMs, runMs: Date.now() - burstStart, atPeak: line ? JSON.parse(line.slice("memory-peak ".length)) : undefined };
+  return {
+    idleMb,
+    peakMb,
+    burstMs,
+    runMs: Date.now() - burstStart,
+    atPeak: line ? JSON.parse(line.slice("memory-peak ".length)) : undefined,
+  };
 }
 
 process.stdout.write(`load average ${loadavg()[0].toFixed(2)}; ${SETS * PER_SET} tasks on ${SETS} scale sets\n`);
@@ -100,8 +138,15 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const v of r % 2 ? [...variants].reverse() : variants) {
     const m = await run(v.env);
     const p = m.atPeak;
-    const spaces = p ? Object.entries(p.spaces as Record<string, { size: number; used: number }>).filter(([, s]) => s.size > 0.5).map(([n, s]) => `${n.replace("_space", "")} ${s.used}/${s.size}`).join(", ") : "";
-    process.stdout.write(`${v.label.padEnd(16)} idle ${m.idleMb.toFixed(0)} MB, peak ${m.peakMb.toFixed(0)} MB (burst ${(m.burstMs / 1000).toFixed(1)} s, all run ${(m.runMs / 1000).toFixed(1)} s, peak at ${((p?.atMs ?? 0) / 1000).toFixed(1)} s of the process); at the peak: anonymous ${p?.rssAnonMb} MB, files ${p?.rssFileMb} MB; heap ${p?.heapUsedMb}/${p?.heapTotalMb} MB, external ${p?.externalMb} MB (array buffers ${p?.arrayBuffersMb}); spaces used/size: ${spaces}\n`);
+    const spaces = p
+      ? Object.entries(p.spaces as Record<string, { size: number; used: number }>)
+          .filter(([, s]) => s.size > 0.5)
+          .map(([n, s]) => `${n.replace("_space", "")} ${s.used}/${s.size}`)
+          .join(", ")
+      : "";
+    process.stdout.write(
+      `${v.label.padEnd(16)} idle ${m.idleMb.toFixed(0)} MB, peak ${m.peakMb.toFixed(0)} MB (burst ${(m.burstMs / 1000).toFixed(1)} s, all run ${(m.runMs / 1000).toFixed(1)} s, peak at ${((p?.atMs ?? 0) / 1000).toFixed(1)} s of the process); at the peak: anonymous ${p?.rssAnonMb} MB, files ${p?.rssFileMb} MB; heap ${p?.heapUsedMb}/${p?.heapTotalMb} MB, external ${p?.externalMb} MB (array buffers ${p?.arrayBuffersMb}); spaces used/size: ${spaces}\n`,
+    );
   }
 }
 process.stdout.write(`load average ${loadavg()[0].toFixed(2)} at the end\n`);

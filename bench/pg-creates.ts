@@ -19,7 +19,8 @@ function cpuMsOrZero(pid: number): number {
 }
 
 const args = process.argv.slice(2);
-const option = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
+const option = (name: string, fallback: number) =>
+  args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback;
 const callers = option("--callers", 32);
 const seconds = option("--seconds", 3);
 const rounds = option("--rounds", 3);
@@ -27,15 +28,17 @@ const rounds = option("--rounds", 3);
 const thinkMs = option("--think-ms", 0);
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
-
 const admin = new pg.Client({ connectionString: ADMIN_URL });
 await admin.connect();
 const name = `vmss_ops_pg_creates_${randomBytes(4).toString("hex")}`;
 await admin.query(`CREATE DATABASE ${name}`);
 try {
-  const store = await PostgresTaskStore.open({ connectionString: Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString() });
+  const store = await PostgresTaskStore.open({
+    connectionString: Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString(),
+  });
   let i = 0;
-  const backends = async () => (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [name])).rows.map((r) => Number(r.pid));
+  const backends = async () =>
+    (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [name])).rows.map((r) => Number(r.pid));
   for (let round = 0; round < rounds; round++) {
     const latencies: number[] = [];
     const pids = await backends();
@@ -49,7 +52,17 @@ try {
           const k = i++;
           const sent = performance.now();
           await store.create({
-            operations: [{ name: "resizeServerGroup", description: { credentials: "demo", region: "eastus", serverGroupName: `burst-${k % 1000}`, capacity: { min: 0, max: 10, desired: 2 } } }],
+            operations: [
+              {
+                name: "resizeServerGroup",
+                description: {
+                  credentials: "demo",
+                  region: "eastus",
+                  serverGroupName: `burst-${k % 1000}`,
+                  capacity: { min: 0, max: 10, desired: 2 },
+                },
+              },
+            ],
             scaleSets: [`demo/eastus/demo-rg/burst-${k % 1000}`],
           });
           latencies.push(performance.now() - sent);

@@ -16,7 +16,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 
-const [mode, url, caFile, subscriptionId, resourceGroup, name, nText, concurrencyText, pollMsText, confirmText] = process.argv.slice(2);
+const [mode, url, caFile, subscriptionId, resourceGroup, name, nText, concurrencyText, pollMsText, confirmText] =
+  process.argv.slice(2);
 const client = createComputeClient(simulatorDemoAccount({ url, caPem: readFileSync(caFile, "utf8"), subscriptionId }));
 const n = Number(nText);
 
@@ -39,17 +40,27 @@ if (mode === "resizes") {
         const vmss = await client.virtualMachineScaleSets.get(resourceGroup, `${name}${i}`);
         const update = { sku: { ...vmss.sku, capacity: (vmss.sku?.capacity ?? 1) + 1 } };
         try {
-          if (pollMs === undefined) await client.virtualMachineScaleSets.beginUpdateAndWait(resourceGroup, `${name}${i}`, update, { ifMatch: vmss.etag });
+          if (pollMs === undefined)
+            await client.virtualMachineScaleSets.beginUpdateAndWait(resourceGroup, `${name}${i}`, update, {
+              ifMatch: vmss.etag,
+            });
           else {
-            const poller = client.virtualMachineScaleSets.update(resourceGroup, `${name}${i}`, update, { ifMatch: vmss.etag });
+            const poller = client.virtualMachineScaleSets.update(resourceGroup, `${name}${i}`, update, {
+              ifMatch: vmss.etag,
+            });
             await poller.submitted();
             while (!poller.isDone) {
               await sleep(pollMs);
               await poller.poll();
             }
-            if (poller.operationState?.status !== "succeeded") throw new Error(`resize ${name}${i}: ${poller.operationState?.status}`);
+            if (poller.operationState?.status !== "succeeded")
+              throw new Error(`resize ${name}${i}: ${poller.operationState?.status}`);
           }
-          if (confirm) for await (const vm of client.virtualMachineScaleSetVMs.list(resourceGroup, `${name}${i}`, { expand: "instanceView" })) void vm;
+          if (confirm)
+            for await (const vm of client.virtualMachineScaleSetVMs.list(resourceGroup, `${name}${i}`, {
+              expand: "instanceView",
+            }))
+              void vm;
         } catch {
           failed++;
         }
@@ -61,12 +72,16 @@ if (mode === "resizes") {
 } else if (mode === "burst") {
   const results = await Promise.allSettled(
     Array.from({ length: n }, (_, i) =>
-      client.virtualMachineScaleSets.beginUpdateAndWait(resourceGroup, name, { sku: { capacity: i % 2 === 0 ? 2 : 1 } }),
+      client.virtualMachineScaleSets.beginUpdateAndWait(resourceGroup, name, {
+        sku: { capacity: i % 2 === 0 ? 2 : 1 },
+      }),
     ),
   );
   const refused = results.filter((r) => r.status === "rejected" && statusOf(r.reason) === 409).length;
   const otherFailures = results.filter((r) => r.status === "rejected" && statusOf(r.reason) !== 409).length;
-  console.log(JSON.stringify({ n, succeeded: results.filter((r) => r.status === "fulfilled").length, refused, otherFailures }));
+  console.log(
+    JSON.stringify({ n, succeeded: results.filter((r) => r.status === "fulfilled").length, refused, otherFailures }),
+  );
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

@@ -26,7 +26,8 @@ import { SIMULATOR_CA_FILE, startChildService } from "../test/helpers/child-serv
 import { cpuMsOf } from "./measure.ts";
 
 const args = process.argv.slice(2);
-const option = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
+const option = (name: string, fallback: number) =>
+  args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback;
 const TASKS = option("--tasks", 100);
 const AT_ONCE = option("--at-once", 1);
 const TOP = option("--top", 25);
@@ -40,7 +41,9 @@ const ALLOC = args.includes("--alloc");
 /** No CPU profiler: only the CPU the service took, from /proc. */
 const UNPROFILED = args.includes("--no-profile") || ALLOC;
 /** --env K=V (repeatable): a setting for the service, e.g. LOG_LEVEL=warn to see what logging costs. */
-const EXTRA_ENV = Object.fromEntries(args.flatMap((a, i) => (a === "--env" ? [args[i + 1].split(/=(.*)/s).slice(0, 2)] : [])));
+const EXTRA_ENV = Object.fromEntries(
+  args.flatMap((a, i) => (a === "--env" ? [args[i + 1].split(/=(.*)/s).slice(0, 2)] : [])),
+);
 /** Seconds the service is left idle before the work, to measure what it costs doing nothing (--tasks 0: profiled). */
 const IDLE_S = option("--idle", 5);
 /** V8's --trace-gc: the collections during the work, counted and timed. */
@@ -48,7 +51,9 @@ const TRACE_GC = args.includes("--trace-gc");
 /** The plain SDK script makes the same resizes afterwards: CPU per task, the service's against its. */
 const PLAIN = args.includes("--plain");
 const KEEP = args.includes("--keep") ? args[args.indexOf("--keep") + 1] : undefined;
-const HEAP_ARGS = args.includes("--node-args") ? args[args.indexOf("--node-args") + 1].split(" ").filter(Boolean) : START_HEAP_FLAGS;
+const HEAP_ARGS = args.includes("--node-args")
+  ? args[args.indexOf("--node-args") + 1].split(" ").filter(Boolean)
+  : START_HEAP_FLAGS;
 
 interface ProfileNode {
   id: number;
@@ -90,7 +95,12 @@ function printAllocations(profile: AllocationProfile, per: number): void {
   };
   walk(profile.head, "(no frame of src/: Node, the HTTP server, timers)");
   const kb = (bytes: number) => `${(bytes / 1024 / per).toFixed(1).padStart(7)} KB`;
-  const top = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).slice(0, TOP).map(([k, v]) => `${kb(v)}  ${k}`).join("\n");
+  const top = (m: Map<string, number>) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, TOP)
+      .map(([k, v]) => `${kb(v)}  ${k}`)
+      .join("\n");
   console.log(`\nallocated per ${POLL ? "poll" : "task"}: ${kb(total)} (sampled every 16 KB, freed objects included)`);
   console.log(`\nby the nearest function of src/ on the stack:\n${top(bySource)}`);
   console.log(`\nby allocating function:\n${top(byFunction)}`);
@@ -101,20 +111,47 @@ const control = new SimulatorControl(sim);
 const profDir = KEEP ?? mkdtempSync(join(tmpdir(), "vmss-ops-profile-"));
 const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-profile-data-"));
 const allocFile = join(profDir, "allocations.json");
-const allocEnv = ALLOC ? { NODE_OPTIONS: `--import=${join(dirname(fileURLToPath(import.meta.url)), "alloc-sampler.mjs")} ${EXTRA_ENV.NODE_OPTIONS ?? ""}`, ALLOC_PROFILE_FILE: allocFile } : {};
-const resize = (name: string, desired: number) => ({ credentials: "demo", region: "eastus", serverGroupName: name, capacity: { min: 0, max: 10, desired } });
+const allocEnv = ALLOC
+  ? {
+      NODE_OPTIONS: `--import=${join(dirname(fileURLToPath(import.meta.url)), "alloc-sampler.mjs")} ${EXTRA_ENV.NODE_OPTIONS ?? ""}`,
+      ALLOC_PROFILE_FILE: allocFile,
+    }
+  : {};
+const resize = (name: string, desired: number) => ({
+  credentials: "demo",
+  region: "eastus",
+  serverGroupName: name,
+  capacity: { min: 0, max: 10, desired },
+});
 try {
   for (let i = 0; i < TASKS; i++) {
     await control.putScaleSet("demo-rg", `prof-${i}`, { capacity: 1, loadBalanced: false });
     if (PLAIN) await control.putScaleSet("demo-rg", `plain-${i}`, { capacity: 1, loadBalanced: false });
   }
-  for (let i = 0; i < WARM; i++) await control.putScaleSet("demo-rg", `warm-${i}`, { capacity: 1, loadBalanced: false });
+  for (let i = 0; i < WARM; i++)
+    await control.putScaleSet("demo-rg", `warm-${i}`, { capacity: 1, loadBalanced: false });
   await control.putScaleSet("demo-rg", "prof-warm", { capacity: 1, loadBalanced: false });
   const s = await startChildService(
-    { SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, TASK_STORE: "sqlite", DATA_DIR: dataDir, LOG_LEVEL: "info", RATE_LIMIT_READS: "1000000000", ...EXTRA_ENV, ...allocEnv },
-    { nodeArgs: [...HEAP_ARGS, ...(UNPROFILED ? [] : ["--cpu-prof", "--cpu-prof-dir", profDir]), ...(TRACE_GC ? ["--trace-gc"] : [])] },
+    {
+      SIMULATOR_URL: sim.url,
+      SIMULATOR_CA_FILE,
+      TASK_STORE: "sqlite",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "info",
+      RATE_LIMIT_READS: "1000000000",
+      ...EXTRA_ENV,
+      ...allocEnv,
+    },
+    {
+      nodeArgs: [
+        ...HEAP_ARGS,
+        ...(UNPROFILED ? [] : ["--cpu-prof", "--cpu-prof-dir", profDir]),
+        ...(TRACE_GC ? ["--trace-gc"] : []),
+      ],
+    },
   );
-  const submit = async (name: string, desired: number) => (await s.api("POST", "/azure/ops/resizeServerGroup", resize(name, desired))).body.id as string;
+  const submit = async (name: string, desired: number) =>
+    (await s.api("POST", "/azure/ops/resizeServerGroup", resize(name, desired))).body.id as string;
   /** count resizes of <prefix>0…, AT_ONCE at a time, each waited for as the options say. */
   const resizes = async (prefix: string, count: number) => {
     let next = 0;
@@ -145,35 +182,55 @@ try {
   const wall0 = performance.now();
   if (POLL) {
     let polled = 0;
-    await Promise.all(Array.from({ length: AT_ONCE }, async () => {
-      while (polled++ < TASKS * 20) await s.api("GET", `/task/${warm}`);
-    }));
+    await Promise.all(
+      Array.from({ length: AT_ONCE }, async () => {
+        while (polled++ < TASKS * 20) await s.api("GET", `/task/${warm}`);
+      }),
+    );
   } else await resizes("prof-", TASKS);
   const cpuMs = cpuMsOf(s.child.pid!) - cpu0;
   if (TRACE_GC) {
     const lines = s.output().slice(outputFrom).split("\n");
     for (const kind of ["Scavenge", "Mark-Compact", "Mark-Compact (reduce)"]) {
-      const ms = lines.filter((l) => l.includes(`: ${kind} `)).map((l) => Number(/, ([\d.]+) \/ [\d.]+ ms/.exec(l)?.[1] ?? 0));
+      const ms = lines
+        .filter((l) => l.includes(`: ${kind} `))
+        .map((l) => Number(/, ([\d.]+) \/ [\d.]+ ms/.exec(l)?.[1] ?? 0));
       console.log(`${kind}: ${ms.length} collections, ${ms.reduce((a, b) => a + b, 0).toFixed(1)} ms`);
     }
   }
   const wallS = (performance.now() - wall0) / 1000;
-  console.log(`idle: ${idleMsPerSecond.toFixed(2)} ms of CPU a second; the work took ${wallS.toFixed(1)} s (${(wallS / (POLL ? TASKS * 20 : TASKS) * 1000).toFixed(0)} ms each)`);
+  console.log(
+    `idle: ${idleMsPerSecond.toFixed(2)} ms of CPU a second; the work took ${wallS.toFixed(1)} s (${((wallS / (POLL ? TASKS * 20 : TASKS)) * 1000).toFixed(0)} ms each)`,
+  );
   s.child.kill("SIGTERM");
   await s.exited;
   if (UNPROFILED) {
-    console.log(`${POLL ? `${TASKS * 20} polls` : `${TASKS} resizes, ${AT_ONCE} at once${HELD ? ", each waited for with ?wait=" : ""}`}: ${(cpuMs / (POLL ? TASKS * 20 : TASKS)).toFixed(2)} ms of CPU each (/proc)`);
+    console.log(
+      `${POLL ? `${TASKS * 20} polls` : `${TASKS} resizes, ${AT_ONCE} at once${HELD ? ", each waited for with ?wait=" : ""}`}: ${(cpuMs / (POLL ? TASKS * 20 : TASKS)).toFixed(2)} ms of CPU each (/proc)`,
+    );
   }
   if (PLAIN && !POLL && TASKS > 0) {
     // Its own process, run asynchronously: the simulator it talks to lives in this one.
     const script = join(dirname(fileURLToPath(import.meta.url)), "plain-sdk.ts");
-    const argv = ["resizes", sim.url, SIMULATOR_CA_FILE, sim.subscriptionId, "demo-rg", "plain-", String(TASKS), String(AT_ONCE)];
+    const argv = [
+      "resizes",
+      sim.url,
+      SIMULATOR_CA_FILE,
+      sim.subscriptionId,
+      "demo-rg",
+      "plain-",
+      String(TASKS),
+      String(AT_ONCE),
+    ];
     const { stdout } = await promisify(execFile)(process.execPath, [script, ...argv], { encoding: "utf8" });
     const plain = JSON.parse(stdout.trim().split("\n").at(-1)!) as { cpuMs: number; failed: number };
     const service = cpuMs / TASKS;
-    console.log(`plain SDK script: ${(plain.cpuMs / TASKS).toFixed(2)} ms of CPU per resize (${plain.failed} failed); service / plain: ${(service / (plain.cpuMs / TASKS)).toFixed(2)}${UNPROFILED ? "" : " (the service profiled)"}`);
+    console.log(
+      `plain SDK script: ${(plain.cpuMs / TASKS).toFixed(2)} ms of CPU per resize (${plain.failed} failed); service / plain: ${(service / (plain.cpuMs / TASKS)).toFixed(2)}${UNPROFILED ? "" : " (the service profiled)"}`,
+    );
   }
-  if (ALLOC) printAllocations(JSON.parse(readFileSync(allocFile, "utf8")) as AllocationProfile, POLL ? TASKS * 20 : TASKS);
+  if (ALLOC)
+    printAllocations(JSON.parse(readFileSync(allocFile, "utf8")) as AllocationProfile, POLL ? TASKS * 20 : TASKS);
   if (UNPROFILED) process.exit(0);
   // The main thread's is the largest (a loader thread writes one of its own).
   const file = readdirSync(profDir)
@@ -204,7 +261,9 @@ try {
     byFunction.set(key, (byFunction.get(key) ?? 0) + us);
     byPackage.set(where(url), (byPackage.get(where(url)) ?? 0) + us);
   }
-  const work = total - [...self].filter(([id]) => byId.get(id)!.callFrame.functionName === "(idle)").reduce((a, [, us]) => a + us, 0);
+  const work =
+    total -
+    [...self].filter(([id]) => byId.get(id)!.callFrame.functionName === "(idle)").reduce((a, [, us]) => a + us, 0);
   const per = POLL ? TASKS * 20 : TASKS || IDLE_S;
   const table = (m: Map<string, number>) =>
     [...m]
@@ -213,8 +272,12 @@ try {
       .slice(0, TOP)
       .map(([k, us]) => `${((100 * us) / work).toFixed(1).padStart(5)} %  ${(us / 1000 / per).toFixed(3)} ms  ${k}`)
       .join("\n");
-  console.log(`${POLL ? `${per} polls` : `${TASKS} resizes, ${AT_ONCE} at once`}: ${(cpuMs / per).toFixed(2)} ms of CPU each (/proc, profiler included); profiled ${(work / 1000 / per).toFixed(2)} ms each (samples are wall time: inflated on a loaded machine, shares still hold)\n`);
-  console.log(`by package or folder (self time):\n${table(byPackage)}\n\nby function (self time):\n${table(byFunction)}`);
+  console.log(
+    `${POLL ? `${per} polls` : `${TASKS} resizes, ${AT_ONCE} at once`}: ${(cpuMs / per).toFixed(2)} ms of CPU each (/proc, profiler included); profiled ${(work / 1000 / per).toFixed(2)} ms each (samples are wall time: inflated on a loaded machine, shares still hold)\n`,
+  );
+  console.log(
+    `by package or folder (self time):\n${table(byPackage)}\n\nby function (self time):\n${table(byFunction)}`,
+  );
 } finally {
   await sim.close();
   if (!KEEP) rmSync(profDir, { recursive: true, force: true });

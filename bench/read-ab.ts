@@ -17,7 +17,8 @@ import { cpuMsOf, readRate } from "./measure.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
-const option = (name: string, fallback: string) => (args.includes(name) ? args.splice(args.indexOf(name), 2)[1] : fallback);
+const option = (name: string, fallback: string) =>
+  args.includes(name) ? args.splice(args.indexOf(name), 2)[1] : fallback;
 const rounds = Number(option("--rounds", "5"));
 const seconds = Number(option("--seconds", "2"));
 const trees = (args.length > 0 ? args : ["."]).map((d) => resolve(d));
@@ -32,7 +33,16 @@ async function start(tree: string): Promise<{ url: string; pid: number }> {
   const port = await freePort();
   const child = spawn(process.execPath, [...START_HEAP_FLAGS, entryPointIn(tree)], {
     cwd: tree,
-    env: { ...process.env, SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE, TASK_STORE: "sqlite", DATA_DIR: mkdtempSync(join(tmpdir(), "read-ab-")), LOG_LEVEL: "info", RATE_LIMIT_READS: "1000000000", PORT: String(port) },
+    env: {
+      ...process.env,
+      SIMULATOR_URL: sim.url,
+      SIMULATOR_CA_FILE,
+      TASK_STORE: "sqlite",
+      DATA_DIR: mkdtempSync(join(tmpdir(), "read-ab-")),
+      LOG_LEVEL: "info",
+      RATE_LIMIT_READS: "1000000000",
+      PORT: String(port),
+    },
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(child);
@@ -47,15 +57,18 @@ async function measure(url: string, pid: number, s: number): Promise<{ perSecond
   return { perSecond, cpuUs: ((cpuMsOf(pid) - cpu0) * 1000) / (perSecond * s) };
 }
 
-
-
 const services = [];
 for (const tree of trees) {
   const { url, pid } = await start(tree);
   const submitted = await fetch(`${url}/azure/ops/resizeServerGroup`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ credentials: "demo", region: "eastus", serverGroupName: "read-ab", capacity: { min: 0, max: 10, desired: 2 } }),
+    body: JSON.stringify({
+      credentials: "demo",
+      region: "eastus",
+      serverGroupName: "read-ab",
+      capacity: { min: 0, max: 10, desired: 2 },
+    }),
   });
   const { id } = (await submitted.json()) as { id: string };
   let body: string;
@@ -68,9 +81,13 @@ for (const tree of trees) {
 }
 const bodyFile = join(mkdtempSync(join(tmpdir(), "read-ab-")), "task.json");
 writeFileSync(bodyFile, services[0].body);
-const bare = spawn(process.execPath, [join(HERE, "bare-fastify.ts"), bodyFile], { stdio: ["ignore", "pipe", "inherit"] });
+const bare = spawn(process.execPath, [join(HERE, "bare-fastify.ts"), bodyFile], {
+  stdio: ["ignore", "pipe", "inherit"],
+});
 children.push(bare);
-const barePort = await new Promise<number>((ok) => bare.stdout!.on("data", (d) => ok(Number(/listening (\d+)/.exec(String(d))![1]))));
+const barePort = await new Promise<number>((ok) =>
+  bare.stdout!.on("data", (d) => ok(Number(/listening (\d+)/.exec(String(d))![1]))),
+);
 const bareUrl = `http://127.0.0.1:${barePort}/task/x`;
 process.stderr.write(`services: ${services.map((s) => s.url).join(" ")}; bare: ${bareUrl}\n`);
 const bareRates: number[] = [];
@@ -87,13 +104,21 @@ for (let round = 0; round < rounds; round++) {
     s.rates.push(m.perSecond);
     s.cpu.push(m.cpuUs);
   }
-  process.stderr.write(`round ${round + 1}: bare ${b.perSecond.toFixed(0)}/s ${b.cpuUs.toFixed(0)} µs, ${services.map((s) => `${s.tree} ${s.rates.at(-1)!.toFixed(0)}/s ${s.cpu.at(-1)!.toFixed(0)} µs`).join(", ")} (load ${loadavg()[0].toFixed(1)})\n`);
+  process.stderr.write(
+    `round ${round + 1}: bare ${b.perSecond.toFixed(0)}/s ${b.cpuUs.toFixed(0)} µs, ${services.map((s) => `${s.tree} ${s.rates.at(-1)!.toFixed(0)}/s ${s.cpu.at(-1)!.toFixed(0)} µs`).join(", ")} (load ${loadavg()[0].toFixed(1)})\n`,
+  );
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 for (const s of services) {
   const ratios = s.rates.map((r, i) => r / bareRates[i]);
-  console.log(`${s.tree}: median ${median(s.rates).toFixed(0)}/s, bare ${median(bareRates).toFixed(0)}/s, ratio of medians ${(median(s.rates) / median(bareRates)).toFixed(2)}, median per-round ratio ${median(ratios).toFixed(2)}; CPU per request ${median(s.cpu).toFixed(0)} µs against bare ${median(bareCpu).toFixed(0)} µs (${(median(bareCpu) / median(s.cpu)).toFixed(2)}); body ${s.body.length} bytes`);
+  console.log(
+    `${s.tree}: median ${median(s.rates).toFixed(0)}/s, bare ${median(bareRates).toFixed(0)}/s, ratio of medians ${(median(s.rates) / median(bareRates)).toFixed(2)}, median per-round ratio ${median(ratios).toFixed(2)}; CPU per request ${median(s.cpu).toFixed(0)} µs against bare ${median(bareCpu).toFixed(0)} µs (${(median(bareCpu) / median(s.cpu)).toFixed(2)}); body ${s.body.length} bytes`,
+  );
 }
-console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+console.log(
+  `load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}`,
+);
 await sim.close();
 process.exit(0);

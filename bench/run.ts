@@ -43,7 +43,8 @@ const ONLY_BURST = args.includes("--only-burst");
 /** Only the makespans, the plain script's burst and the ARM calls per resize (see ordering()), merged likewise. */
 const ONLY_MAKESPAN = args.includes("--only-makespan");
 if (args.includes("--help")) {
-  process.stdout.write(`node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-burst | --only-makespan | --skip-fleet]
+  process.stdout
+    .write(`node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-burst | --only-makespan | --skip-fleet]
   --smoke          tiny sizes (what npm test runs; figures mean nothing)
   --out DIR        where results.json and makespan.svg go (default bench/)
   --only-fleet     only the fleet and claim figures, merged into DIR/results.json
@@ -58,8 +59,38 @@ const OUT = args.includes("--out") ? args[args.indexOf("--out") + 1] : HERE;
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 const sizes = SMOKE
-  ? { D: 40, pollHint: 20, ks: [1, 2], cpuTasks: 6, serialTasks: 3, sets: 4, perSet: 2, submissions: 20, burst: 40, readSeconds: 0.3, storeTasks: 50, startRounds: 1, claimQueue: [10, 100], claimRounds: 3 }
-  : { D: 500, pollHint: 25, ks: [1, 5, 10, 20], cpuTasks: 300, serialTasks: 60, sets: 1000, perSet: 5, submissions: 2000, burst: 10_000, readSeconds: 3, storeTasks: 10_000, startRounds: 3, claimQueue: [10, 10_000], claimRounds: 60 };
+  ? {
+      D: 40,
+      pollHint: 20,
+      ks: [1, 2],
+      cpuTasks: 6,
+      serialTasks: 3,
+      sets: 4,
+      perSet: 2,
+      submissions: 20,
+      burst: 40,
+      readSeconds: 0.3,
+      storeTasks: 50,
+      startRounds: 1,
+      claimQueue: [10, 100],
+      claimRounds: 3,
+    }
+  : {
+      D: 500,
+      pollHint: 25,
+      ks: [1, 5, 10, 20],
+      cpuTasks: 300,
+      serialTasks: 60,
+      sets: 1000,
+      perSet: 5,
+      submissions: 2000,
+      burst: 10_000,
+      readSeconds: 3,
+      storeTasks: 10_000,
+      startRounds: 3,
+      claimQueue: [10, 10_000],
+      claimRounds: 60,
+    };
 /**
  * The fleet: scale sets and operations in one subscription, 3 replicas on PostgreSQL, the simulator at Azure's
  * throttling figures at a time scale chosen so that the subscription's budget bounds the run at about `boundS`
@@ -67,7 +98,12 @@ const sizes = SMOKE
  */
 const fleetSizes = SMOKE
   ? { sets: 2, ops: 4, replicas: 2, boundS: 2 }
-  : { sets: Number(process.env.FLEET_SETS ?? 1000), ops: Number(process.env.FLEET_OPS ?? 5000), replicas: 3, boundS: Number(process.env.FLEET_BOUND_S ?? 90) };
+  : {
+      sets: Number(process.env.FLEET_SETS ?? 1000),
+      ops: Number(process.env.FLEET_OPS ?? 5000),
+      replicas: 3,
+      boundS: Number(process.env.FLEET_BOUND_S ?? 90),
+    };
 const THROUGHPUT_D = SMOKE ? 20 : 50;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -77,8 +113,12 @@ const median = (xs: number[]) => {
 };
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
-
-const sim = await startSimulator({ port: 0, writeDurationMs: sizes.D, timeScale: sizes.pollHint / 30_000, seed: false });
+const sim = await startSimulator({
+  port: 0,
+  writeDurationMs: sizes.D,
+  timeScale: sizes.pollHint / 30_000,
+  seed: false,
+});
 const control = new SimulatorControl(sim);
 const caFile = SIMULATOR_CA_FILE;
 const dirs: string[] = [];
@@ -116,7 +156,10 @@ const MAKESPAN_REPLICAS = 3;
 
 /** The service as a user starts it (npm start's command, default settings, the external simulator), warmed up by one resize. */
 async function service(env: Record<string, string>): Promise<ChildService> {
-  const s = await startChildService({ SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE: caFile, LOG_LEVEL: "info", ...env }, { nodeArgs: START_HEAP_FLAGS });
+  const s = await startChildService(
+    { SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE: caFile, LOG_LEVEL: "info", ...env },
+    { nodeArgs: START_HEAP_FLAGS },
+  );
   children.push(s);
   const name = `warm-${children.length}`;
   await control.putScaleSet("demo-rg", name, { capacity: 1, loadBalanced: false });
@@ -194,7 +237,9 @@ async function plainSdk(argv: string[]): Promise<any> {
 // ---- 5. GET /task/{id} against a bare fastify route with the same body ----
 
 async function bareFastify(bodyFile: string): Promise<{ url: string; kill: () => void }> {
-  const child = spawn(process.execPath, [join(HERE, "bare-fastify.ts"), bodyFile], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [join(HERE, "bare-fastify.ts"), bodyFile], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (d) => {
@@ -211,7 +256,10 @@ async function bareFastify(bodyFile: string): Promise<{ url: string; kill: () =>
 async function startToHealth(dataDir: string): Promise<number> {
   const port = await freePort();
   const t0 = performance.now();
-  const s = await startChildService({ SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE: caFile, TASK_STORE: "sqlite", DATA_DIR: dataDir, PORT: String(port) }, { waitForListen: false, nodeArgs: START_HEAP_FLAGS });
+  const s = await startChildService(
+    { SIMULATOR_URL: sim.url, SIMULATOR_CA_FILE: caFile, TASK_STORE: "sqlite", DATA_DIR: dataDir, PORT: String(port) },
+    { waitForListen: false, nodeArgs: START_HEAP_FLAGS },
+  );
   children.push(s);
   for (;;) {
     try {
@@ -253,7 +301,6 @@ function cpuShare(): number {
   return (cpu.user + cpu.system) / 1000 / (performance.now() - t0);
 }
 
-
 // ---- 9. Claim cost with a deep queue against a shallow one ----
 /**
  * A store with `queued` tasks waiting behind a running one on a busy scale set, settled (on PostgreSQL vacuumed and
@@ -263,7 +310,11 @@ async function queuedStore(store: TaskStore, queued: number, settle?: () => Prom
   const op = { name: "resizeServerGroup", description: resize("claim", 2) };
   await store.create({ operations: [op], scaleSets: ["bench/rg/busy"] });
   for (let i = 0; i < queued; i += 500) {
-    await Promise.all(Array.from({ length: Math.min(500, queued - i) }, () => store.create({ operations: [op], scaleSets: ["bench/rg/busy"] })));
+    await Promise.all(
+      Array.from({ length: Math.min(500, queued - i) }, () =>
+        store.create({ operations: [op], scaleSets: ["bench/rg/busy"] }),
+      ),
+    );
   }
   const running = await store.claim("bench", 3_600_000, 10);
   if (running.length !== 1) throw new Error(`claim cost: expected the head of the queue, got ${running.length}`);
@@ -299,11 +350,18 @@ async function claimCosts(stores: TaskStore[]): Promise<number[]> {
 
 // ---- 10. The fleet: one subscription's budget shared by 3 replicas ----
 /** The bound a subscription's budget sets on a run: per bucket, the calls beyond its burst over its refill rate. */
-function budgetBoundMs(calls: { method: string; path: string; ifMatch: string | null }[], refillScale: number): { boundMs: number; bucket: string; perBucket: Record<string, number> } {
+function budgetBoundMs(
+  calls: { method: string; path: string; ifMatch: string | null }[],
+  refillScale: number,
+): { boundMs: number; bucket: string; perBucket: Record<string, number> } {
   const figures = budgetFigures({ refillScale });
   const counts = new Map<string, { n: number; burst: number; perMinute: number }>();
   for (const c of calls) {
-    const request = { url: `https://arm.invalid${c.path}`, method: c.method, headers: { get: (h: string) => (h === "if-match" ? (c.ifMatch ?? undefined) : undefined) } };
+    const request = {
+      url: `https://arm.invalid${c.path}`,
+      method: c.method,
+      headers: { get: (h: string) => (h === "if-match" ? (c.ifMatch ?? undefined) : undefined) },
+    };
     const charge = chargeOf(request as never, figures);
     for (const b of charge?.buckets ?? []) {
       const entry = counts.get(b.key) ?? { n: 0, burst: b.figures.burst, perMinute: b.figures.refillPerMinute };
@@ -316,7 +374,8 @@ function budgetBoundMs(calls: { method: string; path: string; ifMatch: string | 
   const perBucket: Record<string, number> = {};
   for (const [key, { n, burst, perMinute }] of counts) {
     const ms = (Math.max(0, n - burst) * 60_000) / perMinute;
-    if (!key.includes("/", key.indexOf("/") + 1) || key.includes("arm:")) perBucket[key.slice(key.indexOf("/") + 1)] = n;
+    if (!key.includes("/", key.indexOf("/") + 1) || key.includes("arm:"))
+      perBucket[key.slice(key.indexOf("/") + 1)] = n;
     if (ms > boundMs) [boundMs, bucket] = [ms, key.slice(key.indexOf("/") + 1)];
   }
   return { boundMs, bucket, perBucket };
@@ -333,8 +392,13 @@ async function fleet(shared: boolean, timeScale: number) {
     ARM_BUDGET_SHARED: String(shared),
     LOG_LEVEL: "warn",
   };
-  const replicas = await Promise.all(Array.from({ length: fleetSizes.replicas }, (_, i) => service({ ...env, REPLICA_ID: `fleet-${shared ? "shared" : "apart"}-${i}` })));
-  for (let i = 0; i < fleetSizes.sets; i++) await control.putScaleSet("demo-rg", `fleet-${i}`, { capacity: 1, loadBalanced: false });
+  const replicas = await Promise.all(
+    Array.from({ length: fleetSizes.replicas }, (_, i) =>
+      service({ ...env, REPLICA_ID: `fleet-${shared ? "shared" : "apart"}-${i}` }),
+    ),
+  );
+  for (let i = 0; i < fleetSizes.sets; i++)
+    await control.putScaleSet("demo-rg", `fleet-${i}`, { capacity: 1, loadBalanced: false });
   // Full buckets, Azure's figures, at the fleet's time scale; only this run's calls in the log.
   await control.setConfig({ timeScale } as never);
   await control.setThrottling({ enabled: true, scale: 1, policies: {} });
@@ -397,7 +461,8 @@ const REFUSALS = new Set([429, 503]);
  * pipelines, not one caller.
  */
 async function burst(env: Record<string, string>) {
-  for (let i = 0; i < sizes.sets; i++) await control.putScaleSet("demo-rg", `burst-${i}`, { capacity: 1, loadBalanced: false });
+  for (let i = 0; i < sizes.sets; i++)
+    await control.putScaleSet("demo-rg", `burst-${i}`, { capacity: 1, loadBalanced: false });
   const s = await service({ ...env, RATE_LIMIT_SUBMISSIONS: "0" });
   const n = sizes.burst;
   const agent = new Agent({ connections: BURST_CALLERS });
@@ -479,7 +544,8 @@ async function burst(env: Record<string, string>) {
 type BurstResult = Awaited<ReturnType<typeof burst>>;
 
 function burstRow(store: string, target: number, b: BurstResult) {
-  const met = b.acceptedPerSecond >= target && b.p99Ms <= 50 && b.lost === 0 && b.tasksRun === b.accepted && b.tasksFailed === 0;
+  const met =
+    b.acceptedPerSecond >= target && b.p99Ms <= 50 && b.lost === 0 && b.tasksRun === b.accepted && b.tasksFailed === 0;
   return {
     figure: `a burst of ${b.submissions} submissions while tasks run, 1 replica, ${store}: accepted per second (/ ${target.toLocaleString("en")})`,
     measured: b.acceptedPerSecond / target,
@@ -512,20 +578,32 @@ async function ordering(one: ChildService) {
   const databaseUrl = await database();
   // Started side by side (start-up is what takes longest at smoke sizes).
   const replicas = await Promise.all(
-    Array.from({ length: MAKESPAN_REPLICAS }, (_, i) => service({ TASK_STORE: "postgres", DATABASE_URL: databaseUrl, REPLICA_ID: `bench-${i}`, ...FAST_POLLS })),
+    Array.from({ length: MAKESPAN_REPLICAS }, (_, i) =>
+      service({ TASK_STORE: "postgres", DATABASE_URL: databaseUrl, REPLICA_ID: `bench-${i}`, ...FAST_POLLS }),
+    ),
   );
   const makespanOne = [];
   for (const k of sizes.ks) makespanOne.push(await makespan("one", [one], k));
   log(`makespan, 1 replica: ${makespanOne.map((m) => `K=${m.k} ${m.ratio.toFixed(2)}`).join(", ")}`);
   const makespanReplicated = [];
   for (const k of sizes.ks) makespanReplicated.push(await makespan("replicated", replicas, k));
-  log(`makespan, ${MAKESPAN_REPLICAS} replicas on PostgreSQL: ${makespanReplicated.map((m) => `K=${m.k} ${m.ratio.toFixed(2)}`).join(", ")}`);
+  log(
+    `makespan, ${MAKESPAN_REPLICAS} replicas on PostgreSQL: ${makespanReplicated.map((m) => `K=${m.k} ${m.ratio.toFixed(2)}`).join(", ")}`,
+  );
   for (const r of replicas) await stop(r);
 
   // The plain SDK script sending the same K changes at once.
   const kMax = sizes.ks.at(-1)!;
   await control.putScaleSet("demo-rg", "mk-plain", { capacity: 1, loadBalanced: false });
-  const plainBurst = await plainSdk(["burst", sim.url, caFile, sim.subscriptionId, "demo-rg", "mk-plain", String(kMax)]);
+  const plainBurst = await plainSdk([
+    "burst",
+    sim.url,
+    caFile,
+    sim.subscriptionId,
+    "demo-rg",
+    "mk-plain",
+    String(kMax),
+  ]);
   log(`plain SDK burst of ${kMax}: ${plainBurst.refused} refused with 409`);
 
   // The ARM calls of one uncontended resize.
@@ -543,19 +621,53 @@ async function ordering(one: ChildService) {
   }
   // The final GET, and the VM list that confirms the result (a capacity is confirmed only when the VMs agree).
   const minimumCalls = 1 + 1 + Math.ceil(sizes.D / sizes.pollHint) + 1 + 1;
-  const armCalls = { ...breakdown, total: callTask.armCalls as number, minimum: minimumCalls, ratio: callTask.armCalls / minimumCalls };
+  const armCalls = {
+    ...breakdown,
+    total: callTask.armCalls as number,
+    minimum: minimumCalls,
+    ratio: callTask.armCalls / minimumCalls,
+  };
   log(`ARM calls per resize: ${armCalls.total} (minimum ${minimumCalls})`);
 
   const one20 = makespanOne.at(-1)!;
   const many20 = makespanReplicated.at(-1)!;
   const rows = [
-    { figure: `K = ${one20.k} resizes of one scale set, 1 replica: makespan / (K·D)`, measured: one20.ratio, target: "≤ 1.1, exactly K writes, 0 refused", met: one20.ratio <= 1.1 && one20.writes === one20.k && one20.refused === 0, detail: `${one20.makespanMs} ms for K·D = ${one20.boundMs} ms; ${one20.writes} writes, ${one20.refused} refused` },
-    { figure: `the same on ${MAKESPAN_REPLICAS} replicas sharing PostgreSQL`, measured: many20.ratio, target: "≤ 1.1, exactly K writes, 0 refused, last submitted wins", met: many20.ratio <= 1.1 && many20.writes === many20.k && many20.refused === 0 && many20.lastSubmittedWins, detail: `${many20.makespanMs} ms; ${many20.writes} writes, ${many20.refused} refused, last submitted ${many20.lastSubmittedWins ? "wins" : "LOST"}` },
-    { figure: `the same ${kMax} changes sent at once by a plain SDK script`, measured: plainBurst.refused, target: "reported beside it", met: null, detail: `${plainBurst.succeeded} succeeded, ${plainBurst.refused} refused with 409` },
-    { figure: "ARM calls per uncontended resize / minimum", measured: armCalls.ratio, target: "1 (1 read + 1 write + ⌈D / poll⌉ + 1 final GET + 1 VM list that confirms)", met: armCalls.total <= minimumCalls, detail: `${armCalls.total}: ${breakdown.read} read + ${breakdown.write} write + ${breakdown.poll} polls + ${breakdown.finalGet} final GET and VM list; minimum ${minimumCalls}` },
+    {
+      figure: `K = ${one20.k} resizes of one scale set, 1 replica: makespan / (K·D)`,
+      measured: one20.ratio,
+      target: "≤ 1.1, exactly K writes, 0 refused",
+      met: one20.ratio <= 1.1 && one20.writes === one20.k && one20.refused === 0,
+      detail: `${one20.makespanMs} ms for K·D = ${one20.boundMs} ms; ${one20.writes} writes, ${one20.refused} refused`,
+    },
+    {
+      figure: `the same on ${MAKESPAN_REPLICAS} replicas sharing PostgreSQL`,
+      measured: many20.ratio,
+      target: "≤ 1.1, exactly K writes, 0 refused, last submitted wins",
+      met: many20.ratio <= 1.1 && many20.writes === many20.k && many20.refused === 0 && many20.lastSubmittedWins,
+      detail: `${many20.makespanMs} ms; ${many20.writes} writes, ${many20.refused} refused, last submitted ${many20.lastSubmittedWins ? "wins" : "LOST"}`,
+    },
+    {
+      figure: `the same ${kMax} changes sent at once by a plain SDK script`,
+      measured: plainBurst.refused,
+      target: "reported beside it",
+      met: null,
+      detail: `${plainBurst.succeeded} succeeded, ${plainBurst.refused} refused with 409`,
+    },
+    {
+      figure: "ARM calls per uncontended resize / minimum",
+      measured: armCalls.ratio,
+      target: "1 (1 read + 1 write + ⌈D / poll⌉ + 1 final GET + 1 VM list that confirms)",
+      met: armCalls.total <= minimumCalls,
+      detail: `${armCalls.total}: ${breakdown.read} read + ${breakdown.write} write + ${breakdown.poll} polls + ${breakdown.finalGet} final GET and VM list; minimum ${minimumCalls}`,
+    },
   ];
   return {
-    makespan: { oneReplicaSqlite: makespanOne, replicasPostgres: { replicas: MAKESPAN_REPLICAS, runs: makespanReplicated }, plainSdkBurst: plainBurst, lroMaxPollIntervalMs: sizes.pollHint },
+    makespan: {
+      oneReplicaSqlite: makespanOne,
+      replicasPostgres: { replicas: MAKESPAN_REPLICAS, runs: makespanReplicated },
+      plainSdkBurst: plainBurst,
+      lroMaxPollIntervalMs: sizes.pollHint,
+    },
     armCalls,
     rows,
   };
@@ -569,8 +681,16 @@ function writeChart(m: Makespans): void {
     join(OUT, "makespan.svg"),
     makespanChart(
       [
-        { label: "1 replica, SQLite", color: "#1f77b4", points: m.oneReplicaSqlite.map((x) => [x.boundMs, x.makespanMs]) },
-        { label: `${m.replicasPostgres.replicas} replicas, PostgreSQL`, color: "#d62728", points: m.replicasPostgres.runs.map((x) => [x.boundMs, x.makespanMs]) },
+        {
+          label: "1 replica, SQLite",
+          color: "#1f77b4",
+          points: m.oneReplicaSqlite.map((x) => [x.boundMs, x.makespanMs]),
+        },
+        {
+          label: `${m.replicasPostgres.replicas} replicas, PostgreSQL`,
+          color: "#d62728",
+          points: m.replicasPostgres.runs.map((x) => [x.boundMs, x.makespanMs]),
+        },
       ],
       `K resizes of one scale set, D = ${sizes.D} ms, polls every ${m.lroMaxPollIntervalMs} ms at most`,
       1.1,
@@ -583,7 +703,9 @@ const FLEET_ROWS = /^fleet:|^claim with|^the same with each replica|^the same, S
 /** The fleet and claim figures of the run that wrote DIR/results.json (--skip-fleet). */
 function earlierFleetAndClaims() {
   const earlier = JSON.parse(readFileSync(join(OUT, "results.json"), "utf8"));
-  const newRows = (earlier.table as { figure: string; measured: number; target: string; met: boolean | null; detail: string }[]).filter((r) => FLEET_ROWS.test(r.figure));
+  const newRows = (
+    earlier.table as { figure: string; measured: number; target: string; met: boolean | null; detail: string }[]
+  ).filter((r) => FLEET_ROWS.test(r.figure));
   return { claims: earlier.claims, fleetResult: earlier.fleet, newRows };
 }
 
@@ -591,7 +713,11 @@ function earlierFleetAndClaims() {
  * Rows replace those of the same figure (numbers aside) in DIR/results.json, where they stood ("the same …" rows
  * read after the row before them), the others go at the end; extra keys are set beside them.
  */
-function mergeIntoResults(rows: { figure: string }[], extra: Record<string, unknown>, drop: (figure: string) => boolean = () => false): void {
+function mergeIntoResults(
+  rows: { figure: string }[],
+  extra: Record<string, unknown>,
+  drop: (figure: string) => boolean = () => false,
+): void {
   const earlier = JSON.parse(readFileSync(join(OUT, "results.json"), "utf8"));
   const shape = (f: string) => f.replace(/\d[\d,]*/g, "#");
   const fresh = new Map(rows.map((r) => [shape(r.figure), r]));
@@ -610,20 +736,40 @@ const results: Record<string, unknown> = {};
 const shareAtStart = cpuShare();
 try {
   sections: {
-    log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB${SMOKE ? "; smoke sizes" : ""}`);
+    log(
+      `machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB${SMOKE ? "; smoke sizes" : ""}`,
+    );
     if (ONLY_BURST) {
       const { result, rows } = await bursts();
-      mergeIntoResults(rows, { bursts: { ...result, takenAt: new Date().toISOString(), cpuShareAtStart: Number(shareAtStart.toFixed(2)), cpuShareAtEnd: Number(cpuShare().toFixed(2)) } });
-      for (const r of rows) console.log(`| ${r.figure} | ${r.measured.toFixed(2)} | ${r.target} | ${r.met ? "yes" : "no"} | ${r.detail} |`);
+      mergeIntoResults(rows, {
+        bursts: {
+          ...result,
+          takenAt: new Date().toISOString(),
+          cpuShareAtStart: Number(shareAtStart.toFixed(2)),
+          cpuShareAtEnd: Number(cpuShare().toFixed(2)),
+        },
+      });
+      for (const r of rows)
+        console.log(`| ${r.figure} | ${r.measured.toFixed(2)} | ${r.target} | ${r.met ? "yes" : "no"} | ${r.detail} |`);
       break sections;
     }
     if (ONLY_MAKESPAN) {
       const one = await service({ TASK_STORE: "sqlite", DATA_DIR: tempDir(), ...UNLIMITED_READS, ...FAST_POLLS });
       const order = await ordering(one);
       await stop(one);
-      mergeIntoResults(order.rows, { makespan: { ...order.makespan, takenAt: new Date().toISOString(), loadAverage: loadavg().map((x) => Number(x.toFixed(2))) }, armCalls: order.armCalls });
+      mergeIntoResults(order.rows, {
+        makespan: {
+          ...order.makespan,
+          takenAt: new Date().toISOString(),
+          loadAverage: loadavg().map((x) => Number(x.toFixed(2))),
+        },
+        armCalls: order.armCalls,
+      });
       writeChart(order.makespan);
-      for (const r of order.rows) console.log(`| ${r.figure} | ${r.measured.toFixed(2)} | ${r.target} | ${r.met === null ? "—" : r.met ? "yes" : "no"} | ${r.detail} |`);
+      for (const r of order.rows)
+        console.log(
+          `| ${r.figure} | ${r.measured.toFixed(2)} | ${r.target} | ${r.met === null ? "—" : r.met ? "yes" : "no"} | ${r.detail} |`,
+        );
       break sections;
     }
     // First, the figures of the fleet and the claims (alone with --only-fleet; with --skip-fleet, those of the last run).
@@ -643,7 +789,10 @@ try {
         pgStores.push(await queuedStore(await PostgresTaskStore.open({ connectionString: url }), queued, settled(url)));
         sqliteStores.push(await queuedStore(await SqliteTaskStore.open({ dataDir: tempDir() }), queued));
       }
-      for (const [store, list] of [["postgres", pgStores], ["sqlite", sqliteStores]] as const) {
+      for (const [store, list] of [
+        ["postgres", pgStores],
+        ["sqlite", sqliteStores],
+      ] as const) {
         const ms = await claimCosts(list);
         sizes.claimQueue.forEach((queued, i) => (claimMs[store][queued] = ms[i]));
       }
@@ -655,17 +804,23 @@ try {
         postgresRatio: claimMs.postgres[deep] / claimMs.postgres[shallow],
         sqliteRatio: claimMs.sqlite[deep] / claimMs.sqlite[shallow],
       };
-      log(`claim with ${deep} queued / ${shallow} queued: PostgreSQL ${claims.postgresRatio.toFixed(2)}, SQLite ${claims.sqliteRatio.toFixed(2)}`);
+      log(
+        `claim with ${deep} queued / ${shallow} queued: PostgreSQL ${claims.postgresRatio.toFixed(2)}, SQLite ${claims.sqliteRatio.toFixed(2)}`,
+      );
 
       // 10. The fleet, budget shared and not: the time scale makes the subscription's ARM write budget (1,200 a burst,
       // 20 a minute) bound the run at about boundS seconds.
-      const timeScaleBefore = (await control.getConfig() as unknown as { timeScale: number }).timeScale;
+      const timeScaleBefore = ((await control.getConfig()) as unknown as { timeScale: number }).timeScale;
       await setWriteDuration(THROUGHPUT_D);
       // About one write per two operations in this mix (an enable of an enabled scale set writes nothing).
-    const azureBoundMs = (Math.max(0, fleetSizes.ops / 2 - AZURE_ARM_BUDGETS.writes.burst) * 60_000) / AZURE_ARM_BUDGETS.writes.refillPerMinute;
+      const azureBoundMs =
+        (Math.max(0, fleetSizes.ops / 2 - AZURE_ARM_BUDGETS.writes.burst) * 60_000) /
+        AZURE_ARM_BUDGETS.writes.refillPerMinute;
       const fleetTimeScale = azureBoundMs > 0 ? (fleetSizes.boundS * 1000) / azureBoundMs : 0.001;
       const fleetShared = await fleet(true, fleetTimeScale);
-      log(`fleet, budget shared: ${fleetShared.makespanMs} ms against a bound of ${fleetShared.budgetBoundMs} ms (${fleetShared.boundingBucket}), ${fleetShared.throttled} × 429`);
+      log(
+        `fleet, budget shared: ${fleetShared.makespanMs} ms against a bound of ${fleetShared.budgetBoundMs} ms (${fleetShared.boundingBucket}), ${fleetShared.throttled} × 429`,
+      );
       const fleetApart = await fleet(false, fleetTimeScale);
       log(`fleet, each replica its own budget: ${fleetApart.makespanMs} ms, ${fleetApart.throttled} × 429`);
       await control.setConfig({ timeScale: timeScaleBefore } as never);
@@ -673,10 +828,34 @@ try {
       const fleetResult = { timeScale: fleetTimeScale, shared: fleetShared, apart: fleetApart };
 
       const newRows = [
-        { figure: `fleet: ${fleetShared.operations} operations on ${fleetShared.scaleSets} scale sets, ${fleetShared.replicas} replicas on PostgreSQL, Azure's limits: makespan / budget bound`, measured: fleetShared.ratio, target: "≤ 1.1, 0 × 429", met: fleetShared.ratio <= 1.1 && fleetShared.throttled === 0, detail: `${(fleetShared.makespanMs / 1000).toFixed(1)} s against ${(fleetShared.budgetBoundMs / 1000).toFixed(1)} s (${fleetShared.boundingBucket}); ${fleetShared.throttled} × 429, ${fleetShared.armCalls} ARM calls, ${fleetShared.failedTasks} failed` },
-        { figure: "the same with each replica its own budget (ARM_BUDGET_SHARED=false)", measured: fleetApart.ratio, target: "reported beside it", met: null, detail: `${(fleetApart.makespanMs / 1000).toFixed(1)} s; ${fleetApart.throttled} × 429, ${fleetApart.armCalls} ARM calls, ${fleetApart.failedTasks} failed` },
-        { figure: `claim with ${deep} tasks queued / with ${shallow}, PostgreSQL`, measured: claims.postgresRatio, target: "≤ 1.5", met: claims.postgresRatio <= 1.5, detail: `${claimMs.postgres[deep].toFixed(2)} ms against ${claimMs.postgres[shallow].toFixed(2)} ms` },
-        { figure: `the same, SQLite`, measured: claims.sqliteRatio, target: "≤ 1.5", met: claims.sqliteRatio <= 1.5, detail: `${claimMs.sqlite[deep].toFixed(2)} ms against ${claimMs.sqlite[shallow].toFixed(2)} ms` },
+        {
+          figure: `fleet: ${fleetShared.operations} operations on ${fleetShared.scaleSets} scale sets, ${fleetShared.replicas} replicas on PostgreSQL, Azure's limits: makespan / budget bound`,
+          measured: fleetShared.ratio,
+          target: "≤ 1.1, 0 × 429",
+          met: fleetShared.ratio <= 1.1 && fleetShared.throttled === 0,
+          detail: `${(fleetShared.makespanMs / 1000).toFixed(1)} s against ${(fleetShared.budgetBoundMs / 1000).toFixed(1)} s (${fleetShared.boundingBucket}); ${fleetShared.throttled} × 429, ${fleetShared.armCalls} ARM calls, ${fleetShared.failedTasks} failed`,
+        },
+        {
+          figure: "the same with each replica its own budget (ARM_BUDGET_SHARED=false)",
+          measured: fleetApart.ratio,
+          target: "reported beside it",
+          met: null,
+          detail: `${(fleetApart.makespanMs / 1000).toFixed(1)} s; ${fleetApart.throttled} × 429, ${fleetApart.armCalls} ARM calls, ${fleetApart.failedTasks} failed`,
+        },
+        {
+          figure: `claim with ${deep} tasks queued / with ${shallow}, PostgreSQL`,
+          measured: claims.postgresRatio,
+          target: "≤ 1.5",
+          met: claims.postgresRatio <= 1.5,
+          detail: `${claimMs.postgres[deep].toFixed(2)} ms against ${claimMs.postgres[shallow].toFixed(2)} ms`,
+        },
+        {
+          figure: `the same, SQLite`,
+          measured: claims.sqliteRatio,
+          target: "≤ 1.5",
+          met: claims.sqliteRatio <= 1.5,
+          detail: `${claimMs.sqlite[deep].toFixed(2)} ms against ${claimMs.sqlite[shallow].toFixed(2)} ms`,
+        },
       ];
       return { claims, fleetResult, newRows };
     };
@@ -685,13 +864,24 @@ try {
       // The other figures stay those of the run that wrote results.json; these rows replace their own.
       mergeIntoResults(
         newRows,
-        { claims, fleet: { ...fleetResult, takenAt: new Date().toISOString(), loadAverage: loadavg().map((x) => Number(x.toFixed(2))), cpuShareAtStart: Number(shareAtStart.toFixed(2)), cpuShareAtEnd: Number(cpuShare().toFixed(2)) } },
+        {
+          claims,
+          fleet: {
+            ...fleetResult,
+            takenAt: new Date().toISOString(),
+            loadAverage: loadavg().map((x) => Number(x.toFixed(2))),
+            cpuShareAtStart: Number(shareAtStart.toFixed(2)),
+            cpuShareAtEnd: Number(cpuShare().toFixed(2)),
+          },
+        },
         (figure) => FLEET_ROWS.test(figure),
       );
-      for (const r of newRows) console.log(`| ${r.figure} | ${r.measured.toFixed(2)} | ${r.target} | ${r.met === null ? "—" : r.met ? "yes" : "no"} | ${r.detail} |`);
+      for (const r of newRows)
+        console.log(
+          `| ${r.figure} | ${r.measured.toFixed(2)} | ${r.target} | ${r.met === null ? "—" : r.met ? "yes" : "no"} | ${r.detail} |`,
+        );
       break sections;
     }
-
 
     // 1 to 3: the makespans, the plain script's burst, the ARM calls of a resize (the first on `one`, which then
     // measures the CPU per task and the reads).
@@ -710,19 +900,50 @@ try {
     const cpu0 = procStats(one.child.pid!).cpuMs;
     const cpuIds: string[] = [];
     for (let i = 0; i < sizes.cpuTasks; i += 32) {
-      const batch = await Promise.all(Array.from({ length: Math.min(32, sizes.cpuTasks - i) }, (_, j) => submit(one, `cpu-svc-${i + j}`, 2)));
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(32, sizes.cpuTasks - i) }, (_, j) => submit(one, `cpu-svc-${i + j}`, 2)),
+      );
       cpuIds.push(...batch);
     }
     const cpuTasks = await waitAll(one, cpuIds, 50);
     const serviceCpuPerTask = (procStats(one.child.pid!).cpuMs - cpu0) / sizes.cpuTasks;
-    const plain = await plainSdk(["resizes", sim.url, caFile, sim.subscriptionId, "demo-rg", "cpu-sdk-", String(sizes.cpuTasks), "32", String(sizes.pollHint)]);
+    const plain = await plainSdk([
+      "resizes",
+      sim.url,
+      caFile,
+      sim.subscriptionId,
+      "demo-rg",
+      "cpu-sdk-",
+      String(sizes.cpuTasks),
+      "32",
+      String(sizes.pollHint),
+    ]);
     const plainCpuPerTask = plain.cpuMs / sizes.cpuTasks;
     // Beside it, the script that also lists the VMs after each write, as the service confirms what it did: the part
     // of the difference that is the confirming read, and the part that is the service.
-    for (let i = 0; i < sizes.cpuTasks; i++) await control.putScaleSet("demo-rg", `cpu-sdk-${i}`, { capacity: 1, loadBalanced: false });
-    const confirming = await plainSdk(["resizes", sim.url, caFile, sim.subscriptionId, "demo-rg", "cpu-sdk-", String(sizes.cpuTasks), "32", String(sizes.pollHint), "confirm"]);
+    for (let i = 0; i < sizes.cpuTasks; i++)
+      await control.putScaleSet("demo-rg", `cpu-sdk-${i}`, { capacity: 1, loadBalanced: false });
+    const confirming = await plainSdk([
+      "resizes",
+      sim.url,
+      caFile,
+      sim.subscriptionId,
+      "demo-rg",
+      "cpu-sdk-",
+      String(sizes.cpuTasks),
+      "32",
+      String(sizes.pollHint),
+      "confirm",
+    ]);
     const confirmingCpuPerTask = confirming.cpuMs / sizes.cpuTasks;
-    const cpu = { serviceMsPerTask: serviceCpuPerTask, plainSdkMsPerTask: plainCpuPerTask, ratio: serviceCpuPerTask / plainCpuPerTask, confirmingSdkMsPerTask: confirmingCpuPerTask, ratioToConfirming: serviceCpuPerTask / confirmingCpuPerTask, failed: cpuTasks.filter((t) => t.status.failed).length + plain.failed + confirming.failed };
+    const cpu = {
+      serviceMsPerTask: serviceCpuPerTask,
+      plainSdkMsPerTask: plainCpuPerTask,
+      ratio: serviceCpuPerTask / plainCpuPerTask,
+      confirmingSdkMsPerTask: confirmingCpuPerTask,
+      ratioToConfirming: serviceCpuPerTask / confirmingCpuPerTask,
+      failed: cpuTasks.filter((t) => t.status.failed).length + plain.failed + confirming.failed,
+    };
     log(`CPU per task: service ${serviceCpuPerTask.toFixed(2)} ms, plain SDK ${plainCpuPerTask.toFixed(2)} ms`);
 
     // 4b. The same, one task at a time: what a task costs that concurrency does not share out (timers, commits,
@@ -741,13 +962,45 @@ try {
       if (task.status.failed) serialFailed++;
     }
     const serialServiceMs = (procStats(one.child.pid!).cpuMs - serial0) / sizes.serialTasks;
-    const serialPlain = await plainSdk(["resizes", sim.url, caFile, sim.subscriptionId, "demo-rg", "one-sdk-", String(sizes.serialTasks), "1", String(sizes.pollHint)]);
+    const serialPlain = await plainSdk([
+      "resizes",
+      sim.url,
+      caFile,
+      sim.subscriptionId,
+      "demo-rg",
+      "one-sdk-",
+      String(sizes.serialTasks),
+      "1",
+      String(sizes.pollHint),
+    ]);
     const serialPlainMs = serialPlain.cpuMs / sizes.serialTasks;
-    for (let i = 0; i < sizes.serialTasks; i++) await control.putScaleSet("demo-rg", `one-sdk-${i}`, { capacity: 1, loadBalanced: false });
-    const serialConfirming = await plainSdk(["resizes", sim.url, caFile, sim.subscriptionId, "demo-rg", "one-sdk-", String(sizes.serialTasks), "1", String(sizes.pollHint), "confirm"]);
+    for (let i = 0; i < sizes.serialTasks; i++)
+      await control.putScaleSet("demo-rg", `one-sdk-${i}`, { capacity: 1, loadBalanced: false });
+    const serialConfirming = await plainSdk([
+      "resizes",
+      sim.url,
+      caFile,
+      sim.subscriptionId,
+      "demo-rg",
+      "one-sdk-",
+      String(sizes.serialTasks),
+      "1",
+      String(sizes.pollHint),
+      "confirm",
+    ]);
     const serialConfirmingMs = serialConfirming.cpuMs / sizes.serialTasks;
-    const cpuSerial = { tasks: sizes.serialTasks, serviceMsPerTask: serialServiceMs, plainSdkMsPerTask: serialPlainMs, ratio: serialServiceMs / serialPlainMs, confirmingSdkMsPerTask: serialConfirmingMs, ratioToConfirming: serialServiceMs / serialConfirmingMs, failed: serialFailed + serialPlain.failed + serialConfirming.failed };
-    log(`CPU per task, one at a time: service ${serialServiceMs.toFixed(2)} ms, plain SDK ${serialPlainMs.toFixed(2)} ms`);
+    const cpuSerial = {
+      tasks: sizes.serialTasks,
+      serviceMsPerTask: serialServiceMs,
+      plainSdkMsPerTask: serialPlainMs,
+      ratio: serialServiceMs / serialPlainMs,
+      confirmingSdkMsPerTask: serialConfirmingMs,
+      ratioToConfirming: serialServiceMs / serialConfirmingMs,
+      failed: serialFailed + serialPlain.failed + serialConfirming.failed,
+    };
+    log(
+      `CPU per task, one at a time: service ${serialServiceMs.toFixed(2)} ms, plain SDK ${serialPlainMs.toFixed(2)} ms`,
+    );
 
     // 5. Reads: GET /task/{id} against bare fastify with the same body.
     const pollUrl = `${one.url}/task/${cpuIds[0]}`;
@@ -756,7 +1009,12 @@ try {
     const bare = await bareFastify(bodyFile);
     // The same task through a second replica on the same SQLite file that keeps no answers: every poll reads the
     // task, builds and serializes it, as the first poll after each change does.
-    const building = await service({ TASK_STORE: "sqlite", DATA_DIR: oneDir, TASK_BODY_CACHE_ENTRIES: "0", ...UNLIMITED_READS });
+    const building = await service({
+      TASK_STORE: "sqlite",
+      DATA_DIR: oneDir,
+      TASK_BODY_CACHE_ENTRIES: "0",
+      ...UNLIMITED_READS,
+    });
     const buildingUrl = `${building.url}/task/${cpuIds[0]}`;
     await readRate(`${bare.url}/task/${cpuIds[0]}`, sizes.readSeconds / 3); // warm-up
     await readRate(pollUrl, sizes.readSeconds / 3);
@@ -775,8 +1033,16 @@ try {
     const buildingRate = median(buildingRates);
     bare.kill();
     await stop(building);
-    const reads = { servicePerSecond: serviceRate, bareFastifyPerSecond: bareRate, ratio: serviceRate / bareRate, unkeptPerSecond: buildingRate, unkeptRatio: buildingRate / bareRate };
-    log(`GET /task/{id}: ${serviceRate.toFixed(0)}/s (${buildingRate.toFixed(0)}/s keeping no answers) against bare fastify ${bareRate.toFixed(0)}/s`);
+    const reads = {
+      servicePerSecond: serviceRate,
+      bareFastifyPerSecond: bareRate,
+      ratio: serviceRate / bareRate,
+      unkeptPerSecond: buildingRate,
+      unkeptRatio: buildingRate / bareRate,
+    };
+    log(
+      `GET /task/{id}: ${serviceRate.toFixed(0)}/s (${buildingRate.toFixed(0)}/s keeping no answers) against bare fastify ${bareRate.toFixed(0)}/s`,
+    );
 
     // 5b. The same reads while WAITERS requests are held by ?wait= on a task whose write outlasts the measurement.
     await control.putScaleSet("demo-rg", "wait-held", { capacity: 1, loadBalanced: false });
@@ -790,13 +1056,25 @@ try {
     await waiters.release();
     const freeRate = await readRate(pollUrl, sizes.readSeconds);
     await setWriteDuration(THROUGHPUT_D);
-    const waiting = { waiters: WAITERS, withWaitersPerSecond: heldRate, withoutPerSecond: freeRate, ratio: heldRate / freeRate, heldTaskStillRunning: stillRunning };
-    log(`GET /task/{id} with ${WAITERS} waiters held: ${heldRate.toFixed(0)}/s against ${freeRate.toFixed(0)}/s without`);
+    const waiting = {
+      waiters: WAITERS,
+      withWaitersPerSecond: heldRate,
+      withoutPerSecond: freeRate,
+      ratio: heldRate / freeRate,
+      heldTaskStillRunning: stillRunning,
+    };
+    log(
+      `GET /task/{id} with ${WAITERS} waiters held: ${heldRate.toFixed(0)}/s against ${freeRate.toFixed(0)}/s without`,
+    );
     await stop(one);
 
     // 6. Throughput and memory: sets × perSet tasks, D = THROUGHPUT_D, a fresh service (1 replica, SQLite).
-    for (let i = 0; i < sizes.sets; i++) await control.putScaleSet("demo-rg", `tp-${i}`, { capacity: 1, loadBalanced: false });
-    const [tp, subSqlite] = await Promise.all([service({ TASK_STORE: "sqlite", DATA_DIR: tempDir(), ...FAST_POLLS }), service({ TASK_STORE: "sqlite", DATA_DIR: tempDir() })]);
+    for (let i = 0; i < sizes.sets; i++)
+      await control.putScaleSet("demo-rg", `tp-${i}`, { capacity: 1, loadBalanced: false });
+    const [tp, subSqlite] = await Promise.all([
+      service({ TASK_STORE: "sqlite", DATA_DIR: tempDir(), ...FAST_POLLS }),
+      service({ TASK_STORE: "sqlite", DATA_DIR: tempDir() }),
+    ]);
     const tpIdle = procStats(tp.child.pid!);
     const totalTasks = sizes.sets * sizes.perSet;
     const tpStart = Date.now();
@@ -831,13 +1109,19 @@ try {
       idleRssMb: tpIdle.rssMb,
       peakRssMb: tpStats.peakRssMb,
     };
-    log(`throughput: ${throughputPerSecond.toFixed(0)} tasks/s, ${coresUsed.toFixed(2)} cores, peak RSS ${tpStats.peakRssMb.toFixed(0)} MB`);
+    log(
+      `throughput: ${throughputPerSecond.toFixed(0)} tasks/s, ${coresUsed.toFixed(2)} cores, peak RSS ${tpStats.peakRssMb.toFixed(0)} MB`,
+    );
     await stop(tp);
 
     // 7. Submissions per second: SQLite and PostgreSQL (tasks run meanwhile, as they would).
     const sqliteRate = await submissionRate(subSqlite, "tp-", sizes.submissions);
     await stop(subSqlite);
-    const subPostgres = await service({ TASK_STORE: "postgres", DATABASE_URL: await database(), REPLICA_ID: "bench-submissions" });
+    const subPostgres = await service({
+      TASK_STORE: "postgres",
+      DATABASE_URL: await database(),
+      REPLICA_ID: "bench-submissions",
+    });
     const pgRate = await submissionRate(subPostgres, "tp-", sizes.submissions);
     await stop(subPostgres);
     const submissions = { sqlitePerSecond: sqliteRate, postgresPerSecond: pgRate };
@@ -849,7 +1133,8 @@ try {
     // 8. Start to first /health with storeTasks finished tasks in the store (and with an empty one).
     const fullDir = tempDir();
     const store = await SqliteTaskStore.open({ dataDir: fullDir });
-    for (let i = 0; i < sizes.storeTasks; i++) await store.create({ operations: [{ name: "resizeServerGroup", description: resize(`old-${i}`, 1) }] });
+    for (let i = 0; i < sizes.storeTasks; i++)
+      await store.create({ operations: [{ name: "resizeServerGroup", description: resize(`old-${i}`, 1) }] });
     for (;;) {
       const claimed = await store.claim("bench", 60_000, 500);
       if (claimed.length === 0) break;
@@ -863,21 +1148,88 @@ try {
       startEmpty.push(await startToHealth(emptyDir));
       startFull.push(await startToHealth(fullDir));
     }
-    const startup = { fullStoreMs: median(startFull), emptyStoreMs: median(startEmpty), tasksInStore: sizes.storeTasks, ratio: median(startFull) / 400 };
-    log(`start to /health: ${startup.fullStoreMs.toFixed(0)} ms with ${sizes.storeTasks} tasks, ${startup.emptyStoreMs.toFixed(0)} ms empty`);
+    const startup = {
+      fullStoreMs: median(startFull),
+      emptyStoreMs: median(startEmpty),
+      tasksInStore: sizes.storeTasks,
+      ratio: median(startFull) / 400,
+    };
+    log(
+      `start to /health: ${startup.fullStoreMs.toFixed(0)} ms with ${sizes.storeTasks} tasks, ${startup.emptyStoreMs.toFixed(0)} ms empty`,
+    );
 
     const table = [
       ...order.rows,
-      { figure: "service CPU per task / plain SDK script CPU per task", measured: cpu.ratio, target: "≤ 1.25", met: cpu.ratio <= 1.25, detail: `${cpu.serviceMsPerTask.toFixed(2)} ms against ${cpu.plainSdkMsPerTask.toFixed(2)} ms (${sizes.cpuTasks} resizes, D = ${THROUGHPUT_D} ms); ${cpu.ratioToConfirming.toFixed(2)} × the script listing the VMs after each write (${cpu.confirmingSdkMsPerTask.toFixed(2)} ms)` },
-      { figure: "the same, one task at a time, each waited for with GET /task/{id}?wait=", measured: cpuSerial.ratio, target: "≤ 1.25", met: cpuSerial.ratio <= 1.25, detail: `${cpuSerial.serviceMsPerTask.toFixed(2)} ms against ${cpuSerial.plainSdkMsPerTask.toFixed(2)} ms (${cpuSerial.tasks} resizes, D = ${THROUGHPUT_D} ms); ${cpuSerial.ratioToConfirming.toFixed(2)} × the script listing the VMs after each write (${cpuSerial.confirmingSdkMsPerTask.toFixed(2)} ms)` },
-      { figure: `${totalTasks} tasks on ${sizes.sets} scale sets, D = ${THROUGHPUT_D} ms: throughput × CPU per task (cores kept busy)`, measured: throughput.ratio, target: "≥ 0.7", met: throughput.ratio >= 0.7, detail: `${throughput.perSecond.toFixed(0)} tasks/s over ${throughput.wallSeconds.toFixed(1)} s, ${throughput.cpuMsPerTask.toFixed(2)} ms CPU per task` },
-      { figure: "the same: peak RSS (MB)", measured: throughput.peakRssMb, target: "≤ 150", met: throughput.peakRssMb <= 150, detail: `idle ${throughput.idleRssMb.toFixed(0)} MB` },
-      { figure: "GET /task/{id} / bare fastify, same body", measured: reads.ratio, target: "≥ 0.6", met: reads.ratio >= 0.6, detail: `${reads.servicePerSecond.toFixed(0)}/s against ${reads.bareFastifyPerSecond.toFixed(0)}/s` },
-      { figure: "the same, every poll building its answer (TASK_BODY_CACHE_ENTRIES=0)", measured: reads.unkeptRatio, target: "reported beside it", met: null, detail: `${reads.unkeptPerSecond.toFixed(0)}/s` },
-      { figure: `GET /task/{id} with ${WAITERS} ?wait= requests held / with none`, measured: waiting.ratio, target: "≥ 0.9", met: waiting.ratio >= 0.9 && waiting.heldTaskStillRunning, detail: `${waiting.withWaitersPerSecond.toFixed(0)}/s against ${waiting.withoutPerSecond.toFixed(0)}/s; the waited task ${waiting.heldTaskStillRunning ? "was still running" : "ENDED during the measurement"}` },
-      { figure: "submissions per second, SQLite (/ 1,500)", measured: submissions.sqlitePerSecond / 1500, target: "≥ 1", met: submissions.sqlitePerSecond >= 1500, detail: `${submissions.sqlitePerSecond.toFixed(0)}/s` },
-      { figure: "submissions per second, PostgreSQL (/ 1,000)", measured: submissions.postgresPerSecond / 1000, target: "≥ 1", met: submissions.postgresPerSecond >= 1000, detail: `${submissions.postgresPerSecond.toFixed(0)}/s` },
-      { figure: `start to first /health, ${sizes.storeTasks} tasks in the store (/ 0.4 s)`, measured: startup.ratio, target: "≤ 1", met: startup.ratio <= 1, detail: `${startup.fullStoreMs.toFixed(0)} ms (empty store ${startup.emptyStoreMs.toFixed(0)} ms)` },
+      {
+        figure: "service CPU per task / plain SDK script CPU per task",
+        measured: cpu.ratio,
+        target: "≤ 1.25",
+        met: cpu.ratio <= 1.25,
+        detail: `${cpu.serviceMsPerTask.toFixed(2)} ms against ${cpu.plainSdkMsPerTask.toFixed(2)} ms (${sizes.cpuTasks} resizes, D = ${THROUGHPUT_D} ms); ${cpu.ratioToConfirming.toFixed(2)} × the script listing the VMs after each write (${cpu.confirmingSdkMsPerTask.toFixed(2)} ms)`,
+      },
+      {
+        figure: "the same, one task at a time, each waited for with GET /task/{id}?wait=",
+        measured: cpuSerial.ratio,
+        target: "≤ 1.25",
+        met: cpuSerial.ratio <= 1.25,
+        detail: `${cpuSerial.serviceMsPerTask.toFixed(2)} ms against ${cpuSerial.plainSdkMsPerTask.toFixed(2)} ms (${cpuSerial.tasks} resizes, D = ${THROUGHPUT_D} ms); ${cpuSerial.ratioToConfirming.toFixed(2)} × the script listing the VMs after each write (${cpuSerial.confirmingSdkMsPerTask.toFixed(2)} ms)`,
+      },
+      {
+        figure: `${totalTasks} tasks on ${sizes.sets} scale sets, D = ${THROUGHPUT_D} ms: throughput × CPU per task (cores kept busy)`,
+        measured: throughput.ratio,
+        target: "≥ 0.7",
+        met: throughput.ratio >= 0.7,
+        detail: `${throughput.perSecond.toFixed(0)} tasks/s over ${throughput.wallSeconds.toFixed(1)} s, ${throughput.cpuMsPerTask.toFixed(2)} ms CPU per task`,
+      },
+      {
+        figure: "the same: peak RSS (MB)",
+        measured: throughput.peakRssMb,
+        target: "≤ 150",
+        met: throughput.peakRssMb <= 150,
+        detail: `idle ${throughput.idleRssMb.toFixed(0)} MB`,
+      },
+      {
+        figure: "GET /task/{id} / bare fastify, same body",
+        measured: reads.ratio,
+        target: "≥ 0.6",
+        met: reads.ratio >= 0.6,
+        detail: `${reads.servicePerSecond.toFixed(0)}/s against ${reads.bareFastifyPerSecond.toFixed(0)}/s`,
+      },
+      {
+        figure: "the same, every poll building its answer (TASK_BODY_CACHE_ENTRIES=0)",
+        measured: reads.unkeptRatio,
+        target: "reported beside it",
+        met: null,
+        detail: `${reads.unkeptPerSecond.toFixed(0)}/s`,
+      },
+      {
+        figure: `GET /task/{id} with ${WAITERS} ?wait= requests held / with none`,
+        measured: waiting.ratio,
+        target: "≥ 0.9",
+        met: waiting.ratio >= 0.9 && waiting.heldTaskStillRunning,
+        detail: `${waiting.withWaitersPerSecond.toFixed(0)}/s against ${waiting.withoutPerSecond.toFixed(0)}/s; the waited task ${waiting.heldTaskStillRunning ? "was still running" : "ENDED during the measurement"}`,
+      },
+      {
+        figure: "submissions per second, SQLite (/ 1,500)",
+        measured: submissions.sqlitePerSecond / 1500,
+        target: "≥ 1",
+        met: submissions.sqlitePerSecond >= 1500,
+        detail: `${submissions.sqlitePerSecond.toFixed(0)}/s`,
+      },
+      {
+        figure: "submissions per second, PostgreSQL (/ 1,000)",
+        measured: submissions.postgresPerSecond / 1000,
+        target: "≥ 1",
+        met: submissions.postgresPerSecond >= 1000,
+        detail: `${submissions.postgresPerSecond.toFixed(0)}/s`,
+      },
+      {
+        figure: `start to first /health, ${sizes.storeTasks} tasks in the store (/ 0.4 s)`,
+        measured: startup.ratio,
+        target: "≤ 1",
+        met: startup.ratio <= 1,
+        detail: `${startup.fullStoreMs.toFixed(0)} ms (empty store ${startup.emptyStoreMs.toFixed(0)} ms)`,
+      },
       ...burstFigures.rows,
       ...newRows,
     ];
@@ -893,7 +1245,12 @@ try {
         cpuShareAtEnd: Number(cpuShare().toFixed(2)),
       },
       smoke: SMOKE,
-      settings: { writeDurationMs: sizes.D, timeScale: sizes.pollHint / 30_000, throughputWriteDurationMs: THROUGHPUT_D, lroMaxPollIntervalMs: sizes.pollHint },
+      settings: {
+        writeDurationMs: sizes.D,
+        timeScale: sizes.pollHint / 30_000,
+        throughputWriteDurationMs: THROUGHPUT_D,
+        lroMaxPollIntervalMs: sizes.pollHint,
+      },
       table,
       makespan: order.makespan,
       armCalls: order.armCalls,
@@ -912,10 +1269,15 @@ try {
     writeFileSync(join(OUT, "results.json"), JSON.stringify(results, null, 2) + "\n");
     log(`wrote ${join(OUT, "results.json")}${SMOKE ? "" : "; npm run bench:table writes the README's table from it"}`);
     const m = results.machine as { cpuShareAtStart: number; cpuShareAtEnd: number; loadAverage: number[] };
-    console.log(`machine: ${cpus().length} cores, load average ${m.loadAverage.join(" ")}, a busy process got ${m.cpuShareAtStart} / ${m.cpuShareAtEnd} of a core (start / end)\n`);
+    console.log(
+      `machine: ${cpus().length} cores, load average ${m.loadAverage.join(" ")}, a busy process got ${m.cpuShareAtStart} / ${m.cpuShareAtEnd} of a core (start / end)\n`,
+    );
     const fmt = (x: unknown) => (typeof x === "number" ? (Number.isInteger(x) ? String(x) : x.toFixed(2)) : String(x));
     console.log(`| figure | measured | target | met | detail |\n|---|---|---|---|---|`);
-    for (const r of table) console.log(`| ${r.figure} | ${fmt(r.measured)} | ${r.target} | ${r.met === null ? "—" : r.met ? "yes" : "no"} | ${r.detail} |`);
+    for (const r of table)
+      console.log(
+        `| ${r.figure} | ${fmt(r.measured)} | ${r.target} | ${r.met === null ? "—" : r.met ? "yes" : "no"} | ${r.detail} |`,
+      );
   }
 } finally {
   for (const c of children) c.child.kill("SIGKILL");

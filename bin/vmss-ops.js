@@ -26,7 +26,9 @@ if (major >= 24) {
     // the package is not installed
   }
   if (!node24) {
-    process.stderr.write(`vmss-ops: needs Node 24 or later (this is ${process.version}); run npm install in the project, or use Node 24\n`);
+    process.stderr.write(
+      `vmss-ops: needs Node 24 or later (this is ${process.version}); run npm install in the project, or use Node 24\n`,
+    );
     process.exit(2);
   }
   // This launcher again, under Node 24: the branch above, compile cache and all.

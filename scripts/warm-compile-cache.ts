@@ -30,6 +30,8 @@ const { loadIdentity } = await import("../src/azure/client.ts");
 await loadIdentity();
 flushCompileCache();
 const entries = readdirSync(getCompileCacheDir()!).length;
-process.stdout.write(`warm-compile-cache: ${modules.length} modules of ${relative(process.cwd(), SRC) || "."} and the Azure SDK, ${entries} entries in ${getCompileCacheDir()}\n`);
+process.stdout.write(
+  `warm-compile-cache: ${modules.length} modules of ${relative(process.cwd(), SRC) || "."} and the Azure SDK, ${entries} entries in ${getCompileCacheDir()}\n`,
+);
 // Some modules start timers when imported (metrics): nothing here needs to wait for them.
 process.exit(0);

@@ -30,7 +30,8 @@ interface Row {
 /** The parts of bench/results.json the table reads; any of them may be missing. */
 type Results = Record<string, any>;
 
-const n = (x: number, digits = 0) => x.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const n = (x: number, digits = 0) =>
+  x.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const ratio = (x: number) => n(x, 2);
 const finite = (...xs: unknown[]) => xs.every((x) => typeof x === "number" && Number.isFinite(x));
 
@@ -57,7 +58,9 @@ function cpuRow(figure: string, key: "cpu" | "cpuSerial"): Row {
       const c = r[key];
       if (!finite(c?.ratio)) return undefined;
       // Beside it (where measured): against the script that also lists the VMs after each write, as the service does.
-      const beside = finite(c.ratioToConfirming) ? ` (${ratio(c.ratioToConfirming)} × the script that also lists the VMs)` : "";
+      const beside = finite(c.ratioToConfirming)
+        ? ` (${ratio(c.ratioToConfirming)} × the script that also lists the VMs)`
+        : "";
       return { measured: `${ratio(c.ratio)}${beside}`, met: c.ratio <= 1.25 };
     },
   };
@@ -89,7 +92,8 @@ export const ROWS: Row[] = [
       const f = r.fleet?.shared;
       if (!finite(f?.ratio, f?.throttled, f?.operations, f?.scaleSets)) return undefined;
       const measured = `${ratio(f.ratio)}, ${n(f.throttled)} × 429`;
-      if (f.operations !== 5000 || f.scaleSets !== 1000) return { measured: `${measured} (${n(f.operations)} operations, ${n(f.scaleSets)} scale sets)`, met: null };
+      if (f.operations !== 5000 || f.scaleSets !== 1000)
+        return { measured: `${measured} (${n(f.operations)} operations, ${n(f.scaleSets)} scale sets)`, met: null };
       return { measured, met: f.ratio <= 1.1 && f.throttled === 0 };
     },
   },
@@ -99,7 +103,10 @@ export const ROWS: Row[] = [
     read: (r) => {
       const c = r.claims;
       if (!finite(c?.postgresRatio, c?.sqliteRatio)) return undefined;
-      return { measured: `${ratio(c.postgresRatio)} PostgreSQL, ${ratio(c.sqliteRatio)} SQLite`, met: c.postgresRatio <= 1.5 && c.sqliteRatio <= 1.5 };
+      return {
+        measured: `${ratio(c.postgresRatio)} PostgreSQL, ${ratio(c.sqliteRatio)} SQLite`,
+        met: c.postgresRatio <= 1.5 && c.sqliteRatio <= 1.5,
+      };
     },
   },
   burstRow("sqlite", "SQLite", 2000),
@@ -114,22 +121,38 @@ export const ROWS: Row[] = [
   {
     figure: "start to first `/health`, 10,000 tasks stored",
     target: "≤ 0.4 s",
-    read: (r) => (finite(r.startup?.fullStoreMs) ? { measured: `${n(r.startup.fullStoreMs / 1000, 2)} s`, met: r.startup.fullStoreMs <= 400 } : undefined),
+    read: (r) =>
+      finite(r.startup?.fullStoreMs)
+        ? { measured: `${n(r.startup.fullStoreMs / 1000, 2)} s`, met: r.startup.fullStoreMs <= 400 }
+        : undefined,
   },
   {
     figure: "peak RSS, 5,000 tasks",
     target: "≤ 150 MB",
-    read: (r) => (finite(r.throughput?.peakRssMb) ? { measured: `${n(r.throughput.peakRssMb)} MB`, met: r.throughput.peakRssMb <= 150 } : undefined),
+    read: (r) =>
+      finite(r.throughput?.peakRssMb)
+        ? { measured: `${n(r.throughput.peakRssMb)} MB`, met: r.throughput.peakRssMb <= 150 }
+        : undefined,
   },
   {
     figure: "K = 20 resizes of one scale set, 1 replica: makespan / K·D",
     target: "≤ 1.1, K writes, 0 refused",
-    read: (r) => makespanReading(r.makespan?.oneReplicaSqlite?.find((m: MakespanRun) => m.k === 20), false),
+    read: (r) =>
+      makespanReading(
+        r.makespan?.oneReplicaSqlite?.find((m: MakespanRun) => m.k === 20),
+        false,
+      ),
   },
   {
     figure: "the same, 3 replicas on PostgreSQL",
     target: "≤ 1.1, K writes, 0 refused, last wins",
-    read: (r) => (r.makespan?.replicasPostgres?.replicas === 3 ? makespanReading(r.makespan.replicasPostgres.runs?.find((m: MakespanRun) => m.k === 20), true) : undefined),
+    read: (r) =>
+      r.makespan?.replicasPostgres?.replicas === 3
+        ? makespanReading(
+            r.makespan.replicasPostgres.runs?.find((m: MakespanRun) => m.k === 20),
+            true,
+          )
+        : undefined,
   },
 ];
 
@@ -154,7 +177,9 @@ export function benchTable(results: Results): string {
   });
   const when = takenAt(results);
   // A yardstick of the machine itself: the rates and times above are its as much as the service's.
-  const yardstick = finite(results.cpu?.plainSdkMsPerTask) ? `, where the plain SDK script spent ${ratio(results.cpu.plainSdkMsPerTask)} ms of CPU per resize` : "";
+  const yardstick = finite(results.cpu?.plainSdkMsPerTask)
+    ? `, where the plain SDK script spent ${ratio(results.cpu.plainSdkMsPerTask)} ms of CPU per resize`
+    : "";
   return [
     "| figure | measured | target | met |",
     "| --- | --- | --- | --- |",
@@ -175,7 +200,17 @@ export function withBenchTable(readme: string, results: Results): string {
 async function main(argv: string[]): Promise<number> {
   const readme = await readFile(README, "utf8");
   const wanted = withBenchTable(readme, JSON.parse(await readFile(RESULTS, "utf8")));
-  return writeOrCheck({ path: README, current: readme, wanted, what: "README.md's benchmark table", source: "bench/results.json", command: "npm run bench:table" }, argv);
+  return writeOrCheck(
+    {
+      path: README,
+      current: readme,
+      wanted,
+      what: "README.md's benchmark table",
+      source: "bench/results.json",
+      command: "npm run bench:table",
+    },
+    argv,
+  );
 }
 
 runAsScript(import.meta.url, "write-bench-table", main);

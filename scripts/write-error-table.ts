@@ -19,7 +19,10 @@ function cell(text: string): string {
 export function errorTable(): string {
   const rows = catalogueEntries()
     .sort((a, b) => a.status - b.status)
-    .map((e) => `| \`${e.status} ${e.code}\` | ${cell(e.when)}${e.retryAfter ? " (with `Retry-After`)" : ""} | ${cell(`\`${e.example.replace(/`/g, "'")}\``)} |`);
+    .map(
+      (e) =>
+        `| \`${e.status} ${e.code}\` | ${cell(e.when)}${e.retryAfter ? " (with `Retry-After`)" : ""} | ${cell(`\`${e.example.replace(/`/g, "'")}\``)} |`,
+    );
   return ["| status `error` | when | message, e.g. |", "| --- | --- | --- |", ...rows].join("\n");
 }
 
@@ -33,7 +36,17 @@ export function withErrorTable(page: string): string {
 
 async function main(argv: string[]): Promise<number> {
   const page = await readFile(API_DOC, "utf8");
-  return writeOrCheck({ path: API_DOC, current: page, wanted: withErrorTable(page), what: "docs/api.md's error table", source: "src/api/error-catalogue.ts", command: "npm run docs:errors" }, argv);
+  return writeOrCheck(
+    {
+      path: API_DOC,
+      current: page,
+      wanted: withErrorTable(page),
+      what: "docs/api.md's error table",
+      source: "src/api/error-catalogue.ts",
+      command: "npm run docs:errors",
+    },
+    argv,
+  );
 }
 
 runAsScript(import.meta.url, "write-error-table", main);

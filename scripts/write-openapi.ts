@@ -42,7 +42,9 @@ export function diffHint(expected: string, actual: string, context = 3): string 
     ea--;
     eb--;
   }
-  const lines = [`first difference at line ${i + 1} (generated has ${a.length} lines, checked-in file has ${b.length}):`];
+  const lines = [
+    `first difference at line ${i + 1} (generated has ${a.length} lines, checked-in file has ${b.length}):`,
+  ];
   for (let k = Math.max(0, i - context); k < i; k++) lines.push(`  ${a[k]}`);
   const shown = 12;
   for (let k = i; k <= ea && k < i + shown; k++) lines.push(`- ${a[k]}`);
@@ -75,7 +77,9 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     if (current !== text) {
-      console.error(`${shown} is out of date with the routes. Run \`npm run openapi\` and commit the result.\n${diffHint(text, current)}`);
+      console.error(
+        `${shown} is out of date with the routes. Run \`npm run openapi\` and commit the result.\n${diffHint(text, current)}`,
+      );
       return 1;
     }
     console.log(`${shown} is up to date.`);

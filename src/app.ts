@@ -91,12 +91,17 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const store = watchStoreOutages(options.store ?? new MemoryTaskStore(config.taskRetention), storeHealth);
   // Every ARM call of this replica's clients takes from the budget first (shared with the other replicas on PostgreSQL).
   const armBudget = options.accounts ? options.armBudget : (options.armBudget ?? (await createArmBudget(config)));
-  const accounts = options.accounts ?? (await AccountRegistry.open(config.accounts, (a, credential) => createComputeClient(a, credential, armBudget)));
+  const accounts =
+    options.accounts ??
+    (await AccountRegistry.open(config.accounts, (a, credential) => createComputeClient(a, credential, armBudget)));
 
   const schemas = new LazySchemaCompilers();
   // The configured level and the service's redaction (observability/log-redaction.ts); a test's options (a stream,
   // a level) go on top of them, so that what it reads is what the service would log.
-  const logger = options.logger === false ? false : { ...serviceLoggerOptions(config.logLevel), ...(typeof options.logger === "object" ? options.logger : {}) };
+  const logger =
+    options.logger === false
+      ? false
+      : { ...serviceLoggerOptions(config.logLevel), ...(typeof options.logger === "object" ? options.logger : {}) };
   const app = Fastify({
     // JSON lines. Request logs carry no headers, and secrets are cut from anything logged all the same.
     logger,
@@ -114,8 +119,15 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const budget = new RateLimitBudget();
   let activeTasks = () => 0;
   // Past TASK_BACKLOG_LIMIT queued tasks, submissions get 429 with Retry-After (the shedding's, OVERLOAD_RETRY_AFTER_S).
-  const backlog = new BacklogMonitor(store, { limit: config.tasks.backlogLimit, retryAfterSeconds: config.overload.retryAfterSeconds });
-  const metrics = new ServiceMetrics({ tasksInFlight: () => activeTasks(), throttlingBudget: () => budget.snapshot(), backlog: () => backlog.view() });
+  const backlog = new BacklogMonitor(store, {
+    limit: config.tasks.backlogLimit,
+    retryAfterSeconds: config.overload.retryAfterSeconds,
+  });
+  const metrics = new ServiceMetrics({
+    tasksInFlight: () => activeTasks(),
+    throttlingBudget: () => budget.snapshot(),
+    backlog: () => backlog.view(),
+  });
   const taskLog = new TaskLog(app.log);
   const progress = new TaskProgress();
   const waiter = new TaskWaiter({ store, pollMs: config.tasks.waitPollMs });
@@ -130,12 +142,20 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     observer: combineObservers(metrics.taskObserver(), taskLog.observer(), progress.observer()),
     onInternalError: (err, taskId) => {
       const outage = storeOutageReason(err);
-      if (outage === undefined) app.log.error({ err, taskId }, taskId ? "task failed with an internal error" : "task runner: internal error");
-      else if (taskId) app.log.warn({ reason: outage, err: (err as Error).message, taskId }, "a write of the task to the task store failed: its run stops here, and the task is handed back (its lease released) as soon as the store answers, to go on from its last checkpoint");
+      if (outage === undefined)
+        app.log.error({ err, taskId }, taskId ? "task failed with an internal error" : "task runner: internal error");
+      else if (taskId)
+        app.log.warn(
+          { reason: outage, err: (err as Error).message, taskId },
+          "a write of the task to the task store failed: its run stops here, and the task is handed back (its lease released) as soon as the store answers, to go on from its last checkpoint",
+        );
       else if (storeHealth.lastSuccessAtMs > runnerOutageLoggedAt || Date.now() - runnerOutageLoggedAt >= 30_000) {
         // Claims and renewals fail every TASK_CLAIM_INTERVAL_MS while the store is down: once per outage, then every 30 s.
         runnerOutageLoggedAt = Date.now();
-        app.log.warn({ reason: outage, err: (err as Error).message }, "task runner: the task store is unavailable; claims and lease renewals resume when it answers");
+        app.log.warn(
+          { reason: outage, err: (err as Error).message },
+          "task runner: the task store is unavailable; claims and lease renewals resume when it answers",
+        );
       }
     },
   });
@@ -145,7 +165,12 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   installPageSecurityHeaders(app);
   // Hooks on every request take a callback, not a promise: no promise and no microtask per request for them.
   app.addHook("onResponse", (request, reply, done) => {
-    metrics.observeResponse(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime / 1000);
+    metrics.observeResponse(
+      request.method,
+      request.routeOptions.url ?? "unmatched",
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, "request completed");
     done();
   });
@@ -169,12 +194,18 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     forwarder = new forwarding.ClouddriverForwarder(config.clouddriver);
     forwarding.installClouddriverForwarding(app, forwarder);
   }
-  for (const schema of [...componentSchemas, RateLimits, Readiness, ...clouddriverSchemas, ...clusterOperationSchemas]) app.addSchema(schema);
+  for (const schema of [...componentSchemas, RateLimits, Readiness, ...clouddriverSchemas, ...clusterOperationSchemas])
+    app.addSchema(schema);
   for (const op of operations.values()) app.addSchema(op.schema);
 
   if (options.generateOpenApi) await app.register((await import("@fastify/swagger")).default, openApiOptions);
   await app.register(docsRoutes);
-  await app.register(healthRoutes, { runner, accounts: accounts.names(), operations: [...operations.keys()], detailsNeedCredentials: accessControlEnabled(config.access) });
+  await app.register(healthRoutes, {
+    runner,
+    accounts: accounts.names(),
+    operations: [...operations.keys()],
+    detailsNeedCredentials: accessControlEnabled(config.access),
+  });
   if (!config.clouddriver) await app.register(featureRoutes, { operations: [...operations.keys()] });
   // Every read a poller or a person waits on: the Clouddriver reads, GET /azure/serverGroups, a dry run.
   const readRetryProfile = readRetry(config.retry, config.readRetry);
@@ -192,7 +223,14 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     },
   });
   const bodies = new TaskBodies(config.tasks.bodyCacheEntries);
-  await app.register(taskRoutes, { store, forwarder, requeue: (task, entry) => runner.requeue(task, entry), onCancelRequested: (id) => runner.cancel(id), waiter, bodies });
+  await app.register(taskRoutes, {
+    store,
+    forwarder,
+    requeue: (task, entry) => runner.requeue(task, entry),
+    onCancelRequested: (id) => runner.cancel(id),
+    waiter,
+    bodies,
+  });
   await app.register(serverGroupRoutes, { accounts, readRetry: readRetryProfile });
   // One read cache for the Clouddriver reads; every gateway feeds it its fresh reads and invalidates it on writes.
   const reads = new ScaleSetReads(accounts, {
@@ -212,7 +250,15 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     if (!options.armBudget) await armBudget?.close();
   });
   await app.register(uiRoutes, { store, progress, accounts, reads, maxAttempts: config.retry.maxAttempts });
-  await app.register(observabilityRoutes, { metrics, store, storeHealth, backlog, accounts, readyCacheMs: config.observability.readyCacheMs, probeTimeoutMs: config.observability.readyTimeoutMs });
+  await app.register(observabilityRoutes, {
+    metrics,
+    store,
+    storeHealth,
+    backlog,
+    accounts,
+    readyCacheMs: config.observability.readyCacheMs,
+    probeTimeoutMs: config.observability.readyTimeoutMs,
+  });
   await app.register(rateLimitRoutes, { budget, accounts });
   await app.ready();
   runner.start();

@@ -84,7 +84,10 @@ export function configFromEnv(env: Env, simulator: SimulatorFacts): Config {
     simulator: sim,
     accounts,
     retry,
-    readRetry: { maxAttempts: intVar(env, "READ_RETRY_MAX_ATTEMPTS", 3, 1, 100), deadlineMs: intVar(env, "READ_RETRY_DEADLINE_MS", 20_000, 1000, 3_600_000) },
+    readRetry: {
+      maxAttempts: intVar(env, "READ_RETRY_MAX_ATTEMPTS", 3, 1, 100),
+      deadlineMs: intVar(env, "READ_RETRY_DEADLINE_MS", 20_000, 1000, 3_600_000),
+    },
     lroPollIntervalMs: intVar(env, "LRO_POLL_INTERVAL_MS", 1000, 1, 120_000),
     lroMaxPollIntervalMs: intVar(env, "LRO_MAX_POLL_INTERVAL_MS", 120_000, 10, 600_000),
     taskRetention: intVar(env, "TASK_RETENTION", 10_000, 1),
@@ -119,7 +122,13 @@ function loadStore(env: Env, sim: ServiceSimulatorConfig, accounts: AccountConfi
   const databaseUrl = env.DATABASE_URL || undefined;
   // The embedded simulator keeps its scale sets in memory, so tasks about them are kept in memory too: `npm start`
   // always starts from one clean slate, and a task never names a scale set state that is gone.
-  const kind = env.TASK_STORE ?? (databaseUrl ? "postgres" : sim.mode === "embedded" && accounts.every((a) => a.credential.kind === "simulator") ? "memory" : "sqlite");
+  const kind =
+    env.TASK_STORE ??
+    (databaseUrl
+      ? "postgres"
+      : sim.mode === "embedded" && accounts.every((a) => a.credential.kind === "simulator")
+        ? "memory"
+        : "sqlite");
   if (kind !== "memory" && kind !== "sqlite" && kind !== "postgres") {
     throw new ConfigError(`TASK_STORE must be memory, sqlite or postgres, got "${kind}"`);
   }
@@ -141,7 +150,9 @@ function loadTasks(env: Env): TasksConfig {
     maxOperations: intVar(env, "TASK_MAX_OPERATIONS", 50, 1, 1000),
   };
   if (tasks.claimIntervalMs * 3 > tasks.leaseMs) {
-    throw new ConfigError(`TASK_CLAIM_INTERVAL_MS (${tasks.claimIntervalMs}) must be at most a third of TASK_LEASE_MS (${tasks.leaseMs}), so leases are renewed in time`);
+    throw new ConfigError(
+      `TASK_CLAIM_INTERVAL_MS (${tasks.claimIntervalMs}) must be at most a third of TASK_LEASE_MS (${tasks.leaseMs}), so leases are renewed in time`,
+    );
   }
   return tasks;
 }

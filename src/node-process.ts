@@ -25,7 +25,11 @@ function flagName(arg: string): string {
 }
 
 /** Which of flags the process was not started with: a flag given to node, or in NODE_OPTIONS, wins. */
-export function missingFlags(flags: readonly string[], execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ""): string[] {
+export function missingFlags(
+  flags: readonly string[],
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS ?? "",
+): string[] {
   const given = new Set([...execArgv, ...nodeOptions.split(/\s+/)].filter((a) => a.startsWith("--")).map(flagName));
   return flags.filter((f) => !given.has(flagName(f)));
 }
@@ -41,7 +45,11 @@ export function restartWithHeapFlags(env: NodeJS.ProcessEnv = process.env): void
   const missing = missingFlags(START_HEAP_FLAGS);
   if (missing.length === 0 || typeof process.execve !== "function") return;
   try {
-    process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)], env);
+    process.execve(
+      process.execPath,
+      [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)],
+      env,
+    );
   } catch {
     // Not allowed here: V8's defaults.
   }

@@ -17,7 +17,8 @@ import type { TaskStore } from "./tasks/task-store.ts";
 // Only as the entry point (this file or src/main.js): restarting replaces the whole process, whoever imported this.
 // Imported otherwise (scripts/warm-compile-cache.ts, which fills the image's compile cache), it starts nothing.
 const entryPoint = process.argv[1] && resolve(process.argv[1]);
-const isEntryPoint = entryPoint === fileURLToPath(import.meta.url) || entryPoint === fileURLToPath(new URL("./main.js", import.meta.url));
+const isEntryPoint =
+  entryPoint === fileURLToPath(import.meta.url) || entryPoint === fileURLToPath(new URL("./main.js", import.meta.url));
 if (isEntryPoint) {
   const cacheDir = compileCacheDir();
   // The cache named in the environment, so that the restarted process has it on before it reads its entry point.
@@ -57,7 +58,9 @@ async function main(): Promise<void> {
         seed: true,
       });
     } catch (err) {
-      console.error(`vmss-ops: the embedded simulator: ${listenProblem(err, simulatorConfig.host, simulatorConfig.port, "SIMULATOR_PORT")}`);
+      console.error(
+        `vmss-ops: the embedded simulator: ${listenProblem(err, simulatorConfig.host, simulatorConfig.port, "SIMULATOR_PORT")}`,
+      );
       process.exit(2);
     }
     stopSimulator = () => sim.close();
@@ -73,7 +76,9 @@ async function main(): Promise<void> {
 
   let store: TaskStore;
   try {
-    store = await createTaskStore(config, { onPoolError: (err) => writeLogLine("error", `database connection error: ${err.message}`) });
+    store = await createTaskStore(config, {
+      onPoolError: (err) => writeLogLine("error", `database connection error: ${err.message}`),
+    });
   } catch (err) {
     if (err instanceof TaskStoreOpenError) {
       console.error(`vmss-ops: cannot open the task store: ${err.message}`);
@@ -104,10 +109,14 @@ async function main(): Promise<void> {
   const base = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${(service.app.server.address() as { port: number }).port}`;
   const lines = [
     `vmss-ops listening on ${base}`,
-    config.simulator.url ? `Azure simulator: ${config.simulator.url} (${config.simulator.mode}); control API under ${config.simulator.url}/_sim` : "Azure: real accounts only",
+    config.simulator.url
+      ? `Azure simulator: ${config.simulator.url} (${config.simulator.mode}); control API under ${config.simulator.url}/_sim`
+      : "Azure: real accounts only",
     `accounts: ${config.accounts.map((a) => a.name).join(", ")}; tasks: ${config.store.kind === "sqlite" ? `SQLite in ${config.store.dataDir}/` : config.store.kind === "postgres" ? "PostgreSQL" : config.simulator.mode === "embedded" ? "in memory, like the embedded simulator's scale sets: both start fresh at every start" : "in memory"} (replica ${config.tasks.replicaId})`,
     ...(config.simulator.mode === "embedded" && config.store.kind !== "memory"
-      ? [`note: tasks are kept (${config.store.kind}) while the embedded simulator starts fresh: after a restart, old tasks name scale set states that are gone`]
+      ? [
+          `note: tasks are kept (${config.store.kind}) while the embedded simulator starts fresh: after a restart, old tasks name scale set states that are gone`,
+        ]
       : []),
     `status page: ${base}/ui`,
     "try:",
@@ -129,7 +138,11 @@ async function main(): Promise<void> {
   setTimeout(() => {
     for (const name of service.accounts.names()) {
       void service.accounts.probe(name, config.observability.readyTimeoutMs).then((result) => {
-        if (!result.ok) service.app.log.error({ account: name, problem: result.problem, detail: result.detail }, `account "${name}" cannot reach Azure with its credential: ${result.problem}${result.detail ? `: ${result.detail}` : ""} (GET /ready shows this too)`);
+        if (!result.ok)
+          service.app.log.error(
+            { account: name, problem: result.problem, detail: result.detail },
+            `account "${name}" cannot reach Azure with its credential: ${result.problem}${result.detail ? `: ${result.detail}` : ""} (GET /ready shows this too)`,
+          );
       });
     }
   }, STARTUP_PROBE_DELAY_MS).unref();
@@ -161,9 +174,12 @@ const STARTUP_PROBE_DELAY_MS = 1000;
 /** A listen that failed, in one line that says what to change. */
 function listenProblem(err: unknown, host: string, port: number, variable: string): string {
   const code = (err as { code?: string }).code;
-  if (code === "EADDRINUSE") return `port ${port} (${variable}) on ${host} is already in use, often by an earlier npm start: stop that, or choose another port, e.g. ${variable}=${port + 10}`;
-  if (code === "EACCES") return `port ${port} (${variable}) on ${host} needs privileges this process does not have: choose a port above 1023`;
-  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") return `cannot listen on ${host} (HOST or SIMULATOR_HOST): not an address of this machine; 127.0.0.1 or 0.0.0.0 are`;
+  if (code === "EADDRINUSE")
+    return `port ${port} (${variable}) on ${host} is already in use, often by an earlier npm start: stop that, or choose another port, e.g. ${variable}=${port + 10}`;
+  if (code === "EACCES")
+    return `port ${port} (${variable}) on ${host} needs privileges this process does not have: choose a port above 1023`;
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
+    return `cannot listen on ${host} (HOST or SIMULATOR_HOST): not an address of this machine; 127.0.0.1 or 0.0.0.0 are`;
   return `cannot listen on ${host}:${port}: ${(err as Error).message}`;
 }
 

@@ -21,7 +21,10 @@ export function loadStartupConfig(env: Env = process.env): StartupConfig {
     if (err instanceof SettingsError) throw new ConfigError(err.message);
     throw err;
   }
-  const config = configFromEnv(env, { subscriptionId: simulator.subscriptionId, timeScale: simulator.settings.timeScale });
+  const config = configFromEnv(env, {
+    subscriptionId: simulator.subscriptionId,
+    timeScale: simulator.settings.timeScale,
+  });
   return { config, simulator };
 }
 

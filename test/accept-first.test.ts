@@ -62,29 +62,32 @@ t.test("a step waits while a submission is being accepted, and goes on once none
   t.equal(gate.turn(), undefined, "and the next step goes on at once");
 });
 
-t.test("a steady stream of submissions slows task work, never stops it: no step waits longer than MAX_WAIT_MS", async (t) => {
-  const clock = handClock();
-  const gate = new AcceptFirst(clock);
-  let answered = gate.accepting();
-  const first = track(gate.turn());
-  await clock.advance(100);
-  const second = track(gate.turn());
-  // A new submission every millisecond, each answered before the next: the quiet time never comes.
-  for (let ms = 100; ms < MAX_WAIT_MS; ms++) {
+t.test(
+  "a steady stream of submissions slows task work, never stops it: no step waits longer than MAX_WAIT_MS",
+  async (t) => {
+    const clock = handClock();
+    const gate = new AcceptFirst(clock);
+    let answered = gate.accepting();
+    const first = track(gate.turn());
+    await clock.advance(100);
+    const second = track(gate.turn());
+    // A new submission every millisecond, each answered before the next: the quiet time never comes.
+    for (let ms = 100; ms < MAX_WAIT_MS; ms++) {
+      answered();
+      answered = gate.accepting();
+      await clock.advance(1);
+    }
+    t.equal(first.given, true, "the oldest step goes after MAX_WAIT_MS");
+    t.equal(second.given, false, "a younger one still waits");
+    for (let ms = 0; ms < 100; ms++) {
+      answered();
+      answered = gate.accepting();
+      await clock.advance(1);
+    }
+    t.equal(second.given, true, "its turn comes MAX_WAIT_MS after it asked");
     answered();
-    answered = gate.accepting();
-    await clock.advance(1);
-  }
-  t.equal(first.given, true, "the oldest step goes after MAX_WAIT_MS");
-  t.equal(second.given, false, "a younger one still waits");
-  for (let ms = 0; ms < 100; ms++) {
-    answered();
-    answered = gate.accepting();
-    await clock.advance(1);
-  }
-  t.equal(second.given, true, "its turn comes MAX_WAIT_MS after it asked");
-  answered();
-});
+  },
+);
 
 t.test("an answer given twice counts once", async (t) => {
   const clock = handClock();

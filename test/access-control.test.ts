@@ -15,7 +15,16 @@ const READER = "reader-token-0123456789abcdef";
 const ORCA = "orca-service-token-0123456789";
 
 /** team-b is a second account on the same simulator: another team's scale sets. */
-const ACCOUNTS = JSON.stringify([{ name: "team-b", subscriptionId: SIMULATOR_SUBSCRIPTION_ID, defaultResourceGroup: "demo-rg", serverGroupResourceGroup: "account", regions: ["eastus"], credential: "simulator" }]);
+const ACCOUNTS = JSON.stringify([
+  {
+    name: "team-b",
+    subscriptionId: SIMULATOR_SUBSCRIPTION_ID,
+    defaultResourceGroup: "demo-rg",
+    serverGroupResourceGroup: "account",
+    regions: ["eastus"],
+    credential: "simulator",
+  },
+]);
 const PRINCIPALS = `
 principals:
   - name: team-a
@@ -65,38 +74,65 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
   t.teardown(() => env.close());
 
   // A task of team A, to try to read as team B.
-  const submitted = await call(env, "POST", "/azure/ops/resizeServerGroup", bearer(TEAM_A), demo("web-prod-v001", { capacity: { min: 1, max: 4, desired: 2 } }));
+  const submitted = await call(
+    env,
+    "POST",
+    "/azure/ops/resizeServerGroup",
+    bearer(TEAM_A),
+    demo("web-prod-v001", { capacity: { min: 1, max: 4, desired: 2 } }),
+  );
   t.equal(submitted.status, 202, JSON.stringify(submitted.body));
   const taskId = submitted.body.id as string;
   // Another, for the cancel route: its owner's call (below) does cancel it, and the task above must run to its end.
-  const toCancel = await call(env, "POST", "/azure/ops/resizeServerGroup", bearer(TEAM_A), demo("web-prod-v002", { capacity: { min: 1, max: 4, desired: 2 } }));
+  const toCancel = await call(
+    env,
+    "POST",
+    "/azure/ops/resizeServerGroup",
+    bearer(TEAM_A),
+    demo("web-prod-v002", { capacity: { min: 1, max: 4, desired: 2 } }),
+  );
   t.equal(toCancel.status, 202, JSON.stringify(toCancel.body));
 
   type Sample = { path: string; body?: unknown } | { none: string };
   const opBody = demo("web-prod-v001", { capacity: { min: 1, max: 3, desired: 2 } });
   /** For each account-scoped route: a request on team A's account; for the others, why there is no 403. */
   function forbiddenSample(method: string, url: string): Sample | undefined {
-    if (method === "POST" && url === "/azure/ops/:operation") return { none: "an unknown operation is a 404 for everyone" };
+    if (method === "POST" && url === "/azure/ops/:operation")
+      return { none: "an unknown operation is a 404 for everyone" };
     if (method === "POST" && url.startsWith("/azure/ops/")) return { path: url, body: opBody };
-    if (method === "POST" && url === "/azure/ops") return { path: url, body: [{ [url.split("/")[3] ?? "resizeServerGroup"]: opBody }] };
-    if (method === "GET" && url === "/azure/serverGroups/:account/:region/:resourceGroup/:name") return { path: "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001" };
+    if (method === "POST" && url === "/azure/ops")
+      return { path: url, body: [{ [url.split("/")[3] ?? "resizeServerGroup"]: opBody }] };
+    if (method === "GET" && url === "/azure/serverGroups/:account/:region/:resourceGroup/:name")
+      return { path: "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001" };
     if (method === "GET" && url === "/task/:id") return { path: `/task/${taskId}` };
     if (method === "GET" && url === "/task") return { none: "lists only the caller's tasks (checked below)" };
     if (method === "GET" && url === "/azure/rateLimits") return { none: "lists only the caller's subscriptions" };
     if (method === "GET" && url === "/ui/api/tasks/:id") return { path: `/ui/api/tasks/${taskId}` };
     if (method === "GET" && url === "/ui/api/tasks") return { none: "lists only the caller's tasks (checked below)" };
-    if (method === "GET" && url === "/ui/api/inventory") return { none: "lists only the caller's accounts (checked below)" };
+    if (method === "GET" && url === "/ui/api/inventory")
+      return { none: "lists only the caller's accounts (checked below)" };
     if (method === "POST" && url === "/task/:id(^[^:/]+)::resume") return { path: `/task/${taskId}:resume` };
     if (method === "POST" && url === "/task/:id/cancel") return { path: `/task/${toCancel.body.id}/cancel` };
     // Clouddriver's reads, as Orca makes them (test/orca-contract.test.ts follows each to Orca's source).
-    if (method === "GET" && url === "/applications/:app") return { none: "lists only the caller's accounts (checked below)" };
-    if (method === "GET" && url === "/applications/:app/clusters/:account/:cluster/azure") return { path: "/applications/web/clusters/demo/web-prod/azure" };
-    if (method === "GET" && url === "/applications/:app/clusters/:account/:cluster/azure/serverGroups/:serverGroup") return { path: "/applications/web/clusters/demo/web-prod/azure/serverGroups/web-prod-v001" };
-    if (method === "GET" && url === "/applications/:app/clusters/:account/:cluster/azure/:scope/serverGroups/target/:target") return { path: "/applications/web/clusters/demo/web-prod/azure/eastus/serverGroups/target/current_asg_dynamic" };
-    if (method === "GET" && url === "/serverGroups/:account/:region/:serverGroup") return { path: "/serverGroups/demo/eastus/web-prod-v001" };
-    if (method === "GET" && url === "/cache/azure/ServerGroup") return { none: "always an empty list: it names no account" };
-    if (method === "GET" && url === "/features/stages") return { none: "the same operation list for everyone: it names no account" };
-    if (method === "POST" && url === "/cache/azure/ServerGroup") return { path: url, body: { account: "demo", region: "eastus", serverGroupName: "web-prod-v001" } };
+    if (method === "GET" && url === "/applications/:app")
+      return { none: "lists only the caller's accounts (checked below)" };
+    if (method === "GET" && url === "/applications/:app/clusters/:account/:cluster/azure")
+      return { path: "/applications/web/clusters/demo/web-prod/azure" };
+    if (method === "GET" && url === "/applications/:app/clusters/:account/:cluster/azure/serverGroups/:serverGroup")
+      return { path: "/applications/web/clusters/demo/web-prod/azure/serverGroups/web-prod-v001" };
+    if (
+      method === "GET" &&
+      url === "/applications/:app/clusters/:account/:cluster/azure/:scope/serverGroups/target/:target"
+    )
+      return { path: "/applications/web/clusters/demo/web-prod/azure/eastus/serverGroups/target/current_asg_dynamic" };
+    if (method === "GET" && url === "/serverGroups/:account/:region/:serverGroup")
+      return { path: "/serverGroups/demo/eastus/web-prod-v001" };
+    if (method === "GET" && url === "/cache/azure/ServerGroup")
+      return { none: "always an empty list: it names no account" };
+    if (method === "GET" && url === "/features/stages")
+      return { none: "the same operation list for everyone: it names no account" };
+    if (method === "POST" && url === "/cache/azure/ServerGroup")
+      return { path: url, body: { account: "demo", region: "eastus", serverGroupName: "web-prod-v001" } };
     return undefined;
   }
 
@@ -130,8 +166,13 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     t.notOk([401, 403].includes(owner.status), `${route.method} ${route.url} as team A: ${owner.status}`);
   }
 
-  const open = env.service.routes.filter((r) => r.access === "public" && r.method === "GET" && !r.url.includes(":") && !r.url.includes("*"));
-  t.ok(open.some((r) => r.url === "/health"), "/health is open");
+  const open = env.service.routes.filter(
+    (r) => r.access === "public" && r.method === "GET" && !r.url.includes(":") && !r.url.includes("*"),
+  );
+  t.ok(
+    open.some((r) => r.url === "/health"),
+    "/health is open",
+  );
   for (const route of open) {
     const res = await call(env, "GET", route.url);
     t.notOk([401, 403].includes(res.status), `${route.url} is open (${res.status})`);
@@ -140,12 +181,21 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
   await t.test("task lists show only the caller's tasks", async (t) => {
     const b = await call(env, "GET", "/task", bearer(TEAM_B));
     t.equal(b.status, 200);
-    t.notOk(b.body.tasks.some((task: { id: string }) => task.id === taskId), "team B does not see team A's task");
+    t.notOk(
+      b.body.tasks.some((task: { id: string }) => task.id === taskId),
+      "team B does not see team A's task",
+    );
     const a = await call(env, "GET", "/task", bearer(TEAM_A));
-    t.ok(a.body.tasks.some((task: { id: string }) => task.id === taskId), "team A sees it");
+    t.ok(
+      a.body.tasks.some((task: { id: string }) => task.id === taskId),
+      "team A sees it",
+    );
     const uiB = await call(env, "GET", "/ui/api/tasks", bearer(TEAM_B));
     t.equal(uiB.status, 200);
-    t.notOk([...uiB.body.inFlight, ...uiB.body.recent].some((task: { id: string }) => task.id === taskId), "nor on the status page");
+    t.notOk(
+      [...uiB.body.inFlight, ...uiB.body.recent].some((task: { id: string }) => task.id === taskId),
+      "nor on the status page",
+    );
     const uiA = await call(env, "GET", "/ui/api/tasks", bearer(TEAM_A));
     t.ok([...uiA.body.inFlight, ...uiA.body.recent].some((task: { id: string }) => task.id === taskId));
   });
@@ -157,59 +207,139 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     const b = await call(env, "GET", "/applications/web", bearer(TEAM_B));
     t.notOk(b.body?.clusters?.demo, `team B does not (${b.status})`);
     const inventoryA = await call(env, "GET", "/ui/api/inventory", bearer(TEAM_A));
-    t.ok(inventoryA.body.accounts.some((a: { name: string }) => a.name === "demo"), "the status page's inventory shows team A the demo account");
+    t.ok(
+      inventoryA.body.accounts.some((a: { name: string }) => a.name === "demo"),
+      "the status page's inventory shows team A the demo account",
+    );
     const inventoryB = await call(env, "GET", "/ui/api/inventory", bearer(TEAM_B));
     t.equal(inventoryB.status, 200);
-    t.notOk(inventoryB.body.accounts.some((a: { name: string }) => a.name === "demo"), "and not team B");
+    t.notOk(
+      inventoryB.body.accounts.some((a: { name: string }) => a.name === "demo"),
+      "and not team B",
+    );
   });
 
   await t.test("a read-only principal reads everything and writes nothing", async (t) => {
     t.equal((await call(env, "GET", `/task/${taskId}`, bearer(READER))).status, 200);
-    t.equal((await call(env, "GET", "/azure/serverGroups/team-b/eastus/demo-rg/web-prod-v002", bearer(READER))).status, 200);
+    t.equal(
+      (await call(env, "GET", "/azure/serverGroups/team-b/eastus/demo-rg/web-prod-v002", bearer(READER))).status,
+      200,
+    );
     const write = await call(env, "POST", "/azure/ops/resizeServerGroup", bearer(READER), opBody);
     t.equal(write.status, 403);
     t.match(write.body.message, /may only read/);
   });
 
   await t.test("Orca's identity headers are ignored unless trusted", async (t) => {
-    const res = await call(env, "POST", "/azure/ops/resizeServerGroup", { "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "demo" }, opBody);
+    const res = await call(
+      env,
+      "POST",
+      "/azure/ops/resizeServerGroup",
+      { "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "demo" },
+      opBody,
+    );
     t.equal(res.status, 401);
   });
 
   t.equal((await waitForTask(env, taskId, bearer(TEAM_A))).state, "succeeded");
 });
 
-t.test("Orca's identity headers, when trusted: a description for an account not in X-SPINNAKER-ACCOUNTS is a 403", async (t) => {
-  // kork-core .../kork/common/Header.java:27-28 names the headers; kork-security .../AuthenticatedRequest.java:72
-  // joins the accounts with commas; clouddriver-security .../DefaultAllowedAccountsValidator.groovy:87 matches them
-  // case-insensitively, and clouddriver-core .../DescriptionAuthorizerService.java:117 says "Access denied to account".
-  const env = await startTestEnv({ env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B, AUTH_TRUST_SPINNAKER_HEADERS: "true" } });
-  t.teardown(() => env.close());
-  const body = [{ resizeServerGroup: demo("web-prod-v002", { capacity: { min: 1, max: 3, desired: 1 } }) }];
+t.test(
+  "Orca's identity headers, when trusted: a description for an account not in X-SPINNAKER-ACCOUNTS is a 403",
+  async (t) => {
+    // kork-core .../kork/common/Header.java:27-28 names the headers; kork-security .../AuthenticatedRequest.java:72
+    // joins the accounts with commas; clouddriver-security .../DefaultAllowedAccountsValidator.groovy:87 matches them
+    // case-insensitively, and clouddriver-core .../DescriptionAuthorizerService.java:117 says "Access denied to account".
+    const env = await startTestEnv({
+      env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B, AUTH_TRUST_SPINNAKER_HEADERS: "true" },
+    });
+    t.teardown(() => env.close());
+    const body = [{ resizeServerGroup: demo("web-prod-v002", { capacity: { min: 1, max: 3, desired: 1 } }) }];
 
-  const allowed = await call(env, "POST", "/azure/ops", { "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "team-b, DEMO" }, body);
-  t.equal(allowed.status, 202, JSON.stringify(allowed.body));
-  const other = await call(env, "POST", "/azure/ops", { "x-spinnaker-user": "bob@example.com", "x-spinnaker-accounts": "team-b" }, body);
-  t.equal(other.status, 403);
-  t.match(other.body.message, /Access denied to account demo/);
-  t.match(other.body.message, /bob@example\.com/);
-  const none = await call(env, "POST", "/azure/ops", { "x-spinnaker-user": "carol@example.com" }, body);
-  t.equal(none.status, 403, "no X-SPINNAKER-ACCOUNTS: no account");
-  t.equal((await call(env, "GET", `/task/${allowed.body.id}`, { "x-spinnaker-user": "bob@example.com", "x-spinnaker-accounts": "team-b" })).status, 403, "nor can bob read alice's task");
-  t.equal((await call(env, "GET", `/task/${allowed.body.id}`, { "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "demo" })).status, 200);
-  t.equal((await call(env, "GET", `/task/${allowed.body.id}`, { "x-spinnaker-user": "bob@example.com", "x-spinnaker-accounts": "team-b" })).status, 403, "an answer already built for alice is not bob's either");
+    const allowed = await call(
+      env,
+      "POST",
+      "/azure/ops",
+      { "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "team-b, DEMO" },
+      body,
+    );
+    t.equal(allowed.status, 202, JSON.stringify(allowed.body));
+    const other = await call(
+      env,
+      "POST",
+      "/azure/ops",
+      { "x-spinnaker-user": "bob@example.com", "x-spinnaker-accounts": "team-b" },
+      body,
+    );
+    t.equal(other.status, 403);
+    t.match(other.body.message, /Access denied to account demo/);
+    t.match(other.body.message, /bob@example\.com/);
+    const none = await call(env, "POST", "/azure/ops", { "x-spinnaker-user": "carol@example.com" }, body);
+    t.equal(none.status, 403, "no X-SPINNAKER-ACCOUNTS: no account");
+    t.equal(
+      (
+        await call(env, "GET", `/task/${allowed.body.id}`, {
+          "x-spinnaker-user": "bob@example.com",
+          "x-spinnaker-accounts": "team-b",
+        })
+      ).status,
+      403,
+      "nor can bob read alice's task",
+    );
+    t.equal(
+      (
+        await call(env, "GET", `/task/${allowed.body.id}`, {
+          "x-spinnaker-user": "alice@example.com",
+          "x-spinnaker-accounts": "demo",
+        })
+      ).status,
+      200,
+    );
+    t.equal(
+      (
+        await call(env, "GET", `/task/${allowed.body.id}`, {
+          "x-spinnaker-user": "bob@example.com",
+          "x-spinnaker-accounts": "team-b",
+        })
+      ).status,
+      403,
+      "an answer already built for alice is not bob's either",
+    );
 
-  // A token and the headers: the token's service acts for the user, within both.
-  const narrowed = await call(env, "POST", "/azure/ops", { ...bearer(TEAM_B), "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "demo,team-b" }, body);
-  t.equal(narrowed.status, 403, "team B's token cannot be widened by headers");
-  const orca = await call(env, "POST", "/azure/ops", { ...bearer(ORCA), "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "demo" }, body);
-  t.equal(orca.status, 202);
-  t.equal((await waitForTask(env, allowed.body.id, { "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "demo" })).state, "succeeded");
-  t.equal((await waitForTask(env, orca.body.id, bearer(ORCA))).state, "succeeded");
-});
+    // A token and the headers: the token's service acts for the user, within both.
+    const narrowed = await call(
+      env,
+      "POST",
+      "/azure/ops",
+      { ...bearer(TEAM_B), "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "demo,team-b" },
+      body,
+    );
+    t.equal(narrowed.status, 403, "team B's token cannot be widened by headers");
+    const orca = await call(
+      env,
+      "POST",
+      "/azure/ops",
+      { ...bearer(ORCA), "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "demo" },
+      body,
+    );
+    t.equal(orca.status, 202);
+    t.equal(
+      (
+        await waitForTask(env, allowed.body.id, {
+          "x-spinnaker-user": "alice@example.com",
+          "x-spinnaker-accounts": "demo",
+        })
+      ).state,
+      "succeeded",
+    );
+    t.equal((await waitForTask(env, orca.body.id, bearer(ORCA))).state, "succeeded");
+  },
+);
 
 t.test("/metrics can be protected; /health and /ready stay open", async (t) => {
-  const env = await startTestEnv({ env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B, METRICS_REQUIRE_TOKEN: "true" } });
+  const env = await startTestEnv({
+    env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B, METRICS_REQUIRE_TOKEN: "true" },
+  });
   t.teardown(() => env.close());
   const anonymous = await call(env, "GET", "/metrics");
   t.equal(anonymous.status, 401);
@@ -224,8 +354,14 @@ t.test("/metrics can be protected; /health and /ready stay open", async (t) => {
   // Its labels name accounts and scale sets: with principals configured it needs a token unless opened on purpose.
   const byDefault = await startTestEnv({ env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B } });
   t.teardown(() => byDefault.close());
-  t.equal((await call(byDefault, "GET", "/metrics")).status, 401, "protected by default when principals are configured");
-  const open = await startTestEnv({ env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B, METRICS_REQUIRE_TOKEN: "false" } });
+  t.equal(
+    (await call(byDefault, "GET", "/metrics")).status,
+    401,
+    "protected by default when principals are configured",
+  );
+  const open = await startTestEnv({
+    env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B, METRICS_REQUIRE_TOKEN: "false" },
+  });
   t.teardown(() => open.close());
   t.equal((await call(open, "GET", "/metrics")).status, 200, "opened on purpose");
 });
@@ -233,14 +369,28 @@ t.test("/metrics can be protected; /health and /ready stay open", async (t) => {
 t.test("open by default with only the simulator; real accounts need access control or TRUSTED_NETWORK", async (t) => {
   const env = await startTestEnv();
   t.teardown(() => env.close());
-  t.equal((await call(env, "GET", "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001")).status, 200, "the quickstart needs no token");
+  t.equal(
+    (await call(env, "GET", "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001")).status,
+    200,
+    "the quickstart needs no token",
+  );
 
-  const real = JSON.stringify([{ name: "prod", subscriptionId: "11111111-2222-3333-4444-555555555555", credential: "default" }]);
-  t.throws(() => loadConfig({ ACCOUNTS: real }), /account\(s\) prod reach real Azure, but no access control is configured/);
+  const real = JSON.stringify([
+    { name: "prod", subscriptionId: "11111111-2222-3333-4444-555555555555", credential: "default" },
+  ]);
+  t.throws(
+    () => loadConfig({ ACCOUNTS: real }),
+    /account\(s\) prod reach real Azure, but no access control is configured/,
+  );
   t.throws(() => loadConfig({ ACCOUNTS: real }), ConfigError);
   t.ok(loadConfig({ ACCOUNTS: real, TRUSTED_NETWORK: "true" }));
   t.ok(loadConfig({ ACCOUNTS: real, AUTH_TRUST_SPINNAKER_HEADERS: "true" }));
-  t.ok(loadConfig({ ACCOUNTS: real, AUTH_TOKENS: PRINCIPALS.replace("tokenEnv: TEAM_B_TOKEN", `token: ${TEAM_B}`).replace("[team-b]", "[prod]") }));
+  t.ok(
+    loadConfig({
+      ACCOUNTS: real,
+      AUTH_TOKENS: PRINCIPALS.replace("tokenEnv: TEAM_B_TOKEN", `token: ${TEAM_B}`).replace("[team-b]", "[prod]"),
+    }),
+  );
 });
 
 t.test("the token configuration is checked, and never quotes a token", async (t) => {
@@ -251,7 +401,10 @@ t.test("the token configuration is checked, and never quotes a token", async (t)
     ["principals: [{ name: a, accounts: '*', tokenSha256: xyz }]", /64 hex digits/],
     ["principals: [{ name: a, accounts: '*', tokenEnv: MISSING_TOKEN_VAR }]", /MISSING_TOKEN_VAR is not set/],
     ["principals: [{ name: a, accounts: '*', token: aaaaaaaaaaaaaaaaaaaa, role: admin }]", /unknown key "role"/],
-    ["principals: [{ name: a, accounts: '*', token: aaaaaaaaaaaaaaaaaaaa }, { name: b, accounts: '*', token: aaaaaaaaaaaaaaaaaaaa }]", /same token/],
+    [
+      "principals: [{ name: a, accounts: '*', token: aaaaaaaaaaaaaaaaaaaa }, { name: b, accounts: '*', token: aaaaaaaaaaaaaaaaaaaa }]",
+      /same token/,
+    ],
     ["{", /AUTH_TOKENS is not valid YAML or JSON/],
   ];
   for (const [text, message] of cases) {

@@ -40,7 +40,11 @@ t.test("/docs is Swagger UI over the same document", async (t) => {
   t.match(css.headers["content-type"], /^text\/css/);
   t.ok(css.rawPayload.length > 10_000, "whole");
   t.ok(css.headers.etag, "with an ETag");
-  t.equal((await get("/docs/static/swagger-ui.css", { "if-none-match": String(css.headers.etag) })).statusCode, 304, "which revalidates");
+  t.equal(
+    (await get("/docs/static/swagger-ui.css", { "if-none-match": String(css.headers.etag) })).statusCode,
+    304,
+    "which revalidates",
+  );
   const redirect = await get("/docs/static/index.html");
   t.equal(redirect.statusCode, 302);
   t.equal(redirect.headers.location, "/docs/");
@@ -49,5 +53,8 @@ t.test("/docs is Swagger UI over the same document", async (t) => {
 t.test("an unknown path under /docs is this service's 404", async (t) => {
   const res = await get("/docs/no-such-thing");
   t.equal(res.statusCode, 404);
-  t.same(JSON.parse(res.body), JSON.parse((await get("/no-such-thing")).body.replace("/no-such-thing", "/docs/no-such-thing")));
+  t.same(
+    JSON.parse(res.body),
+    JSON.parse((await get("/no-such-thing")).body.replace("/no-such-thing", "/docs/no-such-thing")),
+  );
 });

@@ -76,7 +76,11 @@ function layerOf(file: string): string {
 
 t.test("every module of src/ is in a layer of the table, and every import names a module that exists", async (t) => {
   t.ok(files.length > 80, `src/ was read (${files.length} modules)`);
-  t.same(files.filter((f) => !(layerOf(f) in ALLOWED)), [], "a new folder or top-level module gets a row in ALLOWED");
+  t.same(
+    files.filter((f) => !(layerOf(f) in ALLOWED)),
+    [],
+    "a new folder or top-level module gets a row in ALLOWED",
+  );
   const missing = [...graph].flatMap(([file, deps]) => deps.filter((d) => !graph.has(d)).map((d) => `${file} → ${d}`));
   t.same(missing, [], "imports resolve (a misread import would hide an edge)");
 });
@@ -99,8 +103,16 @@ function wrongWayImports(g: Graph): string[] {
 t.test("no module imports from a layer its own may not use, beyond the known violations", async (t) => {
   const found = wrongWayImports(graph);
   const known = KNOWN_VIOLATIONS.map((v) => `${v.from} → ${v.to}`);
-  t.same(found.filter((e) => !known.includes(e)), [], "new imports against the table (move the code, or the import, to where the table allows it)");
-  t.same(known.filter((e) => !found.includes(e)), [], "known violations that are gone: take them off KNOWN_VIOLATIONS");
+  t.same(
+    found.filter((e) => !known.includes(e)),
+    [],
+    "new imports against the table (move the code, or the import, to where the table allows it)",
+  );
+  t.same(
+    known.filter((e) => !found.includes(e)),
+    [],
+    "known violations that are gone: take them off KNOWN_VIOLATIONS",
+  );
   for (const v of KNOWN_VIOLATIONS) t.ok(v.reason.length > 20, `${v.from} → ${v.to} says why it is wrong`);
 });
 
@@ -142,8 +154,16 @@ function importCycles(g: Graph): string[][] {
 t.test("no import cycles in src/, type imports included, beyond the known ones", async (t) => {
   const found = importCycles(graph).map((group) => group.join(" ↔ "));
   const known = KNOWN_CYCLES.map((c) => [...c.modules].sort().join(" ↔ "));
-  t.same(found.filter((c) => !known.includes(c)), [], "new import cycles");
-  t.same(known.filter((c) => !found.includes(c)), [], "known cycles that are gone: take them off KNOWN_CYCLES");
+  t.same(
+    found.filter((c) => !known.includes(c)),
+    [],
+    "new import cycles",
+  );
+  t.same(
+    known.filter((c) => !found.includes(c)),
+    [],
+    "known cycles that are gone: take them off KNOWN_CYCLES",
+  );
 });
 
 t.test("the checks can fail: a wrong-way import and a cycle added to a copy of the graph are found", async (t) => {

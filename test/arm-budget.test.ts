@@ -12,7 +12,16 @@ import { startSimulator } from "../src/simulator/simulator.ts";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
 import { createComputeClient, SimulatorCredential } from "../src/azure/client.ts";
-import { ArmBudget, InProcessLedger, type ArmBudgetOptions, type ArmWait, type BucketFigures, type CallAnswer, type TakeAnswer, type TakeRequest } from "../src/azure/arm-budget.ts";
+import {
+  ArmBudget,
+  InProcessLedger,
+  type ArmBudgetOptions,
+  type ArmWait,
+  type BucketFigures,
+  type CallAnswer,
+  type TakeAnswer,
+  type TakeRequest,
+} from "../src/azure/arm-budget.ts";
 import { PostgresLedger } from "../src/azure/arm-budget-postgres.ts";
 import { observeArmResponses } from "../src/azure/arm-observer.ts";
 import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
@@ -39,7 +48,11 @@ function account(): AccountConfig {
 
 /** A small subscription bucket for scale-set GETs, the same in the simulator and in the budget. */
 async function smallReadBucket(burst: number, refillPerMinute: number): Promise<ArmBudgetOptions> {
-  await control.setThrottling({ enabled: true, scale: 1, policies: { GetVMScaleSet: { subscription: { burst, refillPerMinute } } } });
+  await control.setThrottling({
+    enabled: true,
+    scale: 1,
+    policies: { GetVMScaleSet: { subscription: { burst, refillPerMinute } } },
+  });
   return { compute: { GetVMScaleSet: { subscription: { burst, refillPerMinute } } }, readReserve: 0 };
 }
 
@@ -51,49 +64,62 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
   }
 }
 
-const gets = async () => (await control.calls()).filter((c) => c.method === "GET" && /virtualMachineScaleSets\/[^/]+$/.test(c.path));
+const gets = async () =>
+  (await control.calls()).filter((c) => c.method === "GET" && /virtualMachineScaleSets\/[^/]+$/.test(c.path));
 
-t.test("two replicas share one subscription bucket in PostgreSQL: together they send no more than it holds", async (t) => {
-  const schema = `vmss_ops_test_${randomBytes(6).toString("hex")}`;
-  const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema }); // migrates: arm_budget
-  t.teardown(async () => {
-    await store.close();
-    const admin = new pg.Client({ connectionString: DATABASE_URL });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
-  });
-  // Five calls, and almost no refill while the test runs (one token a minute).
-  const options = await smallReadBucket(5, 1);
-  await control.clearCalls();
-  const replicas = [0, 1].map(() => new ArmBudget(new PostgresLedger({ connectionString: DATABASE_URL, schema }), options));
-  t.teardown(() => Promise.all(replicas.map((b) => b.close())));
-  const aborts = new AbortController();
-  let answered = 0;
-  const outcomes = replicas.flatMap((budget) => {
-    const client = createComputeClient(account(), new SimulatorCredential(), budget);
-    return NAMES.map((name) =>
-      client.virtualMachineScaleSets.get("demo-rg", name, { abortSignal: aborts.signal }).then(
-        () => (answered++, "sent"),
-        () => "aborted",
-      ),
+t.test(
+  "two replicas share one subscription bucket in PostgreSQL: together they send no more than it holds",
+  async (t) => {
+    const schema = `vmss_ops_test_${randomBytes(6).toString("hex")}`;
+    const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema }); // migrates: arm_budget
+    t.teardown(async () => {
+      await store.close();
+      const admin = new pg.Client({ connectionString: DATABASE_URL });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    });
+    // Five calls, and almost no refill while the test runs (one token a minute).
+    const options = await smallReadBucket(5, 1);
+    await control.clearCalls();
+    const replicas = [0, 1].map(
+      () => new ArmBudget(new PostgresLedger({ connectionString: DATABASE_URL, schema }), options),
     );
-  });
-  // Every call has been answered by the shared budget: 5 given, 15 told to wait.
-  await until("20 calls to have asked the budget", () => replicas.reduce((n, b) => n + b.counts.calls, 0) === 20);
-  await until("15 of them to wait", () => replicas.reduce((n, b) => n + b.counts.waited, 0) === 15);
-  await until("the 5 given to be answered", async () => (await gets()).filter((c) => c.status !== null).length === 5);
-  const sent = await gets();
-  t.equal(sent.length, 5, "the simulator saw as many calls as the bucket holds, from both replicas together");
-  t.same(sent.map((c) => c.status), [200, 200, 200, 200, 200], "none refused");
-  t.ok(replicas.every((b) => b.counts.calls - b.counts.waited < 10), "each replica had some of them waiting");
-  // The 5 sent are answered to their callers before the others are given up.
-  await until("the 5 sent to reach their callers", () => answered === 5);
-  aborts.abort();
-  const results = await Promise.all(outcomes);
-  t.equal(results.filter((r) => r === "aborted").length, 15, "the 15 that waited were given up");
-  t.equal((await gets()).length, 5, "calls given up while waiting were never sent");
-});
+    t.teardown(() => Promise.all(replicas.map((b) => b.close())));
+    const aborts = new AbortController();
+    let answered = 0;
+    const outcomes = replicas.flatMap((budget) => {
+      const client = createComputeClient(account(), new SimulatorCredential(), budget);
+      return NAMES.map((name) =>
+        client.virtualMachineScaleSets.get("demo-rg", name, { abortSignal: aborts.signal }).then(
+          () => (answered++, "sent"),
+          () => "aborted",
+        ),
+      );
+    });
+    // Every call has been answered by the shared budget: 5 given, 15 told to wait.
+    await until("20 calls to have asked the budget", () => replicas.reduce((n, b) => n + b.counts.calls, 0) === 20);
+    await until("15 of them to wait", () => replicas.reduce((n, b) => n + b.counts.waited, 0) === 15);
+    await until("the 5 given to be answered", async () => (await gets()).filter((c) => c.status !== null).length === 5);
+    const sent = await gets();
+    t.equal(sent.length, 5, "the simulator saw as many calls as the bucket holds, from both replicas together");
+    t.same(
+      sent.map((c) => c.status),
+      [200, 200, 200, 200, 200],
+      "none refused",
+    );
+    t.ok(
+      replicas.every((b) => b.counts.calls - b.counts.waited < 10),
+      "each replica had some of them waiting",
+    );
+    // The 5 sent are answered to their callers before the others are given up.
+    await until("the 5 sent to reach their callers", () => answered === 5);
+    aborts.abort();
+    const results = await Promise.all(outcomes);
+    t.equal(results.filter((r) => r === "aborted").length, 15, "the 15 that waited were given up");
+    t.equal((await gets()).length, 5, "calls given up while waiting were never sent");
+  },
+);
 
 t.test("a task whose call finds the bucket empty waits, says so in its history, then goes on", async (t) => {
   // Its own simulator, at a small time scale: the polls of the write follow the simulator's Retry-After.
@@ -103,7 +129,12 @@ t.test("a task whose call finds the bucket empty waits, says so in its history, 
   await control.putScaleSet("demo-rg", NAMES[0], { capacity: 1, loadBalanced: false });
   const ledger = new InProcessLedger();
   const budget = new ArmBudget(ledger);
-  const config = loadConfig({ SIMULATOR_URL: fast.url, SIMULATOR_TIME_SCALE: "0.001", LRO_POLL_INTERVAL_MS: "20", LOG_LEVEL: "silent" });
+  const config = loadConfig({
+    SIMULATOR_URL: fast.url,
+    SIMULATOR_TIME_SCALE: "0.001",
+    LRO_POLL_INTERVAL_MS: "20",
+    LOG_LEVEL: "silent",
+  });
   for (const a of config.accounts) a.caPem = fast.caPem;
   const accounts = await AccountRegistry.open(config.accounts, (a) => createComputeClient(a, undefined, budget));
   const service = await buildApp({ config, store: new MemoryTaskStore(), accounts, armBudget: budget, logger: false });
@@ -119,7 +150,16 @@ t.test("a task whose call finds the bucket empty waits, says so in its history, 
   const submitted = await service.app.inject({
     method: "POST",
     url: "/azure/ops",
-    payload: [{ resizeServerGroup: { credentials: "demo", region: "eastus", serverGroupName: NAMES[0], capacity: { min: 0, max: 5, desired: 2 } } }],
+    payload: [
+      {
+        resizeServerGroup: {
+          credentials: "demo",
+          region: "eastus",
+          serverGroupName: NAMES[0],
+          capacity: { min: 0, max: 5, desired: 2 },
+        },
+      },
+    ],
   });
   t.ok(submitted.statusCode >= 200 && submitted.statusCode < 300, submitted.body);
   const id = submitted.json().id as string;
@@ -159,7 +199,10 @@ t.test("a 429 from outside (another tool spent the budget) empties the bucket fo
   const after = (await control.calls()).filter((c) => c.time > throttled.time && c.method === "GET");
   t.equal(after.length, 1, "one more call");
   t.equal(after[0].status, 200, "accepted: it waited out the Retry-After");
-  t.ok(after[0].time - throttled.time >= 4_000, `sent ${after[0].time - throttled.time} ms after the 429 (Retry-After 5 s)`);
+  t.ok(
+    after[0].time - throttled.time >= 4_000,
+    `sent ${after[0].time - throttled.time} ms after the 429 (Retry-After 5 s)`,
+  );
 });
 
 t.test("a task's call waiting behind reads for a cache goes first", async (t) => {
@@ -170,7 +213,9 @@ t.test("a task's call waiting behind reads for a cache goes first", async (t) =>
   await control.clearCalls();
   await client.virtualMachineScaleSets.get("demo-rg", NAMES[0]); // the one token
   const order: string[] = [];
-  const cache = [1, 2, 3].map((i) => client.virtualMachineScaleSets.get("demo-rg", NAMES[i]).then(() => order.push(`cache ${i}`)));
+  const cache = [1, 2, 3].map((i) =>
+    client.virtualMachineScaleSets.get("demo-rg", NAMES[i]).then(() => order.push(`cache ${i}`)),
+  );
   await until("the cache reads to wait", () => budget.counts.waited === 3);
   const waits: ArmWait[] = [];
   const task = observeArmResponses({ onArmResponse: () => {}, onArmWait: (w) => waits.push(w) }, () =>
@@ -183,29 +228,43 @@ t.test("a task's call waiting behind reads for a cache goes first", async (t) =>
   t.equal((await control.calls()).filter((c) => c.status === 429).length, 0);
 });
 
-t.test("the in-process ledger forgets buckets that are full again (one per operation polled would grow without end)", async (t) => {
-  let now = 1_000_000;
-  const ledger = new InProcessLedger(() => now);
-  const figures = { burst: 45, refillPerMinute: 15 };
-  for (let i = 0; i < 999; i++) await ledger.takeInOrder([[{ key: `sub/GetOperation/op-${i}`, figures, need: 1 }]]);
-  t.equal(ledger.size, 999);
-  now += 60_000; // a token back in each: all full again
-  await ledger.takeInOrder([[{ key: "sub/GetOperation/op-new", figures, need: 1 }]]);
-  t.equal(ledger.size, 1, "only the bucket just used is kept");
-});
+t.test(
+  "the in-process ledger forgets buckets that are full again (one per operation polled would grow without end)",
+  async (t) => {
+    let now = 1_000_000;
+    const ledger = new InProcessLedger(() => now);
+    const figures = { burst: 45, refillPerMinute: 15 };
+    for (let i = 0; i < 999; i++) await ledger.takeInOrder([[{ key: `sub/GetOperation/op-${i}`, figures, need: 1 }]]);
+    t.equal(ledger.size, 999);
+    now += 60_000; // a token back in each: all full again
+    await ledger.takeInOrder([[{ key: "sub/GetOperation/op-new", figures, need: 1 }]]);
+    t.equal(ledger.size, 1, "only the bucket just used is kept");
+  },
+);
 
-t.test("a ledger out of reach (the database restarting) sends the call without the budget instead of failing it", async (t) => {
-  // The shared ledger lives in the task store's PostgreSQL: during its outage the first take of an idle budget
-  // used to throw pg's "Connection terminated unexpectedly" into the SDK, and the operation failed as terminal.
-  const unreachable = { ...new InProcessLedger(), takeInOrder: async () => { throw new Error("Connection terminated unexpectedly"); }, correct: async () => {}, drain: async () => {}, close: async () => {} };
-  const budget = new ArmBudget(unreachable, await smallReadBucket(3, 12));
-  t.teardown(() => budget.close());
-  const client = createComputeClient(account(), new SimulatorCredential(), budget);
-  await control.clearCalls();
-  const vmss = await client.virtualMachineScaleSets.get("demo-rg", NAMES[0]);
-  t.equal(vmss.name, NAMES[0], "the read went through");
-  t.equal((await control.calls()).filter((c) => c.method === "GET").length, 1, "sent once, to Azure");
-});
+t.test(
+  "a ledger out of reach (the database restarting) sends the call without the budget instead of failing it",
+  async (t) => {
+    // The shared ledger lives in the task store's PostgreSQL: during its outage the first take of an idle budget
+    // used to throw pg's "Connection terminated unexpectedly" into the SDK, and the operation failed as terminal.
+    const unreachable = {
+      ...new InProcessLedger(),
+      takeInOrder: async () => {
+        throw new Error("Connection terminated unexpectedly");
+      },
+      correct: async () => {},
+      drain: async () => {},
+      close: async () => {},
+    };
+    const budget = new ArmBudget(unreachable, await smallReadBucket(3, 12));
+    t.teardown(() => budget.close());
+    const client = createComputeClient(account(), new SimulatorCredential(), budget);
+    await control.clearCalls();
+    const vmss = await client.virtualMachineScaleSets.get("demo-rg", NAMES[0]);
+    t.equal(vmss.name, NAMES[0], "the read went through");
+    t.equal((await control.calls()).filter((c) => c.method === "GET").length, 1, "sent once, to Azure");
+  },
+);
 
 /** A schema of its own, migrated (arm_budget and its take functions), dropped afterwards. */
 async function budgetSchema(t: Test): Promise<string> {
@@ -221,29 +280,39 @@ async function budgetSchema(t: Test): Promise<string> {
   return schema;
 }
 
-t.test("a take of several calls goes in order, each all or nothing, a refused call holding its buckets: alike in process and in PostgreSQL", async (t) => {
-  const schema = await budgetSchema(t);
-  const shared = new PostgresLedger({ connectionString: DATABASE_URL, schema });
-  t.teardown(() => shared.close());
-  const one = { burst: 1, refillPerMinute: 1 };
-  const two = { burst: 2, refillPerMinute: 1 };
-  const take = (key: string, figures: BucketFigures, need = 1): TakeRequest => ({ key, figures, need });
-  const summary = (a: CallAnswer) => (a === "held" ? "held" : a.granted ? "given" : `refused ${a.emptyKey}`);
-  for (const [name, ledger] of [["in process", new InProcessLedger()], ["PostgreSQL", shared]] as const) {
-    const answers = await ledger.takeInOrder([
-      [take("s", two), take("r1", one)], // given: s 2 → 1, r1 1 → 0
-      [take("s", two), take("r1", one)], // refused: r1 is empty; it holds s and r1
-      [take("s", two), take("r2", one)], // not tried: s is held for the call before
-      [take("r2", one)], // given: r2 is not held
-      [take("t", one), take("u", one, 2)], // refused: u never holds 2; t gives nothing either
-    ]);
-    t.same(answers.map(summary), ["given", "refused r1", "held", "given", "refused u"], `${name}: each call answered in order`);
-    const refused = answers[4] as TakeAnswer;
-    t.ok(refused.waitMs > 0, `${name}: a refused call is told how long (${refused.waitMs} ms)`);
-    const next = await ledger.takeInOrder([[take("t", one)], [take("s", two)], [take("s", two)]]);
-    t.same(next.map(summary), ["given", "given", "refused s"], `${name}: t kept its token, s had one left`);
-  }
-});
+t.test(
+  "a take of several calls goes in order, each all or nothing, a refused call holding its buckets: alike in process and in PostgreSQL",
+  async (t) => {
+    const schema = await budgetSchema(t);
+    const shared = new PostgresLedger({ connectionString: DATABASE_URL, schema });
+    t.teardown(() => shared.close());
+    const one = { burst: 1, refillPerMinute: 1 };
+    const two = { burst: 2, refillPerMinute: 1 };
+    const take = (key: string, figures: BucketFigures, need = 1): TakeRequest => ({ key, figures, need });
+    const summary = (a: CallAnswer) => (a === "held" ? "held" : a.granted ? "given" : `refused ${a.emptyKey}`);
+    for (const [name, ledger] of [
+      ["in process", new InProcessLedger()],
+      ["PostgreSQL", shared],
+    ] as const) {
+      const answers = await ledger.takeInOrder([
+        [take("s", two), take("r1", one)], // given: s 2 → 1, r1 1 → 0
+        [take("s", two), take("r1", one)], // refused: r1 is empty; it holds s and r1
+        [take("s", two), take("r2", one)], // not tried: s is held for the call before
+        [take("r2", one)], // given: r2 is not held
+        [take("t", one), take("u", one, 2)], // refused: u never holds 2; t gives nothing either
+      ]);
+      t.same(
+        answers.map(summary),
+        ["given", "refused r1", "held", "given", "refused u"],
+        `${name}: each call answered in order`,
+      );
+      const refused = answers[4] as TakeAnswer;
+      t.ok(refused.waitMs > 0, `${name}: a refused call is told how long (${refused.waitMs} ms)`);
+      const next = await ledger.takeInOrder([[take("t", one)], [take("s", two)], [take("s", two)]]);
+      t.same(next.map(summary), ["given", "given", "refused s"], `${name}: t kept its token, s had one left`);
+    }
+  },
+);
 
 t.test("the calls a replica asks for in one turn take in one statement, not one each", async (t) => {
   const schema = await budgetSchema(t);
@@ -261,7 +330,11 @@ t.test("the calls a replica asks for in one turn take in one statement, not one 
   await control.setThrottling({ enabled: false });
   await control.clearCalls();
   const read = await Promise.all(NAMES.map((name) => client.virtualMachineScaleSets.get("demo-rg", name)));
-  t.same(read.map((v) => v.name), NAMES, "every call was sent and answered");
+  t.same(
+    read.map((v) => v.name),
+    NAMES,
+    "every call was sent and answered",
+  );
   t.equal((await gets()).length, NAMES.length, "Azure saw each once");
   t.equal(budget.counts.calls, NAMES.length);
   t.equal(budget.counts.waited, 0, "none waited: the budget was full");
@@ -270,23 +343,30 @@ t.test("the calls a replica asks for in one turn take in one statement, not one 
   t.equal(calls, NAMES.length, "each call taken once");
 });
 
-t.test("a ledger that does not answer (a half-open connection) holds calls for its bound, then sends them without the budget", async (t) => {
-  // Accepts connections and never answers: the pool's connect times out, as a statement on a dead socket would.
-  const silent: Socket[] = [];
-  const server = createServer((socket) => silent.push(socket));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  t.teardown(() => {
-    for (const s of silent) s.destroy();
-    server.close();
-  });
-  const port = (server.address() as AddressInfo).port;
-  const budget = new ArmBudget(new PostgresLedger({ connectionString: `postgres://postgres@127.0.0.1:${port}/test`, timeoutMs: 500 }));
-  t.teardown(() => budget.close());
-  const client = createComputeClient(account(), new SimulatorCredential(), budget);
-  await control.setThrottling({ enabled: false });
-  await control.clearCalls();
-  const read = await Promise.all(NAMES.slice(0, 5).map((name) => client.virtualMachineScaleSets.get("demo-rg", name)));
-  t.equal(read.length, 5, "every call went through");
-  t.equal((await gets()).length, 5, "sent once each, to Azure");
-  t.ok(silent.length >= 1, "the ledger was asked");
-});
+t.test(
+  "a ledger that does not answer (a half-open connection) holds calls for its bound, then sends them without the budget",
+  async (t) => {
+    // Accepts connections and never answers: the pool's connect times out, as a statement on a dead socket would.
+    const silent: Socket[] = [];
+    const server = createServer((socket) => silent.push(socket));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    t.teardown(() => {
+      for (const s of silent) s.destroy();
+      server.close();
+    });
+    const port = (server.address() as AddressInfo).port;
+    const budget = new ArmBudget(
+      new PostgresLedger({ connectionString: `postgres://postgres@127.0.0.1:${port}/test`, timeoutMs: 500 }),
+    );
+    t.teardown(() => budget.close());
+    const client = createComputeClient(account(), new SimulatorCredential(), budget);
+    await control.setThrottling({ enabled: false });
+    await control.clearCalls();
+    const read = await Promise.all(
+      NAMES.slice(0, 5).map((name) => client.virtualMachineScaleSets.get("demo-rg", name)),
+    );
+    t.equal(read.length, 5, "every call went through");
+    t.equal((await gets()).length, 5, "sent once each, to Azure");
+    t.ok(silent.length >= 1, "the ledger was asked");
+  },
+);

@@ -1,7 +1,13 @@
 import t from "tap";
 import { RestError } from "@azure/core-rest-pipeline";
 import { createHttpHeaders } from "@azure/core-rest-pipeline";
-import { describeArmFailure, failureLabel, LongRunningOperationError, RefusalError, parseRetryAfterMs } from "../src/azure/arm-failure.ts";
+import {
+  describeArmFailure,
+  failureLabel,
+  LongRunningOperationError,
+  RefusalError,
+  parseRetryAfterMs,
+} from "../src/azure/arm-failure.ts";
 import { isRetryableKind } from "../src/azure/retry-policy.ts";
 
 function restError(status: number, code: string, headers: Record<string, string> = {}) {
@@ -77,7 +83,13 @@ t.test("a long-running operation's end is judged by its status and code, not its
   t.equal(canceled.kind, "canceled");
   t.equal(isRetryableKind(canceled.kind), true, "a canceled write is re-read and re-planned");
   t.equal(failureLabel(canceled), "operation canceled");
-  const preempted = describeArmFailure(new LongRunningOperationError("Canceled", "OperationPreempted", "Operation execution has been preempted by a more recent operation."));
+  const preempted = describeArmFailure(
+    new LongRunningOperationError(
+      "Canceled",
+      "OperationPreempted",
+      "Operation execution has been preempted by a more recent operation.",
+    ),
+  );
   t.same({ kind: preempted.kind, code: preempted.code }, { kind: "canceled", code: "OperationPreempted" });
   const alloc = describeArmFailure(new LongRunningOperationError("Failed", "AllocationFailed", "Allocation failed."));
   t.same({ kind: alloc.kind, code: alloc.code }, { kind: "operationFailedTransient", code: "AllocationFailed" });

@@ -28,7 +28,11 @@ t.test("the store counts the backlog; the monitor refuses at the limit", async (
   await store.claim("r", 10_000, 1);
   t.same(await store.backlog(), { queued: 1, oldestQueuedAtMs: 1_000_500 }, "a claimed task waits no more");
   const monitor = new BacklogMonitor(store, { limit: 1, retryAfterSeconds: 7 });
-  await t.rejects(monitor.admit(), { name: "BacklogFullError", retryAfterSeconds: 7, message: /1 tasks are waiting to start, the most this service takes \(TASK_BACKLOG_LIMIT 1\)/ });
+  await t.rejects(monitor.admit(), {
+    name: "BacklogFullError",
+    retryAfterSeconds: 7,
+    message: /1 tasks are waiting to start, the most this service takes \(TASK_BACKLOG_LIMIT 1\)/,
+  });
   await new BacklogMonitor(store, { limit: 0, retryAfterSeconds: 7 }).admit();
   t.pass("limit 0: no limit");
 });
@@ -52,8 +56,14 @@ t.test("SQLite and PostgreSQL count the same backlog: queued and not leased", as
   });
   for (const [kind, store] of stores) {
     t.same(await store.backlog!(), { queued: 0 }, `${kind}: none`);
-    const first = await store.create({ operations: [{ name: "resizeServerGroup", description: { serverGroupName: "a" } }], scaleSets: ["a"] });
-    await store.create({ operations: [{ name: "resizeServerGroup", description: { serverGroupName: "b" } }], scaleSets: ["b"] });
+    const first = await store.create({
+      operations: [{ name: "resizeServerGroup", description: { serverGroupName: "a" } }],
+      scaleSets: ["a"],
+    });
+    await store.create({
+      operations: [{ name: "resizeServerGroup", description: { serverGroupName: "b" } }],
+      scaleSets: ["b"],
+    });
     const two = await store.backlog!();
     t.equal(two.queued, 2, `${kind}: two queued`);
     t.equal(two.oldestQueuedAtMs, first.task.createdAtMs, `${kind}: since the first was created`);
@@ -63,7 +73,10 @@ t.test("SQLite and PostgreSQL count the same backlog: queued and not leased", as
 });
 
 t.test(`past ${LIMIT} queued tasks: 429 with Retry-After; the backlog on /metrics and /ready`, async (t) => {
-  const env = await startTestEnv({ writeDurationMs: 3000, env: { TASK_CONCURRENCY: "1", TASK_BACKLOG_LIMIT: String(LIMIT), OVERLOAD_RETRY_AFTER_S: "7", READY_CACHE_MS: "0" } });
+  const env = await startTestEnv({
+    writeDurationMs: 3000,
+    env: { TASK_CONCURRENCY: "1", TASK_BACKLOG_LIMIT: String(LIMIT), OVERLOAD_RETRY_AFTER_S: "7", READY_CACHE_MS: "0" },
+  });
   t.teardown(() => env.close());
   const accepted: string[] = [];
   let refused: { status: number; body: any; retryAfter?: string } | undefined;
@@ -81,7 +94,10 @@ t.test(`past ${LIMIT} queued tasks: 429 with Retry-After; the backlog on /metric
   t.ok(refused, `a submission was refused after ${accepted.length} accepted`);
   t.equal(refused!.status, 429);
   t.equal(refused!.retryAfter, "7");
-  t.match(refused!.body, { error: "BacklogFull", message: /tasks are waiting to start, the most this service takes \(TASK_BACKLOG_LIMIT 3\)/ });
+  t.match(refused!.body, {
+    error: "BacklogFull",
+    message: /tasks are waiting to start, the most this service takes \(TASK_BACKLOG_LIMIT 3\)/,
+  });
   t.ok(accepted.length >= LIMIT, "the limit counts queued tasks, not the one running");
 
   // One task runs in the single slot; the others wait. The figures are at most a second old: wait for them.
@@ -104,7 +120,11 @@ t.test(`past ${LIMIT} queued tasks: 429 with Retry-After; the backlog on /metric
   let again;
   // Taken again once the backlog has drained (the count it looks at is at most a second old).
   for (;;) {
-    again = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 0, max: 10, desired: 3 } }));
+    again = await env.api(
+      "POST",
+      "/azure/ops/resizeServerGroup",
+      demo("web-prod-v001", { capacity: { min: 0, max: 10, desired: 3 } }),
+    );
     if (again.status !== 429) break;
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -12,7 +12,11 @@ t.setTimeout(240_000);
 t.test("the benchmark runs end to end at smoke sizes", async (t) => {
   const out = mkdtempSync(join(tmpdir(), "vmss-ops-bench-smoke-"));
   t.teardown(() => rmSync(out, { recursive: true, force: true }));
-  const run = spawnSync(process.execPath, ["bench/run.ts", "--smoke", "--out", out], { cwd: REPO, encoding: "utf8", timeout: 220_000 });
+  const run = spawnSync(process.execPath, ["bench/run.ts", "--smoke", "--out", out], {
+    cwd: REPO,
+    encoding: "utf8",
+    timeout: 220_000,
+  });
   t.equal(run.status, 0, `bench exits 0\n${run.stderr}`);
   const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
   t.equal(results.smoke, true);
@@ -23,9 +27,16 @@ t.test("the benchmark runs end to end at smoke sizes", async (t) => {
     t.ok(Number.isFinite(row.measured), `${row.figure}: a figure was measured`);
   }
   for (const key of ["cpu", "cpuSerial"]) {
-    t.ok(Number.isFinite(results[key].confirmingSdkMsPerTask) && Number.isFinite(results[key].ratioToConfirming), `${key}: the script that also lists the VMs was measured beside the plain one`);
+    t.ok(
+      Number.isFinite(results[key].confirmingSdkMsPerTask) && Number.isFinite(results[key].ratioToConfirming),
+      `${key}: the script that also lists the VMs was measured beside the plain one`,
+    );
     t.equal(results[key].failed, 0, `${key}: every resize of the service and of both scripts succeeded`);
   }
-  t.match(readFileSync(join(out, "makespan.svg"), "utf8"), /^<svg [^>]*>[\s\S]*<\/svg>\n$/, "the chart is an SVG document");
+  t.match(
+    readFileSync(join(out, "makespan.svg"), "utf8"),
+    /^<svg [^>]*>[\s\S]*<\/svg>\n$/,
+    "the chart is an SVG document",
+  );
   t.match(run.stdout, /^\| figure \| measured \| target \| met \| detail \|/m, "the table is printed");
 });

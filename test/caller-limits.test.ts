@@ -6,7 +6,11 @@ import { CallerLimits } from "../src/api/caller-limits.ts";
 t.test("within the limit, then refused until the caller's window ends", async (t) => {
   const limits = new CallerLimits(60_000, 0);
   for (let i = 0; i < 3; i++) t.equal(limits.take("read|ip:a", 3, 1_000), undefined, `request ${i + 1} of 3`);
-  t.same(limits.take("read|ip:a", 3, 1_000), { retryAfterSeconds: 60 }, "the 4th: back when the window that began at 1 s ends");
+  t.same(
+    limits.take("read|ip:a", 3, 1_000),
+    { retryAfterSeconds: 60 },
+    "the 4th: back when the window that began at 1 s ends",
+  );
   t.same(limits.take("read|ip:a", 3, 30_500), { retryAfterSeconds: 31 }, "rounded up, never 0");
   t.equal(limits.take("read|ip:b", 3, 30_500), undefined, "another caller has its own count");
   t.equal(limits.take("submit|ip:a", 1, 30_500), undefined, "and so has another kind");

@@ -35,11 +35,16 @@ async function withSchema(t: Test, queued: number) {
     await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await admin.end();
   });
-  const op = { name: "resizeServerGroup", description: { credentials: "demo", region: "eastus", serverGroupName: "web" } };
+  const op = {
+    name: "resizeServerGroup",
+    description: { credentials: "demo", region: "eastus", serverGroupName: "web" },
+  };
   // One running task on each of two scale sets, and the queue behind the first.
   await store.create({ operations: [op], scaleSets: ["sub/rg/busy"] });
   await store.create({ operations: [op], scaleSets: ["sub/rg/other"] });
-  await Promise.all(Array.from({ length: queued }, () => store.create({ operations: [op], scaleSets: ["sub/rg/busy"] })));
+  await Promise.all(
+    Array.from({ length: queued }, () => store.create({ operations: [op], scaleSets: ["sub/rg/busy"] })),
+  );
   const running = await store.claim("r", 60_000, 100);
   t.equal(running.length, 2, "the first of each scale set is claimed; the queue waits");
   return { schema, store, admin, running };
@@ -49,16 +54,26 @@ async function withSchema(t: Test, queued: number) {
 async function claimPlan(admin: pg.Client, schema: string): Promise<PlanNode> {
   const q = (n: string) => `"${schema}".${n}`;
   const statements = claimSql(
-    { schema, tasks: q("tasks"), scaleSets: q("task_scale_sets"), ready: q("task_ready"), wakes: q("task_wakes"), columns: "t.id" },
+    {
+      schema,
+      tasks: q("tasks"),
+      scaleSets: q("task_scale_sets"),
+      ready: q("task_ready"),
+      wakes: q("task_wakes"),
+      columns: "t.id",
+    },
     "explain",
     60_000,
     10,
-  ).split(/;\s*/).filter((x) => x.trim());
+  )
+    .split(/;\s*/)
+    .filter((x) => x.trim());
   const claim = statements.pop()!;
   await admin.query("BEGIN");
   try {
     for (const statement of statements) await admin.query(statement);
-    if (process.env.SHOW_PLAN) console.error((await admin.query(`EXPLAIN (ANALYZE) ${claim}`)).rows.map((r) => r["QUERY PLAN"]).join("\n"));
+    if (process.env.SHOW_PLAN)
+      console.error((await admin.query(`EXPLAIN (ANALYZE) ${claim}`)).rows.map((r) => r["QUERY PLAN"]).join("\n"));
     const { rows } = await admin.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${claim}`);
     return (rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0].Plan;
   } finally {
@@ -68,7 +83,9 @@ async function claimPlan(admin: pg.Client, schema: string): Promise<PlanNode> {
 
 /** Scans of the task tables that ran (a subplan the executor never reached has no loops). */
 function scansRun(plan: PlanNode): PlanNode[] {
-  return [...nodes(plan)].filter((n) => /Scan/.test(n["Node Type"]) && n["Relation Name"] && (n["Actual Loops"] ?? 0) > 0);
+  return [...nodes(plan)].filter(
+    (n) => /Scan/.test(n["Node Type"]) && n["Relation Name"] && (n["Actual Loops"] ?? 0) > 0,
+  );
 }
 
 /** Rows read from the task tables, over every loop of every scan. */
@@ -82,30 +99,38 @@ function rowsRead(plan: PlanNode): number {
   return n;
 }
 
-t.test("with 10,000 tasks queued behind a busy scale set, a claim reads through indexes a few rows, not the queue", async (t) => {
-  const { schema, admin, store, running } = await withSchema(t, 10_000);
-  const check = async (when: string) => {
-    const plan = await claimPlan(admin, schema);
-    const scans = scansRun(plan);
-    const described = scans.map((n) => `${n["Node Type"]} ${n["Relation Name"]} ${n["Index Name"] ?? ""} ×${n["Actual Loops"]}`).join("; ");
-    t.notOk(
-      scans.some((n) => n["Node Type"] === "Seq Scan" && /^(tasks|task_scale_sets)$/.test(n["Relation Name"]!)),
-      `${when}: tasks and task_scale_sets are read through indexes only: ${described}`,
-    );
-    t.ok(scans.some((n) => n["Relation Name"] === "task_ready"), `${when}: candidates come from task_ready`);
-    return rowsRead(plan);
-  };
-  const deep = await check("while the first task runs");
-  t.ok(deep < 50, `rows read by the claim: ${deep}`);
-  // The busy scale set's task ends: the claim wakes the next of its queue and checks it against the order.
-  t.ok(await store.update("r", running[0].id, { state: "succeeded", finishedAtMs: Date.now() }));
-  const woken = await check("after it ended");
-  t.ok(woken < 50, `rows read by the claim that wakes the next: ${woken}`);
+t.test(
+  "with 10,000 tasks queued behind a busy scale set, a claim reads through indexes a few rows, not the queue",
+  async (t) => {
+    const { schema, admin, store, running } = await withSchema(t, 10_000);
+    const check = async (when: string) => {
+      const plan = await claimPlan(admin, schema);
+      const scans = scansRun(plan);
+      const described = scans
+        .map((n) => `${n["Node Type"]} ${n["Relation Name"]} ${n["Index Name"] ?? ""} ×${n["Actual Loops"]}`)
+        .join("; ");
+      t.notOk(
+        scans.some((n) => n["Node Type"] === "Seq Scan" && /^(tasks|task_scale_sets)$/.test(n["Relation Name"]!)),
+        `${when}: tasks and task_scale_sets are read through indexes only: ${described}`,
+      );
+      t.ok(
+        scans.some((n) => n["Relation Name"] === "task_ready"),
+        `${when}: candidates come from task_ready`,
+      );
+      return rowsRead(plan);
+    };
+    const deep = await check("while the first task runs");
+    t.ok(deep < 50, `rows read by the claim: ${deep}`);
+    // The busy scale set's task ends: the claim wakes the next of its queue and checks it against the order.
+    t.ok(await store.update("r", running[0].id, { state: "succeeded", finishedAtMs: Date.now() }));
+    const woken = await check("after it ended");
+    t.ok(woken < 50, `rows read by the claim that wakes the next: ${woken}`);
 
-  const shallow = await withSchema(t, 10);
-  const few = rowsRead(await claimPlan(shallow.admin, shallow.schema));
-  t.ok(deep <= few + 10, `about as many rows as with 10 queued (${few})`);
-});
+    const shallow = await withSchema(t, 10);
+    const few = rowsRead(await claimPlan(shallow.admin, shallow.schema));
+    t.ok(deep <= few + 10, `about as many rows as with 10 queued (${few})`);
+  },
+);
 
 t.test("a store migrated from before task_ready: its waiting and running tasks are candidates, in order", async (t) => {
   const schema = `vmss_ops_test_${randomBytes(6).toString("hex")}`;
@@ -115,7 +140,10 @@ t.test("a store migrated from before task_ready: its waiting and running tasks a
     await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await admin.end();
   });
-  const op = { name: "resizeServerGroup", description: { credentials: "demo", region: "eastus", serverGroupName: "web" } };
+  const op = {
+    name: "resizeServerGroup",
+    description: { credentials: "demo", region: "eastus", serverGroupName: "web" },
+  };
   const before = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
   const a = (await before.create({ operations: [op], scaleSets: ["sub/rg/a"] })).task;
   const b = (await before.create({ operations: [op], scaleSets: ["sub/rg/a"] })).task;
@@ -129,7 +157,15 @@ t.test("a store migrated from before task_ready: its waiting and running tasks a
   );
   const after = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
   t.teardown(() => after.close());
-  t.same((await after.claim("r", 60_000, 10)).map((x) => x.id), [a.id, c.id], "the first of each scale set");
+  t.same(
+    (await after.claim("r", 60_000, 10)).map((x) => x.id),
+    [a.id, c.id],
+    "the first of each scale set",
+  );
   t.ok(await after.update("r", a.id, { state: "succeeded", finishedAtMs: Date.now() }));
-  t.same((await after.claim("r", 60_000, 10)).map((x) => x.id), [b.id], "then the next");
+  t.same(
+    (await after.claim("r", 60_000, 10)).map((x) => x.id),
+    [b.id],
+    "then the next",
+  );
 });

@@ -21,11 +21,18 @@ import type { Task } from "../src/tasks/task.ts";
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const SCALE_SET = "sub/rg/web-v001";
-const op = { name: "resizeServerGroup", description: { credentials: "demo", region: "eastus", serverGroupName: "web-v001" } };
+const op = {
+  name: "resizeServerGroup",
+  description: { credentials: "demo", region: "eastus", serverGroupName: "web-v001" },
+};
 const LEASE_MS = 60_000;
 
 /** Runs `pending` through the store's create statement on `client`, inside whatever transaction it has open. */
-async function createOn(client: pg.Client, schema: string, pending: Omit<PendingCreate, "resolve" | "reject">): Promise<Task> {
+async function createOn(
+  client: pg.Client,
+  schema: string,
+  pending: Omit<PendingCreate, "resolve" | "reject">,
+): Promise<Task> {
   const tables = pgTables(schema);
   const db = { query: (sql: string, params: unknown[]) => client.query(sql, params) } as unknown as PgConnection;
   let created: Task | undefined;
@@ -55,17 +62,33 @@ t.test("a create uncommitted while the task ahead ends and a claim runs is claim
 
   // 1. X runs on S; a wake-up for S waits, left by Z (created behind X, canceled before any claim).
   const x = (await store.create({ operations: [op], scaleSets: [SCALE_SET] })).task;
-  t.same((await store.claim("r", LEASE_MS, 10)).map((c) => c.id), [x.id], "X is claimed");
+  t.same(
+    (await store.claim("r", LEASE_MS, 10)).map((c) => c.id),
+    [x.id],
+    "X is claimed",
+  );
   t.ok(await store.update("r", x.id, { state: "running" }), "X runs");
   const z = (await store.create({ operations: [op], scaleSets: [SCALE_SET] })).task;
-  const lines = { canceled: { phase: "ORCHESTRATION", status: "canceled", timeMs: Date.now() }, requested: { phase: "ORCHESTRATION", status: "cancel requested", timeMs: Date.now() } };
+  const lines = {
+    canceled: { phase: "ORCHESTRATION", status: "canceled", timeMs: Date.now() },
+    requested: { phase: "ORCHESTRATION", status: "cancel requested", timeMs: Date.now() },
+  };
   t.equal((await store.requestCancel(z.id, lines)).outcome, "canceled", "Z is canceled before any claim");
   t.ok((await wakes()) > 0, "a wake-up for S is there");
 
   // 2. Y's create, uncommitted: it sees X ahead of it.
   await a.query("BEGIN");
-  const y = await createOn(a, schema, { clientRequestId: undefined, operations: [op], scaleSets: [SCALE_SET], history: [] });
-  t.match(y.history[0]?.status ?? "", new RegExp(`^Waiting for task ${x.id} on scale set ${SCALE_SET}`), "Y waits for X");
+  const y = await createOn(a, schema, {
+    clientRequestId: undefined,
+    operations: [op],
+    scaleSets: [SCALE_SET],
+    history: [],
+  });
+  t.match(
+    y.history[0]?.status ?? "",
+    new RegExp(`^Waiting for task ${x.id} on scale set ${SCALE_SET}`),
+    "Y waits for X",
+  );
 
   // 3. X ends, committed.
   t.ok(await store.update("r", x.id, { state: "succeeded", finishedAtMs: Date.now() }), "X ends");
@@ -76,6 +99,10 @@ t.test("a create uncommitted while the task ahead ends and a claim runs is claim
   // 5. Y commits: the next claim takes it.
   await a.query("COMMIT");
   const claimed = await store.claim("r", LEASE_MS, 10);
-  t.same(claimed.map((c) => c.id), [y.id], "Y is claimable: its wake-up was not lost");
+  t.same(
+    claimed.map((c) => c.id),
+    [y.id],
+    "Y is claimable: its wake-up was not lost",
+  );
   t.equal(await wakes(), 0, "every wake-up consumed");
 });

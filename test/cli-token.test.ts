@@ -20,7 +20,12 @@ t.teardown(() => env.close());
 async function cli(args: string[], token?: string) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await run(args, { out: (s) => out.push(s), err: (s) => err.push(s), tty: false, env: { VMSS_OPS_URL: env.baseUrl, ...(token ? { VMSS_OPS_TOKEN: token } : {}) } });
+  const code = await run(args, {
+    out: (s) => out.push(s),
+    err: (s) => err.push(s),
+    tty: false,
+    env: { VMSS_OPS_URL: env.baseUrl, ...(token ? { VMSS_OPS_TOKEN: token } : {}) },
+  });
   return { code, out: out.join("\n"), err: err.join("\n") };
 }
 

@@ -23,11 +23,19 @@ interface Run {
   stderr: string;
 }
 
-function cli(args: string[], options: { node?: string; url?: string; path?: string; env?: Record<string, string> } = {}): Promise<Run> {
+function cli(
+  args: string[],
+  options: { node?: string; url?: string; path?: string; env?: Record<string, string> } = {},
+): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(options.node ?? process.execPath, [BIN, ...args], {
       cwd: REPO,
-      env: { ...process.env, VMSS_OPS_URL: options.url ?? env.baseUrl, ...(options.path ? { PATH: options.path } : {}), ...options.env },
+      env: {
+        ...process.env,
+        VMSS_OPS_URL: options.url ?? env.baseUrl,
+        ...(options.path ? { PATH: options.path } : {}),
+        ...options.env,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -103,7 +111,11 @@ t.test("--follow prints each history line once, in order, as the task goes", asy
   t.equal(run.code, 0);
   const task = (await env.api("GET", `/task/${id}`)).body;
   const expected = task.history.map((h: { phase: string; status: string }) => `  ${h.phase.padEnd(22)} ${h.status}`);
-  t.same(run.stdout.trimEnd().split("\n"), [...expected, `task ${id}: succeeded`], "the whole history, each line once, then the outcome");
+  t.same(
+    run.stdout.trimEnd().split("\n"),
+    [...expected, `task ${id}: succeeded`],
+    "the whole history, each line once, then the outcome",
+  );
 });
 
 t.test("--dry-run plans, writes nothing, makes no task", async (t) => {
@@ -111,9 +123,22 @@ t.test("--dry-run plans, writes nothing, makes no task", async (t) => {
   const run = await cli(["resize", "web-prod-v002", "--desired", "1", "--min", "1", "--max", "6", "--dry-run"]);
   t.equal(run.code, 0, run.stderr);
   t.match(run.stdout, /^resizeServerGroup: would set capacity 4 → 1/);
-  const upgrade = await cli(["rolling-upgrade", "web-prod-v002", "--image", "Canonical:ubuntu-24_04-lts:server:1.0.1", "--max-surge", "50%", "--dry-run", "--json"]);
+  const upgrade = await cli([
+    "rolling-upgrade",
+    "web-prod-v002",
+    "--image",
+    "Canonical:ubuntu-24_04-lts:server:1.0.1",
+    "--max-surge",
+    "50%",
+    "--dry-run",
+    "--json",
+  ]);
   t.equal(upgrade.code, 0, upgrade.stderr);
-  t.equal(JSON.parse(upgrade.stdout).operations[0].operation, "rollingUpgrade", "a percentage goes as the API takes it");
+  t.equal(
+    JSON.parse(upgrade.stdout).operations[0].operation,
+    "rollingUpgrade",
+    "a percentage goes as the API takes it",
+  );
   const bad = await cli(["rolling-upgrade", "web-prod-v002", "--image", "Canonical:ubuntu"]);
   t.equal(bad.code, 2);
   t.match(bad.stderr, /--image publisher:offer:sku:version/);
@@ -152,30 +177,42 @@ t.test("tasks, cancel, resume, server-groups", async (t) => {
 });
 
 const systemNode = ["/usr/bin/node", "/usr/local/bin/node"].find((p) => existsSync(p));
-t.test("the bin runs from an older system node, with the project's Node 24", { skip: systemNode ? false : "no system node here" }, async (t) => {
-  const run = await cli(["tasks", "--limit", "1", "--json"], { node: systemNode, path: "/usr/bin:/bin" });
-  t.equal(run.code, 0, run.stderr);
-  t.equal(JSON.parse(run.stdout).tasks.length, 1);
-});
-
-t.test("the command's modules come from Node's compile cache: once it is warm, Node's type stripper is not loaded", async (t) => {
-  // A private temp dir: the cache starts cold, as at the first run on a machine.
-  const tmp = mkdtempSync(join(tmpdir(), "vmss-ops-cli-cache-"));
-  t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
-  const stripper = async (node?: string) => {
-    const run = await cli(["tasks", "--limit", "1", "--json"], {
-      node,
-      ...(node ? { path: "/usr/bin:/bin" } : {}),
-      env: { TMPDIR: tmp, NODE_OPTIONS: `--import=${join(REPO, "test", "fixtures", "report-type-stripper.mjs")}` },
-    });
+t.test(
+  "the bin runs from an older system node, with the project's Node 24",
+  { skip: systemNode ? false : "no system node here" },
+  async (t) => {
+    const run = await cli(["tasks", "--limit", "1", "--json"], { node: systemNode, path: "/usr/bin:/bin" });
     t.equal(run.code, 0, run.stderr);
-    // Each Node process reports as it exits (from an older system node, the launcher's too): any "loaded" counts.
-    return /type-stripper loaded/.test(run.stderr) ? "loaded" : /type-stripper not loaded/.test(run.stderr) ? "not loaded" : undefined;
-  };
-  t.equal(await stripper(), "loaded", "the first run strips the command's modules");
-  t.equal(await stripper(), "not loaded", "the next reads them from the cache");
-  if (systemNode) t.equal(await stripper(systemNode), "not loaded", "and so does a run that starts from an older system node");
-});
+    t.equal(JSON.parse(run.stdout).tasks.length, 1);
+  },
+);
+
+t.test(
+  "the command's modules come from Node's compile cache: once it is warm, Node's type stripper is not loaded",
+  async (t) => {
+    // A private temp dir: the cache starts cold, as at the first run on a machine.
+    const tmp = mkdtempSync(join(tmpdir(), "vmss-ops-cli-cache-"));
+    t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
+    const stripper = async (node?: string) => {
+      const run = await cli(["tasks", "--limit", "1", "--json"], {
+        node,
+        ...(node ? { path: "/usr/bin:/bin" } : {}),
+        env: { TMPDIR: tmp, NODE_OPTIONS: `--import=${join(REPO, "test", "fixtures", "report-type-stripper.mjs")}` },
+      });
+      t.equal(run.code, 0, run.stderr);
+      // Each Node process reports as it exits (from an older system node, the launcher's too): any "loaded" counts.
+      return /type-stripper loaded/.test(run.stderr)
+        ? "loaded"
+        : /type-stripper not loaded/.test(run.stderr)
+          ? "not loaded"
+          : undefined;
+    };
+    t.equal(await stripper(), "loaded", "the first run strips the command's modules");
+    t.equal(await stripper(), "not loaded", "the next reads them from the cache");
+    if (systemNode)
+      t.equal(await stripper(systemNode), "not loaded", "and so does a run that starts from an older system node");
+  },
+);
 
 t.test("ops: several operations as one task, in order; op: any operation by name", async (t) => {
   const body = JSON.stringify([
@@ -190,7 +227,13 @@ t.test("ops: several operations as one task, in order; op: any operation by name
   const notAList = await cli(["ops", "--body", "{}"]);
   t.equal(notAList.code, 2);
   t.match(notAList.stderr, /ops needs a list body/);
-  const op = await cli(["op", "enableServerGroup", "--body", JSON.stringify({ credentials: "demo", region: "eastus", serverGroupName: "batch-v001" }), "--wait"]);
+  const op = await cli([
+    "op",
+    "enableServerGroup",
+    "--body",
+    JSON.stringify({ credentials: "demo", region: "eastus", serverGroupName: "batch-v001" }),
+    "--wait",
+  ]);
   t.equal(op.code, 0, op.stderr);
   t.match(op.stdout, /succeeded \(enableServerGroup\)/);
 });
@@ -200,15 +243,26 @@ t.test("a progress line on a terminal, redrawn while the task runs, cleared at t
   t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 150 }));
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(["resize", "web-prod-v001", "--desired", "6", "--wait"], { out: (s) => out.push(s), err: (s) => err.push(s), tty: true, env: { VMSS_OPS_URL: env.baseUrl } });
+  const code = await runCli(["resize", "web-prod-v001", "--desired", "6", "--wait"], {
+    out: (s) => out.push(s),
+    err: (s) => err.push(s),
+    tty: true,
+    env: { VMSS_OPS_URL: env.baseUrl },
+  });
   t.equal(code, 0);
   const progress = err.filter((s) => s.startsWith("\r\x1b[2K") && s.length > 5);
-  t.ok(progress.some((s) => /^\r\x1b\[2K(queued|running) \d+s: /.test(s)), `a line while it runs: ${JSON.stringify(progress[0])}`);
+  t.ok(
+    progress.some((s) => /^\r\x1b\[2K(queued|running) \d+s: /.test(s)),
+    `a line while it runs: ${JSON.stringify(progress[0])}`,
+  );
   t.equal(err.at(-1), "\r\x1b[2K", "the line is cleared before the summary");
   t.match(out.join("\n"), /: succeeded \(resizeServerGroup\)/);
 });
 
 t.test("the command's API types are what openapi/openapi.json gives (npm run cli:types)", async (t) => {
   const same = (await readFile(CLI_TYPES_PATH, "utf8")) === (await generateCliTypes());
-  t.ok(same, "src/cli/api-types.ts is generated from the current openapi/openapi.json (if not: npm run cli:types, after npm run openapi)");
+  t.ok(
+    same,
+    "src/cli/api-types.ts is generated from the current openapi/openapi.json (if not: npm run cli:types, after npm run openapi)",
+  );
 });

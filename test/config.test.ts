@@ -14,8 +14,15 @@ t.test("defaults: embedded simulator, the demo account, tasks in memory beside i
   // The embedded simulator starts fresh at every start, so its tasks do too: the demo is one clean slate.
   t.equal(c.store.kind, "memory");
   t.equal(loadConfig({ TASK_STORE: "sqlite" }).store.kind, "sqlite", "unless told otherwise");
-  t.equal(loadConfig({ SIMULATOR_URL: "https://127.0.0.1:7003" }).store.kind, "sqlite", "an external simulator outlives the service: tasks are kept");
-  t.same(c.accounts.map((a) => a.name), ["demo"]);
+  t.equal(
+    loadConfig({ SIMULATOR_URL: "https://127.0.0.1:7003" }).store.kind,
+    "sqlite",
+    "an external simulator outlives the service: tasks are kept",
+  );
+  t.same(
+    c.accounts.map((a) => a.name),
+    ["demo"],
+  );
   t.equal(c.accounts[0].defaultResourceGroup, "demo-rg");
 });
 
@@ -34,10 +41,20 @@ t.test("DATABASE_URL selects PostgreSQL", async (t) => {
 t.test("real accounts from ACCOUNTS", async (t) => {
   const c = loadConfig({
     SIMULATOR: "off",
-    ACCOUNTS: JSON.stringify([{ name: "prod", subscriptionId: "11111111-2222-3333-4444-555555555555", regions: ["eastus"], credential: "default" }]),
+    ACCOUNTS: JSON.stringify([
+      {
+        name: "prod",
+        subscriptionId: "11111111-2222-3333-4444-555555555555",
+        regions: ["eastus"],
+        credential: "default",
+      },
+    ]),
     TRUSTED_NETWORK: "true",
   });
-  t.same(c.accounts.map((a) => [a.name, a.endpoint, a.credential.kind]), [["prod", "https://management.azure.com", "default"]]);
+  t.same(
+    c.accounts.map((a) => [a.name, a.endpoint, a.credential.kind]),
+    [["prod", "https://management.azure.com", "default"]],
+  );
 });
 
 t.test("bad values stop start-up with the variable named", async (t) => {
@@ -53,7 +70,10 @@ t.test("bad values stop start-up with the variable named", async (t) => {
     [{ ACCOUNTS_FILE: "/nonexistent/accounts.json" }, /ACCOUNTS_FILE: cannot read \/nonexistent\/accounts.json/],
     [{ TASK_STORE: "redis" }, /TASK_STORE must be memory, sqlite or postgres/],
     [{ TASK_STORE: "postgres" }, /TASK_STORE=postgres needs DATABASE_URL/],
-    [{ TASK_LEASE_MS: "3000", TASK_CLAIM_INTERVAL_MS: "2000" }, /TASK_CLAIM_INTERVAL_MS \(2000\) must be at most a third of TASK_LEASE_MS/],
+    [
+      { TASK_LEASE_MS: "3000", TASK_CLAIM_INTERVAL_MS: "2000" },
+      /TASK_CLAIM_INTERVAL_MS \(2000\) must be at most a third of TASK_LEASE_MS/,
+    ],
   ];
   for (const [env, message] of cases) t.throws(() => loadConfig(env), message, JSON.stringify(env));
   t.throws(() => loadConfig({ PORT: "x" }), ConfigError);
@@ -63,29 +83,47 @@ t.test("the simulator's own settings are read by its rules, and a bad one stops 
   t.throws(() => loadConfig({ SIMULATOR_TIME_SCALE: "fast" }), /SIMULATOR_TIME_SCALE must be a number above 0/);
   t.throws(() => loadConfig({ SIMULATOR_PORT: "99999" }), ConfigError);
   const subscriptionId = "11111111-2222-4333-8444-555555555555";
-  t.equal(loadConfig({ SIMULATOR_SUBSCRIPTION_ID: subscriptionId }).accounts[0].subscriptionId, subscriptionId, "the demo account is in the simulator's subscription");
-  t.equal(loadStartupConfig({ SIMULATOR_TIME_SCALE: "0.5" }).simulator.settings.timeScale, 0.5, "what an embedded simulator starts with");
+  t.equal(
+    loadConfig({ SIMULATOR_SUBSCRIPTION_ID: subscriptionId }).accounts[0].subscriptionId,
+    subscriptionId,
+    "the demo account is in the simulator's subscription",
+  );
+  t.equal(
+    loadStartupConfig({ SIMULATOR_TIME_SCALE: "0.5" }).simulator.settings.timeScale,
+    0.5,
+    "what an embedded simulator starts with",
+  );
 });
 
-t.test("the per-task operation limit and the read-retry bounds are configuration, with their old defaults", async (t) => {
-  const c = loadConfig({});
-  t.equal(c.tasks.maxOperations, 50);
-  t.same(c.readRetry, { maxAttempts: 3, deadlineMs: 20_000 });
-  const read = readRetry(c.retry, c.readRetry);
-  t.same([read.maxAttempts, read.deadlineMs], [3, 20_000], "a read someone waits on: three attempts within 20 s");
-  const set = loadConfig({ TASK_MAX_OPERATIONS: "2", READ_RETRY_MAX_ATTEMPTS: "5", READ_RETRY_DEADLINE_MS: "9000", RETRY_MAX_ATTEMPTS: "4" });
-  t.equal(set.tasks.maxOperations, 2);
-  const bounded = readRetry(set.retry, set.readRetry);
-  t.same([bounded.maxAttempts, bounded.deadlineMs], [4, 9000], "never more attempts than an operation's own");
-  t.throws(() => loadConfig({ TASK_MAX_OPERATIONS: "0" }), /TASK_MAX_OPERATIONS must be between 1 and 1000/);
-  t.throws(() => loadConfig({ READ_RETRY_DEADLINE_MS: "soon" }), /READ_RETRY_DEADLINE_MS must be a whole number/);
-});
+t.test(
+  "the per-task operation limit and the read-retry bounds are configuration, with their old defaults",
+  async (t) => {
+    const c = loadConfig({});
+    t.equal(c.tasks.maxOperations, 50);
+    t.same(c.readRetry, { maxAttempts: 3, deadlineMs: 20_000 });
+    const read = readRetry(c.retry, c.readRetry);
+    t.same([read.maxAttempts, read.deadlineMs], [3, 20_000], "a read someone waits on: three attempts within 20 s");
+    const set = loadConfig({
+      TASK_MAX_OPERATIONS: "2",
+      READ_RETRY_MAX_ATTEMPTS: "5",
+      READ_RETRY_DEADLINE_MS: "9000",
+      RETRY_MAX_ATTEMPTS: "4",
+    });
+    t.equal(set.tasks.maxOperations, 2);
+    const bounded = readRetry(set.retry, set.readRetry);
+    t.same([bounded.maxAttempts, bounded.deadlineMs], [4, 9000], "never more attempts than an operation's own");
+    t.throws(() => loadConfig({ TASK_MAX_OPERATIONS: "0" }), /TASK_MAX_OPERATIONS must be between 1 and 1000/);
+    t.throws(() => loadConfig({ READ_RETRY_DEADLINE_MS: "soon" }), /READ_RETRY_DEADLINE_MS must be a whole number/);
+  },
+);
 
 t.test("a list of more operations than TASK_MAX_OPERATIONS is a 400, and no task is made", async (t) => {
   const config = loadConfig({ SIMULATOR_URL: "https://127.0.0.1:1", TASK_MAX_OPERATIONS: "2", LOG_LEVEL: "silent" });
   const service = await buildApp({ config, logger: false });
   t.teardown(() => service.close());
-  const resize = { resizeServerGroup: { credentials: "demo", region: "eastus", serverGroupName: "web-prod-v001", targetSize: 2 } };
+  const resize = {
+    resizeServerGroup: { credentials: "demo", region: "eastus", serverGroupName: "web-prod-v001", targetSize: 2 },
+  };
   const res = await service.app.inject({ method: "POST", url: "/azure/ops", payload: [resize, resize, resize] });
   t.equal(res.statusCode, 400, res.body);
   t.match(res.json().message, /2/, "the limit is named");

@@ -8,7 +8,19 @@
 import t from "tap";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, chown, copyFile, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink } from "node:fs/promises";
+import {
+  chmod,
+  chown,
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  realpath,
+  rm,
+  stat,
+  symlink,
+} from "node:fs/promises";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { pathToFileURL } from "node:url";
@@ -64,7 +76,9 @@ function parseDockerfile(text: string): Dockerfile {
     if (!current && raw.trim() === "") continue;
     const continues = /\\\s*$/.test(raw);
     const piece = continues ? raw.replace(/\\\s*$/, "") : raw;
-    current = current ? { text: `${current.text} ${piece.trim()}`, line: current.line } : { text: piece.trim(), line: i + 1 };
+    current = current
+      ? { text: `${current.text} ${piece.trim()}`, line: current.line }
+      : { text: piece.trim(), line: i + 1 };
     if (continues) continue;
     const m = /^([A-Za-z]+)(?:\s+([\s\S]*))?$/.exec(current.text);
     if (!m) throw new Error(`Dockerfile line ${current.line}: cannot parse "${current.text}"`);
@@ -127,10 +141,13 @@ function splitAssignment(word: string): [string, string | undefined] {
 }
 
 function substitute(s: string, vars: Record<string, string>): string {
-  return s.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_m, a: string, dflt: string | undefined, b: string) => {
-    const name = a ?? b;
-    return vars[name] ?? dflt ?? "";
-  });
+  return s.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (_m, a: string, dflt: string | undefined, b: string) => {
+      const name = a ?? b;
+      return vars[name] ?? dflt ?? "";
+    },
+  );
 }
 
 function parseEnv(args: string): Record<string, string> {
@@ -149,7 +166,8 @@ function parseEnv(args: string): Record<string, string> {
 function execForm(args: string): string[] | undefined {
   if (!args.trim().startsWith("[")) return undefined;
   const parsed: unknown = JSON.parse(args);
-  if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === "string")) throw new Error(`not a JSON array of strings: ${args}`);
+  if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === "string"))
+    throw new Error(`not a JSON array of strings: ${args}`);
   return parsed;
 }
 
@@ -157,7 +175,9 @@ function parseHealthcheck(args: string): { options: Record<string, string>; cmd?
   if (/^NONE$/i.test(args.trim())) return { options: {}, none: true };
   const m = /^((?:--[a-z-]+=\S+\s+)*)CMD\s+([\s\S]+)$/.exec(args);
   if (!m) throw new Error(`HEALTHCHECK [options] CMD ...: ${args}`);
-  const options = Object.fromEntries(tokenize(m[1]).map((w) => splitAssignment(w.replace(/^--/, "")) as [string, string]));
+  const options = Object.fromEntries(
+    tokenize(m[1]).map((w) => splitAssignment(w.replace(/^--/, "")) as [string, string]),
+  );
   return { options, cmd: execForm(m[2]), none: false };
 }
 
@@ -228,26 +248,41 @@ interface Exited {
 }
 
 function exitOf(child: ChildProcess): Promise<Exited> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
   return new Promise((done) => child.once("exit", (code, signal) => done({ code, signal })));
 }
 
 function within<T>(ms: number, p: Promise<T>): Promise<T | "timeout"> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([p, new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
 }
 
 /**
  * Spawns argv with exactly `env` and nothing else, like a container process: through `env -i`, because the test
  * runner adds NODE_OPTIONS (its process-info hooks) to every child it sees spawned.
  */
-function spawnClean(argv: string[], opts: { cwd: string; env: Record<string, string>; uid?: number; gid?: number }): ChildProcess {
+function spawnClean(
+  argv: string[],
+  opts: { cwd: string; env: Record<string, string>; uid?: number; gid?: number },
+): ChildProcess {
   const assignments = Object.entries(opts.env).map(([k, v]) => `${k}=${v}`);
-  return spawn("/usr/bin/env", ["-i", ...assignments, ...argv], { cwd: opts.cwd, env: {}, uid: opts.uid, gid: opts.gid, stdio: ["ignore", "pipe", "pipe"] });
+  return spawn("/usr/bin/env", ["-i", ...assignments, ...argv], {
+    cwd: opts.cwd,
+    env: {},
+    uid: opts.uid,
+    gid: opts.gid,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 /** Runs a command to completion, killing it after timeoutMs (as Docker does with HEALTHCHECK --timeout). */
-async function run(cmd: string[], opts: { cwd: string; env: Record<string, string>; timeoutMs: number; uid?: number; gid?: number }) {
+async function run(
+  cmd: string[],
+  opts: { cwd: string; env: Record<string, string>; timeoutMs: number; uid?: number; gid?: number },
+) {
   const child = spawnClean(cmd, opts);
   let output = "";
   child.stdout!.on("data", (b) => (output += b));
@@ -306,14 +341,24 @@ const service = compose?.services?.["vmss-ops"] as Record<string, any> | undefin
 const composeEnv: Record<string, string> = service?.environment ?? {};
 
 t.test("the parsers", async (t) => {
-  const df = parseDockerfile('# syntax=docker/dockerfile:1\nARG V=24\n# c\nFROM node:${V}-slim AS a\nENV A=1 \\\n  # inside\n  B="x y"\nCMD ["node", "x.ts"]\n');
+  const df = parseDockerfile(
+    '# syntax=docker/dockerfile:1\nARG V=24\n# c\nFROM node:${V}-slim AS a\nENV A=1 \\\n  # inside\n  B="x y"\nCMD ["node", "x.ts"]\n',
+  );
   t.same(df.directives, { syntax: "docker/dockerfile:1" });
   t.equal(df.stages[0].image, "node:24-slim");
   t.equal(df.stages[0].name, "a");
-  t.same(parseEnv(df.stages[0].instructions[0].args), { A: "1", B: "x y" }, "continuations, comments inside them, quotes");
+  t.same(
+    parseEnv(df.stages[0].instructions[0].args),
+    { A: "1", B: "x y" },
+    "continuations, comments inside them, quotes",
+  );
   t.same(execForm(df.stages[0].instructions[1].args), ["node", "x.ts"]);
   t.equal(execForm("node x.ts"), undefined, "shell form is not exec form");
-  t.same(parseHealthcheck('--interval=5s --retries=2 CMD ["true"]'), { options: { interval: "5s", retries: "2" }, cmd: ["true"], none: false });
+  t.same(parseHealthcheck('--interval=5s --retries=2 CMD ["true"]'), {
+    options: { interval: "5s", retries: "2" },
+    cmd: ["true"],
+    none: false,
+  });
   t.equal(durationMs("1m30s"), 90_000);
   t.throws(() => durationMs("10"), "a duration needs a unit");
 
@@ -325,7 +370,6 @@ t.test("the parsers", async (t) => {
   t.notOk(ig("docs/keep.md"), "! re-includes");
   t.ok(ig("data/x"));
   t.notOk(ig("src/data.ts"));
-
 });
 
 t.test("Dockerfile", async (t) => {
@@ -334,72 +378,154 @@ t.test("Dockerfile", async (t) => {
   for (const stage of dockerfile.stages) {
     const m = /^node:(\d+)(?:[.-]|$)/.exec(stage.image);
     t.ok(m, `stage ${stage.name ?? stage.index} is an official node image: ${stage.image}`);
-    t.ok(m && Number(m[1]) >= 24, `stage ${stage.name ?? stage.index}: Node ≥ 24 (${stage.image}), as Node type stripping and engines require`);
+    t.ok(
+      m && Number(m[1]) >= 24,
+      `stage ${stage.name ?? stage.index}: Node ≥ 24 (${stage.image}), as Node type stripping and engines require`,
+    );
     t.match(stage.image, /-(slim|alpine)/, "a slim or alpine variant");
   }
   t.equal(pkg.engines?.node, ">=24", "package.json engines agree");
 
   // Production dependencies only: a stage runs `npm ci --omit=dev` from the lockfile, and the final stage takes
   // its node_modules and nothing that was installed with dev dependencies.
-  const depsCopies = finalOf("COPY").map((c) => parseCopy(c.args)).filter((c) => c.flags.from);
+  const depsCopies = finalOf("COPY")
+    .map((c) => parseCopy(c.args))
+    .filter((c) => c.flags.from);
   t.equal(depsCopies.length, 1, "the final stage copies one thing from another stage");
   const depsStage = dockerfile.stages.find((s) => s.name === depsCopies[0]?.flags.from);
   t.ok(depsStage, `stage ${depsCopies[0]?.flags.from} exists`);
-  t.same(depsCopies[0]?.sources, [posix.join(depsStage?.instructions.find((i) => i.keyword === "WORKDIR")?.args ?? "/", "node_modules")], "and that is its node_modules");
-  const install = depsStage?.instructions.filter((i) => i.keyword === "RUN").map((i) => i.args).join("\n") ?? "";
+  t.same(
+    depsCopies[0]?.sources,
+    [posix.join(depsStage?.instructions.find((i) => i.keyword === "WORKDIR")?.args ?? "/", "node_modules")],
+    "and that is its node_modules",
+  );
+  const install =
+    depsStage?.instructions
+      .filter((i) => i.keyword === "RUN")
+      .map((i) => i.args)
+      .join("\n") ?? "";
   t.match(install, /\bnpm ci\b/, "dependencies come from the lockfile (npm ci)");
   t.match(install, /--omit=dev\b/, "without dev dependencies");
-  const depsCopied = depsStage?.instructions.filter((i) => i.keyword === "COPY").flatMap((i) => parseCopy(i.args).sources) ?? [];
-  t.ok(depsCopied.includes("package.json") && depsCopied.includes("package-lock.json"), "the deps stage has package.json and the lockfile");
-  const scripted = Object.entries<any>(lock.packages).filter(([k, v]) => k && !v.dev && v.hasInstallScript).map(([k]) => k);
-  if (/--ignore-scripts/.test(install)) t.same(scripted, [], "--ignore-scripts is safe: no production package has an install script");
-  t.notOk(finalOf("RUN").some((r) => /\bnpm (ci|install|i)\b/.test(r.args)), "no npm install in the final stage");
+  const depsCopied =
+    depsStage?.instructions.filter((i) => i.keyword === "COPY").flatMap((i) => parseCopy(i.args).sources) ?? [];
+  t.ok(
+    depsCopied.includes("package.json") && depsCopied.includes("package-lock.json"),
+    "the deps stage has package.json and the lockfile",
+  );
+  const scripted = Object.entries<any>(lock.packages)
+    .filter(([k, v]) => k && !v.dev && v.hasInstallScript)
+    .map(([k]) => k);
+  if (/--ignore-scripts/.test(install))
+    t.same(scripted, [], "--ignore-scripts is safe: no production package has an install script");
+  t.notOk(
+    finalOf("RUN").some((r) => /\bnpm (ci|install|i)\b/.test(r.args)),
+    "no npm install in the final stage",
+  );
 
   const user = lastOf("USER")?.args;
   t.ok(user, "sets a USER");
   t.notMatch(user ?? "root", /^(root|0)(:|$)/, `runs as a non-root user (${user})`);
   const userAt = lastOf("USER")!.line;
-  t.ok(finalOf("COPY").every((c) => c.line < userAt && !parseCopy(c.args).flags.chown), "app files are copied before USER and stay root-owned (read-only for the runtime user)");
-  t.ok(finalOf("RUN").every((r) => r.line < userAt), "every RUN in the final stage happens before USER");
+  t.ok(
+    finalOf("COPY").every((c) => c.line < userAt && !parseCopy(c.args).flags.chown),
+    "app files are copied before USER and stay root-owned (read-only for the runtime user)",
+  );
+  t.ok(
+    finalOf("RUN").every((r) => r.line < userAt),
+    "every RUN in the final stage happens before USER",
+  );
 
-  t.same(cmd, ["node", ...START_HEAP_FLAGS, "src/main.js"], "CMD is exec form (so SIGTERM reaches node) and runs src/main.js with V8's start-up heap flags (no restart to add them)");
+  t.same(
+    cmd,
+    ["node", ...START_HEAP_FLAGS, "src/main.js"],
+    "CMD is exec form (so SIGTERM reaches node) and runs src/main.js with V8's start-up heap flags (no restart to add them)",
+  );
   t.equal(pkg.scripts?.start, cmd?.join(" "), "the same command as npm start");
   t.equal(finalOf("ENTRYPOINT").length, 0, "no ENTRYPOINT wraps it");
   t.equal(imageEnv.HOST, "0.0.0.0", "listens on every interface in the container");
   t.equal(imageEnv.NODE_ENV, "production");
-  const exposed = finalOf("EXPOSE").flatMap((e) => tokenize(e.args)).map((p) => p.replace(/\/tcp$/, "")).sort();
+  const exposed = finalOf("EXPOSE")
+    .flatMap((e) => tokenize(e.args))
+    .map((p) => p.replace(/\/tcp$/, ""))
+    .sort();
   t.same(exposed, ["7002", "7003"], "EXPOSE 7002 7003");
   t.equal(imageEnv.PORT ?? "7002", "7002", "the service port is the exposed one");
   t.equal(imageEnv.SIMULATOR_PORT ?? "7003", "7003", "the simulator port is the exposed one");
-  t.equal(imageEnv.SIMULATOR_HOST, "0.0.0.0", "the simulator listens beyond the container's loopback, so 7003 is reachable");
+  t.equal(
+    imageEnv.SIMULATOR_HOST,
+    "0.0.0.0",
+    "the simulator listens beyond the container's loopback, so 7003 is reachable",
+  );
 
   t.notOk(healthcheck.none, "has a HEALTHCHECK");
   t.ok(healthcheck.cmd, "HEALTHCHECK CMD is exec form (no shell in the way)");
   t.equal(healthcheck.cmd?.[0], "node", "with node (the slim image has no curl or wget)");
   t.match(healthcheck.cmd?.join(" ") ?? "", /fetch\(.*\/health/, "fetching /health");
-  for (const key of ["interval", "timeout", "start-period"]) t.doesNotThrow(() => durationMs(healthcheck.options[key]), `HEALTHCHECK --${key} is a duration`);
+  for (const key of ["interval", "timeout", "start-period"])
+    t.doesNotThrow(() => durationMs(healthcheck.options[key]), `HEALTHCHECK --${key} is a duration`);
   t.ok(durationMs(healthcheck.options.timeout) < durationMs(healthcheck.options.interval), "timeout < interval");
   t.match(healthcheck.options.retries, /^\d+$/);
   const stopSignal = lastOf("STOPSIGNAL")?.args ?? "SIGTERM";
   t.equal(stopSignal, "SIGTERM", "stops with SIGTERM, which the service handles (src/server.ts)");
 
-  const known = new Set(["FROM", "RUN", "CMD", "LABEL", "EXPOSE", "ENV", "ADD", "COPY", "ENTRYPOINT", "VOLUME", "USER", "WORKDIR", "ARG", "ONBUILD", "STOPSIGNAL", "HEALTHCHECK", "SHELL"]);
-  t.same(dockerfile.instructions.filter((i) => !known.has(i.keyword)).map((i) => `${i.line}: ${i.keyword}`), [], "only known instructions");
+  const known = new Set([
+    "FROM",
+    "RUN",
+    "CMD",
+    "LABEL",
+    "EXPOSE",
+    "ENV",
+    "ADD",
+    "COPY",
+    "ENTRYPOINT",
+    "VOLUME",
+    "USER",
+    "WORKDIR",
+    "ARG",
+    "ONBUILD",
+    "STOPSIGNAL",
+    "HEALTHCHECK",
+    "SHELL",
+  ]);
+  t.same(
+    dockerfile.instructions.filter((i) => !known.has(i.keyword)).map((i) => `${i.line}: ${i.keyword}`),
+    [],
+    "only known instructions",
+  );
   t.equal(dockerfile.instructions.filter((i) => i.keyword === "ADD").length, 0, "COPY, not ADD");
 });
 
 t.test(".dockerignore", async (t) => {
-  for (const path of ["node_modules/fastify/package.json", ".git/HEAD", ".tap/x", "coverage/x", "data/tasks.db", "npm-debug.log", "test/openapi.test.ts"]) {
+  for (const path of [
+    "node_modules/fastify/package.json",
+    ".git/HEAD",
+    ".tap/x",
+    "coverage/x",
+    "data/tasks.db",
+    "npm-debug.log",
+    "test/openapi.test.ts",
+  ]) {
     t.ok(ignored(path), `excludes ${path}`);
   }
-  for (const copy of dockerfile.stages.flatMap((s) => s.instructions).filter((i) => i.keyword === "COPY").map((i) => parseCopy(i.args))) {
+  for (const copy of dockerfile.stages
+    .flatMap((s) => s.instructions)
+    .filter((i) => i.keyword === "COPY")
+    .map((i) => parseCopy(i.args))) {
     if (copy.flags.from) continue;
     for (const source of copy.sources) {
       t.ok(existsSync(join(REPO, source)), `COPY source ${source} exists in the build context`);
       t.notOk(ignored(source), `COPY source ${source} is not excluded by .dockerignore`);
     }
   }
-  for (const needed of ["src/main.js", "src/compile-cache.js", "src/server.ts", "scripts/warm-compile-cache.ts", "src/simulator/tls/simulator-cert.pem", "src/simulator/tls/simulator-key.pem", "openapi/openapi.json"]) {
+  for (const needed of [
+    "src/main.js",
+    "src/compile-cache.js",
+    "src/server.ts",
+    "scripts/warm-compile-cache.ts",
+    "src/simulator/tls/simulator-cert.pem",
+    "src/simulator/tls/simulator-key.pem",
+    "openapi/openapi.json",
+  ]) {
     t.notOk(ignored(needed), `keeps ${needed} (needed at run time)`);
   }
 });
@@ -407,14 +533,31 @@ t.test(".dockerignore", async (t) => {
 t.test("docker-compose.yml", async (t) => {
   t.ok(service, "defines the vmss-ops service");
   const profiled = Object.entries<Record<string, any>>(compose.services ?? {}).filter(([, s]) => s.profiles);
-  t.same(Object.keys(compose.services ?? {}).filter((n) => !compose.services[n].profiles), ["vmss-ops"], "without a profile: only vmss-ops");
-  t.same(profiled.map(([n, s]) => [n, s.profiles]).sort(), [["postgres", ["replicas"]], ["replica-1", ["replicas"]], ["replica-2", ["replicas"]], ["simulator", ["replicas"]]]);
-  t.same(Object.keys(compose).filter((k) => !["services", "volumes", "networks", "configs", "secrets", "name"].includes(k) && !k.startsWith("x-")), [], "only known top-level keys");
+  t.same(
+    Object.keys(compose.services ?? {}).filter((n) => !compose.services[n].profiles),
+    ["vmss-ops"],
+    "without a profile: only vmss-ops",
+  );
+  t.same(profiled.map(([n, s]) => [n, s.profiles]).sort(), [
+    ["postgres", ["replicas"]],
+    ["replica-1", ["replicas"]],
+    ["replica-2", ["replicas"]],
+    ["simulator", ["replicas"]],
+  ]);
+  t.same(
+    Object.keys(compose).filter(
+      (k) => !["services", "volumes", "networks", "configs", "secrets", "name"].includes(k) && !k.startsWith("x-"),
+    ),
+    [],
+    "only known top-level keys",
+  );
   t.equal(service?.build?.context, ".", "builds this directory");
   t.equal(service?.build?.dockerfile ?? "Dockerfile", "Dockerfile");
-  const containerPorts = (s: Record<string, any>) => (s?.ports ?? []).map((p: string) => String(p).split(":").slice(-2).join(":")).sort();
+  const containerPorts = (s: Record<string, any>) =>
+    (s?.ports ?? []).map((p: string) => String(p).split(":").slice(-2).join(":")).sort();
   t.same(containerPorts(service!), ["7002:7002", "7003:7003"], "publishes 7002 and 7003");
-  for (const mapping of service?.ports ?? []) t.match(String(mapping), /^127\.0\.0\.1:/, "on the host's loopback only (the demo account needs no token)");
+  for (const mapping of service?.ports ?? [])
+    t.match(String(mapping), /^127\.0\.0\.1:/, "on the host's loopback only (the demo account needs no token)");
   for (const [key, value] of Object.entries(composeEnv)) {
     t.type(value, "string", `environment ${key} is a string`);
     if (key in imageEnv) t.equal(value, imageEnv[key], `environment ${key} agrees with the image's ENV`);
@@ -422,7 +565,10 @@ t.test("docker-compose.yml", async (t) => {
   t.equal(composeEnv.HOST ?? imageEnv.HOST, "0.0.0.0");
   for (const mapping of service?.ports ?? []) {
     const container = String(mapping).split(":").at(-1) ?? "";
-    t.ok([composeEnv.PORT ?? imageEnv.PORT, composeEnv.SIMULATOR_PORT ?? imageEnv.SIMULATOR_PORT].includes(container), `container port ${container} is one the service listens on`);
+    t.ok(
+      [composeEnv.PORT ?? imageEnv.PORT, composeEnv.SIMULATOR_PORT ?? imageEnv.SIMULATOR_PORT].includes(container),
+      `container port ${container} is one the service listens on`,
+    );
   }
   const hc = service?.healthcheck;
   t.same(hc?.test, ["CMD", ...(healthcheck.cmd ?? [])], "the healthcheck is the Dockerfile's HEALTHCHECK command");
@@ -440,34 +586,53 @@ t.test("docker-compose.yml", async (t) => {
     t.match(pg.image, /^postgres:\d+/, "an official PostgreSQL image with a major version");
     t.same(pg.healthcheck.test.slice(0, 2), ["CMD", "pg_isready"]);
     const dbUrl = new URL(replicas[0].environment.DATABASE_URL);
-    t.same([dbUrl.hostname, dbUrl.username, dbUrl.password, dbUrl.pathname], ["postgres", pg.environment.POSTGRES_USER, pg.environment.POSTGRES_PASSWORD, `/${pg.environment.POSTGRES_DB}`], "DATABASE_URL names the postgres service and its credentials");
+    t.same(
+      [dbUrl.hostname, dbUrl.username, dbUrl.password, dbUrl.pathname],
+      ["postgres", pg.environment.POSTGRES_USER, pg.environment.POSTGRES_PASSWORD, `/${pg.environment.POSTGRES_DB}`],
+      "DATABASE_URL names the postgres service and its credentials",
+    );
     t.same(s.simulator.command, ["node", "src/simulator/main.ts"], "the simulator is the image's `npm run simulator`");
     for (const [i, r] of replicas.entries()) {
       const e = r.environment;
       t.equal(e.TASK_STORE, "postgres");
       t.equal(e.DATABASE_URL, replicas[0].environment.DATABASE_URL, "one task store");
       t.equal(e.SIMULATOR, "external");
-      t.equal(e.SIMULATOR_URL, `https://127.0.0.1:${s.simulator.environment.SIMULATOR_PORT}`, "the shared simulator, at the address its certificate names");
+      t.equal(
+        e.SIMULATOR_URL,
+        `https://127.0.0.1:${s.simulator.environment.SIMULATOR_PORT}`,
+        "the shared simulator, at the address its certificate names",
+      );
       t.equal(r.network_mode, "service:simulator", "in the simulator's network, so 127.0.0.1 reaches it");
       t.equal(e.REPLICA_ID, `replica-${i + 1}`);
       t.same(r.healthcheck.test, ["CMD", ...(healthcheck.cmd ?? [])], "the image's health check (it reads PORT)");
       t.same(r.depends_on, { postgres: { condition: "service_healthy" }, simulator: { condition: "service_healthy" } });
-      t.ok(containerPorts(s.simulator).includes(`${e.PORT}:${e.PORT}`), `replica port ${e.PORT} is published on the simulator container`);
+      t.ok(
+        containerPorts(s.simulator).includes(`${e.PORT}:${e.PORT}`),
+        `replica port ${e.PORT} is published on the simulator container`,
+      );
       t.equal(r.read_only, true);
     }
     t.not(replicas[0].environment.PORT, replicas[1].environment.PORT, "two ports in one network namespace");
     // The whole profile, with the settings the replicas get, passes the service's own configuration checks.
-    for (const r of replicas) t.ok(loadConfig(r.environment), `${r.environment.REPLICA_ID}'s environment is a valid configuration`);
+    for (const r of replicas)
+      t.ok(loadConfig(r.environment), `${r.environment.REPLICA_ID}'s environment is a valid configuration`);
   });
 });
 
 // A maintained compose linter from npm: dclint validates against the Compose specification's JSON schema and
 // applies its best-practice rules. Warnings count as failures.
 t.test("docker-compose.yml lint (dclint)", async (t) => {
-  const cli = createRequire(join(REPO, "package.json")).resolve("dclint/package.json").replace(/package\.json$/, "bin/dclint.cjs");
-  const res = await run([process.execPath, cli, "docker-compose.yml", "--formatter", "json", "--max-warnings", "0", "--color", "false"], { cwd: REPO, env: { PATH: process.env.PATH ?? "" }, timeoutMs: 60_000 });
+  const cli = createRequire(join(REPO, "package.json"))
+    .resolve("dclint/package.json")
+    .replace(/package\.json$/, "bin/dclint.cjs");
+  const res = await run(
+    [process.execPath, cli, "docker-compose.yml", "--formatter", "json", "--max-warnings", "0", "--color", "false"],
+    { cwd: REPO, env: { PATH: process.env.PATH ?? "" }, timeoutMs: 60_000 },
+  );
   const report = JSON.parse(res.output.slice(res.output.indexOf("[")));
-  const problems = report.flatMap((f: { messages: { line: number; message: string; rule: string }[] }) => f.messages.map((m) => `line ${m.line}: ${m.message} (${m.rule})`));
+  const problems = report.flatMap((f: { messages: { line: number; message: string; rule: string }[] }) =>
+    f.messages.map((m) => `line ${m.line}: ${m.message} (${m.rule})`),
+  );
   t.same(problems, [], "no findings");
   t.equal(res.code, 0);
 });
@@ -480,7 +645,9 @@ t.test("src imports only production dependencies", async (t) => {
   for (const file of files) {
     const text = await readFile(join(REPO, "src", file), "utf8");
     const specifiers = [
-      ...[...text.matchAll(/^\s*(?:import|export)\s+(?!type\s)(?:[^"';]*?\sfrom\s+)?["']([^"']+)["']/gm)].map((m) => m[1]),
+      ...[...text.matchAll(/^\s*(?:import|export)\s+(?!type\s)(?:[^"';]*?\sfrom\s+)?["']([^"']+)["']/gm)].map(
+        (m) => m[1],
+      ),
       ...[...text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]),
     ];
     for (const spec of specifiers) {
@@ -526,7 +693,12 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
     (await othersCanReach(app, true)) &&
     (await othersCanReach(join(REPO, "node_modules", "fastify", "package.json"), false));
   if (isRoot && reachable) asUser = { uid: 65534, gid: 65534 };
-  else t.comment(isRoot ? "running as root: node, the temp dir or node_modules is not reachable by nobody here" : "running as the current, non-root user");
+  else
+    t.comment(
+      isRoot
+        ? "running as root: node, the temp dir or node_modules is not reachable by nobody here"
+        : "running as the current, non-root user",
+    );
 
   // The image's compile cache, at its place under the temp root (ENV NODE_COMPILE_CACHE is absolute).
   t.match(imageEnv.NODE_COMPILE_CACHE, /^\//, "NODE_COMPILE_CACHE names an absolute directory");
@@ -550,14 +722,23 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
       }
       // Filled by the runtime user, as USER node runs it at build time.
       if (/^node( --[a-z-]+=\d+)* scripts\/warm-compile-cache\.ts$/.test(ins.args)) {
-        const warm = await run(node(tokenize(ins.args)), { cwd: app, env: { ...runEnv, NODE_COMPILE_CACHE: compileCache }, timeoutMs: 60_000, ...asUser });
+        const warm = await run(node(tokenize(ins.args)), {
+          cwd: app,
+          env: { ...runEnv, NODE_COMPILE_CACHE: compileCache },
+          timeoutMs: 60_000,
+          ...asUser,
+        });
         t.equal(warm.code, 0, `RUN ${ins.args} fills the compile cache ${warm.output}`);
         continue;
       }
       // Then root's and read-only for the runtime user (root's own chown, replayed when this test runs as root).
       const readOnly = /^chown -R root:root (\S+) && (chmod -R a\+rX,go-w \1)$/.exec(ins.args);
       if (readOnly) {
-        const replay = await run(["/bin/sh", "-c", isRoot ? ins.args : readOnly[2]], { cwd: app, env: runEnv, timeoutMs: 10_000 });
+        const replay = await run(["/bin/sh", "-c", isRoot ? ins.args : readOnly[2]], {
+          cwd: app,
+          env: runEnv,
+          timeoutMs: 10_000,
+        });
         t.equal(replay.code, 0, `RUN ${ins.args} ${replay.output}`);
         continue;
       }
@@ -575,7 +756,9 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
       // repo's install (checked above: src imports nothing else).
       const nodeModules = dest;
       await mkdir(nodeModules, { recursive: true });
-      const prod = Object.entries<any>(lock.packages).filter(([k, v]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(k) && !v.dev);
+      const prod = Object.entries<any>(lock.packages).filter(
+        ([k, v]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(k) && !v.dev,
+      );
       for (const [key] of prod) {
         const name = key.slice("node_modules/".length);
         const source = join(REPO, "node_modules", name);
@@ -584,10 +767,14 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
         await symlink(source, join(nodeModules, name), "dir");
       }
       t.ok(prod.length > 0, `${prod.length} production packages`);
-      t.notOk(existsSync(join(nodeModules, "tap")) || existsSync(join(nodeModules, "typescript")), "no dev dependency in node_modules");
+      t.notOk(
+        existsSync(join(nodeModules, "tap")) || existsSync(join(nodeModules, "typescript")),
+        "no dev dependency in node_modules",
+      );
       continue;
     }
-    for (const source of copy.sources) copied += await copyTree(source, intoDir ? join(dest, posix.basename(source)) : dest);
+    for (const source of copy.sources)
+      copied += await copyTree(source, intoDir ? join(dest, posix.basename(source)) : dest);
   }
   t.ok(existsSync(join(app, cmd.at(-1)!)), `the CMD's script ${cmd.at(-1)} was copied`);
   t.ok(copied > 10, `${copied} files copied from the context`);
@@ -595,7 +782,8 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   const unreadable: string[] = [];
   for (const f of filesBefore) {
     if (((await stat(join(app, f))).mode & 0o004) === 0) unreadable.push(f);
-    for (let d = dirname(f); d !== "."; d = dirname(d)) if (((await stat(join(app, d))).mode & 0o001) === 0) unreadable.push(`${d}/`);
+    for (let d = dirname(f); d !== "."; d = dirname(d))
+      if (((await stat(join(app, d))).mode & 0o001) === 0) unreadable.push(`${d}/`);
   }
   t.same([...new Set(unreadable)], [], "every file the image runs is readable by a non-root user");
 
@@ -642,13 +830,20 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   const base = `http://127.0.0.1:${port}`;
   let healthy = false;
   while (!healthy && Date.now() - started < 20_000 && child.exitCode === null) {
-    healthy = await fetch(`${base}/health`).then((r) => r.ok, () => false);
+    healthy = await fetch(`${base}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (!healthy) await new Promise((r) => setTimeout(r, 100));
   }
   t.ok(healthy, `GET /health answers 200 (${Date.now() - started} ms after start)${healthy ? "" : `\n${output}`}`);
   if (!healthy) return;
   t.match(output, new RegExp(`vmss-ops listening on http://127\\.0\\.0\\.1:${port}`), "it says where it listens");
-  t.notMatch(output, /type-stripper loaded/, "its modules come from the compile cache the build filled: Node never loads its type stripper");
+  t.notMatch(
+    output,
+    /type-stripper loaded/,
+    "its modules come from the compile cache the build filled: Node never loads its type stripper",
+  );
   t.match(output, /type-stripper not loaded/, "(as the process itself reports)");
   if (asUser && existsSync(`/proc/${child.pid}/status`)) {
     const status = await readFile(`/proc/${child.pid}/status`, "utf8");
@@ -665,7 +860,12 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   const probe = await run(node(healthcheck.cmd), { cwd: app, env, timeoutMs: hcTimeout, ...asUser });
   t.equal(probe.code, 0, `the HEALTHCHECK command passes (${probe.ms} ms, limit ${hcTimeout} ms) ${probe.output}`);
   const closedPort = await freePort();
-  const down = await run(node(healthcheck.cmd), { cwd: app, env: { ...env, PORT: String(closedPort) }, timeoutMs: hcTimeout, ...asUser });
+  const down = await run(node(healthcheck.cmd), {
+    cwd: app,
+    env: { ...env, PORT: String(closedPort) },
+    timeoutMs: hcTimeout,
+    ...asUser,
+  });
   t.equal(down.timedOut, false, "and answers promptly when nothing listens");
   t.not(down.code, 0, "which makes it fail");
 
@@ -681,7 +881,12 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   const post = await fetch(`${base}/azure/ops/resizeServerGroup`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ credentials: "demo", region: "eastus", serverGroupName: "batch-v001", capacity: { min: 1, max: 5, desired: 3 } }),
+    body: JSON.stringify({
+      credentials: "demo",
+      region: "eastus",
+      serverGroupName: "batch-v001",
+      capacity: { min: 1, max: 5, desired: 3 },
+    }),
   });
   t.equal(post.status, 202, "a resize is accepted");
   const { id } = (await post.json()) as { id: string };
@@ -699,7 +904,8 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   const result = await within(5_000, exited);
   const stopMs = Date.now() - stopAt;
   t.not(result, "timeout", `SIGTERM stops it promptly (${stopMs} ms)`);
-  if (result !== "timeout") t.same(result, { code: 0, signal: null }, `and it exits 0 on its own${result.code === 0 ? "" : `\n${output}`}`);
+  if (result !== "timeout")
+    t.same(result, { code: 0, signal: null }, `and it exits 0 on its own${result.code === 0 ? "" : `\n${output}`}`);
   t.ok(stopMs < 5_000, "well within Docker's 10 s stop timeout");
   t.notMatch(output, /failed to start|unhandled|configuration error/i, "no errors in its output");
   // The compile cache apart: Node adds the compiled code of modules loaded on first use (pino's, the SDK's
@@ -707,9 +913,21 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   // here nothing stops it, so that half is checked only when the service runs as another user, as in the image.
   const cacheDir = `${posix.relative(workdir, imageEnv.NODE_COMPILE_CACHE ?? "")}/`;
   const filesAfter = (await listFiles(app)).filter((f) => !f.startsWith("node_modules/"));
-  t.same(filesAfter.filter((f) => !f.startsWith(cacheDir)), filesBefore.filter((f) => !f.startsWith(cacheDir)), "it wrote nothing under WORKDIR (read_only in compose is safe)");
-  if (asUser) t.same(filesAfter.filter((f) => f.startsWith(cacheDir)), filesBefore.filter((f) => f.startsWith(cacheDir)), "nor in the compile cache, read-only for the user it runs as, and it ran all the same");
-  else t.comment("running as root: the compile cache's read-only mode does not hold for root, so what Node adds to it is not checked");
+  t.same(
+    filesAfter.filter((f) => !f.startsWith(cacheDir)),
+    filesBefore.filter((f) => !f.startsWith(cacheDir)),
+    "it wrote nothing under WORKDIR (read_only in compose is safe)",
+  );
+  if (asUser)
+    t.same(
+      filesAfter.filter((f) => f.startsWith(cacheDir)),
+      filesBefore.filter((f) => f.startsWith(cacheDir)),
+      "nor in the compile cache, read-only for the user it runs as, and it ran all the same",
+    );
+  else
+    t.comment(
+      "running as root: the compile cache's read-only mode does not hold for root, so what Node adds to it is not checked",
+    );
 });
 
 // hadolint cannot be had here (no Debian package; its npm wrappers download a binary). dockerfile-utils is plain

@@ -29,7 +29,10 @@ const clone = {
 };
 
 /** Everything the SQLite store wrote (database and WAL), as text. */
-const storeBytes = (dir: string) => readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString("latin1")).join("\n");
+const storeBytes = (dir: string) =>
+  readdirSync(dir)
+    .map((f) => readFileSync(join(dir, f)).toString("latin1"))
+    .join("\n");
 
 async function inFlight(name: string): Promise<boolean> {
   try {
@@ -62,10 +65,22 @@ t.test("SIGKILL while the create is in flight: the restarted service finishes it
   t.teardown(() => void second.child.kill("SIGKILL"));
   const task = await second.waitForTask(submitted.body.id);
   t.equal(task.state, "succeeded", JSON.stringify(task.history));
-  t.match(task.resultObjects, [{ type: "createdServerGroup", serverGroupName: "web-prod-v003", serverGroupNames: ["eastus:web-prod-v003"], instanceCount: 3, ancestorServerGroupNameByRegion: { eastus: "web-prod-v002" } }]);
+  t.match(task.resultObjects, [
+    {
+      type: "createdServerGroup",
+      serverGroupName: "web-prod-v003",
+      serverGroupNames: ["eastus:web-prod-v003"],
+      instanceCount: 3,
+      ancestorServerGroupNameByRegion: { eastus: "web-prod-v002" },
+    },
+  ]);
   const history = task.history.map((h: any) => h.status).join("\n");
   t.match(history, /web-prod-v003 was created for this request already/, "the same name, found by its mark");
-  t.match(history, /resuming the write Azure accepted before a restart: create web-prod-v003/, "the stored poller was followed");
+  t.match(
+    history,
+    /resuming the write Azure accepted before a restart: create web-prod-v003/,
+    "the stored poller was followed",
+  );
   const calls = await control.calls();
   const puts = calls.filter((c) => c.method === "PUT");
   t.equal(puts.length, 1, `exactly one PUT: ${JSON.stringify(puts)}`);

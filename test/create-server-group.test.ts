@@ -44,7 +44,8 @@ async function run(op: string, description: unknown, query = "") {
   return { id: res.body.id as string, task: await env.waitForTask(res.body.id) };
 }
 
-const serverGroup = async (name: string) => (await env.api("GET", `/azure/serverGroups/demo/eastus/demo-rg/${name}`)).body;
+const serverGroup = async (name: string) =>
+  (await env.api("GET", `/azure/serverGroups/demo/eastus/demo-rg/${name}`)).body;
 const simScaleSet = async (name: string) => env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`);
 
 t.beforeEach(async () => {
@@ -55,148 +56,293 @@ t.test("names: clouddriver-core's resolver, sequence after the latest created, w
   // AbstractServerGroupNameResolver.groovy l.69: no server group yet → sequence 0.
   t.same(nextServerGroupName("shop-prod", []), { ok: true, name: "shop-prod-v000", sequence: 0 });
   // l.55-60 and l.80: after the one created most recently, not the highest.
-  t.match(nextServerGroupName("shop-prod", [{ name: "shop-prod-v007", createdTime: 2 }, { name: "shop-prod-v009", createdTime: 1 }]), { name: "shop-prod-v008", ancestor: "shop-prod-v007" });
+  t.match(
+    nextServerGroupName("shop-prod", [
+      { name: "shop-prod-v007", createdTime: 2 },
+      { name: "shop-prod-v009", createdTime: 1 },
+    ]),
+    { name: "shop-prod-v008", ancestor: "shop-prod-v007" },
+  );
   // Same creation time: the highest sequence is the latest.
-  t.match(nextServerGroupName("shop-prod", [{ name: "shop-prod-v001" }, { name: "shop-prod-v002" }]), { name: "shop-prod-v003" });
+  t.match(nextServerGroupName("shop-prod", [{ name: "shop-prod-v001" }, { name: "shop-prod-v002" }]), {
+    name: "shop-prod-v003",
+  });
   // l.100-102: 999 wraps to 000; l.83-87: taken ones are skipped.
-  t.match(nextServerGroupName("shop-prod", [{ name: "shop-prod-v999", createdTime: 5 }, { name: "shop-prod-v000", createdTime: 1 }]), { name: "shop-prod-v001" });
+  t.match(
+    nextServerGroupName("shop-prod", [
+      { name: "shop-prod-v999", createdTime: 5 },
+      { name: "shop-prod-v000", createdTime: 1 },
+    ]),
+    { name: "shop-prod-v001" },
+  );
   // Other clusters of the application do not count (getTakenSlots filters by cluster, AzureServerGroupNameResolver l.56-58).
-  t.match(nextServerGroupName("shop-prod", [{ name: "shop-prod-canary-v005", createdTime: 9 }, { name: "shop-v004" }]), { name: "shop-prod-v000" });
+  t.match(
+    nextServerGroupName("shop-prod", [{ name: "shop-prod-canary-v005", createdTime: 9 }, { name: "shop-v004" }]),
+    { name: "shop-prod-v000" },
+  );
   // l.89-90: every name taken is an error.
-  const all = Array.from({ length: 1000 }, (_, i) => ({ name: `shop-prod-v${String(i).padStart(3, "0")}`, createdTime: i }));
-  t.match(nextServerGroupName("shop-prod", all), { ok: false, reason: /all 1000 server group names of cluster shop-prod are taken/ });
+  const all = Array.from({ length: 1000 }, (_, i) => ({
+    name: `shop-prod-v${String(i).padStart(3, "0")}`,
+    createdTime: i,
+  }));
+  t.match(nextServerGroupName("shop-prod", all), {
+    ok: false,
+    reason: /all 1000 server group names of cluster shop-prod are taken/,
+  });
   // Frigga's AutoScalingGroupNameBuilder: a detail without a stack keeps both hyphens.
   t.equal(clusterName("shop", undefined, "canary"), "shop--canary");
   t.equal(clusterName("shop", "prod", "canary-a"), "shop-prod-canary-a");
 });
 
-t.test("model: out of traffic (disabled) keeps the NIC out of every pool; a custom image is referenced by id", async (t) => {
-  const model = modelFromDescription(
-    { region: "eastus", image: { isCustom: true, uri: "/subscriptions/s/resourceGroups/img/providers/Microsoft.Compute/images/shop-1" }, sku: { name: "Standard_D2s_v3" }, capacity: { desired: 2 }, subnetId, loadBalancerBackendPoolId: poolId, healthSettings: { protocol: "http", port: 8080, requestPath: "/health" } },
-    { name: "shop-prod-v000", tags: { a: "b" }, inTraffic: false },
-  );
-  const ipc = model.virtualMachineProfile!.networkProfile!.networkInterfaceConfigurations![0].ipConfigurations![0];
-  t.same(ipc.loadBalancerBackendAddressPools, []);
-  t.same(model.virtualMachineProfile!.storageProfile!.imageReference, { id: "/subscriptions/s/resourceGroups/img/providers/Microsoft.Compute/images/shop-1" });
-  t.match(model.virtualMachineProfile!.extensionProfile!.extensions, [{ typePropertiesType: "ApplicationHealthLinux", settings: { protocol: "http", port: 8080, requestPath: "/health" } }]);
-  t.equal(model.virtualMachineProfile!.osProfile!.adminPassword, undefined, "no password unless one was resolved");
-});
+t.test(
+  "model: out of traffic (disabled) keeps the NIC out of every pool; a custom image is referenced by id",
+  async (t) => {
+    const model = modelFromDescription(
+      {
+        region: "eastus",
+        image: { isCustom: true, uri: "/subscriptions/s/resourceGroups/img/providers/Microsoft.Compute/images/shop-1" },
+        sku: { name: "Standard_D2s_v3" },
+        capacity: { desired: 2 },
+        subnetId,
+        loadBalancerBackendPoolId: poolId,
+        healthSettings: { protocol: "http", port: 8080, requestPath: "/health" },
+      },
+      { name: "shop-prod-v000", tags: { a: "b" }, inTraffic: false },
+    );
+    const ipc = model.virtualMachineProfile!.networkProfile!.networkInterfaceConfigurations![0].ipConfigurations![0];
+    t.same(ipc.loadBalancerBackendAddressPools, []);
+    t.same(model.virtualMachineProfile!.storageProfile!.imageReference, {
+      id: "/subscriptions/s/resourceGroups/img/providers/Microsoft.Compute/images/shop-1",
+    });
+    t.match(model.virtualMachineProfile!.extensionProfile!.extensions, [
+      {
+        typePropertiesType: "ApplicationHealthLinux",
+        settings: { protocol: "http", port: 8080, requestPath: "/health" },
+      },
+    ]);
+    t.equal(model.virtualMachineProfile!.osProfile!.adminPassword, undefined, "no password unless one was resolved");
+  },
+);
 
-t.test("create: the next name, one PUT with If-None-Match: *, in traffic once healthy, done when Azure confirms, Orca's result", async (t) => {
-  const first = await run("createServerGroup", shop());
-  t.equal(first.task.state, "succeeded", JSON.stringify(first.task.history));
-  const [result] = first.task.resultObjects;
-  t.match(result, {
-    type: "createdServerGroup",
-    serverGroupName: "shop-prod-v000",
-    serverGroupNames: ["eastus:shop-prod-v000"],
-    serverGroups: { eastus: { name: "shop-prod-v000" } },
-    serverGroupNameByRegion: { eastus: "shop-prod-v000" },
-    capacity: { min: 1, max: 5, desired: 2 },
-    instanceCount: 2,
-    provisioningState: "Succeeded",
-    // clouddriver-azure enables the new group at the end of its create (CreateAzureServerGroupAtomicOperation.groovy
-    // l.225-242): Orca's strategies disable or destroy the older groups next.
-    disabled: false,
-    loadBalancerPools: [poolId],
-  });
-  t.notOk("confirmed" in result, "confirmed by Azure: Succeeded with 2 running instances");
-  t.ok(first.task.history.some((h: any) => /in traffic: 2\/2 healthy/.test(h.status)), "done only once every instance is healthy behind the load balancer");
-  const puts = callsFor(await env.calls(), "shop-prod-v000").filter((c) => c.method === "PUT");
-  t.equal(puts.length, 1, "one PUT");
-  t.equal(puts[0].ifNoneMatch, "*", "conditional: never replaces a scale set");
-  t.equal(puts[0].status, 201);
-  const created = await serverGroup("shop-prod-v000");
-  t.equal(created.disabled, false);
-  t.ok(created.instances.length === 2 && created.instances.every((i: any) => i.inTraffic === true), JSON.stringify(created.instances));
+t.test(
+  "create: the next name, one PUT with If-None-Match: *, in traffic once healthy, done when Azure confirms, Orca's result",
+  async (t) => {
+    const first = await run("createServerGroup", shop());
+    t.equal(first.task.state, "succeeded", JSON.stringify(first.task.history));
+    const [result] = first.task.resultObjects;
+    t.match(result, {
+      type: "createdServerGroup",
+      serverGroupName: "shop-prod-v000",
+      serverGroupNames: ["eastus:shop-prod-v000"],
+      serverGroups: { eastus: { name: "shop-prod-v000" } },
+      serverGroupNameByRegion: { eastus: "shop-prod-v000" },
+      capacity: { min: 1, max: 5, desired: 2 },
+      instanceCount: 2,
+      provisioningState: "Succeeded",
+      // clouddriver-azure enables the new group at the end of its create (CreateAzureServerGroupAtomicOperation.groovy
+      // l.225-242): Orca's strategies disable or destroy the older groups next.
+      disabled: false,
+      loadBalancerPools: [poolId],
+    });
+    t.notOk("confirmed" in result, "confirmed by Azure: Succeeded with 2 running instances");
+    t.ok(
+      first.task.history.some((h: any) => /in traffic: 2\/2 healthy/.test(h.status)),
+      "done only once every instance is healthy behind the load balancer",
+    );
+    const puts = callsFor(await env.calls(), "shop-prod-v000").filter((c) => c.method === "PUT");
+    t.equal(puts.length, 1, "one PUT");
+    t.equal(puts[0].ifNoneMatch, "*", "conditional: never replaces a scale set");
+    t.equal(puts[0].status, 201);
+    const created = await serverGroup("shop-prod-v000");
+    t.equal(created.disabled, false);
+    t.ok(
+      created.instances.length === 2 && created.instances.every((i: any) => i.inTraffic === true),
+      JSON.stringify(created.instances),
+    );
 
-  // disabled: true keeps it out, as disable leaves a scale set: enable brings exactly the recorded pool in. The next
-  // one names its ancestor (AbstractServerGroupNameResolver.groovy l.75-77).
-  const second = await run("createServerGroup", shop({ disabled: true }));
-  t.match(second.task.resultObjects[0], { serverGroupName: "shop-prod-v001", ancestorServerGroupNameByRegion: { eastus: "shop-prod-v000" }, disabled: true, loadBalancerPools: [poolId] });
-  const off = await serverGroup("shop-prod-v001");
-  t.equal(off.disabled, true);
-  t.ok(off.instances.every((i: any) => i.inTraffic === false), "no instance in a pool");
-  const enabled = await run("enableServerGroup", { credentials: "demo", region: "eastus", serverGroupName: "shop-prod-v001" });
-  t.equal(enabled.task.state, "succeeded", JSON.stringify(enabled.task.history));
-  const on = await serverGroup("shop-prod-v001");
-  t.equal(on.disabled, false);
-  t.ok(on.instances.length === 2 && on.instances.every((i: any) => i.inTraffic === true), JSON.stringify(on.instances));
-});
+    // disabled: true keeps it out, as disable leaves a scale set: enable brings exactly the recorded pool in. The next
+    // one names its ancestor (AbstractServerGroupNameResolver.groovy l.75-77).
+    const second = await run("createServerGroup", shop({ disabled: true }));
+    t.match(second.task.resultObjects[0], {
+      serverGroupName: "shop-prod-v001",
+      ancestorServerGroupNameByRegion: { eastus: "shop-prod-v000" },
+      disabled: true,
+      loadBalancerPools: [poolId],
+    });
+    const off = await serverGroup("shop-prod-v001");
+    t.equal(off.disabled, true);
+    t.ok(
+      off.instances.every((i: any) => i.inTraffic === false),
+      "no instance in a pool",
+    );
+    const enabled = await run("enableServerGroup", {
+      credentials: "demo",
+      region: "eastus",
+      serverGroupName: "shop-prod-v001",
+    });
+    t.equal(enabled.task.state, "succeeded", JSON.stringify(enabled.task.history));
+    const on = await serverGroup("shop-prod-v001");
+    t.equal(on.disabled, false);
+    t.ok(
+      on.instances.length === 2 && on.instances.every((i: any) => i.inTraffic === true),
+      JSON.stringify(on.instances),
+    );
+  },
+);
 
-t.test("the same clientRequestId never creates a second server group; a request without one is a new deploy", async (t) => {
-  const once = await run("createServerGroup", shop(), "?clientRequestId=deploy-42");
-  t.equal(once.task.resultObjects[0].serverGroupName, "shop-prod-v000");
-  // Submitted again (Orca retrying its stage): the same task.
-  const again = await env.api("POST", "/azure/ops/createServerGroup?clientRequestId=deploy-42", shop());
-  t.equal(again.body.id, once.id);
-  // A new task carrying the same clientRequestId (the store no longer knows it, e.g. a list body with the same id is
-  // refused, so this is a store that lost it): it finds the scale set marked with it and follows it.
-  const tagged = await simScaleSet("shop-prod-v000");
-  t.equal(tagged.body.vmss.tags["vmss-ops.created-by"], "request:deploy-42", "the scale set records the request that made it");
-  const before = (await env.calls()).filter((c) => c.method === "PUT").length;
-  const other = await run("createServerGroup", shop({ capacity: { min: 1, max: 5, desired: 2 } }), "?clientRequestId=deploy-43");
-  t.equal(other.task.resultObjects[0].serverGroupName, "shop-prod-v001", "another request is another deploy");
-  t.equal((await env.calls()).filter((c) => c.method === "PUT").length, before + 1);
-  const plain = await run("createServerGroup", shop());
-  t.equal(plain.task.resultObjects[0].serverGroupName, "shop-prod-v002", "without a clientRequestId every submission is a new deploy");
-});
+t.test(
+  "the same clientRequestId never creates a second server group; a request without one is a new deploy",
+  async (t) => {
+    const once = await run("createServerGroup", shop(), "?clientRequestId=deploy-42");
+    t.equal(once.task.resultObjects[0].serverGroupName, "shop-prod-v000");
+    // Submitted again (Orca retrying its stage): the same task.
+    const again = await env.api("POST", "/azure/ops/createServerGroup?clientRequestId=deploy-42", shop());
+    t.equal(again.body.id, once.id);
+    // A new task carrying the same clientRequestId (the store no longer knows it, e.g. a list body with the same id is
+    // refused, so this is a store that lost it): it finds the scale set marked with it and follows it.
+    const tagged = await simScaleSet("shop-prod-v000");
+    t.equal(
+      tagged.body.vmss.tags["vmss-ops.created-by"],
+      "request:deploy-42",
+      "the scale set records the request that made it",
+    );
+    const before = (await env.calls()).filter((c) => c.method === "PUT").length;
+    const other = await run(
+      "createServerGroup",
+      shop({ capacity: { min: 1, max: 5, desired: 2 } }),
+      "?clientRequestId=deploy-43",
+    );
+    t.equal(other.task.resultObjects[0].serverGroupName, "shop-prod-v001", "another request is another deploy");
+    t.equal((await env.calls()).filter((c) => c.method === "PUT").length, before + 1);
+    const plain = await run("createServerGroup", shop());
+    t.equal(
+      plain.task.resultObjects[0].serverGroupName,
+      "shop-prod-v002",
+      "without a clientRequestId every submission is a new deploy",
+    );
+  },
+);
 
 t.test("a new task with a clientRequestId whose scale set exists follows it: no second PUT", async (t) => {
   // Made as if by an earlier task with clientRequestId deploy-7 that this store no longer knows.
-  await env.simControl("PUT", "/_sim/scaleSets/demo-rg/shop-prod-v004", { capacity: 2, tags: { "vmss-ops.created-by": "request:deploy-7" } });
+  await env.simControl("PUT", "/_sim/scaleSets/demo-rg/shop-prod-v004", {
+    capacity: 2,
+    tags: { "vmss-ops.created-by": "request:deploy-7" },
+  });
   const res = await run("createServerGroup", shop(), "?clientRequestId=deploy-7");
   t.equal(res.task.state, "succeeded", JSON.stringify(res.task.history));
-  t.match(res.task.resultObjects[0], { serverGroupName: "shop-prod-v004", serverGroupNames: ["eastus:shop-prod-v004"] });
+  t.match(res.task.resultObjects[0], {
+    serverGroupName: "shop-prod-v004",
+    serverGroupNames: ["eastus:shop-prod-v004"],
+  });
   t.match(res.task.history.map((h: any) => h.status).join("\n"), /shop-prod-v004 was created for this request already/);
   t.equal((await env.calls()).filter((c) => c.method === "PUT").length, 0, "no PUT");
 });
 
 t.test("a 412 on the create re-reads; a name taken by another writer is chosen again", async (t) => {
-  await env.simControl("POST", "/_sim/faults", { method: "PUT", pathContains: "shop-prod-v000", status: 412, code: "PreconditionFailed", count: 1 });
+  await env.simControl("POST", "/_sim/faults", {
+    method: "PUT",
+    pathContains: "shop-prod-v000",
+    status: 412,
+    code: "PreconditionFailed",
+    count: 1,
+  });
   const retried = await run("createServerGroup", shop());
   t.equal(retried.task.state, "succeeded", JSON.stringify(retried.task.history));
   t.same(
-    callsFor(await env.calls(), "shop-prod-v000").filter((c) => c.method === "PUT").map((c) => c.status),
+    callsFor(await env.calls(), "shop-prod-v000")
+      .filter((c) => c.method === "PUT")
+      .map((c) => c.status),
     [412, 201],
     "the 412 was followed by a fresh read (404) and one create",
   );
 
   // Another writer creates shop-prod-v001 between our listing and our write: the first read of it is held up by a
   // throttle long enough for the other writer to get there (a Retry-After is honoured in full: a second).
-  await env.simControl("POST", "/_sim/faults", { method: "GET", pathContains: "shop-prod-v001", status: 429, code: "TooManyRequests", retryAfterSeconds: 1, count: 1 });
+  await env.simControl("POST", "/_sim/faults", {
+    method: "GET",
+    pathContains: "shop-prod-v001",
+    status: 429,
+    code: "TooManyRequests",
+    retryAfterSeconds: 1,
+    count: 1,
+  });
   const submitted = await env.api("POST", "/azure/ops/createServerGroup", shop());
   for (let i = 0; i < 500; i++) {
     if (callsFor(await env.calls(), "shop-prod-v001").some((c) => c.status === 429)) break;
     await new Promise((r) => setTimeout(r, 10));
   }
-  await env.simControl("PUT", "/_sim/scaleSets/demo-rg/shop-prod-v001", { capacity: 1, tags: { owner: "someone-else" } });
+  await env.simControl("PUT", "/_sim/scaleSets/demo-rg/shop-prod-v001", {
+    capacity: 1,
+    tags: { owner: "someone-else" },
+  });
   const task = await env.waitForTask(submitted.body.id);
   t.equal(task.state, "succeeded", JSON.stringify(task.history));
   t.equal(task.resultObjects[0].serverGroupName, "shop-prod-v002", "a new name, after the one taken");
-  t.match(task.history.map((h: any) => h.status).join("\n"), /shop-prod-v001 exists and was not created by this request .*choosing the name again/);
+  t.match(
+    task.history.map((h: any) => h.status).join("\n"),
+    /shop-prod-v001 exists and was not created by this request .*choosing the name again/,
+  );
   const foreign = await simScaleSet("shop-prod-v001");
   t.equal(foreign.body.vmss.tags.owner, "someone-else", "the other writer's scale set is untouched");
-  t.equal(callsFor(await env.calls(), "shop-prod-v001").filter((c) => c.method !== "GET").length, 0, "never written to");
+  t.equal(
+    callsFor(await env.calls(), "shop-prod-v001").filter((c) => c.method !== "GET").length,
+    0,
+    "never written to",
+  );
 });
 
 t.test("an allocation failure is reported with the instances that did come up", async (t) => {
   // The create gets 1 of 3 VMs, and the region has none left for the harness's re-drives either.
-  await env.simControl("POST", "/_sim/faults", { action: "allocationFailed", method: "PUT", pathContains: "shop-prod-v000", allocatable: 1 });
-  await env.simControl("POST", "/_sim/faults", { action: "allocationFailed", method: "*", pathContains: "shop-prod-v000", allocatable: 0, count: 20 });
+  await env.simControl("POST", "/_sim/faults", {
+    action: "allocationFailed",
+    method: "PUT",
+    pathContains: "shop-prod-v000",
+    allocatable: 1,
+  });
+  await env.simControl("POST", "/_sim/faults", {
+    action: "allocationFailed",
+    method: "*",
+    pathContains: "shop-prod-v000",
+    allocatable: 0,
+    count: 20,
+  });
   const { task } = await run("createServerGroup", shop({ capacity: { min: 1, max: 5, desired: 3 } }));
   t.equal(task.state, "failed", JSON.stringify(task.history));
-  t.match(task.resultObjects[0], { type: "createdServerGroup", serverGroupName: "shop-prod-v000", confirmed: false, requestedCapacity: 3, instanceCount: 1, capacity: { desired: 1 } });
+  t.match(task.resultObjects[0], {
+    type: "createdServerGroup",
+    serverGroupName: "shop-prod-v000",
+    confirmed: false,
+    requestedCapacity: 3,
+    instanceCount: 1,
+    capacity: { desired: 1 },
+  });
   t.match(task.resultObjects.at(-1), { type: "EXCEPTION", message: /Failed: 1 instance\(s\) running of capacity 3/ });
   t.match(task.history.map((h: any) => h.status).join("\n"), /AllocationFailed/, "the history names Azure's error");
-  t.equal(callsFor(await env.calls(), "shop-prod-v000").filter((c) => c.method === "PUT").length, 1, "not created twice");
+  t.equal(
+    callsFor(await env.calls(), "shop-prod-v000").filter((c) => c.method === "PUT").length,
+    1,
+    "not created twice",
+  );
 });
 
 t.test("clone: the source's model with overrides, into the next name of its cluster", async (t) => {
   const newImage = { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "24.04.202611" };
-  const { task } = await run("cloneServerGroup", { credentials: "demo", region: "eastus", source: { account: "demo", region: "eastus", serverGroupName: "web-prod-v001" }, image: newImage, instanceTags: { release: "2" } });
+  const { task } = await run("cloneServerGroup", {
+    credentials: "demo",
+    region: "eastus",
+    source: { account: "demo", region: "eastus", serverGroupName: "web-prod-v001" },
+    image: newImage,
+    instanceTags: { release: "2" },
+  });
   t.equal(task.state, "succeeded", JSON.stringify(task.history));
-  t.match(task.resultObjects[0], { serverGroupName: "web-prod-v003", capacity: { desired: 3 }, instanceCount: 3, disabled: false, ancestorServerGroupNameByRegion: { eastus: "web-prod-v002" } });
+  t.match(task.resultObjects[0], {
+    serverGroupName: "web-prod-v003",
+    capacity: { desired: 3 },
+    instanceCount: 3,
+    disabled: false,
+    ancestorServerGroupNameByRegion: { eastus: "web-prod-v002" },
+  });
   const source = (await simScaleSet("web-prod-v001")).body.vmss;
   const copy = (await simScaleSet("web-prod-v003")).body.vmss;
   t.same(copy.sku, source.sku, "same size and capacity");
@@ -206,16 +352,40 @@ t.test("clone: the source's model with overrides, into the next name of its clus
   t.equal(copy.tags.release, "2", "and the new ones");
   t.notOk("vmss-ops.created-by" in source.tags);
   const nic = copy.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0];
-  t.same(nic.properties.ipConfigurations[0].properties.subnet, source.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0].properties.ipConfigurations[0].properties.subnet);
-  t.same(task.resultObjects[0].loadBalancerPools, [`${net}/loadBalancers/web-prod-v001-lb/backendAddressPools/web-prod-v001-pool`], "the source's pool, serving");
+  t.same(
+    nic.properties.ipConfigurations[0].properties.subnet,
+    source.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0].properties
+      .ipConfigurations[0].properties.subnet,
+  );
+  t.same(
+    task.resultObjects[0].loadBalancerPools,
+    [`${net}/loadBalancers/web-prod-v001-lb/backendAddressPools/web-prod-v001-pool`],
+    "the source's pool, serving",
+  );
 });
 
 t.test("bad input: a 400 naming each field; a password only by reference", async (t) => {
-  const res = await env.api("POST", "/azure/ops/createServerGroup", shop({ image: undefined, subnetId: "not-an-id", osConfig: { adminPassword: "hunter2" }, capacity: { min: 3, max: 5, desired: 2 } }));
+  const res = await env.api(
+    "POST",
+    "/azure/ops/createServerGroup",
+    shop({
+      image: undefined,
+      subnetId: "not-an-id",
+      osConfig: { adminPassword: "hunter2" },
+      capacity: { min: 3, max: 5, desired: 2 },
+    }),
+  );
   t.equal(res.status, 400);
   const fields = res.body.details.map((d: any) => d.field);
-  t.ok(fields.some((f: string) => f.includes("subnetId")), JSON.stringify(res.body));
-  const semantic = await env.api("POST", "/azure/ops/createServerGroup", shop({ image: undefined, osConfig: { adminPassword: "hunter2" }, capacity: { min: 3, max: 5, desired: 2 } }));
+  t.ok(
+    fields.some((f: string) => f.includes("subnetId")),
+    JSON.stringify(res.body),
+  );
+  const semantic = await env.api(
+    "POST",
+    "/azure/ops/createServerGroup",
+    shop({ image: undefined, osConfig: { adminPassword: "hunter2" }, capacity: { min: 3, max: 5, desired: 2 } }),
+  );
   t.equal(semantic.status, 400);
   // No osConfig is needed: the VM admin comes from the account, as clouddriver-azure's from its Key Vault.
   t.same(semantic.body.details.map((d: any) => d.field).sort(), ["capacity.min", "image", "osConfig.adminPassword"]);
@@ -229,7 +399,10 @@ t.test("bad input: a 400 naming each field; a password only by reference", async
 });
 
 t.test("a password by environment variable: sent to Azure, held by nothing we store", async (t) => {
-  const { task } = await run("createServerGroup", shop({ osConfig: { adminUserName: "ops", adminPasswordEnv: "TEST_ADMIN_PASSWORD" } }));
+  const { task } = await run(
+    "createServerGroup",
+    shop({ osConfig: { adminUserName: "ops", adminPasswordEnv: "TEST_ADMIN_PASSWORD" } }),
+  );
   t.equal(task.state, "succeeded", JSON.stringify(task.history));
   t.notMatch(JSON.stringify(task), /s3cret/, "not in the task");
   const stored = await env.service.store.get(task.id);
@@ -240,18 +413,36 @@ t.test("a password by environment variable: sent to Azure, held by nothing we st
 });
 
 t.test("a clone of a source that does not exist fails with Azure's 404, creating nothing", async (t) => {
-  const { task } = await run("cloneServerGroup", { credentials: "demo", region: "eastus", source: { account: "demo", region: "eastus", serverGroupName: "web-prod-v099" } });
+  const { task } = await run("cloneServerGroup", {
+    credentials: "demo",
+    region: "eastus",
+    source: { account: "demo", region: "eastus", serverGroupName: "web-prod-v099" },
+  });
   t.equal(task.state, "failed");
   t.equal(task.status.retryable, false, "sending it again cannot help");
   t.match(task.resultObjects.at(-1), { type: "EXCEPTION", cause: "ResourceNotFound" });
   t.equal((await env.calls()).filter((c) => c.method === "PUT").length, 0);
 });
 
-t.test("a create Azure accepted and then failed for good: the task fails with what Azure shows of the new group", async (t) => {
-  await env.simControl("POST", "/_sim/faults", { action: "failOperation", method: "PUT", pathContains: "shop-prod-v000", code: "OSProvisioningTimedOut", message: "OS provisioning did not finish in time" });
-  const { task } = await run("createServerGroup", shop());
-  t.equal(task.state, "failed", JSON.stringify(task.history));
-  t.match(task.resultObjects[0], { type: "createdServerGroup", serverGroupName: "shop-prod-v000", provisioningState: "Failed", confirmed: false });
-  t.match(task.resultObjects.at(-1), { type: "EXCEPTION", cause: "OSProvisioningTimedOut" });
-  t.equal(callsFor(await env.calls(), "shop-prod-v000").filter((c) => c.method === "PUT").length, 1, "one PUT");
-});
+t.test(
+  "a create Azure accepted and then failed for good: the task fails with what Azure shows of the new group",
+  async (t) => {
+    await env.simControl("POST", "/_sim/faults", {
+      action: "failOperation",
+      method: "PUT",
+      pathContains: "shop-prod-v000",
+      code: "OSProvisioningTimedOut",
+      message: "OS provisioning did not finish in time",
+    });
+    const { task } = await run("createServerGroup", shop());
+    t.equal(task.state, "failed", JSON.stringify(task.history));
+    t.match(task.resultObjects[0], {
+      type: "createdServerGroup",
+      serverGroupName: "shop-prod-v000",
+      provisioningState: "Failed",
+      confirmed: false,
+    });
+    t.match(task.resultObjects.at(-1), { type: "EXCEPTION", cause: "OSProvisioningTimedOut" });
+    t.equal(callsFor(await env.calls(), "shop-prod-v000").filter((c) => c.method === "PUT").length, 1, "one PUT");
+  },
+);

@@ -19,7 +19,15 @@ const env = await startTestEnv({
   mapEnv: (e, sim) => ({
     ...e,
     ACCOUNTS: JSON.stringify([
-      { name: "vaulted", subscriptionId: sim.subscriptionId, credential: "simulator", defaultResourceGroup: "demo-rg", serverGroupResourceGroup: "account", regions: ["eastus"], vmAdmin: { keyVaultUrl: `${sim.url}/keyvaults/demo-kv` } },
+      {
+        name: "vaulted",
+        subscriptionId: sim.subscriptionId,
+        credential: "simulator",
+        defaultResourceGroup: "demo-rg",
+        serverGroupResourceGroup: "account",
+        regions: ["eastus"],
+        vmAdmin: { keyVaultUrl: `${sim.url}/keyvaults/demo-kv` },
+      },
     ]),
   }),
 });
@@ -37,7 +45,17 @@ const net = `/subscriptions/${sub}/resourceGroups/demo-rg/providers/Microsoft.Ne
 function convertServerGroupCommandToDeployConfiguration(command: Record<string, any>): Record<string, any> {
   let tempImage;
   if (command.viewState.mode === "editPipeline" || command.viewState.mode === "createPipeline") {
-    tempImage = { imageName: "", isCustom: "true", publisher: "", offer: "", sku: "", version: "", region: command.region, uri: "", ostype: "" };
+    tempImage = {
+      imageName: "",
+      isCustom: "true",
+      publisher: "",
+      offer: "",
+      sku: "",
+      version: "",
+      region: command.region,
+      uri: "",
+      ostype: "",
+    };
   } else {
     tempImage = command.selectedImage;
   }
@@ -86,8 +104,10 @@ function convertServerGroupCommandToDeployConfiguration(command: Record<string, 
   };
   if (command.image == null || command.image.isCustom == false) configuration.image = tempImage;
   if (typeof command.stack !== "undefined") configuration.name = configuration.name + "-" + command.stack;
-  if (typeof command.freeFormDetails !== "undefined") configuration.name = configuration.name + "-" + command.freeFormDetails;
-  if (typeof command.customScriptsSettings !== "undefined") configuration.customScriptsSettings.commandToExecute = command.customScriptsSettings.commandToExecute;
+  if (typeof command.freeFormDetails !== "undefined")
+    configuration.name = configuration.name + "-" + command.freeFormDetails;
+  if (typeof command.customScriptsSettings !== "undefined")
+    configuration.customScriptsSettings.commandToExecute = command.customScriptsSettings.commandToExecute;
   if (command.instanceType) {
     const vmsku = command.instanceType;
     configuration.instanceType = command.instanceType;
@@ -132,7 +152,11 @@ function deckCommand(application: string, extra: Record<string, any> = {}): Reco
 }
 
 /** A bake stage's outputs, as AzureServerGroupCreator.groovy l.44-49 reads them. */
-const bake = (application: string) => ({ imageId: `/subscriptions/${sub}/resourceGroups/demo-rg/providers/Microsoft.Compute/images/${application}-1.0.0`, osType: "Linux", imageName: `${application}-1.0.0` });
+const bake = (application: string) => ({
+  imageId: `/subscriptions/${sub}/resourceGroups/demo-rg/providers/Microsoft.Compute/images/${application}-1.0.0`,
+  osType: "Linux",
+  imageName: `${application}-1.0.0`,
+});
 
 // ---- the load balancer's view ----
 
@@ -147,7 +171,9 @@ interface Member {
 async function members(balancer = LB): Promise<Member[]> {
   const res = await env.simControl("GET", `/_sim/network/${balancer}/traffic`);
   if (res.status !== 200) throw new Error(JSON.stringify(res.body));
-  return (res.body.pools as { name: string; members: Omit<Member, "pool">[] }[]).flatMap((p) => p.members.map((m) => ({ ...m, pool: p.name })));
+  return (res.body.pools as { name: string; members: Omit<Member, "pool">[] }[]).flatMap((p) =>
+    p.members.map((m) => ({ ...m, pool: p.name })),
+  );
 }
 
 const ofCluster = (cluster: string) => (m: Member) => new RegExp(`^${cluster}-v\\d{3}$`).test(m.scaleSet);
@@ -181,7 +207,10 @@ function trafficCheck(t: { ok(value: unknown, message: string): unknown }, clust
     sampling = false;
     await sampler;
     const empty = samples.filter((s) => s.serving === 0);
-    t.ok(samples.length > 0 && empty.length === 0, `${samples.length} samples of the load balancer between the steps, none with ${cluster} serving from nothing${empty.length ? `: ${JSON.stringify(empty.slice(0, 3))}` : ""}`);
+    t.ok(
+      samples.length > 0 && empty.length === 0,
+      `${samples.length} samples of the load balancer between the steps, none with ${cluster} serving from nothing${empty.length ? `: ${JSON.stringify(empty.slice(0, 3))}` : ""}`,
+    );
   };
   return { after, seen, stop };
 }
@@ -195,7 +224,13 @@ async function deployContext(config: Record<string, any>, extra: Record<string, 
 
 function cleanupBase(application: string) {
   const cluster = `${application}-prod`;
-  return { credentials: "demo", region: REGION, cluster, moniker: { app: application, cluster }, cloudProvider: "azure" };
+  return {
+    credentials: "demo",
+    region: REGION,
+    cluster,
+    moniker: { app: application, cluster },
+    cloudProvider: "azure",
+  };
 }
 
 /** A first deploy into an empty cluster: nothing to check traffic against before it. */
@@ -209,109 +244,198 @@ const scaleSet = async (name: string) => env.simControl("GET", `/_sim/scaleSets/
 
 // ---- the cases ----
 
-t.test("GET /features/stages: Clouddriver's list, which Orca reads while planning the deploy (CreateServerGroupStage.groovy l.70)", async (t) => {
-  const res = await env.api("GET", "/features/stages");
-  t.equal(res.status, 200);
-  t.ok(res.body.some((s: any) => s.name === "createServerGroup" && s.enabled === true));
-  t.equal(await orca.isStageAvailable("upsertEntityTags"), false, "no entity tags: Orca skips tagServerGroup");
-});
+t.test(
+  "GET /features/stages: Clouddriver's list, which Orca reads while planning the deploy (CreateServerGroupStage.groovy l.70)",
+  async (t) => {
+    const res = await env.api("GET", "/features/stages");
+    t.equal(res.status, 200);
+    t.ok(res.body.some((s: any) => s.name === "createServerGroup" && s.enabled === true));
+    t.equal(await orca.isStageAvailable("upsertEntityTags"), false, "no entity tags: Orca skips tagServerGroup");
+  },
+);
 
-t.test("first deploy into an empty cluster, from an ad-hoc marketplace image, with no credentials in the request", async (t) => {
-  const command = deckCommand("first", {
-    viewState: { mode: "create" },
-    // serverGroupCommandBuilder: the chosen marketplace image, isCustom false (transformer l.114-116 keeps it)
-    selectedImage: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest", isCustom: false, imageName: "Ubuntu 24.04", ostype: "Linux", region: REGION, uri: "" },
-  });
-  const config = convertServerGroupCommandToDeployConfiguration(command);
-  t.notOk("osConfig" in config && (config.osConfig.sshPublicKeys || config.osConfig.adminPasswordEnv), "Deck sends no VM credentials");
-  const stage = await deployContext(config);
-  t.same(stage.context.source, {}, "DetermineSourceServerGroupTask.groovy l.80: {} for an empty cluster");
-  const task = await orca.deployStage(stage);
-  t.same(stage.context["deploy.server.groups"], { [REGION]: ["first-prod-v000"] });
-  t.match(task.resultObjects[0], { serverGroupName: "first-prod-v000", disabled: false, instanceCount: 2, capacity: { min: 2, max: 2, desired: 2 } });
-  const vmss = (await scaleSet("first-prod-v000")).body.vmss;
-  const os = vmss.properties.virtualMachineProfile.osProfile;
-  t.equal(os.adminUsername, "azureuser", "the account's admin user");
-  t.match(os.linuxConfiguration.ssh.publicKeys[0].keyData, /^ssh-ed25519 /, "the account's SSH key");
-  t.same(vmss.properties.virtualMachineProfile.storageProfile.imageReference, { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" });
-  t.equal(vmss.properties.virtualMachineProfile.extensionProfile, undefined, "an empty commandToExecute is no script");
-  t.equal((await serving("first-prod")).length, 2, "both instances healthy in traffic when the stage ends");
-});
+t.test(
+  "first deploy into an empty cluster, from an ad-hoc marketplace image, with no credentials in the request",
+  async (t) => {
+    const command = deckCommand("first", {
+      viewState: { mode: "create" },
+      // serverGroupCommandBuilder: the chosen marketplace image, isCustom false (transformer l.114-116 keeps it)
+      selectedImage: {
+        publisher: "Canonical",
+        offer: "ubuntu-24_04-lts",
+        sku: "server",
+        version: "latest",
+        isCustom: false,
+        imageName: "Ubuntu 24.04",
+        ostype: "Linux",
+        region: REGION,
+        uri: "",
+      },
+    });
+    const config = convertServerGroupCommandToDeployConfiguration(command);
+    t.notOk(
+      "osConfig" in config && (config.osConfig.sshPublicKeys || config.osConfig.adminPasswordEnv),
+      "Deck sends no VM credentials",
+    );
+    const stage = await deployContext(config);
+    t.same(stage.context.source, {}, "DetermineSourceServerGroupTask.groovy l.80: {} for an empty cluster");
+    const task = await orca.deployStage(stage);
+    t.same(stage.context["deploy.server.groups"], { [REGION]: ["first-prod-v000"] });
+    t.match(task.resultObjects[0], {
+      serverGroupName: "first-prod-v000",
+      disabled: false,
+      instanceCount: 2,
+      capacity: { min: 2, max: 2, desired: 2 },
+    });
+    const vmss = (await scaleSet("first-prod-v000")).body.vmss;
+    const os = vmss.properties.virtualMachineProfile.osProfile;
+    t.equal(os.adminUsername, "azureuser", "the account's admin user");
+    t.match(os.linuxConfiguration.ssh.publicKeys[0].keyData, /^ssh-ed25519 /, "the account's SSH key");
+    t.same(vmss.properties.virtualMachineProfile.storageProfile.imageReference, {
+      publisher: "Canonical",
+      offer: "ubuntu-24_04-lts",
+      sku: "server",
+      version: "latest",
+    });
+    t.equal(
+      vmss.properties.virtualMachineProfile.extensionProfile,
+      undefined,
+      "an empty commandToExecute is no script",
+    );
+    t.equal((await serving("first-prod")).length, 2, "both instances healthy in traffic when the stage ends");
+  },
+);
 
-t.test("an account whose VM admin is in Key Vault: VMUsername and VMSshPublicKey read when the deploy is prepared", async (t) => {
-  const config = convertServerGroupCommandToDeployConfiguration(deckCommand("vault", { credentials: "vaulted" }));
-  const stage = await deployContext(config);
-  const task = await orca.deployStage(stage, { bake: bake("vault") });
-  t.ok(task.history.some((h: any) => /VM admin azureuser from Key Vault/.test(h.status)), "the history says where the admin came from");
-  const os = (await scaleSet("vault-prod-v000")).body.vmss.properties.virtualMachineProfile.osProfile;
-  t.equal(os.adminUsername, "azureuser");
-  t.match(os.linuxConfiguration.ssh.publicKeys[0].keyData, /DemoVaultKey/, "the vault's key");
-  t.equal((await serving("vault-prod")).length, 2);
-});
+t.test(
+  "an account whose VM admin is in Key Vault: VMUsername and VMSshPublicKey read when the deploy is prepared",
+  async (t) => {
+    const config = convertServerGroupCommandToDeployConfiguration(deckCommand("vault", { credentials: "vaulted" }));
+    const stage = await deployContext(config);
+    const task = await orca.deployStage(stage, { bake: bake("vault") });
+    t.ok(
+      task.history.some((h: any) => /VM admin azureuser from Key Vault/.test(h.status)),
+      "the history says where the admin came from",
+    );
+    const os = (await scaleSet("vault-prod-v000")).body.vmss.properties.virtualMachineProfile.osProfile;
+    t.equal(os.adminUsername, "azureuser");
+    t.match(os.linuxConfiguration.ssh.publicKeys[0].keyData, /DemoVaultKey/, "the vault's key");
+    t.equal((await serving("vault-prod")).length, 2);
+  },
+);
 
-t.test("a named load balancer: the new group's own backend pool and NAT pool in it, the subnet and security group by name", async (t) => {
-  const { name } = await firstDeploy("named");
-  const read = await env.simControl("GET", `/_sim/network/${LB}/traffic`);
-  t.ok(read.body.pools.some((p: any) => p.name === name.toLowerCase() || p.name === name), "a pool named after the group");
-  const vmss = (await scaleSet(name)).body.vmss;
-  const nic = vmss.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0];
-  const ipc = nic.properties.ipConfigurations[0].properties;
-  t.equal(ipc.subnet.id, `${net}/virtualNetworks/demo-rg-vnet/subnets/default`, "the subnet, resolved by name");
-  t.same(ipc.loadBalancerBackendAddressPools, [{ id: `${net}/loadBalancers/demo-lb/backendAddressPools/${name}` }], "its own pool");
-  t.same(ipc.loadBalancerInboundNatPools, [{ id: `${net}/loadBalancers/demo-lb/inboundNatPools/${name}` }], "and its own inbound NAT pool");
-  const lbRead = await env.simControl("GET", `/_sim/network/${LB}/traffic`);
-  t.equal(lbRead.status, 200);
-  t.equal(nic.properties.networkSecurityGroup.id, `${net}/networkSecurityGroups/demo-nsg`, "the security group, by name");
-  const calls = await env.calls();
-  const lbWrites = calls.filter((c) => c.method === "PUT" && /loadBalancers\/demo-lb$/i.test(c.path));
-  t.ok(lbWrites.length >= 1, "the pool was added to the load balancer");
-});
+t.test(
+  "a named load balancer: the new group's own backend pool and NAT pool in it, the subnet and security group by name",
+  async (t) => {
+    const { name } = await firstDeploy("named");
+    const read = await env.simControl("GET", `/_sim/network/${LB}/traffic`);
+    t.ok(
+      read.body.pools.some((p: any) => p.name === name.toLowerCase() || p.name === name),
+      "a pool named after the group",
+    );
+    const vmss = (await scaleSet(name)).body.vmss;
+    const nic = vmss.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0];
+    const ipc = nic.properties.ipConfigurations[0].properties;
+    t.equal(ipc.subnet.id, `${net}/virtualNetworks/demo-rg-vnet/subnets/default`, "the subnet, resolved by name");
+    t.same(
+      ipc.loadBalancerBackendAddressPools,
+      [{ id: `${net}/loadBalancers/demo-lb/backendAddressPools/${name}` }],
+      "its own pool",
+    );
+    t.same(
+      ipc.loadBalancerInboundNatPools,
+      [{ id: `${net}/loadBalancers/demo-lb/inboundNatPools/${name}` }],
+      "and its own inbound NAT pool",
+    );
+    const lbRead = await env.simControl("GET", `/_sim/network/${LB}/traffic`);
+    t.equal(lbRead.status, 200);
+    t.equal(
+      nic.properties.networkSecurityGroup.id,
+      `${net}/networkSecurityGroups/demo-nsg`,
+      "the security group, by name",
+    );
+    const calls = await env.calls();
+    const lbWrites = calls.filter((c) => c.method === "PUT" && /loadBalancers\/demo-lb$/i.test(c.path));
+    t.ok(lbWrites.length >= 1, "the pool was added to the load balancer");
+  },
+);
 
 t.test("an application gateway: the new group's own backend pool in the gateway", async (t) => {
-  const { name } = await firstDeploy("gw", { loadBalancerName: "demo-appgw", loadBalancerType: "Azure Application Gateway" });
+  const { name } = await firstDeploy("gw", {
+    loadBalancerName: "demo-appgw",
+    loadBalancerType: "Azure Application Gateway",
+  });
   const vmss = (await scaleSet(name)).body.vmss;
-  const ipc = vmss.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0].properties.ipConfigurations[0].properties;
-  t.same(ipc.applicationGatewayBackendAddressPools, [{ id: `${net}/applicationGateways/demo-appgw/backendAddressPools/${name}` }]);
+  const ipc =
+    vmss.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0].properties
+      .ipConfigurations[0].properties;
+  t.same(ipc.applicationGatewayBackendAddressPools, [
+    { id: `${net}/applicationGateways/demo-appgw/backendAddressPools/${name}` },
+  ]);
   t.equal((await serving("gw-prod", AGW)).length, 2, "both instances behind the gateway");
 });
 
 t.test("a missing load balancer fails the stage before anything is created", async (t) => {
   const before = writesOf(await env.calls()).length;
-  const stage = await deployContext(convertServerGroupCommandToDeployConfiguration(deckCommand("nolb", { loadBalancerName: "nope-lb" })));
+  const stage = await deployContext(
+    convertServerGroupCommandToDeployConfiguration(deckCommand("nolb", { loadBalancerName: "nope-lb" })),
+  );
   const failed = await orca.deployStage(stage, { bake: bake("nolb") }).catch((err) => err);
   t.ok(failed instanceof OrcaStageError, String(failed));
   t.match(String(failed.message), /Selected Load Balancer nope-lb does not exist/);
   const writes = writesOf(await env.calls()).slice(before);
-  t.same(writes.filter((c) => /nolb|nope-lb/i.test(c.path)), [], "no scale set, no load balancer written");
+  t.same(
+    writes.filter((c) => /nolb|nope-lb/i.test(c.path)),
+    [],
+    "no scale set, no load balancer written",
+  );
   t.equal((await scaleSet("nolb-prod-v000")).status, 404);
 });
 
-t.test("red/black into a serving cluster: the new group serves with every instance healthy in its own pool, the older one disabled", async (t) => {
-  const { name: v000 } = await firstDeploy("rb");
-  const check = trafficCheck(t, "rb-prod");
-  await check.after("the cluster before the deploy");
-  const stage = await deployContext(convertServerGroupCommandToDeployConfiguration(deckCommand("rb")));
-  t.match(stage.context.source, { serverGroupName: v000, account: "demo", region: REGION, useSourceCapacity: false });
-  const task = await orca.deployStage(stage, { bake: bake("rb"), after: check.after });
-  const [v001] = stage.context["deploy.server.groups"][REGION];
-  t.equal(v001, "rb-prod-v001");
-  t.match(task.resultObjects[0], { disabled: false, ancestorServerGroupNameByRegion: { [REGION]: v000 } });
-  // RedBlackStrategy.groovy l.111-122: disableCluster, keeping one enabled group (the one just deployed).
-  const disabled = await orca.disableCluster(cleanupBase("rb"), [v001], check.after);
-  t.same(disabled, [v000]);
-  const now = await members();
-  const mine = now.filter(ofCluster("rb-prod"));
-  t.same(mine.filter((m) => m.scaleSet === v001).map((m) => [m.pool, m.serving, m.health]), [[v001, true, "HealthState/healthy"], [v001, true, "HealthState/healthy"]], "v001 serves, healthy, from its own pool");
-  t.same(mine.filter((m) => m.scaleSet === v000), [], "v000 left its pool");
-  const cluster = (await env.api("GET", "/applications/rb/clusters/demo/rb-prod/azure")).body;
-  t.same(cluster.serverGroups.map((sg: any) => [sg.name, sg.disabled]).sort(), [[v000, true], [v001, false]]);
-  await check.stop();
-});
+t.test(
+  "red/black into a serving cluster: the new group serves with every instance healthy in its own pool, the older one disabled",
+  async (t) => {
+    const { name: v000 } = await firstDeploy("rb");
+    const check = trafficCheck(t, "rb-prod");
+    await check.after("the cluster before the deploy");
+    const stage = await deployContext(convertServerGroupCommandToDeployConfiguration(deckCommand("rb")));
+    t.match(stage.context.source, { serverGroupName: v000, account: "demo", region: REGION, useSourceCapacity: false });
+    const task = await orca.deployStage(stage, { bake: bake("rb"), after: check.after });
+    const [v001] = stage.context["deploy.server.groups"][REGION];
+    t.equal(v001, "rb-prod-v001");
+    t.match(task.resultObjects[0], { disabled: false, ancestorServerGroupNameByRegion: { [REGION]: v000 } });
+    // RedBlackStrategy.groovy l.111-122: disableCluster, keeping one enabled group (the one just deployed).
+    const disabled = await orca.disableCluster(cleanupBase("rb"), [v001], check.after);
+    t.same(disabled, [v000]);
+    const now = await members();
+    const mine = now.filter(ofCluster("rb-prod"));
+    t.same(
+      mine.filter((m) => m.scaleSet === v001).map((m) => [m.pool, m.serving, m.health]),
+      [
+        [v001, true, "HealthState/healthy"],
+        [v001, true, "HealthState/healthy"],
+      ],
+      "v001 serves, healthy, from its own pool",
+    );
+    t.same(
+      mine.filter((m) => m.scaleSet === v000),
+      [],
+      "v000 left its pool",
+    );
+    const cluster = (await env.api("GET", "/applications/rb/clusters/demo/rb-prod/azure")).body;
+    t.same(cluster.serverGroups.map((sg: any) => [sg.name, sg.disabled]).sort(), [
+      [v000, true],
+      [v001, false],
+    ]);
+    await check.stop();
+  },
+);
 
 t.test("highlander: the older groups destroyed, the new one serving", async (t) => {
   const { name: v000 } = await firstDeploy("hl", { strategy: "highlander" });
   const check = trafficCheck(t, "hl-prod");
-  const stage = await deployContext(convertServerGroupCommandToDeployConfiguration(deckCommand("hl", { strategy: "highlander" })));
+  const stage = await deployContext(
+    convertServerGroupCommandToDeployConfiguration(deckCommand("hl", { strategy: "highlander" })),
+  );
   await orca.deployStage(stage, { bake: bake("hl"), after: check.after });
   const [v001] = stage.context["deploy.server.groups"][REGION];
   // HighlanderStrategy.groovy l.48-57: shrinkCluster to 1, active ones too.
@@ -322,84 +446,125 @@ t.test("highlander: the older groups destroyed, the new one serving", async (t) 
   await check.stop();
 });
 
-t.test("a new group that never becomes healthy: the stage fails, the older group serves and never left its pool", async (t) => {
-  const { name: v000 } = await firstDeploy("sick");
-  // The next group's application will not answer the load balancer's probe.
-  await env.simControl("PUT", "/_sim/network/probeFailures/demo-rg/sick-prod-v001");
-  const samples: { v000: number; v000Members: number }[] = [];
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      const all = (await members()).filter((m) => m.scaleSet === v000);
-      samples.push({ v000: all.filter((m) => m.serving).length, v000Members: all.length });
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  })();
-  const check = trafficCheck(t, "sick-prod");
-  // healthyTimeoutSeconds is this service's bound; Deck does not send it (the default is ten minutes).
-  const stage = await deployContext(convertServerGroupCommandToDeployConfiguration(deckCommand("sick")), { healthyTimeoutSeconds: 2 });
-  const failed = await orca.deployStage(stage, { bake: bake("sick"), after: check.after }).catch((err) => err);
-  sampling = false;
-  await sampler;
-  t.ok(failed instanceof OrcaStageError, "MonitorKatoTask ends the stage TERMINAL: the strategy never runs");
-  t.match(String(failed.message), /ServerGroupNotHealthy|not healthy/);
-  await check.after("the failed stage");
-  await check.stop();
-  t.ok(samples.length > 5, `${samples.length} samples`);
-  t.same(samples.filter((s) => s.v000 !== 2 || s.v000Members !== 2), [], "v000: both instances in its pool and serving at every sample");
-  const v001 = (await env.api("GET", `/serverGroups/demo/${REGION}/sick-prod-v001`)).body;
-  t.equal(v001.disabled, true, "the new group is left out of traffic");
-  t.same((await members()).filter((m) => m.scaleSet === "sick-prod-v001"), [], "none of its instances is in a pool");
-  await env.simControl("DELETE", "/_sim/network/probeFailures/demo-rg/sick-prod-v001");
-});
+t.test(
+  "a new group that never becomes healthy: the stage fails, the older group serves and never left its pool",
+  async (t) => {
+    const { name: v000 } = await firstDeploy("sick");
+    // The next group's application will not answer the load balancer's probe.
+    await env.simControl("PUT", "/_sim/network/probeFailures/demo-rg/sick-prod-v001");
+    const samples: { v000: number; v000Members: number }[] = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const all = (await members()).filter((m) => m.scaleSet === v000);
+        samples.push({ v000: all.filter((m) => m.serving).length, v000Members: all.length });
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    const check = trafficCheck(t, "sick-prod");
+    // healthyTimeoutSeconds is this service's bound; Deck does not send it (the default is ten minutes).
+    const stage = await deployContext(convertServerGroupCommandToDeployConfiguration(deckCommand("sick")), {
+      healthyTimeoutSeconds: 2,
+    });
+    const failed = await orca.deployStage(stage, { bake: bake("sick"), after: check.after }).catch((err) => err);
+    sampling = false;
+    await sampler;
+    t.ok(failed instanceof OrcaStageError, "MonitorKatoTask ends the stage TERMINAL: the strategy never runs");
+    t.match(String(failed.message), /ServerGroupNotHealthy|not healthy/);
+    await check.after("the failed stage");
+    await check.stop();
+    t.ok(samples.length > 5, `${samples.length} samples`);
+    t.same(
+      samples.filter((s) => s.v000 !== 2 || s.v000Members !== 2),
+      [],
+      "v000: both instances in its pool and serving at every sample",
+    );
+    const v001 = (await env.api("GET", `/serverGroups/demo/${REGION}/sick-prod-v001`)).body;
+    t.equal(v001.disabled, true, "the new group is left out of traffic");
+    t.same(
+      (await members()).filter((m) => m.scaleSet === "sick-prod-v001"),
+      [],
+      "none of its instances is in a pool",
+    );
+    await env.simControl("DELETE", "/_sim/network/probeFailures/demo-rg/sick-prod-v001");
+  },
+);
 
-t.test("rolling red/black: the new group grows, then a partial disable is refused, naming desiredPercentage", async (t) => {
-  const { name: v000 } = await firstDeploy("rrb");
-  const check = trafficCheck(t, "rrb-prod");
-  const config = convertServerGroupCommandToDeployConfiguration(deckCommand("rrb", { strategy: "rollingredblack" }));
-  const stage = await deployContext({ ...config, targetPercentages: [50] });
-  // RollingRedBlackStrategy.groovy l.72-91: useSourceCapacity off, capacity saved, the new group created at 0.
-  stage.context.useSourceCapacity = false;
-  stage.context.savedCapacity = stage.context.capacity;
-  stage.context.capacity = { min: 0, max: 0, desired: 0 };
-  await orca.deployStage(stage, { bake: bake("rrb"), after: check.after });
-  const [v001] = stage.context["deploy.server.groups"][REGION];
-  t.equal((await env.api("GET", `/serverGroups/demo/${REGION}/${v001}`)).body.capacity.desired, 0);
-  // l.146-162 Pin the source: its min raised to its desired (ResizeStrategySupport pinMinimumCapacity).
-  const pin = newStage({ ...cleanupBase("rrb") });
-  const pinId = await orca.requestOperations(pin, [{ resizeServerGroup: { ...cleanupBase("rrb"), serverGroupName: v000, capacity: { min: 2, max: 2, desired: 2 } } }]);
-  await orca.monitorKato(pin, pinId);
-  await check.after("pin the source");
-  // l.166-200: grow the new group to 50 % of the source (scale_to_server_group, pinned: min = max = desired).
-  const grow = newStage({ ...cleanupBase("rrb"), "deploy.server.groups": { [REGION]: [v001] } });
-  const growId = await orca.requestOperations(grow, [{ resizeServerGroup: { ...cleanupBase("rrb"), serverGroupName: v001, capacity: { min: 1, max: 1, desired: 1 } } }]);
-  await orca.monitorKato(grow, growId);
-  // ResizeServerGroupStage: monitor, forceCacheRefresh, then the wait on the instances.
-  await orca.forceCacheRefresh(grow);
-  await orca.waitForUpInstances(grow);
-  await check.after("grow to 50 %");
-  // l.207-222: disable 50 % of the source. Refused: a share cannot be taken out here, so 100 % is never disabled.
-  const disable = newStage({ ...cleanupBase("rrb") });
-  const refused = await orca
-    .requestOperations(disable, [{ disableServerGroup: { ...cleanupBase("rrb"), serverGroupName: v000, desiredPercentage: 50 } }])
-    .catch((err) => err);
-  t.ok(refused instanceof OrcaStageError);
-  t.equal(refused.responseCode, 400);
-  t.match(refused.message, /desiredPercentage/);
-  await check.after("the refused disable");
-  t.equal((await serving("rrb-prod")).filter((m) => m.scaleSet === v000).length, 2, "the source kept every instance in traffic");
-  t.equal((await serving("rrb-prod")).filter((m) => m.scaleSet === v001).length, 1, "and the new group serves its share");
-  await check.stop();
-});
+t.test(
+  "rolling red/black: the new group grows, then a partial disable is refused, naming desiredPercentage",
+  async (t) => {
+    const { name: v000 } = await firstDeploy("rrb");
+    const check = trafficCheck(t, "rrb-prod");
+    const config = convertServerGroupCommandToDeployConfiguration(deckCommand("rrb", { strategy: "rollingredblack" }));
+    const stage = await deployContext({ ...config, targetPercentages: [50] });
+    // RollingRedBlackStrategy.groovy l.72-91: useSourceCapacity off, capacity saved, the new group created at 0.
+    stage.context.useSourceCapacity = false;
+    stage.context.savedCapacity = stage.context.capacity;
+    stage.context.capacity = { min: 0, max: 0, desired: 0 };
+    await orca.deployStage(stage, { bake: bake("rrb"), after: check.after });
+    const [v001] = stage.context["deploy.server.groups"][REGION];
+    t.equal((await env.api("GET", `/serverGroups/demo/${REGION}/${v001}`)).body.capacity.desired, 0);
+    // l.146-162 Pin the source: its min raised to its desired (ResizeStrategySupport pinMinimumCapacity).
+    const pin = newStage({ ...cleanupBase("rrb") });
+    const pinId = await orca.requestOperations(pin, [
+      { resizeServerGroup: { ...cleanupBase("rrb"), serverGroupName: v000, capacity: { min: 2, max: 2, desired: 2 } } },
+    ]);
+    await orca.monitorKato(pin, pinId);
+    await check.after("pin the source");
+    // l.166-200: grow the new group to 50 % of the source (scale_to_server_group, pinned: min = max = desired).
+    const grow = newStage({ ...cleanupBase("rrb"), "deploy.server.groups": { [REGION]: [v001] } });
+    const growId = await orca.requestOperations(grow, [
+      { resizeServerGroup: { ...cleanupBase("rrb"), serverGroupName: v001, capacity: { min: 1, max: 1, desired: 1 } } },
+    ]);
+    await orca.monitorKato(grow, growId);
+    // ResizeServerGroupStage: monitor, forceCacheRefresh, then the wait on the instances.
+    await orca.forceCacheRefresh(grow);
+    await orca.waitForUpInstances(grow);
+    await check.after("grow to 50 %");
+    // l.207-222: disable 50 % of the source. Refused: a share cannot be taken out here, so 100 % is never disabled.
+    const disable = newStage({ ...cleanupBase("rrb") });
+    const refused = await orca
+      .requestOperations(disable, [
+        { disableServerGroup: { ...cleanupBase("rrb"), serverGroupName: v000, desiredPercentage: 50 } },
+      ])
+      .catch((err) => err);
+    t.ok(refused instanceof OrcaStageError);
+    t.equal(refused.responseCode, 400);
+    t.match(refused.message, /desiredPercentage/);
+    await check.after("the refused disable");
+    t.equal(
+      (await serving("rrb-prod")).filter((m) => m.scaleSet === v000).length,
+      2,
+      "the source kept every instance in traffic",
+    );
+    t.equal(
+      (await serving("rrb-prod")).filter((m) => m.scaleSet === v001).length,
+      1,
+      "and the new group serves its share",
+    );
+    await check.stop();
+  },
+);
 
-t.test("a resize as Orca merges it (ScaleExactResizeStrategy.groovy l.51-77): {min 2, max 2, desired 1} resizes to 1", async (t) => {
-  const { name } = await firstDeploy("merge");
-  const stage = newStage({ ...cleanupBase("merge"), "deploy.server.groups": { [REGION]: [name] } });
-  const id = await orca.requestOperations(stage, [{ resizeServerGroup: { ...cleanupBase("merge"), serverGroupName: name, capacity: { min: 2, max: 2, desired: 1 } } }]);
-  const task = await orca.monitorKato(stage, id);
-  t.same(task.resultObjects[0].capacity, { min: 1, max: 2, desired: 1 }, "min lowered to desired: the recorded bounds stay consistent");
-  t.equal((await serving("merge-prod")).length, 1);
-});
+t.test(
+  "a resize as Orca merges it (ScaleExactResizeStrategy.groovy l.51-77): {min 2, max 2, desired 1} resizes to 1",
+  async (t) => {
+    const { name } = await firstDeploy("merge");
+    const stage = newStage({ ...cleanupBase("merge"), "deploy.server.groups": { [REGION]: [name] } });
+    const id = await orca.requestOperations(stage, [
+      {
+        resizeServerGroup: { ...cleanupBase("merge"), serverGroupName: name, capacity: { min: 2, max: 2, desired: 1 } },
+      },
+    ]);
+    const task = await orca.monitorKato(stage, id);
+    t.same(
+      task.resultObjects[0].capacity,
+      { min: 1, max: 2, desired: 1 },
+      "min lowered to desired: the recorded bounds stay consistent",
+    );
+    t.equal((await serving("merge-prod")).length, 1);
+  },
+);
 
 t.test("Deck's body is accepted whole; what cannot be honoured is a 400 naming the field", async (t) => {
   const config = convertServerGroupCommandToDeployConfiguration(deckCommand("bad"));
@@ -407,7 +572,11 @@ t.test("Deck's body is accepted whole; what cannot be honoured is a 400 naming t
   const noBake = await env.api("POST", "/azure/ops/createServerGroup", { ...config, source: {} });
   t.equal(noBake.status, 400);
   t.match(noBake.body.details, [{ field: "image.uri" }]);
-  const identities = await env.api("POST", "/azure/ops/createServerGroup", { ...config, userAssignedIdentities: ["/subscriptions/x/id"], image: { isCustom: true, uri: bake("bad").imageId } });
+  const identities = await env.api("POST", "/azure/ops/createServerGroup", {
+    ...config,
+    userAssignedIdentities: ["/subscriptions/x/id"],
+    image: { isCustom: true, uri: bake("bad").imageId },
+  });
   t.equal(identities.status, 400);
   t.match(identities.body.details, [{ field: "userAssignedIdentities" }]);
 });

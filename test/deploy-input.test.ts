@@ -8,7 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/startup-config.ts";
 import { accountVmAdmin, VmAdminUnavailable } from "../src/azure/accounts.ts";
-import { askedDesired, deployCapacity, deployProblems, namedSource, normalImage, scriptOf } from "../src/operations/create/deploy-input.ts";
+import {
+  askedDesired,
+  deployCapacity,
+  deployProblems,
+  namedSource,
+  normalImage,
+  scriptOf,
+} from "../src/operations/create/deploy-input.ts";
 import { balancerOf, withGroupGatewayPool, withGroupPools } from "../src/operations/create/network-by-name.ts";
 import { checkDisable } from "../src/operations/disable-server-group.ts";
 import { mergedCapacity } from "../src/operations/resize-server-group.ts";
@@ -18,14 +25,43 @@ import { instanceHealth } from "../src/clouddriver/health.ts";
 const SUB = "00000000-0000-4000-8000-000000000001";
 
 t.test("the pipeline placeholder image: \"\" is absent, isCustom 'true' is true (transformer l.40-51)", async (t) => {
-  const placeholder = { imageName: "", isCustom: "true" as const, publisher: "", offer: "", sku: "", version: "", uri: "", ostype: "" };
+  const placeholder = {
+    imageName: "",
+    isCustom: "true" as const,
+    publisher: "",
+    offer: "",
+    sku: "",
+    version: "",
+    uri: "",
+    ostype: "",
+  };
   t.same(normalImage(placeholder), { isCustom: true });
-  t.match(deployProblems({ image: placeholder, sku: { name: "Standard_B2s", capacity: 2 } }, { clone: false }), [{ field: "image.uri" }], "no bake: the uri is missing");
+  t.match(
+    deployProblems({ image: placeholder, sku: { name: "Standard_B2s", capacity: 2 } }, { clone: false }),
+    [{ field: "image.uri" }],
+    "no bake: the uri is missing",
+  );
   // AzureServerGroupCreator.groovy l.44-49 fills it from the bake.
-  const baked = { ...placeholder, isCustom: true, uri: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/images/app-1", ostype: "Linux", imageName: "app-1" };
+  const baked = {
+    ...placeholder,
+    isCustom: true,
+    uri: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/images/app-1",
+    ostype: "Linux",
+    imageName: "app-1",
+  };
   t.same(normalImage(baked), { isCustom: true, uri: baked.uri, imageName: "app-1", ostype: "Linux" });
-  t.same(deployProblems({ image: baked, sku: { name: "Standard_B2s", capacity: 2 }, capacity: { min: 2, max: 2 } }, { clone: false }), []);
-  t.same(normalImage({ publisher: "Canonical", offer: "o", sku: "s", version: "", isCustom: false }), { publisher: "Canonical", offer: "o", sku: "s" }, "ad hoc marketplace: isCustom false, version absent");
+  t.same(
+    deployProblems(
+      { image: baked, sku: { name: "Standard_B2s", capacity: 2 }, capacity: { min: 2, max: 2 } },
+      { clone: false },
+    ),
+    [],
+  );
+  t.same(
+    normalImage({ publisher: "Canonical", offer: "o", sku: "s", version: "", isCustom: false }),
+    { publisher: "Canonical", offer: "o", sku: "s" },
+    "ad hoc marketplace: isCustom false, version absent",
+  );
 });
 
 t.test("capacity: sku.capacity is the size; capacity.desired wins; useSourceCapacity takes the source's", async (t) => {
@@ -33,39 +69,108 @@ t.test("capacity: sku.capacity is the size; capacity.desired wins; useSourceCapa
   t.same(deployCapacity({ capacity: { min: 2, max: 2 }, sku: { capacity: 2 } }), { min: 2, max: 2, desired: 2 });
   t.same(deployCapacity({ sku: { capacity: 3 } }), { min: 3, max: 3, desired: 3 });
   // RollingRedBlackStrategy.groovy l.83-91: capacity {0,0,0}, sku.capacity left as Deck set it.
-  t.same(deployCapacity({ capacity: { min: 0, max: 0, desired: 0 }, sku: { capacity: 2 } }), { min: 0, max: 0, desired: 0 });
+  t.same(deployCapacity({ capacity: { min: 0, max: 0, desired: 0 }, sku: { capacity: 2 } }), {
+    min: 0,
+    max: 0,
+    desired: 0,
+  });
   t.same(deployCapacity({ sku: { capacity: 2 } }, { min: 1, max: 5, desired: 4 }), { min: 1, max: 5, desired: 4 });
-  t.match(deployProblems({ image: { publisher: "p", offer: "o", sku: "s" }, sku: { name: "x" } }, { clone: false }), [{ field: "capacity" }]);
+  t.match(deployProblems({ image: { publisher: "p", offer: "o", sku: "s" }, sku: { name: "x" } }, { clone: false }), [
+    { field: "capacity" },
+  ]);
   t.same(
-    deployProblems({ image: { publisher: "p", offer: "o", sku: "s" }, sku: { name: "x" }, source: { account: "a", region: "eastus", serverGroupName: "app-v001", useSourceCapacity: true } }, { clone: false }),
+    deployProblems(
+      {
+        image: { publisher: "p", offer: "o", sku: "s" },
+        sku: { name: "x" },
+        source: { account: "a", region: "eastus", serverGroupName: "app-v001", useSourceCapacity: true },
+      },
+      { clone: false },
+    ),
     [],
     "no size needed when it is the source's",
   );
-  t.match(deployProblems({ image: { publisher: "p", offer: "o", sku: "s" }, sku: { name: "x", capacity: 2 }, capacity: { min: 3, max: 1 } }, { clone: false }), [{ field: "capacity.min" }, { field: "capacity.max" }]);
+  t.match(
+    deployProblems(
+      {
+        image: { publisher: "p", offer: "o", sku: "s" },
+        sku: { name: "x", capacity: 2 },
+        capacity: { min: 3, max: 1 },
+      },
+      { clone: false },
+    ),
+    [{ field: "capacity.min" }, { field: "capacity.max" }],
+  );
 });
 
 t.test("an empty script is none; source {} is none; identities are refused", async (t) => {
   t.equal(scriptOf({ customScriptsSettings: { commandToExecute: "" } }), undefined);
   t.equal(scriptOf({ customScriptsSettings: {} }), undefined);
-  t.same(scriptOf({ customScriptsSettings: { commandToExecute: "./run.sh", fileUris: ["https://x/run.sh"] } }), { commandToExecute: "./run.sh", fileUris: ["https://x/run.sh"] });
+  t.same(scriptOf({ customScriptsSettings: { commandToExecute: "./run.sh", fileUris: ["https://x/run.sh"] } }), {
+    commandToExecute: "./run.sh",
+    fileUris: ["https://x/run.sh"],
+  });
   t.equal(namedSource({ source: {} }), undefined);
-  t.same(namedSource({ source: { asgName: "app-v001", account: "a", region: "eastus" }, useSourceCapacity: true }), { account: "a", region: "eastus", serverGroupName: "app-v001", useSourceCapacity: true });
-  t.same(namedSource({ source: { serverGroupName: "app-v001", account: "a", region: "eastus", useSourceCapacity: false }, useSourceCapacity: true })?.useSourceCapacity, false, "the source's own flag first (l.117-121)");
+  t.same(namedSource({ source: { asgName: "app-v001", account: "a", region: "eastus" }, useSourceCapacity: true }), {
+    account: "a",
+    region: "eastus",
+    serverGroupName: "app-v001",
+    useSourceCapacity: true,
+  });
+  t.same(
+    namedSource({
+      source: { serverGroupName: "app-v001", account: "a", region: "eastus", useSourceCapacity: false },
+      useSourceCapacity: true,
+    })?.useSourceCapacity,
+    false,
+    "the source's own flag first (l.117-121)",
+  );
   t.match(deployProblems({ userAssignedIdentities: ["/x"] }, { clone: true }), [{ field: "userAssignedIdentities" }]);
   t.same(deployProblems({ userAssignedIdentities: [] }, { clone: true }), []);
 });
 
 t.test("the new group's own backend pool and NAT pool in the load balancer; its pool in a gateway", async (t) => {
   const lbId = `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Network/loadBalancers/lb`;
-  const lb = { id: lbId, properties: { frontendIPConfigurations: [{ name: "fe", id: `${lbId}/frontendIPConfigurations/fe` }], backendAddressPools: [{ name: "app-v000" }], inboundNatPools: [{ name: "app-v000", properties: { frontendPortRangeStart: 50000, frontendPortRangeEnd: 50099 } }] } };
+  const lb = {
+    id: lbId,
+    properties: {
+      frontendIPConfigurations: [{ name: "fe", id: `${lbId}/frontendIPConfigurations/fe` }],
+      backendAddressPools: [{ name: "app-v000" }],
+      inboundNatPools: [
+        { name: "app-v000", properties: { frontendPortRangeStart: 50000, frontendPortRangeEnd: 50099 } },
+      ],
+    },
+  };
   const added = withGroupPools(lb, lbId, "app-v001", false);
   t.equal(added.changed, true);
-  t.same(added.resource.properties!.backendAddressPools.map((p: any) => p.name), ["app-v000", "app-v001"]);
-  t.match(added.resource.properties!.inboundNatPools[1], { name: "app-v001", properties: { frontendPortRangeStart: 50100, frontendPortRangeEnd: 50199, backendPort: 22, frontendIPConfiguration: { id: `${lbId}/frontendIPConfigurations/fe` } } });
+  t.same(
+    added.resource.properties!.backendAddressPools.map((p: any) => p.name),
+    ["app-v000", "app-v001"],
+  );
+  t.match(added.resource.properties!.inboundNatPools[1], {
+    name: "app-v001",
+    properties: {
+      frontendPortRangeStart: 50100,
+      frontendPortRangeEnd: 50199,
+      backendPort: 22,
+      frontendIPConfiguration: { id: `${lbId}/frontendIPConfigurations/fe` },
+    },
+  });
   t.equal(withGroupPools(added.resource, lbId, "app-v001", false).changed, false, "there already: no write");
-  t.equal(withGroupPools({ properties: {} }, lbId, "w-v000", true).resource.properties!.inboundNatPools.length, 0, "no frontend: no NAT pool");
-  t.same(withGroupGatewayPool({ properties: { backendAddressPools: [] } }, "app-v001").resource.properties!.backendAddressPools, [{ name: "app-v001", properties: { backendAddresses: [] } }]);
-  t.same(balancerOf({ loadBalancerName: "agw", loadBalancerType: "Azure Application Gateway" }), { kind: "agw", name: "agw" });
+  t.equal(
+    withGroupPools({ properties: {} }, lbId, "w-v000", true).resource.properties!.inboundNatPools.length,
+    0,
+    "no frontend: no NAT pool",
+  );
+  t.same(
+    withGroupGatewayPool({ properties: { backendAddressPools: [] } }, "app-v001").resource.properties!
+      .backendAddressPools,
+    [{ name: "app-v001", properties: { backendAddresses: [] } }],
+  );
+  t.same(balancerOf({ loadBalancerName: "agw", loadBalancerType: "Azure Application Gateway" }), {
+    kind: "agw",
+    name: "agw",
+  });
   t.same(balancerOf({ loadBalancerName: "lb" }), { kind: "lb", name: "lb" });
   t.same(balancerOf({ appGatewayName: "g", loadBalancerName: "lb" }), { kind: "agw", name: "g" });
   t.equal(balancerOf({}), undefined);
@@ -75,22 +180,60 @@ t.test("an account's VM admin: inline key, key file, password variable; a miscon
   const dir = mkdtempSync(join(tmpdir(), "vmss-ops-vmadmin-"));
   writeFileSync(join(dir, "key.pub"), "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFile ops@example\n");
   const accounts = [
-    { name: "inline", subscriptionId: SUB, credential: "simulator", vmAdmin: { adminUsername: "ops", sshPublicKey: "ssh-ed25519 AAAAInline ops@example" } },
+    {
+      name: "inline",
+      subscriptionId: SUB,
+      credential: "simulator",
+      vmAdmin: { adminUsername: "ops", sshPublicKey: "ssh-ed25519 AAAAInline ops@example" },
+    },
     { name: "file", subscriptionId: SUB, credential: "simulator", vmAdmin: { sshPublicKeyFile: join(dir, "key.pub") } },
-    { name: "password", subscriptionId: SUB, credential: "simulator", vmAdmin: { adminUsername: "ops", passwordEnv: "VM_PW" }, defaultResourceGroup: "ops-rg", serverGroupResourceGroup: "account" },
+    {
+      name: "password",
+      subscriptionId: SUB,
+      credential: "simulator",
+      vmAdmin: { adminUsername: "ops", passwordEnv: "VM_PW" },
+      defaultResourceGroup: "ops-rg",
+      serverGroupResourceGroup: "account",
+    },
   ];
   const config = loadConfig({ SIMULATOR: "off", TRUSTED_NETWORK: "true", ACCOUNTS: JSON.stringify(accounts) });
   const [inline, file, password] = config.accounts;
   t.same(accountVmAdmin(inline), { adminUserName: "ops", sshPublicKeys: ["ssh-ed25519 AAAAInline ops@example"] });
-  t.same(accountVmAdmin(file), { adminUserName: "azureuser", sshPublicKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFile ops@example"] });
+  t.same(accountVmAdmin(file), {
+    adminUserName: "azureuser",
+    sshPublicKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFile ops@example"],
+  });
   t.same(accountVmAdmin(password, { VM_PW: "pw" }), { adminUserName: "ops", sshPublicKeys: [], password: "pw" });
   t.throws(() => accountVmAdmin(password, {}), VmAdminUnavailable);
-  t.throws(() => accountVmAdmin({ ...file, vmAdmin: { adminUsername: "a", sshPublicKeyFile: join(dir, "missing") } }), /cannot be read/);
-  t.throws(() => loadConfig({ SIMULATOR: "off", TRUSTED_NETWORK: "true", ACCOUNTS: JSON.stringify([{ ...accounts[0], vmAdmin: { sshPublicKey: "k", passwordEnv: "X" } }]) }), /exactly one of/);
-  t.throws(() => loadConfig({ SIMULATOR: "off", TRUSTED_NETWORK: "true", ACCOUNTS: JSON.stringify([{ ...accounts[0], serverGroupResourceGroup: "mine" }]) }), /serverGroupResourceGroup/);
+  t.throws(
+    () => accountVmAdmin({ ...file, vmAdmin: { adminUsername: "a", sshPublicKeyFile: join(dir, "missing") } }),
+    /cannot be read/,
+  );
+  t.throws(
+    () =>
+      loadConfig({
+        SIMULATOR: "off",
+        TRUSTED_NETWORK: "true",
+        ACCOUNTS: JSON.stringify([{ ...accounts[0], vmAdmin: { sshPublicKey: "k", passwordEnv: "X" } }]),
+      }),
+    /exactly one of/,
+  );
+  t.throws(
+    () =>
+      loadConfig({
+        SIMULATOR: "off",
+        TRUSTED_NETWORK: "true",
+        ACCOUNTS: JSON.stringify([{ ...accounts[0], serverGroupResourceGroup: "mine" }]),
+      }),
+    /serverGroupResourceGroup/,
+  );
   // Where clusters live: {application}-{region}, unless the account keeps them in its own resource group.
   t.equal(resourceGroupOf(inline, "shop-web-v001", "eastus"), "shop-eastus");
-  t.equal(resourceGroupOf({ defaultResourceGroup: "ops-rg" }, "shop-web-v001", "eastus"), "shop-eastus", "a default resource group alone is clouddriver-azure's rule");
+  t.equal(
+    resourceGroupOf({ defaultResourceGroup: "ops-rg" }, "shop-web-v001", "eastus"),
+    "shop-eastus",
+    "a default resource group alone is clouddriver-azure's rule",
+  );
   t.equal(resourceGroupOf(password, "shop-web-v001", "eastus"), "ops-rg");
   t.equal(config.accounts.length, 3);
 });

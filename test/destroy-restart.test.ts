@@ -15,29 +15,41 @@ t.teardown(() => sim.close());
 
 const env = (dataDir: string) => restartableServiceEnv(sim.url, dataDir);
 
-t.test("SIGKILL while the DELETE is in flight: the restarted service finishes the destroy with no second DELETE", async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-destroy-restart-"));
-  const first = await startChildService(env(dataDir));
-  const submitted = await first.api("POST", "/azure/ops/destroyServerGroup", { credentials: "demo", region: "eastus", serverGroupName: "web-prod-v001" });
-  t.equal(submitted.status, 202);
-  let inFlight = false;
-  for (let i = 0; i < 400 && !inFlight; i++) {
-    inFlight = Boolean((await control.getScaleSet("demo-rg", "web-prod-v001")).inFlight);
-    if (!inFlight) await new Promise((r) => setTimeout(r, 10));
-  }
-  t.ok(inFlight, "the DELETE was accepted");
-  await waitForStoredPoller(dataDir, submitted.body.id);
-  first.child.kill("SIGKILL");
-  await first.exited;
+t.test(
+  "SIGKILL while the DELETE is in flight: the restarted service finishes the destroy with no second DELETE",
+  async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-destroy-restart-"));
+    const first = await startChildService(env(dataDir));
+    const submitted = await first.api("POST", "/azure/ops/destroyServerGroup", {
+      credentials: "demo",
+      region: "eastus",
+      serverGroupName: "web-prod-v001",
+    });
+    t.equal(submitted.status, 202);
+    let inFlight = false;
+    for (let i = 0; i < 400 && !inFlight; i++) {
+      inFlight = Boolean((await control.getScaleSet("demo-rg", "web-prod-v001")).inFlight);
+      if (!inFlight) await new Promise((r) => setTimeout(r, 10));
+    }
+    t.ok(inFlight, "the DELETE was accepted");
+    await waitForStoredPoller(dataDir, submitted.body.id);
+    first.child.kill("SIGKILL");
+    await first.exited;
 
-  const second = await startChildService(env(dataDir));
-  t.teardown(() => void second.child.kill("SIGKILL"));
-  const task = await second.waitForTask(submitted.body.id);
-  t.equal(task.state, "succeeded", JSON.stringify(task.history));
-  t.match(task.resultObjects, [{ type: "destroyedServerGroup", deletedByThisTask: true, confirmedBy: "GET 404 ResourceNotFound" }]);
-  t.match(task.history.map((h: any) => h.status).join("\n"), /resuming the write Azure accepted before a restart: delete web-prod-v001/);
-  const deletes = (await control.calls()).filter((c) => c.method === "DELETE");
-  t.equal(deletes.length, 1, `exactly one DELETE: ${JSON.stringify(deletes)}`);
-  second.child.kill("SIGTERM");
-  await second.exited;
-});
+    const second = await startChildService(env(dataDir));
+    t.teardown(() => void second.child.kill("SIGKILL"));
+    const task = await second.waitForTask(submitted.body.id);
+    t.equal(task.state, "succeeded", JSON.stringify(task.history));
+    t.match(task.resultObjects, [
+      { type: "destroyedServerGroup", deletedByThisTask: true, confirmedBy: "GET 404 ResourceNotFound" },
+    ]);
+    t.match(
+      task.history.map((h: any) => h.status).join("\n"),
+      /resuming the write Azure accepted before a restart: delete web-prod-v001/,
+    );
+    const deletes = (await control.calls()).filter((c) => c.method === "DELETE");
+    t.equal(deletes.length, 1, `exactly one DELETE: ${JSON.stringify(deletes)}`);
+    second.child.kill("SIGTERM");
+    await second.exited;
+  },
+);

@@ -31,32 +31,49 @@ async function exists(name: string): Promise<boolean> {
   return (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`)).status === 200;
 }
 
-t.test("destroys the scale set with one DELETE guarded by the read's ETag, and reports Azure's 404 afterwards", async (t) => {
-  const task = await destroy("web-prod-v001", { cloudProvider: "azure", moniker: { app: "web" }, desiredPercentage: null });
-  t.equal(task.state, "succeeded", JSON.stringify(task.history));
-  t.same(task.resultObjects, [
-    {
-      type: "destroyedServerGroup",
-      account: "demo",
-      region: "eastus",
-      resourceGroup: "demo-rg",
-      serverGroupName: "web-prod-v001",
-      deletedByThisTask: true,
-      confirmedBy: "GET 404 ResourceNotFound",
-    },
-  ]);
-  t.notOk(await exists("web-prod-v001"), "gone from Azure");
-  t.ok(await exists("web-prod-v002"), "its neighbour is not");
-  const calls = callsFor(await env.calls(), "web-prod-v001");
-  const deletes = calls.filter((c) => c.method === "DELETE");
-  t.equal(deletes.length, 1, "one DELETE");
-  t.equal(deletes[0].status, 202);
-  t.equal(deletes[0].ifMatch, '"1"', "If-Match: the ETag of the read it was planned on");
-  t.equal(calls.at(-1)!.method, "GET", "the last word is a read");
-  t.equal(calls.at(-1)!.status, 404, "that answered 404");
-  t.ok(task.history.some((h: any) => h.status === "Done: web-prod-v001 is deleted, as Azure confirmed (GET 404 ResourceNotFound)"), JSON.stringify(task.history));
-  t.ok(task.history.some((h: any) => h.status === 'attempt 1/8: delete web-prod-v001 (capacity 3, Succeeded) (If-Match "1")'), "the history names the ETag it was planned on");
-});
+t.test(
+  "destroys the scale set with one DELETE guarded by the read's ETag, and reports Azure's 404 afterwards",
+  async (t) => {
+    const task = await destroy("web-prod-v001", {
+      cloudProvider: "azure",
+      moniker: { app: "web" },
+      desiredPercentage: null,
+    });
+    t.equal(task.state, "succeeded", JSON.stringify(task.history));
+    t.same(task.resultObjects, [
+      {
+        type: "destroyedServerGroup",
+        account: "demo",
+        region: "eastus",
+        resourceGroup: "demo-rg",
+        serverGroupName: "web-prod-v001",
+        deletedByThisTask: true,
+        confirmedBy: "GET 404 ResourceNotFound",
+      },
+    ]);
+    t.notOk(await exists("web-prod-v001"), "gone from Azure");
+    t.ok(await exists("web-prod-v002"), "its neighbour is not");
+    const calls = callsFor(await env.calls(), "web-prod-v001");
+    const deletes = calls.filter((c) => c.method === "DELETE");
+    t.equal(deletes.length, 1, "one DELETE");
+    t.equal(deletes[0].status, 202);
+    t.equal(deletes[0].ifMatch, '"1"', "If-Match: the ETag of the read it was planned on");
+    t.equal(calls.at(-1)!.method, "GET", "the last word is a read");
+    t.equal(calls.at(-1)!.status, 404, "that answered 404");
+    t.ok(
+      task.history.some(
+        (h: any) => h.status === "Done: web-prod-v001 is deleted, as Azure confirmed (GET 404 ResourceNotFound)",
+      ),
+      JSON.stringify(task.history),
+    );
+    t.ok(
+      task.history.some(
+        (h: any) => h.status === 'attempt 1/8: delete web-prod-v001 (capacity 3, Succeeded) (If-Match "1")',
+      ),
+      "the history names the ETag it was planned on",
+    );
+  },
+);
 
 t.test("a scale set that is gone already is done: success, no DELETE", async (t) => {
   await destroy("batch-v001");
@@ -64,15 +81,27 @@ t.test("a scale set that is gone already is done: success, no DELETE", async (t)
   const again = await destroy("batch-v001");
   t.equal(again.state, "succeeded");
   t.equal(again.status.failed, false);
-  t.match(again.resultObjects, [{ type: "destroyedServerGroup", deletedByThisTask: false, confirmedBy: "GET 404 ResourceNotFound" }]);
+  t.match(again.resultObjects, [
+    { type: "destroyedServerGroup", deletedByThisTask: false, confirmedBy: "GET 404 ResourceNotFound" },
+  ]);
   const calls = (await env.calls()).slice(before);
-  t.same(calls.map((c) => c.method), ["GET"], "one read, nothing else");
+  t.same(
+    calls.map((c) => c.method),
+    ["GET"],
+    "one read, nothing else",
+  );
   const never = await destroy("never-existed-v000");
   t.equal(never.state, "succeeded", "never created: nothing to delete either");
 });
 
 t.test("a 409 on the DELETE is retried from a fresh read", async (t) => {
-  await fault({ method: "DELETE", pathContains: "web-prod-v002", status: 409, code: "ConflictingConcurrentWriteNotAllowed", count: 2 });
+  await fault({
+    method: "DELETE",
+    pathContains: "web-prod-v002",
+    status: 409,
+    code: "ConflictingConcurrentWriteNotAllowed",
+    count: 2,
+  });
   const task = await destroy("web-prod-v002");
   t.equal(task.state, "succeeded", JSON.stringify(task.history));
   const calls = callsFor(await env.calls(), "web-prod-v002").filter((c) => !/\/virtualMachines(\/|$|\?)/i.test(c.path));
@@ -86,20 +115,43 @@ t.test("a 409 on the DELETE is retried from a fresh read", async (t) => {
 t.test("another writer's write in flight is waited out, not deleted into", async (t) => {
   await env.simControl("PUT", "/_sim/config", { writeDurationMs: 400 });
   t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 60 }));
-  const resize = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 5, desired: 4 } }));
+  const resize = await env.api(
+    "POST",
+    "/azure/ops/resizeServerGroup",
+    demo("web-prod-v001", { capacity: { min: 1, max: 5, desired: 4 } }),
+  );
   const destroyed = await env.api("POST", "/azure/ops/destroyServerGroup", demo("web-prod-v001"));
   const [r, d] = [await env.waitForTask(resize.body.id), await env.waitForTask(destroyed.body.id)];
   t.equal(r.state, "succeeded");
   t.equal(d.state, "succeeded", JSON.stringify(d.history));
-  const writes = callsFor(await env.calls(), "web-prod-v001").filter((c) => c.method === "PATCH" || c.method === "DELETE");
-  t.same(writes.map((c) => `${c.method} ${c.status}`), ["PATCH 200", "DELETE 202"], "no write was refused");
+  const writes = callsFor(await env.calls(), "web-prod-v001").filter(
+    (c) => c.method === "PATCH" || c.method === "DELETE",
+  );
+  t.same(
+    writes.map((c) => `${c.method} ${c.status}`),
+    ["PATCH 200", "DELETE 202"],
+    "no write was refused",
+  );
 });
 
-t.test("a delete that Azure fails for good is a terminal failure, not retryable, and the scale set stays", async (t) => {
-  await fault({ action: "failOperation", method: "DELETE", pathContains: "web-prod-v001", code: "OperationNotAllowed", message: "The scale set is locked." });
-  const locked = await destroy("web-prod-v001");
-  t.equal(locked.state, "failed");
-  t.equal(locked.status.retryable, false);
-  t.match(locked.resultObjects.at(-1), { type: "EXCEPTION", operation: "destroyServerGroup", cause: "OperationNotAllowed" });
-  t.ok(await exists("web-prod-v001"), "still there");
-});
+t.test(
+  "a delete that Azure fails for good is a terminal failure, not retryable, and the scale set stays",
+  async (t) => {
+    await fault({
+      action: "failOperation",
+      method: "DELETE",
+      pathContains: "web-prod-v001",
+      code: "OperationNotAllowed",
+      message: "The scale set is locked.",
+    });
+    const locked = await destroy("web-prod-v001");
+    t.equal(locked.state, "failed");
+    t.equal(locked.status.retryable, false);
+    t.match(locked.resultObjects.at(-1), {
+      type: "EXCEPTION",
+      operation: "destroyServerGroup",
+      cause: "OperationNotAllowed",
+    });
+    t.ok(await exists("web-prod-v001"), "still there");
+  },
+);

@@ -41,18 +41,37 @@ t.test("cluster regions must be Azure region names; a failed VM listing names it
   const env = await startTestEnv({ writeDurationMs: 40 });
   t.teardown(() => env.close());
   for (const regions of [["East US"], ["eastus", "../westus"], ["eastus\u0000"], [""]]) {
-    const res = await env.api("POST", "/azure/ops/scaleDownCluster", { credentials: "demo", cluster: "web-prod", regions });
+    const res = await env.api("POST", "/azure/ops/scaleDownCluster", {
+      credentials: "demo",
+      cluster: "web-prod",
+      regions,
+    });
     t.equal(res.status, 400, JSON.stringify(regions));
     t.match(res.body.message, /regions\[\d\]: must be an Azure region name such as eastus/, JSON.stringify(regions));
   }
-  const region = await env.api("POST", "/azure/ops/disableCluster", { credentials: "demo", cluster: "web-prod", region: "EastUS!" });
+  const region = await env.api("POST", "/azure/ops/disableCluster", {
+    credentials: "demo",
+    cluster: "web-prod",
+    region: "EastUS!",
+  });
   t.equal(region.status, 400);
   t.match(region.body.message, /^region: must be an Azure region name/);
 
   // A final error on the VM listing (Azure's text alone would not say which scale set).
-  await env.simControl("POST", "/_sim/faults", { method: "GET", pathContains: "web-prod-v001/virtualMachines", status: 400, code: "BadRequest", message: "Bad page", count: 100 });
+  await env.simControl("POST", "/_sim/faults", {
+    method: "GET",
+    pathContains: "web-prod-v001/virtualMachines",
+    status: 400,
+    code: "BadRequest",
+    message: "Bad page",
+    count: 100,
+  });
   const read = await env.api("GET", "/serverGroups/demo/eastus/web-prod-v001");
   t.ok(read.status >= 400 && read.status < 600, `the read failed (${read.status})`);
-  t.match(read.body.message, /listing the VMs of scale set demo-rg\/web-prod-v001 \(after 0 VM\(s\)\)/, JSON.stringify(read.body));
+  t.match(
+    read.body.message,
+    /listing the VMs of scale set demo-rg\/web-prod-v001 \(after 0 VM\(s\)\)/,
+    JSON.stringify(read.body),
+  );
   await env.simControl("DELETE", "/_sim/faults");
 });

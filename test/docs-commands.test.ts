@@ -12,8 +12,12 @@ import { fences, looksLikeCommands, runBlocks, section, startDemo } from "./help
 // Five fresh services, one after another, each running a page as a reader would: minutes on a loaded machine.
 t.setTimeout(30 * 60_000);
 const DOCS = join(REPO, "docs");
-const pages = readdirSync(DOCS).filter((f) => f.endsWith(".md")).sort();
-const helpers = fences(section(readFileSync(join(REPO, "README.md"), "utf8"), "Try it")).find((f) => f.lang === "sh")!.body;
+const pages = readdirSync(DOCS)
+  .filter((f) => f.endsWith(".md"))
+  .sort();
+const helpers = fences(section(readFileSync(join(REPO, "README.md"), "utf8"), "Try it")).find(
+  (f) => f.lang === "sh",
+)!.body;
 t.match(helpers, /^wait_task\(\)/m, "the README's first Try it block defines the helpers");
 
 /** What each page's run must show, beyond exiting 0 with no 5xx. */
@@ -21,12 +25,21 @@ const EXPECT: Record<string, [RegExp, string][]> = {
   "deploying.md": [
     [/\{"name":"createServerGroup","enabled":true\}/, "GET /features/stages answers Orca's planning"],
     [/"serverGroupName":"shop-web-v000"[^\n]*"disabled":false/, "Deck's pipeline body deploys a group that serves"],
-    [/"pools":\[\{"name":"shop-web-v000","members":\[[^\n]*"serving":2\}\],"serving":2\}/, "both instances serve from the group's own pool"],
+    [
+      /"pools":\[\{"name":"shop-web-v000","members":\[[^\n]*"serving":2\}\],"serving":2\}/,
+      "both instances serve from the group's own pool",
+    ],
   ],
   "examples.md": [
     [/"field":"capacity"|"completed":true/, "tasks completed"],
-    [/Waiting for task [0-9a-f-]+ on scale set [^"]*\/web-prod-v001 to finish: one operation at a time per scale set, in submission order/, "our own tasks take turns"],
-    [/web-prod-v002 is Updating \(another write in flight\); waiting for it to end before planning/, "another tool's write is waited out"],
+    [
+      /Waiting for task [0-9a-f-]+ on scale set [^"]*\/web-prod-v001 to finish: one operation at a time per scale set, in submission order/,
+      "our own tasks take turns",
+    ],
+    [
+      /web-prod-v002 is Updating \(another write in flight\); waiting for it to end before planning/,
+      "another tool's write is waited out",
+    ],
     [/409 ConflictingConcurrentWriteNotAllowed, retrying in/, "the fault example shows the retries"],
     [/"status":409,"ifMatch":"\\"\d+\\""/, "the call log shows conditional writes"],
     [/"owner":"portal-user"/, "the out-of-band tag survived the 412"],
@@ -40,9 +53,15 @@ const EXPECT: Record<string, [RegExp, string][]> = {
     [/task [0-9a-f-]+: succeeded \(resizeServerGroup\)\n/, "a resize waited for"],
     [/^resizeServerGroup: would set capacity/m, "the dry run's plan"],
     [/"cause":"ResourceNotFound"\nexit status 1/, "--json and the failed task's status"],
-    [/  RESIZE_SERVER_GROUP\s+Done: web-prod-v001 has capacity 3[^\n]*\n  ORCHESTRATION\s+Orchestration completed\.\ntask [0-9a-f-]+: succeeded/, "--follow ends with the outcome"],
+    [
+      /  RESIZE_SERVER_GROUP\s+Done: web-prod-v001 has capacity 3[^\n]*\n  ORCHESTRATION\s+Orchestration completed\.\ntask [0-9a-f-]+: succeeded/,
+      "--follow ends with the outcome",
+    ],
     [/"state":"canceled"/, "the queued task was canceled"],
-    [/409 TaskNotRetryable[\s\S]*exit status 2|exit status 2[\s\S]*409 TaskNotRetryable/, "a task that cannot succeed again is not resumed"],
+    [
+      /409 TaskNotRetryable[\s\S]*exit status 2|exit status 2[\s\S]*409 TaskNotRetryable/,
+      "a task that cannot succeed again is not resumed",
+    ],
     [/demo\s+eastus\s+web-prod-v001\s+enabled\s+capacity 3/, "the server groups"],
   ],
   "troubleshooting.md": [
@@ -57,14 +76,25 @@ let shown = 0;
 for (const page of pages) {
   const text = readFileSync(join(DOCS, page), "utf8");
   const blocks = fences(text);
-  t.same(blocks.filter((b) => b.lang === "" && looksLikeCommands(b.body)).map((b) => b.body.split("\n")[0]), [], `${page}: no commands hidden in a block without a language`);
-  t.same(blocks.filter((b) => ["bash", "console", "shell-session", "zsh"].includes(b.lang)).map((b) => b.lang), [], `${page}: commands are fenced sh (run) or shell (shown)`);
+  t.same(
+    blocks.filter((b) => b.lang === "" && looksLikeCommands(b.body)).map((b) => b.body.split("\n")[0]),
+    [],
+    `${page}: no commands hidden in a block without a language`,
+  );
+  t.same(
+    blocks.filter((b) => ["bash", "console", "shell-session", "zsh"].includes(b.lang)).map((b) => b.lang),
+    [],
+    `${page}: commands are fenced sh (run) or shell (shown)`,
+  );
   shown += blocks.filter((b) => b.lang === "shell").length;
   const runnable = blocks.filter((b) => b.lang === "sh").map((b) => b.body);
   if (runnable.length === 0) continue;
   const elsewhere = text.slice(0, 400).match(/<!-- commands: run by (test\/[\w.-]+\.test\.ts) -->/);
   if (elsewhere) {
-    t.ok(existsSync(join(REPO, elsewhere[1])) && readFileSync(join(REPO, elsewhere[1]), "utf8").includes(page), `${page}: ${elsewhere[1]} runs its commands`);
+    t.ok(
+      existsSync(join(REPO, elsewhere[1])) && readFileSync(join(REPO, elsewhere[1]), "utf8").includes(page),
+      `${page}: ${elsewhere[1]} runs its commands`,
+    );
     continue;
   }
   t.test(`${page}: its ${runnable.length} command block(s), as written`, async (t) => {
@@ -77,5 +107,7 @@ for (const page of pages) {
     for (const [pattern, what] of EXPECT[page] ?? []) t.match(run.out, pattern, what);
   });
 }
-t.comment(`${shown} block(s) fenced shell: shown, not run here (real Azure, Kubernetes, Docker, long-running processes)`);
+t.comment(
+  `${shown} block(s) fenced shell: shown, not run here (real Azure, Kubernetes, Docker, long-running processes)`,
+);
 t.ok(shown > 0, "the blocks that cannot run here are marked, and counted");

@@ -5,7 +5,12 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { REPO } from "./helpers/child-service.ts";
 
-const pages = ["README.md", ...readdirSync(join(REPO, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const pages = [
+  "README.md",
+  ...readdirSync(join(REPO, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 function anchors(markdown: string): Set<string> {
   const withoutCode = markdown.replace(/^```[\s\S]*?^```/gm, "");
@@ -21,7 +26,9 @@ function anchors(markdown: string): Set<string> {
 }
 
 for (const page of pages) {
-  const text = readFileSync(join(REPO, page), "utf8").replace(/^```[\s\S]*?^```/gm, "").replace(/`[^`\n]*`/g, "");
+  const text = readFileSync(join(REPO, page), "utf8")
+    .replace(/^```[\s\S]*?^```/gm, "")
+    .replace(/`[^`\n]*`/g, "");
   const broken: string[] = [];
   for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
     const href = m[1];
@@ -32,7 +39,13 @@ for (const page of pages) {
       broken.push(`${href}: no ${relative(REPO, target)}`);
       continue;
     }
-    if (fragment && statSync(target).isFile() && target.endsWith(".md") && !anchors(readFileSync(target, "utf8")).has(fragment)) broken.push(`${href}: no heading #${fragment}`);
+    if (
+      fragment &&
+      statSync(target).isFile() &&
+      target.endsWith(".md") &&
+      !anchors(readFileSync(target, "utf8")).has(fragment)
+    )
+      broken.push(`${href}: no heading #${fragment}`);
   }
   t.same(broken, [], `${page}: every link leads somewhere`);
 }

@@ -36,33 +36,57 @@ t.test("every error code the service sends is in the catalogue, and is built by 
     if (!where.endsWith("error-catalogue.ts") && /new ApiError\(/.test(text)) handBuilt.push(where);
   }
   t.same(unknown, [], "codes sent that the catalogue does not declare");
-  t.same(handBuilt, [], "an ApiError is built with apiError(code, params), whose status and message are the catalogue's");
+  t.same(
+    handBuilt,
+    [],
+    "an ApiError is built with apiError(code, params), whose status and message are the catalogue's",
+  );
   t.ok(service.length > 50, `read ${service.length} source files`);
 });
 
-t.test("every catalogue entry is in the OpenAPI document: routes name theirs, ErrorResponse the ones any route may answer", async (t) => {
-  const document = JSON.parse(readFileSync(DEFAULT_OPENAPI_PATH, "utf8"));
-  const errorResponse = document.components.schemas.ErrorResponse;
-  t.same([...errorResponse.properties.error.enum].sort(), [...codes].sort(), "ErrorResponse.error lists the catalogue's codes");
-  const routeDescriptions: string[] = [];
-  for (const methods of Object.values(document.paths) as Record<string, { responses?: Record<string, { description?: string }> }>[]) {
-    for (const op of Object.values(methods)) {
-      for (const [status, answer] of Object.entries(op.responses ?? {})) if (Number(status) >= 400) routeDescriptions.push(`${status} ${answer.description ?? ""}`);
+t.test(
+  "every catalogue entry is in the OpenAPI document: routes name theirs, ErrorResponse the ones any route may answer",
+  async (t) => {
+    const document = JSON.parse(readFileSync(DEFAULT_OPENAPI_PATH, "utf8"));
+    const errorResponse = document.components.schemas.ErrorResponse;
+    t.same(
+      [...errorResponse.properties.error.enum].sort(),
+      [...codes].sort(),
+      "ErrorResponse.error lists the catalogue's codes",
+    );
+    const routeDescriptions: string[] = [];
+    for (const methods of Object.values(document.paths) as Record<
+      string,
+      { responses?: Record<string, { description?: string }> }
+    >[]) {
+      for (const op of Object.values(methods)) {
+        for (const [status, answer] of Object.entries(op.responses ?? {}))
+          if (Number(status) >= 400) routeDescriptions.push(`${status} ${answer.description ?? ""}`);
+      }
     }
-  }
-  for (const e of catalogueEntries()) {
-    if (e.scope === "any") {
-      t.ok(errorResponse.description.includes(`${e.status} ${e.code} (`), `${e.code}: on ErrorResponse, as any route may answer it`);
-    } else {
-      const named = routeDescriptions.filter((d) => d.startsWith(`${e.status} `) && new RegExp(`\\b${e.code}: `).test(d));
-      t.ok(named.length > 0, `${e.status} ${e.code}: named by a route of the OpenAPI document`);
+    for (const e of catalogueEntries()) {
+      if (e.scope === "any") {
+        t.ok(
+          errorResponse.description.includes(`${e.status} ${e.code} (`),
+          `${e.code}: on ErrorResponse, as any route may answer it`,
+        );
+      } else {
+        const named = routeDescriptions.filter(
+          (d) => d.startsWith(`${e.status} `) && new RegExp(`\\b${e.code}: `).test(d),
+        );
+        t.ok(named.length > 0, `${e.status} ${e.code}: named by a route of the OpenAPI document`);
+      }
     }
-  }
-});
+  },
+);
 
 t.test("docs/api.md's error table is the catalogue's (npm run docs:errors)", async (t) => {
   const page = readFileSync(API_DOC, "utf8");
-  t.equal(page, withErrorTable(page), "docs/api.md's error table differs from the catalogue: run npm run docs:errors and commit the result");
+  t.equal(
+    page,
+    withErrorTable(page),
+    "docs/api.md's error table differs from the catalogue: run npm run docs:errors and commit the result",
+  );
   for (const code of codes) t.match(page, `\`${API_ERRORS[code as keyof typeof API_ERRORS].status} ${code}\``);
 });
 
@@ -86,13 +110,23 @@ t.test("what apiError builds is what the error handler sends: status, body and R
   t.same(backlog.json(), {
     statusCode: 429,
     error: "BacklogFull",
-    message: "3 tasks are waiting to start, the most this service takes (TASK_BACKLOG_LIMIT 3); nothing was created, retry after 7 s",
+    message:
+      "3 tasks are waiting to start, the most this service takes (TASK_BACKLOG_LIMIT 3); nothing was created, retry after 7 s",
   });
   const unknown = await app.inject({ url: "/unknown" });
-  t.same(unknown.json(), { statusCode: 404, error: "UnknownOperation", message: 'unknown operation "resize"; known: resizeServerGroup', knownOperations: ["resizeServerGroup"] });
+  t.same(unknown.json(), {
+    statusCode: 404,
+    error: "UnknownOperation",
+    message: 'unknown operation "resize"; known: resizeServerGroup',
+    knownOperations: ["resizeServerGroup"],
+  });
   const cursor = (await app.inject({ url: "/cursor" })).json();
   t.equal(cursor.statusCode, 400);
-  t.same(cursor.details, [{ field: "query.cursor", message: cursor.message.replace(/^query\.cursor: /, "") }], "the field named in details, the same words in the message");
+  t.same(
+    cursor.details,
+    [{ field: "query.cursor", message: cursor.message.replace(/^query\.cursor: /, "") }],
+    "the field named in details, the same words in the message",
+  );
 });
 
 t.test("each entry's status is an error status, and its example makes a sentence", async (t) => {

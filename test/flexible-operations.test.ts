@@ -27,7 +27,8 @@ async function azureView(name: string) {
   const vms = snapshot.vms.map((vm: any) => ({
     name: vm.name as string,
     state: vm.properties.provisioningState as string,
-    power: (vm.properties.instanceView?.statuses ?? []).find((s: any) => s.code.startsWith("PowerState/"))?.code as string | undefined,
+    power: (vm.properties.instanceView?.statuses ?? []).find((s: any) => s.code.startsWith("PowerState/"))?.code as
+      string | undefined,
   }));
   return { vms, names: vms.map((v) => v.name).sort(), capacity: (snapshot.vmss as any).sku.capacity as number };
 }
@@ -41,37 +42,67 @@ async function poolMembers(name: string, lb = `${name}-lb`): Promise<string[]> {
   const res = await env.simControl("GET", `/_sim/network/loadBalancers/${RG}/${lb}/traffic`);
   if (res.status === 404) return [];
   if (res.status !== 200) throw new Error(`traffic of ${lb}: ${res.status} ${JSON.stringify(res.body)}`);
-  return (res.body.pools as { members: { instanceId: string }[] }[]).flatMap((p) => p.members.map((m) => m.instanceId)).sort();
+  return (res.body.pools as { members: { instanceId: string }[] }[])
+    .flatMap((p) => p.members.map((m) => m.instanceId))
+    .sort();
 }
 
 const nonGets = (calls: SimCall[]) => calls.filter((c) => c.method !== "GET");
 
-t.test("reads: our server group and Orca's list the set's VMs by name, with their power state and traffic; capacity from the VMs that run", async (t) => {
-  await flexible("flex-v001", 3);
-  const { names } = await azureView("flex-v001");
-  const ours = await env.api("GET", `/azure/serverGroups/demo/eastus/${RG}/flex-v001`);
-  t.equal(ours.status, 200, JSON.stringify(ours.body));
-  t.same(ours.body.instances.map((i: any) => i.instanceId).sort(), names, "the VM names are the instance ids");
-  t.ok(ours.body.instances.every((i: any) => i.inTraffic === true), "each NIC in the pool");
-  t.equal(ours.body.instanceCount, 3);
+t.test(
+  "reads: our server group and Orca's list the set's VMs by name, with their power state and traffic; capacity from the VMs that run",
+  async (t) => {
+    await flexible("flex-v001", 3);
+    const { names } = await azureView("flex-v001");
+    const ours = await env.api("GET", `/azure/serverGroups/demo/eastus/${RG}/flex-v001`);
+    t.equal(ours.status, 200, JSON.stringify(ours.body));
+    t.same(ours.body.instances.map((i: any) => i.instanceId).sort(), names, "the VM names are the instance ids");
+    t.ok(
+      ours.body.instances.every((i: any) => i.inTraffic === true),
+      "each NIC in the pool",
+    );
+    t.equal(ours.body.instanceCount, 3);
 
-  // Azure deallocates one: it is listed, and it does not count.
-  const [stopped] = names;
-  const res = await control.request("POST", `${ARM()}/Microsoft.Compute/virtualMachines/${stopped}/deallocate?api-version=2026-04-01`, { headers: { authorization: "Bearer test" } });
-  t.equal(res.status, 202);
-  await waitFor(async () => (await azureView("flex-v001")).vms.find((v) => v.name === stopped)?.power === "PowerState/deallocated", { what: `${stopped} deallocated` });
-  const after = (await env.api("GET", `/azure/serverGroups/demo/eastus/${RG}/flex-v001`)).body;
-  t.equal(after.instanceCount, 2, "capacity confirmed only from the VMs Azure reports running");
-  t.match(after.disagreement, new RegExp(`not running: instance\\(s\\) ${stopped} \\(deallocated\\)`));
+    // Azure deallocates one: it is listed, and it does not count.
+    const [stopped] = names;
+    const res = await control.request(
+      "POST",
+      `${ARM()}/Microsoft.Compute/virtualMachines/${stopped}/deallocate?api-version=2026-04-01`,
+      { headers: { authorization: "Bearer test" } },
+    );
+    t.equal(res.status, 202);
+    await waitFor(
+      async () =>
+        (await azureView("flex-v001")).vms.find((v) => v.name === stopped)?.power === "PowerState/deallocated",
+      { what: `${stopped} deallocated` },
+    );
+    const after = (await env.api("GET", `/azure/serverGroups/demo/eastus/${RG}/flex-v001`)).body;
+    t.equal(after.instanceCount, 2, "capacity confirmed only from the VMs Azure reports running");
+    t.match(after.disagreement, new RegExp(`not running: instance\\(s\\) ${stopped} \\(deallocated\\)`));
 
-  const orca = await env.api("GET", "/serverGroups/demo/eastus/flex-v001");
-  t.equal(orca.status, 200, JSON.stringify(orca.body));
-  t.same(orca.body.instances.map((i: any) => i.name).sort(), names);
-  t.equal(orca.body.instances.find((i: any) => i.name === stopped).healthState, "Down", "Orca sees the deallocated VM down");
-  const running = orca.body.instances.find((i: any) => i.name !== stopped);
-  t.match(running, { healthState: "Up", health: [{ type: "Azure" }, { type: "LoadBalancer", state: "Up", description: /Azure reports no health for it/ }] }, "no extension: Up means running in the pool, and says so");
-  t.equal(orca.body.instanceCounts.up, 2);
-});
+    const orca = await env.api("GET", "/serverGroups/demo/eastus/flex-v001");
+    t.equal(orca.status, 200, JSON.stringify(orca.body));
+    t.same(orca.body.instances.map((i: any) => i.name).sort(), names);
+    t.equal(
+      orca.body.instances.find((i: any) => i.name === stopped).healthState,
+      "Down",
+      "Orca sees the deallocated VM down",
+    );
+    const running = orca.body.instances.find((i: any) => i.name !== stopped);
+    t.match(
+      running,
+      {
+        healthState: "Up",
+        health: [
+          { type: "Azure" },
+          { type: "LoadBalancer", state: "Up", description: /Azure reports no health for it/ },
+        ],
+      },
+      "no extension: Up means running in the pool, and says so",
+    );
+    t.equal(orca.body.instanceCounts.up, 2);
+  },
+);
 
 t.test("resize 2 → 4 and scaleDown to 1: the capacity Azure confirms, from the VMs it lists for the set", async (t) => {
   await flexible("flex-v002", 2);
@@ -80,7 +111,11 @@ t.test("resize 2 → 4 and scaleDown to 1: the capacity Azure confirms, from the
   t.match(up.resultObjects[0], { capacity: { desired: 4 }, instanceCount: 4 });
   const view = await azureView("flex-v002");
   t.equal(view.capacity, 4);
-  t.equal(view.vms.filter((v) => v.state === "Succeeded" && v.power === "PowerState/running").length, 4, "four VMs run");
+  t.equal(
+    view.vms.filter((v) => v.state === "Succeeded" && v.power === "PowerState/running").length,
+    4,
+    "four VMs run",
+  );
   t.same(await poolMembers("flex-v002"), view.names, "the new VMs' NICs are in the pool (made from the model)");
 
   const down = await run("scaleDown", demo("flex-v002", { capacity: { min: 1, max: 1, desired: 1 } }));
@@ -89,143 +124,226 @@ t.test("resize 2 → 4 and scaleDown to 1: the capacity Azure confirms, from the
   t.equal((await azureView("flex-v002")).names.length, 1);
 });
 
-t.test("terminateInstances by VM name: Azure's batch delete removes exactly those; a name not of the set is refused before anything is deleted", async (t) => {
-  await flexible("flex-v003", 3);
-  const { names } = await azureView("flex-v003");
-  await env.simControl("DELETE", "/_sim/calls");
-  const refused = await run("terminateInstances", demo("flex-v003", { instanceIds: [names[0], "flex-v009_0a1b2c3d"] }));
-  t.equal(refused.state, "failed");
-  t.equal(refused.status.retryable, false);
-  t.match(refused.status.status, /flex-v009_0a1b2c3d is not a VM of the Flexible scale set flex-v003.*nothing was deleted/);
-  t.same(nonGets(await env.calls()), [], "not one write reached Azure");
-  t.same((await azureView("flex-v003")).names, names, "every VM still there");
+t.test(
+  "terminateInstances by VM name: Azure's batch delete removes exactly those; a name not of the set is refused before anything is deleted",
+  async (t) => {
+    await flexible("flex-v003", 3);
+    const { names } = await azureView("flex-v003");
+    await env.simControl("DELETE", "/_sim/calls");
+    const refused = await run(
+      "terminateInstances",
+      demo("flex-v003", { instanceIds: [names[0], "flex-v009_0a1b2c3d"] }),
+    );
+    t.equal(refused.state, "failed");
+    t.equal(refused.status.retryable, false);
+    t.match(
+      refused.status.status,
+      /flex-v009_0a1b2c3d is not a VM of the Flexible scale set flex-v003.*nothing was deleted/,
+    );
+    t.same(nonGets(await env.calls()), [], "not one write reached Azure");
+    t.same((await azureView("flex-v003")).names, names, "every VM still there");
 
-  const done = await run("terminateInstances", demo("flex-v003", { instanceIds: [names[0]] }));
-  t.equal(done.state, "succeeded", JSON.stringify(done.history));
-  const deletes = nonGets(await env.calls()).filter((c) => /\/delete$/.test(c.path));
-  t.equal(deletes.length, 1, "one batch delete");
-  t.match(deletes[0].path, /virtualMachineScaleSets\/flex-v003\/delete$/);
-  const after = await azureView("flex-v003");
-  t.same(after.names, names.slice(1), "exactly the VM named is gone");
-  t.equal(after.capacity, 2);
-  t.match(done.resultObjects[0], { capacity: { desired: 2 }, instanceCount: 2 });
-});
+    const done = await run("terminateInstances", demo("flex-v003", { instanceIds: [names[0]] }));
+    t.equal(done.state, "succeeded", JSON.stringify(done.history));
+    const deletes = nonGets(await env.calls()).filter((c) => /\/delete$/.test(c.path));
+    t.equal(deletes.length, 1, "one batch delete");
+    t.match(deletes[0].path, /virtualMachineScaleSets\/flex-v003\/delete$/);
+    const after = await azureView("flex-v003");
+    t.same(after.names, names.slice(1), "exactly the VM named is gone");
+    t.equal(after.capacity, 2);
+    t.match(done.resultObjects[0], { capacity: { desired: 2 }, instanceCount: 2 });
+  },
+);
 
-t.test("a VM under a management lock (on it, or on its resource group) is refused by terminateInstances and scaleDown before anything is deleted, naming the lock", async (t) => {
-  await flexible("flex-v010", 3);
-  const { names } = await azureView("flex-v010");
-  const LOCKS = "providers/Microsoft.Authorization/locks";
-  const lockAt = (scope: string, level: string) =>
-    control.request("PUT", `${scope}?api-version=2020-05-01`, { headers: { authorization: "Bearer test-token" }, body: { properties: { level, notes: "under investigation" } } });
-  const unlock = (scope: string) => control.request("DELETE", `${scope}?api-version=2020-05-01`, { headers: { authorization: "Bearer test-token" } });
-  const vmLock = `${ARM()}/Microsoft.Compute/virtualMachines/${names[1]}/${LOCKS}/keep`;
-  t.equal((await lockAt(vmLock, "CanNotDelete")).status, 201);
-  await env.simControl("DELETE", "/_sim/calls");
+t.test(
+  "a VM under a management lock (on it, or on its resource group) is refused by terminateInstances and scaleDown before anything is deleted, naming the lock",
+  async (t) => {
+    await flexible("flex-v010", 3);
+    const { names } = await azureView("flex-v010");
+    const LOCKS = "providers/Microsoft.Authorization/locks";
+    const lockAt = (scope: string, level: string) =>
+      control.request("PUT", `${scope}?api-version=2020-05-01`, {
+        headers: { authorization: "Bearer test-token" },
+        body: { properties: { level, notes: "under investigation" } },
+      });
+    const unlock = (scope: string) =>
+      control.request("DELETE", `${scope}?api-version=2020-05-01`, { headers: { authorization: "Bearer test-token" } });
+    const vmLock = `${ARM()}/Microsoft.Compute/virtualMachines/${names[1]}/${LOCKS}/keep`;
+    t.equal((await lockAt(vmLock, "CanNotDelete")).status, 201);
+    await env.simControl("DELETE", "/_sim/calls");
 
-  const refused = await run("terminateInstances", demo("flex-v010", { instanceIds: [names[0], names[1]] }));
-  t.equal(refused.state, "failed");
-  t.equal(refused.status.retryable, false);
-  t.match(refused.status.status, new RegExp(`${names[1]} \\(lock keep \\(CanNotDelete, on .*virtualMachines/${names[1]}: under investigation\\)\\).*nothing was deleted`));
-  t.notMatch(refused.status.status, new RegExp(`${names[0]} \\(lock`), "the unlocked VM is not named as locked");
-  t.same(nonGets(await env.calls()), [], "not one write reached Azure");
-  t.same((await azureView("flex-v010")).names, names, "every VM still there, the unlocked one too");
+    const refused = await run("terminateInstances", demo("flex-v010", { instanceIds: [names[0], names[1]] }));
+    t.equal(refused.state, "failed");
+    t.equal(refused.status.retryable, false);
+    t.match(
+      refused.status.status,
+      new RegExp(
+        `${names[1]} \\(lock keep \\(CanNotDelete, on .*virtualMachines/${names[1]}: under investigation\\)\\).*nothing was deleted`,
+      ),
+    );
+    t.notMatch(refused.status.status, new RegExp(`${names[0]} \\(lock`), "the unlocked VM is not named as locked");
+    t.same(nonGets(await env.calls()), [], "not one write reached Azure");
+    t.same((await azureView("flex-v010")).names, names, "every VM still there, the unlocked one too");
 
-  // A resource group's lock holds each VM in it.
-  t.equal((await unlock(vmLock)).status, 200);
-  const groupLock = `/subscriptions/${env.sim.subscriptionId}/resourceGroups/${RG}/${LOCKS}/freeze`;
-  t.equal((await lockAt(groupLock, "CanNotDelete")).status, 201);
-  await env.simControl("DELETE", "/_sim/calls");
-  const down = await run("scaleDown", demo("flex-v010", { instanceIds: [names[2]] }));
-  t.equal(down.state, "failed");
-  t.match(down.status.status, new RegExp(`${names[2]} \\(lock freeze \\(CanNotDelete, on /subscriptions/[^/]+/resourceGroups/${RG}`));
-  t.same(nonGets(await env.calls()), [], "still not one write");
-  t.same((await azureView("flex-v010")).names, names);
+    // A resource group's lock holds each VM in it.
+    t.equal((await unlock(vmLock)).status, 200);
+    const groupLock = `/subscriptions/${env.sim.subscriptionId}/resourceGroups/${RG}/${LOCKS}/freeze`;
+    t.equal((await lockAt(groupLock, "CanNotDelete")).status, 201);
+    await env.simControl("DELETE", "/_sim/calls");
+    const down = await run("scaleDown", demo("flex-v010", { instanceIds: [names[2]] }));
+    t.equal(down.state, "failed");
+    t.match(
+      down.status.status,
+      new RegExp(`${names[2]} \\(lock freeze \\(CanNotDelete, on /subscriptions/[^/]+/resourceGroups/${RG}`),
+    );
+    t.same(nonGets(await env.calls()), [], "still not one write");
+    t.same((await azureView("flex-v010")).names, names);
 
-  t.equal((await unlock(groupLock)).status, 200);
-  // A lock placed after our read: Azure answers the batch delete 409 ScopeLocked, which is not another writer's
-  // lock to wait out: the task ends at once, nothing deleted.
-  const lockedMeanwhile = await env.simControl("POST", "/_sim/faults", {
-    action: "respond", method: "POST", pathContains: "flex-v010/delete", status: 409, code: "ScopeLocked", count: 1,
-    message: `The scope '${ARM()}/Microsoft.Compute/virtualMachines/${names[1]}' cannot perform delete operation because following scope(s) are locked: '${ARM()}/Microsoft.Compute/virtualMachines/${names[1]}'. Please remove the lock and try again.`,
-  });
-  t.equal(lockedMeanwhile.status, 201, JSON.stringify(lockedMeanwhile.body));
-  await env.simControl("DELETE", "/_sim/calls");
-  const raced = await run("terminateInstances", demo("flex-v010", { instanceIds: [names[1]] }));
-  t.equal(raced.state, "failed");
-  t.equal(raced.status.retryable, false);
-  t.match(raced.status.status, /ScopeLocked/);
-  t.equal(nonGets(await env.calls()).filter((c) => /\/delete$/.test(c.path)).length, 1, "one delete sent, not retried");
-  t.same((await azureView("flex-v010")).names, names, "nothing deleted");
+    t.equal((await unlock(groupLock)).status, 200);
+    // A lock placed after our read: Azure answers the batch delete 409 ScopeLocked, which is not another writer's
+    // lock to wait out: the task ends at once, nothing deleted.
+    const lockedMeanwhile = await env.simControl("POST", "/_sim/faults", {
+      action: "respond",
+      method: "POST",
+      pathContains: "flex-v010/delete",
+      status: 409,
+      code: "ScopeLocked",
+      count: 1,
+      message: `The scope '${ARM()}/Microsoft.Compute/virtualMachines/${names[1]}' cannot perform delete operation because following scope(s) are locked: '${ARM()}/Microsoft.Compute/virtualMachines/${names[1]}'. Please remove the lock and try again.`,
+    });
+    t.equal(lockedMeanwhile.status, 201, JSON.stringify(lockedMeanwhile.body));
+    await env.simControl("DELETE", "/_sim/calls");
+    const raced = await run("terminateInstances", demo("flex-v010", { instanceIds: [names[1]] }));
+    t.equal(raced.state, "failed");
+    t.equal(raced.status.retryable, false);
+    t.match(raced.status.status, /ScopeLocked/);
+    t.equal(
+      nonGets(await env.calls()).filter((c) => /\/delete$/.test(c.path)).length,
+      1,
+      "one delete sent, not retried",
+    );
+    t.same((await azureView("flex-v010")).names, names, "nothing deleted");
 
-  const done = await run("terminateInstances", demo("flex-v010", { instanceIds: [names[1]] }));
-  t.equal(done.state, "succeeded", JSON.stringify(done.history));
-  t.same((await azureView("flex-v010")).names, [names[0], names[2]], "unlocked, exactly that VM is gone");
-});
+    const done = await run("terminateInstances", demo("flex-v010", { instanceIds: [names[1]] }));
+    t.equal(done.state, "succeeded", JSON.stringify(done.history));
+    t.same((await azureView("flex-v010")).names, [names[0], names[2]], "unlocked, exactly that VM is gone");
+  },
+);
 
-t.test("disable takes every VM's NIC out of the pool (If-Match each), and the model; enable puts them back; the load balancer shows it", async (t) => {
-  await flexible("flex-v004", 3);
-  const { names } = await azureView("flex-v004");
-  t.same(await poolMembers("flex-v004"), names, "in traffic before");
-  await env.simControl("DELETE", "/_sim/calls");
-  const disabled = await run("disableServerGroup", demo("flex-v004"));
-  t.equal(disabled.state, "succeeded", JSON.stringify(disabled.history));
-  t.same(await poolMembers("flex-v004"), [], "no VM is a member of any pool of the load balancer");
-  const nicPuts = nonGets(await env.calls()).filter((c) => c.method === "PUT" && /networkInterfaces/i.test(c.path));
-  t.equal(nicPuts.length, 3, "one PUT per NIC");
-  t.ok(nicPuts.every((c) => c.ifMatch !== null && c.ifMatch !== "*"), "each NIC written with If-Match on the ETag it was read with");
-  const model = (await control.getScaleSet(RG, "flex-v004")).vmss as any;
-  const modelPools = model.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0].properties.ipConfigurations[0].properties.loadBalancerBackendAddressPools ?? [];
-  t.same(modelPools, [], "the model has no pools: a VM Azure makes now stays out");
-  t.match(disabled.resultObjects[0], { disabled: true, instanceCount: 3 });
+t.test(
+  "disable takes every VM's NIC out of the pool (If-Match each), and the model; enable puts them back; the load balancer shows it",
+  async (t) => {
+    await flexible("flex-v004", 3);
+    const { names } = await azureView("flex-v004");
+    t.same(await poolMembers("flex-v004"), names, "in traffic before");
+    await env.simControl("DELETE", "/_sim/calls");
+    const disabled = await run("disableServerGroup", demo("flex-v004"));
+    t.equal(disabled.state, "succeeded", JSON.stringify(disabled.history));
+    t.same(await poolMembers("flex-v004"), [], "no VM is a member of any pool of the load balancer");
+    const nicPuts = nonGets(await env.calls()).filter((c) => c.method === "PUT" && /networkInterfaces/i.test(c.path));
+    t.equal(nicPuts.length, 3, "one PUT per NIC");
+    t.ok(
+      nicPuts.every((c) => c.ifMatch !== null && c.ifMatch !== "*"),
+      "each NIC written with If-Match on the ETag it was read with",
+    );
+    const model = (await control.getScaleSet(RG, "flex-v004")).vmss as any;
+    const modelPools =
+      model.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0].properties
+        .ipConfigurations[0].properties.loadBalancerBackendAddressPools ?? [];
+    t.same(modelPools, [], "the model has no pools: a VM Azure makes now stays out");
+    t.match(disabled.resultObjects[0], { disabled: true, instanceCount: 3 });
 
-  // A VM made while disabled follows the model: out of traffic too.
-  await run("resizeServerGroup", demo("flex-v004", { targetSize: 4 }));
-  t.same(await poolMembers("flex-v004"), [], "the new VM is out of traffic");
+    // A VM made while disabled follows the model: out of traffic too.
+    await run("resizeServerGroup", demo("flex-v004", { targetSize: 4 }));
+    t.same(await poolMembers("flex-v004"), [], "the new VM is out of traffic");
 
-  const enabled = await run("enableServerGroup", demo("flex-v004"));
-  t.equal(enabled.state, "succeeded", JSON.stringify(enabled.history));
-  t.same(await poolMembers("flex-v004"), (await azureView("flex-v004")).names, "every VM, the new one too, back in the pool");
-  t.match(enabled.resultObjects[0], { disabled: false, instanceCount: 4 });
-});
+    const enabled = await run("enableServerGroup", demo("flex-v004"));
+    t.equal(enabled.state, "succeeded", JSON.stringify(enabled.history));
+    t.same(
+      await poolMembers("flex-v004"),
+      (await azureView("flex-v004")).names,
+      "every VM, the new one too, back in the pool",
+    );
+    t.match(enabled.resultObjects[0], { disabled: false, instanceCount: 4 });
+  },
+);
 
-t.test("a NIC changed by someone else between our read and our write: 412, re-read, re-planned, and the disable still ends out of traffic", async (t) => {
-  await flexible("flex-v005", 2);
-  const fault = await env.simControl("POST", "/_sim/faults", { method: "PUT", pathContains: "networkInterfaces", status: 412, code: "PreconditionFailed", count: 1 });
-  t.equal(fault.status, 201, JSON.stringify(fault.body));
-  const disabled = await run("disableServerGroup", demo("flex-v005"));
-  t.equal(disabled.state, "succeeded", JSON.stringify(disabled.history));
-  t.ok(disabled.history.some((h: any) => /PreconditionFailed, retrying/.test(h.status)), "the 412 is in the history, and retried");
-  t.same(await poolMembers("flex-v005"), []);
-});
+t.test(
+  "a NIC changed by someone else between our read and our write: 412, re-read, re-planned, and the disable still ends out of traffic",
+  async (t) => {
+    await flexible("flex-v005", 2);
+    const fault = await env.simControl("POST", "/_sim/faults", {
+      method: "PUT",
+      pathContains: "networkInterfaces",
+      status: 412,
+      code: "PreconditionFailed",
+      count: 1,
+    });
+    t.equal(fault.status, 201, JSON.stringify(fault.body));
+    const disabled = await run("disableServerGroup", demo("flex-v005"));
+    t.equal(disabled.state, "succeeded", JSON.stringify(disabled.history));
+    t.ok(
+      disabled.history.some((h: any) => /PreconditionFailed, retrying/.test(h.status)),
+      "the 412 is in the history, and retried",
+    );
+    t.same(await poolMembers("flex-v005"), []);
+  },
+);
 
 t.test("destroyServerGroup: the scale set is gone and Azure took its VMs with it", async (t) => {
   await flexible("flex-v006", 2);
   const task = await run("destroyServerGroup", demo("flex-v006"));
   t.equal(task.state, "succeeded", JSON.stringify(task.history));
   t.match(task.resultObjects[0], { type: "destroyedServerGroup", deletedByThisTask: true });
-  const filter = encodeURIComponent(`'virtualMachineScaleSet/id' eq '${ARM()}/Microsoft.Compute/virtualMachineScaleSets/flex-v006'`);
-  const listed = await control.request("GET", `${ARM()}/Microsoft.Compute/virtualMachines?$filter=${filter}&api-version=2026-04-01`, { headers: { authorization: "Bearer test" } });
+  const filter = encodeURIComponent(
+    `'virtualMachineScaleSet/id' eq '${ARM()}/Microsoft.Compute/virtualMachineScaleSets/flex-v006'`,
+  );
+  const listed = await control.request(
+    "GET",
+    `${ARM()}/Microsoft.Compute/virtualMachines?$filter=${filter}&api-version=2026-04-01`,
+    { headers: { authorization: "Bearer test" } },
+  );
   t.same((listed.body as any).value ?? [], [], "no VM of it is left");
 });
 
-t.test("rollingUpgrade on a Flexible set: every VM replaced by one from the new model, by surge, never below the desired count ready", async (t) => {
-  await flexible("flex-v007", 3);
-  const before = (await azureView("flex-v007")).names;
-  const task = await run("rollingUpgrade", demo("flex-v007", { image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "minimal", version: "latest" }, maxSurge: 1, maxUnavailable: 0 }));
-  t.equal(task.state, "succeeded", JSON.stringify(task.history));
-  const snapshot = await control.getScaleSet(RG, "flex-v007");
-  const after = snapshot.vms.map((vm: any) => vm.name as string).sort();
-  t.equal(after.length, 3, "the desired count");
-  t.same(after.filter((n) => before.includes(n)), [], "none of the VMs on the old model is left");
-  t.ok(snapshot.vms.every((vm: any) => vm.properties.storageProfile.imageReference.sku === "minimal"), "every VM boots the new image");
-  t.same(await poolMembers("flex-v007"), after, "the new VMs serve from the pool");
-  const tags = ((snapshot.vmss as any).tags ?? {}) as Record<string, string>;
-  t.notOk(Object.keys(tags).some((k) => k.startsWith("vmss-ops.upgrade-old.") || k === "vmss-ops.upgrade-desired"), "the under-way records removed");
-  for (const line of task.history.map((h: any) => h.status as string)) {
-    const healthy = /healthy (\d+)\/3/.exec(line);
-    if (healthy && /delete/.test(line)) t.ok(Number(healthy[1]) >= 3, `never below 3 ready: ${line}`);
-  }
-});
+t.test(
+  "rollingUpgrade on a Flexible set: every VM replaced by one from the new model, by surge, never below the desired count ready",
+  async (t) => {
+    await flexible("flex-v007", 3);
+    const before = (await azureView("flex-v007")).names;
+    const task = await run(
+      "rollingUpgrade",
+      demo("flex-v007", {
+        image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "minimal", version: "latest" },
+        maxSurge: 1,
+        maxUnavailable: 0,
+      }),
+    );
+    t.equal(task.state, "succeeded", JSON.stringify(task.history));
+    const snapshot = await control.getScaleSet(RG, "flex-v007");
+    const after = snapshot.vms.map((vm: any) => vm.name as string).sort();
+    t.equal(after.length, 3, "the desired count");
+    t.same(
+      after.filter((n) => before.includes(n)),
+      [],
+      "none of the VMs on the old model is left",
+    );
+    t.ok(
+      snapshot.vms.every((vm: any) => vm.properties.storageProfile.imageReference.sku === "minimal"),
+      "every VM boots the new image",
+    );
+    t.same(await poolMembers("flex-v007"), after, "the new VMs serve from the pool");
+    const tags = ((snapshot.vmss as any).tags ?? {}) as Record<string, string>;
+    t.notOk(
+      Object.keys(tags).some((k) => k.startsWith("vmss-ops.upgrade-old.") || k === "vmss-ops.upgrade-desired"),
+      "the under-way records removed",
+    );
+    for (const line of task.history.map((h: any) => h.status as string)) {
+      const healthy = /healthy (\d+)\/3/.exec(line);
+      if (healthy && /delete/.test(line)) t.ok(Number(healthy[1]) >= 3, `never below 3 ready: ${line}`);
+    }
+  },
+);
 
 /** A create of a Flexible scale set for APP, two VMs behind its own load balancer APP-lb (made by name). */
 function flexibleCreate(app: string) {
@@ -245,68 +363,146 @@ function flexibleCreate(app: string) {
   };
 }
 
-t.test("createServerGroup with orchestrationMode Flexible: a Flexible set whose VMs' NICs are in its pool, as the load balancer shows; a clone keeps the mode", async (t) => {
-  const description = flexibleCreate("flexapp");
-  const created = await run("createServerGroup", description);
-  t.equal(created.state, "succeeded", JSON.stringify(created.history));
-  const name = created.resultObjects[0].serverGroupName as string;
-  const snapshot = await control.getScaleSet(RG, name);
-  t.equal((snapshot.vmss as any).properties.orchestrationMode, "Flexible");
-  t.equal(snapshot.vms.length, 2);
-  t.same(await poolMembers(name, "flexapp-lb"), snapshot.vms.map((vm: any) => vm.name).sort(), "each VM's NIC in the pool, each VM running");
-  t.ok(snapshot.vms.every((vm: any) => vm.properties.instanceView.statuses.some((s: any) => s.code === "PowerState/running")), "every VM runs");
-  // Azure reports no probe health on a Flexible VM (only the Application Health extension's, and this model has
-  // none), so the create cannot wait for the probe's verdict, and its history says what its success means: the load
-  // balancer serves them once its probe has seen them.
-  t.ok(
-    created.history.some((h: any) => /2\/2 running in the pools; Azure reports no health for them \(a Flexible VM reports health only from the Application Health extension/.test(h.status)),
-    "the history says the VMs run in the pools, not that they answer",
-  );
-  await waitFor(async () => {
-    const view = await control.traffic("loadBalancers", RG, "flexapp-lb");
-    return view.pools.every((p) => p.members.length === 2 && p.members.every((m) => m.serving));
-  }, { what: "the load balancer serving both VMs" });
+t.test(
+  "createServerGroup with orchestrationMode Flexible: a Flexible set whose VMs' NICs are in its pool, as the load balancer shows; a clone keeps the mode",
+  async (t) => {
+    const description = flexibleCreate("flexapp");
+    const created = await run("createServerGroup", description);
+    t.equal(created.state, "succeeded", JSON.stringify(created.history));
+    const name = created.resultObjects[0].serverGroupName as string;
+    const snapshot = await control.getScaleSet(RG, name);
+    t.equal((snapshot.vmss as any).properties.orchestrationMode, "Flexible");
+    t.equal(snapshot.vms.length, 2);
+    t.same(
+      await poolMembers(name, "flexapp-lb"),
+      snapshot.vms.map((vm: any) => vm.name).sort(),
+      "each VM's NIC in the pool, each VM running",
+    );
+    t.ok(
+      snapshot.vms.every((vm: any) =>
+        vm.properties.instanceView.statuses.some((s: any) => s.code === "PowerState/running"),
+      ),
+      "every VM runs",
+    );
+    // Azure reports no probe health on a Flexible VM (only the Application Health extension's, and this model has
+    // none), so the create cannot wait for the probe's verdict, and its history says what its success means: the load
+    // balancer serves them once its probe has seen them.
+    t.ok(
+      created.history.some((h: any) =>
+        /2\/2 running in the pools; Azure reports no health for them \(a Flexible VM reports health only from the Application Health extension/.test(
+          h.status,
+        ),
+      ),
+      "the history says the VMs run in the pools, not that they answer",
+    );
+    await waitFor(
+      async () => {
+        const view = await control.traffic("loadBalancers", RG, "flexapp-lb");
+        return view.pools.every((p) => p.members.length === 2 && p.members.every((m) => m.serving));
+      },
+      { what: "the load balancer serving both VMs" },
+    );
 
-  const clone = await run("cloneServerGroup", { credentials: "demo", region: "eastus", source: { account: "demo", region: "eastus", serverGroupName: name } });
-  t.equal(clone.state, "succeeded", JSON.stringify(clone.history));
-  const cloned = await control.getScaleSet(RG, clone.resultObjects[0].serverGroupName);
-  t.equal((cloned.vmss as any).properties.orchestrationMode, "Flexible", "the clone keeps its source's mode");
-});
+    const clone = await run("cloneServerGroup", {
+      credentials: "demo",
+      region: "eastus",
+      source: { account: "demo", region: "eastus", serverGroupName: name },
+    });
+    t.equal(clone.state, "succeeded", JSON.stringify(clone.history));
+    const cloned = await control.getScaleSet(RG, clone.resultObjects[0].serverGroupName);
+    t.equal((cloned.vmss as any).properties.orchestrationMode, "Flexible", "the clone keeps its source's mode");
+  },
+);
 
-t.test("createServerGroup Flexible with healthSettings: Azure's VMs carry the Application Health extension and report its health; the create and its clone end when every VM is healthy", async (t) => {
-  const created = await run("createServerGroup", { ...flexibleCreate("flexh"), healthSettings: { protocol: "http", port: 8080, requestPath: "/health" } });
-  t.equal(created.state, "succeeded", JSON.stringify(created.history));
-  const name = created.resultObjects[0].serverGroupName as string;
-  const snapshot = await control.getScaleSet(RG, name);
-  t.match((snapshot.vmss as any).properties.virtualMachineProfile.extensionProfile.extensions, [{ properties: { publisher: "Microsoft.ManagedServices", type: "ApplicationHealthLinux" } }], "the extension reached Azure with its type");
-  t.same(snapshot.vms.map((vm: any) => vm.properties.instanceView.vmHealth?.status?.code), ["HealthState/healthy", "HealthState/healthy"], "Azure reports each VM's health from the extension");
-  t.same(await poolMembers(name, "flexh-lb"), snapshot.vms.map((vm: any) => vm.name).sort(), "both VMs in the load balancer's pool");
-  t.ok(created.history.some((h: any) => /in traffic: 2\/2 healthy/.test(h.status)), "done on the health Azure reports");
-  const orca = async () => ((await env.api("GET", `/serverGroups/demo/eastus/${name}`)).body.instances as any[]).map((i) => [i.healthState, i.health.find((h: any) => h.type === "LoadBalancer")?.description]);
-  t.same(await orca(), [["Up", "in a backend pool, healthy"], ["Up", "in a backend pool, healthy"]], "Orca reads the health Azure reports");
-  t.equal((await control.request("PUT", `/_sim/network/probeFailures/${RG}/${name}`)).status, 200);
-  // Our reads may answer from a short cache: wait for the read made after the switch.
-  await waitFor(async () => (await orca()).every(([state]) => state === "Down"), { what: "Orca's read showing the VMs down" });
-  t.same(await orca(), [["Down", "in a backend pool, failing the health probe"], ["Down", "in a backend pool, failing the health probe"]], "and sees them down when their application stops answering");
-  await control.request("DELETE", `/_sim/network/probeFailures/${RG}/${name}`);
+t.test(
+  "createServerGroup Flexible with healthSettings: Azure's VMs carry the Application Health extension and report its health; the create and its clone end when every VM is healthy",
+  async (t) => {
+    const created = await run("createServerGroup", {
+      ...flexibleCreate("flexh"),
+      healthSettings: { protocol: "http", port: 8080, requestPath: "/health" },
+    });
+    t.equal(created.state, "succeeded", JSON.stringify(created.history));
+    const name = created.resultObjects[0].serverGroupName as string;
+    const snapshot = await control.getScaleSet(RG, name);
+    t.match(
+      (snapshot.vmss as any).properties.virtualMachineProfile.extensionProfile.extensions,
+      [{ properties: { publisher: "Microsoft.ManagedServices", type: "ApplicationHealthLinux" } }],
+      "the extension reached Azure with its type",
+    );
+    t.same(
+      snapshot.vms.map((vm: any) => vm.properties.instanceView.vmHealth?.status?.code),
+      ["HealthState/healthy", "HealthState/healthy"],
+      "Azure reports each VM's health from the extension",
+    );
+    t.same(
+      await poolMembers(name, "flexh-lb"),
+      snapshot.vms.map((vm: any) => vm.name).sort(),
+      "both VMs in the load balancer's pool",
+    );
+    t.ok(
+      created.history.some((h: any) => /in traffic: 2\/2 healthy/.test(h.status)),
+      "done on the health Azure reports",
+    );
+    const orca = async () =>
+      ((await env.api("GET", `/serverGroups/demo/eastus/${name}`)).body.instances as any[]).map((i) => [
+        i.healthState,
+        i.health.find((h: any) => h.type === "LoadBalancer")?.description,
+      ]);
+    t.same(
+      await orca(),
+      [
+        ["Up", "in a backend pool, healthy"],
+        ["Up", "in a backend pool, healthy"],
+      ],
+      "Orca reads the health Azure reports",
+    );
+    t.equal((await control.request("PUT", `/_sim/network/probeFailures/${RG}/${name}`)).status, 200);
+    // Our reads may answer from a short cache: wait for the read made after the switch.
+    await waitFor(async () => (await orca()).every(([state]) => state === "Down"), {
+      what: "Orca's read showing the VMs down",
+    });
+    t.same(
+      await orca(),
+      [
+        ["Down", "in a backend pool, failing the health probe"],
+        ["Down", "in a backend pool, failing the health probe"],
+      ],
+      "and sees them down when their application stops answering",
+    );
+    await control.request("DELETE", `/_sim/network/probeFailures/${RG}/${name}`);
 
-  const clone = await run("cloneServerGroup", { credentials: "demo", region: "eastus", source: { account: "demo", region: "eastus", serverGroupName: name } });
-  t.equal(clone.state, "succeeded", JSON.stringify(clone.history));
-  const cloned = await control.getScaleSet(RG, clone.resultObjects[0].serverGroupName);
-  t.same(cloned.vms.map((vm: any) => vm.properties.instanceView.vmHealth?.status?.code), ["HealthState/healthy", "HealthState/healthy"], "the clone's VMs carry the extension too");
-  t.ok(clone.history.some((h: any) => /in traffic: 2\/2 healthy/.test(h.status)));
-});
+    const clone = await run("cloneServerGroup", {
+      credentials: "demo",
+      region: "eastus",
+      source: { account: "demo", region: "eastus", serverGroupName: name },
+    });
+    t.equal(clone.state, "succeeded", JSON.stringify(clone.history));
+    const cloned = await control.getScaleSet(RG, clone.resultObjects[0].serverGroupName);
+    t.same(
+      cloned.vms.map((vm: any) => vm.properties.instanceView.vmHealth?.status?.code),
+      ["HealthState/healthy", "HealthState/healthy"],
+      "the clone's VMs carry the extension too",
+    );
+    t.ok(clone.history.some((h: any) => /in traffic: 2\/2 healthy/.test(h.status)));
+  },
+);
 
-t.test("disable of a Flexible set with automatic repairs refuses before writing: their state cannot be read on Flexible", async (t) => {
-  await flexible("flex-v008", 2);
-  const kind = await env.simControl("PUT", `/_sim/scaleSets/${RG}/flex-v008/kind`, { automaticRepairs: true });
-  t.equal(kind.status, 200, JSON.stringify(kind.body));
-  const before = await poolMembers("flex-v008");
-  await env.simControl("DELETE", "/_sim/calls");
-  const task = await run("disableServerGroup", demo("flex-v008"));
-  t.equal(task.state, "failed");
-  t.equal(task.status.retryable, false);
-  t.match(task.status.status, /disableServerGroup refused on flex-v008: it uses Flexible orchestration with automatic repairs enabled.*nothing was written/);
-  t.same(nonGets(await env.calls()), [], "not one write reached Azure");
-  t.same(await poolMembers("flex-v008"), before, "every VM still in the pool");
-});
+t.test(
+  "disable of a Flexible set with automatic repairs refuses before writing: their state cannot be read on Flexible",
+  async (t) => {
+    await flexible("flex-v008", 2);
+    const kind = await env.simControl("PUT", `/_sim/scaleSets/${RG}/flex-v008/kind`, { automaticRepairs: true });
+    t.equal(kind.status, 200, JSON.stringify(kind.body));
+    const before = await poolMembers("flex-v008");
+    await env.simControl("DELETE", "/_sim/calls");
+    const task = await run("disableServerGroup", demo("flex-v008"));
+    t.equal(task.state, "failed");
+    t.equal(task.status.retryable, false);
+    t.match(
+      task.status.status,
+      /disableServerGroup refused on flex-v008: it uses Flexible orchestration with automatic repairs enabled.*nothing was written/,
+    );
+    t.same(nonGets(await env.calls()), [], "not one write reached Azure");
+    t.same(await poolMembers("flex-v008"), before, "every VM still in the pool");
+  },
+);

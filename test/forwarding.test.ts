@@ -30,7 +30,21 @@ async function standInClouddriver() {
     if (path === "/slow") return; // never answers
     if (path === "/task/cd-task-1") {
       res.writeHead(200, { "content-type": "application/json" });
-      return res.end(JSON.stringify({ id: "cd-task-1", status: { phase: "ORCHESTRATION", status: "Orchestration completed.", complete: true, completed: true, failed: false, retryable: false }, history: [], resultObjects: [] }));
+      return res.end(
+        JSON.stringify({
+          id: "cd-task-1",
+          status: {
+            phase: "ORCHESTRATION",
+            status: "Orchestration completed.",
+            complete: true,
+            completed: true,
+            failed: false,
+            retryable: false,
+          },
+          history: [],
+          resultObjects: [],
+        }),
+      );
     }
     if (path === "/task/cd-task-1:resume") {
       res.writeHead(200, { "content-type": "application/json" });
@@ -57,13 +71,20 @@ async function standInClouddriver() {
   return {
     url,
     received,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
 const clouddriver = await standInClouddriver();
 t.teardown(() => clouddriver.close());
-const env = await startTestEnv({ writeDurationMs: 40, env: { CLOUDDRIVER_URL: clouddriver.url, CLOUDDRIVER_TIMEOUT_MS: "400" } });
+const env = await startTestEnv({
+  writeDurationMs: 40,
+  env: { CLOUDDRIVER_URL: clouddriver.url, CLOUDDRIVER_TIMEOUT_MS: "400" },
+});
 t.teardown(() => env.close());
 
 async function raw(method: string, path: string, body?: string, headers: Record<string, string> = {}) {
@@ -71,24 +92,42 @@ async function raw(method: string, path: string, body?: string, headers: Record<
   return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
 }
 
-const orcaHeaders = { "x-spinnaker-user": "deploy-bot@example.com", "x-spinnaker-accounts": "azure-prod,aws-prod", "x-spinnaker-execution-id": "01HX" };
+const orcaHeaders = {
+  "x-spinnaker-user": "deploy-bot@example.com",
+  "x-spinnaker-accounts": "azure-prod,aws-prod",
+  "x-spinnaker-execution-id": "01HX",
+};
 
 t.test("what is not ours reaches Clouddriver exactly as sent, and its answer comes back as it was sent", async (t) => {
   const before = clouddriver.received.length;
   // A path we do not serve, with Orca's identity headers and a query.
-  const read = await raw("GET", "/applications/app/clusters/aws-prod/app-main/aws/serverGroups/app-main-v002?expand=true&x=%2F", undefined, orcaHeaders);
+  const read = await raw(
+    "GET",
+    "/applications/app/clusters/aws-prod/app-main/aws/serverGroups/app-main-v002?expand=true&x=%2F",
+    undefined,
+    orcaHeaders,
+  );
   t.equal(read.status, 203, "status as Clouddriver answered");
   t.equal(read.headers["x-clouddriver"], "stand-in", "headers as Clouddriver answered");
-  t.equal(read.text, '[{"name":"/applications/app/clusters/aws-prod/app-main/aws/serverGroups/app-main-v002"}]', "the streamed body, whole");
+  t.equal(
+    read.text,
+    '[{"name":"/applications/app/clusters/aws-prod/app-main/aws/serverGroups/app-main-v002"}]',
+    "the streamed body, whole",
+  );
 
   // Another cloud's operations: odd spacing and non-ASCII survive, byte for byte.
-  const awsBody = '[ {"resizeServerGroup" : {"credentials":"aws-prod", "asgName":"app-v001", "capacity":{"min":0,"max":0,"desired":0}, "note":"café ☕"}} ]';
-  const aws = await raw("POST", "/aws/ops?clientRequestId=3f2a", awsBody, { "content-type": "application/json", ...orcaHeaders });
+  const awsBody =
+    '[ {"resizeServerGroup" : {"credentials":"aws-prod", "asgName":"app-v001", "capacity":{"min":0,"max":0,"desired":0}, "note":"café ☕"}} ]';
+  const aws = await raw("POST", "/aws/ops?clientRequestId=3f2a", awsBody, {
+    "content-type": "application/json",
+    ...orcaHeaders,
+  });
   t.equal(aws.status, 200);
   t.same(JSON.parse(aws.text), { id: "cd-task-1", resourceUri: "/task/cd-task-1" });
 
   // A list body mixing our operation with one we do not have: all of it goes to Clouddriver.
-  const mixed = '[{"resizeServerGroup":{"credentials":"demo","region":"eastus","serverGroupName":"web-prod-v001","capacity":{"min":1,"max":3,"desired":2}}},\n {"upsertLoadBalancer":{"credentials":"demo","region":"eastus","loadBalancerName":"web-lb"}}]';
+  const mixed =
+    '[{"resizeServerGroup":{"credentials":"demo","region":"eastus","serverGroupName":"web-prod-v001","capacity":{"min":1,"max":3,"desired":2}}},\n {"upsertLoadBalancer":{"credentials":"demo","region":"eastus","loadBalancerName":"web-lb"}}]';
   const m = await raw("POST", "/azure/ops?clientRequestId=mixed-1", mixed, { "content-type": "application/json" });
   t.equal(m.status, 200);
   t.equal(JSON.parse(m.text).id, "cd-task-1", "Clouddriver's task id");
@@ -121,7 +160,11 @@ t.test("what is not ours reaches Clouddriver exactly as sent, and its answer com
 
   const local = await env.api("GET", "/task?limit=10");
   t.same(local.body.tasks, [], "none of it became a task here");
-  t.same((await env.calls()).filter((c) => c.method !== "GET" || c.path.includes("web-prod")), [], "and none of it touched Azure");
+  t.same(
+    (await env.calls()).filter((c) => c.method !== "GET" || c.path.includes("web-prod")),
+    [],
+    "and none of it touched Azure",
+  );
 });
 
 t.test("Clouddriver's task ids are polled (and resumed) through us", async (t) => {
@@ -138,18 +181,28 @@ t.test("Clouddriver's task ids are polled (and resumed) through us", async (t) =
   t.match(unknown.body.message, /Task not found \(id: cd-unknown\)/);
   t.same(
     clouddriver.received.slice(before).map((r) => [r.method, r.url]),
-    [["GET", "/task/cd-task-1"], ["POST", "/task/cd-task-1:resume"], ["GET", "/task/cd-unknown"]],
+    [
+      ["GET", "/task/cd-task-1"],
+      ["POST", "/task/cd-task-1:resume"],
+      ["GET", "/task/cd-unknown"],
+    ],
   );
 });
 
 t.test("what is ours stays here: Clouddriver sees none of it", async (t) => {
   const before = clouddriver.received.length;
-  const res = await env.api("POST", "/azure/ops?clientRequestId=ours-1", [{ resizeServerGroup: demo("web-prod-v001", { capacity: { min: 1, max: 4, desired: 2 } }) }]);
+  const res = await env.api("POST", "/azure/ops?clientRequestId=ours-1", [
+    { resizeServerGroup: demo("web-prod-v001", { capacity: { min: 1, max: 4, desired: 2 } }) },
+  ]);
   t.equal(res.status, 202);
   const done = await env.waitForTask(res.body.id);
   t.equal(done.state, "succeeded");
   t.equal((await env.api("GET", "/health")).status, 200);
-  t.equal((await env.api("POST", "/azure/ops/resizeServerGroup", { region: "eastus" })).status, 400, "bad input for our operation is our 400");
+  t.equal(
+    (await env.api("POST", "/azure/ops/resizeServerGroup", { region: "eastus" })).status,
+    400,
+    "bad input for our operation is our 400",
+  );
   t.equal(clouddriver.received.length, before, "no request reached Clouddriver");
 });
 
@@ -163,7 +216,13 @@ t.test("Clouddriver down: a clear JSON 502; too slow: 504", async (t) => {
   const dead = await standInClouddriver();
   await dead.close();
   const service = await buildApp({
-    config: loadConfig({ SIMULATOR: "off", TASK_STORE: "memory", ACCOUNTS: '[{"name":"x","subscriptionId":"11111111-2222-3333-4444-555555555555"}]', TRUSTED_NETWORK: "true", CLOUDDRIVER_URL: dead.url }),
+    config: loadConfig({
+      SIMULATOR: "off",
+      TASK_STORE: "memory",
+      ACCOUNTS: '[{"name":"x","subscriptionId":"11111111-2222-3333-4444-555555555555"}]',
+      TRUSTED_NETWORK: "true",
+      CLOUDDRIVER_URL: dead.url,
+    }),
     logger: false,
   });
   t.teardown(() => service.close());
@@ -171,7 +230,11 @@ t.test("Clouddriver down: a clear JSON 502; too slow: 504", async (t) => {
   const res = await service.app.inject({ method: "GET", url: "/applications/app/serverGroups" });
   t.equal(res.statusCode, 502);
   t.match(res.headers["content-type"], /application\/json/);
-  t.match(res.json(), { statusCode: 502, error: "ClouddriverUnavailable", message: /could not be reached \(ECONNREFUSED\) for GET \/applications\/app\/serverGroups/ });
+  t.match(res.json(), {
+    statusCode: 502,
+    error: "ClouddriverUnavailable",
+    message: /could not be reached \(ECONNREFUSED\) for GET \/applications\/app\/serverGroups/,
+  });
   const task = await service.app.inject({ method: "GET", url: "/task/not-ours" });
   t.equal(task.statusCode, 502, "an unknown task id while Clouddriver is down: 502, not a misleading 404");
 });
@@ -202,7 +265,14 @@ const AZURE_ACCOUNTS = JSON.stringify([
 
 async function identityService(t: { teardown(fn: () => unknown): void }, env: Record<string, string>) {
   const service = await buildApp({
-    config: loadConfig({ SIMULATOR: "off", TASK_STORE: "memory", ACCOUNTS: AZURE_ACCOUNTS, AUTH_TOKENS: PRINCIPALS, CLOUDDRIVER_URL: clouddriver.url, ...env }),
+    config: loadConfig({
+      SIMULATOR: "off",
+      TASK_STORE: "memory",
+      ACCOUNTS: AZURE_ACCOUNTS,
+      AUTH_TOKENS: PRINCIPALS,
+      CLOUDDRIVER_URL: clouddriver.url,
+      ...env,
+    }),
     logger: false,
   });
   t.teardown(() => service.close());
@@ -212,26 +282,45 @@ async function identityService(t: { teardown(fn: () => unknown): void }, env: Re
   return async (method: string, path: string, headers: Record<string, string>, payload?: string) => {
     const before = clouddriver.received.length;
     const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = httpRequest({ host: "127.0.0.1", port, method, path, headers: { ...(payload ? { "content-type": "application/json" } : {}), ...headers } }, async (res) => {
-        const chunks: Buffer[] = [];
-        for await (const c of res) chunks.push(c as Buffer);
-        resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString("utf8") });
-      });
+      const req = httpRequest(
+        {
+          host: "127.0.0.1",
+          port,
+          method,
+          path,
+          headers: { ...(payload ? { "content-type": "application/json" } : {}), ...headers },
+        },
+        async (res) => {
+          const chunks: Buffer[] = [];
+          for await (const c of res) chunks.push(c as Buffer);
+          resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString("utf8") });
+        },
+      );
       req.on("error", reject);
       req.end(payload);
     });
-    return { status: res.status, body: res.text ? JSON.parse(res.text) : undefined, received: clouddriver.received.slice(before) };
+    return {
+      status: res.status,
+      body: res.text ? JSON.parse(res.text) : undefined,
+      received: clouddriver.received.slice(before),
+    };
   };
 }
 
-const awsResize = '[{"resizeServerGroup":{"credentials":"aws-prod","asgName":"app-v001","capacity":{"min":0,"max":0,"desired":0}}}]';
+const awsResize =
+  '[{"resizeServerGroup":{"credentials":"aws-prod","asgName":"app-v001","capacity":{"min":0,"max":0,"desired":0}}}]';
 const claims = { "x-spinnaker-user": "mallory@example.com", "x-spinnaker-accounts": "aws-prod,azure-prod" };
 
 t.test("forwarded requests carry our principal's identity, never the caller's headers or token", async (t) => {
   const call = await identityService(t, { CLOUDDRIVER_AUTHORIZATION: "Bearer clouddriver-credential" });
   const cases: Array<[string, Record<string, string>, string, string | undefined]> = [
     ["a token's principal of one account", { authorization: `Bearer ${TEAM}` }, "team-a", "azure-dev"],
-    ["a token's principal claiming another user in headers we do not trust", { authorization: `Bearer ${TEAM}`, ...claims }, "team-a", "azure-dev"],
+    [
+      "a token's principal claiming another user in headers we do not trust",
+      { authorization: `Bearer ${TEAM}`, ...claims },
+      "team-a",
+      "azure-dev",
+    ],
     ["a principal of every account", { authorization: `Bearer ${ORCA}`, ...claims }, "orca", undefined],
   ];
   for (const [what, headers, user, accounts] of cases) {
@@ -241,7 +330,11 @@ t.test("forwarded requests carry our principal's identity, never the caller's he
     const h = res.received[0].headers;
     t.equal(h["x-spinnaker-user"], user, `${what}: X-SPINNAKER-USER`);
     t.equal(h["x-spinnaker-accounts"], accounts, `${what}: X-SPINNAKER-ACCOUNTS`);
-    t.equal(h.authorization, "Bearer clouddriver-credential", `${what}: Clouddriver's own credential, not the caller's token`);
+    t.equal(
+      h.authorization,
+      "Bearer clouddriver-credential",
+      `${what}: Clouddriver's own credential, not the caller's token`,
+    );
     t.equal(h.cookie, undefined, `${what}: no caller cookie`);
   }
   const anonymous = await call("GET", "/applications/app/serverGroups", claims);
@@ -265,17 +358,30 @@ t.test("a trusted Orca keeps its user; its token narrows the accounts", async (t
   t.equal(orca.received[0].headers["x-spinnaker-accounts"], "aws-prod,azure-prod", "and its accounts");
   const viaOrcaToken = await call("POST", "/aws/ops", { authorization: `Bearer ${ORCA}`, ...claims }, awsResize);
   t.equal(viaOrcaToken.received[0].headers["x-spinnaker-user"], "mallory@example.com", "the user Orca acts for");
-  t.equal(viaOrcaToken.received[0].headers["x-spinnaker-accounts"], "aws-prod,azure-prod", "a token of every account narrows nothing");
+  t.equal(
+    viaOrcaToken.received[0].headers["x-spinnaker-accounts"],
+    "aws-prod,azure-prod",
+    "a token of every account narrows nothing",
+  );
   t.equal(viaOrcaToken.received[0].headers.authorization, undefined);
   const viaTeamToken = await call("GET", "/aws/images", { authorization: `Bearer ${TEAM}`, ...claims });
   t.equal(viaTeamToken.received[0].headers["x-spinnaker-user"], "mallory@example.com");
-  t.equal(viaTeamToken.received[0].headers["x-spinnaker-accounts"], "", "team-a's token allows none of the accounts claimed");
+  t.equal(
+    viaTeamToken.received[0].headers["x-spinnaker-accounts"],
+    "",
+    "team-a's token allows none of the accounts claimed",
+  );
 });
 
 t.test("a read-only principal's forwarded writes get 403 here; its reads go through", async (t) => {
   const call = await identityService(t, {});
   const reader = { authorization: `Bearer ${READER}` };
-  for (const [method, url] of [["POST", "/aws/ops"], ["POST", "/azure/ops/upsertLoadBalancer"], ["DELETE", "/applications/app"], ["POST", "/task/cd-task-1:resume"]]) {
+  for (const [method, url] of [
+    ["POST", "/aws/ops"],
+    ["POST", "/azure/ops/upsertLoadBalancer"],
+    ["DELETE", "/applications/app"],
+    ["POST", "/task/cd-task-1:resume"],
+  ]) {
     const res = await call(method, url, reader, method === "POST" ? awsResize : undefined);
     t.equal(res.status, 403, `${method} ${url}`);
     t.match(res.body, { error: "Forbidden", message: /oncall may only read/ });
@@ -291,10 +397,21 @@ t.test("dot segments, plain or encoded, cannot climb out of CLOUDDRIVER_URL's pr
   const ok = await call("GET", "/aws/images?q=..%2F", { authorization: `Bearer ${ORCA}` });
   t.equal(ok.status, 203);
   t.equal(ok.received[0].url, "/clouddriver/aws/images?q=..%2F", "the prefix is kept; a query is not a path");
-  for (const path of ["/aws/../../admin", "/aws/%2e%2e/%2E%2e/admin", "/aws/.%2E/admin", "/./admin", "/aws/..%2fadmin", "/aws/%2e%2e%5cadmin"]) {
+  for (const path of [
+    "/aws/../../admin",
+    "/aws/%2e%2e/%2E%2e/admin",
+    "/aws/.%2E/admin",
+    "/./admin",
+    "/aws/..%2fadmin",
+    "/aws/%2e%2e%5cadmin",
+  ]) {
     const res = await call("GET", path, { authorization: `Bearer ${ORCA}` });
     t.equal(res.status, 400, path);
-    t.match(res.body, { error: "InvalidPath", message: /must stay under http:\/\/127\.0\.0\.1:\d+\/clouddriver/ }, path);
+    t.match(
+      res.body,
+      { error: "InvalidPath", message: /must stay under http:\/\/127\.0\.0\.1:\d+\/clouddriver/ },
+      path,
+    );
     t.equal(res.received.length, 0, `${path} never reached Clouddriver`);
   }
 });

@@ -118,21 +118,34 @@ const EXPECTED_ERRORS: { code: number; message: RegExp }[] = [
 ];
 
 interface ClientModule {
-  resizeToCompletion(baseUrl: string, name: string, capacity: { min: number; max: number; desired: number }): Promise<{
+  resizeToCompletion(
+    baseUrl: string,
+    name: string,
+    capacity: { min: number; max: number; desired: number },
+  ): Promise<{
     status: number;
     accepted: { id: string; resourceUri: string };
     task: any;
     result: any;
     polls: number;
   }>;
-  badResize(baseUrl: string): Promise<{ status: number; error: { statusCode: number; error: string; message: string; details?: { field: string; message: string }[] }; data: unknown }>;
+  badResize(
+    baseUrl: string,
+  ): Promise<{
+    status: number;
+    error: { statusCode: number; error: string; message: string; details?: { field: string; message: string }[] };
+    data: unknown;
+  }>;
 }
 
 const dir = await mkdtemp(join(tmpdir(), "vmss-client-"));
 t.teardown(() => rm(dir, { recursive: true, force: true }));
 // Resolve openapi-fetch and @types/node from the repo, as an installed client would from its own node_modules.
 await symlink(join(REPO, "node_modules"), join(dir, "node_modules"), "dir");
-await writeFile(join(dir, "package.json"), JSON.stringify({ name: "vmss-ops-client-check", private: true, type: "module" }));
+await writeFile(
+  join(dir, "package.json"),
+  JSON.stringify({ name: "vmss-ops-client-check", private: true, type: "module" }),
+);
 
 t.test("openapi-typescript generates types from the checked-in document", async (t) => {
   const document = JSON.parse(await readFile(DEFAULT_OPENAPI_PATH, "utf8"));
@@ -141,7 +154,14 @@ t.test("openapi-typescript generates types from the checked-in document", async 
   t.match(schemaTs, /export interface paths \{/, "has paths");
   t.match(schemaTs, /"\/azure\/ops\/resizeServerGroup": \{/, "has the resize route");
   t.match(schemaTs, /resizeServerGroup: \{/, "has the resize operation by operationId");
-  for (const name of ["Task", "TaskRef", "ErrorResponse", "ResizeServerGroupDescription", "Capacity", "ServerGroupResult"]) {
+  for (const name of [
+    "Task",
+    "TaskRef",
+    "ErrorResponse",
+    "ResizeServerGroupDescription",
+    "Capacity",
+    "ServerGroupResult",
+  ]) {
     t.match(schemaTs, new RegExp(`\\n {8}${name}: `), `components.schemas.${name} is a named type`);
   }
 });
@@ -171,7 +191,10 @@ t.test("the client program type-checks, and its @ts-expect-error lines catch rea
     },
   });
   const format = (d: ts.Diagnostic) => {
-    const where = d.file && d.start !== undefined ? `${d.file.fileName.slice(dir.length + 1)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}` : "";
+    const where =
+      d.file && d.start !== undefined
+        ? `${d.file.fileName.slice(dir.length + 1)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}`
+        : "";
     return `${where} TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
   };
   const global = [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()];
@@ -179,16 +202,30 @@ t.test("the client program type-checks, and its @ts-expect-error lines catch rea
 
   const clientFile = program.getSourceFile(join(dir, "client.ts"))!;
   const clientDiags = [...program.getSyntacticDiagnostics(clientFile), ...program.getSemanticDiagnostics(clientFile)];
-  t.same(clientDiags.map(format), [], "client.ts compiles cleanly against the generated types (every @ts-expect-error is used)");
+  t.same(
+    clientDiags.map(format),
+    [],
+    "client.ts compiles cleanly against the generated types (every @ts-expect-error is used)",
+  );
 
   const uncheckedFile = program.getSourceFile(join(dir, "client-unchecked.ts"))!;
-  const got = program.getSemanticDiagnostics(uncheckedFile).map((d) => ({ line: uncheckedFile.getLineAndCharacterOfPosition(d.start!).line, code: d.code, text: format(d) }));
-  t.equal(got.length, EXPECTED_ERRORS.length, `without the directives, exactly ${EXPECTED_ERRORS.length} errors:\n${got.map((g) => g.text).join("\n")}`);
+  const got = program
+    .getSemanticDiagnostics(uncheckedFile)
+    .map((d) => ({ line: uncheckedFile.getLineAndCharacterOfPosition(d.start!).line, code: d.code, text: format(d) }));
+  t.equal(
+    got.length,
+    EXPECTED_ERRORS.length,
+    `without the directives, exactly ${EXPECTED_ERRORS.length} errors:\n${got.map((g) => g.text).join("\n")}`,
+  );
   directives.forEach((line, i) => {
     const at = got.filter((g) => g.line === line + 1);
     const want = EXPECTED_ERRORS[i];
     const shown = at.map((g) => g.text).join("; ") || "nothing";
-    t.same(at.map((g) => g.code), [want.code], `line ${line + 2}: TS${want.code}; got ${shown}`);
+    t.same(
+      at.map((g) => g.code),
+      [want.code],
+      `line ${line + 2}: TS${want.code}; got ${shown}`,
+    );
     t.match(at[0]?.text ?? "", want.message, `line ${line + 2}: the error says ${want.message}`);
   });
 });
@@ -207,7 +244,11 @@ t.test("the generated client drives a resize to completion against the service",
   t.equal(outcome.task.status.failed, false, `the task did not fail: ${JSON.stringify(outcome.task.resultObjects)}`);
   t.equal(outcome.task.id, outcome.accepted.id);
   t.equal(outcome.result?.capacity?.desired, 5, "resultObjects[0].capacity.desired is 5");
-  t.match(outcome.result, { type: "serverGroup", serverGroupName: "web-prod-v001", capacity: { min: 1, max: 10, desired: 5 } });
+  t.match(outcome.result, {
+    type: "serverGroup",
+    serverGroupName: "web-prod-v001",
+    capacity: { min: 1, max: 10, desired: 5 },
+  });
 
   const state = await env.api("GET", "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001");
   t.equal(state.status, 200);
@@ -217,5 +258,8 @@ t.test("the generated client drives a resize to completion against the service",
   t.equal(bad.status, 400, "a bad region is refused with 400");
   t.equal(bad.data, undefined, "no data on an error");
   t.match(bad.error, { statusCode: 400, error: "ValidationError", message: /region/ }, "the error is an ErrorResponse");
-  t.ok(bad.error.details?.some((d) => d.field === "region"), `details name the region: ${JSON.stringify(bad.error.details)}`);
+  t.ok(
+    bad.error.details?.some((d) => d.field === "region"),
+    `details name the region: ${JSON.stringify(bad.error.details)}`,
+  );
 });

@@ -14,7 +14,11 @@ t.test("the liveness body is exactly Health", async (t) => {
   t.equal(res.statusCode, 200);
   t.match(res.headers["content-type"], /^application\/json/);
   const body = JSON.parse(res.body);
-  t.same([...Value.Errors(Health, body)].map((e) => `${e.path}: ${e.message}`), [], "valid, and nothing Health does not have");
+  t.same(
+    [...Value.Errors(Health, body)].map((e) => `${e.path}: ${e.message}`),
+    [],
+    "valid, and nothing Health does not have",
+  );
   t.same(Object.keys(body).sort(), Object.keys(Health.properties).sort(), "every field of Health");
   t.same(body.accounts, ["demo"]);
 });

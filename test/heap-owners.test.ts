@@ -21,11 +21,25 @@ t.test("heap-owners names the object that keeps memory alive, and its retained s
     require("node:v8").writeHeapSnapshot(${JSON.stringify(join(dir, "h.heapsnapshot"))});`;
   execFileSync(process.execPath, ["-e", program]);
   t.same(readdirSync(dir), ["h.heapsnapshot"]);
-  const out = execFileSync(process.execPath, ["--max-old-space-size=4096", join(REPO, "bench", "heap-owners.ts"), join(dir, "h.heapsnapshot"), "--min-kb", "1000"], { encoding: "utf8" });
+  const out = execFileSync(
+    process.execPath,
+    [
+      "--max-old-space-size=4096",
+      join(REPO, "bench", "heap-owners.ts"),
+      join(dir, "h.heapsnapshot"),
+      "--min-kb",
+      "1000",
+    ],
+    { encoding: "utf8" },
+  );
   const line = out.split("\n").find((l) => l.includes("object HoldsFourMegabytes"));
   t.ok(line, `the holder is listed:\n${out}`);
   const mb = Number(line!.trim().split(/\s+/)[0]);
   t.ok(mb >= 3.9 && mb < 5, `it retains its 4,096 arrays of 128 numbers (1 KB each) and the array of them: ${mb} MB`);
   const shared = out.split("\n").find((l) => l.includes("object SharedTwoMegabytes"));
-  t.match(shared, /^\s+2\.\d\d  object SharedTwoMegabytes  <- synthetic/, "what two hold is listed on its own, held by the roots, and not counted in the holder's 4 MB");
+  t.match(
+    shared,
+    /^\s+2\.\d\d  object SharedTwoMegabytes  <- synthetic/,
+    "what two hold is listed on its own, held by the roots, and not counted in the holder's 4 MB",
+  );
 });

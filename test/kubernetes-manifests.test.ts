@@ -14,7 +14,12 @@ import { loadConfig } from "../src/startup-config.ts";
 import { REPO } from "./helpers/child-service.ts";
 
 const DIR = join(REPO, "deploy", "kubernetes");
-type Obj = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; [k: string]: any };
+type Obj = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  [k: string]: any;
+};
 
 /** The Kubernetes model of each built-in kind used here; validate() throws on any schema violation. */
 const MODELS: Record<string, new (data: any) => { validate(): void }> = {
@@ -39,11 +44,16 @@ async function loadManifests(): Promise<{ files: string[]; resources: string[]; 
   return { files, resources: kustomization.resources, objects };
 }
 
-const matches = (selector: Record<string, string>, labels: Record<string, string> | undefined) => Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+const matches = (selector: Record<string, string>, labels: Record<string, string> | undefined) =>
+  Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 
 t.test("the manifests are valid Kubernetes objects that refer to each other correctly", async (t) => {
   const { files, resources, objects } = await loadManifests();
-  t.same([...resources].sort(), files.filter((f) => f !== "kustomization.yaml"), "the kustomization lists every manifest in the folder, and only those");
+  t.same(
+    [...resources].sort(),
+    files.filter((f) => f !== "kustomization.yaml"),
+    "the kustomization lists every manifest in the folder, and only those",
+  );
 
   for (const obj of objects) {
     const key = `${obj.apiVersion}/${obj.kind}`;
@@ -51,7 +61,10 @@ t.test("the manifests are valid Kubernetes objects that refer to each other corr
     const Model = MODELS[key];
     t.ok(Model, `${key} has a Kubernetes schema to check it against`);
     if (!Model) continue;
-    t.doesNotThrow(() => new Model(obj).validate(), `${obj.kind} ${obj.metadata.name} is valid against the ${key} schema`);
+    t.doesNotThrow(
+      () => new Model(obj).validate(),
+      `${obj.kind} ${obj.metadata.name} is valid against the ${key} schema`,
+    );
   }
 
   const one = (kind: string) => {
@@ -74,13 +87,26 @@ t.test("the manifests are valid Kubernetes objects that refer to each other corr
   const portNames = new Set(container.ports.map((p: { name: string }) => p.name));
   t.match(container.livenessProbe.httpGet, { path: "/health", port: "http" }, "liveness on /health");
   t.match(container.readinessProbe.httpGet, { path: "/ready", port: "http" }, "readiness on /ready");
-  t.ok(portNames.has(container.livenessProbe.httpGet.port) && portNames.has(container.readinessProbe.httpGet.port), "the probes name a container port");
-  t.ok(pod.spec.terminationGracePeriodSeconds * 1000 > Number(container.env.find((e: { name: string }) => e.name === "SHUTDOWN_TIMEOUT_MS").value), "the grace period outlasts the service's own shutdown timeout");
+  t.ok(
+    portNames.has(container.livenessProbe.httpGet.port) && portNames.has(container.readinessProbe.httpGet.port),
+    "the probes name a container port",
+  );
+  t.ok(
+    pod.spec.terminationGracePeriodSeconds * 1000 >
+      Number(container.env.find((e: { name: string }) => e.name === "SHUTDOWN_TIMEOUT_MS").value),
+    "the grace period outlasts the service's own shutdown timeout",
+  );
 
   t.ok(matches(service.spec.selector, pod.metadata.labels), "the Service selects the pods");
-  t.ok(service.spec.ports.every((p: { targetPort: string }) => portNames.has(p.targetPort)), "the Service targets a named container port");
+  t.ok(
+    service.spec.ports.every((p: { targetPort: string }) => portNames.has(p.targetPort)),
+    "the Service targets a named container port",
+  );
   t.ok(matches(pdb.spec.selector.matchLabels, pod.metadata.labels), "the PodDisruptionBudget covers the pods");
-  t.ok(pdb.spec.minAvailable >= 1 && pdb.spec.minAvailable < deployment.spec.replicas, "a drain may take one replica, never both");
+  t.ok(
+    pdb.spec.minAvailable >= 1 && pdb.spec.minAvailable < deployment.spec.replicas,
+    "a drain may take one replica, never both",
+  );
 
   // Workload identity: the service account carries the identity, the pods ask the webhook for its token.
   t.equal(pod.spec.serviceAccountName, serviceAccount.metadata.name);
@@ -99,7 +125,8 @@ t.test("the manifests are valid Kubernetes objects that refer to each other corr
     if (v.configMap) t.equal(v.configMap.name, configMap.metadata.name);
     if (v.secret) {
       t.equal(v.secret.secretName, secret.metadata.name);
-      for (const item of v.secret.items ?? []) t.ok(secretKeys.has(item.key), `volume ${v.name}: the Secret has ${item.key}`);
+      for (const item of v.secret.items ?? [])
+        t.ok(secretKeys.has(item.key), `volume ${v.name}: the Secret has ${item.key}`);
     }
   }
 
@@ -108,16 +135,29 @@ t.test("the manifests are valid Kubernetes objects that refer to each other corr
   t.equal(monitor.apiVersion, "monitoring.coreos.com/v1");
   t.same(Object.keys(monitor).sort(), ["apiVersion", "kind", "metadata", "spec"]);
   t.same(Object.keys(monitor.spec).sort(), ["endpoints", "selector"]);
-  t.ok(matches(monitor.spec.selector.matchLabels, service.metadata.labels), "the ServiceMonitor selects the Service by its labels");
+  t.ok(
+    matches(monitor.spec.selector.matchLabels, service.metadata.labels),
+    "the ServiceMonitor selects the Service by its labels",
+  );
   t.equal(monitor.spec.endpoints.length, 1);
   const endpoint = monitor.spec.endpoints[0];
   const knownEndpointFields = new Set(["port", "path", "interval", "scrapeTimeout", "authorization", "scheme"]);
-  t.same(Object.keys(endpoint).filter((k) => !knownEndpointFields.has(k)), [], "only fields the CRD defines");
-  t.ok(service.spec.ports.some((p: { name: string }) => p.name === endpoint.port), "the endpoint names a Service port");
+  t.same(
+    Object.keys(endpoint).filter((k) => !knownEndpointFields.has(k)),
+    [],
+    "only fields the CRD defines",
+  );
+  t.ok(
+    service.spec.ports.some((p: { name: string }) => p.name === endpoint.port),
+    "the endpoint names a Service port",
+  );
   t.equal(endpoint.path, "/metrics");
   t.match(endpoint.interval, /^\d+s$/);
   t.match(endpoint.scrapeTimeout, /^\d+s$/);
-  t.ok(parseInt(endpoint.scrapeTimeout, 10) <= parseInt(endpoint.interval, 10), "the scrape timeout fits in the interval");
+  t.ok(
+    parseInt(endpoint.scrapeTimeout, 10) <= parseInt(endpoint.interval, 10),
+    "the scrape timeout fits in the interval",
+  );
   t.equal(endpoint.authorization.type, "Bearer");
   t.equal(endpoint.authorization.credentials.name, secret.metadata.name);
   t.ok(secretKeys.has(endpoint.authorization.credentials.key), "the scrape token is in the Secret");
@@ -143,7 +183,13 @@ t.test("the pod's environment is a configuration the service accepts", async (t)
   const volumes = new Map<string, Record<string, string>>();
   for (const v of deployment.spec.template.spec.volumes) {
     if (v.configMap) volumes.set(v.name, configMap.data);
-    if (v.secret) volumes.set(v.name, Object.fromEntries((v.secret.items ?? []).map((i: { key: string; path: string }) => [i.path, secret.stringData[i.key]])));
+    if (v.secret)
+      volumes.set(
+        v.name,
+        Object.fromEntries(
+          (v.secret.items ?? []).map((i: { key: string; path: string }) => [i.path, secret.stringData[i.key]]),
+        ),
+      );
   }
   for (const m of container.volumeMounts) {
     for (const [file, content] of Object.entries(volumes.get(m.name) ?? {})) {
@@ -162,7 +208,12 @@ t.test("the pod's environment is a configuration the service accepts", async (t)
   const tokenFile = join(root, "var/run/secrets/azure/tokens/azure-identity-token");
   await mkdir(dirname(tokenFile), { recursive: true });
   await writeFile(tokenFile, "eyJhbGciOiJSUzI1NiJ9.e30.signature");
-  Object.assign(env, { AZURE_CLIENT_ID: "00000000-0000-0000-0000-000000000000", AZURE_TENANT_ID: "00000000-0000-0000-0000-000000000000", AZURE_FEDERATED_TOKEN_FILE: tokenFile, AZURE_AUTHORITY_HOST: "https://login.microsoftonline.com/" });
+  Object.assign(env, {
+    AZURE_CLIENT_ID: "00000000-0000-0000-0000-000000000000",
+    AZURE_TENANT_ID: "00000000-0000-0000-0000-000000000000",
+    AZURE_FEDERATED_TOKEN_FILE: tokenFile,
+    AZURE_AUTHORITY_HOST: "https://login.microsoftonline.com/",
+  });
 
   const config = loadConfig(env);
   t.equal(config.store.kind, "postgres", "the replicas share PostgreSQL");
@@ -170,7 +221,13 @@ t.test("the pod's environment is a configuration the service accepts", async (t)
   t.equal(config.host, "0.0.0.0");
   t.equal(config.port, 7002);
   t.equal(config.tasks.replicaId, "vmss-ops-7d9c8b5f4-abcde", "each replica is named after its pod");
-  t.ok(config.accounts.length > 0 && config.accounts.every((a) => a.credential.kind === "workloadIdentity"), "every account uses workload identity");
-  t.same(config.access.principals.map((p) => p.name), ["orca", "oncall", "prometheus"]);
+  t.ok(
+    config.accounts.length > 0 && config.accounts.every((a) => a.credential.kind === "workloadIdentity"),
+    "every account uses workload identity",
+  );
+  t.same(
+    config.access.principals.map((p) => p.name),
+    ["orca", "oncall", "prometheus"],
+  );
   t.equal(config.access.protectMetrics, true, "/metrics needs the scrape token");
 });

@@ -19,13 +19,22 @@ t.test("the service's logger censors secrets and authorization headers in what a
   log.info({ taskId: "t-1", tags: ["token", "password"] }, "nothing secret");
 
   const text = lines.map((l) => JSON.stringify(l)).join("\n");
-  for (const secret of ["s3cret-1", "pw-2", "abc-3", "abc-4", "err-token-5"]) t.notOk(text.includes(secret), `${secret} is not in the log`);
+  for (const secret of ["s3cret-1", "pw-2", "abc-3", "abc-4", "err-token-5"])
+    t.notOk(text.includes(secret), `${secret} is not in the log`);
   const byMsg = (msg: string) => lines.find((l) => l.msg === msg)!;
-  t.same(byMsg("an account").account, { name: "prod", clientSecret: CENSORED, tenantId: "t" }, "one level in: censored, the rest kept");
+  t.same(
+    byMsg("an account").account,
+    { name: "prod", clientSecret: CENSORED, tenantId: "t" },
+    "one level in: censored, the rest kept",
+  );
   t.equal(byMsg("an account").password, CENSORED, "at the top of the line");
   t.same(byMsg("a request").req, { method: "GET" }, "fastify's request serializer logs no headers at all");
   t.same(byMsg("some headers").headers, { authorization: CENSORED });
-  t.match(byMsg("an error").err, { type: "Error", message: "token endpoint refused", token: CENSORED }, "an error is still logged as one");
+  t.match(
+    byMsg("an error").err,
+    { type: "Error", message: "token endpoint refused", token: CENSORED },
+    "an error is still logged as one",
+  );
   t.match(secretError, { token: "err-token-5" }, "the logged error itself is not changed");
   t.same(byMsg("nothing secret").tags, ["token", "password"], "a secret's name as a value is not a secret");
 });

@@ -57,12 +57,26 @@ t.test("/metrics moves as operations run, retries are counted by status, logs ca
 
   // Throttling reported by the simulator feeds the budget gauge; a 500 on the first PATCH forces a retry.
   await env.simControl("PUT", "/_sim/config", { throttling: { enabled: true } });
-  await env.simControl("POST", "/_sim/faults", { method: "PATCH", pathContains: "virtualMachineScaleSets/web-prod-v001", status: 500, code: "InternalServerError", count: 1 });
-  const submitted = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 6, desired: 4 } }));
+  await env.simControl("POST", "/_sim/faults", {
+    method: "PATCH",
+    pathContains: "virtualMachineScaleSets/web-prod-v001",
+    status: 500,
+    code: "InternalServerError",
+    count: 1,
+  });
+  const submitted = await env.api(
+    "POST",
+    "/azure/ops/resizeServerGroup",
+    demo("web-prod-v001", { capacity: { min: 1, max: 6, desired: 4 } }),
+  );
   t.equal(submitted.status, 202);
   const task = await env.waitForTask(submitted.body.id);
   t.equal(task.state, "succeeded", JSON.stringify(task.history));
-  const failing = await env.api("POST", "/azure/ops/resizeServerGroup", demo("no-such-scale-set", { capacity: { min: 1, max: 2, desired: 1 } }));
+  const failing = await env.api(
+    "POST",
+    "/azure/ops/resizeServerGroup",
+    demo("no-such-scale-set", { capacity: { min: 1, max: 2, desired: 1 } }),
+  );
   t.equal((await env.waitForTask(failing.body.id)).state, "failed");
 
   const after = await scrape();
@@ -78,23 +92,46 @@ t.test("/metrics moves as operations run, retries are counted by status, logs ca
   t.equal(sum(after, "vmssops_lro_duration_seconds_count", { kind: "update" }), 1);
   t.ok(sum(after, "vmssops_lro_duration_seconds_sum", { kind: "update" }) > 0);
   t.ok(sum(after, "vmssops_queue_wait_seconds_count", { account: "demo" }) >= 1);
-  t.notOk([...after.keys()].some((k) => k.startsWith("vmssops_queue_wait_seconds") && k.includes("scale_set=")), "no series per scale set: a fleet would make thousands");
-  t.ok([...after.keys()].some((k) => k.startsWith("vmssops_throttling_budget_remaining{")), "the throttling budget Azure reported");
+  t.notOk(
+    [...after.keys()].some((k) => k.startsWith("vmssops_queue_wait_seconds") && k.includes("scale_set=")),
+    "no series per scale set: a fleet would make thousands",
+  );
+  t.ok(
+    [...after.keys()].some((k) => k.startsWith("vmssops_throttling_budget_remaining{")),
+    "the throttling budget Azure reported",
+  );
   t.ok(sum(after, "vmssops_http_responses_total", { route: "/azure/ops/resizeServerGroup", status: "202" }) === 2);
   t.equal(sum(after, "vmssops_tasks_in_flight"), 0);
 
   // The read cache: two reads of one server group, the second within READ_CACHE_TTL_MS, cost Azure one read.
   for (let i = 0; i < 2; i++) t.equal((await env.api("GET", "/serverGroups/demo/eastus/web-prod-v002")).status, 200);
   const reads = await scrape();
-  t.equal(sum(reads, "vmssops_read_cache_total", { result: "miss" }) - sum(after, "vmssops_read_cache_total", { result: "miss" }), 1, "the first read asks Azure");
-  t.equal(sum(reads, "vmssops_read_cache_total", { result: "hit" }) - sum(after, "vmssops_read_cache_total", { result: "hit" }), 1, "the second is served from the cache");
+  t.equal(
+    sum(reads, "vmssops_read_cache_total", { result: "miss" }) -
+      sum(after, "vmssops_read_cache_total", { result: "miss" }),
+    1,
+    "the first read asks Azure",
+  );
+  t.equal(
+    sum(reads, "vmssops_read_cache_total", { result: "hit" }) -
+      sum(after, "vmssops_read_cache_total", { result: "hit" }),
+    1,
+    "the second is served from the cache",
+  );
 
   // Logs: JSON lines with the task's fields.
   const taskLines = lines.filter((l) => l.taskId === submitted.body.id);
   const submittedLine = taskLines.find((l) => l.msg === "task submitted");
   t.equal(submittedLine?.principal, "pipeline-a");
   const retryLine = taskLines.find((l) => l.outcome === "retry");
-  t.match(retryLine, { operation: "resizeServerGroup", scaleSet: "demo/demo-rg/web-prod-v001", account: "demo", attempt: 1, status: 500, principal: "pipeline-a" });
+  t.match(retryLine, {
+    operation: "resizeServerGroup",
+    scaleSet: "demo/demo-rg/web-prod-v001",
+    account: "demo",
+    attempt: 1,
+    status: 500,
+    principal: "pipeline-a",
+  });
   const later = taskLines.filter((l) => l.phase === "RESIZE_SERVER_GROUP" && l.attempt === 2);
   t.ok(later.length > 0, "lines of the second attempt say so");
   t.ok(taskLines.some((l) => l.msg === "task succeeded"));
@@ -108,7 +145,14 @@ t.test("/ready: store and Azure reachable, else 503 naming what is not; /health 
       READY_CACHE_MS: "0",
       READY_TIMEOUT_MS: "2000",
       // An account whose ARM endpoint does not answer (nothing listens on port 9 here).
-      ACCOUNTS: JSON.stringify([{ name: "unreachable", subscriptionId: "00000000-0000-4000-8000-000000000009", endpoint: "https://127.0.0.1:9", credential: "simulator" }]),
+      ACCOUNTS: JSON.stringify([
+        {
+          name: "unreachable",
+          subscriptionId: "00000000-0000-4000-8000-000000000009",
+          endpoint: "https://127.0.0.1:9",
+          credential: "simulator",
+        },
+      ]),
     },
   });
   t.teardown(() => env.close());

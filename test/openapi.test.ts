@@ -14,8 +14,18 @@ const SCRIPT = join(REPO, "scripts", "write-openapi.ts");
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 const PATH_ITEM_KEYS = new Set<string>([...HTTP_METHODS, "parameters", "summary", "description", "servers", "$ref"]);
 const OPERATION_KEYS = new Set([
-  "tags", "summary", "description", "externalDocs", "operationId", "parameters", "requestBody", "responses",
-  "callbacks", "deprecated", "security", "servers",
+  "tags",
+  "summary",
+  "description",
+  "externalDocs",
+  "operationId",
+  "parameters",
+  "requestBody",
+  "responses",
+  "callbacks",
+  "deprecated",
+  "security",
+  "servers",
 ]);
 
 const generated = await generateOpenApi();
@@ -32,7 +42,12 @@ function operationsOf(d: Json): { path: string; method: string; op: Json }[] {
 }
 
 /** Every value under `key` anywhere in the tree, with its JSON pointer. */
-function collect(node: Json, key: string, at = "#", out: { at: string; value: Json }[] = []): { at: string; value: Json }[] {
+function collect(
+  node: Json,
+  key: string,
+  at = "#",
+  out: { at: string; value: Json }[] = [],
+): { at: string; value: Json }[] {
   if (Array.isArray(node)) node.forEach((v, i) => collect(v, key, `${at}/${i}`, out));
   else if (node && typeof node === "object") {
     for (const [k, v] of Object.entries(node)) {
@@ -71,8 +86,15 @@ t.test("openapi/openapi.json matches the routes", async (t) => {
   if (!same) t.comment(diffHint(generated.text, checkedIn));
   t.ok(same, "openapi/openapi.json is out of date with the routes: run `npm run openapi` and commit the result");
   // Same content regardless of formatting, so a failure above that passes here means only formatting changed.
-  t.same(JSON.parse(checkedIn), doc, "the checked-in document has the same content as the generated one (run `npm run openapi`)");
-  t.ok(generated.text.endsWith("}\n") && generated.text.includes('\n  "openapi": "3.1.0"'), "pretty-printed with a 2-space indent and a trailing newline");
+  t.same(
+    JSON.parse(checkedIn),
+    doc,
+    "the checked-in document has the same content as the generated one (run `npm run openapi`)",
+  );
+  t.ok(
+    generated.text.endsWith("}\n") && generated.text.includes('\n  "openapi": "3.1.0"'),
+    "pretty-printed with a 2-space indent and a trailing newline",
+  );
 });
 
 t.test("the document is OpenAPI 3.1, structurally", async (t) => {
@@ -81,12 +103,31 @@ t.test("the document is OpenAPI 3.1, structurally", async (t) => {
   t.type(doc.info?.version, "string", "info.version");
   t.ok(doc.info.title.length > 0 && doc.info.version.length > 0, "info.title and info.version are not empty");
   t.ok(doc.paths && typeof doc.paths === "object", "paths is an object");
-  const topKeys = new Set(["openapi", "info", "jsonSchemaDialect", "servers", "paths", "webhooks", "components", "security", "tags", "externalDocs"]);
-  t.same(Object.keys(doc).filter((k) => !topKeys.has(k) && !k.startsWith("x-")), [], "no unknown top-level fields");
+  const topKeys = new Set([
+    "openapi",
+    "info",
+    "jsonSchemaDialect",
+    "servers",
+    "paths",
+    "webhooks",
+    "components",
+    "security",
+    "tags",
+    "externalDocs",
+  ]);
+  t.same(
+    Object.keys(doc).filter((k) => !topKeys.has(k) && !k.startsWith("x-")),
+    [],
+    "no unknown top-level fields",
+  );
 
   for (const [path, item] of Object.entries<Json>(doc.paths)) {
     t.match(path, /^\//, `${path} starts with /`);
-    t.same(Object.keys(item).filter((k) => !PATH_ITEM_KEYS.has(k) && !k.startsWith("x-")), [], `${path}: only path-item fields`);
+    t.same(
+      Object.keys(item).filter((k) => !PATH_ITEM_KEYS.has(k) && !k.startsWith("x-")),
+      [],
+      `${path}: only path-item fields`,
+    );
     // Fastify's :name starts a segment; a colon after a parameter is literal (Clouddriver's /task/{id}:resume).
     t.notMatch(path, /\/:[A-Za-z]/, `${path}: parameters use {name}, not Fastify's :name`);
   }
@@ -94,7 +135,11 @@ t.test("the document is OpenAPI 3.1, structurally", async (t) => {
   const declaredTags = new Set((doc.tags ?? []).map((tag: Json) => tag.name));
   for (const { path, method, op } of operationsOf(doc)) {
     const where = `${method.toUpperCase()} ${path}`;
-    t.same(Object.keys(op).filter((k) => !OPERATION_KEYS.has(k) && !k.startsWith("x-")), [], `${where}: only operation fields`);
+    t.same(
+      Object.keys(op).filter((k) => !OPERATION_KEYS.has(k) && !k.startsWith("x-")),
+      [],
+      `${where}: only operation fields`,
+    );
     // Path templating: each {name} has exactly one required path parameter, and no path parameter is left over.
     const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
     const params: Json[] = [...(doc.paths[path].parameters ?? []), ...(op.parameters ?? [])];
@@ -128,9 +173,15 @@ t.test("the document is OpenAPI 3.1, structurally", async (t) => {
     t.notMatch(name, /^def-\d+$/, `component ${name} is not an anonymous def-N (give its schema an $id)`);
   }
   // JSON Schema 2020-12, not the OpenAPI 3.0 dialect.
-  t.same(collect(doc, "nullable").map((x) => x.at), [], "no 3.0 `nullable` (3.1 uses type arrays)");
   t.same(
-    [...collect(doc, "exclusiveMinimum"), ...collect(doc, "exclusiveMaximum")].filter((x) => typeof x.value === "boolean").map((x) => x.at),
+    collect(doc, "nullable").map((x) => x.at),
+    [],
+    "no 3.0 `nullable` (3.1 uses type arrays)",
+  );
+  t.same(
+    [...collect(doc, "exclusiveMinimum"), ...collect(doc, "exclusiveMaximum")]
+      .filter((x) => typeof x.value === "boolean")
+      .map((x) => x.at),
     [],
     "exclusiveMinimum/Maximum are numbers (3.1), not booleans (3.0)",
   );
@@ -146,7 +197,11 @@ t.test("client-generator grade: operationIds and named schemas", async (t) => {
   const ops = operationsOf(doc);
   const ids = ops.map((o) => o.op.operationId);
   for (const { path, method, op } of ops) {
-    t.match(op.operationId, /^[A-Za-z_][A-Za-z0-9_]*$/, `${method.toUpperCase()} ${path} has an identifier-safe operationId`);
+    t.match(
+      op.operationId,
+      /^[A-Za-z_][A-Za-z0-9_]*$/,
+      `${method.toUpperCase()} ${path} has an identifier-safe operationId`,
+    );
   }
   t.equal(new Set(ids).size, ids.length, `operationIds are unique: ${ids.join(", ")}`);
 
@@ -172,7 +227,11 @@ t.test("client-generator grade: operationIds and named schemas", async (t) => {
 
   for (const name of ["resizeServerGroup", "disableServerGroup", "enableServerGroup", "scaleDown"]) {
     const op = expectOp(name, "post", `/azure/ops/${name}`);
-    t.equal(namedRef(jsonSchemaOf(op?.requestBody)), ref(`${name[0].toUpperCase()}${name.slice(1)}Description`), `${name}: body is its description`);
+    t.equal(
+      namedRef(jsonSchemaOf(op?.requestBody)),
+      ref(`${name[0].toUpperCase()}${name.slice(1)}Description`),
+      `${name}: body is its description`,
+    );
     t.equal(op?.requestBody?.required, true, `${name}: body is required`);
     t.equal(responseRef(op, "202"), ref("TaskRef"), `${name}: 202 → TaskRef`);
     t.equal(responseRef(op, "400"), ref("ErrorResponse"), `${name}: 400 → ErrorResponse`);
@@ -181,7 +240,11 @@ t.test("client-generator grade: operationIds and named schemas", async (t) => {
     t.ok(query && query.required !== true, `${name}: optional ?clientRequestId`);
   }
   const submit = expectOp("submitOperations", "post", "/azure/ops");
-  t.equal(namedRef(jsonSchemaOf(submit?.requestBody)), `${ref("OperationEnvelope")}[]`, "submitOperations: body is OperationEnvelope[]");
+  t.equal(
+    namedRef(jsonSchemaOf(submit?.requestBody)),
+    `${ref("OperationEnvelope")}[]`,
+    "submitOperations: body is OperationEnvelope[]",
+  );
   t.equal(responseRef(submit, "202"), ref("TaskRef"), "submitOperations: 202 → TaskRef");
   t.equal(responseRef(submit, "400"), ref("ErrorResponse"), "submitOperations: 400 → ErrorResponse");
 
@@ -189,15 +252,31 @@ t.test("client-generator grade: operationIds and named schemas", async (t) => {
   t.equal(responseRef(getTask, "200"), ref("Task"), "getTask: 200 → Task");
   t.equal(responseRef(getTask, "404"), ref("ErrorResponse"), "getTask: 404 → ErrorResponse");
   t.equal(responseRef(expectOp("listTasks", "get", "/task"), "200"), ref("TaskList"), "listTasks: 200 → TaskList");
-  const getServerGroup = expectOp("getServerGroup", "get", "/azure/serverGroups/{account}/{region}/{resourceGroup}/{name}");
+  const getServerGroup = expectOp(
+    "getServerGroup",
+    "get",
+    "/azure/serverGroups/{account}/{region}/{resourceGroup}/{name}",
+  );
   t.equal(responseRef(getServerGroup, "200"), ref("ServerGroup"), "getServerGroup: 200 → ServerGroup");
   t.equal(responseRef(getServerGroup, "404"), ref("ErrorResponse"), "getServerGroup: 404 → ErrorResponse");
   t.equal(responseRef(expectOp("getHealth", "get", "/health"), "200"), ref("Health"), "getHealth: 200 → Health");
-  t.equal(responseRef(expectOp("unknownOperation", "post", "/azure/ops/{operation}"), "404"), ref("ErrorResponse"), "unknownOperation: 404 → ErrorResponse");
+  t.equal(
+    responseRef(expectOp("unknownOperation", "post", "/azure/ops/{operation}"), "404"),
+    ref("ErrorResponse"),
+    "unknownOperation: 404 → ErrorResponse",
+  );
 
   const envelope = doc.components.schemas.OperationEnvelope;
-  t.same(Object.keys(envelope?.properties ?? {}).sort(), operationNames().sort(), "OperationEnvelope names every operation");
-  t.same(doc.components.schemas.ErrorResponse?.required, ["statusCode", "error", "message"], "ErrorResponse requires statusCode, error, message");
+  t.same(
+    Object.keys(envelope?.properties ?? {}).sort(),
+    operationNames().sort(),
+    "OperationEnvelope names every operation",
+  );
+  t.same(
+    doc.components.schemas.ErrorResponse?.required,
+    ["statusCode", "error", "message"],
+    "ErrorResponse requires statusCode, error, message",
+  );
   t.same(doc.paths["/openapi.json"], undefined, "/openapi.json itself is hidden");
 });
 
@@ -206,7 +285,10 @@ t.test("write-openapi --check", async (t) => {
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const run = (file: string) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-      const child = spawn(process.execPath, [SCRIPT, "--check"], { cwd: REPO, env: { ...process.env, OPENAPI_FILE: file } });
+      const child = spawn(process.execPath, [SCRIPT, "--check"], {
+        cwd: REPO,
+        env: { ...process.env, OPENAPI_FILE: file },
+      });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (b) => (stdout += b));

@@ -71,10 +71,17 @@ t.test("disable removes the backend pools, rolls them out, and enable restores e
   t.same(off.backendPools, []);
   t.equal(off.disabled, true);
   t.equal(off.disabledBy, "pools");
-  t.ok(off.instances.length === 3 && off.instances.every((i: any) => i.inTraffic === false), "every instance left the pools");
+  t.ok(
+    off.instances.length === 3 && off.instances.every((i: any) => i.inTraffic === false),
+    "every instance left the pools",
+  );
   t.equal(off.capacity.desired, 3, "capacity untouched");
   const writes = writesOf(await env.calls());
-  t.same(writes.map((w) => w.method), ["PATCH", "POST"], "network change, then manual upgrade of the instances");
+  t.same(
+    writes.map((w) => w.method),
+    ["PATCH", "POST"],
+    "network change, then manual upgrade of the instances",
+  );
 
   await env.simControl("DELETE", "/_sim/calls");
   const again = await run("disableServerGroup", demo("web-prod-v002"));
@@ -150,7 +157,11 @@ t.test("clientRequestId returns the same task; reusing it for another request is
   t.equal(a.status, 202);
   t.equal(b.status, 202);
   t.equal(b.body.id, a.body.id);
-  const c = await env.api("POST", "/azure/ops/resizeServerGroup?clientRequestId=deploy-42", demo("web-prod-v002", { targetSize: 4 }));
+  const c = await env.api(
+    "POST",
+    "/azure/ops/resizeServerGroup?clientRequestId=deploy-42",
+    demo("web-prod-v002", { targetSize: 4 }),
+  );
   t.equal(c.status, 409);
   t.equal(c.body.error, "ClientRequestIdReused");
   await env.waitForTask(a.body.id);
@@ -163,30 +174,56 @@ t.test("the task reads as Clouddriver's, and history speaks to a person", async 
   t.match(task, {
     id: String,
     startTimeMs: Number,
-    status: { phase: "ORCHESTRATION", status: "Orchestration completed.", complete: true, completed: true, failed: false, retryable: false },
+    status: {
+      phase: "ORCHESTRATION",
+      status: "Orchestration completed.",
+      complete: true,
+      completed: true,
+      failed: false,
+      retryable: false,
+    },
   });
   t.match(task.history[0], { phase: "INIT" });
-  t.ok(task.history.some((h: any) => /^attempt 1\/\d+: set capacity 3 → 2/.test(h.status)), JSON.stringify(task.history));
+  t.ok(
+    task.history.some((h: any) => /^attempt 1\/\d+: set capacity 3 → 2/.test(h.status)),
+    JSON.stringify(task.history),
+  );
   t.ok(task.history.some((h: any) => /as Azure confirmed/.test(h.status)));
   const unknown = await env.api("GET", "/task/does-not-exist");
   t.equal(unknown.status, 404);
 });
 
-t.test("the server-group read mid-write: the model Azure already shows, the VMs as it lists them, and that they disagree", async (t) => {
-  // Long enough that the read below lands mid-write even on a loaded machine, where a request can take seconds.
-  await env.simControl("PUT", "/_sim/config", { writeDurationMs: 6000 });
-  t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 100 }));
-  const submitted = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 10, desired: 5 } }));
-  await waitFor(async () => Boolean((await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body.inFlight), { what: "the resize in flight", intervalMs: 5 });
-  const during = await serverGroup("web-prod-v001");
-  t.equal(during.provisioningState, "Updating");
-  t.equal(during.capacity.desired, 5, "Azure applies a write at acceptance: the model says 5 at once");
-  t.same(during.instances.map((i: any) => i.provisioningState).sort(), ["Creating", "Creating", "Succeeded", "Succeeded", "Succeeded"]);
-  t.equal(during.instanceCount, 3, "three run");
-  t.match(during.disagreement, /Updating, with 3 of capacity 5 instance\(s\) running/);
-  const task = await env.waitForTask(submitted.body.id);
-  t.equal(task.status.failed, false);
-  const after = await serverGroup("web-prod-v001");
-  t.equal(after.instanceCount, 5);
-  t.equal(after.disagreement, undefined, "once Azure confirmed, nothing to say");
-});
+t.test(
+  "the server-group read mid-write: the model Azure already shows, the VMs as it lists them, and that they disagree",
+  async (t) => {
+    // Long enough that the read below lands mid-write even on a loaded machine, where a request can take seconds.
+    await env.simControl("PUT", "/_sim/config", { writeDurationMs: 6000 });
+    t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 100 }));
+    const submitted = await env.api(
+      "POST",
+      "/azure/ops/resizeServerGroup",
+      demo("web-prod-v001", { capacity: { min: 1, max: 10, desired: 5 } }),
+    );
+    await waitFor(
+      async () => Boolean((await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body.inFlight),
+      { what: "the resize in flight", intervalMs: 5 },
+    );
+    const during = await serverGroup("web-prod-v001");
+    t.equal(during.provisioningState, "Updating");
+    t.equal(during.capacity.desired, 5, "Azure applies a write at acceptance: the model says 5 at once");
+    t.same(during.instances.map((i: any) => i.provisioningState).sort(), [
+      "Creating",
+      "Creating",
+      "Succeeded",
+      "Succeeded",
+      "Succeeded",
+    ]);
+    t.equal(during.instanceCount, 3, "three run");
+    t.match(during.disagreement, /Updating, with 3 of capacity 5 instance\(s\) running/);
+    const task = await env.waitForTask(submitted.body.id);
+    t.equal(task.status.failed, false);
+    const after = await serverGroup("web-prod-v001");
+    t.equal(after.instanceCount, 5);
+    t.equal(after.disagreement, undefined, "once Azure confirmed, nothing to say");
+  },
+);

@@ -30,7 +30,15 @@ async function seedCluster(names: string[], body: Record<string, unknown> = { ca
 /** The context a stage on a dynamically resolved server group ends up with after DetermineTargetServerGroupStage. */
 async function targetStage(cluster: string, target: string, extra: Record<string, unknown> = {}) {
   const app = cluster.split("-")[0];
-  const stage = newStage({ credentials: ACCOUNT, region: REGION, regions: [REGION], cluster, moniker: { app, cluster }, target, ...extra });
+  const stage = newStage({
+    credentials: ACCOUNT,
+    region: REGION,
+    regions: [REGION],
+    cluster,
+    moniker: { app, cluster },
+    target,
+    ...extra,
+  });
   // DetermineTargetServerGroupTask → TargetServerGroupResolver.resolve (TargetServerGroupResolver.groovy:47-65),
   // by target (:67-85); the task stores the result as targetReferences, and the stage's tasks take the name from it
   // (AbstractServerGroupTask.groovy:105-123).
@@ -48,7 +56,16 @@ function stageOperation(stage: ReturnType<typeof newStage>, extra: Record<string
 
 t.test("clientRequestId is Orca's sha256 and a resubmission returns the same task", async (t) => {
   const stage = newStage({ credentials: ACCOUNT, region: REGION });
-  const ops = [{ enableServerGroup: { credentials: ACCOUNT, region: REGION, serverGroupName: "web-prod-v001", cloudProvider: "azure" } }];
+  const ops = [
+    {
+      enableServerGroup: {
+        credentials: ACCOUNT,
+        region: REGION,
+        serverGroupName: "web-prod-v001",
+        cloudProvider: "azure",
+      },
+    },
+  ];
   const id = requestId(stage, ops);
   t.match(id, /^[0-9a-f]{64}$/);
   const first = await orca.requestOperations(stage, ops);
@@ -59,14 +76,23 @@ t.test("clientRequestId is Orca's sha256 and a resubmission returns the same tas
 
 t.test("Resize stage (ResizeServerGroupStage.groovy:45-52)", async (t) => {
   await seedCluster(["resize-web-v001", "resize-web-v002"]);
-  const { stage, tsg } = await targetStage("resize-web", "current_asg_dynamic", { action: "scale_exact", capacity: { min: 1, max: 5, desired: 4 } });
-  t.equal(tsg.name, "resize-web-v002", "current_asg_dynamic is the newest by createdTime (ClusterController.groovy:298-303)");
+  const { stage, tsg } = await targetStage("resize-web", "current_asg_dynamic", {
+    action: "scale_exact",
+    capacity: { min: 1, max: 5, desired: 4 },
+  });
+  t.equal(
+    tsg.name,
+    "resize-web-v002",
+    "current_asg_dynamic is the newest by createdTime (ClusterController.groovy:298-303)",
+  );
 
   // ResizeServerGroupTask.convert (ResizeServerGroupTask.groovy:64-88) → ScaleExactResizeStrategy.groovy:36-49, which
   // reads the current capacity (ResizeStrategySupport.groovy:75-89, CloudDriverService.getTargetServerGroup).
   const current = (await env.api<ServerGroup>("GET", `/serverGroups/${ACCOUNT}/${REGION}/${tsg.name}`)).body;
   t.same(current.capacity, { min: 2, max: 2, desired: 2 });
-  const taskId = await orca.requestOperations(stage, [{ resizeServerGroup: stageOperation(stage, { originalCapacity: current.capacity }) }]);
+  const taskId = await orca.requestOperations(stage, [
+    { resizeServerGroup: stageOperation(stage, { originalCapacity: current.capacity }) },
+  ]);
   const task = await orca.monitorKato(stage, taskId); // MonitorKatoTask
   t.same(task.resultObjects[0].capacity, { min: 1, max: 5, desired: 4 });
   await orca.forceCacheRefresh(stage); // ServerGroupCacheForceRefreshTask
@@ -76,38 +102,54 @@ t.test("Resize stage (ResizeServerGroupStage.groovy:45-52)", async (t) => {
   t.equal(after.instances.length, 4);
 });
 
-t.test("Disable stage (DisableServerGroupStage.groovy:51-64), then Enable stage (EnableServerGroupStage.groovy:45-54)", async (t) => {
-  await seedCluster(["toggle-web-v001", "toggle-web-v002"]);
-  // Static target: TargetServerGroupResolver.groovy:87-104 (a list, filtered by region).
-  const stage = newStage({ credentials: ACCOUNT, region: REGION, cluster: "toggle-web", moniker: { app: "toggle", cluster: "toggle-web" }, serverGroupName: "toggle-web-v001" });
-  const tsg = await orca.resolveByName({ app: "toggle", account: ACCOUNT, cluster: "toggle-web", serverGroupName: "toggle-web-v001", region: REGION });
-  t.equal(tsg.name, "toggle-web-v001");
-  stage.context["deploy.server.groups"] = { [REGION]: [tsg.name] };
+t.test(
+  "Disable stage (DisableServerGroupStage.groovy:51-64), then Enable stage (EnableServerGroupStage.groovy:45-54)",
+  async (t) => {
+    await seedCluster(["toggle-web-v001", "toggle-web-v002"]);
+    // Static target: TargetServerGroupResolver.groovy:87-104 (a list, filtered by region).
+    const stage = newStage({
+      credentials: ACCOUNT,
+      region: REGION,
+      cluster: "toggle-web",
+      moniker: { app: "toggle", cluster: "toggle-web" },
+      serverGroupName: "toggle-web-v001",
+    });
+    const tsg = await orca.resolveByName({
+      app: "toggle",
+      account: ACCOUNT,
+      cluster: "toggle-web",
+      serverGroupName: "toggle-web-v001",
+      region: REGION,
+    });
+    t.equal(tsg.name, "toggle-web-v001");
+    stage.context["deploy.server.groups"] = { [REGION]: [tsg.name] };
 
-  // DetermineHealthProvidersTask.java:95-101: Azure names no platform health provider (AzureServerGroupCreator
-  // getHealthProviderName is empty), so interestingHealthProviderNames stays null and every health counts.
-  // DisableServerGroupTask: TrafficGuard.java:200 returns at once without a front50 disable lock.
-  const disableId = await orca.requestOperations(stage, [{ disableServerGroup: stageOperation(stage) }]);
-  await orca.monitorKato(stage, disableId);
-  await orca.waitForRequiredInstancesDown(stage); // every instance OutOfService: HealthHelper.someAreDownAndNoneAreUp
-  await orca.waitForDisabledServerGroup(stage); // `disabled: true`
-  await orca.forceCacheRefresh(stage);
-  const disabled = (await env.api<ServerGroup>("GET", `/serverGroups/${ACCOUNT}/${REGION}/toggle-web-v001`)).body;
-  t.equal(disabled.disabled, true);
-  t.notOk(isActive(disabled), "AbstractClusterWideClouddriverTask.groovy:265-267 sees it inactive");
+    // DetermineHealthProvidersTask.java:95-101: Azure names no platform health provider (AzureServerGroupCreator
+    // getHealthProviderName is empty), so interestingHealthProviderNames stays null and every health counts.
+    // DisableServerGroupTask: TrafficGuard.java:200 returns at once without a front50 disable lock.
+    const disableId = await orca.requestOperations(stage, [{ disableServerGroup: stageOperation(stage) }]);
+    await orca.monitorKato(stage, disableId);
+    await orca.waitForRequiredInstancesDown(stage); // every instance OutOfService: HealthHelper.someAreDownAndNoneAreUp
+    await orca.waitForDisabledServerGroup(stage); // `disabled: true`
+    await orca.forceCacheRefresh(stage);
+    const disabled = (await env.api<ServerGroup>("GET", `/serverGroups/${ACCOUNT}/${REGION}/toggle-web-v001`)).body;
+    t.equal(disabled.disabled, true);
+    t.notOk(isActive(disabled), "AbstractClusterWideClouddriverTask.groovy:265-267 sees it inactive");
 
-  const enableStage = newStage({ ...stage.context });
-  const enableId = await orca.requestOperations(enableStage, [{ enableServerGroup: stageOperation(enableStage) }]);
-  await orca.monitorKato(enableStage, enableId);
-  await orca.waitForUpInstances(enableStage); // WaitForUpInstancesTask: every instance Up
-  await orca.forceCacheRefresh(enableStage);
-  const enabled = (await env.api<ServerGroup>("GET", `/serverGroups/${ACCOUNT}/${REGION}/toggle-web-v001`)).body;
-  t.equal(enabled.disabled, false);
-  t.ok(enabled.instances.every((i) => i.healthState === "Up"));
-});
+    const enableStage = newStage({ ...stage.context });
+    const enableId = await orca.requestOperations(enableStage, [{ enableServerGroup: stageOperation(enableStage) }]);
+    await orca.monitorKato(enableStage, enableId);
+    await orca.waitForUpInstances(enableStage); // WaitForUpInstancesTask: every instance Up
+    await orca.forceCacheRefresh(enableStage);
+    const enabled = (await env.api<ServerGroup>("GET", `/serverGroups/${ACCOUNT}/${REGION}/toggle-web-v001`)).body;
+    t.equal(enabled.disabled, false);
+    t.ok(enabled.instances.every((i) => i.healthState === "Up"));
+  },
+);
 
 const hasDestroy = operations.has("destroyServerGroup");
-const noDestroy = "destroyServerGroup is not an operation of this build yet: the Destroy and ShrinkCluster steps are written, and run once it is";
+const noDestroy =
+  "destroyServerGroup is not an operation of this build yet: the Destroy and ShrinkCluster steps are written, and run once it is";
 
 t.test("Destroy stage (DestroyServerGroupStage.groovy:74-79)", { skip: hasDestroy ? false : noDestroy }, async (t) => {
   await seedCluster(["gone-web-v001", "gone-web-v002"]);
@@ -119,83 +161,120 @@ t.test("Destroy stage (DestroyServerGroupStage.groovy:74-79)", { skip: hasDestro
   t.equal((await env.api("GET", `/serverGroups/${ACCOUNT}/${REGION}/gone-web-v001`)).status, 404);
 });
 
-t.test("Orca's red/black tail: v002 deployed, then DisableCluster, ScaleDownCluster, ShrinkCluster against v001", async (t) => {
-  await seedCluster(["rb-web-v001", "rb-web-v002"], { capacity: 3 });
-  const clusterStage = (extra: Record<string, unknown>) =>
-    newStage({ credentials: ACCOUNT, region: REGION, cluster: "rb-web", moniker: { app: "rb", cluster: "rb-web" }, ...extra });
+t.test(
+  "Orca's red/black tail: v002 deployed, then DisableCluster, ScaleDownCluster, ShrinkCluster against v001",
+  async (t) => {
+    await seedCluster(["rb-web-v001", "rb-web-v002"], { capacity: 3 });
+    const clusterStage = (extra: Record<string, unknown>) =>
+      newStage({
+        credentials: ACCOUNT,
+        region: REGION,
+        cluster: "rb-web",
+        moniker: { app: "rb", cluster: "rb-web" },
+        ...extra,
+      });
 
-  await t.test("DisableClusterStage: DisableClusterTask, then WaitForClusterDisableTask", async (t) => {
-    const stage = clusterStage({ remainingEnabledServerGroups: 1, preferLargerOverNewer: false });
-    // DisableClusterTask.groovy:50-63: keep the newest remainingEnabledServerGroups active ones, disable the rest.
-    const taskId = await orca.clusterWideOperation(
-      stage,
-      "disableServerGroup",
-      (all) => {
-        // (serverGroups.size() - filtered.size()) counts the parent deploys filtered out: none in this pipeline.
-        const parentDeploys = 0;
-        const dropCount = Math.max(0, stage.context.remainingEnabledServerGroups - parentDeploys);
-        return all.filter(isActive).sort(newestFirst).slice(dropCount);
-      },
-      () => ({ desiredPercentage: null }), // DisableClusterTask.groovy:44-47 sends it, null when not given
-    );
-    t.ok(taskId);
-    t.same(stage.context["deploy.server.groups"], { [REGION]: ["rb-web-v001"] });
-    await orca.monitorKato(stage, taskId!);
-    // WaitForClusterDisableTask.groovy:73-97 → WaitForRequiredInstancesDownTask.hasSucceeded on the cluster's copy.
-    await orca.waitForClusterWide(stage, "WaitForClusterDisable", (sg) => sg !== undefined && !sg.instances.every((i) => i.healthState === "OutOfService"));
-    const cluster = (await env.api<{ serverGroups: ServerGroup[] }>("GET", "/applications/rb/clusters/demo/rb-web/azure")).body;
-    t.same(cluster.serverGroups.map((sg) => [sg.name, sg.disabled]), [["rb-web-v001", true], ["rb-web-v002", false]]);
-  });
-
-  await t.test("ScaleDownClusterStage: ScaleDownClusterTask, then WaitForScaleDownClusterTask", async (t) => {
-    const stage = clusterStage({ remainingFullSizeServerGroups: 1, preferLargerOverNewer: false, allowScaleDownActive: false });
-    // ScaleDownClusterTask.groovy:72-93: inactive ones only; keep remainingFullSizeServerGroups counting the active.
-    let all: ServerGroup[] = [];
-    const taskId = await orca.clusterWideOperation(
-      stage,
-      "resizeServerGroup",
-      (groups) => {
-        all = groups;
-        const inactive = groups.filter((sg) => !isActive(sg));
-        const dropCount = Math.max(0, stage.context.remainingFullSizeServerGroups - (groups.length - inactive.length));
-        return inactive.sort(newestFirst).slice(dropCount);
-      },
-      () => ({ capacity: { min: 0, max: 0, desired: 0 } }), // ScaleDownClusterTask.groovy:43-56
-    );
-    t.equal(all.length, 2);
-    t.same(stage.context["deploy.server.groups"], { [REGION]: ["rb-web-v001"] });
-    const task = await orca.monitorKato(stage, taskId!);
-    t.same(task.resultObjects[0].capacity, { min: 0, max: 0, desired: 0 }, "resizeServerGroup {0,0,0}, exactly");
-    // WaitForScaleDownClusterTask.java:29-34: done when the server group lists no instances.
-    await orca.waitForClusterWide(stage, "WaitForScaleDownCluster", (sg) => (sg?.instances.length ?? 0) > 0);
-    const v001 = (await env.api<ServerGroup>("GET", `/serverGroups/${ACCOUNT}/${REGION}/rb-web-v001`)).body;
-    t.equal(v001.instances.length, 0);
-    t.same(v001.capacity, { min: 0, max: 0, desired: 0 });
-  });
-
-  await t.test("ShrinkClusterStage: ShrinkClusterTask, then WaitForClusterShrinkTask", { skip: hasDestroy ? false : noDestroy }, async (t) => {
-    const stage = clusterStage({ shrinkToSize: 1, allowDeleteActive: false, retainLargerOverNewer: false });
-    // ShrinkClusterTask.groovy:61-83
-    const taskId = await orca.clusterWideOperation(stage, "destroyServerGroup", (groups) => {
-      const inactive = groups.filter((sg) => !isActive(sg));
-      const dropCount = stage.context.shrinkToSize - (groups.length - inactive.length);
-      return inactive.sort(newestFirst).slice(dropCount);
+    await t.test("DisableClusterStage: DisableClusterTask, then WaitForClusterDisableTask", async (t) => {
+      const stage = clusterStage({ remainingEnabledServerGroups: 1, preferLargerOverNewer: false });
+      // DisableClusterTask.groovy:50-63: keep the newest remainingEnabledServerGroups active ones, disable the rest.
+      const taskId = await orca.clusterWideOperation(
+        stage,
+        "disableServerGroup",
+        (all) => {
+          // (serverGroups.size() - filtered.size()) counts the parent deploys filtered out: none in this pipeline.
+          const parentDeploys = 0;
+          const dropCount = Math.max(0, stage.context.remainingEnabledServerGroups - parentDeploys);
+          return all.filter(isActive).sort(newestFirst).slice(dropCount);
+        },
+        () => ({ desiredPercentage: null }), // DisableClusterTask.groovy:44-47 sends it, null when not given
+      );
+      t.ok(taskId);
+      t.same(stage.context["deploy.server.groups"], { [REGION]: ["rb-web-v001"] });
+      await orca.monitorKato(stage, taskId!);
+      // WaitForClusterDisableTask.groovy:73-97 → WaitForRequiredInstancesDownTask.hasSucceeded on the cluster's copy.
+      await orca.waitForClusterWide(
+        stage,
+        "WaitForClusterDisable",
+        (sg) => sg !== undefined && !sg.instances.every((i) => i.healthState === "OutOfService"),
+      );
+      const cluster = (
+        await env.api<{ serverGroups: ServerGroup[] }>("GET", "/applications/rb/clusters/demo/rb-web/azure")
+      ).body;
+      t.same(
+        cluster.serverGroups.map((sg) => [sg.name, sg.disabled]),
+        [
+          ["rb-web-v001", true],
+          ["rb-web-v002", false],
+        ],
+      );
     });
-    t.same(stage.context["deploy.server.groups"], { [REGION]: ["rb-web-v001"] });
-    await orca.monitorKato(stage, taskId!);
-    // WaitForClusterShrinkTask.java:44-49: done when the server group is gone from the cluster.
-    await orca.waitForClusterWide(stage, "WaitForClusterShrink", (sg) => sg !== undefined, true);
-    const cluster = (await env.api<{ serverGroups: ServerGroup[] }>("GET", "/applications/rb/clusters/demo/rb-web/azure")).body;
-    t.same(cluster.serverGroups.map((sg) => sg.name), ["rb-web-v002"]);
-  });
 
-  t.test("v002 kept serving throughout", async (t) => {
-    const v002 = (await env.api<ServerGroup>("GET", `/serverGroups/${ACCOUNT}/${REGION}/rb-web-v002`)).body;
-    t.equal(v002.disabled, false);
-    t.equal(v002.instances.length, 3);
-    t.ok(v002.instances.every((i) => i.healthState === "Up"));
-  });
-});
+    await t.test("ScaleDownClusterStage: ScaleDownClusterTask, then WaitForScaleDownClusterTask", async (t) => {
+      const stage = clusterStage({
+        remainingFullSizeServerGroups: 1,
+        preferLargerOverNewer: false,
+        allowScaleDownActive: false,
+      });
+      // ScaleDownClusterTask.groovy:72-93: inactive ones only; keep remainingFullSizeServerGroups counting the active.
+      let all: ServerGroup[] = [];
+      const taskId = await orca.clusterWideOperation(
+        stage,
+        "resizeServerGroup",
+        (groups) => {
+          all = groups;
+          const inactive = groups.filter((sg) => !isActive(sg));
+          const dropCount = Math.max(
+            0,
+            stage.context.remainingFullSizeServerGroups - (groups.length - inactive.length),
+          );
+          return inactive.sort(newestFirst).slice(dropCount);
+        },
+        () => ({ capacity: { min: 0, max: 0, desired: 0 } }), // ScaleDownClusterTask.groovy:43-56
+      );
+      t.equal(all.length, 2);
+      t.same(stage.context["deploy.server.groups"], { [REGION]: ["rb-web-v001"] });
+      const task = await orca.monitorKato(stage, taskId!);
+      t.same(task.resultObjects[0].capacity, { min: 0, max: 0, desired: 0 }, "resizeServerGroup {0,0,0}, exactly");
+      // WaitForScaleDownClusterTask.java:29-34: done when the server group lists no instances.
+      await orca.waitForClusterWide(stage, "WaitForScaleDownCluster", (sg) => (sg?.instances.length ?? 0) > 0);
+      const v001 = (await env.api<ServerGroup>("GET", `/serverGroups/${ACCOUNT}/${REGION}/rb-web-v001`)).body;
+      t.equal(v001.instances.length, 0);
+      t.same(v001.capacity, { min: 0, max: 0, desired: 0 });
+    });
+
+    await t.test(
+      "ShrinkClusterStage: ShrinkClusterTask, then WaitForClusterShrinkTask",
+      { skip: hasDestroy ? false : noDestroy },
+      async (t) => {
+        const stage = clusterStage({ shrinkToSize: 1, allowDeleteActive: false, retainLargerOverNewer: false });
+        // ShrinkClusterTask.groovy:61-83
+        const taskId = await orca.clusterWideOperation(stage, "destroyServerGroup", (groups) => {
+          const inactive = groups.filter((sg) => !isActive(sg));
+          const dropCount = stage.context.shrinkToSize - (groups.length - inactive.length);
+          return inactive.sort(newestFirst).slice(dropCount);
+        });
+        t.same(stage.context["deploy.server.groups"], { [REGION]: ["rb-web-v001"] });
+        await orca.monitorKato(stage, taskId!);
+        // WaitForClusterShrinkTask.java:44-49: done when the server group is gone from the cluster.
+        await orca.waitForClusterWide(stage, "WaitForClusterShrink", (sg) => sg !== undefined, true);
+        const cluster = (
+          await env.api<{ serverGroups: ServerGroup[] }>("GET", "/applications/rb/clusters/demo/rb-web/azure")
+        ).body;
+        t.same(
+          cluster.serverGroups.map((sg) => sg.name),
+          ["rb-web-v002"],
+        );
+      },
+    );
+
+    t.test("v002 kept serving throughout", async (t) => {
+      const v002 = (await env.api<ServerGroup>("GET", `/serverGroups/${ACCOUNT}/${REGION}/rb-web-v002`)).body;
+      t.equal(v002.disabled, false);
+      t.equal(v002.instances.length, 3);
+      t.ok(v002.instances.every((i) => i.healthState === "Up"));
+    });
+  },
+);
 
 t.test("every read Orca made was answered, and every write carried If-Match", async (t) => {
   const reads = orca.requests.filter((r) => r.startsWith("GET "));
@@ -239,11 +318,15 @@ t.test("20 stages polling at once: Azure calls are bounded by the read cache, no
   // 20 clusters share.
   const windows = Math.ceil(elapsed / ttlMs);
   const perWindow = names.length * 2 + 1;
-  t.comment(`${polls} reads by 20 stages in ${elapsed} ms: ${calls.length} Azure calls (bound ${windows} × ${perWindow}); uncached, each read costs 2 or 3`);
+  t.comment(
+    `${polls} reads by 20 stages in ${elapsed} ms: ${calls.length} Azure calls (bound ${windows} × ${perWindow}); uncached, each read costs 2 or 3`,
+  );
   t.ok(calls.length <= windows * perWindow, `${calls.length} Azure calls ≤ ${windows * perWindow}`);
   for (const name of names) {
     const mine = calls.filter((c) => c.path.includes(`/${name}`));
     t.ok(mine.length <= 2 * windows, `${name}: ${mine.length} calls (a GET and a VM listing per window)`);
   }
-  t.comment(`so at most ${2 * Math.ceil(60_000 / ttlMs)} calls per scale set per minute, however many stages poll it, and ${Math.ceil(60_000 / ttlMs)} listings of the resource group`);
+  t.comment(
+    `so at most ${2 * Math.ceil(60_000 / ttlMs)} calls per scale set per minute, however many stages poll it, and ${Math.ceil(60_000 / ttlMs)} listings of the resource group`,
+  );
 });

@@ -13,7 +13,9 @@ t.beforeEach(async () => {
 
 /** Orca's KatoService.requestId (KatoService.java l.110-130): sha256 of stage id, start time and payload. */
 function orcaRequestId(payload: unknown): string {
-  return createHash("sha256").update(`stage-1-${Date.now()}-${JSON.stringify(payload)}`).digest("hex");
+  return createHash("sha256")
+    .update(`stage-1-${Date.now()}-${JSON.stringify(payload)}`)
+    .digest("hex");
 }
 
 async function submitList(body: unknown) {
@@ -28,7 +30,14 @@ async function simCapacity(name: string): Promise<number> {
 
 /** TargetServerGroup.toClouddriverOperationPayload (TargetServerGroup.java l.136-160) for an Azure region. */
 function targetPayload(name: string) {
-  return { credentials: "demo", accountName: "demo", serverGroupName: name, asgName: name, cloudProvider: "azure", region: "eastus" };
+  return {
+    credentials: "demo",
+    accountName: "demo",
+    serverGroupName: name,
+    asgName: name,
+    cloudProvider: "azure",
+    region: "eastus",
+  };
 }
 
 t.test("scale-down-cluster's resizeServerGroup {0,0,0} goes through exactly", async (t) => {
@@ -37,7 +46,9 @@ t.test("scale-down-cluster's resizeServerGroup {0,0,0} goes through exactly", as
   const body = [{ resizeServerGroup: { ...targetPayload("web-prod-v001"), capacity: { min: 0, max: 0, desired: 0 } } }];
   const task = await submitList(body);
   t.equal(task.state, "succeeded", JSON.stringify(task.history));
-  t.match(task.resultObjects, [{ type: "serverGroup", serverGroupName: "web-prod-v001", capacity: { min: 0, max: 0, desired: 0 } }]);
+  t.match(task.resultObjects, [
+    { type: "serverGroup", serverGroupName: "web-prod-v001", capacity: { min: 0, max: 0, desired: 0 } },
+  ]);
   t.equal(await simCapacity("web-prod-v001"), 0, "Azure has capacity 0");
   const writes = writesOf(await env.calls()).filter((c) => c.path.includes("web-prod-v001"));
   t.equal(writes.length, 1, "one write");
@@ -47,7 +58,9 @@ t.test("scale-down-cluster's resizeServerGroup {0,0,0} goes through exactly", as
 t.test("disable-cluster's disableServerGroup with desiredPercentage: null is a whole disable", async (t) => {
   // DisableClusterTask.groovy l.46: the target payload plus [desiredPercentage: disableOperation.desiredPercentage],
   // null when the stage has none.
-  const task = await submitList([{ disableServerGroup: { ...targetPayload("web-prod-v002"), desiredPercentage: null } }]);
+  const task = await submitList([
+    { disableServerGroup: { ...targetPayload("web-prod-v002"), desiredPercentage: null } },
+  ]);
   t.equal(task.state, "succeeded", JSON.stringify(task.history));
   t.match(task.resultObjects, [{ disabled: true }]);
 });
@@ -79,7 +92,11 @@ t.test("the resize stage's whole context, nulls and all, is accepted; null optio
   t.equal(res.status, 202, JSON.stringify(res.body));
   const task = await env.waitForTask(res.body.id);
   t.equal(task.state, "succeeded", JSON.stringify(task.history));
-  t.match(task.resultObjects, [{ resourceGroup: "demo-rg", capacity: { min: 1, max: 6, desired: 4 } }], "resourceGroup: null took the account's default");
+  t.match(
+    task.resultObjects,
+    [{ resourceGroup: "demo-rg", capacity: { min: 1, max: 6, desired: 4 } }],
+    "resourceGroup: null took the account's default",
+  );
 
   const down = await env.api("POST", "/azure/ops/scaleDown", demo("batch-v001", { capacity: null, instanceIds: null }));
   t.equal(down.status, 202, "capacity: null and instanceIds: null are absent, not contradictory");
@@ -88,16 +105,29 @@ t.test("the resize stage's whole context, nulls and all, is accepted; null optio
 });
 
 t.test("a null required field is reported as missing, by name, never a 500", async (t) => {
-  const res = await env.api("POST", "/azure/ops/resizeServerGroup", { ...demo("web-prod-v001"), region: null, capacity: { min: null, max: 3, desired: 2 } });
+  const res = await env.api("POST", "/azure/ops/resizeServerGroup", {
+    ...demo("web-prod-v001"),
+    region: null,
+    capacity: { min: null, max: 3, desired: 2 },
+  });
   t.equal(res.status, 400);
-  t.same(
-    res.body.details.map((d: any) => `${d.field}: ${d.message}`).sort(),
-    ["capacity.min: is required", "region: is required"],
-  );
-  const list = await env.api("POST", "/azure/ops", [{ disableServerGroup: { ...demo("web-prod-v001"), serverGroupName: null } }]);
+  t.same(res.body.details.map((d: any) => `${d.field}: ${d.message}`).sort(), [
+    "capacity.min: is required",
+    "region: is required",
+  ]);
+  const list = await env.api("POST", "/azure/ops", [
+    { disableServerGroup: { ...demo("web-prod-v001"), serverGroupName: null } },
+  ]);
   t.equal(list.status, 400);
-  t.same(list.body.details.map((d: any) => d.field), ["[0].disableServerGroup.serverGroupName"]);
-  const element = await env.api("POST", "/azure/ops/terminateInstances", demo("web-prod-v001", { instanceIds: [null] }));
+  t.same(
+    list.body.details.map((d: any) => d.field),
+    ["[0].disableServerGroup.serverGroupName"],
+  );
+  const element = await env.api(
+    "POST",
+    "/azure/ops/terminateInstances",
+    demo("web-prod-v001", { instanceIds: [null] }),
+  );
   t.equal(element.status, 400, "a null inside a list is a wrong value, not an absent one");
   t.match(element.body.details, [{ field: "instanceIds[0]" }]);
 });

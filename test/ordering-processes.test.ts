@@ -47,34 +47,71 @@ async function alternatingResizes(t: Test, name: string, env: Record<string, str
   for (let i = 0; i < RESIZES; i++) {
     const via: ChildService = i % 2 === 0 ? a : b;
     const res = await via.api("POST", "/azure/ops/resizeServerGroup", {
-      credentials: "demo", region: "eastus", serverGroupName: name, capacity: { min: 0, max: 5, desired: wanted[i] },
+      credentials: "demo",
+      region: "eastus",
+      serverGroupName: name,
+      capacity: { min: 0, max: 5, desired: wanted[i] },
     });
     t.equal(res.status, 202, `resize ${i} accepted`);
     ids.push(res.body.id);
   }
   const tasks = [];
   for (const id of ids) tasks.push(await a.waitForTask(id, 120_000));
-  t.same(tasks.filter((x) => x.state !== "succeeded").map((x) => x.history), [], "every task succeeded");
-  t.same(tasks.map((x) => x.resultObjects[0]?.capacity?.desired), wanted, "each task reports the capacity it asked for, as Azure confirmed");
+  t.same(
+    tasks.filter((x) => x.state !== "succeeded").map((x) => x.history),
+    [],
+    "every task succeeded",
+  );
+  t.same(
+    tasks.map((x) => x.resultObjects[0]?.capacity?.desired),
+    wanted,
+    "each task reports the capacity it asked for, as Azure confirmed",
+  );
   for (let i = 1; i < RESIZES; i++) {
     const waited = tasks[i].history.find((h: { status: string }) => h.status.startsWith("Waiting for task"));
-    if (waited && !waited.status.startsWith(`Waiting for task ${ids[i - 1]} `)) t.fail(`task ${i} waited for the wrong task: ${waited.status}`);
+    if (waited && !waited.status.startsWith(`Waiting for task ${ids[i - 1]} `))
+      t.fail(`task ${i} waited for the wrong task: ${waited.status}`);
     if (tasks[i].startTimeMs < tasks[i - 1].startTimeMs) t.fail(`task ${i} was created before task ${i - 1}`);
   }
-  t.ok(tasks.slice(1).filter((x) => x.history.some((h: { status: string }) => h.status.startsWith("Waiting for task"))).length > 0, "some tasks had to wait, and said so");
+  t.ok(
+    tasks.slice(1).filter((x) => x.history.some((h: { status: string }) => h.status.startsWith("Waiting for task")))
+      .length > 0,
+    "some tasks had to wait, and said so",
+  );
 
   const state = await control.getScaleSet("demo-rg", name);
-  t.equal((state.vmss as { sku: { capacity: number } }).sku.capacity, wanted.at(-1), "the scale set ends at the last requested capacity");
+  t.equal(
+    (state.vmss as { sku: { capacity: number } }).sku.capacity,
+    wanted.at(-1),
+    "the scale set ends at the last requested capacity",
+  );
   const calls = (await control.calls()).filter((c) => c.path.toLowerCase().endsWith(`/${name}`));
   const writes = calls.filter((c) => c.method === "PATCH" || c.method === "PUT");
   t.equal(writes.length, RESIZES, "exactly one write per task");
-  t.same(calls.filter((c) => c.status === 409 || c.status === 412), [], "no 409, no 412");
+  t.same(
+    calls.filter((c) => c.status === 409 || c.status === 412),
+    [],
+    "no 409, no 412",
+  );
   // Each write is conditional on the ETag the previous write left: it was planned on the previous task's result.
-  const versions = (await control.request("GET", `/_sim/scaleSets/demo-rg/${name}/versions`)).body as { etag: string; previousEtag?: string; capacity: number }[];
+  const versions = (await control.request("GET", `/_sim/scaleSets/demo-rg/${name}/versions`)).body as {
+    etag: string;
+    previousEtag?: string;
+    capacity: number;
+  }[];
   const written = versions.slice(-RESIZES);
-  t.same(written.map((v) => v.capacity), wanted, "the versions the writes made, in submission order");
-  t.same(writes.map((w) => w.ifMatch), written.map((v) => v.previousEtag), "each write's If-Match is the ETag before it");
-  for (let i = 1; i < RESIZES; i++) t.equal(written[i].previousEtag, written[i - 1].etag, `write ${i} follows write ${i - 1}`);
+  t.same(
+    written.map((v) => v.capacity),
+    wanted,
+    "the versions the writes made, in submission order",
+  );
+  t.same(
+    writes.map((w) => w.ifMatch),
+    written.map((v) => v.previousEtag),
+    "each write's If-Match is the ETag before it",
+  );
+  for (let i = 1; i < RESIZES; i++)
+    t.equal(written[i].previousEtag, written[i - 1].etag, `write ${i} follows write ${i - 1}`);
   a.child.kill("SIGTERM");
   b.child.kill("SIGTERM");
   await Promise.all([a.exited, b.exited]);

@@ -13,7 +13,11 @@ const PRINCIPALS = JSON.stringify([
 ]);
 
 async function post(baseUrl: string, token: string, path: string, body: unknown) {
-  const res = await request(`${baseUrl}${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await request(`${baseUrl}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const text = await res.body.text();
   return { status: res.statusCode, body: text ? JSON.parse(text) : undefined, retryAfter: res.headers["retry-after"] };
 }
@@ -21,16 +25,31 @@ async function post(baseUrl: string, token: string, path: string, body: unknown)
 async function get(baseUrl: string, token: string | undefined, path: string) {
   const res = await request(`${baseUrl}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   const text = await res.body.text();
-  return { status: res.statusCode, body: text && text.startsWith("{") ? JSON.parse(text) : text, retryAfter: res.headers["retry-after"] };
+  return {
+    status: res.statusCode,
+    body: text && text.startsWith("{") ? JSON.parse(text) : text,
+    retryAfter: res.headers["retry-after"],
+  };
 }
 
 t.test("a burst of 400 submissions against a limit of 25: 429s with Retry-After, the rest all complete", async (t) => {
   const LIMIT = 25;
-  const env = await startTestEnv({ writeDurationMs: 20, env: { AUTH_TOKENS: PRINCIPALS, RATE_LIMIT_SUBMISSIONS: String(LIMIT), RATE_LIMIT_WINDOW_MS: "60000" }, headers: { authorization: `Bearer ${A}` } });
+  const env = await startTestEnv({
+    writeDurationMs: 20,
+    env: { AUTH_TOKENS: PRINCIPALS, RATE_LIMIT_SUBMISSIONS: String(LIMIT), RATE_LIMIT_WINDOW_MS: "60000" },
+    headers: { authorization: `Bearer ${A}` },
+  });
   t.teardown(() => env.close());
   const names = ["web-prod-v001", "web-prod-v002", "batch-v001"];
   const burst = await Promise.all(
-    Array.from({ length: 400 }, (_, i) => post(env.baseUrl, A, "/azure/ops/resizeServerGroup", demo(names[i % 3], { capacity: { min: 1, max: 10, desired: 1 + (i % 5) } }))),
+    Array.from({ length: 400 }, (_, i) =>
+      post(
+        env.baseUrl,
+        A,
+        "/azure/ops/resizeServerGroup",
+        demo(names[i % 3], { capacity: { min: 1, max: 10, desired: 1 + (i % 5) } }),
+      ),
+    ),
   );
   const accepted = burst.filter((r) => r.status === 202);
   const limited = burst.filter((r) => r.status === 429);
@@ -42,19 +61,34 @@ t.test("a burst of 400 submissions against a limit of 25: 429s with Retry-After,
     t.match(r.body, { statusCode: 429, error: "TooManyRequests", message: /team-a sent more than 25 submissions/ });
   }
   // Another principal is not starved by team A's burst, and the service is up.
-  const other = await post(env.baseUrl, B, "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 10, desired: 2 } }));
+  const other = await post(
+    env.baseUrl,
+    B,
+    "/azure/ops/resizeServerGroup",
+    demo("web-prod-v001", { capacity: { min: 1, max: 10, desired: 2 } }),
+  );
   t.equal(other.status, 202);
   t.equal((await get(env.baseUrl, undefined, "/health")).status, 200);
   // Every accepted task completes (reads have their own, larger budget).
   const ids = [...accepted.map((r) => r.body.id as string), other.body.id as string];
   const finished = await Promise.all(ids.map((id) => env.waitForTask(id, 120_000)));
-  t.same(finished.map((f) => f.state), ids.map(() => "succeeded"));
+  t.same(
+    finished.map((f) => f.state),
+    ids.map(() => "succeeded"),
+  );
   const stored = await env.service.store.list({ limit: 500 });
   t.equal(stored.tasks.length, LIMIT + 1, "no task was created for a refused request");
 });
 
 t.test("reads have a per-principal limit of their own", async (t) => {
-  const env = await startTestEnv({ env: { AUTH_TOKENS: PRINCIPALS, RATE_LIMIT_READS: "10", RATE_LIMIT_WINDOW_MS: "60000", METRICS_REQUIRE_TOKEN: "false" } });
+  const env = await startTestEnv({
+    env: {
+      AUTH_TOKENS: PRINCIPALS,
+      RATE_LIMIT_READS: "10",
+      RATE_LIMIT_WINDOW_MS: "60000",
+      METRICS_REQUIRE_TOKEN: "false",
+    },
+  });
   t.teardown(() => env.close());
   const reads = await Promise.all(Array.from({ length: 30 }, () => get(env.baseUrl, A, "/task")));
   t.equal(reads.filter((r) => r.status === 200).length, 10);
@@ -63,20 +97,39 @@ t.test("reads have a per-principal limit of their own", async (t) => {
   t.equal((await get(env.baseUrl, undefined, "/metrics")).status, 200, "/metrics is never limited");
 });
 
-t.test("load shedding: 503 with Retry-After while under pressure; /health, /ready and /metrics still answer", async (t) => {
-  // A heap limit of one byte: under pressure from the first sample on.
-  const env = await startTestEnv({ env: { OVERLOAD_MAX_HEAP_USED_BYTES: "1", OVERLOAD_SAMPLE_INTERVAL_MS: "20", OVERLOAD_RETRY_AFTER_S: "7" } });
-  t.teardown(() => env.close());
-  // Under pressure once the first sample is taken: wait for that, not for a time.
-  await waitFor(async () => (await get(env.baseUrl, undefined, "/task")).status === 503, { what: "the first sample to find the heap over its limit" });
-  const shed = await Promise.all(Array.from({ length: 50 }, (_, i) => env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 10, desired: 1 + (i % 3) } }))));
-  t.same(new Set(shed.map((r) => r.status)), new Set([503]));
-  t.match(shed[0].body, { statusCode: 503, error: "Overloaded", message: /heapUsedBytes/ });
-  const raw = await get(env.baseUrl, undefined, "/task");
-  t.equal(raw.status, 503);
-  t.equal(raw.retryAfter, "7");
-  t.equal((await get(env.baseUrl, undefined, "/health")).status, 200);
-  t.equal((await get(env.baseUrl, undefined, "/metrics")).status, 200);
-  t.not((await get(env.baseUrl, undefined, "/ready")).status, 503, "readiness reports the dependencies, not the pressure");
-  t.equal((await env.service.store.list({ limit: 10 })).tasks.length, 0, "nothing was half-accepted");
-});
+t.test(
+  "load shedding: 503 with Retry-After while under pressure; /health, /ready and /metrics still answer",
+  async (t) => {
+    // A heap limit of one byte: under pressure from the first sample on.
+    const env = await startTestEnv({
+      env: { OVERLOAD_MAX_HEAP_USED_BYTES: "1", OVERLOAD_SAMPLE_INTERVAL_MS: "20", OVERLOAD_RETRY_AFTER_S: "7" },
+    });
+    t.teardown(() => env.close());
+    // Under pressure once the first sample is taken: wait for that, not for a time.
+    await waitFor(async () => (await get(env.baseUrl, undefined, "/task")).status === 503, {
+      what: "the first sample to find the heap over its limit",
+    });
+    const shed = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        env.api(
+          "POST",
+          "/azure/ops/resizeServerGroup",
+          demo("web-prod-v001", { capacity: { min: 1, max: 10, desired: 1 + (i % 3) } }),
+        ),
+      ),
+    );
+    t.same(new Set(shed.map((r) => r.status)), new Set([503]));
+    t.match(shed[0].body, { statusCode: 503, error: "Overloaded", message: /heapUsedBytes/ });
+    const raw = await get(env.baseUrl, undefined, "/task");
+    t.equal(raw.status, 503);
+    t.equal(raw.retryAfter, "7");
+    t.equal((await get(env.baseUrl, undefined, "/health")).status, 200);
+    t.equal((await get(env.baseUrl, undefined, "/metrics")).status, 200);
+    t.not(
+      (await get(env.baseUrl, undefined, "/ready")).status,
+      503,
+      "readiness reports the dependencies, not the pressure",
+    );
+    t.equal((await env.service.store.list({ limit: 10 })).tasks.length, 0, "nothing was half-accepted");
+  },
+);

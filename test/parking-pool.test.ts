@@ -27,26 +27,35 @@ const lbPool = (lb: string, pool: string) =>
 /** Another tool (as clouddriver-azure's deploy would have) sets the scale set's load-balancer pools, through ARM. */
 async function setPools(name: string, poolIds: string[]) {
   const current = (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`)).body;
-  const nics = current.vmss.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations.map((nic: any) => ({
-    ...nic,
-    properties: {
-      ...nic.properties,
-      ipConfigurations: nic.properties.ipConfigurations.map((ipc: any) => ({
-        ...ipc,
-        properties: { ...ipc.properties, loadBalancerBackendAddressPools: poolIds.map((id) => ({ id })), applicationGatewayBackendAddressPools: [] },
-      })),
-    },
-  }));
+  const nics = current.vmss.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations.map(
+    (nic: any) => ({
+      ...nic,
+      properties: {
+        ...nic.properties,
+        ipConfigurations: nic.properties.ipConfigurations.map((ipc: any) => ({
+          ...ipc,
+          properties: {
+            ...ipc.properties,
+            loadBalancerBackendAddressPools: poolIds.map((id) => ({ id })),
+            applicationGatewayBackendAddressPools: [],
+          },
+        })),
+      },
+    }),
+  );
   const path = `/subscriptions/${SIMULATOR_SUBSCRIPTION_ID}/resourceGroups/demo-rg/providers/Microsoft.Compute/virtualMachineScaleSets/${name}?api-version=2024-11-01`;
   const res = await request(`${env.sim.url}${path}`, {
     method: "PATCH",
     dispatcher: armAgent,
     headers: { "content-type": "application/json", authorization: "Bearer clouddriver-azure" },
-    body: JSON.stringify({ properties: { virtualMachineProfile: { networkProfile: { networkInterfaceConfigurations: nics } } } }),
+    body: JSON.stringify({
+      properties: { virtualMachineProfile: { networkProfile: { networkInterfaceConfigurations: nics } } },
+    }),
   });
   await res.body.dump();
   if (res.statusCode >= 300) throw new Error(`PATCH ${res.statusCode}`);
-  for (let i = 0; i < 200 && (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`)).body.inFlight; i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 200 && (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`)).body.inFlight; i++)
+    await new Promise((r) => setTimeout(r, 20));
 }
 
 async function run(op: string, name: string) {
@@ -55,39 +64,59 @@ async function run(op: string, name: string) {
   return env.waitForTask(res.body.id);
 }
 
-t.test("a scale set only in clouddriver-azure's parking pool reads disabled; disable is done, enable refuses", async (t) => {
-  await setPools("web-prod-v002", [lbPool("web-lb", "default_LB_BAP")]);
-  const read = await env.api("GET", "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v002");
-  t.equal(read.body.disabled, true);
-  t.equal(read.body.disabledBy, "parkingPool");
+t.test(
+  "a scale set only in clouddriver-azure's parking pool reads disabled; disable is done, enable refuses",
+  async (t) => {
+    await setPools("web-prod-v002", [lbPool("web-lb", "default_LB_BAP")]);
+    const read = await env.api("GET", "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v002");
+    t.equal(read.body.disabled, true);
+    t.equal(read.body.disabledBy, "parkingPool");
 
-  const before = writesOf(await env.calls()).length;
-  const disable = await run("disableServerGroup", "web-prod-v002");
-  t.equal(disable.state, "succeeded", JSON.stringify(disable.history));
-  t.match(disable.resultObjects, [{ disabled: true }]);
-  t.ok(disable.history.some((h: any) => /out of traffic already: only in parking pool\(s\) default_LB_BAP/.test(h.status)), JSON.stringify(disable.history));
-  t.equal(writesOf(await env.calls()).length, before, "nothing written");
+    const before = writesOf(await env.calls()).length;
+    const disable = await run("disableServerGroup", "web-prod-v002");
+    t.equal(disable.state, "succeeded", JSON.stringify(disable.history));
+    t.match(disable.resultObjects, [{ disabled: true }]);
+    t.ok(
+      disable.history.some((h: any) =>
+        /out of traffic already: only in parking pool\(s\) default_LB_BAP/.test(h.status),
+      ),
+      JSON.stringify(disable.history),
+    );
+    t.equal(writesOf(await env.calls()).length, before, "nothing written");
 
-  const enable = await run("enableServerGroup", "web-prod-v002");
-  t.equal(enable.state, "failed", "no record of the pool it served from: enable cannot claim it is in traffic");
-  t.equal(enable.status.retryable, false);
-  t.match(enable.resultObjects.at(-1), { type: "EXCEPTION", cause: "ParkedByClouddriver", message: /disabled the clouddriver-azure way/ });
-  t.equal(writesOf(await env.calls()).length, before, "still nothing written");
-});
+    const enable = await run("enableServerGroup", "web-prod-v002");
+    t.equal(enable.state, "failed", "no record of the pool it served from: enable cannot claim it is in traffic");
+    t.equal(enable.status.retryable, false);
+    t.match(enable.resultObjects.at(-1), {
+      type: "EXCEPTION",
+      cause: "ParkedByClouddriver",
+      message: /disabled the clouddriver-azure way/,
+    });
+    t.equal(writesOf(await env.calls()).length, before, "still nothing written");
+  },
+);
 
-t.test("a pool named after the scale set (clouddriver-azure's layout): enable says the rules were not checked", async (t) => {
-  await setPools("web-prod-v001", [lbPool("web-lb", "web-prod-v001")]);
-  const read = await env.api("GET", "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001");
-  t.equal(read.body.disabled, false, "as far as the scale set shows");
-  const enable = await run("enableServerGroup", "web-prod-v001");
-  t.equal(enable.state, "succeeded");
-  t.ok(enable.history.some((h: any) => /its load-balancer rules are not checked \(clouddriver-azure layout\)/.test(h.status)), JSON.stringify(enable.history));
-  // Our own disable still works on it, and enable restores exactly that pool.
-  const disable = await run("disableServerGroup", "web-prod-v001");
-  t.match(disable.resultObjects, [{ disabled: true }]);
-  const back = await run("enableServerGroup", "web-prod-v001");
-  t.equal(back.state, "succeeded");
-  const after = await env.api("GET", "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001");
-  t.same(after.body.backendPools, [lbPool("web-lb", "web-prod-v001")]);
-  t.equal(after.body.disabled, false);
-});
+t.test(
+  "a pool named after the scale set (clouddriver-azure's layout): enable says the rules were not checked",
+  async (t) => {
+    await setPools("web-prod-v001", [lbPool("web-lb", "web-prod-v001")]);
+    const read = await env.api("GET", "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001");
+    t.equal(read.body.disabled, false, "as far as the scale set shows");
+    const enable = await run("enableServerGroup", "web-prod-v001");
+    t.equal(enable.state, "succeeded");
+    t.ok(
+      enable.history.some((h: any) =>
+        /its load-balancer rules are not checked \(clouddriver-azure layout\)/.test(h.status),
+      ),
+      JSON.stringify(enable.history),
+    );
+    // Our own disable still works on it, and enable restores exactly that pool.
+    const disable = await run("disableServerGroup", "web-prod-v001");
+    t.match(disable.resultObjects, [{ disabled: true }]);
+    const back = await run("enableServerGroup", "web-prod-v001");
+    t.equal(back.state, "succeeded");
+    const after = await env.api("GET", "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001");
+    t.same(after.body.backendPools, [lbPool("web-lb", "web-prod-v001")]);
+    t.equal(after.body.disabled, false);
+  },
+);

@@ -8,27 +8,59 @@ import { demo, startTestEnv } from "./helpers/service.ts";
 import { recordedSnapshot } from "./helpers/recorded-shapes.ts";
 
 const context = { name: "shop-prod-v001", tags: {}, inTraffic: false };
-const spec = (capacity: { desired: number; max?: number }) => ({ region: "eastus", sku: { name: "Standard_D2s_v3" }, capacity });
+const spec = (capacity: { desired: number; max?: number }) => ({
+  region: "eastus",
+  sku: { name: "Standard_D2s_v3" },
+  capacity,
+});
 
 t.test("create: singlePlacementGroup false when the group may grow past 100, Azure's default otherwise", async (t) => {
   t.equal(modelFromDescription(spec({ desired: 2, max: 101 }), context).singlePlacementGroup, false, "max above 100");
   t.equal(modelFromDescription(spec({ desired: 150 }), context).singlePlacementGroup, false, "size above 100");
-  t.equal(modelFromDescription(spec({ desired: 2, max: 100 }), context).singlePlacementGroup, undefined, "up to 100: Azure's default (one group)");
+  t.equal(
+    modelFromDescription(spec({ desired: 2, max: 100 }), context).singlePlacementGroup,
+    undefined,
+    "up to 100: Azure's default (one group)",
+  );
   const source = recordedSnapshot({}, ["Succeeded"]).vmss;
-  t.equal(modelFromSource(source, spec({ desired: 2, max: 500 }), [], context).singlePlacementGroup, false, "a clone too");
+  t.equal(
+    modelFromSource(source, spec({ desired: 2, max: 500 }), [], context).singlePlacementGroup,
+    false,
+    "a clone too",
+  );
   t.equal(modelFromSource(source, spec({ desired: 2, max: 10 }), [], context).singlePlacementGroup, undefined);
 });
 
-t.test("resize past 100 of a scale set with a single placement group: refused by the plan, saying why and what to change", async (t) => {
-  const ref = { account: "demo", subscriptionId: "s", resourceGroup: "rgname", name: "virtualmachinescaleset16842a5e", region: "eastus" };
-  const where = { credentials: "demo", region: "eastus", serverGroupName: ref.name };
-  const single = recordedSnapshot({}, ["Succeeded"]);
-  t.equal(single.vmss.singlePlacementGroup, true, "the recorded scale set has Azure's default");
-  const planner = resizeServerGroup.planner({ ...where, capacity: { min: 1, max: 200, desired: 101 } }, ref);
-  t.throws(() => planner.plan(single), { code: "SinglePlacementGroupLimit", message: /single placement group.*at most 100.*singlePlacementGroup to false/s });
-  t.equal(resizeServerGroup.planner({ ...where, capacity: { min: 1, max: 200, desired: 100 } }, ref).plan(single).kind, "update", "100 fits");
-  t.equal(planner.plan(recordedSnapshot({ singlePlacementGroup: false }, ["Succeeded"])).kind, "update", "several placement groups: up to 1,000");
-});
+t.test(
+  "resize past 100 of a scale set with a single placement group: refused by the plan, saying why and what to change",
+  async (t) => {
+    const ref = {
+      account: "demo",
+      subscriptionId: "s",
+      resourceGroup: "rgname",
+      name: "virtualmachinescaleset16842a5e",
+      region: "eastus",
+    };
+    const where = { credentials: "demo", region: "eastus", serverGroupName: ref.name };
+    const single = recordedSnapshot({}, ["Succeeded"]);
+    t.equal(single.vmss.singlePlacementGroup, true, "the recorded scale set has Azure's default");
+    const planner = resizeServerGroup.planner({ ...where, capacity: { min: 1, max: 200, desired: 101 } }, ref);
+    t.throws(() => planner.plan(single), {
+      code: "SinglePlacementGroupLimit",
+      message: /single placement group.*at most 100.*singlePlacementGroup to false/s,
+    });
+    t.equal(
+      resizeServerGroup.planner({ ...where, capacity: { min: 1, max: 200, desired: 100 } }, ref).plan(single).kind,
+      "update",
+      "100 fits",
+    );
+    t.equal(
+      planner.plan(recordedSnapshot({ singlePlacementGroup: false }, ["Succeeded"])).kind,
+      "update",
+      "several placement groups: up to 1,000",
+    );
+  },
+);
 
 t.test("end to end: the task fails at once, before any write; the simulator agrees with the rule", async (t) => {
   const env = await startTestEnv();
@@ -44,13 +76,24 @@ t.test("end to end: the task fails at once, before any write; the simulator agre
   });
   t.equal(created.status, 201);
   t.equal((created.body as any).properties.singlePlacementGroup, true);
-  const tooBig = await control.request("PATCH", `${arm}/single-v001?api-version=2026-04-01`, { headers: { authorization: "Bearer t" }, body: { sku: { capacity: 101 } } });
+  const tooBig = await control.request("PATCH", `${arm}/single-v001?api-version=2026-04-01`, {
+    headers: { authorization: "Bearer t" },
+    body: { sku: { capacity: 101 } },
+  });
   t.equal(tooBig.status, 409, "the simulator refuses what Azure refuses");
   await control.clearCalls();
 
-  const submitted = await env.api("POST", "/azure/ops/resizeServerGroup", demo("single-v001", { capacity: { min: 1, max: 150, desired: 120 } }));
+  const submitted = await env.api(
+    "POST",
+    "/azure/ops/resizeServerGroup",
+    demo("single-v001", { capacity: { min: 1, max: 150, desired: 120 } }),
+  );
   const task = await env.waitForTask(submitted.body.id);
   t.equal(task.status.failed, true);
   t.match(JSON.stringify(task.history), /single placement group/);
-  t.same((await env.calls()).filter((c) => c.method !== "GET"), [], "no write was sent");
+  t.same(
+    (await env.calls()).filter((c) => c.method !== "GET"),
+    [],
+    "no write was sent",
+  );
 });

@@ -66,7 +66,9 @@ const env = await startTestEnv({
 });
 t.teardown(() => env.close());
 await env.simControl("PUT", "/_sim/config", { concurrentWrites: "conflictThenPreempt" });
-const otherTool = createComputeClient(simulatorDemoAccount({ url: env.sim.url, caPem: env.sim.caPem, subscriptionId: env.sim.subscriptionId }));
+const otherTool = createComputeClient(
+  simulatorDemoAccount({ url: env.sim.url, caPem: env.sim.caPem, subscriptionId: env.sim.subscriptionId }),
+);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -103,9 +105,12 @@ const NOT_RUNNING = ["Creating", "Deleting", "Failed"];
 /** What one server-group read must say about itself: its capacity is what its VM list shows running, or it says not. */
 function checkRead(sg: any, where: string, problems: string[]) {
   const running = sg.instances.filter((i: any) => !NOT_RUNNING.includes(i.provisioningState)).length;
-  if (sg.instanceCount !== running) problems.push(`${where}: instanceCount ${sg.instanceCount}, but ${running} instances listed running`);
+  if (sg.instanceCount !== running)
+    problems.push(`${where}: instanceCount ${sg.instanceCount}, but ${running} instances listed running`);
   if (sg.disagreement === undefined && (sg.provisioningState !== "Succeeded" || sg.capacity.desired !== running)) {
-    problems.push(`${where}: capacity ${sg.capacity.desired} on a ${sg.provisioningState} scale set with ${running} running, and no disagreement said`);
+    problems.push(
+      `${where}: capacity ${sg.capacity.desired} on a ${sg.provisioningState} scale set with ${running} running, and no disagreement said`,
+    );
   }
 }
 
@@ -113,7 +118,10 @@ async function schedule(seed: number): Promise<string[]> {
   const r = rng(seed);
   const problems: string[] = [];
   const NAME = `rand-${seed}`;
-  const created = await env.simControl("PUT", `/_sim/scaleSets/demo-rg/${NAME}`, { capacity: 3, loadBalanced: r.next() < 0.7 });
+  const created = await env.simControl("PUT", `/_sim/scaleSets/demo-rg/${NAME}`, {
+    capacity: 3,
+    loadBalanced: r.next() < 0.7,
+  });
   if (created.status >= 300) return [`create ${NAME}: ${created.status} ${JSON.stringify(created.body)}`];
   const fault = async (f: Record<string, unknown>) => {
     const res = await env.simControl("POST", "/_sim/faults", { pathContains: `virtualMachineScaleSets/${NAME}`, ...f });
@@ -123,15 +131,37 @@ async function schedule(seed: number): Promise<string[]> {
   // Faults on the scale set's own URLs (reads and writes), including real 412s through out-of-band changes.
   for (let i = r.int(0, 2); i > 0; i--) {
     const status = r.pick([408, 409, 412, 429, 500, 503] as const);
-    const code = { 408: "RequestTimeout", 409: "ConflictingConcurrentWriteNotAllowed", 412: "PreconditionFailed", 429: "TooManyRequests", 500: "InternalServerError", 503: "ServiceUnavailable" }[status];
+    const code = {
+      408: "RequestTimeout",
+      409: "ConflictingConcurrentWriteNotAllowed",
+      412: "PreconditionFailed",
+      429: "TooManyRequests",
+      500: "InternalServerError",
+      503: "ServiceUnavailable",
+    }[status];
     await fault({ method: r.pick(["GET", "PATCH", "*"]), status, code, count: r.int(1, 2) });
   }
   // Operations that Azure ends Failed (kept, not rolled back), short of VMs, or Canceled by another writer's write.
-  if (r.next() < 0.3) await fault({ action: "allocationFailed", method: "PATCH", allocatable: r.int(0, 2), count: r.int(1, 3) });
-  if (r.next() < 0.15) await fault({ action: "failOperation", method: r.pick(["PATCH", "POST"]), code: "InternalExecutionError", message: "Failed.", count: 1 });
-  if (r.next() < 0.3) await fault({ action: "preemptOperation", method: "PATCH", change: r.next() < 0.5 ? { capacity: r.int(0, 6) } : { tags: { [`preempt-${seed}`]: "x" } }, count: 1 });
+  if (r.next() < 0.3)
+    await fault({ action: "allocationFailed", method: "PATCH", allocatable: r.int(0, 2), count: r.int(1, 3) });
+  if (r.next() < 0.15)
+    await fault({
+      action: "failOperation",
+      method: r.pick(["PATCH", "POST"]),
+      code: "InternalExecutionError",
+      message: "Failed.",
+      count: 1,
+    });
+  if (r.next() < 0.3)
+    await fault({
+      action: "preemptOperation",
+      method: "PATCH",
+      change: r.next() < 0.5 ? { capacity: r.int(0, 6) } : { tags: { [`preempt-${seed}`]: "x" } },
+      count: 1,
+    });
   const injectedTag = r.next() < 0.4 ? `portal-${seed}-f` : undefined;
-  if (injectedTag) await fault({ action: "outOfBandChange", method: "PATCH", change: { tags: { [injectedTag]: "x" } }, count: 1 });
+  if (injectedTag)
+    await fault({ action: "outOfBandChange", method: "PATCH", change: { tags: { [injectedTag]: "x" } }, count: 1 });
 
   const taskIds: string[] = [];
   const portalTags: string[] = [];
@@ -143,11 +173,18 @@ async function schedule(seed: number): Promise<string[]> {
     const lo = r.int(0, 3);
     const desired = r.int(lo, 6);
     const body =
-      kind === "resize" ? ["resizeServerGroup", demo(NAME, { capacity: { min: lo, max: r.int(desired, 8), desired } })]
-      : kind === "scaleDown" ? ["scaleDown", demo(NAME, { capacity: { min: 0, max: desired, desired } })]
-      : kind === "disable" ? ["disableServerGroup", demo(NAME)]
-      : kind === "enable" ? ["enableServerGroup", demo(NAME)]
-      : ["terminateInstances", demo(NAME, { instanceIds: [...new Set([String(r.int(0, 7)), String(r.int(0, 7))])] })];
+      kind === "resize"
+        ? ["resizeServerGroup", demo(NAME, { capacity: { min: lo, max: r.int(desired, 8), desired } })]
+        : kind === "scaleDown"
+          ? ["scaleDown", demo(NAME, { capacity: { min: 0, max: desired, desired } })]
+          : kind === "disable"
+            ? ["disableServerGroup", demo(NAME)]
+            : kind === "enable"
+              ? ["enableServerGroup", demo(NAME)]
+              : [
+                  "terminateInstances",
+                  demo(NAME, { instanceIds: [...new Set([String(r.int(0, 7)), String(r.int(0, 7))])] }),
+                ];
     actions.push({
       at: r.int(0, 3 * WRITE_MS),
       run: async () => {
@@ -169,7 +206,12 @@ async function schedule(seed: number): Promise<string[]> {
           for (let tries = 0; tries < 10; tries++) {
             try {
               const vmss = await otherTool.virtualMachineScaleSets.get("demo-rg", NAME);
-              const poller = otherTool.virtualMachineScaleSets.update("demo-rg", NAME, { sku: { ...vmss.sku, capacity } }, { ifMatch: vmss.etag });
+              const poller = otherTool.virtualMachineScaleSets.update(
+                "demo-rg",
+                NAME,
+                { sku: { ...vmss.sku, capacity } },
+                { ifMatch: vmss.etag },
+              );
               await poller.submitted();
               foreignIfMatches.add(vmss.etag!);
               stats.outOfBand++;
@@ -184,9 +226,11 @@ async function schedule(seed: number): Promise<string[]> {
       continue;
     }
     const change =
-      actor === "autoscaler" ? { capacity: r.int(0, 6) }
-      : actor === "portalTags" ? { tags: { [tag]: "set in the portal" } }
-      : { nicTags: { [tag]: "network profile edited in the portal" } };
+      actor === "autoscaler"
+        ? { capacity: r.int(0, 6) }
+        : actor === "portalTags"
+          ? { tags: { [tag]: "set in the portal" } }
+          : { nicTags: { [tag]: "network profile edited in the portal" } };
     actions.push({
       at: r.int(0, 4 * WRITE_MS),
       run: async () => {
@@ -217,32 +261,43 @@ async function schedule(seed: number): Promise<string[]> {
       },
     });
   }
-  await Promise.all(actions.map(async (a) => {
-    await sleep(a.at);
-    await a.run();
-  }));
+  await Promise.all(
+    actions.map(async (a) => {
+      await sleep(a.at);
+      await a.run();
+    }),
+  );
   const tasks = await waitAll(env.api, taskIds);
-  for (let i = 0; i < 400 && (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${NAME}`)).body.inFlight; i++) await sleep(5);
+  for (let i = 0; i < 400 && (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${NAME}`)).body.inFlight; i++)
+    await sleep(5);
 
-  const calls: SimCall[] = (await env.calls()).filter((c) => c.path.toLowerCase().includes(`/virtualmachinescalesets/${NAME}`));
+  const calls: SimCall[] = (await env.calls()).filter((c) =>
+    c.path.toLowerCase().includes(`/virtualmachinescalesets/${NAME}`),
+  );
   const state = (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${NAME}`)).body;
   const versions: Version[] = (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${NAME}/versions`)).body;
 
   stats.tasks += tasks.length;
   stats.failedTasks += tasks.filter((x) => x.status.failed).length;
-  for (const c of calls) if (c.status !== null && c.status >= 400) stats.statuses.set(c.status, (stats.statuses.get(c.status) ?? 0) + 1);
+  for (const c of calls)
+    if (c.status !== null && c.status >= 400) stats.statuses.set(c.status, (stats.statuses.get(c.status) ?? 0) + 1);
   const histories = tasks.map((task) => task.history.map((h: any) => h.status).join("\n")).join("\n");
   stats.canceled += (histories.match(/operation canceled/g) ?? []).length;
   stats.failedScaleSets += (histories.match(/Azure left the scale set Failed/g) ?? []).length;
 
   // 1. conditional writes only
   for (const c of calls) {
-    if ((c.method === "PATCH" || c.method === "PUT") && c.ifMatch === null) problems.push(`unconditional ${c.method} ${c.path}`);
+    if ((c.method === "PATCH" || c.method === "PUT") && c.ifMatch === null)
+      problems.push(`unconditional ${c.method} ${c.path}`);
   }
   // 2. no lost update (the other tool's writes are its own business)
-  for (const v of versions.filter((v) => v.source === "arm" && v.kind === "update" && !foreignIfMatches.has(v.ifMatch ?? ""))) {
-    if (v.ifMatch !== v.previousEtag) problems.push(`version ${v.etag} written with If-Match ${v.ifMatch} over ${v.previousEtag}`);
-    if (!histories.includes(`(If-Match ${v.ifMatch})`)) problems.push(`version ${v.etag}: no task history names the ETag it was planned on (${v.ifMatch})`);
+  for (const v of versions.filter(
+    (v) => v.source === "arm" && v.kind === "update" && !foreignIfMatches.has(v.ifMatch ?? ""),
+  )) {
+    if (v.ifMatch !== v.previousEtag)
+      problems.push(`version ${v.etag} written with If-Match ${v.ifMatch} over ${v.previousEtag}`);
+    if (!histories.includes(`(If-Match ${v.ifMatch})`))
+      problems.push(`version ${v.etag}: no task history names the ETag it was planned on (${v.ifMatch})`);
   }
   for (const tag of portalTags) if (!(tag in (state.vmss.tags ?? {}))) problems.push(`portal tag ${tag} was lost`);
   if (injectedTag) {
@@ -251,12 +306,15 @@ async function schedule(seed: number): Promise<string[]> {
     const patched = calls.some((c) => c.method === "PATCH");
     const applied = versions.some((v) => v.source === "outOfBandChange" && v.tags?.[injectedTag] !== undefined);
     if (patched && !applied) problems.push(`the out-of-band change before the first PATCH was never applied`);
-    if (applied && !(injectedTag in (state.vmss.tags ?? {}))) problems.push(`portal tag ${injectedTag} (set just before our PATCH) was lost`);
+    if (applied && !(injectedTag in (state.vmss.tags ?? {})))
+      problems.push(`portal tag ${injectedTag} (set just before our PATCH) was lost`);
     if (!patched && applied) problems.push(`the out-of-band change was applied although no PATCH was sent`);
   }
-  const nics: { name: string; tags?: Record<string, string> }[] = state.vmss.properties?.virtualMachineProfile?.networkProfile?.networkInterfaceConfigurations ?? [];
+  const nics: { name: string; tags?: Record<string, string> }[] =
+    state.vmss.properties?.virtualMachineProfile?.networkProfile?.networkInterfaceConfigurations ?? [];
   for (const tag of portalNicTags) {
-    for (const nic of nics) if (!(tag in (nic.tags ?? {}))) problems.push(`network profile edit ${tag} on NIC ${nic.name} was lost`);
+    for (const nic of nics)
+      if (!(tag in (nic.tags ?? {}))) problems.push(`network profile edit ${tag} on NIC ${nic.name} was lost`);
   }
   // 3. reported capacity = what Azure had (confirmed), or the requested capacity it names (unconfirmed)
   for (const task of tasks) {
@@ -264,15 +322,19 @@ async function schedule(seed: number): Promise<string[]> {
       const v = versions.find((x) => x.etag === result.etag);
       const modelCapacity = result.confirmed === false ? result.requestedCapacity : result.capacity.desired;
       if (!v) problems.push(`task ${task.id} reported ETag ${result.etag}, which Azure never had`);
-      else if (v.capacity !== modelCapacity) problems.push(`task ${task.id} reported model capacity ${modelCapacity}; Azure had ${v.capacity} at ${v.etag}`);
+      else if (v.capacity !== modelCapacity)
+        problems.push(`task ${task.id} reported model capacity ${modelCapacity}; Azure had ${v.capacity} at ${v.etag}`);
     }
   }
   // 5. no reported capacity that the VM list did not show
   for (const task of tasks) {
     for (const result of task.resultObjects.filter((x: any) => x.type === "serverGroup")) {
-      if (result.instanceCount === undefined) problems.push(`task ${task.id} reported capacity ${result.capacity.desired} without listing the VMs`);
+      if (result.instanceCount === undefined)
+        problems.push(`task ${task.id} reported capacity ${result.capacity.desired} without listing the VMs`);
       else if (result.instanceCount !== result.capacity.desired) {
-        problems.push(`task ${task.id} reported capacity ${result.capacity.desired} while its VM list showed ${result.instanceCount} running`);
+        problems.push(
+          `task ${task.id} reported capacity ${result.capacity.desired} while its VM list showed ${result.instanceCount} running`,
+        );
       }
       if (result.confirmed !== false && result.provisioningState !== "Succeeded") {
         problems.push(`task ${task.id} reported a confirmed capacity on a ${result.provisioningState} scale set`);
@@ -281,14 +343,24 @@ async function schedule(seed: number): Promise<string[]> {
   }
   const running = (state.vms ?? []).filter((vm: any) => !NOT_RUNNING.includes(vm.properties?.provisioningState)).length;
   for (const task of tasks) {
-    for (const result of task.resultObjects.filter((x: any) => x.type === "serverGroup" && x.confirmed !== false && x.etag === state.etag && state.vmss.properties?.provisioningState === "Succeeded")) {
-      if (result.capacity.desired !== running) problems.push(`task ${task.id} reported capacity ${result.capacity.desired} at the final ETag; Azure runs ${running} VMs`);
+    for (const result of task.resultObjects.filter(
+      (x: any) =>
+        x.type === "serverGroup" &&
+        x.confirmed !== false &&
+        x.etag === state.etag &&
+        state.vmss.properties?.provisioningState === "Succeeded",
+    )) {
+      if (result.capacity.desired !== running)
+        problems.push(
+          `task ${task.id} reported capacity ${result.capacity.desired} at the final ETag; Azure runs ${running} VMs`,
+        );
     }
   }
   const final = await env.api("GET", `/azure/serverGroups/demo/eastus/demo-rg/${NAME}`);
   if (final.status === 200) {
     checkRead(final.body, `final read of ${NAME}`, problems);
-    if (final.body.instanceCount !== running) problems.push(`final read: ${final.body.instanceCount} running; Azure runs ${running}`);
+    if (final.body.instanceCount !== running)
+      problems.push(`final read: ${final.body.instanceCount} running; Azure runs ${running}`);
   } else problems.push(`final read of ${NAME}: ${final.status} ${JSON.stringify(final.body)}`);
   // 4. every task ended, with a reason when it failed
   for (const task of tasks) {
@@ -311,20 +383,31 @@ t.test(`${SCHEDULES} random schedules from seed ${FIRST_SEED}, ${PARALLEL} at a 
       const problems = await schedule(seed).catch((err) => [`threw: ${(err as Error).stack}`]);
       if (problems.length > 0) {
         failedSeeds++;
-        t.fail(`seed ${seed}: ${problems.join("; ")}  (reproduce: RANDOM_SEED=${seed} RANDOM_SCHEDULES=1 npx tap test/randomized-concurrency.test.ts)`);
+        t.fail(
+          `seed ${seed}: ${problems.join("; ")}  (reproduce: RANDOM_SEED=${seed} RANDOM_SCHEDULES=1 npx tap test/randomized-concurrency.test.ts)`,
+        );
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL, SCHEDULES) }, worker));
   t.equal(failedSeeds, 0, `every schedule kept the invariants`);
-  const statuses = [...stats.statuses].sort((a, b) => a[0] - b[0]).map(([k, v]) => `${k}×${v}`).join(", ");
+  const statuses = [...stats.statuses]
+    .sort((a, b) => a[0] - b[0])
+    .map(([k, v]) => `${k}×${v}`)
+    .join(", ");
   t.comment(
     `${SCHEDULES} schedules in ${((Date.now() - started) / 1000).toFixed(1)} s: ${stats.tasks} tasks (${stats.failedTasks} failed with a reason), ` +
       `${stats.outOfBand} writes by others, ${stats.canceled} canceled writes, ${stats.failedScaleSets} re-drives of a Failed scale set, ` +
       `${stats.reads} server-group reads (${stats.midWriteReads} mid-write), ARM errors seen: ${statuses}`,
   );
   if (SCHEDULES >= 50) {
-    t.ok(stats.statuses.get(412) && stats.statuses.get(409) && stats.outOfBand > 0, "the schedules did produce contention: 409s, 412s and writes by others");
-    t.ok(stats.canceled > 0 && stats.failedScaleSets > 0 && stats.midWriteReads > 0, "and Canceled writes, Failed scale sets, and reads mid-write");
+    t.ok(
+      stats.statuses.get(412) && stats.statuses.get(409) && stats.outOfBand > 0,
+      "the schedules did produce contention: 409s, 412s and writes by others",
+    );
+    t.ok(
+      stats.canceled > 0 && stats.failedScaleSets > 0 && stats.midWriteReads > 0,
+      "and Canceled writes, Failed scale sets, and reads mid-write",
+    );
   }
 });

@@ -4,11 +4,16 @@ import { loadConfig } from "../src/startup-config.ts";
 import { busyReadIntervalMs } from "../src/azure/retry-policy.ts";
 
 // A real account needs access control, or TRUSTED_NETWORK=true: these tests are about the read budget only.
-const realAccount = JSON.stringify([{ name: "prod", subscriptionId: "11111111-2222-3333-4444-555555555555", credential: "default" }]);
+const realAccount = JSON.stringify([
+  { name: "prod", subscriptionId: "11111111-2222-3333-4444-555555555555", credential: "default" },
+]);
 
 t.test("against Azure: a quarter of 12 reads a minute, one re-read every 20 s", async (t) => {
   const c = loadConfig({ SIMULATOR: "off", ACCOUNTS: realAccount, TRUSTED_NETWORK: "true" });
-  t.same({ share: c.retry.busyReadShare, perMinute: c.retry.scaleSetReadsPerMinute, burst: c.retry.scaleSetReadBurst }, { share: 0.25, perMinute: 12, burst: 36 });
+  t.same(
+    { share: c.retry.busyReadShare, perMinute: c.retry.scaleSetReadsPerMinute, burst: c.retry.scaleSetReadBurst },
+    { share: 0.25, perMinute: 12, burst: 36 },
+  );
   t.equal(busyReadIntervalMs(c.retry), 20_000);
 });
 
@@ -20,6 +25,18 @@ t.test("against the simulator alone, the refill follows its time factor, as its 
   t.equal(loadConfig({}).retry.scaleSetReadsPerMinute, 120, "default time factor 0.1");
   t.equal(busyReadIntervalMs(loadConfig({}).retry), 2000);
   t.equal(loadConfig({ SIMULATOR_TIME_SCALE: "0.001" }).retry.scaleSetReadsPerMinute, 12_000);
-  t.equal(loadConfig({ AZURE_SCALE_SET_READS_PER_MINUTE: "30" }).retry.scaleSetReadsPerMinute, 30, "an explicit figure wins");
-  t.equal(loadConfig({ RETRY_BUSY_READ_SHARE_PERCENT: "50", SIMULATOR: "off", ACCOUNTS: realAccount, TRUSTED_NETWORK: "true" }).retry.busyReadShare, 0.5);
+  t.equal(
+    loadConfig({ AZURE_SCALE_SET_READS_PER_MINUTE: "30" }).retry.scaleSetReadsPerMinute,
+    30,
+    "an explicit figure wins",
+  );
+  t.equal(
+    loadConfig({
+      RETRY_BUSY_READ_SHARE_PERCENT: "50",
+      SIMULATOR: "off",
+      ACCOUNTS: realAccount,
+      TRUSTED_NETWORK: "true",
+    }).retry.busyReadShare,
+    0.5,
+  );
 });

@@ -28,7 +28,10 @@ t.test("CoalescingCache", async (t) => {
     pending.resolve("v1");
     const results = await Promise.all(gets);
     t.equal(fetches, 1);
-    t.same(results.map((r) => r.value), Array(10).fill("v1"));
+    t.same(
+      results.map((r) => r.value),
+      Array(10).fill("v1"),
+    );
     t.equal(results[0].readAt, 1000, "readAt is when Azure was asked");
     now += 99;
     t.equal((await cache.get("a", fetch)).value, "v1");
@@ -50,11 +53,18 @@ t.test("CoalescingCache", async (t) => {
     slow.resolve("before-write");
     t.equal((await first).value, "before-write", "who asked before the write gets what was read before it");
     t.equal((await second).value, "after-write");
-    t.equal((await cache.get("b", async () => "unexpected")).value, "after-write", "what is kept is the read made after the write");
+    t.equal(
+      (await cache.get("b", async () => "unexpected")).value,
+      "after-write",
+      "what is kept is the read made after the write",
+    );
   });
 
   await t.test("a failed fetch is not kept; put keeps only what is fresher", async (t) => {
-    await t.rejects(cache.get("c", async () => Promise.reject(new Error("503"))), /503/);
+    await t.rejects(
+      cache.get("c", async () => Promise.reject(new Error("503"))),
+      /503/,
+    );
     t.equal((await cache.get("c", async () => "ok")).value, "ok", "the failure was not cached");
     cache.put("c", "older", now - 50);
     t.equal((await cache.get("c", async () => "unexpected")).value, "ok");
@@ -63,7 +73,11 @@ t.test("CoalescingCache", async (t) => {
     t.equal((await cache.get("c", async () => "unexpected")).value, "newer");
     cache.invalidate("c");
     cache.put("c", "read before the write", now - 1);
-    t.equal((await cache.get("c", async () => "fresh")).value, "fresh", "a read that began before an invalidation is not kept");
+    t.equal(
+      (await cache.get("c", async () => "fresh")).value,
+      "fresh",
+      "a read that began before an invalidation is not kept",
+    );
   });
 });
 
@@ -93,7 +107,11 @@ t.test("CoalescingCache drops what can serve nothing, and stays correct without 
   slow.resolve("read before the write");
   t.equal((await before).value, "read before the write", "its caller gets what it read");
   cache.put("e", "read before the write", 100);
-  t.equal((await cache.get("e", async () => "fresh")).value, "fresh", "a late put of what was read before the write is expired on arrival");
+  t.equal(
+    (await cache.get("e", async () => "fresh")).value,
+    "fresh",
+    "a late put of what was read before the write is expired on arrival",
+  );
   t.equal((await cache.get("e", async () => "unexpected")).value, "fresh", "and what is kept is the fresh read");
 });
 
@@ -107,12 +125,20 @@ t.test("CoalescingCache keeps a value read elsewhere only for a key a reader ask
   await cache.get("watched", async () => "v1");
   now = 500; // the value has expired; the reader's interest has not
   cache.put("watched", "read by an operation", 500);
-  t.equal((await cache.get("watched", async () => "unexpected")).value, "read by an operation", "kept for the reader who asked 500 ms ago");
+  t.equal(
+    (await cache.get("watched", async () => "unexpected")).value,
+    "read by an operation",
+    "kept for the reader who asked 500 ms ago",
+  );
 
   now = 1_600; // more than interestMs after the last get
   await cache.get("other", async () => "o1"); // the cache in use: what can serve nothing is dropped
   cache.put("watched", "read much later", 1_600);
-  t.equal((await cache.get("watched", async () => "fetched again")).value, "fetched again", "nobody asked for a while: not kept");
+  t.equal(
+    (await cache.get("watched", async () => "fetched again")).value,
+    "fetched again",
+    "nobody asked for a while: not kept",
+  );
   t.equal(cache.size, 2);
 
   now = 1_750;
@@ -127,13 +153,20 @@ t.test("through the service, against the simulator", async (t) => {
   // A long TTL: anything fresh in these tests comes from coalescing or from a write's refresh, not from expiry.
   const env = await startTestEnv({ writeDurationMs: 100, env: { READ_CACHE_TTL_MS: "60000" } });
   t.teardown(() => env.close());
-  const scaleSetGets = (calls: SimCall[], name: string) => callsFor(calls, name).filter((c) => c.method === "GET" && c.path.endsWith(`/${name}`));
-  const vmLists = (calls: SimCall[], name: string) => callsFor(calls, name).filter((c) => c.method === "GET" && c.path.endsWith("/virtualMachines"));
+  const scaleSetGets = (calls: SimCall[], name: string) =>
+    callsFor(calls, name).filter((c) => c.method === "GET" && c.path.endsWith(`/${name}`));
+  const vmLists = (calls: SimCall[], name: string) =>
+    callsFor(calls, name).filter((c) => c.method === "GET" && c.path.endsWith("/virtualMachines"));
 
   await t.test("20 concurrent reads of one server group make one Azure GET and one VM listing", async (t) => {
     await env.simControl("DELETE", "/_sim/calls");
-    const reads = await Promise.all(Array.from({ length: 20 }, () => env.api("GET", "/serverGroups/demo/eastus/web-prod-v001")));
-    t.same(reads.map((r) => r.status), Array(20).fill(200));
+    const reads = await Promise.all(
+      Array.from({ length: 20 }, () => env.api("GET", "/serverGroups/demo/eastus/web-prod-v001")),
+    );
+    t.same(
+      reads.map((r) => r.status),
+      Array(20).fill(200),
+    );
     const calls = await env.calls();
     t.equal(scaleSetGets(calls, "web-prod-v001").length, 1, JSON.stringify(calls));
     t.equal(vmLists(calls, "web-prod-v001").length, 1);
@@ -153,7 +186,11 @@ t.test("through the service, against the simulator", async (t) => {
   await t.test("our own write refreshes it: the read after a resize shows Azure's new capacity at once", async (t) => {
     const before = await env.api("GET", "/serverGroups/demo/eastus/web-prod-v002");
     t.equal(before.body.capacity.desired, 3);
-    const submitted = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v002", { capacity: { min: 1, max: 6, desired: 5 } }));
+    const submitted = await env.api(
+      "POST",
+      "/azure/ops/resizeServerGroup",
+      demo("web-prod-v002", { capacity: { min: 1, max: 6, desired: 5 } }),
+    );
     const task = await env.waitForTask(submitted.body.id);
     t.equal(task.status.failed, false);
     await env.simControl("DELETE", "/_sim/calls");
@@ -161,7 +198,11 @@ t.test("through the service, against the simulator", async (t) => {
     t.same(after.body.capacity, { min: 1, max: 6, desired: 5 });
     t.equal(after.body.instances.length, 5, "the VMs as Azure lists them after the write");
     // Not the 60 s old entry: the resize's own confirming read (scale set and VMs, after the write) replaced it.
-    t.equal(vmLists(await env.calls(), "web-prod-v002").length, 0, "served from the resize's confirming read, which costs no further Azure call");
+    t.equal(
+      vmLists(await env.calls(), "web-prod-v002").length,
+      0,
+      "served from the resize's confirming read, which costs no further Azure call",
+    );
   });
 
   await t.test("an operation's fresh read is shared: the read after a disable costs no Azure call", async (t) => {
@@ -171,36 +212,71 @@ t.test("through the service, against the simulator", async (t) => {
     await env.simControl("DELETE", "/_sim/calls");
     const after = await env.api("GET", "/serverGroups/demo/eastus/web-prod-v001");
     t.equal(after.body.disabled, true);
-    t.ok(after.body.instances.every((i: any) => i.healthState === "OutOfService"), JSON.stringify(after.body.instances));
+    t.ok(
+      after.body.instances.every((i: any) => i.healthState === "OutOfService"),
+      JSON.stringify(after.body.instances),
+    );
     t.same(await env.calls(), [], "the disable's last read (after its rollout) answered");
   });
 
-  await t.test("a resize refreshes the scale set, not the resource group's listing; a destroy refreshes both", async (t) => {
-    const cluster = () => env.api("GET", "/applications/web/clusters/demo/web-prod/azure");
-    const listings = (calls: SimCall[]) => calls.filter((c) => c.method === "GET" && c.path.endsWith("/virtualMachineScaleSets"));
-    t.same((await cluster()).body.serverGroups.map((sg: any) => sg.name), ["web-prod-v001", "web-prod-v002"]);
-    const resize = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v002", { capacity: { min: 1, max: 6, desired: 2 } }));
-    t.equal((await env.waitForTask(resize.body.id)).status.failed, false);
-    await env.simControl("DELETE", "/_sim/calls");
-    const afterResize = await cluster();
-    t.same(afterResize.body.serverGroups.map((sg: any) => sg.instances.length), [3, 2], "the resized one read again");
-    t.same(listings(await env.calls()), [], "no new listing: a resize changes no name, region or creation time");
-    const destroy = await env.api("POST", "/azure/ops/destroyServerGroup", demo("web-prod-v001"));
-    t.equal((await env.waitForTask(destroy.body.id)).status.failed, false);
-    await env.simControl("DELETE", "/_sim/calls");
-    t.same((await cluster()).body.serverGroups.map((sg: any) => sg.name), ["web-prod-v002"], "the destroyed one is gone at once");
-    t.equal(listings(await env.calls()).length, 1, "listed again after the delete");
-  });
+  await t.test(
+    "a resize refreshes the scale set, not the resource group's listing; a destroy refreshes both",
+    async (t) => {
+      const cluster = () => env.api("GET", "/applications/web/clusters/demo/web-prod/azure");
+      const listings = (calls: SimCall[]) =>
+        calls.filter((c) => c.method === "GET" && c.path.endsWith("/virtualMachineScaleSets"));
+      t.same(
+        (await cluster()).body.serverGroups.map((sg: any) => sg.name),
+        ["web-prod-v001", "web-prod-v002"],
+      );
+      const resize = await env.api(
+        "POST",
+        "/azure/ops/resizeServerGroup",
+        demo("web-prod-v002", { capacity: { min: 1, max: 6, desired: 2 } }),
+      );
+      t.equal((await env.waitForTask(resize.body.id)).status.failed, false);
+      await env.simControl("DELETE", "/_sim/calls");
+      const afterResize = await cluster();
+      t.same(
+        afterResize.body.serverGroups.map((sg: any) => sg.instances.length),
+        [3, 2],
+        "the resized one read again",
+      );
+      t.same(listings(await env.calls()), [], "no new listing: a resize changes no name, region or creation time");
+      const destroy = await env.api("POST", "/azure/ops/destroyServerGroup", demo("web-prod-v001"));
+      t.equal((await env.waitForTask(destroy.body.id)).status.failed, false);
+      await env.simControl("DELETE", "/_sim/calls");
+      t.same(
+        (await cluster()).body.serverGroups.map((sg: any) => sg.name),
+        ["web-prod-v002"],
+        "the destroyed one is gone at once",
+      );
+      t.equal(listings(await env.calls()).length, 1, "listed again after the delete");
+    },
+  );
 
-  await t.test("a change by another tool shows once the TTL passes, or at once after Orca's force-cache refresh", async (t) => {
-    await env.simControl("PATCH", "/_sim/scaleSets/demo-rg/batch-v001", { capacity: 1 });
-    const warm = await env.api("GET", "/serverGroups/demo/eastus/batch-v001");
-    t.equal(warm.body.capacity.desired, 1);
-    await env.simControl("PATCH", "/_sim/scaleSets/demo-rg/batch-v001", { capacity: 2 });
-    t.equal((await env.api("GET", "/serverGroups/demo/eastus/batch-v001")).body.capacity.desired, 1, "cached within the TTL");
-    const refresh = await env.api("POST", "/cache/azure/ServerGroup", { account: "demo", region: "eastus", serverGroupName: "batch-v001", asgName: "batch-v001", zone: null });
-    t.equal(refresh.status, 200, "200: applied at once, Orca does not poll for it");
-    t.same((await env.api("GET", "/cache/azure/ServerGroup")).body, [], "no pending refreshes");
-    t.equal((await env.api("GET", "/serverGroups/demo/eastus/batch-v001")).body.capacity.desired, 2);
-  });
+  await t.test(
+    "a change by another tool shows once the TTL passes, or at once after Orca's force-cache refresh",
+    async (t) => {
+      await env.simControl("PATCH", "/_sim/scaleSets/demo-rg/batch-v001", { capacity: 1 });
+      const warm = await env.api("GET", "/serverGroups/demo/eastus/batch-v001");
+      t.equal(warm.body.capacity.desired, 1);
+      await env.simControl("PATCH", "/_sim/scaleSets/demo-rg/batch-v001", { capacity: 2 });
+      t.equal(
+        (await env.api("GET", "/serverGroups/demo/eastus/batch-v001")).body.capacity.desired,
+        1,
+        "cached within the TTL",
+      );
+      const refresh = await env.api("POST", "/cache/azure/ServerGroup", {
+        account: "demo",
+        region: "eastus",
+        serverGroupName: "batch-v001",
+        asgName: "batch-v001",
+        zone: null,
+      });
+      t.equal(refresh.status, 200, "200: applied at once, Orca does not poll for it");
+      t.same((await env.api("GET", "/cache/azure/ServerGroup")).body, [], "no pending refreshes");
+      t.equal((await env.api("GET", "/serverGroups/demo/eastus/batch-v001")).body.capacity.desired, 2);
+    },
+  );
 });

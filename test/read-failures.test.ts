@@ -15,14 +15,19 @@ import { jsonLogLines } from "./helpers/log-lines.ts";
 
 const { stream: logStream, lines: logs } = jsonLogLines<Record<string, any>>();
 // A short deadline: a read keeps retrying Azure's "not now" (5xx, 429, no answer) until its deadline (readRetry).
-const env = await startTestEnv({ writeDurationMs: 60, logger: { level: "error", stream: logStream }, env: { RETRY_DEADLINE_MS: "3000" } });
+const env = await startTestEnv({
+  writeDurationMs: 60,
+  logger: { level: "error", stream: logStream },
+  env: { RETRY_DEADLINE_MS: "3000" },
+});
 t.teardown(() => env.close());
 
 t.beforeEach(async () => {
   await env.simControl("POST", "/_sim/reset");
   await env.simControl("DELETE", "/_sim/calls");
   // Every read below asks Azure: nothing is answered from the read cache.
-  for (const serverGroupName of ["web-prod-v001", "web-prod-v002"]) await env.api("POST", "/cache/azure/ServerGroup", { account: "demo", region: "eastus", serverGroupName });
+  for (const serverGroupName of ["web-prod-v001", "web-prod-v002"])
+    await env.api("POST", "/cache/azure/ServerGroup", { account: "demo", region: "eastus", serverGroupName });
   logs.length = 0;
 });
 
@@ -31,27 +36,39 @@ async function fault(f: Record<string, unknown>) {
   if (res.status >= 300) throw new Error(`fault rejected: ${JSON.stringify(res.body)}`);
 }
 
-const scaleSetGets = async (name: string) => callsFor(await env.calls(), name).filter((c) => c.method === "GET" && /virtualMachineScaleSets\/[^/]+$/i.test(c.path));
+const scaleSetGets = async (name: string) =>
+  callsFor(await env.calls(), name).filter(
+    (c) => c.method === "GET" && /virtualMachineScaleSets\/[^/]+$/i.test(c.path),
+  );
 
-t.test("a bug of ours inside a read route answers 500 and is logged as an internal error, not 503 'try again'", async (t) => {
-  // The bug: the route's mapping code meets a snapshot it does not expect, and throws a TypeError. Before, the
-  // route's catch took that for an Azure failure and answered 503 AzureUnavailable, and nothing was logged.
-  const real = ScaleSetReads.prototype.snapshot;
-  ScaleSetReads.prototype.snapshot = async function (this: ScaleSetReads, ref) {
-    const fresh = await real.call(this, ref);
-    return { ...fresh, value: { ...fresh.value, vmss: undefined as never } };
-  };
-  t.teardown(() => void (ScaleSetReads.prototype.snapshot = real));
-  const res = await env.api("GET", "/serverGroups/demo/eastus/web-prod-v001");
-  t.equal(res.status, 500, JSON.stringify(res.body));
-  t.match(res.body, { error: "InternalError" });
-  const logged = logs.filter((l) => l.msg === "unhandled error");
-  t.equal(logged.length, 1, "logged once");
-  t.match(logged[0]?.err, { type: "TypeError" });
-});
+t.test(
+  "a bug of ours inside a read route answers 500 and is logged as an internal error, not 503 'try again'",
+  async (t) => {
+    // The bug: the route's mapping code meets a snapshot it does not expect, and throws a TypeError. Before, the
+    // route's catch took that for an Azure failure and answered 503 AzureUnavailable, and nothing was logged.
+    const real = ScaleSetReads.prototype.snapshot;
+    ScaleSetReads.prototype.snapshot = async function (this: ScaleSetReads, ref) {
+      const fresh = await real.call(this, ref);
+      return { ...fresh, value: { ...fresh.value, vmss: undefined as never } };
+    };
+    t.teardown(() => void (ScaleSetReads.prototype.snapshot = real));
+    const res = await env.api("GET", "/serverGroups/demo/eastus/web-prod-v001");
+    t.equal(res.status, 500, JSON.stringify(res.body));
+    t.match(res.body, { error: "InternalError" });
+    const logged = logs.filter((l) => l.msg === "unhandled error");
+    t.equal(logged.length, 1, "logged once");
+    t.match(logged[0]?.err, { type: "TypeError" });
+  },
+);
 
 t.test("Azure answering 501 is read once and answered 502: asking again cannot change it", async (t) => {
-  await fault({ method: "GET", pathContains: "virtualMachineScaleSets/web-prod-v002", status: 501, code: "NotImplemented", count: 10 });
+  await fault({
+    method: "GET",
+    pathContains: "virtualMachineScaleSets/web-prod-v002",
+    status: 501,
+    code: "NotImplemented",
+    count: 10,
+  });
   const res = await env.api("GET", "/serverGroups/demo/eastus/web-prod-v002");
   t.equal(res.status, 502, JSON.stringify(res.body));
   t.match(res.body, { error: "AzureError", message: /NotImplemented|501|not implemented/i });
@@ -62,18 +79,35 @@ t.test("Azure answering 501 is read once and answered 502: asking again cannot c
 });
 
 t.test("a transient failure of a read is read again: a dropped connection, a 503", async (t) => {
-  await fault({ action: "dropConnection", method: "GET", pathContains: "virtualMachineScaleSets/web-prod-v001", count: 1 });
+  await fault({
+    action: "dropConnection",
+    method: "GET",
+    pathContains: "virtualMachineScaleSets/web-prod-v001",
+    count: 1,
+  });
   const dropped = await env.api("GET", "/serverGroups/demo/eastus/web-prod-v001");
   t.equal(dropped.status, 200, JSON.stringify(dropped.body));
   t.equal((await scaleSetGets("web-prod-v001")).length, 2, "read again once");
-  await fault({ method: "GET", pathContains: "virtualMachineScaleSets/web-prod-v002", status: 503, code: "ServiceUnavailable", count: 1 });
+  await fault({
+    method: "GET",
+    pathContains: "virtualMachineScaleSets/web-prod-v002",
+    status: 503,
+    code: "ServiceUnavailable",
+    count: 1,
+  });
   const unavailable = await env.api("GET", "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v002");
   t.equal(unavailable.status, 200, JSON.stringify(unavailable.body));
   t.equal((await scaleSetGets("web-prod-v002")).length, 2, "read again once");
 });
 
 t.test("a read that keeps failing transiently answers 503, with Retry-After, once its deadline is spent", async (t) => {
-  await fault({ method: "GET", pathContains: "virtualMachineScaleSets/web-prod-v001", status: 503, code: "ServiceUnavailable", count: 1000 });
+  await fault({
+    method: "GET",
+    pathContains: "virtualMachineScaleSets/web-prod-v001",
+    status: 503,
+    code: "ServiceUnavailable",
+    count: 1000,
+  });
   const res = await env.api("GET", "/serverGroups/demo/eastus/web-prod-v001");
   t.equal(res.status, 503, JSON.stringify(res.body));
   t.match(res.body, { error: "AzureUnavailable" });
@@ -82,7 +116,14 @@ t.test("a read that keeps failing transiently answers 503, with Retry-After, onc
   await raw.body.dump();
   t.equal(raw.statusCode, 503);
   t.equal(raw.headers["retry-after"], "5", "a dependency's outage says when to ask again");
-  await fault({ method: "GET", pathContains: "virtualMachineScaleSets/web-prod-v002", status: 429, code: "TooManyRequests", retryAfterSeconds: 42, count: 100 });
+  await fault({
+    method: "GET",
+    pathContains: "virtualMachineScaleSets/web-prod-v002",
+    status: 429,
+    code: "TooManyRequests",
+    retryAfterSeconds: 42,
+    count: 100,
+  });
   const throttled = await request(`${env.baseUrl}/azure/serverGroups/demo/eastus/demo-rg/web-prod-v002`);
   await throttled.body.dump();
   t.equal(throttled.statusCode, 503);
@@ -99,21 +140,50 @@ t.test("observe(): the retry policy's rules, and a bug of ours as it is", async 
   };
   const failing = (err: unknown) => {
     let calls = 0;
-    return { read: async () => { calls++; throw err; }, calls: () => calls };
+    return {
+      read: async () => {
+        calls++;
+        throw err;
+      },
+      calls: () => calls,
+    };
   };
-  for (const [status, code, retried] of [[501, "NotImplemented", false], [505, "HttpVersionNotSupported", false], [400, "InvalidParameter", false], [404, "ResourceNotFound", false], [500, "InternalServerError", true], [503, "ServiceUnavailable", true], [429, "TooManyRequests", true]] as const) {
+  for (const [status, code, retried] of [
+    [501, "NotImplemented", false],
+    [505, "HttpVersionNotSupported", false],
+    [400, "InvalidParameter", false],
+    [404, "ResourceNotFound", false],
+    [500, "InternalServerError", true],
+    [503, "ServiceUnavailable", true],
+    [429, "TooManyRequests", true],
+  ] as const) {
     const f = failing(Object.assign(new Error(code), { name: "RestError", statusCode: status, code }));
     const time = fakeTime();
     const err = await observe(f.read, { retry, ...time }).catch((e) => e);
     t.type(err, GaveUpError, `${status}`);
-    if (retried) t.ok(f.calls() > 1 && time.now() <= retry.deadlineMs, `${status} ${code}: read again, within the read's deadline (${f.calls()} reads)`);
+    if (retried)
+      t.ok(
+        f.calls() > 1 && time.now() <= retry.deadlineMs,
+        `${status} ${code}: read again, within the read's deadline (${f.calls()} reads)`,
+      );
     else t.equal(f.calls(), 1, `${status} ${code}: read once`);
     t.equal(err.retryable, retried, `${status}: retryable ${retried}`);
-    t.equal(describeArmFailure(err), err.failure, "classified once: the failure it carries is read back, not guessed again");
+    t.equal(
+      describeArmFailure(err),
+      err.failure,
+      "classified once: the failure it carries is read back, not guessed again",
+    );
   }
   const bug = failing(new TypeError("Cannot read properties of undefined (reading 'sku')"));
   await t.rejects(observe(bug.read, { retry, ...fakeTime() }), TypeError, "rethrown as it is");
   t.equal(bug.calls(), 1, "never retried");
   let n = 0;
-  t.equal(await observe(async () => (++n < 3 ? Promise.reject(Object.assign(new Error("reset"), { code: "ECONNRESET" })) : "read"), { retry, ...fakeTime() }), "read", "answered on the third attempt");
+  t.equal(
+    await observe(
+      async () => (++n < 3 ? Promise.reject(Object.assign(new Error("reset"), { code: "ECONNRESET" })) : "read"),
+      { retry, ...fakeTime() },
+    ),
+    "read",
+    "answered on the third attempt",
+  );
 });

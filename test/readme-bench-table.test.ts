@@ -6,14 +6,20 @@ import { benchTable, README, RESULTS, ROWS, withBenchTable } from "../scripts/wr
 
 /** The table's rows by figure: [measured, target, met]. */
 function rows(table: string): Map<string, string[]> {
-  const lines = table.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| figure") && !l.startsWith("| ---"));
+  const lines = table
+    .split("\n")
+    .filter((l) => l.startsWith("| ") && !l.startsWith("| figure") && !l.startsWith("| ---"));
   return new Map(lines.map((l) => l.slice(2, -2).split(" | ")).map(([figure, ...rest]) => [figure, rest]));
 }
 
 t.test("README.md's benchmark table is bench/results.json's (npm run bench:table)", async (t) => {
   const readme = readFileSync(README, "utf8");
   const results = JSON.parse(readFileSync(RESULTS, "utf8"));
-  t.equal(readme, withBenchTable(readme, results), "README.md's benchmark table differs from bench/results.json: run npm run bench:table and commit the result");
+  t.equal(
+    readme,
+    withBenchTable(readme, results),
+    "README.md's benchmark table differs from bench/results.json: run npm run bench:table and commit the result",
+  );
   t.equal(rows(benchTable(results)).size, ROWS.length, "one row per target");
 });
 
@@ -27,33 +33,85 @@ t.test("a file that holds nothing measured: every row says so", async (t) => {
 });
 
 t.test("a figure read against its target: met, missed, or measured at other sizes", async (t) => {
-  const run = (ratio: number, extra = {}) => ({ k: 20, ratio, writes: 20, refused: 0, lastSubmittedWins: true, ...extra });
+  const run = (ratio: number, extra = {}) => ({
+    k: 20,
+    ratio,
+    writes: 20,
+    refused: 0,
+    lastSubmittedWins: true,
+    ...extra,
+  });
   const table = rows(
     benchTable({
-      makespan: { oneReplicaSqlite: [run(1.04)], replicasPostgres: { replicas: 3, runs: [run(1.05, { lastSubmittedWins: false })] } },
+      makespan: {
+        oneReplicaSqlite: [run(1.04)],
+        replicasPostgres: { replicas: 3, runs: [run(1.05, { lastSubmittedWins: false })] },
+      },
       fleet: { shared: { ratio: 1.2, throttled: 0, operations: 500, scaleSets: 100 } },
       startup: { fullStoreMs: 390 },
       throughput: { peakRssMb: 151 },
     }),
   );
-  t.same(table.get("K = 20 resizes of one scale set, 1 replica: makespan / K·D"), ["1.04", "≤ 1.1, K writes, 0 refused", "yes"]);
-  t.same(table.get("the same, 3 replicas on PostgreSQL"), ["1.05, 20 writes, 0 refused, last lost", "≤ 1.1, K writes, 0 refused, last wins", "**no**"], "the last submitted lost: missed whatever the time");
+  t.same(table.get("K = 20 resizes of one scale set, 1 replica: makespan / K·D"), [
+    "1.04",
+    "≤ 1.1, K writes, 0 refused",
+    "yes",
+  ]);
+  t.same(
+    table.get("the same, 3 replicas on PostgreSQL"),
+    ["1.05, 20 writes, 0 refused, last lost", "≤ 1.1, K writes, 0 refused, last wins", "**no**"],
+    "the last submitted lost: missed whatever the time",
+  );
   t.same(table.get("start to first `/health`, 10,000 tasks stored"), ["0.39 s", "≤ 0.4 s", "yes"]);
   t.same(table.get("peak RSS, 5,000 tasks"), ["151 MB", "≤ 150 MB", "**no**"]);
   const fleet = [...table.entries()].find(([f]) => f.startsWith("fleet"))![1];
-  t.same(fleet, ["1.20, 0 × 429 (500 operations, 100 scale sets)", "≤ 1.1, 0 × 429", "—"], "a scaled-down fleet is shown, not judged");
+  t.same(
+    fleet,
+    ["1.20, 0 × 429 (500 operations, 100 scale sets)", "≤ 1.1, 0 × 429", "—"],
+    "a scaled-down fleet is shown, not judged",
+  );
 });
 
-t.test("an older layout of the file (2 replicas for the makespans) is not read as the 3 the target names", async (t) => {
-  const table = rows(benchTable({ makespan: { twoReplicasPostgres: [{ k: 20, ratio: 1.06, writes: 20, refused: 0, lastSubmittedWins: true }] } }));
-  t.same(table.get("the same, 3 replicas on PostgreSQL"), ["not measured", "≤ 1.1, K writes, 0 refused, last wins", "—"]);
-});
+t.test(
+  "an older layout of the file (2 replicas for the makespans) is not read as the 3 the target names",
+  async (t) => {
+    const table = rows(
+      benchTable({
+        makespan: { twoReplicasPostgres: [{ k: 20, ratio: 1.06, writes: 20, refused: 0, lastSubmittedWins: true }] },
+      }),
+    );
+    t.same(table.get("the same, 3 replicas on PostgreSQL"), [
+      "not measured",
+      "≤ 1.1, K writes, 0 refused, last wins",
+      "—",
+    ]);
+  },
+);
 
-t.test("the CPU rows say the ratio to the script that also lists the VMs, and the note under the table the machine's yardstick", async (t) => {
-  const results = { machine: { cores: 2 }, cpu: { ratio: 2.12, ratioToConfirming: 1.68, plainSdkMsPerTask: 4.17 }, cpuSerial: { ratio: 1.2 } };
-  const table = rows(benchTable(results));
-  t.same(table.get("the same, 300 resizes 32 at a time"), ["2.12 (1.68 × the script that also lists the VMs)", "≤ 1.25", "**no**"]);
-  t.same(table.get("CPU per task / plain SDK script, one at a time"), ["1.20", "≤ 1.25", "yes"], "without the second script, the ratio alone");
-  t.match(benchTable(results), /^On 2 cores, where the plain SDK script spent 4\.17 ms of CPU per resize; /m);
-  t.notMatch(benchTable({ machine: { cores: 2 } }), /plain SDK script spent/, "no yardstick when it was not measured");
-});
+t.test(
+  "the CPU rows say the ratio to the script that also lists the VMs, and the note under the table the machine's yardstick",
+  async (t) => {
+    const results = {
+      machine: { cores: 2 },
+      cpu: { ratio: 2.12, ratioToConfirming: 1.68, plainSdkMsPerTask: 4.17 },
+      cpuSerial: { ratio: 1.2 },
+    };
+    const table = rows(benchTable(results));
+    t.same(table.get("the same, 300 resizes 32 at a time"), [
+      "2.12 (1.68 × the script that also lists the VMs)",
+      "≤ 1.25",
+      "**no**",
+    ]);
+    t.same(
+      table.get("CPU per task / plain SDK script, one at a time"),
+      ["1.20", "≤ 1.25", "yes"],
+      "without the second script, the ratio alone",
+    );
+    t.match(benchTable(results), /^On 2 cores, where the plain SDK script spent 4\.17 ms of CPU per resize; /m);
+    t.notMatch(
+      benchTable({ machine: { cores: 2 } }),
+      /plain SDK script spent/,
+      "no yardstick when it was not measured",
+    );
+  },
+);

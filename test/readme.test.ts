@@ -13,7 +13,9 @@ t.setTimeout(10 * 60_000);
 const readme = readFileSync(join(REPO, "README.md"), "utf8");
 const quickstart = section(readme, "Quickstart");
 const tryIt = section(readme, "Try it");
-const blocks = fences(tryIt).filter((f) => f.lang === "sh").map((f) => f.body);
+const blocks = fences(tryIt)
+  .filter((f) => f.lang === "sh")
+  .map((f) => f.body);
 
 t.test("the quickstart says what to run, which ports, and where the page is", async (t) => {
   const commands = fences(quickstart).find((f) => f.lang === "shell")?.body ?? "";
@@ -27,8 +29,16 @@ t.test("the quickstart says what to run, which ports, and where the page is", as
   t.ok(readme.length < 12_500, `the README fits on a few screens (${readme.length} characters)`);
   // Shown, not run as written: the quickstart (its npm start is started below; npm test is this suite) and the
   // development commands. Every other command block is ```sh and runs below.
-  t.equal(fences(readme).filter((f) => f.lang === "shell").length, 2, "two blocks fenced shell: quickstart and development");
-  t.same(fences(readme).filter((f) => f.lang === "sh").length, blocks.length, "every sh block of the README is in Try it, and runs");
+  t.equal(
+    fences(readme).filter((f) => f.lang === "shell").length,
+    2,
+    "two blocks fenced shell: quickstart and development",
+  );
+  t.same(
+    fences(readme).filter((f) => f.lang === "sh").length,
+    blocks.length,
+    "every sh block of the README is in Try it, and runs",
+  );
 });
 
 const demo = await startDemo({ npm: true });
@@ -56,7 +66,8 @@ t.test("the page the quickstart points to: / leads to /ui, which answers", async
 
 function expectOutputShown(t: Test, out: string) {
   const json = fences(tryIt).find((f) => f.lang === "json")!.body;
-  for (const status of json.matchAll(/"status":"((?:[^"\\]|\\.)*)"/g)) t.ok(out.includes(`"status":"${status[1]}"`), `the history line is printed: ${status[1]}`);
+  for (const status of json.matchAll(/"status":"((?:[^"\\]|\\.)*)"/g))
+    t.ok(out.includes(`"status":"${status[1]}"`), `the history line is printed: ${status[1]}`);
   const calls = json.match(/"armCalls":\d+/)![0];
   t.ok(out.includes(calls), `the run makes as many ARM calls as shown (${calls})`);
   const shownOutputs = fences(tryIt).filter((f) => f.lang === "" && f.body.includes("exit status"));
@@ -93,13 +104,19 @@ t.test("after a restart of npm start, the same blocks print the same", async (t)
   const run = runBlocks(blocks, again);
   t.equal(run.status, 0);
   t.equal(normalizeRun(run.out), normalizeRun(first), "the same output, ids and times aside");
-  t.notOk(/[0-9a-f]{8}-[0-9a-f]{4}-/.test(normalizeRun(first)), "every id was normalized, so the comparison is of the rest");
+  t.notOk(
+    /[0-9a-f]{8}-[0-9a-f]{4}-/.test(normalizeRun(first)),
+    "every id was normalized, so the comparison is of the rest",
+  );
 
   const helpers = blocks[0];
   const unknown = runBlocks([helpers, `wait_task no-such-task || echo "exit status $?"`], again);
   t.match(unknown.out, /"statusCode":404/, "an unknown task prints the error");
   t.match(unknown.out, /exit status 2/, "and the helper stops with 2");
-  const refused = runBlocks([helpers, `run resizeServerGroup '{"credentials":"demo"}' || echo "exit status $?"`], again);
+  const refused = runBlocks(
+    [helpers, `run resizeServerGroup '{"credentials":"demo"}' || echo "exit status $?"`],
+    again,
+  );
   t.match(refused.out, /region: is required/);
   t.match(refused.out, /exit status 2/);
   await again.stop();

@@ -67,9 +67,13 @@ t.test("200 tasks, two replicas, one killed midway: each task completed exactly 
   const killer = (async () => {
     for (;;) {
       const done = (await b.api("GET", "/task?state=succeeded&limit=500")).body.tasks.length;
-      held = Number((await db.query("SELECT count(*) AS n FROM tasks WHERE lease_owner = 'replica-a' AND state = 'running'")).rows[0].n);
+      held = Number(
+        (await db.query("SELECT count(*) AS n FROM tasks WHERE lease_owner = 'replica-a' AND state = 'running'"))
+          .rows[0].n,
+      );
       if (done >= TASKS / 3 && held > 0) break;
-      if (submitted === TASKS && done === TASKS) throw new Error("every task ended before replica A could be killed holding one");
+      if (submitted === TASKS && done === TASKS)
+        throw new Error("every task ended before replica A could be killed holding one");
       await new Promise((r) => setTimeout(r, 20));
     }
     aAlive = false;
@@ -79,7 +83,12 @@ t.test("200 tasks, two replicas, one killed midway: each task completed exactly 
 
   const ids: string[] = [];
   for (let i = 0; i < TASKS; i++) {
-    const body = { credentials: "demo", region: "eastus", serverGroupName: names[i], capacity: { min: 0, max: 5, desired: 2 } };
+    const body = {
+      credentials: "demo",
+      region: "eastus",
+      serverGroupName: names[i],
+      capacity: { min: 0, max: 5, desired: 2 },
+    };
     const path = `/azure/ops/resizeServerGroup?clientRequestId=replica-test-${i}`;
     // Sent to A while it dies: sent again to B, and the clientRequestId makes it the same task.
     const res = await (i % 2 === 0 && aAlive ? a : b).api("POST", path, body).catch(() => b.api("POST", path, body));
@@ -92,13 +101,20 @@ t.test("200 tasks, two replicas, one killed midway: each task completed exactly 
   t.comment(`replica A killed holding ${held} running task(s)`);
   // A clientRequestId is durable across replicas: the other replica answers with the same task.
   const again = await b.api("POST", "/azure/ops/resizeServerGroup?clientRequestId=replica-test-0", {
-    credentials: "demo", region: "eastus", serverGroupName: names[0], capacity: { min: 0, max: 5, desired: 2 },
+    credentials: "demo",
+    region: "eastus",
+    serverGroupName: names[0],
+    capacity: { min: 0, max: 5, desired: 2 },
   });
   t.equal(again.body.id, ids[0], "the same task from either replica");
 
   const tasks = [];
   for (const id of ids) tasks.push(await b.waitForTask(id, 120_000));
-  t.equal(tasks.filter((x) => x.status.failed).length, 0, `no task failed: ${JSON.stringify(tasks.filter((x) => x.status.failed).map((x) => x.history))}`);
+  t.equal(
+    tasks.filter((x) => x.status.failed).length,
+    0,
+    `no task failed: ${JSON.stringify(tasks.filter((x) => x.status.failed).map((x) => x.history))}`,
+  );
   t.equal(tasks.filter((x) => x.state === "succeeded").length, TASKS, "every task succeeded");
   const resumed = tasks.filter((x) => x.history.some((h: any) => /Resumed by replica replica-b/.test(h.status)));
   t.ok(resumed.length > 0, `replica B took over tasks that A held when it died (${resumed.length})`);
@@ -111,11 +127,21 @@ t.test("200 tasks, two replicas, one killed midway: each task completed exactly 
   const calls = await control.calls();
   const patches = calls.filter((c) => c.method === "PATCH");
   const perSet = new Map<string, number>();
-  for (const p of patches) perSet.set(p.path.split("/").pop()!.toLowerCase(), (perSet.get(p.path.split("/").pop()!.toLowerCase()) ?? 0) + 1);
+  for (const p of patches)
+    perSet.set(p.path.split("/").pop()!.toLowerCase(), (perSet.get(p.path.split("/").pop()!.toLowerCase()) ?? 0) + 1);
   t.equal(perSet.size, TASKS, "every scale set was written");
-  t.same([...perSet].filter(([, n]) => n !== 1), [], "and each exactly once");
-  t.same(patches.filter((p) => p.status !== 200), [], "no write was refused");
-  for (const name of names.slice(0, 5)) t.equal(((await control.getScaleSet("demo-rg", name)).vmss as { sku?: { capacity?: number } }).sku?.capacity, 2);
+  t.same(
+    [...perSet].filter(([, n]) => n !== 1),
+    [],
+    "and each exactly once",
+  );
+  t.same(
+    patches.filter((p) => p.status !== 200),
+    [],
+    "no write was refused",
+  );
+  for (const name of names.slice(0, 5))
+    t.equal(((await control.getScaleSet("demo-rg", name)).vmss as { sku?: { capacity?: number } }).sku?.capacity, 2);
   t.comment(`${resumed.length} task(s) resumed by replica B; ${calls.length} ARM calls in all`);
   b.child.kill("SIGTERM");
   await b.exited;

@@ -11,7 +11,11 @@ const env = await startTestEnv({ writeDurationMs: 40, env: { BODY_LIMIT_BYTES: "
 t.teardown(() => env.close());
 
 async function post(path: string, body: string | Buffer, contentType = "application/json") {
-  const res = await request(`${env.baseUrl}${path}`, { method: "POST", headers: { "content-type": contentType }, body });
+  const res = await request(`${env.baseUrl}${path}`, {
+    method: "POST",
+    headers: { "content-type": contentType },
+    body,
+  });
   return { status: res.statusCode, body: JSON.parse(await res.body.text()) };
 }
 
@@ -21,8 +25,12 @@ t.test("the depth scan: brackets in strings do not count, escapes are skipped", 
   t.equal(jsonDepthExceeds(b("[[[[]]]]"), 3), true);
   t.equal(jsonDepthExceeds(b('[{"a":"[[[[[[{{{{"}]'), 3), false, "inside a string");
   t.equal(jsonDepthExceeds(b('["\\"[[[[[["]'), 3), false, "an escaped quote does not end the string");
-  t.equal(jsonDepthExceeds(b('["é☕\\\\", [[[]]]]'), 3), true, "multi-byte text and an escaped backslash before the nesting");
-  t.equal(jsonDepthExceeds(b('[] [] [] []'), 1), false, "siblings are not depth");
+  t.equal(
+    jsonDepthExceeds(b('["é☕\\\\", [[[]]]]'), 3),
+    true,
+    "multi-byte text and an escaped backslash before the nesting",
+  );
+  t.equal(jsonDepthExceeds(b("[] [] [] []"), 1), false, "siblings are not depth");
   t.equal(charsetOf("application/json; charset=UTF-16"), "utf-16");
   t.equal(charsetOf('application/json;charset="utf-8"'), "utf-8");
   t.equal(charsetOf("application/json"), undefined);
@@ -34,31 +42,49 @@ t.test("a deeply nested body is a 400 naming the limit, never a 500", async (t) 
     t.equal(res.status, 400, `depth ${depth}`);
     t.match(res.body, { error: "BodyTooDeep", message: /more than 32 levels deep \(BODY_MAX_DEPTH\)/ });
   }
-  const deepValue = JSON.stringify(demo("web-prod-v001", { capacity: { min: 0, max: 3, desired: 1 }, note: "NOTE" })).replace('"NOTE"', "[".repeat(5000) + "]".repeat(5000));
+  const deepValue = JSON.stringify(
+    demo("web-prod-v001", { capacity: { min: 0, max: 3, desired: 1 }, note: "NOTE" }),
+  ).replace('"NOTE"', "[".repeat(5000) + "]".repeat(5000));
   const res = await post("/azure/ops", `[{"resizeServerGroup":${deepValue}}]`);
   t.equal(res.status, 400, "a list body too");
   t.equal(res.body.error, "BodyTooDeep");
   // Within the limit (31 levels): parsed, validated (descriptions take keys they do not know, as Clouddriver's do)
   // and stored as usual.
-  const atLimit = JSON.stringify(demo("web-prod-v001", { capacity: { min: 0, max: 3, desired: 1 }, extra: JSON.parse("[".repeat(30) + "]".repeat(30)) }));
+  const atLimit = JSON.stringify(
+    demo("web-prod-v001", {
+      capacity: { min: 0, max: 3, desired: 1 },
+      extra: JSON.parse("[".repeat(30) + "]".repeat(30)),
+    }),
+  );
   const ok = await post("/azure/ops/resizeServerGroup", atLimit);
   t.equal(ok.status, 202, JSON.stringify(ok.body));
   t.equal((await env.waitForTask(ok.body.id)).state, "succeeded");
 });
 
 t.test("a body over BODY_LIMIT_BYTES is a 413 naming the limit", async (t) => {
-  const res = await post("/azure/ops/resizeServerGroup", JSON.stringify(demo("web-prod-v001", { pad: "x".repeat(500_000) })));
+  const res = await post(
+    "/azure/ops/resizeServerGroup",
+    JSON.stringify(demo("web-prod-v001", { pad: "x".repeat(500_000) })),
+  );
   t.equal(res.status, 413);
   t.match(res.body, { error: "PayloadTooLarge", message: "the body is larger than 400000 bytes (BODY_LIMIT_BYTES)" });
 });
 
 t.test("a charset other than UTF-8 is a 415; UTF-8 however spelled is read", async (t) => {
   const body = JSON.stringify(demo("web-prod-v001", { capacity: { min: 0, max: 3, desired: 2 } }));
-  const utf16 = await post("/azure/ops/resizeServerGroup", Buffer.from("\ufeff" + body, "utf16le"), "application/json; charset=utf-16");
+  const utf16 = await post(
+    "/azure/ops/resizeServerGroup",
+    Buffer.from("\ufeff" + body, "utf16le"),
+    "application/json; charset=utf-16",
+  );
   t.equal(utf16.status, 415);
   t.match(utf16.body, { error: "UnsupportedMediaType", message: /must be UTF-8; Content-Type says charset=utf-16/ });
   t.equal((await post("/azure/ops/resizeServerGroup", body, "application/json; charset=ISO-8859-1")).status, 415);
-  for (const ct of ["application/json; charset=UTF-8", 'application/json;charset="utf-8"', "application/json; charset=utf8"]) {
+  for (const ct of [
+    "application/json; charset=UTF-8",
+    'application/json;charset="utf-8"',
+    "application/json; charset=utf8",
+  ]) {
     const res = await post("/azure/ops/resizeServerGroup", body, ct);
     t.equal(res.status, 202, ct);
     await env.waitForTask(res.body.id);

@@ -41,25 +41,48 @@ t.test("nothing below the level makes the child; a line at it carries every bind
   t.equal(children, 1, "and only once");
 });
 
-t.test("the service: one line per request at its end, with the request id and principal; a poll of a task writes none", async (t) => {
-  const { stream, lines } = jsonLogLines();
-  const TOKEN = "request-log-token-0123456789abcdef";
-  const env = await startTestEnv({
-    logger: { level: "info", stream },
-    headers: { authorization: `Bearer ${TOKEN}` },
-    env: { AUTH_TOKENS: JSON.stringify([{ name: "pipeline-a", token: TOKEN, accounts: ["demo"] }]) },
-  });
-  t.teardown(() => env.close());
-  const submitted = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 10, desired: 2 } }));
-  t.equal(submitted.status, 202);
-  await waitFor(async () => lines.some((l) => l.msg === "request completed"), { what: "the submission's request line" });
-  const requestLines = lines.filter((l) => (l.req as { method?: string } | undefined)?.method === "POST");
-  t.equal(requestLines.length, 1, "one line for the submission, not one as it came and one as it ended");
-  t.match(requestLines[0], { level: 30, msg: "request completed", reqId: String, principal: "pipeline-a", res: { statusCode: 202 }, responseTime: Number });
-  const before = lines.length;
-  for (let i = 0; i < 3; i++) t.equal((await env.api("GET", `/task/${submitted.body.id}`)).status, 200);
-  const health = await env.api("GET", "/health");
-  t.equal(health.status, 200);
-  await waitFor(async () => lines.slice(before).some((l) => (l.req as { url?: string } | undefined)?.url === "/health"), { what: "the /health request line" });
-  t.same(lines.slice(before).filter((l) => String((l.req as { url?: string } | undefined)?.url).startsWith("/task/")), [], "GET /task/{id} logs at warn: nothing for a poll that went well");
-});
+t.test(
+  "the service: one line per request at its end, with the request id and principal; a poll of a task writes none",
+  async (t) => {
+    const { stream, lines } = jsonLogLines();
+    const TOKEN = "request-log-token-0123456789abcdef";
+    const env = await startTestEnv({
+      logger: { level: "info", stream },
+      headers: { authorization: `Bearer ${TOKEN}` },
+      env: { AUTH_TOKENS: JSON.stringify([{ name: "pipeline-a", token: TOKEN, accounts: ["demo"] }]) },
+    });
+    t.teardown(() => env.close());
+    const submitted = await env.api(
+      "POST",
+      "/azure/ops/resizeServerGroup",
+      demo("web-prod-v001", { capacity: { min: 1, max: 10, desired: 2 } }),
+    );
+    t.equal(submitted.status, 202);
+    await waitFor(async () => lines.some((l) => l.msg === "request completed"), {
+      what: "the submission's request line",
+    });
+    const requestLines = lines.filter((l) => (l.req as { method?: string } | undefined)?.method === "POST");
+    t.equal(requestLines.length, 1, "one line for the submission, not one as it came and one as it ended");
+    t.match(requestLines[0], {
+      level: 30,
+      msg: "request completed",
+      reqId: String,
+      principal: "pipeline-a",
+      res: { statusCode: 202 },
+      responseTime: Number,
+    });
+    const before = lines.length;
+    for (let i = 0; i < 3; i++) t.equal((await env.api("GET", `/task/${submitted.body.id}`)).status, 200);
+    const health = await env.api("GET", "/health");
+    t.equal(health.status, 200);
+    await waitFor(
+      async () => lines.slice(before).some((l) => (l.req as { url?: string } | undefined)?.url === "/health"),
+      { what: "the /health request line" },
+    );
+    t.same(
+      lines.slice(before).filter((l) => String((l.req as { url?: string } | undefined)?.url).startsWith("/task/")),
+      [],
+      "GET /task/{id} logs at warn: nothing for a poll that went well",
+    );
+  },
+);

@@ -40,7 +40,13 @@ async function resume(id: string, init: { body?: string; contentType?: string } 
 }
 
 t.test("an exhausted transient failure is retryable, and :resume runs it again until it succeeds", async (t) => {
-  await fault({ method: "PATCH", pathContains: "web-prod-v001", status: 409, code: "ConflictingConcurrentWriteNotAllowed", count: 2 });
+  await fault({
+    method: "PATCH",
+    pathContains: "web-prod-v001",
+    status: 409,
+    code: "ConflictingConcurrentWriteNotAllowed",
+    count: 2,
+  });
   const id = await submit("resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 10, desired: 5 } }));
   const failed = await env.waitForTask(id);
   t.equal(failed.status.failed, true, "both attempts met the 409");
@@ -54,46 +60,96 @@ t.test("an exhausted transient failure is retryable, and :resume runs it again u
   t.equal(again.status.failed, false, JSON.stringify(again.history));
   t.equal(again.status.retryable, false);
   t.equal(again.state, "succeeded");
-  t.match(again.resultObjects, [{ type: "serverGroup", capacity: { min: 1, max: 10, desired: 5 } }], "no EXCEPTION left: it is not failed any more");
-  t.ok(again.history.some((h: any) => h.status.startsWith("Resumed on request: running resizeServerGroup again from a fresh read")), JSON.stringify(again.history));
+  t.match(
+    again.resultObjects,
+    [{ type: "serverGroup", capacity: { min: 1, max: 10, desired: 5 } }],
+    "no EXCEPTION left: it is not failed any more",
+  );
+  t.ok(
+    again.history.some((h: any) =>
+      h.status.startsWith("Resumed on request: running resizeServerGroup again from a fresh read"),
+    ),
+    JSON.stringify(again.history),
+  );
   const patches = callsFor(await env.calls(), "web-prod-v001").filter((c) => c.method === "PATCH");
-  t.same(patches.map((p) => p.status), [409, 409, 200], "the resumed run wrote once, after a fresh read");
+  t.same(
+    patches.map((p) => p.status),
+    [409, 409, 200],
+    "the resumed run wrote once, after a fresh read",
+  );
 });
 
-t.test("in a task of several operations, resume runs the failed one and what follows, not those that succeeded", async (t) => {
-  // A conflict, not a throttle: 429 and 5xx are retried until the deadline (RETRY_DEADLINE_MS), so two of them are
-  // ridden out; a conflict stops at RETRY_MAX_ATTEMPTS and leaves the task failed and retryable.
-  await fault({ method: "PATCH", pathContains: "web-prod-v002", status: 409, code: "ConflictingConcurrentWriteNotAllowed", count: 2 });
-  const res = await env.api("POST", "/azure/ops", [
-    { resizeServerGroup: demo("web-prod-v001", { capacity: { min: 1, max: 8, desired: 4 } }) },
-    { resizeServerGroup: demo("web-prod-v002", { capacity: { min: 1, max: 8, desired: 5 } }) },
-    { disableServerGroup: demo("web-prod-v002") },
-  ]);
-  const id = res.body.id as string;
-  const failed = await env.waitForTask(id);
-  t.equal(failed.status.retryable, true, "409 twice: a conflict that can clear, retryable");
-  t.match(failed.resultObjects, [{ serverGroupName: "web-prod-v001" }, { type: "EXCEPTION", operation: "resizeServerGroup" }]);
-  t.equal((await resume(id)).status, 200);
-  const done = await env.waitForTask(id);
-  t.equal(done.state, "succeeded", JSON.stringify(done.history));
-  t.same(
-    done.resultObjects.map((r: any) => [r.serverGroupName, r.capacity.desired, r.disabled]),
-    [["web-prod-v001", 4, false], ["web-prod-v002", 5, false], ["web-prod-v002", 5, true]],
-    "one result per operation, in order",
-  );
-  const patchesOn = async (name: string) => callsFor(await env.calls(), name).filter((c) => c.method === "PATCH").map((c) => c.status);
-  t.same(await patchesOn("web-prod-v001"), [200], "the operation that had succeeded did not run again");
-  t.same(await patchesOn("web-prod-v002"), [409, 409, 200, 200], "the failed one ran from a fresh read, then the disable");
-});
+t.test(
+  "in a task of several operations, resume runs the failed one and what follows, not those that succeeded",
+  async (t) => {
+    // A conflict, not a throttle: 429 and 5xx are retried until the deadline (RETRY_DEADLINE_MS), so two of them are
+    // ridden out; a conflict stops at RETRY_MAX_ATTEMPTS and leaves the task failed and retryable.
+    await fault({
+      method: "PATCH",
+      pathContains: "web-prod-v002",
+      status: 409,
+      code: "ConflictingConcurrentWriteNotAllowed",
+      count: 2,
+    });
+    const res = await env.api("POST", "/azure/ops", [
+      { resizeServerGroup: demo("web-prod-v001", { capacity: { min: 1, max: 8, desired: 4 } }) },
+      { resizeServerGroup: demo("web-prod-v002", { capacity: { min: 1, max: 8, desired: 5 } }) },
+      { disableServerGroup: demo("web-prod-v002") },
+    ]);
+    const id = res.body.id as string;
+    const failed = await env.waitForTask(id);
+    t.equal(failed.status.retryable, true, "409 twice: a conflict that can clear, retryable");
+    t.match(failed.resultObjects, [
+      { serverGroupName: "web-prod-v001" },
+      { type: "EXCEPTION", operation: "resizeServerGroup" },
+    ]);
+    t.equal((await resume(id)).status, 200);
+    const done = await env.waitForTask(id);
+    t.equal(done.state, "succeeded", JSON.stringify(done.history));
+    t.same(
+      done.resultObjects.map((r: any) => [r.serverGroupName, r.capacity.desired, r.disabled]),
+      [
+        ["web-prod-v001", 4, false],
+        ["web-prod-v002", 5, false],
+        ["web-prod-v002", 5, true],
+      ],
+      "one result per operation, in order",
+    );
+    const patchesOn = async (name: string) =>
+      callsFor(await env.calls(), name)
+        .filter((c) => c.method === "PATCH")
+        .map((c) => c.status);
+    t.same(await patchesOn("web-prod-v001"), [200], "the operation that had succeeded did not run again");
+    t.same(
+      await patchesOn("web-prod-v002"),
+      [409, 409, 200, 200],
+      "the failed one ran from a fresh read, then the disable",
+    );
+  },
+);
 
 t.test("resume is idempotent while the task runs again, and the body Orca may send is ignored", async (t) => {
   await env.simControl("PUT", "/_sim/config", { writeDurationMs: 600 });
   t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 60 }));
-  await fault({ method: "PATCH", pathContains: "web-prod-v002", status: 409, code: "ConflictingConcurrentWriteNotAllowed", count: 2 });
+  await fault({
+    method: "PATCH",
+    pathContains: "web-prod-v002",
+    status: 409,
+    code: "ConflictingConcurrentWriteNotAllowed",
+    count: 2,
+  });
   const id = await submit("resizeServerGroup", demo("web-prod-v002", { capacity: { min: 1, max: 10, desired: 4 } }));
   t.equal((await env.waitForTask(id)).status.retryable, true);
-  t.equal((await resume(id, { contentType: "application/json", body: "" })).status, 200, "an empty JSON body is no error");
-  t.equal((await resume(id, { contentType: "application/json", body: "{}" })).status, 200, "a second resume while it runs: 200, nothing more");
+  t.equal(
+    (await resume(id, { contentType: "application/json", body: "" })).status,
+    200,
+    "an empty JSON body is no error",
+  );
+  t.equal(
+    (await resume(id, { contentType: "application/json", body: "{}" })).status,
+    200,
+    "a second resume while it runs: 200, nothing more",
+  );
   const done = await env.waitForTask(id);
   t.equal(done.state, "succeeded");
   t.equal(done.history.filter((h: any) => h.status.startsWith("Resumed on request")).length, 1, "resumed once");
@@ -126,7 +182,13 @@ t.test("an unknown task id is a 404 (no Clouddriver configured)", async (t) => {
 });
 
 t.test("a resumed task holds its scale set again: a task submitted after the resume waits for it", async (t) => {
-  await fault({ method: "PATCH", pathContains: "web-prod-v001", status: 409, code: "ConflictingConcurrentWriteNotAllowed", count: 2 });
+  await fault({
+    method: "PATCH",
+    pathContains: "web-prod-v001",
+    status: 409,
+    code: "ConflictingConcurrentWriteNotAllowed",
+    count: 2,
+  });
   const id = await submit("resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 10, desired: 5 } }));
   t.equal((await env.waitForTask(id)).status.retryable, true);
   // A long write, so that the resumed run still holds the scale set when the next task comes in.
@@ -137,8 +199,16 @@ t.test("a resumed task holds its scale set again: a task submitted after the res
   const [resumed, after] = [await env.waitForTask(id), await env.waitForTask(next)];
   t.equal(resumed.state, "succeeded", JSON.stringify(resumed.history));
   t.equal(after.state, "succeeded", JSON.stringify(after.history));
-  t.match(after.history[0].status, new RegExp(`^Waiting for task ${id} on scale set `), "the next task says whom it waits for");
+  t.match(
+    after.history[0].status,
+    new RegExp(`^Waiting for task ${id} on scale set `),
+    "the next task says whom it waits for",
+  );
   t.ok(after.startTimeMs >= resumed.startTimeMs && after.endTimeMs >= resumed.endTimeMs, "and ends after it");
   const patches = callsFor(await env.calls(), "web-prod-v001").filter((c) => c.method === "PATCH");
-  t.same(patches.map((p) => p.status), [409, 409, 200, 200], "one write after the other: no 409 between them");
+  t.same(
+    patches.map((p) => p.status),
+    [409, 409, 200, 200],
+    "one write after the other: no 409 between them",
+  );
 });

@@ -11,7 +11,11 @@ t.beforeEach(async () => {
 });
 
 async function resize(name: string, desired: number) {
-  const res = await env.api("POST", "/azure/ops/resizeServerGroup", demo(name, { capacity: { min: 0, max: 20, desired } }));
+  const res = await env.api(
+    "POST",
+    "/azure/ops/resizeServerGroup",
+    demo(name, { capacity: { min: 0, max: 20, desired } }),
+  );
   if (res.status !== 202) throw new Error(JSON.stringify(res.body));
   return env.waitForTask(res.body.id);
 }
@@ -26,7 +30,10 @@ async function capacity(name: string): Promise<number> {
 }
 
 /** Each write must follow its own fresh GET of the scale set: read-modify-write inside the retry. */
-function assertEveryWriteFollowsARead(t: { ok(v: unknown, ...rest: [string]): unknown }, calls: { method: string; path: string }[]) {
+function assertEveryWriteFollowsARead(
+  t: { ok(v: unknown, ...rest: [string]): unknown },
+  calls: { method: string; path: string }[],
+) {
   let readSinceWrite = false;
   for (const c of calls) {
     if (c.method === "GET" && !/\/virtualMachines(\/|$)/i.test(c.path)) readSinceWrite = true;
@@ -50,15 +57,27 @@ for (const [status, code] of [
     t.equal(await capacity("web-prod-v001"), 5);
     const calls = callsFor(await env.calls(), "web-prod-v001");
     const patches = calls.filter((c) => c.method === "PATCH");
-    t.same(patches.map((p) => p.status), [status, status, 200]);
+    t.same(
+      patches.map((p) => p.status),
+      [status, status, 200],
+    );
     assertEveryWriteFollowsARead(t, calls);
-    t.ok(task.history.some((h: any) => h.status.includes(`attempt 1/6: ${status} ${code}, retrying in`)), JSON.stringify(task.history));
+    t.ok(
+      task.history.some((h: any) => h.status.includes(`attempt 1/6: ${status} ${code}, retrying in`)),
+      JSON.stringify(task.history),
+    );
     t.ok(task.history.some((h: any) => h.status.startsWith("attempt 3/6:")));
   });
 }
 
 t.test("a 5xx on the read is retried too", async (t) => {
-  await fault({ method: "GET", pathContains: "virtualMachineScaleSets/web-prod-v001", status: 502, code: "BadGateway", count: 2 });
+  await fault({
+    method: "GET",
+    pathContains: "virtualMachineScaleSets/web-prod-v001",
+    status: 502,
+    code: "BadGateway",
+    count: 2,
+  });
   const task = await resize("web-prod-v001", 4);
   t.equal(task.status.failed, false, JSON.stringify(task.history));
   t.equal(await capacity("web-prod-v001"), 4);
@@ -79,15 +98,32 @@ t.test("404 fails the task after exactly one read and no write", async (t) => {
 });
 
 t.test("a long-running operation that fails with a transient code is run again from a fresh read", async (t) => {
-  await fault({ method: "PATCH", pathContains: "web-prod-v001", action: "failOperation", code: "OperationPreempted", message: "Preempted.", count: 1 });
+  await fault({
+    method: "PATCH",
+    pathContains: "web-prod-v001",
+    action: "failOperation",
+    code: "OperationPreempted",
+    message: "Preempted.",
+    count: 1,
+  });
   const task = await resize("web-prod-v001", 6);
   t.equal(task.status.failed, false, JSON.stringify(task.history));
   t.equal(await capacity("web-prod-v001"), 6);
-  t.ok(task.history.some((h: any) => /operation failed OperationPreempted, retrying/.test(h.status)), JSON.stringify(task.history));
+  t.ok(
+    task.history.some((h: any) => /operation failed OperationPreempted, retrying/.test(h.status)),
+    JSON.stringify(task.history),
+  );
 });
 
 t.test("a long-running operation that fails for good fails the task", async (t) => {
-  await fault({ method: "PATCH", pathContains: "web-prod-v001", action: "failOperation", code: "QuotaExceeded", message: "Not enough cores.", count: 1 });
+  await fault({
+    method: "PATCH",
+    pathContains: "web-prod-v001",
+    action: "failOperation",
+    code: "QuotaExceeded",
+    message: "Not enough cores.",
+    count: 1,
+  });
   const task = await resize("web-prod-v001", 9);
   t.equal(task.status.failed, true);
   t.equal(task.status.retryable, false);
@@ -96,7 +132,11 @@ t.test("a long-running operation that fails for good fails the task", async (t) 
   const sim = (await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body;
   t.equal(sim.vmss.sku.capacity, 9, "the requested capacity stays in the model");
   t.equal(sim.vmss.properties.provisioningState, "Failed");
-  t.same(task.resultObjects.filter((r: any) => r.type === "serverGroup"), [], "no capacity reported");
+  t.same(
+    task.resultObjects.filter((r: any) => r.type === "serverGroup"),
+    [],
+    "no capacity reported",
+  );
   t.match(task.resultObjects.at(-1), { type: "EXCEPTION", cause: "QuotaExceeded" });
 });
 
@@ -105,23 +145,45 @@ t.test("a dropped connection is retried", async (t) => {
   const task = await resize("web-prod-v001", 2);
   t.equal(task.status.failed, false, JSON.stringify(task.history));
   t.equal(await capacity("web-prod-v001"), 2);
-  t.ok(task.history.some((h: any) => /network error/.test(h.status)), JSON.stringify(task.history));
+  t.ok(
+    task.history.some((h: any) => /network error/.test(h.status)),
+    JSON.stringify(task.history),
+  );
 });
 
 t.test("429 waits as long as Retry-After says", async (t) => {
-  await fault({ method: "PATCH", pathContains: "web-prod-v001", status: 429, code: "TooManyRequests", count: 1, retryAfterSeconds: 1 });
+  await fault({
+    method: "PATCH",
+    pathContains: "web-prod-v001",
+    status: 429,
+    code: "TooManyRequests",
+    count: 1,
+    retryAfterSeconds: 1,
+  });
   const task = await resize("web-prod-v001", 5);
   t.equal(task.status.failed, false);
-  t.ok(task.history.some((h: any) => h.status.includes("429 TooManyRequests, retrying in 1 s")), JSON.stringify(task.history));
+  t.ok(
+    task.history.some((h: any) => h.status.includes("429 TooManyRequests, retrying in 1 s")),
+    JSON.stringify(task.history),
+  );
 });
 
 t.test("when retries run out the task fails, says so, and is marked retryable", async (t) => {
-  await fault({ method: "PATCH", pathContains: "web-prod-v001", status: 409, code: "ConflictingConcurrentWriteNotAllowed", count: 100 });
+  await fault({
+    method: "PATCH",
+    pathContains: "web-prod-v001",
+    status: 409,
+    code: "ConflictingConcurrentWriteNotAllowed",
+    count: 100,
+  });
   const task = await resize("web-prod-v001", 5);
   t.equal(task.status.failed, true);
   t.equal(task.status.retryable, true);
   const patches = (await env.calls()).filter((c) => c.method === "PATCH");
   t.equal(patches.length, 6, "maxAttempts writes, no more: the SDK does not retry behind the harness");
-  t.match(task.history.at(-2).status, /attempt 6\/6: 409 ConflictingConcurrentWriteNotAllowed: .*gave up after 6 attempts/);
+  t.match(
+    task.history.at(-2).status,
+    /attempt 6\/6: 409 ConflictingConcurrentWriteNotAllowed: .*gave up after 6 attempts/,
+  );
   await env.simControl("DELETE", "/_sim/faults");
 });

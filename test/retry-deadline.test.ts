@@ -13,11 +13,25 @@ t.teardown(() => env.close());
 
 t.test(`a ${BURST_MS / 1000} s burst of 429 then 503 on one scale set: the task succeeds after it`, async (t) => {
   // Oldest fault first: six 429s, then 503s until the burst is cleared; both with "Retry-After: 1".
-  for (const [status, code, count] of [[429, "TooManyRequests", 6], [503, "ServiceUnavailable", 100_000]] as const) {
-    const res = await env.simControl("POST", "/_sim/faults", { method: "*", pathContains: "web-prod-v001", status, code, count, retryAfterSeconds: 1 });
+  for (const [status, code, count] of [
+    [429, "TooManyRequests", 6],
+    [503, "ServiceUnavailable", 100_000],
+  ] as const) {
+    const res = await env.simControl("POST", "/_sim/faults", {
+      method: "*",
+      pathContains: "web-prod-v001",
+      status,
+      code,
+      count,
+      retryAfterSeconds: 1,
+    });
     t.equal(res.status < 300, true, `fault ${status} set`);
   }
-  const submitted = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 0, max: 20, desired: 4 } }));
+  const submitted = await env.api(
+    "POST",
+    "/azure/ops/resizeServerGroup",
+    demo("web-prod-v001", { capacity: { min: 0, max: 20, desired: 4 } }),
+  );
   t.equal(submitted.status, 202);
   const started = Date.now();
   // The burst: it ends when the test clears the faults, BURST_MS after the task started meeting it.
@@ -35,7 +49,16 @@ t.test(`a ${BURST_MS / 1000} s burst of 429 then 503 on one scale set: the task 
   const answered = callsFor(await env.calls(), "web-prod-v001").map((c) => c.status);
   t.equal(answered.filter((s) => s === 429).length, 6, "the 429s were met");
   const failedAttempts = answered.filter((s) => s === 429 || s === 503).length;
-  t.ok(failedAttempts > 8, `more failed attempts than maxAttempts (${failedAttempts}): the deadline, not the count, bounded them`);
-  t.ok(failedAttempts <= Math.ceil(burstMs / 1000) + 1, `each hint of 1 s honoured: no more than one attempt a second (${failedAttempts})`);
-  t.ok(task.history.some((h: { status: string }) => /^attempt 9: 503/.test(h.status)), "the history counts on past maxAttempts");
+  t.ok(
+    failedAttempts > 8,
+    `more failed attempts than maxAttempts (${failedAttempts}): the deadline, not the count, bounded them`,
+  );
+  t.ok(
+    failedAttempts <= Math.ceil(burstMs / 1000) + 1,
+    `each hint of 1 s honoured: no more than one attempt a second (${failedAttempts})`,
+  );
+  t.ok(
+    task.history.some((h: { status: string }) => /^attempt 9: 503/.test(h.status)),
+    "the history counts on past maxAttempts",
+  );
 });

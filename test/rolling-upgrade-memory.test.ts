@@ -8,8 +8,20 @@ import { changeHash, TAG_UPGRADE_DESIRED, TAG_UPGRADE_MODEL } from "../src/opera
 import type { ScaleSetSnapshot } from "../src/azure/vmss-gateway.ts";
 import { executeOp, type Checkpoint } from "../src/azure/execute-op.ts";
 
-const target = { account: "demo", subscriptionId: "00000000-0000-4000-8000-000000000001", resourceGroup: "demo-rg", region: "eastus", name: "web-v001" };
-const description = { credentials: "demo", region: "eastus", serverGroupName: "web-v001", sku: { name: "Standard_D4s_v3" }, maxSurge: 2 };
+const target = {
+  account: "demo",
+  subscriptionId: "00000000-0000-4000-8000-000000000001",
+  resourceGroup: "demo-rg",
+  region: "eastus",
+  name: "web-v001",
+};
+const description = {
+  credentials: "demo",
+  region: "eastus",
+  serverGroupName: "web-v001",
+  sku: { name: "Standard_D4s_v3" },
+  maxSurge: 2,
+};
 const origin = { taskId: "task-1" };
 
 function vm(id: string, latest: boolean): VirtualMachineScaleSetVM {
@@ -27,7 +39,11 @@ function midUpgrade(): ScaleSetSnapshot {
   const hash = changeHash({ sku: description.sku });
   return {
     etag: '"7"',
-    vmss: { location: "eastus", sku: { name: "Standard_D4s_v3", capacity: 4 }, tags: { [TAG_UPGRADE_MODEL]: hash, [TAG_UPGRADE_DESIRED]: "4" } },
+    vmss: {
+      location: "eastus",
+      sku: { name: "Standard_D4s_v3", capacity: 4 },
+      tags: { [TAG_UPGRADE_MODEL]: hash, [TAG_UPGRADE_DESIRED]: "4" },
+    },
     vms: [vm("1", false), vm("2", false), vm("5", true), vm("6", true)],
   } as ScaleSetSnapshot;
 }
@@ -41,8 +57,14 @@ t.test("without memory the next step is a surge; with the stop remembered, the p
   t.same(fresh.memory?.(), { surged: true }, "it remembers that it surged");
 
   const failure = "Azure could not allocate 2 new instance(s) (7, 8) in batch 2/2";
-  const takenOver = rollingUpgradePlanner(description as never, target, { origin, memory: { surged: true, allocationFailure: failure } });
-  t.throws(() => takenOver.plan(midUpgrade()), { code: "AllocationFailed", message: new RegExp(`^${failure.replace(/[()]/g, "\\$&")}; the failed instance\\(s\\) were removed`) });
+  const takenOver = rollingUpgradePlanner(description as never, target, {
+    origin,
+    memory: { surged: true, allocationFailure: failure },
+  });
+  t.throws(() => takenOver.plan(midUpgrade()), {
+    code: "AllocationFailed",
+    message: new RegExp(`^${failure.replace(/[()]/g, "\\$&")}; the failed instance\\(s\\) were removed`),
+  });
   t.same(takenOver.memory?.(), { surged: true, allocationFailure: failure });
   t.same(
     rollingUpgradePlanner(description as never, target, { origin, memory: "not a memory" }).memory?.(),
@@ -53,10 +75,16 @@ t.test("without memory the next step is a surge; with the stop remembered, the p
 
 t.test("every checkpoint executeOp writes carries the planner's memory", async (t) => {
   const checkpoints: Checkpoint[] = [];
-  const planner = { readsInstances: false, plan: () => ({ kind: "done" as const, summary: "nothing" }), result: () => "ok", memory: () => ({ remembered: 1 }) };
+  const planner = {
+    readsInstances: false,
+    plan: () => ({ kind: "done" as const, summary: "nothing" }),
+    result: () => "ok",
+    memory: () => ({ remembered: 1 }),
+  };
   const gateway = {
     ref: target,
-    read: async () => ({ etag: '"1"', vmss: { location: "eastus", provisioningState: "Succeeded", sku: { capacity: 1 } } }) as never,
+    read: async () =>
+      ({ etag: '"1"', vmss: { location: "eastus", provisioningState: "Succeeded", sku: { capacity: 1 } } }) as never,
     withInstances: async (s: ScaleSetSnapshot) => ({ ...s, vms: [] }),
     write: async () => undefined,
     resume: async () => {},
@@ -64,12 +92,27 @@ t.test("every checkpoint executeOp writes carries the planner's memory", async (
   await executeOp({
     gateway: gateway as never,
     planner: planner as never,
-    retry: { maxAttempts: 1, deadlineMs: 10_000, conflictBaseDelayMs: 1, transientBaseDelayMs: 1, busyPollIntervalMs: 1, throttleDefaultDelayMs: 1, maxDelayMs: 1, busyReadShare: 1, scaleSetReadsPerMinute: 1000, scaleSetReadBurst: 36, maxRedrives: 0 },
+    retry: {
+      maxAttempts: 1,
+      deadlineMs: 10_000,
+      conflictBaseDelayMs: 1,
+      transientBaseDelayMs: 1,
+      busyPollIntervalMs: 1,
+      throttleDefaultDelayMs: 1,
+      maxDelayMs: 1,
+      busyReadShare: 1,
+      scaleSetReadsPerMinute: 1000,
+      scaleSetReadBurst: 36,
+      maxRedrives: 0,
+    },
     lroPollIntervalMs: 1,
     log: () => {},
     resume: { step: { kind: "update", summary: "a write accepted before a restart" }, poller: "{}" },
     onCheckpoint: (c) => void checkpoints.push(c),
   }).catch(() => {});
   t.ok(checkpoints.length > 0, "it checkpointed");
-  t.ok(checkpoints.every((c) => (c.planner as { remembered?: number })?.remembered === 1), JSON.stringify(checkpoints));
+  t.ok(
+    checkpoints.every((c) => (c.planner as { remembered?: number })?.remembered === 1),
+    JSON.stringify(checkpoints),
+  );
 });

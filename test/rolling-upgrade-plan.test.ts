@@ -5,7 +5,14 @@
 // over-provisioned (l.238-248), then out-of-date ready ones (l.288-300), the disruption budget
 // ready - desired + maxUnavailable (l.180-186), in-place replacement within it (l.330-350), Oldest/Newest (l.441-455).
 import t from "tap";
-import { batchPosition, orderForDelete, planUpgradeStep, resolveBudget, type UpgradeInstance, type UpgradeStep } from "../src/operations/rolling-upgrade-plan.ts";
+import {
+  batchPosition,
+  orderForDelete,
+  planUpgradeStep,
+  resolveBudget,
+  type UpgradeInstance,
+  type UpgradeStep,
+} from "../src/operations/rolling-upgrade-plan.ts";
 
 /** "o" out of date and ready, "O" out of date, not ready, "n" new and ready, "N" new not ready, "f" failed, "d" deleting. */
 function fleet(spec: string): UpgradeInstance[] {
@@ -18,8 +25,13 @@ function fleet(spec: string): UpgradeInstance[] {
   }));
 }
 
-const plan = (desired: number, spec: string, surge = 2, unavailable = 0, deletePolicy: "Oldest" | "Newest" = "Oldest"): UpgradeStep =>
-  planUpgradeStep({ desired, budget: { surge, unavailable }, deletePolicy, instances: fleet(spec) });
+const plan = (
+  desired: number,
+  spec: string,
+  surge = 2,
+  unavailable = 0,
+  deletePolicy: "Oldest" | "Newest" = "Oldest",
+): UpgradeStep => planUpgradeStep({ desired, budget: { surge, unavailable }, deletePolicy, instances: fleet(spec) });
 
 t.test("budgets: whole numbers as given, percentages of desired, surge rounded up and unavailable down", async (t) => {
   t.equal(resolveBudget(2, 10, "up"), 2);
@@ -32,9 +44,21 @@ t.test("budgets: whole numbers as given, percentages of desired, surge rounded u
 
 t.test("maxSurge 2, maxUnavailable 0: surge, wait for the replacements, delete two old, again", async (t) => {
   t.same(plan(10, "oooooooooo"), { kind: "scale", capacity: 12 }, "at the desired count: surge 2");
-  t.same(plan(10, "ooooooooooNN"), { kind: "wait", why: "replacementsNotReady" }, "replacements not ready: no old instance goes");
-  t.same(plan(10, "oooooooooonN"), { kind: "delete", ids: ["0"], why: "replaced", readyAfter: 10 }, "one replacement ready: one old instance may go");
-  t.same(plan(10, "oooooooooonn"), { kind: "delete", ids: ["0", "1"], why: "replaced", readyAfter: 10 }, "both ready: the two oldest go, 10 stay ready");
+  t.same(
+    plan(10, "ooooooooooNN"),
+    { kind: "wait", why: "replacementsNotReady" },
+    "replacements not ready: no old instance goes",
+  );
+  t.same(
+    plan(10, "oooooooooonN"),
+    { kind: "delete", ids: ["0"], why: "replaced", readyAfter: 10 },
+    "one replacement ready: one old instance may go",
+  );
+  t.same(
+    plan(10, "oooooooooonn"),
+    { kind: "delete", ids: ["0", "1"], why: "replaced", readyAfter: 10 },
+    "both ready: the two oldest go, 10 stay ready",
+  );
   t.same(plan(10, "oooooooonn"), { kind: "scale", capacity: 12 }, "back at 10: the next batch");
   t.same(plan(10, "nnnnnnnnnn"), { kind: "done" });
 });
@@ -59,12 +83,21 @@ t.test("a read taken after a surge was accepted never surges again", async (t) =
 
 t.test("failed instances go first, in delete-policy order, before anything else", async (t) => {
   t.same(plan(10, "ooooooooooff"), { kind: "delete", ids: ["10", "11"], why: "failed", readyAfter: 10 });
-  t.same(plan(10, "ooooooooooff", 2, 0, "Newest"), { kind: "delete", ids: ["11", "10"], why: "failed", readyAfter: 10 });
+  t.same(plan(10, "ooooooooooff", 2, 0, "Newest"), {
+    kind: "delete",
+    ids: ["11", "10"],
+    why: "failed",
+    readyAfter: 10,
+  });
   t.same(plan(3, "odn"), { kind: "wait", why: "deleting" }, "an instance Azure is deleting already: wait for it");
 });
 
 t.test("over-provisioned: unready out-of-date instances go before ready ones, and need no budget", async (t) => {
-  t.same(plan(3, "oOoNN"), { kind: "delete", ids: ["1"], why: "replaced", readyAfter: 2 }, "the unready old one goes; the ready old ones stay (budget 0)");
+  t.same(
+    plan(3, "oOoNN"),
+    { kind: "delete", ids: ["1"], why: "replaced", readyAfter: 2 },
+    "the unready old one goes; the ready old ones stay (budget 0)",
+  );
   t.same(plan(3, "oOonn"), { kind: "delete", ids: ["1", "0"], why: "replaced", readyAfter: 3 });
 });
 
@@ -72,19 +105,30 @@ t.test("deletePolicy Oldest or Newest picks among the out-of-date ready instance
   t.same(plan(4, "oooonn", 2, 0, "Oldest"), { kind: "delete", ids: ["0", "1"], why: "replaced", readyAfter: 4 });
   t.same(plan(4, "oooonn", 2, 0, "Newest"), { kind: "delete", ids: ["3", "2"], why: "replaced", readyAfter: 4 });
   const sameTime = fleet("oooo").map((vm) => ({ ...vm, createdMs: 0 }));
-  t.same(orderForDelete(sameTime, "Oldest").map((vm) => vm.id), ["0", "1", "2", "3"], "ties: lowest instance id first");
+  t.same(
+    orderForDelete(sameTime, "Oldest").map((vm) => vm.id),
+    ["0", "1", "2", "3"],
+    "ties: lowest instance id first",
+  );
 });
 
 t.test("maxSurge 0, maxUnavailable 1: replace in place, one at a time, refilling to desired", async (t) => {
   t.same(plan(3, "ooo", 0, 1), { kind: "delete", ids: ["0"], why: "replaced", readyAfter: 2 });
   t.same(plan(3, "oo", 0, 1), { kind: "scale", capacity: 3 }, "one short: back to desired with the new model");
-  t.same(plan(3, "ooN", 0, 1), { kind: "wait", why: "replacementsNotReady" }, "2 ready = desired - unavailable: nothing more may go");
+  t.same(
+    plan(3, "ooN", 0, 1),
+    { kind: "wait", why: "replacementsNotReady" },
+    "2 ready = desired - unavailable: nothing more may go",
+  );
   t.same(plan(3, "oon", 0, 1), { kind: "delete", ids: ["0"], why: "replaced", readyAfter: 2 });
 });
 
-t.test("surge and unavailable together: old instances go as soon as the surge is accepted, within the budget", async (t) => {
-  t.same(plan(4, "ooooNN", 2, 1), { kind: "delete", ids: ["0"], why: "replaced", readyAfter: 3 });
-});
+t.test(
+  "surge and unavailable together: old instances go as soon as the surge is accepted, within the budget",
+  async (t) => {
+    t.same(plan(4, "ooooNN", 2, 1), { kind: "delete", ids: ["0"], why: "replaced", readyAfter: 3 });
+  },
+);
 
 t.test("the last batch surges only as many as are left, and extra up-to-date instances are removed", async (t) => {
   t.same(plan(3, "onn"), { kind: "scale", capacity: 4 }, "one old left: surge 1, not 2");

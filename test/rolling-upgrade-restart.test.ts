@@ -16,7 +16,13 @@ import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
 const RG = "demo-rg";
 const NAME = "web-ru-restart";
 // Writes of 400 ms; a new instance is healthy 400 ms (0.001 × 400 Azure seconds) after it runs.
-const sim = await startSimulator({ port: 0, writeDurationMs: 400, timeScale: 0.001, seed: true, healthProbeSeconds: 400 });
+const sim = await startSimulator({
+  port: 0,
+  writeDurationMs: 400,
+  timeScale: 0.001,
+  seed: true,
+  healthProbeSeconds: 400,
+});
 const control = new SimulatorControl(sim);
 t.teardown(async () => {
   await control.close();
@@ -30,7 +36,11 @@ const env = (dataDir: string) => ({
 
 async function healthyInTraffic(): Promise<number> {
   const snap = await control.getScaleSet(RG, NAME);
-  return snap.vms.filter((vm: any) => vm.properties.provisioningState === "Succeeded" && vm.properties.instanceView?.vmHealth?.status?.code === "HealthState/healthy").length;
+  return snap.vms.filter(
+    (vm: any) =>
+      vm.properties.provisioningState === "Succeeded" &&
+      vm.properties.instanceView?.vmHealth?.status?.code === "HealthState/healthy",
+  ).length;
 }
 
 async function untilHistory(service: ChildService, id: string, pattern: RegExp): Promise<void> {
@@ -95,16 +105,24 @@ t.test("SIGKILL mid-surge and mid-wait: resumed at the batch it was in, with no 
   // task back itself, which is a resume too (and no write is repeated: the counts below hold either way).
   t.ok((history.match(/Resumed by replica/g)?.length ?? 0) >= 2, "resumed after each restart");
 
-  const versions = (await control.request("GET", `/_sim/scaleSets/${RG}/${NAME}/versions`)).body as { capacity: number; source: string }[];
+  const versions = (await control.request("GET", `/_sim/scaleSets/${RG}/${NAME}/versions`)).body as {
+    capacity: number;
+    source: string;
+  }[];
   const surges = versions.filter((v, i) => i > 0 && v.source === "arm" && v.capacity > versions[i - 1].capacity).length;
   t.equal(surges, 5, "five surges: none repeated after a restart");
-  const patches = (await control.calls()).filter((c) => c.method === "PATCH" && c.path.toLowerCase().endsWith(`/virtualmachinescalesets/${NAME}`.toLowerCase()));
+  const patches = (await control.calls()).filter(
+    (c) => c.method === "PATCH" && c.path.toLowerCase().endsWith(`/virtualmachinescalesets/${NAME}`.toLowerCase()),
+  );
   t.equal(patches.length, 7, "the model, five surges and the end of the upgrade: one PATCH each");
   t.ok(seen.length > 20, `sampled ${seen.length} times`);
   t.equal(Math.min(...seen), 10, "never fewer than 10 healthy instances in traffic");
   const after = await control.getScaleSet(RG, NAME);
   t.equal(after.vms.length, 10);
-  t.ok(after.vms.every((vm: any) => vm.properties.latestModelApplied === true), "every instance on the new model");
+  t.ok(
+    after.vms.every((vm: any) => vm.properties.latestModelApplied === true),
+    "every instance on the new model",
+  );
   third.child.kill("SIGTERM");
   await third.exited;
 });

@@ -7,7 +7,8 @@ import { demo, startResettingTestEnv } from "./helpers/service.ts";
 const RG = "demo-rg";
 const { env, control } = await startResettingTestEnv(t, { writeDurationMs: 50 });
 
-const VMSS = () => `/subscriptions/${env.sim.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Compute/virtualMachineScaleSets`;
+const VMSS = () =>
+  `/subscriptions/${env.sim.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Compute/virtualMachineScaleSets`;
 
 async function run(operation: string, description: unknown) {
   const submitted = await env.api("POST", `/azure/ops/${operation}`, description);
@@ -27,7 +28,10 @@ async function setPolicy(name: string, rule: string): Promise<void> {
 /** The VMs Azure lists for the set that are not being deleted, by instance id (a Flexible VM's: its name). */
 async function kept(name: string): Promise<string[]> {
   const snapshot = await control.getScaleSet(RG, name);
-  return snapshot.vms.filter((vm: any) => vm.properties.provisioningState !== "Deleting").map((vm: any) => String(vm.instanceId ?? vm.name)).sort();
+  return snapshot.vms
+    .filter((vm: any) => vm.properties.provisioningState !== "Deleting")
+    .map((vm: any) => String(vm.instanceId ?? vm.name))
+    .sort();
 }
 
 for (const mode of ["Uniform", "Flexible"] as const) {
@@ -46,7 +50,12 @@ for (const mode of ["Uniform", "Flexible"] as const) {
       const ours = await env.api("GET", `/azure/serverGroups/demo/eastus/${RG}/${name}`);
       t.same(ours.body.instances.map((i: any) => i.instanceId).sort(), afterResize, "and so does our read");
       t.ok(afterResize.every((id) => before.includes(id)));
-      if (mode === "Uniform") t.same(afterResize, rule === "OldestVM" ? ["2", "3", "4"] : ["0", "1", "2"], "the rule decided (so the rules are really apart)");
+      if (mode === "Uniform")
+        t.same(
+          afterResize,
+          rule === "OldestVM" ? ["2", "3", "4"] : ["0", "1", "2"],
+          "the rule decided (so the rules are really apart)",
+        );
 
       const down = await run("scaleDown", demo(name, { capacity: { min: 0, max: 1, desired: 1 } }));
       t.equal(down.state, "succeeded", JSON.stringify(down.history));

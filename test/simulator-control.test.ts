@@ -36,7 +36,11 @@ t.test("health and config", async (t) => {
     healthProbeSeconds: 30,
   };
   t.same(await control.getConfig(), { ...settings, throttling: { enabled: false, scale: 1, policies: {} } });
-  t.same(await control.setConfig({ vmPageSize: 7 }), { ...settings, vmPageSize: 7, throttling: { enabled: false, scale: 1, policies: {} } });
+  t.same(await control.setConfig({ vmPageSize: 7 }), {
+    ...settings,
+    vmPageSize: 7,
+    throttling: { enabled: false, scale: 1, policies: {} },
+  });
   for (const bad of [
     { writeDurationMs: -1 },
     { pollHintMs: 50 },
@@ -62,7 +66,14 @@ t.test("health and config", async (t) => {
 });
 
 t.test("respond fault: the next `count` matching requests get the error, with Retry-After", async (t) => {
-  const fault = await control.addFault({ method: "get", pathContains: "/WEB-PROD-V001", status: 503, code: "ServerBusy", count: 2, retryAfterSeconds: 7 });
+  const fault = await control.addFault({
+    method: "get",
+    pathContains: "/WEB-PROD-V001",
+    status: 503,
+    code: "ServerBusy",
+    count: 2,
+    retryAfterSeconds: 7,
+  });
   t.equal(fault.method, "GET");
   t.equal(fault.count, 2);
   // a request that does not match leaves the fault alone
@@ -95,59 +106,108 @@ t.test("respond fault: the next `count` matching requests get the error, with Re
   t.same(await control.faults(), []);
 });
 
-t.test("failOperation fault: the write is accepted and applied, its operation fails, nothing is rolled back", async (t) => {
-  const before = await vmss.get(RG, WEB);
-  await control.addFault({ action: "failOperation", method: "PATCH", pathContains: WEB, code: "InternalExecutionError", message: "Something broke.", count: 1 });
-  const poller = vmss.update(RG, WEB, { sku: { capacity: 5 } }, fast);
-  await poller.submitted();
-  const during = await vmss.get(RG, WEB);
-  t.equal(during.provisioningState, "Updating", "accepted normally");
-  await t.rejects(poller.pollUntilDone(), { message: "The long-running operation has failed. InternalExecutionError. Something broke." });
-  const after = await vmss.get(RG, WEB);
-  t.equal(after.sku?.capacity, 5, "the requested capacity stays in the model");
-  t.equal(after.etag, during.etag, "the ETag is the one the write got at acceptance");
-  t.not(after.etag, before.etag);
-  t.equal(after.provisioningState, "Failed", "the scale set is Failed");
-  const vms: [string, string][] = [];
-  for await (const vm of client.virtualMachineScaleSetVMs.list(RG, WEB)) vms.push([vm.instanceId!, vm.provisioningState!]);
-  t.same(vms, [["0", "Succeeded"], ["1", "Succeeded"], ["2", "Succeeded"], ["3", "Failed"], ["4", "Failed"]], "the VMs it was creating are Failed");
-  t.equal((await control.calls()).find((c) => c.method === "PATCH")?.fault, "failOperation");
-  t.equal((await vmss.get(RG, WEB)).provisioningState, "Failed", "Failed persists");
+t.test(
+  "failOperation fault: the write is accepted and applied, its operation fails, nothing is rolled back",
+  async (t) => {
+    const before = await vmss.get(RG, WEB);
+    await control.addFault({
+      action: "failOperation",
+      method: "PATCH",
+      pathContains: WEB,
+      code: "InternalExecutionError",
+      message: "Something broke.",
+      count: 1,
+    });
+    const poller = vmss.update(RG, WEB, { sku: { capacity: 5 } }, fast);
+    await poller.submitted();
+    const during = await vmss.get(RG, WEB);
+    t.equal(during.provisioningState, "Updating", "accepted normally");
+    await t.rejects(poller.pollUntilDone(), {
+      message: "The long-running operation has failed. InternalExecutionError. Something broke.",
+    });
+    const after = await vmss.get(RG, WEB);
+    t.equal(after.sku?.capacity, 5, "the requested capacity stays in the model");
+    t.equal(after.etag, during.etag, "the ETag is the one the write got at acceptance");
+    t.not(after.etag, before.etag);
+    t.equal(after.provisioningState, "Failed", "the scale set is Failed");
+    const vms: [string, string][] = [];
+    for await (const vm of client.virtualMachineScaleSetVMs.list(RG, WEB))
+      vms.push([vm.instanceId!, vm.provisioningState!]);
+    t.same(
+      vms,
+      [
+        ["0", "Succeeded"],
+        ["1", "Succeeded"],
+        ["2", "Succeeded"],
+        ["3", "Failed"],
+        ["4", "Failed"],
+      ],
+      "the VMs it was creating are Failed",
+    );
+    t.equal((await control.calls()).find((c) => c.method === "PATCH")?.fault, "failOperation");
+    t.equal((await vmss.get(RG, WEB)).provisioningState, "Failed", "Failed persists");
 
-  // deleteInstances: the VM that could not be deleted stays, Failed
-  await control.addFault({ action: "failOperation", method: "POST", pathContains: "/delete", code: "InternalExecutionError", count: 1, status: 500 });
-  const del = vmss.deleteInstances(RG, WEB, { instanceIds: ["1"] }, fast);
-  await del.submitted();
-  const marked = await client.virtualMachineScaleSetVMs.get(RG, WEB, "1");
-  t.equal(marked.provisioningState, "Deleting");
-  await t.rejects(del.pollUntilDone(), { message: /^The long-running operation has failed\. InternalExecutionError\./ });
-  const stuck = await client.virtualMachineScaleSetVMs.get(RG, WEB, "1");
-  t.equal(stuck.provisioningState, "Failed");
-  t.equal((await vmss.get(RG, WEB)).sku?.capacity, 4, "the capacity was lowered at acceptance and stays lowered");
-  // deleting the left-over VM again does not lower the capacity a second time
-  await control.addFault({ action: "failOperation", method: "POST", pathContains: "/delete", code: "InternalExecutionError", count: 1 });
-  const again = vmss.deleteInstances(RG, WEB, { instanceIds: ["1"] }, fast);
-  await again.submitted();
-  await t.rejects(again.pollUntilDone(), { message: /InternalExecutionError/ });
-  t.equal((await vmss.get(RG, WEB)).sku?.capacity, 4, "still 4: VM 1 was already out of the capacity");
+    // deleteInstances: the VM that could not be deleted stays, Failed
+    await control.addFault({
+      action: "failOperation",
+      method: "POST",
+      pathContains: "/delete",
+      code: "InternalExecutionError",
+      count: 1,
+      status: 500,
+    });
+    const del = vmss.deleteInstances(RG, WEB, { instanceIds: ["1"] }, fast);
+    await del.submitted();
+    const marked = await client.virtualMachineScaleSetVMs.get(RG, WEB, "1");
+    t.equal(marked.provisioningState, "Deleting");
+    await t.rejects(del.pollUntilDone(), {
+      message: /^The long-running operation has failed\. InternalExecutionError\./,
+    });
+    const stuck = await client.virtualMachineScaleSetVMs.get(RG, WEB, "1");
+    t.equal(stuck.provisioningState, "Failed");
+    t.equal((await vmss.get(RG, WEB)).sku?.capacity, 4, "the capacity was lowered at acceptance and stays lowered");
+    // deleting the left-over VM again does not lower the capacity a second time
+    await control.addFault({
+      action: "failOperation",
+      method: "POST",
+      pathContains: "/delete",
+      code: "InternalExecutionError",
+      count: 1,
+    });
+    const again = vmss.deleteInstances(RG, WEB, { instanceIds: ["1"] }, fast);
+    await again.submitted();
+    await t.rejects(again.pollUntilDone(), { message: /InternalExecutionError/ });
+    t.equal((await vmss.get(RG, WEB)).sku?.capacity, 4, "still 4: VM 1 was already out of the capacity");
 
-  // a later write that succeeds: Succeeded again, failed VMs allocated again
-  const healed = await vmss.update(RG, WEB, { sku: { capacity: 5 } }, fast).pollUntilDone();
-  t.equal(healed.provisioningState, "Succeeded");
-  const states: string[] = [];
-  for await (const vm of client.virtualMachineScaleSetVMs.list(RG, WEB)) states.push(vm.provisioningState!);
-  t.same(states, ["Succeeded", "Succeeded", "Succeeded", "Succeeded", "Succeeded"]);
+    // a later write that succeeds: Succeeded again, failed VMs allocated again
+    const healed = await vmss.update(RG, WEB, { sku: { capacity: 5 } }, fast).pollUntilDone();
+    t.equal(healed.provisioningState, "Succeeded");
+    const states: string[] = [];
+    for await (const vm of client.virtualMachineScaleSetVMs.list(RG, WEB)) states.push(vm.provisioningState!);
+    t.same(states, ["Succeeded", "Succeeded", "Succeeded", "Succeeded", "Succeeded"]);
 
-  // a failed create leaves a Failed scale set behind (Azure keeps the resource)
-  await control.addFault({ action: "failOperation", method: "PUT", pathContains: "ghost", code: "QuotaExceeded", count: 1 });
-  const create = vmss.createOrUpdate(RG, "ghost", { location: "eastus", sku: { name: "Standard_D2s_v3", capacity: 1 } }, fast);
-  await create.submitted();
-  t.equal((await vmss.get(RG, "ghost")).provisioningState, "Creating");
-  await t.rejects(create.pollUntilDone(), { message: /QuotaExceeded/ });
-  const ghost = await vmss.get(RG, "ghost");
-  t.equal(ghost.provisioningState, "Failed");
-  t.equal(ghost.sku?.capacity, 1);
-});
+    // a failed create leaves a Failed scale set behind (Azure keeps the resource)
+    await control.addFault({
+      action: "failOperation",
+      method: "PUT",
+      pathContains: "ghost",
+      code: "QuotaExceeded",
+      count: 1,
+    });
+    const create = vmss.createOrUpdate(
+      RG,
+      "ghost",
+      { location: "eastus", sku: { name: "Standard_D2s_v3", capacity: 1 } },
+      fast,
+    );
+    await create.submitted();
+    t.equal((await vmss.get(RG, "ghost")).provisioningState, "Creating");
+    await t.rejects(create.pollUntilDone(), { message: /QuotaExceeded/ });
+    const ghost = await vmss.get(RG, "ghost");
+    t.equal(ghost.provisioningState, "Failed");
+    t.equal(ghost.sku?.capacity, 1);
+  },
+);
 
 t.test("dropConnection fault: the socket is destroyed, the SDK sees a network error", async (t) => {
   await control.addFault({ action: "dropConnection", method: "GET", pathContains: WEB, count: 1 });
@@ -165,7 +225,12 @@ t.test("dropConnection fault: the socket is destroyed, the SDK sees a network er
 
 t.test("outOfBandChange fault: another writer changes the scale set just before the request", async (t) => {
   const read = await vmss.get(RG, WEB);
-  await control.addFault({ action: "outOfBandChange", method: "PATCH", pathContains: "web-prod-v001", change: { tags: { owner: "portal-user" }, capacity: 4 } });
+  await control.addFault({
+    action: "outOfBandChange",
+    method: "PATCH",
+    pathContains: "web-prod-v001",
+    change: { tags: { owner: "portal-user" }, capacity: 4 },
+  });
   // a GET does not match the method: the fault stays
   t.equal((await vmss.get(RG, WEB)).etag, read.etag);
   await t.rejects(vmss.update(RG, WEB, { sku: { capacity: 6 } }, { ...fast, ifMatch: read.etag }).submitted(), {
@@ -183,18 +248,29 @@ t.test("outOfBandChange fault: another writer changes the scale set just before 
   t.same([patch?.status, patch?.fault], [412, "outOfBandChange"]);
 
   // without If-Match the write goes through on top of the other writer's change
-  await control.addFault({ action: "outOfBandChange", method: "PATCH", pathContains: "web-prod-v002", change: { tags: { owner: "x" } } });
+  await control.addFault({
+    action: "outOfBandChange",
+    method: "PATCH",
+    pathContains: "web-prod-v002",
+    change: { tags: { owner: "x" } },
+  });
   const merged = await vmss.update(RG, "web-prod-v002", { sku: { capacity: 1 } }, fast).pollUntilDone();
   t.equal(merged.sku?.capacity, 1);
   t.equal(merged.tags?.owner, "x");
 
   for (const bad of [{}, { capacity: 1001 }, { tags: { "a/b": "v" } }, { colour: "red" }]) {
-    const res = await control.request("POST", "/_sim/faults", { body: { action: "outOfBandChange", method: "PATCH", pathContains: "x", change: bad } });
+    const res = await control.request("POST", "/_sim/faults", {
+      body: { action: "outOfBandChange", method: "PATCH", pathContains: "x", change: bad },
+    });
     t.equal(res.status, 400, `change ${JSON.stringify(bad)} refused`);
   }
-  const noChange = await control.request("POST", "/_sim/faults", { body: { action: "outOfBandChange", method: "PATCH", pathContains: "x" } });
+  const noChange = await control.request("POST", "/_sim/faults", {
+    body: { action: "outOfBandChange", method: "PATCH", pathContains: "x" },
+  });
   t.equal(noChange.status, 400);
-  const misplaced = await control.request("POST", "/_sim/faults", { body: { method: "PATCH", pathContains: "x", status: 500, code: "X", change: { capacity: 1 } } });
+  const misplaced = await control.request("POST", "/_sim/faults", {
+    body: { method: "PATCH", pathContains: "x", status: 500, code: "X", change: { capacity: 1 } },
+  });
   t.equal(misplaced.status, 400);
 });
 
@@ -248,17 +324,34 @@ t.test("reset restores the seed and clears faults, calls and in-flight operation
 
 t.test("control scale sets: create with pools, out-of-band PATCH, snapshot with inFlight", async (t) => {
   const created = await control.request("PUT", "/_sim/scaleSets/lab-rg/gw-v001", {
-    body: { capacity: 2, applicationGateway: true, upgradePolicy: "Rolling", location: "West Europe", tags: { team: "x" } },
+    body: {
+      capacity: 2,
+      applicationGateway: true,
+      upgradePolicy: "Rolling",
+      location: "West Europe",
+      tags: { team: "x" },
+    },
   });
   t.equal(created.status, 201);
-  const body = created.body as { location: string; tags: unknown; properties: { upgradePolicy: { mode: string } }; etag: string };
+  const body = created.body as {
+    location: string;
+    tags: unknown;
+    properties: { upgradePolicy: { mode: string } };
+    etag: string;
+  };
   t.equal(body.location, "westeurope");
   t.same(body.tags, { team: "x" });
   t.equal(body.properties.upgradePolicy.mode, "Rolling");
   const vm = await client.virtualMachineScaleSetVMs.get("lab-rg", "gw-v001", "1");
   const ip = vm.networkProfileConfiguration!.networkInterfaceConfigurations![0].ipConfigurations![0];
-  t.match(ip.applicationGatewayBackendAddressPools?.[0].id, /\/applicationGateways\/gw-v001-appgw\/backendAddressPools\/gw-v001-appgw-pool$/);
-  t.match(ip.loadBalancerBackendAddressPools?.[0].id, /\/loadBalancers\/gw-v001-lb\/backendAddressPools\/gw-v001-pool$/);
+  t.match(
+    ip.applicationGatewayBackendAddressPools?.[0].id,
+    /\/applicationGateways\/gw-v001-appgw\/backendAddressPools\/gw-v001-appgw-pool$/,
+  );
+  t.match(
+    ip.loadBalancerBackendAddressPools?.[0].id,
+    /\/loadBalancers\/gw-v001-lb\/backendAddressPools\/gw-v001-pool$/,
+  );
   const noLb = await control.putScaleSet("lab-rg", "plain", { capacity: 1, loadBalanced: false });
   t.notMatch(JSON.stringify(noLb), /loadBalancerBackendAddressPools/);
 
@@ -277,7 +370,10 @@ t.test("control scale sets: create with pools, out-of-band PATCH, snapshot with 
   t.same(removed.tags, { app: "web", version: "v001", oob: "1" }, "null removes a tag");
   t.equal(removed.etag, '"3"');
   t.equal((await control.getScaleSet(RG, WEB)).vms.length, 5, "VMs created at once");
-  await t.rejects(vmss.update(RG, WEB, { tags: {} }, { ...fast, ifMatch: before.etag }).submitted(), { name: "RestError", statusCode: 412 });
+  await t.rejects(vmss.update(RG, WEB, { tags: {} }, { ...fast, ifMatch: before.etag }).submitted(), {
+    name: "RestError",
+    statusCode: 412,
+  });
 
   const tooMany: Record<string, string> = {};
   for (let i = 0; i < 48; i++) tooMany[`k${i}`] = "v";
@@ -303,7 +399,9 @@ t.test("control scale sets: create with pools, out-of-band PATCH, snapshot with 
   // a resource group made through the control API takes ARM creates
   await control.putResourceGroup("empty-rg");
   await control.setConfig({ writeDurationMs: 0 });
-  const made = await vmss.createOrUpdate("empty-rg", "arm-made", { location: "eastus", sku: { name: "Standard_D2s_v3", capacity: 2 } }, fast).pollUntilDone();
+  const made = await vmss
+    .createOrUpdate("empty-rg", "arm-made", { location: "eastus", sku: { name: "Standard_D2s_v3", capacity: 2 } }, fast)
+    .pollUntilDone();
   t.equal(made.sku?.capacity, 2);
   await control.deleteScaleSet("empty-rg", "arm-made");
   await t.rejects(vmss.get("empty-rg", "arm-made"), { name: "RestError", statusCode: 404, code: "ResourceNotFound" });
@@ -337,23 +435,33 @@ t.test("control API validation", async (t) => {
     t.equal(res.status, status, `${method} ${path} ${JSON.stringify(body)} → ${status}`);
     t.type((res.body as { error?: { message?: unknown } }).error?.message, "string");
   }
-  const invalidJson = await control.request("POST", "/_sim/faults", { rawBody: "{", headers: { "content-type": "application/json" } });
+  const invalidJson = await control.request("POST", "/_sim/faults", {
+    rawBody: "{",
+    headers: { "content-type": "application/json" },
+  });
   t.equal(invalidJson.status, 400);
   t.same(await control.faults(), [], "no fault was added");
   const tags = await control.request("PUT", "/_sim/scaleSets/rg/x", { body: { capacity: 1, tags: { "a?b": "v" } } });
-  t.equal((tags.body as { error: { code: string } }).error.code, "InvalidTagNameCharacters", "Azure's limits, Azure's codes");
+  t.equal(
+    (tags.body as { error: { code: string } }).error.code,
+    "InvalidTagNameCharacters",
+    "Azure's limits, Azure's codes",
+  );
   t.equal((await control.request("GET", "/_sim/scaleSets/rg/x")).status, 404, "nothing was created");
 });
 
 t.test("close() ends promptly with keep-alive connections open and an operation in flight", async (t) => {
   const other = await startSimulator({ seed: true, writeDurationMs: 60_000 });
   const agent = new Agent({ connect: { ca: other.caPem }, keepAliveTimeout: 60_000 });
-  const res = await request(`${other.url}${ARM_VMSS.replace(sim.subscriptionId, other.subscriptionId)}/${WEB}?api-version=2026-04-01`, {
-    method: "PATCH",
-    headers: { ...AUTH, "content-type": "application/json" },
-    body: JSON.stringify({ sku: { capacity: 4 } }),
-    dispatcher: agent,
-  });
+  const res = await request(
+    `${other.url}${ARM_VMSS.replace(sim.subscriptionId, other.subscriptionId)}/${WEB}?api-version=2026-04-01`,
+    {
+      method: "PATCH",
+      headers: { ...AUTH, "content-type": "application/json" },
+      body: JSON.stringify({ sku: { capacity: 4 } }),
+      dispatcher: agent,
+    },
+  );
   t.equal(res.statusCode, 200);
   await res.body.text();
   const started = Date.now();

@@ -37,8 +37,10 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
     "Azure sent 97 on this first poll after a create, 61 on the four .NET ones; the simulator sends 61 (the README lists both)",
 };
 
-const SCALE_SET_PATH = /^\/subscriptions\/[^/]+\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/?]+)(\/(delete|manualupgrade))?$/i;
-const OPERATION_PATH = /^\/subscriptions\/[^/]+\/providers\/Microsoft\.Compute\/locations\/[^/]+\/operations\/([0-9a-f-]{36})$/i;
+const SCALE_SET_PATH =
+  /^\/subscriptions\/[^/]+\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/?]+)(\/(delete|manualupgrade))?$/i;
+const OPERATION_PATH =
+  /^\/subscriptions\/[^/]+\/providers\/Microsoft\.Compute\/locations\/[^/]+\/operations\/([0-9a-f-]{36})$/i;
 
 function header(headers: Record<string, string>, name: string): string | undefined {
   const key = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase());
@@ -57,7 +59,11 @@ function operationIdOf(url: string | undefined): string | undefined {
 
 /** `Microsoft.Compute/<Name>;<n>,…` → the names. */
 function policyNames(value: string | undefined): string[] {
-  return (value ?? "").split(",").filter((p) => p !== "").map((p) => p.split(";")[0]).sort();
+  return (value ?? "")
+    .split(",")
+    .filter((p) => p !== "")
+    .map((p) => p.split(";")[0])
+    .sort();
 }
 
 /** Recorded timestamps carry 7 fractional digits and offsets such as +08:00: keep milliseconds. */
@@ -81,7 +87,12 @@ function recordedDurations(entries: Entry[]): Map<string, number> {
   const out = new Map<string, number>();
   for (const e of entries) {
     const body = e.ResponseBody;
-    if (isObject(body) && typeof body.endTime === "string" && typeof body.startTime === "string" && typeof body.name === "string") {
+    if (
+      isObject(body) &&
+      typeof body.endTime === "string" &&
+      typeof body.startTime === "string" &&
+      typeof body.name === "string"
+    ) {
       out.set(body.name.toLowerCase(), parseTime(body.endTime) - parseTime(body.startTime));
     }
   }
@@ -127,7 +138,10 @@ async function replay(t: Test, file: string, firstWriteDuration?: number): Promi
       path = `${mine.pathname}${mine.search}${url.searchParams.get("monitor") === "true" ? "&monitor=true" : ""}`;
     }
     const body = entry.RequestBody === null || entry.RequestBody === undefined ? undefined : entry.RequestBody;
-    const res = await control.request(entry.RequestMethod, path, { headers: AUTH, ...(body !== undefined ? { body } : {}) });
+    const res = await control.request(entry.RequestMethod, path, {
+      headers: AUTH,
+      ...(body !== undefined ? { body } : {}),
+    });
     const recordedOp = operationIdOf(header(entry.ResponseHeaders, "Azure-AsyncOperation"));
     const myOp = ours(res, "azure-asyncoperation");
     if (recordedOp && myOp) operationUrls.set(recordedOp, myOp);
@@ -144,9 +158,18 @@ function compareEntry(t: Test, file: string, index: number, entry: Entry, res: R
 
   // LRO headers: present exactly where Azure sent them; Location is the status URL plus &monitor=true
   for (const name of ["Azure-AsyncOperation", "Location"]) {
-    t.equal(ours(res, name) !== undefined, header(rh, name) !== undefined, `${at}: ${name} ${header(rh, name) !== undefined ? "present" : "absent"}`);
+    t.equal(
+      ours(res, name) !== undefined,
+      header(rh, name) !== undefined,
+      `${at}: ${name} ${header(rh, name) !== undefined ? "present" : "absent"}`,
+    );
   }
-  if (header(rh, "Location") !== undefined) t.equal(ours(res, "location"), `${ours(res, "azure-asyncoperation")}&monitor=true`, `${at}: Location = status URL + &monitor=true`);
+  if (header(rh, "Location") !== undefined)
+    t.equal(
+      ours(res, "location"),
+      `${ours(res, "azure-asyncoperation")}&monitor=true`,
+      `${at}: Location = status URL + &monitor=true`,
+    );
 
   // Retry-After: the recorded value at time factor 1; never retry-after-ms
   const known = KNOWN_DIFFERENCES[`${file}[${index}] retry-after`];
@@ -161,7 +184,11 @@ function compareEntry(t: Test, file: string, index: number, entry: Entry, res: R
     t.equal("endTime" in (res.body as object), "endTime" in body, `${at}: endTime only when finished`);
   }
   if (isObject(body) && isObject(body.properties) && typeof body.properties.provisioningState === "string") {
-    t.equal((res.body as { properties?: { provisioningState?: string } }).properties?.provisioningState, body.properties.provisioningState, `${at}: provisioningState`);
+    t.equal(
+      (res.body as { properties?: { provisioningState?: string } }).properties?.provisioningState,
+      body.properties.provisioningState,
+      `${at}: provisioningState`,
+    );
   }
   if (body === null && entry.StatusCode !== 404) t.equal(res.body, undefined, `${at}: no body`);
 
@@ -173,7 +200,11 @@ function compareEntry(t: Test, file: string, index: number, entry: Entry, res: R
   t.same(myNames, recordedNames, `${at}: x-ms-ratelimit-remaining-resource policies`);
   for (const budget of ["reads", "writes", "deletes"]) {
     const name = `x-ms-ratelimit-remaining-subscription-${budget}`;
-    t.equal(ours(res, name) !== undefined, header(rh, name) !== undefined, `${at}: ${name} ${header(rh, name) !== undefined ? "present" : "absent"}`);
+    t.equal(
+      ours(res, name) !== undefined,
+      header(rh, name) !== undefined,
+      `${at}: ${name} ${header(rh, name) !== undefined ? "present" : "absent"}`,
+    );
   }
   t.equal(ours(res, "x-ms-request-charge"), header(rh, "x-ms-request-charge"), `${at}: x-ms-request-charge`);
 }
@@ -183,11 +214,19 @@ function compareEtagTiming(t: Test, file: string, replayed: Replayed[]): void {
   const withEtag = replayed.filter((r) => header(r.entry.ResponseHeaders, "ETag") !== undefined);
   t.ok(withEtag.length >= 2, `${file}: the recording has ETags to compare`);
   for (const a of withEtag) {
-    t.equal(ours(a.res, "etag"), (a.res.body as { etag?: string }).etag, `${file}[${a.index}]: body etag = ETag header`);
+    t.equal(
+      ours(a.res, "etag"),
+      (a.res.body as { etag?: string }).etag,
+      `${file}[${a.index}]: body etag = ETag header`,
+    );
     for (const b of withEtag) {
       if (b.index <= a.index) continue;
       const recordedSame = header(a.entry.ResponseHeaders, "ETag") === header(b.entry.ResponseHeaders, "ETag");
-      t.equal(ours(a.res, "etag") === ours(b.res, "etag"), recordedSame, `${file}[${a.index}] and [${b.index}]: ETag ${recordedSame ? "the same" : "different"}, as recorded`);
+      t.equal(
+        ours(a.res, "etag") === ours(b.res, "etag"),
+        recordedSame,
+        `${file}[${a.index}] and [${b.index}]: ETag ${recordedSame ? "the same" : "different"}, as recorded`,
+      );
     }
   }
 }
@@ -202,32 +241,49 @@ t.test("vmss-update: create, then a PATCH whose new model and ETag are there fro
   );
   compareEtagTiming(t, file, replayed);
   const byIndex = new Map(replayed.map((r) => [r.index, r]));
-  t.equal(ours(byIndex.get(0)!.res, "etag"), '"1"', "update[0]: the 201 carries \"1\"");
-  t.equal(ours(byIndex.get(3)!.res, "etag"), '"2"', "update[3]: \"2\" after the create completed");
+  t.equal(ours(byIndex.get(0)!.res, "etag"), '"1"', 'update[0]: the 201 carries "1"');
+  t.equal(ours(byIndex.get(3)!.res, "etag"), '"2"', 'update[3]: "2" after the create completed');
 
   // the in-flight GET (update[12]) shows the PATCH's model, as Azure's did
   const patch = load(file)[11].RequestBody;
   t.ok(contains(load(file)[12].ResponseBody, patch), "the recorded in-flight GET contains the PATCH body");
   t.ok(contains(byIndex.get(12)!.res.body, patch), "the simulator's in-flight GET contains the PATCH body");
   t.ok(contains(byIndex.get(11)!.res.body, patch), "so does the PATCH's own answer");
-  t.equal((byIndex.get(12)!.res.body as { properties: { provisioningState: string } }).properties.provisioningState, "Updating");
-  t.not(ours(byIndex.get(11)!.res, "etag"), ours(byIndex.get(3)!.res, "etag"), "the PATCH answer's ETag is already new");
+  t.equal(
+    (byIndex.get(12)!.res.body as { properties: { provisioningState: string } }).properties.provisioningState,
+    "Updating",
+  );
+  t.not(
+    ours(byIndex.get(11)!.res, "etag"),
+    ours(byIndex.get(3)!.res, "etag"),
+    "the PATCH answer's ETag is already new",
+  );
 });
 
 t.test("vmss-get: create, polls, two GETs", async (t) => {
   const file = "vmss-get-2024-11-01.json";
   const replayed = await replay(t, file);
-  t.same(replayed.map((r) => r.index), [0, 1, 2, 3, 4]);
+  t.same(
+    replayed.map((r) => r.index),
+    [0, 1, 2, 3, 4],
+  );
   compareEtagTiming(t, file, replayed);
 });
 
 t.test("vmss-delete: create, then DELETE: 202 with both LRO headers, polls, then gone", async (t) => {
   const file = "vmss-delete-2024-11-01.json";
   const replayed = await replay(t, file);
-  t.same(replayed.map((r) => r.index), [0, 1, 2, 3, 4, 5, 6, 7]);
+  t.same(
+    replayed.map((r) => r.index),
+    [0, 1, 2, 3, 4, 5, 6, 7],
+  );
   compareEtagTiming(t, file, replayed);
   const [, rg, name] = SCALE_SET_PATH.exec(new URL(load(file)[4].RequestUri, "https://x").pathname)!;
-  const gone = await control.request("GET", `/subscriptions/${sim.subscriptionId}/resourceGroups/${rg}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}?api-version=2024-11-01`, { headers: AUTH });
+  const gone = await control.request(
+    "GET",
+    `/subscriptions/${sim.subscriptionId}/resourceGroups/${rg}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}?api-version=2024-11-01`,
+    { headers: AUTH },
+  );
   t.equal(gone.status, 404, "after the Succeeded poll the scale set is gone");
 });
 

@@ -28,11 +28,20 @@ t.beforeEach(async () => {
 
 t.test("a scale-out's VMs run when the write completes and turn healthy healthProbeSeconds later", async (t) => {
   const before = await list("web-prod-v001");
-  t.same(before.map(health), ["HealthState/healthy", "HealthState/healthy", "HealthState/healthy"], "seeded VMs passed their probe long ago");
-  t.ok(before.every((vm) => vm.instanceView?.statuses?.some((s) => s.code === "PowerState/running")), "and are running");
+  t.same(
+    before.map(health),
+    ["HealthState/healthy", "HealthState/healthy", "HealthState/healthy"],
+    "seeded VMs passed their probe long ago",
+  );
+  t.ok(
+    before.every((vm) => vm.instanceView?.statuses?.some((s) => s.code === "PowerState/running")),
+    "and are running",
+  );
 
   const scaleSet = await client.virtualMachineScaleSets.get(RG, "web-prod-v001");
-  const poller = await client.virtualMachineScaleSets.beginUpdate(RG, "web-prod-v001", { sku: { ...scaleSet.sku, capacity: 4 } });
+  const poller = await client.virtualMachineScaleSets.beginUpdate(RG, "web-prod-v001", {
+    sku: { ...scaleSet.sku, capacity: 4 },
+  });
   let vms = await list("web-prod-v001");
   t.equal(vms[3].provisioningState, "Creating");
   t.equal(health(vms[3]), "HealthState/unknown", "not running yet: the probe knows nothing");
@@ -49,16 +58,28 @@ t.test("a scale-out's VMs run when the write completes and turn healthy healthPr
 });
 
 t.test("no vmHealth without a load-balancer pool, with the probe off, or without $expand", async (t) => {
-  t.ok((await list("batch-v001")).every((vm) => health(vm) === undefined), "batch-v001 is in no pool");
+  t.ok(
+    (await list("batch-v001")).every((vm) => health(vm) === undefined),
+    "batch-v001 is in no pool",
+  );
   const plain: VirtualMachineScaleSetVM[] = [];
   for await (const vm of client.virtualMachineScaleSetVMs.list(RG, "web-prod-v001")) plain.push(vm);
-  t.ok(plain.every((vm) => vm.instanceView === undefined), "the instance view only when expanded");
+  t.ok(
+    plain.every((vm) => vm.instanceView === undefined),
+    "the instance view only when expanded",
+  );
   await control.setConfig({ healthProbeSeconds: null });
-  t.ok((await list("web-prod-v001")).every((vm) => health(vm) === undefined && vm.instanceView?.statuses?.length === 2), "probe off: statuses only");
+  t.ok(
+    (await list("web-prod-v001")).every((vm) => health(vm) === undefined && vm.instanceView?.statuses?.length === 2),
+    "probe off: statuses only",
+  );
   await t.rejects(control.setConfig({ healthProbeSeconds: -1 } as never), /healthProbeSeconds/);
 });
 
 t.test("the control API's snapshot carries each VM's instance view", async (t) => {
   const snap = await control.getScaleSet(RG, "web-prod-v001");
-  t.same(snap.vms.map((vm: any) => vm.properties.instanceView.vmHealth.status.code), ["HealthState/healthy", "HealthState/healthy", "HealthState/healthy"]);
+  t.same(
+    snap.vms.map((vm: any) => vm.properties.instanceView.vmHealth.status.code),
+    ["HealthState/healthy", "HealthState/healthy", "HealthState/healthy"],
+  );
 });

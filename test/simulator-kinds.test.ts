@@ -16,11 +16,19 @@ const WRITE_MS = 30_000;
 t.beforeEach(async () => {
   clock = START;
   await control.reset();
-  await control.setConfig({ timeScale: 1, writeDurationMs: WRITE_MS, writeDurationsMs: {}, concurrentWrites: "conflict" });
+  await control.setConfig({
+    timeScale: 1,
+    writeDurationMs: WRITE_MS,
+    writeDurationsMs: {},
+    concurrentWrites: "conflict",
+  });
 });
 
 function arm(method: string, path: string, body?: unknown): Promise<RawResponse> {
-  return control.request(method, `${path}${path.includes("?") ? "&" : "?"}api-version=2026-04-01`, { headers: { authorization: "Bearer test" }, ...(body !== undefined ? { body } : {}) });
+  return control.request(method, `${path}${path.includes("?") ? "&" : "?"}api-version=2026-04-01`, {
+    headers: { authorization: "Bearer test" },
+    ...(body !== undefined ? { body } : {}),
+  });
 }
 
 function poll(res: RawResponse): Promise<RawResponse> {
@@ -40,121 +48,273 @@ async function changeProfile(name: string): Promise<RawResponse> {
   return arm("PATCH", `${ARM_VMSS}/${name}`, { properties: { virtualMachineProfile: { osProfile } } });
 }
 
-t.test("rollingUpgrades/latest: 404 before any; RollingForward with progress while the write runs; Completed after", async (t) => {
-  await control.putScaleSet(RG, "roll-v001", { capacity: 10, upgradePolicy: "Rolling" });
-  const none = await arm("GET", `${ARM_VMSS}/roll-v001/rollingUpgrades/latest`);
-  t.equal(none.status, 404);
-  t.match(none.body, { error: { code: "NotFound" } });
+t.test(
+  "rollingUpgrades/latest: 404 before any; RollingForward with progress while the write runs; Completed after",
+  async (t) => {
+    await control.putScaleSet(RG, "roll-v001", { capacity: 10, upgradePolicy: "Rolling" });
+    const none = await arm("GET", `${ARM_VMSS}/roll-v001/rollingUpgrades/latest`);
+    t.equal(none.status, 404);
+    t.match(none.body, { error: { code: "NotFound" } });
 
-  await changeProfile("roll-v001");
-  clock += (WRITE_MS * 2) / 5;
-  const midway = await arm("GET", `${ARM_VMSS}/roll-v001/rollingUpgrades/latest`);
-  t.equal(midway.status, 200);
-  t.match(midway.body, { properties: { runningStatus: { code: "RollingForward", lastAction: "Start" }, progress: { successfulInstanceCount: 4, failedInstanceCount: 0 } } });
-  clock += WRITE_MS;
-  t.match((await arm("GET", `${ARM_VMSS}/roll-v001/rollingUpgrades/latest`)).body, { properties: { runningStatus: { code: "Completed" }, progress: { successfulInstanceCount: 10 } } });
+    await changeProfile("roll-v001");
+    clock += (WRITE_MS * 2) / 5;
+    const midway = await arm("GET", `${ARM_VMSS}/roll-v001/rollingUpgrades/latest`);
+    t.equal(midway.status, 200);
+    t.match(midway.body, {
+      properties: {
+        runningStatus: { code: "RollingForward", lastAction: "Start" },
+        progress: { successfulInstanceCount: 4, failedInstanceCount: 0 },
+      },
+    });
+    clock += WRITE_MS;
+    t.match((await arm("GET", `${ARM_VMSS}/roll-v001/rollingUpgrades/latest`)).body, {
+      properties: { runningStatus: { code: "Completed" }, progress: { successfulInstanceCount: 10 } },
+    });
 
-  await control.putScaleSet(RG, "manual-v001", { capacity: 2 });
-  await changeProfile("manual-v001");
-  t.equal((await arm("GET", `${ARM_VMSS}/manual-v001/rollingUpgrades/latest`)).status, 404, "a Manual set has no rolling upgrade");
-});
+    await control.putScaleSet(RG, "manual-v001", { capacity: 2 });
+    await changeProfile("manual-v001");
+    t.equal(
+      (await arm("GET", `${ARM_VMSS}/manual-v001/rollingUpgrades/latest`)).status,
+      404,
+      "a Manual set has no rolling upgrade",
+    );
+  },
+);
 
-t.test("failRollout: Azure stops the rollout after half its batches; the write fails with the fault's error; the rest keep the old model", async (t) => {
-  await control.putScaleSet(RG, "roll-v002", { capacity: 10, upgradePolicy: "Rolling" });
-  await control.addFault({ action: "failRollout", method: "PATCH", pathContains: "roll-v002", code: "UpgradePolicyBreached", message: "too many unhealthy" } as any);
-  const accepted = await changeProfile("roll-v002");
-  t.equal(accepted.status, 200);
-  clock += WRITE_MS;
-  t.match((await poll(accepted)).body, { status: "Failed", error: { code: "UpgradePolicyBreached", message: "too many unhealthy" } });
-  const applied = (await vms("roll-v002")).filter((vm) => vm.properties.latestModelApplied).length;
-  t.equal(applied, 4, "2 of 5 batches of 2 (half, rounded down)");
-  t.match((await arm("GET", `${ARM_VMSS}/roll-v002/rollingUpgrades/latest`)).body, {
-    properties: { runningStatus: { code: "Faulted" }, progress: { successfulInstanceCount: 4, failedInstanceCount: 6 }, error: { code: "UpgradePolicyBreached", message: "too many unhealthy" } },
-  });
-  t.equal((await control.calls()).find((c) => c.method === "PATCH")?.fault, "failRollout");
-});
+t.test(
+  "failRollout: Azure stops the rollout after half its batches; the write fails with the fault's error; the rest keep the old model",
+  async (t) => {
+    await control.putScaleSet(RG, "roll-v002", { capacity: 10, upgradePolicy: "Rolling" });
+    await control.addFault({
+      action: "failRollout",
+      method: "PATCH",
+      pathContains: "roll-v002",
+      code: "UpgradePolicyBreached",
+      message: "too many unhealthy",
+    } as any);
+    const accepted = await changeProfile("roll-v002");
+    t.equal(accepted.status, 200);
+    clock += WRITE_MS;
+    t.match((await poll(accepted)).body, {
+      status: "Failed",
+      error: { code: "UpgradePolicyBreached", message: "too many unhealthy" },
+    });
+    const applied = (await vms("roll-v002")).filter((vm) => vm.properties.latestModelApplied).length;
+    t.equal(applied, 4, "2 of 5 batches of 2 (half, rounded down)");
+    t.match((await arm("GET", `${ARM_VMSS}/roll-v002/rollingUpgrades/latest`)).body, {
+      properties: {
+        runningStatus: { code: "Faulted" },
+        progress: { successfulInstanceCount: 4, failedInstanceCount: 6 },
+        error: { code: "UpgradePolicyBreached", message: "too many unhealthy" },
+      },
+    });
+    t.equal((await control.calls()).find((c) => c.method === "PATCH")?.fault, "failRollout");
+  },
+);
 
-t.test("rolloutAfterWrite: the write completes with no VM moved; the rollout moves them afterwards; failRollout faults it, not the write", async (t) => {
-  await control.putScaleSet(RG, "roll-v003", { capacity: 10, upgradePolicy: "Rolling" });
-  t.equal((await control.request("PUT", `/_sim/scaleSets/${RG}/roll-v003/kind`, { body: { rolloutAfterWrite: true } })).status, 200);
-  const accepted = await changeProfile("roll-v003");
-  clock += WRITE_MS / 2;
-  t.equal((await vms("roll-v003")).filter((vm) => vm.properties.latestModelApplied).length, 0, "nothing moves during the write");
-  clock += WRITE_MS / 2;
-  t.match((await poll(accepted)).body, { status: "Succeeded" });
-  t.match((await arm("GET", `${ARM_VMSS}/roll-v003/rollingUpgrades/latest`)).body, { properties: { runningStatus: { code: "RollingForward" }, progress: { successfulInstanceCount: 0 } } });
-  clock += (WRITE_MS * 3) / 5;
-  t.equal((await vms("roll-v003")).filter((vm) => vm.properties.latestModelApplied).length, 6, "three batches of two after three fifths");
-  clock += WRITE_MS;
-  t.match((await arm("GET", `${ARM_VMSS}/roll-v003/rollingUpgrades/latest`)).body, { properties: { runningStatus: { code: "Completed" }, progress: { successfulInstanceCount: 10 } } });
+t.test(
+  "rolloutAfterWrite: the write completes with no VM moved; the rollout moves them afterwards; failRollout faults it, not the write",
+  async (t) => {
+    await control.putScaleSet(RG, "roll-v003", { capacity: 10, upgradePolicy: "Rolling" });
+    t.equal(
+      (await control.request("PUT", `/_sim/scaleSets/${RG}/roll-v003/kind`, { body: { rolloutAfterWrite: true } }))
+        .status,
+      200,
+    );
+    const accepted = await changeProfile("roll-v003");
+    clock += WRITE_MS / 2;
+    t.equal(
+      (await vms("roll-v003")).filter((vm) => vm.properties.latestModelApplied).length,
+      0,
+      "nothing moves during the write",
+    );
+    clock += WRITE_MS / 2;
+    t.match((await poll(accepted)).body, { status: "Succeeded" });
+    t.match((await arm("GET", `${ARM_VMSS}/roll-v003/rollingUpgrades/latest`)).body, {
+      properties: { runningStatus: { code: "RollingForward" }, progress: { successfulInstanceCount: 0 } },
+    });
+    clock += (WRITE_MS * 3) / 5;
+    t.equal(
+      (await vms("roll-v003")).filter((vm) => vm.properties.latestModelApplied).length,
+      6,
+      "three batches of two after three fifths",
+    );
+    clock += WRITE_MS;
+    t.match((await arm("GET", `${ARM_VMSS}/roll-v003/rollingUpgrades/latest`)).body, {
+      properties: { runningStatus: { code: "Completed" }, progress: { successfulInstanceCount: 10 } },
+    });
 
-  await control.addFault({ action: "failRollout", method: "PATCH", pathContains: "roll-v003", code: "UpgradePolicyBreached", message: "too many unhealthy" } as any);
-  const current = (await arm("GET", `${ARM_VMSS}/roll-v003`)).body as any;
-  const osProfile = { ...current.properties.virtualMachineProfile.osProfile, customData: "dGhyZWU=" };
-  const second = await arm("PATCH", `${ARM_VMSS}/roll-v003`, { properties: { virtualMachineProfile: { osProfile } } });
-  clock += WRITE_MS;
-  t.match((await poll(second)).body, { status: "Succeeded" }, "the write itself succeeds");
-  clock += WRITE_MS;
-  t.match((await arm("GET", `${ARM_VMSS}/roll-v003/rollingUpgrades/latest`)).body, {
-    properties: { runningStatus: { code: "Faulted" }, progress: { successfulInstanceCount: 4, failedInstanceCount: 6 }, error: { code: "UpgradePolicyBreached" } },
-  });
-  t.equal((await vms("roll-v003")).filter((vm) => vm.properties.latestModelApplied).length, 4, "half the batches (rounded down), then it stopped");
-});
+    await control.addFault({
+      action: "failRollout",
+      method: "PATCH",
+      pathContains: "roll-v003",
+      code: "UpgradePolicyBreached",
+      message: "too many unhealthy",
+    } as any);
+    const current = (await arm("GET", `${ARM_VMSS}/roll-v003`)).body as any;
+    const osProfile = { ...current.properties.virtualMachineProfile.osProfile, customData: "dGhyZWU=" };
+    const second = await arm("PATCH", `${ARM_VMSS}/roll-v003`, {
+      properties: { virtualMachineProfile: { osProfile } },
+    });
+    clock += WRITE_MS;
+    t.match((await poll(second)).body, { status: "Succeeded" }, "the write itself succeeds");
+    clock += WRITE_MS;
+    t.match((await arm("GET", `${ARM_VMSS}/roll-v003/rollingUpgrades/latest`)).body, {
+      properties: {
+        runningStatus: { code: "Faulted" },
+        progress: { successfulInstanceCount: 4, failedInstanceCount: 6 },
+        error: { code: "UpgradePolicyBreached" },
+      },
+    });
+    t.equal(
+      (await vms("roll-v003")).filter((vm) => vm.properties.latestModelApplied).length,
+      4,
+      "half the batches (rounded down), then it stopped",
+    );
+  },
+);
 
-t.test("automatic repairs: the instance view's orchestration service, suspended and resumed; refused where not enabled", async (t) => {
-  const view = await arm("GET", `${ARM_VMSS}/${WEB}/instanceView`);
-  t.equal(view.status, 200);
-  t.equal((view.body as any).orchestrationServices, undefined, "repairs not enabled: no orchestration service listed");
-  const refused = await arm("POST", `${ARM_VMSS}/${WEB}/setOrchestrationServiceState`, { serviceName: "AutomaticRepairs", action: "Suspend" });
-  t.equal(refused.status, 400);
-  t.match(refused.body, { error: { code: "OperationNotAllowed" } });
+t.test(
+  "automatic repairs: the instance view's orchestration service, suspended and resumed; refused where not enabled",
+  async (t) => {
+    const view = await arm("GET", `${ARM_VMSS}/${WEB}/instanceView`);
+    t.equal(view.status, 200);
+    t.equal(
+      (view.body as any).orchestrationServices,
+      undefined,
+      "repairs not enabled: no orchestration service listed",
+    );
+    const refused = await arm("POST", `${ARM_VMSS}/${WEB}/setOrchestrationServiceState`, {
+      serviceName: "AutomaticRepairs",
+      action: "Suspend",
+    });
+    t.equal(refused.status, 400);
+    t.match(refused.body, { error: { code: "OperationNotAllowed" } });
 
-  const kind = await control.request("PUT", `/_sim/scaleSets/${RG}/${WEB}/kind`, { body: { automaticRepairs: true } });
-  t.match(kind, { status: 200, body: { automaticRepairs: "Running" } });
-  const state = async () => ((await arm("GET", `${ARM_VMSS}/${WEB}/instanceView`)).body as any).orchestrationServices;
-  t.same(await state(), [{ serviceName: "AutomaticRepairs", serviceState: "Running" }]);
-  t.equal((await arm("POST", `${ARM_VMSS}/${WEB}/setOrchestrationServiceState`, { serviceName: "AutomaticRepairs", action: "Suspend" })).status, 200);
-  t.same(await state(), [{ serviceName: "AutomaticRepairs", serviceState: "Suspended" }]);
-  t.equal((await arm("POST", `${ARM_VMSS}/${WEB}/setOrchestrationServiceState`, { serviceName: "AutomaticRepairs", action: "Resume" })).status, 200);
-  t.same(await state(), [{ serviceName: "AutomaticRepairs", serviceState: "Running" }]);
-  const bad = await arm("POST", `${ARM_VMSS}/${WEB}/setOrchestrationServiceState`, { serviceName: "AutomaticRepairs", action: "Pause" });
-  t.match(bad, { status: 400, body: { error: { code: "InvalidParameter", target: "action" } } });
-  t.match((await arm("GET", `${ARM_VMSS}/${WEB}`)).body, { properties: { automaticRepairsPolicy: { enabled: true } } }, "the model shows the policy");
-});
+    const kind = await control.request("PUT", `/_sim/scaleSets/${RG}/${WEB}/kind`, {
+      body: { automaticRepairs: true },
+    });
+    t.match(kind, { status: 200, body: { automaticRepairs: "Running" } });
+    const state = async () => ((await arm("GET", `${ARM_VMSS}/${WEB}/instanceView`)).body as any).orchestrationServices;
+    t.same(await state(), [{ serviceName: "AutomaticRepairs", serviceState: "Running" }]);
+    t.equal(
+      (
+        await arm("POST", `${ARM_VMSS}/${WEB}/setOrchestrationServiceState`, {
+          serviceName: "AutomaticRepairs",
+          action: "Suspend",
+        })
+      ).status,
+      200,
+    );
+    t.same(await state(), [{ serviceName: "AutomaticRepairs", serviceState: "Suspended" }]);
+    t.equal(
+      (
+        await arm("POST", `${ARM_VMSS}/${WEB}/setOrchestrationServiceState`, {
+          serviceName: "AutomaticRepairs",
+          action: "Resume",
+        })
+      ).status,
+      200,
+    );
+    t.same(await state(), [{ serviceName: "AutomaticRepairs", serviceState: "Running" }]);
+    const bad = await arm("POST", `${ARM_VMSS}/${WEB}/setOrchestrationServiceState`, {
+      serviceName: "AutomaticRepairs",
+      action: "Pause",
+    });
+    t.match(bad, { status: 400, body: { error: { code: "InvalidParameter", target: "action" } } });
+    t.match(
+      (await arm("GET", `${ARM_VMSS}/${WEB}`)).body,
+      { properties: { automaticRepairsPolicy: { enabled: true } } },
+      "the model shows the policy",
+    );
+  },
+);
 
 t.test("Spot evictions: deallocated, still listed and Succeeded; only Spot sets are evicted", async (t) => {
-  await control.addFault({ action: "evictSpot", method: "GET", pathContains: `${WEB}/virtualMachines`, evictions: 2 } as any);
-  t.ok((await vms(WEB)).every((vm) => vm.properties.instanceView.statuses.some((s: any) => s.code === "PowerState/running")), "not Spot: the fault is used up, nothing evicted");
+  await control.addFault({
+    action: "evictSpot",
+    method: "GET",
+    pathContains: `${WEB}/virtualMachines`,
+    evictions: 2,
+  } as any);
+  t.ok(
+    (await vms(WEB)).every((vm) =>
+      vm.properties.instanceView.statuses.some((s: any) => s.code === "PowerState/running"),
+    ),
+    "not Spot: the fault is used up, nothing evicted",
+  );
 
   await control.request("PUT", `/_sim/scaleSets/${RG}/${WEB}/kind`, { body: { spot: true } });
-  t.match((await arm("GET", `${ARM_VMSS}/${WEB}`)).body, { properties: { virtualMachineProfile: { priority: "Spot", evictionPolicy: "Deallocate" } } });
-  await control.addFault({ action: "evictSpot", method: "GET", pathContains: `${WEB}/virtualMachines`, evictions: 2 } as any);
+  t.match((await arm("GET", `${ARM_VMSS}/${WEB}`)).body, {
+    properties: { virtualMachineProfile: { priority: "Spot", evictionPolicy: "Deallocate" } },
+  });
+  await control.addFault({
+    action: "evictSpot",
+    method: "GET",
+    pathContains: `${WEB}/virtualMachines`,
+    evictions: 2,
+  } as any);
   const listed = await vms(WEB);
-  const power = listed.map((vm) => [vm.instanceId, vm.properties.provisioningState, vm.properties.instanceView.statuses.find((s: any) => s.code.startsWith("PowerState/")).code]);
-  t.same(power, [["0", "Succeeded", "PowerState/deallocated"], ["1", "Succeeded", "PowerState/deallocated"], ["2", "Succeeded", "PowerState/running"]]);
+  const power = listed.map((vm) => [
+    vm.instanceId,
+    vm.properties.provisioningState,
+    vm.properties.instanceView.statuses.find((s: any) => s.code.startsWith("PowerState/")).code,
+  ]);
+  t.same(power, [
+    ["0", "Succeeded", "PowerState/deallocated"],
+    ["1", "Succeeded", "PowerState/deallocated"],
+    ["2", "Succeeded", "PowerState/running"],
+  ]);
   const evicted = await control.request("POST", `/_sim/scaleSets/${RG}/${WEB}/evict`, { body: {} });
   t.same(evicted.body, { evicted: ["2"] });
-  t.equal(((await arm("GET", `${ARM_VMSS}/${WEB}`)).body as any).sku.capacity, 3, "Azure still counts them in the capacity");
+  t.equal(
+    ((await arm("GET", `${ARM_VMSS}/${WEB}`)).body as any).sku.capacity,
+    3,
+    "Azure still counts them in the capacity",
+  );
 
-  const bad = await control.request("POST", "/_sim/faults", { body: { action: "respond", method: "GET", pathContains: "", status: 500, code: "X", evictions: 1 } });
+  const bad = await control.request("POST", "/_sim/faults", {
+    body: { action: "respond", method: "GET", pathContains: "", status: 500, code: "X", evictions: 1 },
+  });
   t.match(bad, { status: 400, body: { error: { message: /"evictions" is only for action "evictSpot"/ } } });
 });
 
 t.test("instance protection: set through the control API, shown on the VM as Azure shows it", async (t) => {
-  const res = await control.request("PUT", `/_sim/scaleSets/${RG}/${WEB}/virtualMachines/1/protection`, { body: { protectFromScaleSetActions: true } });
+  const res = await control.request("PUT", `/_sim/scaleSets/${RG}/${WEB}/virtualMachines/1/protection`, {
+    body: { protectFromScaleSetActions: true },
+  });
   t.match(res, { status: 200, body: { instanceId: "1", protectionPolicy: { protectFromScaleSetActions: true } } });
   const one = (await arm("GET", `${ARM_VMSS}/${WEB}/virtualMachines/1`)).body as any;
   t.same(one.properties.protectionPolicy, { protectFromScaleSetActions: true });
-  t.equal(((await arm("GET", `${ARM_VMSS}/${WEB}/virtualMachines/0`)).body as any).properties.protectionPolicy, undefined);
-  t.equal((await control.request("PUT", `/_sim/scaleSets/${RG}/${WEB}/virtualMachines/9/protection`, { body: {} })).status, 404);
-  t.equal((await control.request("PUT", `/_sim/scaleSets/${RG}/${WEB}/virtualMachines/1/protection`, { body: { protectFromScaleIn: "yes" } })).status, 400);
+  t.equal(
+    ((await arm("GET", `${ARM_VMSS}/${WEB}/virtualMachines/0`)).body as any).properties.protectionPolicy,
+    undefined,
+  );
+  t.equal(
+    (await control.request("PUT", `/_sim/scaleSets/${RG}/${WEB}/virtualMachines/9/protection`, { body: {} })).status,
+    404,
+  );
+  t.equal(
+    (
+      await control.request("PUT", `/_sim/scaleSets/${RG}/${WEB}/virtualMachines/1/protection`, {
+        body: { protectFromScaleIn: "yes" },
+      })
+    ).status,
+    400,
+  );
 });
 
 t.test("the kind control route: Flexible on the model; unknown fields and values refused", async (t) => {
-  const res = await control.request("PUT", `/_sim/scaleSets/${RG}/${WEB}/kind`, { body: { orchestrationMode: "Flexible" } });
+  const res = await control.request("PUT", `/_sim/scaleSets/${RG}/${WEB}/kind`, {
+    body: { orchestrationMode: "Flexible" },
+  });
   t.match(res, { status: 200, body: { orchestrationMode: "Flexible" } });
   t.match((await arm("GET", `${ARM_VMSS}/${WEB}`)).body, { properties: { orchestrationMode: "Flexible" } });
-  t.equal((await control.request("PUT", `/_sim/scaleSets/${RG}/${WEB}/kind`, { body: { orchestrationMode: "Mixed" } })).status, 400);
+  t.equal(
+    (await control.request("PUT", `/_sim/scaleSets/${RG}/${WEB}/kind`, { body: { orchestrationMode: "Mixed" } }))
+      .status,
+    400,
+  );
   t.equal((await control.request("PUT", `/_sim/scaleSets/${RG}/${WEB}/kind`, { body: { color: "red" } })).status, 400);
   t.equal((await control.request("PUT", `/_sim/scaleSets/${RG}/nope/kind`, { body: {} })).status, 404);
 });

@@ -53,7 +53,10 @@ t.test("main.ts starts a seeded simulator from its own settings only, and stops 
   t.equal(config.throttling.enabled, true, "throttling on by default");
   const web = await control.getScaleSet("demo-rg", "web-prod-v002");
   t.equal(web.vms.length, 3);
-  t.equal(web.vmss.id, "/subscriptions/22222222-2222-4222-8222-222222222222/resourceGroups/demo-rg/providers/Microsoft.Compute/virtualMachineScaleSets/web-prod-v002");
+  t.equal(
+    web.vmss.id,
+    "/subscriptions/22222222-2222-4222-8222-222222222222/resourceGroups/demo-rg/providers/Microsoft.Compute/virtualMachineScaleSets/web-prod-v002",
+  );
   await control.close();
 
   child.kill("SIGTERM");

@@ -16,13 +16,18 @@ t.beforeEach(async () => {
 });
 
 function arm(method: string, path: string, body?: unknown): Promise<RawResponse> {
-  return control.request(method, `${path}?api-version=2026-04-01`, { headers: { authorization: "Bearer test" }, ...(body !== undefined ? { body } : {}) });
+  return control.request(method, `${path}?api-version=2026-04-01`, {
+    headers: { authorization: "Bearer test" },
+    ...(body !== undefined ? { body } : {}),
+  });
 }
 
 /** The VMs Azure lists for the set, in its order, leaving out those being deleted. */
 async function kept(name: string): Promise<string[]> {
   const snapshot = await control.getScaleSet(RG, name);
-  return snapshot.vms.filter((vm: any) => vm.properties.provisioningState !== "Deleting").map((vm: any) => String(vm.instanceId ?? vm.name));
+  return snapshot.vms
+    .filter((vm: any) => vm.properties.provisioningState !== "Deleting")
+    .map((vm: any) => String(vm.instanceId ?? vm.name));
 }
 
 async function scaleIn(name: string, capacity: number, rules?: string[]): Promise<void> {
@@ -40,7 +45,11 @@ async function unbalanced(name: string): Promise<void> {
   const model = (await arm("GET", `${VMSS}/template-v000`)).body as any;
   model.sku.capacity = 10;
   model.properties.platformFaultDomainCount = 5;
-  const created = await arm("PUT", `${VMSS}/${name}`, { location: model.location, sku: model.sku, properties: model.properties });
+  const created = await arm("PUT", `${VMSS}/${name}`, {
+    location: model.location,
+    sku: model.sku,
+    properties: model.properties,
+  });
   if (created.status !== 201) throw new Error(`PUT ${name}: ${created.status} ${JSON.stringify(created.body)}`);
   const vmList = async () => ((await arm("GET", `${VMSS}/${name}/virtualMachines`)).body as any).value;
   for (let i = 0; i < 100 && (await vmList()).some((vm: any) => vm.properties.provisioningState !== "Succeeded"); i++);
@@ -53,7 +62,11 @@ t.test("Default balances across fault domains, then removes the highest instance
   await unbalanced("fd-v001");
   t.same(await kept("fd-v001"), ["0", "1", "2", "3", "5", "6", "7", "8", "9"]);
   await scaleIn("fd-v001", 7);
-  t.same(await kept("fd-v001"), ["0", "1", "2", "3", "5", "6", "9"], "8 and 7 go (fullest domains), 9 stays alone in its domain");
+  t.same(
+    await kept("fd-v001"),
+    ["0", "1", "2", "3", "5", "6", "9"],
+    "8 and 7 go (fullest domains), 9 stays alone in its domain",
+  );
 });
 
 t.test("NewestVM removes the most recently created VMs; OldestVM the oldest", async (t) => {
@@ -67,19 +80,24 @@ t.test("NewestVM removes the most recently created VMs; OldestVM the oldest", as
 
 t.test("a VM protected from scale-in is never chosen: the next one goes instead", async (t) => {
   await control.putScaleSet(RG, "prot-v001", { capacity: 4 });
-  const res = await control.request("PUT", `/_sim/scaleSets/${RG}/prot-v001/virtualMachines/3/protection`, { body: { protectFromScaleIn: true } });
+  const res = await control.request("PUT", `/_sim/scaleSets/${RG}/prot-v001/virtualMachines/3/protection`, {
+    body: { protectFromScaleIn: true },
+  });
   t.equal(res.status, 200);
   await scaleIn("prot-v001", 2);
   t.same(await kept("prot-v001"), ["0", "3"], "3 is protected: 2 and 1 go");
 });
 
-t.test("Flexible: OldestVM removes the VMs made first, Default the newest (the highest instance id stands for the newest)", async (t) => {
-  await control.putScaleSet(RG, "flex-v001", { capacity: 4, orchestrationMode: "Flexible" });
-  const made = await kept("flex-v001");
-  await scaleIn("flex-v001", 2, ["OldestVM"]);
-  t.same(await kept("flex-v001"), made.slice(2), "the first two made are gone");
-  await control.putScaleSet(RG, "flex-v002", { capacity: 4, orchestrationMode: "Flexible" });
-  const made2 = await kept("flex-v002");
-  await scaleIn("flex-v002", 3);
-  t.same(await kept("flex-v002"), made2.slice(0, 3));
-});
+t.test(
+  "Flexible: OldestVM removes the VMs made first, Default the newest (the highest instance id stands for the newest)",
+  async (t) => {
+    await control.putScaleSet(RG, "flex-v001", { capacity: 4, orchestrationMode: "Flexible" });
+    const made = await kept("flex-v001");
+    await scaleIn("flex-v001", 2, ["OldestVM"]);
+    t.same(await kept("flex-v001"), made.slice(2), "the first two made are gone");
+    await control.putScaleSet(RG, "flex-v002", { capacity: 4, orchestrationMode: "Flexible" });
+    const made2 = await kept("flex-v002");
+    await scaleIn("flex-v002", 3);
+    t.same(await kept("flex-v002"), made2.slice(0, 3));
+  },
+);

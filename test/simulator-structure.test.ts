@@ -32,7 +32,8 @@ t.test("src/simulator has no import cycles", async (t) => {
     state.set(file, "visiting");
     stack.push(file);
     for (const dep of graph.get(file) ?? []) {
-      if (state.get(dep) === "visiting") cycles.push([...stack.slice(stack.indexOf(dep)), dep].map((f) => relative(SIM, f)).join(" → "));
+      if (state.get(dep) === "visiting")
+        cycles.push([...stack.slice(stack.indexOf(dep)), dep].map((f) => relative(SIM, f)).join(" → "));
       else if (!state.has(dep)) visit(dep);
     }
     stack.pop();

@@ -5,8 +5,22 @@ import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { SimulatorControl, type RawResponse } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { AZURE_POLICIES, bucketName, parseThrottlingUpdate, ThrottlingConfigError } from "../src/simulator/throttling.ts";
-import { fullBucket, levelAt, msUntilToken, remainingOf, retryAfterSeconds, take, type Bucket, type BucketLimit } from "../src/simulator/token-bucket.ts";
+import {
+  AZURE_POLICIES,
+  bucketName,
+  parseThrottlingUpdate,
+  ThrottlingConfigError,
+} from "../src/simulator/throttling.ts";
+import {
+  fullBucket,
+  levelAt,
+  msUntilToken,
+  remainingOf,
+  retryAfterSeconds,
+  take,
+  type Bucket,
+  type BucketLimit,
+} from "../src/simulator/token-bucket.ts";
 
 const START = Date.parse("2026-03-01T12:00:00.000Z");
 let clock = START;
@@ -14,7 +28,9 @@ const sim = await startSimulator({ port: 0, seed: true, writeDurationMs: 0, time
 t.teardown(() => sim.close());
 const control = new SimulatorControl(sim);
 t.teardown(() => control.close());
-const client = createComputeClient(simulatorDemoAccount({ url: sim.url, caPem: sim.caPem, subscriptionId: sim.subscriptionId }));
+const client = createComputeClient(
+  simulatorDemoAccount({ url: sim.url, caPem: sim.caPem, subscriptionId: sim.subscriptionId }),
+);
 const vmss = client.virtualMachineScaleSets;
 const fast = { updateIntervalInMs: 10 };
 
@@ -39,7 +55,10 @@ t.beforeEach(async () => {
 });
 
 function raw(method: string, path: string, body?: unknown): Promise<RawResponse> {
-  return control.request(method, `${path}${path.includes("?") ? "&" : "?"}api-version=2026-04-01`, { headers: AUTH, ...(body !== undefined ? { body } : {}) });
+  return control.request(method, `${path}${path.includes("?") ? "&" : "?"}api-version=2026-04-01`, {
+    headers: AUTH,
+    ...(body !== undefined ? { body } : {}),
+  });
 }
 
 /** `Name;count,Name;count` → { Name: count } */
@@ -56,7 +75,12 @@ function parseRemaining(value: unknown): Record<string, number> {
 }
 
 function restError(err: unknown) {
-  return err as { name?: string; statusCode?: number; code?: string; response?: { headers: { get(name: string): string | undefined } } };
+  return err as {
+    name?: string;
+    statusCode?: number;
+    code?: string;
+    response?: { headers: { get(name: string): string | undefined } };
+  };
 }
 
 // ---- the pure bucket math ----
@@ -94,7 +118,11 @@ t.test("bucket math: take is all-or-nothing and a refused request takes no token
   buckets = r.buckets;
   for (let i = 0; i < 5; i++) {
     r = take(buckets, limits, 0);
-    t.same([r.allowed, r.remaining, r.empty, r.retryAfterMs], [false, [0, 8], [0], 1000], "refused: nothing taken from either bucket");
+    t.same(
+      [r.allowed, r.remaining, r.empty, r.retryAfterMs],
+      [false, [0, 8], [0], 1000],
+      "refused: nothing taken from either bucket",
+    );
     buckets = r.buckets;
   }
   r = take(buckets, limits, 999);
@@ -104,31 +132,41 @@ t.test("bucket math: take is all-or-nothing and a refused request takes no token
   t.same([r.allowed, r.remaining], [true, [0, 9]], "one token after 1 s: five refused requests made no debt");
 
   // both empty: the longest wait
-  const both = take([{ tokens: 0, at: 0 }, { tokens: 0.5, at: 0 }], [resource, { burst: 10, refillPerMinute: 1 }], 0);
+  const both = take(
+    [
+      { tokens: 0, at: 0 },
+      { tokens: 0.5, at: 0 },
+    ],
+    [resource, { burst: 10, refillPerMinute: 1 }],
+    0,
+  );
   t.same([both.allowed, both.empty, both.retryAfterMs], [false, [0, 1], 30_000]);
   t.throws(() => take([fullBucket(resource, 0)], [], 0), RangeError);
 });
 
-t.test("bucket math: Azure's worked example (burst 12, refill 4/min, requests per minute 0, 8, 0, 13, 5, 0)", async (t) => {
-  // compute-throttling-limits: throttled 0, 0, 0, 1, 1, 0; tokens at the end of each minute 12, 4, 8, 0, 0, 4
-  const limit: BucketLimit = { burst: 12, refillPerMinute: 4 };
-  let bucket = fullBucket(limit, 0);
-  const throttled: number[] = [];
-  const endTokens: number[] = [];
-  [0, 8, 0, 13, 5, 0].forEach((requests, minute) => {
-    const now = minute * 60_000;
-    let refused = 0;
-    for (let i = 0; i < requests; i++) {
-      const r = take([bucket], [limit], now);
-      bucket = r.buckets[0];
-      if (!r.allowed) refused++;
-    }
-    throttled.push(refused);
-    endTokens.push(remainingOf(levelAt(bucket, limit, now)));
-  });
-  t.same(throttled, [0, 0, 0, 1, 1, 0]);
-  t.same(endTokens, [12, 4, 8, 0, 0, 4]);
-});
+t.test(
+  "bucket math: Azure's worked example (burst 12, refill 4/min, requests per minute 0, 8, 0, 13, 5, 0)",
+  async (t) => {
+    // compute-throttling-limits: throttled 0, 0, 0, 1, 1, 0; tokens at the end of each minute 12, 4, 8, 0, 0, 4
+    const limit: BucketLimit = { burst: 12, refillPerMinute: 4 };
+    let bucket = fullBucket(limit, 0);
+    const throttled: number[] = [];
+    const endTokens: number[] = [];
+    [0, 8, 0, 13, 5, 0].forEach((requests, minute) => {
+      const now = minute * 60_000;
+      let refused = 0;
+      for (let i = 0; i < requests; i++) {
+        const r = take([bucket], [limit], now);
+        bucket = r.buckets[0];
+        if (!r.allowed) refused++;
+      }
+      throttled.push(refused);
+      endTokens.push(remainingOf(levelAt(bucket, limit, now)));
+    });
+    t.same(throttled, [0, 0, 0, 1, 1, 0]);
+    t.same(endTokens, [12, 4, 8, 0, 0, 4]);
+  },
+);
 
 t.test("config parsing: figures, scale and policies are validated", async (t) => {
   t.same(parseThrottlingUpdate({ enabled: true }), { enabled: true });
@@ -168,9 +206,17 @@ t.test("on by default with Azure's figures and ARM's read budget; throttling: fa
   const freshControl = new SimulatorControl(fresh);
   t.teardown(() => freshControl.close());
   t.same((await freshControl.getConfig()).throttling, { enabled: true, scale: 1, policies: {} });
-  const got = await freshControl.request("GET", `/subscriptions/${fresh.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Compute/virtualMachineScaleSets/${WEB}${Q}`, { headers: AUTH });
+  const got = await freshControl.request(
+    "GET",
+    `/subscriptions/${fresh.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Compute/virtualMachineScaleSets/${WEB}${Q}`,
+    { headers: AUTH },
+  );
   t.equal(got.status, 200);
-  t.equal(got.headers["x-ms-ratelimit-remaining-resource"], `${LOW_SUB};2399,${LOW_RES};35`, "as recorded (update[3]): subscription bucket first");
+  t.equal(
+    got.headers["x-ms-ratelimit-remaining-resource"],
+    `${LOW_SUB};2399,${LOW_RES};35`,
+    "as recorded (update[3]): subscription bucket first",
+  );
   t.equal(got.headers["x-ms-ratelimit-remaining-subscription-reads"], "11999");
 
   const off = await startSimulator({ port: 0, seed: true, writeDurationMs: 0, throttling: false });
@@ -179,7 +225,11 @@ t.test("on by default with Azure's figures and ARM's read budget; throttling: fa
   t.teardown(() => offControl.close());
   t.equal((await offControl.throttling()).enabled, false);
   for (let i = 0; i < 50; i++) {
-    const res = await offControl.request("GET", `/subscriptions/${off.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Compute/virtualMachineScaleSets/${WEB}${Q}`, { headers: AUTH });
+    const res = await offControl.request(
+      "GET",
+      `/subscriptions/${off.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Compute/virtualMachineScaleSets/${WEB}${Q}`,
+      { headers: AUTH },
+    );
     t.equal(res.status, 200);
     t.equal(res.headers["x-ms-ratelimit-remaining-resource"], undefined);
   }
@@ -193,12 +243,20 @@ t.test("GETs: the 37th in a burst on one scale set gets 429, another scale set i
   for (let i = 1; i <= 36; i++) {
     const res = await raw("GET", `${ARM_VMSS}/${WEB}`);
     t.equal(res.status, 200);
-    t.same(parseRemaining(res.headers["x-ms-ratelimit-remaining-resource"]), { [LOW_RES]: 36 - i, [LOW_SUB]: 2400 - i }, `GET ${i}: both counts go down`);
+    t.same(
+      parseRemaining(res.headers["x-ms-ratelimit-remaining-resource"]),
+      { [LOW_RES]: 36 - i, [LOW_SUB]: 2400 - i },
+      `GET ${i}: both counts go down`,
+    );
   }
   const refused = await raw("GET", `${ARM_VMSS}/${WEB}`);
   t.equal(refused.status, 429);
   t.equal(refused.headers["retry-after"], "5", "12 per minute: the next token in 5 s");
-  t.same(parseRemaining(refused.headers["x-ms-ratelimit-remaining-resource"]), { [LOW_RES]: 0, [LOW_SUB]: 2364 }, "the 429 took no token");
+  t.same(
+    parseRemaining(refused.headers["x-ms-ratelimit-remaining-resource"]),
+    { [LOW_RES]: 0, [LOW_SUB]: 2364 },
+    "the 429 took no token",
+  );
   t.match(refused.body, {
     error: {
       code: "OperationNotAllowed",
@@ -208,10 +266,20 @@ t.test("GETs: the 37th in a burst on one scale set gets 429, another scale set i
     },
   });
   const detail = JSON.parse((refused.body as { error: { details: { message: string }[] } }).error.details[0].message);
-  t.same(detail, { operationGroup: LOW_RES, startTime: new Date(START).toISOString(), endTime: new Date(START + 5000).toISOString(), allowedRequestCount: 36 });
+  t.same(detail, {
+    operationGroup: LOW_RES,
+    startTime: new Date(START).toISOString(),
+    endTime: new Date(START + 5000).toISOString(),
+    allowedRequestCount: 36,
+  });
 
   // the SDK: a RestError with statusCode 429 and the headers readable from err.response.headers
-  const err = restError(await vmss.get(RG, WEB).then(() => undefined, (e: unknown) => e));
+  const err = restError(
+    await vmss.get(RG, WEB).then(
+      () => undefined,
+      (e: unknown) => e,
+    ),
+  );
   t.equal(err.name, "RestError");
   t.equal(err.statusCode, 429);
   t.equal(err.code, "OperationNotAllowed");
@@ -231,9 +299,20 @@ t.test("GETs: the 37th in a burst on one scale set gets 429, another scale set i
   // GET /_sim/throttling: the levels
   const snapshot = await control.throttling();
   t.equal(snapshot.enabled, true);
-  t.same(snapshot.policies.GetVMScaleSet, { resource: { burst: 36, refillPerMinute: 12 }, subscription: { burst: 2400, refillPerMinute: 800 } });
+  t.same(snapshot.policies.GetVMScaleSet, {
+    resource: { burst: 36, refillPerMinute: 12 },
+    subscription: { burst: 2400, refillPerMinute: 800 },
+  });
   const web = snapshot.buckets.find((b) => b.name === LOW_RES && b.resource === `${RG}/${WEB}`);
-  t.match(web, { policy: "GetVMScaleSet", scope: "resource", subscriptionId: SUB, burst: 36, remaining: 0, tokens: 0, msUntilToken: 5000 });
+  t.match(web, {
+    policy: "GetVMScaleSet",
+    scope: "resource",
+    subscriptionId: SUB,
+    burst: 36,
+    remaining: 0,
+    tokens: 0,
+    msUntilToken: 5000,
+  });
   const sub = snapshot.buckets.find((b) => b.name === LOW_SUB);
   t.match(sub, { scope: "subscription", resource: null, remaining: 2362 });
 });
@@ -250,61 +329,88 @@ t.test("refill on the simulator's clock: Retry-After is when the next token is t
   t.equal((await vmss.get(RG, WEB)).name, WEB, "a token after 5 s");
   await t.rejects(vmss.get(RG, WEB), { name: "RestError", statusCode: 429 }, "and only one");
   clock += 60_000;
-  for (let i = 0; i < 12; i++) t.equal((await raw("GET", `${ARM_VMSS}/${WEB}`)).status, 200, `a minute later: 12 tokens (${i + 1})`);
+  for (let i = 0; i < 12; i++)
+    t.equal((await raw("GET", `${ARM_VMSS}/${WEB}`)).status, 200, `a minute later: 12 tokens (${i + 1})`);
   t.equal((await raw("GET", `${ARM_VMSS}/${WEB}`)).status, 429);
   clock += 3_600_000;
   const full = await raw("GET", `${ARM_VMSS}/${WEB}`);
-  t.equal(parseRemaining(full.headers["x-ms-ratelimit-remaining-resource"])[LOW_RES], 35, "an hour later: full (36), capped, minus this one");
+  t.equal(
+    parseRemaining(full.headers["x-ms-ratelimit-remaining-resource"])[LOW_RES],
+    35,
+    "an hour later: full (36), capped, minus this one",
+  );
 });
 
-t.test("writes: the 13th update of a scale set gets 429; PUT and PATCH share the bucket, instance actions the subscription's", async (t) => {
-  await control.setThrottling({ enabled: true });
-  const etag = (await vmss.get(RG, WEB)).etag;
-  const writes: [string, string, unknown][] = [
-    ["PATCH", `${ARM_VMSS}/${WEB}`, { tags: { n: "1" } }],
-    ["PUT", `${ARM_VMSS}/${WEB}`, { location: "eastus", sku: { name: "Standard_D2s_v3", capacity: 3 } }],
-  ];
-  for (let i = 1; i <= 11; i++) {
-    const [method, path, body] = writes[(i - 1) % writes.length];
-    const res = await raw(method, path, body);
-    t.ok(res.status === 200 || res.status === 202, `${method} ${i} accepted (${res.status})`);
-    t.same(parseRemaining(res.headers["x-ms-ratelimit-remaining-resource"]), { [UPD_RES]: 12 - i, [UPD_SUB]: 1500 - i }, `write ${i}`);
-  }
-  // the 12th through the SDK: accepted; its LRO polls and final GET are charged to other policies
-  await vmss.update(RG, WEB, { tags: { n: "12" } }, fast).pollUntilDone();
-  const before = await vmss.get(RG, WEB);
-  t.not(before.etag, etag);
+t.test(
+  "writes: the 13th update of a scale set gets 429; PUT and PATCH share the bucket, instance actions the subscription's",
+  async (t) => {
+    await control.setThrottling({ enabled: true });
+    const etag = (await vmss.get(RG, WEB)).etag;
+    const writes: [string, string, unknown][] = [
+      ["PATCH", `${ARM_VMSS}/${WEB}`, { tags: { n: "1" } }],
+      ["PUT", `${ARM_VMSS}/${WEB}`, { location: "eastus", sku: { name: "Standard_D2s_v3", capacity: 3 } }],
+    ];
+    for (let i = 1; i <= 11; i++) {
+      const [method, path, body] = writes[(i - 1) % writes.length];
+      const res = await raw(method, path, body);
+      t.ok(res.status === 200 || res.status === 202, `${method} ${i} accepted (${res.status})`);
+      t.same(
+        parseRemaining(res.headers["x-ms-ratelimit-remaining-resource"]),
+        { [UPD_RES]: 12 - i, [UPD_SUB]: 1500 - i },
+        `write ${i}`,
+      );
+    }
+    // the 12th through the SDK: accepted; its LRO polls and final GET are charged to other policies
+    await vmss.update(RG, WEB, { tags: { n: "12" } }, fast).pollUntilDone();
+    const before = await vmss.get(RG, WEB);
+    t.not(before.etag, etag);
 
-  const err = restError(await vmss.update(RG, WEB, { tags: { n: "13" } }, fast).pollUntilDone().then(() => undefined, (e: unknown) => e));
-  t.equal(err.statusCode, 429, "the 13th write is refused");
-  t.equal(err.code, "OperationNotAllowed");
-  t.equal(err.response?.headers.get("retry-after"), "15", "4 per minute: a token every 15 s");
-  t.equal(err.response?.headers.get("x-ms-ratelimit-remaining-resource"), `${UPD_SUB};1488,${UPD_RES};0`);
-  const after = await vmss.get(RG, WEB);
-  t.equal(after.etag, before.etag, "a refused write is not applied");
-  t.same(after.tags, { n: "12" });
-  // py[39], py[48]: manualupgrade and delete report only the subscription bucket of VMScaleSetActions
-  const upgrade = await raw("POST", `${ARM_VMSS}/${WEB}/manualupgrade`, { instanceIds: ["0"] });
-  t.equal(upgrade.status, 202, "manualupgrade is not held by the scale set's bucket");
-  t.same(parseRemaining(upgrade.headers["x-ms-ratelimit-remaining-resource"]), { [UPD_SUB]: 1487 });
+    const err = restError(
+      await vmss
+        .update(RG, WEB, { tags: { n: "13" } }, fast)
+        .pollUntilDone()
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+    );
+    t.equal(err.statusCode, 429, "the 13th write is refused");
+    t.equal(err.code, "OperationNotAllowed");
+    t.equal(err.response?.headers.get("retry-after"), "15", "4 per minute: a token every 15 s");
+    t.equal(err.response?.headers.get("x-ms-ratelimit-remaining-resource"), `${UPD_SUB};1488,${UPD_RES};0`);
+    const after = await vmss.get(RG, WEB);
+    t.equal(after.etag, before.etag, "a refused write is not applied");
+    t.same(after.tags, { n: "12" });
+    // py[39], py[48]: manualupgrade and delete report only the subscription bucket of VMScaleSetActions
+    const upgrade = await raw("POST", `${ARM_VMSS}/${WEB}/manualupgrade`, { instanceIds: ["0"] });
+    t.equal(upgrade.status, 202, "manualupgrade is not held by the scale set's bucket");
+    t.same(parseRemaining(upgrade.headers["x-ms-ratelimit-remaining-resource"]), { [UPD_SUB]: 1487 });
 
-  // other scale sets can still be written; a GET is another policy
-  await vmss.update(RG, WEB2, { tags: { other: "yes" } }, fast).pollUntilDone();
-  t.equal((await raw("GET", `${ARM_VMSS}/${WEB}`)).status, 200);
+    // other scale sets can still be written; a GET is another policy
+    await vmss.update(RG, WEB2, { tags: { other: "yes" } }, fast).pollUntilDone();
+    t.equal((await raw("GET", `${ARM_VMSS}/${WEB}`)).status, 200);
 
-  clock += 15_000;
-  await vmss.update(RG, WEB, { tags: { n: "after-15s" } }, fast).pollUntilDone();
-  t.same((await vmss.get(RG, WEB)).tags, { n: "after-15s" }, "one write 15 s later");
-  t.equal((await raw("PATCH", `${ARM_VMSS}/${WEB}`, { tags: {} })).status, 429);
-});
+    clock += 15_000;
+    await vmss.update(RG, WEB, { tags: { n: "after-15s" } }, fast).pollUntilDone();
+    t.same((await vmss.get(RG, WEB)).tags, { n: "after-15s" }, "one write 15 s later");
+    t.equal((await raw("PATCH", `${ARM_VMSS}/${WEB}`, { tags: {} })).status, 429);
+  },
+);
 
 t.test("every request that reaches the throttling step is charged, whatever the route then answers", async (t) => {
   await control.setThrottling({ enabled: true, policies: { VMScaleSetActions: { resource: { burst: 2 } } } });
   const stale = await raw("PATCH", `${ARM_VMSS}/${WEB}`, { tags: { a: "b" } });
   t.equal(stale.status, 200);
-  const precondition = await control.request("PATCH", `${ARM_VMSS}/${WEB}${Q}`, { headers: { ...AUTH, "if-match": '"999"' }, body: { tags: {} } });
+  const precondition = await control.request("PATCH", `${ARM_VMSS}/${WEB}${Q}`, {
+    headers: { ...AUTH, "if-match": '"999"' },
+    body: { tags: {} },
+  });
   t.equal(precondition.status, 412, "412 …");
-  t.same(parseRemaining(precondition.headers["x-ms-ratelimit-remaining-resource"]), { [UPD_RES]: 0, [UPD_SUB]: 1498 }, "… still took a token and says so");
+  t.same(
+    parseRemaining(precondition.headers["x-ms-ratelimit-remaining-resource"]),
+    { [UPD_RES]: 0, [UPD_SUB]: 1498 },
+    "… still took a token and says so",
+  );
   t.equal((await raw("PATCH", `${ARM_VMSS}/${WEB}`, { tags: {} })).status, 429);
 
   const missing = await raw("GET", `${ARM_VMSS}/no-such-set`);
@@ -318,21 +424,36 @@ t.test("every request that reaches the throttling step is charged, whatever the 
   t.equal(unknown.status, 501, "not simulated");
   t.equal(unknown.headers["x-ms-ratelimit-remaining-resource"], undefined);
   const snapshot = await control.throttling();
-  t.equal(snapshot.buckets.find((b) => b.name === LOW_RES && b.resource === `${RG}/${WEB}`), undefined, "web-prod-v001's GET bucket untouched");
+  t.equal(
+    snapshot.buckets.find((b) => b.name === LOW_RES && b.resource === `${RG}/${WEB}`),
+    undefined,
+    "web-prod-v001's GET bucket untouched",
+  );
 });
 
 t.test("the subscription bucket binds across scale sets", async (t) => {
   await control.setThrottling({ enabled: true, policies: { GetVMScaleSet: { subscription: { burst: 40 } } } });
   for (let i = 0; i < 36; i++) t.equal((await raw("GET", `${ARM_VMSS}/${WEB}`)).status, 200);
-  for (let i = 0; i < 4; i++) t.equal((await raw("GET", `${ARM_VMSS}/${WEB2}`)).status, 200, `web-prod-v002 GET ${i + 1}`);
+  for (let i = 0; i < 4; i++)
+    t.equal((await raw("GET", `${ARM_VMSS}/${WEB2}`)).status, 200, `web-prod-v002 GET ${i + 1}`);
   const refused = await raw("GET", `${ARM_VMSS}/${WEB2}`);
   t.equal(refused.status, 429, "web-prod-v002 still has 32 tokens, but the subscription has none");
   t.same(parseRemaining(refused.headers["x-ms-ratelimit-remaining-resource"]), { [LOW_RES]: 32, [LOW_SUB]: 0 });
-  t.match(refused.body, { error: { code: "OperationNotAllowed", details: [{ code: "TooManyRequests", target: LOW_SUB }] } });
+  t.match(refused.body, {
+    error: { code: "OperationNotAllowed", details: [{ code: "TooManyRequests", target: LOW_SUB }] },
+  });
   t.equal(refused.headers["retry-after"], "1", "800 per minute: 75 ms, rounded up to 1 s");
-  await t.rejects(vmss.get(RG, "batch-v001"), { name: "RestError", statusCode: 429 }, "every scale set in the subscription");
+  await t.rejects(
+    vmss.get(RG, "batch-v001"),
+    { name: "RestError", statusCode: 429 },
+    "every scale set in the subscription",
+  );
   const webRefused = await raw("GET", `${ARM_VMSS}/${WEB}`);
-  t.match(webRefused.body, { error: { details: [{ target: LOW_SUB }, { target: LOW_RES }] } }, "both empty: both named");
+  t.match(
+    webRefused.body,
+    { error: { details: [{ target: LOW_SUB }, { target: LOW_RES }] } },
+    "both empty: both named",
+  );
   t.equal(webRefused.headers["retry-after"], "5", "the longest wait");
   clock += 75;
   t.equal((await raw("GET", `${ARM_VMSS}/${WEB2}`)).status, 200, "75 ms later the subscription has a token");
@@ -340,14 +461,24 @@ t.test("the subscription bucket binds across scale sets", async (t) => {
 
 t.test("other policies: creates, VM lists and gets, scale-set lists, operation polls", async (t) => {
   await control.setThrottling({ enabled: true });
-  const create = await raw("PUT", `${ARM_VMSS}/new-v001`, { location: "eastus", sku: { name: "Standard_D2s_v3", capacity: 1 } });
+  const create = await raw("PUT", `${ARM_VMSS}/new-v001`, {
+    location: "eastus",
+    sku: { name: "Standard_D2s_v3", capacity: 1 },
+  });
   t.equal(create.status, 201);
   t.same(parseRemaining(create.headers["x-ms-ratelimit-remaining-resource"]), {
     "Microsoft.Compute/CreateVMScaleSetResource": 11,
     "Microsoft.Compute/CreateVMScaleSetSubscriptionMaximum": 374,
   });
-  const replace = await raw("PUT", `${ARM_VMSS}/new-v001`, { location: "eastus", sku: { name: "Standard_D2s_v3", capacity: 2 } });
-  t.same(parseRemaining(replace.headers["x-ms-ratelimit-remaining-resource"]), { [UPD_RES]: 11, [UPD_SUB]: 1499 }, "a PUT on an existing scale set is an update");
+  const replace = await raw("PUT", `${ARM_VMSS}/new-v001`, {
+    location: "eastus",
+    sku: { name: "Standard_D2s_v3", capacity: 2 },
+  });
+  t.same(
+    parseRemaining(replace.headers["x-ms-ratelimit-remaining-resource"]),
+    { [UPD_RES]: 11, [UPD_SUB]: 1499 },
+    "a PUT on an existing scale set is an update",
+  );
 
   const vms = await raw("GET", `${ARM_VMSS}/${WEB}/virtualMachines`);
   t.same(parseRemaining(vms.headers["x-ms-ratelimit-remaining-resource"]), {
@@ -360,9 +491,15 @@ t.test("other policies: creates, VM lists and gets, scale-set lists, operation p
     "Microsoft.Compute/GetVMScaleSetVMSubscriptionMaximum": 5999,
   });
   const list = await raw("GET", ARM_VMSS);
-  t.same(parseRemaining(list.headers["x-ms-ratelimit-remaining-resource"]), { "Microsoft.Compute/HighCostGetVMScaleSetSubscriptionMaximum": 1078 }, "lists: subscription only");
+  t.same(
+    parseRemaining(list.headers["x-ms-ratelimit-remaining-resource"]),
+    { "Microsoft.Compute/HighCostGetVMScaleSetSubscriptionMaximum": 1078 },
+    "lists: subscription only",
+  );
   const listAll = await raw("GET", `/subscriptions/${SUB}/providers/Microsoft.Compute/virtualMachineScaleSets`);
-  t.same(parseRemaining(listAll.headers["x-ms-ratelimit-remaining-resource"]), { "Microsoft.Compute/HighCostGetVMScaleSetSubscriptionMaximum": 1077 });
+  t.same(parseRemaining(listAll.headers["x-ms-ratelimit-remaining-resource"]), {
+    "Microsoft.Compute/HighCostGetVMScaleSetSubscriptionMaximum": 1077,
+  });
 
   const patch = await raw("PATCH", `${ARM_VMSS}/${WEB}`, { tags: { a: "b" } });
   const statusUrl = new URL(String(patch.headers["azure-asyncoperation"]));
@@ -380,7 +517,12 @@ t.test("other policies: creates, VM lists and gets, scale-set lists, operation p
   for await (const v of client.virtualMachineScaleSetVMs.list(RG, WEB)) ids.push(v.instanceId ?? "?");
   t.same(ids, ["0", "1", "2"]);
   const snapshot = await control.throttling();
-  t.match(snapshot.buckets.find((b) => b.name === "Microsoft.Compute/HighCostGetVMScaleSetResource" && b.resource === `${RG}/${WEB}`), { remaining: 26 });
+  t.match(
+    snapshot.buckets.find(
+      (b) => b.name === "Microsoft.Compute/HighCostGetVMScaleSetResource" && b.resource === `${RG}/${WEB}`,
+    ),
+    { remaining: 26 },
+  );
   await control.setConfig({ vmPageSize: 50 });
 });
 
@@ -406,10 +548,16 @@ t.test("scale on the real clock: a test refills in milliseconds", async (t) => {
   t.teardown(() => real.close());
   const realControl = new SimulatorControl(real);
   t.teardown(() => realControl.close());
-  const realClient = createComputeClient(simulatorDemoAccount({ url: real.url, caPem: real.caPem, subscriptionId: real.subscriptionId }));
+  const realClient = createComputeClient(
+    simulatorDemoAccount({ url: real.url, caPem: real.caPem, subscriptionId: real.subscriptionId }),
+  );
   await realControl.setThrottling({ enabled: true });
-  for (let i = 0; i < 12; i++) await realClient.virtualMachineScaleSets.update(RG, WEB, { tags: { i: String(i) } }, fast).pollUntilDone();
-  await t.rejects(realClient.virtualMachineScaleSets.update(RG, WEB, { tags: {} }, fast).pollUntilDone(), { name: "RestError", statusCode: 429 });
+  for (let i = 0; i < 12; i++)
+    await realClient.virtualMachineScaleSets.update(RG, WEB, { tags: { i: String(i) } }, fast).pollUntilDone();
+  await t.rejects(realClient.virtualMachineScaleSets.update(RG, WEB, { tags: {} }, fast).pollUntilDone(), {
+    name: "RestError",
+    statusCode: 429,
+  });
   await realControl.setThrottling({ scale: 6000 }); // 4/min → 400 per second: a token every 2.5 ms
   await new Promise((resolve) => setTimeout(resolve, 50));
   await realClient.virtualMachineScaleSets.update(RG, WEB, { tags: { refilled: "yes" } }, fast).pollUntilDone();
@@ -433,9 +581,18 @@ t.test("control API: config validation, reset refills the buckets and keeps the 
   }
   t.same(await control.getConfig(), initial, "refused PUTs changed nothing");
 
-  const config = await control.setConfig({ throttling: { enabled: true, policies: { VMScaleSetActions: { resource: { burst: 1, refillPerMinute: 1 } } } } });
-  t.same(config.throttling, { enabled: true, scale: 1, policies: { VMScaleSetActions: { resource: { burst: 1, refillPerMinute: 1 } } } });
-  t.same((await control.throttling()).policies.VMScaleSetActions, { resource: { burst: 1, refillPerMinute: 1 }, subscription: { burst: 1500, refillPerMinute: 500 } });
+  const config = await control.setConfig({
+    throttling: { enabled: true, policies: { VMScaleSetActions: { resource: { burst: 1, refillPerMinute: 1 } } } },
+  });
+  t.same(config.throttling, {
+    enabled: true,
+    scale: 1,
+    policies: { VMScaleSetActions: { resource: { burst: 1, refillPerMinute: 1 } } },
+  });
+  t.same((await control.throttling()).policies.VMScaleSetActions, {
+    resource: { burst: 1, refillPerMinute: 1 },
+    subscription: { burst: 1500, refillPerMinute: 500 },
+  });
   t.equal((await raw("PATCH", `${ARM_VMSS}/${WEB}`, { tags: {} })).status, 200);
   const refused = await raw("PATCH", `${ARM_VMSS}/${WEB}`, { tags: {} });
   t.equal(refused.status, 429);
@@ -451,7 +608,11 @@ t.test("control API: config validation, reset refills the buckets and keeps the 
   t.equal(off.status, 200, "off: nothing is throttled");
   t.equal(off.headers["x-ms-ratelimit-remaining-resource"], undefined, "and no header");
   t.same((await control.throttling()).buckets, []);
-  t.same((await control.getConfig()).throttling, { enabled: false, scale: 1, policies: { VMScaleSetActions: { resource: { burst: 1, refillPerMinute: 1 } } } }, "overrides are kept while off");
+  t.same(
+    (await control.getConfig()).throttling,
+    { enabled: false, scale: 1, policies: { VMScaleSetActions: { resource: { burst: 1, refillPerMinute: 1 } } } },
+    "overrides are kept while off",
+  );
   await control.setThrottling({ policies: {} });
   t.same((await control.getConfig()).throttling, { enabled: false, scale: 1, policies: {} }, "back at Azure's figures");
 });

@@ -27,17 +27,27 @@ async function layoutProblems(page: Page): Promise<string[]> {
     const { document, getComputedStyle } = globalThis as any;
     const problems: string[] = [];
     const width = document.documentElement.clientWidth;
-    if (document.documentElement.scrollWidth > width) problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px wide in a ${width} px window`);
+    if (document.documentElement.scrollWidth > width)
+      problems.push(
+        `the page scrolls sideways: ${document.documentElement.scrollWidth} px wide in a ${width} px window`,
+      );
     for (const node of document.body.querySelectorAll("*") as any[]) {
       // The timeline clips its own segments on purpose.
       if (node.closest(".timeline") && !node.classList.contains("timeline")) continue;
       const r = node.getBoundingClientRect();
       if (r.width === 0 && r.height === 0) continue;
       const name = `${node.tagName.toLowerCase()}${node.id ? `#${node.id}` : ""}${node.className && typeof node.className === "string" ? `.${node.className.split(" ").join(".")}` : ""}`;
-      if (r.right > width + 0.5 || r.left < -0.5) problems.push(`${name} spans ${Math.round(r.left)}..${Math.round(r.right)} px in a ${width} px window`);
+      if (r.right > width + 0.5 || r.left < -0.5)
+        problems.push(`${name} spans ${Math.round(r.left)}..${Math.round(r.right)} px in a ${width} px window`);
       // Text cut off: an element whose content is wider than its box, where the box hides the rest.
       const style = getComputedStyle(node);
-      if (!["INPUT", "TEXTAREA", "SELECT"].includes(node.tagName) && (style.overflowX === "hidden" || style.overflowX === "clip") && node.scrollWidth > node.clientWidth + 1 && !node.classList.contains("timeline")) problems.push(`${name} cuts off its content`);
+      if (
+        !["INPUT", "TEXTAREA", "SELECT"].includes(node.tagName) &&
+        (style.overflowX === "hidden" || style.overflowX === "clip") &&
+        node.scrollWidth > node.clientWidth + 1 &&
+        !node.classList.contains("timeline")
+      )
+        problems.push(`${name} cuts off its content`);
     }
     return problems;
   });
@@ -49,7 +59,11 @@ function lastAttemptInHistory(historyText: string): string | undefined {
 }
 
 if (!existsSync(CHROMIUM) && !process.env.CI) {
-  t.test("the status page in a browser", { skip: `no browser at ${CHROMIUM}: install Debian's chromium (.ci/run does) or set CHROMIUM_PATH` }, () => {});
+  t.test(
+    "the status page in a browser",
+    { skip: `no browser at ${CHROMIUM}: install Debian's chromium (.ci/run does) or set CHROMIUM_PATH` },
+    () => {},
+  );
 } else {
   t.test("the status page: progress, outcomes, actions, inventory, filters, paging, layout, headers", async (t) => {
     const team = "team-b";
@@ -61,7 +75,15 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
         RETRY_MAX_ATTEMPTS: "3",
         RETRY_TRANSIENT_BASE_DELAY_MS: "4000",
         RETRY_MAX_DELAY_MS: "6000",
-        ACCOUNTS: JSON.stringify([{ name: team, subscriptionId: "00000000-0000-4000-8000-000000000001", defaultResourceGroup: "demo-rg", serverGroupResourceGroup: "account", credential: "simulator" }]),
+        ACCOUNTS: JSON.stringify([
+          {
+            name: team,
+            subscriptionId: "00000000-0000-4000-8000-000000000001",
+            defaultResourceGroup: "demo-rg",
+            serverGroupResourceGroup: "account",
+            credential: "simulator",
+          },
+        ]),
         AUTH_TOKENS: JSON.stringify([
           { name: "oncall", token: TOKEN, accounts: ["demo"] },
           { name: "reader", token: READER, accounts: ["demo"], readOnly: true },
@@ -92,7 +114,16 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     const browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
       viewport: { width: WIDTHS.desktop, height: 900 },
     });
     t.teardown(() => browser.close());
@@ -126,17 +157,41 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     await page.locator("#notice", { hasText: "needs a token" }).waitFor({ timeout: 15_000 });
     await useToken(TOKEN);
     await page.locator("h2", { hasText: "In flight (0)" }).waitFor();
-    t.equal(await page.evaluate(() => (globalThis as any).sessionStorage.length + (globalThis as any).localStorage.length), 0, "the token is kept in memory, not in storage");
+    t.equal(
+      await page.evaluate(() => (globalThis as any).sessionStorage.length + (globalThis as any).localStorage.length),
+      0,
+      "the token is kept in memory, not in storage",
+    );
 
     // A resize whose first two writes get a 500: attempts 1 and 2 are retried after a visible backoff, the third writes.
-    await env.simControl("POST", "/_sim/faults", { method: "PATCH", pathContains: "virtualMachineScaleSets/web-prod-v001", status: 500, code: "InternalServerError", count: 2 });
-    const resized = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 8, desired: 4 } }));
+    await env.simControl("POST", "/_sim/faults", {
+      method: "PATCH",
+      pathContains: "virtualMachineScaleSets/web-prod-v001",
+      status: 500,
+      code: "InternalServerError",
+      count: 2,
+    });
+    const resized = await env.api(
+      "POST",
+      "/azure/ops/resizeServerGroup",
+      demo("web-prod-v001", { capacity: { min: 1, max: 8, desired: 4 } }),
+    );
     t.equal(resized.status, 202);
     const id: string = resized.body.id;
     // A resize whose three writes all meet another writer (409): it ends failed after its three attempts (a conflict
     // is retried RETRY_MAX_ATTEMPTS times; Azure's "not now" answers would be retried until the deadline), resumably.
-    await env.simControl("POST", "/_sim/faults", { method: "PATCH", pathContains: "virtualMachineScaleSets/web-prod-v002", status: 409, code: "Conflict", count: 3 });
-    const doomed = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v002", { capacity: { min: 1, max: 6, desired: 3 } }));
+    await env.simControl("POST", "/_sim/faults", {
+      method: "PATCH",
+      pathContains: "virtualMachineScaleSets/web-prod-v002",
+      status: 409,
+      code: "Conflict",
+      count: 3,
+    });
+    const doomed = await env.api(
+      "POST",
+      "/azure/ops/resizeServerGroup",
+      demo("web-prod-v002", { capacity: { min: 1, max: 6, desired: 3 } }),
+    );
     const doomedId: string = doomed.body.id;
 
     // A list of two operations on another scale set, to read its steps at the end.
@@ -148,18 +203,34 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
 
     // Retrying is amber, not failed: the row says which attempt, what it waits for and until when. One snapshot of
     // the row, taken once it shows a backoff, so that every assertion reads the same render.
-    const backoff = await page.waitForFunction((taskId) => {
-      const row = (globalThis as any).document.querySelector(`#in-flight tr[data-task="${taskId}"]`);
-      if (!row || !/waiting for the backoff/.test(row.innerText)) return undefined;
-      const badge = row.querySelector(".badge");
-      return { text: row.innerText as string, attempt: row.querySelector("[data-attempt]")?.getAttribute("data-attempt") as string, summary: row.querySelector("td.summary div")?.innerText as string, outcome: badge?.getAttribute("data-outcome") as string, colour: (globalThis as any).getComputedStyle(badge).backgroundColor as string };
-    }, id, { timeout: 30_000, polling: 100 }).then((h) => h.jsonValue());
+    const backoff = await page
+      .waitForFunction(
+        (taskId) => {
+          const row = (globalThis as any).document.querySelector(`#in-flight tr[data-task="${taskId}"]`);
+          if (!row || !/waiting for the backoff/.test(row.innerText)) return undefined;
+          const badge = row.querySelector(".badge");
+          return {
+            text: row.innerText as string,
+            attempt: row.querySelector("[data-attempt]")?.getAttribute("data-attempt") as string,
+            summary: row.querySelector("td.summary div")?.innerText as string,
+            outcome: badge?.getAttribute("data-outcome") as string,
+            colour: (globalThis as any).getComputedStyle(badge).backgroundColor as string,
+          };
+        },
+        id,
+        { timeout: 30_000, polling: 100 },
+      )
+      .then((h) => h.jsonValue());
     t.equal(backoff?.outcome, "retrying");
     t.not(backoff?.colour, "rgb(255, 235, 233)", "not the failed colour");
     t.match(backoff?.text, /waiting for the backoff before attempt (\d) until \d\d:\d\d:\d\dZ \(\d+ s left\)/);
     t.match(backoff?.summary, /^attempt (\d)\/3: 500 InternalServerError, retrying in [\d.]+ s$/);
     const failedAttempt = /^attempt (\d)\/3/.exec(backoff?.summary ?? "")?.[1];
-    t.equal(backoff?.attempt, `${failedAttempt}/3`, "the attempt shown is the one that failed, as the history says, not the next");
+    t.equal(
+      backoff?.attempt,
+      `${failedAttempt}/3`,
+      "the attempt shown is the one that failed, as the history says, not the next",
+    );
     t.match(backoff?.text, `waiting for the backoff before attempt ${Number(failedAttempt) + 1} until`);
     await shoot("tasks-retrying");
 
@@ -168,33 +239,62 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     await page.click(`#in-flight tr[data-task="${id}"] a[href^="#/task/"]`);
     await page.locator("#history").waitFor();
     const samples: { shown: string; inHistory?: string; progress: string }[] = [];
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
       const [shown, historyText, progress] = await page.evaluate(() => {
         const doc = (globalThis as any).document;
-        return [doc.querySelector("#task-progress [data-attempt]")?.getAttribute("data-attempt") ?? "", doc.querySelector("#history")?.textContent ?? "", doc.querySelector("#task-progress")?.textContent ?? ""];
+        return [
+          doc.querySelector("#task-progress [data-attempt]")?.getAttribute("data-attempt") ?? "",
+          doc.querySelector("#history")?.textContent ?? "",
+          doc.querySelector("#task-progress")?.textContent ?? "",
+        ];
       });
       samples.push({ shown, inHistory: lastAttemptInHistory(historyText), progress });
       if (/^3\/3$/.test(shown) && /waiting for Azure to carry out/.test(progress)) break;
       await page.waitForTimeout(200);
     }
     const telling = samples.filter((s) => /waiting for (the backoff|Azure to carry out)/.test(s.progress));
-    t.ok(telling.some((s) => /waiting for Azure to carry out/.test(s.progress) && s.shown === "3/3"), "the third attempt's write was seen");
-    for (const s of telling) t.equal(s.shown, s.inHistory, `the page shows attempt ${s.shown} and the history's last line attempt ${s.inHistory} (${s.progress})`);
-    t.ok(await page.locator('#task-timeline .seg.attempt.retry').count() >= 1, "the timeline shows an attempt that was retried");
-    t.ok(await page.locator('#task-timeline .seg.backoff').count() >= 1, "and its backoff");
-    t.match(await page.locator("#task-progress").innerText(), /waiting for Azure to carry out: set capacity/, "what it waits for: the write Azure is doing");
+    t.ok(
+      telling.some((s) => /waiting for Azure to carry out/.test(s.progress) && s.shown === "3/3"),
+      "the third attempt's write was seen",
+    );
+    for (const s of telling)
+      t.equal(
+        s.shown,
+        s.inHistory,
+        `the page shows attempt ${s.shown} and the history's last line attempt ${s.inHistory} (${s.progress})`,
+      );
+    t.ok(
+      (await page.locator("#task-timeline .seg.attempt.retry").count()) >= 1,
+      "the timeline shows an attempt that was retried",
+    );
+    t.ok((await page.locator("#task-timeline .seg.backoff").count()) >= 1, "and its backoff");
+    t.match(
+      await page.locator("#task-progress").innerText(),
+      /waiting for Azure to carry out: set capacity/,
+      "what it waits for: the write Azure is doing",
+    );
     await shoot("task-writing");
 
     // A second resize of the same scale set waits its turn (queued): cancel it through the page.
-    const queued = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 8, desired: 5 } }));
+    const queued = await env.api(
+      "POST",
+      "/azure/ops/resizeServerGroup",
+      demo("web-prod-v001", { capacity: { min: 1, max: 8, desired: 5 } }),
+    );
     await page.evaluate(() => ((globalThis as any).location.hash = "#/"));
     const queuedRow = page.locator(`#in-flight tr[data-task="${queued.body.id}"]`);
     await queuedRow.locator('[data-outcome="queued"]').waitFor();
     t.match(await queuedRow.innerText(), /waiting for a replica to take it/);
     await queuedRow.locator('button[data-action="cancel"]').click();
     await page.locator("#notice", { hasText: "Cancel requested" }).waitFor();
-    await page.locator(`#recent tr[data-task="${queued.body.id}"] [data-outcome="canceled"]`).waitFor({ timeout: 15_000 });
-    t.equal((await env.api("GET", `/task/${queued.body.id}`)).body.status.failed, true, "canceled, as Clouddriver says it");
+    await page
+      .locator(`#recent tr[data-task="${queued.body.id}"] [data-outcome="canceled"]`)
+      .waitFor({ timeout: 15_000 });
+    t.equal(
+      (await env.api("GET", `/task/${queued.body.id}`)).body.status.failed,
+      true,
+      "canceled, as Clouddriver says it",
+    );
 
     // The first resize succeeds; its row tells the outcome, not "Orchestration completed.".
     const done = page.locator(`#recent tr[data-task="${id}"]`);
@@ -205,12 +305,20 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     // The doomed resize fails (red), resumably: a read-only principal sees no button, the on-call one resumes it.
     const failedRow = page.locator(`#recent tr[data-task="${doomedId}"]`);
     await failedRow.locator('[data-outcome="failed"]').waitFor({ timeout: 60_000 });
-    t.equal(await failedRow.locator(".badge").evaluate((n) => (globalThis as any).getComputedStyle(n).backgroundColor), "rgb(255, 235, 233)", "failed is red");
+    t.equal(
+      await failedRow.locator(".badge").evaluate((n) => (globalThis as any).getComputedStyle(n).backgroundColor),
+      "rgb(255, 235, 233)",
+      "failed is red",
+    );
     t.match(await failedRow.locator("td.summary").innerText(), /409 Conflict/);
     await shoot("tasks-failed");
     await useToken(READER);
     await failedRow.locator("text=read-only for you").waitFor();
-    t.equal(await failedRow.locator('button[data-action="resume"]').count(), 0, "a read-only principal has no resume button");
+    t.equal(
+      await failedRow.locator('button[data-action="resume"]').count(),
+      0,
+      "a read-only principal has no resume button",
+    );
     await useToken(TOKEN);
     await failedRow.locator('button[data-action="resume"]').click();
     await page.locator("#notice", { hasText: "resumed" }).waitFor();
@@ -222,7 +330,7 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     const listView = await env.api("GET", `/ui/api/tasks/${list.body.id}`);
     t.same(listView.body.step, { number: 2, of: 2, unit: "operation", name: "resizeServerGroup" });
     await page.evaluate((taskId) => ((globalThis as any).location.hash = `#/task/${taskId}`), list.body.id);
-    t.equal(await page.locator('#task-progress [data-step]').getAttribute("data-step"), "2/2");
+    t.equal(await page.locator("#task-progress [data-step]").getAttribute("data-step"), "2/2");
     t.match(await page.locator("#task-progress").innerText(), /step 2 of 2 \(resizeServerGroup\)/);
     await page.evaluate(() => ((globalThis as any).location.hash = "#/"));
 
@@ -234,11 +342,17 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     await page.fill("#filters input[name=serverGroup]", "v002");
     await page.click("#filters button[type=submit]");
     await page.locator('#view[data-rendered="#/?serverGroup=v002"]').waitFor();
-    t.same(await page.locator("#recent tr[data-task]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-task"))), [doomedId]);
+    t.same(
+      await page.locator("#recent tr[data-task]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-task"))),
+      [doomedId],
+    );
     const firstPage = await env.api("GET", "/ui/api/tasks?limit=1");
     t.equal(firstPage.body.recent.length, 1);
     t.type(firstPage.body.nextCursor, "string", "a cursor to the next page");
-    const secondPage = await env.api("GET", `/ui/api/tasks?limit=1&cursor=${encodeURIComponent(firstPage.body.nextCursor)}`);
+    const secondPage = await env.api(
+      "GET",
+      `/ui/api/tasks?limit=1&cursor=${encodeURIComponent(firstPage.body.nextCursor)}`,
+    );
     t.not(secondPage.body.recent[0]?.id, firstPage.body.recent[0]?.id, "the next page holds older tasks");
     await page.evaluate(() => ((globalThis as any).location.hash = "#/?limit=1"));
     await page.locator("#older").click();
@@ -252,7 +366,7 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     t.equal(await v001.locator("[data-capacity]").getAttribute("data-capacity"), "1/4/8");
     t.match(await v001.locator("[data-in-traffic]").getAttribute("data-in-traffic"), /^\d+\/4$/);
     t.match(await v001.innerText(), new RegExp(queued.body.id.slice(0, 8)), "its last task (the canceled one)");
-    t.ok(await page.locator('section[data-cluster="web-prod"]').count() === 1, "grouped by cluster");
+    t.ok((await page.locator('section[data-cluster="web-prod"]').count()) === 1, "grouped by cluster");
     await shoot("inventory");
     await page.fill("#inventory-filters input[name=serverGroup]", "V002");
     await page.click("#inventory-filters button[type=submit]");

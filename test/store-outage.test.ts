@@ -23,7 +23,11 @@ t.test("what counts as the store being out of reach, and what stays a bug", asyn
   const table: [string, unknown, string | undefined][] = [
     ["refused", coded("ECONNREFUSED"), "ECONNREFUSED"],
     ["reset", coded("ECONNRESET"), "ECONNRESET"],
-    ["every address refused", Object.assign(new AggregateError([coded("ECONNREFUSED"), coded("ECONNREFUSED")]), { code: undefined }), "ECONNREFUSED"],
+    [
+      "every address refused",
+      Object.assign(new AggregateError([coded("ECONNREFUSED"), coded("ECONNREFUSED")]), { code: undefined }),
+      "ECONNREFUSED",
+    ],
     ["admin shutdown (a restart)", coded("57P01"), "57P01"],
     ["cannot connect now (starting up)", coded("57P03"), "57P03"],
     ["connection failure", coded("08006"), "08006"],
@@ -95,73 +99,117 @@ t.teardown(() => sim.close());
 const names = Array.from({ length: TASKS + 1 }, (_, i) => `outage-${i}`);
 for (const name of names) await control.putScaleSet("demo-rg", name, { capacity: 1, loadBalanced: false });
 
-const resize = (name: string) => ({ credentials: "demo", region: "eastus", serverGroupName: name, capacity: { min: 0, max: 5, desired: 3 } });
-
-t.test("store cut while tasks run: 503 with Retry-After, /ready not ready at once, then every task completes without a lease's wait", async (t) => {
-  const service = await startChildService({
-    SIMULATOR_URL: sim.url,
-    SIMULATOR_CA_FILE,
-    TASK_STORE: "postgres",
-    DATABASE_URL: databaseUrl,
-    TASK_LEASE_MS: String(LEASE_MS),
-    TASK_CLAIM_INTERVAL_MS: "200",
-    LRO_POLL_INTERVAL_MS: "50",
-    // Azure's Retry-After is whole seconds; the simulator's writes here last milliseconds.
-    LRO_MAX_POLL_INTERVAL_MS: "50",
-    RETRY_BUSY_POLL_INTERVAL_MS: "50",
-    READY_CACHE_MS: "60000",
-  });
-  t.teardown(() => service.child.kill("SIGKILL"));
-  t.equal((await service.api("GET", "/ready")).status, 200, "ready before the outage (and the answer cached for a minute)");
-
-  const ids: string[] = [];
-  for (let i = 0; i < TASKS; i++) {
-    const res = await service.api("POST", `/azure/ops/resizeServerGroup?clientRequestId=outage-${i}`, resize(names[i]));
-    t.equal(res.status, 202);
-    ids.push(res.body.id);
-  }
-  // Wait until every task has its write under way in "Azure", then cut.
-  for (;;) {
-    const writing = (await control.calls()).filter((c) => c.method === "PATCH").length;
-    if (writing >= TASKS) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  await proxy.cut();
-  const cutAt = Date.now();
-
-  const submitted = await service.api("POST", "/azure/ops/resizeServerGroup?clientRequestId=during-outage", resize(names[TASKS]));
-  const firstAnswerMs = Date.now() - cutAt;
-  t.equal(submitted.status, 503, "a submission during the outage: 503");
-  t.equal(submitted.headers.get("retry-after"), "5", "with Retry-After");
-  t.match(submitted.body, { error: "TaskStoreUnavailable", message: /task store cannot be reached \((ECONNREFUSED|ConnectionTerminated|ConnectionError)\)/ });
-  const polled = await service.api("GET", `/task/${ids[0]}`);
-  t.equal(polled.status, 503, "a poll during the outage: 503, not 500");
-  t.equal(polled.headers.get("retry-after"), "5");
-  t.equal((await service.api("GET", "/task?limit=5")).status, 503, "a listing too");
-  const ready = await service.api("GET", "/ready");
-  t.equal(ready.status, 503, "/ready: not ready at once, although its last answer was cached for a minute");
-  t.equal(ready.body.store.ok, false);
-
-  // The running tasks' writes fail when their ARM writes end: each says so, and waits for the store.
-  const failedWrites = () => service.output().split("\n").filter((l) => l.includes("a write of the task to the task store failed")).length;
-  while (failedWrites() < 1) await new Promise((r) => setTimeout(r, 50));
-  t.notOk(/task failed with an internal error/.test(service.output()), "nothing called an internal error");
-  await proxy.restore();
-  const restoredAt = Date.now();
-
-  // Within half a lease, every task: a task left holding its lease would still be waiting.
-  const tasks = [];
-  for (const id of ids) tasks.push(await service.waitForTask(id, LEASE_MS / 2));
-  const allDoneMs = Date.now() - restoredAt;
-  t.same(tasks.map((x) => x.state), ids.map(() => "succeeded"), "every task succeeded");
-  const handedBack = tasks.filter((x) => x.history.some((h: { status: string }) => /The task store could not be written/.test(h.status)));
-  t.ok(handedBack.length >= 1, `the history says what happened (${handedBack.length} task(s) handed back)`);
-  for (const name of names.slice(0, TASKS)) t.equal(((await control.getScaleSet("demo-rg", name)).vmss as { sku?: { capacity?: number } }).sku?.capacity, 3, name);
-  t.equal((await service.api("GET", "/ready")).status, 200, "ready again, without a restart");
-  const after = await service.api("POST", "/azure/ops/resizeServerGroup?clientRequestId=after-outage", resize(names[TASKS]));
-  t.equal(after.status, 202, "submissions are taken again");
-  t.equal((await service.waitForTask(after.body.id, LEASE_MS / 2)).state, "succeeded");
-  t.comment(`measured: a submission ${firstAnswerMs} ms after the cut answered 503; ${handedBack.length} task(s) handed back; every task done ${allDoneMs} ms after the store came back (lease ${LEASE_MS} ms)`);
-  service.child.kill("SIGTERM");
-  await service.exited;
+const resize = (name: string) => ({
+  credentials: "demo",
+  region: "eastus",
+  serverGroupName: name,
+  capacity: { min: 0, max: 5, desired: 3 },
 });
+
+t.test(
+  "store cut while tasks run: 503 with Retry-After, /ready not ready at once, then every task completes without a lease's wait",
+  async (t) => {
+    const service = await startChildService({
+      SIMULATOR_URL: sim.url,
+      SIMULATOR_CA_FILE,
+      TASK_STORE: "postgres",
+      DATABASE_URL: databaseUrl,
+      TASK_LEASE_MS: String(LEASE_MS),
+      TASK_CLAIM_INTERVAL_MS: "200",
+      LRO_POLL_INTERVAL_MS: "50",
+      // Azure's Retry-After is whole seconds; the simulator's writes here last milliseconds.
+      LRO_MAX_POLL_INTERVAL_MS: "50",
+      RETRY_BUSY_POLL_INTERVAL_MS: "50",
+      READY_CACHE_MS: "60000",
+    });
+    t.teardown(() => service.child.kill("SIGKILL"));
+    t.equal(
+      (await service.api("GET", "/ready")).status,
+      200,
+      "ready before the outage (and the answer cached for a minute)",
+    );
+
+    const ids: string[] = [];
+    for (let i = 0; i < TASKS; i++) {
+      const res = await service.api(
+        "POST",
+        `/azure/ops/resizeServerGroup?clientRequestId=outage-${i}`,
+        resize(names[i]),
+      );
+      t.equal(res.status, 202);
+      ids.push(res.body.id);
+    }
+    // Wait until every task has its write under way in "Azure", then cut.
+    for (;;) {
+      const writing = (await control.calls()).filter((c) => c.method === "PATCH").length;
+      if (writing >= TASKS) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await proxy.cut();
+    const cutAt = Date.now();
+
+    const submitted = await service.api(
+      "POST",
+      "/azure/ops/resizeServerGroup?clientRequestId=during-outage",
+      resize(names[TASKS]),
+    );
+    const firstAnswerMs = Date.now() - cutAt;
+    t.equal(submitted.status, 503, "a submission during the outage: 503");
+    t.equal(submitted.headers.get("retry-after"), "5", "with Retry-After");
+    t.match(submitted.body, {
+      error: "TaskStoreUnavailable",
+      message: /task store cannot be reached \((ECONNREFUSED|ConnectionTerminated|ConnectionError)\)/,
+    });
+    const polled = await service.api("GET", `/task/${ids[0]}`);
+    t.equal(polled.status, 503, "a poll during the outage: 503, not 500");
+    t.equal(polled.headers.get("retry-after"), "5");
+    t.equal((await service.api("GET", "/task?limit=5")).status, 503, "a listing too");
+    const ready = await service.api("GET", "/ready");
+    t.equal(ready.status, 503, "/ready: not ready at once, although its last answer was cached for a minute");
+    t.equal(ready.body.store.ok, false);
+
+    // The running tasks' writes fail when their ARM writes end: each says so, and waits for the store.
+    const failedWrites = () =>
+      service
+        .output()
+        .split("\n")
+        .filter((l) => l.includes("a write of the task to the task store failed")).length;
+    while (failedWrites() < 1) await new Promise((r) => setTimeout(r, 50));
+    t.notOk(/task failed with an internal error/.test(service.output()), "nothing called an internal error");
+    await proxy.restore();
+    const restoredAt = Date.now();
+
+    // Within half a lease, every task: a task left holding its lease would still be waiting.
+    const tasks = [];
+    for (const id of ids) tasks.push(await service.waitForTask(id, LEASE_MS / 2));
+    const allDoneMs = Date.now() - restoredAt;
+    t.same(
+      tasks.map((x) => x.state),
+      ids.map(() => "succeeded"),
+      "every task succeeded",
+    );
+    const handedBack = tasks.filter((x) =>
+      x.history.some((h: { status: string }) => /The task store could not be written/.test(h.status)),
+    );
+    t.ok(handedBack.length >= 1, `the history says what happened (${handedBack.length} task(s) handed back)`);
+    for (const name of names.slice(0, TASKS))
+      t.equal(
+        ((await control.getScaleSet("demo-rg", name)).vmss as { sku?: { capacity?: number } }).sku?.capacity,
+        3,
+        name,
+      );
+    t.equal((await service.api("GET", "/ready")).status, 200, "ready again, without a restart");
+    const after = await service.api(
+      "POST",
+      "/azure/ops/resizeServerGroup?clientRequestId=after-outage",
+      resize(names[TASKS]),
+    );
+    t.equal(after.status, 202, "submissions are taken again");
+    t.equal((await service.waitForTask(after.body.id, LEASE_MS / 2)).state, "succeeded");
+    t.comment(
+      `measured: a submission ${firstAnswerMs} ms after the cut answered 503; ${handedBack.length} task(s) handed back; every task done ${allDoneMs} ms after the store came back (lease ${LEASE_MS} ms)`,
+    );
+    service.child.kill("SIGTERM");
+    await service.exited;
+  },
+);

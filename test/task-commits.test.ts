@@ -26,18 +26,41 @@ class CountingStore extends MemoryTaskStore {
 }
 
 t.test("an uncontended resize: one write for the result and the end, none per history line", async (t) => {
-  const config = loadConfig({ SIMULATOR_URL: sim.url, TASK_STORE: "memory", LRO_POLL_INTERVAL_MS: "25", LRO_MAX_POLL_INTERVAL_MS: "25" });
+  const config = loadConfig({
+    SIMULATOR_URL: sim.url,
+    TASK_STORE: "memory",
+    LRO_POLL_INTERVAL_MS: "25",
+    LRO_MAX_POLL_INTERVAL_MS: "25",
+  });
   for (const a of config.accounts) if (a.credential.kind === "simulator") a.caPem = sim.caPem;
   const store = new CountingStore();
   const runner = new TaskRunner({ store, accounts: new AccountRegistry(config.accounts), operations, config });
   runner.start();
   t.teardown(() => runner.stop(1000));
-  const { task } = await runner.submit([{ name: "resizeServerGroup", description: { credentials: "demo", region: "eastus", serverGroupName: "web-prod-v001", capacity: { min: 1, max: 10, desired: 4 } } }]);
-  for (let i = 0; i < 500 && (await store.get(task.id))?.state !== "succeeded"; i++) await new Promise((r) => setTimeout(r, 10));
+  const { task } = await runner.submit([
+    {
+      name: "resizeServerGroup",
+      description: {
+        credentials: "demo",
+        region: "eastus",
+        serverGroupName: "web-prod-v001",
+        capacity: { min: 1, max: 10, desired: 4 },
+      },
+    },
+  ]);
+  for (let i = 0; i < 500 && (await store.get(task.id))?.state !== "succeeded"; i++)
+    await new Promise((r) => setTimeout(r, 10));
   const done = (await store.get(task.id))!;
   t.equal(done.state, "succeeded", JSON.stringify(done.history));
   t.equal(store.writes.filter((w) => w === "appendHistory").length, 0, "no history line is a write of its own");
-  t.equal(store.writes.at(-1), "update armCalls,checkpoint,finishedAtMs,history,operationIndex,resultObjects,state", "the result, the last lines and the end: one write");
-  t.ok(store.writes.length < done.history.length, `fewer writes (${store.writes.length}: ${store.writes.join("; ")}) than history lines (${done.history.length})`);
+  t.equal(
+    store.writes.at(-1),
+    "update armCalls,checkpoint,finishedAtMs,history,operationIndex,resultObjects,state",
+    "the result, the last lines and the end: one write",
+  );
+  t.ok(
+    store.writes.length < done.history.length,
+    `fewer writes (${store.writes.length}: ${store.writes.join("; ")}) than history lines (${done.history.length})`,
+  );
   t.comment(`${store.writes.length} store writes for ${done.history.length} history lines`);
 });

@@ -1,7 +1,13 @@
 // The journal of a task's run (src/tasks/task-journal.ts): one write per step, in order, and a refused write read
 // as a lost lease. Against a store that only records, and answers when told to.
 import t from "tap";
-import { commitOf, interruptionOf, LeaseLostError, StoreWriteFailedError, TaskJournal } from "../src/tasks/task-journal.ts";
+import {
+  commitOf,
+  interruptionOf,
+  LeaseLostError,
+  StoreWriteFailedError,
+  TaskJournal,
+} from "../src/tasks/task-journal.ts";
 import type { TaskChange } from "../src/tasks/task-store.ts";
 import { waitFor } from "./helpers/wait-for.ts";
 
@@ -51,7 +57,10 @@ t.test("lines logged together go with the change that follows them: one write", 
   j.record("P", "two");
   await j.change({ armCalls: 3 });
   await nextTurn();
-  t.same(store.updates().map((c) => ({ ...c, history: statuses(c) })), [{ armCalls: 3, history: ["one", "two"] }]);
+  t.same(
+    store.updates().map((c) => ({ ...c, history: statuses(c) })),
+    [{ armCalls: 3, history: ["one", "two"] }],
+  );
 });
 
 t.test("lines that no change follows are written alone, once, after the burst that logged them", async (t) => {
@@ -65,24 +74,37 @@ t.test("lines that no change follows are written alone, once, after the burst th
   j.record("P", "three");
   await nextTurn();
   t.same(store.updates().map(statuses), [["one", "two"], ["three"]]);
-  t.same(store.updates().map((c) => Object.keys(c)), [["history"], ["history"]], "the lines and nothing else");
-});
-
-t.test("lines wait linesWaitMs for a change: the opening lines and the line before a write share its checkpoint's commit", async (t) => {
-  const store = new HeldStore();
-  store.autoAnswer = true;
-  const { journal: j } = journal(store, false, 60_000);
-  j.record("INIT", "Initializing");
-  await nextTurn();
-  j.record("P", "attempt 1/8: set capacity 1 → 2");
-  await nextTurn();
-  t.equal(store.calls.length, 0, "the lines wait for a change");
-  await j.change({ checkpoint: { operationIndex: 0, attempt: 1 } });
   t.same(
-    store.updates().map((c) => ({ ...c, history: statuses(c) })),
-    [{ state: "running", checkpoint: { operationIndex: 0, attempt: 1 }, history: ["Initializing", "attempt 1/8: set capacity 1 → 2"] }],
+    store.updates().map((c) => Object.keys(c)),
+    [["history"], ["history"]],
+    "the lines and nothing else",
   );
 });
+
+t.test(
+  "lines wait linesWaitMs for a change: the opening lines and the line before a write share its checkpoint's commit",
+  async (t) => {
+    const store = new HeldStore();
+    store.autoAnswer = true;
+    const { journal: j } = journal(store, false, 60_000);
+    j.record("INIT", "Initializing");
+    await nextTurn();
+    j.record("P", "attempt 1/8: set capacity 1 → 2");
+    await nextTurn();
+    t.equal(store.calls.length, 0, "the lines wait for a change");
+    await j.change({ checkpoint: { operationIndex: 0, attempt: 1 } });
+    t.same(
+      store.updates().map((c) => ({ ...c, history: statuses(c) })),
+      [
+        {
+          state: "running",
+          checkpoint: { operationIndex: 0, attempt: 1 },
+          history: ["Initializing", "attempt 1/8: set capacity 1 → 2"],
+        },
+      ],
+    );
+  },
+);
 
 t.test("lines that no change follows within linesWaitMs are written alone", async (t) => {
   const store = new HeldStore();
@@ -102,27 +124,33 @@ t.test("a recorded change goes with the next write, the newer change winning whe
   await nextTurn();
   t.equal(store.calls.length, 0, "nothing written for it alone");
   await j.change({ checkpoint: null, armCalls: 5, state: "succeeded" });
-  t.same(store.updates().map((c) => ({ ...c, history: statuses(c) })), [{ checkpoint: null, armCalls: 5, state: "succeeded", history: ["Azure confirmed"] }]);
-});
-
-t.test("a recorded change that no write follows is written alone within linesWaitMs; on shutdown, with the ARM calls", async (t) => {
-  const store = new HeldStore();
-  store.autoAnswer = true;
-  const alone = journal(store, true, 5).journal;
-  alone.recordChange({ checkpoint: { operationIndex: 0, attempt: 1 }, armCalls: 4 });
-  await waitFor(() => store.calls.length === 1, { what: "the recorded change written alone" });
-  t.same(store.updates(), [{ checkpoint: { operationIndex: 0, attempt: 1 }, armCalls: 4 }]);
-
-  const shutdown = new HeldStore();
-  shutdown.autoAnswer = true;
-  const j = journal(shutdown, true, 60_000).journal;
-  j.recordChange({ checkpoint: { operationIndex: 0, attempt: 2 }, armCalls: 4 });
-  await j.interrupted("shutdown", 6);
   t.same(
-    shutdown.calls.map((c) => c.change ?? c.op),
-    [{ checkpoint: { operationIndex: 0, attempt: 2 }, armCalls: 6 }, "release"],
+    store.updates().map((c) => ({ ...c, history: statuses(c) })),
+    [{ checkpoint: null, armCalls: 5, state: "succeeded", history: ["Azure confirmed"] }],
   );
 });
+
+t.test(
+  "a recorded change that no write follows is written alone within linesWaitMs; on shutdown, with the ARM calls",
+  async (t) => {
+    const store = new HeldStore();
+    store.autoAnswer = true;
+    const alone = journal(store, true, 5).journal;
+    alone.recordChange({ checkpoint: { operationIndex: 0, attempt: 1 }, armCalls: 4 });
+    await waitFor(() => store.calls.length === 1, { what: "the recorded change written alone" });
+    t.same(store.updates(), [{ checkpoint: { operationIndex: 0, attempt: 1 }, armCalls: 4 }]);
+
+    const shutdown = new HeldStore();
+    shutdown.autoAnswer = true;
+    const j = journal(shutdown, true, 60_000).journal;
+    j.recordChange({ checkpoint: { operationIndex: 0, attempt: 2 }, armCalls: 4 });
+    await j.interrupted("shutdown", 6);
+    t.same(
+      shutdown.calls.map((c) => c.change ?? c.op),
+      [{ checkpoint: { operationIndex: 0, attempt: 2 }, armCalls: 6 }, "release"],
+    );
+  },
+);
 
 t.test("writes reach the store one at a time, in the order they were asked for", async (t) => {
   const store = new HeldStore();
@@ -163,20 +191,19 @@ t.test("the first write of a queued task marks it running, until one is accepted
   store.autoAnswer = true;
   await j.change({ armCalls: 2 });
   await j.change({ armCalls: 3 });
-  t.same(store.updates(), [
-    { state: "running", armCalls: 1 },
-    { state: "running", armCalls: 2 },
-    { armCalls: 3 },
-  ]);
+  t.same(store.updates(), [{ state: "running", armCalls: 1 }, { state: "running", armCalls: 2 }, { armCalls: 3 }]);
 });
 
-t.test("commitOf: a change that ends a queued task keeps its state; an empty change with no lines is no write", async (t) => {
-  t.same(commitOf({ state: "failed", armCalls: 1 }, [], false), { state: "failed", armCalls: 1 });
-  t.same(commitOf({}, [], true), {});
-  t.same(commitOf({}, [], false), { state: "running" });
-  const lines = [{ phase: "P", status: "s", timeMs: 1 }];
-  t.same(commitOf({ armCalls: 1 }, lines, true), { armCalls: 1, history: lines });
-});
+t.test(
+  "commitOf: a change that ends a queued task keeps its state; an empty change with no lines is no write",
+  async (t) => {
+    t.same(commitOf({ state: "failed", armCalls: 1 }, [], false), { state: "failed", armCalls: 1 });
+    t.same(commitOf({}, [], true), {});
+    t.same(commitOf({}, [], false), { state: "running" });
+    const lines = [{ phase: "P", status: "s", timeMs: 1 }];
+    t.same(commitOf({ armCalls: 1 }, lines, true), { armCalls: 1, history: lines });
+  },
+);
 
 t.test("nothing to write: no store call", async (t) => {
   const store = new HeldStore();
@@ -221,31 +248,34 @@ t.test("a store error on a change is the caller's, not a lost lease", async (t) 
   t.same(store.updates().at(-1), { armCalls: 2 });
 });
 
-t.test("shutdown: the writes under way end first (the lines' own included), then the ARM calls, then the lease goes back", async (t) => {
-  const store = new HeldStore();
-  const { journal: j } = journal(store);
-  const checkpoint = j.change({ checkpoint: { operationIndex: 0, attempt: 2 } }).catch(() => {});
-  await nextTurn();
-  j.record("P", "logged during the write");
-  await nextTurn();
-  const done = j.interrupted("shutdown", 7);
-  store.answer(true);
-  await checkpoint;
-  while (store.held === 0) await nextTurn();
-  store.answer(true);
-  while (store.held === 0) await nextTurn();
-  store.answer(true);
-  await done;
-  t.same(
-    store.calls.map((c) => (c.change ? { ...c.change, history: statuses(c.change) } : c.op)),
-    [
-      { checkpoint: { operationIndex: 0, attempt: 2 }, history: undefined },
-      { history: ["logged during the write"] },
-      { armCalls: 7, history: undefined },
-      "release",
-    ],
-  );
-});
+t.test(
+  "shutdown: the writes under way end first (the lines' own included), then the ARM calls, then the lease goes back",
+  async (t) => {
+    const store = new HeldStore();
+    const { journal: j } = journal(store);
+    const checkpoint = j.change({ checkpoint: { operationIndex: 0, attempt: 2 } }).catch(() => {});
+    await nextTurn();
+    j.record("P", "logged during the write");
+    await nextTurn();
+    const done = j.interrupted("shutdown", 7);
+    store.answer(true);
+    await checkpoint;
+    while (store.held === 0) await nextTurn();
+    store.answer(true);
+    while (store.held === 0) await nextTurn();
+    store.answer(true);
+    await done;
+    t.same(
+      store.calls.map((c) => (c.change ? { ...c.change, history: statuses(c.change) } : c.op)),
+      [
+        { checkpoint: { operationIndex: 0, attempt: 2 }, history: undefined },
+        { history: ["logged during the write"] },
+        { armCalls: 7, history: undefined },
+        "release",
+      ],
+    );
+  },
+);
 
 t.test("shutdown in the turn that logged lines: they go with the ARM calls before the lease goes back", async (t) => {
   const store = new HeldStore();
@@ -269,38 +299,61 @@ t.test("a lost lease: the write under way ends, and nothing more is written", as
   store.answer(false);
   await p;
   await done;
-  t.same(store.calls.map((c) => c.op), ["update"]);
+  t.same(
+    store.calls.map((c) => c.op),
+    ["update"],
+  );
 });
 
 const refused = () => Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
 
-t.test("a store outage on a write stops the run; the task is handed back, lines and all, once the store answers", async (t) => {
-  const store = new HeldStore();
-  const interrupt = new AbortController();
-  const j = new TaskJournal({ store, owner: "me", taskId: "t1", running: true, interrupt, handBackWithinMs: 60_000, handBackEveryMs: 1, linesWaitMs: 0 });
-  j.record("P", "Done: resized");
-  const p = j.change({ armCalls: 4 });
-  await nextTurn();
-  store.answer(refused());
-  const err = await p.catch((e) => e);
-  t.ok(err instanceof StoreWriteFailedError, "the change throws StoreWriteFailedError");
-  t.equal(err.reason, "ECONNREFUSED");
-  t.equal(interruptionOf(interrupt.signal, err), "storeFailed", "and the run is interrupted as such, not as a lost lease or a bug");
-
-  const handedBack = j.interrupted("storeFailed", 5);
-  // The store is still down for the first tries of the hand-back; then it answers.
-  for (let i = 0; i < 2; i++) {
-    while (store.held === 0) await nextTurn();
+t.test(
+  "a store outage on a write stops the run; the task is handed back, lines and all, once the store answers",
+  async (t) => {
+    const store = new HeldStore();
+    const interrupt = new AbortController();
+    const j = new TaskJournal({
+      store,
+      owner: "me",
+      taskId: "t1",
+      running: true,
+      interrupt,
+      handBackWithinMs: 60_000,
+      handBackEveryMs: 1,
+      linesWaitMs: 0,
+    });
+    j.record("P", "Done: resized");
+    const p = j.change({ armCalls: 4 });
+    await nextTurn();
     store.answer(refused());
-  }
-  while (store.held === 0) await nextTurn();
-  store.answer(true);
-  await handedBack;
-  const last = store.updates().at(-1)!;
-  t.equal(last.armCalls, 5);
-  t.match(statuses(last), ["Done: resized", /^The task store could not be written \(ECONNREFUSED\); the task was handed back/], "the line that was not stored, then what happened");
-  t.equal(store.calls.at(-1)!.op, "release", "then the lease is given back");
-});
+    const err = await p.catch((e) => e);
+    t.ok(err instanceof StoreWriteFailedError, "the change throws StoreWriteFailedError");
+    t.equal(err.reason, "ECONNREFUSED");
+    t.equal(
+      interruptionOf(interrupt.signal, err),
+      "storeFailed",
+      "and the run is interrupted as such, not as a lost lease or a bug",
+    );
+
+    const handedBack = j.interrupted("storeFailed", 5);
+    // The store is still down for the first tries of the hand-back; then it answers.
+    for (let i = 0; i < 2; i++) {
+      while (store.held === 0) await nextTurn();
+      store.answer(refused());
+    }
+    while (store.held === 0) await nextTurn();
+    store.answer(true);
+    await handedBack;
+    const last = store.updates().at(-1)!;
+    t.equal(last.armCalls, 5);
+    t.match(
+      statuses(last),
+      ["Done: resized", /^The task store could not be written \(ECONNREFUSED\); the task was handed back/],
+      "the line that was not stored, then what happened",
+    );
+    t.equal(store.calls.at(-1)!.op, "release", "then the lease is given back");
+  },
+);
 
 t.test("a store outage on lines alone stops the run the same way", async (t) => {
   const store = new HeldStore();

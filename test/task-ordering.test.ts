@@ -23,15 +23,27 @@ t.test("keys ignore case, as ARM names do", async (t) => {
     scaleSetKey({ subscriptionId: "S", resourceGroup: "Demo-RG", name: "Web-Prod-v001" }),
     scaleSetKey({ subscriptionId: "s", resourceGroup: "demo-rg", name: "web-prod-v001" }),
   );
-  t.not(scaleSetKey({ subscriptionId: "s", resourceGroup: "a", name: "b" }), scaleSetKey({ subscriptionId: "s", resourceGroup: "b", name: "b" }));
+  t.not(
+    scaleSetKey({ subscriptionId: "s", resourceGroup: "a", name: "b" }),
+    scaleSetKey({ subscriptionId: "s", resourceGroup: "b", name: "b" }),
+  );
 });
 
 t.test("the waiting line names each task ahead, by scale set", async (t) => {
   t.equal(waitingEntry([], 1), undefined, "nobody ahead: no line");
-  const line = waitingEntry([{ taskId: "t-2", scaleSet: "s/rg/b" }, { taskId: "t-1", scaleSet: "s/rg/a" }], 42)!;
+  const line = waitingEntry(
+    [
+      { taskId: "t-2", scaleSet: "s/rg/b" },
+      { taskId: "t-1", scaleSet: "s/rg/a" },
+    ],
+    42,
+  )!;
   t.equal(line.phase, WAITING_PHASE);
   t.equal(line.timeMs, 42);
-  t.equal(line.status, "Waiting for task t-1 on scale set s/rg/a, task t-2 on scale set s/rg/b to finish: one operation at a time per scale set, in submission order");
+  t.equal(
+    line.status,
+    "Waiting for task t-1 on scale set s/rg/a, task t-2 on scale set s/rg/b to finish: one operation at a time per scale set, in submission order",
+  );
 });
 
 t.test("goesBefore: a started task before one that has not started, otherwise the earlier submitted", async (t) => {
@@ -39,7 +51,10 @@ t.test("goesBefore: a started task before one that has not started, otherwise th
   const leased = (seq: number): OrderedTask => ({ seq, state: "queued", leaseOwner: "r" });
   const running = (seq: number): OrderedTask => ({ seq, state: "running" });
   t.ok(goesBefore(queued(1), queued(2)) && !goesBefore(queued(2), queued(1)), "neither started: submission order");
-  t.ok(goesBefore(running(2), queued(1)) && goesBefore(leased(2), queued(1)), "started (running, or leased) first, whatever its seq");
+  t.ok(
+    goesBefore(running(2), queued(1)) && goesBefore(leased(2), queued(1)),
+    "started (running, or leased) first, whatever its seq",
+  );
   t.ok(!goesBefore(queued(1), leased(2)), "one that has not started never goes before a started one");
   t.ok(goesBefore(running(1), leased(2)) && !goesBefore(leased(2), running(1)), "both started: submission order");
   t.notOk(goesBefore(queued(1), queued(1)), "a task does not go before itself");
@@ -58,7 +73,10 @@ function random(seed: number): () => number {
 const SCALE_SETS = ["s/rg/a", "s/rg/b"];
 const LEASE_MS = 600_000;
 const line = (status: string): HistoryEntry => ({ phase: "TEST", status, timeMs: Date.now() });
-const op = { name: "resizeServerGroup", description: { credentials: "demo", region: "eastus", serverGroupName: "web" } };
+const op = {
+  name: "resizeServerGroup",
+  description: { credentials: "demo", region: "eastus", serverGroupName: "web" },
+};
 
 /** What the walk knows of a task it created, by its place in submission order (the same on every store). */
 interface Known {
@@ -104,7 +122,9 @@ t.test("the three stores claim the same tasks in the same order through a random
       await onAll(async (store, own) => own.push((await store.create({ operations: [op], scaleSets })).task.id));
     } else if (roll < 0.55) {
       const limit = 1 + Math.floor(next() * 3);
-      const taken = (await onAll(async (store, own) => (await store.claim("r", LEASE_MS, limit)).map((task) => own.indexOf(task.id)))) as number[][];
+      const taken = (await onAll(async (store, own) =>
+        (await store.claim("r", LEASE_MS, limit)).map((task) => own.indexOf(task.id)),
+      )) as number[][];
       claims++;
       t.same(taken[1], taken[0], `step ${step} (seed ${seed}): SQLite claims what the memory store claims`);
       t.same(taken[2], taken[0], `step ${step} (seed ${seed}): PostgreSQL claims what the memory store claims`);
@@ -120,7 +140,15 @@ t.test("the three stores claim the same tasks in the same order through a random
       const failed = next() < 0.6;
       Object.assign(known[i], { state: failed ? "failed" : "done", leased: false });
       const failure = { operation: "resizeServerGroup", code: "Throttled", message: "try again", retryable: true };
-      await onAll((store, own) => store.update("r", own[i], failed ? { state: "failed", failure, finishedAtMs: Date.now() } : { state: "succeeded", finishedAtMs: Date.now() }));
+      await onAll((store, own) =>
+        store.update(
+          "r",
+          own[i],
+          failed
+            ? { state: "failed", failure, finishedAtMs: Date.now() }
+            : { state: "succeeded", finishedAtMs: Date.now() },
+        ),
+      );
     } else if (roll < 0.84) {
       const i = pick(places((k) => k.leased));
       if (i === undefined) continue;
@@ -136,13 +164,25 @@ t.test("the three stores claim the same tasks in the same order through a random
       const i = pick(places((k) => k.state === "queued" && !k.leased));
       if (i === undefined) continue;
       known[i].state = "done";
-      const outcomes = await onAll(async (store, own) => (await store.requestCancel(own[i], { canceled: line("canceled"), requested: line("asked") })).outcome);
-      t.same(outcomes, ["canceled", "canceled", "canceled"], `step ${step}: a queued task nobody holds ends at once on every store`);
+      const outcomes = await onAll(
+        async (store, own) =>
+          (await store.requestCancel(own[i], { canceled: line("canceled"), requested: line("asked") })).outcome,
+      );
+      t.same(
+        outcomes,
+        ["canceled", "canceled", "canceled"],
+        `step ${step}: a queued task nobody holds ends at once on every store`,
+      );
     }
   }
   t.ok(claims > 30, `the walk claimed ${claims} times`);
-  t.ok(known.filter((k) => k.state === "running").length > 0 || known.some((k) => k.state === "done"), "tasks started and ended on the way");
-  const listed = await onAll(async (store, own) => (await store.list({ limit: 500 })).tasks.map((task) => own.indexOf(task.id)));
+  t.ok(
+    known.filter((k) => k.state === "running").length > 0 || known.some((k) => k.state === "done"),
+    "tasks started and ended on the way",
+  );
+  const listed = await onAll(async (store, own) =>
+    (await store.list({ limit: 500 })).tasks.map((task) => own.indexOf(task.id)),
+  );
   t.same(listed[1], listed[0], "SQLite lists in the memory store's order");
   t.same(listed[2], listed[0], "PostgreSQL lists in the memory store's order");
   t.same(listed[0], known.map((_, i) => i).reverse(), "newest first");

@@ -1,7 +1,15 @@
 // The task's states and moves (src/tasks/task-state.ts): one table, which every store enforces (the contract suite,
 // test/task-store-suite.ts, refuses a move on all three; the SQL stores require statesBefore() in their UPDATE).
 import t from "tap";
-import { CLAIMABLE_STATES, canMove, FINISHED_STATES, sqlStateList, statesBefore, TASK_STATES, TRANSITIONS } from "../src/tasks/task-state.ts";
+import {
+  CLAIMABLE_STATES,
+  canMove,
+  FINISHED_STATES,
+  sqlStateList,
+  statesBefore,
+  TASK_STATES,
+  TRANSITIONS,
+} from "../src/tasks/task-state.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 
 t.test("the table", async (t) => {

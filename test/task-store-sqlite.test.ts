@@ -29,7 +29,10 @@ function tempDir(t: Test): string {
   return dir;
 }
 
-const op = (serverGroupName: string) => ({ name: "resizeServerGroup", description: { credentials: "demo", region: "eastus", serverGroupName } });
+const op = (serverGroupName: string) => ({
+  name: "resizeServerGroup",
+  description: { credentials: "demo", region: "eastus", serverGroupName },
+});
 
 // A separate Node process that uses the store the way a replica does. Modes:
 //   crash <dataDir>            creates, claims, checkpoints a task, prints its id, then SIGKILLs itself (no close)
@@ -141,12 +144,24 @@ t.test("creates asked for together share one commit, and each comes out as if cr
   t.equal(walCommits(dataDir) - before, 1, "ten creates, one commit");
   const chain = [first, ...results.slice(0, 8).map((r) => r.task)];
   for (let i = 1; i < chain.length; i++) {
-    t.match(chain[i].history[0]?.status, new RegExp(`^Waiting for task ${chain[i - 1].id} on scale set k `), `create ${i} waits for the one asked for just before it`);
+    t.match(
+      chain[i].history[0]?.status,
+      new RegExp(`^Waiting for task ${chain[i - 1].id} on scale set k `),
+      `create ${i} waits for the one asked for just before it`,
+    );
   }
-  t.same(results.slice(8).map((r) => r.created), [true, false], "a clientRequestId seen earlier in the same commit is found");
+  t.same(
+    results.slice(8).map((r) => r.created),
+    [true, false],
+    "a clientRequestId seen earlier in the same commit is found",
+  );
   t.equal(results[9].task.id, results[8].task.id);
   t.same(results[9].task.operations, [op("a")]);
-  t.same((await store.claim("r", 60_000, 10)).map((x) => x.id), [first.id, results[8].task.id], "creation order is the order asked");
+  t.same(
+    (await store.claim("r", 60_000, 10)).map((x) => x.id),
+    [first.id, results[8].task.id],
+    "creation order is the order asked",
+  );
 });
 
 t.test("a create that cannot be stored fails alone, not the others committed with it", async (t) => {
@@ -159,9 +174,16 @@ t.test("a create that cannot be stored fails alone, not the others committed wit
     store.create({ operations: [op("b")], history: [bad] }),
     store.create({ operations: [op("c")] }),
   ]);
-  t.same(results.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
+  t.same(
+    results.map((r) => r.status),
+    ["fulfilled", "rejected", "fulfilled"],
+  );
   t.match((results[1] as PromiseRejectedResult).reason, { message: /NOT NULL/ });
-  t.same((await store.list({ limit: 10 })).tasks.map((x) => x.operations[0].description.serverGroupName), ["c", "a"], "the two good ones, nothing of the bad one");
+  t.same(
+    (await store.list({ limit: 10 })).tasks.map((x) => x.operations[0].description.serverGroupName),
+    ["c", "a"],
+    "the two good ones, nothing of the bad one",
+  );
 });
 
 t.test("close commits the creates already asked for", async (t) => {
@@ -184,7 +206,11 @@ t.test("tasks survive a close and re-open", async (t) => {
   const c = (await store.create({ operations: [op("batch")] })).task;
   const [claimed] = await store.claim("replica-1", 60_000, 1);
   t.equal(claimed.id, a.id);
-  const checkpoint: TaskCheckpoint = { operationIndex: 0, attempt: 1, inFlight: { step: { kind: "update", summary: "s" }, poller: "p".repeat(10_000) } };
+  const checkpoint: TaskCheckpoint = {
+    operationIndex: 0,
+    attempt: 1,
+    inFlight: { step: { kind: "update", summary: "s" }, poller: "p".repeat(10_000) },
+  };
   t.ok(await store.update("replica-1", a.id, { state: "running", checkpoint, armCalls: 2 }));
   t.ok(await store.appendHistory("replica-1", a.id, { phase: "INIT", status: "Initializing", timeMs: 1 }));
   await store.claim("replica-1", 60_000, 1);
@@ -197,9 +223,16 @@ t.test("tasks survive a close and re-open", async (t) => {
   t.same(await reopened.list({ limit: 10 }), before, "every task as it was");
   t.same((await reopened.get(a.id))!.checkpoint, checkpoint);
   t.equal((await reopened.get(a.id))!.leaseOwner, "replica-1", "leases too");
-  t.equal((await reopened.create({ clientRequestId: "keep-me", operations: [] })).task.id, a.id, "dedupe across restarts");
+  t.equal(
+    (await reopened.create({ clientRequestId: "keep-me", operations: [] })).task.id,
+    a.id,
+    "dedupe across restarts",
+  );
   t.ok(await reopened.update("replica-1", a.id, { armCalls: 3 }), "the lease still fences by owner");
-  t.same((await reopened.claim("replica-2", 60_000, 10)).map((x) => x.id), [c.id]);
+  t.same(
+    (await reopened.claim("replica-2", 60_000, 10)).map((x) => x.id),
+    [c.id],
+  );
   t.equal(await reopened.prune(2000), 1);
 });
 
@@ -217,7 +250,10 @@ t.test("a task written by a process that was killed is taken over from its check
   t.equal(task.state, "running");
   t.equal(task.leaseOwner, "child");
   t.equal(task.armCalls, 4);
-  t.same(task.history.map((h) => h.status), ["attempt 2/8"]);
+  t.same(
+    task.history.map((h) => h.status),
+    ["attempt 2/8"],
+  );
   t.equal(task.checkpoint?.attempt, 2);
   t.equal(JSON.parse(task.checkpoint!.inFlight!.poller).state.url, "https://x/op?y=1");
   t.equal((await store.create({ clientRequestId: "from-child", operations: [] })).created, false);
@@ -243,14 +279,25 @@ t.test("several processes share one file: each task is claimed once, and every t
   const claimedBy = new Map<string, string[]>();
   for (const [i, r] of results.entries()) {
     t.equal(r.code, 0, `child ${owners[i]} exited 0 (stderr: ${r.stderr.trim()})`);
-    const { ids: claimed, finished } = JSON.parse(r.stdout || '{"ids":[],"finished":[]}') as { ids: string[]; finished: boolean[] };
+    const { ids: claimed, finished } = JSON.parse(r.stdout || '{"ids":[],"finished":[]}') as {
+      ids: string[];
+      finished: boolean[];
+    };
     t.ok(finished.every(Boolean), `child ${owners[i]} held the lease of every task it claimed until it finished it`);
     for (const id of claimed) claimedBy.set(id, [...(claimedBy.get(id) ?? []), owners[i]]);
   }
-  t.same([...claimedBy].filter(([, by]) => by.length > 1), [], "no task claimed by two processes");
+  t.same(
+    [...claimedBy].filter(([, by]) => by.length > 1),
+    [],
+    "no task claimed by two processes",
+  );
   t.same([...claimedBy.keys()].sort(), [...ids].sort(), "every task claimed");
   const states = await Promise.all(ids.map(async (id) => (await store.get(id))!.state));
-  t.same(states.filter((s) => s !== "succeeded"), [], "every task done");
+  t.same(
+    states.filter((s) => s !== "succeeded"),
+    [],
+    "every task done",
+  );
   const perProcess = owners.map((o) => [...claimedBy.values()].filter((by) => by[0] === o).length);
   t.comment(`claims per process: ${perProcess.join(", ")}`);
 });
@@ -260,12 +307,20 @@ t.test("processes that open a new file at once migrate it once", async (t) => {
   const dataDir = join(dir, "data");
   const startAt = Date.now() + 1500;
   const results = await Promise.all([0, 1, 2, 3].map(() => runChild(dir, ["open", dataDir, String(startAt)])));
-  for (const r of results) t.same({ code: r.code, stdout: r.stdout }, { code: 0, stdout: "ok" }, `opened (stderr: ${r.stderr.trim()})`);
+  for (const r of results)
+    t.same({ code: r.code, stdout: r.stdout }, { code: 0, stdout: "ok" }, `opened (stderr: ${r.stderr.trim()})`);
   const store = await SqliteTaskStore.open({ dataDir });
   t.equal((await store.list({ limit: 10 })).tasks.length, 4);
   await store.close();
   const db = new DatabaseSync(join(dataDir, "tasks.db"), { readOnly: true });
-  t.same(db.prepare("SELECT version FROM schema_migrations").all().map((r) => r.version), SQLITE_MIGRATIONS.map((m) => m.version), "one row per version");
+  t.same(
+    db
+      .prepare("SELECT version FROM schema_migrations")
+      .all()
+      .map((r) => r.version),
+    SQLITE_MIGRATIONS.map((m) => m.version),
+    "one row per version",
+  );
   t.equal((db.prepare("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode, "wal");
   db.close();
 });
@@ -313,7 +368,15 @@ t.test("a schema newer than the code: a clear error, nothing changed", async (t)
   db.exec("INSERT INTO schema_migrations (version, description, applied_at_ms) VALUES (99, 'from the future', 0)");
   db.close();
   const bytes = readFileSync(path);
-  await rejectsNaming(t, dataDir, path, new RegExp(`schema version 99, newer than this version of vmss-ops knows \\(${latestVersion(SQLITE_MIGRATIONS)}\\)`), "newer schema");
+  await rejectsNaming(
+    t,
+    dataDir,
+    path,
+    new RegExp(
+      `schema version 99, newer than this version of vmss-ops knows \\(${latestVersion(SQLITE_MIGRATIONS)}\\)`,
+    ),
+    "newer schema",
+  );
   t.ok(readFileSync(path).equals(bytes), "unchanged");
   // Back to the current version, it opens again with its task.
   const fix = new DatabaseSync(path);
@@ -331,7 +394,13 @@ t.test("a data dir that cannot be used: a clear error naming it", async (t) => {
   const file = join(root, "not-a-dir");
   writeFileSync(file, "keep me");
   await rejectsNaming(t, file, file, /exists but is not a directory/, "DATA_DIR is a file");
-  await rejectsNaming(t, join(file, "data"), join(file, "data"), /cannot create the data directory.*ENOTDIR/, "DATA_DIR under a file");
+  await rejectsNaming(
+    t,
+    join(file, "data"),
+    join(file, "data"),
+    /cannot create the data directory.*ENOTDIR/,
+    "DATA_DIR under a file",
+  );
   t.equal(readFileSync(file, "utf8"), "keep me", "the file is untouched");
 
   // Permissions: only where they stop this process. root (CAP_DAC_OVERRIDE, as in many containers and CI) writes
@@ -351,7 +420,13 @@ t.test("a data dir that cannot be used: a clear error naming it", async (t) => {
     t.comment("running with privileges that ignore file modes (root): the chmod 500 case cannot be shown here");
   } else {
     await rejectsNaming(t, locked, locked, /not writable/, "DATA_DIR mode 500");
-    await rejectsNaming(t, join(locked, "sub"), join(locked, "sub"), /cannot create the data directory.*EACCES/, "a new DATA_DIR under a mode-500 dir");
+    await rejectsNaming(
+      t,
+      join(locked, "sub"),
+      join(locked, "sub"),
+      /cannot create the data directory.*EACCES/,
+      "a new DATA_DIR under a mode-500 dir",
+    );
     const dir = join(root, "ro-file");
     mkdirSync(dir);
     writeFileSync(join(dir, "tasks.db"), "");
@@ -369,13 +444,23 @@ t.test("createTaskStore picks the configured store", async (t) => {
   t.type(sqlite, SqliteTaskStore);
   t.equal((sqlite as SqliteTaskStore).path, join(dataDir, "tasks.db"));
   await sqlite.close();
-  await t.rejects(createTaskStore({ store: { kind: "postgres", dataDir }, taskRetention: 5 }), { name: "TaskStoreOpenError", message: /DATABASE_URL/ });
+  await t.rejects(createTaskStore({ store: { kind: "postgres", dataDir }, taskRetention: 5 }), {
+    name: "TaskStoreOpenError",
+    message: /DATABASE_URL/,
+  });
   await t.rejects(
-    createTaskStore({ store: { kind: "postgres", dataDir, databaseUrl: "postgres://u:s3cret@127.0.0.1:1/db" }, taskRetention: 5 }),
-    { name: "TaskStoreOpenError", message: /cannot connect to the task store database \(postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/db\)/ },
+    createTaskStore({
+      store: { kind: "postgres", dataDir, databaseUrl: "postgres://u:s3cret@127.0.0.1:1/db" },
+      taskRetention: 5,
+    }),
+    {
+      name: "TaskStoreOpenError",
+      message: /cannot connect to the task store database \(postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/db\)/,
+    },
     "an unreachable database: a clear error, password redacted",
   );
-  await createTaskStore({ store: { kind: "postgres", dataDir, databaseUrl: "postgres://u:s3cret@127.0.0.1:1/db" }, taskRetention: 5 }).catch((err: Error) =>
-    t.notMatch(err.message, /s3cret/, "never the password"),
-  );
+  await createTaskStore({
+    store: { kind: "postgres", dataDir, databaseUrl: "postgres://u:s3cret@127.0.0.1:1/db" },
+    taskRetention: 5,
+  }).catch((err: Error) => t.notMatch(err.message, /s3cret/, "never the password"));
 });

@@ -56,7 +56,11 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
   }
 
   /** Creates n tasks one after another (so creation order is well defined). */
-  async function createMany(store: TaskStore, n: number, make: (i: number) => OperationRequest[] = (i) => [op("resizeServerGroup", `sg-${i}`)]) {
+  async function createMany(
+    store: TaskStore,
+    n: number,
+    make: (i: number) => OperationRequest[] = (i) => [op("resizeServerGroup", `sg-${i}`)],
+  ) {
     const tasks: Task[] = [];
     for (let i = 0; i < n; i++) tasks.push((await store.create({ operations: make(i) })).task);
     return tasks;
@@ -81,7 +85,9 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
   t.test(`${name}: create and get`, async (t) => {
     const { store } = await fresh(t);
     const before = Date.now();
-    const operations = [op("resizeServerGroup", "web-v001", { capacity: { min: 1, max: 10, desired: 5 }, tags: ["a", "ü"] })];
+    const operations = [
+      op("resizeServerGroup", "web-v001", { capacity: { min: 1, max: 10, desired: 5 }, tags: ["a", "ü"] }),
+    ];
     const { task, created } = await store.create({ operations });
     t.equal(created, true);
     t.match(task.id, /^\S{8,}$/);
@@ -138,7 +144,12 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     if (handle.replica) stores.push(await handle.replica(), await handle.replica());
     for (let round = 0; round < 5; round++) {
       const results = await Promise.all(
-        Array.from({ length: 24 }, (_, i) => stores[i % stores.length].create({ clientRequestId: `conc-${round}`, operations: [op("scaleDown", `sg-${i}`)] })),
+        Array.from({ length: 24 }, (_, i) =>
+          stores[i % stores.length].create({
+            clientRequestId: `conc-${round}`,
+            operations: [op("scaleDown", `sg-${i}`)],
+          }),
+        ),
       );
       t.equal(results.filter((r) => r.created).length, 1, `round ${round}: exactly one created`);
       t.equal(new Set(results.map((r) => r.task.id)).size, 1, `round ${round}: all got the same task`);
@@ -153,18 +164,30 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     const newestFirst = tasks.map((x) => x.id).reverse();
 
     const all = await store.list({ limit: 50 });
-    t.same(all.tasks.map((x) => x.id), newestFirst);
+    t.same(
+      all.tasks.map((x) => x.id),
+      newestFirst,
+    );
     t.notOk(all.nextCursor, "everything fits: no nextCursor");
     t.same(all.tasks[0], await store.get(newestFirst[0]), "list returns whole tasks");
 
     const p1 = await store.list({ limit: 3 });
-    t.same(p1.tasks.map((x) => x.id), newestFirst.slice(0, 3));
+    t.same(
+      p1.tasks.map((x) => x.id),
+      newestFirst.slice(0, 3),
+    );
     t.type(p1.nextCursor, "string");
     const p2 = await store.list({ limit: 3, cursor: p1.nextCursor });
-    t.same(p2.tasks.map((x) => x.id), newestFirst.slice(3, 6));
+    t.same(
+      p2.tasks.map((x) => x.id),
+      newestFirst.slice(3, 6),
+    );
     t.type(p2.nextCursor, "string");
     const p3 = await store.list({ limit: 3, cursor: p2.nextCursor });
-    t.same(p3.tasks.map((x) => x.id), newestFirst.slice(6));
+    t.same(
+      p3.tasks.map((x) => x.id),
+      newestFirst.slice(6),
+    );
     t.notOk(p3.nextCursor, "last page: no nextCursor");
 
     const exact = await store.list({ limit: 7 });
@@ -194,17 +217,25 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
   t.test(`${name}: list filters`, async (t) => {
     const { store } = await fresh(t);
     const a = (await store.create({ operations: [op("resizeServerGroup", "web-v001")] })).task;
-    const b = (await store.create({ operations: [op("disableServerGroup", "web-v001"), op("enableServerGroup", "web-v002")] })).task;
+    const b = (
+      await store.create({ operations: [op("disableServerGroup", "web-v001"), op("enableServerGroup", "web-v002")] })
+    ).task;
     const c = (await store.create({ operations: [op("scaleDown", "batch-v001")] })).task;
-    const d = (await store.create({ operations: [op("resizeServerGroup", "web-v002"), op("scaleDown", "web-v0")] })).task;
+    const d = (await store.create({ operations: [op("resizeServerGroup", "web-v002"), op("scaleDown", "web-v0")] }))
+      .task;
     // A description without serverGroupName, and one where the name appears only elsewhere.
-    const e = (await store.create({ operations: [{ name: "resizeServerGroup", description: { note: "web-v001", serverGroupName: 7 } }] })).task;
+    const e = (
+      await store.create({
+        operations: [{ name: "resizeServerGroup", description: { note: "web-v001", serverGroupName: 7 } }],
+      })
+    ).task;
     await claimTask(store, "o", c.id);
     t.ok(await store.update("o", c.id, { state: "failed", finishedAtMs: Date.now() }));
     await claimTask(store, "o", d.id);
     t.ok(await store.update("o", d.id, { state: "running" }));
 
-    const ids = async (q: Omit<Parameters<TaskStore["list"]>[0], "limit" | "cursor">) => listAll(store, { limit: 2, ...q });
+    const ids = async (q: Omit<Parameters<TaskStore["list"]>[0], "limit" | "cursor">) =>
+      listAll(store, { limit: 2, ...q });
     t.same(await ids({ state: "queued" }), [e.id, b.id, a.id]);
     t.same(await ids({ state: "failed" }), [c.id]);
     t.same(await ids({ state: "running" }), [d.id]);
@@ -227,15 +258,27 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     const tasks = await createMany(store, 5);
     const before = Date.now();
     const first = await store.claim("owner-a", LONG_LEASE_MS, 2);
-    t.same(first.map((x) => x.id), [tasks[0].id, tasks[1].id], "oldest first, up to the limit");
+    t.same(
+      first.map((x) => x.id),
+      [tasks[0].id, tasks[1].id],
+      "oldest first, up to the limit",
+    );
     for (const c of first) {
       t.equal(c.leaseOwner, "owner-a");
-      t.ok(c.leaseExpiresAtMs! >= before + LONG_LEASE_MS - 2000 && c.leaseExpiresAtMs! <= Date.now() + LONG_LEASE_MS + 2000, "leased until now + leaseMs");
+      t.ok(
+        c.leaseExpiresAtMs! >= before + LONG_LEASE_MS - 2000 &&
+          c.leaseExpiresAtMs! <= Date.now() + LONG_LEASE_MS + 2000,
+        "leased until now + leaseMs",
+      );
       t.equal(c.state, "queued", "claim leases; the runner sets running");
       t.same(await store.get(c.id), c, "claim returns the task as stored");
     }
     const second = await store.claim("owner-b", LONG_LEASE_MS, 10);
-    t.same(second.map((x) => x.id), tasks.slice(2).map((x) => x.id), "another owner gets the rest, not leased ones");
+    t.same(
+      second.map((x) => x.id),
+      tasks.slice(2).map((x) => x.id),
+      "another owner gets the rest, not leased ones",
+    );
     t.same(await store.claim("owner-c", LONG_LEASE_MS, 10), [], "nothing left");
     t.same(await store.claim("owner-a", LONG_LEASE_MS, 10), [], "not even for an owner that holds leases");
     t.same(await store.claim("owner-a", LONG_LEASE_MS, 0), [], "limit 0");
@@ -254,11 +297,18 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
 
     await waitPastLease(store, x.id);
     const taken = await store.claim("other", LONG_LEASE_MS, 10);
-    t.same(taken.map((c) => c.id), [x.id], "the expired running task, not the one whose lease is valid");
+    t.same(
+      taken.map((c) => c.id),
+      [x.id],
+      "the expired running task, not the one whose lease is valid",
+    );
     t.equal(taken[0].state, "running");
     t.equal(taken[0].leaseOwner, "other");
     t.same(taken[0].checkpoint, { operationIndex: 0, attempt: 1 }, "it comes with its checkpoint");
-    t.same(taken[0].history.map((h) => h.status), ["working"]);
+    t.same(
+      taken[0].history.map((h) => h.status),
+      ["working"],
+    );
 
     t.equal(await store.update("dead", x.id, { armCalls: 99 }), false, "the old owner can no longer update");
     t.equal(await store.appendHistory("dead", x.id, entry("zombie")), false, "nor append history");
@@ -268,17 +318,26 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.ok(await store.appendHistory("other", x.id, entry("resumed")));
     const now = (await store.get(x.id))!;
     t.equal(now.armCalls, 0);
-    t.same(now.history.map((h) => h.status), ["working", "resumed"]);
+    t.same(
+      now.history.map((h) => h.status),
+      ["working", "resumed"],
+    );
   });
 
   t.test(`${name}: a queued task whose lease expired is claimable again`, async (t) => {
     const { store } = await fresh(t);
     const [x] = await createMany(store, 1);
-    t.same((await store.claim("a", SHORT_LEASE_MS, 10)).map((c) => c.id), [x.id]);
+    t.same(
+      (await store.claim("a", SHORT_LEASE_MS, 10)).map((c) => c.id),
+      [x.id],
+    );
     t.same(await store.claim("b", SHORT_LEASE_MS, 10), []);
     await waitPastLease(store, x.id);
     const again = await store.claim("b", LONG_LEASE_MS, 10);
-    t.same(again.map((c) => c.id), [x.id]);
+    t.same(
+      again.map((c) => c.id),
+      [x.id],
+    );
     t.equal(again[0].leaseOwner, "b");
   });
 
@@ -292,7 +351,7 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     await Promise.all(
       owners.map(async (owner, i) => {
         const store = stores[i % stores.length];
-        for (let empty = 0; empty < 3; ) {
+        for (let empty = 0; empty < 3;) {
           const got = await store.claim(owner, LONG_LEASE_MS, 1 + (i % 7));
           if (got.length === 0) empty++;
           for (const task of got) {
@@ -316,31 +375,61 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
   const S2 = "sub/rg/s2";
   const S3 = "sub/rg/s3";
   async function createOn(store: TaskStore, scaleSets: string[], label: string): Promise<Task> {
-    return (await store.create({ operations: scaleSets.map((k) => op("resizeServerGroup", `${label}-${k.split("/").pop()}`)), scaleSets })).task;
+    return (
+      await store.create({
+        operations: scaleSets.map((k) => op("resizeServerGroup", `${label}-${k.split("/").pop()}`)),
+        scaleSets,
+      })
+    ).task;
   }
-  async function finish(store: TaskStore, owner: string, id: string, state: "succeeded" | "failed" | "canceled" = "succeeded") {
-    if (!(await store.update(owner, id, { state, finishedAtMs: Date.now() }))) throw new Error(`could not finish ${id}`);
+  async function finish(
+    store: TaskStore,
+    owner: string,
+    id: string,
+    state: "succeeded" | "failed" | "canceled" = "succeeded",
+  ) {
+    if (!(await store.update(owner, id, { state, finishedAtMs: Date.now() })))
+      throw new Error(`could not finish ${id}`);
   }
 
   t.test(`${name}: creates asked for at once come out as if made one after another, in the order asked`, async (t) => {
     const { store } = await fresh(t);
     const first = (await store.create({ operations: [op("resizeServerGroup", "a")], scaleSets: [S1] })).task;
     const results = await Promise.all([
-      ...Array.from({ length: 6 }, (_, i) => store.create({ operations: [op("resizeServerGroup", `b${i}`)], scaleSets: i % 2 ? [S1, S2] : [S1] })),
+      ...Array.from({ length: 6 }, (_, i) =>
+        store.create({ operations: [op("resizeServerGroup", `b${i}`)], scaleSets: i % 2 ? [S1, S2] : [S1] }),
+      ),
       store.create({ clientRequestId: "together", operations: [op("scaleDown", "c")], scaleSets: [S3] }),
       store.create({ clientRequestId: "together", operations: [op("scaleDown", "d")], scaleSets: [S3] }),
     ]);
     const chain = [first, ...results.slice(0, 6).map((r) => r.task)];
     for (let i = 1; i < chain.length; i++) {
       const status = chain[i].history[0]?.status ?? "";
-      t.match(status, new RegExp(`Waiting for task ${chain[i - 1].id} on scale set ${S1}[ ,]`), `create ${i} waits on ${S1} for the one asked for just before it`);
-      if (i % 2 === 0 && i > 2) t.match(status, new RegExp(`task ${chain[i - 2].id} on scale set ${S2}`), `and on ${S2} for the one before it there`);
+      t.match(
+        status,
+        new RegExp(`Waiting for task ${chain[i - 1].id} on scale set ${S1}[ ,]`),
+        `create ${i} waits on ${S1} for the one asked for just before it`,
+      );
+      if (i % 2 === 0 && i > 2)
+        t.match(
+          status,
+          new RegExp(`task ${chain[i - 2].id} on scale set ${S2}`),
+          `and on ${S2} for the one before it there`,
+        );
       t.same((await store.get(chain[i].id))?.history, chain[i].history, `create ${i}: stored as returned`);
     }
-    t.same(results.slice(6).map((r) => r.created), [true, false], "the same clientRequestId twice at once: one task");
+    t.same(
+      results.slice(6).map((r) => r.created),
+      [true, false],
+      "the same clientRequestId twice at once: one task",
+    );
     t.equal(results[7].task.id, results[6].task.id);
     t.same(results[7].task.operations, [op("scaleDown", "c")]);
-    t.same((await listAll(store, { limit: 100 })).reverse(), [...chain.map((x) => x.id), results[6].task.id], "creation order is the order asked");
+    t.same(
+      (await listAll(store, { limit: 100 })).reverse(),
+      [...chain.map((x) => x.id), results[6].task.id],
+      "creation order is the order asked",
+    );
   });
 
   t.test(`${name}: one task at a time per scale set, in creation order; other scale sets in parallel`, async (t) => {
@@ -351,22 +440,45 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     const d = await createOn(store, [S1], "d");
     t.same(a.history, [], "the first on its scale set waits for nobody");
     t.same(c.history, []);
-    t.match(b.history.map((h) => h.status), [new RegExp(`^Waiting for task ${a.id} on scale set ${S1} `)], "a waiting task names the task it waits for");
-    t.match(d.history.map((h) => h.status), [new RegExp(`^Waiting for task ${b.id} on scale set ${S1} `)], "the one just before it");
+    t.match(
+      b.history.map((h) => h.status),
+      [new RegExp(`^Waiting for task ${a.id} on scale set ${S1} `)],
+      "a waiting task names the task it waits for",
+    );
+    t.match(
+      d.history.map((h) => h.status),
+      [new RegExp(`^Waiting for task ${b.id} on scale set ${S1} `)],
+      "the one just before it",
+    );
     t.same(await store.get(b.id), b, "the line is stored");
 
-    t.same((await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id), [a.id, c.id], "the first of each scale set");
+    t.same(
+      (await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id),
+      [a.id, c.id],
+      "the first of each scale set",
+    );
     t.same(await store.claim("r", LONG_LEASE_MS, 10), [], "the others wait, even for another owner with room");
     t.ok(await store.update("r", a.id, { state: "running" }));
     t.same(await store.claim("other", LONG_LEASE_MS, 10), []);
     await finish(store, "r", a.id);
-    t.same((await store.claim("other", LONG_LEASE_MS, 10)).map((x) => x.id), [b.id], "the next in line, once the first finished");
+    t.same(
+      (await store.claim("other", LONG_LEASE_MS, 10)).map((x) => x.id),
+      [b.id],
+      "the next in line, once the first finished",
+    );
     await finish(store, "other", b.id, "failed");
-    t.same((await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id), [d.id], "a failed task lets the next go too");
+    t.same(
+      (await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id),
+      [d.id],
+      "a failed task lets the next go too",
+    );
     await finish(store, "r", c.id, "canceled");
     const e = await createOn(store, [S2], "e");
     t.same(e.history, [], "a finished task holds nothing");
-    t.same((await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id), [e.id]);
+    t.same(
+      (await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id),
+      [e.id],
+    );
   });
 
   t.test(`${name}: a task on several scale sets waits until it is first on all of them, then holds all`, async (t) => {
@@ -375,15 +487,37 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     const t2 = await createOn(store, [S1, S2], "t2");
     const t3 = await createOn(store, [S2], "t3");
     const t4 = await createOn(store, [S3], "t4");
-    t.match(t2.history[0]?.status, new RegExp(`^Waiting for task ${t1.id} on scale set ${S1} `), "names the task on the busy scale set only");
-    t.match(t3.history[0]?.status, new RegExp(`^Waiting for task ${t2.id} on scale set ${S2} `), "submitted after t2: waits for it although s2 is free now");
-    t.same((await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id), [t1.id, t4.id]);
+    t.match(
+      t2.history[0]?.status,
+      new RegExp(`^Waiting for task ${t1.id} on scale set ${S1} `),
+      "names the task on the busy scale set only",
+    );
+    t.match(
+      t3.history[0]?.status,
+      new RegExp(`^Waiting for task ${t2.id} on scale set ${S2} `),
+      "submitted after t2: waits for it although s2 is free now",
+    );
+    t.same(
+      (await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id),
+      [t1.id, t4.id],
+    );
     await finish(store, "r", t1.id);
-    t.same((await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id), [t2.id], "t2 takes both; t3 still waits");
+    t.same(
+      (await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id),
+      [t2.id],
+      "t2 takes both; t3 still waits",
+    );
     await finish(store, "r", t2.id);
-    t.same((await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id), [t3.id]);
+    t.same(
+      (await store.claim("r", LONG_LEASE_MS, 10)).map((x) => x.id),
+      [t3.id],
+    );
     const dup = await store.create({ operations: [op("resizeServerGroup", "x")], scaleSets: [S3, S3] });
-    t.same(dup.task.history.map((h) => h.status), [waitingEntry([{ taskId: t4.id, scaleSet: S3 }], 0)!.status], "a scale set named twice counts once");
+    t.same(
+      dup.task.history.map((h) => h.status),
+      [waitingEntry([{ taskId: t4.id, scaleSet: S3 }], 0)!.status],
+      "a scale set named twice counts once",
+    );
   });
 
   t.test(`${name}: a started task keeps its scale sets through an expired lease and a release`, async (t) => {
@@ -393,12 +527,23 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     await claimTask(store, "dead", a.id, SHORT_LEASE_MS);
     t.ok(await store.update("dead", a.id, { state: "running" }));
     await waitPastLease(store, a.id);
-    t.same((await store.claim("alive", LONG_LEASE_MS, 10)).map((x) => x.id), [a.id], "the expired task is taken over, not the next one");
+    t.same(
+      (await store.claim("alive", LONG_LEASE_MS, 10)).map((x) => x.id),
+      [a.id],
+      "the expired task is taken over, not the next one",
+    );
     t.equal(await store.update("dead", a.id, { armCalls: 1 }), false, "fencing as before");
     await store.release("alive", a.id);
-    t.same((await store.claim("again", LONG_LEASE_MS, 10)).map((x) => x.id), [a.id], "released (shutdown): still first");
+    t.same(
+      (await store.claim("again", LONG_LEASE_MS, 10)).map((x) => x.id),
+      [a.id],
+      "released (shutdown): still first",
+    );
     await finish(store, "again", a.id);
-    t.same((await store.claim("again", LONG_LEASE_MS, 10)).map((x) => x.id), [b.id]);
+    t.same(
+      (await store.claim("again", LONG_LEASE_MS, 10)).map((x) => x.id),
+      [b.id],
+    );
   });
 
   t.test(`${name}: concurrent claimers keep one task at a time per scale set, in creation order`, async (t) => {
@@ -436,7 +581,12 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
       }),
     );
     t.same(overlaps, [], "never two tasks of one scale set at once");
-    for (const [k, ids] of order) t.same(ids, created.filter((_, i) => keys[i % 3] === k).map((c) => c.id), `${k}: creation order`);
+    for (const [k, ids] of order)
+      t.same(
+        ids,
+        created.filter((_, i) => keys[i % 3] === k).map((c) => c.id),
+        `${k}: creation order`,
+      );
   });
 
   t.test(`${name}: update appends history lines in the same commit, in order, only under the lease`, async (t) => {
@@ -447,10 +597,23 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.ok(await store.update("a", x.id, { history: [entry("three")] }), "lines alone are a change too");
     t.ok(await store.appendHistory("a", x.id, entry("four")));
     t.equal(await store.update("b", x.id, { history: [entry("not the owner")] }), false);
-    t.ok(await store.update("a", x.id, { state: "succeeded", finishedAtMs: Date.now(), history: [entry("five"), entry("six")] }));
-    t.equal(await store.update("a", x.id, { history: [entry("after the end")] }), false, "a finished task has no lease to write under");
+    t.ok(
+      await store.update("a", x.id, {
+        state: "succeeded",
+        finishedAtMs: Date.now(),
+        history: [entry("five"), entry("six")],
+      }),
+    );
+    t.equal(
+      await store.update("a", x.id, { history: [entry("after the end")] }),
+      false,
+      "a finished task has no lease to write under",
+    );
     const done = (await store.get(x.id))!;
-    t.same(done.history.map((h) => h.status), ["one", "two", "three", "four", "five", "six"]);
+    t.same(
+      done.history.map((h) => h.status),
+      ["one", "two", "three", "four", "five", "six"],
+    );
     t.equal(done.state, "succeeded");
   });
 
@@ -463,7 +626,11 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     const old = (await store.get(x.id))!.leaseExpiresAtMs!;
     // Renewing keeps the lease well past its first expiry. The renewals ask for a long lease: how often a loaded
     // machine gets round to renewing is not what is tested here (the runner renews at a third of the lease).
-    t.same(await store.renew("a", [x.id, z.id, y.id, "no-such-task"], LONG_LEASE_MS), [x.id, y.id], "only the leases a holds, in the order asked");
+    t.same(
+      await store.renew("a", [x.id, z.id, y.id, "no-such-task"], LONG_LEASE_MS),
+      [x.id, y.id],
+      "only the leases a holds, in the order asked",
+    );
     await sleep(Math.max(0, old - Date.now()) + PAST_EXPIRY_MS);
     t.same(await store.renew("a", [y.id, x.id], LONG_LEASE_MS), [y.id, x.id], "past the first expiry, still held");
     t.ok((await store.get(x.id))!.leaseExpiresAtMs! > old, "expiry moved on");
@@ -482,7 +649,13 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     const { store } = await fresh(t);
     const [x] = await createMany(store, 1);
     await claimTask(store, "a", x.id);
-    t.ok(await store.update("a", x.id, { state: "running", operationIndex: 0, checkpoint: { operationIndex: 0, attempt: 2 } }));
+    t.ok(
+      await store.update("a", x.id, {
+        state: "running",
+        operationIndex: 0,
+        checkpoint: { operationIndex: 0, attempt: 2 },
+      }),
+    );
     await store.release("b", x.id);
     t.equal((await store.get(x.id))!.leaseOwner, "a", "another owner cannot release it");
     t.same(await store.claim("b", LONG_LEASE_MS, 10), []);
@@ -494,7 +667,11 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.same(released.checkpoint, { operationIndex: 0, attempt: 2 });
     t.equal(await store.update("a", x.id, { armCalls: 1 }), false, "the releasing owner is fenced out");
     const taken = await store.claim("b", LONG_LEASE_MS, 10);
-    t.same(taken.map((c) => c.id), [x.id], "another owner claims it at once");
+    t.same(
+      taken.map((c) => c.id),
+      [x.id],
+      "another owner claims it at once",
+    );
     await store.release("a", "no-such-task");
   });
 
@@ -521,7 +698,11 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.equal(updated.leaseOwner, "a", "a running state keeps the lease");
     t.same(updated.history, [], "update does not touch history");
 
-    const entries = Array.from({ length: 40 }, (_, i) => ({ phase: i % 2 ? "A" : "B", status: `line ${i} "quoted" ünïcode ✓`, timeMs: 1_700_000_000_000 + i }));
+    const entries = Array.from({ length: 40 }, (_, i) => ({
+      phase: i % 2 ? "A" : "B",
+      status: `line ${i} "quoted" ünïcode ✓`,
+      timeMs: 1_700_000_000_000 + i,
+    }));
     for (const e of entries) t.ok(await store.appendHistory("a", x.id, e));
     t.same((await store.get(x.id))!.history, entries, "history in append order, exactly as given");
 
@@ -530,7 +711,11 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     await claimTask(store, "a", y.id, SHORT_LEASE_MS * 2);
     t.ok(await store.update("a", y.id, { state: "running", armCalls: 7 }));
     await waitPastLease(store, y.id);
-    t.equal(await store.update("a", y.id, { armCalls: 8 }), false, "after the lease expired, even the owner may not update");
+    t.equal(
+      await store.update("a", y.id, { armCalls: 8 }),
+      false,
+      "after the lease expired, even the owner may not update",
+    );
     t.equal(await store.appendHistory("a", y.id, entry("late")), false, "nor append");
     const after = (await store.get(y.id))!;
     t.equal(after.armCalls, 7);
@@ -544,7 +729,17 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
       await claimTask(store, "a", x.id);
       t.ok(await store.update("a", x.id, { state: "running" }));
       const resultObjects = [
-        { type: "serverGroup", account: "demo", region: "eastus", resourceGroup: "rg", serverGroupName: "a", capacity: { min: 1, max: 3, desired: 2 }, disabled: false, provisioningState: "Succeeded", etag: '"3"' },
+        {
+          type: "serverGroup",
+          account: "demo",
+          region: "eastus",
+          resourceGroup: "rg",
+          serverGroupName: "a",
+          capacity: { min: 1, max: 3, desired: 2 },
+          disabled: false,
+          provisioningState: "Succeeded",
+          etag: '"3"',
+        },
       ] as unknown as Task["resultObjects"];
       const failure = { operation: "scaleDown", code: "Conflict", message: "another write", retryable: true };
       const finishedAtMs = Date.now();
@@ -575,12 +770,21 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.ok(await store.update("a", x.id, { state: "running", armCalls: 1 }));
     const before = (await store.get(x.id))!;
     // A running task is not queued again (its owner changes, not its state), with or without history lines.
-    await t.rejects(store.update("a", x.id, { state: "queued" }), { name: "IllegalMoveError", message: `task ${x.id}: no move from running to queued` });
-    await t.rejects(store.update("a", x.id, { state: "queued", armCalls: 2, history: [entry("never written")] }), { name: "IllegalMoveError" });
+    await t.rejects(store.update("a", x.id, { state: "queued" }), {
+      name: "IllegalMoveError",
+      message: `task ${x.id}: no move from running to queued`,
+    });
+    await t.rejects(store.update("a", x.id, { state: "queued", armCalls: 2, history: [entry("never written")] }), {
+      name: "IllegalMoveError",
+    });
     t.same(await store.get(x.id), before, "nothing changed: state, fields, history");
     t.ok(await store.update("a", x.id, { state: "running", armCalls: 3 }), "staying in a state is no move");
     t.ok(await store.update("a", x.id, { state: "succeeded", finishedAtMs: Date.now() }), "a move the table has");
-    t.equal(await store.update("a", x.id, { state: "running" }), false, "a finished task's former owner is fenced out, as before: false, not an error");
+    t.equal(
+      await store.update("a", x.id, { state: "running" }),
+      false,
+      "a finished task's former owner is fenced out, as before: false, not an error",
+    );
   });
 
   t.test(`${name}: requeueRetryable puts back only a failed, retryable task`, async (t) => {
@@ -588,10 +792,19 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     const make = async (state: "succeeded" | "failed" | "canceled", retryable: boolean) => {
       const x = (await store.create({ operations: [op("resizeServerGroup", "a"), op("scaleDown", "b")] })).task;
       await claimTask(store, "a", x.id);
-      await store.update("a", x.id, { state: "running", operationIndex: 1, checkpoint: { operationIndex: 1, attempt: 8 } });
+      await store.update("a", x.id, {
+        state: "running",
+        operationIndex: 1,
+        checkpoint: { operationIndex: 1, attempt: 8 },
+      });
       await store.appendHistory("a", x.id, entry("attempt 8/8: 409 Conflict; gave up after 8 attempts"));
       const failure = { operation: "scaleDown", code: "Conflict", message: "gave up", retryable };
-      await store.update("a", x.id, { state, failure: state === "succeeded" ? undefined : failure, finishedAtMs: Date.now(), checkpoint: null });
+      await store.update("a", x.id, {
+        state,
+        failure: state === "succeeded" ? undefined : failure,
+        finishedAtMs: Date.now(),
+        checkpoint: null,
+      });
       return x.id;
     };
     const id = await make("failed", true);
@@ -603,14 +816,25 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.notOk("checkpoint" in back);
     t.notOk("leaseOwner" in back);
     t.equal(back.operationIndex, 1, "it goes on with the operation that failed");
-    t.same(back.history.map((h) => h.status), ["attempt 8/8: 409 Conflict; gave up after 8 attempts", "resumed on request"]);
+    t.same(
+      back.history.map((h) => h.status),
+      ["attempt 8/8: 409 Conflict; gave up after 8 attempts", "resumed on request"],
+    );
     t.equal(await store.requeueRetryable(id, entry("again"), []), false, "a queued task is not requeued twice");
     t.equal((await store.get(id))!.history.length, 2, "and gets no history line");
     const claimed = await store.claim("b", LONG_LEASE_MS, 10);
-    t.same(claimed.map((c) => c.id), [id], "the requeued task is claimable");
+    t.same(
+      claimed.map((c) => c.id),
+      [id],
+      "the requeued task is claimable",
+    );
     t.ok(await store.update("b", id, { state: "running" }), "and its new owner can run it");
 
-    for (const [state, retryable] of [["failed", false], ["succeeded", false], ["canceled", true]] as const) {
+    for (const [state, retryable] of [
+      ["failed", false],
+      ["succeeded", false],
+      ["canceled", true],
+    ] as const) {
       const other = await make(state, retryable);
       t.equal(await store.requeueRetryable(other, entry("no"), []), false, `${state}, retryable ${retryable}: refused`);
       t.equal((await store.get(other))!.state, state, "and left as it was");
@@ -630,13 +854,26 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     await failOnce(first.id);
     const later = (await store.create({ operations: [op("resizeServerGroup", "a")], scaleSets: ["k"] })).task;
     t.ok(await store.requeueRetryable(first.id, entry("resumed"), ["k"]));
-    t.same((await store.claim("b", LONG_LEASE_MS, 10)).map((c) => c.id), [first.id], "the requeued task, submitted first, goes first");
+    t.same(
+      (await store.claim("b", LONG_LEASE_MS, 10)).map((c) => c.id),
+      [first.id],
+      "the requeued task, submitted first, goes first",
+    );
     t.same(await store.claim("c", LONG_LEASE_MS, 10), [], "the later task waits for it");
     t.ok(await store.update("b", first.id, { state: "succeeded", finishedAtMs: Date.now() }));
-    t.same((await store.claim("c", LONG_LEASE_MS, 10)).map((c) => c.id), [later.id], "then the later one runs");
+    t.same(
+      (await store.claim("c", LONG_LEASE_MS, 10)).map((c) => c.id),
+      [later.id],
+      "then the later one runs",
+    );
 
     // Requeued while a later task on its scale set runs: it waits for that one, on every scale set it names.
-    const again = (await store.create({ operations: [op("resizeServerGroup", "x"), op("resizeServerGroup", "y")], scaleSets: ["x", "y"] })).task;
+    const again = (
+      await store.create({
+        operations: [op("resizeServerGroup", "x"), op("resizeServerGroup", "y")],
+        scaleSets: ["x", "y"],
+      })
+    ).task;
     await failOnce(again.id);
     const running = (await store.create({ operations: [op("resizeServerGroup", "y")], scaleSets: ["y"] })).task;
     await claimTask(store, "d", running.id);
@@ -646,51 +883,77 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     const behind = (await store.create({ operations: [op("resizeServerGroup", "x")], scaleSets: ["x"] })).task;
     t.same(await store.claim("e", LONG_LEASE_MS, 10), [], "and a task submitted after the resume waits for it on x");
     t.ok(await store.update("d", running.id, { state: "succeeded", finishedAtMs: Date.now() }));
-    t.same((await store.claim("e", LONG_LEASE_MS, 10)).map((c) => c.id), [again.id]);
+    t.same(
+      (await store.claim("e", LONG_LEASE_MS, 10)).map((c) => c.id),
+      [again.id],
+    );
     t.ok(await store.update("e", again.id, { state: "succeeded", finishedAtMs: Date.now() }));
-    t.same((await store.claim("e", LONG_LEASE_MS, 10)).map((c) => c.id), [behind.id]);
+    t.same(
+      (await store.claim("e", LONG_LEASE_MS, 10)).map((c) => c.id),
+      [behind.id],
+    );
   });
 
-  t.test(`${name}: requestCancel ends a queued task at once, marks a running one for its lease holder, refuses a finished one`, async (t) => {
-    const { store } = await fresh(t);
-    const lines = { canceled: entry("canceled before it started", "ORCHESTRATION"), requested: entry("cancel requested") };
-    // Queued, nobody holds it: canceled at once, and the next task on its scale set is free to go.
-    const queued = (await store.create({ operations: [op("resizeServerGroup", "a")], scaleSets: ["k"] })).task;
-    const behind = (await store.create({ operations: [op("resizeServerGroup", "a")], scaleSets: ["k"] })).task;
-    const first = await store.requestCancel(queued.id, lines);
-    t.equal(first.outcome, "canceled");
-    const canceled = (await store.get(queued.id))!;
-    t.equal(canceled.state, "canceled");
-    t.type(canceled.finishedAtMs, "number");
-    t.same(canceled.history.map((h) => h.status), ["canceled before it started"]);
-    t.same((await store.claim("a", LONG_LEASE_MS, 10)).map((c) => c.id), [behind.id], "the task behind it on its scale set is claimable");
-    t.same(await store.claim("b", LONG_LEASE_MS, 10), [], "the canceled task is never claimed");
+  t.test(
+    `${name}: requestCancel ends a queued task at once, marks a running one for its lease holder, refuses a finished one`,
+    async (t) => {
+      const { store } = await fresh(t);
+      const lines = {
+        canceled: entry("canceled before it started", "ORCHESTRATION"),
+        requested: entry("cancel requested"),
+      };
+      // Queued, nobody holds it: canceled at once, and the next task on its scale set is free to go.
+      const queued = (await store.create({ operations: [op("resizeServerGroup", "a")], scaleSets: ["k"] })).task;
+      const behind = (await store.create({ operations: [op("resizeServerGroup", "a")], scaleSets: ["k"] })).task;
+      const first = await store.requestCancel(queued.id, lines);
+      t.equal(first.outcome, "canceled");
+      const canceled = (await store.get(queued.id))!;
+      t.equal(canceled.state, "canceled");
+      t.type(canceled.finishedAtMs, "number");
+      t.same(
+        canceled.history.map((h) => h.status),
+        ["canceled before it started"],
+      );
+      t.same(
+        (await store.claim("a", LONG_LEASE_MS, 10)).map((c) => c.id),
+        [behind.id],
+        "the task behind it on its scale set is claimable",
+      );
+      t.same(await store.claim("b", LONG_LEASE_MS, 10), [], "the canceled task is never claimed");
 
-    // Running under a lease: only the request is stored; the holder sees it (cancelRequested) and may still write.
-    await store.update("a", behind.id, { state: "running" });
-    const asked = await store.requestCancel(behind.id, lines);
-    t.equal(asked.outcome, "requested");
-    t.equal((await store.get(behind.id))!.state, "running", "it runs until its holder stops it");
-    t.type((await store.get(behind.id))!.cancelRequestedAtMs, "number");
-    t.equal((await store.requestCancel(behind.id, lines)).outcome, "requested", "asking twice is harmless");
-    t.same((await store.get(behind.id))!.history.map((h) => h.status).slice(1), ["cancel requested"], "after the line saying whom it waited for, one line for both requests");
-    t.same(await store.cancelRequested([behind.id, queued.id, "no-such-task"]), [behind.id, queued.id]);
-    t.ok(await store.update("a", behind.id, { state: "canceled", finishedAtMs: Date.now() }), "the holder ends it");
+      // Running under a lease: only the request is stored; the holder sees it (cancelRequested) and may still write.
+      await store.update("a", behind.id, { state: "running" });
+      const asked = await store.requestCancel(behind.id, lines);
+      t.equal(asked.outcome, "requested");
+      t.equal((await store.get(behind.id))!.state, "running", "it runs until its holder stops it");
+      t.type((await store.get(behind.id))!.cancelRequestedAtMs, "number");
+      t.equal((await store.requestCancel(behind.id, lines)).outcome, "requested", "asking twice is harmless");
+      t.same(
+        (await store.get(behind.id))!.history.map((h) => h.status).slice(1),
+        ["cancel requested"],
+        "after the line saying whom it waited for, one line for both requests",
+      );
+      t.same(await store.cancelRequested([behind.id, queued.id, "no-such-task"]), [behind.id, queued.id]);
+      t.ok(await store.update("a", behind.id, { state: "canceled", finishedAtMs: Date.now() }), "the holder ends it");
 
-    // Finished: nothing changes.
-    const again = await store.requestCancel(behind.id, lines);
-    t.equal(again.outcome, "finished");
-    t.equal(again.outcome === "finished" && again.task.state, "canceled");
-    t.equal((await store.get(behind.id))!.history.length, 2, "no line added");
-    t.same(await store.requestCancel("no-such-task", lines), { outcome: "missing" });
-  });
+      // Finished: nothing changes.
+      const again = await store.requestCancel(behind.id, lines);
+      t.equal(again.outcome, "finished");
+      t.equal(again.outcome === "finished" && again.task.state, "canceled");
+      t.equal((await store.get(behind.id))!.history.length, 2, "no line added");
+      t.same(await store.requestCancel("no-such-task", lines), { outcome: "missing" });
+    },
+  );
 
   t.test(`${name}: a cancel request survives its holder's death: whoever claims the task next finds it`, async (t) => {
     const { store } = await fresh(t);
     const x = (await store.create({ operations: [op("resizeServerGroup", "a")] })).task;
     await claimTask(store, "a", x.id, SHORT_LEASE_MS);
     await store.update("a", x.id, { state: "running" });
-    t.equal((await store.requestCancel(x.id, { canceled: entry("no"), requested: entry("cancel requested") })).outcome, "requested");
+    t.equal(
+      (await store.requestCancel(x.id, { canceled: entry("no"), requested: entry("cancel requested") })).outcome,
+      "requested",
+    );
     await waitPastLease(store, x.id);
     const [taken] = await store.claim("b", LONG_LEASE_MS, 10);
     t.equal(taken?.id, x.id);
@@ -700,11 +963,30 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
   t.test(`${name}: a task can start with history lines, after the one saying whom it waits for`, async (t) => {
     const { store } = await fresh(t);
     await store.create({ operations: [op("resizeServerGroup", "a")], scaleSets: ["k"] });
-    const lines = [entry("a (eastus): kept", "SCALE_DOWN_CLUSTER"), entry("b (eastus): scaled down to 0", "SCALE_DOWN_CLUSTER")];
-    const { task } = await store.create({ operations: [op("resizeServerGroup", "b")], scaleSets: ["k"], history: lines });
-    const expected = [waitingEntry([{ taskId: (await store.list({ limit: 2 })).tasks[1].id, scaleSet: "k" }], 0)!.status, "a (eastus): kept", "b (eastus): scaled down to 0"];
-    t.same(task.history.map((h) => h.status), expected, "as created");
-    t.same((await store.get(task.id))!.history.map((h) => h.status), expected, "as stored, in order");
+    const lines = [
+      entry("a (eastus): kept", "SCALE_DOWN_CLUSTER"),
+      entry("b (eastus): scaled down to 0", "SCALE_DOWN_CLUSTER"),
+    ];
+    const { task } = await store.create({
+      operations: [op("resizeServerGroup", "b")],
+      scaleSets: ["k"],
+      history: lines,
+    });
+    const expected = [
+      waitingEntry([{ taskId: (await store.list({ limit: 2 })).tasks[1].id, scaleSet: "k" }], 0)!.status,
+      "a (eastus): kept",
+      "b (eastus): scaled down to 0",
+    ];
+    t.same(
+      task.history.map((h) => h.status),
+      expected,
+      "as created",
+    );
+    t.same(
+      (await store.get(task.id))!.history.map((h) => h.status),
+      expected,
+      "as stored, in order",
+    );
   });
 
   t.test(`${name}: checkpoints round-trip, and null clears them`, async (t) => {
@@ -714,7 +996,10 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     const poller = JSON.stringify({
       state: {
         status: "running",
-        config: { operationLocation: "https://management.azure.com/subscriptions/s/providers/Microsoft.Compute/locations/eastus/operations/abc?api-version=2024-07-01&p=%2F" },
+        config: {
+          operationLocation:
+            "https://management.azure.com/subscriptions/s/providers/Microsoft.Compute/locations/eastus/operations/abc?api-version=2024-07-01&p=%2F",
+        },
         blob: "x".repeat(200_000),
         text: 'quotes " and \\ backslashes, tabs\t, newlines\n, unicode ✓ ü 😀',
       },
@@ -722,7 +1007,15 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     const checkpoint: TaskCheckpoint = {
       operationIndex: 1,
       attempt: 3,
-      inFlight: { step: { kind: "deleteInstances", summary: "delete instances 3, 4", instanceIds: ["3", "4"], nested: { a: [1, 2.5, null, true] } }, poller },
+      inFlight: {
+        step: {
+          kind: "deleteInstances",
+          summary: "delete instances 3, 4",
+          instanceIds: ["3", "4"],
+          nested: { a: [1, 2.5, null, true] },
+        },
+        poller,
+      },
     };
     t.ok(await store.update("a", x.id, { checkpoint }));
     const got = (await store.get(x.id))!;
@@ -741,7 +1034,11 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
   t.test(`${name}: prune deletes finished tasks that finished before the cutoff`, async (t) => {
     const { store } = await fresh(t);
     const now = Date.now();
-    const make = async (clientRequestId: string, state: "succeeded" | "failed" | "canceled" | "running" | "queued", finishedAtMs?: number) => {
+    const make = async (
+      clientRequestId: string,
+      state: "succeeded" | "failed" | "canceled" | "running" | "queued",
+      finishedAtMs?: number,
+    ) => {
       const x = (await store.create({ clientRequestId, operations: [op("scaleDown", clientRequestId)] })).task;
       if (state === "queued") return x;
       await claimTask(store, "a", x.id);
@@ -762,7 +1059,11 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     for (const kept of [recent, running, queued]) t.ok(await store.get(kept.id), "kept");
     t.same((await listAll(store, { limit: 10 })).sort(), [recent.id, running.id, queued.id].sort());
     t.equal(await store.prune(now), 0, "idempotent");
-    t.equal(await store.prune(Date.now() + 3_600_000), 1, "a later cutoff takes the recent one; running and queued never");
+    t.equal(
+      await store.prune(Date.now() + 3_600_000),
+      1,
+      "a later cutoff takes the recent one; running and queued never",
+    );
     t.ok(await store.get(running.id));
     t.ok(await store.get(queued.id));
 
@@ -772,54 +1073,73 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.same(reused.task.history, [], "no history left over from the pruned task");
   });
 
-  t.test(`${name}: revision changes with every change a reader sees, on every replica, and not with a refused write`, async (t) => {
-    const handle = await fresh(t);
-    const { store } = handle;
-    const other = handle.replica ? await handle.replica() : store;
-    const { task } = await store.create({ operations: [op("resizeServerGroup", "a"), op("scaleDown", "a")] });
-    t.type(task.revision, "number");
-    t.equal(await store.revision(task.id), task.revision, "as created");
-    t.equal((await store.get(task.id))!.revision, task.revision, "get says the same");
-    t.equal(await store.revision("no-such-task"), undefined);
-    const seen = [task.revision];
-    /** The revision now, on both connections; it must be newer than every one seen before. */
-    const changed = async (what: string) => {
-      const now = await store.revision(task.id);
-      t.equal(await other.revision(task.id), now, `${what}: another replica reads the same revision`);
-      t.equal((await store.get(task.id))!.revision, now, `${what}: get carries it`);
-      t.ok(now !== undefined && now > seen.at(-1)!, `${what}: the revision moved on (${seen.at(-1)} → ${now})`);
-      seen.push(now!);
-    };
-    await claimTask(store, "a", task.id, SHORT_LEASE_MS);
-    t.ok(await store.update("a", task.id, { state: "running" }));
-    await changed("running");
-    t.ok(await store.appendHistory("a", task.id, entry("Initializing", "INIT")));
-    await changed("a history line");
-    t.ok(await store.update("a", task.id, { armCalls: 4, operationIndex: 1 }));
-    await changed("an update");
-    t.equal((await store.requestCancel(task.id, { canceled: entry("no"), requested: entry("cancel requested") })).outcome, "requested");
-    await changed("a cancel request");
-    await waitPastLease(store, task.id);
-    t.equal(await store.update("a", task.id, { armCalls: 99 }), false, "a write after the lease ended is refused");
-    t.equal(await store.appendHistory("a", task.id, entry("late")), false);
-    t.equal(await store.revision(task.id), seen.at(-1), "and the revision stays");
-    await claimTask(other, "b", task.id);
-    t.ok(await other.update("b", task.id, { state: "failed", finishedAtMs: Date.now(), failure: { operation: "scaleDown", code: "Conflict", message: "gave up", retryable: true } }));
-    await changed("failed");
-    t.ok(await store.requeueRetryable(task.id, entry("resumed on request", "ORCHESTRATION"), []));
-    await changed("requeued");
-  });
+  t.test(
+    `${name}: revision changes with every change a reader sees, on every replica, and not with a refused write`,
+    async (t) => {
+      const handle = await fresh(t);
+      const { store } = handle;
+      const other = handle.replica ? await handle.replica() : store;
+      const { task } = await store.create({ operations: [op("resizeServerGroup", "a"), op("scaleDown", "a")] });
+      t.type(task.revision, "number");
+      t.equal(await store.revision(task.id), task.revision, "as created");
+      t.equal((await store.get(task.id))!.revision, task.revision, "get says the same");
+      t.equal(await store.revision("no-such-task"), undefined);
+      const seen = [task.revision];
+      /** The revision now, on both connections; it must be newer than every one seen before. */
+      const changed = async (what: string) => {
+        const now = await store.revision(task.id);
+        t.equal(await other.revision(task.id), now, `${what}: another replica reads the same revision`);
+        t.equal((await store.get(task.id))!.revision, now, `${what}: get carries it`);
+        t.ok(now !== undefined && now > seen.at(-1)!, `${what}: the revision moved on (${seen.at(-1)} → ${now})`);
+        seen.push(now!);
+      };
+      await claimTask(store, "a", task.id, SHORT_LEASE_MS);
+      t.ok(await store.update("a", task.id, { state: "running" }));
+      await changed("running");
+      t.ok(await store.appendHistory("a", task.id, entry("Initializing", "INIT")));
+      await changed("a history line");
+      t.ok(await store.update("a", task.id, { armCalls: 4, operationIndex: 1 }));
+      await changed("an update");
+      t.equal(
+        (await store.requestCancel(task.id, { canceled: entry("no"), requested: entry("cancel requested") })).outcome,
+        "requested",
+      );
+      await changed("a cancel request");
+      await waitPastLease(store, task.id);
+      t.equal(await store.update("a", task.id, { armCalls: 99 }), false, "a write after the lease ended is refused");
+      t.equal(await store.appendHistory("a", task.id, entry("late")), false);
+      t.equal(await store.revision(task.id), seen.at(-1), "and the revision stays");
+      await claimTask(other, "b", task.id);
+      t.ok(
+        await other.update("b", task.id, {
+          state: "failed",
+          finishedAtMs: Date.now(),
+          failure: { operation: "scaleDown", code: "Conflict", message: "gave up", retryable: true },
+        }),
+      );
+      await changed("failed");
+      t.ok(await store.requeueRetryable(task.id, entry("resumed on request", "ORCHESTRATION"), []));
+      await changed("requeued");
+    },
+  );
 
   t.test(`${name}: the lifecycle a runner goes through`, async (t) => {
     const handle = await fresh(t);
     const { store } = handle;
     const other = handle.replica ? await handle.replica() : store;
-    const { task } = await store.create({ clientRequestId: "life", operations: [op("resizeServerGroup", "web"), op("scaleDown", "web")] });
+    const { task } = await store.create({
+      clientRequestId: "life",
+      operations: [op("resizeServerGroup", "web"), op("scaleDown", "web")],
+    });
     const [claimed] = await store.claim("r1", SHORT_LEASE_MS, 1);
     t.equal(claimed.id, task.id);
     t.ok(await store.update("r1", task.id, { state: "running" }));
     t.ok(await store.appendHistory("r1", task.id, entry("Initializing", "INIT")));
-    const cp: TaskCheckpoint = { operationIndex: 0, attempt: 1, inFlight: { step: { kind: "update", summary: "capacity 3 → 5" }, poller: '{"state":{}}' } };
+    const cp: TaskCheckpoint = {
+      operationIndex: 0,
+      attempt: 1,
+      inFlight: { step: { kind: "update", summary: "capacity 3 → 5" }, poller: '{"state":{}}' },
+    };
     t.ok(await store.update("r1", task.id, { checkpoint: cp, armCalls: 3 }));
     // r1 dies (no renew); r2, perhaps another replica, takes over after the lease.
     await waitPastLease(store, task.id);
@@ -834,35 +1154,55 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.ok(await other.update("r2", task.id, { state: "succeeded", finishedAtMs: Date.now() }));
     const done = (await store.get(task.id))!;
     t.equal(done.state, "succeeded");
-    t.same(done.history.map((h) => h.status), ["Initializing", "Resumed"]);
+    t.same(
+      done.history.map((h) => h.status),
+      ["Initializing", "Resumed"],
+    );
     t.notOk("leaseOwner" in done);
     t.equal((await store.create({ clientRequestId: "life", operations: [] })).task.id, task.id);
   });
 
-  t.test(`${name}: with 10,000 tasks queued behind busy scale sets, claims take what is runnable, in order`, async (t) => {
-    const handle = await fresh(t);
-    const { store } = handle;
-    // Created at once: the stores batch them, each as if made alone, in the order asked.
-    const QUEUED = 10_000;
-    const created = await Promise.all(
-      Array.from({ length: QUEUED }, (_, i) => store.create({ operations: [op("resizeServerGroup", `q-${i % 2}`)], scaleSets: [i % 2 === 0 ? S1 : S2] })),
-    );
-    const ids = created.map((c) => c.task.id);
-    t.equal(new Set(ids).size, QUEUED, "every create made a task");
-    const first = await store.claim("r", LONG_LEASE_MS, 50);
-    t.same(first.map((x) => x.id), [ids[0], ids[1]], "the first of each scale set, and nothing of the queues behind them");
-    t.same(await store.claim("r", LONG_LEASE_MS, 50), [], "nothing else while they run");
-    const lone = await createOn(store, [S3], "lone");
-    t.same((await store.claim("r", LONG_LEASE_MS, 50)).map((x) => x.id), [lone.id], "a task on a free scale set is claimable at once");
-    // Each task's end wakes the next on its scale set, whichever replica claims.
-    const other = handle.replica ? await handle.replica() : store;
-    let expected = 2;
-    for (const running of first) {
-      await finish(store, "r", running.id);
-      const next = await other.claim("r2", LONG_LEASE_MS, 50);
-      t.same(next.map((x) => x.id), [ids[expected]], `after ${running.id} ends, the next on its scale set`);
-      expected++;
-    }
-    t.same(await other.claim("r2", LONG_LEASE_MS, 50), [], "and only that one");
-  });
+  t.test(
+    `${name}: with 10,000 tasks queued behind busy scale sets, claims take what is runnable, in order`,
+    async (t) => {
+      const handle = await fresh(t);
+      const { store } = handle;
+      // Created at once: the stores batch them, each as if made alone, in the order asked.
+      const QUEUED = 10_000;
+      const created = await Promise.all(
+        Array.from({ length: QUEUED }, (_, i) =>
+          store.create({ operations: [op("resizeServerGroup", `q-${i % 2}`)], scaleSets: [i % 2 === 0 ? S1 : S2] }),
+        ),
+      );
+      const ids = created.map((c) => c.task.id);
+      t.equal(new Set(ids).size, QUEUED, "every create made a task");
+      const first = await store.claim("r", LONG_LEASE_MS, 50);
+      t.same(
+        first.map((x) => x.id),
+        [ids[0], ids[1]],
+        "the first of each scale set, and nothing of the queues behind them",
+      );
+      t.same(await store.claim("r", LONG_LEASE_MS, 50), [], "nothing else while they run");
+      const lone = await createOn(store, [S3], "lone");
+      t.same(
+        (await store.claim("r", LONG_LEASE_MS, 50)).map((x) => x.id),
+        [lone.id],
+        "a task on a free scale set is claimable at once",
+      );
+      // Each task's end wakes the next on its scale set, whichever replica claims.
+      const other = handle.replica ? await handle.replica() : store;
+      let expected = 2;
+      for (const running of first) {
+        await finish(store, "r", running.id);
+        const next = await other.claim("r2", LONG_LEASE_MS, 50);
+        t.same(
+          next.map((x) => x.id),
+          [ids[expected]],
+          `after ${running.id} ends, the next on its scale set`,
+        );
+        expected++;
+      }
+      t.same(await other.claim("r2", LONG_LEASE_MS, 50), [], "and only that one");
+    },
+  );
 }

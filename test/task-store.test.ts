@@ -79,7 +79,11 @@ function ownSchema(t: Test): string {
 
 // The three stores run side by side (each subtest makes its own store); within a store, one subtest at a time.
 t.jobs = 3;
-for (const [name, make] of [["memory", memoryStore], ["sqlite", sqliteStore], ["postgres", postgresStore]] as const) {
+for (const [name, make] of [
+  ["memory", memoryStore],
+  ["sqlite", sqliteStore],
+  ["postgres", postgresStore],
+] as const) {
   t.test(name, { buffered: true }, (t) => {
     taskStoreSuite(t, name, make);
     t.end();
@@ -89,13 +93,28 @@ for (const [name, make] of [["memory", memoryStore], ["sqlite", sqliteStore], ["
 t.test("postgres: start-up, migrations and connection errors", { buffered: true }, async (t) => {
   t.test("replicas that start at once migrate once", async (t) => {
     const schema = ownSchema(t);
-    const stores = await Promise.all(Array.from({ length: 6 }, () => PostgresTaskStore.open({ connectionString: DATABASE_URL, schema, poolMax: 2 })));
+    const stores = await Promise.all(
+      Array.from({ length: 6 }, () => PostgresTaskStore.open({ connectionString: DATABASE_URL, schema, poolMax: 2 })),
+    );
     t.teardown(() => Promise.all(stores.map((s) => s.close())));
-    const created = await Promise.all(stores.map((s, i) => s.create({ operations: [{ name: "scaleDown", description: { serverGroupName: `sg-${i}` } }] })));
+    const created = await Promise.all(
+      stores.map((s, i) =>
+        s.create({ operations: [{ name: "scaleDown", description: { serverGroupName: `sg-${i}` } }] }),
+      ),
+    );
     t.equal((await stores[0].list({ limit: 50 })).tasks.length, 6, "one shared table");
-    t.same(created.map((c) => c.created), [true, true, true, true, true, true]);
-    const versions = await withAdmin((a) => a.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`));
-    t.same(versions.rows.map((r) => r.version), VERSIONS, "each version once");
+    t.same(
+      created.map((c) => c.created),
+      [true, true, true, true, true, true],
+    );
+    const versions = await withAdmin((a) =>
+      a.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`),
+    );
+    t.same(
+      versions.rows.map((r) => r.version),
+      VERSIONS,
+      "each version once",
+    );
     const reopened = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
     t.equal((await reopened.list({ limit: 50 })).tasks.length, 6, "tasks survive a re-open");
     await reopened.close();
@@ -105,13 +124,23 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
     const schema = ownSchema(t);
     const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
     await store.close();
-    await withAdmin((a) => a.query(`INSERT INTO "${schema}".schema_migrations (version, description) VALUES (${FUTURE}, 'future')`));
+    await withAdmin((a) =>
+      a.query(`INSERT INTO "${schema}".schema_migrations (version, description) VALUES (${FUTURE}, 'future')`),
+    );
     await t.rejects(PostgresTaskStore.open({ connectionString: DATABASE_URL, schema }), {
       name: "TaskStoreOpenError",
-      message: new RegExp(`schema ${schema} has task store schema version ${FUTURE}, newer than this version of vmss-ops knows \\(${latestVersion(POSTGRES_MIGRATIONS)}\\)`),
+      message: new RegExp(
+        `schema ${schema} has task store schema version ${FUTURE}, newer than this version of vmss-ops knows \\(${latestVersion(POSTGRES_MIGRATIONS)}\\)`,
+      ),
     });
-    const versions = await withAdmin((a) => a.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`));
-    t.same(versions.rows.map((r) => r.version), [...VERSIONS, FUTURE], "nothing changed");
+    const versions = await withAdmin((a) =>
+      a.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`),
+    );
+    t.same(
+      versions.rows.map((r) => r.version),
+      [...VERSIONS, FUTURE],
+      "nothing changed",
+    );
   });
 
   t.test("a tasks table that is not ours is refused", async (t) => {
@@ -120,16 +149,34 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
       await a.query(`CREATE SCHEMA "${schema}"`);
       await a.query(`CREATE TABLE "${schema}".tasks (id int)`);
     });
-    await t.rejects(PostgresTaskStore.open({ connectionString: DATABASE_URL, schema }), { name: "TaskStoreOpenError", message: /not a vmss-ops task store/ });
-    const tables = await withAdmin((a) => a.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1", [schema]));
-    t.same(tables.rows.map((r) => r.table_name), ["tasks"], "nothing created");
+    await t.rejects(PostgresTaskStore.open({ connectionString: DATABASE_URL, schema }), {
+      name: "TaskStoreOpenError",
+      message: /not a vmss-ops task store/,
+    });
+    const tables = await withAdmin((a) =>
+      a.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1", [schema]),
+    );
+    t.same(
+      tables.rows.map((r) => r.table_name),
+      ["tasks"],
+      "nothing created",
+    );
   });
 
   t.test("bad schema names and unreachable databases: clear errors, no password", async (t) => {
-    await t.rejects(PostgresTaskStore.open({ connectionString: DATABASE_URL, schema: 'x"; DROP TABLE y; --' }), { name: "TaskStoreOpenError", message: /not a plain identifier/ });
-    const err = await PostgresTaskStore.open({ connectionString: "postgres://me:hunter2@127.0.0.1:1/nowhere", connectionTimeoutMs: 2000 }).catch((e: Error) => e);
+    await t.rejects(PostgresTaskStore.open({ connectionString: DATABASE_URL, schema: 'x"; DROP TABLE y; --' }), {
+      name: "TaskStoreOpenError",
+      message: /not a plain identifier/,
+    });
+    const err = await PostgresTaskStore.open({
+      connectionString: "postgres://me:hunter2@127.0.0.1:1/nowhere",
+      connectionTimeoutMs: 2000,
+    }).catch((e: Error) => e);
     t.type(err, TaskStoreOpenError);
-    t.match((err as Error).message, /cannot connect to the task store database \(postgres:\/\/me:\*\*\*@127\.0\.0\.1:1\/nowhere\): .*ECONNREFUSED/);
+    t.match(
+      (err as Error).message,
+      /cannot connect to the task store database \(postgres:\/\/me:\*\*\*@127\.0\.0\.1:1\/nowhere\): .*ECONNREFUSED/,
+    );
     t.notMatch((err as Error).message, /hunter2/);
   });
 
@@ -137,64 +184,111 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
     const schema = ownSchema(t);
     const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
     t.teardown(() => store.close());
-    const { task } = await store.create({ clientRequestId: "id\u0000", operations: [{ name: "scaleDown", description: { serverGroupName: "sg", note: "a\u0000b", path: "c:\\u0000" } }] });
-    t.same(task.operations[0].description, { serverGroupName: "sg", note: "a\ufffdb", path: "c:\\u0000" }, "only the real NUL is replaced");
+    const { task } = await store.create({
+      clientRequestId: "id\u0000",
+      operations: [{ name: "scaleDown", description: { serverGroupName: "sg", note: "a\u0000b", path: "c:\\u0000" } }],
+    });
+    t.same(
+      task.operations[0].description,
+      { serverGroupName: "sg", note: "a\ufffdb", path: "c:\\u0000" },
+      "only the real NUL is replaced",
+    );
     t.equal(task.clientRequestId, "id\ufffd");
     await store.claim("o", 60_000, 1);
     t.ok(await store.appendHistory("o", task.id, { phase: "P\u0000", status: "s\u0000", timeMs: 1 }));
-    t.ok(await store.update("o", task.id, { failure: { operation: "scaleDown", code: "X", message: "m\u0000", retryable: false } }));
+    t.ok(
+      await store.update("o", task.id, {
+        failure: { operation: "scaleDown", code: "X", message: "m\u0000", retryable: false },
+      }),
+    );
     const got = (await store.get(task.id))!;
     t.same(got.history, [{ phase: "P\ufffd", status: "s\ufffd", timeMs: 1 }]);
     t.equal(got.failure?.message, "m\ufffd");
-    t.equal((await store.create({ clientRequestId: "id\u0000", operations: [] })).created, false, "dedupe still finds it");
+    t.equal(
+      (await store.create({ clientRequestId: "id\u0000", operations: [] })).created,
+      false,
+      "dedupe still finds it",
+    );
   });
 
-  t.test("creates asked for together go as one statement: one NOTIFY for all; a create that cannot be stored fails alone", async (t) => {
-    const schema = ownSchema(t);
-    const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
-    t.teardown(() => store.close());
-    const listener = new pg.Client({ connectionString: DATABASE_URL });
-    await listener.connect();
-    t.teardown(() => listener.end());
-    let notifications = 0;
-    listener.on("notification", () => notifications++);
-    await listener.query(`LISTEN "vmss_ops_work_${schema}"`);
-    const settle = async () => {
-      // A round trip on the listening connection delivers every notification committed before it.
-      await new Promise((r) => setTimeout(r, 50));
-      await listener.query("SELECT 1");
-    };
-    const ten = await Promise.all(Array.from({ length: 10 }, (_, i) => store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: `sg-${i}` } }] })));
-    await settle();
-    t.equal(ten.filter((r) => r.created).length, 10);
-    t.equal(notifications, 1, "one commit for the ten (a transaction's identical notifications go as one)");
+  t.test(
+    "creates asked for together go as one statement: one NOTIFY for all; a create that cannot be stored fails alone",
+    async (t) => {
+      const schema = ownSchema(t);
+      const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
+      t.teardown(() => store.close());
+      const listener = new pg.Client({ connectionString: DATABASE_URL });
+      await listener.connect();
+      t.teardown(() => listener.end());
+      let notifications = 0;
+      listener.on("notification", () => notifications++);
+      await listener.query(`LISTEN "vmss_ops_work_${schema}"`);
+      const settle = async () => {
+        // A round trip on the listening connection delivers every notification committed before it.
+        await new Promise((r) => setTimeout(r, 50));
+        await listener.query("SELECT 1");
+      };
+      const ten = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: `sg-${i}` } }] }),
+        ),
+      );
+      await settle();
+      t.equal(ten.filter((r) => r.created).length, 10);
+      t.equal(notifications, 1, "one commit for the ten (a transaction's identical notifications go as one)");
 
-    // More than one statement holds: still in the order asked, each waiting for the one before it.
-    const many = await Promise.all(Array.from({ length: 450 }, (_, i) => store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: `m-${i}` } }], scaleSets: ["m"] })));
-    for (let i = 1; i < many.length; i++) {
-      if (!many[i].task.history[0]?.status.startsWith(`Waiting for task ${many[i - 1].task.id} `)) t.fail(`create ${i} does not wait for create ${i - 1}: ${many[i].task.history[0]?.status}`);
-    }
-    t.same((await store.claim("r", 60_000, 500)).map((x) => x.id).filter((id) => many.some((m) => m.task.id === id)), [many[0].task.id], "the first of them goes first");
+      // More than one statement holds: still in the order asked, each waiting for the one before it.
+      const many = await Promise.all(
+        Array.from({ length: 450 }, (_, i) =>
+          store.create({
+            operations: [{ name: "scaleDown", description: { serverGroupName: `m-${i}` } }],
+            scaleSets: ["m"],
+          }),
+        ),
+      );
+      for (let i = 1; i < many.length; i++) {
+        if (!many[i].task.history[0]?.status.startsWith(`Waiting for task ${many[i - 1].task.id} `))
+          t.fail(`create ${i} does not wait for create ${i - 1}: ${many[i].task.history[0]?.status}`);
+      }
+      t.same(
+        (await store.claim("r", 60_000, 500)).map((x) => x.id).filter((id) => many.some((m) => m.task.id === id)),
+        [many[0].task.id],
+        "the first of them goes first",
+      );
 
-    const bad = { phase: "P", status: null as unknown as string, timeMs: 1 };
-    const results = await Promise.allSettled([
-      store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "good-1" } }] }),
-      store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "bad" } }], history: [bad] }),
-      store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "good-2" } }] }),
-    ]);
-    t.same(results.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
-    t.match((results[1] as PromiseRejectedResult).reason, { message: /null value in column "status"/ });
-    const names = (await store.list({ limit: 50 })).tasks.map((x) => x.operations[0].description.serverGroupName);
-    t.same(names.slice(0, 2), ["good-2", "good-1"], "the good ones, in the order asked, and nothing of the bad one");
-    t.notOk(names.includes("bad"));
-  });
+      const bad = { phase: "P", status: null as unknown as string, timeMs: 1 };
+      const results = await Promise.allSettled([
+        store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "good-1" } }] }),
+        store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "bad" } }], history: [bad] }),
+        store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "good-2" } }] }),
+      ]);
+      t.same(
+        results.map((r) => r.status),
+        ["fulfilled", "rejected", "fulfilled"],
+      );
+      t.match((results[1] as PromiseRejectedResult).reason, { message: /null value in column "status"/ });
+      const names = (await store.list({ limit: 50 })).tasks.map((x) => x.operations[0].description.serverGroupName);
+      t.same(names.slice(0, 2), ["good-2", "good-1"], "the good ones, in the order asked, and nothing of the bad one");
+      t.notOk(names.includes("bad"));
+    },
+  );
 
   t.test("a claim waiting for another claim's turn sees what that claim committed", async (t) => {
     const schema = ownSchema(t);
     const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
     t.teardown(() => store.close());
-    const a = (await store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "a" } }], scaleSets: ["k"] })).task;
-    const b = (await store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "b" } }], scaleSets: ["k"] })).task;
+    const a = (
+      await store.create({
+        operations: [{ name: "scaleDown", description: { serverGroupName: "a" } }],
+        scaleSets: ["k"],
+      })
+    ).task;
+    const b = (
+      await store.create({
+        operations: [{ name: "scaleDown", description: { serverGroupName: "b" } }],
+        scaleSets: ["k"],
+      })
+    ).task;
     // Another replica's turn: it holds the claim lock, runs a to its end, and commits only once our claim waits.
     const other = new pg.Client({ connectionString: DATABASE_URL });
     await other.connect();
@@ -202,27 +296,51 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
     await other.query("BEGIN");
     await other.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [CLAIM_LOCK_CLASS, schema]);
     await other.query(`UPDATE "${schema}".tasks SET state = 'succeeded', finished_at_ms = 1 WHERE id = $1`, [a.id]);
-    await other.query(`DELETE FROM "${schema}".task_scale_sets WHERE task_seq = (SELECT seq FROM "${schema}".tasks WHERE id = $1)`, [a.id]);
+    await other.query(
+      `DELETE FROM "${schema}".task_scale_sets WHERE task_seq = (SELECT seq FROM "${schema}".tasks WHERE id = $1)`,
+      [a.id],
+    );
     const claiming = store.claim("r", 60_000, 10);
     const waiting = async () =>
-      (await withAdmin((x) => x.query("SELECT 1 FROM pg_stat_activity WHERE wait_event = 'advisory' AND query LIKE $1", [`%"${schema}".tasks%`]))).rowCount;
+      (
+        await withAdmin((x) =>
+          x.query("SELECT 1 FROM pg_stat_activity WHERE wait_event = 'advisory' AND query LIKE $1", [
+            `%"${schema}".tasks%`,
+          ]),
+        )
+      ).rowCount;
     for (let i = 0; i < 500 && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 10));
     t.ok(await waiting(), "the claim waits for its turn");
     await other.query("COMMIT");
-    t.same((await claiming).map((x) => x.id), [b.id], "it saw a finished: b is first on its scale set now");
+    t.same(
+      (await claiming).map((x) => x.id),
+      [b.id],
+      "it saw a finished: b is first on its scale set now",
+    );
   });
 
   t.test("the server dropping idle connections does not crash the process; the store carries on", async (t) => {
     const schema = ownSchema(t);
     const errors: Error[] = [];
-    const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema, onPoolError: (e) => errors.push(e) });
+    const store = await PostgresTaskStore.open({
+      connectionString: DATABASE_URL,
+      schema,
+      onPoolError: (e) => errors.push(e),
+    });
     t.teardown(() => store.close());
     // Open several pooled connections, each of which has run a query that names our schema (concurrent creates go as
     // one statement, so concurrent reads open them).
-    await Promise.all(Array.from({ length: 4 }, (_, i) => store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: `sg-${i}` } }] })));
+    await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: `sg-${i}` } }] }),
+      ),
+    );
     await Promise.all(Array.from({ length: 4 }, () => store.list({ limit: 10 })));
     const killed = await withAdmin((a) =>
-      a.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND application_name = 'vmss-ops' AND query LIKE $1", [`%"${schema}"%`]),
+      a.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND application_name = 'vmss-ops' AND query LIKE $1",
+        [`%"${schema}"%`],
+      ),
     );
     t.ok(killed.rowCount! >= 1, `terminated ${killed.rowCount} idle connections`);
     // Reads are sent again on a fresh connection if theirs turns out dead; the first ones may meet one.

@@ -32,14 +32,20 @@ t.test("deletes exactly the named instances and reports the capacity read afterw
   const again = await run("terminateInstances", demo("web-prod-v001", { instanceIds: ["0", "2"] }));
   t.equal(again.status.failed, false);
   t.same(writesOf(await env.calls()), [], "already gone: nothing to delete");
-  t.match(again.history.map((h: any) => h.status).join("\n"), /none of 0, 2 exists \(deleted already, or never created\)/);
+  t.match(
+    again.history.map((h: any) => h.status).join("\n"),
+    /none of 0, 2 exists \(deleted already, or never created\)/,
+  );
 });
 
 t.test("skips instances already gone, deletes the rest", async (t) => {
   const task = await run("scaleDown", demo("web-prod-v002", { instanceIds: ["1", "7"] }));
   t.equal(task.status.failed, false, JSON.stringify(task.history));
   t.same(await vmIds("web-prod-v002"), ["0", "2"]);
-  t.match(task.history.map((h: any) => h.status).join("\n"), /delete instance\(s\) 1 \(capacity 3 → 2\); 1 already gone or deleting/);
+  t.match(
+    task.history.map((h: any) => h.status).join("\n"),
+    /delete instance\(s\) 1 \(capacity 3 → 2\); 1 already gone or deleting/,
+  );
 });
 
 t.test("refuses a batch that would go below the recorded min, writing nothing", async (t) => {
@@ -54,16 +60,34 @@ t.test("refuses a batch that would go below the recorded min, writing nothing", 
 });
 
 t.test("deletes that fail repeatedly never change the reported capacity", async (t) => {
-  await env.simControl("POST", "/_sim/faults", { action: "failOperation", method: "POST", pathContains: "web-prod-v002/delete", code: "InternalExecutionError", message: "Delete failed.", count: 100 });
+  await env.simControl("POST", "/_sim/faults", {
+    action: "failOperation",
+    method: "POST",
+    pathContains: "web-prod-v002/delete",
+    code: "InternalExecutionError",
+    message: "Delete failed.",
+    count: 100,
+  });
   const task = await run("terminateInstances", demo("web-prod-v002", { instanceIds: ["0"] }));
   t.equal(task.status.failed, true, "gave up after its attempts");
   t.equal(task.status.retryable, true);
-  t.same(task.resultObjects.filter((r: any) => r.type === "serverGroup"), [], "no capacity reported for a delete that never completed");
+  t.same(
+    task.resultObjects.filter((r: any) => r.type === "serverGroup"),
+    [],
+    "no capacity reported for a delete that never completed",
+  );
   // Azure does not roll a failed delete back: the model lost the instance, the VM stays listed as Failed, the scale
   // set is Failed. The server-group read reports the VMs as Azure lists them and says the two disagree.
   const sg = (await env.api("GET", "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v002")).body;
   t.equal(sg.provisioningState, "Failed");
-  t.same(sg.instances.map((i: any) => [i.instanceId, i.provisioningState]), [["0", "Failed"], ["1", "Succeeded"], ["2", "Succeeded"]]);
+  t.same(
+    sg.instances.map((i: any) => [i.instanceId, i.provisioningState]),
+    [
+      ["0", "Failed"],
+      ["1", "Succeeded"],
+      ["2", "Succeeded"],
+    ],
+  );
   t.equal(sg.instanceCount, 2, "two instances run");
   t.match(sg.disagreement, /Failed, with 2 of capacity \d+ instance\(s\) running/);
   const deletes = (await env.calls()).filter((c) => /\/delete$/.test(c.path));
@@ -73,7 +97,13 @@ t.test("deletes that fail repeatedly never change the reported capacity", async 
 
 t.test("an instance removed by another writer between our read and our delete: re-read and re-plan", async (t) => {
   // Just before our delete lands, an autoscaler scales in to 2 (instance 2 goes); the POST cannot carry If-Match.
-  await env.simControl("POST", "/_sim/faults", { action: "outOfBandChange", method: "POST", pathContains: "web-prod-v001/delete", change: { capacity: 2 }, count: 1 });
+  await env.simControl("POST", "/_sim/faults", {
+    action: "outOfBandChange",
+    method: "POST",
+    pathContains: "web-prod-v001/delete",
+    change: { capacity: 2 },
+    count: 1,
+  });
   const task = await run("terminateInstances", demo("web-prod-v001", { instanceIds: ["1", "2"] }));
   t.equal(task.status.failed, false, JSON.stringify(task.history));
   const history = task.history.map((h: any) => h.status).join("\n");
@@ -88,6 +118,10 @@ t.test("bad instance ids are a 400", async (t) => {
     t.equal(res.status, 400, JSON.stringify(instanceIds));
     t.match(res.body.details[0].field, /^instanceIds/);
   }
-  const both = await env.api("POST", "/azure/ops/scaleDown", demo("web-prod-v001", { instanceIds: ["1"], capacity: { min: 0, max: 0, desired: 0 } }));
+  const both = await env.api(
+    "POST",
+    "/azure/ops/scaleDown",
+    demo("web-prod-v001", { instanceIds: ["1"], capacity: { min: 0, max: 0, desired: 0 } }),
+  );
   t.equal(both.status, 400);
 });

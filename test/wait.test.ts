@@ -12,7 +12,11 @@ t.test("the service", async (t) => {
   t.teardown(() => env.close());
 
   t.test("a submission with ?wait answers 200 with the ended task, as GET /task/{id} would", async (t) => {
-    const res = await env.api("POST", "/azure/ops/resizeServerGroup?wait=30", demo("web-prod-v001", { capacity: { min: 1, max: 9, desired: 4 } }));
+    const res = await env.api(
+      "POST",
+      "/azure/ops/resizeServerGroup?wait=30",
+      demo("web-prod-v001", { capacity: { min: 1, max: 9, desired: 4 } }),
+    );
     t.equal(res.status, 200, JSON.stringify(res.body));
     t.equal(res.body.state, "succeeded");
     t.equal(res.body.status.completed, true);
@@ -21,7 +25,9 @@ t.test("the service", async (t) => {
   });
 
   t.test("the list body too, and GET /task/{id}?wait on a task that has ended answers at once", async (t) => {
-    const res = await env.api("POST", "/azure/ops?wait=30", [{ resizeServerGroup: demo("web-prod-v002", { capacity: { min: 1, max: 9, desired: 2 } }) }]);
+    const res = await env.api("POST", "/azure/ops?wait=30", [
+      { resizeServerGroup: demo("web-prod-v002", { capacity: { min: 1, max: 9, desired: 2 } }) },
+    ]);
     t.equal(res.status, 200);
     t.equal(res.body.state, "succeeded");
     const again = await env.api("GET", `/task/${res.body.id}?wait=60`);
@@ -30,7 +36,11 @@ t.test("the service", async (t) => {
   });
 
   t.test("without ?wait the submission answers 202 with the task's reference, as before", async (t) => {
-    const res = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 9, desired: 3 } }));
+    const res = await env.api(
+      "POST",
+      "/azure/ops/resizeServerGroup",
+      demo("web-prod-v001", { capacity: { min: 1, max: 9, desired: 3 } }),
+    );
     t.equal(res.status, 202);
     t.same(Object.keys(res.body).sort(), ["id", "resourceUri"]);
     await env.waitForTask(res.body.id);
@@ -40,7 +50,11 @@ t.test("the service", async (t) => {
     // A write of 3 s: a wait of 1 s ends first.
     await env.simControl("PUT", "/_sim/config", { writeDurationMs: 3000 });
     const started = Date.now();
-    const res = await env.api("POST", "/azure/ops/resizeServerGroup?wait=1", demo("batch-v001", { capacity: { min: 1, max: 9, desired: 5 } }));
+    const res = await env.api(
+      "POST",
+      "/azure/ops/resizeServerGroup?wait=1",
+      demo("batch-v001", { capacity: { min: 1, max: 9, desired: 5 } }),
+    );
     t.equal(res.status, 200);
     t.equal(res.body.state, "running", "answered before the task ended");
     t.equal(res.body.status.completed, false);
@@ -52,10 +66,16 @@ t.test("the service", async (t) => {
 
   t.test("a client that leaves: its waiter is dropped at once", async (t) => {
     await env.simControl("PUT", "/_sim/config", { writeDurationMs: 3000 });
-    const submitted = await env.api("POST", "/azure/ops/resizeServerGroup", demo("web-prod-v002", { capacity: { min: 1, max: 9, desired: 6 } }));
+    const submitted = await env.api(
+      "POST",
+      "/azure/ops/resizeServerGroup",
+      demo("web-prod-v002", { capacity: { min: 1, max: 9, desired: 6 } }),
+    );
     const id = submitted.body.id;
     const clients = Array.from({ length: 20 }, () => new AbortController());
-    const held = clients.map((c) => request(`${env.baseUrl}/task/${id}?wait=60`, { signal: c.signal }).catch(() => undefined));
+    const held = clients.map((c) =>
+      request(`${env.baseUrl}/task/${id}?wait=60`, { signal: c.signal }).catch(() => undefined),
+    );
     await waitFor(() => env.service.waiter.waiters >= 20, { what: "twenty waiters" });
     t.equal(env.service.waiter.waiters, 20, "twenty requests held");
     for (const c of clients) c.abort();
@@ -73,7 +93,11 @@ t.test("the service", async (t) => {
       t.equal(res.status, 400, wait);
       t.match(res.body.message, /wait/);
     }
-    const res = await env.api("POST", "/azure/ops/resizeServerGroup?wait=600", demo("web-prod-v001", { capacity: { min: 1, max: 9, desired: 3 } }));
+    const res = await env.api(
+      "POST",
+      "/azure/ops/resizeServerGroup?wait=600",
+      demo("web-prod-v001", { capacity: { min: 1, max: 9, desired: 3 } }),
+    );
     t.equal(res.status, 400);
     t.match(res.body.message, /wait/);
   });

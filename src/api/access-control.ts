@@ -39,7 +39,10 @@ function unauthorized(message: string): ApiError {
 
 /** X-SPINNAKER-ACCOUNTS is a comma-separated list (kork-security .../AuthenticatedRequest.java:72). */
 export function parseSpinnakerAccounts(value: string | undefined): string[] {
-  return (value ?? "").split(",").map((a) => a.trim()).filter((a) => a !== "");
+  return (value ?? "")
+    .split(",")
+    .map((a) => a.trim())
+    .filter((a) => a !== "");
 }
 
 function headerValue(request: FastifyRequest, name: string): string | undefined {
@@ -51,7 +54,7 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
 export function identify(access: AccessConfig, request: FastifyRequest): Principal {
   if (!accessControlEnabled(access)) return OPEN_PRINCIPAL;
   const auth = parseAuthorization(headerValue(request, "authorization"));
-  if (auth.kind === "malformed") throw unauthorized("the Authorization header must be \"Bearer <token>\"");
+  if (auth.kind === "malformed") throw unauthorized('the Authorization header must be "Bearer <token>"');
   let tokenPrincipal: Principal | undefined;
   if (auth.kind === "token") {
     const p = access.principals.length > 0 ? findTokenPrincipal(access.principals, auth.token) : undefined;
@@ -61,7 +64,8 @@ export function identify(access: AccessConfig, request: FastifyRequest): Princip
   const user = access.trustSpinnakerHeaders ? headerValue(request, SPINNAKER_USER_HEADER)?.trim() : undefined;
   if (user) {
     const headerAccounts = parseSpinnakerAccounts(headerValue(request, SPINNAKER_ACCOUNTS_HEADER));
-    if (!tokenPrincipal) return { name: user, accounts: headerAccounts, readOnly: false, via: "spinnakerHeaders", spinnakerUser: user };
+    if (!tokenPrincipal)
+      return { name: user, accounts: headerAccounts, readOnly: false, via: "spinnakerHeaders", spinnakerUser: user };
     // A token and Orca's headers: the service that holds the token acts for the user, within both.
     return {
       name: `${user} (via ${tokenPrincipal.name})`,
@@ -72,7 +76,10 @@ export function identify(access: AccessConfig, request: FastifyRequest): Princip
     };
   }
   if (tokenPrincipal) return tokenPrincipal;
-  const ways = [access.principals.length > 0 ? "Authorization: Bearer <token>" : undefined, access.trustSpinnakerHeaders ? "X-SPINNAKER-USER (and X-SPINNAKER-ACCOUNTS)" : undefined].filter(Boolean);
+  const ways = [
+    access.principals.length > 0 ? "Authorization: Bearer <token>" : undefined,
+    access.trustSpinnakerHeaders ? "X-SPINNAKER-USER (and X-SPINNAKER-ACCOUNTS)" : undefined,
+  ].filter(Boolean);
   throw unauthorized(`this route needs ${ways.join(" or ")}`);
 }
 
@@ -102,8 +109,15 @@ export function installAccessControl(app: FastifyInstance, access: AccessConfig)
     const response = route.schema?.response as Record<string, unknown> | undefined;
     if (response && classified !== "public") {
       // Documented in the OpenAPI document like every other answer.
-      response[401] ??= { ...Type.Ref(ErrorResponse), description: "No valid credentials: the message says what is missing" };
-      if (classified === "api") response[403] ??= { ...Type.Ref(ErrorResponse), description: "The caller may not use that account (or may only read)" };
+      response[401] ??= {
+        ...Type.Ref(ErrorResponse),
+        description: "No valid credentials: the message says what is missing",
+      };
+      if (classified === "api")
+        response[403] ??= {
+          ...Type.Ref(ErrorResponse),
+          description: "The caller may not use that account (or may only read)",
+        };
     }
     for (const method of [route.method].flat()) routes.push({ method, url: route.url, access: classified });
   });

@@ -62,14 +62,18 @@ export function endToEndHeaders(headers: Headers): Record<string, string | strin
 }
 
 /** Error codes with which undici reports that Clouddriver did not answer in time. */
-const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
+const TIMEOUT_CODES = new Set([
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "ETIMEDOUT",
+]);
 
 function errorCode(err: unknown): string | undefined {
   const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
   const code = e?.code ?? e?.cause?.code;
   return typeof code === "string" ? code : undefined;
 }
-
 
 export class ClouddriverForwarder {
   readonly url: string;
@@ -96,9 +100,14 @@ export class ClouddriverForwarder {
     if (!target.ok) throw apiError("InvalidPath", { reason: target.reason, clouddriver: this.url });
     const principal = request.principal;
     if (principal.readOnly && !isSafeMethod(request.method)) {
-      throw apiError("Forbidden", { why: `${principal.name} may only read: ${request.method} ${request.url.split("?")[0]} would be forwarded to Clouddriver as a write` });
+      throw apiError("Forbidden", {
+        why: `${principal.name} may only read: ${request.method} ${request.url.split("?")[0]} would be forwarded to Clouddriver as a write`,
+      });
     }
-    const hasBody = request.headers["content-length"] !== undefined ? request.headers["content-length"] !== "0" : request.headers["transfer-encoding"] !== undefined;
+    const hasBody =
+      request.headers["content-length"] !== undefined
+        ? request.headers["content-length"] !== "0"
+        : request.headers["transfer-encoding"] !== undefined;
     const payload: Buffer | Readable | undefined = body ?? rawBodyOf(request) ?? (hasBody ? request.raw : undefined);
     let upstream: Awaited<ReturnType<typeof send>>;
     try {
@@ -112,7 +121,11 @@ export class ClouddriverForwarder {
       const code = errorCode(err) ?? "Error";
       const timedOut = TIMEOUT_CODES.has(code);
       request.log.warn({ err, clouddriver: this.url }, "Clouddriver did not answer");
-      const failed = apiError(timedOut ? "ClouddriverTimeout" : "ClouddriverUnavailable", { clouddriver: this.url, code, request: `${request.method} ${request.url.split("?")[0]}` });
+      const failed = apiError(timedOut ? "ClouddriverTimeout" : "ClouddriverUnavailable", {
+        clouddriver: this.url,
+        code,
+        request: `${request.method} ${request.url.split("?")[0]}`,
+      });
       return reply.code(failed.statusCode).type("application/json").send(failed.body());
     }
     reply.code(upstream.statusCode);

@@ -33,18 +33,25 @@ export const docsRoutes: FastifyPluginAsync = async (app) => {
         throw err;
       },
     ));
-  app.get("/openapi.json", { schema: { hide: true } }, async (_request, reply) => reply.type("application/json; charset=utf-8").send(await openApiDocument()));
+  app.get("/openapi.json", { schema: { hide: true } }, async (_request, reply) =>
+    reply.type("application/json; charset=utf-8").send(await openApiDocument()),
+  );
 
   let ui: Promise<FastifyInstance> | undefined;
   const swaggerUi = async (request: FastifyRequest, reply: FastifyReply) => {
-    ui ??= openApiDocument().then(swaggerUiApp).catch((err) => {
-      ui = undefined;
-      throw err;
-    });
-    const answer = await (await ui).inject({ method: request.method as "GET" | "HEAD", url: request.url, headers: request.headers });
+    ui ??= openApiDocument()
+      .then(swaggerUiApp)
+      .catch((err) => {
+        ui = undefined;
+        throw err;
+      });
+    const answer = await (
+      await ui
+    ).inject({ method: request.method as "GET" | "HEAD", url: request.url, headers: request.headers });
     // Not Swagger UI's: this service's own 404.
     if (answer.statusCode === 404) return reply.callNotFound();
-    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !CONNECTION_HEADERS.has(name)) reply.header(name, value);
+    for (const [name, value] of Object.entries(answer.headers))
+      if (value !== undefined && !CONNECTION_HEADERS.has(name)) reply.header(name, value);
     reply.code(answer.statusCode);
     return answer.rawPayload.length > 0 ? reply.send(answer.rawPayload) : reply.send();
   };

@@ -63,14 +63,16 @@ export const API_ERRORS = {
   ForbiddenKey: entry<{ key?: "__proto__" | "constructor.prototype" }>({
     status: 400,
     when: "the body has a __proto__ or constructor.prototype key",
-    message: (p) => `the body has a ${p.key ? `"${p.key}"` : "__proto__ or constructor.prototype"} key, which is refused: remove it (no operation has such a field)`,
+    message: (p) =>
+      `the body has a ${p.key ? `"${p.key}"` : "__proto__ or constructor.prototype"} key, which is refused: remove it (no operation has such a field)`,
     scope: "any",
     example: { key: "__proto__" },
   }),
   BodyTooDeep: entry<{ maxDepth: number }>({
     status: 400,
     when: "the body nests deeper than BODY_MAX_DEPTH",
-    message: (p) => `the body nests arrays and objects more than ${p.maxDepth} levels deep (BODY_MAX_DEPTH): no operation's description nests that deep, so send a flatter body`,
+    message: (p) =>
+      `the body nests arrays and objects more than ${p.maxDepth} levels deep (BODY_MAX_DEPTH): no operation's description nests that deep, so send a flatter body`,
     scope: "any",
     example: { maxDepth: 32 },
   }),
@@ -121,7 +123,9 @@ export const API_ERRORS = {
     when: "an unknown task, route or scale set (what was looked for, and where to look)",
     message: (p) => p.what,
     scope: "any",
-    example: { what: "no task 7c1e: check the id, or list the tasks there are with GET /task (finished tasks are pruned after TASK_RETENTION_MS)" },
+    example: {
+      what: "no task 7c1e: check the id, or list the tasks there are with GET /task (finished tasks are pruned after TASK_RETENTION_MS)",
+    },
   }),
   UnknownOperation: entry<{ operation: string; known: string[] }>({
     status: 404,
@@ -149,13 +153,15 @@ export const API_ERRORS = {
   TaskFinished: entry<{ id: string; state: string }>({
     status: 409,
     when: "POST /task/{id}/cancel of a task that has ended",
-    message: (p) => `task ${p.id} has already ${p.state === "canceled" ? "been canceled" : p.state}; there is nothing to cancel`,
+    message: (p) =>
+      `task ${p.id} has already ${p.state === "canceled" ? "been canceled" : p.state}; there is nothing to cancel`,
     example: { id: "7c1e", state: "succeeded" },
   }),
   PayloadTooLarge: entry<{ limitBytes?: number; said: string }>({
     status: 413,
     when: "a body over BODY_LIMIT_BYTES",
-    message: (p) => (p.limitBytes !== undefined ? `the body is larger than ${p.limitBytes} bytes (BODY_LIMIT_BYTES)` : p.said),
+    message: (p) =>
+      p.limitBytes !== undefined ? `the body is larger than ${p.limitBytes} bytes (BODY_LIMIT_BYTES)` : p.said,
     scope: "any",
     example: { limitBytes: 400000, said: "" },
   }),
@@ -180,7 +186,8 @@ export const API_ERRORS = {
   BacklogFull: entry<{ queued: number; limit: number; retryAfterSeconds: number }>({
     status: 429,
     when: "TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created",
-    message: (p) => `${p.queued} tasks are waiting to start, the most this service takes (TASK_BACKLOG_LIMIT ${p.limit}); nothing was created, retry after ${p.retryAfterSeconds} s`,
+    message: (p) =>
+      `${p.queued} tasks are waiting to start, the most this service takes (TASK_BACKLOG_LIMIT ${p.limit}); nothing was created, retry after ${p.retryAfterSeconds} s`,
     retryAfter: true,
     example: { queued: 500, limit: 500, retryAfterSeconds: 5 },
   }),
@@ -200,7 +207,8 @@ export const API_ERRORS = {
   ClouddriverUnavailable: entry<{ clouddriver: string; code: string; request: string }>({
     status: 502,
     when: "a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it",
-    message: (p) => `Clouddriver at ${p.clouddriver} could not be reached (${p.code}) for ${p.request}; this service forwards what it does not serve there`,
+    message: (p) =>
+      `Clouddriver at ${p.clouddriver} could not be reached (${p.code}) for ${p.request}; this service forwards what it does not serve there`,
     scope: "any",
     example: { clouddriver: "http://clouddriver:7002", code: "ECONNREFUSED", request: "GET /task/abc" },
   }),
@@ -209,12 +217,17 @@ export const API_ERRORS = {
     when: "Azure did not answer a read, throttled it, or failed it in a way that asking again can change",
     message: (p) => `reading ${p.what}: ${p.said}`,
     retryAfter: true,
-    example: { what: "server group web-prod-v001 in demo/eastus/demo-rg", said: "429 TooManyRequests: …", retryAfterSeconds: 5 },
+    example: {
+      what: "server group web-prod-v001 in demo/eastus/demo-rg",
+      said: "429 TooManyRequests: …",
+      retryAfterSeconds: 5,
+    },
   }),
   TaskStoreUnavailable: entry<{ reason: string; retryAfterSeconds: number }>({
     status: 503,
     when: "the task store (PostgreSQL) cannot be reached; nothing was done",
-    message: (p) => `the task store cannot be reached (${p.reason}); nothing was done, retry after ${p.retryAfterSeconds} s`,
+    message: (p) =>
+      `the task store cannot be reached (${p.reason}); nothing was done, retry after ${p.retryAfterSeconds} s`,
     retryAfter: true,
     scope: "any",
     example: { reason: "connection refused", retryAfterSeconds: 5 },
@@ -238,7 +251,8 @@ export const API_ERRORS = {
   ClouddriverTimeout: entry<{ clouddriver: string; code: string; request: string }>({
     status: 504,
     when: "a request forwarded to Clouddriver got no answer in time",
-    message: (p) => `Clouddriver at ${p.clouddriver} did not answer in time (${p.code}) for ${p.request}; this service forwards what it does not serve there`,
+    message: (p) =>
+      `Clouddriver at ${p.clouddriver} did not answer in time (${p.code}) for ${p.request}; this service forwards what it does not serve there`,
     scope: "any",
     example: { clouddriver: "http://clouddriver:7002", code: "UND_ERR_HEADERS_TIMEOUT", request: "GET /task/abc" },
   }),
@@ -248,10 +262,24 @@ export type ApiErrorCode = keyof typeof API_ERRORS;
 export type ApiErrorParams<C extends ApiErrorCode> = (typeof API_ERRORS)[C] extends CatalogueEntry<infer P> ? P : never;
 
 /** The catalogue as entries, for documents and tests. */
-export function catalogueEntries(): { code: ApiErrorCode; status: number; when: string; retryAfter: boolean; scope: "route" | "any"; example: string }[] {
+export function catalogueEntries(): {
+  code: ApiErrorCode;
+  status: number;
+  when: string;
+  retryAfter: boolean;
+  scope: "route" | "any";
+  example: string;
+}[] {
   return (Object.keys(API_ERRORS) as ApiErrorCode[]).map((code) => {
     const e = API_ERRORS[code] as unknown as CatalogueEntry<unknown>;
-    return { code, status: e.status, when: e.when, retryAfter: e.retryAfter === true, scope: e.scope ?? "route", example: e.message(e.example) };
+    return {
+      code,
+      status: e.status,
+      when: e.when,
+      retryAfter: e.retryAfter === true,
+      scope: e.scope ?? "route",
+      example: e.message(e.example),
+    };
   });
 }
 
@@ -277,7 +305,12 @@ export class ApiError extends Error {
   readonly extra?: { knownOperations?: string[] };
   /** Sent with the answer (a 503's Retry-After). */
   readonly headers?: Record<string, string>;
-  constructor(code: ApiErrorCode, statusCode: number, message: string, more: { details?: FieldProblem[]; extra?: { knownOperations?: string[] }; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ApiErrorCode,
+    statusCode: number,
+    message: string,
+    more: { details?: FieldProblem[]; extra?: { knownOperations?: string[] }; headers?: Record<string, string> } = {},
+  ) {
     super(message);
     this.error = code;
     this.statusCode = statusCode;
@@ -288,7 +321,13 @@ export class ApiError extends Error {
 
   /** The body as it is sent. */
   body(): ErrorBody {
-    return { statusCode: this.statusCode, error: this.error, message: this.message, ...(this.details ? { details: this.details } : {}), ...this.extra };
+    return {
+      statusCode: this.statusCode,
+      error: this.error,
+      message: this.message,
+      ...(this.details ? { details: this.details } : {}),
+      ...this.extra,
+    };
   }
 }
 
@@ -296,7 +335,11 @@ export class ApiError extends Error {
  * The error `code` of the catalogue, its message made from `params`. `status` only for BadRequest, whose status is
  * the one fastify decided.
  */
-export function apiError<C extends ApiErrorCode>(code: C, params: ApiErrorParams<C>, options: { status?: number } = {}): ApiError {
+export function apiError<C extends ApiErrorCode>(
+  code: C,
+  params: ApiErrorParams<C>,
+  options: { status?: number } = {},
+): ApiError {
   const e = API_ERRORS[code] as unknown as CatalogueEntry<ApiErrorParams<C>>;
   const retryAfter = (params as { retryAfterSeconds?: number }).retryAfterSeconds;
   return new ApiError(code, options.status ?? e.status, e.message(params), {

@@ -15,6 +15,9 @@ export function errorResponses(...codes: ApiErrorCode[]): Record<number, ErrorAn
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return Object.fromEntries(
-    [...byStatus].map(([status, named]) => [status, { ...errorRef, description: named.map((code) => `${code}: ${API_ERRORS[code].when}`).join(". ") }]),
+    [...byStatus].map(([status, named]) => [
+      status,
+      { ...errorRef, description: named.map((code) => `${code}: ${API_ERRORS[code].when}`).join(". ") },
+    ]),
   );
 }

@@ -1,6 +1,12 @@
 // Every error leaves as ErrorResponse JSON with the right 4xx; only a bug is a 500, and it never stops the service.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { AccountName, RegionName, ResourceGroupName, ScaleSetName, type FieldProblem } from "../operations/description.ts";
+import {
+  AccountName,
+  RegionName,
+  ResourceGroupName,
+  ScaleSetName,
+  type FieldProblem,
+} from "../operations/description.ts";
 import { ApiError, apiError } from "./error-catalogue.ts";
 import { storeOutageReason } from "../tasks/store-outage.ts";
 import { BacklogFullError } from "../tasks/backlog.ts";
@@ -30,10 +36,15 @@ interface AjvError {
 
 /** The branch of a union an object value plainly means: the only one whose required keys it all has. */
 function intendedBranch(e: AjvError): number | undefined {
-  const branches = (e.parentSchema as { anyOf?: BranchSchema[]; oneOf?: BranchSchema[] } | undefined)?.[e.keyword as "anyOf" | "oneOf"] ?? [];
+  const branches =
+    (e.parentSchema as { anyOf?: BranchSchema[]; oneOf?: BranchSchema[] } | undefined)?.[
+      e.keyword as "anyOf" | "oneOf"
+    ] ?? [];
   if (e.data === null || typeof e.data !== "object" || Array.isArray(e.data)) return undefined;
   const keys = new Set(Object.keys(e.data));
-  const fitting = branches.flatMap((b, i) => (b.type === "object" && (b.required ?? []).length > 0 && b.required!.every((k) => keys.has(k)) ? [i] : []));
+  const fitting = branches.flatMap((b, i) =>
+    b.type === "object" && (b.required ?? []).length > 0 && b.required!.every((k) => keys.has(k)) ? [i] : [],
+  );
   return fitting.length === 1 ? fitting[0] : undefined;
 }
 
@@ -41,7 +52,9 @@ function intendedBranch(e: AjvError): number | undefined {
  * What a name must be, by its pattern. A field's own description says what the field is for ("defaults to the
  * account's defaultResourceGroup, …"), which is no answer to "what would be right": the naming rule is.
  */
-const NAMING_RULES = new Map<string, string>([AccountName, RegionName, ResourceGroupName, ScaleSetName].map((schema) => [schema.pattern!, schema.description!]));
+const NAMING_RULES = new Map<string, string>(
+  [AccountName, RegionName, ResourceGroupName, ScaleSetName].map((schema) => [schema.pattern!, schema.description!]),
+);
 
 const TYPE_NAMES: Record<string, string> = {
   integer: "a whole number",
@@ -65,12 +78,18 @@ interface BranchSchema {
 
 /** "must be one of "Oldest", "Newest"" or "must be a whole number or a percentage such as 25%". */
 function describeUnion(branches: BranchSchema[], got: string): string {
-  if (branches.length > 0 && branches.every((b) => b.const !== undefined)) return `must be one of ${branches.map((b) => JSON.stringify(b.const)).join(", ")}${got}`;
+  if (branches.length > 0 && branches.every((b) => b.const !== undefined))
+    return `must be one of ${branches.map((b) => JSON.stringify(b.const)).join(", ")}${got}`;
   const forms = branches.map((b) => {
     if (b.const !== undefined) return JSON.stringify(b.const);
     if (b.enum) return `one of ${b.enum.map((v) => JSON.stringify(v)).join(", ")}`;
-    if (b.type === "object") return `{${(b.required && b.required.length > 0 ? b.required : Object.keys(b.properties ?? {})).join(", ")}}`;
-    if (b.pattern) return NAMING_RULES.get(b.pattern) ?? (/^(a|an|the) /.test(b.description ?? "") ? b.description! : `a string matching ${b.pattern}`);
+    if (b.type === "object")
+      return `{${(b.required && b.required.length > 0 ? b.required : Object.keys(b.properties ?? {})).join(", ")}}`;
+    if (b.pattern)
+      return (
+        NAMING_RULES.get(b.pattern) ??
+        (/^(a|an|the) /.test(b.description ?? "") ? b.description! : `a string matching ${b.pattern}`)
+      );
     if (b.type) return TYPE_NAMES[b.type] ?? b.type;
     return b.description ?? "another form";
   });
@@ -84,7 +103,9 @@ function describeAjvError(e: AjvError): string {
   switch (e.keyword) {
     case "pattern": {
       // A description is a rule only when it names a thing ("a VM size such as …"); others document the field.
-      const rule = NAMING_RULES.get(String(p.pattern)) ?? (/^(a|an|the) /.test(e.parentSchema?.description ?? "") ? e.parentSchema?.description : undefined);
+      const rule =
+        NAMING_RULES.get(String(p.pattern)) ??
+        (/^(a|an|the) /.test(e.parentSchema?.description ?? "") ? e.parentSchema?.description : undefined);
       return `${rule ? `must be ${rule}` : `must match ${String(p.pattern)}`}${got}`;
     }
     case "type": {
@@ -95,7 +116,12 @@ function describeAjvError(e: AjvError): string {
     case "maximum":
     case "exclusiveMinimum":
     case "exclusiveMaximum": {
-      const words = { minimum: "at least", maximum: "at most", exclusiveMinimum: "more than", exclusiveMaximum: "less than" }[e.keyword];
+      const words = {
+        minimum: "at least",
+        maximum: "at most",
+        exclusiveMinimum: "more than",
+        exclusiveMaximum: "less than",
+      }[e.keyword];
       return `must be ${words} ${String(p.limit)}${got}`;
     }
     case "enum":
@@ -112,7 +138,10 @@ function describeAjvError(e: AjvError): string {
       return `must have at most ${String(p.limit)} items, got ${String((e.data as unknown[] | undefined)?.length ?? "more")}`;
     case "anyOf":
     case "oneOf":
-      return describeUnion((e.parentSchema as { anyOf?: BranchSchema[]; oneOf?: BranchSchema[] } | undefined)?.[e.keyword] ?? [], got);
+      return describeUnion(
+        (e.parentSchema as { anyOf?: BranchSchema[]; oneOf?: BranchSchema[] } | undefined)?.[e.keyword] ?? [],
+        got,
+      );
   }
   return `${e.message ?? "is invalid"}${got}`;
 }
@@ -125,7 +154,10 @@ function quoted(value: unknown): string {
 
 /** "/capacity/desired" → "capacity.desired"; "/0/resizeServerGroup/region" → "[0].resizeServerGroup.region". */
 export function fieldPath(instancePath: string, child?: string): string {
-  const parts = instancePath.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const parts = instancePath
+    .split("/")
+    .slice(1)
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
   if (child !== undefined) parts.push(child);
   return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), "");
 }
@@ -139,7 +171,8 @@ export function ajvErrorsToProblems(errors: AjvError[], context: string): FieldP
   // sentence naming the forms the field takes does, where "image.id: is required; image.publisher: is not a known
   // field; …" would not.
   const unions = new Map<string, number | undefined>();
-  for (const e of errors) if (e.keyword === "anyOf" || e.keyword === "oneOf") unions.set(e.instancePath, intendedBranch(e));
+  for (const e of errors)
+    if (e.keyword === "anyOf" || e.keyword === "oneOf") unions.set(e.instancePath, intendedBranch(e));
   const skip = (e: AjvError): boolean => {
     if (e.keyword === "anyOf" || e.keyword === "oneOf") return unions.get(e.instancePath) !== undefined;
     for (const [path, branch] of unions) {
@@ -158,11 +191,13 @@ export function ajvErrorsToProblems(errors: AjvError[], context: string): FieldP
       message = "is required";
     } else if (e.keyword === "additionalProperties") {
       child = String(e.params.additionalProperty);
-      const known = Object.keys((e.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+      const known = Object.keys(
+        (e.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {},
+      );
       message = `is not a known field: remove it, or check its spelling${known.length > 0 && known.length <= 20 ? ` (known: ${known.join(", ")})` : ""}`;
     }
     const path = fieldPath(e.instancePath, child);
-    const field = [where, path].filter(Boolean).join(".") || (where || "body");
+    const field = [where, path].filter(Boolean).join(".") || where || "body";
     const key = `${field}\n${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -184,13 +219,22 @@ const FASTIFY_CODES: Record<string, "PayloadTooLarge" | "EmptyBody" | "InvalidCo
 };
 
 /** The catalogue's answer for an error fastify raised before a route ran (a 4xx). */
-function frameworkError(err: FastifyError, status: number, request: FastifyRequest, limits: { bodyLimitBytes?: number }): ApiError {
-  if (err.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return apiError("UnsupportedMediaType", { contentType: request.headers["content-type"] ?? "none" });
+function frameworkError(
+  err: FastifyError,
+  status: number,
+  request: FastifyRequest,
+  limits: { bodyLimitBytes?: number },
+): ApiError {
+  if (err.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE")
+    return apiError("UnsupportedMediaType", { contentType: request.headers["content-type"] ?? "none" });
   const cause = String((err as { cause?: Error }).cause?.message ?? err.message);
-  if (err.code === "FST_ERR_CTP_INVALID_JSON_BODY" && /prototype property/.test(cause)) return apiError("ForbiddenKey", {});
-  if (err instanceof SyntaxError || err.code === "FST_ERR_CTP_INVALID_JSON_BODY") return apiError("InvalidJson", { reason: err.message });
+  if (err.code === "FST_ERR_CTP_INVALID_JSON_BODY" && /prototype property/.test(cause))
+    return apiError("ForbiddenKey", {});
+  if (err instanceof SyntaxError || err.code === "FST_ERR_CTP_INVALID_JSON_BODY")
+    return apiError("InvalidJson", { reason: err.message });
   const known = err.code ? FASTIFY_CODES[err.code] : undefined;
-  if (known === "PayloadTooLarge") return apiError("PayloadTooLarge", { limitBytes: limits.bodyLimitBytes, said: err.message });
+  if (known === "PayloadTooLarge")
+    return apiError("PayloadTooLarge", { limitBytes: limits.bodyLimitBytes, said: err.message });
   if (known === "EmptyBody") return apiError("EmptyBody", {});
   if (known === "InvalidContentLength") return apiError("InvalidContentLength", { said: err.message });
   return apiError("BadRequest", { said: err.message }, { status });
@@ -199,14 +243,25 @@ function frameworkError(err: FastifyError, status: number, request: FastifyReque
 export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBytes?: number } = {}): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof ApiError) return send(reply, err);
-    if (err.validation) return send(reply, validationError(ajvErrorsToProblems(err.validation as unknown as AjvError[], err.validationContext ?? "body")));
-    if (err instanceof BacklogFullError) return send(reply, apiError("BacklogFull", { queued: err.queued, limit: err.limit, retryAfterSeconds: err.retryAfterSeconds }));
+    if (err.validation)
+      return send(
+        reply,
+        validationError(ajvErrorsToProblems(err.validation as unknown as AjvError[], err.validationContext ?? "body")),
+      );
+    if (err instanceof BacklogFullError)
+      return send(
+        reply,
+        apiError("BacklogFull", { queued: err.queued, limit: err.limit, retryAfterSeconds: err.retryAfterSeconds }),
+      );
     const outage = storeOutageReason(err);
     if (outage !== undefined) {
       // Not a bug: the store is down. An orchestrator retries a 503 with Retry-After; a 500 reads as ours to fix.
       // Info: every request meets it while the store is down; the runner says so at warn, once per outage.
       request.log.info({ reason: outage, err: err.message }, "task store unavailable");
-      return send(reply, apiError("TaskStoreUnavailable", { reason: outage, retryAfterSeconds: STORE_OUTAGE_RETRY_AFTER_S }));
+      return send(
+        reply,
+        apiError("TaskStoreUnavailable", { reason: outage, retryAfterSeconds: STORE_OUTAGE_RETRY_AFTER_S }),
+      );
     }
     const status = typeof err.statusCode === "number" ? err.statusCode : 500;
     if (status >= 400 && status < 500) return send(reply, frameworkError(err, status, request, limits));
@@ -215,6 +270,11 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBy
   });
 
   app.setNotFoundHandler((request, reply) =>
-    send(reply, apiError("NotFound", { what: `no route ${request.method} ${request.url.split("?")[0]}: the routes are listed at /docs and /openapi.json` })),
+    send(
+      reply,
+      apiError("NotFound", {
+        what: `no route ${request.method} ${request.url.split("?")[0]}: the routes are listed at /docs and /openapi.json`,
+      }),
+    ),
   );
 }

@@ -14,12 +14,14 @@ const DEFAULT_RETRY_AFTER_S = 5;
  */
 export function httpErrorOf(failure: ArmFailure, what: string): ApiError {
   // Azure's own code leads the sentence: it is what an operator searches for (InvalidAuthenticationToken, …).
-  const said = failure.code && !failure.message.includes(failure.code) ? `${failure.code}: ${failure.message}` : failure.message;
+  const said =
+    failure.code && !failure.message.includes(failure.code) ? `${failure.code}: ${failure.message}` : failure.message;
   if (isAbsentHere(failure)) return apiError("NotFound", { what: `${what} not found: ${said}` });
   if (isRetryableKind(failure.kind)) {
     // When to ask again: what Azure asked for (a throttle's Retry-After), else a few seconds, as a dependency's
     // outage is answered everywhere here. Whole seconds: some clients parse it as an integer.
-    const seconds = failure.retryAfterMs !== undefined ? Math.max(1, Math.ceil(failure.retryAfterMs / 1000)) : DEFAULT_RETRY_AFTER_S;
+    const seconds =
+      failure.retryAfterMs !== undefined ? Math.max(1, Math.ceil(failure.retryAfterMs / 1000)) : DEFAULT_RETRY_AFTER_S;
     return apiError("AzureUnavailable", { what, said, retryAfterSeconds: seconds });
   }
   return apiError("AzureError", { what, said });

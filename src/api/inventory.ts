@@ -17,9 +17,16 @@ export const UiServerGroup = Type.Object(
     capacity: Type.Object({ min: Type.Integer(), desired: Type.Integer(), max: Type.Integer() }),
     disabled: Type.Boolean(),
     instances: Type.Integer({ description: "VMs Azure lists" }),
-    inTraffic: Type.Integer({ description: "VMs Up: running and in the load balancer's pool (or running, without one)" }),
+    inTraffic: Type.Integer({
+      description: "VMs Up: running and in the load balancer's pool (or running, without one)",
+    }),
     provisioningState: Type.Optional(Type.String()),
-    lastTask: Type.Optional(Type.Object({ id: Type.String(), state: Type.Ref(TaskState), operation: Type.String(), atMs: Type.Integer() }, { additionalProperties: false })),
+    lastTask: Type.Optional(
+      Type.Object(
+        { id: Type.String(), state: Type.Ref(TaskState), operation: Type.String(), atMs: Type.Integer() },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -32,7 +39,12 @@ export const UiInventory = Type.Object(
           /** When Azure was asked for the oldest part of this account's view. */
           readAtMs: Type.Optional(Type.Integer()),
           problem: Type.Optional(Type.String({ description: "why this account could not be listed" })),
-          clusters: Type.Array(Type.Object({ name: Type.String(), serverGroups: Type.Array(UiServerGroup) }, { additionalProperties: false })),
+          clusters: Type.Array(
+            Type.Object(
+              { name: Type.String(), serverGroups: Type.Array(UiServerGroup) },
+              { additionalProperties: false },
+            ),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -48,14 +60,31 @@ function resourceGroupOfId(id: string | undefined): string | undefined {
 }
 
 /** One account's scale sets (where it keeps them: its resource group, else the whole subscription), with their VMs. */
-export async function accountInventory(reads: ScaleSetReads, account: AccountConfig, lastTasks: Map<string, LastTask>, filter: string): Promise<UiInventoryBody["accounts"][number]> {
+export async function accountInventory(
+  reads: ScaleSetReads,
+  account: AccountConfig,
+  lastTasks: Map<string, LastTask>,
+  filter: string,
+): Promise<UiInventoryBody["accounts"][number]> {
   try {
-    const listing = await reads.list(account.defaultResourceGroup ? { account: account.name, resourceGroup: account.defaultResourceGroup } : { account: account.name });
+    const listing = await reads.list(
+      account.defaultResourceGroup
+        ? { account: account.name, resourceGroup: account.defaultResourceGroup }
+        : { account: account.name },
+    );
     let readAt = listing.readAt;
-    const wanted = listing.value.filter((v) => v.name && v.location && resourceGroupOfId(v.id) && (!filter || v.name.toLowerCase().includes(filter)));
+    const wanted = listing.value.filter(
+      (v) => v.name && v.location && resourceGroupOfId(v.id) && (!filter || v.name.toLowerCase().includes(filter)),
+    );
     const groups = await Promise.all(
       wanted.map(async (vmss) => {
-        const ref: ScaleSetRef = { account: account.name, subscriptionId: account.subscriptionId, resourceGroup: resourceGroupOfId(vmss.id)!, name: vmss.name!, region: normalizeRegion(vmss.location!) };
+        const ref: ScaleSetRef = {
+          account: account.name,
+          subscriptionId: account.subscriptionId,
+          resourceGroup: resourceGroupOfId(vmss.id)!,
+          name: vmss.name!,
+          region: normalizeRegion(vmss.location!),
+        };
         try {
           const snapshot = await reads.snapshot(ref);
           readAt = Math.min(readAt, snapshot.readAt);
@@ -77,7 +106,11 @@ export async function accountInventory(reads: ScaleSetReads, account: AccountCon
           };
         } catch (err) {
           // Deleted since the listing: not there any more.
-          if (describeArmFailure(err).kind === "notFound" || (err as { failure?: { kind?: string } }).failure?.kind === "notFound") return undefined;
+          if (
+            describeArmFailure(err).kind === "notFound" ||
+            (err as { failure?: { kind?: string } }).failure?.kind === "notFound"
+          )
+            return undefined;
           throw err;
         }
       }),
@@ -89,7 +122,10 @@ export async function accountInventory(reads: ScaleSetReads, account: AccountCon
       readAtMs: readAt,
       clusters: [...clusters]
         .sort(([a], [b]) => a.localeCompare(b))
-        .map(([name, serverGroups]) => ({ name, serverGroups: serverGroups.sort((a, b) => a.name.localeCompare(b.name)) })),
+        .map(([name, serverGroups]) => ({
+          name,
+          serverGroups: serverGroups.sort((a, b) => a.name.localeCompare(b.name)),
+        })),
     };
   } catch (err) {
     return { name: account.name, problem: `listing its scale sets failed: ${(err as Error).message}`, clusters: [] };

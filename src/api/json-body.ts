@@ -33,7 +33,8 @@ export function jsonDepthExceeds(body: Buffer, limit: number): boolean {
   for (let i = 0; i < body.length; i++) {
     const c = body[i];
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped byte
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped byte
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -56,7 +57,10 @@ export function parseJsonBody(text: string): unknown {
   try {
     // A __proto__ or constructor.prototype key would reach objects' prototypes in code that copies the body.
     return JSON.parse(text, (key, value) => {
-      if (key === "__proto__" || (key === "constructor" && value !== null && typeof value === "object" && "prototype" in value)) {
+      if (
+        key === "__proto__" ||
+        (key === "constructor" && value !== null && typeof value === "object" && "prototype" in value)
+      ) {
         throw apiError("ForbiddenKey", { key: key === "__proto__" ? "__proto__" : "constructor.prototype" });
       }
       return value;

@@ -21,9 +21,15 @@ export const openApiOptions: SwaggerOptions = {
       { name: "operations", description: "Start operations; each answers 202 with a task" },
       { name: "tasks", description: "Poll tasks" },
       { name: "serverGroups", description: "Read scale sets as Azure reports them" },
-      { name: "clouddriver", description: "The Clouddriver reads Orca makes for Azure server groups, served through a short-lived read cache" },
+      {
+        name: "clouddriver",
+        description:
+          "The Clouddriver reads Orca makes for Azure server groups, served through a short-lived read cache",
+      },
       { name: "service", description: "Health and documentation" },
     ],
   },
-  refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`) },
+  refResolver: {
+    buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`),
+  },
 };

@@ -37,13 +37,19 @@ function isSubmission(request: FastifyRequest): boolean {
 
 /** Per principal; callers nobody identifies (access control off) are told apart by address. */
 function rateKey(request: FastifyRequest): string {
-  const who = request.principal && request.principal.via !== "open" ? `principal:${request.principal.name}` : `ip:${request.ip}`;
+  const who =
+    request.principal && request.principal.via !== "open" ? `principal:${request.principal.name}` : `ip:${request.ip}`;
   return `${isSubmission(request) ? "submit" : "read"}|${who}`;
 }
 
 /** Whether any shedding threshold is set (each is off at 0). */
 function sheds(config: OverloadConfig): boolean {
-  return config.maxEventLoopDelayMs > 0 || config.maxHeapUsedBytes > 0 || config.maxRssBytes > 0 || config.maxEventLoopUtilization > 0;
+  return (
+    config.maxEventLoopDelayMs > 0 ||
+    config.maxHeapUsedBytes > 0 ||
+    config.maxRssBytes > 0 ||
+    config.maxEventLoopUtilization > 0
+  );
 }
 
 export async function installOverloadProtection(app: FastifyInstance, config: OverloadConfig): Promise<void> {
@@ -64,7 +70,10 @@ async function installShedding(app: FastifyInstance, config: OverloadConfig): Pr
     // say void, its code sends what is returned).
     pressureHandler: ((request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined) => {
       if (exempt(request)) return undefined; // carry on
-      const answer = apiError("Overloaded", { measure: `${type}${value !== undefined ? ` ${Math.round(Number(value))}` : ""}`, retryAfterSeconds: config.retryAfterSeconds });
+      const answer = apiError("Overloaded", {
+        measure: `${type}${value !== undefined ? ` ${Math.round(Number(value))}` : ""}`,
+        retryAfterSeconds: config.retryAfterSeconds,
+      });
       reply.headers(answer.headers ?? {});
       reply.code(answer.statusCode);
       return answer.body();
@@ -81,7 +90,8 @@ async function installShedding(app: FastifyInstance, config: OverloadConfig): Pr
 function installRateLimits(app: FastifyInstance, config: OverloadConfig): void {
   if (config.submissionsPerWindow === 0 && config.readsPerWindow === 0) return;
   const limits = new CallerLimits(config.rateWindowMs, Date.now());
-  const maxOf = (request: FastifyRequest) => (isSubmission(request) ? config.submissionsPerWindow : config.readsPerWindow);
+  const maxOf = (request: FastifyRequest) =>
+    isSubmission(request) ? config.submissionsPerWindow : config.readsPerWindow;
   const windowSeconds = Math.round(config.rateWindowMs / 1000);
   const limit: preHandlerHookHandler = function (request, _reply, done) {
     const max = maxOf(request);

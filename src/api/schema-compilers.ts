@@ -34,7 +34,9 @@ function defaultCompilers() {
 /** Where a compile failed, as fastify would have said it at start-up. */
 function compileError(route: RouteSchema, err: unknown): Error {
   const part = route.httpPart ?? `response ${route.httpStatus}`;
-  return new Error(`cannot compile the ${part} schema of ${route.method} ${route.url}: ${(err as Error).message}`, { cause: err });
+  return new Error(`cannot compile the ${part} schema of ${route.method} ${route.url}: ${(err as Error).message}`, {
+    cause: err,
+  });
 }
 
 export class LazySchemaCompilers {
@@ -47,8 +49,17 @@ export class LazySchemaCompilers {
       return (route: RouteSchema) => {
         // fastify lower-cases a headers schema only for its default compiler; no route validates headers, and one
         // that starts to must not silently lose that.
-        if (route.httpPart === "headers") throw new Error(`${route.method} ${route.url}: headers schemas are not supported (see src/api/schema-compilers.ts)`);
-        const ensure = this.#onFirstUse(route, () => (compile ??= (defaultCompilers().buildValidator as (e: ExternalSchemas, o: unknown) => (r: RouteSchema) => Validate)(externalSchemas, options)));
+        if (route.httpPart === "headers")
+          throw new Error(
+            `${route.method} ${route.url}: headers schemas are not supported (see src/api/schema-compilers.ts)`,
+          );
+        const ensure = this.#onFirstUse(
+          route,
+          () =>
+            (compile ??= (
+              defaultCompilers().buildValidator as (e: ExternalSchemas, o: unknown) => (r: RouteSchema) => Validate
+            )(externalSchemas, options)),
+        );
         const validate: Validate = (data, context) => {
           const fn = ensure();
           const ok = fn(data, context);
@@ -64,7 +75,13 @@ export class LazySchemaCompilers {
     buildSerializer: ((externalSchemas: ExternalSchemas, options: unknown) => {
       let compile: ((route: RouteSchema) => Serialize) | undefined;
       return (route: RouteSchema) => {
-        const ensure = this.#onFirstUse(route, () => (compile ??= (defaultCompilers().buildSerializer as (e: ExternalSchemas, o: unknown) => (r: RouteSchema) => Serialize)(externalSchemas, options)));
+        const ensure = this.#onFirstUse(
+          route,
+          () =>
+            (compile ??= (
+              defaultCompilers().buildSerializer as (e: ExternalSchemas, o: unknown) => (r: RouteSchema) => Serialize
+            )(externalSchemas, options)),
+        );
         return (data: unknown) => ensure()(data);
       };
     }) as BuildSerializer,

@@ -6,14 +6,23 @@ import { Capacity } from "../operations/description.ts";
 import { catalogueEntries } from "./error-catalogue.ts";
 
 export const FieldError = Type.Object(
-  { field: Type.String({ description: "where the problem is, as the client sent it: capacity.desired, [0].resizeServerGroup.region, query.limit" }), message: Type.String() },
+  {
+    field: Type.String({
+      description:
+        "where the problem is, as the client sent it: capacity.desired, [0].resizeServerGroup.region, query.limit",
+    }),
+    message: Type.String(),
+  },
   { $id: "FieldError", additionalProperties: false },
 );
 
 export const ErrorResponse = Type.Object(
   {
     statusCode: Type.Integer(),
-    error: Type.String({ enum: catalogueEntries().map((e) => e.code), description: "a stable code for programs, from the error catalogue" }),
+    error: Type.String({
+      enum: catalogueEntries().map((e) => e.code),
+      description: "a stable code for programs, from the error catalogue",
+    }),
     message: Type.String({ description: "for a person" }),
     details: Type.Optional(Type.Array(Type.Ref(FieldError))),
     knownOperations: Type.Optional(Type.Array(Type.String())),
@@ -61,18 +70,24 @@ const serverGroupResultFields = {
   serverGroupName: Type.String(),
   capacity: Type.Ref(Capacity),
   disabled: Type.Boolean(),
-  instanceCount: Type.Optional(Type.Integer({ description: "instances Azure lists as running (not being created, deleted, or Failed)" })),
+  instanceCount: Type.Optional(
+    Type.Integer({ description: "instances Azure lists as running (not being created, deleted, or Failed)" }),
+  ),
   instanceIds: Type.Optional(
     Type.Array(Type.String(), {
-      description: "those instances by id (a Flexible set's: VM names), as Azure lists them: after a scale-in, the ones Azure's scale-in policy kept",
+      description:
+        "those instances by id (a Flexible set's: VM names), as Azure lists them: after a scale-in, the ones Azure's scale-in policy kept",
     }),
   ),
   confirmed: Type.Optional(
     Type.Literal(false, {
-      description: "present when Azure did not confirm the model (e.g. left the scale set Failed): capacity.desired is then the instances running",
+      description:
+        "present when Azure did not confirm the model (e.g. left the scale set Failed): capacity.desired is then the instances running",
     }),
   ),
-  requestedCapacity: Type.Optional(Type.Integer({ description: "with confirmed false: the capacity in the model, which Azure did not reach" })),
+  requestedCapacity: Type.Optional(
+    Type.Integer({ description: "with confirmed false: the capacity in the model, which Azure did not reach" }),
+  ),
   provisioningState: Type.Optional(Type.String()),
   etag: Type.Optional(Type.String()),
 };
@@ -82,20 +97,36 @@ export const ServerGroupResult = Type.Object(
     type: Type.Literal("serverGroup"),
     ...serverGroupResultFields,
   },
-  { $id: "ServerGroupResult", additionalProperties: false, description: "an operation's result: what Azure confirmed afterwards, or (on failure) what it lists" },
+  {
+    $id: "ServerGroupResult",
+    additionalProperties: false,
+    description: "an operation's result: what Azure confirmed afterwards, or (on failure) what it lists",
+  },
 );
 
 export const CreatedServerGroupResult = Type.Object(
   {
     type: Type.Literal("createdServerGroup"),
     ...serverGroupResultFields,
-    serverGroupNames: Type.Array(Type.String(), { description: "`region:name`, which Orca's MonitorKatoTask turns into deploy.server.groups" }),
+    serverGroupNames: Type.Array(Type.String(), {
+      description: "`region:name`, which Orca's MonitorKatoTask turns into deploy.server.groups",
+    }),
     serverGroupNameByRegion: Type.Record(Type.String(), Type.String()),
-    serverGroups: Type.Record(Type.String(), Type.Object({ name: Type.String() }, { additionalProperties: false }), { description: "clouddriver-azure's deploy result: region → { name }" }),
-    ancestorServerGroupNameByRegion: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "the cluster's latest server group before this one" })),
-    loadBalancerPools: Type.Array(Type.String(), { description: "backend pool ids it serves from when in traffic (recorded for enableServerGroup while disabled)" }),
+    serverGroups: Type.Record(Type.String(), Type.Object({ name: Type.String() }, { additionalProperties: false }), {
+      description: "clouddriver-azure's deploy result: region → { name }",
+    }),
+    ancestorServerGroupNameByRegion: Type.Optional(
+      Type.Record(Type.String(), Type.String(), { description: "the cluster's latest server group before this one" }),
+    ),
+    loadBalancerPools: Type.Array(Type.String(), {
+      description: "backend pool ids it serves from when in traffic (recorded for enableServerGroup while disabled)",
+    }),
   },
-  { $id: "CreatedServerGroupResult", additionalProperties: false, description: "createServerGroup's and cloneServerGroup's result: the new server group as Azure confirmed it" },
+  {
+    $id: "CreatedServerGroupResult",
+    additionalProperties: false,
+    description: "createServerGroup's and cloneServerGroup's result: the new server group as Azure confirmed it",
+  },
 );
 
 export const DestroyedServerGroupResult = Type.Object(
@@ -106,9 +137,15 @@ export const DestroyedServerGroupResult = Type.Object(
     resourceGroup: Type.String(),
     serverGroupName: Type.String(),
     deletedByThisTask: Type.Boolean({ description: "this task's delete removed it; false when it was gone already" }),
-    confirmedBy: Type.String({ description: "what Azure answered when the scale set was read afterwards, e.g. GET 404 ResourceNotFound" }),
+    confirmedBy: Type.String({
+      description: "what Azure answered when the scale set was read afterwards, e.g. GET 404 ResourceNotFound",
+    }),
   },
-  { $id: "DestroyedServerGroupResult", additionalProperties: false, description: "destroyServerGroup's result: the scale set no longer exists, as Azure confirmed" },
+  {
+    $id: "DestroyedServerGroupResult",
+    additionalProperties: false,
+    description: "destroyServerGroup's result: the scale set no longer exists, as Azure confirmed",
+  },
 );
 
 export const TaskException = Type.Object(
@@ -118,7 +155,11 @@ export const TaskException = Type.Object(
     cause: Type.String({ description: "Azure's error code, or ours (e.g. ScaleSetBusy)" }),
     message: Type.String(),
   },
-  { $id: "TaskException", additionalProperties: false, description: "why a task failed (Clouddriver's EXCEPTION result)" },
+  {
+    $id: "TaskException",
+    additionalProperties: false,
+    description: "why a task failed (Clouddriver's EXCEPTION result)",
+  },
 );
 
 export const Task = Type.Object(
@@ -128,22 +169,36 @@ export const Task = Type.Object(
     endTimeMs: Type.Optional(Type.Integer()),
     status: Type.Ref(TaskStatus),
     history: Type.Array(Type.Object({ phase: Type.String(), status: Type.String() }, { additionalProperties: false })),
-    resultObjects: Type.Array(Type.Union([Type.Ref(ServerGroupResult), Type.Ref(CreatedServerGroupResult), Type.Ref(DestroyedServerGroupResult), Type.Ref(TaskException)]), {
-      description:
-        "one result per finished operation (ServerGroupResult; CreatedServerGroupResult for createServerGroup and cloneServerGroup, also on a failure once a scale set exists; DestroyedServerGroupResult for destroyServerGroup); on failure, a last TaskException",
-    }),
+    resultObjects: Type.Array(
+      Type.Union([
+        Type.Ref(ServerGroupResult),
+        Type.Ref(CreatedServerGroupResult),
+        Type.Ref(DestroyedServerGroupResult),
+        Type.Ref(TaskException),
+      ]),
+      {
+        description:
+          "one result per finished operation (ServerGroupResult; CreatedServerGroupResult for createServerGroup and cloneServerGroup, also on a failure once a scale set exists; DestroyedServerGroupResult for destroyServerGroup); on failure, a last TaskException",
+      },
+    ),
     state: Type.Ref(TaskState),
     clientRequestId: Type.Optional(Type.String()),
     operations: Type.Array(Type.String()),
     armCalls: Type.Integer({ description: "ARM requests this task made, all attempts and polls included" }),
   },
-  { $id: "Task", additionalProperties: false, description: "Clouddriver's task shape, plus state, operations and armCalls" },
+  {
+    $id: "Task",
+    additionalProperties: false,
+    description: "Clouddriver's task shape, plus state, operations and armCalls",
+  },
 );
 
 export const TaskList = Type.Object(
   {
     tasks: Type.Array(Type.Ref(Task)),
-    nextCursor: Type.Optional(Type.String({ description: "pass as cursor for the next page; absent on the last page" })),
+    nextCursor: Type.Optional(
+      Type.String({ description: "pass as cursor for the next page; absent on the last page" }),
+    ),
   },
   { $id: "TaskList", additionalProperties: false },
 );
@@ -154,7 +209,9 @@ export const Instance = Type.Object(
     name: Type.Optional(Type.String()),
     provisioningState: Type.Optional(Type.String()),
     latestModelApplied: Type.Optional(Type.Boolean()),
-    inTraffic: Type.Optional(Type.Boolean({ description: "the instance is in at least one backend pool that is not a parking pool" })),
+    inTraffic: Type.Optional(
+      Type.Boolean({ description: "the instance is in at least one backend pool that is not a parking pool" }),
+    ),
   },
   { $id: "Instance", additionalProperties: false },
 );
@@ -169,18 +226,25 @@ export const ServerGroup = Type.Object(
     disabled: Type.Boolean(),
     disabledBy: Type.Optional(
       Type.Union([Type.Literal("pools"), Type.Literal("capacity"), Type.Literal("parkingPool")], {
-        description: "pools, capacity: disabled by vmss-ops (its record in tags); parkingPool: only in clouddriver-azure's parking pools (default_LB_BAP, default_BAP0)",
+        description:
+          "pools, capacity: disabled by vmss-ops (its record in tags); parkingPool: only in clouddriver-azure's parking pools (default_LB_BAP, default_BAP0)",
       }),
     ),
     provisioningState: Type.Optional(Type.String()),
     upgradePolicy: Type.Optional(Type.String()),
     etag: Type.Optional(Type.String()),
     backendPools: Type.Array(Type.String(), { description: "backend pool ids on the scale set's model" }),
-    tags: Type.Record(Type.String(), Type.String(), { description: "the scale set's tags, vmss-ops' own records included" }),
+    tags: Type.Record(Type.String(), Type.String(), {
+      description: "the scale set's tags, vmss-ops' own records included",
+    }),
     instances: Type.Array(Type.Ref(Instance), { description: "every VM Azure lists, in whatever state it lists it" }),
-    instanceCount: Type.Integer({ description: "instances Azure lists as running (not being created, deleted, or Failed)" }),
+    instanceCount: Type.Integer({
+      description: "instances Azure lists as running (not being created, deleted, or Failed)",
+    }),
     disagreement: Type.Optional(
-      Type.String({ description: "present when the model and the instances disagree (a write in flight, a Failed scale set): how" }),
+      Type.String({
+        description: "present when the model and the instances disagree (a write in flight, a Failed scale set): how",
+      }),
     ),
   },
   { $id: "ServerGroup", additionalProperties: false, description: "a scale set as Azure reports it now" },
@@ -189,9 +253,15 @@ export const ServerGroup = Type.Object(
 export const Health = Type.Object(
   {
     status: Type.Literal("ok"),
-    activeTasks: Type.Optional(Type.Integer({ description: "with access control on, only for a caller with credentials" })),
-    accounts: Type.Optional(Type.Array(Type.String(), { description: "with access control on, only for a caller with credentials" })),
-    operations: Type.Optional(Type.Array(Type.String(), { description: "with access control on, only for a caller with credentials" })),
+    activeTasks: Type.Optional(
+      Type.Integer({ description: "with access control on, only for a caller with credentials" }),
+    ),
+    accounts: Type.Optional(
+      Type.Array(Type.String(), { description: "with access control on, only for a caller with credentials" }),
+    ),
+    operations: Type.Optional(
+      Type.Array(Type.String(), { description: "with access control on, only for a caller with credentials" }),
+    ),
   },
   { $id: "Health", additionalProperties: false },
 );
@@ -204,21 +274,38 @@ export const DryRunOperation = Type.Object(
     resourceGroup: Type.String(),
     serverGroupName: Type.String(),
     read: Type.Object(
-      { etag: Type.Optional(Type.String()), provisioningState: Type.Optional(Type.String()), capacity: Type.Optional(Type.Integer()) },
+      {
+        etag: Type.Optional(Type.String()),
+        provisioningState: Type.Optional(Type.String()),
+        capacity: Type.Optional(Type.Integer()),
+      },
       { additionalProperties: false, description: "the read the plan was made against" },
     ),
     write: Type.Optional(
       Type.Object(
         {
-          kind: Type.Union([Type.Literal("create"), Type.Literal("update"), Type.Literal("manualUpgrade"), Type.Literal("deleteInstances"), Type.Literal("delete"), Type.Literal("repairs"), Type.Literal("nicPools")]),
+          kind: Type.Union([
+            Type.Literal("create"),
+            Type.Literal("update"),
+            Type.Literal("manualUpgrade"),
+            Type.Literal("deleteInstances"),
+            Type.Literal("delete"),
+            Type.Literal("repairs"),
+            Type.Literal("nicPools"),
+          ]),
           summary: Type.String({ description: "as the task's history would say it" }),
           ifMatch: Type.Optional(Type.String({ description: "the If-Match it would carry: the ETag of the read" })),
         },
-        { additionalProperties: false, description: "the write a run would send first; a later one (a rollout) is planned on the read after it" },
+        {
+          additionalProperties: false,
+          description: "the write a run would send first; a later one (a rollout) is planned on the read after it",
+        },
       ),
     ),
     unchanged: Type.Optional(Type.String({ description: "nothing would be written: what the plan found" })),
-    busy: Type.Optional(Type.String({ description: "another write holds the scale set: a run would wait for it, then plan again" })),
+    busy: Type.Optional(
+      Type.String({ description: "another write holds the scale set: a run would wait for it, then plan again" }),
+    ),
     problem: Type.Optional(Type.Ref(TaskException)),
   },
   { $id: "DryRunOperation", additionalProperties: false },
@@ -228,10 +315,18 @@ export const DryRun = Type.Object(
   {
     dryRun: Type.Literal(true),
     note: Type.String(),
-    selection: Type.Optional(Type.Array(Type.String(), { description: "cluster operations: what would happen to each server group of the cluster, and why" })),
+    selection: Type.Optional(
+      Type.Array(Type.String(), {
+        description: "cluster operations: what would happen to each server group of the cluster, and why",
+      }),
+    ),
     operations: Type.Array(Type.Ref(DryRunOperation)),
   },
-  { $id: "DryRun", additionalProperties: false, description: "?dryRun=true: the plan, nothing written, no task stored" },
+  {
+    $id: "DryRun",
+    additionalProperties: false,
+    description: "?dryRun=true: the plan, nothing written, no task stored",
+  },
 );
 
 /** What a submission answers with 200: the task (?wait=) or the plan (?dryRun=true). */
@@ -240,7 +335,26 @@ export const SubmissionAnswer = Type.Union([Type.Ref(Task), Type.Ref(DryRun)], {
   description: "with ?wait=, the task (as GET /task/{id} answers); with ?dryRun=true, the plan",
 });
 
-export const componentSchemas = [Capacity, FieldError, ErrorResponse, TaskRef, TaskStatus, TaskState, ServerGroupResult, CreatedServerGroupResult, DestroyedServerGroupResult, TaskException, Task, TaskList, Instance, ServerGroup, Health, DryRunOperation, DryRun, SubmissionAnswer];
+export const componentSchemas = [
+  Capacity,
+  FieldError,
+  ErrorResponse,
+  TaskRef,
+  TaskStatus,
+  TaskState,
+  ServerGroupResult,
+  CreatedServerGroupResult,
+  DestroyedServerGroupResult,
+  TaskException,
+  Task,
+  TaskList,
+  Instance,
+  ServerGroup,
+  Health,
+  DryRunOperation,
+  DryRun,
+  SubmissionAnswer,
+];
 
 /** ?wait=<seconds>: hold the request until the task ends or the time runs out, then answer with the task. */
 export const WAIT_MAX_SECONDS = 60;

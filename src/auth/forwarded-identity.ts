@@ -44,7 +44,8 @@ export function forwardedHeaders(
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(callerHeaders)) {
     const lower = name.toLowerCase();
-    if (CALLER_CREDENTIALS.includes(lower) || lower === FORWARDED_USER_HEADER || lower === FORWARDED_ACCOUNTS_HEADER) continue;
+    if (CALLER_CREDENTIALS.includes(lower) || lower === FORWARDED_USER_HEADER || lower === FORWARDED_ACCOUNTS_HEADER)
+      continue;
     out[lower] = value;
   }
   const identity = forwardedIdentity(principal);
@@ -67,7 +68,8 @@ export type ForwardedPath = { ok: true; path: string } | { ok: false; reason: st
  * climb out of CLOUDDRIVER_URL's path prefix. Refused rather than resolved: no client of ours sends them.
  */
 export function checkForwardedPath(url: string): ForwardedPath {
-  if (!url.startsWith("/") || url.startsWith("//")) return { ok: false, reason: "the request target must be a path beginning with a single /" };
+  if (!url.startsWith("/") || url.startsWith("//"))
+    return { ok: false, reason: "the request target must be a path beginning with a single /" };
   const path = url.split("?")[0];
   for (const segment of path.split("/")) {
     let decoded: string;
@@ -77,7 +79,8 @@ export function checkForwardedPath(url: string): ForwardedPath {
       return { ok: false, reason: `the path segment "${segment}" is not valid percent-encoding` };
     }
     if (decoded === "." || decoded === "..") return { ok: false, reason: `the path has a dot segment ("${segment}")` };
-    if (decoded !== segment && /[/\\]/.test(decoded)) return { ok: false, reason: `the path segment "${segment}" encodes a slash` };
+    if (decoded !== segment && /[/\\]/.test(decoded))
+      return { ok: false, reason: `the path segment "${segment}" encodes a slash` };
     if (segment.includes("\\")) return { ok: false, reason: "the path has a backslash" };
   }
   return { ok: true, path: url };

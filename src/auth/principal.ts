@@ -14,7 +14,12 @@ export interface Principal {
 }
 
 /** Access control off (the default with only the simulator): every caller may do everything. */
-export const OPEN_PRINCIPAL: Principal = Object.freeze({ name: "anonymous", accounts: "*", readOnly: false, via: "open" });
+export const OPEN_PRINCIPAL: Principal = Object.freeze({
+  name: "anonymous",
+  accounts: "*",
+  readOnly: false,
+  via: "open",
+});
 
 export function mayUseAccount(principal: Principal, account: string): boolean {
   if (principal.accounts === "*") return true;
@@ -35,9 +40,14 @@ export type AccessDecision = { ok: true } | { ok: false; reason: string };
 /** May the principal act on (write) or read this account? The reason says why not, for the 403. */
 export function decideAccess(principal: Principal, account: string, intent: "read" | "write"): AccessDecision {
   if (!mayUseAccount(principal, account)) {
-    const allowed = principal.accounts === "*" ? "all" : principal.accounts.length > 0 ? principal.accounts.join(", ") : "none";
-    return { ok: false, reason: `Access denied to account ${account}: ${principal.name} may use ${allowed === "all" ? "every account" : `only: ${allowed}`}` };
+    const allowed =
+      principal.accounts === "*" ? "all" : principal.accounts.length > 0 ? principal.accounts.join(", ") : "none";
+    return {
+      ok: false,
+      reason: `Access denied to account ${account}: ${principal.name} may use ${allowed === "all" ? "every account" : `only: ${allowed}`}`,
+    };
   }
-  if (intent === "write" && principal.readOnly) return { ok: false, reason: `Access denied to account ${account}: ${principal.name} may only read` };
+  if (intent === "write" && principal.readOnly)
+    return { ok: false, reason: `Access denied to account ${account}: ${principal.name} may only read` };
   return { ok: true };
 }

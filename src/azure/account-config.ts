@@ -9,7 +9,15 @@ export type CredentialConfig =
   /** A service principal with a secret, read from an environment variable or a file when the credential is built. */
   | { kind: "clientSecret"; tenantId: string; clientId: string; secretSource: string; readSecret: () => string }
   /** A service principal with a certificate (PEM with its private key). */
-  | { kind: "clientCertificate"; tenantId: string; clientId: string; certificatePath: string; passwordSource?: string; readPassword?: () => string; sendCertificateChain: boolean }
+  | {
+      kind: "clientCertificate";
+      tenantId: string;
+      clientId: string;
+      certificatePath: string;
+      passwordSource?: string;
+      readPassword?: () => string;
+      sendCertificateChain: boolean;
+    }
   /** Kubernetes workload identity: a federated token file (AZURE_FEDERATED_TOKEN_FILE by default). */
   | { kind: "workloadIdentity"; tenantId: string; clientId: string; tokenFilePath: string }
   /** The managed identity of the VM, App Service or pod; a user-assigned one by client id or resource id. */
@@ -18,10 +26,25 @@ export type CredentialConfig =
 export type CloudName = "AzureCloud" | "AzureUSGovernment" | "AzureChinaCloud" | "custom";
 
 /** ARM endpoint, Entra authority host and token audience of each national cloud. */
-export const CLOUDS: Record<Exclude<CloudName, "custom">, { endpoint: string; authorityHost: string; audience: string }> = {
-  AzureCloud: { endpoint: "https://management.azure.com", authorityHost: "https://login.microsoftonline.com", audience: "https://management.azure.com" },
-  AzureUSGovernment: { endpoint: "https://management.usgovcloudapi.net", authorityHost: "https://login.microsoftonline.us", audience: "https://management.usgovcloudapi.net" },
-  AzureChinaCloud: { endpoint: "https://management.chinacloudapi.cn", authorityHost: "https://login.chinacloudapi.cn", audience: "https://management.chinacloudapi.cn" },
+export const CLOUDS: Record<
+  Exclude<CloudName, "custom">,
+  { endpoint: string; authorityHost: string; audience: string }
+> = {
+  AzureCloud: {
+    endpoint: "https://management.azure.com",
+    authorityHost: "https://login.microsoftonline.com",
+    audience: "https://management.azure.com",
+  },
+  AzureUSGovernment: {
+    endpoint: "https://management.usgovcloudapi.net",
+    authorityHost: "https://login.microsoftonline.us",
+    audience: "https://management.usgovcloudapi.net",
+  },
+  AzureChinaCloud: {
+    endpoint: "https://management.chinacloudapi.cn",
+    authorityHost: "https://login.chinacloudapi.cn",
+    audience: "https://management.chinacloudapi.cn",
+  },
 };
 
 export interface AccountConfig {

@@ -87,7 +87,12 @@ export class PostgresLedger implements BudgetLedger {
         .query(`DELETE FROM ${this.#table} WHERE at_ms < ${NOW_MS} - 7200000 AND blocked_until_ms < ${NOW_MS}`)
         .catch(() => {});
     }
-    const { rows } = await this.#pool.query<{ n: number; granted: boolean; wait_ms: string | null; empty_key: string | null }>(
+    const { rows } = await this.#pool.query<{
+      n: number;
+      granted: boolean;
+      wait_ms: string | null;
+      empty_key: string | null;
+    }>(
       `SELECT * FROM ${this.#takeCalls}($1::text[], $2::float8[], $3::float8[], $4::int[], $5::float8[], $6::int[])`,
       takeCallsParams(calls),
     );
@@ -96,7 +101,11 @@ export class PostgresLedger implements BudgetLedger {
       answers[row.n - 1] =
         row.wait_ms === null
           ? "held"
-          : { granted: row.granted, waitMs: Number(row.wait_ms), ...(row.empty_key ? { emptyKey: row.empty_key } : {}) };
+          : {
+              granted: row.granted,
+              waitMs: Number(row.wait_ms),
+              ...(row.empty_key ? { emptyKey: row.empty_key } : {}),
+            };
     }
     return answers;
   }

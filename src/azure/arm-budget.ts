@@ -49,10 +49,19 @@ export type ArmBudgetKind = "reads" | "writes" | "deletes";
 /** Azure's published Compute figures ("Throttling limits for Virtual Machine Scale Sets", and Get Operation). */
 export const AZURE_COMPUTE_POLICIES: Readonly<Record<ComputePolicy, PolicyFigures>> = {
   GetVMScaleSet: { resource: { burst: 36, refillPerMinute: 12 }, subscription: { burst: 2400, refillPerMinute: 800 } },
-  HighCostGetVMScaleSet: { resource: { burst: 30, refillPerMinute: 10 }, subscription: { burst: 1080, refillPerMinute: 360 } },
-  GetVMScaleSetVM: { resource: { burst: 36, refillPerMinute: 12 }, subscription: { burst: 6000, refillPerMinute: 2000 } },
+  HighCostGetVMScaleSet: {
+    resource: { burst: 30, refillPerMinute: 10 },
+    subscription: { burst: 1080, refillPerMinute: 360 },
+  },
+  GetVMScaleSetVM: {
+    resource: { burst: 36, refillPerMinute: 12 },
+    subscription: { burst: 6000, refillPerMinute: 2000 },
+  },
   CreateVMScaleSet: { resource: { burst: 12, refillPerMinute: 4 }, subscription: { burst: 375, refillPerMinute: 125 } },
-  VMScaleSetActions: { resource: { burst: 12, refillPerMinute: 4 }, subscription: { burst: 1500, refillPerMinute: 500 } },
+  VMScaleSetActions: {
+    resource: { burst: 12, refillPerMinute: 4 },
+    subscription: { burst: 1500, refillPerMinute: 500 },
+  },
   DeleteVMScaleSet: { resource: { burst: 12, refillPerMinute: 4 }, subscription: { burst: 525, refillPerMinute: 175 } },
   GetOperation: { resource: { burst: 45, refillPerMinute: 15 }, subscription: { burst: 15000, refillPerMinute: 5000 } },
 };
@@ -87,11 +96,16 @@ export function budgetFigures(options: ArmBudgetOptions = {}): ArmBudgetFigures 
   const compute = {} as Record<ComputePolicy, PolicyFigures>;
   for (const [name, figures] of Object.entries(AZURE_COMPUTE_POLICIES) as [ComputePolicy, PolicyFigures][]) {
     const override = options.compute?.[name];
-    const resource = override?.resource === null ? null : figures.resource && { ...figures.resource, ...override?.resource };
-    compute[name] = { resource: resource && scaled(resource), subscription: scaled({ ...figures.subscription, ...override?.subscription }) };
+    const resource =
+      override?.resource === null ? null : figures.resource && { ...figures.resource, ...override?.resource };
+    compute[name] = {
+      resource: resource && scaled(resource),
+      subscription: scaled({ ...figures.subscription, ...override?.subscription }),
+    };
   }
   const arm = {} as Record<ArmBudgetKind, BucketFigures>;
-  for (const kind of ["reads", "writes", "deletes"] as const) arm[kind] = scaled(options.arm?.[kind] ?? AZURE_ARM_BUDGETS[kind]);
+  for (const kind of ["reads", "writes", "deletes"] as const)
+    arm[kind] = scaled(options.arm?.[kind] ?? AZURE_ARM_BUDGETS[kind]);
   return { compute, arm };
 }
 
@@ -118,18 +132,38 @@ export interface ArmCall {
 
 const SUB = "/subscriptions/([^/]+)";
 const VMSS = `${SUB}/resourceGroups/([^/]+)/providers/Microsoft\\.Compute/virtualMachineScaleSets`;
-const ROUTES: [method: string, pattern: RegExp, policy: ComputePolicy | ((request: PipelineRequest) => ComputePolicy), resource: "scaleSet" | "vm" | "operation" | null][] = [
-  ["GET", new RegExp(`^${SUB}/providers/Microsoft\\.Compute/virtualMachineScaleSets$`, "i"), "HighCostGetVMScaleSet", null],
+const ROUTES: [
+  method: string,
+  pattern: RegExp,
+  policy: ComputePolicy | ((request: PipelineRequest) => ComputePolicy),
+  resource: "scaleSet" | "vm" | "operation" | null,
+][] = [
+  [
+    "GET",
+    new RegExp(`^${SUB}/providers/Microsoft\\.Compute/virtualMachineScaleSets$`, "i"),
+    "HighCostGetVMScaleSet",
+    null,
+  ],
   ["GET", new RegExp(`^${VMSS}$`, "i"), "HighCostGetVMScaleSet", null],
   ["GET", new RegExp(`^${VMSS}/([^/]+)$`, "i"), "GetVMScaleSet", "scaleSet"],
   // A PUT with If-Match changes a scale set (an action); without, it creates one.
-  ["PUT", new RegExp(`^${VMSS}/([^/]+)$`, "i"), (r) => (r.headers.get("if-match") ? "VMScaleSetActions" : "CreateVMScaleSet"), "scaleSet"],
+  [
+    "PUT",
+    new RegExp(`^${VMSS}/([^/]+)$`, "i"),
+    (r) => (r.headers.get("if-match") ? "VMScaleSetActions" : "CreateVMScaleSet"),
+    "scaleSet",
+  ],
   ["PATCH", new RegExp(`^${VMSS}/([^/]+)$`, "i"), "VMScaleSetActions", "scaleSet"],
   ["DELETE", new RegExp(`^${VMSS}/([^/]+)$`, "i"), "DeleteVMScaleSet", "scaleSet"],
   ["GET", new RegExp(`^${VMSS}/([^/]+)/virtualMachines$`, "i"), "HighCostGetVMScaleSet", "scaleSet"],
   ["GET", new RegExp(`^${VMSS}/([^/]+)/virtualMachines/([^/]+)$`, "i"), "GetVMScaleSetVM", "vm"],
   ["POST", new RegExp(`^${VMSS}/([^/]+)/[^/]+$`, "i"), "VMScaleSetActions", null],
-  ["GET", new RegExp(`^${SUB}/providers/Microsoft\\.Compute/locations/([^/]+)/(?:operations|operationResults)/([^/]+)$`, "i"), "GetOperation", "operation"],
+  [
+    "GET",
+    new RegExp(`^${SUB}/providers/Microsoft\\.Compute/locations/([^/]+)/(?:operations|operationResults)/([^/]+)$`, "i"),
+    "GetOperation",
+    "operation",
+  ],
 ];
 
 const KIND_OF: Record<ComputePolicy, "read" | "write" | "poll"> = {
@@ -159,7 +193,12 @@ export function chargeOf(request: PipelineRequest, figures: ArmBudgetFigures): A
     const kind = KIND_OF[policy];
     const f = figures.compute[policy];
     const buckets: ChargedBucket[] = [
-      { key: `${sub}/${policy}`, figures: f.subscription, label: `subscription ${kind} budget`, azureName: `Microsoft.Compute/${policy}SubscriptionMaximum` },
+      {
+        key: `${sub}/${policy}`,
+        figures: f.subscription,
+        label: `subscription ${kind} budget`,
+        azureName: `Microsoft.Compute/${policy}SubscriptionMaximum`,
+      },
     ];
     if (f.resource && resourceKind) {
       const resource =
@@ -177,7 +216,12 @@ export function chargeOf(request: PipelineRequest, figures: ArmBudgetFigures): A
       });
     }
     const arm = armKindOf(method);
-    buckets.push({ key: `${sub}/arm:${arm}`, figures: figures.arm[arm], label: `subscription ARM ${arm.slice(0, -1)} budget`, azureName: `x-ms-ratelimit-remaining-subscription-${arm}` });
+    buckets.push({
+      key: `${sub}/arm:${arm}`,
+      figures: figures.arm[arm],
+      label: `subscription ARM ${arm.slice(0, -1)} budget`,
+      azureName: `x-ms-ratelimit-remaining-subscription-${arm}`,
+    });
     return { method, subscriptionId: sub, buckets };
   }
   return undefined;
@@ -267,7 +311,8 @@ export class InProcessLedger implements BudgetLedger {
 
   #sweep(now: number): void {
     for (const [key, level] of this.#levels) {
-      if (level.blockedUntilMs <= now && levelAt(level, level.figures, now) >= level.figures.burst) this.#levels.delete(key);
+      if (level.blockedUntilMs <= now && levelAt(level, level.figures, now) >= level.figures.burst)
+        this.#levels.delete(key);
     }
   }
 
@@ -387,10 +432,25 @@ export class ArmBudget {
    * and the calls that joined in this turn of the event loop take at its end, together with those told to wait:
    * one step of the ledger (one statement when it is shared) for all of them, not one each.
    */
-  async acquire(call: ArmCall, priority: CallPriority, onWait?: (wait: ArmWait) => void, signal?: AbortSignal): Promise<void> {
+  async acquire(
+    call: ArmCall,
+    priority: CallPriority,
+    onWait?: (wait: ArmWait) => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
     this.counts.calls++;
     await new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { call, priority, seq: this.#seq++, resolve, reject, ...(onWait ? { onWait } : {}), told: false, waited: false, ...(signal ? { signal } : {}) };
+      const waiter: Waiter = {
+        call,
+        priority,
+        seq: this.#seq++,
+        resolve,
+        reject,
+        ...(onWait ? { onWait } : {}),
+        told: false,
+        waited: false,
+        ...(signal ? { signal } : {}),
+      };
       this.#waiting.add(waiter);
       signal?.addEventListener("abort", () => this.#cancel(waiter), { once: true });
       if (this.#pumping) this.#pumpAgain = true;
@@ -472,10 +532,13 @@ export class ArmBudget {
   /** What Azure answered: its counts correct the levels; a 429 empties the buckets it names for its Retry-After. */
   async observe(call: ArmCall, status: number, headers: { get(name: string): string | undefined }): Promise<void> {
     const tasks: Promise<void>[] = [];
-    const remaining = new Map<string, number>(parseRemainingHeader(headers.get("x-ms-ratelimit-remaining-resource") ?? ""));
+    const remaining = new Map<string, number>(
+      parseRemainingHeader(headers.get("x-ms-ratelimit-remaining-resource") ?? ""),
+    );
     for (const b of call.buckets) {
       const armHeader = b.azureName.startsWith("x-ms-") ? headers.get(b.azureName) : undefined;
-      const count = armHeader !== undefined && /^\d+$/.test(armHeader.trim()) ? Number(armHeader) : remaining.get(b.azureName);
+      const count =
+        armHeader !== undefined && /^\d+$/.test(armHeader.trim()) ? Number(armHeader) : remaining.get(b.azureName);
       if (status === 429) {
         // Azure names the empty buckets with a count of 0; when it names none, every bucket of the call waits.
         const named = [...remaining.values()].some((n) => n === 0);
@@ -527,7 +590,8 @@ export function armBudgetPolicy(budget: ArmBudget): PipelinePolicy {
         await budget.observe(call, response.status, response.headers);
         return response;
       } catch (err) {
-        const response = (err as { response?: { status: number; headers: { get(name: string): string | undefined } } }).response;
+        const response = (err as { response?: { status: number; headers: { get(name: string): string | undefined } } })
+          .response;
         if (response) await budget.observe(call, response.status, response.headers);
         throw err;
       }

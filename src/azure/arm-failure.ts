@@ -140,7 +140,12 @@ const NETWORK_CODES = new Set([
  * 409s that are not a write lock: retrying cannot change Azure's answer. ScopeLocked is a management lock, which
  * stays until a person removes it.
  */
-const PERMANENT_CONFLICT_CODES = new Set(["invalidresourcelocation", "operationnotallowed", "propertychangenotallowed", "scopelocked"]);
+const PERMANENT_CONFLICT_CODES = new Set([
+  "invalidresourcelocation",
+  "operationnotallowed",
+  "propertychangenotallowed",
+  "scopelocked",
+]);
 
 export function kindForStatus(status: number, code?: string): FailureKind {
   if (status === 404) return "notFound";
@@ -182,8 +187,17 @@ function firstLine(s: string): string {
 export function describeArmFailure(err: unknown): ArmFailure {
   if (err instanceof ClassifiedError) return err.failure;
   if (err instanceof LongRunningOperationError) {
-    const kind: FailureKind = err.status === "Canceled" ? "canceled" : isTransientOperationCode(err.code) ? "operationFailedTransient" : "terminal";
-    return { kind, code: err.code ?? (err.status === "Canceled" ? "OperationCanceled" : "OperationFailed"), message: firstLine(err.message) };
+    const kind: FailureKind =
+      err.status === "Canceled"
+        ? "canceled"
+        : isTransientOperationCode(err.code)
+          ? "operationFailedTransient"
+          : "terminal";
+    return {
+      kind,
+      code: err.code ?? (err.status === "Canceled" ? "OperationCanceled" : "OperationFailed"),
+      message: firstLine(err.message),
+    };
   }
   if (isProgrammingError(err)) {
     const e = err as Error;
@@ -219,7 +233,8 @@ export function describeArmFailure(err: unknown): ArmFailure {
 export function failureLabel(f: ArmFailure): string {
   if (f.status !== undefined) return `${f.status} ${f.code ?? "Error"}`;
   if (f.kind === "network") return `network error ${f.code ?? ""}`.trim();
-  if (f.kind === "canceled") return f.code && f.code !== "OperationCanceled" ? `operation canceled ${f.code}` : "operation canceled";
+  if (f.kind === "canceled")
+    return f.code && f.code !== "OperationCanceled" ? `operation canceled ${f.code}` : "operation canceled";
   if (f.kind === "programming") return `internal error ${f.code ?? ""}`.trim();
   if (f.kind === "operationFailedTransient" || (f.kind === "terminal" && f.code)) return `operation failed ${f.code}`;
   return f.code ?? "error";

@@ -48,7 +48,8 @@ export async function loadIdentity(): Promise<void> {
 }
 
 function identity(): typeof import("@azure/identity") {
-  if (!identityModule) throw new Error("@azure/identity is not loaded yet (AccountRegistry.open and loadIdentity load it)");
+  if (!identityModule)
+    throw new Error("@azure/identity is not loaded yet (AccountRegistry.open and loadIdentity load it)");
   return identityModule;
 }
 
@@ -56,11 +57,20 @@ export function credentialFor(account: AccountConfig): TokenCredential {
   const c = account.credential;
   if (c.kind === "simulator") return new SimulatorCredential();
   const options = identityOptions(account);
-  const { ClientCertificateCredential, ClientSecretCredential, DefaultAzureCredential, ManagedIdentityCredential, WorkloadIdentityCredential } = identity();
+  const {
+    ClientCertificateCredential,
+    ClientSecretCredential,
+    DefaultAzureCredential,
+    ManagedIdentityCredential,
+    WorkloadIdentityCredential,
+  } = identity();
   try {
     switch (c.kind) {
       case "default":
-        return new DefaultAzureCredential({ ...options, ...(c.managedIdentityClientId ? { managedIdentityClientId: c.managedIdentityClientId } : {}) });
+        return new DefaultAzureCredential({
+          ...options,
+          ...(c.managedIdentityClientId ? { managedIdentityClientId: c.managedIdentityClientId } : {}),
+        });
       case "clientSecret": {
         const secret = c.readSecret();
         if (!secret) throw new Error(`the client secret (${c.secretSource}) is empty`);
@@ -74,10 +84,23 @@ export function credentialFor(account: AccountConfig): TokenCredential {
           { ...options, sendCertificateChain: c.sendCertificateChain },
         );
       case "workloadIdentity":
-        return new WorkloadIdentityCredential({ ...options, tenantId: c.tenantId, clientId: c.clientId, tokenFilePath: c.tokenFilePath });
+        return new WorkloadIdentityCredential({
+          ...options,
+          tenantId: c.tenantId,
+          clientId: c.clientId,
+          tokenFilePath: c.tokenFilePath,
+        });
       case "managedIdentity":
-        if (c.resourceId) return new ManagedIdentityCredential({ resourceId: c.resourceId, ...(account.caPem ? { tlsOptions: { ca: account.caPem } } : {}) });
-        if (c.clientId) return new ManagedIdentityCredential({ clientId: c.clientId, ...(account.caPem ? { tlsOptions: { ca: account.caPem } } : {}) });
+        if (c.resourceId)
+          return new ManagedIdentityCredential({
+            resourceId: c.resourceId,
+            ...(account.caPem ? { tlsOptions: { ca: account.caPem } } : {}),
+          });
+        if (c.clientId)
+          return new ManagedIdentityCredential({
+            clientId: c.clientId,
+            ...(account.caPem ? { tlsOptions: { ca: account.caPem } } : {}),
+          });
         return new ManagedIdentityCredential();
     }
   } catch (err) {
@@ -92,7 +115,11 @@ export function armScope(account: AccountConfig): string {
 }
 
 /** budget: every call takes from it before it is sent (src/azure/arm-budget.ts); none, no budget. */
-export function createComputeClient(account: AccountConfig, credential: TokenCredential = credentialFor(account), budget?: ArmBudget): ComputeManagementClient {
+export function createComputeClient(
+  account: AccountConfig,
+  credential: TokenCredential = credentialFor(account),
+  budget?: ArmBudget,
+): ComputeManagementClient {
   return new (computeSdk().ComputeManagementClient)(credential, account.subscriptionId, {
     endpoint: account.endpoint,
     credentials: { scopes: [armScope(account)] },

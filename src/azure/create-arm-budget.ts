@@ -13,7 +13,10 @@ export interface ArmBudgetConfig {
 }
 
 /** `store`: the task store's kind and database, where a shared budget keeps its levels (StoreConfig). */
-export async function createArmBudget(config: { armBudget: ArmBudgetConfig; store: { kind: string; databaseUrl?: string } }): Promise<ArmBudget | undefined> {
+export async function createArmBudget(config: {
+  armBudget: ArmBudgetConfig;
+  store: { kind: string; databaseUrl?: string };
+}): Promise<ArmBudget | undefined> {
   const { armBudget, store } = config;
   if (!armBudget.enabled) return undefined;
   const options = { refillScale: armBudget.refillScale };

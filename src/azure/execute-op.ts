@@ -8,10 +8,33 @@
 // of times, and otherwise fails with what runs.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RetryConfig } from "./retry-policy.ts";
-import { ClassifiedError, describeArmFailure, failureLabel, isProgrammingError, RefusalError, type ArmFailure, type FailureKind } from "./arm-failure.ts";
+import {
+  ClassifiedError,
+  describeArmFailure,
+  failureLabel,
+  isProgrammingError,
+  RefusalError,
+  type ArmFailure,
+  type FailureKind,
+} from "./arm-failure.ts";
 import { decideBusyWait, decideRetry, formatDuration, isRetryableKind } from "./retry-policy.ts";
-import { confirmation, describeStopped, isBusy, isFailed, stoppedInstances, suspiciousRead } from "./scale-set-state.ts";
-import { guardLabel, guardOf, storedStep, type ScaleSetGateway, type ScaleSetSnapshot, type StoredWriteStep, type WriteStep } from "./vmss-gateway.ts";
+import {
+  confirmation,
+  describeStopped,
+  isBusy,
+  isFailed,
+  stoppedInstances,
+  suspiciousRead,
+} from "./scale-set-state.ts";
+import {
+  guardLabel,
+  guardOf,
+  storedStep,
+  type ScaleSetGateway,
+  type ScaleSetSnapshot,
+  type StoredWriteStep,
+  type WriteStep,
+} from "./vmss-gateway.ts";
 
 /**
  * What a planner asks for: nothing more to do, a write, or to wait and plan again on a fresh read (the state is
@@ -204,12 +227,16 @@ export async function executeOp<R>(given: ExecuteOpInput<R>): Promise<R> {
   const memory = given.planner.memory?.bind(given.planner);
   const input: ExecuteOpInput<R> =
     memory && given.onCheckpoint
-      ? { ...given, onCheckpoint: (c) => given.onCheckpoint!({ ...c, ...(memory() !== undefined ? { planner: memory() } : {}) }) }
+      ? {
+          ...given,
+          onCheckpoint: (c) => given.onCheckpoint!({ ...c, ...(memory() !== undefined ? { planner: memory() } : {}) }),
+        }
       : given;
   try {
     return await runToEnd(input);
   } catch (err) {
-    if (input.planner.release && !input.signal?.aborted && !isProgrammingError(err)) await release(input, input.planner.release);
+    if (input.planner.release && !input.signal?.aborted && !isProgrammingError(err))
+      await release(input, input.planner.release);
     throw err;
   }
 }
@@ -232,7 +259,9 @@ async function release<R>(input: ExecuteOpInput<R>, plan: (snapshot: ScaleSetSna
     if (signal?.aborted) throw err;
     const f = describeArmFailure(err);
     if (f.kind === "notFound") return; // the scale set is gone: nothing of it to undo
-    log(`could not undo what the operation changed on ${gateway.ref.name} for its duration (${failureLabel(f)}: ${f.message}); undo it by hand`);
+    log(
+      `could not undo what the operation changed on ${gateway.ref.name} for its duration (${failureLabel(f)}: ${f.message}); undo it by hand`,
+    );
   }
 }
 
@@ -244,8 +273,15 @@ async function runToEnd<R>(input: ExecuteOpInput<R>): Promise<R> {
   const cancel = input.cancel;
   const progress: Progress = { redrives: 0, writesEnded: [] };
   // A wait ends early on cancel too: a backoff or a wait for another writer is a safe point.
-  const waitOrCancel = (ms: number, s?: AbortSignal) => wait(ms, cancel && s ? AbortSignal.any([s, cancel]) : (s ?? cancel));
-  const clock: AttemptClock = { now, random, wait: waitOrCancel, started: now(), stopIfCanceled: (where) => stopIfCanceled(cancel, where, progress) };
+  const waitOrCancel = (ms: number, s?: AbortSignal) =>
+    wait(ms, cancel && s ? AbortSignal.any([s, cancel]) : (s ?? cancel));
+  const clock: AttemptClock = {
+    now,
+    random,
+    wait: waitOrCancel,
+    started: now(),
+    stopIfCanceled: (where) => stopIfCanceled(cancel, where, progress),
+  };
 
   if (input.resume) {
     // CAPZ's lesson: continue the stored long-running operation rather than send the write again. If it cannot be
@@ -253,7 +289,11 @@ async function runToEnd<R>(input: ExecuteOpInput<R>): Promise<R> {
     const { step, poller } = input.resume;
     log(`resuming the write Azure accepted before a restart: ${step.summary}`);
     try {
-      await gateway.resume(step.kind, poller, { defaultPollIntervalMs: input.lroPollIntervalMs, maxPollIntervalMs: input.lroMaxPollIntervalMs, signal });
+      await gateway.resume(step.kind, poller, {
+        defaultPollIntervalMs: input.lroPollIntervalMs,
+        maxPollIntervalMs: input.lroMaxPollIntervalMs,
+        signal,
+      });
       log("the resumed write ended; checking the result on a fresh read");
     } catch (err) {
       if (signal?.aborted) throw err;
@@ -299,7 +339,13 @@ async function runToEnd<R>(input: ExecuteOpInput<R>): Promise<R> {
         log(`${prefix}: ${failure.message}`);
         throw new GaveUpError(`${label}: ${failure.message}`, failure, attempt, input.planner.result(err.snapshot));
       }
-      const decision = decideRetry({ failure, attempt, elapsedMs: now() - clock.started, config: retry, random: random() });
+      const decision = decideRetry({
+        failure,
+        attempt,
+        elapsedMs: now() - clock.started,
+        config: retry,
+        random: random(),
+      });
       input.onAttemptEnd?.({ attempt, outcome: decision.retry ? "retry" : "failed", failure });
       if (!decision.retry) {
         // Whether a resume (POST /task/{id}:resume) of the same operation could succeed: the retry policy's rule.
@@ -340,17 +386,27 @@ async function settledRead<R>(
   const getScaleSet = () => gateway.read({ withInstances: false, signal });
   let snapshot = first ?? (await getScaleSet());
   let waitedSince: number | undefined;
-  for (let doubtful = 0; ; ) {
+  for (let doubtful = 0; ;) {
     if (isBusy(snapshot)) {
       // Another write holds the scale set: a write now would only 409 and spend Azure's write budget. Re-read
       // until it ends, then plan again on what it left.
       if (waitedSince === undefined) {
         waitedSince = clock.now();
-        log(`${prefix}: ${gateway.ref.name} is ${snapshot.vmss.provisioningState} (another write in flight); waiting for it to end before planning`);
+        log(
+          `${prefix}: ${gateway.ref.name} is ${snapshot.vmss.provisioningState} (another write in flight); waiting for it to end before planning`,
+        );
       }
-      const decision = decideBusyWait({ elapsedMs: clock.now() - clock.started, config: retry, remainingReads: snapshot.remainingReads, random: clock.random() });
+      const decision = decideBusyWait({
+        elapsedMs: clock.now() - clock.started,
+        config: retry,
+        remainingReads: snapshot.remainingReads,
+        random: clock.random(),
+      });
       if (!decision.wait) {
-        throw harnessFailure("ScaleSetBusy", `${gateway.ref.name} stayed ${snapshot.vmss.provisioningState} for ${formatDuration(clock.now() - waitedSince)}`);
+        throw harnessFailure(
+          "ScaleSetBusy",
+          `${gateway.ref.name} stayed ${snapshot.vmss.provisioningState} for ${formatDuration(clock.now() - waitedSince)}`,
+        );
       }
       await clock.wait(decision.delayMs, signal).catch((err) => {
         clock.stopIfCanceled("while waiting for another write to end");
@@ -360,7 +416,9 @@ async function settledRead<R>(
       continue;
     }
     if (waitedSince !== undefined) {
-      log(`${prefix}: the other write ended after ${formatDuration(clock.now() - waitedSince)}; planning on a fresh read`);
+      log(
+        `${prefix}: the other write ended after ${formatDuration(clock.now() - waitedSince)}; planning on a fresh read`,
+      );
       waitedSince = undefined;
     }
     if (planner.readsInstances && !snapshot.vms) {
@@ -396,7 +454,13 @@ function redriveStep(snapshot: ScaleSetSnapshot, instances: number, redrive: num
 }
 
 /** The first read of an attempt; for an operation that makes the scale set, a 404 is answered by creating it. */
-async function firstRead<R>(input: ExecuteOpInput<R>, attempt: number, prefix: string, clock: AttemptClock, progress: Progress): Promise<{ snapshot: ScaleSetSnapshot; writes: number }> {
+async function firstRead<R>(
+  input: ExecuteOpInput<R>,
+  attempt: number,
+  prefix: string,
+  clock: AttemptClock,
+  progress: Progress,
+): Promise<{ snapshot: ScaleSetSnapshot; writes: number }> {
   try {
     return { snapshot: await settledRead(input, prefix, clock), writes: 0 };
   } catch (err) {
@@ -432,7 +496,8 @@ async function writeThenRead<R>(
   clock.stopIfCanceled(`after the write in flight ended (${step.summary})`);
   // The write's final GET is a fresh read of the scale set. If it carried no ETag, keep the old one: the next
   // write then gets a 412 and re-reads, instead of overwriting unconditionally.
-  const first = written && typeof written.sku?.capacity === "number" ? { vmss: written, etag: written.etag ?? etag } : undefined;
+  const first =
+    written && typeof written.sku?.capacity === "number" ? { vmss: written, etag: written.etag ?? etag } : undefined;
   return settledRead(input, prefix, clock, first);
 }
 
@@ -446,12 +511,27 @@ interface Waiting {
  * Waits as a busy scale set is waited out (paced by the read budget), then reads again. The wait is bounded by the
  * retry deadline counted from when this wait began, so that a long operation can wait at every step.
  */
-async function waitAndReread<R>(input: ExecuteOpInput<R>, prefix: string, clock: AttemptClock, summary: string, waiting: Waiting | undefined, snapshot: ScaleSetSnapshot): Promise<{ snapshot: ScaleSetSnapshot; waiting: Waiting }> {
+async function waitAndReread<R>(
+  input: ExecuteOpInput<R>,
+  prefix: string,
+  clock: AttemptClock,
+  summary: string,
+  waiting: Waiting | undefined,
+  snapshot: ScaleSetSnapshot,
+): Promise<{ snapshot: ScaleSetSnapshot; waiting: Waiting }> {
   const since = waiting?.since ?? clock.now();
   if (waiting?.summary !== summary) input.log(`${prefix}: ${summary}`);
-  const decision = decideBusyWait({ elapsedMs: clock.now() - since, config: input.retry, remainingReads: snapshot.remainingReads, random: clock.random() });
+  const decision = decideBusyWait({
+    elapsedMs: clock.now() - since,
+    config: input.retry,
+    remainingReads: snapshot.remainingReads,
+    random: clock.random(),
+  });
   if (!decision.wait) {
-    throw harnessFailure("WaitTimedOut", `${input.gateway.ref.name}: still waiting after ${formatDuration(clock.now() - since)}: ${summary}`);
+    throw harnessFailure(
+      "WaitTimedOut",
+      `${input.gateway.ref.name}: still waiting after ${formatDuration(clock.now() - since)}: ${summary}`,
+    );
   }
   await clock.wait(decision.delayMs, input.signal).catch((err) => {
     clock.stopIfCanceled(`while waiting: ${summary}`);
@@ -460,13 +540,19 @@ async function waitAndReread<R>(input: ExecuteOpInput<R>, prefix: string, clock:
   return { snapshot: await settledRead(input, prefix, clock), waiting: { since, summary } };
 }
 
-async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: string, clock: AttemptClock, progress: Progress): Promise<R> {
+async function runAttempt<R>(
+  input: ExecuteOpInput<R>,
+  attempt: number,
+  prefix: string,
+  clock: AttemptClock,
+  progress: Progress,
+): Promise<R> {
   const { gateway, planner, log, signal, retry } = input;
   const maxWrites = planner.maxWrites ?? MAX_WRITES_PER_ATTEMPT;
   const start = await firstRead(input, attempt, prefix, clock, progress);
   let snapshot = start.snapshot;
   let waiting: Waiting | undefined;
-  for (let writes = start.writes, doubtful = 0; ; ) {
+  for (let writes = start.writes, doubtful = 0; ;) {
     let step = planner.plan(snapshot);
     if (step.kind === "wait") {
       ({ snapshot, waiting } = await waitAndReread(input, prefix, clock, step.summary, waiting, snapshot));
@@ -486,7 +572,9 @@ async function runAttempt<R>(input: ExecuteOpInput<R>, attempt: number, prefix: 
         // Azure stopped or evicted them: a settled state no re-read changes, and no write of ours would bring a
         // Spot VM back. Reported, never counted as running.
         if (planner.acceptsStopped && confirmed.instances + stopped.length === (snapshot.vmss.sku?.capacity ?? 0)) {
-          log(`${prefix}: ${step.summary}; instance(s) ${describeStopped(stopped)} are listed but not running (a Spot VM Azure evicted is deallocated)`);
+          log(
+            `${prefix}: ${step.summary}; instance(s) ${describeStopped(stopped)} are listed but not running (a Spot VM Azure evicted is deallocated)`,
+          );
           return planner.result(snapshot);
         }
         throw new UnconfirmedError("InstancesNotRunning", `${gateway.ref.name}: ${confirmed.reason}`, snapshot);

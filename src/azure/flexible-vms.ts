@@ -36,7 +36,12 @@ export function nicIdsOf(vm: VirtualMachine): string[] {
  * Which of the model's NIC configurations a VM's i-th NIC was made from: the VM names it where Azure lists the
  * configurations it was made with; otherwise the model's i-th; otherwise the NIC's own name.
  */
-export function nicConfigName(vm: VirtualMachine, vmss: VirtualMachineScaleSet, index: number, nic: NetworkResource | undefined): string {
+export function nicConfigName(
+  vm: VirtualMachine,
+  vmss: VirtualMachineScaleSet,
+  index: number,
+  nic: NetworkResource | undefined,
+): string {
   const own = vm.networkProfile?.networkInterfaceConfigurations?.[index]?.name;
   const model = vmss.virtualMachineProfile?.networkProfile?.networkInterfaceConfigurations?.[index]?.name;
   return own ?? model ?? nic?.name ?? `nic${index}`;
@@ -51,7 +56,10 @@ function poolRefs(list: unknown): PoolRef[] {
 
 /** The NIC's IP configurations and their pools, as a scale-set VM's network configuration shows them. */
 function nicAsConfiguration(nic: FlexibleNic) {
-  const ipConfigurations = (nic.resource.properties?.ipConfigurations ?? []) as Array<{ name?: string; properties?: Record<string, unknown> }>;
+  const ipConfigurations = (nic.resource.properties?.ipConfigurations ?? []) as Array<{
+    name?: string;
+    properties?: Record<string, unknown>;
+  }>;
   return {
     name: nic.configName,
     ipConfigurations: ipConfigurations.map((ipc) => ({
@@ -77,7 +85,11 @@ export function flexibleInstance(vm: VirtualMachine, nics: FlexibleNic[]): Virtu
     ...(vm.tags ? { tags: vm.tags } : {}),
     provisioningState: vm.provisioningState,
     ...(vm.timeCreated ? { timeCreated: vm.timeCreated } : {}),
-    ...(view ? { instanceView: { statuses: view.statuses, ...(view.vmHealth ? { vmHealth: view.vmHealth } : {}) } } : {}),
-    ...(nics.length > 0 ? { networkProfileConfiguration: { networkInterfaceConfigurations: nics.map(nicAsConfiguration) } } : {}),
+    ...(view
+      ? { instanceView: { statuses: view.statuses, ...(view.vmHealth ? { vmHealth: view.vmHealth } : {}) } }
+      : {}),
+    ...(nics.length > 0
+      ? { networkProfileConfiguration: { networkInterfaceConfigurations: nics.map(nicAsConfiguration) } }
+      : {}),
   } as VirtualMachineScaleSetVM;
 }

@@ -99,7 +99,9 @@ async function pollToEnd<TResult>(
 ): Promise<TResult> {
   try {
     while (!poller.isDone) {
-      await sleep(hint.take(options.defaultPollIntervalMs, options.maxPollIntervalMs), undefined, { signal: options.signal });
+      await sleep(hint.take(options.defaultPollIntervalMs, options.maxPollIntervalMs), undefined, {
+        signal: options.signal,
+      });
       await poller.poll({ abortSignal: options.signal });
     }
   } catch (err) {
@@ -117,11 +119,15 @@ async function pollToEnd<TResult>(
  * or Canceled ("Operation was canceled"): the poller's state says which, and the status document Azure sent says
  * with what code. Undefined when the operation did not end that way (the error is then an HTTP or network one).
  */
-function endedAs(poller: PollerLike<OperationState<unknown>, unknown>, hint: PollHint): LongRunningOperationError | undefined {
+function endedAs(
+  poller: PollerLike<OperationState<unknown>, unknown>,
+  hint: PollHint,
+): LongRunningOperationError | undefined {
   const status = poller.operationState?.status;
   if (status !== "failed" && status !== "canceled") return undefined;
   const end = hint.end;
   const kind = status === "failed" ? "Failed" : "Canceled";
-  const message = end?.message ?? (kind === "Failed" ? "The long-running operation has failed" : "Operation was canceled");
+  const message =
+    end?.message ?? (kind === "Failed" ? "The long-running operation has failed" : "Operation was canceled");
   return new LongRunningOperationError(kind, end?.status === kind ? end.code : undefined, message);
 }

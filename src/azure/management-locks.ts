@@ -45,6 +45,13 @@ export function parseLocks(value: unknown): ManagementLock[] {
     const level = raw?.properties?.level;
     if (typeof id !== "string" || typeof level !== "string") return [];
     const notes = raw?.properties?.notes;
-    return [{ id, name: typeof raw.name === "string" ? raw.name : id.split("/").pop()!, level, ...(typeof notes === "string" && notes !== "" ? { notes } : {}) }];
+    return [
+      {
+        id,
+        name: typeof raw.name === "string" ? raw.name : id.split("/").pop()!,
+        level,
+        ...(typeof notes === "string" && notes !== "" ? { notes } : {}),
+      },
+    ];
   });
 }

@@ -10,7 +10,14 @@ import { pipelineSdk, sharedHttpClient } from "./sdk.ts";
 
 export const NETWORK_API_VERSION = "2024-05-01";
 
-export type NetworkResource = { id?: string; name?: string; etag?: string; location?: string; properties?: Record<string, any>; [key: string]: unknown };
+export type NetworkResource = {
+  id?: string;
+  name?: string;
+  etag?: string;
+  location?: string;
+  properties?: Record<string, any>;
+  [key: string]: unknown;
+};
 
 export function networkId(subscriptionId: string, resourceGroup: string, type: string, name: string): string {
   return `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Network/${type}/${name}`;
@@ -25,7 +32,14 @@ export class NetworkGateway {
     this.#endpoint = endpoint.replace(/\/+$/, "");
   }
 
-  async #send(method: "GET" | "PUT", id: string, body?: unknown, signal?: AbortSignal, ifMatch?: string, apiVersion = NETWORK_API_VERSION): Promise<{ status: number; body: NetworkResource | undefined; headers: Map<string, string> }> {
+  async #send(
+    method: "GET" | "PUT",
+    id: string,
+    body?: unknown,
+    signal?: AbortSignal,
+    ifMatch?: string,
+    apiVersion = NETWORK_API_VERSION,
+  ): Promise<{ status: number; body: NetworkResource | undefined; headers: Map<string, string> }> {
     // A nextLink is a whole URL with its api-version; an id is a path.
     const url = /^https?:\/\//.test(id) ? id : `${this.#endpoint}${id}?api-version=${apiVersion}`;
     const request = pipelineSdk().createPipelineRequest({ url, method, abortSignal: signal, timeout: 60_000 });
@@ -50,7 +64,11 @@ export class NetworkGateway {
   static #failure(what: string, status: number, body: NetworkResource | undefined): RefusalError {
     const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
     // Classified as every ARM answer is (arm-failure.ts): 412 is a stale read, 409 another writer, 429 and 5xx transient.
-    return new RefusalError(error?.code ?? `Http${status}`, `${what}: Azure answered ${status}${error?.message ? ` (${error.message})` : ""}`, kindForStatus(status, error?.code));
+    return new RefusalError(
+      error?.code ?? `Http${status}`,
+      `${what}: Azure answered ${status}${error?.message ? ` (${error.message})` : ""}`,
+      kindForStatus(status, error?.code),
+    );
   }
 
   /** The resource, or undefined when Azure answers 404. */
@@ -65,7 +83,12 @@ export class NetworkGateway {
    * Every resource of a type in a resource group (`GET …/resourceGroups/{rg}/providers/Microsoft.Network/{type}`),
    * following nextLink: one call per page, where reading each by id would be one per resource.
    */
-  async list(subscriptionId: string, resourceGroup: string, type: string, signal?: AbortSignal): Promise<NetworkResource[]> {
+  async list(
+    subscriptionId: string,
+    resourceGroup: string,
+    type: string,
+    signal?: AbortSignal,
+  ): Promise<NetworkResource[]> {
     const path = `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Network/${type}`;
     return (await this.#listPages(path, NETWORK_API_VERSION, `listing ${type} of ${resourceGroup}`, signal, false))!;
   }
@@ -75,14 +98,24 @@ export class NetworkGateway {
    * ListAtResourceGroupLevel). Undefined when the credential may not read them (403): Azure still refuses a delete
    * of a locked resource (409 ScopeLocked), so not knowing them is no danger, only a later refusal.
    */
-  async listLocks(subscriptionId: string, resourceGroup: string, signal?: AbortSignal): Promise<ManagementLock[] | undefined> {
+  async listLocks(
+    subscriptionId: string,
+    resourceGroup: string,
+    signal?: AbortSignal,
+  ): Promise<ManagementLock[] | undefined> {
     const path = `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Authorization/locks`;
     const pages = await this.#listPages(path, LOCKS_API_VERSION, `listing the locks of ${resourceGroup}`, signal, true);
     return pages === undefined ? undefined : parseLocks(pages);
   }
 
   /** Every page of a list, following nextLink; undefined on 403 when `forbiddenIsUnknown`. */
-  async #listPages(path: string, apiVersion: string, what: string, signal: AbortSignal | undefined, forbiddenIsUnknown: boolean): Promise<NetworkResource[] | undefined> {
+  async #listPages(
+    path: string,
+    apiVersion: string,
+    what: string,
+    signal: AbortSignal | undefined,
+    forbiddenIsUnknown: boolean,
+  ): Promise<NetworkResource[] | undefined> {
     const out: NetworkResource[] = [];
     let next: string | undefined = path;
     for (let page = 0; next !== undefined; page++) {
@@ -101,7 +134,12 @@ export class NetworkGateway {
    * Writes the resource and waits until it is Succeeded. With `ifMatch`, the write carries If-Match on the ETag it
    * was read with: planned on a stale read, it gets 412 (a precondition failure: re-read, re-plan).
    */
-  async put(id: string, resource: NetworkResource, signal?: AbortSignal, options: { ifMatch?: string } = {}): Promise<NetworkResource> {
+  async put(
+    id: string,
+    resource: NetworkResource,
+    signal?: AbortSignal,
+    options: { ifMatch?: string } = {},
+  ): Promise<NetworkResource> {
     const { etag: _etag, ...body } = resource;
     const res = await this.#send("PUT", id, body, signal, options.ifMatch);
     if (res.status !== 200 && res.status !== 201) throw NetworkGateway.#failure(`PUT ${id}`, res.status, res.body);

@@ -63,19 +63,30 @@ export interface DryRunPlan {
  * planner needs them) and asks the planner, as executeOp's attempt does. Only the first write can be planned: a later
  * one (disable's rollout after its network change) is planned by a real run on the read that follows the first.
  */
-export async function planWithoutWriting<R>(gateway: ScaleSetGateway, planner: ScaleSetPlanner<R>, options: ObserveOptions): Promise<DryRunPlan> {
+export async function planWithoutWriting<R>(
+  gateway: ScaleSetGateway,
+  planner: ScaleSetPlanner<R>,
+  options: ObserveOptions,
+): Promise<DryRunPlan> {
   const snapshot = await observe((signal) => gateway.read({ withInstances: planner.readsInstances, signal }), options);
   const read = {
     ...(snapshot.etag !== undefined ? { etag: snapshot.etag } : {}),
     ...(snapshot.vmss.provisioningState !== undefined ? { provisioningState: snapshot.vmss.provisioningState } : {}),
     ...(typeof snapshot.vmss.sku?.capacity === "number" ? { capacity: snapshot.vmss.sku.capacity } : {}),
   };
-  const busy = isBusy(snapshot) ? `${gateway.ref.name} is ${snapshot.vmss.provisioningState} (another write in flight): a run would wait for it to end, then plan again` : undefined;
+  const busy = isBusy(snapshot)
+    ? `${gateway.ref.name} is ${snapshot.vmss.provisioningState} (another write in flight): a run would wait for it to end, then plan again`
+    : undefined;
   const step = planner.plan(snapshot);
   if (step.kind === "done") return { read, unchanged: step.summary, ...(busy ? { busy } : {}) };
-  if (step.kind === "wait") return { read, unchanged: `a run would wait before writing: ${step.summary}`, ...(busy ? { busy } : {}) };
+  if (step.kind === "wait")
+    return { read, unchanged: `a run would wait before writing: ${step.summary}`, ...(busy ? { busy } : {}) };
   // The If-Match the write would carry (guardOf): the ETag of the read it was planned on.
   const guard = guardOf(step.kind, snapshot.etag);
   const ifMatch = "ifMatch" in guard ? (guard.ifMatch ?? "none") : undefined;
-  return { read, write: { kind: step.kind, summary: step.summary, ...(ifMatch !== undefined ? { ifMatch } : {}) }, ...(busy ? { busy } : {}) };
+  return {
+    read,
+    write: { kind: step.kind, summary: step.summary, ...(ifMatch !== undefined ? { ifMatch } : {}) },
+    ...(busy ? { busy } : {}),
+  };
 }

@@ -13,7 +13,8 @@ export interface BudgetEntry {
   atMs: number;
 }
 
-const SCALE_SET_PATH = /\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/?]+)/i;
+const SCALE_SET_PATH =
+  /\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/?]+)/i;
 const SUBSCRIPTION_PATH = /\/subscriptions\/([^/]+)/i;
 
 /** "Microsoft.Compute/LowCostGet;35,Microsoft.Compute/LowCostGetSub;2399" → [[policy, 35], …]; junk is skipped. */
@@ -38,7 +39,8 @@ export function policyScope(scope: string, policy: string): string {
 export function scopeOf(url: string): string | undefined {
   const path = new URL(url, "https://arm.invalid").pathname;
   const vmss = SCALE_SET_PATH.exec(path);
-  if (vmss) return `subscriptions/${vmss[1]}/resourceGroups/${vmss[2]}/virtualMachineScaleSets/${vmss[3]}`.toLowerCase();
+  if (vmss)
+    return `subscriptions/${vmss[1]}/resourceGroups/${vmss[2]}/virtualMachineScaleSets/${vmss[3]}`.toLowerCase();
   const sub = SUBSCRIPTION_PATH.exec(path);
   return sub ? `subscriptions/${sub[1]}`.toLowerCase() : undefined;
 }

@@ -155,7 +155,13 @@ export class CoalescingCache<V> {
     this.#droppedAt = now;
     for (const [key, entry] of this.#entries) {
       if (entry.value && now - entry.value.readAt >= this.ttlMs) entry.value = undefined;
-      if (!entry.inFlight && !entry.value && now - entry.invalidatedAt >= this.ttlMs && now - entry.askedAt >= this.#interestMs) this.#entries.delete(key);
+      if (
+        !entry.inFlight &&
+        !entry.value &&
+        now - entry.invalidatedAt >= this.ttlMs &&
+        now - entry.askedAt >= this.#interestMs
+      )
+        this.#entries.delete(key);
     }
   }
 }
@@ -213,15 +219,18 @@ export class ScaleSetReads implements ScaleSetObserver {
   /** The scale sets of a resource group (or of the account's subscription), as ARM lists them; observed as snapshot() is. */
   list(scope: ListingScope): Promise<Fresh<VirtualMachineScaleSet[]>> {
     return this.#listings.get(listingKey(scope), () =>
-      observe(async (signal) => {
-        const client = this.#accounts.client(scope.account);
-        const pages = scope.resourceGroup
-          ? client.virtualMachineScaleSets.list(scope.resourceGroup, { abortSignal: signal })
-          : client.virtualMachineScaleSets.listAll({ abortSignal: signal });
-        const out: VirtualMachineScaleSet[] = [];
-        for await (const vmss of pages) out.push(vmss);
-        return out;
-      }, { retry: this.retry }),
+      observe(
+        async (signal) => {
+          const client = this.#accounts.client(scope.account);
+          const pages = scope.resourceGroup
+            ? client.virtualMachineScaleSets.list(scope.resourceGroup, { abortSignal: signal })
+            : client.virtualMachineScaleSets.listAll({ abortSignal: signal });
+          const out: VirtualMachineScaleSet[] = [];
+          for await (const vmss of pages) out.push(vmss);
+          return out;
+        },
+        { retry: this.retry },
+      ),
     );
   }
 

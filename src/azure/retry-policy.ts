@@ -61,12 +61,14 @@ export interface ReadRetryConfig {
  * than what is left is passed on to the caller (a 503's).
  */
 export function readRetry(config: RetryConfig, bounds: ReadRetryConfig): RetryConfig {
-  return { ...config, maxAttempts: Math.min(config.maxAttempts, bounds.maxAttempts), deadlineMs: Math.min(config.deadlineMs, bounds.deadlineMs) };
+  return {
+    ...config,
+    maxAttempts: Math.min(config.maxAttempts, bounds.maxAttempts),
+    deadlineMs: Math.min(config.deadlineMs, bounds.deadlineMs),
+  };
 }
 
-export type RetryDecision =
-  | { retry: true; delayMs: number; reason: string }
-  | { retry: false; reason: string };
+export type RetryDecision = { retry: true; delayMs: number; reason: string } | { retry: false; reason: string };
 
 export interface RetryInput {
   failure: ArmFailure;
@@ -123,14 +125,26 @@ export function decideRetry({ failure, attempt, elapsedMs, config, random }: Ret
   if (!isRetryableKind(failure.kind)) {
     return { retry: false, reason: failure.kind === "notFound" ? "not found" : "not retryable" };
   }
-  if (attempt >= config.maxAttempts && (config.attemptsBoundEverything === true || !isRetriedUntilDeadline(failure.kind))) {
+  if (
+    attempt >= config.maxAttempts &&
+    (config.attemptsBoundEverything === true || !isRetriedUntilDeadline(failure.kind))
+  ) {
     return { retry: false, reason: `gave up after ${attempt} attempts` };
   }
-  const backoff = (step: number) => withJitter(Math.min(config.maxDelayMs, baseDelayMs(failure.kind, config) * 2 ** (step - 1)), random);
+  const backoff = (step: number) =>
+    withJitter(Math.min(config.maxDelayMs, baseDelayMs(failure.kind, config) * 2 ** (step - 1)), random);
   const hinted = failure.retryAfterMs;
-  const delayMs = Math.round(Math.max(0, hinted === undefined ? backoff(attempt) : attempt === 1 ? hinted : Math.max(hinted, backoff(attempt - 1))));
+  const delayMs = Math.round(
+    Math.max(
+      0,
+      hinted === undefined ? backoff(attempt) : attempt === 1 ? hinted : Math.max(hinted, backoff(attempt - 1)),
+    ),
+  );
   if (crossesDeadline(delayMs, elapsedMs, config)) {
-    return { retry: false, reason: `the ${formatDuration(config.deadlineMs)} deadline would pass before the next attempt (attempt ${attempt})` };
+    return {
+      retry: false,
+      reason: `the ${formatDuration(config.deadlineMs)} deadline would pass before the next attempt (attempt ${attempt})`,
+    };
   }
   return { retry: true, delayMs, reason: `retrying in ${formatDuration(delayMs)}` };
 }

@@ -148,8 +148,7 @@ export function suspiciousRead(read: ScaleSetRead): string | undefined {
 }
 
 export type Confirmation =
-  | { confirmed: true; instances: number }
-  | { confirmed: false; instances: number; reason: string };
+  { confirmed: true; instances: number } | { confirmed: false; instances: number; reason: string };
 
 /**
  * Confirmed means what Azure confirmed: the scale set is Succeeded, and the instances it lists as running are as
@@ -161,14 +160,25 @@ export function confirmation(read: ScaleSetRead): Confirmation {
   const instances = runningInstances(read).length;
   const state = read.vmss.provisioningState ?? "unknown";
   if (lower(state) !== "succeeded") {
-    return { confirmed: false, instances, reason: `the scale set is ${state}, with ${instances} of capacity ${capacity} instance(s) running` };
+    return {
+      confirmed: false,
+      instances,
+      reason: `the scale set is ${state}, with ${instances} of capacity ${capacity} instance(s) running`,
+    };
   }
   if (!read.vms) return { confirmed: false, instances, reason: "the VMs were not listed" };
   if (instances !== capacity) {
     const stopped = stoppedInstances(read);
     // Azure counts an evicted Spot VM in the capacity while it does not run: say which, never count it as running.
-    const why = stopped.length > 0 ? `; not running: instance(s) ${describeStopped(stopped)}${kindOf(read.vmss).spot ? " (Spot: evicted by Azure)" : ""}` : "";
-    return { confirmed: false, instances, reason: `capacity ${capacity}, but Azure lists ${instances} running instance(s)${why}` };
+    const why =
+      stopped.length > 0
+        ? `; not running: instance(s) ${describeStopped(stopped)}${kindOf(read.vmss).spot ? " (Spot: evicted by Azure)" : ""}`
+        : "";
+    return {
+      confirmed: false,
+      instances,
+      reason: `capacity ${capacity}, but Azure lists ${instances} running instance(s)${why}`,
+    };
   }
   return { confirmed: true, instances };
 }

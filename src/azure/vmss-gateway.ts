@@ -83,7 +83,8 @@ export interface NicWrite {
  * carry a secret resolved from a reference, and resuming needs only the poller), and so do the NIC bodies of a
  * nicPools step (nothing resumes it: the next read shows where it got).
  */
-export type StoredWriteStep = Exclude<WriteStep, { kind: "create" | "nicPools" }> | { kind: "create" | "nicPools"; summary: string };
+export type StoredWriteStep =
+  Exclude<WriteStep, { kind: "create" | "nicPools" }> | { kind: "create" | "nicPools"; summary: string };
 
 export function storedStep(step: WriteStep): StoredWriteStep {
   return step.kind === "create" || step.kind === "nicPools" ? { kind: step.kind, summary: step.summary } : step;
@@ -101,7 +102,8 @@ export interface ScaleSetObserver {
 }
 
 /** The condition a write is sent with: If-Match an ETag (none known: sent without), If-None-Match: *, or none. */
-export type WriteGuard = { ifMatch: string | undefined } | { ifNoneMatch: "*" } | { eachIfMatch: true } | { none: true };
+export type WriteGuard =
+  { ifMatch: string | undefined } | { ifNoneMatch: "*" } | { eachIfMatch: true } | { none: true };
 
 /**
  * The one rule for what each kind of write is conditional on. A change of the scale set (update) and its delete
@@ -190,7 +192,11 @@ export interface ScaleSetGateway {
 }
 
 /** The scale sets of one resource group, as ARM lists them now (no cache: a name is about to be chosen from it). */
-export async function listScaleSets(client: ComputeManagementClient, resourceGroup: string, signal?: AbortSignal): Promise<VirtualMachineScaleSet[]> {
+export async function listScaleSets(
+  client: ComputeManagementClient,
+  resourceGroup: string,
+  signal?: AbortSignal,
+): Promise<VirtualMachineScaleSet[]> {
   const out: VirtualMachineScaleSet[] = [];
   for await (const vmss of client.virtualMachineScaleSets.list(resourceGroup, { abortSignal: signal })) out.push(vmss);
   return out;
@@ -203,7 +209,12 @@ export class VmssGateway implements ScaleSetGateway {
   /** Microsoft.Network, for a Flexible set's NICs. */
   readonly #network: NetworkGateway | undefined;
 
-  constructor(client: ComputeManagementClient, ref: ScaleSetRef, observer?: ScaleSetObserver, network?: NetworkGateway) {
+  constructor(
+    client: ComputeManagementClient,
+    ref: ScaleSetRef,
+    observer?: ScaleSetObserver,
+    network?: NetworkGateway,
+  ) {
     this.client = client;
     this.ref = ref;
     this.#observer = observer;
@@ -222,9 +233,16 @@ export class VmssGateway implements ScaleSetGateway {
       this.client.virtualMachineScaleSets.get(this.ref.resourceGroup, this.ref.name, { abortSignal: options.signal }),
     );
     if (vmss.location && normalizeRegion(vmss.location) !== normalizeRegion(this.ref.region)) {
-      throw new RefusalError(REGION_MISMATCH, `scale set ${this.ref.name} is in ${vmss.location}, not in ${this.ref.region}`);
+      throw new RefusalError(
+        REGION_MISMATCH,
+        `scale set ${this.ref.name} is in ${vmss.location}, not in ${this.ref.region}`,
+      );
     }
-    const snapshot: ScaleSetSnapshot = { vmss, etag: vmss.etag, ...(budget.remaining !== undefined ? { remainingReads: budget.remaining } : {}) };
+    const snapshot: ScaleSetSnapshot = {
+      vmss,
+      etag: vmss.etag,
+      ...(budget.remaining !== undefined ? { remainingReads: budget.remaining } : {}),
+    };
     if (options.withInstances) {
       Object.assign(snapshot, await this.#instances(vmss, options.signal));
       Object.assign(snapshot, await this.#featureState(vmss, options.signal));
@@ -235,14 +253,21 @@ export class VmssGateway implements ScaleSetGateway {
 
   async withInstances(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot> {
     const readAt = Date.now();
-    const complete = { ...snapshot, ...(await this.#instances(snapshot.vmss, signal)), ...(await this.#featureState(snapshot.vmss, signal)) };
+    const complete = {
+      ...snapshot,
+      ...(await this.#instances(snapshot.vmss, signal)),
+      ...(await this.#featureState(snapshot.vmss, signal)),
+    };
     // A full read, as the read cache keeps them: the scale set was read just before its VMs.
     this.#observer?.onRead(this.ref, complete, readAt);
     return complete;
   }
 
   /** The scale set's VMs, by the API its orchestration mode offers (and a Flexible set's NICs with them). */
-  async #instances(vmss: VirtualMachineScaleSet, signal?: AbortSignal): Promise<Pick<ScaleSetSnapshot, "vms" | "nics" | "locks">> {
+  async #instances(
+    vmss: VirtualMachineScaleSet,
+    signal?: AbortSignal,
+  ): Promise<Pick<ScaleSetSnapshot, "vms" | "nics" | "locks">> {
     if (kindOf(vmss).orchestration === "Flexible") return this.#flexibleInstances(vmss, signal);
     return { vms: await this.listInstances(signal) };
   }
@@ -253,12 +278,21 @@ export class VmssGateway implements ScaleSetGateway {
    * traffic): one list, not one GET per VM. A NIC that Azure no longer has (its VM is being deleted) is left out.
    * With them, the resource group's management locks (one list): a plan that deletes VMs refuses a locked one.
    */
-  async #flexibleInstances(vmss: VirtualMachineScaleSet, signal?: AbortSignal): Promise<Pick<ScaleSetSnapshot, "vms" | "nics" | "locks">> {
+  async #flexibleInstances(
+    vmss: VirtualMachineScaleSet,
+    signal?: AbortSignal,
+  ): Promise<Pick<ScaleSetSnapshot, "vms" | "nics" | "locks">> {
     const { resourceGroup, name } = this.ref;
-    const scaleSetId = vmss.id ?? `/subscriptions/${this.ref.subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}`;
+    const scaleSetId =
+      vmss.id ??
+      `/subscriptions/${this.ref.subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}`;
     const listed: VirtualMachine[] = [];
     try {
-      for await (const vm of this.client.virtualMachines.list(resourceGroup, { abortSignal: signal, filter: flexibleVmFilter(scaleSetId), expand: "instanceView" })) {
+      for await (const vm of this.client.virtualMachines.list(resourceGroup, {
+        abortSignal: signal,
+        filter: flexibleVmFilter(scaleSetId),
+        expand: "instanceView",
+      })) {
         listed.push(vm);
       }
     } catch (err) {
@@ -269,7 +303,10 @@ export class VmssGateway implements ScaleSetGateway {
     }
     const vms: VirtualMachineScaleSetVM[] = [];
     const nics: FlexibleNic[] = [];
-    const listedNics = this.#network && listed.length > 0 ? await this.#network.list(this.ref.subscriptionId, resourceGroup, "networkInterfaces", signal) : [];
+    const listedNics =
+      this.#network && listed.length > 0
+        ? await this.#network.list(this.ref.subscriptionId, resourceGroup, "networkInterfaces", signal)
+        : [];
     const byId = new Map(listedNics.filter((n) => typeof n.id === "string").map((n) => [n.id!.toLowerCase(), n]));
     for (const vm of listed) {
       const own: FlexibleNic[] = [];
@@ -277,12 +314,21 @@ export class VmssGateway implements ScaleSetGateway {
       for (let i = 0; i < ids.length; i++) {
         const resource = byId.get(ids[i].toLowerCase());
         if (!resource) continue;
-        own.push({ vm: vm.name ?? "", id: ids[i], ...(resource.etag ? { etag: resource.etag } : {}), configName: nicConfigName(vm, vmss, i, resource), resource });
+        own.push({
+          vm: vm.name ?? "",
+          id: ids[i],
+          ...(resource.etag ? { etag: resource.etag } : {}),
+          configName: nicConfigName(vm, vmss, i, resource),
+          resource,
+        });
       }
       nics.push(...own);
       vms.push(flexibleInstance(vm, own));
     }
-    const locks = this.#network && listed.length > 0 ? await this.#network.listLocks(this.ref.subscriptionId, resourceGroup, signal) : [];
+    const locks =
+      this.#network && listed.length > 0
+        ? await this.#network.listLocks(this.ref.subscriptionId, resourceGroup, signal)
+        : [];
     return { vms, nics, ...(locks !== undefined ? { locks } : {}) };
   }
 
@@ -292,7 +338,11 @@ export class VmssGateway implements ScaleSetGateway {
     // the Clouddriver reads tell an instance's health.
     const options = { abortSignal: signal, expand: "instanceView" };
     try {
-      for await (const vm of this.client.virtualMachineScaleSetVMs.list(this.ref.resourceGroup, this.ref.name, options)) {
+      for await (const vm of this.client.virtualMachineScaleSetVMs.list(
+        this.ref.resourceGroup,
+        this.ref.name,
+        options,
+      )) {
         vms.push(vm);
       }
     } catch (err) {
@@ -311,18 +361,33 @@ export class VmssGateway implements ScaleSetGateway {
    * upgrade, the state of automatic repairs where they are enabled. Read only for those kinds: a Manual set without
    * repairs costs no extra call.
    */
-  async #featureState(vmss: VirtualMachineScaleSet, signal?: AbortSignal): Promise<Pick<ScaleSetSnapshot, "rollout" | "repairs">> {
+  async #featureState(
+    vmss: VirtualMachineScaleSet,
+    signal?: AbortSignal,
+  ): Promise<Pick<ScaleSetSnapshot, "rollout" | "repairs">> {
     const out: Pick<ScaleSetSnapshot, "rollout" | "repairs"> = {};
     const { resourceGroup, name } = this.ref;
     const kind = kindOf(vmss);
     if (kind.upgrade === "Rolling") {
       try {
-        const latest = await this.client.virtualMachineScaleSetRollingUpgrades.getLatest(resourceGroup, name, { abortSignal: signal });
+        const latest = await this.client.virtualMachineScaleSetRollingUpgrades.getLatest(resourceGroup, name, {
+          abortSignal: signal,
+        });
         const p = latest.progress;
         out.rollout = {
           code: latest.runningStatus?.code ?? "Unknown",
-          ...(latest.error?.message || latest.error?.code ? { error: [latest.error.code, latest.error.message].filter(Boolean).join(": ") } : {}),
-          ...(p ? { progress: { successful: p.successfulInstanceCount ?? 0, failed: p.failedInstanceCount ?? 0, pending: (p.pendingInstanceCount ?? 0) + (p.inProgressInstanceCount ?? 0) } } : {}),
+          ...(latest.error?.message || latest.error?.code
+            ? { error: [latest.error.code, latest.error.message].filter(Boolean).join(": ") }
+            : {}),
+          ...(p
+            ? {
+                progress: {
+                  successful: p.successfulInstanceCount ?? 0,
+                  failed: p.failedInstanceCount ?? 0,
+                  pending: (p.pendingInstanceCount ?? 0) + (p.inProgressInstanceCount ?? 0),
+                },
+              }
+            : {}),
         };
       } catch (err) {
         // 404: the scale set never had a rolling upgrade. Anything else is a failed read, judged as one.
@@ -332,8 +397,12 @@ export class VmssGateway implements ScaleSetGateway {
     // Azure offers no scale-set instance view on Flexible: its repairs state cannot be read (the kinds table refuses
     // what would need it).
     if (kind.repairs && kind.orchestration === "Uniform") {
-      const view = await this.client.virtualMachineScaleSets.getInstanceView(resourceGroup, name, { abortSignal: signal });
-      const service = view.orchestrationServices?.find((s) => (s.serviceName ?? "").toLowerCase() === "automaticrepairs");
+      const view = await this.client.virtualMachineScaleSets.getInstanceView(resourceGroup, name, {
+        abortSignal: signal,
+      });
+      const service = view.orchestrationServices?.find(
+        (s) => (s.serviceName ?? "").toLowerCase() === "automaticrepairs",
+      );
       out.repairs = service?.serviceState ?? "NotRunning";
     }
     return out;
@@ -344,7 +413,11 @@ export class VmssGateway implements ScaleSetGateway {
    * why planners derive instance ids from the read made in the same attempt.
    * Returns the scale set as Azure reports it after the write (the update's final GET), or undefined.
    */
-  async write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined> {
+  async write(
+    step: WriteStep,
+    etag: string | undefined,
+    options: WriteOptions,
+  ): Promise<VirtualMachineScaleSet | undefined> {
     this.#observer?.onWrite(this.ref, step.kind);
     try {
       return await this.#write(step, etag, options);
@@ -353,37 +426,76 @@ export class VmssGateway implements ScaleSetGateway {
     }
   }
 
-  async #write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined> {
+  async #write(
+    step: WriteStep,
+    etag: string | undefined,
+    options: WriteOptions,
+  ): Promise<VirtualMachineScaleSet | undefined> {
     const vmss = this.client.virtualMachineScaleSets;
     const { resourceGroup, name } = this.ref;
-    const lro = { defaultPollIntervalMs: options.defaultPollIntervalMs, maxPollIntervalMs: options.maxPollIntervalMs, onAccepted: options.onAccepted, signal: options.signal };
+    const lro = {
+      defaultPollIntervalMs: options.defaultPollIntervalMs,
+      maxPollIntervalMs: options.maxPollIntervalMs,
+      onAccepted: options.onAccepted,
+      signal: options.signal,
+    };
     const sdk = { abortSignal: options.signal };
     const guard = guardOf(step.kind, etag);
     const ifMatch = "ifMatch" in guard ? guard.ifMatch : undefined;
     switch (step.kind) {
       case "update":
-        return runLongRunning(() => vmss.update(resourceGroup, name, step.patch, { ...sdk, ...(ifMatch ? { ifMatch } : {}) }), lro);
+        return runLongRunning(
+          () => vmss.update(resourceGroup, name, step.patch, { ...sdk, ...(ifMatch ? { ifMatch } : {}) }),
+          lro,
+        );
       case "manualUpgrade":
-        await staleInstancesAsPrecondition(() => runLongRunning(() => vmss.updateInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro));
+        await staleInstancesAsPrecondition(() =>
+          runLongRunning(() => vmss.updateInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro),
+        );
         return undefined;
       case "deleteInstances":
-        await staleInstancesAsPrecondition(() => runLongRunning(() => vmss.deleteInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro));
+        await staleInstancesAsPrecondition(() =>
+          runLongRunning(() => vmss.deleteInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro),
+        );
         return undefined;
       case "nicPools":
         await this.#writeNics(step.nics, options.signal);
         return undefined;
       case "repairs":
-        await runLongRunning(() => vmss.setOrchestrationServiceState(resourceGroup, name, { serviceName: "AutomaticRepairs", action: step.action }, sdk), lro);
+        await runLongRunning(
+          () =>
+            vmss.setOrchestrationServiceState(
+              resourceGroup,
+              name,
+              { serviceName: "AutomaticRepairs", action: step.action },
+              sdk,
+            ),
+          lro,
+        );
         return undefined;
       case "delete":
         // The SDK's delete has no ifMatch option and the REST spec names none, so the header is added by hand: where
         // Azure honours it, a delete planned on a stale read gets 412 (re-read, re-plan) instead of going through.
-        await runLongRunning(() => vmss.delete(resourceGroup, name, { ...sdk, requestOptions: { headers: ifMatch ? { "if-match": ifMatch } : {} } }), lro);
+        await runLongRunning(
+          () =>
+            vmss.delete(resourceGroup, name, {
+              ...sdk,
+              requestOptions: { headers: ifMatch ? { "if-match": ifMatch } : {} },
+            }),
+          lro,
+        );
         return undefined;
       case "create":
         // If-None-Match: * makes Azure answer 412 when the name exists: a create retried or resumed can never
         // replace a scale set, ours or another's.
-        return runLongRunning(() => vmss.createOrUpdate(resourceGroup, name, step.model, { ...sdk, ...("ifNoneMatch" in guard ? { ifNoneMatch: guard.ifNoneMatch } : {}) }), lro);
+        return runLongRunning(
+          () =>
+            vmss.createOrUpdate(resourceGroup, name, step.model, {
+              ...sdk,
+              ...("ifNoneMatch" in guard ? { ifNoneMatch: guard.ifNoneMatch } : {}),
+            }),
+          lro,
+        );
     }
   }
 
@@ -393,13 +505,21 @@ export class VmssGateway implements ScaleSetGateway {
    * VM was deleted meanwhile) is a stale read too.
    */
   async #writeNics(writes: NicWrite[], signal?: AbortSignal): Promise<void> {
-    if (!this.#network) throw new RefusalError("NetworkUnavailable", `no Microsoft.Network client for ${this.ref.name}: its VMs' NICs cannot be changed`);
+    if (!this.#network)
+      throw new RefusalError(
+        "NetworkUnavailable",
+        `no Microsoft.Network client for ${this.ref.name}: its VMs' NICs cannot be changed`,
+      );
     for (const nic of writes) {
       try {
         await this.#network.put(nic.id, nic.body, signal, nic.etag ? { ifMatch: nic.etag } : {});
       } catch (err) {
         if (err instanceof RefusalError && err.kind === "notFound") {
-          throw new RefusalError("NicGone", `NIC ${nic.id} of VM ${nic.vm} is gone since the read: ${err.message}`, "precondition");
+          throw new RefusalError(
+            "NicGone",
+            `NIC ${nic.id} of VM ${nic.vm} is gone since the read: ${err.message}`,
+            "precondition",
+          );
         }
         throw err;
       }
@@ -410,7 +530,11 @@ export class VmssGateway implements ScaleSetGateway {
    * Follows a write accepted before a restart, from its serialized poller, to its end. Nothing is sent again but
    * polls. Throws when the state cannot be restored or the operation failed; the caller then re-reads and re-plans.
    */
-  async resume(kind: WriteStep["kind"], serializedPoller: string, options: Omit<WriteOptions, "onAccepted">): Promise<void> {
+  async resume(
+    kind: WriteStep["kind"],
+    serializedPoller: string,
+    options: Omit<WriteOptions, "onAccepted">,
+  ): Promise<void> {
     const vmss = this.client.virtualMachineScaleSets;
     const sources = {
       update: vmss.update,
@@ -421,12 +545,20 @@ export class VmssGateway implements ScaleSetGateway {
       create: vmss.createOrUpdate,
     };
     // A NIC write is not a Compute long-running operation: nothing to follow, the next read shows where it got.
-    if (kind === "nicPools") throw new RefusalError("NothingToResume", "a change of NICs is not followed after a restart; re-reading them");
+    if (kind === "nicPools")
+      throw new RefusalError("NothingToResume", "a change of NICs is not followed after a restart; re-reading them");
     const source = sources[kind];
     try {
       await resumeLongRunning(
-        () => computeSdk().restorePoller(this.client, serializedPoller, source as (...args: any[]) => any, { abortSignal: options.signal }),
-        { defaultPollIntervalMs: options.defaultPollIntervalMs, maxPollIntervalMs: options.maxPollIntervalMs, signal: options.signal },
+        () =>
+          computeSdk().restorePoller(this.client, serializedPoller, source as (...args: any[]) => any, {
+            abortSignal: options.signal,
+          }),
+        {
+          defaultPollIntervalMs: options.defaultPollIntervalMs,
+          maxPollIntervalMs: options.maxPollIntervalMs,
+          signal: options.signal,
+        },
       );
     } finally {
       this.#observer?.onWrite(this.ref, kind);

@@ -12,7 +12,9 @@ export type ErrorResponse = Schemas["ErrorResponse"];
 export type DryRun = Schemas["DryRun"];
 
 /** Operations that have a route of their own: /azure/ops/resizeServerGroup, … */
-export type OperationName = { [P in keyof paths]: P extends `/azure/ops/${infer O}` ? (O extends `{${string}}` ? never : O) : never }[keyof paths];
+export type OperationName = {
+  [P in keyof paths]: P extends `/azure/ops/${infer O}` ? (O extends `{${string}}` ? never : O) : never;
+}[keyof paths];
 type JsonBody<Op> = Op extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
 /** The description an operation takes, as the API document says. */
 export type OperationBody<O extends OperationName> = JsonBody<paths[`/azure/ops/${O}`]["post"]>;
@@ -43,7 +45,13 @@ type Query = Record<string, string | number | boolean | undefined>;
 export function createClient(options: ClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, "");
 
-  async function call<T>(method: "GET" | "POST", path: keyof paths | `/task/${string}` | `/azure/ops/${string}` | `/applications/${string}` | `/serverGroups/${string}`, query: Query = {}, body?: unknown): Promise<{ status: number; data: T }> {
+  async function call<T>(
+    method: "GET" | "POST",
+    path:
+      keyof paths | `/task/${string}` | `/azure/ops/${string}` | `/applications/${string}` | `/serverGroups/${string}`,
+    query: Query = {},
+    body?: unknown,
+  ): Promise<{ status: number; data: T }> {
     const qs = Object.entries(query)
       .filter(([, v]) => v !== undefined && v !== false)
       .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
@@ -70,17 +78,29 @@ export function createClient(options: ClientOptions) {
     } catch {
       data = { statusCode: res.status, error: "NotJson", message: text.slice(0, 200) };
     }
-    if (res.status >= 400) throw new ServiceError(res.status, (data as ErrorResponse) ?? { statusCode: res.status, error: "Error", message: res.statusText });
+    if (res.status >= 400)
+      throw new ServiceError(
+        res.status,
+        (data as ErrorResponse) ?? { statusCode: res.status, error: "Error", message: res.statusText },
+      );
     return { status: res.status, data: data as T };
   }
 
   return {
     /** POST /azure/ops/{operation}: a TaskRef, the plan with dryRun, the Task with wait. */
-    submit<O extends OperationName>(operation: O, body: OperationBody<O>, query: { clientRequestId?: string; dryRun?: boolean; wait?: number } = {}) {
+    submit<O extends OperationName>(
+      operation: O,
+      body: OperationBody<O>,
+      query: { clientRequestId?: string; dryRun?: boolean; wait?: number } = {},
+    ) {
       return call<TaskRef | Task | DryRun>("POST", `/azure/ops/${operation}`, query, body);
     },
     /** POST /azure/ops/{operation} for any operation name and body (the service validates them). */
-    submitRaw(operation: string, body: unknown, query: { clientRequestId?: string; dryRun?: boolean; wait?: number } = {}) {
+    submitRaw(
+      operation: string,
+      body: unknown,
+      query: { clientRequestId?: string; dryRun?: boolean; wait?: number } = {},
+    ) {
       return call<TaskRef | Task | DryRun>("POST", `/azure/ops/${encodeURIComponent(operation)}`, query, body);
     },
     /** POST /azure/ops: Clouddriver's list body, one task running its operations in order. */
@@ -100,13 +120,22 @@ export function createClient(options: ClientOptions) {
       return call<Task>("POST", `/task/${encodeURIComponent(id)}/cancel`);
     },
     application(app: string) {
-      return call<{ name: string; clusters: Record<string, { name: string }[]> }>("GET", `/applications/${encodeURIComponent(app)}`);
+      return call<{ name: string; clusters: Record<string, { name: string }[]> }>(
+        "GET",
+        `/applications/${encodeURIComponent(app)}`,
+      );
     },
     cluster(app: string, account: string, cluster: string) {
-      return call<{ serverGroups: ClusterServerGroup[] }>("GET", `/applications/${encodeURIComponent(app)}/clusters/${encodeURIComponent(account)}/${encodeURIComponent(cluster)}/azure`);
+      return call<{ serverGroups: ClusterServerGroup[] }>(
+        "GET",
+        `/applications/${encodeURIComponent(app)}/clusters/${encodeURIComponent(account)}/${encodeURIComponent(cluster)}/azure`,
+      );
     },
     serverGroup(account: string, region: string, name: string) {
-      return call<ClusterServerGroup>("GET", `/serverGroups/${encodeURIComponent(account)}/${encodeURIComponent(region)}/${encodeURIComponent(name)}`);
+      return call<ClusterServerGroup>(
+        "GET",
+        `/serverGroups/${encodeURIComponent(account)}/${encodeURIComponent(region)}/${encodeURIComponent(name)}`,
+      );
     },
   };
 }

@@ -3,7 +3,16 @@
 //   0 succeeded   1 the task failed (or was canceled)   2 bad input (a usage error, or the service's 4xx)
 //   3 cannot reach the service (or it answered 5xx)     4 timed out waiting
 import { parseArgs } from "node:util";
-import { createClient, ServiceError, Unreachable, type Client, type DryRun, type OperationBody, type Task, type TaskRef } from "./client.ts";
+import {
+  createClient,
+  ServiceError,
+  Unreachable,
+  type Client,
+  type DryRun,
+  type OperationBody,
+  type Task,
+  type TaskRef,
+} from "./client.ts";
 
 export const EXIT = { succeeded: 0, failed: 1, badInput: 2, unreachable: 3, timedOut: 4 } as const;
 
@@ -98,7 +107,8 @@ function countOrPercent(values: Values, name: "max-surge" | "max-unavailable"): 
 }
 
 function one(positionals: string[], what: string): string {
-  if (positionals.length !== 1) throw new UsageError(`expected one ${what}, got ${positionals.length === 0 ? "none" : positionals.join(" ")}`);
+  if (positionals.length !== 1)
+    throw new UsageError(`expected one ${what}, got ${positionals.length === 0 ? "none" : positionals.join(" ")}`);
   return positionals[0];
 }
 
@@ -115,9 +125,17 @@ function description(command: string, name: string, values: Values, env: Io["env
       const [desired, min, max] = [int(values, "desired"), int(values, "min"), int(values, "max")];
       const targetSize = int(values, "target-size") ?? (min === undefined && max === undefined ? desired : undefined);
       // --desired alone is Orca's targetSize: the recorded min and max widen to include it.
-      if (targetSize !== undefined) return { operation: "resizeServerGroup" as const, body: { ...target, targetSize } satisfies OperationBody<"resizeServerGroup"> };
-      if (desired === undefined || min === undefined || max === undefined) throw new UsageError("resize needs --desired N, with both --min and --max or neither (or --target-size N)");
-      return { operation: "resizeServerGroup" as const, body: { ...target, capacity: { min, max, desired } } satisfies OperationBody<"resizeServerGroup"> };
+      if (targetSize !== undefined)
+        return {
+          operation: "resizeServerGroup" as const,
+          body: { ...target, targetSize } satisfies OperationBody<"resizeServerGroup">,
+        };
+      if (desired === undefined || min === undefined || max === undefined)
+        throw new UsageError("resize needs --desired N, with both --min and --max or neither (or --target-size N)");
+      return {
+        operation: "resizeServerGroup" as const,
+        body: { ...target, capacity: { min, max, desired } } satisfies OperationBody<"resizeServerGroup">,
+      };
     }
     case "disable":
       return { operation: "disableServerGroup" as const, body: target satisfies OperationBody<"disableServerGroup"> };
@@ -127,16 +145,25 @@ function description(command: string, name: string, values: Values, env: Io["env
       return { operation: "destroyServerGroup" as const, body: target satisfies OperationBody<"destroyServerGroup"> };
     case "scale-down": {
       const desired = int(values, "desired");
-      return { operation: "scaleDown" as const, body: (desired === undefined ? target : { ...target, capacity: { min: 0, max: desired, desired } }) satisfies OperationBody<"scaleDown"> };
+      return {
+        operation: "scaleDown" as const,
+        body: (desired === undefined
+          ? target
+          : { ...target, capacity: { min: 0, max: desired, desired } }) satisfies OperationBody<"scaleDown">,
+      };
     }
     case "terminate": {
       const ids = (values.instances ?? "").split(",").filter(Boolean);
       if (ids.length === 0) throw new UsageError("terminate needs --instances <id>[,<id>…]");
-      return { operation: "terminateInstances" as const, body: { ...target, instanceIds: ids } satisfies OperationBody<"terminateInstances"> };
+      return {
+        operation: "terminateInstances" as const,
+        body: { ...target, instanceIds: ids } satisfies OperationBody<"terminateInstances">,
+      };
     }
     case "rolling-upgrade": {
       const parts = (values.image ?? "").split(":");
-      if (parts.length !== 4 || parts.some((p) => !p)) throw new UsageError("rolling-upgrade needs --image publisher:offer:sku:version");
+      if (parts.length !== 4 || parts.some((p) => !p))
+        throw new UsageError("rolling-upgrade needs --image publisher:offer:sku:version");
       const [publisher, offer, sku, version] = parts;
       return {
         operation: "rollingUpgrade" as const,
@@ -144,7 +171,9 @@ function description(command: string, name: string, values: Values, env: Io["env
           ...target,
           image: { publisher, offer, sku, version },
           ...(values["max-surge"] !== undefined ? { maxSurge: countOrPercent(values, "max-surge") } : {}),
-          ...(values["max-unavailable"] !== undefined ? { maxUnavailable: countOrPercent(values, "max-unavailable") } : {}),
+          ...(values["max-unavailable"] !== undefined
+            ? { maxUnavailable: countOrPercent(values, "max-unavailable") }
+            : {}),
         } satisfies OperationBody<"rollingUpgrade">,
       };
     }
@@ -181,7 +210,10 @@ function summary(task: Task): string {
   const head = `task ${task.id}: ${task.state} (${task.operations.join(", ")})`;
   const lines = [head, ...task.history.map(line)];
   const failure = task.resultObjects.find((r) => r.type === "EXCEPTION") as { message?: string } | undefined;
-  if (failure?.message) lines.push(`failed: ${failure.message}${task.status.retryable ? " (retryable: vmss-ops resume " + task.id + ")" : ""}`);
+  if (failure?.message)
+    lines.push(
+      `failed: ${failure.message}${task.status.retryable ? " (retryable: vmss-ops resume " + task.id + ")" : ""}`,
+    );
   return lines.join("\n");
 }
 
@@ -211,7 +243,10 @@ async function waitFor(client: Client, io: Io, id: string, options: WaitOptions,
     }
     if (task.status.completed || Date.now() >= deadline) {
       if (io.tty && !json && !options.follow) io.err("\r\x1b[2K");
-      if (!task.status.completed) io.err(`vmss-ops: task ${id} has not ended after ${Math.round(options.timeoutMs / 1000)} s (still ${task.state}); vmss-ops task ${id} --wait to wait again`);
+      if (!task.status.completed)
+        io.err(
+          `vmss-ops: task ${id} has not ended after ${Math.round(options.timeoutMs / 1000)} s (still ${task.state}); vmss-ops task ${id} --wait to wait again`,
+        );
       return task;
     }
   }
@@ -234,7 +269,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
   }
   const json = values.json ?? false;
   const print = (data: unknown, human: string) => io.out(json ? JSON.stringify(data) : human);
-  const client = createClient({ baseUrl: values.url ?? io.env.VMSS_OPS_URL ?? "http://127.0.0.1:7002", token: io.env.VMSS_OPS_TOKEN });
+  const client = createClient({
+    baseUrl: values.url ?? io.env.VMSS_OPS_URL ?? "http://127.0.0.1:7002",
+    token: io.env.VMSS_OPS_TOKEN,
+  });
   try {
     const timeout = int(values, "timeout");
     const waitOptions: WaitOptions = { follow: values.follow ?? false, timeoutMs: (timeout ?? 900) * 1000 };
@@ -264,10 +302,18 @@ export async function run(argv: string[], io: Io): Promise<number> {
         body = d.body;
       }
       const query = { clientRequestId: values["client-request-id"], dryRun: values["dry-run"] };
-      const { data } = operation === undefined ? await client.submitList(body as unknown[], query) : await client.submitRaw(operation, body, query);
+      const { data } =
+        operation === undefined
+          ? await client.submitList(body as unknown[], query)
+          : await client.submitRaw(operation, body, query);
       if (values["dry-run"]) {
         const plan = data as DryRun;
-        print(plan, plan.operations.map((o) => `${o.operation}: ${planLine(o as { write?: { summary?: string }; busy?: unknown })}`).join("\n"));
+        print(
+          plan,
+          plan.operations
+            .map((o) => `${o.operation}: ${planLine(o as { write?: { summary?: string }; busy?: unknown })}`)
+            .join("\n"),
+        );
         return EXIT.succeeded;
       }
       return await waitOrRef(data as TaskRef);
@@ -275,9 +321,22 @@ export async function run(argv: string[], io: Io): Promise<number> {
     switch (command) {
       case "tasks": {
         if (rest.length) throw new UsageError(`tasks takes no argument, got ${rest.join(" ")}`);
-        const { data } = await client.tasks({ limit: int(values, "limit"), state: values.state, operation: values.operation, serverGroup: values["server-group"], cursor: values.cursor });
-        const rows = data.tasks.map((task) => `${task.id}  ${task.state.padEnd(9)}  ${task.operations.join(",").padEnd(22)}  ${task.history.at(-1)?.status ?? ""}`);
-        print(data, [...rows, ...(data.nextCursor ? [`more: vmss-ops tasks --cursor ${data.nextCursor}`] : [])].join("\n") || "no tasks");
+        const { data } = await client.tasks({
+          limit: int(values, "limit"),
+          state: values.state,
+          operation: values.operation,
+          serverGroup: values["server-group"],
+          cursor: values.cursor,
+        });
+        const rows = data.tasks.map(
+          (task) =>
+            `${task.id}  ${task.state.padEnd(9)}  ${task.operations.join(",").padEnd(22)}  ${task.history.at(-1)?.status ?? ""}`,
+        );
+        print(
+          data,
+          [...rows, ...(data.nextCursor ? [`more: vmss-ops tasks --cursor ${data.nextCursor}`] : [])].join("\n") ||
+            "no tasks",
+        );
         return EXIT.succeeded;
       }
       case "task": {
@@ -307,15 +366,37 @@ export async function run(argv: string[], io: Io): Promise<number> {
         const { data } = await client.application(app);
         const groups = [];
         for (const [account, clusters] of Object.entries(data.clusters)) {
-          for (const cluster of clusters) groups.push(...(await client.cluster(app, account, cluster.name)).data.serverGroups.map((g) => ({ account, cluster: cluster.name, ...g })));
+          for (const cluster of clusters)
+            groups.push(
+              ...(await client.cluster(app, account, cluster.name)).data.serverGroups.map((g) => ({
+                account,
+                cluster: cluster.name,
+                ...g,
+              })),
+            );
         }
-        print(groups, groups.map((g) => `${g.account}  ${g.region}  ${g.name.padEnd(24)} ${g.disabled ? "disabled" : "enabled "}  capacity ${g.capacity.desired} (min ${g.capacity.min}, max ${g.capacity.max}), ${g.instances.length} instance(s)`).join("\n") || `no server groups of ${app}`);
+        print(
+          groups,
+          groups
+            .map(
+              (g) =>
+                `${g.account}  ${g.region}  ${g.name.padEnd(24)} ${g.disabled ? "disabled" : "enabled "}  capacity ${g.capacity.desired} (min ${g.capacity.min}, max ${g.capacity.max}), ${g.instances.length} instance(s)`,
+            )
+            .join("\n") || `no server groups of ${app}`,
+        );
         return EXIT.succeeded;
       }
       case "server-group": {
         const name = one(rest, "server group");
-        const { data } = await client.serverGroup(values.account ?? io.env.VMSS_OPS_ACCOUNT ?? "demo", values.region ?? io.env.VMSS_OPS_REGION ?? "eastus", name);
-        print(data, `${data.name}  ${data.region}  ${data.disabled ? "disabled" : "enabled"}  capacity ${data.capacity.desired} (min ${data.capacity.min}, max ${data.capacity.max}), ${data.instances.length} instance(s)`);
+        const { data } = await client.serverGroup(
+          values.account ?? io.env.VMSS_OPS_ACCOUNT ?? "demo",
+          values.region ?? io.env.VMSS_OPS_REGION ?? "eastus",
+          name,
+        );
+        print(
+          data,
+          `${data.name}  ${data.region}  ${data.disabled ? "disabled" : "enabled"}  capacity ${data.capacity.desired} (min ${data.capacity.min}, max ${data.capacity.max}), ${data.instances.length} instance(s)`,
+        );
         return EXIT.succeeded;
       }
     }

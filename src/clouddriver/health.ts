@@ -33,9 +33,14 @@ export function platformState(vm: VirtualMachineScaleSetVM): { state: HealthStat
     case "deleting":
       return { state: "Down", description: "being deleted" };
     case "running":
-      return { state: "Up", description: power ? "running" : `provisioning ${vm.provisioningState ?? "unknown"}, power state not listed` };
+      return {
+        state: "Up",
+        description: power ? "running" : `provisioning ${vm.provisioningState ?? "unknown"}, power state not listed`,
+      };
     case "stopped":
-      return power === "starting" ? { state: "Starting", description: "starting" } : { state: "Down", description: power ?? "not running" };
+      return power === "starting"
+        ? { state: "Starting", description: "starting" }
+        : { state: "Down", description: power ?? "not running" };
   }
 }
 
@@ -53,9 +58,21 @@ export function platformState(vm: VirtualMachineScaleSetVM): { state: HealthStat
  */
 function probed(vm: VirtualMachineScaleSetVM): HealthIndicator {
   const code = (vm.instanceView?.vmHealth?.status?.code ?? "").toLowerCase();
-  if (code === "healthstate/unhealthy") return { type: LOAD_BALANCER_HEALTH, state: "Down", description: "in a backend pool, failing the health probe" };
-  if (code === "healthstate/initializing" || code === "healthstate/unknown") return { type: LOAD_BALANCER_HEALTH, state: "Starting", description: "in a backend pool, not yet seen healthy by the probe" };
-  return { type: LOAD_BALANCER_HEALTH, state: "Up", description: code ? "in a backend pool, healthy" : "in a backend pool; Azure reports no health for it (up means running in the pool)" };
+  if (code === "healthstate/unhealthy")
+    return { type: LOAD_BALANCER_HEALTH, state: "Down", description: "in a backend pool, failing the health probe" };
+  if (code === "healthstate/initializing" || code === "healthstate/unknown")
+    return {
+      type: LOAD_BALANCER_HEALTH,
+      state: "Starting",
+      description: "in a backend pool, not yet seen healthy by the probe",
+    };
+  return {
+    type: LOAD_BALANCER_HEALTH,
+    state: "Up",
+    description: code
+      ? "in a backend pool, healthy"
+      : "in a backend pool; Azure reports no health for it (up means running in the pool)",
+  };
 }
 
 /**
@@ -70,11 +87,26 @@ export function instanceHealth(vm: VirtualMachineScaleSetVM, inTraffic: boolean 
   const platform = platformState(vm);
   const running = platform.state === "Up";
   if (inTraffic === undefined) {
-    return { health: [{ type: PLATFORM_HEALTH, healthClass: "platform", state: platform.state, description: platform.description }], healthState: platform.state };
+    return {
+      health: [
+        { type: PLATFORM_HEALTH, healthClass: "platform", state: platform.state, description: platform.description },
+      ],
+      healthState: platform.state,
+    };
   }
-  const lb: HealthIndicator = inTraffic ? probed(vm) : { type: LOAD_BALANCER_HEALTH, state: "OutOfService", description: "in no backend pool" };
+  const lb: HealthIndicator = inTraffic
+    ? probed(vm)
+    : { type: LOAD_BALANCER_HEALTH, state: "OutOfService", description: "in no backend pool" };
   return {
-    health: [{ type: PLATFORM_HEALTH, healthClass: "platform", state: running ? "Unknown" : platform.state, description: platform.description }, lb],
+    health: [
+      {
+        type: PLATFORM_HEALTH,
+        healthClass: "platform",
+        state: running ? "Unknown" : platform.state,
+        description: platform.description,
+      },
+      lb,
+    ],
     healthState: running ? lb.state : platform.state,
   };
 }

@@ -17,7 +17,11 @@ import { serverGroupView, type ClouddriverServerGroup } from "./server-group.ts"
 export function listingScopes(account: AccountConfig, application: string): ListingScope[] {
   const own = accountResourceGroup(account);
   if (own) return [{ account: account.name, resourceGroup: own }];
-  if (account.regions.length > 0) return account.regions.map((r) => ({ account: account.name, resourceGroup: defaultResourceGroupOf(application, r) }));
+  if (account.regions.length > 0)
+    return account.regions.map((r) => ({
+      account: account.name,
+      resourceGroup: defaultResourceGroupOf(application, r),
+    }));
   return [{ account: account.name }];
 }
 
@@ -38,7 +42,11 @@ export interface Selection {
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** Is this listed scale set one of the selection's server groups, where the account keeps them? */
-export function belongsTo(vmss: VirtualMachineScaleSet, account: AccountConfig, selection: Selection): ScaleSetRef | undefined {
+export function belongsTo(
+  vmss: VirtualMachineScaleSet,
+  account: AccountConfig,
+  selection: Selection,
+): ScaleSetRef | undefined {
   const name = vmss.name;
   const resourceGroup = resourceGroupOfId(vmss.id);
   if (!name || !resourceGroup || !vmss.location) return undefined;
@@ -58,7 +66,11 @@ export interface Found<T> {
 }
 
 /** The selection's scale sets in one account, as listed (no VMs yet). A missing resource group holds none. */
-export async function locate(reads: ScaleSetReads, account: AccountConfig, selection: Selection): Promise<Found<Located[]>> {
+export async function locate(
+  reads: ScaleSetReads,
+  account: AccountConfig,
+  selection: Selection,
+): Promise<Found<Located[]>> {
   const found: Located[] = [];
   let readAt = Date.now();
   for (const scope of listingScopes(account, selection.application)) {

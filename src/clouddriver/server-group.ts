@@ -5,7 +5,13 @@ import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/ar
 import { Type, type Static } from "@sinclair/typebox";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { AccountName, Capacity, RegionName, ScaleSetName } from "../operations/description.ts";
-import { disabledBy, recordedCapacity, servesTraffic, trafficPools, vmTrafficPools } from "../operations/server-group-state.ts";
+import {
+  disabledBy,
+  recordedCapacity,
+  servesTraffic,
+  trafficPools,
+  vmTrafficPools,
+} from "../operations/server-group-state.ts";
 import { instanceHealth } from "./health.ts";
 import { parseName } from "../naming/frigga.ts";
 
@@ -18,7 +24,9 @@ const HealthStateSchema = Type.Union(
 
 export const ClouddriverHealth = Type.Object(
   {
-    type: Type.String({ description: "Azure (the VM's provisioning and power state) or LoadBalancer (backend pool membership)" }),
+    type: Type.String({
+      description: "Azure (the VM's provisioning and power state) or LoadBalancer (backend pool membership)",
+    }),
     healthClass: Type.Optional(Type.Literal("platform")),
     state: HealthStateSchema,
     description: Type.Optional(Type.String()),
@@ -75,9 +83,13 @@ export const ClouddriverServerGroup = Type.Object(
     resourceGroup: Type.String(),
     cluster: Type.String(),
     moniker: Type.Ref(ClouddriverMoniker),
-    createdTime: Type.Optional(Type.Integer({ description: "ms since the epoch: Azure's timeCreated of the scale set" })),
+    createdTime: Type.Optional(
+      Type.Integer({ description: "ms since the epoch: Azure's timeCreated of the scale set" }),
+    ),
     capacity: Type.Ref(Capacity),
-    disabled: Type.Boolean({ description: "as disableServerGroup/enableServerGroup left it, or parked in clouddriver-azure's parking pools" }),
+    disabled: Type.Boolean({
+      description: "as disableServerGroup/enableServerGroup left it, or parked in clouddriver-azure's parking pools",
+    }),
     instances: Type.Array(Type.Ref(ClouddriverInstance), { description: "the VMs as Azure lists them" }),
     instanceCounts: Type.Ref(InstanceCounts),
     zones: Type.Array(Type.String()),
@@ -87,7 +99,11 @@ export const ClouddriverServerGroup = Type.Object(
     tags: Type.Record(Type.String(), Type.String()),
     provisioningState: Type.Optional(Type.String()),
   },
-  { $id: "ClouddriverServerGroup", additionalProperties: false, description: "Clouddriver's server group, for an Azure scale set" },
+  {
+    $id: "ClouddriverServerGroup",
+    additionalProperties: false,
+    description: "Clouddriver's server group, for an Azure scale set",
+  },
 );
 export type ClouddriverServerGroup = Static<typeof ClouddriverServerGroup>;
 export type ClouddriverInstance = Static<typeof ClouddriverInstance>;
@@ -113,7 +129,12 @@ export const ClouddriverApplication = Type.Object(
       Type.String(),
       Type.Array(
         Type.Object(
-          { name: Type.String(), provider: Type.Literal(CLOUD_PROVIDER), serverGroups: Type.Array(Type.String()), loadBalancers: Type.Array(Type.String()) },
+          {
+            name: Type.String(),
+            provider: Type.Literal(CLOUD_PROVIDER),
+            serverGroups: Type.Array(Type.String()),
+            loadBalancers: Type.Array(Type.String()),
+          },
           { additionalProperties: false },
         ),
       ),
@@ -125,10 +146,13 @@ export const ClouddriverApplication = Type.Object(
 export type ClouddriverApplication = Static<typeof ClouddriverApplication>;
 
 /** Clouddriver's getServerGroup of a cluster: a list without ?region=, one server group with it. */
-export const ClouddriverServerGroupOrList = Type.Union([Type.Array(Type.Ref(ClouddriverServerGroup)), Type.Ref(ClouddriverServerGroup)], {
-  $id: "ClouddriverServerGroupOrList",
-  description: "without region: the server groups of that name (one per region); with region: that one",
-});
+export const ClouddriverServerGroupOrList = Type.Union(
+  [Type.Array(Type.Ref(ClouddriverServerGroup)), Type.Ref(ClouddriverServerGroup)],
+  {
+    $id: "ClouddriverServerGroupOrList",
+    description: "without region: the server groups of that name (one per region); with region: that one",
+  },
+);
 
 /** ServerGroupCacheForceRefreshTask's model (performForceCacheRefresh); extra fields are ignored. */
 export const ForceCacheRefresh = Type.Object(
@@ -143,7 +167,11 @@ export const ForceCacheRefresh = Type.Object(
 );
 
 export const ForceCacheRefreshResult = Type.Object(
-  { refreshed: Type.Array(Type.String(), { description: "account/region/resourceGroup/name of each server group whose cached reads were dropped" }) },
+  {
+    refreshed: Type.Array(Type.String(), {
+      description: "account/region/resourceGroup/name of each server group whose cached reads were dropped",
+    }),
+  },
   { $id: "ForceCacheRefreshResult", additionalProperties: false },
 );
 
@@ -196,7 +224,11 @@ function vmInTraffic(vm: VirtualMachineScaleSetVM, vmss: VirtualMachineScaleSet)
   return servesTraffic(modelPools) && vm.latestModelApplied !== false;
 }
 
-export function instanceView(vm: VirtualMachineScaleSetVM, vmss: VirtualMachineScaleSet, region: string): ClouddriverInstance {
+export function instanceView(
+  vm: VirtualMachineScaleSetVM,
+  vmss: VirtualMachineScaleSet,
+  region: string,
+): ClouddriverInstance {
   const { health, healthState } = instanceHealth(vm, vmInTraffic(vm, vmss));
   const launchTime = timeOf(vm.timeCreated as Date | string | undefined);
   return {
@@ -215,7 +247,14 @@ export function instanceView(vm: VirtualMachineScaleSetVM, vmss: VirtualMachineS
 
 function countsOf(instances: ClouddriverInstance[]): Static<typeof InstanceCounts> {
   const count = (state: string) => instances.filter((i) => i.healthState === state).length;
-  return { total: instances.length, up: count("Up"), down: count("Down") + count("Failed"), unknown: count("Unknown"), starting: count("Starting"), outOfService: count("OutOfService") };
+  return {
+    total: instances.length,
+    up: count("Up"),
+    down: count("Down") + count("Failed"),
+    unknown: count("Unknown"),
+    starting: count("Starting"),
+    outOfService: count("OutOfService"),
+  };
 }
 
 /** The scale set as Clouddriver's server group: capacity with the recorded min/max, the VMs as Azure listed them. */

@@ -59,11 +59,13 @@ export function chooseTarget<C extends Candidate>(
     case "CURRENT":
       return newestFirst.length > 0 ? { ok: true, serverGroup: newestFirst[0] } : none;
     case "PREVIOUS":
-      if (newestFirst.length === 1) return { ok: false, message: "Target not found (target: previous): the cluster has one server group" };
+      if (newestFirst.length === 1)
+        return { ok: false, message: "Target not found (target: previous): the cluster has one server group" };
       return newestFirst.length > 1 ? { ok: true, serverGroup: newestFirst[1] } : none;
     case "OLDEST": {
       const oldestFirst = [...candidates].sort(oldestToNewest);
-      if (options.validateOldest && oldestFirst.length === 1) return { ok: false, message: "Target not found (target: oldest): the cluster has one server group" };
+      if (options.validateOldest && oldestFirst.length === 1)
+        return { ok: false, message: "Target not found (target: oldest): the cluster has one server group" };
       return oldestFirst.length > 0 ? { ok: true, serverGroup: oldestFirst[0] } : none;
     }
     case "LARGEST": {
@@ -71,7 +73,11 @@ export function chooseTarget<C extends Candidate>(
       return largest.length > 0 ? { ok: true, serverGroup: largest[0] } : none;
     }
     case "FAIL":
-      if (candidates.length > 1) return { ok: false, message: `More than one target found (scope: ${scope}, serverGroups: ${candidates.map((c) => c.name).join(", ")})` };
+      if (candidates.length > 1)
+        return {
+          ok: false,
+          message: `More than one target found (scope: ${scope}, serverGroups: ${candidates.map((c) => c.name).join(", ")})`,
+        };
       return candidates.length === 1 ? { ok: true, serverGroup: candidates[0] } : none;
   }
 }

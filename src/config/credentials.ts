@@ -7,7 +7,14 @@ const CREDENTIAL_KEYS: Record<string, string[]> = {
   default: ["type", "managedIdentityClientId"],
   simulator: ["type"],
   clientSecret: ["type", "tenantId", "clientId", "clientSecretEnv", "clientSecretFile"],
-  clientCertificate: ["type", "tenantId", "clientId", "certificatePath", "certificatePasswordEnv", "sendCertificateChain"],
+  clientCertificate: [
+    "type",
+    "tenantId",
+    "clientId",
+    "certificatePath",
+    "certificatePasswordEnv",
+    "sendCertificateChain",
+  ],
   workloadIdentity: ["type", "tenantId", "clientId", "tokenFilePath"],
   managedIdentity: ["type", "clientId", "resourceId"],
 };
@@ -36,14 +43,32 @@ function credentialKeys(c: Record<string, unknown>, at: string, type: string): C
   return { c, at, type, str, need };
 }
 
-export function parseCredential(raw: unknown, at: string, accountTenant: string | undefined, env: Env): CredentialConfig {
-  const c: Record<string, unknown> = typeof raw === "string" ? { type: raw } : typeof raw === "object" && raw !== null && !Array.isArray(raw) ? { ...(raw as object) } : {};
-  if (typeof raw !== "string" && (typeof raw !== "object" || raw === null)) throw new ConfigError(`${at}: credential must be a name or an object`);
+export function parseCredential(
+  raw: unknown,
+  at: string,
+  accountTenant: string | undefined,
+  env: Env,
+): CredentialConfig {
+  const c: Record<string, unknown> =
+    typeof raw === "string"
+      ? { type: raw }
+      : typeof raw === "object" && raw !== null && !Array.isArray(raw)
+        ? { ...(raw as object) }
+        : {};
+  if (typeof raw !== "string" && (typeof raw !== "object" || raw === null))
+    throw new ConfigError(`${at}: credential must be a name or an object`);
   // The original form: a service principal object without a type.
   if (c.type === undefined && c.clientSecretEnv !== undefined) c.type = "clientSecret";
   const type = c.type;
-  if (typeof type !== "string" || !(type in CREDENTIAL_KEYS)) throw new ConfigError(`${at}: credential type must be one of ${Object.keys(CREDENTIAL_KEYS).join(", ")}, got ${JSON.stringify(type)}`);
-  for (const key of Object.keys(c)) if (!CREDENTIAL_KEYS[type].includes(key)) throw new ConfigError(`${at}: credential key "${key}" does not apply to ${type}; its keys: ${CREDENTIAL_KEYS[type].join(", ")}`);
+  if (typeof type !== "string" || !(type in CREDENTIAL_KEYS))
+    throw new ConfigError(
+      `${at}: credential type must be one of ${Object.keys(CREDENTIAL_KEYS).join(", ")}, got ${JSON.stringify(type)}`,
+    );
+  for (const key of Object.keys(c))
+    if (!CREDENTIAL_KEYS[type].includes(key))
+      throw new ConfigError(
+        `${at}: credential key "${key}" does not apply to ${type}; its keys: ${CREDENTIAL_KEYS[type].join(", ")}`,
+      );
   const keys = credentialKeys(c, at, type);
   const tenant = () => keys.need("tenantId", accountTenant, " (on the credential or the account)");
   switch (type) {
@@ -54,7 +79,8 @@ export function parseCredential(raw: unknown, at: string, accountTenant: string 
     case "managedIdentity": {
       const clientId = keys.str("clientId");
       const resourceId = keys.str("resourceId");
-      if (clientId && resourceId) throw new ConfigError(`${at}: managedIdentity takes clientId or resourceId, not both`);
+      if (clientId && resourceId)
+        throw new ConfigError(`${at}: managedIdentity takes clientId or resourceId, not both`);
       return { kind: "managedIdentity", clientId, resourceId };
     }
     case "clientSecret":
@@ -71,14 +97,30 @@ function clientSecret({ at, str, need }: CredentialKeys, tenantId: string, env: 
   const clientId = need("clientId");
   const fromEnv = str("clientSecretEnv");
   const fromFile = str("clientSecretFile");
-  if (!fromEnv === !fromFile) throw new ConfigError(`${at}: clientSecret needs exactly one of clientSecretEnv, clientSecretFile (the secret itself never goes in the file)`);
+  if (!fromEnv === !fromFile)
+    throw new ConfigError(
+      `${at}: clientSecret needs exactly one of clientSecretEnv, clientSecretFile (the secret itself never goes in the file)`,
+    );
   if (fromEnv) {
     if (!env[fromEnv]) throw new ConfigError(`${at}: environment variable ${fromEnv} (clientSecretEnv) is not set`);
-    return { kind: "clientSecret", tenantId, clientId, secretSource: `environment variable ${fromEnv}`, readSecret: () => env[fromEnv] ?? "" };
+    return {
+      kind: "clientSecret",
+      tenantId,
+      clientId,
+      secretSource: `environment variable ${fromEnv}`,
+      readSecret: () => env[fromEnv] ?? "",
+    };
   }
   const content = fileReadable(fromFile!);
-  if (content === undefined || content.trim() === "") throw new ConfigError(`${at}: clientSecretFile ${fromFile} cannot be read or is empty`);
-  return { kind: "clientSecret", tenantId, clientId, secretSource: `file ${fromFile}`, readSecret: () => (fileReadable(fromFile!) ?? "").trim() };
+  if (content === undefined || content.trim() === "")
+    throw new ConfigError(`${at}: clientSecretFile ${fromFile} cannot be read or is empty`);
+  return {
+    kind: "clientSecret",
+    tenantId,
+    clientId,
+    secretSource: `file ${fromFile}`,
+    readSecret: () => (fileReadable(fromFile!) ?? "").trim(),
+  };
 }
 
 function clientCertificate({ c, at, str, need }: CredentialKeys, tenantId: string, env: Env): CredentialConfig {
@@ -87,17 +129,23 @@ function clientCertificate({ c, at, str, need }: CredentialKeys, tenantId: strin
   const pem = fileReadable(certificatePath);
   if (pem === undefined) throw new ConfigError(`${at}: certificatePath ${certificatePath} cannot be read`);
   if (!/-----BEGIN CERTIFICATE-----/.test(pem) || !/-----BEGIN (RSA |EC |ENCRYPTED )?PRIVATE KEY-----/.test(pem)) {
-    throw new ConfigError(`${at}: certificatePath ${certificatePath} must be a PEM file with the certificate and its private key`);
+    throw new ConfigError(
+      `${at}: certificatePath ${certificatePath} must be a PEM file with the certificate and its private key`,
+    );
   }
   const passwordEnv = str("certificatePasswordEnv");
-  if (passwordEnv && !env[passwordEnv]) throw new ConfigError(`${at}: environment variable ${passwordEnv} (certificatePasswordEnv) is not set`);
-  if (c.sendCertificateChain !== undefined && typeof c.sendCertificateChain !== "boolean") throw new ConfigError(`${at}: sendCertificateChain must be true or false`);
+  if (passwordEnv && !env[passwordEnv])
+    throw new ConfigError(`${at}: environment variable ${passwordEnv} (certificatePasswordEnv) is not set`);
+  if (c.sendCertificateChain !== undefined && typeof c.sendCertificateChain !== "boolean")
+    throw new ConfigError(`${at}: sendCertificateChain must be true or false`);
   return {
     kind: "clientCertificate",
     tenantId,
     clientId,
     certificatePath,
-    ...(passwordEnv ? { passwordSource: `environment variable ${passwordEnv}`, readPassword: () => env[passwordEnv] ?? "" } : {}),
+    ...(passwordEnv
+      ? { passwordSource: `environment variable ${passwordEnv}`, readPassword: () => env[passwordEnv] ?? "" }
+      : {}),
     sendCertificateChain: c.sendCertificateChain === true,
   };
 }
@@ -106,6 +154,7 @@ function workloadIdentity({ at, need }: CredentialKeys, accountTenant: string | 
   const tenantId = need("tenantId", accountTenant ?? env.AZURE_TENANT_ID, " (or AZURE_TENANT_ID)");
   const clientId = need("clientId", env.AZURE_CLIENT_ID, " (or AZURE_CLIENT_ID)");
   const tokenFilePath = need("tokenFilePath", env.AZURE_FEDERATED_TOKEN_FILE, " (or AZURE_FEDERATED_TOKEN_FILE)");
-  if (fileReadable(tokenFilePath) === undefined) throw new ConfigError(`${at}: the federated token file ${tokenFilePath} cannot be read`);
+  if (fileReadable(tokenFilePath) === undefined)
+    throw new ConfigError(`${at}: the federated token file ${tokenFilePath} cannot be read`);
   return { kind: "workloadIdentity", tenantId, clientId, tokenFilePath };
 }

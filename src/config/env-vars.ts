@@ -22,7 +22,8 @@ export function positiveNumberVar(env: Env, name: string, fallback: number): num
   const raw = env[name]?.trim();
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!/^\d+(\.\d+)?$/.test(raw) || !(value > 0)) throw new ConfigError(`${name} must be a number above 0, e.g. 1 or 0.5, got "${env[name]}"`);
+  if (!/^\d+(\.\d+)?$/.test(raw) || !(value > 0))
+    throw new ConfigError(`${name} must be a number above 0, e.g. 1 or 0.5, got "${env[name]}"`);
   return value;
 }
 
@@ -63,6 +64,8 @@ export function parseDocument(text: string, source: string): unknown {
     return yaml().parse(text);
   } catch (err) {
     const position = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
-    throw new ConfigError(`${source} is not valid YAML or JSON${position ? ` (line ${position.line}, column ${position.col})` : ""}`);
+    throw new ConfigError(
+      `${source} is not valid YAML or JSON${position ? ` (line ${position.line}, column ${position.col})` : ""}`,
+    );
   }
 }

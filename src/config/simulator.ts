@@ -32,7 +32,9 @@ export function loadSimulator(env: Env, facts: SimulatorFacts): ServiceSimulator
   }
   if (mode === "external" && !simulatorUrl) throw new ConfigError("SIMULATOR=external needs SIMULATOR_URL");
   if (simulatorUrl && !/^https:\/\//.test(simulatorUrl)) {
-    throw new ConfigError(`SIMULATOR_URL must be an https:// URL (the Azure SDK refuses plain HTTP), got "${simulatorUrl}"`);
+    throw new ConfigError(
+      `SIMULATOR_URL must be an https:// URL (the Azure SDK refuses plain HTTP), got "${simulatorUrl}"`,
+    );
   }
   return {
     mode,

@@ -62,7 +62,11 @@ export function accountResourceGroup(account: ResourceGroupSettings): string | u
  * (AzureUtilities.getResourceGroupName), unless the account keeps them all in its own resource group; for a name that
  * follows no convention, the account's default resource group. The one rule for reads and writes alike.
  */
-export function resourceGroupOf(account: ResourceGroupSettings, serverGroupName: string, region: string): string | undefined {
+export function resourceGroupOf(
+  account: ResourceGroupSettings,
+  serverGroupName: string,
+  region: string,
+): string | undefined {
   const own = accountResourceGroup(account);
   if (own) return own;
   const app = parseName(serverGroupName)?.app;

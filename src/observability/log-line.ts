@@ -6,7 +6,9 @@ const LEVELS = { info: 30, warn: 40, error: 50, fatal: 60 } as const;
 
 /** One JSON line on stdout, as the service's logger writes them. */
 export function writeLogLine(level: keyof typeof LEVELS, msg: string, fields: Record<string, unknown> = {}): void {
-  process.stdout.write(`${JSON.stringify({ level: LEVELS[level], time: Date.now(), pid: process.pid, hostname: hostname(), ...fields, msg })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ level: LEVELS[level], time: Date.now(), pid: process.pid, hostname: hostname(), ...fields, msg })}\n`,
+  );
 }
 
 /**

@@ -21,13 +21,20 @@ const REDACTED_PATHS = ["req.headers.authorization", "headers.authorization"];
 /** Whether value is an object with a secret key set; a loop rather than a list, since every value of every line asks. */
 function holdsSecret(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  for (const key of SECRET_KEYS) if (Object.hasOwn(value, key) && (value as Record<string, unknown>)[key] !== undefined) return true;
+  for (const key of SECRET_KEYS)
+    if (Object.hasOwn(value, key) && (value as Record<string, unknown>)[key] !== undefined) return true;
   return false;
 }
 
 /** A copy of value with its secrets censored; an Error stays an Error, with its message and stack. */
 function censored(value: Record<string, unknown>): Record<string, unknown> {
-  const copy = value instanceof Error ? Object.assign(Object.create(Object.getPrototypeOf(value)), value, { message: value.message, stack: value.stack }) : { ...value };
+  const copy =
+    value instanceof Error
+      ? Object.assign(Object.create(Object.getPrototypeOf(value)), value, {
+          message: value.message,
+          stack: value.stack,
+        })
+      : { ...value };
   for (const key of SECRET_KEYS) if (Object.hasOwn(copy, key) && copy[key] !== undefined) copy[key] = CENSORED;
   return copy;
 }

@@ -19,7 +19,11 @@ const EVENT_LOOP_SAMPLE_MS = 50;
  * prom-client's gauges whose names end in _total, which Prometheus keeps for counters (promtool flags them). Each
  * has a by-type gauge beside it (nodejs_active_handles{type}, …) whose sum is the same figure.
  */
-const GAUGES_NAMED_AS_COUNTERS = ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"];
+const GAUGES_NAMED_AS_COUNTERS = [
+  "nodejs_active_handles_total",
+  "nodejs_active_requests_total",
+  "nodejs_active_resources_total",
+];
 
 export interface MetricsSources {
   /** Tasks running in this replica now. */
@@ -32,11 +36,35 @@ export interface MetricsSources {
 
 export class ServiceMetrics {
   readonly registry = new Registry();
-  readonly tasks = new Counter({ name: `${PREFIX}tasks_total`, help: "Operations of finished tasks, by operation, account and outcome (succeeded, failed, canceled: the operation it stopped in)", labelNames: ["operation", "account", "outcome"], registers: [this.registry] });
-  readonly tasksSubmitted = new Counter({ name: `${PREFIX}tasks_submitted_total`, help: "Tasks created through the API", registers: [this.registry] });
-  readonly attempts = new Counter({ name: `${PREFIX}attempts_total`, help: "Attempts of operations, by operation, account and how they ended (succeeded, retry, failed)", labelNames: ["operation", "account", "outcome"], registers: [this.registry] });
-  readonly retries = new Counter({ name: `${PREFIX}retries_total`, help: "Attempts that will be retried, by account and the HTTP status (or failure kind) that ended them", labelNames: ["account", "status"], registers: [this.registry] });
-  readonly armCalls = new Counter({ name: `${PREFIX}arm_calls_total`, help: "ARM requests answered, by method and status", labelNames: ["method", "status"], registers: [this.registry] });
+  readonly tasks = new Counter({
+    name: `${PREFIX}tasks_total`,
+    help: "Operations of finished tasks, by operation, account and outcome (succeeded, failed, canceled: the operation it stopped in)",
+    labelNames: ["operation", "account", "outcome"],
+    registers: [this.registry],
+  });
+  readonly tasksSubmitted = new Counter({
+    name: `${PREFIX}tasks_submitted_total`,
+    help: "Tasks created through the API",
+    registers: [this.registry],
+  });
+  readonly attempts = new Counter({
+    name: `${PREFIX}attempts_total`,
+    help: "Attempts of operations, by operation, account and how they ended (succeeded, retry, failed)",
+    labelNames: ["operation", "account", "outcome"],
+    registers: [this.registry],
+  });
+  readonly retries = new Counter({
+    name: `${PREFIX}retries_total`,
+    help: "Attempts that will be retried, by account and the HTTP status (or failure kind) that ended them",
+    labelNames: ["account", "status"],
+    registers: [this.registry],
+  });
+  readonly armCalls = new Counter({
+    name: `${PREFIX}arm_calls_total`,
+    help: "ARM requests answered, by method and status",
+    labelNames: ["method", "status"],
+    registers: [this.registry],
+  });
   readonly lroSeconds = new Histogram({
     name: `${PREFIX}lro_duration_seconds`,
     help: "Long-running Azure writes, from accepted to ended, by kind (update, manualUpgrade, deleteInstances)",
@@ -53,8 +81,18 @@ export class ServiceMetrics {
     buckets: [0, 0.1, 0.5, 1, 5, 15, 60, 300, 900],
     registers: [this.registry],
   });
-  readonly readCache = new Counter({ name: `${PREFIX}read_cache_total`, help: "Scale-set reads served from the read cache (hit) or from Azure (miss)", labelNames: ["result"], registers: [this.registry] });
-  readonly httpResponses = new Counter({ name: `${PREFIX}http_responses_total`, help: "API responses by route and status (401, 403, 429 and 503 included)", labelNames: ["method", "route", "status"], registers: [this.registry] });
+  readonly readCache = new Counter({
+    name: `${PREFIX}read_cache_total`,
+    help: "Scale-set reads served from the read cache (hit) or from Azure (miss)",
+    labelNames: ["result"],
+    registers: [this.registry],
+  });
+  readonly httpResponses = new Counter({
+    name: `${PREFIX}http_responses_total`,
+    help: "API responses by route and status (401, 403, 429 and 503 included)",
+    labelNames: ["method", "route", "status"],
+    registers: [this.registry],
+  });
   /** By route template (never the raw URL: ids would make a series each), so its cardinality is the route table's. */
   readonly httpDuration = new Histogram({
     name: `${PREFIX}http_request_duration_seconds`,
@@ -67,9 +105,14 @@ export class ServiceMetrics {
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
-    new Gauge({ name: `${PREFIX}tasks_in_flight`, help: "Tasks running in this replica", registers, collect() {
-      this.set(sources.tasksInFlight());
-    } });
+    new Gauge({
+      name: `${PREFIX}tasks_in_flight`,
+      help: "Tasks running in this replica",
+      registers,
+      collect() {
+        this.set(sources.tasksInFlight());
+      },
+    });
     new Gauge({
       name: `${PREFIX}throttling_budget_remaining`,
       help: "Azure's remaining throttling budget per scope and policy (x-ms-ratelimit-remaining-resource), as last reported",
@@ -85,16 +128,26 @@ export class ServiceMetrics {
       // One store read serves both gauges (backlog.ts keeps the figure a second); a store that cannot answer
       // leaves them out of this scrape rather than failing it.
       const read = () => backlog().catch(() => undefined);
-      new Gauge({ name: `${PREFIX}tasks_queued`, help: "Tasks waiting to start, across replicas", registers, async collect() {
-        this.reset();
-        const b = await read();
-        if (b) this.set(b.queued);
-      } });
-      new Gauge({ name: `${PREFIX}tasks_queued_oldest_age_seconds`, help: "How long the oldest task waiting to start has waited", registers, async collect() {
-        this.reset();
-        const b = await read();
-        if (b) this.set(b.oldestAgeSeconds);
-      } });
+      new Gauge({
+        name: `${PREFIX}tasks_queued`,
+        help: "Tasks waiting to start, across replicas",
+        registers,
+        async collect() {
+          this.reset();
+          const b = await read();
+          if (b) this.set(b.queued);
+        },
+      });
+      new Gauge({
+        name: `${PREFIX}tasks_queued_oldest_age_seconds`,
+        help: "How long the oldest task waiting to start has waited",
+        registers,
+        async collect() {
+          this.reset();
+          const b = await read();
+          if (b) this.set(b.oldestAgeSeconds);
+        },
+      });
     }
     // Explicit so the read-cache counter shows both series from the start.
     this.readCache.inc({ result: "hit" }, 0);
@@ -122,7 +175,11 @@ export class ServiceMetrics {
       attemptEnded: (ctx: TaskEventContext, end: AttemptEnd) => {
         const account = ctx.account ?? "";
         this.attempts.inc({ operation: ctx.operation, account, outcome: end.outcome });
-        if (end.outcome === "retry" && end.failure) this.retries.inc({ account, status: end.failure.status !== undefined ? String(end.failure.status) : end.failure.kind });
+        if (end.outcome === "retry" && end.failure)
+          this.retries.inc({
+            account,
+            status: end.failure.status !== undefined ? String(end.failure.status) : end.failure.kind,
+          });
       },
       checkpoint: (ctx: TaskEventContext, c: Checkpoint) => {
         const started = lroStarted.get(ctx.taskId);
@@ -132,13 +189,16 @@ export class ServiceMetrics {
           this.lroSeconds.observe({ kind: started.kind }, (Date.now() - started.at) / 1000);
         }
       },
-      queueWaited: (ctx: TaskEventContext, ms: number) => this.queueWaitSeconds.observe({ account: ctx.account ?? "" }, ms / 1000),
+      queueWaited: (ctx: TaskEventContext, ms: number) =>
+        this.queueWaitSeconds.observe({ account: ctx.account ?? "" }, ms / 1000),
       finished: (task, outcome, failedOperation) => {
         for (const [taskId] of lroStarted) if (taskId === task.id) lroStarted.delete(taskId);
         if (outcome !== "succeeded") {
           const op = task.operations.find((o) => o.name === failedOperation);
           this.tasks.inc({ operation: failedOperation ?? "", account: (op && accountOfOperation(op)) ?? "", outcome });
-        } else for (const op of task.operations) this.tasks.inc({ operation: op.name, account: accountOfOperation(op) ?? "", outcome });
+        } else
+          for (const op of task.operations)
+            this.tasks.inc({ operation: op.name, account: accountOfOperation(op) ?? "", outcome });
       },
     };
   }

@@ -9,7 +9,15 @@ type Bindings = Parameters<FastifyBaseLogger["child"]>[0];
 type ChildLoggerOptions = NonNullable<Parameters<FastifyBaseLogger["child"]>[1]>;
 
 /** pino's level values; a level not here (a custom one) always makes the child, which decides. */
-const LEVEL_VALUES: Readonly<Record<string, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Number.POSITIVE_INFINITY };
+const LEVEL_VALUES: Readonly<Record<string, number>> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Number.POSITIVE_INFINITY,
+};
 
 type LineWriter = (...args: unknown[]) => void;
 
@@ -80,7 +88,11 @@ export class LazyChildLogger implements FastifyBaseLogger {
 }
 
 /** Fastify's childLoggerFactory: the request's logger, made on first use. */
-export function lazyRequestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+export function lazyRequestLogger(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
   return new LazyChildLogger(logger, bindings, options);
 }
 

@@ -14,16 +14,25 @@ export interface ObservabilityConfig {
   readyTimeoutMs: number;
 }
 
-const Check = Type.Object({ ok: Type.Boolean(), problem: Type.Optional(Type.String()) }, { additionalProperties: false });
+const Check = Type.Object(
+  { ok: Type.Boolean(), problem: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
 export const Readiness = Type.Object(
   {
     status: Type.Union([Type.Literal("ready"), Type.Literal("not ready")]),
     store: Check,
-    accounts: Type.Record(Type.String(), Check, { description: "per account: its ARM endpoint reachable with a token it accepts" }),
+    accounts: Type.Record(Type.String(), Check, {
+      description: "per account: its ARM endpoint reachable with a token it accepts",
+    }),
     backlog: Type.Optional(
       Type.Object(
         { queued: Type.Integer(), oldestAgeSeconds: Type.Number() },
-        { additionalProperties: false, description: "tasks waiting to start, across replicas, and how long the oldest has waited (details: readiness does not depend on it)" },
+        {
+          additionalProperties: false,
+          description:
+            "tasks waiting to start, across replicas, and how long the oldest has waited (details: readiness does not depend on it)",
+        },
       ),
     ),
     checkedAtMs: Type.Integer(),
@@ -47,7 +56,12 @@ export interface ObservabilityRoutesOptions {
 async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      promise,
+      new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms)),
+      ),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -56,7 +70,15 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
 export const observabilityRoutes: FastifyPluginAsyncTypebox<ObservabilityRoutesOptions> = async (app, opts) => {
   app.get(
     "/metrics",
-    { config: { access: "metrics" }, schema: { operationId: "getMetrics", summary: "Prometheus metrics (text exposition format)", tags: ["service"], produces: ["text/plain"] } },
+    {
+      config: { access: "metrics" },
+      schema: {
+        operationId: "getMetrics",
+        summary: "Prometheus metrics (text exposition format)",
+        tags: ["service"],
+        produces: ["text/plain"],
+      },
+    },
     async (_request, reply) => {
       const body = await opts.metrics.registry.metrics();
       return reply.header("content-type", opts.metrics.registry.contentType).send(body);
@@ -79,7 +101,13 @@ export const observabilityRoutes: FastifyPluginAsyncTypebox<ObservabilityRoutesO
     const accounts = Object.fromEntries(names.map((n, i) => [n, results[i]]));
     const ok = store.ok && results.every((r) => r.ok);
     const backlog = store.ok ? await opts.backlog?.view().catch(() => undefined) : undefined;
-    return { status: ok ? "ready" : "not ready", store, accounts, ...(backlog ? { backlog } : {}), checkedAtMs: Date.now() };
+    return {
+      status: ok ? "ready" : "not ready",
+      store,
+      accounts,
+      ...(backlog ? { backlog } : {}),
+      checkedAtMs: Date.now(),
+    };
   }
 
   app.get(
@@ -98,7 +126,11 @@ export const observabilityRoutes: FastifyPluginAsyncTypebox<ObservabilityRoutesO
     },
     async (_request, reply) => {
       // What store calls met since says more than the cached answer: an outage, or the store back after one.
-      const storeChanged = cached !== undefined && opts.storeHealth !== undefined && Math.max(opts.storeHealth.lastOutageAtMs, opts.storeHealth.lastSuccessAtMs) > cached.at && opts.storeHealth.down === cached.body.store.ok;
+      const storeChanged =
+        cached !== undefined &&
+        opts.storeHealth !== undefined &&
+        Math.max(opts.storeHealth.lastOutageAtMs, opts.storeHealth.lastSuccessAtMs) > cached.at &&
+        opts.storeHealth.down === cached.body.store.ok;
       if (!cached || Date.now() - cached.at > opts.readyCacheMs || storeChanged) {
         // Concurrent probes share one check.
         running ??= check().finally(() => (running = undefined));
@@ -106,7 +138,8 @@ export const observabilityRoutes: FastifyPluginAsyncTypebox<ObservabilityRoutesO
         cached = { body, at: Date.now() };
       }
       const body = cached.body;
-      if (body.status !== "ready") reply.header("retry-after", String(Math.max(1, Math.ceil(opts.readyCacheMs / 1000))));
+      if (body.status !== "ready")
+        reply.header("retry-after", String(Math.max(1, Math.ceil(opts.readyCacheMs / 1000))));
       return reply.code(body.status === "ready" ? 200 : 503).send(body);
     },
   );

@@ -20,12 +20,22 @@ export class TaskLog {
       // Bounded: the oldest go first (a Map iterates in insertion order).
       if (this.#principals.size > MAX_REMEMBERED) this.#principals.delete(this.#principals.keys().next().value!);
     }
-    this.#log.info({ taskId, principal, operations, created }, created ? "task submitted" : "task found by clientRequestId");
+    this.#log.info(
+      { taskId, principal, operations, created },
+      created ? "task submitted" : "task found by clientRequestId",
+    );
   }
 
   #fields(ctx: TaskEventContext) {
     const principal = this.#principals.get(ctx.taskId);
-    return { taskId: ctx.taskId, operation: ctx.operation, scaleSet: ctx.scaleSet, account: ctx.account, attempt: ctx.attempt, ...(principal ? { principal } : {}) };
+    return {
+      taskId: ctx.taskId,
+      operation: ctx.operation,
+      scaleSet: ctx.scaleSet,
+      account: ctx.account,
+      attempt: ctx.attempt,
+      ...(principal ? { principal } : {}),
+    };
   }
 
   observer(): TaskObserver {
@@ -35,12 +45,29 @@ export class TaskLog {
         if (end.outcome === "succeeded") return;
         // A retry is the harness doing its work (warn); an attempt that ends the operation is a failure (error).
         const level = end.outcome === "failed" ? "error" : "warn";
-        this.#log[level]({ ...this.#fields(ctx), outcome: end.outcome, status: end.failure?.status, code: end.failure?.code, kind: end.failure?.kind }, `attempt ${end.attempt} ended: ${end.outcome}`);
+        this.#log[level](
+          {
+            ...this.#fields(ctx),
+            outcome: end.outcome,
+            status: end.failure?.status,
+            code: end.failure?.code,
+            kind: end.failure?.kind,
+          },
+          `attempt ${end.attempt} ended: ${end.outcome}`,
+        );
       },
       finished: (task, outcome) => {
         // By severity: a failed task needs someone to look (error); a canceled one was asked for (info).
         const level = outcome === "failed" ? "error" : "info";
-        this.#log[level]({ taskId: task.id, outcome, operations: task.operations.map((o) => o.name), principal: this.#principals.get(task.id) }, `task ${outcome}`);
+        this.#log[level](
+          {
+            taskId: task.id,
+            outcome,
+            operations: task.operations.map((o) => o.name),
+            principal: this.#principals.get(task.id),
+          },
+          `task ${outcome}`,
+        );
         this.#principals.delete(task.id);
       },
     };
@@ -59,5 +86,11 @@ export function combineObservers(...observers: TaskObserver[]): TaskObserver {
         }
       }
     }) as NonNullable<TaskObserver[K]>;
-  return { history: each("history"), attemptEnded: each("attemptEnded"), checkpoint: each("checkpoint"), queueWaited: each("queueWaited"), finished: each("finished") };
+  return {
+    history: each("history"),
+    attemptEnded: each("attemptEnded"),
+    checkpoint: each("checkpoint"),
+    queueWaited: each("queueWaited"),
+    finished: each("finished"),
+  };
 }

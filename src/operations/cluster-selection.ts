@@ -59,8 +59,15 @@ function composite(comparators: Comparator[]): Comparator {
 }
 
 /** Keeps the first `keep` of `ordered` (the ones to retain, in priority order), acts on the rest. */
-function retain(ordered: ClusterMember[], keep: number, kept: (m: ClusterMember, rank: number) => string, acted: (m: ClusterMember) => string): MemberDecision[] {
-  return ordered.map((m, i) => (i < keep ? { name: m.name, act: false, reason: kept(m, i + 1) } : { name: m.name, act: true, reason: acted(m) }));
+function retain(
+  ordered: ClusterMember[],
+  keep: number,
+  kept: (m: ClusterMember, rank: number) => string,
+  acted: (m: ClusterMember) => string,
+): MemberDecision[] {
+  return ordered.map((m, i) =>
+    i < keep ? { name: m.name, act: false, reason: kept(m, i + 1) } : { name: m.name, act: true, reason: acted(m) },
+  );
 }
 
 /**
@@ -72,15 +79,24 @@ export function selectScaleDown(members: ClusterMember[], options: ScaleDownClus
   const skipped = options.allowScaleDownActive ? [] : members.filter((m) => m.active);
   const candidates = options.allowScaleDownActive ? members : members.filter((m) => !m.active);
   const keep = Math.max(0, options.remainingFullSizeServerGroups - skipped.length);
-  const order = composite([...(options.allowScaleDownActive ? [activeFirst] : []), ...(options.preferLargerOverNewer ? [largerFirst] : []), newerFirst]);
+  const order = composite([
+    ...(options.allowScaleDownActive ? [activeFirst] : []),
+    ...(options.preferLargerOverNewer ? [largerFirst] : []),
+    newerFirst,
+  ]);
   const by = options.preferLargerOverNewer ? "largest" : "newest";
   const decided = retain(
     [...candidates].sort(order),
     keep,
-    (m, rank) => `kept at full size: ${rank === 1 ? `the ${by}` : `${ordinal(rank)} ${by}`} of those it could scale down (remainingFullSizeServerGroups ${options.remainingFullSizeServerGroups})`,
+    (m, rank) =>
+      `kept at full size: ${rank === 1 ? `the ${by}` : `${ordinal(rank)} ${by}`} of those it could scale down (remainingFullSizeServerGroups ${options.remainingFullSizeServerGroups})`,
     () => "scaled down to 0",
   );
-  const left = skipped.map((m) => ({ name: m.name, act: false, reason: "left as it is: active, and allowScaleDownActive is false" }));
+  const left = skipped.map((m) => ({
+    name: m.name,
+    act: false,
+    reason: "left as it is: active, and allowScaleDownActive is false",
+  }));
   return [...left, ...decided];
 }
 
@@ -97,10 +113,13 @@ export function selectDisable(members: ClusterMember[], options: DisableClusterO
   const decided = retain(
     [...active].sort(order),
     options.remainingEnabledServerGroups,
-    (m, rank) => `left enabled: ${rank === 1 ? `the ${by}` : `${ordinal(rank)} ${by}`} enabled server group (remainingEnabledServerGroups ${options.remainingEnabledServerGroups})`,
+    (m, rank) =>
+      `left enabled: ${rank === 1 ? `the ${by}` : `${ordinal(rank)} ${by}`} enabled server group (remainingEnabledServerGroups ${options.remainingEnabledServerGroups})`,
     () => "disabled",
   );
-  const left = members.filter((m) => !m.active).map((m) => ({ name: m.name, act: false, reason: "left as it is: already disabled" }));
+  const left = members
+    .filter((m) => !m.active)
+    .map((m) => ({ name: m.name, act: false, reason: "left as it is: already disabled" }));
   return [...decided, ...left];
 }
 

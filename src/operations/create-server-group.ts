@@ -25,16 +25,45 @@ import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import type { PlannedStep } from "../azure/execute-op.ts";
 import { resolveNetwork, type NetworkChoice } from "./create/network-by-name.ts";
 import { listScaleSets } from "../azure/vmss-gateway.ts";
-import { AccountName, InstanceCount, RegionName, ResourceGroupName, ScaleSetName, type FieldProblem } from "./description.ts";
+import {
+  AccountName,
+  InstanceCount,
+  RegionName,
+  ResourceGroupName,
+  ScaleSetName,
+  type FieldProblem,
+} from "./description.ts";
 import { clusterName, nextServerGroupName } from "./create/server-group-name.ts";
 import { parseName } from "../naming/frigga.ts";
-import { describedPools, desiredCapacity, modelFromDescription, modelFromSource, rebindPools, type ModelSpec } from "./create/scale-set-model.ts";
-import { deployCapacity, deployProblems, namedSource, normalImage, scriptOf, type DeployInput } from "./create/deploy-input.ts";
+import {
+  describedPools,
+  desiredCapacity,
+  modelFromDescription,
+  modelFromSource,
+  rebindPools,
+  type ModelSpec,
+} from "./create/scale-set-model.ts";
+import {
+  deployCapacity,
+  deployProblems,
+  namedSource,
+  normalImage,
+  scriptOf,
+  type DeployInput,
+} from "./create/deploy-input.ts";
 import { resolveVmAdmin, VmAdminUnavailable, type VmAdminCredentials } from "../azure/accounts.ts";
 import { isReady } from "./rolling-upgrade-model.ts";
 import { confirmation, isActionableInstance, kindOf } from "../azure/scale-set-state.ts";
 import { disableServerGroup } from "./disable-server-group.ts";
-import { defineOperation, NAME_TAKEN, type LocatedDescription, type PrepareContext, type Prepared, type RunContext, type TaskOrigin } from "./operation.ts";
+import {
+  defineOperation,
+  NAME_TAKEN,
+  type LocatedDescription,
+  type PrepareContext,
+  type Prepared,
+  type RunContext,
+  type TaskOrigin,
+} from "./operation.ts";
 import { refuseUnsupported } from "./scale-set-kinds.ts";
 import {
   disabledMode,
@@ -57,9 +86,21 @@ export function creationMark(origin: TaskOrigin): string {
 }
 
 /** Frigga's NAME_CHARS for application and stack; the detail may hold '-' too (Azure takes no '~' or '^'). */
-const AppName = Type.String({ pattern: "^[A-Za-z0-9._]+$", maxLength: 40, description: "the application: letters, digits, '.' and '_'" });
-const StackName = Type.String({ pattern: "^[A-Za-z0-9._]*$", maxLength: 20, description: "the stack: letters, digits, '.' and '_'" });
-const DetailName = Type.String({ pattern: "^[A-Za-z0-9._-]*$", maxLength: 40, description: "the detail: letters, digits, '.', '_' and '-'" });
+const AppName = Type.String({
+  pattern: "^[A-Za-z0-9._]+$",
+  maxLength: 40,
+  description: "the application: letters, digits, '.' and '_'",
+});
+const StackName = Type.String({
+  pattern: "^[A-Za-z0-9._]*$",
+  maxLength: 20,
+  description: "the stack: letters, digits, '.' and '_'",
+});
+const DetailName = Type.String({
+  pattern: "^[A-Za-z0-9._-]*$",
+  maxLength: 40,
+  description: "the detail: letters, digits, '.', '_' and '-'",
+});
 
 const ArmId = (type: string, example: string) =>
   Type.String({
@@ -68,48 +109,94 @@ const ArmId = (type: string, example: string) =>
     description: `an Azure resource id: ${example}`,
   });
 
-const SubnetId = ArmId("Microsoft.Network/virtualNetworks/[^/]+/subnets/[^/]+", "/subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet}");
-const LoadBalancerPoolId = ArmId("Microsoft.Network/loadBalancers/[^/]+/backendAddressPools/[^/]+", "…/Microsoft.Network/loadBalancers/{lb}/backendAddressPools/{pool}");
-const AppGatewayPoolId = ArmId("Microsoft.Network/applicationGateways/[^/]+/backendAddressPools/[^/]+", "…/Microsoft.Network/applicationGateways/{agw}/backendAddressPools/{pool}");
-const SecurityGroupId = ArmId("Microsoft.Network/networkSecurityGroups/[^/]+", "…/Microsoft.Network/networkSecurityGroups/{nsg}");
-const ImageId = Type.String({ pattern: "^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\\.Compute/.+$", maxLength: 1024, description: "a custom image or gallery image version id" });
+const SubnetId = ArmId(
+  "Microsoft.Network/virtualNetworks/[^/]+/subnets/[^/]+",
+  "/subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet}",
+);
+const LoadBalancerPoolId = ArmId(
+  "Microsoft.Network/loadBalancers/[^/]+/backendAddressPools/[^/]+",
+  "…/Microsoft.Network/loadBalancers/{lb}/backendAddressPools/{pool}",
+);
+const AppGatewayPoolId = ArmId(
+  "Microsoft.Network/applicationGateways/[^/]+/backendAddressPools/[^/]+",
+  "…/Microsoft.Network/applicationGateways/{agw}/backendAddressPools/{pool}",
+);
+const SecurityGroupId = ArmId(
+  "Microsoft.Network/networkSecurityGroups/[^/]+",
+  "…/Microsoft.Network/networkSecurityGroups/{nsg}",
+);
+const ImageId = Type.String({
+  pattern: "^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\\.Compute/.+$",
+  maxLength: 1024,
+  description: "a custom image or gallery image version id",
+});
 
 // Deck's pipeline placeholder image has "" in every field and isCustom 'true', a string (serverGroup.transformer.js
 // l.40-51): "" is read as absent.
 const ImagePart = Type.String({ pattern: "^[A-Za-z0-9._-]{0,100}$" });
 const Image = Type.Object(
   {
-    isCustom: Type.Optional(Type.Union([Type.Boolean(), Type.Literal("true"), Type.Literal("false")], { description: "a custom image: uri is its resource id ('true' as Deck sends it)" })),
+    isCustom: Type.Optional(
+      Type.Union([Type.Boolean(), Type.Literal("true"), Type.Literal("false")], {
+        description: "a custom image: uri is its resource id ('true' as Deck sends it)",
+      }),
+    ),
     uri: Type.Optional(Type.Union([Type.Literal(""), ImageId])),
     publisher: Type.Optional(ImagePart),
     offer: Type.Optional(ImagePart),
     sku: Type.Optional(ImagePart),
     version: Type.Optional(ImagePart),
     imageName: Type.Optional(Type.String({ maxLength: 200 })),
-    ostype: Type.Optional(Type.Union([Type.Literal(""), Type.Literal("linux"), Type.Literal("windows"), Type.Literal("Linux"), Type.Literal("Windows")])),
+    ostype: Type.Optional(
+      Type.Union([
+        Type.Literal(""),
+        Type.Literal("linux"),
+        Type.Literal("windows"),
+        Type.Literal("Linux"),
+        Type.Literal("Windows"),
+      ]),
+    ),
   },
-  { additionalProperties: true, description: "clouddriver-azure's AzureNamedImage: marketplace (publisher, offer, sku, version) or custom (isCustom, uri); \"\" is absent" },
+  {
+    additionalProperties: true,
+    description:
+      'clouddriver-azure\'s AzureNamedImage: marketplace (publisher, offer, sku, version) or custom (isCustom, uri); "" is absent',
+  },
 );
 
 /** Azure's names of network resources: 1-80 letters, digits, '_', '.', '-'. */
-const NetworkName = (what: string) => Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$", description: `the ${what}'s name` });
+const NetworkName = (what: string) =>
+  Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$", description: `the ${what}'s name` });
 
 /** Deck sends {min, max} and the size as sku.capacity (serverGroup.transformer.js l.81-84, l.93-97). */
 const DeployCapacity = Type.Object(
   { min: Type.Optional(InstanceCount), max: Type.Optional(InstanceCount), desired: Type.Optional(InstanceCount) },
-  { additionalProperties: false, description: "instance counts; desired defaults to sku.capacity, min and max to desired" },
+  {
+    additionalProperties: false,
+    description: "instance counts; desired defaults to sku.capacity, min and max to desired",
+  },
 );
 
 const OsConfig = Type.Object(
   {
     adminUserName: Type.Optional(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_.-]{0,63}$" })),
-    adminPassword: Type.Optional(Type.Unknown({ description: "refused: a password is taken only by reference (adminPasswordEnv)" })),
-    adminPasswordEnv: Type.Optional(
-      Type.String({ pattern: "^[A-Z_][A-Z0-9_]{0,127}$", description: "the name of an environment variable of this service that holds the admin password; read when the PUT is sent, never stored" }),
+    adminPassword: Type.Optional(
+      Type.Unknown({ description: "refused: a password is taken only by reference (adminPasswordEnv)" }),
     ),
-    sshPublicKeys: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 8192, pattern: "^(ssh-|ecdsa-)" }), { maxItems: 10 })),
+    adminPasswordEnv: Type.Optional(
+      Type.String({
+        pattern: "^[A-Z_][A-Z0-9_]{0,127}$",
+        description:
+          "the name of an environment variable of this service that holds the admin password; read when the PUT is sent, never stored",
+      }),
+    ),
+    sshPublicKeys: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 8192, pattern: "^(ssh-|ecdsa-)" }), { maxItems: 10 }),
+    ),
     computerNamePrefix: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9-]{0,57}$" })),
-    customData: Type.Optional(Type.String({ maxLength: 65535, description: "cloud-init or script text; sent base64-encoded" })),
+    customData: Type.Optional(
+      Type.String({ maxLength: 65535, description: "cloud-init or script text; sent base64-encoded" }),
+    ),
   },
   { additionalProperties: false, description: "OS admin settings; secrets only by reference" },
 );
@@ -118,7 +205,13 @@ const modelFields = {
   image: Type.Optional(Image),
   sku: Type.Optional(
     Type.Object(
-      { name: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9_]{1,64}$", description: "a VM size, e.g. Standard_D2s_v3" })), tier: Type.Optional(Type.String({ pattern: "^(Standard|Basic)$" })), capacity: Type.Optional(InstanceCount) },
+      {
+        name: Type.Optional(
+          Type.String({ pattern: "^[A-Za-z0-9_]{1,64}$", description: "a VM size, e.g. Standard_D2s_v3" }),
+        ),
+        tier: Type.Optional(Type.String({ pattern: "^(Standard|Basic)$" })),
+        capacity: Type.Optional(InstanceCount),
+      },
       { additionalProperties: false },
     ),
   ),
@@ -126,7 +219,8 @@ const modelFields = {
   upgradePolicy: Type.Optional(Type.Union([Type.Literal("Automatic"), Type.Literal("Manual")])),
   orchestrationMode: Type.Optional(
     Type.Union([Type.Literal("Uniform"), Type.Literal("Flexible")], {
-      description: "Azure's orchestration mode of the new scale set: Uniform (the REST API's default) unless given; a clone keeps its source's unless given",
+      description:
+        "Azure's orchestration mode of the new scale set: Uniform (the REST API's default) unless given; a clone keeps its source's unless given",
     }),
   ),
   subnetId: Type.Optional(SubnetId),
@@ -136,13 +230,20 @@ const modelFields = {
   zones: Type.Optional(Type.Array(Type.String({ pattern: "^[1-3]$" }), { maxItems: 3, uniqueItems: true })),
   instanceTags: Type.Optional(
     Type.Record(Type.String({ pattern: "^(?!vmss-ops\\.)[^<>%&\\\\?/]{1,512}$" }), Type.String({ maxLength: 256 }), {
-      description: "tags for the scale set (Azure: up to 50 names of ≤512 characters and values of ≤256; names starting vmss-ops. are ours)",
+      description:
+        "tags for the scale set (Azure: up to 50 names of ≤512 characters and values of ≤256; names starting vmss-ops. are ours)",
     }),
   ),
   customScriptsSettings: Type.Optional(
     Type.Object(
-      { fileUris: Type.Optional(Type.Array(Type.String({ pattern: "^https://", maxLength: 2048 }), { maxItems: 20 })), commandToExecute: Type.Optional(Type.String({ maxLength: 8192 })) },
-      { additionalProperties: false, description: "a script to run; an empty commandToExecute is none (Deck sends one always)" },
+      {
+        fileUris: Type.Optional(Type.Array(Type.String({ pattern: "^https://", maxLength: 2048 }), { maxItems: 20 })),
+        commandToExecute: Type.Optional(Type.String({ maxLength: 8192 })),
+      },
+      {
+        additionalProperties: false,
+        description: "a script to run; an empty commandToExecute is none (Deck sends one always)",
+      },
     ),
   ),
   healthSettings: Type.Optional(
@@ -162,8 +263,18 @@ const modelFields = {
         {
           lun: Type.Integer({ minimum: 0, maximum: 63 }),
           diskSizeGB: Type.Integer({ minimum: 1, maximum: 32767 }),
-          caching: Type.Optional(Type.Union([Type.Literal("None"), Type.Literal("ReadOnly"), Type.Literal("ReadWrite")])),
-          storageAccountType: Type.Optional(Type.Union([Type.Literal("Standard_LRS"), Type.Literal("Premium_LRS"), Type.Literal("StandardSSD_LRS"), Type.Literal("Premium_ZRS"), Type.Literal("StandardSSD_ZRS")])),
+          caching: Type.Optional(
+            Type.Union([Type.Literal("None"), Type.Literal("ReadOnly"), Type.Literal("ReadWrite")]),
+          ),
+          storageAccountType: Type.Optional(
+            Type.Union([
+              Type.Literal("Standard_LRS"),
+              Type.Literal("Premium_LRS"),
+              Type.Literal("StandardSSD_LRS"),
+              Type.Literal("Premium_ZRS"),
+              Type.Literal("StandardSSD_ZRS"),
+            ]),
+          ),
         },
         // clouddriver-azure takes the SDK's VirtualMachineScaleSetDataDisk: its other fields are accepted and not used.
         { additionalProperties: true },
@@ -173,19 +284,36 @@ const modelFields = {
   ),
   osConfig: Type.Optional(OsConfig),
   enableIpForwarding: Type.Optional(Type.Boolean()),
-  disabled: Type.Optional(Type.Boolean({ description: "start out of traffic (default false): the backend pools are recorded, and enableServerGroup puts them on" })),
+  disabled: Type.Optional(
+    Type.Boolean({
+      description:
+        "start out of traffic (default false): the backend pools are recorded, and enableServerGroup puts them on",
+    }),
+  ),
   healthyTimeoutSeconds: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 3600, description: "how long the new instances may take to become healthy behind the load balancer before the create fails (default 600; the retry deadline bounds it too)" }),
+    Type.Integer({
+      minimum: 1,
+      maximum: 3600,
+      description:
+        "how long the new instances may take to become healthy behind the load balancer before the create fails (default 600; the retry deadline bounds it too)",
+    }),
   ),
   // Networking by name, as Deck sends it and clouddriver-azure resolves it.
   vnet: Type.Optional(NetworkName("virtual network")),
   subnet: Type.Optional(NetworkName("subnet")),
-  vnetResourceGroup: Type.Optional({ ...ResourceGroupName, description: "the virtual network's resource group (default: the server group's)" }),
+  vnetResourceGroup: Type.Optional({
+    ...ResourceGroupName,
+    description: "the virtual network's resource group (default: the server group's)",
+  }),
   securityGroupName: Type.Optional(NetworkName("network security group")),
   loadBalancerName: Type.Optional(NetworkName("load balancer (or application gateway)")),
-  loadBalancerType: Type.Optional(Type.Union([Type.Literal("Azure Load Balancer"), Type.Literal("Azure Application Gateway")])),
+  loadBalancerType: Type.Optional(
+    Type.Union([Type.Literal("Azure Load Balancer"), Type.Literal("Azure Application Gateway")]),
+  ),
   appGatewayName: Type.Optional(NetworkName("application gateway")),
-  useSourceCapacity: Type.Optional(Type.Boolean({ description: "take the capacity of source (the cluster's current group)" })),
+  useSourceCapacity: Type.Optional(
+    Type.Boolean({ description: "take the capacity of source (the cluster's current group)" }),
+  ),
   userAssignedIdentities: Type.Optional(Type.Unknown({ description: "not supported: must be empty" })),
 };
 
@@ -209,7 +337,11 @@ const DeploySource = Type.Object(
     resourceGroup: Type.Optional(ResourceGroupName),
     useSourceCapacity: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: true, description: "the cluster's current group, as Orca names it; not copied (only its capacity, with useSourceCapacity); {} is none" },
+  {
+    additionalProperties: true,
+    description:
+      "the cluster's current group, as Orca names it; not copied (only its capacity, with useSourceCapacity); {} is none",
+  },
 );
 
 const createFields = {
@@ -223,8 +355,10 @@ const createFields = {
   ...modelFields,
 };
 
-const SUBNET_EXAMPLE = "/subscriptions/00000000-0000-4000-8000-000000000001/resourceGroups/demo-rg/providers/Microsoft.Network/virtualNetworks/demo-rg-vnet/subnets/default";
-const POOL_EXAMPLE = "/subscriptions/00000000-0000-4000-8000-000000000001/resourceGroups/demo-rg/providers/Microsoft.Network/loadBalancers/web-lb/backendAddressPools/web-pool";
+const SUBNET_EXAMPLE =
+  "/subscriptions/00000000-0000-4000-8000-000000000001/resourceGroups/demo-rg/providers/Microsoft.Network/virtualNetworks/demo-rg-vnet/subnets/default";
+const POOL_EXAMPLE =
+  "/subscriptions/00000000-0000-4000-8000-000000000001/resourceGroups/demo-rg/providers/Microsoft.Network/loadBalancers/web-lb/backendAddressPools/web-pool";
 
 export const CreateServerGroupDescription = Type.Object(
   { ...createFields, source: Type.Optional(DeploySource) },
@@ -245,7 +379,10 @@ export const CreateServerGroupDescription = Type.Object(
         subnetId: SUBNET_EXAMPLE,
         loadBalancerBackendPoolId: POOL_EXAMPLE,
         healthSettings: { protocol: "http", port: 8080, requestPath: "/health" },
-        osConfig: { adminUserName: "azureuser", sshPublicKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA… deploy@example"] },
+        osConfig: {
+          adminUserName: "azureuser",
+          sshPublicKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA… deploy@example"],
+        },
       },
     ],
   },
@@ -271,13 +408,30 @@ export const CloneServerGroupDescription = Type.Object(
 
 type AnyCreate = Omit<CreateServerGroupDescription, "application" | "source"> & {
   application?: string;
-  source?: { account?: string; region?: string; serverGroupName?: string; asgName?: string; resourceGroup?: string; useSourceCapacity?: boolean };
+  source?: {
+    account?: string;
+    region?: string;
+    serverGroupName?: string;
+    asgName?: string;
+    resourceGroup?: string;
+    useSourceCapacity?: boolean;
+  };
 };
 
 /** The clone's source: required by its schema. */
-function cloneSource(d: AnyCreate): { account: string; region: string; serverGroupName: string; resourceGroup?: string } {
+function cloneSource(d: AnyCreate): {
+  account: string;
+  region: string;
+  serverGroupName: string;
+  resourceGroup?: string;
+} {
   const s = d.source!;
-  return { account: s.account!, region: s.region!, serverGroupName: s.serverGroupName!, ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}) };
+  return {
+    account: s.account!,
+    region: s.region!,
+    serverGroupName: s.serverGroupName!,
+    ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}),
+  };
 }
 
 /** The application of the new group: given, or (a clone) the source's. */
@@ -294,10 +448,23 @@ function clusterOf(d: AnyCreate): string {
 }
 
 /** The model's input: the description as it means it, with what prepare resolved. */
-function modelSpec(d: AnyCreate, network: NetworkChoice, desired: number | undefined, admin: Pick<VmAdminCredentials, "adminUserName" | "sshPublicKeys"> | undefined): ModelSpec {
+function modelSpec(
+  d: AnyCreate,
+  network: NetworkChoice,
+  desired: number | undefined,
+  admin: Pick<VmAdminCredentials, "adminUserName" | "sshPublicKeys"> | undefined,
+): ModelSpec {
   const script = scriptOf(d as DeployInput);
   const image = normalImage(d.image);
-  const osConfig = d.osConfig || admin ? { ...d.osConfig, ...(admin ? { adminUserName: d.osConfig?.adminUserName ?? admin.adminUserName, sshPublicKeys: admin.sshPublicKeys } : {}) } : undefined;
+  const osConfig =
+    d.osConfig || admin
+      ? {
+          ...d.osConfig,
+          ...(admin
+            ? { adminUserName: d.osConfig?.adminUserName ?? admin.adminUserName, sshPublicKeys: admin.sshPublicKeys }
+            : {}),
+        }
+      : undefined;
   return {
     region: d.region,
     ...(image ? { image } : {}),
@@ -323,12 +490,22 @@ function modelSpec(d: AnyCreate, network: NetworkChoice, desired: number | undef
 function commonProblems(d: AnyCreate): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if (d.osConfig?.adminPassword !== undefined) {
-    problems.push({ field: "osConfig.adminPassword", message: "a password is not taken in a request; name an environment variable of the service in osConfig.adminPasswordEnv" });
+    problems.push({
+      field: "osConfig.adminPassword",
+      message:
+        "a password is not taken in a request; name an environment variable of the service in osConfig.adminPasswordEnv",
+    });
   }
   const cluster = clusterOf(d);
-  if (`${cluster}-v000`.length > 64) problems.push({ field: "detail", message: `the server group name ${cluster}-vNNN would exceed Azure's 64 characters` });
-  if (d.subnet && !d.vnet) problems.push({ field: "vnet", message: "required with subnet: the virtual network the subnet is in" });
-  if (d.vnet && !d.subnet && !d.subnetId) problems.push({ field: "subnet", message: "required with vnet: the subnet's name" });
+  if (`${cluster}-v000`.length > 64)
+    problems.push({
+      field: "detail",
+      message: `the server group name ${cluster}-vNNN would exceed Azure's 64 characters`,
+    });
+  if (d.subnet && !d.vnet)
+    problems.push({ field: "vnet", message: "required with subnet: the virtual network the subnet is in" });
+  if (d.vnet && !d.subnet && !d.subnetId)
+    problems.push({ field: "subnet", message: "required with vnet: the subnet's name" });
   if (d.subnetId && d.subnet) problems.push({ field: "subnet", message: "give subnetId or vnet and subnet, not both" });
   if (d.loadBalancerType === "Azure Application Gateway" && !d.appGatewayName && !d.loadBalancerName) {
     problems.push({ field: "appGatewayName", message: "required with loadBalancerType Azure Application Gateway" });
@@ -338,7 +515,8 @@ function commonProblems(d: AnyCreate): FieldProblem[] {
 
 export function checkCreate(d: AnyCreate): FieldProblem[] {
   const problems = [...commonProblems(d), ...deployProblems(d as DeployInput, { clone: false })];
-  if (!d.subnetId && !d.subnet) problems.push({ field: "subnet", message: "required: vnet and subnet (by name, as Deck sends them), or subnetId" });
+  if (!d.subnetId && !d.subnet)
+    problems.push({ field: "subnet", message: "required: vnet and subnet (by name, as Deck sends them), or subnetId" });
   return problems;
 }
 
@@ -381,11 +559,15 @@ async function chooseAdmin(d: AnyCreate, ctx: PrepareContext, account: string): 
         `account ${account} names no VM admin credentials (vmAdmin in its configuration) and the request gives none (osConfig.sshPublicKeys or osConfig.adminPasswordEnv)`,
       );
     }
-    if (config?.vmAdmin?.keyVaultUrl) ctx.log(`VM admin ${admin.adminUserName} from Key Vault ${config.vmAdmin.keyVaultUrl}`);
+    if (config?.vmAdmin?.keyVaultUrl)
+      ctx.log(`VM admin ${admin.adminUserName} from Key Vault ${config.vmAdmin.keyVaultUrl}`);
     // The password stays out of the context's data (a function is never serialised): read again for the PUT.
     const { password, ...kept } = admin;
     const fromEnv = config?.vmAdmin?.passwordEnv;
-    return { ...kept, ...(password !== undefined ? { password: fromEnv ? () => process.env[fromEnv] : () => password } : {}) };
+    return {
+      ...kept,
+      ...(password !== undefined ? { password: fromEnv ? () => process.env[fromEnv] : () => password } : {}),
+    };
   } catch (err) {
     if (err instanceof VmAdminUnavailable) throw new RefusalError("VmAdminUnavailable", err.message);
     throw err;
@@ -399,12 +581,19 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
   const { account, resourceGroup } = located.ref;
   const listed = await listScaleSets(ctx.accounts.client(account), resourceGroup, ctx.signal);
   const mark = creationMark(ctx.origin);
-  const ours = listed.find((v) => v.tags?.[TAG_CREATED_BY] === mark && v.name !== undefined && parseName(v.name)?.cluster === cluster);
+  const ours = listed.find(
+    (v) => v.tags?.[TAG_CREATED_BY] === mark && v.name !== undefined && parseName(v.name)?.cluster === cluster,
+  );
   const slots = (among: VirtualMachineScaleSet[]) =>
-    among.map((v) => ({ name: v.name ?? "", createdTime: v.timeCreated ? new Date(v.timeCreated).getTime() : undefined }));
+    among.map((v) => ({
+      name: v.name ?? "",
+      createdTime: v.timeCreated ? new Date(v.timeCreated).getTime() : undefined,
+    }));
   if (ours?.name) {
     // Nothing more to create: the source is not read again (it may be gone by now, the copy exists).
-    ctx.log(`${ours.name} was created for this request already (${TAG_CREATED_BY}=${mark}): following it, not creating another`);
+    ctx.log(
+      `${ours.name} was created for this request already (${TAG_CREATED_BY}=${mark}): following it, not creating another`,
+    );
     const before = nextServerGroupName(cluster, slots(listed.filter((v) => v !== ours)));
     const ancestor = before.ok ? before.ancestor : undefined;
     return { serverGroupName: ours.name, context: { cluster, ancestor, found: true } satisfies CreateContext };
@@ -413,7 +602,12 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
   let capacity: CreateContext["capacity"];
   if (clone) {
     const s = cloneSource(d);
-    const src = ctx.accounts.resolve({ credentials: s.account, region: s.region, serverGroupName: s.serverGroupName, ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}) });
+    const src = ctx.accounts.resolve({
+      credentials: s.account,
+      region: s.region,
+      serverGroupName: s.serverGroupName,
+      ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}),
+    });
     if (!src.ok) throw invalid(src.problems, "source.");
     const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal });
     refuseUnsupported("cloneServerGroup", read.vmss, src.ref.name); // a kind the copy could not be made of, before any write
@@ -424,25 +618,46 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
     let fromSource: { min: number; max: number; desired: number } | undefined;
     if (named?.useSourceCapacity) {
       // Orca's useSourceCapacity: the new group is as large as the current one (its recorded min and max too).
-      const src = ctx.accounts.resolve({ credentials: named.account, region: named.region, serverGroupName: named.serverGroupName, ...(named.resourceGroup ? { resourceGroup: named.resourceGroup } : {}) });
+      const src = ctx.accounts.resolve({
+        credentials: named.account,
+        region: named.region,
+        serverGroupName: named.serverGroupName,
+        ...(named.resourceGroup ? { resourceGroup: named.resourceGroup } : {}),
+      });
       if (!src.ok) throw invalid(src.problems, "source.");
       const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal });
       fromSource = recordedCapacity(read.vmss);
-      ctx.log(`capacity from ${named.serverGroupName} (useSourceCapacity): min ${fromSource.min}, max ${fromSource.max}, desired ${fromSource.desired}`);
+      ctx.log(
+        `capacity from ${named.serverGroupName} (useSourceCapacity): min ${fromSource.min}, max ${fromSource.max}, desired ${fromSource.desired}`,
+      );
     } else if (named) {
-      ctx.log(`the cluster's current group is ${named.serverGroupName}; the new group is built from the description, not copied from it`);
+      ctx.log(
+        `the cluster's current group is ${named.serverGroupName}; the new group is built from the description, not copied from it`,
+      );
     }
     capacity = deployCapacity(d as DeployInput, fromSource);
   }
   const admin = clone ? undefined : await chooseAdmin(d, ctx, account);
   const next = nextServerGroupName(cluster, slots(listed));
   if (!next.ok) throw new RefusalError("NoServerGroupNameLeft", next.reason);
-  ctx.log(next.ancestor ? `found ancestor server group ${next.ancestor}; the next name is ${next.name}` : `no server group in cluster ${cluster} yet; the first name is ${next.name}`);
+  ctx.log(
+    next.ancestor
+      ? `found ancestor server group ${next.ancestor}; the next name is ${next.name}`
+      : `no server group in cluster ${cluster} yet; the first name is ${next.name}`,
+  );
   const windows = (normalImage(d.image)?.ostype ?? "").toLowerCase() === "windows";
   const network = await resolveNetwork(d, { ...located.ref, name: next.name }, ctx, windows);
   return {
     serverGroupName: next.name,
-    context: { cluster, ancestor: next.ancestor, found: false, source, network, ...(capacity ? { capacity } : {}), ...(admin ? { admin } : {}) } satisfies CreateContext,
+    context: {
+      cluster,
+      ancestor: next.ancestor,
+      found: false,
+      source,
+      network,
+      ...(capacity ? { capacity } : {}),
+      ...(admin ? { admin } : {}),
+    } satisfies CreateContext,
   };
 }
 
@@ -450,26 +665,42 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
 function adminPassword(name: string | undefined, env: NodeJS.ProcessEnv, field: string): string | undefined {
   if (!name) return undefined;
   const value = env[name];
-  if (value === undefined || value === "") throw new RefusalError("AdminPasswordNotSet", `${field} names ${name}, which is not set in this service's environment`);
+  if (value === undefined || value === "")
+    throw new RefusalError(
+      "AdminPasswordNotSet",
+      `${field} names ${name}, which is not set in this service's environment`,
+    );
   return value;
 }
 
 function accountPassword(read: () => string | undefined, account: string): string {
   const value = read();
-  if (!value) throw new RefusalError("AdminPasswordNotSet", `account ${account}'s VM admin password is not available any more`);
+  if (!value)
+    throw new RefusalError("AdminPasswordNotSet", `account ${account}'s VM admin password is not available any more`);
   return value;
 }
 
-function creationTags(target: ScaleSetRef, pools: PoolBinding[], inTraffic: boolean, mark: string, capacity: { min: number; max: number }): Tags {
+function creationTags(
+  target: ScaleSetRef,
+  pools: PoolBinding[],
+  inTraffic: boolean,
+  mark: string,
+  capacity: { min: number; max: number },
+): Tags {
   let tags: Tags = withCapacityTags({ [TAG_CREATED_BY]: mark }, capacity.min, capacity.max);
   // Out of traffic the way disableServerGroup leaves a scale set, so that enableServerGroup puts these pools on.
   if (!inTraffic && pools.length > 0) tags = withPoolsRecord(tags, pools, target);
   return tags;
 }
 
-function createdResult(snapshot: Parameters<typeof serverGroupResult>[0], target: ScaleSetRef, context: CreateContext | undefined): CreatedServerGroupResult {
+function createdResult(
+  snapshot: Parameters<typeof serverGroupResult>[0],
+  target: ScaleSetRef,
+  context: CreateContext | undefined,
+): CreatedServerGroupResult {
   const base = serverGroupResult(snapshot, target);
-  const pools = disabledMode(snapshot.vmss) === "pools" ? readPoolsRecord(snapshot.vmss, target) : trafficPools(snapshot.vmss);
+  const pools =
+    disabledMode(snapshot.vmss) === "pools" ? readPoolsRecord(snapshot.vmss, target) : trafficPools(snapshot.vmss);
   return {
     ...base,
     type: "createdServerGroup",
@@ -487,7 +718,13 @@ export const TAG_NOT_HEALTHY = "vmss-ops.not-healthy";
 /** clouddriver-azure waits up to an hour (SERVER_WAIT_TIMEOUT); ten minutes stays inside the retry deadline. */
 export const DEFAULT_HEALTHY_TIMEOUT_SECONDS = 600;
 
-function createPlanner(d: AnyCreate, target: ScaleSetRef, run: RunContext | undefined, env: NodeJS.ProcessEnv = process.env, now: () => number = Date.now) {
+function createPlanner(
+  d: AnyCreate,
+  target: ScaleSetRef,
+  run: RunContext | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  now: () => number = Date.now,
+) {
   if (!run?.prepared) throw new Error("createServerGroup runs only after prepare chose its name");
   const context = run.prepared.context as CreateContext;
   const mark = creationMark(run.origin);
@@ -500,55 +737,108 @@ function createPlanner(d: AnyCreate, target: ScaleSetRef, run: RunContext | unde
     createWhenMissing() {
       if (context.found) {
         // Listed with this request's mark, then gone: someone deleted it. One request makes one server group.
-        throw new RefusalError("CreatedServerGroupGone", `${target.name} was created for this request and no longer exists; not creating it again`);
+        throw new RefusalError(
+          "CreatedServerGroupGone",
+          `${target.name} was created for this request and no longer exists; not creating it again`,
+        );
       }
       const network = context.network ?? {};
       let model: VirtualMachineScaleSet;
       let pools: PoolBinding[];
       if (context.source) {
-        const spec = modelSpec(d, network, desiredCapacity({ capacity: d.capacity?.desired !== undefined ? { desired: d.capacity.desired } : undefined, sku: d.sku }), undefined);
+        const spec = modelSpec(
+          d,
+          network,
+          desiredCapacity({
+            capacity: d.capacity?.desired !== undefined ? { desired: d.capacity.desired } : undefined,
+            sku: d.sku,
+          }),
+          undefined,
+        );
         const password = adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");
         pools = rebindPools([...context.source.pools, ...describedPools(target.name, spec)], target.name);
         const desired = desiredCapacity(spec) ?? context.source.model.sku?.capacity ?? 0;
-        const tags = creationTags(target, pools, inTraffic, mark, { min: d.capacity?.min ?? desired, max: d.capacity?.max ?? desired });
-        model = modelFromSource(context.source.model, spec, pools, { name: target.name, tags, inTraffic, ...(password !== undefined ? { adminPassword: password } : {}) });
+        const tags = creationTags(target, pools, inTraffic, mark, {
+          min: d.capacity?.min ?? desired,
+          max: d.capacity?.max ?? desired,
+        });
+        model = modelFromSource(context.source.model, spec, pools, {
+          name: target.name,
+          tags,
+          inTraffic,
+          ...(password !== undefined ? { adminPassword: password } : {}),
+        });
       } else {
         const capacity = context.capacity ?? { min: 0, max: 0, desired: 0 };
         const spec = modelSpec(d, network, capacity.desired, context.admin);
-        const password = context.admin?.password ? accountPassword(context.admin.password, target.account) : adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");
+        const password = context.admin?.password
+          ? accountPassword(context.admin.password, target.account)
+          : adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");
         pools = describedPools(target.name, spec);
         const tags = creationTags(target, pools, inTraffic, mark, capacity);
-        model = modelFromDescription(spec, { name: target.name, tags, inTraffic, ...(password !== undefined ? { adminPassword: password } : {}) });
+        model = modelFromDescription(spec, {
+          name: target.name,
+          tags,
+          inTraffic,
+          ...(password !== undefined ? { adminPassword: password } : {}),
+        });
       }
       const traffic =
-        pools.length === 0 ? "no backend pools" : inTraffic ? `in ${pools.length} backend pool(s), serving once healthy` : `out of traffic (disabled), ${pools.length} backend pool(s) recorded for enable`;
-      return { kind: "create" as const, summary: `create ${target.name} with capacity ${model.sku?.capacity ?? 0}, ${traffic}${context.source ? " (model copied from the source)" : ""}`, model };
+        pools.length === 0
+          ? "no backend pools"
+          : inTraffic
+            ? `in ${pools.length} backend pool(s), serving once healthy`
+            : `out of traffic (disabled), ${pools.length} backend pool(s) recorded for enable`;
+      return {
+        kind: "create" as const,
+        summary: `create ${target.name} with capacity ${model.sku?.capacity ?? 0}, ${traffic}${context.source ? " (model copied from the source)" : ""}`,
+        model,
+      };
     },
     plan(snapshot: ScaleSetSnapshot): PlannedStep {
       const { vmss } = snapshot;
       const madeBy = vmss.tags?.[TAG_CREATED_BY];
       if (madeBy !== mark) {
-        throw new RefusalError(NAME_TAKEN, `${target.name} exists and was not created by this request (${TAG_CREATED_BY}: ${madeBy ?? "none"})`);
+        throw new RefusalError(
+          NAME_TAKEN,
+          `${target.name} exists and was not created by this request (${TAG_CREATED_BY}: ${madeBy ?? "none"})`,
+        );
       }
       const created = `${target.name} created (capacity ${vmss.sku?.capacity ?? 0})`;
       const notHealthy = vmss.tags?.[TAG_NOT_HEALTHY];
       const pools = trafficPools(vmss);
-      if (notHealthy === undefined && (!inTraffic || pools.length === 0 || disabledMode(vmss) !== undefined)) return { kind: "done", summary: created };
+      if (notHealthy === undefined && (!inTraffic || pools.length === 0 || disabledMode(vmss) !== undefined))
+        return { kind: "done", summary: created };
       // Azure first: a create it left Failed or short of instances is the harness's to confirm or re-drive.
       if (notHealthy === undefined && !confirmation(snapshot).confirmed) return { kind: "done", summary: created };
       const health = healthOf(snapshot);
-      if (notHealthy === undefined && health.ready) return { kind: "done", summary: `${created}, in traffic: ${health.summary}` };
+      if (notHealthy === undefined && health.ready)
+        return { kind: "done", summary: `${created}, in traffic: ${health.summary}` };
       const since = vmss.timeCreated ? new Date(vmss.timeCreated).getTime() : now();
       if (notHealthy === undefined && now() - since < boundMs) {
-        return { kind: "wait", summary: `waiting for the instances of ${target.name} to be healthy behind the load balancer before it serves: ${health.summary}` };
+        return {
+          kind: "wait",
+          summary: `waiting for the instances of ${target.name} to be healthy behind the load balancer before it serves: ${health.summary}`,
+        };
       }
       // Not healthy in time: out of its pools, as disableServerGroup takes a group out, then the create fails.
       const reason = notHealthy ?? `not healthy within ${Math.round(boundMs / 1000)} s: ${health.summary}`;
       const step = takeOut.plan(snapshot);
       if (step.kind === "done") {
-        throw new RefusalError("ServerGroupNotHealthy", `${target.name} was taken out of traffic: its instances were ${reason}; the older server groups were not touched`);
+        throw new RefusalError(
+          "ServerGroupNotHealthy",
+          `${target.name} was taken out of traffic: its instances were ${reason}; the older server groups were not touched`,
+        );
       }
-      if (step.kind === "update") return { ...step, summary: `${reason}: ${step.summary}`, patch: { ...step.patch, tags: { ...(step.patch.tags ?? vmss.tags), [TAG_NOT_HEALTHY]: reason.slice(0, 256) } } };
+      if (step.kind === "update")
+        return {
+          ...step,
+          summary: `${reason}: ${step.summary}`,
+          patch: {
+            ...step.patch,
+            tags: { ...(step.patch.tags ?? vmss.tags), [TAG_NOT_HEALTHY]: reason.slice(0, 256) },
+          },
+        };
       return step;
     },
     result: (snapshot: ScaleSetSnapshot) => createdResult(snapshot, target, context),
@@ -565,8 +855,14 @@ function healthOf(snapshot: ScaleSetSnapshot): { ready: boolean; summary: string
   const vms = (snapshot.vms ?? []).filter(isActionableInstance);
   const ready = vms.filter((vm) => isReady(vm, true)).length;
   const reported = vms.some((vm) => vm.instanceView?.vmHealth?.status?.code !== undefined);
-  const why = kindOf(snapshot.vmss).orchestration === "Flexible" ? "a Flexible VM reports health only from the Application Health extension, which its model lacks (healthSettings)" : "no health probe or Application Health extension watches them";
-  const summary = reported || vms.length === 0 ? `${ready}/${desired} healthy` : `${ready}/${desired} running in the pools; Azure reports no health for them (${why}), so this says they run in the pools, not that they answer`;
+  const why =
+    kindOf(snapshot.vmss).orchestration === "Flexible"
+      ? "a Flexible VM reports health only from the Application Health extension, which its model lacks (healthSettings)"
+      : "no health probe or Application Health extension watches them";
+  const summary =
+    reported || vms.length === 0
+      ? `${ready}/${desired} healthy`
+      : `${ready}/${desired} running in the pools; Azure reports no health for them (${why}), so this says they run in the pools, not that they answer`;
   return { ready: ready >= desired && vms.length >= desired, summary };
 }
 
@@ -585,7 +881,8 @@ function locator(d: AnyCreate): LocatedDescription {
 
 export const createServerGroup = defineOperation({
   name: "createServerGroup",
-  summary: "Create the next server group of a cluster (app-stack-detail-vNNN), in traffic once its instances are healthy (Deck's and Orca's deploy)",
+  summary:
+    "Create the next server group of a cluster (app-stack-detail-vNNN), in traffic once its instances are healthy (Deck's and Orca's deploy)",
   schema: CreateServerGroupDescription,
   check: checkCreate,
   describe: describeCreate,
@@ -596,7 +893,8 @@ export const createServerGroup = defineOperation({
 
 export const cloneServerGroup = defineOperation({
   name: "cloneServerGroup",
-  summary: "Create the next server group of a cluster with the source's model and the given overrides (Orca's clone stage)",
+  summary:
+    "Create the next server group of a cluster with the source's model and the given overrides (Orca's clone stage)",
   schema: CloneServerGroupDescription,
   check: checkClone,
   describe: describeClone,

@@ -24,7 +24,8 @@ export const ResourceGroupName = Type.String({
 /** Azure: 1-64 characters, letters, digits, '_', '-', '.'; starts with a letter or digit, ends with one or '_'. */
 export const ScaleSetName = Type.String({
   pattern: "^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9_])?$",
-  description: "an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-'",
+  description:
+    "an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-'",
 });
 
 export const InstanceCount = Type.Integer({ minimum: 0, maximum: MAX_CAPACITY });
@@ -44,7 +45,11 @@ export const serverGroupFields = {
   account: Type.Optional({ ...AccountName, description: "the account name; an alias of credentials" }),
   region: RegionName,
   serverGroupName: ScaleSetName,
-  resourceGroup: Type.Optional({ ...ResourceGroupName, description: "defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it" }),
+  resourceGroup: Type.Optional({
+    ...ResourceGroupName,
+    description:
+      "defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it",
+  }),
 };
 
 // Where a description's server group is and what can be wrong with a request's field are the accounts' terms: the
@@ -70,10 +75,16 @@ export function withoutNulls<T>(value: T): T {
 export function checkCapacityOrder(capacity: Capacity, field = "capacity"): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if (capacity.min > capacity.desired) {
-    problems.push({ field: `${field}.min`, message: `min (${capacity.min}) must not exceed desired (${capacity.desired})` });
+    problems.push({
+      field: `${field}.min`,
+      message: `min (${capacity.min}) must not exceed desired (${capacity.desired})`,
+    });
   }
   if (capacity.desired > capacity.max) {
-    problems.push({ field: `${field}.max`, message: `max (${capacity.max}) must not be below desired (${capacity.desired})` });
+    problems.push({
+      field: `${field}.max`,
+      message: `max (${capacity.max}) must not be below desired (${capacity.desired})`,
+    });
   }
   return problems;
 }

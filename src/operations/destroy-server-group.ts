@@ -21,7 +21,10 @@ export const destroyServerGroup = defineOperation({
   planner: (_d, target) => ({
     readsInstances: false,
     // Reached only while the scale set still exists: a read that answers 404 ends the operation in whenAbsent.
-    plan: ({ vmss }) => ({ kind: "delete", summary: `delete ${target.name} (capacity ${capacityOf(vmss)}, ${vmss.provisioningState ?? "state unknown"})` }),
+    plan: ({ vmss }) => ({
+      kind: "delete",
+      summary: `delete ${target.name} (capacity ${capacityOf(vmss)}, ${vmss.provisioningState ?? "state unknown"})`,
+    }),
     result: () => {
       // plan() never answers "done", so the harness never asks for a result of an existing scale set.
       throw new Error("destroyServerGroup has no result while the scale set exists");

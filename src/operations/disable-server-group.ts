@@ -28,7 +28,8 @@ export const DisableServerGroupDescription = Type.Object(
     ...serverGroupFields,
     desiredPercentage: Type.Optional({
       ...Type.Integer({ minimum: 0, maximum: 100 }),
-      description: "Orca's rolling red/black share to disable; only 100 (the whole group) is done here: below 100 is refused",
+      description:
+        "Orca's rolling red/black share to disable; only 100 (the whole group) is done here: below 100 is refused",
     }),
   },
   { $id: "DisableServerGroupDescription", additionalProperties: true },
@@ -40,7 +41,12 @@ export const DisableServerGroupDescription = Type.Object(
  */
 export function checkDisable(d: { desiredPercentage?: number }): FieldProblem[] {
   if (d.desiredPercentage === undefined || d.desiredPercentage === 100) return [];
-  return [{ field: "desiredPercentage", message: `${d.desiredPercentage} % cannot be honoured: a server group is disabled whole here (100, or leave it out); use the red/black or highlander strategy` }];
+  return [
+    {
+      field: "desiredPercentage",
+      message: `${d.desiredPercentage} % cannot be honoured: a server group is disabled whole here (100, or leave it out); use the red/black or highlander strategy`,
+    },
+  ];
 }
 
 export const disableServerGroup = defineOperation({
@@ -60,7 +66,10 @@ export const disableServerGroup = defineOperation({
       if (mode === undefined && isParked(vmss)) {
         // Disabled the clouddriver-azure way, by a parking pool: no traffic reaches it. Taking the parking pool out
         // would change nothing, and enable could only put it back.
-        return { kind: "done", summary: `out of traffic already: only in parking pool(s) ${pools.map((p) => p.id.split("/").at(-1)).join(", ")} (disabled the clouddriver-azure way)` };
+        return {
+          kind: "done",
+          summary: `out of traffic already: only in parking pool(s) ${pools.map((p) => p.id.split("/").at(-1)).join(", ")} (disabled the clouddriver-azure way)`,
+        };
       }
       if (pools.length > 0) {
         // Pools present while recorded as disabled means someone re-added some: keep both in the record.
@@ -83,24 +92,52 @@ export const disableServerGroup = defineOperation({
         };
       }
       if (mode === "capacity" && capacityOf(vmss) > 0) {
-        return { kind: "update", summary: `scaled up while disabled: scale ${capacityOf(vmss)} → 0 again`, patch: { sku: { ...vmss.sku, capacity: 0 } } };
+        return {
+          kind: "update",
+          summary: `scaled up while disabled: scale ${capacityOf(vmss)} → 0 again`,
+          patch: { sku: { ...vmss.sku, capacity: 0 } },
+        };
       }
       if (kindOf(vmss).orchestration === "Flexible") {
         // Out of traffic only once no VM's NIC is in a pool: Azure moves none of them for a model change.
         const nics = mode === "pools" ? nicWritesToPools(snapshot, []) : [];
-        if (nics.length > 0) return { kind: "nicPools", summary: `take the NIC(s) of VM(s) ${vmsOf(nics)} out of their backend pools (Flexible: each VM's own NIC)`, nics };
-        return { kind: "done", summary: mode === "pools" ? "out of traffic: no backend pools on the model or on any VM's NIC" : "disabled: capacity 0" };
+        if (nics.length > 0)
+          return {
+            kind: "nicPools",
+            summary: `take the NIC(s) of VM(s) ${vmsOf(nics)} out of their backend pools (Flexible: each VM's own NIC)`,
+            nics,
+          };
+        return {
+          kind: "done",
+          summary:
+            mode === "pools"
+              ? "out of traffic: no backend pools on the model or on any VM's NIC"
+              : "disabled: capacity 0",
+        };
       }
       if (mode === "pools" && azureRollsModelChanges(vmss)) {
         // Azure rolls the change out itself: out of traffic only once every instance took it.
-        const rollout = azureRolloutStep(snapshot, vmsBehindModel(snapshot), "the removal of the backend pools", target.name);
+        const rollout = azureRolloutStep(
+          snapshot,
+          vmsBehindModel(snapshot),
+          "the removal of the backend pools",
+          target.name,
+        );
         if (rollout) return rollout;
       }
       const behind = mode === "pools" && isManualUpgrade(vmss) ? vmsBehindModel(snapshot) : [];
       if (behind.length > 0) {
-        return { kind: "manualUpgrade", summary: `roll the change out to instance(s) ${behind.join(", ")} (upgrade policy Manual)`, instanceIds: behind };
+        return {
+          kind: "manualUpgrade",
+          summary: `roll the change out to instance(s) ${behind.join(", ")} (upgrade policy Manual)`,
+          instanceIds: behind,
+        };
       }
-      return { kind: "done", summary: mode === "pools" ? "out of traffic: no backend pools on the model or the instances" : "disabled: capacity 0" };
+      return {
+        kind: "done",
+        summary:
+          mode === "pools" ? "out of traffic: no backend pools on the model or the instances" : "disabled: capacity 0",
+      };
     },
     result: (snapshot) => serverGroupResult(snapshot, target),
   }),

@@ -46,7 +46,11 @@ export const enableServerGroup = defineOperation({
         // nothing to restore; saying "in traffic" would be false.
         throw new RefusalError(
           "ParkedByClouddriver",
-          `${target.name} is only in parking pool(s) (${trafficPools(vmss).map((p) => p.id.split("/").at(-1)).join(", ")}): it was disabled the clouddriver-azure way and records no pool to return to; enable it where it was disabled, or put its pool back on the scale set`,
+          `${target.name} is only in parking pool(s) (${trafficPools(vmss)
+            .map((p) => p.id.split("/").at(-1))
+            .join(
+              ", ",
+            )}): it was disabled the clouddriver-azure way and records no pool to return to; enable it where it was disabled, or put its pool back on the scale set`,
         );
       }
       if (mode === "pools") {
@@ -73,8 +77,16 @@ export const enableServerGroup = defineOperation({
       if (kindOf(vmss).orchestration === "Flexible") {
         // A model without pools gives no NIC a pool to be in: nothing of theirs is taken away on an enable.
         const nics = trafficPools(vmss).length > 0 ? nicWritesToPools(snapshot, trafficPools(vmss)) : [];
-        if (nics.length > 0) return { kind: "nicPools", summary: `put the NIC(s) of VM(s) ${vmsOf(nics)} into the model's ${trafficPools(vmss).length} backend pool(s) (Flexible: each VM's own NIC)`, nics };
-        return { kind: "done", summary: `in traffic: capacity ${capacityOf(vmss)}, every VM's NIC in the model's ${trafficPools(vmss).length} backend pool(s)` };
+        if (nics.length > 0)
+          return {
+            kind: "nicPools",
+            summary: `put the NIC(s) of VM(s) ${vmsOf(nics)} into the model's ${trafficPools(vmss).length} backend pool(s) (Flexible: each VM's own NIC)`,
+            nics,
+          };
+        return {
+          kind: "done",
+          summary: `in traffic: capacity ${capacityOf(vmss)}, every VM's NIC in the model's ${trafficPools(vmss).length} backend pool(s)`,
+        };
       }
       if (azureRollsModelChanges(vmss) && trafficPools(vmss).length > 0) {
         const rollout = azureRolloutStep(snapshot, vmsBehindModel(snapshot), "the restored backend pools", target.name);
@@ -82,12 +94,22 @@ export const enableServerGroup = defineOperation({
       }
       const behind = isManualUpgrade(vmss) && trafficPools(vmss).length > 0 ? vmsBehindModel(snapshot) : [];
       if (behind.length > 0) {
-        return { kind: "manualUpgrade", summary: `roll the backend pools out to instance(s) ${behind.join(", ")} (upgrade policy Manual)`, instanceIds: behind };
+        return {
+          kind: "manualUpgrade",
+          summary: `roll the backend pools out to instance(s) ${behind.join(", ")} (upgrade policy Manual)`,
+          instanceIds: behind,
+        };
       }
       // A pool named after the scale set is clouddriver-azure's layout: its load balancer's rules, not the scale set,
       // decide whether traffic reaches it, and they are not read here. Say so rather than claim more.
-      const rulesDecide = ownNamedPools(vmss, target.name).length > 0 ? "; its load-balancer rules are not checked (clouddriver-azure layout)" : "";
-      return { kind: "done", summary: `in traffic: capacity ${capacityOf(vmss)}, ${trafficPools(vmss).length} backend pool(s)${rulesDecide}` };
+      const rulesDecide =
+        ownNamedPools(vmss, target.name).length > 0
+          ? "; its load-balancer rules are not checked (clouddriver-azure layout)"
+          : "";
+      return {
+        kind: "done",
+        summary: `in traffic: capacity ${capacityOf(vmss)}, ${trafficPools(vmss).length} backend pool(s)${rulesDecide}`,
+      };
     },
     result: (snapshot) => serverGroupResult(snapshot, target),
   }),

@@ -8,10 +8,18 @@ import type { PoolBinding, PoolKind } from "./server-group-state.ts";
 
 type IpConfiguration = { name?: string; properties?: Record<string, unknown> };
 
-const FIELD: Record<PoolKind, string> = { lb: "loadBalancerBackendAddressPools", agw: "applicationGatewayBackendAddressPools" };
+const FIELD: Record<PoolKind, string> = {
+  lb: "loadBalancerBackendAddressPools",
+  agw: "applicationGatewayBackendAddressPools",
+};
 
 function idsIn(list: unknown): string[] {
-  return Array.isArray(list) ? list.map((p) => (typeof p?.id === "string" ? p.id.toLowerCase() : "")).filter(Boolean).sort() : [];
+  return Array.isArray(list)
+    ? list
+        .map((p) => (typeof p?.id === "string" ? p.id.toLowerCase() : ""))
+        .filter(Boolean)
+        .sort()
+    : [];
 }
 
 function sameIds(a: string[], b: string[]): boolean {
@@ -33,7 +41,12 @@ export function nicWithPools(nic: FlexibleNic, pools: PoolBinding[]): NicWrite |
     return { ...ipc, properties };
   });
   if (!changed) return undefined;
-  return { vm: nic.vm, id: nic.id, etag: nic.etag, body: { ...nic.resource, properties: { ...nic.resource.properties, ipConfigurations: moved } } };
+  return {
+    vm: nic.vm,
+    id: nic.id,
+    etag: nic.etag,
+    body: { ...nic.resource, properties: { ...nic.resource.properties, ipConfigurations: moved } },
+  };
 }
 
 /**

@@ -4,6 +4,10 @@ import type { AccountRegistry, Resolution } from "../azure/accounts.ts";
 import type { AnyOperation, LocatedDescription } from "./operation.ts";
 
 /** The scale set `description` locates for `op` (an unknown operation: the description's own), or its problems, field by field. */
-export function locate(accounts: AccountRegistry, op: AnyOperation | undefined, description: LocatedDescription): Resolution {
+export function locate(
+  accounts: AccountRegistry,
+  op: AnyOperation | undefined,
+  description: LocatedDescription,
+): Resolution {
   return accounts.resolve(op?.locator ? op.locator(description) : description);
 }

@@ -65,9 +65,15 @@ export interface RunContext {
  * Keeps each operation file's types exact while the registry holds them side by side, and puts the table of
  * supported scale-set kinds (scale-set-kinds.ts) in front of every planner: each plan is made only after it.
  */
-export function defineOperation<S extends TObject, R extends OperationResult>(definition: OperationDefinition<S, R>): OperationDefinition<S, R> {
+export function defineOperation<S extends TObject, R extends OperationResult>(
+  definition: OperationDefinition<S, R>,
+): OperationDefinition<S, R> {
   const planner = definition.planner;
-  return { ...definition, planner: (description, target, run) => kindGuard(definition.name, planner(description, target, run), target, run?.origin.taskId) };
+  return {
+    ...definition,
+    planner: (description, target, run) =>
+      kindGuard(definition.name, planner(description, target, run), target, run?.origin.taskId),
+  };
 }
 
 export type AnyOperation = OperationDefinition<TObject, OperationResult> & { schema: TObject };

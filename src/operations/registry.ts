@@ -11,7 +11,18 @@ import { terminateInstances } from "./terminate-instances.ts";
 
 export const operations: ReadonlyMap<string, AnyOperation> = new Map(
   (
-    [resizeServerGroup, disableServerGroup, enableServerGroup, scaleDown, terminateInstances, destroyServerGroup, createServerGroup, cloneServerGroup, rollingUpgrade] as unknown as AnyOperation[]).map((op) => [op.name, op]),
+    [
+      resizeServerGroup,
+      disableServerGroup,
+      enableServerGroup,
+      scaleDown,
+      terminateInstances,
+      destroyServerGroup,
+      createServerGroup,
+      cloneServerGroup,
+      rollingUpgrade,
+    ] as unknown as AnyOperation[]
+  ).map((op) => [op.name, op]),
 );
 
 export function operationNames(): string[] {

@@ -41,9 +41,18 @@ export function suspendStep(snapshot: ScaleSetSnapshot, taskId: string): Planned
   if (mark !== taskId) {
     // Suspended by someone else (a person, another tool, another task of ours): not ours to resume; left alone.
     if (repairs !== "Running") return undefined;
-    return { kind: "update", summary: `mark ${TAG_REPAIRS_SUSPENDED_BY}=${taskId} before suspending automatic repairs`, patch: { tags: withMark(vmss, taskId) } };
+    return {
+      kind: "update",
+      summary: `mark ${TAG_REPAIRS_SUSPENDED_BY}=${taskId} before suspending automatic repairs`,
+      patch: { tags: withMark(vmss, taskId) },
+    };
   }
-  if (repairs === "Running") return { kind: "repairs", summary: "suspend automatic repairs while instances leave traffic or are replaced", action: "Suspend" };
+  if (repairs === "Running")
+    return {
+      kind: "repairs",
+      summary: "suspend automatic repairs while instances leave traffic or are replaced",
+      action: "Suspend",
+    };
   return undefined;
 }
 
@@ -51,10 +60,21 @@ export function suspendStep(snapshot: ScaleSetSnapshot, taskId: string): Planned
 export function releaseStep(snapshot: ScaleSetSnapshot, taskId: string): PlannedStep {
   const { repairs, vmss } = snapshot;
   if (markOf(vmss) !== taskId) {
-    return { kind: "done", summary: repairs === "Suspended" ? "automatic repairs stay suspended (suspended by someone else)" : "automatic repairs untouched" };
+    return {
+      kind: "done",
+      summary:
+        repairs === "Suspended"
+          ? "automatic repairs stay suspended (suspended by someone else)"
+          : "automatic repairs untouched",
+    };
   }
-  if (repairs === "Suspended") return { kind: "repairs", summary: "resume automatic repairs, suspended by this task", action: "Resume" };
-  return { kind: "update", summary: `automatic repairs ${repairs ?? "not enabled"}: remove the ${TAG_REPAIRS_SUSPENDED_BY} mark`, patch: { tags: withMark(vmss, undefined) } };
+  if (repairs === "Suspended")
+    return { kind: "repairs", summary: "resume automatic repairs, suspended by this task", action: "Resume" };
+  return {
+    kind: "update",
+    summary: `automatic repairs ${repairs ?? "not enabled"}: remove the ${TAG_REPAIRS_SUSPENDED_BY} mark`,
+    patch: { tags: withMark(vmss, undefined) },
+  };
 }
 
 /** The planner with automatic repairs suspended around its own steps. */

@@ -29,7 +29,11 @@ export const ResizeServerGroupDescription = Type.Object(
 );
 
 /** The capacity to resize to: desired, with a min above it lowered to it (Orca's merged resize). */
-export function mergedCapacity(capacity: { min: number; max: number; desired: number }): { min: number; max: number; desired: number } {
+export function mergedCapacity(capacity: { min: number; max: number; desired: number }): {
+  min: number;
+  max: number;
+  desired: number;
+} {
   return { ...capacity, min: Math.min(capacity.min, capacity.desired) };
 }
 
@@ -39,10 +43,14 @@ export const resizeServerGroup = defineOperation({
   schema: ResizeServerGroupDescription,
   check(d) {
     const problems: FieldProblem[] = [];
-    if (!d.capacity && d.targetSize === undefined) problems.push({ field: "capacity", message: "capacity or targetSize is required" });
+    if (!d.capacity && d.targetSize === undefined)
+      problems.push({ field: "capacity", message: "capacity or targetSize is required" });
     if (d.capacity) problems.push(...checkCapacityOrder(mergedCapacity(d.capacity)));
     if (d.capacity && d.targetSize !== undefined && d.targetSize !== d.capacity.desired) {
-      problems.push({ field: "targetSize", message: `targetSize (${d.targetSize}) contradicts capacity.desired (${d.capacity.desired})` });
+      problems.push({
+        field: "targetSize",
+        message: `targetSize (${d.targetSize}) contradicts capacity.desired (${d.capacity.desired})`,
+      });
     }
     return problems;
   },
@@ -53,9 +61,15 @@ export const resizeServerGroup = defineOperation({
     plan({ vmss }) {
       const current = recordedCapacity(vmss);
       const t = d.targetSize ?? d.capacity!.desired;
-      const want = d.capacity ? mergedCapacity(d.capacity) : { min: Math.min(current.min, t), max: Math.max(current.max, t), desired: t };
+      const want = d.capacity
+        ? mergedCapacity(d.capacity)
+        : { min: Math.min(current.min, t), max: Math.max(current.max, t), desired: t };
       // Placement groups are Uniform's: a Flexible set spreads its VMs by fault domains, up to 1,000.
-      if (want.desired > SINGLE_PLACEMENT_GROUP_MAX_VMS && vmss.singlePlacementGroup !== false && kindOf(vmss).orchestration === "Uniform") {
+      if (
+        want.desired > SINGLE_PLACEMENT_GROUP_MAX_VMS &&
+        vmss.singlePlacementGroup !== false &&
+        kindOf(vmss).orchestration === "Uniform"
+      ) {
         // Azure would refuse the write (409 OperationNotAllowed): say so now, with what to change, not mid-pipeline.
         throw new RefusalError(
           "SinglePlacementGroupLimit",
@@ -65,9 +79,17 @@ export const resizeServerGroup = defineOperation({
       }
       if (disabledMode(vmss) === "capacity") {
         // Disabled by scaling to 0: the new size is what enable will restore; scaling up now would re-enable it.
-        const tags = { ...withCapacityTags(vmss.tags, want.min, want.max), [TAG_DISABLED_CAPACITY]: String(want.desired) };
-        if (sameTags(vmss.tags, tags)) return { kind: "done", summary: `disabled (scaled to 0); enable will restore capacity ${want.desired}` };
-        return { kind: "update", summary: `disabled (scaled to 0): record capacity ${want.desired} for enable to restore`, patch: { tags } };
+        const tags = {
+          ...withCapacityTags(vmss.tags, want.min, want.max),
+          [TAG_DISABLED_CAPACITY]: String(want.desired),
+        };
+        if (sameTags(vmss.tags, tags))
+          return { kind: "done", summary: `disabled (scaled to 0); enable will restore capacity ${want.desired}` };
+        return {
+          kind: "update",
+          summary: `disabled (scaled to 0): record capacity ${want.desired} for enable to restore`,
+          patch: { tags },
+        };
       }
       const tags = withCapacityTags(vmss.tags, want.min, want.max);
       const now = capacityOf(vmss);

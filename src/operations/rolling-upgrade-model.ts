@@ -2,7 +2,11 @@
 // set, so any replica, after any restart, plans from the same facts), and how it reads an instance from Azure's
 // VM list. Pure: a description and a read in, a patch, tags or instance views out.
 import { createHash } from "node:crypto";
-import type { VirtualMachineScaleSet, VirtualMachineScaleSetUpdate, VirtualMachineScaleSetVM } from "@azure/arm-compute";
+import type {
+  VirtualMachineScaleSet,
+  VirtualMachineScaleSetUpdate,
+  VirtualMachineScaleSetVM,
+} from "@azure/arm-compute";
 import { RefusalError } from "../azure/arm-failure.ts";
 import { instanceLife, isActionableInstance, isRunningInstance, kindOf } from "../azure/scale-set-state.ts";
 import type { UpgradeInstance } from "./rolling-upgrade-plan.ts";
@@ -34,7 +38,9 @@ export interface ModelChange {
 /** The same change gives the same 16 hex digits, whatever the key order. */
 export function changeHash(change: ModelChange): string {
   const canonical = JSON.stringify({
-    image: change.image ? Object.fromEntries(Object.entries(change.image).sort(([a], [b]) => a.localeCompare(b))) : null,
+    image: change.image
+      ? Object.fromEntries(Object.entries(change.image).sort(([a], [b]) => a.localeCompare(b)))
+      : null,
     customData: change.customData ?? null,
     sku: change.sku?.name ?? null,
     tags: change.tags ? Object.fromEntries(Object.entries(change.tags).sort(([a], [b]) => a.localeCompare(b))) : null,
@@ -45,7 +51,10 @@ export function changeHash(change: ModelChange): string {
 /** "image Canonical/ubuntu-24_04-lts/server/latest, size Standard_D4s_v3, custom data, 2 tag(s)". */
 export function describeChange(change: ModelChange): string {
   const parts: string[] = [];
-  if (change.image) parts.push(`image ${"id" in change.image ? change.image.id.split("/").at(-1) : [change.image.publisher, change.image.offer, change.image.sku, change.image.version ?? "latest"].join("/")}`);
+  if (change.image)
+    parts.push(
+      `image ${"id" in change.image ? change.image.id.split("/").at(-1) : [change.image.publisher, change.image.offer, change.image.sku, change.image.version ?? "latest"].join("/")}`,
+    );
   if (change.sku) parts.push(`size ${change.sku.name}`);
   if (change.customData !== undefined) parts.push("custom data");
   if (change.tags) parts.push(`${Object.keys(change.tags).length} tag(s)`);
@@ -56,11 +65,25 @@ export function describeChange(change: ModelChange): string {
  * The PATCH that applies the change and records the upgrade (desired: the count it keeps). `oldVms`: on a Flexible set,
  * the VMs there now, recorded as the ones on the old model (any record of an earlier upgrade replaced).
  */
-export function modelPatch(vmss: VirtualMachineScaleSet, change: ModelChange, desired: number, oldVms?: string[]): VirtualMachineScaleSetUpdate {
-  const base: Tags = { ...withoutOldVmsRecord(vmss.tags), ...change.tags, [TAG_UPGRADE_MODEL]: changeHash(change), [TAG_UPGRADE_DESIRED]: String(desired) };
+export function modelPatch(
+  vmss: VirtualMachineScaleSet,
+  change: ModelChange,
+  desired: number,
+  oldVms?: string[],
+): VirtualMachineScaleSetUpdate {
+  const base: Tags = {
+    ...withoutOldVmsRecord(vmss.tags),
+    ...change.tags,
+    [TAG_UPGRADE_MODEL]: changeHash(change),
+    [TAG_UPGRADE_DESIRED]: String(desired),
+  };
   const tags = oldVms ? withOldVmsRecord(base, oldVms, vmss.name ?? "") : base;
   const profile: NonNullable<VirtualMachineScaleSetUpdate["virtualMachineProfile"]> = {};
-  if (change.image) profile.storageProfile = { imageReference: "id" in change.image ? { id: change.image.id } : { ...change.image, version: change.image.version ?? "latest" } };
+  if (change.image)
+    profile.storageProfile = {
+      imageReference:
+        "id" in change.image ? { id: change.image.id } : { ...change.image, version: change.image.version ?? "latest" },
+    };
   if (change.customData !== undefined) profile.osProfile = { customData: change.customData };
   return {
     tags,
@@ -89,7 +112,8 @@ function withOldVmsRecord(tags: Tags, names: string[], setName: string): Tags {
   const text = names.map((n) => compressVm(n, setName)).join(",");
   const out: Tags = { ...tags };
   // Always one tag at least: an empty record still says "nothing is on the old model".
-  for (let i = 0; i === 0 || i * AZURE_MAX_TAG_VALUE < text.length; i++) out[`${TAG_UPGRADE_OLD}${i}`] = text.slice(i * AZURE_MAX_TAG_VALUE, (i + 1) * AZURE_MAX_TAG_VALUE);
+  for (let i = 0; i === 0 || i * AZURE_MAX_TAG_VALUE < text.length; i++)
+    out[`${TAG_UPGRADE_OLD}${i}`] = text.slice(i * AZURE_MAX_TAG_VALUE, (i + 1) * AZURE_MAX_TAG_VALUE);
   if (Object.keys(out).length > AZURE_MAX_TAGS) {
     throw new RefusalError(
       "TooManyTags",
@@ -103,9 +127,16 @@ function withOldVmsRecord(tags: Tags, names: string[], setName: string): Tags {
 export function readOldVmsRecord(vmss: VirtualMachineScaleSet): Set<string> | undefined {
   if (vmss.tags?.[`${TAG_UPGRADE_OLD}0`] === undefined) return undefined;
   const chunks: string[] = [];
-  for (let i = 0; vmss.tags[`${TAG_UPGRADE_OLD}${i}`] !== undefined; i++) chunks.push(vmss.tags[`${TAG_UPGRADE_OLD}${i}`]);
+  for (let i = 0; vmss.tags[`${TAG_UPGRADE_OLD}${i}`] !== undefined; i++)
+    chunks.push(vmss.tags[`${TAG_UPGRADE_OLD}${i}`]);
   const setName = vmss.name ?? "";
-  return new Set(chunks.join("").split(",").filter(Boolean).map((n) => (n.startsWith("~") ? `${setName}_${n.slice(1)}` : n)));
+  return new Set(
+    chunks
+      .join("")
+      .split(",")
+      .filter(Boolean)
+      .map((n) => (n.startsWith("~") ? `${setName}_${n.slice(1)}` : n)),
+  );
 }
 
 export function recordedDesired(vmss: VirtualMachineScaleSet): number | undefined {
@@ -114,7 +145,10 @@ export function recordedDesired(vmss: VirtualMachineScaleSet): number | undefine
 }
 
 /** A Flexible set's VMs we may act on now: what its upgrade records as on the old model when it applies the new one. */
-export function flexibleOldVms(vmss: VirtualMachineScaleSet, vms: VirtualMachineScaleSetVM[] | undefined): string[] | undefined {
+export function flexibleOldVms(
+  vmss: VirtualMachineScaleSet,
+  vms: VirtualMachineScaleSetVM[] | undefined,
+): string[] | undefined {
   if (kindOf(vmss).orchestration !== "Flexible") return undefined;
   return (vms ?? []).filter(isActionableInstance).map((vm) => vm.instanceId!);
 }
@@ -143,7 +177,11 @@ export function isReady(vm: VirtualMachineScaleSetVM, inTraffic: boolean): boole
  * The instances as the plan sees them. `oldVms`: a Flexible set's record of the VMs on the old model (its VMs report
  * no latestModelApplied); a Uniform set's VMs say it themselves.
  */
-export function upgradeInstances(vms: VirtualMachineScaleSetVM[], inTraffic: boolean, oldVms?: Set<string>): UpgradeInstance[] {
+export function upgradeInstances(
+  vms: VirtualMachineScaleSetVM[],
+  inTraffic: boolean,
+  oldVms?: Set<string>,
+): UpgradeInstance[] {
   return vms
     .filter((vm) => vm.instanceId !== undefined)
     .map((vm) => ({

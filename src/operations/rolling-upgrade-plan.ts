@@ -54,7 +54,9 @@ export function resolveBudget(value: number | string, desired: number, round: "u
 
 /** Oldest first (by timeCreated, then instance id), or newest first. */
 export function orderForDelete(instances: UpgradeInstance[], policy: DeletePolicy): UpgradeInstance[] {
-  const oldestFirst = [...instances].sort((a, b) => a.createdMs - b.createdMs || Number(a.id) - Number(b.id) || a.id.localeCompare(b.id));
+  const oldestFirst = [...instances].sort(
+    (a, b) => a.createdMs - b.createdMs || Number(a.id) - Number(b.id) || a.id.localeCompare(b.id),
+  );
   return policy === "Oldest" ? oldestFirst : oldestFirst.reverse();
 }
 
@@ -68,7 +70,13 @@ export function planUpgradeStep({ desired, budget, deletePolicy, instances }: Up
   const order = (vms: UpgradeInstance[]) => orderForDelete(vms, deletePolicy);
   // Failed instances serve nothing and hold capacity: remove them first (CAPZ l.208-212).
   const failed = instances.filter(is("failed"));
-  if (failed.length > 0) return { kind: "delete", ids: order(failed).map((vm) => vm.id), why: "failed", readyAfter: instances.filter((vm) => vm.ready).length };
+  if (failed.length > 0)
+    return {
+      kind: "delete",
+      ids: order(failed).map((vm) => vm.id),
+      why: "failed",
+      readyAfter: instances.filter((vm) => vm.ready).length,
+    };
   // Being deleted already: Azure is on it; plan once they are gone.
   if (instances.some(is("deleting"))) return { kind: "wait", why: "deleting" };
 
@@ -93,19 +101,31 @@ export function planUpgradeStep({ desired, budget, deletePolicy, instances }: Up
     // Nothing out of date is left: remove the extra up-to-date ones (CAPZ l.303-313).
     if (old.length === 0) {
       const extra = order(ready).slice(0, excess);
-      return { kind: "delete", ids: extra.map((vm) => vm.id), why: "overProvisioned", readyAfter: ready.length - extra.length };
+      return {
+        kind: "delete",
+        ids: extra.map((vm) => vm.id),
+        why: "overProvisioned",
+        readyAfter: ready.length - extra.length,
+      };
     }
     return { kind: "wait", why: "notReady" };
   }
 
-  if (old.length === 0 && live.length === desired) return unreadyNew.length > 0 ? { kind: "wait", why: "replacementsNotReady" } : { kind: "done" };
+  if (old.length === 0 && live.length === desired)
+    return unreadyNew.length > 0 ? { kind: "wait", why: "replacementsNotReady" } : { kind: "done" };
   // At (or below) the desired count: surge for the next batch, or refill to desired. Only here, so a read taken
   // after a surge was accepted (capacity already above desired) never surges again.
   const target = desired + Math.min(budget.surge, old.length);
   if (live.length < target) return { kind: "scale", capacity: target };
   // No surge allowed: replace in place within the disruption budget (CAPZ l.330-350).
   const inPlace = order(readyOld).slice(0, disruptionBudget);
-  if (inPlace.length > 0) return { kind: "delete", ids: inPlace.map((vm) => vm.id), why: "replaced", readyAfter: ready.length - inPlace.length };
+  if (inPlace.length > 0)
+    return {
+      kind: "delete",
+      ids: inPlace.map((vm) => vm.id),
+      why: "replaced",
+      readyAfter: ready.length - inPlace.length,
+    };
   return { kind: "wait", why: unreadyOld.length > 0 ? "notReady" : "replacementsNotReady" };
 }
 
@@ -115,7 +135,11 @@ export function batchSize(budget: UpgradeBudget): number {
 }
 
 /** "batch 3 of 5": from how many instances are still out of date, so that a restart names the same batch. */
-export function batchPosition(desired: number, outOfDate: number, budget: UpgradeBudget): { batch: number; batches: number } {
+export function batchPosition(
+  desired: number,
+  outOfDate: number,
+  budget: UpgradeBudget,
+): { batch: number; batches: number } {
   const size = batchSize(budget);
   const batches = Math.max(1, Math.ceil(desired / size));
   const replaced = Math.max(0, desired - outOfDate);

@@ -27,7 +27,14 @@ import {
   upgradeInstances,
   type ModelChange,
 } from "./rolling-upgrade-model.ts";
-import { batchPosition, planUpgradeStep, resolveBudget, type UpgradeBudget, type UpgradeInstance, type UpgradeStep } from "./rolling-upgrade-plan.ts";
+import {
+  batchPosition,
+  planUpgradeStep,
+  resolveBudget,
+  type UpgradeBudget,
+  type UpgradeInstance,
+  type UpgradeStep,
+} from "./rolling-upgrade-plan.ts";
 import { capacityOf, serverGroupResult, type ServerGroupResult } from "./server-group-state.ts";
 
 const Budget = (what: string, fallback: number) =>
@@ -46,27 +53,49 @@ export const RollingUpgradeDescription = Type.Object(
               publisher: Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$" }),
               offer: Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$" }),
               sku: Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$" }),
-              version: Type.Optional(Type.String({ pattern: "^(latest|[0-9]+\\.[0-9]+\\.[0-9]+)$", description: "default latest" })),
+              version: Type.Optional(
+                Type.String({ pattern: "^(latest|[0-9]+\\.[0-9]+\\.[0-9]+)$", description: "default latest" }),
+              ),
             },
             { additionalProperties: false, description: "a marketplace image" },
           ),
           Type.Object(
-            { id: Type.String({ pattern: "^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\\.Compute/(images|galleries)/[^?#]{1,400}$" }) },
+            {
+              id: Type.String({
+                pattern:
+                  "^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\\.Compute/(images|galleries)/[^?#]{1,400}$",
+              }),
+            },
             { additionalProperties: false, description: "a custom image or gallery image version, by resource id" },
           ),
         ],
         { description: "the image new instances boot from" },
       ),
     ),
-    customData: Type.Optional(Type.String({ maxLength: 87_380, pattern: "^[A-Za-z0-9+/]*={0,2}$", description: "base64 custom data for new instances" })),
-    sku: Type.Optional(
-      Type.Object({ name: Type.String({ pattern: "^[A-Za-z0-9_]{1,64}$", description: "a VM size such as Standard_D4s_v3" }) }, { additionalProperties: false }),
+    customData: Type.Optional(
+      Type.String({
+        maxLength: 87_380,
+        pattern: "^[A-Za-z0-9+/]*={0,2}$",
+        description: "base64 custom data for new instances",
+      }),
     ),
-    tags: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 512 }), Type.String({ maxLength: 256 }), { description: "tags merged into the scale set's" })),
+    sku: Type.Optional(
+      Type.Object(
+        { name: Type.String({ pattern: "^[A-Za-z0-9_]{1,64}$", description: "a VM size such as Standard_D4s_v3" }) },
+        { additionalProperties: false },
+      ),
+    ),
+    tags: Type.Optional(
+      Type.Record(Type.String({ minLength: 1, maxLength: 512 }), Type.String({ maxLength: 256 }), {
+        description: "tags merged into the scale set's",
+      }),
+    ),
     maxSurge: Type.Optional(Budget("instances above the desired count at most (rounded up)", 1)),
     maxUnavailable: Type.Optional(Budget("ready instances below the desired count at most (rounded down)", 0)),
     deletePolicy: Type.Optional(
-      Type.Union([Type.Literal("Oldest"), Type.Literal("Newest")], { description: "which out-of-date instances go first (default Oldest)" }),
+      Type.Union([Type.Literal("Oldest"), Type.Literal("Newest")], {
+        description: "which out-of-date instances go first (default Oldest)",
+      }),
     ),
   },
   {
@@ -96,10 +125,15 @@ export function checkRollingUpgrade(d: RollingUpgradeDescription): FieldProblem[
   }
   const zero = (v: number | string | undefined, fallback: number) => (v ?? fallback) === 0 || v === "0%";
   if (zero(d.maxSurge, 1) && zero(d.maxUnavailable, 0)) {
-    problems.push({ field: "maxSurge", message: "maxSurge and maxUnavailable are both 0: no instance could ever be replaced; allow a surge or some unavailability" });
+    problems.push({
+      field: "maxSurge",
+      message:
+        "maxSurge and maxUnavailable are both 0: no instance could ever be replaced; allow a surge or some unavailability",
+    });
   }
   for (const key of Object.keys(d.tags ?? {})) {
-    if (key.toLowerCase().startsWith(TAG_PREFIX)) problems.push({ field: `tags.${key}`, message: `tags starting with ${TAG_PREFIX} are this service's records` });
+    if (key.toLowerCase().startsWith(TAG_PREFIX))
+      problems.push({ field: `tags.${key}`, message: `tags starting with ${TAG_PREFIX} are this service's records` });
   }
   return problems;
 }
@@ -117,9 +151,15 @@ const live = (vm: UpgradeInstance) => !isGoneOrFailed(vm.state);
 const ids = (list: string[]) => list.join(", ");
 
 function budgetFor(d: RollingUpgradeDescription, desired: number): UpgradeBudget {
-  const budget = { surge: resolveBudget(d.maxSurge ?? 1, desired, "up"), unavailable: resolveBudget(d.maxUnavailable ?? 0, desired, "down") };
+  const budget = {
+    surge: resolveBudget(d.maxSurge ?? 1, desired, "up"),
+    unavailable: resolveBudget(d.maxUnavailable ?? 0, desired, "down"),
+  };
   if (budget.surge === 0 && budget.unavailable === 0 && desired > 0) {
-    throw new RefusalError("NoUpgradeBudget", `maxSurge ${d.maxSurge ?? 1} and maxUnavailable ${d.maxUnavailable ?? 0} both come to 0 of ${desired} instance(s): none could be replaced`);
+    throw new RefusalError(
+      "NoUpgradeBudget",
+      `maxSurge ${d.maxSurge ?? 1} and maxUnavailable ${d.maxUnavailable ?? 0} both come to 0 of ${desired} instance(s): none could be replaced`,
+    );
   }
   return budget;
 }
@@ -143,13 +183,27 @@ function viewOf(snapshot: ScaleSetSnapshot, desired: number, budget: UpgradeBudg
   const running = instances.filter(live);
   const outOfDate = running.filter((vm) => !vm.latestModel);
   const { batch, batches } = batchPosition(desired, outOfDate.length, budget);
-  return { vmss: snapshot.vmss, desired, inTraffic, instances, running, outOfDate, ready: instances.filter((vm) => vm.ready).length, at: `batch ${batch}/${batches}` };
+  return {
+    vmss: snapshot.vmss,
+    desired,
+    inTraffic,
+    instances,
+    running,
+    outOfDate,
+    ready: instances.filter((vm) => vm.ready).length,
+    at: `batch ${batch}/${batches}`,
+  };
 }
 
 function deleteStep(step: Extract<UpgradeStep, { kind: "delete" }>, view: UpgradeView): PlannedStep {
   const capacity = capacityOf(view.vmss);
   const after = `capacity ${capacity} → ${capacity - step.ids.length}`;
-  if (step.why === "failed") return { kind: "deleteInstances", summary: `${view.at}: remove failed instance(s) ${ids(step.ids)} (${after})`, instanceIds: step.ids };
+  if (step.why === "failed")
+    return {
+      kind: "deleteInstances",
+      summary: `${view.at}: remove failed instance(s) ${ids(step.ids)} (${after})`,
+      instanceIds: step.ids,
+    };
   const above = Math.max(0, view.running.length - view.desired);
   const what = step.why === "replaced" ? "delete out-of-date instance(s)" : "delete extra instance(s)";
   return {
@@ -160,8 +214,15 @@ function deleteStep(step: Extract<UpgradeStep, { kind: "delete" }>, view: Upgrad
 }
 
 function scaleStep(capacity: number, view: UpgradeView): PlannedStep {
-  const verb = capacity > view.desired ? `surge ${view.running.length} → ${capacity}` : `scale ${view.running.length} → ${capacity} (back to desired)`;
-  return { kind: "update", summary: `${view.at}: ${verb}, ${view.outOfDate.length} out-of-date instance(s) left`, patch: { sku: { ...view.vmss.sku, capacity } } };
+  const verb =
+    capacity > view.desired
+      ? `surge ${view.running.length} → ${capacity}`
+      : `scale ${view.running.length} → ${capacity} (back to desired)`;
+  return {
+    kind: "update",
+    summary: `${view.at}: ${verb}, ${view.outOfDate.length} out-of-date instance(s) left`,
+    patch: { sku: { ...view.vmss.sku, capacity } },
+  };
 }
 
 function allocationStop(failure: string, view: UpgradeView): RefusalError {
@@ -174,9 +235,16 @@ function allocationStop(failure: string, view: UpgradeView): RefusalError {
 
 function endStep(view: UpgradeView, change: ModelChange): PlannedStep {
   if (view.vmss.tags?.[TAG_UPGRADE_DESIRED] !== undefined) {
-    return { kind: "update", summary: `every instance runs the new model, healthy ${view.ready}/${view.desired}: remove the upgrade's under-way record`, patch: { tags: finishedTags(view.vmss.tags) } };
+    return {
+      kind: "update",
+      summary: `every instance runs the new model, healthy ${view.ready}/${view.desired}: remove the upgrade's under-way record`,
+      patch: { tags: finishedTags(view.vmss.tags) },
+    };
   }
-  return { kind: "done", summary: `every instance runs the new model (${describeChange(change)}), healthy ${view.ready}/${view.desired}` };
+  return {
+    kind: "done",
+    summary: `every instance runs the new model (${describeChange(change)}), healthy ${view.ready}/${view.desired}`,
+  };
 }
 
 /** What a rolling upgrade's planner keeps in the task's checkpoint, so that a replica taking over knows it too. */
@@ -189,10 +257,17 @@ interface UpgradeMemory {
 
 function upgradeMemory(value: unknown): UpgradeMemory {
   const m = value as Partial<UpgradeMemory> | null | undefined;
-  return { surged: m?.surged === true, ...(typeof m?.allocationFailure === "string" ? { allocationFailure: m.allocationFailure } : {}) };
+  return {
+    surged: m?.surged === true,
+    ...(typeof m?.allocationFailure === "string" ? { allocationFailure: m.allocationFailure } : {}),
+  };
 }
 
-export function rollingUpgradePlanner(d: RollingUpgradeDescription, target: ScaleSetRef, run?: RunContext): ScaleSetPlanner<ServerGroupResult> {
+export function rollingUpgradePlanner(
+  d: RollingUpgradeDescription,
+  target: ScaleSetRef,
+  run?: RunContext,
+): ScaleSetPlanner<ServerGroupResult> {
   const change = changeOf(d);
   const hash = changeHash(change);
   const deletePolicy = d.deletePolicy ?? "Oldest";
@@ -244,7 +319,9 @@ export function rollingUpgradePlanner(d: RollingUpgradeDescription, target: Scal
     plan,
     result: (snapshot) => serverGroupResult(snapshot, target),
     memory: (): UpgradeMemory | undefined =>
-      surgedHere || allocationFailure ? { surged: surgedHere, ...(allocationFailure ? { allocationFailure } : {}) } : undefined,
+      surgedHere || allocationFailure
+        ? { surged: surgedHere, ...(allocationFailure ? { allocationFailure } : {}) }
+        : undefined,
   };
 }
 
@@ -257,7 +334,8 @@ function waitReason(why: "deleting" | "replacementsNotReady" | "notReady", inTra
 
 export const rollingUpgrade = defineOperation({
   name: "rollingUpgrade",
-  summary: "Apply a model change and replace out-of-date instances in batches, surging above the desired count (maxSurge, maxUnavailable)",
+  summary:
+    "Apply a model change and replace out-of-date instances in batches, surging above the desired count (maxSurge, maxUnavailable)",
   schema: RollingUpgradeDescription,
   check: checkRollingUpgrade,
   describe: (d) =>

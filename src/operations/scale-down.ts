@@ -17,7 +17,10 @@ export const ScaleDownDescription = Type.Object(
   {
     ...serverGroupFields,
     capacity: Type.Optional({ ...Type.Ref(Capacity), description: "defaults to min 0, max 0, desired 0" }),
-    instanceIds: Type.Optional({ ...InstanceIds, description: "scale down by deleting exactly these instances (as terminateInstances)" }),
+    instanceIds: Type.Optional({
+      ...InstanceIds,
+      description: "scale down by deleting exactly these instances (as terminateInstances)",
+    }),
   },
   { $id: "ScaleDownDescription", additionalProperties: true },
 );
@@ -29,30 +32,39 @@ export const scaleDown = defineOperation({
   check: (d) => [
     ...(d.capacity ? checkCapacityOrder(d.capacity) : []),
     ...(d.instanceIds ? checkInstanceIds(d.instanceIds) : []),
-    ...(d.instanceIds && d.capacity ? [{ field: "instanceIds", message: "give either instanceIds or capacity, not both" }] : []),
+    ...(d.instanceIds && d.capacity
+      ? [{ field: "instanceIds", message: "give either instanceIds or capacity, not both" }]
+      : []),
   ],
-  describe: (d) => (d.instanceIds ? `scale ${d.serverGroupName} down by deleting instance(s) ${d.instanceIds.join(", ")}` : `scale ${d.serverGroupName} down to ${d.capacity?.desired ?? 0}`),
-  planner: (d, target, run) => (d.instanceIds ? terminatePlanner(d.instanceIds, target, run?.memory) : {
-    readsInstances: false,
-    plan({ vmss }) {
-      const requested = d.capacity ?? { min: 0, max: 0, desired: 0 };
-      const now = capacityOf(vmss);
-      const desired = Math.min(now, requested.desired);
-      let tags = withCapacityTags(vmss.tags, Math.min(requested.min, desired), Math.max(requested.max, desired));
-      if (disabledMode(vmss) === "capacity") {
-        // Enable must not bring back more than this scale-down allows.
-        const restore = Math.min(readCapacityRecord(vmss) ?? 0, requested.desired);
-        tags = { ...tags, [TAG_DISABLED_CAPACITY]: String(restore) };
-      }
-      if (now === desired && sameTags(vmss.tags, tags)) {
-        return { kind: "done", summary: `capacity ${now}, at or below ${requested.desired}` };
-      }
-      return {
-        kind: "update",
-        summary: now === desired ? `capacity stays ${now}; record min and max` : `lower capacity ${now} → ${desired}`,
-        patch: { sku: { ...vmss.sku, capacity: desired }, tags },
-      };
-    },
-    result: (snapshot) => serverGroupResult(snapshot, target),
-  }),
+  describe: (d) =>
+    d.instanceIds
+      ? `scale ${d.serverGroupName} down by deleting instance(s) ${d.instanceIds.join(", ")}`
+      : `scale ${d.serverGroupName} down to ${d.capacity?.desired ?? 0}`,
+  planner: (d, target, run) =>
+    d.instanceIds
+      ? terminatePlanner(d.instanceIds, target, run?.memory)
+      : {
+          readsInstances: false,
+          plan({ vmss }) {
+            const requested = d.capacity ?? { min: 0, max: 0, desired: 0 };
+            const now = capacityOf(vmss);
+            const desired = Math.min(now, requested.desired);
+            let tags = withCapacityTags(vmss.tags, Math.min(requested.min, desired), Math.max(requested.max, desired));
+            if (disabledMode(vmss) === "capacity") {
+              // Enable must not bring back more than this scale-down allows.
+              const restore = Math.min(readCapacityRecord(vmss) ?? 0, requested.desired);
+              tags = { ...tags, [TAG_DISABLED_CAPACITY]: String(restore) };
+            }
+            if (now === desired && sameTags(vmss.tags, tags)) {
+              return { kind: "done", summary: `capacity ${now}, at or below ${requested.desired}` };
+            }
+            return {
+              kind: "update",
+              summary:
+                now === desired ? `capacity stays ${now}; record min and max` : `lower capacity ${now} → ${desired}`,
+              patch: { sku: { ...vmss.sku, capacity: desired }, tags },
+            };
+          },
+          result: (snapshot) => serverGroupResult(snapshot, target),
+        },
 });

@@ -40,7 +40,8 @@ const refused = (code: string, why: string): Support => ({ supported: false, cod
  * instances of a Uniform set. They are read through the VM list filtered by the scale set (flexible-vms.ts) into the
  * same instances every rule reads; what differs per operation is in its cell.
  */
-const FLEXIBLE_CAPACITY = "capacity change on the scale set (If-Match); confirmed from the VMs Azure lists for it (virtualMachines filtered by virtualMachineScaleSet/id), counted running by their power state";
+const FLEXIBLE_CAPACITY =
+  "capacity change on the scale set (If-Match); confirmed from the VMs Azure lists for it (virtualMachines filtered by virtualMachineScaleSet/id), counted running by their power state";
 
 /**
  * Automatic repairs on a Flexible set: Azure offers no scale-set instance view on Flexible, which is where the
@@ -53,9 +54,14 @@ const FLEXIBLE_REPAIRS = refused(
 );
 
 /** The table: operation × kind or feature. Uniform / Manual / no repairs / not Spot are the baseline every row supports. */
-export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Automatic" | "repairs" | "flexibleRepairs" | "spot", Support>> = {
+export const SUPPORT: Record<
+  KindOperation,
+  Record<"Flexible" | "Rolling" | "Automatic" | "repairs" | "flexibleRepairs" | "spot", Support>
+> = {
   createServerGroup: {
-    Flexible: ok("created Flexible when its description says orchestrationMode Flexible (fault domains 1, NICs per VM from the profile, no NAT pool); done when every VM runs with its NIC in the pools, healthy where Azure reports health (a Flexible VM reports the Application Health extension's, from healthSettings, never the load balancer probe's); without the extension the history says the VMs run in the pools, not that they answer"),
+    Flexible: ok(
+      "created Flexible when its description says orchestrationMode Flexible (fault domains 1, NICs per VM from the profile, no NAT pool); done when every VM runs with its NIC in the pools, healthy where Azure reports health (a Flexible VM reports the Application Health extension's, from healthSettings, never the load balancer probe's); without the extension the history says the VMs run in the pools, not that they answer",
+    ),
     Rolling: ok("the new scale set takes the upgrade policy of its description"),
     Automatic: ok("the new scale set takes the upgrade policy of its description"),
     repairs: ok("created as described; confirmed when every instance runs"),
@@ -63,7 +69,9 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
     spot: ok("confirmed only from instances Azure reports running"),
   },
   cloneServerGroup: {
-    Flexible: ok("the clone keeps its source's orchestration mode (or the one its description names); a Flexible clone serves as a Flexible create does"),
+    Flexible: ok(
+      "the clone keeps its source's orchestration mode (or the one its description names); a Flexible clone serves as a Flexible create does",
+    ),
     Rolling: ok("the clone keeps its source's upgrade policy"),
     Automatic: ok("the clone keeps its source's upgrade policy"),
     repairs: ok("the clone keeps its source's repairs policy"),
@@ -76,7 +84,9 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
     Automatic: ok("capacity change; new instances start on the current model"),
     repairs: ok("capacity change; repairs go on (it takes nothing out of traffic)"),
     flexibleRepairs: ok("capacity change; repairs go on"),
-    spot: ok("confirmed only from instances Azure reports running; evicted (deallocated) instances are reported, and the result counts what runs"),
+    spot: ok(
+      "confirmed only from instances Azure reports running; evicted (deallocated) instances are reported, and the result counts what runs",
+    ),
   },
   scaleDown: {
     Flexible: ok(`${FLEXIBLE_CAPACITY}; with instanceIds, as terminateInstances`),
@@ -87,31 +97,49 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
     spot: ok("confirmed only from instances Azure reports running"),
   },
   terminateInstances: {
-    Flexible: ok("the scale set's batch delete (deleteInstances) by VM name; a name that is not one of its VMs, or a VM under a management lock (on it or on its resource group, read with the VMs), is refused before anything is deleted"),
+    Flexible: ok(
+      "the scale set's batch delete (deleteInstances) by VM name; a name that is not one of its VMs, or a VM under a management lock (on it or on its resource group, read with the VMs), is refused before anything is deleted",
+    ),
     Rolling: ok("deleteInstances by instance id"),
     Automatic: ok("deleteInstances by instance id"),
     repairs: ok("deleteInstances by instance id"),
     flexibleRepairs: ok("batch delete by VM name; repairs go on"),
-    spot: ok("deleteInstances by instance id; evicted instances can be deleted; others evicted are reported and not counted as running"),
+    spot: ok(
+      "deleteInstances by instance id; evicted instances can be deleted; others evicted are reported and not counted as running",
+    ),
   },
   disableServerGroup: {
-    Flexible: ok("backend pools removed from the model (so new VMs follow), then each existing VM's NIC taken out of them (NIC PUT with If-Match); done when no VM's NIC is in a pool, as Microsoft.Network reports the NICs"),
-    Rolling: ok("backend pools removed from the model; done only when Azure's rolling upgrade has moved every instance (latestModelApplied, the rolling-upgrade status); a rollout Azure stops or fails fails the task with Azure's reason"),
-    Automatic: ok("backend pools removed from the model; done only when every instance runs the new model (latestModelApplied)"),
-    repairs: ok("automatic repairs suspended first (setOrchestrationServiceState Suspend) and resumed when the operation ends, also when it fails or is canceled; left suspended if someone else had suspended them"),
+    Flexible: ok(
+      "backend pools removed from the model (so new VMs follow), then each existing VM's NIC taken out of them (NIC PUT with If-Match); done when no VM's NIC is in a pool, as Microsoft.Network reports the NICs",
+    ),
+    Rolling: ok(
+      "backend pools removed from the model; done only when Azure's rolling upgrade has moved every instance (latestModelApplied, the rolling-upgrade status); a rollout Azure stops or fails fails the task with Azure's reason",
+    ),
+    Automatic: ok(
+      "backend pools removed from the model; done only when every instance runs the new model (latestModelApplied)",
+    ),
+    repairs: ok(
+      "automatic repairs suspended first (setOrchestrationServiceState Suspend) and resumed when the operation ends, also when it fails or is canceled; left suspended if someone else had suspended them",
+    ),
     flexibleRepairs: FLEXIBLE_REPAIRS,
     spot: ok("pools removed from the model and rolled out to the instances that run"),
   },
   enableServerGroup: {
-    Flexible: ok("backend pools restored on the model, then each existing VM's NIC put back into them (NIC PUT with If-Match); done when every VM's NIC is in the model's pools"),
-    Rolling: ok("backend pools restored on the model; done only when Azure's rolling upgrade has moved every instance; a rollout Azure stops or fails fails the task"),
+    Flexible: ok(
+      "backend pools restored on the model, then each existing VM's NIC put back into them (NIC PUT with If-Match); done when every VM's NIC is in the model's pools",
+    ),
+    Rolling: ok(
+      "backend pools restored on the model; done only when Azure's rolling upgrade has moved every instance; a rollout Azure stops or fails fails the task",
+    ),
     Automatic: ok("backend pools restored on the model; done only when every instance runs the new model"),
     repairs: ok("repairs are not suspended (nothing leaves traffic)"),
     flexibleRepairs: ok("repairs are not suspended (nothing leaves traffic)"),
     spot: ok("pools restored and rolled out to the instances that run"),
   },
   rollingUpgrade: {
-    Flexible: ok("the model changed for new VMs, and the VMs there then recorded as on the old model (a Flexible VM reports no latestModelApplied); replaced by surge in batches, the old ones removed by the batch delete by name, never below the healthy minimum"),
+    Flexible: ok(
+      "the model changed for new VMs, and the VMs there then recorded as on the old model (a Flexible VM reports no latestModelApplied); replaced by surge in batches, the old ones removed by the batch delete by name, never below the healthy minimum",
+    ),
     Rolling: refused(
       "RollingUpgradePolicy",
       "it has upgrade policy Rolling: Azure replaces its instances itself when the model changes, so a surge could not protect capacity. Use Azure's rolling upgrade instead (its rollingUpgradePolicy has maxSurge and maxBatchInstancePercent; change the model, then POST …/osRollingUpgrade or run az vmss rolling-upgrade start), or set the policy to Manual to use rollingUpgrade",
@@ -120,7 +148,9 @@ export const SUPPORT: Record<KindOperation, Record<"Flexible" | "Rolling" | "Aut
       "AutomaticUpgradePolicy",
       "it has upgrade policy Automatic: Azure would update every instance at once when the model changes, so no surge could keep capacity; set the policy to Manual to use rollingUpgrade",
     ),
-    repairs: ok("automatic repairs suspended while instances are replaced, resumed at the end (also on failure or cancel)"),
+    repairs: ok(
+      "automatic repairs suspended while instances are replaced, resumed at the end (also on failure or cancel)",
+    ),
     flexibleRepairs: FLEXIBLE_REPAIRS,
     spot: ok("replaced in batches; evicted instances do not count as ready"),
   },
@@ -155,7 +185,8 @@ function isKindOperation(name: string): name is KindOperation {
 export function refuseUnsupported(operation: string, vmss: VirtualMachineScaleSet, name: string): void {
   if (!isKindOperation(operation)) return;
   const refusal = supportFor(operation, kindOf(vmss));
-  if (refusal && !refusal.supported) throw new RefusalError(refusal.code, `${operation} refused on ${name}: ${refusal.why}`);
+  if (refusal && !refusal.supported)
+    throw new RefusalError(refusal.code, `${operation} refused on ${name}: ${refusal.why}`);
 }
 
 /**
@@ -163,7 +194,12 @@ export function refuseUnsupported(operation: string, vmss: VirtualMachineScaleSe
  * a read, so nothing was written when it refuses (a create's refusal comes after its own create: the read of what
  * it made).
  */
-export function kindGuard<R>(operation: string, planner: ScaleSetPlanner<R>, target: Pick<ScaleSetRef, "name">, taskId?: string): ScaleSetPlanner<R> {
+export function kindGuard<R>(
+  operation: string,
+  planner: ScaleSetPlanner<R>,
+  target: Pick<ScaleSetRef, "name">,
+  taskId?: string,
+): ScaleSetPlanner<R> {
   // Automatic repairs are suspended around operations that take instances out of traffic or replace them; the
   // suspension is marked with the task. A dry run (no task) plans the same steps, under a name it never writes.
   const inner = SUSPENDS_REPAIRS.has(operation) ? withRepairsSuspended(planner, taskId ?? "(the task)") : planner;
@@ -191,7 +227,12 @@ const STOPPED_ROLLOUTS = new Set(["faulted", "cancelled", "rollingback"]);
  * the model, fail with Azure's reason when its rolling upgrade stopped or failed, nothing (undefined) once every
  * instance runs the model. `behind` are the instances not yet on it; `what` says what the change was.
  */
-export function azureRolloutStep(snapshot: ScaleSetSnapshot, behindModel: string[], what: string, name: string): PlannedStep | undefined {
+export function azureRolloutStep(
+  snapshot: ScaleSetSnapshot,
+  behindModel: string[],
+  what: string,
+  name: string,
+): PlannedStep | undefined {
   // A VM that does not run (a Spot VM Azure evicted) serves nothing and is not what a rollout waits on.
   const running = new Set((snapshot.vms ?? []).filter(isRunningInstance).map((vm) => vm.instanceId));
   const behind = behindModel.filter((id) => running.has(id));
@@ -204,8 +245,13 @@ export function azureRolloutStep(snapshot: ScaleSetSnapshot, behindModel: string
       `Azure's rolling upgrade of ${name} ended ${rollout.code}${rollout.error ? ` (${rollout.error})` : ""}: instance(s) ${behind.join(", ")} do not run the new model (${what}). Fix the cause, then run the operation again, or start Azure's rolling upgrade again`,
     );
   }
-  const progress = rollout?.progress ? `, Azure reports ${rollout.progress.successful} moved, ${rollout.progress.pending} to go` : "";
-  return { kind: "wait", summary: `waiting for Azure to roll ${what} out (upgrade policy ${upgrade}): instance(s) ${behind.join(", ")} not on the new model yet${progress}` };
+  const progress = rollout?.progress
+    ? `, Azure reports ${rollout.progress.successful} moved, ${rollout.progress.pending} to go`
+    : "";
+  return {
+    kind: "wait",
+    summary: `waiting for Azure to roll ${what} out (upgrade policy ${upgrade}): instance(s) ${behind.join(", ")} not on the new model yet${progress}`,
+  };
 }
 
 /** Operations that take instances out of traffic or replace them: automatic repairs are suspended while they run. */
@@ -213,7 +259,9 @@ export const SUSPENDS_REPAIRS: ReadonlySet<string> = new Set<KindOperation>(["di
 
 /** Throws when any of `vms` is protected: nothing of the batch is deleted. */
 export function refuseProtected(vms: VirtualMachineScaleSetVM[], name: string): void {
-  const named = vms.map((vm) => ({ id: vm.instanceId, protection: protectionOf(vm) })).filter((v) => v.protection !== undefined);
+  const named = vms
+    .map((vm) => ({ id: vm.instanceId, protection: protectionOf(vm) }))
+    .filter((v) => v.protection !== undefined);
   if (named.length === 0) return;
   throw new RefusalError(
     "InstanceProtected",

@@ -65,7 +65,9 @@ export interface PoolBinding {
   id: string;
 }
 
-function nicConfigs(vmss: { virtualMachineProfile?: VirtualMachineScaleSet["virtualMachineProfile"] }): VirtualMachineScaleSetNetworkConfiguration[] {
+function nicConfigs(vmss: {
+  virtualMachineProfile?: VirtualMachineScaleSet["virtualMachineProfile"];
+}): VirtualMachineScaleSetNetworkConfiguration[] {
   return vmss.virtualMachineProfile?.networkProfile?.networkInterfaceConfigurations ?? [];
 }
 
@@ -73,8 +75,10 @@ function poolsOfNics(nics: VirtualMachineScaleSetNetworkConfiguration[]): PoolBi
   const out: PoolBinding[] = [];
   for (const nic of nics) {
     for (const ipc of nic.ipConfigurations ?? []) {
-      for (const p of ipc.loadBalancerBackendAddressPools ?? []) if (p.id) out.push({ nic: nic.name, ipConfig: ipc.name, kind: "lb", id: p.id });
-      for (const p of ipc.applicationGatewayBackendAddressPools ?? []) if (p.id) out.push({ nic: nic.name, ipConfig: ipc.name, kind: "agw", id: p.id });
+      for (const p of ipc.loadBalancerBackendAddressPools ?? [])
+        if (p.id) out.push({ nic: nic.name, ipConfig: ipc.name, kind: "lb", id: p.id });
+      for (const p of ipc.applicationGatewayBackendAddressPools ?? [])
+        if (p.id) out.push({ nic: nic.name, ipConfig: ipc.name, kind: "agw", id: p.id });
     }
   }
   return out;
@@ -106,9 +110,14 @@ export function unionPools(a: PoolBinding[], b: PoolBinding[]): PoolBinding[] {
 }
 
 /** The NIC configurations for an update: the ones read, with exactly `pools` as their backend pools. */
-export function nicsWithPools(vmss: VirtualMachineScaleSet, pools: PoolBinding[]): VirtualMachineScaleSetUpdateNetworkConfiguration[] {
+export function nicsWithPools(
+  vmss: VirtualMachineScaleSet,
+  pools: PoolBinding[],
+): VirtualMachineScaleSetUpdateNetworkConfiguration[] {
   const nics = nicConfigs(vmss);
-  const missing = pools.filter((p) => !nics.some((n) => n.name === p.nic && n.ipConfigurations?.some((i) => i.name === p.ipConfig)));
+  const missing = pools.filter(
+    (p) => !nics.some((n) => n.name === p.nic && n.ipConfigurations?.some((i) => i.name === p.ipConfig)),
+  );
   if (missing.length > 0) {
     throw new RefusalError(
       "PoolTargetMissing",
@@ -216,12 +225,18 @@ export function withPoolsRecord(tags: Tags | undefined, pools: PoolBinding[], re
 
 export function readPoolsRecord(vmss: VirtualMachineScaleSet, ref: ScaleSetRef): PoolBinding[] {
   const chunks: string[] = [];
-  for (let i = 0; vmss.tags?.[`${TAG_DISABLED_POOLS}${i}`] !== undefined; i++) chunks.push(vmss.tags[`${TAG_DISABLED_POOLS}${i}`]);
+  for (let i = 0; vmss.tags?.[`${TAG_DISABLED_POOLS}${i}`] !== undefined; i++)
+    chunks.push(vmss.tags[`${TAG_DISABLED_POOLS}${i}`]);
   try {
     const rows = JSON.parse(chunks.join("")) as unknown;
     if (!Array.isArray(rows)) throw new Error("not a list");
     return rows.map((r) => {
-      if (!Array.isArray(r) || r.length !== 4 || !r.every((x) => typeof x === "string") || (r[2] !== "lb" && r[2] !== "agw")) {
+      if (
+        !Array.isArray(r) ||
+        r.length !== 4 ||
+        !r.every((x) => typeof x === "string") ||
+        (r[2] !== "lb" && r[2] !== "agw")
+      ) {
         throw new Error("malformed entry");
       }
       return { nic: r[0], ipConfig: r[1], kind: r[2] as PoolKind, id: expandId(r[3], ref.subscriptionId) };
@@ -305,7 +320,9 @@ export function serverGroupResult(snapshot: ScaleSetSnapshot, ref: ScaleSetRef):
     serverGroupName: ref.name,
     capacity: unconfirmed ? { ...recorded, desired: confirmed.instances } : recorded,
     disabled: disabledBy(snapshot.vmss) !== undefined,
-    ...(confirmed ? { instanceCount: confirmed.instances, instanceIds: runningInstances(snapshot).map((vm) => vm.instanceId!) } : {}),
+    ...(confirmed
+      ? { instanceCount: confirmed.instances, instanceIds: runningInstances(snapshot).map((vm) => vm.instanceId!) }
+      : {}),
     ...(unconfirmed ? { confirmed: false as const, requestedCapacity: recorded.desired } : {}),
     provisioningState: snapshot.vmss.provisioningState,
     etag: snapshot.etag,

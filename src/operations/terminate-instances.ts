@@ -13,7 +13,11 @@ import { refuseLocked, refuseProtected } from "./scale-set-kinds.ts";
 import { capacityOf, recordedMin, serverGroupResult, type ServerGroupResult } from "./server-group-state.ts";
 
 export const InstanceIds = Type.Array(
-  Type.String({ pattern: "^[A-Za-z0-9_-]{1,80}$", description: "an instance id as Azure reports it (e.g. 3); on a Flexible scale set, the VM's name (e.g. web-prod-v001_0a1b2c3d)" }),
+  Type.String({
+    pattern: "^[A-Za-z0-9_-]{1,80}$",
+    description:
+      "an instance id as Azure reports it (e.g. 3); on a Flexible scale set, the VM's name (e.g. web-prod-v001_0a1b2c3d)",
+  }),
   { minItems: 1, maxItems: 1000, description: "instances to delete" },
 );
 
@@ -42,7 +46,11 @@ function refuseUnknownVms(listed: Set<string | undefined>, instanceIds: string[]
 }
 
 /** Shared with scaleDown's instanceIds form. `memory`: what an earlier run of the same task checkpointed. */
-export function terminatePlanner(instanceIds: string[], target: ScaleSetRef, memory?: unknown): ScaleSetPlanner<ServerGroupResult> {
+export function terminatePlanner(
+  instanceIds: string[],
+  target: ScaleSetRef,
+  memory?: unknown,
+): ScaleSetPlanner<ServerGroupResult> {
   const wanted = new Set(instanceIds);
   let namesSeen = (memory as { namesSeen?: unknown } | undefined)?.namesSeen === true;
   return {
@@ -61,7 +69,10 @@ export function terminatePlanner(instanceIds: string[], target: ScaleSetRef, mem
         const deleting = vms.filter((vm) => vm.instanceId !== undefined && wanted.has(vm.instanceId)).length;
         return {
           kind: "done",
-          summary: deleting > 0 ? `instance(s) still listed are being deleted already; capacity ${capacityOf(snapshot.vmss)}` : `none of ${instanceIds.join(", ")} exists (deleted already, or never created); capacity ${capacityOf(snapshot.vmss)}`,
+          summary:
+            deleting > 0
+              ? `instance(s) still listed are being deleted already; capacity ${capacityOf(snapshot.vmss)}`
+              : `none of ${instanceIds.join(", ")} exists (deleted already, or never created); capacity ${capacityOf(snapshot.vmss)}`,
         };
       }
       // A protected instance (Flexible: a locked VM) is refused before anything is written, the whole batch with it.

@@ -8,19 +8,72 @@ import { ArmError } from "./arm-errors.ts";
 
 /** Microsoft.Compute virtualMachineScaleSets (and their VMs, and locations/operations), and virtualMachines. */
 export const COMPUTE_API_VERSIONS: readonly string[] = [
-  "2015-06-15", "2016-03-30", "2016-04-30-preview", "2017-03-30", "2017-12-01", "2018-04-01", "2018-06-01", "2018-10-01",
-  "2019-03-01", "2019-07-01", "2019-12-01", "2020-06-01", "2020-12-01", "2021-03-01", "2021-04-01", "2021-07-01",
-  "2021-11-01", "2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01",
-  "2024-07-01", "2024-11-01", "2025-04-01", "2026-04-01",
+  "2015-06-15",
+  "2016-03-30",
+  "2016-04-30-preview",
+  "2017-03-30",
+  "2017-12-01",
+  "2018-04-01",
+  "2018-06-01",
+  "2018-10-01",
+  "2019-03-01",
+  "2019-07-01",
+  "2019-12-01",
+  "2020-06-01",
+  "2020-12-01",
+  "2021-03-01",
+  "2021-04-01",
+  "2021-07-01",
+  "2021-11-01",
+  "2022-03-01",
+  "2022-08-01",
+  "2022-11-01",
+  "2023-03-01",
+  "2023-07-01",
+  "2023-09-01",
+  "2024-03-01",
+  "2024-07-01",
+  "2024-11-01",
+  "2025-04-01",
+  "2026-04-01",
 ];
 
 /** Microsoft.Resources: subscriptions, resource groups, providers. */
 export const RESOURCES_API_VERSIONS: readonly string[] = [
-  "2014-04-01", "2015-01-01", "2015-11-01", "2016-02-01", "2016-06-01", "2016-07-01", "2016-09-01", "2017-05-10",
-  "2017-08-01", "2018-02-01", "2018-05-01", "2019-03-01", "2019-05-01", "2019-05-10", "2019-06-01", "2019-07-01",
-  "2019-08-01", "2019-10-01", "2019-11-01", "2020-01-01", "2020-06-01", "2020-08-01", "2020-10-01", "2021-01-01",
-  "2021-04-01", "2022-01-01", "2022-09-01", "2022-12-01", "2023-07-01", "2024-03-01", "2024-07-01", "2024-11-01",
-  "2025-03-01", "2025-04-01",
+  "2014-04-01",
+  "2015-01-01",
+  "2015-11-01",
+  "2016-02-01",
+  "2016-06-01",
+  "2016-07-01",
+  "2016-09-01",
+  "2017-05-10",
+  "2017-08-01",
+  "2018-02-01",
+  "2018-05-01",
+  "2019-03-01",
+  "2019-05-01",
+  "2019-05-10",
+  "2019-06-01",
+  "2019-07-01",
+  "2019-08-01",
+  "2019-10-01",
+  "2019-11-01",
+  "2020-01-01",
+  "2020-06-01",
+  "2020-08-01",
+  "2020-10-01",
+  "2021-01-01",
+  "2021-04-01",
+  "2022-01-01",
+  "2022-09-01",
+  "2022-12-01",
+  "2023-07-01",
+  "2024-03-01",
+  "2024-07-01",
+  "2024-11-01",
+  "2025-03-01",
+  "2025-04-01",
 ];
 
 /** Microsoft.Authorization locks (management locks on a resource). */
@@ -36,14 +89,18 @@ interface TypeVersions {
 
 /** The resource type a path addresses, with its api-versions; undefined for paths the simulator does not serve. */
 export function apiVersionsOf(pathname: string): TypeVersions | undefined {
-  const parts = pathname.toLowerCase().replace(/^\/+|\/+$/g, "").split("/");
+  const parts = pathname
+    .toLowerCase()
+    .replace(/^\/+|\/+$/g, "")
+    .split("/");
   if (parts[0] !== "subscriptions") return undefined;
   if (parts.length <= 2) return { type: "subscriptions", versions: RESOURCES_API_VERSIONS };
   // The last provider named is the type addressed: …/virtualMachines/{vm}/providers/Microsoft.Authorization/locks/{lock}.
   const providers = parts.lastIndexOf("providers");
   if (providers < 0) return { type: "resourceGroups", versions: RESOURCES_API_VERSIONS };
   const namespace = parts[providers + 1];
-  if (namespace === "microsoft.authorization" && parts[providers + 2] === "locks") return { type: "locks", versions: LOCKS_API_VERSIONS };
+  if (namespace === "microsoft.authorization" && parts[providers + 2] === "locks")
+    return { type: "locks", versions: LOCKS_API_VERSIONS };
   if (namespace !== "microsoft.compute") return undefined;
   const type = parts[providers + 2];
   if (type === undefined) return { type: "providers", versions: RESOURCES_API_VERSIONS };
@@ -59,7 +116,11 @@ export function checkApiVersion(pathname: string, apiVersion: string): void {
   if (!served) return;
   const list = [...served.versions].reverse().join(", ");
   if (!WELL_FORMED.test(apiVersion)) {
-    throw new ArmError(400, "InvalidApiVersionParameter", `The api-version '${apiVersion}' is invalid. The supported versions are '${list}'.`);
+    throw new ArmError(
+      400,
+      "InvalidApiVersionParameter",
+      `The api-version '${apiVersion}' is invalid. The supported versions are '${list}'.`,
+    );
   }
   if (!served.versions.some((v) => v.toLowerCase() === apiVersion.toLowerCase())) {
     throw new ArmError(

@@ -2,7 +2,15 @@
 // throttling policy and ARM budget a route is charged to, the lookups (404s in ARM's order: subscription, resource
 // group, resource), preconditions (412), the write lock (409), the operation faults a write takes, the VM charge, and
 // the long-running-operation headers.
-import { ArmError, VMSS_TYPE, conflictingConcurrentWrite, preconditionFailed, resourceGroupNotFound, resourceNotFound, subscriptionNotFound } from "./arm-errors.ts";
+import {
+  ArmError,
+  VMSS_TYPE,
+  conflictingConcurrentWrite,
+  preconditionFailed,
+  resourceGroupNotFound,
+  resourceNotFound,
+  subscriptionNotFound,
+} from "./arm-errors.ts";
 import type { SimulatorContext } from "./context.ts";
 import { header, type RequestContext } from "./http.ts";
 import type { Operation, OperationFailure } from "./lro.ts";
@@ -18,7 +26,11 @@ export function budgetOf(method: string): ArmBudget {
   return method === "GET" ? "reads" : method === "DELETE" ? "deletes" : "writes";
 }
 
-export function charged(method: string, policy: PolicyName | ((params: RouteParams, sim: SimulatorContext) => PolicyName), resourceOf?: (params: RouteParams) => string) {
+export function charged(
+  method: string,
+  policy: PolicyName | ((params: RouteParams, sim: SimulatorContext) => PolicyName),
+  resourceOf?: (params: RouteParams) => string,
+) {
   return (params: RouteParams, sim: SimulatorContext): Charge => ({
     policy: typeof policy === "function" ? policy(params, sim) : policy,
     subscriptionId: params.subscriptionId.toLowerCase(),
@@ -28,10 +40,13 @@ export function charged(method: string, policy: PolicyName | ((params: RoutePara
 }
 
 export const perScaleSet = (params: RouteParams) => scaleSetKey(params.resourceGroup, params.name);
-export const perVm = (params: RouteParams) => `${perScaleSet(params)}/virtualmachines/${params.instanceId.toLowerCase()}`;
+export const perVm = (params: RouteParams) =>
+  `${perScaleSet(params)}/virtualmachines/${params.instanceId.toLowerCase()}`;
 export const perOperation = (params: RouteParams) => `operations/${params.operationId.toLowerCase()}`;
 export const createOrUpdatePolicy = (params: RouteParams, sim: SimulatorContext): PolicyName =>
-  sim.state.isSubscription(params.subscriptionId) && sim.state.getScaleSet(params.resourceGroup, params.name) ? "VMScaleSetActions" : "CreateVMScaleSet";
+  sim.state.isSubscription(params.subscriptionId) && sim.state.getScaleSet(params.resourceGroup, params.name)
+    ? "VMScaleSetActions"
+    : "CreateVMScaleSet";
 
 // ---- lookups: subscription, then resource group, then resource (the order ARM answers 404s in) ----
 
@@ -69,10 +84,13 @@ function etagList(value: string): string[] {
 export function checkIfMatch(ctx: RequestContext, current: string | undefined): void {
   const ifMatch = header(ctx, "if-match");
   if (ifMatch === undefined) return;
-  if (current === undefined) throw preconditionFailed(`The specified precondition 'If-Match: ${ifMatch}' failed: the resource does not exist.`);
+  if (current === undefined)
+    throw preconditionFailed(`The specified precondition 'If-Match: ${ifMatch}' failed: the resource does not exist.`);
   const wanted = etagList(ifMatch);
   if (!wanted.includes("*") && !wanted.includes(current)) {
-    throw preconditionFailed(`The specified precondition 'If-Match: ${ifMatch}' failed: the current entity tag is '${current}'.`);
+    throw preconditionFailed(
+      `The specified precondition 'If-Match: ${ifMatch}' failed: the current entity tag is '${current}'.`,
+    );
   }
 }
 
@@ -86,9 +104,17 @@ export function checkPreconditions(ctx: RequestContext, ss: ScaleSet | undefined
   const ifNoneMatch = header(ctx, "if-none-match");
   if (ifNoneMatch !== undefined) {
     if (ifNoneMatch.trim() !== "*") {
-      throw new ArmError(400, "InvalidParameter", `The value '${ifNoneMatch}' of the If-None-Match header is not supported: only '*' is.`, { target: "If-None-Match" });
+      throw new ArmError(
+        400,
+        "InvalidParameter",
+        `The value '${ifNoneMatch}' of the If-None-Match header is not supported: only '*' is.`,
+        { target: "If-None-Match" },
+      );
     }
-    if (ss) throw preconditionFailed(`The specified precondition 'If-None-Match: *' failed: the resource exists with entity tag '${etagOf(ss)}'.`);
+    if (ss)
+      throw preconditionFailed(
+        `The specified precondition 'If-None-Match: *' failed: the resource exists with entity tag '${etagOf(ss)}'.`,
+      );
   }
 }
 
@@ -98,7 +124,11 @@ export function checkWriteInFlight(sim: SimulatorContext, ss: ScaleSet | undefin
 }
 
 /** Consumes the operation faults (failOperation, allocationFailed, preemptOperation) for a write being accepted. */
-export function takeOperationFaults(ctx: RequestContext, sim: SimulatorContext, addsVms: boolean): Pick<OperationSpec, "failWith" | "allocatable" | "preempt" | "stopRollout"> {
+export function takeOperationFaults(
+  ctx: RequestContext,
+  sim: SimulatorContext,
+  addsVms: boolean,
+): Pick<OperationSpec, "failWith" | "allocatable" | "preempt" | "stopRollout"> {
   const out: Pick<OperationSpec, "failWith" | "allocatable" | "preempt" | "stopRollout"> = {};
   const failure = sim.faults.take(ctx.method, ctx.pathname, ["failOperation", "failRollout"]);
   if (failure) {
@@ -146,7 +176,12 @@ export function retryAfterHeader(sim: SimulatorContext, seconds: number | null):
 }
 
 /** Azure-AsyncOperation always, Location only on 202s (update[0], [5], [11]; delete[4]), Retry-After as recorded for the kind. */
-export function lroHeaders(ctx: RequestContext, sim: SimulatorContext, op: Operation, status: number): Record<string, string> {
+export function lroHeaders(
+  ctx: RequestContext,
+  sim: SimulatorContext,
+  op: Operation,
+  status: number,
+): Record<string, string> {
   return {
     "azure-asyncoperation": operationUrl(ctx, op, "status"),
     ...(status === 202 ? { location: operationUrl(ctx, op, "location") } : {}),
@@ -160,17 +195,28 @@ export function lroHeaders(ctx: RequestContext, sim: SimulatorContext, op: Opera
  * for a model change alone (update[11]); 1 per VM removed by a scale-in. The same number is charged to
  * VMScaleSetBatchedVMRequestsSubscriptionMaximum when throttling is on; an empty bucket refuses the write (429).
  */
-export function chargeVms(ctx: RequestContext, sim: SimulatorContext, subscriptionId: string, count: number): Record<string, string> {
+export function chargeVms(
+  ctx: RequestContext,
+  sim: SimulatorContext,
+  subscriptionId: string,
+  count: number,
+): Record<string, string> {
   if (!sim.throttling.enabled) return { "x-ms-request-charge": String(count) };
   const result = sim.throttling.chargeVms(subscriptionId.toLowerCase(), count);
   const current = ctx.responseHeaders?.["x-ms-ratelimit-remaining-resource"];
   const resourceHeader = current ? `${current},${result.header}` : result.header;
   if (!result.allowed) {
-    throw tooManyRequests({ headers: { ...ctx.responseHeaders, "x-ms-ratelimit-remaining-resource": resourceHeader }, retryAfterMs: result.retryAfterMs, empty: result.empty }, sim.state.now());
+    throw tooManyRequests(
+      {
+        headers: { ...ctx.responseHeaders, "x-ms-ratelimit-remaining-resource": resourceHeader },
+        retryAfterMs: result.retryAfterMs,
+        empty: result.empty,
+      },
+      sim.state.now(),
+    );
   }
   return { "x-ms-ratelimit-remaining-resource": resourceHeader, "x-ms-request-charge": String(count) };
 }
-
 
 /** `$expand=instanceView`: each VM with its statuses (provisioning, power) and the health probe's vmHealth. */
 export function instanceViewExpanded(ctx: RequestContext): boolean {

@@ -8,7 +8,13 @@ export interface ArmErrorDetail {
 }
 
 export interface ArmErrorBody {
-  error: { code: string; message: string; target?: string; details?: ArmErrorDetail[]; innererror?: Record<string, unknown> };
+  error: {
+    code: string;
+    message: string;
+    target?: string;
+    details?: ArmErrorDetail[];
+    innererror?: Record<string, unknown>;
+  };
 }
 
 /** An error that becomes an ARM error response. Thrown by handlers, caught by the server. */
@@ -25,7 +31,12 @@ export class ArmError extends Error {
     status: number,
     code: string,
     message: string,
-    options: { target?: string; headers?: Record<string, string>; details?: ArmErrorDetail[]; innerError?: Record<string, unknown> } = {},
+    options: {
+      target?: string;
+      headers?: Record<string, string>;
+      details?: ArmErrorDetail[];
+      innerError?: Record<string, unknown>;
+    } = {},
   ) {
     super(message);
     this.status = status;
@@ -56,11 +67,19 @@ export function authenticationMissing(): ArmError {
 }
 
 export function authenticationInvalidFormat(): ArmError {
-  return new ArmError(401, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is provided in an invalid format.");
+  return new ArmError(
+    401,
+    "AuthenticationFailed",
+    "Authentication failed. The 'Authorization' header is provided in an invalid format.",
+  );
 }
 
 export function missingApiVersion(): ArmError {
-  return new ArmError(400, "MissingApiVersionParameter", "The api-version query parameter (?api-version=) is required for all requests.");
+  return new ArmError(
+    400,
+    "MissingApiVersionParameter",
+    "The api-version query parameter (?api-version=) is required for all requests.",
+  );
 }
 
 export function subscriptionNotFound(subscriptionId: string): ArmError {
@@ -96,11 +115,19 @@ export function preconditionFailed(message: string): ArmError {
 }
 
 export function invalidRequestContent(detail: string): ArmError {
-  return new ArmError(400, "InvalidRequestContent", `The request content was invalid and could not be deserialized: '${detail}'.`);
+  return new ArmError(
+    400,
+    "InvalidRequestContent",
+    `The request content was invalid and could not be deserialized: '${detail}'.`,
+  );
 }
 
 export function requestTooLarge(limitBytes: number): ArmError {
-  return new ArmError(413, "RequestEntityTooLarge", `The request content size exceeds the maximum permitted size of ${limitBytes} bytes.`);
+  return new ArmError(
+    413,
+    "RequestEntityTooLarge",
+    `The request content size exceeds the maximum permitted size of ${limitBytes} bytes.`,
+  );
 }
 
 export function invalidParameter(message: string, target?: string): ArmError {
@@ -115,7 +142,12 @@ export function locationRequired(): ArmError {
   return new ArmError(400, "LocationRequired", "The location property is required for this definition.");
 }
 
-export function invalidResourceLocation(name: string, existing: string, requested: string, resourceGroup: string): ArmError {
+export function invalidResourceLocation(
+  name: string,
+  existing: string,
+  requested: string,
+  resourceGroup: string,
+): ArmError {
   return new ArmError(
     409,
     "InvalidResourceLocation",
@@ -124,7 +156,11 @@ export function invalidResourceLocation(name: string, existing: string, requeste
 }
 
 export function routeNotFound(path: string): ArmError {
-  return new ArmError(404, "NotFound", `No HTTP resource was found that matches the request URI '${path}'. (The simulator does not implement this path.)`);
+  return new ArmError(
+    404,
+    "NotFound",
+    `No HTTP resource was found that matches the request URI '${path}'. (The simulator does not implement this path.)`,
+  );
 }
 
 /**
@@ -132,7 +168,11 @@ export function routeNotFound(path: string): ArmError {
  * would read as "the resource does not exist"; the SDKs do not retry a 501.
  */
 export function notSimulated(detail: string): ArmError {
-  return new ArmError(501, "NotImplemented", `${detail} (The ARM simulator does not simulate this; see docs/simulator.md.)`);
+  return new ArmError(
+    501,
+    "NotImplemented",
+    `${detail} (The ARM simulator does not simulate this; see docs/simulator.md.)`,
+  );
 }
 
 export function methodNotAllowed(method: string, allowed: string[]): ArmError {

@@ -22,7 +22,11 @@ function subscriptionBody(sim: SimulatorContext): JsonObject {
     tenantId: SIMULATOR_TENANT_ID,
     displayName: "ARM simulator",
     state: "Enabled",
-    subscriptionPolicies: { locationPlacementId: "Public_2014-09-01", quotaId: "PayAsYouGo_2014-09-01", spendingLimit: "Off" },
+    subscriptionPolicies: {
+      locationPlacementId: "Public_2014-09-01",
+      quotaId: "PayAsYouGo_2014-09-01",
+      spendingLimit: "Off",
+    },
   };
 }
 
@@ -69,12 +73,23 @@ export const getComputeProvider: Handler = (ctx, sim, params) => {
   requireSubscription(sim, params);
   const locations = ["East US", "East US 2", "West US", "West US 2", "West Europe", "North Europe"];
   const apiVersions = [...COMPUTE_API_VERSIONS].reverse();
-  const type = (resourceType: string) => ({ resourceType, locations, apiVersions, defaultApiVersion: apiVersions[0], capabilities: "None" });
+  const type = (resourceType: string) => ({
+    resourceType,
+    locations,
+    apiVersions,
+    defaultApiVersion: apiVersions[0],
+    capabilities: "None",
+  });
   send(ctx, 200, {
     id: `/subscriptions/${sim.state.subscriptionId}/providers/Microsoft.Compute`,
     namespace: "Microsoft.Compute",
     registrationState: "Registered",
     registrationPolicy: "RegistrationRequired",
-    resourceTypes: [type("virtualMachineScaleSets"), type("virtualMachineScaleSets/virtualMachines"), type("virtualMachines"), type("locations/operations")],
+    resourceTypes: [
+      type("virtualMachineScaleSets"),
+      type("virtualMachineScaleSets/virtualMachines"),
+      type("virtualMachines"),
+      type("locations/operations"),
+    ],
   });
 };

@@ -2,7 +2,16 @@
 // recorded Azure traffic in test/fixtures/azure-recordings answers it. This is the one route table: each route names
 // its handler and the throttling policy it is charged to. A Flexible set's VMs and NICs have their own modules
 // (vm-routes.ts, network/network-interfaces.ts), whose routes join this table.
-import { VMSS_TYPE, invalidParameter, invalidRequestContent, invalidResourceLocation, locationRequired, missingParameter, operationNotFound, resourceNotFound } from "./arm-errors.ts";
+import {
+  VMSS_TYPE,
+  invalidParameter,
+  invalidRequestContent,
+  invalidResourceLocation,
+  locationRequired,
+  missingParameter,
+  operationNotFound,
+  resourceNotFound,
+} from "./arm-errors.ts";
 import {
   charged,
   chargeVms,
@@ -22,7 +31,13 @@ import {
   retryAfterHeader,
   takeOperationFaults,
 } from "./arm-checks.ts";
-import { getComputeProvider, getResourceGroup, getSubscription, listResourceGroups, listSubscriptions } from "./arm-reads.ts";
+import {
+  getComputeProvider,
+  getResourceGroup,
+  getSubscription,
+  listResourceGroups,
+  listSubscriptions,
+} from "./arm-reads.ts";
 import type { Handler, Route, SimulatorContext } from "./context.ts";
 import { instanceIdMustBeNumber, notAllowedOnFlexible } from "./flexible.ts";
 import { renderScaleSetInstanceView, renderVmInstanceView } from "./instance-views.ts";
@@ -41,7 +56,18 @@ import type { Operation, OperationKind } from "./lro.ts";
 import { Router, type RouteParams } from "./router.ts";
 import { AZURE_RETRY_AFTER } from "./settings.ts";
 import { flexibleVmRoutes } from "./vm-routes.ts";
-import { capacityOf, etagOf, isFlexible, normalizeLocation, renderScaleSet, renderVm, sortedVms, writableModel, type ScaleSet, type Vm } from "./vmss-model.ts";
+import {
+  capacityOf,
+  etagOf,
+  isFlexible,
+  normalizeLocation,
+  renderScaleSet,
+  renderVm,
+  sortedVms,
+  writableModel,
+  type ScaleSet,
+  type Vm,
+} from "./vmss-model.ts";
 
 const SUB = "/subscriptions/:subscriptionId";
 const VMSS = `${SUB}/resourceGroups/:resourceGroup/providers/Microsoft.Compute/virtualMachineScaleSets`;
@@ -49,35 +75,107 @@ const OPERATIONS = `${SUB}/providers/Microsoft.Compute/locations/:location`;
 
 export function buildArmRouter(): Router<Route> {
   const table: [string, string, Route][] = [
-    ["GET", `${SUB}/providers/Microsoft.Compute/virtualMachineScaleSets`, { handler: listAllScaleSets, charge: charged("GET", "HighCostGetVMScaleSet") }],
+    [
+      "GET",
+      `${SUB}/providers/Microsoft.Compute/virtualMachineScaleSets`,
+      { handler: listAllScaleSets, charge: charged("GET", "HighCostGetVMScaleSet") },
+    ],
     ["GET", VMSS, { handler: listScaleSets, charge: charged("GET", "HighCostGetVMScaleSet") }],
     ["GET", `${VMSS}/:name`, { handler: getScaleSet, charge: charged("GET", "GetVMScaleSet", perScaleSet) }],
     ["PUT", `${VMSS}/:name`, { handler: putScaleSet, charge: charged("PUT", createOrUpdatePolicy, perScaleSet) }],
     ["PATCH", `${VMSS}/:name`, { handler: patchScaleSet, charge: charged("PATCH", "VMScaleSetActions", perScaleSet) }],
-    ["DELETE", `${VMSS}/:name`, { handler: deleteScaleSet, charge: charged("DELETE", "DeleteVMScaleSet", perScaleSet) }],
-    ["GET", `${VMSS}/:name/virtualMachines`, { handler: listVms, charge: charged("GET", "HighCostGetVMScaleSet", perScaleSet) }],
-    ["GET", `${VMSS}/:name/virtualMachines/:instanceId`, { handler: getVm, charge: charged("GET", "GetVMScaleSetVM", perVm) }],
+    [
+      "DELETE",
+      `${VMSS}/:name`,
+      { handler: deleteScaleSet, charge: charged("DELETE", "DeleteVMScaleSet", perScaleSet) },
+    ],
+    [
+      "GET",
+      `${VMSS}/:name/virtualMachines`,
+      { handler: listVms, charge: charged("GET", "HighCostGetVMScaleSet", perScaleSet) },
+    ],
+    [
+      "GET",
+      `${VMSS}/:name/virtualMachines/:instanceId`,
+      { handler: getVm, charge: charged("GET", "GetVMScaleSetVM", perVm) },
+    ],
     // py[39], py[48]: the instance actions report only the subscription bucket of VMScaleSetActions
-    ["POST", `${VMSS}/:name/delete`, { handler: (ctx, sim, params) => instanceAction(ctx, sim, params, "deleteInstances"), charge: charged("POST", "VMScaleSetActions") }],
-    ["POST", `${VMSS}/:name/manualupgrade`, { handler: (ctx, sim, params) => instanceAction(ctx, sim, params, "updateInstances"), charge: charged("POST", "VMScaleSetActions") }],
-    ["GET", `${VMSS}/:name/instanceView`, { handler: getScaleSetInstanceView, charge: charged("GET", "GetVMScaleSet", perScaleSet) }],
-    ["GET", `${VMSS}/:name/rollingUpgrades/latest`, { handler: getLatestRollingUpgrade, charge: charged("GET", "GetVMScaleSet", perScaleSet) }],
-    ["POST", `${VMSS}/:name/setOrchestrationServiceState`, { handler: setOrchestrationServiceState, charge: charged("POST", "VMScaleSetActions") }],
-    ["GET", `${VMSS}/:name/virtualMachines/:instanceId/instanceView`, { handler: getVmInstanceView, charge: charged("GET", "GetVMScaleSetVM", perVm) }],
+    [
+      "POST",
+      `${VMSS}/:name/delete`,
+      {
+        handler: (ctx, sim, params) => instanceAction(ctx, sim, params, "deleteInstances"),
+        charge: charged("POST", "VMScaleSetActions"),
+      },
+    ],
+    [
+      "POST",
+      `${VMSS}/:name/manualupgrade`,
+      {
+        handler: (ctx, sim, params) => instanceAction(ctx, sim, params, "updateInstances"),
+        charge: charged("POST", "VMScaleSetActions"),
+      },
+    ],
+    [
+      "GET",
+      `${VMSS}/:name/instanceView`,
+      { handler: getScaleSetInstanceView, charge: charged("GET", "GetVMScaleSet", perScaleSet) },
+    ],
+    [
+      "GET",
+      `${VMSS}/:name/rollingUpgrades/latest`,
+      { handler: getLatestRollingUpgrade, charge: charged("GET", "GetVMScaleSet", perScaleSet) },
+    ],
+    [
+      "POST",
+      `${VMSS}/:name/setOrchestrationServiceState`,
+      { handler: setOrchestrationServiceState, charge: charged("POST", "VMScaleSetActions") },
+    ],
+    [
+      "GET",
+      `${VMSS}/:name/virtualMachines/:instanceId/instanceView`,
+      { handler: getVmInstanceView, charge: charged("GET", "GetVMScaleSetVM", perVm) },
+    ],
     // poweroff[4]: a scale set's power action reports the subscription bucket of DeleteVMScaleSet (a VM's: not recorded)
     ...Object.entries(POWER_ACTION_VERBS).flatMap(([verb, action]): [string, string, Route][] => [
-      ["POST", `${VMSS}/:name/${verb}`, { handler: (ctx, sim, params) => powerAction(ctx, sim, params, action), charge: charged("POST", "DeleteVMScaleSet") }],
-      ["POST", `${VMSS}/:name/virtualMachines/:instanceId/${verb}`, { handler: (ctx, sim, params) => powerAction(ctx, sim, params, action), charge: charged("POST", "VMScaleSetActions") }],
+      [
+        "POST",
+        `${VMSS}/:name/${verb}`,
+        {
+          handler: (ctx, sim, params) => powerAction(ctx, sim, params, action),
+          charge: charged("POST", "DeleteVMScaleSet"),
+        },
+      ],
+      [
+        "POST",
+        `${VMSS}/:name/virtualMachines/:instanceId/${verb}`,
+        {
+          handler: (ctx, sim, params) => powerAction(ctx, sim, params, action),
+          charge: charged("POST", "VMScaleSetActions"),
+        },
+      ],
     ]),
     ["GET", "/subscriptions", { handler: listSubscriptions }],
     ["GET", SUB, { handler: getSubscription }],
     ["GET", `${SUB}/resourceGroups`, { handler: listResourceGroups }],
     ["GET", `${SUB}/resourceGroups/:resourceGroup`, { handler: getResourceGroup }],
     ["GET", `${SUB}/providers/Microsoft.Compute`, { handler: getComputeProvider }],
-    ["GET", `${OPERATIONS}/operations/:operationId`, { handler: getOperationStatus, charge: charged("GET", "GetOperation", perOperation) }],
-    ["GET", `${OPERATIONS}/operationResults/:operationId`, { handler: getOperationResult, charge: charged("GET", "GetOperation", perOperation) }],
+    [
+      "GET",
+      `${OPERATIONS}/operations/:operationId`,
+      { handler: getOperationStatus, charge: charged("GET", "GetOperation", perOperation) },
+    ],
+    [
+      "GET",
+      `${OPERATIONS}/operationResults/:operationId`,
+      { handler: getOperationResult, charge: charged("GET", "GetOperation", perOperation) },
+    ],
     ...flexibleVmRoutes(),
-    ...lockRoutes(`${SUB}/resourceGroups/:resourceGroup`, VMSS, `${SUB}/resourceGroups/:resourceGroup/providers/Microsoft.Compute/virtualMachines`),
+    ...lockRoutes(
+      `${SUB}/resourceGroups/:resourceGroup`,
+      VMSS,
+      `${SUB}/resourceGroups/:resourceGroup/providers/Microsoft.Compute/virtualMachines`,
+    ),
     // before the generic Microsoft.Network routes, which know no networkInterfaces
     ...networkInterfaceRoutes(),
     ...networkArmRoutes(),
@@ -180,7 +278,11 @@ const putScaleSet: Handler = (ctx, sim, params) => {
   const headers = chargeVms(ctx, sim, params.subscriptionId, 2 * change.created + change.removed);
   const faults = takeOperationFaults(ctx, sim, change.created > 0);
   const ss = existing ?? sim.state.createPending(rg, params.name, location!);
-  const op = sim.state.acceptWrite(ss, { kind: "createOrUpdate", newModel: model, ifMatch: header(ctx, "if-match") ?? null, ...faults }, !existing);
+  const op = sim.state.acceptWrite(
+    ss,
+    { kind: "createOrUpdate", newModel: model, ifMatch: header(ctx, "if-match") ?? null, ...faults },
+    !existing,
+  );
   respondToModelWrite(ctx, sim, ss, op, existing ? 200 : 201, headers);
 };
 
@@ -198,7 +300,12 @@ const patchScaleSet: Handler = (ctx, sim, params) => {
   const change = vmChangeOf(ss, capacityOf(model));
   const headers = chargeVms(ctx, sim, params.subscriptionId, 2 * change.created + change.removed);
   const faults = takeOperationFaults(ctx, sim, change.created > 0);
-  const op = sim.state.acceptWrite(ss, { kind: "update", newModel: model, ifMatch: header(ctx, "if-match") ?? null, ...faults });
+  const op = sim.state.acceptWrite(ss, {
+    kind: "update",
+    newModel: model,
+    ifMatch: header(ctx, "if-match") ?? null,
+    ...faults,
+  });
   respondToModelWrite(ctx, sim, ss, op, 200, headers);
 };
 
@@ -206,7 +313,14 @@ const patchScaleSet: Handler = (ctx, sim, params) => {
  * The first response of a PUT/PATCH is the scale set as it now is: the requested model, `Updating` (`Creating` for a
  * create) and the new ETag — the same a GET during the write shows (update[11] and [12] agree).
  */
-function respondToModelWrite(ctx: RequestContext, sim: SimulatorContext, ss: ScaleSet, op: Operation, status: number, headers: Record<string, string>): void {
+function respondToModelWrite(
+  ctx: RequestContext,
+  sim: SimulatorContext,
+  ss: ScaleSet,
+  op: Operation,
+  status: number,
+  headers: Record<string, string>,
+): void {
   send(ctx, status, renderScaleSet(ss), { etag: etagOf(ss), ...headers, ...lroHeaders(ctx, sim, op, status) });
 }
 
@@ -226,7 +340,12 @@ const deleteScaleSet: Handler = (ctx, sim, params) => {
   // Deleting a Flexible set deletes its VMs: a lock on any of them refuses it.
   checkScaleSetLocks(sim, ss, "delete", [...ss.vms.values()]);
   checkWriteInFlight(sim, ss);
-  const headers = chargeVms(ctx, sim, params.subscriptionId, 2 * [...ss.vms.values()].filter((vm) => vm.provisioningState !== "Deleting").length);
+  const headers = chargeVms(
+    ctx,
+    sim,
+    params.subscriptionId,
+    2 * [...ss.vms.values()].filter((vm) => vm.provisioningState !== "Deleting").length,
+  );
   const faults = takeOperationFaults(ctx, sim, false);
   const op = sim.state.acceptWrite(ss, { kind: "delete", ifMatch: header(ctx, "if-match") ?? null, ...faults });
   send(ctx, 202, undefined, { ...headers, ...lroHeaders(ctx, sim, op, 202) });
@@ -237,12 +356,23 @@ function parseInstanceIds(body: unknown): string[] {
   if (!isObject(body)) throw invalidRequestContent("The request body must be a JSON object");
   const ids = body.instanceIds;
   if (ids === undefined || ids === null) throw missingParameter("instanceIds");
-  if (!Array.isArray(ids)) throw invalidParameter("The value of parameter instanceIds is invalid: it must be a list of instance ids.", "instanceIds");
-  if (ids.length === 0) throw invalidParameter("The value of parameter instanceIds is invalid: the list of instance ids is empty.", "instanceIds");
+  if (!Array.isArray(ids))
+    throw invalidParameter(
+      "The value of parameter instanceIds is invalid: it must be a list of instance ids.",
+      "instanceIds",
+    );
+  if (ids.length === 0)
+    throw invalidParameter(
+      "The value of parameter instanceIds is invalid: the list of instance ids is empty.",
+      "instanceIds",
+    );
   const out: string[] = [];
   for (const id of ids) {
     if (typeof id !== "string" && typeof id !== "number") {
-      throw invalidParameter(`The value of parameter instanceIds is invalid: '${JSON.stringify(id)}' is not an instance id.`, "instanceIds");
+      throw invalidParameter(
+        `The value of parameter instanceIds is invalid: '${JSON.stringify(id)}' is not an instance id.`,
+        "instanceIds",
+      );
     }
     const text = String(id).trim();
     if (!out.includes(text)) out.push(text);
@@ -264,10 +394,16 @@ function instanceAction(ctx: RequestContext, sim: SimulatorContext, params: Rout
     const vm = ss.vms.get(id);
     return vm !== undefined && vm.provisioningState !== "Deleting";
   };
-  if (ids.includes("*")) ids = sortedVms(ss).map((vm) => vm.instanceId).filter(active);
+  if (ids.includes("*"))
+    ids = sortedVms(ss)
+      .map((vm) => vm.instanceId)
+      .filter(active);
   const inactive = ids.find((id) => !active(id));
   if (inactive !== undefined) {
-    throw invalidParameter(`The provided instanceId ${inactive} is not an active Virtual Machine Scale Set VM instanceId.`, "instanceIds");
+    throw invalidParameter(
+      `The provided instanceId ${inactive} is not an active Virtual Machine Scale Set VM instanceId.`,
+      "instanceIds",
+    );
   }
   checkPreconditions(ctx, ss);
   checkScaleSetLocks(sim, ss, "write", kind === "deleteInstances" ? ids.map((id) => ss.vms.get(id)!) : []);
@@ -290,7 +426,8 @@ const getScaleSetInstanceView: Handler = (ctx, sim, params) => {
 /** A Uniform VM (…/virtualMachines/{instanceId}); on a Flexible set the Uniform VM APIs are refused as Azure does. */
 function requireVm(sim: SimulatorContext, params: RouteParams, operation: string): { ss: ScaleSet; vm: Vm } {
   const ss = requireScaleSet(sim, params);
-  if (isFlexible(ss)) throw /^\d+$/.test(params.instanceId) ? notAllowedOnFlexible(ss, operation) : instanceIdMustBeNumber();
+  if (isFlexible(ss))
+    throw /^\d+$/.test(params.instanceId) ? notAllowedOnFlexible(ss, operation) : instanceIdMustBeNumber();
   const vm = ss.vms.get(params.instanceId);
   if (!vm) throw resourceNotFound(VMSS_TYPE, `${ss.name}/virtualMachines/${params.instanceId}`, params.resourceGroup);
   return { ss, vm };
@@ -322,13 +459,20 @@ function powerAction(ctx: RequestContext, sim: SimulatorContext, params: RoutePa
     // Flexible: batch start, stop, restart and deallocate by VM name; reimage is a single-VM API there.
     if (isFlexible(ss) && action === "reimage") throw notAllowedOnFlexible(ss, "reimage.POST");
     const body = parseJsonBody(ctx);
-    const everyVm = body === undefined || (isObject(body) && (body.instanceIds === undefined || body.instanceIds === null));
+    const everyVm =
+      body === undefined || (isObject(body) && (body.instanceIds === undefined || body.instanceIds === null));
     ids = everyVm ? ["*"] : parseInstanceIds(body);
-    if (ids.includes("*")) ids = sortedVms(ss).map((vm) => vm.instanceId).filter(active);
+    if (ids.includes("*"))
+      ids = sortedVms(ss)
+        .map((vm) => vm.instanceId)
+        .filter(active);
   }
   const inactive = ids.find((id) => !active(id));
   if (inactive !== undefined) {
-    throw invalidParameter(`The provided instanceId ${inactive} is not an active Virtual Machine Scale Set VM instanceId.`, "instanceIds");
+    throw invalidParameter(
+      `The provided instanceId ${inactive} is not an active Virtual Machine Scale Set VM instanceId.`,
+      "instanceIds",
+    );
   }
   checkScaleSetLocks(sim, ss, "write");
   checkWriteInFlight(sim, ss);
@@ -343,7 +487,8 @@ function powerAction(ctx: RequestContext, sim: SimulatorContext, params: RoutePa
 function requireOperation(sim: SimulatorContext, params: RouteParams): Operation {
   requireSubscription(sim, params);
   const op = sim.state.getOperation(params.operationId);
-  if (!op || op.subscriptionId.toLowerCase() !== params.subscriptionId.toLowerCase()) throw operationNotFound(params.operationId);
+  if (!op || op.subscriptionId.toLowerCase() !== params.subscriptionId.toLowerCase())
+    throw operationNotFound(params.operationId);
   return op;
 }
 
@@ -386,6 +531,8 @@ const getOperationResult: Handler = (ctx, sim, params) => {
     send(ctx, 200);
   } else {
     const status = op.status === "Canceled" ? 409 : (op.failureStatus ?? 500);
-    send(ctx, status, { error: { ...(op.error ?? { code: "InternalExecutionError", message: "The operation failed." }) } });
+    send(ctx, status, {
+      error: { ...(op.error ?? { code: "InternalExecutionError", message: "The operation failed." }) },
+    });
   }
 };

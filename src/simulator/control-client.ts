@@ -72,14 +72,23 @@ export class SimulatorControl {
   }
 
   /** Any request to the simulator (ARM paths too); never throws for an HTTP status. */
-  async request(method: string, path: string, options: { body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {}): Promise<RawResponse> {
+  async request(
+    method: string,
+    path: string,
+    options: { body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {},
+  ): Promise<RawResponse> {
     const headers: Record<string, string> = { ...options.headers };
     let body: string | Buffer | undefined = options.rawBody;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers["content-type"] ??= "application/json";
     }
-    const res = await request(`${this.url}${path}`, { method: method as "GET", headers, body, dispatcher: this.#agent });
+    const res = await request(`${this.url}${path}`, {
+      method: method as "GET",
+      headers,
+      body,
+      dispatcher: this.#agent,
+    });
     const text = await res.body.text();
     let parsed: unknown = undefined;
     if (text !== "") {
@@ -135,8 +144,16 @@ export class SimulatorControl {
   putScaleSet(resourceGroup: string, name: string, spec: ControlScaleSetSpec): Promise<JsonObject> {
     return this.#call("PUT", `/_sim/scaleSets/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}`, spec);
   }
-  patchScaleSet(resourceGroup: string, name: string, change: { capacity?: number; tags?: Record<string, string | null> }): Promise<JsonObject> {
-    return this.#call("PATCH", `/_sim/scaleSets/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}`, change);
+  patchScaleSet(
+    resourceGroup: string,
+    name: string,
+    change: { capacity?: number; tags?: Record<string, string | null> },
+  ): Promise<JsonObject> {
+    return this.#call(
+      "PATCH",
+      `/_sim/scaleSets/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}`,
+      change,
+    );
   }
   getScaleSet(resourceGroup: string, name: string): Promise<ScaleSetSnapshot> {
     return this.#call("GET", `/_sim/scaleSets/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}`);
@@ -145,8 +162,22 @@ export class SimulatorControl {
     await this.#call("DELETE", `/_sim/scaleSets/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}`);
   }
   /** A load balancer's (or application gateway's) pools with their members (scale set, instance id or VM name, health). */
-  traffic(type: "loadBalancers" | "applicationGateways", resourceGroup: string, name: string): Promise<{ id: string; pools: { name: string; members: { scaleSet: string; instanceId: string; health: string | null; serving: boolean }[]; serving: number }[] }> {
-    return this.#call("GET", `/_sim/network/${type}/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}/traffic`);
+  traffic(
+    type: "loadBalancers" | "applicationGateways",
+    resourceGroup: string,
+    name: string,
+  ): Promise<{
+    id: string;
+    pools: {
+      name: string;
+      members: { scaleSet: string; instanceId: string; health: string | null; serving: boolean }[];
+      serving: number;
+    }[];
+  }> {
+    return this.#call(
+      "GET",
+      `/_sim/network/${type}/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}/traffic`,
+    );
   }
   async putResourceGroup(resourceGroup: string): Promise<void> {
     await this.#call("PUT", `/_sim/resourceGroups/${encodeURIComponent(resourceGroup)}`);

@@ -16,7 +16,18 @@ import { parseSettingsUpdate, SETTINGS_FIELDS, SettingsError } from "./settings.
 import { mergeTags } from "./state.ts";
 import { parseThrottlingUpdate, ThrottlingConfigError, type ThrottlingUpdate } from "./throttling.ts";
 import { renderFlexibleVm } from "./flexible.ts";
-import { capacityOf, etagOf, isFlexible, normalizeLocation, provisioningStateOf, renderScaleSet, renderVm, sortedVms, type ScaleSet, type Vm } from "./vmss-model.ts";
+import {
+  capacityOf,
+  etagOf,
+  isFlexible,
+  normalizeLocation,
+  provisioningStateOf,
+  renderScaleSet,
+  renderVm,
+  sortedVms,
+  type ScaleSet,
+  type Vm,
+} from "./vmss-model.ts";
 
 export const CONTROL_PREFIX = "/_sim";
 
@@ -95,7 +106,9 @@ function snapshot(sim: SimulatorContext, ss: ScaleSet) {
   const view = (vm: Vm) => renderInstanceView(vm, reportedVmHealth(sim, ss, vm));
   return {
     vmss: renderScaleSet(ss),
-    vms: sortedVms(ss).map((vm) => (isFlexible(ss) ? renderFlexibleVm(ss, vm, sim.state.nicsOf(vm), view(vm)) : renderVm(ss, vm, view(vm)))),
+    vms: sortedVms(ss).map((vm) =>
+      isFlexible(ss) ? renderFlexibleVm(ss, vm, sim.state.nicsOf(vm), view(vm)) : renderVm(ss, vm, view(vm)),
+    ),
     etag: etagOf(ss),
     inFlight: inFlightOf(ss.inFlight),
   };
@@ -209,7 +222,15 @@ export function buildControlRouter(): Router<Route> {
       send(ctx, 200, snapshot(sim, requireScaleSet(sim, params.resourceGroup, params.name)));
     })
     .add("PUT", `${P}/scaleSets/:resourceGroup/:name`, (ctx, sim, params) => {
-      const body = readObject(ctx, ["capacity", "loadBalanced", "applicationGateway", "upgradePolicy", "location", "tags", "orchestrationMode"]);
+      const body = readObject(ctx, [
+        "capacity",
+        "loadBalanced",
+        "applicationGateway",
+        "upgradePolicy",
+        "location",
+        "tags",
+        "orchestrationMode",
+      ]);
       if (body.capacity === undefined) throw badRequest('"capacity" is required');
       const capacity = intField(body, "capacity", MIN_CAPACITY, MAX_CAPACITY)!;
       const loadBalanced = boolField(body, "loadBalanced") ?? true;
@@ -226,12 +247,22 @@ export function buildControlRouter(): Router<Route> {
       const location = normalizeLocation(typeof body.location === "string" ? body.location : DEMO_LOCATION);
       const tags = tagsField(body);
       const orchestrationMode = body.orchestrationMode ?? "Uniform";
-      if (orchestrationMode !== "Uniform" && orchestrationMode !== "Flexible") throw badRequest('"orchestrationMode" must be "Uniform" or "Flexible"');
+      if (orchestrationMode !== "Uniform" && orchestrationMode !== "Flexible")
+        throw badRequest('"orchestrationMode" must be "Uniform" or "Flexible"');
       const existing = sim.state.getScaleSet(params.resourceGroup, params.name);
       if (existing?.inFlight) throw conflictingConcurrentWrite();
       const { scaleSet, created } = putScaleSet(
         sim.state,
-        { resourceGroup: params.resourceGroup, name: params.name, capacity, loadBalanced, applicationGateway, upgradePolicy, tags, orchestrationMode },
+        {
+          resourceGroup: params.resourceGroup,
+          name: params.name,
+          capacity,
+          loadBalanced,
+          applicationGateway,
+          upgradePolicy,
+          tags,
+          orchestrationMode,
+        },
         location,
       );
       send(ctx, created ? 201 : 200, renderScaleSet(scaleSet), { etag: etagOf(scaleSet) });

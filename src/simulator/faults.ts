@@ -8,7 +8,16 @@ import { randomUUID } from "node:crypto";
 import { isObject } from "./json.ts";
 import { MAX_CAPACITY, MIN_CAPACITY, validateTags } from "./limits.ts";
 
-export const FAULT_ACTIONS = ["respond", "failOperation", "allocationFailed", "preemptOperation", "dropConnection", "outOfBandChange", "failRollout", "evictSpot"] as const;
+export const FAULT_ACTIONS = [
+  "respond",
+  "failOperation",
+  "allocationFailed",
+  "preemptOperation",
+  "dropConnection",
+  "outOfBandChange",
+  "failRollout",
+  "evictSpot",
+] as const;
 export type FaultAction = (typeof FAULT_ACTIONS)[number];
 
 /** An out-of-band change, as `PATCH /_sim/scaleSets/{rg}/{name}` takes it: tags merge (null removes one). */
@@ -51,7 +60,19 @@ export class FaultValidationError extends Error {
   override name = "FaultValidationError";
 }
 
-const KNOWN_KEYS = new Set(["action", "method", "pathContains", "status", "code", "message", "count", "retryAfterSeconds", "change", "allocatable", "evictions"]);
+const KNOWN_KEYS = new Set([
+  "action",
+  "method",
+  "pathContains",
+  "status",
+  "code",
+  "message",
+  "count",
+  "retryAfterSeconds",
+  "change",
+  "allocatable",
+  "evictions",
+]);
 
 function isInt(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value);
@@ -61,7 +82,8 @@ function isInt(value: unknown): value is number {
 export function parseFault(body: unknown, now: number): Fault {
   if (!isObject(body)) throw new FaultValidationError("the body must be a JSON object");
   for (const key of Object.keys(body)) {
-    if (!KNOWN_KEYS.has(key)) throw new FaultValidationError(`unknown field "${key}" (known: ${[...KNOWN_KEYS].join(", ")})`);
+    if (!KNOWN_KEYS.has(key))
+      throw new FaultValidationError(`unknown field "${key}" (known: ${[...KNOWN_KEYS].join(", ")})`);
   }
   const action = body.action ?? "respond";
   if (typeof action !== "string" || !(FAULT_ACTIONS as readonly string[]).includes(action)) {
@@ -71,30 +93,41 @@ export function parseFault(body: unknown, now: number): Fault {
   if (typeof method !== "string" || !/^(\*|[A-Za-z]+)$/.test(method)) {
     throw new FaultValidationError('"method" must be an HTTP method such as "PATCH", or "*" for any');
   }
-  if (typeof pathContains !== "string") throw new FaultValidationError('"pathContains" must be a string ("" matches every path)');
+  if (typeof pathContains !== "string")
+    throw new FaultValidationError('"pathContains" must be a string ("" matches every path)');
   const count = body.count ?? 1;
-  if (!isInt(count) || count < 1 || count > 1_000_000) throw new FaultValidationError('"count" must be a whole number from 1 to 1000000');
+  if (!isInt(count) || count < 1 || count > 1_000_000)
+    throw new FaultValidationError('"count" must be a whole number from 1 to 1000000');
   if (status !== undefined && (!isInt(status) || status < 400 || status > 599)) {
     throw new FaultValidationError('"status" must be a whole number from 400 to 599');
   }
-  if (action === "respond" && status === undefined) throw new FaultValidationError('"status" is required for action "respond"');
-  if (code !== undefined && (typeof code !== "string" || code === "")) throw new FaultValidationError('"code" must be a non-empty string');
+  if (action === "respond" && status === undefined)
+    throw new FaultValidationError('"status" is required for action "respond"');
+  if (code !== undefined && (typeof code !== "string" || code === ""))
+    throw new FaultValidationError('"code" must be a non-empty string');
   if ((action === "respond" || action === "failOperation") && code === undefined) {
     throw new FaultValidationError(`"code" is required for action "${action}"`);
   }
-  if (message !== undefined && typeof message !== "string") throw new FaultValidationError('"message" must be a string');
-  if (retryAfterSeconds !== undefined && (!isInt(retryAfterSeconds) || retryAfterSeconds < 0 || retryAfterSeconds > 86_400)) {
+  if (message !== undefined && typeof message !== "string")
+    throw new FaultValidationError('"message" must be a string');
+  if (
+    retryAfterSeconds !== undefined &&
+    (!isInt(retryAfterSeconds) || retryAfterSeconds < 0 || retryAfterSeconds > 86_400)
+  ) {
     throw new FaultValidationError('"retryAfterSeconds" must be a whole number from 0 to 86400');
   }
   const allocatable = body.allocatable;
   if (allocatable !== undefined) {
-    if (action !== "allocationFailed") throw new FaultValidationError('"allocatable" is only for action "allocationFailed"');
-    if (!isInt(allocatable) || allocatable < 0 || allocatable > 1000) throw new FaultValidationError('"allocatable" must be a whole number from 0 to 1000');
+    if (action !== "allocationFailed")
+      throw new FaultValidationError('"allocatable" is only for action "allocationFailed"');
+    if (!isInt(allocatable) || allocatable < 0 || allocatable > 1000)
+      throw new FaultValidationError('"allocatable" must be a whole number from 0 to 1000');
   }
   const evictions = body.evictions;
   if (evictions !== undefined) {
     if (action !== "evictSpot") throw new FaultValidationError('"evictions" is only for action "evictSpot"');
-    if (!isInt(evictions) || evictions < 1 || evictions > 1000) throw new FaultValidationError('"evictions" must be a whole number from 1 to 1000');
+    if (!isInt(evictions) || evictions < 1 || evictions > 1000)
+      throw new FaultValidationError('"evictions" must be a whole number from 1 to 1000');
   }
   let change: ScaleSetChange | undefined;
   if (action === "preemptOperation" && body.change !== undefined) {
@@ -136,14 +169,19 @@ export function parseFault(body: unknown, now: number): Fault {
 export function parseScaleSetChange(value: unknown): ScaleSetChange {
   if (!isObject(value)) throw new Error("must be an object with capacity, tags and/or nicTags");
   for (const key of Object.keys(value)) {
-    if (key !== "capacity" && key !== "tags" && key !== "nicTags") throw new Error(`unknown field "${key}" (known: capacity, tags, nicTags)`);
+    if (key !== "capacity" && key !== "tags" && key !== "nicTags")
+      throw new Error(`unknown field "${key}" (known: capacity, tags, nicTags)`);
   }
   const { capacity, tags, nicTags } = value;
-  if (capacity === undefined && tags === undefined && nicTags === undefined) throw new Error("give capacity, tags and/or nicTags");
+  if (capacity === undefined && tags === undefined && nicTags === undefined)
+    throw new Error("give capacity, tags and/or nicTags");
   if (capacity !== undefined && (!isInt(capacity) || capacity < MIN_CAPACITY || capacity > MAX_CAPACITY)) {
     throw new Error(`"capacity" must be a whole number from ${MIN_CAPACITY} to ${MAX_CAPACITY}`);
   }
-  for (const [field, map] of [["tags", tags], ["nicTags", nicTags]] as const) {
+  for (const [field, map] of [
+    ["tags", tags],
+    ["nicTags", nicTags],
+  ] as const) {
     if (map === undefined) continue;
     if (!isObject(map) || !Object.values(map).every((v) => typeof v === "string" || v === null)) {
       throw new Error(`"${field}" must be an object of strings (null removes a tag)`);
@@ -182,7 +220,10 @@ export class FaultStore {
     const m = method.toUpperCase();
     const path = pathname.toLowerCase();
     const index = this.#faults.findIndex(
-      (f) => actions.includes(f.action) && (f.method === "*" || f.method === m) && path.includes(f.pathContains.toLowerCase()),
+      (f) =>
+        actions.includes(f.action) &&
+        (f.method === "*" || f.method === m) &&
+        path.includes(f.pathContains.toLowerCase()),
     );
     if (index < 0) return undefined;
     const fault = this.#faults[index];

@@ -65,13 +65,22 @@ export function checkFlexibleRules(model: JsonObject): void {
   const fd = getPath(model, "properties", "platformFaultDomainCount");
   if (fd === undefined || fd === null) throw missingParameter("platformFaultDomainCount");
   if (typeof fd !== "number" || !Number.isInteger(fd) || fd < 1 || fd > MAX_FLEXIBLE_FAULT_DOMAINS) {
-    throw invalidParameter(`The specified fault domain count ${JSON.stringify(fd)} must fall in the range 1 to ${MAX_FLEXIBLE_FAULT_DOMAINS}.`, "platformFaultDomainCount");
+    throw invalidParameter(
+      `The specified fault domain count ${JSON.stringify(fd)} must fall in the range 1 to ${MAX_FLEXIBLE_FAULT_DOMAINS}.`,
+      "platformFaultDomainCount",
+    );
   }
   if (getPath(model, "properties", "singlePlacementGroup") === true) {
-    throw invalidParameter("Virtual Machine Scale Sets with Flexible orchestration mode do not support singlePlacementGroup true: leave it unset or false.", "singlePlacementGroup");
+    throw invalidParameter(
+      "Virtual Machine Scale Sets with Flexible orchestration mode do not support singlePlacementGroup true: leave it unset or false.",
+      "singlePlacementGroup",
+    );
   }
   if (getPath(model, "properties", "overprovision") === true) {
-    throw invalidParameter("Virtual Machine Scale Sets with Flexible orchestration mode do not support overprovisioning: leave overprovision unset or false.", "overprovision");
+    throw invalidParameter(
+      "Virtual Machine Scale Sets with Flexible orchestration mode do not support overprovisioning: leave overprovision unset or false.",
+      "overprovision",
+    );
   }
   const profile = getPath(model, "properties", "virtualMachineProfile");
   if (!isObject(profile)) {
@@ -79,7 +88,8 @@ export function checkFlexibleRules(model: JsonObject): void {
     return;
   }
   const apiVersion = getPath(profile, "networkProfile", "networkApiVersion");
-  if (typeof apiVersion !== "string" || apiVersion === "") throw missingParameter("virtualMachineProfile.networkProfile.networkApiVersion");
+  if (typeof apiVersion !== "string" || apiVersion === "")
+    throw missingParameter("virtualMachineProfile.networkProfile.networkApiVersion");
 }
 
 // ---- NICs of a new VM ----
@@ -99,7 +109,11 @@ export function nicsForNewVm(ss: ScaleSet, vm: Vm): Nic[] {
     if (Array.isArray(properties.ipConfigurations)) {
       properties.ipConfigurations = properties.ipConfigurations.filter(isObject).map((ipc, i) => ({
         ...ipc,
-        properties: { ...(isObject(ipc.properties) ? ipc.properties : {}), privateIPAllocationMethod: "Dynamic", privateIPAddress: privateAddressOf(vm, n + i) },
+        properties: {
+          ...(isObject(ipc.properties) ? ipc.properties : {}),
+          privateIPAllocationMethod: "Dynamic",
+          privateIPAddress: privateAddressOf(vm, n + i),
+        },
       }));
     }
     return {
@@ -125,7 +139,10 @@ function privateAddressOf(vm: Vm, index: number): string {
 /** The NIC's IP configurations with their ARM ids: what a backend pool lists as its members. */
 export function nicIpConfigurations(nic: Nic): { id: string; ipConfiguration: JsonObject }[] {
   const ipcs = nic.properties.ipConfigurations;
-  return (Array.isArray(ipcs) ? ipcs.filter(isObject) : []).map((ipc) => ({ id: `${nicId(nic)}/ipConfigurations/${String(ipc.name)}`, ipConfiguration: ipc }));
+  return (Array.isArray(ipcs) ? ipcs.filter(isObject) : []).map((ipc) => ({
+    id: `${nicId(nic)}/ipConfigurations/${String(ipc.name)}`,
+    ipConfiguration: ipc,
+  }));
 }
 
 export function nicEtag(nic: Nic): string {
@@ -140,7 +157,10 @@ export function renderNic(nic: Nic, vmId: string | undefined): JsonObject {
     id: ipcId,
     etag: nicEtag(nic),
     type: `${NIC_TYPE}/ipConfigurations`,
-    properties: { ...(isObject(ipConfiguration.properties) ? ipConfiguration.properties : {}), provisioningState: "Succeeded" },
+    properties: {
+      ...(isObject(ipConfiguration.properties) ? ipConfiguration.properties : {}),
+      provisioningState: "Succeeded",
+    },
   }));
   return {
     name: nic.name,
@@ -188,7 +208,8 @@ export function renderFlexibleVm(ss: ScaleSet, vm: Vm, nics: Nic[], instanceView
     delete storage.osDisk.image;
   }
   const spot: JsonObject = {};
-  for (const key of ["priority", "evictionPolicy", "billingProfile"]) if (profile[key] !== undefined) spot[key] = clone(profile[key]);
+  for (const key of ["priority", "evictionPolicy", "billingProfile"])
+    if (profile[key] !== undefined) spot[key] = clone(profile[key]);
   const zones = ss.model.zones;
   return {
     name: vm.instanceId,
@@ -202,7 +223,10 @@ export function renderFlexibleVm(ss: ScaleSet, vm: Vm, nics: Nic[], instanceView
       storageProfile: storage,
       osProfile: { computerName: computerName(ss, vm), ...osRest },
       networkProfile: {
-        networkInterfaces: nics.map((nic) => ({ id: nicId(nic), properties: { primary: nic.properties.primary === true, deleteOption: nic.deleteOption } })),
+        networkInterfaces: nics.map((nic) => ({
+          id: nicId(nic),
+          properties: { primary: nic.properties.primary === true, deleteOption: nic.deleteOption },
+        })),
       },
       virtualMachineScaleSet: { id: scaleSetId(ss) },
       platformFaultDomain: faultDomainOf(ss, vm),
@@ -235,7 +259,11 @@ export function scaleSetIdOfFilter(filter: string): string | undefined {
  * from Azure, microsoft/OMS-Agent-for-Linux PR 1475; the instanceView GET in hashicorp/nomad-autoscaler issue 1096).
  */
 export function notAllowedOnFlexible(ss: ScaleSet, operation: string): ArmError {
-  return new ArmError(400, "BadRequest", `Operation 'VirtualMachineScaleSets.${operation}' is not allowed on Virtual Machine Scale Set '${ss.name}'.`);
+  return new ArmError(
+    400,
+    "BadRequest",
+    `Operation 'VirtualMachineScaleSets.${operation}' is not allowed on Virtual Machine Scale Set '${ss.name}'.`,
+  );
 }
 
 /** A Uniform VM API addressed with a Flexible VM's name (Azure/azure-sdk-for-go issue 19707). */

@@ -9,7 +9,8 @@ import { powerStatus } from "./power-state.ts";
 import { scaledMs, type SimulatorSettings } from "./settings.ts";
 import type { Vm } from "./vmss-model.ts";
 
-export type HealthCode = "HealthState/healthy" | "HealthState/initializing" | "HealthState/unhealthy" | "HealthState/unknown";
+export type HealthCode =
+  "HealthState/healthy" | "HealthState/initializing" | "HealthState/unhealthy" | "HealthState/unknown";
 
 /** Whether the VM's applied NICs put it in a load-balancer backend pool (what the probe watches). */
 export function inLoadBalancerPool(profile: JsonObject): boolean {
@@ -56,7 +57,8 @@ export function probeHealth(
   watched = inLoadBalancerPool(vm.applied.profile) || hasApplicationHealthExtension(vm.applied.profile),
 ): HealthCode | undefined {
   if (settings.healthProbeSeconds === null || !watched) return undefined;
-  if (vm.provisioningState !== "Succeeded" || vm.runningSince === undefined || vm.powerState !== "running") return "HealthState/unknown";
+  if (vm.provisioningState !== "Succeeded" || vm.runningSince === undefined || vm.powerState !== "running")
+    return "HealthState/unknown";
   if (now - vm.runningSince < scaledMs(settings, settings.healthProbeSeconds)) return "HealthState/initializing";
   return answers ? "HealthState/healthy" : "HealthState/unhealthy";
 }
@@ -79,13 +81,17 @@ const PROVISIONING_DISPLAY: Record<Vm["provisioningState"], string> = {
 export function renderInstanceView(vm: Vm, health: HealthCode | undefined): JsonObject {
   const statuses: JsonObject[] = [
     {
-      code: vm.provisioningState === "Failed" ? "ProvisioningState/failed/AllocationFailed" : `ProvisioningState/${vm.provisioningState.toLowerCase()}`,
+      code:
+        vm.provisioningState === "Failed"
+          ? "ProvisioningState/failed/AllocationFailed"
+          : `ProvisioningState/${vm.provisioningState.toLowerCase()}`,
       level: vm.provisioningState === "Failed" ? "Error" : "Info",
       displayStatus: PROVISIONING_DISPLAY[vm.provisioningState],
     },
   ];
   if (vm.provisioningState === "Succeeded") statuses.push(powerStatus(vm.powerState));
-  if (vm.provisioningState === "Deleting") statuses.push({ code: "PowerState/stopping", level: "Info", displayStatus: "VM stopping" });
+  if (vm.provisioningState === "Deleting")
+    statuses.push({ code: "PowerState/stopping", level: "Info", displayStatus: "VM stopping" });
   return {
     statuses,
     ...(health ? { vmHealth: { status: { code: health, level: "Info", displayStatus: DISPLAY[health] } } } : {}),

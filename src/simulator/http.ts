@@ -53,7 +53,11 @@ export function readBody(req: IncomingMessage, limitBytes: number): Promise<{ bo
   });
 }
 
-export function createContext(req: IncomingMessage, res: ServerResponse, fallbackBaseUrl: string): Omit<RequestContext, "body" | "bodyTooLarge"> {
+export function createContext(
+  req: IncomingMessage,
+  res: ServerResponse,
+  fallbackBaseUrl: string,
+): Omit<RequestContext, "body" | "bodyTooLarge"> {
   const host = req.headers.host;
   const baseUrl = host && /^[A-Za-z0-9.\-:[\]]+$/.test(host) ? `https://${host}` : fallbackBaseUrl;
   const url = new URL(req.url ?? "/", baseUrl);
@@ -76,7 +80,12 @@ export function header(ctx: RequestContext, name: string): string | undefined {
 }
 
 /** Sends a response with the ARM request-id headers; a body that is not undefined is sent as JSON. */
-export function send(ctx: RequestContext, status: number, body?: unknown, headers: Record<string, string | number> = {}): void {
+export function send(
+  ctx: RequestContext,
+  status: number,
+  body?: unknown,
+  headers: Record<string, string | number> = {},
+): void {
   const { res } = ctx;
   if (res.headersSent || res.destroyed) return;
   const out: Record<string, string | number> = {

@@ -20,7 +20,10 @@ const SCALE_SET_DISPLAY: Record<ScaleSet["provisioningState"], string> = {
 export function renderScaleSetInstanceView(ss: ScaleSet): JsonObject {
   const counts = new Map<string, number>();
   for (const vm of sortedVms(ss)) {
-    const code = vm.provisioningState === "Failed" ? "ProvisioningState/failed/AllocationFailed" : `ProvisioningState/${vm.provisioningState.toLowerCase()}`;
+    const code =
+      vm.provisioningState === "Failed"
+        ? "ProvisioningState/failed/AllocationFailed"
+        : `ProvisioningState/${vm.provisioningState.toLowerCase()}`;
     counts.set(code, (counts.get(code) ?? 0) + 1);
   }
   return {

@@ -36,7 +36,8 @@ export function repairsStateOf(ss: ScaleSet): RepairsState {
 }
 
 function requireScaleSet(sim: SimulatorContext, params: RouteParams): ScaleSet {
-  if (!sim.state.isSubscription(params.subscriptionId)) throw new ArmError(404, "SubscriptionNotFound", `The subscription '${params.subscriptionId}' could not be found.`);
+  if (!sim.state.isSubscription(params.subscriptionId))
+    throw new ArmError(404, "SubscriptionNotFound", `The subscription '${params.subscriptionId}' could not be found.`);
   const ss = sim.state.getScaleSet(params.resourceGroup, params.name);
   if (!ss) throw resourceNotFound(VMSS_TYPE, params.name, params.resourceGroup);
   return ss;
@@ -44,7 +45,9 @@ function requireScaleSet(sim: SimulatorContext, params: RouteParams): ScaleSet {
 
 /** What the scale set's instance view (GET …/instanceView) adds for repairs: the AutomaticRepairs service, when enabled. */
 export function orchestrationServicesOf(ss: ScaleSet): { orchestrationServices?: JsonObject[] } {
-  return repairsEnabled(ss) ? { orchestrationServices: [{ serviceName: "AutomaticRepairs", serviceState: repairsStateOf(ss) }] } : {};
+  return repairsEnabled(ss)
+    ? { orchestrationServices: [{ serviceName: "AutomaticRepairs", serviceState: repairsStateOf(ss) }] }
+    : {};
 }
 
 /**
@@ -59,12 +62,20 @@ export const setOrchestrationServiceState: Handler = (ctx, sim, params) => {
   if (typeof serviceName !== "string") throw missingParameter("serviceName");
   if (typeof action !== "string") throw missingParameter("action");
   if (serviceName.toLowerCase() !== "automaticrepairs") {
-    throw invalidParameter(`The value '${serviceName}' of parameter serviceName is not supported: AutomaticRepairs is.`, "serviceName");
+    throw invalidParameter(
+      `The value '${serviceName}' of parameter serviceName is not supported: AutomaticRepairs is.`,
+      "serviceName",
+    );
   }
   const act = action.toLowerCase();
-  if (act !== "suspend" && act !== "resume") throw invalidParameter(`The value '${action}' of parameter action is invalid: Suspend or Resume.`, "action");
+  if (act !== "suspend" && act !== "resume")
+    throw invalidParameter(`The value '${action}' of parameter action is invalid: Suspend or Resume.`, "action");
   if (!repairsEnabled(ss)) {
-    throw new ArmError(400, "OperationNotAllowed", `Orchestration service AutomaticRepairs is not enabled on the virtual machine scale set ${ss.name}.`);
+    throw new ArmError(
+      400,
+      "OperationNotAllowed",
+      `Orchestration service AutomaticRepairs is not enabled on the virtual machine scale set ${ss.name}.`,
+    );
   }
   if (act === "suspend") suspended.add(ss);
   else suspended.delete(ss);
@@ -78,32 +89,68 @@ function latestRollout(sim: SimulatorContext, ss: ScaleSet): Operation | undefin
   let latest: Operation | undefined;
   const key = `${ss.resourceGroup.toLowerCase()}/${ss.name.toLowerCase()}`;
   for (const op of sim.state.operations.values()) {
-    if (op.scaleSetKey === key && op.rolling && op.startedAt >= Date.parse(ss.timeCreated) - 1 && (!latest || op.startedAt >= latest.startedAt)) latest = op;
+    if (
+      op.scaleSetKey === key &&
+      op.rolling &&
+      op.startedAt >= Date.parse(ss.timeCreated) - 1 &&
+      (!latest || op.startedAt >= latest.startedAt)
+    )
+      latest = op;
   }
   return latest;
 }
 
-const RUNNING_STATUS: Record<Operation["status"], string> = { InProgress: "RollingForward", Succeeded: "Completed", Failed: "Faulted", Canceled: "Cancelled" };
+const RUNNING_STATUS: Record<Operation["status"], string> = {
+  InProgress: "RollingForward",
+  Succeeded: "Completed",
+  Failed: "Faulted",
+  Canceled: "Cancelled",
+};
 
 /** GET …/rollingUpgrades/latest: 404 when the scale set never had one (or its policy is not Rolling). */
 export const getLatestRollingUpgrade: Handler = (ctx, sim, params) => {
   const ss = requireScaleSet(sim, params);
   const op = upgradeModeOf(ss.model) === "Rolling" ? latestRollout(sim, ss) : undefined;
-  if (!op) throw new ArmError(404, "NotFound", `No rolling upgrade was found for the virtual machine scale set ${ss.name}.`);
+  if (!op)
+    throw new ArmError(404, "NotFound", `No rolling upgrade was found for the virtual machine scale set ${ss.name}.`);
   const after = rolloutOf(ss);
   if (after && after.op === op) {
-    sendRollout(ctx, ss, after.status, after.startedAt, after.order, after.status === "RollingForward" ? after.batchSize : 0, after.status === "Faulted" ? after.error : undefined);
+    sendRollout(
+      ctx,
+      ss,
+      after.status,
+      after.startedAt,
+      after.order,
+      after.status === "RollingForward" ? after.batchSize : 0,
+      after.status === "Faulted" ? after.error : undefined,
+    );
     return;
   }
   const inProgress = op.status === "InProgress" ? op.rolling!.batchSize : 0;
-  sendRollout(ctx, ss, RUNNING_STATUS[op.status], op.startedAt, op.rolling!.order, inProgress, op.status !== "Succeeded" ? op.error : undefined);
+  sendRollout(
+    ctx,
+    ss,
+    RUNNING_STATUS[op.status],
+    op.startedAt,
+    op.rolling!.order,
+    inProgress,
+    op.status !== "Succeeded" ? op.error : undefined,
+  );
 };
 
 /**
  * The rolling-upgrade status body, of a write's rollout or of one that outlives its write: `inProgress` VMs in the
  * batch (0 once it stopped), pending only while rolling forward, `error` as the caller decides it is shown.
  */
-function sendRollout(ctx: RequestContext, ss: ScaleSet, code: string, startedAt: number, order: string[], inProgress: number, error?: { code: string; message: string }): void {
+function sendRollout(
+  ctx: RequestContext,
+  ss: ScaleSet,
+  code: string,
+  startedAt: number,
+  order: string[],
+  inProgress: number,
+  error?: { code: string; message: string },
+): void {
   const moved = order.filter((id) => ss.vms.get(id)?.latestModelApplied === true).length;
   send(ctx, 200, {
     name: ss.name,
@@ -111,7 +158,12 @@ function sendRollout(ctx: RequestContext, ss: ScaleSet, code: string, startedAt:
     location: ss.location,
     properties: {
       policy: getPath(ss.model, "properties", "upgradePolicy", "rollingUpgradePolicy") ?? {},
-      runningStatus: { code, startTime: new Date(startedAt).toISOString(), lastAction: "Start", lastActionTime: new Date(startedAt).toISOString() },
+      runningStatus: {
+        code,
+        startTime: new Date(startedAt).toISOString(),
+        lastAction: "Start",
+        lastActionTime: new Date(startedAt).toISOString(),
+      },
       progress: {
         successfulInstanceCount: moved,
         failedInstanceCount: code === "Faulted" ? order.length - moved : 0,
@@ -131,7 +183,8 @@ function sendRollout(ctx: RequestContext, ss: ScaleSet, code: string, startedAt:
  * when the scale set is not Spot.
  */
 export function evictSpotVms(ss: ScaleSet, count: number): string[] {
-  if (String(getPath(ss.model, "properties", "virtualMachineProfile", "priority") ?? "").toLowerCase() !== "spot") return [];
+  if (String(getPath(ss.model, "properties", "virtualMachineProfile", "priority") ?? "").toLowerCase() !== "spot")
+    return [];
   const running = sortedVms(ss).filter((vm) => vm.provisioningState === "Succeeded" && vm.powerState === "running");
   const evicted = running.slice(0, count);
   for (const vm of evicted) vm.powerState = "deallocated";
@@ -152,7 +205,8 @@ function readBody(ctx: RequestContext, allowed: readonly string[]): JsonObject {
     throw badRequest("the body is not valid JSON");
   }
   if (!isObject(body)) throw badRequest("the body must be a JSON object");
-  for (const key of Object.keys(body)) if (!allowed.includes(key)) throw badRequest(`unknown field "${key}" (known: ${allowed.join(", ")})`);
+  for (const key of Object.keys(body))
+    if (!allowed.includes(key)) throw badRequest(`unknown field "${key}" (known: ${allowed.join(", ")})`);
   return body;
 }
 
@@ -177,18 +231,26 @@ const putKind: Handler = (ctx, sim, params) => {
   const properties = isObject(ss.model.properties) ? ss.model.properties : (ss.model.properties = {});
   let remake = false;
   if (body.orchestrationMode !== undefined) {
-    if (body.orchestrationMode !== "Uniform" && body.orchestrationMode !== "Flexible") throw badRequest('"orchestrationMode" must be "Uniform" or "Flexible"');
+    if (body.orchestrationMode !== "Uniform" && body.orchestrationMode !== "Flexible")
+      throw badRequest('"orchestrationMode" must be "Uniform" or "Flexible"');
     remake = body.orchestrationMode !== (isFlexible(ss) ? "Flexible" : "Uniform");
     asOrchestrationMode(properties, body.orchestrationMode);
   }
   if (body.automaticRepairs !== undefined) {
     if (typeof body.automaticRepairs !== "boolean") throw badRequest('"automaticRepairs" must be true or false');
-    properties.automaticRepairsPolicy = { enabled: body.automaticRepairs, gracePeriod: "PT10M", repairAction: "Replace" };
+    properties.automaticRepairsPolicy = {
+      enabled: body.automaticRepairs,
+      gracePeriod: "PT10M",
+      repairAction: "Replace",
+    };
   }
   if (body.spot !== undefined) {
     if (typeof body.spot !== "boolean") throw badRequest('"spot" must be true or false');
-    const profile = isObject(properties.virtualMachineProfile) ? properties.virtualMachineProfile : (properties.virtualMachineProfile = {});
-    if (body.spot) Object.assign(profile, { priority: "Spot", evictionPolicy: "Deallocate", billingProfile: { maxPrice: -1 } });
+    const profile = isObject(properties.virtualMachineProfile)
+      ? properties.virtualMachineProfile
+      : (properties.virtualMachineProfile = {});
+    if (body.spot)
+      Object.assign(profile, { priority: "Spot", evictionPolicy: "Deallocate", billingProfile: { maxPrice: -1 } });
     else for (const key of ["priority", "evictionPolicy", "billingProfile"]) delete profile[key];
   }
   if (body.rolloutAfterWrite !== undefined) {
@@ -199,7 +261,11 @@ const putKind: Handler = (ctx, sim, params) => {
   if (remake) sim.state.remakeVmsNow(ss);
   // A change applied at once, recorded as the control API's version (an empty tag change bumps the ETag).
   sim.state.patchScaleSetNow(ss, { tags: {} });
-  send(ctx, 200, { orchestrationMode: properties.orchestrationMode ?? "Uniform", automaticRepairs: repairsStateOf(ss), spot: body.spot ?? undefined });
+  send(ctx, 200, {
+    orchestrationMode: properties.orchestrationMode ?? "Uniform",
+    automaticRepairs: repairsStateOf(ss),
+    spot: body.spot ?? undefined,
+  });
 };
 
 /**
@@ -211,7 +277,8 @@ function asOrchestrationMode(properties: JsonObject, mode: "Uniform" | "Flexible
   if (mode === "Uniform") return;
   for (const key of ["overprovision", "doNotRunExtensionsOnOverprovisionedVMs"]) delete properties[key];
   properties.singlePlacementGroup = false;
-  if (typeof properties.platformFaultDomainCount !== "number" || properties.platformFaultDomainCount > 3) properties.platformFaultDomainCount = 1;
+  if (typeof properties.platformFaultDomainCount !== "number" || properties.platformFaultDomainCount > 3)
+    properties.platformFaultDomainCount = 1;
   const network = getPath(properties, "virtualMachineProfile", "networkProfile");
   if (isObject(network) && typeof network.networkApiVersion !== "string") network.networkApiVersion = "2020-11-01";
 }
@@ -237,7 +304,8 @@ const putProtection: Handler = (ctx, sim, params) => {
 const postEvict: Handler = (ctx, sim, params) => {
   const body = readBody(ctx, ["count"]);
   const count = body.count ?? 1;
-  if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 1000) throw badRequest('"count" must be a whole number from 1 to 1000');
+  if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 1000)
+    throw badRequest('"count" must be a whole number from 1 to 1000');
   const ss = controlScaleSet(sim, params);
   send(ctx, 200, { evicted: evictSpotVms(ss, count) });
 };

@@ -17,7 +17,10 @@ const RESERVED_TAG_NAME_CHARS = /[<>%&\\?/\u0000-\u001f\u007f]/;
 /** Checks a `tags` value (absent is fine). Throws the ArmError Azure would answer. */
 export function validateTags(tags: unknown): void {
   if (tags === undefined || tags === null) return;
-  if (!isObject(tags)) throw invalidRequestContent("Error converting value to type 'System.Collections.Generic.IDictionary`2[System.String,System.String]'. Path 'tags'");
+  if (!isObject(tags))
+    throw invalidRequestContent(
+      "Error converting value to type 'System.Collections.Generic.IDictionary`2[System.String,System.String]'. Path 'tags'",
+    );
   const names = Object.keys(tags);
   if (names.length > MAX_TAGS) {
     throw new ArmError(
@@ -29,10 +32,18 @@ export function validateTags(tags: unknown): void {
   }
   for (const name of names) {
     if (name.trim() === "") {
-      throw new ArmError(400, "InvalidTagName", "The tag name must be non-null, non-empty and non-whitespace only. Please provide an actual value.", { target: "tags" });
+      throw new ArmError(
+        400,
+        "InvalidTagName",
+        "The tag name must be non-null, non-empty and non-whitespace only. Please provide an actual value.",
+        { target: "tags" },
+      );
     }
     const value = tags[name];
-    if (typeof value !== "string") throw invalidRequestContent(`Unexpected value for tag '${name}': tag values must be strings. Path 'tags.${name}'`);
+    if (typeof value !== "string")
+      throw invalidRequestContent(
+        `Unexpected value for tag '${name}': tag values must be strings. Path 'tags.${name}'`,
+      );
   }
   const reserved = names.filter((n) => RESERVED_TAG_NAME_CHARS.test(n));
   if (reserved.length > 0) {
@@ -94,7 +105,8 @@ export function normalizeUpgradeMode(mode: string): UpgradeMode | undefined {
 /** Every limit the simulator enforces on a scale-set model (the model after a PATCH merge, or a PUT body). */
 export function validateModel(model: JsonObject): void {
   validateTags(model.tags);
-  if (model.sku !== undefined && model.sku !== null && !isObject(model.sku)) throw invalidParameter("The value of parameter sku is invalid.", "sku");
+  if (model.sku !== undefined && model.sku !== null && !isObject(model.sku))
+    throw invalidParameter("The value of parameter sku is invalid.", "sku");
   validateCapacity(getPath(model, "sku", "capacity"));
   if (model.properties !== undefined && model.properties !== null && !isObject(model.properties)) {
     throw invalidParameter("The value of parameter properties is invalid.", "properties");

@@ -93,7 +93,11 @@ export function checkLocks(sim: SimulatorContext, scope: LockScope, action: "del
   const forbidding = locksHolding(sim, scope).filter(({ lock }) => action === "delete" || lock.level === "ReadOnly");
   if (forbidding.length === 0) return;
   const locked = [...new Set(forbidding.map((f) => scopeId(f.scope)))].map((id) => `'${id}'`).join(",");
-  throw new ArmError(409, "ScopeLocked", `The scope '${scopeId(scope)}' cannot perform ${action} operation because following scope(s) are locked: ${locked}. Please remove the lock and try again.`);
+  throw new ArmError(
+    409,
+    "ScopeLocked",
+    `The scope '${scopeId(scope)}' cannot perform ${action} operation because following scope(s) are locked: ${locked}. Please remove the lock and try again.`,
+  );
 }
 
 /** A Flexible VM's delete or action (`power`: start, restart, …, which a ReadOnly lock forbids). */
@@ -106,9 +110,16 @@ export function checkVmLocks(sim: SimulatorContext, ss: ScaleSet, vm: Vm, action
  * resources and hold its locks; a Flexible set's VMs are resources of their own and hold theirs (and their group's).
  * `at` a resource group (a create): held by that group's locks only.
  */
-export function checkScaleSetLocks(sim: SimulatorContext, at: ScaleSet | { subscriptionId: string; resourceGroup: string }, action: "delete" | "write", vms: Vm[] = []): void {
+export function checkScaleSetLocks(
+  sim: SimulatorContext,
+  at: ScaleSet | { subscriptionId: string; resourceGroup: string },
+  action: "delete" | "write",
+  vms: Vm[] = [],
+): void {
   const ss = "vms" in at ? at : undefined;
-  const scope: LockScope = ss ? { kind: "scaleSet", ss } : { kind: "resourceGroup", subscriptionId: at.subscriptionId, resourceGroup: at.resourceGroup };
+  const scope: LockScope = ss
+    ? { kind: "scaleSet", ss }
+    : { kind: "resourceGroup", subscriptionId: at.subscriptionId, resourceGroup: at.resourceGroup };
   checkLocks(sim, scope, action);
   if (ss && isFlexible(ss)) for (const vm of vms) checkLocks(sim, { kind: "vm", ss, vm }, "delete");
   else if (vms.length > 0) checkLocks(sim, scope, "delete");
@@ -150,10 +161,12 @@ type ScopeOf = (sim: SimulatorContext, params: RouteParams) => LockScope;
 function listed(sim: SimulatorContext, scope: LockScope): { scope: LockScope; lock: Lock }[] {
   const own = locksHolding(sim, scope);
   if (scope.kind !== "resourceGroup") return own;
-  const below = sim.state.listScaleSets(scope.resourceGroup).flatMap((ss): LockScope[] => [
-    { kind: "scaleSet", ss },
-    ...[...ss.vms.values()].map((vm): LockScope => ({ kind: "vm", ss, vm })),
-  ]);
+  const below = sim.state
+    .listScaleSets(scope.resourceGroup)
+    .flatMap((ss): LockScope[] => [
+      { kind: "scaleSet", ss },
+      ...[...ss.vms.values()].map((vm): LockScope => ({ kind: "vm", ss, vm })),
+    ]);
   return [...own, ...below.flatMap((s) => [...locksAt(sim, s).values()].map((lock) => ({ scope: s, lock })))];
 }
 
@@ -165,8 +178,15 @@ function scopeHandlers(scopeOf: ScopeOf): { put: Handler; get: Handler; del: Han
       const level = isObject(body) && isObject(body.properties) ? body.properties.level : undefined;
       if (level === undefined) throw missingParameter("properties.level");
       const known = LEVELS.find((l) => typeof level === "string" && l.toLowerCase() === level.toLowerCase());
-      if (!known) throw invalidParameter(`The value '${String(level)}' of parameter 'level' is invalid. Allowed values are: ${LEVELS.join(", ")}.`, "properties.level");
-      const notes = isObject(body) && isObject(body.properties) && typeof body.properties.notes === "string" ? body.properties.notes : undefined;
+      if (!known)
+        throw invalidParameter(
+          `The value '${String(level)}' of parameter 'level' is invalid. Allowed values are: ${LEVELS.join(", ")}.`,
+          "properties.level",
+        );
+      const notes =
+        isObject(body) && isObject(body.properties) && typeof body.properties.notes === "string"
+          ? body.properties.notes
+          : undefined;
       const locks = locksAt(sim, scope);
       const created = !locks.has(params.lockName.toLowerCase());
       const lock: Lock = { name: params.lockName, level: known, ...(notes !== undefined ? { notes } : {}) };

@@ -4,7 +4,8 @@ import type { PowerAction, PowerState } from "./power-state.ts";
 import type { WriteKind } from "./settings.ts";
 
 /** The SDK method behind a write, as the call log, versions and /_sim show it. */
-export type OperationKind = "createOrUpdate" | "update" | "deleteInstances" | "updateInstances" | "delete" | PowerAction;
+export type OperationKind =
+  "createOrUpdate" | "update" | "deleteInstances" | "updateInstances" | "delete" | PowerAction;
 /** Azure's operation statuses (the status URL's `status`). */
 export type OperationStatus = "InProgress" | "Succeeded" | "Failed" | "Canceled";
 

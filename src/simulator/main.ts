@@ -26,7 +26,9 @@ async function main(): Promise<void> {
   });
   console.log(`ARM simulator listening on ${sim.url}`);
   console.log(`subscription ${sim.subscriptionId} (resource group demo-rg: web-prod-v001, web-prod-v002, batch-v001)`);
-  console.log(`time scale ${config.settings.timeScale} (1 = Azure's real timing), throttling ${config.throttling.enabled ? "on" : "off"}`);
+  console.log(
+    `time scale ${config.settings.timeScale} (1 = Azure's real timing), throttling ${config.throttling.enabled ? "on" : "off"}`,
+  );
   console.log(`control API: curl --cacert ${SIMULATOR_CERT_PATH} ${sim.url}/_sim/health   (see docs/simulator.md)`);
 
   let stopping = false;

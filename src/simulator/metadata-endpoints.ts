@@ -31,7 +31,8 @@ function cloud(baseUrl: string): JsonObject {
     },
     batch: "https://batch.core.windows.net/",
     resourceManager: url,
-    vmImageAliasDoc: "https://raw.githubusercontent.com/Azure/azure-rest-api-specs/main/arm-compute/quickstart-templates/aliases.json",
+    vmImageAliasDoc:
+      "https://raw.githubusercontent.com/Azure/azure-rest-api-specs/main/arm-compute/quickstart-templates/aliases.json",
     activeDirectoryDataLake: "https://datalake.azure.net/",
     sqlManagement: "https://management.core.windows.net:8443/",
     gallery: "https://gallery.azure.com/",

@@ -5,7 +5,16 @@
 // Throttling is charged by the dispatch step, to the policy the matched route names (one route table, arm-routes.ts);
 // the buckets live in throttling.ts.
 import { checkApiVersion } from "./api-versions.ts";
-import { ArmError, authenticationInvalidFormat, authenticationMissing, methodNotAllowed, missingApiVersion, notSimulated, requestTooLarge, routeNotFound } from "./arm-errors.ts";
+import {
+  ArmError,
+  authenticationInvalidFormat,
+  authenticationMissing,
+  methodNotAllowed,
+  missingApiVersion,
+  notSimulated,
+  requestTooLarge,
+  routeNotFound,
+} from "./arm-errors.ts";
 import type { Route, SimulatorContext } from "./context.ts";
 import { faultMessage } from "./faults.ts";
 import { scaleSetIdOfFilter } from "./flexible.ts";
@@ -20,8 +29,10 @@ import { scaleSetId, type ScaleSet } from "./vmss-model.ts";
 /** Returns true when it answered the request (the following steps do not run). */
 export type ArmStep = (ctx: RequestContext, sim: SimulatorContext) => boolean;
 
-const SCALE_SET_PATH = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)/i;
-const FLEXIBLE_VM_PATH = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachines(?:\/([^/]+))?/i;
+const SCALE_SET_PATH =
+  /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)/i;
+const FLEXIBLE_VM_PATH =
+  /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachines(?:\/([^/]+))?/i;
 
 function decodeSegment(segment: string): string {
   try {
@@ -46,7 +57,9 @@ function addressedScaleSet(ctx: RequestContext, sim: SimulatorContext): ScaleSet
   const resourceGroup = decodeSegment(vm[2]);
   if (vm[3] !== undefined) return sim.state.findFlexibleVm(resourceGroup, decodeSegment(vm[3]))?.ss;
   const id = scaleSetIdOfFilter(ctx.url.searchParams.get("$filter") ?? "");
-  return id === undefined ? undefined : sim.state.listScaleSets(resourceGroup).find((ss) => scaleSetId(ss).toLowerCase() === id);
+  return id === undefined
+    ? undefined
+    : sim.state.listScaleSets(resourceGroup).find((ss) => scaleSetId(ss).toLowerCase() === id);
 }
 
 /**
@@ -92,8 +105,14 @@ export const injectFaults: ArmStep = (ctx, sim) => {
     dropConnection(ctx);
     return true;
   }
-  const headers: Record<string, string> = fault.retryAfterSeconds !== undefined ? { "retry-after": String(fault.retryAfterSeconds) } : {};
-  send(ctx, fault.status ?? 500, { error: { code: fault.code ?? "InternalServerError", message: faultMessage(fault) } }, headers);
+  const headers: Record<string, string> =
+    fault.retryAfterSeconds !== undefined ? { "retry-after": String(fault.retryAfterSeconds) } : {};
+  send(
+    ctx,
+    fault.status ?? 500,
+    { error: { code: fault.code ?? "InternalServerError", message: faultMessage(fault) } },
+    headers,
+  );
   return true;
 };
 
@@ -126,7 +145,9 @@ export function dispatchTo(router: Router<Route>, unknownPath: "notFound" | "not
     const route = router.match(ctx.method, ctx.pathname);
     if (route.kind === "notFound") {
       // Azure answers far more than the simulator serves: saying "not found" would tell a client the resource is not there.
-      throw unknownPath === "notSimulated" ? notSimulated(`The request '${ctx.method} ${ctx.pathname}' is not simulated.`) : routeNotFound(ctx.pathname);
+      throw unknownPath === "notSimulated"
+        ? notSimulated(`The request '${ctx.method} ${ctx.pathname}' is not simulated.`)
+        : routeNotFound(ctx.pathname);
     }
     if (route.kind === "methodNotAllowed") throw methodNotAllowed(ctx.method, route.allowed);
     const { handler, charge } = route.handler;
@@ -141,7 +162,15 @@ export function dispatchTo(router: Router<Route>, unknownPath: "notFound" | "not
 }
 
 export function armPipeline(router: Router<Route>): ArmStep[] {
-  return [applyOutOfBandChanges, applyEvictions, injectFaults, authenticate, requireApiVersion, limitBody, dispatchTo(router, "notSimulated")];
+  return [
+    applyOutOfBandChanges,
+    applyEvictions,
+    injectFaults,
+    authenticate,
+    requireApiVersion,
+    limitBody,
+    dispatchTo(router, "notSimulated"),
+  ];
 }
 
 /** Runs the steps until one answers; an ArmError thrown by a step becomes the ARM error response. */

@@ -38,7 +38,13 @@ export function rolloutOf(ss: ScaleSet): Rollout | undefined {
 }
 
 /** The write `op` completed: its rollout starts now and takes `durationMs`. */
-export function startRollout(ss: ScaleSet, op: Operation, now: number, durationMs: number, failure?: OperationError): void {
+export function startRollout(
+  ss: ScaleSet,
+  op: Operation,
+  now: number,
+  durationMs: number,
+  failure?: OperationError,
+): void {
   const rolling = op.rolling!;
   rollouts.set(ss, {
     op,
@@ -74,10 +80,17 @@ export interface BatchProgress {
  * [startedAt, completesAt], and none moves past stopAfterBatches. One rule for a rollout during its write (state.ts)
  * and one that outlives it.
  */
-export function moveDueBatches(ss: ScaleSet, rolling: { order: readonly string[]; batchSize: number; stopAfterBatches?: number }, startedAt: number, completesAt: number, now: number): BatchProgress {
+export function moveDueBatches(
+  ss: ScaleSet,
+  rolling: { order: readonly string[]; batchSize: number; stopAfterBatches?: number },
+  startedAt: number,
+  completesAt: number,
+  now: number,
+): BatchProgress {
   const batches = Math.ceil(rolling.order.length / rolling.batchSize);
   const span = completesAt - startedAt;
-  const due = span <= 0 || now >= completesAt ? batches : Math.min(batches, Math.floor(((now - startedAt) / span) * batches));
+  const due =
+    span <= 0 || now >= completesAt ? batches : Math.min(batches, Math.floor(((now - startedAt) / span) * batches));
   const done = Math.min(due, rolling.stopAfterBatches ?? batches);
   const applied = currentApplied(ss);
   for (const id of rolling.order.slice(0, done * rolling.batchSize)) {

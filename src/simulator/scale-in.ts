@@ -54,10 +54,16 @@ export function scaleInVictims(ss: ScaleSet, active: Vm[], count: number): Vm[] 
     candidates = fromFullestGroup(remaining, candidates, (vm) => zoneOf(ss, vm));
     if (rule === "Default") {
       const zone = zoneOf(ss, candidates[0]);
-      candidates = fromFullestGroup(remaining.filter((vm) => zoneOf(ss, vm) === zone), candidates.filter((vm) => zoneOf(ss, vm) === zone), (vm) => String(faultDomain(ss, vm)));
+      candidates = fromFullestGroup(
+        remaining.filter((vm) => zoneOf(ss, vm) === zone),
+        candidates.filter((vm) => zoneOf(ss, vm) === zone),
+        (vm) => String(faultDomain(ss, vm)),
+      );
     }
     // The creation order (the ordinal) is the instance id's order on Uniform, and the newest-first order on both.
-    const victim = candidates.reduce((a, b) => (rule === "OldestVM" ? (b.ordinal < a.ordinal ? b : a) : b.ordinal > a.ordinal ? b : a));
+    const victim = candidates.reduce((a, b) =>
+      rule === "OldestVM" ? (b.ordinal < a.ordinal ? b : a) : b.ordinal > a.ordinal ? b : a,
+    );
     victims.push(victim);
     remaining.splice(remaining.indexOf(victim), 1);
   }

@@ -52,7 +52,8 @@ function checkExtensions(model: JsonObject): void {
   extensions.forEach((extension, i) => {
     for (const key of ["publisher", "type"]) {
       const value = isObject(extension) ? getPath(extension, "properties", key) : undefined;
-      if (typeof value !== "string" || value === "") throw missingParameter(`virtualMachineProfile.extensionProfile.extensions[${i}].properties.${key}`);
+      if (typeof value !== "string" || value === "")
+        throw missingParameter(`virtualMachineProfile.extensionProfile.extensions[${i}].properties.${key}`);
     }
   });
 }
@@ -71,14 +72,20 @@ export function checkScaleSetRules(name: string, model: JsonObject, previous?: J
   checkExtensions(model);
   const mode = orchestrationModeOf(model);
   if (previous !== undefined && mode.toLowerCase() !== orchestrationModeOf(previous).toLowerCase()) {
-    throw invalidParameter(`Changing property 'orchestrationMode' is not allowed: the scale set '${name}' is ${orchestrationModeOf(previous)}.`, "orchestrationMode");
+    throw invalidParameter(
+      `Changing property 'orchestrationMode' is not allowed: the scale set '${name}' is ${orchestrationModeOf(previous)}.`,
+      "orchestrationMode",
+    );
   }
   if (mode.toLowerCase() === "flexible") {
     checkFlexibleRules(model);
     return;
   }
   if (mode.toLowerCase() !== "uniform") {
-    throw invalidParameter(`The value '${mode}' of parameter 'orchestrationMode' is invalid. Allowed values are: Uniform, Flexible.`, "orchestrationMode");
+    throw invalidParameter(
+      `The value '${mode}' of parameter 'orchestrationMode' is invalid. Allowed values are: Uniform, Flexible.`,
+      "orchestrationMode",
+    );
   }
   if (previous !== undefined && !singlePlacementGroupOf(previous) && singlePlacementGroupOf(model)) {
     throw invalidParameter(

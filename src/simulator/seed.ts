@@ -48,10 +48,14 @@ export function buildScaleSetModel(spec: ScaleSetSpec): JsonObject {
     privateIPAddressVersion: "IPv4",
   };
   if (spec.loadBalanced) {
-    ipProperties.loadBalancerBackendAddressPools = [{ id: loadBalancerPoolId(spec.subscriptionId, spec.resourceGroup, spec.name) }];
+    ipProperties.loadBalancerBackendAddressPools = [
+      { id: loadBalancerPoolId(spec.subscriptionId, spec.resourceGroup, spec.name) },
+    ];
   }
   if (spec.applicationGateway) {
-    ipProperties.applicationGatewayBackendAddressPools = [{ id: applicationGatewayPoolId(spec.subscriptionId, spec.resourceGroup, spec.name) }];
+    ipProperties.applicationGatewayBackendAddressPools = [
+      { id: applicationGatewayPoolId(spec.subscriptionId, spec.resourceGroup, spec.name) },
+    ];
   }
   return {
     ...(spec.tags ? { tags: { ...spec.tags } } : {}),
@@ -111,7 +115,37 @@ export function putScaleSet(state: SimState, spec: Omit<ScaleSetSpec, "subscript
 /** demo-rg / eastus: web-prod-v001 and web-prod-v002 (3 VMs behind a load balancer), batch-v001 (2 VMs, no load balancer). */
 export function seedDemo(state: SimState): void {
   const common = { resourceGroup: DEMO_RESOURCE_GROUP, applicationGateway: false, upgradePolicy: "Manual" as const };
-  putScaleSet(state, { ...common, name: "web-prod-v001", capacity: 3, loadBalanced: true, tags: { app: "web", env: "prod", version: "v001" } }, DEMO_LOCATION);
-  putScaleSet(state, { ...common, name: "web-prod-v002", capacity: 3, loadBalanced: true, tags: { app: "web", env: "prod", version: "v002" } }, DEMO_LOCATION);
-  putScaleSet(state, { ...common, name: "batch-v001", capacity: 2, loadBalanced: false, tags: { app: "batch", env: "prod", version: "v001" } }, DEMO_LOCATION);
+  putScaleSet(
+    state,
+    {
+      ...common,
+      name: "web-prod-v001",
+      capacity: 3,
+      loadBalanced: true,
+      tags: { app: "web", env: "prod", version: "v001" },
+    },
+    DEMO_LOCATION,
+  );
+  putScaleSet(
+    state,
+    {
+      ...common,
+      name: "web-prod-v002",
+      capacity: 3,
+      loadBalanced: true,
+      tags: { app: "web", env: "prod", version: "v002" },
+    },
+    DEMO_LOCATION,
+  );
+  putScaleSet(
+    state,
+    {
+      ...common,
+      name: "batch-v001",
+      capacity: 2,
+      loadBalanced: false,
+      tags: { app: "batch", env: "prod", version: "v001" },
+    },
+    DEMO_LOCATION,
+  );
 }

@@ -108,7 +108,11 @@ export function defaultSettings(): SimulatorSettings {
 
 /** How long a write of this kind takes, in ms of the simulator's clock. */
 export function writeDurationOf(settings: SimulatorSettings, kind: WriteKind): number {
-  return settings.writeDurationsMs[kind] ?? settings.writeDurationMs ?? Math.round(AZURE_WRITE_SECONDS[kind] * 1000 * settings.timeScale);
+  return (
+    settings.writeDurationsMs[kind] ??
+    settings.writeDurationMs ??
+    Math.round(AZURE_WRITE_SECONDS[kind] * 1000 * settings.timeScale)
+  );
 }
 
 /**
@@ -155,20 +159,24 @@ export function parseSettingsUpdate(body: Record<string, unknown>): Partial<Simu
     }
     out.timeScale = v;
   }
-  if (body.writeDurationMs !== undefined) out.writeDurationMs = body.writeDurationMs === null ? null : wholeMs("writeDurationMs", body.writeDurationMs);
+  if (body.writeDurationMs !== undefined)
+    out.writeDurationMs = body.writeDurationMs === null ? null : wholeMs("writeDurationMs", body.writeDurationMs);
   if (body.writeDurationsMs !== undefined) {
     const v = body.writeDurationsMs;
-    if (!isPlainObject(v)) throw new SettingsError(`"writeDurationsMs" must be an object keyed by ${WRITE_KINDS.join(", ")}`);
+    if (!isPlainObject(v))
+      throw new SettingsError(`"writeDurationsMs" must be an object keyed by ${WRITE_KINDS.join(", ")}`);
     const durations: Partial<Record<WriteKind, number>> = {};
     for (const [key, ms] of Object.entries(v)) {
-      if (!(WRITE_KINDS as readonly string[]).includes(key)) throw new SettingsError(`unknown write kind "${key}" (known: ${WRITE_KINDS.join(", ")})`);
+      if (!(WRITE_KINDS as readonly string[]).includes(key))
+        throw new SettingsError(`unknown write kind "${key}" (known: ${WRITE_KINDS.join(", ")})`);
       durations[key as WriteKind] = wholeMs(`writeDurationsMs.${key}`, ms);
     }
     out.writeDurationsMs = durations;
   }
   if (body.vmPageSize !== undefined) {
     const v = body.vmPageSize;
-    if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > 1000) throw new SettingsError('"vmPageSize" must be a whole number from 1 to 1000');
+    if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > 1000)
+      throw new SettingsError('"vmPageSize" must be a whole number from 1 to 1000');
     out.vmPageSize = v;
   }
   if (body.concurrentWrites !== undefined) {
@@ -180,7 +188,8 @@ export function parseSettingsUpdate(body: Record<string, unknown>): Partial<Simu
   }
   if (body.conflictWindowSeconds !== undefined) {
     const v = body.conflictWindowSeconds;
-    if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 3600) throw new SettingsError('"conflictWindowSeconds" must be a number from 0 to 3600');
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 3600)
+      throw new SettingsError('"conflictWindowSeconds" must be a number from 0 to 3600');
     out.conflictWindowSeconds = v;
   }
   if (body.healthProbeSeconds !== undefined) {
@@ -193,7 +202,15 @@ export function parseSettingsUpdate(body: Record<string, unknown>): Partial<Simu
   return out;
 }
 
-export const SETTINGS_FIELDS = ["timeScale", "writeDurationMs", "writeDurationsMs", "vmPageSize", "concurrentWrites", "conflictWindowSeconds", "healthProbeSeconds"] as const;
+export const SETTINGS_FIELDS = [
+  "timeScale",
+  "writeDurationMs",
+  "writeDurationsMs",
+  "vmPageSize",
+  "concurrentWrites",
+  "conflictWindowSeconds",
+  "healthProbeSeconds",
+] as const;
 
 /** How the simulator is started: `npm run simulator`, the service's embedded simulator, or a test. */
 export interface SimulatorConfig {
@@ -222,14 +239,26 @@ function envNumber(env: Env, name: string, check: (v: number) => boolean, rule: 
  */
 export function simulatorConfigFromEnv(env: Env): SimulatorConfig {
   const settings = defaultSettings();
-  const timeScale = envNumber(env, "SIMULATOR_TIME_SCALE", (v) => v > 0 && v <= MAX_TIME_SCALE, `a number above 0, at most ${MAX_TIME_SCALE}`);
+  const timeScale = envNumber(
+    env,
+    "SIMULATOR_TIME_SCALE",
+    (v) => v > 0 && v <= MAX_TIME_SCALE,
+    `a number above 0, at most ${MAX_TIME_SCALE}`,
+  );
   if (timeScale !== undefined) settings.timeScale = timeScale;
-  const writeMs = envNumber(env, "SIMULATOR_WRITE_DURATION_MS", (v) => Number.isInteger(v) && v >= 0 && v <= MAX_WRITE_DURATION_MS, `a whole number from 0 to ${MAX_WRITE_DURATION_MS}`);
+  const writeMs = envNumber(
+    env,
+    "SIMULATOR_WRITE_DURATION_MS",
+    (v) => Number.isInteger(v) && v >= 0 && v <= MAX_WRITE_DURATION_MS,
+    `a whole number from 0 to ${MAX_WRITE_DURATION_MS}`,
+  );
   if (writeMs !== undefined) settings.writeDurationMs = writeMs;
   const mode = env.SIMULATOR_CONCURRENT_WRITES;
   if (mode !== undefined && mode !== "") {
     if (!(CONCURRENT_WRITE_MODES as readonly string[]).includes(mode)) {
-      throw new SettingsError(`SIMULATOR_CONCURRENT_WRITES must be one of ${CONCURRENT_WRITE_MODES.join(", ")}, got "${mode}"`);
+      throw new SettingsError(
+        `SIMULATOR_CONCURRENT_WRITES must be one of ${CONCURRENT_WRITE_MODES.join(", ")}, got "${mode}"`,
+      );
     }
     settings.concurrentWrites = mode as ConcurrentWriteMode;
   }
@@ -237,7 +266,12 @@ export function simulatorConfigFromEnv(env: Env): SimulatorConfig {
   if (throttling !== undefined && throttling !== "" && throttling !== "on" && throttling !== "off") {
     throw new SettingsError(`SIMULATOR_THROTTLING must be on or off, got "${throttling}"`);
   }
-  const port = envNumber(env, "SIMULATOR_PORT", (v) => Number.isInteger(v) && v >= 0 && v <= 65535, "a whole number from 0 to 65535");
+  const port = envNumber(
+    env,
+    "SIMULATOR_PORT",
+    (v) => Number.isInteger(v) && v >= 0 && v <= 65535,
+    "a whole number from 0 to 65535",
+  );
   return {
     host: env.SIMULATOR_HOST || "127.0.0.1",
     port: port ?? 7003,

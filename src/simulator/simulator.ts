@@ -83,16 +83,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const base = createContext(req, res, url);
     const isControl = base.pathname === CONTROL_PREFIX || base.pathname.toLowerCase().startsWith(`${CONTROL_PREFIX}/`);
-    const call = isControl || entra.isIdentityPath(base.pathname)
-      ? undefined
-      : sim.calls.add({
-          method: base.method,
-          path: base.pathname,
-          status: null,
-          ifMatch: typeof req.headers["if-match"] === "string" ? req.headers["if-match"] : null,
-          ...(typeof req.headers["if-none-match"] === "string" ? { ifNoneMatch: req.headers["if-none-match"] } : {}),
-          time: Date.now(),
-        });
+    const call =
+      isControl || entra.isIdentityPath(base.pathname)
+        ? undefined
+        : sim.calls.add({
+            method: base.method,
+            path: base.pathname,
+            status: null,
+            ifMatch: typeof req.headers["if-match"] === "string" ? req.headers["if-match"] : null,
+            ...(typeof req.headers["if-none-match"] === "string" ? { ifNoneMatch: req.headers["if-none-match"] } : {}),
+            time: Date.now(),
+          });
     let body: { body: Buffer; tooLarge: boolean };
     try {
       body = await readBody(req, sim.bodyLimitBytes);
@@ -101,7 +102,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }
     // ARM answers /metadata/endpoints to anyone, before any token check.
     if (base.method === "GET" && base.pathname.toLowerCase() === METADATA_ENDPOINTS_PATH) {
-      send({ ...base, body: body.body, bodyTooLarge: false, call }, 200, metadataEndpoints(base.baseUrl, base.url.searchParams.get("api-version")));
+      send(
+        { ...base, body: body.body, bodyTooLarge: false, call },
+        200,
+        metadataEndpoints(base.baseUrl, base.url.searchParams.get("api-version")),
+      );
       return;
     }
     // Microsoft Entra ID's token endpoint, and the check of the tokens it issued (token-endpoint.ts).
@@ -111,7 +116,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }
     const ctx: RequestContext = { ...base, body: body.body, bodyTooLarge: body.tooLarge, call };
     if (isControl && ctx.bodyTooLarge) {
-      send(ctx, 413, new ArmError(413, "RequestEntityTooLarge", `The body exceeds ${sim.bodyLimitBytes} bytes.`).toBody());
+      send(
+        ctx,
+        413,
+        new ArmError(413, "RequestEntityTooLarge", `The body exceeds ${sim.bodyLimitBytes} bytes.`).toBody(),
+      );
       return;
     }
     // Operations that are due complete (and rolling batches advance) before anything is read or written.
@@ -124,7 +133,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       console.error("[simulator] unexpected error:", err);
       if (!res.headersSent) {
         res.writeHead(500, { "content-type": "application/json; charset=utf-8" });
-        res.end(JSON.stringify({ error: { code: "InternalServerError", message: "The simulator failed to handle the request." } }));
+        res.end(
+          JSON.stringify({
+            error: { code: "InternalServerError", message: "The simulator failed to handle the request." },
+          }),
+        );
       } else {
         res.destroy();
       }

@@ -17,7 +17,14 @@ import { clone, isObject, mergePatch, type JsonObject } from "./json.ts";
 import { advanceRollout, moveDueBatches, rolloutAfterWrite, startRollout } from "./rollout.ts";
 import { scaleInVictims } from "./scale-in.ts";
 import { isPowerAction, powerStateAfter, powerStateDuring, type PowerState } from "./power-state.ts";
-import { ALLOCATION_FAILED_MESSAGE, PREEMPTED, type Operation, type OperationError, type OperationFailure, type OperationKind } from "./lro.ts";
+import {
+  ALLOCATION_FAILED_MESSAGE,
+  PREEMPTED,
+  type Operation,
+  type OperationError,
+  type OperationFailure,
+  type OperationKind,
+} from "./lro.ts";
 import { scaledMs, writeDurationOf, type SimulatorSettings, type WriteKind } from "./settings.ts";
 import {
   appliedSignature,
@@ -128,8 +135,13 @@ export class SimState {
 
   listScaleSets(resourceGroup?: string): ScaleSet[] {
     const all = [...this.scaleSets.values()];
-    const filtered = resourceGroup === undefined ? all : all.filter((ss) => ss.resourceGroup.toLowerCase() === resourceGroup.toLowerCase());
-    return filtered.sort((a, b) => scaleSetKey(a.resourceGroup, a.name).localeCompare(scaleSetKey(b.resourceGroup, b.name)));
+    const filtered =
+      resourceGroup === undefined
+        ? all
+        : all.filter((ss) => ss.resourceGroup.toLowerCase() === resourceGroup.toLowerCase());
+    return filtered.sort((a, b) =>
+      scaleSetKey(a.resourceGroup, a.name).localeCompare(scaleSetKey(b.resourceGroup, b.name)),
+    );
   }
 
   getNic(resourceGroup: string, name: string): Nic | undefined {
@@ -157,7 +169,12 @@ export class SimState {
   // ---- writes made at once (control API, seed) ----
 
   /** Creates or replaces a scale set with `capacity(model)` running VMs, applied at once. */
-  putScaleSetNow(resourceGroup: string, name: string, location: string, model: JsonObject): { scaleSet: ScaleSet; created: boolean } {
+  putScaleSetNow(
+    resourceGroup: string,
+    name: string,
+    location: string,
+    model: JsonObject,
+  ): { scaleSet: ScaleSet; created: boolean } {
     const rg = this.ensureResourceGroup(resourceGroup);
     const key = scaleSetKey(rg, name);
     const previous = this.scaleSets.get(key);
@@ -190,11 +207,7 @@ export class SimState {
    * An out-of-band change that completed (another writer): applied at once, VMs created/removed at once (VMs that had
    * failed are allocated), ETag bumped, the scale set `Succeeded`. Tags merge into the current ones (null removes one).
    */
-  patchScaleSetNow(
-    ss: ScaleSet,
-    change: ScaleSetChange,
-    source: "control" | "outOfBandChange" = "control",
-  ): void {
+  patchScaleSetNow(ss: ScaleSet, change: ScaleSetChange, source: "control" | "outOfBandChange" = "control"): void {
     const before = etagOf(ss);
     ss.model = changedModel(ss.model, change);
     this.#settleCapacityNow(ss, this.now());
@@ -253,7 +266,9 @@ export class SimState {
       case "preempt":
         return "preempt";
       case "conflictThenPreempt":
-        return this.now() - op.startedAt < scaledMs(this.settings, this.settings.conflictWindowSeconds) ? "conflict" : "preempt";
+        return this.now() - op.startedAt < scaledMs(this.settings, this.settings.conflictWindowSeconds)
+          ? "conflict"
+          : "preempt";
     }
   }
 
@@ -281,7 +296,9 @@ export class SimState {
       polls: 0,
       ...(spec.failWith ? { failWith: spec.failWith } : {}),
       ...(spec.allocatable !== undefined ? { allocatable: spec.allocatable } : {}),
-      ...(spec.preempt ? { preemptAt: now + duration * spec.preempt.afterFraction, preemptChange: spec.preempt.change } : {}),
+      ...(spec.preempt
+        ? { preemptAt: now + duration * spec.preempt.afterFraction, preemptChange: spec.preempt.change }
+        : {}),
       ...(spec.instanceIds ? { instanceIds: [...spec.instanceIds] } : {}),
     };
     this.operations.set(op.id.toLowerCase(), op);
@@ -327,7 +344,8 @@ export class SimState {
         const before: Record<string, PowerState> = {};
         for (const id of spec.instanceIds ?? []) {
           const vm = ss.vms.get(id);
-          const during = vm && vm.provisioningState === "Succeeded" ? powerStateDuring(spec.kind, vm.powerState) : undefined;
+          const during =
+            vm && vm.provisioningState === "Succeeded" ? powerStateDuring(spec.kind, vm.powerState) : undefined;
           if (!vm || during === undefined) continue;
           before[id] = vm.powerState;
           vm.powerState = during;
@@ -382,9 +400,20 @@ export class SimState {
     }
   }
 
-  #recordVersion(ss: ScaleSet, who: { source: VersionRecord["source"]; kind?: string; ifMatch?: string | null }, previousEtag: string | null): void {
+  #recordVersion(
+    ss: ScaleSet,
+    who: { source: VersionRecord["source"]; kind?: string; ifMatch?: string | null },
+    previousEtag: string | null,
+  ): void {
     const tags = isObject(ss.model.tags) ? (clone(ss.model.tags) as Record<string, string>) : {};
-    ss.versions.push({ etag: etagOf(ss), capacity: capacityOf(ss.model), tags, ...who, previousEtag, time: this.now() });
+    ss.versions.push({
+      etag: etagOf(ss),
+      capacity: capacityOf(ss.model),
+      tags,
+      ...who,
+      previousEtag,
+      time: this.now(),
+    });
     if (ss.versions.length > MAX_VERSIONS) ss.versions.splice(0, ss.versions.length - MAX_VERSIONS);
   }
 
@@ -509,7 +538,12 @@ export class SimState {
   /** preemptOperation fault: another writer's write arrives and replaces the operation in flight. */
   #preemptByAnotherWriter(ss: ScaleSet, op: Operation): void {
     const change = op.preemptChange ?? {};
-    this.acceptWrite(ss, { kind: "update", newModel: changedModel(ss.model, change), source: "outOfBandChange", ifMatch: null });
+    this.acceptWrite(ss, {
+      kind: "update",
+      newModel: changedModel(ss.model, change),
+      source: "outOfBandChange",
+      ifMatch: null,
+    });
     if (op.status === "InProgress") this.#endPreempted(op);
   }
 
@@ -539,7 +573,8 @@ export class SimState {
     while (ss.vms.size < target) {
       this.#addVm(ss, { ...newVm(ss, now), runningSince: Number.NEGATIVE_INFINITY });
     }
-    if (ss.vms.size > target) for (const vm of scaleInVictims(ss, sortedVms(ss), ss.vms.size - target)) this.#removeVm(ss, vm);
+    if (ss.vms.size > target)
+      for (const vm of scaleInVictims(ss, sortedVms(ss), ss.vms.size - target)) this.#removeVm(ss, vm);
   }
 
   /** A new VM joins the scale set; a Flexible one gets its NICs from the model's network profile. */
@@ -576,7 +611,8 @@ export function changedModel(model: JsonObject, change: ScaleSetChange): JsonObj
   if (change.tags !== undefined) out.tags = mergeTags(out.tags, change.tags);
   if (change.nicTags !== undefined) {
     const profile = (out.properties as JsonObject | undefined)?.virtualMachineProfile as JsonObject | undefined;
-    const nics = ((profile?.networkProfile as JsonObject | undefined)?.networkInterfaceConfigurations ?? []) as JsonObject[];
+    const nics = ((profile?.networkProfile as JsonObject | undefined)?.networkInterfaceConfigurations ??
+      []) as JsonObject[];
     for (const nic of nics) nic.tags = mergeTags(nic.tags, change.nicTags);
   }
   if (change.capacity !== undefined) out.sku = { ...(isObject(out.sku) ? out.sku : {}), capacity: change.capacity };

@@ -6,7 +6,17 @@
 // budgets are reported in x-ms-ratelimit-remaining-subscription-{reads,writes,deletes}. Which route falls under which
 // policy is said in the one route table (arm-routes.ts). See docs/simulator.md ("Throttling").
 import { ArmError, type ArmErrorDetail } from "./arm-errors.ts";
-import { fullBucket, levelAt, msUntilToken, remainingOf, retryAfterSeconds, settle, take, type Bucket, type BucketLimit } from "./token-bucket.ts";
+import {
+  fullBucket,
+  levelAt,
+  msUntilToken,
+  remainingOf,
+  retryAfterSeconds,
+  settle,
+  take,
+  type Bucket,
+  type BucketLimit,
+} from "./token-bucket.ts";
 
 // ---- policies and Azure's figures ----
 
@@ -46,13 +56,22 @@ export const AZURE_POLICIES: Readonly<Record<PolicyName, Readonly<PolicyFigures>
   /** GET one scale set (the "Low Cost Get" figures; recorded name GetVMScaleSet, update[3]). */
   GetVMScaleSet: { resource: { burst: 36, refillPerMinute: 12 }, subscription: { burst: 2400, refillPerMinute: 800 } },
   /** GET …/virtualMachines (per scale set), scale-set lists (subscription only). */
-  HighCostGetVMScaleSet: { resource: { burst: 30, refillPerMinute: 10 }, subscription: { burst: 1080, refillPerMinute: 360 } },
+  HighCostGetVMScaleSet: {
+    resource: { burst: 30, refillPerMinute: 10 },
+    subscription: { burst: 1080, refillPerMinute: 360 },
+  },
   /** GET one VM of a scale set, per VM (py[16]). */
-  GetVMScaleSetVM: { resource: { burst: 36, refillPerMinute: 12 }, subscription: { burst: 6000, refillPerMinute: 2000 } },
+  GetVMScaleSetVM: {
+    resource: { burst: 36, refillPerMinute: 12 },
+    subscription: { burst: 6000, refillPerMinute: 2000 },
+  },
   /** PUT that creates a scale set (update[0]). */
   CreateVMScaleSet: { resource: { burst: 12, refillPerMinute: 4 }, subscription: { burst: 375, refillPerMinute: 125 } },
   /** PATCH and PUT of an existing scale set (update[11]); POST …/delete and …/manualupgrade, subscription only (py[39], py[48]). */
-  VMScaleSetActions: { resource: { burst: 12, refillPerMinute: 4 }, subscription: { burst: 1500, refillPerMinute: 500 } },
+  VMScaleSetActions: {
+    resource: { burst: 12, refillPerMinute: 4 },
+    subscription: { burst: 1500, refillPerMinute: 500 },
+  },
   /** DELETE of a scale set (delete[4]). */
   DeleteVMScaleSet: { resource: { burst: 12, refillPerMinute: 4 }, subscription: { burst: 525, refillPerMinute: 175 } },
   /** Status polls, per operation and per subscription (update[1]). */
@@ -78,7 +97,8 @@ export function bucketName(policy: PolicyName, scope: BucketScope): string {
   return `Microsoft.Compute/${policy}${scope === "resource" ? "Resource" : "SubscriptionMaximum"}`;
 }
 
-export const THROTTLING_MESSAGE = "The server rejected the request because too many requests have been received for this subscription.";
+export const THROTTLING_MESSAGE =
+  "The server rejected the request because too many requests have been received for this subscription.";
 
 // ---- configuration ----
 
@@ -112,12 +132,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function onlyKeys(where: string, value: Record<string, unknown>, allowed: readonly string[]): void {
   for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) throw new ThrottlingConfigError(`unknown field "${where}${key}" (known: ${allowed.join(", ")})`);
+    if (!allowed.includes(key))
+      throw new ThrottlingConfigError(`unknown field "${where}${key}" (known: ${allowed.join(", ")})`);
   }
 }
 
 function parseFigures(where: string, value: unknown): Partial<BucketFigures> {
-  if (!isPlainObject(value)) throw new ThrottlingConfigError(`"${where}" must be an object { burst?, refillPerMinute? }`);
+  if (!isPlainObject(value))
+    throw new ThrottlingConfigError(`"${where}" must be an object { burst?, refillPerMinute? }`);
   onlyKeys(`${where}.`, value, ["burst", "refillPerMinute"]);
   const out: Partial<BucketFigures> = {};
   if (value.burst !== undefined) {
@@ -130,7 +152,9 @@ function parseFigures(where: string, value: unknown): Partial<BucketFigures> {
   if (value.refillPerMinute !== undefined) {
     const r = value.refillPerMinute;
     if (typeof r !== "number" || !Number.isFinite(r) || r <= 0 || r > MAX_REFILL_PER_MINUTE) {
-      throw new ThrottlingConfigError(`"${where}.refillPerMinute" must be a number above 0, at most ${MAX_REFILL_PER_MINUTE}`);
+      throw new ThrottlingConfigError(
+        `"${where}.refillPerMinute" must be a number above 0, at most ${MAX_REFILL_PER_MINUTE}`,
+      );
     }
     out.refillPerMinute = r;
   }
@@ -139,11 +163,13 @@ function parseFigures(where: string, value: unknown): Partial<BucketFigures> {
 
 /** Validates the "throttling" field of PUT /_sim/config. Throws ThrottlingConfigError with a readable message. */
 export function parseThrottlingUpdate(value: unknown): ThrottlingUpdate {
-  if (!isPlainObject(value)) throw new ThrottlingConfigError('"throttling" must be an object { enabled?, scale?, policies? }');
+  if (!isPlainObject(value))
+    throw new ThrottlingConfigError('"throttling" must be an object { enabled?, scale?, policies? }');
   onlyKeys("throttling.", value, ["enabled", "scale", "policies"]);
   const out: ThrottlingUpdate = {};
   if (value.enabled !== undefined) {
-    if (typeof value.enabled !== "boolean") throw new ThrottlingConfigError('"throttling.enabled" must be true or false');
+    if (typeof value.enabled !== "boolean")
+      throw new ThrottlingConfigError('"throttling.enabled" must be true or false');
     out.enabled = value.enabled;
   }
   if (value.scale !== undefined) {
@@ -154,22 +180,27 @@ export function parseThrottlingUpdate(value: unknown): ThrottlingUpdate {
     out.scale = s;
   }
   if (value.policies !== undefined) {
-    if (!isPlainObject(value.policies)) throw new ThrottlingConfigError('"throttling.policies" must be an object keyed by policy name');
+    if (!isPlainObject(value.policies))
+      throw new ThrottlingConfigError('"throttling.policies" must be an object keyed by policy name');
     const policies: Partial<Record<PolicyName, PolicyOverride>> = {};
     for (const [rawName, rawOverride] of Object.entries(value.policies)) {
       const name = POLICY_NAMES.find((p) => p.toLowerCase() === rawName.toLowerCase());
       if (!name) throw new ThrottlingConfigError(`unknown policy "${rawName}" (known: ${POLICY_NAMES.join(", ")})`);
       const where = `throttling.policies.${name}`;
-      if (!isPlainObject(rawOverride)) throw new ThrottlingConfigError(`"${where}" must be an object { resource?, subscription? }`);
+      if (!isPlainObject(rawOverride))
+        throw new ThrottlingConfigError(`"${where}" must be an object { resource?, subscription? }`);
       onlyKeys(`${where}.`, rawOverride, ["resource", "subscription"]);
       const override: PolicyOverride = {};
       if (rawOverride.resource !== undefined) {
         if (AZURE_POLICIES[name].resource === null) {
-          throw new ThrottlingConfigError(`"${where}.resource": ${name} has no per-resource bucket (Azure applies only the subscription limit)`);
+          throw new ThrottlingConfigError(
+            `"${where}.resource": ${name} has no per-resource bucket (Azure applies only the subscription limit)`,
+          );
         }
         override.resource = parseFigures(`${where}.resource`, rawOverride.resource);
       }
-      if (rawOverride.subscription !== undefined) override.subscription = parseFigures(`${where}.subscription`, rawOverride.subscription);
+      if (rawOverride.subscription !== undefined)
+        override.subscription = parseFigures(`${where}.subscription`, rawOverride.subscription);
       policies[name] = override;
     }
     out.policies = policies;
@@ -313,11 +344,22 @@ export class Throttler {
     const now = this.#now();
     const figures = this.figures(charge.policy);
     const policyEntries: BucketEntry[] = [];
-    const resource = figures.resource && charge.resource !== undefined ? this.#policyEntry(charge, "resource", charge.resource, now) : undefined;
+    const resource =
+      figures.resource && charge.resource !== undefined
+        ? this.#policyEntry(charge, "resource", charge.resource, now)
+        : undefined;
     const subscription = this.#policyEntry(charge, "subscription", null, now);
     if (resource && RESOURCE_FIRST.has(charge.policy)) policyEntries.push(resource, subscription);
     else policyEntries.push(subscription, ...(resource ? [resource] : []));
-    const arm = this.#entry(`arm:${charge.budget}`, `x-ms-ratelimit-remaining-subscription-${charge.budget}`, "subscription", charge.subscriptionId, null, () => ARM_BUDGETS[charge.budget], now);
+    const arm = this.#entry(
+      `arm:${charge.budget}`,
+      `x-ms-ratelimit-remaining-subscription-${charge.budget}`,
+      "subscription",
+      charge.subscriptionId,
+      null,
+      () => ARM_BUDGETS[charge.budget],
+      now,
+    );
     const entries = [...policyEntries, arm];
     const result = this.#take(entries, 1, now);
     const remaining = result.remaining;
@@ -326,7 +368,13 @@ export class Throttler {
       [arm.name]: String(remaining[remaining.length - 1]),
     };
     if (result.allowed) return { allowed: true, headers };
-    return { allowed: false, headers, retryAfterMs: result.retryAfterMs, armBudget: result.empty.includes(entries.length - 1), empty: this.#emptyOf(entries, result.empty, now) };
+    return {
+      allowed: false,
+      headers,
+      retryAfterMs: result.retryAfterMs,
+      armBudget: result.empty.includes(entries.length - 1),
+      empty: this.#emptyOf(entries, result.empty, now),
+    };
   }
 
   /**
@@ -334,17 +382,41 @@ export class Throttler {
    * header continues x-ms-ratelimit-remaining-resource with that bucket and VmssQueuedVMOperations (always 0 in the
    * recordings).
    */
-  chargeVms(subscriptionId: string, count: number): { allowed: boolean; header: string; retryAfterMs: number; empty: { name: string; burst: number; msUntilToken: number }[] } {
+  chargeVms(
+    subscriptionId: string,
+    count: number,
+  ): {
+    allowed: boolean;
+    header: string;
+    retryAfterMs: number;
+    empty: { name: string; burst: number; msUntilToken: number }[];
+  } {
     const now = this.#now();
-    const entry = this.#entry("batchedVMRequests", "Microsoft.Compute/VMScaleSetBatchedVMRequestsSubscriptionMaximum", "subscription", subscriptionId, null, () => BATCHED_VM_REQUESTS, now);
+    const entry = this.#entry(
+      "batchedVMRequests",
+      "Microsoft.Compute/VMScaleSetBatchedVMRequestsSubscriptionMaximum",
+      "subscription",
+      subscriptionId,
+      null,
+      () => BATCHED_VM_REQUESTS,
+      now,
+    );
     const result = this.#take([entry], count, now);
     const header = `${entry.name};${result.remaining[0]},Microsoft.Compute/VmssQueuedVMOperations;0`;
-    return { allowed: result.allowed, header, retryAfterMs: result.retryAfterMs, empty: this.#emptyOf([entry], result.empty, now, count) };
+    return {
+      allowed: result.allowed,
+      header,
+      retryAfterMs: result.retryAfterMs,
+      empty: this.#emptyOf([entry], result.empty, now, count),
+    };
   }
 
   snapshot(): ThrottlingSnapshot {
     const now = this.#now();
-    const policies = Object.fromEntries(POLICY_NAMES.map((p) => [p, this.figures(p)])) as Record<PolicyName, PolicyFigures>;
+    const policies = Object.fromEntries(POLICY_NAMES.map((p) => [p, this.figures(p)])) as Record<
+      PolicyName,
+      PolicyFigures
+    >;
     const buckets = [...this.#buckets.values()]
       .map((e): BucketSnapshot => {
         const limit = this.#limitOf(e);
@@ -381,7 +453,11 @@ export class Throttler {
   #emptyOf(entries: BucketEntry[], empty: number[], now: number, count = 1) {
     return empty.map((i) => {
       const limit = this.#limitOf(entries[i]);
-      return { name: entries[i].name, burst: limit.burst, msUntilToken: msUntilToken(levelAt(entries[i].bucket, limit, now), limit, count) };
+      return {
+        name: entries[i].name,
+        burst: limit.burst,
+        msUntilToken: msUntilToken(levelAt(entries[i].bucket, limit, now), limit, count),
+      };
     });
   }
 
@@ -398,11 +474,27 @@ export class Throttler {
     return this.#entry(policy, bucketName(policy, scope), scope, charge.subscriptionId, resource, figures, now);
   }
 
-  #entry(policy: string, name: string, scope: BucketScope, subscriptionId: string, resource: string | null, figures: () => BucketFigures, now: number): BucketEntry {
+  #entry(
+    policy: string,
+    name: string,
+    scope: BucketScope,
+    subscriptionId: string,
+    resource: string | null,
+    figures: () => BucketFigures,
+    now: number,
+  ): BucketEntry {
     const key = `${policy}|${scope}|${subscriptionId}|${resource ?? ""}`;
     let entry = this.#buckets.get(key);
     if (!entry) {
-      const created: BucketEntry = { name, policy, scope, subscriptionId, resource, figures, bucket: { tokens: 0, at: now } };
+      const created: BucketEntry = {
+        name,
+        policy,
+        scope,
+        subscriptionId,
+        resource,
+        figures,
+        bucket: { tokens: 0, at: now },
+      };
       created.bucket = fullBucket(this.#limitOf(created), now);
       this.#buckets.set(key, created);
       entry = created;
@@ -415,10 +507,23 @@ export class Throttler {
  * The 429 for a refused charge, as CRP answers throttling (OperationNotAllowed with one TooManyRequests detail per
  * empty bucket) or, when ARM's own subscription budget ran out, as ARM does (SubscriptionRequestsThrottled).
  */
-export function tooManyRequests(result: { headers: Record<string, string>; retryAfterMs: number; armBudget?: boolean; empty: { name: string; burst: number; msUntilToken: number }[] }, now: number): ArmError {
+export function tooManyRequests(
+  result: {
+    headers: Record<string, string>;
+    retryAfterMs: number;
+    armBudget?: boolean;
+    empty: { name: string; burst: number; msUntilToken: number }[];
+  },
+  now: number,
+): ArmError {
   const headers = { ...result.headers, "retry-after": String(retryAfterSeconds(result.retryAfterMs)) };
   if (result.armBudget) {
-    return new ArmError(429, "SubscriptionRequestsThrottled", `Number of requests for subscription exceeded the limit. Please try again after '${retryAfterSeconds(result.retryAfterMs)}' seconds.`, { headers });
+    return new ArmError(
+      429,
+      "SubscriptionRequestsThrottled",
+      `Number of requests for subscription exceeded the limit. Please try again after '${retryAfterSeconds(result.retryAfterMs)}' seconds.`,
+      { headers },
+    );
   }
   const details: ArmErrorDetail[] = result.empty.map((e) => ({
     code: "TooManyRequests",
@@ -430,5 +535,9 @@ export function tooManyRequests(result: { headers: Record<string, string>; retry
       allowedRequestCount: e.burst,
     }),
   }));
-  return new ArmError(429, "OperationNotAllowed", THROTTLING_MESSAGE, { headers, details, innerError: { internalErrorCode: "TooManyRequestsReceived" } });
+  return new ArmError(429, "OperationNotAllowed", THROTTLING_MESSAGE, {
+    headers,
+    details,
+    innerError: { internalErrorCode: "TooManyRequestsReceived" },
+  });
 }

@@ -44,7 +44,8 @@ function b64url(data: Buffer | string): string {
   return Buffer.from(data).toString("base64url");
 }
 
-export type BearerCheck = { ok: true } | { ok: false; code: "InvalidAuthenticationToken" | "ExpiredAuthenticationToken"; message: string };
+export type BearerCheck =
+  { ok: true } | { ok: false; code: "InvalidAuthenticationToken" | "ExpiredAuthenticationToken"; message: string };
 
 export class SimulatedEntraId {
   readonly #key = randomBytes(32);
@@ -65,7 +66,10 @@ export class SimulatedEntraId {
 
   /** Token, discovery and identity-control paths: not ARM calls. */
   isIdentityPath(pathname: string): boolean {
-    return pathname.startsWith(IDENTITY_CONTROL_PATH) || /^\/[^/]+\/(v2\.0\/\.well-known\/openid-configuration|oauth2\/v2\.0\/token)$/i.test(pathname);
+    return (
+      pathname.startsWith(IDENTITY_CONTROL_PATH) ||
+      /^\/[^/]+\/(v2\.0\/\.well-known\/openid-configuration|oauth2\/v2\.0\/token)$/i.test(pathname)
+    );
   }
 
   /** Answers the identity routes (token, discovery, control); undefined for every other path. */
@@ -74,14 +78,19 @@ export class SimulatedEntraId {
     if (pathname === IDENTITY_CONTROL_PATH && method === "PUT") return this.#configure(body);
     if (pathname === IDENTITY_CONTROL_PATH && method === "GET") return { status: 200, body: this.#view() };
     const discovery = /^\/([^/]+)\/v2\.0\/\.well-known\/openid-configuration$/i.exec(pathname);
-    if (discovery && method === "GET") return { status: 200, body: this.#openIdConfiguration(baseUrl, decodeURIComponent(discovery[1])) };
+    if (discovery && method === "GET")
+      return { status: 200, body: this.#openIdConfiguration(baseUrl, decodeURIComponent(discovery[1])) };
     const token = /^\/([^/]+)\/oauth2\/v2\.0\/token$/i.exec(pathname);
     if (token && method === "POST") return this.#token(decodeURIComponent(token[1]), body, baseUrl);
     return undefined;
   }
 
   #view() {
-    return { requireIssuedTokens: this.requireIssuedTokens, clients: [...this.#clients.values()].map((c) => ({ tenantId: c.tenantId, clientId: c.clientId })), issued: this.issued };
+    return {
+      requireIssuedTokens: this.requireIssuedTokens,
+      clients: [...this.#clients.values()].map((c) => ({ tenantId: c.tenantId, clientId: c.clientId })),
+      issued: this.issued,
+    };
   }
 
   #registerFromControl(body: Buffer): JsonAnswer {
@@ -93,10 +102,28 @@ export class SimulatedEntraId {
     }
     const { tenantId, clientId, secret, federatedToken } = parsed;
     const nonEmpty = (v: unknown) => typeof v === "string" && v !== "";
-    if (!nonEmpty(tenantId) || !nonEmpty(clientId) || nonEmpty(secret) === nonEmpty(federatedToken) || (secret !== undefined && !nonEmpty(secret)) || (federatedToken !== undefined && !nonEmpty(federatedToken))) {
-      return { status: 400, body: { error: { code: "InvalidClient", message: "tenantId and clientId, and one of secret or federatedToken, must be non-empty strings." } } };
+    if (
+      !nonEmpty(tenantId) ||
+      !nonEmpty(clientId) ||
+      nonEmpty(secret) === nonEmpty(federatedToken) ||
+      (secret !== undefined && !nonEmpty(secret)) ||
+      (federatedToken !== undefined && !nonEmpty(federatedToken))
+    ) {
+      return {
+        status: 400,
+        body: {
+          error: {
+            code: "InvalidClient",
+            message: "tenantId and clientId, and one of secret or federatedToken, must be non-empty strings.",
+          },
+        },
+      };
     }
-    this.register({ tenantId: tenantId as string, clientId: clientId as string, ...(secret ? { secret: secret as string } : { federatedToken: federatedToken as string }) });
+    this.register({
+      tenantId: tenantId as string,
+      clientId: clientId as string,
+      ...(secret ? { secret: secret as string } : { federatedToken: federatedToken as string }),
+    });
     return { status: 201, body: { tenantId, clientId } };
   }
 
@@ -107,7 +134,11 @@ export class SimulatedEntraId {
     } catch {
       return { status: 400, body: { error: { code: "InvalidJson", message: "The body must be JSON." } } };
     }
-    if (typeof parsed.requireIssuedTokens !== "boolean") return { status: 400, body: { error: { code: "InvalidSetting", message: "requireIssuedTokens must be true or false." } } };
+    if (typeof parsed.requireIssuedTokens !== "boolean")
+      return {
+        status: 400,
+        body: { error: { code: "InvalidSetting", message: "requireIssuedTokens must be true or false." } },
+      };
     this.requireIssuedTokens = parsed.requireIssuedTokens;
     return { status: 200, body: this.#view() };
   }
@@ -158,29 +189,98 @@ export class SimulatedEntraId {
     const grant = form.get("grant_type");
     const clientId = form.get("client_id") ?? "";
     const scope = form.get("scope") ?? "";
-    if (grant !== "client_credentials") return this.#error(400, "unsupported_grant_type", 70003, `The app requested an unsupported grant type '${grant ?? ""}'.`);
-    if (!clientId) return this.#error(400, "invalid_request", 900144, "The request body must contain the following parameter: 'client_id'.");
+    if (grant !== "client_credentials")
+      return this.#error(
+        400,
+        "unsupported_grant_type",
+        70003,
+        `The app requested an unsupported grant type '${grant ?? ""}'.`,
+      );
+    if (!clientId)
+      return this.#error(
+        400,
+        "invalid_request",
+        900144,
+        "The request body must contain the following parameter: 'client_id'.",
+      );
     const client = this.#clients.get(`${tenant.toLowerCase()}/${clientId.toLowerCase()}`);
-    if (!client) return this.#error(400, "unauthorized_client", 700016, `Application with identifier '${clientId}' was not found in the directory '${tenant}'.`);
+    if (!client)
+      return this.#error(
+        400,
+        "unauthorized_client",
+        700016,
+        `Application with identifier '${clientId}' was not found in the directory '${tenant}'.`,
+      );
     const secret = form.get("client_secret");
     const assertion = form.get("client_assertion");
-    if (secret === null && assertion === null) return this.#error(401, "invalid_client", 7000218, "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.");
+    if (secret === null && assertion === null)
+      return this.#error(
+        401,
+        "invalid_client",
+        7000218,
+        "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.",
+      );
     if (secret !== null) {
       if (!client.secret || !sameText(secret, client.secret)) {
-        return this.#error(401, "invalid_client", 7000215, `Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${clientId}'.`);
+        return this.#error(
+          401,
+          "invalid_client",
+          7000215,
+          `Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${clientId}'.`,
+        );
       }
     } else {
-      if (form.get("client_assertion_type") !== JWT_BEARER) return this.#error(400, "invalid_request", 50027, "Invalid JWT token. client_assertion_type must be urn:ietf:params:oauth:client-assertion-type:jwt-bearer.");
+      if (form.get("client_assertion_type") !== JWT_BEARER)
+        return this.#error(
+          400,
+          "invalid_request",
+          50027,
+          "Invalid JWT token. client_assertion_type must be urn:ietf:params:oauth:client-assertion-type:jwt-bearer.",
+        );
       if (!client.federatedToken || !sameText(assertion!, client.federatedToken)) {
-        return this.#error(400, "invalid_client", 70021, "No matching federated identity record found for presented assertion.");
+        return this.#error(
+          400,
+          "invalid_client",
+          70021,
+          "No matching federated identity record found for presented assertion.",
+        );
       }
     }
-    const resource = scope.split(" ").find((s) => s.endsWith("/.default"))?.replace(/\/\.default$/, "");
-    if (!resource) return this.#error(400, "invalid_scope", 1002012, `The provided value for scope ${scope} is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).`);
+    const resource = scope
+      .split(" ")
+      .find((s) => s.endsWith("/.default"))
+      ?.replace(/\/\.default$/, "");
+    if (!resource)
+      return this.#error(
+        400,
+        "invalid_scope",
+        1002012,
+        `The provided value for scope ${scope} is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).`,
+      );
     const iat = Math.floor(this.#now() / 1000);
-    const payload = { aud: resource, iss: `${baseUrl}/${client.tenantId}/`, iat, nbf: iat, exp: iat + TOKEN_LIFETIME_S, appid: client.clientId, tid: client.tenantId, oid: client.clientId, sub: client.clientId, idtyp: "app", ver: "1.0" };
+    const payload = {
+      aud: resource,
+      iss: `${baseUrl}/${client.tenantId}/`,
+      iat,
+      nbf: iat,
+      exp: iat + TOKEN_LIFETIME_S,
+      appid: client.clientId,
+      tid: client.tenantId,
+      oid: client.clientId,
+      sub: client.clientId,
+      idtyp: "app",
+      ver: "1.0",
+    };
     this.issued++;
-    return { status: 200, body: { token_type: "Bearer", expires_in: TOKEN_LIFETIME_S, ext_expires_in: TOKEN_LIFETIME_S, access_token: this.#sign(payload) } };
+    return {
+      status: 200,
+      body: {
+        token_type: "Bearer",
+        expires_in: TOKEN_LIFETIME_S,
+        ext_expires_in: TOKEN_LIFETIME_S,
+        access_token: this.#sign(payload),
+      },
+    };
   }
 
   #sign(payload: object): string {
@@ -193,7 +293,11 @@ export class SimulatedEntraId {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization?.trim() ?? "");
     if (!m) return { ok: true };
     const parts = m[1].split(".");
-    const invalid: BearerCheck = { ok: false, code: "InvalidAuthenticationToken", message: "The access token is invalid." };
+    const invalid: BearerCheck = {
+      ok: false,
+      code: "InvalidAuthenticationToken",
+      message: "The access token is invalid.",
+    };
     if (parts.length !== 3) return this.requireIssuedTokens ? invalid : { ok: true };
     const [header, payload, signature] = parts;
     const expected = createHmac("sha256", this.#key).update(`${header}.${payload}`).digest();
@@ -206,10 +310,21 @@ export class SimulatedEntraId {
       return invalid;
     }
     if (typeof claims.exp !== "number" || claims.exp * 1000 <= this.#now()) {
-      return { ok: false, code: "ExpiredAuthenticationToken", message: "The access token expiry UTC time is earlier than current UTC time." };
+      return {
+        ok: false,
+        code: "ExpiredAuthenticationToken",
+        message: "The access token expiry UTC time is earlier than current UTC time.",
+      };
     }
-    if (!ARM_AUDIENCES.includes((claims.aud ?? "").replace(/\/+$/, "")) && !/^https:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(claims.aud ?? "")) {
-      return { ok: false, code: "InvalidAuthenticationToken", message: `The access token has an invalid audience '${claims.aud}'.` };
+    if (
+      !ARM_AUDIENCES.includes((claims.aud ?? "").replace(/\/+$/, "")) &&
+      !/^https:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(claims.aud ?? "")
+    ) {
+      return {
+        ok: false,
+        code: "InvalidAuthenticationToken",
+        message: `The access token has an invalid audience '${claims.aud}'.`,
+      };
     }
     return { ok: true };
   }
@@ -219,15 +334,28 @@ export class SimulatedEntraId {
  * The simulator's hook: answers identity requests, and refuses ARM requests whose token fails the check.
  * Returns true when it answered.
  */
-export function handleIdentity(entra: SimulatedEntraId, req: IncomingMessage, res: ServerResponse, pathname: string, body: Buffer, baseUrl: string): boolean {
+export function handleIdentity(
+  entra: SimulatedEntraId,
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathname: string,
+  body: Buffer,
+  baseUrl: string,
+): boolean {
   const answer = entra.answer(req.method ?? "GET", pathname, body, baseUrl);
   if (answer) {
-    res.writeHead(answer.status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...answer.headers });
+    res.writeHead(answer.status, {
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": "no-store",
+      ...answer.headers,
+    });
     res.end(JSON.stringify(answer.body));
     return true;
   }
   if (pathname.toLowerCase().startsWith("/_sim")) return false;
-  const check = entra.checkBearer(typeof req.headers.authorization === "string" ? req.headers.authorization : undefined);
+  const check = entra.checkBearer(
+    typeof req.headers.authorization === "string" ? req.headers.authorization : undefined,
+  );
   if (check.ok) return false;
   res.writeHead(401, {
     "content-type": "application/json; charset=utf-8",

@@ -5,7 +5,16 @@
 // VM's scale set, through the same steps as the scale set's own writes (arm-checks.ts). A VM's own PUT/PATCH, and the
 // VM actions not listed here, are not simulated (501).
 import { ArmError, invalidParameter, notSimulated, resourceNotFound } from "./arm-errors.ts";
-import { charged, chargeVms, checkWriteInFlight, instanceViewExpanded, lroHeaders, requireResourceGroup, requireSubscription, takeOperationFaults } from "./arm-checks.ts";
+import {
+  charged,
+  chargeVms,
+  checkWriteInFlight,
+  instanceViewExpanded,
+  lroHeaders,
+  requireResourceGroup,
+  requireSubscription,
+  takeOperationFaults,
+} from "./arm-checks.ts";
 import type { Handler, Route, SimulatorContext } from "./context.ts";
 import { faultDomainOf, renderFlexibleVm, scaleSetIdOfFilter, VM_TYPE } from "./flexible.ts";
 import { renderInstanceView } from "./health-probe.ts";
@@ -21,25 +30,42 @@ const SUB = "/subscriptions/:subscriptionId";
 const VMS = `${SUB}/resourceGroups/:resourceGroup/providers/Microsoft.Compute/virtualMachines`;
 
 /** The VM actions served, by the URL's last segment (the SDK's paths: `…/powerOff`, `…/deallocate`, …). */
-const VM_ACTIONS: Readonly<Record<string, PowerAction>> = { start: "start", deallocate: "deallocate", poweroff: "powerOff", restart: "restart" };
+const VM_ACTIONS: Readonly<Record<string, PowerAction>> = {
+  start: "start",
+  deallocate: "deallocate",
+  poweroff: "powerOff",
+  restart: "restart",
+};
 
 // Azure's VM policies are not modelled apart: a VM's reads count as a scale-set VM's, its writes as the scale set's
 // instance actions (docs/simulator.md, "Flexible orchestration").
-const perFlexibleVm = (params: RouteParams) => `vm/${params.resourceGroup.toLowerCase()}/${params.vmName.toLowerCase()}`;
+const perFlexibleVm = (params: RouteParams) =>
+  `vm/${params.resourceGroup.toLowerCase()}/${params.vmName.toLowerCase()}`;
 
 export function flexibleVmRoutes(): [string, string, Route][] {
   return [
-    ["GET", `${SUB}/providers/Microsoft.Compute/virtualMachines`, { handler: listVms, charge: charged("GET", "HighCostGetVMScaleSet") }],
+    [
+      "GET",
+      `${SUB}/providers/Microsoft.Compute/virtualMachines`,
+      { handler: listVms, charge: charged("GET", "HighCostGetVMScaleSet") },
+    ],
     ["GET", VMS, { handler: listVms, charge: charged("GET", "HighCostGetVMScaleSet") }],
     ["GET", `${VMS}/:vmName`, { handler: getVm, charge: charged("GET", "GetVMScaleSetVM", perFlexibleVm) }],
-    ["GET", `${VMS}/:vmName/instanceView`, { handler: getVmInstanceView, charge: charged("GET", "GetVMScaleSetVM", perFlexibleVm) }],
+    [
+      "GET",
+      `${VMS}/:vmName/instanceView`,
+      { handler: getVmInstanceView, charge: charged("GET", "GetVMScaleSetVM", perFlexibleVm) },
+    ],
     ["DELETE", `${VMS}/:vmName`, { handler: deleteVm, charge: charged("DELETE", "VMScaleSetActions") }],
     ["PUT", `${VMS}/:vmName`, { handler: notSimulatedVmWrite }],
     ["PATCH", `${VMS}/:vmName`, { handler: notSimulatedVmWrite }],
     ...Object.entries(VM_ACTIONS).map(([verb, action]): [string, string, Route] => [
       "POST",
       `${VMS}/:vmName/${verb}`,
-      { handler: (ctx, sim, params) => vmAction(ctx, sim, params, action), charge: charged("POST", "VMScaleSetActions") },
+      {
+        handler: (ctx, sim, params) => vmAction(ctx, sim, params, action),
+        charge: charged("POST", "VMScaleSetActions"),
+      },
     ]),
   ];
 }
@@ -59,7 +85,10 @@ function scaleSetFilterOf(ctx: RequestContext): string | undefined {
   if (filter === null || filter.trim() === "") return undefined;
   const id = scaleSetIdOfFilter(filter);
   if (id === undefined) {
-    throw invalidParameter(`The value of parameter $filter is invalid: allowed is 'virtualMachineScaleSet/id' eq '<scale set id>', got "${filter}".`, "$filter");
+    throw invalidParameter(
+      `The value of parameter $filter is invalid: allowed is 'virtualMachineScaleSet/id' eq '<scale set id>', got "${filter}".`,
+      "$filter",
+    );
   }
   return id;
 }
@@ -82,7 +111,10 @@ const listVms: Handler = (ctx, sim, params) => {
   const filter = scaleSetFilterOf(ctx);
   const expand = instanceViewExpanded(ctx);
   if (expand && filter === undefined) {
-    throw invalidParameter("The $expand=instanceView option can only be specified with a valid $filter option.", "$expand");
+    throw invalidParameter(
+      "The $expand=instanceView option can only be specified with a valid $filter option.",
+      "$expand",
+    );
   }
   const all = sim.state
     .listScaleSets(params.resourceGroup)
@@ -95,7 +127,11 @@ const listVms: Handler = (ctx, sim, params) => {
     offset = Number(token);
   }
   const page = all.slice(offset, offset + sim.state.settings.vmPageSize);
-  const body: JsonObject = { value: page.map(({ ss, vm }) => renderFlexibleVm(ss, vm, sim.state.nicsOf(vm), expand ? vmInstanceView(sim, ss, vm) : undefined)) };
+  const body: JsonObject = {
+    value: page.map(({ ss, vm }) =>
+      renderFlexibleVm(ss, vm, sim.state.nicsOf(vm), expand ? vmInstanceView(sim, ss, vm) : undefined),
+    ),
+  };
   if (offset + page.length < all.length) {
     const next = new URL(`${ctx.baseUrl}${ctx.pathname}`);
     for (const [key, value] of ctx.url.searchParams) if (key !== "$skiptoken") next.searchParams.set(key, value);
@@ -107,7 +143,11 @@ const listVms: Handler = (ctx, sim, params) => {
 
 const getVm: Handler = (ctx, sim, params) => {
   const { ss, vm } = requireFlexibleVm(sim, params);
-  send(ctx, 200, renderFlexibleVm(ss, vm, sim.state.nicsOf(vm), instanceViewExpanded(ctx) ? vmInstanceView(sim, ss, vm) : undefined));
+  send(
+    ctx,
+    200,
+    renderFlexibleVm(ss, vm, sim.state.nicsOf(vm), instanceViewExpanded(ctx) ? vmInstanceView(sim, ss, vm) : undefined),
+  );
 };
 
 const getVmInstanceView: Handler = (ctx, sim, params) => {
@@ -136,12 +176,21 @@ const deleteVm: Handler = (ctx, sim, params) => {
   checkWriteInFlight(sim, ss);
   const headers = chargeVms(ctx, sim, params.subscriptionId, 1);
   const faults = takeOperationFaults(ctx, sim, false);
-  const op = sim.state.acceptWrite(ss, { kind: "deleteInstances", instanceIds: [vm.instanceId], ifMatch: null, ...faults });
+  const op = sim.state.acceptWrite(ss, {
+    kind: "deleteInstances",
+    instanceIds: [vm.instanceId],
+    ifMatch: null,
+    ...faults,
+  });
   send(ctx, 202, undefined, { ...headers, ...lroHeaders(ctx, sim, op, 202) });
 };
 
 function markedForDeletion(action: string, vm: Vm): ArmError {
-  return new ArmError(409, "OperationNotAllowed", `Operation '${action}' is not allowed on VM '${vm.instanceId}' since the VM is marked for deletion.`);
+  return new ArmError(
+    409,
+    "OperationNotAllowed",
+    `Operation '${action}' is not allowed on VM '${vm.instanceId}' since the VM is marked for deletion.`,
+  );
 }
 
 /** POST …/virtualMachines/{name}/{start,deallocate,powerOff,restart}: a power action of the VM's scale set on that VM. */
@@ -157,5 +206,7 @@ function vmAction(ctx: RequestContext, sim: SimulatorContext, params: RouteParam
 }
 
 const notSimulatedVmWrite: Handler = (ctx) => {
-  throw notSimulated(`A VM's own ${ctx.method} ('${ctx.pathname}') is not simulated: a Flexible scale set's VMs are made and changed through the scale set.`);
+  throw notSimulated(
+    `A VM's own ${ctx.method} ('${ctx.pathname}') is not simulated: a Flexible scale set's VMs are made and changed through the scale set.`,
+  );
 };

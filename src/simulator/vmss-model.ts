@@ -144,7 +144,10 @@ export function rollingBatchPercentOf(model: JsonObject): number {
 }
 
 /** The VMSS as GET returns it. `model` and `provisioningState` may be overridden for a write's first response. */
-export function renderScaleSet(ss: ScaleSet, override: { model?: JsonObject; provisioningState?: string } = {}): JsonObject {
+export function renderScaleSet(
+  ss: ScaleSet,
+  override: { model?: JsonObject; provisioningState?: string } = {},
+): JsonObject {
   const model = clone(override.model ?? ss.model);
   const { properties, sku, tags, ...rest } = model;
   const props = isObject(properties) ? properties : {};

@@ -12,7 +12,9 @@ export class BacklogFullError extends Error {
   readonly queued: number;
   readonly limit: number;
   constructor(backlog: Backlog, limit: number, retryAfterSeconds: number) {
-    super(`${backlog.queued} tasks are waiting to start, the most this service takes (TASK_BACKLOG_LIMIT ${limit}); nothing was created, retry after ${retryAfterSeconds} s`);
+    super(
+      `${backlog.queued} tasks are waiting to start, the most this service takes (TASK_BACKLOG_LIMIT ${limit}); nothing was created, retry after ${retryAfterSeconds} s`,
+    );
     this.retryAfterSeconds = retryAfterSeconds;
     this.queued = backlog.queued;
     this.limit = limit;
@@ -57,7 +59,10 @@ export class BacklogMonitor {
   async view(): Promise<BacklogView | undefined> {
     const b = await this.current();
     if (!b) return undefined;
-    return { queued: b.queued, oldestAgeSeconds: b.oldestQueuedAtMs === undefined ? 0 : Math.max(0, (Date.now() - b.oldestQueuedAtMs) / 1000) };
+    return {
+      queued: b.queued,
+      oldestAgeSeconds: b.oldestQueuedAtMs === undefined ? 0 : Math.max(0, (Date.now() - b.oldestQueuedAtMs) / 1000),
+    };
   }
 
   /** Throws BacklogFullError when TASK_BACKLOG_LIMIT tasks wait already. */

@@ -1,7 +1,16 @@
 // Tasks in memory: one replica, lost on restart. The reference for the TaskStore contract (same suite as the others).
 import { randomUUID } from "node:crypto";
 import { FINISHED_STATES, type HistoryEntry, type Task } from "./task.ts";
-import type { Backlog, CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+import type {
+  Backlog,
+  CancelLines,
+  CancelOutcome,
+  NewTask,
+  TaskChange,
+  TaskPage,
+  TaskQuery,
+  TaskStore,
+} from "./task-store.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { bySubmission, goesBefore, waitingEntry } from "./ordering.ts";
 import { canMove, IllegalMoveError } from "./task-state.ts";

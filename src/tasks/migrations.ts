@@ -72,7 +72,8 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
-    description: "revision: grows with every change a reader sees, so that readers can keep what they built from a task",
+    description:
+      "revision: grows with every change a reader sees, so that readers can keep what they built from a task",
     sql: `ALTER TABLE tasks ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;`,
   },
   {
@@ -146,7 +147,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
-    description: "revision: grows with every change a reader sees, so that readers can keep what they built from a task",
+    description:
+      "revision: grows with every change a reader sees, so that readers can keep what they built from a task",
     sql: `ALTER TABLE tasks ADD COLUMN revision bigint NOT NULL DEFAULT 1;`,
   },
   {
@@ -164,7 +166,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
-    description: "arm_budget: the ARM call budget's buckets, shared by every replica (src/azure/arm-budget-postgres.ts)",
+    description:
+      "arm_budget: the ARM call budget's buckets, shared by every replica (src/azure/arm-budget-postgres.ts)",
     sql: `
       CREATE TABLE arm_budget (
         key              text PRIMARY KEY,          -- subscription/policy[/resource]

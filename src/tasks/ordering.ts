@@ -82,7 +82,12 @@ export interface StartedTasksSql {
  * `shape` is how "on some scale set" is asked: PostgreSQL's planner turns an EXISTS into a join over the whole
  * table, but cannot do that with a scalar subquery per candidate; SQLite runs the EXISTS per candidate as written.
  */
-export function waitsSql(p: { t: string; scaleSets: string; started: StartedTasksSql; shape: "exists" | "scalar" }): string {
+export function waitsSql(p: {
+  t: string;
+  scaleSets: string;
+  started: StartedTasksSql;
+  shape: "exists" | "scalar";
+}): string {
   const waitsOnMine = `CASE WHEN ${startedSql(p.t)}
       THEN ${p.started.earlierOn("mine.scale_set", `${p.t}.seq`)}
       ELSE ${firstOfQueueSql(p.scaleSets, "mine.scale_set")} < ${p.t}.seq

@@ -7,7 +7,16 @@
 // clock (now()), never a replica's, so replicas with skewed clocks still agree on who holds a lease. Times the
 // caller passes in (history timeMs, finishedAtMs, prune's finishedBeforeMs) are stored and compared as given.
 import type { HistoryEntry, Task } from "./task.ts";
-import type { Backlog, CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+import type {
+  Backlog,
+  CancelLines,
+  CancelOutcome,
+  NewTask,
+  TaskChange,
+  TaskPage,
+  TaskQuery,
+  TaskStore,
+} from "./task-store.ts";
 import { TaskStoreOpenError } from "./migrations.ts";
 import { PgConnection, type PgPoolOptions, redactConnectionString } from "./pg/connection.ts";
 import { migrate } from "./pg/migrate.ts";

@@ -6,7 +6,16 @@
 //
 // node:sqlite is synchronous: every method is async only so that a failure (a busy timeout, say) is a rejection.
 import type { HistoryEntry, Task } from "./task.ts";
-import type { Backlog, CancelLines, CancelOutcome, NewTask, TaskChange, TaskPage, TaskQuery, TaskStore } from "./task-store.ts";
+import type {
+  Backlog,
+  CancelLines,
+  CancelOutcome,
+  NewTask,
+  TaskChange,
+  TaskPage,
+  TaskQuery,
+  TaskStore,
+} from "./task-store.ts";
 import { SqliteDb } from "./sqlite/db.ts";
 import { openDatabase } from "./sqlite/open.ts";
 import { SqliteCreateQueue } from "./sqlite/create.ts";

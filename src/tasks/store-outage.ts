@@ -4,7 +4,17 @@
 import type { TaskStore } from "./task-store.ts";
 
 /** Connection-level error codes of Node's sockets and DNS: the database could not be reached or the link broke. */
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
 
 /**
  * PostgreSQL SQLSTATEs that mean "not now": class 08 (connection exception), 57P01-57P03 (shut down by an
@@ -26,7 +36,8 @@ export function storeOutageReason(err: unknown): string | undefined {
   const code = typeof e.code === "string" ? e.code : undefined;
   if (code && (NETWORK_CODES.has(code) || isUnavailableSqlState(code))) return code;
   // Node reports a refused connection to every address of a name as an AggregateError of them.
-  if (Array.isArray(e.errors)) for (const inner of e.errors) if (storeOutageReason(inner)) return storeOutageReason(inner);
+  if (Array.isArray(e.errors))
+    for (const inner of e.errors) if (storeOutageReason(inner)) return storeOutageReason(inner);
   const message = typeof e.message === "string" ? e.message : "";
   // pg's own wording: a connection that died under a query, a pool that could not connect in time.
   if (/Connection terminated/i.test(message)) return "ConnectionTerminated";
@@ -42,7 +53,9 @@ export class TaskStoreUnavailableError extends Error {
   override name = "TaskStoreUnavailableError";
   readonly reason: string;
   constructor(reason: string, cause: unknown) {
-    super(`the task store is unavailable (${reason}): ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`the task store is unavailable (${reason}): ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
     this.reason = reason;
   }
 }
@@ -85,7 +98,10 @@ export function watchStoreOutages(store: TaskStore, health: StoreHealth): TaskSt
     health.outage(reason);
     throw err instanceof TaskStoreUnavailableError ? err : new TaskStoreUnavailableError(reason, err);
   };
-  const watched = new Map<PropertyKey, { method: (...a: unknown[]) => unknown; watching: (...a: unknown[]) => unknown }>();
+  const watched = new Map<
+    PropertyKey,
+    { method: (...a: unknown[]) => unknown; watching: (...a: unknown[]) => unknown }
+  >();
   return new Proxy(store, {
     get(target, property) {
       // Read from the store itself (not through the proxy): a getter may use its private fields.

@@ -37,7 +37,11 @@ export type Interruption = "shutdown" | "leaseLost" | "storeFailed";
 export function interruptionOf(signal: AbortSignal, err: unknown): Interruption | undefined {
   if (!signal.aborted && !(err instanceof LeaseLostError) && !(err instanceof StoreWriteFailedError)) return undefined;
   const reason = signal.aborted ? signal.reason : err;
-  return reason instanceof LeaseLostError ? "leaseLost" : reason instanceof StoreWriteFailedError ? "storeFailed" : "shutdown";
+  return reason instanceof LeaseLostError
+    ? "leaseLost"
+    : reason instanceof StoreWriteFailedError
+      ? "storeFailed"
+      : "shutdown";
 }
 
 /** The history line of a run that stopped on a store outage, written when the task is handed back. */
@@ -150,7 +154,13 @@ export class TaskJournal {
     await this.#chain;
     if (why === "leaseLost") return;
     if (why === "storeFailed") return this.#handBack(armCalls);
-    await this.#store.update(this.#owner, this.#id, { ...this.#takePending(), armCalls, ...(this.#lines.length > 0 ? { history: this.#lines } : {}) }).catch(() => false);
+    await this.#store
+      .update(this.#owner, this.#id, {
+        ...this.#takePending(),
+        armCalls,
+        ...(this.#lines.length > 0 ? { history: this.#lines } : {}),
+      })
+      .catch(() => false);
     await this.#store.release(this.#owner, this.#id);
   }
 
@@ -169,7 +179,10 @@ export class TaskJournal {
   #storeFailed(err: unknown): StoreWriteFailedError | undefined {
     const reason = storeOutageReason(err);
     if (reason === undefined) return undefined;
-    const failed = this.#interrupt.signal.reason instanceof StoreWriteFailedError ? this.#interrupt.signal.reason : new StoreWriteFailedError(this.#id, reason, err);
+    const failed =
+      this.#interrupt.signal.reason instanceof StoreWriteFailedError
+        ? this.#interrupt.signal.reason
+        : new StoreWriteFailedError(this.#id, reason, err);
     if (!this.#interrupt.signal.aborted) this.#interrupt.abort(failed);
     return failed;
   }

@@ -21,5 +21,9 @@ export interface TaskObserver {
   /** The operation waited this long for its turn on the scale set (0 when it did not wait). */
   queueWaited?(ctx: TaskEventContext, ms: number): void;
   /** The task reached a final state in this replica. */
-  finished?(task: Pick<Task, "id" | "operations">, outcome: "succeeded" | "failed" | "canceled", failedOperation?: string): void;
+  finished?(
+    task: Pick<Task, "id" | "operations">,
+    outcome: "succeeded" | "failed" | "canceled",
+    failedOperation?: string,
+  ): void;
 }

@@ -17,24 +17,41 @@ export function phaseOf(operation: string): string {
 }
 
 /** The history line of a canceled task: where it stopped, what was done and what was not. */
-export function canceledLine(task: Pick<Task, "operations" | "operationIndex">, index: number, err: CanceledOnRequestError): string {
+export function canceledLine(
+  task: Pick<Task, "operations" | "operationIndex">,
+  index: number,
+  err: CanceledOnRequestError,
+): string {
   const names = task.operations.map((o) => o.name);
   const done = [
     ...names.slice(0, index).map((n, i) => `${n} (operation ${i + 1})`),
     ...err.writesEnded.map((w) => `${w} (written and ended)`),
   ];
   const current = err.writesEnded.length > 0 ? `the rest of ${names[index]} (confirming it)` : names[index];
-  const notDone = [`${current} (operation ${index + 1})`, ...names.slice(index + 1).map((n, i) => `${n} (operation ${index + i + 2})`)];
+  const notDone = [
+    `${current} (operation ${index + 1})`,
+    ...names.slice(index + 1).map((n, i) => `${n} (operation ${index + i + 2})`),
+  ];
   return `Canceled on request, ${err.message.replace(/^canceled /, "")}. Done: ${done.length > 0 ? done.join("; ") : "nothing"}. Not done: ${notDone.join("; ")}`;
 }
 
 /** The first line of a run: a new task's operations, or whose checkpoint a replica goes on from. */
-export function openingLine(task: Pick<Task, "state" | "operations" | "operationIndex">, replica: string): { phase: string; status: string } {
+export function openingLine(
+  task: Pick<Task, "state" | "operations" | "operationIndex">,
+  replica: string,
+): { phase: string; status: string } {
   if (task.state === "queued") {
-    return { phase: "INIT", status: `Initializing ${task.operations.length === 1 ? "operation" : `${task.operations.length} operations`}: ${task.operations.map((o) => o.name).join(", ")}` };
+    return {
+      phase: "INIT",
+      status: `Initializing ${task.operations.length === 1 ? "operation" : `${task.operations.length} operations`}: ${task.operations.map((o) => o.name).join(", ")}`,
+    };
   }
-  const phase = task.operationIndex < task.operations.length ? phaseOf(task.operations[task.operationIndex].name) : "ORCHESTRATION";
-  return { phase, status: `Resumed by replica ${replica}: the replica that ran it stopped; continuing from its checkpoint` };
+  const phase =
+    task.operationIndex < task.operations.length ? phaseOf(task.operations[task.operationIndex].name) : "ORCHESTRATION";
+  return {
+    phase,
+    status: `Resumed by replica ${replica}: the replica that ran it stopped; continuing from its checkpoint`,
+  };
 }
 
 /**
@@ -51,16 +68,29 @@ export type OperationOutcome =
 export function outcomeOfError(err: unknown, operation: string): Exclude<OperationOutcome, { kind: "done" }> {
   if (err instanceof CanceledOnRequestError) return { kind: "canceled", error: err };
   if (err instanceof GaveUpError) {
-    const failure = { operation, code: err.failure.code ?? err.failure.kind, message: err.message, retryable: err.retryable };
+    const failure = {
+      operation,
+      code: err.failure.code ?? err.failure.kind,
+      message: err.message,
+      retryable: err.retryable,
+    };
     // A scale set Azure could not confirm: its result says what Azure lists, never what was asked.
     return { kind: "failed", failure, ...(err.result ? { result: err.result as OperationResult } : {}) };
   }
   const f = describeArmFailure(err);
-  return { kind: "failed", failure: { operation, code: f.code ?? "InternalError", message: f.message, retryable: false }, internal: true };
+  return {
+    kind: "failed",
+    failure: { operation, code: f.code ?? "InternalError", message: f.message, retryable: false },
+    internal: true,
+  };
 }
 
 /** The line that closes an operation that did not succeed. */
-export function unfinishedLine(outcome: Exclude<OperationOutcome, { kind: "done" }>, task: Pick<Task, "operations" | "operationIndex">, index: number): string {
+export function unfinishedLine(
+  outcome: Exclude<OperationOutcome, { kind: "done" }>,
+  task: Pick<Task, "operations" | "operationIndex">,
+  index: number,
+): string {
   return outcome.kind === "canceled" ? canceledLine(task, index, outcome.error) : `Failed: ${outcome.failure.message}`;
 }
 
@@ -134,7 +164,8 @@ export class StoredCheckpoint {
 }
 
 /** How a task ends: in one of task-state.ts's finished states (from queued or running), and why when it failed. */
-export type TaskEnd = { state: Exclude<FinishedState, "failed"> } | { state: Extract<FinishedState, "failed">; failure: TaskFailure };
+export type TaskEnd =
+  { state: Exclude<FinishedState, "failed"> } | { state: Extract<FinishedState, "failed">; failure: TaskFailure };
 
 /** Whether the task ends after an operation with this outcome (and how), or goes on to the next one. */
 export function endAfter(outcome: OperationOutcome, last: boolean): TaskEnd | undefined {
@@ -158,11 +189,23 @@ export interface Progress {
  * The write that closes operation `index`: the results, the checkpoint cleared, and either the move to the next
  * operation or the task's end. A success ends with the result in the same commit.
  */
-export function changeAfter(index: number, end: TaskEnd | undefined, { resultObjects, armCalls }: Progress, nowMs: number): TaskChange {
+export function changeAfter(
+  index: number,
+  end: TaskEnd | undefined,
+  { resultObjects, armCalls }: Progress,
+  nowMs: number,
+): TaskChange {
   if (!end) return { resultObjects, armCalls, checkpoint: null, operationIndex: index + 1 };
   switch (end.state) {
     case "succeeded":
-      return { resultObjects, armCalls, checkpoint: null, operationIndex: index + 1, state: "succeeded", finishedAtMs: nowMs };
+      return {
+        resultObjects,
+        armCalls,
+        checkpoint: null,
+        operationIndex: index + 1,
+        state: "succeeded",
+        finishedAtMs: nowMs,
+      };
     case "failed":
       return { resultObjects, armCalls, checkpoint: null, state: "failed", failure: end.failure, finishedAtMs: nowMs };
     case "canceled":

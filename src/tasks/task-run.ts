@@ -179,7 +179,8 @@ export class TaskRun {
     // Between operations is a safe point; a write of this operation still in flight is followed first, and an
     // operation a replica before this one had started ends in the harness, which undoes what it holds (repairs).
     const started = task.checkpoint?.operationIndex === index;
-    if (this.#cancel.aborted && !resume && !started) throw new CanceledOnRequestError(`canceled before ${request.name}`, []);
+    if (this.#cancel.aborted && !resume && !started)
+      throw new CanceledOnRequestError(`canceled before ${request.name}`, []);
     const op = operations.get(request.name);
     if (!op) throw new Error(`unknown operation ${request.name}`);
     const description = request.description as LocatedDescription;
@@ -189,15 +190,29 @@ export class TaskRun {
     this.#actingOn(located.ref);
     // An operation a replica before this one started said so already.
     if (index !== task.operationIndex || task.state === "queued") {
-      this.#log(phase, `Starting: ${op.describe(description)} (account ${located.ref.account}, region ${located.ref.region}, resource group ${located.ref.resourceGroup})`);
+      this.#log(
+        phase,
+        `Starting: ${op.describe(description)} (account ${located.ref.account}, region ${located.ref.region}, resource group ${located.ref.resourceGroup})`,
+      );
     }
     // The time the task waited in the store's queue (behind earlier tasks on its scale sets, or for a slot).
-    if (index === task.operationIndex && task.state === "queued") observer?.queueWaited?.({ ...this.#ctx }, Date.now() - task.createdAtMs);
-    const origin: TaskOrigin = { taskId: task.id, ...(task.clientRequestId !== undefined ? { clientRequestId: task.clientRequestId } : {}) };
+    if (index === task.operationIndex && task.state === "queued")
+      observer?.queueWaited?.({ ...this.#ctx }, Date.now() - task.createdAtMs);
+    const origin: TaskOrigin = {
+      taskId: task.id,
+      ...(task.clientRequestId !== undefined ? { clientRequestId: task.clientRequestId } : {}),
+    };
     // An operation that names its scale set when it runs (create) does so now, from what Azure lists; a name
     // that turns out taken (another writer created it in between) is chosen again, a bounded number of times.
     const memory = task.checkpoint?.operationIndex === index ? task.checkpoint.planner : undefined;
-    const operation: LocatedOperation = { op, description, ref: located.ref, origin, resume, ...(memory !== undefined ? { memory } : {}) };
+    const operation: LocatedOperation = {
+      op,
+      description,
+      ref: located.ref,
+      origin,
+      resume,
+      ...(memory !== undefined ? { memory } : {}),
+    };
     for (let naming = 1; ; naming++) {
       try {
         return await this.#execute(index, phase, operation);
@@ -209,11 +224,17 @@ export class TaskRun {
   }
 
   /** One naming of operation `index`: prepare (when it names its scale set), then the harness. */
-  async #execute(index: number, phase: string, { op, description, ref: locatedRef, origin, resume, memory }: LocatedOperation): Promise<OperationResult> {
+  async #execute(
+    index: number,
+    phase: string,
+    { op, description, ref: locatedRef, origin, resume, memory }: LocatedOperation,
+  ): Promise<OperationResult> {
     const { accounts, config, observer } = this.#deps;
     const log = (line: string) => this.#log(phase, line);
     const prepared = op.prepare
-      ? await observeArmResponses(this.#countCalls, () => op.prepare!(description, { accounts, origin, log, signal: this.#interrupt })).catch(asOperationFailure)
+      ? await observeArmResponses(this.#countCalls, () =>
+          op.prepare!(description, { accounts, origin, log, signal: this.#interrupt }),
+        ).catch(asOperationFailure)
       : undefined;
     const ref = prepared ? { ...locatedRef, name: prepared.serverGroupName } : locatedRef;
     this.#actingOn(ref);
@@ -221,7 +242,11 @@ export class TaskRun {
     return observeArmResponses(this.#countCalls, () =>
       executeOp({
         gateway: accounts.gateway(ref),
-        planner: op.planner(description, ref, { origin, ...(prepared ? { prepared } : {}), ...(memory !== undefined ? { memory } : {}) }),
+        planner: op.planner(description, ref, {
+          origin,
+          ...(prepared ? { prepared } : {}),
+          ...(memory !== undefined ? { memory } : {}),
+        }),
         retry: config.retry,
         lroPollIntervalMs: config.lroPollIntervalMs,
         lroMaxPollIntervalMs: config.lroMaxPollIntervalMs,

@@ -99,10 +99,12 @@ export class TaskRunner {
     if (this.#timer) return;
     this.#timer = setInterval(() => void this.tick(), this.#deps.config.tasks.claimIntervalMs);
     this.#unwatch = this.#deps.store.watch
-      ? this.#deps.store.watch(() => this.#wake()).catch((err) => {
-          this.#deps.onInternalError?.(err);
-          return undefined;
-        })
+      ? this.#deps.store
+          .watch(() => this.#wake())
+          .catch((err) => {
+            this.#deps.onInternalError?.(err);
+            return undefined;
+          })
       : undefined;
     void this.tick();
   }
@@ -126,7 +128,12 @@ export class TaskRunner {
     // Admitted: task work waits until this one is answered (refused ones hold nothing back).
     const answered = this.#acceptFirst.accepting();
     try {
-      const { task, created } = await this.#deps.store.create({ operations, clientRequestId, scaleSets: this.scaleSetsOf(operations), ...(history ? { history } : {}) });
+      const { task, created } = await this.#deps.store.create({
+        operations,
+        clientRequestId,
+        scaleSets: this.scaleSetsOf(operations),
+        ...(history ? { history } : {}),
+      });
       if (created) this.#wake();
       return { task, created };
     } finally {
@@ -165,7 +172,9 @@ export class TaskRunner {
     await this.#claim();
     if (!this.#stopping && Date.now() - this.#lastPrune > PRUNE_EVERY_MS) {
       this.#lastPrune = Date.now();
-      await this.#deps.store.prune(Date.now() - this.#deps.config.tasks.retentionMs).catch((err) => this.#deps.onInternalError?.(err));
+      await this.#deps.store
+        .prune(Date.now() - this.#deps.config.tasks.retentionMs)
+        .catch((err) => this.#deps.onInternalError?.(err));
     }
   }
 

@@ -38,7 +38,9 @@ export interface TaskPage {
 }
 
 /** What a running task may change, always fenced by the lease owner. */
-export type TaskChange = Partial<Pick<Task, "state" | "operationIndex" | "resultObjects" | "failure" | "armCalls" | "finishedAtMs">> & {
+export type TaskChange = Partial<
+  Pick<Task, "state" | "operationIndex" | "resultObjects" | "failure" | "armCalls" | "finishedAtMs">
+> & {
   /** null clears it. */
   checkpoint?: TaskCheckpoint | null;
   /** Lines appended to the history in the same commit, in this order. */

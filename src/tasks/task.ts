@@ -33,7 +33,11 @@ export interface TaskCheckpoint {
   attempt: number;
   /** A write Azure accepted and that has not ended: what it was, and its serialized poller (absolute URLs). */
   inFlight?: {
-    step: { kind: "update" | "manualUpgrade" | "deleteInstances" | "repairs" | "delete" | "create" | "nicPools"; summary: string; [key: string]: unknown };
+    step: {
+      kind: "update" | "manualUpgrade" | "deleteInstances" | "repairs" | "delete" | "create" | "nicPools";
+      summary: string;
+      [key: string]: unknown;
+    };
     poller: string;
   };
   /** What the operation's planner learned that a process taking over must know (ScaleSetPlanner.memory). */
@@ -93,7 +97,12 @@ export function toClouddriverTask(task: Task): ClouddriverTask {
   const resultObjects = task.failure
     ? [
         ...task.resultObjects,
-        { type: "EXCEPTION" as const, operation: task.failure.operation, cause: task.failure.code, message: task.failure.message },
+        {
+          type: "EXCEPTION" as const,
+          operation: task.failure.operation,
+          cause: task.failure.code,
+          message: task.failure.message,
+        },
       ]
     : task.resultObjects;
   return {

@@ -11,9 +11,11 @@ const COMMON = {
 };
 
 /** The status page: our script, our stylesheet, fetch to this origin, nothing else. */
-export const UI_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+export const UI_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 /** Swagger UI: its scripts are files, but it sets inline styles, and draws icons from data: URIs. */
-export const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+export const DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 function cspFor(url: string): string | undefined {
   const path = url.split("?")[0]!;
@@ -31,10 +33,17 @@ export function installPageSecurityHeaders(app: FastifyInstance): void {
     const csp = cspFor(route.url);
     if (!csp) return;
     const headers = { "content-security-policy": csp, ...COMMON };
-    const onSend = async (_request: unknown, reply: { headers(values: Record<string, string>): unknown }, payload: unknown) => {
+    const onSend = async (
+      _request: unknown,
+      reply: { headers(values: Record<string, string>): unknown },
+      payload: unknown,
+    ) => {
       reply.headers(headers);
       return payload;
     };
-    route.onSend = [...(route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]), onSend as never];
+    route.onSend = [
+      ...(route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]),
+      onSend as never,
+    ];
   });
 }

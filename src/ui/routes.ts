@@ -25,7 +25,13 @@ const SCRIPT = asset("app.js");
 const STYLE = asset("style.css");
 
 const Retry = Type.Object(
-  { attempt: Type.Integer(), operation: Type.String(), status: Type.String(), code: Type.Optional(Type.String()), atMs: Type.Integer() },
+  {
+    attempt: Type.Integer(),
+    operation: Type.String(),
+    status: Type.String(),
+    code: Type.Optional(Type.String()),
+    atMs: Type.Integer(),
+  },
   { additionalProperties: false },
 );
 const Segment = Type.Object(
@@ -44,31 +50,80 @@ export const UiTask = Type.Object(
     id: Type.String(),
     state: Type.Ref(TaskState),
     /** state, with running split: retrying (in a backoff between attempts) is not failing. */
-    outcome: Type.Union(["queued", "running", "retrying", "succeeded", "failed", "canceled"].map((k) => Type.Literal(k))),
+    outcome: Type.Union(
+      ["queued", "running", "retrying", "succeeded", "failed", "canceled"].map((k) => Type.Literal(k)),
+    ),
     operations: Type.Array(Type.String()),
     /** account/resourceGroup?/serverGroupName per operation */
-    targets: Type.Array(Type.Object({ operation: Type.String(), account: Type.String(), region: Type.String(), resourceGroup: Type.Optional(Type.String()), serverGroupName: Type.String() }, { additionalProperties: false })),
+    targets: Type.Array(
+      Type.Object(
+        {
+          operation: Type.String(),
+          account: Type.String(),
+          region: Type.String(),
+          resourceGroup: Type.Optional(Type.String()),
+          serverGroupName: Type.String(),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     operationIndex: Type.Integer(),
     phase: Type.String(),
     status: Type.String({ description: "the last history line" }),
-    summary: Type.String({ description: "the last history line that says something (not the closing 'Orchestration completed.')" }),
-    attempt: Type.Integer({ description: "the attempt running now (or the last one), as the history counts it; 0 before the first" }),
-    attempts: Type.Integer({ description: "the attempts an operation may make (RETRY_MAX_ATTEMPTS), as the history's 'attempt k/n'" }),
-    step: Type.Optional(Type.Object({ number: Type.Integer(), of: Type.Integer(), unit: Type.Union([Type.Literal("operation"), Type.Literal("batch")]), name: Type.Optional(Type.String()) }, { additionalProperties: false })),
-    waiting: Type.Optional(Type.Object({ for: Type.String(), sinceMs: Type.Integer(), untilMs: Type.Optional(Type.Integer()) }, { additionalProperties: false })),
+    summary: Type.String({
+      description: "the last history line that says something (not the closing 'Orchestration completed.')",
+    }),
+    attempt: Type.Integer({
+      description: "the attempt running now (or the last one), as the history counts it; 0 before the first",
+    }),
+    attempts: Type.Integer({
+      description: "the attempts an operation may make (RETRY_MAX_ATTEMPTS), as the history's 'attempt k/n'",
+    }),
+    step: Type.Optional(
+      Type.Object(
+        {
+          number: Type.Integer(),
+          of: Type.Integer(),
+          unit: Type.Union([Type.Literal("operation"), Type.Literal("batch")]),
+          name: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    waiting: Type.Optional(
+      Type.Object(
+        { for: Type.String(), sinceMs: Type.Integer(), untilMs: Type.Optional(Type.Integer()) },
+        { additionalProperties: false },
+      ),
+    ),
     elapsedMs: Type.Integer({ description: "from creation to the end, or to now" }),
     timeline: Type.Array(Segment),
     retries: Type.Array(Retry, { description: "retries this replica saw, newest last" }),
     /** What the caller may do now: its rights on every account of the task, and the task's state. */
-    actions: Type.Object({ resume: Type.Boolean(), cancel: Type.Boolean(), why: Type.Optional(Type.String()) }, { additionalProperties: false }),
+    actions: Type.Object(
+      { resume: Type.Boolean(), cancel: Type.Boolean(), why: Type.Optional(Type.String()) },
+      { additionalProperties: false },
+    ),
     armCalls: Type.Integer(),
     leaseOwner: Type.Optional(Type.String()),
     cancelRequestedAtMs: Type.Optional(Type.Integer()),
     createdAtMs: Type.Integer(),
     updatedAtMs: Type.Integer(),
     finishedAtMs: Type.Optional(Type.Integer()),
-    failure: Type.Optional(Type.Object({ operation: Type.String(), code: Type.String(), message: Type.String(), retryable: Type.Boolean() }, { additionalProperties: false })),
-    history: Type.Optional(Type.Array(Type.Object({ phase: Type.String(), status: Type.String(), timeMs: Type.Integer() }, { additionalProperties: false }))),
+    failure: Type.Optional(
+      Type.Object(
+        { operation: Type.String(), code: Type.String(), message: Type.String(), retryable: Type.Boolean() },
+        { additionalProperties: false },
+      ),
+    ),
+    history: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { phase: Type.String(), status: Type.String(), timeMs: Type.Integer() },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
   },
   { $id: "UiTask", additionalProperties: false },
 );
@@ -89,7 +144,9 @@ function str(v: unknown): string | undefined {
 
 /** May this principal resume or cancel the task? Both write: every account of the task, with write rights. */
 function actionsFor(principal: Principal, task: Task): UiTaskBody["actions"] {
-  const denied = accountsOfTask(task).map((a) => decideAccess(principal, a, "write")).find((d) => !d.ok);
+  const denied = accountsOfTask(task)
+    .map((a) => decideAccess(principal, a, "write"))
+    .find((d) => !d.ok);
   const canWrite = !denied;
   const resumable = task.state === "failed" && task.failure?.retryable === true;
   const cancelable = task.state === "queued" || task.state === "running";
@@ -97,7 +154,15 @@ function actionsFor(principal: Principal, task: Task): UiTaskBody["actions"] {
   return { resume: canWrite && resumable, cancel: canWrite && cancelable, ...(why ? { why } : {}) };
 }
 
-function view(task: Task, principal: Principal, progress: TaskProgress, accounts: AccountRegistry, maxAttempts: number, withHistory: boolean, nowMs: number): UiTaskBody {
+function view(
+  task: Task,
+  principal: Principal,
+  progress: TaskProgress,
+  accounts: AccountRegistry,
+  maxAttempts: number,
+  withHistory: boolean,
+  nowMs: number,
+): UiTaskBody {
   const last = task.history.at(-1);
   const seen = progress.get(task.id);
   const timeline = taskTimeline(task, nowMs);
@@ -111,9 +176,21 @@ function view(task: Task, principal: Principal, progress: TaskProgress, accounts
       const d = o.description;
       const account = accountOfOperation(o) ?? "";
       // Where the service looks for it: the one rule of accounts.resolve (the account's setting, else {application}-{region}).
-      const located = str(d.resourceGroup) ? undefined : accounts.resolve({ credentials: account, region: str(d.region) ?? "", serverGroupName: str(d.serverGroupName) ?? "" });
+      const located = str(d.resourceGroup)
+        ? undefined
+        : accounts.resolve({
+            credentials: account,
+            region: str(d.region) ?? "",
+            serverGroupName: str(d.serverGroupName) ?? "",
+          });
       const resourceGroup = str(d.resourceGroup) ?? (located?.ok ? located.ref.resourceGroup : undefined);
-      return { operation: o.name, account, region: str(d.region) ?? "", ...(resourceGroup ? { resourceGroup } : {}), serverGroupName: str(d.serverGroupName) ?? "" };
+      return {
+        operation: o.name,
+        account,
+        region: str(d.region) ?? "",
+        ...(resourceGroup ? { resourceGroup } : {}),
+        serverGroupName: str(d.serverGroupName) ?? "",
+      };
     }),
     operationIndex: task.operationIndex,
     phase: last?.phase ?? "INIT",
@@ -133,8 +210,19 @@ function view(task: Task, principal: Principal, progress: TaskProgress, accounts
     createdAtMs: task.createdAtMs,
     updatedAtMs: task.updatedAtMs,
     ...(task.finishedAtMs !== undefined ? { finishedAtMs: task.finishedAtMs } : {}),
-    ...(task.failure ? { failure: { operation: task.failure.operation, code: task.failure.code, message: task.failure.message, retryable: task.failure.retryable } } : {}),
-    ...(withHistory ? { history: task.history.map((h) => ({ phase: h.phase, status: h.status, timeMs: h.timeMs })) } : {}),
+    ...(task.failure
+      ? {
+          failure: {
+            operation: task.failure.operation,
+            code: task.failure.code,
+            message: task.failure.message,
+            retryable: task.failure.retryable,
+          },
+        }
+      : {}),
+    ...(withHistory
+      ? { history: task.history.map((h) => ({ phase: h.phase, status: h.status, timeMs: h.timeMs })) }
+      : {}),
   };
 }
 
@@ -147,11 +235,18 @@ interface TaskFilter {
 }
 
 function matches(task: Task, f: TaskFilter): boolean {
-  const has = (values: (string | undefined)[], needle: string | undefined) => !needle || values.some((v) => v?.toLowerCase().includes(needle.toLowerCase()));
+  const has = (values: (string | undefined)[], needle: string | undefined) =>
+    !needle || values.some((v) => v?.toLowerCase().includes(needle.toLowerCase()));
   return (
-    has(task.operations.map((o) => str(o.description.serverGroupName)), f.serverGroup) &&
+    has(
+      task.operations.map((o) => str(o.description.serverGroupName)),
+      f.serverGroup,
+    ) &&
     has(accountsOfTask(task), f.account) &&
-    has(task.operations.map((o) => o.name), f.operation) &&
+    has(
+      task.operations.map((o) => o.name),
+      f.operation,
+    ) &&
     has([task.id], f.id)
   );
 }
@@ -169,13 +264,18 @@ export interface UiRoutesOptions {
   maxAttempts: number;
 }
 
-export const uiRoutes: FastifyPluginAsyncTypebox<UiRoutesOptions> = async (app, { store, progress, accounts, reads, maxAttempts }) => {
+export const uiRoutes: FastifyPluginAsyncTypebox<UiRoutesOptions> = async (
+  app,
+  { store, progress, accounts, reads, maxAttempts },
+) => {
   app.addSchema(UiTask);
   app.addSchema(UiTaskList);
   app.addSchema(UiInventory);
   const open = { config: { access: "public" as const }, schema: { hide: true } };
   app.get("/", open, async (_request, reply) => reply.redirect("/ui", 302));
-  app.get("/ui", open, async (_request, reply) => reply.type("text/html; charset=utf-8").header("cache-control", "no-store").send(PAGE));
+  app.get("/ui", open, async (_request, reply) =>
+    reply.type("text/html; charset=utf-8").header("cache-control", "no-store").send(PAGE),
+  );
   app.get("/ui/app.js", open, async (_request, reply) => reply.type("text/javascript; charset=utf-8").send(SCRIPT));
   app.get("/ui/style.css", open, async (_request, reply) => reply.type("text/css; charset=utf-8").send(STYLE));
 
@@ -184,8 +284,10 @@ export const uiRoutes: FastifyPluginAsyncTypebox<UiRoutesOptions> = async (app, 
     {
       schema: {
         operationId: "uiListTasks",
-        summary: "Tasks for the status page: in flight first, then recent (paged), with their progress and the caller's actions",
-        description: "Filters are case-insensitive substrings. A page of recent tasks looks through at most 2000 stored tasks; nextCursor continues from there.",
+        summary:
+          "Tasks for the status page: in flight first, then recent (paged), with their progress and the caller's actions",
+        description:
+          "Filters are case-insensitive substrings. A page of recent tasks looks through at most 2000 stored tasks; nextCursor continues from there.",
         tags: ["tasks"],
         querystring: Type.Object(
           {
@@ -194,11 +296,15 @@ export const uiRoutes: FastifyPluginAsyncTypebox<UiRoutesOptions> = async (app, 
             operation: filterText("part of an operation's name"),
             id: filterText("part of a task id"),
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 25 })),
-            cursor: Type.Optional(Type.String({ maxLength: 200, description: "nextCursor of the previous page of recent tasks" })),
+            cursor: Type.Optional(
+              Type.String({ maxLength: 200, description: "nextCursor of the previous page of recent tasks" }),
+            ),
           },
           { additionalProperties: false },
         ),
-        response: { 200: { ...Type.Ref(UiTaskList), description: "Tasks in flight (running, queued) and recent ones" } },
+        response: {
+          200: { ...Type.Ref(UiTaskList), description: "Tasks in flight (running, queued) and recent ones" },
+        },
       },
     },
     async (request) => {
@@ -207,12 +313,14 @@ export const uiRoutes: FastifyPluginAsyncTypebox<UiRoutesOptions> = async (app, 
       const wanted = (t: Task) => !forbiddenTaskAccount(request.principal, t) && matches(t, filter);
       // In flight: the states a task has not ended in (running first, then queued), from the state table; only on
       // the first page.
-      const unfinished = cursor ? [] : await Promise.all([...CLAIMABLE_STATES].reverse().map((state) => store.list({ limit: 200, state })));
+      const unfinished = cursor
+        ? []
+        : await Promise.all([...CLAIMABLE_STATES].reverse().map((state) => store.list({ limit: 200, state })));
       const inFlight = unfinished.flatMap((page) => page.tasks).filter(wanted);
       // Recent: finished tasks, newest first, whole store pages at a time so that nextCursor never skips one.
       const recent: Task[] = [];
       let next = cursor;
-      for (let scanned = 0; recent.length < limit && scanned < MAX_SCANNED; ) {
+      for (let scanned = 0; recent.length < limit && scanned < MAX_SCANNED;) {
         const page = await store.list({ limit, ...(next ? { cursor: next } : {}) });
         scanned += page.tasks.length;
         recent.push(...page.tasks.filter((t) => FINISHED_STATES.has(t.state) && wanted(t)));
@@ -236,14 +344,20 @@ export const uiRoutes: FastifyPluginAsyncTypebox<UiRoutesOptions> = async (app, 
         summary: "One task for the status page, with its history (times included), progress and the caller's actions",
         tags: ["tasks"],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
-        response: { 200: { ...Type.Ref(UiTask), description: "The task, its history included" }, 404: { ...Type.Ref(ErrorResponse), description: "No task with that id" } },
+        response: {
+          200: { ...Type.Ref(UiTask), description: "The task, its history included" },
+          404: { ...Type.Ref(ErrorResponse), description: "No task with that id" },
+        },
       },
     },
     async (request) => {
       const task = await store.get(request.params.id);
       if (!task) throw apiError("NotFound", { what: `no task ${request.params.id}` });
       const denied = forbiddenTaskAccount(request.principal, task);
-      if (denied) throw apiError("Forbidden", { why: `Access denied to account ${denied}: task ${task.id} acts on it and ${request.principal.name} may not use it` });
+      if (denied)
+        throw apiError("Forbidden", {
+          why: `Access denied to account ${denied}: task ${task.id} acts on it and ${request.principal.name} may not use it`,
+        });
       return view(task, request.principal, progress, accounts, maxAttempts, true, Date.now());
     },
   );
@@ -254,25 +368,39 @@ export const uiRoutes: FastifyPluginAsyncTypebox<UiRoutesOptions> = async (app, 
       schema: {
         operationId: "uiInventory",
         summary: "The scale sets of the accounts the caller may read, by account and cluster, from the read cache",
-        description: "Capacity, instances in traffic and the last task of each. An account that cannot be listed says why, beside the others.",
+        description:
+          "Capacity, instances in traffic and the last task of each. An account that cannot be listed says why, beside the others.",
         tags: ["clouddriver"],
-        querystring: Type.Object({ account: filterText("part of an account's name"), serverGroup: filterText("part of a server group's name") }, { additionalProperties: false }),
+        querystring: Type.Object(
+          {
+            account: filterText("part of an account's name"),
+            serverGroup: filterText("part of a server group's name"),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: { ...Type.Ref(UiInventory), description: "Accounts, their clusters and server groups" } },
       },
     },
     async (request) => {
       const account = request.query.account?.toLowerCase() ?? "";
       const serverGroup = request.query.serverGroup?.toLowerCase() ?? "";
-      const names = accounts.names().filter((n) => mayUseAccount(request.principal, n) && n.toLowerCase().includes(account));
+      const names = accounts
+        .names()
+        .filter((n) => mayUseAccount(request.principal, n) && n.toLowerCase().includes(account));
       // The last task of each scale set, among the recent ones (newest first: the first seen is the last).
       const lastTasks = new Map<string, { id: string; state: Task["state"]; operation: string; atMs: number }>();
       for (const t of (await store.list({ limit: 500 })).tasks) {
         for (const op of t.operations) {
           const key = `${accountOfOperation(op) ?? ""}/${str(op.description.serverGroupName) ?? ""}`.toLowerCase();
-          if (!lastTasks.has(key)) lastTasks.set(key, { id: t.id, state: t.state, operation: op.name, atMs: t.updatedAtMs });
+          if (!lastTasks.has(key))
+            lastTasks.set(key, { id: t.id, state: t.state, operation: op.name, atMs: t.updatedAtMs });
         }
       }
-      return { accounts: await Promise.all(names.map((n) => accountInventory(reads, accounts.get(n)!, lastTasks, serverGroup))) };
+      return {
+        accounts: await Promise.all(
+          names.map((n) => accountInventory(reads, accounts.get(n)!, lastTasks, serverGroup)),
+        ),
+      };
     },
   );
 };

@@ -52,7 +52,13 @@ function durationMs(amount: string, unit: string): number {
   return Math.round(Number(amount) * (unit === "min" ? 60_000 : 1000));
 }
 
-export function taskTimeline(task: Pick<Task, "state" | "history" | "operations" | "operationIndex" | "createdAtMs" | "finishedAtMs" | "checkpoint">, nowMs: number): TaskTimeline {
+export function taskTimeline(
+  task: Pick<
+    Task,
+    "state" | "history" | "operations" | "operationIndex" | "createdAtMs" | "finishedAtMs" | "checkpoint"
+  >,
+  nowMs: number,
+): TaskTimeline {
   const history = task.history;
   const ended = task.finishedAtMs !== undefined;
   const segments: Segment[] = [];
@@ -68,7 +74,12 @@ export function taskTimeline(task: Pick<Task, "state" | "history" | "operations"
 
   const firstRun = history.findIndex((h) => h.phase !== "INIT" && h.phase !== "ORCHESTRATION");
   const startedAt = firstRun >= 0 ? history[firstRun]!.timeMs : undefined;
-  segments.push({ kind: "queued", fromMs: task.createdAtMs, ...(startedAt !== undefined || ended ? { toMs: startedAt ?? task.finishedAtMs } : {}), label: "queued" });
+  segments.push({
+    kind: "queued",
+    fromMs: task.createdAtMs,
+    ...(startedAt !== undefined || ended ? { toMs: startedAt ?? task.finishedAtMs } : {}),
+    label: "queued",
+  });
 
   for (const line of history as HistoryLine[]) {
     close(open, line.timeMs);
@@ -102,7 +113,13 @@ export function taskTimeline(task: Pick<Task, "state" | "history" | "operations"
       current.label = `attempt ${number}/${of}: ${rest}`;
       close(current, line.timeMs);
       const until = line.timeMs + durationMs(retry[1]!, retry[2]!);
-      segments.push({ kind: "backoff", fromMs: line.timeMs, toMs: until, attempt: number, label: `backoff before attempt ${number + 1}: ${rest}` });
+      segments.push({
+        kind: "backoff",
+        fromMs: line.timeMs,
+        toMs: until,
+        attempt: number,
+        label: `backoff before attempt ${number + 1}: ${rest}`,
+      });
       current = undefined;
       attemptStart = until;
     } else if (WRITE.test(rest)) {
@@ -111,7 +128,10 @@ export function taskTimeline(task: Pick<Task, "state" | "history" | "operations"
     } else if (WAITING.test(rest)) {
       open = { kind: "wait", fromMs: line.timeMs, attempt: number, label: rest };
       segments.push(open);
-    } else if (/; (gave up after|not retryable|not found|the .* deadline would pass)/.test(rest) || ended && task.state === "failed" && line === history.at(-1)) {
+    } else if (
+      /; (gave up after|not retryable|not found|the .* deadline would pass)/.test(rest) ||
+      (ended && task.state === "failed" && line === history.at(-1))
+    ) {
       current.ended = "failed";
       current.label = `attempt ${number}/${of}: ${rest}`;
     }
@@ -129,7 +149,11 @@ export function taskTimeline(task: Pick<Task, "state" | "history" | "operations"
     const last = segments.at(-1);
     if (last?.kind === "backoff" && (last.toMs ?? 0) > nowMs) {
       retrying = true;
-      waiting = { for: `the backoff before attempt ${(last.attempt ?? 0) + 1}`, sinceMs: last.fromMs, ...(last.toMs !== undefined ? { untilMs: last.toMs } : {}) };
+      waiting = {
+        for: `the backoff before attempt ${(last.attempt ?? 0) + 1}`,
+        sinceMs: last.fromMs,
+        ...(last.toMs !== undefined ? { untilMs: last.toMs } : {}),
+      };
     } else if (last?.kind === "backoff" && attempt) {
       // The backoff is over: the next attempt reads before it writes a line of its own.
       attempt = { number: attempt.number + 1, of: attempt.of };
@@ -137,7 +161,12 @@ export function taskTimeline(task: Pick<Task, "state" | "history" | "operations"
     } else if (last && (last.kind === "wait" || last.kind === "write") && last.toMs === undefined) {
       const inFlight = task.checkpoint?.inFlight;
       const busy = BUSY.exec(last.label);
-      const what = last.kind === "write" ? `Azure to carry out: ${inFlight?.step.summary ?? last.label}` : busy ? `another write on ${busy[1]} to end (it is ${busy[2]})` : last.label.replace(/^.*?waiting for /, "");
+      const what =
+        last.kind === "write"
+          ? `Azure to carry out: ${inFlight?.step.summary ?? last.label}`
+          : busy
+            ? `another write on ${busy[1]} to end (it is ${busy[2]})`
+            : last.label.replace(/^.*?waiting for /, "");
       waiting = { for: what, sinceMs: last.fromMs };
     } else if (task.state === "queued") {
       waiting = { for: "a replica to take it (or an earlier task on its scale set to end)", sinceMs: task.createdAtMs };
@@ -145,12 +174,25 @@ export function taskTimeline(task: Pick<Task, "state" | "history" | "operations"
   }
 
   const many = task.operations.length > 1;
-  const step: TaskTimeline["step"] = batch && task.operations[task.operationIndex]?.name === "rollingUpgrade"
-    ? { ...batch, unit: "batch" }
-    : many
-      ? { number: Math.min(task.operationIndex + 1, task.operations.length), of: task.operations.length, unit: "operation", name: task.operations[Math.min(task.operationIndex, task.operations.length - 1)]?.name }
-      : undefined;
+  const step: TaskTimeline["step"] =
+    batch && task.operations[task.operationIndex]?.name === "rollingUpgrade"
+      ? { ...batch, unit: "batch" }
+      : many
+        ? {
+            number: Math.min(task.operationIndex + 1, task.operations.length),
+            of: task.operations.length,
+            unit: "operation",
+            name: task.operations[Math.min(task.operationIndex, task.operations.length - 1)]?.name,
+          }
+        : undefined;
 
   const telling = [...history].reverse().find((h) => h.status !== COMPLETED);
-  return { ...(attempt ? { attempt } : {}), ...(step ? { step } : {}), ...(waiting ? { waiting } : {}), retrying, summary: telling?.status ?? "", segments };
+  return {
+    ...(attempt ? { attempt } : {}),
+    ...(step ? { step } : {}),
+    ...(waiting ? { waiting } : {}),
+    retrying,
+    summary: telling?.status ?? "",
+    segments,
+  };
 }

@@ -59,7 +59,10 @@ export interface ChildService {
  * Starts `node src/main.js` with env (and nodeArgs before the script; script: another entry point, such as
  * src/server.ts); resolves once it listens, rejects if it exits first.
  */
-export async function startChildService(env: Record<string, string>, options: { waitForListen?: boolean; nodeArgs?: string[]; script?: string } = {}): Promise<ChildService> {
+export async function startChildService(
+  env: Record<string, string>,
+  options: { waitForListen?: boolean; nodeArgs?: string[]; script?: string } = {},
+): Promise<ChildService> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.script ?? "src/main.js"], {
     cwd: REPO,
@@ -70,7 +73,9 @@ export async function startChildService(env: Record<string, string>, options: { 
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
   const url = `http://127.0.0.1:${port}`;
   const service: ChildService = {
     child,

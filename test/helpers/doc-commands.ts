@@ -59,7 +59,7 @@ interface DemoOptions {
 
 async function startDemoOnce(options: DemoOptions): Promise<DemoService> {
   const { apiPort, simPort } = options.ports ?? { apiPort: await freePort(), simPort: await freePort() };
-  const cmd = options.npm ? ["npm", ["start"]] as const : [process.execPath, ["src/main.js"]] as const;
+  const cmd = options.npm ? (["npm", ["start"]] as const) : ([process.execPath, ["src/main.js"]] as const);
   const child = spawn(cmd[0], [...cmd[1]], {
     cwd: REPO,
     env: { ...process.env, LOG_LEVEL: "warn", ...options.env, PORT: String(apiPort), SIMULATOR_PORT: String(simPort) },
@@ -105,18 +105,28 @@ async function startDemoOnce(options: DemoOptions): Promise<DemoService> {
 
 /** The docs' ports swapped for the demo's: 7002 → its API port, 7003 → its simulator port. */
 export function withPorts(script: string, demo: Pick<DemoService, "apiPort" | "simPort">): string {
-  return script.replace(/(127\.0\.0\.1|localhost):7002\b/g, `127.0.0.1:${demo.apiPort}`).replace(/(127\.0\.0\.1|localhost):7003\b/g, `127.0.0.1:${demo.simPort}`);
+  return script
+    .replace(/(127\.0\.0\.1|localhost):7002\b/g, `127.0.0.1:${demo.apiPort}`)
+    .replace(/(127\.0\.0\.1|localhost):7003\b/g, `127.0.0.1:${demo.simPort}`);
 }
 
 /**
  * Runs the blocks as one bash script that stops at the first failing command; eight minutes at most. A bound, not a
  * wait: a page of two dozen `npx vmss-ops` commands took over three minutes on a machine with every core busy.
  */
-export function runBlocks(blocks: string[], demo: Pick<DemoService, "apiPort" | "simPort">, timeoutMs = 480_000): { status: number | null; out: string } {
+export function runBlocks(
+  blocks: string[],
+  demo: Pick<DemoService, "apiPort" | "simPort">,
+  timeoutMs = 480_000,
+): { status: number | null; out: string } {
   // One stream, as a terminal shows it: what a command prints on stderr stays where it happened.
   const script = withPorts(["set -euo pipefail", "exec 2>&1", ...blocks].join("\n"), demo);
   // The command's default service is 127.0.0.1:7002 too: its URL is swapped the same way.
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${REPO}/node_modules/.bin:${process.env.PATH}`, VMSS_OPS_URL: `http://127.0.0.1:${demo.apiPort}` };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${REPO}/node_modules/.bin:${process.env.PATH}`,
+    VMSS_OPS_URL: `http://127.0.0.1:${demo.apiPort}`,
+  };
   delete env.VMSS_OPS_TOKEN;
   const run = spawnSync("bash", ["-c", script], { cwd: REPO, encoding: "utf8", timeout: timeoutMs, env });
   return { status: run.status, out: `${run.stdout}\n${run.stderr}` };

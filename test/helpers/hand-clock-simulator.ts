@@ -9,7 +9,10 @@ import { startSimulator, type RunningSimulator } from "../../src/simulator/simul
 export const HAND_CLOCK_START = Date.parse("2026-03-01T12:00:00.000Z");
 
 /** A simulator whose every "now" is `now()`, and its control client. */
-export async function startHandClockSimulator(t: Test, now: () => number): Promise<{ sim: RunningSimulator; control: SimulatorControl }> {
+export async function startHandClockSimulator(
+  t: Test,
+  now: () => number,
+): Promise<{ sim: RunningSimulator; control: SimulatorControl }> {
   const sim = await startSimulator({ port: 0, seed: true, timeScale: 1, throttling: false, now });
   t.teardown(() => sim.close());
   const control = new SimulatorControl(sim);

@@ -46,7 +46,8 @@ export function someAreDownAndNoneAreUp(instance: Instance, names: string[] | nu
   if ((names === null || names.length === 0) && healths.length === 0) return true;
   // isDownConsideringPlatformHealth, HealthHelper.java:81-93
   if (healths.length === 1 && healths[0].healthClass === "platform" && healths[0].state === "Unknown") return true;
-  const someAreDown = healths.length === 0 || healths.some((h) => ["Down", "OutOfService", "Starting"].includes(h.state));
+  const someAreDown =
+    healths.length === 0 || healths.some((h) => ["Down", "OutOfService", "Starting"].includes(h.state));
   const noneAreUp = !healths.some((h) => ["Up", "Draining"].includes(h.state));
   return someAreDown && noneAreUp;
 }
@@ -68,7 +69,11 @@ export interface Stage {
 }
 
 export function newStage(context: Record<string, any>): Stage {
-  return { id: `stage-${Math.random().toString(36).slice(2)}`, startTime: Date.now(), context: { cloudProvider: "azure", ...context } };
+  return {
+    id: `stage-${Math.random().toString(36).slice(2)}`,
+    startTime: Date.now(),
+    context: { cloudProvider: "azure", ...context },
+  };
 }
 
 /**
@@ -77,7 +82,9 @@ export function newStage(context: Record<string, any>): Stage {
  */
 export function requestId(stage: Stage, operations: unknown): string {
   const bytes = [...Buffer.from(JSON.stringify(operations))].map((b) => (b > 127 ? b - 256 : b));
-  return createHash("sha256").update(`${stage.id}-${stage.startTime}-[${bytes.join(", ")}]`).digest("hex");
+  return createHash("sha256")
+    .update(`${stage.id}-${stage.startTime}-[${bytes.join(", ")}]`)
+    .digest("hex");
 }
 
 export class Orca {
@@ -97,7 +104,10 @@ export class Orca {
   /** A retrofit call that fails on a non-2xx, as SpinnakerHttpException. */
   async #call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
     const res = await this.api<T>(method, path, body);
-    if (res.status >= 400) throw Object.assign(new OrcaStageError(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`), { responseCode: res.status });
+    if (res.status >= 400)
+      throw Object.assign(new OrcaStageError(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`), {
+        responseCode: res.status,
+      });
     return res;
   }
 
@@ -122,16 +132,37 @@ export class Orca {
   // ---- stage target resolution ----
 
   /** TargetServerGroupResolver.groovy:67-85 → OortService.java:108-116 (getTargetServerGroup). */
-  async resolveTarget(p: { app: string; account: string; cluster: string; region: string; target: string }): Promise<ServerGroup> {
-    const res = await this.#call<ServerGroup>("GET", `/applications/${p.app}/clusters/${p.account}/${p.cluster}/azure/${p.region}/serverGroups/target/${p.target}`);
+  async resolveTarget(p: {
+    app: string;
+    account: string;
+    cluster: string;
+    region: string;
+    target: string;
+  }): Promise<ServerGroup> {
+    const res = await this.#call<ServerGroup>(
+      "GET",
+      `/applications/${p.app}/clusters/${p.account}/${p.cluster}/azure/${p.region}/serverGroups/target/${p.target}`,
+    );
     return res.body;
   }
 
   /** TargetServerGroupResolver.groovy:87-104 → OortService.java:55-62, then the region filter at :99. */
-  async resolveByName(p: { app: string; account: string; cluster: string; serverGroupName: string; region: string }): Promise<ServerGroup> {
-    const list = (await this.#call<ServerGroup[]>("GET", `/applications/${p.app}/clusters/${p.account}/${p.cluster}/azure/serverGroups/${p.serverGroupName}`)).body;
+  async resolveByName(p: {
+    app: string;
+    account: string;
+    cluster: string;
+    serverGroupName: string;
+    region: string;
+  }): Promise<ServerGroup> {
+    const list = (
+      await this.#call<ServerGroup[]>(
+        "GET",
+        `/applications/${p.app}/clusters/${p.account}/${p.cluster}/azure/serverGroups/${p.serverGroupName}`,
+      )
+    ).body;
     const tsg = list.find((sg) => sg.region === p.region);
-    if (!tsg) throw new OrcaStageError(`Unable to locate ${p.serverGroupName} in ${p.account}/${p.region}/${p.cluster}`);
+    if (!tsg)
+      throw new OrcaStageError(`Unable to locate ${p.serverGroupName} in ${p.account}/${p.region}/${p.cluster}`);
     return tsg;
   }
 
@@ -165,10 +196,17 @@ export class Orca {
     const account = stage.context.credentials;
     for (const [region, names] of Object.entries(stage.context["deploy.server.groups"] as Record<string, string[]>)) {
       for (const name of names) {
-        const res = await this.#call("POST", "/cache/azure/ServerGroup", { asgName: name, serverGroupName: name, region, account });
+        const res = await this.#call("POST", "/cache/azure/ServerGroup", {
+          asgName: name,
+          serverGroupName: name,
+          region,
+          account,
+        });
         if (res.status !== 200) {
           const pending = (await this.#call<unknown[]>("GET", "/cache/azure/ServerGroup")).body;
-          throw new OrcaStageError(`force cache refresh not applied at once (${res.status}); pending: ${JSON.stringify(pending)}`);
+          throw new OrcaStageError(
+            `force cache refresh not applied at once (${res.status}); pending: ${JSON.stringify(pending)}`,
+          );
         }
       }
     }
@@ -182,18 +220,33 @@ export class Orca {
     const all = Object.values(byRegion).flat();
     if (all.length > 1) {
       const moniker = stage.context.moniker ?? { app: all[0].split("-")[0], cluster: all[0].replace(/-v\d{3,6}$/, "") };
-      const cluster = (await this.#call<{ serverGroups: ServerGroup[] }>("GET", `/applications/${moniker.app}/clusters/${stage.context.credentials}/${moniker.cluster}/azure`)).body;
+      const cluster = (
+        await this.#call<{ serverGroups: ServerGroup[] }>(
+          "GET",
+          `/applications/${moniker.app}/clusters/${stage.context.credentials}/${moniker.cluster}/azure`,
+        )
+      ).body;
       return cluster.serverGroups ?? [];
     }
     const [region, [name]] = Object.entries(byRegion)[0];
-    return [(await this.#call<ServerGroup>("GET", `/serverGroups/${stage.context.credentials}/${region}/${name}`)).body];
+    return [
+      (await this.#call<ServerGroup>("GET", `/serverGroups/${stage.context.credentials}/${region}/${name}`)).body,
+    ];
   }
 
   /** AbstractInstancesCheckTask.java:115-239, with hasSucceeded supplied by the subclass. */
-  async #instancesCheck(stage: Stage, what: string, hasSucceeded: (sg: ServerGroup, instances: Instance[]) => boolean): Promise<number> {
+  async #instancesCheck(
+    stage: Stage,
+    what: string,
+    hasSucceeded: (sg: ServerGroup, instances: Instance[]) => boolean,
+  ): Promise<number> {
     return this.#until(what, async () => {
       const byRegion = stage.context["deploy.server.groups"] as Record<string, string[]>;
-      const seen = new Map(Object.values(byRegion).flat().map((n) => [n, false]));
+      const seen = new Map(
+        Object.values(byRegion)
+          .flat()
+          .map((n) => [n, false]),
+      );
       for (const sg of await this.#fetchServerGroups(stage)) {
         // :146-163: only the stage's server groups count
         if (!(byRegion[sg.region] ?? []).includes(sg.name)) continue;
@@ -221,7 +274,11 @@ export class Orca {
       if (!capacity || capacity.desired === undefined) return false; // :72-78
       // :82-95 useConfiguredCapacity: the stage's capacity when it is fixed (min = max = desired)
       const configured = stage.context.capacity;
-      const useConfigured = configured && configured.desired !== undefined && ((configured.min === configured.max && configured.min === configured.desired) || (capacity.min === capacity.max && capacity.min === capacity.desired));
+      const useConfigured =
+        configured &&
+        configured.desired !== undefined &&
+        ((configured.min === configured.max && configured.min === configured.desired) ||
+          (capacity.min === capacity.max && capacity.min === capacity.desired));
       const desired = useConfigured ? configured.desired : capacity.desired;
       if (desired !== instances.length) return false; // :123-127
       if (sg.disabled === true) return true; // :130-136
@@ -231,12 +288,16 @@ export class Orca {
 
   /** WaitForUpInstancesTask.groovy:236-239 → allInstancesMatch (:77-139). */
   waitForUpInstances(stage: Stage): Promise<number> {
-    return this.#instancesCheck(stage, "WaitForUpInstances", (sg, instances) => waitForUpInstancesMatch(stage, sg, instances));
+    return this.#instancesCheck(stage, "WaitForUpInstances", (sg, instances) =>
+      waitForUpInstancesMatch(stage, sg, instances),
+    );
   }
 
   /** WaitForRequiredInstancesDownTask.groovy:40-111 (no desiredPercentage): every instance down. */
   waitForRequiredInstancesDown(stage: Stage): Promise<number> {
-    return this.#instancesCheck(stage, "WaitForRequiredInstancesDown", (_sg, instances) => requiredInstancesDown(stage, instances));
+    return this.#instancesCheck(stage, "WaitForRequiredInstancesDown", (_sg, instances) =>
+      requiredInstancesDown(stage, instances),
+    );
   }
 
   /**
@@ -258,10 +319,15 @@ export class Orca {
   waitForDestroyedServerGroup(stage: Stage): Promise<number> {
     const { app, cluster } = stage.context.moniker;
     return this.#until("WaitForDestroyedServerGroup", async () => {
-      const res = await this.api<{ serverGroups?: ServerGroup[] }>("GET", `/applications/${app}/clusters/${stage.context.credentials}/${cluster}/azure`);
+      const res = await this.api<{ serverGroups?: ServerGroup[] }>(
+        "GET",
+        `/applications/${app}/clusters/${stage.context.credentials}/${cluster}/azure`,
+      );
       if (res.status === 404) return true;
       if (res.status !== 200) return false;
-      return !(res.body.serverGroups ?? []).some((sg) => sg.name === stage.context.serverGroupName && sg.region === stage.context.region);
+      return !(res.body.serverGroups ?? []).some(
+        (sg) => sg.name === stage.context.serverGroupName && sg.region === stage.context.region,
+      );
     });
   }
 
@@ -279,7 +345,9 @@ export class Orca {
     extra: (sg: ServerGroup) => Record<string, unknown> = () => ({}),
   ): Promise<string | undefined> {
     const c = stage.context;
-    const cluster = await this.#maybe<{ serverGroups: ServerGroup[] }>(`/applications/${c.moniker.app}/clusters/${c.credentials}/${c.cluster}/azure`);
+    const cluster = await this.#maybe<{ serverGroups: ServerGroup[] }>(
+      `/applications/${c.moniker.app}/clusters/${c.credentials}/${c.cluster}/azure`,
+    );
     if (!cluster || cluster.serverGroups.length === 0) {
       if (c.continueIfClusterNotFound) return undefined;
       throw new OrcaStageError(`No Cluster details found for ${c.cluster}`);
@@ -307,15 +375,24 @@ export class Orca {
    * AbstractWaitForClusterWideClouddriverTask.groovy:99-139: re-read the cluster until no deployed server group is
    * still "in progress" by the subclass's rule.
    */
-  waitForClusterWide(stage: Stage, what: string, inProgress: (sg: ServerGroup | undefined) => boolean, missingClusterDone = false): Promise<number> {
+  waitForClusterWide(
+    stage: Stage,
+    what: string,
+    inProgress: (sg: ServerGroup | undefined) => boolean,
+    missingClusterDone = false,
+  ): Promise<number> {
     const c = stage.context;
     return this.#until(what, async () => {
-      const cluster = await this.#maybe<{ serverGroups: ServerGroup[] }>(`/applications/${c.moniker.app}/clusters/${c.credentials}/${c.cluster}/azure`);
+      const cluster = await this.#maybe<{ serverGroups: ServerGroup[] }>(
+        `/applications/${c.moniker.app}/clusters/${c.credentials}/${c.cluster}/azure`,
+      );
       if (!cluster || cluster.serverGroups.length === 0) {
         if (missingClusterDone) return true; // WaitForClusterShrinkTask.java:31-41
         throw new OrcaStageError(`no cluster details found for ${c.cluster}`);
       }
-      const remaining = (c["deploy.server.groups"][c.region] as string[]).filter((name) => inProgress(cluster.serverGroups.find((sg) => sg.region === c.region && sg.name === name)));
+      const remaining = (c["deploy.server.groups"][c.region] as string[]).filter((name) =>
+        inProgress(cluster.serverGroups.find((sg) => sg.region === c.region && sg.name === name)),
+      );
       return remaining.length === 0;
     });
   }
@@ -335,21 +412,38 @@ export class Orca {
    */
   async determineSourceServerGroup(stage: Stage): Promise<void> {
     const c = stage.context;
-    const cluster = [c.application, c.stack, c.freeFormDetails].filter((p, i) => i === 0 || (p !== undefined && p !== null && p !== "")).join("-");
-    const read = await this.#maybe<{ serverGroups: ServerGroup[] }>(`/applications/${c.application}/clusters/${c.account}/${cluster}/azure`);
-    let groups = (read?.serverGroups ?? []).filter((sg) => sg.region === c.region).sort((a, b) => (a.createdTime ?? 0) - (b.createdTime ?? 0));
+    const cluster = [c.application, c.stack, c.freeFormDetails]
+      .filter((p, i) => i === 0 || (p !== undefined && p !== null && p !== ""))
+      .join("-");
+    const read = await this.#maybe<{ serverGroups: ServerGroup[] }>(
+      `/applications/${c.application}/clusters/${c.account}/${cluster}/azure`,
+    );
+    let groups = (read?.serverGroups ?? [])
+      .filter((sg) => sg.region === c.region)
+      .sort((a, b) => (a.createdTime ?? 0) - (b.createdTime ?? 0));
     const enabled = groups.filter((sg) => sg.disabled === false);
     if (enabled.length > 0) groups = enabled;
     const latest = groups.at(-1);
     // :117-121 useSourceCapacity: the source's, else the stage's
-    c.source = latest ? { asgName: latest.name, serverGroupName: latest.name, account: c.account, region: latest.region, useSourceCapacity: c.useSourceCapacity ?? null } : {};
+    c.source = latest
+      ? {
+          asgName: latest.name,
+          serverGroupName: latest.name,
+          account: c.account,
+          region: latest.region,
+          useSourceCapacity: c.useSourceCapacity ?? null,
+        }
+      : {};
   }
 
   /**
    * AzureServerGroupCreator.getOperations (AzureServerGroupCreator.groovy:33-52): the stage context as the
    * description, credentials from account, and the image from a bake stage when there is one (:42-49).
    */
-  static azureCreateOperations(stage: Stage, bake?: { imageId: string; osType: string; imageName: string }): Record<string, Record<string, unknown>>[] {
+  static azureCreateOperations(
+    stage: Stage,
+    bake?: { imageId: string; osType: string; imageName: string },
+  ): Record<string, Record<string, unknown>>[] {
     const operation: Record<string, any> = structuredClone(stage.context);
     if (operation.account && !operation.credentials) operation.credentials = operation.account;
     if (bake) {
@@ -364,7 +458,8 @@ export class Orca {
   /** MonitorKatoTask.groovy:287-301: deploy.server.groups from the result objects' serverGroupNames ("region:name"). */
   static deployedServerGroups(task: { resultObjects?: { serverGroupNames?: string[] }[] }): Record<string, string[]> {
     const out: Record<string, string[]> = {};
-    for (const r of task.resultObjects ?? []) for (const n of r.serverGroupNames ?? []) (out[n.split(":")[0]] ??= []).push(n.split(":")[1]);
+    for (const r of task.resultObjects ?? [])
+      for (const n of r.serverGroupNames ?? []) (out[n.split(":")[0]] ??= []).push(n.split(":")[1]);
     return out;
   }
 
@@ -373,7 +468,13 @@ export class Orca {
    * forceCacheRefresh, tagServerGroup when upsertEntityTags is available (:70, :81-83), waitForUpInstances,
    * forceCacheRefresh. `after` runs after each task (the tests' traffic check).
    */
-  async deployStage(stage: Stage, options: { bake?: { imageId: string; osType: string; imageName: string }; after?: (step: string) => Promise<void> } = {}): Promise<any> {
+  async deployStage(
+    stage: Stage,
+    options: {
+      bake?: { imageId: string; osType: string; imageName: string };
+      after?: (step: string) => Promise<void>;
+    } = {},
+  ): Promise<any> {
     const after = options.after ?? (async () => {});
     const tagging = await this.isStageAvailable("upsertEntityTags");
     if (tagging) throw new OrcaStageError("this client does not run AddServerGroupEntityTagsTask");
@@ -405,7 +506,11 @@ export class Orca {
    * DisableClusterStage as RedBlackStrategy.groovy:111-122 plans it (remainingEnabledServerGroups 1,
    * preferLargerOverNewer false): DisableClusterTask.groovy:43-63, then WaitForClusterDisableTask.
    */
-  async disableCluster(base: Record<string, unknown>, parentDeployed: string[], after: (step: string) => Promise<void> = async () => {}): Promise<string[]> {
+  async disableCluster(
+    base: Record<string, unknown>,
+    parentDeployed: string[],
+    after: (step: string) => Promise<void> = async () => {},
+  ): Promise<string[]> {
     const stage = newStage({ ...base, remainingEnabledServerGroups: 1, preferLargerOverNewer: false });
     let chosen: string[] = [];
     const taskId = await this.clusterWideOperation(
@@ -423,7 +528,11 @@ export class Orca {
     if (!taskId) return [];
     await after("disableCluster");
     await this.monitorKato(stage, taskId);
-    await this.waitForClusterWide(stage, "WaitForClusterDisable", (sg) => sg !== undefined && !sg.instances.every((i) => i.healthState === "OutOfService"));
+    await this.waitForClusterWide(
+      stage,
+      "WaitForClusterDisable",
+      (sg) => sg !== undefined && !sg.instances.every((i) => i.healthState === "OutOfService"),
+    );
     await after("waitForClusterDisable");
     return chosen;
   }
@@ -432,7 +541,11 @@ export class Orca {
    * ShrinkClusterStage as HighlanderStrategy.groovy:48-57 plans it (shrinkToSize 1, allowDeleteActive true):
    * ShrinkClusterTask.groovy:60-83, then WaitForClusterShrinkTask.
    */
-  async shrinkCluster(base: Record<string, unknown>, parentDeployed: string[], after: (step: string) => Promise<void> = async () => {}): Promise<string[]> {
+  async shrinkCluster(
+    base: Record<string, unknown>,
+    parentDeployed: string[],
+    after: (step: string) => Promise<void> = async () => {},
+  ): Promise<string[]> {
     const stage = newStage({ ...base, shrinkToSize: 1, allowDeleteActive: true, retainLargerOverNewer: false });
     let chosen: string[] = [];
     const taskId = await this.clusterWideOperation(stage, "destroyServerGroup", (all) => {

@@ -38,7 +38,11 @@ export function fromWire(value: unknown): any {
 }
 
 /** A recorded scale set GET/PATCH response as the SDK returns it, with changes (e.g. provisioningState) on top. */
-export function recordedScaleSet(file: string, index: number, changes: Partial<VirtualMachineScaleSet> = {}): VirtualMachineScaleSet {
+export function recordedScaleSet(
+  file: string,
+  index: number,
+  changes: Partial<VirtualMachineScaleSet> = {},
+): VirtualMachineScaleSet {
   const entry = recordedEntry(file, index);
   const vmss = fromWire(entry.ResponseBody) as VirtualMachineScaleSet;
   const etag = entry.ResponseHeaders?.ETag;
@@ -46,8 +50,15 @@ export function recordedScaleSet(file: string, index: number, changes: Partial<V
 }
 
 /** A recorded VM of a scale set, as the SDK returns it; instanceId and state may be changed to build a list. */
-export function recordedVm(file: string, index: number, changes: Partial<VirtualMachineScaleSetVM> = {}): VirtualMachineScaleSetVM {
-  return structuredClone({ ...(fromWire(recordedEntry(file, index).ResponseBody) as VirtualMachineScaleSetVM), ...changes });
+export function recordedVm(
+  file: string,
+  index: number,
+  changes: Partial<VirtualMachineScaleSetVM> = {},
+): VirtualMachineScaleSetVM {
+  return structuredClone({
+    ...(fromWire(recordedEntry(file, index).ResponseBody) as VirtualMachineScaleSetVM),
+    ...changes,
+  });
 }
 
 /** The Python recording's scale set (capacity 1, Manual upgrade policy, api 2023-09-01: no ETag) and its VM 0. */
@@ -65,6 +76,8 @@ export function recordedSnapshot(
   return {
     vmss: base,
     etag: base.etag,
-    vms: vmStates.map((state, i) => recordedVm(PY, PY_VM, { instanceId: String(i), name: `${base.name}_${i}`, provisioningState: state })),
+    vms: vmStates.map((state, i) =>
+      recordedVm(PY, PY_VM, { instanceId: String(i), name: `${base.name}_${i}`, provisioningState: state }),
+    ),
   };
 }

@@ -54,7 +54,12 @@ export interface TestEnvOptions {
 export const TEST_TIME_SCALE = 0.001;
 
 export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEnv> {
-  const sim = await startSimulator({ port: 0, writeDurationMs: options.writeDurationMs ?? 150, timeScale: options.timeScale ?? TEST_TIME_SCALE, seed: true });
+  const sim = await startSimulator({
+    port: 0,
+    writeDurationMs: options.writeDurationMs ?? 150,
+    timeScale: options.timeScale ?? TEST_TIME_SCALE,
+    seed: true,
+  });
   const baseEnv: Record<string, string> = {
     SIMULATOR_URL: sim.url,
     PORT: "0",
@@ -83,7 +88,10 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     const res = await request(`${base}${path}`, {
       method: method as "GET",
       dispatcher,
-      headers: { ...(dispatcher ? {} : options.headers), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        ...(dispatcher ? {} : options.headers),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.body.text();
@@ -125,7 +133,10 @@ export function demo(serverGroupName: string, extra: Record<string, unknown> = {
 
 /** The ARM writes among the calls: PUT, PATCH and the instance POSTs. */
 export function writesOf(calls: SimCall[]): SimCall[] {
-  return calls.filter((c) => c.method === "PUT" || c.method === "PATCH" || (c.method === "POST" && /\/(delete|manualupgrade)$/i.test(c.path)));
+  return calls.filter(
+    (c) =>
+      c.method === "PUT" || c.method === "PATCH" || (c.method === "POST" && /\/(delete|manualupgrade)$/i.test(c.path)),
+  );
 }
 
 /** Calls against one scale set (its GET, writes, and VM listing), not operation-status polls. */

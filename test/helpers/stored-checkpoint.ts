@@ -13,7 +13,9 @@ export async function waitForStoredPoller(dataDir: string, taskId?: string): Pro
     const query = db.prepare(
       `SELECT count(*) AS n FROM tasks WHERE json_extract(checkpoint, '$.inFlight.poller') IS NOT NULL${taskId ? " AND id = ?" : ""}`,
     );
-    await waitFor(() => Number((query.get(...(taskId ? [taskId] : [])) as { n: number }).n) > 0, { what: `a stored poller${taskId ? ` for task ${taskId}` : ""} in ${dataDir}` });
+    await waitFor(() => Number((query.get(...(taskId ? [taskId] : [])) as { n: number }).n) > 0, {
+      what: `a stored poller${taskId ? ` for task ${taskId}` : ""} in ${dataDir}`,
+    });
   } finally {
     db.close();
   }

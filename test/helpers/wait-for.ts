@@ -13,7 +13,10 @@ export interface WaitForOptions {
 }
 
 /** Resolves once `condition` holds (checked at once, then every intervalMs); rejects naming `what` after timeoutMs. */
-export async function waitFor(condition: () => boolean | Promise<boolean>, { what, timeoutMs = 60_000, intervalMs = 10 }: WaitForOptions): Promise<void> {
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  { what, timeoutMs = 60_000, intervalMs = 10 }: WaitForOptions,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     if (await condition()) return;

@@ -32,17 +32,25 @@ import { apiError } from "../error-catalogue.ts";
 import { errorResponses } from "../error-responses.ts";
 import { readFailureAnswer } from "../failure-answers.ts";
 
-const AppName = Type.String({ pattern: "^[A-Za-z0-9._]{1,64}$", description: "a Spinnaker application name (Frigga: letters, digits, '.', '_')" });
-const ClusterName = Type.String({ pattern: "^[A-Za-z0-9._~^-]{1,64}$", description: "a Spinnaker cluster name: app, app-stack or app-stack-detail" });
+const AppName = Type.String({
+  pattern: "^[A-Za-z0-9._]{1,64}$",
+  description: "a Spinnaker application name (Frigga: letters, digits, '.', '_')",
+});
+const ClusterName = Type.String({
+  pattern: "^[A-Za-z0-9._~^-]{1,64}$",
+  description: "a Spinnaker cluster name: app, app-stack or app-stack-detail",
+});
 const TargetName = Type.String({
   pattern: "^[A-Za-z_]{1,40}$",
-  description: "current_asg_dynamic, ancestor_asg_dynamic, oldest_asg_dynamic, largest_asg_dynamic (or newest, previous, ancestor, fail, …)",
+  description:
+    "current_asg_dynamic, ancestor_asg_dynamic, oldest_asg_dynamic, largest_asg_dynamic (or newest, previous, ancestor, fail, …)",
 });
 const BooleanText = Type.Union([Type.Literal("true"), Type.Literal("false")]);
 
 const errors = errorResponses("ValidationError", "NotFound", "AzureError", "AzureUnavailable");
 const FRESHNESS = " Freshness: X-Azure-Read-At and Age headers (data at most READ_CACHE_TTL_MS old).";
-const FORWARDED = "With CLOUDDRIVER_URL set, a request for an account not configured here is forwarded to Clouddriver as it came, before any name in it is checked.";
+const FORWARDED =
+  "With CLOUDDRIVER_URL set, a request for an account not configured here is forwarded to Clouddriver as it came, before any name in it is checked.";
 
 function notFound(what: string) {
   return apiError("NotFound", { what });
@@ -70,14 +78,21 @@ interface ClouddriverReads extends ClouddriverReadOptions {
   /** The account, or NotOurs (with a Clouddriver) or 404 (without) when it is not served here. */
   account(name: string): AccountConfig;
   /** The cluster's server groups, with their VMs, and when Azure was asked for the oldest part of them. */
-  clusterServerGroups(accountName: string, application: string, cluster: string): Promise<{ serverGroups: ServerGroupView[]; readAt: number }>;
+  clusterServerGroups(
+    accountName: string,
+    application: string,
+    cluster: string,
+  ): Promise<{ serverGroups: ServerGroupView[]; readAt: number }>;
 }
 
 function clouddriverReads(opts: ClouddriverReadOptions): ClouddriverReads {
   const { accounts, reads, forwarder } = opts;
   const account = (name: string): AccountConfig => {
     const a = accounts.get(name);
-    if (!a) throw forwarder ? new NotOurs() : notFound(`account ${name} is not served here; known: ${accounts.names().join(", ")}`);
+    if (!a)
+      throw forwarder
+        ? new NotOurs()
+        : notFound(`account ${name} is not served here; known: ${accounts.names().join(", ")}`);
     return a;
   };
   const clusterServerGroups = async (accountName: string, application: string, cluster: string) => {
@@ -95,19 +110,25 @@ function clouddriverReads(opts: ClouddriverReadOptions): ClouddriverReads {
 
 /** The account a read names, in its path or its body. */
 function namedAccount(request: FastifyRequest): unknown {
-  return (request.params as { account?: unknown }).account ?? (request.body as { account?: unknown } | undefined)?.account;
+  return (
+    (request.params as { account?: unknown }).account ?? (request.body as { account?: unknown } | undefined)?.account
+  );
 }
 
 const ClusterParams = Type.Object({ app: AppName, account: AccountName, cluster: ClusterName });
 
 /** GET /applications/{app}: the application's Azure clusters, by account the caller may read. */
-const applicationRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app, { accounts, reads, forwarder, account }) => {
+const applicationRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (
+  app,
+  { accounts, reads, forwarder, account },
+) => {
   app.get(
     "/applications/:app",
     {
       schema: {
         operationId: "clouddriverGetApplication",
-        description: "With CLOUDDRIVER_URL set, an application with no Azure server groups here is forwarded to Clouddriver.",
+        description:
+          "With CLOUDDRIVER_URL set, an application with no Azure server groups here is forwarded to Clouddriver.",
         summary: "An application: its Azure clusters by account (Clouddriver's ApplicationsController)." + FRESHNESS,
         tags: ["clouddriver"],
         params: Type.Object({ app: AppName }),
@@ -116,14 +137,18 @@ const applicationRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app
     },
     async (request, reply) => {
       const { app: application } = request.params;
-      const clusters: Record<string, { name: string; provider: "azure"; serverGroups: string[]; loadBalancers: string[] }[]> = {};
+      const clusters: Record<
+        string,
+        { name: string; provider: "azure"; serverGroups: string[]; loadBalancers: string[] }[]
+      > = {};
       let readAt = Date.now();
       for (const name of accounts.names().filter((n) => mayUseAccount(request.principal, n))) {
         try {
           const located = await locate(reads, account(name), { application });
           readAt = Math.min(readAt, located.readAt);
           const summaries = clusterSummaries(located.value);
-          if (summaries.length > 0) clusters[name] = summaries.map((c) => ({ ...c, provider: CLOUD_PROVIDER, loadBalancers: [] }));
+          if (summaries.length > 0)
+            clusters[name] = summaries.map((c) => ({ ...c, provider: CLOUD_PROVIDER, loadBalancers: [] }));
         } catch (err) {
           throw readFailureAnswer(err, `application ${application} in ${name}`);
         }
@@ -155,9 +180,19 @@ const clusterRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app, { 
     async (request, reply) => {
       const p = request.params;
       const { serverGroups, readAt } = await clusterServerGroups(p.account, p.app, p.cluster);
-      if (serverGroups.length === 0) throw notFound(`No clusters found (application: ${p.app}, account: ${p.account}, name: ${p.cluster}, type: azure)`);
+      if (serverGroups.length === 0)
+        throw notFound(
+          `No clusters found (application: ${p.app}, account: ${p.account}, name: ${p.cluster}, type: azure)`,
+        );
       stateFreshness(reply, readAt);
-      return { name: p.cluster, type: CLOUD_PROVIDER, accountName: p.account, moniker: { ...parseName(p.cluster), app: serverGroups[0].moniker.app, cluster: serverGroups[0].cluster }, serverGroups, loadBalancers: [] };
+      return {
+        name: p.cluster,
+        type: CLOUD_PROVIDER,
+        accountName: p.account,
+        moniker: { ...parseName(p.cluster), app: serverGroups[0].moniker.app, cluster: serverGroups[0].cluster },
+        serverGroups,
+        loadBalancers: [],
+      };
     },
   );
 };
@@ -170,12 +205,17 @@ const clusterServerGroupRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = asy
       schema: {
         operationId: "clouddriverGetServerGroupFromCluster",
         description: FORWARDED,
-        summary: "A server group of a cluster: a list, or one server group when ?region= is given (OortService.getServerGroupsFromClusterTyped)." + FRESHNESS,
+        summary:
+          "A server group of a cluster: a list, or one server group when ?region= is given (OortService.getServerGroupsFromClusterTyped)." +
+          FRESHNESS,
         tags: ["clouddriver"],
         params: Type.Object({ app: AppName, account: AccountName, cluster: ClusterName, serverGroup: ScaleSetName }),
         querystring: Type.Object({ region: Type.Optional(RegionName), expand: Type.Optional(BooleanText) }),
         response: {
-          200: { ...Type.Ref(ClouddriverServerGroupOrList), description: "without region: the server groups of that name (one per region); with region: that one" },
+          200: {
+            ...Type.Ref(ClouddriverServerGroupOrList),
+            description: "without region: the server groups of that name (one per region); with region: that one",
+          },
           ...errors,
         },
       },
@@ -184,8 +224,11 @@ const clusterServerGroupRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = asy
       const p = request.params;
       const region = request.query.region;
       const { serverGroups, readAt } = await clusterServerGroups(p.account, p.app, p.cluster);
-      const matching = serverGroups.filter((sg) => sg.name.toLowerCase() === p.serverGroup.toLowerCase() && (region === undefined || sg.region === region));
-      if (matching.length === 0) throw notFound(`Server group not found (account: ${p.account}, name: ${p.serverGroup}, type: azure)`);
+      const matching = serverGroups.filter(
+        (sg) => sg.name.toLowerCase() === p.serverGroup.toLowerCase() && (region === undefined || sg.region === region),
+      );
+      if (matching.length === 0)
+        throw notFound(`Server group not found (account: ${p.account}, name: ${p.serverGroup}, type: azure)`);
       stateFreshness(reply, readAt);
       return region === undefined ? matching : matching[0];
     },
@@ -200,10 +243,21 @@ const targetServerGroupRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = asyn
       schema: {
         operationId: "clouddriverGetTargetServerGroup",
         description: FORWARDED,
-        summary: "The cluster's current, previous, oldest or largest server group in a region, by createdTime (ClusterController.getTargetServerGroup)." + FRESHNESS,
+        summary:
+          "The cluster's current, previous, oldest or largest server group in a region, by createdTime (ClusterController.getTargetServerGroup)." +
+          FRESHNESS,
         tags: ["clouddriver"],
-        params: Type.Object({ app: AppName, account: AccountName, cluster: ClusterName, scope: RegionName, target: TargetName }),
-        querystring: Type.Object({ onlyEnabled: Type.Optional(BooleanText), validateOldest: Type.Optional(BooleanText) }),
+        params: Type.Object({
+          app: AppName,
+          account: AccountName,
+          cluster: ClusterName,
+          scope: RegionName,
+          target: TargetName,
+        }),
+        querystring: Type.Object({
+          onlyEnabled: Type.Optional(BooleanText),
+          validateOldest: Type.Optional(BooleanText),
+        }),
         response: { 200: { ...Type.Ref(ClouddriverServerGroup), description: "the target server group" }, ...errors },
       },
     },
@@ -234,7 +288,9 @@ const serverGroupRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app
       schema: {
         operationId: "clouddriverGetServerGroup",
         description: FORWARDED,
-        summary: "A server group: capacity, instances with health, disabled (OortService.getServerGroup; WaitForCapacityMatch, WaitForDisabledServerGroup)." + FRESHNESS,
+        summary:
+          "A server group: capacity, instances with health, disabled (OortService.getServerGroup; WaitForCapacityMatch, WaitForDisabledServerGroup)." +
+          FRESHNESS,
         tags: ["clouddriver"],
         params: Type.Object({ account: AccountName, region: RegionName, serverGroup: ScaleSetName }),
         response: { 200: { ...Type.Ref(ClouddriverServerGroup), description: "the server group" }, ...errors },
@@ -244,13 +300,19 @@ const serverGroupRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app
       const p = request.params;
       account(p.account);
       const resolved = refFor(accounts, p.account, p.region, p.serverGroup);
-      if (!resolved.ok) throw notFound(`server group ${p.serverGroup}: ${resolved.problems.map((x) => `${x.field}: ${x.message}`).join("; ")}`);
+      if (!resolved.ok)
+        throw notFound(
+          `server group ${p.serverGroup}: ${resolved.problems.map((x) => `${x.field}: ${x.message}`).join("; ")}`,
+        );
       try {
         const snapshot = await reads.snapshot(resolved.ref);
         stateFreshness(reply, snapshot.readAt);
         return serverGroupView(snapshot.value, resolved.ref);
       } catch (err) {
-        throw readFailureAnswer(err, `server group ${p.serverGroup} in ${p.account}/${p.region}/${resolved.ref.resourceGroup}`);
+        throw readFailureAnswer(
+          err,
+          `server group ${p.serverGroup} in ${p.account}/${p.region}/${resolved.ref.resourceGroup}`,
+        );
       }
     },
   );
@@ -263,7 +325,8 @@ const pendingCacheRefreshesRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = 
     {
       schema: {
         operationId: "clouddriverPendingCacheRefreshes",
-        summary: "Pending force-cache refreshes: always none, since every read is at most READ_CACHE_TTL_MS old and our writes refresh it (CloudDriverCacheStatusService)",
+        summary:
+          "Pending force-cache refreshes: always none, since every read is at most READ_CACHE_TTL_MS old and our writes refresh it (CloudDriverCacheStatusService)",
         tags: ["clouddriver"],
         response: { 200: { ...Type.Ref(PendingCacheRefreshes), description: "always empty" } },
       },
@@ -273,18 +336,25 @@ const pendingCacheRefreshesRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = 
 };
 
 /** POST /cache/azure/ServerGroup: drops a server group's cached reads, so that the next read asks Azure. */
-const forceCacheRefreshRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app, { accounts, reads, forwarder }) => {
+const forceCacheRefreshRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (
+  app,
+  { accounts, reads, forwarder },
+) => {
   app.post(
     "/cache/azure/ServerGroup",
     {
       schema: {
         operationId: "clouddriverForceCacheRefresh",
         description: FORWARDED,
-        summary: "Force-cache refresh of a server group: done at once, 200 (CloudDriverCacheService.forceCacheUpdate); the next read asks Azure",
+        summary:
+          "Force-cache refresh of a server group: done at once, 200 (CloudDriverCacheService.forceCacheUpdate); the next read asks Azure",
         tags: ["clouddriver"],
         body: Type.Ref(ForceCacheRefresh),
         response: {
-          200: { ...Type.Ref(ForceCacheRefreshResult), description: "the server groups whose cached reads were dropped" },
+          200: {
+            ...Type.Ref(ForceCacheRefreshResult),
+            description: "the server groups whose cached reads were dropped",
+          },
           ...errorResponses("ValidationError"),
         },
       },
@@ -322,7 +392,15 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
     throw err;
   });
   const shared = clouddriverReads(opts);
-  for (const route of [applicationRoute, clusterRoute, clusterServerGroupRoute, targetServerGroupRoute, serverGroupRoute, pendingCacheRefreshesRoute, forceCacheRefreshRoute]) {
+  for (const route of [
+    applicationRoute,
+    clusterRoute,
+    clusterServerGroupRoute,
+    targetServerGroupRoute,
+    serverGroupRoute,
+    pendingCacheRefreshesRoute,
+    forceCacheRefreshRoute,
+  ]) {
     await app.register(route, shared);
   }
 };

@@ -12,7 +12,13 @@ import { normalizeRegion } from "../../azure/vmss-gateway.ts";
 import { RegionName } from "../../operations/description.ts";
 import { expand, locate } from "../../clouddriver/inventory.ts";
 import { parseName, type Moniker } from "../../naming/frigga.ts";
-import { isActive, selectDisable, selectScaleDown, type ClusterMember, type MemberDecision } from "../../operations/cluster-selection.ts";
+import {
+  isActive,
+  selectDisable,
+  selectScaleDown,
+  type ClusterMember,
+  type MemberDecision,
+} from "../../operations/cluster-selection.ts";
 import { requireAccount } from "../access-control.ts";
 import type { TaskRunner } from "../../tasks/task-runner.ts";
 import { phaseOf } from "../../tasks/task-runner.ts";
@@ -38,9 +44,16 @@ export interface ClusterOperationRoutesOptions {
 }
 
 const located = {
-  credentials: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "the account (Orca's name for it)" })),
+  credentials: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: "the account (Orca's name for it)" }),
+  ),
   account: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  cluster: Type.String({ minLength: 1, maxLength: 80, pattern: "^[A-Za-z0-9._-]+$", description: "app, app-stack or app-stack-detail (Frigga)" }),
+  cluster: Type.String({
+    minLength: 1,
+    maxLength: 80,
+    pattern: "^[A-Za-z0-9._-]+$",
+    description: "app, app-stack or app-stack-detail (Frigga)",
+  }),
   regions: Type.Optional(Type.Array(RegionName, { minItems: 1, maxItems: 50 })),
   region: Type.Optional(RegionName),
   preferLargerOverNewer: Type.Optional(Type.Boolean({ description: "keep the largest rather than the newest" })),
@@ -49,8 +62,12 @@ const located = {
 export const ScaleDownClusterDescription = Type.Object(
   {
     ...located,
-    remainingFullSizeServerGroups: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: "server groups left at full size (default 1)" })),
-    allowScaleDownActive: Type.Optional(Type.Boolean({ description: "active server groups may be scaled down too (default false)" })),
+    remainingFullSizeServerGroups: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 100, description: "server groups left at full size (default 1)" }),
+    ),
+    allowScaleDownActive: Type.Optional(
+      Type.Boolean({ description: "active server groups may be scaled down too (default false)" }),
+    ),
   },
   { $id: "ScaleDownClusterDescription", additionalProperties: true },
 );
@@ -58,7 +75,9 @@ export const ScaleDownClusterDescription = Type.Object(
 export const DisableClusterDescription = Type.Object(
   {
     ...located,
-    remainingEnabledServerGroups: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: "enabled server groups left enabled (default 1)" })),
+    remainingEnabledServerGroups: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 100, description: "enabled server groups left enabled (default 1)" }),
+    ),
   },
   { $id: "DisableClusterDescription", additionalProperties: true },
 );
@@ -78,7 +97,8 @@ const CLUSTER_OPERATIONS: ClusterOperation[] = [
   {
     name: "scaleDownCluster",
     schema: ScaleDownClusterDescription,
-    summary: "Scale a cluster's older server groups down to 0, keeping remainingFullSizeServerGroups (Orca's ScaleDownCluster)",
+    summary:
+      "Scale a cluster's older server groups down to 0, keeping remainingFullSizeServerGroups (Orca's ScaleDownCluster)",
     select: (members, d) =>
       selectScaleDown(members, {
         remainingFullSizeServerGroups: d.remainingFullSizeServerGroups ?? 1,
@@ -91,8 +111,13 @@ const CLUSTER_OPERATIONS: ClusterOperation[] = [
   {
     name: "disableCluster",
     schema: DisableClusterDescription,
-    summary: "Disable a cluster's older enabled server groups, keeping remainingEnabledServerGroups (Orca's DisableCluster)",
-    select: (members, d) => selectDisable(members, { remainingEnabledServerGroups: d.remainingEnabledServerGroups ?? 1, preferLargerOverNewer: d.preferLargerOverNewer ?? false }),
+    summary:
+      "Disable a cluster's older enabled server groups, keeping remainingEnabledServerGroups (Orca's DisableCluster)",
+    select: (members, d) =>
+      selectDisable(members, {
+        remainingEnabledServerGroups: d.remainingEnabledServerGroups ?? 1,
+        preferLargerOverNewer: d.preferLargerOverNewer ?? false,
+      }),
     act: (base) => ({ name: "disableServerGroup", description: base }),
   },
 ];
@@ -106,23 +131,35 @@ const ClusterQuery = Type.Object(
         minLength: 1,
         maxLength: 128,
         pattern: "^[\\x21-\\x7e]+$",
-        description: "printable ASCII without spaces, up to 128 characters: the same request again (an orchestrator retrying) is the same task",
+        description:
+          "printable ASCII without spaces, up to 128 characters: the same request again (an orchestrator retrying) is the same task",
       }),
     ),
     wait: Type.Optional(WaitSeconds),
-    dryRun: Type.Optional(Type.Boolean({ description: "the selection and each server group's plan; nothing written, no task stored" })),
+    dryRun: Type.Optional(
+      Type.Boolean({ description: "the selection and each server group's plan; nothing written, no task stored" }),
+    ),
   },
   { additionalProperties: false },
 );
 
 /** A cluster request's account, cluster name and regions, or the 400 naming each field that is wrong. */
-function checkClusterRequest(accounts: AccountRegistry, d: Located): { account: AccountConfig; moniker: Moniker; regions: Set<string> } {
+function checkClusterRequest(
+  accounts: AccountRegistry,
+  d: Located,
+): { account: AccountConfig; moniker: Moniker; regions: Set<string> } {
   const accountName = d.credentials ?? d.account;
   const account = accountName ? accounts.get(accountName) : undefined;
   const moniker = parseName(d.cluster);
   const problems = [
-    ...(!accountName ? [{ field: "credentials", message: "is required (or account)" }] : !account ? [{ field: "credentials", message: `unknown account; known: ${accounts.names().join(", ")}` }] : []),
-    ...(!moniker || moniker.cluster !== d.cluster ? [{ field: "cluster", message: "must be a cluster name: app, app-stack or app-stack-detail" }] : []),
+    ...(!accountName
+      ? [{ field: "credentials", message: "is required (or account)" }]
+      : !account
+        ? [{ field: "credentials", message: `unknown account; known: ${accounts.names().join(", ")}` }]
+        : []),
+    ...(!moniker || moniker.cluster !== d.cluster
+      ? [{ field: "cluster", message: "must be a cluster name: app, app-stack or app-stack-detail" }]
+      : []),
     ...(!d.regions && !d.region ? [{ field: "regions", message: "is required (or region)" }] : []),
   ];
   if (problems.length > 0 || !account || !moniker) throw validationError(problems);
@@ -135,32 +172,67 @@ type ClusterServerGroups = Awaited<ReturnType<typeof expand>>["value"];
  * The cluster's server groups in those regions, with their VMs, read afresh: what to act on is decided on fresh
  * reads, not on what Orca's polls left in the cache (a server group enabled by another tool a few seconds ago is active).
  */
-async function readCluster(reads: ScaleSetReads, account: AccountConfig, moniker: Moniker, cluster: string, regions: Set<string>): Promise<ClusterServerGroups> {
+async function readCluster(
+  reads: ScaleSetReads,
+  account: AccountConfig,
+  moniker: Moniker,
+  cluster: string,
+  regions: Set<string>,
+): Promise<ClusterServerGroups> {
   reads.forgetAccount(account.name);
   try {
     const found = await locate(reads, account, { application: moniker.app, cluster });
-    return (await expand(reads, found.value.filter((l) => regions.has(normalizeRegion(l.ref.region))))).value;
+    return (
+      await expand(
+        reads,
+        found.value.filter((l) => regions.has(normalizeRegion(l.ref.region))),
+      )
+    ).value;
   } catch (err) {
     throw readFailureAnswer(err, `cluster ${cluster} in ${account.name}`);
   }
 }
 
 /** What the request does to each server group: the operations to run, and one history line for each server group. */
-function plan(op: ClusterOperation, d: Located, account: AccountConfig, serverGroups: ClusterServerGroups, regions: Set<string>): { operations: OperationRequest[]; history: HistoryEntry[] } {
+function plan(
+  op: ClusterOperation,
+  d: Located,
+  account: AccountConfig,
+  serverGroups: ClusterServerGroups,
+  regions: Set<string>,
+): { operations: OperationRequest[]; history: HistoryEntry[] } {
   const operations: OperationRequest[] = [];
   const history: HistoryEntry[] = [];
   const phase = phaseOf(op.name);
   // Orca selects per location (AbstractClusterWideClouddriverTask l.107-117): each region on its own.
   for (const region of [...regions].sort()) {
     const inRegion = serverGroups.filter((sg) => normalizeRegion(sg.region) === region);
-    const members = inRegion.map((sg) => ({ name: sg.name, createdTime: sg.createdTime ?? 0, instanceCount: sg.instances.length, active: isActive(sg) }));
+    const members = inRegion.map((sg) => ({
+      name: sg.name,
+      createdTime: sg.createdTime ?? 0,
+      instanceCount: sg.instances.length,
+      active: isActive(sg),
+    }));
     for (const decision of op.select(members, d)) {
       const sg = inRegion.find((s) => s.name === decision.name)!;
       history.push({ phase, status: `${sg.name} (${region}): ${decision.reason}`, timeMs: Date.now() });
-      if (decision.act) operations.push(op.act({ credentials: account.name, region: sg.region, resourceGroup: sg.resourceGroup, serverGroupName: sg.name }));
+      if (decision.act)
+        operations.push(
+          op.act({
+            credentials: account.name,
+            region: sg.region,
+            resourceGroup: sg.resourceGroup,
+            serverGroupName: sg.name,
+          }),
+        );
     }
   }
-  if (history.length === 0) history.push({ phase, status: `no server group of cluster ${d.cluster} in ${[...regions].join(", ")}: nothing to do`, timeMs: Date.now() });
+  if (history.length === 0)
+    history.push({
+      phase,
+      status: `no server group of cluster ${d.cluster} in ${[...regions].join(", ")}: nothing to do`,
+      timeMs: Date.now(),
+    });
   return { operations, history };
 }
 
@@ -179,15 +251,32 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
           querystring: ClusterQuery,
           body: Type.Ref(op.schema),
           response: {
-            200: { ...Type.Ref(SubmissionAnswer), description: "With ?wait=: the task once it ended or the time ran out. With ?dryRun=true: the selection and the plans" },
-            202: { ...Type.Ref(TaskRef), description: "The task was created (or, for a repeated clientRequestId, found)" },
-            ...errorResponses("ValidationError", "ClientRequestIdReused", "BacklogFull", "AzureError", "AzureUnavailable"),
+            200: {
+              ...Type.Ref(SubmissionAnswer),
+              description:
+                "With ?wait=: the task once it ended or the time ran out. With ?dryRun=true: the selection and the plans",
+            },
+            202: {
+              ...Type.Ref(TaskRef),
+              description: "The task was created (or, for a repeated clientRequestId, found)",
+            },
+            ...errorResponses(
+              "ValidationError",
+              "ClientRequestIdReused",
+              "BacklogFull",
+              "AzureError",
+              "AzureUnavailable",
+            ),
           },
         },
         preValidation: async (request) => {
-          if (request.principal.readOnly) throw apiError("Forbidden", { why: `${request.principal.name} may only read: a write needs a principal that is not readOnly` });
+          if (request.principal.readOnly)
+            throw apiError("Forbidden", {
+              why: `${request.principal.name} may only read: a write needs a principal that is not readOnly`,
+            });
           const body = request.body as { credentials?: unknown; account?: unknown } | null;
-          for (const name of [body?.credentials, body?.account]) if (typeof name === "string") requireAccount(request, name, "write");
+          for (const name of [body?.credentials, body?.account])
+            if (typeof name === "string") requireAccount(request, name, "write");
         },
       },
       async (request, reply) => {
@@ -195,7 +284,8 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
         const { account, moniker, regions } = checkClusterRequest(accounts, d);
         const serverGroups = await readCluster(reads, account, moniker, d.cluster, regions);
         const { operations, history } = plan(op, d, account, serverGroups, regions);
-        if (request.query.dryRun) return reply.code(200).send(await dryRun(accounts, registry, operations, reads.retry, history));
+        if (request.query.dryRun)
+          return reply.code(200).send(await dryRun(accounts, registry, operations, reads.retry, history));
         const { clientRequestId, wait } = request.query;
         const { task, created } = await runner.submit(operations, clientRequestId, history);
         // A retry is read and selected again, and may pick differently now (the first request's task already acted):
@@ -216,7 +306,13 @@ export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationR
 };
 
 /** Whether a task's operations are what this cluster request makes: its operation, on server groups of the cluster. */
-function sameClusterRequest(existing: OperationRequest[], op: ClusterOperation, account: string, cluster: string, regions: Set<string>): boolean {
+function sameClusterRequest(
+  existing: OperationRequest[],
+  op: ClusterOperation,
+  account: string,
+  cluster: string,
+  regions: Set<string>,
+): boolean {
   const name = op.act({}).name;
   return existing.every((o) => {
     const d = o.description as { credentials?: string; region?: string; serverGroupName?: string };

@@ -5,7 +5,10 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 
-export const StageFeature = Type.Object({ name: Type.String(), enabled: Type.Boolean() }, { $id: "StageFeature", additionalProperties: false });
+export const StageFeature = Type.Object(
+  { name: Type.String(), enabled: Type.Boolean() },
+  { $id: "StageFeature", additionalProperties: false },
+);
 
 export const featureRoutes: FastifyPluginAsyncTypebox<{ operations: string[] }> = async (app, opts) => {
   const stages = opts.operations.map((name) => ({ name, enabled: true }));
@@ -16,7 +19,12 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ operations: string[] }> 
         operationId: "getStageFeatures",
         summary: "The operations this service runs, as Clouddriver lists them for Orca",
         tags: ["clouddriver"],
-        response: { 200: { ...Type.Array(StageFeature), description: "One entry per operation; upsertEntityTags is not among them" } },
+        response: {
+          200: {
+            ...Type.Array(StageFeature),
+            description: "One entry per operation; upsertEntityTags is not among them",
+          },
+        },
       },
     },
     async () => stages,

@@ -16,7 +16,12 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
     "/health",
     {
       config: { access: "public" },
-      schema: { operationId: "getHealth", summary: "Liveness; with credentials (or without access control), the tasks in flight, accounts and operations", tags: ["service"], response: { 200: { ...Type.Ref(Health), description: "The service is up" } } },
+      schema: {
+        operationId: "getHealth",
+        summary: "Liveness; with credentials (or without access control), the tasks in flight, accounts and operations",
+        tags: ["service"],
+        response: { 200: { ...Type.Ref(Health), description: "The service is up" } },
+      },
       // The first probe after start-up should not wait for the schema serializers to load (fast-json-stringify and
       // Ajv, some 70 ms): the body below has exactly Health's fields, which JSON.stringify writes alike.
       serializerCompiler: () => (data) => JSON.stringify(data),
@@ -25,6 +30,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
     async (request) =>
       opts.detailsNeedCredentials && request.principal.via === "open"
         ? { status: "ok" as const }
-        : { status: "ok" as const, activeTasks: opts.runner.active, accounts: opts.accounts, operations: opts.operations },
+        : {
+            status: "ok" as const,
+            activeTasks: opts.runner.active,
+            accounts: opts.accounts,
+            operations: opts.operations,
+          },
   );
 };

@@ -48,7 +48,10 @@ const ClientRequestIdQuery = Type.Object(
     ),
     wait: Type.Optional(WaitSeconds),
     dryRun: Type.Optional(
-      Type.Boolean({ description: "read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored" }),
+      Type.Boolean({
+        description:
+          "read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored",
+      }),
     ),
   },
   { additionalProperties: false },
@@ -57,10 +60,21 @@ const ClientRequestIdQuery = Type.Object(
 const accepted = {
   200: {
     ...Type.Ref(SubmissionAnswer),
-    description: "With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan",
+    description:
+      "With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan",
   },
   202: { ...Type.Ref(TaskRef), description: "The task was created (or, for a repeated clientRequestId, found)" },
-  ...errorResponses("ValidationError", "InvalidJson", "EmptyBody", "ForbiddenKey", "BodyTooDeep", "ClientRequestIdReused", "BacklogFull", "PayloadTooLarge", "UnsupportedMediaType"),
+  ...errorResponses(
+    "ValidationError",
+    "InvalidJson",
+    "EmptyBody",
+    "ForbiddenKey",
+    "BodyTooDeep",
+    "ClientRequestIdReused",
+    "BacklogFull",
+    "PayloadTooLarge",
+    "UnsupportedMediaType",
+  ),
 };
 
 type SubmissionQuery = Static<typeof ClientRequestIdQuery>;
@@ -71,7 +85,12 @@ function sameOperations(a: OperationRequest[], b: OperationRequest[]): boolean {
 }
 
 /** Cross-field rules and account resolution, with field names prefixed as the client sent them. */
-function checkDescription(accounts: AccountRegistry, op: AnyOperation, description: LocatedDescription, prefix: string): FieldProblem[] {
+function checkDescription(
+  accounts: AccountRegistry,
+  op: AnyOperation,
+  description: LocatedDescription,
+  prefix: string,
+): FieldProblem[] {
   const resolved = locate(accounts, op, description);
   const problems = [...(op.check?.(description) ?? []), ...(resolved.ok ? [] : resolved.problems)];
   return problems.map((p) => ({ field: prefix ? `${prefix}.${p.field}` : p.field, message: p.message }));
@@ -82,9 +101,14 @@ function checkDescription(accounts: AccountRegistry, op: AnyOperation, descripti
  * that a caller learns nothing about another team's accounts from validation messages.
  */
 export async function authorizeWrite(request: FastifyRequest): Promise<void> {
-  if (request.principal.readOnly) throw apiError("Forbidden", { why: `${request.principal.name} may only read: a write needs a principal that is not readOnly` });
+  if (request.principal.readOnly)
+    throw apiError("Forbidden", {
+      why: `${request.principal.name} may only read: a write needs a principal that is not readOnly`,
+    });
   const body: unknown = request.body;
-  const items = Array.isArray(body) ? body.flatMap((item) => (typeof item === "object" && item !== null ? Object.values(item) : [])) : [body];
+  const items = Array.isArray(body)
+    ? body.flatMap((item) => (typeof item === "object" && item !== null ? Object.values(item) : []))
+    : [body];
   for (const d of items) {
     if (typeof d !== "object" || d === null) continue;
     const { credentials, account } = d as { credentials?: unknown; account?: unknown };
@@ -99,12 +123,24 @@ export async function authorizeWrite(request: FastifyRequest): Promise<void> {
 }
 
 /** Creates the task; with ?wait=, answers 200 with the task once it ended or the time ran out, else 202 with its ref. */
-async function submit(opts: OperationRoutesOptions, request: FastifyRequest, reply: FastifyReply, requests: OperationRequest[], query: SubmissionQuery) {
+async function submit(
+  opts: OperationRoutesOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  requests: OperationRequest[],
+  query: SubmissionQuery,
+) {
   const { clientRequestId, wait } = query;
   if (query.dryRun) return reply.code(200).send(await dryRun(opts.accounts, opts.operations, requests, opts.readRetry));
   const { task, created } = await opts.runner.submit(requests, clientRequestId);
-  opts.onSubmitted?.(task.id, created, request.principal.name, requests.map((r) => r.name));
-  if (!created && !sameOperations(task.operations, requests)) throw apiError("ClientRequestIdReused", { clientRequestId: clientRequestId!, taskId: task.id });
+  opts.onSubmitted?.(
+    task.id,
+    created,
+    request.principal.name,
+    requests.map((r) => r.name),
+  );
+  if (!created && !sameOperations(task.operations, requests))
+    throw apiError("ClientRequestIdReused", { clientRequestId: clientRequestId!, taskId: task.id });
   if (wait === undefined) return reply.code(202).send({ id: task.id, resourceUri: `/task/${task.id}` });
   const ended = wait > 0 ? await opts.waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;
   return reply.code(200).send(toClouddriverTask(ended ?? task));
@@ -149,7 +185,8 @@ const unknownOperation: FastifyPluginAsyncTypebox<OperationRoutesOptions> = asyn
       config: { forwardToClouddriver: opts.forwarder !== undefined },
       schema: {
         operationId: "unknownOperation",
-        summary: "Any other operation name: 404 listing the known ones, or forwarded to Clouddriver when CLOUDDRIVER_URL is set",
+        summary:
+          "Any other operation name: 404 listing the known ones, or forwarded to Clouddriver when CLOUDDRIVER_URL is set",
         tags: ["operations"],
         params: Type.Object({ operation: Type.String({ maxLength: 200 }) }),
         response: errorResponses("UnknownOperation"),
@@ -175,7 +212,13 @@ function unknownOperationsIn(body: unknown[], operations: ReadonlyMap<string, An
 
 /** Whether a list body names an operation we do not serve (it then goes to Clouddriver whole, when there is one). */
 function namesAnotherOperation(body: unknown[], operations: ReadonlyMap<string, AnyOperation>): boolean {
-  return body.some((item) => typeof item === "object" && item !== null && !Array.isArray(item) && Object.keys(item).some((k) => !operations.has(k)));
+  return body.some(
+    (item) =>
+      typeof item === "object" &&
+      item !== null &&
+      !Array.isArray(item) &&
+      Object.keys(item).some((k) => !operations.has(k)),
+  );
 }
 
 /** POST /azure/ops: Clouddriver's list body, [{ "resizeServerGroup": {...} }, ...], one task running them in order. */
@@ -185,7 +228,13 @@ const operationList: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (
   // into the item.
   const BatchItem = Type.Object(
     Object.fromEntries([...operations.values()].map((op) => [op.name, Type.Optional(Type.Ref(op.schema))])),
-    { $id: "OperationEnvelope", additionalProperties: false, minProperties: 1, maxProperties: 1, description: "exactly one operation: { \"<operationName>\": <its description> }" },
+    {
+      $id: "OperationEnvelope",
+      additionalProperties: false,
+      minProperties: 1,
+      maxProperties: 1,
+      description: 'exactly one operation: { "<operationName>": <its description> }',
+    },
   );
   app.addSchema(BatchItem);
 

@@ -10,8 +10,13 @@ export const RateLimits = Type.Object(
     entries: Type.Array(
       Type.Object(
         {
-          scope: Type.String({ description: "subscriptions/{sub}/resourceGroups/{rg}/virtualMachineScaleSets/{name}, or subscriptions/{sub}" }),
-          policy: Type.String({ description: "Azure's throttling policy, as named in x-ms-ratelimit-remaining-resource" }),
+          scope: Type.String({
+            description:
+              "subscriptions/{sub}/resourceGroups/{rg}/virtualMachineScaleSets/{name}, or subscriptions/{sub}",
+          }),
+          policy: Type.String({
+            description: "Azure's throttling policy, as named in x-ms-ratelimit-remaining-resource",
+          }),
           remaining: Type.Integer(),
           atMs: Type.Integer({ description: "when Azure reported it" }),
         },
@@ -22,7 +27,10 @@ export const RateLimits = Type.Object(
   { $id: "RateLimits", additionalProperties: false },
 );
 
-export const rateLimitRoutes: FastifyPluginAsyncTypebox<{ budget: RateLimitBudget; accounts: AccountRegistry }> = async (app, { budget, accounts }) => {
+export const rateLimitRoutes: FastifyPluginAsyncTypebox<{
+  budget: RateLimitBudget;
+  accounts: AccountRegistry;
+}> = async (app, { budget, accounts }) => {
   app.get(
     "/azure/rateLimits",
     {
@@ -36,9 +44,14 @@ export const rateLimitRoutes: FastifyPluginAsyncTypebox<{ budget: RateLimitBudge
     async (request) => {
       // Only the subscriptions of the accounts the caller may use.
       const subscriptions = new Set(
-        accounts.names().filter((n) => mayUseAccount(request.principal, n)).map((n) => accounts.get(n)!.subscriptionId.toLowerCase()),
+        accounts
+          .names()
+          .filter((n) => mayUseAccount(request.principal, n))
+          .map((n) => accounts.get(n)!.subscriptionId.toLowerCase()),
       );
-      return { entries: budget.snapshot().filter((e) => subscriptions.has(e.scope.split("/")[1]?.toLowerCase() ?? "")) };
+      return {
+        entries: budget.snapshot().filter((e) => subscriptions.has(e.scope.split("/")[1]?.toLowerCase() ?? "")),
+      };
     },
   );
 };

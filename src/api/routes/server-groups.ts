@@ -7,7 +7,13 @@ import { observe } from "../../azure/observe.ts";
 import { confirmation } from "../../azure/scale-set-state.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../../azure/vmss-gateway.ts";
 import { AccountName, RegionName, ResourceGroupName, ScaleSetName } from "../../operations/description.ts";
-import { disabledBy, recordedCapacity, servesTraffic, trafficPools, vmTrafficPools } from "../../operations/server-group-state.ts";
+import {
+  disabledBy,
+  recordedCapacity,
+  servesTraffic,
+  trafficPools,
+  vmTrafficPools,
+} from "../../operations/server-group-state.ts";
 import { requireAccount } from "../access-control.ts";
 import { validationError } from "../errors.ts";
 import { readFailureAnswer } from "../failure-answers.ts";
@@ -46,7 +52,10 @@ export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): S
   };
 }
 
-export const serverGroupRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountRegistry; readRetry: RetryConfig }> = async (app, opts) => {
+export const serverGroupRoutes: FastifyPluginAsyncTypebox<{
+  accounts: AccountRegistry;
+  readRetry: RetryConfig;
+}> = async (app, opts) => {
   // A read answers an HTTP request: a few quick retries (readRetry), not a deployment's patience.
   const retry = opts.readRetry;
 
@@ -57,7 +66,12 @@ export const serverGroupRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountReg
         operationId: "getServerGroup",
         summary: "A scale set as Azure reports it now: capacity, instances, traffic, ETag",
         tags: ["serverGroups"],
-        params: Type.Object({ account: AccountName, region: RegionName, resourceGroup: ResourceGroupName, name: ScaleSetName }),
+        params: Type.Object({
+          account: AccountName,
+          region: RegionName,
+          resourceGroup: ResourceGroupName,
+          name: ScaleSetName,
+        }),
         response: {
           200: { ...Type.Ref(ServerGroup), description: "The scale set as Azure reports it now" },
           ...errorResponses("ValidationError", "NotFound", "AzureError", "AzureUnavailable"),
@@ -67,7 +81,12 @@ export const serverGroupRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountReg
     async (request) => {
       const p = request.params;
       requireAccount(request, p.account, "read");
-      const resolved = opts.accounts.resolve({ account: p.account, region: p.region, resourceGroup: p.resourceGroup, serverGroupName: p.name });
+      const resolved = opts.accounts.resolve({
+        account: p.account,
+        region: p.region,
+        resourceGroup: p.resourceGroup,
+        serverGroupName: p.name,
+      });
       if (!resolved.ok) throw validationError(resolved.problems);
       const ref = resolved.ref;
       const gateway = opts.accounts.gateway(ref);

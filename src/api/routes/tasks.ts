@@ -18,7 +18,9 @@ import { isCursor } from "../../tasks/cursor.ts";
 
 /** 404 for a task id: what to check, and where the tasks there are are listed. */
 function noTask(id: string) {
-  return apiError("NotFound", { what: `no task ${id}: check the id, or list the tasks there are with GET /task (finished tasks are pruned after TASK_RETENTION_MS)` });
+  return apiError("NotFound", {
+    what: `no task ${id}: check the id, or list the tasks there are with GET /task (finished tasks are pruned after TASK_RETENTION_MS)`,
+  });
 }
 
 export interface TaskRoutesOptions {
@@ -39,7 +41,12 @@ type ClouddriverTaskBody = ReturnType<typeof toClouddriverTask>;
 const TaskId = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
 
 /** The task's answer as it stands: kept while its revision holds, else read, built and kept. */
-async function currentBody(store: TaskStore, bodies: TaskBodies, id: string, reply: FastifyReply): Promise<TaskBody | undefined> {
+async function currentBody(
+  store: TaskStore,
+  bodies: TaskBodies,
+  id: string,
+  reply: FastifyReply,
+): Promise<TaskBody | undefined> {
   // Only a task with an answer kept is asked its revision first: for any other, that would be a second query.
   if (bodies.has(id)) {
     const revision = await store.revision(id);
@@ -49,7 +56,12 @@ async function currentBody(store: TaskStore, bodies: TaskBodies, id: string, rep
   }
   const task = await store.get(id);
   if (!task) return undefined;
-  const body = { revision: task.revision, json: reply.serialize(toClouddriverTask(task)) as string, accounts: accountsOfTask(task), finished: FINISHED_STATES.has(task.state) };
+  const body = {
+    revision: task.revision,
+    json: reply.serialize(toClouddriverTask(task)) as string,
+    accounts: accountsOfTask(task),
+    finished: FINISHED_STATES.has(task.state),
+  };
   bodies.set(id, body);
   return body;
 }
@@ -66,7 +78,8 @@ const getTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { stor
       schema: {
         operationId: "getTask",
         summary: "A task, in Clouddriver's shape",
-        description: "With CLOUDDRIVER_URL set, an id that is not one of ours is asked of Clouddriver, and its answer relayed as it came.",
+        description:
+          "With CLOUDDRIVER_URL set, an id that is not one of ours is asked of Clouddriver, and its answer relayed as it came.",
         tags: ["tasks"],
         params: TaskId,
         querystring: Type.Object({ wait: Type.Optional(WaitSeconds) }, { additionalProperties: false }),
@@ -82,7 +95,10 @@ const getTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { stor
       if (!body && forwarder) return forwarder.forward(request, reply);
       if (!body) throw noTask(id);
       const denied = forbiddenAccount(request.principal, body.accounts);
-      if (denied) throw apiError("Forbidden", { why: `Access denied to account ${denied}: task ${id} acts on it and ${request.principal.name} may not use it` });
+      if (denied)
+        throw apiError("Forbidden", {
+          why: `Access denied to account ${denied}: task ${id} acts on it and ${request.principal.name} may not use it`,
+        });
       const wait = request.query.wait;
       if (wait && !body.finished) {
         const ended = await waiter.waitForEnd(id, wait * 1000, clientGoneSignal(reply));
@@ -123,7 +139,8 @@ const resumeTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { s
     async (request, reply) => {
       const { id } = request.params;
       const task = await store.get(id);
-      if (!task && forwarder) return forwarder.forward(request, reply, Buffer.isBuffer(request.body) ? request.body : undefined);
+      if (!task && forwarder)
+        return forwarder.forward(request, reply, Buffer.isBuffer(request.body) ? request.body : undefined);
       if (!task) throw noTask(id);
       // Resuming writes: the caller must be allowed to act on every account the task acts on.
       for (const account of accountsOfTask(task)) requireAccount(request, account, "write");
@@ -167,12 +184,22 @@ const cancelTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { s
       if (!task) throw noTask(id);
       // Canceling changes what is written: the caller must be allowed to act on every account the task acts on.
       for (const account of accountsOfTask(task)) requireAccount(request, account, "write");
-      const phase = phaseOf(task.operations[Math.min(task.operationIndex, task.operations.length - 1)]?.name ?? "orchestration");
+      const phase = phaseOf(
+        task.operations[Math.min(task.operationIndex, task.operations.length - 1)]?.name ?? "orchestration",
+      );
       const by = request.principal.name;
       const timeMs = Date.now();
       const outcome = await store.requestCancel(id, {
-        canceled: { phase: "ORCHESTRATION", status: `Canceled on request of ${by} before it started. Done: nothing. Not done: ${task.operations.map((o) => o.name).join(", ")}`, timeMs },
-        requested: { phase, status: `Cancel requested by ${by}: stopping at the next safe point (a write Azure accepted is followed to its end first)`, timeMs },
+        canceled: {
+          phase: "ORCHESTRATION",
+          status: `Canceled on request of ${by} before it started. Done: nothing. Not done: ${task.operations.map((o) => o.name).join(", ")}`,
+          timeMs,
+        },
+        requested: {
+          phase,
+          status: `Cancel requested by ${by}: stopping at the next safe point (a write Azure accepted is followed to its end first)`,
+          timeMs,
+        },
       });
       if (outcome.outcome === "missing") throw noTask(id);
       if (outcome.outcome === "finished") throw apiError("TaskFinished", { id, state: outcome.task.state });
@@ -204,8 +231,12 @@ const listTasks: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { st
           {
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
             state: Type.Optional(Type.Ref(TaskState)),
-            operation: Type.Optional(Type.String({ maxLength: 100, description: "tasks that include this operation, e.g. scaleDown" })),
-            serverGroup: Type.Optional(Type.String({ maxLength: 100, description: "tasks on this server group (serverGroupName)" })),
+            operation: Type.Optional(
+              Type.String({ maxLength: 100, description: "tasks that include this operation, e.g. scaleDown" }),
+            ),
+            serverGroup: Type.Optional(
+              Type.String({ maxLength: 100, description: "tasks on this server group (serverGroupName)" }),
+            ),
             cursor: Type.Optional(Type.String({ maxLength: 200, description: "nextCursor of the previous page" })),
           },
           { additionalProperties: false },
@@ -219,7 +250,13 @@ const listTasks: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { st
     async (request) => {
       const q = request.query;
       if (q.cursor && !isCursor(q.cursor)) throw apiError("InvalidCursor", { cursor: q.cursor });
-      const page = await store.list({ limit: q.limit ?? 50, state: q.state, operation: q.operation, serverGroup: q.serverGroup, cursor: q.cursor });
+      const page = await store.list({
+        limit: q.limit ?? 50,
+        state: q.state,
+        operation: q.operation,
+        serverGroup: q.serverGroup,
+        cursor: q.cursor,
+      });
       // Only the caller's tasks: a page may hold fewer than `limit` when others' tasks are left out.
       const visible = page.tasks.filter((task) => !forbiddenTaskAccount(request.principal, task));
       return { tasks: visible.map(toClouddriverTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };

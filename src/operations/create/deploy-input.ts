@@ -81,7 +81,13 @@ export function namedSource(d: DeployInput): NamedSource | undefined {
   if (!s || !name || !s.account || !s.region) return undefined;
   // DetermineSourceServerGroupTask.groovy l.117-121: the source's own flag, else the stage's.
   const useSourceCapacity = s.useSourceCapacity ?? d.useSourceCapacity ?? false;
-  return { account: s.account, region: s.region, serverGroupName: name, ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}), useSourceCapacity };
+  return {
+    account: s.account,
+    region: s.region,
+    serverGroupName: name,
+    ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}),
+    useSourceCapacity,
+  };
 }
 
 /**
@@ -96,7 +102,10 @@ export function askedDesired(d: DeployInput): number | undefined {
  * The capacity of the new group. With useSourceCapacity, the source's (Orca's meaning: copy the current group's
  * size); otherwise the description's, min and max defaulting to the size.
  */
-export function deployCapacity(d: DeployInput, source?: { min: number; max: number; desired: number }): { min: number; max: number; desired: number } | undefined {
+export function deployCapacity(
+  d: DeployInput,
+  source?: { min: number; max: number; desired: number },
+): { min: number; max: number; desired: number } | undefined {
   if (source) return { ...source };
   const desired = askedDesired(d);
   if (desired === undefined) return undefined;
@@ -113,26 +122,52 @@ export function deployProblems(d: DeployInput, options: { clone: boolean }): Inp
   const problems: InputProblem[] = [];
   const s = d.source;
   if (s && (s.serverGroupName || s.asgName) && (!s.account || !s.region)) {
-    problems.push({ field: !s.account ? "source.account" : "source.region", message: "required when source names a server group" });
+    problems.push({
+      field: !s.account ? "source.account" : "source.region",
+      message: "required when source names a server group",
+    });
   }
-  if (d.userAssignedIdentities !== undefined && !(Array.isArray(d.userAssignedIdentities) && d.userAssignedIdentities.length === 0) && d.userAssignedIdentities !== "") {
-    problems.push({ field: "userAssignedIdentities", message: "user-assigned identities are not supported here; leave it empty" });
+  if (
+    d.userAssignedIdentities !== undefined &&
+    !(Array.isArray(d.userAssignedIdentities) && d.userAssignedIdentities.length === 0) &&
+    d.userAssignedIdentities !== ""
+  ) {
+    problems.push({
+      field: "userAssignedIdentities",
+      message: "user-assigned identities are not supported here; leave it empty",
+    });
   }
   const desired = askedDesired(d);
   const min = d.capacity?.min;
   const max = d.capacity?.max;
-  if (desired !== undefined && min !== undefined && min > desired) problems.push({ field: "capacity.min", message: `min (${min}) must not exceed the size (${desired})` });
-  if (desired !== undefined && max !== undefined && max < desired) problems.push({ field: "capacity.max", message: `max (${max}) must not be below the size (${desired})` });
+  if (desired !== undefined && min !== undefined && min > desired)
+    problems.push({ field: "capacity.min", message: `min (${min}) must not exceed the size (${desired})` });
+  if (desired !== undefined && max !== undefined && max < desired)
+    problems.push({ field: "capacity.max", message: `max (${max}) must not be below the size (${desired})` });
   if (options.clone) return problems;
   const image = normalImage(d.image);
-  if (!image) problems.push({ field: "image", message: "required: a marketplace image (publisher, offer, sku) or a custom one (isCustom, uri); a pipeline's placeholder image needs a bake stage before the deploy" });
+  if (!image)
+    problems.push({
+      field: "image",
+      message:
+        "required: a marketplace image (publisher, offer, sku) or a custom one (isCustom, uri); a pipeline's placeholder image needs a bake stage before the deploy",
+    });
   else if (isCustomImage(image)) {
-    if (!image.uri) problems.push({ field: "image.uri", message: "required for a custom image: its resource id (Orca fills it from the bake stage)" });
+    if (!image.uri)
+      problems.push({
+        field: "image.uri",
+        message: "required for a custom image: its resource id (Orca fills it from the bake stage)",
+      });
   } else {
-    for (const f of ["publisher", "offer", "sku"] as const) if (!image[f]) problems.push({ field: `image.${f}`, message: "required for a marketplace image" });
+    for (const f of ["publisher", "offer", "sku"] as const)
+      if (!image[f]) problems.push({ field: `image.${f}`, message: "required for a marketplace image" });
   }
   if (!d.sku?.name) problems.push({ field: "sku.name", message: "required: the VM size, e.g. Standard_D2s_v3" });
   const copiesCapacity = namedSource(d)?.useSourceCapacity === true;
-  if (desired === undefined && !copiesCapacity) problems.push({ field: "capacity", message: "required: capacity.desired or sku.capacity (or source.useSourceCapacity with a source)" });
+  if (desired === undefined && !copiesCapacity)
+    problems.push({
+      field: "capacity",
+      message: "required: capacity.desired or sku.capacity (or source.useSourceCapacity with a source)",
+    });
   return problems;
 }

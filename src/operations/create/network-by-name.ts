@@ -45,7 +45,12 @@ export function balancerOf(d: NetworkByName): { kind: "agw" | "lb"; name: string
 }
 
 /** The load balancer with a backend pool and an inbound NAT pool for `group` added (unchanged when they exist). */
-export function withGroupPools(lb: NetworkResource, lbId: string, group: string, windows: boolean): { resource: NetworkResource; changed: boolean } {
+export function withGroupPools(
+  lb: NetworkResource,
+  lbId: string,
+  group: string,
+  windows: boolean,
+): { resource: NetworkResource; changed: boolean } {
   const properties = { ...lb.properties };
   const pools: any[] = [...(properties.backendAddressPools ?? [])];
   const nat: any[] = [...(properties.inboundNatPools ?? [])];
@@ -54,7 +59,11 @@ export function withGroupPools(lb: NetworkResource, lbId: string, group: string,
     pools.push({ name: group, properties: {} });
     changed = true;
   }
-  const frontend = properties.frontendIPConfigurations?.[0]?.id ?? (properties.frontendIPConfigurations?.[0]?.name ? `${lbId}/frontendIPConfigurations/${properties.frontendIPConfigurations[0].name}` : undefined);
+  const frontend =
+    properties.frontendIPConfigurations?.[0]?.id ??
+    (properties.frontendIPConfigurations?.[0]?.name
+      ? `${lbId}/frontendIPConfigurations/${properties.frontendIPConfigurations[0].name}`
+      : undefined);
   if (frontend && !nat.some((p) => String(p.name).toLowerCase() === group.toLowerCase())) {
     // Each group its own range, after the ranges already taken.
     const taken = nat.map((p) => Number(p.properties?.frontendPortRangeEnd ?? 0));
@@ -71,11 +80,17 @@ export function withGroupPools(lb: NetworkResource, lbId: string, group: string,
     });
     changed = true;
   }
-  return { resource: { ...lb, properties: { ...properties, backendAddressPools: pools, inboundNatPools: nat } }, changed };
+  return {
+    resource: { ...lb, properties: { ...properties, backendAddressPools: pools, inboundNatPools: nat } },
+    changed,
+  };
 }
 
 /** The application gateway with a backend pool for `group` added. */
-export function withGroupGatewayPool(agw: NetworkResource, group: string): { resource: NetworkResource; changed: boolean } {
+export function withGroupGatewayPool(
+  agw: NetworkResource,
+  group: string,
+): { resource: NetworkResource; changed: boolean } {
   const pools: any[] = [...(agw.properties?.backendAddressPools ?? [])];
   if (pools.some((p) => String(p.name).toLowerCase() === group.toLowerCase())) return { resource: agw, changed: false };
   pools.push({ name: group, properties: { backendAddresses: [] } });
@@ -90,7 +105,12 @@ function idOf(resource: NetworkResource | undefined, fallback: string): string {
  * Reads every name the description gives (the subnet, the security group, the load balancer or gateway) and fails,
  * before any write, on one that does not exist; then adds the new group's own pool to the balancer.
  */
-export async function resolveNetwork(d: NetworkByName, target: ScaleSetRef, ctx: Pick<PrepareContext, "accounts" | "log" | "signal">, windows = false): Promise<NetworkChoice> {
+export async function resolveNetwork(
+  d: NetworkByName,
+  target: ScaleSetRef,
+  ctx: Pick<PrepareContext, "accounts" | "log" | "signal">,
+  windows = false,
+): Promise<NetworkChoice> {
   const account = ctx.accounts.get(target.account);
   const net = new NetworkGateway(ctx.accounts.client(target.account), account?.endpoint ?? "");
   const sub = target.subscriptionId;
@@ -104,15 +124,27 @@ export async function resolveNetwork(d: NetworkByName, target: ScaleSetRef, ctx:
     const vnetGroup = d.vnetResourceGroup ?? target.resourceGroup;
     const vnetId = networkId(sub, vnetGroup, "virtualNetworks", d.vnet);
     const vnet = await net.get(vnetId, ctx.signal);
-    if (!vnet) throw new RefusalError("VirtualNetworkNotFound", `Selected virtual network ${d.vnet} does not exist (resource group ${vnetGroup})`);
+    if (!vnet)
+      throw new RefusalError(
+        "VirtualNetworkNotFound",
+        `Selected virtual network ${d.vnet} does not exist (resource group ${vnetGroup})`,
+      );
     const subnet = (vnet.properties?.subnets ?? []).find((s: { name?: string }) => s.name === d.subnet);
-    if (!subnet) throw new RefusalError("SubnetNotFound", `Selected subnet ${d.subnet} in virtual network ${d.vnet} is not valid: it has ${(vnet.properties?.subnets ?? []).map((s: { name?: string }) => s.name).join(", ") || "no subnets"}`);
+    if (!subnet)
+      throw new RefusalError(
+        "SubnetNotFound",
+        `Selected subnet ${d.subnet} in virtual network ${d.vnet} is not valid: it has ${(vnet.properties?.subnets ?? []).map((s: { name?: string }) => s.name).join(", ") || "no subnets"}`,
+      );
     choice.subnetId = subnet.id ?? `${vnetId}/subnets/${d.subnet}`;
   }
   if (d.securityGroupName) {
     const id = networkId(sub, target.resourceGroup, "networkSecurityGroups", d.securityGroupName);
     const nsg = await net.get(id, ctx.signal);
-    if (!nsg) throw new RefusalError("SecurityGroupNotFound", `Selected network security group ${d.securityGroupName} does not exist (resource group ${target.resourceGroup})`);
+    if (!nsg)
+      throw new RefusalError(
+        "SecurityGroupNotFound",
+        `Selected network security group ${d.securityGroupName} does not exist (resource group ${target.resourceGroup})`,
+      );
     choice.securityGroupId = idOf(nsg, id);
   }
   const balancer = balancerOf(d);
@@ -121,16 +153,27 @@ export async function resolveNetwork(d: NetworkByName, target: ScaleSetRef, ctx:
   const id = networkId(sub, target.resourceGroup, type, balancer.name);
   const found = await net.get(id, ctx.signal);
   const what = balancer.kind === "lb" ? "Load Balancer" : "Application Gateway";
-  if (!found) throw new RefusalError("LoadBalancerNotFound", `Selected ${what} ${balancer.name} does not exist (resource group ${target.resourceGroup})`);
-  const added = balancer.kind === "lb" ? withGroupPools(found, idOf(found, id), target.name, windows) : withGroupGatewayPool(found, target.name);
+  if (!found)
+    throw new RefusalError(
+      "LoadBalancerNotFound",
+      `Selected ${what} ${balancer.name} does not exist (resource group ${target.resourceGroup})`,
+    );
+  const added =
+    balancer.kind === "lb"
+      ? withGroupPools(found, idOf(found, id), target.name, windows)
+      : withGroupGatewayPool(found, target.name);
   if (added.changed) {
-    ctx.log(`create the backend pool ${target.name} in ${what} ${balancer.name}${balancer.kind === "lb" ? ", with its inbound NAT pool" : ""}`);
+    ctx.log(
+      `create the backend pool ${target.name} in ${what} ${balancer.name}${balancer.kind === "lb" ? ", with its inbound NAT pool" : ""}`,
+    );
     await net.put(id, added.resource, ctx.signal);
   }
   const poolId = `${idOf(found, id)}/backendAddressPools/${target.name}`;
   if (balancer.kind === "lb") {
     choice.loadBalancerPoolId = poolId;
-    const nat = (added.resource.properties?.inboundNatPools ?? []).some((p: { name?: string }) => String(p.name).toLowerCase() === target.name.toLowerCase());
+    const nat = (added.resource.properties?.inboundNatPools ?? []).some(
+      (p: { name?: string }) => String(p.name).toLowerCase() === target.name.toLowerCase(),
+    );
     if (nat) choice.natPoolId = `${idOf(found, id)}/inboundNatPools/${target.name}`;
   } else choice.appGatewayPoolId = poolId;
   return choice;

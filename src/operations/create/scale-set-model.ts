@@ -100,7 +100,10 @@ function extensions(spec: ModelSpec): VirtualMachineScaleSetExtension[] {
       typePropertiesType: windows ? "CustomScriptExtension" : "CustomScript",
       typeHandlerVersion: windows ? "1.10" : "2.1",
       autoUpgradeMinorVersion: true,
-      settings: { fileUris: spec.customScriptsSettings.fileUris ?? [], commandToExecute: spec.customScriptsSettings.commandToExecute },
+      settings: {
+        fileUris: spec.customScriptsSettings.fileUris ?? [],
+        commandToExecute: spec.customScriptsSettings.commandToExecute,
+      },
     });
   }
   if (spec.healthSettings) {
@@ -128,7 +131,11 @@ function dataDisks(disks: DataDiskSpec[]): VirtualMachineScaleSetDataDisk[] {
 }
 
 /** The one NIC a new scale set gets; its pools only when it starts in traffic. */
-function networkInterface(name: string, spec: ModelSpec, pools: PoolBinding[]): VirtualMachineScaleSetNetworkConfiguration {
+function networkInterface(
+  name: string,
+  spec: ModelSpec,
+  pools: PoolBinding[],
+): VirtualMachineScaleSetNetworkConfiguration {
   return {
     name: `${name}${NIC_SUFFIX}`,
     primary: true,
@@ -141,7 +148,9 @@ function networkInterface(name: string, spec: ModelSpec, pools: PoolBinding[]): 
         subnet: { id: spec.subnetId },
         loadBalancerBackendAddressPools: pools.filter((p) => p.kind === "lb").map((p) => ({ id: p.id })),
         applicationGatewayBackendAddressPools: pools.filter((p) => p.kind === "agw").map((p) => ({ id: p.id })),
-        ...(spec.loadBalancerInboundNatPoolId ? { loadBalancerInboundNatPools: [{ id: spec.loadBalancerInboundNatPoolId }] } : {}),
+        ...(spec.loadBalancerInboundNatPoolId
+          ? { loadBalancerInboundNatPools: [{ id: spec.loadBalancerInboundNatPoolId }] }
+          : {}),
       },
     ],
   };
@@ -187,8 +196,17 @@ export function asFlexible(model: VirtualMachineScaleSet): VirtualMachineScaleSe
     ...nic,
     ipConfigurations: (nic.ipConfigurations ?? []).map(({ loadBalancerInboundNatPools: _nat, ...ipc }) => ipc),
   }));
-  profile.networkProfile = { ...profile.networkProfile, networkApiVersion: profile.networkProfile?.networkApiVersion ?? FLEXIBLE_NETWORK_API_VERSION, networkInterfaceConfigurations: nics };
-  return { ...rest, orchestrationMode: "Flexible", platformFaultDomainCount: model.platformFaultDomainCount ?? 1, virtualMachineProfile: profile };
+  profile.networkProfile = {
+    ...profile.networkProfile,
+    networkApiVersion: profile.networkProfile?.networkApiVersion ?? FLEXIBLE_NETWORK_API_VERSION,
+    networkInterfaceConfigurations: nics,
+  };
+  return {
+    ...rest,
+    orchestrationMode: "Flexible",
+    platformFaultDomainCount: model.platformFaultDomainCount ?? 1,
+    virtualMachineProfile: profile,
+  };
 }
 
 /** A new scale set's model from a description alone. */
@@ -228,18 +246,29 @@ function uniformModel(spec: ModelSpec, context: ModelContext): VirtualMachineSca
       },
       storageProfile: {
         imageReference: imageReference(spec.image ?? {}),
-        osDisk: { createOption: "FromImage", caching: "ReadWrite", managedDisk: { storageAccountType: "Standard_LRS" } },
+        osDisk: {
+          createOption: "FromImage",
+          caching: "ReadWrite",
+          managedDisk: { storageAccountType: "Standard_LRS" },
+        },
         ...(spec.dataDisks && spec.dataDisks.length > 0 ? { dataDisks: dataDisks(spec.dataDisks) } : {}),
       },
       networkProfile: { networkInterfaceConfigurations: [networkInterface(context.name, spec, pools)] },
-      ...(spec.customScriptsSettings || spec.healthSettings ? { extensionProfile: { extensions: extensions(spec) } } : {}),
+      ...(spec.customScriptsSettings || spec.healthSettings
+        ? { extensionProfile: { extensions: extensions(spec) } }
+        : {}),
     },
   };
 }
 
 /** Azure: a Windows computer name prefix is at most 9 characters, a Linux one 58; letters, digits and '-'. */
 export function computerNamePrefix(name: string, windows: boolean): string {
-  return name.replace(/[^A-Za-z0-9-]/g, "").slice(0, windows ? 9 : 58).replace(/-+$/, "") || "vm";
+  return (
+    name
+      .replace(/[^A-Za-z0-9-]/g, "")
+      .slice(0, windows ? 9 : 58)
+      .replace(/-+$/, "") || "vm"
+  );
 }
 
 /** Tags we keep on a scale set that a copy must not inherit: the disabled record, capacity bounds, the creator. */
@@ -252,11 +281,18 @@ export function isOwnRecordTag(key: string): boolean {
  * without our records on it, with the overrides applied, on a NIC named for the new group. Its pools are the
  * source's own (or, when the source is disabled, those its record names), given as `pools`.
  */
-export function modelFromSource(source: VirtualMachineScaleSet, overrides: ModelSpec, pools: PoolBinding[], context: ModelContext): VirtualMachineScaleSet {
+export function modelFromSource(
+  source: VirtualMachineScaleSet,
+  overrides: ModelSpec,
+  pools: PoolBinding[],
+  context: ModelContext,
+): VirtualMachineScaleSet {
   const profile = structuredClone(source.virtualMachineProfile ?? {});
   const windows = isWindows(overrides.image) || Boolean(profile.osProfile?.windowsConfiguration);
-  if (overrides.image) profile.storageProfile = { ...profile.storageProfile, imageReference: imageReference(overrides.image) };
-  if (overrides.dataDisks) profile.storageProfile = { ...profile.storageProfile, dataDisks: dataDisks(overrides.dataDisks) };
+  if (overrides.image)
+    profile.storageProfile = { ...profile.storageProfile, imageReference: imageReference(overrides.image) };
+  if (overrides.dataDisks)
+    profile.storageProfile = { ...profile.storageProfile, dataDisks: dataDisks(overrides.dataDisks) };
   const os = overrides.osConfig;
   profile.osProfile = {
     ...profile.osProfile,
@@ -280,22 +316,39 @@ export function modelFromSource(source: VirtualMachineScaleSet, overrides: Model
     enableIpForwarding: overrides.enableIpForwarding ?? sourceNic?.enableIPForwarding,
   };
   const nicPools = context.inTraffic ? pools : [];
-  profile.networkProfile = { ...profile.networkProfile, networkInterfaceConfigurations: [networkInterface(context.name, network, nicPools)] };
+  profile.networkProfile = {
+    ...profile.networkProfile,
+    networkInterfaceConfigurations: [networkInterface(context.name, network, nicPools)],
+  };
   const sourceTags = Object.fromEntries(Object.entries(source.tags ?? {}).filter(([k]) => !isOwnRecordTag(k)));
   const capacity = desiredCapacity(overrides) ?? source.sku?.capacity;
   const model: VirtualMachineScaleSet = {
     location: overrides.region,
-    sku: { ...source.sku, ...(overrides.sku?.name ? { name: overrides.sku.name } : {}), ...(overrides.sku?.tier ? { tier: overrides.sku.tier } : {}), capacity },
+    sku: {
+      ...source.sku,
+      ...(overrides.sku?.name ? { name: overrides.sku.name } : {}),
+      ...(overrides.sku?.tier ? { tier: overrides.sku.tier } : {}),
+      capacity,
+    },
     ...((overrides.zones ?? source.zones) ? { zones: overrides.zones ?? source.zones } : {}),
     tags: { ...sourceTags, ...overrides.instanceTags, ...context.tags },
-    upgradePolicy: overrides.upgradePolicy ? { mode: overrides.upgradePolicy } : (source.upgradePolicy ?? { mode: "Manual" }),
+    upgradePolicy: overrides.upgradePolicy
+      ? { mode: overrides.upgradePolicy }
+      : (source.upgradePolicy ?? { mode: "Manual" }),
     ...(source.overprovision !== undefined ? { overprovision: source.overprovision } : {}),
     ...placementGroups({ ...overrides, capacity: { desired: capacity ?? 0, max: overrides.capacity?.max } }),
     virtualMachineProfile: profile,
   };
   // A clone keeps its source's orchestration mode unless the description names one (Azure never changes a set's).
   const flexible = (overrides.orchestrationMode ?? source.orchestrationMode ?? "Uniform").toLowerCase() === "flexible";
-  return flexible ? asFlexible({ ...model, ...(source.platformFaultDomainCount !== undefined ? { platformFaultDomainCount: source.platformFaultDomainCount } : {}) }) : model;
+  return flexible
+    ? asFlexible({
+        ...model,
+        ...(source.platformFaultDomainCount !== undefined
+          ? { platformFaultDomainCount: source.platformFaultDomainCount }
+          : {}),
+      })
+    : model;
 }
 
 /** Pools bound to the new group's NIC and IP configuration, whatever they were bound to on the source. */

@@ -45,8 +45,14 @@ export function nextServerGroupName(cluster: string, listed: TakenSlot[]): NextN
   }, undefined);
   let next = latest ? ((latest.sequence ?? 0) + 1) % SEQUENCE_SPACE : 0;
   for (let steps = 0; taken.has(next); steps++) {
-    if (steps >= SEQUENCE_SPACE) return { ok: false, reason: `all ${SEQUENCE_SPACE} server group names of cluster ${cluster} are taken` };
+    if (steps >= SEQUENCE_SPACE)
+      return { ok: false, reason: `all ${SEQUENCE_SPACE} server group names of cluster ${cluster} are taken` };
     next = (next + 1) % SEQUENCE_SPACE;
   }
-  return { ok: true, name: serverGroupName(cluster, next), sequence: next, ...(latest ? { ancestor: latest.name } : {}) };
+  return {
+    ok: true,
+    name: serverGroupName(cluster, next),
+    sequence: next,
+    ...(latest ? { ancestor: latest.name } : {}),
+  };
 }

@@ -9,7 +9,8 @@ import { isObject } from "../json.ts";
 import type { SimState } from "../state.ts";
 
 export const DEMO_VAULT = "demo-kv";
-export const DEMO_VM_SSH_PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoVaultKeyForSimulatedVMsOnly demo@vmss-ops";
+export const DEMO_VM_SSH_PUBLIC_KEY =
+  "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDemoVaultKeyForSimulatedVMsOnly demo@vmss-ops";
 
 type Vaults = Map<string, Map<string, { value: string; version: number }>>;
 const worlds = new WeakMap<SimState, Vaults>();
@@ -20,28 +21,41 @@ function vaults(sim: Pick<SimulatorContext, "state" | "seeded">): Vaults {
     v = new Map();
     worlds.set(sim.state, v);
     if (sim.seeded) {
-      v.set(DEMO_VAULT, new Map([
-        ["vmusername", { value: "azureuser", version: 1 }],
-        ["vmsshpublickey", { value: DEMO_VM_SSH_PUBLIC_KEY, version: 1 }],
-      ]));
+      v.set(
+        DEMO_VAULT,
+        new Map([
+          ["vmusername", { value: "azureuser", version: 1 }],
+          ["vmsshpublickey", { value: DEMO_VM_SSH_PUBLIC_KEY, version: 1 }],
+        ]),
+      );
     }
   }
   return v;
 }
 
 function secretBody(ctx: { baseUrl: string }, vault: string, name: string, s: { value: string; version: number }) {
-  return { value: s.value, id: `${ctx.baseUrl}/keyvaults/${vault}/secrets/${name}/${s.version}`, attributes: { enabled: true } };
+  return {
+    value: s.value,
+    id: `${ctx.baseUrl}/keyvaults/${vault}/secrets/${name}/${s.version}`,
+    attributes: { enabled: true },
+  };
 }
 
 const getSecret: Handler = (ctx, sim, params) => {
   const s = vaults(sim).get(params.vault.toLowerCase())?.get(params.name.toLowerCase());
-  if (!s) throw new ArmError(404, "SecretNotFound", `A secret with (name/id) ${params.name} was not found in this key vault.`);
+  if (!s)
+    throw new ArmError(
+      404,
+      "SecretNotFound",
+      `A secret with (name/id) ${params.name} was not found in this key vault.`,
+    );
   send(ctx, 200, secretBody(ctx, params.vault, params.name, s));
 };
 
 const putSecret: Handler = (ctx, sim, params) => {
   const body = parseJsonBody(ctx);
-  if (!isObject(body) || typeof body.value !== "string") throw new ArmError(400, "BadParameter", "The secret's value is required.");
+  if (!isObject(body) || typeof body.value !== "string")
+    throw new ArmError(400, "BadParameter", "The secret's value is required.");
   const all = vaults(sim);
   const vault = all.get(params.vault.toLowerCase()) ?? new Map();
   all.set(params.vault.toLowerCase(), vault);

@@ -46,7 +46,9 @@ const getNicRoute: Handler = (ctx, sim, params) => {
 
 const listNics: Handler = (ctx, sim, params) => {
   requireResourceGroup(sim, params);
-  const nics = [...sim.state.nics.values()].filter((nic) => nic.resourceGroup.toLowerCase() === params.resourceGroup.toLowerCase());
+  const nics = [...sim.state.nics.values()].filter(
+    (nic) => nic.resourceGroup.toLowerCase() === params.resourceGroup.toLowerCase(),
+  );
   send(ctx, 200, { value: nics.map((nic) => renderNic(nic, vmIdOf(sim, nic))) });
 };
 
@@ -67,7 +69,10 @@ function writableIpConfigurations(value: unknown): JsonObject[] {
 const putNic: Handler = (ctx, sim, params) => {
   requireResourceGroup(sim, params);
   const nic = sim.state.getNic(params.resourceGroup, params.name);
-  if (!nic) throw notSimulated(`Creating a network interface on its own ('${params.name}') is not simulated: Azure makes a Flexible VM's NICs with the VM.`);
+  if (!nic)
+    throw notSimulated(
+      `Creating a network interface on its own ('${params.name}') is not simulated: Azure makes a Flexible VM's NICs with the VM.`,
+    );
   const body = parseJsonBody(ctx);
   if (!isObject(body)) throw new ArmError(400, "InvalidRequestFormat", "The request body must be a JSON object.");
   checkIfMatch(ctx, nicEtag(nic));
@@ -88,13 +93,16 @@ const putNic: Handler = (ctx, sim, params) => {
 
 const deleteNic: Handler = (ctx, sim, params) => {
   const nic = requireNic(sim, params);
-  throw notSimulated(`Deleting a network interface on its own ('${nic.name}') is not simulated: Azure removes a Flexible VM's NICs with the VM.`);
+  throw notSimulated(
+    `Deleting a network interface on its own ('${nic.name}') is not simulated: Azure removes a Flexible VM's NICs with the VM.`,
+  );
 };
 
 /** `GET …/providers/Microsoft.Network/locations/{location}/operations/{id}`: a NIC update's status. */
 const getNetworkOperation: Handler = (ctx, sim, params) => {
   requireSubscription(sim, params);
-  if (!operationsOf(sim.state).has(params.operationId)) throw new ArmError(404, "NotFound", `The operation '${params.operationId}' was not found.`);
+  if (!operationsOf(sim.state).has(params.operationId))
+    throw new ArmError(404, "NotFound", `The operation '${params.operationId}' was not found.`);
   send(ctx, 200, { status: "Succeeded" });
 };
 
@@ -105,6 +113,10 @@ export function networkInterfaceRoutes(): [string, string, Route][] {
     ["GET", `${NICS}/:name`, { handler: getNicRoute }],
     ["PUT", `${NICS}/:name`, { handler: putNic }],
     ["DELETE", `${NICS}/:name`, { handler: deleteNic }],
-    ["GET", `${SUB}/providers/Microsoft.Network/locations/:location/operations/:operationId`, { handler: getNetworkOperation }],
+    [
+      "GET",
+      `${SUB}/providers/Microsoft.Network/locations/:location/operations/:operationId`,
+      { handler: getNetworkOperation },
+    ],
   ];
 }

@@ -9,9 +9,24 @@ import { parseJsonBody, send } from "../http.ts";
 import { clone, getPath, isObject, type JsonObject } from "../json.ts";
 import type { RouteParams } from "../router.ts";
 import { nicIpConfigurations } from "../flexible.ts";
-import { isFlexible, normalizeLocation, scaleSetId, scaleSetKey, sortedVms, type ScaleSet, type Vm } from "../vmss-model.ts";
+import {
+  isFlexible,
+  normalizeLocation,
+  scaleSetId,
+  scaleSetKey,
+  sortedVms,
+  type ScaleSet,
+  type Vm,
+} from "../vmss-model.ts";
 import { seedDemoNetwork } from "./network-seed.ts";
-import { networkOf, networkTypeOf, NetworkState, SUB_RESOURCES, type NetworkResource, type NetworkType } from "./network-state.ts";
+import {
+  networkOf,
+  networkTypeOf,
+  NetworkState,
+  SUB_RESOURCES,
+  type NetworkResource,
+  type NetworkType,
+} from "./network-state.ts";
 
 const SUB = "/subscriptions/:subscriptionId";
 const NETWORK = `${SUB}/resourceGroups/:resourceGroup/providers/Microsoft.Network`;
@@ -29,7 +44,12 @@ export function resetNetwork(sim: SimulatorContext): void {
 
 function typeParam(params: RouteParams): NetworkType {
   const type = networkTypeOf(params.type);
-  if (!type) throw new ArmError(404, "InvalidResourceType", `The resource type '${params.type}' could not be found in the namespace 'Microsoft.Network'.`);
+  if (!type)
+    throw new ArmError(
+      404,
+      "InvalidResourceType",
+      `The resource type '${params.type}' could not be found in the namespace 'Microsoft.Network'.`,
+    );
   return type;
 }
 
@@ -37,13 +57,20 @@ function requireGroup(sim: SimulatorContext, params: RouteParams): string {
   if (!sim.state.isSubscription(params.subscriptionId)) throw subscriptionNotFound(params.subscriptionId);
   const rg = sim.state.resourceGroupName(params.resourceGroup);
   // The seeded network's resource group exists even before a scale set is put there.
-  if (rg === undefined && network(sim).list("virtualNetworks", params.resourceGroup).length === 0 && network(sim).list("loadBalancers", params.resourceGroup).length === 0) {
+  if (
+    rg === undefined &&
+    network(sim).list("virtualNetworks", params.resourceGroup).length === 0 &&
+    network(sim).list("loadBalancers", params.resourceGroup).length === 0
+  ) {
     throw resourceGroupNotFound(params.resourceGroup);
   }
   return rg ?? params.resourceGroup;
 }
 
-export function resourceId(subscriptionId: string, r: Pick<NetworkResource, "type" | "resourceGroup" | "name">): string {
+export function resourceId(
+  subscriptionId: string,
+  r: Pick<NetworkResource, "type" | "resourceGroup" | "name">,
+): string {
   return `/subscriptions/${subscriptionId}/resourceGroups/${r.resourceGroup}/providers/Microsoft.Network/${r.type}/${r.name}`;
 }
 
@@ -51,7 +78,11 @@ export function resourceId(subscriptionId: string, r: Pick<NetworkResource, "typ
  * A VM's IP configurations with their ARM ids: a Uniform VM's from the NIC configurations applied to it; a Flexible
  * VM's from its own NICs (Microsoft.Network/networkInterfaces), as last written.
  */
-export function vmIpConfigurations(sim: SimulatorContext, ss: ScaleSet, vm: Vm): { id: string; ipConfiguration: unknown }[] {
+export function vmIpConfigurations(
+  sim: SimulatorContext,
+  ss: ScaleSet,
+  vm: Vm,
+): { id: string; ipConfiguration: unknown }[] {
   if (isFlexible(ss)) return sim.state.nicsOf(vm).flatMap(nicIpConfigurations);
   const nics = getPath(vm.applied.profile, "networkProfile", "networkInterfaceConfigurations");
   return (Array.isArray(nics) ? nics : []).flatMap((nic) =>
@@ -64,7 +95,10 @@ export function vmIpConfigurations(sim: SimulatorContext, ss: ScaleSet, vm: Vm):
 
 /** The pools an IP configuration names (load balancers' and application gateways'). */
 function poolIdsOf(ipc: unknown): string[] {
-  const pools = [...asArray(getPath(ipc, "properties", "loadBalancerBackendAddressPools")), ...asArray(getPath(ipc, "properties", "applicationGatewayBackendAddressPools"))];
+  const pools = [
+    ...asArray(getPath(ipc, "properties", "loadBalancerBackendAddressPools")),
+    ...asArray(getPath(ipc, "properties", "applicationGatewayBackendAddressPools")),
+  ];
   return pools.flatMap((p) => (isObject(p) && typeof p.id === "string" ? [p.id] : []));
 }
 
@@ -100,7 +134,12 @@ export function renderNetworkResource(sim: SimulatorContext, r: NetworkResource)
       if (collection === "backendAddressPools") {
         itemProps.backendIPConfigurations = poolMembers(sim, subId).map((m) => ({ id: m.id }));
       }
-      return { ...item, id: subId, etag: `W/"${r.version}"`, properties: { ...itemProps, provisioningState: "Succeeded" } };
+      return {
+        ...item,
+        id: subId,
+        etag: `W/"${r.version}"`,
+        properties: { ...itemProps, provisioningState: "Succeeded" },
+      };
     });
   }
   return {
@@ -117,7 +156,9 @@ export function renderNetworkResource(sim: SimulatorContext, r: NetworkResource)
 
 function requireResource(sim: SimulatorContext, type: NetworkType, params: RouteParams): NetworkResource {
   requireGroup(sim, params);
-  const r = network(sim).get(type, params.resourceGroup, params.name) ?? namedByScaleSets(sim, type, params.resourceGroup, params.name);
+  const r =
+    network(sim).get(type, params.resourceGroup, params.name) ??
+    namedByScaleSets(sim, type, params.resourceGroup, params.name);
   if (!r) throw resourceNotFound(`Microsoft.Network/${type}`, params.name, params.resourceGroup);
   return r;
 }
@@ -126,7 +167,12 @@ function requireResource(sim: SimulatorContext, type: NetworkType, params: Route
  * A load balancer or gateway that scale sets name but the network does not hold (the control API's scale sets name
  * `<name>-lb`): it exists, with a frontend and the pools they name, and is kept from now on.
  */
-function namedByScaleSets(sim: SimulatorContext, type: NetworkType, resourceGroup: string, name: string): NetworkResource | undefined {
+function namedByScaleSets(
+  sim: SimulatorContext,
+  type: NetworkType,
+  resourceGroup: string,
+  name: string,
+): NetworkResource | undefined {
   if (type !== "loadBalancers" && type !== "applicationGateways") return undefined;
   const view = trafficView(sim, type, resourceGroup, name);
   if (!view) return undefined;
@@ -148,7 +194,11 @@ const getResource: Handler = (ctx, sim, params) => {
 const listResources: Handler = (ctx, sim, params) => {
   const type = typeParam(params);
   requireGroup(sim, params);
-  send(ctx, 200, { value: network(sim).list(type, params.resourceGroup).map((r) => renderNetworkResource(sim, r)) });
+  send(ctx, 200, {
+    value: network(sim)
+      .list(type, params.resourceGroup)
+      .map((r) => renderNetworkResource(sim, r)),
+  });
 };
 
 const putResource: Handler = (ctx, sim, params) => {
@@ -173,7 +223,11 @@ const putResource: Handler = (ctx, sim, params) => {
       return { ...rest, properties: props };
     });
   }
-  const kept: JsonObject = { properties, ...(isObject(body.tags) ? { tags: body.tags } : {}), ...(isObject(body.sku) ? { sku: body.sku } : {}) };
+  const kept: JsonObject = {
+    properties,
+    ...(isObject(body.tags) ? { tags: body.tags } : {}),
+    ...(isObject(body.sku) ? { sku: body.sku } : {}),
+  };
   const { resource, created } = network(sim).put(type, rg, params.name, location, kept);
   send(ctx, created ? 201 : 200, renderNetworkResource(sim, resource));
 };
@@ -186,8 +240,15 @@ const deleteResource: Handler = (ctx, sim, params) => {
 
 const getSubnet: Handler = (ctx, sim, params) => {
   const vnet = renderNetworkResource(sim, requireResource(sim, "virtualNetworks", params));
-  const subnet = asArray(getPath(vnet, "properties", "subnets")).find((s) => isObject(s) && String(s.name).toLowerCase() === params.subnet.toLowerCase());
-  if (!subnet) throw resourceNotFound("Microsoft.Network/virtualNetworks/subnets", `${params.name}/${params.subnet}`, params.resourceGroup);
+  const subnet = asArray(getPath(vnet, "properties", "subnets")).find(
+    (s) => isObject(s) && String(s.name).toLowerCase() === params.subnet.toLowerCase(),
+  );
+  if (!subnet)
+    throw resourceNotFound(
+      "Microsoft.Network/virtualNetworks/subnets",
+      `${params.name}/${params.subnet}`,
+      params.resourceGroup,
+    );
   send(ctx, 200, subnet);
 };
 
@@ -242,11 +303,25 @@ function serving(vm: Vm, health: HealthCode | undefined): boolean {
  * it is served. Pools named by scale sets count as well as stored ones (the control API's scale sets name
  * `<name>-lb`, which need not be stored).
  */
-export function trafficView(sim: SimulatorContext, type: "loadBalancers" | "applicationGateways", resourceGroup: string, name: string) {
+export function trafficView(
+  sim: SimulatorContext,
+  type: "loadBalancers" | "applicationGateways",
+  resourceGroup: string,
+  name: string,
+) {
   const stored = network(sim).get(type, resourceGroup, name);
-  const id = resourceId(sim.state.subscriptionId, { type, resourceGroup: stored?.resourceGroup ?? resourceGroup, name: stored?.name ?? name });
+  const id = resourceId(sim.state.subscriptionId, {
+    type,
+    resourceGroup: stored?.resourceGroup ?? resourceGroup,
+    name: stored?.name ?? name,
+  });
   // lower case → the name as the load balancer spells it (a pool named by a NIC only: as found there, lower-cased).
-  const names = new Map<string, string>(asArray(getPath(stored?.body, "properties", "backendAddressPools")).map((p) => [String(getPath(p, "name")).toLowerCase(), String(getPath(p, "name"))]));
+  const names = new Map<string, string>(
+    asArray(getPath(stored?.body, "properties", "backendAddressPools")).map((p) => [
+      String(getPath(p, "name")).toLowerCase(),
+      String(getPath(p, "name")),
+    ]),
+  );
   const prefix = `${id}/backendAddressPools/`.toLowerCase();
   for (const ss of sim.state.listScaleSets()) {
     for (const vm of sortedVms(ss)) {
@@ -264,7 +339,13 @@ export function trafficView(sim: SimulatorContext, type: "loadBalancers" | "appl
   const pools = [...names.values()].map((pool) => {
     const members = poolMembers(sim, `${id}/backendAddressPools/${pool}`).map(({ ss, vm }) => {
       const health = vmHealth(sim, vm);
-      return { scaleSet: ss.name, instanceId: vm.instanceId, provisioningState: vm.provisioningState, health: health ?? null, serving: serving(vm, health) };
+      return {
+        scaleSet: ss.name,
+        instanceId: vm.instanceId,
+        provisioningState: vm.provisioningState,
+        health: health ?? null,
+        serving: serving(vm, health),
+      };
     });
     return { name: pool, members, serving: members.filter((m) => m.serving).length };
   });
@@ -272,12 +353,17 @@ export function trafficView(sim: SimulatorContext, type: "loadBalancers" | "appl
 }
 
 /** Adds the control routes: `/_sim/network/...`. */
-export function addNetworkControlRoutes<R extends { add(method: string, pattern: string, handler: Handler): R }>(router: R, prefix: string): R {
-  const view = (type: "loadBalancers" | "applicationGateways"): Handler => (ctx, sim, params) => {
-    const v = trafficView(sim, type, params.resourceGroup, params.name);
-    if (!v) throw resourceNotFound(`Microsoft.Network/${type}`, params.name, params.resourceGroup);
-    send(ctx, 200, v);
-  };
+export function addNetworkControlRoutes<R extends { add(method: string, pattern: string, handler: Handler): R }>(
+  router: R,
+  prefix: string,
+): R {
+  const view =
+    (type: "loadBalancers" | "applicationGateways"): Handler =>
+    (ctx, sim, params) => {
+      const v = trafficView(sim, type, params.resourceGroup, params.name);
+      if (!v) throw resourceNotFound(`Microsoft.Network/${type}`, params.name, params.resourceGroup);
+      send(ctx, 200, v);
+    };
   return router
     .add("GET", `${prefix}/network/loadBalancers/:resourceGroup/:name/traffic`, view("loadBalancers"))
     .add("GET", `${prefix}/network/applicationGateways/:resourceGroup/:name/traffic`, view("applicationGateways"))

@@ -28,7 +28,19 @@ export function seedDemoNetwork(network: NetworkState, _state: SimState): void {
   network.put("networkSecurityGroups", rg, DEMO_NETWORK.securityGroup, location, {
     properties: {
       securityRules: [
-        { name: "allow-http", properties: { priority: 100, direction: "Inbound", access: "Allow", protocol: "Tcp", sourceAddressPrefix: "*", sourcePortRange: "*", destinationAddressPrefix: "*", destinationPortRange: "80" } },
+        {
+          name: "allow-http",
+          properties: {
+            priority: 100,
+            direction: "Inbound",
+            access: "Allow",
+            protocol: "Tcp",
+            sourceAddressPrefix: "*",
+            sourcePortRange: "*",
+            destinationAddressPrefix: "*",
+            destinationPortRange: "80",
+          },
+        },
       ],
     },
   });
@@ -37,7 +49,12 @@ export function seedDemoNetwork(network: NetworkState, _state: SimState): void {
     properties: {
       frontendIPConfigurations: [{ name: "frontend", properties: { privateIPAllocationMethod: "Dynamic" } }],
       backendAddressPools: [],
-      probes: [{ name: "http", properties: { protocol: "Http", port: 80, requestPath: "/health", intervalInSeconds: 5, numberOfProbes: 2 } }],
+      probes: [
+        {
+          name: "http",
+          properties: { protocol: "Http", port: 80, requestPath: "/health", intervalInSeconds: 5, numberOfProbes: 2 },
+        },
+      ],
       loadBalancingRules: [],
       inboundNatPools: [],
     },
@@ -47,7 +64,12 @@ export function seedDemoNetwork(network: NetworkState, _state: SimState): void {
       sku: { name: "Standard_v2", tier: "Standard_v2", capacity: 1 },
       frontendIPConfigurations: [{ name: "frontend", properties: {} }],
       backendAddressPools: [],
-      probes: [{ name: "http", properties: { protocol: "Http", path: "/health", interval: 5, timeout: 5, unhealthyThreshold: 2 } }],
+      probes: [
+        {
+          name: "http",
+          properties: { protocol: "Http", path: "/health", interval: 5, timeout: 5, unhealthyThreshold: 2 },
+        },
+      ],
     },
   });
 }

@@ -9,7 +9,12 @@ import type { SimulatorContext } from "../context.ts";
 import type { SimState } from "../state.ts";
 import type { JsonObject } from "../json.ts";
 
-export const NETWORK_TYPES = ["virtualNetworks", "loadBalancers", "applicationGateways", "networkSecurityGroups"] as const;
+export const NETWORK_TYPES = [
+  "virtualNetworks",
+  "loadBalancers",
+  "applicationGateways",
+  "networkSecurityGroups",
+] as const;
 export type NetworkType = (typeof NETWORK_TYPES)[number];
 
 export interface NetworkResource {
@@ -25,8 +30,22 @@ export interface NetworkResource {
 /** Which collections of each type are sub-resources with their own ids. */
 export const SUB_RESOURCES: Record<NetworkType, string[]> = {
   virtualNetworks: ["subnets"],
-  loadBalancers: ["frontendIPConfigurations", "backendAddressPools", "probes", "loadBalancingRules", "inboundNatPools", "inboundNatRules"],
-  applicationGateways: ["backendAddressPools", "frontendIPConfigurations", "backendHttpSettingsCollection", "httpListeners", "requestRoutingRules", "probes"],
+  loadBalancers: [
+    "frontendIPConfigurations",
+    "backendAddressPools",
+    "probes",
+    "loadBalancingRules",
+    "inboundNatPools",
+    "inboundNatRules",
+  ],
+  applicationGateways: [
+    "backendAddressPools",
+    "frontendIPConfigurations",
+    "backendHttpSettingsCollection",
+    "httpListeners",
+    "requestRoutingRules",
+    "probes",
+  ],
   networkSecurityGroups: ["securityRules"],
 };
 
@@ -53,12 +72,29 @@ export class NetworkState {
   }
 
   list(type: NetworkType, resourceGroup?: string): NetworkResource[] {
-    return [...this.#resources.values()].filter((r) => r.type === type && (resourceGroup === undefined || r.resourceGroup.toLowerCase() === resourceGroup.toLowerCase()));
+    return [...this.#resources.values()].filter(
+      (r) =>
+        r.type === type &&
+        (resourceGroup === undefined || r.resourceGroup.toLowerCase() === resourceGroup.toLowerCase()),
+    );
   }
 
-  put(type: NetworkType, resourceGroup: string, name: string, location: string, body: JsonObject): { resource: NetworkResource; created: boolean } {
+  put(
+    type: NetworkType,
+    resourceGroup: string,
+    name: string,
+    location: string,
+    body: JsonObject,
+  ): { resource: NetworkResource; created: boolean } {
     const existing = this.get(type, resourceGroup, name);
-    const resource: NetworkResource = { type, resourceGroup: existing?.resourceGroup ?? resourceGroup, name: existing?.name ?? name, location, body, version: (existing?.version ?? 0) + 1 };
+    const resource: NetworkResource = {
+      type,
+      resourceGroup: existing?.resourceGroup ?? resourceGroup,
+      name: existing?.name ?? name,
+      location,
+      body,
+      version: (existing?.version ?? 0) + 1,
+    };
     this.#resources.set(key(type, resourceGroup, name), resource);
     return { resource, created: existing === undefined };
   }
@@ -76,7 +112,10 @@ export class NetworkState {
 const worlds = new WeakMap<SimState, NetworkState>();
 
 /** The network of this simulator's world; seeded on first use when the simulator is. */
-export function networkOf(sim: Pick<SimulatorContext, "state" | "seeded">, seed: (network: NetworkState, state: SimState) => void): NetworkState {
+export function networkOf(
+  sim: Pick<SimulatorContext, "state" | "seeded">,
+  seed: (network: NetworkState, state: SimState) => void,
+): NetworkState {
   let network = worlds.get(sim.state);
   if (!network) {
     network = new NetworkState();

@@ -9,5 +9,7 @@ export async function backlog(db: PgConnection, t: PgTables): Promise<Backlog> {
     [],
     true,
   );
-  return rows[0].oldest === null ? { queued: Number(rows[0].n) } : { queued: Number(rows[0].n), oldestQueuedAtMs: Number(rows[0].oldest) };
+  return rows[0].oldest === null
+    ? { queued: Number(rows[0].n) }
+    : { queued: Number(rows[0].n), oldestQueuedAtMs: Number(rows[0].oldest) };
 }

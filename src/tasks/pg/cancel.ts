@@ -13,7 +13,13 @@ import { lineParams, NOW_MS, type PgTables, textParam } from "./tables.ts";
  * line, the scale sets it holds again (at its place in submission order) and the wake-up of other replicas happen
  * only if it matched.
  */
-export async function requeueRetryable(db: PgConnection, t: PgTables, id: string, entry: HistoryEntry, scaleSets: string[]): Promise<boolean> {
+export async function requeueRetryable(
+  db: PgConnection,
+  t: PgTables,
+  id: string,
+  entry: HistoryEntry,
+  scaleSets: string[],
+): Promise<boolean> {
   const { rows } = await db.query(
     `WITH requeued AS (
        UPDATE ${t.tasks} SET state = 'queued', failure = NULL, finished_at_ms = NULL, checkpoint = NULL,
@@ -40,7 +46,12 @@ export async function requeueRetryable(db: PgConnection, t: PgTables, id: string
 }
 
 /** The one method of more than one round trip: a transaction that locks the task's row, then decides. */
-export async function requestCancel(db: PgConnection, t: PgTables, id: string, lines: CancelLines): Promise<CancelOutcome> {
+export async function requestCancel(
+  db: PgConnection,
+  t: PgTables,
+  id: string,
+  lines: CancelLines,
+): Promise<CancelOutcome> {
   const outcome = await db.inTransaction(async (client) => {
     const found = await client.query(
       `SELECT seq, state, lease_owner, lease_expires_at_ms, cancel_requested_at_ms, ${NOW_MS} AS now
@@ -49,7 +60,10 @@ export async function requestCancel(db: PgConnection, t: PgTables, id: string, l
     );
     const row = found.rows[0];
     const line = (entry: HistoryEntry) =>
-      client.query(`INSERT INTO ${t.history} (task_id, phase, status, time_ms) VALUES ($1, $2, $3, $4)`, [id, ...lineParams(entry)]);
+      client.query(`INSERT INTO ${t.history} (task_id, phase, status, time_ms) VALUES ($1, $2, $3, $4)`, [
+        id,
+        ...lineParams(entry),
+      ]);
     if (!row) return "missing";
     if (FINISHED_STATES.has(row.state)) return "finished";
     if (row.state === "queued" && (row.lease_owner === null || Number(row.lease_expires_at_ms) <= Number(row.now))) {
@@ -60,7 +74,10 @@ export async function requestCancel(db: PgConnection, t: PgTables, id: string, l
       return "canceled";
     }
     if (row.cancel_requested_at_ms === null) {
-      await client.query(`UPDATE ${t.tasks} SET cancel_requested_at_ms = ${NOW_MS}, updated_at_ms = ${NOW_MS}, revision = revision + 1 WHERE id = $1`, [id]);
+      await client.query(
+        `UPDATE ${t.tasks} SET cancel_requested_at_ms = ${NOW_MS}, updated_at_ms = ${NOW_MS}, revision = revision + 1 WHERE id = $1`,
+        [id],
+      );
       await line(lines.requested);
     }
     return "requested";

@@ -35,7 +35,8 @@ export function claimSql(t: ClaimTables, owner: string, leaseMs: number, limit: 
     t: "t",
     scaleSets: t.scaleSets,
     started: {
-      earlierOn: (scaleSet, seq) => `EXISTS (SELECT 1 FROM busy b WHERE b.scale_set = ${scaleSet} AND b.task_seq < ${seq})`,
+      earlierOn: (scaleSet, seq) =>
+        `EXISTS (SELECT 1 FROM busy b WHERE b.scale_set = ${scaleSet} AND b.task_seq < ${seq})`,
       scaleSets: "SELECT scale_set FROM busy",
     },
     shape: "scalar",
@@ -79,7 +80,13 @@ export function claimSql(t: ClaimTables, owner: string, leaseMs: number, limit: 
  * run as one transaction, which holds the lock to its end, and each takes a snapshot of its own, the claim's after
  * the lock. Values are literals (the simple query protocol has no parameters).
  */
-export async function claim(db: PgConnection, t: PgTables, owner: string, leaseMs: number, limit: number): Promise<Task[]> {
+export async function claim(
+  db: PgConnection,
+  t: PgTables,
+  owner: string,
+  leaseMs: number,
+  limit: number,
+): Promise<Task[]> {
   if (limit <= 0) return [];
   const results = (await db.query(claimSql(t, owner, leaseMs, limit), [], false)) as unknown as pg.QueryResult<Row>[];
   return results

@@ -33,7 +33,11 @@ function message(err: unknown): string {
 /** The connection died under the query (the server restarted or dropped it; the network failed). */
 export function connectionLost(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && (/^08/.test(code) || ["57P01", "57P02", "57P03", "ECONNRESET", "EPIPE"].includes(code))) return true;
+  if (
+    typeof code === "string" &&
+    (/^08/.test(code) || ["57P01", "57P02", "57P03", "ECONNRESET", "EPIPE"].includes(code))
+  )
+    return true;
   return /Connection terminated/i.test(message(err));
 }
 
@@ -53,7 +57,11 @@ export class PgConnection {
    * Connects and runs `prepare` (the migrations) on one connection. Fails with a TaskStoreOpenError naming `where`
    * (password redacted) when it cannot connect or prepare; the pool is closed then.
    */
-  static async open(options: PgPoolOptions, where: string, prepare: (client: pg.PoolClient) => Promise<void>): Promise<PgConnection> {
+  static async open(
+    options: PgPoolOptions,
+    where: string,
+    prepare: (client: pg.PoolClient) => Promise<void>,
+  ): Promise<PgConnection> {
     const poolMax = options.poolMax ?? 10;
     const pool = new pg.Pool({
       connectionString: options.connectionString,
@@ -63,14 +71,18 @@ export class PgConnection {
       keepAlive: true,
     });
     const onPoolError =
-      options.onPoolError ?? ((err: Error) => process.stderr.write(`vmss-ops task store: idle PostgreSQL connection failed: ${err.message}\n`));
+      options.onPoolError ??
+      ((err: Error) =>
+        process.stderr.write(`vmss-ops task store: idle PostgreSQL connection failed: ${err.message}\n`));
     pool.on("error", (err) => onPoolError(err));
     try {
       let client: pg.PoolClient;
       try {
         client = await pool.connect();
       } catch (err) {
-        throw new TaskStoreOpenError(`cannot connect to the task store database (${redactConnectionString(options.connectionString)}): ${message(err)}`);
+        throw new TaskStoreOpenError(
+          `cannot connect to the task store database (${redactConnectionString(options.connectionString)}): ${message(err)}`,
+        );
       }
       try {
         await prepare(client);
@@ -92,11 +104,18 @@ export class PgConnection {
    * (the outcome of a write whose connection died is unknown). `name`: a prepared statement's, for a statement sent
    * often whose planning costs more than its rows.
    */
-  async query<R extends pg.QueryResultRow = Row>(sql: string, params: unknown[], idempotent: boolean, name?: string): Promise<pg.QueryResult<R>> {
+  async query<R extends pg.QueryResultRow = Row>(
+    sql: string,
+    params: unknown[],
+    idempotent: boolean,
+    name?: string,
+  ): Promise<pg.QueryResult<R>> {
     for (let attempt = 1; ; attempt++) {
       try {
         // Named: prepared once per connection, so the server parses and plans it once, not at every call.
-        return await (name === undefined ? this.#pool.query<R>(sql, params) : this.#pool.query<R>({ name, text: sql, values: params }));
+        return await (name === undefined
+          ? this.#pool.query<R>(sql, params)
+          : this.#pool.query<R>({ name, text: sql, values: params }));
       } catch (err) {
         if (!idempotent || !connectionLost(err) || attempt > this.#poolMax) throw err;
       }

@@ -35,7 +35,9 @@ export class PgCreateQueue {
       resolve: () => {},
       reject: () => {},
     };
-    const done = new Promise<{ task: Task; created: boolean }>((resolve, reject) => Object.assign(pending, { resolve, reject }));
+    const done = new Promise<{ task: Task; created: boolean }>((resolve, reject) =>
+      Object.assign(pending, { resolve, reject }),
+    );
     this.#pending.push(pending);
     // While a statement runs, the creates wait for it to end and go in the next one.
     if (this.#pending.length === 1 && this.#sending === undefined) setImmediate(() => this.#send());

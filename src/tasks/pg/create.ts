@@ -99,7 +99,12 @@ export async function createBatch(s: CreateStatement, batch: PendingCreate[], at
   const timeMs = Date.now();
   let rows: CreatedRow[];
   try {
-    ({ rows } = await s.db.query<CreatedRow>(s.sql, createParams(s.t, sent, ids, timeMs), false, CREATE_STATEMENT_NAME));
+    ({ rows } = await s.db.query<CreatedRow>(
+      s.sql,
+      createParams(s.t, sent, ids, timeMs),
+      false,
+      CREATE_STATEMENT_NAME,
+    ));
   } catch (err) {
     // The statement failed as a whole (nothing was written): each alone, in order, so that one bad create fails by
     // itself. A connection that died under it leaves the outcome unknown: that fails them all, as it would one.
@@ -194,7 +199,8 @@ async function resolveTaken(s: CreateStatement, taken: PendingCreate[], attempt:
     });
     if (gone.length === 0) return;
     if (attempt < 3) return createBatch(s, gone, attempt + 1);
-    for (const c of gone) c.reject(new Error(`create: clientRequestId ${c.clientRequestId} conflicts, but no task has it`));
+    for (const c of gone)
+      c.reject(new Error(`create: clientRequestId ${c.clientRequestId} conflicts, but no task has it`));
   } catch (err) {
     for (const c of taken) c.reject(err);
   }

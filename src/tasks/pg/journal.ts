@@ -9,7 +9,13 @@ import type { PgConnection } from "./connection.ts";
 import { fenceSql, jsonParam, lineParams, NOW_MS, type PgTables } from "./tables.ts";
 
 /** Appends a line if `owner` holds the lease. The UPDATE is the fence (and locks the row until the INSERT is done). */
-export async function appendHistory(db: PgConnection, t: PgTables, owner: string, id: string, entry: HistoryEntry): Promise<boolean> {
+export async function appendHistory(
+  db: PgConnection,
+  t: PgTables,
+  owner: string,
+  id: string,
+  entry: HistoryEntry,
+): Promise<boolean> {
   const { rowCount } = await db.query(
     `WITH held AS (
        UPDATE ${t.tasks} SET updated_at_ms = ${NOW_MS}, revision = revision + 1
@@ -24,7 +30,12 @@ export async function appendHistory(db: PgConnection, t: PgTables, owner: string
 }
 
 /** The fenced UPDATE of a change ($1 the id, $2 the owner, then its values), and whether it finishes the task. */
-function fencedChange(t: PgTables, owner: string, id: string, change: TaskChange): { sql: string; params: unknown[]; finished: boolean } {
+function fencedChange(
+  t: PgTables,
+  owner: string,
+  id: string,
+  change: TaskChange,
+): { sql: string; params: unknown[]; finished: boolean } {
   const params: unknown[] = [id, owner];
   const sets: string[] = [`updated_at_ms = ${NOW_MS}`, "revision = revision + 1"];
   const set = (column: string, value: unknown, cast = "") => {
@@ -43,7 +54,11 @@ function fencedChange(t: PgTables, owner: string, id: string, change: TaskChange
   const finished = change.state !== undefined && FINISHED_STATES.has(change.state);
   if (finished) sets.push("lease_owner = NULL", "lease_expires_at_ms = NULL");
   const allowed = change.state !== undefined ? ` AND state IN ${sqlStateList(statesBefore(change.state))}` : "";
-  return { sql: `UPDATE ${t.tasks} SET ${sets.join(", ")} WHERE id = $1 AND ${fenceSql("$2")}${allowed}`, params, finished };
+  return {
+    sql: `UPDATE ${t.tasks} SET ${sets.join(", ")} WHERE id = $1 AND ${fenceSql("$2")}${allowed}`,
+    params,
+    finished,
+  };
 }
 
 /**
@@ -52,7 +67,13 @@ function fencedChange(t: PgTables, owner: string, id: string, change: TaskChange
  * sets it no longer holds, with a NOTIFY (sent at commit) that wakes the replicas: one of them may now claim the next
  * task on those scale sets.
  */
-export async function update(db: PgConnection, t: PgTables, owner: string, id: string, change: TaskChange): Promise<boolean> {
+export async function update(
+  db: PgConnection,
+  t: PgTables,
+  owner: string,
+  id: string,
+  change: TaskChange,
+): Promise<boolean> {
   const { sql: fenced, params, finished } = fencedChange(t, owner, id, change);
   const history = change.history ?? [];
   if (!finished && history.length === 0) {
@@ -90,9 +111,19 @@ export async function update(db: PgConnection, t: PgTables, owner: string, id: s
  * An update changed nothing: false when the lease is not held (the fence), IllegalMoveError when it is and the
  * task is in a state the table has no move from to `to`.
  */
-async function refusedMove(db: PgConnection, t: PgTables, owner: string, id: string, to: TaskState | undefined): Promise<false> {
+async function refusedMove(
+  db: PgConnection,
+  t: PgTables,
+  owner: string,
+  id: string,
+  to: TaskState | undefined,
+): Promise<false> {
   if (to === undefined) return false;
-  const { rows } = await db.query<{ state: TaskState }>(`SELECT state FROM ${t.tasks} WHERE id = $1 AND ${fenceSql("$2")}`, [id, owner], true);
+  const { rows } = await db.query<{ state: TaskState }>(
+    `SELECT state FROM ${t.tasks} WHERE id = $1 AND ${fenceSql("$2")}`,
+    [id, owner],
+    true,
+  );
   if (rows[0] && !canMove(rows[0].state, to)) throw new IllegalMoveError(id, rows[0].state, to);
   return false;
 }

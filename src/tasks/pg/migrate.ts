@@ -22,15 +22,22 @@ export async function migrate(client: pg.PoolClient, schema: string, where: stri
       [`${quoteIdent(schema)}.schema_migrations`, `${quoteIdent(schema)}.tasks`],
     );
     if (found.rows[0].tasks && !found.rows[0].migrations) {
-      throw new TaskStoreOpenError(`${where} has a tasks table but no schema_migrations: it is not a vmss-ops task store; it was left as it is`);
+      throw new TaskStoreOpenError(
+        `${where} has a tasks table but no schema_migrations: it is not a vmss-ops task store; it was left as it is`,
+      );
     }
     await client.query(
       "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
     );
-    const current = (await client.query<{ v: number }>("SELECT coalesce(max(version), 0)::int AS v FROM schema_migrations")).rows[0].v;
+    const current = (
+      await client.query<{ v: number }>("SELECT coalesce(max(version), 0)::int AS v FROM schema_migrations")
+    ).rows[0].v;
     for (const m of pendingMigrations(POSTGRES_MIGRATIONS, current, where)) {
       await client.query(m.sql);
-      await client.query("INSERT INTO schema_migrations (version, description) VALUES ($1, $2)", [m.version, m.description]);
+      await client.query("INSERT INTO schema_migrations (version, description) VALUES ($1, $2)", [
+        m.version,
+        m.description,
+      ]);
     }
     await client.query("COMMIT");
   } catch (err) {

@@ -36,7 +36,9 @@ export function requeueRetryable(db: SqliteDb, id: string, entry: HistoryEntry, 
 export function requestCancel(db: SqliteDb, id: string, lines: CancelLines): CancelOutcome {
   return db.write(() => {
     const now = Date.now();
-    const row = db.stmt("SELECT seq, state, lease_owner, lease_expires_at_ms, cancel_requested_at_ms FROM tasks WHERE id = ?").get(id) as Row | undefined;
+    const row = db
+      .stmt("SELECT seq, state, lease_owner, lease_expires_at_ms, cancel_requested_at_ms FROM tasks WHERE id = ?")
+      .get(id) as Row | undefined;
     if (!row) return { outcome: "missing" as const };
     if (FINISHED_STATES.has(row.state as TaskState)) return { outcome: "finished" as const, task: getTask(db, id)! };
     const leased = row.lease_owner !== null && Number(row.lease_expires_at_ms) > now;
@@ -50,7 +52,9 @@ export function requestCancel(db: SqliteDb, id: string, lines: CancelLines): Can
       return { outcome: "canceled" as const, task: getTask(db, id)! };
     }
     if (row.cancel_requested_at_ms === null) {
-      db.stmt("UPDATE tasks SET cancel_requested_at_ms = ?, updated_at_ms = ?, revision = revision + 1 WHERE id = ?").run(now, now, id);
+      db.stmt(
+        "UPDATE tasks SET cancel_requested_at_ms = ?, updated_at_ms = ?, revision = revision + 1 WHERE id = ?",
+      ).run(now, now, id);
       db.insertLine(id, lines.requested);
     }
     return { outcome: "requested" as const, task: getTask(db, id)! };

@@ -38,7 +38,9 @@ export class SqliteCreateQueue {
       resolve: () => {},
       reject: () => {},
     };
-    const done = new Promise<{ task: Task; created: boolean }>((resolve, reject) => Object.assign(pending, { resolve, reject }));
+    const done = new Promise<{ task: Task; created: boolean }>((resolve, reject) =>
+      Object.assign(pending, { resolve, reject }),
+    );
     this.#pending.push(pending);
     if (this.#pending.length === 1) setImmediate(() => this.commit());
     return done;
@@ -82,7 +84,9 @@ function createOne(db: SqliteDb, input: PendingCreate): { task: Task; created: b
     )
     .get(id, input.clientRequestId, input.operations, now, now) as { seq: number } | undefined;
   if (!inserted) {
-    const row = db.stmt(`SELECT ${COLUMNS} FROM tasks t WHERE t.client_request_id = ?`).get(input.clientRequestId) as Row;
+    const row = db
+      .stmt(`SELECT ${COLUMNS} FROM tasks t WHERE t.client_request_id = ?`)
+      .get(input.clientRequestId) as Row;
     return { task: toTask(row), created: false };
   }
   const ahead = holdScaleSets(db, inserted.seq, input.scaleSets);
@@ -113,9 +117,9 @@ function createOne(db: SqliteDb, input: PendingCreate): { task: Task; created: b
 function holdScaleSets(db: SqliteDb, seq: number, scaleSets: string[]): TaskAhead[] {
   const ahead: TaskAhead[] = [];
   for (const key of scaleSets) {
-    const before = db.stmt(`SELECT ${taskJustBeforeSql({ tasks: "tasks", scaleSets: "task_scale_sets" }, "?", "?")} AS id`).get(key, seq) as
-      | { id: string | null }
-      | undefined;
+    const before = db
+      .stmt(`SELECT ${taskJustBeforeSql({ tasks: "tasks", scaleSets: "task_scale_sets" }, "?", "?")} AS id`)
+      .get(key, seq) as { id: string | null } | undefined;
     if (before?.id) ahead.push({ taskId: before.id, scaleSet: key });
     db.stmt("INSERT INTO task_scale_sets (task_seq, scale_set) VALUES (?, ?)").run(seq, key);
   }

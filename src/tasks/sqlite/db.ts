@@ -60,7 +60,12 @@ export class SqliteDb {
 
   /** Appends a history line (inside the caller's transaction, or alone). */
   insertLine(id: string, entry: HistoryEntry): void {
-    this.stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)").run(id, entry.phase, entry.status, entry.timeMs);
+    this.stmt("INSERT INTO task_history (task_id, phase, status, time_ms) VALUES (?, ?, ?, ?)").run(
+      id,
+      entry.phase,
+      entry.status,
+      entry.timeMs,
+    );
   }
 
   close(): void {

@@ -12,7 +12,9 @@ import { FENCE, json, type SqliteDb } from "./db.ts";
 export function appendHistory(db: SqliteDb, owner: string, id: string, entry: HistoryEntry): boolean {
   return db.write(() => {
     const now = Date.now();
-    const held = db.stmt(`UPDATE tasks SET updated_at_ms = ?, revision = revision + 1 WHERE id = ? AND ${FENCE}`).run(now, id, owner, now);
+    const held = db
+      .stmt(`UPDATE tasks SET updated_at_ms = ?, revision = revision + 1 WHERE id = ? AND ${FENCE}`)
+      .run(now, id, owner, now);
     if (Number(held.changes) !== 1) return false;
     db.insertLine(id, entry);
     return true;
@@ -38,7 +40,11 @@ function fencedChange(change: TaskChange, now: number): { sql: string; params: S
   const finished = change.state !== undefined && FINISHED_STATES.has(change.state);
   if (finished) sets.push("lease_owner = NULL", "lease_expires_at_ms = NULL");
   const allowed = change.state !== undefined ? ` AND state IN ${sqlStateList(statesBefore(change.state))}` : "";
-  return { sql: `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND ${FENCE}${allowed} RETURNING seq`, params, finished };
+  return {
+    sql: `UPDATE tasks SET ${sets.join(", ")} WHERE id = ? AND ${FENCE}${allowed} RETURNING seq`,
+    params,
+    finished,
+  };
 }
 
 /**
@@ -65,7 +71,9 @@ export function update(db: SqliteDb, owner: string, id: string, change: TaskChan
 
 /** A task that ended frees its scale sets, and wakes them: the next claim looks at the first task of each. */
 export function freeScaleSets(db: SqliteDb, seq: number): void {
-  db.stmt("INSERT OR IGNORE INTO task_wakes (scale_set) SELECT scale_set FROM task_scale_sets WHERE task_seq = ?").run(seq);
+  db.stmt("INSERT OR IGNORE INTO task_wakes (scale_set) SELECT scale_set FROM task_scale_sets WHERE task_seq = ?").run(
+    seq,
+  );
   db.stmt("DELETE FROM task_scale_sets WHERE task_seq = ?").run(seq);
   db.stmt("DELETE FROM task_ready WHERE task_seq = ?").run(seq);
 }
@@ -76,7 +84,8 @@ export function freeScaleSets(db: SqliteDb, seq: number): void {
  */
 function refusedMove(db: SqliteDb, owner: string, id: string, to: TaskState | undefined, now: number): false {
   if (to === undefined) return false;
-  const held = db.stmt(`SELECT state FROM tasks WHERE id = ? AND ${FENCE}`).get(id, owner, now) as { state: TaskState } | undefined;
+  const held = db.stmt(`SELECT state FROM tasks WHERE id = ? AND ${FENCE}`).get(id, owner, now) as
+    { state: TaskState } | undefined;
   if (held && !canMove(held.state, to)) throw new IllegalMoveError(id, held.state, to);
   return false;
 }

@@ -13,5 +13,9 @@ export function renew(db: SqliteDb, owner: string, ids: string[], leaseMs: numbe
 
 /** Clears a lease `owner` holds; the task stays as it is, and another process may claim it at once. */
 export function release(db: SqliteDb, owner: string, id: string): void {
-  db.stmt(`UPDATE tasks SET lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = ? AND ${FENCE}`).run(id, owner, Date.now());
+  db.stmt(`UPDATE tasks SET lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = ? AND ${FENCE}`).run(
+    id,
+    owner,
+    Date.now(),
+  );
 }

@@ -12,18 +12,24 @@ import { inspect, migrate } from "./migrate.ts";
 function checkFiles(dir: string, path: string): void {
   const existing = statSync(dir, { throwIfNoEntry: false });
   if (existing && !existing.isDirectory()) {
-    throw new TaskStoreOpenError(`the data directory ${dir} (DATA_DIR) for the task store exists but is not a directory`);
+    throw new TaskStoreOpenError(
+      `the data directory ${dir} (DATA_DIR) for the task store exists but is not a directory`,
+    );
   }
   try {
     mkdirSync(dir, { recursive: true });
   } catch (err) {
-    throw new TaskStoreOpenError(`cannot create the data directory ${dir} (DATA_DIR) for the task store: ${message(err)}`);
+    throw new TaskStoreOpenError(
+      `cannot create the data directory ${dir} (DATA_DIR) for the task store: ${message(err)}`,
+    );
   }
   try {
     // SQLite creates tasks.db-wal and tasks.db-shm next to the file: the directory must be writable too.
     accessSync(dir, constants.W_OK | constants.X_OK);
   } catch (err) {
-    throw new TaskStoreOpenError(`the data directory ${dir} (DATA_DIR) is not writable, so the task store cannot use ${path}: ${message(err)}`);
+    throw new TaskStoreOpenError(
+      `the data directory ${dir} (DATA_DIR) is not writable, so the task store cannot use ${path}: ${message(err)}`,
+    );
   }
   let exists = false;
   try {
@@ -33,7 +39,10 @@ function checkFiles(dir: string, path: string): void {
     accessSync(path, constants.R_OK | constants.W_OK);
   } catch (err) {
     if (err instanceof TaskStoreOpenError) throw err;
-    if (exists) throw new TaskStoreOpenError(`the task store ${path} is not readable and writable by this process: ${message(err)}`);
+    if (exists)
+      throw new TaskStoreOpenError(
+        `the task store ${path} is not readable and writable by this process: ${message(err)}`,
+      );
   }
 }
 

@@ -7,6 +7,8 @@ import type { SqliteDb } from "./db.ts";
 const FINISHED_SQL = sqlStateList(FINISHED_STATES);
 
 export function prune(db: SqliteDb, finishedBeforeMs: number): number {
-  const result = db.stmt(`DELETE FROM tasks WHERE state IN ${FINISHED_SQL} AND coalesce(finished_at_ms, updated_at_ms) < ?`).run(finishedBeforeMs);
+  const result = db
+    .stmt(`DELETE FROM tasks WHERE state IN ${FINISHED_SQL} AND coalesce(finished_at_ms, updated_at_ms) < ?`)
+    .run(finishedBeforeMs);
   return Number(result.changes);
 }

@@ -37,7 +37,9 @@ export function list(db: SqliteDb, query: TaskQuery): TaskPage {
     params.push(query.operation);
   }
   if (query.serverGroup) {
-    where.push("EXISTS (SELECT 1 FROM json_each(t.operations) o WHERE json_extract(o.value, '$.description.serverGroupName') = ?)");
+    where.push(
+      "EXISTS (SELECT 1 FROM json_each(t.operations) o WHERE json_extract(o.value, '$.description.serverGroupName') = ?)",
+    );
     params.push(query.serverGroup);
   }
   const sql = `SELECT ${COLUMNS} FROM tasks t ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY ${listOrderSql("t")} LIMIT ?`;
@@ -52,7 +54,9 @@ export function list(db: SqliteDb, query: TaskQuery): TaskPage {
 /** Those of `ids` that someone asked to cancel, in the order asked. */
 export function cancelRequested(db: SqliteDb, ids: string[]): string[] {
   if (ids.length === 0) return [];
-  const rows = db.stmt("SELECT id FROM tasks WHERE id IN (SELECT value FROM json_each(?)) AND cancel_requested_at_ms IS NOT NULL").all(json(ids)) as { id: string }[];
+  const rows = db
+    .stmt("SELECT id FROM tasks WHERE id IN (SELECT value FROM json_each(?)) AND cancel_requested_at_ms IS NOT NULL")
+    .all(json(ids)) as { id: string }[];
   const asked = new Set(rows.map((r) => r.id));
   return ids.filter((id) => asked.has(id));
 }
