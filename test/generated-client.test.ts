@@ -129,9 +129,7 @@ interface ClientModule {
     result: any;
     polls: number;
   }>;
-  badResize(
-    baseUrl: string,
-  ): Promise<{
+  badResize(baseUrl: string): Promise<{
     status: number;
     error: { statusCode: number; error: string; message: string; details?: { field: string; message: string }[] };
     data: unknown;
