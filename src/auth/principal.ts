@@ -7,8 +7,13 @@ export interface Principal {
   /** "*" = every configured account. Account names compare case-insensitively, as Clouddriver's do. */
   accounts: "*" | readonly string[];
   readOnly: boolean;
-  /** How the caller was identified. */
-  via: "open" | "token" | "spinnakerHeaders" | "token+spinnakerHeaders";
+  /** How the caller was identified: a static token, an OpenID Connect (Entra ID) access token, Orca's headers. */
+  via: "open" | "token" | "oidc" | "spinnakerHeaders" | "token+spinnakerHeaders" | "oidc+spinnakerHeaders";
+  /** For an OpenID Connect token: the token's subject (Entra ID's `oid`, else `sub`) and its issuer. */
+  subject?: string;
+  issuer?: string;
+  /** For an OpenID Connect token: the calling application (Entra ID's `azp` or `appid`). */
+  application?: string;
   /** The user Orca named in X-SPINNAKER-USER, when those headers were trusted: who Clouddriver is told acts. */
   spinnakerUser?: string;
 }
