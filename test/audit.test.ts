@@ -279,6 +279,10 @@ t.test("a cancel and a resume: who, on which task; a cancel of an ended task is 
   const ended = await waitForTask(env, waiting.body.id, bearer(TEAM_A));
   // Canceled at once while it waits; on a machine slow enough that it started, stopped at its next safe point.
   t.match(ended, { canceledBy: { name: "team-a" } });
+  const page = await call(env, "GET", `/ui/api/tasks/${waiting.body.id}`, bearer(TEAM_A));
+  t.equal(page.body.who, "submitted by team-a, canceled by team-a", "the status page says who, beside the task");
+  const listed = await call(env, "GET", `/ui/api/tasks?id=${id}`, bearer(TEAM_A));
+  t.match(JSON.stringify(listed.body), "submitted by team-a, resumed by bob (via orca)", "and in its list of tasks");
   const [cancelEntry] = await audit(env, bearer(TEAM_A), `&taskId=${waiting.body.id}&operation=cancel`);
   t.match(cancelEntry, { decision: "accepted", actor: { name: "team-a" }, outcome: ended.state }, "its end");
   const again = await call(env, "POST", `/task/${waiting.body.id}/cancel`, bearer(TEAM_A));

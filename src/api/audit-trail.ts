@@ -35,7 +35,10 @@ export function auditActor(principal: Principal): AuditActor {
 
 /** The account a description names, as Clouddriver reads it. */
 function accountIn(d: Record<string, unknown>): string | undefined {
-  for (const key of ["credentials", "account", "accountName"]) if (typeof d[key] === "string") return d[key] as string;
+  for (const key of ["credentials", "account", "accountName"]) {
+    const value = d[key];
+    if (typeof value === "string") return value;
+  }
   return undefined;
 }
 
@@ -57,9 +60,9 @@ function target(operation: string, d: unknown): AuditTarget {
  */
 export function targetsOfBody(operation: string, body: unknown): AuditTarget[] {
   if (!Array.isArray(body)) return [target(operation, body)];
-  return body.flatMap((item) =>
+  return (body as unknown[]).flatMap((item) =>
     typeof item === "object" && item !== null && !Array.isArray(item)
-      ? Object.entries(item).map(([name, d]) => target(name, d))
+      ? Object.entries(item as Record<string, unknown>).map(([name, d]) => target(name, d))
       : [],
   );
 }

@@ -1567,6 +1567,8 @@ export interface components {
             state: components["schemas"]["TaskState"];
             outcome: "queued" | "running" | "retrying" | "succeeded" | "failed" | "canceled";
             operations: string[];
+            /** @description submitted by …, canceled by …, resumed by … (the task's audit entries) */
+            who?: string;
             targets: {
                 operation: string;
                 account: string;

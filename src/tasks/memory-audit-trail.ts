@@ -89,7 +89,8 @@ export class MemoryAuditTrail {
   }
 
   #public(e: StoredEntry): AuditEntry {
-    const { seq: _seq, ...rest } = e;
-    return structuredClone(rest);
+    const copy: Partial<StoredEntry> = structuredClone(e);
+    delete copy.seq;
+    return copy as AuditEntry;
   }
 }

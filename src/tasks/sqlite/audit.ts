@@ -42,7 +42,8 @@ export function settleAudit(db: SqliteDb, id: string, outcome: string): void {
 }
 
 function toEntry(row: Row): AuditEntry {
-  const entry: AuditEntry = { id: row.id as string, ...JSON.parse(row.entry as string) };
+  const stored = JSON.parse(row.entry as string) as Omit<AuditEntry, "id">;
+  const entry: AuditEntry = { ...stored, id: row.id as string };
   if (row.outcome !== null) {
     entry.outcome = row.outcome as string;
     entry.outcomeAtMs = Number(row.outcome_at_ms);
