@@ -3,6 +3,7 @@
 // where, what and the outcome; GET /audit shows a caller the entries of its accounts only; a task's answer says who
 // submitted, canceled and resumed it; each entry is one JSON log line with `audit: true`.
 import t from "tap";
+import type { Json } from "./helpers/json.ts";
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import { request } from "undici";
@@ -56,8 +57,8 @@ async function call(env: TestEnv, method: string, path: string, headers: Record<
 }
 
 /** Every entry the caller may read that matches the query, newest first. */
-async function audit(env: TestEnv, headers: Record<string, string>, query = ""): Promise<any[]> {
-  const entries: any[] = [];
+async function audit(env: TestEnv, headers: Record<string, string>, query = ""): Promise<Json[]> {
+  const entries: Json[] = [];
   let cursor = "";
   for (;;) {
     const res = await call(env, "GET", `/audit?limit=2${query}${cursor}`, headers);
@@ -69,7 +70,7 @@ async function audit(env: TestEnv, headers: Record<string, string>, query = ""):
 }
 
 async function waitForTask(env: TestEnv, id: string, headers: Record<string, string>) {
-  let task: any;
+  let task: Json;
   await waitFor(
     async () => {
       task = (await call(env, "GET", `/task/${id}`, headers)).body;
@@ -80,7 +81,7 @@ async function waitForTask(env: TestEnv, id: string, headers: Record<string, str
   return task;
 }
 
-const logs = jsonLogLines<Record<string, any>>();
+const logs = jsonLogLines<Record<string, Json>>();
 const env = await startTestEnv({
   writeDurationMs: 60,
   env: {
@@ -204,7 +205,7 @@ t.test(
     t.equal(reused.status, 409);
     const unauthenticated = await call(env, "POST", "/azure/ops/resizeServerGroup", {}, demo("web-prod-v001"));
     t.equal(unauthenticated.status, 401);
-    let refused: any[] = [];
+    let refused: Json[] = [];
     await waitFor(
       async () => (refused = (await audit(env, bearer(READER))).filter((e) => e.decision === "refused")).length >= 2,
       { what: "the refusals' entries (recorded once answered)" },
@@ -314,7 +315,7 @@ t.test("GET /audit: a caller reads its accounts' entries only, filtered, a page 
   const ofB = await audit(env, bearer(TEAM_B));
   t.ok(ofB.length >= 1);
   t.ok(
-    ofB.every((e) => e.targets.every((x: any) => x.account === "team-b")),
+    ofB.every((e) => e.targets.every((x: Json) => x.account === "team-b")),
     "team-b sees entries of team-b only (others are left out, not an error)",
   );
   const ofA = await audit(env, bearer(TEAM_A));
@@ -333,7 +334,7 @@ t.test("GET /audit: a caller reads its accounts' entries only, filtered, a page 
   );
   t.same(
     (await audit(env, bearer(READER), "&account=TEAM-B")).map((e) => e.id),
-    all.filter((e) => e.targets.some((x: any) => x.account === "team-b")).map((e) => e.id),
+    all.filter((e) => e.targets.some((x: Json) => x.account === "team-b")).map((e) => e.id),
     "by account, any case",
   );
   t.same(
@@ -358,10 +359,12 @@ t.test("GET /audit: a caller reads its accounts' entries only, filtered, a page 
 t.test(
   "a write forwarded to Clouddriver is recorded before it leaves, and Clouddriver's answer is its outcome",
   async (t) => {
-    const server: Server = createServer(async (req, res) => {
-      for await (const _ of req);
-      res.writeHead(req.url?.includes("refuse") ? 400 : 200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ id: "cd-task-9", resourceUri: "/task/cd-task-9" }));
+    const server: Server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(req.url?.includes("refuse") ? 400 : 200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ id: "cd-task-9", resourceUri: "/task/cd-task-9" }));
+      });
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     t.teardown(() => new Promise<void>((r) => server.close(() => r())));
@@ -384,7 +387,7 @@ t.test(
     t.ok(read.status < 500);
     const readOnly = await call(fwd, "POST", "/azure/ops/upsertLoadBalancer", bearer(READER), { credentials: "demo" });
     t.equal(readOnly.status, 403);
-    let entries: any[] = [];
+    let entries: Json[] = [];
     await waitFor(
       async () =>
         (entries = await audit(fwd, bearer(ORCA), "&operation=forward")).filter((e) => e.outcome).length >= 2 &&

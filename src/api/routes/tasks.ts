@@ -172,10 +172,8 @@ const resumeTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { s
 // a write Azure accepted is followed to its end first. A queued task nobody has started ends at once. The
 // request is stored, so the replica that runs the task, or the one that takes it over, sees it.
 // eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
-const cancelTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
-  app,
-  { store, onCancelRequested, waiter, audit },
-) => {
+const cancelTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, options) => {
+  const { store, onCancelRequested, waiter, audit } = options;
   app.post(
     "/task/:id/cancel",
     {

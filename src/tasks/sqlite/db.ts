@@ -95,6 +95,7 @@ export function toTask(row: Row): Task {
   if (row.lease_expires_at_ms !== null) task.leaseExpiresAtMs = Number(row.lease_expires_at_ms);
   if (row.finished_at_ms !== null) task.finishedAtMs = Number(row.finished_at_ms);
   if (row.cancel_requested_at_ms !== null) task.cancelRequestedAtMs = Number(row.cancel_requested_at_ms);
-  if (typeof row.audit === "string" && row.audit !== "[]") Object.assign(task, actorsOf(JSON.parse(row.audit)));
+  if (typeof row.audit === "string" && row.audit !== "[]")
+    Object.assign(task, actorsOf(JSON.parse(row.audit) as Parameters<typeof actorsOf>[0]));
   return task;
 }
