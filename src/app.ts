@@ -24,6 +24,7 @@ import { ScaleSetReads } from "./azure/read-cache.ts";
 import { clouddriverSchemas } from "./clouddriver/server-group.ts";
 import { taskRoutes } from "./api/routes/tasks.ts";
 import { RateLimits, rateLimitRoutes } from "./api/routes/rate-limits.ts";
+import { AccountChecks, accountCheckRoutes } from "./api/routes/account-checks.ts";
 import { observeAllArmResponses } from "./azure/arm-observer.ts";
 import { RateLimitBudget } from "./azure/rate-limit-budget.ts";
 import { readRetry } from "./azure/retry-policy.ts";
@@ -194,7 +195,14 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     forwarder = new forwarding.ClouddriverForwarder(config.clouddriver);
     forwarding.installClouddriverForwarding(app, forwarder);
   }
-  for (const schema of [...componentSchemas, RateLimits, Readiness, ...clouddriverSchemas, ...clusterOperationSchemas])
+  for (const schema of [
+    ...componentSchemas,
+    RateLimits,
+    AccountChecks,
+    Readiness,
+    ...clouddriverSchemas,
+    ...clusterOperationSchemas,
+  ])
     app.addSchema(schema);
   for (const op of operations.values()) app.addSchema(op.schema);
 
@@ -260,6 +268,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     probeTimeoutMs: config.observability.readyTimeoutMs,
   });
   await app.register(rateLimitRoutes, { budget, accounts });
+  await app.register(accountCheckRoutes, { accounts });
   await app.ready();
   runner.start();
 
