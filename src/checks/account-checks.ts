@@ -1,5 +1,6 @@
 // The reads of `vmss-ops doctor` (GET /accounts/{account}/checks): everything is read once, through the account's own
 // ARM pipeline (its credential, TLS trust and observers), then judged by judge.ts. Reads only: nothing is written.
+import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import { keyVaultAudience } from "../azure/accounts.ts";
 import type { AccountConfig } from "../azure/account-config.ts";
@@ -21,6 +22,8 @@ import {
   type CheckResult,
   type CheckStatus,
   type NamedResource,
+  type Permission,
+  type Usage,
   type ServerGroupNeed,
   type SkuSize,
 } from "./judge.ts";
@@ -60,7 +63,32 @@ interface ScaleSetBody {
   location?: string;
   sku?: { name?: string; capacity?: number };
   tags?: Record<string, string>;
-  properties?: { virtualMachineProfile?: { networkProfile?: { networkInterfaceConfigurations?: unknown[] } } };
+  properties?: {
+    virtualMachineProfile?: { networkProfile?: { networkInterfaceConfigurations?: NicConfiguration[] } };
+  };
+}
+
+type Ref = { id?: unknown };
+interface NicConfiguration {
+  properties?: {
+    ipConfigurations?: {
+      properties?: {
+        subnet?: Ref;
+        loadBalancerBackendAddressPools?: Ref[];
+        applicationGatewayBackendAddressPools?: Ref[];
+      };
+    }[];
+  };
+}
+
+interface ProviderBody {
+  registrationState?: string;
+  resourceTypes?: { resourceType?: string; apiVersions?: string[] }[];
+}
+interface SkuBody {
+  name?: string;
+  family?: string;
+  capabilities?: { name?: string; value?: string }[];
 }
 
 /** The reads of one account, through its ARM client's pipeline. */
@@ -124,14 +152,15 @@ class AccountReader {
 }
 
 function answerOf<T>(status: number, text: string | null | undefined): Answer<T> {
-  let body: any;
+  let body: unknown;
   try {
     body = text ? JSON.parse(text) : {};
   } catch {
     body = {};
   }
   if (status >= 200 && status < 300) return { ok: true, body: body as T };
-  return { ok: false, status, code: body?.error?.code, message: body?.error?.message };
+  const error = (body as { error?: { code?: string; message?: string } } | null)?.error;
+  return { ok: false, status, code: error?.code, message: error?.message };
 }
 
 /** Each check is judged even when another's read fails; a read that throws is that check's WARN. */
@@ -159,16 +188,16 @@ function resourceGroupOf(id: string | undefined): string | undefined {
 export function namedNetworkResources(ss: ScaleSetBody): NamedResource[] {
   const out: NamedResource[] = [];
   const namedBy = ss.name ?? "a scale set";
+  const poolOwner = (pool: Ref) =>
+    typeof pool.id === "string" ? [pool.id.replace(/\/backendAddressPools\/[^/]+$/i, "")] : [];
   for (const nic of ss.properties?.virtualMachineProfile?.networkProfile?.networkInterfaceConfigurations ?? []) {
-    for (const ipc of (nic as any)?.properties?.ipConfigurations ?? []) {
-      const p = ipc?.properties ?? {};
+    for (const ipc of nic.properties?.ipConfigurations ?? []) {
+      const p = ipc.properties ?? {};
       if (typeof p.subnet?.id === "string") out.push({ kind: "subnet", id: p.subnet.id, namedBy });
-      for (const pool of p.loadBalancerBackendAddressPools ?? [])
-        if (typeof pool?.id === "string")
-          out.push({ kind: "load balancer", id: pool.id.replace(/\/backendAddressPools\/[^/]+$/i, ""), namedBy });
-      for (const pool of p.applicationGatewayBackendAddressPools ?? [])
-        if (typeof pool?.id === "string")
-          out.push({ kind: "application gateway", id: pool.id.replace(/\/backendAddressPools\/[^/]+$/i, ""), namedBy });
+      for (const id of (p.loadBalancerBackendAddressPools ?? []).flatMap(poolOwner))
+        out.push({ kind: "load balancer", id, namedBy });
+      for (const id of (p.applicationGatewayBackendAddressPools ?? []).flatMap(poolOwner))
+        out.push({ kind: "application gateway", id, namedBy });
     }
   }
   return out;
@@ -236,7 +265,7 @@ export async function runAccountChecks(
         judgeProvider(
           account.subscriptionId,
           p,
-          (await reader.get<any>(`${sub}/providers/${p.namespace}`, RESOURCES_API_VERSION)).answer,
+          (await reader.get<ProviderBody>(`${sub}/providers/${p.namespace}`, RESOURCES_API_VERSION)).answer,
         ),
       ])),
     );
@@ -280,8 +309,12 @@ export async function runAccountChecks(
       ...(await guarded(`permissions on ${name}`, async () => [
         judgePermissions(
           { name, id, scope: "resourceGroup", needed },
-          (await reader.get<any>(`${id}/providers/Microsoft.Authorization/permissions`, PERMISSIONS_API_VERSION))
-            .answer,
+          (
+            await reader.get<{ value?: Permission[] }>(
+              `${id}/providers/Microsoft.Authorization/permissions`,
+              PERMISSIONS_API_VERSION,
+            )
+          ).answer,
         ),
       ])),
     );
@@ -290,7 +323,12 @@ export async function runAccountChecks(
     ...(await guarded("permissions on the subscription", async () => [
       judgePermissions(
         { name: "the subscription", id: sub, scope: "subscription", needed: actionsAt("subscription").actions },
-        (await reader.get<any>(`${sub}/providers/Microsoft.Authorization/permissions`, PERMISSIONS_API_VERSION)).answer,
+        (
+          await reader.get<{ value?: Permission[] }>(
+            `${sub}/providers/Microsoft.Authorization/permissions`,
+            PERMISSIONS_API_VERSION,
+          )
+        ).answer,
       ),
     ])),
   );
@@ -301,11 +339,7 @@ export async function runAccountChecks(
   for (const region of [...regions].sort()) {
     checks.push(
       ...(await guarded(`quota in ${region}`, async () => {
-        const skus = await reader.list<{
-          name?: string;
-          family?: string;
-          capabilities?: { name?: string; value?: string }[];
-        }>(
+        const skus = await reader.list<SkuBody>(
           `${sub}/providers/Microsoft.Compute/skus?$filter=${encodeURIComponent(`location eq '${region}'`)}`,
           SKUS_API_VERSION,
         );
@@ -325,10 +359,11 @@ export async function runAccountChecks(
         const needs: ServerGroupNeed[] = scaleSets
           .filter((ss) => (ss.location ?? "").toLowerCase() === region)
           .map((ss) => {
-            const c = recordedCapacity({ sku: ss.sku, tags: ss.tags } as any);
+            const vmss: VirtualMachineScaleSet = { location: ss.location ?? region, sku: ss.sku, tags: ss.tags };
+            const c = recordedCapacity(vmss);
             return { name: ss.name ?? "?", sku: ss.sku?.name ?? "?", capacity: c.desired, max: c.max };
           });
-        const usages = await reader.list<any>(
+        const usages = await reader.list<Usage>(
           `${sub}/providers/Microsoft.Compute/locations/${region}/usages`,
           USAGES_API_VERSION,
         );

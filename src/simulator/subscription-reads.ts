@@ -172,7 +172,7 @@ function currentUsage(sim: SimulatorContext, location: string): Record<string, n
   for (const ss of sim.state.listScaleSets()) {
     if (normalizeLocation(ss.location) !== location) continue;
     used.virtualMachineScaleSets++;
-    const skuName = String((ss.model.sku as JsonObject | undefined)?.name ?? "");
+    const skuName = (ss.model.sku as { name?: string } | undefined)?.name ?? "";
     const size = sizeOf(skuName);
     const count = sortedVms(ss).filter((vm) => vm.provisioningState !== "Deleting").length;
     used.virtualMachines += count;
