@@ -18,7 +18,23 @@ const { env } = await startResettingTestEnv(t, {
         regions: ["eastus"],
         vmAdmin: { keyVaultUrl: `${sim.url}/keyvaults/demo-kv` },
       },
+      // A service principal the simulator's Entra ID does not know: no token.
+      {
+        name: "unknown-principal",
+        subscriptionId: sim.subscriptionId,
+        tenantId: "00000000-0000-4000-8000-0000000000aa",
+        endpoint: sim.url,
+        authorityHost: sim.url,
+        defaultResourceGroup: "demo-rg",
+        credential: {
+          type: "clientSecret",
+          clientId: "11111111-2222-4333-8444-555555555555",
+          clientSecretEnv: "DOCTOR_TEST_SECRET",
+        },
+      },
     ]),
+    DOCTOR_TEST_SECRET: "not-a-secret-anyone-registered",
+    TRUSTED_NETWORK: "true",
   }),
 });
 const SUB = `/subscriptions/${env.sim.subscriptionId}`;
@@ -192,6 +208,26 @@ t.test("a load balancer a server group names that cannot be read: FAIL; one that
   t.match(gone.found, /does not exist/);
 });
 
+t.test("a credential that gets no token: FAIL naming its kind, and nothing else is read", async (t) => {
+  const report = await doctor("unknown-principal");
+  t.equal(report.status, "FAIL");
+  t.same(
+    report.checks.map((c) => c.check),
+    ["credential"],
+  );
+  t.match(report.checks[0].found, /^clientSecret: no token: /);
+  t.match(report.checks[0].fix, /credential settings/);
+});
+
+t.test("a subscription Azure reports Warned: WARN; Disabled: FAIL", async (t) => {
+  await env.simControl("PUT", "/_sim/subscription/state", { state: "Warned" });
+  t.equal(find(await doctor(), "subscription").status, "WARN");
+  await env.simControl("PUT", "/_sim/subscription/state", { state: "Disabled" });
+  const disabled = find(await doctor(), "subscription");
+  t.equal(disabled.status, "FAIL");
+  t.match(disabled.found, /is Disabled/);
+});
+
 t.test("a clock ten minutes behind Azure's: FAIL; three minutes: WARN", async (t) => {
   await env.simControl("PUT", "/_sim/subscription/clock", { dateSkewSeconds: 600 });
   const failed = find(await doctor(), "clock");
@@ -216,7 +252,7 @@ t.test("a subscription Azure does not know (404 SubscriptionNotFound): FAIL", as
 t.test("an unknown account is 404 naming the accounts; a bad resource group name is 400", async (t) => {
   const unknown = await env.api("GET", "/accounts/nope/checks");
   t.equal(unknown.status, 404);
-  t.match(unknown.body.message, /no account nope: the accounts are demo, vaulted/);
+  t.match(unknown.body.message, /no account nope: the accounts are demo, vaulted, unknown-principal/);
   const bad = await env.api("GET", "/accounts/demo/checks?resourceGroup=bad%2Fname");
   t.equal(bad.status, 400);
 });

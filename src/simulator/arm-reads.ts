@@ -4,6 +4,7 @@
 import { resourceGroupNotFound, subscriptionNotFound } from "./arm-errors.ts";
 import type { Handler, SimulatorContext } from "./context.ts";
 import { send } from "./http.ts";
+import { subscriptionSettings } from "./subscription-reads.ts";
 import type { JsonObject } from "./json.ts";
 import type { RouteParams } from "./router.ts";
 import { DEMO_LOCATION } from "./seed.ts";
@@ -20,7 +21,7 @@ function subscriptionBody(sim: SimulatorContext): JsonObject {
     subscriptionId: id,
     tenantId: SIMULATOR_TENANT_ID,
     displayName: "ARM simulator",
-    state: "Enabled",
+    state: subscriptionSettings(sim).state,
     subscriptionPolicies: {
       locationPlacementId: "Public_2014-09-01",
       quotaId: "PayAsYouGo_2014-09-01",

@@ -285,6 +285,6 @@ export function buildControlRouter(): Router<Route> {
       send(ctx, 204);
     });
   return addSubscriptionControlRoutes(addKindControlRoutes(addNetworkControlRoutes(routes, P), P), P, (ctx) =>
-    readObject(ctx, ["deny", "limits", "registrationState", "withoutApiVersions", "dateSkewSeconds"]),
+    readObject(ctx, ["deny", "limits", "registrationState", "withoutApiVersions", "dateSkewSeconds", "state"]),
   ).map((handler): Route => ({ handler }));
 }

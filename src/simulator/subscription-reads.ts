@@ -87,6 +87,8 @@ export interface SubscriptionSettings {
   providers: Map<string, { registrationState?: string; withoutApiVersions?: string[] }>;
   /** Added to the time the Date header of every ARM answer says (a skewed clock, as a client sees it). */
   dateSkewMs: number;
+  /** The subscription's state as `GET /subscriptions/{id}` reports it (Enabled, Warned, PastDue, Disabled, Deleted). */
+  state: string;
 }
 
 const worlds = new WeakMap<SimState, SubscriptionSettings>();
@@ -94,7 +96,7 @@ const worlds = new WeakMap<SimState, SubscriptionSettings>();
 export function subscriptionSettings(sim: Pick<SimulatorContext, "state">): SubscriptionSettings {
   let s = worlds.get(sim.state);
   if (!s) {
-    s = { denials: [], limits: new Map(), providers: new Map(), dateSkewMs: 0 };
+    s = { denials: [], limits: new Map(), providers: new Map(), dateSkewMs: 0, state: "Enabled" };
     worlds.set(sim.state, s);
   }
   return s;
@@ -268,6 +270,8 @@ export function subscriptionReadRoutes(): [string, string, Route][] {
   ];
 }
 
+const SUBSCRIPTION_STATES = ["Enabled", "Warned", "PastDue", "Disabled", "Deleted"];
+
 function badRequest(message: string): ArmError {
   return new ArmError(400, "BadRequest", message);
 }
@@ -299,7 +303,7 @@ function numbers(value: unknown, what: string): Record<string, number> {
 /**
  * The control routes (`/_sim/subscription/...`): PUT permissions `{deny: [{action, scope?, data?}]}`, PUT
  * usages/{location} `{limits: {cores: 4, standardDSv3Family: 2}}`, PUT providers/{namespace} `{registrationState?,
- * withoutApiVersions?}`, PUT clock `{dateSkewSeconds}`; GET of the subscription's settings.
+ * withoutApiVersions?}`, PUT state `{state}`, PUT clock `{dateSkewSeconds}`; GET of the subscription's settings.
  */
 export function addSubscriptionControlRoutes<R extends { add(method: string, pattern: string, handler: Handler): R }>(
   router: R,
@@ -314,6 +318,7 @@ export function addSubscriptionControlRoutes<R extends { add(method: string, pat
       limits: Object.fromEntries(s.limits),
       providers: Object.fromEntries(s.providers),
       dateSkewSeconds: s.dateSkewMs / 1000,
+      state: s.state,
     };
   };
   return router
@@ -338,6 +343,13 @@ export function addSubscriptionControlRoutes<R extends { add(method: string, pat
         ...(typeof body.registrationState === "string" ? { registrationState: body.registrationState } : {}),
         withoutApiVersions: without as string[],
       });
+      send(ctx, 200, view(sim));
+    })
+    .add("PUT", `${P}/state`, (ctx, sim) => {
+      const state = readObject(ctx).state;
+      if (typeof state !== "string" || !SUBSCRIPTION_STATES.includes(state))
+        throw badRequest(`state must be one of ${SUBSCRIPTION_STATES.join(", ")}`);
+      subscriptionSettings(sim).state = state;
       send(ctx, 200, view(sim));
     })
     .add("PUT", `${P}/clock`, (ctx, sim) => {
