@@ -107,6 +107,7 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     if (method === "GET" && url === "/task/:id") return { path: `/task/${taskId}` };
     if (method === "GET" && url === "/task") return { none: "lists only the caller's tasks (checked below)" };
     if (method === "GET" && url === "/azure/rateLimits") return { none: "lists only the caller's subscriptions" };
+    if (method === "GET" && url === "/accounts/:account/checks") return { path: "/accounts/demo/checks" };
     if (method === "GET" && url === "/ui/api/tasks/:id") return { path: `/ui/api/tasks/${taskId}` };
     if (method === "GET" && url === "/ui/api/tasks") return { none: "lists only the caller's tasks (checked below)" };
     if (method === "GET" && url === "/ui/api/inventory")
