@@ -406,6 +406,17 @@ function mergedIdentity(
   return identityOf(given?.system ?? kept.system, given?.userAssigned ?? kept.userAssigned);
 }
 
+/** The pool lists of an IP configuration: each one the new group has, or the source's had (possibly empty). */
+function poolLists(
+  made: VirtualMachineScaleSetIPConfiguration,
+  source: VirtualMachineScaleSetIPConfiguration,
+): Partial<VirtualMachineScaleSetIPConfiguration> {
+  const out: Partial<VirtualMachineScaleSetIPConfiguration> = {};
+  for (const key of ["loadBalancerBackendAddressPools", "applicationGatewayBackendAddressPools"] as const)
+    if ((made[key]?.length ?? 0) > 0 || source[key] !== undefined) out[key] = made[key] ?? [];
+  return out;
+}
+
 /**
  * The NICs of a clone: the source's, every setting kept (accelerated networking, DNS, public IP, security groups,
  * further NICs and IP configurations), with the primary one renamed for the new group and the overrides applied to it;
@@ -450,8 +461,7 @@ function clonedNics(
               ...ipc,
               name: madeIp.name,
               ...(overrides.subnetId ? { subnet: { id: overrides.subnetId } } : {}),
-              loadBalancerBackendAddressPools: madeIp.loadBalancerBackendAddressPools,
-              applicationGatewayBackendAddressPools: madeIp.applicationGatewayBackendAddressPools,
+              ...poolLists(madeIp, nic.ipConfigurations?.[ipAt] ?? { name: "" }),
               ...(madeIp.loadBalancerInboundNatPools
                 ? { loadBalancerInboundNatPools: madeIp.loadBalancerInboundNatPools }
                 : {}),
