@@ -1177,7 +1177,43 @@ export interface components {
                 max?: number;
                 desired?: number;
             };
-            upgradePolicy?: "Automatic" | "Manual";
+            /** @description Azure's upgrade mode (default Manual; a clone keeps its source's); Rolling needs health to watch */
+            upgradePolicy?: "Automatic" | "Manual" | "Rolling";
+            /** @description Azure's upgradePolicy.rollingUpgradePolicy; with upgradePolicy Rolling */
+            rollingUpgradePolicy?: {
+                /** @description VMs upgraded at once, % of the set (Azure's default 20) */
+                maxBatchInstancePercent?: number;
+                /** @description unhealthy VMs, % of the set, at which the upgrade stops (default 20) */
+                maxUnhealthyInstancePercent?: number;
+                /** @description upgraded VMs found unhealthy, %, at which the upgrade stops (default 20) */
+                maxUnhealthyUpgradedInstancePercent?: number;
+                /** @description ISO 8601, e.g. PT30S (default PT0S) */
+                pauseTimeBetweenBatches?: string;
+                prioritizeUnhealthyInstances?: boolean;
+                /** @description new VMs first, then the old ones deleted */
+                maxSurge?: boolean;
+                rollbackFailedInstancesOnPolicyBreach?: boolean;
+            };
+            /** @description Azure's automaticRepairsPolicy; needs healthSettings */
+            automaticRepairsPolicy?: {
+                enabled: boolean;
+                /** @description ISO 8601, PT10M to PT90M (Azure's default PT30M) */
+                gracePeriod?: string;
+                /** @description Azure's default Replace */
+                repairAction?: "Replace" | "Restart" | "Reimage";
+            };
+            /** @description Azure's scaleInPolicy */
+            scaleInPolicy?: {
+                /** @description which VMs a scale-in removes (Azure honours one rule) */
+                rules?: ("Default" | "OldestVM" | "NewestVM")[];
+                forceDeletion?: boolean;
+            };
+            /** @description the VMs' priority (Azure's default Regular); Spot VMs can be evicted */
+            priority?: "Regular" | "Spot" | "Low";
+            /** @description what an eviction does to a Spot VM (Azure's default Deallocate) */
+            evictionPolicy?: "Deallocate" | "Delete";
+            /** @description a Spot VM's highest price per hour in US dollars; -1: up to the on-demand price (the default) */
+            maxPrice?: number;
             /** @description Azure's orchestration mode of the new scale set: Uniform (the REST API's default) unless given; a clone keeps its source's unless given */
             orchestrationMode?: "Uniform" | "Flexible";
             /** @description an Azure resource id: /subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet} */
@@ -1243,8 +1279,12 @@ export interface components {
             appGatewayName?: string;
             /** @description take the capacity of source (the cluster's current group) */
             useSourceCapacity?: boolean;
-            /** @description not supported: must be empty */
-            userAssignedIdentities?: unknown;
+            /** @description give the scale set a system-assigned identity (clouddriver-azure's field; default false, a clone keeps its source's) */
+            useSystemManagedIdentity?: boolean | "true" | "false";
+            /** @description user-assigned identities: a comma-separated string (as Deck sends it) or a list, each a name in the server group's resource group or a resource id; each must exist. "" is none; a clone keeps its source's unless given */
+            userAssignedIdentities?: string | string[];
+            /** @description Deck's switch: false means no zones, whatever `zones` holds */
+            zonesEnabled?: boolean;
             /** @description the cluster's current group, as Orca names it; not copied (only its capacity, with useSourceCapacity); {} is none */
             source?: {
                 /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
@@ -1323,7 +1363,43 @@ export interface components {
                 max?: number;
                 desired?: number;
             };
-            upgradePolicy?: "Automatic" | "Manual";
+            /** @description Azure's upgrade mode (default Manual; a clone keeps its source's); Rolling needs health to watch */
+            upgradePolicy?: "Automatic" | "Manual" | "Rolling";
+            /** @description Azure's upgradePolicy.rollingUpgradePolicy; with upgradePolicy Rolling */
+            rollingUpgradePolicy?: {
+                /** @description VMs upgraded at once, % of the set (Azure's default 20) */
+                maxBatchInstancePercent?: number;
+                /** @description unhealthy VMs, % of the set, at which the upgrade stops (default 20) */
+                maxUnhealthyInstancePercent?: number;
+                /** @description upgraded VMs found unhealthy, %, at which the upgrade stops (default 20) */
+                maxUnhealthyUpgradedInstancePercent?: number;
+                /** @description ISO 8601, e.g. PT30S (default PT0S) */
+                pauseTimeBetweenBatches?: string;
+                prioritizeUnhealthyInstances?: boolean;
+                /** @description new VMs first, then the old ones deleted */
+                maxSurge?: boolean;
+                rollbackFailedInstancesOnPolicyBreach?: boolean;
+            };
+            /** @description Azure's automaticRepairsPolicy; needs healthSettings */
+            automaticRepairsPolicy?: {
+                enabled: boolean;
+                /** @description ISO 8601, PT10M to PT90M (Azure's default PT30M) */
+                gracePeriod?: string;
+                /** @description Azure's default Replace */
+                repairAction?: "Replace" | "Restart" | "Reimage";
+            };
+            /** @description Azure's scaleInPolicy */
+            scaleInPolicy?: {
+                /** @description which VMs a scale-in removes (Azure honours one rule) */
+                rules?: ("Default" | "OldestVM" | "NewestVM")[];
+                forceDeletion?: boolean;
+            };
+            /** @description the VMs' priority (Azure's default Regular); Spot VMs can be evicted */
+            priority?: "Regular" | "Spot" | "Low";
+            /** @description what an eviction does to a Spot VM (Azure's default Deallocate) */
+            evictionPolicy?: "Deallocate" | "Delete";
+            /** @description a Spot VM's highest price per hour in US dollars; -1: up to the on-demand price (the default) */
+            maxPrice?: number;
             /** @description Azure's orchestration mode of the new scale set: Uniform (the REST API's default) unless given; a clone keeps its source's unless given */
             orchestrationMode?: "Uniform" | "Flexible";
             /** @description an Azure resource id: /subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet} */
@@ -1389,8 +1465,12 @@ export interface components {
             appGatewayName?: string;
             /** @description take the capacity of source (the cluster's current group) */
             useSourceCapacity?: boolean;
-            /** @description not supported: must be empty */
-            userAssignedIdentities?: unknown;
+            /** @description give the scale set a system-assigned identity (clouddriver-azure's field; default false, a clone keeps its source's) */
+            useSystemManagedIdentity?: boolean | "true" | "false";
+            /** @description user-assigned identities: a comma-separated string (as Deck sends it) or a list, each a name in the server group's resource group or a resource id; each must exist. "" is none; a clone keeps its source's unless given */
+            userAssignedIdentities?: string | string[];
+            /** @description Deck's switch: false means no zones, whatever `zones` holds */
+            zonesEnabled?: boolean;
             /** @description the server group to copy (Orca's clone stage `source`) */
             source: {
                 /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
