@@ -119,6 +119,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/azure/ops/terminateInstanceAndDecrementServerGroup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Delete one instance and take the scale set's size down by one, lowering its recorded min if asked (Deck's terminate and shrink) */
+        post: operations["terminateInstanceAndDecrementServerGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/azure/ops/destroyServerGroup": {
         parameters: {
             query?: never;
@@ -1084,6 +1101,28 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        TerminateInstanceAndDecrementDescription: {
+            /** @description the account name (Clouddriver's field) */
+            credentials?: string;
+            /** @description the account name; an alias of credentials */
+            account?: string;
+            /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+            region: string;
+            /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+            serverGroupName: string;
+            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            resourceGroup?: string;
+            /** @description the instance to delete: its id as Azure reports it (a Flexible set's: the VM's name) */
+            instance: string;
+            /** @description Deck's copy of serverGroupName; ignored */
+            asgName?: string;
+            /** @description lower the recorded min with the size when it would be below it (Deck sends true) */
+            adjustMinIfNecessary?: boolean;
+            /** @description set the recorded max to the new size */
+            setMaxToNewDesired?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
         DestroyServerGroupDescription: {
             /** @description the account name (Clouddriver's field) */
             credentials?: string;
@@ -1550,6 +1589,7 @@ export interface components {
             enableServerGroup?: components["schemas"]["EnableServerGroupDescription"];
             scaleDown?: components["schemas"]["ScaleDownDescription"];
             terminateInstances?: components["schemas"]["TerminateInstancesDescription"];
+            terminateInstanceAndDecrementServerGroup?: components["schemas"]["TerminateInstanceAndDecrementDescription"];
             destroyServerGroup?: components["schemas"]["DestroyServerGroupDescription"];
             createServerGroup?: components["schemas"]["CreateServerGroupDescription"];
             cloneServerGroup?: components["schemas"]["CloneServerGroupDescription"];
@@ -2171,6 +2211,109 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TerminateInstancesDescription"];
+            };
+        };
+        responses: {
+            /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionAnswer"];
+                };
+            };
+            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    terminateInstanceAndDecrementServerGroup: {
+        parameters: {
+            query?: {
+                /** @description printable ASCII without spaces, up to 128 characters */
+                clientRequestId?: string;
+                /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
+                wait?: number;
+                /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TerminateInstanceAndDecrementDescription"];
             };
         };
         responses: {
