@@ -485,7 +485,7 @@ function modelSpec(
   admin: Pick<VmAdminCredentials, "adminUserName" | "sshPublicKeys"> | undefined,
   userIdentities: string[] | undefined,
 ): ModelSpec {
-  const system = wantsSystemIdentity(d as DeployInput);
+  const system = wantsSystemIdentity(d);
   const identity = {
     ...(system !== undefined ? { system } : {}),
     ...(userIdentities !== undefined ? { userAssigned: userIdentities } : {}),
@@ -662,7 +662,7 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
     refuseUnsupported("cloneServerGroup", read.vmss, src.ref.name); // a kind the copy could not be made of, before any write
     source = { model: read.vmss, pools: sourcePools(read.vmss, src.ref) };
     ctx.log(`copying the model of ${src.ref.name} (${src.ref.resourceGroup}, ${src.ref.region})`);
-    const system = wantsSystemIdentity(d as DeployInput);
+    const system = wantsSystemIdentity(d);
     const limits = cloneLimits(read.vmss, {
       region: d.region,
       ...(system !== undefined ? { identity: { system } } : {}),
@@ -705,7 +705,7 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
   const windows = (normalImage(d.image)?.ostype ?? "").toLowerCase() === "windows";
   // Given (even ""), the description's identities replace a clone's source's; not given, the source's are read too.
   const named = d.userAssignedIdentities !== undefined;
-  const userIdentities = named ? await checkIdentities(identityRefs(d as DeployInput), located.ref, ctx) : undefined;
+  const userIdentities = named ? await checkIdentities(identityRefs(d), located.ref, ctx) : undefined;
   if (!named && source)
     await checkIdentities(
       writableIdentity(source.model.identity).userAssigned.map((id) => ({ id })),

@@ -161,7 +161,7 @@ export function resolveScaleSetIdentity(
   const identity = model.identity;
   if (identity === undefined || identity === null) return model;
   if (!isObject(identity)) throw new ArmError(400, "InvalidParameter", "The value of parameter identity is invalid.");
-  const type = String(identity.type ?? "None");
+  const type = typeof identity.type === "string" ? identity.type : "None";
   const kinds = type
     .split(",")
     .map((k) => k.trim().toLowerCase())

@@ -406,6 +406,19 @@ function mergedIdentity(
   return identityOf(given?.system ?? kept.system, given?.userAssigned ?? kept.userAssigned);
 }
 
+/** The keys of an IP configuration that bind it to a pool: the new group's are set apart from the source's. */
+const POOL_KEYS = new Set([
+  "loadBalancerBackendAddressPools",
+  "applicationGatewayBackendAddressPools",
+  "loadBalancerInboundNatPools",
+]);
+
+function withoutPools(ipc: VirtualMachineScaleSetIPConfiguration): VirtualMachineScaleSetIPConfiguration {
+  return Object.fromEntries(
+    Object.entries(ipc).filter(([key]) => !POOL_KEYS.has(key)),
+  ) as VirtualMachineScaleSetIPConfiguration;
+}
+
 /** The pool lists of an IP configuration: each one the new group has, or the source's had (possibly empty). */
 function poolLists(
   made: VirtualMachineScaleSetIPConfiguration,
@@ -436,12 +449,7 @@ function clonedNics(
   );
   if (nics.length === 0) return [networkInterface(name, overrides, pools)];
   return nics.map((nic, i) => {
-    const unpooled = (nic.ipConfigurations ?? []).map(
-      ({ loadBalancerBackendAddressPools: _lb, applicationGatewayBackendAddressPools: _agw, ...ipc }) => {
-        const { loadBalancerInboundNatPools: _nat, ...rest } = ipc;
-        return rest;
-      },
-    );
+    const unpooled = (nic.ipConfigurations ?? []).map((ipc) => withoutPools(ipc));
     if (i !== primaryAt) return { ...nic, ipConfigurations: unpooled };
     const ipAt = Math.max(
       0,
