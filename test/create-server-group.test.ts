@@ -450,3 +450,60 @@ t.test(
     t.equal(callsFor(await env.calls(), "shop-prod-v000").filter((c) => c.method === "PUT").length, 1, "one PUT");
   },
 );
+
+t.test(
+  "create-time settings: Spot, a rolling upgrade policy, automatic repairs, a scale-in policy, zones",
+  async (t) => {
+    const { task } = await run(
+      "createServerGroup",
+      shop({
+        priority: "Spot",
+        evictionPolicy: "Delete",
+        maxPrice: 0.2,
+        upgradePolicy: "Rolling",
+        rollingUpgradePolicy: { maxBatchInstancePercent: 50, pauseTimeBetweenBatches: "PT10S" },
+        automaticRepairsPolicy: { enabled: true, gracePeriod: "PT20M", repairAction: "Reimage" },
+        scaleInPolicy: { rules: ["NewestVM"] },
+        healthSettings: { protocol: "http", port: 8080, requestPath: "/health" },
+        zones: ["1", "2", "3"],
+        capacity: { min: 1, max: 6, desired: 3 },
+      }),
+    );
+    t.equal(task.state, "succeeded", JSON.stringify(task.history));
+    const held = (await simScaleSet("shop-prod-v000")).body;
+    const p = held.vmss.properties;
+    t.match(p.virtualMachineProfile, { priority: "Spot", evictionPolicy: "Delete", billingProfile: { maxPrice: 0.2 } });
+    t.same(p.upgradePolicy, {
+      mode: "Rolling",
+      rollingUpgradePolicy: { maxBatchInstancePercent: 50, pauseTimeBetweenBatches: "PT10S" },
+    });
+    t.same(p.automaticRepairsPolicy, { enabled: true, gracePeriod: "PT20M", repairAction: "Reimage" });
+    t.same(p.scaleInPolicy, { rules: ["NewestVM"] });
+    t.same(held.vmss.zones, ["1", "2", "3"]);
+    t.same(held.vms.map((vm: any) => vm.zones[0]).sort(), ["1", "2", "3"], "one VM in each zone");
+
+    // The zonal set resizes as any other: scale-in balances across its zones (the simulator's Default rule).
+    const resize = await run("resizeServerGroup", {
+      credentials: "demo",
+      region: "eastus",
+      serverGroupName: "shop-prod-v000",
+      capacity: { min: 1, max: 6, desired: 5 },
+    });
+    t.equal(resize.task.state, "succeeded", JSON.stringify(resize.task.history));
+    const grown = (await simScaleSet("shop-prod-v000")).body.vms.map((vm: any) => vm.zones[0]);
+    t.equal(grown.length, 5);
+    t.ok(new Set(grown).size === 3, `still spread over the three zones: ${grown.join(",")}`);
+
+    const refused = await env.api(
+      "POST",
+      "/azure/ops/createServerGroup",
+      shop({ upgradePolicy: "Rolling", evictionPolicy: "Deallocate", automaticRepairsPolicy: { enabled: true } }),
+    );
+    t.equal(refused.status, 400);
+    t.same(refused.body.details.map((d: any) => d.field).sort(), [
+      "evictionPolicy",
+      "healthSettings",
+      "healthSettings",
+    ]);
+  },
+);

@@ -13,6 +13,7 @@ import t from "tap";
 import { newStage, Orca, OrcaStageError, type Stage } from "./helpers/orca.ts";
 import { startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "./helpers/json.ts";
+import { SimulatorControl } from "../src/simulator/control-client.ts";
 
 // A second account keeps its VM admin in Key Vault, as clouddriver-azure's accounts do (the simulator's demo-kv).
 const env = await startTestEnv({
@@ -34,6 +35,7 @@ const env = await startTestEnv({
 });
 t.teardown(() => env.close());
 const orca = new Orca(env.api, { pollMs: 20 });
+const arm = new SimulatorControl(env.sim);
 const REGION = "eastus";
 const LB = "loadBalancers/demo-rg/demo-lb";
 const AGW = "applicationGateways/demo-rg/demo-appgw";
@@ -575,9 +577,84 @@ t.test("Deck's body is accepted whole; what cannot be honoured is a 400 naming t
   t.match(noBake.body.details, [{ field: "image.uri" }]);
   const identities = await env.api("POST", "/azure/ops/createServerGroup", {
     ...config,
-    userAssignedIdentities: ["/subscriptions/x/id"],
+    userAssignedIdentities: "demo-identity,/subscriptions/x/id",
     image: { isCustom: true, uri: bake("bad").imageId },
   });
   t.equal(identities.status, 400);
-  t.match(identities.body.details, [{ field: "userAssignedIdentities" }]);
+  t.match(identities.body.details, [{ field: "userAssignedIdentities", message: /"\/subscriptions\/x\/id"/ }]);
 });
+
+// Deck's user-assigned identities are a text field (advancedSettingsSelector.directive.html l.63), passed through
+// by the transformer (l.100) as clouddriver-azure takes them: a comma-separated String of names in the server group's
+// resource group (AzureServerGroupDescription.groovy l.80; AzureServerGroupResourceTemplate.groovy l.489-495).
+// useSystemManagedIdentity is clouddriver-azure's Boolean (AzureServerGroupDescription.groovy l.79), which Deck
+// has no control for: a pipeline's JSON carries it in the stage, and Orca sends the stage context whole.
+t.test(
+  "identities as Deck and Clouddriver send them: the names in a text field, the system-assigned switch",
+  async (t) => {
+    const identityId = `/subscriptions/${sub}/resourceGroups/demo-rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/demo-identity`;
+    const { task, name } = await firstDeploy("ident", {
+      userAssignedIdentities: "demo-identity",
+      zonesEnabled: true,
+      zones: ["1", "2"],
+    });
+    t.match(task.resultObjects[0], { serverGroupNames: [`${REGION}:${name}`] });
+    const vmss = (await scaleSet(name)).body.vmss;
+    const identity: any = (
+      await arm.request("GET", `${identityId}?api-version=2023-01-31`, { headers: { authorization: "Bearer test" } })
+    ).body;
+    t.same(
+      vmss.identity,
+      {
+        type: "UserAssigned",
+        userAssignedIdentities: {
+          [identityId]: { principalId: identity.properties.principalId, clientId: identity.properties.clientId },
+        },
+      },
+      "the identity, with the principal and client id Azure reports for it",
+    );
+    t.same(vmss.zones, ["1", "2"], "zonesEnabled: the zones");
+    const zonesOfVms = (await scaleSet(name)).body.vms.map((vm: any) => vm.zones?.[0]);
+    t.same([...new Set(zonesOfVms)].sort(), ["1", "2"], "its VMs spread over them");
+
+    // Deck has no control for it (its transformer drops it): the stage's JSON carries it, Orca sends it on.
+    const stage = await deployContext(
+      convertServerGroupCommandToDeployConfiguration(
+        deckCommand("sysid", { userAssignedIdentities: identityId, zonesEnabled: false, zones: ["1"] }),
+      ),
+      { useSystemManagedIdentity: true },
+    );
+    const both = { task: await orca.deployStage(stage, { bake: bake("sysid") }), name: "" };
+    both.name = stage.context["deploy.server.groups"][REGION][0];
+    t.match(both.task.resultObjects[0], { serverGroupNames: [`${REGION}:${both.name}`] });
+    const second = (await scaleSet(both.name)).body.vmss;
+    t.equal(second.identity.type, "SystemAssigned, UserAssigned");
+    t.match(second.identity.principalId, /^[0-9a-f-]{36}$/, "its own principal");
+    t.ok(identityId in second.identity.userAssignedIdentities);
+    t.notOk("zones" in second, "zonesEnabled false: no zones, whatever zones holds");
+  },
+);
+
+t.test(
+  "a user-assigned identity that does not exist fails the deploy before anything is written, naming it",
+  async (t) => {
+    const before = (await env.calls()).length;
+    const stage = await deployContext(
+      convertServerGroupCommandToDeployConfiguration(
+        deckCommand("noid", { userAssignedIdentities: "demo-identity,nope-identity" }),
+      ),
+    );
+    const failed = await orca.deployStage(stage, { bake: bake("noid") }).catch((err: unknown) => err);
+    t.ok(failed instanceof OrcaStageError, String(failed));
+    t.match(
+      String((failed as Error).message),
+      /IdentityNotFound: user-assigned identity nope-identity \(\/subscriptions\/[^)]+\/userAssignedIdentities\/nope-identity\) does not exist/,
+    );
+    const writes = writesOf((await env.calls()).slice(before));
+    t.same(
+      writes.filter((c) => /virtualMachineScaleSets/i.test(c.path)),
+      [],
+      "no scale set was written",
+    );
+  },
+);

@@ -12,10 +12,14 @@ import {
   askedDesired,
   deployCapacity,
   deployProblems,
+  identityId,
+  identityRefs,
   namedSource,
   normalImage,
   scriptOf,
+  wantsSystemIdentity,
 } from "../src/operations/create/deploy-input.ts";
+import { createTimeSettingProblems, zonesOf } from "../src/operations/create/create-time-settings.ts";
 import { balancerOf, withGroupGatewayPool, withGroupPools } from "../src/operations/create/network-by-name.ts";
 import { checkDisable } from "../src/operations/disable-server-group.ts";
 import { mergedCapacity } from "../src/operations/resize-server-group.ts";
@@ -103,7 +107,7 @@ t.test("capacity: sku.capacity is the size; capacity.desired wins; useSourceCapa
   );
 });
 
-t.test("an empty script is none; source {} is none; identities are refused", async (t) => {
+t.test("an empty script is none; source {} is none; identities by name or id, as a string or a list", async (t) => {
   t.equal(scriptOf({ customScriptsSettings: { commandToExecute: "" } }), undefined);
   t.equal(scriptOf({ customScriptsSettings: {} }), undefined);
   t.same(scriptOf({ customScriptsSettings: { commandToExecute: "./run.sh", fileUris: ["https://x/run.sh"] } }), {
@@ -127,6 +131,46 @@ t.test("an empty script is none; source {} is none; identities are refused", asy
   );
   t.match(deployProblems({ userAssignedIdentities: ["/x"] }, { clone: true }), [{ field: "userAssignedIdentities" }]);
   t.same(deployProblems({ userAssignedIdentities: [] }, { clone: true }), []);
+  t.same(deployProblems({ userAssignedIdentities: "" }, { clone: true }), [], "Deck's empty text field: none");
+  const id = "/subscriptions/s/resourceGroups/ids/providers/Microsoft.ManagedIdentity/userAssignedIdentities/reader";
+  // clouddriver-azure splits the String on ',' (AzureServerGroupResourceTemplate.groovy l.492); spaces are Deck's typing.
+  t.same(identityRefs({ userAssignedIdentities: `app-id, ${id},app-id` }), [{ name: "app-id" }, { id }]);
+  t.same(identityRefs({ userAssignedIdentities: [id] }), [{ id }]);
+  t.equal(
+    identityId({ name: "app-id" }, "s", "rg"),
+    "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/app-id",
+    "a name is in the server group's resource group, as the template's resourceID() resolves it",
+  );
+  t.match(deployProblems({ userAssignedIdentities: "ok-name,x" }, { clone: false }), [
+    { field: "userAssignedIdentities", message: /"x" is neither an identity's name/ },
+  ]);
+  t.equal(wantsSystemIdentity({ useSystemManagedIdentity: "true" }), true);
+  t.equal(wantsSystemIdentity({}), undefined, "not given: a clone keeps its source's");
+});
+
+t.test("create-time settings are checked against each other with Azure's rules", async (t) => {
+  const fields = (d: Parameters<typeof createTimeSettingProblems>[0], clone = false) =>
+    createTimeSettingProblems(d, { clone }).map((p) => p.field);
+  t.same(fields({ evictionPolicy: "Delete", maxPrice: 0.1 }), ["evictionPolicy", "maxPrice"], "Spot's only");
+  t.same(fields({ priority: "Spot", evictionPolicy: "Delete", maxPrice: 0.1 }), []);
+  t.same(fields({ priority: "Spot", maxPrice: 0 }), ["maxPrice"], "-1 or above 0");
+  t.same(fields({ evictionPolicy: "Delete" }, true), [], "a clone's source may be Spot");
+  t.same(fields({ rollingUpgradePolicy: { maxBatchInstancePercent: 50 } }), ["rollingUpgradePolicy"], "with Rolling");
+  t.same(fields({ upgradePolicy: "Rolling" }), ["healthSettings"], "a rolling upgrade watches health");
+  t.same(fields({ automaticRepairsPolicy: { enabled: true } }), ["healthSettings"], "repairs judge by health");
+  t.same(
+    fields({
+      upgradePolicy: "Rolling",
+      healthSettings: {},
+      automaticRepairsPolicy: { enabled: true, gracePeriod: "PT5M" },
+    }),
+    ["automaticRepairsPolicy.gracePeriod"],
+    "10 to 90 minutes",
+  );
+  t.same(fields({ automaticRepairsPolicy: { enabled: true, gracePeriod: "PT1H30M" }, healthSettings: {} }), []);
+  t.same(zonesOf({ zonesEnabled: false, zones: ["1"] }), [], "Deck's switch off: no zones");
+  t.same(zonesOf({ zones: [] }), undefined, "none named");
+  t.same(zonesOf({ zonesEnabled: true, zones: ["2", "3"] }), ["2", "3"]);
 });
 
 t.test("the new group's own backend pool and NAT pool in the load balancer; its pool in a gateway", async (t) => {

@@ -26,6 +26,10 @@ const EXPECT: Record<string, [RegExp, string][]> = {
     [/\{"name":"createServerGroup","enabled":true\}/, "GET /features/stages answers Orca's planning"],
     [/"serverGroupName":"shop-web-v000"[^\n]*"disabled":false/, "Deck's pipeline body deploys a group that serves"],
     [
+      /\[ '1', '2' \] UserAssigned Spot \{ enabled: true, gracePeriod: 'PT15M' \} \[ '1', '2' \]/,
+      "a create with zones, an identity, Spot and repairs: the scale set holds them, its VMs in both zones",
+    ],
+    [
       /"pools":\[\{"name":"shop-web-v000","members":\[[^\n]*"serving":2\}\],"serving":2\}/,
       "both instances serve from the group's own pool",
     ],

@@ -126,3 +126,44 @@ t.test("bad instance ids are a 400", async (t) => {
   );
   t.equal(both.status, 400);
 });
+
+// Deck's "Terminate and shrink", as InstanceWriter.terminateInstanceAndShrinkServerGroup builds it
+// (deck packages/core/src/instance/instance.write.service.ts l.247-270) and Orca sends it on whole
+// (TerminateInstanceAndDecrementServerGroupTask.groovy: `[[terminateInstanceAndDecrementServerGroup: stage.context]]`).
+const shrink = (instance: string, extra: Record<string, unknown> = {}) => ({
+  type: "terminateInstanceAndDecrementServerGroup",
+  instance,
+  serverGroupName: "web-prod-v001",
+  asgName: "web-prod-v001",
+  region: "eastus",
+  credentials: "demo",
+  cloudProvider: "azure",
+  adjustMinIfNecessary: true,
+  setMaxToNewDesired: false,
+  ...extra,
+});
+
+t.test(
+  "terminateInstanceAndDecrementServerGroup: the instance deleted, the size one less, min lowered with it",
+  async (t) => {
+    const resize = await run("resizeServerGroup", demo("web-prod-v001", { capacity: { min: 3, max: 5, desired: 3 } }));
+    t.equal(resize.status.failed, false, JSON.stringify(resize.history));
+    const task = await run("terminateInstanceAndDecrementServerGroup", shrink("1"));
+    t.equal(task.status.failed, false, JSON.stringify(task.history));
+    t.same(await vmIds("web-prod-v001"), ["0", "2"]);
+    t.same(task.resultObjects[0].capacity, { min: 2, max: 5, desired: 2 }, "as Azure reports it after the delete");
+    const writes = writesOf(await env.calls());
+    t.match(writes.at(-2), { method: "PATCH", ifMatch: /^"\d+"$/ }, "the bounds first, If-Match the read");
+    t.match(writes.at(-1), { method: "POST", path: /\/delete$/ });
+
+    const refused = await run(
+      "terminateInstanceAndDecrementServerGroup",
+      shrink("0", { adjustMinIfNecessary: false, setMaxToNewDesired: true }),
+    );
+    t.equal(refused.status.failed, true, "without adjustMinIfNecessary, not below the recorded min");
+    t.match(JSON.stringify(refused.history), /BelowMinimum/);
+    t.same(await vmIds("web-prod-v001"), ["0", "2"], "nothing deleted");
+    const tags = (await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body.vmss.tags;
+    t.match(tags, { "vmss-ops.min": "2", "vmss-ops.max": "5" }, "nor the bounds written");
+  },
+);

@@ -200,6 +200,12 @@ export const ARM_ACTIONS: readonly ArmAction[] = [
     why: "checked by Azure on a write whose network profile names a security group",
   },
   {
+    action: "Microsoft.ManagedIdentity/userAssignedIdentities/read",
+    calls: [{ method: "GET", path: `${RG}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{name}` }],
+    scope: "resourceGroup",
+    why: "check that each user-assigned identity a create or clone names exists, before anything is written",
+  },
+  {
     action: "Microsoft.ManagedIdentity/userAssignedIdentities/assign/action",
     calls: [],
     scope: "resourceGroup",

@@ -82,9 +82,9 @@ export class NetworkGateway {
     );
   }
 
-  /** The resource, or undefined when Azure answers 404. */
-  async get(id: string, signal?: AbortSignal): Promise<NetworkResource | undefined> {
-    const res = await this.#send("GET", id, undefined, signal);
+  /** The resource, or undefined when Azure answers 404. Another provider's resource: with its api-version. */
+  async get(id: string, signal?: AbortSignal, apiVersion?: string): Promise<NetworkResource | undefined> {
+    const res = await this.#send("GET", id, undefined, signal, undefined, apiVersion);
     if (res.status === 404) return undefined;
     if (res.status !== 200) throw NetworkGateway.#failure(`GET ${id}`, res.status, res.body);
     return res.body;

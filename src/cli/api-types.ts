@@ -119,6 +119,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/azure/ops/terminateInstanceAndDecrementServerGroup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Delete one instance and take the scale set's size down by one, lowering its recorded min if asked (Deck's terminate and shrink) */
+        post: operations["terminateInstanceAndDecrementServerGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/azure/ops/destroyServerGroup": {
         parameters: {
             query?: never;
@@ -1204,6 +1221,28 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        TerminateInstanceAndDecrementDescription: {
+            /** @description the account name (Clouddriver's field) */
+            credentials?: string;
+            /** @description the account name; an alias of credentials */
+            account?: string;
+            /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+            region: string;
+            /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+            serverGroupName: string;
+            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            resourceGroup?: string;
+            /** @description the instance to delete: its id as Azure reports it (a Flexible set's: the VM's name) */
+            instance: string;
+            /** @description Deck's copy of serverGroupName; ignored */
+            asgName?: string;
+            /** @description lower the recorded min with the size when it would be below it (Deck sends true) */
+            adjustMinIfNecessary?: boolean;
+            /** @description set the recorded max to the new size */
+            setMaxToNewDesired?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
         DestroyServerGroupDescription: {
             /** @description the account name (Clouddriver's field) */
             credentials?: string;
@@ -1297,7 +1336,43 @@ export interface components {
                 max?: number;
                 desired?: number;
             };
-            upgradePolicy?: "Automatic" | "Manual";
+            /** @description Azure's upgrade mode (default Manual; a clone keeps its source's); Rolling needs health to watch */
+            upgradePolicy?: "Automatic" | "Manual" | "Rolling";
+            /** @description Azure's upgradePolicy.rollingUpgradePolicy; with upgradePolicy Rolling */
+            rollingUpgradePolicy?: {
+                /** @description VMs upgraded at once, % of the set (Azure's default 20) */
+                maxBatchInstancePercent?: number;
+                /** @description unhealthy VMs, % of the set, at which the upgrade stops (default 20) */
+                maxUnhealthyInstancePercent?: number;
+                /** @description upgraded VMs found unhealthy, %, at which the upgrade stops (default 20) */
+                maxUnhealthyUpgradedInstancePercent?: number;
+                /** @description ISO 8601, e.g. PT30S (default PT0S) */
+                pauseTimeBetweenBatches?: string;
+                prioritizeUnhealthyInstances?: boolean;
+                /** @description new VMs first, then the old ones deleted */
+                maxSurge?: boolean;
+                rollbackFailedInstancesOnPolicyBreach?: boolean;
+            };
+            /** @description Azure's automaticRepairsPolicy; needs healthSettings */
+            automaticRepairsPolicy?: {
+                enabled: boolean;
+                /** @description ISO 8601, PT10M to PT90M (Azure's default PT30M) */
+                gracePeriod?: string;
+                /** @description Azure's default Replace */
+                repairAction?: "Replace" | "Restart" | "Reimage";
+            };
+            /** @description Azure's scaleInPolicy */
+            scaleInPolicy?: {
+                /** @description which VMs a scale-in removes (Azure honours one rule) */
+                rules?: ("Default" | "OldestVM" | "NewestVM")[];
+                forceDeletion?: boolean;
+            };
+            /** @description the VMs' priority (Azure's default Regular); Spot VMs can be evicted */
+            priority?: "Regular" | "Spot" | "Low";
+            /** @description what an eviction does to a Spot VM (Azure's default Deallocate) */
+            evictionPolicy?: "Deallocate" | "Delete";
+            /** @description a Spot VM's highest price per hour in US dollars; -1: up to the on-demand price (the default) */
+            maxPrice?: number;
             /** @description Azure's orchestration mode of the new scale set: Uniform (the REST API's default) unless given; a clone keeps its source's unless given */
             orchestrationMode?: "Uniform" | "Flexible";
             /** @description an Azure resource id: /subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet} */
@@ -1363,8 +1438,12 @@ export interface components {
             appGatewayName?: string;
             /** @description take the capacity of source (the cluster's current group) */
             useSourceCapacity?: boolean;
-            /** @description not supported: must be empty */
-            userAssignedIdentities?: unknown;
+            /** @description give the scale set a system-assigned identity (clouddriver-azure's field; default false, a clone keeps its source's) */
+            useSystemManagedIdentity?: boolean | "true" | "false";
+            /** @description user-assigned identities: a comma-separated string (as Deck sends it) or a list, each a name in the server group's resource group or a resource id; each must exist. "" is none; a clone keeps its source's unless given */
+            userAssignedIdentities?: string | string[];
+            /** @description Deck's switch: false means no zones, whatever `zones` holds */
+            zonesEnabled?: boolean;
             /** @description the cluster's current group, as Orca names it; not copied (only its capacity, with useSourceCapacity); {} is none */
             source?: {
                 /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
@@ -1443,7 +1522,43 @@ export interface components {
                 max?: number;
                 desired?: number;
             };
-            upgradePolicy?: "Automatic" | "Manual";
+            /** @description Azure's upgrade mode (default Manual; a clone keeps its source's); Rolling needs health to watch */
+            upgradePolicy?: "Automatic" | "Manual" | "Rolling";
+            /** @description Azure's upgradePolicy.rollingUpgradePolicy; with upgradePolicy Rolling */
+            rollingUpgradePolicy?: {
+                /** @description VMs upgraded at once, % of the set (Azure's default 20) */
+                maxBatchInstancePercent?: number;
+                /** @description unhealthy VMs, % of the set, at which the upgrade stops (default 20) */
+                maxUnhealthyInstancePercent?: number;
+                /** @description upgraded VMs found unhealthy, %, at which the upgrade stops (default 20) */
+                maxUnhealthyUpgradedInstancePercent?: number;
+                /** @description ISO 8601, e.g. PT30S (default PT0S) */
+                pauseTimeBetweenBatches?: string;
+                prioritizeUnhealthyInstances?: boolean;
+                /** @description new VMs first, then the old ones deleted */
+                maxSurge?: boolean;
+                rollbackFailedInstancesOnPolicyBreach?: boolean;
+            };
+            /** @description Azure's automaticRepairsPolicy; needs healthSettings */
+            automaticRepairsPolicy?: {
+                enabled: boolean;
+                /** @description ISO 8601, PT10M to PT90M (Azure's default PT30M) */
+                gracePeriod?: string;
+                /** @description Azure's default Replace */
+                repairAction?: "Replace" | "Restart" | "Reimage";
+            };
+            /** @description Azure's scaleInPolicy */
+            scaleInPolicy?: {
+                /** @description which VMs a scale-in removes (Azure honours one rule) */
+                rules?: ("Default" | "OldestVM" | "NewestVM")[];
+                forceDeletion?: boolean;
+            };
+            /** @description the VMs' priority (Azure's default Regular); Spot VMs can be evicted */
+            priority?: "Regular" | "Spot" | "Low";
+            /** @description what an eviction does to a Spot VM (Azure's default Deallocate) */
+            evictionPolicy?: "Deallocate" | "Delete";
+            /** @description a Spot VM's highest price per hour in US dollars; -1: up to the on-demand price (the default) */
+            maxPrice?: number;
             /** @description Azure's orchestration mode of the new scale set: Uniform (the REST API's default) unless given; a clone keeps its source's unless given */
             orchestrationMode?: "Uniform" | "Flexible";
             /** @description an Azure resource id: /subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet} */
@@ -1509,8 +1624,12 @@ export interface components {
             appGatewayName?: string;
             /** @description take the capacity of source (the cluster's current group) */
             useSourceCapacity?: boolean;
-            /** @description not supported: must be empty */
-            userAssignedIdentities?: unknown;
+            /** @description give the scale set a system-assigned identity (clouddriver-azure's field; default false, a clone keeps its source's) */
+            useSystemManagedIdentity?: boolean | "true" | "false";
+            /** @description user-assigned identities: a comma-separated string (as Deck sends it) or a list, each a name in the server group's resource group or a resource id; each must exist. "" is none; a clone keeps its source's unless given */
+            userAssignedIdentities?: string | string[];
+            /** @description Deck's switch: false means no zones, whatever `zones` holds */
+            zonesEnabled?: boolean;
             /** @description the server group to copy (Orca's clone stage `source`) */
             source: {
                 /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
@@ -1590,6 +1709,7 @@ export interface components {
             enableServerGroup?: components["schemas"]["EnableServerGroupDescription"];
             scaleDown?: components["schemas"]["ScaleDownDescription"];
             terminateInstances?: components["schemas"]["TerminateInstancesDescription"];
+            terminateInstanceAndDecrementServerGroup?: components["schemas"]["TerminateInstanceAndDecrementDescription"];
             destroyServerGroup?: components["schemas"]["DestroyServerGroupDescription"];
             createServerGroup?: components["schemas"]["CreateServerGroupDescription"];
             cloneServerGroup?: components["schemas"]["CloneServerGroupDescription"];
@@ -2213,6 +2333,109 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TerminateInstancesDescription"];
+            };
+        };
+        responses: {
+            /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionAnswer"];
+                };
+            };
+            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    terminateInstanceAndDecrementServerGroup: {
+        parameters: {
+            query?: {
+                /** @description printable ASCII without spaces, up to 128 characters */
+                clientRequestId?: string;
+                /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
+                wait?: number;
+                /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TerminateInstanceAndDecrementDescription"];
             };
         };
         responses: {

@@ -24,6 +24,13 @@ import { RefusalError } from "../azure/arm-failure.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import type { PlannedStep } from "../azure/execute-op.ts";
 import { resolveNetwork, type NetworkChoice } from "./create/network-by-name.ts";
+import {
+  createTimeSettingFields,
+  createTimeSettingProblems,
+  createTimeSpec,
+  zonesOf,
+} from "./create/create-time-settings.ts";
+import { checkIdentities } from "./create/identities.ts";
 import { listScaleSets } from "../azure/vmss-gateway.ts";
 import {
   AccountName,
@@ -36,6 +43,8 @@ import {
 import { clusterName, nextServerGroupName } from "./create/server-group-name.ts";
 import { parseName } from "../naming/frigga.ts";
 import {
+  cloneLimits,
+  writableIdentity,
   describedPools,
   desiredCapacity,
   modelFromDescription,
@@ -43,7 +52,15 @@ import {
   rebindPools,
   type ModelSpec,
 } from "./create/scale-set-model.ts";
-import { deployCapacity, deployProblems, namedSource, normalImage, scriptOf } from "./create/deploy-input.ts";
+import {
+  deployCapacity,
+  deployProblems,
+  identityRefs,
+  namedSource,
+  normalImage,
+  scriptOf,
+  wantsSystemIdentity,
+} from "./create/deploy-input.ts";
 import { resolveVmAdmin, VmAdminUnavailable, type VmAdminCredentials } from "../azure/accounts.ts";
 import { isReady } from "./rolling-upgrade-model.ts";
 import { confirmation, isActionableInstance, kindOf } from "../azure/scale-set-state.ts";
@@ -209,7 +226,12 @@ const modelFields = {
     ),
   ),
   capacity: Type.Optional(DeployCapacity),
-  upgradePolicy: Type.Optional(Type.Union([Type.Literal("Automatic"), Type.Literal("Manual")])),
+  upgradePolicy: Type.Optional(
+    Type.Union([Type.Literal("Automatic"), Type.Literal("Manual"), Type.Literal("Rolling")], {
+      description: "Azure's upgrade mode (default Manual; a clone keeps its source's); Rolling needs health to watch",
+    }),
+  ),
+  ...createTimeSettingFields,
   orchestrationMode: Type.Optional(
     Type.Union([Type.Literal("Uniform"), Type.Literal("Flexible")], {
       description:
@@ -307,7 +329,21 @@ const modelFields = {
   useSourceCapacity: Type.Optional(
     Type.Boolean({ description: "take the capacity of source (the cluster's current group)" }),
   ),
-  userAssignedIdentities: Type.Optional(Type.Unknown({ description: "not supported: must be empty" })),
+  useSystemManagedIdentity: Type.Optional(
+    Type.Union([Type.Boolean(), Type.Literal("true"), Type.Literal("false")], {
+      description:
+        "give the scale set a system-assigned identity (clouddriver-azure's field; default false, a clone keeps its source's)",
+    }),
+  ),
+  userAssignedIdentities: Type.Optional(
+    Type.Union([Type.String({ maxLength: 8192 }), Type.Array(Type.String({ maxLength: 1024 }), { maxItems: 20 })], {
+      description:
+        "user-assigned identities: a comma-separated string (as Deck sends it) or a list, each a name in the server group's resource group or a resource id; each must exist. \"\" is none; a clone keeps its source's unless given",
+    }),
+  ),
+  zonesEnabled: Type.Optional(
+    Type.Boolean({ description: "Deck's switch: false means no zones, whatever `zones` holds" }),
+  ),
 };
 
 const SourceServerGroup = Type.Object(
@@ -446,7 +482,14 @@ function modelSpec(
   network: NetworkChoice,
   desired: number | undefined,
   admin: Pick<VmAdminCredentials, "adminUserName" | "sshPublicKeys"> | undefined,
+  userIdentities: string[] | undefined,
 ): ModelSpec {
+  const system = wantsSystemIdentity(d);
+  const identity = {
+    ...(system !== undefined ? { system } : {}),
+    ...(userIdentities !== undefined ? { userAssigned: userIdentities } : {}),
+  };
+  const zones = zonesOf(d);
   const script = scriptOf(d);
   const image = normalImage(d.image);
   const osConfig =
@@ -464,13 +507,15 @@ function modelSpec(
     ...(d.sku ? { sku: { name: d.sku.name, tier: d.sku.tier } } : {}),
     ...(desired !== undefined ? { capacity: { desired } } : {}),
     ...(d.upgradePolicy ? { upgradePolicy: d.upgradePolicy } : {}),
+    ...createTimeSpec(d),
+    ...(Object.keys(identity).length > 0 ? { identity } : {}),
     ...(d.orchestrationMode ? { orchestrationMode: d.orchestrationMode } : {}),
     subnetId: network.subnetId,
     networkSecurityGroupId: network.securityGroupId,
     loadBalancerBackendPoolId: network.loadBalancerPoolId,
     loadBalancerInboundNatPoolId: network.natPoolId,
     appGatewayBapId: network.appGatewayPoolId,
-    ...(d.zones && d.zones.length > 0 ? { zones: d.zones } : {}),
+    ...(zones !== undefined ? { zones } : {}),
     ...(d.instanceTags ? { instanceTags: d.instanceTags } : {}),
     ...(script ? { customScriptsSettings: script } : {}),
     ...(d.healthSettings ? { healthSettings: { ...d.healthSettings, port: Number(d.healthSettings.port) } } : {}),
@@ -507,14 +552,22 @@ function commonProblems(d: AnyCreate): FieldProblem[] {
 }
 
 export function checkCreate(d: AnyCreate): FieldProblem[] {
-  const problems = [...commonProblems(d), ...deployProblems(d, { clone: false })];
+  const problems = [
+    ...commonProblems(d),
+    ...deployProblems(d, { clone: false }),
+    ...createTimeSettingProblems(d, { clone: false }),
+  ];
   if (!d.subnetId && !d.subnet)
     problems.push({ field: "subnet", message: "required: vnet and subnet (by name, as Deck sends them), or subnetId" });
   return problems;
 }
 
 export function checkClone(d: AnyCreate): FieldProblem[] {
-  return [...commonProblems(d), ...deployProblems(d, { clone: true })];
+  return [
+    ...commonProblems(d),
+    ...deployProblems(d, { clone: true }),
+    ...createTimeSettingProblems(d, { clone: true }),
+  ];
 }
 
 /** What prepare found: the name, the cluster's latest group, the network, the capacity; a clone's source model. */
@@ -528,6 +581,8 @@ interface CreateContext {
   /** The account's VM admin, when the request names none (its password only as a function that reads it). */
   admin?: Omit<VmAdminCredentials, "password"> & { password?: () => string | undefined };
   source?: { model: VirtualMachineScaleSet; pools: PoolBinding[] };
+  /** The user-assigned identities the description names, as resource ids, each read and found; absent: none named. */
+  userIdentities?: string[];
 }
 
 function sourcePools(vmss: VirtualMachineScaleSet, ref: ScaleSetRef): PoolBinding[] {
@@ -606,6 +661,14 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
     refuseUnsupported("cloneServerGroup", read.vmss, src.ref.name); // a kind the copy could not be made of, before any write
     source = { model: read.vmss, pools: sourcePools(read.vmss, src.ref) };
     ctx.log(`copying the model of ${src.ref.name} (${src.ref.resourceGroup}, ${src.ref.region})`);
+    const system = wantsSystemIdentity(d);
+    const limits = cloneLimits(read.vmss, {
+      region: d.region,
+      ...(system !== undefined ? { identity: { system } } : {}),
+    });
+    if (limits.refusals.length > 0)
+      throw new RefusalError("CannotCopySource", `${src.ref.name} cannot be copied: ${limits.refusals.join("; ")}`);
+    for (const note of limits.notes) ctx.log(note);
   } else {
     const named = namedSource(d);
     let fromSource: { min: number; max: number; desired: number } | undefined;
@@ -639,6 +702,15 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
       : `no server group in cluster ${cluster} yet; the first name is ${next.name}`,
   );
   const windows = (normalImage(d.image)?.ostype ?? "").toLowerCase() === "windows";
+  // Given (even ""), the description's identities replace a clone's source's; not given, the source's are read too.
+  const named = d.userAssignedIdentities !== undefined;
+  const userIdentities = named ? await checkIdentities(identityRefs(d), located.ref, ctx) : undefined;
+  if (!named && source)
+    await checkIdentities(
+      writableIdentity(source.model.identity).userAssigned.map((id) => ({ id })),
+      located.ref,
+      ctx,
+    );
   const network = await resolveNetwork(d, { ...located.ref, name: next.name }, ctx, windows);
   return {
     serverGroupName: next.name,
@@ -650,6 +722,7 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
       network,
       ...(capacity ? { capacity } : {}),
       ...(admin ? { admin } : {}),
+      ...(userIdentities ? { userIdentities } : {}),
     } satisfies CreateContext,
   };
 }
@@ -747,6 +820,7 @@ function createPlanner(
             sku: d.sku,
           }),
           undefined,
+          context.userIdentities,
         );
         const password = adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");
         pools = rebindPools([...context.source.pools, ...describedPools(target.name, spec)], target.name);
@@ -763,7 +837,7 @@ function createPlanner(
         });
       } else {
         const capacity = context.capacity ?? { min: 0, max: 0, desired: 0 };
-        const spec = modelSpec(d, network, capacity.desired, context.admin);
+        const spec = modelSpec(d, network, capacity.desired, context.admin, context.userIdentities);
         const password = context.admin?.password
           ? accountPassword(context.admin.password, target.account)
           : adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");

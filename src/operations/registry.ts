@@ -7,6 +7,7 @@ import type { AnyOperation } from "./operation.ts";
 import { resizeServerGroup } from "./resize-server-group.ts";
 import { rollingUpgrade } from "./rolling-upgrade.ts";
 import { scaleDown } from "./scale-down.ts";
+import { terminateInstanceAndDecrementServerGroup } from "./terminate-instance-and-decrement.ts";
 import { terminateInstances } from "./terminate-instances.ts";
 
 export const operations: ReadonlyMap<string, AnyOperation> = new Map(
@@ -17,6 +18,7 @@ export const operations: ReadonlyMap<string, AnyOperation> = new Map(
       enableServerGroup,
       scaleDown,
       terminateInstances,
+      terminateInstanceAndDecrementServerGroup,
       destroyServerGroup,
       createServerGroup,
       cloneServerGroup,

@@ -41,6 +41,7 @@ import { networkArmRoutes, vmHealth } from "./network/network-routes.ts";
 import { networkInterfaceRoutes } from "./network/network-interfaces.ts";
 import { keyVaultRoutes } from "./keyvault/secrets.ts";
 import { subscriptionReadRoutes } from "./subscription-reads.ts";
+import { managedIdentityRoutes, resolveScaleSetIdentity } from "./managed-identities.ts";
 import { header, parseJsonBody, send, type RequestContext } from "./http.ts";
 import { getLatestRollingUpgrade, orchestrationServicesOf, setOrchestrationServiceState } from "./kinds.ts";
 import { isObject, mergePatch, type JsonObject } from "./json.ts";
@@ -57,6 +58,7 @@ import {
   isFlexible,
   normalizeLocation,
   renderScaleSet,
+  scaleSetId,
   renderVm,
   sortedVms,
   writableModel,
@@ -175,6 +177,7 @@ export function buildArmRouter(): Router<Route> {
     ...networkArmRoutes(),
     ...keyVaultRoutes(),
     ...subscriptionReadRoutes(),
+    ...managedIdentityRoutes(),
   ];
   const router = new Router<Route>();
   for (const [method, pattern, entry] of table) router.add(method, pattern, entry);
@@ -262,9 +265,11 @@ const putScaleSet: Handler = (ctx, sim, params) => {
   }
   const given = writableModel(body);
   if (!existing && (given.sku === undefined || given.sku === null)) throw missingParameter("sku");
-  const model = existing ? mergePatch(existing.model, given, ["tags"]) : withCreateDefaults(given);
-  validateModel(model);
-  checkScaleSetRules(params.name, model, existing?.model);
+  const merged = existing ? mergePatch(existing.model, given, ["tags"]) : withCreateDefaults(given);
+  validateModel(merged);
+  checkScaleSetRules(params.name, merged, existing?.model);
+  const id = scaleSetId({ subscriptionId: params.subscriptionId, resourceGroup: rg, name: params.name });
+  const model = resolveScaleSetIdentity(sim, merged, id, existing?.model);
   checkPreconditions(ctx, existing);
   checkScaleSetLocks(sim, existing ?? { subscriptionId: params.subscriptionId, resourceGroup: rg }, "write");
   checkWriteInFlight(sim, existing);
@@ -285,9 +290,10 @@ const putScaleSet: Handler = (ctx, sim, params) => {
 const patchScaleSet: Handler = (ctx, sim, params) => {
   const ss = requireScaleSet(sim, params);
   const patch = writableModel(readObjectBody(ctx));
-  const model = mergePatch(ss.model, patch, ["tags"]);
-  validateModel(model);
-  checkScaleSetRules(ss.name, model, ss.model);
+  const merged = mergePatch(ss.model, patch, ["tags"]);
+  validateModel(merged);
+  checkScaleSetRules(ss.name, merged, ss.model);
+  const model = resolveScaleSetIdentity(sim, merged, scaleSetId(ss), ss.model);
   checkPreconditions(ctx, ss);
   checkScaleSetLocks(sim, ss, "write");
   checkWriteInFlight(sim, ss);

@@ -12,6 +12,7 @@ import type { Operation } from "./lro.ts";
 import { renderInstanceView } from "./health-probe.ts";
 import { clearLocks } from "./locks.ts";
 import { addSubscriptionControlRoutes, resetSubscriptionSettings } from "./subscription-reads.ts";
+import { resetManagedIdentities } from "./managed-identities.ts";
 import { addNetworkControlRoutes, resetNetwork, reportedVmHealth } from "./network/network-routes.ts";
 import { parseSettingsUpdate, SETTINGS_FIELDS, SettingsError } from "./settings.ts";
 import { mergeTags } from "./state.ts";
@@ -128,6 +129,7 @@ export function resetSimulator(sim: SimulatorContext): void {
   sim.throttling.reset();
   if (sim.seeded) seedDemo(sim.state);
   resetNetwork(sim);
+  resetManagedIdentities(sim);
   clearLocks(sim);
   resetSubscriptionSettings(sim);
 }

@@ -9,6 +9,13 @@
 // - l.102-104: osConfig.customData is null when none was given (null is dropped before the schema, as absent).
 // orca DetermineSourceServerGroupTask.groovy l.69-81: `source` names the cluster's current group, or is {} when the
 // cluster is empty (a breadcrumb, not a group to copy).
+// Managed identities, as clouddriver-azure takes them (AzureServerGroupDescription.groovy l.79-80: Boolean
+// useSystemManagedIdentity, String userAssignedIdentities) and Deck sends them (a text field,
+// advancedSettingsSelector.directive.html l.63, passed through by serverGroup.transformer.js l.100): a comma-separated
+// list, each an identity's name in the server group's resource group (AzureServerGroupResourceTemplate.groovy l.489-495
+// puts `resourceID('Microsoft.ManagedIdentity/userAssignedIdentities/', name)` in the template) or, as clouddriver
+// reads them back from a scale set and Deck's clone fills them in (AzureServerGroupDescription.groovy l.219-232), the
+// identities' resource ids. An array of either is taken too.
 import type { ImageSpec } from "./scale-set-model.ts";
 
 /** The image as Deck and Orca send it: the model's fields, with isCustom possibly the string 'true'. */
@@ -32,7 +39,8 @@ export interface DeployInput {
   customScriptsSettings?: { fileUris?: string[]; commandToExecute?: string };
   source?: SourceInput;
   useSourceCapacity?: boolean;
-  userAssignedIdentities?: unknown;
+  useSystemManagedIdentity?: boolean | "true" | "false";
+  userAssignedIdentities?: string | string[];
 }
 
 /** The image as meant ("" dropped, isCustom a boolean): what the scale set's model is built from. */
@@ -127,16 +135,7 @@ export function deployProblems(d: DeployInput, options: { clone: boolean }): Inp
       message: "required when source names a server group",
     });
   }
-  if (
-    d.userAssignedIdentities !== undefined &&
-    !(Array.isArray(d.userAssignedIdentities) && d.userAssignedIdentities.length === 0) &&
-    d.userAssignedIdentities !== ""
-  ) {
-    problems.push({
-      field: "userAssignedIdentities",
-      message: "user-assigned identities are not supported here; leave it empty",
-    });
-  }
+  problems.push(...identityProblems(d));
   const desired = askedDesired(d);
   const min = d.capacity?.min;
   const max = d.capacity?.max;
@@ -170,4 +169,53 @@ export function deployProblems(d: DeployInput, options: { clone: boolean }): Inp
       message: "required: capacity.desired or sku.capacity (or source.useSourceCapacity with a source)",
     });
   return problems;
+}
+
+/** A user-assigned identity as a description names it: by resource id, or by name in the server group's group. */
+export type IdentityRef = { id: string } | { name: string };
+
+/** Azure's names of user-assigned identities: 3-128 letters, digits, '-' and '_', starting with a letter or digit. */
+const IDENTITY_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{2,127}$/;
+const IDENTITY_ID =
+  /^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.ManagedIdentity\/userAssignedIdentities\/[A-Za-z0-9][A-Za-z0-9_-]{2,127}$/i;
+
+function identityEntries(d: DeployInput): string[] {
+  const given = d.userAssignedIdentities;
+  if (given === undefined) return [];
+  const list = Array.isArray(given) ? given : given.split(",");
+  return list.map((s) => s.trim()).filter((s) => s !== "");
+}
+
+/** The user-assigned identities a description names, in its order, each once; none when it names none. */
+export function identityRefs(d: DeployInput): IdentityRef[] {
+  const seen = new Set<string>();
+  const out: IdentityRef[] = [];
+  for (const entry of identityEntries(d)) {
+    if (seen.has(entry.toLowerCase())) continue;
+    seen.add(entry.toLowerCase());
+    out.push(entry.startsWith("/") ? { id: entry } : { name: entry });
+  }
+  return out;
+}
+
+/** Whether the description asks for the scale set's own (system-assigned) identity: true or 'true'. */
+export function wantsSystemIdentity(d: DeployInput): boolean | undefined {
+  const v = d.useSystemManagedIdentity;
+  return v === undefined ? undefined : v === true || v === "true";
+}
+
+/** The resource id of a user-assigned identity the description names. */
+export function identityId(ref: IdentityRef, subscriptionId: string, resourceGroup: string): string {
+  return "id" in ref
+    ? ref.id
+    : `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/${ref.name}`;
+}
+
+function identityProblems(d: DeployInput): InputProblem[] {
+  return identityEntries(d)
+    .filter((e) => !(e.startsWith("/") ? IDENTITY_ID.test(e) : IDENTITY_NAME.test(e)))
+    .map((e) => ({
+      field: "userAssignedIdentities",
+      message: `${JSON.stringify(e)} is neither an identity's name (3-128 letters, digits, '-', '_') nor its resource id (/subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{name})`,
+    }));
 }

@@ -11,7 +11,9 @@ import type {
   VirtualMachineScaleSet,
   VirtualMachineScaleSetDataDisk,
   VirtualMachineScaleSetExtension,
+  VirtualMachineScaleSetIPConfiguration,
   VirtualMachineScaleSetNetworkConfiguration,
+  VirtualMachineScaleSetVMProfile,
 } from "@azure/arm-compute";
 import type { PoolBinding, Tags } from "../server-group-state.ts";
 
@@ -41,13 +43,52 @@ export interface OsConfigSpec {
   customData?: string;
 }
 
+/** Azure's rolling upgrade settings (upgradePolicy.rollingUpgradePolicy), as the REST API names them. */
+export interface RollingUpgradeSpec {
+  maxBatchInstancePercent?: number;
+  maxUnhealthyInstancePercent?: number;
+  maxUnhealthyUpgradedInstancePercent?: number;
+  /** ISO 8601 duration, e.g. PT0S (Azure's default) or PT30S. */
+  pauseTimeBetweenBatches?: string;
+  prioritizeUnhealthyInstances?: boolean;
+  maxSurge?: boolean;
+  rollbackFailedInstancesOnPolicyBreach?: boolean;
+}
+
+/** Azure's automaticRepairsPolicy. */
+export interface RepairsSpec {
+  enabled: boolean;
+  /** ISO 8601 duration, PT10M to PT90M (Azure's bounds; its default PT30M). */
+  gracePeriod?: string;
+  repairAction?: "Replace" | "Restart" | "Reimage";
+}
+
+/** Azure's scaleInPolicy. */
+export interface ScaleInSpec {
+  rules?: ("Default" | "OldestVM" | "NewestVM")[];
+  forceDeletion?: boolean;
+}
+
+/** Spot (or Low) priority VMs: the profile's priority, evictionPolicy and billingProfile.maxPrice (-1: on-demand price). */
+export interface SpotSpec {
+  priority: "Regular" | "Low" | "Spot";
+  evictionPolicy?: "Deallocate" | "Delete";
+  maxPrice?: number;
+}
+
 /** The parts of a description (create, or a clone's overrides) that shape the model. */
 export interface ModelSpec {
   region: string;
   image?: ImageSpec;
   sku?: { name?: string; tier?: string; capacity?: number };
   capacity?: { desired: number; max?: number };
-  upgradePolicy?: "Automatic" | "Manual";
+  upgradePolicy?: "Automatic" | "Manual" | "Rolling";
+  rollingUpgradePolicy?: RollingUpgradeSpec;
+  automaticRepairsPolicy?: RepairsSpec;
+  scaleInPolicy?: ScaleInSpec;
+  spot?: SpotSpec;
+  /** Each part given replaces the source's on a clone: system (true/false), userAssigned (resource ids). */
+  identity?: { system?: boolean; userAssigned?: string[] };
   /** Azure's orchestration mode; absent: Uniform (the REST API's default), or a clone's source's. */
   orchestrationMode?: "Uniform" | "Flexible";
   subnetId?: string;
@@ -209,6 +250,46 @@ export function asFlexible(model: VirtualMachineScaleSet): VirtualMachineScaleSe
   };
 }
 
+/** The scale set's `identity` as Azure takes it: SystemAssigned, UserAssigned, both, or none (undefined). */
+export function identityOf(system: boolean, userAssigned: string[]): VirtualMachineScaleSet["identity"] {
+  if (!system && userAssigned.length === 0) return undefined;
+  const type =
+    system && userAssigned.length > 0 ? "SystemAssigned, UserAssigned" : system ? "SystemAssigned" : "UserAssigned";
+  return {
+    type,
+    ...(userAssigned.length > 0
+      ? { userAssignedIdentities: Object.fromEntries(userAssigned.map((id) => [id, {}])) }
+      : {}),
+  };
+}
+
+/** The profile's Spot settings, when the description gives them. */
+function spotProfile(spot: SpotSpec | undefined): Partial<VirtualMachineScaleSetVMProfile> {
+  if (!spot) return {};
+  return {
+    priority: spot.priority,
+    ...(spot.evictionPolicy ? { evictionPolicy: spot.evictionPolicy } : {}),
+    ...(spot.maxPrice !== undefined ? { billingProfile: { maxPrice: spot.maxPrice } } : {}),
+  };
+}
+
+/** The upgrade policy: the description's mode and rolling settings over the source's (a create: over Manual). */
+function upgradePolicyOf(spec: ModelSpec, base: VirtualMachineScaleSet["upgradePolicy"] | undefined) {
+  const rolling =
+    spec.rollingUpgradePolicy || base?.rollingUpgradePolicy
+      ? { rollingUpgradePolicy: { ...base?.rollingUpgradePolicy, ...spec.rollingUpgradePolicy } }
+      : {};
+  return { ...base, mode: spec.upgradePolicy ?? base?.mode ?? "Manual", ...rolling };
+}
+
+/** The repairs and scale-in policies the description gives (a clone keeps its source's where it gives none). */
+function createTimePolicies(spec: ModelSpec): Partial<VirtualMachineScaleSet> {
+  return {
+    ...(spec.automaticRepairsPolicy ? { automaticRepairsPolicy: { ...spec.automaticRepairsPolicy } } : {}),
+    ...(spec.scaleInPolicy ? { scaleInPolicy: { ...spec.scaleInPolicy } } : {}),
+  };
+}
+
 /** A new scale set's model from a description alone. */
 export function modelFromDescription(spec: ModelSpec, context: ModelContext): VirtualMachineScaleSet {
   const model = uniformModel(spec, context);
@@ -225,11 +306,16 @@ function uniformModel(spec: ModelSpec, context: ModelContext): VirtualMachineSca
     location: spec.region,
     sku: { name: spec.sku?.name, tier: spec.sku?.tier ?? "Standard", capacity: desiredCapacity(spec) },
     ...(spec.zones && spec.zones.length > 0 ? { zones: spec.zones } : {}),
+    ...(identityOf(spec.identity?.system ?? false, spec.identity?.userAssigned ?? [])
+      ? { identity: identityOf(spec.identity?.system ?? false, spec.identity?.userAssigned ?? []) }
+      : {}),
     tags: { ...spec.instanceTags, ...context.tags },
-    upgradePolicy: { mode: spec.upgradePolicy ?? "Manual" },
+    upgradePolicy: upgradePolicyOf(spec, undefined),
+    ...createTimePolicies(spec),
     overprovision: false,
     ...placementGroups(spec),
     virtualMachineProfile: {
+      ...spotProfile(spec.spot),
       osProfile: {
         computerNamePrefix: os.computerNamePrefix ?? computerNamePrefix(context.name, windows),
         adminUsername: user,
@@ -277,9 +363,127 @@ export function isOwnRecordTag(key: string): boolean {
 }
 
 /**
- * A clone's model: the source's, without what Azure sets (id, name, state, ETag, creation time, unique id) and
- * without our records on it, with the overrides applied, on a NIC named for the new group. Its pools are the
- * source's own (or, when the source is disabled, those its record names), given as `pools`.
+ * What a clone never takes from its source: what Azure sets on a scale set (its name, id, type, ETag, state, unique
+ * id, creation time, system data), and what is the new group's own (computed below: its location, size, tags, NICs).
+ */
+const NOT_COPIED = new Set([
+  "id",
+  "name",
+  "type",
+  "etag",
+  "provisioningState",
+  "uniqueId",
+  "timeCreated",
+  "systemData",
+  "location",
+  "sku",
+  "tags",
+  "identity",
+  "zones",
+  "upgradePolicy",
+  "singlePlacementGroup",
+  "virtualMachineProfile",
+]);
+
+/** The source's identity as a write takes it: its type and user-assigned ids, without the principals Azure reports. */
+export function writableIdentity(identity: VirtualMachineScaleSet["identity"]): {
+  system: boolean;
+  userAssigned: string[];
+} {
+  const type = String(identity?.type ?? "None").toLowerCase();
+  return {
+    system: type.includes("systemassigned"),
+    userAssigned: type.includes("userassigned") ? Object.keys(identity?.userAssignedIdentities ?? {}) : [],
+  };
+}
+
+/** The identity of a new group: the description's parts where it gives them, the source's where it does not. */
+function mergedIdentity(
+  source: VirtualMachineScaleSet["identity"],
+  given: ModelSpec["identity"],
+): VirtualMachineScaleSet["identity"] {
+  const kept = writableIdentity(source);
+  return identityOf(given?.system ?? kept.system, given?.userAssigned ?? kept.userAssigned);
+}
+
+/** The keys of an IP configuration that bind it to a pool: the new group's are set apart from the source's. */
+const POOL_KEYS = new Set([
+  "loadBalancerBackendAddressPools",
+  "applicationGatewayBackendAddressPools",
+  "loadBalancerInboundNatPools",
+]);
+
+function withoutPools(ipc: VirtualMachineScaleSetIPConfiguration): VirtualMachineScaleSetIPConfiguration {
+  return Object.fromEntries(
+    Object.entries(ipc).filter(([key]) => !POOL_KEYS.has(key)),
+  ) as VirtualMachineScaleSetIPConfiguration;
+}
+
+/** The pool lists of an IP configuration: each one the new group has, or the source's had (possibly empty). */
+function poolLists(
+  made: VirtualMachineScaleSetIPConfiguration,
+  source: VirtualMachineScaleSetIPConfiguration,
+): Partial<VirtualMachineScaleSetIPConfiguration> {
+  const out: Partial<VirtualMachineScaleSetIPConfiguration> = {};
+  for (const key of ["loadBalancerBackendAddressPools", "applicationGatewayBackendAddressPools"] as const)
+    if ((made[key]?.length ?? 0) > 0 || source[key] !== undefined) out[key] = made[key] ?? [];
+  return out;
+}
+
+/**
+ * The NICs of a clone: the source's, every setting kept (accelerated networking, DNS, public IP, security groups,
+ * further NICs and IP configurations), with the primary one renamed for the new group and the overrides applied to it;
+ * the backend pools are the new group's (`pools`, on the primary IP configuration, when it starts in traffic), the
+ * source's inbound NAT pool is not taken (a NAT pool serves one scale set: the new group gets its own, or none).
+ */
+function clonedNics(
+  profile: VirtualMachineScaleSetVMProfile,
+  name: string,
+  overrides: ModelSpec,
+  pools: PoolBinding[],
+): VirtualMachineScaleSetNetworkConfiguration[] {
+  const nics = profile.networkProfile?.networkInterfaceConfigurations ?? [];
+  const primaryAt = Math.max(
+    0,
+    nics.findIndex((n) => n.primary),
+  );
+  if (nics.length === 0) return [networkInterface(name, overrides, pools)];
+  return nics.map((nic, i) => {
+    const unpooled = (nic.ipConfigurations ?? []).map((ipc) => withoutPools(ipc));
+    if (i !== primaryAt) return { ...nic, ipConfigurations: unpooled };
+    const ipAt = Math.max(
+      0,
+      unpooled.findIndex((c) => c.primary),
+    );
+    const made = networkInterface(name, overrides, pools);
+    const madeIp: VirtualMachineScaleSetIPConfiguration = made.ipConfigurations?.[0] ?? { name: "" };
+    return {
+      ...nic,
+      name: made.name,
+      ...(overrides.networkSecurityGroupId ? { networkSecurityGroup: { id: overrides.networkSecurityGroupId } } : {}),
+      ...(overrides.enableIpForwarding !== undefined ? { enableIPForwarding: overrides.enableIpForwarding } : {}),
+      ipConfigurations: unpooled.map((ipc, j) =>
+        j !== ipAt
+          ? ipc
+          : {
+              ...ipc,
+              name: madeIp.name,
+              ...(overrides.subnetId ? { subnet: { id: overrides.subnetId } } : {}),
+              ...poolLists(madeIp, nic.ipConfigurations?.[ipAt] ?? { name: "" }),
+              ...(madeIp.loadBalancerInboundNatPools
+                ? { loadBalancerInboundNatPools: madeIp.loadBalancerInboundNatPools }
+                : {}),
+            },
+      ),
+    };
+  });
+}
+
+/**
+ * A clone's model: everything the source carries (its policies, identity, zones, placement, extensions, Spot
+ * settings, tags, and every other property a scale set may have), without what Azure sets and without our records on
+ * it, with the overrides applied, on NICs named for the new group. Its pools are the source's own (or, when the
+ * source is disabled, those its record names), given as `pools`. What cannot be copied is for cloneLimits to say.
  */
 export function modelFromSource(
   source: VirtualMachineScaleSet,
@@ -306,23 +510,30 @@ export function modelFromSource(
     const kept = (profile.extensionProfile?.extensions ?? []).filter((e) => !replaced.has(e.name));
     profile.extensionProfile = { ...profile.extensionProfile, extensions: [...kept, ...extensions(overrides)] };
   }
-  // One NIC with one IP configuration, as a create makes it: the subnet and security group of the source's first.
-  const sourceNic = profile.networkProfile?.networkInterfaceConfigurations?.[0];
-  const sourceIp = sourceNic?.ipConfigurations?.[0];
-  const network: ModelSpec = {
-    ...overrides,
-    subnetId: overrides.subnetId ?? sourceIp?.subnet?.id,
-    networkSecurityGroupId: overrides.networkSecurityGroupId ?? sourceNic?.networkSecurityGroup?.id,
-    enableIpForwarding: overrides.enableIpForwarding ?? sourceNic?.enableIPForwarding,
-  };
-  const nicPools = context.inTraffic ? pools : [];
+  Object.assign(profile, spotProfile(overrides.spot));
   profile.networkProfile = {
     ...profile.networkProfile,
-    networkInterfaceConfigurations: [networkInterface(context.name, network, nicPools)],
+    networkInterfaceConfigurations: clonedNics(
+      source.virtualMachineProfile ?? {},
+      context.name,
+      overrides,
+      context.inTraffic ? pools : [],
+    ),
   };
   const sourceTags = Object.fromEntries(Object.entries(source.tags ?? {}).filter(([k]) => !isOwnRecordTag(k)));
   const capacity = desiredCapacity(overrides) ?? source.sku?.capacity;
+  const copied = Object.fromEntries(
+    Object.entries(source).filter(([key, value]) => !NOT_COPIED.has(key) && value !== undefined),
+  ) as VirtualMachineScaleSet;
+  const zones = overrides.zones ?? source.zones;
+  const identity = mergedIdentity(source.identity, overrides.identity);
+  const several =
+    source.singlePlacementGroup === false ||
+    placementGroups({ ...overrides, capacity: { desired: capacity ?? 0, max: overrides.capacity?.max } })
+      .singlePlacementGroup === false;
   const model: VirtualMachineScaleSet = {
+    ...copied,
+    ...createTimePolicies(overrides),
     location: overrides.region,
     sku: {
       ...source.sku,
@@ -330,25 +541,55 @@ export function modelFromSource(
       ...(overrides.sku?.tier ? { tier: overrides.sku.tier } : {}),
       capacity,
     },
-    ...((overrides.zones ?? source.zones) ? { zones: overrides.zones ?? source.zones } : {}),
+    ...(zones && zones.length > 0 ? { zones } : {}),
+    ...(identity ? { identity } : {}),
     tags: { ...sourceTags, ...overrides.instanceTags, ...context.tags },
-    upgradePolicy: overrides.upgradePolicy
-      ? { mode: overrides.upgradePolicy }
-      : (source.upgradePolicy ?? { mode: "Manual" }),
-    ...(source.overprovision !== undefined ? { overprovision: source.overprovision } : {}),
-    ...placementGroups({ ...overrides, capacity: { desired: capacity ?? 0, max: overrides.capacity?.max } }),
+    upgradePolicy: upgradePolicyOf(overrides, source.upgradePolicy),
+    ...(several
+      ? { singlePlacementGroup: false }
+      : source.singlePlacementGroup !== undefined
+        ? { singlePlacementGroup: source.singlePlacementGroup }
+        : {}),
     virtualMachineProfile: profile,
   };
   // A clone keeps its source's orchestration mode unless the description names one (Azure never changes a set's).
   const flexible = (overrides.orchestrationMode ?? source.orchestrationMode ?? "Uniform").toLowerCase() === "flexible";
-  return flexible
-    ? asFlexible({
-        ...model,
-        ...(source.platformFaultDomainCount !== undefined
-          ? { platformFaultDomainCount: source.platformFaultDomainCount }
-          : {}),
-      })
-    : model;
+  return flexible ? asFlexible(model) : model;
+}
+
+/**
+ * What a clone of `source` into `region` cannot take as it is, read before anything is written: `refusals` stop the
+ * clone (Azure would refuse the copy, or the copy would not be what was asked), `notes` go into the task's history.
+ */
+export function cloneLimits(
+  source: VirtualMachineScaleSet,
+  overrides: ModelSpec,
+): { refusals: string[]; notes: string[] } {
+  const refusals: string[] = [];
+  const notes: string[] = [];
+  const sourceRegion = (source.location ?? "").replace(/\s+/g, "").toLowerCase();
+  const otherRegion = sourceRegion !== "" && sourceRegion !== overrides.region.replace(/\s+/g, "").toLowerCase();
+  if (otherRegion && source.proximityPlacementGroup?.id)
+    refusals.push(
+      `the source is in proximity placement group ${source.proximityPlacementGroup.id}, in ${sourceRegion}; a scale set in ${overrides.region} cannot join it (clone within ${sourceRegion})`,
+    );
+  if (otherRegion && source.hostGroup?.id)
+    refusals.push(
+      `the source runs on dedicated host group ${source.hostGroup.id}, in ${sourceRegion}; a scale set in ${overrides.region} cannot use it (clone within ${sourceRegion})`,
+    );
+  const identity = writableIdentity(source.identity);
+  if (identity.system && overrides.identity?.system !== false)
+    notes.push(
+      `the source's system-assigned identity (principal ${source.identity?.principalId ?? "unknown"}) is its own: Azure gives the copy a new principal, which holds none of the source's role assignments; grant them to it, or use a user-assigned identity`,
+    );
+  const nat = (source.virtualMachineProfile?.networkProfile?.networkInterfaceConfigurations ?? []).flatMap((n) =>
+    (n.ipConfigurations ?? []).flatMap((c) => c.loadBalancerInboundNatPools ?? []),
+  );
+  if (nat.length > 0)
+    notes.push(
+      `the source's inbound NAT pool(s) ${nat.map((p) => p.id).join(", ")} are not copied: a NAT pool serves one scale set${overrides.loadBalancerInboundNatPoolId ? `; the copy gets ${overrides.loadBalancerInboundNatPoolId}` : ""}`,
+    );
+  return { refusals, notes };
 }
 
 /** Pools bound to the new group's NIC and IP configuration, whatever they were bound to on the source. */

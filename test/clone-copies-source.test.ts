@@ -1,0 +1,208 @@
+// A clone copies the whole scale set: a source carrying every setting a pipeline's scale set may have (identities,
+// automatic repairs, scale-in policy, Spot, a rolling upgrade policy, zones, proximity placement, extensions, tags,
+// and properties this service never sets itself) is written to the simulator as Azure takes it, cloned through the
+// API as Orca's clone stage sends it (CloneServerGroupTask.groovy l.100: `cloneServerGroup` with `source`), and the
+// two scale sets Azure then holds are compared field by field. They differ only where they must: the name and what
+// Azure sets, the size tags we record, the computer name prefix, the NIC's name, and the system-assigned principal.
+import t, { type Test } from "tap";
+import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { cloneLimits } from "../src/operations/create/scale-set-model.ts";
+import { startTestEnv } from "./helpers/service.ts";
+import { waitFor } from "./helpers/wait-for.ts";
+
+const env = await startTestEnv({ writeDurationMs: 40 });
+t.teardown(() => env.close());
+const arm = new SimulatorControl(env.sim);
+const sub = env.sim.subscriptionId;
+const RG = `/subscriptions/${sub}/resourceGroups/demo-rg`;
+const VMSS = `${RG}/providers/Microsoft.Compute/virtualMachineScaleSets`;
+const IDENTITY = `${RG}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/demo-identity`;
+const POOL = `${RG}/providers/Microsoft.Network/loadBalancers/web-prod-v001-lb/backendAddressPools/web-prod-v001-pool`;
+const SUBNET = `${RG}/providers/Microsoft.Network/virtualNetworks/demo-rg-vnet/subnets/default`;
+const PPG = `${RG}/providers/Microsoft.Compute/proximityPlacementGroups/shop-ppg`;
+
+async function armPut(path: string, body: unknown): Promise<any> {
+  const res = await arm.request("PUT", `${path}?api-version=2026-04-01`, {
+    headers: { authorization: "Bearer test" },
+    body,
+  });
+  if (res.status >= 300) throw new Error(`PUT ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+const held = async (name: string) => (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`)).body;
+
+/** A scale set with every setting, as one PUT gives it to Azure. */
+function fullySet(name: string, flexible: boolean) {
+  const nic = {
+    name: `${name}-nic`,
+    properties: {
+      primary: true,
+      enableAcceleratedNetworking: true,
+      enableIPForwarding: true,
+      dnsSettings: { dnsServers: ["10.0.0.4"] },
+      ...(flexible ? { deleteOption: "Delete" } : {}),
+      ipConfigurations: [
+        {
+          name: `${name}-ipconfig`,
+          properties: { primary: true, subnet: { id: SUBNET }, loadBalancerBackendAddressPools: [{ id: POOL }] },
+        },
+      ],
+    },
+  };
+  return {
+    location: "eastus",
+    tags: { app: "shop", owner: "team-a" },
+    sku: { name: "Standard_D2s_v3", tier: "Standard", capacity: 2 },
+    zones: ["1", "2"],
+    identity: { type: "SystemAssigned, UserAssigned", userAssignedIdentities: { [IDENTITY]: {} } },
+    properties: {
+      orchestrationMode: flexible ? "Flexible" : "Uniform",
+      ...(flexible ? { platformFaultDomainCount: 1 } : { overprovision: false, singlePlacementGroup: false }),
+      upgradePolicy: {
+        mode: "Rolling",
+        rollingUpgradePolicy: {
+          maxBatchInstancePercent: 50,
+          maxUnhealthyInstancePercent: 50,
+          maxUnhealthyUpgradedInstancePercent: 20,
+          pauseTimeBetweenBatches: "PT5S",
+        },
+      },
+      automaticRepairsPolicy: { enabled: true, gracePeriod: "PT15M", repairAction: "Restart" },
+      scaleInPolicy: { rules: ["OldestVM"], forceDeletion: false },
+      proximityPlacementGroup: { id: PPG },
+      additionalCapabilities: { ultraSSDEnabled: false },
+      zoneBalance: true,
+      doNotRunExtensionsOnOverprovisionedVMs: true,
+      virtualMachineProfile: {
+        priority: "Spot",
+        evictionPolicy: "Delete",
+        billingProfile: { maxPrice: 0.05 },
+        scheduledEventsProfile: { terminateNotificationProfile: { enable: true, notBeforeTimeout: "PT5M" } },
+        osProfile: {
+          computerNamePrefix: "shop",
+          adminUsername: "azureuser",
+          linuxConfiguration: {
+            disablePasswordAuthentication: true,
+            ssh: {
+              publicKeys: [{ path: "/home/azureuser/.ssh/authorized_keys", keyData: "ssh-ed25519 AAAAC3Nza test@x" }],
+            },
+          },
+        },
+        storageProfile: {
+          imageReference: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" },
+          osDisk: {
+            createOption: "FromImage",
+            caching: "ReadWrite",
+            managedDisk: { storageAccountType: "Premium_LRS" },
+          },
+          dataDisks: [
+            { lun: 0, diskSizeGB: 64, createOption: "Empty", managedDisk: { storageAccountType: "Premium_LRS" } },
+          ],
+        },
+        networkProfile: {
+          ...(flexible ? { networkApiVersion: "2020-11-01" } : {}),
+          networkInterfaceConfigurations: [nic],
+        },
+        extensionProfile: {
+          extensions: [
+            {
+              name: "HealthExtension",
+              properties: {
+                publisher: "Microsoft.ManagedServices",
+                type: "ApplicationHealthLinux",
+                typeHandlerVersion: "1.0",
+                autoUpgradeMinorVersion: true,
+                settings: { protocol: "http", port: 80, requestPath: "/health" },
+              },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** Every path (a.b[0].c) at which two JSON values differ. */
+function differences(a: unknown, b: unknown, at = ""): string[] {
+  if (typeof a === "object" && a !== null && typeof b === "object" && b !== null) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    return [...keys].flatMap((k) =>
+      differences((a as any)[k], (b as any)[k], Array.isArray(a) ? `${at}[${k}]` : at ? `${at}.${k}` : k),
+    );
+  }
+  return JSON.stringify(a) === JSON.stringify(b) ? [] : [at];
+}
+
+async function cloneOf(t: Test, source: string, flexible: boolean) {
+  await armPut(`${VMSS}/${source}`, fullySet(source, flexible));
+  await waitFor(async () => (await held(source)).vmss.properties.provisioningState === "Succeeded", {
+    what: `${source} created`,
+  });
+  const res = await env.api("POST", "/azure/ops/cloneServerGroup", {
+    credentials: "demo",
+    region: "eastus",
+    source: { account: "demo", region: "eastus", serverGroupName: source },
+  });
+  t.equal(res.status, 202, JSON.stringify(res.body));
+  const task = await env.waitForTask(res.body.id, 60_000);
+  t.equal(task.status.failed, false, JSON.stringify(task.history));
+  const name = task.resultObjects[0].serverGroupName as string;
+  return { task, source: (await held(source)).vmss, copy: (await held(name)).vmss, name };
+}
+
+for (const flexible of [false, true]) {
+  const kind = flexible ? "Flexible" : "Uniform";
+  t.test(`a clone of a ${kind} scale set carrying every setting equals its source, field by field`, async (t) => {
+    const sourceName = flexible ? "flexshop-prod-v000" : "shop-prod-v000";
+    const { task, source, copy, name } = await cloneOf(t, sourceName, flexible);
+    t.equal(name, sourceName.replace("v000", "v001"));
+    const nicPath = "properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0]";
+    // The ETag and the creation time are Azure's: they may happen to be the same.
+    const azures = ["etag", "properties.timeCreated"].filter((p) => differences(source, copy).includes(p));
+    const mustDiffer = [
+      ...azures,
+      "name",
+      "id",
+      "properties.uniqueId",
+      "identity.principalId",
+      "properties.virtualMachineProfile.osProfile.computerNamePrefix",
+      `${nicPath}.name`,
+      `${nicPath}.properties.ipConfigurations[0].name`,
+    ];
+    const tagsAdded = Object.keys(copy.tags)
+      .filter((k) => !(k in source.tags))
+      .map((k) => `tags.${k}`);
+    t.ok(
+      tagsAdded.every((k) => k.startsWith("tags.vmss-ops.")),
+      `only our own records added to the tags: ${tagsAdded.join(", ")}`,
+    );
+    t.same(
+      differences(source, copy).sort(),
+      [...mustDiffer, ...tagsAdded].sort(),
+      "the copy differs from its source only where it must",
+    );
+    t.not(copy.identity.principalId, source.identity.principalId, "a system-assigned principal is the scale set's own");
+    t.same(copy.identity.userAssignedIdentities, source.identity.userAssignedIdentities, "the same user identity");
+    t.match(
+      task.history.map((h: any) => h.status).join("\n"),
+      /system-assigned identity \(principal [0-9a-f-]{36}\) is its own: Azure gives the copy a new principal/,
+      "what cannot be copied is said in the history",
+    );
+  });
+}
+
+t.test("what Azure does not let a clone take is refused before writing, or said in the history", async (t) => {
+  const source = {
+    location: "eastus",
+    proximityPlacementGroup: { id: PPG },
+    identity: { type: "SystemAssigned", principalId: "p-1" },
+  } as const;
+  const elsewhere = cloneLimits(source, { region: "westus" });
+  t.match(elsewhere.refusals, [
+    /proximity placement group .*shop-ppg, in eastus; a scale set in westus cannot join it/,
+  ]);
+  t.match(elsewhere.notes, [/system-assigned identity \(principal p-1\) is its own/]);
+  const same = cloneLimits(source, { region: "eastus", identity: { system: false } });
+  t.same(same, { refusals: [], notes: [] }, "within its region, without the system identity: nothing to say");
+});
