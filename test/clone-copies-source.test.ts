@@ -4,6 +4,7 @@
 // API as Orca's clone stage sends it (CloneServerGroupTask.groovy l.100: `cloneServerGroup` with `source`), and the
 // two scale sets Azure then holds are compared field by field. They differ only where they must: the name and what
 // Azure sets, the size tags we record, the computer name prefix, the NIC's name, and the system-assigned principal.
+import type { Json } from "./helpers/json.ts";
 import t, { type Test } from "tap";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { cloneLimits } from "../src/operations/create/scale-set-model.ts";
@@ -21,7 +22,7 @@ const POOL = `${RG}/providers/Microsoft.Network/loadBalancers/web-prod-v001-lb/b
 const SUBNET = `${RG}/providers/Microsoft.Network/virtualNetworks/demo-rg-vnet/subnets/default`;
 const PPG = `${RG}/providers/Microsoft.Compute/proximityPlacementGroups/shop-ppg`;
 
-async function armPut(path: string, body: unknown): Promise<any> {
+async function armPut(path: string, body: unknown): Promise<Json> {
   const res = await arm.request("PUT", `${path}?api-version=2026-04-01`, {
     headers: { authorization: "Bearer test" },
     body,
@@ -128,7 +129,7 @@ function differences(a: unknown, b: unknown, at = ""): string[] {
   if (typeof a === "object" && a !== null && typeof b === "object" && b !== null) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     return [...keys].flatMap((k) =>
-      differences((a as any)[k], (b as any)[k], Array.isArray(a) ? `${at}[${k}]` : at ? `${at}.${k}` : k),
+      differences((a as Json)[k], (b as Json)[k], Array.isArray(a) ? `${at}[${k}]` : at ? `${at}.${k}` : k),
     );
   }
   return JSON.stringify(a) === JSON.stringify(b) ? [] : [at];
@@ -185,7 +186,7 @@ for (const flexible of [false, true]) {
     t.not(copy.identity.principalId, source.identity.principalId, "a system-assigned principal is the scale set's own");
     t.same(copy.identity.userAssignedIdentities, source.identity.userAssignedIdentities, "the same user identity");
     t.match(
-      task.history.map((h: any) => h.status).join("\n"),
+      task.history.map((h: Json) => h.status).join("\n"),
       /system-assigned identity \(principal [0-9a-f-]{36}\) is its own: Azure gives the copy a new principal/,
       "what cannot be copied is said in the history",
     );

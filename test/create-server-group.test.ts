@@ -480,9 +480,9 @@ t.test(
     t.same(p.automaticRepairsPolicy, { enabled: true, gracePeriod: "PT20M", repairAction: "Reimage" });
     t.same(p.scaleInPolicy, { rules: ["NewestVM"] });
     t.same(held.vmss.zones, ["1", "2", "3"]);
-    t.same(held.vms.map((vm: any) => vm.zones[0]).sort(), ["1", "2", "3"], "one VM in each zone");
+    t.same(held.vms.map((vm: Json) => vm.zones[0]).sort(), ["1", "2", "3"], "one VM in each zone");
 
-    // The zonal set resizes as any other: scale-in balances across its zones (the simulator's Default rule).
+    // The zonal set resizes as Json other: scale-in balances across its zones (the simulator's Default rule).
     const resize = await run("resizeServerGroup", {
       credentials: "demo",
       region: "eastus",
@@ -490,7 +490,7 @@ t.test(
       capacity: { min: 1, max: 6, desired: 5 },
     });
     t.equal(resize.task.state, "succeeded", JSON.stringify(resize.task.history));
-    const grown = (await simScaleSet("shop-prod-v000")).body.vms.map((vm: any) => vm.zones[0]);
+    const grown = (await simScaleSet("shop-prod-v000")).body.vms.map((vm: Json) => vm.zones[0]);
     t.equal(grown.length, 5);
     t.ok(new Set(grown).size === 3, `still spread over the three zones: ${grown.join(",")}`);
 
@@ -500,7 +500,7 @@ t.test(
       shop({ upgradePolicy: "Rolling", evictionPolicy: "Deallocate", automaticRepairsPolicy: { enabled: true } }),
     );
     t.equal(refused.status, 400);
-    t.same(refused.body.details.map((d: any) => d.field).sort(), [
+    t.same(refused.body.details.map((d: Json) => d.field).sort(), [
       "evictionPolicy",
       "healthSettings",
       "healthSettings",

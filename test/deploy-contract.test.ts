@@ -600,7 +600,7 @@ t.test(
     });
     t.match(task.resultObjects[0], { serverGroupNames: [`${REGION}:${name}`] });
     const vmss = (await scaleSet(name)).body.vmss;
-    const identity: any = (
+    const identity: Json = (
       await arm.request("GET", `${identityId}?api-version=2023-01-31`, { headers: { authorization: "Bearer test" } })
     ).body;
     t.same(
@@ -614,7 +614,7 @@ t.test(
       "the identity, with the principal and client id Azure reports for it",
     );
     t.same(vmss.zones, ["1", "2"], "zonesEnabled: the zones");
-    const zonesOfVms = (await scaleSet(name)).body.vms.map((vm: any) => vm.zones?.[0]);
+    const zonesOfVms = (await scaleSet(name)).body.vms.map((vm: Json) => vm.zones?.[0]);
     t.same([...new Set(zonesOfVms)].sort(), ["1", "2"], "its VMs spread over them");
 
     // Deck has no control for it (its transformer drops it): the stage's JSON carries it, Orca sends it on.

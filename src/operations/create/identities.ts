@@ -33,7 +33,10 @@ export async function checkIdentities(
         "IdentityNotFound",
         `user-assigned identity ${"name" in ref ? `${ref.name} (${id})` : id} does not exist; nothing was created. Name an identity of resource group ${target.resourceGroup}, or give its resource id`,
       );
-    ctx.log(`user-assigned identity ${found.name ?? id} found (client id ${found.properties?.clientId ?? "unknown"})`);
+    const clientId = found.properties?.clientId;
+    ctx.log(
+      `user-assigned identity ${found.name ?? id} found (client id ${typeof clientId === "string" ? clientId : "unknown"})`,
+    );
     ids.push(id);
   }
   return ids;
