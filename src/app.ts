@@ -43,6 +43,7 @@ import { operations } from "./operations/registry.ts";
 import { MemoryTaskStore } from "./tasks/memory-task-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
 import { TaskRunner } from "./tasks/task-runner.ts";
+import { LeaseExpiredError } from "./tasks/lease-deadline.ts";
 import { TaskWaiter } from "./tasks/task-waiter.ts";
 import { TaskBodies } from "./api/task-bodies.ts";
 import { StoreHealth, storeOutageReason, watchStoreOutages } from "./tasks/store-outage.ts";
@@ -93,7 +94,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const armBudget = options.accounts ? options.armBudget : (options.armBudget ?? (await createArmBudget(config)));
   const accounts =
     options.accounts ??
-    (await AccountRegistry.open(config.accounts, (a, credential) => createComputeClient(a, credential, armBudget)));
+    (await AccountRegistry.open(config.accounts, (a, credential) =>
+      createComputeClient(a, credential, armBudget, config.tasks.replicaId),
+    ));
 
   const schemas = new LazySchemaCompilers();
   // The configured level and the service's redaction (observability/log-redaction.ts); a test's options (a stream,
@@ -142,7 +145,12 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     observer: combineObservers(metrics.taskObserver(), taskLog.observer(), progress.observer()),
     onInternalError: (err, taskId) => {
       const outage = storeOutageReason(err);
-      if (outage === undefined)
+      if (err instanceof LeaseExpiredError)
+        app.log.warn(
+          { taskId, err: err.message },
+          "the task's lease ended by this replica's clock before the task store confirmed a renewal: its run stopped here, with no further Azure call or store write; another replica goes on from its last checkpoint",
+        );
+      else if (outage === undefined)
         app.log.error({ err, taskId }, taskId ? "task failed with an internal error" : "task runner: internal error");
       else if (taskId)
         app.log.warn(
