@@ -89,7 +89,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const { config } = options;
   // Every store call watched: an outage answers 503 and makes /ready say so at once (tasks/store-outage.ts).
   const storeHealth = new StoreHealth();
-  const store = watchStoreOutages(options.store ?? new MemoryTaskStore(config.taskRetention), storeHealth);
+  const store = watchStoreOutages(options.store ?? new MemoryTaskStore(config.taskRetention), storeHealth, {
+    callTimeoutMs: config.store.callTimeoutMs,
+  });
   // Every ARM call of this replica's clients takes from the budget first (shared with the other replicas on PostgreSQL).
   const armBudget = options.accounts ? options.armBudget : (options.armBudget ?? (await createArmBudget(config)));
   const accounts =
@@ -113,6 +115,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     // One line per request, at its end (the onResponse hook below), not fastify's two: a line is a write to stdout.
     logController: new OneLinePerRequest(),
     bodyLimit: config.bodyLimitBytes,
+    // While closing, requests still go through the hooks: the draining one answers 503 ShuttingDown with Retry-After
+    // from the error catalogue, where fastify's own would be a bare 503 without Retry-After.
+    return503OnClosing: false,
     // removeAdditional off: an unknown key where the schema allows none is an error the caller should see,
     // not something to strip silently. verbose: errors carry their schema, so messages can quote its description.
     ajv: { customOptions: { allErrors: true, verbose: true, removeAdditional: false } },
@@ -183,6 +188,11 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     done();
   });
   let draining = false;
+  // However the app is closed: what reaches it from then on is answered by the hook below.
+  app.addHook("preClose", (done) => {
+    draining = true;
+    done();
+  });
   app.addHook("onRequest", (request, reply, done) => {
     if (!draining) return done();
     reply.header("connection", "close");
