@@ -105,7 +105,7 @@ export function installAccessControl(app: FastifyInstance, access: AccessConfig)
   app.addHook("onRoute", (route) => {
     const config = (route.config ?? {}) as { access?: RouteAccess };
     const classified: RouteAccess = isDocumentation(route.url) ? "public" : (config.access ?? "api");
-    route.config = { ...config, access: classified } as typeof route.config;
+    route.config = { ...config, access: classified };
     const response = route.schema?.response as Record<string, unknown> | undefined;
     if (response && classified !== "public") {
       // Documented in the OpenAPI document like every other answer.

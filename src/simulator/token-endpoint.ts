@@ -9,6 +9,7 @@
 // repeat a secret.
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { isObject } from "./json.ts";
 
 export const IDENTITY_CONTROL_PATH = "/_sim/identity";
 const TOKEN_LIFETIME_S = 3600;
@@ -96,7 +97,8 @@ export class SimulatedEntraId {
   #registerFromControl(body: Buffer): JsonAnswer {
     let parsed: Record<string, unknown>;
     try {
-      parsed = JSON.parse(body.toString("utf8"));
+      const value: unknown = JSON.parse(body.toString("utf8"));
+      parsed = isObject(value) ? value : {};
     } catch {
       return { status: 400, body: { error: { code: "InvalidJson", message: "The body must be JSON." } } };
     }
@@ -130,7 +132,8 @@ export class SimulatedEntraId {
   #configure(body: Buffer): JsonAnswer {
     let parsed: Record<string, unknown>;
     try {
-      parsed = JSON.parse(body.toString("utf8"));
+      const value: unknown = JSON.parse(body.toString("utf8"));
+      parsed = isObject(value) ? value : {};
     } catch {
       return { status: 400, body: { error: { code: "InvalidJson", message: "The body must be JSON." } } };
     }
@@ -303,9 +306,10 @@ export class SimulatedEntraId {
     const expected = createHmac("sha256", this.#key).update(`${header}.${payload}`).digest();
     const given = Buffer.from(signature, "base64url");
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return invalid;
-    let claims: { exp?: number; aud?: string };
+    let claims: Record<string, unknown>;
     try {
-      claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+      const value: unknown = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+      claims = isObject(value) ? value : {};
     } catch {
       return invalid;
     }
@@ -317,13 +321,13 @@ export class SimulatedEntraId {
       };
     }
     if (
-      !ARM_AUDIENCES.includes((claims.aud ?? "").replace(/\/+$/, "")) &&
-      !/^https:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(claims.aud ?? "")
+      !ARM_AUDIENCES.includes((typeof claims.aud === "string" ? claims.aud : "").replace(/\/+$/, "")) &&
+      !/^https:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(typeof claims.aud === "string" ? claims.aud : "")
     ) {
       return {
         ok: false,
         code: "InvalidAuthenticationToken",
-        message: `The access token has an invalid audience '${claims.aud}'.`,
+        message: `The access token has an invalid audience '${String(claims.aud)}'.`,
       };
     }
     return { ok: true };
