@@ -46,6 +46,7 @@ import { operations } from "./operations/registry.ts";
 import { MemoryTaskStore } from "./tasks/memory-task-store.ts";
 import type { TaskStore } from "./tasks/task-store.ts";
 import { TaskRunner } from "./tasks/task-runner.ts";
+import { LeaseExpiredError } from "./tasks/lease-deadline.ts";
 import { TaskWaiter } from "./tasks/task-waiter.ts";
 import { TaskBodies } from "./api/task-bodies.ts";
 import { StoreHealth, storeOutageReason, watchStoreOutages } from "./tasks/store-outage.ts";
@@ -91,12 +92,16 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const { config } = options;
   // Every store call watched: an outage answers 503 and makes /ready say so at once (tasks/store-outage.ts).
   const storeHealth = new StoreHealth();
-  const store = watchStoreOutages(options.store ?? new MemoryTaskStore(config.taskRetention), storeHealth);
+  const store = watchStoreOutages(options.store ?? new MemoryTaskStore(config.taskRetention), storeHealth, {
+    callTimeoutMs: config.store.callTimeoutMs,
+  });
   // Every ARM call of this replica's clients takes from the budget first (shared with the other replicas on PostgreSQL).
   const armBudget = options.accounts ? options.armBudget : (options.armBudget ?? (await createArmBudget(config)));
   const accounts =
     options.accounts ??
-    (await AccountRegistry.open(config.accounts, (a, credential) => createComputeClient(a, credential, armBudget)));
+    (await AccountRegistry.open(config.accounts, (a, credential) =>
+      createComputeClient(a, credential, armBudget, config.tasks.replicaId),
+    ));
 
   const schemas = new LazySchemaCompilers();
   // The configured level and the service's redaction (observability/log-redaction.ts); a test's options (a stream,
@@ -113,6 +118,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     // One line per request, at its end (the onResponse hook below), not fastify's two: a line is a write to stdout.
     logController: new OneLinePerRequest(),
     bodyLimit: config.bodyLimitBytes,
+    // While closing, requests still go through the hooks: the draining one answers 503 ShuttingDown with Retry-After
+    // from the error catalogue, where fastify's own would be a bare 503 without Retry-After.
+    return503OnClosing: false,
     // removeAdditional off: an unknown key where the schema allows none is an error the caller should see,
     // not something to strip silently. verbose: errors carry their schema, so messages can quote its description.
     ajv: { customOptions: { allErrors: true, verbose: true, removeAdditional: false } },
@@ -149,7 +157,12 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     observer: combineObservers(metrics.taskObserver(), taskLog.observer(), progress.observer()),
     onInternalError: (err, taskId) => {
       const outage = storeOutageReason(err);
-      if (outage === undefined)
+      if (err instanceof LeaseExpiredError)
+        app.log.warn(
+          { taskId, err: err.message },
+          "the task's lease ended by this replica's clock before the task store confirmed a renewal: its run stopped here, with no further Azure call or store write; another replica goes on from its last checkpoint",
+        );
+      else if (outage === undefined)
         app.log.error({ err, taskId }, taskId ? "task failed with an internal error" : "task runner: internal error");
       else if (taskId)
         app.log.warn(
@@ -182,6 +195,11 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     done();
   });
   let draining = false;
+  // However the app is closed: what reaches it from then on is answered by the hook below.
+  app.addHook("preClose", (done) => {
+    draining = true;
+    done();
+  });
   app.addHook("onRequest", (request, reply, done) => {
     if (!draining) return done();
     reply.header("connection", "close");

@@ -162,7 +162,14 @@ function loadStore(env: Env, sim: ServiceSimulatorConfig, accounts: AccountConfi
     throw new ConfigError(`TASK_STORE must be memory, sqlite or postgres, got "${kind}"`);
   }
   if (kind === "postgres" && !databaseUrl) throw new ConfigError("TASK_STORE=postgres needs DATABASE_URL");
-  return { kind, dataDir: env.DATA_DIR || "data", databaseUrl };
+  return {
+    kind,
+    dataDir: env.DATA_DIR || "data",
+    databaseUrl,
+    // Well under a client's patience (Orca's reads, a CLI, a load balancer's probe wait seconds, not tens of them).
+    callTimeoutMs: intVar(env, "TASK_STORE_CALL_TIMEOUT_MS", 3000, 100, 600_000),
+    statementTimeoutMs: intVar(env, "TASK_STORE_STATEMENT_TIMEOUT_MS", 2000, 100, 600_000),
+  };
 }
 
 function loadTasks(env: Env): TasksConfig {

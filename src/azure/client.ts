@@ -115,11 +115,15 @@ export function armScope(account: AccountConfig): string {
   return `${account.audience}/.default`;
 }
 
-/** budget: every call takes from it before it is sent (src/azure/arm-budget.ts); none, no budget. */
+/**
+ * budget: every call takes from it before it is sent (src/azure/arm-budget.ts); none, no budget. replicaId: named in
+ * the User-Agent, so that Azure's activity log (and the simulator's call log) tells which replica made a call.
+ */
 export function createComputeClient(
   account: AccountConfig,
   credential: TokenCredential = credentialFor(account),
   budget?: ArmBudget,
+  replicaId?: string,
 ): ComputeManagementClient {
   return new (computeSdk().ComputeManagementClient)(credential, account.subscriptionId, {
     endpoint: account.endpoint,
@@ -129,7 +133,9 @@ export function createComputeClient(
     retryOptions: { maxRetries: 0 },
     // The simulator's certificate is trusted for this client only; TLS verification stays on everywhere.
     ...(account.caPem ? { tlsOptions: { ca: account.caPem } } : {}),
-    userAgentOptions: { userAgentPrefix: "vmss-ops" },
+    userAgentOptions: {
+      userAgentPrefix: replicaId ? `vmss-ops (replica ${replicaId.replace(/[^\w.:-]/g, "_")})` : "vmss-ops",
+    },
     additionalPolicies: [
       ...(budget ? [{ policy: armBudgetPolicy(budget), position: "perRetry" as const }] : []),
       { policy: armObserverPolicy, position: "perRetry" },

@@ -123,6 +123,11 @@ export interface ExecuteOpInput<R> {
    * write, or once a write in flight has ended. Never mid-write: a write Azure accepted is followed to its end.
    */
   cancel?: AbortSignal;
+  /**
+   * Asked right before each write is sent; throws to keep it from being sent (the task's lease ended by this
+   * replica's clock: another replica may be writing the scale set now). The run's signal is aborted by then.
+   */
+  beforeWrite?: () => void;
   random?: () => number;
   now?: () => number;
   wait?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
@@ -253,6 +258,7 @@ async function release<R>(input: ExecuteOpInput<R>, plan: (snapshot: ScaleSetSna
       const step = plan(snapshot);
       if (step.kind === "done" || step.kind === "wait") return;
       log(`the operation ended unfinished: ${step.summary}`);
+      input.beforeWrite?.();
       await gateway.write(step, snapshot.etag, { defaultPollIntervalMs: input.lroPollIntervalMs, signal });
     }
   } catch (err) {
@@ -485,6 +491,7 @@ async function writeThenRead<R>(
   input.log(`${prefix}: ${step.summary}${guardLabel(guardOf(step.kind, etag))}`);
   await input.onCheckpoint?.({ attempt });
   const stored = storedStep(step);
+  input.beforeWrite?.();
   const written = await input.gateway.write(step, etag, {
     defaultPollIntervalMs: input.lroPollIntervalMs,
     maxPollIntervalMs: input.lroMaxPollIntervalMs,

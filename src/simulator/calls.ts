@@ -10,6 +10,8 @@ export interface CallRecord {
   ifMatch: string | null;
   /** The If-None-Match header, only when one was sent (a create's `*`). */
   ifNoneMatch?: string;
+  /** The User-Agent header, when one was sent: which client (and which replica of vmss-ops) made the call. */
+  userAgent?: string;
   /** Arrival time, ms since the epoch. */
   time: number;
   /** Set when an injected fault handled the request: respond, failOperation or dropConnection. */

@@ -93,6 +93,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
             status: null,
             ifMatch: typeof req.headers["if-match"] === "string" ? req.headers["if-match"] : null,
             ...(typeof req.headers["if-none-match"] === "string" ? { ifNoneMatch: req.headers["if-none-match"] } : {}),
+            ...(req.headers["user-agent"] ? { userAgent: req.headers["user-agent"] } : {}),
             time: Date.now(),
           });
     let body: { body: Buffer; tooLarge: boolean };

@@ -12,6 +12,10 @@ export interface StoreConfig {
   /** For sqlite: the directory that holds tasks.db. */
   dataDir: string;
   databaseUrl?: string;
+  /** Every store call fails as an outage past this (TASK_STORE_CALL_TIMEOUT_MS): a slow store is answered 503 at once. */
+  callTimeoutMs?: number;
+  /** PostgreSQL's statement_timeout (TASK_STORE_STATEMENT_TIMEOUT_MS): the server gives up on a statement past it. */
+  statementTimeoutMs?: number;
 }
 
 export interface CreateTaskStoreOptions {
@@ -35,7 +39,14 @@ export async function createTaskStore(
     case "postgres": {
       if (!store.databaseUrl) throw new TaskStoreOpenError("TASK_STORE=postgres needs DATABASE_URL");
       const { PostgresTaskStore } = await import("./postgres-task-store.ts");
-      return PostgresTaskStore.open({ connectionString: store.databaseUrl, onPoolError: options.onPoolError });
+      return PostgresTaskStore.open({
+        connectionString: store.databaseUrl,
+        onPoolError: options.onPoolError,
+        // A wait for a connection, and a statement, each end within a call's bound: a call never outlives it long.
+        connectionTimeoutMs: store.callTimeoutMs,
+        queryTimeoutMs: store.callTimeoutMs,
+        statementTimeoutMs: store.statementTimeoutMs,
+      });
     }
   }
 }

@@ -25,9 +25,33 @@ function isUnavailableSqlState(code: string): boolean {
 }
 
 /**
+ * SQLite's primary result codes that mean "not now" rather than "wrong" (node:sqlite's errcode may carry an extended
+ * code: the primary one is its low byte): the disk is full, an I/O error, the database cannot be written (a
+ * read-only mount), busy past its timeout. The file is as it was before the failed statement (SQLite's transactions).
+ */
+const SQLITE_OUTAGES = new Map([
+  [5, "SQLITE_BUSY"],
+  [8, "SQLITE_READONLY"],
+  [10, "SQLITE_IOERR"],
+  [13, "SQLITE_FULL"],
+]);
+
+/** SQLite's outage code for a node:sqlite error, or undefined. */
+function sqliteOutage(e: { code?: unknown; errcode?: unknown }): string | undefined {
+  if (e.code !== "ERR_SQLITE_ERROR" || typeof e.errcode !== "number") return undefined;
+  return SQLITE_OUTAGES.get(e.errcode & 0xff);
+}
+
+/**
+ * 57014 (query_canceled): the service cancels statements only by its statement timeout
+ * (TASK_STORE_STATEMENT_TIMEOUT_MS), so a canceled one is a store too slow to answer in time.
+ */
+const STATEMENT_TIMEOUT_SQLSTATE = "57014";
+
+/**
  * Why the store is out of reach, as a stable code (a socket error code, a SQLSTATE, or one of ours), or undefined
- * when `err` is not an outage (a bug, bad data: those stay 500s and are logged as such). SQLite and memory stores
- * live in this process: they have no outage of this kind.
+ * when `err` is not an outage (a bug, bad data: those stay 500s and are logged as such). SQLite's are its own: a
+ * full disk, an I/O error, a read-only file, busy past its timeout.
  */
 export function storeOutageReason(err: unknown): string | undefined {
   if (err instanceof TaskStoreUnavailableError) return err.reason;
@@ -35,6 +59,9 @@ export function storeOutageReason(err: unknown): string | undefined {
   if (!e || typeof e !== "object") return undefined;
   const code = typeof e.code === "string" ? e.code : undefined;
   if (code && (NETWORK_CODES.has(code) || isUnavailableSqlState(code))) return code;
+  if (code === STATEMENT_TIMEOUT_SQLSTATE) return "StatementTimeout";
+  const sqlite = sqliteOutage(e);
+  if (sqlite) return sqlite;
   // Node reports a refused connection to every address of a name as an AggregateError of them.
   if (Array.isArray(e.errors))
     for (const inner of e.errors) if (storeOutageReason(inner)) return storeOutageReason(inner);
@@ -42,7 +69,10 @@ export function storeOutageReason(err: unknown): string | undefined {
   // pg's own wording: a connection that died under a query, a pool that could not connect in time.
   if (/Connection terminated/i.test(message)) return "ConnectionTerminated";
   if (/timeout exceeded when trying to connect/i.test(message)) return "ConnectTimeout";
+  if (code === "StoreCallTimeout") return code;
   if (/Client has encountered a connection error/i.test(message)) return "ConnectionError";
+  // pg's client-side bound on a query (query_timeout): no answer in time, whatever the connection's state.
+  if (/Query read timeout/i.test(message)) return "QueryTimeout";
   // Wrapped on its way up (a task's failed write): the outage underneath.
   const cause = (err as { cause?: unknown }).cause;
   return cause !== undefined && cause !== err ? storeOutageReason(cause) : undefined;
@@ -82,11 +112,45 @@ export class StoreHealth {
   }
 }
 
+/** A store call that did not settle within its bound (watchStoreOutages' callTimeoutMs). */
+export class StoreCallTimeoutError extends Error {
+  override name = "StoreCallTimeoutError";
+  readonly code = "StoreCallTimeout";
+  constructor(method: string, timeoutMs: number) {
+    super(`${method} did not answer within ${timeoutMs} ms`);
+  }
+}
+
+/** Calls not bounded: a subscription that lives as long as the store, and the close that drains it. */
+const UNBOUNDED_CALLS = new Set<PropertyKey>(["watch", "close"]);
+
 /**
- * The store, with every call watched: a call that meets an outage tells `health` and throws a
- * TaskStoreUnavailableError (what the HTTP layer answers 503 for); one that succeeds tells `health` the store is back.
+ * `promise`, or a StoreCallTimeoutError once timeoutMs has passed without it settling. The call itself goes on (its
+ * answer, if it comes, is dropped): a statement sent cannot be taken back, and the store's own bounds (the statement
+ * timeout, pg's query_timeout) end it and free its connection.
  */
-export function watchStoreOutages(store: TaskStore, health: StoreHealth): TaskStore {
+function bounded<T>(promise: Promise<T>, method: string, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    // Rejected after the poll phase that follows the timer: when the event loop was held up past the bound, an answer
+    // already waiting on the socket still wins, and a busy process does not call a store that answered an outage.
+    timer = setTimeout(() => setImmediate(() => reject(new StoreCallTimeoutError(method, timeoutMs))), timeoutMs);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+export interface StoreCallBounds {
+  /** Each call (but watch and close) fails as an outage once it has not settled within this long (0: unbounded). */
+  callTimeoutMs?: number;
+}
+
+/**
+ * The store, with every call watched: a call that meets an outage, or does not answer within callTimeoutMs, tells
+ * `health` and throws a TaskStoreUnavailableError (what the HTTP layer answers 503 for); one that succeeds tells
+ * `health` the store is back. A slow store is then told from a dead one by nobody: both are an outage, answered at once.
+ */
+export function watchStoreOutages(store: TaskStore, health: StoreHealth, bounds: StoreCallBounds = {}): TaskStore {
+  const callTimeoutMs = bounds.callTimeoutMs ?? 0;
   // Made once, not per call: the store is called on every request (a poll reads a revision).
   const succeeded = <T>(v: T): T => {
     health.success();
@@ -113,7 +177,12 @@ export function watchStoreOutages(store: TaskStore, health: StoreHealth): TaskSt
       const watching = (...args: unknown[]) => {
         // Bound to the store itself: its private fields are not the proxy's.
         const result = method.apply(target, args);
-        return result instanceof Promise ? result.then(succeeded, failed) : result;
+        if (!(result instanceof Promise)) return result;
+        const settled =
+          callTimeoutMs > 0 && !UNBOUNDED_CALLS.has(property)
+            ? bounded(result, String(property), callTimeoutMs)
+            : result;
+        return settled.then(succeeded, failed);
       };
       watched.set(property, { method, watching });
       return watching;

@@ -76,6 +76,11 @@ export interface TaskJournalOptions {
   /** After a store outage: how long to keep trying to hand the task back (its lease ends then anyway), and how often. */
   handBackWithinMs?: number;
   handBackEveryMs?: number;
+  /**
+   * Whether this replica's lease on the task still runs by its own clock (lease-deadline.ts): past it, nothing more is
+   * written for the task, not even what waits in the chain. Absent: the store's fence alone decides.
+   */
+  leaseLive?: () => boolean;
   /** LINES_WAIT_MS unless given; 0: lines go at the end of the turn of the event loop that logged them. */
   linesWaitMs?: number;
 }
@@ -94,12 +99,14 @@ export class TaskJournal {
   readonly #handBackWithinMs: number;
   readonly #handBackEveryMs: number;
   readonly #linesWaitMs: number;
+  readonly #leaseLive: () => boolean;
 
   constructor(options: TaskJournalOptions) {
     this.#store = options.store;
     this.#handBackWithinMs = options.handBackWithinMs ?? 30_000;
     this.#handBackEveryMs = options.handBackEveryMs ?? 1000;
     this.#linesWaitMs = options.linesWaitMs ?? LINES_WAIT_MS;
+    this.#leaseLive = options.leaseLive ?? (() => true);
     this.#owner = options.owner;
     this.#id = options.taskId;
     this.#running = options.running;
@@ -151,8 +158,11 @@ export class TaskJournal {
    * the task to its new owner. Either way the checkpoint stays for whoever continues the task.
    */
   async interrupted(why: Interruption, armCalls: number): Promise<void> {
-    await this.#chain;
+    // The task is another replica's (or may be, past the local deadline): nothing to wait for, nothing to write. A
+    // write still under way with a store that does not answer must not hold the run, and its slot, until it does.
     if (why === "leaseLost") return;
+    await this.#chain;
+    if (!this.#leaseLive()) return;
     if (why === "storeFailed") return this.#handBack(armCalls);
     await this.#store
       .update(this.#owner, this.#id, {
@@ -197,6 +207,7 @@ export class TaskJournal {
     const until = Date.now() + this.#handBackWithinMs;
     const line: HistoryEntry = { phase: "ORCHESTRATION", status: storeFailedLine(reason), timeMs: Date.now() };
     for (;;) {
+      if (!this.#leaseLive()) return;
       try {
         const history = [...this.#lines, line];
         if (await this.#store.update(this.#owner, this.#id, { armCalls, history })) {
@@ -220,6 +231,8 @@ export class TaskJournal {
       const commit = commitOf(asked, this.#lines, this.#running);
       this.#lines = [];
       if (Object.keys(commit).length === 0) return true;
+      // Past the lease's local deadline the write is not sent: as refused by the fence, the run stops.
+      if (!this.#leaseLive()) return false;
       return this.#store.update(this.#owner, this.#id, commit).then(
         (ok) => {
           if (ok) this.#running = true;

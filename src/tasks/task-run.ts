@@ -21,6 +21,7 @@ import type { TaskStore } from "./task-store.ts";
 import type { TaskEventContext, TaskObserver } from "./task-observer.ts";
 import { interruptionOf, TaskJournal } from "./task-journal.ts";
 import type { AcceptFirst } from "./accept-first.ts";
+import { LeaseExpiredError, type TaskLease } from "./lease-deadline.ts";
 import {
   asOperationFailure,
   changeAfter,
@@ -80,6 +81,8 @@ export class TaskRun {
   /** Cancel on request: stops at the next safe point. */
   readonly #cancel: AbortSignal;
   readonly #journal: TaskJournal;
+  /** The lease's local deadline, checked before every call that acts for the task (lease-deadline.ts). */
+  readonly #lease: Pick<TaskLease, "check" | "live"> | undefined;
   /** What the observer is told each event is about; it follows the run. */
   readonly #ctx: TaskEventContext;
   readonly #results: OperationResult[];
@@ -89,12 +92,25 @@ export class TaskRun {
     onArmResponse: () => void this.#armCalls++,
     // A call of this task waits for the ARM budget: the task says so.
     onArmWait: (wait: { budget: string; waitMs: number }) => this.#log(phaseOf(this.#ctx.operation), armWaitLine(wait)),
-    // Each ARM call is a step of task work: submissions being accepted go first (accept-first.ts).
-    beforeArmCall: () => this.#deps.acceptFirst?.turn(),
+    // Each ARM call is a step of task work: submissions being accepted go first (accept-first.ts). Past the lease's
+    // local deadline no call is sent: the check throws, and has stopped the run.
+    beforeArmCall: () => {
+      this.#lease?.check();
+      const turn = this.#deps.acceptFirst?.turn();
+      return turn?.then(() => this.#lease?.check());
+    },
   };
 
-  constructor(deps: TaskRunDeps, owner: string, task: Task, interrupt: AbortController, cancel: AbortSignal) {
+  constructor(
+    deps: TaskRunDeps,
+    owner: string,
+    task: Task,
+    interrupt: AbortController,
+    cancel: AbortSignal,
+    lease?: Pick<TaskLease, "check" | "live">,
+  ) {
     this.#deps = deps;
+    this.#lease = lease;
     this.#owner = owner;
     this.#task = task;
     this.#interrupt = interrupt.signal;
@@ -107,6 +123,7 @@ export class TaskRun {
       interrupt,
       handBackWithinMs: deps.config.tasks.leaseMs,
       handBackEveryMs: deps.config.tasks.claimIntervalMs,
+      ...(lease ? { leaseLive: () => lease.live } : {}),
     });
     this.#ctx = { taskId: task.id, operation: task.operations[task.operationIndex]?.name ?? "" };
     this.#results = [...task.resultObjects];
@@ -134,6 +151,9 @@ export class TaskRun {
     } catch (err) {
       const why = interruptionOf(this.#interrupt, err);
       if (!why) throw err;
+      // Said now: the store has not confirmed a renewal in time, and nothing more is written for the task here.
+      if (this.#interrupt.reason instanceof LeaseExpiredError)
+        this.#deps.onInternalError?.(this.#interrupt.reason, task.id);
       // Said now, while the store is down: the line in the task's history waits for the store to answer.
       if (why === "storeFailed") this.#deps.onInternalError?.(this.#interrupt.reason ?? err, task.id);
       await this.#journal.interrupted(why, this.#armCalls);
@@ -253,6 +273,7 @@ export class TaskRun {
         log,
         signal: this.#interrupt,
         cancel: this.#cancel,
+        ...(this.#lease ? { beforeWrite: () => this.#lease!.check() } : {}),
         resume,
         onAttemptEnd: (end) => {
           observer?.attemptEnded?.({ ...this.#ctx, attempt: end.attempt }, end);

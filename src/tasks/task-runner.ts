@@ -13,6 +13,7 @@ import { scaleSetKey } from "./ordering.ts";
 import { LeaseLostError } from "./task-journal.ts";
 import { TaskRun, type TaskRunDeps } from "./task-run.ts";
 import { AcceptFirst } from "./accept-first.ts";
+import { leaseDeadline, monotonicNow, TaskLease } from "./lease-deadline.ts";
 import type { AuditConfig, NewAuditEntry } from "./audit.ts";
 
 export { canceledLine, phaseOf } from "./task-outcome.ts";
@@ -51,8 +52,10 @@ export interface TaskRunnerDeps extends TaskRunDeps {
 interface ActiveTask {
   /** Stops at once, even mid-write (shutdown, lease lost): the checkpoint stays for whoever goes on. */
   abort: AbortController;
-  /** When its lease was last taken or renewed, by this host's clock. */
+  /** When the claim or renewal the store last confirmed was sent, by the monotonic clock (lease-deadline.ts). */
   leasedAtMs: number;
+  /** The lease's local deadline: the run stops there whether or not the store answered. */
+  lease: TaskLease;
   /** Stops at the next safe point and ends the task canceled (POST /task/{id}/cancel). */
   cancel: AbortController;
   done: Promise<void>;
@@ -202,15 +205,20 @@ export class TaskRunner {
   async #renew(): Promise<void> {
     if (this.#active.size === 0) return;
     const { leaseMs } = this.#deps.config.tasks;
-    const now = Date.now();
-    const due = [...this.#active].filter(([, a]) => leaseIsDue(a.leasedAtMs, now, leaseMs)).map(([id]) => id);
+    // Sent now: a lease the store extends in answer ends no earlier than this plus leaseMs.
+    const sentAt = monotonicNow();
+    const due = [...this.#active]
+      .filter(([, a]) => a.lease.live && leaseIsDue(a.leasedAtMs, sentAt, leaseMs))
+      .map(([id]) => id);
     if (due.length > 0) {
       const held = new Set(await this.#deps.store.renew(this.#owner, due, leaseMs));
       for (const id of due) {
         const active = this.#active.get(id);
         if (!active) continue;
-        if (held.has(id)) active.leasedAtMs = now;
-        else active.abort.abort(new LeaseLostError(`lease on ${id} lost`));
+        if (held.has(id)) {
+          active.leasedAtMs = sentAt;
+          active.lease.renewed(sentAt, leaseMs);
+        } else active.abort.abort(new LeaseLostError(`lease on ${id} lost`));
       }
     }
     const running = [...this.#active].filter(([, a]) => !a.abort.signal.aborted).map(([id]) => id);
@@ -249,21 +257,30 @@ export class TaskRunner {
     if (turn) await turn;
     const room = config.tasks.concurrency - this.#active.size;
     if (this.#stopping || room <= 0) return;
-    const leasedAtMs = Date.now();
+    // Sent now: the leases the store grants in answer end no earlier than this plus leaseMs (lease-deadline.ts).
+    const leasedAtMs = monotonicNow();
+    const deadline = leaseDeadline(leasedAtMs, config.tasks.leaseMs);
     for (const task of await store.claim(this.#owner, config.tasks.leaseMs, room)) {
       if (this.#active.has(task.id) || this.#stopping) continue;
+      // A claim answered after the lease it granted had ended here: left for the next claim, of whoever makes it.
+      if (monotonicNow() >= deadline) continue;
       const abort = new AbortController();
       const cancel = new AbortController();
       if (task.cancelRequestedAtMs !== undefined) cancel.abort();
-      const done = this.#run(task, abort, cancel.signal)
+      // At the deadline the run stops at once, mid-call if need be: another replica may claim the task from then on.
+      const lease = new TaskLease(task.id, deadline, (expired) => {
+        if (!abort.signal.aborted) abort.abort(expired);
+      });
+      const done = this.#run(task, abort, cancel.signal, lease)
         .catch((err) => this.#deps.onInternalError?.(err, task.id))
         .finally(() => {
+          lease.stop();
           this.#active.delete(task.id);
           this.#deps.onRunEnded?.(task.id);
           // A slot is free, and the task may have been what others on its scale sets waited for.
           this.#wake();
         });
-      this.#active.set(task.id, { abort, leasedAtMs, cancel, done });
+      this.#active.set(task.id, { abort, leasedAtMs, lease, cancel, done });
     }
   }
 
@@ -291,8 +308,9 @@ export class TaskRunner {
     while (this.#active.size > 0) await Promise.allSettled([...this.#active.values()].map((a) => a.done));
   }
 
-  async #run(task: Task, abort: AbortController, cancel: AbortSignal): Promise<void> {
+  async #run(task: Task, abort: AbortController, cancel: AbortSignal, lease: TaskLease): Promise<void> {
     // Its states and moves: task-run.ts; what it writes: task-journal.ts; what it decides: task-outcome.ts.
-    return new TaskRun({ ...this.#deps, acceptFirst: this.#acceptFirst }, this.#owner, task, abort, cancel).run();
+    const deps = { ...this.#deps, acceptFirst: this.#acceptFirst };
+    return new TaskRun(deps, this.#owner, task, abort, cancel, lease).run();
   }
 }

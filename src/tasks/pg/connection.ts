@@ -11,6 +11,13 @@ export interface PgPoolOptions {
   poolMax?: number;
   /** How long to wait for a connection (default 10000 ms). */
   connectionTimeoutMs?: number;
+  /**
+   * The client's bound on one statement (pg's query_timeout; default none): past it the call fails and its connection
+   * is dropped from the pool, so a link that went silent does not keep it forever.
+   */
+  queryTimeoutMs?: number;
+  /** The server's bound on one statement (statement_timeout; default none). Not for the migrations at open. */
+  statementTimeoutMs?: number;
   /** Errors of idle pooled connections (the server restarted, the network dropped): logged, never thrown. */
   onPoolError?: (err: Error) => void;
 }
@@ -60,7 +67,7 @@ export class PgConnection {
   static async open(
     options: PgPoolOptions,
     where: string,
-    prepare: (client: pg.PoolClient) => Promise<void>,
+    prepare: (client: pg.ClientBase) => Promise<void>,
   ): Promise<PgConnection> {
     const poolMax = options.poolMax ?? 10;
     const pool = new pg.Pool({
@@ -69,6 +76,8 @@ export class PgConnection {
       connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
       application_name: "vmss-ops",
       keepAlive: true,
+      ...(options.queryTimeoutMs ? { query_timeout: options.queryTimeoutMs } : {}),
+      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
     });
     const onPoolError =
       options.onPoolError ??
@@ -76,10 +85,17 @@ export class PgConnection {
         process.stderr.write(`vmss-ops task store: idle PostgreSQL connection failed: ${err.message}\n`));
     pool.on("error", (err) => onPoolError(err));
     try {
-      let client: pg.PoolClient;
+      // The migrations on a connection of their own, without the statement bounds: a migration of a large table
+      // may take longer than any request should.
+      const client = new pg.Client({
+        connectionString: options.connectionString,
+        connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
+        application_name: "vmss-ops",
+      });
       try {
-        client = await pool.connect();
+        await client.connect();
       } catch (err) {
+        await client.end().catch(() => {});
         throw new TaskStoreOpenError(
           `cannot connect to the task store database (${redactConnectionString(options.connectionString)}): ${message(err)}`,
         );
@@ -87,7 +103,7 @@ export class PgConnection {
       try {
         await prepare(client);
       } finally {
-        client.release();
+        await client.end().catch(() => {});
       }
     } catch (err) {
       await pool.end().catch(() => {});

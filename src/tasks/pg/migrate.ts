@@ -9,7 +9,7 @@ import { quoteIdent } from "./tables.ts";
 const MIGRATION_LOCK_CLASS = 0x766d7373;
 
 /** Fails with a TaskStoreOpenError when the schema is newer than the code, or holds a tasks table that is not ours. */
-export async function migrate(client: pg.PoolClient, schema: string, where: string): Promise<void> {
+export async function migrate(client: pg.ClientBase, schema: string, where: string): Promise<void> {
   await client.query("BEGIN");
   try {
     // Held until COMMIT/ROLLBACK: a second replica waits here, then finds the schema migrated.
