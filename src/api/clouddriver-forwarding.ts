@@ -17,6 +17,7 @@ import { checkForwardedPath, forwardedHeaders, isSafeMethod } from "../auth/forw
 import { accountsNamedBy, decideForwardedWrite } from "../auth/forwarded-accounts.ts";
 import { apiError } from "./error-catalogue.ts";
 import { rawBodyOf } from "./json-body.ts";
+import type { AuditTrail } from "./audit-trail.ts";
 
 /** A Clouddriver that answers everything this service does not serve (other clouds, other operations, its tasks). */
 export interface ClouddriverConfig {
@@ -100,9 +101,12 @@ export class ClouddriverForwarder {
   readonly url: string;
   readonly #agent: Agent;
   readonly #authorization: string | undefined;
+  readonly #audit: AuditTrail | undefined;
 
-  constructor(config: ClouddriverConfig) {
+  /** audit: where each forwarded write is recorded before it is sent (none for reads). */
+  constructor(config: ClouddriverConfig, audit?: AuditTrail) {
     this.url = config.url;
+    this.#audit = audit;
     this.#authorization = config.authorization;
     this.#agent = new Agent({
       connect: { timeout: config.connectTimeoutMs },
@@ -135,6 +139,9 @@ export class ClouddriverForwarder {
       const decision = decideForwardedWrite(principal, accountsNamedBy(request.url, payload));
       if (!decision.ok) throw apiError("Forbidden", { why: decision.reason });
     }
+    // A write is recorded before it leaves (a store that cannot record it refuses it); Clouddriver's answer is its outcome.
+    const settle =
+      (await this.#audit?.forwarding(request, Buffer.isBuffer(payload) ? payload : undefined)) ?? (() => {});
     let upstream: Awaited<ReturnType<typeof send>>;
     try {
       upstream = await send(`${this.url}${target.path}`, {
@@ -147,6 +154,7 @@ export class ClouddriverForwarder {
       const code = errorCode(err) ?? "Error";
       const timedOut = TIMEOUT_CODES.has(code);
       request.log.warn({ err, clouddriver: this.url }, "Clouddriver did not answer");
+      settle(`clouddriver did not answer (${code})`);
       const failed = apiError(timedOut ? "ClouddriverTimeout" : "ClouddriverUnavailable", {
         clouddriver: this.url,
         code,
@@ -154,6 +162,7 @@ export class ClouddriverForwarder {
       });
       return reply.code(failed.statusCode).type("application/json").send(failed.body());
     }
+    settle(`clouddriver ${upstream.statusCode}`);
     reply.code(upstream.statusCode);
     for (const [name, value] of Object.entries(endToEndHeaders(upstream.headers))) reply.header(name, value);
     return reply.send(upstream.body);
