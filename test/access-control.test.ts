@@ -447,6 +447,36 @@ t.test("the token configuration is checked, and never quotes a token", async (t)
       /same token/,
     ],
     ["{", /AUTH_TOKENS is not valid YAML or JSON/],
+    // OpenID Connect: the issuer section and each principal's match.
+    [
+      "{ oidc: { issuer: 'https://issuer/v2.0', audience: app }, principals: [{ name: a, accounts: '*', oidc: { roles: [r] }, token: aaaaaaaaaaaaaaaaaaaa }] }",
+      /give either oidc or one of tokenSha256, tokenEnv, token/,
+    ],
+    ["{ principals: [{ name: a, accounts: '*', oidc: { roles: [r] } }] }", /no oidc section names the issuer/],
+    [
+      "{ oidc: { issuer: 'https://issuer/v2.0', audience: app }, principals: [{ name: a, accounts: '*', token: aaaaaaaaaaaaaaaaaaaa }] }",
+      /no principal says which tokens it is/,
+    ],
+    [
+      "{ oidc: { issuer: 'https://issuer/v2.0', audience: app }, principals: [{ name: a, accounts: '*', oidc: { scopes: [x] } }] }",
+      /oidc has an unknown key "scopes"; known: roles, groups, applications, objectIds/,
+    ],
+    [
+      "{ oidc: { issuer: 'http://issuer/v2.0', audience: app }, principals: [{ name: a, accounts: '*', oidc: { roles: [r] } }] }",
+      /oidc.issuer must be the issuer's https:\/\/ URL/,
+    ],
+    [
+      "{ oidc: { issuer: 'https://issuer/v2.0' }, principals: [{ name: a, accounts: '*', oidc: { roles: [r] } }] }",
+      /oidc.audience must be/,
+    ],
+    [
+      "{ oidc: { issuer: 'https://issuer/v2.0', audience: app, algorithms: [HS256] }, principals: [{ name: a, accounts: '*', oidc: { roles: [r] } }] }",
+      /never none or HS\*/,
+    ],
+    [
+      "{ oidc: { issuer: 'https://issuer/v2.0', audience: app, algorithms: [none] }, principals: [{ name: a, accounts: '*', oidc: { roles: [r] } }] }",
+      /never none or HS\*/,
+    ],
   ];
   for (const [text, message] of cases) {
     const err = t.throws(() => loadConfig({ AUTH_TOKENS: text }), message, text) as Error;

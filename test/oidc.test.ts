@@ -155,6 +155,23 @@ t.test("an Entra ID app token is a principal by its app roles; without a princip
   t.equal(none.status, 401);
   t.equal(none.headers["www-authenticate"], 'Bearer realm="vmss-ops"', "no credentials: a bare challenge (§3.1)");
 
+  const recorded = await call(env, "GET", `/audit?taskId=${submitted.body.id}`, deployer);
+  t.equal(recorded.status, 200, JSON.stringify(recorded.body));
+  t.match(
+    recorded.body.entries[0],
+    {
+      action: "submit",
+      actor: {
+        name: "deployers",
+        via: "oidc",
+        subject: DEPLOYER_APP,
+        issuer: `${env.sim.url}/${TENANT}/v2.0`,
+        application: DEPLOYER_APP,
+      },
+    },
+    "the audit trail says who: the principal, proven by OpenID Connect, the token's subject, issuer and application",
+  );
+
   await env.waitForTask(submitted.body.id).catch(() => undefined);
   const logged = JSON.stringify(lines);
   t.ok(logged.includes("deployers"), "requests log the principal");

@@ -29,6 +29,9 @@ export interface OidcConfig {
   caPem?: string;
 }
 
+/** What Entra ID signs access tokens with. */
+export const DEFAULT_ALGORITHMS = ["RS256"];
+
 /** Algorithms a token may be signed with: asymmetric only, so that a published key can never be a signing secret. */
 export const ASYMMETRIC_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"];
 

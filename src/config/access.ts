@@ -9,7 +9,7 @@ import {
   type OidcMatch,
   type PrincipalConfig,
 } from "../auth/access-config.ts";
-import { ASYMMETRIC_ALGORITHMS, type OidcConfig } from "../auth/oidc-tokens.ts";
+import { ASYMMETRIC_ALGORITHMS, DEFAULT_ALGORITHMS, type OidcConfig } from "../auth/oidc-tokens.ts";
 import { boolVar, ConfigError, fileReadable, parseDocument, readFileVar, type Env } from "./env-vars.ts";
 import type { ServiceSimulatorConfig } from "./simulator.ts";
 
@@ -157,7 +157,7 @@ function parseOidc(doc: unknown, source: string): OidcConfig | undefined {
   const discoveryUrl = o.discoveryUrl ?? `${o.issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`;
   if (typeof discoveryUrl !== "string" || !/^https:\/\/[^\s]+$/.test(discoveryUrl))
     throw new ConfigError(`${at}.discoveryUrl must be an https:// URL`);
-  const algorithms = o.algorithms ?? ["RS256"];
+  const algorithms = o.algorithms ?? DEFAULT_ALGORITHMS;
   if (
     !Array.isArray(algorithms) ||
     algorithms.length === 0 ||
