@@ -17,6 +17,7 @@ process.on("SIGUSR2", () => {
 process.on("exit", () => {
   // The inspector session of the process's own thread answers synchronously, so this runs before the exit.
   session.post("HeapProfiler.stopSampling", (err, result) => {
-    if (!err) writeFileSync(process.env.ALLOC_PROFILE_FILE, JSON.stringify(result.profile));
+    const file = process.env.ALLOC_PROFILE_FILE;
+    if (!err && file) writeFileSync(file, JSON.stringify(result.profile));
   });
 });

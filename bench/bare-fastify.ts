@@ -5,8 +5,8 @@
 import { readFileSync } from "node:fs";
 import Fastify from "fastify";
 
-const body = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const body: unknown = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const app = Fastify();
-app.get("/task/:id", async () => body);
+app.get("/task/:id", () => body);
 await app.listen({ host: "127.0.0.1", port: 0 });
 console.log(`listening ${(app.server.address() as { port: number }).port}`);

@@ -69,7 +69,7 @@ async function start(tree: string): Promise<{ url: string; child: ReturnType<typ
     },
   );
   children.push(child);
-  child.stdout!.on(
+  child.stdout.on(
     "data",
     (d) =>
       process.env.BURST_STDOUT &&
@@ -81,7 +81,7 @@ async function start(tree: string): Promise<{ url: string; child: ReturnType<typ
           .join(""),
       ),
   );
-  await new Promise<void>((ok) => child.stdout!.on("data", (d) => String(d).includes("listening on") && ok()));
+  await new Promise<void>((ok) => child.stdout.on("data", (d) => String(d).includes("listening on") && ok()));
   const url = `http://127.0.0.1:${port}`;
   // Warmed up as bench/run.ts warms its services: one submission, run to its end.
   await control.putScaleSet("demo-rg", "burst-warm", { capacity: 1, loadBalanced: false });

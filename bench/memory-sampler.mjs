@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import { getHeapSpaceStatistics } from "node:v8";
 
-const mb = (n) => Math.round((n / 2 ** 20) * 10) / 10;
+const mb = (/** @type {number} */ n) => Math.round((n / 2 ** 20) * 10) / 10;
+/** @type {{ rss: number } & Record<string, unknown> | undefined} */
 let peak;
 function sample() {
   const usage = process.memoryUsage();
@@ -13,7 +14,7 @@ function sample() {
   );
   // The kernel's split of the RSS: anonymous memory (V8's heap, malloc's) and mapped files (Node's binary, libraries).
   const status = readFileSync("/proc/self/status", "utf8");
-  const kb = (key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
+  const kb = (/** @type {string} */ key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
   peak = {
     atMs: Math.round(performance.now()),
     rss: usage.rss,

@@ -88,7 +88,9 @@ async function run(env: Record<string, string>) {
     { nodeArgs: NODE_ARGS ? NODE_ARGS.split(" ") : START_HEAP_FLAGS },
   );
   const pid = service.child.pid!;
-  await service.waitForTask((await service.api("POST", "/azure/ops/resizeServerGroup", resize("tp-0", 2))).body.id);
+  await service.waitForTask(
+    (await service.api<{ id: string }>("POST", "/azure/ops/resizeServerGroup", resize("tp-0", 2))).body.id,
+  );
   const idleMb = status(pid, "VmRSS");
   const burstStart = Date.now();
   const total = SETS * PER_SET;
@@ -98,7 +100,7 @@ async function run(env: Record<string, string>) {
     Array.from({ length: 16 }, async () => {
       while (next < total) {
         const i = next++;
-        const res = await service.api(
+        const res = await service.api<{ id: string }>(
           "POST",
           "/azure/ops/resizeServerGroup",
           resize(`tp-${i % SETS}`, 2 + (Math.floor(i / SETS) % 3)),
@@ -129,8 +131,20 @@ async function run(env: Record<string, string>) {
     peakMb,
     burstMs,
     runMs: Date.now() - burstStart,
-    atPeak: line ? JSON.parse(line.slice("memory-peak ".length)) : undefined,
+    atPeak: line ? (JSON.parse(line.slice("memory-peak ".length)) as MemoryPeak) : undefined,
   };
+}
+
+/** The sample bench/memory-sampler.mjs prints at the peak RSS. */
+interface MemoryPeak {
+  atMs: number;
+  rssAnonMb: number;
+  rssFileMb: number;
+  heapUsedMb: number;
+  heapTotalMb: number;
+  externalMb: number;
+  arrayBuffersMb: number;
+  spaces: Record<string, { size: number; used: number }>;
 }
 
 process.stdout.write(`load average ${loadavg()[0].toFixed(2)}; ${SETS * PER_SET} tasks on ${SETS} scale sets\n`);
@@ -139,7 +153,7 @@ for (let r = 0; r < ROUNDS; r++) {
     const m = await run(v.env);
     const p = m.atPeak;
     const spaces = p
-      ? Object.entries(p.spaces as Record<string, { size: number; used: number }>)
+      ? Object.entries(p.spaces)
           .filter(([, s]) => s.size > 0.5)
           .map(([n, s]) => `${n.replace("_space", "")} ${s.used}/${s.size}`)
           .join(", ")

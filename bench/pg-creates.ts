@@ -38,7 +38,9 @@ try {
   });
   let i = 0;
   const backends = async () =>
-    (await admin.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [name])).rows.map((r) => Number(r.pid));
+    (await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [name])).rows.map((r) =>
+      Number(r.pid),
+    );
   for (let round = 0; round < rounds; round++) {
     const latencies: number[] = [];
     const pids = await backends();

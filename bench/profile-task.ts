@@ -24,6 +24,7 @@ import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { SIMULATOR_CA_FILE, startChildService } from "../test/helpers/child-service.ts";
 import { cpuMsOf } from "./measure.ts";
+import type { TaskView } from "./task-view.ts";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) =>
@@ -42,7 +43,7 @@ const ALLOC = args.includes("--alloc");
 const UNPROFILED = args.includes("--no-profile") || ALLOC;
 /** --env K=V (repeatable): a setting for the service, e.g. LOG_LEVEL=warn to see what logging costs. */
 const EXTRA_ENV = Object.fromEntries(
-  args.flatMap((a, i) => (a === "--env" ? [args[i + 1].split(/=(.*)/s).slice(0, 2)] : [])),
+  args.flatMap((a, i) => (a === "--env" ? [args[i + 1].split(/=(.*)/s).slice(0, 2) as [string, string]] : [])),
 );
 /** Seconds the service is left idle before the work, to measure what it costs doing nothing (--tasks 0: profiled). */
 const IDLE_S = option("--idle", 5);
@@ -111,7 +112,7 @@ const control = new SimulatorControl(sim);
 const profDir = KEEP ?? mkdtempSync(join(tmpdir(), "vmss-ops-profile-"));
 const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-profile-data-"));
 const allocFile = join(profDir, "allocations.json");
-const allocEnv = ALLOC
+const allocEnv: Record<string, string> = ALLOC
   ? {
       NODE_OPTIONS: `--import=${join(dirname(fileURLToPath(import.meta.url)), "alloc-sampler.mjs")} ${EXTRA_ENV.NODE_OPTIONS ?? ""}`,
       ALLOC_PROFILE_FILE: allocFile,
@@ -151,7 +152,7 @@ try {
     },
   );
   const submit = async (name: string, desired: number) =>
-    (await s.api("POST", "/azure/ops/resizeServerGroup", resize(name, desired))).body.id as string;
+    (await s.api<{ id: string }>("POST", "/azure/ops/resizeServerGroup", resize(name, desired))).body.id;
   /** count resizes of <prefix>0…, AT_ONCE at a time, each waited for as the options say. */
   const resizes = async (prefix: string, count: number) => {
     let next = 0;
@@ -159,7 +160,7 @@ try {
       Array.from({ length: AT_ONCE }, async () => {
         while (next < count) {
           const id = await submit(`${prefix}${next++}`, 2);
-          if (HELD) while (!(await s.api("GET", `/task/${id}?wait=60`)).body.status.completed);
+          if (HELD) while (!(await s.api<TaskView>("GET", `/task/${id}?wait=60`)).body.status.completed);
           else await s.waitForTask(id);
         }
       }),

@@ -8,12 +8,12 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { request } from "undici";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { START_HEAP_FLAGS } from "../src/node-process.ts";
 import { entryPointIn, freePort, SIMULATOR_CA_FILE } from "../test/helpers/child-service.ts";
 import { cpuMsOf, readRate } from "./measure.ts";
+import type { TaskView } from "./task-view.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -46,7 +46,7 @@ async function start(tree: string): Promise<{ url: string; pid: number }> {
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(child);
-  await new Promise<void>((ok) => child.stdout!.on("data", (d) => String(d).includes("listening on") && ok()));
+  await new Promise<void>((ok) => child.stdout.on("data", (d) => String(d).includes("listening on") && ok()));
   return { url: `http://127.0.0.1:${port}`, pid: child.pid! };
 }
 
@@ -74,7 +74,7 @@ for (const tree of trees) {
   let body: string;
   for (;;) {
     body = await (await fetch(`${url}/task/${id}`)).text();
-    if (JSON.parse(body).status.completed) break;
+    if ((JSON.parse(body) as TaskView).status.completed) break;
     await new Promise((r) => setTimeout(r, 50));
   }
   services.push({ tree, pid, url: `${url}/task/${id}`, body, rates: [] as number[], cpu: [] as number[] });
@@ -86,7 +86,7 @@ const bare = spawn(process.execPath, [join(HERE, "bare-fastify.ts"), bodyFile], 
 });
 children.push(bare);
 const barePort = await new Promise<number>((ok) =>
-  bare.stdout!.on("data", (d) => ok(Number(/listening (\d+)/.exec(String(d))![1]))),
+  bare.stdout.on("data", (d) => ok(Number(/listening (\d+)/.exec(String(d))![1]))),
 );
 const bareUrl = `http://127.0.0.1:${barePort}/task/x`;
 process.stderr.write(`services: ${services.map((s) => s.url).join(" ")}; bare: ${bareUrl}\n`);

@@ -31,6 +31,7 @@ import { holdWaiters, WAITERS } from "./waiters.ts";
 import { procStats, readRate } from "./measure.ts";
 import { parseBenchArgs, USAGE } from "./run-args.ts";
 import { mergeResults } from "./results-file.ts";
+import type { TaskView } from "./task-view.ts";
 
 const execFileAsync = promisify(execFile);
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -178,18 +179,18 @@ function resize(name: string, desired: number) {
 }
 
 async function submit(via: ChildService, name: string, desired: number): Promise<string> {
-  const res = await via.api("POST", "/azure/ops/resizeServerGroup", resize(name, desired));
+  const res = await via.api<{ id: string }>("POST", "/azure/ops/resizeServerGroup", resize(name, desired));
   if (res.status !== 202) throw new Error(`submit ${name}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.id;
 }
 
 /** Waits for every task, polling each in turn; returns them. */
-async function waitAll(via: ChildService, ids: string[], pollMs = 20): Promise<any[]> {
-  const out = [];
+async function waitAll(via: ChildService, ids: string[], pollMs = 20): Promise<TaskView[]> {
+  const out: TaskView[] = [];
   for (const id of ids) {
     for (;;) {
-      const { body } = await via.api("GET", `/task/${id}`);
-      if (body?.status?.completed) {
+      const { body } = await via.api<TaskView>("GET", `/task/${id}`);
+      if (body.status.completed) {
         out.push(body);
         break;
       }
@@ -209,7 +210,7 @@ async function makespan(label: string, replicas: ChildService[], k: number) {
   const ids: string[] = [];
   for (let i = 0; i < k; i++) ids.push(await submit(replicas[i % replicas.length], name, wanted[i]));
   const tasks = await waitAll(replicas[0], ids, 5);
-  const end = Math.max(...tasks.map((t) => t.endTimeMs));
+  const end = Math.max(...tasks.map((t) => t.endTimeMs ?? 0));
   const calls = (await control.calls()).filter((c) => c.path.toLowerCase().endsWith(`/${name}`));
   const writes = calls.filter((c) => c.method === "PATCH" || c.method === "PUT");
   const capacity = ((await control.getScaleSet("demo-rg", name)).vmss as { sku: { capacity: number } }).sku.capacity;
@@ -225,10 +226,24 @@ async function makespan(label: string, replicas: ChildService[], k: number) {
   };
 }
 
+/** What bench/plain-sdk.ts prints last: the CPU it spent on its resizes, or the outcome of its burst. */
+interface PlainSdkRun {
+  n: number;
+  failed: number;
+  cpuMs: number;
+  wallMs: number;
+}
+interface PlainSdkBurst {
+  n: number;
+  succeeded: number;
+  refused: number;
+  otherFailures: number;
+}
+
 /** Runs bench/plain-sdk.ts (asynchronously: the simulator it talks to lives in this process). */
-async function plainSdk(argv: string[]): Promise<any> {
+async function plainSdk<R extends PlainSdkRun | PlainSdkBurst>(argv: string[]): Promise<R> {
   const { stdout } = await execFileAsync(process.execPath, [join(HERE, "plain-sdk.ts"), ...argv], { encoding: "utf8" });
-  return JSON.parse(stdout.trim().split("\n").at(-1)!);
+  return JSON.parse(stdout.trim().split("\n").at(-1)!) as R;
 }
 
 // ---- 5. GET /task/{id} against a bare fastify route with the same body ----
@@ -239,7 +254,7 @@ async function bareFastify(bodyFile: string): Promise<{ url: string; kill: () =>
   });
   const port = await new Promise<number>((resolve, reject) => {
     let out = "";
-    child.stdout!.on("data", (d) => {
+    child.stdout.on("data", (d) => {
       out += d;
       const m = /listening (\d+)/.exec(out);
       if (m) resolve(Number(m[1]));
@@ -397,7 +412,7 @@ async function fleet(shared: boolean, timeScale: number) {
   for (let i = 0; i < fleetSizes.sets; i++)
     await control.putScaleSet("demo-rg", `fleet-${i}`, { capacity: 1, loadBalanced: false });
   // Full buckets, Azure's figures, at the fleet's time scale; only this run's calls in the log.
-  await control.setConfig({ timeScale } as never);
+  await control.setConfig({ timeScale });
   await control.setThrottling({ enabled: true, scale: 1, policies: {} });
   await control.clearCalls();
   const t0 = Date.now();
@@ -413,15 +428,19 @@ async function fleet(shared: boolean, timeScale: number) {
         const body = { credentials: "demo", region: "eastus", serverGroupName: name };
         const res =
           kind === 0
-            ? await via.api("POST", "/azure/ops/resizeServerGroup", resize(name, 2 + (i % 2)))
-            : await via.api("POST", `/azure/ops/${kind === 1 ? "disableServerGroup" : "enableServerGroup"}`, body);
+            ? await via.api<{ id: string }>("POST", "/azure/ops/resizeServerGroup", resize(name, 2 + (i % 2)))
+            : await via.api<{ id: string }>(
+                "POST",
+                `/azure/ops/${kind === 1 ? "disableServerGroup" : "enableServerGroup"}`,
+                body,
+              );
         if (res.status !== 202) throw new Error(`fleet submit ${name}: ${res.status} ${JSON.stringify(res.body)}`);
         ids[i] = res.body.id;
       }
     }),
   );
   const tasks = await waitAll(replicas[0], ids, 100);
-  const end = Math.max(...tasks.map((t) => t.endTimeMs));
+  const end = Math.max(...tasks.map((t) => t.endTimeMs ?? 0));
   const calls = await control.calls();
   const refillScale = 1 / timeScale;
   const bound = budgetBoundMs(calls, refillScale);
@@ -499,12 +518,12 @@ async function burst(env: Record<string, string>) {
   await agent.close();
   // Every accepted task must end; one that has not after a minute without any task ending is reported, not waited
   // for (a task left in the queue would hang the benchmark).
-  const tasks: any[] = [];
+  const tasks: TaskView[] = [];
   let lastProgress = performance.now();
   for (const id of ids) {
     for (;;) {
-      const { body } = await s.api("GET", `/task/${id}`);
-      if (body?.status?.completed) {
+      const { body } = await s.api<TaskView>("GET", `/task/${id}`);
+      if (body.status.completed) {
         tasks.push(body);
         lastProgress = performance.now();
         break;
@@ -592,7 +611,7 @@ async function ordering(one: ChildService) {
   // The plain SDK script sending the same K changes at once.
   const kMax = sizes.ks.at(-1)!;
   await control.putScaleSet("demo-rg", "mk-plain", { capacity: 1, loadBalanced: false });
-  const plainBurst = await plainSdk([
+  const plainBurst = await plainSdk<PlainSdkBurst>([
     "burst",
     sim.url,
     caFile,
@@ -614,13 +633,14 @@ async function ordering(one: ChildService) {
       breakdown.write++;
       seenWrite = true;
     } else if (/\/operations\//i.test(c.path)) breakdown.poll++;
-    else if (c.method === "GET") seenWrite ? breakdown.finalGet++ : breakdown.read++;
+    else if (c.method === "GET" && seenWrite) breakdown.finalGet++;
+    else if (c.method === "GET") breakdown.read++;
   }
   // The final GET, and the VM list that confirms the result (a capacity is confirmed only when the VMs agree).
   const minimumCalls = 1 + 1 + Math.ceil(sizes.D / sizes.pollHint) + 1 + 1;
   const armCalls = {
     ...breakdown,
-    total: callTask.armCalls as number,
+    total: callTask.armCalls,
     minimum: minimumCalls,
     ratio: callTask.armCalls / minimumCalls,
   };
@@ -699,10 +719,12 @@ const FLEET_ROWS = /^fleet:|^claim with|^the same with each replica|^the same, S
 
 /** The fleet and claim figures of the run that wrote DIR/results.json (--skip-fleet). */
 function earlierFleetAndClaims() {
-  const earlier = JSON.parse(readFileSync(join(OUT, "results.json"), "utf8"));
-  const newRows = (
-    earlier.table as { figure: string; measured: number; target: string; met: boolean | null; detail: string }[]
-  ).filter((r) => FLEET_ROWS.test(r.figure));
+  const earlier = JSON.parse(readFileSync(join(OUT, "results.json"), "utf8")) as {
+    table: { figure: string; measured: number; target: string; met: boolean | null; detail: string }[];
+    claims: Record<string, unknown>;
+    fleet: Record<string, unknown>;
+  };
+  const newRows = earlier.table.filter((r) => FLEET_ROWS.test(r.figure));
   return { claims: earlier.claims, fleetResult: earlier.fleet, newRows };
 }
 
@@ -807,7 +829,7 @@ try {
       );
       const fleetApart = await fleet(false, fleetTimeScale);
       log(`fleet, each replica its own budget: ${fleetApart.makespanMs} ms, ${fleetApart.throttled} × 429`);
-      await control.setConfig({ timeScale: timeScaleBefore } as never);
+      await control.setConfig({ timeScale: timeScaleBefore });
       await control.setThrottling({ enabled: true });
       const fleetResult = { timeScale: fleetTimeScale, shared: fleetShared, apart: fleetApart };
 
@@ -891,7 +913,7 @@ try {
     }
     const cpuTasks = await waitAll(one, cpuIds, 50);
     const serviceCpuPerTask = (procStats(one.child.pid!).cpuMs - cpu0) / sizes.cpuTasks;
-    const plain = await plainSdk([
+    const plain = await plainSdk<PlainSdkRun>([
       "resizes",
       sim.url,
       caFile,
@@ -907,7 +929,7 @@ try {
     // of the difference that is the confirming read, and the part that is the service.
     for (let i = 0; i < sizes.cpuTasks; i++)
       await control.putScaleSet("demo-rg", `cpu-sdk-${i}`, { capacity: 1, loadBalanced: false });
-    const confirming = await plainSdk([
+    const confirming = await plainSdk<PlainSdkRun>([
       "resizes",
       sim.url,
       caFile,
@@ -940,13 +962,13 @@ try {
     let serialFailed = 0;
     for (let i = 0; i < sizes.serialTasks; i++) {
       const id = await submit(one, `one-svc-${i}`, 2);
-      let task;
-      do task = (await one.api("GET", `/task/${id}?wait=60`)).body;
-      while (!task?.status?.completed);
+      let task: TaskView;
+      do task = (await one.api<TaskView>("GET", `/task/${id}?wait=60`)).body;
+      while (!task.status.completed);
       if (task.status.failed) serialFailed++;
     }
     const serialServiceMs = (procStats(one.child.pid!).cpuMs - serial0) / sizes.serialTasks;
-    const serialPlain = await plainSdk([
+    const serialPlain = await plainSdk<PlainSdkRun>([
       "resizes",
       sim.url,
       caFile,
@@ -960,7 +982,7 @@ try {
     const serialPlainMs = serialPlain.cpuMs / sizes.serialTasks;
     for (let i = 0; i < sizes.serialTasks; i++)
       await control.putScaleSet("demo-rg", `one-sdk-${i}`, { capacity: 1, loadBalanced: false });
-    const serialConfirming = await plainSdk([
+    const serialConfirming = await plainSdk<PlainSdkRun>([
       "resizes",
       sim.url,
       caFile,
@@ -1036,7 +1058,7 @@ try {
     // Let the held requests connect and settle: the figure is what they cost while held, not while arriving.
     await sleep(2000);
     const heldRate = await readRate(pollUrl, sizes.readSeconds);
-    const stillRunning = (await one.api("GET", `/task/${heldTask}`)).body.state === "running";
+    const stillRunning = (await one.api<TaskView>("GET", `/task/${heldTask}`)).body.state === "running";
     await waiters.release();
     const freeRate = await readRate(pollUrl, sizes.readSeconds);
     await setWriteDuration(THROUGHPUT_D);
@@ -1074,7 +1096,7 @@ try {
     );
     const burstEnd = Date.now();
     const tpTasks = await waitAll(tp, tpIds, 20);
-    const tpEnd = Math.max(...tpTasks.map((t) => t.endTimeMs));
+    const tpEnd = Math.max(...tpTasks.map((t) => t.endTimeMs ?? 0));
     const tpStats = procStats(tp.child.pid!);
     const tpCpuPerTask = (tpStats.cpuMs - tpIdle.cpuMs) / totalTasks;
     const tpWallS = (tpEnd - tpStart) / 1000;

@@ -5,7 +5,7 @@ import { Agent, request } from "undici";
 export const WAITERS = 200;
 
 /** Holds `count` GET {taskUrl}?wait=60 requests open; resolves once they are all sent; release() aborts them. */
-export async function holdWaiters(taskUrl: string, count: number): Promise<{ release: () => Promise<void> }> {
+export function holdWaiters(taskUrl: string, count: number): Promise<{ release: () => Promise<void> }> {
   const agent = new Agent({ connections: count, pipelining: 1 });
   const controller = new AbortController();
   const held = Array.from({ length: count }, () =>
@@ -14,11 +14,11 @@ export async function holdWaiters(taskUrl: string, count: number): Promise<{ rel
       () => undefined,
     ),
   );
-  return {
+  return Promise.resolve({
     async release() {
       controller.abort();
       await Promise.all(held);
       await agent.close();
     },
-  };
+  });
 }

@@ -15,7 +15,10 @@ const major = Number(process.versions.node.split(".")[0]);
 if (major >= 24) {
   const { enableModuleCompileCache } = await import("../src/compile-cache.js");
   enableModuleCompileCache();
+  // Imported by URL, at run time, once the Node version is known: its type is not followed.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- the CLI's own module, checked by tsc where it is
   const { runFromProcess } = await import(new URL("../src/cli/main.ts", import.meta.url).href);
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-call -- as above
   await runFromProcess();
 } else {
   let node24;

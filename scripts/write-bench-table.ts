@@ -27,8 +27,45 @@ interface Row {
   read(results: Results): Reading | undefined;
 }
 
-/** The parts of bench/results.json the table reads; any of them may be missing. */
-type Results = Record<string, any>;
+/**
+ * The parts of bench/results.json the table reads, as bench/run.ts writes them. Any of them may be missing (a run that
+ * stopped early, an older layout): every row checks its figures with finite() before it reads them.
+ */
+interface Results {
+  takenAt?: string;
+  smoke?: boolean;
+  machine?: { cores?: number };
+  fleet?: { takenAt?: string; shared?: { ratio: number; throttled: number; operations: number; scaleSets: number } };
+  claims?: { postgresRatio: number; sqliteRatio: number };
+  bursts?: { takenAt?: string } & Partial<Record<"sqlite" | "postgres", Burst>>;
+  cpu?: CpuFigures & { plainSdkMsPerTask?: number };
+  cpuSerial?: CpuFigures;
+  reads?: { ratio: number };
+  startup?: { fullStoreMs: number };
+  throughput?: { peakRssMb: number };
+  makespan?: {
+    takenAt?: string;
+    oneReplicaSqlite?: MakespanRun[];
+    replicasPostgres?: { replicas: number; runs?: MakespanRun[] };
+    /** An older layout's keys (twoReplicasPostgres, …): not read. */
+    [olderKey: string]: unknown;
+  };
+}
+
+interface Burst {
+  acceptedPerSecond: number;
+  p99Ms: number;
+  lost: number;
+  tasksRun: number;
+  accepted: number;
+  tasksFailed?: number;
+  submissions: number;
+}
+
+interface CpuFigures {
+  ratio: number;
+  ratioToConfirming?: number;
+}
 
 const n = (x: number, digits = 0) =>
   x.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -41,7 +78,7 @@ function burstRow(store: "sqlite" | "postgres", label: string, perSecond: number
     target: `≥ ${n(perSecond)}/s, p99 ≤ 50 ms, none lost, all run`,
     read: (r) => {
       const b = r.bursts?.[store];
-      if (!finite(b?.acceptedPerSecond, b?.p99Ms, b?.lost, b?.tasksRun, b?.accepted)) return undefined;
+      if (!b || !finite(b?.acceptedPerSecond, b?.p99Ms, b?.lost, b?.tasksRun, b?.accepted)) return undefined;
       const allRun = b.tasksRun === b.accepted && (b.tasksFailed ?? 0) === 0;
       const measured = `${n(b.acceptedPerSecond)}/s, p99 ${n(b.p99Ms)} ms, ${n(b.lost)} lost, ${allRun ? "all run" : `${n(b.tasksRun)} of ${n(b.accepted)} run`}`;
       if (b.submissions !== 10_000) return { measured: `${measured} (${n(b.submissions)} submissions)`, met: null };
@@ -56,11 +93,12 @@ function cpuRow(figure: string, key: "cpu" | "cpuSerial"): Row {
     target: "≤ 1.25",
     read: (r) => {
       const c = r[key];
-      if (!finite(c?.ratio)) return undefined;
+      if (!c || !finite(c.ratio)) return undefined;
       // Beside it (where measured): against the script that also lists the VMs after each write, as the service does.
-      const beside = finite(c.ratioToConfirming)
-        ? ` (${ratio(c.ratioToConfirming)} × the script that also lists the VMs)`
-        : "";
+      const beside =
+        c.ratioToConfirming !== undefined && finite(c.ratioToConfirming)
+          ? ` (${ratio(c.ratioToConfirming)} × the script that also lists the VMs)`
+          : "";
       return { measured: `${ratio(c.ratio)}${beside}`, met: c.ratio <= 1.25 };
     },
   };
@@ -90,7 +128,7 @@ export const ROWS: Row[] = [
     target: "≤ 1.1, 0 × 429",
     read: (r) => {
       const f = r.fleet?.shared;
-      if (!finite(f?.ratio, f?.throttled, f?.operations, f?.scaleSets)) return undefined;
+      if (!f || !finite(f?.ratio, f?.throttled, f?.operations, f?.scaleSets)) return undefined;
       const measured = `${ratio(f.ratio)}, ${n(f.throttled)} × 429`;
       if (f.operations !== 5000 || f.scaleSets !== 1000)
         return { measured: `${measured} (${n(f.operations)} operations, ${n(f.scaleSets)} scale sets)`, met: null };
@@ -102,7 +140,7 @@ export const ROWS: Row[] = [
     target: "≤ 1.5",
     read: (r) => {
       const c = r.claims;
-      if (!finite(c?.postgresRatio, c?.sqliteRatio)) return undefined;
+      if (!c || !finite(c?.postgresRatio, c?.sqliteRatio)) return undefined;
       return {
         measured: `${ratio(c.postgresRatio)} PostgreSQL, ${ratio(c.sqliteRatio)} SQLite`,
         met: c.postgresRatio <= 1.5 && c.sqliteRatio <= 1.5,
@@ -116,13 +154,14 @@ export const ROWS: Row[] = [
   {
     figure: "`GET /task/{id}` / bare fastify",
     target: "≥ 0.6",
-    read: (r) => (finite(r.reads?.ratio) ? { measured: ratio(r.reads.ratio), met: r.reads.ratio >= 0.6 } : undefined),
+    read: (r) =>
+      r.reads && finite(r.reads.ratio) ? { measured: ratio(r.reads.ratio), met: r.reads.ratio >= 0.6 } : undefined,
   },
   {
     figure: "start to first `/health`, 10,000 tasks stored",
     target: "≤ 0.4 s",
     read: (r) =>
-      finite(r.startup?.fullStoreMs)
+      r.startup && finite(r.startup.fullStoreMs)
         ? { measured: `${n(r.startup.fullStoreMs / 1000, 2)} s`, met: r.startup.fullStoreMs <= 400 }
         : undefined,
   },
@@ -130,7 +169,7 @@ export const ROWS: Row[] = [
     figure: "peak RSS, 5,000 tasks",
     target: "≤ 150 MB",
     read: (r) =>
-      finite(r.throughput?.peakRssMb)
+      r.throughput && finite(r.throughput.peakRssMb)
         ? { measured: `${n(r.throughput.peakRssMb)} MB`, met: r.throughput.peakRssMb <= 150 }
         : undefined,
   },
@@ -139,7 +178,7 @@ export const ROWS: Row[] = [
     target: "≤ 1.1, K writes, 0 refused",
     read: (r) =>
       makespanReading(
-        r.makespan?.oneReplicaSqlite?.find((m: MakespanRun) => m.k === 20),
+        r.makespan?.oneReplicaSqlite?.find((m) => m.k === 20),
         false,
       ),
   },
@@ -149,7 +188,7 @@ export const ROWS: Row[] = [
     read: (r) =>
       r.makespan?.replicasPostgres?.replicas === 3
         ? makespanReading(
-            r.makespan.replicasPostgres.runs?.find((m: MakespanRun) => m.k === 20),
+            r.makespan.replicasPostgres.runs?.find((m) => m.k === 20),
             true,
           )
         : undefined,
@@ -177,9 +216,11 @@ export function benchTable(results: Results): string {
   });
   const when = takenAt(results);
   // A yardstick of the machine itself: the rates and times above are its as much as the service's.
-  const yardstick = finite(results.cpu?.plainSdkMsPerTask)
-    ? `, where the plain SDK script spent ${ratio(results.cpu.plainSdkMsPerTask)} ms of CPU per resize`
-    : "";
+  const plainSdkMs = results.cpu?.plainSdkMsPerTask;
+  const yardstick =
+    plainSdkMs !== undefined && finite(plainSdkMs)
+      ? `, where the plain SDK script spent ${ratio(plainSdkMs)} ms of CPU per resize`
+      : "";
   return [
     "| figure | measured | target | met |",
     "| --- | --- | --- | --- |",
@@ -199,7 +240,7 @@ export function withBenchTable(readme: string, results: Results): string {
 
 async function main(argv: string[]): Promise<number> {
   const readme = await readFile(README, "utf8");
-  const wanted = withBenchTable(readme, JSON.parse(await readFile(RESULTS, "utf8")));
+  const wanted = withBenchTable(readme, JSON.parse(await readFile(RESULTS, "utf8")) as Results);
   return writeOrCheck(
     {
       path: README,

@@ -6,13 +6,13 @@
 //   npm run cli:types -- --check   exit 1 if it differs from what openapi/openapi.json gives
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import openapiTS, { astToString } from "openapi-typescript";
+import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 import { DEFAULT_OPENAPI_PATH } from "./write-openapi.ts";
 
 export const CLI_TYPES_PATH = fileURLToPath(new URL("../src/cli/api-types.ts", import.meta.url));
 
 export async function generateCliTypes(): Promise<string> {
-  const document = JSON.parse(await readFile(DEFAULT_OPENAPI_PATH, "utf8"));
+  const document = JSON.parse(await readFile(DEFAULT_OPENAPI_PATH, "utf8")) as OpenAPI3;
   const ast = await openapiTS(document);
   return `// Generated from openapi/openapi.json by scripts/write-cli-types.ts (npm run cli:types). Do not edit.\n${astToString(ast)}`;
 }

@@ -8,6 +8,7 @@ import { loadConfig } from "../src/startup-config.ts";
 import { ConfigError } from "../src/config.ts";
 import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const TEAM_A = "team-a-token-0123456789abcdef";
 const TEAM_B = "team-b-token-0123456789abcdef";
@@ -49,7 +50,7 @@ async function call(env: TestEnv, method: string, path: string, headers: Record<
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.body.text();
-  let parsed: any;
+  let parsed: Json;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {

@@ -2,6 +2,7 @@
 import t from "tap";
 import { demo, startTestEnv } from "./helpers/service.ts";
 import { request } from "undici";
+import type { Json } from "./helpers/json.ts";
 
 const env = await startTestEnv({ env: { BODY_LIMIT_BYTES: "4096" } });
 t.teardown(() => env.close());
@@ -167,7 +168,7 @@ for (const c of cases) {
     t.type(res.body.message, "string");
     if (c.field)
       t.ok(
-        res.body.details?.some((d: any) =>
+        res.body.details?.some((d: Json) =>
           typeof c.field === "string" ? d.field === c.field : c.field!.test(d.field),
         ),
         `names ${c.field}: ${JSON.stringify(res.body.details)}`,
@@ -219,7 +220,7 @@ t.test("random junk never produces a 5xx, and none of it created a task", async 
     true,
     0,
     -1,
-    1e309,
+    Infinity,
     2 ** 53,
     "",
     "eastus",

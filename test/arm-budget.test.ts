@@ -249,9 +249,7 @@ t.test(
     // used to throw pg's "Connection terminated unexpectedly" into the SDK, and the operation failed as terminal.
     const unreachable = {
       ...new InProcessLedger(),
-      takeInOrder: async () => {
-        throw new Error("Connection terminated unexpectedly");
-      },
+      takeInOrder: () => Promise.reject(new Error("Connection terminated unexpectedly")),
       correct: async () => {},
       drain: async () => {},
       close: async () => {},
@@ -320,6 +318,7 @@ t.test("the calls a replica asks for in one turn take in one statement, not one 
   t.teardown(() => budget.close());
   // Every statement the ledger sends goes through its pool's query.
   const takes: unknown[][] = [];
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called with the pool as `this`, below
   const query = pg.Pool.prototype.query;
   pg.Pool.prototype.query = function (this: pg.Pool, ...args: unknown[]) {
     if (typeof args[0] === "string" && args[0].includes("arm_budget_take")) takes.push(args[1] as unknown[]);

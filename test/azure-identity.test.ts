@@ -87,7 +87,7 @@ t.test("client secret, end to end: Entra token endpoint, then ARM accepts only t
     {
       headers: { authorization: "Bearer eyJhbGciOiJIUzI1NiJ9.eyJleHAiOjk5OTk5OTk5OTl9.AAAA" },
       dispatcher: new (await import("undici")).Agent({ connect: { ca: env.sim.caPem } }),
-    } as RequestInit,
+    },
   );
   t.equal(forged.status, 401);
   t.equal(((await forged.json()) as { error: { code: string } }).error.code, "InvalidAuthenticationToken");
@@ -279,7 +279,7 @@ accounts:
   t.match(byName.stack, { cloud: "custom", audience: "https://management.adfs.azurestack.local/abc" });
   t.notOk(JSON.stringify(config).includes(SECRET), "the configuration object holds no secret");
 
-  const kinds: [string, Function][] = [
+  const kinds: [string, abstract new (...args: never[]) => unknown][] = [
     ["sp-secret-file", ClientSecretCredential],
     ["sp-cert", ClientCertificateCredential],
     ["workload", WorkloadIdentityCredential],

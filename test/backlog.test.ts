@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { demo, startTestEnv } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const LIMIT = 3;
 
@@ -79,7 +80,7 @@ t.test(`past ${LIMIT} queued tasks: 429 with Retry-After; the backlog on /metric
   });
   t.teardown(() => env.close());
   const accepted: string[] = [];
-  let refused: { status: number; body: any; retryAfter?: string } | undefined;
+  let refused: { status: number; body: Json; retryAfter?: string } | undefined;
   // One runs, the others queue behind the single slot; submit until the limit answers (the count is at most a second old).
   for (let i = 0; i < 40 && !refused; i++) {
     const res = await request(`${env.baseUrl}/azure/ops/resizeServerGroup`, {
@@ -102,7 +103,7 @@ t.test(`past ${LIMIT} queued tasks: 429 with Retry-After; the backlog on /metric
 
   // One task runs in the single slot; the others wait. The figures are at most a second old: wait for them.
   const waiting = accepted.length - 1;
-  let metrics = "";
+  let metrics: string;
   for (;;) {
     metrics = await (await request(`${env.baseUrl}/metrics`)).body.text();
     if (Number(/^vmssops_tasks_queued (\d+)/m.exec(metrics)?.[1]) === waiting) break;

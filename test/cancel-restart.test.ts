@@ -9,6 +9,7 @@ import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService } from "./helpers/child-service.ts";
 import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
+import type { Json } from "./helpers/json.ts";
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 2000, timeScale: 0.001, seed: true });
 const control = new SimulatorControl(sim);
@@ -53,7 +54,7 @@ t.test(
     const done = await b.waitForTask(id);
     t.equal(done.state, "canceled", JSON.stringify(done.history));
     t.ok(
-      done.history.some((h: any) => /^Resumed by replica/.test(h.status)),
+      done.history.some((h: Json) => /^Resumed by replica/.test(h.status)),
       "replica b took it over",
     );
     t.match(

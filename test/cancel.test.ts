@@ -4,6 +4,7 @@
 import t from "tap";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { callsFor, demo, startTestEnv, writesOf, type TestEnv } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -46,7 +47,7 @@ t.test("mid-backoff: the task ends at once, and nothing was written", async (t) 
     demo("web-prod-v001", { capacity: { min: 1, max: 9, desired: 7 } }),
   );
   await until("the backoff", async () =>
-    (await env.api("GET", `/task/${id}`)).body.history.some((h: any) => /retrying in/.test(h.status)),
+    (await env.api("GET", `/task/${id}`)).body.history.some((h: Json) => /retrying in/.test(h.status)),
   );
 
   const res = await env.api("POST", `/task/${id}/cancel`);
@@ -92,7 +93,7 @@ t.test("cancel while a write is in flight, in a task of several operations", asy
       const control = new SimulatorControl(env.sim);
       const after = await control.getScaleSet("demo-rg", "web-prod-v001");
       t.equal(after.inFlight, null, "nothing left in flight");
-      t.equal((after.vmss as any).sku.capacity, 6, "the write ran to its end");
+      t.equal((after.vmss as Json).sku.capacity, 6, "the write ran to its end");
       t.equal((await env.api("POST", `/task/${id}/cancel`)).status, 409, "a canceled task cannot be canceled again");
     },
   );

@@ -40,7 +40,7 @@ async function createOn(
   await createBatch({ db, t: tables, sql: createSql(tables) }, [
     { ...pending, resolve: ({ task }) => (created = task), reject: (err) => (failed = err) },
   ]);
-  if (!created) throw failed ?? new Error("the create returned no task");
+  if (!created) throw failed instanceof Error ? failed : new Error(`the create returned no task (${String(failed)})`);
   return created;
 }
 

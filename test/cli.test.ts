@@ -252,6 +252,7 @@ t.test("a progress line on a terminal, redrawn while the task runs, cleared at t
   t.equal(code, 0);
   const progress = err.filter((s) => s.startsWith("\r\x1b[2K") && s.length > 5);
   t.ok(
+    // eslint-disable-next-line no-control-regex -- the escape that clears the terminal's line is what is checked
     progress.some((s) => /^\r\x1b\[2K(queued|running) \d+s: /.test(s)),
     `a line while it runs: ${JSON.stringify(progress[0])}`,
   );

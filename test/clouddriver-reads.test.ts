@@ -9,6 +9,8 @@ import { defaultResourceGroupOf, parseName } from "../src/naming/frigga.ts";
 import { chooseTarget, parseTarget, type Candidate } from "../src/clouddriver/targets.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
 import { CLOUDS } from "../src/azure/account-config.ts";
+import type { ScaleSetSnapshot } from "../src/azure/vmss-gateway.ts";
+import type { Json } from "./helpers/json.ts";
 
 t.test("Frigga's Names.parseName", async (t) => {
   t.same(parseName("app-stack-detail-v001"), {
@@ -141,10 +143,10 @@ t.test("a scale set parked in clouddriver-azure's parking pool reads disabled, i
     networkProfileConfiguration: { networkInterfaceConfigurations: nics(pool) },
   });
   const ref = { account: "a", subscriptionId: "s", resourceGroup: "rg", name: "shop-web-v001", region: "eastus" };
-  const parked = serverGroupView({ vmss, etag: "1", vms: [vm("default_LB_BAP")] } as any, ref);
+  const parked = serverGroupView({ vmss, etag: "1", vms: [vm("default_LB_BAP")] } as ScaleSetSnapshot, ref);
   t.equal(parked.disabled, true);
   t.equal(parked.instances[0].healthState, "OutOfService");
-  const notYet = serverGroupView({ vmss, etag: "1", vms: [vm("shop-web-v001")] } as any, ref);
+  const notYet = serverGroupView({ vmss, etag: "1", vms: [vm("shop-web-v001")] } as ScaleSetSnapshot, ref);
   t.equal(
     notYet.instances[0].healthState,
     "Up",
@@ -246,8 +248,8 @@ t.test("the routes, against the simulator", async (t) => {
       t.equal(sg.instances.length, 2);
       t.ok(
         sg.instances.every(
-          (i: any) =>
-            i.healthState === "Up" && i.health.some((h: any) => h.type === "LoadBalancer" && h.state === "Up"),
+          (i: Json) =>
+            i.healthState === "Up" && i.health.some((h: Json) => h.type === "LoadBalancer" && h.state === "Up"),
         ),
       );
       const created = await env.simControl("GET", "/_sim/scaleSets/shop-eastus/shop-web-v001");
@@ -300,17 +302,17 @@ t.test("the routes, against the simulator", async (t) => {
     t.equal(res.body.name, "shop-web");
     t.equal(res.body.accountName, "plain");
     t.same(
-      res.body.serverGroups.map((sg: any) => `${sg.region}/${sg.name}`),
+      res.body.serverGroups.map((sg: Json) => `${sg.region}/${sg.name}`),
       ["eastus/shop-web-v001", "eastus/shop-web-v002", "eastus/shop-web-v003", "westus/shop-web-v004"],
     );
     t.same(
-      res.body.serverGroups.map((sg: any) => sg.instances.length),
+      res.body.serverGroups.map((sg: Json) => sg.instances.length),
       [2, 1, 3, 1],
     );
     const noLb = res.body.serverGroups[2];
     t.ok(
       noLb.instances.every(
-        (i: any) => i.healthState === "Up" && i.health.length === 1 && i.health[0].healthClass === "platform",
+        (i: Json) => i.healthState === "Up" && i.health.length === 1 && i.health[0].healthClass === "platform",
       ),
       "no load balancer: the platform says Up",
     );
@@ -321,7 +323,7 @@ t.test("the routes, against the simulator", async (t) => {
     t.equal(list.status, 200);
     t.ok(Array.isArray(list.body));
     t.same(
-      list.body.map((sg: any) => sg.name),
+      list.body.map((sg: Json) => sg.name),
       ["shop-web-v002"],
     );
     const one = await env.api(
@@ -361,7 +363,7 @@ t.test("the routes, against the simulator", async (t) => {
     t.equal(res.status, 200);
     t.same(res.body.attributes, { name: "shop", cloudProviders: "azure" });
     t.same(
-      res.body.clusters.plain.map((c: any) => [c.name, c.serverGroups]),
+      res.body.clusters.plain.map((c: Json) => [c.name, c.serverGroups]),
       [
         ["shop-api", ["shop-api-v001"]],
         ["shop-web", ["shop-web-v001", "shop-web-v002", "shop-web-v003", "shop-web-v004"]],
@@ -402,11 +404,11 @@ t.test("the routes, against the simulator", async (t) => {
     t.equal((await run("disableServerGroup")).status.failed, false);
     const disabled = (await env.api("GET", "/serverGroups/demo/eastus/web-prod-v001")).body;
     t.equal(disabled.disabled, true);
-    t.ok(disabled.instances.every((i: any) => i.healthState === "OutOfService"));
+    t.ok(disabled.instances.every((i: Json) => i.healthState === "OutOfService"));
     t.equal((await run("enableServerGroup")).status.failed, false);
     const enabled = (await env.api("GET", "/serverGroups/demo/eastus/web-prod-v001")).body;
     t.equal(enabled.disabled, false);
-    t.ok(enabled.instances.every((i: any) => i.healthState === "Up"));
+    t.ok(enabled.instances.every((i: Json) => i.healthState === "Up"));
     t.equal((await env.api("POST", "/azure/ops/disableServerGroup", demo("batch-v001"))).status, 202);
   });
 });

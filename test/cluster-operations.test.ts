@@ -9,6 +9,7 @@
 import t from "tap";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { callsFor, demo, startTestEnv, writesOf } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 60 });
 t.teardown(() => env.close());
@@ -28,8 +29,8 @@ async function run(operation: string, body: Record<string, unknown>) {
   return env.waitForTask(res.body.id);
 }
 
-const lineFor = (task: any, name: string) =>
-  task.history.find((h: any) => h.status.startsWith(`${name} (eastus): `))?.status;
+const lineFor = (task: Json, name: string) =>
+  task.history.find((h: Json) => h.status.startsWith(`${name} (eastus): `))?.status;
 const disabled = async (name: string) =>
   (await env.api("GET", `/azure/serverGroups/demo/eastus/demo-rg/${name}`)).body.disabled;
 
@@ -119,7 +120,7 @@ t.test(
     });
     t.equal(dry.status, 200, JSON.stringify(dry.body));
     t.equal(dry.body.selection.length, 3, "one line per server group");
-    t.same(dry.body.operations.map((o: any) => [o.operation, o.write?.kind]).sort(), [
+    t.same(dry.body.operations.map((o: Json) => [o.operation, o.write?.kind]).sort(), [
       ["disableServerGroup", "update"],
       ["disableServerGroup", "update"],
     ]);
@@ -135,7 +136,7 @@ t.test(
     t.same(
       waited.body.history
         .slice(0, 3)
-        .map((h: any) => h.status)
+        .map((h: Json) => h.status)
         .sort(),
       [...dry.body.selection].sort(),
       "the run selected what the dry run said",

@@ -4,6 +4,7 @@ import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
 import { waitFor } from "./helpers/wait-for.ts";
+import type { Json } from "./helpers/json.ts";
 
 const WRITE_MS = 300;
 const env = await startTestEnv({ writeDurationMs: WRITE_MS });
@@ -37,7 +38,7 @@ t.test(
     t.equal(scaleDown.status.failed, false, JSON.stringify(scaleDown.history));
     t.ok(
       scaleDown.history.some(
-        (h: any) =>
+        (h: Json) =>
           h.status.startsWith(`Waiting for task ${disableId} on scale set `) &&
           /\/web-prod-v001 to finish/.test(h.status),
       ),
@@ -73,7 +74,7 @@ t.test("another writer's write in flight (the Spinnaker race), then scaleDown: w
   await foreign.pollUntilDone();
   t.equal(task.status.failed, false, JSON.stringify(task.history));
   t.ok(
-    task.history.some((h: any) =>
+    task.history.some((h: Json) =>
       /is Updating \(another write in flight\); waiting|409 ConflictingConcurrentWriteNotAllowed, retrying/.test(
         h.status,
       ),
@@ -107,7 +108,7 @@ t.test("a 412 from an out-of-band change leads to a re-read, and the other write
   );
   t.not(patches[0].ifMatch, patches[1].ifMatch, "the second write used the new ETag");
   t.ok(
-    task.history.some((h: any) => /412 PreconditionFailed, retrying/.test(h.status)),
+    task.history.some((h: Json) => /412 PreconditionFailed, retrying/.test(h.status)),
     JSON.stringify(task.history),
   );
   const vmss = (await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body.vmss;

@@ -22,7 +22,6 @@ import {
   symlink,
 } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { pathToFileURL } from "node:url";
 import { tmpdir } from "node:os";
 import { dirname, join, posix, resolve } from "node:path";
@@ -31,6 +30,7 @@ import { parse as parseYaml } from "yaml";
 import { loadConfig } from "../src/startup-config.ts";
 import { START_HEAP_FLAGS } from "../src/node-process.ts";
 import { freePort } from "./helpers/child-service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const REPO = resolve(import.meta.dirname, "..");
 
@@ -336,8 +336,8 @@ const cmd = execForm(lastOf("CMD")?.args ?? "");
 const healthcheck = parseHealthcheck(lastOf("HEALTHCHECK")?.args ?? "NONE");
 const ignored = dockerignoreMatcher(dockerignoreText);
 // The yaml package (a production dependency): anchors and merge keys as compose resolves them.
-const compose = parseYaml(composeText, { merge: true }) as Record<string, any>;
-const service = compose?.services?.["vmss-ops"] as Record<string, any> | undefined;
+const compose = parseYaml(composeText, { merge: true }) as Record<string, Json>;
+const service = compose?.services?.["vmss-ops"] as Record<string, Json> | undefined;
 const composeEnv: Record<string, string> = service?.environment ?? {};
 
 t.test("the parsers", async (t) => {
@@ -412,7 +412,7 @@ t.test("Dockerfile", async (t) => {
     depsCopied.includes("package.json") && depsCopied.includes("package-lock.json"),
     "the deps stage has package.json and the lockfile",
   );
-  const scripted = Object.entries<any>(lock.packages)
+  const scripted = Object.entries<Json>(lock.packages)
     .filter(([k, v]) => k && !v.dev && v.hasInstallScript)
     .map(([k]) => k);
   if (/--ignore-scripts/.test(install))
@@ -532,7 +532,7 @@ t.test(".dockerignore", async (t) => {
 
 t.test("docker-compose.yml", async (t) => {
   t.ok(service, "defines the vmss-ops service");
-  const profiled = Object.entries<Record<string, any>>(compose.services ?? {}).filter(([, s]) => s.profiles);
+  const profiled = Object.entries<Record<string, Json>>(compose.services ?? {}).filter(([, s]) => s.profiles);
   t.same(
     Object.keys(compose.services ?? {}).filter((n) => !compose.services[n].profiles),
     ["vmss-ops"],
@@ -553,7 +553,7 @@ t.test("docker-compose.yml", async (t) => {
   );
   t.equal(service?.build?.context, ".", "builds this directory");
   t.equal(service?.build?.dockerfile ?? "Dockerfile", "Dockerfile");
-  const containerPorts = (s: Record<string, any>) =>
+  const containerPorts = (s: Record<string, Json>) =>
     (s?.ports ?? []).map((p: string) => String(p).split(":").slice(-2).join(":")).sort();
   t.same(containerPorts(service!), ["7002:7002", "7003:7003"], "publishes 7002 and 7003");
   for (const mapping of service?.ports ?? [])
@@ -756,7 +756,7 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
       // repo's install (checked above: src imports nothing else).
       const nodeModules = dest;
       await mkdir(nodeModules, { recursive: true });
-      const prod = Object.entries<any>(lock.packages).filter(
+      const prod = Object.entries<Json>(lock.packages).filter(
         ([k, v]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(k) && !v.dev,
       );
       for (const [key] of prod) {
@@ -890,7 +890,7 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   });
   t.equal(post.status, 202, "a resize is accepted");
   const { id } = (await post.json()) as { id: string };
-  let task: any;
+  let task: Json;
   for (const until = Date.now() + 15_000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
     task = await (await fetch(`${base}/task/${id}`)).json();
     if (task.status?.completed) break;

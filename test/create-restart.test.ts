@@ -9,6 +9,7 @@ import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService } from "./helpers/child-service.ts";
 import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
+import type { Json } from "./helpers/json.ts";
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 1500, timeScale: 0.001, seed: true });
 const control = new SimulatorControl(sim);
@@ -74,7 +75,7 @@ t.test("SIGKILL while the create is in flight: the restarted service finishes it
       ancestorServerGroupNameByRegion: { eastus: "web-prod-v002" },
     },
   ]);
-  const history = task.history.map((h: any) => h.status).join("\n");
+  const history = task.history.map((h: Json) => h.status).join("\n");
   t.match(history, /web-prod-v003 was created for this request already/, "the same name, found by its mark");
   t.match(
     history,

@@ -11,6 +11,7 @@ import t from "tap";
 import { clusterName, nextServerGroupName } from "../src/operations/create/server-group-name.ts";
 import { modelFromDescription } from "../src/operations/create/scale-set-model.ts";
 import { callsFor, startTestEnv } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 // A password reference names a variable of the service's own environment (the service runs in this process).
 process.env.TEST_ADMIN_PASSWORD = "s3cret-Passw0rd!";
@@ -146,7 +147,7 @@ t.test(
     });
     t.notOk("confirmed" in result, "confirmed by Azure: Succeeded with 2 running instances");
     t.ok(
-      first.task.history.some((h: any) => /in traffic: 2\/2 healthy/.test(h.status)),
+      first.task.history.some((h: Json) => /in traffic: 2\/2 healthy/.test(h.status)),
       "done only once every instance is healthy behind the load balancer",
     );
     const puts = callsFor(await env.calls(), "shop-prod-v000").filter((c) => c.method === "PUT");
@@ -156,7 +157,7 @@ t.test(
     const created = await serverGroup("shop-prod-v000");
     t.equal(created.disabled, false);
     t.ok(
-      created.instances.length === 2 && created.instances.every((i: any) => i.inTraffic === true),
+      created.instances.length === 2 && created.instances.every((i: Json) => i.inTraffic === true),
       JSON.stringify(created.instances),
     );
 
@@ -172,7 +173,7 @@ t.test(
     const off = await serverGroup("shop-prod-v001");
     t.equal(off.disabled, true);
     t.ok(
-      off.instances.every((i: any) => i.inTraffic === false),
+      off.instances.every((i: Json) => i.inTraffic === false),
       "no instance in a pool",
     );
     const enabled = await run("enableServerGroup", {
@@ -184,7 +185,7 @@ t.test(
     const on = await serverGroup("shop-prod-v001");
     t.equal(on.disabled, false);
     t.ok(
-      on.instances.length === 2 && on.instances.every((i: any) => i.inTraffic === true),
+      on.instances.length === 2 && on.instances.every((i: Json) => i.inTraffic === true),
       JSON.stringify(on.instances),
     );
   },
@@ -235,7 +236,10 @@ t.test("a new task with a clientRequestId whose scale set exists follows it: no 
     serverGroupName: "shop-prod-v004",
     serverGroupNames: ["eastus:shop-prod-v004"],
   });
-  t.match(res.task.history.map((h: any) => h.status).join("\n"), /shop-prod-v004 was created for this request already/);
+  t.match(
+    res.task.history.map((h: Json) => h.status).join("\n"),
+    /shop-prod-v004 was created for this request already/,
+  );
   t.equal((await env.calls()).filter((c) => c.method === "PUT").length, 0, "no PUT");
 });
 
@@ -280,7 +284,7 @@ t.test("a 412 on the create re-reads; a name taken by another writer is chosen a
   t.equal(task.state, "succeeded", JSON.stringify(task.history));
   t.equal(task.resultObjects[0].serverGroupName, "shop-prod-v002", "a new name, after the one taken");
   t.match(
-    task.history.map((h: any) => h.status).join("\n"),
+    task.history.map((h: Json) => h.status).join("\n"),
     /shop-prod-v001 exists and was not created by this request .*choosing the name again/,
   );
   const foreign = await simScaleSet("shop-prod-v001");
@@ -318,7 +322,7 @@ t.test("an allocation failure is reported with the instances that did come up", 
     capacity: { desired: 1 },
   });
   t.match(task.resultObjects.at(-1), { type: "EXCEPTION", message: /Failed: 1 instance\(s\) running of capacity 3/ });
-  t.match(task.history.map((h: any) => h.status).join("\n"), /AllocationFailed/, "the history names Azure's error");
+  t.match(task.history.map((h: Json) => h.status).join("\n"), /AllocationFailed/, "the history names Azure's error");
   t.equal(
     callsFor(await env.calls(), "shop-prod-v000").filter((c) => c.method === "PUT").length,
     1,
@@ -376,7 +380,7 @@ t.test("bad input: a 400 naming each field; a password only by reference", async
     }),
   );
   t.equal(res.status, 400);
-  const fields = res.body.details.map((d: any) => d.field);
+  const fields = res.body.details.map((d: Json) => d.field);
   t.ok(
     fields.some((f: string) => f.includes("subnetId")),
     JSON.stringify(res.body),
@@ -388,7 +392,7 @@ t.test("bad input: a 400 naming each field; a password only by reference", async
   );
   t.equal(semantic.status, 400);
   // No osConfig is needed: the VM admin comes from the account, as clouddriver-azure's from its Key Vault.
-  t.same(semantic.body.details.map((d: any) => d.field).sort(), ["capacity.min", "image", "osConfig.adminPassword"]);
+  t.same(semantic.body.details.map((d: Json) => d.field).sort(), ["capacity.min", "image", "osConfig.adminPassword"]);
   t.notMatch(JSON.stringify(semantic.body), /hunter2/, "the password is not echoed");
   const noApp = await env.api("POST", "/azure/ops/createServerGroup", shop({ application: "bad name" }));
   t.equal(noApp.status, 400);

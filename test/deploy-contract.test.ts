@@ -12,6 +12,7 @@
 import t from "tap";
 import { newStage, Orca, OrcaStageError, type Stage } from "./helpers/orca.ts";
 import { startTestEnv, writesOf } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 // A second account keeps its VM admin in Key Vault, as clouddriver-azure's accounts do (the simulator's demo-kv).
 const env = await startTestEnv({
@@ -42,7 +43,7 @@ const net = `/subscriptions/${sub}/resourceGroups/demo-rg/providers/Microsoft.Ne
 // ---- Deck ----
 
 /** serverGroup.transformer.js l.37-143, line for line (JSON.stringify then drops what is undefined, as Deck posts it). */
-function convertServerGroupCommandToDeployConfiguration(command: Record<string, any>): Record<string, any> {
+function convertServerGroupCommandToDeployConfiguration(command: Record<string, Json>): Record<string, Json> {
   let tempImage;
   if (command.viewState.mode === "editPipeline" || command.viewState.mode === "createPipeline") {
     tempImage = {
@@ -59,7 +60,7 @@ function convertServerGroupCommandToDeployConfiguration(command: Record<string, 
   } else {
     tempImage = command.selectedImage;
   }
-  const configuration: Record<string, any> = {
+  const configuration: Record<string, Json> = {
     name: command.application,
     cloudProvider: command.selectedProvider,
     application: command.application,
@@ -119,7 +120,7 @@ function convertServerGroupCommandToDeployConfiguration(command: Record<string, 
 }
 
 /** What Deck's deploy dialog holds for a cluster of `application` (a pipeline stage unless `adHoc`). */
-function deckCommand(application: string, extra: Record<string, any> = {}): Record<string, any> {
+function deckCommand(application: string, extra: Record<string, Json> = {}): Record<string, Json> {
   return {
     viewState: { mode: "createPipeline" },
     application,
@@ -216,7 +217,7 @@ function trafficCheck(t: { ok(value: unknown, message: string): unknown }, clust
 }
 
 /** The deploy stage's context as Orca has it: Deck's configuration, then DetermineSourceServerGroupTask's output. */
-async function deployContext(config: Record<string, any>, extra: Record<string, unknown> = {}): Promise<Stage> {
+async function deployContext(config: Record<string, Json>, extra: Record<string, unknown> = {}): Promise<Stage> {
   const stage = newStage({ ...config, ...extra });
   await orca.determineSourceServerGroup(stage);
   return stage;
@@ -234,7 +235,7 @@ function cleanupBase(application: string) {
 }
 
 /** A first deploy into an empty cluster: nothing to check traffic against before it. */
-async function firstDeploy(application: string, extra: Record<string, any> = {}) {
+async function firstDeploy(application: string, extra: Record<string, Json> = {}) {
   const stage = await deployContext(convertServerGroupCommandToDeployConfiguration(deckCommand(application, extra)));
   const task = await orca.deployStage(stage, { bake: bake(application) });
   return { stage, task, name: stage.context["deploy.server.groups"][REGION][0] as string };
@@ -249,7 +250,7 @@ t.test(
   async (t) => {
     const res = await env.api("GET", "/features/stages");
     t.equal(res.status, 200);
-    t.ok(res.body.some((s: any) => s.name === "createServerGroup" && s.enabled === true));
+    t.ok(res.body.some((s: Json) => s.name === "createServerGroup" && s.enabled === true));
     t.equal(await orca.isStageAvailable("upsertEntityTags"), false, "no entity tags: Orca skips tagServerGroup");
   },
 );
@@ -313,7 +314,7 @@ t.test(
     const stage = await deployContext(config);
     const task = await orca.deployStage(stage, { bake: bake("vault") });
     t.ok(
-      task.history.some((h: any) => /VM admin azureuser from Key Vault/.test(h.status)),
+      task.history.some((h: Json) => /VM admin azureuser from Key Vault/.test(h.status)),
       "the history says where the admin came from",
     );
     const os = (await scaleSet("vault-prod-v000")).body.vmss.properties.virtualMachineProfile.osProfile;
@@ -329,7 +330,7 @@ t.test(
     const { name } = await firstDeploy("named");
     const read = await env.simControl("GET", `/_sim/network/${LB}/traffic`);
     t.ok(
-      read.body.pools.some((p: any) => p.name === name.toLowerCase() || p.name === name),
+      read.body.pools.some((p: Json) => p.name === name.toLowerCase() || p.name === name),
       "a pool named after the group",
     );
     const vmss = (await scaleSet(name)).body.vmss;
@@ -422,7 +423,7 @@ t.test(
       "v000 left its pool",
     );
     const cluster = (await env.api("GET", "/applications/rb/clusters/demo/rb-prod/azure")).body;
-    t.same(cluster.serverGroups.map((sg: any) => [sg.name, sg.disabled]).sort(), [
+    t.same(cluster.serverGroups.map((sg: Json) => [sg.name, sg.disabled]).sort(), [
       [v000, true],
       [v001, false],
     ]);

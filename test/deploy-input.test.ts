@@ -144,10 +144,10 @@ t.test("the new group's own backend pool and NAT pool in the load balancer; its 
   const added = withGroupPools(lb, lbId, "app-v001", false);
   t.equal(added.changed, true);
   t.same(
-    added.resource.properties!.backendAddressPools.map((p: any) => p.name),
+    added.resource.properties!.backendAddressPools!.map((p) => p.name),
     ["app-v000", "app-v001"],
   );
-  t.match(added.resource.properties!.inboundNatPools[1], {
+  t.match(added.resource.properties!.inboundNatPools![1], {
     name: "app-v001",
     properties: {
       frontendPortRangeStart: 50100,
@@ -158,7 +158,7 @@ t.test("the new group's own backend pool and NAT pool in the load balancer; its 
   });
   t.equal(withGroupPools(added.resource, lbId, "app-v001", false).changed, false, "there already: no write");
   t.equal(
-    withGroupPools({ properties: {} }, lbId, "w-v000", true).resource.properties!.inboundNatPools.length,
+    withGroupPools({ properties: {} }, lbId, "w-v000", true).resource.properties!.inboundNatPools!.length,
     0,
     "no frontend: no NAT pool",
   );

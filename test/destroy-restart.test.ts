@@ -8,6 +8,7 @@ import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService } from "./helpers/child-service.ts";
 import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
+import type { Json } from "./helpers/json.ts";
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 1500, timeScale: 0.001, seed: true });
 const control = new SimulatorControl(sim);
@@ -44,7 +45,7 @@ t.test(
       { type: "destroyedServerGroup", deletedByThisTask: true, confirmedBy: "GET 404 ResourceNotFound" },
     ]);
     t.match(
-      task.history.map((h: any) => h.status).join("\n"),
+      task.history.map((h: Json) => h.status).join("\n"),
       /resuming the write Azure accepted before a restart: delete web-prod-v001/,
     );
     const deletes = (await control.calls()).filter((c) => c.method === "DELETE");

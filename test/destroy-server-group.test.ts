@@ -8,6 +8,7 @@
 // that is gone already is the goal reached.
 import t from "tap";
 import { callsFor, demo, startTestEnv } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 60 });
 t.teardown(() => env.close());
@@ -62,13 +63,13 @@ t.test(
     t.equal(calls.at(-1)!.status, 404, "that answered 404");
     t.ok(
       task.history.some(
-        (h: any) => h.status === "Done: web-prod-v001 is deleted, as Azure confirmed (GET 404 ResourceNotFound)",
+        (h: Json) => h.status === "Done: web-prod-v001 is deleted, as Azure confirmed (GET 404 ResourceNotFound)",
       ),
       JSON.stringify(task.history),
     );
     t.ok(
       task.history.some(
-        (h: any) => h.status === 'attempt 1/8: delete web-prod-v001 (capacity 3, Succeeded) (If-Match "1")',
+        (h: Json) => h.status === 'attempt 1/8: delete web-prod-v001 (capacity 3, Succeeded) (If-Match "1")',
       ),
       "the history names the ETag it was planned on",
     );

@@ -54,7 +54,7 @@ const EXPECT: Record<string, [RegExp, string][]> = {
     [/^resizeServerGroup: would set capacity/m, "the dry run's plan"],
     [/"cause":"ResourceNotFound"\nexit status 1/, "--json and the failed task's status"],
     [
-      /  RESIZE_SERVER_GROUP\s+Done: web-prod-v001 has capacity 3[^\n]*\n  ORCHESTRATION\s+Orchestration completed\.\ntask [0-9a-f-]+: succeeded/,
+      / {2}RESIZE_SERVER_GROUP\s+Done: web-prod-v001 has capacity 3[^\n]*\n {2}ORCHESTRATION\s+Orchestration completed\.\ntask [0-9a-f-]+: succeeded/,
       "--follow ends with the outcome",
     ],
     [/"state":"canceled"/, "the queued task was canceled"],

@@ -3,6 +3,7 @@
 // same request makes when it runs for real right after (its history's first planned write and If-Match).
 import t from "tap";
 import { callsFor, demo, startTestEnv, writesOf } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 60 });
 t.teardown(() => env.close());
@@ -41,7 +42,7 @@ t.test("a resize: the plan, no write, no task; then the real run's first attempt
 
   const run = await env.api("POST", "/azure/ops/resizeServerGroup?wait=30", description);
   t.equal(run.body.state, "succeeded", JSON.stringify(run.body.history));
-  const firstPlanned = run.body.history.find((h: any) => /^attempt 1\/\d+: /.test(h.status)).status;
+  const firstPlanned = run.body.history.find((h: Json) => /^attempt 1\/\d+: /.test(h.status)).status;
   t.match(firstPlanned, /^attempt 1\/\d+: /);
   t.equal(
     firstPlanned.replace(/^attempt 1\/\d+: /, ""),
@@ -74,7 +75,7 @@ t.test(
     ]);
     t.equal(dry.status, 200, JSON.stringify(dry.body));
     t.same(
-      dry.body.operations.map((o: any) => [o.operation, o.write?.kind]),
+      dry.body.operations.map((o: Json) => [o.operation, o.write?.kind]),
       [
         ["disableServerGroup", "update"],
         ["destroyServerGroup", "delete"],

@@ -55,10 +55,9 @@ t.test(
       "ErrorResponse.error lists the catalogue's codes",
     );
     const routeDescriptions: string[] = [];
-    for (const methods of Object.values(document.paths) as Record<
-      string,
-      { responses?: Record<string, { description?: string }> }
-    >[]) {
+    for (const methods of Object.values<Record<string, { responses?: Record<string, { description?: string }> }>>(
+      document.paths,
+    )) {
       for (const op of Object.values(methods)) {
         for (const [status, answer] of Object.entries(op.responses ?? {}))
           if (Number(status) >= 400) routeDescriptions.push(`${status} ${answer.description ?? ""}`);
@@ -93,13 +92,13 @@ t.test("docs/api.md's error table is the catalogue's (npm run docs:errors)", asy
 t.test("what apiError builds is what the error handler sends: status, body and Retry-After", async (t) => {
   const app = Fastify({ logger: false });
   installErrorHandling(app);
-  app.get("/backlog", async () => {
+  app.get("/backlog", () => {
     throw apiError("BacklogFull", { queued: 3, limit: 3, retryAfterSeconds: 7 });
   });
-  app.get("/unknown", async () => {
+  app.get("/unknown", () => {
     throw apiError("UnknownOperation", { operation: "resize", known: ["resizeServerGroup"] });
   });
-  app.get("/cursor", async () => {
+  app.get("/cursor", () => {
     throw apiError("InvalidCursor", { cursor: "nope" });
   });
   t.teardown(() => app.close());

@@ -15,6 +15,7 @@ import type { RetryConfig } from "../src/azure/retry-policy.ts";
 import { resizeServerGroup } from "../src/operations/resize-server-group.ts";
 import type { ServerGroupResult } from "../src/operations/server-group-state.ts";
 import { recordedScaleSet, recordedSnapshot } from "./helpers/recorded-shapes.ts";
+import type { Json } from "./helpers/json.ts";
 
 const retry: RetryConfig = {
   maxAttempts: 6,
@@ -53,27 +54,27 @@ class ScriptedGateway implements ScaleSetGateway {
     this.reads = reads;
     this.vms = vms;
   }
-  async read() {
+  read() {
     this.log.push("GET");
     const next = this.reads.length > 1 ? this.reads.shift()! : this.reads[0];
-    return {
+    return Promise.resolve({
       vmss: structuredClone(next.vmss),
       etag: next.etag,
       ...(next.remainingReads !== undefined ? { remainingReads: next.remainingReads } : {}),
-    };
+    });
   }
   async withInstances(snapshot: ScaleSetSnapshot) {
     return { ...snapshot, vms: await this.listInstances() };
   }
-  async listInstances() {
+  listInstances() {
     this.log.push("LIST");
-    return structuredClone(this.vms);
+    return Promise.resolve(structuredClone(this.vms));
   }
-  async write(step: WriteStep, ifMatch: string | undefined) {
+  write(step: WriteStep, ifMatch: string | undefined) {
     this.log.push(`WRITE ${step.kind}`);
     this.writes.push({ step, ifMatch });
     this.onWrite(step, this.writes.length);
-    return undefined;
+    return Promise.resolve(undefined);
   }
   async resume() {}
 }
@@ -89,9 +90,10 @@ function run<R>(gateway: ScriptedGateway, planner: ScaleSetPlanner<R>, waits: nu
     log: (line) => history.push(line),
     random: () => 0.5,
     now: () => now,
-    wait: async (ms) => {
+    wait: (ms) => {
       waits.push(ms);
       now += ms;
+      return Promise.resolve();
     },
   });
   return { promise, history, waits };
@@ -311,14 +313,14 @@ t.test("a bug in a planner fails at once as what it is: one attempt, no retry", 
   const planner: ScaleSetPlanner<unknown> = {
     readsInstances: false,
     plan: (snapshot) => {
-      const nics = (snapshot.vmss as any).missing.networkInterfaceConfigurations;
+      const nics = (snapshot.vmss as Json).missing.networkInterfaceConfigurations;
       return { kind: "done", summary: String(nics) };
     },
     result: () => undefined,
   };
   const { promise, waits } = run(gw, planner);
-  const err = await promise.catch((e) => e);
-  t.ok(err instanceof TypeError, `the TypeError itself: ${err}`);
+  const err: unknown = await promise.catch((e: unknown) => e);
+  t.ok(err instanceof TypeError, `the TypeError itself: ${String(err)}`);
   t.same(waits, []);
   t.same(gw.log, ["GET"]);
 });
@@ -342,13 +344,14 @@ t.test("a write resumed after a restart that Azure ended Canceled: re-read and r
   );
   const done = snap({ sku: { name: "Standard_D1_v2", capacity: 2 } }, ["Succeeded", "Succeeded"], '"10"');
   const gw = new ScriptedGateway([now]);
-  gw.resume = async () => {
-    throw new LongRunningOperationError(
-      "Canceled",
-      "OperationPreempted",
-      "Operation execution has been preempted by a more recent operation.",
+  gw.resume = () =>
+    Promise.reject(
+      new LongRunningOperationError(
+        "Canceled",
+        "OperationPreempted",
+        "Operation execution has been preempted by a more recent operation.",
+      ),
     );
-  };
   gw.onWrite = () => {
     gw.reads = [done];
     gw.vms = done.vms!;
@@ -370,7 +373,7 @@ t.test("a write resumed after a restart that Azure ended Canceled: re-read and r
   );
   t.equal(gw.writes.length, 1);
   t.match(
-    (gw.writes[0].step as any).summary,
+    gw.writes[0].step.summary,
     /^set capacity 4 → 2/,
     "planned on what the preempting write left, not the stored plan",
   );

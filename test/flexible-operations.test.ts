@@ -4,6 +4,7 @@
 import t from "tap";
 import { demo, startResettingTestEnv, type SimCall } from "./helpers/service.ts";
 import { waitFor } from "./helpers/wait-for.ts";
+import type { Json } from "./helpers/json.ts";
 
 const RG = "demo-rg";
 const { env, control } = await startResettingTestEnv(t, { writeDurationMs: 50 });
@@ -24,13 +25,13 @@ async function flexible(name: string, capacity: number): Promise<void> {
 /** Azure's own view: the set's VMs (names, provisioning and power state) and its capacity. */
 async function azureView(name: string) {
   const snapshot = await control.getScaleSet(RG, name);
-  const vms = snapshot.vms.map((vm: any) => ({
+  const vms = snapshot.vms.map((vm: Json) => ({
     name: vm.name as string,
     state: vm.properties.provisioningState as string,
-    power: (vm.properties.instanceView?.statuses ?? []).find((s: any) => s.code.startsWith("PowerState/"))?.code as
+    power: (vm.properties.instanceView?.statuses ?? []).find((s: Json) => s.code.startsWith("PowerState/"))?.code as
       string | undefined,
   }));
-  return { vms, names: vms.map((v) => v.name).sort(), capacity: (snapshot.vmss as any).sku.capacity as number };
+  return { vms, names: vms.map((v) => v.name).sort(), capacity: (snapshot.vmss as Json).sku.capacity as number };
 }
 
 /**
@@ -56,9 +57,9 @@ t.test(
     const { names } = await azureView("flex-v001");
     const ours = await env.api("GET", `/azure/serverGroups/demo/eastus/${RG}/flex-v001`);
     t.equal(ours.status, 200, JSON.stringify(ours.body));
-    t.same(ours.body.instances.map((i: any) => i.instanceId).sort(), names, "the VM names are the instance ids");
+    t.same(ours.body.instances.map((i: Json) => i.instanceId).sort(), names, "the VM names are the instance ids");
     t.ok(
-      ours.body.instances.every((i: any) => i.inTraffic === true),
+      ours.body.instances.every((i: Json) => i.inTraffic === true),
       "each NIC in the pool",
     );
     t.equal(ours.body.instanceCount, 3);
@@ -82,13 +83,13 @@ t.test(
 
     const orca = await env.api("GET", "/serverGroups/demo/eastus/flex-v001");
     t.equal(orca.status, 200, JSON.stringify(orca.body));
-    t.same(orca.body.instances.map((i: any) => i.name).sort(), names);
+    t.same(orca.body.instances.map((i: Json) => i.name).sort(), names);
     t.equal(
-      orca.body.instances.find((i: any) => i.name === stopped).healthState,
+      orca.body.instances.find((i: Json) => i.name === stopped).healthState,
       "Down",
       "Orca sees the deallocated VM down",
     );
-    const running = orca.body.instances.find((i: any) => i.name !== stopped);
+    const running = orca.body.instances.find((i: Json) => i.name !== stopped);
     t.match(
       running,
       {
@@ -246,7 +247,7 @@ t.test(
       nicPuts.every((c) => c.ifMatch !== null && c.ifMatch !== "*"),
       "each NIC written with If-Match on the ETag it was read with",
     );
-    const model = (await control.getScaleSet(RG, "flex-v004")).vmss as any;
+    const model = (await control.getScaleSet(RG, "flex-v004")).vmss as Json;
     const modelPools =
       model.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0].properties
         .ipConfigurations[0].properties.loadBalancerBackendAddressPools ?? [];
@@ -283,7 +284,7 @@ t.test(
     const disabled = await run("disableServerGroup", demo("flex-v005"));
     t.equal(disabled.state, "succeeded", JSON.stringify(disabled.history));
     t.ok(
-      disabled.history.some((h: any) => /PreconditionFailed, retrying/.test(h.status)),
+      disabled.history.some((h: Json) => /PreconditionFailed, retrying/.test(h.status)),
       "the 412 is in the history, and retried",
     );
     t.same(await poolMembers("flex-v005"), []);
@@ -303,7 +304,7 @@ t.test("destroyServerGroup: the scale set is gone and Azure took its VMs with it
     `${ARM()}/Microsoft.Compute/virtualMachines?$filter=${filter}&api-version=2026-04-01`,
     { headers: { authorization: "Bearer test" } },
   );
-  t.same((listed.body as any).value ?? [], [], "no VM of it is left");
+  t.same((listed.body as Json).value ?? [], [], "no VM of it is left");
 });
 
 t.test(
@@ -321,7 +322,7 @@ t.test(
     );
     t.equal(task.state, "succeeded", JSON.stringify(task.history));
     const snapshot = await control.getScaleSet(RG, "flex-v007");
-    const after = snapshot.vms.map((vm: any) => vm.name as string).sort();
+    const after = snapshot.vms.map((vm) => vm.name as string).sort();
     t.equal(after.length, 3, "the desired count");
     t.same(
       after.filter((n) => before.includes(n)),
@@ -329,16 +330,16 @@ t.test(
       "none of the VMs on the old model is left",
     );
     t.ok(
-      snapshot.vms.every((vm: any) => vm.properties.storageProfile.imageReference.sku === "minimal"),
+      snapshot.vms.every((vm: Json) => vm.properties.storageProfile.imageReference.sku === "minimal"),
       "every VM boots the new image",
     );
     t.same(await poolMembers("flex-v007"), after, "the new VMs serve from the pool");
-    const tags = ((snapshot.vmss as any).tags ?? {}) as Record<string, string>;
+    const tags = ((snapshot.vmss as Json).tags ?? {}) as Record<string, string>;
     t.notOk(
       Object.keys(tags).some((k) => k.startsWith("vmss-ops.upgrade-old.") || k === "vmss-ops.upgrade-desired"),
       "the under-way records removed",
     );
-    for (const line of task.history.map((h: any) => h.status as string)) {
+    for (const line of task.history.map((h: Json) => h.status as string)) {
       const healthy = /healthy (\d+)\/3/.exec(line);
       if (healthy && /delete/.test(line)) t.ok(Number(healthy[1]) >= 3, `never below 3 ready: ${line}`);
     }
@@ -371,16 +372,16 @@ t.test(
     t.equal(created.state, "succeeded", JSON.stringify(created.history));
     const name = created.resultObjects[0].serverGroupName as string;
     const snapshot = await control.getScaleSet(RG, name);
-    t.equal((snapshot.vmss as any).properties.orchestrationMode, "Flexible");
+    t.equal((snapshot.vmss as Json).properties.orchestrationMode, "Flexible");
     t.equal(snapshot.vms.length, 2);
     t.same(
       await poolMembers(name, "flexapp-lb"),
-      snapshot.vms.map((vm: any) => vm.name).sort(),
+      snapshot.vms.map((vm) => vm.name).sort(),
       "each VM's NIC in the pool, each VM running",
     );
     t.ok(
-      snapshot.vms.every((vm: any) =>
-        vm.properties.instanceView.statuses.some((s: any) => s.code === "PowerState/running"),
+      snapshot.vms.every((vm: Json) =>
+        vm.properties.instanceView.statuses.some((s: Json) => s.code === "PowerState/running"),
       ),
       "every VM runs",
     );
@@ -388,7 +389,7 @@ t.test(
     // none), so the create cannot wait for the probe's verdict, and its history says what its success means: the load
     // balancer serves them once its probe has seen them.
     t.ok(
-      created.history.some((h: any) =>
+      created.history.some((h: Json) =>
         /2\/2 running in the pools; Azure reports no health for them \(a Flexible VM reports health only from the Application Health extension/.test(
           h.status,
         ),
@@ -410,7 +411,7 @@ t.test(
     });
     t.equal(clone.state, "succeeded", JSON.stringify(clone.history));
     const cloned = await control.getScaleSet(RG, clone.resultObjects[0].serverGroupName);
-    t.equal((cloned.vmss as any).properties.orchestrationMode, "Flexible", "the clone keeps its source's mode");
+    t.equal((cloned.vmss as Json).properties.orchestrationMode, "Flexible", "the clone keeps its source's mode");
   },
 );
 
@@ -425,28 +426,28 @@ t.test(
     const name = created.resultObjects[0].serverGroupName as string;
     const snapshot = await control.getScaleSet(RG, name);
     t.match(
-      (snapshot.vmss as any).properties.virtualMachineProfile.extensionProfile.extensions,
+      (snapshot.vmss as Json).properties.virtualMachineProfile.extensionProfile.extensions,
       [{ properties: { publisher: "Microsoft.ManagedServices", type: "ApplicationHealthLinux" } }],
       "the extension reached Azure with its type",
     );
     t.same(
-      snapshot.vms.map((vm: any) => vm.properties.instanceView.vmHealth?.status?.code),
+      snapshot.vms.map((vm: Json) => vm.properties.instanceView.vmHealth?.status?.code),
       ["HealthState/healthy", "HealthState/healthy"],
       "Azure reports each VM's health from the extension",
     );
     t.same(
       await poolMembers(name, "flexh-lb"),
-      snapshot.vms.map((vm: any) => vm.name).sort(),
+      snapshot.vms.map((vm) => vm.name).sort(),
       "both VMs in the load balancer's pool",
     );
     t.ok(
-      created.history.some((h: any) => /in traffic: 2\/2 healthy/.test(h.status)),
+      created.history.some((h: Json) => /in traffic: 2\/2 healthy/.test(h.status)),
       "done on the health Azure reports",
     );
     const orca = async () =>
-      ((await env.api("GET", `/serverGroups/demo/eastus/${name}`)).body.instances as any[]).map((i) => [
+      ((await env.api("GET", `/serverGroups/demo/eastus/${name}`)).body.instances as Json[]).map((i) => [
         i.healthState,
-        i.health.find((h: any) => h.type === "LoadBalancer")?.description,
+        i.health.find((h: Json) => h.type === "LoadBalancer")?.description,
       ]);
     t.same(
       await orca(),
@@ -479,11 +480,11 @@ t.test(
     t.equal(clone.state, "succeeded", JSON.stringify(clone.history));
     const cloned = await control.getScaleSet(RG, clone.resultObjects[0].serverGroupName);
     t.same(
-      cloned.vms.map((vm: any) => vm.properties.instanceView.vmHealth?.status?.code),
+      cloned.vms.map((vm: Json) => vm.properties.instanceView.vmHealth?.status?.code),
       ["HealthState/healthy", "HealthState/healthy"],
       "the clone's VMs carry the extension too",
     );
-    t.ok(clone.history.some((h: any) => /in traffic: 2\/2 healthy/.test(h.status)));
+    t.ok(clone.history.some((h: Json) => /in traffic: 2\/2 healthy/.test(h.status)));
   },
 );
 

@@ -27,12 +27,14 @@ import {
 } from "../src/operations/create/scale-set-model.ts";
 import { TAG_DISABLED } from "../src/operations/server-group-state.ts";
 import { vmTrafficPools, servesTraffic } from "../src/operations/server-group-state.ts";
+import type { Json } from "./helpers/json.ts";
+import { stepOfKind } from "./helpers/steps.ts";
 
 const REF = { account: "demo", subscriptionId: "sub", resourceGroup: "rg", name: "web-v001", region: "eastus" };
 const SS_ID = "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/web-v001";
 const POOL =
   "/subscriptions/sub/resourceGroups/rg/providers/Microsoft.Network/loadBalancers/lb/backendAddressPools/web";
-const DESCRIPTION = { credentials: "demo", region: "eastus", serverGroupName: "web-v001" } as any;
+const DESCRIPTION = { credentials: "demo", region: "eastus", serverGroupName: "web-v001" };
 
 function scaleSet(pools: string[] = [POOL], extra: Partial<VirtualMachineScaleSet> = {}): VirtualMachineScaleSet {
   return {
@@ -52,7 +54,7 @@ function scaleSet(pools: string[] = [POOL], extra: Partial<VirtualMachineScaleSe
       },
     },
     ...extra,
-  } as VirtualMachineScaleSet;
+  };
 }
 
 const nicId = (vm: string) =>
@@ -69,7 +71,7 @@ function virtualMachine(name: string, power = "running", provisioningState = "Su
     instanceView: {
       statuses: [{ code: `ProvisioningState/${provisioningState.toLowerCase()}` }, { code: `PowerState/${power}` }],
     },
-  } as VirtualMachine;
+  };
 }
 
 function nic(vm: string, pools: string[], etag = '"1"'): FlexibleNic {
@@ -149,7 +151,7 @@ t.test("the one rule: where an instance is in its life, and which we may act on"
     t.equal(isActionableInstance(instance), actionable, `actionable: ${JSON.stringify(vm)}`);
   }
   t.equal(
-    isActionableInstance({ location: "eastus", provisioningState: "Succeeded" } as VirtualMachineScaleSetVM),
+    isActionableInstance({ location: "eastus", provisioningState: "Succeeded" }),
     false,
     "no id: nothing to name it by",
   );
@@ -200,12 +202,12 @@ t.test("NIC writes: exactly the model's pools, only where they differ, the body 
   const out = nicWithPools(nic("a", [POOL], '"4"'), []);
   t.match(out, { vm: "a", id: nicId("a"), etag: '"4"' });
   t.same(
-    out!.body.properties!.ipConfigurations[0].properties,
+    out!.body.properties!.ipConfigurations![0].properties,
     { subnet: { id: "subnet" }, loadBalancerBackendAddressPools: [], applicationGatewayBackendAddressPools: [] },
     "the subnet kept, the pools emptied",
   );
   const back = nicWithPools(nic("a", []), [{ nic: "nic", ipConfig: "ipconfig", kind: "lb", id: POOL }]);
-  t.same(back!.body.properties!.ipConfigurations[0].properties.loadBalancerBackendAddressPools, [{ id: POOL }]);
+  t.same(back!.body.properties!.ipConfigurations![0].properties!.loadBalancerBackendAddressPools, [{ id: POOL }]);
 
   const deleting = virtualMachine("c", "running", "Deleting");
   const snapshot = read(scaleSet(), [
@@ -239,7 +241,7 @@ t.test(
       ]),
     );
     t.match(first, { kind: "update", patch: { tags: { [TAG_DISABLED]: "pools" } } });
-    const patch = (first as { patch: any }).patch;
+    const patch: Json = stepOfKind(first, "update").patch;
     t.same(
       patch.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0].ipConfigurations[0]
         .loadBalancerBackendAddressPools,
@@ -255,7 +257,7 @@ t.test(
     );
     t.match(second, { kind: "nicPools", summary: /take the NIC\(s\) of VM\(s\) a, b out of their backend pools/ });
     t.same(
-      (second as any).nics.map((n: any) => [n.vm, n.etag]),
+      stepOfKind(second, "nicPools").nics.map((n) => [n.vm, n.etag]),
       [
         ["a", '"1"'],
         ["b", '"9"'],
@@ -294,12 +296,12 @@ t.test(
 
 t.test("enable on Flexible: the recorded pools restored on the model, then every VM's NIC put back", async (t) => {
   const disable = disableServerGroup.planner(DESCRIPTION, REF);
-  const { patch } = disable.plan(read(scaleSet(), [[virtualMachine("a"), nic("a", [POOL])]])) as { patch: any };
+  const { patch } = stepOfKind(disable.plan(read(scaleSet(), [[virtualMachine("a"), nic("a", [POOL])]])), "update");
   const planner = enableServerGroup.planner(DESCRIPTION, REF);
   const disabledModel = scaleSet([], { tags: patch.tags });
   const first = planner.plan(read(disabledModel, [[virtualMachine("a"), nic("a", [])]]));
   t.match(first, { kind: "update", summary: /restore 1 backend pool/ });
-  const restored = scaleSet([POOL], { tags: (first as any).patch.tags });
+  const restored = scaleSet([POOL], { tags: stepOfKind(first, "update").patch.tags });
   t.notOk(restored.tags?.[TAG_DISABLED], "the record removed");
   t.match(planner.plan(read(restored, [[virtualMachine("a"), nic("a", [])]])), {
     kind: "nicPools",
@@ -433,10 +435,10 @@ t.test(
     const vmsOf = (...names: string[]): [VirtualMachine, FlexibleNic][] =>
       names.map((n) => [virtualMachine(n), nic(n, [POOL])]);
 
-    const first = planner.plan(read(set(undefined, 2), vmsOf(a, b))) as { kind: string; patch: any };
+    const first = stepOfKind(planner.plan(read(set(undefined, 2), vmsOf(a, b))), "update");
     t.equal(first.kind, "update");
     t.equal(
-      first.patch.tags[`${TAG_UPGRADE_OLD}0`],
+      first.patch.tags?.[`${TAG_UPGRADE_OLD}0`],
       "~aaaa1111,~bbbb2222",
       "the VMs on the old model, by their suffix",
     );
@@ -455,10 +457,10 @@ t.test(
     );
     t.match(planner.plan(read(set(tags, 2), vmsOf(b, c))), { kind: "update", patch: { sku: { capacity: 3 } } });
     t.match(planner.plan(read(set(tags, 3), vmsOf(b, c, d))), { kind: "deleteInstances", instanceIds: [b] });
-    const end = planner.plan(read(set(tags, 2), vmsOf(c, d))) as { kind: string; patch: any };
+    const end = stepOfKind(planner.plan(read(set(tags, 2), vmsOf(c, d))), "update");
     t.match(end, { kind: "update", summary: /every instance runs the new model/ });
     t.notOk(
-      Object.keys(end.patch.tags).some((k) => k.startsWith(TAG_UPGRADE_OLD)),
+      Object.keys(end.patch.tags ?? {}).some((k) => k.startsWith(TAG_UPGRADE_OLD)),
       "the record goes when the upgrade ends",
     );
     t.equal(upgradeInstances([], false, undefined).length, 0);

@@ -6,7 +6,13 @@
 // polls tasks through its read client (orca KatoService.java l.81-87, KatoRestService.java l.88-93).
 import t from "tap";
 import { createHash } from "node:crypto";
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { request } from "undici";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/startup-config.ts";
@@ -22,7 +28,7 @@ interface Received {
 /** A stand-in Clouddriver: records every request, answers by path. */
 async function standInClouddriver() {
   const received: Received[] = [];
-  const server: Server = createServer(async (req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) });
@@ -65,6 +71,10 @@ async function standInClouddriver() {
     res.write(`"${path}"`);
     await new Promise((r) => setTimeout(r, 20));
     res.end("}]");
+  };
+  // A stand-in that fails ends the connection, which fails the test's request.
+  const server: Server = createServer((req, res) => {
+    answer(req, res).catch((err: unknown) => res.destroy(err instanceof Error ? err : new Error(String(err))));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -290,10 +300,11 @@ async function identityService(t: { teardown(fn: () => unknown): void }, env: Re
           path,
           headers: { ...(payload ? { "content-type": "application/json" } : {}), ...headers },
         },
-        async (res) => {
+        (res) => {
           const chunks: Buffer[] = [];
-          for await (const c of res) chunks.push(c as Buffer);
-          resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString("utf8") });
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString("utf8") }));
+          res.on("error", reject);
         },
       );
       req.on("error", reject);

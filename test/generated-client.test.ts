@@ -14,6 +14,7 @@ import ts from "typescript";
 import openapiTS, { astToString } from "openapi-typescript";
 import { DEFAULT_OPENAPI_PATH } from "../scripts/write-openapi.ts";
 import { startTestEnv } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const REPO = resolve(import.meta.dirname, "..");
 
@@ -125,8 +126,8 @@ interface ClientModule {
   ): Promise<{
     status: number;
     accepted: { id: string; resourceUri: string };
-    task: any;
-    result: any;
+    task: Json;
+    result: Json;
     polls: number;
   }>;
   badResize(baseUrl: string): Promise<{

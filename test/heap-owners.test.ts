@@ -39,7 +39,7 @@ t.test("heap-owners names the object that keeps memory alive, and its retained s
   const shared = out.split("\n").find((l) => l.includes("object SharedTwoMegabytes"));
   t.match(
     shared,
-    /^\s+2\.\d\d  object SharedTwoMegabytes  <- synthetic/,
+    /^\s+2\.\d\d {2}object SharedTwoMegabytes {2}<- synthetic/,
     "what two hold is listed on its own, held by the roots, and not counted in the holder's 4 MB",
   );
 });

@@ -12,17 +12,18 @@ import { ConfigMap, Secret, Service, ServiceAccount } from "kubernetes-models/v1
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { loadConfig } from "../src/startup-config.ts";
 import { REPO } from "./helpers/child-service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const DIR = join(REPO, "deploy", "kubernetes");
 type Obj = {
   apiVersion: string;
   kind: string;
   metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-  [k: string]: any;
+  [k: string]: Json;
 };
 
 /** The Kubernetes model of each built-in kind used here; validate() throws on any schema violation. */
-const MODELS: Record<string, new (data: any) => { validate(): void }> = {
+const MODELS: Record<string, new (data: Json) => { validate(): void }> = {
   "apps/v1/Deployment": Deployment,
   "v1/ConfigMap": ConfigMap,
   "v1/Secret": Secret,
@@ -33,7 +34,7 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
 
 async function loadManifests(): Promise<{ files: string[]; resources: string[]; objects: Obj[] }> {
   const files = (await readdir(DIR)).filter((f) => f.endsWith(".yaml")).sort();
-  const kustomization = parseAllDocuments(await readFile(join(DIR, "kustomization.yaml"), "utf8"))[0]!.toJS();
+  const kustomization = parseAllDocuments(await readFile(join(DIR, "kustomization.yaml"), "utf8"))[0].toJS();
   const objects: Obj[] = [];
   for (const file of files.filter((f) => f !== "kustomization.yaml")) {
     for (const doc of parseAllDocuments(await readFile(join(DIR, file), "utf8"))) {
@@ -70,7 +71,7 @@ t.test("the manifests are valid Kubernetes objects that refer to each other corr
   const one = (kind: string) => {
     const found = objects.filter((o) => o.kind === kind);
     t.equal(found.length, 1, `one ${kind}`);
-    return found[0]!;
+    return found[0];
   };
   const deployment = one("Deployment");
   const service = one("Service");
@@ -203,7 +204,7 @@ t.test("the pod's environment is a configuration the service accepts", async (t)
     else if (e.valueFrom?.secretKeyRef) env[e.name] = secret.stringData[e.valueFrom.secretKeyRef.key];
     else if (e.valueFrom?.fieldRef?.fieldPath === "metadata.name") env[e.name] = "vmss-ops-7d9c8b5f4-abcde";
   }
-  for (const name of ["ACCOUNTS_FILE", "AUTH_TOKENS_FILE"]) env[name] = join(root, env[name]!);
+  for (const name of ["ACCOUNTS_FILE", "AUTH_TOKENS_FILE"]) env[name] = join(root, env[name]);
   // What the workload-identity webhook injects into a pod labelled azure.workload.identity/use.
   const tokenFile = join(root, "var/run/secrets/azure/tokens/azure-identity-token");
   await mkdir(dirname(tokenFile), { recursive: true });

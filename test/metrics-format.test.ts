@@ -164,7 +164,7 @@ t.test("the banner at a terminal stays text", async (t) => {
   const [first, second, third] = out.trimEnd().split("\n");
   t.equal(first, "vmss-ops listening on http://x");
   t.equal(second, "second line");
-  t.match(JSON.parse(third!), {
+  t.match(JSON.parse(third), {
     level: 30,
     msg: "vmss-ops listening on http://y",
     banner: ["vmss-ops listening on http://y"],

@@ -92,7 +92,10 @@ t.test("the compile cache directory is the user's own, or none", async (t) => {
   t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
   const saved = { TMPDIR: process.env.TMPDIR, NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE };
   t.teardown(() => {
-    for (const [k, v] of Object.entries(saved)) v === undefined ? delete process.env[k] : (process.env[k] = v);
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
   });
   delete process.env.NODE_COMPILE_CACHE;
   process.env.TMPDIR = tmp;

@@ -2,6 +2,7 @@
 import t from "tap";
 import { callsFor, demo, startTestEnv, writesOf } from "./helpers/service.ts";
 import { waitFor } from "./helpers/wait-for.ts";
+import type { Json } from "./helpers/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 100 });
 t.teardown(() => env.close());
@@ -62,7 +63,7 @@ t.test("an uncontended resize costs one read and one write, plus polls", async (
 t.test("disable removes the backend pools, rolls them out, and enable restores exactly those", async (t) => {
   const before = await serverGroup("web-prod-v002");
   t.ok(before.backendPools.length > 0, "starts behind a load balancer");
-  t.ok(before.instances.every((i: any) => i.inTraffic === true));
+  t.ok(before.instances.every((i: Json) => i.inTraffic === true));
 
   const disabled = await run("disableServerGroup", demo("web-prod-v002"));
   t.equal(disabled.status.failed, false, JSON.stringify(disabled.history));
@@ -72,7 +73,7 @@ t.test("disable removes the backend pools, rolls them out, and enable restores e
   t.equal(off.disabled, true);
   t.equal(off.disabledBy, "pools");
   t.ok(
-    off.instances.length === 3 && off.instances.every((i: any) => i.inTraffic === false),
+    off.instances.length === 3 && off.instances.every((i: Json) => i.inTraffic === false),
     "every instance left the pools",
   );
   t.equal(off.capacity.desired, 3, "capacity untouched");
@@ -93,7 +94,7 @@ t.test("disable removes the backend pools, rolls them out, and enable restores e
   const on = await serverGroup("web-prod-v002");
   t.same(on.backendPools, before.backendPools, "the same pools are back");
   t.equal(on.disabled, false);
-  t.ok(on.instances.every((i: any) => i.inTraffic === true));
+  t.ok(on.instances.every((i: Json) => i.inTraffic === true));
 
   await env.simControl("DELETE", "/_sim/calls");
   const again2 = await run("enableServerGroup", demo("web-prod-v002"));
@@ -146,7 +147,7 @@ t.test("Clouddriver's list body runs operations in order as one task", async (t)
   t.equal(task.resultObjects.length, 2);
   t.equal(task.resultObjects[1].disabled, true);
   t.equal(task.resultObjects[1].capacity.desired, 4);
-  const phases = task.history.map((h: any) => h.phase);
+  const phases = task.history.map((h: Json) => h.phase);
   t.ok(phases.indexOf("RESIZE_SERVER_GROUP") < phases.indexOf("DISABLE_SERVER_GROUP"), "in order");
 });
 
@@ -166,7 +167,7 @@ t.test("clientRequestId returns the same task; reusing it for another request is
   t.equal(c.body.error, "ClientRequestIdReused");
   await env.waitForTask(a.body.id);
   const list = await env.api("GET", "/task?limit=500");
-  t.equal(list.body.tasks.filter((x: any) => x.clientRequestId === "deploy-42").length, 1, "one task for the id");
+  t.equal(list.body.tasks.filter((x: Json) => x.clientRequestId === "deploy-42").length, 1, "one task for the id");
 });
 
 t.test("the task reads as Clouddriver's, and history speaks to a person", async (t) => {
@@ -185,10 +186,10 @@ t.test("the task reads as Clouddriver's, and history speaks to a person", async 
   });
   t.match(task.history[0], { phase: "INIT" });
   t.ok(
-    task.history.some((h: any) => /^attempt 1\/\d+: set capacity 3 → 2/.test(h.status)),
+    task.history.some((h: Json) => /^attempt 1\/\d+: set capacity 3 → 2/.test(h.status)),
     JSON.stringify(task.history),
   );
-  t.ok(task.history.some((h: any) => /as Azure confirmed/.test(h.status)));
+  t.ok(task.history.some((h: Json) => /as Azure confirmed/.test(h.status)));
   const unknown = await env.api("GET", "/task/does-not-exist");
   t.equal(unknown.status, 404);
 });
@@ -211,7 +212,7 @@ t.test(
     const during = await serverGroup("web-prod-v001");
     t.equal(during.provisioningState, "Updating");
     t.equal(during.capacity.desired, 5, "Azure applies a write at acceptance: the model says 5 at once");
-    t.same(during.instances.map((i: any) => i.provisioningState).sort(), [
+    t.same(during.instances.map((i: Json) => i.provisioningState).sort(), [
       "Creating",
       "Creating",
       "Succeeded",

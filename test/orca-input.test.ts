@@ -3,6 +3,7 @@
 import t from "tap";
 import { createHash } from "node:crypto";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 40 });
 t.teardown(() => env.close());
@@ -111,7 +112,7 @@ t.test("a null required field is reported as missing, by name, never a 500", asy
     capacity: { min: null, max: 3, desired: 2 },
   });
   t.equal(res.status, 400);
-  t.same(res.body.details.map((d: any) => `${d.field}: ${d.message}`).sort(), [
+  t.same(res.body.details.map((d: Json) => `${d.field}: ${d.message}`).sort(), [
     "capacity.min: is required",
     "region: is required",
   ]);
@@ -120,7 +121,7 @@ t.test("a null required field is reported as missing, by name, never a 500", asy
   ]);
   t.equal(list.status, 400);
   t.same(
-    list.body.details.map((d: any) => d.field),
+    list.body.details.map((d: Json) => d.field),
     ["[0].disableServerGroup.serverGroupName"],
   );
   const element = await env.api(

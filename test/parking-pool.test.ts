@@ -11,6 +11,7 @@ import t from "tap";
 import { Agent, request } from "undici";
 import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 40 });
 t.teardown(() => env.close());
@@ -28,11 +29,11 @@ const lbPool = (lb: string, pool: string) =>
 async function setPools(name: string, poolIds: string[]) {
   const current = (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`)).body;
   const nics = current.vmss.properties.virtualMachineProfile.networkProfile.networkInterfaceConfigurations.map(
-    (nic: any) => ({
+    (nic: Json) => ({
       ...nic,
       properties: {
         ...nic.properties,
-        ipConfigurations: nic.properties.ipConfigurations.map((ipc: any) => ({
+        ipConfigurations: nic.properties.ipConfigurations.map((ipc: Json) => ({
           ...ipc,
           properties: {
             ...ipc.properties,
@@ -77,7 +78,7 @@ t.test(
     t.equal(disable.state, "succeeded", JSON.stringify(disable.history));
     t.match(disable.resultObjects, [{ disabled: true }]);
     t.ok(
-      disable.history.some((h: any) =>
+      disable.history.some((h: Json) =>
         /out of traffic already: only in parking pool\(s\) default_LB_BAP/.test(h.status),
       ),
       JSON.stringify(disable.history),
@@ -105,7 +106,7 @@ t.test(
     const enable = await run("enableServerGroup", "web-prod-v001");
     t.equal(enable.state, "succeeded");
     t.ok(
-      enable.history.some((h: any) =>
+      enable.history.some((h: Json) =>
         /its load-balancer rules are not checked \(clouddriver-azure layout\)/.test(h.status),
       ),
       JSON.stringify(enable.history),

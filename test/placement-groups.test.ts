@@ -6,6 +6,7 @@ import { modelFromDescription, modelFromSource } from "../src/operations/create/
 import { resizeServerGroup } from "../src/operations/resize-server-group.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
 import { recordedSnapshot } from "./helpers/recorded-shapes.ts";
+import type { Json } from "./helpers/json.ts";
 
 const context = { name: "shop-prod-v001", tags: {}, inTraffic: false };
 const spec = (capacity: { desired: number; max?: number }) => ({
@@ -75,7 +76,7 @@ t.test("end to end: the task fails at once, before any write; the simulator agre
     body: { location: "eastus", sku: { name: "Standard_D2s_v3", capacity: 2 } },
   });
   t.equal(created.status, 201);
-  t.equal((created.body as any).properties.singlePlacementGroup, true);
+  t.equal((created.body as Json).properties.singlePlacementGroup, true);
   const tooBig = await control.request("PATCH", `${arm}/single-v001?api-version=2026-04-01`, {
     headers: { authorization: "Bearer t" },
     body: { sku: { capacity: 101 } },

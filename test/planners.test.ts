@@ -10,6 +10,8 @@ import { scaleDown } from "../src/operations/scale-down.ts";
 import { serverGroupResult } from "../src/operations/server-group-state.ts";
 import { terminateInstances } from "../src/operations/terminate-instances.ts";
 import { recordedSnapshot } from "./helpers/recorded-shapes.ts";
+import type { Json } from "./helpers/json.ts";
+import { stepOfKind } from "./helpers/steps.ts";
 
 const ref = {
   account: "demo",
@@ -33,10 +35,10 @@ function behindPool(
   vmStates: string[] = ["Succeeded"],
 ): ScaleSetSnapshot {
   const s = snapshot(changes, vmStates);
-  s.vmss.virtualMachineProfile!.networkProfile!.networkInterfaceConfigurations![0]!.ipConfigurations![0]!.loadBalancerBackendAddressPools =
+  s.vmss.virtualMachineProfile!.networkProfile!.networkInterfaceConfigurations![0].ipConfigurations![0].loadBalancerBackendAddressPools =
     [{ id: POOL }];
   for (const vm of s.vms ?? [])
-    vm.networkProfileConfiguration!.networkInterfaceConfigurations![0]!.ipConfigurations![0]!.loadBalancerBackendAddressPools =
+    vm.networkProfileConfiguration!.networkInterfaceConfigurations![0].ipConfigurations![0].loadBalancerBackendAddressPools =
       [{ id: POOL }];
   return s;
 }
@@ -69,7 +71,7 @@ t.test(
       snapshot({ sku: sku(0), tags: { "vmss-ops.disabled": "capacity", "vmss-ops.disabled-capacity": "1" } }, []),
     );
     t.match(step, { kind: "update", patch: { tags: { "vmss-ops.disabled-capacity": "4" } } });
-    t.equal((step as any).patch.sku, undefined, "no capacity change");
+    t.equal(stepOfKind(step, "update").patch.sku, undefined, "no capacity change");
   },
 );
 
@@ -82,7 +84,7 @@ t.test("scaleDown lowers, never raises", async (t) => {
   });
   const notUp = scaleDown.planner({ ...where, capacity: { min: 0, max: 5, desired: 5 } }, ref);
   const step = notUp.plan(snapshot({ sku: sku(1) }));
-  t.equal((step as any).patch?.sku?.capacity ?? 1, 1, "capacity stays 1");
+  t.equal((step.kind === "update" ? step.patch.sku?.capacity : undefined) ?? 1, 1, "capacity stays 1");
 });
 
 t.test(
@@ -91,7 +93,7 @@ t.test(
     const planner = disableServerGroup.planner(where, ref);
     const first = planner.plan(behindPool());
     t.equal(first.kind, "update");
-    const patch = (first as any).patch;
+    const patch: Json = stepOfKind(first, "update").patch;
     t.same(
       patch.virtualMachineProfile.networkProfile.networkInterfaceConfigurations[0].ipConfigurations[0]
         .loadBalancerBackendAddressPools,
@@ -100,7 +102,7 @@ t.test(
     t.equal(patch.tags["vmss-ops.disabled"], "pools");
     // After the model change, the recorded VM still has the pool (Manual upgrade policy): roll it out.
     const modelChanged = behindPool({ tags: patch.tags });
-    modelChanged.vmss.virtualMachineProfile!.networkProfile!.networkInterfaceConfigurations![0]!.ipConfigurations![0]!.loadBalancerBackendAddressPools =
+    modelChanged.vmss.virtualMachineProfile!.networkProfile!.networkInterfaceConfigurations![0].ipConfigurations![0].loadBalancerBackendAddressPools =
       [];
     t.match(planner.plan(modelChanged), { kind: "manualUpgrade", instanceIds: ["0"] });
     const rolledOut = snapshot({ tags: patch.tags });
@@ -114,7 +116,7 @@ t.test("disable without pools scales to 0 and records the capacity; enable resto
     kind: "update",
     patch: { sku: { capacity: 0 }, tags: { "vmss-ops.disabled": "capacity", "vmss-ops.disabled-capacity": "1" } },
   });
-  const disabled = snapshot({ sku: sku(0), tags: (step as any).patch.tags }, []);
+  const disabled = snapshot({ sku: sku(0), tags: stepOfKind(step, "update").patch.tags }, []);
   t.match(enableServerGroup.planner(where, ref).plan(disabled), {
     kind: "update",
     summary: "restore capacity 0 → 1",

@@ -10,6 +10,7 @@ import { promisify } from "node:util";
 import t, { type Test } from "tap";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
+import type { Json } from "./helpers/json.ts";
 
 const run = promisify(execFile);
 // Debian's packages are for Debian's Python; a python3 earlier on PATH (pyenv) does not see them.
@@ -38,7 +39,7 @@ async function runPython(
   script: string,
   sim: { url: string; subscriptionId: string },
   scaleSet: string,
-): Promise<any> {
+): Promise<Json> {
   try {
     const { stdout } = await run(PYTHON, [fileURLToPath(new URL(`./python/${script}`, import.meta.url))], {
       timeout: 120_000,

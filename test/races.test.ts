@@ -3,6 +3,7 @@ import t from "tap";
 import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 120 });
 t.teardown(() => env.close());
@@ -17,7 +18,7 @@ async function submit(operation: string, description: unknown): Promise<string> 
 }
 
 const sim = async (name: string) => (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`)).body;
-const lines = (task: any) => task.history.map((h: any) => h.status).join("\n");
+const lines = (task: Json) => task.history.map((h: Json) => h.status).join("\n");
 
 t.test(
   "two resizes at once: both succeed in turn, the later one wins, no 409, each result is what Azure had",
@@ -73,7 +74,7 @@ t.test(
       "instances 3 and 4 exist once the resize completed",
     );
     t.same(
-      (await sim("web-prod-v001")).vms.map((v: any) => v.instanceId),
+      (await sim("web-prod-v001")).vms.map((v: Json) => v.instanceId),
       ["0", "1", "2"],
     );
     t.equal(tt.resultObjects[0].capacity.desired, 3);
@@ -106,7 +107,7 @@ t.test(
     t.match(lines(task), /is Updating \(another write in flight\); waiting/);
     t.match(lines(task), /delete instance\(s\) 4 \(capacity 5 → 4\)/);
     t.same(
-      (await sim("web-prod-v002")).vms.map((v: any) => v.instanceId),
+      (await sim("web-prod-v002")).vms.map((v: Json) => v.instanceId),
       ["0", "1", "2", "3"],
     );
   },
@@ -120,7 +121,7 @@ const other = () =>
   );
 const isScaleSetGet = (c: { method: string; path: string }, name: string) =>
   c.method === "GET" && c.path.toLowerCase().endsWith(`/virtualmachinescalesets/${name}`);
-const running = (vms: any[]) =>
+const running = (vms: Json[]) =>
   vms.filter((v) => !["Creating", "Deleting", "Failed"].includes(v.properties?.provisioningState)).length;
 
 async function waitUntilSettled(name: string) {
@@ -156,7 +157,7 @@ t.test(
     t.equal(task.status.retryable, true, "the same request later can succeed");
     t.notMatch(lines(task), /Azure confirmed|has capacity 6/, "6 is never reported");
     t.match(lines(task), /Failed with 3 of 6 instance\(s\) running; re-sending its model/);
-    const result = task.resultObjects.find((r: any) => r.type === "serverGroup");
+    const result = task.resultObjects.find((r: Json) => r.type === "serverGroup");
     t.match(result, {
       capacity: { desired: 3 },
       instanceCount: 3,
@@ -212,7 +213,7 @@ t.test(
     t.equal(task.status.failed, false, lines(task));
     t.match(lines(task), /operation canceled OperationPreempted, retrying/);
     t.match(lines(task), /attempt 2\/\d+: set capacity 5 → 2/, "the second plan started from the other writer's 5");
-    const versions: any[] = (await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v002/versions")).body;
+    const versions: Json[] = (await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v002/versions")).body;
     const preempting = versions.find((v) => v.source === "outOfBandChange");
     t.ok(preempting, "the other writer's write is a version of its own");
     const patches = (await env.calls()).filter((c) => c.method === "PATCH");

@@ -16,6 +16,7 @@ import t from "tap";
 import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { demo, startTestEnv, type SimCall, type TestEnv } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const SCHEDULES = Number(process.env.RANDOM_SCHEDULES ?? 120);
 const PARALLEL = Number(process.env.RANDOM_PARALLEL ?? 12);
@@ -72,8 +73,8 @@ const otherTool = createComputeClient(
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitAll(api: TestEnv["api"], ids: string[]): Promise<any[]> {
-  const done = new Map<string, any>();
+async function waitAll(api: TestEnv["api"], ids: string[]): Promise<Json[]> {
+  const done = new Map<string, Json>();
   const until = Date.now() + 180_000;
   while (done.size < ids.length) {
     if (Date.now() > until) throw new Error(`tasks did not finish: ${ids.filter((id) => !done.has(id)).join(", ")}`);
@@ -103,8 +104,8 @@ const stats = {
 const NOT_RUNNING = ["Creating", "Deleting", "Failed"];
 
 /** What one server-group read must say about itself: its capacity is what its VM list shows running, or it says not. */
-function checkRead(sg: any, where: string, problems: string[]) {
-  const running = sg.instances.filter((i: any) => !NOT_RUNNING.includes(i.provisioningState)).length;
+function checkRead(sg: Json, where: string, problems: string[]) {
+  const running = sg.instances.filter((i: Json) => !NOT_RUNNING.includes(i.provisioningState)).length;
   if (sg.instanceCount !== running)
     problems.push(`${where}: instanceCount ${sg.instanceCount}, but ${running} instances listed running`);
   if (sg.disagreement === undefined && (sg.provisioningState !== "Succeeded" || sg.capacity.desired !== running)) {
@@ -172,7 +173,7 @@ async function schedule(seed: number): Promise<string[]> {
     const kind = r.pick(["resize", "resize", "scaleDown", "disable", "enable", "terminate"] as const);
     const lo = r.int(0, 3);
     const desired = r.int(lo, 6);
-    const body =
+    const body: [string, unknown] =
       kind === "resize"
         ? ["resizeServerGroup", demo(NAME, { capacity: { min: lo, max: r.int(desired, 8), desired } })]
         : kind === "scaleDown"
@@ -281,7 +282,7 @@ async function schedule(seed: number): Promise<string[]> {
   stats.failedTasks += tasks.filter((x) => x.status.failed).length;
   for (const c of calls)
     if (c.status !== null && c.status >= 400) stats.statuses.set(c.status, (stats.statuses.get(c.status) ?? 0) + 1);
-  const histories = tasks.map((task) => task.history.map((h: any) => h.status).join("\n")).join("\n");
+  const histories = tasks.map((task) => task.history.map((h: Json) => h.status).join("\n")).join("\n");
   stats.canceled += (histories.match(/operation canceled/g) ?? []).length;
   stats.failedScaleSets += (histories.match(/Azure left the scale set Failed/g) ?? []).length;
 
@@ -318,7 +319,7 @@ async function schedule(seed: number): Promise<string[]> {
   }
   // 3. reported capacity = what Azure had (confirmed), or the requested capacity it names (unconfirmed)
   for (const task of tasks) {
-    for (const result of task.resultObjects.filter((x: any) => x.type === "serverGroup")) {
+    for (const result of task.resultObjects.filter((x: Json) => x.type === "serverGroup")) {
       const v = versions.find((x) => x.etag === result.etag);
       const modelCapacity = result.confirmed === false ? result.requestedCapacity : result.capacity.desired;
       if (!v) problems.push(`task ${task.id} reported ETag ${result.etag}, which Azure never had`);
@@ -328,7 +329,7 @@ async function schedule(seed: number): Promise<string[]> {
   }
   // 5. no reported capacity that the VM list did not show
   for (const task of tasks) {
-    for (const result of task.resultObjects.filter((x: any) => x.type === "serverGroup")) {
+    for (const result of task.resultObjects.filter((x: Json) => x.type === "serverGroup")) {
       if (result.instanceCount === undefined)
         problems.push(`task ${task.id} reported capacity ${result.capacity.desired} without listing the VMs`);
       else if (result.instanceCount !== result.capacity.desired) {
@@ -341,10 +342,12 @@ async function schedule(seed: number): Promise<string[]> {
       }
     }
   }
-  const running = (state.vms ?? []).filter((vm: any) => !NOT_RUNNING.includes(vm.properties?.provisioningState)).length;
+  const running = (state.vms ?? []).filter(
+    (vm: Json) => !NOT_RUNNING.includes(vm.properties?.provisioningState),
+  ).length;
   for (const task of tasks) {
     for (const result of task.resultObjects.filter(
-      (x: any) =>
+      (x: Json) =>
         x.type === "serverGroup" &&
         x.confirmed !== false &&
         x.etag === state.etag &&
@@ -365,7 +368,7 @@ async function schedule(seed: number): Promise<string[]> {
   // 4. every task ended, with a reason when it failed
   for (const task of tasks) {
     if (!task.status.completed) problems.push(`task ${task.id} did not complete`);
-    const exception = task.resultObjects.find((x: any) => x.type === "EXCEPTION");
+    const exception = task.resultObjects.find((x: Json) => x.type === "EXCEPTION");
     if (task.status.failed && !exception?.message) problems.push(`task ${task.id} failed without a reason`);
     if (!task.status.failed && task.state !== "succeeded") problems.push(`task ${task.id} in state ${task.state}`);
   }

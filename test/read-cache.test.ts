@@ -2,6 +2,7 @@
 import t from "tap";
 import { CoalescingCache } from "../src/azure/read-cache.ts";
 import { callsFor, demo, startTestEnv, type SimCall } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 function deferred<T>() {
   let resolve!: (v: T) => void;
@@ -37,9 +38,9 @@ t.test("CoalescingCache", async (t) => {
     t.equal((await cache.get("a", fetch)).value, "v1");
     t.equal(fetches, 1, "still fresh");
     now += 1;
-    const later = cache.get("a", async () => {
+    const later = cache.get("a", () => {
       fetches++;
-      return "v2";
+      return Promise.resolve("v2");
     });
     t.equal((await later).value, "v2", "expired after ttlMs");
     t.equal(fetches, 2);
@@ -49,12 +50,12 @@ t.test("CoalescingCache", async (t) => {
     const slow = deferred<string>();
     const first = cache.get("b", () => slow.promise);
     cache.invalidate("b");
-    const second = cache.get("b", async () => "after-write");
+    const second = cache.get("b", () => Promise.resolve("after-write"));
     slow.resolve("before-write");
     t.equal((await first).value, "before-write", "who asked before the write gets what was read before it");
     t.equal((await second).value, "after-write");
     t.equal(
-      (await cache.get("b", async () => "unexpected")).value,
+      (await cache.get("b", () => Promise.resolve("unexpected"))).value,
       "after-write",
       "what is kept is the read made after the write",
     );
@@ -65,16 +66,16 @@ t.test("CoalescingCache", async (t) => {
       cache.get("c", async () => Promise.reject(new Error("503"))),
       /503/,
     );
-    t.equal((await cache.get("c", async () => "ok")).value, "ok", "the failure was not cached");
+    t.equal((await cache.get("c", () => Promise.resolve("ok"))).value, "ok", "the failure was not cached");
     cache.put("c", "older", now - 50);
-    t.equal((await cache.get("c", async () => "unexpected")).value, "ok");
+    t.equal((await cache.get("c", () => Promise.resolve("unexpected"))).value, "ok");
     cache.put("c", "newer", now + 1);
     now += 1;
-    t.equal((await cache.get("c", async () => "unexpected")).value, "newer");
+    t.equal((await cache.get("c", () => Promise.resolve("unexpected"))).value, "newer");
     cache.invalidate("c");
     cache.put("c", "read before the write", now - 1);
     t.equal(
-      (await cache.get("c", async () => "fresh")).value,
+      (await cache.get("c", () => Promise.resolve("fresh"))).value,
       "fresh",
       "a read that began before an invalidation is not kept",
     );
@@ -85,10 +86,10 @@ t.test("CoalescingCache drops what can serve nothing, and stays correct without 
   let now = 0;
   // A reader's interest no longer than the TTL: an entry goes with its value.
   const cache = new CoalescingCache<string>({ ttlMs: 100, interestMs: 100, now: () => now });
-  for (const key of ["a", "b", "c"]) await cache.get(key, async () => `${key}1`);
+  for (const key of ["a", "b", "c"]) await cache.get(key, () => Promise.resolve(`${key}1`));
   t.equal(cache.size, 3);
   now = 100;
-  await cache.get("d", async () => "d1");
+  await cache.get("d", () => Promise.resolve("d1"));
   t.equal(cache.size, 1, "the expired entries went as the cache was used a TTL later");
 
   // A read under way when its scale set was written, ending after the entry was dropped, is never served.
@@ -97,22 +98,26 @@ t.test("CoalescingCache drops what can serve nothing, and stays correct without 
   now = 150;
   cache.invalidate("e");
   now = 240;
-  await cache.get("f", async () => "f1");
+  await cache.get("f", () => Promise.resolve("f1"));
   t.equal(cache.size, 2, "d has gone; the invalidated entry is kept for a TTL after its invalidation");
   now = 260;
-  await cache.get("g", async () => "g1");
+  await cache.get("g", () => Promise.resolve("g1"));
   now = 400;
-  await cache.get("h", async () => "h1");
+  await cache.get("h", () => Promise.resolve("h1"));
   t.equal(cache.size, 1, "then it goes too");
   slow.resolve("read before the write");
   t.equal((await before).value, "read before the write", "its caller gets what it read");
   cache.put("e", "read before the write", 100);
   t.equal(
-    (await cache.get("e", async () => "fresh")).value,
+    (await cache.get("e", () => Promise.resolve("fresh"))).value,
     "fresh",
     "a late put of what was read before the write is expired on arrival",
   );
-  t.equal((await cache.get("e", async () => "unexpected")).value, "fresh", "and what is kept is the fresh read");
+  t.equal(
+    (await cache.get("e", () => Promise.resolve("unexpected"))).value,
+    "fresh",
+    "and what is kept is the fresh read",
+  );
 });
 
 t.test("CoalescingCache keeps a value read elsewhere only for a key a reader asked for lately", async (t) => {
@@ -120,32 +125,32 @@ t.test("CoalescingCache keeps a value read elsewhere only for a key a reader ask
   const cache = new CoalescingCache<string>({ ttlMs: 100, interestMs: 1_000, now: () => now });
   cache.put("unwatched", "read by an operation");
   t.equal(cache.size, 0, "nobody asked for it: nothing is kept");
-  t.equal((await cache.get("unwatched", async () => "fetched")).value, "fetched");
+  t.equal((await cache.get("unwatched", () => Promise.resolve("fetched"))).value, "fetched");
 
-  await cache.get("watched", async () => "v1");
+  await cache.get("watched", () => Promise.resolve("v1"));
   now = 500; // the value has expired; the reader's interest has not
   cache.put("watched", "read by an operation", 500);
   t.equal(
-    (await cache.get("watched", async () => "unexpected")).value,
+    (await cache.get("watched", () => Promise.resolve("unexpected"))).value,
     "read by an operation",
     "kept for the reader who asked 500 ms ago",
   );
 
   now = 1_600; // more than interestMs after the last get
-  await cache.get("other", async () => "o1"); // the cache in use: what can serve nothing is dropped
+  await cache.get("other", () => Promise.resolve("o1")); // the cache in use: what can serve nothing is dropped
   cache.put("watched", "read much later", 1_600);
   t.equal(
-    (await cache.get("watched", async () => "fetched again")).value,
+    (await cache.get("watched", () => Promise.resolve("fetched again"))).value,
     "fetched again",
     "nobody asked for a while: not kept",
   );
   t.equal(cache.size, 2);
 
   now = 1_750;
-  await cache.get("other", async () => "o2");
+  await cache.get("other", () => Promise.resolve("o2"));
   cache.put("watched", "within the interest", 1_750);
   now = 1_900;
-  await cache.get("other", async () => "o3");
+  await cache.get("other", () => Promise.resolve("o3"));
   t.equal(cache.size, 2, "an expired value goes, the entry of a key still of interest stays");
 });
 
@@ -213,7 +218,7 @@ t.test("through the service, against the simulator", async (t) => {
     const after = await env.api("GET", "/serverGroups/demo/eastus/web-prod-v001");
     t.equal(after.body.disabled, true);
     t.ok(
-      after.body.instances.every((i: any) => i.healthState === "OutOfService"),
+      after.body.instances.every((i: Json) => i.healthState === "OutOfService"),
       JSON.stringify(after.body.instances),
     );
     t.same(await env.calls(), [], "the disable's last read (after its rollout) answered");
@@ -226,7 +231,7 @@ t.test("through the service, against the simulator", async (t) => {
       const listings = (calls: SimCall[]) =>
         calls.filter((c) => c.method === "GET" && c.path.endsWith("/virtualMachineScaleSets"));
       t.same(
-        (await cluster()).body.serverGroups.map((sg: any) => sg.name),
+        (await cluster()).body.serverGroups.map((sg: Json) => sg.name),
         ["web-prod-v001", "web-prod-v002"],
       );
       const resize = await env.api(
@@ -238,7 +243,7 @@ t.test("through the service, against the simulator", async (t) => {
       await env.simControl("DELETE", "/_sim/calls");
       const afterResize = await cluster();
       t.same(
-        afterResize.body.serverGroups.map((sg: any) => sg.instances.length),
+        afterResize.body.serverGroups.map((sg: Json) => sg.instances.length),
         [3, 2],
         "the resized one read again",
       );
@@ -247,7 +252,7 @@ t.test("through the service, against the simulator", async (t) => {
       t.equal((await env.waitForTask(destroy.body.id)).status.failed, false);
       await env.simControl("DELETE", "/_sim/calls");
       t.same(
-        (await cluster()).body.serverGroups.map((sg: any) => sg.name),
+        (await cluster()).body.serverGroups.map((sg: Json) => sg.name),
         ["web-prod-v002"],
         "the destroyed one is gone at once",
       );

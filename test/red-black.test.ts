@@ -8,6 +8,7 @@
 // group serves at the end of its create, once its instances are healthy, as clouddriver-azure's does.
 import t from "tap";
 import { startTestEnv } from "./helpers/service.ts";
+import type { Json as JsonValue } from "./helpers/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 120 });
 t.teardown(() => env.close());
@@ -23,7 +24,7 @@ async function run(op: string, description: unknown) {
   return task;
 }
 
-type Json = Record<string, any>;
+type Json = Record<string, JsonValue>;
 
 /**
  * A VM serves traffic when it is running (not being created, deleted, or Failed), its NIC is in a backend pool, and

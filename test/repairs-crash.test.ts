@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService, type ChildService } from "./helpers/child-service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const RG = "demo-rg";
 const NAME = "web-prod-v002";
@@ -25,7 +26,8 @@ async function repairsState(): Promise<string | undefined> {
   const res = await control.request("GET", `${armPath}/instanceView?api-version=2026-04-01`, {
     headers: { authorization: "Bearer test" },
   });
-  return (res.body as any).orchestrationServices?.find((s: any) => s.serviceName === "AutomaticRepairs")?.serviceState;
+  return (res.body as Json).orchestrationServices?.find((s: Json) => s.serviceName === "AutomaticRepairs")
+    ?.serviceState;
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
@@ -64,13 +66,13 @@ t.test(
     // The network change (If-Match) is accepted and in flight: the point at which VMs begin to leave traffic.
     await until("the network change in flight", async () => {
       const snap = await control.getScaleSet(RG, NAME);
-      return snap.inFlight?.kind === "update" && (snap.vmss as any).tags?.["vmss-ops.disabled"] === "pools"
+      return snap.inFlight?.kind === "update" && (snap.vmss as Json).tags?.["vmss-ops.disabled"] === "pools"
         ? true
         : undefined;
     });
     t.equal(await repairsState(), "Suspended", "Azure's repairs are suspended while VMs leave traffic");
     t.equal(
-      ((await control.getScaleSet(RG, NAME)).vmss as any).tags["vmss-ops.repairs-suspended-by"],
+      ((await control.getScaleSet(RG, NAME)).vmss as Json).tags["vmss-ops.repairs-suspended-by"],
       id,
       "marked with the task",
     );
@@ -80,19 +82,19 @@ t.test(
     const second = await startChildService(restartableServiceEnv(sim.url, dataDir));
     t.teardown(() => void second.child.kill("SIGKILL"));
     const task = await second.waitForTask(id, 120_000);
-    const history = task.history.map((h: any) => h.status).join("\n");
+    const history = task.history.map((h: Json) => h.status).join("\n");
     t.equal(task.state, "succeeded", history);
     t.match(history, /Resumed by replica/);
     t.match(history, /resume automatic repairs, suspended by this task/);
 
     t.equal(await repairsState(), "Running", "the next owner resumed Azure's repairs");
     const after = await control.getScaleSet(RG, NAME);
-    t.equal((after.vmss as any).tags["vmss-ops.repairs-suspended-by"], undefined, "the mark is gone");
+    t.equal((after.vmss as Json).tags["vmss-ops.repairs-suspended-by"], undefined, "the mark is gone");
     t.ok(
-      after.vms.every((vm: any) =>
-        vm.properties.networkProfileConfiguration.networkInterfaceConfigurations.every((nic: any) =>
+      after.vms.every((vm: Json) =>
+        vm.properties.networkProfileConfiguration.networkInterfaceConfigurations.every((nic: Json) =>
           nic.properties.ipConfigurations.every(
-            (ipc: any) => (ipc.properties.loadBalancerBackendAddressPools ?? []).length === 0,
+            (ipc: Json) => (ipc.properties.loadBalancerBackendAddressPools ?? []).length === 0,
           ),
         ),
       ),
@@ -130,7 +132,7 @@ t.test(
           await control.request("GET", `${path}/instanceView?api-version=2026-04-01`, {
             headers: { authorization: "Bearer test" },
           })
-        ).body as any
+        ).body as Json
       ).orchestrationServices?.[0]?.serviceState;
 
     const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-repairs-cancel-"));
@@ -146,7 +148,7 @@ t.test(
     const id = submitted.body.id;
     await until("the wait for Azure's rollout", async () => {
       const { body } = await first.api("GET", `/task/${id}`);
-      return body?.history?.some((h: any) =>
+      return body?.history?.some((h: Json) =>
         /waiting for Azure to roll the removal of the backend pools out/.test(h.status),
       )
         ? true
@@ -166,12 +168,12 @@ t.test(
     t.equal(cancel.status, 200);
     t.equal(cancel.body.state, "running", "asked while the dead replica's lease still held the task");
     const task = await second.waitForTask(id, 120_000);
-    const history = task.history.map((h: any) => h.status).join("\n");
+    const history = task.history.map((h: Json) => h.status).join("\n");
     t.equal(task.state, "canceled", history);
     t.match(history, /the operation ended unfinished: resume automatic repairs, suspended by this task/);
     t.equal(await repairs(), "Running", "the replica that ended the task resumed Azure's repairs");
     t.equal(
-      ((await control.getScaleSet(RG, name)).vmss as any).tags["vmss-ops.repairs-suspended-by"],
+      ((await control.getScaleSet(RG, name)).vmss as Json).tags["vmss-ops.repairs-suspended-by"],
       undefined,
       "the mark is gone",
     );

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { SIMULATOR_CA_FILE, startChildService } from "./helpers/child-service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const TASKS = 200;
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -116,10 +117,10 @@ t.test("200 tasks, two replicas, one killed midway: each task completed exactly 
     `no task failed: ${JSON.stringify(tasks.filter((x) => x.status.failed).map((x) => x.history))}`,
   );
   t.equal(tasks.filter((x) => x.state === "succeeded").length, TASKS, "every task succeeded");
-  const resumed = tasks.filter((x) => x.history.some((h: any) => /Resumed by replica replica-b/.test(h.status)));
+  const resumed = tasks.filter((x) => x.history.some((h: Json) => /Resumed by replica replica-b/.test(h.status)));
   t.ok(resumed.length > 0, `replica B took over tasks that A held when it died (${resumed.length})`);
   for (const x of tasks) {
-    const completions = x.history.filter((h: any) => h.status === "Orchestration completed.").length;
+    const completions = x.history.filter((h: Json) => h.status === "Orchestration completed.").length;
     if (completions !== 1) t.fail(`task ${x.id} completed ${completions} times`);
   }
 

@@ -58,7 +58,7 @@ t.test(
       demo("web-prod-v001", { capacity: { min: 1, max: 10, desired: 2 } }),
     );
     t.equal(submitted.status, 202);
-    await waitFor(async () => lines.some((l) => l.msg === "request completed"), {
+    await waitFor(() => lines.some((l) => l.msg === "request completed"), {
       what: "the submission's request line",
     });
     const requestLines = lines.filter((l) => (l.req as { method?: string } | undefined)?.method === "POST");
@@ -75,10 +75,9 @@ t.test(
     for (let i = 0; i < 3; i++) t.equal((await env.api("GET", `/task/${submitted.body.id}`)).status, 200);
     const health = await env.api("GET", "/health");
     t.equal(health.status, 200);
-    await waitFor(
-      async () => lines.slice(before).some((l) => (l.req as { url?: string } | undefined)?.url === "/health"),
-      { what: "the /health request line" },
-    );
+    await waitFor(() => lines.slice(before).some((l) => (l.req as { url?: string } | undefined)?.url === "/health"), {
+      what: "the /health request line",
+    });
     t.same(
       lines.slice(before).filter((l) => String((l.req as { url?: string } | undefined)?.url).startsWith("/task/")),
       [],

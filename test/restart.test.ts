@@ -11,6 +11,7 @@ import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService } from "./helpers/child-service.ts";
 import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
 import { waitFor } from "./helpers/wait-for.ts";
+import type { Json } from "./helpers/json.ts";
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 1500, timeScale: 0.001, seed: true });
 const control = new SimulatorControl(sim);
@@ -55,7 +56,7 @@ t.test(
     const task = await second.waitForTask(submitted.body.id);
     t.equal(task.status.failed, false, JSON.stringify(task.history));
     t.equal(task.resultObjects[0].capacity.desired, 6);
-    const history = task.history.map((h: any) => h.status).join("\n");
+    const history = task.history.map((h: Json) => h.status).join("\n");
     t.match(history, /Resumed by replica/);
     t.match(history, /resuming the write Azure accepted before a restart: set capacity 3 → 6/);
     const patches = await patchesOn("web-prod-v001");
@@ -87,7 +88,7 @@ t.test(
     const claimedAt = Date.now();
     const task = await second.waitForTask(submitted.body.id);
     t.equal(task.status.failed, false, JSON.stringify(task.history));
-    t.match(task.history.map((h: any) => h.status).join("\n"), /Resumed by replica/);
+    t.match(task.history.map((h: Json) => h.status).join("\n"), /Resumed by replica/);
     t.equal((await patchesOn("web-prod-v002")).length, 1, "the network change was written once");
     t.ok(task.resultObjects[0].disabled, "and the disable finished (pools removed, instances rolled)");
     t.ok(Date.now() - claimedAt < 15_000);

@@ -10,6 +10,7 @@
 import t from "tap";
 import { request } from "undici";
 import { callsFor, demo, startTestEnv } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 60, env: { RETRY_MAX_ATTEMPTS: "2" } });
 t.teardown(() => env.close());
@@ -36,7 +37,7 @@ async function resume(id: string, init: { body?: string; contentType?: string } 
     headers: init.contentType ? { "content-type": init.contentType } : {},
     body: init.body,
   });
-  return { status: res.statusCode, body: (await res.body.json()) as any };
+  return { status: res.statusCode, body: (await res.body.json()) as Json };
 }
 
 t.test("an exhausted transient failure is retryable, and :resume runs it again until it succeeds", async (t) => {
@@ -66,7 +67,7 @@ t.test("an exhausted transient failure is retryable, and :resume runs it again u
     "no EXCEPTION left: it is not failed any more",
   );
   t.ok(
-    again.history.some((h: any) =>
+    again.history.some((h: Json) =>
       h.status.startsWith("Resumed on request: running resizeServerGroup again from a fresh read"),
     ),
     JSON.stringify(again.history),
@@ -107,7 +108,7 @@ t.test(
     const done = await env.waitForTask(id);
     t.equal(done.state, "succeeded", JSON.stringify(done.history));
     t.same(
-      done.resultObjects.map((r: any) => [r.serverGroupName, r.capacity.desired, r.disabled]),
+      done.resultObjects.map((r: Json) => [r.serverGroupName, r.capacity.desired, r.disabled]),
       [
         ["web-prod-v001", 4, false],
         ["web-prod-v002", 5, false],
@@ -152,7 +153,7 @@ t.test("resume is idempotent while the task runs again, and the body Orca may se
   );
   const done = await env.waitForTask(id);
   t.equal(done.state, "succeeded");
-  t.equal(done.history.filter((h: any) => h.status.startsWith("Resumed on request")).length, 1, "resumed once");
+  t.equal(done.history.filter((h: Json) => h.status.startsWith("Resumed on request")).length, 1, "resumed once");
 });
 
 t.test("a failure a resume cannot change is not retryable, and resuming it is refused with 409, not 404", async (t) => {

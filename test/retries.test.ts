@@ -1,6 +1,7 @@
 // The harness under injected faults: what is retried, what is final, and that every attempt re-reads.
 import t from "tap";
 import { callsFor, demo, startTestEnv, writesOf } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 // RETRY_MAX_DELAY_MS bounds the computed backoff; a Retry-After (the 1 s below) is honoured as sent.
 const env = await startTestEnv({ writeDurationMs: 80, env: { RETRY_MAX_ATTEMPTS: "6", RETRY_MAX_DELAY_MS: "2000" } });
@@ -63,10 +64,10 @@ for (const [status, code] of [
     );
     assertEveryWriteFollowsARead(t, calls);
     t.ok(
-      task.history.some((h: any) => h.status.includes(`attempt 1/6: ${status} ${code}, retrying in`)),
+      task.history.some((h: Json) => h.status.includes(`attempt 1/6: ${status} ${code}, retrying in`)),
       JSON.stringify(task.history),
     );
-    t.ok(task.history.some((h: any) => h.status.startsWith("attempt 3/6:")));
+    t.ok(task.history.some((h: Json) => h.status.startsWith("attempt 3/6:")));
   });
 }
 
@@ -92,7 +93,7 @@ t.test("404 fails the task after exactly one read and no write", async (t) => {
   t.equal(calls.length, 1, JSON.stringify(calls));
   t.match(calls[0], { method: "GET", status: 404 });
   t.same(writesOf(calls), []);
-  const exception = task.resultObjects.find((r: any) => r.type === "EXCEPTION");
+  const exception = task.resultObjects.find((r: Json) => r.type === "EXCEPTION");
   t.match(exception, { cause: "ResourceNotFound", operation: "resizeServerGroup" });
   t.match(task.history.at(-1).status, /^Failed: 404 ResourceNotFound/);
 });
@@ -110,7 +111,7 @@ t.test("a long-running operation that fails with a transient code is run again f
   t.equal(task.status.failed, false, JSON.stringify(task.history));
   t.equal(await capacity("web-prod-v001"), 6);
   t.ok(
-    task.history.some((h: any) => /operation failed OperationPreempted, retrying/.test(h.status)),
+    task.history.some((h: Json) => /operation failed OperationPreempted, retrying/.test(h.status)),
     JSON.stringify(task.history),
   );
 });
@@ -133,7 +134,7 @@ t.test("a long-running operation that fails for good fails the task", async (t) 
   t.equal(sim.vmss.sku.capacity, 9, "the requested capacity stays in the model");
   t.equal(sim.vmss.properties.provisioningState, "Failed");
   t.same(
-    task.resultObjects.filter((r: any) => r.type === "serverGroup"),
+    task.resultObjects.filter((r: Json) => r.type === "serverGroup"),
     [],
     "no capacity reported",
   );
@@ -146,7 +147,7 @@ t.test("a dropped connection is retried", async (t) => {
   t.equal(task.status.failed, false, JSON.stringify(task.history));
   t.equal(await capacity("web-prod-v001"), 2);
   t.ok(
-    task.history.some((h: any) => /network error/.test(h.status)),
+    task.history.some((h: Json) => /network error/.test(h.status)),
     JSON.stringify(task.history),
   );
 });
@@ -163,7 +164,7 @@ t.test("429 waits as long as Retry-After says", async (t) => {
   const task = await resize("web-prod-v001", 5);
   t.equal(task.status.failed, false);
   t.ok(
-    task.history.some((h: any) => h.status.includes("429 TooManyRequests, retrying in 1 s")),
+    task.history.some((h: Json) => h.status.includes("429 TooManyRequests, retrying in 1 s")),
     JSON.stringify(task.history),
   );
 });

@@ -37,7 +37,8 @@ t.test(`a ${BURST_MS / 1000} s burst of 429 then 503 on one scale set: the task 
   // The burst: it ends when the test clears the faults, BURST_MS after the task started meeting it.
   while (Date.now() - started < BURST_MS) {
     const task = (await env.api("GET", `/task/${submitted.body.id}`)).body;
-    t.equal(task.status.completed, false, "still retrying during the burst") || t.bailout(JSON.stringify(task.history));
+    if (!t.equal(task.status.completed, false, "still retrying during the burst"))
+      t.bailout(JSON.stringify(task.history));
     await new Promise((r) => setTimeout(r, 1000));
   }
   await env.simControl("DELETE", "/_sim/faults");

@@ -45,11 +45,11 @@ function midUpgrade(): ScaleSetSnapshot {
       tags: { [TAG_UPGRADE_MODEL]: hash, [TAG_UPGRADE_DESIRED]: "4" },
     },
     vms: [vm("1", false), vm("2", false), vm("5", true), vm("6", true)],
-  } as ScaleSetSnapshot;
+  };
 }
 
 t.test("without memory the next step is a surge; with the stop remembered, the planner stops instead", async (t) => {
-  const fresh = rollingUpgradePlanner(description as never, target, { origin });
+  const fresh = rollingUpgradePlanner(description, target, { origin });
   t.equal(fresh.memory?.(), undefined, "nothing to remember before it surged");
   const step = fresh.plan(midUpgrade());
   t.equal(step.kind, "update");
@@ -57,7 +57,7 @@ t.test("without memory the next step is a surge; with the stop remembered, the p
   t.same(fresh.memory?.(), { surged: true }, "it remembers that it surged");
 
   const failure = "Azure could not allocate 2 new instance(s) (7, 8) in batch 2/2";
-  const takenOver = rollingUpgradePlanner(description as never, target, {
+  const takenOver = rollingUpgradePlanner(description, target, {
     origin,
     memory: { surged: true, allocationFailure: failure },
   });
@@ -67,7 +67,7 @@ t.test("without memory the next step is a surge; with the stop remembered, the p
   });
   t.same(takenOver.memory?.(), { surged: true, allocationFailure: failure });
   t.same(
-    rollingUpgradePlanner(description as never, target, { origin, memory: "not a memory" }).memory?.(),
+    rollingUpgradePlanner(description, target, { origin, memory: "not a memory" }).memory?.(),
     undefined,
     "a checkpoint that holds something else is read as no memory",
   );
@@ -83,15 +83,18 @@ t.test("every checkpoint executeOp writes carries the planner's memory", async (
   };
   const gateway = {
     ref: target,
-    read: async () =>
-      ({ etag: '"1"', vmss: { location: "eastus", provisioningState: "Succeeded", sku: { capacity: 1 } } }) as never,
-    withInstances: async (s: ScaleSetSnapshot) => ({ ...s, vms: [] }),
-    write: async () => undefined,
+    read: () =>
+      Promise.resolve({
+        etag: '"1"',
+        vmss: { location: "eastus", provisioningState: "Succeeded", sku: { capacity: 1 } },
+      } as never),
+    withInstances: (s: ScaleSetSnapshot) => Promise.resolve({ ...s, vms: [] }),
+    write: () => Promise.resolve(undefined),
     resume: async () => {},
   };
   await executeOp({
-    gateway: gateway as never,
-    planner: planner as never,
+    gateway: gateway,
+    planner: planner,
     retry: {
       maxAttempts: 1,
       deadlineMs: 10_000,

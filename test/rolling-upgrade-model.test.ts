@@ -18,13 +18,12 @@ const POOL =
 const nics = (pools: string[]) => [
   { name: "nic", ipConfigurations: [{ name: "ipc", loadBalancerBackendAddressPools: pools.map((id) => ({ id })) }] },
 ];
-const vmss = (pools: string[], tags: Record<string, string> = { app: "web" }): VirtualMachineScaleSet =>
-  ({
-    location: "eastus",
-    sku: { name: "Standard_D2s_v3", tier: "Standard", capacity: 3 },
-    tags,
-    virtualMachineProfile: { networkProfile: { networkInterfaceConfigurations: nics(pools) } },
-  }) as VirtualMachineScaleSet;
+const vmss = (pools: string[], tags: Record<string, string> = { app: "web" }): VirtualMachineScaleSet => ({
+  location: "eastus",
+  sku: { name: "Standard_D2s_v3", tier: "Standard", capacity: 3 },
+  tags,
+  virtualMachineProfile: { networkProfile: { networkInterfaceConfigurations: nics(pools) } },
+});
 
 function vm(
   state: string,

@@ -12,6 +12,7 @@ import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService, type ChildService } from "./helpers/child-service.ts";
 import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
+import type { Json } from "./helpers/json.ts";
 
 const RG = "demo-rg";
 const NAME = "web-ru-restart";
@@ -37,7 +38,7 @@ const env = (dataDir: string) => ({
 async function healthyInTraffic(): Promise<number> {
   const snap = await control.getScaleSet(RG, NAME);
   return snap.vms.filter(
-    (vm: any) =>
+    (vm: Json) =>
       vm.properties.provisioningState === "Succeeded" &&
       vm.properties.instanceView?.vmHealth?.status?.code === "HealthState/healthy",
   ).length;
@@ -46,7 +47,7 @@ async function healthyInTraffic(): Promise<number> {
 async function untilHistory(service: ChildService, id: string, pattern: RegExp): Promise<void> {
   for (let i = 0; i < 3000; i++) {
     const { body } = await service.api("GET", `/task/${id}`);
-    if (body?.history?.some((h: any) => pattern.test(h.status))) return;
+    if (body?.history?.some((h: Json) => pattern.test(h.status))) return;
     await new Promise((r) => setTimeout(r, 5));
   }
   throw new Error(`no history line like ${pattern}`);
@@ -98,7 +99,7 @@ t.test("SIGKILL mid-surge and mid-wait: resumed at the batch it was in, with no 
   const task = await third.waitForTask(id, 120_000);
   sampling = false;
   await sampler;
-  const history = task.history.map((h: any) => h.status).join("\n");
+  const history = task.history.map((h: Json) => h.status).join("\n");
   t.equal(task.state, "succeeded", history);
   t.match(history, /resuming the write Azure accepted before a restart: batch 2\/5: surge 10 → 12/);
   // Once per restart at least. On a loaded machine a replica can also miss a renewal of its 1.5 s lease and take the
@@ -120,7 +121,7 @@ t.test("SIGKILL mid-surge and mid-wait: resumed at the batch it was in, with no 
   const after = await control.getScaleSet(RG, NAME);
   t.equal(after.vms.length, 10);
   t.ok(
-    after.vms.every((vm: any) => vm.properties.latestModelApplied === true),
+    after.vms.every((vm: Json) => vm.properties.latestModelApplied === true),
     "every instance on the new model",
   );
   third.child.kill("SIGTERM");

@@ -6,6 +6,7 @@
 import t from "tap";
 import { newStage, Orca } from "./helpers/orca.ts";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const RG = "demo-rg";
 const NEW_IMAGE = { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "1.2.3" };
@@ -27,10 +28,10 @@ async function freshScaleSet(name: string, capacity: number, extra: Record<strin
 /** Instances in a load-balancer pool that the simulator's probe reports healthy, read from its control API. */
 async function healthyInTraffic(name: string): Promise<number> {
   const { body } = await env.simControl("GET", `/_sim/scaleSets/${RG}/${name}`);
-  return body.vms.filter((vm: any) => {
-    const inPool = (vm.properties.networkProfileConfiguration?.networkInterfaceConfigurations ?? []).some((nic: any) =>
+  return body.vms.filter((vm: Json) => {
+    const inPool = (vm.properties.networkProfileConfiguration?.networkInterfaceConfigurations ?? []).some((nic: Json) =>
       nic.properties.ipConfigurations.some(
-        (ipc: any) => (ipc.properties.loadBalancerBackendAddressPools ?? []).length > 0,
+        (ipc: Json) => (ipc.properties.loadBalancerBackendAddressPools ?? []).length > 0,
       ),
     );
     return (
@@ -76,7 +77,7 @@ t.test(
     t.equal(submitted.status, 202, JSON.stringify(submitted.body));
     const task = await env.waitForTask(submitted.body.id, 120_000);
     const seen = await sampler.stop();
-    const history = task.history.map((h: any) => h.status).join("\n");
+    const history = task.history.map((h: Json) => h.status).join("\n");
     t.equal(task.state, "succeeded", history);
     t.ok(seen.length > 20, `sampled ${seen.length} times`);
     t.equal(Math.min(...seen), 10, "never fewer than 10 healthy instances in traffic");
@@ -85,7 +86,7 @@ t.test(
     const { body: after } = await env.simControl("GET", `/_sim/scaleSets/${RG}/${name}`);
     t.equal(after.vms.length, 10);
     t.ok(
-      after.vms.every((vm: any) => vm.properties.latestModelApplied === true),
+      after.vms.every((vm: Json) => vm.properties.latestModelApplied === true),
       "every instance on the latest model",
     );
     t.same(after.vms[0].properties.storageProfile.imageReference, NEW_IMAGE, "and the latest model is the new image");
@@ -119,7 +120,7 @@ t.test(
     );
     const second = await env.waitForTask(again.body.id);
     t.equal(second.state, "succeeded");
-    t.match(second.history.map((h: any) => h.status).join("\n"), /every instance runs the new model/);
+    t.match(second.history.map((h: Json) => h.status).join("\n"), /every instance runs the new model/);
     t.equal(await capacityIncreases(name), 5, "the same upgrade again changes nothing");
   },
 );
@@ -139,7 +140,7 @@ t.test(
     // Once the first batch is being replaced, the next surge finds no capacity in the region.
     for (let i = 0; i < 2000; i++) {
       const { body } = await env.api("GET", `/task/${submitted.body.id}`);
-      if (body.history.some((h: any) => /batch 1\/2: surged 2, replaced 2/.test(h.status))) break;
+      if (body.history.some((h: Json) => /batch 1\/2: surged 2, replaced 2/.test(h.status))) break;
       await new Promise((r) => setTimeout(r, 5));
     }
     await env.simControl("POST", "/_sim/faults", {
@@ -151,7 +152,7 @@ t.test(
     });
     const task = await env.waitForTask(submitted.body.id, 60_000);
     const seen = await sampler.stop();
-    const history = task.history.map((h: any) => h.status).join("\n");
+    const history = task.history.map((h: Json) => h.status).join("\n");
     t.equal(task.state, "failed", history);
     t.equal(Math.min(...seen), 4, "never fewer than 4 healthy in traffic");
     t.match(
@@ -165,11 +166,11 @@ t.test(
     const { body: after } = await env.simControl("GET", `/_sim/scaleSets/${RG}/${name}`);
     t.equal(after.vms.length, 4, "back at the desired count");
     t.ok(
-      after.vms.every((vm: any) => vm.properties.provisioningState === "Succeeded"),
+      after.vms.every((vm: Json) => vm.properties.provisioningState === "Succeeded"),
       "no Failed instance left behind",
     );
     t.equal(
-      after.vms.filter((vm: any) => vm.properties.latestModelApplied === false).length,
+      after.vms.filter((vm: Json) => vm.properties.latestModelApplied === false).length,
       2,
       "the two old instances still serve",
     );
@@ -184,7 +185,7 @@ t.test(
     const resumed = await env.waitForTask(again.body.id, 60_000);
     t.equal(resumed.state, "succeeded", JSON.stringify(resumed.history));
     const { body: done } = await env.simControl("GET", `/_sim/scaleSets/${RG}/${name}`);
-    t.ok(done.vms.every((vm: any) => vm.properties.latestModelApplied && vm.sku.name === "Standard_D4s_v3"));
+    t.ok(done.vms.every((vm: Json) => vm.properties.latestModelApplied && vm.sku.name === "Standard_D4s_v3"));
   },
 );
 
@@ -255,7 +256,7 @@ t.test(
     const taskId = await orca.requestOperations(stage, [{ rollingUpgrade: { ...stage.context } }]);
     const task = await orca.monitorKato(stage, taskId);
     t.equal(task.status.completed, true);
-    const history = task.history.map((h: any) => h.status).join("\n");
+    const history = task.history.map((h: Json) => h.status).join("\n");
     t.match(
       history,
       /maxSurge 33%, maxUnavailable 0, delete Newest first/,
@@ -271,7 +272,7 @@ t.test(
     t.equal(sg.status, 200);
     t.equal(sg.body.instances.length, 3);
     t.ok(
-      sg.body.instances.every((i: any) => i.healthState === "Up" && i.latestModelApplied === true),
+      sg.body.instances.every((i: Json) => i.healthState === "Up" && i.latestModelApplied === true),
       "Orca sees three Up instances on the latest model",
     );
   },

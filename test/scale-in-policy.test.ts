@@ -3,6 +3,7 @@
 // the test compares them with those the simulator kept. The service never predicts which VMs go.
 import t from "tap";
 import { demo, startResettingTestEnv } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const RG = "demo-rg";
 const { env, control } = await startResettingTestEnv(t, { writeDurationMs: 50 });
@@ -29,8 +30,8 @@ async function setPolicy(name: string, rule: string): Promise<void> {
 async function kept(name: string): Promise<string[]> {
   const snapshot = await control.getScaleSet(RG, name);
   return snapshot.vms
-    .filter((vm: any) => vm.properties.provisioningState !== "Deleting")
-    .map((vm: any) => String(vm.instanceId ?? vm.name))
+    .filter((vm: Json) => vm.properties.provisioningState !== "Deleting")
+    .map((vm) => String(vm.instanceId ?? vm.name))
     .sort();
 }
 
@@ -48,7 +49,7 @@ for (const mode of ["Uniform", "Flexible"] as const) {
       t.equal(afterResize.length, 3);
       t.same([...resized.resultObjects[0].instanceIds].sort(), afterResize, "the task names the VMs Azure kept");
       const ours = await env.api("GET", `/azure/serverGroups/demo/eastus/${RG}/${name}`);
-      t.same(ours.body.instances.map((i: any) => i.instanceId).sort(), afterResize, "and so does our read");
+      t.same(ours.body.instances.map((i: Json) => i.instanceId).sort(), afterResize, "and so does our read");
       t.ok(afterResize.every((id) => before.includes(id)));
       if (mode === "Uniform")
         t.same(

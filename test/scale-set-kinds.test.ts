@@ -3,6 +3,7 @@
 // afterwards — VMs, pool membership, the AutomaticRepairs service — not only what the task says.
 import t from "tap";
 import { demo, startResettingTestEnv, writesOf, type SimCall } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const RG = "demo-rg";
 const { env, control: sim } = await startResettingTestEnv(t, { writeDurationMs: 100 });
@@ -29,14 +30,14 @@ async function setKind(name: string, kind: Record<string, unknown>) {
 /** The simulator's own view: VMs with their pools, power state and model. */
 async function azureView(name: string) {
   const { body } = await env.simControl("GET", `/_sim/scaleSets/${RG}/${name}`);
-  const vms = body.vms.map((vm: any) => ({
+  const vms = body.vms.map((vm: Json) => ({
     id: vm.instanceId as string,
     state: vm.properties.provisioningState as string,
-    power: (vm.properties.instanceView?.statuses ?? []).find((s: any) => s.code.startsWith("PowerState/"))?.code as
+    power: (vm.properties.instanceView?.statuses ?? []).find((s: Json) => s.code.startsWith("PowerState/"))?.code as
       string | undefined,
-    inPool: (vm.properties.networkProfileConfiguration?.networkInterfaceConfigurations ?? []).some((nic: any) =>
+    inPool: (vm.properties.networkProfileConfiguration?.networkInterfaceConfigurations ?? []).some((nic: Json) =>
       nic.properties.ipConfigurations.some(
-        (ipc: any) => (ipc.properties.loadBalancerBackendAddressPools ?? []).length > 0,
+        (ipc: Json) => (ipc.properties.loadBalancerBackendAddressPools ?? []).length > 0,
       ),
     ) as boolean,
     latestModelApplied: vm.properties.latestModelApplied as boolean,
@@ -51,7 +52,8 @@ async function azureView(name: string) {
 
 async function repairsState(name: string): Promise<string | undefined> {
   const res = await arm("GET", `${armPath(name)}/instanceView`);
-  return (res.body as any).orchestrationServices?.find((s: any) => s.serviceName === "AutomaticRepairs")?.serviceState;
+  return (res.body as Json).orchestrationServices?.find((s: Json) => s.serviceName === "AutomaticRepairs")
+    ?.serviceState;
 }
 
 /** Writes, and the orchestration-service POSTs, in the order Azure received them. */
@@ -115,7 +117,7 @@ t.test(
     );
     t.same(writesOf(await env.calls()), [], "no delete was sent");
     t.same(
-      (await azureView(name)).vms.map((vm: any) => vm.id),
+      (await azureView(name)).vms.map((vm: Json) => vm.id),
       ["0", "1", "2"],
       "every instance is still there",
     );
@@ -125,7 +127,7 @@ t.test(
     const allowed = await run("terminateInstances", demo(name, { instanceIds: ["0"] }));
     t.equal(allowed.state, "succeeded", JSON.stringify(allowed.history));
     t.same(
-      (await azureView(name)).vms.map((vm: any) => vm.id),
+      (await azureView(name)).vms.map((vm: Json) => vm.id),
       ["1", "2"],
     );
   },
@@ -145,12 +147,12 @@ t.test(
     t.equal(task.state, "succeeded", JSON.stringify(task.history));
     const view = await azureView(name);
     t.same(
-      view.vms.map((vm: any) => vm.inPool),
+      view.vms.map((vm: Json) => vm.inPool),
       [false, false, false, false, false],
       "every VM left the pools when the task said done",
     );
     t.ok(
-      view.vms.every((vm: any) => vm.latestModelApplied),
+      view.vms.every((vm: Json) => vm.latestModelApplied),
       "every VM runs the new model",
     );
     t.same(
@@ -159,7 +161,7 @@ t.test(
       "the model change only: Azure rolls it out, manualupgrade is not ours to send",
     );
     const latest = await arm("GET", `${armPath(name)}/rollingUpgrades/latest`);
-    t.equal((latest.body as any).properties.runningStatus.code, "Completed", "Azure's rolling upgrade completed");
+    t.equal((latest.body as Json).properties.runningStatus.code, "Completed", "Azure's rolling upgrade completed");
   },
 );
 
@@ -184,10 +186,10 @@ t.test(
     t.equal(task.state, "failed");
     t.match(task.status.status, /maxUnhealthyUpgradedInstancePercent/, "Azure's reason, in the task's words");
     const view = await azureView(name);
-    const moved = view.vms.filter((vm: any) => !vm.inPool).length;
+    const moved = view.vms.filter((vm: Json) => !vm.inPool).length;
     t.ok(moved > 0 && moved < 10, `Azure moved ${moved} of 10 VMs out of the pools before it stopped`);
     const latest = await arm("GET", `${armPath(name)}/rollingUpgrades/latest`);
-    t.equal((latest.body as any).properties.runningStatus.code, "Faulted");
+    t.equal((latest.body as Json).properties.runningStatus.code, "Faulted");
 
     // Run again: the plan reads Azure's Faulted rollout and fails at once with its reason, writing nothing.
     await env.simControl("DELETE", "/_sim/calls");
@@ -217,7 +219,7 @@ t.test(
     await env.simControl("DELETE", "/_sim/calls");
     const task = await run("disableServerGroup", demo(name));
     t.equal(task.state, "succeeded", JSON.stringify(task.history));
-    const history = task.history.map((h: any) => h.status).join("\n");
+    const history = task.history.map((h: Json) => h.status).join("\n");
     t.match(
       history,
       /waiting for Azure to roll the removal of the backend pools out \(upgrade policy Rolling\): instance\(s\) [\d, ]+ not on the new model yet/,
@@ -225,12 +227,12 @@ t.test(
     );
     const view = await azureView(name);
     t.same(
-      view.vms.map((vm: any) => vm.inPool),
+      view.vms.map((vm: Json) => vm.inPool),
       [false, false, false, false, false],
       "every VM had left the pools when the task said done",
     );
     t.equal(
-      ((await arm("GET", `${armPath(name)}/rollingUpgrades/latest`)).body as any).properties.runningStatus.code,
+      ((await arm("GET", `${armPath(name)}/rollingUpgrades/latest`)).body as Json).properties.runningStatus.code,
       "Completed",
     );
     t.same(actionsOf(await env.calls()), [`PATCH ${name}`], "no manualupgrade");
@@ -259,7 +261,7 @@ t.test("a Rolling rollout Azure faults after the write succeeded: the task fails
     /RolloutFailed: Azure's rolling upgrade of web-roll-v004 ended Faulted \(UpgradePolicyBreached: upgraded instances unhealthy\)/,
   );
   t.equal(task.status.retryable, false);
-  const moved = (await azureView(name)).vms.filter((vm: any) => !vm.inPool).length;
+  const moved = (await azureView(name)).vms.filter((vm: Json) => !vm.inPool).length;
   t.ok(moved > 0 && moved < 10, `Azure moved ${moved} of 10 VMs before it stopped`);
 });
 
@@ -293,14 +295,14 @@ t.test(
       ],
       "mark, suspend, take out of the pools, roll out, resume, unmark",
     );
-    const history = task.history.map((h: any) => h.status).join("\n");
+    const history = task.history.map((h: Json) => h.status).join("\n");
     t.match(history, /suspend automatic repairs/);
     t.match(history, /resume automatic repairs, suspended by this task/);
     t.equal(await repairsState(name), "Running", "Azure repairs again");
     const view = await azureView(name);
     t.equal(view.tags["vmss-ops.repairs-suspended-by"], undefined, "no mark left");
     t.ok(
-      view.vms.every((vm: any) => !vm.inPool),
+      view.vms.every((vm: Json) => !vm.inPool),
       "and the VMs are out of traffic",
     );
 
@@ -328,7 +330,7 @@ t.test("automatic repairs: resumed when the disable fails", async (t) => {
   t.equal(task.state, "failed");
   t.match(task.status.status, /the agent did not answer/);
   t.match(
-    task.history.map((h: any) => h.status).join("\n"),
+    task.history.map((h: Json) => h.status).join("\n"),
     /the operation ended unfinished: resume automatic repairs/,
   );
   t.equal(await repairsState(name), "Running", "repairs resumed although the disable failed");
@@ -372,14 +374,14 @@ t.test(
       /capacity 5, but Azure lists 4 running instance\(s\); not running: instance\(s\) 0 \(deallocated\) \(Spot: evicted by Azure\)/,
     );
     t.equal(task.status.retryable, true);
-    const result = task.resultObjects.find((r: any) => r.type === "serverGroup");
+    const result = task.resultObjects.find((r: Json) => r.type === "serverGroup");
     t.equal(result.capacity.desired, 4, "the capacity reported is what runs");
     t.equal(result.confirmed, false);
     t.equal(result.requestedCapacity, 5);
     const view = await azureView(name);
     t.equal(view.vms.length, 5, "Azure lists five VMs");
     t.same(
-      view.vms.filter((vm: any) => vm.power === "PowerState/deallocated").map((vm: any) => vm.id),
+      view.vms.filter((vm: Json) => vm.power === "PowerState/deallocated").map((vm: Json) => vm.id),
       ["0"],
       "one of them deallocated",
     );
@@ -388,7 +390,7 @@ t.test(
     const disabled = await run("disableServerGroup", demo(name));
     t.equal(disabled.state, "succeeded", JSON.stringify(disabled.history));
     t.match(
-      disabled.history.map((h: any) => h.status).join("\n"),
+      disabled.history.map((h: Json) => h.status).join("\n"),
       /instance\(s\) 0 \(deallocated\) are listed but not running/,
     );
 
@@ -401,7 +403,7 @@ t.test(
       "3 of the 4 left run",
     );
     t.same(
-      (await azureView(name)).vms.map((vm: any) => vm.id),
+      (await azureView(name)).vms.map((vm: Json) => vm.id),
       ["0", "1", "2", "3"],
     );
   },
@@ -449,7 +451,7 @@ t.test("automatic repairs: resumed when the disable is canceled", async (t) => {
   const task = await env.waitForTask(submitted.body.id);
   t.equal(task.state, "canceled", JSON.stringify(task.history));
   t.match(
-    task.history.map((h: any) => h.status).join("\n"),
+    task.history.map((h: Json) => h.status).join("\n"),
     /the operation ended unfinished: resume automatic repairs/,
   );
   t.equal(await repairsState(name), "Running", "repairs resumed although the disable was canceled");

@@ -33,14 +33,14 @@ async function app(compilers: LazySchemaCompilers, extra?: (app: ReturnType<type
       },
     },
     // The secret field is not in the response schema: the serializer must drop it.
-    async (request) => ({
+    (request) => ({
       limit: (request.query as { limit?: number }).limit,
       kind: typeof (request.query as { limit?: number }).limit,
       secret: "x",
     }),
   );
   // Ajv coerces a root value only when given its parent: a lone item becomes the array the schema asks for.
-  app.post("/list", { schema: { body: { type: "array", items: { type: "integer" } } } }, async (request) => ({
+  app.post("/list", { schema: { body: { type: "array", items: { type: "integer" } } } }, (request) => ({
     body: request.body,
   }));
   extra?.(app);
@@ -75,11 +75,7 @@ t.test(
 t.test("a schema that cannot compile fails when compiled, naming its route", async (t) => {
   const compilers = new LazySchemaCompilers();
   const a = await app(compilers, (app) =>
-    app.post(
-      "/broken",
-      { schema: { body: { type: "object", properties: { n: { $ref: "Missing" } } } } },
-      async () => ({}),
-    ),
+    app.post("/broken", { schema: { body: { type: "object", properties: { n: { $ref: "Missing" } } } } }, () => ({})),
   );
   t.teardown(() => a.close());
   t.throws(() => compilers.compileAll(), /cannot compile the body schema of POST \/broken/);
@@ -94,7 +90,7 @@ t.test(
         app.get(
           "/h",
           { schema: { headers: { type: "object", properties: { "X-Thing": { type: "string" } } } } },
-          async () => ({}),
+          () => ({}),
         ),
       ),
       /headers schemas are not supported/,

@@ -6,6 +6,7 @@
 import t from "tap";
 import type { RawResponse } from "../src/simulator/control-client.ts";
 import { HAND_CLOCK_START as START, startHandClockSimulator } from "./helpers/hand-clock-simulator.ts";
+import type { Json } from "./helpers/json.ts";
 
 let clock = START;
 const { sim, control } = await startHandClockSimulator(t, () => clock);
@@ -61,14 +62,14 @@ t.test("PUT on an existing scale set merges like PATCH: omitted tags, profile an
   const auto = await arm("PATCH", `${ARM_VMSS}/${WEB}`, { properties: { upgradePolicy: { mode: "Automatic" } } });
   t.equal(auto.status, 200);
   clock += WRITE_MS;
-  const before = (await arm("GET", `${ARM_VMSS}/${WEB}`)).body as any;
+  const before = (await arm("GET", `${ARM_VMSS}/${WEB}`)).body as Json;
 
   const put = await arm("PUT", `${ARM_VMSS}/${WEB}`, {
     location: "eastus",
     sku: { name: "Standard_D2s_v3", capacity: 4 },
   });
   t.equal(put.status, 200);
-  const after = put.body as any;
+  const after = put.body as Json;
   t.same(after.tags, before.tags, "tags kept");
   t.equal(after.sku.capacity, 4);
   t.equal(after.properties.upgradePolicy.mode, "Automatic", "an update applies no defaults: Automatic stays Automatic");
@@ -79,15 +80,15 @@ t.test("PUT on an existing scale set merges like PATCH: omitted tags, profile an
     clock += WRITE_MS;
     return arm("PUT", `${ARM_VMSS}/${WEB}`, { location: "eastus", tags: { only: "this" } });
   })();
-  t.same((tagged.body as any).tags, { only: "this" }, "tags given replace the tags as a whole, as a PATCH does");
-  t.equal((tagged.body as any).sku.capacity, 4, "sku omitted: kept");
+  t.same((tagged.body as Json).tags, { only: "this" }, "tags given replace the tags as a whole, as a PATCH does");
+  t.equal((tagged.body as Json).sku.capacity, 4, "sku omitted: kept");
 });
 
 t.test("a create fills Azure's recorded defaults; values given are kept", async (t) => {
   const created = await arm("PUT", `${ARM_VMSS}/defaults-v001`, MINIMAL_CREATE);
   t.equal(created.status, 201);
   // poweroff[0], update[0]: a create without them comes back with these
-  t.match((created.body as any).properties, {
+  t.match((created.body as Json).properties, {
     orchestrationMode: "Uniform",
     overprovision: true,
     doNotRunExtensionsOnOverprovisionedVMs: false,
@@ -99,7 +100,7 @@ t.test("a create fills Azure's recorded defaults; values given are kept", async 
     ...MINIMAL_CREATE,
     properties: { overprovision: false, singlePlacementGroup: false, platformFaultDomainCount: 1 },
   });
-  t.match((given.body as any).properties, {
+  t.match((given.body as Json).properties, {
     overprovision: false,
     singlePlacementGroup: false,
     platformFaultDomainCount: 1,
@@ -141,7 +142,7 @@ t.test(
     const patch = await arm("PATCH", `${ARM_VMSS}/small-v001`, { sku: { capacity: 101 } });
     t.equal(patch.status, 409);
     t.match(patch.body, { error: { code: "OperationNotAllowed" } });
-    t.equal(((await arm("GET", `${ARM_VMSS}/small-v001`)).body as any).sku.capacity, 2, "nothing applied");
+    t.equal(((await arm("GET", `${ARM_VMSS}/small-v001`)).body as Json).sku.capacity, 2, "nothing applied");
 
     const both = await arm("PATCH", `${ARM_VMSS}/small-v001`, {
       sku: { capacity: 101 },
@@ -211,7 +212,7 @@ t.test("deallocate then start (scale set, some instances): long-running, VMs cha
   t.equal((await poll(dealloc, "location")).status, 200);
   t.same(await powerStates(), ["PowerState/deallocated", "PowerState/running", "PowerState/deallocated"]);
   t.equal(
-    ((await arm("GET", `${ARM_VMSS}/${WEB}`)).body as any).sku.capacity,
+    ((await arm("GET", `${ARM_VMSS}/${WEB}`)).body as Json).sku.capacity,
     3,
     "deallocated VMs still count in the capacity",
   );
@@ -374,7 +375,7 @@ t.test("preemptOperation ends the operation Canceled however late the first poll
     error: { code: "OperationPreempted" },
     endTime: new Date(START + WRITE_MS / 2).toISOString(),
   });
-  const ss = (await arm("GET", `${ARM_VMSS}/${WEB}`)).body as any;
+  const ss = (await arm("GET", `${ARM_VMSS}/${WEB}`)).body as Json;
   t.equal(ss.tags.by, "another-writer");
   t.equal(ss.properties.provisioningState, "Succeeded", "the other writer's write ran to its end too");
 });

@@ -8,6 +8,7 @@ import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { SimulatorControl, type RawResponse } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
+import type { Json } from "./helpers/json.ts";
 
 const sim = await startSimulator({ seed: true, writeDurationMs: 0, timeScale: 0.001, throttling: false });
 t.teardown(() => sim.close());
@@ -40,7 +41,7 @@ function arm(
 }
 
 /** A Flexible scale set's create body, as Azure requires it: fault domain count, networkApiVersion, one NIC in the pool. */
-function flexibleCreate(capacity: number): any {
+function flexibleCreate(capacity: number): Json {
   return {
     location: "eastus",
     sku: { name: "Standard_D2s_v3", tier: "Standard", capacity },
@@ -96,10 +97,10 @@ function sdkFlexibleCreate(capacity: number): VirtualMachineScaleSet {
       ...profile,
       networkProfile: {
         networkApiVersion: networkProfile.networkApiVersion,
-        networkInterfaceConfigurations: networkProfile.networkInterfaceConfigurations.map((nic: any) => ({
+        networkInterfaceConfigurations: networkProfile.networkInterfaceConfigurations.map((nic: Json) => ({
           name: nic.name,
           ...nic.properties,
-          ipConfigurations: nic.properties.ipConfigurations.map((ipc: any) => ({ name: ipc.name, ...ipc.properties })),
+          ipConfigurations: nic.properties.ipConfigurations.map((ipc: Json) => ({ name: ipc.name, ...ipc.properties })),
         })),
       },
     },
@@ -206,8 +207,8 @@ t.test(
       "GET",
       `${ARM}/Microsoft.Compute/virtualMachines?$filter=${encodeURIComponent(`'virtualMachineScaleSet/id' eq '${scaleSetIdOf("flex-v001")}'`)}`,
     );
-    t.equal((paged.body as any).value.length, 2, "a page of vmPageSize");
-    t.equal(new URL((paged.body as any).nextLink).searchParams.get("$skiptoken"), "2");
+    t.equal((paged.body as Json).value.length, 2, "a page of vmPageSize");
+    t.equal(new URL((paged.body as Json).nextLink).searchParams.get("$skiptoken"), "2");
     t.same(
       (await flexibleVms("flex-v001", true)).map((vm) => vm.name),
       vms.map((vm) => vm.name),
@@ -311,8 +312,8 @@ t.test("a NIC's PUT: If-Match with its ETag, 412 when stale; the pool counts wha
   const nicPath = `${ARM}/Microsoft.Network/networkInterfaces/${vm.name}-flex-nic`;
   const read = await arm("GET", nicPath, { apiVersion: "2024-05-01" });
   const etag = String(read.headers.etag);
-  t.equal((read.body as any).etag, etag);
-  const body = structuredClone(read.body as any);
+  t.equal((read.body as Json).etag, etag);
+  const body = structuredClone(read.body as Json);
   body.properties.ipConfigurations[0].properties.loadBalancerBackendAddressPools = [];
   const put = await arm("PUT", nicPath, { body, headers: { "if-match": etag }, apiVersion: "2024-05-01" });
   t.equal(put.status, 200);
@@ -452,8 +453,8 @@ t.test(
         apiVersion: "2020-05-01",
       });
     const list = async (scope: string) =>
-      ((await arm("GET", `${scope}/${LOCKS}`, { apiVersion: "2020-05-01" })).body as any).value
-        .map((l: any) => l.id)
+      ((await arm("GET", `${scope}/${LOCKS}`, { apiVersion: "2020-05-01" })).body as Json).value
+        .map((l: Json) => l.id)
         .sort();
     t.equal((await lock(vmScope, "keep-vm", "CanNotDelete")).status, 201);
     t.equal((await lock(setScope, "keep-set", "CanNotDelete")).status, 201);
@@ -510,7 +511,7 @@ t.test("the control API makes a Flexible set at once: VMs running, NICs in <name
   t.equal(snapshot.vms.length, 3);
   t.match(snapshot.vms[0], { type: "Microsoft.Compute/virtualMachines", name: /^flexctl-v001_[0-9a-f]{8}$/ });
   const view = await control.traffic("loadBalancers", RG, "flexctl-v001-lb");
-  t.same(view.pools[0].members.map((m) => m.instanceId).sort(), snapshot.vms.map((vm: any) => vm.name).sort());
+  t.same(view.pools[0].members.map((m) => m.instanceId).sort(), snapshot.vms.map((vm) => vm.name).sort());
   t.equal((await flexibleVms("flexctl-v001")).length, 3);
 });
 
@@ -609,7 +610,7 @@ t.test(
       action: "evictSpot",
       method: "GET",
       pathContains: "/providers/Microsoft.Compute/virtualMachines",
-    } as any);
+    });
     const listed = await flexibleVms("flexspot-v001", true);
     t.same(
       listed.map((vm) => vm.instanceView?.statuses?.find((s) => s.code?.startsWith("PowerState/"))?.code),

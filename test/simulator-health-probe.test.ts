@@ -7,6 +7,7 @@ import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { HAND_CLOCK_START as START, startHandClockSimulator } from "./helpers/hand-clock-simulator.ts";
+import type { Json } from "./helpers/json.ts";
 
 let clock = START;
 const { sim, control } = await startHandClockSimulator(t, () => clock);
@@ -73,13 +74,13 @@ t.test("no vmHealth without a load-balancer pool, with the probe off, or without
     (await list("web-prod-v001")).every((vm) => health(vm) === undefined && vm.instanceView?.statuses?.length === 2),
     "probe off: statuses only",
   );
-  await t.rejects(control.setConfig({ healthProbeSeconds: -1 } as never), /healthProbeSeconds/);
+  await t.rejects(control.setConfig({ healthProbeSeconds: -1 }), /healthProbeSeconds/);
 });
 
 t.test("the control API's snapshot carries each VM's instance view", async (t) => {
   const snap = await control.getScaleSet(RG, "web-prod-v001");
   t.same(
-    snap.vms.map((vm: any) => vm.properties.instanceView.vmHealth.status.code),
+    snap.vms.map((vm: Json) => vm.properties.instanceView.vmHealth.status.code),
     ["HealthState/healthy", "HealthState/healthy", "HealthState/healthy"],
   );
 });

@@ -4,6 +4,7 @@
 import t from "tap";
 import type { RawResponse } from "../src/simulator/control-client.ts";
 import { HAND_CLOCK_START as START, startHandClockSimulator } from "./helpers/hand-clock-simulator.ts";
+import type { Json } from "./helpers/json.ts";
 
 let clock = START;
 const { sim, control } = await startHandClockSimulator(t, () => clock);
@@ -38,12 +39,12 @@ function poll(res: RawResponse): Promise<RawResponse> {
 
 async function vms(name: string) {
   const res = await arm("GET", `${ARM_VMSS}/${name}/virtualMachines?$expand=instanceView`);
-  return (res.body as { value: any[] }).value;
+  return (res.body as { value: Json[] }).value;
 }
 
 /** A profile change that reaches the VMs (new custom data). */
 async function changeProfile(name: string): Promise<RawResponse> {
-  const current = (await arm("GET", `${ARM_VMSS}/${name}`)).body as any;
+  const current = (await arm("GET", `${ARM_VMSS}/${name}`)).body as Json;
   const osProfile = { ...current.properties.virtualMachineProfile.osProfile, customData: "bmV3" };
   return arm("PATCH", `${ARM_VMSS}/${name}`, { properties: { virtualMachineProfile: { osProfile } } });
 }
@@ -91,7 +92,7 @@ t.test(
       pathContains: "roll-v002",
       code: "UpgradePolicyBreached",
       message: "too many unhealthy",
-    } as any);
+    });
     const accepted = await changeProfile("roll-v002");
     t.equal(accepted.status, 200);
     clock += WRITE_MS;
@@ -150,8 +151,8 @@ t.test(
       pathContains: "roll-v003",
       code: "UpgradePolicyBreached",
       message: "too many unhealthy",
-    } as any);
-    const current = (await arm("GET", `${ARM_VMSS}/roll-v003`)).body as any;
+    });
+    const current = (await arm("GET", `${ARM_VMSS}/roll-v003`)).body as Json;
     const osProfile = { ...current.properties.virtualMachineProfile.osProfile, customData: "dGhyZWU=" };
     const second = await arm("PATCH", `${ARM_VMSS}/roll-v003`, {
       properties: { virtualMachineProfile: { osProfile } },
@@ -180,7 +181,7 @@ t.test(
     const view = await arm("GET", `${ARM_VMSS}/${WEB}/instanceView`);
     t.equal(view.status, 200);
     t.equal(
-      (view.body as any).orchestrationServices,
+      (view.body as Json).orchestrationServices,
       undefined,
       "repairs not enabled: no orchestration service listed",
     );
@@ -195,7 +196,8 @@ t.test(
       body: { automaticRepairs: true },
     });
     t.match(kind, { status: 200, body: { automaticRepairs: "Running" } });
-    const state = async () => ((await arm("GET", `${ARM_VMSS}/${WEB}/instanceView`)).body as any).orchestrationServices;
+    const state = async () =>
+      ((await arm("GET", `${ARM_VMSS}/${WEB}/instanceView`)).body as Json).orchestrationServices;
     t.same(await state(), [{ serviceName: "AutomaticRepairs", serviceState: "Running" }]);
     t.equal(
       (
@@ -236,10 +238,10 @@ t.test("Spot evictions: deallocated, still listed and Succeeded; only Spot sets 
     method: "GET",
     pathContains: `${WEB}/virtualMachines`,
     evictions: 2,
-  } as any);
+  });
   t.ok(
     (await vms(WEB)).every((vm) =>
-      vm.properties.instanceView.statuses.some((s: any) => s.code === "PowerState/running"),
+      vm.properties.instanceView.statuses.some((s: Json) => s.code === "PowerState/running"),
     ),
     "not Spot: the fault is used up, nothing evicted",
   );
@@ -253,12 +255,12 @@ t.test("Spot evictions: deallocated, still listed and Succeeded; only Spot sets 
     method: "GET",
     pathContains: `${WEB}/virtualMachines`,
     evictions: 2,
-  } as any);
+  });
   const listed = await vms(WEB);
   const power = listed.map((vm) => [
     vm.instanceId,
     vm.properties.provisioningState,
-    vm.properties.instanceView.statuses.find((s: any) => s.code.startsWith("PowerState/")).code,
+    vm.properties.instanceView.statuses.find((s: Json) => s.code.startsWith("PowerState/")).code,
   ]);
   t.same(power, [
     ["0", "Succeeded", "PowerState/deallocated"],
@@ -268,7 +270,7 @@ t.test("Spot evictions: deallocated, still listed and Succeeded; only Spot sets 
   const evicted = await control.request("POST", `/_sim/scaleSets/${RG}/${WEB}/evict`, { body: {} });
   t.same(evicted.body, { evicted: ["2"] });
   t.equal(
-    ((await arm("GET", `${ARM_VMSS}/${WEB}`)).body as any).sku.capacity,
+    ((await arm("GET", `${ARM_VMSS}/${WEB}`)).body as Json).sku.capacity,
     3,
     "Azure still counts them in the capacity",
   );
@@ -284,10 +286,10 @@ t.test("instance protection: set through the control API, shown on the VM as Azu
     body: { protectFromScaleSetActions: true },
   });
   t.match(res, { status: 200, body: { instanceId: "1", protectionPolicy: { protectFromScaleSetActions: true } } });
-  const one = (await arm("GET", `${ARM_VMSS}/${WEB}/virtualMachines/1`)).body as any;
+  const one = (await arm("GET", `${ARM_VMSS}/${WEB}/virtualMachines/1`)).body as Json;
   t.same(one.properties.protectionPolicy, { protectFromScaleSetActions: true });
   t.equal(
-    ((await arm("GET", `${ARM_VMSS}/${WEB}/virtualMachines/0`)).body as any).properties.protectionPolicy,
+    ((await arm("GET", `${ARM_VMSS}/${WEB}/virtualMachines/0`)).body as Json).properties.protectionPolicy,
     undefined,
   );
   t.equal(

@@ -3,6 +3,7 @@
 import t from "tap";
 import { SimulatorControl, type RawResponse } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
+import type { Json } from "./helpers/json.ts";
 
 const sim = await startSimulator({ seed: true, writeDurationMs: 0, timeScale: 0.001, throttling: false });
 t.teardown(() => sim.close());
@@ -26,8 +27,8 @@ function arm(method: string, path: string, body?: unknown): Promise<RawResponse>
 async function kept(name: string): Promise<string[]> {
   const snapshot = await control.getScaleSet(RG, name);
   return snapshot.vms
-    .filter((vm: any) => vm.properties.provisioningState !== "Deleting")
-    .map((vm: any) => String(vm.instanceId ?? vm.name));
+    .filter((vm: Json) => vm.properties.provisioningState !== "Deleting")
+    .map((vm) => String(vm.instanceId ?? vm.name));
 }
 
 async function scaleIn(name: string, capacity: number, rules?: string[]): Promise<void> {
@@ -42,7 +43,7 @@ async function scaleIn(name: string, capacity: number, rules?: string[]): Promis
  */
 async function unbalanced(name: string): Promise<void> {
   await control.putScaleSet(RG, "template-v000", { capacity: 0 });
-  const model = (await arm("GET", `${VMSS}/template-v000`)).body as any;
+  const model = (await arm("GET", `${VMSS}/template-v000`)).body as Json;
   model.sku.capacity = 10;
   model.properties.platformFaultDomainCount = 5;
   const created = await arm("PUT", `${VMSS}/${name}`, {
@@ -51,8 +52,8 @@ async function unbalanced(name: string): Promise<void> {
     properties: model.properties,
   });
   if (created.status !== 201) throw new Error(`PUT ${name}: ${created.status} ${JSON.stringify(created.body)}`);
-  const vmList = async () => ((await arm("GET", `${VMSS}/${name}/virtualMachines`)).body as any).value;
-  for (let i = 0; i < 100 && (await vmList()).some((vm: any) => vm.properties.provisioningState !== "Succeeded"); i++);
+  const vmList = async () => ((await arm("GET", `${VMSS}/${name}/virtualMachines`)).body as Json).value;
+  for (let i = 0; i < 100 && (await vmList()).some((vm: Json) => vm.properties.provisioningState !== "Succeeded"); i++);
   const deleted = await arm("POST", `${VMSS}/${name}/delete`, { instanceIds: ["4"] });
   if (deleted.status !== 202) throw new Error(`delete 4: ${deleted.status}`);
   for (let i = 0; i < 100 && (await kept(name)).includes("4"); i++);

@@ -622,7 +622,7 @@ t.test("long-running operation headers and status endpoints", async (t) => {
   const location = String(post.headers.location);
   t.equal(
     location,
-    `${post.headers["azure-asyncoperation"]}&monitor=true`,
+    `${String(post.headers["azure-asyncoperation"])}&monitor=true`,
     "Location is the status URL plus &monitor=true",
   );
   t.ok(post.headers["azure-asyncoperation"]);
@@ -684,7 +684,7 @@ t.test(
       String(raw.headers["azure-asyncoperation"]),
       /\/providers\/Microsoft\.Compute\/locations\/eastus\/operations\/[0-9a-f-]{36}\?api-version=/,
     );
-    t.equal(String(raw.headers.location), `${raw.headers["azure-asyncoperation"]}&monitor=true`);
+    t.equal(String(raw.headers.location), `${String(raw.headers["azure-asyncoperation"])}&monitor=true`);
     const during = await vmss.get(RG, WEB);
     t.equal(during.provisioningState, "Deleting");
     t.same(

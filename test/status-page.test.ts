@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { chromium, type Page } from "playwright-core";
 import { demo, startTestEnv } from "./helpers/service.ts";
 import { REPO } from "./helpers/child-service.ts";
+import type { PageGlobals } from "./helpers/page-globals.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const TOKEN = "oncall-page-token-0123456789";
@@ -24,14 +25,14 @@ const WIDTHS = { desktop: 800, phone: 390 } as const;
 async function layoutProblems(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     // In the browser (this file is type-checked without the DOM's types).
-    const { document, getComputedStyle } = globalThis as any;
+    const { document, getComputedStyle } = globalThis as unknown as PageGlobals;
     const problems: string[] = [];
     const width = document.documentElement.clientWidth;
     if (document.documentElement.scrollWidth > width)
       problems.push(
         `the page scrolls sideways: ${document.documentElement.scrollWidth} px wide in a ${width} px window`,
       );
-    for (const node of document.body.querySelectorAll("*") as any[]) {
+    for (const node of document.body.querySelectorAll("*")) {
       // The timeline clips its own segments on purpose.
       if (node.closest(".timeline") && !node.classList.contains("timeline")) continue;
       const r = node.getBoundingClientRect();
@@ -158,7 +159,11 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     await useToken(TOKEN);
     await page.locator("h2", { hasText: "In flight (0)" }).waitFor();
     t.equal(
-      await page.evaluate(() => (globalThis as any).sessionStorage.length + (globalThis as any).localStorage.length),
+      await page.evaluate(
+        () =>
+          (globalThis as unknown as PageGlobals).sessionStorage.length +
+          (globalThis as unknown as PageGlobals).localStorage.length,
+      ),
       0,
       "the token is kept in memory, not in storage",
     );
@@ -206,15 +211,17 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     const backoff = await page
       .waitForFunction(
         (taskId) => {
-          const row = (globalThis as any).document.querySelector(`#in-flight tr[data-task="${taskId}"]`);
+          const row = (globalThis as unknown as PageGlobals).document.querySelector(
+            `#in-flight tr[data-task="${taskId}"]`,
+          );
           if (!row || !/waiting for the backoff/.test(row.innerText)) return undefined;
           const badge = row.querySelector(".badge");
           return {
-            text: row.innerText as string,
+            text: row.innerText,
             attempt: row.querySelector("[data-attempt]")?.getAttribute("data-attempt") as string,
             summary: row.querySelector("td.summary div")?.innerText as string,
             outcome: badge?.getAttribute("data-outcome") as string,
-            colour: (globalThis as any).getComputedStyle(badge).backgroundColor as string,
+            colour: (globalThis as unknown as PageGlobals).getComputedStyle(badge).backgroundColor,
           };
         },
         id,
@@ -241,7 +248,7 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     const samples: { shown: string; inHistory?: string; progress: string }[] = [];
     for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
       const [shown, historyText, progress] = await page.evaluate(() => {
-        const doc = (globalThis as any).document;
+        const doc = (globalThis as unknown as PageGlobals).document;
         return [
           doc.querySelector("#task-progress [data-attempt]")?.getAttribute("data-attempt") ?? "",
           doc.querySelector("#history")?.textContent ?? "",
@@ -281,7 +288,7 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
       "/azure/ops/resizeServerGroup",
       demo("web-prod-v001", { capacity: { min: 1, max: 8, desired: 5 } }),
     );
-    await page.evaluate(() => ((globalThis as any).location.hash = "#/"));
+    await page.evaluate(() => ((globalThis as unknown as PageGlobals).location.hash = "#/"));
     const queuedRow = page.locator(`#in-flight tr[data-task="${queued.body.id}"]`);
     await queuedRow.locator('[data-outcome="queued"]').waitFor();
     t.match(await queuedRow.innerText(), /waiting for a replica to take it/);
@@ -306,7 +313,9 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     const failedRow = page.locator(`#recent tr[data-task="${doomedId}"]`);
     await failedRow.locator('[data-outcome="failed"]').waitFor({ timeout: 60_000 });
     t.equal(
-      await failedRow.locator(".badge").evaluate((n) => (globalThis as any).getComputedStyle(n).backgroundColor),
+      await failedRow
+        .locator(".badge")
+        .evaluate((n) => (globalThis as unknown as PageGlobals).getComputedStyle(n).backgroundColor),
       "rgb(255, 235, 233)",
       "failed is red",
     );
@@ -329,10 +338,13 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     t.equal(listTask.status.completed && !listTask.status.failed, true);
     const listView = await env.api("GET", `/ui/api/tasks/${list.body.id}`);
     t.same(listView.body.step, { number: 2, of: 2, unit: "operation", name: "resizeServerGroup" });
-    await page.evaluate((taskId) => ((globalThis as any).location.hash = `#/task/${taskId}`), list.body.id);
+    await page.evaluate(
+      (taskId) => ((globalThis as unknown as PageGlobals).location.hash = `#/task/${taskId}`),
+      list.body.id,
+    );
     t.equal(await page.locator("#task-progress [data-step]").getAttribute("data-step"), "2/2");
     t.match(await page.locator("#task-progress").innerText(), /step 2 of 2 \(resizeServerGroup\)/);
-    await page.evaluate(() => ((globalThis as any).location.hash = "#/"));
+    await page.evaluate(() => ((globalThis as unknown as PageGlobals).location.hash = "#/"));
 
     // Substring filters; paging through the recent tasks one at a time.
     await page.fill("#filters input[name=serverGroup]", "PROD-v00");
@@ -354,7 +366,7 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
       `/ui/api/tasks?limit=1&cursor=${encodeURIComponent(firstPage.body.nextCursor)}`,
     );
     t.not(secondPage.body.recent[0]?.id, firstPage.body.recent[0]?.id, "the next page holds older tasks");
-    await page.evaluate(() => ((globalThis as any).location.hash = "#/?limit=1"));
+    await page.evaluate(() => ((globalThis as unknown as PageGlobals).location.hash = "#/?limit=1"));
     await page.locator("#older").click();
     await page.locator("h2", { hasText: "Older tasks" }).waitFor();
     await page.locator("#newest").waitFor();
@@ -381,10 +393,10 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
 
     // Another team's token: the tasks are not listed, their pages are refused.
     await useToken(OTHER);
-    await page.evaluate(() => ((globalThis as any).location.hash = "#/"));
+    await page.evaluate(() => ((globalThis as unknown as PageGlobals).location.hash = "#/"));
     await page.locator("h2", { hasText: "Recent" }).waitFor();
     t.equal(await page.locator(`tr[data-task="${id}"]`).count(), 0, "another team does not see it");
-    await page.evaluate((taskId) => ((globalThis as any).location.hash = `#/task/${taskId}`), id);
+    await page.evaluate((taskId) => ((globalThis as unknown as PageGlobals).location.hash = `#/task/${taskId}`), id);
     await page.locator("#notice", { hasText: "may not see this" }).waitFor();
 
     // The API docs render under their policy.

@@ -23,8 +23,9 @@ class HeldStore {
     if (this.autoAnswer !== undefined) return Promise.resolve(this.autoAnswer);
     return new Promise((resolve, reject) => this.#pending.push((a) => (a instanceof Error ? reject(a) : resolve(a))));
   }
-  async release(): Promise<void> {
+  release(): Promise<void> {
     this.calls.push({ op: "release" });
+    return Promise.resolve();
   }
   /** How many writes wait for an answer. */
   get held(): number {

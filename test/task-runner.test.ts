@@ -151,7 +151,7 @@ t.test("submissions that arrive together are claimed together: one claim, not on
     ...operations.get("scaleDown")!,
     name: "hold",
     prepare: (_d, { signal }) =>
-      new Promise((_resolve, reject) => signal?.addEventListener("abort", () => reject(signal.reason))),
+      new Promise((_resolve, reject) => signal?.addEventListener("abort", () => reject(signal.reason as Error))),
   };
   const store = new MemoryTaskStore();
   const claims: number[] = [];

@@ -105,7 +105,7 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.ok(task.createdAtMs >= before - 1000 && task.createdAtMs <= Date.now() + 1000, "createdAtMs is now");
     t.equal(task.updatedAtMs, task.createdAtMs);
 
-    (operations[0].description as Record<string, unknown>).serverGroupName = "changed-after-create";
+    operations[0].description.serverGroupName = "changed-after-create";
     t.same(await store.get(task.id), task, "get returns what create returned, not the caller's objects");
     t.equal(await store.get("no-such-task"), undefined);
     t.equal(await store.get("00000000-0000-4000-8000-000000000000"), undefined);

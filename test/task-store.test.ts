@@ -19,9 +19,9 @@ import { taskStoreSuite, type StoreHandle } from "./task-store-suite.ts";
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
-async function memoryStore(): Promise<StoreHandle> {
+function memoryStore(): Promise<StoreHandle> {
   const store = new MemoryTaskStore();
-  return { store, cleanup: () => store.close() };
+  return Promise.resolve({ store, cleanup: () => store.close() });
 }
 
 async function sqliteStore(): Promise<StoreHandle> {

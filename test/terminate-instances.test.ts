@@ -2,6 +2,7 @@
 // respect the recorded min, and report only what Azure confirmed — also when deletes keep failing.
 import t from "tap";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 60 });
 t.teardown(() => env.close());
@@ -16,7 +17,7 @@ async function run(operation: string, description: unknown) {
 }
 
 async function vmIds(name: string): Promise<string[]> {
-  return (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`)).body.vms.map((v: any) => v.instanceId);
+  return (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`)).body.vms.map((v: Json) => v.instanceId);
 }
 
 t.test("deletes exactly the named instances and reports the capacity read afterwards", async (t) => {
@@ -33,7 +34,7 @@ t.test("deletes exactly the named instances and reports the capacity read afterw
   t.equal(again.status.failed, false);
   t.same(writesOf(await env.calls()), [], "already gone: nothing to delete");
   t.match(
-    again.history.map((h: any) => h.status).join("\n"),
+    again.history.map((h: Json) => h.status).join("\n"),
     /none of 0, 2 exists \(deleted already, or never created\)/,
   );
 });
@@ -43,7 +44,7 @@ t.test("skips instances already gone, deletes the rest", async (t) => {
   t.equal(task.status.failed, false, JSON.stringify(task.history));
   t.same(await vmIds("web-prod-v002"), ["0", "2"]);
   t.match(
-    task.history.map((h: any) => h.status).join("\n"),
+    task.history.map((h: Json) => h.status).join("\n"),
     /delete instance\(s\) 1 \(capacity 3 → 2\); 1 already gone or deleting/,
   );
 });
@@ -72,7 +73,7 @@ t.test("deletes that fail repeatedly never change the reported capacity", async 
   t.equal(task.status.failed, true, "gave up after its attempts");
   t.equal(task.status.retryable, true);
   t.same(
-    task.resultObjects.filter((r: any) => r.type === "serverGroup"),
+    task.resultObjects.filter((r: Json) => r.type === "serverGroup"),
     [],
     "no capacity reported for a delete that never completed",
   );
@@ -81,7 +82,7 @@ t.test("deletes that fail repeatedly never change the reported capacity", async 
   const sg = (await env.api("GET", "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v002")).body;
   t.equal(sg.provisioningState, "Failed");
   t.same(
-    sg.instances.map((i: any) => [i.instanceId, i.provisioningState]),
+    sg.instances.map((i: Json) => [i.instanceId, i.provisioningState]),
     [
       ["0", "Failed"],
       ["1", "Succeeded"],
@@ -106,7 +107,7 @@ t.test("an instance removed by another writer between our read and our delete: r
   });
   const task = await run("terminateInstances", demo("web-prod-v001", { instanceIds: ["1", "2"] }));
   t.equal(task.status.failed, false, JSON.stringify(task.history));
-  const history = task.history.map((h: any) => h.status).join("\n");
+  const history = task.history.map((h: Json) => h.status).join("\n");
   t.match(history, /InstancesChanged, retrying/);
   t.match(history, /attempt 2\/\d+: delete instance\(s\) 1 \(capacity 2 → 1\); 1 already gone or deleting/);
   t.same(await vmIds("web-prod-v001"), ["0"]);

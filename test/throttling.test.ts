@@ -1,6 +1,7 @@
 // Azure's throttling, end to end: a 429 is waited out as Retry-After says, and the budget Azure reports is kept.
 import t from "tap";
 import { demo, startTestEnv } from "./helpers/service.ts";
+import type { Json } from "./helpers/json.ts";
 
 // RETRY_MAX_DELAY_MS caps Retry-After too: high enough here that Azure's Retry-After is honoured as sent.
 const env = await startTestEnv({ writeDurationMs: 30, env: { RETRY_MAX_DELAY_MS: "10000" } });
@@ -27,7 +28,7 @@ t.test("a throttled write waits Retry-After and then succeeds; the remaining bud
   const second = await resize(5);
   t.equal(second.status.failed, false, JSON.stringify(second.history));
   t.ok(
-    second.history.some((h: any) => /429 OperationNotAllowed, retrying in 1 s/.test(h.status)),
+    second.history.some((h: Json) => /429 OperationNotAllowed, retrying in 1 s/.test(h.status)),
     JSON.stringify(second.history),
   );
   const patches = (await env.calls()).filter((c) => c.method === "PATCH");

@@ -244,10 +244,7 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBy
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof ApiError) return send(reply, err);
     if (err.validation)
-      return send(
-        reply,
-        validationError(ajvErrorsToProblems(err.validation as unknown as AjvError[], err.validationContext ?? "body")),
-      );
+      return send(reply, validationError(ajvErrorsToProblems(err.validation, err.validationContext ?? "body")));
     if (err instanceof BacklogFullError)
       return send(
         reply,

@@ -83,7 +83,7 @@ export async function accountInventory(
           subscriptionId: account.subscriptionId,
           resourceGroup: resourceGroupOfId(vmss.id)!,
           name: vmss.name!,
-          region: normalizeRegion(vmss.location!),
+          region: normalizeRegion(vmss.location),
         };
         try {
           const snapshot = await reads.snapshot(ref);

@@ -56,7 +56,7 @@ export function parseJsonBody(text: string): unknown {
   if (text.trim() === "") throw apiError("EmptyBody", {});
   try {
     // A __proto__ or constructor.prototype key would reach objects' prototypes in code that copies the body.
-    return JSON.parse(text, (key, value) => {
+    return JSON.parse(text, (key: string, value: unknown) => {
       if (
         key === "__proto__" ||
         (key === "constructor" && value !== null && typeof value === "object" && "prototype" in value)

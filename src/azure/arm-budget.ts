@@ -316,6 +316,7 @@ export class InProcessLedger implements BudgetLedger {
     }
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- the budget's interface is asynchronous (PostgreSQL's is); this one answers from memory
   async takeInOrder(calls: TakeRequest[][]): Promise<CallAnswer[]> {
     const held = new Set<string>();
     return calls.map((requests) => {
@@ -344,6 +345,7 @@ export class InProcessLedger implements BudgetLedger {
     return { granted: true, waitMs: 0 };
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- the budget's interface is asynchronous (PostgreSQL's is); this one answers from memory
   async correct(key: string, figures: BucketFigures, remaining: number): Promise<void> {
     const now = this.#now();
     const level = this.#level(key, figures, now);
@@ -351,6 +353,7 @@ export class InProcessLedger implements BudgetLedger {
     if (remaining < tokens) Object.assign(level, { tokens: remaining, atMs: now });
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- the budget's interface is asynchronous (PostgreSQL's is); this one answers from memory
   async drain(key: string, figures: BucketFigures, blockMs: number): Promise<void> {
     const now = this.#now();
     // Azure's Retry-After is when its bucket holds a token again: one, then.

@@ -41,7 +41,7 @@ export function observeArmResponses<T>(listener: ArmResponseListener, fn: () => 
 
 /** The listeners of the current scope that want to hear of waits for the ARM budget, as one callback; none: undefined. */
 export function armCallWaiting(): ((wait: { budget: string; waitMs: number }) => void) | undefined {
-  const waiting = (listeners.getStore() ?? []).filter((l) => l.onArmWait);
+  const waiting = (listeners.getStore() ?? []).filter((l) => l.onArmWait !== undefined);
   if (waiting.length === 0) return undefined;
   return (wait) => {
     for (const l of waiting) l.onArmWait!(wait);

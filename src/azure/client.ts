@@ -9,6 +9,7 @@ import { computeSdk } from "./sdk.ts";
 
 /** The simulator accepts this fixed bearer token (unless told to accept only tokens it issued). */
 export class SimulatorCredential implements TokenCredential {
+  // eslint-disable-next-line @typescript-eslint/require-await -- TokenCredential.getToken returns a promise; this token is fixed
   async getToken(): Promise<AccessToken> {
     return { token: "vmss-ops-simulator", expiresOnTimestamp: Date.now() + 3_600_000 };
   }

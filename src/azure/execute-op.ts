@@ -61,7 +61,7 @@ export interface ScaleSetPlanner<R> {
    * For an operation that makes the scale set (create): the write to send when a read answers 404. It is sent with
    * If-None-Match: *, so that a name taken meanwhile answers 412 (re-read, and plan() judges what is there).
    */
-  createWhenMissing?(): WriteStep;
+  createWhenMissing?: () => WriteStep;
   /**
    * Instances Azure lists as provisioned but not running (a Spot eviction deallocates them) do not keep this
    * operation from its goal (disable, enable, terminate: its goal is not a number of running instances). They are still reported, and
@@ -84,7 +84,7 @@ export interface ScaleSetPlanner<R> {
    * logged; a failure here is logged and the operation's own failure stands. Not run when the task is interrupted
    * (shutdown, lease lost): the next owner goes on with the operation, and ends it.
    */
-  release?(snapshot: ScaleSetSnapshot): PlannedStep;
+  release?: (snapshot: ScaleSetSnapshot) => PlannedStep;
 }
 
 export interface Checkpoint {

@@ -51,7 +51,9 @@ type PoolRef = { id: string };
 
 function poolRefs(list: unknown): PoolRef[] {
   if (!Array.isArray(list)) return [];
-  return list.filter((p): p is PoolRef => typeof p?.id === "string").map((p) => ({ id: p.id }));
+  return (list as unknown[])
+    .filter((p): p is PoolRef => typeof p === "object" && p !== null && "id" in p && typeof p.id === "string")
+    .map((p) => ({ id: p.id }));
 }
 
 /** The NIC's IP configurations and their pools, as a scale-set VM's network configuration shows them. */
@@ -91,5 +93,5 @@ export function flexibleInstance(vm: VirtualMachine, nics: FlexibleNic[]): Virtu
     ...(nics.length > 0
       ? { networkProfileConfiguration: { networkInterfaceConfigurations: nics.map(nicAsConfiguration) } }
       : {}),
-  } as VirtualMachineScaleSetVM;
+  };
 }

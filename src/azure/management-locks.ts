@@ -37,10 +37,14 @@ export function describeLock(lock: ManagementLock): string {
   return `${lock.name} (${lock.level}, on ${scopeOfLock(lock)}${lock.notes ? `: ${lock.notes}` : ""})`;
 }
 
+/** A lock as a list answer holds it: nothing is known of a field until it is checked. */
+type LockOnWire =
+  { id?: unknown; name?: unknown; properties?: { level?: unknown; notes?: unknown } } | null | undefined;
+
 /** The locks of a list answer, as far as they are well formed. */
 export function parseLocks(value: unknown): ManagementLock[] {
   if (!Array.isArray(value)) return [];
-  return value.flatMap((raw): ManagementLock[] => {
+  return (value as LockOnWire[]).flatMap((raw): ManagementLock[] => {
     const id = raw?.id;
     const level = raw?.properties?.level;
     if (typeof id !== "string" || typeof level !== "string") return [];
@@ -48,7 +52,7 @@ export function parseLocks(value: unknown): ManagementLock[] {
     return [
       {
         id,
-        name: typeof raw.name === "string" ? raw.name : id.split("/").pop()!,
+        name: typeof raw?.name === "string" ? raw.name : id.split("/").pop()!,
         level,
         ...(typeof notes === "string" && notes !== "" ? { notes } : {}),
       },

@@ -10,12 +10,23 @@ import { pipelineSdk, sharedHttpClient } from "./sdk.ts";
 
 export const NETWORK_API_VERSION = "2024-05-01";
 
+/** A child of a network resource, as far as this service reads it: a backend or NAT pool, a frontend, a subnet. */
+export type NetworkChild = { id?: string; name?: string; properties?: Record<string, unknown> };
+
 export type NetworkResource = {
   id?: string;
   name?: string;
   etag?: string;
   location?: string;
-  properties?: Record<string, any>;
+  properties?: {
+    provisioningState?: string;
+    backendAddressPools?: NetworkChild[];
+    inboundNatPools?: NetworkChild[];
+    frontendIPConfigurations?: NetworkChild[];
+    subnets?: NetworkChild[];
+    ipConfigurations?: NetworkChild[];
+    [key: string]: unknown;
+  };
   [key: string]: unknown;
 };
 

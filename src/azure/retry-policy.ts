@@ -90,7 +90,13 @@ function baseDelayMs(kind: FailureKind, config: RetryConfig): number {
       return config.conflictBaseDelayMs;
     case "throttled":
       return config.throttleDefaultDelayMs;
-    default:
+    // The last three are never retried; listed so that a new kind of failure has to be given its delay here.
+    case "server":
+    case "network":
+    case "operationFailedTransient":
+    case "notFound":
+    case "programming":
+    case "terminal":
       return config.transientBaseDelayMs;
   }
 }

@@ -548,10 +548,12 @@ export class VmssGateway implements ScaleSetGateway {
     if (kind === "nicPools")
       throw new RefusalError("NothingToResume", "a change of NICs is not followed after a restart; re-reading them");
     const source = sources[kind];
+    // The SDK only reads which operation the state belongs to; the operations' own signatures differ.
+    type PollerSource = Parameters<ReturnType<typeof computeSdk>["restorePoller"]>[2];
     try {
       await resumeLongRunning(
         () =>
-          computeSdk().restorePoller(this.client, serializedPoller, source as (...args: any[]) => any, {
+          computeSdk().restorePoller(this.client, serializedPoller, source as PollerSource, {
             abortSignal: options.signal,
           }),
         {

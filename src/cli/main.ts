@@ -49,8 +49,8 @@ function planLine(o: { write?: { summary?: string }; busy?: unknown }): string {
 }
 
 export interface Io {
-  out(text: string): void;
-  err(text: string): void;
+  out: (text: string) => void;
+  err: (text: string) => void;
   /** A terminal: a progress line is drawn on it. */
   tty: boolean;
   env: Record<string, string | undefined>;

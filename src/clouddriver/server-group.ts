@@ -230,7 +230,7 @@ export function instanceView(
   region: string,
 ): ClouddriverInstance {
   const { health, healthState } = instanceHealth(vm, vmInTraffic(vm, vmss));
-  const launchTime = timeOf(vm.timeCreated as Date | string | undefined);
+  const launchTime = timeOf(vm.timeCreated);
   return {
     name: vm.name ?? `${vmss.name}_${vm.instanceId}`,
     instanceId: vm.instanceId ?? "",

@@ -96,7 +96,7 @@ function parseAccount(
     defaultResourceGroup: str("defaultResourceGroup", false),
     ...serverGroupResourceGroupOf(a.serverGroupResourceGroup, at),
     ...(a.vmAdmin !== undefined ? { vmAdmin: parseVmAdmin(a.vmAdmin, at) } : {}),
-    regions: regions as string[],
+    regions: regions,
     credential,
   };
 }

@@ -24,8 +24,8 @@ interface CredentialKeys {
   c: Record<string, unknown>;
   at: string;
   type: string;
-  str(key: string, fallback?: string): string | undefined;
-  need(key: string, fallback?: string, hint?: string): string;
+  str: (key: string, fallback?: string) => string | undefined;
+  need: (key: string, fallback?: string, hint?: string) => string;
 }
 
 function credentialKeys(c: Record<string, unknown>, at: string, type: string): CredentialKeys {
@@ -53,7 +53,7 @@ export function parseCredential(
     typeof raw === "string"
       ? { type: raw }
       : typeof raw === "object" && raw !== null && !Array.isArray(raw)
-        ? { ...(raw as object) }
+        ? { ...raw }
         : {};
   if (typeof raw !== "string" && (typeof raw !== "object" || raw === null))
     throw new ConfigError(`${at}: credential must be a name or an object`);

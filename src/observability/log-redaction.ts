@@ -28,9 +28,9 @@ function holdsSecret(value: unknown): value is Record<string, unknown> {
 
 /** A copy of value with its secrets censored; an Error stays an Error, with its message and stack. */
 function censored(value: Record<string, unknown>): Record<string, unknown> {
-  const copy =
+  const copy: Record<string, unknown> =
     value instanceof Error
-      ? Object.assign(Object.create(Object.getPrototypeOf(value)), value, {
+      ? Object.assign(Object.create(Object.getPrototypeOf(value) as object | null) as Record<string, unknown>, value, {
           message: value.message,
           stack: value.stack,
         })

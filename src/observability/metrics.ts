@@ -31,7 +31,7 @@ export interface MetricsSources {
   /** Azure's remaining throttling budget, as last reported. */
   throttlingBudget(): { scope: string; policy: string; remaining: number }[];
   /** Tasks waiting to start, across replicas (the store's count); undefined when it cannot be read. */
-  backlog?(): Promise<{ queued: number; oldestAgeSeconds: number } | undefined>;
+  backlog?: () => Promise<{ queued: number; oldestAgeSeconds: number } | undefined>;
 }
 
 export class ServiceMetrics {

@@ -43,6 +43,7 @@ export class LazyChildLogger implements FastifyBaseLogger {
 
   #write(level: "trace" | "debug" | "info" | "warn" | "error" | "fatal", args: unknown[]): void {
     if (LEVEL_VALUES[level] < this.#threshold) return;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc needs it to spread into pino's overloads
     (this.#logger()[level] as LineWriter)(...args);
   }
 

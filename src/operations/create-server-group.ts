@@ -43,14 +43,7 @@ import {
   rebindPools,
   type ModelSpec,
 } from "./create/scale-set-model.ts";
-import {
-  deployCapacity,
-  deployProblems,
-  namedSource,
-  normalImage,
-  scriptOf,
-  type DeployInput,
-} from "./create/deploy-input.ts";
+import { deployCapacity, deployProblems, namedSource, normalImage, scriptOf } from "./create/deploy-input.ts";
 import { resolveVmAdmin, VmAdminUnavailable, type VmAdminCredentials } from "../azure/accounts.ts";
 import { isReady } from "./rolling-upgrade-model.ts";
 import { confirmation, isActionableInstance, kindOf } from "../azure/scale-set-state.ts";
@@ -454,7 +447,7 @@ function modelSpec(
   desired: number | undefined,
   admin: Pick<VmAdminCredentials, "adminUserName" | "sshPublicKeys"> | undefined,
 ): ModelSpec {
-  const script = scriptOf(d as DeployInput);
+  const script = scriptOf(d);
   const image = normalImage(d.image);
   const osConfig =
     d.osConfig || admin
@@ -484,7 +477,7 @@ function modelSpec(
     ...(d.dataDisks ? { dataDisks: d.dataDisks } : {}),
     ...(osConfig ? { osConfig } : {}),
     ...(d.enableIpForwarding !== undefined ? { enableIpForwarding: d.enableIpForwarding } : {}),
-  } as ModelSpec;
+  };
 }
 
 function commonProblems(d: AnyCreate): FieldProblem[] {
@@ -514,14 +507,14 @@ function commonProblems(d: AnyCreate): FieldProblem[] {
 }
 
 export function checkCreate(d: AnyCreate): FieldProblem[] {
-  const problems = [...commonProblems(d), ...deployProblems(d as DeployInput, { clone: false })];
+  const problems = [...commonProblems(d), ...deployProblems(d, { clone: false })];
   if (!d.subnetId && !d.subnet)
     problems.push({ field: "subnet", message: "required: vnet and subnet (by name, as Deck sends them), or subnetId" });
   return problems;
 }
 
 export function checkClone(d: AnyCreate): FieldProblem[] {
-  return [...commonProblems(d), ...deployProblems(d as DeployInput, { clone: true })];
+  return [...commonProblems(d), ...deployProblems(d, { clone: true })];
 }
 
 /** What prepare found: the name, the cluster's latest group, the network, the capacity; a clone's source model. */
@@ -614,7 +607,7 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
     source = { model: read.vmss, pools: sourcePools(read.vmss, src.ref) };
     ctx.log(`copying the model of ${src.ref.name} (${src.ref.resourceGroup}, ${src.ref.region})`);
   } else {
-    const named = namedSource(d as DeployInput);
+    const named = namedSource(d);
     let fromSource: { min: number; max: number; desired: number } | undefined;
     if (named?.useSourceCapacity) {
       // Orca's useSourceCapacity: the new group is as large as the current one (its recorded min and max too).
@@ -635,7 +628,7 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
         `the cluster's current group is ${named.serverGroupName}; the new group is built from the description, not copied from it`,
       );
     }
-    capacity = deployCapacity(d as DeployInput, fromSource);
+    capacity = deployCapacity(d, fromSource);
   }
   const admin = clone ? undefined : await chooseAdmin(d, ctx, account);
   const next = nextServerGroupName(cluster, slots(listed));
@@ -876,7 +869,7 @@ function describeClone(d: AnyCreate): string {
 
 /** Locates the cluster (for account checks and for the order of tasks) until prepare names the scale set. */
 function locator(d: AnyCreate): LocatedDescription {
-  return { ...d, serverGroupName: clusterOf(d) } as LocatedDescription;
+  return { ...d, serverGroupName: clusterOf(d) };
 }
 
 export const createServerGroup = defineOperation({

@@ -63,7 +63,8 @@ export type { FieldProblem, ServerGroupLocator } from "../azure/accounts.ts";
  * Array elements are kept as they are: [null] is a wrong value, not an absent one.
  */
 export function withoutNulls<T>(value: T): T {
-  if (Array.isArray(value)) return value.map((v) => (v !== null && typeof v === "object" ? withoutNulls(v) : v)) as T;
+  if (Array.isArray(value))
+    return value.map((v: unknown) => (v !== null && typeof v === "object" ? withoutNulls(v) : v)) as T;
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {

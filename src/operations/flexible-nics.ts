@@ -16,7 +16,9 @@ const FIELD: Record<PoolKind, string> = {
 function idsIn(list: unknown): string[] {
   return Array.isArray(list)
     ? list
-        .map((p) => (typeof p?.id === "string" ? p.id.toLowerCase() : ""))
+        .map((p: unknown) =>
+          typeof p === "object" && p !== null && "id" in p && typeof p.id === "string" ? p.id.toLowerCase() : "",
+        )
         .filter(Boolean)
         .sort()
     : [];

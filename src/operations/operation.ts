@@ -29,7 +29,7 @@ export interface OperationDefinition<S extends TObject = TObject, R extends Oper
    * taken), from what Azure lists then. Its context goes to the planner.
    */
   prepare?(description: Static<S>, context: PrepareContext): Promise<Prepared>;
-  planner(description: Static<S>, target: ScaleSetRef, run?: RunContext): ScaleSetPlanner<R>;
+  planner: (description: Static<S>, target: ScaleSetRef, run?: RunContext) => ScaleSetPlanner<R>;
 }
 
 /** The code a create fails with when the name it chose holds a scale set it did not create: choose again. */

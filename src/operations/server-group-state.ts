@@ -239,7 +239,7 @@ export function readPoolsRecord(vmss: VirtualMachineScaleSet, ref: ScaleSetRef):
       ) {
         throw new Error("malformed entry");
       }
-      return { nic: r[0], ipConfig: r[1], kind: r[2] as PoolKind, id: expandId(r[3], ref.subscriptionId) };
+      return { nic: r[0], ipConfig: r[1], kind: r[2], id: expandId(r[3], ref.subscriptionId) };
     });
   } catch (err) {
     throw new RefusalError(

@@ -24,6 +24,8 @@ export interface FaultSpec {
   change?: { capacity?: number; tags?: Record<string, string | null>; nicTags?: Record<string, string | null> };
   /** allocationFailed only: VMs that can still be allocated (default 0). */
   allocatable?: number;
+  /** evictSpot only: how many Spot VMs are evicted. */
+  evictions?: number;
 }
 
 export interface ControlScaleSetSpec {

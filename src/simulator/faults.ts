@@ -150,14 +150,14 @@ export function parseFault(body: unknown, now: number): Fault {
     action: action as FaultAction,
     method: method.toUpperCase(),
     pathContains,
-    ...(status !== undefined ? { status: status as number } : {}),
-    ...(code !== undefined ? { code: code as string } : {}),
-    ...(message !== undefined ? { message: message as string } : {}),
-    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds: retryAfterSeconds as number } : {}),
+    ...(status !== undefined ? { status: status } : {}),
+    ...(code !== undefined ? { code: code } : {}),
+    ...(message !== undefined ? { message: message } : {}),
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds: retryAfterSeconds } : {}),
     ...(change !== undefined ? { change } : {}),
-    ...(allocatable !== undefined ? { allocatable: allocatable as number } : {}),
-    ...(evictions !== undefined ? { evictions: evictions as number } : {}),
-    count: count as number,
+    ...(allocatable !== undefined ? { allocatable: allocatable } : {}),
+    ...(evictions !== undefined ? { evictions: evictions } : {}),
+    count: count,
     createdAt: now,
   };
 }
@@ -189,7 +189,7 @@ export function parseScaleSetChange(value: unknown): ScaleSetChange {
     validateTags(Object.fromEntries(Object.entries(map).filter(([, v]) => v !== null))); // throws ArmError with Azure's code
   }
   return {
-    ...(capacity !== undefined ? { capacity: capacity as number } : {}),
+    ...(capacity !== undefined ? { capacity: capacity } : {}),
     ...(tags !== undefined ? { tags: { ...(tags as Record<string, string | null>) } } : {}),
     ...(nicTags !== undefined ? { nicTags: { ...(nicTags as Record<string, string | null>) } } : {}),
   };

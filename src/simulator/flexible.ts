@@ -119,7 +119,7 @@ export function nicsForNewVm(ss: ScaleSet, vm: Vm): Nic[] {
     return {
       subscriptionId: ss.subscriptionId,
       resourceGroup: ss.resourceGroup,
-      name: `${vm.instanceId}-${String(config.name ?? "nic")}`,
+      name: `${vm.instanceId}-${typeof config.name === "string" ? config.name : "nic"}`,
       location: ss.location,
       version: 1,
       properties,

@@ -38,7 +38,7 @@ export function mergePatch(target: JsonObject, patch: JsonObject, replaceWhole: 
   for (const [key, value] of Object.entries(patch)) {
     if (value === undefined || value === null) continue;
     if (isObject(value) && isObject(out[key]) && !replaceWhole.includes(key)) {
-      out[key] = mergePatch(out[key] as JsonObject, value);
+      out[key] = mergePatch(out[key], value);
     } else {
       out[key] = clone(value);
     }

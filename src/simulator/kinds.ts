@@ -183,8 +183,8 @@ function sendRollout(
  * when the scale set is not Spot.
  */
 export function evictSpotVms(ss: ScaleSet, count: number): string[] {
-  if (String(getPath(ss.model, "properties", "virtualMachineProfile", "priority") ?? "").toLowerCase() !== "spot")
-    return [];
+  const priority = getPath(ss.model, "properties", "virtualMachineProfile", "priority");
+  if (typeof priority !== "string" || priority.toLowerCase() !== "spot") return [];
   const running = sortedVms(ss).filter((vm) => vm.provisioningState === "Succeeded" && vm.powerState === "running");
   const evicted = running.slice(0, count);
   for (const vm of evicted) vm.powerState = "deallocated";

@@ -11,7 +11,7 @@ export const UPGRADE_MODES = ["Manual", "Automatic", "Rolling"] as const;
 export type UpgradeMode = (typeof UPGRADE_MODES)[number];
 
 // `<`, `>`, `%`, `&`, `\`, `?`, `/` and control characters are refused in tag names.
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- control characters are among what Azure refuses in a tag name
 const RESERVED_TAG_NAME_CHARS = /[<>%&\\?/\u0000-\u001f\u007f]/;
 
 /** Checks a `tags` value (absent is fine). Throws the ArmError Azure would answer. */
@@ -92,7 +92,7 @@ export function validateUpgradeMode(mode: unknown): void {
   if (mode === undefined || mode === null) return;
   if (typeof mode !== "string" || normalizeUpgradeMode(mode) === undefined) {
     throw invalidParameter(
-      `The value '${String(mode)}' of parameter 'upgradePolicy.mode' is invalid. Allowed values are: ${UPGRADE_MODES.join(", ")}.`,
+      `The value '${typeof mode === "string" ? mode : JSON.stringify(mode)}' of parameter 'upgradePolicy.mode' is invalid. Allowed values are: ${UPGRADE_MODES.join(", ")}.`,
       "properties.upgradePolicy.mode",
     );
   }

@@ -46,15 +46,15 @@ const groupLocks = new WeakMap<SimState, Map<string, Map<string, Lock>>>();
 function locksAt(sim: SimulatorContext, scope: LockScope): Map<string, Lock> {
   if (scope.kind === "resourceGroup") {
     let groups = groupLocks.get(sim.state);
-    if (!groups) groupLocks.set(sim.state, (groups = new Map()));
+    if (!groups) groupLocks.set(sim.state, (groups = new Map<string, Map<string, Lock>>()));
     const key = scope.resourceGroup.toLowerCase();
     let locks = groups.get(key);
-    if (!locks) groups.set(key, (locks = new Map()));
+    if (!locks) groups.set(key, (locks = new Map<string, Lock>()));
     return locks;
   }
   const record = scope.kind === "vm" ? scope.vm : scope.ss;
   let locks = recordLocks.get(record);
-  if (!locks) recordLocks.set(record, (locks = new Map()));
+  if (!locks) recordLocks.set(record, (locks = new Map<string, Lock>()));
   return locks;
 }
 
@@ -180,7 +180,7 @@ function scopeHandlers(scopeOf: ScopeOf): { put: Handler; get: Handler; del: Han
       const known = LEVELS.find((l) => typeof level === "string" && l.toLowerCase() === level.toLowerCase());
       if (!known)
         throw invalidParameter(
-          `The value '${String(level)}' of parameter 'level' is invalid. Allowed values are: ${LEVELS.join(", ")}.`,
+          `The value '${typeof level === "string" ? level : JSON.stringify(level)}' of parameter 'level' is invalid. Allowed values are: ${LEVELS.join(", ")}.`,
           "properties.level",
         );
       const notes =

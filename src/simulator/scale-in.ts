@@ -18,7 +18,7 @@ const RULES: readonly ScaleInRule[] = ["Default", "NewestVM", "OldestVM"];
 /** The first rule of `scaleInPolicy.rules` (the REST spec allows a list; Azure honours one), Default when none. */
 export function scaleInRuleOf(ss: ScaleSet): ScaleInRule {
   const rules = getPath(ss.model, "properties", "scaleInPolicy", "rules");
-  const first = Array.isArray(rules) ? rules[0] : undefined;
+  const first: unknown = Array.isArray(rules) ? rules[0] : undefined;
   return RULES.find((r) => typeof first === "string" && r.toLowerCase() === first.toLowerCase()) ?? "Default";
 }
 

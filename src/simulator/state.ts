@@ -339,7 +339,11 @@ export class SimState {
       case "updateInstances":
         modelChanged = false;
         break;
-      default: {
+      case "deallocate":
+      case "powerOff":
+      case "reimage":
+      case "restart":
+      case "start": {
         // A power action: the VMs it names show the transitional state until it completes.
         const before: Record<string, PowerState> = {};
         for (const id of spec.instanceIds ?? []) {

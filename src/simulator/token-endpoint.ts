@@ -433,13 +433,13 @@ export class SimulatedEntraId {
       };
     }
     if (
-      !ARM_AUDIENCES.includes((claims.aud ?? "").replace(/\/+$/, "")) &&
-      !/^https:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(claims.aud ?? "")
+      !ARM_AUDIENCES.includes((typeof claims.aud === "string" ? claims.aud : "").replace(/\/+$/, "")) &&
+      !/^https:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(typeof claims.aud === "string" ? claims.aud : "")
     ) {
       return {
         ok: false,
         code: "InvalidAuthenticationToken",
-        message: `The access token has an invalid audience '${claims.aud}'.`,
+        message: `The access token has an invalid audience '${String(claims.aud)}'.`,
       };
     }
     return { ok: true };

@@ -26,6 +26,8 @@ function matches(task: Task, q: TaskQuery): boolean {
   return true;
 }
 
+/* eslint-disable @typescript-eslint/require-await -- the TaskStore interface is asynchronous and this store answers at
+   once; `async` stays, so that what it throws reaches callers (and store-outage.ts) as a rejected promise. */
 export class MemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, Stored>(); // insertion order = creation order
   /** Unfinished tasks by scale set key. */
@@ -331,3 +333,4 @@ export class MemoryTaskStore implements TaskStore {
     }
   }
 }
+/* eslint-enable @typescript-eslint/require-await */

@@ -36,6 +36,8 @@ export interface SqliteTaskStoreOptions {
   busyTimeoutMs?: number;
 }
 
+/* eslint-disable @typescript-eslint/require-await -- the TaskStore interface is asynchronous and SQLite answers at
+   once; `async` stays, so that what it throws reaches callers (and store-outage.ts) as a rejected promise. */
 export class SqliteTaskStore implements TaskStore {
   readonly #db: SqliteDb;
   readonly #creates: SqliteCreateQueue;
@@ -146,3 +148,4 @@ export class SqliteTaskStore implements TaskStore {
     if (this.#db.isOpen) this.#db.close();
   }
 }
+/* eslint-enable @typescript-eslint/require-await */

@@ -105,7 +105,7 @@ export function watchStoreOutages(store: TaskStore, health: StoreHealth): TaskSt
   return new Proxy(store, {
     get(target, property) {
       // Read from the store itself (not through the proxy): a getter may use its private fields.
-      const value = Reflect.get(target, property);
+      const value: unknown = Reflect.get(target, property);
       if (typeof value !== "function") return value;
       const known = watched.get(property);
       if (known !== undefined && known.method === value) return known.watching;

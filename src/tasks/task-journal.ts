@@ -36,7 +36,7 @@ export type Interruption = "shutdown" | "leaseLost" | "storeFailed";
  */
 export function interruptionOf(signal: AbortSignal, err: unknown): Interruption | undefined {
   if (!signal.aborted && !(err instanceof LeaseLostError) && !(err instanceof StoreWriteFailedError)) return undefined;
-  const reason = signal.aborted ? signal.reason : err;
+  const reason: unknown = signal.aborted ? signal.reason : err;
   return reason instanceof LeaseLostError
     ? "leaseLost"
     : reason instanceof StoreWriteFailedError

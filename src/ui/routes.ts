@@ -281,6 +281,7 @@ export interface UiRoutesOptions {
 export const uiRoutes: FastifyPluginAsyncTypebox<UiRoutesOptions> = async (
   app,
   { store, progress, accounts, reads, maxAttempts },
+  // eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 ) => {
   app.addSchema(UiTask);
   app.addSchema(UiTaskList);

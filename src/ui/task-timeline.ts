@@ -46,8 +46,6 @@ export interface TaskTimeline {
   segments: Segment[];
 }
 
-type HistoryLine = Task["history"][number];
-
 function durationMs(amount: string, unit: string): number {
   return Math.round(Number(amount) * (unit === "min" ? 60_000 : 1000));
 }
@@ -73,7 +71,7 @@ export function taskTimeline(
   };
 
   const firstRun = history.findIndex((h) => h.phase !== "INIT" && h.phase !== "ORCHESTRATION");
-  const startedAt = firstRun >= 0 ? history[firstRun]!.timeMs : undefined;
+  const startedAt = firstRun >= 0 ? history[firstRun].timeMs : undefined;
   segments.push({
     kind: "queued",
     fromMs: task.createdAtMs,
@@ -81,7 +79,7 @@ export function taskTimeline(
     label: "queued",
   });
 
-  for (const line of history as HistoryLine[]) {
+  for (const line of history) {
     close(open, line.timeMs);
     open = undefined;
     const b = BATCH.exec(line.status);
@@ -98,7 +96,7 @@ export function taskTimeline(
     }
     const number = Number(m[1]);
     const of = Number(m[2]);
-    const rest = m[3]!;
+    const rest = m[3];
     attempt = { number, of };
     if (!current || current.attempt !== number) {
       close(current, line.timeMs);
@@ -112,7 +110,7 @@ export function taskTimeline(
       current.ended = "retry";
       current.label = `attempt ${number}/${of}: ${rest}`;
       close(current, line.timeMs);
-      const until = line.timeMs + durationMs(retry[1]!, retry[2]!);
+      const until = line.timeMs + durationMs(retry[1], retry[2]);
       segments.push({
         kind: "backoff",
         fromMs: line.timeMs,

@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Json } from "./json.ts";
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const SIMULATOR_CA_FILE = join(REPO, "src", "simulator", "tls", "simulator-cert.pem");
@@ -51,8 +52,8 @@ export interface ChildService {
   output(): string;
   /** Resolves with the exit code (or signal) once the process has ended. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }>;
-  waitForTask(id: string, timeoutMs?: number): Promise<any>;
+  api<T = Json>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }>;
+  waitForTask(id: string, timeoutMs?: number): Promise<Json>;
 }
 
 /**
@@ -71,8 +72,8 @@ export async function startChildService(
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (out += d));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on("exit", (code, signal) => resolve({ code, signal })),
   );

@@ -67,8 +67,8 @@ async function startDemoOnce(options: DemoOptions): Promise<DemoService> {
     detached: true,
   });
   let out = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the service did not start within 60 s:\n${out}`)), 60_000);
@@ -78,7 +78,7 @@ async function startDemoOnce(options: DemoOptions): Promise<DemoService> {
         resolve();
       }
     };
-    child.stdout!.on("data", onData);
+    child.stdout.on("data", onData);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`the service exited with ${code}:\n${out}`));

@@ -3,8 +3,9 @@
 // Each function names the file and lines it follows. Only what Orca does on the wire and decides from it is here;
 // its queueing and persistence are not.
 import { createHash } from "node:crypto";
+import type { Json } from "./json.ts";
 
-export type Api = <T = any>(method: string, path: string, body?: unknown) => Promise<{ status: number; body: T }>;
+export type Api = <T = Json>(method: string, path: string, body?: unknown) => Promise<{ status: number; body: T }>;
 
 export class OrcaStageError extends Error {
   override name = "OrcaStageError";
@@ -65,10 +66,10 @@ export function someAreUpAndNoneAreDownOrStarting(instance: Instance, names: str
 export interface Stage {
   id: string;
   startTime: number;
-  context: Record<string, any>;
+  context: Record<string, Json>;
 }
 
-export function newStage(context: Record<string, any>): Stage {
+export function newStage(context: Record<string, Json>): Stage {
   return {
     id: `stage-${Math.random().toString(36).slice(2)}`,
     startTime: Date.now(),
@@ -177,8 +178,8 @@ export class Orca {
   }
 
   /** MonitorKatoTask.groovy:123 (lookupTask → GET /task/{id}), :255-257 (failed → TERMINAL, completed → SUCCEEDED). */
-  async monitorKato(stage: Stage, taskId: string): Promise<any> {
-    let task: any;
+  async monitorKato(stage: Stage, taskId: string): Promise<Json> {
+    let task: Json;
     await this.#until(`task ${taskId}`, async () => {
       task = (await this.#call("GET", `/task/${taskId}`)).body;
       if (task.status.failed) throw new OrcaStageError(`task ${taskId} failed: ${JSON.stringify(task.resultObjects)}`);
@@ -444,7 +445,7 @@ export class Orca {
     stage: Stage,
     bake?: { imageId: string; osType: string; imageName: string },
   ): Record<string, Record<string, unknown>>[] {
-    const operation: Record<string, any> = structuredClone(stage.context);
+    const operation: Record<string, Json> = structuredClone(stage.context);
     if (operation.account && !operation.credentials) operation.credentials = operation.account;
     if (bake) {
       operation.image.isCustom = true;
@@ -474,7 +475,7 @@ export class Orca {
       bake?: { imageId: string; osType: string; imageName: string };
       after?: (step: string) => Promise<void>;
     } = {},
-  ): Promise<any> {
+  ): Promise<Json> {
     const after = options.after ?? (async () => {});
     const tagging = await this.isStageAvailable("upsertEntityTags");
     if (tagging) throw new OrcaStageError("this client does not run AddServerGroupEntityTagsTask");

@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import type { ScaleSetSnapshot } from "../../src/azure/vmss-gateway.ts";
+import type { Json } from "./json.ts";
 
 interface Entry {
   RequestMethod: string;
@@ -26,7 +27,7 @@ export function recordedEntry(file: string, index: number): Entry {
 }
 
 /** The SDK's view of a wire body: `properties` lifted into the object that holds it, at every depth. */
-export function fromWire(value: unknown): any {
+export function fromWire(value: unknown): Json {
   if (Array.isArray(value)) return value.map(fromWire);
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};

@@ -6,6 +6,7 @@ import { loadConfig } from "../../src/startup-config.ts";
 import type { Config } from "../../src/config.ts";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator.ts";
 import { SimulatorControl } from "../../src/simulator/control-client.ts";
+import type { Json } from "./json.ts";
 
 export interface SimCall {
   method: string;
@@ -24,12 +25,12 @@ export interface TestEnv {
   baseUrl: string;
   config: Config;
   /** JSON call to the service. */
-  api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  api: <T = Json>(method: string, path: string, body?: unknown) => Promise<{ status: number; body: T }>;
   /** JSON call to the simulator's control API (/_sim/...). */
-  simControl<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  simControl<T = Json>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
   calls(): Promise<SimCall[]>;
   /** Polls GET /task/{id} until it completes. */
-  waitForTask(id: string, timeoutMs?: number): Promise<any>;
+  waitForTask(id: string, timeoutMs?: number): Promise<Json>;
   close(): Promise<void>;
 }
 

@@ -2,7 +2,7 @@
 // CloudDriverService, CloudDriverCacheService, CloudDriverCacheStatusService), answered from Azure through the read
 // cache. Every answer says how fresh it is: `X-Azure-Read-At` (when Azure was asked for the oldest part of it) and
 // `Age` (seconds since then).
-import { Type, type Static } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AccountConfig } from "../../azure/account-config.ts";
@@ -76,13 +76,13 @@ class NotOurs extends Error {
 /** What the routes share: the options, the account lookup that knows what is not ours, and the cluster read. */
 interface ClouddriverReads extends ClouddriverReadOptions {
   /** The account, or NotOurs (with a Clouddriver) or 404 (without) when it is not served here. */
-  account(name: string): AccountConfig;
+  account: (name: string) => AccountConfig;
   /** The cluster's server groups, with their VMs, and when Azure was asked for the oldest part of them. */
-  clusterServerGroups(
+  clusterServerGroups: (
     accountName: string,
     application: string,
     cluster: string,
-  ): Promise<{ serverGroups: ServerGroupView[]; readAt: number }>;
+  ) => Promise<{ serverGroups: ServerGroupView[]; readAt: number }>;
 }
 
 function clouddriverReads(opts: ClouddriverReadOptions): ClouddriverReads {
@@ -121,6 +121,7 @@ const ClusterParams = Type.Object({ app: AppName, account: AccountName, cluster:
 const applicationRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (
   app,
   { accounts, reads, forwarder, account },
+  // eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 ) => {
   app.get(
     "/applications/:app",
@@ -164,6 +165,7 @@ const applicationRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (
 };
 
 /** GET …/clusters/{account}/{cluster}/azure: a cluster, its server groups and their instances. */
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 const clusterRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app, { clusterServerGroups }) => {
   app.get(
     "/applications/:app/clusters/:account/:cluster/azure",
@@ -198,6 +200,7 @@ const clusterRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app, { 
 };
 
 /** GET …/clusters/{account}/{cluster}/azure/serverGroups/{serverGroup}: a server group of a cluster (one per region, or the one in ?region=). */
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 const clusterServerGroupRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app, { clusterServerGroups }) => {
   app.get(
     "/applications/:app/clusters/:account/:cluster/azure/serverGroups/:serverGroup",
@@ -236,6 +239,7 @@ const clusterServerGroupRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = asy
 };
 
 /** GET …/azure/{region}/serverGroups/target/{target}: the cluster's current, previous, oldest or largest server group in a region. */
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 const targetServerGroupRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app, { clusterServerGroups }) => {
   app.get(
     "/applications/:app/clusters/:account/:cluster/azure/:scope/serverGroups/target/:target",
@@ -275,12 +279,13 @@ const targetServerGroupRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = asyn
       if (!choice.ok) throw notFound(`${choice.message} (account: ${p.account}, cluster: ${p.cluster}, type: azure)`);
       stateFreshness(reply, readAt);
       const { instanceCount: _count, ...serverGroup } = choice.serverGroup;
-      return serverGroup as ServerGroupView;
+      return serverGroup;
     },
   );
 };
 
 /** GET /serverGroups/{account}/{region}/{serverGroup}: one server group, read through the cache. */
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 const serverGroupRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app, { accounts, reads, account }) => {
   app.get(
     "/serverGroups/:account/:region/:serverGroup",
@@ -319,6 +324,7 @@ const serverGroupRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app
 };
 
 /** GET /cache/azure/ServerGroup: pending force-cache refreshes, always none. */
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 const pendingCacheRefreshesRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app) => {
   app.get(
     "/cache/azure/ServerGroup",
@@ -331,7 +337,7 @@ const pendingCacheRefreshesRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = 
         response: { 200: { ...Type.Ref(PendingCacheRefreshes), description: "always empty" } },
       },
     },
-    async () => [],
+    () => [],
   );
 };
 
@@ -339,6 +345,7 @@ const pendingCacheRefreshesRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = 
 const forceCacheRefreshRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (
   app,
   { accounts, reads, forwarder },
+  // eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 ) => {
   app.post(
     "/cache/azure/ServerGroup",
@@ -359,8 +366,8 @@ const forceCacheRefreshRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = asyn
         },
       },
     },
-    async (request) => {
-      const b = request.body as Static<typeof ForceCacheRefresh>;
+    (request) => {
+      const b = request.body;
       const name = b.serverGroupName ?? b.asgName;
       if (!name) throw validationError([{ field: "serverGroupName", message: "required (asgName is accepted too)" }]);
       if (!accounts.get(b.account) && forwarder) throw new NotOurs();
@@ -383,6 +390,7 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
     if (typeof named === "string" && !accounts.get(named)) return forwarder.forward(request, reply);
   });
   // Reads of one account need read access to it; an application's view lists only the caller's accounts.
+  // eslint-disable-next-line @typescript-eslint/require-await -- an async hook needs no done callback; this one waits for nothing
   app.addHook("preHandler", async (request) => {
     const named = namedAccount(request);
     if (typeof named === "string" && accounts.get(named)) requireAccount(request, named, "read");

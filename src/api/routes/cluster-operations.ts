@@ -242,6 +242,7 @@ function plan(
 
 /** POST /azure/ops/{scaleDownCluster|disableCluster}: reads the cluster, selects, and creates the task (or plans it). */
 function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<ClusterOperationRoutesOptions> {
+  // eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
   return async (app, { accounts, reads, runner, operations: registry, waiter, audit }) => {
     app.post(
       `/azure/ops/${op.name}`,
@@ -273,6 +274,7 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
             ),
           },
         },
+        // eslint-disable-next-line @typescript-eslint/require-await -- an async hook needs no done callback; this one waits for nothing
         preValidation: async (request) => {
           if (request.principal.readOnly)
             throw apiError("Forbidden", {

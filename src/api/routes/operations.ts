@@ -104,6 +104,7 @@ function checkDescription(
  * Every account the request would act on must be the caller's, checked on the raw body before validation, so
  * that a caller learns nothing about another team's accounts from validation messages.
  */
+// eslint-disable-next-line @typescript-eslint/require-await -- an async hook needs no done callback; this one waits for nothing
 export async function authorizeWrite(request: FastifyRequest): Promise<void> {
   if (request.principal.readOnly)
     throw apiError("Forbidden", {
@@ -111,7 +112,9 @@ export async function authorizeWrite(request: FastifyRequest): Promise<void> {
     });
   const body: unknown = request.body;
   const items = Array.isArray(body)
-    ? body.flatMap((item) => (typeof item === "object" && item !== null ? Object.values(item) : []))
+    ? body.flatMap((item: unknown) =>
+        typeof item === "object" && item !== null ? Object.values(item as Record<string, unknown>) : [],
+      )
     : [body];
   for (const d of items) {
     if (typeof d !== "object" || d === null) continue;
@@ -153,6 +156,7 @@ async function submit(
 }
 
 /** POST /azure/ops/{operation}, one route per operation served: its body is that operation's description. */
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 const singleOperations: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (app, opts) => {
   for (const op of opts.operations.values()) {
     app.post(
@@ -182,6 +186,7 @@ const singleOperations: FastifyPluginAsyncTypebox<OperationRoutesOptions> = asyn
 };
 
 /** POST /azure/ops/{anything else}: 404 naming the operations there are (or Clouddriver's, when one is configured). */
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 const unknownOperation: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (app, opts) => {
   const known = [...opts.operations.keys()];
   app.post(
@@ -198,7 +203,7 @@ const unknownOperation: FastifyPluginAsyncTypebox<OperationRoutesOptions> = asyn
         response: errorResponses("UnknownOperation"),
       },
     },
-    async (request) => {
+    (request) => {
       throw apiError("UnknownOperation", { operation: request.params.operation, known });
     },
   );
@@ -228,6 +233,7 @@ function namesAnotherOperation(body: unknown[], operations: ReadonlyMap<string, 
 }
 
 /** POST /azure/ops: Clouddriver's list body, [{ "resizeServerGroup": {...} }, ...], one task running them in order. */
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 const operationList: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (app, opts) => {
   const { operations } = opts;
   // Each item names exactly one operation; every key is optional in the schema so that validation errors point

@@ -30,6 +30,7 @@ export const RateLimits = Type.Object(
 export const rateLimitRoutes: FastifyPluginAsyncTypebox<{
   budget: RateLimitBudget;
   accounts: AccountRegistry;
+  // eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 }> = async (app, { budget, accounts }) => {
   app.get(
     "/azure/rateLimits",
@@ -41,7 +42,7 @@ export const rateLimitRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: { ...Type.Ref(RateLimits), description: "One entry per scope and policy" } },
       },
     },
-    async (request) => {
+    (request) => {
       // Only the subscriptions of the accounts the caller may use.
       const subscriptions = new Set(
         accounts

@@ -55,6 +55,7 @@ export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): S
 export const serverGroupRoutes: FastifyPluginAsyncTypebox<{
   accounts: AccountRegistry;
   readRetry: RetryConfig;
+  // eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 }> = async (app, opts) => {
   // A read answers an HTTP request: a few quick retries (readRetry), not a deployment's patience.
   const retry = opts.readRetry;

@@ -71,6 +71,7 @@ async function currentBody(
 }
 
 /** GET /task/{id}: what orchestrators poll, held with ?wait= until the task ends. */
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 const getTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, forwarder, waiter, bodies }) => {
   app.get(
     "/task/:id",
@@ -123,6 +124,7 @@ function notRetryable(task: StoredTask) {
 // Clouddriver's route (OperationsController#resumeTask), called by Orca's MonitorKatoTask when a task it polls
 // says failed and retryable. Resuming puts the task back in the queue: the operation that failed runs again with
 // a fresh attempt budget, from a fresh read; operations that had succeeded are not run again.
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 const resumeTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, forwarder, requeue, audit }) => {
   app.post(
     "/task/:id(^[^:/]+)::resume",
@@ -169,6 +171,7 @@ const resumeTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { s
 // Stops a task at its next safe point (between attempts, between writes, between operations), never mid-write:
 // a write Azure accepted is followed to its end first. A queued task nobody has started ends at once. The
 // request is stored, so the replica that runs the task, or the one that takes it over, sees it.
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 const cancelTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
   app,
   { store, onCancelRequested, waiter, audit },
@@ -236,6 +239,7 @@ const taskActions: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (plain, 
 };
 
 /** GET /task: a page of tasks, newest first, only those the caller may see. */
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 const listTasks: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store }) => {
   app.get(
     "/task",

@@ -8,7 +8,7 @@
 // group's backend pool and inbound NAT pool in the load balancer, "Selected Load Balancer … does not exist");
 // CreateAzureServerGroupAtomicOperation.groovy l.85-121 and l.163-171 (the same with an application gateway).
 import { RefusalError } from "../../azure/arm-failure.ts";
-import { NetworkGateway, networkId, type NetworkResource } from "../../azure/network-gateway.ts";
+import { NetworkGateway, networkId, type NetworkChild, type NetworkResource } from "../../azure/network-gateway.ts";
 import type { ScaleSetRef } from "../../azure/vmss-gateway.ts";
 import type { PrepareContext } from "../operation.ts";
 
@@ -52,8 +52,8 @@ export function withGroupPools(
   windows: boolean,
 ): { resource: NetworkResource; changed: boolean } {
   const properties = { ...lb.properties };
-  const pools: any[] = [...(properties.backendAddressPools ?? [])];
-  const nat: any[] = [...(properties.inboundNatPools ?? [])];
+  const pools: NetworkChild[] = [...(properties.backendAddressPools ?? [])];
+  const nat: NetworkChild[] = [...(properties.inboundNatPools ?? [])];
   let changed = false;
   if (!pools.some((p) => String(p.name).toLowerCase() === group.toLowerCase())) {
     pools.push({ name: group, properties: {} });
@@ -91,7 +91,7 @@ export function withGroupGatewayPool(
   agw: NetworkResource,
   group: string,
 ): { resource: NetworkResource; changed: boolean } {
-  const pools: any[] = [...(agw.properties?.backendAddressPools ?? [])];
+  const pools: NetworkChild[] = [...(agw.properties?.backendAddressPools ?? [])];
   if (pools.some((p) => String(p.name).toLowerCase() === group.toLowerCase())) return { resource: agw, changed: false };
   pools.push({ name: group, properties: { backendAddresses: [] } });
   return { resource: { ...agw, properties: { ...agw.properties, backendAddressPools: pools } }, changed: true };

@@ -57,7 +57,7 @@ const putSecret: Handler = (ctx, sim, params) => {
   if (!isObject(body) || typeof body.value !== "string")
     throw new ArmError(400, "BadParameter", "The secret's value is required.");
   const all = vaults(sim);
-  const vault = all.get(params.vault.toLowerCase()) ?? new Map();
+  const vault = all.get(params.vault.toLowerCase()) ?? new Map<string, { value: string; version: number }>();
   all.set(params.vault.toLowerCase(), vault);
   const s = { value: body.value, version: (vault.get(params.name.toLowerCase())?.version ?? 0) + 1 };
   vault.set(params.name.toLowerCase(), s);

@@ -1,7 +1,7 @@
 // Cancel and resume on PostgreSQL: a cancel request (a queued task nobody started ends at once; a running one carries
 // the request for its lease holder), and a failed, retryable task put back in the queue at its place.
 import type pg from "pg";
-import type { HistoryEntry } from "../task.ts";
+import type { HistoryEntry, TaskState } from "../task.ts";
 import { FINISHED_STATES } from "../task.ts";
 import type { CancelLines, CancelOutcome } from "../task-store.ts";
 import type { PgConnection } from "./connection.ts";
@@ -9,6 +9,16 @@ import { getTask } from "./read.ts";
 import { lineParams, NOW_MS, type PgTables, textParam } from "./tables.ts";
 import type { NewAuditEntry } from "../audit.ts";
 import { auditRow, endAuditSql, insertAudit, insertAuditSql } from "./audit.ts";
+
+/** The row a cancel decides on; pg returns BIGINT columns as strings. */
+interface CancelRow {
+  seq: string;
+  state: TaskState;
+  lease_owner: string | null;
+  lease_expires_at_ms: string | null;
+  cancel_requested_at_ms: string | null;
+  now: string;
+}
 
 /**
  * Puts a failed, retryable task back in the queue. One statement: the UPDATE is the compare-and-set; the history
@@ -67,7 +77,7 @@ export async function requestCancel(
   audit?: NewAuditEntry,
 ): Promise<CancelOutcome> {
   const outcome = await db.inTransaction(async (client) => {
-    const found = await client.query(
+    const found = await client.query<CancelRow>(
       `SELECT seq, state, lease_owner, lease_expires_at_ms, cancel_requested_at_ms, ${NOW_MS} AS now
        FROM ${t.tasks} WHERE id = $1 FOR UPDATE`,
       [id],

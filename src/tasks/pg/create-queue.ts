@@ -29,7 +29,7 @@ export class PgCreateQueue {
     // Taken now: the caller may change its objects while the create waits for the statement.
     const pending: PendingCreate = {
       clientRequestId: textParam(input.clientRequestId) || undefined,
-      operations: JSON.parse(jsonParam(input.operations)),
+      operations: JSON.parse(jsonParam(input.operations)) as PendingCreate["operations"],
       scaleSets: [...new Set((input.scaleSets ?? []).map((k) => textParam(k)))],
       history: (input.history ?? []).map((h) => ({ ...h })),
       ...(input.audit ? { audit: structuredClone(input.audit) } : {}),

@@ -101,7 +101,7 @@ function createOne(db: SqliteDb, input: PendingCreate): { task: Task; created: b
   const task: Task = {
     id,
     state: "queued",
-    operations: JSON.parse(input.operations),
+    operations: JSON.parse(input.operations) as Task["operations"],
     operationIndex: 0,
     history: lines.map((h) => ({ ...h })),
     resultObjects: [],

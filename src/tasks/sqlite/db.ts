@@ -79,18 +79,18 @@ export function toTask(row: Row): Task {
   const task: Task = {
     id: row.id as string,
     state: row.state as TaskState,
-    operations: JSON.parse(row.operations as string),
+    operations: JSON.parse(row.operations as string) as Task["operations"],
     operationIndex: Number(row.operation_index),
-    history: JSON.parse((row.history as string | null) ?? "[]"),
-    resultObjects: JSON.parse(row.result_objects as string),
+    history: JSON.parse((row.history as string | null) ?? "[]") as Task["history"],
+    resultObjects: JSON.parse(row.result_objects as string) as Task["resultObjects"],
     armCalls: Number(row.arm_calls),
     createdAtMs: Number(row.created_at_ms),
     updatedAtMs: Number(row.updated_at_ms),
     revision: Number(row.revision),
   };
   if (row.client_request_id !== null) task.clientRequestId = row.client_request_id as string;
-  if (row.failure !== null) task.failure = JSON.parse(row.failure as string);
-  if (row.checkpoint !== null) task.checkpoint = JSON.parse(row.checkpoint as string);
+  if (row.failure !== null) task.failure = JSON.parse(row.failure as string) as Task["failure"];
+  if (row.checkpoint !== null) task.checkpoint = JSON.parse(row.checkpoint as string) as Task["checkpoint"];
   if (row.lease_owner !== null) task.leaseOwner = row.lease_owner as string;
   if (row.lease_expires_at_ms !== null) task.leaseExpiresAtMs = Number(row.lease_expires_at_ms);
   if (row.finished_at_ms !== null) task.finishedAtMs = Number(row.finished_at_ms);
