@@ -195,7 +195,7 @@ t.test("every kind of bad token is a 401 invalid_token that says what is wrong",
     key: (
       await request(`${env.sim.url}/${TENANT}/discovery/v2.0/keys`, {
         dispatcher: new Agent({ connect: { ca: env.sim.caPem } }),
-      }).then((r) => r.body.json() as Promise<{ keys: any[] }>)
+      }).then((r) => r.body.json() as Promise<{ keys: import("node:crypto").JsonWebKey[] }>)
     ).keys[0],
     format: "jwk",
   }).export({ type: "spki", format: "pem" });
@@ -243,7 +243,7 @@ t.test("every kind of bad token is a 401 invalid_token that says what is wrong",
       /^Bearer realm="vmss-ops", error="invalid_token", error_description="[^"]+"$/,
       what,
     );
-    t.match(res.headers["www-authenticate"], description, `${what}: ${res.headers["www-authenticate"]}`);
+    t.match(res.headers["www-authenticate"], description, `${what}: ${String(res.headers["www-authenticate"])}`);
   }
 
   // A key withdrawn by a rotation: once the service has fetched the keys again, the old key's tokens are refused.
