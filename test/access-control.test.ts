@@ -340,6 +340,45 @@ t.test(
   },
 );
 
+t.test("Orca's headers bound to source networks: a forged Orca call from elsewhere is refused", async (t) => {
+  // Every call here comes from 127.0.0.1: trusting only 10.0.0.0/8 makes each of them "elsewhere".
+  const body = [{ resizeServerGroup: demo("web-prod-v001", { capacity: { min: 1, max: 3, desired: 1 } }) }];
+  const orcaHeaders = { "x-spinnaker-user": "alice@example.com", "x-spinnaker-accounts": "demo" };
+  const elsewhere = await startTestEnv({
+    env: {
+      ACCOUNTS,
+      AUTH_TOKENS: PRINCIPALS,
+      TEAM_B_TOKEN: TEAM_B,
+      AUTH_TRUST_SPINNAKER_HEADERS: "true",
+      AUTH_SPINNAKER_HEADERS_FROM: "10.0.0.0/8, fd00::/8",
+    },
+  });
+  t.teardown(() => elsewhere.close());
+  const forged = await call(elsewhere, "POST", "/azure/ops", orcaHeaders, body);
+  t.equal(forged.status, 401, JSON.stringify(forged.body));
+  t.match(
+    forged.body.message,
+    /X-SPINNAKER-USER is trusted only from 10\.0\.0\.0\/8, fd00::\/8; this request comes from 127\.0\.0\.1/,
+  );
+  t.match(forged.headers["www-authenticate"], /error="invalid_request"/);
+  const withToken = await call(elsewhere, "POST", "/azure/ops", { ...bearer(ORCA), ...orcaHeaders }, body);
+  t.equal(withToken.status, 401, "a token does not make forged headers acceptable");
+  t.equal((await call(elsewhere, "POST", "/azure/ops", bearer(TEAM_A), body)).status, 202, "a token alone still works");
+
+  const local = await startTestEnv({
+    env: { ACCOUNTS, AUTH_TRUST_SPINNAKER_HEADERS: "true", AUTH_SPINNAKER_HEADERS_FROM: "127.0.0.0/8" },
+  });
+  t.teardown(() => local.close());
+  const fromOrca = await call(local, "POST", "/azure/ops", orcaHeaders, body);
+  t.equal(fromOrca.status, 202, "from a trusted network the same headers are Orca's");
+
+  t.throws(
+    () => loadConfig({ AUTH_TRUST_SPINNAKER_HEADERS: "true", AUTH_SPINNAKER_HEADERS_FROM: "10.0.0.0/33" }),
+    /AUTH_SPINNAKER_HEADERS_FROM: "10\.0\.0\.0\/33" is not a network/,
+  );
+  t.throws(() => loadConfig({ AUTH_SPINNAKER_HEADERS_FROM: "10.0.0.0/8" }), /needs AUTH_TRUST_SPINNAKER_HEADERS=true/);
+});
+
 t.test("/metrics can be protected; /health and /ready stay open", async (t) => {
   const env = await startTestEnv({
     env: { ACCOUNTS, AUTH_TOKENS: PRINCIPALS, TEAM_B_TOKEN: TEAM_B, METRICS_REQUIRE_TOKEN: "true" },
@@ -410,6 +449,36 @@ t.test("the token configuration is checked, and never quotes a token", async (t)
       /same token/,
     ],
     ["{", /AUTH_TOKENS is not valid YAML or JSON/],
+    // OpenID Connect: the issuer section and each principal's match.
+    [
+      "{ oidc: { issuer: 'https://issuer/v2.0', audience: app }, principals: [{ name: a, accounts: '*', oidc: { roles: [r] }, token: aaaaaaaaaaaaaaaaaaaa }] }",
+      /give either oidc or one of tokenSha256, tokenEnv, token/,
+    ],
+    ["{ principals: [{ name: a, accounts: '*', oidc: { roles: [r] } }] }", /no oidc section names the issuer/],
+    [
+      "{ oidc: { issuer: 'https://issuer/v2.0', audience: app }, principals: [{ name: a, accounts: '*', token: aaaaaaaaaaaaaaaaaaaa }] }",
+      /no principal says which tokens it is/,
+    ],
+    [
+      "{ oidc: { issuer: 'https://issuer/v2.0', audience: app }, principals: [{ name: a, accounts: '*', oidc: { scopes: [x] } }] }",
+      /oidc has an unknown key "scopes"; known: roles, groups, applications, objectIds/,
+    ],
+    [
+      "{ oidc: { issuer: 'http://issuer/v2.0', audience: app }, principals: [{ name: a, accounts: '*', oidc: { roles: [r] } }] }",
+      /oidc.issuer must be the issuer's https:\/\/ URL/,
+    ],
+    [
+      "{ oidc: { issuer: 'https://issuer/v2.0' }, principals: [{ name: a, accounts: '*', oidc: { roles: [r] } }] }",
+      /oidc.audience must be/,
+    ],
+    [
+      "{ oidc: { issuer: 'https://issuer/v2.0', audience: app, algorithms: [HS256] }, principals: [{ name: a, accounts: '*', oidc: { roles: [r] } }] }",
+      /never none or HS\*/,
+    ],
+    [
+      "{ oidc: { issuer: 'https://issuer/v2.0', audience: app, algorithms: [none] }, principals: [{ name: a, accounts: '*', oidc: { roles: [r] } }] }",
+      /never none or HS\*/,
+    ],
   ];
   for (const [text, message] of cases) {
     const err = t.throws(() => loadConfig({ AUTH_TOKENS: text }), message, text) as Error;

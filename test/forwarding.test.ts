@@ -403,6 +403,85 @@ t.test("a read-only principal's forwarded writes get 403 here; its reads go thro
   t.equal(read.received[0].headers["x-spinnaker-user"], "oncall");
 });
 
+t.test(
+  "a forwarded write naming an account the principal may not write is refused here, in each shape Orca sends",
+  async (t) => {
+    // Clouddriver reads a description's account from `credentials` (clouddriver-security .../resources/
+    // CredentialsNameable.java l.31; a list too, DefaultAllowedAccountsValidator.groovy l.58-63), `account` or
+    // `accountName` (AccountNameable.java l.24; clouddriver-cloudrun .../DeleteCloudrunLoadBalancerDescription.java l.25).
+    const call = await identityService(t, {});
+    const team = { authorization: `Bearer ${TEAM}` };
+    const op = (description: Record<string, unknown>) => JSON.stringify([{ resizeServerGroup: description }]);
+    const cases: Array<[string, string, string, string | undefined]> = [
+      // orca KatoRestService.java l.25-28: POST /ops, a list of { operationName: description } (deprecated).
+      ["POST /ops, credentials", "POST", "/ops", op({ credentials: "aws-prod", asgName: "app-v001" })],
+      // l.30-34: POST /{cloudProvider}/ops, the same list.
+      ["POST /{cloud}/ops, credentials", "POST", "/aws/ops", op({ credentials: "aws-prod" })],
+      ["POST /{cloud}/ops, account", "POST", "/aws/ops", op({ account: "aws-prod" })],
+      ["POST /{cloud}/ops, accountName", "POST", "/aws/ops", op({ accountName: "aws-prod" })],
+      ["POST /{cloud}/ops, a list of credentials", "POST", "/aws/ops", op({ credentials: ["azure-dev", "aws-prod"] })],
+      [
+        "POST /{cloud}/ops, one operation of two for another account",
+        "POST",
+        "/aws/ops",
+        JSON.stringify([
+          { resizeServerGroup: { credentials: "azure-dev" } },
+          { destroyServerGroup: { credentials: "aws-prod" } },
+        ]),
+      ],
+      // l.36-41: POST /{cloudProvider}/ops/{operationName}, the description alone.
+      ["POST /{cloud}/ops/{name}", "POST", "/aws/ops/resizeServerGroup", JSON.stringify({ credentials: "aws-prod" })],
+      // Our own POST /azure/ops with an operation we do not have: forwarded after parsing, the same rule.
+      [
+        "POST /azure/ops naming an operation of Clouddriver's",
+        "POST",
+        "/azure/ops",
+        JSON.stringify([{ upsertLoadBalancer: { credentials: "azure-prod" } }]),
+      ],
+      // l.47-52: POST /{cloudProvider}/task/{id}/restart, the operations again.
+      ["POST /{cloud}/task/{id}/restart", "POST", "/aws/task/cd-task-1/restart", op({ credentials: "aws-prod" })],
+      // l.61-66: DELETE /applications/{app}/jobs/{account}/{location}/{id}: the account is in the path.
+      ["DELETE a job of another account", "DELETE", "/applications/app/jobs/aws-prod/us-east-1/job-1", undefined],
+    ];
+    for (const [what, method, url, body] of cases) {
+      const res = await call(method, url, team, body);
+      t.equal(res.status, 403, `${what}: ${JSON.stringify(res.body)}`);
+      t.match(
+        res.body,
+        {
+          error: "Forbidden",
+          message: /Access denied to account (aws-prod|azure-prod): team-a may use only: azure-dev/,
+        },
+        what,
+      );
+      t.equal(res.received.length, 0, `${what}: never reached Clouddriver`);
+    }
+
+    const own = op({ credentials: "AZURE-DEV", asgName: "app-v001" });
+    const allowed = await call("POST", "/aws/ops", team, own);
+    t.equal(allowed.status, 200, "its own account (compared case-insensitively, as Clouddriver does) goes");
+    t.equal(allowed.received[0].body.toString("utf8"), own, "byte for byte");
+    const ownJob = await call("DELETE", "/applications/app/jobs/azure-dev/us-east-1/job-1", team);
+    t.equal(ownJob.received.length, 1, "a job of its own account is canceled through");
+    const details = await call("PATCH", "/aws/task/cd-task-1", team, JSON.stringify({ status: "x" }));
+    t.equal(details.received.length, 1, "a write that names no account goes: Clouddriver decides on what it holds");
+
+    const notJson = "credentials=aws-prod";
+    const unreadable = await call("POST", "/aws/ops", { ...team, "content-type": "text/plain" }, notJson);
+    t.equal(unreadable.status, 403, "a body that is not JSON: its account cannot be read");
+    t.match(unreadable.body.message, /not JSON.*only a principal of every account may forward it/);
+    t.equal(unreadable.received.length, 0);
+    const byOrca = await call(
+      "POST",
+      "/aws/ops",
+      { authorization: `Bearer ${ORCA}`, "content-type": "text/plain" },
+      notJson,
+    );
+    t.equal(byOrca.status, 200, "a principal of every account forwards it");
+    t.equal(byOrca.received[0].body.toString("utf8"), notJson);
+  },
+);
+
 t.test("dot segments, plain or encoded, cannot climb out of CLOUDDRIVER_URL's prefix", async (t) => {
   const call = await identityService(t, { CLOUDDRIVER_URL: `${clouddriver.url}/clouddriver` });
   const ok = await call("GET", "/aws/images?q=..%2F", { authorization: `Bearer ${ORCA}` });

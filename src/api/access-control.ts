@@ -4,12 +4,20 @@
 // by default. Open: /health, /ready, the API documentation and the status page's static shell (its data comes from
 // the API, with the caller's token); /health tells only "up" to a caller without credentials. /metrics needs a
 // token when principals are configured, unless METRICS_REQUIRE_TOKEN=false opens it.
+//
+// A bearer token is a static token (compared by hash) or, with an `oidc` section configured, an OpenID Connect
+// access token (src/auth/oidc-tokens.ts). Answers follow RFC 6750 §3: 401 with a Bearer challenge, `invalid_token`
+// and what is wrong for a bad, expired or foreign token; 403 for a valid token no principal takes; 503 with
+// Retry-After when the issuer's keys cannot be read. The token itself is never logged nor repeated.
+import { isIPv4 } from "node:net";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { accessControlEnabled, type AccessConfig } from "../auth/access-config.ts";
 import { Type } from "@sinclair/typebox";
 import { apiError, type ApiError } from "./errors.ts";
 import { ErrorResponse } from "./schemas.ts";
 import { findTokenPrincipal, parseAuthorization } from "../auth/bearer-tokens.ts";
+import { looksLikeJwt, OidcTokenVerifier } from "../auth/oidc-tokens.ts";
+import { principalOfToken } from "../auth/oidc-principals.ts";
 import { decideAccess, intersectAccounts, OPEN_PRINCIPAL, type Principal } from "../auth/principal.ts";
 
 /** public: no principal needed; metrics: a principal when METRICS_REQUIRE_TOKEN (on by default with principals); api (the default): a principal. */
@@ -33,8 +41,20 @@ function isDocumentation(url: string): boolean {
   return url === "/openapi.json" || url === "/docs" || url.startsWith("/docs/");
 }
 
-function unauthorized(message: string): ApiError {
-  return apiError("Unauthorized", { why: message });
+const REALM = 'Bearer realm="vmss-ops"';
+
+/** RFC 6750 §3: error_description is printable ASCII without `"` and `\`. */
+function challenge(error: "invalid_request" | "invalid_token" | "insufficient_scope", description: string): string {
+  return `${REALM}, error="${error}", error_description="${description.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, "'")}"`;
+}
+
+/** A 401: no credentials (a bare challenge), or bad ones (the challenge says which error). */
+function unauthorized(message: string, error?: "invalid_request" | "invalid_token"): ApiError {
+  return apiError(
+    "Unauthorized",
+    { why: message },
+    { headers: { "www-authenticate": error ? challenge(error, message) : REALM } },
+  );
 }
 
 /** X-SPINNAKER-ACCOUNTS is a comma-separated list (kork-security .../AuthenticatedRequest.java:72). */
@@ -50,28 +70,88 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
   return Array.isArray(v) ? v.join(",") : v;
 }
 
-/** The caller's principal, or the 401 that says why there is none. */
-export function identify(access: AccessConfig, request: FastifyRequest): Principal {
+/** The address the connection comes from (not X-Forwarded-For, which a caller can write), IPv4-mapped unwrapped. */
+function sourceAddress(request: FastifyRequest): string {
+  const address = request.socket.remoteAddress ?? "";
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return mapped ? mapped[1] : address;
+}
+
+/** The user Orca names, when its headers are trusted and come from a trusted network; a 401 when not from one. */
+function spinnakerUserOf(access: AccessConfig, request: FastifyRequest): string | undefined {
+  const user = access.trustSpinnakerHeaders ? headerValue(request, SPINNAKER_USER_HEADER)?.trim() : undefined;
+  if (!user || !access.spinnakerHeadersFrom) return user || undefined;
+  const from = sourceAddress(request);
+  if (!access.spinnakerHeadersFrom.blockList.check(from, isIPv4(from) ? "ipv4" : "ipv6"))
+    throw unauthorized(
+      `X-SPINNAKER-USER is trusted only from ${access.spinnakerHeadersFrom.networks.join(", ")}; this request comes from ${from}`,
+      "invalid_request",
+    );
+  return user;
+}
+
+/** A token's principal: static (by hash) first; else, with OpenID Connect configured, a JWT that verifies. */
+function tokenPrincipal(
+  access: AccessConfig,
+  oidc: OidcTokenVerifier | undefined,
+  token: string,
+): Principal | Promise<Principal> {
+  const p = findTokenPrincipal(access.principals, token);
+  if (p) return { name: p.name, accounts: p.accounts, readOnly: p.readOnly, via: "token" };
+  if (!oidc || !looksLikeJwt(token)) throw unauthorized("the bearer token is not valid", "invalid_token");
+  return oidc.verify(token).then((check) => {
+    if (!check.ok && check.kind === "unavailable")
+      throw apiError("IdentityProviderUnavailable", {
+        reason: check.description,
+        retryAfterSeconds: check.retryAfterSeconds,
+      });
+    if (!check.ok) throw unauthorized(check.description, "invalid_token");
+    const principal = principalOfToken(access.principals, check.claims);
+    if (principal) return principal;
+    const why = `the token (application ${describeCaller(check.claims)}) is valid, but no principal in the configuration takes it: give its app role, group or application a principal`;
+    throw apiError("Forbidden", { why }, { headers: { "www-authenticate": challenge("insufficient_scope", why) } });
+  });
+}
+
+/** The token's caller for a 403: its application and roles, never the token. */
+function describeCaller(claims: Record<string, unknown>): string {
+  const app = typeof claims.azp === "string" ? claims.azp : typeof claims.appid === "string" ? claims.appid : "?";
+  const roles = Array.isArray(claims.roles) ? claims.roles.filter((r) => typeof r === "string") : [];
+  return roles.length > 0 ? `${app}, roles ${roles.join(", ")}` : app;
+}
+
+/** The caller's principal (a promise when an OpenID Connect token must be checked), or the 401 that says why none. */
+export function identify(
+  access: AccessConfig,
+  request: FastifyRequest,
+  oidc?: OidcTokenVerifier,
+): Principal | Promise<Principal> {
   if (!accessControlEnabled(access)) return OPEN_PRINCIPAL;
   const auth = parseAuthorization(headerValue(request, "authorization"));
-  if (auth.kind === "malformed") throw unauthorized('the Authorization header must be "Bearer <token>"');
-  let tokenPrincipal: Principal | undefined;
-  if (auth.kind === "token") {
-    const p = access.principals.length > 0 ? findTokenPrincipal(access.principals, auth.token) : undefined;
-    if (!p) throw unauthorized("the bearer token is not valid");
-    tokenPrincipal = { name: p.name, accounts: p.accounts, readOnly: p.readOnly, via: "token" };
-  }
-  const user = access.trustSpinnakerHeaders ? headerValue(request, SPINNAKER_USER_HEADER)?.trim() : undefined;
+  if (auth.kind === "malformed")
+    throw unauthorized('the Authorization header must be "Bearer <token>"', "invalid_request");
+  const user = spinnakerUserOf(access, request);
+  const byToken = auth.kind === "token" ? tokenPrincipal(access, oidc, auth.token) : undefined;
+  if (byToken instanceof Promise) return byToken.then((p) => withSpinnakerUser(access, request, user, p));
+  return withSpinnakerUser(access, request, user, byToken);
+}
+
+function withSpinnakerUser(
+  access: AccessConfig,
+  request: FastifyRequest,
+  user: string | undefined,
+  tokenPrincipal: Principal | undefined,
+): Principal {
   if (user) {
     const headerAccounts = parseSpinnakerAccounts(headerValue(request, SPINNAKER_ACCOUNTS_HEADER));
     if (!tokenPrincipal)
       return { name: user, accounts: headerAccounts, readOnly: false, via: "spinnakerHeaders", spinnakerUser: user };
     // A token and Orca's headers: the service that holds the token acts for the user, within both.
     return {
+      ...tokenPrincipal,
       name: `${user} (via ${tokenPrincipal.name})`,
       accounts: intersectAccounts(tokenPrincipal.accounts, headerAccounts),
-      readOnly: tokenPrincipal.readOnly,
-      via: "token+spinnakerHeaders",
+      via: tokenPrincipal.via === "oidc" ? "oidc+spinnakerHeaders" : "token+spinnakerHeaders",
       spinnakerUser: user,
     };
   }
@@ -121,30 +201,35 @@ export function installAccessControl(app: FastifyInstance, access: AccessConfig)
     }
     for (const method of [route.method].flat()) routes.push({ method, url: route.url, access: classified });
   });
-  // A callback, not a promise: it runs on every request.
+  const oidc = access.oidc ? new OidcTokenVerifier(access.oidc) : undefined;
+  if (oidc) app.addHook("onClose", async () => oidc.close());
+  // A callback, not a promise: it runs on every request, and only an OpenID Connect token needs to wait.
   app.addHook("onRequest", (request, reply, done) => {
     const routeAccess = (request.routeOptions.config as { access?: RouteAccess }).access ?? "api";
     const needed = routeAccess === "api" || (routeAccess === "metrics" && access.protectMetrics);
-    if (!needed) {
-      request.principal = OPEN_PRINCIPAL;
-      try {
+    const settle = (principal: Principal) => {
+      request.principal = principal;
+      // Without access control everyone is "anonymous": no principal to bind. With it, the request's logger is
+      // made only if the request logs (observability/request-logger.ts), so binding costs a poll nothing.
+      if (principal.via !== "open") request.log = request.log.child({ principal: principal.name });
+      done();
+    };
+    const refuse = (err: Error) => {
+      if (!needed) {
         // Identify when we can (logs and rate limits), but an open route never fails for it.
-        request.principal = identify(access, request);
-      } catch {
-        /* open route */
+        request.principal = OPEN_PRINCIPAL;
+        return done();
       }
-      return done();
-    }
+      done(err);
+    };
+    let found: Principal | Promise<Principal>;
     try {
-      request.principal = identify(access, request);
+      found = identify(access, request, oidc);
     } catch (err) {
-      reply.header("www-authenticate", 'Bearer realm="vmss-ops"');
-      return done(err as Error);
+      return refuse(err as Error);
     }
-    // Without access control everyone is "anonymous": no principal to bind. With it, the request's logger is made
-    // only if the request logs (observability/request-logger.ts), so binding the principal costs a poll nothing.
-    if (request.principal.via !== "open") request.log = request.log.child({ principal: request.principal.name });
-    done();
+    if (found instanceof Promise) found.then(settle, refuse);
+    else settle(found);
   });
   return routes;
 }

@@ -7,11 +7,14 @@
 // bytes (streamed when we had no reason to read it). The answer comes back the same way, streamed. Except identity:
 // the caller is authenticated here and we speak for it (src/auth/forwarded-identity.ts): its credentials stay here,
 // the X-SPINNAKER-USER / -ACCOUNTS Clouddriver sees are our principal's, a read-only principal forwards no writes,
-// and a path that could climb out of CLOUDDRIVER_URL's prefix is refused.
+// a write naming an account the principal may not write is refused (src/auth/forwarded-accounts.ts: the body of a
+// write is then read whole before it goes, unless the principal holds every account), and a path that could climb
+// out of CLOUDDRIVER_URL's prefix is refused.
 import type { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Agent, request as send } from "undici";
 import { checkForwardedPath, forwardedHeaders, isSafeMethod } from "../auth/forwarded-identity.ts";
+import { accountsNamedBy, decideForwardedWrite } from "../auth/forwarded-accounts.ts";
 import { apiError } from "./error-catalogue.ts";
 import { rawBodyOf } from "./json-body.ts";
 import type { AuditTrail } from "./audit-trail.ts";
@@ -76,6 +79,24 @@ function errorCode(err: unknown): string | undefined {
   return typeof code === "string" ? code : undefined;
 }
 
+/** The most of a write's body read to find its accounts (Clouddriver's own limit for a request is larger). */
+const FORWARDED_WRITE_LIMIT = 10 * 1024 * 1024;
+
+/** The body of a write, read whole to find the accounts it names; too large to read is refused. */
+async function readWhole(stream: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += (chunk as Buffer).length;
+    if (size > limit)
+      throw apiError("Forbidden", {
+        why: `a write forwarded to Clouddriver for a principal of some accounts must name them in a body of at most ${limit} bytes`,
+      });
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
 export class ClouddriverForwarder {
   readonly url: string;
   readonly #agent: Agent;
@@ -112,7 +133,12 @@ export class ClouddriverForwarder {
       request.headers["content-length"] !== undefined
         ? request.headers["content-length"] !== "0"
         : request.headers["transfer-encoding"] !== undefined;
-    const payload: Buffer | Readable | undefined = body ?? rawBodyOf(request) ?? (hasBody ? request.raw : undefined);
+    let payload: Buffer | Readable | undefined = body ?? rawBodyOf(request) ?? (hasBody ? request.raw : undefined);
+    if (!isSafeMethod(request.method) && principal.accounts !== "*") {
+      if (payload !== undefined && !Buffer.isBuffer(payload)) payload = await readWhole(payload, FORWARDED_WRITE_LIMIT);
+      const decision = decideForwardedWrite(principal, accountsNamedBy(request.url, payload));
+      if (!decision.ok) throw apiError("Forbidden", { why: decision.reason });
+    }
     // A write is recorded before it leaves (a store that cannot record it refuses it); Clouddriver's answer is its outcome.
     const settle =
       (await this.#audit?.forwarding(request, Buffer.isBuffer(payload) ? payload : undefined)) ?? (() => {});

@@ -106,7 +106,7 @@ export const API_ERRORS = {
   }),
   Unauthorized: entry<{ why: string }>({
     status: 401,
-    when: "with access control on: no token, or a wrong one",
+    when: "with access control on: no token, or a wrong one (WWW-Authenticate says which, RFC 6750: invalid_token for a bad, expired or foreign token)",
     message: (p) => p.why,
     scope: "any",
     example: { why: "the bearer token is not valid" },
@@ -220,6 +220,18 @@ export const API_ERRORS = {
     example: {
       what: "server group web-prod-v001 in demo/eastus/demo-rg",
       said: "429 TooManyRequests: …",
+      retryAfterSeconds: 5,
+    },
+  }),
+  IdentityProviderUnavailable: entry<{ reason: string; retryAfterSeconds: number }>({
+    status: 503,
+    when: "an OpenID Connect token could not be checked: the issuer's discovery document or keys cannot be read",
+    message: (p) => `${p.reason}; nothing was done, retry after ${p.retryAfterSeconds} s`,
+    retryAfter: true,
+    scope: "any",
+    example: {
+      reason:
+        "the identity provider https://login.microsoftonline.com/…/v2.0 cannot be reached to check the token (ECONNREFUSED)",
       retryAfterSeconds: 5,
     },
   }),
@@ -338,13 +350,16 @@ export class ApiError extends Error {
 export function apiError<C extends ApiErrorCode>(
   code: C,
   params: ApiErrorParams<C>,
-  options: { status?: number } = {},
+  options: { status?: number; headers?: Record<string, string> } = {},
 ): ApiError {
   const e = API_ERRORS[code] as unknown as CatalogueEntry<ApiErrorParams<C>>;
   const retryAfter = (params as { retryAfterSeconds?: number }).retryAfterSeconds;
   return new ApiError(code, options.status ?? e.status, e.message(params), {
     details: e.details?.(params),
     extra: e.extra?.(params),
-    headers: e.retryAfter && retryAfter !== undefined ? { "retry-after": String(retryAfter) } : undefined,
+    headers:
+      e.retryAfter && retryAfter !== undefined
+        ? { ...options.headers, "retry-after": String(retryAfter) }
+        : options.headers,
   });
 }

@@ -8,7 +8,7 @@ export function findTokenPrincipal(principals: readonly PrincipalConfig[], token
   let found: PrincipalConfig | undefined;
   for (const p of principals) {
     // No early exit: every hash is compared whatever matched before.
-    if (timingSafeEqual(presented, p.tokenSha256) && !found) found = p;
+    if (p.tokenSha256 && timingSafeEqual(presented, p.tokenSha256) && !found) found = p;
   }
   return found;
 }

@@ -1,15 +1,20 @@
-// Microsoft Entra ID, as much of it as @azure/identity's client-secret flow uses: OpenID discovery per tenant
-// (/{tenant}/v2.0/.well-known/openid-configuration) and the token endpoint (/{tenant}/oauth2/v2.0/token, grant
-// client_credentials). Tokens are JWTs signed with a key of this simulator run, and the ARM side checks them: a
-// token that looks like ours but is not (bad signature, expired, other audience) gets 401 InvalidAuthenticationToken.
-// With requireIssuedTokens on, every ARM request must carry a token issued here.
+// Microsoft Entra ID, as much of it as @azure/identity's client-secret flow and an OpenID Connect resource server
+// use: OpenID discovery per tenant (/{tenant}/v2.0/.well-known/openid-configuration), the signing keys at its
+// jwks_uri (/{tenant}/discovery/v2.0/keys) and the token endpoint (/{tenant}/oauth2/v2.0/token, grant
+// client_credentials). Tokens are RS256 JWTs signed with a key of this simulator run (signing-keys.ts), and the ARM
+// side checks them: a token that looks like ours but is not (bad signature, expired, other audience) gets 401
+// InvalidAuthenticationToken. With requireIssuedTokens on, every ARM request must carry a token issued here.
 //
-// Clients are registered through /_sim/identity/clients (client id, secret, tenant). Errors follow Entra's shape
-// ({ error, error_description with an AADSTS code, error_codes, timestamp, trace_id, correlation_id }) and never
-// repeat a secret.
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+// Clients are registered through /_sim/identity/clients (client id, secret, tenant, and the app roles and groups
+// their tokens carry); APIs (resource applications, such as vmss-ops itself) through /_sim/identity/apis: a token for
+// an API is a v2.0 token whose audience is the API's application id, as Entra issues for an app registration with
+// accessTokenAcceptedVersion 2. POST /_sim/identity/keys:rotate starts signing with a new key; POST
+// /_sim/identity/tokens signs any claims (for tests of what a resource server must refuse). Errors follow Entra's
+// shape ({ error, error_description with an AADSTS code, error_codes, timestamp, trace_id, correlation_id }) and
+// never repeat a secret.
+import { randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { isObject } from "./json.ts";
+import { SigningKeys } from "./signing-keys.ts";
 
 export const IDENTITY_CONTROL_PATH = "/_sim/identity";
 const TOKEN_LIFETIME_S = 3600;
@@ -25,6 +30,18 @@ interface Client {
    * checks its issuer, subject and audience against the federated credential; the simulator compares it whole.
    */
   federatedToken?: string;
+  /** App roles assigned to this client on the APIs it calls: its tokens for an API carry them (`roles`). */
+  roles?: string[];
+  /** Group object ids its tokens for an API carry (`groups`). */
+  groups?: string[];
+}
+
+/** A resource application (an app registration that exposes an API): tokens for it are v2.0, audience its appId. */
+interface Api {
+  tenantId: string;
+  appId: string;
+  /** The application id URI a client asks for (`${identifierUri}/.default`), e.g. api://vmss-ops. */
+  identifierUri: string;
 }
 
 const JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
@@ -41,18 +58,19 @@ interface JsonAnswer {
   headers?: Record<string, string>;
 }
 
-function b64url(data: Buffer | string): string {
-  return Buffer.from(data).toString("base64url");
-}
-
 export type BearerCheck =
   { ok: true } | { ok: false; code: "InvalidAuthenticationToken" | "ExpiredAuthenticationToken"; message: string };
 
 export class SimulatedEntraId {
-  readonly #key = randomBytes(32);
+  readonly keys = new SigningKeys();
   readonly #clients = new Map<string, Client>();
+  readonly #apis = new Map<string, Api>();
+  /** JWKS documents served: how often a resource server fetched the keys. */
+  jwksServed = 0;
   /** Every ARM request must carry a token issued here (otherwise opaque tokens are accepted, as before). */
   requireIssuedTokens = false;
+  /** The discovery document and the JWKS answer 503 (an outage of the identity provider). */
+  keysUnavailable = false;
   /** Tokens issued, for the control API. */
   issued = 0;
   readonly #now: () => number;
@@ -69,18 +87,33 @@ export class SimulatedEntraId {
   isIdentityPath(pathname: string): boolean {
     return (
       pathname.startsWith(IDENTITY_CONTROL_PATH) ||
-      /^\/[^/]+\/(v2\.0\/\.well-known\/openid-configuration|oauth2\/v2\.0\/token)$/i.test(pathname)
+      /^\/[^/]+\/(v2\.0\/\.well-known\/openid-configuration|oauth2\/v2\.0\/token|discovery\/v2\.0\/keys)$/i.test(
+        pathname,
+      )
     );
   }
 
   /** Answers the identity routes (token, discovery, control); undefined for every other path. */
   answer(method: string, pathname: string, body: Buffer, baseUrl: string): JsonAnswer | undefined {
     if (pathname === `${IDENTITY_CONTROL_PATH}/clients` && method === "POST") return this.#registerFromControl(body);
+    if (pathname === `${IDENTITY_CONTROL_PATH}/apis` && method === "POST") return this.#registerApi(body);
+    if (pathname === `${IDENTITY_CONTROL_PATH}/keys:rotate` && method === "POST") return this.#rotate(body);
+    if (pathname === `${IDENTITY_CONTROL_PATH}/tokens` && method === "POST") return this.#signClaims(body, baseUrl);
     if (pathname === IDENTITY_CONTROL_PATH && method === "PUT") return this.#configure(body);
     if (pathname === IDENTITY_CONTROL_PATH && method === "GET") return { status: 200, body: this.#view() };
+    if (this.keysUnavailable && /\/(openid-configuration|keys)$/i.test(pathname) && method === "GET")
+      return {
+        status: 503,
+        headers: { "retry-after": "5" },
+        body: { error: { code: "ServiceUnavailable", message: "The identity provider is unavailable." } },
+      };
     const discovery = /^\/([^/]+)\/v2\.0\/\.well-known\/openid-configuration$/i.exec(pathname);
     if (discovery && method === "GET")
       return { status: 200, body: this.#openIdConfiguration(baseUrl, decodeURIComponent(discovery[1])) };
+    if (/^\/[^/]+\/discovery\/v2\.0\/keys$/i.test(pathname) && method === "GET") {
+      this.jwksServed++;
+      return { status: 200, body: this.keys.jwks() };
+    }
     const token = /^\/([^/]+)\/oauth2\/v2\.0\/token$/i.exec(pathname);
     if (token && method === "POST") return this.#token(decodeURIComponent(token[1]), body, baseUrl);
     return undefined;
@@ -89,20 +122,83 @@ export class SimulatedEntraId {
   #view() {
     return {
       requireIssuedTokens: this.requireIssuedTokens,
+      keysUnavailable: this.keysUnavailable,
       clients: [...this.#clients.values()].map((c) => ({ tenantId: c.tenantId, clientId: c.clientId })),
+      apis: [...this.#apis.values()],
       issued: this.issued,
+      signingKey: this.keys.current.kid,
+      publishedKeys: this.keys.published().map((k) => k.kid),
+      jwksServed: this.jwksServed,
     };
   }
 
+  #registerApi(body: Buffer): JsonAnswer {
+    const parsed = parseJson(body);
+    if (!parsed) return { status: 400, body: { error: { code: "InvalidJson", message: "The body must be JSON." } } };
+    const { tenantId, appId, identifierUri } = parsed;
+    if (![tenantId, appId, identifierUri].every((v) => typeof v === "string" && v !== ""))
+      return {
+        status: 400,
+        body: {
+          error: { code: "InvalidApi", message: "tenantId, appId and identifierUri must be non-empty strings." },
+        },
+      };
+    const api = { tenantId, appId, identifierUri } as Api;
+    this.#apis.set(`${api.tenantId.toLowerCase()}/${api.identifierUri.toLowerCase()}`, api);
+    return { status: 201, body: api };
+  }
+
+  #rotate(body: Buffer): JsonAnswer {
+    const parsed = body.length === 0 ? {} : parseJson(body);
+    if (!parsed || (parsed.keepPrevious !== undefined && typeof parsed.keepPrevious !== "boolean"))
+      return {
+        status: 400,
+        body: { error: { code: "InvalidSetting", message: "The body may hold keepPrevious: true or false." } },
+      };
+    // Entra publishes the next key before signing with it and keeps the last one a while; keepPrevious: false is
+    // a key withdrawn at once (a compromised key).
+    this.keys.rotate(parsed.keepPrevious !== false);
+    return { status: 200, body: this.#view() };
+  }
+
+  /**
+   * Signs the claims given with the current key: `{ tenantId, claims, header? }`. iss (v2.0), iat, nbf and exp
+   * (an hour) are filled in unless given; a claim given as null is left out.
+   */
+  #signClaims(body: Buffer, baseUrl: string): JsonAnswer {
+    const parsed = parseJson(body);
+    if (!parsed || typeof parsed.tenantId !== "string" || typeof parsed.claims !== "object" || parsed.claims === null)
+      return {
+        status: 400,
+        body: {
+          error: { code: "InvalidToken", message: "The body must be { tenantId, claims: {...}, header?: {...} }." },
+        },
+      };
+    const iat = Math.floor(this.#now() / 1000);
+    const claims: Record<string, unknown> = {
+      iss: `${baseUrl}/${parsed.tenantId}/v2.0`,
+      iat,
+      nbf: iat,
+      exp: iat + TOKEN_LIFETIME_S,
+      tid: parsed.tenantId,
+      ver: "2.0",
+      ...(parsed.claims as Record<string, unknown>),
+    };
+    for (const [k, v] of Object.entries(claims)) if (v === null) delete claims[k];
+    const header = (parsed.header ?? {}) as Record<string, unknown>;
+    return { status: 200, body: { access_token: this.keys.sign(claims, header) } };
+  }
+
   #registerFromControl(body: Buffer): JsonAnswer {
-    let parsed: Record<string, unknown>;
-    try {
-      const value: unknown = JSON.parse(body.toString("utf8"));
-      parsed = isObject(value) ? value : {};
-    } catch {
-      return { status: 400, body: { error: { code: "InvalidJson", message: "The body must be JSON." } } };
-    }
-    const { tenantId, clientId, secret, federatedToken } = parsed;
+    const parsed = parseJson(body);
+    if (!parsed) return { status: 400, body: { error: { code: "InvalidJson", message: "The body must be JSON." } } };
+    const { tenantId, clientId, secret, federatedToken, roles, groups } = parsed;
+    const names = (v: unknown) => v === undefined || (Array.isArray(v) && v.every((x) => typeof x === "string"));
+    if (!names(roles) || !names(groups))
+      return {
+        status: 400,
+        body: { error: { code: "InvalidClient", message: "roles and groups must be lists of strings." } },
+      };
     const nonEmpty = (v: unknown) => typeof v === "string" && v !== "";
     if (
       !nonEmpty(tenantId) ||
@@ -125,24 +221,28 @@ export class SimulatedEntraId {
       tenantId: tenantId as string,
       clientId: clientId as string,
       ...(secret ? { secret: secret as string } : { federatedToken: federatedToken as string }),
+      ...(roles ? { roles: roles } : {}),
+      ...(groups ? { groups: groups } : {}),
     });
     return { status: 201, body: { tenantId, clientId } };
   }
 
   #configure(body: Buffer): JsonAnswer {
-    let parsed: Record<string, unknown>;
-    try {
-      const value: unknown = JSON.parse(body.toString("utf8"));
-      parsed = isObject(value) ? value : {};
-    } catch {
-      return { status: 400, body: { error: { code: "InvalidJson", message: "The body must be JSON." } } };
-    }
-    if (typeof parsed.requireIssuedTokens !== "boolean")
+    const parsed = parseJson(body);
+    if (!parsed) return { status: 400, body: { error: { code: "InvalidJson", message: "The body must be JSON." } } };
+    const { requireIssuedTokens, keysUnavailable } = parsed;
+    if (
+      (requireIssuedTokens !== undefined && typeof requireIssuedTokens !== "boolean") ||
+      (keysUnavailable !== undefined && typeof keysUnavailable !== "boolean")
+    )
       return {
         status: 400,
-        body: { error: { code: "InvalidSetting", message: "requireIssuedTokens must be true or false." } },
+        body: {
+          error: { code: "InvalidSetting", message: "requireIssuedTokens and keysUnavailable must be true or false." },
+        },
       };
-    this.requireIssuedTokens = parsed.requireIssuedTokens;
+    if (requireIssuedTokens !== undefined) this.requireIssuedTokens = requireIssuedTokens;
+    if (keysUnavailable !== undefined) this.keysUnavailable = keysUnavailable;
     return { status: 200, body: this.#view() };
   }
 
@@ -261,6 +361,8 @@ export class SimulatedEntraId {
         `The provided value for scope ${scope} is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).`,
       );
     const iat = Math.floor(this.#now() / 1000);
+    const api = this.#apis.get(`${client.tenantId.toLowerCase()}/${resource.toLowerCase()}`);
+    if (api) return this.#issue(this.#apiToken(client, api, iat, baseUrl));
     const payload = {
       aud: resource,
       iss: `${baseUrl}/${client.tenantId}/`,
@@ -274,6 +376,30 @@ export class SimulatedEntraId {
       idtyp: "app",
       ver: "1.0",
     };
+    return this.#issue(payload);
+  }
+
+  /** A v2.0 app-only token for an API, with the client's app roles and groups (Entra's access token claims). */
+  #apiToken(client: Client, api: Api, iat: number, baseUrl: string): Record<string, unknown> {
+    return {
+      aud: api.appId,
+      iss: `${baseUrl}/${api.tenantId}/v2.0`,
+      iat,
+      nbf: iat,
+      exp: iat + TOKEN_LIFETIME_S,
+      azp: client.clientId,
+      azpacr: "1",
+      tid: client.tenantId,
+      oid: client.clientId,
+      sub: client.clientId,
+      idtyp: "app",
+      ...(client.roles ? { roles: client.roles } : {}),
+      ...(client.groups ? { groups: client.groups } : {}),
+      ver: "2.0",
+    };
+  }
+
+  #issue(payload: Record<string, unknown>): JsonAnswer {
     this.issued++;
     return {
       status: 200,
@@ -281,14 +407,9 @@ export class SimulatedEntraId {
         token_type: "Bearer",
         expires_in: TOKEN_LIFETIME_S,
         ext_expires_in: TOKEN_LIFETIME_S,
-        access_token: this.#sign(payload),
+        access_token: this.keys.sign(payload),
       },
     };
-  }
-
-  #sign(payload: object): string {
-    const unsigned = `${b64url(JSON.stringify({ alg: "HS256", typ: "JWT", kid: "vmss-ops-simulator" }))}.${b64url(JSON.stringify(payload))}`;
-    return `${unsigned}.${b64url(createHmac("sha256", this.#key).update(unsigned).digest())}`;
   }
 
   /** Checks an ARM request's Authorization header. Missing or malformed headers are left to the ARM pipeline. */
@@ -302,17 +423,8 @@ export class SimulatedEntraId {
       message: "The access token is invalid.",
     };
     if (parts.length !== 3) return this.requireIssuedTokens ? invalid : { ok: true };
-    const [header, payload, signature] = parts;
-    const expected = createHmac("sha256", this.#key).update(`${header}.${payload}`).digest();
-    const given = Buffer.from(signature, "base64url");
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return invalid;
-    let claims: Record<string, unknown>;
-    try {
-      const value: unknown = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
-      claims = isObject(value) ? value : {};
-    } catch {
-      return invalid;
-    }
+    const claims = this.keys.verify(m[1]) as { exp?: number; aud?: string } | undefined;
+    if (!claims) return invalid;
     if (typeof claims.exp !== "number" || claims.exp * 1000 <= this.#now()) {
       return {
         ok: false,
@@ -331,6 +443,17 @@ export class SimulatedEntraId {
       };
     }
     return { ok: true };
+  }
+}
+
+function parseJson(body: Buffer): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body.toString("utf8"));
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
   }
 }
 
