@@ -9,7 +9,7 @@ import { createArmBudget } from "./azure/create-arm-budget.ts";
 import type { ArmBudget } from "./azure/arm-budget.ts";
 import type { ClouddriverForwarder } from "./api/clouddriver-forwarding.ts";
 import { docsRoutes } from "./api/docs.ts";
-import { apiError, installErrorHandling } from "./api/errors.ts";
+import { answerRouterError, apiError, installErrorHandling, MAX_PATH_PARAMETER_LENGTH } from "./api/errors.ts";
 import { installJsonBodyParser } from "./api/json-body.ts";
 import { openApiOptions } from "./api/openapi.ts";
 import { LazySchemaCompilers } from "./api/schema-compilers.ts";
@@ -28,6 +28,7 @@ import { observeAllArmResponses } from "./azure/arm-observer.ts";
 import { RateLimitBudget } from "./azure/rate-limit-budget.ts";
 import { readRetry } from "./azure/retry-policy.ts";
 import { installAccessControl, type RouteAccessInfo } from "./api/access-control.ts";
+import { documentEveryAnswer } from "./api/route-answers.ts";
 import { ServiceMetrics } from "./observability/metrics.ts";
 import { serviceLoggerOptions } from "./observability/log-redaction.ts";
 import { lazyRequestLogger, OneLinePerRequest } from "./observability/request-logger.ts";
@@ -110,6 +111,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     // One line per request, at its end (the onResponse hook below), not fastify's two: a line is a write to stdout.
     logController: new OneLinePerRequest(),
     bodyLimit: config.bodyLimitBytes,
+    // Every path parameter the document allows reaches its route (fastify's default stops at 100 characters).
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    frameworkErrors: answerRouterError,
     // removeAdditional off: an unknown key where the schema allows none is an error the caller should see,
     // not something to strip silently. verbose: errors carry their schema, so messages can quote its description.
     ajv: { customOptions: { allErrors: true, verbose: true, removeAdditional: false } },
@@ -181,6 +185,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     done(apiError("ShuttingDown", { retryAfterSeconds: 5 }));
   });
   const routes = installAccessControl(app, config.access);
+  documentEveryAnswer(app);
   await installOverloadProtection(app, config.overload);
   // JSON only: anything else is a 415, not a string that fails validation later; UTF-8 only, nested no deeper than
   // BODY_MAX_DEPTH (checked before anything walks the body).

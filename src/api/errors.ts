@@ -240,6 +240,26 @@ function frameworkError(
   return apiError("BadRequest", { said: err.message }, { status });
 }
 
+/**
+ * The longest path parameter the router matches. No parameter of the API is longer (a task id is at most 128
+ * characters, an unknown operation's name is quoted up to 200): a longer one is refused before routing, by
+ * answerRouterError, and one up to this long reaches the route, whose schema names the parameter and its limit.
+ */
+export const MAX_PATH_PARAMETER_LENGTH = 256;
+
+/**
+ * Fastify's frameworkErrors: what its router refuses before any route runs (a path parameter longer than
+ * MAX_PATH_PARAMETER_LENGTH, a path that is not valid percent-encoding) answers our ErrorResponse, not fastify's own
+ * body, with the 400 every route with a path parameter declares.
+ */
+export function answerRouterError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const problem =
+    err.code === "FST_ERR_MAX_PARAM_LENGTH"
+      ? `a path segment is longer than ${MAX_PATH_PARAMETER_LENGTH} characters; no parameter of this API is that long`
+      : "the path is not valid percent-encoding (a % must be followed by two hex digits)";
+  void send(reply, validationError([{ field: "path", message: problem }]));
+}
+
 export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBytes?: number } = {}): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof ApiError) return send(reply, err);

@@ -272,7 +272,14 @@ export const DryRunOperation = Type.Object(
     account: Type.String(),
     region: Type.String(),
     resourceGroup: Type.String(),
-    serverGroupName: Type.String(),
+    serverGroupName: Type.String({
+      description: "the scale set the plan is for; a create's is the name it would choose now",
+    }),
+    preparation: Type.Optional(
+      Type.Array(Type.String(), {
+        description: "what a create found before planning, as its history would say it: the ancestor, the next name",
+      }),
+    ),
     read: Type.Object(
       {
         etag: Type.Optional(Type.String()),
