@@ -76,7 +76,19 @@ export const observabilityRoutes: FastifyPluginAsyncTypebox<ObservabilityRoutesO
         operationId: "getMetrics",
         summary: "Prometheus metrics (text exposition format)",
         tags: ["service"],
-        produces: ["text/plain"],
+        response: {
+          200: {
+            description: "The metrics",
+            content: {
+              "text/plain": {
+                schema: {
+                  type: "string",
+                  description: "free-form: Prometheus' text exposition format, one sample a line",
+                },
+              },
+            },
+          },
+        },
       },
     },
     async (_request, reply) => {
