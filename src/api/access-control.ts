@@ -9,6 +9,7 @@ import { accessControlEnabled, type AccessConfig } from "../auth/access-config.t
 import { Type } from "@sinclair/typebox";
 import { apiError, type ApiError } from "./errors.ts";
 import { ErrorResponse } from "./schemas.ts";
+import { BEARER_SCHEME } from "./openapi.ts";
 import { findTokenPrincipal, parseAuthorization } from "../auth/bearer-tokens.ts";
 import { decideAccess, intersectAccounts, OPEN_PRINCIPAL, type Principal } from "../auth/principal.ts";
 
@@ -27,6 +28,13 @@ declare module "fastify" {
 /** Orca's identity headers (kork-core .../kork/common/Header.java:27-28). */
 export const SPINNAKER_USER_HEADER = "x-spinnaker-user";
 export const SPINNAKER_ACCOUNTS_HEADER = "x-spinnaker-accounts";
+
+/** Each kind of route's OpenAPI security requirement. */
+const SECURITY_REQUIREMENT: Record<RouteAccess, Record<string, string[]>[]> = {
+  public: [],
+  metrics: [{ [BEARER_SCHEME]: [] }, {}],
+  api: [{ [BEARER_SCHEME]: [] }],
+};
 
 /** Paths that are open whatever their route config says: the API documentation. */
 function isDocumentation(url: string): boolean {
@@ -106,6 +114,8 @@ export function installAccessControl(app: FastifyInstance, access: AccessConfig)
     const config = (route.config ?? {}) as { access?: RouteAccess };
     const classified: RouteAccess = isDocumentation(route.url) ? "public" : (config.access ?? "api");
     route.config = { ...config, access: classified } as typeof route.config;
+    // The document says how to call each route: none needed on the open ones; /metrics may be opened.
+    if (route.schema) route.schema.security = SECURITY_REQUIREMENT[classified];
     const response = route.schema?.response as Record<string, unknown> | undefined;
     if (response && classified !== "public") {
       // Documented in the OpenAPI document like every other answer.

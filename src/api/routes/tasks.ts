@@ -225,6 +225,8 @@ const listTasks: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { st
     {
       schema: {
         operationId: "listTasks",
+        description:
+          "Only the tasks the caller may see (those on its accounts): a page may hold fewer than limit. nextCursor continues where the page ended, also while new tasks arrive.",
         summary: "Tasks, newest first, a page at a time, filtered by state, operation or server group",
         tags: ["tasks"],
         querystring: Type.Object(
