@@ -101,6 +101,10 @@ export interface RouteAccessInfo {
   method: string;
   url: string;
   access: RouteAccess;
+  /** Its OpenAPI security requirement. */
+  security: readonly Readonly<Record<string, readonly string[]>>[];
+  /** Whether the OpenAPI document lists it (the documentation and the status page's files it does not). */
+  documented: boolean;
 }
 
 /**
@@ -115,7 +119,7 @@ export function installAccessControl(app: FastifyInstance, access: AccessConfig)
     const classified: RouteAccess = isDocumentation(route.url) ? "public" : (config.access ?? "api");
     route.config = { ...config, access: classified } as typeof route.config;
     // The document says how to call each route: none needed on the open ones; /metrics may be opened.
-    if (route.schema) route.schema.security = SECURITY_REQUIREMENT[classified];
+    route.schema = { ...route.schema, security: SECURITY_REQUIREMENT[classified] };
     const response = route.schema?.response as Record<string, unknown> | undefined;
     if (response && classified !== "public") {
       // Documented in the OpenAPI document like every other answer.
@@ -129,7 +133,9 @@ export function installAccessControl(app: FastifyInstance, access: AccessConfig)
           description: "The caller may not use that account (or may only read)",
         };
     }
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url, access: classified });
+    const documented = !(route.schema as { hide?: boolean }).hide;
+    for (const method of [route.method].flat())
+      routes.push({ method, url: route.url, access: classified, security: route.schema.security!, documented });
   });
   // A callback, not a promise: it runs on every request.
   app.addHook("onRequest", (request, reply, done) => {
