@@ -11,7 +11,7 @@ import type { ClouddriverForwarder } from "./api/clouddriver-forwarding.ts";
 import { docsRoutes } from "./api/docs.ts";
 import { answerRouterError, apiError, installErrorHandling, MAX_PATH_PARAMETER_LENGTH } from "./api/errors.ts";
 import { installJsonBodyParser } from "./api/json-body.ts";
-import { openApiOptions } from "./api/openapi.ts";
+import { documentNullsAsAbsent, openApiOptions } from "./api/openapi.ts";
 import { LazySchemaCompilers } from "./api/schema-compilers.ts";
 import { componentSchemas } from "./api/schemas.ts";
 import { healthRoutes } from "./api/routes/health.ts";
@@ -203,7 +203,19 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     app.addSchema(schema);
   for (const op of operations.values()) app.addSchema(op.schema);
 
-  if (options.generateOpenApi) await app.register((await import("@fastify/swagger")).default, openApiOptions);
+  if (options.generateOpenApi) {
+    // Every operation's description (the bodies whose nulls are dropped as absent).
+    const descriptions = [...[...operations.values()].map((op) => op.schema), ...clusterOperationSchemas].map(
+      (schema) => schema.$id!,
+    );
+    await app.register((await import("@fastify/swagger")).default, {
+      ...openApiOptions,
+      transformObject: (document) =>
+        "openapiObject" in document
+          ? (documentNullsAsAbsent(document.openapiObject, descriptions) as typeof document.openapiObject)
+          : document.swaggerObject,
+    });
+  }
   await app.register(docsRoutes);
   await app.register(healthRoutes, {
     runner,

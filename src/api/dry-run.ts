@@ -59,6 +59,7 @@ export async function dryRun(
     }),
   );
   return {
+    kind: "dryRun" as const,
     dryRun: true as const,
     note: "Nothing was written and no task was stored. A run reads again and plans again on every attempt; a write after the first (a rollout) is planned on the read that follows it.",
     ...(selection ? { selection: selection.map((h) => h.status) } : {}),

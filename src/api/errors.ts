@@ -136,6 +136,10 @@ function describeAjvError(e: AjvError): string {
       return `must have at least ${String(p.limit)} item(s)`;
     case "maxItems":
       return `must have at most ${String(p.limit)} items, got ${String((e.data as unknown[] | undefined)?.length ?? "more")}`;
+    case "not":
+      // A refused field (`not: {}`): its description says why and what to send instead; its value is not quoted,
+      // as it may be a secret.
+      return e.parentSchema?.description ?? "is refused";
     case "anyOf":
     case "oneOf":
       return describeUnion(

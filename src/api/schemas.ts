@@ -40,6 +40,7 @@ export type ErrorResponse = Static<typeof ErrorResponse>;
 
 export const TaskRef = Type.Object(
   {
+    kind: Type.Literal("taskRef", { description: "which answer this is: a task to poll (Task is kind task)" }),
     id: Type.String(),
     resourceUri: Type.String({ description: "where to poll: /task/{id}" }),
   },
@@ -164,6 +165,7 @@ export const TaskException = Type.Object(
 
 export const Task = Type.Object(
   {
+    kind: Type.Literal("task", { description: "which answer this is (a submission's: taskRef, task or dryRun)" }),
     id: Type.String(),
     startTimeMs: Type.Integer(),
     endTimeMs: Type.Optional(Type.Integer()),
@@ -320,6 +322,7 @@ export const DryRunOperation = Type.Object(
 
 export const DryRun = Type.Object(
   {
+    kind: Type.Literal("dryRun", { description: "which answer this is (a submission's: taskRef, task or dryRun)" }),
     dryRun: Type.Literal(true),
     note: Type.String(),
     selection: Type.Optional(
@@ -339,7 +342,8 @@ export const DryRun = Type.Object(
 /** What a submission answers with 200: the task (?wait=) or the plan (?dryRun=true). */
 export const SubmissionAnswer = Type.Union([Type.Ref(Task), Type.Ref(DryRun)], {
   $id: "SubmissionAnswer",
-  description: "with ?wait=, the task (as GET /task/{id} answers); with ?dryRun=true, the plan",
+  description:
+    "with ?wait=, the task (as GET /task/{id} answers); with ?dryRun=true, the plan. kind tells them apart (and from the 202's taskRef)",
 });
 
 export const componentSchemas = [

@@ -145,7 +145,8 @@ async function submit(
   );
   if (!created && !sameOperations(task.operations, requests))
     throw apiError("ClientRequestIdReused", { clientRequestId: clientRequestId!, taskId: task.id });
-  if (wait === undefined) return reply.code(202).send({ id: task.id, resourceUri: `/task/${task.id}` });
+  if (wait === undefined)
+    return reply.code(202).send({ kind: "taskRef", id: task.id, resourceUri: `/task/${task.id}` });
   const ended = wait > 0 ? await opts.waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;
   return reply.code(200).send(toClouddriverTask(ended ?? task));
 }

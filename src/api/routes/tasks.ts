@@ -144,7 +144,7 @@ const resumeTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { s
       if (!task) throw noTask(id);
       // Resuming writes: the caller must be allowed to act on every account the task acts on.
       for (const account of accountsOfTask(task)) requireAccount(request, account, "write");
-      const ref = { id, resourceUri: `/task/${id}` };
+      const ref = { kind: "taskRef" as const, id, resourceUri: `/task/${id}` };
       if (task.state === "queued" || task.state === "running") return ref;
       const failed = task.failure;
       if (!failed?.retryable) throw notRetryable(task);
