@@ -90,7 +90,7 @@ function closure(names: Iterable<string>, components: Record<string, JsonSchema>
 function orNull(schema: JsonSchema): JsonSchema {
   if (typeof schema.type === "string" && schema.const === undefined && !schema.enum)
     return { ...schema, type: [schema.type, "null"] };
-  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: [...schema.anyOf, { type: "null" }] };
+  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: [...(schema.anyOf as unknown[]), { type: "null" }] };
   if (schema.not !== undefined) return schema; // refused whatever its value: a type of never stays never
   const { description, ...rest } = schema;
   return { ...(description !== undefined ? { description } : {}), anyOf: [rest, { type: "null" }] };
@@ -123,8 +123,7 @@ function optionalFieldsNullable(schema: JsonSchema): JsonSchema {
  * they are. Components an answer also uses are left as they are: answers never carry null.
  */
 export function documentNullsAsAbsent(document: Record<string, unknown>, bodies: string[]): Record<string, unknown> {
-  const components = ((document.components as { schemas?: Record<string, JsonSchema> } | undefined)?.schemas ??
-    {}) as Record<string, JsonSchema>;
+  const components = (document.components as { schemas?: Record<string, JsonSchema> } | undefined)?.schemas ?? {};
   const answered = new Set<string>();
   for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, { responses?: unknown }>>))
     for (const operation of Object.values(item)) for (const name of refsIn(operation?.responses)) answered.add(name);
