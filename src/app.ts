@@ -9,9 +9,9 @@ import { createArmBudget } from "./azure/create-arm-budget.ts";
 import type { ArmBudget } from "./azure/arm-budget.ts";
 import type { ClouddriverForwarder } from "./api/clouddriver-forwarding.ts";
 import { docsRoutes } from "./api/docs.ts";
-import { apiError, installErrorHandling } from "./api/errors.ts";
+import { answerRouterError, apiError, installErrorHandling, MAX_PATH_PARAMETER_LENGTH } from "./api/errors.ts";
 import { installJsonBodyParser } from "./api/json-body.ts";
-import { openApiOptions } from "./api/openapi.ts";
+import { documentNullsAsAbsent, openApiOptions } from "./api/openapi.ts";
 import { LazySchemaCompilers } from "./api/schema-compilers.ts";
 import { componentSchemas } from "./api/schemas.ts";
 import { healthRoutes } from "./api/routes/health.ts";
@@ -31,6 +31,7 @@ import { observeAllArmResponses } from "./azure/arm-observer.ts";
 import { RateLimitBudget } from "./azure/rate-limit-budget.ts";
 import { readRetry } from "./azure/retry-policy.ts";
 import { installAccessControl, type RouteAccessInfo } from "./api/access-control.ts";
+import { documentEveryAnswer } from "./api/route-answers.ts";
 import { ServiceMetrics } from "./observability/metrics.ts";
 import { serviceLoggerOptions } from "./observability/log-redaction.ts";
 import { lazyRequestLogger, OneLinePerRequest } from "./observability/request-logger.ts";
@@ -121,6 +122,9 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     // While closing, requests still go through the hooks: the draining one answers 503 ShuttingDown with Retry-After
     // from the error catalogue, where fastify's own would be a bare 503 without Retry-After.
     return503OnClosing: false,
+    // Every path parameter the document allows reaches its route (fastify's default stops at 100 characters).
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    frameworkErrors: answerRouterError,
     // removeAdditional off: an unknown key where the schema allows none is an error the caller should see,
     // not something to strip silently. verbose: errors carry their schema, so messages can quote its description.
     ajv: { customOptions: { allErrors: true, verbose: true, removeAdditional: false } },
@@ -206,6 +210,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     done(apiError("ShuttingDown", { retryAfterSeconds: 5 }));
   });
   const routes = installAccessControl(app, config.access);
+  documentEveryAnswer(app);
   audit.install(app);
   await installOverloadProtection(app, config.overload);
   // JSON only: anything else is a 415, not a string that fails validation later; UTF-8 only, nested no deeper than
@@ -232,7 +237,19 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     app.addSchema(schema);
   for (const op of operations.values()) app.addSchema(op.schema);
 
-  if (options.generateOpenApi) await app.register((await import("@fastify/swagger")).default, openApiOptions);
+  if (options.generateOpenApi) {
+    // Every operation's description (the bodies whose nulls are dropped as absent).
+    const descriptions = [...[...operations.values()].map((op) => op.schema), ...clusterOperationSchemas].map(
+      (schema) => schema.$id!,
+    );
+    await app.register((await import("@fastify/swagger")).default, {
+      ...openApiOptions,
+      transformObject: (document) =>
+        "openapiObject" in document
+          ? (documentNullsAsAbsent(document.openapiObject, descriptions) as typeof document.openapiObject)
+          : document.swaggerObject,
+    });
+  }
   await app.register(docsRoutes);
   await app.register(healthRoutes, {
     runner,

@@ -9,6 +9,8 @@ import { ConfigError } from "../src/config.ts";
 import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
 import type { Json } from "./helpers/json.ts";
+import { readFile } from "node:fs/promises";
+import { DEFAULT_OPENAPI_PATH } from "../scripts/write-openapi.ts";
 
 const TEAM_A = "team-a-token-0123456789abcdef";
 const TEAM_B = "team-b-token-0123456789abcdef";
@@ -168,6 +170,35 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     // The owner gets through (whatever the answer: not 401/403).
     const owner = await call(env, route.method, sample.path, bearer(TEAM_A), sample.body);
     t.notOk([401, 403].includes(owner.status), `${route.method} ${route.url} as team A: ${owner.status}`);
+  }
+
+  // The document says how to call every route: a route added without a security requirement, or with one that
+  // is not what access control enforces, fails here.
+  const document = JSON.parse(await readFile(DEFAULT_OPENAPI_PATH, "utf8"));
+  const requirement = { public: [], metrics: [{ bearer: [] }, {}], api: [{ bearer: [] }] };
+  t.same(document.components.securitySchemes.bearer, {
+    ...document.components.securitySchemes.bearer,
+    type: "http",
+    scheme: "bearer",
+  });
+  for (const route of env.service.routes) {
+    t.same(
+      route.security,
+      requirement[route.access],
+      `${route.method} ${route.url}: security as its access (${route.access})`,
+    );
+    if (!route.documented || route.method === "HEAD") continue;
+    const path = route.url
+      .replaceAll("::", "\u0000")
+      .replace(/:(\w+)(\([^)]*\))?/g, "{$1}")
+      .replaceAll("\u0000", ":");
+    const operation = document.paths[path]?.[route.method.toLowerCase()];
+    t.ok(operation, `${route.method} ${route.url} is in the document as ${path}`);
+    t.same(
+      operation?.security,
+      requirement[route.access],
+      `${route.method} ${path}: the document declares its security`,
+    );
   }
 
   const open = env.service.routes.filter(

@@ -212,6 +212,23 @@ t.test("unknown routes and bad parameters on reads", async (t) => {
   t.equal((await env.api("GET", "/azure/serverGroups/ghost/eastus/demo-rg/web-prod-v001")).status, 400);
 });
 
+t.test("path parameters: every length the document allows reaches the route; a longer one is our 400", async (t) => {
+  const id128 = "t".repeat(128);
+  const found = await env.api("GET", `/task/${id128}`);
+  t.equal(found.status, 404, "a task id of 128 characters, as the document allows, is looked up");
+  t.equal(found.body.error, "NotFound");
+  const tooLong = await env.api("GET", `/task/${id128}x`);
+  t.equal(tooLong.status, 400);
+  t.match(tooLong.body, { error: "ValidationError", details: [{ field: "params.id", message: /at most 128/ }] });
+  const farTooLong = await env.api("GET", `/task/${"t".repeat(400)}`);
+  t.equal(farTooLong.status, 400, "past what the router matches: still a 400, in our error shape");
+  t.match(farTooLong.body, { statusCode: 400, error: "ValidationError", details: [{ field: "path" }] });
+  t.notOk("code" in farTooLong.body, "not fastify's own body");
+  const badEncoding = await env.api("GET", "/task/%zz");
+  t.equal(badEncoding.status, 400);
+  t.match(badEncoding.body, { error: "ValidationError", details: [{ field: "path" }] });
+});
+
 t.test("random junk never produces a 5xx, and none of it created a task", async (t) => {
   let seed = 12345;
   const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;

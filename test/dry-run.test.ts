@@ -153,3 +153,49 @@ t.test("a read Azure refuses for good (501) is not read again: the plan names th
   t.match(dry.body.operations[0].problem, { type: "EXCEPTION", cause: "NotImplemented" });
   t.equal(callsFor(await env.calls(), "web-prod-v001").filter((c) => c.method === "GET").length, 1);
 });
+
+t.test("a clone: the plan names the scale set it would create, with what prepare found; nothing written", async (t) => {
+  const before = await taskCount();
+  const clone = {
+    credentials: "demo",
+    region: "eastus",
+    application: "web",
+    stack: "prod",
+    source: { account: "demo", region: "eastus", serverGroupName: "web-prod-v002" },
+  };
+  const dry = await env.api("POST", "/azure/ops/cloneServerGroup?dryRun=true", clone);
+  t.equal(dry.status, 200, JSON.stringify(dry.body));
+  const [plan] = dry.body.operations;
+  t.match(plan, {
+    operation: "cloneServerGroup",
+    serverGroupName: "web-prod-v003",
+    read: {},
+    write: { kind: "create", summary: /create web-prod-v003/ },
+  });
+  t.match(plan.preparation.join("\n"), /the next name is web-prod-v003/);
+  t.same(writesOf(await env.calls()), [], "nothing was written");
+  t.equal(await taskCount(), before, "no task was stored");
+});
+
+t.test("a create, alone and in a list body: planned, not a 500", async (t) => {
+  const net = `/subscriptions/${env.sim.subscriptionId}/resourceGroups/demo-rg/providers/Microsoft.Network`;
+  const create = {
+    credentials: "demo",
+    region: "eastus",
+    application: "shop",
+    stack: "prod",
+    image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" },
+    sku: { name: "Standard_D2s_v3", tier: "Standard" },
+    capacity: { min: 1, max: 5, desired: 2 },
+    subnetId: `${net}/virtualNetworks/demo-rg-vnet/subnets/default`,
+    loadBalancerBackendPoolId: `${net}/loadBalancers/shop-lb/backendAddressPools/shop-pool`,
+    osConfig: { sshPublicKeys: ["ssh-ed25519 AAAAC3Nza test@example"] },
+  };
+  const alone = await env.api("POST", "/azure/ops/createServerGroup?dryRun=true", create);
+  t.equal(alone.status, 200, JSON.stringify(alone.body));
+  t.match(alone.body.operations[0], { serverGroupName: "shop-prod-v000", write: { kind: "create" } });
+  const listed = await env.api("POST", "/azure/ops?dryRun=true", [{ createServerGroup: create }]);
+  t.equal(listed.status, 200, JSON.stringify(listed.body));
+  t.same(listed.body.operations, alone.body.operations, "the same plan through the list route");
+  t.same(writesOf(await env.calls()), [], "nothing was written");
+});

@@ -55,7 +55,8 @@ export async function resizeToCompletion(baseUrl: string, serverGroupName: strin
   assertType<Equal<typeof error, ErrorResponse | undefined>>();
   if (error) throw new Error(\`resize refused: \${response.status} \${error.error}: \${error.message}\`);
   // 202 with a TaskRef, or (with ?wait=) 200 with the Task: the document says both, the client tells them apart.
-  if (!("resourceUri" in data)) throw new Error(\`without ?wait the answer is a TaskRef, got \${response.status}\`);
+  // kind tells the answers apart (taskRef, task, dryRun): checking it narrows the type.
+  if (data.kind !== "taskRef") throw new Error(\`without ?wait the answer is a TaskRef, got \${response.status}\`);
   const accepted: TaskRef = data;
   assertType<Equal<typeof accepted.id, string>>();
 
@@ -86,6 +87,22 @@ export async function badResize(baseUrl: string): Promise<{ status: number; erro
   const firstField: string | undefined = typed.details?.[0]?.field;
   void firstField;
   return { status: response.status, error: typed, data };
+}
+
+/**
+ * Orca's bodies as its stages send them, nulls included (null means absent): they compile with no cast. Never
+ * called: only type-checked.
+ */
+export function orcaBodies(client: ReturnType<typeof makeClient>): void {
+  const located = { credentials: "demo", account: "demo", region: "eastus", serverGroupName: "web-prod-v001", resourceGroup: null };
+  const orca = { cloudProvider: "azure", user: "anonymous", moniker: { app: "web", cluster: "web-prod" }, asgName: "web-prod-v001" };
+  void client.POST("/azure/ops/resizeServerGroup", {
+    body: { ...located, ...orca, capacity: { min: 1, max: 4, desired: 2 }, targetSize: null },
+  });
+  void client.POST("/azure/ops/disableServerGroup", { body: { ...located, ...orca, desiredPercentage: null } });
+  void client.POST("/azure/ops/enableServerGroup", { body: { ...located, ...orca, desiredPercentage: null } });
+  void client.POST("/azure/ops/scaleDown", { body: { ...located, ...orca, capacity: null, instanceIds: null } });
+  void client.POST("/azure/ops", { body: [{ scaleDown: { ...located, capacity: null } }] });
 }
 
 /** Never called: only type-checked. */

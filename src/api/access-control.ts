@@ -15,6 +15,7 @@ import { accessControlEnabled, type AccessConfig } from "../auth/access-config.t
 import { Type } from "@sinclair/typebox";
 import { apiError, type ApiError } from "./errors.ts";
 import { ErrorResponse } from "./schemas.ts";
+import { BEARER_SCHEME } from "./openapi.ts";
 import { findTokenPrincipal, parseAuthorization } from "../auth/bearer-tokens.ts";
 import { looksLikeJwt, OidcTokenVerifier } from "../auth/oidc-tokens.ts";
 import { principalOfToken } from "../auth/oidc-principals.ts";
@@ -35,6 +36,13 @@ declare module "fastify" {
 /** Orca's identity headers (kork-core .../kork/common/Header.java:27-28). */
 export const SPINNAKER_USER_HEADER = "x-spinnaker-user";
 export const SPINNAKER_ACCOUNTS_HEADER = "x-spinnaker-accounts";
+
+/** Each kind of route's OpenAPI security requirement. */
+const SECURITY_REQUIREMENT: Record<RouteAccess, Record<string, string[]>[]> = {
+  public: [],
+  metrics: [{ [BEARER_SCHEME]: [] }, {}],
+  api: [{ [BEARER_SCHEME]: [] }],
+};
 
 /** Paths that are open whatever their route config says: the API documentation. */
 function isDocumentation(url: string): boolean {
@@ -173,6 +181,10 @@ export interface RouteAccessInfo {
   method: string;
   url: string;
   access: RouteAccess;
+  /** Its OpenAPI security requirement. */
+  security: readonly Readonly<Record<string, readonly string[]>>[];
+  /** Whether the OpenAPI document lists it (the documentation and the status page's files it does not). */
+  documented: boolean;
 }
 
 /**
@@ -186,6 +198,8 @@ export function installAccessControl(app: FastifyInstance, access: AccessConfig)
     const config = (route.config ?? {}) as { access?: RouteAccess };
     const classified: RouteAccess = isDocumentation(route.url) ? "public" : (config.access ?? "api");
     route.config = { ...config, access: classified };
+    // The document says how to call each route: none needed on the open ones; /metrics may be opened.
+    route.schema = { ...route.schema, security: SECURITY_REQUIREMENT[classified] };
     const response = route.schema?.response as Record<string, unknown> | undefined;
     if (response && classified !== "public") {
       // Documented in the OpenAPI document like every other answer.
@@ -199,7 +213,9 @@ export function installAccessControl(app: FastifyInstance, access: AccessConfig)
           description: "The caller may not use that account (or may only read)",
         };
     }
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url, access: classified });
+    const documented = !(route.schema as { hide?: boolean }).hide;
+    for (const method of [route.method].flat())
+      routes.push({ method, url: route.url, access: classified, security: route.schema.security!, documented });
   });
   const oidc = access.oidc ? new OidcTokenVerifier(access.oidc) : undefined;
   if (oidc) app.addHook("onClose", async () => oidc.close());

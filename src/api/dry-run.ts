@@ -5,8 +5,12 @@ import type { AccountRegistry } from "../azure/accounts.ts";
 import { describeArmFailure } from "../azure/arm-failure.ts";
 import type { RetryConfig } from "../azure/retry-policy.ts";
 import { planWithoutWriting } from "../azure/observe.ts";
-import type { AnyOperation, LocatedDescription } from "../operations/operation.ts";
+import { locate } from "../operations/locate.ts";
+import type { AnyOperation, LocatedDescription, TaskOrigin } from "../operations/operation.ts";
 import type { HistoryEntry, OperationRequest } from "../tasks/task.ts";
+
+/** Whose request a dry run's prepare looks for among the scale sets: none was created for it, as none is. */
+const DRY_RUN_ORIGIN: TaskOrigin = { taskId: "dry-run" };
 
 /** `retry`: the read's retry profile (readRetry): a read met by a transient failure is read again, as a run's would be. */
 export async function dryRun(
@@ -18,27 +22,36 @@ export async function dryRun(
 ) {
   const planned = await Promise.all(
     requests.map(async ({ name, description }) => {
-      const resolved = accounts.resolve(description as LocatedDescription);
+      const op = operations.get(name)!;
+      const located = description as LocatedDescription;
+      // A create is located by its cluster until prepare names the scale set, as in a run.
+      const resolved = locate(accounts, op, located);
       if (!resolved.ok) throw new Error("checked before: the description resolves");
-      const ref = resolved.ref;
       const where = {
         operation: name,
-        account: ref.account,
-        region: ref.region,
-        resourceGroup: ref.resourceGroup,
-        serverGroupName: ref.name,
+        account: resolved.ref.account,
+        region: resolved.ref.region,
+        resourceGroup: resolved.ref.resourceGroup,
+        serverGroupName: resolved.ref.name,
       };
+      const preparation: string[] = [];
       try {
-        const plan = await planWithoutWriting(accounts.gateway(ref), operations.get(name)!.planner(description, ref), {
-          retry,
-        });
-        return { ...where, ...plan };
+        // prepare only reads (what Azure lists, the source to copy): it chooses the name a run would choose now.
+        const prepared = op.prepare
+          ? await op.prepare(located, { accounts, origin: DRY_RUN_ORIGIN, log: (line) => preparation.push(line) })
+          : undefined;
+        const ref = prepared ? { ...resolved.ref, name: prepared.serverGroupName } : resolved.ref;
+        where.serverGroupName = ref.name;
+        const planner = op.planner(located, ref, { origin: DRY_RUN_ORIGIN, ...(prepared ? { prepared } : {}) });
+        const plan = await planWithoutWriting(accounts.gateway(ref), planner, { retry });
+        return { ...where, ...(preparation.length > 0 ? { preparation } : {}), ...plan };
       } catch (err) {
         const f = describeArmFailure(err);
         // A bug of ours is not a problem of the plan: the error handler answers 500 and logs it.
         if (f.kind === "programming") throw err;
         return {
           ...where,
+          ...(preparation.length > 0 ? { preparation } : {}),
           read: {},
           problem: { type: "EXCEPTION" as const, operation: name, cause: f.code ?? f.kind, message: f.message },
         };
@@ -46,6 +59,7 @@ export async function dryRun(
     }),
   );
   return {
+    kind: "dryRun" as const,
     dryRun: true as const,
     note: "Nothing was written and no task was stored. A run reads again and plans again on every attempt; a write after the first (a rollout) is planned on the read that follows it.",
     ...(selection ? { selection: selection.map((h) => h.status) } : {}),

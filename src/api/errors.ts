@@ -136,6 +136,10 @@ function describeAjvError(e: AjvError): string {
       return `must have at least ${String(p.limit)} item(s)`;
     case "maxItems":
       return `must have at most ${String(p.limit)} items, got ${String((e.data as unknown[] | undefined)?.length ?? "more")}`;
+    case "not":
+      // A refused field (`not: {}`): its description says why and what to send instead; its value is not quoted,
+      // as it may be a secret.
+      return e.parentSchema?.description ?? "is refused";
     case "anyOf":
     case "oneOf":
       return describeUnion(
@@ -238,6 +242,26 @@ function frameworkError(
   if (known === "EmptyBody") return apiError("EmptyBody", {});
   if (known === "InvalidContentLength") return apiError("InvalidContentLength", { said: err.message });
   return apiError("BadRequest", { said: err.message }, { status });
+}
+
+/**
+ * The longest path parameter the router matches. No parameter of the API is longer (a task id is at most 128
+ * characters, an unknown operation's name is quoted up to 200): a longer one is refused before routing, by
+ * answerRouterError, and one up to this long reaches the route, whose schema names the parameter and its limit.
+ */
+export const MAX_PATH_PARAMETER_LENGTH = 256;
+
+/**
+ * Fastify's frameworkErrors: what its router refuses before any route runs (a path parameter longer than
+ * MAX_PATH_PARAMETER_LENGTH, a path that is not valid percent-encoding) answers our ErrorResponse, not fastify's own
+ * body, with the 400 every route with a path parameter declares.
+ */
+export function answerRouterError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const problem =
+    err.code === "FST_ERR_MAX_PARAM_LENGTH"
+      ? `a path segment is longer than ${MAX_PATH_PARAMETER_LENGTH} characters; no parameter of this API is that long`
+      : "the path is not valid percent-encoding (a % must be followed by two hex digits)";
+  void send(reply, validationError([{ field: "path", message: problem }]));
 }
 
 export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBytes?: number } = {}): void {

@@ -1,13 +1,16 @@
 // The OpenAPI document: how it is generated from the route schemas (scripts/write-openapi.ts, with @fastify/swagger
 // in the app that buildApp makes for it) and where the checked-in copy lives, which the service serves.
-import type { SwaggerOptions } from "@fastify/swagger";
+import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
 
 export const API_VERSION = "0.1.0";
+
+/** The name of the HTTP bearer security scheme in the document (components.securitySchemes). */
+export const BEARER_SCHEME = "bearer";
 
 /** openapi/openapi.json, checked in and kept in sync with the routes by test/openapi.test.ts. */
 export const OPENAPI_FILE = new URL("../../openapi/openapi.json", import.meta.url);
 
-export const openApiOptions: SwaggerOptions = {
+export const openApiOptions: FastifyDynamicSwaggerOptions = {
   openapi: {
     openapi: "3.1.0",
     info: {
@@ -16,6 +19,27 @@ export const openApiOptions: SwaggerOptions = {
       description:
         "Deployment-stage operations on Azure VM Scale Sets, compatible with Spinnaker Clouddriver's task API. " +
         "Submit an operation, get a task, poll GET /task/{id} until status.completed.",
+      license: { name: "Apache-2.0", identifier: "Apache-2.0" },
+    },
+    servers: [
+      {
+        url: "{scheme}://{host}",
+        description: "where the service listens",
+        variables: {
+          scheme: { enum: ["http", "https"], default: "http", description: "https when a proxy terminates TLS" },
+          host: { default: "localhost:7002", description: "host and port (PORT, 7002 by default)" },
+        },
+      },
+    ],
+    components: {
+      securitySchemes: {
+        [BEARER_SCHEME]: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "A principal's token (AUTH_TOKENS_FILE, AUTH_TOKENS). Without access control configured, every route is open and the token is not needed.",
+        },
+      },
     },
     tags: [
       { name: "operations", description: "Start operations; each answers 202 with a task" },
@@ -34,3 +58,78 @@ export const openApiOptions: SwaggerOptions = {
     buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`),
   },
 };
+
+type JsonSchema = Record<string, unknown>;
+const COMPONENT_REF = "#/components/schemas/";
+
+/** The components a schema refers to, by name. */
+function refsIn(node: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const v of node) refsIn(v, out);
+  else if (node && typeof node === "object") {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === "$ref" && typeof v === "string" && v.startsWith(COMPONENT_REF)) out.add(v.slice(COMPONENT_REF.length));
+      else refsIn(v, out);
+    }
+  }
+  return out;
+}
+
+/** `names` and every component they refer to, transitively. */
+function closure(names: Iterable<string>, components: Record<string, JsonSchema>): Set<string> {
+  const seen = new Set<string>();
+  const pending = [...names];
+  while (pending.length > 0) {
+    const name = pending.pop()!;
+    if (seen.has(name) || !components[name]) continue;
+    seen.add(name);
+    pending.push(...refsIn(components[name]));
+  }
+  return seen;
+}
+
+/** The schema that also accepts null. */
+function orNull(schema: JsonSchema): JsonSchema {
+  if (typeof schema.type === "string" && schema.const === undefined && !schema.enum)
+    return { ...schema, type: [schema.type, "null"] };
+  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: [...(schema.anyOf as unknown[]), { type: "null" }] };
+  if (schema.not !== undefined) return schema; // refused whatever its value: a type of never stays never
+  const { description, ...rest } = schema;
+  return { ...(description !== undefined ? { description } : {}), anyOf: [rest, { type: "null" }] };
+}
+
+/** Every optional property of every object in `schema` (nested ones too, in lists as well) made nullable. */
+function optionalFieldsNullable(schema: JsonSchema): JsonSchema {
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== "object") return node;
+    const out: JsonSchema = {};
+    for (const [k, v] of Object.entries(node)) out[k] = k === "properties" ? v : walk(v);
+    if (out.properties && typeof out.properties === "object") {
+      const required = new Set((out.required as string[] | undefined) ?? []);
+      out.properties = Object.fromEntries(
+        Object.entries(out.properties as Record<string, JsonSchema>).map(([name, property]) => [
+          name,
+          required.has(name) ? walk(property) : orNull(walk(property) as JsonSchema),
+        ]),
+      );
+    }
+    return out;
+  };
+  return walk(schema) as JsonSchema;
+}
+
+/**
+ * The request bodies whose nulls mean absent (withoutNulls drops them before validation, as Orca sends its stage
+ * context): in the document their optional fields accept null, so that a generated client takes Orca's bodies as
+ * they are. Components an answer also uses are left as they are: answers never carry null.
+ */
+export function documentNullsAsAbsent(document: Record<string, unknown>, bodies: string[]): Record<string, unknown> {
+  const components = (document.components as { schemas?: Record<string, JsonSchema> } | undefined)?.schemas ?? {};
+  const answered = new Set<string>();
+  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, { responses?: unknown }>>))
+    for (const operation of Object.values(item)) for (const name of refsIn(operation?.responses)) answered.add(name);
+  const inAnswers = closure(answered, components);
+  for (const name of closure(bodies, components))
+    if (!inAnswers.has(name)) components[name] = optionalFieldsNullable(components[name]);
+  return document;
+}

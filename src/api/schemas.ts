@@ -40,6 +40,7 @@ export type ErrorResponse = Static<typeof ErrorResponse>;
 
 export const TaskRef = Type.Object(
   {
+    kind: Type.Literal("taskRef", { description: "which answer this is: a task to poll (Task is kind task)" }),
     id: Type.String(),
     resourceUri: Type.String({ description: "where to poll: /task/{id}" }),
   },
@@ -180,6 +181,7 @@ export const TaskActor = Type.Object(
 
 export const Task = Type.Object(
   {
+    kind: Type.Literal("task", { description: "which answer this is (a submission's: taskRef, task or dryRun)" }),
     id: Type.String(),
     startTimeMs: Type.Integer(),
     endTimeMs: Type.Optional(Type.Integer()),
@@ -291,7 +293,14 @@ export const DryRunOperation = Type.Object(
     account: Type.String(),
     region: Type.String(),
     resourceGroup: Type.String(),
-    serverGroupName: Type.String(),
+    serverGroupName: Type.String({
+      description: "the scale set the plan is for; a create's is the name it would choose now",
+    }),
+    preparation: Type.Optional(
+      Type.Array(Type.String(), {
+        description: "what a create found before planning, as its history would say it: the ancestor, the next name",
+      }),
+    ),
     read: Type.Object(
       {
         etag: Type.Optional(Type.String()),
@@ -332,6 +341,7 @@ export const DryRunOperation = Type.Object(
 
 export const DryRun = Type.Object(
   {
+    kind: Type.Literal("dryRun", { description: "which answer this is (a submission's: taskRef, task or dryRun)" }),
     dryRun: Type.Literal(true),
     note: Type.String(),
     selection: Type.Optional(
@@ -351,7 +361,8 @@ export const DryRun = Type.Object(
 /** What a submission answers with 200: the task (?wait=) or the plan (?dryRun=true). */
 export const SubmissionAnswer = Type.Union([Type.Ref(Task), Type.Ref(DryRun)], {
   $id: "SubmissionAnswer",
-  description: "with ?wait=, the task (as GET /task/{id} answers); with ?dryRun=true, the plan",
+  description:
+    "with ?wait=, the task (as GET /task/{id} answers); with ?dryRun=true, the plan. kind tells them apart (and from the 202's taskRef)",
 });
 
 export const componentSchemas = [

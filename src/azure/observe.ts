@@ -68,7 +68,19 @@ export async function planWithoutWriting<R>(
   planner: ScaleSetPlanner<R>,
   options: ObserveOptions,
 ): Promise<DryRunPlan> {
-  const snapshot = await observe((signal) => gateway.read({ withInstances: planner.readsInstances, signal }), options);
+  let snapshot;
+  try {
+    snapshot = await observe((signal) => gateway.read({ withInstances: planner.readsInstances, signal }), options);
+  } catch (err) {
+    // No scale set: what an attempt does then (executeOp's firstRead and whenAbsent), planned the same way.
+    if (describeArmFailure(err).kind !== "notFound") throw err;
+    if (planner.createWhenMissing) {
+      const step = planner.createWhenMissing();
+      return { read: {}, write: { kind: step.kind, summary: step.summary } };
+    }
+    if (planner.whenAbsent) return { read: {}, unchanged: `${gateway.ref.name} does not exist: nothing to do` };
+    throw err;
+  }
   const read = {
     ...(snapshot.etag !== undefined ? { etag: snapshot.etag } : {}),
     ...(snapshot.vmss.provisioningState !== undefined ? { provisioningState: snapshot.vmss.provisioningState } : {}),

@@ -7,7 +7,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness; with credentials (or without access control), the tasks in flight, accounts and operations */
+        /**
+         * Liveness; with credentials (or without access control), the tasks in flight, accounts and operations
+         * @description For liveness probes: answers 200 while the process serves requests, whatever Azure or the task store do (GET /ready says whether it can work). Open to all; the details need credentials when access control is on.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -24,7 +27,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The operations this service runs, as Clouddriver lists them for Orca */
+        /**
+         * The operations this service runs, as Clouddriver lists them for Orca
+         * @description Orca's FeaturesService asks which stages it may run (Clouddriver's GET /features/stages): each operation this service runs, enabled. Not served when CLOUDDRIVER_URL is set: Clouddriver answers it.
+         */
         get: operations["getStageFeatures"];
         put?: never;
         post?: never;
@@ -43,7 +49,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set a scale set's capacity (and record min and max) */
+        /**
+         * Set a scale set's capacity (and record min and max)
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         */
         post: operations["resizeServerGroup"];
         delete?: never;
         options?: never;
@@ -60,7 +69,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Take a scale set out of traffic (remove its backend pools, or scale it to 0 when it has none) */
+        /**
+         * Take a scale set out of traffic (remove its backend pools, or scale it to 0 when it has none)
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         */
         post: operations["disableServerGroup"];
         delete?: never;
         options?: never;
@@ -77,7 +89,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Put a scale set back into traffic, exactly as disable took it out */
+        /**
+         * Put a scale set back into traffic, exactly as disable took it out
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         */
         post: operations["enableServerGroup"];
         delete?: never;
         options?: never;
@@ -94,7 +109,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Lower a scale set's capacity (to 0 by default); never raises it */
+        /**
+         * Lower a scale set's capacity (to 0 by default); never raises it
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         */
         post: operations["scaleDown"];
         delete?: never;
         options?: never;
@@ -111,7 +129,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Delete named instances of a scale set (never below its recorded min) */
+        /**
+         * Delete named instances of a scale set (never below its recorded min)
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         */
         post: operations["terminateInstances"];
         delete?: never;
         options?: never;
@@ -128,7 +149,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Delete one instance and take the scale set's size down by one, lowering its recorded min if asked (Deck's terminate and shrink) */
+        /**
+         * Delete one instance and take the scale set's size down by one, lowering its recorded min if asked (Deck's terminate and shrink)
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         */
         post: operations["terminateInstanceAndDecrementServerGroup"];
         delete?: never;
         options?: never;
@@ -145,7 +169,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Delete a scale set; one that is gone already counts as done */
+        /**
+         * Delete a scale set; one that is gone already counts as done
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         */
         post: operations["destroyServerGroup"];
         delete?: never;
         options?: never;
@@ -162,7 +189,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create the next server group of a cluster (app-stack-detail-vNNN), in traffic once its instances are healthy (Deck's and Orca's deploy) */
+        /**
+         * Create the next server group of a cluster (app-stack-detail-vNNN), in traffic once its instances are healthy (Deck's and Orca's deploy)
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         */
         post: operations["createServerGroup"];
         delete?: never;
         options?: never;
@@ -179,7 +209,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create the next server group of a cluster with the source's model and the given overrides (Orca's clone stage) */
+        /**
+         * Create the next server group of a cluster with the source's model and the given overrides (Orca's clone stage)
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         */
         post: operations["cloneServerGroup"];
         delete?: never;
         options?: never;
@@ -196,7 +229,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Apply a model change and replace out-of-date instances in batches, surging above the desired count (maxSurge, maxUnavailable) */
+        /**
+         * Apply a model change and replace out-of-date instances in batches, surging above the desired count (maxSurge, maxUnavailable)
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         */
         post: operations["rollingUpgrade"];
         delete?: never;
         options?: never;
@@ -213,7 +249,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Any other operation name: 404 listing the known ones, or forwarded to Clouddriver when CLOUDDRIVER_URL is set */
+        /**
+         * Any other operation name: 404 listing the known ones, or forwarded to Clouddriver when CLOUDDRIVER_URL is set
+         * @description Without CLOUDDRIVER_URL, an operation this service does not run answers 404 UnknownOperation with the operations it does run. With CLOUDDRIVER_URL set, the request goes to Clouddriver as it came, and Clouddriver's answer comes back as it answered.
+         */
         post: operations["unknownOperation"];
         delete?: never;
         options?: never;
@@ -230,7 +269,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run several operations, in order, as one task (Clouddriver's list body) */
+        /**
+         * Run several operations, in order, as one task (Clouddriver's list body)
+         * @description Clouddriver's list body: each item names one operation and its description. One task runs them in order and stops at the first that fails. ?wait= holds the answer until the task ends; ?dryRun=true plans every item against the state just read and writes nothing. null in a description means absent, as Orca sends it.
+         */
         post: operations["submitOperations"];
         delete?: never;
         options?: never;
@@ -305,7 +347,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Tasks, newest first, a page at a time, filtered by state, operation or server group */
+        /**
+         * Tasks, newest first, a page at a time, filtered by state, operation or server group
+         * @description Only the tasks the caller may see (those on its accounts): a page may hold fewer than limit. nextCursor continues where the page ended, also while new tasks arrive.
+         */
         get: operations["listTasks"];
         put?: never;
         post?: never;
@@ -342,7 +387,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A scale set as Azure reports it now: capacity, instances, traffic, ETag */
+        /**
+         * A scale set as Azure reports it now: capacity, instances, traffic, ETag
+         * @description Read from Azure now (not from the read cache): the model, the instances and whether each is in traffic, vmss-ops' own tags, and the ETag a write would carry. A read Azure fails in a way that asking again can change is 503 with Retry-After.
+         */
         get: operations["getServerGroup"];
         put?: never;
         post?: never;
@@ -459,7 +507,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pending force-cache refreshes: always none, since every read is at most READ_CACHE_TTL_MS old and our writes refresh it (CloudDriverCacheStatusService) */
+        /**
+         * Pending force-cache refreshes: always none, since every read is at most READ_CACHE_TTL_MS old and our writes refresh it (CloudDriverCacheStatusService)
+         * @description Orca's deploy stages wait until their force-cache refreshes are processed: here they are done when asked, so none is ever pending.
+         */
         get: operations["clouddriverPendingCacheRefreshes"];
         put?: never;
         /**
@@ -540,7 +591,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One task for the status page, with its history (times included), progress and the caller's actions */
+        /**
+         * One task for the status page, with its history (times included), progress and the caller's actions
+         * @description What the status page shows of one task: its history with times, its progress through the operations and attempts, and whether the caller may cancel or resume it. Only for a caller that may use the task's accounts.
+         */
         get: operations["uiGetTask"];
         put?: never;
         post?: never;
@@ -577,7 +631,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics (text exposition format) */
+        /**
+         * Prometheus metrics (text exposition format)
+         * @description Requests, tasks, attempts, ARM calls and throttling, the read cache and the backlog, for Prometheus to scrape. With access control on it needs a token unless METRICS_REQUIRE_TOKEN=false opens it.
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -594,7 +651,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the task store answers and every account's Azure endpoint accepts our token */
+        /**
+         * Readiness: the task store answers and every account's Azure endpoint accepts our token
+         * @description For readiness probes and load balancers: 200 while this replica can work, 503 with what is wrong when the task store does not answer or an account's credentials are refused. Open to all; the answer is cached for READY_CACHE_MS.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -611,7 +671,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Azure's remaining throttling budget, as its last responses reported it (newest first) */
+        /**
+         * Azure's remaining throttling budget, as its last responses reported it (newest first)
+         * @description Azure's x-ms-ratelimit-remaining-* headers from this replica's latest ARM responses, per subscription and policy: how close the service is to throttling. Only the subscriptions of the accounts the caller may use.
+         */
         get: operations["getRateLimits"];
         put?: never;
         post?: never;
@@ -667,6 +730,11 @@ export interface components {
             knownOperations?: string[];
         };
         TaskRef: {
+            /**
+             * @description which answer this is: a task to poll (Task is kind task)
+             * @enum {string}
+             */
+            kind: "taskRef";
             id: string;
             /** @description where to poll: /task/{id} */
             resourceUri: string;
@@ -787,6 +855,11 @@ export interface components {
         };
         /** @description Clouddriver's task shape, plus state, operations and armCalls */
         Task: {
+            /**
+             * @description which answer this is (a submission's: taskRef, task or dryRun)
+             * @enum {string}
+             */
+            kind: "task";
             id: string;
             startTimeMs: number;
             endTimeMs?: number;
@@ -860,7 +933,10 @@ export interface components {
             account: string;
             region: string;
             resourceGroup: string;
+            /** @description the scale set the plan is for; a create's is the name it would choose now */
             serverGroupName: string;
+            /** @description what a create found before planning, as its history would say it: the ancestor, the next name */
+            preparation?: string[];
             /** @description the read the plan was made against */
             read: {
                 etag?: string;
@@ -883,6 +959,11 @@ export interface components {
         };
         /** @description ?dryRun=true: the plan, nothing written, no task stored */
         DryRun: {
+            /**
+             * @description which answer this is (a submission's: taskRef, task or dryRun)
+             * @enum {string}
+             */
+            kind: "dryRun";
             /** @enum {boolean} */
             dryRun: true;
             note: string;
@@ -890,7 +971,7 @@ export interface components {
             selection?: string[];
             operations: components["schemas"]["DryRunOperation"][];
         };
-        /** @description with ?wait=, the task (as GET /task/{id} answers); with ?dryRun=true, the plan */
+        /** @description with ?wait=, the task (as GET /task/{id} answers); with ?dryRun=true, the plan. kind tells them apart (and from the 202's taskRef) */
         SubmissionAnswer: components["schemas"]["Task"] | components["schemas"]["DryRun"];
         RateLimits: {
             entries: {
@@ -1062,35 +1143,35 @@ export interface components {
         }[];
         ScaleDownClusterDescription: {
             /** @description the account (Orca's name for it) */
-            credentials?: string;
-            account?: string;
+            credentials?: string | null;
+            account?: string | null;
             /** @description app, app-stack or app-stack-detail (Frigga) */
             cluster: string;
-            regions?: string[];
+            regions?: string[] | null;
             /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
-            region?: string;
+            region?: string | null;
             /** @description keep the largest rather than the newest */
-            preferLargerOverNewer?: boolean;
+            preferLargerOverNewer?: boolean | null;
             /** @description server groups left at full size (default 1) */
-            remainingFullSizeServerGroups?: number;
+            remainingFullSizeServerGroups?: number | null;
             /** @description active server groups may be scaled down too (default false) */
-            allowScaleDownActive?: boolean;
+            allowScaleDownActive?: boolean | null;
         } & {
             [key: string]: unknown;
         };
         DisableClusterDescription: {
             /** @description the account (Orca's name for it) */
-            credentials?: string;
-            account?: string;
+            credentials?: string | null;
+            account?: string | null;
             /** @description app, app-stack or app-stack-detail (Frigga) */
             cluster: string;
-            regions?: string[];
+            regions?: string[] | null;
             /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
-            region?: string;
+            region?: string | null;
             /** @description keep the largest rather than the newest */
-            preferLargerOverNewer?: boolean;
+            preferLargerOverNewer?: boolean | null;
             /** @description enabled server groups left enabled (default 1) */
-            remainingEnabledServerGroups?: number;
+            remainingEnabledServerGroups?: number | null;
         } & {
             [key: string]: unknown;
         };
@@ -1143,79 +1224,79 @@ export interface components {
         };
         ResizeServerGroupDescription: {
             /** @description the account name (Clouddriver's field) */
-            credentials?: string;
+            credentials?: string | null;
             /** @description the account name; an alias of credentials */
-            account?: string;
+            account?: string | null;
             /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
             region: string;
             /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
             serverGroupName: string;
             /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
-            resourceGroup?: string;
-            capacity?: components["schemas"]["Capacity"];
+            resourceGroup?: string | null;
+            capacity?: components["schemas"]["Capacity"] | null;
             /** @description the desired size; min and max widen to include it */
-            targetSize?: number;
+            targetSize?: number | null;
         } & {
             [key: string]: unknown;
         };
         DisableServerGroupDescription: {
             /** @description the account name (Clouddriver's field) */
-            credentials?: string;
+            credentials?: string | null;
             /** @description the account name; an alias of credentials */
-            account?: string;
+            account?: string | null;
             /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
             region: string;
             /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
             serverGroupName: string;
             /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
-            resourceGroup?: string;
+            resourceGroup?: string | null;
             /** @description Orca's rolling red/black share to disable; only 100 (the whole group) is done here: below 100 is refused */
-            desiredPercentage?: number;
+            desiredPercentage?: number | null;
         } & {
             [key: string]: unknown;
         };
         EnableServerGroupDescription: {
             /** @description the account name (Clouddriver's field) */
-            credentials?: string;
+            credentials?: string | null;
             /** @description the account name; an alias of credentials */
-            account?: string;
+            account?: string | null;
             /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
             region: string;
             /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
             serverGroupName: string;
             /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
-            resourceGroup?: string;
+            resourceGroup?: string | null;
         } & {
             [key: string]: unknown;
         };
         ScaleDownDescription: {
             /** @description the account name (Clouddriver's field) */
-            credentials?: string;
+            credentials?: string | null;
             /** @description the account name; an alias of credentials */
-            account?: string;
+            account?: string | null;
             /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
             region: string;
             /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
             serverGroupName: string;
             /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
-            resourceGroup?: string;
-            capacity?: components["schemas"]["Capacity"];
+            resourceGroup?: string | null;
+            capacity?: components["schemas"]["Capacity"] | null;
             /** @description scale down by deleting exactly these instances (as terminateInstances) */
-            instanceIds?: string[];
+            instanceIds?: string[] | null;
         } & {
             [key: string]: unknown;
         };
         TerminateInstancesDescription: {
             /** @description the account name (Clouddriver's field) */
-            credentials?: string;
+            credentials?: string | null;
             /** @description the account name; an alias of credentials */
-            account?: string;
+            account?: string | null;
             /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
             region: string;
             /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
             serverGroupName: string;
             /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
-            resourceGroup?: string;
+            resourceGroup?: string | null;
             /** @description instances to delete */
             instanceIds: string[];
         } & {
@@ -1223,37 +1304,37 @@ export interface components {
         };
         TerminateInstanceAndDecrementDescription: {
             /** @description the account name (Clouddriver's field) */
-            credentials?: string;
+            credentials?: string | null;
             /** @description the account name; an alias of credentials */
-            account?: string;
+            account?: string | null;
             /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
             region: string;
             /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
             serverGroupName: string;
             /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
-            resourceGroup?: string;
+            resourceGroup?: string | null;
             /** @description the instance to delete: its id as Azure reports it (a Flexible set's: the VM's name) */
             instance: string;
             /** @description Deck's copy of serverGroupName; ignored */
-            asgName?: string;
+            asgName?: string | null;
             /** @description lower the recorded min with the size when it would be below it (Deck sends true) */
-            adjustMinIfNecessary?: boolean;
+            adjustMinIfNecessary?: boolean | null;
             /** @description set the recorded max to the new size */
-            setMaxToNewDesired?: boolean;
+            setMaxToNewDesired?: boolean | null;
         } & {
             [key: string]: unknown;
         };
         DestroyServerGroupDescription: {
             /** @description the account name (Clouddriver's field) */
-            credentials?: string;
+            credentials?: string | null;
             /** @description the account name; an alias of credentials */
-            account?: string;
+            account?: string | null;
             /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
             region: string;
             /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
             serverGroupName: string;
             /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
-            resourceGroup?: string;
+            resourceGroup?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -1297,169 +1378,169 @@ export interface components {
          */
         CreateServerGroupDescription: {
             /** @description the account name (Clouddriver's field) */
-            credentials?: string;
+            credentials?: string | null;
             /** @description the account name; an alias of credentials */
-            account?: string;
+            account?: string | null;
             /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
             region: string;
             /** @description defaults to the account's defaultResourceGroup */
-            resourceGroup?: string;
+            resourceGroup?: string | null;
             /** @description the application: letters, digits, '.' and '_' */
             application: string;
             /** @description the stack: letters, digits, '.' and '_' */
-            stack?: string;
+            stack?: string | null;
             /** @description the detail: letters, digits, '.', '_' and '-' */
-            detail?: string;
+            detail?: string | null;
             /** @description clouddriver-azure's AzureNamedImage: marketplace (publisher, offer, sku, version) or custom (isCustom, uri); "" is absent */
-            image?: {
+            image?: ({
                 /** @description a custom image: uri is its resource id ('true' as Deck sends it) */
-                isCustom?: boolean | "true" | "false";
-                uri?: "" | string;
-                publisher?: string;
-                offer?: string;
-                sku?: string;
-                version?: string;
-                imageName?: string;
-                ostype?: "" | "linux" | "windows" | "Linux" | "Windows";
+                isCustom?: boolean | "true" | "false" | null;
+                uri?: "" | string | null;
+                publisher?: string | null;
+                offer?: string | null;
+                sku?: string | null;
+                version?: string | null;
+                imageName?: string | null;
+                ostype?: "" | "linux" | "windows" | "Linux" | "Windows" | null;
             } & {
                 [key: string]: unknown;
-            };
+            }) | null;
             sku?: {
                 /** @description a VM size, e.g. Standard_D2s_v3 */
-                name?: string;
-                tier?: string;
-                capacity?: number;
-            };
+                name?: string | null;
+                tier?: string | null;
+                capacity?: number | null;
+            } | null;
             /** @description instance counts; desired defaults to sku.capacity, min and max to desired */
             capacity?: {
-                min?: number;
-                max?: number;
-                desired?: number;
-            };
+                min?: number | null;
+                max?: number | null;
+                desired?: number | null;
+            } | null;
             /** @description Azure's upgrade mode (default Manual; a clone keeps its source's); Rolling needs health to watch */
-            upgradePolicy?: "Automatic" | "Manual" | "Rolling";
+            upgradePolicy?: "Automatic" | "Manual" | "Rolling" | null;
             /** @description Azure's upgradePolicy.rollingUpgradePolicy; with upgradePolicy Rolling */
             rollingUpgradePolicy?: {
                 /** @description VMs upgraded at once, % of the set (Azure's default 20) */
-                maxBatchInstancePercent?: number;
+                maxBatchInstancePercent?: number | null;
                 /** @description unhealthy VMs, % of the set, at which the upgrade stops (default 20) */
-                maxUnhealthyInstancePercent?: number;
+                maxUnhealthyInstancePercent?: number | null;
                 /** @description upgraded VMs found unhealthy, %, at which the upgrade stops (default 20) */
-                maxUnhealthyUpgradedInstancePercent?: number;
+                maxUnhealthyUpgradedInstancePercent?: number | null;
                 /** @description ISO 8601, e.g. PT30S (default PT0S) */
-                pauseTimeBetweenBatches?: string;
-                prioritizeUnhealthyInstances?: boolean;
+                pauseTimeBetweenBatches?: string | null;
+                prioritizeUnhealthyInstances?: boolean | null;
                 /** @description new VMs first, then the old ones deleted */
-                maxSurge?: boolean;
-                rollbackFailedInstancesOnPolicyBreach?: boolean;
-            };
+                maxSurge?: boolean | null;
+                rollbackFailedInstancesOnPolicyBreach?: boolean | null;
+            } | null;
             /** @description Azure's automaticRepairsPolicy; needs healthSettings */
             automaticRepairsPolicy?: {
                 enabled: boolean;
                 /** @description ISO 8601, PT10M to PT90M (Azure's default PT30M) */
-                gracePeriod?: string;
+                gracePeriod?: string | null;
                 /** @description Azure's default Replace */
-                repairAction?: "Replace" | "Restart" | "Reimage";
-            };
+                repairAction?: "Replace" | "Restart" | "Reimage" | null;
+            } | null;
             /** @description Azure's scaleInPolicy */
             scaleInPolicy?: {
                 /** @description which VMs a scale-in removes (Azure honours one rule) */
-                rules?: ("Default" | "OldestVM" | "NewestVM")[];
-                forceDeletion?: boolean;
-            };
+                rules?: ("Default" | "OldestVM" | "NewestVM")[] | null;
+                forceDeletion?: boolean | null;
+            } | null;
             /** @description the VMs' priority (Azure's default Regular); Spot VMs can be evicted */
-            priority?: "Regular" | "Spot" | "Low";
+            priority?: "Regular" | "Spot" | "Low" | null;
             /** @description what an eviction does to a Spot VM (Azure's default Deallocate) */
-            evictionPolicy?: "Deallocate" | "Delete";
+            evictionPolicy?: "Deallocate" | "Delete" | null;
             /** @description a Spot VM's highest price per hour in US dollars; -1: up to the on-demand price (the default) */
-            maxPrice?: number;
+            maxPrice?: number | null;
             /** @description Azure's orchestration mode of the new scale set: Uniform (the REST API's default) unless given; a clone keeps its source's unless given */
-            orchestrationMode?: "Uniform" | "Flexible";
+            orchestrationMode?: "Uniform" | "Flexible" | null;
             /** @description an Azure resource id: /subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet} */
-            subnetId?: string;
+            subnetId?: string | null;
             /** @description an Azure resource id: …/Microsoft.Network/networkSecurityGroups/{nsg} */
-            securityGroupId?: string;
+            securityGroupId?: string | null;
             /** @description an Azure resource id: …/Microsoft.Network/loadBalancers/{lb}/backendAddressPools/{pool} */
-            loadBalancerBackendPoolId?: string;
+            loadBalancerBackendPoolId?: string | null;
             /** @description an Azure resource id: …/Microsoft.Network/applicationGateways/{agw}/backendAddressPools/{pool} */
-            appGatewayBapId?: string;
-            zones?: string[];
+            appGatewayBapId?: string | null;
+            zones?: string[] | null;
             /** @description tags for the scale set (Azure: up to 50 names of ≤512 characters and values of ≤256; names starting vmss-ops. are ours) */
             instanceTags?: {
                 [key: string]: string;
-            };
+            } | null;
             /** @description a script to run; an empty commandToExecute is none (Deck sends one always) */
             customScriptsSettings?: {
-                fileUris?: string[];
-                commandToExecute?: string;
-            };
+                fileUris?: string[] | null;
+                commandToExecute?: string | null;
+            } | null;
             healthSettings?: {
                 protocol: "http" | "https" | "tcp";
                 port: number | string;
-                requestPath?: string;
-            };
+                requestPath?: string | null;
+            } | null;
             dataDisks?: ({
                 lun: number;
                 diskSizeGB: number;
-                caching?: "None" | "ReadOnly" | "ReadWrite";
-                storageAccountType?: "Standard_LRS" | "Premium_LRS" | "StandardSSD_LRS" | "Premium_ZRS" | "StandardSSD_ZRS";
+                caching?: "None" | "ReadOnly" | "ReadWrite" | null;
+                storageAccountType?: "Standard_LRS" | "Premium_LRS" | "StandardSSD_LRS" | "Premium_ZRS" | "StandardSSD_ZRS" | null;
             } & {
                 [key: string]: unknown;
-            })[];
+            })[] | null;
             /** @description OS admin settings; secrets only by reference */
             osConfig?: {
-                adminUserName?: string;
-                /** @description refused: a password is taken only by reference (adminPasswordEnv) */
+                adminUserName?: string | null;
+                /** @description refused, whatever its value: a password is not taken in a request; name an environment variable of the service in osConfig.adminPasswordEnv */
                 adminPassword?: unknown;
                 /** @description the name of an environment variable of this service that holds the admin password; read when the PUT is sent, never stored */
-                adminPasswordEnv?: string;
-                sshPublicKeys?: string[];
-                computerNamePrefix?: string;
+                adminPasswordEnv?: string | null;
+                sshPublicKeys?: string[] | null;
+                computerNamePrefix?: string | null;
                 /** @description cloud-init or script text; sent base64-encoded */
-                customData?: string;
-            };
-            enableIpForwarding?: boolean;
+                customData?: string | null;
+            } | null;
+            enableIpForwarding?: boolean | null;
             /** @description start out of traffic (default false): the backend pools are recorded, and enableServerGroup puts them on */
-            disabled?: boolean;
+            disabled?: boolean | null;
             /** @description how long the new instances may take to become healthy behind the load balancer before the create fails (default 600; the retry deadline bounds it too) */
-            healthyTimeoutSeconds?: number;
+            healthyTimeoutSeconds?: number | null;
             /** @description the virtual network's name */
-            vnet?: string;
+            vnet?: string | null;
             /** @description the subnet's name */
-            subnet?: string;
+            subnet?: string | null;
             /** @description the virtual network's resource group (default: the server group's) */
-            vnetResourceGroup?: string;
+            vnetResourceGroup?: string | null;
             /** @description the network security group's name */
-            securityGroupName?: string;
+            securityGroupName?: string | null;
             /** @description the load balancer (or application gateway)'s name */
-            loadBalancerName?: string;
-            loadBalancerType?: "Azure Load Balancer" | "Azure Application Gateway";
+            loadBalancerName?: string | null;
+            loadBalancerType?: "Azure Load Balancer" | "Azure Application Gateway" | null;
             /** @description the application gateway's name */
-            appGatewayName?: string;
+            appGatewayName?: string | null;
             /** @description take the capacity of source (the cluster's current group) */
-            useSourceCapacity?: boolean;
+            useSourceCapacity?: boolean | null;
             /** @description give the scale set a system-assigned identity (clouddriver-azure's field; default false, a clone keeps its source's) */
-            useSystemManagedIdentity?: boolean | "true" | "false";
+            useSystemManagedIdentity?: boolean | "true" | "false" | null;
             /** @description user-assigned identities: a comma-separated string (as Deck sends it) or a list, each a name in the server group's resource group or a resource id; each must exist. "" is none; a clone keeps its source's unless given */
-            userAssignedIdentities?: string | string[];
+            userAssignedIdentities?: string | string[] | null;
             /** @description Deck's switch: false means no zones, whatever `zones` holds */
-            zonesEnabled?: boolean;
+            zonesEnabled?: boolean | null;
             /** @description the cluster's current group, as Orca names it; not copied (only its capacity, with useSourceCapacity); {} is none */
-            source?: {
+            source?: ({
                 /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
-                account?: string;
+                account?: string | null;
                 /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
-                region?: string;
+                region?: string | null;
                 /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
-                serverGroupName?: string;
+                serverGroupName?: string | null;
                 /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
-                asgName?: string;
+                asgName?: string | null;
                 /** @description an Azure resource group name: 1-90 letters, digits, '_', '-', '.', '(' or ')', not ending with '.' */
-                resourceGroup?: string;
-                useSourceCapacity?: boolean;
+                resourceGroup?: string | null;
+                useSourceCapacity?: boolean | null;
             } & {
                 [key: string]: unknown;
-            };
+            }) | null;
         } & {
             [key: string]: unknown;
         };
@@ -1483,153 +1564,153 @@ export interface components {
          */
         CloneServerGroupDescription: {
             /** @description the account name (Clouddriver's field) */
-            credentials?: string;
+            credentials?: string | null;
             /** @description the account name; an alias of credentials */
-            account?: string;
+            account?: string | null;
             /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
             region: string;
             /** @description defaults to the account's defaultResourceGroup */
-            resourceGroup?: string;
+            resourceGroup?: string | null;
             /** @description the application: letters, digits, '.' and '_' */
-            application?: string;
+            application?: string | null;
             /** @description the stack: letters, digits, '.' and '_' */
-            stack?: string;
+            stack?: string | null;
             /** @description the detail: letters, digits, '.', '_' and '-' */
-            detail?: string;
+            detail?: string | null;
             /** @description clouddriver-azure's AzureNamedImage: marketplace (publisher, offer, sku, version) or custom (isCustom, uri); "" is absent */
-            image?: {
+            image?: ({
                 /** @description a custom image: uri is its resource id ('true' as Deck sends it) */
-                isCustom?: boolean | "true" | "false";
-                uri?: "" | string;
-                publisher?: string;
-                offer?: string;
-                sku?: string;
-                version?: string;
-                imageName?: string;
-                ostype?: "" | "linux" | "windows" | "Linux" | "Windows";
+                isCustom?: boolean | "true" | "false" | null;
+                uri?: "" | string | null;
+                publisher?: string | null;
+                offer?: string | null;
+                sku?: string | null;
+                version?: string | null;
+                imageName?: string | null;
+                ostype?: "" | "linux" | "windows" | "Linux" | "Windows" | null;
             } & {
                 [key: string]: unknown;
-            };
+            }) | null;
             sku?: {
                 /** @description a VM size, e.g. Standard_D2s_v3 */
-                name?: string;
-                tier?: string;
-                capacity?: number;
-            };
+                name?: string | null;
+                tier?: string | null;
+                capacity?: number | null;
+            } | null;
             /** @description instance counts; desired defaults to sku.capacity, min and max to desired */
             capacity?: {
-                min?: number;
-                max?: number;
-                desired?: number;
-            };
+                min?: number | null;
+                max?: number | null;
+                desired?: number | null;
+            } | null;
             /** @description Azure's upgrade mode (default Manual; a clone keeps its source's); Rolling needs health to watch */
-            upgradePolicy?: "Automatic" | "Manual" | "Rolling";
+            upgradePolicy?: "Automatic" | "Manual" | "Rolling" | null;
             /** @description Azure's upgradePolicy.rollingUpgradePolicy; with upgradePolicy Rolling */
             rollingUpgradePolicy?: {
                 /** @description VMs upgraded at once, % of the set (Azure's default 20) */
-                maxBatchInstancePercent?: number;
+                maxBatchInstancePercent?: number | null;
                 /** @description unhealthy VMs, % of the set, at which the upgrade stops (default 20) */
-                maxUnhealthyInstancePercent?: number;
+                maxUnhealthyInstancePercent?: number | null;
                 /** @description upgraded VMs found unhealthy, %, at which the upgrade stops (default 20) */
-                maxUnhealthyUpgradedInstancePercent?: number;
+                maxUnhealthyUpgradedInstancePercent?: number | null;
                 /** @description ISO 8601, e.g. PT30S (default PT0S) */
-                pauseTimeBetweenBatches?: string;
-                prioritizeUnhealthyInstances?: boolean;
+                pauseTimeBetweenBatches?: string | null;
+                prioritizeUnhealthyInstances?: boolean | null;
                 /** @description new VMs first, then the old ones deleted */
-                maxSurge?: boolean;
-                rollbackFailedInstancesOnPolicyBreach?: boolean;
-            };
+                maxSurge?: boolean | null;
+                rollbackFailedInstancesOnPolicyBreach?: boolean | null;
+            } | null;
             /** @description Azure's automaticRepairsPolicy; needs healthSettings */
             automaticRepairsPolicy?: {
                 enabled: boolean;
                 /** @description ISO 8601, PT10M to PT90M (Azure's default PT30M) */
-                gracePeriod?: string;
+                gracePeriod?: string | null;
                 /** @description Azure's default Replace */
-                repairAction?: "Replace" | "Restart" | "Reimage";
-            };
+                repairAction?: "Replace" | "Restart" | "Reimage" | null;
+            } | null;
             /** @description Azure's scaleInPolicy */
             scaleInPolicy?: {
                 /** @description which VMs a scale-in removes (Azure honours one rule) */
-                rules?: ("Default" | "OldestVM" | "NewestVM")[];
-                forceDeletion?: boolean;
-            };
+                rules?: ("Default" | "OldestVM" | "NewestVM")[] | null;
+                forceDeletion?: boolean | null;
+            } | null;
             /** @description the VMs' priority (Azure's default Regular); Spot VMs can be evicted */
-            priority?: "Regular" | "Spot" | "Low";
+            priority?: "Regular" | "Spot" | "Low" | null;
             /** @description what an eviction does to a Spot VM (Azure's default Deallocate) */
-            evictionPolicy?: "Deallocate" | "Delete";
+            evictionPolicy?: "Deallocate" | "Delete" | null;
             /** @description a Spot VM's highest price per hour in US dollars; -1: up to the on-demand price (the default) */
-            maxPrice?: number;
+            maxPrice?: number | null;
             /** @description Azure's orchestration mode of the new scale set: Uniform (the REST API's default) unless given; a clone keeps its source's unless given */
-            orchestrationMode?: "Uniform" | "Flexible";
+            orchestrationMode?: "Uniform" | "Flexible" | null;
             /** @description an Azure resource id: /subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet} */
-            subnetId?: string;
+            subnetId?: string | null;
             /** @description an Azure resource id: …/Microsoft.Network/networkSecurityGroups/{nsg} */
-            securityGroupId?: string;
+            securityGroupId?: string | null;
             /** @description an Azure resource id: …/Microsoft.Network/loadBalancers/{lb}/backendAddressPools/{pool} */
-            loadBalancerBackendPoolId?: string;
+            loadBalancerBackendPoolId?: string | null;
             /** @description an Azure resource id: …/Microsoft.Network/applicationGateways/{agw}/backendAddressPools/{pool} */
-            appGatewayBapId?: string;
-            zones?: string[];
+            appGatewayBapId?: string | null;
+            zones?: string[] | null;
             /** @description tags for the scale set (Azure: up to 50 names of ≤512 characters and values of ≤256; names starting vmss-ops. are ours) */
             instanceTags?: {
                 [key: string]: string;
-            };
+            } | null;
             /** @description a script to run; an empty commandToExecute is none (Deck sends one always) */
             customScriptsSettings?: {
-                fileUris?: string[];
-                commandToExecute?: string;
-            };
+                fileUris?: string[] | null;
+                commandToExecute?: string | null;
+            } | null;
             healthSettings?: {
                 protocol: "http" | "https" | "tcp";
                 port: number | string;
-                requestPath?: string;
-            };
+                requestPath?: string | null;
+            } | null;
             dataDisks?: ({
                 lun: number;
                 diskSizeGB: number;
-                caching?: "None" | "ReadOnly" | "ReadWrite";
-                storageAccountType?: "Standard_LRS" | "Premium_LRS" | "StandardSSD_LRS" | "Premium_ZRS" | "StandardSSD_ZRS";
+                caching?: "None" | "ReadOnly" | "ReadWrite" | null;
+                storageAccountType?: "Standard_LRS" | "Premium_LRS" | "StandardSSD_LRS" | "Premium_ZRS" | "StandardSSD_ZRS" | null;
             } & {
                 [key: string]: unknown;
-            })[];
+            })[] | null;
             /** @description OS admin settings; secrets only by reference */
             osConfig?: {
-                adminUserName?: string;
-                /** @description refused: a password is taken only by reference (adminPasswordEnv) */
+                adminUserName?: string | null;
+                /** @description refused, whatever its value: a password is not taken in a request; name an environment variable of the service in osConfig.adminPasswordEnv */
                 adminPassword?: unknown;
                 /** @description the name of an environment variable of this service that holds the admin password; read when the PUT is sent, never stored */
-                adminPasswordEnv?: string;
-                sshPublicKeys?: string[];
-                computerNamePrefix?: string;
+                adminPasswordEnv?: string | null;
+                sshPublicKeys?: string[] | null;
+                computerNamePrefix?: string | null;
                 /** @description cloud-init or script text; sent base64-encoded */
-                customData?: string;
-            };
-            enableIpForwarding?: boolean;
+                customData?: string | null;
+            } | null;
+            enableIpForwarding?: boolean | null;
             /** @description start out of traffic (default false): the backend pools are recorded, and enableServerGroup puts them on */
-            disabled?: boolean;
+            disabled?: boolean | null;
             /** @description how long the new instances may take to become healthy behind the load balancer before the create fails (default 600; the retry deadline bounds it too) */
-            healthyTimeoutSeconds?: number;
+            healthyTimeoutSeconds?: number | null;
             /** @description the virtual network's name */
-            vnet?: string;
+            vnet?: string | null;
             /** @description the subnet's name */
-            subnet?: string;
+            subnet?: string | null;
             /** @description the virtual network's resource group (default: the server group's) */
-            vnetResourceGroup?: string;
+            vnetResourceGroup?: string | null;
             /** @description the network security group's name */
-            securityGroupName?: string;
+            securityGroupName?: string | null;
             /** @description the load balancer (or application gateway)'s name */
-            loadBalancerName?: string;
-            loadBalancerType?: "Azure Load Balancer" | "Azure Application Gateway";
+            loadBalancerName?: string | null;
+            loadBalancerType?: "Azure Load Balancer" | "Azure Application Gateway" | null;
             /** @description the application gateway's name */
-            appGatewayName?: string;
+            appGatewayName?: string | null;
             /** @description take the capacity of source (the cluster's current group) */
-            useSourceCapacity?: boolean;
+            useSourceCapacity?: boolean | null;
             /** @description give the scale set a system-assigned identity (clouddriver-azure's field; default false, a clone keeps its source's) */
-            useSystemManagedIdentity?: boolean | "true" | "false";
+            useSystemManagedIdentity?: boolean | "true" | "false" | null;
             /** @description user-assigned identities: a comma-separated string (as Deck sends it) or a list, each a name in the server group's resource group or a resource id; each must exist. "" is none; a clone keeps its source's unless given */
-            userAssignedIdentities?: string | string[];
+            userAssignedIdentities?: string | string[] | null;
             /** @description Deck's switch: false means no zones, whatever `zones` holds */
-            zonesEnabled?: boolean;
+            zonesEnabled?: boolean | null;
             /** @description the server group to copy (Orca's clone stage `source`) */
             source: {
                 /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
@@ -1639,7 +1720,7 @@ export interface components {
                 /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
                 serverGroupName: string;
                 /** @description an Azure resource group name: 1-90 letters, digits, '_', '-', '.', '(' or ')', not ending with '.' */
-                resourceGroup?: string;
+                resourceGroup?: string | null;
             } & {
                 [key: string]: unknown;
             };
@@ -1664,41 +1745,41 @@ export interface components {
          */
         RollingUpgradeDescription: {
             /** @description the account name (Clouddriver's field) */
-            credentials?: string;
+            credentials?: string | null;
             /** @description the account name; an alias of credentials */
-            account?: string;
+            account?: string | null;
             /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
             region: string;
             /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
             serverGroupName: string;
             /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
-            resourceGroup?: string;
+            resourceGroup?: string | null;
             /** @description the image new instances boot from */
             image?: {
                 publisher: string;
                 offer: string;
                 sku: string;
                 /** @description default latest */
-                version?: string;
+                version?: string | null;
             } | {
                 id: string;
-            };
+            } | null;
             /** @description base64 custom data for new instances */
-            customData?: string;
+            customData?: string | null;
             sku?: {
                 /** @description a VM size such as Standard_D4s_v3 */
                 name: string;
-            };
+            } | null;
             /** @description tags merged into the scale set's */
             tags?: {
                 [key: string]: string;
-            };
+            } | null;
             /** @description instances above the desired count at most (rounded up): a whole number of instances, or a percentage of the desired count such as "25%" (default 1) */
-            maxSurge?: number | string;
+            maxSurge?: number | string | null;
             /** @description ready instances below the desired count at most (rounded down): a whole number of instances, or a percentage of the desired count such as "25%" (default 0) */
-            maxUnavailable?: number | string;
+            maxUnavailable?: number | string | null;
             /** @description which out-of-date instances go first (default Oldest) */
-            deletePolicy?: "Oldest" | "Newest";
+            deletePolicy?: "Oldest" | "Newest" | null;
         } & {
             [key: string]: unknown;
         };
@@ -1864,6 +1945,33 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getStageFeatures: {
@@ -1895,6 +2003,42 @@ export interface operations {
             };
             /** @description The caller may not use that account (or may only read) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1942,7 +2086,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1996,8 +2140,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2045,7 +2216,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2099,8 +2270,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2148,7 +2346,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2202,8 +2400,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2251,7 +2476,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2305,8 +2530,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2354,7 +2606,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2408,8 +2660,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2457,7 +2736,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2511,8 +2790,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2560,7 +2866,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2614,8 +2920,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2663,7 +2996,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2717,8 +3050,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2766,7 +3126,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2820,8 +3180,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2869,7 +3256,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2923,8 +3310,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2945,6 +3359,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
@@ -2965,6 +3388,42 @@ export interface operations {
             };
             /** @description UnknownOperation: an operation this service does not serve; knownOperations lists those it does */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3012,7 +3471,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3066,8 +3525,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3136,6 +3622,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     resumeTask: {
@@ -3156,6 +3678,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description No valid credentials: the message says what is missing */
@@ -3194,6 +3725,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     cancelTask: {
@@ -3214,6 +3781,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description No valid credentials: the message says what is missing */
@@ -3245,6 +3821,42 @@ export interface operations {
             };
             /** @description TaskFinished: POST /task/{id}/cancel of a task that has ended */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3308,6 +3920,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     listAudit: {
@@ -3364,6 +4012,42 @@ export interface operations {
             };
             /** @description The caller may not use that account (or may only read) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3436,6 +4120,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description AzureError: Azure answered a read with an error that asking again will not change */
             502: {
                 headers: {
@@ -3445,8 +4147,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3513,6 +4224,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description AzureError: Azure answered a read with an error that asking again will not change */
             502: {
                 headers: {
@@ -3522,8 +4251,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3594,6 +4332,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description AzureError: Azure answered a read with an error that asking again will not change */
             502: {
                 headers: {
@@ -3603,8 +4359,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3681,6 +4446,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description AzureError: Azure answered a read with an error that asking again will not change */
             502: {
                 headers: {
@@ -3690,8 +4473,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3769,6 +4561,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description AzureError: Azure answered a read with an error that asking again will not change */
             502: {
                 headers: {
@@ -3778,8 +4588,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3850,6 +4669,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description AzureError: Azure answered a read with an error that asking again will not change */
             502: {
                 headers: {
@@ -3859,8 +4696,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3906,6 +4752,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     clouddriverForceCacheRefresh: {
@@ -3930,7 +4812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ForceCacheRefreshResult"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3950,6 +4832,60 @@ export interface operations {
             };
             /** @description The caller may not use that account (or may only read) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3997,7 +4933,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4033,8 +4969,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4051,8 +5014,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4100,7 +5072,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4136,8 +5108,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created */
+            /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4154,8 +5153,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4195,6 +5203,15 @@ export interface operations {
                     "application/json": components["schemas"]["UiTaskList"];
                 };
             };
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
@@ -4206,6 +5223,42 @@ export interface operations {
             };
             /** @description The caller may not use that account (or may only read) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4235,6 +5288,15 @@ export interface operations {
                     "application/json": components["schemas"]["UiTask"];
                 };
             };
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
@@ -4255,6 +5317,42 @@ export interface operations {
             };
             /** @description No task with that id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4287,6 +5385,15 @@ export interface operations {
                     "application/json": components["schemas"]["UiInventory"];
                 };
             };
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
@@ -4305,6 +5412,42 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     getMetrics: {
@@ -4316,12 +5459,50 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The metrics */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
         };
     };
@@ -4343,13 +5524,31 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            /** @description Not ready: the failing checks say why */
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not ready: the failing checks say why. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -4383,6 +5582,42 @@ export interface operations {
             };
             /** @description The caller may not use that account (or may only read) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4445,6 +5680,42 @@ export interface operations {
             };
             /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };

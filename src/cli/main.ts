@@ -360,7 +360,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
       case "cancel": {
         const id = one(rest, "task id");
         const { data } = await client.cancel(id);
-        if (values.wait && !data.status.completed) return await waitOrRef({ id, resourceUri: `/task/${id}` });
+        if (values.wait && !data.status.completed)
+          return await waitOrRef({ kind: "taskRef", id, resourceUri: `/task/${id}` });
         print(data, summary(data));
         return EXIT.succeeded;
       }

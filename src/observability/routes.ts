@@ -75,9 +75,23 @@ export const observabilityRoutes: FastifyPluginAsyncTypebox<ObservabilityRoutesO
       config: { access: "metrics" },
       schema: {
         operationId: "getMetrics",
+        description:
+          "Requests, tasks, attempts, ARM calls and throttling, the read cache and the backlog, for Prometheus to scrape. With access control on it needs a token unless METRICS_REQUIRE_TOKEN=false opens it.",
         summary: "Prometheus metrics (text exposition format)",
         tags: ["service"],
-        produces: ["text/plain"],
+        response: {
+          200: {
+            description: "The metrics",
+            content: {
+              "text/plain": {
+                schema: {
+                  type: "string",
+                  description: "free-form: Prometheus' text exposition format, one sample a line",
+                },
+              },
+            },
+          },
+        },
       },
     },
     async (_request, reply) => {
@@ -117,6 +131,8 @@ export const observabilityRoutes: FastifyPluginAsyncTypebox<ObservabilityRoutesO
       config: { access: "public" },
       schema: {
         operationId: "getReadiness",
+        description:
+          "For readiness probes and load balancers: 200 while this replica can work, 503 with what is wrong when the task store does not answer or an account's credentials are refused. Open to all; the answer is cached for READY_CACHE_MS.",
         summary: "Readiness: the task store answers and every account's Azure endpoint accepts our token",
         tags: ["service"],
         response: {

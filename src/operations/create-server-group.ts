@@ -187,11 +187,18 @@ const DeployCapacity = Type.Object(
   },
 );
 
+/** A field no value of which is accepted (JSON Schema's `not: {}`); its reason is the message of the 400. */
+function Refused(reason: string) {
+  return Type.Unsafe<never>({ not: {}, description: reason });
+}
+
 const OsConfig = Type.Object(
   {
     adminUserName: Type.Optional(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_.-]{0,63}$" })),
     adminPassword: Type.Optional(
-      Type.Unknown({ description: "refused: a password is taken only by reference (adminPasswordEnv)" }),
+      Refused(
+        "refused, whatever its value: a password is not taken in a request; name an environment variable of the service in osConfig.adminPasswordEnv",
+      ),
     ),
     adminPasswordEnv: Type.Optional(
       Type.String({

@@ -93,6 +93,8 @@ export interface TaskExceptionResult {
 
 /** The task as Clouddriver serializes it (Orca reads status.completed, status.failed and status.retryable). */
 export interface ClouddriverTask {
+  /** Which answer this is, beside a submission's other answers (taskRef, dryRun). */
+  kind: "task";
   id: string;
   startTimeMs: number;
   endTimeMs?: number;
@@ -124,6 +126,7 @@ export function toClouddriverTask(task: Task): ClouddriverTask {
       ]
     : task.resultObjects;
   return {
+    kind: "task",
     id: task.id,
     startTimeMs: task.createdAtMs,
     ...(task.finishedAtMs !== undefined ? { endTimeMs: task.finishedAtMs } : {}),

@@ -356,6 +356,8 @@ export const uiRoutes: FastifyPluginAsyncTypebox<UiRoutesOptions> = async (
     {
       schema: {
         operationId: "uiGetTask",
+        description:
+          "What the status page shows of one task: its history with times, its progress through the operations and attempts, and whether the caller may cancel or resume it. Only for a caller that may use the task's accounts.",
         summary: "One task for the status page, with its history (times included), progress and the caller's actions",
         tags: ["tasks"],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),

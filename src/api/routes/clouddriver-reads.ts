@@ -331,6 +331,8 @@ const pendingCacheRefreshesRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = 
     {
       schema: {
         operationId: "clouddriverPendingCacheRefreshes",
+        description:
+          "Orca's deploy stages wait until their force-cache refreshes are processed: here they are done when asked, so none is ever pending.",
         summary:
           "Pending force-cache refreshes: always none, since every read is at most READ_CACHE_TTL_MS old and our writes refresh it (CloudDriverCacheStatusService)",
         tags: ["clouddriver"],

@@ -9,7 +9,7 @@ import type { AccountRegistry } from "../../azure/accounts.ts";
 import type { AccountConfig } from "../../azure/account-config.ts";
 import type { ScaleSetReads } from "../../azure/read-cache.ts";
 import { normalizeRegion } from "../../azure/vmss-gateway.ts";
-import { RegionName } from "../../operations/description.ts";
+import { RegionName, withoutNulls } from "../../operations/description.ts";
 import { expand, locate } from "../../clouddriver/inventory.ts";
 import { parseName, type Moniker } from "../../naming/frigga.ts";
 import {
@@ -276,6 +276,8 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
         },
         // eslint-disable-next-line @typescript-eslint/require-await -- an async hook needs no done callback; this one waits for nothing
         preValidation: async (request) => {
+          // null means absent, as in every operation's description (Orca sends its stage context with nulls).
+          request.body = withoutNulls(request.body);
           if (request.principal.readOnly)
             throw apiError("Forbidden", {
               why: `${request.principal.name} may only read: a write needs a principal that is not readOnly`,
@@ -301,7 +303,8 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
         if (!created && !sameClusterRequest(task.operations, op, account.name, d.cluster, regions)) {
           throw apiError("ClientRequestIdReused", { clientRequestId: clientRequestId!, taskId: task.id });
         }
-        if (wait === undefined) return reply.code(202).send({ id: task.id, resourceUri: `/task/${task.id}` });
+        if (wait === undefined)
+          return reply.code(202).send({ kind: "taskRef", id: task.id, resourceUri: `/task/${task.id}` });
         const ended = wait > 0 ? await waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;
         return reply.code(200).send(toClouddriverTask(ended ?? task));
       },

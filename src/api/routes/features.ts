@@ -18,6 +18,8 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ operations: string[] }> 
     {
       schema: {
         operationId: "getStageFeatures",
+        description:
+          "Orca's FeaturesService asks which stages it may run (Clouddriver's GET /features/stages): each operation this service runs, enabled. Not served when CLOUDDRIVER_URL is set: Clouddriver answers it.",
         summary: "The operations this service runs, as Clouddriver lists them for Orca",
         tags: ["clouddriver"],
         response: {

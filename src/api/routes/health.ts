@@ -19,6 +19,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
       config: { access: "public" },
       schema: {
         operationId: "getHealth",
+        description:
+          "For liveness probes: answers 200 while the process serves requests, whatever Azure or the task store do (GET /ready says whether it can work). Open to all; the details need credentials when access control is on.",
         summary: "Liveness; with credentials (or without access control), the tasks in flight, accounts and operations",
         tags: ["service"],
         response: { 200: { ...Type.Ref(Health), description: "The service is up" } },

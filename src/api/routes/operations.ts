@@ -61,6 +61,10 @@ const ClientRequestIdQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** What every single-operation route does with its request, beside what the operation itself does (its summary). */
+const SUBMISSION =
+  "Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.";
+
 const accepted = {
   200: {
     ...Type.Ref(SubmissionAnswer),
@@ -150,7 +154,8 @@ async function submit(
   );
   if (!created && !sameOperations(task.operations, requests))
     throw apiError("ClientRequestIdReused", { clientRequestId: clientRequestId!, taskId: task.id });
-  if (wait === undefined) return reply.code(202).send({ id: task.id, resourceUri: `/task/${task.id}` });
+  if (wait === undefined)
+    return reply.code(202).send({ kind: "taskRef", id: task.id, resourceUri: `/task/${task.id}` });
   const ended = wait > 0 ? await opts.waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;
   return reply.code(200).send(toClouddriverTask(ended ?? task));
 }
@@ -165,6 +170,7 @@ const singleOperations: FastifyPluginAsyncTypebox<OperationRoutesOptions> = asyn
         schema: {
           operationId: op.name,
           summary: op.summary,
+          description: SUBMISSION,
           tags: ["operations"],
           querystring: ClientRequestIdQuery,
           body: Type.Ref(op.schema),
@@ -196,6 +202,8 @@ const unknownOperation: FastifyPluginAsyncTypebox<OperationRoutesOptions> = asyn
       config: { forwardToClouddriver: opts.forwarder !== undefined },
       schema: {
         operationId: "unknownOperation",
+        description:
+          "Without CLOUDDRIVER_URL, an operation this service does not run answers 404 UnknownOperation with the operations it does run. With CLOUDDRIVER_URL set, the request goes to Clouddriver as it came, and Clouddriver's answer comes back as it answered.",
         summary:
           "Any other operation name: 404 listing the known ones, or forwarded to Clouddriver when CLOUDDRIVER_URL is set",
         tags: ["operations"],
@@ -255,6 +263,8 @@ const operationList: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (
     {
       schema: {
         operationId: "submitOperations",
+        description:
+          "Clouddriver's list body: each item names one operation and its description. One task runs them in order and stops at the first that fails. ?wait= holds the answer until the task ends; ?dryRun=true plans every item against the state just read and writes nothing. null in a description means absent, as Orca sends it.",
         summary: "Run several operations, in order, as one task (Clouddriver's list body)",
         tags: ["operations"],
         querystring: ClientRequestIdQuery,

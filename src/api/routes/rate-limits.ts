@@ -37,6 +37,8 @@ export const rateLimitRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         operationId: "getRateLimits",
+        description:
+          "Azure's x-ms-ratelimit-remaining-* headers from this replica's latest ARM responses, per subscription and policy: how close the service is to throttling. Only the subscriptions of the accounts the caller may use.",
         summary: "Azure's remaining throttling budget, as its last responses reported it (newest first)",
         tags: ["serverGroups"],
         response: { 200: { ...Type.Ref(RateLimits), description: "One entry per scope and policy" } },

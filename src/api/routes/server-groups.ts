@@ -65,6 +65,8 @@ export const serverGroupRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         operationId: "getServerGroup",
+        description:
+          "Read from Azure now (not from the read cache): the model, the instances and whether each is in traffic, vmss-ops' own tags, and the ETag a write would carry. A read Azure fails in a way that asking again can change is 503 with Retry-After.",
         summary: "A scale set as Azure reports it now: capacity, instances, traffic, ETag",
         tags: ["serverGroups"],
         params: Type.Object({

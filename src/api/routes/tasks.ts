@@ -150,7 +150,7 @@ const resumeTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { s
       if (!task) throw noTask(id);
       // Resuming writes: the caller must be allowed to act on every account the task acts on.
       for (const account of accountsOfTask(task)) requireAccount(request, account, "write");
-      const ref = { id, resourceUri: `/task/${id}` };
+      const ref = { kind: "taskRef" as const, id, resourceUri: `/task/${id}` };
       if (task.state === "queued" || task.state === "running") return ref;
       const failed = task.failure;
       if (!failed?.retryable) throw notRetryable(task);
@@ -244,6 +244,8 @@ const listTasks: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { st
     {
       schema: {
         operationId: "listTasks",
+        description:
+          "Only the tasks the caller may see (those on its accounts): a page may hold fewer than limit. nextCursor continues where the page ended, also while new tasks arrive.",
         summary: "Tasks, newest first, a page at a time, filtered by state, operation or server group",
         tags: ["tasks"],
         querystring: Type.Object(
