@@ -10,9 +10,9 @@ import { readFile } from "node:fs/promises";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { request } from "undici";
 import { DEFAULT_OPENAPI_PATH } from "../scripts/write-openapi.ts";
+import type { Json } from "./helpers/json.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
 
-type Json = any;
 const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 /** Requests per operation: about 330 in all, a few minutes on a busy machine. */
 const RUNS_PER_OPERATION = Number(process.env.DOCUMENT_FUZZ_RUNS ?? 10);

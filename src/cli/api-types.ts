@@ -691,7 +691,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Checks an account against Azure now: credential, subscription, providers, permissions, quota, named resources */
+        /**
+         * Checks an account against Azure now: credential, subscription, providers, permissions, quota, named resources
+         * @description What `vmss-ops doctor` shows: each check OK, WARN or FAIL, with what was found and, for WARN and FAIL, the exact fix (the role to assign and where, the provider to register, the quota to request). Only reads; readable by principals that may read the account.
+         */
         get: operations["checkAccount"];
         put?: never;
         post?: never;

@@ -41,6 +41,8 @@ export const accountCheckRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountRe
         operationId: "checkAccount",
         summary:
           "Checks an account against Azure now: credential, subscription, providers, permissions, quota, named resources",
+        description:
+          "What `vmss-ops doctor` shows: each check OK, WARN or FAIL, with what was found and, for WARN and FAIL, the exact fix (the role to assign and where, the provider to register, the quota to request). Only reads; readable by principals that may read the account.",
         tags: ["serverGroups"],
         params: Type.Object({ account: AccountName }),
         querystring: Type.Object(
