@@ -33,6 +33,8 @@ import { toClouddriverTask } from "../../tasks/task.ts";
 import { clientGoneSignal } from "../client-gone.ts";
 import { dryRun } from "../dry-run.ts";
 import { readFailureAnswer } from "../failure-answers.ts";
+import type { AuditTrail } from "../audit-trail.ts";
+import { targetsOf } from "../../tasks/audit.ts";
 
 export interface ClusterOperationRoutesOptions {
   accounts: AccountRegistry;
@@ -41,6 +43,8 @@ export interface ClusterOperationRoutesOptions {
   /** The per-server-group operations, for ?dryRun=true. */
   operations: ReadonlyMap<string, AnyOperation>;
   waiter: TaskWaiter;
+  /** Records each submission with its task (who, from where, what). */
+  audit?: AuditTrail;
 }
 
 const located = {
@@ -239,7 +243,7 @@ function plan(
 /** POST /azure/ops/{scaleDownCluster|disableCluster}: reads the cluster, selects, and creates the task (or plans it). */
 function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<ClusterOperationRoutesOptions> {
   // eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
-  return async (app, { accounts, reads, runner, operations: registry, waiter }) => {
+  return async (app, { accounts, reads, runner, operations: registry, waiter, audit }) => {
     app.post(
       `/azure/ops/${op.name}`,
       {
@@ -289,7 +293,9 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
         if (request.query.dryRun)
           return reply.code(200).send(await dryRun(accounts, registry, operations, reads.retry, history));
         const { clientRequestId, wait } = request.query;
-        const { task, created } = await runner.submit(operations, clientRequestId, history);
+        const entry = audit?.accepted(request, "submit", targetsOf(operations), { clientRequestId });
+        const { task, created } = await runner.submit(operations, clientRequestId, history, entry);
+        if (entry && created) audit!.recorded(request, { ...entry, taskId: task.id });
         // A retry is read and selected again, and may pick differently now (the first request's task already acted):
         // it is the same request when the task found acts on this cluster, account and regions, with this operation.
         if (!created && !sameClusterRequest(task.operations, op, account.name, d.cluster, regions)) {

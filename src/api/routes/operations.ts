@@ -20,6 +20,8 @@ import { dryRun } from "../dry-run.ts";
 import { toClouddriverTask } from "../../tasks/task.ts";
 import type { TaskWaiter } from "../../tasks/task-waiter.ts";
 import { clientGoneSignal } from "../client-gone.ts";
+import type { AuditTrail } from "../audit-trail.ts";
+import { targetsOf } from "../../tasks/audit.ts";
 
 export interface OperationRoutesOptions {
   operations: ReadonlyMap<string, AnyOperation>;
@@ -34,6 +36,8 @@ export interface OperationRoutesOptions {
   waiter: TaskWaiter;
   /** The retry profile of a dry run's reads (readRetry). */
   readRetry: RetryConfig;
+  /** Records each submission with its task (who, from where, what). */
+  audit?: AuditTrail;
 }
 
 const ClientRequestIdQuery = Type.Object(
@@ -135,7 +139,9 @@ async function submit(
 ) {
   const { clientRequestId, wait } = query;
   if (query.dryRun) return reply.code(200).send(await dryRun(opts.accounts, opts.operations, requests, opts.readRetry));
-  const { task, created } = await opts.runner.submit(requests, clientRequestId);
+  const audit = opts.audit?.accepted(request, "submit", targetsOf(requests), { clientRequestId });
+  const { task, created } = await opts.runner.submit(requests, clientRequestId, undefined, audit);
+  if (audit && created) opts.audit!.recorded(request, { ...audit, taskId: task.id });
   opts.onSubmitted?.(
     task.id,
     created,
