@@ -29,9 +29,9 @@ import { AZURE_ARM_BUDGETS, budgetFigures, chargeOf } from "../src/azure/arm-bud
 import { START_HEAP_FLAGS } from "../src/node-process.ts";
 import { holdWaiters, WAITERS } from "./waiters.ts";
 import { procStats, readRate } from "./measure.ts";
-import type { TaskView } from "./task-view.ts";
 import { parseBenchArgs, USAGE } from "./run-args.ts";
 import { mergeResults } from "./results-file.ts";
+import type { TaskView } from "./task-view.ts";
 
 const execFileAsync = promisify(execFile);
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -27,12 +27,14 @@ const ALLOWED: Record<string, readonly string[]> = {
   "startup-config": ["config", "simulator"],
   app: ["api", "auth", "azure", "clouddriver", "config", "naming", "observability", "operations", "tasks", "ui"],
   config: ["api", "auth", "azure", "observability", "tasks"],
-  api: ["auth", "azure", "clouddriver", "naming", "observability", "operations", "tasks"],
+  api: ["auth", "azure", "checks", "clouddriver", "naming", "observability", "operations", "tasks"],
   ui: ["api", "auth", "azure", "observability", "tasks"],
   observability: ["azure", "tasks"],
   // Who may do what: pure decisions on the principal and the task, no HTTP.
   auth: ["tasks"],
   clouddriver: ["azure", "naming", "operations"],
+  // `doctor`'s checks of an account: reads of Azure, judged by pure rules.
+  checks: ["azure", "naming", "operations"],
   tasks: ["azure", "naming", "operations"],
   operations: ["azure", "naming"],
   azure: ["naming"],

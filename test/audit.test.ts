@@ -3,6 +3,7 @@
 // where, what and the outcome; GET /audit shows a caller the entries of its accounts only; a task's answer says who
 // submitted, canceled and resumed it; each entry is one JSON log line with `audit: true`.
 import t from "tap";
+import type { Json } from "./helpers/json.ts";
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import { request } from "undici";
@@ -10,7 +11,6 @@ import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
 import { jsonLogLines } from "./helpers/log-lines.ts";
 import { waitFor } from "./helpers/wait-for.ts";
-import type { Json } from "./helpers/json.ts";
 
 const TEAM_A = "team-a-token-0123456789abcdef";
 const TEAM_B = "team-b-token-0123456789abcdef";

@@ -63,6 +63,11 @@ const EXPECT: Record<string, [RegExp, string][]> = {
       "a task that cannot succeed again is not resumed",
     ],
     [/demo\s+eastus\s+web-prod-v001\s+enabled\s+capacity 3/, "the server groups"],
+    [/^account demo: OK/m, "doctor on the demo"],
+    [
+      /exit status 1\n {2}FAIL {2}permissions on demo-rg +missing 1 of \d+ actions: Microsoft.Compute\/virtualMachineScaleSets\/write/,
+      "doctor's FAIL",
+    ],
   ],
   "troubleshooting.md": [
     [/"field":"capacity\.min"|capacity/, "the 400 names the field"],

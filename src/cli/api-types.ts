@@ -604,6 +604,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{account}/checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Checks an account against Azure now: credential, subscription, providers, permissions, quota, named resources */
+        get: operations["checkAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -867,6 +884,22 @@ export interface components {
                 remaining: number;
                 /** @description when Azure reported it */
                 atMs: number;
+            }[];
+        };
+        AccountChecks: {
+            account: string;
+            /** @description the worst of the checks */
+            status: "OK" | "WARN" | "FAIL";
+            /** Format: date-time */
+            checkedAt: string;
+            checks: {
+                /** @description what is checked, e.g. `permissions on demo-rg` */
+                check: string;
+                status: "OK" | "WARN" | "FAIL";
+                /** @description what was found */
+                found: string;
+                /** @description for WARN and FAIL: what to do, exactly */
+                fix?: string;
             }[];
         };
         Readiness: {
@@ -4127,6 +4160,68 @@ export interface operations {
             };
             /** @description The caller may not use that account (or may only read) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    checkAccount: {
+        parameters: {
+            query?: {
+                /** @description check this resource group only (default: the account's, and each holding its scale sets) */
+                resourceGroup?: string;
+            };
+            header?: never;
+            path: {
+                /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+                account: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each check OK, WARN or FAIL, with what was found and the fix */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountChecks"];
+                };
+            };
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

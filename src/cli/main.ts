@@ -13,6 +13,7 @@ import {
   type Task,
   type TaskRef,
 } from "./client.ts";
+import { doctor } from "./doctor.ts";
 
 export const EXIT = { succeeded: 0, failed: 1, badInput: 2, unreachable: 3, timedOut: 4 } as const;
 
@@ -30,6 +31,7 @@ const USAGE = `vmss-ops: drive the vmss-ops service from a shell.
   vmss-ops task <id> [--wait] [--follow]
   vmss-ops resume <id> [--wait]            vmss-ops cancel <id> [--wait]
   vmss-ops server-groups <application>     vmss-ops server-group <server-group>
+  vmss-ops doctor [--account A] [--resource-group R]   each account checked against Azure (docs/cli.md)
 
 Operations take --account (VMSS_OPS_ACCOUNT, default demo), --region (VMSS_OPS_REGION, default eastus),
 --resource-group, --client-request-id, and --dry-run (plan only: nothing is written, no task is made).
@@ -254,6 +256,7 @@ async function waitFor(client: Client, io: Io, id: string, options: WaitOptions,
 
 /** Runs the command; resolves with its exit status. Never throws. */
 export async function run(argv: string[], io: Io): Promise<number> {
+  if (argv[0] === "doctor") return doctor(argv.slice(1), io);
   let values: Values;
   let positionals: string[];
   try {

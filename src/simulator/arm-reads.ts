@@ -1,10 +1,10 @@
 // The reads every Azure client makes around the resources it manages: the subscription (`az login` lists them
-// first), its resource groups, and the Microsoft.Compute provider's registration (which api-versions it serves).
-// Shapes of the Microsoft.Resources REST spec (Subscriptions_Get, ResourceGroups_Get, Providers_Get examples).
-import { COMPUTE_API_VERSIONS } from "./api-versions.ts";
+// first) and its resource groups (providers, permissions and quota: subscription-reads.ts).
+// Shapes of the Microsoft.Resources REST spec (Subscriptions_Get, ResourceGroups_Get examples).
 import { resourceGroupNotFound, subscriptionNotFound } from "./arm-errors.ts";
 import type { Handler, SimulatorContext } from "./context.ts";
 import { send } from "./http.ts";
+import { subscriptionSettings } from "./subscription-reads.ts";
 import type { JsonObject } from "./json.ts";
 import type { RouteParams } from "./router.ts";
 import { DEMO_LOCATION } from "./seed.ts";
@@ -21,7 +21,7 @@ function subscriptionBody(sim: SimulatorContext): JsonObject {
     subscriptionId: id,
     tenantId: SIMULATOR_TENANT_ID,
     displayName: "ARM simulator",
-    state: "Enabled",
+    state: subscriptionSettings(sim).state,
     subscriptionPolicies: {
       locationPlacementId: "Public_2014-09-01",
       quotaId: "PayAsYouGo_2014-09-01",
@@ -66,30 +66,4 @@ export const getResourceGroup: Handler = (ctx, sim, params) => {
   const name = sim.state.resourceGroupName(params.resourceGroup);
   if (name === undefined) throw resourceGroupNotFound(params.resourceGroup);
   send(ctx, 200, resourceGroupBody(sim, name));
-};
-
-/** The provider's registration, listing the resource types the simulator serves and their api-versions. */
-export const getComputeProvider: Handler = (ctx, sim, params) => {
-  requireSubscription(sim, params);
-  const locations = ["East US", "East US 2", "West US", "West US 2", "West Europe", "North Europe"];
-  const apiVersions = [...COMPUTE_API_VERSIONS].reverse();
-  const type = (resourceType: string) => ({
-    resourceType,
-    locations,
-    apiVersions,
-    defaultApiVersion: apiVersions[0],
-    capabilities: "None",
-  });
-  send(ctx, 200, {
-    id: `/subscriptions/${sim.state.subscriptionId}/providers/Microsoft.Compute`,
-    namespace: "Microsoft.Compute",
-    registrationState: "Registered",
-    registrationPolicy: "RegistrationRequired",
-    resourceTypes: [
-      type("virtualMachineScaleSets"),
-      type("virtualMachineScaleSets/virtualMachines"),
-      type("virtualMachines"),
-      type("locations/operations"),
-    ],
-  });
 };

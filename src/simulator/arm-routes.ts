@@ -31,13 +31,7 @@ import {
   retryAfterHeader,
   takeOperationFaults,
 } from "./arm-checks.ts";
-import {
-  getComputeProvider,
-  getResourceGroup,
-  getSubscription,
-  listResourceGroups,
-  listSubscriptions,
-} from "./arm-reads.ts";
+import { getResourceGroup, getSubscription, listResourceGroups, listSubscriptions } from "./arm-reads.ts";
 import type { Handler, Route, SimulatorContext } from "./context.ts";
 import { instanceIdMustBeNumber, notAllowedOnFlexible } from "./flexible.ts";
 import { renderScaleSetInstanceView, renderVmInstanceView } from "./instance-views.ts";
@@ -46,6 +40,7 @@ import { renderInstanceView } from "./health-probe.ts";
 import { networkArmRoutes, vmHealth } from "./network/network-routes.ts";
 import { networkInterfaceRoutes } from "./network/network-interfaces.ts";
 import { keyVaultRoutes } from "./keyvault/secrets.ts";
+import { subscriptionReadRoutes } from "./subscription-reads.ts";
 import { header, parseJsonBody, send, type RequestContext } from "./http.ts";
 import { getLatestRollingUpgrade, orchestrationServicesOf, setOrchestrationServiceState } from "./kinds.ts";
 import { isObject, mergePatch, type JsonObject } from "./json.ts";
@@ -159,7 +154,6 @@ export function buildArmRouter(): Router<Route> {
     ["GET", SUB, { handler: getSubscription }],
     ["GET", `${SUB}/resourceGroups`, { handler: listResourceGroups }],
     ["GET", `${SUB}/resourceGroups/:resourceGroup`, { handler: getResourceGroup }],
-    ["GET", `${SUB}/providers/Microsoft.Compute`, { handler: getComputeProvider }],
     [
       "GET",
       `${OPERATIONS}/operations/:operationId`,
@@ -180,6 +174,7 @@ export function buildArmRouter(): Router<Route> {
     ...networkInterfaceRoutes(),
     ...networkArmRoutes(),
     ...keyVaultRoutes(),
+    ...subscriptionReadRoutes(),
   ];
   const router = new Router<Route>();
   for (const [method, pattern, entry] of table) router.add(method, pattern, entry);

@@ -11,6 +11,7 @@ import { addKindControlRoutes } from "./kinds.ts";
 import type { Operation } from "./lro.ts";
 import { renderInstanceView } from "./health-probe.ts";
 import { clearLocks } from "./locks.ts";
+import { addSubscriptionControlRoutes, resetSubscriptionSettings } from "./subscription-reads.ts";
 import { addNetworkControlRoutes, resetNetwork, reportedVmHealth } from "./network/network-routes.ts";
 import { parseSettingsUpdate, SETTINGS_FIELDS, SettingsError } from "./settings.ts";
 import { mergeTags } from "./state.ts";
@@ -128,6 +129,7 @@ export function resetSimulator(sim: SimulatorContext): void {
   if (sim.seeded) seedDemo(sim.state);
   resetNetwork(sim);
   clearLocks(sim);
+  resetSubscriptionSettings(sim);
 }
 
 /** GET/PUT /_sim/config: the settings and the throttling configuration. */
@@ -282,5 +284,7 @@ export function buildControlRouter(): Router<Route> {
       sim.state.deleteScaleSetNow(requireScaleSet(sim, params.resourceGroup, params.name));
       send(ctx, 204);
     });
-  return addKindControlRoutes(addNetworkControlRoutes(routes, P), P).map((handler): Route => ({ handler }));
+  return addSubscriptionControlRoutes(addKindControlRoutes(addNetworkControlRoutes(routes, P), P), P, (ctx) =>
+    readObject(ctx, ["deny", "limits", "registrationState", "withoutApiVersions", "dateSkewSeconds", "state"]),
+  ).map((handler): Route => ({ handler }));
 }

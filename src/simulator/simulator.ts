@@ -13,6 +13,7 @@ import { createContext, readBody, send, type RequestContext } from "./http.ts";
 import { METADATA_ENDPOINTS_PATH, metadataEndpoints } from "./metadata-endpoints.ts";
 import { armPipeline, dispatchTo, runSteps } from "./pipeline.ts";
 import { seedDemo } from "./seed.ts";
+import { skewedDateHeader } from "./subscription-reads.ts";
 import { defaultSettings, SIMULATOR_SUBSCRIPTION_ID, type SimulatorSettings } from "./settings.ts";
 import { SimState } from "./state.ts";
 import { Throttler } from "./throttling.ts";
@@ -115,6 +116,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       return;
     }
     const ctx: RequestContext = { ...base, body: body.body, bodyTooLarge: body.tooLarge, call };
+    if (!isControl) ctx.responseHeaders = { ...ctx.responseHeaders, ...skewedDateHeader(sim) };
     if (isControl && ctx.bodyTooLarge) {
       send(
         ctx,

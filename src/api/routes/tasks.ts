@@ -171,11 +171,9 @@ const resumeTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { s
 // Stops a task at its next safe point (between attempts, between writes, between operations), never mid-write:
 // a write Azure accepted is followed to its end first. A queued task nobody has started ends at once. The
 // request is stored, so the replica that runs the task, or the one that takes it over, sees it.
-const cancelTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
-  app,
-  { store, onCancelRequested, waiter, audit },
-  // eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
-) => {
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
+const cancelTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, options) => {
+  const { store, onCancelRequested, waiter, audit } = options;
   app.post(
     "/task/:id/cancel",
     {

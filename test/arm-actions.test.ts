@@ -1,0 +1,107 @@
+// The action table (src/azure/arm-actions.ts) against what the service really calls: every operation, on a Uniform
+// set and on a Flexible one with automatic repairs, a create, Clouddriver's reads and `doctor`'s checks run against
+// the simulator, and each call in its log must map to a row of the table. A new ARM call without a row fails here;
+// the roles in docs/real-azure.md are written from the table (npm run docs:role), and the last test keeps them so.
+import { readFileSync } from "node:fs";
+import t from "tap";
+import { ARM_ACTIONS, actionOfCall, actionsAt } from "../src/azure/arm-actions.ts";
+import { REAL_AZURE_DOC, withRoles } from "../scripts/write-role.ts";
+import { demo, startTestEnv } from "./helpers/service.ts";
+
+const RG = "demo-rg";
+const env = await startTestEnv({ writeDurationMs: 40 });
+t.teardown(() => env.close());
+
+async function run(operation: string, description: unknown): Promise<any> {
+  const submitted = await env.api("POST", `/azure/ops/${operation}`, description);
+  if (submitted.status !== 202) throw new Error(`${operation}: ${submitted.status} ${JSON.stringify(submitted.body)}`);
+  return env.waitForTask(submitted.body.id);
+}
+
+t.test("every ARM call the operations, the reads and doctor make is a row of the action table", async (t) => {
+  const net = `/subscriptions/${env.sim.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Network`;
+  const NEW_IMAGE = { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "1.2.3" };
+  await env.simControl("PUT", `/_sim/scaleSets/${RG}/web-prod-v002/kind`, { automaticRepairs: true });
+  await env.simControl("PUT", `/_sim/scaleSets/${RG}/flex-v001`, { capacity: 3, orchestrationMode: "Flexible" });
+
+  const tasks = [
+    await run("resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 6, desired: 4 } })),
+    await run("disableServerGroup", demo("web-prod-v002")),
+    await run("enableServerGroup", demo("web-prod-v002")),
+    await run("terminateInstances", demo("web-prod-v001", { instanceIds: ["0"] })),
+    await run("scaleDown", demo("web-prod-v001", { capacity: { min: 0, max: 6, desired: 2 } })),
+    await run("rollingUpgrade", demo("web-prod-v001", { image: NEW_IMAGE, maxSurge: 1, maxUnavailable: 0 })),
+    await run("disableServerGroup", demo("flex-v001")),
+    await run("enableServerGroup", demo("flex-v001")),
+    await run("resizeServerGroup", demo("flex-v001", { capacity: { min: 1, max: 4, desired: 2 } })),
+    await run("createServerGroup", {
+      credentials: "demo",
+      region: "eastus",
+      application: "shop",
+      stack: "prod",
+      image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" },
+      sku: { name: "Standard_D2s_v3", tier: "Standard" },
+      capacity: { min: 1, max: 5, desired: 1 },
+      subnetId: `${net}/virtualNetworks/demo-rg-vnet/subnets/default`,
+      loadBalancerBackendPoolId: `${net}/loadBalancers/shop-lb/backendAddressPools/shop-pool`,
+      osConfig: { sshPublicKeys: ["ssh-ed25519 AAAAC3Nza test@example"] },
+    }),
+    await run("destroyServerGroup", demo("flex-v001")),
+    await run("destroyServerGroup", demo("batch-v001")),
+  ];
+  t.same(
+    tasks.filter((task) => task.status.failed).map((task) => task.status.status),
+    [],
+    "every operation succeeded",
+  );
+  t.equal((await env.api("GET", "/accounts/demo/checks")).status, 200, "doctor's checks ran");
+  t.equal(
+    (await env.api("GET", "/applications/web/clusters/demo/web-prod/azure")).status,
+    200,
+    "Clouddriver's reads ran",
+  );
+
+  const calls = await env.calls();
+  t.ok(calls.length > 50, `the simulator logged the calls (${calls.length})`);
+  const unmapped = [
+    ...new Set(calls.filter((c) => !actionOfCall(c.method, c.path)).map((c) => `${c.method} ${c.path}`)),
+  ];
+  t.same(unmapped, [], "each call is in src/azure/arm-actions.ts (add a row with its action)");
+  const used = new Set(calls.map((c) => actionOfCall(c.method, c.path)?.action));
+  for (const action of [
+    "Microsoft.Compute/virtualMachineScaleSets/setOrchestrationServiceState/action",
+    "Microsoft.Compute/virtualMachines/read",
+    "Microsoft.Network/networkInterfaces/write",
+    "Microsoft.Authorization/locks/read",
+    "Microsoft.Compute/virtualMachineScaleSets/delete/action",
+  ])
+    t.ok(used.has(action), `${action} was needed by a call`);
+});
+
+t.test("the table maps a call to its most specific row, case-insensitively, and ignores the query", async (t) => {
+  const vmss = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/web-v001";
+  t.equal(actionOfCall("GET", vmss)?.action, "Microsoft.Compute/virtualMachineScaleSets/read");
+  t.equal(
+    actionOfCall("post", `${vmss}/delete?api-version=2026-04-01`)?.action,
+    "Microsoft.Compute/virtualMachineScaleSets/delete/action",
+  );
+  t.equal(
+    actionOfCall("GET", `${vmss.toLowerCase()}/VIRTUALMACHINES`)?.action,
+    "Microsoft.Compute/virtualMachineScaleSets/virtualMachines/read",
+  );
+  t.equal(actionOfCall("POST", `${vmss}/reimage`), undefined, "a call the service does not make has no row");
+  t.equal(
+    actionOfCall("GET", "/subscriptions/s/providers/Microsoft.Compute/locations/eastus/usages")?.action,
+    "Microsoft.Compute/locations/usages/read",
+    "a literal path wins over the provider's placeholder",
+  );
+  t.equal(new Set(ARM_ACTIONS.map((a) => a.action)).size, ARM_ACTIONS.length, "one row per action");
+  t.ok(actionsAt("resourceGroup").actions.includes("Microsoft.ManagedIdentity/userAssignedIdentities/assign/action"));
+  t.same(actionsAt("vault").dataActions, ["Microsoft.KeyVault/vaults/secrets/getSecret/action"]);
+});
+
+t.test("docs/real-azure.md's roles are the table's (npm run docs:role)", async (t) => {
+  const page = readFileSync(REAL_AZURE_DOC, "utf8");
+  t.equal(page, withRoles(page), "docs/real-azure.md's roles differ from the table: run npm run docs:role and commit");
+  for (const a of actionsAt("resourceGroup").actions) t.match(page, `"${a}"`, `${a} is in the role`);
+});

@@ -1,0 +1,292 @@
+// `doctor`'s checks (GET /accounts/{account}/checks) against the simulator: all OK on a healthy subscription, and each
+// FAIL and WARN produced by setting the simulator up to refuse it: a missing permission, an unregistered provider, an
+// api-version withdrawn, quota below a cluster's max, an unreadable secret or load balancer, a skewed clock.
+import t from "tap";
+import { judgeClockSkew, judgeQuota, actionMatches, isAllowed } from "../src/checks/judge.ts";
+import { startResettingTestEnv } from "./helpers/service.ts";
+
+const { env } = await startResettingTestEnv(t, {
+  mapEnv: (e, sim) => ({
+    ...e,
+    ACCOUNTS: JSON.stringify([
+      { name: "demo", subscriptionId: sim.subscriptionId, credential: "simulator", defaultResourceGroup: "demo-rg" },
+      {
+        name: "vaulted",
+        subscriptionId: sim.subscriptionId,
+        credential: "simulator",
+        defaultResourceGroup: "demo-rg",
+        regions: ["eastus"],
+        vmAdmin: { keyVaultUrl: `${sim.url}/keyvaults/demo-kv` },
+      },
+      // A service principal the simulator's Entra ID does not know: no token.
+      {
+        name: "unknown-principal",
+        subscriptionId: sim.subscriptionId,
+        tenantId: "00000000-0000-4000-8000-0000000000aa",
+        endpoint: sim.url,
+        authorityHost: sim.url,
+        defaultResourceGroup: "demo-rg",
+        credential: {
+          type: "clientSecret",
+          clientId: "11111111-2222-4333-8444-555555555555",
+          clientSecretEnv: "DOCTOR_TEST_SECRET",
+        },
+      },
+    ]),
+    DOCTOR_TEST_SECRET: "not-a-secret-anyone-registered",
+    TRUSTED_NETWORK: "true",
+  }),
+});
+const SUB = `/subscriptions/${env.sim.subscriptionId}`;
+
+interface Check {
+  check: string;
+  status: "OK" | "WARN" | "FAIL";
+  found: string;
+  fix?: string;
+}
+
+async function doctor(account = "demo", query = ""): Promise<{ status: string; checks: Check[] }> {
+  const res = await env.api("GET", `/accounts/${account}/checks${query}`);
+  if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+function find(report: { checks: Check[] }, name: string | RegExp): Check {
+  const found = report.checks.find((c) => (typeof name === "string" ? c.check === name : name.test(c.check)));
+  if (!found) throw new Error(`no check ${name} in ${report.checks.map((c) => c.check).join(", ")}`);
+  return found;
+}
+
+t.test(
+  "a healthy subscription: every check OK, the Key Vault secrets and the named load balancers included",
+  async (t) => {
+    const report = await doctor("vaulted");
+    t.equal(report.status, "OK", JSON.stringify(report.checks.filter((c) => c.status !== "OK")));
+    for (const name of [
+      "credential",
+      "clock",
+      "subscription",
+      "provider Microsoft.Compute",
+      "provider Microsoft.Network",
+      "provider Microsoft.KeyVault",
+      "permissions on demo-rg",
+      "permissions on the subscription",
+      "quota in eastus",
+      "load balancer web-prod-v001-lb",
+      "subnet default",
+      "Key Vault secret VMUsername",
+      "Key Vault secret VMSshPublicKey",
+    ])
+      t.equal(find(report, name).status, "OK", name);
+  },
+);
+
+t.test("a permission denied on the resource group: FAIL naming the action and the role to assign there", async (t) => {
+  await env.simControl("PUT", "/_sim/subscription/permissions", {
+    deny: [
+      {
+        action: "Microsoft.Compute/virtualMachineScaleSets/setOrchestrationServiceState/action",
+        scope: `${SUB}/resourceGroups/demo-rg`,
+      },
+    ],
+  });
+  const report = await doctor();
+  t.equal(report.status, "FAIL");
+  const check = find(report, "permissions on demo-rg");
+  t.equal(check.status, "FAIL");
+  t.match(
+    check.found,
+    /missing 1 of \d+ actions: Microsoft.Compute\/virtualMachineScaleSets\/setOrchestrationServiceState\/action/,
+  );
+  t.match(check.fix, `--role "vmss-ops operator" --scope ${SUB}/resourceGroups/demo-rg`);
+  t.equal(find(report, "permissions on the subscription").status, "OK", "denied below the subscription only");
+});
+
+t.test(
+  "the subscription reader's actions denied: WARN (only doctor reads with them), and the role to assign",
+  async (t) => {
+    await env.simControl("PUT", "/_sim/subscription/permissions", {
+      deny: [{ action: "Microsoft.Compute/locations/usages/read" }],
+    });
+    const report = await doctor();
+    t.equal(report.status, "WARN");
+    const check = find(report, "permissions on the subscription");
+    t.equal(check.status, "WARN");
+    t.match(check.found, /missing 1 of \d+ actions: Microsoft.Compute\/locations\/usages\/read/);
+    t.match(check.fix, `--role "vmss-ops subscription reader" --scope ${SUB}`);
+  },
+);
+
+t.test("an unregistered provider: FAIL with the command that registers it", async (t) => {
+  await env.simControl("PUT", "/_sim/subscription/providers/Microsoft.Network", { registrationState: "NotRegistered" });
+  const check = find(await doctor(), "provider Microsoft.Network");
+  t.equal(check.status, "FAIL");
+  t.match(check.found, /Microsoft.Network is NotRegistered/);
+  t.match(check.fix, `az provider register --namespace Microsoft.Network --subscription ${env.sim.subscriptionId}`);
+});
+
+t.test("a provider without the api-version the service calls: FAIL", async (t) => {
+  await env.simControl("PUT", "/_sim/subscription/providers/Microsoft.Compute", { withoutApiVersions: ["2026-04-01"] });
+  const check = find(await doctor(), "provider Microsoft.Compute");
+  t.equal(check.status, "FAIL");
+  t.match(check.found, /does not offer api-version 2026-04-01/);
+});
+
+t.test("a provider that cannot be read: WARN, not checked, and the reader role to assign", async (t) => {
+  await env.simControl("POST", "/_sim/faults", {
+    method: "GET",
+    pathContains: `${SUB}/providers/Microsoft.Compute`,
+    status: 403,
+    code: "AuthorizationFailed",
+    count: 1,
+  });
+  const check = find(await doctor(), "provider Microsoft.Compute");
+  t.equal(check.status, "WARN");
+  t.match(check.fix, /vmss-ops subscription reader/);
+});
+
+t.test("quota: FAIL below the largest cluster's growth to its max, WARN below twice that", async (t) => {
+  // web-prod-v001: 3 × Standard_D2s_v3 recorded with max 10: growing needs 14 vCPUs; 16 are in use in eastus.
+  await env.simControl("PATCH", "/_sim/scaleSets/demo-rg/web-prod-v001", { tags: { "vmss-ops.max": "10" } });
+  await env.simControl("PUT", "/_sim/subscription/usages/eastus", { limits: { cores: 20 } });
+  const failed = find(await doctor(), "quota in eastus");
+  t.equal(failed.status, "FAIL");
+  t.match(failed.found, /web-prod-v001 \(Standard_D2s_v3\) growing 3 → 10, regional vCPUs: needs 14, 4 free/);
+  t.match(failed.fix, /request more cores quota in eastus: az quota update --resource-name cores/);
+
+  await env.simControl("PUT", "/_sim/subscription/usages/eastus", { limits: { cores: 100, standardDSv3Family: 36 } });
+  const warned = find(await doctor(), "quota in eastus");
+  t.equal(warned.status, "WARN");
+  t.match(warned.found, /standardDSv3Family vCPUs: needs 14, 20 free \(not twice/);
+});
+
+t.test("quota that cannot be read: WARN", async (t) => {
+  await env.simControl("POST", "/_sim/faults", {
+    method: "GET",
+    pathContains: "/usages",
+    status: 403,
+    code: "AuthorizationFailed",
+    count: 1,
+  });
+  t.equal(find(await doctor(), "quota in eastus").status, "WARN");
+});
+
+t.test("an unreadable Key Vault secret: FAIL with the role to assign on the vault", async (t) => {
+  await env.simControl("POST", "/_sim/faults", {
+    method: "GET",
+    pathContains: "/keyvaults/demo-kv/secrets/VMSshPublicKey",
+    status: 403,
+    code: "Forbidden",
+    message: "The user, group or application does not have secrets get permission on key vault 'demo-kv'.",
+    count: 1,
+  });
+  const report = await doctor("vaulted");
+  t.equal(report.status, "FAIL");
+  const check = find(report, "Key Vault secret VMSshPublicKey");
+  t.equal(check.status, "FAIL");
+  t.match(check.found, /403 Forbidden/);
+  t.match(check.fix, /Key Vault Secrets User/);
+  t.equal(find(report, "Key Vault secret VMUsername").status, "OK");
+});
+
+t.test("a load balancer a server group names that cannot be read: FAIL; one that is gone: FAIL", async (t) => {
+  await env.simControl("POST", "/_sim/faults", {
+    method: "GET",
+    pathContains: "loadBalancers/web-prod-v001-lb",
+    status: 403,
+    code: "AuthorizationFailed",
+    count: 1,
+  });
+  await env.simControl("POST", "/_sim/faults", {
+    method: "GET",
+    pathContains: "loadBalancers/web-prod-v002-lb",
+    status: 404,
+    code: "ResourceNotFound",
+    count: 1,
+  });
+  const report = await doctor();
+  const denied = find(report, "load balancer web-prod-v001-lb");
+  t.equal(denied.status, "FAIL");
+  t.match(denied.fix, `--scope ${SUB}/resourceGroups/demo-rg`);
+  const gone = find(report, "load balancer web-prod-v002-lb");
+  t.equal(gone.status, "FAIL");
+  t.match(gone.found, /does not exist/);
+});
+
+t.test("a credential that gets no token: FAIL naming its kind, and nothing else is read", async (t) => {
+  const report = await doctor("unknown-principal");
+  t.equal(report.status, "FAIL");
+  t.same(
+    report.checks.map((c) => c.check),
+    ["credential"],
+  );
+  t.match(report.checks[0].found, /^clientSecret: no token: /);
+  t.match(report.checks[0].fix, /credential settings/);
+});
+
+t.test("a subscription Azure reports Warned: WARN; Disabled: FAIL", async (t) => {
+  await env.simControl("PUT", "/_sim/subscription/state", { state: "Warned" });
+  t.equal(find(await doctor(), "subscription").status, "WARN");
+  await env.simControl("PUT", "/_sim/subscription/state", { state: "Disabled" });
+  const disabled = find(await doctor(), "subscription");
+  t.equal(disabled.status, "FAIL");
+  t.match(disabled.found, /is Disabled/);
+});
+
+t.test("a clock ten minutes behind Azure's: FAIL; three minutes: WARN", async (t) => {
+  await env.simControl("PUT", "/_sim/subscription/clock", { dateSkewSeconds: 600 });
+  const failed = find(await doctor(), "clock");
+  t.equal(failed.status, "FAIL");
+  t.match(failed.found, /behind Azure's/);
+  t.match(failed.fix, /NTP/);
+  await env.simControl("PUT", "/_sim/subscription/clock", { dateSkewSeconds: 180 });
+  t.equal(find(await doctor(), "clock").status, "WARN");
+});
+
+t.test("a subscription Azure does not know (404 SubscriptionNotFound): FAIL", async (t) => {
+  await env.simControl("POST", "/_sim/faults", {
+    method: "GET",
+    pathContains: `${SUB}`,
+    status: 404,
+    code: "SubscriptionNotFound",
+    count: 1,
+  });
+  t.equal(find(await doctor(), "subscription").status, "FAIL");
+});
+
+t.test("an unknown account is 404 naming the accounts; a bad resource group name is 400", async (t) => {
+  const unknown = await env.api("GET", "/accounts/nope/checks");
+  t.equal(unknown.status, 404);
+  t.match(unknown.body.message, /no account nope: the accounts are demo, vaulted, unknown-principal/);
+  const bad = await env.api("GET", "/accounts/demo/checks?resourceGroup=bad%2Fname");
+  t.equal(bad.status, 400);
+});
+
+t.test("the rules without Azure: action patterns, the clock, quota without server groups", async (t) => {
+  t.ok(actionMatches("*", "Microsoft.Compute/virtualMachineScaleSets/read"));
+  t.ok(actionMatches("microsoft.compute/*", "Microsoft.Compute/virtualMachineScaleSets/read"));
+  t.ok(actionMatches("*/read", "Microsoft.Network/loadBalancers/read"));
+  t.notOk(actionMatches("*/read", "Microsoft.Network/networkInterfaces/write"));
+  t.notOk(
+    isAllowed(
+      [{ actions: ["*"], notActions: ["Microsoft.Compute/*/delete"] }],
+      "Microsoft.Compute/virtualMachineScaleSets/delete",
+      false,
+    ),
+  );
+  t.ok(
+    isAllowed(
+      [{ actions: ["*"], notActions: ["x"] }, { actions: ["Microsoft.Compute/*"] }],
+      "Microsoft.Compute/a",
+      false,
+    ),
+  );
+  t.equal(judgeClockSkew(undefined, 0).status, "WARN", "no Date header: not compared");
+  t.equal(judgeClockSkew(new Date(10_000).toUTCString(), 10_400).status, "OK");
+  const noGroups = judgeQuota("s", "eastus", [], [], {
+    ok: true,
+    body: { value: [{ name: { value: "virtualMachineScaleSets" }, currentValue: 2500, limit: 2500 }] },
+  });
+  t.equal(noGroups.status, "FAIL", "no room for one more scale set");
+});
