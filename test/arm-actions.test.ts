@@ -2,6 +2,7 @@
 // set and on a Flexible one with automatic repairs, a create, Clouddriver's reads and `doctor`'s checks run against
 // the simulator, and each call in its log must map to a row of the table. A new ARM call without a row fails here;
 // the roles in docs/real-azure.md are written from the table (npm run docs:role), and the last test keeps them so.
+import type { Json } from "./helpers/json.ts";
 import { readFileSync } from "node:fs";
 import t from "tap";
 import { ARM_ACTIONS, actionOfCall, actionsAt } from "../src/azure/arm-actions.ts";
@@ -12,7 +13,7 @@ const RG = "demo-rg";
 const env = await startTestEnv({ writeDurationMs: 40 });
 t.teardown(() => env.close());
 
-async function run(operation: string, description: unknown): Promise<any> {
+async function run(operation: string, description: unknown): Promise<Json> {
   const submitted = await env.api("POST", `/azure/ops/${operation}`, description);
   if (submitted.status !== 202) throw new Error(`${operation}: ${submitted.status} ${JSON.stringify(submitted.body)}`);
   return env.waitForTask(submitted.body.id);

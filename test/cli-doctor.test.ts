@@ -1,5 +1,6 @@
 // `vmss-ops doctor` against the service and the simulator: the table a person reads, --json for scripts, and the exit
 // codes (0 all OK, 1 a FAIL, 2 bad input, 3 no service), a FAIL set up in the simulator.
+import type { Json } from "./helpers/json.ts";
 import t from "tap";
 import { run } from "../src/cli/main.ts";
 import { startResettingTestEnv } from "./helpers/service.ts";
@@ -47,7 +48,7 @@ t.test("a FAIL: exit 1, the fix under it; --json is the service's report", async
   t.equal(json.code, 1);
   const report = JSON.parse(json.out);
   t.equal(report.status, "FAIL");
-  t.ok(report.checks.some((c: any) => c.check === "permissions on demo-rg" && c.status === "FAIL"));
+  t.ok(report.checks.some((c: Json) => c.check === "permissions on demo-rg" && c.status === "FAIL"));
 });
 
 t.test("bad input: exit 2 (an unknown flag, an unknown account); no service: exit 3", async (t) => {

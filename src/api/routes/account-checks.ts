@@ -31,10 +31,9 @@ export const AccountChecks = Type.Object(
   { $id: "AccountChecks", additionalProperties: false },
 );
 
-export const accountCheckRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountRegistry }> = async (
-  app,
-  { accounts },
-) => {
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
+export const accountCheckRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountRegistry }> = async (app, options) => {
+  const { accounts } = options;
   app.get(
     "/accounts/:account/checks",
     {
