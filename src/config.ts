@@ -89,7 +89,7 @@ export function configFromEnv(env: Env, simulator: SimulatorFacts): Config {
     port: intVar(env, "PORT", 7002, 0, 65535),
     bodyLimitBytes: intVar(env, "BODY_LIMIT_BYTES", 1024 * 1024, 1024),
     bodyMaxDepth: intVar(env, "BODY_MAX_DEPTH", 32, 4, 1000),
-    logLevel: env.LOG_LEVEL || "info",
+    logLevel: logLevelVar(env),
     simulator: sim,
     accounts,
     retry,
@@ -109,6 +109,16 @@ export function configFromEnv(env: Env, simulator: SimulatorFacts): Config {
       shared: boolVar(env, "ARM_BUDGET_SHARED", store.kind === "postgres"),
     },
   };
+}
+
+/** pino's levels. pino itself throws on another, at the first logger, with a message that names no variable. */
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+function logLevelVar(env: Env): string {
+  const level = env.LOG_LEVEL || "info";
+  if (!LOG_LEVELS.includes(level))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${level}"`);
+  return level;
 }
 
 /** TRUSTED_PROXIES: addresses or CIDR ranges (IPv4 or IPv6), as fastify's trustProxy takes them. */

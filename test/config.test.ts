@@ -77,6 +77,7 @@ t.test("bad values stop start-up with the variable named", async (t) => {
   ];
   for (const [env, message] of cases) t.throws(() => loadConfig(env), message, JSON.stringify(env));
   t.throws(() => loadConfig({ PORT: "x" }), ConfigError);
+  t.throws(() => loadConfig({ LOG_LEVEL: "bogus" }), { name: "ConfigError", message: /^LOG_LEVEL must be one of /u });
 });
 
 t.test("the simulator's own settings are read by its rules, and a bad one stops start-up the same way", async (t) => {

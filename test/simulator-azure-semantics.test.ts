@@ -283,6 +283,17 @@ t.test(
     const missing = await arm("GET", `/subscriptions/${SUB}/resourcegroups/nope-rg`, undefined, "2022-09-01");
     t.equal(missing.status, 404);
     t.match(missing.body, { error: { code: "ResourceGroupNotFound" } });
+    // A group is read here, never written (docs/simulator.md): its PUT and DELETE are the method a path lacks.
+    for (const method of ["PUT", "DELETE"]) {
+      const write = await arm(
+        method,
+        `/subscriptions/${SUB}/resourcegroups/${RG}`,
+        { location: "eastus" },
+        "2022-09-01",
+      );
+      t.equal(write.status, 405, `${method} of a resource group`);
+      t.match(write.body, { error: { code: "MethodNotAllowed" } });
+    }
 
     const provider = await arm("GET", `/subscriptions/${SUB}/providers/Microsoft.Compute`, undefined, "2022-09-01");
     t.equal(provider.status, 200);
