@@ -56,7 +56,11 @@ t.test("an exhausted transient failure is retryable, and :resume runs it again u
 
   const res = await resume(id);
   t.equal(res.status, 200);
-  t.same(res.body, { kind: "taskRef", id, resourceUri: `/task/${id}` }, "Clouddriver's StartOperationResult: the same task");
+  t.same(
+    res.body,
+    { kind: "taskRef", id, resourceUri: `/task/${id}` },
+    "Clouddriver's StartOperationResult: the same task",
+  );
   const again = await env.waitForTask(id);
   t.equal(again.status.failed, false, JSON.stringify(again.history));
   t.equal(again.status.retryable, false);
