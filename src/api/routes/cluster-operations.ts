@@ -33,6 +33,13 @@ import { toClouddriverTask } from "../../tasks/task.ts";
 import { clientGoneSignal } from "../client-gone.ts";
 import { dryRun } from "../dry-run.ts";
 import { readFailureAnswer } from "../failure-answers.ts";
+import {
+  ignoredFieldProblems,
+  ignoredFields,
+  ignoredFieldsHistory,
+  prefersStrictHandling,
+  strictHandling,
+} from "../ignored-fields.ts";
 
 export interface ClusterOperationRoutesOptions {
   accounts: AccountRegistry;
@@ -269,7 +276,8 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
             ),
           },
         },
-        preValidation: async (request) => {
+        preValidation: async (request, reply) => {
+          strictHandling(request, reply);
           if (request.principal.readOnly)
             throw apiError("Forbidden", {
               why: `${request.principal.name} may only read: a write needs a principal that is not readOnly`,
@@ -281,19 +289,29 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
       },
       async (request, reply) => {
         const d = request.body as Located;
+        const ignored = ignoredFields(op.schema, d);
+        if (prefersStrictHandling(request.headers.prefer) && ignored.length > 0)
+          throw validationError(ignoredFieldProblems(ignored, op.name));
+        const named = ignored.map((f) => f.field);
         const { account, moniker, regions } = checkClusterRequest(accounts, d);
         const serverGroups = await readCluster(reads, account, moniker, d.cluster, regions);
         const { operations, history } = plan(op, d, account, serverGroups, regions);
         if (request.query.dryRun)
-          return reply.code(200).send(await dryRun(accounts, registry, operations, reads.retry, history));
+          return reply
+            .code(200)
+            .send({ ...(await dryRun(accounts, registry, operations, reads.retry, history)), ignoredFields: named });
         const { clientRequestId, wait } = request.query;
-        const { task, created } = await runner.submit(operations, clientRequestId, history);
+        const { task, created } = await runner.submit(operations, clientRequestId, [
+          ...(ignoredFieldsHistory(named) ?? []),
+          ...history,
+        ]);
         // A retry is read and selected again, and may pick differently now (the first request's task already acted):
         // it is the same request when the task found acts on this cluster, account and regions, with this operation.
         if (!created && !sameClusterRequest(task.operations, op, account.name, d.cluster, regions)) {
           throw apiError("ClientRequestIdReused", { clientRequestId: clientRequestId!, taskId: task.id });
         }
-        if (wait === undefined) return reply.code(202).send({ id: task.id, resourceUri: `/task/${task.id}` });
+        if (wait === undefined)
+          return reply.code(202).send({ id: task.id, resourceUri: `/task/${task.id}`, ignoredFields: named });
         const ended = wait > 0 ? await waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;
         return reply.code(200).send(toClouddriverTask(ended ?? task));
       },
