@@ -63,6 +63,10 @@ const EXPECT: Record<string, [RegExp, string][]> = {
       "a task that cannot succeed again is not resumed",
     ],
     [/demo\s+eastus\s+web-prod-v001\s+enabled\s+capacity 3/, "the server groups"],
+    [
+      /400 ValidationError: capcity: is not a field of scaleDown[^\n]*did you mean capacity\?\nexit status 2/,
+      "a field the service would not read is refused under strict handling",
+    ],
   ],
   "troubleshooting.md": [
     [/"field":"capacity\.min"|capacity/, "the 400 names the field"],

@@ -265,7 +265,8 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
             },
             202: {
               ...Type.Ref(TaskRef),
-              description: "The task was created (or, for a repeated clientRequestId, found)",
+              description:
+                "The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read",
             },
             ...errorResponses(
               "ValidationError",

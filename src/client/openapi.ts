@@ -1,4 +1,4 @@
-// Generated from openapi/openapi.json by scripts/write-cli-types.ts (npm run cli:types). Do not edit.
+// Generated from openapi/openapi.json by scripts/write-client.ts (npm run client). Do not edit.
 export interface paths {
     "/health": {
         parameters: {
@@ -616,6 +616,8 @@ export interface components {
             id: string;
             /** @description where to poll: /task/{id} */
             resourceUri: string;
+            /** @description fields of the request the service does not read, as sent ("capcity", "[0].resizeServerGroup.capcity"); empty when it read them all. With Prefer: handling=strict they are a 400 instead */
+            ignoredFields?: string[];
         };
         TaskStatus: {
             phase: string;
@@ -815,6 +817,8 @@ export interface components {
             /** @description cluster operations: what would happen to each server group of the cluster, and why */
             selection?: string[];
             operations: components["schemas"]["DryRunOperation"][];
+            /** @description fields of the request the service does not read, as sent ("capcity", "[0].resizeServerGroup.capcity"); empty when it read them all. With Prefer: handling=strict they are a 400 instead */
+            ignoredFields?: string[];
         };
         /** @description with ?wait=, the task (as GET /task/{id} answers); with ?dryRun=true, the plan */
         SubmissionAnswer: components["schemas"]["Task"] | components["schemas"]["DryRun"];
@@ -1691,7 +1695,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -1794,7 +1798,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -1897,7 +1901,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2000,7 +2004,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2103,7 +2107,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2206,7 +2210,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2309,7 +2313,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2412,7 +2416,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2515,7 +2519,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2658,7 +2662,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -3580,7 +3584,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -3683,7 +3687,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
