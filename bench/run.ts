@@ -11,7 +11,7 @@
 // processes of their own (bench/plain-sdk.ts, bench/bare-fastify.ts).
 import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,33 +29,30 @@ import { AZURE_ARM_BUDGETS, budgetFigures, chargeOf } from "../src/azure/arm-bud
 import { START_HEAP_FLAGS } from "../src/node-process.ts";
 import { holdWaiters, WAITERS } from "./waiters.ts";
 import { procStats, readRate } from "./measure.ts";
+import { parseBenchArgs, USAGE } from "./run-args.ts";
+import { mergeResults } from "./results-file.ts";
 
 const execFileAsync = promisify(execFile);
 const HERE = dirname(fileURLToPath(import.meta.url));
-const args = process.argv.slice(2);
-const SMOKE = args.includes("--smoke");
-/** Only the fleet and the claim figures, merged into the results.json already in --out (a busy machine's shortcut). */
-const ONLY_FLEET = args.includes("--only-fleet");
-/** The fleet and claim figures are taken from the results.json already in --out, not measured (a busy machine's shortcut). */
-const SKIP_FLEET = args.includes("--skip-fleet");
-/** Only the burst figures (see burst()), merged into the results.json already in --out. */
-const ONLY_BURST = args.includes("--only-burst");
-/** Only the makespans, the plain script's burst and the ARM calls per resize (see ordering()), merged likewise. */
-const ONLY_MAKESPAN = args.includes("--only-makespan");
-if (args.includes("--help")) {
-  process.stdout
-    .write(`node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-burst | --only-makespan | --skip-fleet]
-  --smoke          tiny sizes (what npm test runs; figures mean nothing)
-  --out DIR        where results.json and makespan.svg go (default bench/)
-  --only-fleet     only the fleet and claim figures, merged into DIR/results.json
-  --skip-fleet     every figure but the fleet and the claims, which are kept from DIR/results.json
-  --only-burst     only the burst of submissions (SQLite and PostgreSQL), merged into DIR/results.json
-  --only-makespan  only the makespans (1 replica, 3 replicas), the plain script's burst and the ARM calls per
-                   resize, merged into DIR/results.json; makespan.svg is written again
-`);
+const parsed = parseBenchArgs(process.argv.slice(2), HERE);
+if (!parsed.ok) {
+  process.stderr.write(`bench: ${parsed.message}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (parsed.args.help) {
+  process.stdout.write(USAGE);
   process.exit(0);
 }
-const OUT = args.includes("--out") ? args[args.indexOf("--out") + 1] : HERE;
+const SMOKE = parsed.args.smoke;
+/** Only the fleet and the claim figures, merged into the results.json in --out (a busy machine's shortcut). */
+const ONLY_FLEET = parsed.args.part === "only-fleet";
+/** The fleet and claim figures are taken from the results.json already in --out, not measured (a busy machine's shortcut). */
+const SKIP_FLEET = parsed.args.part === "skip-fleet";
+/** Only the burst figures (see burst()), merged into the results.json in --out. */
+const ONLY_BURST = parsed.args.part === "only-burst";
+/** Only the makespans, the plain script's burst and the ARM calls per resize (see ordering()), merged likewise. */
+const ONLY_MAKESPAN = parsed.args.part === "only-makespan";
+const OUT = parsed.args.out;
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 const sizes = SMOKE
@@ -709,27 +706,14 @@ function earlierFleetAndClaims() {
   return { claims: earlier.claims, fleetResult: earlier.fleet, newRows };
 }
 
-/**
- * Rows replace those of the same figure (numbers aside) in DIR/results.json, where they stood ("the same …" rows
- * read after the row before them), the others go at the end; extra keys are set beside them.
- */
+/** Merges rows into DIR/results.json (see mergeResults) and says where. */
 function mergeIntoResults(
   rows: { figure: string }[],
   extra: Record<string, unknown>,
   drop: (figure: string) => boolean = () => false,
 ): void {
-  const earlier = JSON.parse(readFileSync(join(OUT, "results.json"), "utf8"));
-  const shape = (f: string) => f.replace(/\d[\d,]*/g, "#");
-  const fresh = new Map(rows.map((r) => [shape(r.figure), r]));
-  const kept = (earlier.table as { figure: string }[]).flatMap((r) => {
-    const replacement = fresh.get(shape(r.figure));
-    fresh.delete(shape(r.figure));
-    return replacement ? [replacement] : drop(r.figure) ? [] : [r];
-  });
-  earlier.table = [...kept, ...fresh.values()];
-  Object.assign(earlier, extra);
-  writeFileSync(join(OUT, "results.json"), JSON.stringify(earlier, null, 2) + "\n");
-  log(`merged into ${join(OUT, "results.json")}; npm run bench:table writes the README's table from it`);
+  const path = mergeResults(OUT, rows, extra, drop);
+  log(`merged into ${path}; npm run bench:table writes the README's table from it`);
 }
 
 const results: Record<string, unknown> = {};

@@ -23,6 +23,8 @@ import { clouddriverReadRoutes } from "./api/routes/clouddriver-reads.ts";
 import { ScaleSetReads } from "./azure/read-cache.ts";
 import { clouddriverSchemas } from "./clouddriver/server-group.ts";
 import { taskRoutes } from "./api/routes/tasks.ts";
+import { auditRoutes, auditSchemas } from "./api/routes/audit.ts";
+import { AuditTrail } from "./api/audit-trail.ts";
 import { RateLimits, rateLimitRoutes } from "./api/routes/rate-limits.ts";
 import { observeAllArmResponses } from "./azure/arm-observer.ts";
 import { RateLimitBudget } from "./azure/rate-limit-budget.ts";
@@ -114,7 +116,11 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     // not something to strip silently. verbose: errors carry their schema, so messages can quote its description.
     ajv: { customOptions: { allErrors: true, verbose: true, removeAdditional: false } },
     schemaController: { compilersFactory: schemas.factory },
+    // request.ip: X-Forwarded-For's address only through these proxies (the audit trail's remoteAddress).
+    ...(config.trustedProxies.length > 0 ? { trustProxy: config.trustedProxies } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Who changed what: recorded with each change, refusals once answered (api/audit-trail.ts).
+  const audit = new AuditTrail(store, app.log);
 
   const budget = new RateLimitBudget();
   let activeTasks = () => 0;
@@ -181,6 +187,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     done(apiError("ShuttingDown", { retryAfterSeconds: 5 }));
   });
   const routes = installAccessControl(app, config.access);
+  audit.install(app);
   await installOverloadProtection(app, config.overload);
   // JSON only: anything else is a 415, not a string that fails validation later; UTF-8 only, nested no deeper than
   // BODY_MAX_DEPTH (checked before anything walks the body).
@@ -191,10 +198,17 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   let forwarder: ClouddriverForwarder | undefined;
   if (config.clouddriver) {
     const forwarding = await import("./api/clouddriver-forwarding.ts");
-    forwarder = new forwarding.ClouddriverForwarder(config.clouddriver);
+    forwarder = new forwarding.ClouddriverForwarder(config.clouddriver, audit);
     forwarding.installClouddriverForwarding(app, forwarder);
   }
-  for (const schema of [...componentSchemas, RateLimits, Readiness, ...clouddriverSchemas, ...clusterOperationSchemas])
+  for (const schema of [
+    ...componentSchemas,
+    RateLimits,
+    Readiness,
+    ...clouddriverSchemas,
+    ...clusterOperationSchemas,
+    ...auditSchemas,
+  ])
     app.addSchema(schema);
   for (const op of operations.values()) app.addSchema(op.schema);
 
@@ -217,6 +231,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     forwarder,
     waiter,
     readRetry: readRetryProfile,
+    audit,
     onSubmitted: (taskId, created, principal, ops) => {
       if (created) metrics.tasksSubmitted.inc();
       taskLog.submitted(taskId, principal, ops, created);
@@ -226,11 +241,13 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   await app.register(taskRoutes, {
     store,
     forwarder,
-    requeue: (task, entry) => runner.requeue(task, entry),
+    requeue: (task, entry, auditEntry) => runner.requeue(task, entry, auditEntry),
     onCancelRequested: (id) => runner.cancel(id),
     waiter,
     bodies,
+    audit,
   });
+  await app.register(auditRoutes, { store });
   await app.register(serverGroupRoutes, { accounts, readRetry: readRetryProfile });
   // One read cache for the Clouddriver reads; every gateway feeds it its fresh reads and invalidates it on writes.
   const reads = new ScaleSetReads(accounts, {
@@ -241,7 +258,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   });
   accounts.observeScaleSets(reads);
   await app.register(clouddriverReadRoutes, { accounts, reads, forwarder });
-  await app.register(clusterOperationRoutes, { accounts, reads, runner, operations, waiter });
+  await app.register(clusterOperationRoutes, { accounts, reads, runner, operations, waiter, audit });
   const stopObserving = observeAllArmResponses(budget);
   const stopCounting = observeAllArmResponses(metrics.armListener);
   app.addHook("onClose", async () => {

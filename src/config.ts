@@ -1,5 +1,6 @@
 // The one place where the service's configuration is read from the environment. Everything else receives its own
 // part of a Config, typed beside the code that uses it; the simulator reads its own settings (src/simulator/settings.ts).
+import { isIP } from "node:net";
 import { hostname } from "node:os";
 import type { AccountConfig } from "./azure/account-config.ts";
 import type { AccessConfig } from "./auth/access-config.ts";
@@ -10,6 +11,7 @@ import type { OverloadConfig } from "./api/overload.ts";
 import type { ObservabilityConfig } from "./observability/routes.ts";
 import type { StoreConfig } from "./tasks/create-task-store.ts";
 import type { TasksConfig } from "./tasks/task-runner.ts";
+import type { AuditConfig } from "./tasks/audit.ts";
 import { loadAccess } from "./config/access.ts";
 import { loadAccounts } from "./config/accounts.ts";
 import { boolVar, ConfigError, intVar, positiveNumberVar, type Env } from "./config/env-vars.ts";
@@ -52,6 +54,13 @@ export interface Config {
   observability: ObservabilityConfig;
   overload: OverloadConfig;
   armBudget: ArmBudgetConfig;
+  /** The audit trail's retention (AUDIT_RETENTION_DAYS). */
+  audit: AuditConfig;
+  /**
+   * Proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES: addresses or CIDR ranges, comma-separated): a
+   * request's address is the first one, from the right, that is not one of them. Empty: the connection's address.
+   */
+  trustedProxies: string[];
 }
 
 /**
@@ -91,6 +100,8 @@ export function configFromEnv(env: Env, simulator: SimulatorFacts): Config {
     lroPollIntervalMs: intVar(env, "LRO_POLL_INTERVAL_MS", 1000, 1, 120_000),
     lroMaxPollIntervalMs: intVar(env, "LRO_MAX_POLL_INTERVAL_MS", 120_000, 10, 600_000),
     taskRetention: intVar(env, "TASK_RETENTION", 10_000, 1),
+    audit: { retentionMs: intVar(env, "AUDIT_RETENTION_DAYS", 90, 1, 36_500) * 86_400_000 },
+    trustedProxies: loadTrustedProxies(env),
     readCacheTtlMs: intVar(env, "READ_CACHE_TTL_MS", 10_000, 0, 300_000),
     armBudget: {
       enabled: boolVar(env, "ARM_BUDGET", true),
@@ -98,6 +109,24 @@ export function configFromEnv(env: Env, simulator: SimulatorFacts): Config {
       shared: boolVar(env, "ARM_BUDGET_SHARED", store.kind === "postgres"),
     },
   };
+}
+
+/** TRUSTED_PROXIES: addresses or CIDR ranges (IPv4 or IPv6), as fastify's trustProxy takes them. */
+function loadTrustedProxies(env: Env): string[] {
+  const items = (env.TRUSTED_PROXIES ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
+  for (const item of items) {
+    const [address, bits, extra] = item.split("/");
+    const family = isIP(address);
+    const maxBits = family === 4 ? 32 : 128;
+    if (family === 0 || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits)))
+      throw new ConfigError(
+        `TRUSTED_PROXIES must list IP addresses or CIDR ranges separated by commas (e.g. 10.0.0.0/8,127.0.0.1), got "${item}"`,
+      );
+  }
+  return items;
 }
 
 /** `timeScale`: of the Azure the accounts reach, 1 unless it is the simulator alone. */

@@ -106,6 +106,8 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
       return { path: "/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001" };
     if (method === "GET" && url === "/task/:id") return { path: `/task/${taskId}` };
     if (method === "GET" && url === "/task") return { none: "lists only the caller's tasks (checked below)" };
+    if (method === "GET" && url === "/audit")
+      return { none: "lists only entries of the caller's accounts (test/audit.test.ts)" };
     if (method === "GET" && url === "/azure/rateLimits") return { none: "lists only the caller's subscriptions" };
     if (method === "GET" && url === "/ui/api/tasks/:id") return { path: `/ui/api/tasks/${taskId}` };
     if (method === "GET" && url === "/ui/api/tasks") return { none: "lists only the caller's tasks (checked below)" };

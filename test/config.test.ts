@@ -145,7 +145,7 @@ function readVariables(): Set<string> {
   const names = new Set<string>();
   for (const file of files) {
     const text = readFileSync(join(src, file), "utf8");
-    const patterns = [/\benv\.([A-Z][A-Z0-9_]+)/g, /\b\w+\(env, "([A-Z][A-Z0-9_]+)"/g];
+    const patterns = [/\benv\.([A-Z][A-Z0-9_]+)/g, /\b\w+\(\s*env,\s*"([A-Z][A-Z0-9_]+)"/g];
     // In the configuration's own modules, every quoted name in capitals is a variable (ACCOUNTS_FILE, AZURE_CLIENT_SECRET, …).
     if (file.startsWith("config")) patterns.push(/"([A-Z][A-Z0-9_]+)"/g);
     for (const pattern of patterns) for (const m of text.matchAll(pattern)) names.add(m[1]);

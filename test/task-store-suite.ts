@@ -8,6 +8,7 @@ import type { Test } from "tap";
 import type { HistoryEntry, OperationRequest, Task, TaskCheckpoint } from "../src/tasks/task.ts";
 import type { TaskStore } from "../src/tasks/task-store.ts";
 import { waitingEntry } from "../src/tasks/ordering.ts";
+import type { AuditEntry, AuditQuery, NewAuditEntry } from "../src/tasks/audit.ts";
 
 export interface StoreHandle {
   store: TaskStore;
@@ -1205,4 +1206,223 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
       t.same(await other.claim("r2", LONG_LEASE_MS, 50), [], "and only that one");
     },
   );
+
+  /** An audit entry as a route makes it (api/audit-trail.ts). */
+  function auditEntry(
+    action: NewAuditEntry["action"],
+    who = "alice",
+    extra: Partial<NewAuditEntry> = {},
+  ): NewAuditEntry {
+    return {
+      action,
+      decision: "accepted",
+      timeMs: Date.now(),
+      actor: {
+        name: who,
+        via: "oidc",
+        subject: `${who}-oid`,
+        issuer: "https://login.example/tenant/v2.0",
+        application: "ci",
+      },
+      remoteAddress: "10.1.2.3",
+      targets: [{ operation: "resizeServerGroup", account: "demo", region: "eastus", serverGroup: "web-v001" }],
+      ...extra,
+    };
+  }
+
+  /** Every entry, newest first, paging with `limit`. */
+  async function allAudit(store: TaskStore, query: Omit<AuditQuery, "cursor" | "limit"> = {}, limit = 500) {
+    const entries: AuditEntry[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 1000; pages++) {
+      const page = await store.listAudit({ ...query, limit, cursor });
+      entries.push(...page.entries);
+      if (!page.nextCursor) return entries;
+      cursor = page.nextCursor;
+    }
+    throw new Error("listAudit never ended");
+  }
+
+  t.test(
+    `${name}: a submission's audit entry is recorded with its task, and the task's end is its outcome`,
+    async (t) => {
+      const handle = await fresh(t);
+      const { store } = handle;
+      const audit = auditEntry("submit", "alice", { clientRequestId: "req-audit-1" });
+      const { task, created } = await store.create({
+        operations: [op("resizeServerGroup", "web-v001")],
+        clientRequestId: "req-audit-1",
+        audit,
+      });
+      t.ok(created);
+      t.match(task.submittedBy, {
+        name: "alice",
+        via: "oidc",
+        subject: "alice-oid",
+        application: "ci",
+        timeMs: audit.timeMs,
+      });
+      t.same((await store.get(task.id))!.submittedBy, task.submittedBy, "get carries who submitted it");
+      const [recorded, ...rest] = await allAudit(store);
+      t.same(rest, [], "one entry");
+      t.match(recorded, { ...audit, taskId: task.id, decision: "accepted" });
+      t.notOk("outcome" in recorded, "no outcome while the task runs");
+
+      const again = await store.create({
+        operations: [op("resizeServerGroup", "web-v001")],
+        clientRequestId: "req-audit-1",
+        audit,
+      });
+      t.equal(again.created, false);
+      t.equal((await allAudit(store)).length, 1, "a repeated clientRequestId finds the task and records nothing");
+
+      const without = await store.create({ operations: [op("scaleDown", "b")] });
+      t.notOk("submittedBy" in without.task, "a task created without an entry has no submittedBy");
+
+      await claimTask(store, "r", task.id);
+      await store.update("r", task.id, { state: "running" });
+      t.notOk("outcome" in (await allAudit(store, { taskId: task.id }))[0], "running: still open");
+      await store.update("r", task.id, { state: "succeeded", finishedAtMs: Date.now() });
+      const [ended] = await allAudit(store, { taskId: task.id });
+      t.equal(ended.outcome, "succeeded", "the end state is the outcome, written by the end");
+      t.type(ended.outcomeAtMs, "number");
+      if (handle.replica) {
+        const other = await handle.replica();
+        t.match((await allAudit(other))[0], { id: recorded.id, outcome: "succeeded" }, "another replica reads it");
+      }
+    },
+  );
+
+  t.test(
+    `${name}: a cancel's audit entry is recorded with the cancel, only when the task was there to cancel`,
+    async (t) => {
+      const { store } = await fresh(t);
+      const lines = { canceled: entry("canceled", "ORCHESTRATION"), requested: entry("stopping") };
+      const queued = (await store.create({ operations: [op("resizeServerGroup", "q")], audit: auditEntry("submit") }))
+        .task;
+      const done = await store.requestCancel(queued.id, lines, auditEntry("cancel", "bob"));
+      t.equal(done.outcome, "canceled");
+      t.match(done.outcome !== "missing" && done.task, { submittedBy: { name: "alice" }, canceledBy: { name: "bob" } });
+      t.match(
+        await allAudit(store, { taskId: queued.id }),
+        [
+          { action: "cancel", actor: { name: "bob" }, outcome: "canceled" },
+          { action: "submit", actor: { name: "alice" }, outcome: "canceled" },
+        ],
+        "a queued task ends at once: both its entries are settled",
+      );
+
+      const running = (await store.create({ operations: [op("resizeServerGroup", "r")], audit: auditEntry("submit") }))
+        .task;
+      await claimTask(store, "o", running.id);
+      await store.update("o", running.id, { state: "running" });
+      t.equal((await store.requestCancel(running.id, lines, auditEntry("cancel", "carol"))).outcome, "requested");
+      t.equal((await store.requestCancel(running.id, lines, auditEntry("cancel", "dave"))).outcome, "requested");
+      t.match((await store.get(running.id))!.canceledBy, { name: "carol" }, "canceledBy is who asked first");
+      t.notOk(
+        "outcome" in (await allAudit(store, { taskId: running.id }))[0],
+        "a running task's cancel waits for its end",
+      );
+      await store.update("o", running.id, { state: "canceled", finishedAtMs: Date.now() });
+      t.same(
+        (await allAudit(store, { taskId: running.id })).map((e) => [e.actor.name, e.outcome]),
+        [
+          ["dave", "canceled"],
+          ["carol", "canceled"],
+          ["alice", "canceled"],
+        ],
+      );
+      const count = (await allAudit(store)).length;
+      t.equal((await store.requestCancel(running.id, lines, auditEntry("cancel", "erin"))).outcome, "finished");
+      t.equal((await store.requestCancel("no-such-task", lines, auditEntry("cancel", "erin"))).outcome, "missing");
+      t.equal((await allAudit(store)).length, count, "a finished or missing task: no change, no entry");
+    },
+  );
+
+  t.test(
+    `${name}: a resume's audit entry is recorded with the requeue; each run's entries get that run's end`,
+    async (t) => {
+      const { store } = await fresh(t);
+      const task = (await store.create({ operations: [op("resizeServerGroup", "a")], audit: auditEntry("submit") }))
+        .task;
+      const failure = { operation: "resizeServerGroup", code: "Conflict", message: "gave up", retryable: true };
+      await claimTask(store, "a", task.id);
+      await store.update("a", task.id, { state: "running" });
+      await store.update("a", task.id, { state: "failed", failure, finishedAtMs: Date.now() });
+      t.equal(await store.requeueRetryable("no-such-task", entry("no"), [], auditEntry("resume", "frank")), false);
+      t.ok(await store.requeueRetryable(task.id, entry("resumed"), [], auditEntry("resume", "frank")));
+      t.equal(
+        await store.requeueRetryable(task.id, entry("again"), [], auditEntry("resume", "grace")),
+        false,
+        "a queued task is not requeued: no entry either",
+      );
+      t.match((await store.get(task.id))!, { submittedBy: { name: "alice" }, resumedBy: { name: "frank" } });
+      await claimTask(store, "b", task.id);
+      await store.update("b", task.id, { state: "running" });
+      await store.update("b", task.id, { state: "succeeded", finishedAtMs: Date.now() });
+      t.same(
+        (await allAudit(store, { taskId: task.id })).map((e) => [e.action, e.actor.name, e.outcome]),
+        [
+          ["resume", "frank", "succeeded"],
+          ["submit", "alice", "failed"],
+        ],
+      );
+    },
+  );
+
+  t.test(`${name}: audit entries alone, settled once, filtered, paged newest first`, async (t) => {
+    const { store } = await fresh(t);
+    const t0 = Date.now() - 10_000;
+    const made: AuditEntry[] = [];
+    for (let i = 0; i < 7; i++) {
+      made.push(
+        await store.recordAudit(
+          auditEntry(i % 2 === 0 ? "forward" : "submit", i < 3 ? "alice" : "bob", {
+            timeMs: t0 + i * 1000,
+            decision: i === 6 ? "refused" : "accepted",
+            ...(i === 6 ? { status: 403, reason: "Access denied to account Team-A" } : {}),
+            targets: [
+              {
+                operation: i % 3 === 0 ? "scaleDown" : "resizeServerGroup",
+                account: i === 5 ? "Team-A" : "demo",
+                serverGroup: `sg-${i % 2}`,
+              },
+            ],
+          }),
+        ),
+      );
+    }
+    t.match(made[6], { decision: "refused", status: 403, reason: "Access denied to account Team-A" });
+    const ids = (entries: AuditEntry[]) => entries.map((e) => made.findIndex((m) => m.id === e.id));
+    t.same(ids(await allAudit(store, {}, 2)), [6, 5, 4, 3, 2, 1, 0], "newest first, across pages");
+    t.same(ids(await allAudit(store, { sinceMs: t0 + 2000, untilMs: t0 + 5000 })), [4, 3, 2], "[since, until)");
+    t.same(ids(await allAudit(store, { principal: "alice" })), [2, 1, 0]);
+    t.same(ids(await allAudit(store, { account: "team-a" })), [5], "accounts in any case");
+    t.same(ids(await allAudit(store, { serverGroup: "sg-1" })), [5, 3, 1]);
+    t.same(ids(await allAudit(store, { operation: "scaleDown" })), [6, 3, 0], "an operation");
+    t.same(ids(await allAudit(store, { operation: "forward" })), [6, 4, 2, 0], "an action");
+    t.same(ids(await allAudit(store, { principal: "bob", operation: "submit" }, 1)), [5, 3]);
+
+    await store.settleAudit(made[0].id, "clouddriver 200");
+    await store.settleAudit(made[0].id, "clouddriver 500");
+    t.match((await allAudit(store)).at(-1), { outcome: "clouddriver 200" }, "an outcome is written once");
+
+    t.equal(await store.pruneAudit(t0 + 3000), 3, "entries before the cutoff go");
+    t.same(ids(await allAudit(store)), [6, 5, 4, 3]);
+  });
+
+  t.test(`${name}: the audit trail and the tasks have retentions of their own`, async (t) => {
+    const { store } = await fresh(t);
+    const task = (await store.create({ operations: [op("resizeServerGroup", "a")], audit: auditEntry("submit") })).task;
+    await claimTask(store, "a", task.id);
+    await store.update("a", task.id, { state: "succeeded", finishedAtMs: Date.now() - 60_000 });
+    t.equal(await store.prune(Date.now()), 1, "the task is pruned");
+    t.equal(await store.get(task.id), undefined);
+    t.match(await allAudit(store), [{ taskId: task.id, outcome: "succeeded" }], "its entry stays, with its outcome");
+    const kept = (await store.create({ operations: [op("resizeServerGroup", "b")], audit: auditEntry("submit") })).task;
+    t.equal(await store.pruneAudit(Date.now() + 1000), 2, "the entries go");
+    const after = (await store.get(kept.id))!;
+    t.equal(after.state, "queued", "the task stays");
+    t.notOk("submittedBy" in after, "without its entry, no submittedBy");
+  });
 }

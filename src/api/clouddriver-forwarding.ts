@@ -14,6 +14,7 @@ import { Agent, request as send } from "undici";
 import { checkForwardedPath, forwardedHeaders, isSafeMethod } from "../auth/forwarded-identity.ts";
 import { apiError } from "./error-catalogue.ts";
 import { rawBodyOf } from "./json-body.ts";
+import type { AuditTrail } from "./audit-trail.ts";
 
 /** A Clouddriver that answers everything this service does not serve (other clouds, other operations, its tasks). */
 export interface ClouddriverConfig {
@@ -79,9 +80,12 @@ export class ClouddriverForwarder {
   readonly url: string;
   readonly #agent: Agent;
   readonly #authorization: string | undefined;
+  readonly #audit: AuditTrail | undefined;
 
-  constructor(config: ClouddriverConfig) {
+  /** audit: where each forwarded write is recorded before it is sent (none for reads). */
+  constructor(config: ClouddriverConfig, audit?: AuditTrail) {
     this.url = config.url;
+    this.#audit = audit;
     this.#authorization = config.authorization;
     this.#agent = new Agent({
       connect: { timeout: config.connectTimeoutMs },
@@ -109,6 +113,9 @@ export class ClouddriverForwarder {
         ? request.headers["content-length"] !== "0"
         : request.headers["transfer-encoding"] !== undefined;
     const payload: Buffer | Readable | undefined = body ?? rawBodyOf(request) ?? (hasBody ? request.raw : undefined);
+    // A write is recorded before it leaves (a store that cannot record it refuses it); Clouddriver's answer is its outcome.
+    const settle =
+      (await this.#audit?.forwarding(request, Buffer.isBuffer(payload) ? payload : undefined)) ?? (() => {});
     let upstream: Awaited<ReturnType<typeof send>>;
     try {
       upstream = await send(`${this.url}${target.path}`, {
@@ -121,6 +128,7 @@ export class ClouddriverForwarder {
       const code = errorCode(err) ?? "Error";
       const timedOut = TIMEOUT_CODES.has(code);
       request.log.warn({ err, clouddriver: this.url }, "Clouddriver did not answer");
+      settle(`clouddriver did not answer (${code})`);
       const failed = apiError(timedOut ? "ClouddriverTimeout" : "ClouddriverUnavailable", {
         clouddriver: this.url,
         code,
@@ -128,6 +136,7 @@ export class ClouddriverForwarder {
       });
       return reply.code(failed.statusCode).type("application/json").send(failed.body());
     }
+    settle(`clouddriver ${upstream.statusCode}`);
     reply.code(upstream.statusCode);
     for (const [name, value] of Object.entries(endToEndHeaders(upstream.headers))) reply.header(name, value);
     return reply.send(upstream.body);

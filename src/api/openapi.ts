@@ -20,6 +20,7 @@ export const openApiOptions: SwaggerOptions = {
     tags: [
       { name: "operations", description: "Start operations; each answers 202 with a task" },
       { name: "tasks", description: "Poll tasks" },
+      { name: "audit", description: "Who changed what: the audit trail, read-only" },
       { name: "serverGroups", description: "Read scale sets as Azure reports them" },
       {
         name: "clouddriver",

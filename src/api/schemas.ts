@@ -169,6 +169,22 @@ export const TaskException = Type.Object(
   },
 );
 
+export const TaskActor = Type.Object(
+  {
+    name: Type.String({ description: "the principal's name (Orca's user under a token: \"user (via service)\")" }),
+    via: Type.String({
+      description:
+        "how the caller was proven: open, token, oidc, spinnakerHeaders, token+spinnakerHeaders, oidc+spinnakerHeaders",
+    }),
+    subject: Type.Optional(Type.String({ description: "an OpenID Connect token's subject (Entra ID's oid)" })),
+    issuer: Type.Optional(Type.String({ description: "an OpenID Connect token's issuer" })),
+    application: Type.Optional(Type.String({ description: "the calling application (Entra ID's azp or appid)" })),
+    spinnakerUser: Type.Optional(Type.String({ description: "the user Orca named in X-SPINNAKER-USER" })),
+    timeMs: Type.Integer({ description: "when, epoch ms" }),
+  },
+  { $id: "TaskActor", additionalProperties: false, description: "who acted on a task, and how that was proven" },
+);
+
 export const Task = Type.Object(
   {
     id: Type.String(),
@@ -192,6 +208,9 @@ export const Task = Type.Object(
     clientRequestId: Type.Optional(Type.String()),
     operations: Type.Array(Type.String()),
     armCalls: Type.Integer({ description: "ARM requests this task made, all attempts and polls included" }),
+    submittedBy: Type.Optional(Type.Ref(TaskActor, { description: "who submitted it (its audit entry, GET /audit)" })),
+    canceledBy: Type.Optional(Type.Ref(TaskActor, { description: "who first asked to cancel it" })),
+    resumedBy: Type.Optional(Type.Ref(TaskActor, { description: "who last resumed it" })),
   },
   {
     $id: "Task",
@@ -354,6 +373,7 @@ export const componentSchemas = [
   CreatedServerGroupResult,
   DestroyedServerGroupResult,
   TaskException,
+  TaskActor,
   Task,
   TaskList,
   Instance,

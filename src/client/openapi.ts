@@ -298,6 +298,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail: who submitted, canceled, resumed or forwarded what, newest first, a page at a time
+         * @description Entries of accounts the caller may not read are left out (a page may then hold fewer than limit). Entries are kept AUDIT_RETENTION_DAYS (90), apart from the tasks; nothing edits or deletes them.
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/azure/serverGroups/{account}/{region}/{resourceGroup}/{name}": {
         parameters: {
             query?: never;
@@ -716,6 +736,23 @@ export interface components {
             cause: string;
             message: string;
         };
+        /** @description who acted on a task, and how that was proven */
+        TaskActor: {
+            /** @description the principal's name (Orca's user under a token: "user (via service)") */
+            name: string;
+            /** @description how the caller was proven: open, token, oidc, spinnakerHeaders, token+spinnakerHeaders, oidc+spinnakerHeaders */
+            via: string;
+            /** @description an OpenID Connect token's subject (Entra ID's oid) */
+            subject?: string;
+            /** @description an OpenID Connect token's issuer */
+            issuer?: string;
+            /** @description the calling application (Entra ID's azp or appid) */
+            application?: string;
+            /** @description the user Orca named in X-SPINNAKER-USER */
+            spinnakerUser?: string;
+            /** @description when, epoch ms */
+            timeMs: number;
+        };
         /** @description Clouddriver's task shape, plus state, operations and armCalls */
         Task: {
             id: string;
@@ -733,6 +770,9 @@ export interface components {
             operations: string[];
             /** @description ARM requests this task made, all attempts and polls included */
             armCalls: number;
+            submittedBy?: components["schemas"]["TaskActor"];
+            canceledBy?: components["schemas"]["TaskActor"];
+            resumedBy?: components["schemas"]["TaskActor"];
         };
         TaskList: {
             tasks: components["schemas"]["Task"][];
@@ -1007,6 +1047,53 @@ export interface components {
             remainingEnabledServerGroups?: number;
         } & {
             [key: string]: unknown;
+        };
+        /** @description what a change acts on, one per operation */
+        AuditTarget: {
+            /** @description the operation (resizeServerGroup), or a forwarded write's path */
+            operation: string;
+            account?: string;
+            region?: string;
+            serverGroup?: string;
+        };
+        /** @description who changed what, when, from where, and the outcome */
+        AuditEntry: {
+            id: string;
+            action: "submit" | "cancel" | "resume" | "forward";
+            /** @description accepted: the change was made (a forward: handed to Clouddriver); refused: answered `status` */
+            decision: "accepted" | "refused";
+            /** @description a refusal's HTTP status (403, 409) */
+            status?: number;
+            /** @description why it was refused */
+            reason?: string;
+            /** @description when it was accepted or refused, epoch ms */
+            timeMs: number;
+            /** @description who, and how that was proven (as TaskActor) */
+            actor: {
+                name: string;
+                via: string;
+                subject?: string;
+                issuer?: string;
+                application?: string;
+                spinnakerUser?: string;
+            };
+            /** @description the caller's address (X-Forwarded-For's only through a proxy TRUSTED_PROXIES names) */
+            remoteAddress: string;
+            /** @description the connection's address, when a trusted proxy's */
+            peerAddress?: string;
+            targets: components["schemas"]["AuditTarget"][];
+            clientRequestId?: string;
+            taskId?: string;
+            /** @description method and path, for forwarded writes and refusals */
+            request?: string;
+            /** @description how it ended, once known: the task's end state (succeeded, failed, canceled); a forwarded write's Clouddriver answer (clouddriver 200) */
+            outcome?: string;
+            outcomeAtMs?: number;
+        };
+        AuditPage: {
+            entries: components["schemas"]["AuditEntry"][];
+            /** @description pass as cursor for the next page; absent on the last page */
+            nextCursor?: string;
         };
         ResizeServerGroupDescription: {
             /** @description the account name (Clouddriver's field) */
@@ -1484,6 +1571,8 @@ export interface components {
             state: components["schemas"]["TaskState"];
             outcome: "queued" | "running" | "retrying" | "succeeded" | "failed" | "canceled";
             operations: string[];
+            /** @description submitted by …, canceled by …, resumed by … (the task's audit entries) */
+            who?: string;
             targets: {
                 operation: string;
                 account: string;
@@ -2938,6 +3027,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TaskList"];
+                };
+            };
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidCursor: GET /task?cursor= that this service did not give */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                /** @description entries at or after this time, epoch ms */
+                sinceMs?: number;
+                /** @description entries before this time, epoch ms */
+                untilMs?: number;
+                /** @description the actor's name, exactly */
+                principal?: string;
+                /** @description any case */
+                account?: string;
+                serverGroup?: string;
+                /** @description an operation (resizeServerGroup) or an action (submit, cancel, resume, forward) */
+                operation?: string;
+                taskId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Entries, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
                 };
             };
             /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidCursor: GET /task?cursor= that this service did not give */

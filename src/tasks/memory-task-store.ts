@@ -14,6 +14,8 @@ import type {
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { bySubmission, goesBefore, waitingEntry } from "./ordering.ts";
 import { canMove, IllegalMoveError } from "./task-state.ts";
+import { MemoryAuditTrail } from "./memory-audit-trail.ts";
+import type { AuditEntry, AuditPage, AuditQuery, NewAuditEntry } from "./audit.ts";
 
 type Stored = Task & { seq: number; scaleSets: string[] };
 
@@ -37,6 +39,7 @@ export class MemoryTaskStore implements TaskStore {
   readonly #retention: number;
   readonly #now: () => number;
   #seq = 0;
+  readonly #audit = new MemoryAuditTrail();
 
   /** retention: how many finished tasks to keep; the oldest finished ones go first. */
   constructor(retention = 10_000, now: () => number = Date.now) {
@@ -46,7 +49,7 @@ export class MemoryTaskStore implements TaskStore {
 
   #public(task: Stored): Task {
     const { seq: _seq, scaleSets: _scaleSets, ...rest } = task;
-    return structuredClone(rest);
+    return { ...structuredClone(rest), ...this.#audit.actorsOf(task.id) };
   }
 
   #held(owner: string, id: string): Stored | undefined {
@@ -86,6 +89,7 @@ export class MemoryTaskStore implements TaskStore {
       scaleSets,
     };
     this.#tasks.set(task.id, task);
+    if (input.audit) this.#audit.record({ ...input.audit, taskId: task.id });
     this.#open.add(task);
     this.#hold(task);
     if (input.clientRequestId) this.#byClientRequestId.set(input.clientRequestId, task.id);
@@ -206,6 +210,7 @@ export class MemoryTaskStore implements TaskStore {
 
   /** A finished task holds no lease and no scale set: the next task on each may be claimed. */
   #finished(task: Stored): void {
+    this.#audit.ended(task.id, task.state, this.#now());
     delete task.leaseOwner;
     delete task.leaseExpiresAtMs;
     this.#open.delete(task);
@@ -218,11 +223,12 @@ export class MemoryTaskStore implements TaskStore {
     this.#pruneToRetention();
   }
 
-  async requestCancel(id: string, lines: CancelLines): Promise<CancelOutcome> {
+  async requestCancel(id: string, lines: CancelLines, audit?: NewAuditEntry): Promise<CancelOutcome> {
     const task = this.#tasks.get(id);
     if (!task) return { outcome: "missing" };
     if (FINISHED_STATES.has(task.state)) return { outcome: "finished", task: this.#public(task) };
     const now = this.#now();
+    if (audit) this.#audit.record({ ...audit, taskId: id });
     const leased = task.leaseOwner !== undefined && (task.leaseExpiresAtMs ?? 0) > now;
     if (task.state === "queued" && !leased) {
       Object.assign(task, { state: "canceled", cancelRequestedAtMs: now, finishedAtMs: now });
@@ -243,9 +249,15 @@ export class MemoryTaskStore implements TaskStore {
     return ids.filter((id) => this.#tasks.get(id)?.cancelRequestedAtMs !== undefined);
   }
 
-  async requeueRetryable(id: string, entry: HistoryEntry, scaleSets: string[]): Promise<boolean> {
+  async requeueRetryable(
+    id: string,
+    entry: HistoryEntry,
+    scaleSets: string[],
+    audit?: NewAuditEntry,
+  ): Promise<boolean> {
     const task = this.#tasks.get(id);
     if (!task || task.state !== "failed" || task.failure?.retryable !== true) return false;
+    if (audit) this.#audit.record({ ...audit, taskId: id });
     // Unfinished again: it holds its scale sets again, at its place in submission order.
     task.scaleSets = [...new Set(scaleSets)];
     this.#hold(task);
@@ -283,6 +295,22 @@ export class MemoryTaskStore implements TaskStore {
       }
     }
     return removed;
+  }
+
+  async recordAudit(entry: NewAuditEntry): Promise<AuditEntry> {
+    return this.#audit.record(entry);
+  }
+
+  async settleAudit(id: string, outcome: string): Promise<void> {
+    this.#audit.settle(id, outcome, this.#now());
+  }
+
+  async listAudit(query: AuditQuery): Promise<AuditPage> {
+    return this.#audit.list(query);
+  }
+
+  async pruneAudit(beforeMs: number): Promise<number> {
+    return this.#audit.prune(beforeMs);
   }
 
   async close(): Promise<void> {}

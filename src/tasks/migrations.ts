@@ -89,6 +89,25 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       INSERT INTO task_ready (task_seq) SELECT seq FROM tasks WHERE state IN ('queued', 'running');
     `,
   },
+  {
+    version: 6,
+    description: "audit_entries: who changed what, kept apart from the tasks (AUDIT_RETENTION_DAYS)",
+    // No foreign key to tasks: an entry outlives its task. The entry is JSON; what is filtered on has a column.
+    sql: `
+      CREATE TABLE audit_entries (
+        seq            INTEGER PRIMARY KEY AUTOINCREMENT,      -- recording order: list and cursors use it
+        id             TEXT NOT NULL UNIQUE,
+        time_ms        INTEGER NOT NULL,
+        principal      TEXT NOT NULL,
+        task_id        TEXT,
+        entry          TEXT NOT NULL,                          -- JSON: the entry but id and outcome
+        outcome        TEXT,
+        outcome_at_ms  INTEGER
+      );
+      CREATE INDEX audit_entries_time ON audit_entries (time_ms);
+      CREATE INDEX audit_entries_task ON audit_entries (task_id) WHERE task_id IS NOT NULL;
+    `,
+  },
 ];
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -274,6 +293,25 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         UPDATE arm_budget a SET tokens = u.lvl, at_ms = now_ms FROM unnest(names, levels, changed) AS u(k, lvl, ch) WHERE u.ch AND a.key = u.k;
       END
       $take$;
+    `,
+  },
+  {
+    version: 9,
+    description: "audit_entries: who changed what, kept apart from the tasks (AUDIT_RETENTION_DAYS)",
+    // No foreign key to tasks: an entry outlives its task. The entry is jsonb; what is filtered on has a column.
+    sql: `
+      CREATE TABLE audit_entries (
+        seq            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id             text NOT NULL UNIQUE,
+        time_ms        bigint NOT NULL,
+        principal      text NOT NULL,
+        task_id        text,
+        entry          jsonb NOT NULL,
+        outcome        text,
+        outcome_at_ms  bigint
+      );
+      CREATE INDEX audit_entries_time ON audit_entries (time_ms);
+      CREATE INDEX audit_entries_task ON audit_entries (task_id) WHERE task_id IS NOT NULL;
     `,
   },
 ];

@@ -30,6 +30,8 @@ import { requestCancel, requeueRetryable } from "./pg/cancel.ts";
 import { backlog } from "./pg/backlog.ts";
 import { prune } from "./pg/prune.ts";
 import { watch } from "./pg/watch.ts";
+import { listAudit, pruneAudit, recordAudit, settleAudit } from "./pg/audit.ts";
+import type { AuditEntry, AuditPage, AuditQuery, NewAuditEntry } from "./audit.ts";
 
 export { redactConnectionString } from "./pg/connection.ts";
 
@@ -111,12 +113,28 @@ export class PostgresTaskStore implements TaskStore {
     return watch(this.#db.connectionString, this.#t, onWork);
   }
 
-  requeueRetryable(id: string, entry: HistoryEntry, scaleSets: string[]): Promise<boolean> {
-    return requeueRetryable(this.#db, this.#t, id, entry, scaleSets);
+  requeueRetryable(id: string, entry: HistoryEntry, scaleSets: string[], audit?: NewAuditEntry): Promise<boolean> {
+    return requeueRetryable(this.#db, this.#t, id, entry, scaleSets, audit);
   }
 
-  requestCancel(id: string, lines: CancelLines): Promise<CancelOutcome> {
-    return requestCancel(this.#db, this.#t, id, lines);
+  requestCancel(id: string, lines: CancelLines, audit?: NewAuditEntry): Promise<CancelOutcome> {
+    return requestCancel(this.#db, this.#t, id, lines, audit);
+  }
+
+  recordAudit(entry: NewAuditEntry): Promise<AuditEntry> {
+    return recordAudit(this.#db, this.#t, entry);
+  }
+
+  settleAudit(id: string, outcome: string): Promise<void> {
+    return settleAudit(this.#db, this.#t, id, outcome);
+  }
+
+  listAudit(query: AuditQuery): Promise<AuditPage> {
+    return listAudit(this.#db, this.#t, query);
+  }
+
+  pruneAudit(beforeMs: number): Promise<number> {
+    return pruneAudit(this.#db, this.#t, beforeMs);
   }
 
   cancelRequested(ids: string[]): Promise<string[]> {

@@ -26,6 +26,8 @@ import { appendHistory, update } from "./sqlite/journal.ts";
 import { requestCancel, requeueRetryable } from "./sqlite/cancel.ts";
 import { backlog } from "./sqlite/backlog.ts";
 import { prune } from "./sqlite/prune.ts";
+import { listAudit, pruneAudit, recordAudit, settleAudit } from "./sqlite/audit.ts";
+import type { AuditEntry, AuditPage, AuditQuery, NewAuditEntry } from "./audit.ts";
 
 export interface SqliteTaskStoreOptions {
   /** The directory that holds tasks.db (created if missing). */
@@ -97,12 +99,17 @@ export class SqliteTaskStore implements TaskStore {
     return update(this.#db, owner, id, change);
   }
 
-  async requeueRetryable(id: string, entry: HistoryEntry, scaleSets: string[]): Promise<boolean> {
-    return requeueRetryable(this.#db, id, entry, scaleSets);
+  async requeueRetryable(
+    id: string,
+    entry: HistoryEntry,
+    scaleSets: string[],
+    audit?: NewAuditEntry,
+  ): Promise<boolean> {
+    return requeueRetryable(this.#db, id, entry, scaleSets, audit);
   }
 
-  async requestCancel(id: string, lines: CancelLines): Promise<CancelOutcome> {
-    return requestCancel(this.#db, id, lines);
+  async requestCancel(id: string, lines: CancelLines, audit?: NewAuditEntry): Promise<CancelOutcome> {
+    return requestCancel(this.#db, id, lines, audit);
   }
 
   async cancelRequested(ids: string[]): Promise<string[]> {
@@ -115,6 +122,22 @@ export class SqliteTaskStore implements TaskStore {
 
   async prune(finishedBeforeMs: number): Promise<number> {
     return prune(this.#db, finishedBeforeMs);
+  }
+
+  async recordAudit(entry: NewAuditEntry): Promise<AuditEntry> {
+    return recordAudit(this.#db, entry);
+  }
+
+  async settleAudit(id: string, outcome: string): Promise<void> {
+    settleAudit(this.#db, id, outcome);
+  }
+
+  async listAudit(query: AuditQuery): Promise<AuditPage> {
+    return listAudit(this.#db, query);
+  }
+
+  async pruneAudit(beforeMs: number): Promise<number> {
+    return pruneAudit(this.#db, beforeMs);
   }
 
   async close(): Promise<void> {

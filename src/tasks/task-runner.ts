@@ -13,6 +13,7 @@ import { scaleSetKey } from "./ordering.ts";
 import { LeaseLostError } from "./task-journal.ts";
 import { TaskRun, type TaskRunDeps } from "./task-run.ts";
 import { AcceptFirst } from "./accept-first.ts";
+import type { AuditConfig, NewAuditEntry } from "./audit.ts";
 
 export { canceledLine, phaseOf } from "./task-outcome.ts";
 
@@ -40,7 +41,7 @@ export interface TasksConfig {
 }
 
 export interface TaskRunnerDeps extends TaskRunDeps {
-  config: TaskRunDeps["config"] & { tasks: TasksConfig };
+  config: TaskRunDeps["config"] & { tasks: TasksConfig; audit?: AuditConfig };
   /** A run of the task here has ended (it finished, or stopped for another replica to go on): for ?wait. */
   onRunEnded?: (taskId: string) => void;
   /** Asked before a task is created; throws to refuse it (backlog.ts: too many tasks wait already). */
@@ -122,8 +123,16 @@ export class TaskRunner {
     return [...keys];
   }
 
-  /** Creates the task (or finds the one with the same clientRequestId); a new one is claimed at once if it can be. */
-  async submit(operations: OperationRequest[], clientRequestId?: string, history?: HistoryEntry[]) {
+  /**
+   * Creates the task (or finds the one with the same clientRequestId); a new one is claimed at once if it can be.
+   * `audit`: the submission's entry, recorded with the task (not when an existing one is found).
+   */
+  async submit(
+    operations: OperationRequest[],
+    clientRequestId?: string,
+    history?: HistoryEntry[],
+    audit?: NewAuditEntry,
+  ) {
     await this.#deps.admit?.();
     // Admitted: task work waits until this one is answered (refused ones hold nothing back).
     const answered = this.#acceptFirst.accepting();
@@ -133,6 +142,7 @@ export class TaskRunner {
         clientRequestId,
         scaleSets: this.scaleSetsOf(operations),
         ...(history ? { history } : {}),
+        ...(audit ? { audit } : {}),
       });
       if (created) this.#wake();
       return { task, created };
@@ -142,8 +152,8 @@ export class TaskRunner {
   }
 
   /** Puts a failed, retryable task back in the queue, holding its scale sets again; claimed at once if it can be. */
-  async requeue(task: Task, entry: HistoryEntry): Promise<boolean> {
-    const requeued = await this.#deps.store.requeueRetryable(task.id, entry, this.scaleSetsOf(task.operations));
+  async requeue(task: Task, entry: HistoryEntry, audit?: NewAuditEntry): Promise<boolean> {
+    const requeued = await this.#deps.store.requeueRetryable(task.id, entry, this.scaleSetsOf(task.operations), audit);
     if (requeued) this.#wake();
     return requeued;
   }
@@ -175,6 +185,12 @@ export class TaskRunner {
       await this.#deps.store
         .prune(Date.now() - this.#deps.config.tasks.retentionMs)
         .catch((err) => this.#deps.onInternalError?.(err));
+      // The audit trail has a retention of its own, longer than the tasks' by default.
+      const audit = this.#deps.config.audit;
+      if (audit)
+        await this.#deps.store
+          .pruneAudit(Date.now() - audit.retentionMs)
+          .catch((err) => this.#deps.onInternalError?.(err));
     }
   }
 

@@ -5,6 +5,7 @@
 // running with an expired lease: their replica died), renew() extends leases while work goes on, and every write
 // about a running task is fenced by the owner: a replica that lost its lease can no longer change the task.
 import type { HistoryEntry, Task, TaskCheckpoint, TaskState } from "./task.ts";
+import type { AuditEntry, AuditPage, AuditQuery, NewAuditEntry } from "./audit.ts";
 
 export interface NewTask {
   clientRequestId?: string;
@@ -16,6 +17,8 @@ export interface NewTask {
   scaleSets?: string[];
   /** Lines the task starts with, after the one saying whom it waits for (a cluster operation's selection). */
   history?: HistoryEntry[];
+  /** The submission's audit entry: recorded with the task, in its transaction, when the task is created (not found). */
+  audit?: NewAuditEntry;
 }
 
 export interface TaskQuery {
@@ -108,14 +111,15 @@ export interface TaskStore {
    * `scaleSets` (as create's: what its operations name) in submission order: it waits for tasks that started, and
    * unstarted tasks submitted after it wait for it.
    */
-  requeueRetryable(id: string, entry: HistoryEntry, scaleSets: string[]): Promise<boolean>;
+  requeueRetryable(id: string, entry: HistoryEntry, scaleSets: string[], audit?: NewAuditEntry): Promise<boolean>;
 
   /**
    * Asks to cancel a task (POST /task/{id}/cancel). The request is stored, so whichever replica holds the task's
    * lease, now or after a crash, sees it. The line for what happened goes into the history when something changed
-   * (the task ended, or the request was recorded the first time).
+   * (the task ended, or the request was recorded the first time). `audit` is recorded unless the task is missing
+   * or had finished.
    */
-  requestCancel(id: string, lines: CancelLines): Promise<CancelOutcome>;
+  requestCancel(id: string, lines: CancelLines, audit?: NewAuditEntry): Promise<CancelOutcome>;
   /** Those of `ids` (tasks this replica runs) that someone asked to cancel. */
   cancelRequested(ids: string[]): Promise<string[]>;
 
@@ -128,6 +132,20 @@ export interface TaskStore {
 
   /** The queued tasks, counted (backlog metrics, /ready, admission control). */
   backlog?(): Promise<Backlog>;
+
+  /**
+   * The audit trail (audit.ts). `audit` given to create, requeueRetryable and requestCancel is recorded in the same
+   * transaction as the change, and only when there was one (a task created, requeued, canceled or asked to stop):
+   * the change and its entry exist together or not at all. A task's end writes its state as the outcome of its
+   * entries still open, in the transaction that ends it. recordAudit records an entry alone (a refusal, a forwarded
+   * write), settleAudit writes such an entry's outcome once.
+   */
+  recordAudit(entry: NewAuditEntry): Promise<AuditEntry>;
+  settleAudit(id: string, outcome: string): Promise<void>;
+  /** A page of entries, newest first. */
+  listAudit(query: AuditQuery): Promise<AuditPage>;
+  /** Deletes entries recorded before `beforeMs` (AUDIT_RETENTION_DAYS, apart from the tasks' retention); returns how many. */
+  pruneAudit(beforeMs: number): Promise<number>;
 
   /** Deletes finished tasks that finished before `finishedBeforeMs`; returns how many. */
   prune(finishedBeforeMs: number): Promise<number>;

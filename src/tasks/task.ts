@@ -44,6 +44,17 @@ export interface TaskCheckpoint {
   planner?: unknown;
 }
 
+/** Who acted on a task, and when: from its audit entries (audit.ts). */
+export interface TaskActor {
+  name: string;
+  via: string;
+  subject?: string;
+  issuer?: string;
+  application?: string;
+  spinnakerUser?: string;
+  timeMs: number;
+}
+
 export interface Task {
   id: string;
   clientRequestId?: string;
@@ -67,6 +78,10 @@ export interface Task {
   finishedAtMs?: number;
   /** Grows with every change to what is shown here except the lease (TaskStore.revision). */
   revision: number;
+  /** Who submitted it, who first asked to cancel it, who last resumed it (while their audit entries are kept). */
+  submittedBy?: TaskActor;
+  canceledBy?: TaskActor;
+  resumedBy?: TaskActor;
 }
 
 export interface TaskExceptionResult {
@@ -88,6 +103,9 @@ export interface ClouddriverTask {
   clientRequestId?: string;
   operations: string[];
   armCalls: number;
+  submittedBy?: TaskActor;
+  canceledBy?: TaskActor;
+  resumedBy?: TaskActor;
 }
 
 export function toClouddriverTask(task: Task): ClouddriverTask {
@@ -123,5 +141,8 @@ export function toClouddriverTask(task: Task): ClouddriverTask {
     ...(task.clientRequestId ? { clientRequestId: task.clientRequestId } : {}),
     operations: task.operations.map((o) => o.name),
     armCalls: task.armCalls,
+    ...(task.submittedBy ? { submittedBy: task.submittedBy } : {}),
+    ...(task.canceledBy ? { canceledBy: task.canceledBy } : {}),
+    ...(task.resumedBy ? { resumedBy: task.resumedBy } : {}),
   };
 }

@@ -54,6 +54,9 @@ export const UiTask = Type.Object(
       ["queued", "running", "retrying", "succeeded", "failed", "canceled"].map((k) => Type.Literal(k)),
     ),
     operations: Type.Array(Type.String()),
+    who: Type.Optional(
+      Type.String({ description: "submitted by …, canceled by …, resumed by … (the task's audit entries)" }),
+    ),
     /** account/resourceGroup?/serverGroupName per operation */
     targets: Type.Array(
       Type.Object(
@@ -154,6 +157,16 @@ function actionsFor(principal: Principal, task: Task): UiTaskBody["actions"] {
   return { resume: canWrite && resumable, cancel: canWrite && cancelable, ...(why ? { why } : {}) };
 }
 
+/** "submitted by …, canceled by …, resumed by …": who acted on the task, as its audit entries say. */
+function whoActed(task: Task): { who?: string } {
+  const parts = [
+    task.submittedBy && `submitted by ${task.submittedBy.name}`,
+    task.canceledBy && `canceled by ${task.canceledBy.name}`,
+    task.resumedBy && `resumed by ${task.resumedBy.name}`,
+  ].filter(Boolean);
+  return parts.length > 0 ? { who: parts.join(", ") } : {};
+}
+
 function view(
   task: Task,
   principal: Principal,
@@ -172,6 +185,7 @@ function view(
     state: task.state,
     outcome,
     operations: task.operations.map((o) => o.name),
+    ...whoActed(task),
     targets: task.operations.map((o) => {
       const d = o.description;
       const account = accountOfOperation(o) ?? "";

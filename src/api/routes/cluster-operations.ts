@@ -40,6 +40,8 @@ import {
   prefersStrictHandling,
   strictHandling,
 } from "../ignored-fields.ts";
+import type { AuditTrail } from "../audit-trail.ts";
+import { targetsOf } from "../../tasks/audit.ts";
 
 export interface ClusterOperationRoutesOptions {
   accounts: AccountRegistry;
@@ -48,6 +50,8 @@ export interface ClusterOperationRoutesOptions {
   /** The per-server-group operations, for ?dryRun=true. */
   operations: ReadonlyMap<string, AnyOperation>;
   waiter: TaskWaiter;
+  /** Records each submission with its task (who, from where, what). */
+  audit?: AuditTrail;
 }
 
 const located = {
@@ -245,7 +249,7 @@ function plan(
 
 /** POST /azure/ops/{scaleDownCluster|disableCluster}: reads the cluster, selects, and creates the task (or plans it). */
 function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<ClusterOperationRoutesOptions> {
-  return async (app, { accounts, reads, runner, operations: registry, waiter }) => {
+  return async (app, { accounts, reads, runner, operations: registry, waiter, audit }) => {
     app.post(
       `/azure/ops/${op.name}`,
       {
@@ -302,10 +306,14 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
             .code(200)
             .send({ ...(await dryRun(accounts, registry, operations, reads.retry, history)), ignoredFields: named });
         const { clientRequestId, wait } = request.query;
-        const { task, created } = await runner.submit(operations, clientRequestId, [
-          ...(ignoredFieldsHistory(named) ?? []),
-          ...history,
-        ]);
+        const entry = audit?.accepted(request, "submit", targetsOf(operations), { clientRequestId });
+        const { task, created } = await runner.submit(
+          operations,
+          clientRequestId,
+          [...(ignoredFieldsHistory(named) ?? []), ...history],
+          entry,
+        );
+        if (entry && created) audit!.recorded(request, { ...entry, taskId: task.id });
         // A retry is read and selected again, and may pick differently now (the first request's task already acted):
         // it is the same request when the task found acts on this cluster, account and regions, with this operation.
         if (!created && !sameClusterRequest(task.operations, op, account.name, d.cluster, regions)) {

@@ -27,6 +27,8 @@ import {
   prefersStrictHandling,
   strictHandling,
 } from "../ignored-fields.ts";
+import type { AuditTrail } from "../audit-trail.ts";
+import { targetsOf } from "../../tasks/audit.ts";
 
 export interface OperationRoutesOptions {
   operations: ReadonlyMap<string, AnyOperation>;
@@ -41,6 +43,8 @@ export interface OperationRoutesOptions {
   waiter: TaskWaiter;
   /** The retry profile of a dry run's reads (readRetry). */
   readRetry: RetryConfig;
+  /** Records each submission with its task (who, from where, what). */
+  audit?: AuditTrail;
 }
 
 const ClientRequestIdQuery = Type.Object(
@@ -150,7 +154,9 @@ async function submit(
     return reply
       .code(200)
       .send({ ...(await dryRun(opts.accounts, opts.operations, requests, opts.readRetry)), ignoredFields: ignored });
-  const { task, created } = await opts.runner.submit(requests, clientRequestId, ignoredFieldsHistory(ignored));
+  const audit = opts.audit?.accepted(request, "submit", targetsOf(requests), { clientRequestId });
+  const { task, created } = await opts.runner.submit(requests, clientRequestId, ignoredFieldsHistory(ignored), audit);
+  if (audit && created) opts.audit!.recorded(request, { ...audit, taskId: task.id });
   opts.onSubmitted?.(
     task.id,
     created,

@@ -15,6 +15,8 @@ import { Task, TaskList, TaskRef, TaskState, WaitSeconds } from "../schemas.ts";
 import type { TaskWaiter } from "../../tasks/task-waiter.ts";
 import { clientGoneSignal } from "../client-gone.ts";
 import { isCursor } from "../../tasks/cursor.ts";
+import type { AuditTrail } from "../audit-trail.ts";
+import { targetsOf, type NewAuditEntry } from "../../tasks/audit.ts";
 
 /** 404 for a task id: what to check, and where the tasks there are are listed. */
 function noTask(id: string) {
@@ -28,13 +30,15 @@ export interface TaskRoutesOptions {
   /** Task ids we do not know are Clouddriver's, when one is configured. */
   forwarder?: ClouddriverForwarder;
   /** Puts a failed, retryable task back in the queue at its place on its scale sets (TaskRunner#requeue). */
-  requeue: (task: StoredTask, entry: HistoryEntry) => Promise<boolean>;
+  requeue: (task: StoredTask, entry: HistoryEntry, audit?: NewAuditEntry) => Promise<boolean>;
   /** Called when a cancel was asked of a task that runs (or was claimed): it stops at once if it runs here. */
   onCancelRequested?: (id: string) => void;
   /** Holds ?wait= requests until their task ends. */
   waiter: TaskWaiter;
   /** Answers of GET /task/{id}, each kept until its task's revision changes. */
   bodies: TaskBodies;
+  /** Records each cancel and resume with the change it makes (who, from where). */
+  audit?: AuditTrail;
 }
 
 type ClouddriverTaskBody = ReturnType<typeof toClouddriverTask>;
@@ -119,7 +123,7 @@ function notRetryable(task: StoredTask) {
 // Clouddriver's route (OperationsController#resumeTask), called by Orca's MonitorKatoTask when a task it polls
 // says failed and retryable. Resuming puts the task back in the queue: the operation that failed runs again with
 // a fresh attempt budget, from a fresh read; operations that had succeeded are not run again.
-const resumeTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, forwarder, requeue }) => {
+const resumeTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, forwarder, requeue, audit }) => {
   app.post(
     "/task/:id(^[^:/]+)::resume",
     {
@@ -149,7 +153,11 @@ const resumeTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { s
       const failed = task.failure;
       if (!failed?.retryable) throw notRetryable(task);
       const line = `Resumed on request: running ${failed.operation} again from a fresh read (it had failed: ${failed.message})`;
-      if (await requeue(task, { phase: phaseOf(failed.operation), status: line, timeMs: Date.now() })) return ref;
+      const entry = audit?.accepted(request, "resume", targetsOf(task.operations), { taskId: id });
+      if (await requeue(task, { phase: phaseOf(failed.operation), status: line, timeMs: Date.now() }, entry)) {
+        if (entry) audit!.recorded(request, entry);
+        return ref;
+      }
       // Someone else resumed it between our read and our write: it is queued or running now.
       const now = await store.get(id);
       if (now && (now.state === "queued" || now.state === "running")) return ref;
@@ -161,7 +169,10 @@ const resumeTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { s
 // Stops a task at its next safe point (between attempts, between writes, between operations), never mid-write:
 // a write Azure accepted is followed to its end first. A queued task nobody has started ends at once. The
 // request is stored, so the replica that runs the task, or the one that takes it over, sees it.
-const cancelTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { store, onCancelRequested, waiter }) => {
+const cancelTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
+  app,
+  { store, onCancelRequested, waiter, audit },
+) => {
   app.post(
     "/task/:id/cancel",
     {
@@ -189,20 +200,26 @@ const cancelTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { s
       );
       const by = request.principal.name;
       const timeMs = Date.now();
-      const outcome = await store.requestCancel(id, {
-        canceled: {
-          phase: "ORCHESTRATION",
-          status: `Canceled on request of ${by} before it started. Done: nothing. Not done: ${task.operations.map((o) => o.name).join(", ")}`,
-          timeMs,
+      const entry = audit?.accepted(request, "cancel", targetsOf(task.operations), { taskId: id });
+      const outcome = await store.requestCancel(
+        id,
+        {
+          canceled: {
+            phase: "ORCHESTRATION",
+            status: `Canceled on request of ${by} before it started. Done: nothing. Not done: ${task.operations.map((o) => o.name).join(", ")}`,
+            timeMs,
+          },
+          requested: {
+            phase,
+            status: `Cancel requested by ${by}: stopping at the next safe point (a write Azure accepted is followed to its end first)`,
+            timeMs,
+          },
         },
-        requested: {
-          phase,
-          status: `Cancel requested by ${by}: stopping at the next safe point (a write Azure accepted is followed to its end first)`,
-          timeMs,
-        },
-      });
+        entry,
+      );
       if (outcome.outcome === "missing") throw noTask(id);
       if (outcome.outcome === "finished") throw apiError("TaskFinished", { id, state: outcome.task.state });
+      if (entry) audit!.recorded(request, entry);
       if (outcome.outcome === "requested") onCancelRequested?.(id);
       else waiter.notify(id);
       return toClouddriverTask(outcome.task);

@@ -7,6 +7,8 @@ import type { CancelLines, CancelOutcome } from "../task-store.ts";
 import type { PgConnection } from "./connection.ts";
 import { getTask } from "./read.ts";
 import { lineParams, NOW_MS, type PgTables, textParam } from "./tables.ts";
+import type { NewAuditEntry } from "../audit.ts";
+import { auditRow, endAuditSql, insertAudit, insertAuditSql } from "./audit.ts";
 
 /**
  * Puts a failed, retryable task back in the queue. One statement: the UPDATE is the compare-and-set; the history
@@ -19,7 +21,9 @@ export async function requeueRetryable(
   id: string,
   entry: HistoryEntry,
   scaleSets: string[],
+  audit?: NewAuditEntry,
 ): Promise<boolean> {
+  const row = audit ? auditRow({ ...audit, taskId: id }) : undefined;
   const { rows } = await db.query(
     `WITH requeued AS (
        UPDATE ${t.tasks} SET state = 'queued', failure = NULL, finished_at_ms = NULL, checkpoint = NULL,
@@ -37,9 +41,18 @@ export async function requeueRetryable(
        INSERT INTO ${t.wakes} (scale_set) SELECT DISTINCT k FROM requeued, unnest($5::text[]) AS k ORDER BY k
      ), notified AS (
        SELECT pg_notify($6, '') FROM requeued
+     ), audited AS (
+       ${insertAuditSql(t, "$7::text", "$8", " WHERE $8::jsonb IS NOT NULL AND EXISTS (SELECT 1 FROM requeued)")}
      )
      SELECT (SELECT count(*) FROM notified) AS notified FROM requeued`,
-    [id, ...lineParams(entry), [...new Set(scaleSets.map((k) => textParam(k)))], t.channel],
+    [
+      id,
+      ...lineParams(entry),
+      [...new Set(scaleSets.map((k) => textParam(k)))],
+      t.channel,
+      row?.id ?? null,
+      row?.json ?? null,
+    ],
     false,
   );
   return rows.length === 1;
@@ -51,6 +64,7 @@ export async function requestCancel(
   t: PgTables,
   id: string,
   lines: CancelLines,
+  audit?: NewAuditEntry,
 ): Promise<CancelOutcome> {
   const outcome = await db.inTransaction(async (client) => {
     const found = await client.query(
@@ -66,8 +80,10 @@ export async function requestCancel(
       ]);
     if (!row) return "missing";
     if (FINISHED_STATES.has(row.state)) return "finished";
+    if (audit) await insertAudit(client, t, { ...audit, taskId: id });
     if (row.state === "queued" && (row.lease_owner === null || Number(row.lease_expires_at_ms) <= Number(row.now))) {
       await cancelQueued(client, t, id, Number(row.seq));
+      await client.query(`WITH done AS (SELECT $1::text AS id) ${endAuditSql(t, "done", "$2")}`, [id, "canceled"]);
       await line(lines.canceled);
       // The scale sets it named are free: wake the replicas.
       await client.query("SELECT pg_notify($1, '')", [t.channel]);

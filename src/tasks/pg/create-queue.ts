@@ -32,6 +32,7 @@ export class PgCreateQueue {
       operations: JSON.parse(jsonParam(input.operations)),
       scaleSets: [...new Set((input.scaleSets ?? []).map((k) => textParam(k)))],
       history: (input.history ?? []).map((h) => ({ ...h })),
+      ...(input.audit ? { audit: structuredClone(input.audit) } : {}),
       resolve: () => {},
       reject: () => {},
     };

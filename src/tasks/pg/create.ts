@@ -7,6 +7,8 @@ import type { HistoryEntry, Task } from "../task.ts";
 import { taskJustBeforeSql, WAITING_FORMAT, WAITING_ITEM_FORMAT, WAITING_PHASE } from "../ordering.ts";
 import { connectionLost, type PgConnection } from "./connection.ts";
 import { jsonParam, NOW_MS, type PgTables, textParam, toTask } from "./tables.ts";
+import { actorsOf, type NewAuditEntry } from "../audit.ts";
+import { auditRow } from "./audit.ts";
 
 /** A create waiting for its statement: the input as it was when create was called, as it will be stored. */
 export interface PendingCreate {
@@ -15,6 +17,8 @@ export interface PendingCreate {
   /** Deduplicated. */
   scaleSets: string[];
   history: HistoryEntry[];
+  /** The submission's audit entry, recorded with the task when it is created. */
+  audit?: NewAuditEntry;
   resolve: (result: { task: Task; created: boolean }) => void;
   reject: (err: unknown) => void;
 }
@@ -24,7 +28,8 @@ export interface PendingCreate {
  * planner reads off the array: with jsonb_array_elements' default guess of 100 rows per call the plan looked costly
  * enough to be JIT-compiled, 70 ms per statement): $1 ids, $2 clientRequestIds, $3 operations; their scale sets
  * ($4 the create's position from 1, $5 the key) and history lines ($6 position, $7 phase, $8 status, $9 time, in
- * order); then $10-$12 the waiting line's phase and formats, $13 its time, $14 the NOTIFY channel.
+ * order); then $10-$12 the waiting line's phase and formats, $13 its time, $14 the NOTIFY channel; $15 and $16 the
+ * creates' audit entries (id, jsonb without the task id; null for none), recorded for the tasks created.
  *
  * Identity values follow the ORDER BY, so creation order is the order asked. The statement sees the scale sets as
  * they were before it, so a create's predecessor in the same batch comes from the batch itself (lag). A task's
@@ -65,6 +70,11 @@ export function createSql(t: PgTables): string {
       FROM unnest($6::int[], $7::text[], $8::text[], $9::bigint[]) WITH ORDINALITY AS h(n, phase, status, time_ms, line)
         JOIN input USING (n) JOIN ins USING (id), (SELECT count(*) FROM waiting) w
       ORDER BY h.line
+    ), audited AS (
+      INSERT INTO ${t.audit} (id, time_ms, principal, task_id, entry)
+      SELECT a.audit_id, (a.e->>'timeMs')::bigint, a.e->'actor'->>'name', ins.id, a.e || jsonb_build_object('taskId', ins.id)
+      FROM unnest($15::text[], $16::jsonb[]) WITH ORDINALITY AS a(audit_id, e, n) JOIN input USING (n) JOIN ins USING (id)
+      WHERE a.e IS NOT NULL
     ), notified AS (
       SELECT pg_notify($14, '') FROM (SELECT 1 FROM ins LIMIT 1) any_created
     )
@@ -96,12 +106,13 @@ export interface CreateStatement {
 export async function createBatch(s: CreateStatement, batch: PendingCreate[], attempt = 0): Promise<void> {
   const sent = firstOfEachRequest(batch);
   const ids = sent.map(() => randomUUID());
+  const audits = sent.map((c) => (c.audit ? auditRow(c.audit) : undefined));
   const timeMs = Date.now();
   let rows: CreatedRow[];
   try {
     ({ rows } = await s.db.query<CreatedRow>(
       s.sql,
-      createParams(s.t, sent, ids, timeMs),
+      [...createParams(s.t, sent, ids, timeMs), audits.map((a) => a?.id ?? null), audits.map((a) => a?.json ?? null)],
       false,
       CREATE_STATEMENT_NAME,
     ));
@@ -116,7 +127,12 @@ export async function createBatch(s: CreateStatement, batch: PendingCreate[], at
   const taken: PendingCreate[] = [];
   sent.forEach((c, i) => {
     const row = inserted.get(ids[i]);
-    if (row) c.resolve({ task: createdTask(c, row, timeMs), created: true });
+    const audit = audits[i];
+    if (row)
+      c.resolve({
+        task: { ...createdTask(c, row, timeMs), ...(audit ? actorsOf([audit.entry]) : {}) },
+        created: true,
+      });
     else taken.push(c);
   });
   if (taken.length > 0) await resolveTaken(s, taken, attempt);

@@ -7,6 +7,7 @@ import type { TaskChange } from "../task-store.ts";
 import { canMove, IllegalMoveError, sqlStateList, statesBefore } from "../task-state.ts";
 import type { PgConnection } from "./connection.ts";
 import { fenceSql, jsonParam, lineParams, NOW_MS, type PgTables } from "./tables.ts";
+import { endAuditSql } from "./audit.ts";
 
 /** Appends a line if `owner` holds the lease. The UPDATE is the fence (and locks the row until the INSERT is done). */
 export async function appendHistory(
@@ -97,6 +98,8 @@ export async function update(
     parts.push(`woken AS (INSERT INTO ${t.wakes} (scale_set) SELECT DISTINCT scale_set FROM freed ORDER BY scale_set)`);
     parts.push(`unready AS (DELETE FROM ${t.ready} r USING done WHERE r.task_seq = done.seq)`);
     parts.push(`notified AS (SELECT pg_notify($${params.length}, '') FROM done)`);
+    params.push(change.state);
+    parts.push(`settled AS (${endAuditSql(t, "done", `$${params.length}`)})`);
     notified = "(SELECT count(*) FROM notified)";
   }
   const { rows } = await db.query<{ n: string }>(

@@ -2,6 +2,7 @@
 // can hold several stores: the tests use a schema each), the columns a task is read with, the NOTIFY channel, the
 // database's clock, and how values become parameters and rows become tasks.
 import type { HistoryEntry, Task, TaskState } from "../task.ts";
+import { actorsOf, type AuditEntry } from "../audit.ts";
 
 export interface PgTables {
   schema: string;
@@ -10,7 +11,8 @@ export interface PgTables {
   scaleSets: string;
   ready: string;
   wakes: string;
-  /** The task columns, read from `tasks t`, with its history lines in order. */
+  audit: string;
+  /** The task columns, read from `tasks t`, with its history lines in order and its audit entries (who acted). */
   columns: string;
   /** NOTIFY channel of this schema: "work may be claimable". */
   channel: string;
@@ -29,11 +31,13 @@ export function pgTables(schema: string): PgTables {
     scaleSets: q("task_scale_sets"),
     ready: q("task_ready"),
     wakes: q("task_wakes"),
+    audit: q("audit_entries"),
     columns: `t.seq, t.id, t.client_request_id, t.state, t.operations, t.operation_index, t.result_objects, t.failure,
       t.arm_calls, t.checkpoint, t.lease_owner, t.lease_expires_at_ms, t.created_at_ms, t.updated_at_ms, t.finished_at_ms,
       t.cancel_requested_at_ms, t.revision,
       (SELECT json_agg(json_build_object('phase', h.phase, 'status', h.status, 'timeMs', h.time_ms) ORDER BY h.seq)
-         FROM ${q("task_history")} h WHERE h.task_id = t.id) AS history`,
+         FROM ${q("task_history")} h WHERE h.task_id = t.id) AS history,
+      (SELECT json_agg(a.entry ORDER BY a.seq) FROM ${q("audit_entries")} a WHERE a.task_id = t.id) AS audit`,
     channel: `vmss_ops_work_${schema}`.slice(0, 63),
   };
 }
@@ -96,5 +100,6 @@ export function toTask(row: Row): Task {
   if (row.lease_expires_at_ms !== null) task.leaseExpiresAtMs = Number(row.lease_expires_at_ms);
   if (row.finished_at_ms !== null) task.finishedAtMs = Number(row.finished_at_ms);
   if (row.cancel_requested_at_ms !== null) task.cancelRequestedAtMs = Number(row.cancel_requested_at_ms);
+  if (Array.isArray(row.audit)) Object.assign(task, actorsOf(row.audit as AuditEntry[]));
   return task;
 }

@@ -7,9 +7,17 @@ import type { CancelLines, CancelOutcome } from "../task-store.ts";
 import type { Row, SqliteDb } from "./db.ts";
 import { freeScaleSets } from "./journal.ts";
 import { getTask } from "./read.ts";
+import type { NewAuditEntry } from "../audit.ts";
+import { endAudit, insertAudit } from "./audit.ts";
 
 /** Puts a failed, retryable task back in the queue; false (nothing changed) for any other. */
-export function requeueRetryable(db: SqliteDb, id: string, entry: HistoryEntry, scaleSets: string[]): boolean {
+export function requeueRetryable(
+  db: SqliteDb,
+  id: string,
+  entry: HistoryEntry,
+  scaleSets: string[],
+  audit?: NewAuditEntry,
+): boolean {
   return db.write(() => {
     const now = Date.now();
     const requeued = db
@@ -21,6 +29,7 @@ export function requeueRetryable(db: SqliteDb, id: string, entry: HistoryEntry, 
       .get(now, id) as { seq: number } | undefined;
     if (!requeued) return false;
     db.insertLine(id, entry);
+    if (audit) insertAudit(db, { ...audit, taskId: id });
     // Unfinished again: it holds its scale sets again, at its place in submission order.
     const hold = db.stmt("INSERT OR IGNORE INTO task_scale_sets (task_seq, scale_set) VALUES (?, ?)");
     const wake = db.stmt("INSERT OR IGNORE INTO task_wakes (scale_set) VALUES (?)");
@@ -33,7 +42,7 @@ export function requeueRetryable(db: SqliteDb, id: string, entry: HistoryEntry, 
   });
 }
 
-export function requestCancel(db: SqliteDb, id: string, lines: CancelLines): CancelOutcome {
+export function requestCancel(db: SqliteDb, id: string, lines: CancelLines, audit?: NewAuditEntry): CancelOutcome {
   return db.write(() => {
     const now = Date.now();
     const row = db
@@ -42,12 +51,14 @@ export function requestCancel(db: SqliteDb, id: string, lines: CancelLines): Can
     if (!row) return { outcome: "missing" as const };
     if (FINISHED_STATES.has(row.state as TaskState)) return { outcome: "finished" as const, task: getTask(db, id)! };
     const leased = row.lease_owner !== null && Number(row.lease_expires_at_ms) > now;
+    if (audit) insertAudit(db, { ...audit, taskId: id });
     if (row.state === "queued" && !leased) {
       db.stmt(
         `UPDATE tasks SET state = 'canceled', cancel_requested_at_ms = ?, finished_at_ms = ?, updated_at_ms = ?, revision = revision + 1,
            lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = ?`,
       ).run(now, now, now, id);
       freeScaleSets(db, Number(row.seq));
+      endAudit(db, id, "canceled", now);
       db.insertLine(id, lines.canceled);
       return { outcome: "canceled" as const, task: getTask(db, id)! };
     }

@@ -6,6 +6,8 @@ import type { HistoryEntry, Task } from "../task.ts";
 import type { NewTask } from "../task-store.ts";
 import { type TaskAhead, taskJustBeforeSql, waitingEntry } from "../ordering.ts";
 import { COLUMNS, json, message, type Row, type SqliteDb, toTask } from "./db.ts";
+import { actorsOf, type NewAuditEntry } from "../audit.ts";
+import { insertAudit } from "./audit.ts";
 
 /** A create waiting for its commit: the input as it was when create was called. */
 interface PendingCreate {
@@ -15,6 +17,7 @@ interface PendingCreate {
   /** Deduplicated. */
   scaleSets: string[];
   history: HistoryEntry[];
+  audit: NewAuditEntry | undefined;
   resolve: (result: { task: Task; created: boolean }) => void;
   reject: (err: unknown) => void;
 }
@@ -35,6 +38,7 @@ export class SqliteCreateQueue {
       operations: json(input.operations),
       scaleSets: [...new Set(input.scaleSets ?? [])],
       history: (input.history ?? []).map((h) => ({ ...h })),
+      audit: input.audit && structuredClone(input.audit),
       resolve: () => {},
       reject: () => {},
     };
@@ -107,6 +111,8 @@ function createOne(db: SqliteDb, input: PendingCreate): { task: Task; created: b
     revision: 1,
   };
   if (input.clientRequestId) task.clientRequestId = input.clientRequestId;
+  // Its audit entry, in the task's transaction: the task never exists without it.
+  if (input.audit) Object.assign(task, actorsOf([insertAudit(db, { ...input.audit, taskId: id })]));
   return { task, created: true };
 }
 

@@ -2,15 +2,17 @@
 // text, kept), a write transaction, and how rows become tasks. SQLite stores JSON as TEXT.
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import type { HistoryEntry, Task, TaskState } from "../task.ts";
+import { actorsOf } from "../audit.ts";
 
 export type Row = Record<string, SQLInputValue | Uint8Array>;
 
-/** The task columns, read from `tasks t`, with its history lines in order. */
+/** The task columns, read from `tasks t`, with its history lines in order and its audit entries (who acted). */
 export const COLUMNS = `t.seq, t.id, t.client_request_id, t.state, t.operations, t.operation_index, t.result_objects, t.failure,
   t.arm_calls, t.checkpoint, t.lease_owner, t.lease_expires_at_ms, t.created_at_ms, t.updated_at_ms, t.finished_at_ms,
   t.cancel_requested_at_ms, t.revision,
   (SELECT json_group_array(json_object('phase', h.phase, 'status', h.status, 'timeMs', h.time_ms) ORDER BY h.seq)
-     FROM task_history h WHERE h.task_id = t.id) AS history`;
+     FROM task_history h WHERE h.task_id = t.id) AS history,
+  (SELECT json_group_array(json(a.entry) ORDER BY a.seq) FROM audit_entries a WHERE a.task_id = t.id) AS audit`;
 
 /** The lease fence of a write: the owner (?) holds the task's lease at now (?), by this host's clock. */
 export const FENCE = "lease_owner = ? AND lease_expires_at_ms > ?";
@@ -93,5 +95,6 @@ export function toTask(row: Row): Task {
   if (row.lease_expires_at_ms !== null) task.leaseExpiresAtMs = Number(row.lease_expires_at_ms);
   if (row.finished_at_ms !== null) task.finishedAtMs = Number(row.finished_at_ms);
   if (row.cancel_requested_at_ms !== null) task.cancelRequestedAtMs = Number(row.cancel_requested_at_ms);
+  if (typeof row.audit === "string" && row.audit !== "[]") Object.assign(task, actorsOf(JSON.parse(row.audit)));
   return task;
 }

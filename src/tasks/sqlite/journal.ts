@@ -7,6 +7,7 @@ import { FINISHED_STATES } from "../task.ts";
 import type { TaskChange } from "../task-store.ts";
 import { canMove, IllegalMoveError, sqlStateList, statesBefore } from "../task-state.ts";
 import { FENCE, json, type SqliteDb } from "./db.ts";
+import { endAudit } from "./audit.ts";
 
 /** Appends a line if `owner` holds the lease: the fenced UPDATE and the INSERT in one transaction. */
 export function appendHistory(db: SqliteDb, owner: string, id: string, entry: HistoryEntry): boolean {
@@ -64,7 +65,10 @@ export function update(db: SqliteDb, owner: string, id: string, change: TaskChan
     if (!row) return refusedMove(db, owner, id, change.state, now);
     for (const h of history) db.insertLine(id, h);
     // A finished task no longer holds its scale sets: the next task on each may be claimed.
-    if (finished) freeScaleSets(db, row.seq);
+    if (finished) {
+      freeScaleSets(db, row.seq);
+      endAudit(db, id, change.state!, now);
+    }
     return true;
   });
 }

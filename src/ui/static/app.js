@@ -247,6 +247,7 @@ function taskRow(t) {
       { "data-label": "task" },
       el("a", { href: "#/task/" + encodeURIComponent(t.id), class: "mono" }, t.id.slice(0, 8)),
       el("div", { class: "muted small" }, when(t.createdAtMs)),
+      t.who && el("div", { class: "muted small who" }, t.who),
     ),
     el("td", { "data-label": "outcome" }, outcomeBadge(t)),
     el(
@@ -363,6 +364,8 @@ async function taskView(id) {
       {},
       t.targets.map((x) => el("div", {}, x.operation + " on ", sgLink(x), " (" + x.account + ", " + x.region + ")")),
     ),
+    el("span", {}, "who"),
+    el("span", { id: "task-who" }, t.who || "—"),
     el("span", {}, "retries"),
     el(
       "span",

@@ -1,0 +1,36 @@
+// bench/results.json as the partial runs (--only-fleet, --only-burst, --only-makespan) update it.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+interface ResultsFile {
+  table: { figure: string }[];
+  [key: string]: unknown;
+}
+
+/**
+ * Rows replace those of the same figure (numbers aside) in DIR/results.json, where they stood ("the same …" rows
+ * read after the row before them), the others go at the end; extra keys are set beside them. A folder with no
+ * results yet gets a fresh file: a partial run never loses what it measured. Returns the file's path.
+ */
+export function mergeResults(
+  dir: string,
+  rows: { figure: string }[],
+  extra: Record<string, unknown>,
+  drop: (figure: string) => boolean = () => false,
+): string {
+  const path = join(dir, "results.json");
+  const earlier: ResultsFile = existsSync(path)
+    ? (JSON.parse(readFileSync(path, "utf8")) as ResultsFile)
+    : { table: [] };
+  const shape = (f: string) => f.replace(/\d[\d,]*/g, "#");
+  const fresh = new Map(rows.map((r) => [shape(r.figure), r]));
+  const kept = earlier.table.flatMap((r) => {
+    const replacement = fresh.get(shape(r.figure));
+    fresh.delete(shape(r.figure));
+    return replacement ? [replacement] : drop(r.figure) ? [] : [r];
+  });
+  const merged: ResultsFile = { ...earlier, ...extra, table: [...kept, ...fresh.values()] };
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path, JSON.stringify(merged, null, 2) + "\n");
+  return path;
+}

@@ -1,0 +1,65 @@
+// What `node bench/run.ts` was asked to do, decided before any work starts: an unknown option, a missing --out
+// value, two partial runs at once, or --skip-fleet without the results it keeps are refused at once, never after
+// minutes of measuring.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+
+export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-burst | --only-makespan | --skip-fleet]
+  --smoke          tiny sizes (what npm test runs; figures mean nothing)
+  --out DIR        where results.json and makespan.svg go (default bench/)
+  --only-fleet     only the fleet and claim figures, merged into DIR/results.json (a fresh one if DIR has none)
+  --skip-fleet     every figure but the fleet and the claims, which are kept from DIR/results.json (which must exist)
+  --only-burst     only the burst of submissions (SQLite and PostgreSQL), merged into DIR/results.json
+  --only-makespan  only the makespans (1 replica, 3 replicas), the plain script's burst and the ARM calls per
+                   resize, merged into DIR/results.json; makespan.svg is written again
+`;
+
+export type BenchPart = "all" | "only-fleet" | "skip-fleet" | "only-burst" | "only-makespan";
+
+export interface BenchArgs {
+  help: boolean;
+  smoke: boolean;
+  out: string;
+  part: BenchPart;
+}
+
+export type BenchArgsResult = { ok: true; args: BenchArgs } | { ok: false; message: string };
+
+const PARTS = ["only-fleet", "skip-fleet", "only-burst", "only-makespan"] as const;
+
+/** Reads the arguments; `defaultOut` is where results go without --out. Checks the file system only for --skip-fleet. */
+export function parseBenchArgs(argv: string[], defaultOut: string): BenchArgsResult {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        help: { type: "boolean" },
+        smoke: { type: "boolean" },
+        out: { type: "string" },
+        "only-fleet": { type: "boolean" },
+        "skip-fleet": { type: "boolean" },
+        "only-burst": { type: "boolean" },
+        "only-makespan": { type: "boolean" },
+      },
+    }));
+  } catch (err) {
+    return { ok: false, message: (err as Error).message };
+  }
+  const chosen = PARTS.filter((p) => values[p] === true);
+  if (chosen.length > 1)
+    return { ok: false, message: `--${chosen.join(" and --")} cannot be combined: choose one part of the run` };
+  if (values.out !== undefined && values.out.trim() === "")
+    return { ok: false, message: "--out needs a directory, got an empty value" };
+  const out = values.out ?? defaultOut;
+  const part: BenchPart = chosen[0] ?? "all";
+  if (part === "skip-fleet" && !existsSync(join(out, "results.json")))
+    return {
+      ok: false,
+      message: `--skip-fleet keeps the fleet and claim figures of ${join(out, "results.json")}, which does not exist: run without --skip-fleet, or --only-fleet first`,
+    };
+  return { ok: true, args: { help: values.help === true, smoke: values.smoke === true, out, part } };
+}

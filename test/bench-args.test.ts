@@ -1,0 +1,68 @@
+// The benchmark driver refuses what it cannot do before it measures anything, and a partial run into a folder that
+// holds no results yet writes a fresh results file instead of dying at the end of the run.
+import t, { type Test } from "tap";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseBenchArgs } from "../bench/run-args.ts";
+import { mergeResults } from "../bench/results-file.ts";
+
+function freshDir(t: Test): string {
+  const dir = mkdtempSync(join(tmpdir(), "vmss-ops-bench-args-"));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+t.test("arguments", (t) => {
+  const dir = freshDir(t);
+  t.same(parseBenchArgs([], "/default"), {
+    ok: true,
+    args: { help: false, smoke: false, out: "/default", part: "all" },
+  });
+  t.same(parseBenchArgs(["--only-fleet", "--out", dir], "/default"), {
+    ok: true,
+    args: { help: false, smoke: false, out: dir, part: "only-fleet" },
+  });
+  const refused: [string[], RegExp][] = [
+    [["--only-flet"], /Unknown option '--only-flet'/],
+    [["--out"], /--out/],
+    [["--out", ""], /--out needs a directory/],
+    [["--only-fleet", "--only-burst"], /--only-fleet and --only-burst cannot be combined/],
+    [["--skip-fleet", "--out", dir], /results\.json, which does not exist/],
+    [["extra"], /positional/i],
+  ];
+  for (const [argv, message] of refused) {
+    const result = parseBenchArgs(argv, "/default");
+    t.equal(result.ok, false, argv.join(" "));
+    if (!result.ok) t.match(result.message, message, argv.join(" "));
+  }
+});
+
+t.test("a bad argument is refused at once, with the usage, exit status 2", (t) => {
+  const run = spawnSync(process.execPath, ["bench/run.ts", "--only-flet"], { encoding: "utf8", timeout: 60_000 });
+  t.equal(run.status, 2);
+  t.match(run.stderr, /Unknown option '--only-flet'/);
+  t.match(run.stderr, /--only-fleet/);
+  t.notMatch(run.stderr, /machine:/, "no figure was started");
+});
+
+t.test("a partial run into a fresh folder writes a fresh results file", (t) => {
+  const dir = freshDir(t);
+  const path = mergeResults(dir, [{ figure: "claim with 100 queued" }], { fleet: { ratio: 1 } });
+  t.same(JSON.parse(readFileSync(path, "utf8")), { table: [{ figure: "claim with 100 queued" }], fleet: { ratio: 1 } });
+});
+
+t.test("merged rows replace rows of the same figure, numbers aside, where they stood", (t) => {
+  const dir = freshDir(t);
+  writeFileSync(
+    join(dir, "results.json"),
+    JSON.stringify({ table: [{ figure: "a 1" }, { figure: "b 10,000", old: true }, { figure: "c" }], smoke: false }),
+  );
+  mergeResults(dir, [{ figure: "b 20,000" }, { figure: "d" }], { extra: 1 }, (f) => f === "c");
+  t.same(JSON.parse(readFileSync(join(dir, "results.json"), "utf8")), {
+    table: [{ figure: "a 1" }, { figure: "b 20,000" }, { figure: "d" }],
+    smoke: false,
+    extra: 1,
+  });
+});
