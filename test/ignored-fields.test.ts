@@ -34,6 +34,7 @@ void t.test("Prefer: handling=strict, as RFC 7240 writes preferences", (t) => {
     "x-handling=strict",
   ])
     t.notOk(prefersStrictHandling(header), `not strict: ${JSON.stringify(header)}`);
+  t.end();
 });
 
 void t.test(
@@ -79,6 +80,7 @@ void t.test(
       /the fields here are capacity, image$/,
       "no close name: the fields it does take",
     );
+    t.end();
   },
 );
 
@@ -89,6 +91,7 @@ void t.test("no field Orca sends unread is one an operation reads", (t) => {
     [],
     "a field read by some operation is not listed as Orca's unread one",
   );
+  t.end();
 });
 
 const env = await startTestEnv({ writeDurationMs: 40 });
@@ -152,6 +155,7 @@ async function post(path: string, body: unknown, headers: Record<string, string>
 void t.test("every operation route serves its own body as is", (t) => {
   const routes = [...operations.keys(), "scaleDownCluster", "disableCluster"].sort();
   t.same(Object.keys(BODIES).sort(), routes, "a body for every operation route");
+  t.end();
 });
 
 for (const [operation, body] of Object.entries(BODIES)) {
