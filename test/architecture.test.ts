@@ -40,8 +40,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   azure: ["naming"],
   naming: [],
   simulator: [],
-  // The command is a client of the API over HTTP: it knows the service only through its generated types.
-  cli: [],
+  // The command is a client of the API over HTTP: it knows the service only through the client package.
+  cli: ["client"],
+  // The client package: the API's generated types and openapi-fetch, nothing of the service.
+  client: [],
 };
 
 /** Known breaks of ALLOWED, file to file, each with why it is wrong. Shrink it; never add to it. */

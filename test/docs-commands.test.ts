@@ -72,6 +72,10 @@ const EXPECT: Record<string, [RegExp, string][]> = {
       /exit status 1\n {2}FAIL {2}permissions on demo-rg +missing 1 of \d+ actions: Microsoft.Compute\/virtualMachineScaleSets\/write/,
       "doctor's FAIL",
     ],
+    [
+      /400 ValidationError: capcity: is not a field of scaleDown[^\n]*did you mean capacity\?\nexit status 2/,
+      "a field the service would not read is refused under strict handling",
+    ],
   ],
   "troubleshooting.md": [
     [/"field":"capacity\.min"|capacity/, "the 400 names the field"],

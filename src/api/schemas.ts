@@ -38,11 +38,18 @@ export const ErrorResponse = Type.Object(
 );
 export type ErrorResponse = Static<typeof ErrorResponse>;
 
+/** The request's fields the service does not read (Orca's own known fields left out): src/api/ignored-fields.ts. */
+const IgnoredFields = Type.Array(Type.String(), {
+  description:
+    'fields of the request the service does not read, as sent ("capcity", "[0].resizeServerGroup.capcity"); empty when it read them all. With Prefer: handling=strict they are a 400 instead',
+});
+
 export const TaskRef = Type.Object(
   {
     kind: Type.Literal("taskRef", { description: "which answer this is: a task to poll (Task is kind task)" }),
     id: Type.String(),
     resourceUri: Type.String({ description: "where to poll: /task/{id}" }),
+    ignoredFields: Type.Optional(IgnoredFields),
   },
   { $id: "TaskRef", additionalProperties: false },
 );
@@ -350,6 +357,7 @@ export const DryRun = Type.Object(
       }),
     ),
     operations: Type.Array(Type.Ref(DryRunOperation)),
+    ignoredFields: Type.Optional(IgnoredFields),
   },
   {
     $id: "DryRun",

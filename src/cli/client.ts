@@ -1,29 +1,35 @@
-// The API as the vmss-ops command calls it: a small fetch wrapper typed on src/cli/api-types.ts, which is generated
-// from openapi/openapi.json. A path, a body or an answer that the API no longer has fails `tsc`, so the command
-// cannot drift from the service. (openapi-fetch would do the same at the cost of a runtime dependency for a few
-// lines; the types are what keeps it honest.)
-import type { components, paths } from "./api-types.ts";
+// The API as the vmss-ops command calls it: the client package (src/client, openapi-fetch on types generated from
+// openapi/openapi.json), with the command's two ways a call can go wrong as errors it can act on. Every request
+// asks for strict handling (`Prefer: handling=strict`): a field the service would not read is a 400 naming it,
+// never a silently dropped value.
+import {
+  createClient as createApiClient,
+  submitOperation,
+  type DryRun,
+  type ErrorResponse,
+  type OperationBody,
+  type OperationName,
+  type operations,
+  type Schemas,
+  type SubmissionQuery,
+  type Task,
+  type TaskList,
+  type TaskRef,
+} from "../client/index.ts";
 
-export type Schemas = components["schemas"];
-export type Task = Schemas["Task"];
-export type TaskRef = Schemas["TaskRef"];
-export type TaskList = Schemas["TaskList"];
-export type ErrorResponse = Schemas["ErrorResponse"];
-export type DryRun = Schemas["DryRun"];
+export type { DryRun, ErrorResponse, OperationBody, OperationName, Schemas, Task, TaskList, TaskRef };
 
-/** Operations that have a route of their own: /azure/ops/resizeServerGroup, … */
-export type OperationName = {
-  [P in keyof paths]: P extends `/azure/ops/${infer O}` ? (O extends `{${string}}` ? never : O) : never;
-}[keyof paths];
-type JsonBody<Op> = Op extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
-/** The description an operation takes, as the API document says. */
-export type OperationBody<O extends OperationName> = JsonBody<paths[`/azure/ops/${O}`]["post"]>;
+/** The error an answer carried: the service's ErrorResponse, or what stood in for it (a proxy's page). */
+export type ServiceErrorBody = Omit<ErrorResponse, "error"> & { error: string };
+
+/** GET /task's filters. */
+export type TaskQuery = NonNullable<operations["listTasks"]["parameters"]["query"]>;
 
 /** The service answered with a 4xx or 5xx. */
 export class ServiceError extends Error {
   readonly status: number;
-  readonly body: ErrorResponse;
-  constructor(status: number, body: ErrorResponse) {
+  readonly body: ServiceErrorBody;
+  constructor(status: number, body: ServiceErrorBody) {
     super(body.message);
     this.status = status;
     this.body = body;
@@ -40,112 +46,91 @@ export interface ClientOptions {
   requestTimeoutMs?: number;
 }
 
-type Query = Record<string, string | number | boolean | undefined>;
+/** What openapi-fetch resolves with: the answer's data, or its error, and the response. */
+type Answer<D, E> = { data: D; error?: never; response: Response } | { data?: never; error: E; response: Response };
 
 export function createClient(options: ClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, "");
+  const api = createApiClient({ baseUrl: base, token: options.token, strict: true });
+  const signal = () => AbortSignal.timeout(options.requestTimeoutMs ?? 90_000);
 
-  async function call<T>(
-    method: "GET" | "POST",
-    path:
-      keyof paths | `/task/${string}` | `/azure/ops/${string}` | `/applications/${string}` | `/serverGroups/${string}`,
-    query: Query = {},
-    body?: unknown,
-  ): Promise<{ status: number; data: T }> {
-    const qs = Object.entries(query)
-      .filter(([, v]) => v !== undefined && v !== false)
-      .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
-      .join("&");
-    const headers: Record<string, string> = { accept: "application/json" };
-    if (body !== undefined) headers["content-type"] = "application/json";
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let res: Response;
+  /** The answer's data; a 4xx or 5xx as ServiceError, no answer as Unreachable. */
+  async function call<D>(send: () => Promise<Answer<D, unknown>>): Promise<{ status: number; data: NonNullable<D> }> {
+    let answer: Answer<D, unknown>;
     try {
-      res = await fetch(`${base}${path}${qs ? `?${qs}` : ""}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(options.requestTimeoutMs ?? 90_000),
-      });
+      answer = await send();
     } catch (err) {
+      if (err instanceof SyntaxError) throw new Unreachable(`${base} answered with something that is not JSON`);
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw new Unreachable(`cannot reach ${base}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
     }
-    const text = await res.text();
-    let data: unknown;
-    try {
-      data = text ? JSON.parse(text) : undefined;
-    } catch {
-      data = { statusCode: res.status, error: "NotJson", message: text.slice(0, 200) };
-    }
-    if (res.status >= 400)
+    const { response } = answer;
+    if (answer.error !== undefined || !response.ok) {
+      const error = answer.error;
       throw new ServiceError(
-        res.status,
-        (data as ErrorResponse) ?? { statusCode: res.status, error: "Error", message: res.statusText },
+        response.status,
+        typeof error === "object" && error !== null && "message" in error
+          ? (error as ErrorResponse)
+          : {
+              statusCode: response.status,
+              error: typeof error === "string" ? "NotJson" : "Error",
+              message: typeof error === "string" && error ? error.slice(0, 200) : response.statusText,
+            },
       );
-    return { status: res.status, data: data as T };
+    }
+    if (answer.data === undefined || answer.data === null)
+      throw new Unreachable(`${base} answered ${response.status} with no body`);
+    return { status: response.status, data: answer.data };
   }
 
   return {
-    /** POST /azure/ops/{operation}: a TaskRef, the plan with dryRun, the Task with wait. */
-    submit<O extends OperationName>(
-      operation: O,
-      body: OperationBody<O>,
-      query: { clientRequestId?: string; dryRun?: boolean; wait?: number } = {},
-    ) {
-      return call<TaskRef | Task | DryRun>("POST", `/azure/ops/${operation}`, query, body);
-    },
-    /** POST /azure/ops/{operation} for any operation name and body (the service validates them). */
-    submitRaw(
-      operation: string,
-      body: unknown,
-      query: { clientRequestId?: string; dryRun?: boolean; wait?: number } = {},
-    ) {
-      return call<TaskRef | Task | DryRun>("POST", `/azure/ops/${encodeURIComponent(operation)}`, query, body);
+    /** POST /azure/ops/{operation} for any operation name and body (the service validates both). */
+    submitRaw(operation: string, body: unknown, query: SubmissionQuery = {}) {
+      return call(() => submitOperation(api, operation, body, query, { signal: signal() }));
     },
     /** POST /azure/ops: Clouddriver's list body, one task running its operations in order. */
-    submitList(body: unknown[], query: { clientRequestId?: string; dryRun?: boolean; wait?: number } = {}) {
-      return call<TaskRef | Task | DryRun>("POST", "/azure/ops", query, body);
+    submitList(body: unknown[], query: SubmissionQuery = {}) {
+      return call(() =>
+        api.POST("/azure/ops", {
+          params: { query },
+          // Read from a file or the command line: the service validates it.
+          body: body as OperationBody<"resizeServerGroup">[] as never,
+          signal: signal(),
+        }),
+      );
     },
     task(id: string, wait?: number) {
-      return call<Task>("GET", `/task/${encodeURIComponent(id)}`, { wait });
+      return call(() => api.GET("/task/{id}", { params: { path: { id }, query: { wait } }, signal: signal() }));
     },
-    tasks(query: { limit?: number; state?: string; operation?: string; serverGroup?: string; cursor?: string }) {
-      return call<TaskList>("GET", "/task", query);
+    tasks(query: TaskQuery) {
+      return call(() => api.GET("/task", { params: { query }, signal: signal() }));
     },
     resume(id: string) {
-      return call<TaskRef>("POST", `/task/${encodeURIComponent(id)}:resume`);
+      return call(() => api.POST("/task/{id}:resume", { params: { path: { id } }, signal: signal() }));
     },
     cancel(id: string) {
-      return call<Task>("POST", `/task/${encodeURIComponent(id)}/cancel`);
+      return call(() => api.POST("/task/{id}/cancel", { params: { path: { id } }, signal: signal() }));
     },
     application(app: string) {
-      return call<{ name: string; clusters: Record<string, { name: string }[]> }>(
-        "GET",
-        `/applications/${encodeURIComponent(app)}`,
-      );
+      return call(() => api.GET("/applications/{app}", { params: { path: { app } }, signal: signal() }));
     },
     cluster(app: string, account: string, cluster: string) {
-      return call<{ serverGroups: ClusterServerGroup[] }>(
-        "GET",
-        `/applications/${encodeURIComponent(app)}/clusters/${encodeURIComponent(account)}/${encodeURIComponent(cluster)}/azure`,
+      return call(() =>
+        api.GET("/applications/{app}/clusters/{account}/{cluster}/azure", {
+          params: { path: { app, account, cluster } },
+          signal: signal(),
+        }),
       );
     },
-    serverGroup(account: string, region: string, name: string) {
-      return call<ClusterServerGroup>(
-        "GET",
-        `/serverGroups/${encodeURIComponent(account)}/${encodeURIComponent(region)}/${encodeURIComponent(name)}`,
+    serverGroup(account: string, region: string, serverGroup: string) {
+      return call(() =>
+        api.GET("/serverGroups/{account}/{region}/{serverGroup}", {
+          params: { path: { account, region, serverGroup } },
+          signal: signal(),
+        }),
       );
     },
   };
-}
-
-export interface ClusterServerGroup {
-  name: string;
-  region: string;
-  disabled: boolean;
-  capacity: { min: number; max: number; desired: number };
-  instances: { name?: string; healthState?: string }[];
 }
 
 export type Client = ReturnType<typeof createClient>;

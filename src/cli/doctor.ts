@@ -3,7 +3,7 @@
 // account the service names in GET /ready that the caller may read.
 //   exit 0 every check OK (WARNs included)   1 a FAIL   2 bad input   3 cannot reach the service
 import { parseArgs } from "node:util";
-import type { components } from "./api-types.ts";
+import type { components } from "../client/index.ts";
 
 type AccountChecks = components["schemas"]["AccountChecks"];
 

@@ -11,6 +11,7 @@ import {
   type DryRun,
   type OperationBody,
   type Task,
+  type TaskQuery,
   type TaskRef,
 } from "./client.ts";
 import { doctor } from "./doctor.ts";
@@ -326,7 +327,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
         if (rest.length) throw new UsageError(`tasks takes no argument, got ${rest.join(" ")}`);
         const { data } = await client.tasks({
           limit: int(values, "limit"),
-          state: values.state,
+          // Whatever was typed: the service refuses a state it does not have, naming the ones it has.
+          state: values.state as TaskQuery["state"],
           operation: values.operation,
           serverGroup: values["server-group"],
           cursor: values.cursor,
@@ -373,9 +375,9 @@ export async function run(argv: string[], io: Io): Promise<number> {
           for (const cluster of clusters)
             groups.push(
               ...(await client.cluster(app, account, cluster.name)).data.serverGroups.map((g) => ({
+                ...g,
                 account,
                 cluster: cluster.name,
-                ...g,
               })),
             );
         }

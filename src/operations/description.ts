@@ -37,8 +37,8 @@ export const Capacity = Type.Object(
 export type Capacity = Static<typeof Capacity>;
 
 /**
- * The fields that locate a server group. Orca sends more (cloudProvider, moniker, user, …): unknown fields are
- * accepted and ignored, so that its requests work unchanged.
+ * The fields that locate a server group. Orca sends more (cloudProvider, moniker, user, …): bodies are open, so that
+ * its requests work unchanged, and a field nobody reads is named in the answer (src/api/ignored-fields.ts).
  */
 export const serverGroupFields = {
   credentials: Type.Optional({ ...AccountName, description: "the account name (Clouddriver's field)" }),

@@ -172,7 +172,15 @@ export class Orca {
   /** KatoService.requestOperations (KatoService.java:52-59) → KatoRestService.java:30-34: POST /{cloudProvider}/ops. */
   async requestOperations(stage: Stage, operations: Record<string, Record<string, unknown>>[]): Promise<string> {
     const id = requestId(stage, operations);
-    const res = await this.#call<{ id: string }>("POST", `/azure/ops?clientRequestId=${id}`, operations);
+    const res = await this.#call<{ id: string; ignoredFields?: string[] }>(
+      "POST",
+      `/azure/ops?clientRequestId=${id}`,
+      operations,
+    );
+    // Orca's own fields are known to the service (src/api/ignored-fields.ts): its exact bodies leave nothing unread
+    // but what it really does not read, and a field named here would be noise in every pipeline's task history.
+    if (res.body.ignoredFields?.length)
+      throw new OrcaStageError(`fields Orca sent were reported as ignored: ${res.body.ignoredFields.join(", ")}`);
     stage.context["kato.last.task.id"] = { id: res.body.id };
     return res.body.id;
   }

@@ -33,6 +33,13 @@ import { toClouddriverTask } from "../../tasks/task.ts";
 import { clientGoneSignal } from "../client-gone.ts";
 import { dryRun } from "../dry-run.ts";
 import { readFailureAnswer } from "../failure-answers.ts";
+import {
+  ignoredFieldProblems,
+  ignoredFields,
+  ignoredFieldsHistory,
+  prefersStrictHandling,
+  strictHandling,
+} from "../ignored-fields.ts";
 import type { AuditTrail } from "../audit-trail.ts";
 import { targetsOf } from "../../tasks/audit.ts";
 
@@ -263,7 +270,8 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
             },
             202: {
               ...Type.Ref(TaskRef),
-              description: "The task was created (or, for a repeated clientRequestId, found)",
+              description:
+                "The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read",
             },
             ...errorResponses(
               "ValidationError",
@@ -274,8 +282,8 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
             ),
           },
         },
-        // eslint-disable-next-line @typescript-eslint/require-await -- an async hook needs no done callback; this one waits for nothing
-        preValidation: async (request) => {
+        preValidation: async (request, reply) => {
+          strictHandling(request, reply);
           // null means absent, as in every operation's description (Orca sends its stage context with nulls).
           request.body = withoutNulls(request.body);
           if (request.principal.readOnly)
@@ -289,14 +297,25 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
       },
       async (request, reply) => {
         const d = request.body as Located;
+        const ignored = ignoredFields(op.schema, d);
+        if (prefersStrictHandling(request.headers.prefer) && ignored.length > 0)
+          throw validationError(ignoredFieldProblems(ignored, op.name));
+        const named = ignored.map((f) => f.field);
         const { account, moniker, regions } = checkClusterRequest(accounts, d);
         const serverGroups = await readCluster(reads, account, moniker, d.cluster, regions);
         const { operations, history } = plan(op, d, account, serverGroups, regions);
         if (request.query.dryRun)
-          return reply.code(200).send(await dryRun(accounts, registry, operations, reads.retry, history));
+          return reply
+            .code(200)
+            .send({ ...(await dryRun(accounts, registry, operations, reads.retry, history)), ignoredFields: named });
         const { clientRequestId, wait } = request.query;
         const entry = audit?.accepted(request, "submit", targetsOf(operations), { clientRequestId });
-        const { task, created } = await runner.submit(operations, clientRequestId, history, entry);
+        const { task, created } = await runner.submit(
+          operations,
+          clientRequestId,
+          [...(ignoredFieldsHistory(named) ?? []), ...history],
+          entry,
+        );
         if (entry && created) audit!.recorded(request, { ...entry, taskId: task.id });
         // A retry is read and selected again, and may pick differently now (the first request's task already acted):
         // it is the same request when the task found acts on this cluster, account and regions, with this operation.
@@ -304,7 +323,9 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
           throw apiError("ClientRequestIdReused", { clientRequestId: clientRequestId!, taskId: task.id });
         }
         if (wait === undefined)
-          return reply.code(202).send({ kind: "taskRef", id: task.id, resourceUri: `/task/${task.id}` });
+          return reply
+            .code(202)
+            .send({ kind: "taskRef", id: task.id, resourceUri: `/task/${task.id}`, ignoredFields: named });
         const ended = wait > 0 ? await waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;
         return reply.code(200).send(toClouddriverTask(ended ?? task));
       },

@@ -20,6 +20,13 @@ import { dryRun } from "../dry-run.ts";
 import { toClouddriverTask } from "../../tasks/task.ts";
 import type { TaskWaiter } from "../../tasks/task-waiter.ts";
 import { clientGoneSignal } from "../client-gone.ts";
+import {
+  ignoredFieldProblems,
+  ignoredFields,
+  ignoredFieldsHistory,
+  prefersStrictHandling,
+  strictHandling,
+} from "../ignored-fields.ts";
 import type { AuditTrail } from "../audit-trail.ts";
 import { targetsOf } from "../../tasks/audit.ts";
 
@@ -71,7 +78,11 @@ const accepted = {
     description:
       "With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan",
   },
-  202: { ...Type.Ref(TaskRef), description: "The task was created (or, for a repeated clientRequestId, found)" },
+  202: {
+    ...Type.Ref(TaskRef),
+    description:
+      "The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read",
+  },
   ...errorResponses(
     "ValidationError",
     "InvalidJson",
@@ -133,18 +144,25 @@ export async function authorizeWrite(request: FastifyRequest): Promise<void> {
   }
 }
 
-/** Creates the task; with ?wait=, answers 200 with the task once it ended or the time ran out, else 202 with its ref. */
+/**
+ * Creates the task; with ?wait=, answers 200 with the task once it ended or the time ran out, else 202 with its ref.
+ * `ignored`: the request's fields the service does not read, named in the answer and in the task's history.
+ */
 async function submit(
   opts: OperationRoutesOptions,
   request: FastifyRequest,
   reply: FastifyReply,
   requests: OperationRequest[],
   query: SubmissionQuery,
+  ignored: string[],
 ) {
   const { clientRequestId, wait } = query;
-  if (query.dryRun) return reply.code(200).send(await dryRun(opts.accounts, opts.operations, requests, opts.readRetry));
+  if (query.dryRun)
+    return reply
+      .code(200)
+      .send({ ...(await dryRun(opts.accounts, opts.operations, requests, opts.readRetry)), ignoredFields: ignored });
   const audit = opts.audit?.accepted(request, "submit", targetsOf(requests), { clientRequestId });
-  const { task, created } = await opts.runner.submit(requests, clientRequestId, undefined, audit);
+  const { task, created } = await opts.runner.submit(requests, clientRequestId, ignoredFieldsHistory(ignored), audit);
   if (audit && created) opts.audit!.recorded(request, { ...audit, taskId: task.id });
   opts.onSubmitted?.(
     task.id,
@@ -155,7 +173,9 @@ async function submit(
   if (!created && !sameOperations(task.operations, requests))
     throw apiError("ClientRequestIdReused", { clientRequestId: clientRequestId!, taskId: task.id });
   if (wait === undefined)
-    return reply.code(202).send({ kind: "taskRef", id: task.id, resourceUri: `/task/${task.id}` });
+    return reply
+      .code(202)
+      .send({ kind: "taskRef", id: task.id, resourceUri: `/task/${task.id}`, ignoredFields: ignored });
   const ended = wait > 0 ? await opts.waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;
   return reply.code(200).send(toClouddriverTask(ended ?? task));
 }
@@ -176,16 +196,22 @@ const singleOperations: FastifyPluginAsyncTypebox<OperationRoutesOptions> = asyn
           body: Type.Ref(op.schema),
           response: accepted,
         },
-        preValidation: async (request) => {
+        preValidation: async (request, reply) => {
+          strictHandling(request, reply);
           request.body = withoutNulls(request.body);
           await authorizeWrite(request);
         },
       },
       async (request, reply) => {
         const description = request.body as LocatedDescription;
-        const problems = checkDescription(opts.accounts, op, description, "");
+        const ignored = ignoredFields(op.schema, description);
+        const problems = [
+          ...checkDescription(opts.accounts, op, description, ""),
+          ...(prefersStrictHandling(request.headers.prefer) ? ignoredFieldProblems(ignored, op.name) : []),
+        ];
         if (problems.length > 0) throw validationError(problems);
-        return submit(opts, request, reply, [{ name: op.name, description }], request.query);
+        const named = ignored.map((f) => f.field);
+        return submit(opts, request, reply, [{ name: op.name, description }], request.query, named);
       },
     );
   }
@@ -274,6 +300,7 @@ const operationList: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (
       // Name unknown operations before the schema would quietly strip them and report a count mismatch; with a
       // Clouddriver configured, a body that names one goes there whole, as sent.
       preValidation: async (request, reply) => {
+        strictHandling(request, reply);
         await authorizeWrite(request);
         const body = request.body;
         if (!Array.isArray(body)) return;
@@ -286,13 +313,19 @@ const operationList: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (
     async (request, reply) => {
       const requests: OperationRequest[] = [];
       const problems: FieldProblem[] = [];
+      const ignored: string[] = [];
+      const strict = prefersStrictHandling(request.headers.prefer);
       request.body.forEach((item, i) => {
         const [name, description] = Object.entries(item)[0] as [string, LocatedDescription];
-        problems.push(...checkDescription(opts.accounts, operations.get(name)!, description, `[${i}].${name}`));
+        const op = operations.get(name)!;
+        problems.push(...checkDescription(opts.accounts, op, description, `[${i}].${name}`));
+        const unread = ignoredFields(op.schema, description, `[${i}].${name}`);
+        if (strict) problems.push(...ignoredFieldProblems(unread, name));
+        ignored.push(...unread.map((f) => f.field));
         requests.push({ name, description });
       });
       if (problems.length > 0) throw validationError(problems);
-      return submit(opts, request, reply, requests, request.query);
+      return submit(opts, request, reply, requests, request.query, ignored);
     },
   );
 };

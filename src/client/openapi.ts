@@ -1,4 +1,4 @@
-// Generated from openapi/openapi.json by scripts/write-cli-types.ts (npm run cli:types). Do not edit.
+// Generated from openapi/openapi.json by scripts/write-client.ts (npm run client). Do not edit.
 export interface paths {
     "/health": {
         parameters: {
@@ -741,6 +741,8 @@ export interface components {
             id: string;
             /** @description where to poll: /task/{id} */
             resourceUri: string;
+            /** @description fields of the request the service does not read, as sent ("capcity", "[0].resizeServerGroup.capcity"); empty when it read them all. With Prefer: handling=strict they are a 400 instead */
+            ignoredFields?: string[];
         };
         TaskStatus: {
             phase: string;
@@ -973,6 +975,8 @@ export interface components {
             /** @description cluster operations: what would happen to each server group of the cluster, and why */
             selection?: string[];
             operations: components["schemas"]["DryRunOperation"][];
+            /** @description fields of the request the service does not read, as sent ("capcity", "[0].resizeServerGroup.capcity"); empty when it read them all. With Prefer: handling=strict they are a 400 instead */
+            ignoredFields?: string[];
         };
         /** @description with ?wait=, the task (as GET /task/{id} answers); with ?dryRun=true, the plan. kind tells them apart (and from the 202's taskRef) */
         SubmissionAnswer: components["schemas"]["Task"] | components["schemas"]["DryRun"];
@@ -2080,7 +2084,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2210,7 +2214,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2340,7 +2344,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2470,7 +2474,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2600,7 +2604,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2730,7 +2734,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2860,7 +2864,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -2990,7 +2994,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -3120,7 +3124,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -3250,7 +3254,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -3465,7 +3469,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -4927,7 +4931,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -5066,7 +5070,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionAnswer"];
                 };
             };
-            /** @description The task was created (or, for a repeated clientRequestId, found) */
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
                     [name: string]: unknown;
