@@ -5,12 +5,15 @@
 import t from "tap";
 import { createHmac, createPublicKey, generateKeyPairSync, sign } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, request } from "undici";
 import { OidcTokenVerifier, type OidcConfig } from "../src/auth/oidc-tokens.ts";
 import { principalOfToken } from "../src/auth/oidc-principals.ts";
+import { createClient } from "../src/client/index.ts";
+import { DEFAULT_OPENAPI_PATH } from "../scripts/write-openapi.ts";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
 import { jsonLogLines } from "./helpers/log-lines.ts";
 import { waitFor } from "./helpers/wait-for.ts";
@@ -372,3 +375,39 @@ t.test("a token maps to its principal: subject, issuer and calling application r
     "the first match in the file's order",
   );
 });
+
+t.test(
+  "the client generated from the API document authenticates with an Entra ID token, with no code of its own",
+  async (t) => {
+    const env = await oidcEnv(t);
+    const document = JSON.parse(await readFile(DEFAULT_OPENAPI_PATH, "utf8")) as {
+      components: { securitySchemes: Record<string, { type: string; scheme?: string }> };
+      paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>>;
+    };
+    t.match(Object.values(document.components.securitySchemes), [{ type: "http", scheme: "bearer" }]);
+    t.ok(document.paths["/azure/ops/resizeServerGroup"].post.security?.length, "the write says how to authenticate");
+
+    const body = {
+      credentials: "demo",
+      region: "eastus",
+      serverGroupName: "web-prod-v001",
+      capacity: { min: 1, max: 4, desired: 2 },
+    };
+    const deployer = createClient({ baseUrl: env.baseUrl, token: await clientToken(env, DEPLOYER_APP) });
+    const submitted = await deployer.POST("/azure/ops/resizeServerGroup", { body });
+    t.equal(submitted.response.status, 202, JSON.stringify(submitted.error));
+    const ref = submitted.data;
+    if (ref?.kind !== "taskRef") throw new Error(`expected a task reference, got ${JSON.stringify(ref)}`);
+
+    const reader = createClient({ baseUrl: env.baseUrl, token: await clientToken(env, READER_APP) });
+    const read = await reader.GET("/task/{id}", { params: { path: { id: ref.id } } });
+    t.equal(read.response.status, 200, "a reader's token reads the task");
+    const refused = await reader.POST("/azure/ops/resizeServerGroup", { body });
+    t.equal(refused.response.status, 403, "and may not write");
+
+    const anonymous = createClient({ baseUrl: env.baseUrl });
+    const challenged = await anonymous.POST("/azure/ops/resizeServerGroup", { body });
+    t.equal(challenged.response.status, 401);
+    t.match(challenged.response.headers.get("www-authenticate"), /^Bearer /);
+  },
+);
