@@ -250,7 +250,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
           : document.swaggerObject,
     });
   }
-  await app.register(docsRoutes);
+  await app.register(docsRoutes, { oidcDiscoveryUrl: config.access.oidc?.discoveryUrl });
   await app.register(healthRoutes, {
     runner,
     accounts: accounts.names(),

@@ -380,12 +380,21 @@ t.test(
   "the client generated from the API document authenticates with an Entra ID token, with no code of its own",
   async (t) => {
     const env = await oidcEnv(t);
-    const document = JSON.parse(await readFile(DEFAULT_OPENAPI_PATH, "utf8")) as {
-      components: { securitySchemes: Record<string, { type: string; scheme?: string }> };
+    // The document this service serves names its issuer, beside the bearer scheme of the checked-in one.
+    const served = (await call(env, "GET", "/openapi.json")).body as {
+      components: { securitySchemes: Record<string, { type: string; scheme?: string; openIdConnectUrl?: string }> };
       paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>>;
     };
-    t.match(Object.values(document.components.securitySchemes), [{ type: "http", scheme: "bearer" }]);
-    t.ok(document.paths["/azure/ops/resizeServerGroup"].post.security?.length, "the write says how to authenticate");
+    t.match(served.components.securitySchemes, {
+      bearer: { type: "http", scheme: "bearer" },
+      entraId: {
+        type: "openIdConnect",
+        openIdConnectUrl: `${env.sim.url}/${TENANT}/v2.0/.well-known/openid-configuration`,
+      },
+    });
+    t.same(served.paths["/azure/ops/resizeServerGroup"].post.security, [{ bearer: [] }, { entraId: [] }]);
+    const checkedIn = JSON.parse(await readFile(DEFAULT_OPENAPI_PATH, "utf8")) as typeof served;
+    t.notOk("entraId" in checkedIn.components.securitySchemes, "the checked-in document is the same for every install");
 
     const body = {
       credentials: "demo",

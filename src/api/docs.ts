@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import type { StaticDocumentSpec } from "@fastify/swagger";
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { OPENAPI_FILE } from "./openapi.ts";
+import { BEARER_SCHEME, OPENAPI_FILE } from "./openapi.ts";
 
 /** Headers that belong to the inner answer's connection, not to the content. */
 const CONNECTION_HEADERS = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "date"]);
@@ -26,13 +26,52 @@ async function swaggerUiApp(document: string): Promise<FastifyInstance> {
   return ui;
 }
 
+/** The name of the OpenID Connect security scheme the served document gains when Entra ID tokens are accepted. */
+export const OIDC_SCHEME = "entraId";
+
+interface DocumentParts {
+  components?: { securitySchemes?: Record<string, unknown> };
+  paths?: Record<string, Record<string, { security?: Record<string, string[]>[] }>>;
+}
+
+/**
+ * The checked-in document as this service serves it: where OpenID Connect tokens are accepted, an `openIdConnect`
+ * scheme with the issuer's discovery URL, offered beside the bearer scheme wherever a token is asked for, so that a
+ * generator or Swagger UI can find the issuer. The checked-in file stays the same whatever the configuration.
+ */
+export function servedDocument(text: string, oidcDiscoveryUrl: string | undefined): string {
+  const document = JSON.parse(text) as DocumentParts;
+  if (oidcDiscoveryUrl) {
+    document.components = { ...document.components };
+    document.components.securitySchemes = {
+      ...document.components.securitySchemes,
+      [OIDC_SCHEME]: {
+        type: "openIdConnect",
+        openIdConnectUrl: oidcDiscoveryUrl,
+        description: "A Microsoft Entra ID (OpenID Connect) access token for this service, sent as a bearer token",
+      },
+    };
+    for (const operations of Object.values(document.paths ?? {}))
+      for (const operation of Object.values(operations)) {
+        const security = operation.security;
+        if (security?.some((r) => BEARER_SCHEME in r)) security.push({ [OIDC_SCHEME]: [] });
+      }
+  }
+  return JSON.stringify(document);
+}
+
+export interface DocsOptions {
+  /** The OpenID Connect discovery document, when Entra ID tokens are accepted. */
+  oidcDiscoveryUrl?: string;
+}
+
 // eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
-export const docsRoutes: FastifyPluginAsync = async (app) => {
+export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (app, { oidcDiscoveryUrl }) => {
   // Compact, as the file is indented for reading diffs.
   let document: Promise<string> | undefined;
   const openApiDocument = () =>
     (document ??= readFile(OPENAPI_FILE, "utf8").then(
-      (text) => JSON.stringify(JSON.parse(text)),
+      (text) => servedDocument(text, oidcDiscoveryUrl),
       (err) => {
         document = undefined;
         throw err;
