@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import t from "tap";
 import { ARM_ACTIONS, actionOfCall, actionsAt } from "../src/azure/arm-actions.ts";
 import { REAL_AZURE_DOC, withRoles } from "../scripts/write-role.ts";
-import { demo, startTestEnv } from "./helpers/service.ts";
+import { demo, startTestEnv, demoCreate } from "./helpers/service.ts";
 
 const RG = "demo-rg";
 const env = await startTestEnv({ writeDurationMs: 40 });
@@ -20,7 +20,6 @@ async function run(operation: string, description: unknown): Promise<Json> {
 }
 
 t.test("every ARM call the operations, the reads and doctor make is a row of the action table", async (t) => {
-  const net = `/subscriptions/${env.sim.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Network`;
   const NEW_IMAGE = { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "1.2.3" };
   await env.simControl("PUT", `/_sim/scaleSets/${RG}/web-prod-v002/kind`, { automaticRepairs: true });
   await env.simControl("PUT", `/_sim/scaleSets/${RG}/flex-v001`, { capacity: 3, orchestrationMode: "Flexible" });
@@ -35,18 +34,7 @@ t.test("every ARM call the operations, the reads and doctor make is a row of the
     await run("disableServerGroup", demo("flex-v001")),
     await run("enableServerGroup", demo("flex-v001")),
     await run("resizeServerGroup", demo("flex-v001", { capacity: { min: 1, max: 4, desired: 2 } })),
-    await run("createServerGroup", {
-      credentials: "demo",
-      region: "eastus",
-      application: "shop",
-      stack: "prod",
-      image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" },
-      sku: { name: "Standard_D2s_v3", tier: "Standard" },
-      capacity: { min: 1, max: 5, desired: 1 },
-      subnetId: `${net}/virtualNetworks/demo-rg-vnet/subnets/default`,
-      loadBalancerBackendPoolId: `${net}/loadBalancers/shop-lb/backendAddressPools/shop-pool`,
-      osConfig: { sshPublicKeys: ["ssh-ed25519 AAAAC3Nza test@example"] },
-    }),
+    await run("createServerGroup", demoCreate(env.sim.subscriptionId, { capacity: { min: 1, max: 5, desired: 1 } })),
     await run("destroyServerGroup", demo("flex-v001")),
     await run("destroyServerGroup", demo("batch-v001")),
   ];

@@ -11,7 +11,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { request } from "undici";
 import { DEFAULT_OPENAPI_PATH } from "../scripts/write-openapi.ts";
 import type { Json } from "./helpers/json.ts";
-import { demo, startTestEnv } from "./helpers/service.ts";
+import { demo, startTestEnv, demoCreate } from "./helpers/service.ts";
 
 const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 /** Requests per operation: about 330 in all, a few minutes on a busy machine. */
@@ -29,7 +29,6 @@ t.teardown(() => env.close());
 
 // ---- values that mean something to the service (the simulator's seeded scale sets), beside generated ones ----
 
-const net = `/subscriptions/${env.sim.subscriptionId}/resourceGroups/demo-rg/providers/Microsoft.Network`;
 const KNOWN: Record<string, unknown[]> = {
   credentials: ["demo"],
   account: ["demo"],
@@ -64,18 +63,7 @@ const EXAMPLES: Record<string, () => unknown> = {
   terminateInstances: () => demo("web-prod-v001", { instanceIds: ["0"] }),
   destroyServerGroup: () => demo("web-prod-v404"),
   rollingUpgrade: () => demo("web-prod-v001", { maxSurge: 1 }),
-  createServerGroup: () => ({
-    credentials: "demo",
-    region: "eastus",
-    application: "shop",
-    stack: "prod",
-    image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" },
-    sku: { name: "Standard_D2s_v3", tier: "Standard" },
-    capacity: { min: 1, max: 3, desired: 1 },
-    subnetId: `${net}/virtualNetworks/demo-rg-vnet/subnets/default`,
-    loadBalancerBackendPoolId: `${net}/loadBalancers/shop-lb/backendAddressPools/shop-pool`,
-    osConfig: { sshPublicKeys: ["ssh-ed25519 AAAAC3Nza test@example"] },
-  }),
+  createServerGroup: () => demoCreate(env.sim.subscriptionId, { capacity: { min: 1, max: 3, desired: 1 } }),
   cloneServerGroup: () => ({
     credentials: "demo",
     region: "eastus",

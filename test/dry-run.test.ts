@@ -2,7 +2,7 @@
 // written (the simulator's call log proves it) and no task is stored; the plan is the one the first attempt of the
 // same request makes when it runs for real right after (its history's first planned write and If-Match).
 import t from "tap";
-import { callsFor, demo, startTestEnv, writesOf } from "./helpers/service.ts";
+import { callsFor, demo, startTestEnv, writesOf, demoCreate } from "./helpers/service.ts";
 import type { Json } from "./helpers/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 60 });
@@ -178,19 +178,7 @@ t.test("a clone: the plan names the scale set it would create, with what prepare
 });
 
 t.test("a create, alone and in a list body: planned, not a 500", async (t) => {
-  const net = `/subscriptions/${env.sim.subscriptionId}/resourceGroups/demo-rg/providers/Microsoft.Network`;
-  const create = {
-    credentials: "demo",
-    region: "eastus",
-    application: "shop",
-    stack: "prod",
-    image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" },
-    sku: { name: "Standard_D2s_v3", tier: "Standard" },
-    capacity: { min: 1, max: 5, desired: 2 },
-    subnetId: `${net}/virtualNetworks/demo-rg-vnet/subnets/default`,
-    loadBalancerBackendPoolId: `${net}/loadBalancers/shop-lb/backendAddressPools/shop-pool`,
-    osConfig: { sshPublicKeys: ["ssh-ed25519 AAAAC3Nza test@example"] },
-  };
+  const create = demoCreate(env.sim.subscriptionId);
   const alone = await env.api("POST", "/azure/ops/createServerGroup?dryRun=true", create);
   t.equal(alone.status, 200, JSON.stringify(alone.body));
   t.match(alone.body.operations[0], { serverGroupName: "shop-prod-v000", write: { kind: "create" } });

@@ -132,6 +132,24 @@ export function demo(serverGroupName: string, extra: Record<string, unknown> = {
   return { credentials: "demo", region: "eastus", serverGroupName, ...extra };
 }
 
+/** A createServerGroup of the `shop-prod` cluster on the demo's network (its subnet and the shop-lb pool). */
+export function demoCreate(subscriptionId: string, extra: Record<string, unknown> = {}) {
+  const net = `/subscriptions/${subscriptionId}/resourceGroups/demo-rg/providers/Microsoft.Network`;
+  return {
+    credentials: "demo",
+    region: "eastus",
+    application: "shop",
+    stack: "prod",
+    image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" },
+    sku: { name: "Standard_D2s_v3", tier: "Standard" },
+    capacity: { min: 1, max: 5, desired: 2 },
+    subnetId: `${net}/virtualNetworks/demo-rg-vnet/subnets/default`,
+    loadBalancerBackendPoolId: `${net}/loadBalancers/shop-lb/backendAddressPools/shop-pool`,
+    osConfig: { sshPublicKeys: ["ssh-ed25519 AAAAC3Nza test@example"] },
+    ...extra,
+  };
+}
+
 /** The ARM writes among the calls: PUT, PATCH and the instance POSTs. */
 export function writesOf(calls: SimCall[]): SimCall[] {
   return calls.filter(
