@@ -485,8 +485,16 @@ t.test(
     t.same(p.scaleInPolicy, { rules: ["NewestVM"] });
     t.same(held.vmss.zones, ["1", "2", "3"]);
     t.same(held.vms.map((vm: Json) => vm.zones[0]).sort(), ["1", "2", "3"], "one VM in each zone");
+    // Our read says where each instance is, as Azure placed it (Orca's reads carry the same as each instance's zone).
+    const read = await serverGroup("shop-prod-v000");
+    t.same(read.zones, ["1", "2", "3"]);
+    t.same(
+      read.instances.map((i: Json) => i.zone).sort(),
+      held.vms.map((vm: Json) => vm.zones[0]).sort(),
+      "each instance's zone in our read",
+    );
 
-    // The zonal set resizes as Json other: scale-in balances across its zones (the simulator's Default rule).
+    // The zonal set resizes as any other: scale-in balances across its zones (the simulator's Default rule).
     const resize = await run("resizeServerGroup", {
       credentials: "demo",
       region: "eastus",

@@ -237,6 +237,7 @@ export const Instance = Type.Object(
     name: Type.Optional(Type.String()),
     provisioningState: Type.Optional(Type.String()),
     latestModelApplied: Type.Optional(Type.Boolean()),
+    zone: Type.Optional(Type.String({ description: "the availability zone Azure placed the instance in, if zonal" })),
     inTraffic: Type.Optional(
       Type.Boolean({ description: "the instance is in at least one backend pool that is not a parking pool" }),
     ),
@@ -262,6 +263,9 @@ export const ServerGroup = Type.Object(
     upgradePolicy: Type.Optional(Type.String()),
     etag: Type.Optional(Type.String()),
     backendPools: Type.Array(Type.String(), { description: "backend pool ids on the scale set's model" }),
+    zones: Type.Optional(
+      Type.Array(Type.String(), { description: "the availability zones of the scale set; absent when it is not zonal" }),
+    ),
     tags: Type.Record(Type.String(), Type.String(), {
       description: "the scale set's tags, vmss-ops' own records included",
     }),

@@ -894,6 +894,8 @@ export interface components {
             name?: string;
             provisioningState?: string;
             latestModelApplied?: boolean;
+            /** @description the availability zone Azure placed the instance in, if zonal */
+            zone?: string;
             /** @description the instance is in at least one backend pool that is not a parking pool */
             inTraffic?: boolean;
         };
@@ -912,6 +914,8 @@ export interface components {
             etag?: string;
             /** @description backend pool ids on the scale set's model */
             backendPools: string[];
+            /** @description the availability zones of the scale set; absent when it is not zonal */
+            zones?: string[];
             /** @description the scale set's tags, vmss-ops' own records included */
             tags: {
                 [key: string]: string;

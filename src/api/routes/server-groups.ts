@@ -36,6 +36,7 @@ export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): S
     upgradePolicy: vmss.upgradePolicy?.mode,
     etag: snapshot.etag,
     backendPools: trafficPools(vmss).map((p) => p.id),
+    ...(vmss.zones?.length ? { zones: [...vmss.zones] } : {}),
     tags: { ...vmss.tags },
     instances: (snapshot.vms ?? []).map((vm) => {
       const pools = vmTrafficPools(vm);
@@ -44,6 +45,7 @@ export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): S
         name: vm.name,
         provisioningState: vm.provisioningState,
         latestModelApplied: vm.latestModelApplied,
+        ...(vm.zones?.[0] ? { zone: vm.zones[0] } : {}),
         ...(pools ? { inTraffic: servesTraffic(pools) } : {}),
       };
     }),
