@@ -14,7 +14,7 @@ function freshDir(t: Test): string {
   return dir;
 }
 
-t.test("arguments", (t) => {
+t.test("arguments", async (t) => {
   const dir = freshDir(t);
   t.same(parseBenchArgs([], "/default"), {
     ok: true,
@@ -39,7 +39,7 @@ t.test("arguments", (t) => {
   }
 });
 
-t.test("a bad argument is refused at once, with the usage, exit status 2", (t) => {
+t.test("a bad argument is refused at once, with the usage, exit status 2", async (t) => {
   const run = spawnSync(process.execPath, ["bench/run.ts", "--only-flet"], { encoding: "utf8", timeout: 60_000 });
   t.equal(run.status, 2);
   t.match(run.stderr, /Unknown option '--only-flet'/);
@@ -47,13 +47,13 @@ t.test("a bad argument is refused at once, with the usage, exit status 2", (t) =
   t.notMatch(run.stderr, /machine:/, "no figure was started");
 });
 
-t.test("a partial run into a fresh folder writes a fresh results file", (t) => {
+t.test("a partial run into a fresh folder writes a fresh results file", async (t) => {
   const dir = freshDir(t);
   const path = mergeResults(dir, [{ figure: "claim with 100 queued" }], { fleet: { ratio: 1 } });
   t.same(JSON.parse(readFileSync(path, "utf8")), { table: [{ figure: "claim with 100 queued" }], fleet: { ratio: 1 } });
 });
 
-t.test("merged rows replace rows of the same figure, numbers aside, where they stood", (t) => {
+t.test("merged rows replace rows of the same figure, numbers aside, where they stood", async (t) => {
   const dir = freshDir(t);
   writeFileSync(
     join(dir, "results.json"),

@@ -84,12 +84,15 @@ void t.test(
   },
 );
 
-void t.test("no field Orca sends unread is one an operation reads", (t) => {
-  const declared = new Set([...operations.values()].flatMap((op) => Object.keys(op.schema.properties ?? {})));
+// A field may be read by one operation and sent unread to others (Deck's asgName is the instance stages' server
+// group, and rides along on every other stage): the list holds those, and an operation's own schema wins. What it
+// must never hold is a field every operation reads.
+void t.test("no field Orca sends unread is one every operation reads", (t) => {
+  const schemas = [...operations.values()].map((op) => new Set(Object.keys(op.schema.properties ?? {})));
   t.same(
-    [...ORCA_UNREAD_FIELDS.keys()].filter((k) => declared.has(k)),
+    [...ORCA_UNREAD_FIELDS.keys()].filter((k) => schemas.every((declared) => declared.has(k))),
     [],
-    "a field read by some operation is not listed as Orca's unread one",
+    "a field every operation reads is not listed as Orca's unread one",
   );
   t.end();
 });
@@ -105,6 +108,7 @@ const BODIES: Record<string, Record<string, unknown>> = {
   enableServerGroup: demo("web-prod-v001"),
   scaleDown: demo("batch-v001"),
   terminateInstances: demo("batch-v001", { instanceIds: ["0"] }),
+  terminateInstanceAndDecrementServerGroup: demo("batch-v001", { instance: "0", adjustMinIfNecessary: true }),
   destroyServerGroup: demo("batch-v001"),
   rollingUpgrade: demo("web-prod-v002", { image: IMAGE }),
   createServerGroup: {
