@@ -29,7 +29,11 @@ t.test("create: singlePlacementGroup false when the group may grow past 100, Azu
     false,
     "a clone too",
   );
-  t.equal(modelFromSource(source, spec({ desired: 2, max: 10 }), [], context).singlePlacementGroup, undefined);
+  t.equal(
+    modelFromSource(source, spec({ desired: 2, max: 10 }), [], context).singlePlacementGroup,
+    source.singlePlacementGroup,
+    "a clone that stays small keeps its source's setting, as it keeps every other",
+  );
 });
 
 t.test(
