@@ -136,7 +136,7 @@ export function runBlocks(
 export function normalizeRun(out: string): string {
   return out
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<id>")
-    .replace(/"(\w*Time\w*|time)":\d+/g, '"$1":<t>')
+    .replace(/"(\w*Time\w*|time\w*)":\d+/g, '"$1":<t>')
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>");
 }
 
