@@ -274,32 +274,36 @@ t.test("outOfBandChange fault: another writer changes the scale set just before 
   t.equal(misplaced.status, 400);
 });
 
-t.test("call log: ARM requests only, oldest first, with method, path, status, ifMatch and time", async (t) => {
-  await control.clearCalls();
-  const start = Date.now();
-  const got = await vmss.get(RG, WEB);
-  await control.setConfig({ writeDurationMs: 0 });
-  await vmss.update(RG, WEB, { tags: { a: "1" } }, { ...fast, ifMatch: got.etag }).pollUntilDone();
-  await control.request("GET", "/_sim/health");
-  const calls = await control.calls();
-  t.same(
-    calls.map((c) => [c.method, c.status]),
-    [
-      ["GET", 200],
-      ["PATCH", 200],
-      ["GET", 200], // operation status
-      ["GET", 200], // final GET of the scale set
-    ],
-  );
-  t.same(Object.keys(calls[0]).sort(), ["ifMatch", "method", "path", "status", "time"]);
-  t.equal(calls[0].path, `${ARM_VMSS}/${WEB}`, "pathname, no query");
-  t.equal(calls[0].ifMatch, null);
-  t.equal(calls[1].ifMatch, '"1"');
-  t.match(calls[2].path, /\/providers\/Microsoft\.Compute\/locations\/eastus\/operations\/[0-9a-f-]{36}$/);
-  t.ok(calls.every((c, i) => c.time >= start && (i === 0 || c.time >= calls[i - 1].time)));
-  await control.clearCalls();
-  t.same(await control.calls(), []);
-});
+t.test(
+  "call log: ARM requests only, oldest first, with method, path, status, ifMatch, time and User-Agent",
+  async (t) => {
+    await control.clearCalls();
+    const start = Date.now();
+    const got = await vmss.get(RG, WEB);
+    await control.setConfig({ writeDurationMs: 0 });
+    await vmss.update(RG, WEB, { tags: { a: "1" } }, { ...fast, ifMatch: got.etag }).pollUntilDone();
+    await control.request("GET", "/_sim/health");
+    const calls = await control.calls();
+    t.same(
+      calls.map((c) => [c.method, c.status]),
+      [
+        ["GET", 200],
+        ["PATCH", 200],
+        ["GET", 200], // operation status
+        ["GET", 200], // final GET of the scale set
+      ],
+    );
+    t.same(Object.keys(calls[0]).sort(), ["ifMatch", "method", "path", "status", "time", "userAgent"]);
+    t.match(calls[0].userAgent, /azsdk-js/, "who called: the client's User-Agent");
+    t.equal(calls[0].path, `${ARM_VMSS}/${WEB}`, "pathname, no query");
+    t.equal(calls[0].ifMatch, null);
+    t.equal(calls[1].ifMatch, '"1"');
+    t.match(calls[2].path, /\/providers\/Microsoft\.Compute\/locations\/eastus\/operations\/[0-9a-f-]{36}$/);
+    t.ok(calls.every((c, i) => c.time >= start && (i === 0 || c.time >= calls[i - 1].time)));
+    await control.clearCalls();
+    t.same(await control.calls(), []);
+  },
+);
 
 t.test("reset restores the seed and clears faults, calls and in-flight operations", async (t) => {
   await control.patchScaleSet(RG, WEB, { capacity: 5 });

@@ -9,8 +9,11 @@ import { locate } from "../operations/locate.ts";
 import type { AnyOperation, LocatedDescription, TaskOrigin } from "../operations/operation.ts";
 import type { HistoryEntry, OperationRequest } from "../tasks/task.ts";
 
-/** Whose request a dry run's prepare looks for among the scale sets: none was created for it, as none is. */
-const DRY_RUN_ORIGIN: TaskOrigin = { taskId: "dry-run" };
+/**
+ * A dry run has no task: its prepare finds no scale set made for it (none is), and its plan names the task as a
+ * person reads it ("mark vmss-ops.repairs-suspended-by=(the task)"), the name it never writes.
+ */
+const DRY_RUN_ORIGIN: TaskOrigin = { taskId: "(the task)" };
 
 /** `retry`: the read's retry profile (readRetry): a read met by a transient failure is read again, as a run's would be. */
 export async function dryRun(

@@ -6,7 +6,8 @@
 // The keys are fetched once and cached (jose's remote key set); a token with a `kid` not in the cache refetches
 // them, at most once per keysRefreshMinSeconds, so that forged kids cannot turn this service into a flood against
 // the issuer. An issuer that does not answer is an outage, not the caller's fault: `unavailable`, answered 503.
-import { Agent, fetch as undiciFetch } from "undici";
+// undici is loaded with the first fetch of the issuer: a service without OpenID Connect never loads it.
+import type { Agent, fetch as undiciFetch } from "undici";
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
 
 /** The identity provider, as configured (the `oidc` section of the principals file). */
@@ -59,14 +60,15 @@ export class OidcTokenVerifier {
   #keys: JWTVerifyGetKey | undefined;
   #discovering: Promise<JWTVerifyGetKey> | undefined;
   #discoveryFailedAt = -Infinity;
-  readonly #agent: Agent | undefined;
+  #agent: Agent | undefined;
 
   constructor(config: OidcConfig) {
     this.config = config;
-    this.#agent = config.caPem ? new Agent({ connect: { ca: config.caPem } }) : undefined;
-    const agent = this.#agent;
-    this.#fetch = ((url: string, init: Parameters<typeof undiciFetch>[1]) =>
-      undiciFetch(url, { ...init, ...(agent ? { dispatcher: agent } : {}) })) as typeof undiciFetch;
+    this.#fetch = (async (url: string, init: Parameters<typeof undiciFetch>[1]) => {
+      const undici = await import("undici");
+      if (config.caPem) this.#agent ??= new undici.Agent({ connect: { ca: config.caPem } });
+      return undici.fetch(url, { ...init, ...(this.#agent ? { dispatcher: this.#agent } : {}) });
+    }) as typeof undiciFetch;
   }
 
   /** Checks a JWT; never throws. */
