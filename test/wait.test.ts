@@ -42,7 +42,7 @@ t.test("the service", async (t) => {
       demo("web-prod-v001", { capacity: { min: 1, max: 9, desired: 3 } }),
     );
     t.equal(res.status, 202);
-    t.same(Object.keys(res.body).sort(), ["id", "kind", "resourceUri"]);
+    t.same(Object.keys(res.body).sort(), ["id", "ignoredFields", "kind", "resourceUri"]);
     await env.waitForTask(res.body.id);
   });
 

@@ -264,7 +264,9 @@ export const ServerGroup = Type.Object(
     etag: Type.Optional(Type.String()),
     backendPools: Type.Array(Type.String(), { description: "backend pool ids on the scale set's model" }),
     zones: Type.Optional(
-      Type.Array(Type.String(), { description: "the availability zones of the scale set; absent when it is not zonal" }),
+      Type.Array(Type.String(), {
+        description: "the availability zones of the scale set; absent when it is not zonal",
+      }),
     ),
     tags: Type.Record(Type.String(), Type.String(), {
       description: "the scale set's tags, vmss-ops' own records included",
