@@ -106,14 +106,26 @@ export function buildScaleSetModel(spec: ScaleSetSpec): JsonObject {
   };
 }
 
-/** Adds (or replaces) a scale set with running VMs at once. */
-export function putScaleSet(state: SimState, spec: Omit<ScaleSetSpec, "subscriptionId">, location: string) {
+/** Adds (or replaces) a scale set with running VMs at once; `createdAt` (ms since the epoch) defaults to now. */
+export function putScaleSet(
+  state: SimState,
+  spec: Omit<ScaleSetSpec, "subscriptionId">,
+  location: string,
+  createdAt?: number,
+) {
   const model = buildScaleSetModel({ ...spec, subscriptionId: state.subscriptionId });
-  return state.putScaleSetNow(spec.resourceGroup, spec.name, location, model);
+  return state.putScaleSetNow(spec.resourceGroup, spec.name, location, model, createdAt);
 }
 
-/** demo-rg / eastus: web-prod-v001 and web-prod-v002 (3 VMs behind a load balancer), batch-v001 (2 VMs, no load balancer). */
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * demo-rg / eastus: web-prod-v001 and web-prod-v002 (3 VMs behind a load balancer), batch-v001 (2 VMs, no load
+ * balancer), made three, two and one days ago (batch-v001, web-prod-v001, web-prod-v002): the web-prod cluster's
+ * current and previous server groups are decided by creation time, as Clouddriver decides them, not by a tie.
+ */
 export function seedDemo(state: SimState): void {
+  const daysAgo = (days: number) => state.now() - days * DAY_MS;
   const common = { resourceGroup: DEMO_RESOURCE_GROUP, applicationGateway: false, upgradePolicy: "Manual" as const };
   putScaleSet(
     state,
@@ -125,6 +137,7 @@ export function seedDemo(state: SimState): void {
       tags: { app: "web", env: "prod", version: "v001" },
     },
     DEMO_LOCATION,
+    daysAgo(2),
   );
   putScaleSet(
     state,
@@ -136,6 +149,7 @@ export function seedDemo(state: SimState): void {
       tags: { app: "web", env: "prod", version: "v002" },
     },
     DEMO_LOCATION,
+    daysAgo(1),
   );
   putScaleSet(
     state,
@@ -147,5 +161,6 @@ export function seedDemo(state: SimState): void {
       tags: { app: "batch", env: "prod", version: "v001" },
     },
     DEMO_LOCATION,
+    daysAgo(3),
   );
 }

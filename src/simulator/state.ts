@@ -174,6 +174,8 @@ export class SimState {
     name: string,
     location: string,
     model: JsonObject,
+    /** Its creation time (ms since the epoch), when not now: a seed that stands for sets made earlier. */
+    createdAt?: number,
   ): { scaleSet: ScaleSet; created: boolean } {
     const rg = this.ensureResourceGroup(resourceGroup);
     const key = scaleSetKey(rg, name);
@@ -187,7 +189,7 @@ export class SimState {
       name: previous?.name ?? name,
       location,
       uniqueId: randomUUID(),
-      timeCreated: new Date(now).toISOString(),
+      timeCreated: new Date(createdAt ?? now).toISOString(),
       model: clone(model),
       // A replacement keeps counting, so an ETag read before the replacement never matches again.
       version: (previous?.version ?? 0) + 1,
