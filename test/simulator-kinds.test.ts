@@ -62,6 +62,9 @@ t.test(
     const midway = await arm("GET", `${ARM_VMSS}/roll-v001/rollingUpgrades/latest`);
     t.equal(midway.status, 200);
     t.match(midway.body, {
+      id: `${ARM_VMSS}/roll-v001/rollingUpgrades/latest`,
+      name: "roll-v001",
+      type: "Microsoft.Compute/virtualMachineScaleSets/rollingUpgrades",
       properties: {
         runningStatus: { code: "RollingForward", lastAction: "Start" },
         progress: { successfulInstanceCount: 4, failedInstanceCount: 0 },

@@ -17,7 +17,7 @@ import { getPath, isObject, type JsonObject } from "./json.ts";
 import type { Operation } from "./lro.ts";
 import type { Router, RouteParams } from "./router.ts";
 import { rolloutOf, setRolloutAfterWrite } from "./rollout.ts";
-import { isFlexible, sortedVms, upgradeModeOf, type ScaleSet } from "./vmss-model.ts";
+import { isFlexible, scaleSetId, sortedVms, upgradeModeOf, type ScaleSet } from "./vmss-model.ts";
 
 // ---- automatic repairs: the orchestration service ----
 
@@ -153,6 +153,7 @@ function sendRollout(
 ): void {
   const moved = order.filter((id) => ss.vms.get(id)?.latestModelApplied === true).length;
   send(ctx, 200, {
+    id: `${scaleSetId(ss)}/rollingUpgrades/latest`,
     name: ss.name,
     type: `${VMSS_TYPE}/rollingUpgrades`,
     location: ss.location,
