@@ -2,6 +2,7 @@
 // for the names that end up in ARM URLs.
 import { Type, type Static } from "@sinclair/typebox";
 import type { FieldProblem } from "../azure/accounts.ts";
+import { SERVER_GROUP_RESOURCE_GROUP_RULE } from "../naming/frigga.ts";
 
 export const MAX_CAPACITY = 1000; // Azure's limit of instances in one scale set
 
@@ -47,8 +48,7 @@ export const serverGroupFields = {
   serverGroupName: ScaleSetName,
   resourceGroup: Type.Optional({
     ...ResourceGroupName,
-    description:
-      "defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it",
+    description: SERVER_GROUP_RESOURCE_GROUP_RULE,
   }),
 };
 
