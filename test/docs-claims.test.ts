@@ -1,8 +1,10 @@
 // Claims the docs make about what the code does, held to the code: each rule is stated once in the source, and
 // the docs quote it, or the claim is checked against what the code does.
-import t from "tap";
+import t, { type Test as Tap } from "tap";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { kindForStatus, type ArmFailure } from "../src/azure/arm-failure.ts";
+import { decideRetry, type RetryConfig, type RetryDecision } from "../src/azure/retry-policy.ts";
 import { parseName, resourceGroupOf, SERVER_GROUP_RESOURCE_GROUP_RULE } from "../src/naming/frigga.ts";
 
 const root = join(import.meta.dirname, "..");
@@ -51,3 +53,92 @@ t.test(
     t.ok(described.includes(SERVER_GROUP_RESOURCE_GROUP_RULE), "openapi/openapi.json carries the rule");
   },
 );
+
+const retryConfig: RetryConfig = {
+  maxAttempts: 8,
+  deadlineMs: 900_000,
+  conflictBaseDelayMs: 200,
+  transientBaseDelayMs: 1000,
+  busyPollIntervalMs: 500,
+  throttleDefaultDelayMs: 5000,
+  maxDelayMs: 60_000,
+  busyReadShare: 0.25,
+  scaleSetReadsPerMinute: 12,
+  scaleSetReadBurst: 36,
+  maxRedrives: 2,
+};
+const failure = (status: number | undefined, retryAfterMs?: number): ArmFailure => ({
+  kind: status === undefined ? "network" : kindForStatus(status),
+  ...(status !== undefined ? { status } : {}),
+  message: "",
+  ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+});
+const decide = (f: ArmFailure, attempt: number, elapsedMs = 0, random = 0.5) =>
+  decideRetry({ failure: f, attempt, elapsedMs, config: retryConfig, random });
+const delayOf = (d: RetryDecision) => (d.retry ? d.delayMs : undefined);
+
+/** Each retry rule a doc states (as a reader reads it), with what the code does that makes it true. */
+const retryClaims: { docs: string[]; claim: string; holds: (t: Tap) => void }[] = [
+  {
+    docs: ["docs/api.md"],
+    claim: "Backoff doubles from its base up to RETRY_MAX_DELAY_MS, then takes ±20 % jitter.",
+    holds: (t) => {
+      t.equal(delayOf(decide(failure(409), 3, 0, 0.5)), 800, "200 ms doubling: the third backoff");
+      t.equal(delayOf(decide(failure(500), 8, 0, 0.5)), 60_000, "1 s doubling, capped");
+      t.equal(delayOf(decide(failure(500), 8, 0, 0)), 48_000, "then jittered: -20 %");
+      t.equal(delayOf(decide(failure(500), 8, 0, 0.999_999)), 72_000, "+20 %");
+    },
+  },
+  {
+    docs: ["docs/api.md"],
+    claim:
+      "A Retry-After from Azure is honoured in full, however long: the first retry waits exactly that, a later one the longer of it and the backoff one step behind.",
+    holds: (t) => {
+      t.equal(delayOf(decide(failure(429, 300_000), 1)), 300_000, "five minutes, past RETRY_MAX_DELAY_MS");
+      t.equal(delayOf(decide(failure(503, 1000), 4)), 4000, "the backoff of attempt 3 (1 s doubling), over a 1 s hint");
+    },
+  },
+  {
+    docs: ["docs/api.md", "docs/runbook.md"],
+    claim: "until the deadline, however many attempts that takes",
+    holds: (t) => {
+      for (const f of [failure(429), failure(408), failure(500), failure(503), failure(undefined)])
+        t.ok(decide(f, 50).retry, `${f.status ?? "network"}: attempt 50 of 8 is retried`);
+    },
+  },
+  {
+    docs: ["docs/api.md"],
+    claim:
+      "409, 412 and an operation that ended Canceled or Failed with a transient code stop after RETRY_MAX_ATTEMPTS attempts.",
+    holds: (t) => {
+      const kinds = ["conflict", "precondition", "canceled", "operationFailedTransient"] as const;
+      for (const kind of kinds) {
+        t.ok(decide({ kind, message: "" }, 7).retry, `${kind}: attempt 7 of 8 is retried`);
+        t.notOk(decide({ kind, message: "" }, 8).retry, `${kind}: not after attempt 8`);
+      }
+    },
+  },
+  {
+    docs: ["docs/api.md"],
+    claim: "A wait that would end at or after RETRY_DEADLINE_MS since the operation began is not started",
+    holds: (t) => {
+      t.notOk(decide(failure(429, 60_000), 1, 840_000).retry, "a 60 s wait at 14 min of 15");
+      t.ok(decide(failure(429, 59_000), 1, 840_000).retry, "a 59 s one is started");
+    },
+  },
+];
+
+t.test("the retry rules the docs state are what decideRetry does", async (t) => {
+  for (const { docs: where, claim, holds } of retryClaims) {
+    for (const doc of where) t.ok(prose(doc).includes(claim), `${doc} says: ${claim}`);
+    t.test(claim, async (t) => holds(t));
+  }
+  for (const doc of docs) {
+    t.notMatch(prose(doc), /Retry-After[^.]*capped by RETRY_MAX_DELAY_MS/, `${doc}: Retry-After is not capped`);
+    t.notMatch(
+      prose(doc),
+      /until RETRY_MAX_ATTEMPTS or the deadline/,
+      `${doc}: 429s do not stop at RETRY_MAX_ATTEMPTS`,
+    );
+  }
+});

@@ -1,6 +1,7 @@
 // What to do after a failed attempt, and how long to wait between reads while another write holds the scale set.
 // Pure: no clock, no I/O, randomness passed in, so a table of cases tests it. Status → kind is decided in
-// arm-failure.ts (kindForStatus); kind → retryable and every wait are decided here, and nowhere else.
+// arm-failure.ts (kindForStatus); kind → retryable, the wait before the next attempt and the pacing of re-reads of a
+// busy scale set are decided here, and nowhere else (a write's polls follow Azure's interval: long-running.ts).
 import type { ArmFailure, FailureKind } from "./arm-failure.ts";
 
 export interface RetryConfig {
@@ -15,13 +16,14 @@ export interface RetryConfig {
   /** First backoff after a server-side or network failure. */
   transientBaseDelayMs: number;
   /**
-   * While another write holds the scale set (the read shows provisioningState Updating), re-read this often
-   * instead of sending a write that would 409. Waiting is not a failed attempt; the deadline bounds it.
+   * While another write holds the scale set (the read shows provisioningState Updating), it is re-read instead of
+   * sent a write that would 409: never more often than this, and no more than busyReadShare of its read refill allows
+   * (busyReadIntervalMs: every 20 s with Azure's figures). Waiting is not a failed attempt; the deadline bounds it.
    */
   busyPollIntervalMs: number;
   /** Backoff used for 429 when Azure sends no Retry-After. */
   throttleDefaultDelayMs: number;
-  /** No computed backoff is longer than this; Azure's Retry-After is honoured in full, within the deadline. */
+  /** No computed backoff is longer than this before its ±20 % jitter; Azure's Retry-After is honoured in full, within the deadline. */
   maxDelayMs: number;
   /**
    * The share of a scale set's read budget that one task may spend while it waits out another writer (0-1]. The
@@ -121,7 +123,7 @@ export function isRetriedUntilDeadline(kind: FailureKind): boolean {
 }
 
 /**
- * Exponential backoff with jitter, capped by maxDelayMs. A Retry-After from Azure is honoured in full (Azure knows
+ * Exponential backoff capped by maxDelayMs, then jittered. A Retry-After from Azure is honoured in full (Azure knows
  * when its lock or budget frees): the first retry waits exactly that; later ones wait the longer of it and the
  * backoff one step behind, so a burst answered with short hints ("Retry-After: 1") still backs off. The deadline
  * bounds every wait; maxAttempts bounds only the failures isRetriedUntilDeadline does not name, except in a profile
