@@ -5,6 +5,9 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { kindForStatus, type ArmFailure } from "../src/azure/arm-failure.ts";
 import { decideRetry, type RetryConfig, type RetryDecision } from "../src/azure/retry-policy.ts";
+import { checkDisable } from "../src/operations/disable-server-group.ts";
+import { mergedCapacity, resizeServerGroup } from "../src/operations/resize-server-group.ts";
+import { scaleDown } from "../src/operations/scale-down.ts";
 import { parseName, resourceGroupOf, SERVER_GROUP_RESOURCE_GROUP_RULE } from "../src/naming/frigga.ts";
 
 const root = join(import.meta.dirname, "..");
@@ -140,5 +143,32 @@ t.test("the retry rules the docs state are what decideRetry does", async (t) => 
       /until RETRY_MAX_ATTEMPTS or the deadline/,
       `${doc}: 429s do not stop at RETRY_MAX_ATTEMPTS`,
     );
+  }
+});
+
+t.test("the capacity bounds and the partial disable the docs state are what the operations check", async (t) => {
+  const where = { credentials: "demo", region: "eastus", serverGroupName: "web-prod-v001" };
+  const resize = (capacity: { min: number; max: number; desired: number }) =>
+    resizeServerGroup.check!({ ...where, capacity });
+  const api = prose("docs/api.md");
+
+  t.ok(api.includes("a desired above max is a 400"), "docs/api.md: a desired above max is a 400");
+  t.match(resize({ min: 0, max: 3, desired: 4 }), [{ field: "capacity.max" }]);
+
+  t.ok(api.includes("a min above desired is lowered to desired"), "docs/api.md: a min above desired is lowered");
+  t.same(resize({ min: 5, max: 9, desired: 2 }), [], "no problem");
+  t.same(mergedCapacity({ min: 5, max: 9, desired: 2 }), { min: 2, max: 9, desired: 2 }, "min 5 lowered to 2");
+  t.match(resizeServerGroup.describe({ ...where, capacity: { min: 5, max: 9, desired: 2 } }), /min 5 lowered to 2/);
+  t.match(
+    scaleDown.check!({ ...where, capacity: { min: 1, max: 0, desired: 0 } }),
+    [{ field: "capacity.min" }],
+    "elsewhere min ≤ desired",
+  );
+
+  t.match(checkDisable({ desiredPercentage: 50 }), [{ field: "desiredPercentage" }], "below 100 is refused: a 400");
+  t.same(checkDisable({ desiredPercentage: 100 }), []);
+  for (const doc of docs) {
+    t.notMatch(prose(doc), /desiredPercentage[^.|]*accepted and ignored/, `${doc}: desiredPercentage is not ignored`);
+    t.notMatch(prose(doc), /0 ≤ min ≤ desired ≤ max/, `${doc}: a resize's min is lowered, not refused`);
   }
 });

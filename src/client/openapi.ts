@@ -708,7 +708,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Instance counts; 0 ≤ min ≤ desired ≤ max ≤ 1000. */
+        /** @description Instance counts, 0 to 1000: min ≤ desired ≤ max (a resize lowers a higher min to desired). */
         Capacity: {
             min: number;
             max: number;

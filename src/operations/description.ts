@@ -33,7 +33,11 @@ export const InstanceCount = Type.Integer({ minimum: 0, maximum: MAX_CAPACITY })
 
 export const Capacity = Type.Object(
   { min: InstanceCount, max: InstanceCount, desired: InstanceCount },
-  { $id: "Capacity", description: "Instance counts; 0 ≤ min ≤ desired ≤ max ≤ 1000.", additionalProperties: false },
+  {
+    $id: "Capacity",
+    description: "Instance counts, 0 to 1000: min ≤ desired ≤ max (a resize lowers a higher min to desired).",
+    additionalProperties: false,
+  },
 );
 export type Capacity = Static<typeof Capacity>;
 
