@@ -8,6 +8,7 @@ import { decideRetry, type RetryConfig, type RetryDecision } from "../src/azure/
 import { checkDisable } from "../src/operations/disable-server-group.ts";
 import { mergedCapacity, resizeServerGroup } from "../src/operations/resize-server-group.ts";
 import { scaleDown } from "../src/operations/scale-down.ts";
+import { loadConfig } from "../src/startup-config.ts";
 import { parseName, resourceGroupOf, SERVER_GROUP_RESOURCE_GROUP_RULE } from "../src/naming/frigga.ts";
 
 const root = join(import.meta.dirname, "..");
@@ -171,4 +172,20 @@ t.test("the capacity bounds and the partial disable the docs state are what the 
     t.notMatch(prose(doc), /desiredPercentage[^.|]*accepted and ignored/, `${doc}: desiredPercentage is not ignored`);
     t.notMatch(prose(doc), /0 ≤ min ≤ desired ≤ max/, `${doc}: a resize's min is lowered, not refused`);
   }
+});
+
+t.test("what docs/container.md says the image writes is what its environment configures", async (t) => {
+  const dockerfile = read("Dockerfile").replace(/\\\n\s*/g, " ");
+  const env = Object.fromEntries(
+    [...dockerfile.matchAll(/^ENV (.*)$/gm)].flatMap((m) =>
+      [...m[1].matchAll(/(\w+)=(\S+)/g)].map((v) => [v[1], v[2]]),
+    ),
+  );
+  const store = loadConfig(env).store;
+  const volumes = [...dockerfile.matchAll(/^VOLUME \[(.*)\]$/gm)].flatMap((m) => JSON.parse(`[${m[1]}]`) as string[]);
+  t.equal(store.kind, "sqlite", "the image keeps its tasks in SQLite, not in memory as npm start does");
+  t.ok(volumes.includes(store.dataDir), `in a volume (${store.dataDir})`);
+  const doc = prose("docs/container.md");
+  t.ok(doc.includes(`TASK_STORE=${store.kind}`) && doc.includes(`DATA_DIR=${store.dataDir}`), "container.md says so");
+  t.notMatch(doc, /writes nothing to disk|exactly as npm start/, "and no longer that it writes nothing");
 });
