@@ -79,8 +79,12 @@ async function producedLines(env: TestEnv): Promise<string[]> {
 
   const lines = tasks.flatMap((task) => (task.history as Json[]).map((h) => h.status as string));
   // A task another replica continues (a crash test of its own shows it happen): the line the runner writes then.
-  const resumed = { state: "running", operations: [{ name: "resizeServerGroup", description: {} }], operationIndex: 0 };
-  lines.push(openingLine(resumed satisfies Pick<Task, "state" | "operations" | "operationIndex">, "replica-b").status);
+  const resumed: Pick<Task, "state" | "operations" | "operationIndex"> = {
+    state: "running",
+    operations: [{ name: "resizeServerGroup", description: {} }],
+    operationIndex: 0,
+  };
+  lines.push(openingLine(resumed, "replica-b").status);
   return lines;
 }
 
