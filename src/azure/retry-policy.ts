@@ -33,9 +33,10 @@ export interface RetryConfig {
    */
   transientBaseDelayMs: number;
   /**
-   * While another write holds the scale set (the read shows provisioningState Updating), it is re-read instead of
-   * sent a write that would 409: never more often than this, and no more than busyReadShare of its read refill allows
-   * (busyReadIntervalMs: every 20 s with Azure's figures). Waiting is not a failed attempt; the deadline bounds it.
+   * While another write holds the scale set (the read shows provisioningState Updating), the scale set is re-read
+   * rather than written (a write would 409): never more often than this, and no more often than busyReadShare of its
+   * read refill allows (busyReadIntervalMs: every 20 s with Azure's figures). Waiting is not a failed attempt; the
+   * deadline bounds it.
    * @env RETRY_BUSY_POLL_INTERVAL_MS
    * @default `500`
    */
@@ -90,7 +91,7 @@ export function isRetryableKind(kind: FailureKind): boolean {
   return kind !== "notFound" && kind !== "terminal" && kind !== "programming";
 }
 
-/** The bounds of a read that a poller or a person waits on (READ_RETRY_MAX_ATTEMPTS 3, READ_RETRY_DEADLINE_MS 20 s). */
+/** The bounds of a read that a poller or a person waits on. */
 export interface ReadRetryConfig {
   /**
    * Attempts of a read someone waits on, never more than the operations' own.
