@@ -280,6 +280,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     forwarder,
     requeue: (task, entry, auditEntry) => runner.requeue(task, entry, auditEntry),
     onCancelRequested: (id) => runner.cancel(id),
+    onCanceledBeforeStart: (task) => metrics.canceledBeforeStart(task),
     waiter,
     bodies,
     audit,

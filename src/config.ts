@@ -21,31 +21,67 @@ export { ConfigError } from "./config/env-vars.ts";
 export type { ServiceSimulatorConfig, SimulatorFacts } from "./config/simulator.ts";
 
 export interface Config {
+  /**
+   * The interface the API listens on.
+   * @env HOST
+   * @default `127.0.0.1`
+   */
   host: string;
+  /**
+   * The API's port (0: any free one).
+   * @env PORT
+   * @default `7002`
+   */
   port: number;
+  /**
+   * Larger request bodies get 413.
+   * @env BODY_LIMIT_BYTES
+   * @default `1048576`
+   */
   bodyLimitBytes: number;
-  /** Deepest nesting of arrays and objects in a JSON body (BODY_MAX_DEPTH); deeper is a 400 before parsing. */
+  /**
+   * Deepest nesting of arrays and objects in a JSON body; deeper is a 400 before parsing.
+   * @env BODY_MAX_DEPTH
+   * @default `32`
+   */
   bodyMaxDepth: number;
+  /**
+   * pino's level: fatal, error, warn, info, debug, trace or silent.
+   * @env LOG_LEVEL
+   * @default `info`
+   */
   logLevel: string;
   simulator: ServiceSimulatorConfig;
   accounts: AccountConfig[];
   retry: RetryConfig;
   /** The bounds of a read a poller or a person waits on (READ_RETRY_MAX_ATTEMPTS, READ_RETRY_DEADLINE_MS). */
   readRetry: ReadRetryConfig;
-  /** Delay before the first poll of a long-running operation; later polls follow the Retry-After Azure sends. */
+  /**
+   * Delay before the first poll of a long-running operation; later polls follow the Retry-After Azure sends.
+   * @env LRO_POLL_INTERVAL_MS
+   * @default `1000`
+   */
   lroPollIntervalMs: number;
   /**
-   * The longest wait between polls, whatever Retry-After says (LRO_MAX_POLL_INTERVAL_MS, default 120 s). Azure's
-   * Retry-After is whole seconds; against a simulator whose writes last milliseconds, tests set this low.
+   * The longest wait between polls, whatever Retry-After says. Azure's Retry-After is whole seconds; against a
+   * simulator whose writes last milliseconds, tests set this low.
+   * @env LRO_MAX_POLL_INTERVAL_MS
+   * @default `120000`
    */
   lroMaxPollIntervalMs: number;
-  /** How many finished tasks the in-memory store keeps. */
+  /**
+   * How many finished tasks the in-memory store keeps.
+   * @env TASK_RETENTION
+   * @default `10000`
+   */
   taskRetention: number;
   store: StoreConfig;
   tasks: TasksConfig;
   /**
    * How long a read of a scale set (and its VMs, or a listing of scale sets) answers the Clouddriver read routes
    * before Azure is asked again. Our own writes replace it at once.
+   * @env READ_CACHE_TTL_MS
+   * @default `10000`
    */
   readCacheTtlMs: number;
   /** Present when CLOUDDRIVER_URL is set: what is not ours is forwarded there. */

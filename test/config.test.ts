@@ -161,3 +161,80 @@ t.test("docs/configuration.md lists every variable the configuration reads, and 
   t.same([...read].filter((v) => !documented.has(v)).sort(), [], "read but not documented");
   t.same([...documented].filter((v) => !read.has(v)).sort(), [], "documented but read nowhere");
 });
+
+/** Each option's `@env` and `@default`, from the doc comment on its field where its options type declares it. */
+function declaredDefaults(): Map<string, { default: string; file: string }> {
+  const src = join(import.meta.dirname, "..", "src");
+  const out = new Map<string, { default: string; file: string }>();
+  for (const file of readdirSync(src, { recursive: true, encoding: "utf8" })) {
+    if (!file.endsWith(".ts") || file.startsWith("client")) continue;
+    for (const block of readFileSync(join(src, file), "utf8").matchAll(/\/\*\*([\s\S]*?)\*\//g)) {
+      const env = /@env\s+([A-Z][A-Z0-9_]+)/.exec(block[1])?.[1];
+      const value = /@default\s+(.+)/.exec(block[1])?.[1].trim();
+      if (env && value) out.set(env, { default: value, file });
+    }
+  }
+  return out;
+}
+
+/** docs/configuration.md's default cell of each variable, in its environment tables. */
+function documentedDefaults(): Map<string, string> {
+  const doc = readFileSync(join(import.meta.dirname, "..", "docs", "configuration.md"), "utf8");
+  const section = doc.slice(doc.indexOf("## Environment variables"), doc.indexOf("## Accounts"));
+  const out = new Map<string, string>();
+  for (const row of section.split("\n").filter((line) => line.startsWith("| `"))) {
+    const [names, cell] = row.split(" | ").map((c) => c.replace(/^\| /, ""));
+    const variables = [...names.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]);
+    const parts = cell.split(/(?<=`), (?=`)/);
+    variables.forEach((v, i) => out.set(v, parts.length === variables.length ? parts[i] : cell));
+  }
+  return out;
+}
+
+/** The value a default stands for when it is one (`8`, or `0` (off)), not a rule (`true` with principals). */
+function literalOf(text: string): string | undefined {
+  return /^`([^`\s<>]+)`(?: \([^`]*(?:`[^`]*`[^`]*)*\))?$/.exec(text)?.[1];
+}
+
+t.test(
+  "every option's default is given where it is declared, as docs/configuration.md and the code have it",
+  async (t) => {
+    const declared = declaredDefaults();
+    // The variables read with a default in code: each carries it where its option is declared.
+    const config = [
+      "config.ts",
+      ...readdirSync(join(import.meta.dirname, "..", "src", "config")).map((f) => `config/${f}`),
+    ];
+    const withDefault = config.flatMap((file) => [
+      ...readFileSync(join(import.meta.dirname, "..", "src", file), "utf8").matchAll(
+        /\b(?:intVar|boolVar|positiveNumberVar)\(env, "([A-Z][A-Z0-9_]+)"/g,
+      ),
+    ]);
+    t.ok(withDefault.length > 50, `variables read with a default (${withDefault.length})`);
+    t.same(
+      withDefault.map((m) => m[1]).filter((v) => !declared.has(v)),
+      [],
+      "every variable read with a default has @env and @default on its option's field",
+    );
+
+    const documented = documentedDefaults();
+    // Against an external simulator at Azure's pace, with a Clouddriver: no default is then derived from another.
+    const base = { SIMULATOR_URL: "https://127.0.0.1:1", SIMULATOR_TIME_SCALE: "1", CLOUDDRIVER_URL: "http://cd:7002" };
+    const defaults = loadConfig(base);
+    for (const [variable, { default: value, file }] of declared) {
+      const strip = (s: string | undefined) => s?.replace(/`/g, "");
+      t.equal(
+        strip(documented.get(variable)),
+        strip(value),
+        `${variable}: docs/configuration.md says what ${file} says`,
+      );
+      const literal = literalOf(value);
+      if (literal !== undefined)
+        t.same(
+          loadConfig({ ...base, [variable]: literal }),
+          defaults,
+          `${variable}=${literal} is what the code applies unset`,
+        );
+    }
+  },
+);

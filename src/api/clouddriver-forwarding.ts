@@ -23,9 +23,17 @@ import type { AuditTrail } from "./audit-trail.ts";
 export interface ClouddriverConfig {
   /** Base URL, e.g. http://clouddriver:7002 (a path prefix is kept). */
   url: string;
-  /** How long to wait for a connection. */
+  /**
+   * How long to wait for a connection.
+   * @env CLOUDDRIVER_CONNECT_TIMEOUT_MS
+   * @default `5000`
+   */
   connectTimeoutMs: number;
-  /** How long to wait for the response headers, and at most between two chunks of a body. */
+  /**
+   * How long to wait for the response headers, and at most between two chunks of a body.
+   * @env CLOUDDRIVER_TIMEOUT_MS
+   * @default `60000`
+   */
   timeoutMs: number;
   /** Authorization header value for Clouddriver (CLOUDDRIVER_AUTHORIZATION); callers' own are never forwarded. */
   authorization?: string;

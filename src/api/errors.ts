@@ -49,8 +49,8 @@ function intendedBranch(e: AjvError): number | undefined {
 }
 
 /**
- * What a name must be, by its pattern. A field's own description says what the field is for ("defaults to the
- * account's defaultResourceGroup, …"), which is no answer to "what would be right": the naming rule is.
+ * What a name must be, by its pattern. A field's own description says what the field is for ("Without
+ * resourceGroup, a server group is in …"), which is no answer to "what would be right": the naming rule is.
  */
 const NAMING_RULES = new Map<string, string>(
   [AccountName, RegionName, ResourceGroupName, ScaleSetName].map((schema) => [schema.pattern!, schema.description!]),

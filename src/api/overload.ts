@@ -9,20 +9,59 @@ import { apiError } from "./errors.ts";
 import { CallerLimits } from "./caller-limits.ts";
 
 export interface OverloadConfig {
-  /** Shed load (503) while the event loop lags more than this (OVERLOAD_MAX_EVENT_LOOP_DELAY_MS; 0 = off). */
+  /**
+   * Shed load (503) while the event loop lags more than this (0 = off).
+   * @env OVERLOAD_MAX_EVENT_LOOP_DELAY_MS
+   * @default `0` (off)
+   */
   maxEventLoopDelayMs: number;
-  /** ... or the V8 heap holds more than this (OVERLOAD_MAX_HEAP_USED_BYTES; 0 = off). */
+  /**
+   * ... or the V8 heap holds more than this (0 = off).
+   * @env OVERLOAD_MAX_HEAP_USED_BYTES
+   * @default `0` (off)
+   */
   maxHeapUsedBytes: number;
-  /** ... or the process holds more than this (OVERLOAD_MAX_RSS_BYTES; 0 = off). */
+  /**
+   * ... or the process holds more than this (0 = off).
+   * @env OVERLOAD_MAX_RSS_BYTES
+   * @default `0` (off)
+   */
   maxRssBytes: number;
-  /** ... or the event loop is busier than this fraction (OVERLOAD_MAX_EVENT_LOOP_UTILIZATION; 0 = off). */
+  /**
+   * ... or the event loop is busier than this fraction, set in percent (0 = off).
+   * @env OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT
+   * @default `0` (off)
+   */
   maxEventLoopUtilization: number;
+  /**
+   * How often those are sampled.
+   * @env OVERLOAD_SAMPLE_INTERVAL_MS
+   * @default `1000`
+   */
   sampleIntervalMs: number;
-  /** Retry-After of a shed request, seconds. */
+  /**
+   * Retry-After of a shed request, seconds.
+   * @env OVERLOAD_RETRY_AFTER_S
+   * @default `5`
+   */
   retryAfterSeconds: number;
-  /** Per principal and window (RATE_LIMIT_WINDOW_MS): POSTs (RATE_LIMIT_SUBMISSIONS) and GETs (RATE_LIMIT_READS); 0 = no limit. */
+  /**
+   * The window of the per-principal rate limits below.
+   * @env RATE_LIMIT_WINDOW_MS
+   * @default `60000`
+   */
   rateWindowMs: number;
+  /**
+   * POSTs per principal and window (0 = no limit).
+   * @env RATE_LIMIT_SUBMISSIONS
+   * @default `6000`
+   */
   submissionsPerWindow: number;
+  /**
+   * GETs per principal and window (0 = no limit).
+   * @env RATE_LIMIT_READS
+   * @default `60000`
+   */
   readsPerWindow: number;
 }
 

@@ -31,16 +31,28 @@ export interface AccessConfig {
   principals: PrincipalConfig[];
   /** The identity provider whose tokens are checked (the principals file's `oidc` section). */
   oidc?: OidcConfig;
-  /** Honour Orca's X-SPINNAKER-USER / X-SPINNAKER-ACCOUNTS (AUTH_TRUST_SPINNAKER_HEADERS). */
+  /**
+   * Honour Orca's X-SPINNAKER-USER / X-SPINNAKER-ACCOUNTS.
+   * @env AUTH_TRUST_SPINNAKER_HEADERS
+   * @default `false`
+   */
   trustSpinnakerHeaders: boolean;
   /**
    * …only from these source networks (AUTH_SPINNAKER_HEADERS_FROM, CIDRs): anyone else who sends them is refused.
    * `networks` for the messages, `blockList` to match.
    */
   spinnakerHeadersFrom?: { networks: string[]; blockList: BlockList };
-  /** /metrics needs a token too (METRICS_REQUIRE_TOKEN). */
+  /**
+   * /metrics needs a token too.
+   * @env METRICS_REQUIRE_TOKEN
+   * @default `true` with principals, else `false`
+   */
   protectMetrics: boolean;
-  /** Without access control, real accounts are refused unless this says the network is trusted (TRUSTED_NETWORK). */
+  /**
+   * Without access control, real accounts are refused unless this says the network is trusted.
+   * @env TRUSTED_NETWORK
+   * @default `false`
+   */
   trustedNetwork: boolean;
 }
 

@@ -206,7 +206,7 @@ export class AccountRegistry {
         message: `account ${account.name} does not operate in ${d.region}; its regions: ${account.regions.join(", ")}`,
       });
     }
-    // As clouddriver-azure: the account's resource group, else the application's {application}-{region}.
+    // SERVER_GROUP_RESOURCE_GROUP_RULE: {application}-{region} as clouddriver-azure, or the account's own resource group.
     const resourceGroup =
       d.resourceGroup ?? (account ? resourceGroupOf(account, d.serverGroupName, d.region) : undefined);
     if (account && !resourceGroup) {

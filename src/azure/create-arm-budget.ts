@@ -4,11 +4,23 @@ import { ArmBudget, InProcessLedger } from "./arm-budget.ts";
 
 /** The ARM call budget (src/azure/arm-budget.ts, docs/configuration.md). */
 export interface ArmBudgetConfig {
-  /** ARM_BUDGET: take from the budget before each call (default true). */
+  /**
+   * Take from the budget before each call.
+   * @env ARM_BUDGET
+   * @default `true`
+   */
   enabled: boolean;
-  /** ARM_BUDGET_REFILL_SCALE: multiplies Azure's refill rates (a simulator at a time scale refills faster; default 1). */
+  /**
+   * Multiplies Azure's refill rates (a simulator at a time scale refills faster).
+   * @env ARM_BUDGET_REFILL_SCALE
+   * @default `1` (against the simulator alone: 1 / `SIMULATOR_TIME_SCALE`)
+   */
   refillScale: number;
-  /** ARM_BUDGET_SHARED: keep the levels in PostgreSQL, shared by every replica (default: when TASK_STORE is postgres). */
+  /**
+   * Keep the levels in PostgreSQL, shared by every replica.
+   * @env ARM_BUDGET_SHARED
+   * @default `true` with `TASK_STORE=postgres`
+   */
   shared: boolean;
 }
 

@@ -1,40 +1,83 @@
 // What to do after a failed attempt, and how long to wait between reads while another write holds the scale set.
 // Pure: no clock, no I/O, randomness passed in, so a table of cases tests it. Status → kind is decided in
-// arm-failure.ts (kindForStatus); kind → retryable and every wait are decided here, and nowhere else.
+// arm-failure.ts (kindForStatus); kind → retryable, the wait before the next attempt and the pacing of re-reads of a
+// busy scale set are decided here, and nowhere else (a write's polls follow Azure's interval: long-running.ts).
 import type { ArmFailure, FailureKind } from "./arm-failure.ts";
 
 export interface RetryConfig {
-  /** Attempts per operation, the first included; only a floor for 429, 408, 5xx and network failures (retry-policy.ts). */
+  /**
+   * Attempts per operation, the first included; only a floor for 429, 408, 5xx and network failures
+   * (isRetriedUntilDeadline).
+   * @env RETRY_MAX_ATTEMPTS
+   * @default `8`
+   */
   maxAttempts: number;
   /** maxAttempts bounds every failure, Azure's "not now" included: a read someone waits on (readRetry). Not from the environment. */
   attemptsBoundEverything?: boolean;
-  /** Wall-clock bound for one operation, all attempts and waits included. */
+  /**
+   * No backoff or wait for another writer is started that would end this long after the operation began.
+   * @env RETRY_DEADLINE_MS
+   * @default `900000`
+   */
   deadlineMs: number;
-  /** First backoff after a conflict (409/412): a write lock clears within one write's duration, so start small. */
+  /**
+   * First backoff after a conflict (409/412): a write lock clears within one write's duration, so start small.
+   * @env RETRY_CONFLICT_BASE_DELAY_MS
+   * @default `200`
+   */
   conflictBaseDelayMs: number;
-  /** First backoff after a server-side or network failure. */
+  /**
+   * First backoff after a server-side or network failure.
+   * @env RETRY_TRANSIENT_BASE_DELAY_MS
+   * @default `1000`
+   */
   transientBaseDelayMs: number;
   /**
-   * While another write holds the scale set (the read shows provisioningState Updating), re-read this often
-   * instead of sending a write that would 409. Waiting is not a failed attempt; the deadline bounds it.
+   * While another write holds the scale set (the read shows provisioningState Updating), the scale set is re-read
+   * rather than written (a write would 409): never more often than this, and no more often than busyReadShare of its
+   * read refill allows (busyReadIntervalMs: every 20 s with Azure's figures). Waiting is not a failed attempt; the
+   * deadline bounds it.
+   * @env RETRY_BUSY_POLL_INTERVAL_MS
+   * @default `500`
    */
   busyPollIntervalMs: number;
-  /** Backoff used for 429 when Azure sends no Retry-After. */
+  /**
+   * Backoff used for 429 when Azure sends no Retry-After.
+   * @env RETRY_THROTTLE_DEFAULT_DELAY_MS
+   * @default `5000`
+   */
   throttleDefaultDelayMs: number;
-  /** No computed backoff is longer than this; Azure's Retry-After is honoured in full, within the deadline. */
+  /**
+   * No computed backoff is longer than this before its ±20 % jitter; Azure's Retry-After is honoured in full, within
+   * the deadline.
+   * @env RETRY_MAX_DELAY_MS
+   * @default `60000`
+   */
   maxDelayMs: number;
   /**
-   * The share of a scale set's read budget that one task may spend while it waits out another writer (0-1]. The
-   * re-reads are paced so that they stay within this share of the refill (scaleSetReadsPerMinute).
+   * The share of a scale set's read budget that one task may spend while it waits out another writer (0-1], set in
+   * percent. The re-reads are paced so that they stay within this share of the refill (scaleSetReadsPerMinute).
+   * @env RETRY_BUSY_READ_SHARE_PERCENT
+   * @default `25`
    */
   busyReadShare: number;
-  /** Azure's refill of a scale set's GET budget, per minute (12). A simulator that scales time scales this too. */
+  /**
+   * Azure's refill of a scale set's GET budget, per minute. A simulator that scales time scales this too.
+   * @env AZURE_SCALE_SET_READS_PER_MINUTE
+   * @default `12` (against the simulator alone: 12 ÷ `SIMULATOR_TIME_SCALE`)
+   */
   scaleSetReadsPerMinute: number;
-  /** Azure's burst of a scale set's GET budget (36): below our share of it, a waiting task waits for the refill. */
+  /**
+   * Azure's burst of a scale set's GET budget: below our share of it, a waiting task waits for the refill.
+   * @env AZURE_SCALE_SET_READ_BURST
+   * @default `36`
+   */
   scaleSetReadBurst: number;
   /**
-   * How often a scale set that Azure left Failed (a write it accepted could not complete, e.g. AllocationFailed)
-   * is driven again by re-sending its model, before the operation fails with the instances Azure lists.
+   * How often a scale set that Azure left Failed (a write it accepted could not complete, e.g. AllocationFailed) is
+   * driven again by re-sending its model, before the operation fails with the instances Azure lists.
+   * @env RETRY_MAX_REDRIVES
+   * @default `2`
    */
   maxRedrives: number;
 }
@@ -48,9 +91,19 @@ export function isRetryableKind(kind: FailureKind): boolean {
   return kind !== "notFound" && kind !== "terminal" && kind !== "programming";
 }
 
-/** The bounds of a read that a poller or a person waits on (READ_RETRY_MAX_ATTEMPTS 3, READ_RETRY_DEADLINE_MS 20 s). */
+/** The bounds of a read that a poller or a person waits on. */
 export interface ReadRetryConfig {
+  /**
+   * Attempts of a read someone waits on, never more than the operations' own.
+   * @env READ_RETRY_MAX_ATTEMPTS
+   * @default `3`
+   */
   maxAttempts: number;
+  /**
+   * How long a read someone waits on is tried, never longer than the operations' own deadline.
+   * @env READ_RETRY_DEADLINE_MS
+   * @default `20000`
+   */
   deadlineMs: number;
 }
 
@@ -121,7 +174,7 @@ export function isRetriedUntilDeadline(kind: FailureKind): boolean {
 }
 
 /**
- * Exponential backoff with jitter, capped by maxDelayMs. A Retry-After from Azure is honoured in full (Azure knows
+ * Exponential backoff capped by maxDelayMs, then jittered. A Retry-After from Azure is honoured in full (Azure knows
  * when its lock or budget frees): the first retry waits exactly that; later ones wait the longer of it and the
  * backoff one step behind, so a burst answered with short hints ("Retry-After: 1") still backs off. The deadline
  * bounds every wait; maxAttempts bounds only the failures isRetriedUntilDeadline does not name, except in a profile

@@ -708,7 +708,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Instance counts; 0 ≤ min ≤ desired ≤ max ≤ 1000. */
+        /** @description Instance counts, 0 to 1000: min ≤ desired ≤ max (a resize lowers a higher min to desired). */
         Capacity: {
             min: number;
             max: number;
@@ -1242,7 +1242,7 @@ export interface components {
             region: string;
             /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
             serverGroupName: string;
-            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
             capacity?: components["schemas"]["Capacity"] | null;
             /** @description the desired size; min and max widen to include it */
@@ -1259,7 +1259,7 @@ export interface components {
             region: string;
             /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
             serverGroupName: string;
-            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
             /** @description Orca's rolling red/black share to disable; only 100 (the whole group) is done here: below 100 is refused */
             desiredPercentage?: number | null;
@@ -1275,7 +1275,7 @@ export interface components {
             region: string;
             /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
             serverGroupName: string;
-            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
         } & {
             [key: string]: unknown;
@@ -1289,7 +1289,7 @@ export interface components {
             region: string;
             /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
             serverGroupName: string;
-            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
             capacity?: components["schemas"]["Capacity"] | null;
             /** @description scale down by deleting exactly these instances (as terminateInstances) */
@@ -1306,7 +1306,7 @@ export interface components {
             region: string;
             /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
             serverGroupName: string;
-            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
             /** @description instances to delete */
             instanceIds: string[];
@@ -1322,7 +1322,7 @@ export interface components {
             region: string;
             /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
             serverGroupName: string;
-            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
             /** @description the instance to delete: its id as Azure reports it (a Flexible set's: the VM's name) */
             instance: string;
@@ -1344,7 +1344,7 @@ export interface components {
             region: string;
             /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
             serverGroupName: string;
-            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
         } & {
             [key: string]: unknown;
@@ -1394,7 +1394,7 @@ export interface components {
             account?: string | null;
             /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
             region: string;
-            /** @description defaults to the account's defaultResourceGroup */
+            /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
             /** @description the application: letters, digits, '.' and '_' */
             application: string;
@@ -1580,7 +1580,7 @@ export interface components {
             account?: string | null;
             /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
             region: string;
-            /** @description defaults to the account's defaultResourceGroup */
+            /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
             /** @description the application: letters, digits, '.' and '_' */
             application?: string | null;
@@ -1763,7 +1763,7 @@ export interface components {
             region: string;
             /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
             serverGroupName: string;
-            /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
+            /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
             /** @description the image new instances boot from */
             image?: {

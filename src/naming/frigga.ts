@@ -58,6 +58,15 @@ export function accountResourceGroup(account: ResourceGroupSettings): string | u
 }
 
 /**
+ * What resourceGroupOf does, in the words the OpenAPI description of `resourceGroup` and the docs use
+ * (test/docs-claims.test.ts holds them to it).
+ */
+export const SERVER_GROUP_RESOURCE_GROUP_RULE =
+  "Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the " +
+  "account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no " +
+  "Spinnaker naming convention.";
+
+/**
  * Where a server group lives in an account: its application's `{application}-{region}`, as clouddriver-azure
  * (AzureUtilities.getResourceGroupName), unless the account keeps them all in its own resource group; for a name that
  * follows no convention, the account's default resource group. The one rule for reads and writes alike.

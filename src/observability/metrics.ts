@@ -6,6 +6,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { ArmResponseInfo, ArmResponseListener } from "../azure/arm-observer.ts";
 import type { AttemptEnd, Checkpoint } from "../azure/execute-op.ts";
 import type { TaskEventContext, TaskObserver } from "../tasks/task-observer.ts";
+import type { Task } from "../tasks/task.ts";
 import { accountOfOperation } from "../tasks/operation-account.ts";
 
 const PREFIX = "vmssops_";
@@ -193,13 +194,30 @@ export class ServiceMetrics {
         this.queueWaitSeconds.observe({ account: ctx.account ?? "" }, ms / 1000),
       finished: (task, outcome, failedOperation) => {
         for (const [taskId] of lroStarted) if (taskId === task.id) lroStarted.delete(taskId);
-        if (outcome !== "succeeded") {
-          const op = task.operations.find((o) => o.name === failedOperation);
-          this.tasks.inc({ operation: failedOperation ?? "", account: (op && accountOfOperation(op)) ?? "", outcome });
-        } else
-          for (const op of task.operations)
-            this.tasks.inc({ operation: op.name, account: accountOfOperation(op) ?? "", outcome });
+        this.#countFinished(task, outcome, failedOperation);
       },
     };
+  }
+
+  /**
+   * A queued task that nobody had started, ended canceled by a cancel request (no runner sees it end): counted as
+   * canceled in its first operation, as a run stopped there would be.
+   */
+  canceledBeforeStart(task: Pick<Task, "operations">): void {
+    this.#countFinished(task, "canceled", task.operations[0]?.name);
+  }
+
+  /** A succeeded task counts each of its operations; a failed or canceled one the operation it stopped in. */
+  #countFinished(
+    task: Pick<Task, "operations">,
+    outcome: "succeeded" | "failed" | "canceled",
+    stoppedIn: string | undefined,
+  ): void {
+    if (outcome !== "succeeded") {
+      const op = task.operations.find((o) => o.name === stoppedIn);
+      this.tasks.inc({ operation: stoppedIn ?? "", account: (op && accountOfOperation(op)) ?? "", outcome });
+    } else
+      for (const op of task.operations)
+        this.tasks.inc({ operation: op.name, account: accountOfOperation(op) ?? "", outcome });
   }
 }

@@ -8,9 +8,17 @@ import type { BacklogMonitor } from "../tasks/backlog.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 
 export interface ObservabilityConfig {
-  /** /ready reuses its answer this long (READY_CACHE_MS), so probes do not become Azure traffic. */
+  /**
+   * /ready reuses its answer this long, so probes do not become Azure traffic.
+   * @env READY_CACHE_MS
+   * @default `10000`
+   */
   readyCacheMs: number;
-  /** Each readiness check gives up after this (READY_TIMEOUT_MS). */
+  /**
+   * Each readiness check gives up after this.
+   * @env READY_TIMEOUT_MS
+   * @default `5000`
+   */
   readyTimeoutMs: number;
 }
 

@@ -41,7 +41,7 @@ import {
   type FieldProblem,
 } from "./description.ts";
 import { clusterName, nextServerGroupName } from "./create/server-group-name.ts";
-import { parseName } from "../naming/frigga.ts";
+import { parseName, SERVER_GROUP_RESOURCE_GROUP_RULE } from "../naming/frigga.ts";
 import {
   cloneLimits,
   writableIdentity,
@@ -384,7 +384,7 @@ const createFields = {
   credentials: Type.Optional({ ...AccountName, description: "the account name (Clouddriver's field)" }),
   account: Type.Optional({ ...AccountName, description: "the account name; an alias of credentials" }),
   region: RegionName,
-  resourceGroup: Type.Optional({ ...ResourceGroupName, description: "defaults to the account's defaultResourceGroup" }),
+  resourceGroup: Type.Optional({ ...ResourceGroupName, description: SERVER_GROUP_RESOURCE_GROUP_RULE }),
   application: AppName,
   stack: Type.Optional(StackName),
   detail: Type.Optional(DetailName),

@@ -2,6 +2,7 @@
 // for the names that end up in ARM URLs.
 import { Type, type Static } from "@sinclair/typebox";
 import type { FieldProblem } from "../azure/accounts.ts";
+import { SERVER_GROUP_RESOURCE_GROUP_RULE } from "../naming/frigga.ts";
 
 export const MAX_CAPACITY = 1000; // Azure's limit of instances in one scale set
 
@@ -32,7 +33,11 @@ export const InstanceCount = Type.Integer({ minimum: 0, maximum: MAX_CAPACITY })
 
 export const Capacity = Type.Object(
   { min: InstanceCount, max: InstanceCount, desired: InstanceCount },
-  { $id: "Capacity", description: "Instance counts; 0 ≤ min ≤ desired ≤ max ≤ 1000.", additionalProperties: false },
+  {
+    $id: "Capacity",
+    description: "Instance counts, 0 to 1000: min ≤ desired ≤ max (a resize lowers a higher min to desired).",
+    additionalProperties: false,
+  },
 );
 export type Capacity = Static<typeof Capacity>;
 
@@ -47,8 +52,7 @@ export const serverGroupFields = {
   serverGroupName: ScaleSetName,
   resourceGroup: Type.Optional({
     ...ResourceGroupName,
-    description:
-      "defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it",
+    description: SERVER_GROUP_RESOURCE_GROUP_RULE,
   }),
 };
 

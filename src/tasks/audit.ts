@@ -11,7 +11,11 @@ import type { Task, TaskActor } from "./task.ts";
 import { accountOfOperation } from "./operation-account.ts";
 
 export interface AuditConfig {
-  /** Entries are kept this long (AUDIT_RETENTION_DAYS, default 90, as Azure's Activity Log), whatever the tasks'. */
+  /**
+   * Entries are kept this long, set in days (as Azure's Activity Log), whatever the tasks'.
+   * @env AUDIT_RETENTION_DAYS
+   * @default `90`
+   */
   retentionMs: number;
 }
 

@@ -7,14 +7,31 @@ import { TaskStoreOpenError } from "./migrations.ts";
 export { TaskStoreOpenError } from "./migrations.ts";
 
 export interface StoreConfig {
-  /** memory: one replica, lost on restart; sqlite: embedded file under dataDir; postgres: DATABASE_URL, several replicas. */
+  /**
+   * memory: one replica, lost on restart; sqlite: embedded file under dataDir; postgres: DATABASE_URL, several
+   * replicas.
+   * @env TASK_STORE
+   * @default `sqlite` (`postgres` with `DATABASE_URL`; `memory` with the embedded simulator and only its accounts, so that `npm start` starts both fresh)
+   */
   kind: "memory" | "sqlite" | "postgres";
-  /** For sqlite: the directory that holds tasks.db. */
+  /**
+   * For sqlite: the directory that holds tasks.db.
+   * @env DATA_DIR
+   * @default `data`
+   */
   dataDir: string;
   databaseUrl?: string;
-  /** Every store call fails as an outage past this (TASK_STORE_CALL_TIMEOUT_MS): a slow store is answered 503 at once. */
+  /**
+   * Every store call fails as an outage past this: a slow store is answered 503 at once.
+   * @env TASK_STORE_CALL_TIMEOUT_MS
+   * @default `3000`
+   */
   callTimeoutMs?: number;
-  /** PostgreSQL's statement_timeout (TASK_STORE_STATEMENT_TIMEOUT_MS): the server gives up on a statement past it. */
+  /**
+   * PostgreSQL's statement_timeout: the server gives up on a statement past it.
+   * @env TASK_STORE_STATEMENT_TIMEOUT_MS
+   * @default `2000`
+   */
   statementTimeoutMs?: number;
 }
 

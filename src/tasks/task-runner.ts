@@ -19,25 +19,65 @@ import type { AuditConfig, NewAuditEntry } from "./audit.ts";
 export { canceledLine, phaseOf } from "./task-outcome.ts";
 
 export interface TasksConfig {
-  /** How long a claimed task stays ours without renewal; a dead replica's tasks are taken over after it. */
+  /**
+   * How long a claimed task stays ours without renewal; a dead replica's tasks are taken over after it.
+   * @env TASK_LEASE_MS
+   * @default `30000`
+   */
   leaseMs: number;
-  /** How often leases are renewed and runnable tasks claimed. */
+  /**
+   * How often leases are renewed and runnable tasks claimed; at most a third of leaseMs.
+   * @env TASK_CLAIM_INTERVAL_MS
+   * @default `1000`
+   */
   claimIntervalMs: number;
-  /** Tasks run at once by one replica. */
+  /**
+   * Tasks run at once by one replica.
+   * @env TASK_CONCURRENCY
+   * @default `32`
+   */
   concurrency: number;
-  /** Finished tasks are kept this long, then pruned. */
+  /**
+   * Finished tasks are kept this long, then pruned.
+   * @env TASK_RETENTION_MS
+   * @default `604800000`
+   */
   retentionMs: number;
-  /** On SIGTERM/SIGINT: how long to wait for tasks to checkpoint before exiting anyway. */
+  /**
+   * On SIGTERM/SIGINT: how long to wait for tasks to checkpoint before exiting anyway.
+   * @env SHUTDOWN_TIMEOUT_MS
+   * @default `10000`
+   */
   shutdownTimeoutMs: number;
-  /** This replica's name in leases (default: hostname and pid). */
+  /**
+   * This replica's name in leases.
+   * @env REPLICA_ID
+   * @default `<hostname>:<pid>`
+   */
   replicaId: string;
-  /** ?wait=: how often a task waited on is read from the store, to notice one another replica ended. */
+  /**
+   * ?wait=: how often a task waited on is read from the store, to notice one another replica ended.
+   * @env TASK_WAIT_POLL_MS
+   * @default `500`
+   */
   waitPollMs: number;
-  /** GET /task/{id}: answers kept, per task, until its revision changes (0: none). */
+  /**
+   * GET /task/{id}: answers kept, per task, until its revision changes (0: none).
+   * @env TASK_BODY_CACHE_ENTRIES
+   * @default `2000`
+   */
   bodyCacheEntries: number;
-  /** Submissions get 429 while this many tasks wait to start (TASK_BACKLOG_LIMIT; 0: no limit). */
+  /**
+   * Submissions get 429 while this many tasks wait to start (0: no limit).
+   * @env TASK_BACKLOG_LIMIT
+   * @default `10000`
+   */
   backlogLimit: number;
-  /** Operations one task may hold (TASK_MAX_OPERATIONS); a longer list is a 400. */
+  /**
+   * Operations one task may hold; a longer list is a 400.
+   * @env TASK_MAX_OPERATIONS
+   * @default `50`
+   */
   maxOperations: number;
 }
 

@@ -33,6 +33,8 @@ export interface TaskRoutesOptions {
   requeue: (task: StoredTask, entry: HistoryEntry, audit?: NewAuditEntry) => Promise<boolean>;
   /** Called when a cancel was asked of a task that runs (or was claimed): it stops at once if it runs here. */
   onCancelRequested?: (id: string) => void;
+  /** A queued task nobody had started ended canceled at once (no runner sees it end). */
+  onCanceledBeforeStart?: (task: StoredTask) => void;
   /** Holds ?wait= requests until their task ends. */
   waiter: TaskWaiter;
   /** Answers of GET /task/{id}, each kept until its task's revision changes. */
@@ -173,7 +175,7 @@ const resumeTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { s
 // request is stored, so the replica that runs the task, or the one that takes it over, sees it.
 // eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 const cancelTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, options) => {
-  const { store, onCancelRequested, waiter, audit } = options;
+  const { store, onCancelRequested, onCanceledBeforeStart, waiter, audit } = options;
   app.post(
     "/task/:id/cancel",
     {
@@ -222,7 +224,10 @@ const cancelTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, opt
       if (outcome.outcome === "finished") throw apiError("TaskFinished", { id, state: outcome.task.state });
       if (entry) audit!.recorded(request, entry);
       if (outcome.outcome === "requested") onCancelRequested?.(id);
-      else waiter.notify(id);
+      else {
+        onCanceledBeforeStart?.(outcome.task);
+        waiter.notify(id);
+      }
       return toClouddriverTask(outcome.task);
     },
   );
