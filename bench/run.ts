@@ -21,7 +21,7 @@ import { Agent, request } from "undici";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
-import { freePort, SIMULATOR_CA_FILE, startChildService, type ChildService } from "../test/helpers/child-service.ts";
+import { freePort, SIMULATOR_CA_FILE, startChildService, type ChildService } from "../testkit/child-service.ts";
 import { makespanChart } from "./chart.ts";
 import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
 import type { TaskStore } from "../src/tasks/task-store.ts";
