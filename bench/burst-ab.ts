@@ -13,7 +13,7 @@ import { Agent, request } from "undici";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { START_HEAP_FLAGS } from "../src/node-process.ts";
-import { entryPointIn, freePort, SIMULATOR_CA_FILE } from "../test/helpers/child-service.ts";
+import { entryPointIn, freePort, SIMULATOR_CA_FILE } from "../testkit/child-service.ts";
 import { cpuMsOf } from "./measure.ts";
 
 const args = process.argv.slice(2);

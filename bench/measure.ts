@@ -1,5 +1,6 @@
-// What the benchmark scripts measure a process and a route by: CPU time and memory from /proc, and reads per
-// second from 16 keep-alive connections. One copy, so every figure is measured the same way.
+// What the benchmark scripts measure a process and a route by: CPU time and memory from /proc, reads per second
+// from 16 keep-alive connections, the median of rounds, and the share of a core a busy process gets. One copy, so
+// every figure is measured the same way.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Agent, request } from "undici";
@@ -38,4 +39,21 @@ export async function readRate(url: string, seconds: number): Promise<number> {
   );
   await agent.close();
   return n / seconds;
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/**
+ * How much of a core a busy process gets right now: CPU time over wall time of a 300 ms spin. On a quiet machine
+ * about 1; well below 1, other work is competing and every absolute figure here is inflated.
+ */
+export function cpuShare(): number {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  while (performance.now() - t0 < 300);
+  const cpu = process.cpuUsage(cpu0);
+  return (cpu.user + cpu.system) / 1000 / (performance.now() - t0);
 }

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { START_HEAP_FLAGS } from "../src/node-process.ts";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { REPO, SIMULATOR_CA_FILE, startChildService, type ChildService } from "../test/helpers/child-service.ts";
+import { REPO, SIMULATOR_CA_FILE, startChildService, type ChildService } from "../testkit/child-service.ts";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) =>

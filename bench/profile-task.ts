@@ -22,7 +22,7 @@ import { promisify } from "node:util";
 import { START_HEAP_FLAGS } from "../src/node-process.ts";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { SIMULATOR_CA_FILE, startChildService } from "../test/helpers/child-service.ts";
+import { SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
 import { cpuMsOf } from "./measure.ts";
 import type { TaskView } from "./task-view.ts";
 

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { START_HEAP_FLAGS } from "../src/node-process.ts";
-import { entryPointIn, freePort, SIMULATOR_CA_FILE } from "../test/helpers/child-service.ts";
+import { entryPointIn, freePort, SIMULATOR_CA_FILE } from "../testkit/child-service.ts";
 import { cpuMsOf, readRate } from "./measure.ts";
 import type { TaskView } from "./task-view.ts";
 

@@ -34,3 +34,19 @@ export function mergeResults(
   writeFileSync(path, JSON.stringify(merged, null, 2) + "\n");
   return path;
 }
+
+/**
+ * The rows whose figure matches `rows` and the keys `keys` of DIR/results.json, as the run that wrote it measured
+ * them (--skip-fleet keeps the fleet and claim figures so).
+ */
+export function keptResults<R extends { figure: string }>(
+  dir: string,
+  rows: RegExp,
+  keys: readonly string[],
+): { rows: R[]; results: Record<string, unknown> } {
+  const earlier = JSON.parse(readFileSync(join(dir, "results.json"), "utf8")) as { table: R[]; [key: string]: unknown };
+  return {
+    rows: earlier.table.filter((r) => rows.test(r.figure)),
+    results: Object.fromEntries(keys.map((k) => [k, earlier[k]])),
+  };
+}

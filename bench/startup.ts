@@ -12,7 +12,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
-import { entryPointIn, freePort, REPO, SIMULATOR_CA_FILE } from "../test/helpers/child-service.ts";
+import { entryPointIn, freePort, REPO, SIMULATOR_CA_FILE } from "../testkit/child-service.ts";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) =>

@@ -8,7 +8,7 @@ import { loadConfig } from "../src/startup-config.ts";
 import { ConfigError } from "../src/config.ts";
 import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 import { readFile } from "node:fs/promises";
 import { DEFAULT_OPENAPI_PATH } from "../scripts/write-openapi.ts";
 

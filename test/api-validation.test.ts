@@ -2,7 +2,7 @@
 import t from "tap";
 import { demo, startTestEnv } from "./helpers/service.ts";
 import { request } from "undici";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const env = await startTestEnv({ env: { BODY_LIMIT_BYTES: "4096" } });
 t.teardown(() => env.close());

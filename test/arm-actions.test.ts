@@ -2,7 +2,7 @@
 // set and on a Flexible one with automatic repairs, a create, Clouddriver's reads and `doctor`'s checks run against
 // the simulator, and each call in its log must map to a row of the table. A new ARM call without a row fails here;
 // the roles in docs/real-azure.md are written from the table (npm run docs:role), and the last test keeps them so.
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 import { readFileSync } from "node:fs";
 import t from "tap";
 import { ARM_ACTIONS, actionOfCall, actionsAt } from "../src/azure/arm-actions.ts";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { request } from "undici";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
-import { restartableServiceEnv, startChildService, type ChildService } from "./helpers/child-service.ts";
+import { restartableServiceEnv, startChildService, type ChildService } from "../testkit/child-service.ts";
 import { waitFor } from "./helpers/wait-for.ts";
 
 // Writes of 1.5 s: a submission held with ?wait= is accepted long before its task can end and be answered.

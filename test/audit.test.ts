@@ -3,7 +3,7 @@
 // where, what and the outcome; GET /audit shows a caller the entries of its accounts only; a task's answer says who
 // submitted, canceled and resumed it; each entry is one JSON log line with `audit: true`.
 import t from "tap";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import { request } from "undici";

@@ -20,7 +20,7 @@ import { CLOUDS } from "../src/azure/account-config.ts";
 import { ConfigError } from "../src/config.ts";
 import { loadConfig } from "../src/startup-config.ts";
 import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
-import { REPO, SIMULATOR_CA_FILE, startChildService } from "./helpers/child-service.ts";
+import { REPO, SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
 import { startTestEnv } from "./helpers/service.ts";
 
 // credentialFor builds real credentials only once @azure/identity is loaded (AccountRegistry.open does it at start-up).

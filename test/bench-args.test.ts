@@ -1,8 +1,9 @@
 // The benchmark driver refuses what it cannot do before it measures anything, and a partial run into a folder that
-// holds no results yet writes a fresh results file instead of dying at the end of the run.
+// holds no results yet writes a fresh results file instead of dying at the end of the run. The benchmarks reach into
+// test/ for nothing: what they share with the tests is testkit/.
 import t, { type Test } from "tap";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseBenchArgs } from "../bench/run-args.ts";
@@ -65,4 +66,24 @@ t.test("merged rows replace rows of the same figure, numbers aside, where they s
     smoke: false,
     extra: 1,
   });
+});
+
+t.test("the benchmarks, and testkit/ that they share with the tests, import nothing of test/", async (t) => {
+  const repo = join(import.meta.dirname, "..");
+  const sources = ["bench", "testkit"].flatMap((dir) =>
+    readdirSync(join(repo, dir), { recursive: true, encoding: "utf8" })
+      .filter((f) => /\.(ts|mjs)$/.test(f))
+      .map((f) => join(dir, f)),
+  );
+  t.ok(
+    sources.includes(join("bench", "figures", "fleet.ts")),
+    `bench/ and testkit/ were read (${sources.length} files)`,
+  );
+  const intoTest = sources.flatMap((file) =>
+    [...readFileSync(join(repo, file), "utf8").matchAll(/(?:from\s+|import\()\s*"([^"]+)"/g)]
+      .map((m) => m[1])
+      .filter((spec) => spec.startsWith(".") && join(file, "..", spec).split("/")[0] === "test")
+      .map((spec) => `${file} → ${spec}`),
+  );
+  t.same(intoTest, [], "what both need lives in testkit/");
 });

@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO } from "./helpers/child-service.ts";
+import { REPO } from "../testkit/child-service.ts";
 
 t.setTimeout(240_000);
 

@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { restartableServiceEnv, startChildService } from "./helpers/child-service.ts";
+import { restartableServiceEnv, startChildService } from "../testkit/child-service.ts";
 import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 2000, timeScale: 0.001, seed: true });
 const control = new SimulatorControl(sim);

@@ -4,7 +4,7 @@
 import t from "tap";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { callsFor, demo, startTestEnv, writesOf, type TestEnv } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const end = Date.now() + timeoutMs;

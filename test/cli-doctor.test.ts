@@ -1,10 +1,10 @@
 // `vmss-ops doctor` against the service and the simulator: the table a person reads, --json for scripts, and the exit
 // codes (0 all OK, 1 a FAIL, 2 bad input, 3 no service), a FAIL set up in the simulator.
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 import t from "tap";
 import { run } from "../src/cli/main.ts";
 import { startResettingTestEnv } from "./helpers/service.ts";
-import { freePort } from "./helpers/child-service.ts";
+import { freePort } from "../testkit/child-service.ts";
 
 const { env } = await startResettingTestEnv(t);
 

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, REPO } from "./helpers/child-service.ts";
+import { freePort, REPO } from "../testkit/child-service.ts";
 import { startTestEnv } from "./helpers/service.ts";
 import { run as runCli } from "../src/cli/main.ts";
 

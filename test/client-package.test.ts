@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ts from "typescript";
 import { CLIENT_TYPES_PATH, generateClientTypes } from "../scripts/write-client.ts";
-import { REPO } from "./helpers/child-service.ts";
+import { REPO } from "../testkit/child-service.ts";
 import { fences } from "./helpers/doc-commands.ts";
 import { startTestEnv } from "./helpers/service.ts";
 

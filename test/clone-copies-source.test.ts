@@ -4,7 +4,7 @@
 // API as Orca's clone stage sends it (CloneServerGroupTask.groovy l.100: `cloneServerGroup` with `source`), and the
 // two scale sets Azure then holds are compared field by field. They differ only where they must: the name and what
 // Azure sets, the size tags we record, the computer name prefix, the NIC's name, and the system-assigned principal.
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 import t, { type Test } from "tap";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { cloneLimits } from "../src/operations/create/scale-set-model.ts";

@@ -10,7 +10,7 @@ import { chooseTarget, parseTarget, type Candidate } from "../src/clouddriver/ta
 import { demo, startTestEnv } from "./helpers/service.ts";
 import { CLOUDS } from "../src/azure/account-config.ts";
 import type { ScaleSetSnapshot } from "../src/azure/vmss-gateway.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 t.test("Frigga's Names.parseName", async (t) => {
   t.same(parseName("app-stack-detail-v001"), {

@@ -9,7 +9,7 @@
 import t from "tap";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { callsFor, demo, startTestEnv, writesOf } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 60 });
 t.teardown(() => env.close());

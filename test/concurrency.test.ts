@@ -4,7 +4,7 @@ import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
 import { waitFor } from "./helpers/wait-for.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const WRITE_MS = 300;
 const env = await startTestEnv({ writeDurationMs: WRITE_MS });

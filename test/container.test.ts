@@ -29,8 +29,8 @@ import { Agent, request } from "undici";
 import { parse as parseYaml } from "yaml";
 import { loadConfig } from "../src/startup-config.ts";
 import { START_HEAP_FLAGS } from "../src/node-process.ts";
-import { freePort } from "./helpers/child-service.ts";
-import type { Json } from "./helpers/json.ts";
+import { freePort } from "../testkit/child-service.ts";
+import type { Json } from "../testkit/json.ts";
 
 const REPO = resolve(import.meta.dirname, "..");
 

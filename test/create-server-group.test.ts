@@ -11,7 +11,7 @@ import t from "tap";
 import { clusterName, nextServerGroupName } from "../src/operations/create/server-group-name.ts";
 import { modelFromDescription } from "../src/operations/create/scale-set-model.ts";
 import { callsFor, startTestEnv } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 // A password reference names a variable of the service's own environment (the service runs in this process).
 process.env.TEST_ADMIN_PASSWORD = "s3cret-Passw0rd!";

@@ -12,7 +12,7 @@
 import t from "tap";
 import { newStage, Orca, OrcaStageError, type Stage } from "./helpers/orca.ts";
 import { startTestEnv, writesOf } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 
 // A second account keeps its VM admin in Key Vault, as clouddriver-azure's accounts do (the simulator's demo-kv).

@@ -8,7 +8,7 @@
 // that is gone already is the goal reached.
 import t from "tap";
 import { callsFor, demo, startTestEnv } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 60 });
 t.teardown(() => env.close());

@@ -6,7 +6,7 @@
 import t from "tap";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO } from "./helpers/child-service.ts";
+import { REPO } from "../testkit/child-service.ts";
 import { fences, looksLikeCommands, runBlocks, section, startDemo } from "./helpers/doc-commands.ts";
 
 // Five fresh services, one after another, each running a page as a reader would: minutes on a loaded machine.

@@ -3,7 +3,7 @@
 import t from "tap";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { REPO } from "./helpers/child-service.ts";
+import { REPO } from "../testkit/child-service.ts";
 
 const pages = [
   "README.md",

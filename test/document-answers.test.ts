@@ -10,7 +10,7 @@ import { readFile } from "node:fs/promises";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { request } from "undici";
 import { DEFAULT_OPENAPI_PATH } from "../scripts/write-openapi.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 import { demo, startTestEnv, demoCreate } from "./helpers/service.ts";
 
 const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;

@@ -3,7 +3,7 @@
 // same request makes when it runs for real right after (its history's first planned write and If-Match).
 import t from "tap";
 import { callsFor, demo, startTestEnv, writesOf, demoCreate } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 60 });
 t.teardown(() => env.close());

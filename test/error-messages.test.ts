@@ -2,7 +2,7 @@
 // a non-zero exit, no stack trace.
 import t from "tap";
 import { createServer } from "node:net";
-import { startChildService } from "./helpers/child-service.ts";
+import { startChildService } from "../testkit/child-service.ts";
 import { startTestEnv } from "./helpers/service.ts";
 
 const env = await startTestEnv();

@@ -15,7 +15,7 @@ import type { RetryConfig } from "../src/azure/retry-policy.ts";
 import { resizeServerGroup } from "../src/operations/resize-server-group.ts";
 import type { ServerGroupResult } from "../src/operations/server-group-state.ts";
 import { recordedScaleSet, recordedSnapshot } from "./helpers/recorded-shapes.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const retry: RetryConfig = {
   maxAttempts: 6,

@@ -4,7 +4,7 @@
 import t from "tap";
 import { demo, startResettingTestEnv, type SimCall } from "./helpers/service.ts";
 import { waitFor } from "./helpers/wait-for.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const RG = "demo-rg";
 const { env, control } = await startResettingTestEnv(t, { writeDurationMs: 50 });

@@ -27,7 +27,7 @@ import {
 } from "../src/operations/create/scale-set-model.ts";
 import { TAG_DISABLED } from "../src/operations/server-group-state.ts";
 import { vmTrafficPools, servesTraffic } from "../src/operations/server-group-state.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 import { stepOfKind } from "./helpers/steps.ts";
 
 const REF = { account: "demo", subscriptionId: "sub", resourceGroup: "rg", name: "web-v001", region: "eastus" };

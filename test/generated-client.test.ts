@@ -14,7 +14,7 @@ import ts from "typescript";
 import openapiTS, { astToString } from "openapi-typescript";
 import { DEFAULT_OPENAPI_PATH } from "../scripts/write-openapi.ts";
 import { startTestEnv } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const REPO = resolve(import.meta.dirname, "..");
 

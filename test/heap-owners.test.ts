@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO } from "./helpers/child-service.ts";
+import { REPO } from "../testkit/child-service.ts";
 
 t.test("heap-owners names the object that keeps memory alive, and its retained size", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "vmss-ops-heap-owners-"));

@@ -11,8 +11,8 @@ import { Deployment } from "kubernetes-models/apps/v1";
 import { ConfigMap, Secret, Service, ServiceAccount } from "kubernetes-models/v1";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { loadConfig } from "../src/startup-config.ts";
-import { REPO } from "./helpers/child-service.ts";
-import type { Json } from "./helpers/json.ts";
+import { REPO } from "../testkit/child-service.ts";
+import type { Json } from "../testkit/json.ts";
 
 const DIR = join(REPO, "deploy", "kubernetes");
 type Obj = {

@@ -10,7 +10,7 @@ import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { leaseDeadline, LeaseExpiredError, TaskLease } from "../src/tasks/lease-deadline.ts";
 import { LeaseLostError } from "../src/tasks/task-journal.ts";
-import { SIMULATOR_CA_FILE, startChildService } from "./helpers/child-service.ts";
+import { SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
 import { faultyLink } from "./helpers/faulty-link.ts";
 import { waitFor } from "./helpers/wait-for.ts";
 

@@ -4,7 +4,7 @@ import t from "tap";
 import { CENSORED, censorSecrets } from "../src/observability/log-redaction.ts";
 import { jsonLogLines } from "./helpers/log-lines.ts";
 import { startTestEnv } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 t.test("the service's logger censors secrets and authorization headers in what any line logs", async (t) => {
   const { stream, lines } = jsonLogLines<Record<string, Json>>();

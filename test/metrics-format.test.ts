@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { demo, startTestEnv } from "./helpers/service.ts";
 import { jsonLogLines } from "./helpers/log-lines.ts";
-import { freePort, startChildService } from "./helpers/child-service.ts";
+import { freePort, startChildService } from "../testkit/child-service.ts";
 
 const PROMTOOL = process.env.PROMTOOL_PATH ?? "/usr/bin/promtool";
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { compileCacheDir } from "../src/compile-cache.js";
 import { missingFlags, RUNTIME_HEAP_FLAGS, START_HEAP_FLAGS } from "../src/node-process.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { REPO, SIMULATOR_CA_FILE, startChildService } from "./helpers/child-service.ts";
+import { REPO, SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
 
 t.test("missingFlags: a flag given to node or in NODE_OPTIONS wins, in either spelling", async (t) => {
   t.same(missingFlags(["--max-semi-space-size=8"], [], ""), ["--max-semi-space-size=8"]);

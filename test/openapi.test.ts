@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DEFAULT_OPENAPI_PATH, diffHint, generateOpenApi } from "../scripts/write-openapi.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const REPO = resolve(import.meta.dirname, "..");
 const SCRIPT = join(REPO, "scripts", "write-openapi.ts");

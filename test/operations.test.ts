@@ -2,7 +2,7 @@
 import t from "tap";
 import { callsFor, demo, startTestEnv, writesOf } from "./helpers/service.ts";
 import { waitFor } from "./helpers/wait-for.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 100 });
 t.teardown(() => env.close());

@@ -3,7 +3,7 @@
 import t from "tap";
 import { createHash } from "node:crypto";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 40 });
 t.teardown(() => env.close());

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { SIMULATOR_CA_FILE, startChildService, type ChildService } from "./helpers/child-service.ts";
+import { SIMULATOR_CA_FILE, startChildService, type ChildService } from "../testkit/child-service.ts";
 
 const RESIZES = 20;
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";

@@ -11,7 +11,7 @@ import t from "tap";
 import { Agent, request } from "undici";
 import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 40 });
 t.teardown(() => env.close());

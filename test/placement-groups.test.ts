@@ -6,7 +6,7 @@ import { modelFromDescription, modelFromSource } from "../src/operations/create/
 import { resizeServerGroup } from "../src/operations/resize-server-group.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
 import { recordedSnapshot } from "./helpers/recorded-shapes.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const context = { name: "shop-prod-v001", tags: {}, inTraffic: false };
 const spec = (capacity: { desired: number; max?: number }) => ({

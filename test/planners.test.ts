@@ -10,7 +10,7 @@ import { scaleDown } from "../src/operations/scale-down.ts";
 import { serverGroupResult } from "../src/operations/server-group-state.ts";
 import { terminateInstances } from "../src/operations/terminate-instances.ts";
 import { recordedSnapshot } from "./helpers/recorded-shapes.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 import { stepOfKind } from "./helpers/steps.ts";
 
 const ref = {

@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import t, { type Test } from "tap";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const run = promisify(execFile);
 // Debian's packages are for Debian's Python; a python3 earlier on PATH (pyenv) does not see them.

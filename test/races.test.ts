@@ -3,7 +3,7 @@ import t from "tap";
 import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 120 });
 t.teardown(() => env.close());

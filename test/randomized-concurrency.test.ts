@@ -16,7 +16,7 @@ import t from "tap";
 import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { demo, startTestEnv, type SimCall, type TestEnv } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const SCHEDULES = Number(process.env.RANDOM_SCHEDULES ?? 120);
 const PARALLEL = Number(process.env.RANDOM_PARALLEL ?? 12);

@@ -2,7 +2,7 @@
 import t from "tap";
 import { CoalescingCache } from "../src/azure/read-cache.ts";
 import { callsFor, demo, startTestEnv, type SimCall } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 function deferred<T>() {
   let resolve!: (v: T) => void;

@@ -12,7 +12,7 @@ import { readRetry } from "../src/azure/retry-policy.ts";
 import { loadConfig } from "../src/startup-config.ts";
 import { callsFor, startTestEnv } from "./helpers/service.ts";
 import { jsonLogLines } from "./helpers/log-lines.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const { stream: logStream, lines: logs } = jsonLogLines<Record<string, Json>>();
 // A short deadline: a read keeps retrying Azure's "not now" (5xx, 429, no answer) until its deadline (readRetry).

@@ -5,7 +5,7 @@
 import t, { type Test } from "tap";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO } from "./helpers/child-service.ts";
+import { REPO } from "../testkit/child-service.ts";
 import { fences, normalizeRun, runBlocks, section, startDemo } from "./helpers/doc-commands.ts";
 
 // npm start twice and the README's blocks twice, with three-second writes as npm start has them.

@@ -8,7 +8,7 @@
 // group serves at the end of its create, once its instances are healthy, as clouddriver-azure's does.
 import t from "tap";
 import { startTestEnv } from "./helpers/service.ts";
-import type { Json as JsonValue } from "./helpers/json.ts";
+import type { Json as JsonValue } from "../testkit/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 120 });
 t.teardown(() => env.close());

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { restartableServiceEnv, startChildService, type ChildService } from "./helpers/child-service.ts";
-import type { Json } from "./helpers/json.ts";
+import { restartableServiceEnv, startChildService, type ChildService } from "../testkit/child-service.ts";
+import type { Json } from "../testkit/json.ts";
 
 const RG = "demo-rg";
 const NAME = "web-prod-v002";

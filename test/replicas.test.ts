@@ -6,8 +6,8 @@ import pg from "pg";
 import { randomBytes } from "node:crypto";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { SIMULATOR_CA_FILE, startChildService } from "./helpers/child-service.ts";
-import type { Json } from "./helpers/json.ts";
+import { SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
+import type { Json } from "../testkit/json.ts";
 
 const TASKS = 200;
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";

@@ -10,7 +10,7 @@
 import t from "tap";
 import { request } from "undici";
 import { callsFor, demo, startTestEnv } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 60, env: { RETRY_MAX_ATTEMPTS: "2" } });
 t.teardown(() => env.close());

@@ -1,7 +1,7 @@
 // The harness under injected faults: what is retried, what is final, and that every attempt re-reads.
 import t from "tap";
 import { callsFor, demo, startTestEnv, writesOf } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 // RETRY_MAX_DELAY_MS bounds the computed backoff; a Retry-After (the 1 s below) is honoured as sent.
 const env = await startTestEnv({ writeDurationMs: 80, env: { RETRY_MAX_ATTEMPTS: "6", RETRY_MAX_DELAY_MS: "2000" } });

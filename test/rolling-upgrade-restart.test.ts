@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { restartableServiceEnv, startChildService, type ChildService } from "./helpers/child-service.ts";
+import { restartableServiceEnv, startChildService, type ChildService } from "../testkit/child-service.ts";
 import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const RG = "demo-rg";
 const NAME = "web-ru-restart";

@@ -6,7 +6,7 @@
 import t from "tap";
 import { newStage, Orca } from "./helpers/orca.ts";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const RG = "demo-rg";
 const NEW_IMAGE = { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "1.2.3" };

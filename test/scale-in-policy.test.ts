@@ -3,7 +3,7 @@
 // the test compares them with those the simulator kept. The service never predicts which VMs go.
 import t from "tap";
 import { demo, startResettingTestEnv } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const RG = "demo-rg";
 const { env, control } = await startResettingTestEnv(t, { writeDurationMs: 50 });

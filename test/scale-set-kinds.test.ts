@@ -3,7 +3,7 @@
 // afterwards — VMs, pool membership, the AutomaticRepairs service — not only what the task says.
 import t from "tap";
 import { demo, startResettingTestEnv, writesOf, type SimCall } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const RG = "demo-rg";
 const { env, control: sim } = await startResettingTestEnv(t, { writeDurationMs: 100 });

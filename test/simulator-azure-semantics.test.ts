@@ -6,7 +6,7 @@
 import t from "tap";
 import type { RawResponse } from "../src/simulator/control-client.ts";
 import { HAND_CLOCK_START as START, startHandClockSimulator } from "./helpers/hand-clock-simulator.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 let clock = START;
 const { sim, control } = await startHandClockSimulator(t, () => clock);

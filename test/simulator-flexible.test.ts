@@ -8,7 +8,7 @@ import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { SimulatorControl, type RawResponse } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const sim = await startSimulator({ seed: true, writeDurationMs: 0, timeScale: 0.001, throttling: false });
 t.teardown(() => sim.close());

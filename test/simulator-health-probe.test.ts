@@ -7,7 +7,7 @@ import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { HAND_CLOCK_START as START, startHandClockSimulator } from "./helpers/hand-clock-simulator.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 let clock = START;
 const { sim, control } = await startHandClockSimulator(t, () => clock);

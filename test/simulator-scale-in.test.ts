@@ -3,7 +3,7 @@
 import t from "tap";
 import { SimulatorControl, type RawResponse } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const sim = await startSimulator({ seed: true, writeDurationMs: 0, timeScale: 0.001, throttling: false });
 t.teardown(() => sim.close());

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { REPO, SIMULATOR_CA_FILE, startChildService } from "./helpers/child-service.ts";
+import { REPO, SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 0, timeScale: 0.001, seed: true });
 t.teardown(() => sim.close());

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Page } from "playwright-core";
 import { demo, startTestEnv } from "./helpers/service.ts";
-import { REPO } from "./helpers/child-service.ts";
+import { REPO } from "../testkit/child-service.ts";
 import type { PageGlobals } from "./helpers/page-globals.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

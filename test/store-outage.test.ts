@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { freePort, SIMULATOR_CA_FILE, startChildService } from "./helpers/child-service.ts";
+import { freePort, SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
 import { storeOutageReason, TaskStoreUnavailableError } from "../src/tasks/store-outage.ts";
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";

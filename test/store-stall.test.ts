@@ -9,7 +9,7 @@ import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { StoreHealth, storeOutageReason, watchStoreOutages } from "../src/tasks/store-outage.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
-import { SIMULATOR_CA_FILE, startChildService, type ChildService } from "./helpers/child-service.ts";
+import { SIMULATOR_CA_FILE, startChildService, type ChildService } from "../testkit/child-service.ts";
 import { faultyLink } from "./helpers/faulty-link.ts";
 import { waitFor } from "./helpers/wait-for.ts";
 

@@ -2,7 +2,7 @@
 // respect the recorded min, and report only what Azure confirmed — also when deletes keep failing.
 import t from "tap";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 60 });
 t.teardown(() => env.close());

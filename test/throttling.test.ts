@@ -1,7 +1,7 @@
 // Azure's throttling, end to end: a 429 is waited out as Retry-After says, and the budget Azure reports is kept.
 import t from "tap";
 import { demo, startTestEnv } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 // RETRY_MAX_DELAY_MS caps Retry-After too: high enough here that Azure's Retry-After is honoured as sent.
 const env = await startTestEnv({ writeDurationMs: 30, env: { RETRY_MAX_DELAY_MS: "10000" } });

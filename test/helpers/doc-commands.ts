@@ -2,7 +2,7 @@
 // (```shell: real Azure, Kubernetes, Docker, long-running processes), and a demo service started as `npm start`
 // starts it, on free ports, to run them against.
 import { spawn, spawnSync } from "node:child_process";
-import { freePort, REPO } from "./child-service.ts";
+import { freePort, REPO } from "../../testkit/child-service.ts";
 
 export interface Fence {
   lang: string;

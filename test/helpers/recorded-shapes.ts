@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import type { ScaleSetSnapshot } from "../../src/azure/vmss-gateway.ts";
-import type { Json } from "./json.ts";
+import type { Json } from "../../testkit/json.ts";
 
 interface Entry {
   RequestMethod: string;

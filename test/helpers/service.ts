@@ -6,7 +6,7 @@ import { loadConfig } from "../../src/startup-config.ts";
 import type { Config } from "../../src/config.ts";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator.ts";
 import { SimulatorControl } from "../../src/simulator/control-client.ts";
-import type { Json } from "./json.ts";
+import type { Json } from "../../testkit/json.ts";
 
 export interface SimCall {
   method: string;

@@ -1,5 +1,6 @@
-// The service as a real child process (`node src/main.js`), pointed at a simulator the test owns, so that the
-// test can kill the service (SIGKILL, SIGTERM) without killing "Azure".
+// The service as a real child process (`node src/main.js`), pointed at a simulator the test or benchmark owns, so
+// that it can kill the service (SIGKILL, SIGTERM) without killing "Azure". Tests and benchmarks both start it so;
+// it imports nothing of test/.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
@@ -7,7 +8,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Json } from "./json.ts";
 
-export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const SIMULATOR_CA_FILE = join(REPO, "src", "simulator", "tls", "simulator-cert.pem");
 
 /** The service's entry point in a checkout: src/main.js, or src/server.ts in one from before there was one (A/B runs). */
@@ -83,20 +84,20 @@ export async function startChildService(
     url,
     output: () => out,
     exited,
-    async api(method, path, body) {
+    async api<T>(method: string, path: string, body?: unknown) {
       const res = await fetch(`${url}${path}`, {
         method,
         headers: body === undefined ? {} : { "content-type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+      return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T, headers: res.headers };
     },
-    async waitForTask(id, timeoutMs = 60_000) {
+    async waitForTask(id: string, timeoutMs = 60_000): Promise<Json> {
       const until = Date.now() + timeoutMs;
       for (;;) {
-        const { body } = await service.api("GET", `/task/${id}`);
-        if (body?.status?.completed) return body;
+        const { body } = await service.api<{ status?: { completed?: boolean } } | undefined>("GET", `/task/${id}`);
+        if (body?.status?.completed) return body as Json;
         if (Date.now() > until) throw new Error(`task ${id} did not complete: ${JSON.stringify(body)}\n${out}`);
         await new Promise((r) => setTimeout(r, 25));
       }

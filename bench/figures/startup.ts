@@ -1,0 +1,69 @@
+// Start to first /health with sizes.storeTasks finished tasks in the store, and with an empty one, alternated round
+// by round: the service started as npm start starts it, on SQLite, polled for /health every 5 ms.
+import { setTimeout as sleep } from "node:timers/promises";
+import { freePort } from "../../testkit/child-service.ts";
+import { SqliteTaskStore } from "../../src/tasks/sqlite-task-store.ts";
+import { resize, type Bench } from "../context.ts";
+import { median } from "../measure.ts";
+import type { Figure, Row } from "../table.ts";
+
+async function startToHealth(b: Bench, dataDir: string): Promise<number> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const s = await b.child({ TASK_STORE: "sqlite", DATA_DIR: dataDir, PORT: String(port) }, { waitForListen: false });
+  for (;;) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health`);
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    await sleep(5);
+  }
+  const ms = performance.now() - t0;
+  await b.stop(s);
+  return ms;
+}
+
+/** A SQLite store in a fresh folder holding `n` tasks, every one finished; returns the folder. */
+async function fullStore(b: Bench, n: number): Promise<string> {
+  const dir = b.tempDir();
+  const store = await SqliteTaskStore.open({ dataDir: dir });
+  for (let i = 0; i < n; i++)
+    await store.create({ operations: [{ name: "resizeServerGroup", description: resize(`old-${i}`, 1) }] });
+  for (;;) {
+    const claimed = await store.claim("bench", 60_000, 500);
+    if (claimed.length === 0) break;
+    for (const c of claimed) await store.update("bench", c.id, { state: "succeeded", finishedAtMs: Date.now() });
+  }
+  await store.close();
+  return dir;
+}
+
+export async function measureStartup(b: Bench) {
+  const fullDir = await fullStore(b, b.sizes.storeTasks);
+  const emptyDir = b.tempDir();
+  const startFull: number[] = [];
+  const startEmpty: number[] = [];
+  for (let i = 0; i < b.sizes.startRounds; i++) {
+    startEmpty.push(await startToHealth(b, emptyDir));
+    startFull.push(await startToHealth(b, fullDir));
+  }
+  const startup = {
+    fullStoreMs: median(startFull),
+    emptyStoreMs: median(startEmpty),
+    tasksInStore: b.sizes.storeTasks,
+    ratio: median(startFull) / 400,
+  };
+  b.log(
+    `start to /health: ${startup.fullStoreMs.toFixed(0)} ms with ${b.sizes.storeTasks} tasks, ${startup.emptyStoreMs.toFixed(0)} ms empty`,
+  );
+  const row: Row = {
+    figure: `start to first /health, ${b.sizes.storeTasks} tasks in the store (/ 0.4 s)`,
+    measured: startup.ratio,
+    target: "≤ 1",
+    met: startup.ratio <= 1,
+    detail: `${startup.fullStoreMs.toFixed(0)} ms (empty store ${startup.emptyStoreMs.toFixed(0)} ms)`,
+  };
+  return { rows: [row], results: { startup } } satisfies Figure;
+}
