@@ -8,7 +8,7 @@ import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { openingLine } from "../src/tasks/task-outcome.ts";
 import type { Task } from "../src/tasks/task.ts";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 const root = join(import.meta.dirname, "..");
 
