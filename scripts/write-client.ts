@@ -6,14 +6,25 @@
 //   npm run client -- --check   exit 1 if it differs from what openapi/openapi.json gives
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
+import openapiTS, { astToString, NEVER, type OpenAPI3, type SchemaObject } from "openapi-typescript";
 import { DEFAULT_OPENAPI_PATH } from "./write-openapi.ts";
 
 export const CLIENT_TYPES_PATH = fileURLToPath(new URL("../src/client/openapi.ts", import.meta.url));
 
+/**
+ * A field the service refuses whatever its value (`not: {}`, JSON Schema's "no value is valid"), such as
+ * osConfig.adminPassword: openapi-typescript would type it `unknown`, which any value satisfies; it is `never`, so
+ * that setting it fails tsc.
+ */
+function refusedIsNever(schema: SchemaObject) {
+  const not = (schema as { not?: unknown }).not;
+  const refused = typeof not === "object" && not !== null && Object.keys(not).length === 0;
+  return refused ? NEVER : undefined;
+}
+
 export async function generateClientTypes(): Promise<string> {
   const document = JSON.parse(await readFile(DEFAULT_OPENAPI_PATH, "utf8")) as OpenAPI3;
-  const ast = await openapiTS(document);
+  const ast = await openapiTS(document, { transform: refusedIsNever });
   return `// Generated from openapi/openapi.json by scripts/write-client.ts (npm run client). Do not edit.\n${astToString(ast)}`;
 }
 

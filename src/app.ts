@@ -11,7 +11,7 @@ import type { ClouddriverForwarder } from "./api/clouddriver-forwarding.ts";
 import { docsRoutes } from "./api/docs.ts";
 import { answerRouterError, apiError, installErrorHandling, MAX_PATH_PARAMETER_LENGTH } from "./api/errors.ts";
 import { installJsonBodyParser } from "./api/json-body.ts";
-import { documentNullsAsAbsent, openApiOptions } from "./api/openapi.ts";
+import { documentNullsAsAbsent, documentStrictHandling, openApiOptions } from "./api/openapi.ts";
 import { LazySchemaCompilers } from "./api/schema-compilers.ts";
 import { componentSchemas } from "./api/schemas.ts";
 import { healthRoutes } from "./api/routes/health.ts";
@@ -246,7 +246,10 @@ export async function buildApp(options: AppOptions): Promise<Service> {
       ...openApiOptions,
       transformObject: (document) =>
         "openapiObject" in document
-          ? (documentNullsAsAbsent(document.openapiObject, descriptions) as typeof document.openapiObject)
+          ? (documentStrictHandling(
+              documentNullsAsAbsent(document.openapiObject, descriptions),
+              descriptions,
+            ) as typeof document.openapiObject)
           : document.swaggerObject,
     });
   }

@@ -1,9 +1,9 @@
 // The document and the answers cannot disagree. For every operation in openapi/openapi.json, fast-check makes
-// requests from the document (valid ones, Orca-shaped ones with nulls and Orca's own fields, dry runs, ?wait=, and
-// invalid ones: wrong types, missing fields, junk, over-long path parameters, another content type), sends them to
-// the service on the simulator, and checks each answer: no 5xx but 503, a status the operation declares (not only
-// by its `default`), and a body that the schema the document gives for that status accepts (Ajv, JSON Schema
-// 2020-12 as OpenAPI 3.1 has it). Bounded and seeded: DOCUMENT_FUZZ_SEED=<seed> replays a run; the seed is printed.
+// requests from the document (valid ones, Orca-shaped ones with nulls and Orca's own fields, dry runs, ?wait=,
+// Prefer: handling=strict where the document declares it, and invalid ones: wrong types, missing fields, junk,
+// over-long path parameters, another content type), sends them to the service on the simulator, and checks each
+// answer: no 5xx but 503, a status the operation declares (not only by its `default`), and a body that the schema
+// the document gives for that status accepts (Ajv, JSON Schema 2020-12 as OpenAPI 3.1 has it). Bounded and seeded: DOCUMENT_FUZZ_SEED=<seed> replays a run; the seed is printed.
 import t from "tap";
 import fc from "fast-check";
 import { readFile } from "node:fs/promises";
@@ -205,6 +205,13 @@ function parameterValue(parameter: Json): fc.Arbitrary<string | undefined> {
     return fc
       .option(fc.oneof({ arbitrary: fc.constantFrom("0", "1"), weight: 4 }, fc.constantFrom("61", "x")), { freq: 2 })
       .map((v) => v ?? undefined);
+  // RFC 7240's Prefer (components.parameters.Prefer): strict handling, or not, or a preference the service ignores.
+  if (parameter.in === "header" && name === "Prefer")
+    return fc
+      .option(
+        fc.constantFrom("handling=strict", "handling=lenient", "respond-async, handling=strict", "return=minimal"),
+      )
+      .map((v) => v ?? undefined);
   if (name === "dryRun")
     return fc
       .option(fc.oneof({ arbitrary: fc.constant("true"), weight: 4 }, fc.constantFrom("false", "maybe")), { freq: 2 })
@@ -219,26 +226,39 @@ function parameterValue(parameter: Json): fc.Arbitrary<string | undefined> {
 
 interface GeneratedRequest {
   url: string;
+  headers: Record<string, string>;
   body?: { body: unknown; contentType: string };
 }
 
+/** A parameter as the operation declares it, or the one in components.parameters it refers to. */
+function dereferenced(parameter: Json): Json {
+  const ref = parameter?.$ref;
+  if (typeof ref !== "string") return parameter;
+  return ref
+    .slice(2)
+    .split("/")
+    .reduce((node: Json, part: string) => node?.[part], document);
+}
+
 function requests(path: string, operation: Json): fc.Arbitrary<GeneratedRequest> {
-  const parameters: Json[] = operation.parameters ?? [];
+  const parameters: Json[] = (operation.parameters ?? []).map(dereferenced);
   const values = fc.tuple(...parameters.map(parameterValue));
   const body = operation.requestBody ? bodies(operation) : fc.constant(undefined);
   const unknownQueries = fc.nat(9).map((n) => n === 0);
   return fc.tuple(values, body, unknownQueries).map(([given, sent, unknownQuery]) => {
     let url = path;
     const query = new URLSearchParams();
+    const headers: Record<string, string> = {};
     parameters.forEach((p, i) => {
       const v = given[i];
       if (v === undefined) return;
       if (p.in === "path") url = url.replace(`{${p.name}}`, encodeURIComponent(v));
       else if (p.in === "query") query.set(p.name, v);
+      else if (p.in === "header") headers[p.name.toLowerCase()] = v;
     });
     if (unknownQuery && parameters.some((p) => p.in === "query")) query.set("surprise", "1");
     const search = query.toString();
-    return { url: search ? `${url}?${search}` : url, ...(sent ? { body: sent } : {}) };
+    return { url: search ? `${url}?${search}` : url, headers, ...(sent ? { body: sent } : {}) };
   });
 }
 
@@ -247,7 +267,7 @@ function requests(path: string, operation: Json): fc.Arbitrary<GeneratedRequest>
 async function send(method: string, generated: GeneratedRequest) {
   const res = await request(`${env.baseUrl}${generated.url}`, {
     method: method.toUpperCase() as "GET",
-    headers: generated.body ? { "content-type": generated.body.contentType } : {},
+    headers: { ...generated.headers, ...(generated.body ? { "content-type": generated.body.contentType } : {}) },
     body: generated.body ? JSON.stringify(generated.body.body) : undefined,
   });
   const text = await res.body.text();
@@ -269,7 +289,8 @@ t.test("every operation answers as the document says, for requests made from the
         const answer = await send(method, generated);
         sent++;
         statuses.add(answer.status);
-        const said = `${method.toUpperCase()} ${generated.url} ${JSON.stringify(generated.body ?? null).slice(0, 300)} → ${answer.status} ${answer.text.slice(0, 400)}`;
+        const prefer = generated.headers.prefer ? ` (Prefer: ${generated.headers.prefer})` : "";
+        const said = `${method.toUpperCase()} ${generated.url}${prefer} ${JSON.stringify(generated.body ?? null).slice(0, 300)} → ${answer.status} ${answer.text.slice(0, 400)}`;
         if (answer.status >= 500 && answer.status !== 503) throw new Error(`a 5xx other than 503: ${said}`);
         const declared = operation.responses[String(answer.status)];
         if (!declared) throw new Error(`status ${answer.status} is not declared by ${operation.operationId}: ${said}`);

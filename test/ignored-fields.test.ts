@@ -10,7 +10,9 @@ import {
   ORCA_UNREAD_FIELDS,
   prefersStrictHandling,
 } from "../src/api/ignored-fields.ts";
+import { readFile } from "node:fs/promises";
 import { operations } from "../src/operations/registry.ts";
+import { DEFAULT_OPENAPI_PATH } from "../scripts/write-openapi.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
 
 void t.test("Prefer: handling=strict, as RFC 7240 writes preferences", (t) => {
@@ -130,7 +132,6 @@ const BODIES: Record<string, Record<string, unknown>> = {
   scaleDownCluster: { credentials: "demo", cluster: "web-prod", regions: ["eastus"] },
   disableCluster: { credentials: "demo", cluster: "web-prod", regions: ["eastus"] },
 };
-/** Dry runs of a create or clone answered 500 here (their answer did not match its schema): fixed apart. */
 /** What these tests read of an answer: a TaskRef, a DryRun, an ErrorResponse. */
 interface Answer {
   id: string;
@@ -154,10 +155,29 @@ async function post(path: string, body: unknown, headers: Record<string, string>
   return { status: res.statusCode, headers: res.headers, body: res.json<Answer>() };
 }
 
+/** The operations a list body may name (the cluster-wide ones are routes of their own only). */
+const LISTED = new Set(operations.keys());
+
 void t.test("every operation route serves its own body as is", (t) => {
   const routes = [...operations.keys(), "scaleDownCluster", "disableCluster"].sort();
   t.same(Object.keys(BODIES).sort(), routes, "a body for every operation route");
   t.end();
+});
+
+void t.test("the document declares Prefer on exactly the routes tested here", async (t) => {
+  const document = JSON.parse(await readFile(DEFAULT_OPENAPI_PATH, "utf8")) as {
+    paths: Record<string, Record<string, { parameters?: { $ref?: string }[] }>>;
+  };
+  const declaring = Object.entries(document.paths)
+    .filter(([, item]) =>
+      Object.values(item).some((op) => op.parameters?.some((p) => p.$ref === "#/components/parameters/Prefer")),
+    )
+    .map(([path]) => path);
+  t.same(
+    declaring.sort(),
+    [...Object.keys(BODIES).map((op) => `/azure/ops/${op}`), "/azure/ops"].sort(),
+    "each route that honours Prefer: handling=strict, and no other",
+  );
 });
 
 for (const [operation, body] of Object.entries(BODIES)) {
@@ -187,6 +207,22 @@ for (const [operation, body] of Object.entries(BODIES)) {
       t.equal(clean.status, 200, `a strict request with nothing unread goes through: ${JSON.stringify(clean.body)}`);
       t.equal(clean.headers["preference-applied"], "handling=strict");
       t.same(clean.body.ignoredFields, []);
+    }
+
+    if (LISTED.has(operation)) {
+      // The same description as an item of Clouddriver's list body: named by item and operation.
+      const field = `[0].${operation}.capcity`;
+      const strictList = await post("/azure/ops", [{ [operation]: unread }], { prefer: "handling=strict" });
+      t.equal(strictList.status, 400, JSON.stringify(strictList.body));
+      t.equal(strictList.headers["preference-applied"], "handling=strict");
+      t.same(
+        strictList.body.details.map((d) => d.field),
+        [field],
+        `in a list body, strict handling names ${field}, and not Orca's fields: ${JSON.stringify(strictList.body.details)}`,
+      );
+      const dryList = await post("/azure/ops?dryRun=true", [{ [operation]: unread }]);
+      t.equal(dryList.status, 200, JSON.stringify(dryList.body));
+      t.same(dryList.body.ignoredFields, [field], "a list body's dry run names it");
     }
 
     const accepted = await post(path, unread);
@@ -238,4 +274,51 @@ void t.test("a misspelling under strict handling says what was meant", async (t)
   );
   t.equal(res.status, 400);
   t.match(res.body.details, [{ field: "capcity", message: /did you mean capacity\?$/ }]);
+});
+
+// Orca's own fields are known, not unknown: its exact bodies go through strict handling too, with nothing named.
+// TargetServerGroup.toClouddriverOperationPayload (orca TargetServerGroup.java l.136-160), and the resize stage's
+// whole context (ResizeServerGroupTask.groovy l.63-84), as test/orca-input.test.ts replays them.
+void t.test("Orca's exact bodies leave nothing unread, strict or not", async (t) => {
+  const target = (name: string) => ({
+    credentials: "demo",
+    accountName: "demo",
+    serverGroupName: name,
+    asgName: name,
+    cloudProvider: "azure",
+    region: "eastus",
+  });
+  const resizeContext = {
+    ...target("web-prod-v001"),
+    type: "resizeServerGroup",
+    action: "scale_exact",
+    resizeType: null,
+    scalePct: null,
+    scaleNum: null,
+    target: "current_asg_dynamic",
+    targetLocation: { type: "REGION", value: "eastus" },
+    regions: ["eastus"],
+    moniker: { app: "web", stack: "prod", cluster: "web-prod", sequence: 1 },
+    interestingHealthProviderNames: null,
+    cloudProviderType: "azure",
+    user: "deploy-bot@example.com",
+    resourceGroup: null,
+    account: null,
+    targetSize: null,
+    capacity: { min: 1, max: 6, desired: 4 },
+    originalCapacity: { min: 3, max: 3, desired: 3 },
+  };
+  const bodies: [string, unknown][] = [
+    ["/azure/ops/resizeServerGroup", resizeContext],
+    ["/azure/ops", [{ resizeServerGroup: { ...target("web-prod-v001"), capacity: { min: 0, max: 0, desired: 0 } } }]],
+    ["/azure/ops", [{ disableServerGroup: { ...target("web-prod-v001"), desiredPercentage: null } }]],
+    ["/azure/ops", [{ enableServerGroup: target("web-prod-v001") }]],
+    ["/azure/ops", [{ destroyServerGroup: target("batch-v001") }]],
+  ];
+  for (const [path, body] of bodies)
+    for (const headers of [{}, { prefer: "handling=strict" }] as Record<string, string>[]) {
+      const res = await post(`${path}?dryRun=true`, body, headers);
+      t.equal(res.status, 200, `${path} ${JSON.stringify(headers)}: ${JSON.stringify(res.body)}`);
+      t.same(res.body.ignoredFields, [], `${path} ${JSON.stringify(headers)}: nothing named`);
+    }
 });

@@ -141,7 +141,10 @@ t.test("the document is OpenAPI 3.1, structurally", async (t) => {
     );
     // Path templating: each {name} has exactly one required path parameter, and no path parameter is left over.
     const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
-    const params: Json[] = [...(doc.paths[path].parameters ?? []), ...(op.parameters ?? [])];
+    // A parameter shared by several operations (Prefer) is a $ref to components.parameters.
+    const params: Json[] = [...(doc.paths[path].parameters ?? []), ...(op.parameters ?? [])].map((p: Json) =>
+      typeof p.$ref === "string" ? resolvePointer(doc, p.$ref) : p,
+    );
     const pathParams = params.filter((p) => p.in === "path");
     t.same(pathParams.map((p) => p.name).sort(), templated, `${where}: path parameters match the template`);
     for (const p of pathParams) t.equal(p.required, true, `${where}: path parameter ${p.name} is required`);
@@ -187,7 +190,12 @@ t.test("the document is OpenAPI 3.1, structurally", async (t) => {
   const refs = collect(doc, "$ref").filter((x) => typeof x.value === "string");
   t.ok(refs.length > 0, "the document uses $refs");
   for (const { at, value } of refs) {
-    t.match(value, /^#\/components\/schemas\/[A-Za-z0-9._-]+$/, `${at}: $ref is local to components.schemas`);
+    const component = /\/parameters\/\d+\/\$ref$/.test(at) ? "parameters" : "schemas";
+    t.match(
+      value,
+      new RegExp(`^#/components/${component}/[A-Za-z0-9._-]+$`),
+      `${at}: $ref is local to components.${component}`,
+    );
     t.ok(resolvePointer(doc, value) !== undefined, `${at}: $ref ${value} resolves`);
   }
 });

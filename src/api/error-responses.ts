@@ -7,6 +7,16 @@ import { ErrorResponse } from "./schemas.ts";
 const errorRef = Type.Ref(ErrorResponse);
 type ErrorAnswer = typeof errorRef & { description: string };
 
+/**
+ * What a route that may hand its request to Clouddriver (CLOUDDRIVER_URL) answers beside its own, before Clouddriver
+ * does: a path that would leave Clouddriver's URL (400), Clouddriver unreachable (502) or too slow (504).
+ */
+export const FORWARDING_ERRORS = [
+  "InvalidPath",
+  "ClouddriverUnavailable",
+  "ClouddriverTimeout",
+] as const satisfies readonly ApiErrorCode[];
+
 /** `response` entries for the codes a route answers: one per status, naming each of its codes. */
 export function errorResponses(...codes: ApiErrorCode[]): Record<number, ErrorAnswer> {
   const byStatus = new Map<number, ApiErrorCode[]>();

@@ -133,3 +133,62 @@ export function documentNullsAsAbsent(document: Record<string, unknown>, bodies:
     if (!inAnswers.has(name)) components[name] = optionalFieldsNullable(components[name]);
   return document;
 }
+
+const HTTP_METHODS = ["get", "put", "post", "delete", "patch"];
+
+/** `Prefer`, as the operations that read a description take it (components.parameters). */
+export const PREFER_PARAMETER = "Prefer";
+/**
+ * `Preference-Applied`, as their answers carry it: written out in each answer, not a $ref, since openapi-typescript
+ * types a $ref header as always there, and this one is there only when strict handling was asked for.
+ */
+const PREFERENCE_APPLIED = {
+  description: "RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it)",
+  required: false,
+  schema: { type: "string", enum: ["handling=strict"] },
+};
+
+/**
+ * The operations whose body is an operation's description (one, or Clouddriver's list of them) are those that name
+ * the fields they do not read (src/api/ignored-fields.ts), and so those that honour `Prefer: handling=strict` (RFC
+ * 7240): each takes the Prefer header, declared once in components.parameters, and each of its answers may carry
+ * Preference-Applied.
+ */
+export function documentStrictHandling(document: Record<string, unknown>, bodies: string[]): Record<string, unknown> {
+  const components = (document.components ??= {}) as Record<string, Record<string, unknown> | undefined>;
+  const schemas = (components.schemas ?? {}) as Record<string, JsonSchema>;
+  const descriptions = new Set(bodies);
+  const paths = (document.paths ?? {}) as Record<string, Record<string, Record<string, unknown> | undefined>>;
+  let used = false;
+  for (const item of Object.values(paths))
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (!operation?.requestBody) continue;
+      const takes = closure(refsIn(operation.requestBody), schemas);
+      if (![...takes].some((name) => descriptions.has(name))) continue;
+      used = true;
+      operation.parameters = [
+        ...((operation.parameters as unknown[] | undefined) ?? []),
+        { $ref: `#/components/parameters/${PREFER_PARAMETER}` },
+      ];
+      for (const response of Object.values((operation.responses ?? {}) as Record<string, Record<string, unknown>>))
+        response.headers = {
+          ...(response.headers as Record<string, unknown> | undefined),
+          "Preference-Applied": PREFERENCE_APPLIED,
+        };
+    }
+  if (!used) return document;
+  components.parameters = {
+    ...components.parameters,
+    [PREFER_PARAMETER]: {
+      name: "Prefer",
+      in: "header",
+      required: false,
+      description:
+        "RFC 7240. `handling=strict`: a field of the body that the service would not read is a 400 ValidationError naming it (and saying what was probably meant), instead of a name in the answer's ignoredFields. Orca's and Deck's own fields are known and accepted either way. Other preferences are ignored.",
+      schema: { type: "string", maxLength: 1024 },
+      example: "handling=strict",
+    },
+  };
+  return document;
+}

@@ -331,7 +331,7 @@ export interface paths {
         put?: never;
         /**
          * Stop a task at its next safe point; it ends canceled, saying what was done and what was not
-         * @description A queued task ends canceled at once. A running one stops at its next safe point: between attempts, during a backoff, before a write, or once a write Azure accepted has ended (it is never cut off mid-write); until then its state stays running. A repeated call is harmless. A task that has ended answers 409.
+         * @description A queued task that no replica has claimed ends canceled at once (state canceled). One just claimed, about to start its first attempt, answers with state still queued and ends canceled before any read or write. A running one stops at its next safe point: between attempts, during a backoff, before a write, or once a write Azure accepted has ended (it is never cut off mid-write); until then its state stays running. So read state (or status.completed), and poll GET /task/{id}?wait= until the task has ended. A repeated call is harmless. A task that has ended answers 409.
          */
         post: operations["cancelTask"];
         delete?: never;
@@ -1096,9 +1096,8 @@ export interface components {
             /** @description backend pool ids on the scale set's model */
             loadBalancers: string[];
             securityGroups: string[];
-            launchConfig: {
-                [key: string]: unknown;
-            };
+            /** @description always empty: a scale set has no launch configuration; here because Clouddriver's answer has it */
+            launchConfig: Record<string, never>;
             tags: {
                 [key: string]: string;
             };
@@ -1149,9 +1148,7 @@ export interface components {
             refreshed: string[];
         };
         /** @description pending force-cache refreshes: always empty, since a refresh is done when it is asked for */
-        PendingCacheRefreshes: {
-            [key: string]: unknown;
-        }[];
+        PendingCacheRefreshes: Record<string, never>[];
         ScaleDownClusterDescription: {
             /** @description the account (Orca's name for it) */
             credentials?: string | null;
@@ -1502,7 +1499,7 @@ export interface components {
             osConfig?: {
                 adminUserName?: string | null;
                 /** @description refused, whatever its value: a password is not taken in a request; name an environment variable of the service in osConfig.adminPasswordEnv */
-                adminPassword?: unknown;
+                adminPassword?: never;
                 /** @description the name of an environment variable of this service that holds the admin password; read when the PUT is sent, never stored */
                 adminPasswordEnv?: string | null;
                 sshPublicKeys?: string[] | null;
@@ -1688,7 +1685,7 @@ export interface components {
             osConfig?: {
                 adminUserName?: string | null;
                 /** @description refused, whatever its value: a password is not taken in a request; name an environment variable of the service in osConfig.adminPasswordEnv */
-                adminPassword?: unknown;
+                adminPassword?: never;
                 /** @description the name of an environment variable of this service that holds the admin password; read when the PUT is sent, never stored */
                 adminPasswordEnv?: string | null;
                 sshPublicKeys?: string[] | null;
@@ -1931,7 +1928,13 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /**
+         * @description RFC 7240. `handling=strict`: a field of the body that the service would not read is a 400 ValidationError naming it (and saying what was probably meant), instead of a name in the answer's ignoredFields. Orca's and Deck's own fields are known and accepted either way. Other preferences are ignored.
+         * @example handling=strict
+         */
+        Prefer: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -2069,7 +2072,13 @@ export interface operations {
                 /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
                 dryRun?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 7240. `handling=strict`: a field of the body that the service would not read is a 400 ValidationError naming it (and saying what was probably meant), instead of a name in the answer's ignoredFields. Orca's and Deck's own fields are known and accepted either way. Other preferences are ignored.
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2082,6 +2091,8 @@ export interface operations {
             /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
             200: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2091,6 +2102,8 @@ export interface operations {
             /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2100,6 +2113,8 @@ export interface operations {
             /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2109,6 +2124,8 @@ export interface operations {
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2118,6 +2135,8 @@ export interface operations {
             /** @description The caller may not use that account (or may only read) */
             403: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2127,6 +2146,8 @@ export interface operations {
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2136,6 +2157,8 @@ export interface operations {
             /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2145,6 +2168,8 @@ export interface operations {
             /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2154,6 +2179,8 @@ export interface operations {
             /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2163,6 +2190,8 @@ export interface operations {
             /** @description InternalError: a bug in this service (logged), never a refusal of good input */
             500: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2172,6 +2201,8 @@ export interface operations {
             /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2181,6 +2212,8 @@ export interface operations {
             /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
             default: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2199,7 +2232,13 @@ export interface operations {
                 /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
                 dryRun?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 7240. `handling=strict`: a field of the body that the service would not read is a 400 ValidationError naming it (and saying what was probably meant), instead of a name in the answer's ignoredFields. Orca's and Deck's own fields are known and accepted either way. Other preferences are ignored.
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2212,6 +2251,8 @@ export interface operations {
             /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
             200: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2221,6 +2262,8 @@ export interface operations {
             /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2230,6 +2273,8 @@ export interface operations {
             /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2239,6 +2284,8 @@ export interface operations {
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2248,6 +2295,8 @@ export interface operations {
             /** @description The caller may not use that account (or may only read) */
             403: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2257,6 +2306,8 @@ export interface operations {
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2266,6 +2317,8 @@ export interface operations {
             /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2275,6 +2328,8 @@ export interface operations {
             /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2284,6 +2339,8 @@ export interface operations {
             /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2293,6 +2350,8 @@ export interface operations {
             /** @description InternalError: a bug in this service (logged), never a refusal of good input */
             500: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2302,6 +2361,8 @@ export interface operations {
             /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2311,6 +2372,8 @@ export interface operations {
             /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
             default: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2329,7 +2392,13 @@ export interface operations {
                 /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
                 dryRun?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 7240. `handling=strict`: a field of the body that the service would not read is a 400 ValidationError naming it (and saying what was probably meant), instead of a name in the answer's ignoredFields. Orca's and Deck's own fields are known and accepted either way. Other preferences are ignored.
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2342,6 +2411,8 @@ export interface operations {
             /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
             200: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2351,6 +2422,8 @@ export interface operations {
             /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2360,6 +2433,8 @@ export interface operations {
             /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2369,6 +2444,8 @@ export interface operations {
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2378,6 +2455,8 @@ export interface operations {
             /** @description The caller may not use that account (or may only read) */
             403: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2387,6 +2466,8 @@ export interface operations {
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2396,6 +2477,8 @@ export interface operations {
             /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2405,6 +2488,8 @@ export interface operations {
             /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2414,6 +2499,8 @@ export interface operations {
             /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2423,6 +2510,8 @@ export interface operations {
             /** @description InternalError: a bug in this service (logged), never a refusal of good input */
             500: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2432,6 +2521,8 @@ export interface operations {
             /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2441,6 +2532,8 @@ export interface operations {
             /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
             default: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2459,7 +2552,13 @@ export interface operations {
                 /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
                 dryRun?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 7240. `handling=strict`: a field of the body that the service would not read is a 400 ValidationError naming it (and saying what was probably meant), instead of a name in the answer's ignoredFields. Orca's and Deck's own fields are known and accepted either way. Other preferences are ignored.
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2472,6 +2571,8 @@ export interface operations {
             /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
             200: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2481,6 +2582,8 @@ export interface operations {
             /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2490,6 +2593,8 @@ export interface operations {
             /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2499,6 +2604,8 @@ export interface operations {
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2508,6 +2615,8 @@ export interface operations {
             /** @description The caller may not use that account (or may only read) */
             403: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2517,6 +2626,8 @@ export interface operations {
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2526,6 +2637,8 @@ export interface operations {
             /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2535,6 +2648,8 @@ export interface operations {
             /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2544,6 +2659,8 @@ export interface operations {
             /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2553,6 +2670,8 @@ export interface operations {
             /** @description InternalError: a bug in this service (logged), never a refusal of good input */
             500: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2562,6 +2681,8 @@ export interface operations {
             /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2571,6 +2692,8 @@ export interface operations {
             /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
             default: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2589,7 +2712,13 @@ export interface operations {
                 /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
                 dryRun?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 7240. `handling=strict`: a field of the body that the service would not read is a 400 ValidationError naming it (and saying what was probably meant), instead of a name in the answer's ignoredFields. Orca's and Deck's own fields are known and accepted either way. Other preferences are ignored.
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2602,6 +2731,8 @@ export interface operations {
             /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
             200: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2611,6 +2742,8 @@ export interface operations {
             /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2620,6 +2753,8 @@ export interface operations {
             /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2629,6 +2764,8 @@ export interface operations {
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2638,6 +2775,8 @@ export interface operations {
             /** @description The caller may not use that account (or may only read) */
             403: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2647,6 +2786,8 @@ export interface operations {
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2656,6 +2797,8 @@ export interface operations {
             /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2665,6 +2808,8 @@ export interface operations {
             /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2674,6 +2819,8 @@ export interface operations {
             /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2683,6 +2830,8 @@ export interface operations {
             /** @description InternalError: a bug in this service (logged), never a refusal of good input */
             500: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2692,6 +2841,8 @@ export interface operations {
             /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2701,6 +2852,8 @@ export interface operations {
             /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
             default: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2719,7 +2872,13 @@ export interface operations {
                 /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
                 dryRun?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 7240. `handling=strict`: a field of the body that the service would not read is a 400 ValidationError naming it (and saying what was probably meant), instead of a name in the answer's ignoredFields. Orca's and Deck's own fields are known and accepted either way. Other preferences are ignored.
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2732,6 +2891,8 @@ export interface operations {
             /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
             200: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2741,6 +2902,8 @@ export interface operations {
             /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2750,6 +2913,8 @@ export interface operations {
             /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2759,6 +2924,8 @@ export interface operations {
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2768,6 +2935,8 @@ export interface operations {
             /** @description The caller may not use that account (or may only read) */
             403: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2777,6 +2946,8 @@ export interface operations {
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2786,6 +2957,8 @@ export interface operations {
             /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2795,6 +2968,8 @@ export interface operations {
             /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2804,6 +2979,8 @@ export interface operations {
             /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2813,6 +2990,8 @@ export interface operations {
             /** @description InternalError: a bug in this service (logged), never a refusal of good input */
             500: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2822,6 +3001,8 @@ export interface operations {
             /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2831,6 +3012,8 @@ export interface operations {
             /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
             default: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2849,7 +3032,13 @@ export interface operations {
                 /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
                 dryRun?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 7240. `handling=strict`: a field of the body that the service would not read is a 400 ValidationError naming it (and saying what was probably meant), instead of a name in the answer's ignoredFields. Orca's and Deck's own fields are known and accepted either way. Other preferences are ignored.
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2862,6 +3051,8 @@ export interface operations {
             /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
             200: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2871,6 +3062,8 @@ export interface operations {
             /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2880,6 +3073,8 @@ export interface operations {
             /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2889,6 +3084,8 @@ export interface operations {
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2898,6 +3095,8 @@ export interface operations {
             /** @description The caller may not use that account (or may only read) */
             403: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2907,6 +3106,8 @@ export interface operations {
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2916,6 +3117,8 @@ export interface operations {
             /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2925,6 +3128,8 @@ export interface operations {
             /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2934,6 +3139,8 @@ export interface operations {
             /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2943,6 +3150,8 @@ export interface operations {
             /** @description InternalError: a bug in this service (logged), never a refusal of good input */
             500: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2952,6 +3161,8 @@ export interface operations {
             /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2961,6 +3172,8 @@ export interface operations {
             /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
             default: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2979,7 +3192,13 @@ export interface operations {
                 /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
                 dryRun?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 7240. `handling=strict`: a field of the body that the service would not read is a 400 ValidationError naming it (and saying what was probably meant), instead of a name in the answer's ignoredFields. Orca's and Deck's own fields are known and accepted either way. Other preferences are ignored.
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2992,6 +3211,8 @@ export interface operations {
             /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
             200: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3001,6 +3222,8 @@ export interface operations {
             /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3010,6 +3233,8 @@ export interface operations {
             /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3019,6 +3244,8 @@ export interface operations {
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3028,6 +3255,8 @@ export interface operations {
             /** @description The caller may not use that account (or may only read) */
             403: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3037,6 +3266,8 @@ export interface operations {
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3046,6 +3277,8 @@ export interface operations {
             /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3055,6 +3288,8 @@ export interface operations {
             /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3064,6 +3299,8 @@ export interface operations {
             /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3073,6 +3310,8 @@ export interface operations {
             /** @description InternalError: a bug in this service (logged), never a refusal of good input */
             500: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3082,6 +3321,8 @@ export interface operations {
             /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3091,6 +3332,8 @@ export interface operations {
             /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
             default: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3109,7 +3352,13 @@ export interface operations {
                 /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
                 dryRun?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 7240. `handling=strict`: a field of the body that the service would not read is a 400 ValidationError naming it (and saying what was probably meant), instead of a name in the answer's ignoredFields. Orca's and Deck's own fields are known and accepted either way. Other preferences are ignored.
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3122,6 +3371,8 @@ export interface operations {
             /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
             200: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3131,6 +3382,8 @@ export interface operations {
             /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3140,6 +3393,8 @@ export interface operations {
             /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3149,6 +3404,8 @@ export interface operations {
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3158,6 +3415,8 @@ export interface operations {
             /** @description The caller may not use that account (or may only read) */
             403: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3167,6 +3426,8 @@ export interface operations {
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3176,6 +3437,8 @@ export interface operations {
             /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3185,6 +3448,8 @@ export interface operations {
             /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3194,6 +3459,8 @@ export interface operations {
             /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3203,6 +3470,8 @@ export interface operations {
             /** @description InternalError: a bug in this service (logged), never a refusal of good input */
             500: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3212,6 +3481,8 @@ export interface operations {
             /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3221,6 +3492,8 @@ export interface operations {
             /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
             default: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3239,7 +3512,13 @@ export interface operations {
                 /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
                 dryRun?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 7240. `handling=strict`: a field of the body that the service would not read is a 400 ValidationError naming it (and saying what was probably meant), instead of a name in the answer's ignoredFields. Orca's and Deck's own fields are known and accepted either way. Other preferences are ignored.
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3252,6 +3531,8 @@ export interface operations {
             /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
             200: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3261,6 +3542,8 @@ export interface operations {
             /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3270,6 +3553,8 @@ export interface operations {
             /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3279,6 +3564,8 @@ export interface operations {
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3288,6 +3575,8 @@ export interface operations {
             /** @description The caller may not use that account (or may only read) */
             403: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3297,6 +3586,8 @@ export interface operations {
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3306,6 +3597,8 @@ export interface operations {
             /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3315,6 +3608,8 @@ export interface operations {
             /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3324,6 +3619,8 @@ export interface operations {
             /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3333,6 +3630,8 @@ export interface operations {
             /** @description InternalError: a bug in this service (logged), never a refusal of good input */
             500: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3342,6 +3641,8 @@ export interface operations {
             /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3351,6 +3652,8 @@ export interface operations {
             /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
             default: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3370,7 +3673,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            /** @description InvalidPath: a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments). ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3424,8 +3727,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description ClouddriverUnavailable: a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ClouddriverTimeout: a request forwarded to Clouddriver got no answer in time */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3454,7 +3775,13 @@ export interface operations {
                 /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
                 dryRun?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 7240. `handling=strict`: a field of the body that the service would not read is a 400 ValidationError naming it (and saying what was probably meant), instead of a name in the answer's ignoredFields. Orca's and Deck's own fields are known and accepted either way. Other preferences are ignored.
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3467,6 +3794,8 @@ export interface operations {
             /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
             200: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3476,15 +3805,19 @@ export interface operations {
             /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidPath: a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments). InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3494,6 +3827,8 @@ export interface operations {
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3503,6 +3838,8 @@ export interface operations {
             /** @description The caller may not use that account (or may only read) */
             403: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3512,6 +3849,8 @@ export interface operations {
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3521,6 +3860,8 @@ export interface operations {
             /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3530,6 +3871,8 @@ export interface operations {
             /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3539,6 +3882,8 @@ export interface operations {
             /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3548,6 +3893,19 @@ export interface operations {
             /** @description InternalError: a bug in this service (logged), never a refusal of good input */
             500: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ClouddriverUnavailable: a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it */
+            502: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3557,6 +3915,19 @@ export interface operations {
             /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ClouddriverTimeout: a request forwarded to Clouddriver got no answer in time */
+            504: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3566,6 +3937,8 @@ export interface operations {
             /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
             default: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3597,7 +3970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidPath: a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3651,8 +4024,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description ClouddriverUnavailable: a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ClouddriverTimeout: a request forwarded to Clouddriver got no answer in time */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3691,7 +4082,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRef"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            /** @description InvalidPath: a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments). ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3754,8 +4145,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description ClouddriverUnavailable: a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ClouddriverTimeout: a request forwarded to Clouddriver got no answer in time */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3785,7 +4194,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The task: canceled, or still running until its next safe point */
+            /** @description The task: canceled, or still queued or running until its next safe point, where it ends canceled */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4199,7 +4608,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClouddriverApplication"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidPath: a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4253,7 +4662,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change. ClouddriverUnavailable: a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4264,6 +4673,15 @@ export interface operations {
             };
             /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ClouddriverTimeout: a request forwarded to Clouddriver got no answer in time */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4307,7 +4725,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClouddriverCluster"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidPath: a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4361,7 +4779,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change. ClouddriverUnavailable: a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4372,6 +4790,15 @@ export interface operations {
             };
             /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ClouddriverTimeout: a request forwarded to Clouddriver got no answer in time */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4421,7 +4848,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClouddriverServerGroupOrList"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidPath: a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4475,7 +4902,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change. ClouddriverUnavailable: a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4486,6 +4913,15 @@ export interface operations {
             };
             /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ClouddriverTimeout: a request forwarded to Clouddriver got no answer in time */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4536,7 +4972,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClouddriverServerGroup"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidPath: a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4590,7 +5026,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change. ClouddriverUnavailable: a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4601,6 +5037,15 @@ export interface operations {
             };
             /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ClouddriverTimeout: a request forwarded to Clouddriver got no answer in time */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4644,7 +5089,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClouddriverServerGroup"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidPath: a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4698,7 +5143,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change. ClouddriverUnavailable: a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4709,6 +5154,15 @@ export interface operations {
             };
             /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ClouddriverTimeout: a request forwarded to Clouddriver got no answer in time */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4823,7 +5277,7 @@ export interface operations {
                     "application/json": components["schemas"]["ForceCacheRefreshResult"];
                 };
             };
-            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidPath: a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4886,8 +5340,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description ClouddriverUnavailable: a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ClouddriverTimeout: a request forwarded to Clouddriver got no answer in time */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4916,7 +5388,13 @@ export interface operations {
                 /** @description the selection and each server group's plan; nothing written, no task stored */
                 dryRun?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 7240. `handling=strict`: a field of the body that the service would not read is a 400 ValidationError naming it (and saying what was probably meant), instead of a name in the answer's ignoredFields. Orca's and Deck's own fields are known and accepted either way. Other preferences are ignored.
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4929,6 +5407,8 @@ export interface operations {
             /** @description With ?wait=: the task once it ended or the time ran out. With ?dryRun=true: the selection and the plans */
             200: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4938,6 +5418,8 @@ export interface operations {
             /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4947,6 +5429,8 @@ export interface operations {
             /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4956,6 +5440,8 @@ export interface operations {
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4965,6 +5451,8 @@ export interface operations {
             /** @description The caller may not use that account (or may only read) */
             403: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4974,6 +5462,8 @@ export interface operations {
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4983,6 +5473,8 @@ export interface operations {
             /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4992,6 +5484,8 @@ export interface operations {
             /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5001,6 +5495,8 @@ export interface operations {
             /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5010,6 +5506,8 @@ export interface operations {
             /** @description InternalError: a bug in this service (logged), never a refusal of good input */
             500: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5019,6 +5517,8 @@ export interface operations {
             /** @description AzureError: Azure answered a read with an error that asking again will not change */
             502: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5028,6 +5528,8 @@ export interface operations {
             /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5037,6 +5539,8 @@ export interface operations {
             /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
             default: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5055,7 +5559,13 @@ export interface operations {
                 /** @description the selection and each server group's plan; nothing written, no task stored */
                 dryRun?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 7240. `handling=strict`: a field of the body that the service would not read is a 400 ValidationError naming it (and saying what was probably meant), instead of a name in the answer's ignoredFields. Orca's and Deck's own fields are known and accepted either way. Other preferences are ignored.
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5068,6 +5578,8 @@ export interface operations {
             /** @description With ?wait=: the task once it ended or the time ran out. With ?dryRun=true: the selection and the plans */
             200: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5077,6 +5589,8 @@ export interface operations {
             /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
             202: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5086,6 +5600,8 @@ export interface operations {
             /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
             400: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5095,6 +5611,8 @@ export interface operations {
             /** @description No valid credentials: the message says what is missing */
             401: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5104,6 +5622,8 @@ export interface operations {
             /** @description The caller may not use that account (or may only read) */
             403: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5113,6 +5633,8 @@ export interface operations {
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5122,6 +5644,8 @@ export interface operations {
             /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
             413: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5131,6 +5655,8 @@ export interface operations {
             /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
             415: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5140,6 +5666,8 @@ export interface operations {
             /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
             429: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5149,6 +5677,8 @@ export interface operations {
             /** @description InternalError: a bug in this service (logged), never a refusal of good input */
             500: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5158,6 +5688,8 @@ export interface operations {
             /** @description AzureError: Azure answered a read with an error that asking again will not change */
             502: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5167,6 +5699,8 @@ export interface operations {
             /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5176,6 +5710,8 @@ export interface operations {
             /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
             default: {
                 headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
                     [name: string]: unknown;
                 };
                 content: {

@@ -95,7 +95,13 @@ export const ClouddriverServerGroup = Type.Object(
     zones: Type.Array(Type.String()),
     loadBalancers: Type.Array(Type.String(), { description: "backend pool ids on the scale set's model" }),
     securityGroups: Type.Array(Type.String()),
-    launchConfig: Type.Object({}, { additionalProperties: true }),
+    launchConfig: Type.Object(
+      {},
+      {
+        additionalProperties: false,
+        description: "always empty: a scale set has no launch configuration; here because Clouddriver's answer has it",
+      },
+    ),
     tags: Type.Record(Type.String(), Type.String()),
     provisioningState: Type.Optional(Type.String()),
   },
@@ -175,8 +181,9 @@ export const ForceCacheRefreshResult = Type.Object(
   { $id: "ForceCacheRefreshResult", additionalProperties: false },
 );
 
-export const PendingCacheRefreshes = Type.Array(Type.Object({}, { additionalProperties: true }), {
+export const PendingCacheRefreshes = Type.Array(Type.Object({}, { additionalProperties: false }), {
   $id: "PendingCacheRefreshes",
+  maxItems: 0,
   description: "pending force-cache refreshes: always empty, since a refresh is done when it is asked for",
 });
 

@@ -29,7 +29,7 @@ import { AccountName, RegionName, ScaleSetName } from "../../operations/descript
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { validationError } from "../errors.ts";
 import { apiError } from "../error-catalogue.ts";
-import { errorResponses } from "../error-responses.ts";
+import { errorResponses, FORWARDING_ERRORS } from "../error-responses.ts";
 import { readFailureAnswer } from "../failure-answers.ts";
 
 const AppName = Type.String({
@@ -47,7 +47,7 @@ const TargetName = Type.String({
 });
 const BooleanText = Type.Union([Type.Literal("true"), Type.Literal("false")]);
 
-const errors = errorResponses("ValidationError", "NotFound", "AzureError", "AzureUnavailable");
+const errors = errorResponses("ValidationError", "NotFound", "AzureError", "AzureUnavailable", ...FORWARDING_ERRORS);
 const FRESHNESS = " Freshness: X-Azure-Read-At and Age headers (data at most READ_CACHE_TTL_MS old).";
 const FORWARDED =
   "With CLOUDDRIVER_URL set, a request for an account not configured here is forwarded to Clouddriver as it came, before any name in it is checked.";
@@ -364,7 +364,7 @@ const forceCacheRefreshRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = asyn
             ...Type.Ref(ForceCacheRefreshResult),
             description: "the server groups whose cached reads were dropped",
           },
-          ...errorResponses("ValidationError"),
+          ...errorResponses("ValidationError", ...FORWARDING_ERRORS),
         },
       },
     },

@@ -14,7 +14,7 @@ import type { OperationRequest } from "../../tasks/task.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { validationError } from "../errors.ts";
 import { apiError } from "../error-catalogue.ts";
-import { errorResponses } from "../error-responses.ts";
+import { errorResponses, FORWARDING_ERRORS } from "../error-responses.ts";
 import { SubmissionAnswer, TaskRef, WaitSeconds } from "../schemas.ts";
 import { dryRun } from "../dry-run.ts";
 import { toClouddriverTask } from "../../tasks/task.ts";
@@ -234,7 +234,7 @@ const unknownOperation: FastifyPluginAsyncTypebox<OperationRoutesOptions> = asyn
           "Any other operation name: 404 listing the known ones, or forwarded to Clouddriver when CLOUDDRIVER_URL is set",
         tags: ["operations"],
         params: Type.Object({ operation: Type.String({ maxLength: 200 }) }),
-        response: errorResponses("UnknownOperation"),
+        response: errorResponses("UnknownOperation", ...FORWARDING_ERRORS),
       },
     },
     (request) => {
@@ -295,7 +295,19 @@ const operationList: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (
         tags: ["operations"],
         querystring: ClientRequestIdQuery,
         body: Type.Array(Type.Ref(BatchItem), { minItems: 1, maxItems: opts.maxOperationsPerTask }),
-        response: accepted,
+        // A list body that names an operation served elsewhere goes to Clouddriver whole, when there is one (its 400s
+        // are accepted's, with InvalidPath).
+        response: {
+          ...accepted,
+          ...errorResponses(
+            "ValidationError",
+            "InvalidJson",
+            "EmptyBody",
+            "ForbiddenKey",
+            "BodyTooDeep",
+            ...FORWARDING_ERRORS,
+          ),
+        },
       },
       // Name unknown operations before the schema would quietly strip them and report a count mismatch; with a
       // Clouddriver configured, a body that names one goes there whole, as sent.

@@ -10,7 +10,7 @@ import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { accountsOfTask, forbiddenAccount, forbiddenTaskAccount } from "../../auth/task-access.ts";
 import { requireAccount } from "../access-control.ts";
 import { apiError } from "../error-catalogue.ts";
-import { errorResponses } from "../error-responses.ts";
+import { errorResponses, FORWARDING_ERRORS } from "../error-responses.ts";
 import { Task, TaskList, TaskRef, TaskState, WaitSeconds } from "../schemas.ts";
 import type { TaskWaiter } from "../../tasks/task-waiter.ts";
 import { clientGoneSignal } from "../client-gone.ts";
@@ -92,7 +92,7 @@ const getTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { stor
         querystring: Type.Object({ wait: Type.Optional(WaitSeconds) }, { additionalProperties: false }),
         response: {
           200: { ...Type.Ref(Task), description: "The task (with ?wait=, once it has ended or the time ran out)" },
-          ...errorResponses("ValidationError", "NotFound"),
+          ...errorResponses("ValidationError", "NotFound", ...FORWARDING_ERRORS),
         },
       },
     },
@@ -140,7 +140,7 @@ const resumeTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { s
         params: TaskId,
         response: {
           200: { ...Type.Ref(TaskRef), description: "The task is queued or running again; poll it" },
-          ...errorResponses("NotFound", "TaskNotRetryable"),
+          ...errorResponses("NotFound", "TaskNotRetryable", ...FORWARDING_ERRORS),
         },
       },
     },
@@ -183,11 +183,15 @@ const cancelTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, opt
         operationId: "cancelTask",
         summary: "Stop a task at its next safe point; it ends canceled, saying what was done and what was not",
         description:
-          "A queued task ends canceled at once. A running one stops at its next safe point: between attempts, during a backoff, before a write, or once a write Azure accepted has ended (it is never cut off mid-write); until then its state stays running. A repeated call is harmless. A task that has ended answers 409.",
+          "A queued task that no replica has claimed ends canceled at once (state canceled). One just claimed, about to start its first attempt, answers with state still queued and ends canceled before any read or write. A running one stops at its next safe point: between attempts, during a backoff, before a write, or once a write Azure accepted has ended (it is never cut off mid-write); until then its state stays running. So read state (or status.completed), and poll GET /task/{id}?wait= until the task has ended. A repeated call is harmless. A task that has ended answers 409.",
         tags: ["tasks"],
         params: TaskId,
         response: {
-          200: { ...Type.Ref(Task), description: "The task: canceled, or still running until its next safe point" },
+          200: {
+            ...Type.Ref(Task),
+            description:
+              "The task: canceled, or still queued or running until its next safe point, where it ends canceled",
+          },
           ...errorResponses("NotFound", "TaskFinished"),
         },
       },
