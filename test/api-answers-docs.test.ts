@@ -7,8 +7,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { API_ERRORS } from "../src/api/error-catalogue.ts";
 import { DEFAULT_OPENAPI_PATH } from "../scripts/write-openapi.ts";
-import { REPO } from "./helpers/child-service.ts";
-import type { Json } from "./helpers/json.ts";
+import { REPO } from "../testkit/child-service.ts";
+import type { Json } from "../testkit/json.ts";
 
 const SECTION = "## Every answer, route by route";
 /**

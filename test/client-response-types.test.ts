@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import ts from "typescript";
 import { CLIENT_TYPES_PATH } from "../scripts/write-client.ts";
 import { DEFAULT_OPENAPI_PATH } from "../scripts/write-openapi.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 /**
  * The free-form places in answers, as this test names them ("operationId status media-type: path in the body"), each

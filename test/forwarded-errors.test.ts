@@ -8,7 +8,7 @@ import { createServer } from "node:net";
 import { readFile } from "node:fs/promises";
 import { DEFAULT_OPENAPI_PATH } from "../scripts/write-openapi.ts";
 import { startTestEnv } from "./helpers/service.ts";
-import type { Json } from "./helpers/json.ts";
+import type { Json } from "../testkit/json.ts";
 
 /** A URL nothing listens on: a port the system gave and that was closed again. */
 async function deadUrl(): Promise<string> {
