@@ -10,7 +10,7 @@ import { requireAccount } from "../access-control.ts";
 import { mayUseAccount } from "../../auth/principal.ts";
 import type { AccountRegistry } from "../../azure/accounts.ts";
 import type { ScaleSetReads } from "../../azure/read-cache.ts";
-import { clusterSummaries, expand, locate, refFor } from "../../clouddriver/inventory.ts";
+import { clusterSummaries, expand, listServerGroups, refFor } from "../../clouddriver/listing.ts";
 import { parseName } from "../../naming/frigga.ts";
 import {
   CLOUD_PROVIDER,
@@ -98,9 +98,9 @@ function clouddriverReads(opts: ClouddriverReadOptions): ClouddriverReads {
   const clusterServerGroups = async (accountName: string, application: string, cluster: string) => {
     const a = account(accountName);
     try {
-      const located = await locate(reads, a, { application, cluster });
-      const expanded = await expand(reads, located.value);
-      return { serverGroups: expanded.value, readAt: Math.min(located.readAt, expanded.readAt) };
+      const listed = await listServerGroups(reads, a, { application, cluster });
+      const expanded = await expand(reads, listed.value);
+      return { serverGroups: expanded.value, readAt: Math.min(listed.readAt, expanded.readAt) };
     } catch (err) {
       throw readFailureAnswer(err, `cluster ${cluster} in ${accountName}`);
     }
@@ -145,9 +145,9 @@ const applicationRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (
       let readAt = Date.now();
       for (const name of accounts.names().filter((n) => mayUseAccount(request.principal, n))) {
         try {
-          const located = await locate(reads, account(name), { application });
-          readAt = Math.min(readAt, located.readAt);
-          const summaries = clusterSummaries(located.value);
+          const listed = await listServerGroups(reads, account(name), { application });
+          readAt = Math.min(readAt, listed.readAt);
+          const summaries = clusterSummaries(listed.value);
           if (summaries.length > 0)
             clusters[name] = summaries.map((c) => ({ ...c, provider: CLOUD_PROVIDER, loadBalancers: [] }));
         } catch (err) {
