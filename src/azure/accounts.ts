@@ -132,7 +132,7 @@ export interface FieldProblem {
   message: string;
 }
 
-export type Resolution = { ok: true; ref: ScaleSetRef } | { ok: false; problems: FieldProblem[] };
+export type Located = { ok: true; ref: ScaleSetRef } | { ok: false; problems: FieldProblem[] };
 
 /** Builds an account's client with its credential (createComputeClient, or a test's own). */
 export type ClientFactory = (account: AccountConfig, credential: TokenCredential) => ComputeManagementClient;
@@ -183,7 +183,7 @@ export class AccountRegistry {
   }
 
   /** Which scale set a description means, or what is wrong with it (field by field). */
-  resolve(d: ServerGroupLocator): Resolution {
+  locate(d: ServerGroupLocator): Located {
     const problems: FieldProblem[] = [];
     if (d.credentials && d.account && d.credentials !== d.account) {
       problems.push({

@@ -120,7 +120,7 @@ export async function expand(
   return { value: views.filter((v): v is ClouddriverServerGroup => v !== undefined), readAt };
 }
 
-/** The scale set `/serverGroups/{account}/{region}/{name}` means: resolved as every description is. */
+/** The scale set `/serverGroups/{account}/{region}/{name}` means: located as every description is. */
 export function refFor(accounts: AccountRegistry, accountName: string, region: string, name: string) {
-  return accounts.resolve({ account: accountName, region, serverGroupName: name });
+  return accounts.locate({ account: accountName, region, serverGroupName: name });
 }

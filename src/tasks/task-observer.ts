@@ -6,7 +6,7 @@ import type { Task } from "./task.ts";
 export interface TaskEventContext {
   taskId: string;
   operation: string;
-  /** account/resourceGroup/name, once the description is resolved. */
+  /** account/resourceGroup/name, once the description is located. */
   scaleSet?: string;
   account?: string;
   /** The attempt running now (1-based), once one has started. */

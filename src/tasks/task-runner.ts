@@ -113,15 +113,15 @@ export class TaskRunner {
     void this.tick();
   }
 
-  /** The scale sets a task names, in the store's terms (ordering.ts); one the accounts cannot resolve names none. */
+  /** The scale sets a task names, in the store's terms (ordering.ts); one the accounts cannot locate names none. */
   scaleSetsOf(operations: OperationRequest[]): string[] {
     const keys = new Set<string>();
     for (const o of operations) {
       const op = this.#deps.operations.get(o.name);
       const description = o.description as LocatedDescription;
       // A create is ordered by its cluster: two creates of one cluster would only race for the same next name.
-      const resolved = locate(this.#deps.accounts, op, description);
-      if (resolved.ok) keys.add(scaleSetKey(resolved.ref));
+      const located = locate(this.#deps.accounts, op, description);
+      if (located.ok) keys.add(scaleSetKey(located.ref));
     }
     return [...keys];
   }

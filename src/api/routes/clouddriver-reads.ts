@@ -304,19 +304,19 @@ const serverGroupRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app
     async (request, reply) => {
       const p = request.params;
       account(p.account);
-      const resolved = refFor(accounts, p.account, p.region, p.serverGroup);
-      if (!resolved.ok)
+      const located = refFor(accounts, p.account, p.region, p.serverGroup);
+      if (!located.ok)
         throw notFound(
-          `server group ${p.serverGroup}: ${resolved.problems.map((x) => `${x.field}: ${x.message}`).join("; ")}`,
+          `server group ${p.serverGroup}: ${located.problems.map((x) => `${x.field}: ${x.message}`).join("; ")}`,
         );
       try {
-        const snapshot = await reads.snapshot(resolved.ref);
+        const snapshot = await reads.snapshot(located.ref);
         stateFreshness(reply, snapshot.readAt);
-        return serverGroupView(snapshot.value, resolved.ref);
+        return serverGroupView(snapshot.value, located.ref);
       } catch (err) {
         throw readFailureAnswer(
           err,
-          `server group ${p.serverGroup} in ${p.account}/${p.region}/${resolved.ref.resourceGroup}`,
+          `server group ${p.serverGroup} in ${p.account}/${p.region}/${located.ref.resourceGroup}`,
         );
       }
     },
@@ -373,10 +373,10 @@ const forceCacheRefreshRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = asyn
       const name = b.serverGroupName ?? b.asgName;
       if (!name) throw validationError([{ field: "serverGroupName", message: "required (asgName is accepted too)" }]);
       if (!accounts.get(b.account) && forwarder) throw new NotOurs();
-      const resolved = accounts.get(b.account) ? refFor(accounts, b.account, b.region, name) : undefined;
-      if (!resolved?.ok) return { refreshed: [] };
-      reads.refresh(resolved.ref);
-      return { refreshed: [`${b.account}/${b.region}/${resolved.ref.resourceGroup}/${name}`] };
+      const located = accounts.get(b.account) ? refFor(accounts, b.account, b.region, name) : undefined;
+      if (!located?.ok) return { refreshed: [] };
+      reads.refresh(located.ref);
+      return { refreshed: [`${b.account}/${b.region}/${located.ref.resourceGroup}/${name}`] };
     },
   );
 };

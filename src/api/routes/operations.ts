@@ -110,8 +110,8 @@ function checkDescription(
   description: LocatedDescription,
   prefix: string,
 ): FieldProblem[] {
-  const resolved = locate(accounts, op, description);
-  const problems = [...(op.check?.(description) ?? []), ...(resolved.ok ? [] : resolved.problems)];
+  const located = locate(accounts, op, description);
+  const problems = [...(op.check?.(description) ?? []), ...(located.ok ? [] : located.problems)];
   return problems.map((p) => ({ field: prefix ? `${prefix}.${p.field}` : p.field, message: p.message }));
 }
 

@@ -86,14 +86,14 @@ export const serverGroupRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const p = request.params;
       requireAccount(request, p.account, "read");
-      const resolved = opts.accounts.resolve({
+      const located = opts.accounts.locate({
         account: p.account,
         region: p.region,
         resourceGroup: p.resourceGroup,
         serverGroupName: p.name,
       });
-      if (!resolved.ok) throw validationError(resolved.problems);
-      const ref = resolved.ref;
+      if (!located.ok) throw validationError(located.problems);
+      const ref = located.ref;
       const gateway = opts.accounts.gateway(ref);
       let snapshot: ScaleSetSnapshot;
       try {
