@@ -180,7 +180,7 @@ export function endAfter(outcome: OperationOutcome, last: boolean): TaskEnd | un
 }
 
 /** What the task has gathered so far: the results of its operations and the ARM calls they made. */
-export interface Progress {
+export interface Gathered {
   resultObjects: OperationResult[];
   armCalls: number;
 }
@@ -192,7 +192,7 @@ export interface Progress {
 export function changeAfter(
   index: number,
   end: TaskEnd | undefined,
-  { resultObjects, armCalls }: Progress,
+  { resultObjects, armCalls }: Gathered,
   nowMs: number,
 ): TaskChange {
   if (!end) return { resultObjects, armCalls, checkpoint: null, operationIndex: index + 1 };

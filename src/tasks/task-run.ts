@@ -35,7 +35,7 @@ import {
   StoredCheckpoint,
   unfinishedLine,
   type OperationOutcome,
-  type Progress,
+  type Gathered,
   type TaskEnd,
 } from "./task-outcome.ts";
 
@@ -141,7 +141,7 @@ export class TaskRun {
         const end = endAfter(outcome, i === task.operations.length - 1);
         if (end) return await this.#end(i, end);
         this.#stored.cleared();
-        await this.#journal.change(changeAfter(i, undefined, this.#progress(), Date.now()));
+        await this.#journal.change(changeAfter(i, undefined, this.#gathered(), Date.now()));
       }
       // Every operation was done before this run (a replica died before marking the task done). One that died
       // after writing the completion line left it behind: don't say it twice.
@@ -164,7 +164,7 @@ export class TaskRun {
   async #end(index: number, end: TaskEnd): Promise<void> {
     // The result and the end in one commit.
     if (end.state === "succeeded") this.#log("ORCHESTRATION", COMPLETED);
-    await this.#journal.change(changeAfter(index, end, this.#progress(), Date.now()));
+    await this.#journal.change(changeAfter(index, end, this.#gathered(), Date.now()));
     if (end.state === "succeeded") this.#deps.observer?.finished?.(this.#task, "succeeded");
     else this.#deps.observer?.finished?.(this.#task, end.state, this.#task.operations[index].name);
   }
@@ -308,7 +308,7 @@ export class TaskRun {
     Object.assign(this.#ctx, { scaleSet: `${ref.account}/${ref.resourceGroup}/${ref.name}`, account: ref.account });
   }
 
-  #progress(): Progress {
+  #gathered(): Gathered {
     return { resultObjects: this.#results, armCalls: this.#armCalls };
   }
 

@@ -20,7 +20,8 @@ import { readFailureAnswer } from "../failure-answers.ts";
 import { ServerGroup } from "../schemas.ts";
 import { errorResponses } from "../error-responses.ts";
 
-export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): Static<typeof ServerGroup> {
+/** The scale set as GET /azure/serverGroups/… answers it; Clouddriver's shape is clouddriver/server-group.ts's. */
+export function serverGroupBody(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): Static<typeof ServerGroup> {
   const { vmss } = snapshot;
   const mode = disabledBy(vmss);
   const agreement = confirmation(snapshot);
@@ -101,7 +102,7 @@ export const serverGroupRoutes: FastifyPluginAsyncTypebox<{
       } catch (err) {
         throw readFailureAnswer(err, `scale set ${p.name} in ${p.resourceGroup}`);
       }
-      return serverGroupView(snapshot, ref);
+      return serverGroupBody(snapshot, ref);
     },
   );
 };
