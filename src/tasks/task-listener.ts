@@ -13,7 +13,7 @@ export interface TaskEventContext {
   attempt?: number;
 }
 
-export interface TaskObserver {
+export interface TaskListener {
   /** A history line was written. */
   history?(ctx: TaskEventContext, phase: string, status: string): void;
   attemptEnded?(ctx: TaskEventContext, end: AttemptEnd): void;
