@@ -4,6 +4,7 @@
 import { describeArmFailure, failureLabel } from "../azure/arm-failure.ts";
 import { CanceledOnRequestError, GaveUpError } from "../azure/execute-op.ts";
 import { NAME_TAKEN } from "../operations/operation.ts";
+import { ACCOUNT_CONFIGURATION_CHANGED } from "../operations/locate.ts";
 import type { OperationResult } from "../operations/server-group-state.ts";
 import type { Task, TaskCheckpoint, TaskFailure } from "./task.ts";
 import type { FinishedState } from "./task-state.ts";
@@ -102,6 +103,16 @@ export function asOperationFailure(err: unknown): never {
   const failure = describeArmFailure(err);
   if (failure.kind === "programming" || err instanceof GaveUpError) throw err;
   throw new GaveUpError(`${failureLabel(failure)}: ${failure.message}`, failure, 1);
+}
+
+/**
+ * The accounts configuration changed since the task was submitted, so that an operation's scale set can no longer be
+ * acted on as located (`what`: the change): the task fails with a code that says so, not as an error of ours, and
+ * not retryable (a resume would find the same configuration).
+ */
+export function accountsChanged(what: string): GaveUpError {
+  const message = `the accounts configuration changed since the task was submitted: ${what}`;
+  return new GaveUpError(message, { kind: "terminal", code: ACCOUNT_CONFIGURATION_CHANGED, message }, 0);
 }
 
 /** How often an operation that names its scale set may choose a name again after finding it taken. */

@@ -14,7 +14,7 @@ import { armWaitLine } from "../azure/arm-budget.ts";
 import { executeOp, CanceledOnRequestError, type Checkpoint } from "../azure/execute-op.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import type { AnyOperation, LocatedDescription, TaskOrigin } from "../operations/operation.ts";
-import { locate } from "../operations/locate.ts";
+import { changeSinceLocated, locate } from "../operations/locate.ts";
 import { describeResult, type OperationResult } from "../operations/server-group-state.ts";
 import type { Task, TaskCheckpoint } from "./task.ts";
 import type { TaskStore } from "./task-store.ts";
@@ -23,6 +23,7 @@ import { interruptionOf, TaskJournal } from "./task-journal.ts";
 import type { AcceptFirst } from "./accept-first.ts";
 import { LeaseExpiredError, type TaskLease } from "./lease-deadline.ts";
 import {
+  accountsChanged,
   asOperationFailure,
   changeAfter,
   changeWhenAllDone,
@@ -192,7 +193,7 @@ export class TaskRun {
 
   /** Locates operation `index`, says it starts, and runs it; throws how it ended otherwise. */
   async #perform(index: number, phase: string): Promise<OperationResult> {
-    const { accounts, operations, listener } = this.#deps;
+    const { operations, listener } = this.#deps;
     const task = this.#task;
     const request = task.operations[index];
     const resume = task.checkpoint?.operationIndex === index ? task.checkpoint.inFlight : undefined;
@@ -204,15 +205,14 @@ export class TaskRun {
     const op = operations.get(request.name);
     if (!op) throw new Error(`unknown operation ${request.name}`);
     const description = request.description as LocatedDescription;
-    const located = locate(accounts, op, description);
-    if (!located.ok) throw new Error(located.problems.map((p) => `${p.field}: ${p.message}`).join("; "));
+    const target = this.#target(index, op, description);
     // Named by the located scale set (a create: its cluster) until prepare names the one it acts on.
-    this.#actingOn(located.ref);
+    this.#actingOn(target);
     // An operation a replica before this one started said so already.
     if (index !== task.operationIndex || task.state === "queued") {
       this.#log(
         phase,
-        `Starting: ${op.describe(description)} (account ${located.ref.account}, region ${located.ref.region}, resource group ${located.ref.resourceGroup})`,
+        `Starting: ${op.describe(description)} (account ${target.account}, region ${target.region}, resource group ${target.resourceGroup})`,
       );
     }
     // The time the task waited in the store's queue (behind earlier tasks on its scale sets, or for a slot).
@@ -228,7 +228,7 @@ export class TaskRun {
     const operation: LocatedOperation = {
       op,
       description,
-      ref: located.ref,
+      ref: target,
       origin,
       resume,
       ...(memory !== undefined ? { memory } : {}),
@@ -241,6 +241,26 @@ export class TaskRun {
         this.#log(phase, `${(err as Error).message}; choosing the name again`);
       }
     }
+  }
+
+  /**
+   * Where operation `index` acts: the scale set located at submission, which the store ordered the task by, unless
+   * the accounts no longer reach it as located; a task stored before targets were is located now.
+   */
+  #target(index: number, op: AnyOperation, description: LocatedDescription): ScaleSetRef {
+    const { accounts } = this.#deps;
+    const stored = this.#task.targets?.[index];
+    if (stored) {
+      const change = changeSinceLocated(accounts, stored);
+      if (change)
+        throw accountsChanged(
+          `${change}; the task located ${stored.name} in account ${stored.account}, subscription ${stored.subscriptionId}, region ${stored.region}, resource group ${stored.resourceGroup}`,
+        );
+      return stored;
+    }
+    const located = locate(accounts, op, description);
+    if (!located.ok) throw accountsChanged(located.problems.map((p) => `${p.field}: ${p.message}`).join("; "));
+    return located.ref;
   }
 
   /** One naming of operation `index`: prepare (when it names its scale set), then the harness. */
