@@ -27,7 +27,7 @@ import { auditRoutes, auditSchemas } from "./api/routes/audit.ts";
 import { AuditTrail } from "./api/audit-trail.ts";
 import { RateLimits, rateLimitRoutes } from "./api/routes/rate-limits.ts";
 import { AccountChecks, accountCheckRoutes } from "./api/routes/account-checks.ts";
-import { observeAllArmResponses } from "./azure/arm-observer.ts";
+import { listenToAllArmResponses } from "./azure/arm-listeners.ts";
 import { RateLimitBudget } from "./azure/rate-limit-budget.ts";
 import { readRetry } from "./azure/retry-policy.ts";
 import { installAccessControl, type RouteAccessInfo } from "./api/access-control.ts";
@@ -36,7 +36,7 @@ import { ServiceMetrics } from "./observability/metrics.ts";
 import { serviceLoggerOptions } from "./observability/log-redaction.ts";
 import { lazyRequestLogger, OneLinePerRequest } from "./observability/request-logger.ts";
 import { observabilityRoutes, Readiness } from "./observability/routes.ts";
-import { combineObservers, TaskLog } from "./observability/task-logs.ts";
+import { combineListeners, TaskLog } from "./observability/task-logs.ts";
 import { installOverloadProtection } from "./api/overload.ts";
 import { TaskProgress } from "./observability/task-progress.ts";
 import { uiRoutes } from "./ui/routes.ts";
@@ -158,7 +158,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     accounts,
     operations,
     config,
-    observer: combineObservers(metrics.taskObserver(), taskLog.observer(), progress.observer()),
+    listener: combineListeners(metrics.taskListener(), taskLog.listener(), progress.listener()),
     onInternalError: (err, taskId) => {
       const outage = storeOutageReason(err);
       if (err instanceof LeaseExpiredError)
@@ -297,13 +297,13 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     // A read that joins one under way costs Azure nothing either: a hit.
     onLookup: (result) => metrics.readCache.inc({ result: result === "miss" ? "miss" : "hit" }),
   });
-  accounts.observeScaleSets(reads);
+  accounts.listenToScaleSets(reads);
   await app.register(clouddriverReadRoutes, { accounts, reads, forwarder });
   await app.register(clusterOperationRoutes, { accounts, reads, runner, operations, waiter, audit });
-  const stopObserving = observeAllArmResponses(budget);
-  const stopCounting = observeAllArmResponses(metrics.armListener);
+  const stopListening = listenToAllArmResponses(budget);
+  const stopCounting = listenToAllArmResponses(metrics.armListener);
   app.addHook("onClose", async () => {
-    stopObserving();
+    stopListening();
     stopCounting();
     if (!options.armBudget) await armBudget?.close();
   });

@@ -23,7 +23,7 @@ import {
   type TakeRequest,
 } from "../src/azure/arm-budget.ts";
 import { PostgresLedger } from "../src/azure/arm-budget-postgres.ts";
-import { observeArmResponses } from "../src/azure/arm-observer.ts";
+import { listenToArmResponses } from "../src/azure/arm-listeners.ts";
 import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
 import { AccountRegistry } from "../src/azure/accounts.ts";
 import { buildApp } from "../src/app.ts";
@@ -218,7 +218,7 @@ t.test("a task's call waiting behind reads for a cache goes first", async (t) =>
   );
   await until("the cache reads to wait", () => budget.counts.waited === 3);
   const waits: ArmWait[] = [];
-  const task = observeArmResponses({ onArmResponse: () => {}, onArmWait: (w) => waits.push(w) }, () =>
+  const task = listenToArmResponses({ onArmResponse: () => {}, onArmWait: (w) => waits.push(w) }, () =>
     client.virtualMachineScaleSets.get("demo-rg", NAMES[4]).then(() => order.push("task")),
   );
   await Promise.all([...cache, task]);

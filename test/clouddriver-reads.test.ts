@@ -3,7 +3,7 @@
 import t from "tap";
 import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { instanceHealth } from "../src/clouddriver/health.ts";
-import { belongsTo } from "../src/clouddriver/inventory.ts";
+import { belongsTo } from "../src/clouddriver/listing.ts";
 import { serverGroupView } from "../src/clouddriver/server-group.ts";
 import { defaultResourceGroupOf, parseName } from "../src/naming/frigga.ts";
 import { chooseTarget, parseTarget, type Candidate } from "../src/clouddriver/targets.ts";

@@ -387,6 +387,44 @@ t.test("a schema newer than the code: a clear error, nothing changed", async (t)
   await again.close();
 });
 
+t.test("a tasks.db from before targets were stored: migrated, and its tasks read back without targets", async (t) => {
+  const dataDir = tempDir(t);
+  const path = join(dataDir, "tasks.db");
+  // The schema as the version before targets left it, with a task in it.
+  const targets = SQLITE_MIGRATIONS.find((m) => m.description.startsWith("targets:"))!.version;
+  const before = SQLITE_MIGRATIONS.filter((m) => m.version < targets);
+  const db = new DatabaseSync(path);
+  db.exec(
+    "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)",
+  );
+  for (const m of before) {
+    db.exec(m.sql);
+    db.prepare("INSERT INTO schema_migrations (version, description, applied_at_ms) VALUES (?, ?, 0)").run(
+      m.version,
+      m.description,
+    );
+  }
+  db.prepare(
+    "INSERT INTO tasks (id, state, operations, created_at_ms, updated_at_ms) VALUES ('old', 'queued', ?, 1, 1)",
+  ).run(JSON.stringify([op("a")]));
+  db.close();
+
+  const store = await SqliteTaskStore.open({ dataDir });
+  t.teardown(() => store.close());
+  const old = await store.get("old");
+  t.same(old?.operations, [op("a")], "the old task is there");
+  t.notOk(old && "targets" in old, "without targets: its run locates it, as before");
+  const check = new DatabaseSync(path, { readOnly: true });
+  t.same(
+    (check.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as { version: number }[]).map(
+      (r) => r.version,
+    ),
+    SQLITE_MIGRATIONS.map((m) => m.version),
+    "migrated to the code's version",
+  );
+  check.close();
+});
+
 t.test("a data dir that cannot be used: a clear error naming it", async (t) => {
   const root = tempDir(t);
 

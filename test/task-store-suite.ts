@@ -114,6 +114,28 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.not(other.task.id, task.id, "ids are unique");
   });
 
+  t.test(`${name}: each operation's target is stored with the task, as located, and handed out with it`, async (t) => {
+    const { store } = await fresh(t);
+    const ref = {
+      account: "demo",
+      subscriptionId: "s-1",
+      resourceGroup: "demo-rg",
+      name: "web-v001",
+      region: "eastus",
+    };
+    const targets = [ref, null];
+    const operations = [op("resizeServerGroup", "web-v001"), op("scaleDown", "unlocated")];
+    const { task } = await store.create({ operations, targets, scaleSets: ["s-1/demo-rg/web-v001"] });
+    t.same(task.targets, [ref, null], "create answers with them");
+    ref.name = "changed-after-create";
+    t.same((await store.get(task.id))?.targets?.[0]?.name, "web-v001", "stored, not the caller's objects");
+    const [claimed] = await store.claim("r1", LONG_LEASE_MS, 1);
+    t.same(claimed.targets, task.targets, "a claim hands them to the run");
+    const without = await store.create({ operations: [op("scaleDown", "b")] });
+    t.notOk("targets" in without.task, "none given, none stored");
+    t.notOk("targets" in ((await store.get(without.task.id)) ?? {}));
+  });
+
   t.test(`${name}: dedupe by clientRequestId`, async (t) => {
     const { store } = await fresh(t);
     const a = await store.create({ clientRequestId: "req-1", operations: [op("resizeServerGroup", "a")] });

@@ -120,6 +120,35 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
     await reopened.close();
   });
 
+  t.test("a schema from before targets were stored: migrated, and its tasks read back without targets", async (t) => {
+    const schema = ownSchema(t);
+    const first = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
+    await first.close();
+    // Back to the version before targets, with a task stored then.
+    const before = POSTGRES_MIGRATIONS.find((m) => m.description.startsWith("targets:"))!.version;
+    await withAdmin(async (a) => {
+      await a.query(`ALTER TABLE "${schema}".tasks DROP COLUMN targets`);
+      await a.query(`DELETE FROM "${schema}".schema_migrations WHERE version >= ${before}`);
+      await a.query(
+        `INSERT INTO "${schema}".tasks (id, state, operations, created_at_ms, updated_at_ms)
+         VALUES ('old', 'queued', '[{"name":"scaleDown","description":{"serverGroupName":"sg"}}]', 1, 1)`,
+      );
+    });
+    const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
+    t.teardown(() => store.close());
+    const old = await store.get("old");
+    t.same(old?.operations, [{ name: "scaleDown", description: { serverGroupName: "sg" } }], "the old task is there");
+    t.notOk(old && "targets" in old, "without targets: its run locates it, as before");
+    const versions = await withAdmin((a) =>
+      a.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`),
+    );
+    t.same(
+      versions.rows.map((r) => r.version),
+      VERSIONS,
+      "migrated to the code's version",
+    );
+  });
+
   t.test("a schema newer than the code is refused, and left alone", async (t) => {
     const schema = ownSchema(t);
     const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });

@@ -28,14 +28,14 @@ export async function dryRun(
       const op = operations.get(name)!;
       const located = description as LocatedDescription;
       // A create is located by its cluster until prepare names the scale set, as in a run.
-      const resolved = locate(accounts, op, located);
-      if (!resolved.ok) throw new Error("checked before: the description resolves");
+      const target = locate(accounts, op, located);
+      if (!target.ok) throw new Error("checked before: the description locates");
       const where = {
         operation: name,
-        account: resolved.ref.account,
-        region: resolved.ref.region,
-        resourceGroup: resolved.ref.resourceGroup,
-        serverGroupName: resolved.ref.name,
+        account: target.ref.account,
+        region: target.ref.region,
+        resourceGroup: target.ref.resourceGroup,
+        serverGroupName: target.ref.name,
       };
       const preparation: string[] = [];
       try {
@@ -43,7 +43,7 @@ export async function dryRun(
         const prepared = op.prepare
           ? await op.prepare(located, { accounts, origin: DRY_RUN_ORIGIN, log: (line) => preparation.push(line) })
           : undefined;
-        const ref = prepared ? { ...resolved.ref, name: prepared.serverGroupName } : resolved.ref;
+        const ref = prepared ? { ...target.ref, name: prepared.serverGroupName } : target.ref;
         where.serverGroupName = ref.name;
         const planner = op.planner(located, ref, { origin: DRY_RUN_ORIGIN, ...(prepared ? { prepared } : {}) });
         const plan = await planWithoutWriting(accounts.gateway(ref), planner, { retry });

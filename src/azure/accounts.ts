@@ -7,7 +7,7 @@ import { resourceGroupOf } from "../naming/frigga.ts";
 import { AccountSetupError, createComputeClient, credentialFor, loadIdentity } from "./client.ts";
 import { NetworkGateway } from "./network-gateway.ts";
 import { pipelineSdk, sharedHttpClient } from "./sdk.ts";
-import { normalizeRegion, VmssGateway, type ScaleSetObserver, type ScaleSetRef } from "./vmss-gateway.ts";
+import { normalizeRegion, VmssGateway, type ScaleSetListener, type ScaleSetRef } from "./vmss-gateway.ts";
 
 /** A new group's VM admin: the user, and an SSH key or a password (read now, never stored). */
 export interface VmAdminCredentials {
@@ -132,7 +132,7 @@ export interface FieldProblem {
   message: string;
 }
 
-export type Resolution = { ok: true; ref: ScaleSetRef } | { ok: false; problems: FieldProblem[] };
+export type Located = { ok: true; ref: ScaleSetRef } | { ok: false; problems: FieldProblem[] };
 
 /** Builds an account's client with its credential (createComputeClient, or a test's own). */
 export type ClientFactory = (account: AccountConfig, credential: TokenCredential) => ComputeManagementClient;
@@ -142,7 +142,7 @@ export class AccountRegistry {
   readonly #credentials = new Map<string, TokenCredential>();
   readonly #clients = new Map<string, ComputeManagementClient>();
   readonly #createClient: ClientFactory;
-  #observer: ScaleSetObserver | undefined;
+  #listener: ScaleSetListener | undefined;
 
   /** The registry, with @azure/identity loaded first when an account needs it (see loadIdentity). */
   static async open(
@@ -183,7 +183,7 @@ export class AccountRegistry {
   }
 
   /** Which scale set a description means, or what is wrong with it (field by field). */
-  resolve(d: ServerGroupLocator): Resolution {
+  locate(d: ServerGroupLocator): Located {
     const problems: FieldProblem[] = [];
     if (d.credentials && d.account && d.credentials !== d.account) {
       problems.push({
@@ -228,9 +228,9 @@ export class AccountRegistry {
     };
   }
 
-  /** Every gateway made from now on tells observer what it reads and writes (the read cache). */
-  observeScaleSets(observer: ScaleSetObserver): void {
-    this.#observer = observer;
+  /** Every gateway made from now on tells listener what it reads and writes (the read cache). */
+  listenToScaleSets(listener: ScaleSetListener): void {
+    this.#listener = listener;
   }
 
   client(accountName: string): ComputeManagementClient {
@@ -250,7 +250,7 @@ export class AccountRegistry {
     return new VmssGateway(
       client,
       ref,
-      this.#observer,
+      this.#listener,
       new NetworkGateway(client, this.#accounts.get(ref.account)?.endpoint ?? ""),
     );
   }
@@ -267,7 +267,7 @@ export class AccountRegistry {
     if (!account) return { ok: false, problem: "unknown account" };
     try {
       const url = `${account.endpoint}/subscriptions/${encodeURIComponent(account.subscriptionId)}/resourcegroups?api-version=2021-04-01&%24top=1`;
-      // Through the client's own pipeline: its credential, TLS trust and observers.
+      // Through the client's own pipeline: its credential, TLS trust and listeners.
       const response = await this.client(name).pipeline.sendRequest(
         sharedHttpClient(),
         pipelineSdk().createPipelineRequest({ url, method: "GET", timeout: timeoutMs }),

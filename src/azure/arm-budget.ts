@@ -15,7 +15,7 @@
 // the reads that plan them) go before reads that only refresh a cache: within a replica by the order of its waiting
 // line, across replicas by a reserve the cache reads leave in each bucket.
 import type { PipelinePolicy, PipelineRequest } from "@azure/core-rest-pipeline";
-import { armCallWaiting } from "./arm-observer.ts";
+import { armCallWaiting } from "./arm-listeners.ts";
 import { parseRemainingHeader } from "./rate-limit-budget.ts";
 
 // ---- Azure's figures ----
@@ -533,7 +533,7 @@ export class ArmBudget {
   }
 
   /** What Azure answered: its counts correct the levels; a 429 empties the buckets it names for its Retry-After. */
-  async observe(call: ArmCall, status: number, headers: { get(name: string): string | undefined }): Promise<void> {
+  async answered(call: ArmCall, status: number, headers: { get(name: string): string | undefined }): Promise<void> {
     const tasks: Promise<void>[] = [];
     const remaining = new Map<string, number>(
       parseRemainingHeader(headers.get("x-ms-ratelimit-remaining-resource") ?? ""),
@@ -590,12 +590,12 @@ export function armBudgetPolicy(budget: ArmBudget): PipelinePolicy {
       await budget.acquire(call, waiting ? "task" : "cache", waiting, request.abortSignal as AbortSignal | undefined);
       try {
         const response = await next(request);
-        await budget.observe(call, response.status, response.headers);
+        await budget.answered(call, response.status, response.headers);
         return response;
       } catch (err) {
         const response = (err as { response?: { status: number; headers: { get(name: string): string | undefined } } })
           .response;
-        if (response) await budget.observe(call, response.status, response.headers);
+        if (response) await budget.answered(call, response.status, response.headers);
         throw err;
       }
     },

@@ -3,7 +3,7 @@
 import type { ComputeManagementClient } from "@azure/arm-compute";
 import type { AccessToken, TokenCredential } from "@azure/core-auth";
 import type { AccountConfig } from "./account-config.ts";
-import { armObserverPolicy } from "./arm-observer.ts";
+import { armListenerPolicy } from "./arm-listeners.ts";
 import { armBudgetPolicy, type ArmBudget } from "./arm-budget.ts";
 import { computeSdk } from "./sdk.ts";
 
@@ -138,7 +138,7 @@ export function createComputeClient(
     },
     additionalPolicies: [
       ...(budget ? [{ policy: armBudgetPolicy(budget), position: "perRetry" as const }] : []),
-      { policy: armObserverPolicy, position: "perRetry" },
+      { policy: armListenerPolicy, position: "perRetry" },
     ],
   });
 }

@@ -2,7 +2,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PollerLike, OperationState } from "@azure/core-lro";
 import { LongRunningOperationError, parseRetryAfterMs } from "./arm-failure.ts";
-import { observeArmResponses } from "./arm-observer.ts";
+import { listenToArmResponses } from "./arm-listeners.ts";
 
 export interface LongRunningOptions {
   /** Wait before a poll when Azure advertised no interval. */
@@ -44,7 +44,7 @@ export function operationEndOf(bodyAsText: string | undefined): OperationEnd | u
 }
 
 /**
- * Remembers the newest poll interval that Azure advertised on the responses it observes, and how the operation
+ * Remembers the newest poll interval that Azure advertised on the responses it hears of, and how the operation
  * ended when a status document says Failed or Canceled.
  */
 class PollHint {
@@ -75,7 +75,7 @@ export async function runLongRunning<TResult>(
   options: LongRunningOptions,
 ): Promise<TResult> {
   const hint = new PollHint();
-  return observeArmResponses(hint, async () => {
+  return listenToArmResponses(hint, async () => {
     const poller = start();
     await poller.submitted();
     if (options.onAccepted) await options.onAccepted(await poller.serialize());
@@ -89,7 +89,7 @@ export async function resumeLongRunning<TResult>(
   options: LongRunningOptions,
 ): Promise<TResult> {
   const hint = new PollHint();
-  return observeArmResponses(hint, () => pollToEnd(restore(), hint, options));
+  return listenToArmResponses(hint, () => pollToEnd(restore(), hint, options));
 }
 
 async function pollToEnd<TResult>(

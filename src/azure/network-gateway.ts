@@ -1,6 +1,6 @@
 // Microsoft.Network, as much of it as a deploy needs: read a virtual network's subnet, a network security group, a
 // load balancer or an application gateway by id, and write one back with a backend pool added. Sent through the
-// account's compute client pipeline (its credential, TLS trust and observers), with Microsoft.Network's api-version.
+// account's compute client pipeline (its credential, TLS trust and listeners), with Microsoft.Network's api-version.
 // The management locks of a resource group (Microsoft.Authorization) are read through the same pipeline.
 import type { ComputeManagementClient } from "@azure/arm-compute";
 import { setTimeout as sleep } from "node:timers/promises";

@@ -6,7 +6,7 @@ import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import type { RetryConfig } from "./retry-policy.ts";
 import type { AccountRegistry } from "./accounts.ts";
 import { observe } from "./observe.ts";
-import type { ScaleSetObserver, ScaleSetRef, ScaleSetSnapshot, WriteStep } from "./vmss-gateway.ts";
+import type { ScaleSetListener, ScaleSetRef, ScaleSetSnapshot, WriteStep } from "./vmss-gateway.ts";
 
 /** A value and when Azure was asked for it (the start of the call: the value is at least this fresh). */
 export interface Fresh<V> {
@@ -186,13 +186,13 @@ export interface ScaleSetReadsOptions {
 }
 
 /**
- * Scale sets and their VMs, and listings of scale sets, each read through a coalescing cache. It observes every
+ * Scale sets and their VMs, and listings of scale sets, each read through a coalescing cache. It listens to every
  * gateway of the account registry: a full read made by an operation is kept for a scale set a reader asked for
  * within INTEREST_MS (a pipeline's next read of it is then served), and a write invalidates the scale
  * set's entry when it is sent and again when it ends (a delete, the account's listings too). Operations never read
  * from it: they plan on reads of their own.
  */
-export class ScaleSetReads implements ScaleSetObserver {
+export class ScaleSetReads implements ScaleSetListener {
   readonly ttlMs: number;
   readonly #accounts: AccountRegistry;
   /** The retry profile of every read made here (a poller is waiting): readRetry of the service's. */

@@ -9,7 +9,7 @@ import type {
   VirtualMachineScaleSetVM,
 } from "@azure/arm-compute";
 import { RefusalError, REGION_MISMATCH } from "./arm-failure.ts";
-import { observeArmResponses } from "./arm-observer.ts";
+import { listenToArmResponses } from "./arm-listeners.ts";
 import { resumeLongRunning, runLongRunning } from "./long-running.ts";
 import { parseRemainingHeader } from "./rate-limit-budget.ts";
 import { kindOf } from "./scale-set-state.ts";
@@ -94,7 +94,7 @@ export function storedStep(step: WriteStep): StoredWriteStep {
  * Told what a gateway read and wrote, so that a read cache can reuse fresh reads and never serve what a write
  * changed (src/azure/read-cache.ts).
  */
-export interface ScaleSetObserver {
+export interface ScaleSetListener {
   /** A read of the scale set (with its VMs when snapshot.vms is set) that began at readAt. */
   onRead(ref: ScaleSetRef, snapshot: ScaleSetSnapshot, readAt: number): void;
   /** A write is about to be sent, or has ended (either way): what was read before is no longer Azure's state. */
@@ -205,19 +205,19 @@ export async function listScaleSets(
 export class VmssGateway implements ScaleSetGateway {
   readonly client: ComputeManagementClient;
   readonly ref: ScaleSetRef;
-  readonly #observer: ScaleSetObserver | undefined;
+  readonly #listener: ScaleSetListener | undefined;
   /** Microsoft.Network, for a Flexible set's NICs. */
   readonly #network: NetworkGateway | undefined;
 
   constructor(
     client: ComputeManagementClient,
     ref: ScaleSetRef,
-    observer?: ScaleSetObserver,
+    listener?: ScaleSetListener,
     network?: NetworkGateway,
   ) {
     this.client = client;
     this.ref = ref;
-    this.#observer = observer;
+    this.#listener = listener;
     this.#network = network;
   }
 
@@ -229,7 +229,7 @@ export class VmssGateway implements ScaleSetGateway {
   async read(options: { withInstances: boolean; signal?: AbortSignal }): Promise<ScaleSetSnapshot> {
     const readAt = Date.now();
     const budget = new ReadBudgetProbe();
-    const vmss = await observeArmResponses(budget, () =>
+    const vmss = await listenToArmResponses(budget, () =>
       this.client.virtualMachineScaleSets.get(this.ref.resourceGroup, this.ref.name, { abortSignal: options.signal }),
     );
     if (vmss.location && normalizeRegion(vmss.location) !== normalizeRegion(this.ref.region)) {
@@ -247,7 +247,7 @@ export class VmssGateway implements ScaleSetGateway {
       Object.assign(snapshot, await this.#instances(vmss, options.signal));
       Object.assign(snapshot, await this.#featureState(vmss, options.signal));
     }
-    this.#observer?.onRead(this.ref, snapshot, readAt);
+    this.#listener?.onRead(this.ref, snapshot, readAt);
     return snapshot;
   }
 
@@ -259,7 +259,7 @@ export class VmssGateway implements ScaleSetGateway {
       ...(await this.#featureState(snapshot.vmss, signal)),
     };
     // A full read, as the read cache keeps them: the scale set was read just before its VMs.
-    this.#observer?.onRead(this.ref, complete, readAt);
+    this.#listener?.onRead(this.ref, complete, readAt);
     return complete;
   }
 
@@ -418,11 +418,11 @@ export class VmssGateway implements ScaleSetGateway {
     etag: string | undefined,
     options: WriteOptions,
   ): Promise<VirtualMachineScaleSet | undefined> {
-    this.#observer?.onWrite(this.ref, step.kind);
+    this.#listener?.onWrite(this.ref, step.kind);
     try {
       return await this.#write(step, etag, options);
     } finally {
-      this.#observer?.onWrite(this.ref, step.kind);
+      this.#listener?.onWrite(this.ref, step.kind);
     }
   }
 
@@ -563,7 +563,7 @@ export class VmssGateway implements ScaleSetGateway {
         },
       );
     } finally {
-      this.#observer?.onWrite(this.ref, kind);
+      this.#listener?.onWrite(this.ref, kind);
     }
   }
 }

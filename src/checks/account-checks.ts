@@ -1,5 +1,5 @@
 // The reads of `vmss-ops doctor` (GET /accounts/{account}/checks): everything is read once, through the account's own
-// ARM pipeline (its credential, TLS trust and observers), then judged by judge.ts. Reads only: nothing is written.
+// ARM pipeline (its credential, TLS trust and listeners), then judged by judge.ts. Reads only: nothing is written.
 import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import { keyVaultAudience } from "../azure/accounts.ts";

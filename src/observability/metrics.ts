@@ -3,9 +3,9 @@
 // process_* and nodejs_* metrics keep their standard names (no service prefix), so dashboards built for them find
 // them; everything of our own starts with vmssops_. `promtool check metrics` passes on the whole output (a test runs it).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { ArmResponseInfo, ArmResponseListener } from "../azure/arm-observer.ts";
+import type { ArmResponseInfo, ArmResponseListener } from "../azure/arm-listeners.ts";
 import type { AttemptEnd, Checkpoint } from "../azure/execute-op.ts";
-import type { TaskEventContext, TaskObserver } from "../tasks/task-observer.ts";
+import type { TaskEventContext, TaskListener } from "../tasks/task-listener.ts";
 import type { Task } from "../tasks/task.ts";
 import { accountOfOperation } from "../tasks/operation-account.ts";
 
@@ -164,13 +164,13 @@ export class ServiceMetrics {
     this.httpDuration.observe(labels, seconds);
   }
 
-  /** Counts every ARM response (hooked into src/azure/arm-observer.ts). */
+  /** Counts every ARM response (hooked into src/azure/arm-listeners.ts). */
   readonly armListener: ArmResponseListener = {
     onArmResponse: (info: ArmResponseInfo) => this.armCalls.inc({ method: info.method, status: String(info.status) }),
   };
 
   /** What the task runner reports. */
-  taskObserver(): TaskObserver {
+  taskListener(): TaskListener {
     const lroStarted = new Map<string, { kind: string; at: number }>();
     return {
       attemptEnded: (ctx: TaskEventContext, end: AttemptEnd) => {

@@ -1,7 +1,7 @@
 // Structured task logs: every history line also goes to the service's log as JSON, with the task id, operation,
 // scale set, account, attempt and (when this replica accepted the task) the principal that submitted it.
 import type { FastifyBaseLogger } from "fastify";
-import type { TaskEventContext, TaskObserver } from "../tasks/task-observer.ts";
+import type { TaskEventContext, TaskListener } from "../tasks/task-listener.ts";
 
 const MAX_REMEMBERED = 10_000;
 
@@ -38,7 +38,7 @@ export class TaskLog {
     };
   }
 
-  observer(): TaskObserver {
+  listener(): TaskListener {
     return {
       history: (ctx, phase, status) => this.#log.info({ ...this.#fields(ctx), phase }, status),
       attemptEnded: (ctx, end) => {
@@ -74,18 +74,18 @@ export class TaskLog {
   }
 }
 
-/** One observer that tells all of them, and never lets one's error reach the task. */
-export function combineObservers(...observers: TaskObserver[]): TaskObserver {
-  const each = <K extends keyof TaskObserver>(key: K) =>
+/** One listener that tells all of them, and never lets one's error reach the task. */
+export function combineListeners(...listeners: TaskListener[]): TaskListener {
+  const each = <K extends keyof TaskListener>(key: K) =>
     ((...args: unknown[]) => {
-      for (const o of observers) {
+      for (const o of listeners) {
         try {
           (o[key] as ((...a: unknown[]) => void) | undefined)?.(...args);
         } catch {
           /* watching never changes what a task does */
         }
       }
-    }) as NonNullable<TaskObserver[K]>;
+    }) as NonNullable<TaskListener[K]>;
   return {
     history: each("history"),
     attemptEnded: each("attemptEnded"),

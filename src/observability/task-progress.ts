@@ -1,7 +1,7 @@
 // The retries of the tasks this replica runs, as the harness reports them (status and code of each), for the status
 // page. The attempt a task is in is not kept here: the page reads it from the task's history, which every replica
 // shares and which counts attempts as the harness does (src/ui/task-timeline.ts).
-import type { TaskObserver } from "../tasks/task-observer.ts";
+import type { TaskListener } from "../tasks/task-listener.ts";
 
 export interface RetryRecord {
   attempt: number;
@@ -36,7 +36,7 @@ export class TaskProgress {
     return e;
   }
 
-  observer(): TaskObserver {
+  listener(): TaskListener {
     return {
       attemptEnded: (ctx, end) => {
         if (end.outcome !== "retry") return;

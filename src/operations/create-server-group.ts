@@ -630,7 +630,7 @@ async function chooseAdmin(d: AnyCreate, ctx: PrepareContext, account: string): 
 }
 
 async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean): Promise<Prepared> {
-  const located = ctx.accounts.resolve({ ...d, serverGroupName: clusterOf(d) });
+  const located = ctx.accounts.locate({ ...d, serverGroupName: clusterOf(d) });
   if (!located.ok) throw invalid(located.problems);
   const cluster = clusterOf(d);
   const { account, resourceGroup } = located.ref;
@@ -657,7 +657,7 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
   let capacity: CreateContext["capacity"];
   if (clone) {
     const s = cloneSource(d);
-    const src = ctx.accounts.resolve({
+    const src = ctx.accounts.locate({
       credentials: s.account,
       region: s.region,
       serverGroupName: s.serverGroupName,
@@ -681,7 +681,7 @@ async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean):
     let fromSource: { min: number; max: number; desired: number } | undefined;
     if (named?.useSourceCapacity) {
       // Orca's useSourceCapacity: the new group is as large as the current one (its recorded min and max too).
-      const src = ctx.accounts.resolve({
+      const src = ctx.accounts.locate({
         credentials: named.account,
         region: named.region,
         serverGroupName: named.serverGroupName,

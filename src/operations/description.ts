@@ -57,7 +57,7 @@ export const serverGroupFields = {
 };
 
 // Where a description's server group is and what can be wrong with a request's field are the accounts' terms: the
-// accounts resolve one to the other (azure/accounts.ts).
+// accounts locate a server group from a description (azure/accounts.ts).
 export type { FieldProblem, ServerGroupLocator } from "../azure/accounts.ts";
 
 /**

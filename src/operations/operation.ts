@@ -42,7 +42,7 @@ export interface TaskOrigin {
 }
 
 export interface PrepareContext {
-  accounts: Pick<AccountRegistry, "resolve" | "get" | "client" | "gateway">;
+  accounts: Pick<AccountRegistry, "locate" | "get" | "client" | "gateway">;
   origin: TaskOrigin;
   log(line: string): void;
   signal?: AbortSignal;

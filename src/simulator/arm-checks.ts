@@ -17,12 +17,12 @@ import type { Operation, OperationFailure } from "./lro.ts";
 import type { RouteParams } from "./router.ts";
 import { AZURE_RETRY_AFTER, scaledRetryAfter } from "./settings.ts";
 import type { OperationSpec } from "./state.ts";
-import { tooManyRequests, type ArmBudget, type Charge, type PolicyName } from "./throttling.ts";
+import { tooManyRequests, type ArmBudgetKind, type Charge, type PolicyName } from "./throttling.ts";
 import { etagOf, scaleSetKey, type ScaleSet } from "./vmss-model.ts";
 
 // ---- throttling: which policy and which of ARM's budgets a route is charged to ----
 
-export function budgetOf(method: string): ArmBudget {
+export function budgetOf(method: string): ArmBudgetKind {
   return method === "GET" ? "reads" : method === "DELETE" ? "deletes" : "writes";
 }
 

@@ -90,7 +90,7 @@ export const ARM_BUDGETS = {
   writes: { burst: 1200, refillPerMinute: 20 },
   deletes: { burst: 15000, refillPerMinute: 250 },
 } as const satisfies Record<string, BucketFigures>;
-export type ArmBudget = keyof typeof ARM_BUDGETS;
+export type ArmBudgetKind = keyof typeof ARM_BUDGETS;
 
 /** The name a bucket has in x-ms-ratelimit-remaining-resource, as recorded: `Microsoft.Compute/<policy>Resource|SubscriptionMaximum`. */
 export function bucketName(policy: PolicyName, scope: BucketScope): string {
@@ -217,7 +217,7 @@ export interface Charge {
   /** Lower-case resource key; absent where only the subscription limit applies. */
   resource?: string;
   /** ARM's budget the request counts against (by method). */
-  budget: ArmBudget;
+  budget: ArmBudgetKind;
 }
 
 // ---- the buckets ----

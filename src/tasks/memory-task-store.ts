@@ -80,6 +80,7 @@ export class MemoryTaskStore implements TaskStore {
       ...(input.clientRequestId ? { clientRequestId: input.clientRequestId } : {}),
       state: "queued",
       operations: structuredClone(input.operations),
+      ...(input.targets ? { targets: structuredClone(input.targets) } : {}),
       operationIndex: 0,
       history: [...(waiting ? [waiting] : []), ...structuredClone(input.history ?? [])],
       resultObjects: [],

@@ -108,6 +108,11 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_entries_task ON audit_entries (task_id) WHERE task_id IS NOT NULL;
     `,
   },
+  {
+    version: 7,
+    description: "targets: where each operation acts, located once at submission; NULL on the tasks stored before",
+    sql: `ALTER TABLE tasks ADD COLUMN targets TEXT; -- JSON: [{account, subscriptionId, resourceGroup, name, region} | null]`,
+  },
 ];
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -313,6 +318,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_entries_time ON audit_entries (time_ms);
       CREATE INDEX audit_entries_task ON audit_entries (task_id) WHERE task_id IS NOT NULL;
     `,
+  },
+  {
+    version: 10,
+    description: "targets: where each operation acts, located once at submission; NULL on the tasks stored before",
+    sql: `ALTER TABLE tasks ADD COLUMN targets jsonb;`,
   },
 ];
 

@@ -4,6 +4,7 @@
 import { describeArmFailure, failureLabel } from "../azure/arm-failure.ts";
 import { CanceledOnRequestError, GaveUpError } from "../azure/execute-op.ts";
 import { NAME_TAKEN } from "../operations/operation.ts";
+import { ACCOUNT_CONFIGURATION_CHANGED } from "../operations/locate.ts";
 import type { OperationResult } from "../operations/server-group-state.ts";
 import type { Task, TaskCheckpoint, TaskFailure } from "./task.ts";
 import type { FinishedState } from "./task-state.ts";
@@ -104,6 +105,16 @@ export function asOperationFailure(err: unknown): never {
   throw new GaveUpError(`${failureLabel(failure)}: ${failure.message}`, failure, 1);
 }
 
+/**
+ * The accounts configuration changed since the task was submitted, so that an operation's scale set can no longer be
+ * acted on as located (`what`: the change): the task fails with a code that says so, not as an error of ours, and
+ * not retryable (a resume would find the same configuration).
+ */
+export function accountsChanged(what: string): GaveUpError {
+  const message = `the accounts configuration changed since the task was submitted: ${what}`;
+  return new GaveUpError(message, { kind: "terminal", code: ACCOUNT_CONFIGURATION_CHANGED, message }, 0);
+}
+
 /** How often an operation that names its scale set may choose a name again after finding it taken. */
 export const MAX_NAMINGS = 3;
 
@@ -180,7 +191,7 @@ export function endAfter(outcome: OperationOutcome, last: boolean): TaskEnd | un
 }
 
 /** What the task has gathered so far: the results of its operations and the ARM calls they made. */
-export interface Progress {
+export interface Gathered {
   resultObjects: OperationResult[];
   armCalls: number;
 }
@@ -192,7 +203,7 @@ export interface Progress {
 export function changeAfter(
   index: number,
   end: TaskEnd | undefined,
-  { resultObjects, armCalls }: Progress,
+  { resultObjects, armCalls }: Gathered,
   nowMs: number,
 ): TaskChange {
   if (!end) return { resultObjects, armCalls, checkpoint: null, operationIndex: index + 1 };

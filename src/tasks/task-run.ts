@@ -9,20 +9,21 @@
 // The decisions are task-outcome.ts's, the writes task-journal.ts's; this file acts on them.
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import type { RetryConfig } from "../azure/retry-policy.ts";
-import { observeArmResponses } from "../azure/arm-observer.ts";
+import { listenToArmResponses } from "../azure/arm-listeners.ts";
 import { armWaitLine } from "../azure/arm-budget.ts";
 import { executeOp, CanceledOnRequestError, type Checkpoint } from "../azure/execute-op.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import type { AnyOperation, LocatedDescription, TaskOrigin } from "../operations/operation.ts";
-import { locate } from "../operations/locate.ts";
+import { changeSinceLocated, locate } from "../operations/locate.ts";
 import { describeResult, type OperationResult } from "../operations/server-group-state.ts";
 import type { Task, TaskCheckpoint } from "./task.ts";
 import type { TaskStore } from "./task-store.ts";
-import type { TaskEventContext, TaskObserver } from "./task-observer.ts";
+import type { TaskEventContext, TaskListener } from "./task-listener.ts";
 import { interruptionOf, TaskJournal } from "./task-journal.ts";
 import type { AcceptFirst } from "./accept-first.ts";
 import { LeaseExpiredError, type TaskLease } from "./lease-deadline.ts";
 import {
+  accountsChanged,
   asOperationFailure,
   changeAfter,
   changeWhenAllDone,
@@ -35,7 +36,7 @@ import {
   StoredCheckpoint,
   unfinishedLine,
   type OperationOutcome,
-  type Progress,
+  type Gathered,
   type TaskEnd,
 } from "./task-outcome.ts";
 
@@ -52,7 +53,7 @@ export interface TaskRunDeps {
     tasks: { leaseMs: number; claimIntervalMs: number };
   };
   /** Metrics and structured logs. */
-  observer?: TaskObserver;
+  listener?: TaskListener;
   /** Where unexpected errors go (the service's logger). */
   onInternalError?: (err: unknown, taskId?: string) => void;
   /** Submissions are answered before task work goes on: each ARM call of the run waits its turn (accept-first.ts). */
@@ -83,7 +84,7 @@ export class TaskRun {
   readonly #journal: TaskJournal;
   /** The lease's local deadline, checked before every call that acts for the task (lease-deadline.ts). */
   readonly #lease: Pick<TaskLease, "check" | "live"> | undefined;
-  /** What the observer is told each event is about; it follows the run. */
+  /** What the listener is told each event is about; it follows the run. */
   readonly #ctx: TaskEventContext;
   readonly #results: OperationResult[];
   readonly #stored: StoredCheckpoint;
@@ -141,13 +142,13 @@ export class TaskRun {
         const end = endAfter(outcome, i === task.operations.length - 1);
         if (end) return await this.#end(i, end);
         this.#stored.cleared();
-        await this.#journal.change(changeAfter(i, undefined, this.#progress(), Date.now()));
+        await this.#journal.change(changeAfter(i, undefined, this.#gathered(), Date.now()));
       }
       // Every operation was done before this run (a replica died before marking the task done). One that died
       // after writing the completion line left it behind: don't say it twice.
       if (task.history.at(-1)?.status !== COMPLETED) this.#log("ORCHESTRATION", COMPLETED);
       await this.#journal.change(changeWhenAllDone(this.#armCalls, Date.now()));
-      this.#deps.observer?.finished?.(task, "succeeded");
+      this.#deps.listener?.finished?.(task, "succeeded");
     } catch (err) {
       const why = interruptionOf(this.#interrupt, err);
       if (!why) throw err;
@@ -160,13 +161,13 @@ export class TaskRun {
     }
   }
 
-  /** The task's final write after operation `index`, then the observer told. */
+  /** The task's final write after operation `index`, then the listener told. */
   async #end(index: number, end: TaskEnd): Promise<void> {
     // The result and the end in one commit.
     if (end.state === "succeeded") this.#log("ORCHESTRATION", COMPLETED);
-    await this.#journal.change(changeAfter(index, end, this.#progress(), Date.now()));
-    if (end.state === "succeeded") this.#deps.observer?.finished?.(this.#task, "succeeded");
-    else this.#deps.observer?.finished?.(this.#task, end.state, this.#task.operations[index].name);
+    await this.#journal.change(changeAfter(index, end, this.#gathered(), Date.now()));
+    if (end.state === "succeeded") this.#deps.listener?.finished?.(this.#task, "succeeded");
+    else this.#deps.listener?.finished?.(this.#task, end.state, this.#task.operations[index].name);
   }
 
   /** Runs operation `index` to its outcome, closed by a line that says it; throws only when the run is interrupted. */
@@ -192,7 +193,7 @@ export class TaskRun {
 
   /** Locates operation `index`, says it starts, and runs it; throws how it ended otherwise. */
   async #perform(index: number, phase: string): Promise<OperationResult> {
-    const { accounts, operations, observer } = this.#deps;
+    const { operations, listener } = this.#deps;
     const task = this.#task;
     const request = task.operations[index];
     const resume = task.checkpoint?.operationIndex === index ? task.checkpoint.inFlight : undefined;
@@ -204,20 +205,19 @@ export class TaskRun {
     const op = operations.get(request.name);
     if (!op) throw new Error(`unknown operation ${request.name}`);
     const description = request.description as LocatedDescription;
-    const located = locate(accounts, op, description);
-    if (!located.ok) throw new Error(located.problems.map((p) => `${p.field}: ${p.message}`).join("; "));
+    const target = this.#target(index, op, description);
     // Named by the located scale set (a create: its cluster) until prepare names the one it acts on.
-    this.#actingOn(located.ref);
+    this.#actingOn(target);
     // An operation a replica before this one started said so already.
     if (index !== task.operationIndex || task.state === "queued") {
       this.#log(
         phase,
-        `Starting: ${op.describe(description)} (account ${located.ref.account}, region ${located.ref.region}, resource group ${located.ref.resourceGroup})`,
+        `Starting: ${op.describe(description)} (account ${target.account}, region ${target.region}, resource group ${target.resourceGroup})`,
       );
     }
     // The time the task waited in the store's queue (behind earlier tasks on its scale sets, or for a slot).
     if (index === task.operationIndex && task.state === "queued")
-      observer?.queueWaited?.({ ...this.#ctx }, Date.now() - task.createdAtMs);
+      listener?.queueWaited?.({ ...this.#ctx }, Date.now() - task.createdAtMs);
     const origin: TaskOrigin = {
       taskId: task.id,
       ...(task.clientRequestId !== undefined ? { clientRequestId: task.clientRequestId } : {}),
@@ -228,7 +228,7 @@ export class TaskRun {
     const operation: LocatedOperation = {
       op,
       description,
-      ref: located.ref,
+      ref: target,
       origin,
       resume,
       ...(memory !== undefined ? { memory } : {}),
@@ -243,23 +243,43 @@ export class TaskRun {
     }
   }
 
+  /**
+   * Where operation `index` acts: the scale set located at submission, which the store ordered the task by, unless
+   * the accounts no longer reach it as located; a task stored before targets were is located now.
+   */
+  #target(index: number, op: AnyOperation, description: LocatedDescription): ScaleSetRef {
+    const { accounts } = this.#deps;
+    const stored = this.#task.targets?.[index];
+    if (stored) {
+      const change = changeSinceLocated(accounts, stored);
+      if (change)
+        throw accountsChanged(
+          `${change}; the task located ${stored.name} in account ${stored.account}, subscription ${stored.subscriptionId}, region ${stored.region}, resource group ${stored.resourceGroup}`,
+        );
+      return stored;
+    }
+    const located = locate(accounts, op, description);
+    if (!located.ok) throw accountsChanged(located.problems.map((p) => `${p.field}: ${p.message}`).join("; "));
+    return located.ref;
+  }
+
   /** One naming of operation `index`: prepare (when it names its scale set), then the harness. */
   async #execute(
     index: number,
     phase: string,
     { op, description, ref: locatedRef, origin, resume, memory }: LocatedOperation,
   ): Promise<OperationResult> {
-    const { accounts, config, observer } = this.#deps;
+    const { accounts, config, listener } = this.#deps;
     const log = (line: string) => this.#log(phase, line);
     const prepared = op.prepare
-      ? await observeArmResponses(this.#countCalls, () =>
+      ? await listenToArmResponses(this.#countCalls, () =>
           op.prepare!(description, { accounts, origin, log, signal: this.#interrupt }),
         ).catch(asOperationFailure)
       : undefined;
     const ref = prepared ? { ...locatedRef, name: prepared.serverGroupName } : locatedRef;
     this.#actingOn(ref);
     // The store handed this task out only as the first on its scale sets: nothing else of ours writes them now.
-    return observeArmResponses(this.#countCalls, () =>
+    return listenToArmResponses(this.#countCalls, () =>
       executeOp({
         gateway: accounts.gateway(ref),
         planner: op.planner(description, ref, {
@@ -276,7 +296,7 @@ export class TaskRun {
         ...(this.#lease ? { beforeWrite: () => this.#lease!.check() } : {}),
         resume,
         onAttemptEnd: (end) => {
-          observer?.attemptEnded?.({ ...this.#ctx, attempt: end.attempt }, end);
+          listener?.attemptEnded?.({ ...this.#ctx, attempt: end.attempt }, end);
           // The lines after it are the next attempt's only when there is one ("Done" is the last attempt's).
           this.#ctx.attempt = end.outcome === "retry" ? end.attempt + 1 : end.attempt;
         },
@@ -287,7 +307,7 @@ export class TaskRun {
 
   /** Where operation `index` stands; written when it tells a process taking over something new. */
   #checkpoint(index: number, c: Checkpoint): Promise<void> | undefined {
-    this.#deps.observer?.checkpoint?.({ ...this.#ctx, attempt: c.attempt }, c);
+    this.#deps.listener?.checkpoint?.({ ...this.#ctx, attempt: c.attempt }, c);
     this.#ctx.attempt = c.attempt;
     const checkpoint: TaskCheckpoint = {
       operationIndex: index,
@@ -308,12 +328,12 @@ export class TaskRun {
     Object.assign(this.#ctx, { scaleSet: `${ref.account}/${ref.resourceGroup}/${ref.name}`, account: ref.account });
   }
 
-  #progress(): Progress {
+  #gathered(): Gathered {
     return { resultObjects: this.#results, armCalls: this.#armCalls };
   }
 
   #log(phase: string, status: string): void {
-    this.#deps.observer?.history?.({ ...this.#ctx }, phase, status);
+    this.#deps.listener?.history?.({ ...this.#ctx }, phase, status);
     this.#journal.record(phase, status);
   }
 }

@@ -6,6 +6,7 @@
 // When it claims: whenever it has a free slot and there may be work, that is on a submission here, when one of
 // its tasks finishes, when the store says another replica made work (watch), and on the timer, which is only the
 // fallback (and the moment leases are renewed and old tasks pruned).
+import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import type { LocatedDescription } from "../operations/operation.ts";
 import { locate } from "../operations/locate.ts";
 import type { HistoryEntry, OperationRequest, Task } from "./task.ts";
@@ -81,6 +82,14 @@ export interface TasksConfig {
   maxOperations: number;
 }
 
+/** An operation submitted, with where it acts when its submitter located it (the route that checked it). */
+export type SubmittedOperation = OperationRequest & { target?: ScaleSetRef };
+
+/** The keys of the scale sets targets name, once each (ordering.ts); a target not located names none. */
+function scaleSetKeys(targets: readonly (ScaleSetRef | null)[]): string[] {
+  return [...new Set(targets.flatMap((t) => (t ? [scaleSetKey(t)] : [])))];
+}
+
 export interface TaskRunnerDeps extends TaskRunDeps {
   config: TaskRunDeps["config"] & { tasks: TasksConfig; audit?: AuditConfig };
   /** A run of the task here has ended (it finished, or stopped for another replica to go on): for ?wait. */
@@ -153,25 +162,28 @@ export class TaskRunner {
     void this.tick();
   }
 
-  /** The scale sets a task names, in the store's terms (ordering.ts); one the accounts cannot resolve names none. */
-  scaleSetsOf(operations: OperationRequest[]): string[] {
-    const keys = new Set<string>();
-    for (const o of operations) {
-      const op = this.#deps.operations.get(o.name);
-      const description = o.description as LocatedDescription;
-      // A create is ordered by its cluster: two creates of one cluster would only race for the same next name.
-      const resolved = locate(this.#deps.accounts, op, description);
-      if (resolved.ok) keys.add(scaleSetKey(resolved.ref));
-    }
-    return [...keys];
+  /** The scale sets a task names, in the store's terms (ordering.ts): the keys of its operations' targets. */
+  scaleSetsOf(operations: SubmittedOperation[]): string[] {
+    return scaleSetKeys(operations.map((o) => o.target ?? this.#locate(o)));
+  }
+
+  /**
+   * Where an operation acts, when its submitter did not say (an operation the accounts cannot locate: null, located
+   * when it runs). A create is located by its cluster: two creates of one cluster would only race for the same next
+   * name.
+   */
+  #locate(o: OperationRequest): ScaleSetRef | null {
+    const located = locate(this.#deps.accounts, this.#deps.operations.get(o.name), o.description as LocatedDescription);
+    return located.ok ? located.ref : null;
   }
 
   /**
    * Creates the task (or finds the one with the same clientRequestId); a new one is claimed at once if it can be.
+   * Each operation's target is stored with it, and orders it: as its submitter located it, or located here.
    * `audit`: the submission's entry, recorded with the task (not when an existing one is found).
    */
   async submit(
-    operations: OperationRequest[],
+    operations: SubmittedOperation[],
     clientRequestId?: string,
     history?: HistoryEntry[],
     audit?: NewAuditEntry,
@@ -180,10 +192,12 @@ export class TaskRunner {
     // Admitted: task work waits until this one is answered (refused ones hold nothing back).
     const answered = this.#acceptFirst.accepting();
     try {
+      const targets = operations.map((o) => o.target ?? this.#locate(o));
       const { task, created } = await this.#deps.store.create({
-        operations,
+        operations: operations.map(({ name, description }) => ({ name, description })),
+        targets,
         clientRequestId,
-        scaleSets: this.scaleSetsOf(operations),
+        scaleSets: scaleSetKeys(targets),
         ...(history ? { history } : {}),
         ...(audit ? { audit } : {}),
       });
@@ -196,7 +210,9 @@ export class TaskRunner {
 
   /** Puts a failed, retryable task back in the queue, holding its scale sets again; claimed at once if it can be. */
   async requeue(task: Task, entry: HistoryEntry, audit?: NewAuditEntry): Promise<boolean> {
-    const requeued = await this.#deps.store.requeueRetryable(task.id, entry, this.scaleSetsOf(task.operations), audit);
+    // Held again by the targets stored at submission; a task stored before targets were is located again.
+    const targets = task.operations.map((o, i) => task.targets?.[i] ?? this.#locate(o));
+    const requeued = await this.#deps.store.requeueRetryable(task.id, entry, scaleSetKeys(targets), audit);
     if (requeued) this.#wake();
     return requeued;
   }

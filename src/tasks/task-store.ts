@@ -10,6 +10,8 @@ import type { AuditEntry, AuditPage, AuditQuery, NewAuditEntry } from "./audit.t
 export interface NewTask {
   clientRequestId?: string;
   operations: Task["operations"];
+  /** Where each operation acts, as located at submission (Task.targets). */
+  targets?: Task["targets"];
   /**
    * Keys of the scale sets the operations touch (scaleSetKey). Tasks that share one run one at a time, in the order
    * they were created. Omitted or empty: the task waits for nobody and nobody waits for it.

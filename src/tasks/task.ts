@@ -1,3 +1,4 @@
+import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import type { OperationResult } from "../operations/server-group-state.ts";
 
 // The task model: what a caller polls. Internally a task has a state machine that can grow (canceled is already
@@ -60,6 +61,12 @@ export interface Task {
   clientRequestId?: string;
   state: TaskState;
   operations: OperationRequest[];
+  /**
+   * Where each operation acts, located once, at submission (a create: its cluster's scale set, until it names its
+   * own): the store orders the task by these and the run acts on them. null: not located then (located when it
+   * runs). Absent on a task stored before targets were.
+   */
+  targets?: (ScaleSetRef | null)[];
   /** Index of the operation running now (or last run). */
   operationIndex: number;
   history: HistoryEntry[];

@@ -189,10 +189,10 @@ function view(
     targets: task.operations.map((o) => {
       const d = o.description;
       const account = accountOfOperation(o) ?? "";
-      // Where the service looks for it: the one rule of accounts.resolve (the account's setting, else {application}-{region}).
+      // Where the service looks for it: the one rule of accounts.locate (the account's setting, else {application}-{region}).
       const located = str(d.resourceGroup)
         ? undefined
-        : accounts.resolve({
+        : accounts.locate({
             credentials: account,
             region: str(d.region) ?? "",
             serverGroupName: str(d.serverGroupName) ?? "",

@@ -10,7 +10,7 @@ import { requireAccount } from "../access-control.ts";
 import { mayUseAccount } from "../../auth/principal.ts";
 import type { AccountRegistry } from "../../azure/accounts.ts";
 import type { ScaleSetReads } from "../../azure/read-cache.ts";
-import { clusterSummaries, expand, locate, refFor } from "../../clouddriver/inventory.ts";
+import { clusterSummaries, expand, listServerGroups, refFor } from "../../clouddriver/listing.ts";
 import { parseName } from "../../naming/frigga.ts";
 import {
   CLOUD_PROVIDER,
@@ -98,9 +98,9 @@ function clouddriverReads(opts: ClouddriverReadOptions): ClouddriverReads {
   const clusterServerGroups = async (accountName: string, application: string, cluster: string) => {
     const a = account(accountName);
     try {
-      const located = await locate(reads, a, { application, cluster });
-      const expanded = await expand(reads, located.value);
-      return { serverGroups: expanded.value, readAt: Math.min(located.readAt, expanded.readAt) };
+      const listed = await listServerGroups(reads, a, { application, cluster });
+      const expanded = await expand(reads, listed.value);
+      return { serverGroups: expanded.value, readAt: Math.min(listed.readAt, expanded.readAt) };
     } catch (err) {
       throw readFailureAnswer(err, `cluster ${cluster} in ${accountName}`);
     }
@@ -145,9 +145,9 @@ const applicationRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (
       let readAt = Date.now();
       for (const name of accounts.names().filter((n) => mayUseAccount(request.principal, n))) {
         try {
-          const located = await locate(reads, account(name), { application });
-          readAt = Math.min(readAt, located.readAt);
-          const summaries = clusterSummaries(located.value);
+          const listed = await listServerGroups(reads, account(name), { application });
+          readAt = Math.min(readAt, listed.readAt);
+          const summaries = clusterSummaries(listed.value);
           if (summaries.length > 0)
             clusters[name] = summaries.map((c) => ({ ...c, provider: CLOUD_PROVIDER, loadBalancers: [] }));
         } catch (err) {
@@ -304,19 +304,19 @@ const serverGroupRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app
     async (request, reply) => {
       const p = request.params;
       account(p.account);
-      const resolved = refFor(accounts, p.account, p.region, p.serverGroup);
-      if (!resolved.ok)
+      const located = refFor(accounts, p.account, p.region, p.serverGroup);
+      if (!located.ok)
         throw notFound(
-          `server group ${p.serverGroup}: ${resolved.problems.map((x) => `${x.field}: ${x.message}`).join("; ")}`,
+          `server group ${p.serverGroup}: ${located.problems.map((x) => `${x.field}: ${x.message}`).join("; ")}`,
         );
       try {
-        const snapshot = await reads.snapshot(resolved.ref);
+        const snapshot = await reads.snapshot(located.ref);
         stateFreshness(reply, snapshot.readAt);
-        return serverGroupView(snapshot.value, resolved.ref);
+        return serverGroupView(snapshot.value, located.ref);
       } catch (err) {
         throw readFailureAnswer(
           err,
-          `server group ${p.serverGroup} in ${p.account}/${p.region}/${resolved.ref.resourceGroup}`,
+          `server group ${p.serverGroup} in ${p.account}/${p.region}/${located.ref.resourceGroup}`,
         );
       }
     },
@@ -373,10 +373,10 @@ const forceCacheRefreshRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = asyn
       const name = b.serverGroupName ?? b.asgName;
       if (!name) throw validationError([{ field: "serverGroupName", message: "required (asgName is accepted too)" }]);
       if (!accounts.get(b.account) && forwarder) throw new NotOurs();
-      const resolved = accounts.get(b.account) ? refFor(accounts, b.account, b.region, name) : undefined;
-      if (!resolved?.ok) return { refreshed: [] };
-      reads.refresh(resolved.ref);
-      return { refreshed: [`${b.account}/${b.region}/${resolved.ref.resourceGroup}/${name}`] };
+      const located = accounts.get(b.account) ? refFor(accounts, b.account, b.region, name) : undefined;
+      if (!located?.ok) return { refreshed: [] };
+      reads.refresh(located.ref);
+      return { refreshed: [`${b.account}/${b.region}/${located.ref.resourceGroup}/${name}`] };
     },
   );
 };

@@ -10,7 +10,7 @@ import type { AccountConfig } from "../../azure/account-config.ts";
 import type { ScaleSetReads } from "../../azure/read-cache.ts";
 import { normalizeRegion } from "../../azure/vmss-gateway.ts";
 import { RegionName, withoutNulls } from "../../operations/description.ts";
-import { expand, locate } from "../../clouddriver/inventory.ts";
+import { expand, listServerGroups } from "../../clouddriver/listing.ts";
 import { parseName, type Moniker } from "../../naming/frigga.ts";
 import {
   isActive,
@@ -192,7 +192,7 @@ async function readCluster(
 ): Promise<ClusterServerGroups> {
   reads.forgetAccount(account.name);
   try {
-    const found = await locate(reads, account, { application: moniker.app, cluster });
+    const found = await listServerGroups(reads, account, { application: moniker.app, cluster });
     return (
       await expand(
         reads,

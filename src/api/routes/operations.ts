@@ -5,10 +5,11 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { RetryConfig } from "../../azure/retry-policy.ts";
 import type { AccountRegistry } from "../../azure/accounts.ts";
+import type { ScaleSetRef } from "../../azure/vmss-gateway.ts";
 import { withoutNulls, type FieldProblem } from "../../operations/description.ts";
 import type { AnyOperation, LocatedDescription } from "../../operations/operation.ts";
 import { locate } from "../../operations/locate.ts";
-import type { TaskRunner } from "../../tasks/task-runner.ts";
+import type { SubmittedOperation, TaskRunner } from "../../tasks/task-runner.ts";
 import { requireAccount } from "../access-control.ts";
 import type { OperationRequest } from "../../tasks/task.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
@@ -103,16 +104,22 @@ function sameOperations(a: OperationRequest[], b: OperationRequest[]): boolean {
   return isDeepStrictEqual(a, b);
 }
 
-/** Cross-field rules and account resolution, with field names prefixed as the client sent them. */
+/**
+ * Cross-field rules and where the operation acts, located here once: its target, which the task keeps (the store
+ * orders it by that, and the run acts on it), or the problems, with field names prefixed as the client sent them.
+ */
 function checkDescription(
   accounts: AccountRegistry,
   op: AnyOperation,
   description: LocatedDescription,
   prefix: string,
-): FieldProblem[] {
-  const resolved = locate(accounts, op, description);
-  const problems = [...(op.check?.(description) ?? []), ...(resolved.ok ? [] : resolved.problems)];
-  return problems.map((p) => ({ field: prefix ? `${prefix}.${p.field}` : p.field, message: p.message }));
+): { problems: FieldProblem[]; target?: ScaleSetRef } {
+  const located = locate(accounts, op, description);
+  const problems = [...(op.check?.(description) ?? []), ...(located.ok ? [] : located.problems)].map((p) => ({
+    field: prefix ? `${prefix}.${p.field}` : p.field,
+    message: p.message,
+  }));
+  return located.ok ? { problems, target: located.ref } : { problems };
 }
 
 /**
@@ -152,17 +159,18 @@ async function submit(
   opts: OperationRoutesOptions,
   request: FastifyRequest,
   reply: FastifyReply,
-  requests: OperationRequest[],
+  located: SubmittedOperation[],
   query: SubmissionQuery,
   ignored: string[],
 ) {
+  const requests: OperationRequest[] = located.map(({ name, description }) => ({ name, description }));
   const { clientRequestId, wait } = query;
   if (query.dryRun)
     return reply
       .code(200)
       .send({ ...(await dryRun(opts.accounts, opts.operations, requests, opts.readRetry)), ignoredFields: ignored });
   const audit = opts.audit?.accepted(request, "submit", targetsOf(requests), { clientRequestId });
-  const { task, created } = await opts.runner.submit(requests, clientRequestId, ignoredFieldsHistory(ignored), audit);
+  const { task, created } = await opts.runner.submit(located, clientRequestId, ignoredFieldsHistory(ignored), audit);
   if (audit && created) opts.audit!.recorded(request, { ...audit, taskId: task.id });
   opts.onSubmitted?.(
     task.id,
@@ -205,13 +213,11 @@ const singleOperations: FastifyPluginAsyncTypebox<OperationRoutesOptions> = asyn
       async (request, reply) => {
         const description = request.body as LocatedDescription;
         const ignored = ignoredFields(op.schema, description);
-        const problems = [
-          ...checkDescription(opts.accounts, op, description, ""),
-          ...(prefersStrictHandling(request.headers.prefer) ? ignoredFieldProblems(ignored, op.name) : []),
-        ];
+        const { problems, target } = checkDescription(opts.accounts, op, description, "");
+        if (prefersStrictHandling(request.headers.prefer)) problems.push(...ignoredFieldProblems(ignored, op.name));
         if (problems.length > 0) throw validationError(problems);
         const named = ignored.map((f) => f.field);
-        return submit(opts, request, reply, [{ name: op.name, description }], request.query, named);
+        return submit(opts, request, reply, [{ name: op.name, description, target }], request.query, named);
       },
     );
   }
@@ -323,18 +329,19 @@ const operationList: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (
       },
     },
     async (request, reply) => {
-      const requests: OperationRequest[] = [];
+      const requests: SubmittedOperation[] = [];
       const problems: FieldProblem[] = [];
       const ignored: string[] = [];
       const strict = prefersStrictHandling(request.headers.prefer);
       request.body.forEach((item, i) => {
         const [name, description] = Object.entries(item)[0] as [string, LocatedDescription];
         const op = operations.get(name)!;
-        problems.push(...checkDescription(opts.accounts, op, description, `[${i}].${name}`));
+        const checked = checkDescription(opts.accounts, op, description, `[${i}].${name}`);
+        problems.push(...checked.problems);
         const unread = ignoredFields(op.schema, description, `[${i}].${name}`);
         if (strict) problems.push(...ignoredFieldProblems(unread, name));
         ignored.push(...unread.map((f) => f.field));
-        requests.push({ name, description });
+        requests.push({ name, description, target: checked.target });
       });
       if (problems.length > 0) throw validationError(problems);
       return submit(opts, request, reply, requests, request.query, ignored);

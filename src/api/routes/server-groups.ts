@@ -20,7 +20,8 @@ import { readFailureAnswer } from "../failure-answers.ts";
 import { ServerGroup } from "../schemas.ts";
 import { errorResponses } from "../error-responses.ts";
 
-export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): Static<typeof ServerGroup> {
+/** The scale set as GET /azure/serverGroups/… answers it; Clouddriver's shape is clouddriver/server-group.ts's. */
+export function serverGroupBody(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): Static<typeof ServerGroup> {
   const { vmss } = snapshot;
   const mode = disabledBy(vmss);
   const agreement = confirmation(snapshot);
@@ -86,14 +87,14 @@ export const serverGroupRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const p = request.params;
       requireAccount(request, p.account, "read");
-      const resolved = opts.accounts.resolve({
+      const located = opts.accounts.locate({
         account: p.account,
         region: p.region,
         resourceGroup: p.resourceGroup,
         serverGroupName: p.name,
       });
-      if (!resolved.ok) throw validationError(resolved.problems);
-      const ref = resolved.ref;
+      if (!located.ok) throw validationError(located.problems);
+      const ref = located.ref;
       const gateway = opts.accounts.gateway(ref);
       let snapshot: ScaleSetSnapshot;
       try {
@@ -101,7 +102,7 @@ export const serverGroupRoutes: FastifyPluginAsyncTypebox<{
       } catch (err) {
         throw readFailureAnswer(err, `scale set ${p.name} in ${p.resourceGroup}`);
       }
-      return serverGroupView(snapshot, ref);
+      return serverGroupBody(snapshot, ref);
     },
   );
 };

@@ -30,6 +30,7 @@ export class PgCreateQueue {
     const pending: PendingCreate = {
       clientRequestId: textParam(input.clientRequestId) || undefined,
       operations: JSON.parse(jsonParam(input.operations)) as PendingCreate["operations"],
+      ...(input.targets ? { targets: JSON.parse(jsonParam(input.targets)) as PendingCreate["targets"] } : {}),
       scaleSets: [...new Set((input.scaleSets ?? []).map((k) => textParam(k)))],
       history: (input.history ?? []).map((h) => ({ ...h })),
       ...(input.audit ? { audit: structuredClone(input.audit) } : {}),

@@ -14,6 +14,8 @@ import { auditRow } from "./audit.ts";
 export interface PendingCreate {
   clientRequestId: string | undefined;
   operations: Task["operations"];
+  /** Where each operation acts (Task.targets); none located: undefined. */
+  targets?: Task["targets"];
   /** Deduplicated. */
   scaleSets: string[];
   history: HistoryEntry[];
@@ -29,7 +31,8 @@ export interface PendingCreate {
  * enough to be JIT-compiled, 70 ms per statement): $1 ids, $2 clientRequestIds, $3 operations; their scale sets
  * ($4 the create's position from 1, $5 the key) and history lines ($6 position, $7 phase, $8 status, $9 time, in
  * order); then $10-$12 the waiting line's phase and formats, $13 its time, $14 the NOTIFY channel; $15 and $16 the
- * creates' audit entries (id, jsonb without the task id; null for none), recorded for the tasks created.
+ * creates' audit entries (id, jsonb without the task id; null for none), recorded for the tasks created; $17 their
+ * targets (jsonb, null for none).
  *
  * Identity values follow the ORDER BY, so creation order is the order asked. The statement sees the scale sets as
  * they were before it, so a create's predecessor in the same batch comes from the batch itself (lag). A task's
@@ -37,10 +40,11 @@ export interface PendingCreate {
  */
 export function createSql(t: PgTables): string {
   return `WITH input AS (
-      SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS i(id, client_request_id, operations, n)
+      SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $17::jsonb[])
+        WITH ORDINALITY AS i(id, client_request_id, operations, targets, n)
     ), ins AS (
-      INSERT INTO ${t.tasks} (id, client_request_id, state, operations, created_at_ms, updated_at_ms)
-      SELECT id, client_request_id, 'queued', operations, ${NOW_MS}, ${NOW_MS} FROM input ORDER BY n
+      INSERT INTO ${t.tasks} (id, client_request_id, state, operations, targets, created_at_ms, updated_at_ms)
+      SELECT id, client_request_id, 'queued', operations, targets, ${NOW_MS}, ${NOW_MS} FROM input ORDER BY n
       ON CONFLICT (client_request_id) DO NOTHING
       RETURNING seq, id, created_at_ms
     ), mine AS (
@@ -112,7 +116,12 @@ export async function createBatch(s: CreateStatement, batch: PendingCreate[], at
   try {
     ({ rows } = await s.db.query<CreatedRow>(
       s.sql,
-      [...createParams(s.t, sent, ids, timeMs), audits.map((a) => a?.id ?? null), audits.map((a) => a?.json ?? null)],
+      [
+        ...createParams(s.t, sent, ids, timeMs),
+        audits.map((a) => a?.id ?? null),
+        audits.map((a) => a?.json ?? null),
+        sent.map((c) => (c.targets ? jsonParam(c.targets) : null)),
+      ],
       false,
       CREATE_STATEMENT_NAME,
     ));
@@ -183,6 +192,7 @@ function createdTask(c: PendingCreate, row: CreatedRow, timeMs: number): Task {
     id: row.id,
     state: "queued",
     operations: c.operations,
+    ...(c.targets ? { targets: c.targets } : {}),
     operationIndex: 0,
     history: [...(row.waiting !== null ? [{ phase: WAITING_PHASE, status: row.waiting, timeMs }] : []), ...c.history],
     resultObjects: [],

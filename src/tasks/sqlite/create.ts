@@ -14,6 +14,8 @@ interface PendingCreate {
   clientRequestId: string | null;
   /** JSON. */
   operations: string;
+  /** JSON, or null: none located (Task.targets). */
+  targets: string | null;
   /** Deduplicated. */
   scaleSets: string[];
   history: HistoryEntry[];
@@ -36,6 +38,7 @@ export class SqliteCreateQueue {
     const pending: PendingCreate = {
       clientRequestId: input.clientRequestId || null,
       operations: json(input.operations),
+      targets: input.targets ? json(input.targets) : null,
       scaleSets: [...new Set(input.scaleSets ?? [])],
       history: (input.history ?? []).map((h) => ({ ...h })),
       audit: input.audit && structuredClone(input.audit),
@@ -83,10 +86,10 @@ function createOne(db: SqliteDb, input: PendingCreate): { task: Task; created: b
   const id = randomUUID();
   const inserted = db
     .stmt(
-      `INSERT INTO tasks (id, client_request_id, state, operations, created_at_ms, updated_at_ms)
-       VALUES (?, ?, 'queued', ?, ?, ?) ON CONFLICT (client_request_id) DO NOTHING RETURNING seq`,
+      `INSERT INTO tasks (id, client_request_id, state, operations, targets, created_at_ms, updated_at_ms)
+       VALUES (?, ?, 'queued', ?, ?, ?, ?) ON CONFLICT (client_request_id) DO NOTHING RETURNING seq`,
     )
-    .get(id, input.clientRequestId, input.operations, now, now) as { seq: number } | undefined;
+    .get(id, input.clientRequestId, input.operations, input.targets, now, now) as { seq: number } | undefined;
   if (!inserted) {
     const row = db
       .stmt(`SELECT ${COLUMNS} FROM tasks t WHERE t.client_request_id = ?`)
@@ -102,6 +105,7 @@ function createOne(db: SqliteDb, input: PendingCreate): { task: Task; created: b
     id,
     state: "queued",
     operations: JSON.parse(input.operations) as Task["operations"],
+    ...(input.targets !== null ? { targets: JSON.parse(input.targets) as Task["targets"] } : {}),
     operationIndex: 0,
     history: lines.map((h) => ({ ...h })),
     resultObjects: [],

@@ -29,7 +29,7 @@ function resourceGroupOfId(id: string | undefined): string | undefined {
   return id ? /\/resourceGroups\/([^/]+)\//i.exec(id)?.[1] : undefined;
 }
 
-export interface Located {
+export interface ListedServerGroup {
   ref: ScaleSetRef;
   vmss: VirtualMachineScaleSet;
 }
@@ -66,12 +66,12 @@ export interface Found<T> {
 }
 
 /** The selection's scale sets in one account, as listed (no VMs yet). A missing resource group holds none. */
-export async function locate(
+export async function listServerGroups(
   reads: ScaleSetReads,
   account: AccountConfig,
   selection: Selection,
-): Promise<Found<Located[]>> {
-  const found: Located[] = [];
+): Promise<Found<ListedServerGroup[]>> {
+  const found: ListedServerGroup[] = [];
   let readAt = Date.now();
   for (const scope of listingScopes(account, selection.application)) {
     try {
@@ -89,21 +89,24 @@ export async function locate(
   return { value: found, readAt };
 }
 
-/** Located server groups by cluster, as Clouddriver's application view lists them. */
-export function clusterSummaries(located: Located[]): { name: string; serverGroups: string[] }[] {
+/** Listed server groups by cluster, as Clouddriver's application view lists them. */
+export function clusterSummaries(listed: ListedServerGroup[]): { name: string; serverGroups: string[] }[] {
   const byCluster = new Map<string, string[]>();
-  for (const { ref } of located) {
+  for (const { ref } of listed) {
     const cluster = parseName(ref.name)?.cluster ?? ref.name;
     byCluster.set(cluster, [...(byCluster.get(cluster) ?? []), ref.name]);
   }
   return [...byCluster].map(([name, serverGroups]) => ({ name, serverGroups }));
 }
 
-/** Each located scale set read with its VMs, as Clouddriver's server group. One deleted since the listing is left out. */
-export async function expand(reads: ScaleSetReads, located: Located[]): Promise<Found<ClouddriverServerGroup[]>> {
+/** Each listed scale set read with its VMs, as Clouddriver's server group. One deleted since the listing is left out. */
+export async function expand(
+  reads: ScaleSetReads,
+  listed: ListedServerGroup[],
+): Promise<Found<ClouddriverServerGroup[]>> {
   let readAt = Date.now();
   const views = await Promise.all(
-    located.map(async ({ ref }) => {
+    listed.map(async ({ ref }) => {
       try {
         const snapshot = await reads.snapshot(ref);
         readAt = Math.min(readAt, snapshot.readAt);
@@ -117,7 +120,7 @@ export async function expand(reads: ScaleSetReads, located: Located[]): Promise<
   return { value: views.filter((v): v is ClouddriverServerGroup => v !== undefined), readAt };
 }
 
-/** The scale set `/serverGroups/{account}/{region}/{name}` means: resolved as every description is. */
+/** The scale set `/serverGroups/{account}/{region}/{name}` means: located as every description is. */
 export function refFor(accounts: AccountRegistry, accountName: string, region: string, name: string) {
-  return accounts.resolve({ account: accountName, region, serverGroupName: name });
+  return accounts.locate({ account: accountName, region, serverGroupName: name });
 }

@@ -6,14 +6,14 @@ import type { Task } from "./task.ts";
 export interface TaskEventContext {
   taskId: string;
   operation: string;
-  /** account/resourceGroup/name, once the description is resolved. */
+  /** account/resourceGroup/name, once the description is located. */
   scaleSet?: string;
   account?: string;
   /** The attempt running now (1-based), once one has started. */
   attempt?: number;
 }
 
-export interface TaskObserver {
+export interface TaskListener {
   /** A history line was written. */
   history?(ctx: TaskEventContext, phase: string, status: string): void;
   attemptEnded?(ctx: TaskEventContext, end: AttemptEnd): void;

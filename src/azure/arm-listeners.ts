@@ -28,13 +28,13 @@ const listeners = new AsyncLocalStorage<ArmResponseListener[]>();
 /** Listeners that see every ARM response of the process, whatever runs (e.g. the rate-limit budget). */
 const globalListeners = new Set<ArmResponseListener>();
 
-export function observeAllArmResponses(listener: ArmResponseListener): () => void {
+export function listenToAllArmResponses(listener: ArmResponseListener): () => void {
   globalListeners.add(listener);
   return () => globalListeners.delete(listener);
 }
 
 /** Runs fn with listener added to those that see the ARM responses fn causes (nested scopes all see them). */
-export function observeArmResponses<T>(listener: ArmResponseListener, fn: () => T): T {
+export function listenToArmResponses<T>(listener: ArmResponseListener, fn: () => T): T {
   const outer = listeners.getStore() ?? [];
   return listeners.run([...outer, listener], fn);
 }
@@ -48,8 +48,8 @@ export function armCallWaiting(): ((wait: { budget: string; waitMs: number }) =>
   };
 }
 
-export const armObserverPolicy: PipelinePolicy = {
-  name: "vmssOpsArmObserver",
+export const armListenerPolicy: PipelinePolicy = {
+  name: "vmssOpsArmListener",
   async sendRequest(request, next) {
     const current = listeners.getStore();
     for (const l of current ?? []) {
