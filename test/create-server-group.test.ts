@@ -9,8 +9,8 @@
 // AbstractServerGroupNameResolver.groovy l.52-102.
 import t from "tap";
 import { clusterName, nextServerGroupName } from "../src/operations/create/server-group-name.ts";
-import { modelFromDescription } from "../src/operations/create/scale-set-model.ts";
 import { waitFor } from "./helpers/wait-for.ts";
+import { modelFromDescription } from "../src/operations/create/scale-set-model.ts";
 import { callsFor, startTestEnv } from "./helpers/service.ts";
 import type { Json } from "./helpers/json.ts";
 
