@@ -11,6 +11,7 @@ import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 import { readFile } from "node:fs/promises";
 import { DEFAULT_OPENAPI_PATH } from "../scripts/write-openapi.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 const TEAM_A = "team-a-token-0123456789abcdef";
 const TEAM_B = "team-b-token-0123456789abcdef";
@@ -64,12 +65,14 @@ async function call(env: TestEnv, method: string, path: string, headers: Record<
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 async function waitForTask(env: TestEnv, id: string, headers: Record<string, string>) {
-  for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((r) => setTimeout(r, 25))) {
-    const res = await call(env, "GET", `/task/${id}`, headers);
-    if (res.status !== 200) throw new Error(`GET /task/${id}: ${res.status} ${JSON.stringify(res.body)}`);
-    if (res.body.status.completed) return res.body;
-  }
-  throw new Error(`task ${id} did not complete`);
+  return waitFor(
+    async () => {
+      const res = await call(env, "GET", `/task/${id}`, headers);
+      if (res.status !== 200) throw new Error(`GET /task/${id}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.status.completed === true && res.body;
+    },
+    { what: `task ${id} to complete`, timeoutMs: 30_000, intervalMs: 25 },
+  );
 }
 
 t.test("routes need credentials, and a team cannot touch another team's accounts", async (t) => {

@@ -28,6 +28,7 @@ import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
 import { AccountRegistry } from "../src/azure/accounts.ts";
 import { buildApp } from "../src/app.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const SUB = SIMULATOR_SUBSCRIPTION_ID.toLowerCase();
@@ -57,11 +58,7 @@ async function smallReadBucket(burst: number, refillPerMinute: number): Promise<
 }
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(check, { what, timeoutMs, intervalMs: 20 });
 }
 
 const gets = async () =>

@@ -22,6 +22,7 @@ import { loadConfig } from "../src/startup-config.ts";
 import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
 import { REPO, SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
 import { startTestEnv } from "./helpers/service.ts";
+import { waitForLog } from "./helpers/wait-for.ts";
 
 // credentialFor builds real credentials only once @azure/identity is loaded (AccountRegistry.open does it at start-up).
 await loadIdentity();
@@ -175,11 +176,7 @@ t.test("client secret, end to end: Entra token endpoint, then ARM accepts only t
           }
         })
         .join("\n");
-    for (
-      const until = Date.now() + 30_000;
-      !/account "entra" cannot reach Azure/.test(messages()) && Date.now() < until;
-    )
-      await new Promise((r) => setTimeout(r, 100));
+    await waitForLog(messages, /account "entra" cannot reach Azure/, { intervalMs: 100 });
     t.match(
       messages(),
       /account "entra" cannot reach Azure with its credential: .*AADSTS7000215: Invalid client secret provided/,

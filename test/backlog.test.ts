@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { waitFor } from "./helpers/wait-for.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 
@@ -103,12 +104,18 @@ t.test(`past ${LIMIT} queued tasks: 429 with Retry-After; the backlog on /metric
 
   // One task runs in the single slot; the others wait. The figures are at most a second old: wait for them.
   const waiting = accepted.length - 1;
-  let metrics: string;
-  for (;;) {
-    metrics = await (await request(`${env.baseUrl}/metrics`)).body.text();
-    if (Number(/^vmssops_tasks_queued (\d+)/m.exec(metrics)?.[1]) === waiting) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  let metrics = "";
+  await waitFor(
+    async () => {
+      metrics = await (await request(`${env.baseUrl}/metrics`)).body.text();
+      return Number(/^vmssops_tasks_queued (\d+)/m.exec(metrics)?.[1]) === waiting;
+    },
+    {
+      what: `vmssops_tasks_queued ${waiting}`,
+      intervalMs: 100,
+      seen: () => /^vmssops_tasks_queued.*$/m.exec(metrics)?.[0],
+    },
+  );
   t.pass(`vmssops_tasks_queued ${waiting}`);
   const age = Number(/^vmssops_tasks_queued_oldest_age_seconds (\S+)$/m.exec(metrics)?.[1]);
   t.ok(age > 0, `vmssops_tasks_queued_oldest_age_seconds ${age}`);
@@ -118,16 +125,17 @@ t.test(`past ${LIMIT} queued tasks: 429 with Retry-After; the backlog on /metric
   t.equal(ready.status, 200, "a backlog is a detail, not unreadiness");
 
   for (const id of accepted) t.equal((await env.waitForTask(id, 120_000)).state, "succeeded");
-  let again;
   // Taken again once the backlog has drained (the count it looks at is at most a second old).
-  for (;;) {
-    again = await env.api(
-      "POST",
-      "/azure/ops/resizeServerGroup",
-      demo("web-prod-v001", { capacity: { min: 0, max: 10, desired: 3 } }),
-    );
-    if (again.status !== 429) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const again = await waitFor(
+    async () => {
+      const res = await env.api(
+        "POST",
+        "/azure/ops/resizeServerGroup",
+        demo("web-prod-v001", { capacity: { min: 0, max: 10, desired: 3 } }),
+      );
+      return res.status !== 429 && res;
+    },
+    { what: "a submission not refused 429 once the backlog drained", intervalMs: 200 },
+  );
   t.equal(again.status, 202, "submissions are taken again once the backlog drained");
 });

@@ -6,6 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService } from "../testkit/child-service.ts";
 import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
@@ -38,10 +39,9 @@ t.test(
     ]);
     t.equal(submitted.status, 202);
     const id = submitted.body.id as string;
-    for (let i = 0; !(await control.getScaleSet("demo-rg", "web-prod-v001")).inFlight; i++) {
-      if (i > 1000) throw new Error("no write in flight");
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await waitFor(async () => Boolean((await control.getScaleSet("demo-rg", "web-prod-v001")).inFlight), {
+      what: "a write in flight on web-prod-v001",
+    });
     // The runner stores the write's poller (the checkpoint) once Azure accepted it: ask after that.
     await waitForStoredPoller(dataDir, id);
     const asked = await a.api("POST", `/task/${id}/cancel`);

@@ -3,17 +3,12 @@
 // what was done and what was not. The simulator's call log is the witness for "no write" and "exactly one write".
 import t from "tap";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 import { callsFor, demo, startTestEnv, writesOf, type TestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  return waitFor(probe, { what, timeoutMs });
 }
 
 async function submit(env: TestEnv, path: string, body: unknown): Promise<string> {

@@ -9,6 +9,7 @@ import { defaultResourceGroupOf, parseName } from "../src/naming/frigga.ts";
 import { chooseTarget, parseTarget, type Candidate } from "../src/clouddriver/targets.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
 import { CLOUDS } from "../src/azure/account-config.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 import type { ScaleSetSnapshot } from "../src/azure/vmss-gateway.ts";
 import type { Json } from "../testkit/json.ts";
 
@@ -218,7 +219,12 @@ t.test("the routes, against the simulator", async (t) => {
   const seed = async (rg: string, name: string, body: Record<string, unknown>) => {
     const res = await env.simControl("PUT", `/_sim/scaleSets/${rg}/${name}`, body);
     if (res.status >= 300) throw new Error(JSON.stringify(res.body));
-    await new Promise((r) => setTimeout(r, 5)); // distinct timeCreated
+    // The next one's timeCreated is later than this one's.
+    const created = Date.now();
+    await waitFor(() => Date.now() > created, {
+      what: "the clock to move past this scale set's timeCreated",
+      intervalMs: 1,
+    });
   };
   await seed("shop-eastus", "shop-web-v001", { capacity: 2 });
   await seed("shop-eastus", "shop-web-v002", { capacity: 1 });

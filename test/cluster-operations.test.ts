@@ -8,6 +8,7 @@
 //   AbstractClusterWideClouddriverTask.groovy l.107-117: the selection is made per location (region)
 import t from "tap";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 import { callsFor, demo, startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 
@@ -18,7 +19,8 @@ const control = new SimulatorControl(env.sim);
 t.beforeEach(async () => {
   await control.reset();
   // web-prod-v001 and web-prod-v002 come from the seed; v003 is created after them, so it is the newest.
-  await new Promise((r) => setTimeout(r, 20));
+  const seeded = Date.now();
+  await waitFor(() => Date.now() > seeded, { what: "the clock to move past the seed's timeCreated", intervalMs: 1 });
   await control.putScaleSet("demo-rg", "web-prod-v003", { capacity: 2, loadBalanced: true, tags: { app: "web" } });
   await control.clearCalls();
 });

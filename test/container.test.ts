@@ -28,6 +28,7 @@ import { dirname, join, posix, resolve } from "node:path";
 import { Agent, request } from "undici";
 import { parse as parseYaml } from "yaml";
 import { loadConfig } from "../src/startup-config.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 import { START_HEAP_FLAGS } from "../src/node-process.ts";
 import { freePort } from "../testkit/child-service.ts";
 import type { Json } from "../testkit/json.ts";
@@ -833,13 +834,21 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
 
   const base = `http://127.0.0.1:${port}`;
   let healthy = false;
-  while (!healthy && Date.now() - started < 20_000 && child.exitCode === null) {
-    healthy = await fetch(`${base}/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (!healthy) await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitFor(
+    async () => {
+      healthy = await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      return healthy || child.exitCode !== null;
+    },
+    {
+      what: "GET /health to answer 200, or the process to exit",
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      seen: () => output,
+    },
+  );
   t.ok(healthy, `GET /health answers 200 (${Date.now() - started} ms after start)${healthy ? "" : `\n${output}`}`);
   if (!healthy) return;
   t.match(output, new RegExp(`vmss-ops listening on http://127\\.0\\.0\\.1:${port}`), "it says where it listens");
@@ -894,11 +903,13 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   });
   t.equal(post.status, 202, "a resize is accepted");
   const { id } = (await post.json()) as { id: string };
-  let task: Json;
-  for (const until = Date.now() + 15_000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
-    task = await (await fetch(`${base}/task/${id}`)).json();
-    if (task.status?.completed) break;
-  }
+  const task: Json = await waitFor(
+    async () => {
+      const now: Json = await (await fetch(`${base}/task/${id}`)).json();
+      return now.status?.completed === true && now;
+    },
+    { what: `task ${id} to complete`, timeoutMs: 15_000, intervalMs: 50 },
+  );
   t.equal(task?.status?.completed, true, "the task completes");
   t.equal(task?.status?.failed, false, `and succeeds: ${JSON.stringify(task?.resultObjects)}`);
   t.equal(task?.resultObjects?.[0]?.capacity?.desired, 3, "batch-v001 now wants 3 instances");

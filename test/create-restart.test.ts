@@ -6,6 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService } from "../testkit/child-service.ts";
 import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
@@ -48,12 +49,7 @@ t.test("SIGKILL while the create is in flight: the restarted service finishes it
   const first = await startChildService(env(dataDir));
   const submitted = await first.api("POST", "/azure/ops/cloneServerGroup?clientRequestId=red-black-1", clone);
   t.equal(submitted.status, 202, JSON.stringify(submitted.body));
-  let accepted = false;
-  for (let i = 0; i < 400 && !accepted; i++) {
-    accepted = await inFlight("web-prod-v003");
-    if (!accepted) await new Promise((r) => setTimeout(r, 10));
-  }
-  t.ok(accepted, "Azure accepted the PUT of web-prod-v003");
+  await waitFor(() => inFlight("web-prod-v003"), { what: "Azure to accept the PUT of web-prod-v003" });
   await waitForStoredPoller(dataDir, submitted.body.id);
   first.child.kill("SIGKILL");
   await first.exited;

@@ -9,6 +9,7 @@
 // AbstractServerGroupNameResolver.groovy l.52-102.
 import t from "tap";
 import { clusterName, nextServerGroupName } from "../src/operations/create/server-group-name.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 import { modelFromDescription } from "../src/operations/create/scale-set-model.ts";
 import { callsFor, startTestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
@@ -272,10 +273,9 @@ t.test("a 412 on the create re-reads; a name taken by another writer is chosen a
     count: 1,
   });
   const submitted = await env.api("POST", "/azure/ops/createServerGroup", shop());
-  for (let i = 0; i < 500; i++) {
-    if (callsFor(await env.calls(), "shop-prod-v001").some((c) => c.status === 429)) break;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitFor(async () => callsFor(await env.calls(), "shop-prod-v001").some((c) => c.status === 429), {
+    what: "the throttled read of shop-prod-v001",
+  });
   await env.simControl("PUT", "/_sim/scaleSets/demo-rg/shop-prod-v001", {
     capacity: 1,
     tags: { owner: "someone-else" },

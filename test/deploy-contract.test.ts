@@ -14,6 +14,7 @@ import { newStage, Orca, OrcaStageError, type Stage } from "./helpers/orca.ts";
 import { startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { sample } from "./helpers/wait-for.ts";
 
 // A second account keeps its VM admin in Key Vault, as clouddriver-azure's accounts do (the simulator's demo-kv).
 const env = await startTestEnv({
@@ -198,17 +199,9 @@ function trafficCheck(t: { ok(value: unknown, message: string): unknown }, clust
     last = step;
     t.ok(n > 0, `after ${step}: ${n} instance(s) of ${cluster} in traffic`);
   };
-  const samples: { during: string; serving: number }[] = [];
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      samples.push({ during: last, serving: (await serving(cluster, balancer)).length });
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  })();
+  const sampler = sample(async () => ({ during: last, serving: (await serving(cluster, balancer)).length }));
   const stop = async () => {
-    sampling = false;
-    await sampler;
+    const samples = await sampler.stop();
     const empty = samples.filter((s) => s.serving === 0);
     t.ok(
       samples.length > 0 && empty.length === 0,
@@ -455,23 +448,17 @@ t.test(
     const { name: v000 } = await firstDeploy("sick");
     // The next group's application will not answer the load balancer's probe.
     await env.simControl("PUT", "/_sim/network/probeFailures/demo-rg/sick-prod-v001");
-    const samples: { v000: number; v000Members: number }[] = [];
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const all = (await members()).filter((m) => m.scaleSet === v000);
-        samples.push({ v000: all.filter((m) => m.serving).length, v000Members: all.length });
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    })();
+    const sampler = sample(async () => {
+      const all = (await members()).filter((m) => m.scaleSet === v000);
+      return { v000: all.filter((m) => m.serving).length, v000Members: all.length };
+    });
     const check = trafficCheck(t, "sick-prod");
     // healthyTimeoutSeconds is this service's bound; Deck does not send it (the default is ten minutes).
     const stage = await deployContext(convertServerGroupCommandToDeployConfiguration(deckCommand("sick")), {
       healthyTimeoutSeconds: 2,
     });
     const failed = await orca.deployStage(stage, { bake: bake("sick"), after: check.after }).catch((err) => err);
-    sampling = false;
-    await sampler;
+    const samples = await sampler.stop();
     t.ok(failed instanceof OrcaStageError, "MonitorKatoTask ends the stage TERMINAL: the strategy never runs");
     t.match(String(failed.message), /ServerGroupNotHealthy|not healthy/);
     await check.after("the failed stage");

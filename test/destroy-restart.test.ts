@@ -5,6 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService } from "../testkit/child-service.ts";
 import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
@@ -27,12 +28,9 @@ t.test(
       serverGroupName: "web-prod-v001",
     });
     t.equal(submitted.status, 202);
-    let inFlight = false;
-    for (let i = 0; i < 400 && !inFlight; i++) {
-      inFlight = Boolean((await control.getScaleSet("demo-rg", "web-prod-v001")).inFlight);
-      if (!inFlight) await new Promise((r) => setTimeout(r, 10));
-    }
-    t.ok(inFlight, "the DELETE was accepted");
+    await waitFor(async () => Boolean((await control.getScaleSet("demo-rg", "web-prod-v001")).inFlight), {
+      what: "Azure to accept the DELETE of web-prod-v001 (a write in flight)",
+    });
     await waitForStoredPoller(dataDir, submitted.body.id);
     first.child.kill("SIGKILL");
     await first.exited;

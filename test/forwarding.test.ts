@@ -66,10 +66,9 @@ async function standInClouddriver() {
     }
     // Anything else: a streamed answer in three chunks, with a header of its own.
     res.writeHead(203, { "content-type": "application/json", "x-clouddriver": "stand-in" });
-    res.write('[{"name":');
-    await new Promise((r) => setTimeout(r, 20));
-    res.write(`"${path}"`);
-    await new Promise((r) => setTimeout(r, 20));
+    // Each chunk is handed to the socket before the next is written: three writes on the wire, not one.
+    await new Promise((r) => res.write('[{"name":', r));
+    await new Promise((r) => res.write(`"${path}"`, r));
     res.end("}]");
   };
   // A stand-in that fails ends the connection, which fails the test's request.

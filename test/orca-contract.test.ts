@@ -5,6 +5,7 @@ import t from "tap";
 import { operations } from "../src/operations/registry.ts";
 import { isActive, newestFirst, newStage, Orca, requestId, type ServerGroup } from "./helpers/orca.ts";
 import { startTestEnv, writesOf } from "./helpers/service.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 // A TTL far longer than the test: every fresh answer Orca gets comes from our writes and its force-cache refreshes.
 const env = await startTestEnv({ writeDurationMs: 60, env: { READ_CACHE_TTL_MS: "60000" } });
@@ -22,7 +23,9 @@ async function seedCluster(names: string[], body: Record<string, unknown> = { ca
   for (const name of names) {
     const res = await env.simControl("PUT", `/_sim/scaleSets/demo-rg/${name}`, body);
     if (res.status >= 300) throw new Error(JSON.stringify(res.body));
-    await new Promise((r) => setTimeout(r, 5));
+    // The next one's timeCreated is later than this one's.
+    const created = Date.now();
+    await waitFor(() => Date.now() > created, { what: `the clock to move past ${name}'s timeCreated`, intervalMs: 1 });
   }
   await orca.forceCacheRefresh(newStage({ credentials: ACCOUNT, "deploy.server.groups": { [REGION]: names } }));
 }

@@ -10,6 +10,7 @@
 import t from "tap";
 import { Agent, request } from "undici";
 import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 
@@ -55,8 +56,9 @@ async function setPools(name: string, poolIds: string[]) {
   });
   await res.body.dump();
   if (res.statusCode >= 300) throw new Error(`PATCH ${res.statusCode}`);
-  for (let i = 0; i < 200 && (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`)).body.inFlight; i++)
-    await new Promise((r) => setTimeout(r, 20));
+  await waitFor(async () => !(await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`)).body.inFlight, {
+    what: `the PATCH of ${name}'s pools to end`,
+  });
 }
 
 async function run(op: string, name: string) {

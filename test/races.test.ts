@@ -2,6 +2,7 @@
 import t from "tap";
 import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 
@@ -125,11 +126,8 @@ const running = (vms: Json[]) =>
   vms.filter((v) => !["Creating", "Deleting", "Failed"].includes(v.properties?.provisioningState)).length;
 
 async function waitUntilSettled(name: string) {
-  for (let i = 0; i < 2000; i++) {
-    if (!(await sim(name)).inFlight) return Date.now();
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`${name} stayed busy`);
+  await waitFor(async () => !(await sim(name)).inFlight, { what: `${name} to have no write in flight`, intervalMs: 5 });
+  return Date.now();
 }
 
 // Orca trusts these fields: WaitForCapacityMatchTask.java:100 (spinnaker/orca 2fdb327, orca-clouddriver) compares
@@ -306,7 +304,10 @@ t.test(
     await env.simControl("PUT", "/_sim/config", { concurrentWrites: "preempt", writeDurationMs: 800 });
     t.teardown(() => env.simControl("PUT", "/_sim/config", { concurrentWrites: "conflict", writeDurationMs: 120 }));
     const id = await submit("resizeServerGroup", demo("web-prod-v002", { capacity: { min: 1, max: 9, desired: 5 } }));
-    for (let i = 0; i < 400 && !(await sim("web-prod-v002")).inFlight; i++) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(async () => Boolean((await sim("web-prod-v002")).inFlight), {
+      what: "our write on web-prod-v002 in flight",
+      intervalMs: 5,
+    });
     const client = other();
     const vmss = await client.virtualMachineScaleSets.get("demo-rg", "web-prod-v002");
     t.equal(vmss.sku?.capacity, 5, "our write is in flight: Azure already shows its model");

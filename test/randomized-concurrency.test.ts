@@ -15,6 +15,7 @@
 import t from "tap";
 import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 import { demo, startTestEnv, type SimCall, type TestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 
@@ -71,20 +72,23 @@ const otherTool = createComputeClient(
   simulatorDemoAccount({ url: env.sim.url, caPem: env.sim.caPem, subscriptionId: env.sim.subscriptionId }),
 );
 
+// The actors' own pace: when each acts in the drawn schedule, and how long one waits before trying again. These
+// pauses are the randomized interleaving under test, not waits for something to happen.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function waitAll(api: TestEnv["api"], ids: string[]): Promise<Json[]> {
   const done = new Map<string, Json>();
-  const until = Date.now() + 180_000;
-  while (done.size < ids.length) {
-    if (Date.now() > until) throw new Error(`tasks did not finish: ${ids.filter((id) => !done.has(id)).join(", ")}`);
-    for (const id of ids) {
-      if (done.has(id)) continue;
-      const { body } = await api("GET", `/task/${id}`);
-      if (body.status.completed) done.set(id, body);
-    }
-    if (done.size < ids.length) await sleep(10);
-  }
+  await waitFor(
+    async () => {
+      for (const id of ids) {
+        if (done.has(id)) continue;
+        const { body } = await api("GET", `/task/${id}`);
+        if (body.status.completed) done.set(id, body);
+      }
+      return done.size === ids.length;
+    },
+    { what: "every task to finish", timeoutMs: 180_000, seen: () => ids.filter((id) => !done.has(id)) },
+  );
   return ids.map((id) => done.get(id));
 }
 
@@ -269,8 +273,10 @@ async function schedule(seed: number): Promise<string[]> {
     }),
   );
   const tasks = await waitAll(env.api, taskIds);
-  for (let i = 0; i < 400 && (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${NAME}`)).body.inFlight; i++)
-    await sleep(5);
+  await waitFor(async () => !(await env.simControl("GET", `/_sim/scaleSets/demo-rg/${NAME}`)).body.inFlight, {
+    what: `the last write on ${NAME} to end`,
+    intervalMs: 5,
+  });
 
   const calls: SimCall[] = (await env.calls()).filter((c) =>
     c.path.toLowerCase().includes(`/virtualmachinescalesets/${NAME}`),

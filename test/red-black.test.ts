@@ -7,6 +7,7 @@
 // (destroyServerGroup) against the older groups (RedBlackStrategy.groovy l.111-150). Orca enables nothing: the new
 // group serves at the end of its create, once its instances are healthy, as clouddriver-azure's does.
 import t from "tap";
+import { sample, waitFor } from "./helpers/wait-for.ts";
 import { startTestEnv } from "./helpers/service.ts";
 import type { Json as JsonValue } from "../testkit/json.ts";
 
@@ -60,16 +61,11 @@ t.test(
     });
     t.equal(await inTraffic("shop-prod-v001"), DESIRED, "v001 serves");
 
-    const samples: { at: string; v001: number; v002: number }[] = [];
     let step = "start";
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const [v001, v002] = await Promise.all([inTraffic("shop-prod-v001"), inTraffic("shop-prod-v002")]);
-        samples.push({ at: step, v001, v002 });
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    })();
+    const sampler = sample(async () => {
+      const [v001, v002] = await Promise.all([inTraffic("shop-prod-v001"), inTraffic("shop-prod-v002")]);
+      return { at: step, v001, v002 };
+    }, 5);
 
     const newImage = { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "24.04.202611" };
     step = "clone";
@@ -99,9 +95,8 @@ t.test(
     const destroyed = await run("destroyServerGroup", { ...where, serverGroupName: "shop-prod-v001" });
     t.match(destroyed.resultObjects[0], { type: "destroyedServerGroup", deletedByThisTask: true });
     step = "end";
-    await new Promise((r) => setTimeout(r, 50));
-    sampling = false;
-    await sampler;
+    await waitFor(() => sampler.samples.some((s) => s.at === "end"), { what: "a sample taken after the destroy" });
+    const samples = await sampler.stop();
 
     const steps = new Set(samples.map((s) => s.at));
     for (const s of ["clone", "disable v001", "scale down v001", "destroy v001"])

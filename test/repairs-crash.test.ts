@@ -7,6 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService, type ChildService } from "../testkit/child-service.ts";
 import type { Json } from "../testkit/json.ts";
@@ -31,12 +32,9 @@ async function repairsState(): Promise<string | undefined> {
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 3000; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  let value: T | undefined;
+  await waitFor(async () => (value = await probe()) !== undefined, { what, intervalMs: 5 });
+  return value as T;
 }
 
 async function kill(service: ChildService): Promise<void> {

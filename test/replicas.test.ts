@@ -5,6 +5,7 @@ import t from "tap";
 import pg from "pg";
 import { randomBytes } from "node:crypto";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
 import type { Json } from "../testkit/json.ts";
@@ -66,17 +67,23 @@ t.test("200 tasks, two replicas, one killed midway: each task completed exactly 
   let held = 0;
   let submitted = 0;
   const killer = (async () => {
-    for (;;) {
-      const done = (await b.api("GET", "/task?state=succeeded&limit=500")).body.tasks.length;
-      held = Number(
-        (await db.query("SELECT count(*) AS n FROM tasks WHERE lease_owner = 'replica-a' AND state = 'running'"))
-          .rows[0].n,
-      );
-      if (done >= TASKS / 3 && held > 0) break;
-      if (submitted === TASKS && done === TASKS)
-        throw new Error("every task ended before replica A could be killed holding one");
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(
+      async () => {
+        const done = (await b.api("GET", "/task?state=succeeded&limit=500")).body.tasks.length;
+        held = Number(
+          (await db.query("SELECT count(*) AS n FROM tasks WHERE lease_owner = 'replica-a' AND state = 'running'"))
+            .rows[0].n,
+        );
+        if (submitted === TASKS && done === TASKS && held === 0)
+          throw new Error("every task ended before replica A could be killed holding one");
+        return done >= TASKS / 3 && held > 0;
+      },
+      {
+        what: `a third of the ${TASKS} tasks done while replica A holds a running one`,
+        timeoutMs: 240_000,
+        intervalMs: 20,
+      },
+    );
     aAlive = false;
     a.child.kill("SIGKILL");
     await a.exited;

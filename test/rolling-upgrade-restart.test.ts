@@ -9,6 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { sample, waitFor } from "./helpers/wait-for.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService, type ChildService } from "../testkit/child-service.ts";
 import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
@@ -45,12 +46,13 @@ async function healthyInTraffic(): Promise<number> {
 }
 
 async function untilHistory(service: ChildService, id: string, pattern: RegExp): Promise<void> {
-  for (let i = 0; i < 3000; i++) {
-    const { body } = await service.api("GET", `/task/${id}`);
-    if (body?.history?.some((h: Json) => pattern.test(h.status))) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`no history line like ${pattern}`);
+  await waitFor(
+    async () => {
+      const { body } = await service.api("GET", `/task/${id}`);
+      return Boolean(body?.history?.some((h: Json) => pattern.test(h.status)));
+    },
+    { what: `a history line like ${String(pattern)}`, intervalMs: 5 },
+  );
 }
 
 async function kill(service: ChildService): Promise<void> {
@@ -60,14 +62,7 @@ async function kill(service: ChildService): Promise<void> {
 
 t.test("SIGKILL mid-surge and mid-wait: resumed at the batch it was in, with no extra surge", async (t) => {
   await control.putScaleSet(RG, NAME, { capacity: 10, loadBalanced: true });
-  const seen: number[] = [];
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      seen.push(await healthyInTraffic());
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  })();
+  const sampler = sample(healthyInTraffic);
 
   const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-rolling-upgrade-restart-"));
   const first = await startChildService(env(dataDir));
@@ -97,8 +92,7 @@ t.test("SIGKILL mid-surge and mid-wait: resumed at the batch it was in, with no 
   const third = await startChildService(env(dataDir));
   t.teardown(() => void third.child.kill("SIGKILL"));
   const task = await third.waitForTask(id, 120_000);
-  sampling = false;
-  await sampler;
+  const seen = await sampler.stop();
   const history = task.history.map((h: Json) => h.status).join("\n");
   t.equal(task.state, "succeeded", history);
   t.match(history, /resuming the write Azure accepted before a restart: batch 2\/5: surge 10 → 12/);

@@ -5,6 +5,7 @@
 // budgets, l.208-350 for the order; azure/scope/machinepool.go l.332-360 for the surge of the scale set's capacity).
 import t from "tap";
 import { newStage, Orca } from "./helpers/orca.ts";
+import { sample, waitFor } from "./helpers/wait-for.ts";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 
@@ -43,16 +44,9 @@ async function healthyInTraffic(name: string): Promise<number> {
 }
 
 /** Samples until stopped; returns every count seen. */
-function sample(name: string) {
-  const seen: number[] = [];
-  let stop = false;
-  const done = (async () => {
-    while (!stop) {
-      seen.push(await healthyInTraffic(name));
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  })();
-  return { seen, stop: async () => ((stop = true), await done, seen) };
+function sampleHealthy(name: string) {
+  const sampler = sample(() => healthyInTraffic(name), 5);
+  return { seen: sampler.samples, stop: sampler.stop };
 }
 
 async function capacityIncreases(name: string): Promise<number> {
@@ -68,7 +62,7 @@ t.test(
     const name = "web-ru-v001";
     await freshScaleSet(name, 10);
     t.equal(await healthyInTraffic(name), 10, "all 10 healthy before");
-    const sampler = sample(name);
+    const sampler = sampleHealthy(name);
     const submitted = await env.api(
       "POST",
       "/azure/ops/rollingUpgrade",
@@ -130,7 +124,7 @@ t.test(
   async (t) => {
     const name = "web-ru-v002";
     await freshScaleSet(name, 4);
-    const sampler = sample(name);
+    const sampler = sampleHealthy(name);
     const submitted = await env.api(
       "POST",
       "/azure/ops/rollingUpgrade",
@@ -138,11 +132,13 @@ t.test(
     );
     t.equal(submitted.status, 202);
     // Once the first batch is being replaced, the next surge finds no capacity in the region.
-    for (let i = 0; i < 2000; i++) {
-      const { body } = await env.api("GET", `/task/${submitted.body.id}`);
-      if (body.history.some((h: Json) => /batch 1\/2: surged 2, replaced 2/.test(h.status))) break;
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await waitFor(
+      async () => {
+        const { body } = await env.api("GET", `/task/${submitted.body.id}`);
+        return body.history.some((h: Json) => /batch 1\/2: surged 2, replaced 2/.test(h.status));
+      },
+      { what: "batch 1/2 replaced", intervalMs: 5 },
+    );
     await env.simControl("POST", "/_sim/faults", {
       action: "allocationFailed",
       method: "PATCH",

@@ -2,6 +2,7 @@
 // on the kind in front of it or refuses before writing, and each test asserts what Azure (the simulator) shows
 // afterwards — VMs, pool membership, the AutomaticRepairs service — not only what the task says.
 import t from "tap";
+import { waitFor } from "./helpers/wait-for.ts";
 import { demo, startResettingTestEnv, writesOf, type SimCall } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 
@@ -441,11 +442,13 @@ t.test("automatic repairs: resumed when the disable is canceled", async (t) => {
   await env.simControl("PUT", "/_sim/config", { writeDurationMs: 1000 });
   t.teardown(() => env.simControl("PUT", "/_sim/config", { writeDurationMs: 100 }));
   const submitted = await env.api("POST", "/azure/ops/disableServerGroup", demo(name));
-  for (let i = 0; i < 2000; i++) {
-    const { body } = await env.simControl("GET", `/_sim/scaleSets/${RG}/${name}`);
-    if (body.inFlight?.kind === "update" && body.vmss.tags?.["vmss-ops.disabled"] === "pools") break;
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitFor(
+    async () => {
+      const { body } = await env.simControl("GET", `/_sim/scaleSets/${RG}/${name}`);
+      return body.inFlight?.kind === "update" && body.vmss.tags?.["vmss-ops.disabled"] === "pools";
+    },
+    { what: `the network change of ${name}'s disable in flight`, intervalMs: 5 },
+  );
   t.equal(await repairsState(name), "Suspended", "suspended while the network change runs");
   t.equal((await env.api("POST", `/task/${submitted.body.id}/cancel`)).status, 200);
   const task = await env.waitForTask(submitted.body.id);

@@ -320,7 +320,8 @@ t.test("reset restores the seed and clears faults, calls and in-flight operation
   const batch = await control.getScaleSet(RG, "batch-v001");
   t.equal(batch.inFlight, null);
   t.equal(batch.vms.length, 2);
-  await new Promise((r) => setTimeout(r, WRITE_MS + 30));
+  // A write sent after the reset ends after the cancelled one would have: once it has, that one never applied.
+  await vmss.update(RG, "batch-v001", { tags: { after: "reset" } }, fast).pollUntilDone();
   t.equal((await control.getScaleSet(RG, "batch-v001")).vms.length, 2, "the cancelled operation never applies");
   t.equal((await control.request("GET", "/_sim/scaleSets/other-rg/extra")).status, 404);
   await t.rejects(poller.pollUntilDone(), { name: "RestError", statusCode: 404 }, "its status is gone");

@@ -21,6 +21,7 @@ import {
   type Bucket,
   type BucketLimit,
 } from "../src/simulator/token-bucket.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 const START = Date.parse("2026-03-01T12:00:00.000Z");
 let clock = START;
@@ -559,8 +560,20 @@ t.test("scale on the real clock: a test refills in milliseconds", async (t) => {
     statusCode: 429,
   });
   await realControl.setThrottling({ scale: 6000 }); // 4/min → 400 per second: a token every 2.5 ms
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  await realClient.virtualMachineScaleSets.update(RG, WEB, { tags: { refilled: "yes" } }, fast).pollUntilDone();
+  // The bound is the assertion here: at 4/min a token takes 15 s, so a write taken within 5 s (loaded machine or
+  // not) was let through by the scaled refill.
+  await waitFor(
+    async () => {
+      try {
+        await realClient.virtualMachineScaleSets.update(RG, WEB, { tags: { refilled: "yes" } }, fast).pollUntilDone();
+        return true;
+      } catch (err) {
+        if ((err as { statusCode?: number }).statusCode === 429) return false;
+        throw err;
+      }
+    },
+    { what: "a token refilled at 400 per second", timeoutMs: 5_000, intervalMs: 5 },
+  );
   t.same((await realClient.virtualMachineScaleSets.get(RG, WEB)).tags, { refilled: "yes" });
 });
 

@@ -5,6 +5,7 @@ import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 // Long enough that the reads below land while the write is in flight, even on a loaded machine.
 const WRITE_MS = 600;
@@ -112,9 +113,13 @@ t.test("update: the new capacity and ETag at acceptance, new VMs Creating until 
     "new VMs are listed Creating",
   );
 
-  await new Promise((r) => setTimeout(r, WRITE_MS + 50));
-  const after = await vmss.get(RG, WEB);
-  t.equal(after.provisioningState, "Succeeded");
+  const after = await waitFor(
+    async () => {
+      const now = await vmss.get(RG, WEB);
+      return now.provisioningState === "Succeeded" && now;
+    },
+    { what: `the write on ${WEB} to complete` },
+  );
   t.equal(after.etag, accepted.etag, "completion does not change the ETag (update[13])");
   t.same(
     (await listVms()).map((vm) => vm.provisioningState),
@@ -607,8 +612,13 @@ t.test("long-running operation headers and status endpoints", async (t) => {
   t.equal(status.headers["retry-after"], "1", "Azure's 30 s scaled by 0.001, and at least one whole second");
   t.equal(status.headers["retry-after-ms"], undefined);
 
-  await new Promise((r) => setTimeout(r, WRITE_MS + 20));
-  const doneStatus = await control.request("GET", asyncUrl.slice(sim.url.length), { headers: AUTH });
+  const doneStatus = await waitFor(
+    async () => {
+      const res = await control.request("GET", asyncUrl.slice(sim.url.length), { headers: AUTH });
+      return (res.body as { status: string }).status !== "InProgress" && res;
+    },
+    { what: "the PATCH's operation status to end" },
+  );
   t.equal((doneStatus.body as { status: string }).status, "Succeeded");
   t.ok((doneStatus.body as { endTime?: string }).endTime);
   t.equal(doneStatus.headers["retry-after"], undefined);
@@ -630,8 +640,13 @@ t.test("long-running operation headers and status endpoints", async (t) => {
   const pending = await control.request("GET", location.slice(sim.url.length), { headers: AUTH });
   t.equal(pending.status, 202);
   t.equal(pending.headers["retry-after"], undefined, "py[49]: nor on its polls");
-  await new Promise((r) => setTimeout(r, WRITE_MS + 20));
-  const finished = await control.request("GET", location.slice(sim.url.length), { headers: AUTH });
+  const finished = await waitFor(
+    async () => {
+      const res = await control.request("GET", location.slice(sim.url.length), { headers: AUTH });
+      return res.status !== 202 && res;
+    },
+    { what: "the deleteInstances location to stop answering 202" },
+  );
   t.equal(finished.status, 200);
   t.equal(finished.body, undefined);
 });
@@ -696,8 +711,13 @@ t.test(
       body: { tags: { a: "b" } },
     });
     t.equal(again.status, 409, "a write during the delete conflicts");
-    await new Promise((r) => setTimeout(r, WRITE_MS + 50));
-    const gone = await control.request("GET", `${ARM_VMSS}/${WEB}?api-version=2026-04-01`, { headers: AUTH });
+    const gone = await waitFor(
+      async () => {
+        const res = await control.request("GET", `${ARM_VMSS}/${WEB}?api-version=2026-04-01`, { headers: AUTH });
+        return res.status !== 200 && res;
+      },
+      { what: `the DELETE of ${WEB} to end` },
+    );
     t.equal(gone.status, 404);
     t.equal((gone.body as { error: { code: string } }).error.code, "ResourceNotFound");
   },

@@ -10,6 +10,7 @@ import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { freePort, SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
 import { storeOutageReason, TaskStoreUnavailableError } from "../src/tasks/store-outage.ts";
+import { waitFor, waitForLog } from "./helpers/wait-for.ts";
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 /** Far longer than the test waits for the tasks after the outage: a task left behind a lease fails the test. */
@@ -140,11 +141,10 @@ t.test(
       ids.push(res.body.id);
     }
     // Wait until every task has its write under way in "Azure", then cut.
-    for (;;) {
-      const writing = (await control.calls()).filter((c) => c.method === "PATCH").length;
-      if (writing >= TASKS) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(async () => (await control.calls()).filter((c) => c.method === "PATCH").length >= TASKS, {
+      what: `${TASKS} PATCHes under way`,
+      intervalMs: 20,
+    });
     await proxy.cut();
     const cutAt = Date.now();
 
@@ -169,12 +169,7 @@ t.test(
     t.equal(ready.body.store.ok, false);
 
     // The running tasks' writes fail when their ARM writes end: each says so, and waits for the store.
-    const failedWrites = () =>
-      service
-        .output()
-        .split("\n")
-        .filter((l) => l.includes("a write of the task to the task store failed")).length;
-    while (failedWrites() < 1) await new Promise((r) => setTimeout(r, 50));
+    await waitForLog(() => service.output(), /a write of the task to the task store failed/, { intervalMs: 50 });
     t.notOk(/task failed with an internal error/.test(service.output()), "nothing called an internal error");
     await proxy.restore();
     const restoredAt = Date.now();

@@ -91,12 +91,14 @@ async function ask(service: ChildService, method: string, path: string, body?: u
  * process on a loaded machine can take longer than the bound for its first store calls: shed, as designed).
  */
 async function submit(service: ChildService, id: string, body: unknown) {
-  let answer = await ask(service, "POST", `/azure/ops/resizeServerGroup?clientRequestId=${id}`, body);
-  for (let tries = 1; answer.status === 503 && tries < 20; tries++) {
-    await new Promise((r) => setTimeout(r, 500));
-    answer = await ask(service, "POST", `/azure/ops/resizeServerGroup?clientRequestId=${id}`, body);
-  }
-  return answer;
+  let answer: Awaited<ReturnType<typeof ask>> | undefined;
+  return waitFor(
+    async () => {
+      answer = await ask(service, "POST", `/azure/ops/resizeServerGroup?clientRequestId=${id}`, body);
+      return answer.status !== 503 && answer;
+    },
+    { what: `submission ${id} to be answered other than 503`, intervalMs: 500, seen: () => answer },
+  );
 }
 
 const resize = (desired: number) => ({

@@ -9,6 +9,7 @@ import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { TaskRunner } from "../src/tasks/task-runner.ts";
 import type { TaskChange } from "../src/tasks/task-store.ts";
 import type { HistoryEntry } from "../src/tasks/task.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 100, timeScale: 25 / 30_000, seed: true });
 t.teardown(() => sim.close());
@@ -48,8 +49,10 @@ t.test("an uncontended resize: one write for the result and the end, none per hi
       },
     },
   ]);
-  for (let i = 0; i < 500 && (await store.get(task.id))?.state !== "succeeded"; i++)
-    await new Promise((r) => setTimeout(r, 10));
+  await waitFor(async () => (await store.get(task.id))?.state === "succeeded", {
+    what: `task ${task.id} to succeed`,
+    seen: () => store.writes,
+  });
   const done = (await store.get(task.id))!;
   t.equal(done.state, "succeeded", JSON.stringify(done.history));
   t.equal(store.writes.filter((w) => w === "appendHistory").length, 0, "no history line is a write of its own");

@@ -32,7 +32,9 @@ const result = {
 t.test(
   "a replica died after its last history line but before marking the task done: finished once, not twice",
   async (t) => {
-    const store = new MemoryTaskStore();
+    // The store's clock, which decides when a lease has expired, is moved on by hand.
+    let ahead = 0;
+    const store = new MemoryTaskStore(undefined, () => Date.now() + ahead);
     const { task } = await store.create({ operations: [request] });
     // The dead replica: claimed it, ran the only operation, wrote the completion line, then died.
     t.equal((await store.claim("dead", 100, 10)).length, 1);
@@ -44,7 +46,7 @@ t.test(
         timeMs: Date.now(),
       }),
     );
-    await new Promise((r) => setTimeout(r, 150)); // its lease expires
+    ahead += 150; // its lease (100 ms) expires
 
     const runner = new TaskRunner({ store, accounts: new AccountRegistry(config.accounts), operations, config });
     runner.start();
@@ -67,7 +69,8 @@ t.test(
 t.test(
   "a task whose lease is still held by a live replica is not taken, while the runner does take free work",
   async (t) => {
-    const store = new MemoryTaskStore();
+    let ahead = 0;
+    const store = new MemoryTaskStore(undefined, () => Date.now() + ahead);
     const { task } = await store.create({ operations: [request] });
     await store.claim("alive", 60_000, 10);
     // Free work on another scale set, which the runner can finish without Azure (its last step was recorded): it
@@ -82,7 +85,7 @@ t.test(
         resultObjects: [{ ...result, serverGroupName: "web-prod-v002" }],
       }),
     );
-    await new Promise((r) => setTimeout(r, 150));
+    ahead += 150; // the dead replica's lease (100 ms) expires; the live one's (60 s) does not
 
     const runner = new TaskRunner({ store, accounts: new AccountRegistry(config.accounts), operations, config });
     runner.start();

@@ -13,8 +13,7 @@ import { latestVersion, SQLITE_MIGRATIONS, TaskStoreOpenError } from "../src/tas
 import { createTaskStore } from "../src/tasks/create-task-store.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import type { TaskCheckpoint } from "../src/tasks/task.ts";
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+import { waitFor } from "./helpers/wait-for.ts";
 
 function tempDir(t: Test): string {
   const dir = mkdtempSync(join(tmpdir(), "vmss-ops-sqlite-"));
@@ -36,13 +35,14 @@ const op = (serverGroupName: string) => ({
 
 // A separate Node process that uses the store the way a replica does. Modes:
 //   crash <dataDir>            creates, claims, checkpoints a task, prints its id, then SIGKILLs itself (no close)
-//   claim <dataDir> <owner> <startAt>   from startAt on, claims until nothing is left, finishing each task it claimed
-//                                       under its lease; prints the ids and whether each finish was accepted
-//   open  <dataDir> <startAt>  from startAt on, opens the store (migrating a new file) and creates one task
+//   claim <dataDir> <owner>    once told to go, claims until nothing is left, finishing each task it claimed
+//                              under its lease; prints the ids and whether each finish was accepted
+//   open  <dataDir>            once told to go, opens the store (migrating a new file) and creates one task
+// The last two print "ready" and wait for a line on stdin: the test tells them all to go at once (runTogether).
 const CHILD = `
 import { SqliteTaskStore } from ${JSON.stringify(new URL("../src/tasks/sqlite-task-store.ts", import.meta.url).href)};
-const [mode, dataDir, a, b] = process.argv.slice(2);
-const sleepUntil = async (at) => { while (Date.now() < at - 20) await new Promise((r) => setTimeout(r, 5)); while (Date.now() < at); };
+const [mode, dataDir, a] = process.argv.slice(2);
+const ready = () => new Promise((go) => { process.stdin.once("data", go); process.stdout.write("ready\\n"); });
 if (mode === "crash") {
   const store = await SqliteTaskStore.open({ dataDir });
   const { task } = await store.create({ clientRequestId: "from-child", operations: [{ name: "scaleDown", description: { serverGroupName: "child-sg" } }] });
@@ -53,7 +53,7 @@ if (mode === "crash") {
   process.stdout.write(JSON.stringify({ id: task.id }) + "\\n", () => process.kill(process.pid, "SIGKILL"));
 } else if (mode === "claim") {
   const store = await SqliteTaskStore.open({ dataDir });
-  await sleepUntil(Number(b));
+  await ready();
   const ids = [];
   const finished = [];
   for (let empty = 0; empty < 5; ) {
@@ -63,12 +63,14 @@ if (mode === "crash") {
       ids.push(x.id);
       finished.push(await store.update(a, x.id, { state: "succeeded", finishedAtMs: Date.now() }));
     }
-    await new Promise((r) => setTimeout(r, 1)); // let the other processes in between claims
+    // Not a wait for anything: a moment off the file between claims, so that the other processes' claims come in
+    // between (how they fall is reported, not asserted).
+    await new Promise((r) => setTimeout(r, 1));
   }
   await store.close();
   process.stdout.write(JSON.stringify({ ids, finished }));
 } else if (mode === "open") {
-  await sleepUntil(Number(a));
+  await ready();
   const store = await SqliteTaskStore.open({ dataDir });
   await store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: "sg-" + process.pid } }] });
   await store.close();
@@ -84,17 +86,41 @@ interface ChildResult {
 }
 
 function runChild(dir: string, args: string[]): Promise<ChildResult> {
+  return startChild(dir, args).result;
+}
+
+function startChild(dir: string, args: string[]) {
   const script = join(dir, "child.ts");
   writeFileSync(script, CHILD);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
+  const child = spawn(process.execPath, [script, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  child.stdin.on("error", () => {}); // one that died cannot be told to go: its exit code and stderr say why
+  const result = new Promise<ChildResult>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
+  return { child, result, stdout: () => stdout };
+}
+
+/** Starts one child per args, waits until every one is ready, then tells them all to go at once. */
+async function runTogether(dir: string, argsList: string[][]): Promise<ChildResult[]> {
+  const children = argsList.map((args) => startChild(dir, args));
+  const exited: ChildResult[] = [];
+  for (const c of children) void c.result.then((r) => exited.push(r));
+  await waitFor(() => children.every((c) => c.stdout().startsWith("ready\n")) || exited.length > 0, {
+    what: `${children.length} child processes ready`,
+  });
+  // One that died getting ready (its stderr says why) leaves the others nothing to wait for.
+  const go = exited.length === 0;
+  for (const c of children) {
+    if (go) c.child.stdin.end("go\n");
+    else c.child.kill();
+  }
+  const results = await Promise.all(children.map((c) => c.result));
+  return results.map((r) => ({ ...r, stdout: r.stdout.replace(/^ready\n/, "") }));
 }
 
 /** What open() must fail with: a TaskStoreOpenError whose message names `path` and matches `pattern`. */
@@ -257,7 +283,8 @@ t.test("a task written by a process that was killed is taken over from its check
   t.equal(task.checkpoint?.attempt, 2);
   t.equal(JSON.parse(task.checkpoint!.inFlight!.poller).state.url, "https://x/op?y=1");
   t.equal((await store.create({ clientRequestId: "from-child", operations: [] })).created, false);
-  await sleep(Math.max(0, task.leaseExpiresAtMs! - Date.now()) + 200);
+  const expires = task.leaseExpiresAtMs!;
+  await waitFor(() => Date.now() > expires + 200, { what: "200 ms past the dead child's lease", intervalMs: 5 });
   const [taken] = await store.claim("survivor", 60_000, 5);
   t.equal(taken?.id, id, "once its lease expired, another replica claims it");
   t.same(taken.checkpoint, task.checkpoint, "with its checkpoint");
@@ -273,9 +300,11 @@ t.test("several processes share one file: each task is claimed once, and every t
   t.teardown(() => store.close());
   const ids: string[] = [];
   for (let i = 0; i < 80; i++) ids.push((await store.create({ operations: [op(`sg-${i}`)] })).task.id);
-  const startAt = Date.now() + 1500;
   const owners = ["p0", "p1", "p2", "p3"];
-  const results = await Promise.all(owners.map((owner) => runChild(dir, ["claim", dataDir, owner, String(startAt)])));
+  const results = await runTogether(
+    dir,
+    owners.map((owner) => ["claim", dataDir, owner]),
+  );
   const claimedBy = new Map<string, string[]>();
   for (const [i, r] of results.entries()) {
     t.equal(r.code, 0, `child ${owners[i]} exited 0 (stderr: ${r.stderr.trim()})`);
@@ -305,8 +334,10 @@ t.test("several processes share one file: each task is claimed once, and every t
 t.test("processes that open a new file at once migrate it once", async (t) => {
   const dir = tempDir(t);
   const dataDir = join(dir, "data");
-  const startAt = Date.now() + 1500;
-  const results = await Promise.all([0, 1, 2, 3].map(() => runChild(dir, ["open", dataDir, String(startAt)])));
+  const results = await runTogether(
+    dir,
+    [0, 1, 2, 3].map(() => ["open", dataDir]),
+  );
   for (const r of results)
     t.same({ code: r.code, stdout: r.stdout }, { code: 0, stdout: "ok" }, `opened (stderr: ${r.stderr.trim()})`);
   const store = await SqliteTaskStore.open({ dataDir });

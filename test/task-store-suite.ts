@@ -9,6 +9,7 @@ import type { HistoryEntry, OperationRequest, Task, TaskCheckpoint } from "../sr
 import type { TaskStore } from "../src/tasks/task-store.ts";
 import { waitingEntry } from "../src/tasks/ordering.ts";
 import type { AuditEntry, AuditQuery, NewAuditEntry } from "../src/tasks/audit.ts";
+import { afterQueuedImmediates, waitFor } from "./helpers/wait-for.ts";
 
 export interface StoreHandle {
   store: TaskStore;
@@ -24,8 +25,6 @@ export interface StoreHandle {
 const SHORT_LEASE_MS = 500;
 const PAST_EXPIRY_MS = 250;
 const LONG_LEASE_MS = 60_000;
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function op(name: string, serverGroupName: string, extra: Record<string, unknown> = {}): OperationRequest {
   return { name, description: { credentials: "demo", region: "eastus", serverGroupName, ...extra } };
@@ -67,11 +66,19 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     return tasks;
   }
 
+  /** Waits until PAST_EXPIRY_MS after `expiresAtMs` (a lease's end is a time: these are tests of it). */
+  async function waitPast(expiresAtMs: number, what: string): Promise<void> {
+    await waitFor(() => Date.now() > expiresAtMs + PAST_EXPIRY_MS, {
+      what: `${PAST_EXPIRY_MS} ms past the end of ${what}`,
+      intervalMs: 5,
+    });
+  }
+
   /** Waits until PAST_EXPIRY_MS after the task's lease ends (by the store's own account of it). */
   async function waitPastLease(store: TaskStore, id: string): Promise<void> {
     const expires = (await store.get(id))?.leaseExpiresAtMs;
     if (expires === undefined) throw new Error(`${id} has no lease`);
-    await sleep(Math.max(0, expires - Date.now()) + PAST_EXPIRY_MS);
+    await waitPast(expires, `${id}'s lease`);
   }
 
   /** Claims one specific task for owner (claims everything runnable, releases the rest). */
@@ -381,7 +388,7 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
             t.equal(task.leaseOwner, owner);
             claimedBy.set(task.id, [...(claimedBy.get(task.id) ?? []), owner]);
           }
-          await sleep(0);
+          await afterQueuedImmediates(); // the other owners' claims come in between
         }
       }),
     );
@@ -592,14 +599,17 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
               if (holding.has(key)) overlaps.push(`${task.id} claimed while ${holding.get(key)} held ${key}`);
               holding.set(key, task.id);
               order.get(key)!.push(task.id);
-              await sleep(i);
+              // Held for i ms, as a run holds it: not a wait for anything, but the window other owners' claims
+              // must not get into.
+              await new Promise((r) => setTimeout(r, i));
               // Let go before the store does, so that a claim in between is never mistaken for an overlap.
               holding.delete(key);
               await finish(store, owner, task.id);
               finished++;
             }),
           );
-          if (got.length === 0) await sleep(1);
+          // Nothing to claim: a moment before asking again, as the runner's claim interval does.
+          if (got.length === 0) await new Promise((r) => setTimeout(r, 1));
         }
       }),
     );
@@ -654,7 +664,7 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
       [x.id, y.id],
       "only the leases a holds, in the order asked",
     );
-    await sleep(Math.max(0, old - Date.now()) + PAST_EXPIRY_MS);
+    await waitPast(old, `${x.id}'s first lease`);
     t.same(await store.renew("a", [y.id, x.id], LONG_LEASE_MS), [y.id, x.id], "past the first expiry, still held");
     t.ok((await store.get(x.id))!.leaseExpiresAtMs! > old, "expiry moved on");
     t.same(await store.claim("c", LONG_LEASE_MS, 10), [], "renewed leases are not claimable");
@@ -711,7 +721,7 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.equal((await store.get(x.id))!.state, "queued");
 
     const before = (await store.get(x.id))!.updatedAtMs;
-    await sleep(5);
+    await waitFor(() => Date.now() > before, { what: "the clock to move past updatedAtMs", intervalMs: 1 });
     t.equal(await store.update("a", x.id, { state: "running", operationIndex: 1, armCalls: 7 }), true);
     const updated = (await store.get(x.id))!;
     t.equal(updated.state, "running");
@@ -782,8 +792,15 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
       t.same(await store.renew("a", [x.id], LONG_LEASE_MS), []);
     }
     t.same(await store.claim("b", LONG_LEASE_MS, 10), [], "finished tasks are never claimed");
-    await sleep(PAST_EXPIRY_MS);
-    t.same(await store.claim("b", SHORT_LEASE_MS, 10), [], "not later either");
+    // Not later either: a task leased now, with a short lease, becomes claimable again; the finished ones do not.
+    const [later] = await createMany(store, 1);
+    await claimTask(store, "c", later.id, SHORT_LEASE_MS);
+    await waitPastLease(store, later.id);
+    t.same(
+      (await store.claim("b", SHORT_LEASE_MS, 10)).map((c) => c.id),
+      [later.id],
+      "not later either: past a lease's expiry, only the leased task is claimed again",
+    );
   });
 
   t.test(`${name}: refuses a move the state table does not have (task-state.ts), and changes nothing`, async (t) => {

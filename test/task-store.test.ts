@@ -16,6 +16,7 @@ import { latestVersion, POSTGRES_MIGRATIONS, TaskStoreOpenError } from "../src/t
 const VERSIONS = POSTGRES_MIGRATIONS.map((m) => m.version);
 const FUTURE = latestVersion(POSTGRES_MIGRATIONS) + 10;
 import { taskStoreSuite, type StoreHandle } from "./task-store-suite.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
@@ -252,17 +253,15 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
       let notifications = 0;
       listener.on("notification", () => notifications++);
       await listener.query(`LISTEN "vmss_ops_work_${schema}"`);
-      const settle = async () => {
-        // A round trip on the listening connection delivers every notification committed before it.
-        await new Promise((r) => setTimeout(r, 50));
-        await listener.query("SELECT 1");
-      };
       const ten = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
           store.create({ operations: [{ name: "scaleDown", description: { serverGroupName: `sg-${i}` } }] }),
         ),
       );
-      await settle();
+      // Every create has committed: once the first notification has come, the listener has read the queue past
+      // every commit, and a round trip on its connection delivers whatever else it read.
+      await waitFor(() => notifications > 0, { what: "a NOTIFY from the ten creates" });
+      await listener.query("SELECT 1");
       t.equal(ten.filter((r) => r.created).length, 10);
       t.equal(notifications, 1, "one commit for the ten (a transaction's identical notifications go as one)");
 
@@ -338,8 +337,7 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
           ]),
         )
       ).rowCount;
-    for (let i = 0; i < 500 && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 10));
-    t.ok(await waiting(), "the claim waits for its turn");
+    await waitFor(waiting, { what: "the claim to wait for the advisory lock the other transaction holds" });
     await other.query("COMMIT");
     t.same(
       (await claiming).map((x) => x.id),
@@ -374,7 +372,7 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
     t.ok(killed.rowCount! >= 1, `terminated ${killed.rowCount} idle connections`);
     // Reads are sent again on a fresh connection if theirs turns out dead; the first ones may meet one.
     for (let i = 0; i < 3; i++) t.equal((await store.list({ limit: 10 })).tasks.length, 4, "reads go on working");
-    for (let i = 0; i < 250 && errors.length < killed.rowCount!; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => errors.length >= 1, { what: "onPoolError to report a terminated connection" });
     t.ok(errors.length >= 1, `the pool reported them through onPoolError (${errors.length}): ${errors[0]?.message}`);
     const [claimed] = await store.claim("o", 60_000, 1);
     t.ok(await store.update("o", claimed.id, { state: "running" }), "writes too");

@@ -5,6 +5,7 @@ import { buildApp, type Service } from "../../src/app.ts";
 import { loadConfig } from "../../src/startup-config.ts";
 import type { Config } from "../../src/config.ts";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator.ts";
+import { waitFor } from "./wait-for.ts";
 import { SimulatorControl } from "../../src/simulator/control-client.ts";
 import type { Json } from "../../testkit/json.ts";
 
@@ -110,13 +111,14 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
       return (await env.simControl<SimCall[]>("GET", "/_sim/calls")).body;
     },
     async waitForTask(id, timeoutMs = 30_000) {
-      const until = Date.now() + timeoutMs;
-      for (;;) {
-        const { body } = await env.api("GET", `/task/${id}`);
-        if (body.status.completed) return body;
-        if (Date.now() > until) throw new Error(`task ${id} did not complete: ${JSON.stringify(body)}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      let task: Json;
+      return waitFor(
+        async () => {
+          task = (await env.api("GET", `/task/${id}`)).body;
+          return task.status.completed === true && task;
+        },
+        { what: `task ${id} to complete`, timeoutMs, intervalMs: 20, seen: () => task },
+      );
     },
     async close() {
       await service.close();
