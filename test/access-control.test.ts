@@ -11,7 +11,7 @@ import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 import { readFile } from "node:fs/promises";
 import { DEFAULT_OPENAPI_PATH } from "../scripts/write-openapi.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 const TEAM_A = "team-a-token-0123456789abcdef";
 const TEAM_B = "team-b-token-0123456789abcdef";

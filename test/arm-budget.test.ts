@@ -28,7 +28,7 @@ import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
 import { AccountRegistry } from "../src/azure/accounts.ts";
 import { buildApp } from "../src/app.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const SUB = SIMULATOR_SUBSCRIPTION_ID.toLowerCase();

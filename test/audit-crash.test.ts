@@ -10,7 +10,7 @@ import { request } from "undici";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
 import { restartableServiceEnv, startChildService, type ChildService } from "../testkit/child-service.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 // Writes of 1.5 s: a submission held with ?wait= is accepted long before its task can end and be answered.
 const sim = await startSimulator({ port: 0, writeDurationMs: 1500, timeScale: 0.001, seed: true });

@@ -10,7 +10,7 @@ import { request } from "undici";
 import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
 import { jsonLogLines } from "./helpers/log-lines.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 const TEAM_A = "team-a-token-0123456789abcdef";
 const TEAM_B = "team-b-token-0123456789abcdef";

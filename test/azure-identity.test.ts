@@ -22,7 +22,7 @@ import { loadConfig } from "../src/startup-config.ts";
 import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
 import { REPO, SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
 import { startTestEnv } from "./helpers/service.ts";
-import { waitForLog } from "./helpers/wait-for.ts";
+import { waitForLog } from "../testkit/wait-for.ts";
 
 // credentialFor builds real credentials only once @azure/identity is loaded (AccountRegistry.open does it at start-up).
 await loadIdentity();

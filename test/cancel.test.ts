@@ -3,7 +3,7 @@
 // what was done and what was not. The simulator's call log is the witness for "no write" and "exactly one write".
 import t from "tap";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 import { callsFor, demo, startTestEnv, writesOf, type TestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 

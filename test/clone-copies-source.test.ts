@@ -9,7 +9,7 @@ import t, { type Test } from "tap";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { cloneLimits } from "../src/operations/create/scale-set-model.ts";
 import { startTestEnv } from "./helpers/service.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 const env = await startTestEnv({ writeDurationMs: 40 });
 t.teardown(() => env.close());

@@ -6,7 +6,7 @@ import { connect } from "node:net";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/startup-config.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 const sim = await startSimulator({ port: 0, timeScale: 0.001 });
 t.teardown(() => sim.close());

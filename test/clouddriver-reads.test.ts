@@ -9,7 +9,7 @@ import { defaultResourceGroupOf, parseName } from "../src/naming/frigga.ts";
 import { chooseTarget, parseTarget, type Candidate } from "../src/clouddriver/targets.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
 import { CLOUDS } from "../src/azure/account-config.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 import type { ScaleSetSnapshot } from "../src/azure/vmss-gateway.ts";
 import type { Json } from "../testkit/json.ts";
 

@@ -8,7 +8,7 @@
 //   AbstractClusterWideClouddriverTask.groovy l.107-117: the selection is made per location (region)
 import t from "tap";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 import { callsFor, demo, startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 

@@ -3,7 +3,7 @@ import t from "tap";
 import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 import type { Json } from "../testkit/json.ts";
 
 const WRITE_MS = 300;

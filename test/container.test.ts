@@ -28,7 +28,7 @@ import { dirname, join, posix, resolve } from "node:path";
 import { Agent, request } from "undici";
 import { parse as parseYaml } from "yaml";
 import { loadConfig } from "../src/startup-config.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 import { START_HEAP_FLAGS } from "../src/node-process.ts";
 import { freePort } from "../testkit/child-service.ts";
 import type { Json } from "../testkit/json.ts";

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService } from "../testkit/child-service.ts";
 import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";

@@ -9,7 +9,7 @@
 // AbstractServerGroupNameResolver.groovy l.52-102.
 import t from "tap";
 import { clusterName, nextServerGroupName } from "../src/operations/create/server-group-name.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 import { modelFromDescription } from "../src/operations/create/scale-set-model.ts";
 import { callsFor, startTestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";

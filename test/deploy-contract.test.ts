@@ -14,7 +14,7 @@ import { newStage, Orca, OrcaStageError, type Stage } from "./helpers/orca.ts";
 import { startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { sample } from "./helpers/wait-for.ts";
+import { sample } from "../testkit/wait-for.ts";
 
 // A second account keeps its VM admin in Key Vault, as clouddriver-azure's accounts do (the simulator's demo-kv).
 const env = await startTestEnv({

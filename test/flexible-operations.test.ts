@@ -3,7 +3,7 @@
 // name them, the calls Azure received — not only what the task says.
 import t from "tap";
 import { demo, startResettingTestEnv, type SimCall } from "./helpers/service.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 import type { Json } from "../testkit/json.ts";
 
 const RG = "demo-rg";

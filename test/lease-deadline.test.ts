@@ -12,7 +12,7 @@ import { leaseDeadline, LeaseExpiredError, TaskLease } from "../src/tasks/lease-
 import { LeaseLostError } from "../src/tasks/task-journal.ts";
 import { SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
 import { faultyLink } from "./helpers/faulty-link.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 void t.test(
   "a lease's local deadline: from when the claim was sent, less a tenth for drift; moved on by renewals",

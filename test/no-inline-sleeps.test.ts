@@ -1,4 +1,4 @@
-// No test sleeps and hopes: a test waits for the event it needs with test/helpers/wait-for.ts, which fails naming what
+// No test sleeps and hopes: a test waits for the event it needs with testkit/wait-for.ts, which fails naming what
 // it waited for. A pause on a timer is allowed only where the time is itself what is tested or modelled, file by file
 // below, each with its reason and the number of lines it may hold (so that a new one is seen, and a stale entry too).
 import t from "tap";
@@ -9,7 +9,10 @@ const TEST_DIR = import.meta.dirname;
 const REPO = join(TEST_DIR, "..");
 
 /** The one place that pauses on a timer for the tests, and this file, which names the shapes it looks for. */
-const EXEMPT = ["test/helpers/wait-for.ts", "test/no-inline-sleeps.test.ts"];
+const EXEMPT = ["testkit/wait-for.ts", "test/no-inline-sleeps.test.ts"];
+
+/** Where tests (and benchmarks) live: test/, and testkit/, which both share. */
+const SCANNED = [TEST_DIR, join(REPO, "testkit")];
 
 /** Where a timed pause is what is tested or modelled: file → how many lines, and why. */
 const ALLOWED: Record<string, { lines: number; reason: string }> = {
@@ -43,12 +46,6 @@ const ALLOWED: Record<string, { lines: number; reason: string }> = {
   "test/python/vmss_client.py": {
     lines: 1,
     reason: "a Python SDK user's program: it retries a 409 after a pause, as a client of Azure does",
-  },
-  "test/helpers/child-service.ts": {
-    lines: 2,
-    reason:
-      "shared with bench/, which loads nothing else from test/: waitForTask throws naming the task, and the start " +
-      "watches the output within a 30 s bound",
   },
 };
 
@@ -100,9 +97,9 @@ t.test("the shapes it looks for: sleeps are found, timers that are not sleeps ar
     t.notOk(isSleep(line), `not a sleep: ${line}`);
 });
 
-t.test("no inline sleep in test/ outside wait-for.ts and the allowed time tests", async (t) => {
+t.test("no inline sleep in test/ or testkit/ outside wait-for.ts and the allowed time tests", async (t) => {
   const found = new Map<string, string[]>();
-  for (const path of files(TEST_DIR)) {
+  for (const path of SCANNED.flatMap(files)) {
     const name = relative(REPO, path).split("\\").join("/");
     if (EXEMPT.includes(name)) continue;
     const lines = readFileSync(path, "utf8")
@@ -113,11 +110,11 @@ t.test("no inline sleep in test/ outside wait-for.ts and the allowed time tests"
   for (const [name, lines] of found) {
     const allowed = ALLOWED[name];
     if (!allowed)
-      t.fail(`${name}: wait for the event with test/helpers/wait-for.ts instead of sleeping:\n${lines.join("\n")}`);
+      t.fail(`${name}: wait for the event with testkit/wait-for.ts instead of sleeping:\n${lines.join("\n")}`);
     else if (lines.length !== allowed.lines)
       t.fail(
         `${name}: ${lines.length} timed pauses where ${allowed.lines} are allowed (${allowed.reason}); a new one ` +
-          `waits for its event with test/helpers/wait-for.ts, and a removed one lowers the count here:\n${lines.join("\n")}`,
+          `waits for its event with testkit/wait-for.ts, and a removed one lowers the count here:\n${lines.join("\n")}`,
       );
   }
   // An allowed file that has moved out of test/ leaves a harmless entry behind; one still here must still pause.

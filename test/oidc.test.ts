@@ -16,7 +16,7 @@ import { createClient } from "../src/client/index.ts";
 import { DEFAULT_OPENAPI_PATH } from "../scripts/write-openapi.ts";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
 import { jsonLogLines } from "./helpers/log-lines.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
 /** The app registration of vmss-ops itself: the API whose application id is the tokens' audience. */

@@ -1,7 +1,7 @@
 // Each operation end to end: HTTP API → task → executeOp → real SDK → simulator; repeating it is a no-op.
 import t from "tap";
 import { callsFor, demo, startTestEnv, writesOf } from "./helpers/service.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 import type { Json } from "../testkit/json.ts";
 
 const env = await startTestEnv({ writeDurationMs: 100 });

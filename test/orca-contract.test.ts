@@ -5,7 +5,7 @@ import t from "tap";
 import { operations } from "../src/operations/registry.ts";
 import { isActive, newestFirst, newStage, Orca, requestId, type ServerGroup } from "./helpers/orca.ts";
 import { startTestEnv, writesOf } from "./helpers/service.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 // A TTL far longer than the test: every fresh answer Orca gets comes from our writes and its force-cache refreshes.
 const env = await startTestEnv({ writeDurationMs: 60, env: { READ_CACHE_TTL_MS: "60000" } });

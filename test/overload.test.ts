@@ -3,7 +3,7 @@
 import t from "tap";
 import { request } from "undici";
 import { demo, startTestEnv } from "./helpers/service.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 const A = "team-a-burst-token-0123456789";
 const B = "team-b-burst-token-0123456789";

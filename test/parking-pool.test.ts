@@ -10,7 +10,7 @@
 import t from "tap";
 import { Agent, request } from "undici";
 import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 

@@ -2,7 +2,7 @@
 import t from "tap";
 import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 

@@ -7,7 +7,7 @@
 // (destroyServerGroup) against the older groups (RedBlackStrategy.groovy l.111-150). Orca enables nothing: the new
 // group serves at the end of its create, once its instances are healthy, as clouddriver-azure's does.
 import t from "tap";
-import { sample, waitFor } from "./helpers/wait-for.ts";
+import { sample, waitFor } from "../testkit/wait-for.ts";
 import { startTestEnv } from "./helpers/service.ts";
 import type { Json as JsonValue } from "../testkit/json.ts";
 

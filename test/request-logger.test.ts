@@ -6,7 +6,7 @@ import Fastify from "fastify";
 import { LazyChildLogger } from "../src/observability/request-logger.ts";
 import { jsonLogLines } from "./helpers/log-lines.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 function capture() {
   const lines: Record<string, unknown>[] = [];

@@ -10,7 +10,7 @@ import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService } from "../testkit/child-service.ts";
 import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 import type { Json } from "../testkit/json.ts";
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 1500, timeScale: 0.001, seed: true });

@@ -9,7 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { sample, waitFor } from "./helpers/wait-for.ts";
+import { sample, waitFor } from "../testkit/wait-for.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService, type ChildService } from "../testkit/child-service.ts";
 import { waitForStoredPoller } from "./helpers/stored-checkpoint.ts";

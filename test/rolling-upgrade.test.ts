@@ -5,7 +5,7 @@
 // budgets, l.208-350 for the order; azure/scope/machinepool.go l.332-360 for the surge of the scale set's capacity).
 import t from "tap";
 import { newStage, Orca } from "./helpers/orca.ts";
-import { sample, waitFor } from "./helpers/wait-for.ts";
+import { sample, waitFor } from "../testkit/wait-for.ts";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 

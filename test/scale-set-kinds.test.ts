@@ -2,7 +2,7 @@
 // on the kind in front of it or refuses before writing, and each test asserts what Azure (the simulator) shows
 // afterwards — VMs, pool membership, the AutomaticRepairs service — not only what the task says.
 import t from "tap";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 import { demo, startResettingTestEnv, writesOf, type SimCall } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 

@@ -5,7 +5,7 @@ import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 // Long enough that the reads below land while the write is in flight, even on a loaded machine.
 const WRITE_MS = 600;

@@ -10,7 +10,7 @@ import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { freePort, SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
 import { storeOutageReason, TaskStoreUnavailableError } from "../src/tasks/store-outage.ts";
-import { waitFor, waitForLog } from "./helpers/wait-for.ts";
+import { waitFor, waitForLog } from "../testkit/wait-for.ts";
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 /** Far longer than the test waits for the tasks after the outage: a task left behind a lease fails the test. */

@@ -11,7 +11,7 @@ import { StoreHealth, storeOutageReason, watchStoreOutages } from "../src/tasks/
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { SIMULATOR_CA_FILE, startChildService, type ChildService } from "../testkit/child-service.ts";
 import { faultyLink } from "./helpers/faulty-link.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 void t.test("a store call that does not settle within its bound is an outage, like a refused connection", async (t) => {
   const never = new Promise<never>(() => {});

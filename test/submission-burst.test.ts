@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { demo, startTestEnv } from "./helpers/service.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const CALLERS = 24;

@@ -9,7 +9,7 @@ import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { TaskRunner } from "../src/tasks/task-runner.ts";
 import type { TaskChange } from "../src/tasks/task-store.ts";
 import type { HistoryEntry } from "../src/tasks/task.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 100, timeScale: 25 / 30_000, seed: true });
 t.teardown(() => sim.close());

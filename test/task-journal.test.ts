@@ -9,7 +9,7 @@ import {
   TaskJournal,
 } from "../src/tasks/task-journal.ts";
 import type { TaskChange } from "../src/tasks/task-store.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 /** A store whose writes wait until the test answers them, one at a time, in the order they arrived. */
 class HeldStore {

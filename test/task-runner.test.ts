@@ -6,7 +6,7 @@ import { operations } from "../src/operations/registry.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { leaseIsDue, TaskRunner } from "../src/tasks/task-runner.ts";
 import type { AnyOperation } from "../src/operations/operation.ts";
-import { afterQueuedImmediates, waitFor } from "./helpers/wait-for.ts";
+import { afterQueuedImmediates, waitFor } from "../testkit/wait-for.ts";
 
 const config = loadConfig({
   SIMULATOR_URL: "https://127.0.0.1:1",

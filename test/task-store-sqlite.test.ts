@@ -13,7 +13,7 @@ import { latestVersion, SQLITE_MIGRATIONS, TaskStoreOpenError } from "../src/tas
 import { createTaskStore } from "../src/tasks/create-task-store.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import type { TaskCheckpoint } from "../src/tasks/task.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 function tempDir(t: Test): string {
   const dir = mkdtempSync(join(tmpdir(), "vmss-ops-sqlite-"));

@@ -9,7 +9,7 @@ import type { HistoryEntry, OperationRequest, Task, TaskCheckpoint } from "../sr
 import type { TaskStore } from "../src/tasks/task-store.ts";
 import { waitingEntry } from "../src/tasks/ordering.ts";
 import type { AuditEntry, AuditQuery, NewAuditEntry } from "../src/tasks/audit.ts";
-import { afterQueuedImmediates, waitFor } from "./helpers/wait-for.ts";
+import { afterQueuedImmediates, waitFor } from "../testkit/wait-for.ts";
 
 export interface StoreHandle {
   store: TaskStore;

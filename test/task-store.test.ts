@@ -16,7 +16,7 @@ import { latestVersion, POSTGRES_MIGRATIONS, TaskStoreOpenError } from "../src/t
 const VERSIONS = POSTGRES_MIGRATIONS.map((m) => m.version);
 const FUTURE = latestVersion(POSTGRES_MIGRATIONS) + 10;
 import { taskStoreSuite, type StoreHandle } from "./task-store-suite.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 

@@ -13,7 +13,7 @@ import { startSimulator, type RunningSimulator } from "../src/simulator/simulato
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
 import type { Json } from "../testkit/json.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 import { writesOf, type SimCall, TEST_TIME_SCALE } from "./helpers/service.ts";
 
 interface Running {

@@ -5,7 +5,7 @@ import { request } from "undici";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { TaskWaiter } from "../src/tasks/task-waiter.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
-import { waitFor } from "./helpers/wait-for.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 t.test("the service", async (t) => {
   const env = await startTestEnv({ writeDurationMs: 100 });

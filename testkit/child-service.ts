@@ -7,6 +7,7 @@ import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Json } from "./json.ts";
+import { waitFor } from "./wait-for.ts";
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const SIMULATOR_CA_FILE = join(REPO, "src", "simulator", "tls", "simulator-cert.pem");
@@ -94,30 +95,27 @@ export async function startChildService(
       return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T, headers: res.headers };
     },
     async waitForTask(id: string, timeoutMs = 60_000): Promise<Json> {
-      const until = Date.now() + timeoutMs;
-      for (;;) {
-        const { body } = await service.api<{ status?: { completed?: boolean } } | undefined>("GET", `/task/${id}`);
-        if (body?.status?.completed) return body as Json;
-        if (Date.now() > until) throw new Error(`task ${id} did not complete: ${JSON.stringify(body)}\n${out}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      let last: unknown;
+      const task = await waitFor(
+        async () => {
+          const { body } = await service.api<{ status?: { completed?: boolean } } | undefined>("GET", `/task/${id}`);
+          last = body;
+          return body?.status?.completed ? body : undefined;
+        },
+        { what: `task ${id} to complete`, timeoutMs, intervalMs: 25, seen: () => ({ task: last, output: out }) },
+      );
+      return task as Json;
     },
   };
   if (options.waitForListen === false) return service;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 30_000);
-    const check = setInterval(() => {
-      if (out.includes("vmss-ops listening on")) {
-        clearInterval(check);
-        clearTimeout(timer);
-        resolve();
-      }
-    }, 20);
-    void exited.then(({ code, signal }) => {
-      clearInterval(check);
-      clearTimeout(timer);
-      reject(new Error(`service exited (${code ?? signal}) before listening:\n${out}`));
-    });
-  });
+  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  void exited.then((info) => (exit = info));
+  await waitFor(
+    () => {
+      if (exit) throw new Error(`service exited (${exit.code ?? exit.signal}) before listening:\n${out}`);
+      return out.includes("vmss-ops listening on");
+    },
+    { what: "the service to say it listens", timeoutMs: 30_000, intervalMs: 20, seen: () => out.slice(-2000) },
+  );
   return service;
 }

@@ -5,7 +5,7 @@ import { buildApp, type Service } from "../../src/app.ts";
 import { loadConfig } from "../../src/startup-config.ts";
 import type { Config } from "../../src/config.ts";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator.ts";
-import { waitFor } from "./wait-for.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 import { SimulatorControl } from "../../src/simulator/control-client.ts";
 import type { Json } from "../../testkit/json.ts";
 

@@ -3,7 +3,7 @@
 // file, not a time: wait for it there, instead of sleeping "long enough" (which a loaded machine makes too short).
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
-import { waitFor } from "./wait-for.ts";
+import { waitFor } from "../../testkit/wait-for.ts";
 
 /** Resolves once a task in dataDir's store (this one, when taskId is given) has a checkpoint with a write in flight. */
 export async function waitForStoredPoller(dataDir: string, taskId?: string): Promise<void> {

@@ -2,7 +2,8 @@
 // loaded machine (load 8-10 on 2 cores) a step that takes 20 ms when quiet can take seconds; the bound only stops a
 // test that would otherwise hang, it is never what the test asserts (unless a test of time says so where it sets one).
 //
-// This file is the one place in test/ that pauses on a timer (test/no-inline-sleeps.test.ts holds the rest to it).
+// This file is the one place in test/ and testkit/ that pauses on a timer (test/no-inline-sleeps.test.ts holds the rest
+// to it). It lives in testkit/ because benchmarks wait with it too.
 import { setImmediate as nextTurn, setTimeout as pause } from "node:timers/promises";
 
 export interface WaitForOptions {
