@@ -7,6 +7,7 @@ import { describeArmFailure } from "../azure/arm-failure.ts";
 import type { ScaleSetReads } from "../azure/read-cache.ts";
 import { normalizeRegion, type ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { serverGroupView } from "../clouddriver/server-group.ts";
+import { accountResourceGroup } from "../naming/frigga.ts";
 import { TaskState } from "./schemas.ts";
 
 export const UiServerGroup = Type.Object(
@@ -59,7 +60,10 @@ function resourceGroupOfId(id: string | undefined): string | undefined {
   return id ? /\/resourceGroups\/([^/]+)\//i.exec(id)?.[1] : undefined;
 }
 
-/** One account's scale sets (where it keeps them: its resource group, else the whole subscription), with their VMs. */
+/**
+ * One account's scale sets, with their VMs: its resource group when it keeps them there (serverGroupResourceGroup:
+ * account), else the whole subscription.
+ */
 export async function accountInventory(
   reads: ScaleSetReads,
   account: AccountConfig,
@@ -67,11 +71,10 @@ export async function accountInventory(
   filter: string,
 ): Promise<UiInventoryBody["accounts"][number]> {
   try {
-    const listing = await reads.list(
-      account.defaultResourceGroup
-        ? { account: account.name, resourceGroup: account.defaultResourceGroup }
-        : { account: account.name },
-    );
+    // Where the account keeps its server groups (SERVER_GROUP_RESOURCE_GROUP_RULE): its own resource group, else one
+    // per application and region, which only a listing of the whole subscription finds for every application.
+    const own = accountResourceGroup(account);
+    const listing = await reads.list(own ? { account: account.name, resourceGroup: own } : { account: account.name });
     let readAt = listing.readAt;
     const wanted = listing.value.filter(
       (v) => v.name && v.location && resourceGroupOfId(v.id) && (!filter || v.name.toLowerCase().includes(filter)),
