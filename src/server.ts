@@ -32,10 +32,37 @@ const { loadStartupConfig } = await import("./startup-config.ts");
 const { createTaskStore, TaskStoreOpenError } = await import("./tasks/create-task-store.ts");
 
 async function main(): Promise<void> {
-  let config: Config;
-  let simulatorConfig: SimulatorConfig;
+  const { config, simulator } = readConfiguration();
+  const stopSimulator =
+    config.simulator.mode === "embedded" ? await startEmbeddedSimulator(config, simulator) : undefined;
+  const store = await openStore(config, stopSimulator);
+  const service = await buildService(config, store, stopSimulator);
   try {
-    ({ config, simulator: simulatorConfig } = loadStartupConfig());
+    await service.app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    console.error(`vmss-ops: ${listenProblem(err, config.host, config.port, "PORT")}`);
+    await service.close(1000).catch(() => undefined);
+    await stopSimulator?.();
+    process.exit(2);
+  }
+  // Tasks are taken once the service answers: a task's ?wait= and GET /task/{id} can be asked from the start.
+  service.runner.start();
+  const port = (service.app.server.address() as { port: number }).port;
+  printBanner(bannerLines(config, `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`));
+  applyRuntimeHeapFlags();
+  // Written now, not only at exit: a replica that is killed still starts faster next time.
+  flushCompileCache();
+  probeAccountsSoon(service, config.observability.readyTimeoutMs);
+  stopOnSignals(service, config.tasks.shutdownTimeoutMs, stopSimulator);
+}
+
+type Service = Awaited<ReturnType<typeof buildApp>>;
+type Stop = () => Promise<void>;
+
+/** The configuration, or exit 2 with what is wrong in it. */
+function readConfiguration(): { config: Config; simulator: SimulatorConfig } {
+  try {
+    return loadStartupConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`vmss-ops: configuration error: ${err.message}`);
@@ -43,40 +70,42 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+}
 
-  let stopSimulator: (() => Promise<void>) | undefined;
-  if (config.simulator.mode === "embedded") {
-    const { startSimulator } = await import("./simulator/simulator.ts");
-    let sim: Awaited<ReturnType<typeof startSimulator>>;
-    try {
-      sim = await startSimulator({
-        ...simulatorConfig.settings,
-        host: simulatorConfig.host,
-        port: simulatorConfig.port,
-        subscriptionId: simulatorConfig.subscriptionId,
-        throttling: simulatorConfig.throttling.enabled,
-        seed: true,
-      });
-    } catch (err) {
-      console.error(
-        `vmss-ops: the embedded simulator: ${listenProblem(err, simulatorConfig.host, simulatorConfig.port, "SIMULATOR_PORT")}`,
-      );
-      process.exit(2);
-    }
-    stopSimulator = () => sim.close();
-    // Only now is the simulator's address known: point the simulator accounts at it.
-    for (const account of config.accounts) {
-      if (account.credential.kind === "simulator") {
-        account.endpoint = sim.url;
-        account.caPem = sim.caPem;
-      }
-    }
-    config.simulator.url = sim.url;
-  }
-
-  let store: TaskStore;
+/** The simulator in this process, with the simulator accounts pointed at it; returns how to stop it. */
+async function startEmbeddedSimulator(config: Config, simulatorConfig: SimulatorConfig): Promise<Stop> {
+  const { startSimulator } = await import("./simulator/simulator.ts");
+  let sim: Awaited<ReturnType<typeof startSimulator>>;
   try {
-    store = await createTaskStore(config, {
+    sim = await startSimulator({
+      ...simulatorConfig.settings,
+      host: simulatorConfig.host,
+      port: simulatorConfig.port,
+      subscriptionId: simulatorConfig.subscriptionId,
+      throttling: simulatorConfig.throttling.enabled,
+      seed: true,
+    });
+  } catch (err) {
+    console.error(
+      `vmss-ops: the embedded simulator: ${listenProblem(err, simulatorConfig.host, simulatorConfig.port, "SIMULATOR_PORT")}`,
+    );
+    process.exit(2);
+  }
+  // Only now is the simulator's address known: point the simulator accounts at it.
+  for (const account of config.accounts) {
+    if (account.credential.kind === "simulator") {
+      account.endpoint = sim.url;
+      account.caPem = sim.caPem;
+    }
+  }
+  config.simulator.url = sim.url;
+  return () => sim.close();
+}
+
+/** The task store, or exit 2 with why it cannot be opened. */
+async function openStore(config: Config, stopSimulator: Stop | undefined): Promise<TaskStore> {
+  try {
+    return await createTaskStore(config, {
       onPoolError: (err) => writeLogLine("error", `database connection error: ${err.message}`),
     });
   } catch (err) {
@@ -87,10 +116,12 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+}
 
-  let service: Awaited<ReturnType<typeof buildApp>>;
+/** The service, or exit 2 when an account cannot be set up as configured. */
+async function buildService(config: Config, store: TaskStore, stopSimulator: Stop | undefined): Promise<Service> {
   try {
-    service = await buildApp({ config, store });
+    return await buildApp({ config, store });
   } catch (err) {
     if (!(err instanceof AccountSetupError)) throw err;
     console.error(`vmss-ops: configuration error: ${err.message}`);
@@ -98,21 +129,16 @@ async function main(): Promise<void> {
     await stopSimulator?.();
     process.exit(2);
   }
-  try {
-    await service.app.listen({ host: config.host, port: config.port });
-  } catch (err) {
-    console.error(`vmss-ops: ${listenProblem(err, config.host, config.port, "PORT")}`);
-    await service.close(1000).catch(() => undefined);
-    await stopSimulator?.();
-    process.exit(2);
-  }
-  const base = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${(service.app.server.address() as { port: number }).port}`;
-  const lines = [
+}
+
+/** What a person starting the service reads first: where it listens, what it talks to, and what to try. */
+function bannerLines(config: Config, base: string): string[] {
+  return [
     `vmss-ops listening on ${base}`,
     config.simulator.url
       ? `Azure simulator: ${config.simulator.url} (${config.simulator.mode}); control API under ${config.simulator.url}/_sim`
       : "Azure: real accounts only",
-    `accounts: ${config.accounts.map((a) => a.name).join(", ")}; tasks: ${config.store.kind === "sqlite" ? `SQLite in ${config.store.dataDir}/` : config.store.kind === "postgres" ? "PostgreSQL" : config.simulator.mode === "embedded" ? "in memory, like the embedded simulator's scale sets: both start fresh at every start" : "in memory"} (replica ${config.tasks.replicaId})`,
+    `accounts: ${config.accounts.map((a) => a.name).join(", ")}; tasks: ${whereTasksAreKept(config)} (replica ${config.tasks.replicaId})`,
     ...(config.simulator.mode === "embedded" && config.store.kind !== "memory"
       ? [
           `note: tasks are kept (${config.store.kind}) while the embedded simulator starts fresh: after a restart, old tasks name scale set states that are gone`,
@@ -126,18 +152,26 @@ async function main(): Promise<void> {
     `  curl -s ${base}/azure/serverGroups/demo/eastus/demo-rg/web-prod-v001`,
     `API documentation: ${base}/docs (OpenAPI: ${base}/openapi.json)`,
   ];
-  printBanner(lines);
-  applyRuntimeHeapFlags();
-  // Written now, not only at exit: a replica that is killed still starts faster next time.
-  flushCompileCache();
+}
 
-  // A credential that builds but cannot get a token (a wrong secret, an unknown tenant, no managed identity here)
-  // shows only when it is used: try each account once, soon after start-up, so the log says which one. Not at
-  // once: the first probe loads the Azure SDK (src/azure/sdk.ts), a tenth of a second in which nothing is
-  // answered, and the first requests (/health among them) should not wait for it. /ready probes on its own.
+function whereTasksAreKept(config: Config): string {
+  if (config.store.kind === "sqlite") return `SQLite in ${config.store.dataDir}/`;
+  if (config.store.kind === "postgres") return "PostgreSQL";
+  if (config.simulator.mode === "embedded")
+    return "in memory, like the embedded simulator's scale sets: both start fresh at every start";
+  return "in memory";
+}
+
+/**
+ * A credential that builds but cannot get a token (a wrong secret, an unknown tenant, no managed identity here)
+ * shows only when it is used: try each account once, soon after start-up, so the log says which one. Not at once:
+ * the first probe loads the Azure SDK (src/azure/sdk.ts), a tenth of a second in which nothing is answered, and the
+ * first requests (/health among them) should not wait for it. /ready probes on its own.
+ */
+function probeAccountsSoon(service: Service, timeoutMs: number): void {
   setTimeout(() => {
     for (const name of service.accounts.names()) {
-      void service.accounts.probe(name, config.observability.readyTimeoutMs).then((result) => {
+      void service.accounts.probe(name, timeoutMs).then((result) => {
         if (!result.ok)
           service.app.log.error(
             { account: name, problem: result.problem, detail: result.detail },
@@ -146,21 +180,25 @@ async function main(): Promise<void> {
       });
     }
   }, STARTUP_PROBE_DELAY_MS).unref();
+}
 
+/**
+ * On SIGTERM or SIGINT, new requests get 503 with Retry-After at once; tasks in flight keep their checkpoints and
+ * give their leases back, so another replica (or this one after its restart) continues them without writing again.
+ */
+function stopOnSignals(service: Service, shutdownTimeoutMs: number, stopSimulator: Stop | undefined): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    // New requests get 503 with Retry-After at once; tasks in flight keep their checkpoints and give their leases
-    // back, so another replica (or this one after its restart) continues them without writing again.
     service.drain();
     service.app.log.info({ signal }, "shutting down");
     const force = setTimeout(() => {
-      service.app.log.error({ timeoutMs: config.tasks.shutdownTimeoutMs + 2000 }, "shutdown took too long; exiting");
+      service.app.log.error({ timeoutMs: shutdownTimeoutMs + 2000 }, "shutdown took too long; exiting");
       process.exit(1);
-    }, config.tasks.shutdownTimeoutMs + 2000);
+    }, shutdownTimeoutMs + 2000);
     force.unref();
-    await service.close(config.tasks.shutdownTimeoutMs);
+    await service.close(shutdownTimeoutMs);
     await stopSimulator?.();
     process.exit(0);
   };

@@ -135,6 +135,7 @@ t.test("a task whose call finds the bucket empty waits, says so in its history, 
   for (const a of config.accounts) a.caPem = fast.caPem;
   const accounts = await AccountRegistry.open(config.accounts, (a) => createComputeClient(a, undefined, budget));
   const service = await buildApp({ config, store: new MemoryTaskStore(), accounts, armBudget: budget, logger: false });
+  service.runner.start();
   t.teardown(async () => {
     await service.close();
     await budget.close();

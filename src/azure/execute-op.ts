@@ -42,56 +42,113 @@ import {
  */
 export type PlannedStep = { kind: "done"; summary: string } | { kind: "wait"; summary: string } | WriteStep;
 
-/** What an operation supplies: a plan against fresh state, and a result from the state Azure confirmed. */
+/**
+ * What every operation supplies: a plan against fresh state, and a result from the state Azure confirmed. What only
+ * some operations can do is a capability of its own (below): an operation's planner implements those it has, and
+ * the harness asks for each with its type guard.
+ */
 export interface ScaleSetPlanner<R> {
   /** The plan needs the VM list, not only the scale set. */
   readsInstances: boolean;
   plan(snapshot: ScaleSetSnapshot): PlannedStep;
-  /** Writes one attempt may make; default MAX_WRITES_PER_ATTEMPT. An operation that replaces in batches needs more. */
-  maxWrites?: number;
   /** The result, from a read of the scale set and its VMs: confirmed, or (when the operation fails) not. */
   result(snapshot: ScaleSetSnapshot): R;
-  /**
-   * For an operation whose goal is that the scale set not exist (destroy): Azure answered 404 for it, so the goal
-   * is reached. `wrote`: this operation had a write accepted (its own delete), as opposed to finding it gone.
-   * Without it, 404 is a terminal failure.
-   */
-  whenAbsent?(absent: { failure: ArmFailure; wrote: boolean }): R;
-  /**
-   * For an operation that makes the scale set (create): the write to send when a read answers 404. It is sent with
-   * If-None-Match: *, so that a name taken meanwhile answers 412 (re-read, and plan() judges what is there).
-   */
-  createWhenMissing?: () => WriteStep;
-  /**
-   * Instances Azure lists as provisioned but not running (a Spot eviction deallocates them) do not keep this
-   * operation from its goal (disable, enable, terminate: its goal is not a number of running instances). They are still reported, and
-   * still not counted as running. Without it, such instances end the operation unconfirmed, with what runs.
-   */
-  acceptsStopped?: boolean;
-  /**
-   * When the operation fails after a write of it was accepted, read the scale set and its VMs once more and attach
-   * result() of that read to the failure: what Azure did bring up (a create that ran out of allocation).
-   */
-  resultOnFailure?: boolean;
-  /**
-   * What the plan learned that a process taking over must know too (JSON; e.g. why a rolling upgrade stopped
-   * surging): written with every checkpoint, and given back to the planner of the run that resumes it.
-   */
-  memory?(): unknown;
-  /**
-   * What to write when the operation ends without reaching done (it failed, or was canceled): undo a temporary
-   * change it made to Azure (automatic repairs it suspended). Planned on fresh reads, a few writes at most, each
-   * logged; a failure here is logged and the operation's own failure stands. Not run when the task is interrupted
-   * (shutdown, lease lost): the next owner goes on with the operation, and ends it.
-   */
-  release?: (snapshot: ScaleSetSnapshot) => PlannedStep;
+}
+
+/**
+ * An operation that makes the scale set (create): the write to send when a read answers 404. It is sent with
+ * If-None-Match: *, so that a name taken meanwhile answers 412 (re-read, and plan() judges what is there).
+ */
+export interface Creator {
+  createWhenMissing(): WriteStep;
+}
+
+/**
+ * An operation whose goal is that the scale set not exist (destroy): Azure answered 404 for it, so the goal is
+ * reached. `wrote`: this operation had a write accepted (its own delete), as opposed to finding it gone. Without
+ * this capability, 404 is a terminal failure.
+ */
+export interface Deleter<R> {
+  whenAbsent(absent: { failure: ArmFailure; wrote: boolean }): R;
+}
+
+/** An operation that replaces in batches: more writes in one attempt than MAX_WRITES_PER_ATTEMPT. */
+export interface BatchWriter {
+  maxWrites: number;
+}
+
+/**
+ * An operation whose goal is not a number of running instances (disable, enable, terminate): instances Azure lists
+ * as provisioned but not running (a Spot eviction deallocates them) do not keep it from its goal. They are still
+ * reported, and still not counted as running. Without this capability, such instances end the operation
+ * unconfirmed, with what runs.
+ */
+export interface StoppedInstancesAccepted {
+  acceptsStopped: true;
+}
+
+/**
+ * An operation that, when it fails after a write of it was accepted, reads the scale set and its VMs once more and
+ * attaches result() of that read to the failure: what Azure did bring up (a create that ran out of allocation).
+ */
+export interface ResultOnFailure {
+  resultOnFailure: true;
+}
+
+/**
+ * An operation whose plan learns what a process taking over must know too (JSON; e.g. why a rolling upgrade stopped
+ * surging): written with every checkpoint, and given back to the planner of the run that resumes it.
+ */
+export interface Remembering {
+  memory(): unknown;
+}
+
+/**
+ * An operation that makes a temporary change to Azure (automatic repairs suspended): what to write when it ends
+ * without reaching done (it failed, or was canceled), to undo it. Planned on fresh reads, a few writes at most,
+ * each logged; a failure here is logged and the operation's own failure stands. Not run when the task is
+ * interrupted (shutdown, lease lost): the next owner goes on with the operation, and ends it.
+ */
+export interface Releaser {
+  release(snapshot: ScaleSetSnapshot): PlannedStep;
+}
+
+export function isCreator<R>(planner: ScaleSetPlanner<R>): planner is ScaleSetPlanner<R> & Creator {
+  return typeof (planner as Partial<Creator>).createWhenMissing === "function";
+}
+
+export function isDeleter<R>(planner: ScaleSetPlanner<R>): planner is ScaleSetPlanner<R> & Deleter<R> {
+  return typeof (planner as Partial<Deleter<R>>).whenAbsent === "function";
+}
+
+/** Writes one attempt of this planner may make. */
+export function maxWritesOf<R>(planner: ScaleSetPlanner<R>): number {
+  return (planner as Partial<BatchWriter>).maxWrites ?? MAX_WRITES_PER_ATTEMPT;
+}
+
+export function acceptsStopped<R>(
+  planner: ScaleSetPlanner<R>,
+): planner is ScaleSetPlanner<R> & StoppedInstancesAccepted {
+  return (planner as Partial<StoppedInstancesAccepted>).acceptsStopped === true;
+}
+
+export function hasResultOnFailure<R>(planner: ScaleSetPlanner<R>): planner is ScaleSetPlanner<R> & ResultOnFailure {
+  return (planner as Partial<ResultOnFailure>).resultOnFailure === true;
+}
+
+export function isRemembering<R>(planner: ScaleSetPlanner<R>): planner is ScaleSetPlanner<R> & Remembering {
+  return typeof (planner as Partial<Remembering>).memory === "function";
+}
+
+export function isReleaser<R>(planner: ScaleSetPlanner<R>): planner is ScaleSetPlanner<R> & Releaser {
+  return typeof (planner as Partial<Releaser>).release === "function";
 }
 
 export interface Checkpoint {
   attempt: number;
   /** The write in flight and its serialized poller, when one was accepted and has not ended. */
   inFlight?: { step: StoredWriteStep; poller: string };
-  /** The planner's memory (ScaleSetPlanner.memory), when it has one. */
+  /** The planner's memory (Remembering.memory), when it has one. */
   planner?: unknown;
 }
 
@@ -228,20 +285,23 @@ interface Progress {
 }
 
 export async function executeOp<R>(given: ExecuteOpInput<R>): Promise<R> {
+  const { planner, onCheckpoint } = given;
   // Every checkpoint carries what the planner learned so far.
-  const memory = given.planner.memory?.bind(given.planner);
   const input: ExecuteOpInput<R> =
-    memory && given.onCheckpoint
+    isRemembering(planner) && onCheckpoint
       ? {
           ...given,
-          onCheckpoint: (c) => given.onCheckpoint!({ ...c, ...(memory() !== undefined ? { planner: memory() } : {}) }),
+          onCheckpoint: (c) => {
+            const memory = planner.memory();
+            return onCheckpoint({ ...c, ...(memory !== undefined ? { planner: memory } : {}) });
+          },
         }
       : given;
   try {
     return await runToEnd(input);
   } catch (err) {
-    if (input.planner.release && !input.signal?.aborted && !isProgrammingError(err))
-      await release(input, input.planner.release);
+    if (isReleaser(planner) && !input.signal?.aborted && !isProgrammingError(err))
+      await release(input, (snapshot) => planner.release(snapshot));
     throw err;
   }
 }
@@ -271,47 +331,14 @@ async function release<R>(input: ExecuteOpInput<R>, plan: (snapshot: ScaleSetSna
   }
 }
 
+/**
+ * The retry policy around attempts: follow a write accepted before a restart, then attempt until one succeeds or
+ * the failure is judged final; between attempts, checkpoint and back off.
+ */
 async function runToEnd<R>(input: ExecuteOpInput<R>): Promise<R> {
-  const { gateway, retry, log, signal } = input;
-  const now = input.now ?? Date.now;
-  const random = input.random ?? Math.random;
-  const wait = input.wait ?? ((ms: number, s?: AbortSignal) => sleep(ms, undefined, { signal: s }));
-  const cancel = input.cancel;
   const progress: Progress = { redrives: 0, writesEnded: [] };
-  // A wait ends early on cancel too: a backoff or a wait for another writer is a safe point.
-  const waitOrCancel = (ms: number, s?: AbortSignal) =>
-    wait(ms, cancel && s ? AbortSignal.any([s, cancel]) : (s ?? cancel));
-  const clock: AttemptClock = {
-    now,
-    random,
-    wait: waitOrCancel,
-    started: now(),
-    stopIfCanceled: (where) => stopIfCanceled(cancel, where, progress),
-  };
-
-  if (input.resume) {
-    // CAPZ's lesson: continue the stored long-running operation rather than send the write again. If it cannot be
-    // continued, the first attempt's fresh read shows what Azure did, and the plan follows from that.
-    const { step, poller } = input.resume;
-    log(`resuming the write Azure accepted before a restart: ${step.summary}`);
-    try {
-      await gateway.resume(step.kind, poller, {
-        defaultPollIntervalMs: input.lroPollIntervalMs,
-        maxPollIntervalMs: input.lroMaxPollIntervalMs,
-        signal,
-      });
-      log("the resumed write ended; checking the result on a fresh read");
-    } catch (err) {
-      if (signal?.aborted) throw err;
-      const f = describeArmFailure(err);
-      if (f.kind === "programming") throw err;
-      log(`the resumed write could not be followed (${failureLabel(f)}: ${f.message}); re-reading and re-planning`);
-    }
-    await input.onCheckpoint?.({ attempt: 1 });
-    progress.writesEnded.push(step.summary);
-    clock.stopIfCanceled("after the write in flight ended");
-  }
-
+  const clock = attemptClock(input, progress);
+  if (input.resume) await resumeWrite(input, input.resume, clock, progress);
   // Whether a write of this operation was accepted by Azure (a resumed one counts).
   let wrote = input.resume !== undefined;
   const tracked: ExecuteOpInput<R> = {
@@ -322,52 +349,115 @@ async function runToEnd<R>(input: ExecuteOpInput<R>): Promise<R> {
     },
   };
   for (let attempt = 1; ; attempt++) {
-    // Past maxAttempts only for failures retried until the deadline (retry-policy.ts): no "9/8".
-    const prefix = attempt <= retry.maxAttempts ? `attempt ${attempt}/${retry.maxAttempts}` : `attempt ${attempt}`;
+    const prefix = attemptPrefix(attempt, input.retry.maxAttempts);
     try {
       clock.stopIfCanceled(`before attempt ${attempt}`);
       const result = await runAttempt(tracked, attempt, prefix, clock, progress);
       input.onAttemptEnd?.({ attempt, outcome: "succeeded" });
       return result;
     } catch (err) {
-      if (signal?.aborted || err instanceof CanceledOnRequestError) throw err;
-      const failure = describeArmFailure(err);
-      // A bug in our code fails at once, as what it is: retrying it would only repeat it.
-      if (failure.kind === "programming") throw err;
-      if (failure.kind === "notFound" && input.planner.whenAbsent) {
-        log(`${prefix}: Azure answered ${failureLabel(failure)} for ${gateway.ref.name}: it does not exist`);
-        input.onAttemptEnd?.({ attempt, outcome: "succeeded" });
-        return input.planner.whenAbsent({ failure, wrote });
-      }
-      const label = failureLabel(failure);
-      if (err instanceof UnconfirmedError) {
-        input.onAttemptEnd?.({ attempt, outcome: "failed", failure });
-        log(`${prefix}: ${failure.message}`);
-        throw new GaveUpError(`${label}: ${failure.message}`, failure, attempt, input.planner.result(err.snapshot));
-      }
-      const decision = decideRetry({
-        failure,
-        attempt,
-        elapsedMs: now() - clock.started,
-        config: retry,
-        random: random(),
-      });
-      input.onAttemptEnd?.({ attempt, outcome: decision.retry ? "retry" : "failed", failure });
-      if (!decision.retry) {
-        // Whether a resume (POST /task/{id}:resume) of the same operation could succeed: the retry policy's rule.
-        log(`${prefix}: ${label}: ${failure.message}; ${decision.reason}`);
-        const shown = wrote && input.planner.resultOnFailure ? await readForFailure(input) : undefined;
-        throw new GaveUpError(`${label}: ${failure.message}`, failure, attempt, shown);
-      }
-      log(`${prefix}: ${label}, ${decision.reason}`);
+      const judged = await judgeFailure(input, err, { attempt, prefix, wrote, clock });
+      if (judged.kind === "goalReached") return judged.result;
       // The write that failed (or was canceled) is over: nothing is in flight until the next attempt writes.
       await input.onCheckpoint?.({ attempt: attempt + 1 });
-      await clock.wait(decision.delayMs, signal).catch((err) => {
+      await clock.wait(judged.delayMs, input.signal).catch((err) => {
         clock.stopIfCanceled(`during the backoff before attempt ${attempt + 1}`);
         throw err;
       });
     }
   }
+}
+
+/** Past maxAttempts only for failures retried until the deadline (retry-policy.ts): no "9/8". */
+function attemptPrefix(attempt: number, maxAttempts: number): string {
+  return attempt <= maxAttempts ? `attempt ${attempt}/${maxAttempts}` : `attempt ${attempt}`;
+}
+
+/** The clock of the whole operation; a wait ends early on cancel too (a backoff or a wait is a safe point). */
+function attemptClock<R>(input: ExecuteOpInput<R>, progress: Progress): AttemptClock {
+  const now = input.now ?? Date.now;
+  const wait = input.wait ?? ((ms: number, s?: AbortSignal) => sleep(ms, undefined, { signal: s }));
+  const { cancel } = input;
+  return {
+    now,
+    random: input.random ?? Math.random,
+    wait: (ms, s) => wait(ms, cancel && s ? AbortSignal.any([s, cancel]) : (s ?? cancel)),
+    started: now(),
+    stopIfCanceled: (where) => stopIfCanceled(cancel, where, progress),
+  };
+}
+
+/**
+ * CAPZ's lesson: continue the stored long-running operation rather than send the write again. If it cannot be
+ * continued, the first attempt's fresh read shows what Azure did, and the plan follows from that.
+ */
+async function resumeWrite<R>(
+  input: ExecuteOpInput<R>,
+  { step, poller }: NonNullable<ExecuteOpInput<R>["resume"]>,
+  clock: AttemptClock,
+  progress: Progress,
+): Promise<void> {
+  const { gateway, log, signal } = input;
+  log(`resuming the write Azure accepted before a restart: ${step.summary}`);
+  try {
+    await gateway.resume(step.kind, poller, {
+      defaultPollIntervalMs: input.lroPollIntervalMs,
+      maxPollIntervalMs: input.lroMaxPollIntervalMs,
+      signal,
+    });
+    log("the resumed write ended; checking the result on a fresh read");
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    const f = describeArmFailure(err);
+    if (f.kind === "programming") throw err;
+    log(`the resumed write could not be followed (${failureLabel(f)}: ${f.message}); re-reading and re-planning`);
+  }
+  await input.onCheckpoint?.({ attempt: 1 });
+  progress.writesEnded.push(step.summary);
+  clock.stopIfCanceled("after the write in flight ended");
+}
+
+/** What a failed attempt leads to when it does not end the operation: its goal reached after all, or a retry. */
+type Judgment<R> = { kind: "goalReached"; result: R } | { kind: "retry"; delayMs: number };
+
+/**
+ * Judges a failed attempt: throws what ends the operation (an interruption, a cancel, a bug, a failure the retry
+ * policy gives up on, a settled state that is not the goal), else says whether the goal is reached (a Deleter's
+ * 404) or how long to back off before the next attempt.
+ */
+async function judgeFailure<R>(
+  input: ExecuteOpInput<R>,
+  err: unknown,
+  at: { attempt: number; prefix: string; wrote: boolean; clock: AttemptClock },
+): Promise<Judgment<R>> {
+  const { gateway, planner, log } = input;
+  const { attempt, prefix } = at;
+  if (input.signal?.aborted || err instanceof CanceledOnRequestError) throw err;
+  const failure = describeArmFailure(err);
+  // A bug in our code fails at once, as what it is: retrying it would only repeat it.
+  if (failure.kind === "programming") throw err;
+  if (failure.kind === "notFound" && isDeleter(planner)) {
+    log(`${prefix}: Azure answered ${failureLabel(failure)} for ${gateway.ref.name}: it does not exist`);
+    input.onAttemptEnd?.({ attempt, outcome: "succeeded" });
+    return { kind: "goalReached", result: planner.whenAbsent({ failure, wrote: at.wrote }) };
+  }
+  const label = failureLabel(failure);
+  if (err instanceof UnconfirmedError) {
+    input.onAttemptEnd?.({ attempt, outcome: "failed", failure });
+    log(`${prefix}: ${failure.message}`);
+    throw new GaveUpError(`${label}: ${failure.message}`, failure, attempt, planner.result(err.snapshot));
+  }
+  const elapsedMs = at.clock.now() - at.clock.started;
+  const decision = decideRetry({ failure, attempt, elapsedMs, config: input.retry, random: at.clock.random() });
+  input.onAttemptEnd?.({ attempt, outcome: decision.retry ? "retry" : "failed", failure });
+  if (!decision.retry) {
+    // Whether a resume (POST /task/{id}:resume) of the same operation could succeed: the retry policy's rule.
+    log(`${prefix}: ${label}: ${failure.message}; ${decision.reason}`);
+    const shown = at.wrote && hasResultOnFailure(planner) ? await readForFailure(input) : undefined;
+    throw new GaveUpError(`${label}: ${failure.message}`, failure, attempt, shown);
+  }
+  log(`${prefix}: ${label}, ${decision.reason}`);
+  return { kind: "retry", delayMs: decision.delayMs };
 }
 
 /** Throws CanceledOnRequestError when a cancel was asked for; called only at safe points. */
@@ -470,9 +560,10 @@ async function firstRead<R>(
   try {
     return { snapshot: await settledRead(input, prefix, clock), writes: 0 };
   } catch (err) {
-    const create = input.planner.createWhenMissing;
-    if (!create || describeArmFailure(err).kind !== "notFound") throw err;
-    return { snapshot: await writeThenRead(input, attempt, prefix, clock, progress, create(), undefined), writes: 1 };
+    const { planner } = input;
+    if (!isCreator(planner) || describeArmFailure(err).kind !== "notFound") throw err;
+    const create = planner.createWhenMissing();
+    return { snapshot: await writeThenRead(input, attempt, prefix, clock, progress, create, undefined), writes: 1 };
   }
 }
 
@@ -555,7 +646,7 @@ async function runAttempt<R>(
   progress: Progress,
 ): Promise<R> {
   const { gateway, planner, log, signal, retry } = input;
-  const maxWrites = planner.maxWrites ?? MAX_WRITES_PER_ATTEMPT;
+  const maxWrites = maxWritesOf(planner);
   const start = await firstRead(input, attempt, prefix, clock, progress);
   let snapshot = start.snapshot;
   let waiting: Waiting | undefined;
@@ -578,7 +669,7 @@ async function runAttempt<R>(
       if (!isFailed(snapshot) && stopped.length > 0) {
         // Azure stopped or evicted them: a settled state no re-read changes, and no write of ours would bring a
         // Spot VM back. Reported, never counted as running.
-        if (planner.acceptsStopped && confirmed.instances + stopped.length === (snapshot.vmss.sku?.capacity ?? 0)) {
+        if (acceptsStopped(planner) && confirmed.instances + stopped.length === (snapshot.vmss.sku?.capacity ?? 0)) {
           log(
             `${prefix}: ${step.summary}; instance(s) ${describeStopped(stopped)} are listed but not running (a Spot VM Azure evicted is deallocated)`,
           );

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RetryConfig } from "./retry-policy.ts";
 import { describeArmFailure, failureLabel } from "./arm-failure.ts";
-import { GaveUpError, type ScaleSetPlanner } from "./execute-op.ts";
+import { GaveUpError, isCreator, isDeleter, type ScaleSetPlanner } from "./execute-op.ts";
 import { decideRetry } from "./retry-policy.ts";
 import { isBusy } from "./scale-set-state.ts";
 import { guardOf, type ScaleSetGateway, type WriteStep } from "./vmss-gateway.ts";
@@ -74,11 +74,11 @@ export async function planWithoutWriting<R>(
   } catch (err) {
     // No scale set: what an attempt does then (executeOp's firstRead and whenAbsent), planned the same way.
     if (describeArmFailure(err).kind !== "notFound") throw err;
-    if (planner.createWhenMissing) {
+    if (isCreator(planner)) {
       const step = planner.createWhenMissing();
       return { read: {}, write: { kind: step.kind, summary: step.summary } };
     }
-    if (planner.whenAbsent) return { read: {}, unchanged: `${gateway.ref.name} does not exist: nothing to do` };
+    if (isDeleter(planner)) return { read: {}, unchanged: `${gateway.ref.name} does not exist: nothing to do` };
     throw err;
   }
   const read = {

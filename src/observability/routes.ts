@@ -75,8 +75,13 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
   }
 }
 
-// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
 export const observabilityRoutes: FastifyPluginAsyncTypebox<ObservabilityRoutesOptions> = async (app, opts) => {
+  await app.register(metricsRoute, opts);
+  await app.register(readinessRoute, opts);
+};
+
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
+const metricsRoute: FastifyPluginAsyncTypebox<ObservabilityRoutesOptions> = async (app, opts) => {
   app.get(
     "/metrics",
     {
@@ -107,32 +112,36 @@ export const observabilityRoutes: FastifyPluginAsyncTypebox<ObservabilityRoutesO
       return reply.header("content-type", opts.metrics.registry.contentType).send(body);
     },
   );
+};
 
+/** The checks behind /ready: the task store answers, and every account's Azure endpoint accepts our token. */
+async function checkReadiness(opts: ObservabilityRoutesOptions): Promise<ReadinessBody> {
+  const store = await withTimeout(opts.store.list({ limit: 1 }), opts.probeTimeoutMs, "the task store")
+    .then(() => ({ ok: true }))
+    .catch((err: Error) => ({ ok: false, problem: err.message }));
+  const names = opts.accounts.names();
+  const results = await Promise.all(
+    names.map(async (n) => {
+      const r = await opts.accounts.probe(n, opts.probeTimeoutMs);
+      return r.ok ? r : { ok: false, problem: r.problem };
+    }),
+  );
+  const accounts = Object.fromEntries(names.map((n, i) => [n, results[i]]));
+  const ok = store.ok && results.every((r) => r.ok);
+  const backlog = store.ok ? await opts.backlog?.view().catch(() => undefined) : undefined;
+  return {
+    status: ok ? "ready" : "not ready",
+    store,
+    accounts,
+    ...(backlog ? { backlog } : {}),
+    checkedAtMs: Date.now(),
+  };
+}
+
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
+const readinessRoute: FastifyPluginAsyncTypebox<ObservabilityRoutesOptions> = async (app, opts) => {
   let cached: { body: ReadinessBody; at: number } | undefined;
   let running: Promise<ReadinessBody> | undefined;
-  async function check(): Promise<ReadinessBody> {
-    const store = await withTimeout(opts.store.list({ limit: 1 }), opts.probeTimeoutMs, "the task store")
-      .then(() => ({ ok: true }))
-      .catch((err: Error) => ({ ok: false, problem: err.message }));
-    const names = opts.accounts.names();
-    const results = await Promise.all(
-      names.map(async (n) => {
-        const r = await opts.accounts.probe(n, opts.probeTimeoutMs);
-        return r.ok ? r : { ok: false, problem: r.problem };
-      }),
-    );
-    const accounts = Object.fromEntries(names.map((n, i) => [n, results[i]]));
-    const ok = store.ok && results.every((r) => r.ok);
-    const backlog = store.ok ? await opts.backlog?.view().catch(() => undefined) : undefined;
-    return {
-      status: ok ? "ready" : "not ready",
-      store,
-      accounts,
-      ...(backlog ? { backlog } : {}),
-      checkedAtMs: Date.now(),
-    };
-  }
-
   app.get(
     "/ready",
     {
@@ -158,7 +167,7 @@ export const observabilityRoutes: FastifyPluginAsyncTypebox<ObservabilityRoutesO
         opts.storeHealth.down === cached.body.store.ok;
       if (!cached || Date.now() - cached.at > opts.readyCacheMs || storeChanged) {
         // Concurrent probes share one check.
-        running ??= check().finally(() => (running = undefined));
+        running ??= checkReadiness(opts).finally(() => (running = undefined));
         const body = await running;
         cached = { body, at: Date.now() };
       }

@@ -21,8 +21,8 @@
 import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import { Type, type Static } from "@sinclair/typebox";
 import { RefusalError } from "../azure/arm-failure.ts";
-import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
-import type { PlannedStep } from "../azure/execute-op.ts";
+import type { ScaleSetRef, ScaleSetSnapshot, WriteStep } from "../azure/vmss-gateway.ts";
+import type { Creator, PlannedStep, ResultOnFailure, ScaleSetPlanner } from "../azure/execute-op.ts";
 import { resolveNetwork, type NetworkChoice } from "./create/network-by-name.ts";
 import {
   createTimeSettingFields,
@@ -791,132 +791,176 @@ export const TAG_NOT_HEALTHY = "vmss-ops.not-healthy";
 /** clouddriver-azure waits up to an hour (SERVER_WAIT_TIMEOUT); ten minutes stays inside the retry deadline. */
 export const DEFAULT_HEALTHY_TIMEOUT_SECONDS = 600;
 
+/** What a run of createServerGroup plans with, once prepare chose the new group's name. */
+interface CreateRun {
+  d: AnyCreate;
+  target: ScaleSetRef;
+  context: CreateContext;
+  /** This request's mark (TAG_CREATED_BY): a scale set without it was not made here. */
+  mark: string;
+  inTraffic: boolean;
+  /** How long the new instances have to become healthy before the group is taken out of traffic. */
+  boundMs: number;
+  env: NodeJS.ProcessEnv;
+  now: () => number;
+}
+
 function createPlanner(
   d: AnyCreate,
   target: ScaleSetRef,
   run: RunContext | undefined,
   env: NodeJS.ProcessEnv = process.env,
   now: () => number = Date.now,
-) {
+): ScaleSetPlanner<CreatedServerGroupResult> & Creator & ResultOnFailure {
   if (!run?.prepared) throw new Error("createServerGroup runs only after prepare chose its name");
   const context = run.prepared.context as CreateContext;
-  const mark = creationMark(run.origin);
-  const inTraffic = d.disabled !== true;
-  const boundMs = (d.healthyTimeoutSeconds ?? DEFAULT_HEALTHY_TIMEOUT_SECONDS) * 1000;
+  const c: CreateRun = {
+    d,
+    target,
+    context,
+    mark: creationMark(run.origin),
+    inTraffic: d.disabled !== true,
+    boundMs: (d.healthyTimeoutSeconds ?? DEFAULT_HEALTHY_TIMEOUT_SECONDS) * 1000,
+    env,
+    now,
+  };
   const takeOut = disableServerGroup.planner({ ...target, serverGroupName: target.name }, target);
   return {
     readsInstances: true,
     resultOnFailure: true,
-    createWhenMissing() {
-      if (context.found) {
-        // Listed with this request's mark, then gone: someone deleted it. One request makes one server group.
-        throw new RefusalError(
-          "CreatedServerGroupGone",
-          `${target.name} was created for this request and no longer exists; not creating it again`,
-        );
-      }
-      const network = context.network ?? {};
-      let model: VirtualMachineScaleSet;
-      let pools: PoolBinding[];
-      if (context.source) {
-        const spec = modelSpec(
-          d,
-          network,
-          desiredCapacity({
-            capacity: d.capacity?.desired !== undefined ? { desired: d.capacity.desired } : undefined,
-            sku: d.sku,
-          }),
-          undefined,
-          context.userIdentities,
-        );
-        const password = adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");
-        pools = rebindPools([...context.source.pools, ...describedPools(target.name, spec)], target.name);
-        const desired = desiredCapacity(spec) ?? context.source.model.sku?.capacity ?? 0;
-        const tags = creationTags(target, pools, inTraffic, mark, {
-          min: d.capacity?.min ?? desired,
-          max: d.capacity?.max ?? desired,
-        });
-        model = modelFromSource(context.source.model, spec, pools, {
-          name: target.name,
-          tags,
-          inTraffic,
-          ...(password !== undefined ? { adminPassword: password } : {}),
-        });
-      } else {
-        const capacity = context.capacity ?? { min: 0, max: 0, desired: 0 };
-        const spec = modelSpec(d, network, capacity.desired, context.admin, context.userIdentities);
-        const password = context.admin?.password
-          ? accountPassword(context.admin.password, target.account)
-          : adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");
-        pools = describedPools(target.name, spec);
-        const tags = creationTags(target, pools, inTraffic, mark, capacity);
-        model = modelFromDescription(spec, {
-          name: target.name,
-          tags,
-          inTraffic,
-          ...(password !== undefined ? { adminPassword: password } : {}),
-        });
-      }
-      const traffic =
-        pools.length === 0
-          ? "no backend pools"
-          : inTraffic
-            ? `in ${pools.length} backend pool(s), serving once healthy`
-            : `out of traffic (disabled), ${pools.length} backend pool(s) recorded for enable`;
-      return {
-        kind: "create" as const,
-        summary: `create ${target.name} with capacity ${model.sku?.capacity ?? 0}, ${traffic}${context.source ? " (model copied from the source)" : ""}`,
-        model,
-      };
-    },
-    plan(snapshot: ScaleSetSnapshot): PlannedStep {
-      const { vmss } = snapshot;
-      const madeBy = vmss.tags?.[TAG_CREATED_BY];
-      if (madeBy !== mark) {
-        throw new RefusalError(
-          NAME_TAKEN,
-          `${target.name} exists and was not created by this request (${TAG_CREATED_BY}: ${madeBy ?? "none"})`,
-        );
-      }
-      const created = `${target.name} created (capacity ${vmss.sku?.capacity ?? 0})`;
-      const notHealthy = vmss.tags?.[TAG_NOT_HEALTHY];
-      const pools = trafficPools(vmss);
-      if (notHealthy === undefined && (!inTraffic || pools.length === 0 || disabledMode(vmss) !== undefined))
-        return { kind: "done", summary: created };
-      // Azure first: a create it left Failed or short of instances is the harness's to confirm or re-drive.
-      if (notHealthy === undefined && !confirmation(snapshot).confirmed) return { kind: "done", summary: created };
-      const health = healthOf(snapshot);
-      if (notHealthy === undefined && health.ready)
-        return { kind: "done", summary: `${created}, in traffic: ${health.summary}` };
-      const since = vmss.timeCreated ? new Date(vmss.timeCreated).getTime() : now();
-      if (notHealthy === undefined && now() - since < boundMs) {
-        return {
-          kind: "wait",
-          summary: `waiting for the instances of ${target.name} to be healthy behind the load balancer before it serves: ${health.summary}`,
-        };
-      }
-      // Not healthy in time: out of its pools, as disableServerGroup takes a group out, then the create fails.
-      const reason = notHealthy ?? `not healthy within ${Math.round(boundMs / 1000)} s: ${health.summary}`;
-      const step = takeOut.plan(snapshot);
-      if (step.kind === "done") {
-        throw new RefusalError(
-          "ServerGroupNotHealthy",
-          `${target.name} was taken out of traffic: its instances were ${reason}; the older server groups were not touched`,
-        );
-      }
-      if (step.kind === "update")
-        return {
-          ...step,
-          summary: `${reason}: ${step.summary}`,
-          patch: {
-            ...step.patch,
-            tags: { ...(step.patch.tags ?? vmss.tags), [TAG_NOT_HEALTHY]: reason.slice(0, 256) },
-          },
-        };
-      return step;
-    },
-    result: (snapshot: ScaleSetSnapshot) => createdResult(snapshot, target, context),
+    createWhenMissing: () => createStep(c),
+    plan: (snapshot) => planCreated(c, takeOut, snapshot),
+    result: (snapshot) => createdResult(snapshot, target, context),
   };
+}
+
+/** The create to send: the model copied from the source (a clone), or made from the description. */
+function createStep(c: CreateRun): WriteStep {
+  const { context, target, inTraffic } = c;
+  if (context.found) {
+    // Listed with this request's mark, then gone: someone deleted it. One request makes one server group.
+    throw new RefusalError(
+      "CreatedServerGroupGone",
+      `${target.name} was created for this request and no longer exists; not creating it again`,
+    );
+  }
+  const { model, pools } = context.source ? modelFromTheSource(c, context.source) : modelFromTheDescription(c);
+  const traffic =
+    pools.length === 0
+      ? "no backend pools"
+      : inTraffic
+        ? `in ${pools.length} backend pool(s), serving once healthy`
+        : `out of traffic (disabled), ${pools.length} backend pool(s) recorded for enable`;
+  return {
+    kind: "create",
+    summary: `create ${target.name} with capacity ${model.sku?.capacity ?? 0}, ${traffic}${context.source ? " (model copied from the source)" : ""}`,
+    model,
+  };
+}
+
+function modelFromTheSource(
+  { d, target, context, mark, inTraffic, env }: CreateRun,
+  source: NonNullable<CreateContext["source"]>,
+): { model: VirtualMachineScaleSet; pools: PoolBinding[] } {
+  const spec = modelSpec(
+    d,
+    context.network ?? {},
+    desiredCapacity({
+      capacity: d.capacity?.desired !== undefined ? { desired: d.capacity.desired } : undefined,
+      sku: d.sku,
+    }),
+    undefined,
+    context.userIdentities,
+  );
+  const password = adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");
+  const pools = rebindPools([...source.pools, ...describedPools(target.name, spec)], target.name);
+  const desired = desiredCapacity(spec) ?? source.model.sku?.capacity ?? 0;
+  const tags = creationTags(target, pools, inTraffic, mark, {
+    min: d.capacity?.min ?? desired,
+    max: d.capacity?.max ?? desired,
+  });
+  const model = modelFromSource(source.model, spec, pools, {
+    name: target.name,
+    tags,
+    inTraffic,
+    ...(password !== undefined ? { adminPassword: password } : {}),
+  });
+  return { model, pools };
+}
+
+function modelFromTheDescription({ d, target, context, mark, inTraffic, env }: CreateRun): {
+  model: VirtualMachineScaleSet;
+  pools: PoolBinding[];
+} {
+  const capacity = context.capacity ?? { min: 0, max: 0, desired: 0 };
+  const spec = modelSpec(d, context.network ?? {}, capacity.desired, context.admin, context.userIdentities);
+  const password = context.admin?.password
+    ? accountPassword(context.admin.password, target.account)
+    : adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");
+  const pools = describedPools(target.name, spec);
+  const tags = creationTags(target, pools, inTraffic, mark, capacity);
+  const model = modelFromDescription(spec, {
+    name: target.name,
+    tags,
+    inTraffic,
+    ...(password !== undefined ? { adminPassword: password } : {}),
+  });
+  return { model, pools };
+}
+
+/**
+ * On a read of the group this request made: done once it serves (or is meant not to), wait while its instances
+ * become healthy, and past the bound take it out of traffic, as disableServerGroup does, then fail.
+ */
+function planCreated(
+  { target, mark, inTraffic, boundMs, now }: CreateRun,
+  takeOut: ScaleSetPlanner<unknown>,
+  snapshot: ScaleSetSnapshot,
+): PlannedStep {
+  const { vmss } = snapshot;
+  const madeBy = vmss.tags?.[TAG_CREATED_BY];
+  if (madeBy !== mark) {
+    throw new RefusalError(
+      NAME_TAKEN,
+      `${target.name} exists and was not created by this request (${TAG_CREATED_BY}: ${madeBy ?? "none"})`,
+    );
+  }
+  const created = `${target.name} created (capacity ${vmss.sku?.capacity ?? 0})`;
+  const notHealthy = vmss.tags?.[TAG_NOT_HEALTHY];
+  const pools = trafficPools(vmss);
+  if (notHealthy === undefined && (!inTraffic || pools.length === 0 || disabledMode(vmss) !== undefined))
+    return { kind: "done", summary: created };
+  // Azure first: a create it left Failed or short of instances is the harness's to confirm or re-drive.
+  if (notHealthy === undefined && !confirmation(snapshot).confirmed) return { kind: "done", summary: created };
+  const health = healthOf(snapshot);
+  if (notHealthy === undefined && health.ready)
+    return { kind: "done", summary: `${created}, in traffic: ${health.summary}` };
+  const since = vmss.timeCreated ? new Date(vmss.timeCreated).getTime() : now();
+  if (notHealthy === undefined && now() - since < boundMs) {
+    return {
+      kind: "wait",
+      summary: `waiting for the instances of ${target.name} to be healthy behind the load balancer before it serves: ${health.summary}`,
+    };
+  }
+  // Not healthy in time: out of its pools, as disableServerGroup takes a group out, then the create fails.
+  const reason = notHealthy ?? `not healthy within ${Math.round(boundMs / 1000)} s: ${health.summary}`;
+  const step = takeOut.plan(snapshot);
+  if (step.kind === "done") {
+    throw new RefusalError(
+      "ServerGroupNotHealthy",
+      `${target.name} was taken out of traffic: its instances were ${reason}; the older server groups were not touched`,
+    );
+  }
+  if (step.kind === "update")
+    return {
+      ...step,
+      summary: `${reason}: ${step.summary}`,
+      patch: {
+        ...step.patch,
+        tags: { ...(step.patch.tags ?? vmss.tags), [TAG_NOT_HEALTHY]: reason.slice(0, 256) },
+      },
+    };
+  return step;
 }
 
 /**

@@ -4,9 +4,10 @@
 // subnets and storage that clouddriver-azure's destroy also cleans up were made by its deploy, not by us.
 import { Type } from "@sinclair/typebox";
 import { failureLabel } from "../azure/arm-failure.ts";
+import type { Deleter, ScaleSetPlanner } from "../azure/execute-op.ts";
 import { serverGroupFields } from "./description.ts";
 import { defineOperation } from "./operation.ts";
-import { capacityOf } from "./server-group-state.ts";
+import { capacityOf, type DestroyedServerGroupResult } from "./server-group-state.ts";
 
 export const DestroyServerGroupDescription = Type.Object(
   { ...serverGroupFields },
@@ -18,7 +19,7 @@ export const destroyServerGroup = defineOperation({
   summary: "Delete a scale set; one that is gone already counts as done",
   schema: DestroyServerGroupDescription,
   describe: (d) => `destroy ${d.serverGroupName}`,
-  planner: (_d, target) => ({
+  planner: (_d, target): ScaleSetPlanner<DestroyedServerGroupResult> & Deleter<DestroyedServerGroupResult> => ({
     readsInstances: false,
     // Reached only while the scale set still exists: a read that answers 404 ends the operation in whenAbsent.
     plan: ({ vmss }) => ({
@@ -30,7 +31,7 @@ export const destroyServerGroup = defineOperation({
       throw new Error("destroyServerGroup has no result while the scale set exists");
     },
     whenAbsent: ({ failure, wrote }) => ({
-      type: "destroyedServerGroup" as const,
+      type: "destroyedServerGroup",
       account: target.account,
       region: target.region,
       resourceGroup: target.resourceGroup,

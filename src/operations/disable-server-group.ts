@@ -4,6 +4,7 @@
 // set without pools is scaled to 0 and its capacity recorded instead. On a Flexible set, whose VMs each have a NIC of
 // their own that a model change does not reach, every existing VM's NIC is then taken out of its pools itself.
 import { Type } from "@sinclair/typebox";
+import type { ScaleSetPlanner, StoppedInstancesAccepted } from "../azure/execute-op.ts";
 import { serverGroupFields, type FieldProblem } from "./description.ts";
 import { defineOperation } from "./operation.ts";
 import { azureRolloutStep, azureRollsModelChanges, kindOf } from "./scale-set-kinds.ts";
@@ -16,6 +17,7 @@ import {
   nicsWithPools,
   readPoolsRecord,
   serverGroupResult,
+  type ServerGroupResult,
   trafficPools,
   unionPools,
   vmsBehindModel,
@@ -55,7 +57,7 @@ export const disableServerGroup = defineOperation({
   schema: DisableServerGroupDescription,
   check: checkDisable,
   describe: (d) => `disable ${d.serverGroupName}`,
-  planner: (_d, target) => ({
+  planner: (_d, target): ScaleSetPlanner<ServerGroupResult> & StoppedInstancesAccepted => ({
     readsInstances: true,
     // An evicted Spot VM keeps no traffic either: reported, and no reason to leave the scale set in traffic.
     acceptsStopped: true,

@@ -4,6 +4,7 @@
 // into the model's pools itself (a model change reaches only new VMs).
 import { Type } from "@sinclair/typebox";
 import { RefusalError } from "../azure/arm-failure.ts";
+import type { ScaleSetPlanner, StoppedInstancesAccepted } from "../azure/execute-op.ts";
 import { serverGroupFields } from "./description.ts";
 import { defineOperation } from "./operation.ts";
 import { azureRolloutStep, azureRollsModelChanges, kindOf } from "./scale-set-kinds.ts";
@@ -19,6 +20,7 @@ import {
   readPoolsRecord,
   recordedCapacity,
   serverGroupResult,
+  type ServerGroupResult,
   trafficPools,
   unionPools,
   vmsBehindModel,
@@ -35,7 +37,7 @@ export const enableServerGroup = defineOperation({
   summary: "Put a scale set back into traffic, exactly as disable took it out",
   schema: EnableServerGroupDescription,
   describe: (d) => `enable ${d.serverGroupName}`,
-  planner: (_d, target) => ({
+  planner: (_d, target): ScaleSetPlanner<ServerGroupResult> & StoppedInstancesAccepted => ({
     readsInstances: true,
     acceptsStopped: true,
     plan(snapshot) {

@@ -10,7 +10,13 @@
 //
 //   Running, no mark ─▶ mark ─▶ Suspend ─▶ (the operation) ─▶ Resume ─▶ remove the mark ─▶ done
 import type { VirtualMachineScaleSet } from "@azure/arm-compute";
-import { MAX_WRITES_PER_ATTEMPT, type PlannedStep, type ScaleSetPlanner } from "../azure/execute-op.ts";
+import {
+  maxWritesOf,
+  type BatchWriter,
+  type PlannedStep,
+  type Releaser,
+  type ScaleSetPlanner,
+} from "../azure/execute-op.ts";
 import type { ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 
 /** The task that suspended the scale set's automatic repairs, while it runs. */
@@ -78,12 +84,15 @@ export function releaseStep(snapshot: ScaleSetSnapshot, taskId: string): Planned
 }
 
 /** The planner with automatic repairs suspended around its own steps. */
-export function withRepairsSuspended<R>(planner: ScaleSetPlanner<R>, taskId: string): ScaleSetPlanner<R> {
+export function withRepairsSuspended<R>(
+  planner: ScaleSetPlanner<R>,
+  taskId: string,
+): ScaleSetPlanner<R> & BatchWriter & Releaser {
   return {
     ...planner,
     // The repairs state is read with the VMs.
     readsInstances: true,
-    maxWrites: (planner.maxWrites ?? MAX_WRITES_PER_ATTEMPT) + REPAIRS_WRITES,
+    maxWrites: maxWritesOf(planner) + REPAIRS_WRITES,
     plan(snapshot) {
       const own = planner.plan(snapshot);
       if (own.kind === "done") {

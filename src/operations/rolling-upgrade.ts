@@ -9,7 +9,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import { RefusalError } from "../azure/arm-failure.ts";
 import { isGoneOrFailed } from "../azure/scale-set-state.ts";
-import type { PlannedStep, ScaleSetPlanner } from "../azure/execute-op.ts";
+import type { BatchWriter, PlannedStep, Remembering, ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { MAX_CAPACITY, serverGroupFields, type FieldProblem } from "./description.ts";
 import { defineOperation, type RunContext } from "./operation.ts";
@@ -267,7 +267,7 @@ export function rollingUpgradePlanner(
   d: RollingUpgradeDescription,
   target: ScaleSetRef,
   run?: RunContext,
-): ScaleSetPlanner<ServerGroupResult> {
+): ScaleSetPlanner<ServerGroupResult> & BatchWriter & Remembering {
   const change = changeOf(d);
   const hash = changeHash(change);
   const deletePolicy = d.deletePolicy ?? "Oldest";

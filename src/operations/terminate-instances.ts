@@ -5,7 +5,7 @@
 import { Type } from "@sinclair/typebox";
 import { RefusalError } from "../azure/arm-failure.ts";
 import { isActionableInstance, kindOf } from "../azure/scale-set-state.ts";
-import type { ScaleSetPlanner } from "../azure/execute-op.ts";
+import type { Remembering, ScaleSetPlanner, StoppedInstancesAccepted } from "../azure/execute-op.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { serverGroupFields, type FieldProblem } from "./description.ts";
 import { defineOperation } from "./operation.ts";
@@ -50,7 +50,7 @@ export function terminatePlanner(
   instanceIds: string[],
   target: ScaleSetRef,
   memory?: unknown,
-): ScaleSetPlanner<ServerGroupResult> {
+): ScaleSetPlanner<ServerGroupResult> & StoppedInstancesAccepted & Remembering {
   const wanted = new Set(instanceIds);
   let namesSeen = (memory as { namesSeen?: unknown } | undefined)?.namesSeen === true;
   return {

@@ -72,6 +72,31 @@ const OPERATIONS = `${SUB}/providers/Microsoft.Compute/locations/:location`;
 
 export function buildArmRouter(): Router<Route> {
   const table: [string, string, Route][] = [
+    ...scaleSetRoutes(),
+    ...instanceActionRoutes(),
+    ...powerActionRoutes(),
+    ...subscriptionAndOperationRoutes(),
+    ...flexibleVmRoutes(),
+    ...lockRoutes(
+      `${SUB}/resourceGroups/:resourceGroup`,
+      VMSS,
+      `${SUB}/resourceGroups/:resourceGroup/providers/Microsoft.Compute/virtualMachines`,
+    ),
+    // before the generic Microsoft.Network routes, which know no networkInterfaces
+    ...networkInterfaceRoutes(),
+    ...networkArmRoutes(),
+    ...keyVaultRoutes(),
+    ...subscriptionReadRoutes(),
+    ...managedIdentityRoutes(),
+  ];
+  const router = new Router<Route>();
+  for (const [method, pattern, entry] of table) router.add(method, pattern, entry);
+  return router;
+}
+
+/** Scale sets and their VMs: list, read, write, delete. */
+function scaleSetRoutes(): [string, string, Route][] {
+  return [
     [
       "GET",
       `${SUB}/providers/Microsoft.Compute/virtualMachineScaleSets`,
@@ -96,6 +121,12 @@ export function buildArmRouter(): Router<Route> {
       `${VMSS}/:name/virtualMachines/:instanceId`,
       { handler: getVm, charge: charged("GET", "GetVMScaleSetVM", perVm) },
     ],
+  ];
+}
+
+/** The scale set's actions on instances, its instance view and rolling upgrades. */
+function instanceActionRoutes(): [string, string, Route][] {
+  return [
     // py[39], py[48]: the instance actions report only the subscription bucket of VMScaleSetActions
     [
       "POST",
@@ -133,6 +164,12 @@ export function buildArmRouter(): Router<Route> {
       `${VMSS}/:name/virtualMachines/:instanceId/instanceView`,
       { handler: getVmInstanceView, charge: charged("GET", "GetVMScaleSetVM", perVm) },
     ],
+  ];
+}
+
+/** Power actions on a scale set and on one VM of it. */
+function powerActionRoutes(): [string, string, Route][] {
+  return [
     // poweroff[4]: a scale set's power action reports the subscription bucket of DeleteVMScaleSet (a VM's: not recorded)
     ...Object.entries(POWER_ACTION_VERBS).flatMap(([verb, action]): [string, string, Route][] => [
       [
@@ -152,6 +189,12 @@ export function buildArmRouter(): Router<Route> {
         },
       ],
     ]),
+  ];
+}
+
+/** Subscriptions, resource groups, and the status of long-running operations. */
+function subscriptionAndOperationRoutes(): [string, string, Route][] {
+  return [
     ["GET", "/subscriptions", { handler: listSubscriptions }],
     ["GET", SUB, { handler: getSubscription }],
     ["GET", `${SUB}/resourceGroups`, { handler: listResourceGroups }],
@@ -166,22 +209,7 @@ export function buildArmRouter(): Router<Route> {
       `${OPERATIONS}/operationResults/:operationId`,
       { handler: getOperationResult, charge: charged("GET", "GetOperation", perOperation) },
     ],
-    ...flexibleVmRoutes(),
-    ...lockRoutes(
-      `${SUB}/resourceGroups/:resourceGroup`,
-      VMSS,
-      `${SUB}/resourceGroups/:resourceGroup/providers/Microsoft.Compute/virtualMachines`,
-    ),
-    // before the generic Microsoft.Network routes, which know no networkInterfaces
-    ...networkInterfaceRoutes(),
-    ...networkArmRoutes(),
-    ...keyVaultRoutes(),
-    ...subscriptionReadRoutes(),
-    ...managedIdentityRoutes(),
   ];
-  const router = new Router<Route>();
-  for (const [method, pattern, entry] of table) router.add(method, pattern, entry);
-  return router;
 }
 
 function vmChangeOf(ss: ScaleSet | undefined, capacity: number): { created: number; removed: number } {

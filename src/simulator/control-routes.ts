@@ -6,7 +6,7 @@ import { parseJsonBody, send, type RequestContext } from "./http.ts";
 import { isObject, type JsonObject } from "./json.ts";
 import { MAX_CAPACITY, MIN_CAPACITY, normalizeUpgradeMode, validateTags, type UpgradeMode } from "./limits.ts";
 import { Router } from "./router.ts";
-import { putScaleSet, seedDemo, DEMO_LOCATION } from "./seed.ts";
+import { putScaleSet, seedDemo, DEMO_LOCATION, type ScaleSetSpec } from "./seed.ts";
 import { addKindControlRoutes } from "./kinds.ts";
 import type { Operation } from "./lro.ts";
 import { renderInstanceView } from "./health-probe.ts";
@@ -149,6 +149,100 @@ function throttlingField(body: JsonObject): ThrottlingUpdate | undefined {
   }
 }
 
+/** POST /_sim/faults: a fault to inject, validated in full first. */
+const addFault: Handler = (ctx, sim) => {
+  let body: unknown;
+  try {
+    body = parseJsonBody(ctx);
+  } catch {
+    throw badRequest("the body is not valid JSON");
+  }
+  try {
+    send(ctx, 201, sim.faults.add(parseFault(body, sim.state.now())));
+  } catch (err) {
+    if (err instanceof FaultValidationError) throw badRequest(`invalid fault: ${err.message}`);
+    throw err;
+  }
+};
+
+/** PUT /_sim/config: everything is validated before anything is applied, so a refused PUT changes nothing. */
+const putConfig: Handler = (ctx, sim) => {
+  const body = readObject(ctx, [...SETTINGS_FIELDS, "throttling"]);
+  const next = settingsField(body);
+  const throttling = throttlingField(body);
+  // bucket levels so far were earned at the old time scale
+  if (next.timeScale !== undefined) sim.throttling.settleAll();
+  Object.assign(sim.state.settings, next);
+  if (throttling) sim.throttling.configure(throttling);
+  send(ctx, 200, configView(sim));
+};
+
+/** GET /_sim/scaleSets: every scale set, in a line each. */
+const listScaleSets: Handler = (ctx, sim) =>
+  send(
+    ctx,
+    200,
+    sim.state.listScaleSets().map((ss) => ({
+      resourceGroup: ss.resourceGroup,
+      name: ss.name,
+      location: ss.location,
+      capacity: capacityOf(ss.model),
+      vmCount: ss.vms.size,
+      etag: etagOf(ss),
+      provisioningState: provisioningStateOf(ss),
+      inFlight: inFlightOf(ss.inFlight),
+    })),
+  );
+
+/** PUT /_sim/scaleSets/{resourceGroup}/{name}: a scale set made (or replaced) at once, as a test's starting point. */
+const putControlScaleSet: Handler = (ctx, sim, params) => {
+  const spec = controlScaleSetSpec(
+    readObject(ctx, [
+      "capacity",
+      "loadBalanced",
+      "applicationGateway",
+      "upgradePolicy",
+      "location",
+      "tags",
+      "orchestrationMode",
+    ]),
+  );
+  const existing = sim.state.getScaleSet(params.resourceGroup, params.name);
+  if (existing?.inFlight) throw conflictingConcurrentWrite();
+  const { location, ...fields } = spec;
+  const { scaleSet, created } = putScaleSet(
+    sim.state,
+    { resourceGroup: params.resourceGroup, name: params.name, ...fields },
+    location,
+  );
+  send(ctx, created ? 201 : 200, renderScaleSet(scaleSet), { etag: etagOf(scaleSet) });
+};
+
+/** The fields of a control PUT of a scale set, each checked, with their defaults. */
+function controlScaleSetSpec(
+  body: JsonObject,
+): Omit<ScaleSetSpec, "subscriptionId" | "resourceGroup" | "name"> & { location: string } {
+  if (body.capacity === undefined) throw badRequest('"capacity" is required');
+  const capacity = intField(body, "capacity", MIN_CAPACITY, MAX_CAPACITY)!;
+  const loadBalanced = boolField(body, "loadBalanced") ?? true;
+  const applicationGateway = boolField(body, "applicationGateway") ?? false;
+  let upgradePolicy: UpgradeMode = "Manual";
+  if (body.upgradePolicy !== undefined) {
+    const mode = typeof body.upgradePolicy === "string" ? normalizeUpgradeMode(body.upgradePolicy) : undefined;
+    if (!mode) throw badRequest('"upgradePolicy" must be "Manual", "Automatic" or "Rolling"');
+    upgradePolicy = mode;
+  }
+  if (body.location !== undefined && (typeof body.location !== "string" || body.location.trim() === "")) {
+    throw badRequest('"location" must be a non-empty string');
+  }
+  const location = normalizeLocation(typeof body.location === "string" ? body.location : DEMO_LOCATION);
+  const tags = tagsField(body);
+  const orchestrationMode = body.orchestrationMode ?? "Uniform";
+  if (orchestrationMode !== "Uniform" && orchestrationMode !== "Flexible")
+    throw badRequest('"orchestrationMode" must be "Uniform" or "Flexible"');
+  return { capacity, loadBalanced, applicationGateway, upgradePolicy, tags, orchestrationMode, location };
+}
+
 export function buildControlRouter(): Router<Route> {
   const P = CONTROL_PREFIX;
   const routes = new Router<Handler>()
@@ -161,37 +255,14 @@ export function buildControlRouter(): Router<Route> {
     })
 
     .add("GET", `${P}/faults`, (ctx, sim) => send(ctx, 200, sim.faults.list()))
-    .add("POST", `${P}/faults`, (ctx, sim) => {
-      let body: unknown;
-      try {
-        body = parseJsonBody(ctx);
-      } catch {
-        throw badRequest("the body is not valid JSON");
-      }
-      try {
-        send(ctx, 201, sim.faults.add(parseFault(body, sim.state.now())));
-      } catch (err) {
-        if (err instanceof FaultValidationError) throw badRequest(`invalid fault: ${err.message}`);
-        throw err;
-      }
-    })
+    .add("POST", `${P}/faults`, addFault)
     .add("DELETE", `${P}/faults`, (ctx, sim) => {
       sim.faults.clear();
       send(ctx, 204);
     })
 
     .add("GET", `${P}/config`, (ctx, sim) => send(ctx, 200, configView(sim)))
-    .add("PUT", `${P}/config`, (ctx, sim) => {
-      const body = readObject(ctx, [...SETTINGS_FIELDS, "throttling"]);
-      // everything is validated before anything is applied: a refused PUT changes nothing
-      const next = settingsField(body);
-      const throttling = throttlingField(body);
-      // bucket levels so far were earned at the old time scale
-      if (next.timeScale !== undefined) sim.throttling.settleAll();
-      Object.assign(sim.state.settings, next);
-      if (throttling) sim.throttling.configure(throttling);
-      send(ctx, 200, configView(sim));
-    })
+    .add("PUT", `${P}/config`, putConfig)
 
     .add("GET", `${P}/throttling`, (ctx, sim) => send(ctx, 200, sim.throttling.snapshot()))
 
@@ -206,71 +277,11 @@ export function buildControlRouter(): Router<Route> {
       send(ctx, existed ? 200 : 201, { name });
     })
 
-    .add("GET", `${P}/scaleSets`, (ctx, sim) =>
-      send(
-        ctx,
-        200,
-        sim.state.listScaleSets().map((ss) => ({
-          resourceGroup: ss.resourceGroup,
-          name: ss.name,
-          location: ss.location,
-          capacity: capacityOf(ss.model),
-          vmCount: ss.vms.size,
-          etag: etagOf(ss),
-          provisioningState: provisioningStateOf(ss),
-          inFlight: inFlightOf(ss.inFlight),
-        })),
-      ),
-    )
+    .add("GET", `${P}/scaleSets`, listScaleSets)
     .add("GET", `${P}/scaleSets/:resourceGroup/:name`, (ctx, sim, params) => {
       send(ctx, 200, snapshot(sim, requireScaleSet(sim, params.resourceGroup, params.name)));
     })
-    .add("PUT", `${P}/scaleSets/:resourceGroup/:name`, (ctx, sim, params) => {
-      const body = readObject(ctx, [
-        "capacity",
-        "loadBalanced",
-        "applicationGateway",
-        "upgradePolicy",
-        "location",
-        "tags",
-        "orchestrationMode",
-      ]);
-      if (body.capacity === undefined) throw badRequest('"capacity" is required');
-      const capacity = intField(body, "capacity", MIN_CAPACITY, MAX_CAPACITY)!;
-      const loadBalanced = boolField(body, "loadBalanced") ?? true;
-      const applicationGateway = boolField(body, "applicationGateway") ?? false;
-      let upgradePolicy: UpgradeMode = "Manual";
-      if (body.upgradePolicy !== undefined) {
-        const mode = typeof body.upgradePolicy === "string" ? normalizeUpgradeMode(body.upgradePolicy) : undefined;
-        if (!mode) throw badRequest('"upgradePolicy" must be "Manual", "Automatic" or "Rolling"');
-        upgradePolicy = mode;
-      }
-      if (body.location !== undefined && (typeof body.location !== "string" || body.location.trim() === "")) {
-        throw badRequest('"location" must be a non-empty string');
-      }
-      const location = normalizeLocation(typeof body.location === "string" ? body.location : DEMO_LOCATION);
-      const tags = tagsField(body);
-      const orchestrationMode = body.orchestrationMode ?? "Uniform";
-      if (orchestrationMode !== "Uniform" && orchestrationMode !== "Flexible")
-        throw badRequest('"orchestrationMode" must be "Uniform" or "Flexible"');
-      const existing = sim.state.getScaleSet(params.resourceGroup, params.name);
-      if (existing?.inFlight) throw conflictingConcurrentWrite();
-      const { scaleSet, created } = putScaleSet(
-        sim.state,
-        {
-          resourceGroup: params.resourceGroup,
-          name: params.name,
-          capacity,
-          loadBalanced,
-          applicationGateway,
-          upgradePolicy,
-          tags,
-          orchestrationMode,
-        },
-        location,
-      );
-      send(ctx, created ? 201 : 200, renderScaleSet(scaleSet), { etag: etagOf(scaleSet) });
-    })
+    .add("PUT", `${P}/scaleSets/:resourceGroup/:name`, putControlScaleSet)
     .add("PATCH", `${P}/scaleSets/:resourceGroup/:name`, (ctx, sim, params) => {
       const change = changeOf(readObject(ctx, ["capacity", "tags", "nicTags"]));
       const ss = requireScaleSet(sim, params.resourceGroup, params.name);

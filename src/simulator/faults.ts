@@ -129,22 +129,7 @@ export function parseFault(body: unknown, now: number): Fault {
     if (!isInt(evictions) || evictions < 1 || evictions > 1000)
       throw new FaultValidationError('"evictions" must be a whole number from 1 to 1000');
   }
-  let change: ScaleSetChange | undefined;
-  if (action === "preemptOperation" && body.change !== undefined) {
-    try {
-      change = parseScaleSetChange(body.change);
-    } catch (err) {
-      throw new FaultValidationError(`"change": ${(err as Error).message}`);
-    }
-  } else if (action === "outOfBandChange") {
-    try {
-      change = parseScaleSetChange(body.change);
-    } catch (err) {
-      throw new FaultValidationError(`"change": ${(err as Error).message}`);
-    }
-  } else if (body.change !== undefined) {
-    throw new FaultValidationError('"change" is only for actions "outOfBandChange" and "preemptOperation"');
-  }
+  const change = faultChange(action, body.change);
   return {
     id: randomUUID(),
     action: action as FaultAction,
@@ -160,6 +145,21 @@ export function parseFault(body: unknown, now: number): Fault {
     count: count,
     createdAt: now,
   };
+}
+
+/** The scale set change of an outOfBandChange (required) or a preemptOperation (optional); none for other actions. */
+function faultChange(action: string, value: unknown): ScaleSetChange | undefined {
+  const required = action === "outOfBandChange";
+  if (!required && !(action === "preemptOperation" && value !== undefined)) {
+    if (value !== undefined)
+      throw new FaultValidationError('"change" is only for actions "outOfBandChange" and "preemptOperation"');
+    return undefined;
+  }
+  try {
+    return parseScaleSetChange(value);
+  } catch (err) {
+    throw new FaultValidationError(`"change": ${(err as Error).message}`);
+  }
 }
 
 /**

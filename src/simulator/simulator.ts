@@ -1,6 +1,6 @@
 // The Azure Resource Manager simulator: an HTTPS server speaking the ARM REST API for
 // Microsoft.Compute/virtualMachineScaleSets the way @azure/arm-compute v25 uses it, plus a control API under /_sim.
-import { createServer } from "node:https";
+import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ArmError } from "./arm-errors.ts";
@@ -62,20 +62,9 @@ function urlHost(host: string): string {
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const host = options.host ?? "127.0.0.1";
   const tls = loadTlsMaterial();
-  const now = options.now ?? Date.now;
-  const { host: _host, port: _port, subscriptionId, seed, throttling, now: _now, ...given } = options;
-  const settings: SimulatorSettings = { ...defaultSettings(), ...given };
-  const state = new SimState(subscriptionId ?? SIMULATOR_SUBSCRIPTION_ID, settings, now);
-  const sim: SimulatorContext = {
-    state,
-    faults: new FaultStore(),
-    calls: new CallLog(),
-    seeded: seed ?? false,
-    bodyLimitBytes: BODY_LIMIT_BYTES,
-    throttling: new Throttler(now, () => state.settings.timeScale, throttling ?? true),
-  };
-  if (sim.seeded) seedDemo(state);
-  const entra = new SimulatedEntraId(now);
+  const sim = simulatorContext(options);
+  const { state } = sim;
+  const entra = new SimulatedEntraId(options.now ?? Date.now);
 
   const armSteps = armPipeline(buildArmRouter());
   const controlSteps = [dispatchTo(buildControlRouter())];
@@ -85,17 +74,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const base = createContext(req, res, url);
     const isControl = base.pathname === CONTROL_PREFIX || base.pathname.toLowerCase().startsWith(`${CONTROL_PREFIX}/`);
     const call =
-      isControl || entra.isIdentityPath(base.pathname)
-        ? undefined
-        : sim.calls.add({
-            method: base.method,
-            path: base.pathname,
-            status: null,
-            ifMatch: typeof req.headers["if-match"] === "string" ? req.headers["if-match"] : null,
-            ...(typeof req.headers["if-none-match"] === "string" ? { ifNoneMatch: req.headers["if-none-match"] } : {}),
-            ...(req.headers["user-agent"] ? { userAgent: req.headers["user-agent"] } : {}),
-            time: Date.now(),
-          });
+      isControl || entra.isIdentityPath(base.pathname) ? undefined : logCall(sim, req, base.method, base.pathname);
     let body: { body: Buffer; tooLarge: boolean };
     try {
       body = await readBody(req, sim.bodyLimitBytes);
@@ -132,29 +111,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   }
 
   const server = createServer({ key: tls.keyPem, cert: tls.certPem, keepAliveTimeout: 5000 }, (req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      console.error("[simulator] unexpected error:", err);
-      if (!res.headersSent) {
-        res.writeHead(500, { "content-type": "application/json; charset=utf-8" });
-        res.end(
-          JSON.stringify({
-            error: { code: "InternalServerError", message: "The simulator failed to handle the request." },
-          }),
-        );
-      } else {
-        res.destroy();
-      }
-    });
+    handle(req, res).catch((err: unknown) => answerUnexpected(res, err));
   });
   server.on("clientError", (_err, socket) => socket.destroy());
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  await listen(server, options.port ?? 0, host);
   const port = (server.address() as AddressInfo).port;
   url = `https://${urlHost(host)}:${port}`;
 
@@ -172,4 +133,60 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       return closing;
     },
   };
+}
+
+/** The simulator's state, faults, call log and throttling, as the options say; seeded with the demo when asked. */
+function simulatorContext(options: SimulatorOptions): SimulatorContext {
+  const now = options.now ?? Date.now;
+  const { host: _host, port: _port, subscriptionId, seed, throttling, now: _now, ...given } = options;
+  const settings: SimulatorSettings = { ...defaultSettings(), ...given };
+  const state = new SimState(subscriptionId ?? SIMULATOR_SUBSCRIPTION_ID, settings, now);
+  const sim: SimulatorContext = {
+    state,
+    faults: new FaultStore(),
+    calls: new CallLog(),
+    seeded: seed ?? false,
+    bodyLimitBytes: BODY_LIMIT_BYTES,
+    throttling: new Throttler(now, () => state.settings.timeScale, throttling ?? true),
+  };
+  if (sim.seeded) seedDemo(state);
+  return sim;
+}
+
+/** An ARM call in the call log, its status filled in when it is answered. */
+function logCall(sim: SimulatorContext, req: IncomingMessage, method: string, path: string) {
+  return sim.calls.add({
+    method,
+    path,
+    status: null,
+    ifMatch: typeof req.headers["if-match"] === "string" ? req.headers["if-match"] : null,
+    ...(typeof req.headers["if-none-match"] === "string" ? { ifNoneMatch: req.headers["if-none-match"] } : {}),
+    ...(req.headers["user-agent"] ? { userAgent: req.headers["user-agent"] } : {}),
+    time: Date.now(),
+  });
+}
+
+/** A bug of the simulator's own: a 500 in ARM's shape, or the connection cut when the answer had begun. */
+function answerUnexpected(res: ServerResponse, err: unknown): void {
+  console.error("[simulator] unexpected error:", err);
+  if (!res.headersSent) {
+    res.writeHead(500, { "content-type": "application/json; charset=utf-8" });
+    res.end(
+      JSON.stringify({
+        error: { code: "InternalServerError", message: "The simulator failed to handle the request." },
+      }),
+    );
+  } else {
+    res.destroy();
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
 }

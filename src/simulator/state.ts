@@ -16,7 +16,7 @@ import { nicKey, nicsForNewVm, type Nic } from "./flexible.ts";
 import { clone, isObject, mergePatch, type JsonObject } from "./json.ts";
 import { advanceRollout, moveDueBatches, rolloutAfterWrite, startRollout } from "./rollout.ts";
 import { scaleInVictims } from "./scale-in.ts";
-import { isPowerAction, powerStateAfter, powerStateDuring, type PowerState } from "./power-state.ts";
+import { isPowerAction, powerStateAfter, powerStateDuring, type PowerAction, type PowerState } from "./power-state.ts";
 import {
   ALLOCATION_FAILED_MESSAGE,
   PREEMPTED,
@@ -321,19 +321,9 @@ export class SimState {
           }
         }
         break;
-      case "deleteInstances": {
-        const ids = spec.instanceIds ?? [];
-        const listed = [...ss.vms.values()].filter((vm) => vm.provisioningState !== "Deleting").length;
-        for (const id of ids) {
-          const vm = ss.vms.get(id);
-          if (vm) vm.provisioningState = "Deleting";
-        }
-        // The capacity is what stays listed, never more than it was: deleting again a VM left over by a failed delete
-        // (listed, but no longer counted in the capacity) does not lower the capacity a second time.
-        const capacity = Math.max(0, Math.min(capacityOf(ss.model), listed - ids.length));
-        ss.model.sku = { ...(isObject(ss.model.sku) ? ss.model.sku : {}), capacity };
+      case "deleteInstances":
+        markInstancesDeleting(ss, spec.instanceIds ?? []);
         break;
-      }
       case "delete":
         for (const vm of ss.vms.values()) vm.provisioningState = "Deleting";
         modelChanged = false;
@@ -345,20 +335,9 @@ export class SimState {
       case "powerOff":
       case "reimage":
       case "restart":
-      case "start": {
-        // A power action: the VMs it names show the transitional state until it completes.
-        const before: Record<string, PowerState> = {};
-        for (const id of spec.instanceIds ?? []) {
-          const vm = ss.vms.get(id);
-          const during =
-            vm && vm.provisioningState === "Succeeded" ? powerStateDuring(spec.kind, vm.powerState) : undefined;
-          if (!vm || during === undefined) continue;
-          before[id] = vm.powerState;
-          vm.powerState = during;
-        }
-        op.powerBefore = before;
+      case "start":
+        op.powerBefore = markPowerTransition(ss, spec.kind, spec.instanceIds ?? []);
         modelChanged = false;
-      }
     }
     ss.provisioningState = isCreate ? "Creating" : spec.kind === "delete" ? "Deleting" : "Updating";
     ss.inFlight = op;
@@ -623,4 +602,32 @@ export function changedModel(model: JsonObject, change: ScaleSetChange): JsonObj
   }
   if (change.capacity !== undefined) out.sku = { ...(isObject(out.sku) ? out.sku : {}), capacity: change.capacity };
   return out;
+}
+
+/**
+ * Marks the VMs a deleteInstances names Deleting. The capacity is what stays listed, never more than it was: deleting
+ * again a VM left over by a failed delete (listed, but no longer counted in the capacity) does not lower the capacity
+ * a second time.
+ */
+function markInstancesDeleting(ss: ScaleSet, ids: string[]): void {
+  const listed = [...ss.vms.values()].filter((vm) => vm.provisioningState !== "Deleting").length;
+  for (const id of ids) {
+    const vm = ss.vms.get(id);
+    if (vm) vm.provisioningState = "Deleting";
+  }
+  const capacity = Math.max(0, Math.min(capacityOf(ss.model), listed - ids.length));
+  ss.model.sku = { ...(isObject(ss.model.sku) ? ss.model.sku : {}), capacity };
+}
+
+/** A power action: the VMs it names show the transitional state until it completes; returns their states before. */
+function markPowerTransition(ss: ScaleSet, kind: PowerAction, ids: string[]): Record<string, PowerState> {
+  const before: Record<string, PowerState> = {};
+  for (const id of ids) {
+    const vm = ss.vms.get(id);
+    const during = vm && vm.provisioningState === "Succeeded" ? powerStateDuring(kind, vm.powerState) : undefined;
+    if (!vm || during === undefined) continue;
+    before[id] = vm.powerState;
+    vm.powerState = during;
+  }
+  return before;
 }

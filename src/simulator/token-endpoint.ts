@@ -314,6 +314,28 @@ export class SimulatedEntraId {
         700016,
         `Application with identifier '${clientId}' was not found in the directory '${tenant}'.`,
       );
+    const refused = this.#refuseCredential(client, form);
+    if (refused) return refused;
+    const resource = scope
+      .split(" ")
+      .find((s) => s.endsWith("/.default"))
+      ?.replace(/\/\.default$/, "");
+    if (!resource)
+      return this.#error(
+        400,
+        "invalid_scope",
+        1002012,
+        `The provided value for scope ${scope} is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).`,
+      );
+    const iat = Math.floor(this.#now() / 1000);
+    const api = this.#apis.get(`${client.tenantId.toLowerCase()}/${resource.toLowerCase()}`);
+    if (api) return this.#issue(this.#apiToken(client, api, iat, baseUrl));
+    return this.#issue(this.#armToken(client, resource, iat, baseUrl));
+  }
+
+  /** The client's secret or federated assertion, checked as Entra checks them: an error answer, or none. */
+  #refuseCredential(client: Client, form: URLSearchParams): JsonAnswer | undefined {
+    const clientId = form.get("client_id") ?? "";
     const secret = form.get("client_secret");
     const assertion = form.get("client_assertion");
     if (secret === null && assertion === null)
@@ -349,21 +371,12 @@ export class SimulatedEntraId {
         );
       }
     }
-    const resource = scope
-      .split(" ")
-      .find((s) => s.endsWith("/.default"))
-      ?.replace(/\/\.default$/, "");
-    if (!resource)
-      return this.#error(
-        400,
-        "invalid_scope",
-        1002012,
-        `The provided value for scope ${scope} is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).`,
-      );
-    const iat = Math.floor(this.#now() / 1000);
-    const api = this.#apis.get(`${client.tenantId.toLowerCase()}/${resource.toLowerCase()}`);
-    if (api) return this.#issue(this.#apiToken(client, api, iat, baseUrl));
-    const payload = {
+    return undefined;
+  }
+
+  /** A v1.0 app-only token for an Azure resource (ARM, Key Vault). */
+  #armToken(client: Client, resource: string, iat: number, baseUrl: string): Record<string, unknown> {
+    return {
       aud: resource,
       iss: `${baseUrl}/${client.tenantId}/`,
       iat,
@@ -376,7 +389,6 @@ export class SimulatedEntraId {
       idtyp: "app",
       ver: "1.0",
     };
-    return this.#issue(payload);
   }
 
   /** A v2.0 app-only token for an API, with the client's app roles and groups (Entra's access token claims). */

@@ -50,34 +50,43 @@ function durationMs(amount: string, unit: string): number {
   return Math.round(Number(amount) * (unit === "min" ? 60_000 : 1000));
 }
 
-export function taskTimeline(
-  task: Pick<
-    Task,
-    "state" | "history" | "operations" | "operationIndex" | "createdAtMs" | "finishedAtMs" | "checkpoint"
-  >,
-  nowMs: number,
-): TaskTimeline {
+type TimelineTask = Pick<
+  Task,
+  "state" | "history" | "operations" | "operationIndex" | "createdAtMs" | "finishedAtMs" | "checkpoint"
+>;
+
+export function taskTimeline(task: TimelineTask, nowMs: number): TaskTimeline {
+  const read = readHistory(task);
+  const now = ongoing(task, read, nowMs);
+  const step = stepOf(task, read.batch);
+  const telling = [...task.history].reverse().find((h) => h.status !== COMPLETED);
+  return {
+    ...(now.attempt ? { attempt: now.attempt } : {}),
+    ...(step ? { step } : {}),
+    ...(now.waiting ? { waiting: now.waiting } : {}),
+    retrying: now.retrying,
+    summary: telling?.status ?? "",
+    segments: read.segments,
+  };
+}
+
+/** What the history lines say, in order: the segments, the last attempt, and the last batch named. */
+interface HistoryRead {
+  segments: Segment[];
+  attempt: TaskTimeline["attempt"];
+  batch: { number: number; of: number } | undefined;
+}
+
+function readHistory(task: TimelineTask): HistoryRead {
   const history = task.history;
   const ended = task.finishedAtMs !== undefined;
-  const segments: Segment[] = [];
+  const segments: Segment[] = [queuedSegment(task)];
   let attempt: TaskTimeline["attempt"];
   let batch: { number: number; of: number } | undefined;
   let open: Segment | undefined; // the write or wait under way, closed by the next line
   let current: Segment | undefined; // the attempt under way
   // An attempt begins when its operation starts or its backoff ends (it reads before it writes its first line).
   let attemptStart: number | undefined;
-  const close = (s: Segment | undefined, at: number) => {
-    if (s && s.toMs === undefined) s.toMs = at;
-  };
-
-  const firstRun = history.findIndex((h) => h.phase !== "INIT" && h.phase !== "ORCHESTRATION");
-  const startedAt = firstRun >= 0 ? history[firstRun].timeMs : undefined;
-  segments.push({
-    kind: "queued",
-    fromMs: task.createdAtMs,
-    ...(startedAt !== undefined || ended ? { toMs: startedAt ?? task.finishedAtMs } : {}),
-    label: "queued",
-  });
 
   for (const line of history) {
     close(open, line.timeMs);
@@ -120,11 +129,8 @@ export function taskTimeline(
       });
       current = undefined;
       attemptStart = until;
-    } else if (WRITE.test(rest)) {
-      open = { kind: "write", fromMs: line.timeMs, attempt: number, label: rest };
-      segments.push(open);
-    } else if (WAITING.test(rest)) {
-      open = { kind: "wait", fromMs: line.timeMs, attempt: number, label: rest };
+    } else if (WRITE.test(rest) || WAITING.test(rest)) {
+      open = { kind: WRITE.test(rest) ? "write" : "wait", fromMs: line.timeMs, attempt: number, label: rest };
       segments.push(open);
     } else if (
       /; (gave up after|not retryable|not found|the .* deadline would pass)/.test(rest) ||
@@ -134,63 +140,80 @@ export function taskTimeline(
       current.label = `attempt ${number}/${of}: ${rest}`;
     }
   }
-  const endAt = task.finishedAtMs;
-  if (endAt !== undefined) {
-    close(open, endAt);
-    close(current, endAt);
+  if (task.finishedAtMs !== undefined) {
+    close(open, task.finishedAtMs);
+    close(current, task.finishedAtMs);
   }
+  return { segments, attempt, batch };
+}
 
-  // Now: a backoff whose time has not come, a wait or write under way, or a write Azure accepted (the checkpoint).
-  let waiting: TaskTimeline["waiting"];
-  let retrying = false;
-  if (!ended) {
-    const last = segments.at(-1);
-    if (last?.kind === "backoff" && (last.toMs ?? 0) > nowMs) {
-      retrying = true;
-      waiting = {
-        for: `the backoff before attempt ${(last.attempt ?? 0) + 1}`,
-        sinceMs: last.fromMs,
-        ...(last.toMs !== undefined ? { untilMs: last.toMs } : {}),
-      };
-    } else if (last?.kind === "backoff" && attempt) {
-      // The backoff is over: the next attempt reads before it writes a line of its own.
-      attempt = { number: attempt.number + 1, of: attempt.of };
-      retrying = true;
-    } else if (last && (last.kind === "wait" || last.kind === "write") && last.toMs === undefined) {
-      const inFlight = task.checkpoint?.inFlight;
-      const busy = BUSY.exec(last.label);
-      const what =
-        last.kind === "write"
-          ? `Azure to carry out: ${inFlight?.step.summary ?? last.label}`
-          : busy
-            ? `another write on ${busy[1]} to end (it is ${busy[2]})`
-            : last.label.replace(/^.*?waiting for /, "");
-      waiting = { for: what, sinceMs: last.fromMs };
-    } else if (task.state === "queued") {
-      waiting = { for: "a replica to take it (or an earlier task on its scale set to end)", sinceMs: task.createdAtMs };
-    }
-  }
+/** Ends a segment still open. */
+function close(s: Segment | undefined, at: number): void {
+  if (s && s.toMs === undefined) s.toMs = at;
+}
 
-  const many = task.operations.length > 1;
-  const step: TaskTimeline["step"] =
-    batch && task.operations[task.operationIndex]?.name === "rollingUpgrade"
-      ? { ...batch, unit: "batch" }
-      : many
-        ? {
-            number: Math.min(task.operationIndex + 1, task.operations.length),
-            of: task.operations.length,
-            unit: "operation",
-            name: task.operations[Math.min(task.operationIndex, task.operations.length - 1)]?.name,
-          }
-        : undefined;
-
-  const telling = [...history].reverse().find((h) => h.status !== COMPLETED);
+/** From submission to the first line of a run (or to the end, for a task that never ran). */
+function queuedSegment(task: TimelineTask): Segment {
+  const { history } = task;
+  const firstRun = history.findIndex((h) => h.phase !== "INIT" && h.phase !== "ORCHESTRATION");
+  const startedAt = firstRun >= 0 ? history[firstRun].timeMs : undefined;
   return {
-    ...(attempt ? { attempt } : {}),
-    ...(step ? { step } : {}),
-    ...(waiting ? { waiting } : {}),
-    retrying,
-    summary: telling?.status ?? "",
-    segments,
+    kind: "queued",
+    fromMs: task.createdAtMs,
+    ...(startedAt !== undefined || task.finishedAtMs !== undefined ? { toMs: startedAt ?? task.finishedAtMs } : {}),
+    label: "queued",
+  };
+}
+
+/** Now: a backoff whose time has not come, a wait or write under way, or a write Azure accepted (the checkpoint). */
+function ongoing(
+  task: TimelineTask,
+  { segments, attempt }: HistoryRead,
+  nowMs: number,
+): Pick<TaskTimeline, "attempt" | "waiting" | "retrying"> {
+  if (task.finishedAtMs !== undefined) return { attempt, retrying: false };
+  const last = segments.at(-1);
+  if (last?.kind === "backoff" && (last.toMs ?? 0) > nowMs) {
+    const waiting = {
+      for: `the backoff before attempt ${(last.attempt ?? 0) + 1}`,
+      sinceMs: last.fromMs,
+      ...(last.toMs !== undefined ? { untilMs: last.toMs } : {}),
+    };
+    return { attempt, waiting, retrying: true };
+  }
+  if (last?.kind === "backoff" && attempt) {
+    // The backoff is over: the next attempt reads before it writes a line of its own.
+    return { attempt: { number: attempt.number + 1, of: attempt.of }, retrying: true };
+  }
+  if (last && (last.kind === "wait" || last.kind === "write") && last.toMs === undefined) {
+    const inFlight = task.checkpoint?.inFlight;
+    const busy = BUSY.exec(last.label);
+    const what =
+      last.kind === "write"
+        ? `Azure to carry out: ${inFlight?.step.summary ?? last.label}`
+        : busy
+          ? `another write on ${busy[1]} to end (it is ${busy[2]})`
+          : last.label.replace(/^.*?waiting for /, "");
+    return { attempt, waiting: { for: what, sinceMs: last.fromMs }, retrying: false };
+  }
+  if (task.state === "queued") {
+    const waiting = {
+      for: "a replica to take it (or an earlier task on its scale set to end)",
+      sinceMs: task.createdAtMs,
+    };
+    return { attempt, waiting, retrying: false };
+  }
+  return { attempt, retrying: false };
+}
+
+/** Where a task of several operations is, or a rolling upgrade among its batches. */
+function stepOf(task: TimelineTask, batch: HistoryRead["batch"]): TaskTimeline["step"] {
+  if (batch && task.operations[task.operationIndex]?.name === "rollingUpgrade") return { ...batch, unit: "batch" };
+  if (task.operations.length <= 1) return undefined;
+  return {
+    number: Math.min(task.operationIndex + 1, task.operations.length),
+    of: task.operations.length,
+    unit: "operation",
+    name: task.operations[Math.min(task.operationIndex, task.operations.length - 1)]?.name,
   };
 }

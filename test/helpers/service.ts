@@ -83,6 +83,7 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
   for (const a of config.accounts) if (a.credential.kind === "simulator") a.caPem = sim.caPem;
   const service = await buildApp({ config, logger: options.logger ?? false });
   await service.app.listen({ host: "127.0.0.1", port: 0 });
+  service.runner.start();
   const baseUrl = `http://127.0.0.1:${(service.app.server.address() as { port: number }).port}`;
   const simAgent = new Agent({ connect: { ca: sim.caPem } });
 
