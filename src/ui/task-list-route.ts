@@ -8,7 +8,7 @@ import { forbiddenTaskAccount } from "../auth/task-access.ts";
 import { CLAIMABLE_STATES, FINISHED_STATES } from "../tasks/task-state.ts";
 import type { Task } from "../tasks/task.ts";
 import type { TaskStore } from "../tasks/task-store.ts";
-import { filterText, matches, UiTaskList, view } from "./task-view.ts";
+import { filterText, taskMatchesFilter, UiTaskList, view } from "./task-view.ts";
 
 /** How many stored tasks one request may look through for a page of matches (the rest comes with nextCursor). */
 const MAX_SCANNED = 2000;
@@ -57,7 +57,7 @@ export const taskListRoute: FastifyPluginAsyncTypebox<UiTaskRoutesOptions> = asy
     async (request) => {
       const { limit = 25, cursor, ...filter } = request.query;
       const now = Date.now();
-      const wanted = (t: Task) => !forbiddenTaskAccount(request.principal, t) && matches(t, filter);
+      const wanted = (t: Task) => !forbiddenTaskAccount(request.principal, t) && taskMatchesFilter(t, filter);
       // In flight: the states a task has not ended in (running first, then queued), from the state table; only on
       // the first page.
       const unfinished = cursor

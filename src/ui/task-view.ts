@@ -234,7 +234,7 @@ export interface TaskFilter {
   id?: string;
 }
 
-export function matches(task: Task, f: TaskFilter): boolean {
+export function taskMatchesFilter(task: Task, f: TaskFilter): boolean {
   const has = (values: (string | undefined)[], needle: string | undefined) =>
     !needle || values.some((v) => v?.toLowerCase().includes(needle.toLowerCase()));
   return (
