@@ -31,6 +31,7 @@ import {
   zonesOf,
 } from "./create/create-time-settings.ts";
 import { checkIdentities } from "./create/identities.ts";
+import { refuseZonesNotInRegion } from "./create/region-zones.ts";
 import { listScaleSets } from "../azure/vmss-gateway.ts";
 import {
   AccountName,
@@ -629,95 +630,132 @@ async function chooseAdmin(d: AnyCreate, ctx: PrepareContext, account: string): 
   }
 }
 
-async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean): Promise<Prepared> {
-  const located = ctx.accounts.resolve({ ...d, serverGroupName: clusterOf(d) });
-  if (!located.ok) throw invalid(located.problems);
-  const cluster = clusterOf(d);
-  const { account, resourceGroup } = located.ref;
-  const listed = await listScaleSets(ctx.accounts.client(account), resourceGroup, ctx.signal);
+/** Names of a resource group's scale sets with their creation times, as the next-name rule reads them. */
+function nameSlots(among: VirtualMachineScaleSet[]) {
+  return among.map((v) => ({
+    name: v.name ?? "",
+    createdTime: v.timeCreated ? new Date(v.timeCreated).getTime() : undefined,
+  }));
+}
+
+/** A scale set this request made already (a repeat, or a run taken over): followed, not created again. */
+function alreadyCreated(listed: VirtualMachineScaleSet[], cluster: string, ctx: PrepareContext): Prepared | undefined {
   const mark = creationMark(ctx.origin);
   const ours = listed.find(
     (v) => v.tags?.[TAG_CREATED_BY] === mark && v.name !== undefined && parseName(v.name)?.cluster === cluster,
   );
-  const slots = (among: VirtualMachineScaleSet[]) =>
-    among.map((v) => ({
-      name: v.name ?? "",
-      createdTime: v.timeCreated ? new Date(v.timeCreated).getTime() : undefined,
-    }));
-  if (ours?.name) {
-    // Nothing more to create: the source is not read again (it may be gone by now, the copy exists).
-    ctx.log(
-      `${ours.name} was created for this request already (${TAG_CREATED_BY}=${mark}): following it, not creating another`,
-    );
-    const before = nextServerGroupName(cluster, slots(listed.filter((v) => v !== ours)));
-    const ancestor = before.ok ? before.ancestor : undefined;
-    return { serverGroupName: ours.name, context: { cluster, ancestor, found: true } satisfies CreateContext };
-  }
-  let source: CreateContext["source"];
-  let capacity: CreateContext["capacity"];
-  if (clone) {
-    const s = cloneSource(d);
+  if (!ours?.name) return undefined;
+  // Nothing more to create: the source is not read again (it may be gone by now, the copy exists).
+  ctx.log(
+    `${ours.name} was created for this request already (${TAG_CREATED_BY}=${mark}): following it, not creating another`,
+  );
+  const before = nextServerGroupName(cluster, nameSlots(listed.filter((v) => v !== ours)));
+  const ancestor = before.ok ? before.ancestor : undefined;
+  return { serverGroupName: ours.name, context: { cluster, ancestor, found: true } satisfies CreateContext };
+}
+
+/** A clone's source, read once: its model and pools, refused before any write when it cannot be copied. */
+async function readCloneSource(d: AnyCreate, ctx: PrepareContext): Promise<NonNullable<CreateContext["source"]>> {
+  const s = cloneSource(d);
+  const src = ctx.accounts.resolve({
+    credentials: s.account,
+    region: s.region,
+    serverGroupName: s.serverGroupName,
+    ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}),
+  });
+  if (!src.ok) throw invalid(src.problems, "source.");
+  const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal });
+  refuseUnsupported("cloneServerGroup", read.vmss, src.ref.name); // a kind the copy could not be made of, before any write
+  ctx.log(`copying the model of ${src.ref.name} (${src.ref.resourceGroup}, ${src.ref.region})`);
+  const system = wantsSystemIdentity(d);
+  const limits = cloneLimits(read.vmss, {
+    region: d.region,
+    ...(system !== undefined ? { identity: { system } } : {}),
+  });
+  if (limits.refusals.length > 0)
+    throw new RefusalError("CannotCopySource", `${src.ref.name} cannot be copied: ${limits.refusals.join("; ")}`);
+  for (const note of limits.notes) ctx.log(note);
+  return { model: read.vmss, pools: sourcePools(read.vmss, src.ref) };
+}
+
+/** A deploy's capacity: its own, or (Orca's useSourceCapacity) the current group's, min and max too. */
+async function createCapacity(d: AnyCreate, ctx: PrepareContext): Promise<CreateContext["capacity"]> {
+  const named = namedSource(d);
+  let fromSource: { min: number; max: number; desired: number } | undefined;
+  if (named?.useSourceCapacity) {
     const src = ctx.accounts.resolve({
-      credentials: s.account,
-      region: s.region,
-      serverGroupName: s.serverGroupName,
-      ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}),
+      credentials: named.account,
+      region: named.region,
+      serverGroupName: named.serverGroupName,
+      ...(named.resourceGroup ? { resourceGroup: named.resourceGroup } : {}),
     });
     if (!src.ok) throw invalid(src.problems, "source.");
     const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal });
-    refuseUnsupported("cloneServerGroup", read.vmss, src.ref.name); // a kind the copy could not be made of, before any write
-    source = { model: read.vmss, pools: sourcePools(read.vmss, src.ref) };
-    ctx.log(`copying the model of ${src.ref.name} (${src.ref.resourceGroup}, ${src.ref.region})`);
-    const system = wantsSystemIdentity(d);
-    const limits = cloneLimits(read.vmss, {
-      region: d.region,
-      ...(system !== undefined ? { identity: { system } } : {}),
-    });
-    if (limits.refusals.length > 0)
-      throw new RefusalError("CannotCopySource", `${src.ref.name} cannot be copied: ${limits.refusals.join("; ")}`);
-    for (const note of limits.notes) ctx.log(note);
-  } else {
-    const named = namedSource(d);
-    let fromSource: { min: number; max: number; desired: number } | undefined;
-    if (named?.useSourceCapacity) {
-      // Orca's useSourceCapacity: the new group is as large as the current one (its recorded min and max too).
-      const src = ctx.accounts.resolve({
-        credentials: named.account,
-        region: named.region,
-        serverGroupName: named.serverGroupName,
-        ...(named.resourceGroup ? { resourceGroup: named.resourceGroup } : {}),
-      });
-      if (!src.ok) throw invalid(src.problems, "source.");
-      const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal });
-      fromSource = recordedCapacity(read.vmss);
-      ctx.log(
-        `capacity from ${named.serverGroupName} (useSourceCapacity): min ${fromSource.min}, max ${fromSource.max}, desired ${fromSource.desired}`,
-      );
-    } else if (named) {
-      ctx.log(
-        `the cluster's current group is ${named.serverGroupName}; the new group is built from the description, not copied from it`,
-      );
-    }
-    capacity = deployCapacity(d, fromSource);
+    fromSource = recordedCapacity(read.vmss);
+    ctx.log(
+      `capacity from ${named.serverGroupName} (useSourceCapacity): min ${fromSource.min}, max ${fromSource.max}, desired ${fromSource.desired}`,
+    );
+  } else if (named) {
+    ctx.log(
+      `the cluster's current group is ${named.serverGroupName}; the new group is built from the description, not copied from it`,
+    );
   }
-  const admin = clone ? undefined : await chooseAdmin(d, ctx, account);
-  const next = nextServerGroupName(cluster, slots(listed));
+  return deployCapacity(d, fromSource);
+}
+
+/** The cluster's next free name, said in the history with the ancestor it follows. */
+function chooseName(cluster: string, listed: VirtualMachineScaleSet[], ctx: PrepareContext) {
+  const next = nextServerGroupName(cluster, nameSlots(listed));
   if (!next.ok) throw new RefusalError("NoServerGroupNameLeft", next.reason);
   ctx.log(
     next.ancestor
       ? `found ancestor server group ${next.ancestor}; the next name is ${next.name}`
       : `no server group in cluster ${cluster} yet; the first name is ${next.name}`,
   );
-  const windows = (normalImage(d.image)?.ostype ?? "").toLowerCase() === "windows";
-  // Given (even ""), the description's identities replace a clone's source's; not given, the source's are read too.
-  const named = d.userAssignedIdentities !== undefined;
-  const userIdentities = named ? await checkIdentities(identityRefs(d), located.ref, ctx) : undefined;
-  if (!named && source)
+  return next;
+}
+
+/**
+ * Every user-assigned identity the new set will carry exists (a missing one refused, naming it). Given (even ""),
+ * the description's identities replace a clone's source's; not given, the source's are checked.
+ */
+async function checkedIdentities(
+  d: AnyCreate,
+  source: CreateContext["source"],
+  ref: ScaleSetRef,
+  ctx: PrepareContext,
+): Promise<CreateContext["userIdentities"]> {
+  if (d.userAssignedIdentities !== undefined) return checkIdentities(identityRefs(d), ref, ctx);
+  if (source)
     await checkIdentities(
       writableIdentity(source.model.identity).userAssigned.map((id) => ({ id })),
-      located.ref,
+      ref,
       ctx,
     );
+  return undefined;
+}
+
+async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean): Promise<Prepared> {
+  const located = ctx.accounts.resolve({ ...d, serverGroupName: clusterOf(d) });
+  if (!located.ok) throw invalid(located.problems);
+  const cluster = clusterOf(d);
+  const { account, resourceGroup } = located.ref;
+  const listed = await listScaleSets(ctx.accounts.client(account), resourceGroup, ctx.signal);
+  const found = alreadyCreated(listed, cluster, ctx);
+  if (found) return found;
+  const source = clone ? await readCloneSource(d, ctx) : undefined;
+  const capacity = clone ? undefined : await createCapacity(d, ctx);
+  const admin = clone ? undefined : await chooseAdmin(d, ctx, account);
+  const next = chooseName(cluster, listed, ctx);
+  await refuseZonesNotInRegion(
+    zonesOf(d) ?? source?.model.zones,
+    d.region,
+    d.sku?.name ?? source?.model.sku?.name,
+    ctx.accounts.client(account),
+    ctx,
+  );
+  const windows = (normalImage(d.image)?.ostype ?? "").toLowerCase() === "windows";
+  const userIdentities = await checkedIdentities(d, source, located.ref, ctx);
   const network = await resolveNetwork(d, { ...located.ref, name: next.name }, ctx, windows);
   return {
     serverGroupName: next.name,
