@@ -167,3 +167,30 @@ t.test(
     t.match(tags, { "vmss-ops.min": "2", "vmss-ops.max": "5" }, "nor the bounds written");
   },
 );
+
+// What terminateInstances means here, read against its sources. clouddriver-azure has no such operation: its
+// converters are create, destroy, enable, disable and resize of server groups and the network resources, and no
+// TerminateAzureInstancesAtomicOperation exists in its history (spinnaker/clouddriver at 2f5e98f, clouddriver-azure/);
+// the name is clouddriver-core's (AtomicOperations.java l.45). Orca's TerminateInstancesTask.groovy sends the stage
+// context with the remaining instanceIds (l.55-56, l.76-77), naming the group by serverGroupName or asgName (l.66),
+// and its WaitForTerminatedInstancesTask then waits until they are gone (TerminateInstancesStage.groovy l.34-36): the
+// instances must be gone, which the delete here makes so and confirms on a read.
+t.test("Deck's one-instance terminate names no server group: a 400 that says which field to send", async (t) => {
+  // deck packages/core/src/instance/instance.write.service.ts l.31-46 (called by the Azure instance details,
+  // packages/azure/src/instance/details/instance.details.controller.js l.202): type, instanceIds, region, zone,
+  // credentials; TaskExecutor adds user (packages/core/src/task/taskExecutor.ts l.39). An Azure instance id ("0") is
+  // not unique among a region's scale sets, so the group is not guessed.
+  await env.simControl("DELETE", "/_sim/calls");
+  const body = {
+    type: "terminateInstances",
+    instanceIds: ["0"],
+    region: "eastus",
+    zone: "eastus",
+    credentials: "demo",
+    user: "anonymous",
+  };
+  const res = await env.api("POST", "/azure/ops", [{ terminateInstances: body }]);
+  t.equal(res.status, 400);
+  t.match(res.body.details, [{ field: /serverGroupName/ }]);
+  t.same(writesOf(await env.calls()), [], "nothing deleted");
+});
