@@ -88,7 +88,7 @@ export function rebootPlanner(
   let memory = (saved as RebootMemory | undefined)?.before ? (saved as RebootMemory) : undefined;
   const restartStep = (snapshot: ScaleSetSnapshot, ids: string[], again: boolean): PlannedStep => ({
     kind: "restartInstances",
-    summary: `${again ? "restart again (no restart shows since the plan)" : "restart"} instance(s) ${ids.join(", ")}`,
+    summary: `${again ? "restart again (no restart shows since the plan)" : "restart"} instance(s) ${ids.join(", ")} (no If-Match: Azure's restart takes none)`,
     instanceIds: ids,
     ...(kindOf(snapshot.vmss).orchestration === "Flexible" ? { vms: true as const } : {}),
   });
