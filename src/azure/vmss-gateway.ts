@@ -465,21 +465,7 @@ export class VmssGateway implements ScaleSetGateway {
         );
         return undefined;
       case "restartInstances":
-        if (step.vms) {
-          // Not followed after a crash (one poller per VM): the next read shows which VMs booted since the plan.
-          for (const vm of step.instanceIds)
-            await runLongRunning(() => this.client.virtualMachines.restart(resourceGroup, vm, sdk), {
-              ...lro,
-              onAccepted: undefined,
-            });
-          return undefined;
-        }
-        await staleInstancesAsPrecondition(() =>
-          runLongRunning(
-            () => vmss.restart(resourceGroup, name, { ...sdk, vmInstanceIDs: { instanceIds: step.instanceIds } }),
-            lro,
-          ),
-        );
+        await this.#restart(step, options);
         return undefined;
       case "nicPools":
         await this.#writeNics(step.nics, options.signal);
@@ -520,6 +506,35 @@ export class VmssGateway implements ScaleSetGateway {
           lro,
         );
     }
+  }
+
+  /**
+   * Uniform: the scale set's restart with the instance ids. Flexible (`vms`): each VM's restart, one after the other,
+   * not followed after a crash (one poller per VM): the next read shows which VMs booted since the plan.
+   */
+  async #restart(step: Extract<WriteStep, { kind: "restartInstances" }>, options: WriteOptions): Promise<void> {
+    const { resourceGroup, name } = this.ref;
+    const sdk = { abortSignal: options.signal };
+    const lro = {
+      defaultPollIntervalMs: options.defaultPollIntervalMs,
+      maxPollIntervalMs: options.maxPollIntervalMs,
+      signal: options.signal,
+    };
+    if (step.vms) {
+      for (const vm of step.instanceIds)
+        await runLongRunning(() => this.client.virtualMachines.restart(resourceGroup, vm, sdk), lro);
+      return;
+    }
+    await staleInstancesAsPrecondition(() =>
+      runLongRunning(
+        () =>
+          this.client.virtualMachineScaleSets.restart(resourceGroup, name, {
+            ...sdk,
+            vmInstanceIDs: { instanceIds: step.instanceIds },
+          }),
+        { ...lro, onAccepted: options.onAccepted },
+      ),
+    );
   }
 
   /**

@@ -829,6 +829,88 @@ export const TAG_NOT_HEALTHY = "vmss-ops.not-healthy";
 /** clouddriver-azure waits up to an hour (SERVER_WAIT_TIMEOUT); ten minutes stays inside the retry deadline. */
 export const DEFAULT_HEALTHY_TIMEOUT_SECONDS = 600;
 
+/** What a create writes besides the description: its request's mark, whether it starts in traffic, the environment. */
+interface CreateWriteOptions {
+  mark: string;
+  inTraffic: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+/** A clone's model: its source's, with the description's overrides and the new group's own name, pools and tags. */
+function copiedModel(
+  d: AnyCreate,
+  target: ScaleSetRef,
+  context: CreateContext,
+  source: NonNullable<CreateContext["source"]>,
+  o: CreateWriteOptions,
+): { model: VirtualMachineScaleSet; pools: PoolBinding[] } {
+  const spec = modelSpec(
+    d,
+    context.network ?? {},
+    desiredCapacity({
+      capacity: d.capacity?.desired !== undefined ? { desired: d.capacity.desired } : undefined,
+      sku: d.sku,
+    }),
+    undefined,
+    context.userIdentities,
+  );
+  const password = adminPassword(d.osConfig?.adminPasswordEnv, o.env, "osConfig.adminPasswordEnv");
+  const pools = rebindPools([...source.pools, ...describedPools(target.name, spec)], target.name);
+  const desired = desiredCapacity(spec) ?? source.model.sku?.capacity ?? 0;
+  const tags = creationTags(target, pools, o.inTraffic, o.mark, {
+    min: d.capacity?.min ?? desired,
+    max: d.capacity?.max ?? desired,
+  });
+  const model = modelFromSource(source.model, spec, pools, {
+    name: target.name,
+    tags,
+    inTraffic: o.inTraffic,
+    ...(password !== undefined ? { adminPassword: password } : {}),
+  });
+  return { model, pools };
+}
+
+/** A create's model: the description's, with what prepare resolved (network, capacity, admin, identities). */
+function describedModel(
+  d: AnyCreate,
+  target: ScaleSetRef,
+  context: CreateContext,
+  o: CreateWriteOptions,
+): { model: VirtualMachineScaleSet; pools: PoolBinding[] } {
+  const capacity = context.capacity ?? { min: 0, max: 0, desired: 0 };
+  const spec = modelSpec(d, context.network ?? {}, capacity.desired, context.admin, context.userIdentities);
+  const password = context.admin?.password
+    ? accountPassword(context.admin.password, target.account)
+    : adminPassword(d.osConfig?.adminPasswordEnv, o.env, "osConfig.adminPasswordEnv");
+  const pools = describedPools(target.name, spec);
+  const tags = creationTags(target, pools, o.inTraffic, o.mark, capacity);
+  const model = modelFromDescription(spec, {
+    name: target.name,
+    tags,
+    inTraffic: o.inTraffic,
+    ...(password !== undefined ? { adminPassword: password } : {}),
+  });
+  return { model, pools };
+}
+
+/** The create write: the model, and a history line saying its capacity and where its traffic goes. */
+function createStep(d: AnyCreate, target: ScaleSetRef, context: CreateContext, o: CreateWriteOptions) {
+  const { model, pools } = context.source
+    ? copiedModel(d, target, context, context.source, o)
+    : describedModel(d, target, context, o);
+  const traffic =
+    pools.length === 0
+      ? "no backend pools"
+      : o.inTraffic
+        ? `in ${pools.length} backend pool(s), serving once healthy`
+        : `out of traffic (disabled), ${pools.length} backend pool(s) recorded for enable`;
+  return {
+    kind: "create" as const,
+    summary: `create ${target.name} with capacity ${model.sku?.capacity ?? 0}, ${traffic}${context.source ? " (model copied from the source)" : ""}`,
+    model,
+  };
+}
+
 function createPlanner(
   d: AnyCreate,
   target: ScaleSetRef,
@@ -853,59 +935,7 @@ function createPlanner(
           `${target.name} was created for this request and no longer exists; not creating it again`,
         );
       }
-      const network = context.network ?? {};
-      let model: VirtualMachineScaleSet;
-      let pools: PoolBinding[];
-      if (context.source) {
-        const spec = modelSpec(
-          d,
-          network,
-          desiredCapacity({
-            capacity: d.capacity?.desired !== undefined ? { desired: d.capacity.desired } : undefined,
-            sku: d.sku,
-          }),
-          undefined,
-          context.userIdentities,
-        );
-        const password = adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");
-        pools = rebindPools([...context.source.pools, ...describedPools(target.name, spec)], target.name);
-        const desired = desiredCapacity(spec) ?? context.source.model.sku?.capacity ?? 0;
-        const tags = creationTags(target, pools, inTraffic, mark, {
-          min: d.capacity?.min ?? desired,
-          max: d.capacity?.max ?? desired,
-        });
-        model = modelFromSource(context.source.model, spec, pools, {
-          name: target.name,
-          tags,
-          inTraffic,
-          ...(password !== undefined ? { adminPassword: password } : {}),
-        });
-      } else {
-        const capacity = context.capacity ?? { min: 0, max: 0, desired: 0 };
-        const spec = modelSpec(d, network, capacity.desired, context.admin, context.userIdentities);
-        const password = context.admin?.password
-          ? accountPassword(context.admin.password, target.account)
-          : adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");
-        pools = describedPools(target.name, spec);
-        const tags = creationTags(target, pools, inTraffic, mark, capacity);
-        model = modelFromDescription(spec, {
-          name: target.name,
-          tags,
-          inTraffic,
-          ...(password !== undefined ? { adminPassword: password } : {}),
-        });
-      }
-      const traffic =
-        pools.length === 0
-          ? "no backend pools"
-          : inTraffic
-            ? `in ${pools.length} backend pool(s), serving once healthy`
-            : `out of traffic (disabled), ${pools.length} backend pool(s) recorded for enable`;
-      return {
-        kind: "create" as const,
-        summary: `create ${target.name} with capacity ${model.sku?.capacity ?? 0}, ${traffic}${context.source ? " (model copied from the source)" : ""}`,
-        model,
-      };
+      return createStep(d, target, context, { mark, inTraffic, env });
     },
     plan(snapshot: ScaleSetSnapshot): PlannedStep {
       const { vmss } = snapshot;
