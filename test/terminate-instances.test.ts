@@ -1,6 +1,7 @@
 // terminateInstances and scaleDown with instanceIds: delete exactly the named instances, skip those gone,
 // respect the recorded min, and report only what Azure confirmed — also when deletes keep failing.
 import t from "tap";
+import { newStage, Orca } from "./helpers/orca.ts";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "./helpers/json.ts";
 
@@ -194,3 +195,33 @@ t.test("Deck's one-instance terminate names no server group: a 400 that says whi
   t.match(res.body.details, [{ field: /serverGroupName/ }]);
   t.same(writesOf(await env.calls()), [], "nothing deleted");
 });
+
+t.test(
+  "Deck's multi-instance terminate, as Orca's TerminateInstancesTask sends it, deletes exactly those",
+  async (t) => {
+    // deck instance.write.service.ts l.49-54 and l.299-312 (type, cloudProvider, instanceIds, credentials, region,
+    // serverGroupName, asgName), TaskExecutor's user (taskExecutor.ts l.39); Orca: the stage context with the
+    // remaining instance ids (TerminateInstancesTask.groovy l.76-77), POST /azure/ops (KatoService).
+    const orca = new Orca(env.api, { pollMs: 20 });
+    await env.simControl("DELETE", "/_sim/calls");
+    const stage = newStage({
+      type: "terminateInstances",
+      cloudProvider: "azure",
+      instanceIds: ["0", "1"],
+      credentials: "demo",
+      region: "eastus",
+      serverGroupName: "web-prod-v001",
+      asgName: "web-prod-v001",
+      user: "anonymous",
+    });
+    const task = await orca.monitorKato(
+      stage,
+      await orca.requestOperations(stage, [{ terminateInstances: { ...stage.context, instanceIds: ["0", "1"] } }]),
+    );
+    t.equal(task.status.failed, false, JSON.stringify(task.history));
+    t.same(await vmIds("web-prod-v001"), ["2"], "what Azure holds afterwards");
+    t.equal(task.resultObjects[0].capacity.desired, 1);
+    const deletes = writesOf(await env.calls()).filter((c) => /\/delete$/.test(c.path));
+    t.equal(deletes.length, 1, "one batch delete");
+  },
+);
