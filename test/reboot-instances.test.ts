@@ -56,7 +56,9 @@ t.test(
     await control.putScaleSet(RG, "rb-v001", { capacity: 3 });
     const before = await vmStates("rb-v001");
     await env.simControl("DELETE", "/_sim/calls");
-    const stage = newStage(deckRebootJob("rb-v001", ["0", "2"]));
+    // Deck's instance ids are Clouddriver's, the VM names (clouddriver-web ServerGroupController.groovy l.405-406:
+    // `id = instance.name`; clouddriver-azure AzureInstance.groovy l.44: `name = vm.name()`, <scale set>_<id>).
+    const stage = newStage(deckRebootJob("rb-v001", ["rb-v001_0", "rb-v001_2"]));
     const taskId = await orca.requestOperations(stage, [{ rebootInstances: stage.context }]);
     const task = await orca.monitorKato(stage, taskId);
     t.equal(task.status.failed, false, JSON.stringify(task.history));

@@ -149,7 +149,8 @@ t.test(
   async (t) => {
     const resize = await run("resizeServerGroup", demo("web-prod-v001", { capacity: { min: 3, max: 5, desired: 3 } }));
     t.equal(resize.status.failed, false, JSON.stringify(resize.history));
-    const task = await run("terminateInstanceAndDecrementServerGroup", shrink("1"));
+    // Deck's `instance` is Clouddriver's instance id, the VM's name: web-prod-v001_1 is instance 1.
+    const task = await run("terminateInstanceAndDecrementServerGroup", shrink("web-prod-v001_1"));
     t.equal(task.status.failed, false, JSON.stringify(task.history));
     t.same(await vmIds("web-prod-v001"), ["0", "2"]);
     t.same(task.resultObjects[0].capacity, { min: 2, max: 5, desired: 2 }, "as Azure reports it after the delete");
@@ -204,10 +205,13 @@ t.test(
     // remaining instance ids (TerminateInstancesTask.groovy l.76-77), POST /azure/ops (KatoService).
     const orca = new Orca(env.api, { pollMs: 20 });
     await env.simControl("DELETE", "/_sim/calls");
+    // Deck's instance ids are Clouddriver's, the VM names (clouddriver-web ServerGroupController.groovy l.405-406:
+    // `id = instance.name`; clouddriver-azure AzureInstance.groovy l.44: `name = vm.name()`, <scale set>_<id>).
+    const ids = ["web-prod-v001_0", "web-prod-v001_1"];
     const stage = newStage({
       type: "terminateInstances",
       cloudProvider: "azure",
-      instanceIds: ["0", "1"],
+      instanceIds: ids,
       credentials: "demo",
       region: "eastus",
       serverGroupName: "web-prod-v001",
@@ -216,7 +220,7 @@ t.test(
     });
     const task = await orca.monitorKato(
       stage,
-      await orca.requestOperations(stage, [{ terminateInstances: { ...stage.context, instanceIds: ["0", "1"] } }]),
+      await orca.requestOperations(stage, [{ terminateInstances: { ...stage.context, instanceIds: ids } }]),
     );
     t.equal(task.status.failed, false, JSON.stringify(task.history));
     t.same(await vmIds("web-prod-v001"), ["2"], "what Azure holds afterwards");

@@ -1344,7 +1344,7 @@ export interface components {
             serverGroupName: string;
             /** @description defaults to the account's defaultResourceGroup, else {application}-{region} as clouddriver-azure derives it */
             resourceGroup?: string | null;
-            /** @description the instance to delete: its id as Azure reports it (a Flexible set's: the VM's name) */
+            /** @description the instance to delete: its id as Azure reports it, or its VM's name (Clouddriver's instance id, which Deck sends; a Flexible set's instance id is its VM's name) */
             instance: string;
             /** @description Deck's copy of serverGroupName; ignored */
             asgName?: string | null;

@@ -20,7 +20,7 @@ import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { serverGroupFields } from "./description.ts";
 import { defineOperation } from "./operation.ts";
 import { serverGroupResult, type ServerGroupResult } from "./server-group-state.ts";
-import { checkInstanceIds, InstanceIds } from "./terminate-instances.ts";
+import { checkInstanceIds, InstanceIds, isNamed } from "./terminate-instances.ts";
 
 export const RebootInstancesDescription = Type.Object(
   { ...serverGroupFields, instanceIds: { ...InstanceIds, description: "instances to restart" } },
@@ -40,21 +40,27 @@ interface RebootMemory {
   before: Record<string, string | null>;
 }
 
-/** Instances named that Azure does not list under this scale set, or lists as not running: refused before anything. */
-function refuseNotRunning(vms: VirtualMachineScaleSetVM[], instanceIds: string[], name: string): void {
-  const byId = new Map(vms.map((vm) => [vm.instanceId, vm]));
-  const unknown = instanceIds.filter((id) => !byId.has(id));
+/**
+ * The instances named, by instance id or VM name (isNamed), as their instance ids; those Azure does not list under
+ * this scale set, or lists as not running, refused before anything is restarted.
+ */
+function namedRunning(vms: VirtualMachineScaleSetVM[], instanceIds: string[], name: string): string[] {
+  const unknown = instanceIds.filter((id) => !vms.some((vm) => isNamed(vm, new Set([id]))));
   if (unknown.length > 0)
     throw new RefusalError(
       "NotAnInstance",
       `${unknown.join(", ")} ${unknown.length === 1 ? "is not an instance" : "are not instances"} of scale set ${name} (its instances: ${vms.map((vm) => vm.instanceId).join(", ") || "none"}); nothing was restarted. Name them as Azure lists them`,
     );
-  const down = instanceIds.filter((id) => instanceLife(byId.get(id)!) !== "running");
+  const wanted = new Set(instanceIds);
+  const named = vms.filter((vm) => vm.instanceId !== undefined && isNamed(vm, wanted));
+  const byId = new Map(named.map((vm) => [vm.instanceId!, vm]));
+  const down = [...byId.keys()].filter((id) => instanceLife(byId.get(id)!) !== "running");
   if (down.length > 0)
     throw new RefusalError(
       "InstanceNotRunning",
       `${down.map((id) => `${id} (${powerState(byId.get(id)!) ?? byId.get(id)!.provisioningState ?? "unknown"})`).join(", ")} of scale set ${name} ${down.length === 1 ? "is" : "are"} not running; nothing was restarted. A reboot restarts a running instance: start a stopped one instead`,
     );
+  return [...byId.keys()];
 }
 
 /** Where each instance is since the restart was planned: booted again, still starting, or showing no restart. */
@@ -100,12 +106,12 @@ export function rebootPlanner(
     plan(snapshot) {
       const vms = snapshot.vms ?? [];
       if (!memory) {
-        refuseNotRunning(vms, instanceIds, target.name);
+        const ids = namedRunning(vms, instanceIds, target.name);
         const before = Object.fromEntries(
-          instanceIds.map((id) => [id, provisionedAt(vms.find((vm) => vm.instanceId === id)!)]),
+          ids.map((id) => [id, provisionedAt(vms.find((vm) => vm.instanceId === id)!)]),
         );
         memory = { before };
-        return restartStep(snapshot, instanceIds, false);
+        return restartStep(snapshot, ids, false);
       }
       const { restarted, starting, notYet } = progressOf(vms, memory, target.name);
       if (notYet.length > 0) return restartStep(snapshot, notYet, true);
