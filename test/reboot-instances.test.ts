@@ -150,3 +150,22 @@ t.test("Deck's one-instance reboot names no server group: a 400 that says which 
   t.equal(res.status, 400);
   t.match(JSON.stringify(res.body), /serverGroupName/);
 });
+
+t.test("an instance protected from scale-set actions is refused: Azure would skip it", async (t) => {
+  // Microsoft Learn, "Instance Protection for Azure Virtual Machine Scale Set instances": protectFromScaleSetActions
+  // protects the instance from actions started on the scale set (upgrade, reimage, deallocate, …).
+  await control.putScaleSet(RG, "rb-v004", { capacity: 2 });
+  const protect = await env.simControl("PUT", `/_sim/scaleSets/${RG}/rb-v004/virtualMachines/1/protection`, {
+    protectFromScaleSetActions: true,
+  });
+  t.equal(protect.status, 200);
+  await env.simControl("DELETE", "/_sim/calls");
+  const submitted = await env.api("POST", "/azure/ops/rebootInstances", deckRebootJob("rb-v004", ["rb-v004_0", "1"]));
+  const task = await env.waitForTask(submitted.body.id);
+  t.equal(task.status.failed, true);
+  t.match(task.resultObjects.at(-1), {
+    cause: "InstanceProtected",
+    message: /instance\(s\) 1 of rb-v004 are protected/,
+  });
+  t.same(restarts(await env.calls()), [], "nothing restarted");
+});

@@ -51,9 +51,19 @@ function namedRunning(vms: VirtualMachineScaleSetVM[], instanceIds: string[], na
       "NotAnInstance",
       `${unknown.join(", ")} ${unknown.length === 1 ? "is not an instance" : "are not instances"} of scale set ${name} (its instances: ${vms.map((vm) => vm.instanceId).join(", ") || "none"}); nothing was restarted. Name them as Azure lists them`,
     );
-  const wanted = new Set(instanceIds);
-  const named = vms.filter((vm) => vm.instanceId !== undefined && isNamed(vm, wanted));
+  // In the order asked: the order the restarts are sent in, one VM after the other on a Flexible set.
+  const named = [
+    ...new Set(instanceIds.map((id) => vms.find((vm) => vm.instanceId !== undefined && isNamed(vm, new Set([id])))!)),
+  ];
   const byId = new Map(named.map((vm) => [vm.instanceId!, vm]));
+  // Azure does not apply an action started on the scale set to an instance protected from scale-set actions: its
+  // restart would skip it, and no fresh read would show it restarted.
+  const shielded = named.filter((vm) => vm.protectionPolicy?.protectFromScaleSetActions === true);
+  if (shielded.length > 0)
+    throw new RefusalError(
+      "InstanceProtected",
+      `instance(s) ${shielded.map((vm) => vm.instanceId).join(", ")} of ${name} are protected from scale-set actions (protectFromScaleSetActions): Azure does not apply the scale set's restart to them; nothing was restarted. Remove the protection first, or leave them out`,
+    );
   const down = [...byId.keys()].filter((id) => instanceLife(byId.get(id)!) !== "running");
   if (down.length > 0)
     throw new RefusalError(
