@@ -476,6 +476,16 @@ t.test("zones in a region without any are refused before anything is written, na
   await t.resolves(refuseZonesNotInRegion([], "westus", "Standard_D2s_v3", client, ctx), "no zones asked: no read");
   t.same(writesOf(await env.calls()), [], "no write");
   t.same(lines, []);
+  // Azure's own answer to such a write, which the check spares the create from (CAPZ met it: kubernetes-sigs/
+  // cluster-api-provider-azure#294, "ResourceTypeNotSupportAvailabilityZones").
+  await t.rejects(
+    client.virtualMachineScaleSets.createOrUpdate("demo-rg", "zonal-westus", {
+      location: "westus",
+      sku: { name: "Standard_D2s_v3", capacity: 1 },
+      zones: ["1"],
+    }),
+    { code: "ResourceTypeNotSupportAvailabilityZones", message: /availability zones at location 'westus'/ },
+  );
 });
 
 t.test(
