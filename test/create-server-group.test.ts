@@ -11,7 +11,10 @@ import t from "tap";
 import { clusterName, nextServerGroupName } from "../src/operations/create/server-group-name.ts";
 import { waitFor } from "../testkit/wait-for.ts";
 import { modelFromDescription } from "../src/operations/create/scale-set-model.ts";
-import { callsFor, startTestEnv } from "./helpers/service.ts";
+import { createComputeClient, SimulatorCredential } from "../src/azure/client.ts";
+import { loadConfig } from "../src/startup-config.ts";
+import { refuseZonesNotInRegion } from "../src/operations/create/region-zones.ts";
+import { callsFor, startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 
 // A password reference names a variable of the service's own environment (the service runs in this process).
@@ -454,6 +457,36 @@ t.test(
     t.equal(callsFor(await env.calls(), "shop-prod-v000").filter((c) => c.method === "PUT").length, 1, "one PUT");
   },
 );
+
+t.test("zones in a region without any are refused before anything is written, naming the region", async (t) => {
+  // The check a zonal create or clone makes before it writes (prepareCreate), with the SDK against the simulator,
+  // whose resource SKUs say, as Azure's, that West US has no availability zones.
+  const account = loadConfig({ SIMULATOR_URL: env.sim.url, SIMULATOR_TIME_SCALE: "0.001" }).accounts[0];
+  account.caPem = env.sim.caPem;
+  const client = createComputeClient(account, new SimulatorCredential());
+  const lines: string[] = [];
+  const ctx = { log: (line: string) => lines.push(line) };
+  await env.simControl("DELETE", "/_sim/calls");
+  await t.rejects(refuseZonesNotInRegion(["1", "2"], "westus", "Standard_D2s_v3", client, ctx), {
+    code: "ZonesNotInRegion",
+    message:
+      /zones 1, 2 asked for, but region westus has no availability zones for Standard_D2s_v3.*nothing was written/,
+  });
+  await t.resolves(refuseZonesNotInRegion(["1", "2"], "eastus", "Standard_D2s_v3", client, ctx), "East US has zones");
+  await t.resolves(refuseZonesNotInRegion([], "westus", "Standard_D2s_v3", client, ctx), "no zones asked: no read");
+  t.same(writesOf(await env.calls()), [], "no write");
+  t.same(lines, []);
+  // Azure's own answer to such a write, which the check spares the create from (CAPZ met it: kubernetes-sigs/
+  // cluster-api-provider-azure#294, "ResourceTypeNotSupportAvailabilityZones").
+  await t.rejects(
+    client.virtualMachineScaleSets.createOrUpdate("demo-rg", "zonal-westus", {
+      location: "westus",
+      sku: { name: "Standard_D2s_v3", capacity: 1 },
+      zones: ["1"],
+    }),
+    { code: "ResourceTypeNotSupportAvailabilityZones", message: /availability zones at location 'westus'/ },
+  );
+});
 
 t.test(
   "create-time settings: Spot, a rolling upgrade policy, automatic repairs, a scale-in policy, zones",

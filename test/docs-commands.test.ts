@@ -30,6 +30,14 @@ const EXPECT: Record<string, [RegExp, string][]> = {
       "a create with zones, an identity, Spot and repairs: the scale set holds them, its VMs in both zones",
     ],
     [
+      /Azure reports instance\(s\) 0 running again after the restart/,
+      "rebootInstances: the restart confirmed from what Azure reports",
+    ],
+    [
+      /\[ '1', '2' \] UserAssigned Spot \{ enabled: true, gracePeriod: 'PT15M' \} \{ rules: \[ 'OldestVM' \] \}/,
+      "the clone holds its source's zones, identity, Spot, repairs and scale-in policy",
+    ],
+    [
       /"pools":\[\{"name":"shop-web-v000","members":\[[^\n]*"serving":2\}\],"serving":2\}/,
       "both instances serve from the group's own pool",
     ],

@@ -111,6 +111,7 @@ const BODIES: Record<string, Record<string, unknown>> = {
   scaleDown: demo("batch-v001"),
   terminateInstances: demo("batch-v001", { instanceIds: ["0"] }),
   terminateInstanceAndDecrementServerGroup: demo("batch-v001", { instance: "0", adjustMinIfNecessary: true }),
+  rebootInstances: demo("batch-v001", { instanceIds: ["0"] }),
   destroyServerGroup: demo("batch-v001"),
   rollingUpgrade: demo("web-prod-v002", { image: IMAGE }),
   createServerGroup: {

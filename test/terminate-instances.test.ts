@@ -1,6 +1,7 @@
 // terminateInstances and scaleDown with instanceIds: delete exactly the named instances, skip those gone,
 // respect the recorded min, and report only what Azure confirmed — also when deletes keep failing.
 import t from "tap";
+import { newStage, Orca } from "./helpers/orca.ts";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 
@@ -148,7 +149,8 @@ t.test(
   async (t) => {
     const resize = await run("resizeServerGroup", demo("web-prod-v001", { capacity: { min: 3, max: 5, desired: 3 } }));
     t.equal(resize.status.failed, false, JSON.stringify(resize.history));
-    const task = await run("terminateInstanceAndDecrementServerGroup", shrink("1"));
+    // Deck's `instance` is Clouddriver's instance id, the VM's name: web-prod-v001_1 is instance 1.
+    const task = await run("terminateInstanceAndDecrementServerGroup", shrink("web-prod-v001_1"));
     t.equal(task.status.failed, false, JSON.stringify(task.history));
     t.same(await vmIds("web-prod-v001"), ["0", "2"]);
     t.same(task.resultObjects[0].capacity, { min: 2, max: 5, desired: 2 }, "as Azure reports it after the delete");
@@ -165,5 +167,65 @@ t.test(
     t.same(await vmIds("web-prod-v001"), ["0", "2"], "nothing deleted");
     const tags = (await env.simControl("GET", "/_sim/scaleSets/demo-rg/web-prod-v001")).body.vmss.tags;
     t.match(tags, { "vmss-ops.min": "2", "vmss-ops.max": "5" }, "nor the bounds written");
+  },
+);
+
+// What terminateInstances means here, read against its sources. clouddriver-azure has no such operation: its
+// converters are create, destroy, enable, disable and resize of server groups and the network resources, and no
+// TerminateAzureInstancesAtomicOperation exists in its history (spinnaker/clouddriver at 2f5e98f, clouddriver-azure/);
+// the name is clouddriver-core's (AtomicOperations.java l.45). Orca's TerminateInstancesTask.groovy sends the stage
+// context with the remaining instanceIds (l.55-56, l.76-77), naming the group by serverGroupName or asgName (l.66),
+// and its WaitForTerminatedInstancesTask then waits until they are gone (TerminateInstancesStage.groovy l.34-36): the
+// instances must be gone, which the delete here makes so and confirms on a read.
+t.test("Deck's one-instance terminate names no server group: a 400 that says which field to send", async (t) => {
+  // deck packages/core/src/instance/instance.write.service.ts l.31-46 (called by the Azure instance details,
+  // packages/azure/src/instance/details/instance.details.controller.js l.202): type, instanceIds, region, zone,
+  // credentials; TaskExecutor adds user (packages/core/src/task/taskExecutor.ts l.39). An Azure instance id ("0") is
+  // not unique among a region's scale sets, so the group is not guessed.
+  await env.simControl("DELETE", "/_sim/calls");
+  const body = {
+    type: "terminateInstances",
+    instanceIds: ["0"],
+    region: "eastus",
+    zone: "eastus",
+    credentials: "demo",
+    user: "anonymous",
+  };
+  const res = await env.api("POST", "/azure/ops", [{ terminateInstances: body }]);
+  t.equal(res.status, 400);
+  t.match(res.body.details, [{ field: /serverGroupName/ }]);
+  t.same(writesOf(await env.calls()), [], "nothing deleted");
+});
+
+t.test(
+  "Deck's multi-instance terminate, as Orca's TerminateInstancesTask sends it, deletes exactly those",
+  async (t) => {
+    // deck instance.write.service.ts l.49-54 and l.299-312 (type, cloudProvider, instanceIds, credentials, region,
+    // serverGroupName, asgName), TaskExecutor's user (taskExecutor.ts l.39); Orca: the stage context with the
+    // remaining instance ids (TerminateInstancesTask.groovy l.76-77), POST /azure/ops (KatoService).
+    const orca = new Orca(env.api, { pollMs: 20 });
+    await env.simControl("DELETE", "/_sim/calls");
+    // Deck's instance ids are Clouddriver's, the VM names (clouddriver-web ServerGroupController.groovy l.405-406:
+    // `id = instance.name`; clouddriver-azure AzureInstance.groovy l.44: `name = vm.name()`, <scale set>_<id>).
+    const ids = ["web-prod-v001_0", "web-prod-v001_1"];
+    const stage = newStage({
+      type: "terminateInstances",
+      cloudProvider: "azure",
+      instanceIds: ids,
+      credentials: "demo",
+      region: "eastus",
+      serverGroupName: "web-prod-v001",
+      asgName: "web-prod-v001",
+      user: "anonymous",
+    });
+    const task = await orca.monitorKato(
+      stage,
+      await orca.requestOperations(stage, [{ terminateInstances: { ...stage.context, instanceIds: ids } }]),
+    );
+    t.equal(task.status.failed, false, JSON.stringify(task.history));
+    t.same(await vmIds("web-prod-v001"), ["2"], "what Azure holds afterwards");
+    t.equal(task.resultObjects[0].capacity.desired, 1);
+    const deletes = writesOf(await env.calls()).filter((c) => /\/delete$/.test(c.path));
+    t.equal(deletes.length, 1, "one batch delete");
   },
 );

@@ -330,6 +330,7 @@ export const DryRunOperation = Type.Object(
             Type.Literal("update"),
             Type.Literal("manualUpgrade"),
             Type.Literal("deleteInstances"),
+            Type.Literal("restartInstances"),
             Type.Literal("delete"),
             Type.Literal("repairs"),
             Type.Literal("nicPools"),

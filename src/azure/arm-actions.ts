@@ -75,6 +75,12 @@ export const ARM_ACTIONS: readonly ArmAction[] = [
     why: "suspend automatic repairs while an operation takes instances out, and resume them after",
   },
   {
+    action: "Microsoft.Compute/virtualMachineScaleSets/restart/action",
+    calls: [{ method: "POST", path: `${VMSS}/restart` }],
+    scope: "resourceGroup",
+    why: "rebootInstances on a Uniform scale set (its restart, with the instance ids)",
+  },
+  {
     action: "Microsoft.Compute/virtualMachineScaleSets/instanceView/read",
     calls: [{ method: "GET", path: `${VMSS}/instanceView` }],
     scope: "resourceGroup",
@@ -116,6 +122,12 @@ export const ARM_ACTIONS: readonly ArmAction[] = [
     calls: [{ method: "DELETE", path: VM }],
     scope: "resourceGroup",
     why: "terminate an instance of a Flexible set",
+  },
+  {
+    action: "Microsoft.Compute/virtualMachines/restart/action",
+    calls: [{ method: "POST", path: `${VM}/restart` }],
+    scope: "resourceGroup",
+    why: "rebootInstances on a Flexible scale set (each VM's restart)",
   },
   {
     action: "Microsoft.Compute/locations/operations/read",
@@ -270,7 +282,7 @@ export const ARM_ACTIONS: readonly ArmAction[] = [
     action: "Microsoft.Compute/skus/read",
     calls: [{ method: "GET", path: `${SUB}/providers/Microsoft.Compute/skus` }],
     scope: "subscription",
-    why: "`doctor`: the vCPUs and quota family of each VM size the server groups use",
+    why: "`doctor`: the vCPUs and quota family of each VM size the server groups use; a zonal create or clone: whether its region offers zones (without it, Azure judges the zones)",
   },
   {
     action: "Microsoft.Compute/locations/usages/read",

@@ -61,6 +61,11 @@ export type WriteStep =
   | { kind: "update"; summary: string; patch: VirtualMachineScaleSetUpdate }
   | { kind: "manualUpgrade"; summary: string; instanceIds: string[] }
   | { kind: "deleteInstances"; summary: string; instanceIds: string[] }
+  /**
+   * Restarts instances: on a Uniform set the scale set's restart with their ids; on a Flexible set (`vms`) each VM's
+   * own restart, one after the other.
+   */
+  | { kind: "restartInstances"; summary: string; instanceIds: string[]; vms?: true }
   /** Suspends or resumes the scale set's automatic repairs (setOrchestrationServiceState, AutomaticRepairs). */
   | { kind: "repairs"; summary: string; action: "Suspend" | "Resume" }
   /** Deletes the whole scale set. */
@@ -110,7 +115,7 @@ export type WriteGuard =
  * carry If-Match with the ETag of the read they were planned on: planned on a stale read, they get 412 and the next
  * attempt re-reads. A create carries If-None-Match: *, so it never replaces a scale set, ours or another's. The
  * instance POSTs can carry none (the API takes none): a stale plan shows as a 400 about its instance ids instead
- * (staleInstancesAsPrecondition). Suspending or resuming automatic repairs takes none either, and needs none: it
+ * (staleInstancesAsPrecondition); a restart (the scale set's, or a VM's) takes none either. Suspending or resuming automatic repairs takes none either, and needs none: it
  * changes no model, and the plan made on the read it follows asks for it only in the state it moves from. A change
  * of a Flexible VM's NIC carries If-Match with that NIC's ETag, as read with the VMs.
  */
@@ -125,6 +130,7 @@ export function guardOf(kind: WriteStep["kind"], etag: string | undefined): Writ
       return { eachIfMatch: true };
     case "manualUpgrade":
     case "deleteInstances":
+    case "restartInstances":
     case "repairs":
       return { none: true };
   }
@@ -458,6 +464,9 @@ export class VmssGateway implements ScaleSetGateway {
           runLongRunning(() => vmss.deleteInstances(resourceGroup, name, { instanceIds: step.instanceIds }, sdk), lro),
         );
         return undefined;
+      case "restartInstances":
+        await this.#restart(step, options);
+        return undefined;
       case "nicPools":
         await this.#writeNics(step.nics, options.signal);
         return undefined;
@@ -497,6 +506,35 @@ export class VmssGateway implements ScaleSetGateway {
           lro,
         );
     }
+  }
+
+  /**
+   * Uniform: the scale set's restart with the instance ids. Flexible (`vms`): each VM's restart, one after the other,
+   * not followed after a crash (one poller per VM): the next read shows which VMs booted since the plan.
+   */
+  async #restart(step: Extract<WriteStep, { kind: "restartInstances" }>, options: WriteOptions): Promise<void> {
+    const { resourceGroup, name } = this.ref;
+    const sdk = { abortSignal: options.signal };
+    const lro = {
+      defaultPollIntervalMs: options.defaultPollIntervalMs,
+      maxPollIntervalMs: options.maxPollIntervalMs,
+      signal: options.signal,
+    };
+    if (step.vms) {
+      for (const vm of step.instanceIds)
+        await runLongRunning(() => this.client.virtualMachines.restart(resourceGroup, vm, sdk), lro);
+      return;
+    }
+    await staleInstancesAsPrecondition(() =>
+      runLongRunning(
+        () =>
+          this.client.virtualMachineScaleSets.restart(resourceGroup, name, {
+            ...sdk,
+            vmInstanceIDs: { instanceIds: step.instanceIds },
+          }),
+        { ...lro, onAccepted: options.onAccepted },
+      ),
+    );
   }
 
   /**
@@ -540,6 +578,7 @@ export class VmssGateway implements ScaleSetGateway {
       update: vmss.update,
       manualUpgrade: vmss.updateInstances,
       deleteInstances: vmss.deleteInstances,
+      restartInstances: vmss.restart,
       repairs: vmss.setOrchestrationServiceState,
       delete: vmss.delete,
       create: vmss.createOrUpdate,

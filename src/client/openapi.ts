@@ -160,6 +160,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/azure/ops/rebootInstances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restart named instances of a scale set (Uniform: the scale set's restart; Flexible: each VM's)
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         */
+        post: operations["rebootInstances"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/azure/ops/destroyServerGroup": {
         parameters: {
             query?: never;
@@ -954,7 +974,7 @@ export interface components {
             };
             /** @description the write a run would send first; a later one (a rollout) is planned on the read after it */
             write?: {
-                kind: "create" | "update" | "manualUpgrade" | "deleteInstances" | "delete" | "repairs" | "nicPools";
+                kind: "create" | "update" | "manualUpgrade" | "deleteInstances" | "restartInstances" | "delete" | "repairs" | "nicPools";
                 /** @description as the task's history would say it */
                 summary: string;
                 /** @description the If-Match it would carry: the ETag of the read */
@@ -1321,7 +1341,7 @@ export interface components {
             serverGroupName: string;
             /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
-            /** @description the instance to delete: its id as Azure reports it (a Flexible set's: the VM's name) */
+            /** @description the instance to delete: its id as Azure reports it, or its VM's name (Clouddriver's instance id, which Deck sends; a Flexible set's instance id is its VM's name) */
             instance: string;
             /** @description Deck's copy of serverGroupName; ignored */
             asgName?: string | null;
@@ -1329,6 +1349,22 @@ export interface components {
             adjustMinIfNecessary?: boolean | null;
             /** @description set the recorded max to the new size */
             setMaxToNewDesired?: boolean | null;
+        } & {
+            [key: string]: unknown;
+        };
+        RebootInstancesDescription: {
+            /** @description the account name (Clouddriver's field) */
+            credentials?: string | null;
+            /** @description the account name; an alias of credentials */
+            account?: string | null;
+            /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+            region: string;
+            /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
+            serverGroupName: string;
+            /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
+            resourceGroup?: string | null;
+            /** @description instances to restart */
+            instanceIds: string[];
         } & {
             [key: string]: unknown;
         };
@@ -1799,6 +1835,7 @@ export interface components {
             scaleDown?: components["schemas"]["ScaleDownDescription"];
             terminateInstances?: components["schemas"]["TerminateInstancesDescription"];
             terminateInstanceAndDecrementServerGroup?: components["schemas"]["TerminateInstanceAndDecrementDescription"];
+            rebootInstances?: components["schemas"]["RebootInstancesDescription"];
             destroyServerGroup?: components["schemas"]["DestroyServerGroupDescription"];
             createServerGroup?: components["schemas"]["CreateServerGroupDescription"];
             cloneServerGroup?: components["schemas"]["CloneServerGroupDescription"];
@@ -2885,6 +2922,166 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TerminateInstanceAndDecrementDescription"];
+            };
+        };
+        responses: {
+            /** @description With ?wait=: the task, once it has ended or the time ran out (as GET /task/{id} answers). With ?dryRun=true: the plan */
+            200: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionAnswer"];
+                };
+            };
+            /** @description The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read */
+            202: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRef"];
+                };
+            };
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidJson: the body is not JSON. EmptyBody: a body was expected and is empty. ForbiddenKey: the body has a __proto__ or constructor.prototype key. BodyTooDeep: the body nests deeper than BODY_MAX_DEPTH. InvalidContentLength: the Content-Length header does not match the body (as fastify says it) */
+            400: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
+            409: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PayloadTooLarge: a body over BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UnsupportedMediaType: a body that is not application/json, or not UTF-8 */
+            415: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description BacklogFull: TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created. TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    rebootInstances: {
+        parameters: {
+            query?: {
+                /** @description printable ASCII without spaces, up to 128 characters */
+                clientRequestId?: string;
+                /** @description hold the answer until the task has ended or this many seconds (at most 60) have passed, then answer with the task as GET /task/{id} does */
+                wait?: number;
+                /** @description read and plan against the state just read, answer 200 with the plan; nothing is written and no task is stored */
+                dryRun?: boolean;
+            };
+            header?: {
+                /**
+                 * @description RFC 7240. `handling=strict`: a field of the body that the service would not read is a 400 ValidationError naming it (and saying what was probably meant), instead of a name in the answer's ignoredFields. Orca's and Deck's own fields are known and accepted either way. Other preferences are ignored.
+                 * @example handling=strict
+                 */
+                Prefer?: components["parameters"]["Prefer"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RebootInstancesDescription"];
             };
         };
         responses: {

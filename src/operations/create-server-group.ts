@@ -21,7 +21,7 @@
 import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import { Type, type Static } from "@sinclair/typebox";
 import { RefusalError } from "../azure/arm-failure.ts";
-import type { ScaleSetRef, ScaleSetSnapshot, WriteStep } from "../azure/vmss-gateway.ts";
+import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import type { Creator, PlannedStep, ResultOnFailure, ScaleSetPlanner } from "../azure/execute-op.ts";
 import { resolveNetwork, type NetworkChoice } from "./create/network-by-name.ts";
 import {
@@ -31,6 +31,7 @@ import {
   zonesOf,
 } from "./create/create-time-settings.ts";
 import { checkIdentities } from "./create/identities.ts";
+import { refuseZonesNotInRegion } from "./create/region-zones.ts";
 import { listScaleSets } from "../azure/vmss-gateway.ts";
 import {
   AccountName,
@@ -629,95 +630,132 @@ async function chooseAdmin(d: AnyCreate, ctx: PrepareContext, account: string): 
   }
 }
 
-async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean): Promise<Prepared> {
-  const located = ctx.accounts.locate({ ...d, serverGroupName: clusterOf(d) });
-  if (!located.ok) throw invalid(located.problems);
-  const cluster = clusterOf(d);
-  const { account, resourceGroup } = located.ref;
-  const listed = await listScaleSets(ctx.accounts.client(account), resourceGroup, ctx.signal);
+/** Names of a resource group's scale sets with their creation times, as the next-name rule reads them. */
+function nameSlots(among: VirtualMachineScaleSet[]) {
+  return among.map((v) => ({
+    name: v.name ?? "",
+    createdTime: v.timeCreated ? new Date(v.timeCreated).getTime() : undefined,
+  }));
+}
+
+/** A scale set this request made already (a repeat, or a run taken over): followed, not created again. */
+function alreadyCreated(listed: VirtualMachineScaleSet[], cluster: string, ctx: PrepareContext): Prepared | undefined {
   const mark = creationMark(ctx.origin);
   const ours = listed.find(
     (v) => v.tags?.[TAG_CREATED_BY] === mark && v.name !== undefined && parseName(v.name)?.cluster === cluster,
   );
-  const slots = (among: VirtualMachineScaleSet[]) =>
-    among.map((v) => ({
-      name: v.name ?? "",
-      createdTime: v.timeCreated ? new Date(v.timeCreated).getTime() : undefined,
-    }));
-  if (ours?.name) {
-    // Nothing more to create: the source is not read again (it may be gone by now, the copy exists).
-    ctx.log(
-      `${ours.name} was created for this request already (${TAG_CREATED_BY}=${mark}): following it, not creating another`,
-    );
-    const before = nextServerGroupName(cluster, slots(listed.filter((v) => v !== ours)));
-    const ancestor = before.ok ? before.ancestor : undefined;
-    return { serverGroupName: ours.name, context: { cluster, ancestor, found: true } satisfies CreateContext };
-  }
-  let source: CreateContext["source"];
-  let capacity: CreateContext["capacity"];
-  if (clone) {
-    const s = cloneSource(d);
+  if (!ours?.name) return undefined;
+  // Nothing more to create: the source is not read again (it may be gone by now, the copy exists).
+  ctx.log(
+    `${ours.name} was created for this request already (${TAG_CREATED_BY}=${mark}): following it, not creating another`,
+  );
+  const before = nextServerGroupName(cluster, nameSlots(listed.filter((v) => v !== ours)));
+  const ancestor = before.ok ? before.ancestor : undefined;
+  return { serverGroupName: ours.name, context: { cluster, ancestor, found: true } satisfies CreateContext };
+}
+
+/** A clone's source, read once: its model and pools, refused before any write when it cannot be copied. */
+async function readCloneSource(d: AnyCreate, ctx: PrepareContext): Promise<NonNullable<CreateContext["source"]>> {
+  const s = cloneSource(d);
+  const src = ctx.accounts.locate({
+    credentials: s.account,
+    region: s.region,
+    serverGroupName: s.serverGroupName,
+    ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}),
+  });
+  if (!src.ok) throw invalid(src.problems, "source.");
+  const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal });
+  refuseUnsupported("cloneServerGroup", read.vmss, src.ref.name); // a kind the copy could not be made of, before any write
+  ctx.log(`copying the model of ${src.ref.name} (${src.ref.resourceGroup}, ${src.ref.region})`);
+  const system = wantsSystemIdentity(d);
+  const limits = cloneLimits(read.vmss, {
+    region: d.region,
+    ...(system !== undefined ? { identity: { system } } : {}),
+  });
+  if (limits.refusals.length > 0)
+    throw new RefusalError("CannotCopySource", `${src.ref.name} cannot be copied: ${limits.refusals.join("; ")}`);
+  for (const note of limits.notes) ctx.log(note);
+  return { model: read.vmss, pools: sourcePools(read.vmss, src.ref) };
+}
+
+/** A deploy's capacity: its own, or (Orca's useSourceCapacity) the current group's, min and max too. */
+async function createCapacity(d: AnyCreate, ctx: PrepareContext): Promise<CreateContext["capacity"]> {
+  const named = namedSource(d);
+  let fromSource: { min: number; max: number; desired: number } | undefined;
+  if (named?.useSourceCapacity) {
     const src = ctx.accounts.locate({
-      credentials: s.account,
-      region: s.region,
-      serverGroupName: s.serverGroupName,
-      ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}),
+      credentials: named.account,
+      region: named.region,
+      serverGroupName: named.serverGroupName,
+      ...(named.resourceGroup ? { resourceGroup: named.resourceGroup } : {}),
     });
     if (!src.ok) throw invalid(src.problems, "source.");
     const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal });
-    refuseUnsupported("cloneServerGroup", read.vmss, src.ref.name); // a kind the copy could not be made of, before any write
-    source = { model: read.vmss, pools: sourcePools(read.vmss, src.ref) };
-    ctx.log(`copying the model of ${src.ref.name} (${src.ref.resourceGroup}, ${src.ref.region})`);
-    const system = wantsSystemIdentity(d);
-    const limits = cloneLimits(read.vmss, {
-      region: d.region,
-      ...(system !== undefined ? { identity: { system } } : {}),
-    });
-    if (limits.refusals.length > 0)
-      throw new RefusalError("CannotCopySource", `${src.ref.name} cannot be copied: ${limits.refusals.join("; ")}`);
-    for (const note of limits.notes) ctx.log(note);
-  } else {
-    const named = namedSource(d);
-    let fromSource: { min: number; max: number; desired: number } | undefined;
-    if (named?.useSourceCapacity) {
-      // Orca's useSourceCapacity: the new group is as large as the current one (its recorded min and max too).
-      const src = ctx.accounts.locate({
-        credentials: named.account,
-        region: named.region,
-        serverGroupName: named.serverGroupName,
-        ...(named.resourceGroup ? { resourceGroup: named.resourceGroup } : {}),
-      });
-      if (!src.ok) throw invalid(src.problems, "source.");
-      const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal });
-      fromSource = recordedCapacity(read.vmss);
-      ctx.log(
-        `capacity from ${named.serverGroupName} (useSourceCapacity): min ${fromSource.min}, max ${fromSource.max}, desired ${fromSource.desired}`,
-      );
-    } else if (named) {
-      ctx.log(
-        `the cluster's current group is ${named.serverGroupName}; the new group is built from the description, not copied from it`,
-      );
-    }
-    capacity = deployCapacity(d, fromSource);
+    fromSource = recordedCapacity(read.vmss);
+    ctx.log(
+      `capacity from ${named.serverGroupName} (useSourceCapacity): min ${fromSource.min}, max ${fromSource.max}, desired ${fromSource.desired}`,
+    );
+  } else if (named) {
+    ctx.log(
+      `the cluster's current group is ${named.serverGroupName}; the new group is built from the description, not copied from it`,
+    );
   }
-  const admin = clone ? undefined : await chooseAdmin(d, ctx, account);
-  const next = nextServerGroupName(cluster, slots(listed));
+  return deployCapacity(d, fromSource);
+}
+
+/** The cluster's next free name, said in the history with the ancestor it follows. */
+function chooseName(cluster: string, listed: VirtualMachineScaleSet[], ctx: PrepareContext) {
+  const next = nextServerGroupName(cluster, nameSlots(listed));
   if (!next.ok) throw new RefusalError("NoServerGroupNameLeft", next.reason);
   ctx.log(
     next.ancestor
       ? `found ancestor server group ${next.ancestor}; the next name is ${next.name}`
       : `no server group in cluster ${cluster} yet; the first name is ${next.name}`,
   );
-  const windows = (normalImage(d.image)?.ostype ?? "").toLowerCase() === "windows";
-  // Given (even ""), the description's identities replace a clone's source's; not given, the source's are read too.
-  const named = d.userAssignedIdentities !== undefined;
-  const userIdentities = named ? await checkIdentities(identityRefs(d), located.ref, ctx) : undefined;
-  if (!named && source)
+  return next;
+}
+
+/**
+ * Every user-assigned identity the new set will carry exists (a missing one refused, naming it). Given (even ""),
+ * the description's identities replace a clone's source's; not given, the source's are checked.
+ */
+async function checkedIdentities(
+  d: AnyCreate,
+  source: CreateContext["source"],
+  ref: ScaleSetRef,
+  ctx: PrepareContext,
+): Promise<CreateContext["userIdentities"]> {
+  if (d.userAssignedIdentities !== undefined) return checkIdentities(identityRefs(d), ref, ctx);
+  if (source)
     await checkIdentities(
       writableIdentity(source.model.identity).userAssigned.map((id) => ({ id })),
-      located.ref,
+      ref,
       ctx,
     );
+  return undefined;
+}
+
+async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean): Promise<Prepared> {
+  const located = ctx.accounts.locate({ ...d, serverGroupName: clusterOf(d) });
+  if (!located.ok) throw invalid(located.problems);
+  const cluster = clusterOf(d);
+  const { account, resourceGroup } = located.ref;
+  const listed = await listScaleSets(ctx.accounts.client(account), resourceGroup, ctx.signal);
+  const found = alreadyCreated(listed, cluster, ctx);
+  if (found) return found;
+  const source = clone ? await readCloneSource(d, ctx) : undefined;
+  const capacity = clone ? undefined : await createCapacity(d, ctx);
+  const admin = clone ? undefined : await chooseAdmin(d, ctx, account);
+  const next = chooseName(cluster, listed, ctx);
+  await refuseZonesNotInRegion(
+    zonesOf(d) ?? source?.model.zones,
+    d.region,
+    d.sku?.name ?? source?.model.sku?.name,
+    ctx.accounts.client(account),
+    ctx,
+  );
+  const windows = (normalImage(d.image)?.ostype ?? "").toLowerCase() === "windows";
+  const userIdentities = await checkedIdentities(d, source, located.ref, ctx);
   const network = await resolveNetwork(d, { ...located.ref, name: next.name }, ctx, windows);
   return {
     serverGroupName: next.name,
@@ -791,76 +829,20 @@ export const TAG_NOT_HEALTHY = "vmss-ops.not-healthy";
 /** clouddriver-azure waits up to an hour (SERVER_WAIT_TIMEOUT); ten minutes stays inside the retry deadline. */
 export const DEFAULT_HEALTHY_TIMEOUT_SECONDS = 600;
 
-/** What a run of createServerGroup plans with, once prepare chose the new group's name. */
-interface CreateRun {
-  d: AnyCreate;
-  target: ScaleSetRef;
-  context: CreateContext;
-  /** This request's mark (TAG_CREATED_BY): a scale set without it was not made here. */
+/** What a create writes besides the description: its request's mark, whether it starts in traffic, the environment. */
+interface CreateWriteOptions {
   mark: string;
   inTraffic: boolean;
-  /** How long the new instances have to become healthy before the group is taken out of traffic. */
-  boundMs: number;
   env: NodeJS.ProcessEnv;
-  now: () => number;
 }
 
-function createPlanner(
+/** A clone's model: its source's, with the description's overrides and the new group's own name, pools and tags. */
+function copiedModel(
   d: AnyCreate,
   target: ScaleSetRef,
-  run: RunContext | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-  now: () => number = Date.now,
-): ScaleSetPlanner<CreatedServerGroupResult> & Creator & ResultOnFailure {
-  if (!run?.prepared) throw new Error("createServerGroup runs only after prepare chose its name");
-  const context = run.prepared.context as CreateContext;
-  const c: CreateRun = {
-    d,
-    target,
-    context,
-    mark: creationMark(run.origin),
-    inTraffic: d.disabled !== true,
-    boundMs: (d.healthyTimeoutSeconds ?? DEFAULT_HEALTHY_TIMEOUT_SECONDS) * 1000,
-    env,
-    now,
-  };
-  const takeOut = disableServerGroup.planner({ ...target, serverGroupName: target.name }, target);
-  return {
-    readsInstances: true,
-    resultOnFailure: true,
-    createWhenMissing: () => createStep(c),
-    plan: (snapshot) => planCreated(c, takeOut, snapshot),
-    result: (snapshot) => createdResult(snapshot, target, context),
-  };
-}
-
-/** The create to send: the model copied from the source (a clone), or made from the description. */
-function createStep(c: CreateRun): WriteStep {
-  const { context, target, inTraffic } = c;
-  if (context.found) {
-    // Listed with this request's mark, then gone: someone deleted it. One request makes one server group.
-    throw new RefusalError(
-      "CreatedServerGroupGone",
-      `${target.name} was created for this request and no longer exists; not creating it again`,
-    );
-  }
-  const { model, pools } = context.source ? modelFromTheSource(c, context.source) : modelFromTheDescription(c);
-  const traffic =
-    pools.length === 0
-      ? "no backend pools"
-      : inTraffic
-        ? `in ${pools.length} backend pool(s), serving once healthy`
-        : `out of traffic (disabled), ${pools.length} backend pool(s) recorded for enable`;
-  return {
-    kind: "create",
-    summary: `create ${target.name} with capacity ${model.sku?.capacity ?? 0}, ${traffic}${context.source ? " (model copied from the source)" : ""}`,
-    model,
-  };
-}
-
-function modelFromTheSource(
-  { d, target, context, mark, inTraffic, env }: CreateRun,
+  context: CreateContext,
   source: NonNullable<CreateContext["source"]>,
+  o: CreateWriteOptions,
 ): { model: VirtualMachineScaleSet; pools: PoolBinding[] } {
   const spec = modelSpec(
     d,
@@ -872,95 +854,137 @@ function modelFromTheSource(
     undefined,
     context.userIdentities,
   );
-  const password = adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");
+  const password = adminPassword(d.osConfig?.adminPasswordEnv, o.env, "osConfig.adminPasswordEnv");
   const pools = rebindPools([...source.pools, ...describedPools(target.name, spec)], target.name);
   const desired = desiredCapacity(spec) ?? source.model.sku?.capacity ?? 0;
-  const tags = creationTags(target, pools, inTraffic, mark, {
+  const tags = creationTags(target, pools, o.inTraffic, o.mark, {
     min: d.capacity?.min ?? desired,
     max: d.capacity?.max ?? desired,
   });
   const model = modelFromSource(source.model, spec, pools, {
     name: target.name,
     tags,
-    inTraffic,
+    inTraffic: o.inTraffic,
     ...(password !== undefined ? { adminPassword: password } : {}),
   });
   return { model, pools };
 }
 
-function modelFromTheDescription({ d, target, context, mark, inTraffic, env }: CreateRun): {
-  model: VirtualMachineScaleSet;
-  pools: PoolBinding[];
-} {
+/** A create's model: the description's, with what prepare resolved (network, capacity, admin, identities). */
+function describedModel(
+  d: AnyCreate,
+  target: ScaleSetRef,
+  context: CreateContext,
+  o: CreateWriteOptions,
+): { model: VirtualMachineScaleSet; pools: PoolBinding[] } {
   const capacity = context.capacity ?? { min: 0, max: 0, desired: 0 };
   const spec = modelSpec(d, context.network ?? {}, capacity.desired, context.admin, context.userIdentities);
   const password = context.admin?.password
     ? accountPassword(context.admin.password, target.account)
-    : adminPassword(d.osConfig?.adminPasswordEnv, env, "osConfig.adminPasswordEnv");
+    : adminPassword(d.osConfig?.adminPasswordEnv, o.env, "osConfig.adminPasswordEnv");
   const pools = describedPools(target.name, spec);
-  const tags = creationTags(target, pools, inTraffic, mark, capacity);
+  const tags = creationTags(target, pools, o.inTraffic, o.mark, capacity);
   const model = modelFromDescription(spec, {
     name: target.name,
     tags,
-    inTraffic,
+    inTraffic: o.inTraffic,
     ...(password !== undefined ? { adminPassword: password } : {}),
   });
   return { model, pools };
 }
 
-/**
- * On a read of the group this request made: done once it serves (or is meant not to), wait while its instances
- * become healthy, and past the bound take it out of traffic, as disableServerGroup does, then fail.
- */
-function planCreated(
-  { target, mark, inTraffic, boundMs, now }: CreateRun,
-  takeOut: ScaleSetPlanner<unknown>,
-  snapshot: ScaleSetSnapshot,
-): PlannedStep {
-  const { vmss } = snapshot;
-  const madeBy = vmss.tags?.[TAG_CREATED_BY];
-  if (madeBy !== mark) {
-    throw new RefusalError(
-      NAME_TAKEN,
-      `${target.name} exists and was not created by this request (${TAG_CREATED_BY}: ${madeBy ?? "none"})`,
-    );
-  }
-  const created = `${target.name} created (capacity ${vmss.sku?.capacity ?? 0})`;
-  const notHealthy = vmss.tags?.[TAG_NOT_HEALTHY];
-  const pools = trafficPools(vmss);
-  if (notHealthy === undefined && (!inTraffic || pools.length === 0 || disabledMode(vmss) !== undefined))
-    return { kind: "done", summary: created };
-  // Azure first: a create it left Failed or short of instances is the harness's to confirm or re-drive.
-  if (notHealthy === undefined && !confirmation(snapshot).confirmed) return { kind: "done", summary: created };
-  const health = healthOf(snapshot);
-  if (notHealthy === undefined && health.ready)
-    return { kind: "done", summary: `${created}, in traffic: ${health.summary}` };
-  const since = vmss.timeCreated ? new Date(vmss.timeCreated).getTime() : now();
-  if (notHealthy === undefined && now() - since < boundMs) {
-    return {
-      kind: "wait",
-      summary: `waiting for the instances of ${target.name} to be healthy behind the load balancer before it serves: ${health.summary}`,
-    };
-  }
-  // Not healthy in time: out of its pools, as disableServerGroup takes a group out, then the create fails.
-  const reason = notHealthy ?? `not healthy within ${Math.round(boundMs / 1000)} s: ${health.summary}`;
-  const step = takeOut.plan(snapshot);
-  if (step.kind === "done") {
-    throw new RefusalError(
-      "ServerGroupNotHealthy",
-      `${target.name} was taken out of traffic: its instances were ${reason}; the older server groups were not touched`,
-    );
-  }
-  if (step.kind === "update")
-    return {
-      ...step,
-      summary: `${reason}: ${step.summary}`,
-      patch: {
-        ...step.patch,
-        tags: { ...(step.patch.tags ?? vmss.tags), [TAG_NOT_HEALTHY]: reason.slice(0, 256) },
-      },
-    };
-  return step;
+/** The create write: the model, and a history line saying its capacity and where its traffic goes. */
+function createStep(d: AnyCreate, target: ScaleSetRef, context: CreateContext, o: CreateWriteOptions) {
+  const { model, pools } = context.source
+    ? copiedModel(d, target, context, context.source, o)
+    : describedModel(d, target, context, o);
+  const traffic =
+    pools.length === 0
+      ? "no backend pools"
+      : o.inTraffic
+        ? `in ${pools.length} backend pool(s), serving once healthy`
+        : `out of traffic (disabled), ${pools.length} backend pool(s) recorded for enable`;
+  return {
+    kind: "create" as const,
+    summary: `create ${target.name} with capacity ${model.sku?.capacity ?? 0}, ${traffic}${context.source ? " (model copied from the source)" : ""}`,
+    model,
+  };
+}
+
+function createPlanner(
+  d: AnyCreate,
+  target: ScaleSetRef,
+  run: RunContext | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  now: () => number = Date.now,
+): ScaleSetPlanner<CreatedServerGroupResult> & Creator & ResultOnFailure {
+  if (!run?.prepared) throw new Error("createServerGroup runs only after prepare chose its name");
+  const context = run.prepared.context as CreateContext;
+  const mark = creationMark(run.origin);
+  const inTraffic = d.disabled !== true;
+  const boundMs = (d.healthyTimeoutSeconds ?? DEFAULT_HEALTHY_TIMEOUT_SECONDS) * 1000;
+  const takeOut = disableServerGroup.planner({ ...target, serverGroupName: target.name }, target);
+  return {
+    readsInstances: true,
+    resultOnFailure: true,
+    createWhenMissing() {
+      if (context.found) {
+        // Listed with this request's mark, then gone: someone deleted it. One request makes one server group.
+        throw new RefusalError(
+          "CreatedServerGroupGone",
+          `${target.name} was created for this request and no longer exists; not creating it again`,
+        );
+      }
+      return createStep(d, target, context, { mark, inTraffic, env });
+    },
+    plan(snapshot: ScaleSetSnapshot): PlannedStep {
+      const { vmss } = snapshot;
+      const madeBy = vmss.tags?.[TAG_CREATED_BY];
+      if (madeBy !== mark) {
+        throw new RefusalError(
+          NAME_TAKEN,
+          `${target.name} exists and was not created by this request (${TAG_CREATED_BY}: ${madeBy ?? "none"})`,
+        );
+      }
+      const created = `${target.name} created (capacity ${vmss.sku?.capacity ?? 0})`;
+      const notHealthy = vmss.tags?.[TAG_NOT_HEALTHY];
+      const pools = trafficPools(vmss);
+      if (notHealthy === undefined && (!inTraffic || pools.length === 0 || disabledMode(vmss) !== undefined))
+        return { kind: "done", summary: created };
+      // Azure first: a create it left Failed or short of instances is the harness's to confirm or re-drive.
+      if (notHealthy === undefined && !confirmation(snapshot).confirmed) return { kind: "done", summary: created };
+      const health = healthOf(snapshot);
+      if (notHealthy === undefined && health.ready)
+        return { kind: "done", summary: `${created}, in traffic: ${health.summary}` };
+      const since = vmss.timeCreated ? new Date(vmss.timeCreated).getTime() : now();
+      if (notHealthy === undefined && now() - since < boundMs) {
+        return {
+          kind: "wait",
+          summary: `waiting for the instances of ${target.name} to be healthy behind the load balancer before it serves: ${health.summary}`,
+        };
+      }
+      // Not healthy in time: out of its pools, as disableServerGroup takes a group out, then the create fails.
+      const reason = notHealthy ?? `not healthy within ${Math.round(boundMs / 1000)} s: ${health.summary}`;
+      const step = takeOut.plan(snapshot);
+      if (step.kind === "done") {
+        throw new RefusalError(
+          "ServerGroupNotHealthy",
+          `${target.name} was taken out of traffic: its instances were ${reason}; the older server groups were not touched`,
+        );
+      }
+      if (step.kind === "update")
+        return {
+          ...step,
+          summary: `${reason}: ${step.summary}`,
+          patch: {
+            ...step.patch,
+            tags: { ...(step.patch.tags ?? vmss.tags), [TAG_NOT_HEALTHY]: reason.slice(0, 256) },
+          },
+        };
+      return step;
+    },
+    result: (snapshot: ScaleSetSnapshot) => createdResult(snapshot, target, context),
+  };
 }
 
 /**

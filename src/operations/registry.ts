@@ -4,6 +4,7 @@ import { destroyServerGroup } from "./destroy-server-group.ts";
 import { disableServerGroup } from "./disable-server-group.ts";
 import { enableServerGroup } from "./enable-server-group.ts";
 import type { AnyOperation } from "./operation.ts";
+import { rebootInstances } from "./reboot-instances.ts";
 import { resizeServerGroup } from "./resize-server-group.ts";
 import { rollingUpgrade } from "./rolling-upgrade.ts";
 import { scaleDown } from "./scale-down.ts";
@@ -19,6 +20,7 @@ export const operations: ReadonlyMap<string, AnyOperation> = new Map(
       scaleDown,
       terminateInstances,
       terminateInstanceAndDecrementServerGroup,
+      rebootInstances,
       destroyServerGroup,
       createServerGroup,
       cloneServerGroup,

@@ -22,6 +22,7 @@ export const KIND_OPERATIONS = [
   "resizeServerGroup",
   "scaleDown",
   "terminateInstances",
+  "rebootInstances",
   "disableServerGroup",
   "enableServerGroup",
   "rollingUpgrade",
@@ -107,6 +108,16 @@ export const SUPPORT: Record<
     spot: ok(
       "deleteInstances by instance id; evicted instances can be deleted; others evicted are reported and not counted as running",
     ),
+  },
+  rebootInstances: {
+    Flexible: ok(
+      "each VM's own restart (virtualMachines restart), one after the other; done when Azure reports each running with a later provisioning time than before the restart",
+    ),
+    Rolling: ok("the scale set's restart with the instance ids (a restart changes no model)"),
+    Automatic: ok("the scale set's restart with the instance ids"),
+    repairs: ok("the scale set's restart with the instance ids; repairs go on"),
+    flexibleRepairs: ok("each VM's own restart; repairs go on"),
+    spot: ok("the scale set's restart; an evicted (deallocated) instance is refused: start it instead"),
   },
   disableServerGroup: {
     Flexible: ok(

@@ -23,14 +23,15 @@ import {
   withCapacityTags,
   type ServerGroupResult,
 } from "./server-group-state.ts";
-import { InstanceIds, terminateInstances } from "./terminate-instances.ts";
+import { InstanceIds, isNamed, terminateInstances } from "./terminate-instances.ts";
 
 export const TerminateInstanceAndDecrementDescription = Type.Object(
   {
     ...serverGroupFields,
     instance: Type.String({
       pattern: "^[A-Za-z0-9_-]{1,80}$",
-      description: "the instance to delete: its id as Azure reports it (a Flexible set's: the VM's name)",
+      description:
+        "the instance to delete: its id as Azure reports it, or its VM's name (Clouddriver's instance id, which Deck sends; a Flexible set's instance id is its VM's name)",
     }),
     asgName: Type.Optional(Type.String({ description: "Deck's copy of serverGroupName; ignored" })),
     adjustMinIfNecessary: Type.Optional(
@@ -73,7 +74,7 @@ export const terminateInstanceAndDecrementServerGroup = defineOperation({
     return {
       ...terminate,
       plan(snapshot) {
-        const live = (snapshot.vms ?? []).some((vm) => isActionableInstance(vm) && vm.instanceId === d.instance);
+        const live = (snapshot.vms ?? []).some((vm) => isActionableInstance(vm) && isNamed(vm, new Set([d.instance])));
         const bounds = live ? boundsAfter(snapshot.vmss, d) : undefined;
         if (bounds)
           return {

@@ -16,7 +16,7 @@ export const InstanceIds = Type.Array(
   Type.String({
     pattern: "^[A-Za-z0-9_-]{1,80}$",
     description:
-      "an instance id as Azure reports it (e.g. 3); on a Flexible scale set, the VM's name (e.g. web-prod-v001_0a1b2c3d)",
+      "an instance id as Azure reports it (e.g. 3), or the VM's name (web-prod-v001_3: Clouddriver's instance id, which Deck sends); on a Flexible scale set, the VM's name (e.g. web-prod-v001_0a1b2c3d)",
   }),
   { minItems: 1, maxItems: 1000, description: "instances to delete" },
 );
@@ -45,6 +45,15 @@ function refuseUnknownVms(listed: Set<string | undefined>, instanceIds: string[]
   );
 }
 
+/**
+ * Whether `vm` is the instance a request names: by its instance id, or by its VM name (`<scale set>_<id>` on a
+ * Uniform set). Clouddriver's instance id is the VM's name (ServerGroupController.groovy's InstanceViewModel:
+ * `id = instance.name`; clouddriver-azure's AzureInstance: `name = vm.name()`), and Deck sends that id.
+ */
+export function isNamed(vm: { instanceId?: string; name?: string }, wanted: ReadonlySet<string>): boolean {
+  return (vm.instanceId !== undefined && wanted.has(vm.instanceId)) || (vm.name !== undefined && wanted.has(vm.name));
+}
+
 /** Shared with scaleDown's instanceIds form. `memory`: what an earlier run of the same task checkpointed. */
 export function terminatePlanner(
   instanceIds: string[],
@@ -64,9 +73,9 @@ export function terminatePlanner(
         refuseUnknownVms(new Set(vms.map((vm) => vm.instanceId)), instanceIds, target.name);
         namesSeen = true;
       }
-      const live = vms.filter((vm) => isActionableInstance(vm) && wanted.has(vm.instanceId!));
+      const live = vms.filter((vm) => isActionableInstance(vm) && isNamed(vm, wanted));
       if (live.length === 0) {
-        const deleting = vms.filter((vm) => vm.instanceId !== undefined && wanted.has(vm.instanceId)).length;
+        const deleting = vms.filter((vm) => vm.instanceId !== undefined && isNamed(vm, wanted)).length;
         return {
           kind: "done",
           summary:

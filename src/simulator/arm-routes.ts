@@ -3,6 +3,7 @@
 // its handler and the throttling policy it is charged to. A Flexible set's VMs and NICs have their own modules
 // (vm-routes.ts, network/network-interfaces.ts), whose routes join this table.
 import {
+  ArmError,
   VMSS_TYPE,
   invalidParameter,
   invalidRequestContent,
@@ -40,7 +41,7 @@ import { renderInstanceView } from "./health-probe.ts";
 import { networkArmRoutes, vmHealth } from "./network/network-routes.ts";
 import { networkInterfaceRoutes } from "./network/network-interfaces.ts";
 import { keyVaultRoutes } from "./keyvault/secrets.ts";
-import { subscriptionReadRoutes } from "./subscription-reads.ts";
+import { locationHasZones, subscriptionReadRoutes } from "./subscription-reads.ts";
 import { managedIdentityRoutes, resolveScaleSetIdentity } from "./managed-identities.ts";
 import { header, parseJsonBody, send, type RequestContext } from "./http.ts";
 import { getLatestRollingUpgrade, orchestrationServicesOf, setOrchestrationServiceState } from "./kinds.ts";
@@ -273,6 +274,16 @@ const getVm: Handler = (ctx, sim, params) => {
 
 // ---- writes ----
 
+/** Zones in a location that has none: Azure's 400, as it answers a zonal write there (its wording, its code). */
+function refuseZonesWithout(location: string, zones: unknown, ctx: RequestContext): void {
+  if (!Array.isArray(zones) || zones.length === 0 || locationHasZones(location)) return;
+  throw new ArmError(
+    400,
+    "ResourceTypeNotSupportAvailabilityZones",
+    `The resource type 'virtualMachineScaleSets' does not support availability zones at location '${location}' and api-version '${apiVersionOf(ctx)}'.`,
+  );
+}
+
 /**
  * PUT: a create (201, `Creating`, ETag "1") gets Azure's defaults; on an existing scale set PUT has PATCH semantics
  * (Microsoft Learn, "PUT calls for creation or updates on compute resources": omitted properties keep their values,
@@ -293,6 +304,7 @@ const putScaleSet: Handler = (ctx, sim, params) => {
   }
   const given = writableModel(body);
   if (!existing && (given.sku === undefined || given.sku === null)) throw missingParameter("sku");
+  refuseZonesWithout(existing?.location ?? location!, given.zones, ctx);
   const merged = existing ? mergePatch(existing.model, given, ["tags"]) : withCreateDefaults(given);
   validateModel(merged);
   checkScaleSetRules(params.name, merged, existing?.model);

@@ -78,6 +78,13 @@ const PROVISIONING_DISPLAY: Record<Vm["provisioningState"], string> = {
 };
 
 /** The VM's instance view, as `GET …/virtualMachines?$expand=instanceView` lists it. */
+/** When Azure last booted it (runningSince), else its creation: the time its ProvisioningState status carries. */
+function provisionedAt(vm: Vm): string {
+  return vm.runningSince !== undefined && Number.isFinite(vm.runningSince)
+    ? new Date(vm.runningSince).toISOString()
+    : vm.timeCreated;
+}
+
 export function renderInstanceView(vm: Vm, health: HealthCode | undefined): JsonObject {
   const statuses: JsonObject[] = [
     {
@@ -87,6 +94,8 @@ export function renderInstanceView(vm: Vm, health: HealthCode | undefined): Json
           : `ProvisioningState/${vm.provisioningState.toLowerCase()}`,
       level: vm.provisioningState === "Failed" ? "Error" : "Info",
       displayStatus: PROVISIONING_DISPLAY[vm.provisioningState],
+      // As Azure's: when its last operation ended. A VM is booted by its create, a start, a restart or a reimage.
+      ...(vm.provisioningState === "Succeeded" ? { time: provisionedAt(vm) } : {}),
     },
   ];
   if (vm.provisioningState === "Succeeded") statuses.push(powerStatus(vm.powerState));

@@ -78,6 +78,14 @@ const PROVIDERS: Record<string, { types: string[]; apiVersions: readonly string[
 
 const LOCATIONS = ["East US", "East US 2", "West US", "West US 2", "West Europe", "North Europe"];
 
+/** The locations with availability zones, as Azure's: West US has none. */
+const ZONAL_LOCATIONS = new Set(["eastus", "eastus2", "westus2", "westeurope", "northeurope"]);
+
+/** Whether a location offers availability zones (1, 2 and 3 for every size the simulator knows). */
+export function locationHasZones(location: string): boolean {
+  return ZONAL_LOCATIONS.has(normalizeLocation(location));
+}
+
 /** What the control API set: denials, quota limits per location, provider registrations, the Date header's skew. */
 export interface SubscriptionSettings {
   denials: Denial[];
@@ -219,6 +227,11 @@ const skus: Handler = (ctx, sim, params) => {
       size: name.replace(/^Standard_/, ""),
       family: size.family,
       locations,
+      // Per location, the zones the size is offered in (none where the location has none), as `az vm list-skus --zone` reads it.
+      locationInfo: locations.map((location) => ({
+        location,
+        zones: locationHasZones(location) ? ["1", "2", "3"] : [],
+      })),
       capabilities: [
         { name: "vCPUs", value: String(size.vCPUs) },
         { name: "MemoryGB", value: String(size.vCPUs * 4) },

@@ -35,7 +35,15 @@ export interface TaskCheckpoint {
   /** A write Azure accepted and that has not ended: what it was, and its serialized poller (absolute URLs). */
   inFlight?: {
     step: {
-      kind: "update" | "manualUpgrade" | "deleteInstances" | "repairs" | "delete" | "create" | "nicPools";
+      kind:
+        | "update"
+        | "manualUpgrade"
+        | "deleteInstances"
+        | "restartInstances"
+        | "repairs"
+        | "delete"
+        | "create"
+        | "nicPools";
       summary: string;
       [key: string]: unknown;
     };
