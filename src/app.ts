@@ -26,7 +26,7 @@ import { taskRoutes } from "./api/routes/tasks.ts";
 import { auditRoutes, auditSchemas } from "./api/routes/audit.ts";
 import { AuditTrail } from "./api/audit-trail.ts";
 import { RateLimits, rateLimitRoutes } from "./api/routes/rate-limits.ts";
-import { AccountChecks, accountCheckRoutes } from "./api/routes/account-checks.ts";
+import { accountCheckSchemas, accountCheckRoutes } from "./api/routes/account-checks.ts";
 import { observeAllArmResponses } from "./azure/arm-observer.ts";
 import { RateLimitBudget } from "./azure/rate-limit-budget.ts";
 import { readRetry } from "./azure/retry-policy.ts";
@@ -228,7 +228,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   for (const schema of [
     ...componentSchemas,
     RateLimits,
-    AccountChecks,
+    ...accountCheckSchemas,
     Readiness,
     ...clouddriverSchemas,
     ...clusterOperationSchemas,
@@ -314,7 +314,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     probeTimeoutMs: config.observability.readyTimeoutMs,
   });
   await app.register(rateLimitRoutes, { budget, accounts });
-  await app.register(accountCheckRoutes, { accounts });
+  await app.register(accountCheckRoutes, { accounts, armBudget });
   await app.ready();
   runner.start();
 
