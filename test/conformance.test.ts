@@ -85,6 +85,8 @@ t.test("green: every step as expected on a Uniform and a Flexible set, each with
     report.steps.every((s) => typeof s.armCalls === "number" && s.armCalls > 0 && s.taskId),
     "each step names its task and the ARM calls the task made",
   );
+  t.match(report.steps[0].azure, /^Done: created vmssconf-[a-z0-9]{6}-v000: capacity 0 .*as Azure confirmed/);
+  t.match(report.steps.at(-1)!.azure, /is deleted, as Azure confirmed \(GET 404 ResourceNotFound\)/);
   t.same(report.cleanup, [], "nothing left to clean: the run destroyed its own");
   t.same(report.left, []);
   t.same((await contents()).resources, [], "the group is empty again");

@@ -29,7 +29,7 @@ import {
 
 export const CONFORMANCE_USAGE = `vmss-ops conformance --account A --resource-group R --subnet-id <subnet id> --yes
     [--region eastus] [--size Standard_B1s] [--load-balancer-pool-id <pool id>] [--image p:o:s:v]
-    [--upgrade-image p:o:s:v] [--skip-flexible] [--json]
+    [--upgrade-image p:o:s:v] [--skip-flexible] [--timeout <seconds per task, default 1800>] [--json]
   Proves the service on a subscription: in an empty resource group, a throwaway scale set of capacity 0 driven
   through every operation (and a Flexible one), each judged by what Azure reports, then destroyed. Prints what it
   will create and an estimate of its cost; runs only with --yes. Exit 0 all as expected, 1 a step failed,
@@ -53,7 +53,7 @@ export interface ReportRow {
   /** ARM requests the task made (the service's count: every attempt and poll). */
   armCalls?: number;
   durationMs: number;
-  outcome: "ok" | "failed" | "interrupted" | "skipped";
+  outcome: "ok" | "failed" | "interrupted";
   /** What Azure answered: the task's last history line or its failure, then the judgement of the read. */
   azure: string;
 }
@@ -100,6 +100,8 @@ function settingsOf(values: Values, env: Io["env"]): RunSettings {
   if (!resourceGroup) throw new UsageError("--resource-group is required: a fresh, empty group");
   if (!subnetId)
     throw new UsageError("--subnet-id is required: a subnet outside the group, e.g. /subscriptions/…/subnets/default");
+  if (values.timeout !== undefined && !/^[1-9]\d*$/.test(values.timeout))
+    throw new UsageError(`--timeout takes whole seconds for each task, got "${values.timeout}"`);
   const image = parseImage(values.image ?? "Canonical:ubuntu-24_04-lts:server:latest");
   const upgradeImage = parseImage(values["upgrade-image"] ?? "Canonical:ubuntu-24_04-lts:minimal:latest");
   if (!image || !upgradeImage) throw new UsageError("--image and --upgrade-image take publisher:offer:sku:version");
@@ -125,8 +127,6 @@ class Run {
   readonly timeoutMs: number;
   /** The signal that asked the run to stop, once one did. */
   stoppedBy: string | undefined;
-  /** The task running now: canceled when the run is stopped. */
-  current: string | undefined;
 
   constructor(client: Client, settings: RunSettings, timeoutMs: number) {
     this.client = client;
@@ -145,22 +145,17 @@ class Run {
     if (stoppable) this.checkStopped();
     const { data: ref } = await this.client.submitRaw(operation, body);
     const id = (ref as { id: string }).id;
-    this.current = stoppable ? id : undefined;
     const deadline = Date.now() + this.timeoutMs;
-    try {
-      for (;;) {
-        // Short holds, so that a signal is acted on within seconds.
-        const { data: task } = await this.client.task(id, 2);
-        if (task.status.completed) return task;
-        if (stoppable && this.stoppedBy) {
-          await this.client.cancel(id).catch(() => undefined);
-          throw new Interrupted(`stopped by ${this.stoppedBy} while ${operation} ran (task ${id}, canceled)`);
-        }
-        if (Date.now() > deadline)
-          throw new Error(`task ${id} (${operation}) has not ended after ${this.timeoutMs / 1000} s`);
+    for (;;) {
+      // Short holds, so that a signal is acted on within seconds; a stopped run cancels the task it waits for.
+      const { data: task } = await this.client.task(id, 2);
+      if (task.status.completed) return task;
+      if (stoppable && this.stoppedBy) {
+        await this.client.cancel(id).catch(() => undefined);
+        throw new Interrupted(`stopped by ${this.stoppedBy} while ${operation} ran (task ${id}, canceled)`);
       }
-    } finally {
-      this.current = undefined;
+      if (Date.now() > deadline)
+        throw new Error(`task ${id} (${operation}) has not ended after ${this.timeoutMs / 1000} s`);
     }
   }
 
@@ -185,7 +180,9 @@ function taskSays(task: Task): string {
   const failure = task.resultObjects.find((r) => r.type === "EXCEPTION") as
     { cause?: string; message?: string } | undefined;
   if (failure) return `${failure.cause ?? "failed"}: ${failure.message ?? ""}`.slice(0, 300);
-  return (task.history.at(-1)?.status ?? task.state).slice(0, 300);
+  // The operation's own last line ("Done: … as Azure confirmed"), not the orchestration's closing one.
+  const own = task.history.filter((h) => h.phase !== "ORCHESTRATION").at(-1);
+  return (own?.status ?? task.state).slice(0, 300);
 }
 
 /** One step: its task, then the read that judges it. A row in the report either way. */
