@@ -1,5 +1,5 @@
 // The decisions of `vmss-ops doctor`, one pure function per check: what was read goes in, OK / WARN / FAIL comes out
-// with what was found and the exact fix. The reads are in read-account.ts; nothing here does I/O, so each verdict is
+// with what was found and the exact fix. The reads are in account-checks.ts; nothing here does I/O, so each verdict is
 // table-tested without Azure.
 import type { ActionScope } from "../azure/arm-actions.ts";
 import {
