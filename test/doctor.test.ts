@@ -312,13 +312,44 @@ t.test(
     t.match(warn.found, /does not count its ARM calls \(ARM_BUDGET=false\)/);
     t.equal(warn.fix, "ARM_BUDGET=true (the default; docs/configuration.md)");
 
-    // Twice Azure's refill on a real subscription; the same against the simulator, whose clock runs faster.
-    const doubled = budgetFigures({ refillScale: 2 });
-    const fail = judgeArmBudget({ subscriptionId: "s", figures: doubled, simulator: false });
+    // An account with a real credential (a client secret the simulator's Entra ID knows) on a service whose budget
+    // refills twice as fast as Azure's: more than Azure allows a subscription.
+    const CLIENT = {
+      tenantId: "00000000-0000-4000-8000-0000000000aa",
+      clientId: "11111111-2222-4333-8444-555555555555",
+    };
+    const doubled = await startTestEnv({
+      env: { ARM_BUDGET_REFILL_SCALE: "2", TRUSTED_NETWORK: "true", PROOF_SECRET: "a-secret-the-simulator-knows" },
+      mapEnv: (e, sim) => ({
+        ...e,
+        ACCOUNTS: JSON.stringify([
+          {
+            name: "proof",
+            subscriptionId: sim.subscriptionId,
+            tenantId: CLIENT.tenantId,
+            endpoint: sim.url,
+            authorityHost: sim.url,
+            defaultResourceGroup: "demo-rg",
+            credential: { type: "clientSecret", clientId: CLIENT.clientId, clientSecretEnv: "PROOF_SECRET" },
+          },
+        ]),
+      }),
+    });
+    t.teardown(() => doubled.close());
+    await doubled.simControl("POST", "/_sim/identity/clients", { ...CLIENT, secret: "a-secret-the-simulator-knows" });
+    const real = find((await doubled.api("GET", "/accounts/proof/checks")).body as { checks: Check[] }, "ARM budget");
+    t.equal(real.status, "FAIL", real.found);
+    t.match(real.found, /would spend more than Azure allows a subscription: ARM reads 24000\/h \(burst 12000\)/);
+    t.match(real.fix, /ARM_BUDGET_REFILL_SCALE=1/);
+
+    // The rule without Azure: twice Azure's refill on a real subscription; the same against the simulator, whose clock
+    // runs faster.
+    const twice = budgetFigures({ refillScale: 2 });
+    const fail = judgeArmBudget({ subscriptionId: "s", figures: twice, simulator: false });
     t.equal(fail.status, "FAIL");
     t.match(fail.found, /ARM writes 2400\/h \(burst 1200\) against Azure's 1200\/h/);
     t.match(fail.fix, /ARM_BUDGET_REFILL_SCALE=1/);
-    t.equal(judgeArmBudget({ subscriptionId: "s", figures: doubled, simulator: true }).status, "OK");
+    t.equal(judgeArmBudget({ subscriptionId: "s", figures: twice, simulator: true }).status, "OK");
     const spent = judgeArmBudget({
       subscriptionId: "s",
       figures: budgetFigures(),
