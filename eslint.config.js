@@ -66,9 +66,4 @@ export default tseslint.config(
       "@typescript-eslint/no-unsafe-return": "off",
     },
   },
-  {
-    // split on its own branch
-    files: ["src/cli/main.ts", "src/checks/account-checks.ts"],
-    rules: { "max-lines-per-function": "off" },
-  },
 );

@@ -116,6 +116,10 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
       return { none: "lists only entries of the caller's accounts (test/audit.test.ts)" };
     if (method === "GET" && url === "/azure/rateLimits") return { none: "lists only the caller's subscriptions" };
     if (method === "GET" && url === "/accounts/:account/checks") return { path: "/accounts/demo/checks" };
+    if (method === "GET" && url === "/accounts/:account/resource-groups/:resourceGroup/contents")
+      return { path: "/accounts/demo/resource-groups/demo-rg/contents" };
+    if (method === "GET" && url === "/checks/latest")
+      return { none: "lists only the caller's accounts (checked below)" };
     if (method === "GET" && url === "/ui/api/tasks/:id") return { path: `/ui/api/tasks/${taskId}` };
     if (method === "GET" && url === "/ui/api/tasks") return { none: "lists only the caller's tasks (checked below)" };
     if (method === "GET" && url === "/ui/api/inventory")
@@ -255,6 +259,14 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
       inventoryB.body.accounts.some((a: { name: string }) => a.name === "demo"),
       "and not team B",
     );
+    // The last check results the status page shows: only the caller's accounts.
+    t.equal((await call(env, "GET", "/accounts/demo/checks", bearer(TEAM_A))).status, 200);
+    const latest = (token: string) =>
+      call(env, "GET", "/checks/latest", bearer(token)).then((r) =>
+        (r.body.accounts as { account: string }[]).map((a) => a.account),
+      );
+    t.same(await latest(TEAM_A), ["demo"], "team A sees the demo account's last checks");
+    t.same(await latest(TEAM_B), [], "and not team B");
   });
 
   await t.test("a read-only principal reads everything and writes nothing", async (t) => {

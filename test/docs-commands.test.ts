@@ -77,6 +77,11 @@ const EXPECT: Record<string, [RegExp, string][]> = {
     [/demo\s+eastus\s+web-prod-v001\s+enabled\s+capacity 3/, "the server groups"],
     [/^account demo: OK/m, "doctor on the demo"],
     [
+      /cost: at most 2\.5 instance-hours of Standard_B1s[^\n]*\nvmss-ops conformance: nothing was done; run it again with --yes/,
+      "conformance without --yes",
+    ],
+    [/vmss-ops conformance: refused: demo-rg holds \d+ resource\(s\) no conformance run made/, "a used group refused"],
+    [
       /exit status 1\n {2}FAIL {2}permissions on demo-rg +missing 1 of \d+ actions: Microsoft.Compute\/virtualMachineScaleSets\/write/,
       "doctor's FAIL",
     ],

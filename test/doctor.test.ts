@@ -2,8 +2,9 @@
 // FAIL and WARN produced by setting the simulator up to refuse it: a missing permission, an unregistered provider, an
 // api-version withdrawn, quota below a cluster's max, an unreadable secret or load balancer, a skewed clock.
 import t from "tap";
-import { judgeClockSkew, judgeQuota, actionMatches, isAllowed } from "../src/checks/judge.ts";
-import { startResettingTestEnv } from "./helpers/service.ts";
+import { judgeArmBudget, judgeClockSkew, judgeQuota, actionMatches, isAllowed } from "../src/checks/judge.ts";
+import { budgetFigures } from "../src/azure/arm-budget.ts";
+import { startResettingTestEnv, startTestEnv } from "./helpers/service.ts";
 
 const { env } = await startResettingTestEnv(t, {
   mapEnv: (e, sim) => ({
@@ -73,6 +74,7 @@ t.test(
       "permissions on demo-rg",
       "permissions on the subscription",
       "quota in eastus",
+      "ARM budget",
       "load balancer web-prod-v001-lb",
       "subnet default",
       "Key Vault secret VMUsername",
@@ -289,4 +291,96 @@ t.test("the rules without Azure: action patterns, the clock, quota without serve
     body: { value: [{ name: { value: "virtualMachineScaleSets" }, currentValue: 2500, limit: 2500 }] },
   });
   t.equal(noGroups.status, "FAIL", "no room for one more scale set");
+});
+
+t.test(
+  "the ARM budget: within Azure's limits OK; not counted WARN; above Azure's FAIL; spent by another WARN",
+  async (t) => {
+    const ok = find(await doctor("demo"), "ARM budget");
+    t.equal(ok.status, "OK");
+    t.match(
+      ok.found,
+      /^at most 1200 writes, 12000 reads and 15000 deletes an hour in subscription .*, within Azure's published limits/,
+    );
+
+    // A service that does not count its calls (ARM_BUDGET=false).
+    const uncounted = await startTestEnv({ env: { ARM_BUDGET: "false" } });
+    t.teardown(() => uncounted.close());
+    const report = (await uncounted.api("GET", "/accounts/demo/checks")).body as { checks: Check[] };
+    const warn = find(report, "ARM budget");
+    t.equal(warn.status, "WARN");
+    t.match(warn.found, /does not count its ARM calls \(ARM_BUDGET=false\)/);
+    t.equal(warn.fix, "ARM_BUDGET=true (the default; docs/configuration.md)");
+
+    // An account with a real credential (a client secret the simulator's Entra ID knows) on a service whose budget
+    // refills twice as fast as Azure's: more than Azure allows a subscription.
+    const CLIENT = {
+      tenantId: "00000000-0000-4000-8000-0000000000aa",
+      clientId: "11111111-2222-4333-8444-555555555555",
+    };
+    const doubled = await startTestEnv({
+      env: { ARM_BUDGET_REFILL_SCALE: "2", TRUSTED_NETWORK: "true", PROOF_SECRET: "a-secret-the-simulator-knows" },
+      mapEnv: (e, sim) => ({
+        ...e,
+        ACCOUNTS: JSON.stringify([
+          {
+            name: "proof",
+            subscriptionId: sim.subscriptionId,
+            tenantId: CLIENT.tenantId,
+            endpoint: sim.url,
+            authorityHost: sim.url,
+            defaultResourceGroup: "demo-rg",
+            credential: { type: "clientSecret", clientId: CLIENT.clientId, clientSecretEnv: "PROOF_SECRET" },
+          },
+        ]),
+      }),
+    });
+    t.teardown(() => doubled.close());
+    await doubled.simControl("POST", "/_sim/identity/clients", { ...CLIENT, secret: "a-secret-the-simulator-knows" });
+    const real = find((await doubled.api("GET", "/accounts/proof/checks")).body as { checks: Check[] }, "ARM budget");
+    t.equal(real.status, "FAIL", real.found);
+    t.match(real.found, /would spend more than Azure allows a subscription: ARM reads 24000\/h \(burst 12000\)/);
+    t.match(real.fix, /ARM_BUDGET_REFILL_SCALE=1/);
+
+    // The rule without Azure: twice Azure's refill on a real subscription; the same against the simulator, whose clock
+    // runs faster.
+    const twice = budgetFigures({ refillScale: 2 });
+    const fail = judgeArmBudget({ subscriptionId: "s", figures: twice, simulator: false });
+    t.equal(fail.status, "FAIL");
+    t.match(fail.found, /ARM writes 2400\/h \(burst 1200\) against Azure's 1200\/h/);
+    t.match(fail.fix, /ARM_BUDGET_REFILL_SCALE=1/);
+    t.equal(judgeArmBudget({ subscriptionId: "s", figures: twice, simulator: true }).status, "OK");
+    const spent = judgeArmBudget({
+      subscriptionId: "s",
+      figures: budgetFigures(),
+      simulator: false,
+      remainingReads: 300,
+    });
+    t.equal(spent.status, "WARN");
+    t.match(spent.found, /Azure reports 300 reads left this hour: another caller is spending/);
+  },
+);
+
+t.test("a resource group's contents: each resource with its type and tags; a group that is not there", async (t) => {
+  const demo = await env.api("GET", "/accounts/demo/resource-groups/demo-rg/contents");
+  t.equal(demo.status, 200);
+  t.equal(demo.body.exists, true);
+  const types = new Set((demo.body.resources as { type: string }[]).map((r) => r.type));
+  for (const type of [
+    "Microsoft.Compute/virtualMachineScaleSets",
+    "Microsoft.Network/virtualNetworks",
+    "Microsoft.Network/loadBalancers",
+    "Microsoft.ManagedIdentity/userAssignedIdentities",
+  ])
+    t.ok(types.has(type), type);
+  const missing = await env.api("GET", "/accounts/demo/resource-groups/no-such-rg/contents");
+  t.same(missing.body, { account: "demo", resourceGroup: "no-such-rg", exists: false, resources: [] });
+  await env.simControl("PUT", "/_sim/subscription/permissions", {
+    deny: [{ action: "Microsoft.Resources/subscriptions/resourceGroups/resources/read" }],
+  });
+  t.equal(
+    find(await doctor("demo", "?resourceGroup=demo-rg"), "permissions on demo-rg").status,
+    "FAIL",
+    "doctor names the action",
+  );
 });

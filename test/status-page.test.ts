@@ -1,8 +1,9 @@
 // The status page in a real browser (Debian's chromium driven by playwright-core): tasks with their live progress
 // (attempt k/n as the history counts it, what they wait for until when, a timeline), outcome colours, resume and
-// cancel driven through the page with the principal's rights, the inventory of scale sets, substring filters and
-// paging, the page's security headers and a token kept in memory only, and its layout at 800 px and at a phone's
-// width: screenshots are kept in test-artifacts/ (not committed) and the layout is checked by assertions.
+// cancel driven through the page with the principal's rights, the inventory of scale sets with each account's last
+// check result, substring filters and paging, the page's security headers and a token kept in memory only, and its
+// layout at 800 px and at a phone's width: screenshots are kept in test-artifacts/ (not committed) and the layout is
+// checked by assertions.
 import t from "tap";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
@@ -371,10 +372,20 @@ if (!existsSync(CHROMIUM) && !process.env.CI) {
     await page.locator("h2", { hasText: "Older tasks" }).waitFor();
     await page.locator("#newest").waitFor();
 
+    // The last check of each account (doctor's, here a FAIL the simulator sets up) beside the account.
+    await env.simControl("PUT", "/_sim/subscription/permissions", {
+      deny: [{ action: "Microsoft.Compute/virtualMachineScaleSets/write" }],
+    });
+    t.equal((await env.api("GET", "/accounts/demo/checks?resourceGroup=demo-rg")).body.status, "FAIL");
+    await env.simControl("PUT", "/_sim/subscription/permissions", { deny: [] });
+
     // The inventory: accounts, clusters, server groups with capacity, instances in traffic and the last task.
     await page.click("#nav-inventory");
     const v001 = page.locator('tr[data-server-group="web-prod-v001"]');
     await v001.waitFor({ timeout: 15_000 });
+    const checks = page.locator('p[data-checks-account="demo"]');
+    t.equal(await checks.getAttribute("data-checks"), "FAIL", "the account's last check result");
+    t.match(await checks.innerText(), /^Checks: FAIL at .+ failing: permissions on demo-rg/);
     t.equal(await v001.locator("[data-capacity]").getAttribute("data-capacity"), "1/4/8");
     t.match(await v001.locator("[data-in-traffic]").getAttribute("data-in-traffic"), /^\d+\/4$/);
     t.match(await v001.innerText(), new RegExp(queued.body.id.slice(0, 8)), "its last task (the canceled one)");

@@ -16,7 +16,7 @@ import { documentNullsAsAbsent, documentStrictHandling, openApiOptions } from ".
 import { installOverloadProtection, type OverloadConfig } from "../api/overload.ts";
 import { documentEveryAnswer } from "../api/route-answers.ts";
 import { componentSchemas } from "../api/schemas.ts";
-import { AccountChecks } from "../api/routes/account-checks.ts";
+import { accountCheckSchemas } from "../api/routes/account-checks.ts";
 import { auditSchemas } from "../api/routes/audit.ts";
 import { clusterOperationSchemas } from "../api/routes/cluster-operations.ts";
 import { RateLimits } from "../api/routes/rate-limits.ts";
@@ -168,7 +168,7 @@ export const sharedSchemas = servicePlugin("shared-schemas", [], (app) => {
   for (const schema of [
     ...componentSchemas,
     RateLimits,
-    AccountChecks,
+    ...accountCheckSchemas,
     Readiness,
     ...clouddriverSchemas,
     ...clusterOperationSchemas,

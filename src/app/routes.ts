@@ -75,7 +75,7 @@ export const serviceRoutes = fp<ServiceRoutesOptions>(
       probeTimeoutMs: config.observability.readyTimeoutMs,
     });
     await app.register(rateLimitRoutes, { budget: parts.budget, accounts });
-    await app.register(accountCheckRoutes, { accounts });
+    await app.register(accountCheckRoutes, { accounts, armBudget: parts.armBudget });
   },
   {
     name: "routes",

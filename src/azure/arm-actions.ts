@@ -244,6 +244,12 @@ export const ARM_ACTIONS: readonly ArmAction[] = [
     why: "`/ready` (can the account reach Azure), and where a server group's resource group is",
   },
   {
+    action: "Microsoft.Resources/subscriptions/resourceGroups/resources/read",
+    calls: [{ method: "GET", path: `${RG}/resources` }],
+    scope: "resourceGroup",
+    why: "`conformance`: what a resource group holds, so that a run refuses a group with anything it did not make",
+  },
+  {
     action: "Microsoft.KeyVault/vaults/secrets/getSecret/action",
     data: true,
     calls: [

@@ -5,11 +5,13 @@ import type { AccountRegistry } from "../azure/accounts.ts";
 import { keyVaultAudience } from "../azure/accounts.ts";
 import type { AccountConfig } from "../azure/account-config.ts";
 import { actionsAt } from "../azure/arm-actions.ts";
+import type { ArmBudgetFigures } from "../azure/arm-budget.ts";
 import { armScope, credentialFor } from "../azure/client.ts";
 import { NETWORK_API_VERSION } from "../azure/network-gateway.ts";
 import { pipelineSdk, sharedHttpClient } from "../azure/sdk.ts";
 import { recordedCapacity } from "../operations/server-group-state.ts";
 import {
+  judgeArmBudget,
   judgeClockSkew,
   judgeCredential,
   judgeNamedResource,
@@ -48,13 +50,17 @@ export interface CheckReport {
 export interface CheckOptions {
   /** Check this resource group only (else the account's default one and every one holding its scale sets). */
   resourceGroup?: string;
+  /** The service's ARM budget, when it counts its calls (ARM_BUDGET): what it allows itself per subscription. */
+  armBudget?: { figures: ArmBudgetFigures };
 }
 
-interface Read<T> {
+export interface Read<T> {
   answer: Answer<T>;
   /** Azure's Date header, and when the answer arrived by this machine's clock. */
   date?: string;
   receivedAt: number;
+  /** ARM's x-ms-ratelimit-remaining-subscription-reads: the subscription's reads left this hour. */
+  remainingReads?: number;
 }
 
 interface ScaleSetBody {
@@ -92,7 +98,7 @@ interface SkuBody {
 }
 
 /** The reads of one account, through its ARM client's pipeline. */
-class AccountReader {
+export class AccountReader {
   readonly #registry: AccountRegistry;
   readonly account: AccountConfig;
 
@@ -112,10 +118,12 @@ class AccountReader {
         sharedHttpClient(),
         pipelineSdk().createPipelineRequest({ url, method: "GET", timeout: READ_TIMEOUT_MS }),
       );
+    const remaining = Number(response.headers.get("x-ms-ratelimit-remaining-subscription-reads") ?? Number.NaN);
     return {
       answer: answerOf<T>(response.status, response.bodyAsText),
       date: response.headers.get("date"),
       receivedAt: Date.now(),
+      ...(Number.isFinite(remaining) ? { remainingReads: remaining } : {}),
     };
   }
 
@@ -218,6 +226,16 @@ export function namedSecrets(account: AccountConfig): NamedResource[] {
   }));
 }
 
+/** What every step of one account's checks shares: its reads, the options, and the results so far. */
+interface CheckRun {
+  reader: AccountReader;
+  account: AccountConfig;
+  /** `/subscriptions/{id}`. */
+  sub: string;
+  options: CheckOptions;
+  checks: CheckResult[];
+}
+
 /** Runs every check of one account. Unknown accounts are the caller's to refuse. */
 export async function runAccountChecks(
   registry: AccountRegistry,
@@ -226,11 +244,26 @@ export async function runAccountChecks(
 ): Promise<CheckReport> {
   const account = registry.get(accountName);
   if (!account) throw new Error(`unknown account ${accountName}`);
-  const reader = new AccountReader(registry, account);
-  const sub = `/subscriptions/${account.subscriptionId}`;
-  const checks: CheckResult[] = [];
+  const run: CheckRun = {
+    reader: new AccountReader(registry, account),
+    account,
+    sub: `/subscriptions/${account.subscriptionId}`,
+    options,
+    checks: [],
+  };
+  await checkCredential(run);
+  if (run.checks[0].status === "FAIL") return report(account.name, run.checks);
+  const subscriptionRead = await checkSubscription(run);
+  checkArmBudget(run, subscriptionRead);
+  await checkProviders(run);
+  const scaleSets = await listScaleSets(run);
+  await checkPermissions(run, scaleSets);
+  await checkQuota(run, scaleSets);
+  await checkNamedResources(run, scaleSets);
+  return report(account.name, run.checks);
+}
 
-  // The credential, then the subscription, whose answer's Date header is the clock to compare with.
+async function checkCredential({ account, checks }: CheckRun): Promise<void> {
   checks.push(
     ...(await guarded("credential", async () => {
       const kind = account.credential.kind;
@@ -244,14 +277,33 @@ export async function runAccountChecks(
       }
     })),
   );
-  if (checks[0].status === "FAIL") return report(account.name, checks);
+}
+
+/** The subscription, whose answer's Date header is the clock to compare with; its read, for the ARM budget. */
+async function checkSubscription({ reader, account, sub, checks }: CheckRun): Promise<Read<unknown> | undefined> {
+  let read: Read<{ state?: string }> | undefined;
   checks.push(
     ...(await guarded("subscription", async () => {
-      const read = await reader.get<{ state?: string }>(sub, RESOURCES_API_VERSION);
+      read = await reader.get<{ state?: string }>(sub, RESOURCES_API_VERSION);
       return [judgeClockSkew(read.date, read.receivedAt), judgeSubscription(account.subscriptionId, read.answer)];
     })),
   );
+  return read;
+}
 
+/** The budget the service spends per subscription against Azure's, and what Azure says is left of this hour's. */
+function checkArmBudget({ account, options, checks }: CheckRun, read: Read<unknown> | undefined): void {
+  checks.push(
+    judgeArmBudget({
+      subscriptionId: account.subscriptionId,
+      figures: options.armBudget?.figures,
+      simulator: account.credential.kind === "simulator",
+      remainingReads: read?.remainingReads,
+    }),
+  );
+}
+
+async function checkProviders({ reader, account, sub, checks }: CheckRun): Promise<void> {
   const providers = [
     { namespace: "Microsoft.Compute", resourceType: "virtualMachineScaleSets", apiVersion: COMPUTE_API_VERSION },
     { namespace: "Microsoft.Network", resourceType: "networkInterfaces", apiVersion: NETWORK_API_VERSION },
@@ -269,25 +321,32 @@ export async function runAccountChecks(
         ),
       ])),
     );
+}
 
-  // The account's scale sets: where it acts (their resource groups and regions) and what their networks name.
+/** The account's scale sets: where it acts (their resource groups and regions) and what their networks name. */
+async function listScaleSets({ reader, account, sub, options, checks }: CheckRun): Promise<ScaleSetBody[]> {
   const listed = await reader.list<ScaleSetBody>(
     `${sub}/providers/Microsoft.Compute/virtualMachineScaleSets`,
     COMPUTE_API_VERSION,
   );
-  const inRegion = (ss: ScaleSetBody) =>
-    account.regions.length === 0 || account.regions.includes((ss.location ?? "").toLowerCase());
-  const inGroup = (ss: ScaleSetBody) =>
-    !options.resourceGroup || resourceGroupOf(ss.id)?.toLowerCase() === options.resourceGroup.toLowerCase();
-  const scaleSets = listed.ok ? listed.body.value.filter((ss) => inRegion(ss) && inGroup(ss)) : [];
-  if (!listed.ok)
+  if (!listed.ok) {
     checks.push({
       check: "scale sets",
       status: "WARN",
       found: `the subscription's scale sets could not be listed (${listed.status} ${listed.code ?? ""}): quota and named resources were checked without them`,
       fix: "grant Microsoft.Compute/virtualMachineScaleSets/read (the vmss-ops operator role) on the resource groups",
     });
+    return [];
+  }
+  const inRegion = (ss: ScaleSetBody) =>
+    account.regions.length === 0 || account.regions.includes((ss.location ?? "").toLowerCase());
+  const inGroup = (ss: ScaleSetBody) =>
+    !options.resourceGroup || resourceGroupOf(ss.id)?.toLowerCase() === options.resourceGroup.toLowerCase();
+  return listed.body.value.filter((ss) => inRegion(ss) && inGroup(ss));
+}
 
+/** The resource groups to check: the one asked for, else the account's default and each holding its scale sets. */
+function groupsToCheck(account: AccountConfig, options: CheckOptions, scaleSets: ScaleSetBody[]): string[] {
   const groups = new Map<string, string>();
   const addGroup = (name: string | undefined) => name && groups.set(name.toLowerCase(), name);
   if (options.resourceGroup) addGroup(options.resourceGroup);
@@ -295,27 +354,32 @@ export async function runAccountChecks(
     addGroup(account.defaultResourceGroup);
     for (const ss of scaleSets) addGroup(resourceGroupOf(ss.id));
   }
-  if (groups.size === 0)
+  return [...groups.values()];
+}
+
+async function checkPermissions(run: CheckRun, scaleSets: ScaleSetBody[]): Promise<void> {
+  const { reader, sub, checks } = run;
+  const groups = groupsToCheck(run.account, run.options, scaleSets);
+  if (groups.length === 0)
     checks.push({
       check: "permissions",
       status: "WARN",
       found: "the account has no default resource group and no scale sets: no resource group to check",
       fix: "name one: vmss-ops doctor --account <name> --resource-group <group>",
     });
+  const permissionsAt = async (id: string) =>
+    (
+      await reader.get<{ value?: Permission[] }>(
+        `${id}/providers/Microsoft.Authorization/permissions`,
+        PERMISSIONS_API_VERSION,
+      )
+    ).answer;
   const needed = actionsAt("resourceGroup").actions;
-  for (const name of groups.values()) {
+  for (const name of groups) {
     const id = `${sub}/resourceGroups/${name}`;
     checks.push(
       ...(await guarded(`permissions on ${name}`, async () => [
-        judgePermissions(
-          { name, id, scope: "resourceGroup", needed },
-          (
-            await reader.get<{ value?: Permission[] }>(
-              `${id}/providers/Microsoft.Authorization/permissions`,
-              PERMISSIONS_API_VERSION,
-            )
-          ).answer,
-        ),
+        judgePermissions({ name, id, scope: "resourceGroup", needed }, await permissionsAt(id)),
       ])),
     );
   }
@@ -323,17 +387,14 @@ export async function runAccountChecks(
     ...(await guarded("permissions on the subscription", async () => [
       judgePermissions(
         { name: "the subscription", id: sub, scope: "subscription", needed: actionsAt("subscription").actions },
-        (
-          await reader.get<{ value?: Permission[] }>(
-            `${sub}/providers/Microsoft.Authorization/permissions`,
-            PERMISSIONS_API_VERSION,
-          )
-        ).answer,
+        await permissionsAt(sub),
       ),
     ])),
   );
+}
 
-  // Quota, per region the account acts in.
+/** Quota, per region the account acts in. */
+async function checkQuota({ reader, account, sub, checks }: CheckRun, scaleSets: ScaleSetBody[]): Promise<void> {
   const regions = new Set([...account.regions, ...scaleSets.map((ss) => (ss.location ?? "").toLowerCase())]);
   regions.delete("");
   for (const region of [...regions].sort()) {
@@ -343,38 +404,38 @@ export async function runAccountChecks(
           `${sub}/providers/Microsoft.Compute/skus?$filter=${encodeURIComponent(`location eq '${region}'`)}`,
           SKUS_API_VERSION,
         );
-        const sizes: SkuSize[] = skus.ok
-          ? skus.body.value.flatMap((s) =>
-              s.name
-                ? [
-                    {
-                      name: s.name,
-                      family: s.family,
-                      vCPUs: Number(s.capabilities?.find((c) => c.name === "vCPUs")?.value) || undefined,
-                    },
-                  ]
-                : [],
-            )
-          : [];
-        const needs: ServerGroupNeed[] = scaleSets
-          .filter((ss) => (ss.location ?? "").toLowerCase() === region)
-          .map((ss) => {
-            const vmss: VirtualMachineScaleSet = { location: ss.location ?? region, sku: ss.sku, tags: ss.tags };
-            const c = recordedCapacity(vmss);
-            return { name: ss.name ?? "?", sku: ss.sku?.name ?? "?", capacity: c.desired, max: c.max };
-          });
         const usages = await reader.list<Usage>(
           `${sub}/providers/Microsoft.Compute/locations/${region}/usages`,
           USAGES_API_VERSION,
         );
-        return [judgeQuota(account.subscriptionId, region, needs, sizes, usages)];
+        const sizes = skus.ok ? skus.body.value.flatMap(skuSize) : [];
+        return [judgeQuota(account.subscriptionId, region, needsIn(scaleSets, region), sizes, usages)];
       })),
     );
   }
+}
 
-  // Named networking and secrets.
+function skuSize(s: SkuBody): SkuSize[] {
+  if (!s.name) return [];
+  const vCPUs = Number(s.capabilities?.find((c) => c.name === "vCPUs")?.value) || undefined;
+  return [{ name: s.name, family: s.family, vCPUs }];
+}
+
+/** Each scale set of a region: its size, its capacity now and the largest it may be resized to. */
+function needsIn(scaleSets: ScaleSetBody[], region: string): ServerGroupNeed[] {
+  return scaleSets
+    .filter((ss) => (ss.location ?? "").toLowerCase() === region)
+    .map((ss) => {
+      const vmss: VirtualMachineScaleSet = { location: ss.location ?? region, sku: ss.sku, tags: ss.tags };
+      const c = recordedCapacity(vmss);
+      return { name: ss.name ?? "?", sku: ss.sku?.name ?? "?", capacity: c.desired, max: c.max };
+    });
+}
+
+/** Named networking and secrets: each can be read. */
+async function checkNamedResources({ reader, account, checks }: CheckRun, scaleSets: ScaleSetBody[]): Promise<void> {
   const seen = new Set<string>();
-  const named = [...scaleSets.flatMap(namedNetworkResources)].filter((r) => {
+  const named = scaleSets.flatMap(namedNetworkResources).filter((r) => {
     const key = r.id.toLowerCase();
     if (seen.has(key)) return false;
     seen.add(key);
@@ -394,7 +455,6 @@ export async function runAccountChecks(
       ])),
     );
   }
-  return report(account.name, checks);
 }
 
 function report(account: string, checks: CheckResult[]): CheckReport {

@@ -1,7 +1,13 @@
 // The decisions of `vmss-ops doctor`, one pure function per check: what was read goes in, OK / WARN / FAIL comes out
-// with what was found and the exact fix. The reads are in read-account.ts; nothing here does I/O, so each verdict is
+// with what was found and the exact fix. The reads are in account-checks.ts; nothing here does I/O, so each verdict is
 // table-tested without Azure.
 import type { ActionScope } from "../azure/arm-actions.ts";
+import {
+  AZURE_ARM_BUDGETS,
+  AZURE_COMPUTE_POLICIES,
+  type ArmBudgetFigures,
+  type BucketFigures,
+} from "../azure/arm-budget.ts";
 
 export type CheckStatus = "OK" | "WARN" | "FAIL";
 
@@ -154,6 +160,75 @@ export function judgeProvider(
     check,
     status: "OK",
     found: `${want.namespace} is Registered and offers ${want.resourceType} at ${want.apiVersion}`,
+  };
+}
+
+// ---- the ARM budget ----
+
+export interface ArmBudgetReading {
+  subscriptionId: string;
+  /** What the service allows itself per subscription; absent when it does not count its calls (ARM_BUDGET=false). */
+  figures?: ArmBudgetFigures;
+  /** The built-in simulator, whose clock runs faster: its budgets refill as much faster. */
+  simulator: boolean;
+  /** ARM's x-ms-ratelimit-remaining-subscription-reads on doctor's read of the subscription. */
+  remainingReads?: number;
+}
+
+/** Below this share of the hour's reads left, another caller is spending the subscription's budget. */
+export const LOW_READS_SHARE = 0.1;
+
+/**
+ * The per-subscription budget the service will spend (ARM's reads, writes and deletes an hour, and each Compute
+ * policy's per-minute bucket) against Azure's published limits: a budget above Azure's makes the service meet 429s
+ * instead of waiting its turn, and every tool of the subscription with it.
+ */
+export function judgeArmBudget(r: ArmBudgetReading): CheckResult {
+  const check = "ARM budget";
+  if (!r.figures)
+    return {
+      check,
+      status: "WARN",
+      found: `the service does not count its ARM calls (ARM_BUDGET=false): a burst of tasks can spend subscription ${r.subscriptionId}'s budget, and every caller in it meets 429s`,
+      fix: "ARM_BUDGET=true (the default; docs/configuration.md)",
+    };
+  const over: string[] = [];
+  const compare = (name: string, ours: BucketFigures, azure: BucketFigures, per: "h" | "min") => {
+    const rate = (f: BucketFigures) => (per === "h" ? f.refillPerMinute * 60 : f.refillPerMinute);
+    if (ours.burst > azure.burst || rate(ours) > rate(azure) * 1.000001)
+      over.push(
+        `${name} ${Math.round(rate(ours))}/${per} (burst ${ours.burst}) against Azure's ${rate(azure)}/${per} (burst ${azure.burst})`,
+      );
+  };
+  for (const kind of ["reads", "writes", "deletes"] as const)
+    compare(`ARM ${kind}`, r.figures.arm[kind], AZURE_ARM_BUDGETS[kind], "h");
+  for (const [policy, azure] of Object.entries(AZURE_COMPUTE_POLICIES))
+    compare(
+      policy,
+      r.figures.compute[policy as keyof typeof AZURE_COMPUTE_POLICIES].subscription,
+      azure.subscription,
+      "min",
+    );
+  const spends = `at most ${r.figures.arm.writes.refillPerMinute * 60} writes, ${r.figures.arm.reads.refillPerMinute * 60} reads and ${r.figures.arm.deletes.refillPerMinute * 60} deletes an hour in subscription ${r.subscriptionId}`;
+  const left = r.remainingReads === undefined ? "" : `; Azure reports ${r.remainingReads} reads left this hour`;
+  if (over.length > 0 && !r.simulator)
+    return {
+      check,
+      status: "FAIL",
+      found: `the service would spend more than Azure allows a subscription: ${over.join("; ")}`,
+      fix: "ARM_BUDGET_REFILL_SCALE=1 (Azure refills at its own rate; a larger scale is for the simulator's clock)",
+    };
+  if (r.remainingReads !== undefined && r.remainingReads < LOW_READS_SHARE * AZURE_ARM_BUDGETS.reads.burst)
+    return {
+      check,
+      status: "WARN",
+      found: `${spends}${left}: another caller is spending the subscription's budget, and tasks will wait for it`,
+      fix: "find the caller in the subscription's activity log (az monitor activity-log list --caller …) before deploying",
+    };
+  return {
+    check,
+    status: "OK",
+    found: `${spends}, within Azure's published limits${r.simulator && over.length > 0 ? " (refilled faster, as the simulator's clock runs)" : ""}${left}`,
   };
 }
 

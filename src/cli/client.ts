@@ -111,6 +111,16 @@ export function createClient(options: ClientOptions) {
     cancel(id: string) {
       return call(() => api.POST("/task/{id}/cancel", { params: { path: { id } }, signal: signal() }));
     },
+    ...readCalls(api, call, signal),
+  };
+}
+
+type Api = ReturnType<typeof createApiClient>;
+type Call = <D>(send: () => Promise<Answer<D, unknown>>) => Promise<{ status: number; data: NonNullable<D> }>;
+
+/** The reads: applications, clusters and server groups (cached and as Azure reports them now), a group's contents. */
+function readCalls(api: Api, call: Call, signal: () => AbortSignal) {
+  return {
     application(app: string) {
       return call(() => api.GET("/applications/{app}", { params: { path: { app } }, signal: signal() }));
     },
@@ -118,6 +128,23 @@ export function createClient(options: ClientOptions) {
       return call(() =>
         api.GET("/applications/{app}/clusters/{account}/{cluster}/azure", {
           params: { path: { app, account, cluster } },
+          signal: signal(),
+        }),
+      );
+    },
+    /** GET /azure/serverGroups/…: the scale set as Azure reports it now (no cache), in a named resource group. */
+    serverGroupNow(account: string, region: string, resourceGroup: string, name: string) {
+      return call(() =>
+        api.GET("/azure/serverGroups/{account}/{region}/{resourceGroup}/{name}", {
+          params: { path: { account, region, resourceGroup, name } },
+          signal: signal(),
+        }),
+      );
+    },
+    resourceGroupContents(account: string, resourceGroup: string) {
+      return call(() =>
+        api.GET("/accounts/{account}/resource-groups/{resourceGroup}/contents", {
+          params: { path: { account, resourceGroup } },
           signal: signal(),
         }),
       );

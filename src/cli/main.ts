@@ -14,6 +14,7 @@ import {
   type TaskQuery,
   type TaskRef,
 } from "./client.ts";
+import { conformance } from "./conformance.ts";
 import { doctor } from "./doctor.ts";
 
 export const EXIT = { succeeded: 0, failed: 1, badInput: 2, unreachable: 3, timedOut: 4 } as const;
@@ -33,6 +34,7 @@ const USAGE = `vmss-ops: drive the vmss-ops service from a shell.
   vmss-ops resume <id> [--wait]            vmss-ops cancel <id> [--wait]
   vmss-ops server-groups <application>     vmss-ops server-group <server-group>
   vmss-ops doctor [--account A] [--resource-group R]   each account checked against Azure (docs/cli.md)
+  vmss-ops conformance --account A --resource-group R --subnet-id S --yes   every operation proven in an empty group
 
 Operations take --account (VMSS_OPS_ACCOUNT, default demo), --region (VMSS_OPS_REGION, default eastus),
 --resource-group, --client-request-id, and --dry-run (plan only: nothing is written, no task is made).
@@ -255,9 +257,22 @@ async function waitFor(client: Client, io: Io, id: string, options: WaitOptions,
   }
 }
 
+/** What every command works with: its options and arguments, the service, and how to print. */
+interface Command {
+  values: Values;
+  name: string;
+  rest: string[];
+  io: Io;
+  json: boolean;
+  client: Client;
+  waitOptions: WaitOptions;
+  print(data: unknown, human: string): void;
+}
+
 /** Runs the command; resolves with its exit status. Never throws. */
 export async function run(argv: string[], io: Io): Promise<number> {
   if (argv[0] === "doctor") return doctor(argv.slice(1), io);
+  if (argv[0] === "conformance") return conformance(argv.slice(1), io);
   let values: Values;
   let positionals: string[];
   try {
@@ -266,13 +281,12 @@ export async function run(argv: string[], io: Io): Promise<number> {
     io.err(`vmss-ops: ${(err as Error).message}\n\n${USAGE}`);
     return EXIT.badInput;
   }
-  const [command, ...rest] = positionals;
-  if (values.help || !command) {
+  const [name, ...rest] = positionals;
+  if (values.help || !name) {
     (values.help ? io.out : io.err)(USAGE);
     return values.help ? EXIT.succeeded : EXIT.badInput;
   }
   const json = values.json ?? false;
-  const print = (data: unknown, human: string) => io.out(json ? JSON.stringify(data) : human);
   const client = createClient({
     baseUrl: values.url ?? io.env.VMSS_OPS_URL ?? "http://127.0.0.1:7002",
     token: io.env.VMSS_OPS_TOKEN,
@@ -280,150 +294,170 @@ export async function run(argv: string[], io: Io): Promise<number> {
   try {
     const timeout = int(values, "timeout");
     const waitOptions: WaitOptions = { follow: values.follow ?? false, timeoutMs: (timeout ?? 900) * 1000 };
-    const waitOrRef = async (ref: TaskRef): Promise<number> => {
-      if (!values.wait && !values.follow) {
-        print(ref, `task ${ref.id} accepted: vmss-ops task ${ref.id} --wait`);
-        return EXIT.succeeded;
-      }
-      const task = await waitFor(client, io, ref.id, waitOptions, json);
-      print(task, waitOptions.follow ? `task ${task.id}: ${task.state}` : summary(task));
-      return outcomeOf(task);
-    };
-
-    if (OPERATION_COMMANDS.includes(command) || command === "op" || command === "ops") {
-      let operation: string | undefined;
-      let body: unknown;
-      if (command === "ops") {
-        if (rest.length) throw new UsageError(`ops takes its operations in --body, got ${rest.join(" ")}`);
-        body = await readBody(values.body);
-        if (!Array.isArray(body)) throw new UsageError(`ops needs a list body: [{"resizeServerGroup": {…}}, …]`);
-      } else if (command === "op") {
-        operation = one(rest, "operation name");
-        body = await readBody(values.body);
-      } else {
-        const d = description(command, one(rest, "server group"), values, io.env)!;
-        operation = d.operation;
-        body = d.body;
-      }
-      const query = { clientRequestId: values["client-request-id"], dryRun: values["dry-run"] };
-      const { data } =
-        operation === undefined
-          ? await client.submitList(body as unknown[], query)
-          : await client.submitRaw(operation, body, query);
-      if (values["dry-run"]) {
-        const plan = data as DryRun;
-        print(
-          plan,
-          plan.operations
-            .map((o) => `${o.operation}: ${planLine(o as { write?: { summary?: string }; busy?: unknown })}`)
-            .join("\n"),
-        );
-        return EXIT.succeeded;
-      }
-      return await waitOrRef(data as TaskRef);
-    }
-    switch (command) {
-      case "tasks": {
-        if (rest.length) throw new UsageError(`tasks takes no argument, got ${rest.join(" ")}`);
-        const { data } = await client.tasks({
-          limit: int(values, "limit"),
-          // Whatever was typed: the service refuses a state it does not have, naming the ones it has.
-          state: values.state as TaskQuery["state"],
-          operation: values.operation,
-          serverGroup: values["server-group"],
-          cursor: values.cursor,
-        });
-        const rows = data.tasks.map(
-          (task) =>
-            `${task.id}  ${task.state.padEnd(9)}  ${task.operations.join(",").padEnd(22)}  ${task.history.at(-1)?.status ?? ""}`,
-        );
-        print(
-          data,
-          [...rows, ...(data.nextCursor ? [`more: vmss-ops tasks --cursor ${data.nextCursor}`] : [])].join("\n") ||
-            "no tasks",
-        );
-        return EXIT.succeeded;
-      }
-      case "task": {
-        const id = one(rest, "task id");
-        if (values.wait || values.follow) {
-          const task = await waitFor(client, io, id, waitOptions, json);
-          print(task, waitOptions.follow ? `task ${task.id}: ${task.state}` : summary(task));
-          return outcomeOf(task);
-        }
-        const { data } = await client.task(id);
-        print(data, summary(data));
-        return data.status.completed ? outcomeOf(data) : EXIT.succeeded;
-      }
-      case "resume": {
-        const { data } = await client.resume(one(rest, "task id"));
-        return await waitOrRef(data);
-      }
-      case "cancel": {
-        const id = one(rest, "task id");
-        const { data } = await client.cancel(id);
-        if (values.wait && !data.status.completed)
-          return await waitOrRef({ kind: "taskRef", id, resourceUri: `/task/${id}` });
-        print(data, summary(data));
-        return EXIT.succeeded;
-      }
-      case "server-groups": {
-        const app = one(rest, "application");
-        const { data } = await client.application(app);
-        const groups = [];
-        for (const [account, clusters] of Object.entries(data.clusters)) {
-          for (const cluster of clusters)
-            groups.push(
-              ...(await client.cluster(app, account, cluster.name)).data.serverGroups.map((g) => ({
-                ...g,
-                account,
-                cluster: cluster.name,
-              })),
-            );
-        }
-        print(
-          groups,
-          groups
-            .map(
-              (g) =>
-                `${g.account}  ${g.region}  ${g.name.padEnd(24)} ${g.disabled ? "disabled" : "enabled "}  capacity ${g.capacity.desired} (min ${g.capacity.min}, max ${g.capacity.max}), ${g.instances.length} instance(s)`,
-            )
-            .join("\n") || `no server groups of ${app}`,
-        );
-        return EXIT.succeeded;
-      }
-      case "server-group": {
-        const name = one(rest, "server group");
-        const { data } = await client.serverGroup(
-          values.account ?? io.env.VMSS_OPS_ACCOUNT ?? "demo",
-          values.region ?? io.env.VMSS_OPS_REGION ?? "eastus",
-          name,
-        );
-        print(
-          data,
-          `${data.name}  ${data.region}  ${data.disabled ? "disabled" : "enabled"}  capacity ${data.capacity.desired} (min ${data.capacity.min}, max ${data.capacity.max}), ${data.instances.length} instance(s)`,
-        );
-        return EXIT.succeeded;
-      }
-    }
-    throw new UsageError(`unknown command "${command}"`);
+    const print = (data: unknown, human: string) => io.out(json ? JSON.stringify(data) : human);
+    return await dispatch({ values, name, rest, io, json, client, waitOptions, print });
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.err(`vmss-ops: ${err.message} (vmss-ops --help)`);
-      return EXIT.badInput;
-    }
-    if (err instanceof ServiceError) {
-      if (json) io.out(JSON.stringify(err.body));
-      io.err(`vmss-ops: ${err.status} ${err.body.error}: ${err.body.message}`);
-      return err.status >= 500 ? EXIT.unreachable : EXIT.badInput;
-    }
-    if (err instanceof Unreachable) {
-      io.err(`vmss-ops: ${err.message}; is the service running? (--url or VMSS_OPS_URL)`);
-      return EXIT.unreachable;
-    }
-    io.err(`vmss-ops: ${(err as Error).message}`);
+    return exitFor(err, io, json);
+  }
+}
+
+async function dispatch(c: Command): Promise<number> {
+  if (OPERATION_COMMANDS.includes(c.name) || c.name === "op" || c.name === "ops") return submit(c);
+  switch (c.name) {
+    case "tasks":
+      return listTasks(c);
+    case "task":
+      return showTask(c);
+    case "resume":
+      return waitOrRef(c, (await c.client.resume(one(c.rest, "task id"))).data);
+    case "cancel":
+      return cancelTask(c);
+    case "server-groups":
+      return listServerGroups(c);
+    case "server-group":
+      return showServerGroup(c);
+  }
+  throw new UsageError(`unknown command "${c.name}"`);
+}
+
+/** Without --wait or --follow, the task's reference; with them, the task once it ended, and its exit status. */
+async function waitOrRef(c: Command, ref: TaskRef): Promise<number> {
+  if (!c.values.wait && !c.values.follow) {
+    c.print(ref, `task ${ref.id} accepted: vmss-ops task ${ref.id} --wait`);
+    return EXIT.succeeded;
+  }
+  const task = await waitFor(c.client, c.io, ref.id, c.waitOptions, c.json);
+  c.print(task, c.waitOptions.follow ? `task ${task.id}: ${task.state}` : summary(task));
+  return outcomeOf(task);
+}
+
+/** An operation command, op or ops: the description, submitted (or planned with --dry-run). */
+async function submit(c: Command): Promise<number> {
+  let operation: string | undefined;
+  let body: unknown;
+  if (c.name === "ops") {
+    if (c.rest.length) throw new UsageError(`ops takes its operations in --body, got ${c.rest.join(" ")}`);
+    body = await readBody(c.values.body);
+    if (!Array.isArray(body)) throw new UsageError(`ops needs a list body: [{"resizeServerGroup": {…}}, …]`);
+  } else if (c.name === "op") {
+    operation = one(c.rest, "operation name");
+    body = await readBody(c.values.body);
+  } else {
+    const d = description(c.name, one(c.rest, "server group"), c.values, c.io.env)!;
+    operation = d.operation;
+    body = d.body;
+  }
+  const query = { clientRequestId: c.values["client-request-id"], dryRun: c.values["dry-run"] };
+  const { data } =
+    operation === undefined
+      ? await c.client.submitList(body as unknown[], query)
+      : await c.client.submitRaw(operation, body, query);
+  if (!c.values["dry-run"]) return waitOrRef(c, data as TaskRef);
+  const plan = data as DryRun;
+  c.print(
+    plan,
+    plan.operations
+      .map((o) => `${o.operation}: ${planLine(o as { write?: { summary?: string }; busy?: unknown })}`)
+      .join("\n"),
+  );
+  return EXIT.succeeded;
+}
+
+async function listTasks(c: Command): Promise<number> {
+  if (c.rest.length) throw new UsageError(`tasks takes no argument, got ${c.rest.join(" ")}`);
+  const { data } = await c.client.tasks({
+    limit: int(c.values, "limit"),
+    // Whatever was typed: the service refuses a state it does not have, naming the ones it has.
+    state: c.values.state as TaskQuery["state"],
+    operation: c.values.operation,
+    serverGroup: c.values["server-group"],
+    cursor: c.values.cursor,
+  });
+  const rows = data.tasks.map(
+    (task) =>
+      `${task.id}  ${task.state.padEnd(9)}  ${task.operations.join(",").padEnd(22)}  ${task.history.at(-1)?.status ?? ""}`,
+  );
+  c.print(
+    data,
+    [...rows, ...(data.nextCursor ? [`more: vmss-ops tasks --cursor ${data.nextCursor}`] : [])].join("\n") ||
+      "no tasks",
+  );
+  return EXIT.succeeded;
+}
+
+async function showTask(c: Command): Promise<number> {
+  const id = one(c.rest, "task id");
+  if (c.values.wait || c.values.follow) return waitOrRef(c, { kind: "taskRef", id, resourceUri: `/task/${id}` });
+  const { data } = await c.client.task(id);
+  c.print(data, summary(data));
+  return data.status.completed ? outcomeOf(data) : EXIT.succeeded;
+}
+
+async function cancelTask(c: Command): Promise<number> {
+  const id = one(c.rest, "task id");
+  const { data } = await c.client.cancel(id);
+  if (c.values.wait && !data.status.completed) return waitOrRef(c, { kind: "taskRef", id, resourceUri: `/task/${id}` });
+  c.print(data, summary(data));
+  return EXIT.succeeded;
+}
+
+async function listServerGroups(c: Command): Promise<number> {
+  const app = one(c.rest, "application");
+  const { data } = await c.client.application(app);
+  const groups = [];
+  for (const [account, clusters] of Object.entries(data.clusters)) {
+    for (const cluster of clusters)
+      groups.push(
+        ...(await c.client.cluster(app, account, cluster.name)).data.serverGroups.map((g) => ({
+          ...g,
+          account,
+          cluster: cluster.name,
+        })),
+      );
+  }
+  c.print(
+    groups,
+    groups
+      .map(
+        (g) =>
+          `${g.account}  ${g.region}  ${g.name.padEnd(24)} ${g.disabled ? "disabled" : "enabled "}  capacity ${g.capacity.desired} (min ${g.capacity.min}, max ${g.capacity.max}), ${g.instances.length} instance(s)`,
+      )
+      .join("\n") || `no server groups of ${app}`,
+  );
+  return EXIT.succeeded;
+}
+
+async function showServerGroup(c: Command): Promise<number> {
+  const name = one(c.rest, "server group");
+  const { data } = await c.client.serverGroup(
+    c.values.account ?? c.io.env.VMSS_OPS_ACCOUNT ?? "demo",
+    c.values.region ?? c.io.env.VMSS_OPS_REGION ?? "eastus",
+    name,
+  );
+  c.print(
+    data,
+    `${data.name}  ${data.region}  ${data.disabled ? "disabled" : "enabled"}  capacity ${data.capacity.desired} (min ${data.capacity.min}, max ${data.capacity.max}), ${data.instances.length} instance(s)`,
+  );
+  return EXIT.succeeded;
+}
+
+/** A command's error as its exit status, with a line for the person (and the error body under --json). */
+function exitFor(err: unknown, io: Io, json: boolean): number {
+  if (err instanceof UsageError) {
+    io.err(`vmss-ops: ${err.message} (vmss-ops --help)`);
+    return EXIT.badInput;
+  }
+  if (err instanceof ServiceError) {
+    if (json) io.out(JSON.stringify(err.body));
+    io.err(`vmss-ops: ${err.status} ${err.body.error}: ${err.body.message}`);
+    return err.status >= 500 ? EXIT.unreachable : EXIT.badInput;
+  }
+  if (err instanceof Unreachable) {
+    io.err(`vmss-ops: ${err.message}; is the service running? (--url or VMSS_OPS_URL)`);
     return EXIT.unreachable;
   }
+  io.err(`vmss-ops: ${(err as Error).message}`);
+  return EXIT.unreachable;
 }
 
 /** The command on this process: its arguments, its streams, its environment and its exit status. */

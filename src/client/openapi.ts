@@ -724,6 +724,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/checks/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The last result of the account checks, per account the caller may read (the status page)
+         * @description What GET /accounts/{account}/checks answered last on this replica, in short: the worst status, when, and the checks that FAILed or WARNed. Nothing is read from Azure.
+         */
+        get: operations["latestAccountChecks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account}/resource-groups/{resourceGroup}/contents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a resource group holds, as Azure lists it: each resource's id, type and tags
+         * @description What `vmss-ops conformance` reads before it starts (it refuses a group holding anything it did not tag) and after it cleans up. Reads only; readable by principals that may read the account.
+         */
+        get: operations["resourceGroupContents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1029,6 +1069,35 @@ export interface components {
                 found: string;
                 /** @description for WARN and FAIL: what to do, exactly */
                 fix?: string;
+            }[];
+        };
+        LatestChecks: {
+            /** @description one per account checked since this replica started, that the caller may read */
+            accounts: {
+                account: string;
+                status: "OK" | "WARN" | "FAIL";
+                /** Format: date-time */
+                checkedAt: string;
+                /** @description the checks that FAILed */
+                failing: string[];
+                /** @description the checks that WARNed */
+                warning: string[];
+            }[];
+        };
+        ResourceGroupContents: {
+            account: string;
+            resourceGroup: string;
+            /** @description false when Azure answered ResourceGroupNotFound */
+            exists: boolean;
+            /** @description every resource Azure lists in the group (Resources_ListByResourceGroup) */
+            resources: {
+                id: string;
+                name: string;
+                /** @description e.g. Microsoft.Compute/virtualMachineScaleSets */
+                type: string;
+                tags: {
+                    [key: string]: string;
+                };
             }[];
         };
         Readiness: {
@@ -6450,6 +6519,186 @@ export interface operations {
                 };
             };
             /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    latestAccountChecks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per account checked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LatestChecks"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    resourceGroupContents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+                account: string;
+                /** @description an Azure resource group name: 1-90 letters, digits, '_', '-', '.', '(' or ')', not ending with '.' */
+                resourceGroup: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every resource of the group, or exists: false */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceGroupContents"];
+                };
+            };
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;

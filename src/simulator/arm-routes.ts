@@ -53,6 +53,7 @@ import type { Operation, OperationKind } from "./lro.ts";
 import { Router, type RouteParams } from "./router.ts";
 import { AZURE_RETRY_AFTER } from "./settings.ts";
 import { flexibleVmRoutes } from "./vm-routes.ts";
+import { resourceGroupResourceRoutes } from "./resource-group-resources.ts";
 import {
   capacityOf,
   etagOf,
@@ -89,6 +90,7 @@ export function buildArmRouter(): Router<Route> {
     ...keyVaultRoutes(),
     ...subscriptionReadRoutes(),
     ...managedIdentityRoutes(),
+    ...resourceGroupResourceRoutes(),
   ];
   const router = new Router<Route>();
   for (const [method, pattern, entry] of table) router.add(method, pattern, entry);

@@ -74,6 +74,13 @@ function render(sim: SimulatorContext, i: UserAssignedIdentity): JsonObject {
   };
 }
 
+/** The identities of a resource group, as ARM lists them (a resource group's contents). */
+export function identitiesIn(sim: SimulatorContext, resourceGroup: string): JsonObject[] {
+  return [...identities(sim).values()]
+    .filter((i) => i.resourceGroup.toLowerCase() === resourceGroup.toLowerCase())
+    .map((i) => render(sim, i));
+}
+
 function requireGroup(sim: SimulatorContext, params: RouteParams): string {
   if (!sim.state.isSubscription(params.subscriptionId)) throw subscriptionNotFound(params.subscriptionId);
   const rg = sim.state.resourceGroupName(params.resourceGroup);

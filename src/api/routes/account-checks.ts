@@ -1,13 +1,19 @@
 // GET /accounts/{account}/checks: `vmss-ops doctor`'s checks of one account, run now against Azure (the credential,
-// the subscription and its providers, effective permissions, quota, named networking and secrets). Reads only.
+// the subscription and its providers, the ARM budget, effective permissions, quota, named networking and secrets);
+// GET /checks/latest: the last result per account, for the status page; GET /accounts/{account}/resource-groups/
+// {resourceGroup}/contents: what a resource group holds, for `vmss-ops conformance`. Reads only.
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AccountRegistry } from "../../azure/accounts.ts";
-import { runAccountChecks } from "../../checks/account-checks.ts";
+import type { ArmBudget } from "../../azure/arm-budget.ts";
+import { mayUseAccount } from "../../auth/principal.ts";
+import { runAccountChecks, type CheckReport } from "../../checks/account-checks.ts";
+import { ContentsUnreadable, readResourceGroupContents } from "../../checks/resource-group-contents.ts";
 import { AccountName, ResourceGroupName } from "../../operations/description.ts";
 import { requireAccount } from "../access-control.ts";
 import { apiError } from "../error-catalogue.ts";
 import { errorResponses } from "../error-responses.ts";
+import { readFailureAnswer } from "../failure-answers.ts";
 
 const Status = Type.Union([Type.Literal("OK"), Type.Literal("WARN"), Type.Literal("FAIL")]);
 
@@ -31,9 +37,58 @@ export const AccountChecks = Type.Object(
   { $id: "AccountChecks", additionalProperties: false },
 );
 
-// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
-export const accountCheckRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountRegistry }> = async (app, options) => {
-  const { accounts } = options;
+export const LatestChecks = Type.Object(
+  {
+    accounts: Type.Array(
+      Type.Object(
+        {
+          account: Type.String(),
+          status: Status,
+          checkedAt: Type.String({ format: "date-time" }),
+          failing: Type.Array(Type.String(), { description: "the checks that FAILed" }),
+          warning: Type.Array(Type.String(), { description: "the checks that WARNed" }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: "one per account checked since this replica started, that the caller may read" },
+    ),
+  },
+  { $id: "LatestChecks", additionalProperties: false },
+);
+
+export const ResourceGroupContents = Type.Object(
+  {
+    account: Type.String(),
+    resourceGroup: Type.String(),
+    exists: Type.Boolean({ description: "false when Azure answered ResourceGroupNotFound" }),
+    resources: Type.Array(
+      Type.Object(
+        {
+          id: Type.String(),
+          name: Type.String(),
+          type: Type.String({ description: "e.g. Microsoft.Compute/virtualMachineScaleSets" }),
+          tags: Type.Record(Type.String(), Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+      { description: "every resource Azure lists in the group (Resources_ListByResourceGroup)" },
+    ),
+  },
+  { $id: "ResourceGroupContents", additionalProperties: false },
+);
+
+/** The schemas these routes refer to, for the app to add. */
+export const accountCheckSchemas = [AccountChecks, LatestChecks, ResourceGroupContents];
+
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** GET /accounts/{account}/checks, each report kept as the account's latest. */
+function checkRoute(
+  app: App,
+  accounts: AccountRegistry,
+  armBudget: ArmBudget | undefined,
+  latest: Map<string, CheckReport>,
+) {
   app.get(
     "/accounts/:account/checks",
     {
@@ -70,7 +125,92 @@ export const accountCheckRoutes: FastifyPluginAsyncTypebox<{ accounts: AccountRe
         throw apiError("NotFound", {
           what: `no account ${account}: the accounts are ${accounts.names().join(", ") || "none"}`,
         });
-      return runAccountChecks(accounts, account, { resourceGroup: request.query.resourceGroup });
+      const report = await runAccountChecks(accounts, account, {
+        resourceGroup: request.query.resourceGroup,
+        armBudget,
+      });
+      latest.set(account, report);
+      return report;
     },
   );
+}
+
+/** GET /checks/latest: the latest report of each account the caller may read, in short. */
+function latestRoute(app: App, latest: Map<string, CheckReport>) {
+  app.get(
+    "/checks/latest",
+    {
+      schema: {
+        operationId: "latestAccountChecks",
+        summary: "The last result of the account checks, per account the caller may read (the status page)",
+        description:
+          "What GET /accounts/{account}/checks answered last on this replica, in short: the worst status, when, and the checks that FAILed or WARNed. Nothing is read from Azure.",
+        tags: ["serverGroups"],
+        response: { 200: { ...Type.Ref(LatestChecks), description: "One entry per account checked" } },
+      },
+    },
+    (request) => ({
+      accounts: [...latest.values()]
+        .filter((r) => mayUseAccount(request.principal, r.account))
+        .sort((a, b) => a.account.localeCompare(b.account))
+        .map((r) => ({
+          account: r.account,
+          status: r.status,
+          checkedAt: r.checkedAt,
+          failing: r.checks.filter((c) => c.status === "FAIL").map((c) => c.check),
+          warning: r.checks.filter((c) => c.status === "WARN").map((c) => c.check),
+        })),
+    }),
+  );
+}
+
+/** GET /accounts/{account}/resource-groups/{resourceGroup}/contents. */
+function contentsRoute(app: App, accounts: AccountRegistry) {
+  app.get(
+    "/accounts/:account/resource-groups/:resourceGroup/contents",
+    {
+      schema: {
+        operationId: "resourceGroupContents",
+        summary: "What a resource group holds, as Azure lists it: each resource's id, type and tags",
+        description:
+          "What `vmss-ops conformance` reads before it starts (it refuses a group holding anything it did not tag) and after it cleans up. Reads only; readable by principals that may read the account.",
+        tags: ["serverGroups"],
+        params: Type.Object({ account: AccountName, resourceGroup: ResourceGroupName }),
+        response: {
+          200: { ...Type.Ref(ResourceGroupContents), description: "Every resource of the group, or exists: false" },
+          ...errorResponses("ValidationError", "NotFound", "AzureError", "AzureUnavailable"),
+        },
+      },
+    },
+    async (request) => {
+      const { account, resourceGroup } = request.params;
+      requireAccount(request, account, "read");
+      if (!accounts.get(account))
+        throw apiError("NotFound", {
+          what: `no account ${account}: the accounts are ${accounts.names().join(", ") || "none"}`,
+        });
+      try {
+        return await readResourceGroupContents(accounts, account, resourceGroup);
+      } catch (err) {
+        if (!(err instanceof ContentsUnreadable)) throw readFailureAnswer(err, `resource group ${resourceGroup}`);
+        const what = `the resources of ${resourceGroup} in account ${account}`;
+        if (err.status === 429 || err.status >= 500)
+          throw apiError("AzureUnavailable", { what, said: err.message, retryAfterSeconds: 5 });
+        throw apiError("AzureError", { what, said: err.message });
+      }
+    },
+  );
+}
+
+export const accountCheckRoutes: FastifyPluginAsyncTypebox<{
+  accounts: AccountRegistry;
+  /** The service's ARM budget, when it counts its calls: the ARM budget check compares it with Azure's. */
+  armBudget?: ArmBudget;
+  // eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
+}> = async (app, { accounts, armBudget }) => {
+  /** The last report of each account, by account name (this replica's). */
+  const latest = new Map<string, CheckReport>();
+  checkRoute(app, accounts, armBudget, latest);
+  latestRoute(app, latest);
+  contentsRoute(app, accounts);
 };

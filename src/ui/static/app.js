@@ -432,10 +432,38 @@ async function taskView(id) {
   ];
 }
 
+/** An account's last check result (GET /checks/latest, as vmss-ops doctor last ran), or how to run one. */
+function checksLine(checks, account) {
+  const c = (checks || []).find((x) => x.account === account);
+  if (!c)
+    return el(
+      "p",
+      { class: "checks muted", "data-checks": "none", "data-checks-account": account },
+      "Checks: none since this replica started (vmss-ops doctor --account " + account + ")",
+    );
+  const named = [];
+  if (c.failing.length) named.push("failing: " + c.failing.join(", "));
+  if (c.warning.length) named.push("warning: " + c.warning.join(", "));
+  return el(
+    "p",
+    { class: "checks checks-" + c.status.toLowerCase(), "data-checks": c.status, "data-checks-account": account },
+    "Checks: ",
+    el("strong", {}, c.status),
+    " at ",
+    when(Date.parse(c.checkedAt)),
+    named.length ? " \u2014 " + named.join("; ") : "",
+  );
+}
+
 async function inventoryView(params) {
   const q = new URLSearchParams();
   for (const k of ["account", "serverGroup"]) if (params.get(k)) q.set(k, params.get(k));
   const data = await api("/ui/api/inventory?" + q);
+  // The inventory shows without them when the checks cannot be read.
+  const checks = await api("/checks/latest").then(
+    (d) => d.accounts,
+    () => null,
+  );
   const filters = el(
     "form",
     { class: "filters", id: "inventory-filters", role: "search" },
@@ -471,6 +499,7 @@ async function inventoryView(params) {
         a.readAtMs ? el("span", { class: "muted small" }, " (read " + clock(a.readAtMs) + ")") : null,
       ),
     );
+    out.push(checksLine(checks, a.name));
     if (a.problem) out.push(el("p", { class: "failure" }, a.problem));
     else if (a.clusters.length === 0) out.push(el("p", { class: "muted" }, "No scale sets."));
     for (const c of a.clusters) {
