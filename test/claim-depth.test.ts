@@ -153,6 +153,7 @@ t.test("a store migrated from before task_ready: its waiting and running tasks a
   await admin.query(
     `DROP TABLE "${schema}".task_ready, "${schema}".task_wakes, "${schema}".arm_budget, "${schema}".audit_entries;
      DROP FUNCTION "${schema}".arm_budget_take, "${schema}".arm_budget_take_calls;
+     ALTER TABLE "${schema}".tasks DROP COLUMN targets;
      DELETE FROM "${schema}".schema_migrations WHERE version >= 5`,
   );
   const after = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
