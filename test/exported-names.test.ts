@@ -53,6 +53,10 @@ const SAME_MEANING: Record<string, { modules: string[]; reason: string }> = {
     reason: SCHEMA,
   },
   ServerGroupResult: { modules: ["src/api/schemas.ts", "src/operations/server-group-state.ts"], reason: SCHEMA },
+  ResourceGroupContents: {
+    modules: ["src/api/routes/account-checks.ts", "src/checks/resource-group-contents.ts"],
+    reason: SCHEMA,
+  },
   TaskActor: { modules: ["src/api/schemas.ts", "src/tasks/task.ts"], reason: SCHEMA },
   TaskState: { modules: ["src/api/schemas.ts", "src/tasks/task-state.ts"], reason: SCHEMA },
   Task: { modules: ["src/api/schemas.ts", "src/client/index.ts", "src/tasks/task.ts"], reason: `${SCHEMA}; ${CLIENT}` },
