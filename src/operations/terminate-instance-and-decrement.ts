@@ -23,7 +23,8 @@ import {
   withCapacityTags,
   type ServerGroupResult,
 } from "./server-group-state.ts";
-import { InstanceIds, isNamed, terminateInstances } from "./terminate-instances.ts";
+import { isNamed } from "./instance-location.ts";
+import { InstanceIds, terminateInstances } from "./terminate-instances.ts";
 
 export const TerminateInstanceAndDecrementDescription = Type.Object(
   {
