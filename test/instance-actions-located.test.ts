@@ -132,6 +132,20 @@ for (const orchestrationMode of ["Uniform", "Flexible"] as const) {
   );
 }
 
+t.test("Orca's repeat of a one-instance terminate, the VM gone since, finds the task the first one made", async (t) => {
+  // KatoService.requestOperations sends a clientRequestId made from the stage and the operations (test/helpers/orca.ts
+  // requestId): a repeat after a lost answer is the same request, and must not become a 404 now that the VM is gone.
+  await control.putScaleSet(RG, "li-v005", { capacity: 2 });
+  const stage = newStage(deckTerminate("li-v005_0"));
+  const ops = [{ terminateInstances: { ...stage.context } }];
+  const first = await orca.monitorKato(stage, await orca.requestOperations(stage, ops));
+  t.equal(first.status.failed, false, JSON.stringify(first.history));
+  t.same([...(await vms("li-v005")).keys()], ["li-v005_1"], "li-v005_0 is gone");
+  t.equal(await orca.requestOperations(stage, ops), first.id, "the same task");
+  const other = await env.api("POST", "/azure/ops?clientRequestId=another-request", ops);
+  t.equal(other.status, 404, "another request for the gone VM is told so");
+});
+
 t.test("a VM name whose VM Azure does not list under that scale set: 404 naming it, nothing written", async (t) => {
   await control.putScaleSet(RG, "li-v004", { capacity: 2 });
   await env.simControl("DELETE", "/_sim/calls");
