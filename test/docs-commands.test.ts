@@ -30,9 +30,14 @@ const EXPECT: Record<string, [RegExp, string][]> = {
       "a create with zones, an identity, Spot and repairs: the scale set holds them, its VMs in both zones",
     ],
     [
-      /Azure reports instance\(s\) 0 running again after the restart/,
-      "rebootInstances: the restart confirmed from what Azure reports",
+      /serverGroupName not given: spot-v001, read from the VM name\(s\) and confirmed on Azure[^\n]*Azure reports instance\(s\) 0 running again after the restart/,
+      "Deck's one-instance rebootInstances: located by the VM's name, the restart confirmed from what Azure reports",
     ],
+    [
+      /serverGroupName not given: web-prod-v001, read from the VM name\(s\)[^\n]*delete instance\(s\) 2 \(capacity 3 → 2\)/,
+      "Deck's one-instance terminateInstances: located by the VM's name, the VM deleted",
+    ],
+    [/^2 \[ 'web-prod-v001_0', 'web-prod-v001_1' \]$/m, "the simulator holds the scale set without the VM"],
     [
       /\[ '1', '2' \] UserAssigned Spot \{ enabled: true, gracePeriod: 'PT15M' \} \{ rules: \[ 'OldestVM' \] \}/,
       "the clone holds its source's zones, identity, Spot, repairs and scale-in policy",
