@@ -130,7 +130,8 @@ t.test("bad instance ids are a 400", async (t) => {
 
 // Deck's "Terminate and shrink", as InstanceWriter.terminateInstanceAndShrinkServerGroup builds it
 // (deck packages/core/src/instance/instance.write.service.ts l.247-270) and Orca sends it on whole
-// (TerminateInstanceAndDecrementServerGroupTask.groovy: `[[terminateInstanceAndDecrementServerGroup: stage.context]]`).
+// (TerminateInstanceAndDecrementServerGroupTask.groovy l.38 and l.78: `[[terminateInstanceAndDecrementServerGroup:
+// stage.context]]`).
 const shrink = (instance: string, extra: Record<string, unknown> = {}) => ({
   type: "terminateInstanceAndDecrementServerGroup",
   instance,
