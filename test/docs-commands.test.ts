@@ -26,15 +26,25 @@ const EXPECT: Record<string, [RegExp, string][]> = {
     [/\{"name":"createServerGroup","enabled":true\}/, "GET /features/stages answers Orca's planning"],
     [/"serverGroupName":"shop-web-v000"[^\n]*"disabled":false/, "Deck's pipeline body deploys a group that serves"],
     [
-      /\[ '1', '2' \] UserAssigned Spot \{ enabled: true, gracePeriod: 'PT15M' \} \[ '1', '2' \]/,
+      /\[ '1', '2' \] SystemAssigned, UserAssigned Spot \{ enabled: true, gracePeriod: 'PT15M' \} \[ '1', '2' \]/,
       "a create with zones, an identity, Spot and repairs: the scale set holds them, its VMs in both zones",
     ],
     [
-      /Azure reports instance\(s\) 0 running again after the restart/,
-      "rebootInstances: the restart confirmed from what Azure reports",
+      /serverGroupName not given: spot-v001, read from the VM name\(s\) and confirmed on Azure[^\n]*Azure reports instance\(s\) 0 running again after the restart/,
+      "Deck's one-instance rebootInstances: located by the VM's name, the restart confirmed from what Azure reports",
     ],
     [
-      /\[ '1', '2' \] UserAssigned Spot \{ enabled: true, gracePeriod: 'PT15M' \} \{ rules: \[ 'OldestVM' \] \}/,
+      /serverGroupName not given: web-prod-v001, read from the VM name\(s\)[^\n]*delete instance\(s\) 2 \(capacity 3 → 2\)/,
+      "Deck's one-instance terminateInstances: located by the VM's name, the VM deleted",
+    ],
+    [/^2 \[ 'web-prod-v001_0', 'web-prod-v001_1' \]$/m, "the simulator holds the scale set without the VM"],
+    [
+      /record min 1 and max 1 for the size after instance web-prod-v001_1 is deleted \(2 → 1\)[^\n]*delete instance\(s\) 1 \(capacity 2 → 1\)/,
+      "Deck's terminateInstanceAndDecrementServerGroup: the bounds recorded, then the VM deleted",
+    ],
+    [/^1 1 1 \[ 'web-prod-v001_0' \]$/m, "the simulator holds one VM, its bounds recorded"],
+    [
+      /\[ '1', '2' \] SystemAssigned, UserAssigned Spot \{ enabled: true, gracePeriod: 'PT15M' \} \{ rules: \[ 'OldestVM' \] \}/,
       "the clone holds its source's zones, identity, Spot, repairs and scale-in policy",
     ],
     [

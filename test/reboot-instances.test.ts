@@ -5,7 +5,8 @@
 //   l.34 (the name) and l.45 (`kato.requestOperations(cloudProvider, [[rebootInstances: stage.context]])`);
 // - deck packages/core/src/instance/instance.write.service.ts l.73-75 and l.299-312 (the multi-instance job:
 //   type, cloudProvider, instanceIds, credentials, region, serverGroupName, asgName) and l.77-90 (one instance:
-//   type, instanceIds, region, zone, credentials, cloudProvider, application; no serverGroupName), called by
+//   type, instanceIds, region, zone, credentials, cloudProvider, application; no serverGroupName: the scale set is read
+//   from the VM's name, test/instance-actions-located.test.ts), called by
 //   packages/azure/src/instance/details/instance.details.controller.js l.240-249; TaskExecutor adds `user`
 //   (packages/core/src/task/taskExecutor.ts l.39).
 import t from "tap";
@@ -133,23 +134,27 @@ t.test("an instance that is not the set's, or does not run, is refused before an
   t.same(restarts(await env.calls()), [], "nothing restarted");
 });
 
-t.test("Deck's one-instance reboot names no server group: a 400 that says which field to send", async (t) => {
-  // instance.write.service.ts l.77-90: no serverGroupName, no asgName. An instance id such as "0" is not unique
-  // across a region's scale sets, so the service does not guess the group.
-  const body = {
-    type: "rebootInstances",
-    instanceIds: ["0"],
-    region: "eastus",
-    zone: "eastus",
-    credentials: "demo",
-    cloudProvider: "azure",
-    application: "rb",
-    user: "anonymous",
-  };
-  const res = await env.api("POST", "/azure/ops", [{ rebootInstances: body }]);
-  t.equal(res.status, 400);
-  t.match(JSON.stringify(res.body), /serverGroupName/);
-});
+t.test(
+  "an instance id that is not a VM name, with no serverGroupName: a 400 that says which field to send",
+  async (t) => {
+    // instance.write.service.ts l.77-90: no serverGroupName, no asgName; Deck sends the VM's name, which says its scale
+    // set (test/instance-actions-located.test.ts). An instance id such as "0" is not unique across a region's scale
+    // sets, so the service does not guess the group from it.
+    const body = {
+      type: "rebootInstances",
+      instanceIds: ["0"],
+      region: "eastus",
+      zone: "eastus",
+      credentials: "demo",
+      cloudProvider: "azure",
+      application: "rb",
+      user: "anonymous",
+    };
+    const res = await env.api("POST", "/azure/ops", [{ rebootInstances: body }]);
+    t.equal(res.status, 400);
+    t.match(JSON.stringify(res.body), /serverGroupName/);
+  },
+);
 
 t.test("an instance protected from scale-set actions is refused: Azure would skip it", async (t) => {
   // Microsoft Learn, "Instance Protection for Azure Virtual Machine Scale Set instances": protectFromScaleSetActions

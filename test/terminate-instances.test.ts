@@ -130,7 +130,8 @@ t.test("bad instance ids are a 400", async (t) => {
 
 // Deck's "Terminate and shrink", as InstanceWriter.terminateInstanceAndShrinkServerGroup builds it
 // (deck packages/core/src/instance/instance.write.service.ts l.247-270) and Orca sends it on whole
-// (TerminateInstanceAndDecrementServerGroupTask.groovy: `[[terminateInstanceAndDecrementServerGroup: stage.context]]`).
+// (TerminateInstanceAndDecrementServerGroupTask.groovy l.38 and l.78: `[[terminateInstanceAndDecrementServerGroup:
+// stage.context]]`).
 const shrink = (instance: string, extra: Record<string, unknown> = {}) => ({
   type: "terminateInstanceAndDecrementServerGroup",
   instance,
@@ -177,25 +178,30 @@ t.test(
 // context with the remaining instanceIds (l.55-56, l.76-77), naming the group by serverGroupName or asgName (l.66),
 // and its WaitForTerminatedInstancesTask then waits until they are gone (TerminateInstancesStage.groovy l.34-36): the
 // instances must be gone, which the delete here makes so and confirms on a read.
-t.test("Deck's one-instance terminate names no server group: a 400 that says which field to send", async (t) => {
-  // deck packages/core/src/instance/instance.write.service.ts l.31-46 (called by the Azure instance details,
-  // packages/azure/src/instance/details/instance.details.controller.js l.202): type, instanceIds, region, zone,
-  // credentials; TaskExecutor adds user (packages/core/src/task/taskExecutor.ts l.39). An Azure instance id ("0") is
-  // not unique among a region's scale sets, so the group is not guessed.
-  await env.simControl("DELETE", "/_sim/calls");
-  const body = {
-    type: "terminateInstances",
-    instanceIds: ["0"],
-    region: "eastus",
-    zone: "eastus",
-    credentials: "demo",
-    user: "anonymous",
-  };
-  const res = await env.api("POST", "/azure/ops", [{ terminateInstances: body }]);
-  t.equal(res.status, 400);
-  t.match(res.body.details, [{ field: /serverGroupName/ }]);
-  t.same(writesOf(await env.calls()), [], "nothing deleted");
-});
+t.test(
+  "an instance id that is not a VM name, with no serverGroupName: a 400 that says which fields to send",
+  async (t) => {
+    // Deck's one-instance terminate (deck packages/core/src/instance/instance.write.service.ts l.31-46) names no server
+    // group and sends the VM's name, which says its scale set (test/instance-actions-located.test.ts). An Azure
+    // instance id ("0") is not unique among a region's scale sets, so the group is not guessed from it.
+    await env.simControl("DELETE", "/_sim/calls");
+    const body = {
+      type: "terminateInstances",
+      instanceIds: ["0"],
+      region: "eastus",
+      zone: "eastus",
+      credentials: "demo",
+      user: "anonymous",
+    };
+    const res = await env.api("POST", "/azure/ops", [{ terminateInstances: body }]);
+    t.equal(res.status, 400);
+    t.same(res.body.details.map((d: Json) => d.field).sort(), [
+      "[0].terminateInstances.instanceIds",
+      "[0].terminateInstances.serverGroupName",
+    ]);
+    t.same(writesOf(await env.calls()), [], "nothing deleted");
+  },
+);
 
 t.test(
   "Deck's multi-instance terminate, as Orca's TerminateInstancesTask sends it, deletes exactly those",

@@ -70,6 +70,8 @@ export const ORCA_UNREAD_FIELDS: ReadonlyMap<string, string> = new Map([
   ["cluster", CLUSTER_PICKER],
   ["moniker", CLUSTER_PICKER],
   ["interestingHealthProviderNames", DECK_STAGE],
+  // Deck's one-instance reboot names the application it was started from; the VM's name says the scale set.
+  ["application", "deck core/src/instance/instance.write.service.ts l.84 (rebootInstance)"],
   ["targetLocation", TARGET],
   ["targetReferences", TARGET],
   ["cloudProviderType", "CreateServerGroupStage.groovy l.153 and MonitoredDeployStrategy.groovy l.504"],

@@ -44,6 +44,7 @@ export const serviceRoutes = fp<ServiceRoutesOptions>(
       waiter,
       readRetry,
       audit,
+      tasks: store,
       onSubmitted: (taskId, created, principal, ops) => {
         if (created) metrics.tasksSubmitted.inc();
         parts.taskLog.submitted(taskId, principal, ops, created);

@@ -1390,8 +1390,8 @@ export interface components {
             account?: string | null;
             /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
             region: string;
-            /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
-            serverGroupName: string;
+            /** @description the scale set; may be left out when instanceIds are VM names ({scale set}_{id}, as Deck's one-instance actions send them): the scale set is then read from the name and confirmed on Azure before the task is created */
+            serverGroupName?: string | null;
             /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
             /** @description instances to delete */
@@ -1428,8 +1428,8 @@ export interface components {
             account?: string | null;
             /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
             region: string;
-            /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
-            serverGroupName: string;
+            /** @description the scale set; may be left out when instanceIds are VM names ({scale set}_{id}, as Deck's one-instance actions send them): the scale set is then read from the name and confirmed on Azure before the task is created */
+            serverGroupName?: string | null;
             /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
             /** @description instances to restart */
@@ -2249,6 +2249,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
+            404: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
@@ -2304,7 +2315,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            502: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -2409,6 +2431,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
+            404: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
@@ -2464,7 +2497,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            502: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -2569,6 +2613,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
+            404: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
@@ -2624,7 +2679,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            502: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -2729,6 +2795,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
+            404: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
@@ -2784,7 +2861,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            502: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -2889,6 +2977,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
+            404: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
@@ -2944,7 +3043,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            502: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3049,6 +3159,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
+            404: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
@@ -3104,7 +3225,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            502: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3209,6 +3341,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
+            404: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
@@ -3264,7 +3407,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            502: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3369,6 +3523,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
+            404: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
@@ -3424,7 +3589,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            502: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3529,6 +3705,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
+            404: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
@@ -3584,7 +3771,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            502: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3689,6 +3887,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
+            404: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
@@ -3744,7 +3953,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            502: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3849,6 +4069,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
+            404: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
@@ -3904,7 +4135,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            502: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -4112,6 +4354,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
+            404: {
+                headers: {
+                    /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
+                    "Preference-Applied"?: "handling=strict";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description ClientRequestIdReused: a clientRequestId sent again with another body */
             409: {
                 headers: {
@@ -4178,7 +4431,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */

@@ -11,7 +11,14 @@ export function locate(
   op: AnyOperation | undefined,
   description: LocatedDescription,
 ): Located {
-  return accounts.locate(op?.locator ? op.locator(description) : description);
+  const located = op?.locator ? op.locator(description) : description;
+  // An instance action may name no scale set, and its VM names may not say one (instance-location.ts says why).
+  if (typeof located.serverGroupName !== "string")
+    return {
+      ok: false,
+      problems: [{ field: "serverGroupName", message: "required: the scale set's name (Azure's, as listed)" }],
+    };
+  return accounts.locate(located);
 }
 
 /**

@@ -3,6 +3,7 @@
 import type { Static, TObject } from "@sinclair/typebox";
 import type { ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
+import type { RetryConfig } from "../azure/retry-policy.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import type { FieldProblem, ServerGroupLocator } from "./description.ts";
 import type { OperationResult } from "./server-group-state.ts";
@@ -25,6 +26,12 @@ export interface OperationDefinition<S extends TObject = TObject, R extends Oper
    */
   locator?(description: Static<S>): LocatedDescription;
   /**
+   * For an operation whose description may leave its scale set unnamed (its locator reads it from the VM names it
+   * acts on): whether Azure confirms, at submission, that what the locator read is so. Undefined when it does, else
+   * what was looked for and not found; a failed read is thrown. Called only when the description names no scale set.
+   */
+  confirmLocated?(description: Static<S>, target: ScaleSetRef, context: ConfirmContext): Promise<string | undefined>;
+  /**
    * Chooses the scale set when the operation starts (and again after a restart, or when the name chosen turned out
    * taken), from what Azure lists then. Its context goes to the planner.
    */
@@ -39,6 +46,13 @@ export const NAME_TAKEN = "ServerGroupNameTaken";
 export interface TaskOrigin {
   taskId: string;
   clientRequestId?: string;
+}
+
+export interface ConfirmContext {
+  accounts: Pick<AccountRegistry, "gateway">;
+  /** The read's retry profile (readRetry): someone waits for the answer. */
+  retry: RetryConfig;
+  signal?: AbortSignal;
 }
 
 export interface PrepareContext {

@@ -20,10 +20,15 @@ import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { serverGroupFields } from "./description.ts";
 import { defineOperation } from "./operation.ts";
 import { serverGroupResult, type ServerGroupResult } from "./server-group-state.ts";
-import { checkInstanceIds, InstanceIds, isNamed } from "./terminate-instances.ts";
+import { instanceLocationProblems, isNamed, locateByInstances, unconfirmedInstances } from "./instance-location.ts";
+import { checkInstanceIds, InstanceIds, InstancesServerGroupName } from "./terminate-instances.ts";
 
 export const RebootInstancesDescription = Type.Object(
-  { ...serverGroupFields, instanceIds: { ...InstanceIds, description: "instances to restart" } },
+  {
+    ...serverGroupFields,
+    serverGroupName: InstancesServerGroupName,
+    instanceIds: { ...InstanceIds, description: "instances to restart" },
+  },
   { $id: "RebootInstancesDescription", additionalProperties: true },
 );
 
@@ -140,7 +145,10 @@ export const rebootInstances = defineOperation({
   name: "rebootInstances",
   summary: "Restart named instances of a scale set (Uniform: the scale set's restart; Flexible: each VM's)",
   schema: RebootInstancesDescription,
-  check: (d) => checkInstanceIds(d.instanceIds),
+  check: (d) => [...checkInstanceIds(d.instanceIds), ...instanceLocationProblems(d)],
+  locator: locateByInstances,
+  confirmLocated: (d, target, { accounts, retry, signal }) =>
+    unconfirmedInstances(accounts, target, d.instanceIds, retry, signal),
   describe: (d) => `reboot instance(s) ${d.instanceIds.join(", ")} of ${d.serverGroupName}`,
   planner: (d, target, run) => rebootPlanner(d.instanceIds, target, run?.memory),
 });

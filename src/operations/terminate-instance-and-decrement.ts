@@ -1,5 +1,5 @@
 // terminateInstanceAndDecrementServerGroup: Deck's "Terminate and shrink server group" on an instance, as Orca sends
-// it (TerminateInstanceAndDecrementServerGroupTask.groovy: the stage context whole, under this name). Deck's body
+// it (TerminateInstanceAndDecrementServerGroupTask.groovy l.38, l.78: the stage context whole, under this name). Deck's body
 // (packages/core/src/instance/instance.write.service.ts l.247-270): `instance` (one id), `serverGroupName` and
 // `asgName`, `region`, `credentials`, `adjustMinIfNecessary: true`, and `setMaxToNewDesired` when the group's min
 // equals its max. clouddriver-azure has no such operation (nor terminateInstances, nor rebootInstances: its
@@ -23,7 +23,8 @@ import {
   withCapacityTags,
   type ServerGroupResult,
 } from "./server-group-state.ts";
-import { InstanceIds, isNamed, terminateInstances } from "./terminate-instances.ts";
+import { isNamed } from "./instance-location.ts";
+import { InstanceIds, terminateInstances } from "./terminate-instances.ts";
 
 export const TerminateInstanceAndDecrementDescription = Type.Object(
   {

@@ -7,7 +7,8 @@ import { RefusalError } from "../azure/arm-failure.ts";
 import { isActionableInstance, kindOf } from "../azure/scale-set-state.ts";
 import type { Remembering, ScaleSetPlanner, StoppedInstancesAccepted } from "../azure/execute-op.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
-import { serverGroupFields, type FieldProblem } from "./description.ts";
+import { ScaleSetName, serverGroupFields, type FieldProblem } from "./description.ts";
+import { instanceLocationProblems, isNamed, locateByInstances, unconfirmedInstances } from "./instance-location.ts";
 import { defineOperation } from "./operation.ts";
 import { refuseLocked, refuseProtected } from "./scale-set-kinds.ts";
 import { capacityOf, recordedMin, serverGroupResult, type ServerGroupResult } from "./server-group-state.ts";
@@ -21,8 +22,15 @@ export const InstanceIds = Type.Array(
   { minItems: 1, maxItems: 1000, description: "instances to delete" },
 );
 
+/** An instance action's scale set: named, or read from the VM names it acts on (Deck's one-instance actions). */
+export const InstancesServerGroupName = Type.Optional({
+  ...ScaleSetName,
+  description:
+    "the scale set; may be left out when instanceIds are VM names ({scale set}_{id}, as Deck's one-instance actions send them): the scale set is then read from the name and confirmed on Azure before the task is created",
+});
+
 export const TerminateInstancesDescription = Type.Object(
-  { ...serverGroupFields, instanceIds: InstanceIds },
+  { ...serverGroupFields, serverGroupName: InstancesServerGroupName, instanceIds: InstanceIds },
   { $id: "TerminateInstancesDescription", additionalProperties: true },
 );
 
@@ -43,15 +51,6 @@ function refuseUnknownVms(listed: Set<string | undefined>, instanceIds: string[]
     "NotAnInstance",
     `${unknown.join(", ")} ${unknown.length === 1 ? "is not a VM" : "are not VMs"} of the Flexible scale set ${name} (its VMs: ${[...listed].join(", ") || "none"}); nothing was deleted. Name its VMs as Azure lists them`,
   );
-}
-
-/**
- * Whether `vm` is the instance a request names: by its instance id, or by its VM name (`<scale set>_<id>` on a
- * Uniform set). Clouddriver's instance id is the VM's name (ServerGroupController.groovy's InstanceViewModel:
- * `id = instance.name`; clouddriver-azure's AzureInstance: `name = vm.name()`), and Deck sends that id.
- */
-export function isNamed(vm: { instanceId?: string; name?: string }, wanted: ReadonlySet<string>): boolean {
-  return (vm.instanceId !== undefined && wanted.has(vm.instanceId)) || (vm.name !== undefined && wanted.has(vm.name));
 }
 
 /** Shared with scaleDown's instanceIds form. `memory`: what an earlier run of the same task checkpointed. */
@@ -111,7 +110,10 @@ export const terminateInstances = defineOperation({
   name: "terminateInstances",
   summary: "Delete named instances of a scale set (never below its recorded min)",
   schema: TerminateInstancesDescription,
-  check: (d) => checkInstanceIds(d.instanceIds),
+  check: (d) => [...checkInstanceIds(d.instanceIds), ...instanceLocationProblems(d)],
+  locator: locateByInstances,
+  confirmLocated: (d, target, { accounts, retry, signal }) =>
+    unconfirmedInstances(accounts, target, d.instanceIds, retry, signal),
   describe: (d) => `terminate instance(s) ${d.instanceIds.join(", ")} of ${d.serverGroupName}`,
   planner: (d, target, run) => terminatePlanner(d.instanceIds, target, run?.memory),
 });

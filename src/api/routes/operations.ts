@@ -12,10 +12,12 @@ import { locate } from "../../operations/locate.ts";
 import type { SubmittedOperation, TaskRunner } from "../../tasks/task-runner.ts";
 import { requireAccount } from "../access-control.ts";
 import type { OperationRequest } from "../../tasks/task.ts";
+import type { TaskStore } from "../../tasks/task-store.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { validationError } from "../errors.ts";
-import { apiError } from "../error-catalogue.ts";
+import { ApiError, apiError } from "../error-catalogue.ts";
 import { errorResponses, FORWARDING_ERRORS } from "../error-responses.ts";
+import { readFailureAnswer } from "../failure-answers.ts";
 import { SubmissionAnswer, TaskRef, WaitSeconds } from "../schemas.ts";
 import { dryRun } from "../dry-run.ts";
 import { toClouddriverTask } from "../../tasks/task.ts";
@@ -46,6 +48,8 @@ export interface OperationRoutesOptions {
   readRetry: RetryConfig;
   /** Records each submission with its task (who, from where, what). */
   audit?: AuditTrail;
+  /** Where a repeated submission whose VM is gone since finds the task the first one made (confirmLocated). */
+  tasks?: Pick<TaskStore, "list">;
 }
 
 const ClientRequestIdQuery = Type.Object(
@@ -94,6 +98,9 @@ const accepted = {
     "BacklogFull",
     "PayloadTooLarge",
     "UnsupportedMediaType",
+    "NotFound",
+    "AzureError",
+    "AzureUnavailable",
   ),
 };
 
@@ -120,6 +127,61 @@ function checkDescription(
     message: p.message,
   }));
   return located.ok ? { problems, target: located.ref } : { problems };
+}
+
+/**
+ * The description as the task keeps it. One that names no scale set, its VM names naming it (Deck's one-instance
+ * reboot and terminate), is confirmed on Azure now (the VMs are listed under that scale set), and stored with the name
+ * so located, which the task is ordered by and acts on; what Azure does not list is a 404 naming what was looked for,
+ * unless the same clientRequestId made a task on it before (a repeat, the VM terminated since): that task is answered.
+ * `notes`: what the task's history says of it.
+ */
+async function confirmLocated(
+  opts: OperationRoutesOptions,
+  op: AnyOperation,
+  description: LocatedDescription,
+  target: ScaleSetRef,
+  notes: string[],
+  clientRequestId: string | undefined,
+): Promise<LocatedDescription> {
+  if (description.serverGroupName !== undefined || !op.confirmLocated) return description;
+  const located = { ...description, serverGroupName: target.name };
+  let missing: string | undefined;
+  try {
+    missing = await op.confirmLocated(description, target, { accounts: opts.accounts, retry: opts.readRetry });
+  } catch (err) {
+    const answer = readFailureAnswer(
+      err,
+      `scale set ${target.name} (account ${target.account}, region ${target.region}, resource group ${target.resourceGroup}; located from the VM's name, serverGroupName not given)`,
+    );
+    if (
+      answer instanceof ApiError &&
+      answer.error === "NotFound" &&
+      (await madeBefore(opts, op, target, clientRequestId))
+    )
+      return located;
+    throw answer;
+  }
+  if (missing !== undefined) {
+    if (await madeBefore(opts, op, target, clientRequestId)) return located;
+    throw apiError("NotFound", { what: missing });
+  }
+  notes.push(
+    `serverGroupName not given: ${target.name}, read from the VM name(s) and confirmed on Azure (the VMs are listed under it)`,
+  );
+  return located;
+}
+
+/** Whether a task of `op` on `target` was made for this clientRequestId already (among the newest 500 there). */
+async function madeBefore(
+  opts: OperationRoutesOptions,
+  op: AnyOperation,
+  target: ScaleSetRef,
+  clientRequestId: string | undefined,
+): Promise<boolean> {
+  if (clientRequestId === undefined || !opts.tasks) return false;
+  const page = await opts.tasks.list({ limit: 500, operation: op.name, serverGroup: target.name });
+  return page.tasks.some((task) => task.clientRequestId === clientRequestId);
 }
 
 /**
@@ -162,6 +224,7 @@ async function submit(
   located: SubmittedOperation[],
   query: SubmissionQuery,
   ignored: string[],
+  notes: string[] = [],
 ) {
   const requests: OperationRequest[] = located.map(({ name, description }) => ({ name, description }));
   const { clientRequestId, wait } = query;
@@ -170,7 +233,16 @@ async function submit(
       .code(200)
       .send({ ...(await dryRun(opts.accounts, opts.operations, requests, opts.readRetry)), ignoredFields: ignored });
   const audit = opts.audit?.accepted(request, "submit", targetsOf(requests), { clientRequestId });
-  const { task, created } = await opts.runner.submit(located, clientRequestId, ignoredFieldsHistory(ignored), audit);
+  const history = [
+    ...(ignoredFieldsHistory(ignored) ?? []),
+    ...notes.map((status) => ({ phase: "INIT", status, timeMs: Date.now() })),
+  ];
+  const { task, created } = await opts.runner.submit(
+    located,
+    clientRequestId,
+    history.length > 0 ? history : undefined,
+    audit,
+  );
   if (audit && created) opts.audit!.recorded(request, { ...audit, taskId: task.id });
   opts.onSubmitted?.(
     task.id,
@@ -211,13 +283,15 @@ const singleOperations: FastifyPluginAsyncTypebox<OperationRoutesOptions> = asyn
         },
       },
       async (request, reply) => {
-        const description = request.body as LocatedDescription;
-        const ignored = ignoredFields(op.schema, description);
-        const { problems, target } = checkDescription(opts.accounts, op, description, "");
+        const sent = request.body as LocatedDescription;
+        const ignored = ignoredFields(op.schema, sent);
+        const { problems, target } = checkDescription(opts.accounts, op, sent, "");
         if (prefersStrictHandling(request.headers.prefer)) problems.push(...ignoredFieldProblems(ignored, op.name));
         if (problems.length > 0) throw validationError(problems);
+        const notes: string[] = [];
+        const description = await confirmLocated(opts, op, sent, target!, notes, request.query.clientRequestId);
         const named = ignored.map((f) => f.field);
-        return submit(opts, request, reply, [{ name: op.name, description, target }], request.query, named);
+        return submit(opts, request, reply, [{ name: op.name, description, target }], request.query, named, notes);
       },
     );
   }
@@ -344,7 +418,19 @@ const operationList: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (
         requests.push({ name, description, target: checked.target });
       });
       if (problems.length > 0) throw validationError(problems);
-      return submit(opts, request, reply, requests, request.query, ignored);
+      const notes: string[] = [];
+      for (const [i, r] of requests.entries()) {
+        const description = await confirmLocated(
+          opts,
+          operations.get(r.name)!,
+          r.description as LocatedDescription,
+          r.target!,
+          notes,
+          request.query.clientRequestId,
+        );
+        requests[i] = { ...r, description };
+      }
+      return submit(opts, request, reply, requests, request.query, ignored, notes);
     },
   );
 };
