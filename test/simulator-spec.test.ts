@@ -152,6 +152,21 @@ async function scriptedPass(apiVersion: string): Promise<ArmExchange[]> {
         action: "Suspend",
       });
       await call("DELETE", `${vmss}/web-prod-v003`);
+      // A Rolling scale set: a model change rolls out, and rollingUpgrades/latest answers it
+      await call("PUT", `${vmss}/roll-v001`, {
+        location: model.location,
+        sku: { name: "Standard_D2s_v3", tier: "Standard", capacity: 2 },
+        properties: {
+          upgradePolicy: { mode: "Rolling" },
+          virtualMachineProfile: model.properties.virtualMachineProfile,
+        },
+      });
+      await call("PATCH", `${vmss}/roll-v001`, { sku: { name: "Standard_D4s_v3" } });
+      await waitFor(async () => (await call("GET", `${vmss}/roll-v001/rollingUpgrades/latest`)).status === 200, {
+        what: "the rolling upgrade of roll-v001",
+        timeoutMs: 20_000,
+        intervalMs: 20,
+      });
       await call("GET", `${vmss}/no-such-set`);
       // A Flexible scale set and its VMs
       await call("PUT", `${vmss}/flex-v001`, {
@@ -194,6 +209,10 @@ for (const apiVersion of vendoredApiVersions()) {
   t.test(`every Compute route at ${apiVersion}: requests and answers as its specification defines them`, async (t) => {
     const exchanges = await scriptedPass(apiVersion);
     t.ok(exchanges.length > 40, `${exchanges.length} exchanges`);
+    const answered = (re: RegExp, status: number) => exchanges.some((e) => re.test(e.path) && e.status === status);
+    t.ok(answered(/\/rollingUpgrades\/latest$/, 200), "a rolling upgrade's answer is among them");
+    t.ok(answered(/\/virtualMachines\/[^/]+\/instanceView$/, 200), "…a VM's instance view");
+    t.ok(answered(/\/virtualMachineScaleSets\/no-such-set$/, 404), "…an error");
     t.same(check(exchanges), []);
   });
 }
