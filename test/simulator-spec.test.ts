@@ -317,6 +317,25 @@ t.test(
     t.equal(errors.length, 2, errors.join("\n"));
     t.match(errors[0], /answer\.properties\.notInTheSpecification: not defined by the specification$/);
     t.match(errors[1], /answer\.sku\.capacity: expected a number, got a string \("3"\)$/);
+    // …and a wrong answer the simulator itself sends: it keeps a model write's fields as given and answers them back.
+    const sim = await startSimulator({ seed: true, timeScale: 0.001, writeDurationMs: 20 });
+    const control = new SimulatorControl(sim);
+    const vmss = `/subscriptions/${sim.subscriptionId}${RG}/virtualMachineScaleSets/web-prod-v001`;
+    const patched = await record(async () => {
+      const res = await control.request("PATCH", `${vmss}?api-version=2022-08-01`, {
+        headers: { authorization: "Bearer test" },
+        body: { properties: { virtualMachineProfile: { notInTheSpecification: true } } },
+      });
+      t.equal(res.status, 200);
+    });
+    await control.close();
+    await sim.close();
+    const sent = check(patched).sort();
+    t.equal(sent.length, 2, sent.join("\n"));
+    t.match(sent, [
+      /answer\.properties\.virtualMachineProfile\.notInTheSpecification: not defined by the specification$/,
+      /request\.properties\.virtualMachineProfile\.notInTheSpecification: not defined by the specification$/,
+    ]);
     // …and so does the answer the newest api-version gets, read as 2022-08-01: it has fields 2022-08-01 does not define.
     const newer = await scriptedPass("2024-11-01");
     const newerGet = newer.find((e) => e.method === "GET" && /virtualMachineScaleSets\/web-prod-v001$/.test(e.path));
