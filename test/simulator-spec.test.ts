@@ -275,8 +275,9 @@ t.test(
     const control = new SimulatorControl(sim);
     t.teardown(() => control.close());
     t.equal((await control.request("POST", "/_sim/identity/clients", { body: client })).status, 201);
-    const exchanges = await record(async () => {
-      await promisify(execFile)(PYTHON, [fileURLToPath(new URL("./python/vmss_client.py", import.meta.url))], {
+    await control.putScaleSet("demo-rg", "flex-py-v001", { capacity: 3, orchestrationMode: "Flexible" });
+    const python = (script: string, scaleSet: string) =>
+      promisify(execFile)(PYTHON, [fileURLToPath(new URL(`./python/${script}`, import.meta.url))], {
         timeout: 120_000,
         env: {
           ...process.env,
@@ -286,12 +287,15 @@ t.test(
           SIM_CLIENT_SECRET: client.secret,
           SIM_SUBSCRIPTION: sim.subscriptionId,
           SIM_RESOURCE_GROUP: "demo-rg",
-          SIM_SCALE_SET: "web-prod-v001",
+          SIM_SCALE_SET: scaleSet,
           REQUESTS_CA_BUNDLE: fileURLToPath(new URL("../src/simulator/tls/simulator-cert.pem", import.meta.url)),
           NO_PROXY: "127.0.0.1,localhost",
           no_proxy: "127.0.0.1,localhost",
         },
       });
+    const exchanges = await record(async () => {
+      await python("vmss_client.py", "web-prod-v001");
+      await python("flexible_client.py", "flex-py-v001");
     });
     const compute = exchanges.filter(isComputeOperation);
     t.ok(compute.length > 10, `${compute.length} Compute exchanges`);
