@@ -39,6 +39,7 @@ const OTHER_PROVIDERS: [RegExp, string][] = [
     "Microsoft.Resources (resources of a group)",
   ],
   [/^\/subscriptions\/:subscriptionId\/providers\/:namespace$/, "Microsoft.Resources (providers)"],
+  [/\/providers\/Microsoft\.Resources\//i, "Microsoft.Resources (deployments)"],
   [/\/providers\/Microsoft\.Authorization\//, "Microsoft.Authorization (locks, permissions)"],
   [/\/providers\/Microsoft\.Network\//, "Microsoft.Network"],
   [/\/providers\/Microsoft\.ManagedIdentity\//, "Microsoft.ManagedIdentity"],
