@@ -3,7 +3,7 @@
 // NoRegisteredProviderFound, both listing the supported versions. The lists are those Azure's provider registration
 // (`GET /subscriptions/{id}/providers/Microsoft.Compute`, `…/Microsoft.Resources`) gives for the types the simulator
 // serves, older versions included: Debian's Python SDK speaks 2022-08-01, the Azure CLI's hybrid profile 2020-06-01,
-// @azure/arm-compute 25 2026-04-01. The simulator answers every version with the same (current) wire shapes.
+// @azure/arm-compute 25 2026-04-01. Answers leave out what a version does not define (api-version-shapes.ts).
 import { ArmError } from "./arm-errors.ts";
 
 /** Microsoft.Compute virtualMachineScaleSets (and their VMs, and locations/operations), and virtualMachines. */

@@ -2,7 +2,9 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ArmError, invalidRequestContent } from "./arm-errors.ts";
+import { shapeForApiVersion } from "./api-version-shapes.ts";
 import type { CallRecord } from "./calls.ts";
+import { reportExchange } from "./exchanges.ts";
 
 export interface RequestContext {
   req: IncomingMessage;
@@ -97,6 +99,9 @@ export function send(
   const clientRequestId = ctx.req.headers["x-ms-client-request-id"];
   if (typeof clientRequestId === "string") out["x-ms-client-request-id"] = clientRequestId;
   if (ctx.call) ctx.call.status = status;
+  // ARM answers: only the fields the request's api-version defines (api-version-shapes.ts), reported to observers.
+  if (ctx.call) body = shapeForApiVersion(ctx.url.searchParams.get("api-version"), body);
+  if (ctx.call) reportExchange({ ...ctx, userAgent: ctx.req.headers["user-agent"] }, status, body);
   if (body === undefined) {
     out["content-length"] = 0;
     res.writeHead(status, out);

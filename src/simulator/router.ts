@@ -34,6 +34,11 @@ export class Router<H> {
     return this;
   }
 
+  /** The routes' methods and patterns, in the order they are tried (the specification check walks them). */
+  patterns(): { method: string; pattern: string }[] {
+    return this.#routes.map((r) => ({ method: r.method, pattern: `/${r.segments.join("/")}` }));
+  }
+
   /** The same routes with each handler turned into something else (control routes become uncharged Routes). */
   map<T>(f: (handler: H) => T): Router<T> {
     const out = new Router<T>();
