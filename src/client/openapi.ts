@@ -779,7 +779,7 @@ export interface components {
             field: string;
             message: string;
         };
-        /** @description Every error. Each route names the codes it answers; any route may also answer 400 ValidationError (a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit)); 400 InvalidJson (the body is not JSON); 400 EmptyBody (a body was expected and is empty); 400 ForbiddenKey (the body has a __proto__ or constructor.prototype key); 400 BodyTooDeep (the body nests deeper than BODY_MAX_DEPTH); 400 InvalidContentLength (the Content-Length header does not match the body (as fastify says it)); 400 BadRequest (another 4xx fastify decides on before a route runs (its status is kept)); 400 InvalidPath (a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments)); 401 Unauthorized (with access control on: no token, or a wrong one (WWW-Authenticate says which, RFC 6750: invalid_token for a bad, expired or foreign token)); 403 Forbidden (with access control on: an account the caller may not use, or a write by a read-only caller); 404 NotFound (an unknown task, route or scale set (what was looked for, and where to look)); 413 PayloadTooLarge (a body over BODY_LIMIT_BYTES); 415 UnsupportedMediaType (a body that is not application/json, or not UTF-8); 429 TooManyRequests (too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS)); 500 InternalError (a bug in this service (logged), never a refusal of good input); 502 ClouddriverUnavailable (a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it); 503 IdentityProviderUnavailable (an OpenID Connect token could not be checked: the issuer's discovery document or keys cannot be read); 503 TaskStoreUnavailable (the task store (PostgreSQL) cannot be reached; nothing was done); 503 Overloaded (this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory)); 503 ShuttingDown (this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer); 504 ClouddriverTimeout (a request forwarded to Clouddriver got no answer in time). */
+        /** @description Every error. Each route names the codes it answers; any route may also answer 400 ValidationError (a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit)); 400 InvalidJson (the body is not JSON); 400 EmptyBody (a body was expected and is empty); 400 ForbiddenKey (the body has a __proto__ or constructor.prototype key); 400 BodyTooDeep (the body nests deeper than BODY_MAX_DEPTH); 400 InvalidContentLength (the Content-Length header does not match the body (as fastify says it)); 400 BadRequest (another 4xx fastify decides on before a route runs (its status is kept)); 400 InvalidPath (a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments)); 401 Unauthorized (with access control on: no token, or a wrong one (WWW-Authenticate says which, RFC 6750: invalid_token for a bad, expired or foreign token)); 403 Forbidden (with access control on: an account the caller may not use, or a write by a read-only caller); 404 NotFound (an unknown task, route or scale set (what was looked for, and where to look)); 413 PayloadTooLarge (a body over BODY_LIMIT_BYTES); 415 UnsupportedMediaType (a body that is not application/json, or not UTF-8); 429 TooManyRequests (too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS)); 500 InternalError (a bug in this service (logged), never a refusal of good input); 502 ClouddriverUnavailable (a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it); 503 IdentityProviderUnavailable (an OpenID Connect token could not be checked: the issuer's discovery document or keys cannot be read); 503 TaskStoreUnavailable (the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done); 503 Overloaded (this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory)); 503 ShuttingDown (this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer); 504 ClouddriverTimeout (a request forwarded to Clouddriver got no answer in time). */
         ErrorResponse: {
             statusCode: number;
             /**
@@ -2148,7 +2148,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2304,7 +2304,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -2464,7 +2464,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -2624,7 +2624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -2784,7 +2784,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -2944,7 +2944,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3104,7 +3104,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3264,7 +3264,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3424,7 +3424,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3584,7 +3584,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3744,7 +3744,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3904,7 +3904,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -4002,7 +4002,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4178,7 +4178,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -4299,7 +4299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4420,7 +4420,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4532,7 +4532,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4624,7 +4624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4723,7 +4723,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4833,7 +4833,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4937,7 +4937,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5054,7 +5054,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5177,7 +5177,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5301,7 +5301,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5418,7 +5418,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5501,7 +5501,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5615,7 +5615,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5791,7 +5791,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -5962,7 +5962,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -6061,7 +6061,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6155,7 +6155,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6243,7 +6243,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6420,7 +6420,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6518,7 +6518,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6592,7 +6592,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6698,7 +6698,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
