@@ -129,6 +129,7 @@ export function serviceParts(app: ServiceApp, config: Config, resources: Resourc
     tasksInFlight: () => runner?.active ?? 0,
     throttlingBudget: () => budget.snapshot(),
     backlog: () => backlog.view(),
+    armCallsUnbudgeted: () => resources.armBudget?.counts.unbudgeted ?? 0,
   });
   const taskLog = new TaskLog(app.log);
   const progress = new TaskProgress();

@@ -365,15 +365,22 @@ export class InProcessLedger implements BudgetLedger {
 
 // ---- the budget: waiting in line, and what Azure answers ----
 
-/** What a task is told while its call waits. */
+/** What a task is told while its call waits, or when it goes without the budget. */
 export interface ArmWait {
   /** "subscription write budget". */
   budget: string;
   waitMs: number;
+  /** The ledger did not answer (why): the call was sent without the budget, at once. */
+  ledgerUnavailable?: string;
 }
 
-/** The history line of a task whose call waits: "Waiting for subscription write budget, ~4 s". */
+/**
+ * The history line of a task whose call waits: "Waiting for subscription write budget, ~4 s"; or whose call went
+ * without the budget, its ledger out of reach.
+ */
 export function armWaitLine(wait: ArmWait): string {
+  if (wait.ledgerUnavailable !== undefined)
+    return `Sent an Azure call without the ARM budget: its ledger did not answer (${wait.ledgerUnavailable}); Azure's own throttling (429 with Retry-After) still applies`;
   return `Waiting for ${wait.budget}, ~${Math.max(1, Math.ceil(wait.waitMs / 1000))} s`;
 }
 
@@ -395,6 +402,13 @@ function lineOrder(a: Waiter, b: Waiter): number {
   return a.priority === b.priority ? a.seq - b.seq : a.priority === "task" ? -1 : 1;
 }
 
+/** Why the ledger did not answer, in a few words: the driver's code or message. */
+function ledgerProblem(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const text = typeof e?.message === "string" ? e.message : String(err);
+  return typeof e?.code === "string" ? `${e.code}: ${text}` : text;
+}
+
 /** What a take answers when the ledger cannot: the call goes without the budget. */
 const WITHOUT_BUDGET: TakeAnswer = { granted: true, waitMs: 0 };
 
@@ -411,10 +425,11 @@ export class ArmBudget {
   #pumping = false;
   #pumpAgain = false;
   /**
-   * Calls asked for, calls not given at their first take (they waited for a bucket), and 429s that arrived anyway,
-   * since start: for the benchmark and the status page.
+   * Calls asked for, calls not given at their first take (they waited for a bucket), 429s that arrived anyway, and
+   * calls sent without the budget because its ledger did not answer, since start: for the benchmark, the status page
+   * and the metrics (vmssops_arm_budget_unbudgeted_calls_total).
    */
-  readonly counts = { calls: 0, waited: 0, throttled: 0 };
+  readonly counts = { calls: 0, waited: 0, throttled: 0, unbudgeted: 0 };
 
   constructor(ledger: BudgetLedger, options: ArmBudgetOptions = {}) {
     this.#ledger = ledger;
@@ -504,9 +519,16 @@ export class ArmBudget {
     let answers: CallAnswer[];
     try {
       answers = await this.#ledger.takeInOrder(order.map((w) => this.#requests(w.call, w.priority)));
-    } catch {
+    } catch (err) {
       // The ledger is unreachable (the database restarted, or did not answer within its bound): the calls go without
-      // the budget rather than failing the operation with the ledger's error, or never going.
+      // the budget rather than failing the operation with the ledger's error, or never going. Not silently: each
+      // task whose call goes says so in its history, and the metric counts them.
+      const why = ledgerProblem(err);
+      for (const w of order) {
+        if (!this.#waiting.has(w)) continue;
+        this.counts.unbudgeted++;
+        w.onWait?.({ budget: "the ARM budget", waitMs: 0, ledgerUnavailable: why });
+      }
       answers = order.map(() => WITHOUT_BUDGET);
     }
     let nextMs = Number.POSITIVE_INFINITY;
