@@ -8,6 +8,8 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSimulator } from "../src/simulator/simulator.ts";
+import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
+import { StoreHealth, watchStoreOutages } from "../src/tasks/store-outage.ts";
 import { restartableServiceEnv, startChildService } from "../testkit/child-service.ts";
 import { waitFor } from "../testkit/wait-for.ts";
 
@@ -43,6 +45,29 @@ function fill(dir: string): string {
   }
   return path;
 }
+
+void t.test("a write outage is ended by a write, not by a read or a claim of nothing", async (t) => {
+  // node:sqlite's error for a full disk, through the store's seam (what test/sqlite-outage.test.ts's BUSY is live).
+  const full = Object.assign(new Error("database or disk is full"), { code: "ERR_SQLITE_ERROR", errcode: 13 });
+  let writable = false;
+  const seam = Object.assign(new MemoryTaskStore(10), {
+    probeWrite: () => (writable ? Promise.resolve() : Promise.reject(full)),
+  });
+  const health = new StoreHealth();
+  const changes: string[] = [];
+  health.onChange = (c) => changes.push(c.state);
+  const store = watchStoreOutages(seam, health);
+  await t.rejects(store.probeWrite!(), { name: "TaskStoreUnavailableError", reason: "SQLITE_FULL" });
+  t.ok(health.writeDown && health.down, "down");
+  await store.list({ limit: 1 });
+  t.ok(health.down, "a read that succeeds does not end it");
+  t.same(await store.claim("r", 1000, 1), []);
+  t.ok(health.down, "nor does a claim that found nothing to write");
+  writable = true;
+  await store.probeWrite!();
+  t.notOk(health.down, "a write does");
+  t.same(changes, ["down", "up"], "told once each way");
+});
 
 interface LogLine {
   level: number;
