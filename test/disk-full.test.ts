@@ -101,26 +101,30 @@ void t.test(
         capacity: { min: 0, max: 5, desired: 1 + (n % 3) },
       });
     const accepted: string[] = [];
-    const answers: { what: string; status: number; retryAfter: string | null; error?: unknown }[] = [];
-    const record = (what: string, r: { status: number; body: unknown; headers: Headers }) => {
+    const answers: { what: string; status: number; retryAfter: string | null; error?: unknown; ms: number }[] = [];
+    /** Sends a request and keeps what it got and how long it waited. */
+    const record = async (what: string, send: () => Promise<{ status: number; body: unknown; headers: Headers }>) => {
+      const sentAt = Date.now();
+      const r = await send();
       answers.push({
         what,
         status: r.status,
         retryAfter: r.headers.get("retry-after"),
         error: (r.body as { error?: unknown } | undefined)?.error,
+        ms: Date.now() - sentAt,
       });
       if (what === "submit" && r.status === 202) accepted.push((r.body as { id: string }).id);
       return r;
     };
 
-    const first = record("submit", await submit());
+    const first = await record("submit", submit);
     t.equal(first.status, 202, "a submission is taken before the disk fills");
     t.match(await service.waitForTask(accepted[0]), { status: { completed: true, failed: false } }, "and done");
     t.equal((await service.api("GET", "/ready")).status, 200, "ready before");
     const outputBefore = service.output().length;
 
     // A task under way when the disk fills (its Azure write lasts a second): its writes fail, and it waits.
-    t.equal(record("submit", await submit()).status, 202, "a task submitted just before the disk fills");
+    t.equal((await record("submit", submit)).status, 202, "a task submitted just before the disk fills");
     const filler = fill(mountPoint);
     // Submissions, polls and /ready while the disk is full, until /ready has said "not ready" and a submission has been
     // refused; a few more after that, so that the outage is met many times (and logged once).
@@ -128,9 +132,9 @@ void t.test(
     let notReady = 0;
     await waitFor(
       async () => {
-        record("submit", await submit());
-        record("poll", await service.api("GET", `/task/${accepted[0]}`));
-        const ready = record("ready", await service.api("GET", "/ready"));
+        await record("submit", submit);
+        await record("poll", () => service.api("GET", `/task/${accepted[0]}`));
+        const ready = await record("ready", () => service.api("GET", "/ready"));
         if (ready.status === 503) notReady++;
         refused = answers.filter((a) => a.what === "submit" && a.status === 503).length;
         return refused >= 10 && notReady >= 3;
@@ -146,13 +150,15 @@ void t.test(
     t.equal(readyWhileFull.status, 503, "/ready says not ready while the disk is full, though reads succeed");
 
     rmSync(filler);
+    const freedAt = Date.now();
     await waitFor(async () => (await service.api("GET", "/ready")).status === 200, {
       what: "/ready to say ready once the disk has room",
       timeoutMs: 30_000,
       intervalMs: 50,
     });
-    const after = record("submit", await submit());
+    const after = await record("submit", submit);
     t.equal(after.status, 202, "a submission is taken again once the disk has room");
+    t.comment(`ready again and a submission taken ${Date.now() - freedAt} ms after the disk had room`);
 
     const wrong = answers.filter((a) => a.status >= 300 && (a.status !== 503 || a.retryAfter === null));
     t.same(wrong, [], "every answer that is not 2xx is a 503 with Retry-After");
@@ -162,6 +168,10 @@ void t.test(
       "every refused request is TaskStoreUnavailable",
     );
     t.ok(refused >= 10, `${refused} submissions refused while the disk was full`);
+    const unavailable = answers.filter((a) => a.status === 503);
+    t.comment(
+      `${unavailable.length} answers 503 while the disk was full, the slowest in ${Math.max(...unavailable.map((a) => a.ms))} ms`,
+    );
 
     for (const id of accepted) {
       const task = (await service.waitForTask(id)) as { status: { failed?: boolean } };

@@ -112,11 +112,13 @@ void t.test(
       { what: "A's backoff, stored" },
     );
     link.blackHole();
+    const cutAt = Date.now();
 
     const b = await startChildService({ ...env, DATABASE_URL: directUrl, REPLICA_ID: "lease-b" });
     t.teardown(() => b.child.kill("SIGKILL"));
     const olderDone = (await b.waitForTask(older.body.id, 60_000)) as TaskBody;
     t.equal(olderDone.state, "succeeded", "B took the task over and completed it");
+    t.comment(`the task done by B ${Date.now() - cutAt} ms after A's store link was cut (lease ${LEASE_MS} ms)`);
     const newer = await b.api<TaskBody>("POST", "/azure/ops/resizeServerGroup?clientRequestId=lease-newer", resize(5));
     t.equal(
       ((await b.waitForTask(newer.body.id, 60_000)) as TaskBody).state,
