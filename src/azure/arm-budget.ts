@@ -88,6 +88,11 @@ export interface ArmBudgetOptions {
   refillScale?: number;
   /** Share of each bucket that reads for a cache leave to calls made for a task (default 0.1). */
   readReserve?: number;
+  /**
+   * After the ledger did not answer, calls go without it for this long before a take asks it again (default 5000):
+   * a ledger out of reach costs one call its bound, not every call.
+   */
+  ledgerRetryMs?: number;
 }
 
 export function budgetFigures(options: ArmBudgetOptions = {}): ArmBudgetFigures {
@@ -431,10 +436,28 @@ export class ArmBudget {
    */
   readonly counts = { calls: 0, waited: 0, throttled: 0, unbudgeted: 0 };
 
+  readonly #ledgerRetryMs: number;
+  /** Date.now() until which takes go without the ledger (it did not answer), and why. */
+  #ledgerDownUntilMs = 0;
+  #ledgerProblem = "";
+
   constructor(ledger: BudgetLedger, options: ArmBudgetOptions = {}) {
     this.#ledger = ledger;
     this.figures = budgetFigures(options);
     this.#reserve = options.readReserve ?? 0.1;
+    this.#ledgerRetryMs = options.ledgerRetryMs ?? 5000;
+  }
+
+  /** The ledger's answers, or undefined when it did not answer (now, or lately: then it is not asked). */
+  async #take(order: Waiter[]): Promise<CallAnswer[] | undefined> {
+    if (Date.now() < this.#ledgerDownUntilMs) return undefined;
+    try {
+      return await this.#ledger.takeInOrder(order.map((w) => this.#requests(w.call, w.priority)));
+    } catch (err) {
+      this.#ledgerProblem = ledgerProblem(err);
+      this.#ledgerDownUntilMs = Date.now() + this.#ledgerRetryMs;
+      return undefined;
+    }
   }
 
   #requests(call: ArmCall, priority: CallPriority): TakeRequest[] {
@@ -516,18 +539,15 @@ export class ArmBudget {
   async #pass(): Promise<void> {
     const order = [...this.#waiting].sort(lineOrder);
     if (order.length === 0) return;
-    let answers: CallAnswer[];
-    try {
-      answers = await this.#ledger.takeInOrder(order.map((w) => this.#requests(w.call, w.priority)));
-    } catch (err) {
+    let answers = await this.#take(order);
+    if (answers === undefined) {
       // The ledger is unreachable (the database restarted, or did not answer within its bound): the calls go without
       // the budget rather than failing the operation with the ledger's error, or never going. Not silently: each
       // task whose call goes says so in its history, and the metric counts them.
-      const why = ledgerProblem(err);
       for (const w of order) {
         if (!this.#waiting.has(w)) continue;
         this.counts.unbudgeted++;
-        w.onWait?.({ budget: "the ARM budget", waitMs: 0, ledgerUnavailable: why });
+        w.onWait?.({ budget: "the ARM budget", waitMs: 0, ledgerUnavailable: this.#ledgerProblem });
       }
       answers = order.map(() => WITHOUT_BUDGET);
     }
