@@ -159,7 +159,7 @@ const readinessRoute: FastifyPluginAsyncTypebox<ObservabilityRoutesOptions> = as
       schema: {
         operationId: "getReadiness",
         description:
-          "For readiness probes and load balancers: 200 while this replica can work, 503 with what is wrong when the task store does not answer or an account's credentials are refused. Open to all; the answer is cached for READY_CACHE_MS.",
+          "For readiness probes and load balancers: 200 while this replica can work, 503 with what is wrong when the task store does not answer (or cannot be written: SQLite on a full disk answers reads) or an account's credentials are refused. Open to all; the answer is cached for READY_CACHE_MS.",
         summary: "Readiness: the task store answers and every account's Azure endpoint accepts our token",
         tags: ["service"],
         response: {
