@@ -4,14 +4,12 @@
 // lease is gone, finishes it, and runs a newer task on the same scale set. The simulator's call log, which names the
 // replica behind each call, must show nothing from A once B began, and the newer task's capacity must stand.
 import t from "tap";
-import pg from "pg";
-import { randomBytes } from "node:crypto";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { leaseDeadline, LeaseExpiredError, TaskLease } from "../src/tasks/lease-deadline.ts";
 import { LeaseLostError } from "../src/tasks/task-journal.ts";
 import { SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
-import { faultyLink } from "./helpers/faulty-link.ts";
+import { linkedDatabase } from "./helpers/linked-database.ts";
 import { waitFor } from "../testkit/wait-for.ts";
 
 void t.test(
@@ -47,26 +45,13 @@ void t.test(
   },
 );
 
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const LEASE_MS = 3000;
 /** A's throttled write waits this long: far past its lease, so it would act after B took the task over. */
 const RETRY_AFTER_S = 20;
 
 t.setTimeout(240_000);
 
-const admin = new pg.Client({ connectionString: ADMIN_URL });
-await admin.connect();
-const dbName = `vmss_ops_lease_${randomBytes(4).toString("hex")}`;
-await admin.query(`CREATE DATABASE ${dbName}`);
-t.teardown(async () => {
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
-});
-const adminUrl = new URL(ADMIN_URL);
-const link = await faultyLink({ host: adminUrl.hostname, port: Number(adminUrl.port || 5432) });
-t.teardown(() => link.close());
-const directUrl = Object.assign(new URL(ADMIN_URL), { pathname: `/${dbName}` }).toString();
-const linkedUrl = Object.assign(new URL(directUrl), { port: String(link.port) }).toString();
+const { directUrl, linkedUrl, link } = await linkedDatabase(t, "vmss_ops_lease");
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 300, timeScale: 0.001, seed: false });
 const control = new SimulatorControl(sim);
@@ -127,11 +112,13 @@ void t.test(
       { what: "A's backoff, stored" },
     );
     link.blackHole();
+    const cutAt = Date.now();
 
     const b = await startChildService({ ...env, DATABASE_URL: directUrl, REPLICA_ID: "lease-b" });
     t.teardown(() => b.child.kill("SIGKILL"));
     const olderDone = (await b.waitForTask(older.body.id, 60_000)) as TaskBody;
     t.equal(olderDone.state, "succeeded", "B took the task over and completed it");
+    t.comment(`the task done by B ${Date.now() - cutAt} ms after A's store link was cut (lease ${LEASE_MS} ms)`);
     const newer = await b.api<TaskBody>("POST", "/azure/ops/resizeServerGroup?clientRequestId=lease-newer", resize(5));
     t.equal(
       ((await b.waitForTask(newer.body.id, 60_000)) as TaskBody).state,

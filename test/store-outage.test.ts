@@ -158,7 +158,7 @@ t.test(
     t.equal(submitted.headers.get("retry-after"), "5", "with Retry-After");
     t.match(submitted.body, {
       error: "TaskStoreUnavailable",
-      message: /task store cannot be reached \((ECONNREFUSED|ConnectionTerminated|ConnectionError)\)/,
+      message: /task store cannot be used now \((ECONNREFUSED|ConnectionTerminated|ConnectionError)\)/,
     });
     const polled = await service.api("GET", `/task/${ids[0]}`);
     t.equal(polled.status, 503, "a poll during the outage: 503, not 500");
@@ -201,6 +201,13 @@ t.test(
     );
     t.equal(after.status, 202, "submissions are taken again");
     t.equal((await service.waitForTask(after.body.id, LEASE_MS / 2)).state, "succeeded");
+    // The outage in the log once when it started and once when it cleared, whatever met it in between.
+    const outageLines = service
+      .output()
+      .split("\n")
+      .filter((l) => l.includes('"storeOutage"'))
+      .map((l) => (JSON.parse(l) as { storeOutage: string }).storeOutage);
+    t.same(outageLines, ["started", "cleared"], "the outage logged once each way");
     t.comment(
       `measured: a submission ${firstAnswerMs} ms after the cut answered 503; ${handedBack.length} task(s) handed back; every task done ${allDoneMs} ms after the store came back (lease ${LEASE_MS} ms)`,
     );

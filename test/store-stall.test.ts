@@ -3,14 +3,12 @@
 // Every store call has a bound (TASK_STORE_CALL_TIMEOUT_MS, and PostgreSQL's statement_timeout): a client gets 503
 // TaskStoreUnavailable with Retry-After within it, /ready says so, and once the link is well again the service is too.
 import t from "tap";
-import pg from "pg";
-import { randomBytes } from "node:crypto";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import { StoreHealth, storeOutageReason, watchStoreOutages } from "../src/tasks/store-outage.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { SIMULATOR_CA_FILE, startChildService, type ChildService } from "../testkit/child-service.ts";
-import { faultyLink } from "./helpers/faulty-link.ts";
+import { linkedDatabase } from "./helpers/linked-database.ts";
 import { waitFor } from "../testkit/wait-for.ts";
 
 void t.test("a store call that does not settle within its bound is an outage, like a refused connection", async (t) => {
@@ -37,7 +35,6 @@ void t.test("a store call that does not settle within its bound is an outage, li
   t.equal(storeOutageReason(sqlite(1)), undefined, "so does an SQL error");
 });
 
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 /** Generous for a loaded machine, where a healthy store call can take a second: the packets are held for longer. */
 const CALL_TIMEOUT_MS = 3000;
 const HELD_MS: [number, number] = [4000, 5000];
@@ -46,18 +43,7 @@ const CLIENT_PATIENCE_MS = 30_000;
 
 t.setTimeout(240_000);
 
-const admin = new pg.Client({ connectionString: ADMIN_URL });
-await admin.connect();
-const dbName = `vmss_ops_stall_${randomBytes(4).toString("hex")}`;
-await admin.query(`CREATE DATABASE ${dbName}`);
-t.teardown(async () => {
-  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.end();
-});
-const adminUrl = new URL(ADMIN_URL);
-const link = await faultyLink({ host: adminUrl.hostname, port: Number(adminUrl.port || 5432) });
-t.teardown(() => link.close());
-const databaseUrl = Object.assign(new URL(ADMIN_URL), { pathname: `/${dbName}`, port: String(link.port) }).toString();
+const { linkedUrl: databaseUrl, link } = await linkedDatabase(t, "vmss_ops_stall");
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 200, timeScale: 0.001, seed: false });
 const control = new SimulatorControl(sim);

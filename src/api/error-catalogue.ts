@@ -237,9 +237,9 @@ export const API_ERRORS = {
   }),
   TaskStoreUnavailable: entry<{ reason: string; retryAfterSeconds: number }>({
     status: 503,
-    when: "the task store (PostgreSQL) cannot be reached; nothing was done",
+    when: "the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done",
     message: (p) =>
-      `the task store cannot be reached (${p.reason}); nothing was done, retry after ${p.retryAfterSeconds} s`,
+      `the task store cannot be used now (${p.reason}); nothing was done, retry after ${p.retryAfterSeconds} s`,
     retryAfter: true,
     scope: "any",
     example: { reason: "connection refused", retryAfterSeconds: 5 },

@@ -277,8 +277,8 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBy
     const outage = storeOutageReason(err);
     if (outage !== undefined) {
       // Not a bug: the store is down. An orchestrator retries a 503 with Retry-After; a 500 reads as ours to fix.
-      // Info: every request meets it while the store is down; the runner says so at warn, once per outage.
-      request.log.info({ reason: outage, err: err.message }, "task store unavailable");
+      // Debug: every request meets it while the store is down; the outage is logged at warn once (app/parts.ts).
+      request.log.debug({ reason: outage, err: err.message }, "task store unavailable");
       return send(
         reply,
         apiError("TaskStoreUnavailable", { reason: outage, retryAfterSeconds: STORE_OUTAGE_RETRY_AFTER_S }),

@@ -117,6 +117,7 @@ export interface ServiceParts extends Resources {
 
 export function serviceParts(app: ServiceApp, config: Config, resources: Resources): ServiceParts {
   const { store, accounts } = resources;
+  logStoreOutages(app.log, resources.storeHealth);
   const budget = new RateLimitBudget();
   let runner: TaskRunner | undefined = undefined;
   // Past TASK_BACKLOG_LIMIT queued tasks, submissions get 429 with Retry-After (the shedding's, OVERLOAD_RETRY_AFTER_S).
@@ -128,6 +129,7 @@ export function serviceParts(app: ServiceApp, config: Config, resources: Resourc
     tasksInFlight: () => runner?.active ?? 0,
     throttlingBudget: () => budget.snapshot(),
     backlog: () => backlog.view(),
+    armCallsUnbudgeted: () => resources.armBudget?.counts.unbudgeted ?? 0,
   });
   const taskLog = new TaskLog(app.log);
   const progress = new TaskProgress();
@@ -140,7 +142,7 @@ export function serviceParts(app: ServiceApp, config: Config, resources: Resourc
     operations,
     config,
     listener: combineListeners(metrics.taskListener(), taskLog.listener(), progress.listener()),
-    onInternalError: runnerErrorLog(app.log, resources.storeHealth),
+    onInternalError: runnerErrorLog(app.log),
   });
   const readRetryProfile = readRetry(config.retry, config.readRetry);
   const reads = new ScaleSetReads(accounts, {
@@ -169,9 +171,28 @@ export function serviceParts(app: ServiceApp, config: Config, resources: Resourc
   };
 }
 
-/** How the runner's internal errors are logged: a lost lease, a store outage (once per outage), or a bug. */
-function runnerErrorLog(log: ServiceApp["log"], storeHealth: StoreHealth) {
-  let outageLoggedAt = 0;
+/**
+ * The store's outages, in the log once each: a line when the first call meets one (what happened), a line when the
+ * first call shows it over (how long it lasted). Every request and every claim between meets it too, and says nothing
+ * (the requests are answered 503 with Retry-After; the tasks wait).
+ */
+function logStoreOutages(log: ServiceApp["log"], storeHealth: StoreHealth): void {
+  storeHealth.onChange = (change) => {
+    if (change.state === "down")
+      log.warn(
+        { storeOutage: "started", reason: change.reason, err: (change.err as Error | undefined)?.message },
+        `the task store is unavailable (${change.reason}): requests that need it are answered 503 TaskStoreUnavailable with Retry-After, /ready says not ready, and tasks wait (none fails for it) until it answers`,
+      );
+    else
+      log.warn(
+        { storeOutage: "cleared", reason: change.reason, downForMs: change.downForMs },
+        `the task store answers again (${change.reason} for ${(change.downForMs / 1000).toFixed(1)} s): requests and tasks go on`,
+      );
+  };
+}
+
+/** How the runner's internal errors are logged: a lost lease, a bug; a store outage is logged by logStoreOutages. */
+function runnerErrorLog(log: ServiceApp["log"]) {
   return (err: unknown, taskId?: string): void => {
     const outage = storeOutageReason(err);
     if (err instanceof LeaseExpiredError)
@@ -181,18 +202,11 @@ function runnerErrorLog(log: ServiceApp["log"], storeHealth: StoreHealth) {
       );
     else if (outage === undefined)
       log.error({ err, taskId }, taskId ? "task failed with an internal error" : "task runner: internal error");
+    // One a task whose run it stopped (the outage itself is logged once, by logStoreOutages).
     else if (taskId)
       log.warn(
         { reason: outage, err: (err as Error).message, taskId },
         "a write of the task to the task store failed: its run stops here, and the task is handed back (its lease released) as soon as the store answers, to go on from its last checkpoint",
       );
-    else if (storeHealth.lastSuccessAtMs > outageLoggedAt || Date.now() - outageLoggedAt >= 30_000) {
-      // Claims and renewals fail every TASK_CLAIM_INTERVAL_MS while the store is down: once per outage, then every 30 s.
-      outageLoggedAt = Date.now();
-      log.warn(
-        { reason: outage, err: (err as Error).message },
-        "task runner: the task store is unavailable; claims and lease renewals resume when it answers",
-      );
-    }
   };
 }

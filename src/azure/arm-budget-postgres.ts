@@ -49,8 +49,18 @@ export interface PostgresLedgerOptions {
   schema?: string;
   /** Connections (default 4): a replica's waiting line sends one take at a time; corrections and drains go beside it. */
   poolMax?: number;
-  /** How long a connection or a statement may take before the call goes without the budget (default 2000 ms). */
+  /**
+   * The client's bound: how long a connection or a statement may take, by this process's clock, before the calls go
+   * without the budget (default 2000 ms; the service gives the task store's, TASK_STORE_CALL_TIMEOUT_MS). It ends a
+   * statement whatever the link does: a black-holed connection answers nothing, not even an error.
+   */
   timeoutMs?: number;
+  /**
+   * The server's bound (statement_timeout; default 2000 ms; the service gives the task store's,
+   * TASK_STORE_STATEMENT_TIMEOUT_MS): a take that waits on a lock or a slow database is canceled there, and its
+   * connection is free again at once.
+   */
+  statementTimeoutMs?: number;
 }
 
 export class PostgresLedger implements BudgetLedger {
@@ -60,8 +70,9 @@ export class PostgresLedger implements BudgetLedger {
 
   constructor(options: PostgresLedgerOptions) {
     const schema = quoteIdent(options.schema ?? "public");
-    // Bounded: the budget must never hold ARM calls hostage to the ledger. A connection that hangs (a half-open socket
-    // after a network cut) fails its query in two seconds, and the waiting line then sends the call without the budget.
+    // Bounded as the task store is: the budget must never hold ARM calls hostage to the ledger. A connection that hangs
+    // (a half-open socket after a network cut) fails its query at the client's bound, a statement that waits in the
+    // database at the server's; the waiting line then sends the calls without the budget, and says so (arm-budget.ts).
     this.#pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.poolMax ?? 4,
@@ -69,6 +80,7 @@ export class PostgresLedger implements BudgetLedger {
       keepAlive: true,
       connectionTimeoutMillis: options.timeoutMs ?? 2000,
       query_timeout: options.timeoutMs ?? 2000,
+      statement_timeout: options.statementTimeoutMs ?? 2000,
     });
     this.#pool.on("error", () => {});
     this.#table = `${schema}.arm_budget`;

@@ -88,6 +88,11 @@ export interface ArmBudgetOptions {
   refillScale?: number;
   /** Share of each bucket that reads for a cache leave to calls made for a task (default 0.1). */
   readReserve?: number;
+  /**
+   * After the ledger did not answer, calls go without it for this long before a take asks it again (default 5000):
+   * a ledger out of reach costs one call its bound, not every call.
+   */
+  ledgerRetryMs?: number;
 }
 
 export function budgetFigures(options: ArmBudgetOptions = {}): ArmBudgetFigures {
@@ -365,15 +370,22 @@ export class InProcessLedger implements BudgetLedger {
 
 // ---- the budget: waiting in line, and what Azure answers ----
 
-/** What a task is told while its call waits. */
+/** What a task is told while its call waits, or when it goes without the budget. */
 export interface ArmWait {
   /** "subscription write budget". */
   budget: string;
   waitMs: number;
+  /** The ledger did not answer (why): the call was sent without the budget, at once. */
+  ledgerUnavailable?: string;
 }
 
-/** The history line of a task whose call waits: "Waiting for subscription write budget, ~4 s". */
+/**
+ * The history line of a task whose call waits: "Waiting for subscription write budget, ~4 s"; or whose call went
+ * without the budget, its ledger out of reach.
+ */
 export function armWaitLine(wait: ArmWait): string {
+  if (wait.ledgerUnavailable !== undefined)
+    return `Sent an Azure call without the ARM budget: its ledger did not answer (${wait.ledgerUnavailable}); Azure's own throttling (429 with Retry-After) still applies`;
   return `Waiting for ${wait.budget}, ~${Math.max(1, Math.ceil(wait.waitMs / 1000))} s`;
 }
 
@@ -395,6 +407,13 @@ function lineOrder(a: Waiter, b: Waiter): number {
   return a.priority === b.priority ? a.seq - b.seq : a.priority === "task" ? -1 : 1;
 }
 
+/** Why the ledger did not answer, in a few words: the driver's code or message. */
+function ledgerProblem(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const text = typeof e?.message === "string" ? e.message : String(err);
+  return typeof e?.code === "string" ? `${e.code}: ${text}` : text;
+}
+
 /** What a take answers when the ledger cannot: the call goes without the budget. */
 const WITHOUT_BUDGET: TakeAnswer = { granted: true, waitMs: 0 };
 
@@ -411,15 +430,34 @@ export class ArmBudget {
   #pumping = false;
   #pumpAgain = false;
   /**
-   * Calls asked for, calls not given at their first take (they waited for a bucket), and 429s that arrived anyway,
-   * since start: for the benchmark and the status page.
+   * Calls asked for, calls not given at their first take (they waited for a bucket), 429s that arrived anyway, and
+   * calls sent without the budget because its ledger did not answer, since start: for the benchmark, the status page
+   * and the metrics (vmssops_arm_budget_unbudgeted_calls_total).
    */
-  readonly counts = { calls: 0, waited: 0, throttled: 0 };
+  readonly counts = { calls: 0, waited: 0, throttled: 0, unbudgeted: 0 };
+
+  readonly #ledgerRetryMs: number;
+  /** Date.now() until which takes go without the ledger (it did not answer), and why. */
+  #ledgerDownUntilMs = 0;
+  #ledgerProblem = "";
 
   constructor(ledger: BudgetLedger, options: ArmBudgetOptions = {}) {
     this.#ledger = ledger;
     this.figures = budgetFigures(options);
     this.#reserve = options.readReserve ?? 0.1;
+    this.#ledgerRetryMs = options.ledgerRetryMs ?? 5000;
+  }
+
+  /** The ledger's answers, or undefined when it did not answer (now, or lately: then it is not asked). */
+  async #take(order: Waiter[]): Promise<CallAnswer[] | undefined> {
+    if (Date.now() < this.#ledgerDownUntilMs) return undefined;
+    try {
+      return await this.#ledger.takeInOrder(order.map((w) => this.#requests(w.call, w.priority)));
+    } catch (err) {
+      this.#ledgerProblem = ledgerProblem(err);
+      this.#ledgerDownUntilMs = Date.now() + this.#ledgerRetryMs;
+      return undefined;
+    }
   }
 
   #requests(call: ArmCall, priority: CallPriority): TakeRequest[] {
@@ -501,12 +539,16 @@ export class ArmBudget {
   async #pass(): Promise<void> {
     const order = [...this.#waiting].sort(lineOrder);
     if (order.length === 0) return;
-    let answers: CallAnswer[];
-    try {
-      answers = await this.#ledger.takeInOrder(order.map((w) => this.#requests(w.call, w.priority)));
-    } catch {
+    let answers = await this.#take(order);
+    if (answers === undefined) {
       // The ledger is unreachable (the database restarted, or did not answer within its bound): the calls go without
-      // the budget rather than failing the operation with the ledger's error, or never going.
+      // the budget rather than failing the operation with the ledger's error, or never going. Not silently: each
+      // task whose call goes says so in its history, and the metric counts them.
+      for (const w of order) {
+        if (!this.#waiting.has(w)) continue;
+        this.counts.unbudgeted++;
+        w.onWait?.({ budget: "the ARM budget", waitMs: 0, ledgerUnavailable: this.#ledgerProblem });
+      }
       answers = order.map(() => WITHOUT_BUDGET);
     }
     let nextMs = Number.POSITIVE_INFINITY;

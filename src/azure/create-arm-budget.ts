@@ -27,7 +27,7 @@ export interface ArmBudgetConfig {
 /** `store`: the task store's kind and database, where a shared budget keeps its levels (StoreConfig). */
 export async function createArmBudget(config: {
   armBudget: ArmBudgetConfig;
-  store: { kind: string; databaseUrl?: string };
+  store: { kind: string; databaseUrl?: string; callTimeoutMs?: number; statementTimeoutMs?: number };
 }): Promise<ArmBudget | undefined> {
   const { armBudget, store } = config;
   if (!armBudget.enabled) return undefined;
@@ -35,7 +35,13 @@ export async function createArmBudget(config: {
   if (armBudget.shared && store.kind === "postgres" && store.databaseUrl) {
     // The table comes with the task store's migrations, which ran when the store was opened.
     const { PostgresLedger } = await import("./arm-budget-postgres.ts");
-    return new ArmBudget(new PostgresLedger({ connectionString: store.databaseUrl }), options);
+    // The ledger's statements have the task store's bounds: a stalled database holds a call no longer than a request.
+    const ledger = new PostgresLedger({
+      connectionString: store.databaseUrl,
+      ...(store.callTimeoutMs ? { timeoutMs: store.callTimeoutMs } : {}),
+      ...(store.statementTimeoutMs ? { statementTimeoutMs: store.statementTimeoutMs } : {}),
+    });
+    return new ArmBudget(ledger, options);
   }
   return new ArmBudget(new InProcessLedger(), options);
 }

@@ -33,6 +33,8 @@ export interface MetricsSources {
   throttlingBudget(): { scope: string; policy: string; remaining: number }[];
   /** Tasks waiting to start, across replicas (the store's count); undefined when it cannot be read. */
   backlog?: () => Promise<{ queued: number; oldestAgeSeconds: number } | undefined>;
+  /** ARM calls sent without the ARM budget since start, because its ledger did not answer (arm-budget.ts). */
+  armCallsUnbudgeted?: () => number;
 }
 
 export class ServiceMetrics {
@@ -124,6 +126,18 @@ export class ServiceMetrics {
         for (const e of sources.throttlingBudget()) this.set({ scope: e.scope, policy: e.policy }, e.remaining);
       },
     });
+    const unbudgeted = sources.armCallsUnbudgeted;
+    if (unbudgeted)
+      new Counter({
+        name: `${PREFIX}arm_budget_unbudgeted_calls_total`,
+        help: "ARM calls sent without the ARM budget because its ledger (PostgreSQL) did not answer within its bound",
+        registers,
+        collect() {
+          // The budget counts; the counter shows its count (it only grows).
+          this.reset();
+          this.inc(unbudgeted());
+        },
+      });
     if (sources.backlog) {
       const backlog = sources.backlog;
       // One store read serves both gauges (backlog.ts keeps the figure a second); a store that cannot answer

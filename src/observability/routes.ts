@@ -114,9 +114,19 @@ const metricsRoute: FastifyPluginAsyncTypebox<ObservabilityRoutesOptions> = asyn
   );
 };
 
+/**
+ * The store answers a read; and, after a call met an outage that only a write can be seen to end (SQLite on a full
+ * disk reads on: StoreHealth.writeDown), it takes a write too. The write is asked for only then: a replica whose
+ * writes succeed says so with every task it runs, and its probes write nothing.
+ */
+async function storeAnswers(opts: ObservabilityRoutesOptions): Promise<void> {
+  await opts.store.list({ limit: 1 });
+  if (opts.storeHealth?.writeDown && opts.store.probeWrite) await opts.store.probeWrite();
+}
+
 /** The checks behind /ready: the task store answers, and every account's Azure endpoint accepts our token. */
 async function checkReadiness(opts: ObservabilityRoutesOptions): Promise<ReadinessBody> {
-  const store = await withTimeout(opts.store.list({ limit: 1 }), opts.probeTimeoutMs, "the task store")
+  const store = await withTimeout(storeAnswers(opts), opts.probeTimeoutMs, "the task store")
     .then(() => ({ ok: true }))
     .catch((err: Error) => ({ ok: false, problem: err.message }));
   const names = opts.accounts.names();
@@ -149,7 +159,7 @@ const readinessRoute: FastifyPluginAsyncTypebox<ObservabilityRoutesOptions> = as
       schema: {
         operationId: "getReadiness",
         description:
-          "For readiness probes and load balancers: 200 while this replica can work, 503 with what is wrong when the task store does not answer or an account's credentials are refused. Open to all; the answer is cached for READY_CACHE_MS.",
+          "For readiness probes and load balancers: 200 while this replica can work, 503 with what is wrong when the task store does not answer (or cannot be written: SQLite on a full disk answers reads) or an account's credentials are refused. Open to all; the answer is cached for READY_CACHE_MS.",
         summary: "Readiness: the task store answers and every account's Azure endpoint accepts our token",
         tags: ["service"],
         response: {

@@ -26,6 +26,7 @@ import { appendHistory, update } from "./sqlite/journal.ts";
 import { requestCancel, requeueRetryable } from "./sqlite/cancel.ts";
 import { backlog } from "./sqlite/backlog.ts";
 import { prune } from "./sqlite/prune.ts";
+import { probeWrite } from "./sqlite/probe.ts";
 import { listAudit, pruneAudit, recordAudit, settleAudit } from "./sqlite/audit.ts";
 import type { AuditEntry, AuditPage, AuditQuery, NewAuditEntry } from "./audit.ts";
 
@@ -140,6 +141,10 @@ export class SqliteTaskStore implements TaskStore {
 
   async pruneAudit(beforeMs: number): Promise<number> {
     return pruneAudit(this.#db, beforeMs);
+  }
+
+  async probeWrite(): Promise<void> {
+    probeWrite(this.#db);
   }
 
   async close(): Promise<void> {

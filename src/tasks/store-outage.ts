@@ -90,25 +90,90 @@ export class TaskStoreUnavailableError extends Error {
   }
 }
 
+/**
+ * Outages that only a write can be seen to end: SQLite on a full disk, a read-only file, an I/O error reads on (its
+ * pages are cached or its file readable) and refuses every write, so a read that succeeds says nothing of them.
+ */
+const WRITE_OUTAGES = new Set(["SQLITE_FULL", "SQLITE_READONLY", "SQLITE_IOERR"]);
+
+/** A change of StoreHealth.down: the first call that met an outage, or the first that showed it over. */
+export type StoreHealthChange =
+  { state: "down"; reason: string; err: unknown } | { state: "up"; reason: string; downForMs: number };
+
 /** What the last store calls said: an outage is noticed by the first call that meets it, not by the next probe. */
 export class StoreHealth {
   /** Date.now() of the last call that met an outage, and of the last that succeeded. */
   lastOutageAtMs = 0;
   lastSuccessAtMs = 0;
   lastReason: string | undefined;
+  /** Date.now() of the last call that met a write outage (WRITE_OUTAGES), and of the last write known to be written. */
+  #writeOutageAtMs = 0;
+  #lastWriteAtMs = 0;
+  #downSinceMs = 0;
+  #downReason = "";
+  /** Told when `down` changes (once when an outage starts, once when it clears). */
+  onChange: ((change: StoreHealthChange) => void) | undefined;
 
-  outage(reason: string): void {
+  outage(reason: string, err?: unknown): void {
+    const was = this.down;
     this.lastOutageAtMs = Date.now();
     this.lastReason = reason;
+    if (WRITE_OUTAGES.has(reason)) this.#writeOutageAtMs = this.lastOutageAtMs;
+    if (!was) {
+      this.#downSinceMs = this.lastOutageAtMs;
+      this.#downReason = reason;
+      this.onChange?.({ state: "down", reason, err });
+    }
   }
 
-  success(): void {
+  /** A call succeeded; `wrote`: it wrote to the store (what ends a write outage). */
+  success(wrote = false): void {
+    const was = this.down;
     this.lastSuccessAtMs = Date.now();
+    if (wrote) this.#lastWriteAtMs = this.lastSuccessAtMs;
+    if (was && !this.down)
+      this.onChange?.({ state: "up", reason: this.#downReason, downForMs: this.lastSuccessAtMs - this.#downSinceMs });
   }
 
-  /** An outage met, and no call has succeeded since. */
+  /** A write outage met, and no write has succeeded since: what readiness must see a write to clear. */
+  get writeDown(): boolean {
+    return this.#writeOutageAtMs > 0 && this.#writeOutageAtMs >= this.#lastWriteAtMs;
+  }
+
+  /** An outage met, and no call has succeeded since; or a write outage met, and no write has succeeded since. */
   get down(): boolean {
-    return this.lastOutageAtMs > 0 && this.lastOutageAtMs >= this.lastSuccessAtMs;
+    return (this.lastOutageAtMs > 0 && this.lastOutageAtMs >= this.lastSuccessAtMs) || this.writeDown;
+  }
+}
+
+/**
+ * Calls the stores answer without asking the database (nothing to renew, nothing to look up): the runner makes them
+ * every claim interval, and their success says nothing of the store's.
+ */
+function answeredAlone(method: PropertyKey, args: unknown[]): boolean {
+  if (method === "renew") return Array.isArray(args[1]) && args[1].length === 0;
+  if (method === "cancelRequested") return Array.isArray(args[0]) && args[0].length === 0;
+  return false;
+}
+
+/**
+ * Whether a call that succeeded wrote to the store: the calls that write at least a row when they answer so (a
+ * create that created, a fenced write that passed its fence) and the write probe. Claims, renewals and releases are
+ * not counted: with nothing to claim or renew they succeed having written nothing, so they prove no write possible.
+ */
+function wrote(method: PropertyKey, value: unknown): boolean {
+  switch (method) {
+    case "create":
+      return (value as { created?: unknown } | undefined)?.created === true;
+    case "update":
+    case "appendHistory":
+    case "requeueRetryable":
+      return value === true;
+    case "recordAudit":
+    case "probeWrite":
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -151,15 +216,10 @@ export interface StoreCallBounds {
  */
 export function watchStoreOutages(store: TaskStore, health: StoreHealth, bounds: StoreCallBounds = {}): TaskStore {
   const callTimeoutMs = bounds.callTimeoutMs ?? 0;
-  // Made once, not per call: the store is called on every request (a poll reads a revision).
-  const succeeded = <T>(v: T): T => {
-    health.success();
-    return v;
-  };
   const failed = (err: unknown): never => {
     const reason = storeOutageReason(err);
     if (reason === undefined) throw err;
-    health.outage(reason);
+    health.outage(reason, err);
     throw err instanceof TaskStoreUnavailableError ? err : new TaskStoreUnavailableError(reason, err);
   };
   const watched = new Map<
@@ -174,10 +234,15 @@ export function watchStoreOutages(store: TaskStore, health: StoreHealth, bounds:
       const known = watched.get(property);
       if (known !== undefined && known.method === value) return known.watching;
       const method = value as (...a: unknown[]) => unknown;
+      // Made once per method, not per call: the store is called on every request (a poll reads a revision).
+      const succeeded = <T>(v: T): T => {
+        health.success(wrote(property, v));
+        return v;
+      };
       const watching = (...args: unknown[]) => {
         // Bound to the store itself: its private fields are not the proxy's.
         const result = method.apply(target, args);
-        if (!(result instanceof Promise)) return result;
+        if (!(result instanceof Promise) || answeredAlone(property, args)) return result;
         const settled =
           callTimeoutMs > 0 && !UNBOUNDED_CALLS.has(property)
             ? bounded(result, String(property), callTimeoutMs)

@@ -151,5 +151,11 @@ export interface TaskStore {
 
   /** Deletes finished tasks that finished before `finishedBeforeMs`; returns how many. */
   prune(finishedBeforeMs: number): Promise<number>;
+  /**
+   * A write that changes bytes on disk and nothing any task or reader sees, for readiness to ask "can the store be
+   * written?" where a read would answer yes (SQLite on a full disk reads on and refuses every write). Stores whose
+   * reads and writes fail together (a network link) need none.
+   */
+  probeWrite?(): Promise<void>;
   close(): Promise<void>;
 }

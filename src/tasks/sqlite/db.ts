@@ -47,6 +47,11 @@ export class SqliteDb {
     return s;
   }
 
+  /** Runs SQL that takes no parameters (a PRAGMA that sets a value). */
+  exec(sql: string): void {
+    this.#db.exec(sql);
+  }
+
   /** Runs fn in a BEGIN IMMEDIATE transaction: it holds the write lock from the start, so it never has to upgrade. */
   write<T>(fn: () => T): T {
     this.#db.exec("BEGIN IMMEDIATE");
