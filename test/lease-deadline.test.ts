@@ -6,8 +6,7 @@
 import t from "tap";
 import pg from "pg";
 import { randomBytes } from "node:crypto";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { SimulatorControl, startSimulator } from "vmss-simulator";
 import { leaseDeadline, LeaseExpiredError, TaskLease } from "../src/tasks/lease-deadline.ts";
 import { LeaseLostError } from "../src/tasks/task-journal.ts";
 import { SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";

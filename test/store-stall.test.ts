@@ -5,8 +5,7 @@
 import t from "tap";
 import pg from "pg";
 import { randomBytes } from "node:crypto";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { SimulatorControl, startSimulator } from "vmss-simulator";
 import { StoreHealth, storeOutageReason, watchStoreOutages } from "../src/tasks/store-outage.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { SIMULATOR_CA_FILE, startChildService, type ChildService } from "../testkit/child-service.ts";

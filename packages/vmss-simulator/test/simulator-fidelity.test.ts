@@ -7,8 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import t, { type Test } from "tap";
-import { SimulatorControl, type RawResponse } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { SimulatorControl, type RawResponse, startSimulator } from "vmss-simulator";
 
 interface Entry {
   RequestMethod: string;
