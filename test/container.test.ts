@@ -4,7 +4,9 @@
 // runtime files are copied as the Dockerfile COPYs them (honouring .dockerignore) into a temp dir standing for
 // WORKDIR, node_modules holds only the lockfile's production packages, the CMD is started with the image's ENV
 // (and compose's environment; ports made free) as a non-root user when we can, the HEALTHCHECK command is run,
-// an operation is driven through the embedded simulator, and SIGTERM must stop it promptly with exit code 0.
+// an operation is driven through the embedded simulator, and SIGTERM must stop it promptly with exit code 0. The two
+// other targets are rehearsed likewise: production (the service without the simulator's package) and vmss-sim (the
+// simulator alone).
 import t from "tap";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -571,6 +573,71 @@ t.test("the production target: the service alone, no simulator in the image", as
   t.notMatch(production.user, /^(root|0)(:|$)/, `runs as a non-root user (${production.user})`);
   t.same(production.env.NODE_COMPILE_CACHE, imageEnv.NODE_COMPILE_CACHE, "with its own compile cache, filled alike");
 });
+
+t.test(
+  "the production target, run natively: without the simulator's package, every module loads and SIMULATOR=off starts",
+  async (t) => {
+    const production = target("production");
+    if (!production.stage) return t.fail("the Dockerfile has a production stage");
+    const root = await mkdtemp(join(tmpdir(), "vmss-production-image-"));
+    t.teardown(() => rm(root, { recursive: true, force: true }));
+    const app = join(root, production.workdir.replace(/^\/+/, ""));
+    await mkdir(app, { recursive: true });
+    for (const ins of production.of("COPY")) {
+      const copy = parseCopy(ins.args);
+      const dest = join(app, copy.dest);
+      if (copy.flags.from) {
+        // npm ci's node_modules after `RUN rm node_modules/vmss-simulator`: the registry's packages, no workspace link.
+        for (const [key, entry] of Object.entries<Json>(lock.packages)) {
+          if (!/^node_modules\/(@[^/]+\/)?[^/]+$/.test(key) || entry.dev || entry.link) continue;
+          const name = key.slice("node_modules/".length);
+          await mkdir(dirname(join(dest, name)), { recursive: true });
+          await symlink(join(REPO, "node_modules", name), join(dest, name), "dir");
+        }
+        continue;
+      }
+      for (const source of copy.sources)
+        await copyTree(source, copy.dest.endsWith("/") ? join(dest, posix.basename(source)) : dest);
+    }
+    t.notOk(existsSync(join(app, "node_modules", "vmss-simulator")), "no simulator in the image");
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...production.env };
+    const node = (argv: string[]) => (argv[0] === "node" ? [process.execPath, ...argv.slice(1)] : argv);
+    const cache = await mkdtemp(join(tmpdir(), "vmss-production-cache-"));
+    t.teardown(() => rm(cache, { recursive: true, force: true }));
+    const warm = production.of("RUN").find((r) => /scripts\/warm-compile-cache\.ts$/.test(r.args));
+    const warmed = await run(node(tokenize(warm?.args ?? "node scripts/warm-compile-cache.ts")), {
+      cwd: app,
+      env: { ...env, NODE_COMPILE_CACHE: cache },
+      timeoutMs: 60_000,
+    });
+    t.equal(warmed.code, 0, `every module of src/ loads (the build's warm-up) ${warmed.output}`);
+    t.match(warmed.output, /no simulator/, "and it finds no simulator");
+    const account = { name: "prod", subscriptionId: "11111111-2222-3333-4444-555555555555", credential: "default" };
+    const startup = (settings: Record<string, string>) =>
+      run(
+        [
+          process.execPath,
+          "--input-type=module",
+          "-e",
+          `const { loadStartupConfig } = await import("./src/startup-config.ts");
+         try { const c = loadStartupConfig(process.env); console.log("started", c.config.simulator.mode, c.simulator === undefined); }
+         catch (err) { console.log("refused", err.message); }`,
+        ],
+        { cwd: app, env: { ...env, ...settings }, timeoutMs: 30_000 },
+      );
+    const off = await startup({
+      ACCOUNTS: JSON.stringify([{ ...account, regions: ["eastus"] }]),
+      TRUSTED_NETWORK: "true",
+    });
+    t.match(off.output, /^started off true$/m, `the image's SIMULATOR=off with a real account starts ${off.output}`);
+    const embedded = await startup({ SIMULATOR: "embedded" });
+    t.match(
+      embedded.output,
+      /^refused SIMULATOR must be off: this installation has no simulator/m,
+      "SIMULATOR=embedded is refused, saying why",
+    );
+  },
+);
 
 t.test("the vmss-sim target, run natively: the simulator alone, healthy, stopped by SIGTERM", async (t) => {
   const sim = target("vmss-sim");
