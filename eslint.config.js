@@ -31,7 +31,7 @@ export default tseslint.config(
   {
     // A function a reader can hold in one screen: longer ones are split into named steps. The generated client is
     // exempt (it is not read, only regenerated).
-    files: ["src/**"],
+    files: ["src/**", "packages/*/src/**"],
     ignores: ["src/client/openapi.ts"],
     rules: {
       "max-lines-per-function": ["error", { max: 80, skipBlankLines: true, skipComments: true }],
@@ -46,7 +46,7 @@ export default tseslint.config(
   },
   {
     // Tests, and only tests:
-    files: ["test/**"],
+    files: ["test/**", "packages/*/test/**"],
     rules: {
       // tap queues a subtest (`t.test`) and waits for it before the parent ends, so leaving its promise alone is how
       // tap is meant to be used; every other promise in a test must still be awaited or handled.

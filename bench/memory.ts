@@ -12,8 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { START_HEAP_FLAGS } from "../src/node-process.ts";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { SimulatorControl, startSimulator } from "vmss-simulator";
 import { REPO, SIMULATOR_CA_FILE, startChildService, type ChildService } from "../testkit/child-service.ts";
 
 const args = process.argv.slice(2);

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { startSimulator } from "vmss-simulator";
 import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
 import { entryPointIn, freePort, REPO, SIMULATOR_CA_FILE } from "../testkit/child-service.ts";
 

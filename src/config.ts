@@ -1,5 +1,5 @@
 // The one place where the service's configuration is read from the environment. Everything else receives its own
-// part of a Config, typed beside the code that uses it; the simulator reads its own settings (src/simulator/settings.ts).
+// part of a Config, typed beside the code that uses it; the simulator reads its own settings (the vmss-simulator package).
 import { isIP } from "node:net";
 import { hostname } from "node:os";
 import type { AccountConfig } from "./azure/account-config.ts";

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { compileCacheDir, enableModuleCompileCache } from "./compile-cache.js";
 import { applyRuntimeHeapFlags, restartWithHeapFlags } from "./node-process.ts";
 import type { Config } from "./config.ts";
-import type { SimulatorConfig } from "./simulator/settings.ts";
+import type { SimulatorConfig } from "vmss-simulator/settings";
 import type { TaskStore } from "./tasks/task-store.ts";
 
 // Only as the entry point (this file or src/main.js): restarting replaces the whole process, whoever imported this.
@@ -34,7 +34,7 @@ const { createTaskStore, TaskStoreOpenError } = await import("./tasks/create-tas
 async function main(): Promise<void> {
   const { config, simulator } = readConfiguration();
   const stopSimulator =
-    config.simulator.mode === "embedded" ? await startEmbeddedSimulator(config, simulator) : undefined;
+    config.simulator.mode === "embedded" && simulator ? await startEmbeddedSimulator(config, simulator) : undefined;
   const store = await openStore(config, stopSimulator);
   const service = await buildService(config, store, stopSimulator);
   try {
@@ -60,7 +60,7 @@ type Service = Awaited<ReturnType<typeof buildApp>>;
 type Stop = () => Promise<void>;
 
 /** The configuration, or exit 2 with what is wrong in it. */
-function readConfiguration(): { config: Config; simulator: SimulatorConfig } {
+function readConfiguration(): { config: Config; simulator?: SimulatorConfig } {
   try {
     return loadStartupConfig();
   } catch (err) {
@@ -74,7 +74,7 @@ function readConfiguration(): { config: Config; simulator: SimulatorConfig } {
 
 /** The simulator in this process, with the simulator accounts pointed at it; returns how to stop it. */
 async function startEmbeddedSimulator(config: Config, simulatorConfig: SimulatorConfig): Promise<Stop> {
-  const { startSimulator } = await import("./simulator/simulator.ts");
+  const { startSimulator } = await import("vmss-simulator");
   let sim: Awaited<ReturnType<typeof startSimulator>>;
   try {
     sim = await startSimulator({

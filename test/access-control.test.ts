@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { request } from "undici";
 import { loadConfig } from "../src/startup-config.ts";
 import { ConfigError } from "../src/config.ts";
-import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
+import { SIMULATOR_SUBSCRIPTION_ID } from "vmss-simulator";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 import { readFile } from "node:fs/promises";

@@ -1,9 +1,12 @@
-// The layers of src/, as a table a test enforces (the simulator's own test, test/simulator-structure.test.ts, does the
-// same inside src/simulator). Every import between src/ modules counts, type imports and dynamic imports included:
+// The layers of src/, as a table a test enforces (the simulator's package checks its own structure:
+// packages/vmss-simulator/test/simulator-structure.test.ts). Every import between src/ modules counts, type imports
+// and dynamic imports included:
 //   - a module imports only from the layers its own layer may use (ALLOWED), never from one above it;
 //   - no import cycles between modules, anywhere in src/.
 // Where today's code breaks a rule, the edge is listed below with the reason, as an allow-list that only shrinks: a
 // new edge against the table fails, and so does a listed one that no longer exists (take it off the list).
+// The simulator is a package of its own (packages/vmss-simulator): src/ reaches it only by its name and through its
+// public entries, never by a path, and only from the modules that start it or read its settings.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import t from "tap";
@@ -15,16 +18,16 @@ const SRC = join(import.meta.dirname, "..", "src");
  * From the top: the entry point, what a start reads (the simulator's settings and the service's configuration), the
  * composition root, configuration, HTTP (api, ui), the read model and the task runner, operations, Azure, and
  * leaves (naming). Configuration reads the environment into the option types that sit beside their consumers, so
- * no consumer imports it. The simulator is separate: only the entry point starts it (embedded mode).
+ * no consumer imports it. The simulator is a package apart (SIMULATOR_PACKAGE_USERS below).
  */
 const ALLOWED: Record<string, readonly string[]> = {
   // The entry point: plain JavaScript that turns the compile cache on before the first TypeScript module is read.
   main: ["compile-cache", "server"],
-  server: ["app", "azure", "compile-cache", "config", "node-process", "simulator", "startup-config", "tasks"],
+  server: ["app", "azure", "compile-cache", "config", "node-process", "startup-config", "tasks"],
   "compile-cache": [],
   "node-process": [],
   // The service's configuration and the simulator's settings meet here, and nowhere else.
-  "startup-config": ["config", "simulator"],
+  "startup-config": ["config"],
   app: ["api", "auth", "azure", "clouddriver", "config", "naming", "observability", "operations", "tasks", "ui"],
   config: ["api", "auth", "azure", "observability", "tasks"],
   api: ["auth", "azure", "checks", "clouddriver", "naming", "observability", "operations", "tasks"],
@@ -39,7 +42,6 @@ const ALLOWED: Record<string, readonly string[]> = {
   operations: ["azure", "naming"],
   azure: ["naming"],
   naming: [],
-  simulator: [],
   // The command is a client of the API over HTTP: it knows the service only through the client package.
   cli: ["client"],
   // The client package: the API's generated types and openapi-fetch, nothing of the service.
@@ -54,6 +56,21 @@ const KNOWN_CYCLES: { modules: string[]; reason: string }[] = [];
 
 const IMPORT = /^(?:import|export)[^;]*?from\s+"(\.[^"]+)"/gms;
 const DYNAMIC_IMPORT = /import\(\s*"(\.[^"]+)"\s*\)/g;
+
+/** The simulator's package, by name: every way a module can name it (import, dynamic import, import.meta.resolve). */
+const PACKAGE = "vmss-simulator";
+const PACKAGE_SPECIFIER = /(?:from\s+|import\(\s*|import\.meta\.resolve\(\s*)"(vmss-simulator(?:\/[^"]*)?)"/g;
+
+/**
+ * Which modules of src/ may name the simulator's package, and which of its entries. The embedded demo starts it
+ * (server.ts, dynamically: only with SIMULATOR=embedded); a start reads its settings (startup-config.ts, and
+ * server.ts for their type); the simulator accounts trust its certificate (config/simulator.ts).
+ */
+const SIMULATOR_PACKAGE_USERS: Record<string, readonly string[]> = {
+  "server.ts": [PACKAGE, `${PACKAGE}/settings`],
+  "startup-config.ts": [`${PACKAGE}/settings`],
+  "config/simulator.ts": [`${PACKAGE}/ca-cert.pem`],
+};
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -72,6 +89,16 @@ const graph = new Map(
     const specifiers = [...text.matchAll(IMPORT), ...text.matchAll(DYNAMIC_IMPORT)].map((m) => m[1]);
     return [file, [...new Set(specifiers.map((s) => normalize(join(dirname(file), s))))]];
   }),
+);
+
+/** Every module of src/ that names the simulator's package → the specifiers it uses. */
+const packageUses = new Map(
+  files
+    .map((file) => {
+      const text = readFileSync(join(SRC, file), "utf8");
+      return [file, [...new Set([...text.matchAll(PACKAGE_SPECIFIER)].map((m) => m[1]))]] as const;
+    })
+    .filter(([, specifiers]) => specifiers.length > 0),
 );
 
 function layerOf(file: string): string {
@@ -119,6 +146,48 @@ t.test("no module imports from a layer its own may not use, beyond the known vio
   );
   for (const v of KNOWN_VIOLATIONS) t.ok(v.reason.length > 20, `${v.from} → ${v.to} says why it is wrong`);
 });
+
+t.test(
+  "src/ has no path into the simulator's package but its public entries, and only where it is started",
+  async (t) => {
+    // A relative import that leaves src/ (into packages/, say) would not be in the graph: "imports resolve" above
+    // fails for it, and this names it.
+    const outside = [...graph].flatMap(([file, deps]) =>
+      deps.filter((d) => d.startsWith("..")).map((d) => `${file} → ${d}`),
+    );
+    t.same(outside, [], "no module of src/ imports a file outside src/ by its path");
+    t.same(
+      Object.fromEntries([...packageUses].map(([file, specifiers]) => [file, [...specifiers].sort()])),
+      Object.fromEntries(Object.entries(SIMULATOR_PACKAGE_USERS).map(([file, entries]) => [file, [...entries].sort()])),
+      "the modules that name the simulator's package, and the entries each uses",
+    );
+  },
+);
+
+t.test(
+  "the package's exports are its public entries, and the module system refuses any other path into it",
+  async (t) => {
+    const manifest = JSON.parse(readFileSync(join(SRC, "..", "packages", PACKAGE, "package.json"), "utf8")) as {
+      exports: Record<string, string>;
+    };
+    t.same(Object.keys(manifest.exports).sort(), [".", "./ca-cert.pem", "./package.json", "./settings"]);
+    for (const entry of Object.keys(manifest.exports)) {
+      const specifier = entry === "." ? PACKAGE : `${PACKAGE}/${entry.slice(2)}`;
+      t.doesNotThrow(() => import.meta.resolve(specifier), `${specifier} resolves`);
+    }
+    for (const internal of [
+      `${PACKAGE}/src/state.ts`,
+      `${PACKAGE}/src/simulator.ts`,
+      `${PACKAGE}/src/tls/simulator-key.pem`,
+    ]) {
+      t.throws(
+        () => import.meta.resolve(internal),
+        { code: "ERR_PACKAGE_PATH_NOT_EXPORTED" },
+        `${internal} is refused`,
+      );
+    }
+  },
+);
 
 /** Strongly connected components (Tarjan): every group of two or more modules that import one another. */
 function importCycles(g: Graph): string[][] {

@@ -8,9 +8,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { loadConfig } from "../src/startup-config.ts";
 import type { AccountConfig } from "../src/azure/account-config.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
+import { startSimulator, SimulatorControl, SIMULATOR_SUBSCRIPTION_ID } from "vmss-simulator";
 import { createComputeClient, SimulatorCredential } from "../src/azure/client.ts";
 import {
   ArmBudget,

@@ -7,7 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { startSimulator } from "vmss-simulator";
 import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
 import { restartableServiceEnv, startChildService, type ChildService } from "../testkit/child-service.ts";
 import { waitFor } from "../testkit/wait-for.ts";

@@ -7,7 +7,7 @@ import type { Json } from "../testkit/json.ts";
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import { request } from "undici";
-import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
+import { SIMULATOR_SUBSCRIPTION_ID } from "vmss-simulator";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
 import { jsonLogLines } from "./helpers/log-lines.ts";
 import { waitFor } from "../testkit/wait-for.ts";

@@ -19,7 +19,7 @@ import { AccountSetupError, credentialFor, loadIdentity } from "../src/azure/cli
 import { CLOUDS } from "../src/azure/account-config.ts";
 import { ConfigError } from "../src/config.ts";
 import { loadConfig } from "../src/startup-config.ts";
-import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
+import { SIMULATOR_SUBSCRIPTION_ID } from "vmss-simulator";
 import { REPO, SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
 import { startTestEnv } from "./helpers/service.ts";
 import { waitForLog } from "../testkit/wait-for.ts";
@@ -240,12 +240,9 @@ t.test("every credential kind through its configuration path, and each cloud's e
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const certPath = join(dir, "sp.pem");
   // The simulator's own key pair stands in for a service principal's certificate (a PEM with both).
-  const { readFile } = await import("node:fs/promises");
-  await writeFile(
-    certPath,
-    (await readFile(join(REPO, "src/simulator/tls/simulator-cert.pem"), "utf8")) +
-      (await readFile(join(REPO, "src/simulator/tls/simulator-key.pem"), "utf8")),
-  );
+  const { loadTlsMaterial } = await import("vmss-simulator");
+  const { certPem, keyPem } = loadTlsMaterial();
+  await writeFile(certPath, certPem + keyPem);
   const tokenFile = join(dir, "federated-token");
   await writeFile(tokenFile, "eyJhbGciOiJSUzI1NiJ9.e30.sig");
   const secretFile = join(dir, "secret");

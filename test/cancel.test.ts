@@ -2,7 +2,7 @@
 // once a write in flight has ended, between operations), never in the middle of a write, and ends canceled saying
 // what was done and what was not. The simulator's call log is the witness for "no write" and "exactly one write".
 import t from "tap";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { SimulatorControl } from "vmss-simulator";
 import { waitFor } from "../testkit/wait-for.ts";
 import { callsFor, demo, startTestEnv, writesOf, type TestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";

@@ -6,7 +6,7 @@
 // Azure sets, the size tags we record, the computer name prefix, the NIC's name, and the system-assigned principal.
 import type { Json } from "../testkit/json.ts";
 import t, { type Test } from "tap";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { SimulatorControl } from "vmss-simulator";
 import { cloneLimits } from "../src/operations/create/scale-set-model.ts";
 import { startTestEnv } from "./helpers/service.ts";
 import { waitFor } from "../testkit/wait-for.ts";

@@ -5,7 +5,7 @@ import t from "tap";
 import { connect } from "node:net";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/startup-config.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { startSimulator } from "vmss-simulator";
 import { waitFor } from "../testkit/wait-for.ts";
 
 const sim = await startSimulator({ port: 0, timeScale: 0.001 });

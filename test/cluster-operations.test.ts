@@ -7,7 +7,7 @@
 //   DisableClusterTask.groovy l.29-31: disableServerGroup
 //   AbstractClusterWideClouddriverTask.groovy l.107-117: the selection is made per location (region)
 import t from "tap";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { SimulatorControl } from "vmss-simulator";
 import { waitFor } from "../testkit/wait-for.ts";
 import { callsFor, demo, startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";

@@ -10,7 +10,7 @@ t.test("defaults: embedded simulator, the demo account, tasks in memory beside i
   const c = loadConfig({});
   t.equal(c.port, 7002);
   t.equal(c.simulator.mode, "embedded");
-  t.equal(loadStartupConfig({}).simulator.port, 7003, "the embedded simulator's own setting");
+  t.equal(loadStartupConfig({}).simulator?.port, 7003, "the embedded simulator's own setting");
   // The embedded simulator starts fresh at every start, so its tasks do too: the demo is one clean slate.
   t.equal(c.store.kind, "memory");
   t.equal(loadConfig({ TASK_STORE: "sqlite" }).store.kind, "sqlite", "unless told otherwise");
@@ -90,7 +90,7 @@ t.test("the simulator's own settings are read by its rules, and a bad one stops 
     "the demo account is in the simulator's subscription",
   );
   t.equal(
-    loadStartupConfig({ SIMULATOR_TIME_SCALE: "0.5" }).simulator.settings.timeScale,
+    loadStartupConfig({ SIMULATOR_TIME_SCALE: "0.5" }).simulator?.settings.timeScale,
     0.5,
     "what an embedded simulator starts with",
   );
@@ -142,7 +142,11 @@ function documentedVariables(): Set<string> {
 /** Variables the service's configuration (src/config.ts, src/config/) and the simulator's settings read. */
 function readVariables(): Set<string> {
   const src = join(import.meta.dirname, "..", "src");
-  const files = ["config.ts", "simulator/settings.ts", ...readdirSync(join(src, "config")).map((f) => `config/${f}`)];
+  const files = [
+    "config.ts",
+    "../packages/vmss-simulator/src/settings.ts",
+    ...readdirSync(join(src, "config")).map((f) => `config/${f}`),
+  ];
   const names = new Set<string>();
   for (const file of files) {
     const text = readFileSync(join(src, file), "utf8");

@@ -4,10 +4,12 @@
 // runtime files are copied as the Dockerfile COPYs them (honouring .dockerignore) into a temp dir standing for
 // WORKDIR, node_modules holds only the lockfile's production packages, the CMD is started with the image's ENV
 // (and compose's environment; ports made free) as a non-root user when we can, the HEALTHCHECK command is run,
-// an operation is driven through the embedded simulator, and SIGTERM must stop it promptly with exit code 0.
+// an operation is driven through the embedded simulator, and SIGTERM must stop it promptly with exit code 0. The two
+// other targets are rehearsed likewise: production (the service without the simulator's package) and vmss-sim (the
+// simulator alone).
 import t from "tap";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import {
   chmod,
   chown,
@@ -328,8 +330,20 @@ const pkg = JSON.parse(await readFile(join(REPO, "package.json"), "utf8"));
 const lock = JSON.parse(await readFile(join(REPO, "package-lock.json"), "utf8"));
 
 const dockerfile = parseDockerfile(dockerfileText);
+
+/** A stage's instructions after those of the stage it is built FROM, if any (`FROM service AS runtime`). */
+function imageInstructions(stage: Stage): Instruction[] {
+  const parent = dockerfile.stages.find((s) => s.name === stage.image && s.index < stage.index);
+  return [...(parent ? imageInstructions(parent) : []), ...stage.instructions];
+}
+
+/** An image built from a base image, not from another stage. */
+const fromImage = (stage: Stage) => !dockerfile.stages.some((s) => s.name === stage.image && s.index < stage.index);
+
+// `docker build .` builds the last stage: the default image, the service with its embedded simulator.
 const final = dockerfile.stages[dockerfile.stages.length - 1];
-const finalOf = (keyword: string) => final.instructions.filter((ins) => ins.keyword === keyword);
+const finalInstructions = imageInstructions(final);
+const finalOf = (keyword: string) => finalInstructions.filter((ins) => ins.keyword === keyword);
 const lastOf = (keyword: string) => finalOf(keyword).at(-1);
 const imageEnv: Record<string, string> = Object.assign({}, ...finalOf("ENV").map((ins) => parseEnv(ins.args)));
 const workdir = lastOf("WORKDIR")?.args ?? "/";
@@ -339,6 +353,39 @@ const ignored = dockerignoreMatcher(dockerignoreText);
 // The yaml package (a production dependency): anchors and merge keys as compose resolves them.
 const compose = parseYaml(composeText, { merge: true }) as Record<string, Json>;
 const service = compose?.services?.["vmss-ops"] as Record<string, Json> | undefined;
+
+/** COPY from the build context, as Docker does: a directory source copies its contents; .dockerignore applies. */
+async function copyTree(fromRel: string, to: string): Promise<number> {
+  const from = join(REPO, fromRel);
+  if (!(await stat(from)).isDirectory()) {
+    await mkdir(dirname(to), { recursive: true });
+    await copyFile(from, to);
+    return 1;
+  }
+  let n = 0;
+  for (const entry of await readdir(from, { withFileTypes: true })) {
+    const rel = posix.join(fromRel, entry.name);
+    if (ignored(rel)) continue;
+    n += await copyTree(rel, join(to, entry.name));
+  }
+  return n;
+}
+
+/** A build target: its instructions (its base stages' first), ENV, WORKDIR, CMD and HEALTHCHECK. */
+function target(name: string) {
+  const stage = dockerfile.stages.find((s) => s.name === name);
+  const instructions = stage ? imageInstructions(stage) : [];
+  const of = (keyword: string) => instructions.filter((i) => i.keyword === keyword);
+  return {
+    stage,
+    of,
+    env: Object.assign({}, ...of("ENV").map((i) => parseEnv(i.args))) as Record<string, string>,
+    workdir: of("WORKDIR").at(-1)?.args ?? "/",
+    cmd: execForm(of("CMD").at(-1)?.args ?? ""),
+    healthcheck: parseHealthcheck(of("HEALTHCHECK").at(-1)?.args ?? "NONE"),
+    user: of("USER").at(-1)?.args ?? "root",
+  };
+}
 const composeEnv: Record<string, string> = service?.environment ?? {};
 
 t.test("the parsers", async (t) => {
@@ -376,7 +423,7 @@ t.test("the parsers", async (t) => {
 t.test("Dockerfile", async (t) => {
   t.equal(dockerfile.directives.syntax, "docker/dockerfile:1", "pins the Dockerfile frontend");
   t.ok(dockerfile.stages.length >= 1, "has a FROM");
-  for (const stage of dockerfile.stages) {
+  for (const stage of dockerfile.stages.filter(fromImage)) {
     const m = /^node:(\d+)(?:[.-]|$)/.exec(stage.image);
     t.ok(m, `stage ${stage.name ?? stage.index} is an official node image: ${stage.image}`);
     t.ok(
@@ -500,6 +547,160 @@ t.test("Dockerfile", async (t) => {
   t.equal(dockerfile.instructions.filter((i) => i.keyword === "ADD").length, 0, "COPY, not ADD");
 });
 
+t.test("the production target: the service alone, no simulator in the image", async (t) => {
+  const production = target("production");
+  if (!production.stage) return t.fail("the Dockerfile has a production stage");
+  t.equal(production.env.SIMULATOR, "off", "real Azure accounts only (SIMULATOR=off)");
+  t.same(
+    Object.keys(production.env).filter((k) => k.startsWith("SIMULATOR_")),
+    [],
+    "no simulator settings",
+  );
+  const sources = production.of("COPY").flatMap((c) => parseCopy(c.args).sources);
+  t.same(
+    sources.filter((source) => source.startsWith("packages/")),
+    [],
+    "nothing of packages/ is copied",
+  );
+  t.ok(
+    production.of("RUN").some((r) => r.args === "rm node_modules/vmss-simulator"),
+    "npm ci's link to the simulator's package is removed (it would point at nothing)",
+  );
+  const exposed = production.of("EXPOSE").flatMap((e) => tokenize(e.args));
+  t.same(exposed, ["7002"], "EXPOSE 7002 only");
+  t.same(production.cmd, cmd, "the same command as the default image");
+  t.same(production.healthcheck, healthcheck, "and the same health check");
+  t.notMatch(production.user, /^(root|0)(:|$)/, `runs as a non-root user (${production.user})`);
+  t.same(production.env.NODE_COMPILE_CACHE, imageEnv.NODE_COMPILE_CACHE, "with its own compile cache, filled alike");
+});
+
+t.test(
+  "the production target, run natively: without the simulator's package, every module loads and SIMULATOR=off starts",
+  async (t) => {
+    const production = target("production");
+    if (!production.stage) return t.fail("the Dockerfile has a production stage");
+    const root = await mkdtemp(join(tmpdir(), "vmss-production-image-"));
+    t.teardown(() => rm(root, { recursive: true, force: true }));
+    const app = join(root, production.workdir.replace(/^\/+/, ""));
+    await mkdir(app, { recursive: true });
+    for (const ins of production.of("COPY")) {
+      const copy = parseCopy(ins.args);
+      const dest = join(app, copy.dest);
+      if (copy.flags.from) {
+        // npm ci's node_modules after `RUN rm node_modules/vmss-simulator`: the registry's packages, no workspace link.
+        for (const [key, entry] of Object.entries<Json>(lock.packages)) {
+          if (!/^node_modules\/(@[^/]+\/)?[^/]+$/.test(key) || entry.dev || entry.link) continue;
+          const name = key.slice("node_modules/".length);
+          await mkdir(dirname(join(dest, name)), { recursive: true });
+          await symlink(join(REPO, "node_modules", name), join(dest, name), "dir");
+        }
+        continue;
+      }
+      for (const source of copy.sources)
+        await copyTree(source, copy.dest.endsWith("/") ? join(dest, posix.basename(source)) : dest);
+    }
+    t.notOk(existsSync(join(app, "node_modules", "vmss-simulator")), "no simulator in the image");
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...production.env };
+    const node = (argv: string[]) => (argv[0] === "node" ? [process.execPath, ...argv.slice(1)] : argv);
+    const cache = await mkdtemp(join(tmpdir(), "vmss-production-cache-"));
+    t.teardown(() => rm(cache, { recursive: true, force: true }));
+    const warm = production.of("RUN").find((r) => /scripts\/warm-compile-cache\.ts$/.test(r.args));
+    const warmed = await run(node(tokenize(warm?.args ?? "node scripts/warm-compile-cache.ts")), {
+      cwd: app,
+      env: { ...env, NODE_COMPILE_CACHE: cache },
+      timeoutMs: 60_000,
+    });
+    t.equal(warmed.code, 0, `every module of src/ loads (the build's warm-up) ${warmed.output}`);
+    t.match(warmed.output, /no simulator/, "and it finds no simulator");
+    const account = { name: "prod", subscriptionId: "11111111-2222-3333-4444-555555555555", credential: "default" };
+    const startup = (settings: Record<string, string>) =>
+      run(
+        [
+          process.execPath,
+          "--input-type=module",
+          "-e",
+          `const { loadStartupConfig } = await import("./src/startup-config.ts");
+         try { const c = loadStartupConfig(process.env); console.log("started", c.config.simulator.mode, c.simulator === undefined); }
+         catch (err) { console.log("refused", err.message); }`,
+        ],
+        { cwd: app, env: { ...env, ...settings }, timeoutMs: 30_000 },
+      );
+    const off = await startup({
+      ACCOUNTS: JSON.stringify([{ ...account, regions: ["eastus"] }]),
+      TRUSTED_NETWORK: "true",
+    });
+    t.match(off.output, /^started off true$/m, `the image's SIMULATOR=off with a real account starts ${off.output}`);
+    const embedded = await startup({ SIMULATOR: "embedded" });
+    t.match(
+      embedded.output,
+      /^refused SIMULATOR must be off: this installation has no simulator/m,
+      "SIMULATOR=embedded is refused, saying why",
+    );
+  },
+);
+
+t.test("the vmss-sim target, run natively: the simulator alone, healthy, stopped by SIGTERM", async (t) => {
+  const sim = target("vmss-sim");
+  if (!sim.stage || !sim.cmd || !sim.healthcheck.cmd)
+    return t.fail("a vmss-sim stage with exec-form CMD and HEALTHCHECK");
+  t.same(
+    sim.of("COPY").filter((c) => parseCopy(c.args).flags.from),
+    [],
+    "no node_modules: `vmss-sim` needs no npm package",
+  );
+  t.same(sim.cmd, ["node", "bin/vmss-sim.js"], "its command is the package's bin, vmss-sim");
+  t.same(
+    sim.of("EXPOSE").flatMap((e) => tokenize(e.args)),
+    [sim.env.SIMULATOR_PORT],
+    "EXPOSE is the port it listens on",
+  );
+  t.equal(sim.env.SIMULATOR_HOST, "0.0.0.0", "on every interface");
+  t.notMatch(sim.user, /^(root|0)(:|$)/, `runs as a non-root user (${sim.user})`);
+  const root = await mkdtemp(join(tmpdir(), "vmss-sim-image-"));
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  const app = join(root, sim.workdir.replace(/^\/+/, ""));
+  await mkdir(app, { recursive: true });
+  for (const ins of sim.of("COPY")) {
+    const copy = parseCopy(ins.args);
+    const dest = join(app, copy.dest);
+    for (const source of copy.sources)
+      await copyTree(source, copy.dest.endsWith("/") ? join(dest, posix.basename(source)) : dest);
+  }
+  const node = (argv: string[]) => (argv[0] === "node" ? [process.execPath, ...argv.slice(1)] : argv);
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    ...sim.env,
+    SIMULATOR_PORT: String(await freePort()),
+    // The image's absolute path, under the temp root that stands for /.
+    NODE_EXTRA_CA_CERTS: join(root, sim.env.NODE_EXTRA_CA_CERTS ?? "/nowhere"),
+  };
+  t.ok(existsSync(env.NODE_EXTRA_CA_CERTS), "NODE_EXTRA_CA_CERTS names the certificate the image holds");
+  const child = spawnClean(node(sim.cmd), { cwd: app, env });
+  let output = "";
+  child.stdout!.on("data", (b) => (output += b));
+  child.stderr!.on("data", (b) => (output += b));
+  const exited = exitOf(child);
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+      await exited;
+    }
+  });
+  await waitFor(() => /listening on https:/.test(output) || child.exitCode !== null, {
+    what: "vmss-sim to listen, or to exit",
+    timeoutMs: 20_000,
+    intervalMs: 50,
+    seen: () => output,
+  });
+  t.match(output, /ARM simulator listening on https:\/\/127\.0\.0\.1:\d+/, "it says where it listens");
+  const hcTimeout = durationMs(sim.healthcheck.options.timeout);
+  const probe = await run(node(sim.healthcheck.cmd), { cwd: app, env, timeoutMs: hcTimeout });
+  t.equal(probe.code, 0, `the HEALTHCHECK command passes over HTTPS (${probe.ms} ms) ${probe.output}`);
+  child.kill("SIGTERM");
+  const result = await within(5_000, exited);
+  t.same(result, { code: 0, signal: null }, "SIGTERM stops it with exit code 0");
+});
+
 t.test(".dockerignore", async (t) => {
   for (const path of [
     "node_modules/fastify/package.json",
@@ -509,6 +710,7 @@ t.test(".dockerignore", async (t) => {
     "data/tasks.db",
     "npm-debug.log",
     "test/openapi.test.ts",
+    "packages/vmss-simulator/test/simulator.test.ts",
   ]) {
     t.ok(ignored(path), `excludes ${path}`);
   }
@@ -527,8 +729,9 @@ t.test(".dockerignore", async (t) => {
     "src/compile-cache.js",
     "src/server.ts",
     "scripts/warm-compile-cache.ts",
-    "src/simulator/tls/simulator-cert.pem",
-    "src/simulator/tls/simulator-key.pem",
+    "packages/vmss-simulator/src/tls/simulator-cert.pem",
+    "packages/vmss-simulator/src/tls/simulator-key.pem",
+    "packages/vmss-simulator/bin/vmss-sim.js",
     "openapi/openapi.json",
   ]) {
     t.notOk(ignored(needed), `keeps ${needed} (needed at run time)`);
@@ -596,7 +799,8 @@ t.test("docker-compose.yml", async (t) => {
       ["postgres", pg.environment.POSTGRES_USER, pg.environment.POSTGRES_PASSWORD, `/${pg.environment.POSTGRES_DB}`],
       "DATABASE_URL names the postgres service and its credentials",
     );
-    t.same(s.simulator.command, ["node", "src/simulator/main.ts"], "the simulator is the image's `npm run simulator`");
+    t.equal(s.simulator.build.target, "vmss-sim", "the simulator is the Dockerfile's vmss-sim image");
+    t.notOk(s.simulator.command, "running that image's own command, `vmss-sim`");
     for (const [i, r] of replicas.entries()) {
       const e = r.environment;
       t.equal(e.TASK_STORE, "postgres");
@@ -643,7 +847,13 @@ t.test("docker-compose.yml lint (dclint)", async (t) => {
 });
 
 t.test("src imports only production dependencies", async (t) => {
-  const deps = new Set(Object.keys(pkg.dependencies ?? {}));
+  // The workspaces' packages (the simulator's) count as dependencies: npm ci links them, --omit=dev or not; the
+  // production image leaves the simulator's out, and the service imports it only where it starts or configures it.
+  const workspaces = (await readdir(join(REPO, "packages"))).map(
+    (dir) => (JSON.parse(readFileSync(join(REPO, "packages", dir, "package.json"), "utf8")) as { name: string }).name,
+  );
+  t.same(workspaces, ["vmss-simulator"], "the workspaces' packages");
+  const deps = new Set([...Object.keys(pkg.dependencies ?? {}), ...workspaces]);
   const files = (await listFiles(join(REPO, "src"))).filter((f) => f.endsWith(".ts"));
   t.ok(files.length > 10, `${files.length} source files`);
   const offenders: string[] = [];
@@ -661,7 +871,11 @@ t.test("src imports only production dependencies", async (t) => {
       if (!deps.has(name)) offenders.push(`src/${file}: ${spec}`);
     }
   }
-  t.same(offenders, [], "every runtime import is a node: builtin, a relative file or a package.json dependency");
+  t.same(
+    offenders,
+    [],
+    "every runtime import is a node: builtin, a relative file, a package.json dependency or a workspace",
+  );
 });
 
 t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
@@ -671,22 +885,6 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   await chmod(root, 0o755);
   const app = join(root, workdir.replace(/^\/+/, "")); // WORKDIR, inside the temp root
 
-  // COPY from the build context, as Docker does: a directory source copies its contents; .dockerignore applies.
-  const copyTree = async (fromRel: string, to: string): Promise<number> => {
-    const from = join(REPO, fromRel);
-    if (!(await stat(from)).isDirectory()) {
-      await mkdir(dirname(to), { recursive: true });
-      await copyFile(from, to);
-      return 1;
-    }
-    let n = 0;
-    for (const entry of await readdir(from, { withFileTypes: true })) {
-      const rel = posix.join(fromRel, entry.name);
-      if (ignored(rel)) continue;
-      n += await copyTree(rel, join(to, entry.name));
-    }
-    return n;
-  };
   await mkdir(app, { recursive: true });
   const node = (argv: string[]) => (argv[0] === "node" ? [process.execPath, ...argv.slice(1)] : argv);
   // Run as a non-root user, like USER in the image, when we are root and that user can reach node and the files
@@ -712,7 +910,7 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   /** What a RUN's shell has of the environment here: a PATH. */
   const runEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
   let copied = 0;
-  for (const ins of final.instructions.filter((i) => i.keyword === "COPY" || i.keyword === "RUN")) {
+  for (const ins of finalInstructions.filter((i) => i.keyword === "COPY" || i.keyword === "RUN")) {
     if (ins.keyword === "RUN") {
       // The volume directory is made natively below as a temp dir owned by the runtime user.
       if (/^install -d -o node -g node -m 0700 \/var\/lib\/vmss-ops$/.test(ins.args)) {
@@ -764,8 +962,14 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
       const prod = Object.entries<Json>(lock.packages).filter(
         ([k, v]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(k) && !v.dev,
       );
-      for (const [key] of prod) {
+      for (const [key, entry] of prod) {
         const name = key.slice("node_modules/".length);
+        if (entry.link) {
+          // A workspace (the simulator's package): npm links it to its folder, which a later COPY fills.
+          await mkdir(dirname(join(nodeModules, name)), { recursive: true });
+          await symlink(posix.relative(posix.dirname(key), entry.resolved), join(nodeModules, name), "dir");
+          continue;
+        }
         const source = join(REPO, "node_modules", name);
         t.ok(existsSync(source), `production package ${name} is installed`);
         await mkdir(dirname(join(nodeModules, name)), { recursive: true });
@@ -883,7 +1087,7 @@ t.test("the image's CMD, ENV and HEALTHCHECK, run natively", async (t) => {
   t.not(down.code, 0, "which makes it fail");
 
   // The embedded simulator on the other exposed port, over HTTPS with the certificate the image ships.
-  const ca = await readFile(join(app, "src/simulator/tls/simulator-cert.pem"), "utf8");
+  const ca = await readFile(join(app, "packages/vmss-simulator/src/tls/simulator-cert.pem"), "utf8");
   const agent = new Agent({ connect: { ca } });
   t.teardown(() => agent.close());
   const sim = await request(`https://127.0.0.1:${simPort}/_sim/health`, { dispatcher: agent });

@@ -2,17 +2,22 @@
 // its own creation time, oldest first by version, so the choice is decided by createdTime as Clouddriver decides it
 // (ClusterController.OLDEST_TO_NEWEST), never by the name that breaks a tie.
 import t from "tap";
-import { SimState } from "../src/simulator/state.ts";
-import { defaultSettings } from "../src/simulator/settings.ts";
-import { seedDemo } from "../src/simulator/seed.ts";
+import { SimulatorControl, startSimulator } from "vmss-simulator";
 import { chooseTarget } from "../src/clouddriver/targets.ts";
 
 t.test("the seeded scale sets were created one after another, v001 before v002", async (t) => {
   const now = Date.parse("2026-01-15T12:00:00Z");
-  const state = new SimState("00000000-0000-0000-0000-000000000000", defaultSettings(), () => now);
-  seedDemo(state);
-  const created = (name: string) => Date.parse(state.getScaleSet("demo-rg", name)!.timeCreated);
-  const times = ["batch-v001", "web-prod-v001", "web-prod-v002"].map(created);
+  const sim = await startSimulator({ port: 0, seed: true, now: () => now });
+  t.teardown(() => sim.close());
+  const control = new SimulatorControl(sim);
+  t.teardown(() => control.close());
+  const createdAt = new Map<string, number>();
+  for (const name of ["batch-v001", "web-prod-v001", "web-prod-v002"]) {
+    const { vmss } = await control.getScaleSet("demo-rg", name);
+    createdAt.set(name, Date.parse((vmss.properties as { timeCreated: string }).timeCreated));
+  }
+  const created = (name: string) => createdAt.get(name)!;
+  const times = [...createdAt.values()];
   t.equal(
     new Set(times).size,
     3,

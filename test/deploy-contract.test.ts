@@ -13,7 +13,7 @@ import t from "tap";
 import { newStage, Orca, OrcaStageError, type Stage } from "./helpers/orca.ts";
 import { startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { SimulatorControl } from "vmss-simulator";
 import { sample } from "../testkit/wait-for.ts";
 
 // A second account keeps its VM admin in Key Vault, as clouddriver-azure's accounts do (the simulator's demo-kv).

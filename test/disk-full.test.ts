@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { startSimulator } from "vmss-simulator";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { StoreHealth, watchStoreOutages } from "../src/tasks/store-outage.ts";
 import { restartableServiceEnv, startChildService } from "../testkit/child-service.ts";

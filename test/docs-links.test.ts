@@ -1,4 +1,4 @@
-// Every relative link of the README and docs/ leads somewhere: the file exists, and a #fragment names a heading of
+// Every relative link of the READMEs (the repository's, the simulator package's) and docs/ leads somewhere: the file exists, and a #fragment names a heading of
 // that page (GitHub's anchors: lower case, punctuation dropped, spaces to '-').
 import t from "tap";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -7,6 +7,7 @@ import { REPO } from "../testkit/child-service.ts";
 
 const pages = [
   "README.md",
+  "packages/vmss-simulator/README.md",
   ...readdirSync(join(REPO, "docs"))
     .filter((f) => f.endsWith(".md"))
     .map((f) => `docs/${f}`),

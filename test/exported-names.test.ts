@@ -15,9 +15,6 @@ const SCHEMA =
 const CLIENT =
   "the client package (src/client/) names the API's bodies as src/api/schemas.ts does; it is generated from the " +
   "API document and imports nothing from the service";
-const SIMULATOR =
-  "the simulator plays Azure and imports nothing outside src/simulator/ (test/architecture.test.ts): its own copy " +
-  "of the same Azure fact, so that one mistake cannot pass both";
 const COMMAND =
   "the vmss-ops command's client (src/cli/client.ts) is the client package's, with answers turned into values and " +
   "errors; same meaning, the command's form";
@@ -77,27 +74,6 @@ const SAME_MEANING: Record<string, { modules: string[]; reason: string }> = {
   TaskQuery: {
     modules: ["src/cli/client.ts", "src/tasks/task-store.ts"],
     reason: "the filters of a task listing: GET /task's query string (the command's) and the store's, one meaning",
-  },
-
-  ArmBudgetKind: { modules: ["src/azure/arm-budget.ts", "src/simulator/throttling.ts"], reason: SIMULATOR },
-  BucketFigures: { modules: ["src/azure/arm-budget.ts", "src/simulator/throttling.ts"], reason: SIMULATOR },
-  PolicyFigures: { modules: ["src/azure/arm-budget.ts", "src/simulator/throttling.ts"], reason: SIMULATOR },
-  levelAt: { modules: ["src/azure/arm-budget.ts", "src/simulator/token-bucket.ts"], reason: SIMULATOR },
-  MAX_CAPACITY: { modules: ["src/operations/description.ts", "src/simulator/limits.ts"], reason: SIMULATOR },
-  UpgradeMode: { modules: ["src/azure/scale-set-state.ts", "src/simulator/limits.ts"], reason: SIMULATOR },
-  capacityOf: { modules: ["src/operations/server-group-state.ts", "src/simulator/vmss-model.ts"], reason: SIMULATOR },
-  scaleSetKey: { modules: ["src/simulator/vmss-model.ts", "src/tasks/ordering.ts"], reason: SIMULATOR },
-  NetworkResource: {
-    modules: ["src/azure/network-gateway.ts", "src/simulator/network/network-state.ts"],
-    reason: SIMULATOR,
-  },
-  ScaleSetSnapshot: {
-    modules: ["src/azure/vmss-gateway.ts", "src/simulator/control-client.ts"],
-    reason: `${SIMULATOR} (a scale set with its VMs and etag, as the control API returns it)`,
-  },
-  parseJsonBody: {
-    modules: ["src/api/json-body.ts", "src/simulator/http.ts"],
-    reason: `${SIMULATOR}: a request's JSON body, or the 400 each API answers for a bad one`,
   },
 };
 

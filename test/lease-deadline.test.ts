@@ -4,8 +4,7 @@
 // lease is gone, finishes it, and runs a newer task on the same scale set. The simulator's call log, which names the
 // replica behind each call, must show nothing from A once B began, and the newer task's capacity must stand.
 import t from "tap";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { SimulatorControl, startSimulator } from "vmss-simulator";
 import { leaseDeadline, LeaseExpiredError, TaskLease } from "../src/tasks/lease-deadline.ts";
 import { LeaseLostError } from "../src/tasks/task-journal.ts";
 import { SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";

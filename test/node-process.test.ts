@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileCacheDir } from "../src/compile-cache.js";
 import { missingFlags, RUNTIME_HEAP_FLAGS, START_HEAP_FLAGS } from "../src/node-process.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { startSimulator } from "vmss-simulator";
 import { REPO, SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
 
 t.test("missingFlags: a flag given to node or in NODE_OPTIONS wins, in either spelling", async (t) => {

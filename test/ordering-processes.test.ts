@@ -9,8 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { SimulatorControl, startSimulator } from "vmss-simulator";
 import { SIMULATOR_CA_FILE, startChildService, type ChildService } from "../testkit/child-service.ts";
 
 const RESIZES = 20;

@@ -9,7 +9,7 @@
 // own pool while the load balancer's rules point elsewhere is not (the load balancer is not read), and enable says so.
 import t from "tap";
 import { Agent, request } from "undici";
-import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
+import { SIMULATOR_SUBSCRIPTION_ID } from "vmss-simulator";
 import { waitFor } from "../testkit/wait-for.ts";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";

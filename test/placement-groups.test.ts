@@ -72,7 +72,7 @@ t.test("end to end: the task fails at once, before any write; the simulator agre
   t.teardown(() => env.close());
   // A scale set created the way Azure defaults it: one placement group.
   const arm = `/subscriptions/${env.sim.subscriptionId}/resourceGroups/demo-rg/providers/Microsoft.Compute/virtualMachineScaleSets`;
-  const { SimulatorControl } = await import("../src/simulator/control-client.ts");
+  const { SimulatorControl } = await import("vmss-simulator");
   const control = new SimulatorControl(env.sim);
   t.teardown(() => control.close());
   const created = await control.request("PUT", `${arm}/single-v001?api-version=2026-04-01`, {

@@ -8,14 +8,13 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import t, { type Test } from "tap";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { SimulatorControl, startSimulator } from "vmss-simulator";
 import type { Json } from "../testkit/json.ts";
 
 const run = promisify(execFile);
 // Debian's packages are for Debian's Python; a python3 earlier on PATH (pyenv) does not see them.
 const PYTHON = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-const CA_FILE = fileURLToPath(new URL("../src/simulator/tls/simulator-cert.pem", import.meta.url));
+const CA_FILE = fileURLToPath(import.meta.resolve("vmss-simulator/ca-cert.pem"));
 
 async function pythonAzureMissing(): Promise<string | undefined> {
   try {

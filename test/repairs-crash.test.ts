@@ -6,9 +6,8 @@ import t from "tap";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { SimulatorControl, startSimulator } from "vmss-simulator";
 import { waitFor } from "../testkit/wait-for.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
 import { restartableServiceEnv, startChildService, type ChildService } from "../testkit/child-service.ts";
 import type { Json } from "../testkit/json.ts";
 

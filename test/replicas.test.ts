@@ -4,9 +4,8 @@
 import t from "tap";
 import pg from "pg";
 import { randomBytes } from "node:crypto";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { SimulatorControl, startSimulator } from "vmss-simulator";
 import { waitFor } from "../testkit/wait-for.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
 import { SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
 import type { Json } from "../testkit/json.ts";
 

@@ -8,10 +8,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import t from "tap";
-import { buildArmRouter } from "../src/simulator/arm-routes.ts";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { observeExchanges, type ArmExchange } from "../src/simulator/exchanges.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { armRoutePatterns, observeExchanges, SimulatorControl, startSimulator, type ArmExchange } from "vmss-simulator";
 import {
   checkExchange,
   findOperationForPattern,
@@ -51,7 +48,7 @@ const specs: ArmSpec[] = vendoredApiVersions().map(loadSpec);
 t.test("every ARM route is an operation of the Compute specification, or named as outside it", async (t) => {
   t.ok(specs.length >= 2, `vendored: ${specs.map((s) => s.apiVersion).join(", ")}`);
   const unchecked: string[] = [];
-  const routes = buildArmRouter().patterns();
+  const routes = armRoutePatterns();
   for (const { method, pattern } of routes) {
     const key = `${method} ${pattern}`;
     if (OUTSIDE_COMPUTE_SPEC[key] || OTHER_PROVIDERS.some(([re]) => re.test(pattern))) continue;
@@ -289,7 +286,7 @@ t.test(
           SIM_SUBSCRIPTION: sim.subscriptionId,
           SIM_RESOURCE_GROUP: "demo-rg",
           SIM_SCALE_SET: scaleSet,
-          REQUESTS_CA_BUNDLE: fileURLToPath(new URL("../src/simulator/tls/simulator-cert.pem", import.meta.url)),
+          REQUESTS_CA_BUNDLE: fileURLToPath(import.meta.resolve("vmss-simulator/ca-cert.pem")),
           NO_PROXY: "127.0.0.1,localhost",
           no_proxy: "127.0.0.1,localhost",
         },

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/startup-config.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { startSimulator } from "vmss-simulator";
 import { SqliteTaskStore } from "../src/tasks/sqlite-task-store.ts";
 
 const sim = await startSimulator({ port: 0, timeScale: 0.001 });

@@ -5,7 +5,7 @@ import t from "tap";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { startSimulator } from "vmss-simulator";
 import { REPO, SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 0, timeScale: 0.001, seed: true });
@@ -49,7 +49,7 @@ t.test(
     // The simulator's settings module is read with the service's configuration (one SimulatorConfig type); it is
     // plain parsing and loads nothing of the simulator itself.
     t.same(
-      loaded.filter((u) => u.includes("/src/simulator/") && !u.endsWith("/src/simulator/settings.ts")),
+      loaded.filter((u) => u.includes("/vmss-simulator/") && !u.endsWith("/vmss-simulator/src/settings.ts")),
       [],
       "no embedded simulator",
     );

@@ -3,8 +3,7 @@
 // Every store call has a bound (TASK_STORE_CALL_TIMEOUT_MS, and PostgreSQL's statement_timeout): a client gets 503
 // TaskStoreUnavailable with Retry-After within it, /ready says so, and once the link is well again the service is too.
 import t from "tap";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { SimulatorControl, startSimulator } from "vmss-simulator";
 import { StoreHealth, storeOutageReason, watchStoreOutages } from "../src/tasks/store-outage.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { SIMULATOR_CA_FILE, startChildService, type ChildService } from "../testkit/child-service.ts";

@@ -4,7 +4,7 @@
 import t from "tap";
 import { buildApp, type Service } from "../src/app.ts";
 import { loadConfig } from "../src/startup-config.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { startSimulator } from "vmss-simulator";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { TaskBodies } from "../src/api/task-bodies.ts";
 import type { HistoryEntry } from "../src/tasks/task.ts";

@@ -4,7 +4,7 @@ import t from "tap";
 import { AccountRegistry } from "../src/azure/accounts.ts";
 import { loadConfig } from "../src/startup-config.ts";
 import { operations } from "../src/operations/registry.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { startSimulator } from "vmss-simulator";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { TaskRunner } from "../src/tasks/task-runner.ts";
 import type { TaskChange } from "../src/tasks/task-store.ts";

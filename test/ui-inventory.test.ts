@@ -3,7 +3,7 @@
 // a defaultResourceGroup only for scale sets outside Spinnaker's naming still shows its applications' groups.
 import t from "tap";
 import { startTestEnv } from "./helpers/service.ts";
-import { SIMULATOR_SUBSCRIPTION_ID } from "../src/simulator/settings.ts";
+import { SIMULATOR_SUBSCRIPTION_ID } from "vmss-simulator";
 
 const ACCOUNTS = JSON.stringify([
   {

@@ -10,7 +10,7 @@ import type { Json } from "./json.ts";
 import { waitFor } from "./wait-for.ts";
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..");
-export const SIMULATOR_CA_FILE = join(REPO, "src", "simulator", "tls", "simulator-cert.pem");
+export const SIMULATOR_CA_FILE = fileURLToPath(import.meta.resolve("vmss-simulator/ca-cert.pem"));
 
 /** The service's entry point in a checkout: src/main.js, or src/server.ts in one from before there was one (A/B runs). */
 export function entryPointIn(tree: string): string {

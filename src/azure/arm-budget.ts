@@ -20,7 +20,7 @@ import { parseRemainingHeader } from "./rate-limit-budget.ts";
 
 // ---- Azure's figures ----
 // The simulator keeps its own copy of these figures and this arithmetic (throttling.ts, token-bucket.ts) on purpose:
-// it plays Azure and imports nothing outside src/simulator, and a copy shared with it would let one mistake pass both.
+// it plays Azure and imports nothing outside its package (packages/vmss-simulator), and a copy shared with it would let one mistake pass both.
 
 export interface BucketFigures {
   /** Capacity: the calls a full bucket allows at once. */

@@ -1,6 +1,6 @@
 // The simulator the service's simulator accounts reach: started here (embedded), already running (external), or none.
 // Its own settings (SIMULATOR_HOST, SIMULATOR_PORT, SIMULATOR_TIME_SCALE, …) are the simulator's to read
-// (src/simulator/settings.ts); the service is told the two it depends on (SimulatorFacts) by whoever starts it.
+// (the vmss-simulator package, its settings.ts); the service is told the two it depends on (SimulatorFacts) by whoever starts it.
 import { readFileSync } from "node:fs";
 import { ConfigError, readFileVar, type Env } from "./env-vars.ts";
 
@@ -18,10 +18,19 @@ export interface ServiceSimulatorConfig {
   timeScale: number;
 }
 
-/** What the simulator's own settings say that the service depends on (read by src/simulator/settings.ts). */
+/** What the simulator's own settings say that the service depends on (read by the vmss-simulator package's settings). */
 export type SimulatorFacts = Pick<ServiceSimulatorConfig, "subscriptionId" | "timeScale">;
 
-const BUILT_IN_SIMULATOR_CERT = new URL("../simulator/tls/simulator-cert.pem", import.meta.url);
+/** The simulator package's certificate (its export ./ca-cert.pem), or undefined where the package is not installed. */
+function simulatorPackageCa(): string | undefined {
+  let url: string;
+  try {
+    url = import.meta.resolve("vmss-simulator/ca-cert.pem");
+  } catch {
+    return undefined; // the production image: no simulator
+  }
+  return readFileSync(new URL(url), "utf8");
+}
 
 /** SIMULATOR, SIMULATOR_URL and SIMULATOR_CA_FILE: which simulator, and how to reach it. */
 export function loadSimulator(env: Env, facts: SimulatorFacts): ServiceSimulatorConfig {
@@ -41,7 +50,7 @@ export function loadSimulator(env: Env, facts: SimulatorFacts): ServiceSimulator
     url: mode === "external" ? simulatorUrl!.replace(/\/+$/, "") : undefined,
     // The simulator's own certificate unless told otherwise: `npm run simulator` and an external SIMULATOR_URL then
     // work without extra settings. It is trusted for the simulator accounts' client only.
-    caPem: readFileVar(env, "SIMULATOR_CA_FILE") ?? readFileSync(BUILT_IN_SIMULATOR_CERT, "utf8"),
+    caPem: readFileVar(env, "SIMULATOR_CA_FILE") ?? simulatorPackageCa(),
     subscriptionId: facts.subscriptionId,
     timeScale: facts.timeScale,
   };

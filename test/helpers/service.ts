@@ -4,9 +4,8 @@ import { Agent, request } from "undici";
 import { buildApp, type Service } from "../../src/app.ts";
 import { loadConfig } from "../../src/startup-config.ts";
 import type { Config } from "../../src/config.ts";
-import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator.ts";
+import { startSimulator, type RunningSimulator, SimulatorControl } from "vmss-simulator";
 import { waitFor } from "../../testkit/wait-for.ts";
-import { SimulatorControl } from "../../src/simulator/control-client.ts";
 import type { Json } from "../../testkit/json.ts";
 
 export interface SimCall {

@@ -1,20 +1,24 @@
-// `npm run simulator`: the standalone entry prints its URL, serves the seeded demo data and exits cleanly on SIGTERM.
+// `vmss-sim` (bin/vmss-sim.js; `npm run simulator` at the repository's root), run as a child process: it prints its
+// URL, serves the seeded demo data, takes its settings from its options over the environment, and exits cleanly on
+// SIGTERM.
 import t from "tap";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { SIMULATOR_CERT_PATH } from "../src/simulator/tls.ts";
+import { fileURLToPath } from "node:url";
+import { SimulatorControl } from "vmss-simulator";
 
-t.test("main.ts starts a seeded simulator from its own settings only, and stops on SIGTERM", async (t) => {
-  const child = spawn(process.execPath, ["src/simulator/main.ts"], {
-    cwd: new URL("..", import.meta.url).pathname,
+const BIN = fileURLToPath(new URL("../bin/vmss-sim.js", import.meta.url));
+const CA_PEM = readFileSync(new URL(import.meta.resolve("vmss-simulator/ca-cert.pem")), "utf8");
+
+t.test("vmss-sim starts a seeded simulator from its own settings only, and stops on SIGTERM", async (t) => {
+  const child = spawn(process.execPath, [BIN, "--port", "0", "--host", "127.0.0.1", "--time-scale", "0.5"], {
     env: {
       ...process.env,
-      SIMULATOR_PORT: "0",
-      SIMULATOR_HOST: "127.0.0.1",
+      // the options win over the environment
+      SIMULATOR_PORT: "7003",
+      SIMULATOR_TIME_SCALE: "2",
       SIMULATOR_SUBSCRIPTION_ID: "22222222-2222-4222-8222-222222222222",
-      SIMULATOR_TIME_SCALE: "0.5",
       SIMULATOR_CONCURRENT_WRITES: "preempt",
       // the service's configuration is not read: settings it would refuse do not stop the simulator
       SIMULATOR: "nonsense",
@@ -45,10 +49,10 @@ t.test("main.ts starts a seeded simulator from its own settings only, and stops 
   t.match(out, /22222222-2222-4222-8222-222222222222/, "prints the subscription id");
   t.match(out, /_sim\/health/, "prints a hint for the control API");
 
-  const control = new SimulatorControl({ url, caPem: readFileSync(SIMULATOR_CERT_PATH, "utf8") });
+  const control = new SimulatorControl({ url, caPem: CA_PEM });
   t.same(await control.health(), { status: "ok" });
   const config = await control.getConfig();
-  t.equal(config.timeScale, 0.5, "SIMULATOR_TIME_SCALE");
+  t.equal(config.timeScale, 0.5, "--time-scale");
   t.equal(config.concurrentWrites, "preempt", "SIMULATOR_CONCURRENT_WRITES");
   t.equal(config.throttling.enabled, true, "throttling on by default");
   const web = await control.getScaleSet("demo-rg", "web-prod-v002");
@@ -64,15 +68,24 @@ t.test("main.ts starts a seeded simulator from its own settings only, and stops 
   t.equal(code, 0, "exit code 0");
 });
 
-t.test("main.ts refuses a bad simulator setting, naming it", async (t) => {
-  const child = spawn(process.execPath, ["src/simulator/main.ts"], {
-    cwd: new URL("..", import.meta.url).pathname,
-    env: { ...process.env, SIMULATOR_PORT: "0", SIMULATOR_TIME_SCALE: "fast" },
+/** Runs vmss-sim to its exit: its exit code and what it wrote to stderr. */
+async function refusal(args: string[], env: Record<string, string> = {}): Promise<{ code: unknown; err: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, SIMULATOR_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let err = "";
   child.stderr.on("data", (d: Buffer) => (err += d.toString()));
   const [code] = await once(child, "exit");
-  t.equal(code, 2);
-  t.match(err, /SIMULATOR_TIME_SCALE must be a number above 0/);
+  return { code, err };
+}
+
+t.test("vmss-sim refuses a bad setting, naming the option or the variable it came from", async (t) => {
+  t.match(await refusal(["--time-scale", "fast"]), { code: 2, err: /--time-scale must be a number above 0/ });
+  t.match(await refusal([], { SIMULATOR_TIME_SCALE: "fast" }), {
+    code: 2,
+    err: /SIMULATOR_TIME_SCALE must be a number above 0/,
+  });
+  t.match(await refusal(["--port", "70000"]), { code: 2, err: /--port must be a whole number from 0 to 65535/ });
+  t.match(await refusal(["--prot", "7003"]), { code: 2, err: /Unknown option '--prot'[^]*usage: vmss-sim/ });
 });

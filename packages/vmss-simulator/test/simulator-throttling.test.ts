@@ -1,16 +1,9 @@
 // The simulator's Compute throttling: token buckets per scale set and per subscription, 429 OperationNotAllowed with
 // Retry-After and x-ms-ratelimit-remaining-resource. Most tests run on a hand-moved clock, so refills need no sleeping.
 import t from "tap";
-import { createComputeClient } from "../src/azure/client.ts";
-import { simulatorDemoAccount } from "../src/config/accounts.ts";
-import { SimulatorControl, type RawResponse } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
-import {
-  AZURE_POLICIES,
-  bucketName,
-  parseThrottlingUpdate,
-  ThrottlingConfigError,
-} from "../src/simulator/throttling.ts";
+import { computeClient } from "./helpers/compute-client.ts";
+import { SimulatorControl, type RawResponse, startSimulator } from "vmss-simulator";
+import { AZURE_POLICIES, bucketName, parseThrottlingUpdate, ThrottlingConfigError } from "../src/throttling.ts";
 import {
   fullBucket,
   levelAt,
@@ -20,8 +13,8 @@ import {
   take,
   type Bucket,
   type BucketLimit,
-} from "../src/simulator/token-bucket.ts";
-import { waitFor } from "../testkit/wait-for.ts";
+} from "../src/token-bucket.ts";
+import { waitFor } from "../../../testkit/wait-for.ts";
 
 const START = Date.parse("2026-03-01T12:00:00.000Z");
 let clock = START;
@@ -29,9 +22,7 @@ const sim = await startSimulator({ port: 0, seed: true, writeDurationMs: 0, time
 t.teardown(() => sim.close());
 const control = new SimulatorControl(sim);
 t.teardown(() => control.close());
-const client = createComputeClient(
-  simulatorDemoAccount({ url: sim.url, caPem: sim.caPem, subscriptionId: sim.subscriptionId }),
-);
+const client = computeClient({ url: sim.url, caPem: sim.caPem, subscriptionId: sim.subscriptionId });
 const vmss = client.virtualMachineScaleSets;
 const fast = { updateIntervalInMs: 10 };
 
@@ -549,9 +540,7 @@ t.test("scale on the real clock: a test refills in milliseconds", async (t) => {
   t.teardown(() => real.close());
   const realControl = new SimulatorControl(real);
   t.teardown(() => realControl.close());
-  const realClient = createComputeClient(
-    simulatorDemoAccount({ url: real.url, caPem: real.caPem, subscriptionId: real.subscriptionId }),
-  );
+  const realClient = computeClient({ url: real.url, caPem: real.caPem, subscriptionId: real.subscriptionId });
   await realControl.setThrottling({ enabled: true });
   for (let i = 0; i < 12; i++)
     await realClient.virtualMachineScaleSets.update(RG, WEB, { tags: { i: String(i) } }, fast).pollUntilDone();

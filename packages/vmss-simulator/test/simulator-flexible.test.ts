@@ -4,17 +4,15 @@
 // configurations name is what the load balancer counts; the Uniform-only APIs answer as Azure does.
 import t from "tap";
 import type { VirtualMachine, VirtualMachineScaleSet } from "@azure/arm-compute";
-import { createComputeClient } from "../src/azure/client.ts";
-import { simulatorDemoAccount } from "../src/config/accounts.ts";
-import { SimulatorControl, type RawResponse } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
-import type { Json } from "../testkit/json.ts";
+import { computeClient } from "./helpers/compute-client.ts";
+import { SimulatorControl, type RawResponse, startSimulator } from "vmss-simulator";
+import type { Json } from "../../../testkit/json.ts";
 
 const sim = await startSimulator({ seed: true, writeDurationMs: 0, timeScale: 0.001, throttling: false });
 t.teardown(() => sim.close());
 const control = new SimulatorControl(sim);
 t.teardown(() => control.close());
-const client = createComputeClient(simulatorDemoAccount(sim));
+const client = computeClient(sim);
 const fast = { updateIntervalInMs: 20 };
 const RG = "demo-rg";
 const SUB = sim.subscriptionId;

@@ -1,8 +1,8 @@
 // Answers shaped by api-version: what a version's specification does not define is left out, at that version only.
 import t from "tap";
-import { shapeForApiVersion } from "../src/simulator/api-version-shapes.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
+import { shapeForApiVersion } from "../src/api-version-shapes.ts";
+import { startSimulator } from "../src/simulator.ts";
+import { SimulatorControl } from "../src/control-client.ts";
 
 t.test("a scale set and its VM at 2020-06-01, 2022-08-01, 2023-07-01 and 2026-04-01", async (t) => {
   const sim = await startSimulator({ seed: true });

@@ -1,17 +1,15 @@
 // The simulator's control API: faults, call log, reset, out-of-band changes, validation, close().
 import t from "tap";
 import { Agent, request } from "undici";
-import { createComputeClient } from "../src/azure/client.ts";
-import { simulatorDemoAccount } from "../src/config/accounts.ts";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { computeClient } from "./helpers/compute-client.ts";
+import { SimulatorControl, startSimulator } from "vmss-simulator";
 
 const WRITE_MS = 150;
 const sim = await startSimulator({ seed: true, writeDurationMs: WRITE_MS, timeScale: 0.001, throttling: false });
 t.teardown(() => sim.close());
 const control = new SimulatorControl(sim);
 t.teardown(() => control.close());
-const client = createComputeClient(simulatorDemoAccount(sim));
+const client = computeClient(sim);
 const vmss = client.virtualMachineScaleSets;
 const fast = { updateIntervalInMs: 20 };
 const RG = "demo-rg";

@@ -4,9 +4,9 @@
 // /metadata/endpoints, api-version checks, a 501 for what is not simulated, and outcomes that do not depend on when a
 // client polls. Nothing sleeps.
 import t from "tap";
-import type { RawResponse } from "../src/simulator/control-client.ts";
+import type { RawResponse } from "vmss-simulator";
 import { HAND_CLOCK_START as START, startHandClockSimulator } from "./helpers/hand-clock-simulator.ts";
-import type { Json } from "../testkit/json.ts";
+import type { Json } from "../../../testkit/json.ts";
 
 let clock = START;
 const { sim, control } = await startHandClockSimulator(t, () => clock);

@@ -1,10 +1,10 @@
-// The simulator's module structure: no import cycles (type imports included), and nothing imported from outside
-// src/simulator, so `npm run simulator` starts without the service's configuration.
+// The simulator's module structure: no import cycles (type imports included), and nothing imported from outside its
+// package's src/, so that `vmss-sim` starts without the service and the package ships alone.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import t from "tap";
 
-const SIM = join(import.meta.dirname, "..", "src", "simulator");
+const SIM = join(import.meta.dirname, "..", "src");
 const IMPORT = /^(?:import|export)[^;]*?from\s+"(\.[^"]+)"/gms;
 
 function importsOf(file: string): string[] {
@@ -17,14 +17,14 @@ const files = readdirSync(SIM)
   .map((f) => join(SIM, f));
 const graph = new Map(files.map((f) => [f, importsOf(f)]));
 
-t.test("src/simulator imports nothing outside itself", async (t) => {
+t.test("the package's src/ imports nothing outside itself", async (t) => {
   for (const [file, deps] of graph) {
     const outside = deps.filter((d) => relative(SIM, d).startsWith(".."));
     t.same(outside, [], `${relative(SIM, file)} imports only simulator modules`);
   }
 });
 
-t.test("src/simulator has no import cycles", async (t) => {
+t.test("the package's src/ has no import cycles", async (t) => {
   const cycles: string[] = [];
   const state = new Map<string, "visiting" | "done">();
   const stack: string[] = [];

@@ -1,9 +1,8 @@
 // Which VMs the simulator's scale-in removes: the scale set's scaleInPolicy rule (Default, NewestVM, OldestVM) as
 // Microsoft Learn's "Use custom scale-in policies" describes it, never a VM protected from scale-in; Uniform and Flexible.
 import t from "tap";
-import { SimulatorControl, type RawResponse } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
-import type { Json } from "../testkit/json.ts";
+import { SimulatorControl, type RawResponse, startSimulator } from "vmss-simulator";
+import type { Json } from "../../../testkit/json.ts";
 
 const sim = await startSimulator({ seed: true, writeDurationMs: 0, timeScale: 0.001, throttling: false });
 t.teardown(() => sim.close());

@@ -1,11 +1,9 @@
 // The ARM simulator driven by the real @azure/arm-compute client.
 import t from "tap";
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
-import { createComputeClient } from "../src/azure/client.ts";
-import { simulatorDemoAccount } from "../src/config/accounts.ts";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
-import { waitFor } from "../testkit/wait-for.ts";
+import { computeClient } from "./helpers/compute-client.ts";
+import { SimulatorControl, startSimulator } from "vmss-simulator";
+import { waitFor } from "../../../testkit/wait-for.ts";
 
 // Long enough that the reads below land while the write is in flight, even on a loaded machine.
 const WRITE_MS = 600;
@@ -13,7 +11,7 @@ const sim = await startSimulator({ seed: true, writeDurationMs: WRITE_MS, timeSc
 t.teardown(() => sim.close());
 const control = new SimulatorControl(sim);
 t.teardown(() => control.close());
-const client = createComputeClient(simulatorDemoAccount(sim));
+const client = computeClient(sim);
 const vmss = client.virtualMachineScaleSets;
 const fast = { updateIntervalInMs: 20 };
 const RG = "demo-rg";
@@ -216,9 +214,7 @@ t.test("404 ResourceNotFound / ResourceGroupNotFound / SubscriptionNotFound", as
     /^The Resource 'Microsoft.Compute\/virtualMachineScaleSets\/missing' under resource group 'demo-rg' was not found/,
   );
   await t.rejects(vmss.get("no-such-rg", WEB), { statusCode: 404, code: "ResourceGroupNotFound" });
-  const other = createComputeClient(
-    simulatorDemoAccount({ ...sim, subscriptionId: "11111111-1111-1111-1111-111111111111" }),
-  );
+  const other = computeClient({ ...sim, subscriptionId: "11111111-1111-1111-1111-111111111111" });
   await t.rejects(other.virtualMachineScaleSets.get(RG, WEB), { statusCode: 404, code: "SubscriptionNotFound" });
   await t.rejects(client.virtualMachineScaleSetVMs.get(RG, WEB, "99"), { statusCode: 404, code: "ResourceNotFound" });
 });

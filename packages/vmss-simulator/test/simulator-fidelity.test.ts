@@ -7,8 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import t, { type Test } from "tap";
-import { SimulatorControl, type RawResponse } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { SimulatorControl, type RawResponse, startSimulator } from "vmss-simulator";
 
 interface Entry {
   RequestMethod: string;
@@ -19,7 +18,8 @@ interface Entry {
   ResponseHeaders: Record<string, string>;
 }
 
-const FIXTURES = join(import.meta.dirname, "fixtures", "azure-recordings");
+// The repository's recordings of Azure: the service's tests read them too.
+const FIXTURES = join(import.meta.dirname, "..", "..", "..", "test", "fixtures", "azure-recordings");
 function load(file: string): Entry[] {
   return (JSON.parse(readFileSync(join(FIXTURES, file), "utf8")) as { entries: Entry[] }).entries;
 }

@@ -4,14 +4,13 @@
 // $expand=instanceView, as the service reads them.
 import t from "tap";
 import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
-import { createComputeClient } from "../src/azure/client.ts";
-import { simulatorDemoAccount } from "../src/config/accounts.ts";
+import { computeClient } from "./helpers/compute-client.ts";
 import { HAND_CLOCK_START as START, startHandClockSimulator } from "./helpers/hand-clock-simulator.ts";
-import type { Json } from "../testkit/json.ts";
+import type { Json } from "../../../testkit/json.ts";
 
 let clock = START;
 const { sim, control } = await startHandClockSimulator(t, () => clock);
-const client = createComputeClient(simulatorDemoAccount(sim));
+const client = computeClient(sim);
 const RG = "demo-rg";
 
 async function list(name: string): Promise<VirtualMachineScaleSetVM[]> {

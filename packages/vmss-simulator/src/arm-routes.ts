@@ -72,6 +72,11 @@ const SUB = "/subscriptions/:subscriptionId";
 const VMSS = `${SUB}/resourceGroups/:resourceGroup/providers/Microsoft.Compute/virtualMachineScaleSets`;
 const OPERATIONS = `${SUB}/providers/Microsoft.Compute/locations/:location`;
 
+/** Every ARM route's method and pattern, as the router matches them (what a specification check walks). */
+export function armRoutePatterns(): ReturnType<Router<Route>["patterns"]> {
+  return buildArmRouter().patterns();
+}
+
 export function buildArmRouter(): Router<Route> {
   const table: [string, string, Route][] = [
     ...scaleSetRoutes(),

@@ -1,15 +1,13 @@
 // Writes in the simulator on a hand-moved clock: failures that persist, allocation failures, Canceled operations,
 // the switchable modes for concurrent writes, rolling upgrades and the time factor. Nothing sleeps.
 import t from "tap";
-import { createComputeClient } from "../src/azure/client.ts";
-import { simulatorDemoAccount } from "../src/config/accounts.ts";
-import { SimulatorControl, type RawResponse } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
+import { computeClient } from "./helpers/compute-client.ts";
+import { SimulatorControl, type RawResponse, startSimulator } from "vmss-simulator";
 import { HAND_CLOCK_START as START, startHandClockSimulator } from "./helpers/hand-clock-simulator.ts";
 
 let clock = START;
 const { sim, control } = await startHandClockSimulator(t, () => clock);
-const client = createComputeClient(simulatorDemoAccount(sim));
+const client = computeClient(sim);
 const vmss = client.virtualMachineScaleSets;
 
 const RG = "demo-rg";

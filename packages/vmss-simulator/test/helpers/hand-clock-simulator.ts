@@ -2,8 +2,7 @@
 // throttling off, and a control client for it; both are closed when the test ends. Nothing sleeps: refills, writes
 // and probes advance only when the test moves its clock.
 import type { Test } from "tap";
-import { SimulatorControl } from "../../src/simulator/control-client.ts";
-import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator.ts";
+import { SimulatorControl, startSimulator, type RunningSimulator } from "vmss-simulator";
 
 /** Where hand-moved clocks start. */
 export const HAND_CLOCK_START = Date.parse("2026-03-01T12:00:00.000Z");

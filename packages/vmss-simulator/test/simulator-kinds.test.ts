@@ -1,10 +1,10 @@
-// The simulator's kinds and features (src/simulator/kinds.ts) on a hand-moved clock: a Rolling set's rolling-upgrade
+// The simulator's kinds and features (src/kinds.ts) on a hand-moved clock: a Rolling set's rolling-upgrade
 // status and a rollout Azure stops halfway, the AutomaticRepairs orchestration service, Spot evictions, instance
 // protection, and the control routes that give a scale set these. Nothing sleeps.
 import t from "tap";
-import type { RawResponse } from "../src/simulator/control-client.ts";
+import type { RawResponse } from "vmss-simulator";
 import { HAND_CLOCK_START as START, startHandClockSimulator } from "./helpers/hand-clock-simulator.ts";
-import type { Json } from "../testkit/json.ts";
+import type { Json } from "../../../testkit/json.ts";
 
 let clock = START;
 const { sim, control } = await startHandClockSimulator(t, () => clock);
