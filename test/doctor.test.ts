@@ -499,6 +499,43 @@ t.test(
   },
 );
 
+t.test("a region's VM sizes: smallest first, restrictions and quota headroom as Azure reports them", async (t) => {
+  await env.simControl("PUT", "/_sim/subscription/skus/eastus", { notAvailable: ["Standard_B1ls"] });
+  await env.simControl("PUT", "/_sim/subscription/usages/eastus", { limits: { standardBSFamily: 1 } });
+  const res = await env.api("GET", "/accounts/demo/regions/eastus/vm-sizes");
+  t.equal(res.status, 200, JSON.stringify(res.body));
+  const sizes = res.body.sizes as { name: string; vCPUs: number; restriction?: string; freeVCPUs: number }[];
+  t.same(
+    sizes.slice(0, 3).map((s) => s.name),
+    ["Standard_B1ls", "Standard_B1s", "Standard_B2s"],
+  );
+  t.ok(
+    sizes.every((s, i) => i === 0 || sizes[i - 1].vCPUs <= s.vCPUs),
+    "by vCPUs",
+  );
+  t.equal(sizes[0].restriction, "NotAvailableForSubscription");
+  t.equal(sizes[1].restriction, undefined);
+  t.equal(sizes[1].freeVCPUs, 1, "the B-series family's headroom");
+  t.equal(res.body.regionalFreeVCPUs, 100 - 16, "regional vCPUs: the demo's 16 in use");
+
+  await env.simControl("POST", "/_sim/faults", {
+    method: "GET",
+    pathContains: "/providers/Microsoft.Compute/skus",
+    status: 403,
+    code: "AuthorizationFailed",
+    count: 1,
+  });
+  const refused = await env.api("GET", "/accounts/demo/regions/eastus/vm-sizes");
+  t.equal(refused.status, 502);
+  t.equal(refused.body.error, "AzureError");
+  t.match(refused.body.message, /the resource SKUs: 403 AuthorizationFailed/);
+  t.equal(
+    (await env.api("GET", "/accounts/demo/regions/East%20US/vm-sizes")).status,
+    400,
+    "a region Azure would refuse",
+  );
+});
+
 t.test("a resource group's contents: each resource with its type and tags; a group that is not there", async (t) => {
   const demo = await env.api("GET", "/accounts/demo/resource-groups/demo-rg/contents");
   t.equal(demo.status, 200);

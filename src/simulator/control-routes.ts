@@ -313,6 +313,14 @@ export function buildControlRouter(): Router<Route> {
       send(ctx, 204);
     });
   return addSubscriptionControlRoutes(addKindControlRoutes(addNetworkControlRoutes(routes, P), P), P, (ctx) =>
-    readObject(ctx, ["deny", "limits", "registrationState", "withoutApiVersions", "dateSkewSeconds", "state"]),
+    readObject(ctx, [
+      "deny",
+      "limits",
+      "registrationState",
+      "withoutApiVersions",
+      "dateSkewSeconds",
+      "state",
+      "notAvailable",
+    ]),
   ).map((handler): Route => ({ handler }));
 }
