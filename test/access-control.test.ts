@@ -118,6 +118,8 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     if (method === "GET" && url === "/accounts/:account/checks") return { path: "/accounts/demo/checks" };
     if (method === "GET" && url === "/accounts/:account/resource-groups/:resourceGroup/contents")
       return { path: "/accounts/demo/resource-groups/demo-rg/contents" };
+    if (method === "GET" && url === "/accounts/:account/regions/:region/vm-sizes")
+      return { path: "/accounts/demo/regions/eastus/vm-sizes" };
     if (method === "GET" && url === "/checks/latest")
       return { none: "lists only the caller's accounts (checked below)" };
     if (method === "GET" && url === "/ui/api/tasks/:id") return { path: `/ui/api/tasks/${taskId}` };

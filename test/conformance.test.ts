@@ -97,11 +97,72 @@ t.test("without --yes: what it would create and its cost, exit 2, nothing made",
   t.equal(result.code, 2);
   t.match(
     result.err,
-    /will, in conformance-rg \(eastus\), through the service:\n {2}create vmssconf-[a-z0-9]{6}-v000 \(Uniform, Standard_B1s, capacity 0/,
+    /will, in conformance-rg \(eastus\), through the service:\n {2}size: Standard_B1ls, the smallest size eastus offers the subscription with quota for 2 instance\(s\) \(1 vCPU, 4 GB\)\n {2}create vmssconf-[a-z0-9]{6}-v000 \(Uniform, Standard_B1ls, capacity 0/,
   );
-  t.match(result.err, /cost: at most 2\.5 instance-hours of Standard_B1s at \$0\.0104\/h: about \$0\.026/);
+  t.match(result.err, /cost: at most 2\.5 instance-hours of Standard_B1ls at \$0\.0052\/h: about \$0\.013/);
   t.match(result.err, /run it again with --yes/);
   t.same((await contents()).resources, []);
+});
+
+t.test(
+  "the size: the smallest the region offers, passing over a restricted one and one without quota; --size overrides",
+  async (t) => {
+    const sizeLine = (err: string) => /\n {2}size: ([^\n]*)/.exec(err)?.[1] ?? err;
+    await env.simControl("PUT", "/_sim/subscription/skus/eastus", { notAvailable: ["Standard_B1ls"] });
+    t.match(
+      sizeLine((await cli(ARGS)).err),
+      /^Standard_B1s, the smallest size eastus offers the subscription with quota for 2 instance\(s\) \(1 vCPU, 4 GB\); passed over Standard_B1ls \(NotAvailableForSubscription\)$/,
+    );
+    // The B-series family has room for one 1-vCPU instance, not two: the next size up of another family.
+    await env.simControl("PUT", "/_sim/subscription/usages/eastus", { limits: { standardBSFamily: 1 } });
+    t.match(
+      sizeLine((await cli(ARGS)).err),
+      /^Standard_D2s_v3, .*; passed over Standard_B1ls \(NotAvailableForSubscription\), Standard_B1s \(needs 2 vCPUs of standardBSFamily quota, 1 free\), Standard_B2s \(needs 4 vCPUs/,
+    );
+    const named = await cli([...ARGS, "--size", "Standard_F2s_v2"]);
+    t.match(sizeLine(named.err), /^Standard_F2s_v2, named by --size$/);
+    t.match(named.err, /create vmssconf-[a-z0-9]{6}-v000 \(Uniform, Standard_F2s_v2, capacity 0/);
+
+    // Regional cores all in use: no size fits, nothing is made, exit 1 naming the fix.
+    await env.simControl("PUT", "/_sim/subscription/usages/eastus", { limits: { cores: 16 } });
+    const none = await cli([...ARGS, "--yes"]);
+    t.equal(none.code, 1, none.err);
+    t.match(none.err, /no size in eastus is both allowed to the subscription and within its quota for 2 instance\(s\)/);
+    t.match(none.err, /request quota \(az quota update\), or name a size the subscription may use with --size/);
+    t.same((await contents()).resources, [], "nothing made");
+  },
+);
+
+t.test("a Flexible set Azure refuses the subscription: skipped, the run still passes and cleans up", async (t) => {
+  await env.simControl("POST", "/_sim/faults", {
+    action: "respond",
+    method: "PUT",
+    pathContains: "-flex-v000",
+    status: 409,
+    code: "OperationNotAllowed",
+    message: "injected: Flexible orchestration is not available for this subscription",
+    count: 100,
+  });
+  const result = await cli([...ARGS, "--yes", "--json"]);
+  await env.simControl("DELETE", "/_sim/faults");
+  t.equal(result.code, 0, result.err + result.out);
+  const report = JSON.parse(result.out) as ConformanceReport;
+  t.equal(report.outcome, "ok");
+  const flex = report.steps.filter((s) => s.scaleSet.includes("-flex-"));
+  t.same(
+    flex.map((s) => [s.operation, s.outcome]),
+    [["createServerGroup", "skipped"]],
+    "only its create ran",
+  );
+  t.match(
+    flex[0].azure,
+    /^the subscription does not allow a Flexible scale set here, Azure answered: .*OperationNotAllowed/,
+  );
+  t.ok(
+    report.steps.filter((s) => !s.scaleSet.includes("-flex-")).every((s) => s.outcome === "ok"),
+    "the Uniform set's steps all passed",
+  );
+  t.same((await contents()).resources, [], "the group is empty again");
 });
 
 t.test("a group holding a resource no run made is refused, and the resource is left alone", async (t) => {

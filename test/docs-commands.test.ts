@@ -87,7 +87,7 @@ const EXPECT: Record<string, [RegExp, string][]> = {
     [/demo\s+eastus\s+web-prod-v001\s+enabled\s+capacity 3/, "the server groups"],
     [/^account demo: OK/m, "doctor on the demo"],
     [
-      /cost: at most 2\.5 instance-hours of Standard_B1s[^\n]*\nvmss-ops conformance: nothing was done; run it again with --yes/,
+      /cost: at most 2\.5 instance-hours of Standard_B1ls[^\n]*\nvmss-ops conformance: nothing was done; run it again with --yes/,
       "conformance without --yes",
     ],
     [/vmss-ops conformance: refused: demo-rg holds \d+ resource\(s\) no conformance run made/, "a used group refused"],

@@ -2,7 +2,14 @@
 // FAIL and WARN produced by setting the simulator up to refuse it: a missing permission, an unregistered provider, an
 // api-version withdrawn, quota below a cluster's max, an unreadable secret or load balancer, a skewed clock.
 import t from "tap";
-import { judgeArmBudget, judgeClockSkew, judgeQuota, actionMatches, isAllowed } from "../src/checks/judge.ts";
+import {
+  judgeArmBudget,
+  judgeClockSkew,
+  judgeCredential,
+  judgeQuota,
+  actionMatches,
+  isAllowed,
+} from "../src/checks/judge.ts";
 import { budgetFigures } from "../src/azure/arm-budget.ts";
 import { startResettingTestEnv, startTestEnv } from "./helpers/service.ts";
 
@@ -19,6 +26,8 @@ const { env } = await startResettingTestEnv(t, {
         regions: ["eastus"],
         vmAdmin: { keyVaultUrl: `${sim.url}/keyvaults/demo-kv` },
       },
+      // No default resource group, and no scale set in its region: no resource group to check.
+      { name: "ungrouped", subscriptionId: sim.subscriptionId, credential: "simulator", regions: ["westus2"] },
       // A service principal the simulator's Entra ID does not know: no token.
       {
         name: "unknown-principal",
@@ -257,10 +266,107 @@ t.test("a subscription Azure does not know (404 SubscriptionNotFound): FAIL", as
   t.equal(find(await doctor(), "subscription").status, "FAIL");
 });
 
+t.test(
+  "a subscription that cannot be read (403): WARN, its state not checked, and the reader role to assign",
+  async (t) => {
+    await env.simControl("POST", "/_sim/faults", {
+      method: "GET",
+      pathContains: SUB,
+      status: 403,
+      code: "AuthorizationFailed",
+      count: 1,
+    });
+    const check = find(await doctor(), "subscription");
+    t.equal(check.status, "WARN");
+    t.match(check.found, /could not be read \(403 AuthorizationFailed/);
+    t.match(check.fix, `"vmss-ops subscription reader" role (docs/real-azure.md) on ${SUB}`);
+  },
+);
+
+t.test(
+  "the subscription's scale sets cannot be listed: WARN, quota and named resources checked without them",
+  async (t) => {
+    await env.simControl("POST", "/_sim/faults", {
+      method: "GET",
+      pathContains: `${SUB}/providers/Microsoft.Compute/virtualMachineScaleSets`,
+      status: 403,
+      code: "AuthorizationFailed",
+      count: 1,
+    });
+    const report = await doctor();
+    const check = find(report, "scale sets");
+    t.equal(check.status, "WARN");
+    t.match(check.found, /could not be listed \(403 AuthorizationFailed/);
+    t.notOk(
+      report.checks.some((c) => c.check.startsWith("load balancer ")),
+      "no load balancer named without the scale sets",
+    );
+  },
+);
+
+t.test(
+  "effective permissions that cannot be read: WARN with the role; a resource group that is not there: FAIL",
+  async (t) => {
+    await env.simControl("POST", "/_sim/faults", {
+      method: "GET",
+      pathContains: `${SUB}/resourceGroups/demo-rg/providers/Microsoft.Authorization/permissions`,
+      status: 403,
+      code: "AuthorizationFailed",
+      count: 1,
+    });
+    const denied = find(await doctor(), "permissions on demo-rg");
+    t.equal(denied.status, "WARN");
+    t.match(denied.found, /the effective permissions could not be read \(403 AuthorizationFailed/);
+    t.match(denied.fix, `--role "vmss-ops operator" --scope ${SUB}/resourceGroups/demo-rg`);
+
+    const missing = find(await doctor("demo", "?resourceGroup=no-such-rg"), "permissions on no-such-rg");
+    t.equal(missing.status, "FAIL");
+    t.match(missing.found, /404 ResourceGroupNotFound/);
+    t.match(missing.fix, `create the resource group, or name the right one: ${SUB}/resourceGroups/no-such-rg`);
+  },
+);
+
+t.test("an account with no resource group to check: WARN naming --resource-group", async (t) => {
+  const report = await doctor("ungrouped");
+  const check = find(report, "permissions");
+  t.equal(check.status, "WARN");
+  t.match(check.found, /no default resource group and no scale sets/);
+  t.match(check.fix, "vmss-ops doctor --account <name> --resource-group <group>");
+  t.equal(find(report, "quota in westus2").status, "OK", "its region's quota is still checked");
+});
+
+t.test(
+  "a named resource Azure answers with neither the resource nor a refusal: WARN; a read that fails on the network: WARN",
+  async (t) => {
+    await env.simControl("POST", "/_sim/faults", {
+      method: "GET",
+      pathContains: "loadBalancers/web-prod-v001-lb",
+      status: 400,
+      code: "InvalidResourceReference",
+      count: 1,
+    });
+    await env.simControl("POST", "/_sim/faults", {
+      method: "GET",
+      pathContains: "loadBalancers/web-prod-v002-lb",
+      action: "dropConnection",
+      count: 100,
+    });
+    const report = await doctor();
+    const odd = find(report, "load balancer web-prod-v001-lb");
+    t.equal(odd.status, "WARN");
+    t.match(odd.found, /400 InvalidResourceReference/);
+    t.match(odd.fix, /run doctor again/);
+    const dropped = find(report, /web-prod-v002-lb/);
+    t.equal(dropped.status, "WARN", dropped.found);
+    t.match(dropped.found, /could not be read: /);
+    t.match(dropped.fix, /check the network path from the service to Azure/);
+  },
+);
+
 t.test("an unknown account is 404 naming the accounts; a bad resource group name is 400", async (t) => {
   const unknown = await env.api("GET", "/accounts/nope/checks");
   t.equal(unknown.status, 404);
-  t.match(unknown.body.message, /no account nope: the accounts are demo, vaulted, unknown-principal/);
+  t.match(unknown.body.message, /no account nope: the accounts are demo, vaulted, ungrouped, unknown-principal/);
   const bad = await env.api("GET", "/accounts/demo/checks?resourceGroup=bad%2Fname");
   t.equal(bad.status, 400);
 });
@@ -284,7 +390,14 @@ t.test("the rules without Azure: action patterns, the clock, quota without serve
       false,
     ),
   );
+  // Node's HTTP server always sends Date, as Azure does: the rule alone.
   t.equal(judgeClockSkew(undefined, 0).status, "WARN", "no Date header: not compared");
+  // The SDK's credentials compute expiresOnTimestamp from expires_in on this machine's clock, so only a credential
+  // that reports an absolute expiry (managed identity's expires_on) on a skewed clock gets here: the rule alone.
+  const expired = judgeCredential({ kind: "managedIdentity", token: { expiresOnTimestamp: 1000 }, now: 181_000 });
+  t.equal(expired.status, "FAIL");
+  t.match(expired.found, /already expired \(3 min ago\)/);
+  t.match(expired.fix, /NTP/);
   t.equal(judgeClockSkew(new Date(10_000).toUTCString(), 10_400).status, "OK");
   const noGroups = judgeQuota("s", "eastus", [], [], {
     ok: true,
@@ -360,6 +473,68 @@ t.test(
     t.match(spent.found, /Azure reports 300 reads left this hour: another caller is spending/);
   },
 );
+
+t.test(
+  "another caller spending the subscription's reads: Azure's count on the subscription read is low, the ARM budget WARNs",
+  async (t) => {
+    // A service of its own: Azure's low count lowers the service's read budget too, and its cache reads then wait for
+    // the hour's refill (arm-budget.ts), which the other tests here must not inherit.
+    const busy = await startTestEnv();
+    t.teardown(() => busy.close());
+    // Refill slowed to a crawl (the levels stay), so the reads spent are still gone when doctor reads the subscription.
+    await busy.simControl("PUT", "/_sim/config", { throttling: { scale: 0.00001 } });
+    const { body: spent } = await busy.simControl<{ remaining: number }>("POST", "/_sim/throttling/spend", {
+      budget: "reads",
+      tokens: 11_700,
+    });
+    t.ok(spent.remaining <= 300, `${spent.remaining} reads left`);
+    const report = (await busy.api("GET", "/accounts/demo/checks")).body as { status: string; checks: Check[] };
+    const check = find(report, "ARM budget");
+    t.equal(check.status, "WARN", check.found);
+    const left = Number(/Azure reports (\d+) reads left this hour/.exec(check.found)?.[1]);
+    t.ok(left <= spent.remaining && left < 1200, `the subscription read's own count: ${left}`);
+    t.match(check.found, /another caller is spending the subscription's budget/);
+    t.match(check.fix, /az monitor activity-log list/);
+    t.equal(report.status, "WARN", "nothing else is wrong");
+  },
+);
+
+t.test("a region's VM sizes: smallest first, restrictions and quota headroom as Azure reports them", async (t) => {
+  await env.simControl("PUT", "/_sim/subscription/skus/eastus", { notAvailable: ["Standard_B1ls"] });
+  await env.simControl("PUT", "/_sim/subscription/usages/eastus", { limits: { standardBSFamily: 1 } });
+  const res = await env.api("GET", "/accounts/demo/regions/eastus/vm-sizes");
+  t.equal(res.status, 200, JSON.stringify(res.body));
+  const sizes = res.body.sizes as { name: string; vCPUs: number; restriction?: string; freeVCPUs: number }[];
+  t.same(
+    sizes.slice(0, 3).map((s) => s.name),
+    ["Standard_B1ls", "Standard_B1s", "Standard_B2s"],
+  );
+  t.ok(
+    sizes.every((s, i) => i === 0 || sizes[i - 1].vCPUs <= s.vCPUs),
+    "by vCPUs",
+  );
+  t.equal(sizes[0].restriction, "NotAvailableForSubscription");
+  t.equal(sizes[1].restriction, undefined);
+  t.equal(sizes[1].freeVCPUs, 1, "the B-series family's headroom");
+  t.equal(res.body.regionalFreeVCPUs, 100 - 16, "regional vCPUs: the demo's 16 in use");
+
+  await env.simControl("POST", "/_sim/faults", {
+    method: "GET",
+    pathContains: "/providers/Microsoft.Compute/skus",
+    status: 403,
+    code: "AuthorizationFailed",
+    count: 1,
+  });
+  const refused = await env.api("GET", "/accounts/demo/regions/eastus/vm-sizes");
+  t.equal(refused.status, 502);
+  t.equal(refused.body.error, "AzureError");
+  t.match(refused.body.message, /the resource SKUs: 403 AuthorizationFailed/);
+  t.equal(
+    (await env.api("GET", "/accounts/demo/regions/East%20US/vm-sizes")).status,
+    400,
+    "a region Azure would refuse",
+  );
+});
 
 t.test("a resource group's contents: each resource with its type and tags; a group that is not there", async (t) => {
   const demo = await env.api("GET", "/accounts/demo/resource-groups/demo-rg/contents");

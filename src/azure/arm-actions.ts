@@ -288,13 +288,13 @@ export const ARM_ACTIONS: readonly ArmAction[] = [
     action: "Microsoft.Compute/skus/read",
     calls: [{ method: "GET", path: `${SUB}/providers/Microsoft.Compute/skus` }],
     scope: "subscription",
-    why: "`doctor`: the vCPUs and quota family of each VM size the server groups use; a zonal create or clone: whether its region offers zones (without it, Azure judges the zones)",
+    why: "`doctor`: the vCPUs and quota family of each VM size the server groups use; `conformance`: the smallest size the region offers the subscription; a zonal create or clone: whether its region offers zones (without it, Azure judges the zones)",
   },
   {
     action: "Microsoft.Compute/locations/usages/read",
     calls: [{ method: "GET", path: `${SUB}/providers/Microsoft.Compute/locations/{location}/usages` }],
     scope: "subscription",
-    why: "`doctor`: quota headroom (cores per family, regional cores, scale sets) against the largest cluster",
+    why: "`doctor`: quota headroom (cores per family, regional cores, scale sets) against the largest cluster; `conformance`: room for its instances",
   },
 ];
 

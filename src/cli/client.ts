@@ -149,6 +149,15 @@ function readCalls(api: Api, call: Call, signal: () => AbortSignal) {
         }),
       );
     },
+    /** The VM sizes a region offers the account's subscription, smallest first, with their quota headroom. */
+    regionVmSizes(account: string, region: string) {
+      return call(() =>
+        api.GET("/accounts/{account}/regions/{region}/vm-sizes", {
+          params: { path: { account, region } },
+          signal: signal(),
+        }),
+      );
+    },
     serverGroup(account: string, region: string, serverGroup: string) {
       return call(() =>
         api.GET("/serverGroups/{account}/{region}/{serverGroup}", {

@@ -46,6 +46,43 @@ export function foreignResources(resources: readonly GroupResource[]): GroupReso
   return resources.filter((r) => !isRunResource(r, resources));
 }
 
+// ---- the size ----
+
+export type RegionVmSizes = Schemas["RegionVmSizes"];
+
+export type SizeChoice = { size: string; why: string } | { size?: undefined; why: string };
+
+/**
+ * The smallest size the region offers the subscription (Azure's resource SKUs, smallest first) that it may use there
+ * (no restriction such as NotAvailableForSubscription) with quota for `instances` of it at once; the sizes passed
+ * over, and why, in the sentence.
+ */
+export function smallestSize(read: RegionVmSizes, instances: number): SizeChoice {
+  const passed: string[] = [];
+  for (const s of read.sizes) {
+    if (s.restriction) {
+      passed.push(`${s.name} (${s.restriction})`);
+      continue;
+    }
+    const need = s.vCPUs * instances;
+    if (s.freeVCPUs < need) {
+      passed.push(`${s.name} (needs ${need} vCPUs of ${s.family} quota, ${s.freeVCPUs} free)`);
+      continue;
+    }
+    const over = passed.length > 0 ? `; passed over ${passed.join(", ")}` : "";
+    return {
+      size: s.name,
+      why: `the smallest size ${read.region} offers the subscription with quota for ${instances} instance(s) (${s.vCPUs} vCPU, ${s.memoryGB} GB)${over}`,
+    };
+  }
+  return {
+    why:
+      read.sizes.length === 0
+        ? `Azure lists no VM size in ${read.region} for the subscription`
+        : `no size in ${read.region} is both allowed to the subscription and within its quota for ${instances} instance(s): ${passed.join(", ")}`,
+  };
+}
+
 // ---- cost ----
 
 /**

@@ -1,7 +1,8 @@
 // `vmss-ops conformance --account A --resource-group R --subnet-id S --yes`: the whole service proven on a
 // subscription, through the service's own API as a pipeline drives it (the service holds the Azure credential, the
-// command none): a throwaway Uniform scale set of capacity 0, then every operation against it, and a Flexible one,
-// each task waited for and judged by the service's read of what Azure reports. Refuses a resource group holding
+// command none): a throwaway Uniform scale set of capacity 0 of the smallest size the region offers the subscription
+// (or --size), then every operation against it, and a Flexible one unless Azure refuses the subscription one, each
+// task waited for and judged by the service's read of what Azure reports. Refuses a resource group holding
 // anything it did not make; always destroys what it made (tagged vmss-ops-conformance=<run id>): on success, on a
 // failure, on SIGINT/SIGTERM, and at the next run when one died.
 //   exit 0 every step as expected   1 a step failed, or something was left   2 bad input, a refused group, no --yes
@@ -16,6 +17,7 @@ import {
   isRunResource,
   newRunId,
   parseImage,
+  smallestSize,
   taggedScaleSets,
   throwawaySshKey,
   uniformPlan,
@@ -24,16 +26,19 @@ import {
   type RunSettings,
   type ScaleSetPlan,
   type ServerGroupRead,
+  type SizeChoice,
   type Step,
 } from "./conformance-plan.ts";
 
 export const CONFORMANCE_USAGE = `vmss-ops conformance --account A --resource-group R --subnet-id <subnet id> --yes
-    [--region eastus] [--size Standard_B1s] [--load-balancer-pool-id <pool id>] [--image p:o:s:v]
+    [--region eastus] [--size <VM size>] [--load-balancer-pool-id <pool id>] [--image p:o:s:v]
     [--upgrade-image p:o:s:v] [--skip-flexible] [--timeout <seconds per task, default 1800>] [--json]
   Proves the service on a subscription: in an empty resource group, a throwaway scale set of capacity 0 driven
-  through every operation (and a Flexible one), each judged by what Azure reports, then destroyed. Prints what it
-  will create and an estimate of its cost; runs only with --yes. Exit 0 all as expected, 1 a step failed,
-  2 bad input or a refused group, 3 no service, 130/143 interrupted (what it made is destroyed first).`;
+  through every operation (and a Flexible one, unless Azure refuses the subscription one), each judged by what
+  Azure reports, then destroyed. The size is the smallest the region offers the subscription with quota for the
+  run (Azure's resource SKUs and usages), unless --size names one. Prints what it will create and an estimate of its
+  cost; runs only with --yes. Exit 0 all as expected, 1 a step failed (or no size fits), 2 bad input or a refused
+  group, 3 no service, 130/143 interrupted (what it made is destroyed first).`;
 
 const EXIT = { ok: 0, failed: 1, badInput: 2, unreachable: 3 } as const;
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
@@ -53,7 +58,8 @@ export interface ReportRow {
   /** ARM requests the task made (the service's count: every attempt and poll). */
   armCalls?: number;
   durationMs: number;
-  outcome: "ok" | "failed" | "interrupted";
+  /** skipped: Azure refused the subscription a Flexible scale set (the run goes on without it). */
+  outcome: "ok" | "failed" | "interrupted" | "skipped";
   /** What Azure answered: the task's last history line or its failure, then the judgement of the read. */
   azure: string;
 }
@@ -63,6 +69,9 @@ export interface ConformanceReport {
   account: string;
   region: string;
   resourceGroup: string;
+  /** The VM size of the run's scale sets, and why it was chosen. */
+  size: string;
+  sizeChosen: string;
   outcome: "ok" | "failed" | "interrupted";
   steps: ReportRow[];
   cleanup: ReportRow[];
@@ -110,7 +119,8 @@ function settingsOf(values: Values, env: Io["env"]): RunSettings {
     region: values.region ?? env.VMSS_OPS_REGION ?? "eastus",
     resourceGroup,
     runId: newRunId(),
-    size: values.size ?? "Standard_B1s",
+    // chosen from the region's sizes before the run when not given (chooseSize)
+    size: values.size ?? "",
     image,
     upgradeImage,
     subnetId,
@@ -133,7 +143,18 @@ class Run {
     this.settings = settings;
     this.timeoutMs = timeoutMs;
     const { runId, account, region, resourceGroup } = settings;
-    this.report = { runId, account, region, resourceGroup, outcome: "ok", steps: [], cleanup: [], left: [] };
+    this.report = {
+      runId,
+      account,
+      region,
+      resourceGroup,
+      size: settings.size,
+      sizeChosen: "named by --size",
+      outcome: "ok",
+      steps: [],
+      cleanup: [],
+      left: [],
+    };
   }
 
   checkStopped(): void {
@@ -217,12 +238,31 @@ async function runStep(run: Run, plan: ScaleSetPlan, step: Step, before: ServerG
   }
 }
 
-/** A plan's steps in order; the first that fails ends it (the cleanup destroys what is left). */
+/**
+ * Azure's answers that mean the subscription may not have a Flexible scale set (a feature or size it is not allowed,
+ * a quota it has not got), as opposed to the service doing something wrong.
+ */
+const SUBSCRIPTION_REFUSALS =
+  /\b(OperationNotAllowed|SubscriptionNotRegisteredForFeature|FeatureNotSupportedForSubscription|NotAvailableForSubscription|SkuNotAvailable|QuotaExceeded)\b/;
+
+/**
+ * A plan's steps in order; the first that fails ends it (the cleanup destroys what is left). A Flexible set whose
+ * create Azure refuses the subscription is skipped, not failed: "a Flexible one if the subscription allows".
+ */
 async function runPlan(run: Run, plan: ScaleSetPlan): Promise<boolean> {
   let before: ServerGroupRead | undefined;
-  for (const step of plan.steps) {
+  for (const [i, step] of plan.steps.entries()) {
+    const failedBefore = run.report.outcome === "failed";
     before = await runStep(run, plan, step, before);
-    if (run.report.steps.at(-1)!.outcome !== "ok") return false;
+    const row = run.report.steps.at(-1)!;
+    if (row.outcome === "ok") continue;
+    if (plan.kind === "Flexible" && i === 0 && row.outcome === "failed" && SUBSCRIPTION_REFUSALS.test(row.azure)) {
+      row.outcome = "skipped";
+      row.azure = `the subscription does not allow a Flexible scale set here, Azure answered: ${row.azure}`;
+      if (!failedBefore) run.report.outcome = "ok";
+      return true;
+    }
+    return false;
   }
   return true;
 }
@@ -284,10 +324,20 @@ function renderReport(report: ConformanceReport): string {
   return (
     [
       `conformance run ${report.runId} in ${report.account}/${report.region}/${report.resourceGroup}: ${report.outcome.toUpperCase()}`,
+      `size ${report.size}: ${report.sizeChosen}`,
       line(header),
       ...cells.map(line),
     ].join("\n") + left
   );
+}
+
+/**
+ * The smallest size the region offers the subscription with quota for the most instances a plan has at once (the
+ * plans run one after the other), as the service reads Azure's resource SKUs and usages.
+ */
+async function chooseSize(client: Client, settings: RunSettings, instances: number): Promise<SizeChoice> {
+  const { data } = await client.regionVmSizes(settings.account, settings.region);
+  return smallestSize(data, instances);
 }
 
 /** Reads the group; refuses what the run did not make; says what it will do and what it may cost. */
@@ -312,6 +362,7 @@ async function prepare(run: Run, io: Io, plans: ScaleSetPlan[], yes: boolean): P
   io.err(
     [
       `vmss-ops conformance will, in ${resourceGroup} (${region}), through the service:`,
+      `  size: ${size}, ${run.report.sizeChosen}`,
       ...leftovers.map((r) => `  destroy ${r.name}, left by run ${r.tags[CONFORMANCE_TAG]}`),
       ...plans.map(
         (p) =>
@@ -396,7 +447,30 @@ export async function conformance(argv: string[], io: Io): Promise<number> {
     baseUrl: values.url ?? io.env.VMSS_OPS_URL ?? "http://127.0.0.1:7002",
     token: io.env.VMSS_OPS_TOKEN,
   });
+  const failed = (err: unknown): number => {
+    io.err(
+      `vmss-ops conformance: ${err instanceof ServiceError ? `${err.status} ${err.body.error}: ${err.body.message}` : (err as Error).message}`,
+    );
+    if (err instanceof ServiceError) return err.status >= 500 ? EXIT.unreachable : EXIT.badInput;
+    return err instanceof Unreachable ? EXIT.unreachable : EXIT.failed;
+  };
+  const uniform = uniformPlan(settings);
+  let chosen: SizeChoice | undefined;
+  try {
+    // Nothing is made yet: a signal here ends the command as it would any other.
+    chosen = settings.size ? undefined : await chooseSize(client, settings, uniform.maxInstances);
+  } catch (err) {
+    return failed(err);
+  }
+  if (chosen && !chosen.size) {
+    io.err(
+      `vmss-ops conformance: ${chosen.why}: request quota (az quota update), or name a size the subscription may use with --size`,
+    );
+    return EXIT.failed;
+  }
+  if (chosen?.size) settings.size = chosen.size;
   const run = new Run(client, settings, Number(values.timeout ?? 1800) * 1000);
+  if (chosen) run.report.sizeChosen = chosen.why;
   const plans = [uniformPlan(settings), ...(values["skip-flexible"] ? [] : [flexiblePlan(settings)])];
   const stopListening = onSignals(run, io);
   try {
@@ -407,11 +481,7 @@ export async function conformance(argv: string[], io: Io): Promise<number> {
     if (run.stoppedBy) return SIGNAL_EXIT[run.stoppedBy] ?? EXIT.failed;
     return run.report.outcome === "ok" ? EXIT.ok : EXIT.failed;
   } catch (err) {
-    io.err(
-      `vmss-ops conformance: ${err instanceof ServiceError ? `${err.status} ${err.body.error}: ${err.body.message}` : (err as Error).message}`,
-    );
-    if (err instanceof ServiceError) return err.status >= 500 ? EXIT.unreachable : EXIT.badInput;
-    return err instanceof Unreachable ? EXIT.unreachable : EXIT.failed;
+    return failed(err);
   } finally {
     stopListening();
   }

@@ -764,6 +764,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{account}/regions/{region}/vm-sizes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The VM sizes a region offers the account's subscription, smallest first, with their quota headroom
+         * @description Azure's resource SKUs of the region (vCPUs, memory, quota family, and the restrictions that keep a size from the subscription) with the Compute usages' headroom per size: what `vmss-ops conformance` reads to make its scale sets of the smallest size it may use. Reads only; readable by principals that may read the account.
+         */
+        get: operations["regionVmSizes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1098,6 +1118,25 @@ export interface components {
                 tags: {
                     [key: string]: string;
                 };
+            }[];
+        };
+        RegionVmSizes: {
+            account: string;
+            region: string;
+            /** @description vCPUs free in the region (Total Regional vCPUs: limit − used) */
+            regionalFreeVCPUs: number;
+            /** @description every virtual-machine size Azure's resource SKUs list in the region, smallest first (vCPUs, memory, name) */
+            sizes: {
+                /** @description e.g. Standard_B1s */
+                name: string;
+                vCPUs: number;
+                memoryGB: number;
+                /** @description the quota family it counts against, e.g. standardBSFamily */
+                family: string;
+                /** @description why the subscription may not use it in the region (Azure's reasonCode, e.g. NotAvailableForSubscription); absent when it may */
+                restriction?: string;
+                /** @description vCPUs free for it: the smaller of its family's and the region's */
+                freeVCPUs: number;
             }[];
         };
         Readiness: {
@@ -6886,6 +6925,112 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResourceGroupContents"];
+                };
+            };
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureError: Azure answered a read with an error that asking again will not change */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    regionVmSizes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+                account: string;
+                /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+                region: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The region's sizes, smallest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegionVmSizes"];
                 };
             };
             /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit) */

@@ -143,6 +143,13 @@ export class SimulatorControl {
   throttling(): Promise<ThrottlingSnapshot> {
     return this.#call("GET", "/_sim/throttling");
   }
+  /** Another caller spends `tokens` of the subscription's ARM budget; answers the whole tokens left. */
+  spendArmBudget(
+    budget: "reads" | "writes" | "deletes",
+    tokens: number,
+  ): Promise<{ budget: string; remaining: number }> {
+    return this.#call("POST", "/_sim/throttling/spend", { budget, tokens });
+  }
   putScaleSet(resourceGroup: string, name: string, spec: ControlScaleSetSpec): Promise<JsonObject> {
     return this.#call("PUT", `/_sim/scaleSets/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}`, spec);
   }

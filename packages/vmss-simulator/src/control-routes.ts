@@ -243,6 +243,20 @@ function controlScaleSetSpec(
   return { capacity, loadBalanced, applicationGateway, upgradePolicy, tags, orchestrationMode, location };
 }
 
+/** `{ budget: "reads"|"writes"|"deletes", tokens }`: another caller spends the subscription's ARM budget. */
+const spendArmBudget: Handler = (ctx, sim) => {
+  const body = readObject(ctx, ["budget", "tokens"]);
+  const budget = body.budget;
+  if (budget !== "reads" && budget !== "writes" && budget !== "deletes")
+    throw badRequest('"budget" must be "reads", "writes" or "deletes"');
+  const tokens = body.tokens;
+  if (typeof tokens !== "number" || !Number.isInteger(tokens) || tokens < 1)
+    throw badRequest('"tokens" must be a whole number above 0');
+  if (!sim.throttling.enabled) throw badRequest("throttling is off: there is no budget to spend");
+  const remaining = sim.throttling.spendArm(sim.state.subscriptionId.toLowerCase(), budget, tokens);
+  send(ctx, 200, { budget, remaining });
+};
+
 export function buildControlRouter(): Router<Route> {
   const P = CONTROL_PREFIX;
   const routes = new Router<Handler>()
@@ -265,6 +279,7 @@ export function buildControlRouter(): Router<Route> {
     .add("PUT", `${P}/config`, putConfig)
 
     .add("GET", `${P}/throttling`, (ctx, sim) => send(ctx, 200, sim.throttling.snapshot()))
+    .add("POST", `${P}/throttling/spend`, spendArmBudget)
 
     .add("POST", `${P}/reset`, (ctx, sim) => {
       resetSimulator(sim);
@@ -298,6 +313,14 @@ export function buildControlRouter(): Router<Route> {
       send(ctx, 204);
     });
   return addSubscriptionControlRoutes(addKindControlRoutes(addNetworkControlRoutes(routes, P), P), P, (ctx) =>
-    readObject(ctx, ["deny", "limits", "registrationState", "withoutApiVersions", "dateSkewSeconds", "state"]),
+    readObject(ctx, [
+      "deny",
+      "limits",
+      "registrationState",
+      "withoutApiVersions",
+      "dateSkewSeconds",
+      "state",
+      "notAvailable",
+    ]),
   ).map((handler): Route => ({ handler }));
 }

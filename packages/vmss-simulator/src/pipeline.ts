@@ -2,9 +2,10 @@
 //
 //   out-of-band changes → Spot evictions → faults → authentication → api-version → body size → throttling + dispatch
 //
-// Throttling is charged by the dispatch step, to the policy the matched route names (one route table, arm-routes.ts);
-// the buckets live in throttling.ts.
+// Throttling is charged by the dispatch step, to the policy the matched route names (one route table, arm-routes.ts)
+// and to ARM's subscription budget (every route under a subscription); the buckets live in throttling.ts.
 import { checkApiVersion } from "./api-versions.ts";
+import { budgetOf } from "./arm-checks.ts";
 import {
   ArmError,
   authenticationInvalidFormat,
@@ -137,7 +138,7 @@ export const limitBody: ArmStep = (ctx, sim) => {
 };
 
 /**
- * Finds the route; when throttling is on and the route names a policy, charges it first: allowed → the answer
+ * Finds the route; when throttling is on, charges its policy (if it names one) and ARM's budget first: allowed → the answer
  * (whatever the route then says, 404/409/412 included) carries the rate-limit headers; refused → 429, nothing done.
  */
 export function dispatchTo(router: Router<Route>, unknownPath: "notFound" | "notSimulated" = "notFound"): ArmStep {
@@ -151,10 +152,16 @@ export function dispatchTo(router: Router<Route>, unknownPath: "notFound" | "not
     }
     if (route.kind === "methodNotAllowed") throw methodNotAllowed(ctx.method, route.allowed);
     const { handler, charge } = route.handler;
-    if (charge && sim.throttling.enabled) {
-      const result = sim.throttling.charge(charge(route.params, sim));
-      if (!result.allowed) throw tooManyRequests(result, sim.state.now());
-      ctx.responseHeaders = { ...ctx.responseHeaders, ...result.headers };
+    if (sim.throttling.enabled) {
+      // a Compute policy's buckets and ARM's budget; under a subscription, ARM's budget alone where no policy applies
+      const subscriptionId = route.params.subscriptionId;
+      const result = charge
+        ? sim.throttling.charge(charge(route.params, sim))
+        : subscriptionId !== undefined
+          ? sim.throttling.chargeArm(subscriptionId.toLowerCase(), budgetOf(ctx.method))
+          : undefined;
+      if (result && !result.allowed) throw tooManyRequests(result, sim.state.now());
+      if (result) ctx.responseHeaders = { ...ctx.responseHeaders, ...result.headers };
     }
     handler(ctx, sim, route.params);
     return true;

@@ -97,6 +97,8 @@ export interface SubscriptionSettings {
   dateSkewMs: number;
   /** The subscription's state as `GET /subscriptions/{id}` reports it (Enabled, Warned, PastDue, Disabled, Deleted). */
   state: string;
+  /** location (normalized) → the sizes restricted there (`NotAvailableForSubscription`), as a new subscription finds. */
+  restrictedSizes: Map<string, string[]>;
 }
 
 const worlds = new WeakMap<SimState, SubscriptionSettings>();
@@ -104,7 +106,14 @@ const worlds = new WeakMap<SimState, SubscriptionSettings>();
 export function subscriptionSettings(sim: Pick<SimulatorContext, "state">): SubscriptionSettings {
   let s = worlds.get(sim.state);
   if (!s) {
-    s = { denials: [], limits: new Map(), providers: new Map(), dateSkewMs: 0, state: "Enabled" };
+    s = {
+      denials: [],
+      limits: new Map(),
+      providers: new Map(),
+      dateSkewMs: 0,
+      state: "Enabled",
+      restrictedSizes: new Map(),
+    };
     worlds.set(sim.state, s);
   }
   return s;
@@ -219,6 +228,17 @@ const skus: Handler = (ctx, sim, params) => {
   requireSubscription(sim, params);
   const filter = /location\s+eq\s+'([^']+)'/i.exec(ctx.url.searchParams.get("$filter") ?? "");
   const locations = filter ? [filter[1]] : LOCATIONS.map(normalizeLocation);
+  const restricted = subscriptionSettings(sim).restrictedSizes;
+  // Azure's answer for a size the subscription may not use in a location (as `az vm list-skus` shows it).
+  const restrictionsOf = (name: string) =>
+    locations
+      .filter((l) => restricted.get(normalizeLocation(l))?.some((r) => r.toLowerCase() === name.toLowerCase()))
+      .map((location) => ({
+        type: "Location",
+        values: [location],
+        restrictionInfo: { locations: [location], zones: [] },
+        reasonCode: "NotAvailableForSubscription",
+      }));
   send(ctx, 200, {
     value: Object.entries(VM_SIZES).map(([name, size]) => ({
       resourceType: "virtualMachines",
@@ -236,7 +256,7 @@ const skus: Handler = (ctx, sim, params) => {
         { name: "vCPUs", value: String(size.vCPUs) },
         { name: "MemoryGB", value: String(size.vCPUs * 4) },
       ],
-      restrictions: [],
+      restrictions: restrictionsOf(name),
     })),
   });
 };
@@ -316,7 +336,8 @@ function numbers(value: unknown, what: string): Record<string, number> {
 /**
  * The control routes (`/_sim/subscription/...`): PUT permissions `{deny: [{action, scope?, data?}]}`, PUT
  * usages/{location} `{limits: {cores: 4, standardDSv3Family: 2}}`, PUT providers/{namespace} `{registrationState?,
- * withoutApiVersions?}`, PUT state `{state}`, PUT clock `{dateSkewSeconds}`; GET of the subscription's settings.
+ * withoutApiVersions?}`, PUT skus/{location} `{notAvailable: [size]}` (restricted, NotAvailableForSubscription), PUT
+ * state `{state}`, PUT clock `{dateSkewSeconds}`; GET of the subscription's settings.
  */
 export function addSubscriptionControlRoutes<R extends { add(method: string, pattern: string, handler: Handler): R }>(
   router: R,
@@ -332,6 +353,7 @@ export function addSubscriptionControlRoutes<R extends { add(method: string, pat
       providers: Object.fromEntries(s.providers),
       dateSkewSeconds: s.dateSkewMs / 1000,
       state: s.state,
+      restrictedSizes: Object.fromEntries(s.restrictedSizes),
     };
   };
   return router
@@ -356,6 +378,13 @@ export function addSubscriptionControlRoutes<R extends { add(method: string, pat
         ...(typeof body.registrationState === "string" ? { registrationState: body.registrationState } : {}),
         withoutApiVersions: without as string[],
       });
+      send(ctx, 200, view(sim));
+    })
+    .add("PUT", `${P}/skus/:location`, (ctx, sim, params) => {
+      const sizes = readObject(ctx).notAvailable ?? [];
+      if (!Array.isArray(sizes) || sizes.some((v) => typeof v !== "string"))
+        throw badRequest("notAvailable must be a list of VM sizes, e.g. Standard_B1ls");
+      subscriptionSettings(sim).restrictedSizes.set(normalizeLocation(params.location), sizes as string[]);
       send(ctx, 200, view(sim));
     })
     .add("PUT", `${P}/state`, (ctx, sim) => {

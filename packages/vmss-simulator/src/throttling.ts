@@ -351,15 +351,7 @@ export class Throttler {
     const subscription = this.#policyEntry(charge, "subscription", null, now);
     if (resource && RESOURCE_FIRST.has(charge.policy)) policyEntries.push(resource, subscription);
     else policyEntries.push(subscription, ...(resource ? [resource] : []));
-    const arm = this.#entry(
-      `arm:${charge.budget}`,
-      `x-ms-ratelimit-remaining-subscription-${charge.budget}`,
-      "subscription",
-      charge.subscriptionId,
-      null,
-      () => ARM_BUDGETS[charge.budget],
-      now,
-    );
+    const arm = this.#armEntry(charge.subscriptionId, charge.budget, now);
     const entries = [...policyEntries, arm];
     const result = this.#take(entries, 1, now);
     const remaining = result.remaining;
@@ -375,6 +367,38 @@ export class Throttler {
       armBudget: result.empty.includes(entries.length - 1),
       empty: this.#emptyOf(entries, result.empty, now),
     };
+  }
+
+  /**
+   * ARM's budget alone, for the routes no Compute policy covers (the subscription, resource groups, providers, usages,
+   * permissions, Microsoft.Network, locks): ARM reports x-ms-ratelimit-remaining-subscription-<budget> on every answer
+   * under a subscription, whichever provider serves it.
+   */
+  chargeArm(subscriptionId: string, budget: ArmBudgetKind): ChargeResult {
+    const now = this.#now();
+    const arm = this.#armEntry(subscriptionId, budget, now);
+    const result = this.#take([arm], 1, now);
+    const headers = { [arm.name]: String(result.remaining[0]) };
+    if (result.allowed) return { allowed: true, headers };
+    return {
+      allowed: false,
+      headers,
+      retryAfterMs: result.retryAfterMs,
+      armBudget: true,
+      empty: this.#emptyOf([arm], result.empty, now),
+    };
+  }
+
+  /**
+   * Another caller of the subscription spends `tokens` of ARM's budget (as many as are there): the control API's way to
+   * leave a client few reads, as a busy subscription does. Returns the whole tokens left.
+   */
+  spendArm(subscriptionId: string, budget: ArmBudgetKind, tokens: number): number {
+    const now = this.#now();
+    const arm = this.#armEntry(subscriptionId, budget, now);
+    const level = levelAt(arm.bucket, this.#limitOf(arm), now);
+    arm.bucket = { tokens: Math.max(0, level - tokens), at: Math.max(now, arm.bucket.at) };
+    return remainingOf(arm.bucket.tokens);
   }
 
   /**
@@ -465,6 +489,11 @@ export class Throttler {
   #limitOf(entry: BucketEntry): BucketLimit {
     const f = entry.figures();
     return { burst: f.burst, refillPerMinute: (f.refillPerMinute * this.#config.scale) / this.#timeScale() };
+  }
+
+  #armEntry(subscriptionId: string, budget: ArmBudgetKind, now: number): BucketEntry {
+    const name = `x-ms-ratelimit-remaining-subscription-${budget}`;
+    return this.#entry(`arm:${budget}`, name, "subscription", subscriptionId, null, () => ARM_BUDGETS[budget], now);
   }
 
   #policyEntry(charge: Charge, scope: BucketScope, resource: string | null, now: number): BucketEntry {

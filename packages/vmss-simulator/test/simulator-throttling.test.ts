@@ -618,3 +618,48 @@ t.test("control API: config validation, reset refills the buckets and keeps the 
   await control.setThrottling({ policies: {} });
   t.same((await control.getConfig()).throttling, { enabled: false, scale: 1, policies: {} }, "back at Azure's figures");
 });
+
+t.test(
+  "ARM's budget on every answer under a subscription: the subscription, resource group, provider and network reads report their reads left; spent by another caller, 429 SubscriptionRequestsThrottled",
+  async (t) => {
+    await control.setThrottling({ enabled: true });
+    const R = "?api-version=2022-12-01";
+    const reads = async (path: string) => {
+      const res = await control.request("GET", path, { headers: AUTH });
+      t.equal(res.status, 200, path);
+      return res.headers["x-ms-ratelimit-remaining-subscription-reads"];
+    };
+    t.equal(await reads(`/subscriptions/${SUB}${R}`), "11999", "the subscription");
+    t.equal(await reads(`/subscriptions/${SUB}/resourceGroups/${RG}${R}`), "11998", "a resource group");
+    t.equal(await reads(`/subscriptions/${SUB}/providers/Microsoft.Compute${R}`), "11997", "a provider");
+    t.equal(
+      await reads(`/subscriptions/${SUB}/resourceGroups/${RG}/providers/Microsoft.Network/loadBalancers/${WEB}-lb${Q}`),
+      "11996",
+      "a Microsoft.Network read, from the same budget",
+    );
+    t.equal(await reads(`${ARM_VMSS}/${WEB}${Q}`), "11995", "and a Compute read");
+    const missing = await control.request("GET", `/subscriptions/${SUB}/resourceGroups/no-such-rg${R}`, {
+      headers: AUTH,
+    });
+    t.equal(missing.status, 404);
+    t.equal(missing.headers["x-ms-ratelimit-remaining-subscription-reads"], "11994", "a 404 is charged too");
+    t.equal(await reads(`/subscriptions${R}`), undefined, "the tenant's list of subscriptions is not a subscription's");
+
+    t.same(await control.spendArmBudget("reads", 11_900), { budget: "reads", remaining: 94 });
+    t.equal(await reads(`/subscriptions/${SUB}${R}`), "93", "the real count: another caller's reads are gone");
+    await control.spendArmBudget("reads", 1_000_000);
+    const refused = await control.request("GET", `/subscriptions/${SUB}${R}`, { headers: AUTH });
+    t.equal(refused.status, 429);
+    t.equal((refused.body as { error: { code: string } }).error.code, "SubscriptionRequestsThrottled");
+    t.equal(refused.headers["retry-after"], "1", "one read back in 0.3 s of Azure's clock (200 a minute)");
+    clock += 300;
+    t.equal(await reads(`/subscriptions/${SUB}${R}`), "0", "after Retry-After: served, the one token taken");
+
+    const bad = await control.request("POST", "/_sim/throttling/spend", { body: { budget: "lists", tokens: 1 } });
+    t.equal(bad.status, 400);
+    t.match(
+      (bad.body as { error: { message: string } }).error.message,
+      /"budget" must be "reads", "writes" or "deletes"/,
+    );
+  },
+);

@@ -1,7 +1,9 @@
 // GET /accounts/{account}/checks: `vmss-ops doctor`'s checks of one account, run now against Azure (the credential,
 // the subscription and its providers, the ARM budget, effective permissions, quota, named networking and secrets);
 // GET /checks/latest: the last result per account, for the status page; GET /accounts/{account}/resource-groups/
-// {resourceGroup}/contents: what a resource group holds, for `vmss-ops conformance`. Reads only.
+// {resourceGroup}/contents: what a resource group holds, and GET /accounts/{account}/regions/{region}/vm-sizes: the
+// sizes a region offers the subscription, smallest first, with their quota headroom, both for `vmss-ops conformance`.
+// Reads only.
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AccountRegistry } from "../../azure/accounts.ts";
@@ -9,7 +11,8 @@ import type { ArmBudget } from "../../azure/arm-budget.ts";
 import { mayUseAccount } from "../../auth/principal.ts";
 import { runAccountChecks, type CheckReport } from "../../checks/account-checks.ts";
 import { ContentsUnreadable, readResourceGroupContents } from "../../checks/resource-group-contents.ts";
-import { AccountName, ResourceGroupName } from "../../operations/description.ts";
+import { readRegionSizes, RegionSizesUnreadable } from "../../checks/region-sizes.ts";
+import { AccountName, RegionName, ResourceGroupName } from "../../operations/description.ts";
 import { requireAccount } from "../access-control.ts";
 import { apiError } from "../error-catalogue.ts";
 import { errorResponses } from "../error-responses.ts";
@@ -77,8 +80,39 @@ export const ResourceGroupContents = Type.Object(
   { $id: "ResourceGroupContents", additionalProperties: false },
 );
 
+export const RegionVmSizes = Type.Object(
+  {
+    account: Type.String(),
+    region: Type.String(),
+    regionalFreeVCPUs: Type.Integer({ description: "vCPUs free in the region (Total Regional vCPUs: limit − used)" }),
+    sizes: Type.Array(
+      Type.Object(
+        {
+          name: Type.String({ description: "e.g. Standard_B1s" }),
+          vCPUs: Type.Integer(),
+          memoryGB: Type.Number(),
+          family: Type.String({ description: "the quota family it counts against, e.g. standardBSFamily" }),
+          restriction: Type.Optional(
+            Type.String({
+              description:
+                "why the subscription may not use it in the region (Azure's reasonCode, e.g. NotAvailableForSubscription); absent when it may",
+            }),
+          ),
+          freeVCPUs: Type.Integer({ description: "vCPUs free for it: the smaller of its family's and the region's" }),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          "every virtual-machine size Azure's resource SKUs list in the region, smallest first (vCPUs, memory, name)",
+      },
+    ),
+  },
+  { $id: "RegionVmSizes", additionalProperties: false },
+);
+
 /** The schemas these routes refer to, for the app to add. */
-export const accountCheckSchemas = [AccountChecks, LatestChecks, ResourceGroupContents];
+export const accountCheckSchemas = [AccountChecks, LatestChecks, ResourceGroupContents, RegionVmSizes];
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
@@ -202,6 +236,44 @@ function contentsRoute(app: App, accounts: AccountRegistry) {
   );
 }
 
+/** GET /accounts/{account}/regions/{region}/vm-sizes. */
+function vmSizesRoute(app: App, accounts: AccountRegistry) {
+  app.get(
+    "/accounts/:account/regions/:region/vm-sizes",
+    {
+      schema: {
+        operationId: "regionVmSizes",
+        summary: "The VM sizes a region offers the account's subscription, smallest first, with their quota headroom",
+        description:
+          "Azure's resource SKUs of the region (vCPUs, memory, quota family, and the restrictions that keep a size from the subscription) with the Compute usages' headroom per size: what `vmss-ops conformance` reads to make its scale sets of the smallest size it may use. Reads only; readable by principals that may read the account.",
+        tags: ["serverGroups"],
+        params: Type.Object({ account: AccountName, region: RegionName }),
+        response: {
+          200: { ...Type.Ref(RegionVmSizes), description: "The region's sizes, smallest first" },
+          ...errorResponses("ValidationError", "NotFound", "AzureError", "AzureUnavailable"),
+        },
+      },
+    },
+    async (request) => {
+      const { account, region } = request.params;
+      requireAccount(request, account, "read");
+      if (!accounts.get(account))
+        throw apiError("NotFound", {
+          what: `no account ${account}: the accounts are ${accounts.names().join(", ") || "none"}`,
+        });
+      try {
+        return await readRegionSizes(accounts, account, region);
+      } catch (err) {
+        if (!(err instanceof RegionSizesUnreadable)) throw readFailureAnswer(err, `the VM sizes of ${region}`);
+        const what = `the VM sizes of ${region} in account ${account}`;
+        if (err.status === 429 || err.status >= 500)
+          throw apiError("AzureUnavailable", { what, said: err.message, retryAfterSeconds: 5 });
+        throw apiError("AzureError", { what, said: err.message });
+      }
+    },
+  );
+}
+
 export const accountCheckRoutes: FastifyPluginAsyncTypebox<{
   accounts: AccountRegistry;
   /** The service's ARM budget, when it counts its calls: the ARM budget check compares it with Azure's. */
@@ -213,4 +285,5 @@ export const accountCheckRoutes: FastifyPluginAsyncTypebox<{
   checkRoute(app, accounts, armBudget, latest);
   latestRoute(app, latest);
   contentsRoute(app, accounts);
+  vmSizesRoute(app, accounts);
 };
