@@ -50,6 +50,7 @@ const SAME_MEANING: Record<string, { modules: string[]; reason: string }> = {
     reason: SCHEMA,
   },
   ServerGroupResult: { modules: ["src/api/schemas.ts", "src/operations/server-group-state.ts"], reason: SCHEMA },
+  RegionVmSizes: { modules: ["src/api/routes/account-checks.ts", "src/cli/conformance-plan.ts"], reason: COMMAND },
   ResourceGroupContents: {
     modules: ["src/api/routes/account-checks.ts", "src/checks/resource-group-contents.ts"],
     reason: SCHEMA,
