@@ -114,22 +114,32 @@ for (const orchestrationMode of ["Uniform", "Flexible"] as const) {
   );
 }
 
-t.test("WaitForDownInstanceHealthTask: a powered-off VM is down, a running one is not", async (t) => {
-  await control.putScaleSet(RG, "irp-web-v001", { capacity: 2, loadBalanced: false });
-  const [vm] = await vmNames("irp-web-v001");
-  const stage = newStage({ instanceIds: [vm], region: "eastus", credentials: "demo" });
-  t.equal(await orca.instancesDown(stage), false, "running: the platform says Up");
-  const sub = env.sim.subscriptionId;
-  const off = await control.request(
-    "POST",
-    `/subscriptions/${sub}/resourceGroups/${RG}/providers/Microsoft.Compute/virtualMachineScaleSets/irp-web-v001/virtualMachines/${vm.split("_")[1]}/poweroff?api-version=2024-11-01`,
-    { headers: { authorization: "Bearer test-token" } },
+for (const loadBalanced of [false, true]) {
+  t.test(
+    `WaitForDownInstanceHealthTask${loadBalanced ? ", in a backend pool" : ""}: a powered-off VM is down, a running one is not`,
+    async (t) => {
+      const name = loadBalanced ? "irl-web-v001" : "irp-web-v001";
+      await control.putScaleSet(RG, name, { capacity: 2, loadBalanced });
+      const [vm] = await vmNames(name);
+      const stage = newStage({ instanceIds: [vm], region: "eastus", credentials: "demo" });
+      t.equal(await orca.instancesDown(stage), false, "running: not down");
+      const sub = env.sim.subscriptionId;
+      const off = await control.request(
+        "POST",
+        `/subscriptions/${sub}/resourceGroups/${RG}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}/virtualMachines/${vm.split("_")[1]}/poweroff?api-version=2024-11-01`,
+        { headers: { authorization: "Bearer test-token" } },
+      );
+      t.ok(off.status < 300, JSON.stringify(off.body));
+      await waitFor(() => orca.instancesDown(stage), { what: `${vm} read as down` });
+      const res = await env.api("GET", `/instances/demo/eastus/${vm}`);
+      t.equal(res.body.healthState, "Down");
+      t.match(
+        res.body.health.find((h: Json) => h.type === "Azure"),
+        { healthClass: "platform", state: "Down" },
+      );
+    },
   );
-  t.ok(off.status < 300, JSON.stringify(off.body));
-  await waitFor(() => orca.instancesDown(stage), { what: `${vm} read as down` });
-  const res = await env.api("GET", `/instances/demo/eastus/${vm}`);
-  t.match(res.body, { healthState: "Down", health: [{ type: "Azure", healthClass: "platform", state: "Down" }] });
-});
+}
 
 t.test("absent, not a VM name, another provider: Clouddriver's 404 and empty pages", async (t) => {
   await control.putScaleSet(RG, "irn-web-v001", { capacity: 1 });
