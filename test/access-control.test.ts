@@ -142,6 +142,9 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
       return { path: "/applications/web/clusters/demo/web-prod/azure/eastus/serverGroups/target/current_asg_dynamic" };
     if (method === "GET" && url === "/serverGroups/:account/:region/:serverGroup")
       return { path: "/serverGroups/demo/eastus/web-prod-v001" };
+    if (method === "GET" && url === "/instances/:account/:region/:id")
+      return { path: "/instances/demo/eastus/web-prod-v001_0" };
+    if (method === "GET" && url === "/search") return { none: "finds only in the caller's accounts (checked below)" };
     if (method === "GET" && url === "/cache/azure/ServerGroup")
       return { none: "always an empty list: it names no account" };
     if (method === "GET" && url === "/features/stages")
@@ -242,6 +245,25 @@ t.test("routes need credentials, and a team cannot touch another team's accounts
     );
     const uiA = await call(env, "GET", "/ui/api/tasks", bearer(TEAM_A));
     t.ok([...uiA.body.inFlight, ...uiA.body.recent].some((task: { id: string }) => task.id === taskId));
+  });
+
+  await t.test("an instance search finds only in the caller's accounts", async (t) => {
+    t.ok((await env.simControl("PUT", "/_sim/scaleSets/demo-rg/acs-web-v001", { capacity: 1 })).status < 300);
+    const path = "/search?q=acs-web-v001_0&type=instances&cloudProvider=azure";
+    const a = await call(env, "GET", path, bearer(TEAM_A));
+    t.equal(a.status, 200);
+    t.same(
+      a.body[0].results.map((r: { account: string; serverGroup: string }) => `${r.account}/${r.serverGroup}`),
+      ["demo/acs-web-v001"],
+    );
+    const b = await call(env, "GET", path, bearer(TEAM_B));
+    t.equal(b.status, 200);
+    // team-b's account lists the same resource group: team B finds the VM there, never in demo.
+    t.same(
+      b.body[0].results.map((r: { account: string }) => r.account),
+      ["team-b"],
+      "team B does not see it in demo",
+    );
   });
 
   await t.test("an application's view shows only the caller's accounts", async (t) => {

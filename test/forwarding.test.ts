@@ -504,3 +504,21 @@ t.test("dot segments, plain or encoded, cannot climb out of CLOUDDRIVER_URL's pr
     t.equal(res.received.length, 0, `${path} never reached Clouddriver`);
   }
 });
+
+t.test("an instance search: a VM found here is answered here; one not found here is Clouddriver's", async (t) => {
+  const sg = await env.api("GET", "/serverGroups/demo/eastus/web-prod-v001");
+  const vm = sg.body.instances[0].name as string;
+  const before = clouddriver.received.length;
+  const ours = await env.api("GET", `/search?q=${vm}&type=instances&cloudProvider=azure`);
+  t.equal(ours.status, 200);
+  t.match(ours.body, [{ totalMatches: 1, results: [{ account: "demo", serverGroup: "web-prod-v001" }] }]);
+  const instance = await env.api("GET", `/instances/demo/eastus/${vm}`);
+  t.equal(instance.status, 200);
+  t.equal(instance.body.name, vm);
+  t.equal(clouddriver.received.length, before, "Clouddriver was not asked");
+  const theirs = await raw("GET", "/search?q=i-0abc123&type=instances&cloudProvider=aws");
+  t.equal(theirs.status, 203, "Clouddriver's answer");
+  t.equal(clouddriver.received.at(-1)?.url, "/search?q=i-0abc123&type=instances&cloudProvider=aws", "as sent");
+  const elsewhere = await raw("GET", "/instances/aws-prod/us-east-1/i-0abc123");
+  t.equal(elsewhere.status, 203, "an account not served here is Clouddriver's");
+});

@@ -20,6 +20,7 @@ import { accountCheckSchemas } from "../api/routes/account-checks.ts";
 import { auditSchemas } from "../api/routes/audit.ts";
 import { clusterOperationSchemas } from "../api/routes/cluster-operations.ts";
 import { RateLimits } from "../api/routes/rate-limits.ts";
+import { clouddriverInstanceSchemas } from "../clouddriver/instances.ts";
 import { clouddriverSchemas } from "../clouddriver/server-group.ts";
 import type { ServiceMetrics } from "../observability/metrics.ts";
 import { Readiness } from "../observability/routes.ts";
@@ -171,6 +172,7 @@ export const sharedSchemas = servicePlugin("shared-schemas", [], (app) => {
     ...accountCheckSchemas,
     Readiness,
     ...clouddriverSchemas,
+    ...clouddriverInstanceSchemas,
     ...clusterOperationSchemas,
     ...auditSchemas,
   ])

@@ -240,16 +240,17 @@ export class ScaleSetReads implements ScaleSetListener {
    */
   refresh(ref: Pick<ScaleSetRef, "account" | "resourceGroup" | "name">): void {
     this.#snapshots.invalidate(scaleSetKey(ref));
-    this.#forgetListings(ref.account);
+    this.forgetListings(ref.account);
   }
 
   /** Forget everything read of an account: the next reads ask Azure (a decision to write is made on those). */
   forgetAccount(account: string): void {
     this.#snapshots.invalidateWhere((key) => key.startsWith(`${account}\n`));
-    this.#forgetListings(account);
+    this.forgetListings(account);
   }
 
-  #forgetListings(account: string): void {
+  /** Forget the account's listings of scale sets: the next listing asks Azure. */
+  forgetListings(account: string): void {
     this.#listings.invalidateWhere((key) => key.startsWith(`${account}\n`));
   }
 
@@ -260,6 +261,6 @@ export class ScaleSetReads implements ScaleSetListener {
   onWrite(ref: ScaleSetRef, kind: WriteStep["kind"]): void {
     this.#snapshots.invalidate(scaleSetKey(ref));
     // Listings serve names, regions and creation times: only a create or a delete changes those.
-    if (kind === "delete" || kind === "create") this.#forgetListings(ref.account);
+    if (kind === "delete" || kind === "create") this.forgetListings(ref.account);
   }
 }

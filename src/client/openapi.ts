@@ -520,6 +520,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search for an instance by its id, the VM's name: its account, region and server group (OortService.getSearchResults; TrafficGuard, TerminatingInstanceSupport). Freshness: X-Azure-Read-At and Age headers (data at most READ_CACHE_TTL_MS old).
+         * @description Only instances are searched, by the VM's exact name, in the accounts the caller may read; any other type, or a platform other than azure, is an empty page. With CLOUDDRIVER_URL set, a search that finds no Azure VM here is forwarded to Clouddriver.
+         */
+        get: operations["clouddriverSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/instances/{account}/{region}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An instance, by the VM's name: its health and healthState, zone, launchTime (OortService.getInstance; WaitForDownInstanceHealthTask). Freshness: X-Azure-Read-At and Age headers (data at most READ_CACHE_TTL_MS old).
+         * @description With CLOUDDRIVER_URL set, a request for an account not configured here is forwarded to Clouddriver as it came, before any name in it is checked.
+         */
+        get: operations["clouddriverGetInstance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cache/azure/ServerGroup": {
         parameters: {
             query?: never;
@@ -1277,6 +1317,34 @@ export interface components {
         };
         /** @description pending force-cache refreshes: always empty, since a refresh is done when it is asked for */
         PendingCacheRefreshes: Record<string, never>[];
+        ClouddriverInstanceMatch: {
+            /** @enum {string} */
+            type: "instances";
+            /** @enum {string} */
+            provider: "azure";
+            account: string;
+            region: string;
+            application: string;
+            cluster: string;
+            /** @description the scale set the VM is in */
+            serverGroup: string;
+            /** @description the VM's name: Clouddriver's instance id */
+            name: string;
+            /** @description the VM's name, as the query named it */
+            instanceId: string;
+        };
+        ClouddriverSearchResultSet: {
+            /** @enum {string} */
+            platform: "azure";
+            query: string;
+            /** @description 0 when no VM of that name is listed: Orca takes it as terminated */
+            totalMatches: number;
+            pageNumber: number;
+            pageSize: number;
+            results: components["schemas"]["ClouddriverInstanceMatch"][];
+        };
+        /** @description one page, as SearchController answers for one provider */
+        ClouddriverSearchResults: components["schemas"]["ClouddriverSearchResultSet"][];
         ScaleDownClusterDescription: {
             /** @description the account (Orca's name for it) */
             credentials?: string | null;
@@ -5711,6 +5779,234 @@ export interface operations {
                 };
             };
             /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ClouddriverTimeout: a request forwarded to Clouddriver got no answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    clouddriverSearch: {
+        parameters: {
+            query: {
+                /** @description the instance id: the VM's name */
+                q: string;
+                /** @description instances (others find nothing here) */
+                type: string;
+                platform?: string;
+                /** @description as Orca sends it: azure */
+                cloudProvider?: string;
+                pageSize?: number;
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one page; totalMatches 0 and no results when no VM of that name is listed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClouddriverSearchResults"];
+                };
+            };
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidPath: a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureError: Azure answered a read with an error that asking again will not change. ClouddriverUnavailable: a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ClouddriverTimeout: a request forwarded to Clouddriver got no answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same shape: its error field is a code of the error catalogue */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    clouddriverGetInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
+                account: string;
+                /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
+                region: string;
+                /** @description Clouddriver's instance id for Azure: the VM's name, {scale set}_{suffix} (e.g. web-prod-v001_3) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the instance */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClouddriverInstance"];
+                };
+            };
+            /** @description ValidationError: a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit). InvalidPath: a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid credentials: the message says what is missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The caller may not use that account (or may only read) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound: an unknown task, route or scale set (what was looked for, and where to look) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description TooManyRequests: too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description InternalError: a bug in this service (logged), never a refusal of good input */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureError: Azure answered a read with an error that asking again will not change. ClouddriverUnavailable: a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -21,6 +21,15 @@ export interface Instance {
   healthState?: string;
   health?: Health[];
 }
+/** model/SearchResultSet.java */
+export interface SearchResultSet {
+  totalMatches: number;
+  pageNumber: number;
+  pageSize: number;
+  platform: string;
+  query: string;
+  results: Record<string, Json>[];
+}
 export interface ServerGroup {
   name: string;
   region: string;
@@ -409,6 +418,97 @@ export class Orca {
   // ---- the deploy stage (CreateServerGroupStage.groovy) and its strategies ----
 
   /** FeaturesService.isStageAvailable (FeaturesService.java:31-34) → FeaturesRestService.java:24 GET /features/stages. */
+  // ---- the instance stages (orca-clouddriver pipeline/instance/, tasks/instance/, utils/TrafficGuard.java) ----
+
+  /**
+   * CloudDriverService.getSearchResults (CloudDriverService.java:52-55) → OortService.getSearchResults
+   * (OortService.java:130-134): `GET /search?q=&type=&cloudProvider=`; any non-2xx throws.
+   */
+  async searchResults(instanceId: string, cloudProvider = "azure"): Promise<SearchResultSet[]> {
+    const q = new URLSearchParams({ q: instanceId, type: "instances", cloudProvider });
+    return (await this.#call<SearchResultSet[]>("GET", `/search?${q.toString()}`)).body;
+  }
+
+  /** TrafficGuard.resolveServerGroupNameForInstance (TrafficGuard.java:154-172): the first match in account and region. */
+  async resolveServerGroupNameForInstance(instanceId: string, account: string, region: string) {
+    const results = (await this.searchResults(instanceId))[0].results ?? [];
+    const instance = results.find((r) => account === r.account && region === r.region);
+    // "instance not found, assume it's already terminated"
+    return instance?.serverGroup as string | undefined;
+  }
+
+  /**
+   * TrafficGuard.verifyInstanceTermination (TrafficGuard.java:68-95): the instances by the server group they are in,
+   * looked up by search when the stage names none. Front50's traffic guards are not consulted (no Front50 here).
+   */
+  async instancesPerServerGroup(stage: Stage, instanceIds: string[]): Promise<Map<string, string[]>> {
+    const byGroup = new Map<string, string[]>();
+    for (const id of instanceIds) {
+      const name =
+        (stage.context.serverGroupName as string | undefined) ??
+        (await this.resolveServerGroupNameForInstance(
+          id,
+          stage.context.credentials as string,
+          stage.context.region as string,
+        ));
+      if (name !== undefined) byGroup.set(name, [...(byGroup.get(name) ?? []), id]);
+    }
+    return byGroup;
+  }
+
+  /**
+   * TerminatingInstanceSupport.getRemainingInstancesFromSearch (TerminatingInstanceSupport.groovy:113-124): an
+   * instance remains unless the search answers totalMatches 0; a failed search counts as remaining.
+   */
+  async remainingInstancesFromSearch(instanceIds: string[]): Promise<string[]> {
+    const remaining: string[] = [];
+    for (const id of instanceIds) {
+      let results: SearchResultSet[] | undefined;
+      try {
+        results = await this.searchResults(id);
+      } catch {
+        results = undefined;
+      }
+      if (results?.[0]?.totalMatches !== 0) remaining.push(id);
+    }
+    return remaining;
+  }
+
+  /**
+   * TerminateInstancesStage (TerminateInstancesStage.groovy:34-36) for a stage without serverGroupName, as Deck's
+   * one-instance terminate sends it: TerminateInstancesTask (TerminateInstancesTask.groovy:51-83: the remaining
+   * instances by search, the traffic guard's lookup, `[[terminateInstances: context + instanceIds]]`),
+   * MonitorKatoTask, then WaitForTerminatedInstancesTask (WaitForTerminatedInstancesTask.groovy:42-47) until the
+   * search finds none.
+   */
+  async terminateInstancesStage(stage: Stage): Promise<{ task?: Json; serverGroups: Map<string, string[]> }> {
+    const instanceIds = await this.remainingInstancesFromSearch(stage.context.instanceIds as string[]);
+    if (instanceIds.length === 0) return { serverGroups: new Map() };
+    const serverGroups = await this.instancesPerServerGroup(stage, instanceIds);
+    const taskId = await this.requestOperations(stage, [{ terminateInstances: { ...stage.context, instanceIds } }]);
+    const task = await this.monitorKato(stage, taskId);
+    await this.#until("waitForTerminatedInstances", async () => {
+      return (await this.remainingInstancesFromSearch(instanceIds)).length === 0;
+    });
+    return { task, serverGroups };
+  }
+
+  /**
+   * WaitForDownInstanceHealthTask.process (WaitForDownInstanceHealthTask.java:45-65): done when every instance,
+   * read by CloudDriverService.getInstanceTyped (`GET /instances/{account}/{region}/{id}`, OortService.java:139-143;
+   * any non-2xx throws), is HealthHelper.someAreDownAndNoneAreUp.
+   */
+  async instancesDown(stage: Stage): Promise<boolean> {
+    const names = (stage.context.interestingHealthProviderNames as string[] | undefined) ?? null;
+    if (names !== null && names.length === 0) return true;
+    const account = (stage.context.account ?? stage.context.credentials) as string;
+    for (const id of stage.context.instanceIds as string[]) {
+      const instance = (await this.#call<Instance>("GET", `/instances/${account}/${stage.context.region}/${id}`)).body;
+      if (!someAreDownAndNoneAreUp(instance, names)) return false;
+    }
+    return true;
+  }
+
   async isStageAvailable(stageType: string): Promise<boolean> {
     const stages = (await this.#call<{ name: string; enabled: boolean }[]>("GET", "/features/stages")).body;
     return stages.some((s) => s.enabled && s.name === stageType);

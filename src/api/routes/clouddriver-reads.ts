@@ -10,21 +10,31 @@ import { requireAccount } from "../access-control.ts";
 import { mayUseAccount } from "../../auth/principal.ts";
 import type { AccountRegistry } from "../../azure/accounts.ts";
 import type { ScaleSetReads } from "../../azure/read-cache.ts";
+import {
+  ClouddriverSearchResults,
+  instanceAt,
+  instanceMatch,
+  searchInstance,
+  type ClouddriverInstanceMatch,
+} from "../../clouddriver/instances.ts";
 import { clusterSummaries, expand, listServerGroups, refFor } from "../../clouddriver/listing.ts";
 import { parseName } from "../../naming/frigga.ts";
 import {
   CLOUD_PROVIDER,
   ClouddriverApplication,
   ClouddriverCluster,
+  ClouddriverInstance,
   ClouddriverServerGroup,
   ClouddriverServerGroupOrList,
   ForceCacheRefresh,
   ForceCacheRefreshResult,
   PendingCacheRefreshes,
+  instanceView,
   serverGroupView,
   type ClouddriverServerGroup as ServerGroupView,
 } from "../../clouddriver/server-group.ts";
 import { chooseTarget, parseTarget } from "../../clouddriver/targets.ts";
+import { scaleSetOfVmName } from "../../operations/instance-location.ts";
 import { AccountName, RegionName, ScaleSetName } from "../../operations/description.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { validationError } from "../errors.ts";
@@ -381,6 +391,130 @@ const forceCacheRefreshRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = asyn
   );
 };
 
+const InstanceId = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  description: "Clouddriver's instance id for Azure: the VM's name, {scale set}_{suffix} (e.g. web-prod-v001_3)",
+});
+
+/**
+ * GET /search?q={id}&type=instances: where a VM is, as TrafficGuard (its server group, by account and region) and
+ * TerminatingInstanceSupport (whether it is still there: totalMatches) read it.
+ */
+const searchRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (
+  app,
+  { accounts, reads, forwarder, account },
+  // eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
+) => {
+  app.get(
+    "/search",
+    {
+      schema: {
+        operationId: "clouddriverSearch",
+        description:
+          "Only instances are searched, by the VM's exact name, in the accounts the caller may read; any other type, or a platform other than azure, is an empty page. With CLOUDDRIVER_URL set, a search that finds no Azure VM here is forwarded to Clouddriver.",
+        summary:
+          "Search for an instance by its id, the VM's name: its account, region and server group (OortService.getSearchResults; TrafficGuard, TerminatingInstanceSupport)." +
+          FRESHNESS,
+        tags: ["clouddriver"],
+        querystring: Type.Object({
+          q: Type.String({ maxLength: 200, description: "the instance id: the VM's name" }),
+          type: Type.String({ maxLength: 200, description: "instances (others find nothing here)" }),
+          platform: Type.Optional(Type.String({ maxLength: 40 })),
+          cloudProvider: Type.Optional(Type.String({ maxLength: 40, description: "as Orca sends it: azure" })),
+          pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000, default: 10000 })),
+          page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+        }),
+        response: {
+          200: {
+            ...Type.Ref(ClouddriverSearchResults),
+            description: "one page; totalMatches 0 and no results when no VM of that name is listed",
+          },
+          ...errorResponses("ValidationError", "AzureError", "AzureUnavailable", ...FORWARDING_ERRORS),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { q, type, platform, cloudProvider } = request.query;
+      const pageSize = request.query.pageSize ?? 10000;
+      const pageNumber = request.query.page ?? 1;
+      const provider = platform ?? cloudProvider;
+      const ours =
+        type.split(",").some((t) => t.trim() === "instances") &&
+        (provider === undefined || provider === CLOUD_PROVIDER);
+      const results: ClouddriverInstanceMatch[] = [];
+      let readAt = Date.now();
+      if (ours && scaleSetOfVmName(q) !== undefined)
+        for (const name of accounts.names().filter((n) => mayUseAccount(request.principal, n))) {
+          try {
+            const searched = await searchInstance(reads, account(name), q);
+            readAt = Math.min(readAt, searched.readAt);
+            if (searched.found) results.push(instanceMatch(searched.found, q));
+          } catch (err) {
+            throw readFailureAnswer(err, `instance ${q} in ${name}`);
+          }
+        }
+      if (results.length === 0 && forwarder) throw new NotOurs();
+      stateFreshness(reply, readAt);
+      return [
+        {
+          platform: CLOUD_PROVIDER,
+          query: q,
+          totalMatches: results.length,
+          pageNumber,
+          pageSize,
+          results: results.slice((pageNumber - 1) * pageSize, pageNumber * pageSize),
+        },
+      ];
+    },
+  );
+};
+
+/** GET /instances/{account}/{region}/{id}: one VM with its health, as WaitForDownInstanceHealthTask reads it. */
+// eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
+const instanceRoute: FastifyPluginAsyncTypebox<ClouddriverReads> = async (app, { accounts, reads, account }) => {
+  app.get(
+    "/instances/:account/:region/:id",
+    {
+      schema: {
+        operationId: "clouddriverGetInstance",
+        description: FORWARDED,
+        summary:
+          "An instance, by the VM's name: its health and healthState, zone, launchTime (OortService.getInstance; WaitForDownInstanceHealthTask)." +
+          FRESHNESS,
+        tags: ["clouddriver"],
+        params: Type.Object({ account: AccountName, region: RegionName, id: InstanceId }),
+        response: { 200: { ...Type.Ref(ClouddriverInstance), description: "the instance" }, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const p = request.params;
+      account(p.account);
+      const scaleSet = scaleSetOfVmName(p.id);
+      if (scaleSet === undefined)
+        throw notFound(
+          `Instance not found (id: ${p.id}): an instance id here is the VM's name, {scale set}_{suffix}, which says its scale set`,
+        );
+      const located = refFor(accounts, p.account, p.region, scaleSet);
+      if (!located.ok)
+        throw notFound(
+          `Instance not found (id: ${p.id}): scale set ${scaleSet}: ${located.problems.map((x) => `${x.field}: ${x.message}`).join("; ")}`,
+        );
+      try {
+        const found = await instanceAt(reads, located.ref, p.id);
+        if (!found)
+          throw notFound(
+            `Instance not found (id: ${p.id}): not listed in scale set ${scaleSet} (account ${p.account}, region ${p.region}, resource group ${located.ref.resourceGroup})`,
+          );
+        stateFreshness(reply, found.readAt);
+        return instanceView(found.vm, found.vmss, p.region);
+      } catch (err) {
+        throw readFailureAnswer(err, `instance ${p.id} in ${p.account}/${p.region}/${located.ref.resourceGroup}`);
+      }
+    },
+  );
+};
+
 export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOptions> = async (app, opts) => {
   const { accounts, forwarder } = opts;
   // What is not ours goes to Clouddriver, unchanged, when there is one: a request for an account we do not serve
@@ -408,6 +542,8 @@ export const clouddriverReadRoutes: FastifyPluginAsyncTypebox<ClouddriverReadOpt
     clusterServerGroupRoute,
     targetServerGroupRoute,
     serverGroupRoute,
+    searchRoute,
+    instanceRoute,
     pendingCacheRefreshesRoute,
     forceCacheRefreshRoute,
   ]) {
