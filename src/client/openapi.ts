@@ -5889,7 +5889,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6006,7 +6006,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store (PostgreSQL) cannot be reached; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
