@@ -61,7 +61,13 @@ async function kill(service: ChildService): Promise<void> {
 
 t.test("SIGKILL mid-surge and mid-wait: resumed at the batch it was in, with no extra surge", async (t) => {
   await control.putScaleSet(RG, NAME, { capacity: 10, loadBalanced: true });
-  const sampler = sample(healthyInTraffic);
+  // Samples taken while the probe is held (below) are left out: the hold makes healthy instances initializing again.
+  let held = false;
+  const sampler = sample(async () => {
+    const heldBefore = held;
+    const healthy = await healthyInTraffic();
+    return heldBefore || held ? undefined : healthy;
+  });
 
   const dataDir = mkdtempSync(join(tmpdir(), "vmss-ops-rolling-upgrade-restart-"));
   const first = await startChildService(env(dataDir));
@@ -82,16 +88,22 @@ t.test("SIGKILL mid-surge and mid-wait: resumed at the batch it was in, with no 
   t.equal((await control.getScaleSet(RG, NAME)).inFlight?.kind, "update", "the surge is in flight");
   await kill(first);
 
-  // 2: the restarted service follows the stored poller, then waits for batch 2's instances; killed while waiting.
+  // 2: the restarted service follows the stored poller, then waits for a batch's new instances; killed while waiting.
+  // The probe is held for the wait (3600 Azure seconds at 0.005: 18 s from each new instance's start, where it is 0.4 s
+  // otherwise), so the wait is still under way when it is seen, however busy the machine.
+  held = true;
+  await control.setConfig({ healthProbeSeconds: 3600, timeScale: 0.005 });
   const second = await startChildService(env(dataDir));
-  await untilHistory(second, id, /batch 3\/5: waiting for the new instance\(s\)/);
+  await untilHistory(second, id, /batch [2-5]\/5: waiting for the new instance\(s\)/);
   t.equal((await control.getScaleSet(RG, NAME)).inFlight, null, "nothing in flight while waiting");
   await kill(second);
+  await control.setConfig({ healthProbeSeconds: 400, timeScale: 0.001 });
+  held = false;
 
   const third = await startChildService(env(dataDir));
   t.teardown(() => void third.child.kill("SIGKILL"));
   const task = await third.waitForTask(id, 120_000);
-  const seen = await sampler.stop();
+  const seen = (await sampler.stop()).filter((n) => n !== undefined);
   const history = task.history.map((h: Json) => h.status).join("\n");
   t.equal(task.state, "succeeded", history);
   t.match(history, /resuming the write Azure accepted before a restart: batch 2\/5: surge 10 → 12/);
