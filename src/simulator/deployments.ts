@@ -37,7 +37,51 @@ export const DEPLOYABLE_TYPES = [
   "Microsoft.Network/publicIPAddresses",
   "Microsoft.Network/networkSecurityGroups",
   "Microsoft.Network/applicationGateways",
+  // a child: written into its load balancer's inboundNatRules (the Azure CLI's Flexible template has one)
+  "Microsoft.Network/loadBalancers/inboundNatRules",
 ] as const;
+
+const NAT_RULE_TYPE = "Microsoft.Network/loadBalancers/inboundNatRules";
+
+/**
+ * A known difference: Compute api-versions before 2021-03-01 have no `networkProfile.networkApiVersion`, which a
+ * Flexible scale set's VM profile needs (flexible.ts). The Azure CLI's hybrid profile (the one Debian's azure-cli can
+ * use) writes its Flexible template at 2020-06-01 and so cannot send it; the deployment adds 2020-11-01, the version
+ * the CLI asks for where it can say so. A direct PUT at such a version is still refused, as before.
+ */
+function withNetworkApiVersion(r: DeployedResource, body: JsonObject): void {
+  if (r.type !== "Microsoft.Compute/virtualMachineScaleSets" || String(r.template.apiVersion) >= "2021-03-01") return;
+  const properties = body.properties;
+  if (!isObject(properties) || String(properties.orchestrationMode).toLowerCase() !== "flexible") return;
+  const profile = properties.virtualMachineProfile;
+  if (!isObject(profile) || !isObject(profile.networkProfile)) return;
+  profile.networkProfile.networkApiVersion ??= "2020-11-01";
+}
+
+/** A load balancer's inbound NAT rule, deployed as ARM does: the rule joins (or replaces one in) its parent. */
+function putNatRule(
+  sim: SimulatorContext,
+  router: Router<Route>,
+  ctx: RequestContext,
+  r: DeployedResource,
+  body: JsonObject,
+): InnerAnswer {
+  const ruleName = r.name.split("/")[1];
+  const parentId = r.id.slice(0, r.id.toLowerCase().lastIndexOf("/inboundnatrules/"));
+  const apiVersion = String(r.template.apiVersion);
+  const parent = innerRequest(sim, router, ctx, "GET", parentId, apiVersion);
+  if (parent.status !== 200 || !isObject(parent.body)) return parent;
+  const { location, tags, sku } = parent.body;
+  const properties = isObject(parent.body.properties) ? { ...parent.body.properties } : {};
+  const rules = Array.isArray(properties.inboundNatRules) ? properties.inboundNatRules.filter(isObject) : [];
+  properties.inboundNatRules = [
+    ...rules.filter((x) => String(x.name).toLowerCase() !== ruleName.toLowerCase()),
+    { name: ruleName, properties: isObject(body.properties) ? body.properties : {} },
+  ];
+  const written = innerRequest(sim, router, ctx, "PUT", parentId, apiVersion, { location, tags, sku, properties });
+  if (written.status !== 200 && written.status !== 201) return written;
+  return { status: 201, body: {} };
+}
 
 type ResourceState = "Waiting" | "Running" | "Succeeded" | "Failed";
 
@@ -329,13 +373,18 @@ function advance(sim: SimulatorContext, router: Router<Route>, ctx: RequestConte
           return;
         }
         r.startedAt = now;
-        const answer = innerRequest(sim, router, ctx, "PUT", r.id, String(r.template.apiVersion), body);
+        withNetworkApiVersion(r, body);
+        const child = r.type === NAT_RULE_TYPE;
+        const answer = child
+          ? putNatRule(sim, router, ctx, r, body)
+          : innerRequest(sim, router, ctx, "PUT", r.id, String(r.template.apiVersion), body);
         if (answer.status !== 200 && answer.status !== 201) {
           fail(d, r, answer.status, answer.body, now);
           return;
         }
         r.statusCode = answer.status === 201 ? "Created" : "OK";
-        r.state = "Running";
+        r.state = child ? "Succeeded" : "Running";
+        if (child) r.endedAt = now;
         progress = true;
       }
     }
