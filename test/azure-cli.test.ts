@@ -68,7 +68,9 @@ t.test(
         });
         return stdout.trim() === "" ? undefined : JSON.parse(stdout);
       } catch (err) {
-        throw new Error(`az ${args.join(" ")} failed: ${String((err as { stderr?: string }).stderr ?? err)}`);
+        throw new Error(`az ${args.join(" ")} failed: ${String((err as { stderr?: string }).stderr ?? err)}`, {
+          cause: err,
+        });
       }
     };
     /** What the simulator holds at an ARM path (read with a token it issued). */
