@@ -15,6 +15,7 @@ import t from "tap";
 import { SimulatorControl } from "../src/simulator/control-client.ts";
 import { startSimulator } from "../src/simulator/simulator.ts";
 import type { Json } from "../testkit/json.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 
 const run = promisify(execFile);
 const CA_FILE = fileURLToPath(new URL("../src/simulator/tls/simulator-cert.pem", import.meta.url));
@@ -208,12 +209,17 @@ t.test(
       ((await held(`${VMSS}/cli-uniform/virtualMachines/${id}/instanceView`)).body.statuses as { code: string }[])
         .map((s) => s.code)
         .find((c) => c.startsWith("PowerState/"));
-    await az("vmss", "stop", "-g", RG, "-n", "cli-uniform", "--instance-ids", "0");
-    t.equal(await powerOf("0"), "PowerState/stopped", "stopped");
-    t.equal(await powerOf("1"), "PowerState/running", "only the VM named");
-    await az("vmss", "start", "-g", RG, "-n", "cli-uniform", "--instance-ids", "0");
-    t.equal(await powerOf("0"), "PowerState/running", "started");
+    // Power actions send no Retry-After (as Azure's), so the CLI's poller waits its default 30 s before each poll: stop
+    // and start are sent with --no-wait, and the simulator is watched until it holds the outcome.
+    const powerIs = (id: string, code: string) =>
+      waitFor(async () => (await powerOf(id)) === code, { what: `VM ${id} ${code}`, seen: () => id });
+    await az("vmss", "stop", "-g", RG, "-n", "cli-uniform", "--instance-ids", "0", "--no-wait");
+    await powerIs("0", "PowerState/stopped");
+    t.equal(await powerOf("1"), "PowerState/running", "only the VM named was stopped");
+    await az("vmss", "start", "-g", RG, "-n", "cli-uniform", "--instance-ids", "0", "--no-wait");
+    await powerIs("0", "PowerState/running");
     await control.clearCalls();
+    // the restart is waited for by the CLI itself: its poller follows the operation to the end
     await az("vmss", "restart", "-g", RG, "-n", "cli-uniform");
     const calls = (await control.request("GET", "/_sim/calls")).body as {
       method: string;
@@ -227,7 +233,7 @@ t.test(
     t.same(
       await Promise.all(["0", "1", "2"].map(powerOf)),
       ["PowerState/running", "PowerState/running", "PowerState/running"],
-      "running after the restart",
+      "every VM running after the restart",
     );
 
     await az("vmss", "delete", "-g", RG, "-n", "cli-uniform");
