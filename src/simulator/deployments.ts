@@ -132,6 +132,11 @@ function deploymentsOf(sim: SimulatorContext): Map<string, Deployment> {
   return map;
 }
 
+/** The control API's reset: no deployments. */
+export function resetDeployments(sim: SimulatorContext): void {
+  worlds.delete(sim.state);
+}
+
 const keyOf = (rg: string, name: string) => `${rg.toLowerCase()}/${name.toLowerCase()}`;
 
 /** ARM's camel case of an output name (Newtonsoft's: a leading run of capitals is lowered, `VMSS` → `vmss`). */
