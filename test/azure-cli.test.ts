@@ -6,7 +6,7 @@
 // starts, restarts and deletes; every step is judged by what the simulator then holds, read from it directly.
 // .ci/run installs azure-cli; the test is skipped only where `az` is not installed.
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -54,6 +54,7 @@ t.test(
     const configDir = mkdtempSync(join(tmpdir(), "az-config-"));
     t.teardown(() => rmSync(configDir, { recursive: true, force: true }));
     const az = async (...args: string[]): Promise<Json> => {
+      const started = Date.now();
       try {
         const { stdout } = await run("az", [...args, "-o", "json"], {
           timeout: 180_000,
@@ -67,6 +68,7 @@ t.test(
             no_proxy: [process.env.no_proxy, "127.0.0.1", "localhost"].filter(Boolean).join(","),
           },
         });
+        t.comment(`az ${args.slice(0, 2).join(" ")}: ${Date.now() - started} ms`);
         return stdout.trim() === "" ? undefined : JSON.parse(stdout);
       } catch (err) {
         throw new Error(`az ${args.join(" ")} failed: ${String((err as { stderr?: string }).stderr ?? err)}`, {
@@ -209,17 +211,17 @@ t.test(
       ((await held(`${VMSS}/cli-uniform/virtualMachines/${id}/instanceView`)).body.statuses as { code: string }[])
         .map((s) => s.code)
         .find((c) => c.startsWith("PowerState/"));
-    // Power actions send no Retry-After (as Azure's), so the CLI's poller waits its default 30 s before each poll: stop
-    // and start are sent with --no-wait, and the simulator is watched until it holds the outcome.
+    // Power actions carry no Retry-After (as Azure's), and the CLI's poller then waits its default 30 s between polls:
+    // stop and start go with --no-wait and the simulator is watched until it holds the outcome; the restart is waited
+    // for by the CLI itself.
     const powerIs = (id: string, code: string) =>
-      waitFor(async () => (await powerOf(id)) === code, { what: `VM ${id} ${code}`, seen: () => id });
+      waitFor(async () => (await powerOf(id)) === code, { what: `VM ${id} ${code}`, timeoutMs: 120_000 });
     await az("vmss", "stop", "-g", RG, "-n", "cli-uniform", "--instance-ids", "0", "--no-wait");
     await powerIs("0", "PowerState/stopped");
     t.equal(await powerOf("1"), "PowerState/running", "only the VM named was stopped");
     await az("vmss", "start", "-g", RG, "-n", "cli-uniform", "--instance-ids", "0", "--no-wait");
     await powerIs("0", "PowerState/running");
     await control.clearCalls();
-    // the restart is waited for by the CLI itself: its poller follows the operation to the end
     await az("vmss", "restart", "-g", RG, "-n", "cli-uniform");
     const calls = (await control.request("GET", "/_sim/calls")).body as {
       method: string;
@@ -234,6 +236,51 @@ t.test(
       await Promise.all(["0", "1", "2"].map(powerOf)),
       ["PowerState/running", "PowerState/running", "PowerState/running"],
       "every VM running after the restart",
+    );
+
+    // a template of its own: a type the simulator does not model is refused by name; one it models is deployed
+    const dir = mkdtempSync(join(tmpdir(), "az-templates-"));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const storage = join(dir, "storage.json");
+    writeFileSync(
+      storage,
+      JSON.stringify({
+        $schema: "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+        contentVersion: "1.0.0.0",
+        resources: [
+          { type: "Microsoft.Storage/storageAccounts", apiVersion: "2022-09-01", name: "simstore", location: "eastus" },
+        ],
+      }),
+    );
+    await t.rejects(
+      az("deployment", "group", "create", "-g", RG, "--template-file", storage),
+      /InvalidTemplateDeployment.*'simstore' of type 'Microsoft.Storage\/storageAccounts' cannot be deployed/,
+    );
+    const vnet = join(dir, "vnet.jsonc");
+    writeFileSync(
+      vnet,
+      `{
+  // a comment, as template files may have: az sends the file as written
+  "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+  "contentVersion": "1.0.0.0",
+  "parameters": { "prefix": { "type": "string", "defaultValue": "10.9" } },
+  "resources": [{ "type": "Microsoft.Network/virtualNetworks", "apiVersion": "2018-11-01", "name": "cli-vnet",
+    "location": "eastus", "properties": { "addressSpace": { "addressPrefixes": ["[concat(parameters('prefix'), '.0.0/16')]"] } } }],
+  "outputs": { "VnetId": { "type": "string", "value": "[resourceId('Microsoft.Network/virtualNetworks', 'cli-vnet')]" } }
+}`,
+    );
+    const deployed = await az("deployment", "group", "create", "-g", RG, "--template-file", vnet);
+    t.match(deployed.properties, {
+      provisioningState: "Succeeded",
+      outputs: { vnetId: { value: /\/virtualNetworks\/cli-vnet$/ } },
+    });
+    t.match(
+      (
+        await held(
+          `/subscriptions/${sim.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Network/virtualNetworks/cli-vnet`,
+        )
+      ).body,
+      { properties: { addressSpace: { addressPrefixes: ["10.9.0.0/16"] } } },
     );
 
     await az("vmss", "delete", "-g", RG, "-n", "cli-uniform");

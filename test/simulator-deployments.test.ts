@@ -10,7 +10,7 @@ import {
   parseExpression,
   type EvalScope,
 } from "../src/simulator/template-expressions.ts";
-import { camelCase } from "../src/simulator/deployments.ts";
+import { camelCase, parseLenientJson } from "../src/simulator/deployments.ts";
 import { ArmError } from "../src/simulator/arm-errors.ts";
 import type { Json } from "../testkit/json.ts";
 import { waitFor } from "../testkit/wait-for.ts";
@@ -84,6 +84,16 @@ t.test("what cannot be evaluated is refused by name", async (t) => {
   t.equal(camelCase("VMSS"), "vmss", "output names as ARM returns them");
   t.equal(camelCase("StorageAccountName"), "storageAccountName");
   t.equal(camelCase("URLValue"), "urlValue");
+});
+
+t.test("a deployment body is read as ARM reads it: JSONC as az deployment group create splices it", async (t) => {
+  t.same(
+    parseLenientJson(
+      '{"properties": {"parameters": {}, "mode": "Incremental", template:{\n  // why\n  "a": "x: //y", /* z */ "b": [1, true]}}}',
+    ),
+    { properties: { parameters: {}, mode: "Incremental", template: { a: "x: //y", b: [1, true] } } },
+  );
+  t.throws(() => parseLenientJson("{nope"), { code: "InvalidRequestContent" });
 });
 
 const SUB = "00000000-0000-4000-8000-000000000001";

@@ -17,7 +17,7 @@ import { COMPUTE_API_VERSIONS, checkApiVersion } from "./api-versions.ts";
 import { retryAfterHeader } from "./arm-checks.ts";
 import { ArmError, invalidRequestContent, resourceGroupNotFound, subscriptionNotFound } from "./arm-errors.ts";
 import type { Handler, Route, SimulatorContext } from "./context.ts";
-import { parseJsonBody, send, type RequestContext } from "./http.ts";
+import { send, type RequestContext } from "./http.ts";
 import { isObject, type JsonObject } from "./json.ts";
 import type { Router, RouteParams } from "./router.ts";
 import type { SimState } from "./state.ts";
@@ -472,6 +472,44 @@ function renderDeployment(sim: SimulatorContext, d: Deployment): JsonObject {
   };
 }
 
+/**
+ * JSON as ARM reads a deployment: also with comments and unquoted property names, since `az deployment group create`
+ * splices the template file in as written (`…, template:{…}}}`, JSONC). Outside strings, comments are dropped and a
+ * bare name before `:` is quoted; the rest is JSON.parse's.
+ */
+export function parseLenientJson(text: string): unknown {
+  let out = "";
+  for (let i = 0; i < text.length;) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else if (c === "/" && text[i + 1] === "/") {
+      while (i < text.length && text[i] !== "\n") i++;
+    } else if (c === "/" && text[i + 1] === "*") {
+      const end = text.indexOf("*/", i + 2);
+      i = end < 0 ? text.length : end + 2;
+    } else {
+      const bare = /^[A-Za-z_$][\w$]*(?=\s*:)/.exec(text.slice(i, i + 200));
+      const before = out.trimEnd().at(-1);
+      if (bare && (before === "{" || before === ",")) {
+        out += `"${bare[0]}"`;
+        i += bare[0].length;
+      } else {
+        out += c;
+        i++;
+      }
+    }
+  }
+  try {
+    return JSON.parse(out);
+  } catch (err) {
+    throw invalidRequestContent((err as Error).message);
+  }
+}
+
 function requireGroup(sim: SimulatorContext, params: RouteParams): string {
   if (!sim.state.isSubscription(params.subscriptionId)) throw subscriptionNotFound(params.subscriptionId);
   const rg = sim.state.resourceGroupName(params.resourceGroup);
@@ -489,7 +527,8 @@ function requireDeployment(sim: SimulatorContext, params: RouteParams): Deployme
 /** The checked deployment a PUT or validate asks for (nothing deployed yet). */
 function prepare(ctx: RequestContext, sim: SimulatorContext, params: RouteParams): Deployment {
   const rg = requireGroup(sim, params);
-  const body = parseJsonBody(ctx);
+  const text = ctx.body.toString("utf8");
+  const body = text.trim() === "" ? undefined : parseLenientJson(text);
   if (!isObject(body) || !isObject(body.properties))
     throw invalidRequestContent(
       "The request content must be a deployment: { properties: { template, parameters, mode } }.",
