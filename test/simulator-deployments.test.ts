@@ -216,6 +216,12 @@ t.test("a deployment runs its resources in dependency order and ends with its ou
   const VMSS = `/subscriptions/${SUB}/resourceGroups/demo-rg/providers/Microsoft.Compute/virtualMachineScaleSets`;
   const v = "?api-version=2019-10-01";
 
+  const badVersion = await control.request("GET", `${DEP}/none?api-version=2013-01-01`, { headers: auth });
+  t.match(badVersion, {
+    status: 400,
+    body: { error: { code: "NoRegisteredProviderFound", message: /type 'deployments'/ } },
+  });
+
   // refused by name, and nothing deployed
   const storage = {
     type: "Microsoft.Storage/storageAccounts",
