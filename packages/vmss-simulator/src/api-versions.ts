@@ -101,6 +101,8 @@ export function apiVersionsOf(pathname: string): TypeVersions | undefined {
   const namespace = parts[providers + 1];
   if (namespace === "microsoft.authorization" && parts[providers + 2] === "locks")
     return { type: "locks", versions: LOCKS_API_VERSIONS };
+  if (namespace === "microsoft.resources" && parts[providers + 2] === "deployments")
+    return { type: "deployments", versions: RESOURCES_API_VERSIONS };
   if (namespace !== "microsoft.compute") return undefined;
   const type = parts[providers + 2];
   if (type === undefined) return { type: "providers", versions: RESOURCES_API_VERSIONS };

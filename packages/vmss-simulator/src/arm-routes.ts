@@ -34,6 +34,8 @@ import {
 } from "./arm-checks.ts";
 import { getResourceGroup, getSubscription, listResourceGroups, listSubscriptions } from "./arm-reads.ts";
 import type { Handler, Route, SimulatorContext } from "./context.ts";
+import { deploymentRoutes } from "./deployments.ts";
+import { imageCatalogueRoutes } from "./image-catalogue.ts";
 import { instanceIdMustBeNumber, notAllowedOnFlexible } from "./flexible.ts";
 import { renderScaleSetInstanceView, renderVmInstanceView } from "./instance-views.ts";
 import { POWER_ACTION_VERBS, type PowerAction } from "./power-state.ts";
@@ -94,6 +96,9 @@ export function buildArmRouter(): Router<Route> {
     ...networkArmRoutes(),
     ...keyVaultRoutes(),
     ...subscriptionReadRoutes(),
+    ...imageCatalogueRoutes(),
+    // a deployment PUTs its resources through this same table
+    ...deploymentRoutes(() => router),
     ...managedIdentityRoutes(),
     ...resourceGroupResourceRoutes(),
   ];

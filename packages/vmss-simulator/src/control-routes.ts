@@ -11,6 +11,7 @@ import { addKindControlRoutes } from "./kinds.ts";
 import type { Operation } from "./lro.ts";
 import { renderInstanceView } from "./health-probe.ts";
 import { clearLocks } from "./locks.ts";
+import { resetDeployments } from "./deployments.ts";
 import { addSubscriptionControlRoutes, resetSubscriptionSettings } from "./subscription-reads.ts";
 import { resetManagedIdentities } from "./managed-identities.ts";
 import { addNetworkControlRoutes, resetNetwork, reportedVmHealth } from "./network/network-routes.ts";
@@ -132,6 +133,7 @@ export function resetSimulator(sim: SimulatorContext): void {
   resetManagedIdentities(sim);
   clearLocks(sim);
   resetSubscriptionSettings(sim);
+  resetDeployments(sim);
 }
 
 /** GET/PUT /_sim/config: the settings and the throttling configuration. */

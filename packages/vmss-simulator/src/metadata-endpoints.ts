@@ -4,6 +4,7 @@
 // `/{tenant}/oauth2/v2.0/token`). The audiences are Azure's, which the token endpoint accepts. api-version
 // 2019-05-01 up to 2022-09-01 (exclusive) answer a list of clouds; 2022-09-01 and later one cloud; older ones the
 // original flat shape.
+import { IMAGE_ALIAS_DOC_PATH } from "./image-catalogue.ts";
 import type { JsonObject } from "./json.ts";
 
 export const METADATA_ENDPOINTS_PATH = "/metadata/endpoints";
@@ -31,8 +32,7 @@ function cloud(baseUrl: string): JsonObject {
     },
     batch: "https://batch.core.windows.net/",
     resourceManager: url,
-    vmImageAliasDoc:
-      "https://raw.githubusercontent.com/Azure/azure-rest-api-specs/main/arm-compute/quickstart-templates/aliases.json",
+    vmImageAliasDoc: `${baseUrl}${IMAGE_ALIAS_DOC_PATH}`,
     activeDirectoryDataLake: "https://datalake.azure.net/",
     sqlManagement: "https://management.core.windows.net:8443/",
     gallery: "https://gallery.azure.com/",

@@ -10,6 +10,7 @@ import { buildControlRouter, CONTROL_PREFIX } from "./control-routes.ts";
 import { buildArmRouter } from "./arm-routes.ts";
 import { FaultStore } from "./faults.ts";
 import { createContext, readBody, send, type RequestContext } from "./http.ts";
+import { IMAGE_ALIAS_DOC_PATH, imageAliasDoc } from "./image-catalogue.ts";
 import { METADATA_ENDPOINTS_PATH, metadataEndpoints } from "./metadata-endpoints.ts";
 import { armPipeline, dispatchTo, runSteps } from "./pipeline.ts";
 import { seedDemo } from "./seed.ts";
@@ -88,6 +89,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
         200,
         metadataEndpoints(base.baseUrl, base.url.searchParams.get("api-version")),
       );
+      return;
+    }
+    if (base.method === "GET" && base.pathname === IMAGE_ALIAS_DOC_PATH) {
+      send({ ...base, body: body.body, bodyTooLarge: false, call }, 200, imageAliasDoc());
       return;
     }
     // Microsoft Entra ID's token endpoint, and the check of the tokens it issued (token-endpoint.ts).

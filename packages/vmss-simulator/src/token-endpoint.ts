@@ -89,7 +89,8 @@ export class SimulatedEntraId {
       pathname.startsWith(IDENTITY_CONTROL_PATH) ||
       /^\/[^/]+\/(v2\.0\/\.well-known\/openid-configuration|oauth2\/v2\.0\/token|discovery\/v2\.0\/keys)$/i.test(
         pathname,
-      )
+      ) ||
+      /^\/adfs\/\.well-known\/openid-configuration$/i.test(pathname)
     );
   }
 
@@ -107,9 +108,16 @@ export class SimulatedEntraId {
         headers: { "retry-after": "5" },
         body: { error: { code: "ServiceUnavailable", message: "The identity provider is unavailable." } },
       };
-    const discovery = /^\/([^/]+)\/v2\.0\/\.well-known\/openid-configuration$/i.exec(pathname);
+    // An ADFS authority (`…/adfs`, Azure Stack Hub's): MSAL asks no instance discovery of login.microsoftonline.com.
+    const discovery =
+      /^\/([^/]+)\/v2\.0\/\.well-known\/openid-configuration$|^\/(adfs)\/\.well-known\/openid-configuration$/i.exec(
+        pathname,
+      );
     if (discovery && method === "GET")
-      return { status: 200, body: this.#openIdConfiguration(baseUrl, decodeURIComponent(discovery[1])) };
+      return {
+        status: 200,
+        body: this.#openIdConfiguration(baseUrl, decodeURIComponent(discovery[1] ?? discovery[2])),
+      };
     if (/^\/[^/]+\/discovery\/v2\.0\/keys$/i.test(pathname) && method === "GET") {
       this.jwksServed++;
       return { status: 200, body: this.keys.jwks() };
@@ -306,7 +314,11 @@ export class SimulatedEntraId {
         900144,
         "The request body must contain the following parameter: 'client_id'.",
       );
-    const client = this.#clients.get(`${tenant.toLowerCase()}/${clientId.toLowerCase()}`);
+    // ADFS has one directory: the client is found by its id alone.
+    const client =
+      tenant.toLowerCase() === "adfs"
+        ? [...this.#clients.values()].find((c) => c.clientId.toLowerCase() === clientId.toLowerCase())
+        : this.#clients.get(`${tenant.toLowerCase()}/${clientId.toLowerCase()}`);
     if (!client)
       return this.#error(
         400,

@@ -14,6 +14,7 @@ export const NETWORK_TYPES = [
   "loadBalancers",
   "applicationGateways",
   "networkSecurityGroups",
+  "publicIPAddresses",
 ] as const;
 export type NetworkType = (typeof NETWORK_TYPES)[number];
 
@@ -47,6 +48,7 @@ export const SUB_RESOURCES: Record<NetworkType, string[]> = {
     "probes",
   ],
   networkSecurityGroups: ["securityRules"],
+  publicIPAddresses: [],
 };
 
 export function isNetworkType(type: string): type is NetworkType {
