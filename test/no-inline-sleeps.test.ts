@@ -11,8 +11,8 @@ const REPO = join(TEST_DIR, "..");
 /** The one place that pauses on a timer for the tests, and this file, which names the shapes it looks for. */
 const EXEMPT = ["testkit/wait-for.ts", "test/no-inline-sleeps.test.ts"];
 
-/** Where tests (and benchmarks) live: test/, and testkit/, which both share. */
-const SCANNED = [TEST_DIR, join(REPO, "testkit")];
+/** Where tests (and benchmarks) live: test/, testkit/, which both share, and the simulator package's own tests. */
+const SCANNED = [TEST_DIR, join(REPO, "testkit"), join(REPO, "packages", "vmss-simulator", "test")];
 
 /** Where a timed pause is what is tested or modelled: file → how many lines, and why. */
 const ALLOWED: Record<string, { lines: number; reason: string }> = {

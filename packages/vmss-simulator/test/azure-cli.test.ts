@@ -12,13 +12,13 @@ import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import t from "tap";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
-import type { Json } from "../testkit/json.ts";
-import { waitFor } from "../testkit/wait-for.ts";
+import { SimulatorControl } from "../src/control-client.ts";
+import { startSimulator } from "../src/simulator.ts";
+import type { Json } from "../../../testkit/json.ts";
+import { waitFor } from "../../../testkit/wait-for.ts";
 
 const run = promisify(execFile);
-const CA_FILE = fileURLToPath(new URL("../src/simulator/tls/simulator-cert.pem", import.meta.url));
+const CA_FILE = fileURLToPath(new URL("../src/tls/simulator-cert.pem", import.meta.url));
 
 /** Skipped only where no `az` is on PATH: an installed CLI that fails fails the test. */
 function azMissing(): string | undefined {

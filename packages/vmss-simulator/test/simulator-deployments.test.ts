@@ -1,19 +1,14 @@
-// ARM template deployments in the simulator (src/simulator/deployments.ts, template-expressions.ts): the expressions
+// ARM template deployments in the simulator (src/deployments.ts, template-expressions.ts): the expressions
 // the Azure CLI's templates use are evaluated, anything else is refused by name before anything is deployed, and a
 // deployment runs its resources in dependency order through the simulator's own routes, ending with its outputs.
 import t from "tap";
-import { SimulatorControl } from "../src/simulator/control-client.ts";
-import { startSimulator } from "../src/simulator/simulator.ts";
-import {
-  checkFunctions,
-  evaluateDeep,
-  parseExpression,
-  type EvalScope,
-} from "../src/simulator/template-expressions.ts";
-import { camelCase, parseLenientJson } from "../src/simulator/deployments.ts";
-import { ArmError } from "../src/simulator/arm-errors.ts";
-import type { Json } from "../testkit/json.ts";
-import { waitFor } from "../testkit/wait-for.ts";
+import { SimulatorControl } from "../src/control-client.ts";
+import { startSimulator } from "../src/simulator.ts";
+import { checkFunctions, evaluateDeep, parseExpression, type EvalScope } from "../src/template-expressions.ts";
+import { camelCase, parseLenientJson } from "../src/deployments.ts";
+import { ArmError } from "../src/arm-errors.ts";
+import type { Json } from "../../../testkit/json.ts";
+import { waitFor } from "../../../testkit/wait-for.ts";
 
 const scope: EvalScope = {
   subscriptionId: "sub",
