@@ -180,11 +180,16 @@ t.test(
       `${PACKAGE}/src/simulator.ts`,
       `${PACKAGE}/src/tls/simulator-key.pem`,
     ]) {
-      t.throws(
-        () => import.meta.resolve(internal),
-        { code: "ERR_PACKAGE_PATH_NOT_EXPORTED" },
-        `${internal} is refused`,
-      );
+      // Node's error carries the code; under tap's coverage hooks the same refusal comes as a message naming it.
+      let refusal: unknown;
+      try {
+        import.meta.resolve(internal);
+      } catch (err) {
+        refusal = err;
+      }
+      const code = (refusal as { code?: unknown } | undefined)?.code;
+      const said = `${typeof code === "string" ? code : ""} ${String(refusal)}`;
+      t.match(said, /ERR_PACKAGE_PATH_NOT_EXPORTED/, `${internal} is refused`);
     }
   },
 );
