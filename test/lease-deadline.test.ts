@@ -11,7 +11,7 @@ import { startSimulator } from "../src/simulator/simulator.ts";
 import { leaseDeadline, LeaseExpiredError, TaskLease } from "../src/tasks/lease-deadline.ts";
 import { LeaseLostError } from "../src/tasks/task-journal.ts";
 import { SIMULATOR_CA_FILE, startChildService } from "../testkit/child-service.ts";
-import { faultyLink } from "./helpers/faulty-link.ts";
+import { faultyLink } from "../testkit/faulty-link.ts";
 import { waitFor } from "../testkit/wait-for.ts";
 
 void t.test(

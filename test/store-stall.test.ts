@@ -10,7 +10,7 @@ import { startSimulator } from "../src/simulator/simulator.ts";
 import { StoreHealth, storeOutageReason, watchStoreOutages } from "../src/tasks/store-outage.ts";
 import { MemoryTaskStore } from "../src/tasks/memory-task-store.ts";
 import { SIMULATOR_CA_FILE, startChildService, type ChildService } from "../testkit/child-service.ts";
-import { faultyLink } from "./helpers/faulty-link.ts";
+import { faultyLink } from "../testkit/faulty-link.ts";
 import { waitFor } from "../testkit/wait-for.ts";
 
 void t.test("a store call that does not settle within its bound is an outage, like a refused connection", async (t) => {
