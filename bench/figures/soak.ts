@@ -122,7 +122,11 @@ export async function measureSoak(b: Bench) {
         ).then((a) => {
           answerOf.set(
             requestId,
-            a.status === 503 ? `503 ${(a.body as { error?: string }).error}` : a.status ? String(a.status) : a.outcome,
+            a.status === 503
+              ? `503 ${(a.body as { error?: string } | undefined)?.error}`
+              : a.status
+                ? String(a.status)
+                : a.outcome,
           );
           if (a.status === 202) {
             const id = (a.body as { id: string }).id;
