@@ -14,7 +14,9 @@ import { measureCpu } from "./figures/cpu.ts";
 import { measureFleet } from "./figures/fleet.ts";
 import { measureOrdering, writeMakespanChart } from "./figures/ordering.ts";
 import { measureReads } from "./figures/reads.ts";
+import { measureSoak } from "./figures/soak.ts";
 import { measureStartup } from "./figures/startup.ts";
+import { measureStoreLatency } from "./figures/store-latency.ts";
 import { measureSubmissions } from "./figures/submissions.ts";
 import { measureThroughput } from "./figures/throughput.ts";
 import { cpuShare } from "./measure.ts";
@@ -119,6 +121,12 @@ try {
     const { rows, results } = await fleetAndClaims();
     const fleet = { ...results.fleet, takenAt: new Date().toISOString(), loadAverage: loadAverage() };
     merge(rows, { claims: results.claims, fleet: { ...fleet, ...shares() } }, (figure) => FLEET_ROWS.test(figure));
+  } else if (part === "only-soak") {
+    const { rows, results } = await measureSoak(b);
+    merge(rows, results);
+  } else if (part === "only-store-latency") {
+    const { rows, results } = await measureStoreLatency(b);
+    merge(rows, results);
   } else await everyFigure();
 } finally {
   await b.close();

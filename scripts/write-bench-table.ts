@@ -43,6 +43,15 @@ interface Results {
   reads?: { ratio: number };
   startup?: { fullStoreMs: number };
   throughput?: { peakRssMb: number };
+  soak?: {
+    takenAt?: string;
+    settings?: { durationS: number };
+    secondHalfGrowthMbPerMin: number;
+    lost: number;
+    acceptedTwice: number;
+    submissions?: { unavailableBare: number };
+    reads?: { unavailableBare: number };
+  };
   makespan?: {
     takenAt?: string;
     oneReplicaSqlite?: MakespanRun[];
@@ -192,6 +201,18 @@ export const ROWS: Row[] = [
             true,
           )
         : undefined,
+  },
+  {
+    figure: "overload soak, 10 min, 2 replicas: RSS growth, second half",
+    target: "≤ 2 MB/min, 0 lost, 0 bare 503",
+    read: (r) => {
+      const s = r.soak;
+      if (!s || !finite(s.secondHalfGrowthMbPerMin, s.lost, s.acceptedTwice, s.settings?.durationS)) return undefined;
+      const bare = (s.submissions?.unavailableBare ?? 0) + (s.reads?.unavailableBare ?? 0);
+      const measured = `${n(s.secondHalfGrowthMbPerMin, 1)} MB/min, ${n(s.lost)} lost, ${n(bare)} bare 503`;
+      if (s.settings!.durationS < 600) return { measured: `${measured} (${n(s.settings!.durationS)} s)`, met: null };
+      return { measured, met: s.secondHalfGrowthMbPerMin <= 2 && s.lost === 0 && s.acceptedTwice === 0 && bare === 0 };
+    },
   },
 ];
 

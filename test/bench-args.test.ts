@@ -25,7 +25,13 @@ t.test("arguments", async (t) => {
     ok: true,
     args: { help: false, smoke: false, out: dir, part: "only-fleet" },
   });
+  for (const part of ["only-soak", "only-store-latency"] as const)
+    t.same(parseBenchArgs([`--${part}`, "--smoke"], "/default"), {
+      ok: true,
+      args: { help: false, smoke: true, out: "/default", part },
+    });
   const refused: [string[], RegExp][] = [
+    [["--only-soak", "--only-store-latency"], /--only-soak and --only-store-latency cannot be combined/],
     [["--only-flet"], /Unknown option '--only-flet'/],
     [["--out"], /--out/],
     [["--out", ""], /--out needs a directory/],

@@ -40,3 +40,22 @@ t.test("the benchmark runs end to end at smoke sizes", async (t) => {
   );
   t.match(run.stdout, /^\| figure \| measured \| target \| met \| detail \|/m, "the table is printed");
 });
+
+t.test("the soak and the slow store run at smoke sizes and merge their figures", async (t) => {
+  const out = mkdtempSync(join(tmpdir(), "vmss-ops-bench-smoke-"));
+  t.teardown(() => rmSync(out, { recursive: true, force: true }));
+  for (const part of ["--only-soak", "--only-store-latency"]) {
+    const run = spawnSync(process.execPath, ["bench/run.ts", "--smoke", part, "--out", out], {
+      cwd: REPO,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    t.equal(run.status, 0, `bench ${part} exits 0\n${run.stderr}`);
+  }
+  const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
+  t.equal(results.table.length, 2, "one row each");
+  t.ok(results.soak.rssPerMinute[0].aMb > 0, "the soak read replica A's RSS");
+  t.ok(results.soak.accepted > 0, "the soak's submissions were accepted");
+  t.equal(results.soak.lost, 0, "no accepted task missing from the store");
+  t.ok(results.storeLatency.slow.all.requests > 0, "the slow store's load was sent");
+});

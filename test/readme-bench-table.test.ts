@@ -115,3 +115,24 @@ t.test(
     );
   },
 );
+
+t.test("the soak is judged at its full length only", async (t) => {
+  const soak = (durationS: number, growth: number, bare = 0) => ({
+    takenAt: "2026-11-27T12:00:00Z",
+    settings: { durationS },
+    secondHalfGrowthMbPerMin: growth,
+    lost: 0,
+    acceptedTwice: 0,
+    submissions: { unavailableBare: bare },
+    reads: { unavailableBare: 0 },
+  });
+  const figure = "overload soak, 10 min, 2 replicas: RSS growth, second half";
+  t.same(rows(benchTable({ soak: soak(600, 0) })).get(figure), [
+    "0.0 MB/min, 0 lost, 0 bare 503",
+    "≤ 2 MB/min, 0 lost, 0 bare 503",
+    "yes",
+  ]);
+  t.equal(rows(benchTable({ soak: soak(600, 33) })).get(figure)?.[2], "**no**", "RSS still growing");
+  t.equal(rows(benchTable({ soak: soak(600, 0, 3) })).get(figure)?.[2], "**no**", "a 503 without Retry-After");
+  t.equal(rows(benchTable({ soak: soak(60, 0) })).get(figure)?.[2], "—", "a minute proves nothing of levelling off");
+});

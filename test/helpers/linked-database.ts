@@ -1,9 +1,9 @@
-// A PostgreSQL database of a test's own, reached directly or through a faulty link (faulty-link.ts) that the test
+// A PostgreSQL database of a test's own, reached directly or through a faulty link (testkit/faulty-link.ts) that the test
 // spoils: created on the machine's PostgreSQL, dropped (with its connections) when the test ends.
 import type { Test } from "tap";
 import pg from "pg";
 import { randomBytes } from "node:crypto";
-import { faultyLink, type FaultyLink } from "./faulty-link.ts";
+import { faultyLink, type FaultyLink } from "../../testkit/faulty-link.ts";
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 

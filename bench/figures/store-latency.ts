@@ -1,0 +1,107 @@
+// A slow store: one replica on PostgreSQL behind a faulty link that holds every packet 300-500 ms, either way, for
+// stallS, under a steady load of submissions and reads at a client's patience of 5 s. What a client sees: the p99
+// of the answers, and the share answered 503 (with Retry-After, from the error catalogue) against the share that
+// timed out (the service slow, not refusing: a client cannot tell slow from dead). Also the same load on the healthy
+// link just before, for comparison.
+import { setTimeout as sleep } from "node:timers/promises";
+import { faultyLink } from "../../testkit/faulty-link.ts";
+import { loadAverage, resize, type Bench } from "../context.ts";
+import type { Figure, Row } from "../table.ts";
+import { call, Tally, target, throughPort } from "./load.ts";
+
+function sizes(smoke: boolean) {
+  return smoke
+    ? { healthyS: 1, stallS: 2, submitPerS: 10, readers: 4, scaleSets: 2, patienceMs: 5000, delayMs: [300, 500] }
+    : { healthyS: 10, stallS: 30, submitPerS: 10, readers: 20, scaleSets: 10, patienceMs: 5000, delayMs: [300, 500] };
+}
+
+/** Submissions at submitPerS (an open loop) and `readers` callers reading a task each in turn, for seconds. */
+async function load(
+  b: Bench,
+  url: string,
+  size: ReturnType<typeof sizes>,
+  seconds: number,
+  ids: string[],
+): Promise<{ submissions: Tally; reads: Tally; all: Tally }> {
+  const submissions = new Tally();
+  const reads = new Tally();
+  const all = new Tally();
+  const t0 = performance.now();
+  const elapsed = () => (performance.now() - t0) / 1000;
+  const pending: Promise<unknown>[] = [];
+  const submit = (async () => {
+    let i = 0;
+    while (elapsed() < seconds) {
+      for (; i < Math.floor(elapsed() * size.submitPerS); i++)
+        pending.push(
+          call(
+            url,
+            "POST",
+            "/azure/ops/resizeServerGroup",
+            resize(`slow-${i % size.scaleSets}`, 1 + (i % 3)),
+            size.patienceMs,
+            [submissions, all],
+          ).then((a) => void (a.status === 202 && ids.push((a.body as { id: string }).id))),
+        );
+      await sleep(50);
+    }
+  })();
+  const readers = Array.from({ length: size.readers }, async () => {
+    while (elapsed() < seconds) {
+      const id = ids[Math.floor(Math.random() * ids.length)];
+      await call(url, "GET", `/task/${id}`, undefined, size.patienceMs, [reads, all]);
+      await sleep(200);
+    }
+  });
+  await Promise.all([submit, ...readers]);
+  await Promise.all(pending);
+  return { submissions, reads, all };
+}
+
+export async function measureStoreLatency(b: Bench) {
+  const size = sizes(b.smoke);
+  const databaseUrl = await b.database();
+  const link = await faultyLink(target(databaseUrl));
+  const s = await b.service({
+    TASK_STORE: "postgres",
+    DATABASE_URL: throughPort(databaseUrl, link.port),
+    REPLICA_ID: "store-latency",
+    LOG_LEVEL: "warn",
+  });
+  for (let i = 0; i < size.scaleSets; i++) await b.scaleSet(`slow-${i}`);
+  const ids = [await b.submit(s, "slow-0", 2)];
+  const healthy = await load(b, s.url, size, size.healthyS, ids);
+  link.delay(size.delayMs[0], size.delayMs[1]);
+  const slow = await load(b, s.url, size, size.stallS, ids);
+  link.delay(0, 0);
+  const load1 = loadAverage();
+  await b.stop(s);
+  await link.close();
+  const share = (t: Tally, n: number) => (t.total ? n / t.total : 0);
+  const view = (t: Tally) => ({
+    ...t.summary(),
+    unavailableShare: Number(share(t, t.outcomes.unavailable).toFixed(3)),
+    timedOutShare: Number(share(t, t.outcomes.timedOut).toFixed(3)),
+  });
+  const storeLatency = {
+    takenAt: new Date().toISOString(),
+    loadAverage: load1,
+    settings: size,
+    healthy: { submissions: view(healthy.submissions), reads: view(healthy.reads), all: view(healthy.all) },
+    slow: { submissions: view(slow.submissions), reads: view(slow.reads), all: view(slow.all) },
+  };
+  const all = storeLatency.slow.all;
+  b.log(
+    `store latency ${size.delayMs.join("-")} ms: p99 ${all.p99Ms} ms (healthy ${storeLatency.healthy.all.p99Ms} ms), ${all.unavailable} × 503 with Retry-After, ${all.unavailableBare} bare, ${all.timedOut} timed out of ${all.requests}`,
+  );
+  const rows: Row[] = [
+    {
+      figure: `store answering in ${size.delayMs.join("-")} ms for ${size.stallS} s, 1 replica on PostgreSQL: requests timed out at a ${size.patienceMs / 1000} s patience`,
+      measured: all.timedOutShare,
+      target: "0, every 503 with Retry-After",
+      met: all.timedOut === 0 && all.unavailableBare === 0,
+      detail: `${all.requests} requests (${size.submitPerS} submissions/s, ${size.readers} readers): p99 ${all.p99Ms} ms (healthy link ${storeLatency.healthy.all.p99Ms} ms); ${(all.unavailableShare * 100).toFixed(1)} % answered 503 with Retry-After, ${all.unavailableBare} without, ${(all.timedOutShare * 100).toFixed(1)} % timed out`,
+    },
+  ];
+  return { rows, results: { storeLatency } } satisfies Figure;
+}
