@@ -31,14 +31,14 @@ const LEASE_MS = 60_000;
 async function createOn(
   client: pg.Client,
   schema: string,
-  pending: Omit<PendingCreate, "resolve" | "reject">,
+  pending: Omit<PendingCreate, "resolve" | "reject" | "askedAtMs">,
 ): Promise<Task> {
   const tables = pgTables(schema);
   const db = { query: (sql: string, params: unknown[]) => client.query(sql, params) } as unknown as PgConnection;
   let created: Task | undefined;
   let failed: unknown;
   await createBatch({ db, t: tables, sql: createSql(tables) }, [
-    { ...pending, resolve: ({ task }) => (created = task), reject: (err) => (failed = err) },
+    { ...pending, askedAtMs: Date.now(), resolve: ({ task }) => (created = task), reject: (err) => (failed = err) },
   ]);
   if (!created) throw failed instanceof Error ? failed : new Error(`the create returned no task (${String(failed)})`);
   return created;

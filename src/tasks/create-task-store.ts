@@ -63,6 +63,8 @@ export async function createTaskStore(
         connectionTimeoutMs: store.callTimeoutMs,
         queryTimeoutMs: store.callTimeoutMs,
         statementTimeoutMs: store.statementTimeoutMs,
+        // A create its caller was answered 503 for (the call's bound) while it waited its turn is never sent.
+        createSendByMs: store.callTimeoutMs,
       });
     }
   }

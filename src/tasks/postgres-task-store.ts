@@ -38,6 +38,11 @@ export { redactConnectionString } from "./pg/connection.ts";
 export interface PostgresTaskStoreOptions extends PgPoolOptions {
   /** Schema that holds the tables (created if missing); default public. Tests use one of their own. */
   schema?: string;
+  /**
+   * A create not yet sent this long after it was asked for is dropped, never sent, and fails as an outage (default:
+   * never dropped): its caller was answered 503 at the call's bound (TASK_STORE_CALL_TIMEOUT_MS), "nothing was done".
+   */
+  createSendByMs?: number;
 }
 
 export class PostgresTaskStore implements TaskStore {
@@ -47,10 +52,10 @@ export class PostgresTaskStore implements TaskStore {
   /** Where, for messages: the redacted URL and schema. */
   readonly where: string;
 
-  private constructor(db: PgConnection, t: PgTables, where: string) {
+  private constructor(db: PgConnection, t: PgTables, where: string, createSendByMs: number | undefined) {
     this.#db = db;
     this.#t = t;
-    this.#creates = new PgCreateQueue(db, t);
+    this.#creates = new PgCreateQueue(db, t, createSendByMs);
     this.where = where;
   }
 
@@ -66,7 +71,7 @@ export class PostgresTaskStore implements TaskStore {
       throw new TaskStoreOpenError(`task store schema name "${schema}" is not a plain identifier (letters, digits, _)`);
     }
     const db = await PgConnection.open(options, where, (client) => migrate(client, schema, where));
-    return new PostgresTaskStore(db, pgTables(schema), where);
+    return new PostgresTaskStore(db, pgTables(schema), where, options.createSendByMs);
   }
 
   /**

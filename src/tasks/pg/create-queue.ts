@@ -10,6 +10,7 @@ import type { Task } from "../task.ts";
 import { createBatch, createSql, type CreateStatement, type PendingCreate } from "./create.ts";
 import type { PgConnection } from "./connection.ts";
 import { jsonParam, type PgTables, textParam } from "./tables.ts";
+import { StoreCallTimeoutError } from "../store-outage.ts";
 
 /** At most this many creates per statement; more asked for in one turn go in several. */
 const MAX_CREATES_PER_STATEMENT = 200;
@@ -21,8 +22,12 @@ export class PgCreateQueue {
   /** The statements in flight (one at a time), until their creates are answered: drain() waits for them. */
   #sending: Promise<void> | undefined;
 
-  constructor(db: PgConnection, t: PgTables) {
+  /** A create not sent this long after it was asked for is dropped (its caller was answered an outage); none: kept. */
+  readonly #sendByMs: number | undefined;
+
+  constructor(db: PgConnection, t: PgTables, sendByMs?: number) {
     this.#statement = { db, t, sql: createSql(t) };
+    this.#sendByMs = sendByMs !== undefined && sendByMs > 0 ? sendByMs : undefined;
   }
 
   add(input: NewTask): Promise<{ task: Task; created: boolean }> {
@@ -34,6 +39,7 @@ export class PgCreateQueue {
       scaleSets: [...new Set((input.scaleSets ?? []).map((k) => textParam(k)))],
       history: (input.history ?? []).map((h) => ({ ...h })),
       ...(input.audit ? { audit: structuredClone(input.audit) } : {}),
+      askedAtMs: Date.now(),
       resolve: () => {},
       reject: () => {},
     };
@@ -53,12 +59,29 @@ export class PgCreateQueue {
     // More than one statement's worth: one after another, so that creation order stays the order asked.
     this.#sending = (async () => {
       for (let i = 0; i < pending.length; i += MAX_CREATES_PER_STATEMENT) {
-        const batch = pending.slice(i, i + MAX_CREATES_PER_STATEMENT);
+        const batch = this.#stillWanted(pending.slice(i, i + MAX_CREATES_PER_STATEMENT));
+        if (batch.length === 0) continue;
         await createBatch(this.#statement, batch).catch((err) => batch.forEach((c) => c.reject(err)));
       }
     })().finally(() => {
       this.#sending = undefined;
       this.#send();
+    });
+  }
+
+  /**
+   * The creates still to send: one asked for longer ago than sendByMs is dropped here, before any statement carries
+   * it. Its caller was answered 503 "nothing was done" at the call's bound (store-outage.ts), so sending it now would
+   * make a task nobody was told of, and a second one when the caller tries again.
+   */
+  #stillWanted(batch: PendingCreate[]): PendingCreate[] {
+    const sendByMs = this.#sendByMs;
+    if (sendByMs === undefined) return batch;
+    const now = Date.now();
+    return batch.filter((c) => {
+      if (now - c.askedAtMs < sendByMs) return true;
+      c.reject(new StoreCallTimeoutError("create", sendByMs));
+      return false;
     });
   }
 

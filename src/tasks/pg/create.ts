@@ -21,6 +21,8 @@ export interface PendingCreate {
   history: HistoryEntry[];
   /** The submission's audit entry, recorded with the task when it is created. */
   audit?: NewAuditEntry;
+  /** Date.now() when it was asked for: past the queue's send-by, it is dropped unsent. */
+  askedAtMs: number;
   resolve: (result: { task: Task; created: boolean }) => void;
   reject: (err: unknown) => void;
 }

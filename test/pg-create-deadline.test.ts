@@ -1,0 +1,66 @@
+// A create that waited past its caller's bound without being sent is never sent. Its caller was answered 503
+// TaskStoreUnavailable, "nothing was done" (watchStoreOutages' bound on the call), so a create that went to the
+// database afterwards would make a task nobody was told of, and a client that tried again made it twice. Creates go one
+// statement at a time (pg/create-queue.ts): behind a statement the database holds up, the next ones wait in the queue.
+import t from "tap";
+import pg from "pg";
+import { randomBytes } from "node:crypto";
+import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
+import { storeOutageReason } from "../src/tasks/store-outage.ts";
+import { waitFor } from "../testkit/wait-for.ts";
+
+const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const SEND_BY_MS = 300;
+const op = {
+  name: "resizeServerGroup",
+  description: { credentials: "demo", region: "eastus", serverGroupName: "web" },
+};
+
+t.test("a create still queued past its send-by is dropped, never sent; the statement before it is not", async (t) => {
+  const schema = `vmss_ops_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: DATABASE_URL });
+  await admin.connect();
+  const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema, createSendByMs: SEND_BY_MS });
+  t.teardown(async () => {
+    await store.close();
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.end();
+  });
+
+  // The database holds the first create's statement until the lock is let go.
+  await admin.query(`BEGIN; LOCK TABLE "${schema}".tasks IN ACCESS EXCLUSIVE MODE`);
+  const first = store.create({ operations: [op], scaleSets: ["sub/rg/a"], clientRequestId: "first" });
+  await waitFor(
+    async () =>
+      (
+        await admin.query(
+          "SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted AND a.query LIKE '%INSERT%'",
+        )
+      ).rowCount,
+    { what: "the first create's statement to wait for the lock" },
+  );
+  const askedAt = Date.now();
+  const second = store.create({ operations: [op], scaleSets: ["sub/rg/b"], clientRequestId: "second" });
+  const secondOutcome = second.then(
+    () => "created",
+    (err: unknown) => storeOutageReason(err) ?? String(err),
+  );
+  await waitFor(() => Date.now() - askedAt > SEND_BY_MS, {
+    what: "the second create's send-by to pass",
+    intervalMs: 20,
+  });
+  await admin.query("COMMIT");
+
+  t.equal((await first).created, true, "the statement under way when the lock went is answered as the database did");
+  t.equal(await secondOutcome, "StoreCallTimeout", "the create queued past its send-by is answered an outage");
+  const rows = await admin.query<{ client_request_id: string }>(
+    `SELECT client_request_id FROM "${schema}".tasks ORDER BY client_request_id`,
+  );
+  t.same(
+    rows.rows.map((r) => r.client_request_id),
+    ["first"],
+    "and was never sent: no task for it",
+  );
+  const third = await store.create({ operations: [op], scaleSets: ["sub/rg/c"], clientRequestId: "third" });
+  t.equal(third.created, true, "a create asked afterwards goes through");
+});
