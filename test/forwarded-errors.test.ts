@@ -40,6 +40,9 @@ const CLOUDDRIVERS: Record<string, { method: "GET" | "POST"; path: string; body?
     path: `/applications/web/clusters/${OTHER.account}/web-prod/azure/${OTHER.region}/serverGroups/target/current_asg_dynamic`,
   },
   clouddriverGetServerGroup: { method: "GET", path: `/serverGroups/${OTHER.account}/${OTHER.region}/web-prod-v001` },
+  // Another provider's instances, and an account this service does not serve: both are Clouddriver's.
+  clouddriverSearch: { method: "GET", path: "/search?q=i-0123456789abcdef0&type=instances&cloudProvider=aws" },
+  clouddriverGetInstance: { method: "GET", path: `/instances/${OTHER.account}/${OTHER.region}/i-0123456789abcdef0` },
   clouddriverForceCacheRefresh: {
     method: "POST",
     path: "/cache/azure/ServerGroup",
