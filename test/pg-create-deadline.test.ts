@@ -34,7 +34,8 @@ t.test("a create still queued past its send-by is dropped, never sent; the state
     async () =>
       (
         await admin.query(
-          "SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted AND a.query LIKE '%INSERT%'",
+          "SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted AND a.query LIKE $1",
+          [`%INSERT INTO "${schema}".%`],
         )
       ).rowCount,
     { what: "the first create's statement to wait for the lock" },
