@@ -240,7 +240,8 @@ export class Bench {
     const out: TaskView[] = [];
     for (const id of ids) {
       for (;;) {
-        const { body } = await via.api<TaskView>("GET", `/task/${id}`);
+        const { status, body } = await via.api<TaskView>("GET", `/task/${id}`);
+        if (status !== 200) throw new Error(`GET /task/${id} answered ${status}: ${JSON.stringify(body)}`);
         if (body.status.completed) {
           out.push(body);
           break;
