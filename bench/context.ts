@@ -2,7 +2,8 @@
 // admin connection, and the services, folders and databases a figure starts or makes, all ended by close().
 //
 // The service runs as a user starts it (npm start's command, `node --max-semi-space-size=8 src/main.js`, default
-// settings, external simulator in this process), but where a figure is bound by the end of a write, it polls at the
+// settings, external simulator in this process: the service learns the simulator's clock from the simulator, and
+// paces its ARM budget and its re-reads by it), but where a figure is bound by the end of a write, it polls at the
 // simulator's pace (fastPolls); its CPU time and peak RSS are read from /proc. One setting differs where reads are
 // measured: the per-caller read limit (RATE_LIMIT_READS, 60,000 a minute) is raised, since one caller reading as
 // fast as it can passes it within seconds; the limiter still counts every request.
@@ -24,6 +25,14 @@ const execFileAsync = promisify(execFile);
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 export type Sizes = ReturnType<typeof sizesFor>;
+
+/** Azure's poll interval of a write in flight (the simulator's AZURE_RETRY_AFTER: 30 s for updates). */
+const AZURE_POLL_MS = 30_000;
+
+/** The simulator's time scale: Azure's 30 s poll interval lasts pollHint ms. */
+function timeScaleOf(sizes: Sizes): number {
+  return sizes.pollHint / AZURE_POLL_MS;
+}
 
 function sizesFor(smoke: boolean) {
   return smoke
@@ -113,8 +122,9 @@ export class Bench {
    * The simulator advertises a write's Retry-After as Azure does, in whole seconds (at least 1), while its writes
    * last D = 50 or 500 ms: at its default cap (120 s) the service would wait a second before its first poll, and every
    * figure bound by the end of a write would measure that second. A user running against a fast simulator caps the
-   * wait at the simulator's scaled poll interval, as the tests do: the makespans, the ARM calls per resize, the CPU
-   * per task and the throughput are measured so (the plain SDK script polls at the same interval).
+   * wait at the simulator's pace, Azure's poll interval of a write (30 s) at the simulator's time scale, as the tests
+   * do: the makespans, the ARM calls per resize, the CPU per task and the throughput are measured so (the plain SDK
+   * script polls at the same interval).
    */
   readonly fastPolls: Record<string, string>;
   readonly sim: RunningSimulator;
@@ -130,7 +140,7 @@ export class Bench {
     this.sizes = sizesFor(smoke);
     this.fleetSizes = fleetSizesFor(smoke);
     this.throughputD = smoke ? 20 : 50;
-    this.fastPolls = { LRO_MAX_POLL_INTERVAL_MS: String(this.sizes.pollHint) };
+    this.fastPolls = { LRO_MAX_POLL_INTERVAL_MS: String(Math.round(AZURE_POLL_MS * timeScaleOf(this.sizes))) };
     this.sim = sim;
     this.control = new SimulatorControl(sim);
     this.admin = admin;
@@ -138,12 +148,7 @@ export class Bench {
 
   static async open(args: BenchArgs): Promise<Bench> {
     const sizes = sizesFor(args.smoke);
-    const sim = await startSimulator({
-      port: 0,
-      writeDurationMs: sizes.D,
-      timeScale: sizes.pollHint / 30_000,
-      seed: false,
-    });
+    const sim = await startSimulator({ port: 0, writeDurationMs: sizes.D, timeScale: timeScaleOf(sizes), seed: false });
     const admin = new pg.Client({ connectionString: ADMIN_URL });
     await admin.connect();
     return new Bench(args.smoke, sim, admin);
@@ -169,7 +174,7 @@ export class Bench {
   settings() {
     return {
       writeDurationMs: this.sizes.D,
-      timeScale: this.sizes.pollHint / 30_000,
+      timeScale: timeScaleOf(this.sizes),
       throughputWriteDurationMs: this.throughputD,
       lroMaxPollIntervalMs: this.sizes.pollHint,
     };
@@ -193,10 +198,13 @@ export class Bench {
     await this.control.putScaleSet("demo-rg", name, { capacity: 1, loadBalanced: false });
   }
 
-  /** The service started as npm start starts it, against this simulator, ended by close() if not by stop(). */
+  /**
+   * The service started as npm start starts it, against this simulator, ended by close() if not by stop(). Told where
+   * the simulator is, not its clock: the service asks the simulator (SIMULATOR_TIME_SCALE is the simulator's setting).
+   */
   async child(env: Record<string, string>, options: { waitForListen?: boolean } = {}): Promise<ChildService> {
     const s = await startChildService(
-      { SIMULATOR_URL: this.sim.url, SIMULATOR_CA_FILE: this.caFile, ...env },
+      { SIMULATOR_URL: this.sim.url, SIMULATOR_CA_FILE: this.caFile, SIMULATOR_TIME_SCALE: "", ...env },
       { ...options, nodeArgs: START_HEAP_FLAGS },
     );
     this.children.push(s);
@@ -232,7 +240,8 @@ export class Bench {
     const out: TaskView[] = [];
     for (const id of ids) {
       for (;;) {
-        const { body } = await via.api<TaskView>("GET", `/task/${id}`);
+        const { status, body } = await via.api<TaskView>("GET", `/task/${id}`);
+        if (status !== 200) throw new Error(`GET /task/${id} answered ${status}: ${JSON.stringify(body)}`);
         if (body.status.completed) {
           out.push(body);
           break;

@@ -15,7 +15,12 @@ import type { AuditConfig } from "./tasks/audit.ts";
 import { loadAccess } from "./config/access.ts";
 import { loadAccounts } from "./config/accounts.ts";
 import { boolVar, ConfigError, intVar, positiveNumberVar, type Env } from "./config/env-vars.ts";
-import { loadSimulator, type ServiceSimulatorConfig, type SimulatorFacts } from "./config/simulator.ts";
+import {
+  loadSimulator,
+  type ClockSource,
+  type ServiceSimulatorConfig,
+  type SimulatorFacts,
+} from "./config/simulator.ts";
 
 export { ConfigError } from "./config/env-vars.ts";
 export type { ServiceSimulatorConfig, SimulatorFacts } from "./config/simulator.ts";
@@ -108,10 +113,11 @@ export function configFromEnv(env: Env, simulator: SimulatorFacts): Config {
   const accounts = loadAccounts(env, sim);
   // Against the simulator alone, its clock runs timeScale times Azure's (0.1 by default: a 30 s write takes 3 s), and
   // so do its read refill and its buckets: pace by that, so a demo waits as Azure would, only faster.
-  const timeScale = sim.mode !== "off" && accounts.every((a) => a.credential.kind === "simulator") ? sim.timeScale : 1;
+  const paced = sim.mode !== "off" && accounts.every((a) => a.credential.kind === "simulator");
+  const timeScale = paced ? sim.clock.timeScale : 1;
   const retry = loadRetry(env, timeScale);
   const store = loadStore(env, sim, accounts);
-  return {
+  const config: Config = {
     store,
     tasks: loadTasks(env),
     ...loadClouddriver(env),
@@ -145,6 +151,34 @@ export function configFromEnv(env: Env, simulator: SimulatorFacts): Config {
       shared: boolVar(env, "ARM_BUDGET_SHARED", store.kind === "postgres"),
     },
   };
+  // The simulator's clock can change while the service runs (PUT /_sim/config, or learned from an external simulator
+  // once it answers): what is paced by it follows, unless it was set explicitly.
+  const readsSet = !!env.AZURE_SCALE_SET_READS_PER_MINUTE;
+  const refillSet = !!env.ARM_BUDGET_REFILL_SCALE?.trim();
+  if (paced)
+    sim.clock.follow((scale) => {
+      if (!readsSet) retry.scaleSetReadsPerMinute = scaleSetReadsPerMinuteAt(scale);
+      if (!refillSet) config.armBudget.refillScale = 1 / scale;
+    });
+  return config;
+}
+
+/**
+ * The simulator's clock the service paces itself by now (for `doctor`), or undefined when it is not paced by one
+ * (real Azure accounts, or some of them).
+ */
+export function simulatorPace(
+  config: Config,
+): { timeScale: number; source: ClockSource; scaleSetReadsPerMinute: number } | undefined {
+  const { simulator, accounts, retry } = config;
+  if (simulator.mode === "off" || !accounts.every((a) => a.credential.kind === "simulator")) return undefined;
+  const { timeScale, source } = simulator.clock;
+  return { timeScale, source, scaleSetReadsPerMinute: retry.scaleSetReadsPerMinute };
+}
+
+/** Azure refills a scale set's reads 12 a minute; a simulator at a time scale that much faster. */
+function scaleSetReadsPerMinuteAt(timeScale: number): number {
+  return Math.max(1, Math.round(12 / timeScale));
 }
 
 /** pino's levels. pino itself throws on another, at the first logger, with a message that names no variable. */
@@ -186,8 +220,7 @@ function loadRetry(env: Env, timeScale: number): RetryConfig {
     throttleDefaultDelayMs: intVar(env, "RETRY_THROTTLE_DEFAULT_DELAY_MS", 5000, 0),
     maxDelayMs: intVar(env, "RETRY_MAX_DELAY_MS", 60_000, 1),
     busyReadShare: intVar(env, "RETRY_BUSY_READ_SHARE_PERCENT", 25, 1, 100) / 100,
-    // Azure refills 12 a minute.
-    scaleSetReadsPerMinute: intVar(env, "AZURE_SCALE_SET_READS_PER_MINUTE", Math.max(1, Math.round(12 / timeScale)), 1),
+    scaleSetReadsPerMinute: intVar(env, "AZURE_SCALE_SET_READS_PER_MINUTE", scaleSetReadsPerMinuteAt(timeScale), 1),
     scaleSetReadBurst: intVar(env, "AZURE_SCALE_SET_READ_BURST", 36, 1),
     maxRedrives: intVar(env, "RETRY_MAX_REDRIVES", 2, 0, 20),
   };

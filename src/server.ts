@@ -30,12 +30,18 @@ const { AccountSetupError } = await import("./azure/client.ts");
 const { ConfigError } = await import("./config.ts");
 const { loadStartupConfig } = await import("./startup-config.ts");
 const { createTaskStore, TaskStoreOpenError } = await import("./tasks/create-task-store.ts");
+const { listenToAllArmResponses } = await import("./azure/arm-listeners.ts");
+const { parseTimeScale, readSimulatorTimeScale, TIME_SCALE_HEADER } = await import("./config/simulator.ts");
 
 async function main(): Promise<void> {
   const { config, simulator } = readConfiguration();
   const stopSimulator =
     config.simulator.mode === "embedded" && simulator ? await startEmbeddedSimulator(config, simulator) : undefined;
+  // Asked while the store opens: the budget is made with the clock the simulator states.
+  const learning = config.simulator.mode === "external" ? learnSimulatorClock(config) : undefined;
   const store = await openStore(config, stopSimulator);
+  await learning;
+  followSimulatorClock(config);
   const service = await buildService(config, store, stopSimulator);
   try {
     await service.app.listen({ host: config.host, port: config.port });
@@ -99,7 +105,62 @@ async function startEmbeddedSimulator(config: Config, simulatorConfig: Simulator
     }
   }
   config.simulator.url = sim.url;
+  config.simulator.clock.set(simulatorConfig.settings.timeScale, "simulator");
   return () => sim.close();
+}
+
+/**
+ * An external simulator's clock, from its control API (GET /_sim/config): the service paces its re-reads and its ARM
+ * budget by it, whatever SIMULATOR_TIME_SCALE says here (that is the simulator's setting, read where it runs). A
+ * simulator that does not answer does not stop the start: a service is often started before its simulator (a compose
+ * file, a test harness). It then paces by SIMULATOR_TIME_SCALE if set, else by Azure's own clock (1, never faster
+ * than the simulator refills), until the simulator's first ARM answer states its clock (followSimulatorClock).
+ */
+async function learnSimulatorClock(config: Config): Promise<void> {
+  const { clock, url } = config.simulator;
+  const before = clock.source === "environment" ? clock.timeScale : undefined;
+  try {
+    const timeScale = await readSimulatorTimeScale(config.simulator);
+    if (before !== undefined && before !== timeScale) saidOtherwise(before, timeScale, url!);
+    clock.set(timeScale, "simulator");
+  } catch (err) {
+    writeLogLine(
+      "warn",
+      `the simulator at ${url} did not state its time scale (${(err as Error).message}): pacing the ARM budget and re-reads by ${before === undefined ? "Azure's own clock (time scale 1)" : `SIMULATOR_TIME_SCALE=${before}`} until its first ARM answer states it`,
+    );
+  }
+}
+
+function saidOtherwise(environment: number, simulator: number, url: string): void {
+  writeLogLine(
+    "warn",
+    `SIMULATOR_TIME_SCALE=${environment} here, but the simulator at ${url} runs at time scale ${simulator}: pacing by the simulator's (the variable is the simulator's own setting; a service needs it only for an embedded simulator)`,
+  );
+}
+
+/**
+ * A change of the simulator's clock while the service runs (PUT /_sim/config {"timeScale":…}) is followed from the
+ * header that states it on every ARM answer of the simulator: the next call after the change re-paces the budget and
+ * the re-reads, with no poll of the control API (which would lag a change by its interval, and a fleet run changes
+ * the clock just before it spends), and a simulator that did not answer at start is learned from its first answer.
+ * Only the simulator's own answers count (real Azure states nothing of the kind).
+ */
+function followSimulatorClock(config: Config): void {
+  const { clock, url } = config.simulator;
+  if (!url) return;
+  listenToAllArmResponses({
+    onArmResponse(info) {
+      const stated = info.headers.get(TIME_SCALE_HEADER);
+      if (stated === undefined || !info.url.startsWith(`${url}/`)) return;
+      const timeScale = parseTimeScale(stated);
+      if (timeScale === undefined || (timeScale === clock.timeScale && clock.source === "simulator")) return;
+      if (clock.source === "environment" && timeScale !== clock.timeScale)
+        saidOtherwise(clock.timeScale, timeScale, url);
+      else if (timeScale !== clock.timeScale)
+        writeLogLine("info", `the simulator's clock changed: time scale ${timeScale} (was ${clock.timeScale})`);
+      clock.set(timeScale, "simulator");
+    },
+  });
 }
 
 /** The task store, or exit 2 with why it cannot be opened. */

@@ -1,6 +1,8 @@
 // What a start of the service reads: the simulator's settings, by the simulator's own rules, then the service's
 // configuration, told the two of them it depends on (the simulator's subscription and its time factor). Only here
 // do the two meet: the service's code never reads the simulator's settings, and the simulator none of the service's.
+// An external simulator's time factor is its own: the service asks the simulator for it (server.ts), and uses
+// SIMULATOR_TIME_SCALE, if set here, only until the simulator answers.
 import { configFromEnv, ConfigError, type Config } from "./config.ts";
 import type { SimulatorConfig } from "vmss-simulator/settings";
 

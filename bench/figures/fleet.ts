@@ -72,9 +72,7 @@ async function fleet(b: Bench, shared: boolean, timeScale: number) {
   const env = {
     TASK_STORE: "postgres",
     DATABASE_URL: databaseUrl,
-    // The simulator's time scale: the budget refills as fast as the simulator's buckets.
-    SIMULATOR_TIME_SCALE: String(timeScale),
-    ARM_BUDGET_REFILL_SCALE: String(1 / timeScale),
+    // No clock: the services learn the simulator's time scale from its answers, and refill as fast as its buckets.
     ARM_BUDGET_SHARED: String(shared),
     LOG_LEVEL: "warn",
   };

@@ -2,6 +2,7 @@
 // registered once what every request goes through is in place (the dependencies below).
 import fp from "fastify-plugin";
 import { accessControlEnabled } from "../auth/access-config.ts";
+import { simulatorPace } from "../config.ts";
 import type { ClouddriverForwarder } from "../api/clouddriver-forwarding.ts";
 import { docsRoutes } from "../api/docs.ts";
 import { accountCheckRoutes } from "../api/routes/account-checks.ts";
@@ -76,7 +77,11 @@ export const serviceRoutes = fp<ServiceRoutesOptions>(
       probeTimeoutMs: config.observability.readyTimeoutMs,
     });
     await app.register(rateLimitRoutes, { budget: parts.budget, accounts });
-    await app.register(accountCheckRoutes, { accounts, armBudget: parts.armBudget });
+    await app.register(accountCheckRoutes, {
+      accounts,
+      armBudget: parts.armBudget,
+      simulatorPace: () => simulatorPace(config),
+    });
   },
   {
     name: "routes",

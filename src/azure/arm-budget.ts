@@ -418,7 +418,9 @@ function ledgerProblem(err: unknown): string {
 const WITHOUT_BUDGET: TakeAnswer = { granted: true, waitMs: 0 };
 
 export class ArmBudget {
-  readonly figures: ArmBudgetFigures;
+  /** Changed only by setRefillScale. */
+  figures: ArmBudgetFigures;
+  readonly #options: ArmBudgetOptions;
   readonly #ledger: BudgetLedger;
   readonly #reserve: number;
   /** Calls not given yet: those asked for in this turn, and those told to wait. */
@@ -443,9 +445,18 @@ export class ArmBudget {
 
   constructor(ledger: BudgetLedger, options: ArmBudgetOptions = {}) {
     this.#ledger = ledger;
+    this.#options = options;
     this.figures = budgetFigures(options);
     this.#reserve = options.readReserve ?? 0.1;
     this.#ledgerRetryMs = options.ledgerRetryMs ?? 5000;
+  }
+
+  /**
+   * Azure's refill rates × `refillScale` from now on (the simulator's clock changed): the levels stay, and refill at
+   * the new rate from the next take.
+   */
+  setRefillScale(refillScale: number): void {
+    this.figures = budgetFigures({ ...this.#options, refillScale });
   }
 
   /** The ledger's answers, or undefined when it did not answer (now, or lately: then it is not asked). */

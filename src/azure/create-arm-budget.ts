@@ -13,7 +13,7 @@ export interface ArmBudgetConfig {
   /**
    * Multiplies Azure's refill rates (a simulator at a time scale refills faster).
    * @env ARM_BUDGET_REFILL_SCALE
-   * @default `1` (against the simulator alone: 1 / `SIMULATOR_TIME_SCALE`)
+   * @default `1` (against the simulator alone: 1 ÷ its time scale)
    */
   refillScale: number;
   /**
@@ -28,7 +28,15 @@ export interface ArmBudgetConfig {
 export async function createArmBudget(config: {
   armBudget: ArmBudgetConfig;
   store: { kind: string; databaseUrl?: string; callTimeoutMs?: number; statementTimeoutMs?: number };
+  /** The simulator's clock: when it changes, so does armBudget.refillScale (src/config.ts), and the budget follows. */
+  simulator?: { clock: { follow(follow: () => void): void } };
 }): Promise<ArmBudget | undefined> {
+  const budget = await budgetOf(config);
+  if (budget) config.simulator?.clock.follow(() => budget.setRefillScale(config.armBudget.refillScale));
+  return budget;
+}
+
+async function budgetOf(config: Parameters<typeof createArmBudget>[0]): Promise<ArmBudget | undefined> {
   const { armBudget, store } = config;
   if (!armBudget.enabled) return undefined;
   const options = { refillScale: armBudget.refillScale };

@@ -64,7 +64,7 @@ export interface RetryConfig {
   /**
    * Azure's refill of a scale set's GET budget, per minute. A simulator that scales time scales this too.
    * @env AZURE_SCALE_SET_READS_PER_MINUTE
-   * @default `12` (against the simulator alone: 12 ÷ `SIMULATOR_TIME_SCALE`)
+   * @default `12` (against the simulator alone: 12 ÷ its time scale)
    */
   scaleSetReadsPerMinute: number;
   /**
@@ -114,11 +114,16 @@ export interface ReadRetryConfig {
  * than what is left is passed on to the caller (a 503's).
  */
 export function readRetry(config: RetryConfig, bounds: ReadRetryConfig): RetryConfig {
-  return {
+  const profile = {
     ...config,
     maxAttempts: Math.min(config.maxAttempts, bounds.maxAttempts),
     deadlineMs: Math.min(config.deadlineMs, bounds.deadlineMs),
   };
+  // The refill follows the simulator's clock when it changes (src/config.ts): read it from the configuration each time.
+  return Object.defineProperty(profile, "scaleSetReadsPerMinute", {
+    get: () => config.scaleSetReadsPerMinute,
+    enumerable: true,
+  });
 }
 
 export type RetryDecision = { retry: true; delayMs: number; reason: string } | { retry: false; reason: string };

@@ -27,6 +27,7 @@ import {
   type Permission,
   type Usage,
   type ServerGroupNeed,
+  type SimulatorPace,
   type SkuSize,
 } from "./judge.ts";
 
@@ -52,6 +53,8 @@ export interface CheckOptions {
   resourceGroup?: string;
   /** The service's ARM budget, when it counts its calls (ARM_BUDGET): what it allows itself per subscription. */
   armBudget?: { figures: ArmBudgetFigures };
+  /** The simulator's clock the service paces itself by, when it talks to the simulator alone. */
+  simulatorPace?: SimulatorPace;
 }
 
 export interface Read<T> {
@@ -299,6 +302,7 @@ function checkArmBudget({ account, options, checks }: CheckRun, read: Read<unkno
       figures: options.armBudget?.figures,
       simulator: account.credential.kind === "simulator",
       remainingReads: read?.remainingReads,
+      ...(options.simulatorPace ? { clock: options.simulatorPace } : {}),
     }),
   );
 }

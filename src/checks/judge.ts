@@ -173,6 +173,29 @@ export interface ArmBudgetReading {
   simulator: boolean;
   /** ARM's x-ms-ratelimit-remaining-subscription-reads on doctor's read of the subscription. */
   remainingReads?: number;
+  /** The simulator's clock the service paces itself by (only against the simulator alone). */
+  clock?: SimulatorPace;
+}
+
+/** The simulator's clock as the service paces itself by it, and where it learned it. */
+export interface SimulatorPace {
+  timeScale: number;
+  /** simulator: stated by the simulator; environment: SIMULATOR_TIME_SCALE; azure: not learned yet (Azure's pace). */
+  source: "simulator" | "environment" | "azure";
+  /** The re-reads of a scale set are paced within this refill (AZURE_SCALE_SET_READS_PER_MINUTE, or the clock's). */
+  scaleSetReadsPerMinute: number;
+}
+
+const PACE_SOURCES: Record<SimulatorPace["source"], string> = {
+  simulator: "as the simulator states it",
+  environment: "from SIMULATOR_TIME_SCALE",
+  azure: "Azure's: the simulator has not stated its own yet",
+};
+
+/** e.g. "; paced by the simulator's clock, time scale 0.001 (as the simulator states it): …". */
+function paceLine(pace: SimulatorPace | undefined): string {
+  if (!pace) return "";
+  return `; paced by the simulator's clock, time scale ${pace.timeScale} (${PACE_SOURCES[pace.source]}): re-reads of a busy scale set within ${pace.scaleSetReadsPerMinute} a minute`;
 }
 
 /** Below this share of the hour's reads left, another caller is spending the subscription's budget. */
@@ -228,7 +251,7 @@ export function judgeArmBudget(r: ArmBudgetReading): CheckResult {
   return {
     check,
     status: "OK",
-    found: `${spends}, within Azure's published limits${r.simulator && over.length > 0 ? " (refilled faster, as the simulator's clock runs)" : ""}${left}`,
+    found: `${spends}, within Azure's published limits${r.simulator && over.length > 0 ? " (refilled faster, as the simulator's clock runs)" : ""}${left}${r.simulator ? paceLine(r.clock) : ""}`,
   };
 }
 

@@ -91,6 +91,8 @@ export const DEFAULT_HEALTH_PROBE_SECONDS = 30;
 
 /** Realistic for a person trying it: Azure's timing ten times faster (a 30 s write takes 3 s, Retry-After 1 / 3 / 7). */
 export const DEFAULT_TIME_SCALE = 0.1;
+/** The header on every ARM answer that states the current timeScale (a client paced by the simulator's clock reads it). */
+export const TIME_SCALE_HEADER = "x-ms-sim-time-scale";
 export const MAX_TIME_SCALE = 100;
 export const MAX_WRITE_DURATION_MS = 3_600_000;
 

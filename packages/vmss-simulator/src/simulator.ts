@@ -15,7 +15,7 @@ import { METADATA_ENDPOINTS_PATH, metadataEndpoints } from "./metadata-endpoints
 import { armPipeline, dispatchTo, runSteps } from "./pipeline.ts";
 import { seedDemo } from "./seed.ts";
 import { skewedDateHeader } from "./subscription-reads.ts";
-import { defaultSettings, SIMULATOR_SUBSCRIPTION_ID, type SimulatorSettings } from "./settings.ts";
+import { defaultSettings, SIMULATOR_SUBSCRIPTION_ID, TIME_SCALE_HEADER, type SimulatorSettings } from "./settings.ts";
 import { SimState } from "./state.ts";
 import { Throttler } from "./throttling.ts";
 import { loadTlsMaterial } from "./tls.ts";
@@ -101,7 +101,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       return;
     }
     const ctx: RequestContext = { ...base, body: body.body, bodyTooLarge: body.tooLarge, call };
-    if (!isControl) ctx.responseHeaders = { ...ctx.responseHeaders, ...skewedDateHeader(sim) };
+    // Every ARM answer states the simulator's clock (TIME_SCALE_HEADER): a client pacing itself by it learns of a
+    // change (PUT /_sim/config) with its next call, with no poll of the control API.
+    if (!isControl)
+      ctx.responseHeaders = {
+        ...ctx.responseHeaders,
+        ...skewedDateHeader(sim),
+        [TIME_SCALE_HEADER]: String(state.settings.timeScale),
+      };
     if (isControl && ctx.bodyTooLarge) {
       send(
         ctx,

@@ -64,6 +64,7 @@ t.test("GET returns the scale set with its ETag in the body and the header", asy
   t.equal((raw.body as { etag: string }).etag, '"1"');
   t.match(raw.headers["x-ms-request-id"], /^[0-9a-f-]{36}$/);
   t.match(raw.headers["x-ms-correlation-request-id"], /^[0-9a-f-]{36}$/);
+  t.equal(raw.headers["x-ms-sim-time-scale"], "0.001", "the simulator's clock, for a client paced by it");
 
   // ARM paths and names are case-insensitive
   const upper = await control.request(

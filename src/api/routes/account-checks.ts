@@ -10,6 +10,7 @@ import type { AccountRegistry } from "../../azure/accounts.ts";
 import type { ArmBudget } from "../../azure/arm-budget.ts";
 import { mayUseAccount } from "../../auth/principal.ts";
 import { runAccountChecks, type CheckReport } from "../../checks/account-checks.ts";
+import type { SimulatorPace } from "../../checks/judge.ts";
 import { ContentsUnreadable, readResourceGroupContents } from "../../checks/resource-group-contents.ts";
 import { readRegionSizes, RegionSizesUnreadable } from "../../checks/region-sizes.ts";
 import { AccountName, RegionName, ResourceGroupName } from "../../operations/description.ts";
@@ -122,6 +123,7 @@ function checkRoute(
   accounts: AccountRegistry,
   armBudget: ArmBudget | undefined,
   latest: Map<string, CheckReport>,
+  simulatorPace: (() => SimulatorPace | undefined) | undefined,
 ) {
   app.get(
     "/accounts/:account/checks",
@@ -162,6 +164,7 @@ function checkRoute(
       const report = await runAccountChecks(accounts, account, {
         resourceGroup: request.query.resourceGroup,
         armBudget,
+        simulatorPace: simulatorPace?.(),
       });
       latest.set(account, report);
       return report;
@@ -278,11 +281,13 @@ export const accountCheckRoutes: FastifyPluginAsyncTypebox<{
   accounts: AccountRegistry;
   /** The service's ARM budget, when it counts its calls: the ARM budget check compares it with Azure's. */
   armBudget?: ArmBudget;
+  /** The simulator's clock the service paces itself by now, when it talks to the simulator alone. */
+  simulatorPace?: () => SimulatorPace | undefined;
   // eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
-}> = async (app, { accounts, armBudget }) => {
+}> = async (app, { accounts, armBudget, simulatorPace }) => {
   /** The last report of each account, by account name (this replica's). */
   const latest = new Map<string, CheckReport>();
-  checkRoute(app, accounts, armBudget, latest);
+  checkRoute(app, accounts, armBudget, latest, simulatorPace);
   latestRoute(app, latest);
   contentsRoute(app, accounts);
   vmSizesRoute(app, accounts);
