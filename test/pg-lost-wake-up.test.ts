@@ -61,13 +61,17 @@ t.test("a create that commits while a claim consumes the wake-ups is claimed by 
   const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
   const a = new pg.Client({ connectionString: DATABASE_URL, application_name: "lost-wake-up-create" });
   const b = new pg.Client({ connectionString: DATABASE_URL, application_name: "lost-wake-up-hold" });
+  // Outside any transaction: inside one, pg_stat_activity answers the same snapshot until it ends.
+  const observer = new pg.Client({ connectionString: DATABASE_URL, application_name: "lost-wake-up-observe" });
   await a.connect();
   await b.connect();
+  await observer.connect();
   t.teardown(async () => {
     await a.query("ROLLBACK").catch(() => {});
     await b.query("ROLLBACK").catch(() => {});
     await a.end();
     await b.end();
+    await observer.end();
     await store.close();
     const admin = new pg.Client({ connectionString: DATABASE_URL });
     await admin.connect();
@@ -112,7 +116,8 @@ t.test("a create that commits while a claim consumes the wake-ups is claimed by 
   claiming.catch(() => {});
   await waitFor(
     async () =>
-      (await a.query("SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))", [bPid])).rowCount,
+      (await observer.query("SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))", [bPid]))
+        .rowCount,
     { what: "the claim to wait for the wake rows B holds" },
   );
 
@@ -127,5 +132,5 @@ t.test("a create that commits while a claim consumes the wake-ups is claimed by 
     [y.id],
     "Y is claimed: its wake-up was not lost",
   );
-  t.equal(Number((await a.query(`SELECT count(*) AS n FROM ${wakes}`)).rows[0].n), 0, "every wake-up consumed");
+  t.equal(Number((await observer.query(`SELECT count(*) AS n FROM ${wakes}`)).rows[0].n), 0, "every wake-up consumed");
 });
