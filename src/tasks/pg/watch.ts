@@ -32,6 +32,13 @@ export async function watch(connectionString: string, t: PgTables, onWork: () =>
  * (the replica stopped, the database is unreachable), the ends' wake-ups are in task_wakes all the same and the
  * replicas' claim timer finds them: a lost NOTIFY costs time, never a task.
  */
+/**
+ * The NOTIFY, in a transaction that does not wait for its commit to reach the disk (synchronous_commit off for this
+ * transaction alone): it writes nothing that must last (a notification is never kept across a restart), and it would
+ * hold the database's NOTIFY lock through a flush, which every other NOTIFY (the creates') then waits for.
+ */
+const NOTIFY_SQL = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, '')";
+
 export class EndNotifier {
   readonly #db: PgConnection;
   readonly #channel: string;
@@ -53,7 +60,7 @@ export class EndNotifier {
   async #send(): Promise<void> {
     while (this.#wanted) {
       this.#wanted = false;
-      await this.#db.query("SELECT pg_notify($1, '')", [this.#channel], true).catch(() => {});
+      await this.#db.query(NOTIFY_SQL, [this.#channel], true).catch(() => {});
     }
     this.#sending = undefined;
   }
