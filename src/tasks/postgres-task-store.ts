@@ -29,7 +29,7 @@ import { appendHistory, update } from "./pg/journal.ts";
 import { requestCancel, requeueRetryable } from "./pg/cancel.ts";
 import { backlog } from "./pg/backlog.ts";
 import { prune } from "./pg/prune.ts";
-import { watch } from "./pg/watch.ts";
+import { EndNotifier, watch } from "./pg/watch.ts";
 import { listAudit, pruneAudit, recordAudit, settleAudit } from "./pg/audit.ts";
 import type { AuditEntry, AuditPage, AuditQuery, NewAuditEntry } from "./audit.ts";
 
@@ -49,6 +49,7 @@ export class PostgresTaskStore implements TaskStore {
   readonly #db: PgConnection;
   readonly #t: PgTables;
   readonly #creates: PgCreateQueue;
+  readonly #ended: EndNotifier;
   /** Where, for messages: the redacted URL and schema. */
   readonly where: string;
 
@@ -56,6 +57,7 @@ export class PostgresTaskStore implements TaskStore {
     this.#db = db;
     this.#t = t;
     this.#creates = new PgCreateQueue(db, t, createSendByMs);
+    this.#ended = new EndNotifier(db, t);
     this.where = where;
   }
 
@@ -111,7 +113,7 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   update(owner: string, id: string, change: TaskChange): Promise<boolean> {
-    return update(this.#db, this.#t, owner, id, change);
+    return update(this.#db, this.#t, owner, id, change, this.#ended);
   }
 
   watch(onWork: () => void): Promise<() => Promise<void>> {
@@ -157,6 +159,7 @@ export class PostgresTaskStore implements TaskStore {
   async close(): Promise<void> {
     // Creates already asked for are sent, not dropped.
     await this.#creates.drain();
+    await this.#ended.drain();
     await this.#db.end();
   }
 }

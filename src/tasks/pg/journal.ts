@@ -8,6 +8,7 @@ import { canMove, IllegalMoveError, sqlStateList, statesBefore } from "../task-s
 import type { PgConnection } from "./connection.ts";
 import { fenceSql, jsonParam, lineParams, NOW_MS, type PgTables } from "./tables.ts";
 import { endAuditSql } from "./audit.ts";
+import type { EndNotifier } from "./watch.ts";
 
 /** Appends a line if `owner` holds the lease. The UPDATE is the fence (and locks the row until the INSERT is done). */
 export async function appendHistory(
@@ -65,8 +66,8 @@ function fencedChange(
 /**
  * Applies a change if `owner` holds the lease; false otherwise, IllegalMoveError for a move the table does not have.
  * One statement: the fenced change, its history lines (only if the fence held), and for a finished task the scale
- * sets it no longer holds, with a NOTIFY (sent at commit) that wakes the replicas: one of them may now claim the next
- * task on those scale sets.
+ * sets it no longer holds and their wake-ups. A finished task's NOTIFY, which wakes the replicas (one of them may now
+ * claim the next task on those scale sets), is `ended`'s, once the statement committed (watch.ts says why).
  */
 export async function update(
   db: PgConnection,
@@ -74,6 +75,7 @@ export async function update(
   owner: string,
   id: string,
   change: TaskChange,
+  ended: EndNotifier,
 ): Promise<boolean> {
   const { sql: fenced, params, finished } = fencedChange(t, owner, id, change);
   const history = change.history ?? [];
@@ -91,23 +93,21 @@ export async function update(
          ORDER BY e.n)`,
     );
   }
-  let notified = "0";
   if (finished) {
-    params.push(t.channel);
     parts.push(`freed AS (DELETE FROM ${t.scaleSets} s USING done WHERE s.task_seq = done.seq RETURNING s.scale_set)`);
     parts.push(`woken AS (INSERT INTO ${t.wakes} (scale_set) SELECT DISTINCT scale_set FROM freed ORDER BY scale_set)`);
     parts.push(`unready AS (DELETE FROM ${t.ready} r USING done WHERE r.task_seq = done.seq)`);
-    parts.push(`notified AS (SELECT pg_notify($${params.length}, '') FROM done)`);
     params.push(change.state);
     parts.push(`settled AS (${endAuditSql(t, "done", `$${params.length}`)})`);
-    notified = "(SELECT count(*) FROM notified)";
   }
   const { rows } = await db.query<{ n: string }>(
-    `WITH ${parts.join(",\n")} SELECT (SELECT count(*) FROM done) AS n, ${notified} AS notified`,
+    `WITH ${parts.join(",\n")} SELECT (SELECT count(*) FROM done) AS n`,
     params,
     false,
   );
-  return Number(rows[0].n) === 1 || refusedMove(db, t, owner, id, change.state);
+  const changed = Number(rows[0].n) === 1;
+  if (changed && finished) ended.ended();
+  return changed || refusedMove(db, t, owner, id, change.state);
 }
 
 /**
