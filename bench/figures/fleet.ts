@@ -39,6 +39,19 @@ function budgetBoundMs(
   return { boundMs, bucket, perBucket };
 }
 
+/**
+ * What the shared ARM budget cost PostgreSQL: the statements its ledger was sent, summed over the replicas' /metrics
+ * (vmssops_arm_budget_ledger_statements_total), per ARM call Azure saw.
+ */
+async function budgetStatements(replicas: ChildService[], armCalls: number) {
+  let statements = 0;
+  for (const r of replicas) {
+    const text = await (await fetch(`${r.url}/metrics`)).text();
+    statements += Number(/^vmssops_arm_budget_ledger_statements_total (\S+)$/m.exec(text)?.[1] ?? 0);
+  }
+  return { budgetStatements: statements, statementsPerArmCall: armCalls > 0 ? statements / armCalls : 0 };
+}
+
 /** Submits the fleet's operations round-robin over `replicas`, 16 at a time; returns the tasks' ids. */
 async function submitAll(b: Bench, replicas: ChildService[]): Promise<string[]> {
   const ids: string[] = [];
@@ -95,6 +108,7 @@ async function fleet(b: Bench, shared: boolean, timeScale: number) {
   const end = Math.max(...tasks.map((t) => t.endTimeMs ?? 0));
   const calls = await b.control.calls();
   const bound = budgetBoundMs(calls, 1 / timeScale);
+  const statements = await budgetStatements(replicas, calls.length);
   for (const r of replicas) await b.stop(r);
   await b.control.setThrottling({ enabled: false });
   return {
@@ -111,6 +125,7 @@ async function fleet(b: Bench, shared: boolean, timeScale: number) {
     throttled: calls.filter((c) => c.status === 429).length,
     failedTasks: tasks.filter((t) => t.status.failed).length,
     callsPerSubscriptionBucket: bound.perBucket,
+    ...statements,
   };
 }
 
@@ -124,7 +139,7 @@ export async function measureFleet(b: Bench) {
   const timeScale = azureBoundMs > 0 ? (b.fleetSizes.boundS * 1000) / azureBoundMs : 0.001;
   const shared = await fleet(b, true, timeScale);
   b.log(
-    `fleet, budget shared: ${shared.makespanMs} ms against a bound of ${shared.budgetBoundMs} ms (${shared.boundingBucket}), ${shared.throttled} × 429`,
+    `fleet, budget shared: ${shared.makespanMs} ms against a bound of ${shared.budgetBoundMs} ms (${shared.boundingBucket}), ${shared.throttled} × 429, ${shared.statementsPerArmCall.toFixed(3)} budget statements per ARM call`,
   );
   const apart = await fleet(b, false, timeScale);
   b.log(`fleet, each replica its own budget: ${apart.makespanMs} ms, ${apart.throttled} × 429`);
