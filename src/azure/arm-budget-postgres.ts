@@ -12,15 +12,16 @@ const NOW_MS = "floor(extract(epoch from clock_timestamp()) * 1000)::bigint";
 const SWEEP_EVERY = 1000;
 
 /**
- * The parameters of arm_budget_take_lease (migration 11): each bucket once (its key, burst and refill, the tokens
- * given back, the tokens wanted and the floor they are leased above), the share, then every call's buckets as an index
- * into those with its need, and where each call's buckets end.
+ * The parameters of arm_budget_take_lease (migration 11): each bucket once (its key, burst and refill, Azure's count
+ * to lower it to or -1, the tokens given back, the tokens wanted and the floor they are leased above), the share, then
+ * every call's buckets as an index into those with its need, and where each call's buckets end.
  */
 export function takeLeaseParams(calls: TakeRequest[][], lease: LeaseRequest): unknown[] {
   const slotOf = new Map<string, number>();
   const names: string[] = [];
   const bursts: number[] = [];
   const refills: number[] = [];
+  const caps: number[] = [];
   const gives: number[] = [];
   const wants: number[] = [];
   const floors: number[] = [];
@@ -31,6 +32,7 @@ export function takeLeaseParams(calls: TakeRequest[][], lease: LeaseRequest): un
       names.push(key);
       bursts.push(figures.burst);
       refills.push(figures.refillPerMinute);
+      caps.push(-1);
       gives.push(0);
       wants.push(0);
       floors.push(0);
@@ -47,13 +49,17 @@ export function takeLeaseParams(calls: TakeRequest[][], lease: LeaseRequest): un
     }
     ends.push(slots.length);
   }
+  for (const c of lease.caps) {
+    const slot = slotFor(c.key, c.figures) - 1;
+    caps[slot] = caps[slot] < 0 ? c.tokens : Math.min(caps[slot], c.tokens);
+  }
   for (const g of lease.gives) gives[slotFor(g.key, g.figures) - 1] += g.tokens;
   for (const w of lease.wants) {
     const slot = slotFor(w.key, w.figures) - 1;
     wants[slot] = w.tokens;
     floors[slot] = w.floor;
   }
-  return [names, bursts, refills, gives, wants, floors, lease.share, slots, needs, ends];
+  return [names, bursts, refills, caps, gives, wants, floors, lease.share, slots, needs, ends];
 }
 
 function quoteIdent(name: string): string {
@@ -120,7 +126,7 @@ export class PostgresLedger implements BudgetLedger {
   }
 
   async takeInOrder(calls: TakeRequest[][]): Promise<CallAnswer[]> {
-    return (await this.takeAndLease(calls, { gives: [], wants: [], share: 0 })).answers;
+    return (await this.takeAndLease(calls, { caps: [], gives: [], wants: [], share: 0 })).answers;
   }
 
   async takeAndLease(calls: TakeRequest[][], lease: LeaseRequest): Promise<TakeResult> {
@@ -140,7 +146,7 @@ export class PostgresLedger implements BudgetLedger {
       empty_key: string | null;
       leased: number | null;
     }>(
-      `SELECT * FROM ${this.#takeLease}($1::text[], $2::float8[], $3::float8[], $4::float8[], $5::float8[], $6::float8[], $7::float8, $8::int[], $9::float8[], $10::int[])`,
+      `SELECT * FROM ${this.#takeLease}($1::text[], $2::float8[], $3::float8[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $8::float8, $9::int[], $10::float8[], $11::int[])`,
       takeLeaseParams(calls, lease),
     );
     const answers: CallAnswer[] = calls.map(() => "held");

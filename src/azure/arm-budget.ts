@@ -101,7 +101,7 @@ export interface ArmBudgetOptions {
   leaseMs?: number;
   /** The most of a bucket one lease takes: this share of its burst, and of what is left above the reserve (0.25). */
   leaseShare?: number;
-  /** With a shared ledger: the longest a busy replica leaves between two take statements (takeSpacingMs; 50 ms). */
+  /** With a shared ledger: the longest a busy replica leaves between two take statements (takeSpacingMs; 250 ms). */
   maxTakeSpacingMs?: number;
 }
 
@@ -273,12 +273,14 @@ export interface SliceTokens {
 }
 
 /**
- * What a take leases besides its calls: the unspent tokens of slices that ended, put back first (never into a
- * bucket a 429 blocks); and, after every call, slices of the buckets the replica is busy with, from what is left above
+ * What a take does besides its calls: Azure's counts since the replica's last take lower the levels above them
+ * (`caps`, first: corrections ride on the next take rather than each costing a statement); the unspent tokens of
+ * slices that ended are put back (never into a bucket a 429 blocks); and, after every call, slices of the buckets the replica is busy with, from what is left above
  * each one's `floor` (the reserve that cache reads leave) and at most `share` of it, never from a bucket a call of
  * the take was refused or a 429 blocks.
  */
 export interface LeaseRequest {
+  caps: SliceTokens[];
   gives: SliceTokens[];
   wants: (SliceTokens & { floor: number })[];
   share: number;
@@ -366,12 +368,12 @@ export class InProcessLedger implements BudgetLedger {
   readonly shared = false;
 
   async takeInOrder(calls: TakeRequest[][]): Promise<CallAnswer[]> {
-    return (await this.takeAndLease(calls, { gives: [], wants: [], share: 0 })).answers;
+    return (await this.takeAndLease(calls, { caps: [], gives: [], wants: [], share: 0 })).answers;
   }
 
-  // eslint-disable-next-line @typescript-eslint/require-await -- the budget's interface is asynchronous (PostgreSQL's is); this one answers from memory
   async takeAndLease(calls: TakeRequest[][], lease: LeaseRequest): Promise<TakeResult> {
     const now = this.#now();
+    for (const c of lease.caps) await this.correct(c.key, c.figures, c.tokens);
     for (const g of lease.gives) {
       const level = this.#level(g.key, g.figures, now);
       if (level.blockedUntilMs > now) continue;
@@ -512,13 +514,18 @@ export function leaseWant(recentCalls: number, sliceTokens: number, figures: Buc
   return Math.max(0, Math.min(cap, Math.floor(recentCalls) - Math.floor(sliceTokens)));
 }
 
+/** Calls outstanding (waiting for the budget, or sent and not answered) from which a replica is busy. */
+export const BUSY_CALLS = 8;
+
 /**
  * How long a busy replica leaves between two take statements, so that one serves about CALLS_PER_TAKE calls: none
- * below `busyPerSecond` calls a second to the ledger (one task's calls one after another are never held back), at most
- * `maxMs` (a call waits no longer for its statement).
+ * while fewer than BUSY_CALLS of its calls are outstanding (one task's calls one after another are never held back);
+ * else as long as CALLS_PER_TAKE calls to the ledger take at its recent rate, at most `maxMs` (a call waits no longer
+ * for its statement).
  */
-export function takeSpacingMs(ledgerCallsPerSecond: number, maxMs: number, busyPerSecond = 20): number {
-  if (ledgerCallsPerSecond < busyPerSecond || maxMs <= 0) return 0;
+export function takeSpacingMs(ledgerCallsPerSecond: number, outstandingCalls: number, maxMs: number): number {
+  if (outstandingCalls < BUSY_CALLS || maxMs <= 0) return 0;
+  if (ledgerCallsPerSecond <= 0) return maxMs;
   return Math.min(maxMs, Math.round((CALLS_PER_TAKE * 1000) / ledgerCallsPerSecond));
 }
 
@@ -560,6 +567,10 @@ export class ArmBudget {
   /** Calls sent to the ledger in the current second and the one before: how busy the replica is. */
   #ledgerCalls = { startMs: 0, current: 0, previous: 0 };
   #lastTakeAtMs = 0;
+  /** Calls asked for and not done (released): waiting for the budget, or sent and not answered. */
+  #outstanding = 0;
+  /** Azure's counts since the last take, lowering the shared levels with the next one (LeaseRequest.caps). */
+  readonly #caps = new Map<string, SliceTokens>();
 
   constructor(ledger: BudgetLedger, options: ArmBudgetOptions = {}) {
     this.#ledger = ledger;
@@ -568,7 +579,7 @@ export class ArmBudget {
     this.#ledgerRetryMs = options.ledgerRetryMs ?? 5000;
     this.#leaseMs = ledger.shared ? (options.leaseMs ?? 1000) : 0;
     this.#leaseShare = options.leaseShare ?? 0.25;
-    this.#maxSpacingMs = ledger.shared ? (options.maxTakeSpacingMs ?? 50) : 0;
+    this.#maxSpacingMs = ledger.shared ? (options.maxTakeSpacingMs ?? 250) : 0;
   }
 
   /** The ledger's statements since start (PostgreSQL's; 0 in process). */
@@ -580,10 +591,12 @@ export class ArmBudget {
   async #take(order: Waiter[]): Promise<CallAnswer[] | undefined> {
     if (Date.now() < this.#ledgerDownUntilMs) {
       this.#gives.clear();
+      this.#caps.clear();
       return undefined;
     }
     const lease = this.#leaseRequest(order);
     this.#gives.clear();
+    this.#caps.clear();
     this.#lastTakeAtMs = Date.now();
     this.#countLedgerCalls(order.length);
     try {
@@ -628,7 +641,7 @@ export class ArmBudget {
             wants.push({ key: b.key, figures: b.figures, tokens, floor: Math.floor(b.figures.burst * this.#reserve) });
         }
     }
-    return { gives: [...this.#gives.values()], wants, share: this.#leaseShare };
+    return { caps: [...this.#caps.values()], gives: [...this.#gives.values()], wants, share: this.#leaseShare };
   }
 
   #addSlices(lease: LeaseRequest, leased: Map<string, number>): void {
@@ -683,7 +696,7 @@ export class ArmBudget {
       () => {
         this.#sliceTimer = undefined;
         this.#endSlices(Date.now());
-        if (this.#gives.size > 0) this.#pump();
+        if (this.#gives.size > 0) this.#schedule();
         else this.#armSliceTimer();
       },
       Math.max(1, atMs - Date.now()),
@@ -692,11 +705,10 @@ export class ArmBudget {
   }
 
   /** A 429 or Azure's lower count for a bucket: this replica's slice of it is not spent, nor given back. */
-  #voidSlice(key: string): number {
-    const tokens = this.#slices.get(key)?.tokens ?? 0;
+  #voidSlice(key: string): void {
     this.#slices.delete(key);
     this.#gives.delete(key);
-    return tokens;
+    this.#caps.delete(key);
   }
 
   #noteDemand(call: ArmCall): void {
@@ -747,7 +759,8 @@ export class ArmBudget {
     if (this.#maxSpacingMs <= 0) return 0;
     const c = this.#ledgerCalls;
     const rate = Date.now() - c.startMs < 2000 ? Math.max(c.previous, c.current) : 0;
-    return Math.max(0, this.#lastTakeAtMs + takeSpacingMs(rate, this.#maxSpacingMs) - Date.now());
+    const spacing = takeSpacingMs(rate, this.#outstanding, this.#maxSpacingMs);
+    return Math.max(0, this.#lastTakeAtMs + spacing - Date.now());
   }
 
   /** The next pass: at the end of this turn, or when the spacing of a busy replica has passed. */
@@ -783,6 +796,7 @@ export class ArmBudget {
     signal?: AbortSignal,
   ): Promise<void> {
     this.counts.calls++;
+    this.#outstanding++;
     this.#noteDemand(call);
     // Slices are leased above the reserve that cache reads leave: a cache read may spend them too.
     if (this.#waiting.size === 0 && this.#spendSlices(call)) return;
@@ -815,6 +829,11 @@ export class ArmBudget {
   #cancel(waiter: Waiter): void {
     if (!this.#waiting.delete(waiter)) return;
     waiter.reject(waiter.signal?.reason ?? new Error("aborted"));
+  }
+
+  /** A call acquired (or given up) is done: answered, or failed without an answer. */
+  release(): void {
+    this.#outstanding = Math.max(0, this.#outstanding - 1);
   }
 
   /**
@@ -852,7 +871,7 @@ export class ArmBudget {
     }
     if (order.length === 0) {
       // Nothing to take: the ended slices go back on their own.
-      if (this.#gives.size > 0) await this.#take([]);
+      if (this.#gives.size > 0 || this.#caps.size > 0) await this.#take([]);
       this.#armSliceTimer();
       return;
     }
@@ -887,7 +906,9 @@ export class ArmBudget {
       if (!w.told) w.told = this.#tell(w.call, answer, w.onWait);
     });
     if (this.#waiting.size > 0 && Number.isFinite(nextMs)) {
-      this.#timer = setTimeout(() => this.#pump(), Math.max(1, nextMs));
+      // A busy replica's calls waiting for a refill try again no sooner than its spacing: the tokens refilled
+      // meanwhile wait for them in the bucket, and one statement takes them for every call then waiting.
+      this.#timer = setTimeout(() => this.#pump(), Math.max(1, nextMs, this.#spacingLeftMs()));
       this.#timer.unref?.();
     }
   }
@@ -915,7 +936,13 @@ export class ArmBudget {
         // a statement when the ledger is shared. Azure's count includes the tokens of this replica's slice (not spent
         // yet): the ledger is lowered to what is left beside them, and the slice stays this replica's.
         const slice = this.#slices.get(b.key)?.tokens ?? 0;
-        tasks.push(this.#ledger.correct(b.key, b.figures, Math.max(0, count - slice)));
+        const tokens = Math.max(0, count - slice);
+        if (!this.#ledger.shared) tasks.push(this.#ledger.correct(b.key, b.figures, tokens));
+        else {
+          // Rides on the next take (a statement each would be one per write when a bucket runs low); the lowest wins.
+          const cap = this.#caps.get(b.key);
+          if (!cap || tokens < cap.tokens) this.#caps.set(b.key, { key: b.key, figures: b.figures, tokens });
+        }
       }
     }
     if (status === 429) this.counts.throttled++;
@@ -933,7 +960,7 @@ export class ArmBudget {
     this.#endSlices(Number.POSITIVE_INFINITY);
     if (this.#gives.size > 0)
       await this.#ledger
-        .takeAndLease([], { gives: [...this.#gives.values()], wants: [], share: 0 })
+        .takeAndLease([], { caps: [...this.#caps.values()], gives: [...this.#gives.values()], wants: [], share: 0 })
         .catch(() => undefined);
     this.#gives.clear();
     await this.#ledger.close();
@@ -960,7 +987,12 @@ export function armBudgetPolicy(budget: ArmBudget): PipelinePolicy {
       const call = chargeOf(request, budget.figures);
       if (!call) return next(request);
       const waiting = armCallWaiting();
-      await budget.acquire(call, waiting ? "task" : "cache", waiting, request.abortSignal as AbortSignal | undefined);
+      try {
+        await budget.acquire(call, waiting ? "task" : "cache", waiting, request.abortSignal as AbortSignal | undefined);
+      } catch (err) {
+        budget.release();
+        throw err;
+      }
       try {
         const response = await next(request);
         await budget.answered(call, response.status, response.headers);
@@ -970,6 +1002,8 @@ export function armBudgetPolicy(budget: ArmBudget): PipelinePolicy {
           .response;
         if (response) await budget.answered(call, response.status, response.headers);
         throw err;
+      } finally {
+        budget.release();
       }
     },
   };

@@ -333,13 +333,15 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     // a rolling upgrade; all three lock in key order, so they never deadlock.
     sql: `
       -- As arm_budget_take_calls (names, bursts, refills: the buckets once each; slots, needs, ends: the calls), and per
-      -- bucket: gives, the unspent tokens of this replica's slices that ended, put back first (never into a bucket a
-      -- 429 blocks); wants, the tokens to lease beyond this take's calls, taken last, after every call, from what is
+      -- bucket: caps, Azure's counts since the replica's last take (the level is lowered to one if above; -1: none),
+      -- applied first; gives, the unspent tokens of this replica's slices that ended, put back then (never into a
+      -- bucket a 429 blocks); wants, the tokens to lease beyond this take's calls, taken last, after every call, from what is
       -- left above floors (the reserve cache reads leave) and at most share of it, never from a bucket a call of this
       -- take was refused or a 429 blocks. A call's row has n >= 1; a slice's row has n = 0, its bucket in empty_key
       -- and its tokens in leased.
-      CREATE FUNCTION arm_budget_take_lease(names text[], bursts float8[], refills float8[], gives float8[], wants float8[],
-                                            floors float8[], share float8, slots int[], needs float8[], ends int[])
+      CREATE FUNCTION arm_budget_take_lease(names text[], bursts float8[], refills float8[], caps float8[], gives float8[],
+                                            wants float8[], floors float8[], share float8, slots int[], needs float8[],
+                                            ends int[])
         RETURNS TABLE (n int, granted boolean, wait_ms bigint, empty_key text, leased float8)
         LANGUAGE plpgsql SET search_path FROM CURRENT AS $take$
       DECLARE
@@ -363,6 +365,10 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
           INTO levels, blocks
           FROM unnest(names, bursts, refills) WITH ORDINALITY AS u(k, b, r, i) LEFT JOIN arm_budget a ON a.key = u.k;
         FOR m IN 1 .. cardinality(names) LOOP
+          IF caps[m] >= 0 AND levels[m] > caps[m] THEN
+            levels[m] := caps[m];
+            changed[m] := true;
+          END IF;
           IF gives[m] > 0 AND blocks[m] <= now_ms THEN
             levels[m] := least(bursts[m], levels[m] + gives[m]);
             changed[m] := true;
