@@ -14,6 +14,11 @@
 // statement when it is shared), in the waiting line's order. Priority: calls made for a task (writes, their polls,
 // the reads that plan them) go before reads that only refresh a cache: within a replica by the order of its waiting
 // line, across replicas by a reserve the cache reads leave in each bucket.
+//
+// A shared ledger costs a statement per take, so a replica (1) leases, in the same statement, a slice of each bucket
+// it is busy with (tokens taken from the shared level at once: no two replicas spend the same ones), spends it for a
+// second without a statement, and gives the rest back with a later take; and (2) when busy, spaces its takes so that
+// each serves several calls (leaseWant and takeSpacingMs decide how much and how far apart).
 import type { PipelinePolicy, PipelineRequest } from "@azure/core-rest-pipeline";
 import { armCallWaiting } from "./arm-listeners.ts";
 import { parseRemainingHeader } from "./rate-limit-budget.ts";
