@@ -34,12 +34,12 @@ void t.test("leaseWant: the calls of the last lease, less the slice held, at mos
 });
 
 void t.test(
-  "takeSpacingMs: none for a replica with few calls outstanding; about four calls a take when busy; bounded",
+  "takeSpacingMs: none for a replica with few calls outstanding; about six calls a take when busy; bounded",
   async (t) => {
     t.equal(takeSpacingMs(100, 0, 250), 0, "idle");
     t.equal(takeSpacingMs(100, BUSY_CALLS - 1, 250), 0, "a few calls at a time: a task's calls are never held back");
-    t.equal(takeSpacingMs(100, BUSY_CALLS, 250), 40, "busy, 100 calls a second to the ledger: a take every 40 ms");
-    t.equal(takeSpacingMs(400, 32, 250), 10, "busier: closer");
+    t.equal(takeSpacingMs(100, BUSY_CALLS, 250), 60, "busy, 100 calls a second to the ledger: a take every 60 ms");
+    t.equal(takeSpacingMs(400, 32, 250), 15, "busier: closer");
     t.equal(takeSpacingMs(10, 32, 250), 250, "slow calls: never more than the bound");
     t.equal(takeSpacingMs(0, 32, 250), 250, "no rate yet: the bound");
     t.equal(takeSpacingMs(400, 32, 0), 0, "a bound of 0 turns it off");

@@ -472,6 +472,8 @@ interface Waiter {
   told: boolean;
   /** Not given at its first take: counted once in counts.waited. */
   waited: boolean;
+  /** Sent to the ledger once already: counted once in how busy the replica is. */
+  asked: boolean;
   signal?: AbortSignal;
 }
 
@@ -505,8 +507,12 @@ interface Demand {
   previous: number;
 }
 
-/** The calls one take statement should serve when a replica is busy: at most a quarter of a statement per call. */
-export const CALLS_PER_TAKE = 4;
+/**
+ * The calls one take statement should serve when a replica is busy: a sixth of a statement per call, so that with
+ * the statements that are not takes (a slice given back by an idle replica, a 429's drain, a sweep) a busy
+ * replica stays below a quarter.
+ */
+export const CALLS_PER_TAKE = 6;
 
 /**
  * The tokens a replica asks to lease from a bucket beyond its take's calls: as many as it charged to the bucket in
@@ -603,7 +609,10 @@ export class ArmBudget {
     this.#gives.clear();
     this.#caps.clear();
     this.#lastTakeAtMs = Date.now();
-    this.#countLedgerCalls(order.length);
+    // How busy: the calls new to the ledger, not those waiting for a refill and asking again.
+    let fresh = 0;
+    for (const w of order) if (!w.asked) [w.asked, fresh] = [true, fresh + 1];
+    this.#countLedgerCalls(fresh);
     try {
       const { answers, leased } = await this.#ledger.takeAndLease(
         order.map((w) => this.#requests(w.call, w.priority)),
@@ -815,6 +824,7 @@ export class ArmBudget {
         ...(onWait ? { onWait } : {}),
         told: false,
         waited: false,
+        asked: false,
         ...(signal ? { signal } : {}),
       };
       this.#waiting.add(waiter);
