@@ -330,7 +330,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       "arm_budget_take_lease: a take that also leases a replica a slice of each busy bucket, and takes back slices' unspent tokens",
     // A call covered by its replica's slices is sent without a statement (src/azure/arm-budget.ts): the statements per
     // ARM call fall with the replica's demand. arm_budget_take_calls stays for replicas of the previous version during
-    // a rolling upgrade; all three lock in key order, so they never deadlock.
+    // a rolling upgrade; all three lock in key order, so they never deadlock. OR REPLACE: a schema taken back to an
+    // older version (as tests do) keeps its functions, and migrates again.
     sql: `
       -- As arm_budget_take_calls (names, bursts, refills: the buckets once each; slots, needs, ends: the calls), and per
       -- bucket: caps, Azure's counts since the replica's last take (the level is lowered to one if above; -1: none),
@@ -339,7 +340,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       -- left above floors (the reserve cache reads leave) and at most share of it, never from a bucket a call of this
       -- take was refused or a 429 blocks. A call's row has n >= 1; a slice's row has n = 0, its bucket in empty_key
       -- and its tokens in leased.
-      CREATE FUNCTION arm_budget_take_lease(names text[], bursts float8[], refills float8[], caps float8[], gives float8[],
+      CREATE OR REPLACE FUNCTION arm_budget_take_lease(names text[], bursts float8[], refills float8[], caps float8[], gives float8[],
                                             wants float8[], floors float8[], share float8, slots int[], needs float8[],
                                             ends int[])
         RETURNS TABLE (n int, granted boolean, wait_ms bigint, empty_key text, leased float8)
