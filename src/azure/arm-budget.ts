@@ -106,7 +106,7 @@ export interface ArmBudgetOptions {
   leaseMs?: number;
   /** The most of a bucket one lease takes: this share of its burst, and of what is left above the reserve (0.25). */
   leaseShare?: number;
-  /** With a shared ledger: the longest a busy replica leaves between two take statements (takeSpacingMs; 250 ms). */
+  /** With a shared ledger: the longest a busy replica leaves between two take statements (takeSpacingMs; 400 ms). */
   maxTakeSpacingMs?: number;
 }
 
@@ -590,7 +590,7 @@ export class ArmBudget {
     this.#ledgerRetryMs = options.ledgerRetryMs ?? 5000;
     this.#leaseMs = ledger.shared ? (options.leaseMs ?? 1000) : 0;
     this.#leaseShare = options.leaseShare ?? 0.25;
-    this.#maxSpacingMs = ledger.shared ? (options.maxTakeSpacingMs ?? 250) : 0;
+    this.#maxSpacingMs = ledger.shared ? (options.maxTakeSpacingMs ?? 400) : 0;
   }
 
   /** The ledger's statements since start (PostgreSQL's; 0 in process). */
