@@ -26,7 +26,8 @@ const ledger = new PostgresLedger({
   statementTimeoutMs: STATEMENT_TIMEOUT_MS,
 });
 const LEDGER_RETRY_MS = 300;
-const budget = new ArmBudget(ledger, { ledgerRetryMs: LEDGER_RETRY_MS });
+// No slices: each call here asks the ledger (a call its replica's slice covers is sent without a statement).
+const budget = new ArmBudget(ledger, { ledgerRetryMs: LEDGER_RETRY_MS, leaseMs: 0 });
 t.teardown(() => budget.close());
 
 const call: ArmCall = {

@@ -246,6 +246,7 @@ t.test(
     const unreachable = {
       ...new InProcessLedger(),
       takeInOrder: () => Promise.reject(new Error("Connection terminated unexpectedly")),
+      takeAndLease: () => Promise.reject(new Error("Connection terminated unexpectedly")),
       correct: async () => {},
       drain: async () => {},
       close: async () => {},
@@ -334,7 +335,7 @@ t.test("the calls a replica asks for in one turn take in one statement, not one 
   t.equal(budget.counts.calls, NAMES.length);
   t.equal(budget.counts.waited, 0, "none waited: the budget was full");
   t.ok(takes.length < NAMES.length, `${NAMES.length} concurrent calls took in ${takes.length} statement(s)`);
-  const calls = takes.reduce((n, params) => n + (params[5] as number[]).length, 0);
+  const calls = takes.reduce((n, params) => n + (params[10] as number[]).length, 0);
   t.equal(calls, NAMES.length, "each call taken once");
 });
 

@@ -152,7 +152,7 @@ t.test("a store migrated from before task_ready: its waiting and running tasks a
   // Back to schema version 4, as a store written by the version before this migration.
   await admin.query(
     `DROP TABLE "${schema}".task_ready, "${schema}".task_wakes, "${schema}".arm_budget, "${schema}".audit_entries;
-     DROP FUNCTION "${schema}".arm_budget_take, "${schema}".arm_budget_take_calls;
+     DROP FUNCTION "${schema}".arm_budget_take, "${schema}".arm_budget_take_calls, "${schema}".arm_budget_take_lease;
      ALTER TABLE "${schema}".tasks DROP COLUMN targets;
      DELETE FROM "${schema}".schema_migrations WHERE version >= 5`,
   );

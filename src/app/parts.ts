@@ -130,6 +130,10 @@ export function serviceParts(app: ServiceApp, config: Config, resources: Resourc
     throttlingBudget: () => budget.snapshot(),
     backlog: () => backlog.view(),
     armCallsUnbudgeted: () => resources.armBudget?.counts.unbudgeted ?? 0,
+    armBudget: () => {
+      const b = resources.armBudget;
+      return { calls: b?.counts.calls ?? 0, local: b?.counts.local ?? 0, statements: b?.statements ?? 0 };
+    },
   });
   const taskLog = new TaskLog(app.log);
   const progress = new TaskProgress();

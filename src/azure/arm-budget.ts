@@ -14,6 +14,11 @@
 // statement when it is shared), in the waiting line's order. Priority: calls made for a task (writes, their polls,
 // the reads that plan them) go before reads that only refresh a cache: within a replica by the order of its waiting
 // line, across replicas by a reserve the cache reads leave in each bucket.
+//
+// A shared ledger costs a statement per take, so a replica (1) leases, in the same statement, a slice of each bucket
+// it is busy with (tokens taken from the shared level at once: no two replicas spend the same ones), spends it for a
+// second without a statement, and gives the rest back with a later take; and (2) when busy, spaces its takes so that
+// each serves several calls (leaseWant and takeSpacingMs decide how much and how far apart).
 import type { PipelinePolicy, PipelineRequest } from "@azure/core-rest-pipeline";
 import { armCallWaiting } from "./arm-listeners.ts";
 import { parseRemainingHeader } from "./rate-limit-budget.ts";
@@ -93,6 +98,16 @@ export interface ArmBudgetOptions {
    * a ledger out of reach costs one call its bound, not every call.
    */
   ledgerRetryMs?: number;
+  /**
+   * With a shared ledger: how long a replica spends a slice of a bucket it leased (tokens taken ahead of its calls)
+   * before it gives the unspent ones back (default 1000 ms). Slices are sized by the replica's calls to the bucket in
+   * the last lease (leaseWant).
+   */
+  leaseMs?: number;
+  /** The most of a bucket one lease takes: this share of its burst, and of what is left above the reserve (0.25). */
+  leaseShare?: number;
+  /** With a shared ledger: the longest a busy replica leaves between two take statements (takeSpacingMs; 400 ms). */
+  maxTakeSpacingMs?: number;
 }
 
 export function budgetFigures(options: ArmBudgetOptions = {}): ArmBudgetFigures {
@@ -255,8 +270,41 @@ export interface TakeAnswer {
  */
 export type CallAnswer = TakeAnswer | "held";
 
+/** A bucket's tokens asked for, or handed back, beyond the calls of a take: a replica's slice of it. */
+export interface SliceTokens {
+  key: string;
+  figures: BucketFigures;
+  tokens: number;
+}
+
+/**
+ * What a take does besides its calls: Azure's counts since the replica's last take lower the levels above them
+ * (`caps`, first: corrections ride on the next take rather than each costing a statement); the unspent tokens of
+ * slices that ended are put back (never into a bucket a 429 blocks); and, after every call, slices of the buckets the replica is busy with, from what is left above
+ * each one's `floor` (the reserve that cache reads leave) and at most `share` of it, never from a bucket a call of
+ * the take was refused or a 429 blocks.
+ */
+export interface LeaseRequest {
+  caps: SliceTokens[];
+  gives: SliceTokens[];
+  wants: (SliceTokens & { floor: number })[];
+  share: number;
+}
+
+export interface TakeResult {
+  answers: CallAnswer[];
+  /** The tokens leased, per bucket key (a whole number, at least 1, or absent). */
+  leased: Map<string, number>;
+}
+
 /** The levels of the buckets. Every method is atomic over the buckets it names. */
 export interface BudgetLedger {
+  /** Round trips to a shared ledger since start (PostgreSQL statements); 0 for one in this process. */
+  readonly statements: number;
+  /** Whether replicas share it: only then does a replica lease slices of its buckets (ArmBudgetOptions.leaseMs). */
+  readonly shared: boolean;
+  /** takeInOrder, and the slices of `lease`, in the same step (one statement when shared). */
+  takeAndLease(calls: TakeRequest[][], lease: LeaseRequest): Promise<TakeResult>;
   /**
    * Takes for several calls (each its buckets' requests), in the order given. Each call is all or nothing, as if
    * alone: one token from every bucket if each holds `need`, otherwise nothing. A call refused holds its buckets for
@@ -321,15 +369,40 @@ export class InProcessLedger implements BudgetLedger {
     }
   }
 
-  // eslint-disable-next-line @typescript-eslint/require-await -- the budget's interface is asynchronous (PostgreSQL's is); this one answers from memory
+  readonly statements = 0;
+  readonly shared = false;
+
   async takeInOrder(calls: TakeRequest[][]): Promise<CallAnswer[]> {
+    return (await this.takeAndLease(calls, { caps: [], gives: [], wants: [], share: 0 })).answers;
+  }
+
+  async takeAndLease(calls: TakeRequest[][], lease: LeaseRequest): Promise<TakeResult> {
+    const now = this.#now();
+    for (const c of lease.caps) await this.correct(c.key, c.figures, c.tokens);
+    for (const g of lease.gives) {
+      const level = this.#level(g.key, g.figures, now);
+      if (level.blockedUntilMs > now) continue;
+      Object.assign(level, { tokens: Math.min(g.figures.burst, levelAt(level, g.figures, now) + g.tokens), atMs: now });
+    }
     const held = new Set<string>();
-    return calls.map((requests) => {
+    const answers = calls.map((requests): CallAnswer => {
       if (requests.some((r) => held.has(r.key))) return "held";
       const answer = this.#take(requests);
       if (!answer.granted) for (const r of requests) held.add(r.key);
       return answer;
     });
+    const leased = new Map<string, number>();
+    for (const w of lease.wants) {
+      if (held.has(w.key) || w.tokens < 1) continue;
+      const level = this.#level(w.key, w.figures, now);
+      if (level.blockedUntilMs > now) continue;
+      const tokens = levelAt(level, w.figures, now);
+      const extra = Math.min(Math.floor(w.tokens), Math.floor((tokens - w.floor) * lease.share));
+      if (extra < 1) continue;
+      Object.assign(level, { tokens: tokens - extra, atMs: now });
+      leased.set(w.key, extra);
+    }
+    return { answers, leased };
   }
 
   /** One call's take, all or nothing. */
@@ -399,6 +472,8 @@ interface Waiter {
   told: boolean;
   /** Not given at its first take: counted once in counts.waited. */
   waited: boolean;
+  /** Sent to the ledger once already: counted once in how busy the replica is. */
+  asked: boolean;
   signal?: AbortSignal;
 }
 
@@ -417,6 +492,54 @@ function ledgerProblem(err: unknown): string {
 /** What a take answers when the ledger cannot: the call goes without the budget. */
 const WITHOUT_BUDGET: TakeAnswer = { granted: true, waitMs: 0 };
 
+/** A replica's slice of a bucket: tokens taken from the shared ledger ahead of its calls, spent here until untilMs. */
+interface Slice {
+  figures: BucketFigures;
+  tokens: number;
+  /** Date.now() at which its unspent tokens go back to the ledger (with the next take), no longer spent here. */
+  untilMs: number;
+}
+
+/** How many calls a replica charged to one bucket lately: in the current lease-long window and the one before. */
+interface Demand {
+  startMs: number;
+  current: number;
+  previous: number;
+}
+
+/**
+ * The calls one take statement should serve when a replica is busy: a sixth of a statement per call, so that with
+ * the statements that are not takes (a slice given back by an idle replica, a 429's drain, a sweep) a busy
+ * replica stays below a quarter.
+ */
+export const CALLS_PER_TAKE = 6;
+
+/**
+ * The tokens a replica asks to lease from a bucket beyond its take's calls: as many as it charged to the bucket in
+ * the last lease (the calls it expects in the next), less what its slice still holds, and at most `maxShare` of the
+ * bucket's burst. The ledger gives at most its share of what is left above the reserve, so one busy replica never
+ * empties a bucket that others spend.
+ */
+export function leaseWant(recentCalls: number, sliceTokens: number, figures: BucketFigures, maxShare: number): number {
+  const cap = Math.floor(figures.burst * maxShare);
+  return Math.max(0, Math.min(cap, Math.floor(recentCalls) - Math.floor(sliceTokens)));
+}
+
+/** Calls outstanding (waiting for the budget, or sent and not answered) from which a replica is busy. */
+export const BUSY_CALLS = 8;
+
+/**
+ * How long a busy replica leaves between two take statements, so that one serves about CALLS_PER_TAKE calls: none
+ * while fewer than BUSY_CALLS of its calls are outstanding (one task's calls one after another are never held back);
+ * else as long as CALLS_PER_TAKE calls to the ledger take at its recent rate, at most `maxMs` (a call waits no longer
+ * for its statement).
+ */
+export function takeSpacingMs(ledgerCallsPerSecond: number, outstandingCalls: number, maxMs: number): number {
+  if (outstandingCalls < BUSY_CALLS || maxMs <= 0) return 0;
+  if (ledgerCallsPerSecond <= 0) return maxMs;
+  return Math.min(maxMs, Math.round((CALLS_PER_TAKE * 1000) / ledgerCallsPerSecond));
+}
+
 export class ArmBudget {
   /** Changed only by setRefillScale. */
   figures: ArmBudgetFigures;
@@ -427,21 +550,40 @@ export class ArmBudget {
   readonly #waiting = new Set<Waiter>();
   #seq = 0;
   #timer: NodeJS.Timeout | undefined;
-  /** The take at the end of this turn, once a call is asked for. */
-  #turn: NodeJS.Immediate | undefined;
+  /** The take at the end of this turn (or after the spacing of a busy replica), once a call is asked for. */
+  #turn: NodeJS.Immediate | NodeJS.Timeout | undefined;
+  #turnIsTimer = false;
   #pumping = false;
   #pumpAgain = false;
   /**
-   * Calls asked for, calls not given at their first take (they waited for a bucket), 429s that arrived anyway, and
-   * calls sent without the budget because its ledger did not answer, since start: for the benchmark, the status page
-   * and the metrics (vmssops_arm_budget_unbudgeted_calls_total).
+   * Calls asked for, calls served from this replica's slices without a statement, calls not given at their first
+   * take (they waited for a bucket), 429s that arrived anyway, and calls sent without the budget because its ledger
+   * did not answer, since start: for the benchmark, the status page and the metrics
+   * (vmssops_arm_budget_calls_total, vmssops_arm_budget_unbudgeted_calls_total).
    */
-  readonly counts = { calls: 0, waited: 0, throttled: 0, unbudgeted: 0 };
+  readonly counts = { calls: 0, local: 0, waited: 0, throttled: 0, unbudgeted: 0 };
 
   readonly #ledgerRetryMs: number;
   /** Date.now() until which takes go without the ledger (it did not answer), and why. */
   #ledgerDownUntilMs = 0;
   #ledgerProblem = "";
+
+  /** 0 when the ledger is this process's: slices save statements, and there are none. */
+  readonly #leaseMs: number;
+  readonly #leaseShare: number;
+  readonly #maxSpacingMs: number;
+  readonly #slices = new Map<string, Slice>();
+  /** Unspent tokens of slices that ended, given back with the next take. */
+  readonly #gives = new Map<string, SliceTokens>();
+  readonly #demand = new Map<string, Demand>();
+  #sliceTimer: NodeJS.Timeout | undefined;
+  /** Calls sent to the ledger in the current second and the one before: how busy the replica is. */
+  #ledgerCalls = { startMs: 0, current: 0, previous: 0 };
+  #lastTakeAtMs = 0;
+  /** Calls asked for and not done (released): waiting for the budget, or sent and not answered. */
+  #outstanding = 0;
+  /** Azure's counts since the last take, lowering the shared levels with the next one (LeaseRequest.caps). */
+  readonly #caps = new Map<string, SliceTokens>();
 
   constructor(ledger: BudgetLedger, options: ArmBudgetOptions = {}) {
     this.#ledger = ledger;
@@ -449,6 +591,14 @@ export class ArmBudget {
     this.figures = budgetFigures(options);
     this.#reserve = options.readReserve ?? 0.1;
     this.#ledgerRetryMs = options.ledgerRetryMs ?? 5000;
+    this.#leaseMs = ledger.shared ? (options.leaseMs ?? 1000) : 0;
+    this.#leaseShare = options.leaseShare ?? 0.25;
+    this.#maxSpacingMs = ledger.shared ? (options.maxTakeSpacingMs ?? 400) : 0;
+  }
+
+  /** The ledger's statements since start (PostgreSQL's; 0 in process). */
+  get statements(): number {
+    return this.#ledger.statements;
   }
 
   /**
@@ -461,10 +611,29 @@ export class ArmBudget {
 
   /** The ledger's answers, or undefined when it did not answer (now, or lately: then it is not asked). */
   async #take(order: Waiter[]): Promise<CallAnswer[] | undefined> {
-    if (Date.now() < this.#ledgerDownUntilMs) return undefined;
+    if (Date.now() < this.#ledgerDownUntilMs) {
+      this.#gives.clear();
+      this.#caps.clear();
+      return undefined;
+    }
+    const lease = this.#leaseRequest(order);
+    this.#gives.clear();
+    this.#caps.clear();
+    this.#lastTakeAtMs = Date.now();
+    // How busy: the calls new to the ledger, not those waiting for a refill and asking again.
+    let fresh = 0;
+    for (const w of order) if (!w.asked) [w.asked, fresh] = [true, fresh + 1];
+    this.#countLedgerCalls(fresh);
     try {
-      return await this.#ledger.takeInOrder(order.map((w) => this.#requests(w.call, w.priority)));
+      const { answers, leased } = await this.#ledger.takeAndLease(
+        order.map((w) => this.#requests(w.call, w.priority)),
+        lease,
+      );
+      this.#addSlices(lease, leased);
+      return answers;
     } catch (err) {
+      // Tokens given back by a statement that failed may have been put back all the same: they are not given twice
+      // (they lapse, which only slows the budget).
       this.#ledgerProblem = ledgerProblem(err);
       this.#ledgerDownUntilMs = Date.now() + this.#ledgerRetryMs;
       return undefined;
@@ -479,10 +648,171 @@ export class ArmBudget {
     }));
   }
 
+  // ---- slices: a shared ledger's tokens leased to this replica ----
+
+  /** What the next take gives back and asks to lease: slices of the buckets of its calls, as busy as they were. */
+  #leaseRequest(order: Waiter[]): LeaseRequest {
+    const wants: LeaseRequest["wants"] = [];
+    if (this.#leaseMs > 0) {
+      const now = Date.now();
+      const seen = new Set<string>();
+      for (const w of order)
+        for (const b of w.call.buckets) {
+          if (seen.has(b.key)) continue;
+          seen.add(b.key);
+          const slice = this.#slices.get(b.key);
+          const tokens = leaseWant(this.#recentCalls(b.key, now), slice?.tokens ?? 0, b.figures, this.#leaseShare);
+          if (tokens >= 1)
+            wants.push({ key: b.key, figures: b.figures, tokens, floor: Math.floor(b.figures.burst * this.#reserve) });
+        }
+    }
+    return { caps: [...this.#caps.values()], gives: [...this.#gives.values()], wants, share: this.#leaseShare };
+  }
+
+  #addSlices(lease: LeaseRequest, leased: Map<string, number>): void {
+    if (leased.size === 0) return;
+    const untilMs = Date.now() + this.#leaseMs;
+    for (const w of lease.wants) {
+      const tokens = leased.get(w.key);
+      if (!tokens) continue;
+      const slice = this.#slices.get(w.key);
+      if (slice) Object.assign(slice, { tokens: slice.tokens + tokens, untilMs });
+      else this.#slices.set(w.key, { figures: w.figures, tokens, untilMs });
+    }
+    this.#armSliceTimer();
+  }
+
+  /** Spends a token of every bucket of the call from this replica's slices, if each holds one; whether it did. */
+  #spendSlices(call: ArmCall): boolean {
+    if (this.#slices.size === 0) return false;
+    const now = Date.now();
+    for (const b of call.buckets) {
+      const slice = this.#slices.get(b.key);
+      if (!slice || slice.tokens < 1 || slice.untilMs <= now) return false;
+    }
+    for (const b of call.buckets) this.#slices.get(b.key)!.tokens--;
+    this.counts.local++;
+    return true;
+  }
+
+  /** Slices past their lease are spent here no more: their unspent tokens go back with the next take. */
+  #endSlices(now: number): void {
+    for (const [key, slice] of this.#slices) {
+      if (slice.untilMs > now && slice.tokens >= 1) continue;
+      this.#slices.delete(key);
+      if (slice.tokens < 1) continue;
+      const give = this.#gives.get(key);
+      if (give) give.tokens += slice.tokens;
+      else this.#gives.set(key, { key, figures: slice.figures, tokens: slice.tokens });
+    }
+  }
+
   /**
-   * Resolves when the call may be sent: every bucket it is charged to gave a token. The call joins the waiting line,
-   * and the calls that joined in this turn of the event loop take at its end, together with those told to wait:
-   * one step of the ledger (one statement when it is shared) for all of them, not one each.
+   * At the first slice's end, and again half a lease later: a busy replica gives its ended slices back with its next
+   * take; an idle one sends them back on their own, in one statement.
+   */
+  #armSliceTimer(): void {
+    if (this.#sliceTimer) return;
+    let first = Number.POSITIVE_INFINITY;
+    for (const slice of this.#slices.values()) first = Math.min(first, slice.untilMs);
+    if (!Number.isFinite(first) && this.#gives.size === 0) return;
+    const atMs = Number.isFinite(first) ? first + this.#leaseMs / 2 : Date.now() + this.#leaseMs / 2;
+    this.#sliceTimer = setTimeout(
+      () => {
+        this.#sliceTimer = undefined;
+        this.#endSlices(Date.now());
+        if (this.#gives.size > 0) this.#schedule();
+        else this.#armSliceTimer();
+      },
+      Math.max(1, atMs - Date.now()),
+    );
+    this.#sliceTimer.unref?.();
+  }
+
+  /** A 429 or Azure's lower count for a bucket: this replica's slice of it is not spent, nor given back. */
+  #voidSlice(key: string): void {
+    this.#slices.delete(key);
+    this.#gives.delete(key);
+    this.#caps.delete(key);
+  }
+
+  #noteDemand(call: ArmCall): void {
+    if (this.#leaseMs <= 0) return;
+    const now = Date.now();
+    if (this.#demand.size > 10_000) {
+      for (const [key, d] of this.#demand)
+        if (now - d.startMs >= 2 * this.#leaseMs && !this.#slices.has(key)) this.#demand.delete(key);
+    }
+    for (const b of call.buckets) {
+      const d = this.#demand.get(b.key);
+      if (!d) this.#demand.set(b.key, { startMs: now, current: 1, previous: 0 });
+      else {
+        this.#roll(d, now);
+        d.current++;
+      }
+    }
+  }
+
+  #roll(d: Demand, now: number): void {
+    const age = now - d.startMs;
+    if (age < this.#leaseMs) return;
+    d.previous = age < 2 * this.#leaseMs ? d.current : 0;
+    d.current = 0;
+    d.startMs = now;
+  }
+
+  #recentCalls(key: string, now: number): number {
+    const d = this.#demand.get(key);
+    if (!d) return 0;
+    this.#roll(d, now);
+    return Math.max(d.current, d.previous);
+  }
+
+  #countLedgerCalls(n: number): void {
+    const now = Date.now();
+    const c = this.#ledgerCalls;
+    if (now - c.startMs >= 1000) {
+      c.previous = now - c.startMs < 2000 ? c.current : 0;
+      c.current = 0;
+      c.startMs = now;
+    }
+    c.current += n;
+  }
+
+  /** ms until the next take may go: a busy replica spaces its statements (takeSpacingMs). */
+  #spacingLeftMs(): number {
+    if (this.#maxSpacingMs <= 0) return 0;
+    const c = this.#ledgerCalls;
+    const rate = Date.now() - c.startMs < 2000 ? Math.max(c.previous, c.current) : 0;
+    const spacing = takeSpacingMs(rate, this.#outstanding, this.#maxSpacingMs);
+    return Math.max(0, this.#lastTakeAtMs + spacing - Date.now());
+  }
+
+  /** The next pass: at the end of this turn, or when the spacing of a busy replica has passed. */
+  #schedule(): void {
+    if (this.#pumping) {
+      this.#pumpAgain = true;
+      return;
+    }
+    if (this.#turn) return;
+    const wait = this.#spacingLeftMs();
+    this.#turnIsTimer = wait > 0;
+    this.#turn = wait > 0 ? setTimeout(() => this.#pump(), wait) : setImmediate(() => this.#pump());
+  }
+
+  #clearTurn(): void {
+    if (!this.#turn) return;
+    if (this.#turnIsTimer) clearTimeout(this.#turn as NodeJS.Timeout);
+    else clearImmediate(this.#turn as NodeJS.Immediate);
+    this.#turn = undefined;
+  }
+
+  /**
+   * Resolves when the call may be sent: every bucket it is charged to gave a token. A call whose every bucket has a
+   * token in this replica's slices (a shared ledger's, leased) spends them and goes at once, when no call waits
+   * before it. Otherwise it joins the waiting line, and the calls that joined in this turn of the event loop take at
+   * its end, together with those told to wait: one step of the ledger (one statement when it is shared) for all of
+   * them, not one each.
    */
   async acquire(
     call: ArmCall,
@@ -491,6 +821,10 @@ export class ArmBudget {
     signal?: AbortSignal,
   ): Promise<void> {
     this.counts.calls++;
+    this.#outstanding++;
+    this.#noteDemand(call);
+    // Slices are leased above the reserve that cache reads leave: a cache read may spend them too.
+    if (this.#waiting.size === 0 && this.#spendSlices(call)) return;
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         call,
@@ -501,12 +835,12 @@ export class ArmBudget {
         ...(onWait ? { onWait } : {}),
         told: false,
         waited: false,
+        asked: false,
         ...(signal ? { signal } : {}),
       };
       this.#waiting.add(waiter);
       signal?.addEventListener("abort", () => this.#cancel(waiter), { once: true });
-      if (this.#pumping) this.#pumpAgain = true;
-      else this.#turn ??= setImmediate(() => this.#pump());
+      this.#schedule();
     });
   }
 
@@ -523,10 +857,15 @@ export class ArmBudget {
     waiter.reject(waiter.signal?.reason ?? new Error("aborted"));
   }
 
+  /** A call acquired (or given up) is done: answered, or failed without an answer. */
+  release(): void {
+    this.#outstanding = Math.max(0, this.#outstanding - 1);
+  }
+
   /**
-   * One pass over the waiting line: one take of the ledger for every call in it, tasks' calls first, then by
-   * arrival. A call that cannot take holds its buckets for the rest of the take, so a later (or lower) one never
-   * takes the token it waits for. Calls asked for during a pass go in the next, right after it.
+   * One pass over the waiting line, tasks' calls first, then by arrival: the calls this replica's slices cover go at
+   * once; one take of the ledger for every other. A call that cannot take holds its buckets for the rest of the take,
+   * so a later (or lower) one never takes the token it waits for. Calls asked for during a pass go in the next.
    */
   #pump(): void {
     if (this.#pumping) {
@@ -535,22 +874,35 @@ export class ArmBudget {
     }
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#turn) clearImmediate(this.#turn);
-    this.#turn = undefined;
+    this.#clearTurn();
     this.#pumping = true;
     void this.#pass().finally(() => {
       this.#pumping = false;
       if (this.#pumpAgain) {
         this.#pumpAgain = false;
-        this.#pump();
+        this.#schedule();
       }
     });
   }
 
   async #pass(): Promise<void> {
-    const order = [...this.#waiting].sort(lineOrder);
-    if (order.length === 0) return;
+    this.#endSlices(Date.now());
+    const order: Waiter[] = [];
+    for (const w of [...this.#waiting].sort(lineOrder)) {
+      if (!this.#spendSlices(w.call)) order.push(w);
+      else {
+        this.#waiting.delete(w);
+        w.resolve();
+      }
+    }
+    if (order.length === 0) {
+      // Nothing to take: the ended slices go back on their own.
+      if (this.#gives.size > 0 || this.#caps.size > 0) await this.#take([]);
+      this.#armSliceTimer();
+      return;
+    }
     let answers = await this.#take(order);
+    this.#armSliceTimer();
     if (answers === undefined) {
       // The ledger is unreachable (the database restarted, or did not answer within its bound): the calls go without
       // the budget rather than failing the operation with the ledger's error, or never going. Not silently: each
@@ -580,7 +932,9 @@ export class ArmBudget {
       if (!w.told) w.told = this.#tell(w.call, answer, w.onWait);
     });
     if (this.#waiting.size > 0 && Number.isFinite(nextMs)) {
-      this.#timer = setTimeout(() => this.#pump(), Math.max(1, nextMs));
+      // A busy replica's calls waiting for a refill try again no sooner than its spacing: the tokens refilled
+      // meanwhile wait for them in the bucket, and one statement takes them for every call then waiting.
+      this.#timer = setTimeout(() => this.#pump(), Math.max(1, nextMs, this.#spacingLeftMs()));
       this.#timer.unref?.();
     }
   }
@@ -598,11 +952,23 @@ export class ArmBudget {
       if (status === 429) {
         // Azure names the empty buckets with a count of 0; when it names none, every bucket of the call waits.
         const named = [...remaining.values()].some((n) => n === 0);
-        if (!named || count === 0) tasks.push(this.#ledger.drain(b.key, b.figures, retryAfterMs(headers)));
+        if (!named || count === 0) {
+          // The bucket is empty in Azure: this replica's slice of it is void (spending it would be refused too).
+          this.#voidSlice(b.key);
+          tasks.push(this.#ledger.drain(b.key, b.figures, retryAfterMs(headers)));
+        }
       } else if (count !== undefined && count < b.figures.burst / 2) {
         // Only where it matters: a bucket Azure reports more than half full is far from a 429, and each correction is
-        // a statement when the ledger is shared.
-        tasks.push(this.#ledger.correct(b.key, b.figures, count));
+        // a statement when the ledger is shared. Azure's count includes the tokens of this replica's slice (not spent
+        // yet): the ledger is lowered to what is left beside them, and the slice stays this replica's.
+        const slice = this.#slices.get(b.key)?.tokens ?? 0;
+        const tokens = Math.max(0, count - slice);
+        if (!this.#ledger.shared) tasks.push(this.#ledger.correct(b.key, b.figures, tokens));
+        else {
+          // Rides on the next take (a statement each would be one per write when a bucket runs low); the lowest wins.
+          const cap = this.#caps.get(b.key);
+          if (!cap || tokens < cap.tokens) this.#caps.set(b.key, { key: b.key, figures: b.figures, tokens });
+        }
       }
     }
     if (status === 429) this.counts.throttled++;
@@ -611,11 +977,18 @@ export class ArmBudget {
 
   async close(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
-    if (this.#turn) clearImmediate(this.#turn);
-    this.#turn = undefined;
+    if (this.#sliceTimer) clearTimeout(this.#sliceTimer);
+    this.#clearTurn();
     const waiting = [...this.#waiting];
     this.#waiting.clear();
     for (const w of waiting) w.reject(new Error("the ARM budget was closed"));
+    // This replica's slices go back to the others (one statement), if the ledger answers.
+    this.#endSlices(Number.POSITIVE_INFINITY);
+    if (this.#gives.size > 0)
+      await this.#ledger
+        .takeAndLease([], { caps: [...this.#caps.values()], gives: [...this.#gives.values()], wants: [], share: 0 })
+        .catch(() => undefined);
+    this.#gives.clear();
     await this.#ledger.close();
   }
 }
@@ -640,7 +1013,12 @@ export function armBudgetPolicy(budget: ArmBudget): PipelinePolicy {
       const call = chargeOf(request, budget.figures);
       if (!call) return next(request);
       const waiting = armCallWaiting();
-      await budget.acquire(call, waiting ? "task" : "cache", waiting, request.abortSignal as AbortSignal | undefined);
+      try {
+        await budget.acquire(call, waiting ? "task" : "cache", waiting, request.abortSignal as AbortSignal | undefined);
+      } catch (err) {
+        budget.release();
+        throw err;
+      }
       try {
         const response = await next(request);
         await budget.answered(call, response.status, response.headers);
@@ -650,6 +1028,8 @@ export function armBudgetPolicy(budget: ArmBudget): PipelinePolicy {
           .response;
         if (response) await budget.answered(call, response.status, response.headers);
         throw err;
+      } finally {
+        budget.release();
       }
     },
   };

@@ -35,6 +35,57 @@ export interface MetricsSources {
   backlog?: () => Promise<{ queued: number; oldestAgeSeconds: number } | undefined>;
   /** ARM calls sent without the ARM budget since start, because its ledger did not answer (arm-budget.ts). */
   armCallsUnbudgeted?: () => number;
+  /**
+   * The ARM budget's counts since start: calls that took from it, those of them this replica's slices served without
+   * a statement, and the statements its shared ledger was sent (arm-budget.ts).
+   */
+  armBudget?: () => { calls: number; local: number; statements: number };
+}
+
+/** The ARM budget's counts (arm-budget.ts), as counters: each shows the budget's count at the scrape. */
+function armBudgetCounters(registers: Registry[], sources: MetricsSources): void {
+  const unbudgeted = sources.armCallsUnbudgeted;
+  if (unbudgeted)
+    new Counter({
+      name: `${PREFIX}arm_budget_unbudgeted_calls_total`,
+      help: "ARM calls sent without the ARM budget because its ledger (PostgreSQL) did not answer within its bound",
+      registers,
+      collect() {
+        // The budget counts; the counter shows its count (it only grows).
+        this.reset();
+        this.inc(unbudgeted());
+      },
+    });
+  const armBudget = sources.armBudget;
+  if (armBudget) {
+    // The budget counts; each counter shows its count (they only grow). Statements over calls is what a shared
+    // ledger costs PostgreSQL per ARM call.
+    const counter = (
+      name: string,
+      help: string,
+      read: (c: { calls: number; local: number; statements: number }) => number,
+    ) =>
+      new Counter({
+        name: `${PREFIX}${name}`,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read(armBudget()));
+        },
+      });
+    counter("arm_budget_calls_total", "ARM calls that took from the ARM budget", (c) => c.calls);
+    counter(
+      "arm_budget_local_calls_total",
+      "ARM calls the ARM budget served from this replica's leased slices, without a statement",
+      (c) => c.local,
+    );
+    counter(
+      "arm_budget_ledger_statements_total",
+      "Statements the ARM budget sent its shared ledger (PostgreSQL): takes, corrections, drains",
+      (c) => c.statements,
+    );
+  }
 }
 
 export class ServiceMetrics {
@@ -126,18 +177,7 @@ export class ServiceMetrics {
         for (const e of sources.throttlingBudget()) this.set({ scope: e.scope, policy: e.policy }, e.remaining);
       },
     });
-    const unbudgeted = sources.armCallsUnbudgeted;
-    if (unbudgeted)
-      new Counter({
-        name: `${PREFIX}arm_budget_unbudgeted_calls_total`,
-        help: "ARM calls sent without the ARM budget because its ledger (PostgreSQL) did not answer within its bound",
-        registers,
-        collect() {
-          // The budget counts; the counter shows its count (it only grows).
-          this.reset();
-          this.inc(unbudgeted());
-        },
-      });
+    armBudgetCounters(registers, sources);
     if (sources.backlog) {
       const backlog = sources.backlog;
       // One store read serves both gauges (backlog.ts keeps the figure a second); a store that cannot answer

@@ -324,6 +324,97 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     description: "targets: where each operation acts, located once at submission; NULL on the tasks stored before",
     sql: `ALTER TABLE tasks ADD COLUMN targets jsonb;`,
   },
+  {
+    version: 11,
+    description:
+      "arm_budget_take_lease: a take that also leases a replica a slice of each busy bucket, and takes back slices' unspent tokens",
+    // A call covered by its replica's slices is sent without a statement (src/azure/arm-budget.ts): the statements per
+    // ARM call fall with the replica's demand. arm_budget_take_calls stays for replicas of the previous version during
+    // a rolling upgrade; all three lock in key order, so they never deadlock. OR REPLACE: a schema taken back to an
+    // older version (as tests do) keeps its functions, and migrates again.
+    sql: `
+      -- As arm_budget_take_calls (names, bursts, refills: the buckets once each; slots, needs, ends: the calls), and per
+      -- bucket: caps, Azure's counts since the replica's last take (the level is lowered to one if above; -1: none),
+      -- applied first; gives, the unspent tokens of this replica's slices that ended, put back then (never into a
+      -- bucket a 429 blocks); wants, the tokens to lease beyond this take's calls, taken last, after every call, from what is
+      -- left above floors (the reserve cache reads leave) and at most share of it, never from a bucket a call of this
+      -- take was refused or a 429 blocks. A call's row has n >= 1; a slice's row has n = 0, its bucket in empty_key
+      -- and its tokens in leased.
+      CREATE OR REPLACE FUNCTION arm_budget_take_lease(names text[], bursts float8[], refills float8[], caps float8[], gives float8[],
+                                            wants float8[], floors float8[], share float8, slots int[], needs float8[],
+                                            ends int[])
+        RETURNS TABLE (n int, granted boolean, wait_ms bigint, empty_key text, leased float8)
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $take$
+      DECLARE
+        now_ms bigint := floor(extract(epoch from clock_timestamp()) * 1000);
+        levels float8[];
+        blocks bigint[];
+        held boolean[] := array_fill(false, ARRAY[cardinality(names)]);
+        changed boolean[] := array_fill(false, ARRAY[cardinality(names)]);
+        start int := 1;
+        j int;
+        w bigint;
+        worst bigint;
+        worst_key text;
+        skipped boolean;
+        extra float8;
+      BEGIN
+        INSERT INTO arm_budget (key, tokens, at_ms) SELECT k, b, now_ms FROM unnest(names, bursts) AS u(k, b) ORDER BY k ON CONFLICT DO NOTHING;
+        PERFORM 1 FROM arm_budget WHERE key = ANY (names) ORDER BY key FOR UPDATE;
+        SELECT array_agg(coalesce(least(u.b, a.tokens + greatest(0, now_ms - a.at_ms) * u.r / 60000.0), u.b) ORDER BY u.i),
+               array_agg(coalesce(a.blocked_until_ms, 0) ORDER BY u.i)
+          INTO levels, blocks
+          FROM unnest(names, bursts, refills) WITH ORDINALITY AS u(k, b, r, i) LEFT JOIN arm_budget a ON a.key = u.k;
+        FOR m IN 1 .. cardinality(names) LOOP
+          IF caps[m] >= 0 AND levels[m] > caps[m] THEN
+            levels[m] := caps[m];
+            changed[m] := true;
+          END IF;
+          IF gives[m] > 0 AND blocks[m] <= now_ms THEN
+            levels[m] := least(bursts[m], levels[m] + gives[m]);
+            changed[m] := true;
+          END IF;
+        END LOOP;
+        leased := NULL;
+        FOR c IN 1 .. cardinality(ends) LOOP
+          worst := 0;
+          worst_key := NULL;
+          skipped := false;
+          FOR i IN start .. ends[c] LOOP
+            j := slots[i];
+            IF held[j] THEN skipped := true; EXIT; END IF;
+            w := greatest(blocks[j] - now_ms, CASE WHEN levels[j] >= needs[i] THEN 0 ELSE greatest(1, ceil((needs[i] - levels[j]) * 60000.0 / refills[j])) END);
+            IF w > worst THEN worst := w; worst_key := names[j]; END IF;
+          END LOOP;
+          n := c;
+          IF skipped THEN
+            granted := false; wait_ms := NULL; empty_key := NULL;
+          ELSIF worst > 0 THEN
+            FOR i IN start .. ends[c] LOOP held[slots[i]] := true; END LOOP;
+            granted := false; wait_ms := worst; empty_key := worst_key;
+          ELSE
+            FOR i IN start .. ends[c] LOOP levels[slots[i]] := levels[slots[i]] - 1; changed[slots[i]] := true; END LOOP;
+            granted := true; wait_ms := 0; empty_key := NULL;
+          END IF;
+          RETURN NEXT;
+          start := ends[c] + 1;
+        END LOOP;
+        FOR m IN 1 .. cardinality(names) LOOP
+          IF wants[m] >= 1 AND NOT held[m] AND blocks[m] <= now_ms THEN
+            extra := least(floor(wants[m]), floor((levels[m] - floors[m]) * share));
+            IF extra >= 1 THEN
+              levels[m] := levels[m] - extra;
+              changed[m] := true;
+              n := 0; granted := true; wait_ms := NULL; empty_key := names[m]; leased := extra;
+              RETURN NEXT;
+            END IF;
+          END IF;
+        END LOOP;
+        UPDATE arm_budget a SET tokens = u.lvl, at_ms = now_ms FROM unnest(names, levels, changed) AS u(k, lvl, ch) WHERE u.ch AND a.key = u.k;
+      END
+      $take$;
+    `,
+  },
 ];
 
 export function latestVersion(migrations: readonly Migration[]): number {
