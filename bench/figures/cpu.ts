@@ -89,7 +89,16 @@ function figures(
     plainSdkMsPerTask,
     ratio: serviceMsPerTask / plainSdkMsPerTask,
     armCalls: { service: service.calls, confirming: s.confirming.calls, plain: s.plain.calls },
-    sameArmCalls: service.calls.total === s.confirming.calls.total,
+    /**
+     * The calls a resize is made of, the same on both sides: reads, writes, VM lists, all answered 2xx. Polls are as
+     * many as the write's end takes to be seen, which each side's timers decide (both poll every pollHint ms at most).
+     */
+    sameArmCalls:
+      service.calls.read === s.confirming.calls.read &&
+      service.calls.write === s.confirming.calls.write &&
+      service.calls.vmList === s.confirming.calls.vmList &&
+      service.calls.refused === 0 &&
+      s.confirming.calls.refused === 0,
     failed: service.failed + s.plain.value.failed + s.confirming.value.failed,
     loadAverage: loadAverage(),
   };
@@ -161,6 +170,7 @@ function row(figure: string, f: ReturnType<typeof figures>, D: number): Row {
       `service-only ${f.serviceOnlyMsPerTask.toFixed(2)} ms a task; ` +
       `${f.ratio.toFixed(2)} × the script without the VM list (${f.plainSdkMsPerTask.toFixed(2)} ms); ` +
       `ARM calls: service ${callsText(f.armCalls.service)}, script ${callsText(f.armCalls.confirming)}` +
+      (f.sameArmCalls ? "" : " (not the same calls: the ratio compares unlike work)") +
       (f.failed ? `; ${f.failed} failed` : ""),
   };
 }
