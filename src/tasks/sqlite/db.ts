@@ -75,19 +75,6 @@ export class SqliteDb {
     );
   }
 
-  /**
-   * Appends history lines in their order (inside the caller's transaction): several in one statement, from a JSON
-   * array, since each statement costs more than the lines it carries.
-   */
-  insertLines(id: string, entries: readonly HistoryEntry[]): void {
-    if (entries.length === 1) return this.insertLine(id, entries[0]);
-    if (entries.length === 0) return;
-    this.stmt(
-      `INSERT INTO task_history (task_id, phase, status, time_ms)
-       SELECT ?, value ->> 'phase', value ->> 'status', value ->> 'timeMs' FROM json_each(?) ORDER BY key`,
-    ).run(id, json(entries.map((e) => ({ phase: e.phase, status: e.status, timeMs: e.timeMs }))));
-  }
-
   close(): void {
     this.#db.close();
   }

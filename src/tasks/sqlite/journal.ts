@@ -63,7 +63,7 @@ export function update(db: SqliteDb, owner: string, id: string, change: TaskChan
   return db.write(() => {
     const row = db.stmt(sql).get(...params, id, owner, now) as { seq: number } | undefined;
     if (!row) return refusedMove(db, owner, id, change.state, now);
-    db.insertLines(id, history);
+    for (const h of history) db.insertLine(id, h);
     // A finished task no longer holds its scale sets: the next task on each may be claimed.
     if (finished) {
       freeScaleSets(db, row.seq);
