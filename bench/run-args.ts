@@ -5,8 +5,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 
-export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-burst | --only-makespan | --only-soak |
-                    --only-store-latency | --skip-fleet]
+export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-burst | --only-makespan | --only-cpu |
+                    --only-soak | --only-store-latency | --skip-fleet]
   --smoke          tiny sizes (what npm test runs; figures mean nothing)
   --out DIR        where results.json and makespan.svg go (default bench/)
   --only-fleet     only the fleet and claim figures, merged into DIR/results.json (a fresh one if DIR has none)
@@ -14,6 +14,9 @@ export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --
   --only-burst     only the burst of submissions (SQLite and PostgreSQL), merged into DIR/results.json
   --only-makespan  only the makespans (1 replica, 3 replicas), the plain script's burst and the ARM calls per
                    resize, merged into DIR/results.json; makespan.svg is written again
+  --only-cpu       only the CPU per task (32 at once, then one at a time): the service against the plain SDK script
+                   and the script that confirms as the service does, with the ARM calls each side made; merged into
+                   DIR/results.json
   --only-soak      only the overload soak (2 replicas on PostgreSQL, 10 minutes; SOAK_SECONDS to change it): RSS
                    per minute, nothing lost, every 503 with Retry-After; merged into DIR/results.json
   --only-store-latency
@@ -22,7 +25,14 @@ export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --
 `;
 
 export type BenchPart =
-  "all" | "only-fleet" | "skip-fleet" | "only-burst" | "only-makespan" | "only-soak" | "only-store-latency";
+  | "all"
+  | "only-fleet"
+  | "skip-fleet"
+  | "only-burst"
+  | "only-makespan"
+  | "only-cpu"
+  | "only-soak"
+  | "only-store-latency";
 
 export interface BenchArgs {
   help: boolean;
@@ -33,7 +43,15 @@ export interface BenchArgs {
 
 export type BenchArgsResult = { ok: true; args: BenchArgs } | { ok: false; message: string };
 
-const PARTS = ["only-fleet", "skip-fleet", "only-burst", "only-makespan", "only-soak", "only-store-latency"] as const;
+const PARTS = [
+  "only-fleet",
+  "skip-fleet",
+  "only-burst",
+  "only-makespan",
+  "only-cpu",
+  "only-soak",
+  "only-store-latency",
+] as const;
 
 /** Reads the arguments; `defaultOut` is where results go without --out. Checks the file system only for --skip-fleet. */
 export function parseBenchArgs(argv: string[], defaultOut: string): BenchArgsResult {
@@ -51,6 +69,7 @@ export function parseBenchArgs(argv: string[], defaultOut: string): BenchArgsRes
         "skip-fleet": { type: "boolean" },
         "only-burst": { type: "boolean" },
         "only-makespan": { type: "boolean" },
+        "only-cpu": { type: "boolean" },
         "only-soak": { type: "boolean" },
         "only-store-latency": { type: "boolean" },
       },

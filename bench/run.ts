@@ -36,6 +36,8 @@ if (parsed.args.help) {
 const { smoke, out, part } = parsed.args;
 /** The rows of the fleet and claim figures, which --only-fleet replaces and --skip-fleet keeps. */
 const FLEET_ROWS = /^fleet:|^claim with|^the same with each replica|^the same, SQLite$/;
+/** The rows of the CPU figure as earlier runs named them, which --only-cpu replaces. */
+const CPU_ROWS = /^service CPU per task|^the same, one (task )?at a time, each/;
 
 const b = await Bench.open(parsed.args);
 const shareAtStart = cpuShare();
@@ -116,6 +118,17 @@ try {
     writeMakespanChart(out, results.makespan, b.sizes.D);
     const makespan = { ...results.makespan, takenAt: new Date().toISOString(), loadAverage: loadAverage() };
     merge(rows, { makespan, armCalls: results.armCalls });
+  } else if (part === "only-cpu") {
+    // On a service of its own, started as everyFigure starts the one that measures it (after the makespans there).
+    const one = await b.service({ TASK_STORE: "sqlite", DATA_DIR: b.tempDir(), ...UNLIMITED_READS, ...b.fastPolls });
+    const { rows, results } = await measureCpu(b, one);
+    await b.stop(one);
+    const takenAt = new Date().toISOString();
+    merge(
+      rows,
+      { cpu: { ...results.cpu, takenAt, ...shares() }, cpuSerial: { ...results.cpuSerial, takenAt } },
+      (figure) => CPU_ROWS.test(figure),
+    );
   } else if (part === "only-fleet") {
     // The other figures stay those of the run that wrote results.json; these rows replace their own.
     const { rows, results } = await fleetAndClaims();

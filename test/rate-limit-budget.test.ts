@@ -26,7 +26,29 @@ t.test("scopes: a scale set (case-folded) or a subscription", async (t) => {
     "subscriptions/s",
   );
   t.equal(scopeOf("https://h/health"), undefined);
+  t.equal(
+    scopeOf(
+      "https://h/health?next=/subscriptions/S/resourceGroups/RG/providers/Microsoft.Compute/virtualMachineScaleSets/Web",
+    ),
+    undefined,
+    "a query is not the call's path",
+  );
 });
+
+t.test(
+  "the same header read again (each listener of a response reads it) gives the same counts, read-only",
+  async (t) => {
+    const header = "Microsoft.Compute/GetVMScaleSetResource;32,Microsoft.Compute/GetVMScaleSetSubscriptionMaximum;1999";
+    const first = parseRemainingHeader(header);
+    t.equal(parseRemainingHeader(header), first);
+    t.throws(() => (first as [string, number][]).push(["x", 1]));
+    t.throws(() => ((first[0] as [string, number])[1] = 0));
+    t.same(parseRemainingHeader("Microsoft.Compute/GetVMScaleSetResource;31"), [
+      ["Microsoft.Compute/GetVMScaleSetResource", 31],
+    ]);
+    t.same(parseRemainingHeader(header)[0], ["Microsoft.Compute/GetVMScaleSetResource", 32]);
+  },
+);
 
 t.test("keeps the latest count per scope and policy, newest first, bounded", async (t) => {
   const b = new RateLimitBudget(2);

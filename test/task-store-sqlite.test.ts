@@ -212,6 +212,54 @@ t.test("a create that cannot be stored fails alone, not the others committed wit
   );
 });
 
+t.test("a task that ends with nothing behind it wakes nothing: the claims after it commit nothing", async (t) => {
+  const dataDir = tempDir(t);
+  const store = await SqliteTaskStore.open({ dataDir });
+  t.teardown(() => store.close());
+  const a = (await store.create({ operations: [op("sg-a")], scaleSets: ["k", "l"] })).task;
+  t.same(
+    (await store.claim("r", 60_000, 10)).map((x) => x.id),
+    [a.id],
+  );
+  t.ok(await store.update("r", a.id, { state: "succeeded", finishedAtMs: Date.now() }));
+  const before = walCommits(dataDir);
+  t.same(await store.claim("r", 60_000, 10), [], "nothing to claim");
+  t.equal(walCommits(dataDir) - before, 0, "and no commit to find it out");
+  // The scale sets are free: a task submitted now goes at once.
+  const b = (await store.create({ operations: [op("sg-b")], scaleSets: ["l"] })).task;
+  t.same(
+    (await store.claim("r", 60_000, 10)).map((x) => x.id),
+    [b.id],
+  );
+});
+
+t.test("a task that ends wakes the scale sets with a task behind it, and only those", async (t) => {
+  const dataDir = tempDir(t);
+  const store = await SqliteTaskStore.open({ dataDir });
+  t.teardown(() => store.close());
+  const a = (await store.create({ operations: [op("sg-a")], scaleSets: ["k", "l"] })).task;
+  const b = (await store.create({ operations: [op("sg-b")], scaleSets: ["l"] })).task;
+  t.same(
+    (await store.claim("r", 60_000, 10)).map((x) => x.id),
+    [a.id],
+    "b waits for a",
+  );
+  t.ok(await store.update("r", a.id, { state: "failed", finishedAtMs: Date.now() }));
+  const db = new DatabaseSync(join(dataDir, "tasks.db"), { readOnly: true });
+  t.teardown(() => db.close());
+  t.same(
+    (db.prepare("SELECT scale_set FROM task_wakes ORDER BY scale_set").all() as { scale_set: string }[]).map(
+      (r) => r.scale_set,
+    ),
+    ["l"],
+  );
+  t.same(
+    (await store.claim("r", 60_000, 10)).map((x) => x.id),
+    [b.id],
+    "the task behind it goes next",
+  );
+});
+
 t.test("close commits the creates already asked for", async (t) => {
   const dataDir = tempDir(t);
   const store = await SqliteTaskStore.open({ dataDir });

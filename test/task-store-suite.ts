@@ -626,7 +626,8 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     const { store } = await fresh(t);
     const [x] = await createMany(store, 1);
     await claimTask(store, "a", x.id);
-    t.ok(await store.update("a", x.id, { state: "running", history: [entry("one"), entry("two")] }));
+    const together = [entry("one"), { phase: "OTHER", status: 'two "quoted" ✓', timeMs: 1_700_000_000_123 }];
+    t.ok(await store.update("a", x.id, { state: "running", history: together }));
     t.ok(await store.update("a", x.id, { history: [entry("three")] }), "lines alone are a change too");
     t.ok(await store.appendHistory("a", x.id, entry("four")));
     t.equal(await store.update("b", x.id, { history: [entry("not the owner")] }), false);
@@ -645,8 +646,9 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     const done = (await store.get(x.id))!;
     t.same(
       done.history.map((h) => h.status),
-      ["one", "two", "three", "four", "five", "six"],
+      ["one", together[1].status, "three", "four", "five", "six"],
     );
+    t.same(done.history.slice(0, 2), together, "lines written together come back as written");
     t.equal(done.state, "succeeded");
   });
 

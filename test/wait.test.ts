@@ -133,6 +133,35 @@ t.test("the poll reads a waited task's revision, and the task only when it moved
   t.equal((await waiting)?.state, "succeeded", "its end is seen once its revision moved");
 });
 
+t.test("a wait given the task as its caller read it does not read it again before it sleeps", async (t) => {
+  const store = new MemoryTaskStore();
+  const reads = { get: 0 };
+  const counted = { get: (id: string) => (reads.get++, store.get(id)), revision: (id: string) => store.revision(id) };
+  const waiter = new TaskWaiter({ store: counted, pollMs: 60_000 }); // the poll never runs in this test
+  const { task } = await store.create({ operations: [{ name: "resizeServerGroup", description: {} }] });
+  await store.claim("me", 60_000, 1);
+  const read = (await store.get(task.id))!;
+  const waiting = waiter.waitForEnd(task.id, 30_000, undefined, read);
+  await waitFor(() => waiter.waiters === 1, { what: "the waiter to register" });
+  t.equal(reads.get, 0, "no read before the wait sleeps");
+  await store.update("me", task.id, { state: "succeeded", finishedAtMs: Date.now() });
+  waiter.notify(task.id);
+  t.equal((await waiting)?.state, "succeeded");
+  t.equal(reads.get, 1, "the task is read once, when woken");
+});
+
+t.test("a task that ended after its caller read it, with no notification, is noticed by the store poll", async (t) => {
+  const store = new MemoryTaskStore();
+  const waiter = new TaskWaiter({ store, pollMs: 5 });
+  const { task } = await store.create({ operations: [{ name: "resizeServerGroup", description: {} }] });
+  const [claimed] = await store.claim("other-replica", 60_000, 1);
+  const read = (await store.get(task.id))!;
+  await store.update("other-replica", claimed.id, { state: "succeeded", finishedAtMs: Date.now() });
+  const ended = await waiter.waitForEnd(task.id, 30_000, undefined, read);
+  t.equal(ended?.state, "succeeded");
+  t.equal(waiter.waiters, 0);
+});
+
 t.test("notify wakes every waiter on the task at once; each reads the task again", async (t) => {
   const store = new MemoryTaskStore();
   const waiter = new TaskWaiter({ store, pollMs: 60_000 }); // the poll never runs in this test

@@ -17,14 +17,24 @@ const SCALE_SET_PATH =
   /\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/?]+)/i;
 const SUBSCRIPTION_PATH = /\/subscriptions\/([^/]+)/i;
 
-/** "Microsoft.Compute/LowCostGet;35,Microsoft.Compute/LowCostGetSub;2399" → [[policy, 35], …]; junk is skipped. */
-export function parseRemainingHeader(value: string): [string, number][] {
+/** The last header parsed and what it read: each response's header is read by three listeners in turn. */
+let lastHeader: { value: string; counts: readonly (readonly [string, number])[] } | undefined;
+
+/**
+ * "Microsoft.Compute/LowCostGet;35,Microsoft.Compute/LowCostGetSub;2399" → [[policy, 35], …]; junk is skipped. The
+ * answer is shared with the next caller given the same header (the budget, the read probe and this file's budget
+ * read each response's): it is read-only.
+ */
+export function parseRemainingHeader(value: string): readonly (readonly [string, number])[] {
+  if (lastHeader?.value === value) return lastHeader.counts;
   const out: [string, number][] = [];
   for (const part of value.split(",")) {
     const m = /^\s*([^;\s][^;]*?)\s*;\s*(\d+)\s*$/.exec(part);
     if (m) out.push([m[1], Number(m[2])]);
   }
-  return out;
+  const counts = Object.freeze(out.map((c) => Object.freeze(c)));
+  lastHeader = { value, counts };
+  return counts;
 }
 
 /**
@@ -37,7 +47,9 @@ export function policyScope(scope: string, policy: string): string {
 }
 
 export function scopeOf(url: string): string | undefined {
-  const path = new URL(url, "https://arm.invalid").pathname;
+  // The path: what comes before the query or fragment (the patterns start at /subscriptions/, wherever the host ends).
+  const end = url.search(/[?#]/);
+  const path = end < 0 ? url : url.slice(0, end);
   const vmss = SCALE_SET_PATH.exec(path);
   if (vmss)
     return `subscriptions/${vmss[1]}/resourceGroups/${vmss[2]}/virtualMachineScaleSets/${vmss[3]}`.toLowerCase();

@@ -49,12 +49,14 @@ export class TaskWaiter {
 
   /**
    * Resolves with the task once it has ended, or as it is when timeoutMs has passed or signal aborts (the client
-   * went away); undefined if the task does not exist (any more).
+   * went away); undefined if the task does not exist (any more). `read` is the task as the caller has just read it
+   * from the store (or created it), so that the wait does not read it again before it sleeps: an end committed since
+   * moved its revision, which the store poll notices if no notification came.
    */
-  async waitForEnd(id: string, timeoutMs: number, signal?: AbortSignal): Promise<Task | undefined> {
+  async waitForEnd(id: string, timeoutMs: number, signal?: AbortSignal, read?: Task): Promise<Task | undefined> {
     const end = Date.now() + timeoutMs;
+    let task = read ?? (await this.#store.get(id));
     for (;;) {
-      const task = await this.#store.get(id);
       if (!task || FINISHED_STATES.has(task.state)) return task;
       this.#seen.set(id, task.revision);
       const left = end - Date.now();
@@ -62,7 +64,8 @@ export class TaskWaiter {
       // Woken by notify (this replica ended it, or the poll saw it end), the timeout or the client leaving; each
       // way the loop reads the task again and decides.
       await this.#sleepUntilWoken(id, left, signal);
-      if (signal?.aborted) return this.#store.get(id);
+      task = await this.#store.get(id);
+      if (signal?.aborted) return task;
     }
   }
 

@@ -326,7 +326,7 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
           return reply
             .code(202)
             .send({ kind: "taskRef", id: task.id, resourceUri: `/task/${task.id}`, ignoredFields: named });
-        const ended = wait > 0 ? await waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;
+        const ended = wait > 0 ? await waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply), task) : task;
         return reply.code(200).send(toClouddriverTask(ended ?? task));
       },
     );

@@ -256,7 +256,7 @@ async function submit(
     return reply
       .code(202)
       .send({ kind: "taskRef", id: task.id, resourceUri: `/task/${task.id}`, ignoredFields: ignored });
-  const ended = wait > 0 ? await opts.waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply)) : task;
+  const ended = wait > 0 ? await opts.waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply), task) : task;
   return reply.code(200).send(toClouddriverTask(ended ?? task));
 }
 

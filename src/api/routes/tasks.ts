@@ -43,7 +43,6 @@ export interface TaskRoutesOptions {
   audit?: AuditTrail;
 }
 
-type ClouddriverTaskBody = ReturnType<typeof toClouddriverTask>;
 const TaskId = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
 
 /** The task's answer as it stands: kept while its revision holds, else read, built and kept. */
@@ -61,15 +60,24 @@ async function currentBody(
     if (kept) return kept;
   }
   const task = await store.get(id);
-  if (!task) return undefined;
+  return task && keptBody(bodies, task, reply);
+}
+
+/** The task's answer built from the task as read, and kept. */
+function keptBody(bodies: TaskBodies, task: StoredTask, reply: FastifyReply): TaskBody {
   const body = {
     revision: task.revision,
     json: reply.serialize(toClouddriverTask(task)) as string,
     accounts: accountsOfTask(task),
     finished: FINISHED_STATES.has(task.state),
   };
-  bodies.set(id, body);
+  bodies.set(task.id, body);
   return body;
+}
+
+/** Sends an answer already serialized by the route's response schema: fastify sends a JSON string as it is. */
+function sendBody(reply: FastifyReply, body: TaskBody) {
+  return reply.type("application/json; charset=utf-8").send(body.json);
 }
 
 /** GET /task/{id}: what orchestrators poll, held with ?wait= until the task ends. */
@@ -98,22 +106,35 @@ const getTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { stor
     },
     async (request, reply) => {
       const { id } = request.params;
+      const wait = request.query.wait;
+      const deny = (accounts: string[]) => {
+        const denied = forbiddenAccount(request.principal, accounts);
+        if (denied)
+          throw apiError("Forbidden", {
+            why: `Access denied to account ${denied}: task ${id} acts on it and ${request.principal.name} may not use it`,
+          });
+      };
+      if (wait && !bodies.has(id)) {
+        // A held read of a task with no answer kept (the first read of a task just submitted): the task is read
+        // once, and the wait starts from it; a running task's answer is not built, it would be stale when sent.
+        const task = await store.get(id);
+        if (!task && forwarder) return forwarder.forward(request, reply);
+        if (!task) throw noTask(id);
+        deny(accountsOfTask(task));
+        if (FINISHED_STATES.has(task.state)) return sendBody(reply, keptBody(bodies, task, reply));
+        const ended = await waiter.waitForEnd(id, wait * 1000, clientGoneSignal(reply), task);
+        return toClouddriverTask(ended ?? task);
+      }
       const body = await currentBody(store, bodies, id, reply);
       if (!body && forwarder) return forwarder.forward(request, reply);
       if (!body) throw noTask(id);
-      const denied = forbiddenAccount(request.principal, body.accounts);
-      if (denied)
-        throw apiError("Forbidden", {
-          why: `Access denied to account ${denied}: task ${id} acts on it and ${request.principal.name} may not use it`,
-        });
-      const wait = request.query.wait;
+      deny(body.accounts);
       if (wait && !body.finished) {
         const ended = await waiter.waitForEnd(id, wait * 1000, clientGoneSignal(reply));
         // Pruned while we waited: say what we last saw rather than a 404 for a task that existed.
         if (ended) return toClouddriverTask(ended);
       }
-      // Already serialized by this route's response schema: fastify sends a JSON string as it is.
-      return reply.type("application/json; charset=utf-8").send(body.json as unknown as ClouddriverTaskBody);
+      return sendBody(reply, body);
     },
   );
 };

@@ -73,11 +73,18 @@ export function update(db: SqliteDb, owner: string, id: string, change: TaskChan
   });
 }
 
-/** A task that ended frees its scale sets, and wakes them: the next claim looks at the first task of each. */
+/**
+ * A task that ended frees its scale sets, and wakes those another task waits on: the next claim looks at the first
+ * task of each. A scale set nothing else holds is not woken: the claim that would find nothing there would still
+ * take the write lock and commit (most tasks end with nothing behind them). Under the write lock this sees every
+ * create committed before it, and a create after it finds the scale set free and makes its task a candidate itself
+ * (create.ts), so no wake-up is lost.
+ */
 export function freeScaleSets(db: SqliteDb, seq: number): void {
-  db.stmt("INSERT OR IGNORE INTO task_wakes (scale_set) SELECT scale_set FROM task_scale_sets WHERE task_seq = ?").run(
-    seq,
-  );
+  db.stmt(
+    `INSERT OR IGNORE INTO task_wakes (scale_set) SELECT s.scale_set FROM task_scale_sets s
+     WHERE s.task_seq = ? AND EXISTS (SELECT 1 FROM task_scale_sets o WHERE o.scale_set = s.scale_set AND o.task_seq <> s.task_seq)`,
+  ).run(seq);
   db.stmt("DELETE FROM task_scale_sets WHERE task_seq = ?").run(seq);
   db.stmt("DELETE FROM task_ready WHERE task_seq = ?").run(seq);
 }
