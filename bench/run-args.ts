@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 
 export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-burst | --only-makespan | --only-soak |
-                    --only-store-latency | --skip-fleet]
+                    --only-store-latency | --only-memory | --skip-fleet]
   --smoke          tiny sizes (what npm test runs; figures mean nothing)
   --out DIR        where results.json and makespan.svg go (default bench/)
   --only-fleet     only the fleet and claim figures, merged into DIR/results.json (a fresh one if DIR has none)
@@ -19,10 +19,19 @@ export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --
   --only-store-latency
                    only the slow store (every packet to PostgreSQL held 300-500 ms for 30 s): p99, the share
                    answered 503 and the share timed out; merged into DIR/results.json
+  --only-memory    only the throughput figure's peak RSS (median of 5 runs of 5,000 tasks) and start to first
+                   /health (median of 5 starts, full and empty store alternated), merged into DIR/results.json
 `;
 
 export type BenchPart =
-  "all" | "only-fleet" | "skip-fleet" | "only-burst" | "only-makespan" | "only-soak" | "only-store-latency";
+  | "all"
+  | "only-fleet"
+  | "skip-fleet"
+  | "only-burst"
+  | "only-makespan"
+  | "only-soak"
+  | "only-store-latency"
+  | "only-memory";
 
 export interface BenchArgs {
   help: boolean;
@@ -33,7 +42,15 @@ export interface BenchArgs {
 
 export type BenchArgsResult = { ok: true; args: BenchArgs } | { ok: false; message: string };
 
-const PARTS = ["only-fleet", "skip-fleet", "only-burst", "only-makespan", "only-soak", "only-store-latency"] as const;
+const PARTS = [
+  "only-fleet",
+  "skip-fleet",
+  "only-burst",
+  "only-makespan",
+  "only-soak",
+  "only-store-latency",
+  "only-memory",
+] as const;
 
 /** Reads the arguments; `defaultOut` is where results go without --out. Checks the file system only for --skip-fleet. */
 export function parseBenchArgs(argv: string[], defaultOut: string): BenchArgsResult {
@@ -53,6 +70,7 @@ export function parseBenchArgs(argv: string[], defaultOut: string): BenchArgsRes
         "only-makespan": { type: "boolean" },
         "only-soak": { type: "boolean" },
         "only-store-latency": { type: "boolean" },
+        "only-memory": { type: "boolean" },
       },
     }));
   } catch (err) {
