@@ -64,7 +64,7 @@ function sizesFor(smoke: boolean) {
         burst: 10_000,
         readSeconds: 3,
         storeTasks: 10_000,
-        startRounds: 3,
+        startRounds: 5,
         claimQueue: [10, 10_000],
         claimRounds: 60,
       };

@@ -1,7 +1,9 @@
-// Peak memory while the service runs many tasks, as bench/run.ts measures it (its section 6: sets × perSet resizes,
-// D = 50 ms, 16 submitters, one replica on SQLite, npm start's `node --max-semi-space-size=8 src/main.js`, default settings), and what that peak
-// is made of: the sample with the highest RSS of the process's heap spaces, external memory and the rest (code,
-// the native heap, SQLite's pages). Runs the service once per --env setting, alternated.
+// Peak memory while the service runs many tasks, as bench/run.ts measures it (the throughput figure: sets × perSet
+// resizes, D = 50 ms, 16 submitters, one replica on SQLite polling at the simulator's pace, npm start's
+// `node --max-semi-space-size=8 src/main.js`, default settings), and what that peak is made of: the sample with the
+// highest RSS of the process's heap spaces, external memory, malloc's arenas and the rest (code, Node's binary,
+// SQLite's pages), with the CPU per task beside it. Runs the service once per --env setting, alternated round by
+// round, then prints each setting's median peak and every run's.
 //
 //   node bench/memory.ts [--sets N] [--per-set N] [--rounds N] [--env "label:K=V,K=V"]… [--snapshot DIR]
 //     --env: settings of the service for one run, e.g. "semi4:NODE_ARGS=--max-semi-space-size=4" (NODE_ARGS: node's
@@ -12,6 +14,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { START_HEAP_FLAGS } from "../src/node-process.ts";
+import { procStats } from "./measure.ts";
 import { SimulatorControl, startSimulator } from "vmss-simulator";
 import { REPO, SIMULATOR_CA_FILE, startChildService, type ChildService } from "../testkit/child-service.ts";
 
@@ -81,6 +84,8 @@ async function run(env: Record<string, string>) {
       LOG_LEVEL: "info",
       TASK_STORE: "sqlite",
       DATA_DIR: dataDir,
+      // As bench/run.ts's services poll: at the simulator's pace (its Retry-After is a whole second).
+      LRO_MAX_POLL_INTERVAL_MS: "25",
       ...serviceEnv,
       NODE_OPTIONS: `--import=${join(REPO, "bench", "memory-sampler.mjs")}${SNAPSHOT ? " --heapsnapshot-signal=SIGUSR1 --diagnostic-dir=" + SNAPSHOT : ""} ${env.NODE_OPTIONS ?? ""}`,
     },
@@ -91,6 +96,7 @@ async function run(env: Record<string, string>) {
     (await service.api<{ id: string }>("POST", "/azure/ops/resizeServerGroup", resize("tp-0", 2))).body.id,
   );
   const idleMb = status(pid, "VmRSS");
+  const idleCpuMs = procStats(pid).cpuMs;
   const burstStart = Date.now();
   const total = SETS * PER_SET;
   const ids: string[] = [];
@@ -113,6 +119,7 @@ async function run(env: Record<string, string>) {
   for (const id of ids) await service.waitForTask(id, 600_000);
   // Before the snapshot, which takes memory of its own to write.
   const peakMb = status(pid, "VmHWM");
+  const cpuMsPerTask = (procStats(pid).cpuMs - idleCpuMs) / total;
   if (SNAPSHOT) await heapSnapshot(service, SNAPSHOT);
   service.child.kill("SIGUSR2");
   // After the heap snapshot, if one is being written: the process answers the signal once it is done.
@@ -128,6 +135,7 @@ async function run(env: Record<string, string>) {
   return {
     idleMb,
     peakMb,
+    cpuMsPerTask,
     burstMs,
     runMs: Date.now() - burstStart,
     atPeak: line ? (JSON.parse(line.slice("memory-peak ".length)) as MemoryPeak) : undefined,
@@ -144,12 +152,20 @@ interface MemoryPeak {
   externalMb: number;
   arrayBuffersMb: number;
   spaces: Record<string, { size: number; used: number }>;
+  malloc?: { mainArenaMb: number; threadArenas: number; threadArenasMb: number };
 }
 
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const peaks = new Map(variants.map((v) => [v.label, { peakMb: [] as number[], cpuMs: [] as number[] }]));
 process.stdout.write(`load average ${loadavg()[0].toFixed(2)}; ${SETS * PER_SET} tasks on ${SETS} scale sets\n`);
 for (let r = 0; r < ROUNDS; r++) {
   for (const v of r % 2 ? [...variants].reverse() : variants) {
     const m = await run(v.env);
+    peaks.get(v.label)!.peakMb.push(m.peakMb);
+    peaks.get(v.label)!.cpuMs.push(m.cpuMsPerTask);
     const p = m.atPeak;
     const spaces = p
       ? Object.entries(p.spaces)
@@ -158,9 +174,13 @@ for (let r = 0; r < ROUNDS; r++) {
           .join(", ")
       : "";
     process.stdout.write(
-      `${v.label.padEnd(16)} idle ${m.idleMb.toFixed(0)} MB, peak ${m.peakMb.toFixed(0)} MB (burst ${(m.burstMs / 1000).toFixed(1)} s, all run ${(m.runMs / 1000).toFixed(1)} s, peak at ${((p?.atMs ?? 0) / 1000).toFixed(1)} s of the process); at the peak: anonymous ${p?.rssAnonMb} MB, files ${p?.rssFileMb} MB; heap ${p?.heapUsedMb}/${p?.heapTotalMb} MB, external ${p?.externalMb} MB (array buffers ${p?.arrayBuffersMb}); spaces used/size: ${spaces}\n`,
+      `${v.label.padEnd(16)} idle ${m.idleMb.toFixed(0)} MB, peak ${m.peakMb.toFixed(0)} MB, ${m.cpuMsPerTask.toFixed(2)} ms CPU per task (burst ${(m.burstMs / 1000).toFixed(1)} s, all run ${(m.runMs / 1000).toFixed(1)} s, peak at ${((p?.atMs ?? 0) / 1000).toFixed(1)} s of the process); at the peak: anonymous ${p?.rssAnonMb} MB, files ${p?.rssFileMb} MB; heap ${p?.heapUsedMb}/${p?.heapTotalMb} MB, external ${p?.externalMb} MB (array buffers ${p?.arrayBuffersMb}); malloc: main arena ${p?.malloc?.mainArenaMb} MB, ${p?.malloc?.threadArenas} thread arenas ${p?.malloc?.threadArenasMb} MB; spaces used/size: ${spaces}\n`,
     );
   }
 }
+for (const [label, p] of peaks)
+  process.stdout.write(
+    `${label.padEnd(16)} median peak ${median(p.peakMb).toFixed(0)} MB (runs: ${p.peakMb.map((x) => x.toFixed(0)).join(", ")}), median ${median(p.cpuMs).toFixed(2)} ms CPU per task (runs: ${p.cpuMs.map((x) => x.toFixed(2)).join(", ")})\n`,
+  );
 process.stdout.write(`load average ${loadavg()[0].toFixed(2)} at the end\n`);
 await sim.close();

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 
 export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-burst | --only-makespan | --only-cpu |
-                    --only-soak | --only-store-latency | --skip-fleet]
+                    --only-soak | --only-store-latency | --only-memory | --skip-fleet]
   --smoke          tiny sizes (what npm test runs; figures mean nothing)
   --out DIR        where results.json and makespan.svg go (default bench/)
   --only-fleet     only the fleet and claim figures, merged into DIR/results.json (a fresh one if DIR has none)
@@ -22,6 +22,8 @@ export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --
   --only-store-latency
                    only the slow store (every packet to PostgreSQL held 300-500 ms for 30 s): p99, the share
                    answered 503 and the share timed out; merged into DIR/results.json
+  --only-memory    only the throughput figure's peak RSS (median of 5 runs of 5,000 tasks) and start to first
+                   /health (median of 5 starts, full and empty store alternated), merged into DIR/results.json
 `;
 
 export type BenchPart =
@@ -32,7 +34,8 @@ export type BenchPart =
   | "only-makespan"
   | "only-cpu"
   | "only-soak"
-  | "only-store-latency";
+  | "only-store-latency"
+  | "only-memory";
 
 export interface BenchArgs {
   help: boolean;
@@ -51,6 +54,7 @@ const PARTS = [
   "only-cpu",
   "only-soak",
   "only-store-latency",
+  "only-memory",
 ] as const;
 
 /** Reads the arguments; `defaultOut` is where results go without --out. Checks the file system only for --skip-fleet. */
@@ -72,6 +76,7 @@ export function parseBenchArgs(argv: string[], defaultOut: string): BenchArgsRes
         "only-cpu": { type: "boolean" },
         "only-soak": { type: "boolean" },
         "only-store-latency": { type: "boolean" },
+        "only-memory": { type: "boolean" },
       },
     }));
   } catch (err) {

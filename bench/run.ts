@@ -140,6 +140,15 @@ try {
   } else if (part === "only-store-latency") {
     const { rows, results } = await measureStoreLatency(b);
     merge(rows, results);
+  } else if (part === "only-memory") {
+    // The throughput figure's runs (their peak RSS, and the throughput beside it) and the starts.
+    const throughput = await measureThroughput(b);
+    const startup = await measureStartup(b);
+    const at = () => ({ takenAt: new Date().toISOString(), loadAverage: loadAverage() });
+    merge([...throughput.rows, ...startup.rows], {
+      throughput: { ...throughput.results.throughput, ...at() },
+      startup: { ...startup.results.startup, ...at() },
+    });
   } else await everyFigure();
 } finally {
   await b.close();
