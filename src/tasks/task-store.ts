@@ -80,6 +80,12 @@ export interface TaskStore {
    * task created behind unfinished ones on its scale sets gets a first history line naming them (waitingEntry).
    */
   create(input: NewTask): Promise<{ task: Task; created: boolean }>;
+  /**
+   * The store answers each create by its deadline itself (the request's, or the call's bound): one not yet sent fails
+   * as an outage and is never sent; one sent whose answer has not come fails with CreateOutcomeUnknownError (the task
+   * may exist: its clientRequestId finds it). Stores whose creates answer at once (memory, SQLite) leave it out.
+   */
+  readonly answersCreatesByDeadline?: boolean;
   get(id: string): Promise<Task | undefined>;
   /**
    * The task's revision, without reading the task: it grows with every change get() would show (state, history,
