@@ -50,6 +50,22 @@ export function connectionLost(err: unknown): boolean {
   return /Connection terminated/i.test(message(err));
 }
 
+/**
+ * A pooled connection while it is out of the pool: its errors (the server or the link dropped it) are caught, as pg's
+ * pool.query catches them, and it goes back (or is dropped, with an error) once, on the first release or error.
+ */
+function checkedOut(client: pg.PoolClient): { client: pg.PoolClient; release: (err?: Error) => void } {
+  let released = false;
+  const release = (err?: Error) => {
+    if (released) return;
+    released = true;
+    client.removeListener("error", release);
+    client.release(err);
+  };
+  client.on("error", release);
+  return { client, release };
+}
+
 /** What bounds one statement beside the pool's own bounds. */
 export interface SendOptions {
   /** performance.now() past which the statement is not sent, nor waited for (default: its request's, if any). */
@@ -167,10 +183,10 @@ export class PgConnection {
     beforeSend: (() => boolean) | undefined,
   ): Promise<pg.QueryResult<R>> {
     const started = performance.now();
-    const client = await this.#connect(deadlineAtMs);
+    const { client, release } = checkedOut(await this.#connect(deadlineAtMs));
     const leftMs = deadlineAtMs === undefined ? Infinity : deadlineAtMs - performance.now();
     if (leftMs <= 0 || (beforeSend !== undefined && !beforeSend())) {
-      client.release();
+      release();
       throw new RequestDeadlineError("statement", false, performance.now() - started);
     }
     const timeoutMs = Math.min(this.#queryTimeoutMs, leftMs);
@@ -182,11 +198,11 @@ export class PgConnection {
         ...(name !== undefined ? { name } : {}),
         ...(timeoutMs < Infinity ? { query_timeout: Math.max(1, Math.ceil(timeoutMs)) } : {}),
       } as pg.QueryConfig);
-      client.release();
+      release();
       return result;
     } catch (err) {
       // As pg's pool.query: a connection whose statement failed is not given back (its state is not known).
-      client.release(err as Error);
+      release(err as Error);
       if (timeoutMs < this.#queryTimeoutMs && /Query read timeout/i.test(message(err)))
         throw new RequestDeadlineError("statement", true, performance.now() - started);
       throw err;
@@ -216,7 +232,7 @@ export class PgConnection {
 
   /** Runs work in one transaction on a connection of its own; a connection that broke is not given back. */
   async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#connect(requestDeadlineAtMs());
+    const { client, release } = checkedOut(await this.#connect(requestDeadlineAtMs()));
     let broken = false;
     try {
       await client.query("BEGIN");
@@ -230,7 +246,7 @@ export class PgConnection {
         throw err;
       }
     } finally {
-      client.release(broken);
+      release(broken ? new Error("the connection broke") : undefined);
     }
   }
 
