@@ -26,8 +26,10 @@ void t.test(
   async (t) => {
     let calls = 0;
     const never = new Promise<never>(() => {});
+    // As PostgreSQL's store: its calls wait for a server.
     const slow = Object.assign(new MemoryTaskStore(10), {
       get: () => (calls++, never),
+      boundedByRequestDeadlines: true,
     });
     const health = new StoreHealth();
     const store = watchStoreOutages(slow, health, { callTimeoutMs: 600_000 });
@@ -60,6 +62,13 @@ void t.test(
       () => store.claim("r", 1000, 1),
     );
     t.same(runner, [], "the runner's calls (a claim woken by a submission) are never a request's");
+    const inProcess = watchStoreOutages(new MemoryTaskStore(10), new StoreHealth(), { callTimeoutMs: 600_000 });
+    const atOnce = await withRequestDeadline(
+      performance.now() - 1,
+      () => false,
+      () => inProcess.list({ limit: 1 }),
+    );
+    t.ok(atOnce, "a store that answers in-process at once is not refused for a request's deadline");
   },
 );
 

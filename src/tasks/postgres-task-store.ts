@@ -56,6 +56,8 @@ export class PostgresTaskStore implements TaskStore {
 
   /** Creates are answered by their deadline here (pg/create-queue.ts), which knows whether each was sent. */
   readonly answersCreatesByDeadline = true;
+  /** Its calls wait for the server: a request's deadline bounds them. */
+  readonly boundedByRequestDeadlines = true;
 
   private constructor(db: PgConnection, t: PgTables, where: string, createTimeoutMs: number | undefined) {
     this.#db = db;

@@ -279,8 +279,9 @@ export interface StoreCallBounds {
  * `health` and throws a TaskStoreUnavailableError (what the HTTP layer answers 503 for); one that succeeds tells
  * `health` the store is back. A slow store is then told from a dead one by nobody: both are an outage, answered at once.
  *
- * A call made for a request (request-deadline.ts) is bounded by min(callTimeoutMs, the request's time left), and one
- * that cannot start before the request's deadline is not made at all. A call cut by the deadline tells `health` only
+ * On a store whose calls wait for a server (boundedByRequestDeadlines), a call made for a request (request-deadline.ts)
+ * is bounded by min(callTimeoutMs, the request's time left), and one that cannot start before the request's deadline
+ * is not made at all. A call cut by the deadline tells `health` only
  * when it had waited half a call's bound: one cut because its request had little time left says nothing of the store.
  * A store that answers each create by its deadline itself (answersCreatesByDeadline: it knows whether the create was
  * sent) is left to.
@@ -296,6 +297,7 @@ export function watchStoreOutages(store: TaskStore, health: StoreHealth, bounds:
     throw err instanceof TaskStoreUnavailableError ? err : new TaskStoreUnavailableError(reason, err);
   };
   const selfBounded = new Set<PropertyKey>(store.answersCreatesByDeadline === true ? ["create"] : []);
+  const requestBounded = store.boundedByRequestDeadlines === true;
   const watched = new Map<
     PropertyKey,
     { method: (...a: unknown[]) => unknown; watching: (...a: unknown[]) => unknown }
@@ -315,7 +317,8 @@ export function watchStoreOutages(store: TaskStore, health: StoreHealth, bounds:
       };
       const runnerCall = RUNNER_CALLS.has(property);
       const watching = (...args: unknown[]) => {
-        const deadlineAtMs = runnerCall || UNBOUNDED_CALLS.has(property) ? undefined : requestDeadlineAtMs();
+        const deadlineAtMs =
+          !requestBounded || runnerCall || UNBOUNDED_CALLS.has(property) ? undefined : requestDeadlineAtMs();
         const leftMs = deadlineAtMs === undefined ? Infinity : deadlineAtMs - performance.now();
         // Nothing sent: the request is answered 503 "nothing was done" at once.
         if (leftMs <= 0) return Promise.reject(new RequestDeadlineError(String(property), false, 0)).catch(failed);
