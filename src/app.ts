@@ -23,6 +23,7 @@ import {
   openApiGeneration,
   overloadProtection,
   pageSecurityHeaders,
+  requestDeadlines,
   requestLog,
   sharedSchemas,
   type DrainState,
@@ -89,6 +90,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   await app.register(auditTrail, { audit });
   await app.register(overloadProtection, { overload: config.overload });
   await app.register(jsonBodies, { maxDepth: config.bodyMaxDepth, keepRaw: config.clouddriver !== undefined });
+  await app.register(requestDeadlines, { deadlineMs: config.store.requestDeadlineMs ?? 0 });
   const forwarder = await clouddriverForwarder(config.clouddriver, audit);
   if (forwarder) await app.register(clouddriverForwarding, { forwarder });
   await app.register(sharedSchemas);

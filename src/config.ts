@@ -247,6 +247,9 @@ function loadStore(env: Env, sim: ServiceSimulatorConfig, accounts: AccountConfi
     databaseUrl,
     // Well under a client's patience (Orca's reads, a CLI, a load balancer's probe wait seconds, not tens of them).
     callTimeoutMs: intVar(env, "TASK_STORE_CALL_TIMEOUT_MS", 3000, 100, 600_000),
+    // A request's store calls, all together (a submission reads the backlog, then creates; a poll reads a revision,
+    // then the task), and their waits for a pooled connection: answered by then, 2 s before a 5 s patience runs out.
+    requestDeadlineMs: intVar(env, "TASK_STORE_REQUEST_DEADLINE_MS", 3000, 100, 600_000),
     statementTimeoutMs: intVar(env, "TASK_STORE_STATEMENT_TIMEOUT_MS", 2000, 100, 600_000),
   };
 }

@@ -1,26 +1,29 @@
-// A create that waited past its caller's bound without being sent is never sent. Its caller was answered 503
-// TaskStoreUnavailable, "nothing was done" (watchStoreOutages' bound on the call), so a create that went to the
-// database afterwards would make a task nobody was told of, and a client that tried again made it twice. Creates go one
-// statement at a time (pg/create-queue.ts): behind a statement the database holds up, the next ones wait in the queue.
+// A create that waited past its deadline without being sent is never sent. Its caller was answered 503
+// TaskStoreUnavailable, "nothing was done", so a create that went to the database afterwards would make a task nobody
+// was told of, and a client that tried again made it twice. Creates go one statement at a time (pg/create-queue.ts):
+// behind a statement the database holds up, the next ones wait in the queue. (One whose statement was sent and held
+// past its deadline is answered "outcome unknown": test/create-outcome-unknown.test.ts.)
 import t from "tap";
 import pg from "pg";
 import { randomBytes } from "node:crypto";
 import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
-import { storeOutageReason } from "../src/tasks/store-outage.ts";
+import { RequestDeadlineError, storeOutageReason } from "../src/tasks/store-outage.ts";
+import { withRequestDeadline } from "../src/tasks/request-deadline.ts";
 import { waitFor } from "../testkit/wait-for.ts";
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const SEND_BY_MS = 300;
+/** The second create's request: answered by then, whatever the store does. */
+const DEADLINE_MS = 50;
 const op = {
   name: "resizeServerGroup",
   description: { credentials: "demo", region: "eastus", serverGroupName: "web" },
 };
 
-t.test("a create still queued past its send-by is dropped, never sent; the statement before it is not", async (t) => {
+t.test("a create still queued past its deadline is dropped, never sent; the statement before it is not", async (t) => {
   const schema = `vmss_ops_test_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: DATABASE_URL });
   await admin.connect();
-  const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema, createSendByMs: SEND_BY_MS });
+  const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
   t.teardown(async () => {
     await store.close();
     await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
@@ -40,28 +43,28 @@ t.test("a create still queued past its send-by is dropped, never sent; the state
       ).rowCount,
     { what: "the first create's statement to wait for the lock" },
   );
-  const askedAt = Date.now();
-  const second = store.create({ operations: [op], scaleSets: ["sub/rg/b"], clientRequestId: "second" });
-  const secondOutcome = second.then(
-    () => "created",
-    (err: unknown) => storeOutageReason(err) ?? String(err),
+  const second = withRequestDeadline(
+    performance.now() + DEADLINE_MS,
+    () => false,
+    () => store.create({ operations: [op], scaleSets: ["sub/rg/b"], clientRequestId: "second" }),
   );
-  await waitFor(() => Date.now() - askedAt > SEND_BY_MS, {
-    what: "the second create's send-by to pass",
-    intervalMs: 20,
-  });
+  const secondErr = await second.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  t.equal(storeOutageReason(secondErr), "RequestDeadline", "the create queued past its deadline is answered an outage");
+  t.equal((secondErr as RequestDeadlineError).sent, false, "as one never sent: nothing was done");
   await admin.query("COMMIT");
 
   t.equal((await first).created, true, "the statement under way when the lock went is answered as the database did");
-  t.equal(await secondOutcome, "StoreCallTimeout", "the create queued past its send-by is answered an outage");
+  const third = await store.create({ operations: [op], scaleSets: ["sub/rg/c"], clientRequestId: "third" });
+  t.equal(third.created, true, "a create asked afterwards goes through");
   const rows = await admin.query<{ client_request_id: string }>(
     `SELECT client_request_id FROM "${schema}".tasks ORDER BY client_request_id`,
   );
   t.same(
     rows.rows.map((r) => r.client_request_id),
-    ["first"],
-    "and was never sent: no task for it",
+    ["first", "third"],
+    "the dropped create was never sent: no task for it",
   );
-  const third = await store.create({ operations: [op], scaleSets: ["sub/rg/c"], clientRequestId: "third" });
-  t.equal(third.created, true, "a create asked afterwards goes through");
 });

@@ -131,7 +131,8 @@ void t.test(
       for (const [i, a] of answers.entries()) {
         t.equal(a.status, 503, `${fault}: request ${i} answered 503, not left waiting (${a.waitedMs} ms)`);
         t.equal(a.retryAfter, "5", "with Retry-After");
-        t.equal(a.body?.error, "TaskStoreUnavailable");
+        // A submission whose create was sent before the deadline may still commit: it cannot say "nothing was done".
+        t.match(a.body?.error, i === 0 ? /^(TaskStoreUnavailable|TaskOutcomeUnknown)$/ : /^TaskStoreUnavailable$/);
       }
       t.ok(
         answers.every((a) => a.waitedMs < CLIENT_PATIENCE_MS / 2),

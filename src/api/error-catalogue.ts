@@ -12,8 +12,8 @@ interface CatalogueEntry<P> {
   message: (p: P) => string;
   /** One entry per field, when the error is about fields. */
   details?: (p: P) => FieldProblem[];
-  /** Fields beside message that a program reads (the operations there are). */
-  extra?: (p: P) => { knownOperations?: string[] };
+  /** Fields beside message that a program reads (the operations there are, the clientRequestId to repeat with). */
+  extra?: (p: P) => ErrorExtra;
   /** The answer carries Retry-After, in seconds (p.retryAfterSeconds). */
   retryAfter?: true;
   /**
@@ -237,12 +237,21 @@ export const API_ERRORS = {
   }),
   TaskStoreUnavailable: entry<{ reason: string; retryAfterSeconds: number }>({
     status: 503,
-    when: "the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done",
+    when: "the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done",
     message: (p) =>
       `the task store cannot be used now (${p.reason}); nothing was done, retry after ${p.retryAfterSeconds} s`,
     retryAfter: true,
     scope: "any",
     example: { reason: "connection refused", retryAfterSeconds: 5 },
+  }),
+  TaskOutcomeUnknown: entry<{ clientRequestId: string; reason: string; retryAfterSeconds: number }>({
+    status: 503,
+    when: "a submission's create was sent to the task store and its answer did not come in time (TASK_STORE_REQUEST_DEADLINE_MS) or its connection broke: the task may have been created. Repeat the request with the clientRequestId this answer gives (its clientRequestId field and Client-Request-Id header; the caller's own, or one the service gave the request when it had none): that answers the task if it was created, or creates it, once",
+    message: (p) =>
+      `the task may have been created: the task store did not answer in time (${p.reason}); repeat the request with clientRequestId=${p.clientRequestId} to get it (created at most once), after ${p.retryAfterSeconds} s`,
+    extra: (p) => ({ clientRequestId: p.clientRequestId }),
+    retryAfter: true,
+    example: { clientRequestId: "orca-stage-7", reason: "RequestDeadline", retryAfterSeconds: 5 },
   }),
   Overloaded: entry<{ measure: string; retryAfterSeconds: number }>({
     status: 503,
@@ -299,13 +308,18 @@ function cursorProblem(cursor: string): string {
   return `"${cursor.slice(0, 40)}" is not a cursor this service gave: pass a page's nextCursor as it came, or no cursor for the first page`;
 }
 
+/** Fields of an error's body beside its message, for programs. */
+interface ErrorExtra {
+  knownOperations?: string[];
+  clientRequestId?: string;
+}
+
 /** The JSON every error leaves as (ErrorResponse in the OpenAPI document). */
-export interface ErrorBody {
+export interface ErrorBody extends ErrorExtra {
   statusCode: number;
   error: string;
   message: string;
   details?: FieldProblem[];
-  knownOperations?: string[];
 }
 
 /** An answer of the catalogue, thrown by a route and sent by the error handler (errors.ts). Build it with apiError. */
@@ -314,14 +328,14 @@ export class ApiError extends Error {
   readonly statusCode: number;
   readonly error: ApiErrorCode;
   readonly details?: FieldProblem[];
-  readonly extra?: { knownOperations?: string[] };
+  readonly extra?: ErrorExtra;
   /** Sent with the answer (a 503's Retry-After). */
   readonly headers?: Record<string, string>;
   constructor(
     code: ApiErrorCode,
     statusCode: number,
     message: string,
-    more: { details?: FieldProblem[]; extra?: { knownOperations?: string[] }; headers?: Record<string, string> } = {},
+    more: { details?: FieldProblem[]; extra?: ErrorExtra; headers?: Record<string, string> } = {},
   ) {
     super(message);
     this.error = code;

@@ -8,7 +8,7 @@ import {
   type FieldProblem,
 } from "../operations/description.ts";
 import { ApiError, apiError } from "./error-catalogue.ts";
-import { storeOutageReason } from "../tasks/store-outage.ts";
+import { CreateOutcomeUnknownError, storeOutageReason } from "../tasks/store-outage.ts";
 import { BacklogFullError } from "../tasks/backlog.ts";
 
 /**
@@ -274,6 +274,18 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBy
         reply,
         apiError("BacklogFull", { queued: err.queued, limit: err.limit, retryAfterSeconds: err.retryAfterSeconds }),
       );
+    if (err instanceof CreateOutcomeUnknownError && err.clientRequestId !== undefined) {
+      // The task may exist: the answer says how to find it, or have it made once.
+      request.log.debug({ reason: err.reason, clientRequestId: err.clientRequestId }, "create outcome unknown");
+      return send(
+        reply,
+        apiError(
+          "TaskOutcomeUnknown",
+          { clientRequestId: err.clientRequestId, reason: err.reason, retryAfterSeconds: STORE_OUTAGE_RETRY_AFTER_S },
+          { headers: { "client-request-id": err.clientRequestId } },
+        ),
+      );
+    }
     const outage = storeOutageReason(err);
     if (outage !== undefined) {
       // Not a bug: the store is down. An orchestrator retries a 503 with Retry-After; a 500 reads as ours to fix.

@@ -26,6 +26,12 @@ export const ErrorResponse = Type.Object(
     message: Type.String({ description: "for a person" }),
     details: Type.Optional(Type.Array(Type.Ref(FieldError))),
     knownOperations: Type.Optional(Type.Array(Type.String())),
+    clientRequestId: Type.Optional(
+      Type.String({
+        description:
+          "TaskOutcomeUnknown: the clientRequestId to repeat the submission with (also in the Client-Request-Id header)",
+      }),
+    ),
   },
   {
     $id: "ErrorResponse",

@@ -14,6 +14,7 @@ import { apiError, installErrorHandling } from "../api/errors.ts";
 import { installJsonBodyParser } from "../api/json-body.ts";
 import { documentNullsAsAbsent, documentStrictHandling, openApiOptions } from "../api/openapi.ts";
 import { installOverloadProtection, type OverloadConfig } from "../api/overload.ts";
+import { installRequestDeadlines } from "../api/request-deadline.ts";
 import { documentEveryAnswer } from "../api/route-answers.ts";
 import { componentSchemas } from "../api/schemas.ts";
 import { accountCheckSchemas } from "../api/routes/account-checks.ts";
@@ -109,6 +110,13 @@ export const auditTrail = servicePlugin<{ audit: AuditTrail }>("audit-trail", ["
 export const overloadProtection = fp<{ overload: OverloadConfig }>(
   async (app, { overload }) => installOverloadProtection(app, overload),
   { name: "overload", dependencies: ["access-control"] },
+);
+
+/** Each request's store calls end by its deadline (TASK_STORE_REQUEST_DEADLINE_MS from its arrival). */
+export const requestDeadlines = servicePlugin<{ deadlineMs: number }>(
+  "request-deadlines",
+  ["error-handling"],
+  (app, { deadlineMs }) => installRequestDeadlines(app, deadlineMs),
 );
 
 /**

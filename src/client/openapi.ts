@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Set a scale set's capacity (and record min and max)
-         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. A request without one is given one (the task's clientRequestId). 503 TaskOutcomeUnknown: the task may have been created; repeat the request with the clientRequestId it gives to get it (created at most once). ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
          */
         post: operations["resizeServerGroup"];
         delete?: never;
@@ -71,7 +71,7 @@ export interface paths {
         put?: never;
         /**
          * Take a scale set out of traffic (remove its backend pools, or scale it to 0 when it has none)
-         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. A request without one is given one (the task's clientRequestId). 503 TaskOutcomeUnknown: the task may have been created; repeat the request with the clientRequestId it gives to get it (created at most once). ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
          */
         post: operations["disableServerGroup"];
         delete?: never;
@@ -91,7 +91,7 @@ export interface paths {
         put?: never;
         /**
          * Put a scale set back into traffic, exactly as disable took it out
-         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. A request without one is given one (the task's clientRequestId). 503 TaskOutcomeUnknown: the task may have been created; repeat the request with the clientRequestId it gives to get it (created at most once). ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
          */
         post: operations["enableServerGroup"];
         delete?: never;
@@ -111,7 +111,7 @@ export interface paths {
         put?: never;
         /**
          * Lower a scale set's capacity (to 0 by default); never raises it
-         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. A request without one is given one (the task's clientRequestId). 503 TaskOutcomeUnknown: the task may have been created; repeat the request with the clientRequestId it gives to get it (created at most once). ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
          */
         post: operations["scaleDown"];
         delete?: never;
@@ -131,7 +131,7 @@ export interface paths {
         put?: never;
         /**
          * Delete named instances of a scale set (never below its recorded min)
-         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. A request without one is given one (the task's clientRequestId). 503 TaskOutcomeUnknown: the task may have been created; repeat the request with the clientRequestId it gives to get it (created at most once). ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
          */
         post: operations["terminateInstances"];
         delete?: never;
@@ -151,7 +151,7 @@ export interface paths {
         put?: never;
         /**
          * Delete one instance and take the scale set's size down by one, lowering its recorded min if asked (Deck's terminate and shrink)
-         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. A request without one is given one (the task's clientRequestId). 503 TaskOutcomeUnknown: the task may have been created; repeat the request with the clientRequestId it gives to get it (created at most once). ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
          */
         post: operations["terminateInstanceAndDecrementServerGroup"];
         delete?: never;
@@ -171,7 +171,7 @@ export interface paths {
         put?: never;
         /**
          * Restart named instances of a scale set (Uniform: the scale set's restart; Flexible: each VM's)
-         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. A request without one is given one (the task's clientRequestId). 503 TaskOutcomeUnknown: the task may have been created; repeat the request with the clientRequestId it gives to get it (created at most once). ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
          */
         post: operations["rebootInstances"];
         delete?: never;
@@ -191,7 +191,7 @@ export interface paths {
         put?: never;
         /**
          * Delete a scale set; one that is gone already counts as done
-         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. A request without one is given one (the task's clientRequestId). 503 TaskOutcomeUnknown: the task may have been created; repeat the request with the clientRequestId it gives to get it (created at most once). ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
          */
         post: operations["destroyServerGroup"];
         delete?: never;
@@ -211,7 +211,7 @@ export interface paths {
         put?: never;
         /**
          * Create the next server group of a cluster (app-stack-detail-vNNN), in traffic once its instances are healthy (Deck's and Orca's deploy)
-         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. A request without one is given one (the task's clientRequestId). 503 TaskOutcomeUnknown: the task may have been created; repeat the request with the clientRequestId it gives to get it (created at most once). ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
          */
         post: operations["createServerGroup"];
         delete?: never;
@@ -231,7 +231,7 @@ export interface paths {
         put?: never;
         /**
          * Create the next server group of a cluster with the source's model and the given overrides (Orca's clone stage)
-         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. A request without one is given one (the task's clientRequestId). 503 TaskOutcomeUnknown: the task may have been created; repeat the request with the clientRequestId it gives to get it (created at most once). ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
          */
         post: operations["cloneServerGroup"];
         delete?: never;
@@ -251,7 +251,7 @@ export interface paths {
         put?: never;
         /**
          * Apply a model change and replace out-of-date instances in batches, surging above the desired count (maxSurge, maxUnavailable)
-         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
+         * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. A request without one is given one (the task's clientRequestId). 503 TaskOutcomeUnknown: the task may have been created; repeat the request with the clientRequestId it gives to get it (created at most once). ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
          */
         post: operations["rollingUpgrade"];
         delete?: never;
@@ -839,18 +839,20 @@ export interface components {
             field: string;
             message: string;
         };
-        /** @description Every error. Each route names the codes it answers; any route may also answer 400 ValidationError (a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit)); 400 InvalidJson (the body is not JSON); 400 EmptyBody (a body was expected and is empty); 400 ForbiddenKey (the body has a __proto__ or constructor.prototype key); 400 BodyTooDeep (the body nests deeper than BODY_MAX_DEPTH); 400 InvalidContentLength (the Content-Length header does not match the body (as fastify says it)); 400 BadRequest (another 4xx fastify decides on before a route runs (its status is kept)); 400 InvalidPath (a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments)); 401 Unauthorized (with access control on: no token, or a wrong one (WWW-Authenticate says which, RFC 6750: invalid_token for a bad, expired or foreign token)); 403 Forbidden (with access control on: an account the caller may not use, or a write by a read-only caller); 404 NotFound (an unknown task, route or scale set (what was looked for, and where to look)); 413 PayloadTooLarge (a body over BODY_LIMIT_BYTES); 415 UnsupportedMediaType (a body that is not application/json, or not UTF-8); 429 TooManyRequests (too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS)); 500 InternalError (a bug in this service (logged), never a refusal of good input); 502 ClouddriverUnavailable (a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it); 503 IdentityProviderUnavailable (an OpenID Connect token could not be checked: the issuer's discovery document or keys cannot be read); 503 TaskStoreUnavailable (the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done); 503 Overloaded (this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory)); 503 ShuttingDown (this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer); 504 ClouddriverTimeout (a request forwarded to Clouddriver got no answer in time). */
+        /** @description Every error. Each route names the codes it answers; any route may also answer 400 ValidationError (a field is missing or wrong; details has one entry per field (capacity.desired, [1].disableServerGroup.region, query.limit)); 400 InvalidJson (the body is not JSON); 400 EmptyBody (a body was expected and is empty); 400 ForbiddenKey (the body has a __proto__ or constructor.prototype key); 400 BodyTooDeep (the body nests deeper than BODY_MAX_DEPTH); 400 InvalidContentLength (the Content-Length header does not match the body (as fastify says it)); 400 BadRequest (another 4xx fastify decides on before a route runs (its status is kept)); 400 InvalidPath (a request to forward to Clouddriver whose path would leave Clouddriver's URL (dot segments)); 401 Unauthorized (with access control on: no token, or a wrong one (WWW-Authenticate says which, RFC 6750: invalid_token for a bad, expired or foreign token)); 403 Forbidden (with access control on: an account the caller may not use, or a write by a read-only caller); 404 NotFound (an unknown task, route or scale set (what was looked for, and where to look)); 413 PayloadTooLarge (a body over BODY_LIMIT_BYTES); 415 UnsupportedMediaType (a body that is not application/json, or not UTF-8); 429 TooManyRequests (too many requests from one principal in RATE_LIMIT_WINDOW_MS (RATE_LIMIT_SUBMISSIONS, RATE_LIMIT_READS)); 500 InternalError (a bug in this service (logged), never a refusal of good input); 502 ClouddriverUnavailable (a request forwarded to Clouddriver (CLOUDDRIVER_URL) could not reach it); 503 IdentityProviderUnavailable (an OpenID Connect token could not be checked: the issuer's discovery document or keys cannot be read); 503 TaskStoreUnavailable (the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done); 503 Overloaded (this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory)); 503 ShuttingDown (this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer); 504 ClouddriverTimeout (a request forwarded to Clouddriver got no answer in time). */
         ErrorResponse: {
             statusCode: number;
             /**
              * @description a stable code for programs, from the error catalogue
              * @enum {string}
              */
-            error: "ValidationError" | "InvalidJson" | "EmptyBody" | "ForbiddenKey" | "BodyTooDeep" | "InvalidContentLength" | "BadRequest" | "InvalidCursor" | "InvalidPath" | "Unauthorized" | "Forbidden" | "NotFound" | "UnknownOperation" | "ClientRequestIdReused" | "TaskNotRetryable" | "TaskFinished" | "PayloadTooLarge" | "UnsupportedMediaType" | "TooManyRequests" | "BacklogFull" | "InternalError" | "AzureError" | "ClouddriverUnavailable" | "AzureUnavailable" | "IdentityProviderUnavailable" | "TaskStoreUnavailable" | "Overloaded" | "ShuttingDown" | "ClouddriverTimeout";
+            error: "ValidationError" | "InvalidJson" | "EmptyBody" | "ForbiddenKey" | "BodyTooDeep" | "InvalidContentLength" | "BadRequest" | "InvalidCursor" | "InvalidPath" | "Unauthorized" | "Forbidden" | "NotFound" | "UnknownOperation" | "ClientRequestIdReused" | "TaskNotRetryable" | "TaskFinished" | "PayloadTooLarge" | "UnsupportedMediaType" | "TooManyRequests" | "BacklogFull" | "InternalError" | "AzureError" | "ClouddriverUnavailable" | "AzureUnavailable" | "IdentityProviderUnavailable" | "TaskStoreUnavailable" | "TaskOutcomeUnknown" | "Overloaded" | "ShuttingDown" | "ClouddriverTimeout";
             /** @description for a person */
             message: string;
             details?: components["schemas"]["FieldError"][];
             knownOperations?: string[];
+            /** @description TaskOutcomeUnknown: the clientRequestId to repeat the submission with (also in the Client-Request-Id header) */
+            clientRequestId?: string;
         };
         TaskRef: {
             /**
@@ -2255,7 +2257,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2433,7 +2435,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description TaskOutcomeUnknown: a submission's create was sent to the task store and its answer did not come in time (TASK_STORE_REQUEST_DEADLINE_MS) or its connection broke: the task may have been created. Repeat the request with the clientRequestId this answer gives (its clientRequestId field and Client-Request-Id header; the caller's own, or one the service gave the request when it had none): that answers the task if it was created, or creates it, once. AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -2615,7 +2617,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description TaskOutcomeUnknown: a submission's create was sent to the task store and its answer did not come in time (TASK_STORE_REQUEST_DEADLINE_MS) or its connection broke: the task may have been created. Repeat the request with the clientRequestId this answer gives (its clientRequestId field and Client-Request-Id header; the caller's own, or one the service gave the request when it had none): that answers the task if it was created, or creates it, once. AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -2797,7 +2799,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description TaskOutcomeUnknown: a submission's create was sent to the task store and its answer did not come in time (TASK_STORE_REQUEST_DEADLINE_MS) or its connection broke: the task may have been created. Repeat the request with the clientRequestId this answer gives (its clientRequestId field and Client-Request-Id header; the caller's own, or one the service gave the request when it had none): that answers the task if it was created, or creates it, once. AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -2979,7 +2981,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description TaskOutcomeUnknown: a submission's create was sent to the task store and its answer did not come in time (TASK_STORE_REQUEST_DEADLINE_MS) or its connection broke: the task may have been created. Repeat the request with the clientRequestId this answer gives (its clientRequestId field and Client-Request-Id header; the caller's own, or one the service gave the request when it had none): that answers the task if it was created, or creates it, once. AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3161,7 +3163,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description TaskOutcomeUnknown: a submission's create was sent to the task store and its answer did not come in time (TASK_STORE_REQUEST_DEADLINE_MS) or its connection broke: the task may have been created. Repeat the request with the clientRequestId this answer gives (its clientRequestId field and Client-Request-Id header; the caller's own, or one the service gave the request when it had none): that answers the task if it was created, or creates it, once. AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3343,7 +3345,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description TaskOutcomeUnknown: a submission's create was sent to the task store and its answer did not come in time (TASK_STORE_REQUEST_DEADLINE_MS) or its connection broke: the task may have been created. Repeat the request with the clientRequestId this answer gives (its clientRequestId field and Client-Request-Id header; the caller's own, or one the service gave the request when it had none): that answers the task if it was created, or creates it, once. AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3525,7 +3527,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description TaskOutcomeUnknown: a submission's create was sent to the task store and its answer did not come in time (TASK_STORE_REQUEST_DEADLINE_MS) or its connection broke: the task may have been created. Repeat the request with the clientRequestId this answer gives (its clientRequestId field and Client-Request-Id header; the caller's own, or one the service gave the request when it had none): that answers the task if it was created, or creates it, once. AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3707,7 +3709,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description TaskOutcomeUnknown: a submission's create was sent to the task store and its answer did not come in time (TASK_STORE_REQUEST_DEADLINE_MS) or its connection broke: the task may have been created. Repeat the request with the clientRequestId this answer gives (its clientRequestId field and Client-Request-Id header; the caller's own, or one the service gave the request when it had none): that answers the task if it was created, or creates it, once. AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -3889,7 +3891,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description TaskOutcomeUnknown: a submission's create was sent to the task store and its answer did not come in time (TASK_STORE_REQUEST_DEADLINE_MS) or its connection broke: the task may have been created. Repeat the request with the clientRequestId this answer gives (its clientRequestId field and Client-Request-Id header; the caller's own, or one the service gave the request when it had none): that answers the task if it was created, or creates it, once. AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -4071,7 +4073,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description TaskOutcomeUnknown: a submission's create was sent to the task store and its answer did not come in time (TASK_STORE_REQUEST_DEADLINE_MS) or its connection broke: the task may have been created. Repeat the request with the clientRequestId this answer gives (its clientRequestId field and Client-Request-Id header; the caller's own, or one the service gave the request when it had none): that answers the task if it was created, or creates it, once. AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -4253,7 +4255,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description TaskOutcomeUnknown: a submission's create was sent to the task store and its answer did not come in time (TASK_STORE_REQUEST_DEADLINE_MS) or its connection broke: the task may have been created. Repeat the request with the clientRequestId this answer gives (its clientRequestId field and Client-Request-Id header; the caller's own, or one the service gave the request when it had none): that answers the task if it was created, or creates it, once. AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -4351,7 +4353,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4538,7 +4540,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description TaskOutcomeUnknown: a submission's create was sent to the task store and its answer did not come in time (TASK_STORE_REQUEST_DEADLINE_MS) or its connection broke: the task may have been created. Repeat the request with the clientRequestId this answer gives (its clientRequestId field and Client-Request-Id header; the caller's own, or one the service gave the request when it had none): that answers the task if it was created, or creates it, once. AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -4659,7 +4661,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4780,7 +4782,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4892,7 +4894,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4984,7 +4986,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5083,7 +5085,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5193,7 +5195,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5297,7 +5299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5414,7 +5416,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5537,7 +5539,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5661,7 +5663,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5778,7 +5780,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5889,7 +5891,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6006,7 +6008,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6089,7 +6091,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6203,7 +6205,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6379,7 +6381,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description TaskOutcomeUnknown: a submission's create was sent to the task store and its answer did not come in time (TASK_STORE_REQUEST_DEADLINE_MS) or its connection broke: the task may have been created. Repeat the request with the clientRequestId this answer gives (its clientRequestId field and Client-Request-Id header; the caller's own, or one the service gave the request when it had none): that answers the task if it was created, or creates it, once. AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -6550,7 +6552,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description TaskOutcomeUnknown: a submission's create was sent to the task store and its answer did not come in time (TASK_STORE_REQUEST_DEADLINE_MS) or its connection broke: the task may have been created. Repeat the request with the clientRequestId this answer gives (its clientRequestId field and Client-Request-Id header; the caller's own, or one the service gave the request when it had none): that answers the task if it was created, or creates it, once. AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     /** @description RFC 7240 §3: `handling=strict` when the request asked for strict handling (on every answer to it) */
@@ -6649,7 +6651,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6743,7 +6745,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6831,7 +6833,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7008,7 +7010,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7106,7 +7108,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7180,7 +7182,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7286,7 +7288,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7392,7 +7394,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
+            /** @description AzureUnavailable: Azure did not answer a read, throttled it, or failed it in a way that asking again can change. Overloaded: this replica is overloaded (OVERLOAD_MAX_*: event-loop delay or utilisation, memory). TaskStoreUnavailable: the task store cannot be used: PostgreSQL out of reach or too slow to answer (TASK_STORE_CALL_TIMEOUT_MS a call, TASK_STORE_REQUEST_DEADLINE_MS a request), or SQLite's disk full, its file read-only, an I/O error, or busy past its timeout; nothing was done. ShuttingDown: this replica is stopping (SIGTERM, SIGINT); another replica, or this one restarted, will answer */
             503: {
                 headers: {
                     [name: string]: unknown;

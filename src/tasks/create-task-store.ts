@@ -28,6 +28,13 @@ export interface StoreConfig {
    */
   callTimeoutMs?: number;
   /**
+   * A request is answered within this long of its arrival as far as the store goes: each store call it makes is bounded
+   * by the time it has left, one that cannot start in time is not sent, and past it the request is answered 503.
+   * @env TASK_STORE_REQUEST_DEADLINE_MS
+   * @default `3000`
+   */
+  requestDeadlineMs?: number;
+  /**
    * PostgreSQL's statement_timeout: the server gives up on a statement past it.
    * @env TASK_STORE_STATEMENT_TIMEOUT_MS
    * @default `2000`
@@ -63,8 +70,9 @@ export async function createTaskStore(
         connectionTimeoutMs: store.callTimeoutMs,
         queryTimeoutMs: store.callTimeoutMs,
         statementTimeoutMs: store.statementTimeoutMs,
-        // A create its caller was answered 503 for (the call's bound) while it waited its turn is never sent.
-        createSendByMs: store.callTimeoutMs,
+        // Each create answered by its bound (or its request's deadline): never sent if still queued then, "outcome
+        // unknown" if sent.
+        createTimeoutMs: store.callTimeoutMs,
       });
     }
   }

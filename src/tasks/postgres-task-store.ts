@@ -39,10 +39,12 @@ export interface PostgresTaskStoreOptions extends PgPoolOptions {
   /** Schema that holds the tables (created if missing); default public. Tests use one of their own. */
   schema?: string;
   /**
-   * A create not yet sent this long after it was asked for is dropped, never sent, and fails as an outage (default:
-   * never dropped): its caller was answered 503 at the call's bound (TASK_STORE_CALL_TIMEOUT_MS), "nothing was done".
+   * Each create is answered within this long, or by its request's deadline if that comes first (default: by the
+   * request's deadline only): one not yet sent then is dropped, never sent, and fails as an outage ("nothing was
+   * done"); one sent fails with CreateOutcomeUnknownError (the task may exist). The service gives it
+   * TASK_STORE_CALL_TIMEOUT_MS.
    */
-  createSendByMs?: number;
+  createTimeoutMs?: number;
 }
 
 export class PostgresTaskStore implements TaskStore {
@@ -53,10 +55,15 @@ export class PostgresTaskStore implements TaskStore {
   /** Where, for messages: the redacted URL and schema. */
   readonly where: string;
 
-  private constructor(db: PgConnection, t: PgTables, where: string, createSendByMs: number | undefined) {
+  /** Creates are answered by their deadline here (pg/create-queue.ts), which knows whether each was sent. */
+  readonly answersCreatesByDeadline = true;
+  /** Its calls wait for the server: a request's deadline bounds them. */
+  readonly boundedByRequestDeadlines = true;
+
+  private constructor(db: PgConnection, t: PgTables, where: string, createTimeoutMs: number | undefined) {
     this.#db = db;
     this.#t = t;
-    this.#creates = new PgCreateQueue(db, t, createSendByMs);
+    this.#creates = new PgCreateQueue(db, t, createTimeoutMs);
     this.#ended = new EndNotifier(db, t);
     this.where = where;
   }
@@ -73,7 +80,7 @@ export class PostgresTaskStore implements TaskStore {
       throw new TaskStoreOpenError(`task store schema name "${schema}" is not a plain identifier (letters, digits, _)`);
     }
     const db = await PgConnection.open(options, where, (client) => migrate(client, schema, where));
-    return new PostgresTaskStore(db, pgTables(schema), where, options.createSendByMs);
+    return new PostgresTaskStore(db, pgTables(schema), where, options.createTimeoutMs);
   }
 
   /**

@@ -2,6 +2,7 @@
 // from anything else, the error that carries it, and the watch every store call goes through, so an outage is
 // known at once (readiness) and answered as one (503 with Retry-After, never "internal error").
 import type { TaskStore } from "./task-store.ts";
+import { requestDeadlineAtMs, withoutRequestDeadline } from "./request-deadline.ts";
 
 /** Connection-level error codes of Node's sockets and DNS: the database could not be reached or the link broke. */
 const NETWORK_CODES = new Set([
@@ -69,7 +70,7 @@ export function storeOutageReason(err: unknown): string | undefined {
   // pg's own wording: a connection that died under a query, a pool that could not connect in time.
   if (/Connection terminated/i.test(message)) return "ConnectionTerminated";
   if (/timeout exceeded when trying to connect/i.test(message)) return "ConnectTimeout";
-  if (code === "StoreCallTimeout") return code;
+  if (code === "StoreCallTimeout" || code === "RequestDeadline") return code;
   if (/Client has encountered a connection error/i.test(message)) return "ConnectionError";
   // pg's client-side bound on a query (query_timeout): no answer in time, whatever the connection's state.
   if (/Query read timeout/i.test(message)) return "QueryTimeout";
@@ -87,6 +88,22 @@ export class TaskStoreUnavailableError extends Error {
       cause,
     });
     this.reason = reason;
+  }
+}
+
+/**
+ * A create whose statement was sent and whose outcome is not known: its caller's bound passed while it ran, or its
+ * connection died under it. The task may exist; `clientRequestId` (the caller's, or one given to it before it was
+ * sent) finds it, or creates it once, when the caller repeats the request with it.
+ */
+export class CreateOutcomeUnknownError extends TaskStoreUnavailableError {
+  override name = "CreateOutcomeUnknownError";
+  /** Undefined only when the caller gave none (the API always gives one). */
+  readonly clientRequestId: string | undefined;
+  constructor(reason: string, clientRequestId: string | undefined, cause: unknown) {
+    super(reason, cause);
+    this.clientRequestId = clientRequestId;
+    this.message = `the create was sent and its outcome is not known (${reason}): the task may exist${clientRequestId !== undefined ? `, clientRequestId ${clientRequestId} finds it` : ""}`;
   }
 }
 
@@ -186,20 +203,68 @@ export class StoreCallTimeoutError extends Error {
   }
 }
 
+/**
+ * A store call cut by its request's deadline (request-deadline.ts): not sent, because the deadline had passed before it
+ * could start (`sent` false: nothing was done), or not answered within the time the request had left.
+ */
+export class RequestDeadlineError extends Error {
+  override name = "RequestDeadlineError";
+  readonly code = "RequestDeadline";
+  readonly sent: boolean;
+  /** How long the call waited before it was cut. */
+  readonly waitedMs: number;
+  constructor(method: string, sent: boolean, waitedMs: number) {
+    super(
+      sent
+        ? `${method} did not answer within its request's deadline (${Math.round(waitedMs)} ms)`
+        : `${method} was not sent: its request's deadline had passed${waitedMs > 0 ? ` after ${Math.round(waitedMs)} ms of waiting` : ""}`,
+    );
+    this.sent = sent;
+    this.waitedMs = waitedMs;
+  }
+}
+
 /** Calls not bounded: a subscription that lives as long as the store, and the close that drains it. */
 const UNBOUNDED_CALLS = new Set<PropertyKey>(["watch", "close"]);
 
 /**
- * `promise`, or a StoreCallTimeoutError once timeoutMs has passed without it settling. The call itself goes on (its
- * answer, if it comes, is dropped): a statement sent cannot be taken back, and the store's own bounds (the statement
- * timeout, pg's query_timeout) end it and free its connection.
+ * Calls only the runner makes, for tasks that outlive the request that created them: never bounded by a request's
+ * deadline, whichever async context they are made in (a claim woken by a submission runs in the submission's).
  */
-function bounded<T>(promise: Promise<T>, method: string, timeoutMs: number): Promise<T> {
+const RUNNER_CALLS = new Set<PropertyKey>([
+  "claim",
+  "renew",
+  "release",
+  "appendHistory",
+  "update",
+  "cancelRequested",
+  "prune",
+  "pruneAudit",
+]);
+
+/**
+ * `promise`, or a StoreCallTimeoutError once timeoutMs has passed without it settling (a RequestDeadlineError when the
+ * bound was the request's time left, `byDeadline`). The call itself goes on (its answer, if it comes, is dropped): a
+ * statement sent cannot be taken back, and the store's own bounds (the statement timeout, pg's query_timeout) end it
+ * and free its connection.
+ */
+function bounded<T>(promise: Promise<T>, method: string, timeoutMs: number, byDeadline: boolean): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  const started = performance.now();
   const late = new Promise<never>((_, reject) => {
     // Rejected after the poll phase that follows the timer: when the event loop was held up past the bound, an answer
     // already waiting on the socket still wins, and a busy process does not call a store that answered an outage.
-    timer = setTimeout(() => setImmediate(() => reject(new StoreCallTimeoutError(method, timeoutMs))), timeoutMs);
+    timer = setTimeout(
+      () =>
+        setImmediate(() =>
+          reject(
+            byDeadline
+              ? new RequestDeadlineError(method, true, performance.now() - started)
+              : new StoreCallTimeoutError(method, timeoutMs),
+          ),
+        ),
+      Math.max(0, timeoutMs),
+    );
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
@@ -213,15 +278,26 @@ export interface StoreCallBounds {
  * The store, with every call watched: a call that meets an outage, or does not answer within callTimeoutMs, tells
  * `health` and throws a TaskStoreUnavailableError (what the HTTP layer answers 503 for); one that succeeds tells
  * `health` the store is back. A slow store is then told from a dead one by nobody: both are an outage, answered at once.
+ *
+ * On a store whose calls wait for a server (boundedByRequestDeadlines), a call made for a request (request-deadline.ts)
+ * is bounded by min(callTimeoutMs, the request's time left), and one that cannot start before the request's deadline
+ * is not made at all. A call cut by the deadline tells `health` only
+ * when it had waited half a call's bound: one cut because its request had little time left says nothing of the store.
+ * A store that answers each create by its deadline itself (answersCreatesByDeadline: it knows whether the create was
+ * sent) is left to.
  */
 export function watchStoreOutages(store: TaskStore, health: StoreHealth, bounds: StoreCallBounds = {}): TaskStore {
   const callTimeoutMs = bounds.callTimeoutMs ?? 0;
+  const outageAfterMs = callTimeoutMs > 0 ? callTimeoutMs / 2 : 1000;
   const failed = (err: unknown): never => {
     const reason = storeOutageReason(err);
     if (reason === undefined) throw err;
-    health.outage(reason, err);
+    const cause = err instanceof TaskStoreUnavailableError ? err.cause : err;
+    if (!(cause instanceof RequestDeadlineError) || cause.waitedMs >= outageAfterMs) health.outage(reason, err);
     throw err instanceof TaskStoreUnavailableError ? err : new TaskStoreUnavailableError(reason, err);
   };
+  const selfBounded = new Set<PropertyKey>(store.answersCreatesByDeadline === true ? ["create"] : []);
+  const requestBounded = store.boundedByRequestDeadlines === true;
   const watched = new Map<
     PropertyKey,
     { method: (...a: unknown[]) => unknown; watching: (...a: unknown[]) => unknown }
@@ -239,13 +315,22 @@ export function watchStoreOutages(store: TaskStore, health: StoreHealth, bounds:
         health.success(wrote(property, v));
         return v;
       };
+      const runnerCall = RUNNER_CALLS.has(property);
       const watching = (...args: unknown[]) => {
+        const deadlineAtMs =
+          !requestBounded || runnerCall || UNBOUNDED_CALLS.has(property) ? undefined : requestDeadlineAtMs();
+        const leftMs = deadlineAtMs === undefined ? Infinity : deadlineAtMs - performance.now();
+        // Nothing sent: the request is answered 503 "nothing was done" at once.
+        if (leftMs <= 0) return Promise.reject(new RequestDeadlineError(String(property), false, 0)).catch(failed);
         // Bound to the store itself: its private fields are not the proxy's.
-        const result = method.apply(target, args);
+        const result = runnerCall
+          ? withoutRequestDeadline(() => method.apply(target, args))
+          : method.apply(target, args);
         if (!(result instanceof Promise) || answeredAlone(property, args)) return result;
+        const boundMs = Math.min(callTimeoutMs > 0 ? callTimeoutMs : Infinity, leftMs);
         const settled =
-          callTimeoutMs > 0 && !UNBOUNDED_CALLS.has(property)
-            ? bounded(result, String(property), callTimeoutMs)
+          boundMs < Infinity && !UNBOUNDED_CALLS.has(property) && !selfBounded.has(property)
+            ? bounded(result, String(property), boundMs, boundMs < callTimeoutMs || callTimeoutMs <= 0)
             : result;
         return settled.then(succeeded, failed);
       };

@@ -80,6 +80,19 @@ export interface TaskStore {
    * task created behind unfinished ones on its scale sets gets a first history line naming them (waitingEntry).
    */
   create(input: NewTask): Promise<{ task: Task; created: boolean }>;
+  /**
+   * The store answers each create by its deadline itself (the request's, or the call's bound): one not yet sent fails
+   * as an outage and is never sent; one sent whose answer has not come fails with CreateOutcomeUnknownError (the task
+   * may exist: its clientRequestId finds it). Stores whose creates answer at once (memory, SQLite) leave it out.
+   */
+  readonly answersCreatesByDeadline?: boolean;
+  /**
+   * Its calls wait for a server (PostgreSQL): each call a request makes is bounded by the request's deadline, and one
+   * that cannot start before it is not made (request-deadline.ts). Stores that answer in-process at once (memory,
+   * SQLite, whose calls cannot be cut anyway) leave it out: for them a deadline could only refuse work they would do at
+   * once, as a request slowed by a busy process reached them.
+   */
+  readonly boundedByRequestDeadlines?: boolean;
   get(id: string): Promise<Task | undefined>;
   /**
    * The task's revision, without reading the task: it grows with every change get() would show (state, history,

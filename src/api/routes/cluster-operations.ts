@@ -30,7 +30,7 @@ import { SubmissionAnswer, TaskRef, WaitSeconds } from "../schemas.ts";
 import type { AnyOperation } from "../../operations/operation.ts";
 import type { TaskWaiter } from "../../tasks/task-waiter.ts";
 import { toClouddriverTask } from "../../tasks/task.ts";
-import { clientGoneSignal } from "../client-gone.ts";
+import { heldUntilEnd } from "../client-gone.ts";
 import { dryRun } from "../dry-run.ts";
 import { readFailureAnswer } from "../failure-answers.ts";
 import {
@@ -42,6 +42,7 @@ import {
 } from "../ignored-fields.ts";
 import type { AuditTrail } from "../audit-trail.ts";
 import { targetsOf } from "../../tasks/audit.ts";
+import { submissionRequestId } from "../submission-id.ts";
 
 export interface ClusterOperationRoutesOptions {
   accounts: AccountRegistry;
@@ -247,6 +248,16 @@ function plan(
   return { operations, history };
 }
 
+/** What a cluster operation's submission answers beside 200 and 202. */
+const SUBMISSION_ERRORS = [
+  "ValidationError",
+  "ClientRequestIdReused",
+  "BacklogFull",
+  "TaskOutcomeUnknown",
+  "AzureError",
+  "AzureUnavailable",
+] as const;
+
 /** POST /azure/ops/{scaleDownCluster|disableCluster}: reads the cluster, selects, and creates the task (or plans it). */
 function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<ClusterOperationRoutesOptions> {
   // eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
@@ -273,13 +284,7 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
               description:
                 "The task was created (or, for a repeated clientRequestId, found); ignoredFields names what the service did not read",
             },
-            ...errorResponses(
-              "ValidationError",
-              "ClientRequestIdReused",
-              "BacklogFull",
-              "AzureError",
-              "AzureUnavailable",
-            ),
+            ...errorResponses(...SUBMISSION_ERRORS),
           },
         },
         preValidation: async (request, reply) => {
@@ -308,7 +313,8 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
           return reply
             .code(200)
             .send({ ...(await dryRun(accounts, registry, operations, reads.retry, history)), ignoredFields: named });
-        const { clientRequestId, wait } = request.query;
+        const { wait } = request.query;
+        const clientRequestId = submissionRequestId(request.query.clientRequestId);
         const entry = audit?.accepted(request, "submit", targetsOf(operations), { clientRequestId });
         const { task, created } = await runner.submit(
           operations,
@@ -320,13 +326,13 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
         // A retry is read and selected again, and may pick differently now (the first request's task already acted):
         // it is the same request when the task found acts on this cluster, account and regions, with this operation.
         if (!created && !sameClusterRequest(task.operations, op, account.name, d.cluster, regions)) {
-          throw apiError("ClientRequestIdReused", { clientRequestId: clientRequestId!, taskId: task.id });
+          throw apiError("ClientRequestIdReused", { clientRequestId, taskId: task.id });
         }
         if (wait === undefined)
           return reply
             .code(202)
             .send({ kind: "taskRef", id: task.id, resourceUri: `/task/${task.id}`, ignoredFields: named });
-        const ended = wait > 0 ? await waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply), task) : task;
+        const ended = wait > 0 ? await heldUntilEnd(waiter, task.id, wait * 1000, reply, task) : task;
         return reply.code(200).send(toClouddriverTask(ended ?? task));
       },
     );

@@ -22,7 +22,8 @@ import { SubmissionAnswer, TaskRef, WaitSeconds } from "../schemas.ts";
 import { dryRun } from "../dry-run.ts";
 import { toClouddriverTask } from "../../tasks/task.ts";
 import type { TaskWaiter } from "../../tasks/task-waiter.ts";
-import { clientGoneSignal } from "../client-gone.ts";
+import { heldUntilEnd } from "../client-gone.ts";
+import { submissionRequestId } from "../submission-id.ts";
 import {
   ignoredFieldProblems,
   ignoredFields,
@@ -75,7 +76,7 @@ const ClientRequestIdQuery = Type.Object(
 
 /** What every single-operation route does with its request, beside what the operation itself does (its summary). */
 const SUBMISSION =
-  "Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.";
+  "Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. A request without one is given one (the task's clientRequestId). 503 TaskOutcomeUnknown: the task may have been created; repeat the request with the clientRequestId it gives to get it (created at most once). ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.";
 
 const accepted = {
   200: {
@@ -96,6 +97,7 @@ const accepted = {
     "BodyTooDeep",
     "ClientRequestIdReused",
     "BacklogFull",
+    "TaskOutcomeUnknown",
     "PayloadTooLarge",
     "UnsupportedMediaType",
     "NotFound",
@@ -227,11 +229,12 @@ async function submit(
   notes: string[] = [],
 ) {
   const requests: OperationRequest[] = located.map(({ name, description }) => ({ name, description }));
-  const { clientRequestId, wait } = query;
+  const { wait } = query;
   if (query.dryRun)
     return reply
       .code(200)
       .send({ ...(await dryRun(opts.accounts, opts.operations, requests, opts.readRetry)), ignoredFields: ignored });
+  const clientRequestId = submissionRequestId(query.clientRequestId);
   const audit = opts.audit?.accepted(request, "submit", targetsOf(requests), { clientRequestId });
   const history = [
     ...(ignoredFieldsHistory(ignored) ?? []),
@@ -251,12 +254,12 @@ async function submit(
     requests.map((r) => r.name),
   );
   if (!created && !sameOperations(task.operations, requests))
-    throw apiError("ClientRequestIdReused", { clientRequestId: clientRequestId!, taskId: task.id });
+    throw apiError("ClientRequestIdReused", { clientRequestId, taskId: task.id });
   if (wait === undefined)
     return reply
       .code(202)
       .send({ kind: "taskRef", id: task.id, resourceUri: `/task/${task.id}`, ignoredFields: ignored });
-  const ended = wait > 0 ? await opts.waiter.waitForEnd(task.id, wait * 1000, clientGoneSignal(reply), task) : task;
+  const ended = wait > 0 ? await heldUntilEnd(opts.waiter, task.id, wait * 1000, reply, task) : task;
   return reply.code(200).send(toClouddriverTask(ended ?? task));
 }
 

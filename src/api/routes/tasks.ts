@@ -13,7 +13,7 @@ import { apiError } from "../error-catalogue.ts";
 import { errorResponses, FORWARDING_ERRORS } from "../error-responses.ts";
 import { Task, TaskList, TaskRef, TaskState, WaitSeconds } from "../schemas.ts";
 import type { TaskWaiter } from "../../tasks/task-waiter.ts";
-import { clientGoneSignal } from "../client-gone.ts";
+import { heldUntilEnd } from "../client-gone.ts";
 import { isCursor } from "../../tasks/cursor.ts";
 import type { AuditTrail } from "../audit-trail.ts";
 import { targetsOf, type NewAuditEntry } from "../../tasks/audit.ts";
@@ -122,7 +122,7 @@ const getTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { stor
         if (!task) throw noTask(id);
         deny(accountsOfTask(task));
         if (FINISHED_STATES.has(task.state)) return sendBody(reply, keptBody(bodies, task, reply));
-        const ended = await waiter.waitForEnd(id, wait * 1000, clientGoneSignal(reply), task);
+        const ended = await heldUntilEnd(waiter, id, wait * 1000, reply, task);
         return toClouddriverTask(ended ?? task);
       }
       const body = await currentBody(store, bodies, id, reply);
@@ -130,7 +130,7 @@ const getTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { stor
       if (!body) throw noTask(id);
       deny(body.accounts);
       if (wait && !body.finished) {
-        const ended = await waiter.waitForEnd(id, wait * 1000, clientGoneSignal(reply));
+        const ended = await heldUntilEnd(waiter, id, wait * 1000, reply);
         // Pruned while we waited: say what we last saw rather than a 404 for a task that existed.
         if (ended) return toClouddriverTask(ended);
       }

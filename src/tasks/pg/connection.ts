@@ -2,6 +2,8 @@
 // connection when it is safe to run twice and its connection died; or a transaction on a connection of its own.
 import pg from "pg";
 import { TaskStoreOpenError } from "../migrations.ts";
+import { requestDeadlineAtMs } from "../request-deadline.ts";
+import { RequestDeadlineError } from "../store-outage.ts";
 import type { Row } from "./tables.ts";
 
 export interface PgPoolOptions {
@@ -48,16 +50,46 @@ export function connectionLost(err: unknown): boolean {
   return /Connection terminated/i.test(message(err));
 }
 
+/**
+ * A pooled connection while it is out of the pool: its errors (the server or the link dropped it) are caught, as pg's
+ * pool.query catches them, and it goes back (or is dropped, with an error) once, on the first release or error.
+ */
+function checkedOut(client: pg.PoolClient): { client: pg.PoolClient; release: (err?: Error) => void } {
+  let released = false;
+  const release = (err?: Error) => {
+    if (released) return;
+    released = true;
+    client.removeListener("error", release);
+    client.release(err);
+  };
+  client.on("error", release);
+  return { client, release };
+}
+
+/** What bounds one statement beside the pool's own bounds. */
+export interface SendOptions {
+  /** performance.now() past which the statement is not sent, nor waited for (default: its request's, if any). */
+  deadlineAtMs?: number;
+  /**
+   * Asked once a connection is in hand, just before the statement goes: false, and it does not go (a batch whose every
+   * part was dropped meanwhile). It may change `params` in place (what is still to be sent).
+   */
+  beforeSend?: () => boolean;
+}
+
 export class PgConnection {
   readonly #pool: pg.Pool;
   readonly #poolMax: number;
+  /** pg's query_timeout for every statement (PgPoolOptions.queryTimeoutMs); Infinity: none. */
+  readonly #queryTimeoutMs: number;
   /** For connections outside the pool (LISTEN). */
   readonly connectionString: string;
 
-  private constructor(pool: pg.Pool, poolMax: number, connectionString: string) {
+  private constructor(pool: pg.Pool, poolMax: number, connectionString: string, queryTimeoutMs: number | undefined) {
     this.#pool = pool;
     this.#poolMax = poolMax;
     this.connectionString = connectionString;
+    this.#queryTimeoutMs = queryTimeoutMs ? queryTimeoutMs : Infinity;
   }
 
   /**
@@ -110,7 +142,7 @@ export class PgConnection {
       if (err instanceof TaskStoreOpenError) throw err;
       throw new TaskStoreOpenError(`cannot prepare the task store in ${where}: ${message(err)}`);
     }
-    return new PgConnection(pool, poolMax, options.connectionString);
+    return new PgConnection(pool, poolMax, options.connectionString, options.queryTimeoutMs);
   }
 
   /**
@@ -125,22 +157,82 @@ export class PgConnection {
     params: unknown[],
     idempotent: boolean,
     name?: string,
+    options: SendOptions = {},
   ): Promise<pg.QueryResult<R>> {
+    // The request's deadline, if a request made the call (request-deadline.ts).
+    const deadlineAtMs = options.deadlineAtMs ?? requestDeadlineAtMs();
     for (let attempt = 1; ; attempt++) {
       try {
-        // Named: prepared once per connection, so the server parses and plans it once, not at every call.
-        return await (name === undefined
-          ? this.#pool.query<R>(sql, params)
-          : this.#pool.query<R>({ name, text: sql, values: params }));
+        return await this.#send<R>(sql, params, name, deadlineAtMs, options.beforeSend);
       } catch (err) {
         if (!idempotent || !connectionLost(err) || attempt > this.#poolMax) throw err;
       }
     }
   }
 
+  /**
+   * One statement, sent once: a pooled connection is waited for until `deadlineAtMs` at most, then beforeSend is
+   * asked, and the statement goes with a client-side bound of min(query_timeout, the time left). Not sent (the
+   * deadline passed first, or beforeSend said no): a RequestDeadlineError with `sent` false, nothing done.
+   */
+  async #send<R extends pg.QueryResultRow>(
+    sql: string,
+    params: unknown[],
+    name: string | undefined,
+    deadlineAtMs: number | undefined,
+    beforeSend: (() => boolean) | undefined,
+  ): Promise<pg.QueryResult<R>> {
+    const started = performance.now();
+    const { client, release } = checkedOut(await this.#connect(deadlineAtMs));
+    const leftMs = deadlineAtMs === undefined ? Infinity : deadlineAtMs - performance.now();
+    if (leftMs <= 0 || (beforeSend !== undefined && !beforeSend())) {
+      release();
+      throw new RequestDeadlineError("statement", false, performance.now() - started);
+    }
+    const timeoutMs = Math.min(this.#queryTimeoutMs, leftMs);
+    try {
+      // Named: prepared once per connection, so the server parses and plans it once, not at every call.
+      const result = await client.query<R>({
+        text: sql,
+        values: params,
+        ...(name !== undefined ? { name } : {}),
+        ...(timeoutMs < Infinity ? { query_timeout: Math.max(1, Math.ceil(timeoutMs)) } : {}),
+      } as pg.QueryConfig);
+      release();
+      return result;
+    } catch (err) {
+      // As pg's pool.query: a connection whose statement failed is not given back (its state is not known).
+      release(err as Error);
+      if (timeoutMs < this.#queryTimeoutMs && /Query read timeout/i.test(message(err)))
+        throw new RequestDeadlineError("statement", true, performance.now() - started);
+      throw err;
+    }
+  }
+
+  /**
+   * A pooled connection, waited for until `deadlineAtMs` at most (besides the pool's own connect timeout). One that
+   * comes after the deadline is given back at once.
+   */
+  async #connect(deadlineAtMs: number | undefined): Promise<pg.PoolClient> {
+    if (deadlineAtMs === undefined) return this.#pool.connect();
+    const started = performance.now();
+    const leftMs = deadlineAtMs - started;
+    if (leftMs <= 0) throw new RequestDeadlineError("statement", false, 0);
+    const connecting = this.#pool.connect();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), leftMs)));
+    const first = await Promise.race([connecting, late]).finally(() => clearTimeout(timer));
+    if (first !== "late") return first;
+    connecting.then(
+      (c) => c.release(),
+      () => {},
+    );
+    throw new RequestDeadlineError("statement", false, performance.now() - started);
+  }
+
   /** Runs work in one transaction on a connection of its own; a connection that broke is not given back. */
   async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
+    const { client, release } = checkedOut(await this.#connect(requestDeadlineAtMs()));
     let broken = false;
     try {
       await client.query("BEGIN");
@@ -154,7 +246,7 @@ export class PgConnection {
         throw err;
       }
     } finally {
-      client.release(broken);
+      release(broken ? new Error("the connection broke") : undefined);
     }
   }
 

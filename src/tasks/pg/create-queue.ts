@@ -5,12 +5,16 @@
 // flight at once. bench/pg-creates.ts (32 callers, each 0-10 ms between creates, load 5-8): sent as they came,
 // 580-1,330 creates/s, p99 130-160 ms, 0.4-0.65 ms of the server's CPU per create; one statement at a time,
 // 3,070-3,790/s, p99 16-25 ms, 0.14 ms.
+//
+// Each create is answered by its deadline (the request's, request-deadline.ts, or the call's bound, whichever comes
+// first): one still waiting for its statement then is dropped, never sent, and fails as an outage (nothing was done);
+// one whose statement was sent fails with CreateOutcomeUnknownError (the task may exist, its clientRequestId finds it).
 import type { NewTask } from "../task-store.ts";
 import type { Task } from "../task.ts";
-import { createBatch, createSql, type CreateStatement, type PendingCreate } from "./create.ts";
+import { createBatch, createSql, expire, type CreateStatement, type PendingCreate } from "./create.ts";
 import type { PgConnection } from "./connection.ts";
 import { jsonParam, type PgTables, textParam } from "./tables.ts";
-import { StoreCallTimeoutError } from "../store-outage.ts";
+import { requestDeadlineAtMs, withoutRequestDeadline } from "../request-deadline.ts";
 
 /** At most this many creates per statement; more asked for in one turn go in several. */
 const MAX_CREATES_PER_STATEMENT = 200;
@@ -22,15 +26,19 @@ export class PgCreateQueue {
   /** The statements in flight (one at a time), until their creates are answered: drain() waits for them. */
   #sending: Promise<void> | undefined;
 
-  /** A create not sent this long after it was asked for is dropped (its caller was answered an outage); none: kept. */
-  readonly #sendByMs: number | undefined;
+  /** Each create is answered within this long (none: by its request's deadline only, if any). */
+  readonly #timeoutMs: number | undefined;
 
-  constructor(db: PgConnection, t: PgTables, sendByMs?: number) {
+  constructor(db: PgConnection, t: PgTables, timeoutMs?: number) {
     this.#statement = { db, t, sql: createSql(t) };
-    this.#sendByMs = sendByMs !== undefined && sendByMs > 0 ? sendByMs : undefined;
+    this.#timeoutMs = timeoutMs !== undefined && timeoutMs > 0 ? timeoutMs : undefined;
   }
 
   add(input: NewTask): Promise<{ task: Task; created: boolean }> {
+    const now = performance.now();
+    const requestAtMs = requestDeadlineAtMs();
+    const callAtMs = this.#timeoutMs !== undefined ? now + this.#timeoutMs : undefined;
+    const byRequest = requestAtMs !== undefined && (callAtMs === undefined || requestAtMs < callAtMs);
     // Taken now: the caller may change its objects while the create waits for the statement.
     const pending: PendingCreate = {
       clientRequestId: textParam(input.clientRequestId) || undefined,
@@ -39,17 +47,41 @@ export class PgCreateQueue {
       scaleSets: [...new Set((input.scaleSets ?? []).map((k) => textParam(k)))],
       history: (input.history ?? []).map((h) => ({ ...h })),
       ...(input.audit ? { audit: structuredClone(input.audit) } : {}),
-      askedAtMs: Date.now(),
+      askedAtMs: now,
+      deadlineAtMs: byRequest ? requestAtMs : callAtMs,
+      deadlineIs: byRequest ? "request" : "call",
+      state: "waiting",
       resolve: () => {},
       reject: () => {},
     };
-    const done = new Promise<{ task: Task; created: boolean }>((resolve, reject) =>
-      Object.assign(pending, { resolve, reject }),
-    );
+    const done = new Promise<{ task: Task; created: boolean }>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settled = () => clearTimeout(timer);
+      Object.assign(pending, {
+        resolve: (r: { task: Task; created: boolean }) => (settled(), resolve(r)),
+        reject: (err: unknown) => (settled(), reject(err as Error)),
+      });
+      if (pending.deadlineAtMs !== undefined)
+        // Outside the request: the timer is the create's, not something the request waits on.
+        timer = withoutRequestDeadline(() =>
+          setTimeout(() => this.#expire(pending), Math.max(0, pending.deadlineAtMs! - now)),
+        );
+    });
     this.#pending.push(pending);
-    // While a statement runs, the creates wait for it to end and go in the next one.
-    if (this.#pending.length === 1 && this.#sending === undefined) setImmediate(() => this.#send());
+    // While a statement runs, the creates wait for it to end and go in the next one. Sent outside the request that
+    // asked first: the statement carries others' creates, each with its own deadline.
+    if (this.#pending.length === 1 && this.#sending === undefined)
+      withoutRequestDeadline(() => setImmediate(() => this.#send()));
     return done;
+  }
+
+  /** The create's deadline passed: one still queued leaves the queue (never sent), one sent is answered unknown. */
+  #expire(c: PendingCreate): void {
+    if (c.state === "waiting") {
+      const i = this.#pending.indexOf(c);
+      if (i >= 0) this.#pending.splice(i, 1);
+    }
+    expire(c);
   }
 
   #send(): void {
@@ -59,29 +91,13 @@ export class PgCreateQueue {
     // More than one statement's worth: one after another, so that creation order stays the order asked.
     this.#sending = (async () => {
       for (let i = 0; i < pending.length; i += MAX_CREATES_PER_STATEMENT) {
-        const batch = this.#stillWanted(pending.slice(i, i + MAX_CREATES_PER_STATEMENT));
+        const batch = pending.slice(i, i + MAX_CREATES_PER_STATEMENT).filter((c) => c.state === "waiting");
         if (batch.length === 0) continue;
         await createBatch(this.#statement, batch).catch((err) => batch.forEach((c) => c.reject(err)));
       }
     })().finally(() => {
       this.#sending = undefined;
       this.#send();
-    });
-  }
-
-  /**
-   * The creates still to send: one asked for longer ago than sendByMs is dropped here, before any statement carries
-   * it. Its caller was answered 503 "nothing was done" at the call's bound (store-outage.ts), so sending it now would
-   * make a task nobody was told of, and a second one when the caller tries again.
-   */
-  #stillWanted(batch: PendingCreate[]): PendingCreate[] {
-    const sendByMs = this.#sendByMs;
-    if (sendByMs === undefined) return batch;
-    const now = Date.now();
-    return batch.filter((c) => {
-      if (now - c.askedAtMs < sendByMs) return true;
-      c.reject(new StoreCallTimeoutError("create", sendByMs));
-      return false;
     });
   }
 

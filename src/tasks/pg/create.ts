@@ -3,12 +3,19 @@
 // round trip, planning, commit and the NOTIFY's turn at commit cost more than its rows, so the creates asked for in
 // one turn of the event loop share one (create-queue.ts). Each is created as if alone, in the order asked.
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import type { HistoryEntry, Task } from "../task.ts";
 import { taskJustBeforeSql, WAITING_FORMAT, WAITING_ITEM_FORMAT, WAITING_PHASE } from "../ordering.ts";
-import { connectionLost, type PgConnection } from "./connection.ts";
+import type { PgConnection } from "./connection.ts";
 import { jsonParam, NOW_MS, type PgTables, textParam, toTask } from "./tables.ts";
 import { actorsOf, type NewAuditEntry } from "../audit.ts";
 import { auditRow } from "./audit.ts";
+import {
+  CreateOutcomeUnknownError,
+  RequestDeadlineError,
+  StoreCallTimeoutError,
+  storeOutageReason,
+} from "../store-outage.ts";
 
 /** A create waiting for its statement: the input as it was when create was called, as it will be stored. */
 export interface PendingCreate {
@@ -21,10 +28,48 @@ export interface PendingCreate {
   history: HistoryEntry[];
   /** The submission's audit entry, recorded with the task when it is created. */
   audit?: NewAuditEntry;
-  /** Date.now() when it was asked for: past the queue's send-by, it is dropped unsent. */
+  /** performance.now() when it was asked for. */
   askedAtMs: number;
+  /** performance.now() by which it is answered (create-queue.ts); none: whenever the database answers. */
+  deadlineAtMs?: number;
+  /** Whose deadline that is: its request's, or the call's bound. */
+  deadlineIs?: "request" | "call";
+  /** waiting for its statement (undefined too); sent (its outcome is the database's); dropped at its deadline. */
+  state?: "waiting" | "sent" | "dropped";
   resolve: (result: { task: Task; created: boolean }) => void;
   reject: (err: unknown) => void;
+}
+
+/**
+ * A create's deadline passed. Still waiting: dropped, never to be sent, and failed as an outage (nothing was done).
+ * Sent: failed with CreateOutcomeUnknownError, as its statement may still commit.
+ */
+export function expire(c: PendingCreate): void {
+  const waitedMs = performance.now() - c.askedAtMs;
+  const late =
+    c.deadlineIs === "request"
+      ? new RequestDeadlineError("create", c.state === "sent", waitedMs)
+      : new StoreCallTimeoutError("create", Math.round(waitedMs));
+  if (c.state === "sent") {
+    c.reject(unknownOutcome(c, late));
+    return;
+  }
+  c.state = "dropped";
+  c.reject(late);
+}
+
+function unknownOutcome(c: PendingCreate, err: unknown): CreateOutcomeUnknownError {
+  return new CreateOutcomeUnknownError(storeOutageReason(err) ?? "Unknown", c.clientRequestId, err);
+}
+
+/**
+ * Whether a statement that failed after it was sent left nothing written: the database said why it refused it (a
+ * SQLSTATE outside connection failures: a statement timeout, a constraint). A connection that died, a client-side
+ * bound that passed, leave its commit unknown.
+ */
+function failedForSure(err: unknown): boolean {
+  if (!(err instanceof pg.DatabaseError) || typeof err.code !== "string") return false;
+  return !/^08/.test(err.code) && !["57P01", "57P02", "57P03"].includes(err.code);
 }
 
 /**
@@ -107,33 +152,74 @@ export interface CreateStatement {
 
 /**
  * Creates the batch, in one statement. A create whose clientRequestId is taken gets the task that has it. If the
- * statement fails, each create is sent again alone, so that one bad create fails by itself.
+ * statement fails, each create is sent again alone, so that one bad create fails by itself. Only the creates still
+ * waiting when a connection is in hand go (create-queue.ts: one past its deadline is dropped); those are `sent`.
  */
 export async function createBatch(s: CreateStatement, batch: PendingCreate[], attempt = 0): Promise<void> {
-  const sent = firstOfEachRequest(batch);
-  const ids = sent.map(() => randomUUID());
-  const audits = sent.map((c) => (c.audit ? auditRow(c.audit) : undefined));
+  let sent = firstOfEachRequest(batch.filter((c) => (c.state ?? "waiting") === "waiting"));
   const timeMs = Date.now();
+  const build = () => {
+    const ids = sent.map(() => randomUUID());
+    const audits = sent.map((c) => (c.audit ? auditRow(c.audit) : undefined));
+    const params = [
+      ...createParams(s.t, sent, ids, timeMs),
+      audits.map((a) => a?.id ?? null),
+      audits.map((a) => a?.json ?? null),
+      sent.map((c) => (c.targets ? jsonParam(c.targets) : null)),
+    ];
+    return { ids, audits, params };
+  };
+  let built = build();
+  let wentOut = false;
+  // Once a connection is in hand: the creates whose deadline passed while the statement waited for it are dropped
+  // (never sent), the parameters made again for the others, and those marked sent.
+  const beforeSend = () => {
+    const now = performance.now();
+    for (const c of batch)
+      if ((c.state ?? "waiting") === "waiting" && c.deadlineAtMs !== undefined && c.deadlineAtMs <= now) expire(c);
+    const still = sent.filter((c) => (c.state ?? "waiting") === "waiting");
+    if (still.length === 0) return false;
+    if (still.length < sent.length) {
+      sent = still;
+      const rebuilt = build();
+      built.params.splice(0, built.params.length, ...rebuilt.params);
+      built = { ...rebuilt, params: built.params };
+    }
+    for (const c of batch) if ((c.state ?? "waiting") === "waiting") c.state = "sent";
+    wentOut = true;
+    return true;
+  };
+  // The statement may wait for a connection until the last of its creates' deadlines.
+  const deadlines = batch.map((c) => c.deadlineAtMs);
+  const deadlineAtMs = deadlines.includes(undefined) ? undefined : Math.max(...(deadlines as number[]));
   let rows: CreatedRow[];
   try {
-    ({ rows } = await s.db.query<CreatedRow>(
-      s.sql,
-      [
-        ...createParams(s.t, sent, ids, timeMs),
-        audits.map((a) => a?.id ?? null),
-        audits.map((a) => a?.json ?? null),
-        sent.map((c) => (c.targets ? jsonParam(c.targets) : null)),
-      ],
-      false,
-      CREATE_STATEMENT_NAME,
-    ));
+    ({ rows } = await s.db.query<CreatedRow>(s.sql, built.params, false, CREATE_STATEMENT_NAME, {
+      ...(deadlineAtMs !== undefined ? { deadlineAtMs } : {}),
+      beforeSend,
+    }));
   } catch (err) {
+    // Never sent (no connection in time, every create dropped meanwhile): nothing was done.
+    if (!wentOut && !sent.some((c) => c.state === "sent")) {
+      for (const c of sent) c.reject(err);
+      return;
+    }
+    // Sent, and then the connection died or the client stopped waiting: it may have committed.
+    if (!failedForSure(err)) {
+      for (const c of sent) c.reject(unknownOutcome(c, err));
+      return;
+    }
     // The statement failed as a whole (nothing was written): each alone, in order, so that one bad create fails by
-    // itself. A connection that died under it leaves the outcome unknown: that fails them all, as it would one.
-    if (sent.length === 1 || connectionLost(err)) for (const c of sent) c.reject(err);
-    else for (const c of sent) await createBatch(s, [c], attempt);
+    // itself.
+    if (sent.length === 1) sent[0].reject(err);
+    else
+      for (const c of sent) {
+        c.state = "waiting";
+        await createBatch(s, [c], attempt);
+      }
     return;
   }
+  const { ids, audits } = built;
   const inserted = new Map(rows.map((r) => [r.id, r]));
   const taken: PendingCreate[] = [];
   sent.forEach((c, i) => {
@@ -226,10 +312,14 @@ async function resolveTaken(s: CreateStatement, taken: PendingCreate[], attempt:
       return !row;
     });
     if (gone.length === 0) return;
-    if (attempt < 3) return createBatch(s, gone, attempt + 1);
+    if (attempt < 3) {
+      for (const c of gone) c.state = "waiting";
+      return createBatch(s, gone, attempt + 1);
+    }
     for (const c of gone)
       c.reject(new Error(`create: clientRequestId ${c.clientRequestId} conflicts, but no task has it`));
   } catch (err) {
-    for (const c of taken) c.reject(err);
+    // Another create holds the clientRequestId: the task exists, and the request repeated with it finds it.
+    for (const c of taken) c.reject(unknownOutcome(c, err));
   }
 }
