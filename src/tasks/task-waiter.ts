@@ -37,6 +37,11 @@ export class TaskWaiter {
     return n;
   }
 
+  /** Task ids this waiter keeps any state for (tests): never more than the tasks somebody waits on now. */
+  get tasksKept(): number {
+    return new Set([...this.#waiting.keys(), ...this.#seen.keys()]).size;
+  }
+
   /** A task ended (or may have: a cheap hint, re-checked by the waiters): wake those waiting on it. */
   notify(id: string): void {
     const set = this.#waiting.get(id);
@@ -58,9 +63,11 @@ export class TaskWaiter {
     let task = read ?? (await this.#store.get(id));
     for (;;) {
       if (!task || FINISHED_STATES.has(task.state)) return task;
-      this.#seen.set(id, task.revision);
       const left = end - Date.now();
       if (left <= 0 || signal?.aborted || this.#closed) return task;
+      // Recorded only for a wait that sleeps: its waiter's removal lets it go (an entry kept for a wait that has
+      // already answered would stay for good).
+      this.#seen.set(id, task.revision);
       // Woken by notify (this replica ended it, or the poll saw it end), the timeout or the client leaving; each
       // way the loop reads the task again and decides.
       await this.#sleepUntilWoken(id, left, signal);
