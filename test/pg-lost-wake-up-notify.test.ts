@@ -1,35 +1,18 @@
 // A task's end on PostgreSQL wakes the replicas that watch: its NOTIFY is sent once the end has committed (in a
 // statement of its own, not inside the end's), so whoever it wakes claims the task behind at once.
 import t from "tap";
-import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
 import { waitFor } from "../testkit/wait-for.ts";
-
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const SCALE_SET = "sub/rg/web-v001";
-const op = {
-  name: "resizeServerGroup",
-  description: { credentials: "demo", region: "eastus", serverGroupName: "web-v001" },
-};
-const LEASE_MS = 60_000;
+import { DATABASE_URL, SCALE_SET, LEASE_MS, RESIZE, storeOnFreshSchema } from "./helpers/pg-wake-race.ts";
 
 t.test("a task's end wakes the watchers after it committed: their claim takes the task behind", async (t) => {
-  const schema = `vmss_ops_test_${randomBytes(6).toString("hex")}`;
-  const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
+  const { schema, store } = await storeOnFreshSchema(t);
   // Another replica: its own store on the same schema, watching.
   const other = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
-  t.teardown(async () => {
-    await store.close();
-    await other.close();
-    const admin = new pg.Client({ connectionString: DATABASE_URL });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
-  });
+  t.teardown(() => other.close());
 
-  const x = (await store.create({ operations: [op], scaleSets: [SCALE_SET] })).task;
-  const y = (await store.create({ operations: [op], scaleSets: [SCALE_SET] })).task;
+  const x = (await store.create({ operations: [RESIZE], scaleSets: [SCALE_SET] })).task;
+  const y = (await store.create({ operations: [RESIZE], scaleSets: [SCALE_SET] })).task;
   t.same(
     (await store.claim("r1", LEASE_MS, 10)).map((c) => c.id),
     [x.id],

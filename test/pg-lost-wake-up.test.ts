@@ -18,47 +18,19 @@
 // With one wake row per scale set (ON CONFLICT DO NOTHING, before migration 7), Y's and X's wake-ups found Z's row
 // there and relied on it; the claim of step 5 deleted it, and Y stayed queued for good.
 import t from "tap";
-import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
-import { createBatch, createSql } from "../src/tasks/pg/create.ts";
-import type { PgConnection } from "../src/tasks/pg/connection.ts";
-import { pgTables } from "../src/tasks/pg/tables.ts";
-import type { Task } from "../src/tasks/task.ts";
 import { waitFor } from "../testkit/wait-for.ts";
-
-const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const SCALE_SET = "sub/rg/web-v001";
-const op = {
-  name: "resizeServerGroup",
-  description: { credentials: "demo", region: "eastus", serverGroupName: "web-v001" },
-};
-const LEASE_MS = 60_000;
-
-/** Y's create: the store's create statement, run on `client` inside the transaction it has open. */
-async function createOn(client: pg.Client, schema: string): Promise<Task> {
-  const tables = pgTables(schema);
-  const db = { query: (sql: string, params: unknown[]) => client.query(sql, params) } as unknown as PgConnection;
-  let created: Task | undefined;
-  let failed: unknown;
-  await createBatch({ db, t: tables, sql: createSql(tables) }, [
-    {
-      clientRequestId: undefined,
-      operations: [op],
-      scaleSets: [SCALE_SET],
-      history: [],
-      askedAtMs: Date.now(),
-      resolve: ({ task }) => (created = task),
-      reject: (err) => (failed = err),
-    },
-  ]);
-  if (!created) throw failed instanceof Error ? failed : new Error(`the create returned no task (${String(failed)})`);
-  return created;
-}
+import {
+  DATABASE_URL,
+  SCALE_SET,
+  LEASE_MS,
+  createOn,
+  storeOnFreshSchema,
+  xRunningWithAWakeUpLeft,
+} from "./helpers/pg-wake-race.ts";
 
 t.test("a create that commits while a claim consumes the wake-ups is claimed by the next claim", async (t) => {
-  const schema = `vmss_ops_test_${randomBytes(6).toString("hex")}`;
-  const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
+  const { schema, store } = await storeOnFreshSchema(t);
   const a = new pg.Client({ connectionString: DATABASE_URL, application_name: "lost-wake-up-create" });
   const b = new pg.Client({ connectionString: DATABASE_URL, application_name: "lost-wake-up-hold" });
   // Outside any transaction: inside one, pg_stat_activity answers the same snapshot until it ends.
@@ -72,28 +44,11 @@ t.test("a create that commits while a claim consumes the wake-ups is claimed by 
     await a.end();
     await b.end();
     await observer.end();
-    await store.close();
-    const admin = new pg.Client({ connectionString: DATABASE_URL });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
   });
   const wakes = `"${schema}".task_wakes`;
 
   // 1. X runs on S; a wake-up for S is there, left by Z (created behind X, canceled before any claim).
-  const x = (await store.create({ operations: [op], scaleSets: [SCALE_SET] })).task;
-  t.same(
-    (await store.claim("r", LEASE_MS, 10)).map((c) => c.id),
-    [x.id],
-    "X is claimed",
-  );
-  t.ok(await store.update("r", x.id, { state: "running" }), "X runs");
-  const z = (await store.create({ operations: [op], scaleSets: [SCALE_SET] })).task;
-  const lines = {
-    canceled: { phase: "ORCHESTRATION", status: "canceled", timeMs: Date.now() },
-    requested: { phase: "ORCHESTRATION", status: "cancel requested", timeMs: Date.now() },
-  };
-  t.equal((await store.requestCancel(z.id, lines)).outcome, "canceled", "Z is canceled before any claim");
+  const x = await xRunningWithAWakeUpLeft(t, store);
 
   // 2. A: Y's create, uncommitted. It sees X ahead of it.
   await a.query("BEGIN");
