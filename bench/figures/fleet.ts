@@ -4,11 +4,13 @@
 // the makespan against that bound, with the budget shared by the replicas and with each replica its own.
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
 import { startSimulator, SimulatorControl, type RunningSimulator } from "vmss-simulator";
 import { AZURE_ARM_BUDGETS, budgetFigures, chargeOf } from "../../src/azure/arm-budget.ts";
 import type { ChildService } from "../../testkit/child-service.ts";
 import { cpus } from "node:os";
 import { loadAverage, resize, type Bench } from "../context.ts";
+import { measureClaims } from "./claims.ts";
 import { CLK_TCK, cpuMsOf } from "../measure.ts";
 import { MEASURED_PER_CALL, predictFleet, timeScaleForBound } from "../scaling-model.ts";
 import type { TaskView } from "../task-view.ts";
@@ -70,6 +72,8 @@ interface FleetShape {
   /** What the replicas are started with besides the fleet's own settings (the accounts of the 10× fleet). */
   env?: Record<string, string>;
   label: string;
+  /** Read the run's table sizes once it has ended. */
+  tables?: boolean;
 }
 
 /** Scale set `s` of the fleet lives in subscription s mod n: the sets, and so the operations, spread evenly. */
@@ -163,6 +167,40 @@ async function databaseTransactions(b: Bench, database: string): Promise<number>
   return Number(row?.n ?? 0);
 }
 
+/**
+ * The run's tables in PostgreSQL once it has ended: rows, table and index bytes, dead rows and autovacuum runs (what
+ * docs/scaling.md scales to a million operations a day).
+ */
+async function tableSizes(databaseUrl: string) {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{
+      table: string;
+      rows: string;
+      dead: string;
+      tableBytes: string;
+      indexBytes: string;
+      autovacuums: string;
+    }>(
+      `SELECT relname AS table, n_live_tup AS rows, n_dead_tup AS dead,
+              pg_table_size(relid) AS "tableBytes", pg_indexes_size(relid) AS "indexBytes",
+              autovacuum_count + vacuum_count AS autovacuums
+         FROM pg_stat_user_tables ORDER BY pg_total_relation_size(relid) DESC`,
+    );
+    return rows.map((r) => ({
+      table: r.table,
+      rows: Number(r.rows),
+      dead: Number(r.dead),
+      tableBytes: Number(r.tableBytes),
+      indexBytes: Number(r.indexBytes),
+      vacuums: Number(r.autovacuums),
+    }));
+  } finally {
+    await c.end();
+  }
+}
+
 async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetShape) {
   const databaseUrl = await b.database();
   const database = new URL(databaseUrl).pathname.slice(1);
@@ -216,6 +254,7 @@ async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetS
   // The stopped replicas' backends report their last counts as they end.
   await sleep(1500);
   const transactions = (await databaseTransactions(b, database)) - cpuBefore.transactions;
+  const tables = shape.tables ? await tableSizes(databaseUrl) : undefined;
   for (const { control } of shape.subscriptions) await control.setThrottling({ enabled: false });
   const armCalls = calls.length;
   return {
@@ -246,6 +285,8 @@ async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetS
       postgresBackendsMs: Math.round(backendsCpuMs),
       replicasMsPerArmCall: armCalls ? replicaCpuMs / armCalls : 0,
       postgresServerMsPerArmCall: armCalls ? postgresCpuMs / armCalls : 0,
+      benchProcessMsPerArmCall: armCalls ? (benchCpu.user + benchCpu.system) / 1000 / armCalls : 0,
+      postgresBackendsMsPerArmCall: armCalls ? backendsCpuMs / armCalls : 0,
     },
     /**
      * PostgreSQL's own count of the statements the replicas sent: transactions committed or rolled back in this
@@ -257,6 +298,7 @@ async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetS
       transactionsPerTask: transactions / ops,
     },
     busiestSubscription: bound.busiest,
+    ...(tables ? { tables } : {}),
   };
 }
 
@@ -346,10 +388,13 @@ export async function measureFleet10(b: Bench) {
       subscriptions,
       env: { ACCOUNTS: JSON.stringify(accounts) },
       label: "fleet10",
+      tables: true,
     };
     b.log(
       `fleet ×10: ${sizes.ops} operations on ${sizes.sets} scale sets in ${sizes.subscriptions} subscription${sizes.subscriptions === 1 ? "" : "s"}, ${sizes.replicas} replicas, time scale ${timeScale.toPrecision(3)}`,
     );
+    // Claims flat with depth: one claim with as many tasks queued as the fleet submits, against 10.
+    const claims = await measureClaims(b, [10, sizes.ops], "fleet ×10: ");
     const shared = await fleet(b, true, timeScale, shape);
     b.log(
       `fleet ×10: ${shared.makespanMs} ms against a bound of ${shared.budgetBoundMs} ms (${shared.boundingBucket}), ${shared.throttled} × 429, ${shared.failedTasks} failed, wall ${shared.wallMs} ms`,
@@ -372,9 +417,10 @@ export async function measureFleet10(b: Bench) {
       makespan: vs(predicted.makespanMs, shared.makespanMs),
       replicaCpu: vs(predicted.replicaCpuMs, shared.cpu.replicasMs),
       simulatorCpu: vs(predicted.simulatorCpuMs, shared.cpu.benchProcessMs),
-      postgresCpu: vs(predicted.postgresCpuMs, shared.cpu.postgresServerMs),
+      postgresCpu: vs(predicted.postgresCpuMs, shared.cpu.postgresBackendsMs),
       postgresTransactions: vs(predicted.postgresTransactions, shared.postgres.transactions),
     };
+    rows.push(...claims.rows);
     const worst = Math.max(...Object.values(predictedVsMeasured).map((r) => Math.abs(r - 1)));
     b.log(`fleet ×10, measured / predicted: ${JSON.stringify(predictedVsMeasured)}`);
     rows.push({
@@ -389,7 +435,16 @@ export async function measureFleet10(b: Bench) {
     });
     return {
       rows,
-      results: { fleet10: { timeScale, ...shared, predicted, predictedVsMeasured, loadAverage: loadAverage() } },
+      results: {
+        fleet10: {
+          timeScale,
+          ...shared,
+          predicted,
+          predictedVsMeasured,
+          claims: claims.results.claims,
+          loadAverage: loadAverage(),
+        },
+      },
     } satisfies Figure;
   } finally {
     await Promise.all(sims.map((s) => s.close()));
