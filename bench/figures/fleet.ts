@@ -143,8 +143,11 @@ function postgresServerCpuMs(): number {
   return (ticks * 1000) / CLK_TCK;
 }
 
-/** CPU ms so far of the PostgreSQL backends serving `database` (the replicas' pools: the bench database's own work). */
-async function databaseBackendsCpuMs(b: Bench, database: string): Promise<number> {
+/**
+ * CPU ms so far of the PostgreSQL backends serving `database` (the replicas' pools: the bench database's own work),
+ * and how many there are.
+ */
+async function databaseBackends(b: Bench, database: string): Promise<{ cpuMs: number; connections: number }> {
   const rows = await b.adminQuery<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [database]);
   let ms = 0;
   for (const { pid } of rows) {
@@ -154,7 +157,7 @@ async function databaseBackendsCpuMs(b: Bench, database: string): Promise<number
       // Ended since.
     }
   }
-  return ms;
+  return { cpuMs: ms, connections: rows.length };
 }
 
 /** Transactions committed and rolled back in `database`: for the service's autocommit statements, its statements. */
@@ -247,7 +250,8 @@ async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetS
   const replicaCpuMs = replicas.reduce((sum, r, i) => sum + cpuMsOf(r.child.pid!) - cpuBefore.replicas[i], 0);
   const benchCpu = process.cpuUsage(cpuBefore.bench);
   const postgresCpuMs = postgresServerCpuMs() - cpuBefore.postgres;
-  const backendsCpuMs = await databaseBackendsCpuMs(b, database);
+  const backends = await databaseBackends(b, database);
+  const backendsCpuMs = backends.cpuMs;
   const calls = (await Promise.all(shape.subscriptions.map(({ control }) => control.calls()))).flat();
   const bound = budgetBoundMs(calls, 1 / timeScale);
   for (const r of replicas) await b.stop(r);
@@ -293,6 +297,8 @@ async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetS
      * run's database (pg_stat_database), each autocommit statement one; per ARM call and per task.
      */
     postgres: {
+      /** The run database's backends at the end: the replicas' connections. */
+      connections: backends.connections,
       transactions,
       transactionsPerArmCall: armCalls ? transactions / armCalls : 0,
       transactionsPerTask: transactions / ops,
