@@ -86,6 +86,24 @@ function fleetSizesFor(smoke: boolean) {
       };
 }
 
+/**
+ * The fleet at ten times the size: `sets` scale sets spread evenly over `subscriptions` subscriptions (one account
+ * each, one simulator each: Azure keeps a subscription's buckets apart from another's), `ops` operations, 4 replicas
+ * on PostgreSQL, the time scale chosen so that the busiest subscription's budget bounds the run at about `boundS`
+ * seconds. FLEET10_SUBSCRIPTIONS / FLEET10_SETS / FLEET10_OPS / FLEET10_BOUND_S shape a smaller run of the same kind.
+ */
+function fleet10SizesFor(smoke: boolean) {
+  return smoke
+    ? { subscriptions: 2, sets: 4, ops: 8, replicas: 2, boundS: 2 }
+    : {
+        subscriptions: Number(process.env.FLEET10_SUBSCRIPTIONS ?? 10),
+        sets: Number(process.env.FLEET10_SETS ?? 10_000),
+        ops: Number(process.env.FLEET10_OPS ?? 50_000),
+        replicas: Number(process.env.FLEET10_REPLICAS ?? 4),
+        boundS: Number(process.env.FLEET10_BOUND_S ?? 1200),
+      };
+}
+
 /** Reads as fast as one caller can send them pass the default per-caller read limit; the limiter still counts them. */
 export const UNLIMITED_READS = { RATE_LIMIT_READS: "1000000000" };
 
@@ -116,6 +134,7 @@ export class Bench {
   readonly smoke: boolean;
   readonly sizes: Sizes;
   readonly fleetSizes: ReturnType<typeof fleetSizesFor>;
+  readonly fleet10Sizes: ReturnType<typeof fleet10SizesFor>;
   /** The write duration of every figure but the makespans. */
   readonly throughputD: number;
   /**
@@ -139,6 +158,7 @@ export class Bench {
     this.smoke = smoke;
     this.sizes = sizesFor(smoke);
     this.fleetSizes = fleetSizesFor(smoke);
+    this.fleet10Sizes = fleet10SizesFor(smoke);
     this.throughputD = smoke ? 20 : 50;
     this.fastPolls = { LRO_MAX_POLL_INTERVAL_MS: String(Math.round(AZURE_POLL_MS * timeScaleOf(this.sizes))) };
     this.sim = sim;
@@ -184,6 +204,11 @@ export class Bench {
     const d = mkdtempSync(join(tmpdir(), "vmss-ops-bench-"));
     this.dirs.push(d);
     return d;
+  }
+
+  /** PostgreSQL's admin connection (the server's own counters: pg_stat_database, pg_stat_activity). */
+  async adminQuery<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
+    return (await this.admin.query<R>(sql, params)).rows;
   }
 
   async database(): Promise<string> {

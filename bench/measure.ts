@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Agent, request } from "undici";
 
-const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+export const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 
 /** CPU ms (user + system) and peak and current RSS of a process, from /proc. */
 export function procStats(pid: number): { cpuMs: number; peakRssMb: number; rssMb: number } {

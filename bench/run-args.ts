@@ -5,11 +5,13 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 
-export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-burst | --only-makespan | --only-cpu |
-                    --only-soak | --only-store-latency | --only-memory | --skip-fleet]
+export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-fleet10 | --only-burst | --only-makespan |
+                    --only-cpu | --only-soak | --only-store-latency | --only-memory | --skip-fleet]
   --smoke          tiny sizes (what npm test runs; figures mean nothing)
   --out DIR        where results.json and makespan.svg go (default bench/)
   --only-fleet     only the fleet and claim figures, merged into DIR/results.json (a fresh one if DIR has none)
+  --only-fleet10   only the fleet at ten times the size (10 subscriptions, 10,000 scale sets, 50,000 operations,
+                   4 replicas on PostgreSQL; FLEET10_* to shape it), merged into DIR/results.json
   --skip-fleet     every figure but the fleet and the claims, which are kept from DIR/results.json (which must exist)
   --only-burst     only the burst of submissions (SQLite and PostgreSQL), merged into DIR/results.json
   --only-makespan  only the makespans (1 replica, 3 replicas), the plain script's burst and the ARM calls per
@@ -29,6 +31,7 @@ export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --
 export type BenchPart =
   | "all"
   | "only-fleet"
+  | "only-fleet10"
   | "skip-fleet"
   | "only-burst"
   | "only-makespan"
@@ -48,6 +51,7 @@ export type BenchArgsResult = { ok: true; args: BenchArgs } | { ok: false; messa
 
 const PARTS = [
   "only-fleet",
+  "only-fleet10",
   "skip-fleet",
   "only-burst",
   "only-makespan",
@@ -70,6 +74,7 @@ export function parseBenchArgs(argv: string[], defaultOut: string): BenchArgsRes
         smoke: { type: "boolean" },
         out: { type: "string" },
         "only-fleet": { type: "boolean" },
+        "only-fleet10": { type: "boolean" },
         "skip-fleet": { type: "boolean" },
         "only-burst": { type: "boolean" },
         "only-makespan": { type: "boolean" },

@@ -4,14 +4,14 @@
 // smoke figures mean nothing and are never asserted). Each figure is measured by its own module in bench/figures/;
 // what they share (the simulator, the services they start, the sizes) is bench/context.ts. The plain-SDK baseline
 // and the bare fastify reference run as processes of their own (bench/plain-sdk.ts, bench/bare-fastify.ts).
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { Bench, loadAverage, UNLIMITED_READS } from "./context.ts";
 import { measureBursts } from "./figures/bursts.ts";
 import { measureClaims } from "./figures/claims.ts";
 import { measureCpu } from "./figures/cpu.ts";
-import { measureFleet } from "./figures/fleet.ts";
+import { measureFleet, measureFleet10 } from "./figures/fleet.ts";
 import { measureOrdering, writeMakespanChart } from "./figures/ordering.ts";
 import { measureReads } from "./figures/reads.ts";
 import { measureSoak } from "./figures/soak.ts";
@@ -78,7 +78,11 @@ async function everyFigure(): Promise<void> {
   const bursts = await measureBursts(b);
   const startup = await measureStartup(b);
 
-  const table = [ordering, cpu, throughput, reads, submissions, startup, bursts, fleet].flatMap((f) => f.rows);
+  // The fleet at ten times the size is measured only by --only-fleet10 (about half an hour): kept as last measured.
+  const fleet10 = existsSync(join(out, "results.json"))
+    ? keptResults<Row>(out, /^fleet ×10/, ["fleet10"])
+    : { rows: [], results: {} };
+  const table = [ordering, cpu, throughput, reads, submissions, startup, bursts, fleet, fleet10].flatMap((f) => f.rows);
   const results = {
     takenAt: new Date().toISOString(),
     machine: b.machine(shareAtStart, cpuShare()),
@@ -93,6 +97,7 @@ async function everyFigure(): Promise<void> {
     ...bursts.results,
     ...startup.results,
     ...fleet.results,
+    ...(fleet10.results.fleet10 === undefined ? {} : fleet10.results),
   };
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, "results.json"), JSON.stringify(results, null, 2) + "\n");
@@ -134,6 +139,9 @@ try {
     const { rows, results } = await fleetAndClaims();
     const fleet = { ...results.fleet, takenAt: new Date().toISOString(), loadAverage: loadAverage() };
     merge(rows, { claims: results.claims, fleet: { ...fleet, ...shares() } }, (figure) => FLEET_ROWS.test(figure));
+  } else if (part === "only-fleet10") {
+    const { rows, results } = await measureFleet10(b);
+    merge(rows, { fleet10: { ...results.fleet10, takenAt: new Date().toISOString(), ...shares() } });
   } else if (part === "only-soak") {
     const { rows, results } = await measureSoak(b);
     merge(rows, results);

@@ -36,6 +36,16 @@ interface Results {
   smoke?: boolean;
   machine?: { cores?: number };
   fleet?: { takenAt?: string; shared?: { ratio: number; throttled: number; operations: number; scaleSets: number } };
+  fleet10?: {
+    takenAt?: string;
+    ratio: number;
+    throttled: number;
+    failedTasks: number;
+    operations: number;
+    scaleSets: number;
+    subscriptions: number;
+    replicas: number;
+  };
   claims?: { postgresRatio: number; sqliteRatio: number };
   bursts?: { takenAt?: string } & Partial<Record<"sqlite" | "postgres", Burst>>;
   cpu?: CpuFigures & { plainSdkMsPerTask?: number };
@@ -152,6 +162,24 @@ export const ROWS: Row[] = [
     },
   },
   {
+    figure:
+      "fleet ×10: 50,000 operations, 10,000 scale sets, 10 subscriptions, 4 replicas: makespan / busiest subscription's budget bound",
+    target: "≤ 1.1, 0 × 429, none failed",
+    read: (r) => {
+      const f = r.fleet10;
+      if (!f || !finite(f.ratio, f.throttled, f.failedTasks, f.operations, f.scaleSets, f.subscriptions, f.replicas))
+        return undefined;
+      const failed = f.failedTasks === 0 ? "" : `, ${n(f.failedTasks)} failed`;
+      const measured = `${ratio(f.ratio)}, ${n(f.throttled)} × 429${failed}`;
+      if (f.operations < 50_000 || f.scaleSets < 10_000 || f.subscriptions < 10 || f.replicas < 4)
+        return {
+          measured: `${measured} (${n(f.operations)} operations, ${n(f.scaleSets)} scale sets, ${n(f.subscriptions)} subscription${f.subscriptions === 1 ? "" : "s"}, ${n(f.replicas)} replicas)`,
+          met: null,
+        };
+      return { measured, met: f.ratio <= 1.1 && f.throttled === 0 && f.failedTasks === 0 };
+    },
+  },
+  {
     figure: "claim, 10,000 queued / 10 queued",
     target: "≤ 1.5",
     read: (r) => {
@@ -229,6 +257,7 @@ function takenAt(r: Results): string {
   const parts = [
     ["most figures", day(r.takenAt)],
     ["the fleet", day(r.fleet?.takenAt)],
+    ["the fleet ×10", day(r.fleet10?.takenAt)],
     ["the bursts", day(r.bursts?.takenAt)],
     ["the makespans", day(r.makespan?.takenAt)],
   ].filter(([, d]) => d);

@@ -25,7 +25,7 @@ t.test("arguments", async (t) => {
     ok: true,
     args: { help: false, smoke: false, out: dir, part: "only-fleet" },
   });
-  for (const part of ["only-cpu", "only-soak", "only-store-latency", "only-memory"] as const)
+  for (const part of ["only-cpu", "only-soak", "only-store-latency", "only-memory", "only-fleet10"] as const)
     t.same(parseBenchArgs([`--${part}`, "--smoke"], "/default"), {
       ok: true,
       args: { help: false, smoke: true, out: "/default", part },
@@ -37,6 +37,7 @@ t.test("arguments", async (t) => {
     [["--out", ""], /--out needs a directory/],
     [["--only-fleet", "--only-burst"], /--only-fleet and --only-burst cannot be combined/],
     [["--only-makespan", "--only-cpu"], /--only-makespan and --only-cpu cannot be combined/],
+    [["--only-fleet", "--only-fleet10"], /--only-fleet and --only-fleet10 cannot be combined/],
     [["--skip-fleet", "--out", dir], /results\.json, which does not exist/],
     [["extra"], /positional/i],
   ];

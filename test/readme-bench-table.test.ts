@@ -48,6 +48,15 @@ t.test("a figure read against its target: met, missed, or measured at other size
         replicasPostgres: { replicas: 3, runs: [run(1.05, { lastSubmittedWins: false })] },
       },
       fleet: { shared: { ratio: 1.2, throttled: 0, operations: 500, scaleSets: 100 } },
+      fleet10: {
+        ratio: 1.04,
+        throttled: 0,
+        failedTasks: 0,
+        operations: 50_000,
+        scaleSets: 10_000,
+        subscriptions: 10,
+        replicas: 4,
+      },
       startup: { fullStoreMs: 390 },
       throughput: { peakRssMb: 151 },
     }),
@@ -69,6 +78,30 @@ t.test("a figure read against its target: met, missed, or measured at other size
     fleet,
     ["1.20, 0 × 429 (500 operations, 100 scale sets)", "≤ 1.1, 0 × 429", "—"],
     "a scaled-down fleet is shown, not judged",
+  );
+  const fleet10 = [...table.entries()].find(([f]) => f.startsWith("fleet ×10"))![1];
+  t.same(fleet10, ["1.04, 0 × 429", "≤ 1.1, 0 × 429, none failed", "yes"], "the fleet at ten times, met");
+  const smaller = rows(
+    benchTable({
+      fleet10: {
+        ratio: 1.02,
+        throttled: 0,
+        failedTasks: 1,
+        operations: 5000,
+        scaleSets: 1000,
+        subscriptions: 1,
+        replicas: 4,
+      },
+    }),
+  );
+  t.same(
+    [...smaller.entries()].find(([f]) => f.startsWith("fleet ×10"))![1],
+    [
+      "1.02, 0 × 429, 1 failed (5,000 operations, 1,000 scale sets, 1 subscription, 4 replicas)",
+      "≤ 1.1, 0 × 429, none failed",
+      "—",
+    ],
+    "one subscription of the shape is shown, not judged",
   );
 });
 

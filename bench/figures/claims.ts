@@ -62,8 +62,9 @@ const settled = (url: string) => async () => {
   await c.end();
 };
 
-export async function measureClaims(b: Bench) {
-  const { claimQueue, claimRounds } = b.sizes;
+/** `claimQueue`: the shallow and the deep queue; `prefix` names the rows of another figure (the fleet at ten times). */
+export async function measureClaims(b: Bench, claimQueue = b.sizes.claimQueue, prefix = "") {
+  const { claimRounds } = b.sizes;
   const claimMs: Record<string, Record<number, number>> = { postgres: {}, sqlite: {} };
   const pgStores: TaskStore[] = [];
   const sqliteStores: TaskStore[] = [];
@@ -92,14 +93,14 @@ export async function measureClaims(b: Bench) {
   );
   const rows: Row[] = [
     {
-      figure: `claim with ${deep} tasks queued / with ${shallow}, PostgreSQL`,
+      figure: `${prefix}claim with ${deep} tasks queued / with ${shallow}, PostgreSQL`,
       measured: claims.postgresRatio,
       target: "≤ 1.5",
       met: claims.postgresRatio <= 1.5,
       detail: `${claimMs.postgres[deep].toFixed(2)} ms against ${claimMs.postgres[shallow].toFixed(2)} ms`,
     },
     {
-      figure: `the same, SQLite`,
+      figure: `${prefix}the same, SQLite`,
       measured: claims.sqliteRatio,
       target: "≤ 1.5",
       met: claims.sqliteRatio <= 1.5,

@@ -2,16 +2,29 @@
 // fleetSizes.replicas replicas on PostgreSQL, the simulator at Azure's throttling figures, at a time scale that makes
 // the subscription's ARM write budget (1,200 a burst, 20 a minute) bound the run at about fleetSizes.boundS seconds:
 // the makespan against that bound, with the budget shared by the replicas and with each replica its own.
+import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+import { startSimulator, SimulatorControl, type RunningSimulator } from "vmss-simulator";
 import { AZURE_ARM_BUDGETS, budgetFigures, chargeOf } from "../../src/azure/arm-budget.ts";
 import type { ChildService } from "../../testkit/child-service.ts";
-import { resize, type Bench } from "../context.ts";
+import { cpus } from "node:os";
+import { loadAverage, resize, type Bench } from "../context.ts";
+import { measureClaims } from "./claims.ts";
+import { CLK_TCK, cpuMsOf } from "../measure.ts";
+import { MEASURED_PER_CALL, predictFleet, timeScaleForBound } from "../scaling-model.ts";
+import type { TaskView } from "../task-view.ts";
 import type { Figure, Row } from "../table.ts";
 
-/** The bound a subscription's budget sets on a run: per bucket, the calls beyond its burst over its refill rate. */
+/**
+ * The bound the subscriptions' budgets set on a run: per bucket, the calls beyond its burst over its refill rate; the
+ * run's bound is the busiest bucket's (subscriptions spend in parallel). perBucket: the busiest subscription's calls
+ * per subscription bucket.
+ */
 function budgetBoundMs(
   calls: { method: string; path: string; ifMatch: string | null }[],
   refillScale: number,
-): { boundMs: number; bucket: string; perBucket: Record<string, number> } {
+): { boundMs: number; bucket: string; perBucket: Record<string, number>; busiest: string } {
   const figures = budgetFigures({ refillScale });
   const counts = new Map<string, { n: number; burst: number; perMinute: number }>();
   for (const c of calls) {
@@ -29,14 +42,19 @@ function budgetBoundMs(
   }
   let boundMs = 0;
   let bucket = "";
-  const perBucket: Record<string, number> = {};
+  let busiest = "";
   for (const [key, { n, burst, perMinute }] of counts) {
     const ms = (Math.max(0, n - burst) * 60_000) / perMinute;
-    if (!key.includes("/", key.indexOf("/") + 1) || key.includes("arm:"))
-      perBucket[key.slice(key.indexOf("/") + 1)] = n;
-    if (ms > boundMs) [boundMs, bucket] = [ms, key.slice(key.indexOf("/") + 1)];
+    if (ms > boundMs || busiest === "")
+      [boundMs, bucket, busiest] = [ms, key.slice(key.indexOf("/") + 1), key.slice(0, key.indexOf("/"))];
   }
-  return { boundMs, bucket, perBucket };
+  const perBucket: Record<string, number> = {};
+  for (const [key, { n }] of counts) {
+    const [sub, ...rest] = key.split("/");
+    // The subscription's own buckets: its policies' and ARM's (a resource's bucket has a third part).
+    if (sub === busiest && rest.length === 1) perBucket[rest[0]] = n;
+  }
+  return { boundMs, bucket, perBucket, busiest };
 }
 
 /**
@@ -52,21 +70,48 @@ async function ledgerStatements(replicas: ChildService[]): Promise<number> {
   return statements;
 }
 
+/** Where a fleet's scale sets live: an account of the service and the simulator that plays its subscription. */
+interface FleetSubscription {
+  account: string;
+  resourceGroup: string;
+  control: SimulatorControl;
+}
+
+interface FleetShape {
+  sets: number;
+  ops: number;
+  replicas: number;
+  subscriptions: FleetSubscription[];
+  /** What the replicas are started with besides the fleet's own settings (the accounts of the 10× fleet). */
+  env?: Record<string, string>;
+  label: string;
+  /** Read the run's table sizes once it has ended. */
+  tables?: boolean;
+}
+
+/** Scale set `s` of the fleet lives in subscription s mod n: the sets, and so the operations, spread evenly. */
+const subscriptionOf = (shape: FleetShape, s: number) => shape.subscriptions[s % shape.subscriptions.length];
+
 /** Submits the fleet's operations round-robin over `replicas`, 16 at a time; returns the tasks' ids. */
-async function submitAll(b: Bench, replicas: ChildService[]): Promise<string[]> {
+async function submitAll(shape: FleetShape, replicas: ChildService[]): Promise<string[]> {
   const ids: string[] = [];
   let next = 0;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
-      while (next < b.fleetSizes.ops) {
+      while (next < shape.ops) {
         const i = next++;
         const via = replicas[i % replicas.length];
-        const name = `fleet-${i % b.fleetSizes.sets}`;
-        const kind = Math.floor(i / b.fleetSizes.sets) % 3;
-        const body = { credentials: "demo", region: "eastus", serverGroupName: name };
+        const s = i % shape.sets;
+        const name = `fleet-${s}`;
+        const kind = Math.floor(i / shape.sets) % 3;
+        const credentials = subscriptionOf(shape, s).account;
+        const body = { credentials, region: "eastus", serverGroupName: name };
         const res =
           kind === 0
-            ? await via.api<{ id: string }>("POST", "/azure/ops/resizeServerGroup", resize(name, 2 + (i % 2)))
+            ? await via.api<{ id: string }>("POST", "/azure/ops/resizeServerGroup", {
+                ...resize(name, 2 + (i % 2)),
+                credentials,
+              })
             : await via.api<{ id: string }>(
                 "POST",
                 `/azure/ops/${kind === 1 ? "disableServerGroup" : "enableServerGroup"}`,
@@ -80,39 +125,159 @@ async function submitAll(b: Bench, replicas: ChildService[]): Promise<string[]> 
   return ids;
 }
 
-async function fleet(b: Bench, shared: boolean, timeScale: number) {
+/** Waits for every task, 8 lanes each polling its share in turn (one lane would read 50,000 tasks one by one). */
+async function waitAllTasks(b: Bench, via: ChildService, ids: string[]): Promise<TaskView[]> {
+  const lanes = 8;
+  const parts = await Promise.all(
+    Array.from({ length: lanes }, (_, lane) =>
+      b.waitAll(
+        via,
+        ids.filter((_, i) => i % lanes === lane),
+        100,
+      ),
+    ),
+  );
+  return parts.flat();
+}
+
+/** CPU ms of every PostgreSQL server process, those that ended included (counted in their parent's children's time). */
+function postgresServerCpuMs(): number {
+  let ticks = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return (ticks * 1000) / CLK_TCK;
+}
+
+/**
+ * CPU ms so far of the PostgreSQL backends serving `database` (the replicas' pools: the bench database's own work),
+ * and how many there are.
+ */
+async function databaseBackends(b: Bench, database: string): Promise<{ cpuMs: number; connections: number }> {
+  const rows = await b.adminQuery<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [database]);
+  let ms = 0;
+  for (const { pid } of rows) {
+    try {
+      ms += cpuMsOf(pid);
+    } catch {
+      // Ended since.
+    }
+  }
+  return { cpuMs: ms, connections: rows.length };
+}
+
+/** Transactions committed and rolled back in `database`: for the service's autocommit statements, its statements. */
+async function databaseTransactions(b: Bench, database: string): Promise<number> {
+  await b.adminQuery("SELECT pg_stat_clear_snapshot()");
+  const [row] = await b.adminQuery<{ n: string }>(
+    "SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1",
+    [database],
+  );
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * The run's tables in PostgreSQL once it has ended: rows, table and index bytes, dead rows and autovacuum runs (what
+ * docs/scaling.md scales to a million operations a day).
+ */
+async function tableSizes(databaseUrl: string) {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{
+      table: string;
+      rows: string;
+      dead: string;
+      tableBytes: string;
+      indexBytes: string;
+      autovacuums: string;
+    }>(
+      `SELECT relname AS table, n_live_tup AS rows, n_dead_tup AS dead,
+              pg_table_size(relid) AS "tableBytes", pg_indexes_size(relid) AS "indexBytes",
+              autovacuum_count + vacuum_count AS autovacuums
+         FROM pg_stat_user_tables ORDER BY pg_total_relation_size(relid) DESC`,
+    );
+    return rows.map((r) => ({
+      table: r.table,
+      rows: Number(r.rows),
+      dead: Number(r.dead),
+      tableBytes: Number(r.tableBytes),
+      indexBytes: Number(r.indexBytes),
+      vacuums: Number(r.autovacuums),
+    }));
+  } finally {
+    await c.end();
+  }
+}
+
+async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetShape) {
   const databaseUrl = await b.database();
+  const database = new URL(databaseUrl).pathname.slice(1);
   const env = {
     TASK_STORE: "postgres",
     DATABASE_URL: databaseUrl,
     // No clock: the services learn the simulator's time scale from its answers, and refill as fast as its buckets.
     ARM_BUDGET_SHARED: String(shared),
     LOG_LEVEL: "warn",
+    ...shape.env,
   };
-  const { sets, ops, replicas: count } = b.fleetSizes;
+  const { sets, ops, replicas: count } = shape;
   const replicas = await Promise.all(
     Array.from({ length: count }, (_, i) =>
-      b.service({ ...env, REPLICA_ID: `fleet-${shared ? "shared" : "apart"}-${i}` }),
+      b.service({ ...env, REPLICA_ID: `${shape.label}-${shared ? "shared" : "apart"}-${i}` }),
     ),
   );
-  for (let i = 0; i < sets; i++) await b.scaleSet(`fleet-${i}`);
+  for (let s = 0; s < sets; s += 64)
+    await Promise.all(
+      Array.from({ length: Math.min(64, sets - s) }, (_, k) => {
+        const sub = subscriptionOf(shape, s + k);
+        return sub.control.putScaleSet(sub.resourceGroup, `fleet-${s + k}`, { capacity: 1, loadBalanced: false });
+      }),
+    );
   // Full buckets, Azure's figures, at the fleet's time scale; only this run's calls in the log.
-  await b.control.setConfig({ timeScale });
-  await b.control.setThrottling({ enabled: true, scale: 1, policies: {} });
-  await b.control.clearCalls();
+  for (const { control } of shape.subscriptions) {
+    await control.setConfig({ timeScale });
+    await control.setThrottling({ enabled: true, scale: 1, policies: {} });
+    await control.clearCalls();
+  }
+  const cpuBefore = {
+    replicas: replicas.map((r) => cpuMsOf(r.child.pid!)),
+    bench: process.cpuUsage(),
+    postgres: postgresServerCpuMs(),
+    transactions: await databaseTransactions(b, database),
+  };
   // The replicas' warm-up took from the budget too: only this run's statements count.
   const statementsBefore = await ledgerStatements(replicas);
+  const wall0 = performance.now();
   const t0 = Date.now();
-  const ids = await submitAll(b, replicas);
-  const tasks = await b.waitAll(replicas[0], ids, 100);
+  const ids = await submitAll(shape, replicas);
+  const tasks = await waitAllTasks(b, replicas[0], ids);
   const end = Math.max(...tasks.map((t) => t.endTimeMs ?? 0));
-  const calls = await b.control.calls();
+  const replicaCpuMs = replicas.reduce((sum, r, i) => sum + cpuMsOf(r.child.pid!) - cpuBefore.replicas[i], 0);
+  const benchCpu = process.cpuUsage(cpuBefore.bench);
+  const postgresCpuMs = postgresServerCpuMs() - cpuBefore.postgres;
+  const backends = await databaseBackends(b, database);
+  const backendsCpuMs = backends.cpuMs;
+  const calls = (await Promise.all(shape.subscriptions.map(({ control }) => control.calls()))).flat();
   const bound = budgetBoundMs(calls, 1 / timeScale);
   const budgetStatements = (await ledgerStatements(replicas)) - statementsBefore;
   for (const r of replicas) await b.stop(r);
-  await b.control.setThrottling({ enabled: false });
+  // The stopped replicas' backends report their last counts as they end.
+  await sleep(1500);
+  const transactions = (await databaseTransactions(b, database)) - cpuBefore.transactions;
+  const tables = shape.tables ? await tableSizes(databaseUrl) : undefined;
+  for (const { control } of shape.subscriptions) await control.setThrottling({ enabled: false });
+  const armCalls = calls.length;
   return {
     shared,
+    subscriptions: shape.subscriptions.length,
     scaleSets: sets,
     operations: ops,
     replicas: count,
@@ -121,13 +286,42 @@ async function fleet(b: Bench, shared: boolean, timeScale: number) {
     boundingBucket: bound.bucket,
     // A run that fits in the buckets' bursts has no bound from the budget (at smoke sizes): 0.
     ratio: bound.boundMs > 0 ? (end - t0) / bound.boundMs : 0,
-    armCalls: calls.length,
+    armCalls,
     throttled: calls.filter((c) => c.status === 429).length,
     failedTasks: tasks.filter((t) => t.status.failed).length,
     callsPerSubscriptionBucket: bound.perBucket,
-    // What the shared budget cost PostgreSQL per ARM call Azure saw.
+    /** The statements the ARM budget sent its ledger over the run (the replicas' /metrics), and per ARM call. */
     budgetStatements,
-    statementsPerArmCall: calls.length > 0 ? budgetStatements / calls.length : 0,
+    statementsPerArmCall: armCalls ? budgetStatements / armCalls : 0,
+    /** The run's wall time, submissions to the last task read. */
+    wallMs: Math.round(performance.now() - wall0),
+    /**
+     * CPU over the run: the replicas (from /proc), this process (the simulators and the driver), PostgreSQL's server
+     * processes (every database: other work on the server is included) and the backends of this run's database.
+     */
+    cpu: {
+      replicasMs: Math.round(replicaCpuMs),
+      benchProcessMs: Math.round((benchCpu.user + benchCpu.system) / 1000),
+      postgresServerMs: Math.round(postgresCpuMs),
+      postgresBackendsMs: Math.round(backendsCpuMs),
+      replicasMsPerArmCall: armCalls ? replicaCpuMs / armCalls : 0,
+      postgresServerMsPerArmCall: armCalls ? postgresCpuMs / armCalls : 0,
+      benchProcessMsPerArmCall: armCalls ? (benchCpu.user + benchCpu.system) / 1000 / armCalls : 0,
+      postgresBackendsMsPerArmCall: armCalls ? backendsCpuMs / armCalls : 0,
+    },
+    /**
+     * PostgreSQL's own count of the statements the replicas sent: transactions committed or rolled back in this
+     * run's database (pg_stat_database), each autocommit statement one; per ARM call and per task.
+     */
+    postgres: {
+      /** The run database's backends at the end: the replicas' connections. */
+      connections: backends.connections,
+      transactions,
+      transactionsPerArmCall: armCalls ? transactions / armCalls : 0,
+      transactionsPerTask: transactions / ops,
+    },
+    busiestSubscription: bound.busiest,
+    ...(tables ? { tables } : {}),
   };
 }
 
@@ -139,11 +333,16 @@ export async function measureFleet(b: Bench) {
     (Math.max(0, b.fleetSizes.ops / 2 - AZURE_ARM_BUDGETS.writes.burst) * 60_000) /
     AZURE_ARM_BUDGETS.writes.refillPerMinute;
   const timeScale = azureBoundMs > 0 ? (b.fleetSizes.boundS * 1000) / azureBoundMs : 0.001;
-  const shared = await fleet(b, true, timeScale);
+  const shape: FleetShape = {
+    ...b.fleetSizes,
+    subscriptions: [{ account: "demo", resourceGroup: "demo-rg", control: b.control }],
+    label: "fleet",
+  };
+  const shared = await fleet(b, true, timeScale, shape);
   b.log(
     `fleet, budget shared: ${shared.makespanMs} ms against a bound of ${shared.budgetBoundMs} ms (${shared.boundingBucket}), ${shared.throttled} × 429, ${shared.statementsPerArmCall.toFixed(3)} budget statements per ARM call`,
   );
-  const apart = await fleet(b, false, timeScale);
+  const apart = await fleet(b, false, timeScale, shape);
   b.log(`fleet, each replica its own budget: ${apart.makespanMs} ms, ${apart.throttled} × 429`);
   await b.control.setConfig({ timeScale: timeScaleBefore });
   await b.control.setThrottling({ enabled: true });
@@ -164,4 +363,120 @@ export async function measureFleet(b: Bench) {
     },
   ];
   return { rows, results: { fleet: { timeScale, shared, apart } } } satisfies Figure;
+}
+
+/** A subscription's id for the 10× fleet: a GUID that says which it is. */
+const fleetSubscriptionId = (k: number) => `00000000-0000-4000-8000-${String(100 + k).padStart(12, "0")}`;
+
+/**
+ * The fleet at ten times the size: b.fleet10Sizes.sets scale sets over b.fleet10Sizes.subscriptions subscriptions,
+ * each subscription an account of the service (ACCOUNTS) on a simulator of its own, in this process (a simulator
+ * plays one subscription; Azure keeps a subscription's buckets apart from another's), the budget shared by the
+ * replicas. The time scale makes the busiest subscription's write budget bound the run at about boundS seconds.
+ */
+export async function measureFleet10(b: Bench) {
+  const sizes = b.fleet10Sizes;
+  const mix = { operations: sizes.ops, scaleSets: sizes.sets, subscriptions: sizes.subscriptions };
+  const timeScale = timeScaleForBound(mix, sizes.boundS);
+  const sims: RunningSimulator[] = [];
+  try {
+    for (let k = 0; k < sizes.subscriptions; k++)
+      sims.push(
+        await startSimulator({
+          port: 0,
+          writeDurationMs: b.throughputD,
+          timeScale,
+          seed: false,
+          subscriptionId: fleetSubscriptionId(k),
+        }),
+      );
+    const subscriptions: FleetSubscription[] = sims.map((sim, k) => ({
+      account: `fleet-${k}`,
+      resourceGroup: "fleet-rg",
+      control: new SimulatorControl(sim),
+    }));
+    const accounts = sims.map((sim, k) => ({
+      name: `fleet-${k}`,
+      subscriptionId: sim.subscriptionId,
+      endpoint: sim.url,
+      credential: "simulator",
+      defaultResourceGroup: "fleet-rg",
+      serverGroupResourceGroup: "account",
+      regions: ["eastus"],
+    }));
+    const shape: FleetShape = {
+      sets: sizes.sets,
+      ops: sizes.ops,
+      replicas: sizes.replicas,
+      subscriptions,
+      // Every operation is submitted at once: the backlog limit (10,000 waiting by default) is raised to hold them.
+      env: { ACCOUNTS: JSON.stringify(accounts), TASK_BACKLOG_LIMIT: String(sizes.ops + 1000) },
+      label: "fleet10",
+      tables: true,
+    };
+    b.log(
+      `fleet ×10: ${sizes.ops} operations on ${sizes.sets} scale sets in ${sizes.subscriptions} subscription${sizes.subscriptions === 1 ? "" : "s"}, ${sizes.replicas} replicas, time scale ${timeScale.toPrecision(3)}`,
+    );
+    // Claims flat with depth: one claim with as many tasks queued as the fleet submits, against 10.
+    const claims = await measureClaims(b, [10, sizes.ops], "fleet ×10: ");
+    const shared = await fleet(b, true, timeScale, shape);
+    b.log(
+      `fleet ×10: ${shared.makespanMs} ms against a bound of ${shared.budgetBoundMs} ms (${shared.boundingBucket}), ${shared.throttled} × 429, ${shared.failedTasks} failed, wall ${shared.wallMs} ms`,
+    );
+    const rows: Row[] = [
+      {
+        figure: `fleet ×10: ${shared.operations} operations on ${shared.scaleSets} scale sets in ${shared.subscriptions} subscriptions, ${shared.replicas} replicas on PostgreSQL, Azure's limits: makespan / the busiest subscription's budget bound`,
+        measured: shared.ratio,
+        target: "≤ 1.1, 0 × 429, none failed",
+        met: shared.ratio <= 1.1 && shared.throttled === 0 && shared.failedTasks === 0,
+        detail: `${(shared.makespanMs / 1000).toFixed(1)} s against ${(shared.budgetBoundMs / 1000).toFixed(1)} s (${shared.boundingBucket}); ${shared.throttled} × 429, ${shared.armCalls} ARM calls, ${shared.failedTasks} failed; ${shared.postgres.transactionsPerArmCall.toFixed(2)} PostgreSQL statements per ARM call`,
+      },
+    ];
+    // The model of docs/scaling.md, from the costs per call measured at one subscription, against this run.
+    const predicted = predictFleet({ ...mix, timeScale, cores: cpus().length }, MEASURED_PER_CALL);
+    const vs = (p: number, m: number) => (p > 0 ? m / p : 0);
+    const predictedVsMeasured = {
+      armCalls: vs(predicted.armCalls, shared.armCalls),
+      budgetBound: vs(predicted.budgetBoundMs, shared.budgetBoundMs),
+      makespan: vs(predicted.makespanMs, shared.makespanMs),
+      replicaCpu: vs(predicted.replicaCpuMs, shared.cpu.replicasMs),
+      simulatorCpu: vs(predicted.simulatorCpuMs, shared.cpu.benchProcessMs),
+      postgresCpu: vs(predicted.postgresCpuMs, shared.cpu.postgresBackendsMs),
+      postgresTransactions: vs(predicted.postgresTransactions, shared.postgres.transactions),
+    };
+    rows.push(...claims.rows);
+    // The makespan is the machine's as much as the service's: on a shared machine the run gets what CPU is left
+    // (coresUsed), so it is reported beside the others, not judged with them.
+    const { makespan: _makespan, ...costsVsMeasured } = predictedVsMeasured;
+    const worst = Math.max(...Object.values(costsVsMeasured).map((r) => Math.abs(r - 1)));
+    const totalCpuMs = shared.cpu.replicasMs + shared.cpu.benchProcessMs + shared.cpu.postgresBackendsMs;
+    const coresUsed = totalCpuMs / shared.makespanMs;
+    b.log(`fleet ×10, measured / predicted: ${JSON.stringify(predictedVsMeasured)}`);
+    rows.push({
+      figure:
+        "fleet ×10: measured / predicted by bench/scaling-model.ts (ARM calls, budget bound, CPU, PostgreSQL statements), the furthest",
+      measured: 1 + worst,
+      target: "within 15 %",
+      met: worst <= 0.15,
+      detail: `${Object.entries(costsVsMeasured)
+        .map(([k, r]) => `${k} ${r.toFixed(2)}`)
+        .join(", ")}; makespan ${predictedVsMeasured.makespan.toFixed(2)} with ${coresUsed.toFixed(2)} cores used`,
+    });
+    return {
+      rows,
+      results: {
+        fleet10: {
+          timeScale,
+          ...shared,
+          predicted,
+          predictedVsMeasured,
+          coresUsed,
+          claims: claims.results.claims,
+          loadAverage: loadAverage(),
+        },
+      },
+    } satisfies Figure;
+  } finally {
+    await Promise.all(sims.map((s) => s.close()));
+  }
 }

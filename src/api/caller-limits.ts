@@ -2,6 +2,11 @@
 // starts with the caller's first request. The decision alone, on a clock it is given; overload.ts hooks it into
 // the routes. It replaces @fastify/rate-limit, whose every request went through five promises (key, allow list,
 // maximum, the store's count, the hook) and set three x-ratelimit-* headers on every answer.
+//
+// The counts live in this replica's memory, on purpose: behind a load balancer a caller gets up to N times the
+// limit from N replicas, and the limit is sized per replica (docs/configuration.md, docs/scaling.md). A count shared
+// in PostgreSQL would cost a statement per request and tie every read to the database; what Azure is spent is
+// shared already (the ARM budget).
 
 export interface LimitRefusal {
   /** Seconds until the caller's window ends, at least 1 (Retry-After). */
