@@ -57,6 +57,8 @@ export async function measureThroughput(b: Bench) {
   const { sets, perSet } = b.sizes;
   const totalTasks = sets * perSet;
   const runCount = b.smoke ? 2 : 5;
+  // Its own write duration: run alone (--only-memory), no earlier figure has set it (the makespans' D is 500 ms).
+  await b.setWriteDuration(b.throughputD);
   for (let i = 0; i < sets; i++) await b.scaleSet(`tp-${i}`);
   const runs: Awaited<ReturnType<typeof throughputRun>>[] = [];
   for (let r = 0; r < runCount; r++) runs.push(await throughputRun(b));
