@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
 import { claimSql } from "../src/tasks/pg/claim.ts";
+import { taskJustBeforeSql } from "../src/tasks/ordering.ts";
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
@@ -17,6 +18,8 @@ interface PlanNode {
   "Actual Loops"?: number;
   "Rows Removed by Filter"?: number;
   "Index Cond"?: string;
+  "Shared Hit Blocks"?: number;
+  "Shared Read Blocks"?: number;
   Plans?: PlanNode[];
 }
 
@@ -170,3 +173,115 @@ t.test("a store migrated from before task_ready: its waiting and running tasks a
     "then the next",
   );
 });
+
+/**
+ * A schema with one task running on sub/rg/busy and `queued` tasks waiting behind it, the queue written in one
+ * statement (as many creates would leave it), then analyzed as autovacuum does: with most rows on one scale set, the
+ * statistics say any scale set holds the whole table.
+ */
+async function deepAnalyzedQueue(t: Test, queued: number) {
+  const { schema, store, admin } = await withSchema(t, 0);
+  const q = (n: string) => `"${schema}".${n}`;
+  await admin.query(
+    `WITH ins AS (
+       INSERT INTO ${q("tasks")} (id, state, operations, created_at_ms, updated_at_ms)
+       SELECT 'queued-' || g, 'queued', '[]', 0, 0 FROM generate_series(1, ${queued}) g RETURNING seq)
+     INSERT INTO ${q("task_scale_sets")} (task_seq, scale_set) SELECT seq, 'sub/rg/busy' FROM ins`,
+  );
+  await admin.query(`ANALYZE ${q("tasks")}, ${q("task_scale_sets")}, ${q("task_ready")}`);
+  return { schema, store, admin, q };
+}
+
+/** Index pages and heap pages the plan's scans of task_scale_sets touched, over every loop. */
+function scaleSetPagesRead(plan: PlanNode): number {
+  let n = 0;
+  for (const node of nodes(plan)) {
+    if (/Scan/.test(node["Node Type"]) && node["Relation Name"] === "task_scale_sets")
+      n += (node["Shared Hit Blocks"] ?? 0) + (node["Shared Read Blocks"] ?? 0);
+  }
+  return n;
+}
+
+t.test(
+  "with 50,000 tasks queued on one scale set and the tables analyzed, the first of another scale set's queue is one index probe",
+  async (t) => {
+    const { schema, store, admin, q } = await deepAnalyzedQueue(t, 50_000);
+    const op = {
+      name: "resizeServerGroup",
+      description: { credentials: "demo", region: "eastus", serverGroupName: "free" },
+    };
+    // A task on a free scale set: the claim checks it against the first of its queue (itself).
+    await store.create({ operations: [op], scaleSets: ["sub/rg/free"] });
+    await admin.query("BEGIN");
+    const statements = claimSql(
+      {
+        schema,
+        tasks: q("tasks"),
+        scaleSets: q("task_scale_sets"),
+        ready: q("task_ready"),
+        wakes: q("task_wakes"),
+        columns: "t.id",
+      },
+      "explain",
+      60_000,
+      10,
+    )
+      .split(/;\s*/)
+      .filter((x) => x.trim());
+    const claim = statements.pop()!;
+    try {
+      for (const statement of statements) await admin.query(statement);
+      const { rows } = await admin.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${claim}`);
+      const plan = (rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0].Plan;
+      const probes = [...nodes(plan)].filter(
+        (n) =>
+          n["Relation Name"] === "task_scale_sets" &&
+          /\(scale_set [<>]?= /.test(n["Index Cond"] ?? "") &&
+          (n["Actual Loops"] ?? 0) > 0,
+      );
+      t.ok(probes.length > 0, "the claim looked up a scale set's queue");
+      t.same(
+        probes.map((n) => n["Index Name"]),
+        probes.map(() => "task_scale_sets_order"),
+        "each lookup of a scale set's queue goes through the index on (scale_set, task_seq)",
+      );
+      const pages = scaleSetPagesRead(plan);
+      t.ok(pages < 50, `pages of task_scale_sets the claim read: ${pages} (the queue alone is about 200 index pages)`);
+    } finally {
+      await admin.query("ROLLBACK");
+    }
+    const claimed = await store.claim("r", 60_000, 10);
+    t.same(
+      claimed.map((x) => x.operations[0].description.serverGroupName),
+      ["free"],
+      "the free scale set's task is claimed",
+    );
+  },
+);
+
+t.test(
+  "with 50,000 tasks queued on one scale set and the tables analyzed, the task just before a new one is one index probe",
+  async (t) => {
+    const { store, admin, q } = await deepAnalyzedQueue(t, 50_000);
+    // The scale set arrives as an outer column, as in the create statement: the planner cannot see which it is.
+    const sql = `SELECT ${taskJustBeforeSql({ tasks: q("tasks"), scaleSets: q("task_scale_sets") }, "x.scale_set", "x.seq")}
+      FROM (VALUES ('sub/rg/free', 9223372036854775807::bigint), ('sub/rg/busy', 9223372036854775807::bigint)) x(scale_set, seq)`;
+    const { rows } = await admin.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`);
+    const plan = (rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0].Plan;
+    const pages = scaleSetPagesRead(plan);
+    t.ok(pages < 50, `pages of task_scale_sets read to find the task before, on a free and a busy scale set: ${pages}`);
+    const answers = (await admin.query(sql)).rows.map((r) => Object.values(r)[0]);
+    t.same(answers, [null, `queued-50000`], "nothing before on the free scale set; the last queued on the busy one");
+    const created = await store.create({
+      operations: [
+        { name: "resizeServerGroup", description: { credentials: "demo", region: "eastus", serverGroupName: "busy" } },
+      ],
+      scaleSets: ["sub/rg/busy"],
+    });
+    t.match(
+      created.task.history.at(-1)?.status ?? "",
+      /queued-50000/,
+      "a new task on the busy scale set waits for the last queued",
+    );
+  },
+);

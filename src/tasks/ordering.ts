@@ -51,18 +51,35 @@ export function startedSql(t: string): string {
 }
 
 /**
- * SQL: the seq of the first task of a scale set's queue by submission order (task_scale_sets only holds unfinished
- * tasks). One probe of the index on (scale_set, task_seq), whatever the queue behind it: an EXISTS over
- * task_seq < t.seq instead was planned by PostgreSQL as a sequential scan once the queue held most of the rows.
+ * SQL: the rows of task_scale_sets `o` on scale set `scaleSet`, asked so that only the index on (scale_set, task_seq)
+ * can answer them in order. Written as a range, not `o.scale_set = x`: PostgreSQL takes an equality with a value
+ * from outside the subquery for a constant, drops scale_set from the ORDER BY, and may then walk the primary key
+ * (task_seq, scale_set) in task_seq order until a row of the scale set turns up. It did, once one scale set held
+ * most of the rows (50,000 queued, the tables analyzed: its statistics then say any scale set holds the whole table),
+ * reading the whole queue to find a scale set that held one task (test/claim-depth.test.ts). A range keeps scale_set
+ * in the order, which the primary key cannot give without sorting; on the index it is the same probe as equality.
  */
-export function firstOfQueueSql(scaleSets: string, scaleSet: string): string {
-  return `(SELECT min(o.task_seq) FROM ${scaleSets} o WHERE o.scale_set = ${scaleSet})`;
+function onScaleSet(o: string, scaleSet: string): string {
+  return `${o}.scale_set >= ${scaleSet} AND ${o}.scale_set <= ${scaleSet}`;
 }
 
-/** SQL: the id of the unfinished task just before `seq` on a scale set, the one a new task's waiting line names. */
+/**
+ * SQL: the seq of the first task of a scale set's queue by submission order (task_scale_sets only holds unfinished
+ * tasks). One probe of the index on (scale_set, task_seq), whatever the queue behind it (see onScaleSet): an EXISTS
+ * over task_seq < t.seq instead was planned by PostgreSQL as a sequential scan once the queue held most of the rows.
+ */
+export function firstOfQueueSql(scaleSets: string, scaleSet: string): string {
+  return `(SELECT o.task_seq FROM ${scaleSets} o WHERE ${onScaleSet("o", scaleSet)}
+     ORDER BY o.scale_set, o.task_seq LIMIT 1)`;
+}
+
+/**
+ * SQL: the id of the unfinished task just before `seq` on a scale set, the one a new task's waiting line names. One
+ * probe of the index on (scale_set, task_seq), backwards (see onScaleSet).
+ */
 export function taskJustBeforeSql(tables: { tasks: string; scaleSets: string }, scaleSet: string, seq: string): string {
   return `(SELECT u.id FROM ${tables.scaleSets} s JOIN ${tables.tasks} u ON u.seq = s.task_seq
-     WHERE s.scale_set = ${scaleSet} AND s.task_seq < ${seq} ORDER BY s.task_seq DESC LIMIT 1)`;
+     WHERE ${onScaleSet("s", scaleSet)} AND s.task_seq < ${seq} ORDER BY s.scale_set DESC, s.task_seq DESC LIMIT 1)`;
 }
 
 /** How a dialect finds the started tasks in a claim (each shaped for its planner; see the claim statements). */

@@ -128,7 +128,7 @@ function holdScaleSets(db: SqliteDb, seq: number, scaleSets: string[]): TaskAhea
   const ahead: TaskAhead[] = [];
   for (const key of scaleSets) {
     const before = db
-      .stmt(`SELECT ${taskJustBeforeSql({ tasks: "tasks", scaleSets: "task_scale_sets" }, "?", "?")} AS id`)
+      .stmt(`SELECT ${taskJustBeforeSql({ tasks: "tasks", scaleSets: "task_scale_sets" }, "?1", "?2")} AS id`)
       .get(key, seq) as { id: string | null } | undefined;
     if (before?.id) ahead.push({ taskId: before.id, scaleSet: key });
     db.stmt("INSERT INTO task_scale_sets (task_seq, scale_set) VALUES (?, ?)").run(seq, key);
