@@ -285,3 +285,37 @@ t.test(
     );
   },
 );
+
+t.test(
+  "with 10,000 scale sets ready and 200 tasks started, a claim reads the started tasks and the candidates it walks, not every ready one",
+  async (t) => {
+    const { schema, store, admin } = await withSchema(t, 0);
+    const q = (n: string) => `"${schema}".${n}`;
+    // Five tasks on each of 10,000 scale sets, the first of each ready (as 50,000 submissions held back by Azure's
+    // budget leave them), and 200 of those started, as replicas running them.
+    await admin.query(
+      `INSERT INTO ${q("tasks")} (id, state, operations, created_at_ms, updated_at_ms)
+       SELECT 'r' || r || '-s' || s, 'queued', '[]', 0, 0 FROM generate_series(0, 4) r, generate_series(0, 9999) s
+       ORDER BY r, s`,
+    );
+    await admin.query(
+      `INSERT INTO ${q("task_scale_sets")} (task_seq, scale_set)
+       SELECT seq, 'sub/rg/' || split_part(id, '-', 2) FROM ${q("tasks")} WHERE id LIKE 'r%-s%'`,
+    );
+    await admin.query(`INSERT INTO ${q("task_ready")} (task_seq) SELECT seq FROM ${q("tasks")} WHERE id LIKE 'r0-%'`);
+    await admin.query(
+      `UPDATE ${q("tasks")} SET state = 'running', lease_owner = 'other', lease_expires_at_ms = 9e15
+       WHERE seq IN (SELECT seq FROM ${q("tasks")} WHERE id LIKE 'r0-%' ORDER BY seq LIMIT 200)`,
+    );
+    await admin.query(`ANALYZE ${q("tasks")}, ${q("task_scale_sets")}, ${q("task_ready")}`);
+    const plan = await claimPlan(admin, schema);
+    const read = rowsRead(plan);
+    t.ok(read < 1_500, `rows read by the claim: ${read} (10,000 scale sets ready, 200 started)`);
+    const claimed = await store.claim("r", 60_000, 2);
+    t.same(
+      claimed.map((x) => x.id),
+      ["r0-s200", "r0-s201"],
+      "the first two ready that are not started, in submission order",
+    );
+  },
+);
