@@ -10,6 +10,7 @@ import { AZURE_ARM_BUDGETS, budgetFigures, chargeOf } from "../../src/azure/arm-
 import type { ChildService } from "../../testkit/child-service.ts";
 import { cpus } from "node:os";
 import { loadAverage, resize, type Bench } from "../context.ts";
+import { BenchAutovacuum } from "../autovacuum.ts";
 import { measureClaims } from "./claims.ts";
 import { CLK_TCK, cpuMsOf } from "../measure.ts";
 import { MEASURED_PER_CALL, predictFleet, timeScaleForBound } from "../scaling-model.ts";
@@ -173,6 +174,30 @@ async function databaseBackends(b: Bench, database: string): Promise<{ cpuMs: nu
   return { cpuMs: ms, connections: rows.length };
 }
 
+/** How many times each value occurs. */
+function countBy(values: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const v of values) out[v] = (out[v] ?? 0) + 1;
+  return out;
+}
+
+/**
+ * Waits until `database` has no backend left (a backend's counts reach pg_stat_database as it ends), up to 30 s; past
+ * that the figure goes on with what has been reported, and says so.
+ */
+async function backendsEnded(b: Bench, database: string): Promise<void> {
+  const until = performance.now() + 30_000;
+  for (;;) {
+    const { connections } = await databaseBackends(b, database);
+    if (connections === 0) return;
+    if (performance.now() > until) {
+      b.log(`fleet: ${connections} backends of ${database} still open 30 s after the replicas stopped; counted as is`);
+      return;
+    }
+    await sleep(50);
+  }
+}
+
 /** Transactions committed and rolled back in `database`: for the service's autocommit statements, its statements. */
 async function databaseTransactions(b: Bench, database: string): Promise<number> {
   await b.adminQuery("SELECT pg_stat_clear_snapshot()");
@@ -255,22 +280,26 @@ async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetS
   };
   // The replicas' warm-up took from the budget too: only this run's statements count.
   const statementsBefore = await ledgerStatements(replicas);
+  // Where the server runs without autovacuum, the benchmark does its work (bench/autovacuum.ts).
+  const autovacuum = await BenchAutovacuum.start(databaseUrl);
   const wall0 = performance.now();
   const t0 = Date.now();
   const ids = await submitAll(shape, replicas);
   const tasks = await waitAllTasks(b, replicas[0], ids);
+  const vacuumed = await autovacuum?.stop();
   const end = Math.max(...tasks.map((t) => t.endTimeMs ?? 0));
   const replicaCpuMs = replicas.reduce((sum, r, i) => sum + cpuMsOf(r.child.pid!) - cpuBefore.replicas[i], 0);
   const benchCpu = process.cpuUsage(cpuBefore.bench);
   const postgresCpuMs = postgresServerCpuMs() - cpuBefore.postgres;
   const backends = await databaseBackends(b, database);
-  const backendsCpuMs = backends.cpuMs;
+  // The stand-in's vacuums are PostgreSQL's work, as autovacuum's workers' would be.
+  const backendsCpuMs = backends.cpuMs + (vacuumed?.cpuMs ?? 0);
   const calls = (await Promise.all(shape.subscriptions.map(({ control }) => control.calls()))).flat();
   const bound = budgetBoundMs(calls, 1 / timeScale);
   const budgetStatements = (await ledgerStatements(replicas)) - statementsBefore;
   for (const r of replicas) await b.stop(r);
   // The stopped replicas' backends report their last counts as they end.
-  await sleep(1500);
+  await backendsEnded(b, database);
   const transactions = (await databaseTransactions(b, database)) - cpuBefore.transactions;
   const tables = shape.tables ? await tableSizes(databaseUrl) : undefined;
   for (const { control } of shape.subscriptions) await control.setThrottling({ enabled: false });
@@ -321,6 +350,19 @@ async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetS
       transactionsPerTask: transactions / ops,
     },
     busiestSubscription: bound.busiest,
+    /**
+     * The benchmark's stand-in for autovacuum, when the server runs without it: the vacuums and analyzes it ran by
+     * autovacuum's rule, per table, and its CPU (counted in postgresBackendsMs); absent when autovacuum is on.
+     */
+    ...(vacuumed
+      ? {
+          autovacuumStandIn: {
+            cpuMs: Math.round(vacuumed.cpuMs),
+            vacuums: countBy(vacuumed.runs.filter((r) => r.kind === "vacuum").map((r) => r.table)),
+            analyzes: countBy(vacuumed.runs.filter((r) => r.kind === "analyze").map((r) => r.table)),
+          },
+        }
+      : {}),
     ...(tables ? { tables } : {}),
   };
 }

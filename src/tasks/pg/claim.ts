@@ -39,7 +39,9 @@ export type ClaimTables = Pick<PgTables, "schema" | "tasks" | "scaleSets" | "rea
 export function claimSql(t: ClaimTables, owner: string, leaseMs: number, limit: number): string {
   // The plan must not hang on statistics: right after a burst of creates, before autovacuum analyzed the tables,
   // PostgreSQL chose hash joins that read every queued task (50 ms with 10,000 queued). So the started tasks travel
-  // as an array (found by index probes, seq = ANY); the candidates are read in the order of task_ready's primary key,
+  // as an array (found by index probes, seq = ANY; read in the index's order, which favours a plain index scan once there
+  // are many: one that meets a dead row's entry marks it, and the next claims pass over it, where a bitmap scan read
+  // every dead row's entry again until the table was vacuumed); the candidates are read in the order of task_ready's primary key,
   // each checked by a subquery of its own (free), which the planner cannot turn into a join: joined to tasks instead,
   // it merged task_ready with every queued task and checked each of those. The LIMIT stops the walk. The rows taken
   // are locked apart (picked), SKIP LOCKED passing over any a runner is writing: that claim takes fewer, the next
@@ -66,7 +68,7 @@ export function claimSql(t: ClaimTables, owner: string, leaseMs: number, limit: 
        WITH busy AS MATERIALIZED (
          SELECT o.scale_set, o.task_seq FROM ${t.scaleSets} o
          WHERE o.task_seq = ANY (ARRAY(
-           SELECT u.seq FROM ${t.tasks} u WHERE ${STARTED_UNFINISHED_SQL("u")}))
+           SELECT u.seq FROM ${t.tasks} u WHERE ${STARTED_UNFINISHED_SQL("u")} ORDER BY u.seq))
        ), free AS (
          SELECT r.seq FROM ${t.ready} r (seq)
          WHERE coalesce((SELECT ${free} AND NOT ${waits} FROM ${t.tasks} t WHERE t.seq = r.seq), false)
