@@ -53,7 +53,7 @@ async function withSchema(t: Test, queued: number) {
   return { schema, store, admin, running };
 }
 
-/** Runs the claim under EXPLAIN ANALYZE and rolls it back: the plan, with what each node read. */
+/** Runs the claim under EXPLAIN ANALYZE and rolls it back: the plan, with what each node read (rows and pages). */
 async function claimPlan(admin: pg.Client, schema: string): Promise<PlanNode> {
   const q = (n: string) => `"${schema}".${n}`;
   const statements = claimSql(
@@ -77,7 +77,7 @@ async function claimPlan(admin: pg.Client, schema: string): Promise<PlanNode> {
     for (const statement of statements) await admin.query(statement);
     if (process.env.SHOW_PLAN)
       console.error((await admin.query(`EXPLAIN (ANALYZE) ${claim}`)).rows.map((r) => r["QUERY PLAN"]).join("\n"));
-    const { rows } = await admin.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${claim}`);
+    const { rows } = await admin.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${claim}`);
     return (rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0].Plan;
   } finally {
     await admin.query("ROLLBACK");
@@ -205,51 +205,28 @@ function scaleSetPagesRead(plan: PlanNode): number {
 t.test(
   "with 50,000 tasks queued on one scale set and the tables analyzed, the first of another scale set's queue is one index probe",
   async (t) => {
-    const { schema, store, admin, q } = await deepAnalyzedQueue(t, 50_000);
+    const { schema, store, admin } = await deepAnalyzedQueue(t, 50_000);
     const op = {
       name: "resizeServerGroup",
       description: { credentials: "demo", region: "eastus", serverGroupName: "free" },
     };
     // A task on a free scale set: the claim checks it against the first of its queue (itself).
     await store.create({ operations: [op], scaleSets: ["sub/rg/free"] });
-    await admin.query("BEGIN");
-    const statements = claimSql(
-      {
-        schema,
-        tasks: q("tasks"),
-        scaleSets: q("task_scale_sets"),
-        ready: q("task_ready"),
-        wakes: q("task_wakes"),
-        columns: "t.id",
-      },
-      "explain",
-      60_000,
-      10,
-    )
-      .split(/;\s*/)
-      .filter((x) => x.trim());
-    const claim = statements.pop()!;
-    try {
-      for (const statement of statements) await admin.query(statement);
-      const { rows } = await admin.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${claim}`);
-      const plan = (rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0].Plan;
-      const probes = [...nodes(plan)].filter(
-        (n) =>
-          n["Relation Name"] === "task_scale_sets" &&
-          /\(scale_set [<>]?= /.test(n["Index Cond"] ?? "") &&
-          (n["Actual Loops"] ?? 0) > 0,
-      );
-      t.ok(probes.length > 0, "the claim looked up a scale set's queue");
-      t.same(
-        probes.map((n) => n["Index Name"]),
-        probes.map(() => "task_scale_sets_order"),
-        "each lookup of a scale set's queue goes through the index on (scale_set, task_seq)",
-      );
-      const pages = scaleSetPagesRead(plan);
-      t.ok(pages < 50, `pages of task_scale_sets the claim read: ${pages} (the queue alone is about 200 index pages)`);
-    } finally {
-      await admin.query("ROLLBACK");
-    }
+    const plan = await claimPlan(admin, schema);
+    const probes = [...nodes(plan)].filter(
+      (n) =>
+        n["Relation Name"] === "task_scale_sets" &&
+        /\(scale_set [<>]?= /.test(n["Index Cond"] ?? "") &&
+        (n["Actual Loops"] ?? 0) > 0,
+    );
+    t.ok(probes.length > 0, "the claim looked up a scale set's queue");
+    t.same(
+      probes.map((n) => n["Index Name"]),
+      probes.map(() => "task_scale_sets_order"),
+      "each lookup of a scale set's queue goes through the index on (scale_set, task_seq)",
+    );
+    const pages = scaleSetPagesRead(plan);
+    t.ok(pages < 50, `pages of task_scale_sets the claim read: ${pages} (the queue alone is about 200 index pages)`);
     const claimed = await store.claim("r", 60_000, 10);
     t.same(
       claimed.map((x) => x.operations[0].description.serverGroupName),
