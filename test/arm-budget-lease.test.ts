@@ -7,6 +7,8 @@ import {
   ArmBudget,
   InProcessLedger,
   BUSY_CALLS,
+  CALLS_PER_TAKE,
+  STEADY_SPACING_MS,
   leaseWant,
   takeSpacingMs,
   type ArmCall,
@@ -34,15 +36,28 @@ void t.test("leaseWant: the calls of the last lease, less the slice held, at mos
 });
 
 void t.test(
-  "takeSpacingMs: none for a replica with few calls outstanding; about six calls a take when busy; bounded",
+  "takeSpacingMs: about six calls a take when busy, or when calls come steadily and fast; never a slow replica's",
   async (t) => {
-    t.equal(takeSpacingMs(100, 0, 250), 0, "idle");
-    t.equal(takeSpacingMs(100, BUSY_CALLS - 1, 250), 0, "a few calls at a time: a task's calls are never held back");
+    t.equal(takeSpacingMs(0, 0, 250), 0, "idle");
+    t.equal(takeSpacingMs(20, BUSY_CALLS - 1, 250), 0, "a few calls a second, few outstanding: never held back");
+    t.equal(
+      takeSpacingMs(1000 * (CALLS_PER_TAKE / STEADY_SPACING_MS) - 1, 1, 250),
+      0,
+      "just too slow to fill a take within the steady spacing: none",
+    );
+    t.equal(
+      takeSpacingMs(1000 * (CALLS_PER_TAKE / STEADY_SPACING_MS), 1, 250),
+      STEADY_SPACING_MS,
+      "fast enough: six calls within the steady spacing",
+    );
+    t.equal(takeSpacingMs(60, 1, 250), 100, "60 calls a second, answered fast: a take every 100 ms");
+    t.equal(takeSpacingMs(60, 1, 80), 0, "not beyond the bound either");
     t.equal(takeSpacingMs(100, BUSY_CALLS, 250), 60, "busy, 100 calls a second to the ledger: a take every 60 ms");
     t.equal(takeSpacingMs(400, 32, 250), 15, "busier: closer");
-    t.equal(takeSpacingMs(10, 32, 250), 250, "slow calls: never more than the bound");
+    t.equal(takeSpacingMs(10, 32, 250), 250, "busy with slow calls: never more than the bound");
     t.equal(takeSpacingMs(0, 32, 250), 250, "no rate yet: the bound");
     t.equal(takeSpacingMs(400, 32, 0), 0, "a bound of 0 turns it off");
+    t.equal(takeSpacingMs(400, 1, 0), 0, "a bound of 0 turns it off when not busy too");
   },
 );
 
@@ -145,3 +160,35 @@ void t.test("with the ledger in this process, no slices: every call takes from i
   for (let i = 0; i < 10; i++) await budget.acquire(call, "task");
   t.equal(budget.counts.local, 0);
 });
+
+void t.test(
+  "a replica whose calls come steadily, each answered at once, takes for several in one statement",
+  async (t) => {
+    // Many tasks, each with one call out at a time on a resource of its own (a poll of its operation): no slice covers
+    // them, and never BUSY_CALLS outstanding. Before, every call was a statement of its own.
+    const ledger = new CountingLedger();
+    const budget = new ArmBudget(ledger);
+    t.teardown(() => budget.close());
+    const poll = (i: number): ArmCall => ({
+      method: "GET",
+      subscriptionId: "sub",
+      buckets: [
+        { ...call.buckets[0], key: `sub/GetOperation/op-${i}`, figures: { burst: 45, refillPerMinute: 15 } },
+        { ...call.buckets[0], key: "sub/arm:reads", figures: { burst: 12000, refillPerMinute: 200 } },
+      ],
+    });
+    const calls = 600;
+    const done: Promise<void>[] = [];
+    for (let i = 0; i < calls; i++) {
+      // One call a turn, a couple of ms apart: far above the steady rate even on a slow machine.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      done.push(budget.acquire(poll(i), "task").then(() => budget.release()));
+    }
+    await Promise.all(done);
+    t.equal(budget.counts.calls, calls, "every call was given");
+    t.ok(
+      ledger.statements <= calls * 0.35,
+      `${ledger.statements} statements for ${calls} calls (one each without spacing)`,
+    );
+  },
+);

@@ -529,13 +529,26 @@ export function leaseWant(recentCalls: number, sliceTokens: number, figures: Buc
 export const BUSY_CALLS = 8;
 
 /**
- * How long a busy replica leaves between two take statements, so that one serves about CALLS_PER_TAKE calls: none
- * while fewer than BUSY_CALLS of its calls are outstanding (one task's calls one after another are never held back);
- * else as long as CALLS_PER_TAKE calls to the ledger take at its recent rate, at most `maxMs` (a call waits no longer
- * for its statement).
+ * The longest a replica that is not busy leaves between two take statements. A replica whose calls come steadily but
+ * are answered fast (few outstanding at any moment: many tasks, each one call at a time) still spaces its takes, but
+ * only when CALLS_PER_TAKE of its calls come within this long (40 or more a second to the ledger): a replica with
+ * fewer calls never holds one back, and a call waits for its statement at most this long.
+ */
+export const STEADY_SPACING_MS = 150;
+
+/**
+ * How long a replica leaves between two take statements, so that one serves about CALLS_PER_TAKE calls. Busy (at
+ * least BUSY_CALLS of its calls outstanding): as long as CALLS_PER_TAKE calls to the ledger take at its recent rate,
+ * at most `maxMs` (a call waits no longer for its statement). Not busy: the same, but only when that is at most
+ * STEADY_SPACING_MS (and `maxMs`); otherwise none, so that one task's calls one after another are never held back.
  */
 export function takeSpacingMs(ledgerCallsPerSecond: number, outstandingCalls: number, maxMs: number): number {
-  if (outstandingCalls < BUSY_CALLS || maxMs <= 0) return 0;
+  if (maxMs <= 0) return 0;
+  if (outstandingCalls < BUSY_CALLS) {
+    if (ledgerCallsPerSecond <= 0) return 0;
+    const spacing = Math.round((CALLS_PER_TAKE * 1000) / ledgerCallsPerSecond);
+    return spacing <= Math.min(maxMs, STEADY_SPACING_MS) ? spacing : 0;
+  }
   if (ledgerCallsPerSecond <= 0) return maxMs;
   return Math.min(maxMs, Math.round((CALLS_PER_TAKE * 1000) / ledgerCallsPerSecond));
 }
