@@ -126,17 +126,3 @@ export function predictFleet(shape: FleetShapeInput, costs: PerCallCosts): Fleet
     boundedBy: bound >= cpuBoundMs ? "budget" : "cpu",
   };
 }
-
-/**
- * The costs per call the fleet at one subscription of the 10× shape measured (FLEET10_SUBSCRIPTIONS=1
- * FLEET10_SETS=1000 FLEET10_OPS=5000 FLEET10_BOUND_S=240 node bench/run.ts --only-fleet10: 1,000 scale sets,
- * 5,000 operations, 4 replicas on PostgreSQL, 242.6 s against a bound of 240 s, 0 × 429).
- */
-export const MEASURED_PER_CALL: PerCallCosts = {
-  // 43.5 s of the replicas, 16.2 s of the simulator's process, 19.6 s of the run database's backends and 77,989
-  // transactions over 24,988 ARM calls (load average 6 to 22 on 2 cores).
-  replicaCpuMs: 1.74,
-  simulatorCpuMs: 0.65,
-  postgresCpuMs: 0.78,
-  postgresTransactions: 3.12,
-};

@@ -13,7 +13,7 @@ import { loadAverage, resize, type Bench } from "../context.ts";
 import { BenchAutovacuum } from "../autovacuum.ts";
 import { measureClaims } from "./claims.ts";
 import { CLK_TCK, cpuMsOf } from "../measure.ts";
-import { MEASURED_PER_CALL, predictFleet, timeScaleForBound } from "../scaling-model.ts";
+import { predictFleet, timeScaleForBound, type PerCallCosts } from "../scaling-model.ts";
 import type { TaskView } from "../task-view.ts";
 import type { Figure, Row } from "../table.ts";
 
@@ -407,6 +407,17 @@ export async function measureFleet(b: Bench) {
   return { rows, results: { fleet: { timeScale, shared, apart } } } satisfies Figure;
 }
 
+/** What a fleet run cost per ARM call: the model's inputs (bench/scaling-model.ts), as measured. */
+function costsPerCall(run: Awaited<ReturnType<typeof fleet>>): PerCallCosts {
+  const per = (n: number) => (run.armCalls > 0 ? n / run.armCalls : 0);
+  return {
+    replicaCpuMs: per(run.cpu.replicasMs),
+    simulatorCpuMs: per(run.cpu.benchProcessMs),
+    postgresCpuMs: per(run.cpu.postgresBackendsMs),
+    postgresTransactions: per(run.postgres.transactions),
+  };
+}
+
 /** A subscription's id for the 10× fleet: a GUID that says which it is. */
 const fleetSubscriptionId = (k: number) => `00000000-0000-4000-8000-${String(100 + k).padStart(12, "0")}`;
 
@@ -446,32 +457,55 @@ export async function measureFleet10(b: Bench) {
       serverGroupResourceGroup: "account",
       regions: ["eastus"],
     }));
+    // Every operation is submitted at once, by one caller: the backlog limit (10,000 waiting by default) is raised
+    // to hold them, and the per-caller submission limit (6,000 a minute a replica) lifted, since what is measured is
+    // the fleet's work against Azure's budgets, not one caller's flood.
+    const envFor = (runAccounts: typeof accounts, runTimeScale: number) => ({
+      ACCOUNTS: JSON.stringify(runAccounts),
+      TASK_BACKLOG_LIMIT: String(sizes.ops + 1000),
+      RATE_LIMIT_SUBMISSIONS: "0",
+      // A service follows the clock of one simulator, SIMULATOR_URL's (the benchmark's own, at another time scale);
+      // these accounts answer from simulators of their own, so the fleet's clock is given: without it the replicas
+      // refilled their budget a hundred times too fast and 4,005 calls were refused with 429 (2026-11-27 16:12).
+      ARM_BUDGET_REFILL_SCALE: String(1 / runTimeScale),
+      AZURE_SCALE_SET_READS_PER_MINUTE: String(Math.max(1, Math.round(12 / runTimeScale))),
+    });
     const shape: FleetShape = {
       sets: sizes.sets,
       ops: sizes.ops,
       replicas: sizes.replicas,
       subscriptions,
-      // Every operation is submitted at once, by one caller: the backlog limit (10,000 waiting by default) is raised
-      // to hold them, and the per-caller submission limit (6,000 a minute a replica) lifted, since what is measured is
-      // the fleet's work against Azure's budgets, not one caller's flood.
-      env: {
-        ACCOUNTS: JSON.stringify(accounts),
-        TASK_BACKLOG_LIMIT: String(sizes.ops + 1000),
-        RATE_LIMIT_SUBMISSIONS: "0",
-        // A service follows the clock of one simulator, SIMULATOR_URL's (the benchmark's own, at another time scale);
-        // these accounts answer from simulators of their own, so the fleet's clock is given: without it the replicas
-        // refilled their budget a hundred times too fast and 4,005 calls were refused with 429 (2026-11-27 16:12).
-        ARM_BUDGET_REFILL_SCALE: String(1 / timeScale),
-        AZURE_SCALE_SET_READS_PER_MINUTE: String(Math.max(1, Math.round(12 / timeScale))),
-      },
+      env: envFor(accounts, timeScale),
       label: "fleet10",
       tables: true,
+    };
+    // The model's costs per call, measured in this run (not carried from another day's load): one subscription of
+    // the same shape (its share of the scale sets and operations), the same replicas, at the same ARM calls a second
+    // (its bound the fleet's over the subscriptions).
+    const one = {
+      operations: Math.round(sizes.ops / sizes.subscriptions),
+      scaleSets: Math.round(sizes.sets / sizes.subscriptions),
+      subscriptions: 1,
+    };
+    const oneTimeScale = timeScaleForBound(one, sizes.boundS / sizes.subscriptions);
+    const calibrationShape: FleetShape = {
+      sets: one.scaleSets,
+      ops: one.operations,
+      replicas: sizes.replicas,
+      subscriptions: subscriptions.slice(0, 1),
+      env: envFor(accounts.slice(0, 1), oneTimeScale),
+      label: "fleet10-one",
     };
     b.log(
       `fleet ×10: ${sizes.ops} operations on ${sizes.sets} scale sets in ${sizes.subscriptions} subscription${sizes.subscriptions === 1 ? "" : "s"}, ${sizes.replicas} replicas, time scale ${timeScale.toPrecision(3)}`,
     );
     // Claims flat with depth: one claim with as many tasks queued as the fleet submits, against 10.
     const claims = await measureClaims(b, [10, sizes.ops], "fleet ×10: ");
+    const calibration = await fleet(b, true, oneTimeScale, calibrationShape);
+    const costs = costsPerCall(calibration);
+    b.log(
+      `fleet ×10, one subscription: ${calibration.makespanMs} ms against ${calibration.budgetBoundMs} ms, ${calibration.throttled} × 429; per ARM call ${JSON.stringify(costs)}`,
+    );
     const shared = await fleet(b, true, timeScale, shape);
     b.log(
       `fleet ×10: ${shared.makespanMs} ms against a bound of ${shared.budgetBoundMs} ms (${shared.boundingBucket}), ${shared.throttled} × 429, ${shared.failedTasks} failed, wall ${shared.wallMs} ms`,
@@ -486,7 +520,7 @@ export async function measureFleet10(b: Bench) {
       },
     ];
     // The model of docs/scaling.md, from the costs per call measured at one subscription, against this run.
-    const predicted = predictFleet({ ...mix, timeScale, cores: cpus().length }, MEASURED_PER_CALL);
+    const predicted = predictFleet({ ...mix, timeScale, cores: cpus().length }, costs);
     const vs = (p: number, m: number) => (p > 0 ? m / p : 0);
     const predictedVsMeasured = {
       armCalls: vs(predicted.armCalls, shared.armCalls),
@@ -521,6 +555,20 @@ export async function measureFleet10(b: Bench) {
         fleet10: {
           timeScale,
           ...shared,
+          /** The run at one subscription whose costs per call the model takes. */
+          oneSubscription: {
+            timeScale: oneTimeScale,
+            scaleSets: calibration.scaleSets,
+            operations: calibration.operations,
+            makespanMs: calibration.makespanMs,
+            budgetBoundMs: calibration.budgetBoundMs,
+            ratio: calibration.ratio,
+            armCalls: calibration.armCalls,
+            throttled: calibration.throttled,
+            failedTasks: calibration.failedTasks,
+            statementsPerArmCall: calibration.statementsPerArmCall,
+            costsPerCall: costs,
+          },
           predicted,
           predictedVsMeasured,
           coresUsed,
