@@ -121,6 +121,28 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.not(other.task.id, task.id, "ids are unique");
   });
 
+  t.test(`${name}: ids are UUIDv7 and sort in the order their tasks and audit entries were made`, async (t) => {
+    // What keeps each index keyed by an id appending to its last page (src/tasks/ids.ts).
+    const { store } = await fresh(t);
+    const oneByOne = await createMany(store, 3);
+    const atOnce = await Promise.all(
+      [3, 4, 5, 6].map((i) =>
+        store.create({ operations: [op("resizeServerGroup", `sg-${i}`)], audit: auditEntry("submit") }),
+      ),
+    );
+    const ids = [...oneByOne, ...atOnce.map((c) => c.task)].map((task) => task.id);
+    t.same([...ids].sort(), ids, "each task id sorts after those made before it, creates asked for at once included");
+    const v7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    t.same(
+      ids.filter((id) => !v7.test(id)),
+      [],
+      "every task id is a UUIDv7",
+    );
+    const auditIds = (await allAudit(store)).map((e) => e.id).reverse();
+    t.equal(auditIds.length, 4);
+    t.same([...auditIds].sort(), auditIds, "audit entries' ids too, oldest first");
+  });
+
   t.test(`${name}: each operation's target is stored with the task, as located, and handed out with it`, async (t) => {
     const { store } = await fresh(t);
     const ref = {

@@ -1,7 +1,7 @@
 // The audit trail of the memory store: entries in recording order, and each task's entries by its id. Lost on
 // restart with the tasks; bounded by time (pruneAudit) and, as memory must be, by count: past MAX_ENTRIES the
 // oldest go first.
-import { randomUUID } from "node:crypto";
+import { newId } from "./ids.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import {
   actorsOf,
@@ -24,7 +24,7 @@ export class MemoryAuditTrail {
   #seq = 0;
 
   record(input: NewAuditEntry): AuditEntry {
-    const entry: StoredEntry = { ...structuredClone(input), id: randomUUID(), seq: ++this.#seq };
+    const entry: StoredEntry = { ...structuredClone(input), id: newId(), seq: ++this.#seq };
     this.#entries.set(entry.id, entry);
     if (entry.taskId !== undefined) {
       const list = this.#byTask.get(entry.taskId);

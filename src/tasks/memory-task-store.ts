@@ -1,5 +1,5 @@
 // Tasks in memory: one replica, lost on restart. The reference for the TaskStore contract (same suite as the others).
-import { randomUUID } from "node:crypto";
+import { newId } from "./ids.ts";
 import { FINISHED_STATES, type HistoryEntry, type Task } from "./task.ts";
 import type {
   Backlog,
@@ -76,7 +76,7 @@ export class MemoryTaskStore implements TaskStore {
     }
     const waiting = waitingEntry(ahead, now);
     const task: Stored = {
-      id: randomUUID(),
+      id: newId(),
       ...(input.clientRequestId ? { clientRequestId: input.clientRequestId } : {}),
       state: "queued",
       operations: structuredClone(input.operations),

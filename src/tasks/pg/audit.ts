@@ -1,7 +1,7 @@
 // The audit trail on PostgreSQL (src/tasks/audit.ts): an entry recorded alone, in the statement of a create or a
 // resume, or in a cancel's transaction; the outcome a task's end writes into its open entries (in the statement that
 // ends it: endAuditSql); a page of entries; their retention.
-import { randomUUID } from "node:crypto";
+import { newId } from "../ids.ts";
 import type pg from "pg";
 import { decodeCursor, encodeCursor } from "../cursor.ts";
 import { isAuditAction, type AuditEntry, type AuditPage, type AuditQuery, type NewAuditEntry } from "../audit.ts";
@@ -10,7 +10,7 @@ import { jsonParam, NOW_MS, type PgTables, type Row, textParam } from "./tables.
 
 /** An entry as it is stored: its id apart, the rest as the entry column's jsonb. */
 export function auditRow(input: NewAuditEntry): { id: string; entry: AuditEntry; json: string } {
-  const entry: AuditEntry = { ...structuredClone(input), id: randomUUID() };
+  const entry: AuditEntry = { ...structuredClone(input), id: newId() };
   const { id, ...stored } = entry;
   return { id, entry, json: jsonParam(stored) };
 }

@@ -2,7 +2,7 @@
 // saying whom it waits for, and a NOTIFY sent at commit that wakes the other replicas). Per create, a statement's
 // round trip, planning, commit and the NOTIFY's turn at commit cost more than its rows, so the creates asked for in
 // one turn of the event loop share one (create-queue.ts). Each is created as if alone, in the order asked.
-import { randomUUID } from "node:crypto";
+import { newId } from "../ids.ts";
 import pg from "pg";
 import type { HistoryEntry, Task } from "../task.ts";
 import { taskJustBeforeSql, WAITING_FORMAT, WAITING_ITEM_FORMAT, WAITING_PHASE } from "../ordering.ts";
@@ -159,7 +159,7 @@ export async function createBatch(s: CreateStatement, batch: PendingCreate[], at
   let sent = firstOfEachRequest(batch.filter((c) => (c.state ?? "waiting") === "waiting"));
   const timeMs = Date.now();
   const build = () => {
-    const ids = sent.map(() => randomUUID());
+    const ids = sent.map(() => newId());
     const audits = sent.map((c) => (c.audit ? auditRow(c.audit) : undefined));
     const params = [
       ...createParams(s.t, sent, ids, timeMs),

@@ -1,7 +1,7 @@
 // The audit trail on SQLite (src/tasks/audit.ts): an entry recorded inside the caller's transaction (a create, a
 // cancel, a resume) or alone, the outcome a task's end writes into its open entries, a page of entries, and their
 // retention.
-import { randomUUID } from "node:crypto";
+import { newId } from "../ids.ts";
 import type { SQLInputValue } from "node:sqlite";
 import { decodeCursor, encodeCursor } from "../cursor.ts";
 import { isAuditAction, type AuditEntry, type AuditPage, type AuditQuery, type NewAuditEntry } from "../audit.ts";
@@ -9,7 +9,7 @@ import { json, type Row, type SqliteDb } from "./db.ts";
 
 /** Records an entry, in the caller's transaction if there is one. */
 export function insertAudit(db: SqliteDb, input: NewAuditEntry): AuditEntry {
-  const entry: AuditEntry = { ...structuredClone(input), id: randomUUID() };
+  const entry: AuditEntry = { ...structuredClone(input), id: newId() };
   const { id, ...stored } = entry;
   db.stmt("INSERT INTO audit_entries (id, time_ms, principal, task_id, entry) VALUES (?, ?, ?, ?, ?)").run(
     id,

@@ -1,7 +1,7 @@
 // Creating tasks on SQLite. The creates asked for in one turn of the event loop (concurrent submissions) share one
 // transaction, committed once the turn's I/O has been handled: a commit costs about as much as the inserts of a
 // whole batch. Each is created as if alone, in the order asked.
-import { randomUUID } from "node:crypto";
+import { newId } from "../ids.ts";
 import type { HistoryEntry, Task } from "../task.ts";
 import type { NewTask } from "../task-store.ts";
 import { type TaskAhead, taskJustBeforeSql, waitingEntry } from "../ordering.ts";
@@ -83,7 +83,7 @@ export class SqliteCreateQueue {
 /** One create, inside the caller's transaction: the task, or the one that has its clientRequestId. */
 function createOne(db: SqliteDb, input: PendingCreate): { task: Task; created: boolean } {
   const now = Date.now();
-  const id = randomUUID();
+  const id = newId();
   const inserted = db
     .stmt(
       `INSERT INTO tasks (id, client_request_id, state, operations, targets, created_at_ms, updated_at_ms)
