@@ -544,13 +544,11 @@ export const STEADY_SPACING_MS = 150;
  */
 export function takeSpacingMs(ledgerCallsPerSecond: number, outstandingCalls: number, maxMs: number): number {
   if (maxMs <= 0) return 0;
-  if (outstandingCalls < BUSY_CALLS) {
-    if (ledgerCallsPerSecond <= 0) return 0;
-    const spacing = Math.round((CALLS_PER_TAKE * 1000) / ledgerCallsPerSecond);
-    return spacing <= Math.min(maxMs, STEADY_SPACING_MS) ? spacing : 0;
-  }
-  if (ledgerCallsPerSecond <= 0) return maxMs;
-  return Math.min(maxMs, Math.round((CALLS_PER_TAKE * 1000) / ledgerCallsPerSecond));
+  const busy = outstandingCalls >= BUSY_CALLS;
+  if (ledgerCallsPerSecond <= 0) return busy ? maxMs : 0;
+  const spacing = Math.round((CALLS_PER_TAKE * 1000) / ledgerCallsPerSecond);
+  if (busy) return Math.min(maxMs, spacing);
+  return spacing <= Math.min(maxMs, STEADY_SPACING_MS) ? spacing : 0;
 }
 
 export class ArmBudget {
