@@ -55,6 +55,7 @@ async function main(): Promise<void> {
   service.runner.start();
   const port = (service.app.server.address() as { port: number }).port;
   printBanner(bannerLines(config, `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`));
+  for (const warning of store.openWarnings ?? []) service.app.log.warn({ taskStore: "vacuum" }, warning);
   applyRuntimeHeapFlags();
   // Written now, not only at exit: a replica that is killed still starts faster next time.
   flushCompileCache();

@@ -121,6 +121,33 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
     await reopened.close();
   });
 
+  t.test("tables autovacuum leaves alone are named in the warnings the service logs at start", async (t) => {
+    const schema = ownSchema(t);
+    const first = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
+    await first.close();
+    t.notOk(
+      first.openWarnings.some((w) => w.includes("autovacuum_enabled")),
+      "a fresh schema: every table left to the server's autovacuum",
+    );
+    await withAdmin(async (a) => {
+      await a.query(`ALTER TABLE "${schema}".tasks SET (autovacuum_enabled = false)`);
+      await a.query(`ALTER TABLE "${schema}".task_wakes SET (autovacuum_enabled = false)`);
+    });
+    const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
+    t.teardown(() => store.close());
+    const named = store.openWarnings.filter((w) => w.includes("autovacuum_enabled = false"));
+    t.equal(named.length, 1, "one line for the tables");
+    t.match(named[0], /tables task_wakes, tasks have autovacuum_enabled = false \(PostgreSQL .*schema vmss_ops_test_/);
+    t.match(named[0], /vacuum the store's tables on a schedule, or turn autovacuum on/, "what to do about it");
+    // The server's own setting, as the server says it: a line about it exactly when it is off.
+    const server = await withAdmin((a) => a.query<{ autovacuum: string }>("SHOW autovacuum"));
+    t.equal(
+      store.openWarnings.some((w) => w.includes("runs with autovacuum = off")),
+      server.rows[0].autovacuum === "off",
+      `the server's autovacuum is ${server.rows[0].autovacuum}`,
+    );
+  });
+
   t.test("a schema from before targets were stored: migrated, and its tasks read back without targets", async (t) => {
     const schema = ownSchema(t);
     const first = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });

@@ -20,6 +20,7 @@ import type {
 import { TaskStoreOpenError } from "./migrations.ts";
 import { PgConnection, type PgPoolOptions, redactConnectionString } from "./pg/connection.ts";
 import { migrate } from "./pg/migrate.ts";
+import { readVacuumSettings, vacuumWarnings } from "./pg/vacuum-settings.ts";
 import { pgTables, type PgTables } from "./pg/tables.ts";
 import { PgCreateQueue } from "./pg/create-queue.ts";
 import { cancelRequested, getTask, list, revision } from "./pg/read.ts";
@@ -54,14 +55,23 @@ export class PostgresTaskStore implements TaskStore {
   readonly #ended: EndNotifier;
   /** Where, for messages: the redacted URL and schema. */
   readonly where: string;
+  /** What the server was found to be at open that an operator should know (autovacuum off): the service logs them. */
+  readonly openWarnings: readonly string[];
 
   /** Creates are answered by their deadline here (pg/create-queue.ts), which knows whether each was sent. */
   readonly answersCreatesByDeadline = true;
   /** Its calls wait for the server: a request's deadline bounds them. */
   readonly boundedByRequestDeadlines = true;
 
-  private constructor(db: PgConnection, t: PgTables, where: string, createTimeoutMs: number | undefined) {
+  private constructor(
+    db: PgConnection,
+    t: PgTables,
+    where: string,
+    createTimeoutMs: number | undefined,
+    openWarnings: string[],
+  ) {
     this.#db = db;
+    this.openWarnings = openWarnings;
     this.#t = t;
     this.#creates = new PgCreateQueue(db, t, createTimeoutMs);
     this.#ended = new EndNotifier(db, t);
@@ -79,8 +89,12 @@ export class PostgresTaskStore implements TaskStore {
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
       throw new TaskStoreOpenError(`task store schema name "${schema}" is not a plain identifier (letters, digits, _)`);
     }
-    const db = await PgConnection.open(options, where, (client) => migrate(client, schema, where));
-    return new PostgresTaskStore(db, pgTables(schema), where, options.createTimeoutMs);
+    let warnings: string[] = [];
+    const db = await PgConnection.open(options, where, async (client) => {
+      await migrate(client, schema, where);
+      warnings = vacuumWarnings(await readVacuumSettings(client, schema), where);
+    });
+    return new PostgresTaskStore(db, pgTables(schema), where, options.createTimeoutMs, warnings);
   }
 
   /**

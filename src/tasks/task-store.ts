@@ -93,6 +93,8 @@ export interface TaskStore {
    * once, as a request slowed by a busy process reached them.
    */
   readonly boundedByRequestDeadlines?: boolean;
+  /** What the store found at open that an operator should know (PostgreSQL without autovacuum): logged at start. */
+  readonly openWarnings?: readonly string[];
   get(id: string): Promise<Task | undefined>;
   /**
    * The task's revision, without reading the task: it grows with every change get() would show (state, history,
