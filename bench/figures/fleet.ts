@@ -141,37 +141,80 @@ async function waitAllTasks(b: Bench, via: ChildService, ids: string[]): Promise
   return parts.flat();
 }
 
-/** CPU ms of every PostgreSQL server process, those that ended included (counted in their parent's children's time). */
-function postgresServerCpuMs(): number {
-  let ticks = 0;
+/** A PostgreSQL process as /proc shows it: its parent, its title and its CPU ms, its own and its ended children's. */
+interface PostgresProcess {
+  pid: number;
+  ppid: number;
+  title: string;
+  ownMs: number;
+  childrenMs: number;
+}
+
+function postgresProcesses(): PostgresProcess[] {
+  const out: PostgresProcess[] = [];
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
       if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue;
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+      out.push({
+        pid: Number(pid),
+        ppid: Number(f[1]),
+        title: readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim(),
+        ownMs: ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK,
+        childrenMs: ((Number(f[13]) + Number(f[14])) * 1000) / CLK_TCK,
+      });
     } catch {
       // The process ended between the listing and the read.
     }
   }
-  return (ticks * 1000) / CLK_TCK;
+  return out;
 }
 
 /**
- * CPU ms so far of the PostgreSQL backends serving `database` (the replicas' pools: the bench database's own work),
- * and how many there are.
+ * What PostgreSQL's CPU is made of at one instant: every server process's CPU (those that ended included, counted in
+ * their parent's children's time), the backends of `database` alive now by pid (a backend's title names its
+ * database), and the CPU of the postmaster's children that have ended, backends of any database among them.
  */
-async function databaseBackends(b: Bench, database: string): Promise<{ cpuMs: number; connections: number }> {
-  const rows = await b.adminQuery<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [database]);
-  let ms = 0;
-  for (const { pid } of rows) {
-    try {
-      ms += cpuMsOf(pid);
-    } catch {
-      // Ended since.
-    }
+export interface PostgresCpu {
+  serverMs: number;
+  backends: Map<number, number>;
+  endedMs: number;
+}
+
+export function postgresCpu(database: string): PostgresCpu {
+  const procs = postgresProcesses();
+  const pids = new Set(procs.map((p) => p.pid));
+  const backends = new Map<number, number>();
+  let serverMs = 0;
+  let endedMs = 0;
+  for (const p of procs) {
+    serverMs += p.ownMs + p.childrenMs;
+    // The postmaster: the one PostgreSQL process whose parent is not one.
+    if (!pids.has(p.ppid)) endedMs += p.childrenMs;
+    else if (p.title.split(" ").includes(database)) backends.set(p.pid, p.ownMs);
   }
-  return { cpuMs: ms, connections: rows.length };
+  return { serverMs, backends, endedMs };
+}
+
+/**
+ * The CPU `database`'s backends spent between two snapshots: those alive at the end, from what each had at the start
+ * (nothing, if it connected since), and those that ended meanwhile, from the postmaster's children's time less what
+ * they had spent before the start. A pool closes a connection idle for 10 s and opens another when it needs one, so
+ * over a long run much of the work is done by backends that are gone at its end; the backends of other databases
+ * that ended meanwhile are counted too (on the benchmark's server, none but its own short admin connections).
+ */
+export function backendsCpuBetween(before: PostgresCpu, after: PostgresCpu): number {
+  let ms = after.endedMs - before.endedMs;
+  for (const [pid, cpu] of after.backends) ms += cpu - (before.backends.get(pid) ?? 0);
+  for (const [pid, cpu] of before.backends) if (!after.backends.has(pid)) ms -= cpu;
+  return ms;
+}
+
+/** How many connections `database` has (the replicas' pools at the end of a run). */
+async function databaseConnections(b: Bench, database: string): Promise<number> {
+  const rows = await b.adminQuery<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [database]);
+  return rows.length;
 }
 
 /** How many times each value occurs. */
@@ -188,7 +231,7 @@ function countBy(values: string[]): Record<string, number> {
 async function backendsEnded(b: Bench, database: string): Promise<void> {
   const until = performance.now() + 30_000;
   for (;;) {
-    const { connections } = await databaseBackends(b, database);
+    const connections = await databaseConnections(b, database);
     if (connections === 0) return;
     if (performance.now() > until) {
       b.log(`fleet: ${connections} backends of ${database} still open 30 s after the replicas stopped; counted as is`);
@@ -275,7 +318,7 @@ async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetS
   const cpuBefore = {
     replicas: replicas.map((r) => cpuMsOf(r.child.pid!)),
     bench: process.cpuUsage(),
-    postgres: postgresServerCpuMs(),
+    postgres: postgresCpu(database),
     transactions: await databaseTransactions(b, database),
   };
   // The replicas' warm-up took from the budget too: only this run's statements count.
@@ -290,10 +333,15 @@ async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetS
   const end = Math.max(...tasks.map((t) => t.endTimeMs ?? 0));
   const replicaCpuMs = replicas.reduce((sum, r, i) => sum + cpuMsOf(r.child.pid!) - cpuBefore.replicas[i], 0);
   const benchCpu = process.cpuUsage(cpuBefore.bench);
-  const postgresCpuMs = postgresServerCpuMs() - cpuBefore.postgres;
-  const backends = await databaseBackends(b, database);
-  // The stand-in's vacuums are PostgreSQL's work, as autovacuum's workers' would be.
-  const backendsCpuMs = backends.cpuMs + (vacuumed?.cpuMs ?? 0);
+  const postgresAfter = postgresCpu(database);
+  const postgresCpuMs = postgresAfter.serverMs - cpuBefore.postgres.serverMs;
+  // The stand-in's vacuums are PostgreSQL's work, as autovacuum's workers' would be: its connection to the run's
+  // database has ended by now, so its backend is counted with the ended ones.
+  const backendsCpuMs = backendsCpuBetween(cpuBefore.postgres, postgresAfter);
+  const connections = await databaseConnections(b, database);
+  b.log(
+    `${shape.label}: PostgreSQL backends of the run ${Math.round(backendsCpuMs)} ms of CPU; those alive at the end, from their start, ${Math.round([...postgresAfter.backends.values()].reduce((x, y) => x + y, 0))} ms; the whole server ${Math.round(postgresCpuMs)} ms`,
+  );
   const calls = (await Promise.all(shape.subscriptions.map(({ control }) => control.calls()))).flat();
   const bound = budgetBoundMs(calls, 1 / timeScale);
   const budgetStatements = (await ledgerStatements(replicas)) - statementsBefore;
@@ -326,7 +374,8 @@ async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetS
     wallMs: Math.round(performance.now() - wall0),
     /**
      * CPU over the run: the replicas (from /proc), this process (the simulators and the driver), PostgreSQL's server
-     * processes (every database: other work on the server is included) and the backends of this run's database.
+     * processes (every database: other work on the server is included) and the backends of this run's database, those
+     * that ended during the run included.
      */
     cpu: {
       replicasMs: Math.round(replicaCpuMs),
@@ -344,7 +393,7 @@ async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetS
      */
     postgres: {
       /** The run database's backends at the end: the replicas' connections. */
-      connections: backends.connections,
+      connections,
       transactions,
       transactionsPerArmCall: armCalls ? transactions / armCalls : 0,
       transactionsPerTask: transactions / ops,
