@@ -315,10 +315,17 @@ t.test("the calls a replica asks for in one turn take in one statement, not one 
   t.teardown(() => budget.close());
   // Every statement the ledger sends goes through its pool's query.
   const takes: unknown[][] = [];
+  const names = new Set<string | undefined>();
   // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called with the pool as `this`, below
   const query = pg.Pool.prototype.query;
   pg.Pool.prototype.query = function (this: pg.Pool, ...args: unknown[]) {
-    if (typeof args[0] === "string" && args[0].includes("arm_budget_take")) takes.push(args[1] as unknown[]);
+    // A statement as text and values, or as a config (a prepared statement's, with its name).
+    const sent: pg.QueryConfig =
+      typeof args[0] === "string" ? { text: args[0], values: args[1] as unknown[] } : (args[0] as pg.QueryConfig);
+    if (sent.text.includes("arm_budget_take")) {
+      takes.push(sent.values as unknown[]);
+      names.add(sent.name);
+    }
     return (query as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof query;
   t.teardown(() => void (pg.Pool.prototype.query = query));
@@ -334,9 +341,13 @@ t.test("the calls a replica asks for in one turn take in one statement, not one 
   t.equal((await gets()).length, NAMES.length, "Azure saw each once");
   t.equal(budget.counts.calls, NAMES.length);
   t.equal(budget.counts.waited, 0, "none waited: the budget was full");
-  t.ok(takes.length < NAMES.length, `${NAMES.length} concurrent calls took in ${takes.length} statement(s)`);
+  t.ok(
+    takes.length > 0 && takes.length < NAMES.length,
+    `${NAMES.length} concurrent calls took in ${takes.length} statement(s)`,
+  );
   const calls = takes.reduce((n, params) => n + (params[10] as number[]).length, 0);
   t.equal(calls, NAMES.length, "each call taken once");
+  t.same([...names], ["vmss_ops_budget_take_lease"], "a prepared statement: parsed once a connection, not every take");
 });
 
 t.test(

@@ -84,6 +84,8 @@ export class PgConnection {
   readonly #queryTimeoutMs: number;
   /** For connections outside the pool (LISTEN). */
   readonly connectionString: string;
+  /** The name of each statement text that named() was asked for: one name a text on every connection. */
+  readonly #names = new Map<string, string>();
 
   private constructor(pool: pg.Pool, poolMax: number, connectionString: string, queryTimeoutMs: number | undefined) {
     this.#pool = pool;
@@ -143,6 +145,21 @@ export class PgConnection {
       throw new TaskStoreOpenError(`cannot prepare the task store in ${where}: ${message(err)}`);
     }
     return new PgConnection(pool, poolMax, options.connectionString, options.queryTimeoutMs);
+  }
+
+  /**
+   * A prepared statement's name for `sql`, the same for the same text: for a statement a task sends several times
+   * (its updates, the reads of it), which PostgreSQL then parses once per connection and, after a few runs, plans
+   * once (a generic plan, where the plans it would make for each call's values cost no less). A text built from a
+   * change's shape (journal.ts) gets a name per shape: a few dozen at most.
+   */
+  named(sql: string): string {
+    let name = this.#names.get(sql);
+    if (name === undefined) {
+      name = `vmss_ops_${this.#names.size + 1}`;
+      this.#names.set(sql, name);
+    }
+    return name;
   }
 
   /**

@@ -80,7 +80,7 @@ export async function update(
   const { sql: fenced, params, finished } = fencedChange(t, owner, id, change);
   const history = change.history ?? [];
   if (!finished && history.length === 0) {
-    const { rowCount } = await db.query(fenced, params, false);
+    const { rowCount } = await db.query(fenced, params, false, db.named(fenced));
     return rowCount === 1 || refusedMove(db, t, owner, id, change.state);
   }
   const parts = [`done AS (${fenced} RETURNING seq, id)`];
@@ -100,11 +100,8 @@ export async function update(
     params.push(change.state);
     parts.push(`settled AS (${endAuditSql(t, "done", `$${params.length}`)})`);
   }
-  const { rows } = await db.query<{ n: string }>(
-    `WITH ${parts.join(",\n")} SELECT (SELECT count(*) FROM done) AS n`,
-    params,
-    false,
-  );
+  const sql = `WITH ${parts.join(",\n")} SELECT (SELECT count(*) FROM done) AS n`;
+  const { rows } = await db.query<{ n: string }>(sql, params, false, db.named(sql));
   const changed = Number(rows[0].n) === 1;
   if (changed && finished) ended.ended();
   return changed || refusedMove(db, t, owner, id, change.state);

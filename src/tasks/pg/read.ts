@@ -8,12 +8,14 @@ import type { PgConnection } from "./connection.ts";
 import { jsonParam, type PgTables, toTask } from "./tables.ts";
 
 export async function getTask(db: PgConnection, t: PgTables, id: string): Promise<Task | undefined> {
-  const { rows } = await db.query(`SELECT ${t.columns} FROM ${t.tasks} t WHERE t.id = $1`, [id], true);
+  const sql = `SELECT ${t.columns} FROM ${t.tasks} t WHERE t.id = $1`;
+  const { rows } = await db.query(sql, [id], true, db.named(sql));
   return rows[0] ? toTask(rows[0]) : undefined;
 }
 
 export async function revision(db: PgConnection, t: PgTables, id: string): Promise<number | undefined> {
-  const { rows } = await db.query(`SELECT revision FROM ${t.tasks} WHERE id = $1`, [id], true);
+  const sql = `SELECT revision FROM ${t.tasks} WHERE id = $1`;
+  const { rows } = await db.query(sql, [id], true, db.named(sql));
   return rows[0] ? Number(rows[0].revision) : undefined;
 }
 
