@@ -340,7 +340,7 @@ async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetS
   const backendsCpuMs = backendsCpuBetween(cpuBefore.postgres, postgresAfter);
   const connections = await databaseConnections(b, database);
   b.log(
-    `${shape.label}: PostgreSQL backends of the run ${Math.round(backendsCpuMs)} ms of CPU; those alive at the end, from their start, ${Math.round([...postgresAfter.backends.values()].reduce((x, y) => x + y, 0))} ms; the whole server ${Math.round(postgresCpuMs)} ms`,
+    `${shape.label}: PostgreSQL backends of the run ${Math.round(backendsCpuMs)} ms of CPU; the whole server ${Math.round(postgresCpuMs)} ms`,
   );
   const calls = (await Promise.all(shape.subscriptions.map(({ control }) => control.calls()))).flat();
   const bound = budgetBoundMs(calls, 1 / timeScale);
