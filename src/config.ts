@@ -5,6 +5,7 @@ import { hostname } from "node:os";
 import type { AccountConfig } from "./azure/account-config.ts";
 import type { AccessConfig } from "./auth/access-config.ts";
 import type { ArmBudgetConfig } from "./azure/create-arm-budget.ts";
+import { DEFAULT_ARM_LINK, type ArmLinkConfig } from "./azure/arm-link.ts";
 import type { ReadRetryConfig, RetryConfig } from "./azure/retry-policy.ts";
 import type { ClouddriverConfig } from "./api/clouddriver-forwarding.ts";
 import type { OverloadConfig } from "./api/overload.ts";
@@ -95,6 +96,8 @@ export interface Config {
   observability: ObservabilityConfig;
   overload: OverloadConfig;
   armBudget: ArmBudgetConfig;
+  /** Every ARM call's deadline, and when a replica that gets no answers stops claiming and hands its tasks back. */
+  armLink: ArmLinkConfig;
   /** The audit trail's retention (AUDIT_RETENTION_DAYS). */
   audit: AuditConfig;
   /**
@@ -145,6 +148,7 @@ export function configFromEnv(env: Env, simulator: SimulatorFacts): Config {
     audit: { retentionMs: intVar(env, "AUDIT_RETENTION_DAYS", 90, 1, 36_500) * 86_400_000 },
     trustedProxies: loadTrustedProxies(env),
     readCacheTtlMs: intVar(env, "READ_CACHE_TTL_MS", 10_000, 0, 300_000),
+    armLink: loadArmLink(env),
     armBudget: {
       enabled: boolVar(env, "ARM_BUDGET", true),
       refillScale: positiveNumberVar(env, "ARM_BUDGET_REFILL_SCALE", 1 / timeScale),
@@ -251,6 +255,15 @@ function loadStore(env: Env, sim: ServiceSimulatorConfig, accounts: AccountConfi
     // then the task), and their waits for a pooled connection: answered by then, 2 s before a 5 s patience runs out.
     requestDeadlineMs: intVar(env, "TASK_STORE_REQUEST_DEADLINE_MS", 3000, 100, 600_000),
     statementTimeoutMs: intVar(env, "TASK_STORE_STATEMENT_TIMEOUT_MS", 2000, 100, 600_000),
+  };
+}
+
+function loadArmLink(env: Env): ArmLinkConfig {
+  return {
+    readTimeoutMs: intVar(env, "ARM_READ_TIMEOUT_MS", DEFAULT_ARM_LINK.readTimeoutMs, 100, 600_000),
+    writeTimeoutMs: intVar(env, "ARM_WRITE_TIMEOUT_MS", DEFAULT_ARM_LINK.writeTimeoutMs, 100, 600_000),
+    failuresToStopClaiming: intVar(env, "ARM_LINK_FAILURES", DEFAULT_ARM_LINK.failuresToStopClaiming, 1, 1000),
+    releaseAfterMs: intVar(env, "ARM_LINK_RELEASE_AFTER_MS", DEFAULT_ARM_LINK.releaseAfterMs, 0, 3_600_000),
   };
 }
 

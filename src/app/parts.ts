@@ -6,6 +6,7 @@ import type { Config } from "../config.ts";
 import { AccountRegistry } from "../azure/accounts.ts";
 import type { ArmBudget } from "../azure/arm-budget.ts";
 import { createComputeClient } from "../azure/client.ts";
+import { ArmLink } from "../azure/arm-link.ts";
 import { createArmBudget } from "../azure/create-arm-budget.ts";
 import { ScaleSetReads } from "../azure/read-cache.ts";
 import { RateLimitBudget } from "../azure/rate-limit-budget.ts";
@@ -34,6 +35,8 @@ export interface Resources {
   storeHealth: StoreHealth;
   accounts: AccountRegistry;
   armBudget?: ArmBudget;
+  /** What this replica's ARM calls meet (each with its deadline); absent when the accounts were given. */
+  armLink?: ArmLink;
 }
 
 /** The store (every call watched for an outage) and the accounts, as given or as configured. */
@@ -48,12 +51,14 @@ export async function openResources(
   });
   // Every ARM call of this replica's clients takes from the budget first (shared with the other replicas on PostgreSQL).
   const armBudget = given.accounts ? given.armBudget : (given.armBudget ?? (await createArmBudget(config)));
+  // Every ARM call with its deadline, and what they meet decides whether this replica claims (tasks/task-runner.ts).
+  const armLink = given.accounts ? undefined : new ArmLink(config.armLink);
   const accounts =
     given.accounts ??
     (await AccountRegistry.open(config.accounts, (a, credential) =>
-      createComputeClient(a, credential, armBudget, config.tasks.replicaId),
+      createComputeClient(a, credential, armBudget, config.tasks.replicaId, armLink),
     ));
-  return { store, storeHealth, accounts, ...(armBudget ? { armBudget } : {}) };
+  return { store, storeHealth, accounts, ...(armBudget ? { armBudget } : {}), ...(armLink ? { armLink } : {}) };
 }
 
 /**
@@ -118,6 +123,7 @@ export interface ServiceParts extends Resources {
 export function serviceParts(app: ServiceApp, config: Config, resources: Resources): ServiceParts {
   const { store, accounts } = resources;
   logStoreOutages(app.log, resources.storeHealth);
+  if (resources.armLink) logArmLink(app.log, resources.armLink);
   const budget = new RateLimitBudget();
   let runner: TaskRunner | undefined = undefined;
   // Past TASK_BACKLOG_LIMIT queued tasks, submissions get 429 with Retry-After (the shedding's, OVERLOAD_RETRY_AFTER_S).
@@ -147,6 +153,7 @@ export function serviceParts(app: ServiceApp, config: Config, resources: Resourc
     config,
     listener: combineListeners(metrics.taskListener(), taskLog.listener(), progress.listener()),
     onInternalError: runnerErrorLog(app.log),
+    ...(resources.armLink ? { armLink: resources.armLink } : {}),
   });
   const readRetryProfile = readRetry(config.retry, config.readRetry);
   const reads = new ScaleSetReads(accounts, {
@@ -191,6 +198,22 @@ function logStoreOutages(log: ServiceApp["log"], storeHealth: StoreHealth): void
       log.warn(
         { storeOutage: "cleared", reason: change.reason, downForMs: change.downForMs },
         `the task store answers again (${change.reason} for ${(change.downForMs / 1000).toFixed(1)} s): requests and tasks go on`,
+      );
+  };
+}
+
+/** This replica's link to Azure, in the log when its calls stop being answered and when they are answered again. */
+function logArmLink(log: ServiceApp["log"], link: ArmLink): void {
+  link.onChange = (change) => {
+    if (change.state === "unanswered")
+      log.warn(
+        { armLink: "unanswered", code: change.code },
+        `an ARM call got no answer (${change.code}): after ${link.config.failuresToStopClaiming} in a row this replica stops claiming tasks, and ${link.config.releaseAfterMs} ms later hands back those it holds`,
+      );
+    else
+      log.warn(
+        { armLink: "answered", silentForMs: change.silentForMs },
+        `ARM answers again (after ${(change.silentForMs / 1000).toFixed(1)} s without an answer): this replica claims tasks`,
       );
   };
 }

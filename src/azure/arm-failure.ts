@@ -134,6 +134,8 @@ const NETWORK_CODES = new Set([
   "UND_ERR_SOCKET",
   "UND_ERR_CLOSED",
   "REQUEST_SEND_ERROR",
+  // Ours: an ARM call past its deadline (arm-link.ts), as if the socket had timed out.
+  "ArmCallTimeout",
 ]);
 
 /**

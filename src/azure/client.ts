@@ -5,6 +5,7 @@ import type { AccessToken, TokenCredential } from "@azure/core-auth";
 import type { AccountConfig } from "./account-config.ts";
 import { armListenerPolicy } from "./arm-listeners.ts";
 import { armBudgetPolicy, type ArmBudget } from "./arm-budget.ts";
+import { armLinkPolicy, type ArmLink } from "./arm-link.ts";
 import { computeSdk } from "./sdk.ts";
 
 /** The simulator accepts this fixed bearer token (unless told to accept only tokens it issued). */
@@ -117,13 +118,15 @@ export function armScope(account: AccountConfig): string {
 
 /**
  * budget: every call takes from it before it is sent (src/azure/arm-budget.ts); none, no budget. replicaId: named in
- * the User-Agent, so that Azure's activity log (and the simulator's call log) tells which replica made a call.
+ * the User-Agent, so that Azure's activity log (and the simulator's call log) tells which replica made a call. link:
+ * gives every call its deadline and hears what each met (src/azure/arm-link.ts); none, no deadline.
  */
 export function createComputeClient(
   account: AccountConfig,
   credential: TokenCredential = credentialFor(account),
   budget?: ArmBudget,
   replicaId?: string,
+  link?: ArmLink,
 ): ComputeManagementClient {
   return new (computeSdk().ComputeManagementClient)(credential, account.subscriptionId, {
     endpoint: account.endpoint,
@@ -139,6 +142,8 @@ export function createComputeClient(
     additionalPolicies: [
       ...(budget ? [{ policy: armBudgetPolicy(budget), position: "perRetry" as const }] : []),
       { policy: armListenerPolicy, position: "perRetry" },
+      // Last: the call's deadline starts once the budget and the task's turn have let it go.
+      ...(link ? [{ policy: armLinkPolicy(link), position: "perRetry" as const }] : []),
     ],
   });
 }

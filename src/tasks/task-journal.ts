@@ -24,10 +24,23 @@ export class StoreWriteFailedError extends Error {
 }
 
 /**
- * Why a run stopped before its task ended: this replica shuts down, another one holds the lease now, or the store
- * failed a write (the task is handed back once the store answers).
+ * This replica's ARM calls have gone unanswered for too long (azure/arm-link.ts): the task is handed back, for a
+ * replica that reaches Azure to go on from its checkpoint. `line` is what the task's history says of it.
  */
-export type Interruption = "shutdown" | "leaseLost" | "storeFailed";
+export class ArmLinkDownError extends Error {
+  override name = "ArmLinkDownError";
+  readonly line: string;
+  constructor(taskId: string, line: string) {
+    super(`task ${taskId} handed back: ${line}`);
+    this.line = line;
+  }
+}
+
+/**
+ * Why a run stopped before its task ended: this replica shuts down, another one holds the lease now, the store
+ * failed a write (the task is handed back once the store answers), or Azure does not answer this replica (handed back).
+ */
+export type Interruption = "shutdown" | "leaseLost" | "storeFailed" | "armLinkDown";
 
 /**
  * Whether `err`, thrown out of a run whose interrupt signal is `signal`, is an interruption, and which: a lost
@@ -37,11 +50,9 @@ export type Interruption = "shutdown" | "leaseLost" | "storeFailed";
 export function interruptionOf(signal: AbortSignal, err: unknown): Interruption | undefined {
   if (!signal.aborted && !(err instanceof LeaseLostError) && !(err instanceof StoreWriteFailedError)) return undefined;
   const reason: unknown = signal.aborted ? signal.reason : err;
-  return reason instanceof LeaseLostError
-    ? "leaseLost"
-    : reason instanceof StoreWriteFailedError
-      ? "storeFailed"
-      : "shutdown";
+  if (reason instanceof LeaseLostError) return "leaseLost";
+  if (reason instanceof StoreWriteFailedError) return "storeFailed";
+  return reason instanceof ArmLinkDownError ? "armLinkDown" : "shutdown";
 }
 
 /** The history line of a run that stopped on a store outage, written when the task is handed back. */
@@ -155,7 +166,8 @@ export class TaskJournal {
   /**
    * The run stopped before the task ended: waits for the writes under way. On shutdown, the lines left and the ARM
    * calls are written and the lease is given back, so that another replica may go on at once; a lost lease leaves
-   * the task to its new owner. Either way the checkpoint stays for whoever continues the task.
+   * the task to its new owner. Either way the checkpoint stays for whoever continues the task. Handed back because
+   * Azure does not answer this replica: as on shutdown, with a line that says so.
    */
   async interrupted(why: Interruption, armCalls: number): Promise<void> {
     // The task is another replica's (or may be, past the local deadline): nothing to wait for, nothing to write. A
@@ -164,6 +176,9 @@ export class TaskJournal {
     await this.#chain;
     if (!this.#leaseLive()) return;
     if (why === "storeFailed") return this.#handBack(armCalls);
+    const reason: unknown = this.#interrupt.signal.reason;
+    if (why === "armLinkDown" && reason instanceof ArmLinkDownError)
+      this.#lines.push({ phase: "ORCHESTRATION", status: reason.line, timeMs: Date.now() });
     await this.#store
       .update(this.#owner, this.#id, {
         ...this.#takePending(),

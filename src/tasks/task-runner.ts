@@ -6,12 +6,17 @@
 // When it claims: whenever it has a free slot and there may be work, that is on a submission here, when one of
 // its tasks finishes, when the store says another replica made work (watch), and on the timer, which is only the
 // fallback (and the moment leases are renewed and old tasks pruned).
+//
+// Its progress on Azure is part of a lease: a replica whose ARM calls go unanswered (azure/arm-link.ts judges it)
+// stops claiming, hands back the tasks it holds past a bound (each with a line that says why) so that another replica
+// goes on from their checkpoints, probes Azure every tick, and claims again once Azure answers.
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import type { LocatedDescription } from "../operations/operation.ts";
 import { locate } from "../operations/locate.ts";
 import type { HistoryEntry, OperationRequest, Task } from "./task.ts";
 import { scaleSetKey } from "./ordering.ts";
-import { LeaseLostError } from "./task-journal.ts";
+import { ArmLinkDownError, LeaseLostError } from "./task-journal.ts";
+import type { ArmLink, ArmLinkFacts } from "../azure/arm-link.ts";
 import { TaskRun, type TaskRunDeps } from "./task-run.ts";
 import { AcceptFirst } from "./accept-first.ts";
 import { leaseDeadline, monotonicNow, TaskLease } from "./lease-deadline.ts";
@@ -96,6 +101,14 @@ export interface TaskRunnerDeps extends TaskRunDeps {
   onRunEnded?: (taskId: string) => void;
   /** Asked before a task is created; throws to refuse it (backlog.ts: too many tasks wait already). */
   admit?: () => Promise<void>;
+  /** What this replica's ARM calls met, and the judgement on it (azure/arm-link.ts); none: claims whatever happens. */
+  armLink?: Pick<ArmLink, "judge" | "facts" | "config">;
+}
+
+/** The history line of a task handed back because Azure did not answer this replica. */
+export function armLinkDownLine(owner: string, facts: ArmLinkFacts, nowMs: number): string {
+  const silentS = facts.unansweredSinceMs === undefined ? 0 : (nowMs - facts.unansweredSinceMs) / 1000;
+  return `Azure has not answered replica ${owner} for ${silentS.toFixed(1)} s (${facts.unansweredInARow} calls in a row without an answer): the task was handed back, for a replica that reaches Azure to go on from its last checkpoint`;
 }
 
 interface ActiveTask {
@@ -131,6 +144,8 @@ export class TaskRunner {
   #wakeScheduled = false;
   #stopping = false;
   #lastPrune = 0;
+  /** A probe of Azure under way while the link is judged down (one at a time). */
+  #probing: Promise<void> | undefined;
 
   constructor(deps: TaskRunnerDeps) {
     this.#deps = deps;
@@ -233,6 +248,7 @@ export class TaskRunner {
 
   /** The timer: renews the leases of running tasks, claims, prunes old tasks now and then. */
   async tick(): Promise<void> {
+    this.#actOnArmLink();
     try {
       await this.#renew();
     } catch (err) {
@@ -281,6 +297,36 @@ export class TaskRunner {
     for (const id of await this.#deps.store.cancelRequested(running)) this.cancel(id);
   }
 
+  /**
+   * What the judgement on this replica's link to Azure asks: hand back the tasks held (each stops at once, mid-call if
+   * need be, and its journal writes why and releases its lease), and, while claims are stopped, probe Azure so that
+   * its first answer lets them start again (no task here makes a call by then).
+   */
+  #actOnArmLink(): void {
+    const link = this.#deps.armLink;
+    if (!link || this.#stopping) return;
+    const now = Date.now();
+    const judgement = link.judge(now);
+    if (judgement.release)
+      for (const [id, a] of this.#active)
+        if (!a.abort.signal.aborted)
+          a.abort.abort(new ArmLinkDownError(id, armLinkDownLine(this.#owner, link.facts, now)));
+    if (!judgement.claim && this.#probing === undefined)
+      this.#probing = this.#probeAzure().finally(() => (this.#probing = undefined));
+  }
+
+  /** One cheap GET per account (accounts.probe), bounded by a read's deadline: armLinkPolicy hears what it meets. */
+  async #probeAzure(): Promise<void> {
+    const { accounts, armLink } = this.#deps;
+    const timeoutMs = armLink?.config.readTimeoutMs ?? 10_000;
+    await Promise.all(accounts.names().map((name) => accounts.probe(name, timeoutMs)));
+  }
+
+  /** Whether the judgement on this replica's link to Azure lets it claim (no link watched: always). */
+  #mayClaim(): boolean {
+    return this.#deps.armLink?.judge(Date.now()).claim ?? true;
+  }
+
   /** Asks the task, if it runs here, to stop at its next safe point; the store holds the request for other replicas. */
   cancel(id: string): void {
     this.#active.get(id)?.cancel.abort();
@@ -307,7 +353,7 @@ export class TaskRunner {
 
   async #claimOnce(): Promise<void> {
     const { store, config } = this.#deps;
-    if (this.#stopping || config.tasks.concurrency - this.#active.size <= 0) return;
+    if (this.#stopping || config.tasks.concurrency - this.#active.size <= 0 || !this.#mayClaim()) return;
     // Submissions first: a claim starts task work, and the burst that woke it is still being accepted.
     const turn = this.#acceptFirst.turn();
     if (turn) await turn;
