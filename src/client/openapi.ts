@@ -1939,8 +1939,10 @@ export interface components {
                 account: string;
                 /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
                 region: string;
-                /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
-                serverGroupName: string;
+                /** @description the scale set to copy; or asgName */
+                serverGroupName?: string | null;
+                /** @description Orca's name of the source (SourceResolver.groovy l.122, DetermineSourceServerGroupTask.groovy l.71): the same as serverGroupName, which may be left out */
+                asgName?: string | null;
                 /** @description an Azure resource group name: 1-90 letters, digits, '_', '-', '.', '(' or ')', not ending with '.' */
                 resourceGroup?: string | null;
             } & {
