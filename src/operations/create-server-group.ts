@@ -693,13 +693,16 @@ async function readCloneSource(d: AnyCreate, ctx: PrepareContext): Promise<NonNu
     ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}),
   });
   if (!src.ok) throw invalid(src.problems, "source.");
-  const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal });
+  // userData only when asked for: a GET without $expand=userData leaves it out, and the copy would lose it.
+  const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal, userData: true });
   refuseUnsupported("cloneServerGroup", read.vmss, src.ref.name); // a kind the copy could not be made of, before any write
   ctx.log(`copying the model of ${src.ref.name} (${src.ref.resourceGroup}, ${src.ref.region})`);
   const system = wantsSystemIdentity(d);
   const limits = cloneLimits(read.vmss, {
     region: d.region,
     ...(system !== undefined ? { identity: { system } } : {}),
+    ...(d.osConfig?.customData !== undefined ? { osConfig: { customData: d.osConfig.customData } } : {}),
+    ...(scriptOf(d) ? { customScriptsSettings: scriptOf(d) } : {}),
   });
   if (limits.refusals.length > 0)
     throw new RefusalError("CannotCopySource", `${src.ref.name} cannot be copied: ${limits.refusals.join("; ")}`);
