@@ -74,23 +74,29 @@ for (const orchestrationMode of ["Uniform", "Flexible"] as const) {
   });
 
   t.test(`${orchestrationMode}: GET /instances answers what the server group lists for that VM`, async (t) => {
-    await control.putScaleSet(RG, name, { capacity: 2, orchestrationMode });
-    const [, vm] = await vmNames(name);
+    // A scale set of its own: the one of the test above, made again under the same name after the reset, has VMs of
+    // the same names (Uniform) but other VMs, created at another time; a read the service still held of those is
+    // another VM's launchTime, not this one's.
+    const own = name.replace("v001", "v003");
+    await control.putScaleSet(RG, own, { capacity: 2, orchestrationMode });
+    const [, vm] = await vmNames(own);
     const res = await env.api("GET", `/instances/demo/eastus/${vm}`);
     t.equal(res.status, 200, JSON.stringify(res.body));
-    const sg = await env.api("GET", `/serverGroups/demo/eastus/${name}`);
+    const sg = await env.api("GET", `/serverGroups/demo/eastus/${own}`);
     t.same(
       res.body,
       sg.body.instances.find((i: Json) => i.name === vm),
       "the same instance as the server group's",
     );
+    const held = (await control.getScaleSet(RG, own)).vms.find((v: Json) => v.name === vm) as Json;
+    t.equal(res.body.launchTime, Date.parse(held.properties.timeCreated), "launchTime: the timeCreated Azure holds");
     t.match(res.body, { name: vm, healthState: "Up", zone: String, cloudProvider: "azure" });
     t.type(res.body.launchTime, "number");
     t.notOk(someAreDownAndNoneAreUp(res.body, null), "running and in traffic: not down");
   });
 
   t.test(
-    `${orchestrationMode}: a one-instance terminate through Orca's stage, which ends once the search finds none`,
+    `${orchestrationMode}: a one-instance terminate through Orca's stage replaces the VM, and ends once the search finds none`,
     async (t) => {
       const sgName = name.replace("v001", "v002");
       await control.putScaleSet(RG, sgName, { capacity: 3, orchestrationMode });
@@ -98,7 +104,10 @@ for (const orchestrationMode of ["Uniform", "Flexible"] as const) {
       const { task, serverGroups } = await orca.terminateInstancesStage(newStage(deckTerminate(names[1])));
       t.equal(task?.status.failed, false, JSON.stringify(task?.history));
       t.same([...serverGroups], [[sgName, [names[1]]]], "the traffic guard's lookup found the server group");
-      t.same(await vmNames(sgName), [names[0], names[2]], "what Azure holds afterwards");
+      const after3 = await vmNames(sgName);
+      t.equal(after3.length, 3, "the capacity kept: terminateInstances replaces (TerminateInstancesStage)");
+      t.notOk(after3.includes(names[1]), "that VM gone");
+      t.ok(after3.includes(names[0]) && after3.includes(names[2]), "the others kept");
       const after = await search(names[1]);
       t.equal(after.status, 200);
       t.match(after.body[0], { totalMatches: 0, results: [] }, "an empty page: WaitForTerminatedInstancesTask ends");

@@ -34,15 +34,18 @@ const EXPECT: Record<string, [RegExp, string][]> = {
       "Deck's one-instance rebootInstances: located by the VM's name, the restart confirmed from what Azure reports",
     ],
     [
-      /serverGroupName not given: web-prod-v001, read from the VM name\(s\)[^\n]*delete instance\(s\) 2 \(capacity 3 → 2\)/,
-      "Deck's one-instance terminateInstances: located by the VM's name, the VM deleted",
+      /serverGroupName not given: web-prod-v001, read from the VM name\(s\)[^\n]*delete instance\(s\) 2 \(capacity 3 → 2, then back to 3\)[^\n]*restore capacity 2 → 3/,
+      "Deck's one-instance terminateInstances: located by the VM's name, the VM deleted and replaced",
     ],
-    [/^2 \[ 'web-prod-v001_0', 'web-prod-v001_1' \]$/m, "the simulator holds the scale set without the VM"],
     [
-      /record min 1 and max 1 for the size after instance web-prod-v001_1 is deleted \(2 → 1\)[^\n]*delete instance\(s\) 1 \(capacity 2 → 1\)/,
+      /^3 \[ 'web-prod-v001_0', 'web-prod-v001_1', 'web-prod-v001_3' \]$/m,
+      "the simulator holds the scale set at its capacity, a new VM in place of the one terminated",
+    ],
+    [
+      /record min 2 and max 2 for the size after instance web-prod-v001_1 is deleted \(3 → 2\)[^\n]*delete instance\(s\) 1 \(capacity 3 → 2\)/,
       "Deck's terminateInstanceAndDecrementServerGroup: the bounds recorded, then the VM deleted",
     ],
-    [/^1 1 1 \[ 'web-prod-v001_0' \]$/m, "the simulator holds one VM, its bounds recorded"],
+    [/^2 2 2 \[ 'web-prod-v001_0', 'web-prod-v001_3' \]$/m, "the simulator holds one VM fewer, its bounds recorded"],
     [
       /\[ '1', '2' \] SystemAssigned, UserAssigned Spot \{ enabled: true, gracePeriod: 'PT15M' \} \{ rules: \[ 'OldestVM' \] \}/,
       "the clone holds its source's zones, identity, Spot, repairs and scale-in policy",

@@ -344,21 +344,32 @@ t.test(
       "scaleDown by instanceIds too",
     );
 
-    // Once every name was seen, a name gone is one deleted: done, also in a run that resumes from the checkpoint.
+    // Once every name was seen, a name gone is one deleted; then the capacity read before the delete is written back,
+    // also in a run that resumes from the checkpoint; done once Azure holds it again.
     const planner = terminateInstances.planner({ ...DESCRIPTION, instanceIds: ["a"] }, REF);
     planner.plan(snapshot);
     const memory = isRemembering(planner) ? planner.memory() : undefined;
-    t.same(memory, { namesSeen: true });
+    t.same(memory, { namesSeen: true, restoreTo: 2 });
     const after = read(scaleSet([POOL], { sku: { name: "Standard_D2s_v3", capacity: 1 } }), [
       [virtualMachine("b"), nic("b", [POOL])],
     ]);
-    t.match(planner.plan(after), { kind: "done" });
+    const restore = { kind: "update", patch: { sku: { capacity: 2 } } };
+    t.match(planner.plan(after), restore);
     t.match(
       terminateInstances
         .planner({ ...DESCRIPTION, instanceIds: ["a"] }, REF, { origin: { taskId: "t" }, memory })
         .plan(after),
-      { kind: "done" },
+      restore,
     );
+    const replaced = read(scaleSet(), [
+      [virtualMachine("b"), nic("b", [POOL])],
+      [virtualMachine("c"), nic("c", [POOL])],
+    ]);
+    t.match(planner.plan(replaced), { kind: "done", summary: /deleted and replaced; capacity 2 kept/ });
+    // scaleDown's form shrinks: a name gone is done, nothing written back.
+    const shrink = scaleDown.planner({ ...DESCRIPTION, instanceIds: ["a"] }, REF);
+    shrink.plan(snapshot);
+    t.match(shrink.plan(after), { kind: "done" });
   },
 );
 

@@ -315,6 +315,34 @@ void t.test("Orca's exact bodies leave nothing unread, strict or not", async (t)
     ["/azure/ops", [{ disableServerGroup: { ...target("web-prod-v001"), desiredPercentage: null } }]],
     ["/azure/ops", [{ enableServerGroup: target("web-prod-v001") }]],
     ["/azure/ops", [{ destroyServerGroup: target("batch-v001") }]],
+    // The clone stage's context whole (CloneServerGroupTask.groovy l.53-54, l.100), its source named as Orca names it
+    // (SourceResolver.groovy l.122: asgName and serverGroupName; DetermineSourceServerGroupTask.groovy l.71: asgName).
+    [
+      "/azure/ops",
+      [
+        {
+          cloneServerGroup: {
+            credentials: "demo",
+            region: "eastus",
+            cloudProvider: "azure",
+            source: { account: "demo", region: "eastus", asgName: "web-prod-v001" },
+          },
+        },
+      ],
+    ],
+    [
+      "/azure/ops",
+      [
+        {
+          cloneServerGroup: {
+            credentials: "demo",
+            region: "eastus",
+            cloudProvider: "azure",
+            source: { account: "demo", region: "eastus", asgName: "web-prod-v001", serverGroupName: "web-prod-v001" },
+          },
+        },
+      ],
+    ],
   ];
   for (const [path, body] of bodies)
     for (const headers of [{}, { prefer: "handling=strict" }] as Record<string, string>[]) {
@@ -323,3 +351,31 @@ void t.test("Orca's exact bodies leave nothing unread, strict or not", async (t)
       t.same(res.body.ignoredFields, [], `${path} ${JSON.stringify(headers)}: nothing named`);
     }
 });
+
+void t.test(
+  "a clone's source named by neither serverGroupName nor asgName, or by two names: a 400 naming the field",
+  async (t) => {
+    const clone = (source: Record<string, unknown>) => [
+      {
+        cloneServerGroup: {
+          credentials: "demo",
+          region: "eastus",
+          source: { account: "demo", region: "eastus", ...source },
+        },
+      },
+    ];
+    const none = await post("/azure/ops?dryRun=true", clone({}), {});
+    t.equal(none.status, 400, JSON.stringify(none.body));
+    t.match(JSON.stringify(none.body.details), /source\.serverGroupName/);
+    const two = await post(
+      "/azure/ops?dryRun=true",
+      clone({ asgName: "web-prod-v001", serverGroupName: "web-prod-v002" }),
+      {},
+    );
+    t.equal(two.status, 400, JSON.stringify(two.body));
+    t.match(
+      JSON.stringify(two.body.details),
+      /source\.asgName[^}]*names web-prod-v001, but source\.serverGroupName names web-prod-v002/,
+    );
+  },
+);

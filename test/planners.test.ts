@@ -124,14 +124,27 @@ t.test("disable without pools scales to 0 and records the capacity; enable resto
   });
 });
 
-t.test("terminate deletes only live instances, skips deleting ones, refuses to go below min", async (t) => {
-  const planner = terminateInstances.planner({ ...where, instanceIds: ["0", "1", "7"] }, ref);
-  const s = snapshot({ sku: sku(3) }, ["Succeeded", "Deleting", "Succeeded"]);
-  t.match(planner.plan(s), { kind: "deleteInstances", instanceIds: ["0"] });
-  const guarded = snapshot({ sku: sku(1), tags: { "vmss-ops.min": "1" } }, ["Succeeded"]);
-  t.throws(() => planner.plan(guarded), { code: "BelowMinimum" });
-  t.match(planner.plan(snapshot({ sku: sku(1) }, ["Deleting"])), { kind: "done" });
-});
+t.test(
+  "terminate deletes only live instances, skips deleting ones, then restores the capacity; scaleDown refuses to go below min",
+  async (t) => {
+    const planner = terminateInstances.planner({ ...where, instanceIds: ["0", "1", "7"] }, ref);
+    const s = snapshot({ sku: sku(3) }, ["Succeeded", "Deleting", "Succeeded"]);
+    t.match(planner.plan(s), { kind: "deleteInstances", instanceIds: ["0"], summary: /3 → 2, then back to 3/ });
+    // Ours still being deleted: wait; gone: the capacity read before the delete written back.
+    t.match(planner.plan(snapshot({ sku: sku(2) }, ["Deleting"])), { kind: "wait" });
+    t.match(planner.plan(snapshot({ sku: sku(1) }, [])), { kind: "update", patch: { sku: { capacity: 3 } } });
+    t.match(planner.plan(snapshot({ sku: sku(3) }, [])), { kind: "done" });
+    // Never refused for the recorded min: the capacity comes back.
+    const atMin = snapshot({ sku: sku(1), tags: { "vmss-ops.min": "1" } }, ["Succeeded"]);
+    t.match(terminateInstances.planner({ ...where, instanceIds: ["0"] }, ref).plan(atMin), {
+      kind: "deleteInstances",
+    });
+    const shrink = scaleDown.planner({ ...where, instanceIds: ["0", "1", "7"] }, ref);
+    t.match(shrink.plan(s), { kind: "deleteInstances", instanceIds: ["0"], summary: /3 → 2\)/ });
+    t.throws(() => shrink.plan(atMin), { code: "BelowMinimum" });
+    t.match(shrink.plan(snapshot({ sku: sku(1) }, ["Deleting"])), { kind: "done" });
+  },
+);
 
 t.test(
   "results report what Azure lists: confirmed, or the running instances when the scale set is Failed",

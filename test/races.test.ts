@@ -71,14 +71,15 @@ t.test(
     t.equal(tt.status.failed, false, lines(tt));
     t.match(
       lines(tt),
-      /delete instance\(s\) 3, 4 \(capacity 5 → 3\)/,
+      /delete instance\(s\) 3, 4 \(capacity 5 → 3, then back to 5\)/,
       "instances 3 and 4 exist once the resize completed",
     );
     t.same(
       (await sim("web-prod-v001")).vms.map((v: Json) => v.instanceId),
-      ["0", "1", "2"],
+      ["0", "1", "2", "5", "6"],
+      "3 and 4 replaced",
     );
-    t.equal(tt.resultObjects[0].capacity.desired, 3);
+    t.equal(tt.resultObjects[0].capacity.desired, 5, "the capacity the resize left, kept");
   },
 );
 
@@ -106,10 +107,11 @@ t.test(
     await poller.pollUntilDone();
     t.equal(task.status.failed, false, lines(task));
     t.match(lines(task), /is Updating \(another write in flight\); waiting/);
-    t.match(lines(task), /delete instance\(s\) 4 \(capacity 5 → 4\)/);
+    t.match(lines(task), /delete instance\(s\) 4 \(capacity 5 → 4, then back to 5\)/);
     t.same(
       (await sim("web-prod-v002")).vms.map((v: Json) => v.instanceId),
-      ["0", "1", "2", "3"],
+      ["0", "1", "2", "3", "5"],
+      "4 replaced",
     );
   },
 );

@@ -129,7 +129,8 @@ t.test(
     t.equal(allowed.state, "succeeded", JSON.stringify(allowed.history));
     t.same(
       (await azureView(name)).vms.map((vm: Json) => vm.id),
-      ["1", "2"],
+      ["1", "2", "3"],
+      "0 replaced",
     );
   },
 );
@@ -395,17 +396,17 @@ t.test(
       /instance\(s\) 0 \(deallocated\) are listed but not running/,
     );
 
-    // A terminate of another instance is done when that one is gone; the evicted one is named, and not counted.
+    // A terminate of another instance is done when that one is replaced; the evicted one is named, and not counted.
     const terminated = await run("terminateInstances", demo(name, { instanceIds: ["4"] }));
     t.equal(terminated.state, "succeeded", JSON.stringify(terminated.history));
     t.match(
       terminated.resultObjects[0],
-      { capacity: { desired: 3 }, confirmed: false, requestedCapacity: 4 },
-      "3 of the 4 left run",
+      { capacity: { desired: 4 }, confirmed: false, requestedCapacity: 5 },
+      "4 of the 5 run, the new one among them",
     );
     t.same(
       (await azureView(name)).vms.map((vm: Json) => vm.id),
-      ["0", "1", "2", "3"],
+      ["0", "1", "2", "3", "5"],
     );
   },
 );

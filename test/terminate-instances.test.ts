@@ -1,5 +1,7 @@
-// terminateInstances and scaleDown with instanceIds: delete exactly the named instances, skip those gone,
-// respect the recorded min, and report only what Azure confirmed — also when deletes keep failing.
+// terminateInstances replaces the named instances and keeps the capacity, as Orca's TerminateInstances stage does on
+// every other provider (terminateInstanceAndDecrementServerGroup is the one that shrinks); scaleDown with instanceIds
+// deletes exactly those and respects the recorded min. Both skip those gone and report only what Azure confirmed —
+// also when deletes keep failing.
 import t from "tap";
 import { newStage, Orca } from "./helpers/orca.ts";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
@@ -21,19 +23,25 @@ async function vmIds(name: string): Promise<string[]> {
   return (await env.simControl("GET", `/_sim/scaleSets/demo-rg/${name}`)).body.vms.map((v: Json) => v.instanceId);
 }
 
-t.test("deletes exactly the named instances and reports the capacity read afterwards", async (t) => {
+t.test("replaces the named instances: the capacity Azure holds afterwards is the one before", async (t) => {
   const task = await run("terminateInstances", demo("web-prod-v001", { instanceIds: ["0", "2"] }));
   t.equal(task.status.failed, false, JSON.stringify(task.history));
-  t.same(await vmIds("web-prod-v001"), ["1"]);
-  t.equal(task.resultObjects[0].capacity.desired, 1);
-  t.equal(task.resultObjects[0].instanceCount, 1, "from the VM list read after the delete completed");
-  const deletes = writesOf(await env.calls()).filter((c) => /\/delete$/.test(c.path));
-  t.equal(deletes.length, 1);
+  t.same(await vmIds("web-prod-v001"), ["1", "3", "4"], "0 and 2 gone, two new instances in their place");
+  t.equal(task.resultObjects[0].capacity.desired, 3, "the capacity kept");
+  t.equal(task.resultObjects[0].instanceCount, 3, "from the VM list read once Azure reported them running");
+  const writes = writesOf(await env.calls());
+  t.equal(writes.length, 2, JSON.stringify(writes));
+  t.match(writes[0], { method: "POST", path: /\/delete$/ }, "one batch delete");
+  t.match(writes[1], { method: "PATCH", ifMatch: /^"\d+"$/ }, "then the capacity written back, If-Match the read");
+  t.match(
+    task.history.map((h: Json) => h.status).join("\n"),
+    /delete instance\(s\) 0, 2 \(capacity 3 → 1, then back to 3\)[\s\S]*restore capacity 1 → 3/,
+  );
 
   await env.simControl("DELETE", "/_sim/calls");
   const again = await run("terminateInstances", demo("web-prod-v001", { instanceIds: ["0", "2"] }));
   t.equal(again.status.failed, false);
-  t.same(writesOf(await env.calls()), [], "already gone: nothing to delete");
+  t.same(writesOf(await env.calls()), [], "already gone: nothing to delete, nothing to restore");
   t.match(
     again.history.map((h: Json) => h.status).join("\n"),
     /none of 0, 2 exists \(deleted already, or never created\)/,
@@ -50,16 +58,24 @@ t.test("skips instances already gone, deletes the rest", async (t) => {
   );
 });
 
-t.test("refuses a batch that would go below the recorded min, writing nothing", async (t) => {
-  await run("resizeServerGroup", demo("web-prod-v001", { capacity: { min: 2, max: 5, desired: 3 } }));
-  await env.simControl("DELETE", "/_sim/calls");
-  const task = await run("terminateInstances", demo("web-prod-v001", { instanceIds: ["0", "1"] }));
-  t.equal(task.status.failed, true);
-  t.equal(task.status.retryable, false);
-  t.match(task.resultObjects.at(-1), { type: "EXCEPTION", cause: "BelowMinimum" });
-  t.same(writesOf(await env.calls()), []);
-  t.same(await vmIds("web-prod-v001"), ["0", "1", "2"]);
-});
+t.test(
+  "scaleDown refuses a batch that would go below the recorded min; terminateInstances never goes below it",
+  async (t) => {
+    await run("resizeServerGroup", demo("web-prod-v001", { capacity: { min: 2, max: 5, desired: 3 } }));
+    await env.simControl("DELETE", "/_sim/calls");
+    const task = await run("scaleDown", demo("web-prod-v001", { instanceIds: ["0", "1"] }));
+    t.equal(task.status.failed, true);
+    t.equal(task.status.retryable, false);
+    t.match(task.resultObjects.at(-1), { type: "EXCEPTION", cause: "BelowMinimum" });
+    t.same(writesOf(await env.calls()), []);
+    t.same(await vmIds("web-prod-v001"), ["0", "1", "2"]);
+
+    const replaced = await run("terminateInstances", demo("web-prod-v001", { instanceIds: ["0", "1"] }));
+    t.equal(replaced.status.failed, false, JSON.stringify(replaced.history));
+    t.same(await vmIds("web-prod-v001"), ["2", "3", "4"]);
+    t.same(replaced.resultObjects[0].capacity, { min: 2, max: 5, desired: 3 });
+  },
+);
 
 t.test("deletes that fail repeatedly never change the reported capacity", async (t) => {
   await env.simControl("POST", "/_sim/faults", {
@@ -110,8 +126,12 @@ t.test("an instance removed by another writer between our read and our delete: r
   t.equal(task.status.failed, false, JSON.stringify(task.history));
   const history = task.history.map((h: Json) => h.status).join("\n");
   t.match(history, /InstancesChanged, retrying/);
-  t.match(history, /attempt 2\/\d+: delete instance\(s\) 1 \(capacity 2 → 1\); 1 already gone or deleting/);
-  t.same(await vmIds("web-prod-v001"), ["0"]);
+  // The capacity written back is the one read when the terminate first planned its delete.
+  t.match(
+    history,
+    /attempt 2\/\d+: delete instance\(s\) 1 \(capacity 2 → 1, then back to 3\); 1 already gone or deleting/,
+  );
+  t.same(await vmIds("web-prod-v001"), ["0", "3", "4"]);
 });
 
 t.test("bad instance ids are a 400", async (t) => {
@@ -176,8 +196,9 @@ t.test(
 // TerminateAzureInstancesAtomicOperation exists in its history (spinnaker/clouddriver at 2f5e98f, clouddriver-azure/);
 // the name is clouddriver-core's (AtomicOperations.java l.45). Orca's TerminateInstancesTask.groovy sends the stage
 // context with the remaining instanceIds (l.55-56, l.76-77), naming the group by serverGroupName or asgName (l.66),
-// and its WaitForTerminatedInstancesTask then waits until they are gone (TerminateInstancesStage.groovy l.34-36): the
-// instances must be gone, which the delete here makes so and confirms on a read.
+// and its WaitForTerminatedInstancesTask then waits until they are gone or relaunched (TerminateInstancesStage.groovy
+// l.34-36, TerminatingInstanceSupport.groovy l.81-124), the group keeping its capacity as on AWS and GCE: here the
+// instances are deleted, then replaced, and both are confirmed on a read.
 t.test(
   "an instance id that is not a VM name, with no serverGroupName: a 400 that says which fields to send",
   async (t) => {
@@ -203,35 +224,30 @@ t.test(
   },
 );
 
-t.test(
-  "Deck's multi-instance terminate, as Orca's TerminateInstancesTask sends it, deletes exactly those",
-  async (t) => {
-    // deck instance.write.service.ts l.49-54 and l.299-312 (type, cloudProvider, instanceIds, credentials, region,
-    // serverGroupName, asgName), TaskExecutor's user (taskExecutor.ts l.39); Orca: the stage context with the
-    // remaining instance ids (TerminateInstancesTask.groovy l.76-77), POST /azure/ops (KatoService).
-    const orca = new Orca(env.api, { pollMs: 20 });
-    await env.simControl("DELETE", "/_sim/calls");
-    // Deck's instance ids are Clouddriver's, the VM names (clouddriver-web ServerGroupController.groovy l.405-406:
-    // `id = instance.name`; clouddriver-azure AzureInstance.groovy l.44: `name = vm.name()`, <scale set>_<id>).
-    const ids = ["web-prod-v001_0", "web-prod-v001_1"];
-    const stage = newStage({
-      type: "terminateInstances",
-      cloudProvider: "azure",
-      instanceIds: ids,
-      credentials: "demo",
-      region: "eastus",
-      serverGroupName: "web-prod-v001",
-      asgName: "web-prod-v001",
-      user: "anonymous",
-    });
-    const task = await orca.monitorKato(
-      stage,
-      await orca.requestOperations(stage, [{ terminateInstances: { ...stage.context, instanceIds: ids } }]),
-    );
-    t.equal(task.status.failed, false, JSON.stringify(task.history));
-    t.same(await vmIds("web-prod-v001"), ["2"], "what Azure holds afterwards");
-    t.equal(task.resultObjects[0].capacity.desired, 1);
-    const deletes = writesOf(await env.calls()).filter((c) => /\/delete$/.test(c.path));
-    t.equal(deletes.length, 1, "one batch delete");
-  },
-);
+t.test("Deck's multi-instance terminate through Orca's TerminateInstancesStage replaces exactly those", async (t) => {
+  // deck instance.write.service.ts l.49-54 and l.299-312 (type, cloudProvider, instanceIds, credentials, region,
+  // serverGroupName, asgName), TaskExecutor's user (taskExecutor.ts l.39); Orca: the stage context with the
+  // remaining instance ids (TerminateInstancesTask.groovy l.76-77), POST /azure/ops (KatoService).
+  const orca = new Orca(env.api, { pollMs: 20 });
+  await env.simControl("DELETE", "/_sim/calls");
+  // Deck's instance ids are Clouddriver's, the VM names (clouddriver-web ServerGroupController.groovy l.405-406:
+  // `id = instance.name`; clouddriver-azure AzureInstance.groovy l.44: `name = vm.name()`, <scale set>_<id>).
+  const ids = ["web-prod-v001_0", "web-prod-v001_1"];
+  const stage = newStage({
+    type: "terminateInstances",
+    cloudProvider: "azure",
+    instanceIds: ids,
+    credentials: "demo",
+    region: "eastus",
+    serverGroupName: "web-prod-v001",
+    asgName: "web-prod-v001",
+    user: "anonymous",
+  });
+  const { task, waitPolls } = await orca.terminateInstancesStage(stage);
+  t.equal(task?.status.failed, false, JSON.stringify(task?.history));
+  t.same(await vmIds("web-prod-v001"), ["2", "3", "4"], "what Azure holds afterwards: two replaced");
+  t.equal(task?.resultObjects[0].capacity.desired, 3, "the capacity kept, as TerminateInstancesStage does elsewhere");
+  t.equal(waitPolls, 1, "WaitForTerminatedInstancesTask: the server group no longer lists them");
+  const deletes = writesOf(await env.calls()).filter((c) => /\/delete$/.test(c.path));
+  t.equal(deletes.length, 1, "one batch delete");
+});

@@ -187,10 +187,17 @@ export function normalizeRegion(region: string): string {
   return region.replace(/\s+/g, "").toLowerCase();
 }
 
+export interface ReadOptions {
+  withInstances: boolean;
+  signal?: AbortSignal;
+  /** GET with $expand=userData: Azure returns the model's userData only when asked (a clone copies it). */
+  userData?: boolean;
+}
+
 /** What the harness needs of a scale set's API: VmssGateway, or a scripted stand-in in executeOp's unit tests. */
 export interface ScaleSetGateway {
   readonly ref: ScaleSetRef;
-  read(options: { withInstances: boolean; signal?: AbortSignal }): Promise<ScaleSetSnapshot>;
+  read(options: ReadOptions): Promise<ScaleSetSnapshot>;
   /** The snapshot with the scale set's VMs listed now: what the harness confirms against. */
   withInstances(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot>;
   write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined>;
@@ -232,11 +239,14 @@ export class VmssGateway implements ScaleSetGateway {
    * suspicious, confirmed) is the harness's job (scale-set-state.ts). Only a scale set in another region than the
    * one asked for is refused here: that is a wrong request, not a state.
    */
-  async read(options: { withInstances: boolean; signal?: AbortSignal }): Promise<ScaleSetSnapshot> {
+  async read(options: ReadOptions): Promise<ScaleSetSnapshot> {
     const readAt = Date.now();
     const budget = new ReadBudgetProbe();
     const vmss = await listenToArmResponses(budget, () =>
-      this.client.virtualMachineScaleSets.get(this.ref.resourceGroup, this.ref.name, { abortSignal: options.signal }),
+      this.client.virtualMachineScaleSets.get(this.ref.resourceGroup, this.ref.name, {
+        abortSignal: options.signal,
+        ...(options.userData ? { expand: "userData" } : {}),
+      }),
     );
     if (vmss.location && normalizeRegion(vmss.location) !== normalizeRegion(this.ref.region)) {
       throw new RefusalError(

@@ -130,7 +130,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delete named instances of a scale set (never below its recorded min)
+         * Replace named instances of a scale set: delete them, then restore the capacity so that Azure creates new ones (Orca's TerminateInstances)
          * @description Answers 202 with a task to poll at GET /task/{id} (Clouddriver's task shape); a repeated clientRequestId finds the task the first request made. A request without one is given one (the task's clientRequestId). 503 TaskOutcomeUnknown: the task may have been created; repeat the request with the clientRequestId it gives to get it (created at most once). ?wait= holds the answer until the task ends or the time runs out, then answers 200 with the task. ?dryRun=true reads the scale set, plans against what it read and answers 200 with the plan: nothing is written and no task is stored. null in the description means absent, as Orca sends it.
          */
         post: operations["terminateInstances"];
@@ -1487,7 +1487,7 @@ export interface components {
             /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
             capacity?: components["schemas"]["Capacity"] | null;
-            /** @description scale down by deleting exactly these instances (as terminateInstances) */
+            /** @description scale down by deleting exactly these instances (as terminateInstances, without replacing them) */
             instanceIds?: string[] | null;
         } & {
             [key: string]: unknown;
@@ -1503,7 +1503,7 @@ export interface components {
             serverGroupName?: string | null;
             /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
-            /** @description instances to delete */
+            /** @description instances to terminate */
             instanceIds: string[];
         } & {
             [key: string]: unknown;
@@ -1939,8 +1939,10 @@ export interface components {
                 account: string;
                 /** @description an Azure region name such as eastus: lowercase letters and digits, no spaces */
                 region: string;
-                /** @description an Azure scale set name: 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit and not ending with '.' or '-' */
-                serverGroupName: string;
+                /** @description the scale set to copy; or asgName */
+                serverGroupName?: string | null;
+                /** @description Orca's name of the source (SourceResolver.groovy l.122, DetermineSourceServerGroupTask.groovy l.71): the same as serverGroupName, which may be left out */
+                asgName?: string | null;
                 /** @description an Azure resource group name: 1-90 letters, digits, '_', '-', '.', '(' or ')', not ending with '.' */
                 resourceGroup?: string | null;
             } & {

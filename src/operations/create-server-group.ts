@@ -358,7 +358,12 @@ const SourceServerGroup = Type.Object(
   {
     account: AccountName,
     region: RegionName,
-    serverGroupName: ScaleSetName,
+    serverGroupName: Type.Optional({ ...ScaleSetName, description: "the scale set to copy; or asgName" }),
+    asgName: Type.Optional({
+      ...ScaleSetName,
+      description:
+        "Orca's name of the source (SourceResolver.groovy l.122, DetermineSourceServerGroupTask.groovy l.71): the same as serverGroupName, which may be left out",
+    }),
     resourceGroup: Type.Optional(ResourceGroupName),
   },
   { additionalProperties: true, description: "the server group to copy (Orca's clone stage `source`)" },
@@ -455,7 +460,28 @@ type AnyCreate = Omit<CreateServerGroupDescription, "application" | "source"> & 
   };
 };
 
-/** The clone's source: required by its schema. */
+/** The name of a clone's source: serverGroupName, or Orca's asgName. */
+function sourceName(d: AnyCreate): string | undefined {
+  return d.source?.serverGroupName ?? d.source?.asgName;
+}
+
+/** A clone names its source by serverGroupName or asgName (Orca sends both, the same); not two different ones. */
+function sourceNameProblems(d: AnyCreate): FieldProblem[] {
+  const s = d.source;
+  if (!s) return [];
+  if (s.serverGroupName === undefined && s.asgName === undefined)
+    return [{ field: "source.serverGroupName", message: "required: the server group to copy (or source.asgName)" }];
+  if (s.serverGroupName !== undefined && s.asgName !== undefined && s.serverGroupName !== s.asgName)
+    return [
+      {
+        field: "source.asgName",
+        message: `names ${s.asgName}, but source.serverGroupName names ${s.serverGroupName}: one source, named once or the same twice`,
+      },
+    ];
+  return [];
+}
+
+/** The clone's source: its name checked by checkClone, the rest required by its schema. */
 function cloneSource(d: AnyCreate): {
   account: string;
   region: string;
@@ -466,20 +492,22 @@ function cloneSource(d: AnyCreate): {
   return {
     account: s.account!,
     region: s.region!,
-    serverGroupName: s.serverGroupName!,
+    serverGroupName: sourceName(d)!,
     ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}),
   };
 }
 
 /** The application of the new group: given, or (a clone) the source's. */
 function applicationOf(d: AnyCreate): string {
-  return d.application ?? (d.source?.serverGroupName ? parseName(d.source.serverGroupName)?.app : undefined) ?? "";
+  const source = sourceName(d);
+  return d.application ?? (source ? parseName(source)?.app : undefined) ?? "";
 }
 
 function clusterOf(d: AnyCreate): string {
-  if (d.application === undefined && d.source?.serverGroupName && d.stack === undefined && d.detail === undefined) {
+  const source = sourceName(d);
+  if (d.application === undefined && source && d.stack === undefined && d.detail === undefined) {
     // A clone without naming fields stays in its source's cluster.
-    return parseName(d.source.serverGroupName)?.cluster ?? d.source.serverGroupName;
+    return parseName(source)?.cluster ?? source;
   }
   return clusterName(applicationOf(d), d.stack || undefined, d.detail || undefined);
 }
@@ -572,6 +600,7 @@ export function checkCreate(d: AnyCreate): FieldProblem[] {
 
 export function checkClone(d: AnyCreate): FieldProblem[] {
   return [
+    ...sourceNameProblems(d),
     ...commonProblems(d),
     ...deployProblems(d, { clone: true }),
     ...createTimeSettingProblems(d, { clone: true }),
@@ -664,13 +693,16 @@ async function readCloneSource(d: AnyCreate, ctx: PrepareContext): Promise<NonNu
     ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}),
   });
   if (!src.ok) throw invalid(src.problems, "source.");
-  const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal });
+  // userData only when asked for: a GET without $expand=userData leaves it out, and the copy would lose it.
+  const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal, userData: true });
   refuseUnsupported("cloneServerGroup", read.vmss, src.ref.name); // a kind the copy could not be made of, before any write
   ctx.log(`copying the model of ${src.ref.name} (${src.ref.resourceGroup}, ${src.ref.region})`);
   const system = wantsSystemIdentity(d);
   const limits = cloneLimits(read.vmss, {
     region: d.region,
     ...(system !== undefined ? { identity: { system } } : {}),
+    ...(d.osConfig?.customData !== undefined ? { osConfig: { customData: d.osConfig.customData } } : {}),
+    ...(scriptOf(d) ? { customScriptsSettings: scriptOf(d) } : {}),
   });
   if (limits.refusals.length > 0)
     throw new RefusalError("CannotCopySource", `${src.ref.name} cannot be copied: ${limits.refusals.join("; ")}`);
@@ -1013,7 +1045,7 @@ function describeCreate(d: AnyCreate): string {
 }
 
 function describeClone(d: AnyCreate): string {
-  return `clone ${d.source?.serverGroupName} into cluster ${clusterOf(d)}`;
+  return `clone ${sourceName(d)} into cluster ${clusterOf(d)}`;
 }
 
 /** Locates the cluster (for account checks and for the order of tasks) until prepare names the scale set. */

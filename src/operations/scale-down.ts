@@ -19,7 +19,7 @@ export const ScaleDownDescription = Type.Object(
     capacity: Type.Optional({ ...Type.Ref(Capacity), description: "defaults to min 0, max 0, desired 0" }),
     instanceIds: Type.Optional({
       ...InstanceIds,
-      description: "scale down by deleting exactly these instances (as terminateInstances)",
+      description: "scale down by deleting exactly these instances (as terminateInstances, without replacing them)",
     }),
   },
   { $id: "ScaleDownDescription", additionalProperties: true },
@@ -42,7 +42,7 @@ export const scaleDown = defineOperation({
       : `scale ${d.serverGroupName} down to ${d.capacity?.desired ?? 0}`,
   planner: (d, target, run) =>
     d.instanceIds
-      ? terminatePlanner(d.instanceIds, target, run?.memory)
+      ? terminatePlanner(d.instanceIds, target, run?.memory, { keepCapacity: false })
       : {
           readsInstances: false,
           plan({ vmss }) {

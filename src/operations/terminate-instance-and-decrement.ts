@@ -8,8 +8,9 @@
 // down by one, its min lowered with it when adjustMinIfNecessary, its max set to the new size when setMaxToNewDesired.
 //
 // Here: while the instance still runs, the recorded min and max are first written as asked (If-Match the read); then
-// the instance is deleted with deleteInstances, which takes the capacity down by one, exactly as terminateInstances
-// does (and with its refusals: below the recorded min without adjustMinIfNecessary, a protected or locked instance).
+// the instance is deleted with deleteInstances, which takes the capacity down by one: terminateInstances' delete
+// without its restore of the capacity (and with the refusals of scaleDown's form: below the recorded min without
+// adjustMinIfNecessary, a protected or locked instance).
 import { Type } from "@sinclair/typebox";
 import type { ScaleSetPlanner } from "../azure/execute-op.ts";
 import { isActionableInstance } from "../azure/scale-set-state.ts";
@@ -24,7 +25,7 @@ import {
   type ServerGroupResult,
 } from "./server-group-state.ts";
 import { isNamed } from "./instance-location.ts";
-import { InstanceIds, terminateInstances } from "./terminate-instances.ts";
+import { terminatePlanner } from "./terminate-instances.ts";
 
 export const TerminateInstanceAndDecrementDescription = Type.Object(
   {
@@ -51,7 +52,7 @@ export function boundsAfter(
   const newDesired = capacityOf(vmss) - 1;
   const min = recordedMin(vmss);
   const { max } = recordedCapacity(vmss);
-  // Not lowered: the delete itself is refused (terminateInstances' BelowMinimum), so nothing is written before it.
+  // Not lowered: the delete itself is refused (BelowMinimum), so nothing is written before it.
   if (!options.adjustMinIfNecessary && min !== undefined && min > newDesired) return undefined;
   const wantMin = min !== undefined && min > newDesired ? newDesired : min;
   const wantMax = options.setMaxToNewDesired ? newDesired : max;
@@ -67,11 +68,7 @@ export const terminateInstanceAndDecrementServerGroup = defineOperation({
   schema: TerminateInstanceAndDecrementDescription,
   describe: (d) => `terminate instance ${d.instance} of ${d.serverGroupName} and shrink it by one`,
   planner: (d, target, run): ScaleSetPlanner<ServerGroupResult> => {
-    const terminate = terminateInstances.planner(
-      { ...d, instanceIds: [d.instance] as typeof InstanceIds.static },
-      target,
-      run,
-    );
+    const terminate = terminatePlanner([d.instance], target, run?.memory, { keepCapacity: false });
     return {
       ...terminate,
       plan(snapshot) {

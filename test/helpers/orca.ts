@@ -18,8 +18,14 @@ export interface Health {
 }
 export interface Instance {
   name: string;
+  launchTime?: number;
   healthState?: string;
   health?: Health[];
+}
+/** pipeline/instance/TerminatingInstance.groovy: an instance id and the launch time first read for it. */
+export interface TerminatingInstance {
+  id: string;
+  launchTime?: number;
 }
 /** model/SearchResultSet.java */
 export interface SearchResultSet {
@@ -475,22 +481,58 @@ export class Orca {
   }
 
   /**
-   * TerminateInstancesStage (TerminateInstancesStage.groovy:34-36) for a stage without serverGroupName, as Deck's
-   * one-instance terminate sends it: TerminateInstancesTask (TerminateInstancesTask.groovy:51-83: the remaining
-   * instances by search, the traffic guard's lookup, `[[terminateInstances: context + instanceIds]]`),
-   * MonitorKatoTask, then WaitForTerminatedInstancesTask (WaitForTerminatedInstancesTask.groovy:42-47) until the
-   * search finds none.
+   * TerminatingInstanceSupport.getRemainingInstancesFromServerGroup (TerminatingInstanceSupport.groovy:81-108): the
+   * server group read (`GET /serverGroups/{account}/{region}/{name}`, CloudDriverService.java:57-61, OortService.java
+   * :102-106; absent → IllegalStateException); an instance remains while the group lists one of its name
+   * (`it.name == id`) whose launchTime is not later than the one first recorded; the first pass records it.
    */
-  async terminateInstancesStage(stage: Stage): Promise<{ task?: Json; serverGroups: Map<string, string[]> }> {
-    const instanceIds = await this.remainingInstancesFromSearch(stage.context.instanceIds as string[]);
+  async remainingInstancesFromServerGroup(stage: Stage, terminating: TerminatingInstance[]) {
+    const c = stage.context;
+    const name = (c.serverGroupName ?? c.asgName) as string;
+    const sg = await this.#maybe<ServerGroup>(`/serverGroups/${c.credentials}/${c.region}/${name}`);
+    if (!sg) throw new OrcaStageError(`ServerGroup not found for azure/${c.credentials}/${c.region}/${name}`);
+    const remaining: TerminatingInstance[] = [];
+    for (const t of terminating) {
+      const listed = sg.instances.find((i) => i.name === t.id);
+      if (!listed) continue; // "instance not found in clouddriver. Must be terminated."
+      if (t.launchTime === undefined) remaining.push({ id: t.id, launchTime: listed.launchTime });
+      else if ((listed.launchTime ?? 0) <= t.launchTime) remaining.push(t); // "instance not yet shutdown"
+    }
+    return remaining;
+  }
+
+  /** TerminatingInstanceSupport.remainingInstances (l.51-79): by the server group when the stage names one, else by search. */
+  async remainingInstances(stage: Stage, terminating: TerminatingInstance[]): Promise<TerminatingInstance[]> {
+    if (terminating.length === 0) return [];
+    if (stage.context.serverGroupName ?? stage.context.asgName)
+      return this.remainingInstancesFromServerGroup(stage, terminating);
+    const left = await this.remainingInstancesFromSearch(terminating.map((t) => t.id));
+    return terminating.filter((t) => left.includes(t.id));
+  }
+
+  /**
+   * TerminateInstancesStage (TerminateInstancesStage.groovy:34-36): TerminateInstancesTask (TerminateInstancesTask.groovy
+   * :51-83: the remaining instances, which records their launch times when the stage names its server group, the
+   * traffic guard's lookup, `[[terminateInstances: context + instanceIds]]`), MonitorKatoTask, then
+   * WaitForTerminatedInstancesTask (WaitForTerminatedInstancesTask.groovy:42-47) until none remains: gone from the
+   * server group or relaunched (a later launchTime), or, for a stage naming no server group (Deck's one-instance
+   * terminate), until the search finds none.
+   */
+  async terminateInstancesStage(
+    stage: Stage,
+  ): Promise<{ task?: Json; serverGroups: Map<string, string[]>; waitPolls?: number }> {
+    const asked = (stage.context.instanceIds as string[]).map((id) => ({ id }));
+    let remaining = await this.remainingInstances(stage, asked);
+    const instanceIds = remaining.map((t) => t.id);
     if (instanceIds.length === 0) return { serverGroups: new Map() };
     const serverGroups = await this.instancesPerServerGroup(stage, instanceIds);
     const taskId = await this.requestOperations(stage, [{ terminateInstances: { ...stage.context, instanceIds } }]);
     const task = await this.monitorKato(stage, taskId);
-    await this.#until("waitForTerminatedInstances", async () => {
-      return (await this.remainingInstancesFromSearch(instanceIds)).length === 0;
+    const waitPolls = await this.#until("waitForTerminatedInstances", async () => {
+      remaining = await this.remainingInstances(stage, remaining);
+      return remaining.length === 0;
     });
-    return { task, serverGroups };
+    return { task, serverGroups, waitPolls };
   }
 
   /**

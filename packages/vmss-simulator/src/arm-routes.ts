@@ -62,6 +62,7 @@ import {
   isFlexible,
   normalizeLocation,
   renderScaleSet,
+  asArmReturnsIt,
   scaleSetId,
   renderVm,
   sortedVms,
@@ -242,17 +243,23 @@ function readObjectBody(ctx: RequestContext): JsonObject {
 
 const listAllScaleSets: Handler = (ctx, sim, params) => {
   requireSubscription(sim, params);
-  send(ctx, 200, { value: sim.state.listScaleSets().map((ss) => renderScaleSet(ss)) });
+  send(ctx, 200, { value: sim.state.listScaleSets().map((ss) => armScaleSet(ss)) });
 };
 
 const listScaleSets: Handler = (ctx, sim, params) => {
   const rg = requireResourceGroup(sim, params);
-  send(ctx, 200, { value: sim.state.listScaleSets(rg).map((ss) => renderScaleSet(ss)) });
+  send(ctx, 200, { value: sim.state.listScaleSets(rg).map((ss) => armScaleSet(ss)) });
 };
+
+/** The scale set as ARM returns it (asArmReturnsIt): userData only when the GET asks for it with $expand=userData. */
+function armScaleSet(ss: ScaleSet, ctx?: RequestContext): JsonObject {
+  const expand = (ctx?.url.searchParams.get("$expand") ?? "").toLowerCase();
+  return asArmReturnsIt(renderScaleSet(ss), { userData: expand === "userdata" });
+}
 
 const getScaleSet: Handler = (ctx, sim, params) => {
   const ss = requireScaleSet(sim, params);
-  send(ctx, 200, renderScaleSet(ss), { etag: etagOf(ss) });
+  send(ctx, 200, armScaleSet(ss, ctx), { etag: etagOf(ss) });
 };
 
 function vmInstanceView(sim: SimulatorContext, vm: Vm): JsonObject {
@@ -374,7 +381,7 @@ function respondToModelWrite(
   status: number,
   headers: Record<string, string>,
 ): void {
-  send(ctx, status, renderScaleSet(ss), { etag: etagOf(ss), ...headers, ...lroHeaders(ctx, sim, op, status) });
+  send(ctx, status, armScaleSet(ss), { etag: etagOf(ss), ...headers, ...lroHeaders(ctx, sim, op, status) });
 }
 
 /**

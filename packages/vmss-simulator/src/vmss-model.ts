@@ -172,6 +172,26 @@ export function renderScaleSet(
   };
 }
 
+/**
+ * The scale set as ARM answers a read or a write: without what Azure keeps and never returns. `osProfile.customData`
+ * and each extension's `protectedSettings` are never returned; `userData` only to a GET with `$expand=userData`
+ * (Microsoft Learn, "Custom data and cloud-init on Azure Virtual Machines": custom data "is not available to be
+ * retrieved"; Azure/azure-cli#5866 and #20870, Azure/azure-sdk-for-java#21779). The control API's view keeps them:
+ * it says what Azure holds.
+ */
+export function asArmReturnsIt(body: JsonObject, options: { userData: boolean }): JsonObject {
+  const out = clone(body);
+  const profile = getPath(out, "properties", "virtualMachineProfile");
+  if (!isObject(profile)) return out;
+  const osProfile = profile.osProfile;
+  if (isObject(osProfile)) delete osProfile.customData;
+  if (!options.userData) delete profile.userData;
+  const extensions = getPath(profile, "extensionProfile", "extensions");
+  if (Array.isArray(extensions))
+    for (const e of extensions) if (isObject(e) && isObject(e.properties)) delete e.properties.protectedSettings;
+  return out;
+}
+
 /** Whether the model is a Flexible scale set's: its VMs are standalone Microsoft.Compute/virtualMachines (flexible.ts). */
 export function isFlexibleModel(model: JsonObject): boolean {
   const mode = getPath(model, "properties", "orchestrationMode");

@@ -589,7 +589,32 @@ export function cloneLimits(
     notes.push(
       `the source's inbound NAT pool(s) ${nat.map((p) => p.id).join(", ")} are not copied: a NAT pool serves one scale set${overrides.loadBalancerInboundNatPoolId ? `; the copy gets ${overrides.loadBalancerInboundNatPoolId}` : ""}`,
     );
-  return { refusals, notes };
+  return { refusals, notes: [...notes, ...unreadableNotes(source, overrides)] };
+}
+
+/**
+ * What Azure keeps and never returns on a read, so that a copy cannot take it from its source: the custom data
+ * (osProfile.customData), unless the clone's body gives it ("" for none), and each kept extension's
+ * protectedSettings (the custom script's come from the body's customScriptsSettings, which replaces it). Whether the
+ * source has any cannot be seen, so it is said whenever it may be so. (userData is read with $expand=userData.)
+ */
+function unreadableNotes(source: VirtualMachineScaleSet, overrides: ModelSpec): string[] {
+  const notes: string[] = [];
+  if (overrides.osConfig?.customData === undefined)
+    notes.push(
+      "the source's custom data (osProfile.customData) is not copied: Azure never returns it on a read, so whether the source has any cannot be seen; give osConfig.customData in the clone's body (\"\" for none) to set it",
+    );
+  const replaced = new Set(
+    overrides.customScriptsSettings || overrides.healthSettings ? extensions(overrides).map((e) => e.name) : [],
+  );
+  const kept = (source.virtualMachineProfile?.extensionProfile?.extensions ?? [])
+    .map((e) => e.name ?? "")
+    .filter((name) => !replaced.has(name));
+  if (kept.length > 0)
+    notes.push(
+      `the protected settings of the source's extension(s) ${kept.join(", ")} are not copied: Azure never returns an extension's protectedSettings on a read, so the copy has their public settings only; give customScriptsSettings in the clone's body for the custom script, or add the others' protected settings to the new scale set`,
+    );
+  return notes;
 }
 
 /** Pools bound to the new group's NIC and IP configuration, whatever they were bound to on the source. */
