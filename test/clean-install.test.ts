@@ -54,7 +54,7 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
 }
 
 const PATH = systemPath();
-const env = { ...process.env, PATH, npm_config_update_notifier: "false" };
+const env: NodeJS.ProcessEnv = { ...process.env, PATH, npm_config_update_notifier: "false" };
 for (const key of Object.keys(env)) if (/^npm_(?!config_update_notifier)/i.test(key)) delete env[key];
 const npmFound = spawnSync("npm", ["--version"], { env, encoding: "utf8" });
 const nodeFound = spawnSync("node", ["--version"], { env, encoding: "utf8" });
