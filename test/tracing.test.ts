@@ -290,3 +290,16 @@ function readCheckpointTraceparent(dataDir: string, id: string): string | undefi
     db.close();
   }
 }
+
+t.test("off unless OTEL_EXPORTER_OTLP_ENDPOINT is set: then nothing of the SDK is started", async (t) => {
+  const { startTracing, tracingWanted } = await import("../src/tracing/sdk.ts");
+  const { inSpan, currentTraceparent, tracingEnabled } = await import("../src/tracing/spans.ts");
+  t.equal(tracingWanted({}), false, "no endpoint: off");
+  t.equal(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318" }), true);
+  t.equal(tracingWanted({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://c:4318/v1/traces" }), true);
+  t.equal(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_SDK_DISABLED: "true" }), false);
+  t.equal(await startTracing({}, "r"), undefined, "nothing started");
+  t.equal(tracingEnabled(), false);
+  t.equal(await inSpan("x", {}, (span) => Promise.resolve(span)), undefined, "a span helper only runs its function");
+  t.equal(currentTraceparent(), undefined, "and stores no traceparent with a task");
+});
