@@ -20,7 +20,15 @@ import type { Task, TaskCheckpoint } from "./task.ts";
 import type { TaskStore } from "./task-store.ts";
 import type { TaskEventContext, TaskListener } from "./task-listener.ts";
 import { interruptionOf, TaskJournal } from "./task-journal.ts";
-import { contextOfTraceparent, currentTraceparent, inSpan, linkTo, SpanKind, traceIdOf } from "../tracing/spans.ts";
+import {
+  contextOfTraceparent,
+  currentTraceparent,
+  inSpan,
+  linkTo,
+  markStopped,
+  SpanKind,
+  traceIdOf,
+} from "../tracing/spans.ts";
 import type { AcceptFirst } from "./accept-first.ts";
 import { LeaseExpiredError, type TaskLease } from "./lease-deadline.ts";
 import {
@@ -150,9 +158,10 @@ export class TaskRun {
         links: resumed ? linkTo(task.checkpoint?.traceparent, { "vmss.link": "resumed from" }) : [],
         attributes: { "vmss.task.id": task.id, "vmss.replica": this.#owner, "vmss.task.resumed": resumed },
       },
-      () => {
+      async (span) => {
         this.#traceparent = currentTraceparent();
-        return this.#runOperations();
+        await this.#runOperations();
+        if (this.#interrupt.aborted) markStopped(span, `stopped here: ${String(this.#interrupt.reason)}`);
       },
     );
   }

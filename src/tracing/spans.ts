@@ -18,6 +18,11 @@ import {
 
 export { SpanKind, type Attributes, type Span };
 
+/** Ends a span's run as an error that threw nothing: a task's run stopped by a lost lease or the shutdown. */
+export function markStopped(span: Span | undefined, why: string): void {
+  span?.setStatus({ code: SpanStatusCode.ERROR, message: why });
+}
+
 let enabled = false;
 
 /** Set by sdk.ts once a tracer provider is registered; the helpers do nothing until then. */
