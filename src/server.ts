@@ -32,9 +32,12 @@ const { loadStartupConfig } = await import("./startup-config.ts");
 const { createTaskStore, TaskStoreOpenError } = await import("./tasks/create-task-store.ts");
 const { listenToAllArmResponses } = await import("./azure/arm-listeners.ts");
 const { parseTimeScale, readSimulatorTimeScale, TIME_SCALE_HEADER } = await import("./config/simulator.ts");
+const { startTracing } = await import("./tracing/sdk.ts");
 
 async function main(): Promise<void> {
   const { config, simulator } = readConfiguration();
+  // Before anything that makes spans; nothing of the SDK is loaded unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  const tracing = await startTracing(process.env, config.tasks.replicaId);
   const stopSimulator =
     config.simulator.mode === "embedded" && simulator ? await startEmbeddedSimulator(config, simulator) : undefined;
   // Asked while the store opens: the budget is made with the clock the simulator states.
@@ -60,7 +63,11 @@ async function main(): Promise<void> {
   // Written now, not only at exit: a replica that is killed still starts faster next time.
   flushCompileCache();
   probeAccountsSoon(service, config.observability.readyTimeoutMs);
-  stopOnSignals(service, config.tasks.shutdownTimeoutMs, stopSimulator);
+  stopOnSignals(service, config.tasks.shutdownTimeoutMs, async () => {
+    await stopSimulator?.();
+    // The spans of the tasks just handed over, sent before the process ends.
+    await tracing?.shutdown().catch(() => undefined);
+  });
 }
 
 type Service = Awaited<ReturnType<typeof buildApp>>;

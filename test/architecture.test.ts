@@ -23,24 +23,38 @@ const SRC = join(import.meta.dirname, "..", "src");
 const ALLOWED: Record<string, readonly string[]> = {
   // The entry point: plain JavaScript that turns the compile cache on before the first TypeScript module is read.
   main: ["compile-cache", "server"],
-  server: ["app", "azure", "compile-cache", "config", "node-process", "startup-config", "tasks"],
+  server: ["app", "azure", "compile-cache", "config", "node-process", "startup-config", "tasks", "tracing"],
   "compile-cache": [],
   "node-process": [],
   // The service's configuration and the simulator's settings meet here, and nowhere else.
   "startup-config": ["config"],
-  app: ["api", "auth", "azure", "clouddriver", "config", "naming", "observability", "operations", "tasks", "ui"],
+  app: [
+    "api",
+    "auth",
+    "azure",
+    "clouddriver",
+    "config",
+    "naming",
+    "observability",
+    "operations",
+    "tasks",
+    "tracing",
+    "ui",
+  ],
   config: ["api", "auth", "azure", "observability", "tasks"],
-  api: ["auth", "azure", "checks", "clouddriver", "naming", "observability", "operations", "tasks"],
+  api: ["auth", "azure", "checks", "clouddriver", "naming", "observability", "operations", "tasks", "tracing"],
   ui: ["api", "auth", "azure", "observability", "tasks"],
-  observability: ["azure", "tasks"],
+  observability: ["azure", "tasks", "tracing"],
   // Who may do what: pure decisions on the principal and the task, no HTTP.
   auth: ["tasks"],
   clouddriver: ["azure", "naming", "operations"],
   // `doctor`'s checks of an account: reads of Azure, judged by pure rules.
   checks: ["azure", "naming", "operations"],
-  tasks: ["azure", "naming", "operations"],
+  tasks: ["azure", "naming", "operations", "tracing"],
   operations: ["azure", "naming"],
-  azure: ["naming"],
+  azure: ["naming", "tracing"],
+  // Spans, through OpenTelemetry's API (and its SDK, started by the server when asked): used by every layer above.
+  tracing: [],
   naming: [],
   // The command is a client of the API over HTTP: it knows the service only through the client package.
   cli: ["client"],

@@ -165,6 +165,19 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.notOk("targets" in ((await store.get(without.task.id)) ?? {}));
   });
 
+  t.test(`${name}: the submission's traceparent is stored with the task and handed out with it`, async (t) => {
+    const { store } = await fresh(t);
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const { task } = await store.create({ operations: [op("resizeServerGroup", "a")], traceparent });
+    t.equal(task.traceparent, traceparent, "create answers with it");
+    t.equal((await store.get(task.id))?.traceparent, traceparent, "stored");
+    const [claimed] = await store.claim("r1", LONG_LEASE_MS, 1);
+    t.equal(claimed.traceparent, traceparent, "a claim hands it to the run");
+    const without = await store.create({ operations: [op("scaleDown", "b")] });
+    t.notOk("traceparent" in without.task, "none given (tracing off), none stored");
+    t.notOk("traceparent" in ((await store.get(without.task.id)) ?? {}));
+  });
+
   t.test(`${name}: dedupe by clientRequestId`, async (t) => {
     const { store } = await fresh(t);
     const a = await store.create({ clientRequestId: "req-1", operations: [op("resizeServerGroup", "a")] });

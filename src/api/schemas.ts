@@ -216,6 +216,13 @@ export const Task = Type.Object(
     clientRequestId: Type.Optional(Type.String()),
     operations: Type.Array(Type.String()),
     armCalls: Type.Integer({ description: "ARM requests this task made, all attempts and polls included" }),
+    traceId: Type.Optional(
+      Type.String({
+        pattern: "^[0-9a-f]{32}$",
+        description:
+          "the OpenTelemetry trace of this task (W3C trace id): its submission, and every run, attempt and ARM call on any replica; present when the service traced it (OTEL_EXPORTER_OTLP_ENDPOINT)",
+      }),
+    ),
     submittedBy: Type.Optional(Type.Ref(TaskActor, { description: "who submitted it (its audit entry, GET /audit)" })),
     canceledBy: Type.Optional(Type.Ref(TaskActor, { description: "who first asked to cancel it" })),
     resumedBy: Type.Optional(Type.Ref(TaskActor, { description: "who last resumed it" })),

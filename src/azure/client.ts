@@ -6,6 +6,7 @@ import type { AccountConfig } from "./account-config.ts";
 import { armListenerPolicy } from "./arm-listeners.ts";
 import { armBudgetPolicy, type ArmBudget } from "./arm-budget.ts";
 import { armLinkPolicy, type ArmLink } from "./arm-link.ts";
+import { armTracingPolicy, tracingWaitOf } from "./arm-tracing.ts";
 import { computeSdk } from "./sdk.ts";
 
 /** The simulator accepts this fixed bearer token (unless told to accept only tokens it issued). */
@@ -140,7 +141,10 @@ export function createComputeClient(
       userAgentPrefix: replicaId ? `vmss-ops (replica ${replicaId.replace(/[^\w.:-]/g, "_")})` : "vmss-ops",
     },
     additionalPolicies: [
-      ...(budget ? [{ policy: armBudgetPolicy(budget), position: "perRetry" as const }] : []),
+      ...(budget
+        ? [{ policy: tracingWaitOf(armBudgetPolicy(budget), "wait for the ARM budget"), position: "perRetry" as const }]
+        : []),
+      { policy: armTracingPolicy, position: "perRetry" },
       { policy: armListenerPolicy, position: "perRetry" },
       // Last: the call's deadline starts once the budget and the task's turn have let it go.
       ...(link ? [{ policy: armLinkPolicy(link), position: "perRetry" as const }] : []),

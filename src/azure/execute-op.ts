@@ -35,6 +35,7 @@ import {
   type StoredWriteStep,
   type WriteStep,
 } from "./vmss-gateway.ts";
+import { inSpan } from "../tracing/spans.ts";
 
 /**
  * What a planner asks for: nothing more to do, a write, or to wait and plan again on a fresh read (the state is
@@ -352,7 +353,9 @@ async function runToEnd<R>(input: ExecuteOpInput<R>): Promise<R> {
     const prefix = attemptPrefix(attempt, input.retry.maxAttempts);
     try {
       clock.stopIfCanceled(`before attempt ${attempt}`);
-      const result = await runAttempt(tracked, attempt, prefix, clock, progress);
+      const result = await inSpan(`attempt ${attempt}`, { attributes: { "vmss.attempt": attempt } }, () =>
+        runAttempt(tracked, attempt, prefix, clock, progress),
+      );
       input.onAttemptEnd?.({ attempt, outcome: "succeeded" });
       return result;
     } catch (err) {

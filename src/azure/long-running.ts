@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { PollerLike, OperationState } from "@azure/core-lro";
 import { LongRunningOperationError, parseRetryAfterMs } from "./arm-failure.ts";
 import { listenToArmResponses } from "./arm-listeners.ts";
+import { inSpan } from "../tracing/spans.ts";
 
 export interface LongRunningOptions {
   /** Wait before a poll when Azure advertised no interval. */
@@ -79,7 +80,7 @@ export async function runLongRunning<TResult>(
     const poller = start();
     await poller.submitted();
     if (options.onAccepted) await options.onAccepted(await poller.serialize());
-    return pollToEnd(poller, hint, options);
+    return waitInSpan(() => pollToEnd(poller, hint, options), false);
   });
 }
 
@@ -89,7 +90,12 @@ export async function resumeLongRunning<TResult>(
   options: LongRunningOptions,
 ): Promise<TResult> {
   const hint = new PollHint();
-  return listenToArmResponses(hint, () => pollToEnd(restore(), hint, options));
+  return listenToArmResponses(hint, () => waitInSpan(() => pollToEnd(restore(), hint, options), true));
+}
+
+/** The wait for Azure to end a write it accepted, its polls within it (src/tracing/spans.ts). */
+function waitInSpan<T>(wait: () => Promise<T>, resumed: boolean): Promise<T> {
+  return inSpan("wait for the long-running operation", { attributes: { "vmss.lro.resumed": resumed } }, wait);
 }
 
 async function pollToEnd<TResult>(

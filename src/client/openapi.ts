@@ -1002,6 +1002,8 @@ export interface components {
             operations: string[];
             /** @description ARM requests this task made, all attempts and polls included */
             armCalls: number;
+            /** @description the OpenTelemetry trace of this task (W3C trace id): its submission, and every run, attempt and ARM call on any replica; present when the service traced it (OTEL_EXPORTER_OTLP_ENDPOINT) */
+            traceId?: string;
             submittedBy?: components["schemas"]["TaskActor"];
             canceledBy?: components["schemas"]["TaskActor"];
             resumedBy?: components["schemas"]["TaskActor"];

@@ -8,6 +8,7 @@
 // at each top-level value once and copies the line only when there is something to censor. It sees what a line logs,
 // not a child logger's bindings (pino gives those no formatter): the service's children bind a request id and a
 // principal's name, nothing else.
+import { traceLogFields, tracingEnabled } from "../tracing/spans.ts";
 
 /** What a censored value reads in the log. */
 export const CENSORED = "[redacted]";
@@ -60,5 +61,7 @@ export function serviceLoggerOptions(level: string): Record<string, unknown> {
     level,
     redact: { paths: REDACTED_PATHS, censor: CENSORED },
     formatters: { log: censorSecrets },
+    // Traced (OTEL_EXPORTER_OTLP_ENDPOINT): each line names the span it was written in, and so the task's trace.
+    ...(tracingEnabled() ? { mixin: traceLogFields } : {}),
   };
 }

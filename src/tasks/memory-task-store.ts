@@ -81,6 +81,7 @@ export class MemoryTaskStore implements TaskStore {
       state: "queued",
       operations: structuredClone(input.operations),
       ...(input.targets ? { targets: structuredClone(input.targets) } : {}),
+      ...(input.traceparent ? { traceparent: input.traceparent } : {}),
       operationIndex: 0,
       history: [...(waiting ? [waiting] : []), ...structuredClone(input.history ?? [])],
       resultObjects: [],

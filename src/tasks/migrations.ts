@@ -113,6 +113,11 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     description: "targets: where each operation acts, located once at submission; NULL on the tasks stored before",
     sql: `ALTER TABLE tasks ADD COLUMN targets TEXT; -- JSON: [{account, subscriptionId, resourceGroup, name, region} | null]`,
   },
+  {
+    version: 8,
+    description: "traceparent: the submission's span, under which every run of the task is traced; NULL untraced",
+    sql: `ALTER TABLE tasks ADD COLUMN traceparent TEXT;`,
+  },
 ];
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -422,6 +427,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     // a partial index only for a query that implies its predicate. A task's claim and end move it in and out.
     sql: `CREATE INDEX IF NOT EXISTS tasks_started ON tasks (seq)
       WHERE state IN ('queued', 'running') AND (state = 'running' OR lease_owner IS NOT NULL);`,
+  },
+  {
+    version: 13,
+    description: "traceparent: the submission's span, under which every run of the task is traced; NULL untraced",
+    sql: `ALTER TABLE tasks ADD COLUMN IF NOT EXISTS traceparent text;`,
   },
 ];
 

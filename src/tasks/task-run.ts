@@ -20,6 +20,15 @@ import type { Task, TaskCheckpoint } from "./task.ts";
 import type { TaskStore } from "./task-store.ts";
 import type { TaskEventContext, TaskListener } from "./task-listener.ts";
 import { interruptionOf, TaskJournal } from "./task-journal.ts";
+import {
+  contextOfTraceparent,
+  currentTraceparent,
+  inSpan,
+  linkTo,
+  markStopped,
+  SpanKind,
+  traceIdOf,
+} from "../tracing/spans.ts";
 import type { AcceptFirst } from "./accept-first.ts";
 import { LeaseExpiredError, type TaskLease } from "./lease-deadline.ts";
 import {
@@ -89,6 +98,8 @@ export class TaskRun {
   readonly #results: OperationResult[];
   readonly #stored: StoredCheckpoint;
   #armCalls: number;
+  /** This run's span (tracing on): in the checkpoints it writes, for a process taking over to link to. */
+  #traceparent: string | undefined;
   readonly #countCalls = {
     onArmResponse: () => void this.#armCalls++,
     // A call of this task waits for the ARM budget: the task says so.
@@ -132,11 +143,35 @@ export class TaskRun {
     this.#armCalls = task.armCalls;
   }
 
-  async run(): Promise<void> {
+  /**
+   * The run, as a span of the task's trace (its submission's): a run that takes over from a replica that stopped is
+   * linked to the span of the run that wrote the checkpoint it continues from.
+   */
+  run(): Promise<void> {
+    const task = this.#task;
+    const resumed = task.state !== "queued";
+    return inSpan(
+      `run ${task.operations.map((o) => o.name).join(", ")}`,
+      {
+        kind: SpanKind.CONSUMER,
+        parent: contextOfTraceparent(task.traceparent),
+        links: resumed ? linkTo(task.checkpoint?.traceparent, { "vmss.link": "resumed from" }) : [],
+        attributes: { "vmss.task.id": task.id, "vmss.replica": this.#owner, "vmss.task.resumed": resumed },
+      },
+      async (span) => {
+        this.#traceparent = currentTraceparent();
+        await this.#runOperations();
+        if (this.#interrupt.aborted) markStopped(span, `stopped here: ${String(this.#interrupt.reason)}`);
+      },
+    );
+  }
+
+  async #runOperations(): Promise<void> {
     const task = this.#task;
     try {
       const opening = openingLine(task, this.#owner);
-      this.#log(opening.phase, opening.status);
+      const traceId = traceIdOf(task.traceparent);
+      this.#log(opening.phase, traceId ? `${opening.status} (trace ${traceId})` : opening.status);
       for (let i = task.operationIndex; i < task.operations.length; i++) {
         const outcome = await this.#operation(i);
         const end = endAfter(outcome, i === task.operations.length - 1);
@@ -314,6 +349,7 @@ export class TaskRun {
       attempt: c.attempt,
       ...(c.inFlight ? { inFlight: c.inFlight } : {}),
       ...(c.planner !== undefined ? { planner: c.planner } : {}),
+      ...(this.#traceparent ? { traceparent: this.#traceparent } : {}),
     };
     const write = this.#stored.writeOf(checkpoint);
     if (write === "unchanged") return;

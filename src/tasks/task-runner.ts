@@ -21,6 +21,7 @@ import { TaskRun, type TaskRunDeps } from "./task-run.ts";
 import { AcceptFirst } from "./accept-first.ts";
 import { leaseDeadline, monotonicNow, TaskLease } from "./lease-deadline.ts";
 import type { AuditConfig, NewAuditEntry } from "./audit.ts";
+import { currentTraceparent } from "../tracing/spans.ts";
 
 export { canceledLine, phaseOf } from "./task-outcome.ts";
 
@@ -208,6 +209,7 @@ export class TaskRunner {
     const answered = this.#acceptFirst.accepting();
     try {
       const targets = operations.map((o) => o.target ?? this.#locate(o));
+      const traceparent = currentTraceparent();
       const { task, created } = await this.#deps.store.create({
         operations: operations.map(({ name, description }) => ({ name, description })),
         targets,
@@ -215,6 +217,7 @@ export class TaskRunner {
         scaleSets: scaleSetKeys(targets),
         ...(history ? { history } : {}),
         ...(audit ? { audit } : {}),
+        ...(traceparent ? { traceparent } : {}),
       });
       if (created) this.#wake();
       return { task, created };

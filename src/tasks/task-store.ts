@@ -21,6 +21,8 @@ export interface NewTask {
   history?: HistoryEntry[];
   /** The submission's audit entry: recorded with the task, in its transaction, when the task is created (not found). */
   audit?: NewAuditEntry;
+  /** The submission's span (Task.traceparent). */
+  traceparent?: string;
 }
 
 export interface TaskQuery {

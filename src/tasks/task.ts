@@ -5,6 +5,7 @@ import type { OperationResult } from "../operations/server-group-state.ts";
 // a state); externally it is Clouddriver's task shape, which Orca understands.
 
 import { FINISHED_STATES, type TaskState } from "./task-state.ts";
+import { traceIdOf } from "../tracing/spans.ts";
 
 export { FINISHED_STATES, type TaskState };
 
@@ -51,6 +52,8 @@ export interface TaskCheckpoint {
   };
   /** What the operation's planner learned that a process taking over must know (ScaleSetPlanner.memory). */
   planner?: unknown;
+  /** The span of the run that wrote it (tracing on): a process taking over links its own run to it. */
+  traceparent?: string;
 }
 
 /** Who acted on a task, and when: from its audit entries (audit.ts). */
@@ -93,6 +96,11 @@ export interface Task {
   finishedAtMs?: number;
   /** Grows with every change to what is shown here except the lease (TaskStore.revision). */
   revision: number;
+  /**
+   * The W3C traceparent of its submission's span (src/tracing/spans.ts): every run of the task, on any replica, is a
+   * span of that trace. Absent when tracing was off at submission.
+   */
+  traceparent?: string;
   /** Who submitted it, who first asked to cancel it, who last resumed it (while their audit entries are kept). */
   submittedBy?: TaskActor;
   canceledBy?: TaskActor;
@@ -120,6 +128,8 @@ export interface ClouddriverTask {
   clientRequestId?: string;
   operations: string[];
   armCalls: number;
+  /** The trace of the task (its traceparent's trace id), when it was traced. */
+  traceId?: string;
   submittedBy?: TaskActor;
   canceledBy?: TaskActor;
   resumedBy?: TaskActor;
@@ -159,6 +169,7 @@ export function toClouddriverTask(task: Task): ClouddriverTask {
     ...(task.clientRequestId ? { clientRequestId: task.clientRequestId } : {}),
     operations: task.operations.map((o) => o.name),
     armCalls: task.armCalls,
+    ...(traceIdOf(task.traceparent) ? { traceId: traceIdOf(task.traceparent) } : {}),
     ...(task.submittedBy ? { submittedBy: task.submittedBy } : {}),
     ...(task.canceledBy ? { canceledBy: task.canceledBy } : {}),
     ...(task.resumedBy ? { resumedBy: task.resumedBy } : {}),

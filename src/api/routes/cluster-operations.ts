@@ -43,6 +43,7 @@ import {
 import type { AuditTrail } from "../audit-trail.ts";
 import { targetsOf } from "../../tasks/audit.ts";
 import { submissionRequestId } from "../submission-id.ts";
+import { inSubmissionSpan } from "../../tracing/spans.ts";
 
 export interface ClusterOperationRoutesOptions {
   accounts: AccountRegistry;
@@ -316,11 +317,8 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
         const { wait } = request.query;
         const clientRequestId = submissionRequestId(request.query.clientRequestId);
         const entry = audit?.accepted(request, "submit", targetsOf(operations), { clientRequestId });
-        const { task, created } = await runner.submit(
-          operations,
-          clientRequestId,
-          [...(ignoredFieldsHistory(named) ?? []), ...history],
-          entry,
+        const { task, created } = await inSubmissionSpan(request, { "vmss.operations": [op.name] }, () =>
+          runner.submit(operations, clientRequestId, [...(ignoredFieldsHistory(named) ?? []), ...history], entry),
         );
         if (entry && created) audit!.recorded(request, { ...entry, taskId: task.id });
         // A retry is read and selected again, and may pick differently now (the first request's task already acted):

@@ -33,6 +33,7 @@ import {
 } from "../ignored-fields.ts";
 import type { AuditTrail } from "../audit-trail.ts";
 import { targetsOf } from "../../tasks/audit.ts";
+import { inSubmissionSpan } from "../../tracing/spans.ts";
 
 export interface OperationRoutesOptions {
   operations: ReadonlyMap<string, AnyOperation>;
@@ -240,11 +241,8 @@ async function submit(
     ...(ignoredFieldsHistory(ignored) ?? []),
     ...notes.map((status) => ({ phase: "INIT", status, timeMs: Date.now() })),
   ];
-  const { task, created } = await opts.runner.submit(
-    located,
-    clientRequestId,
-    history.length > 0 ? history : undefined,
-    audit,
+  const { task, created } = await inSubmissionSpan(request, { "vmss.operations": requests.map((r) => r.name) }, () =>
+    opts.runner.submit(located, clientRequestId, history.length > 0 ? history : undefined, audit),
   );
   if (audit && created) opts.audit!.recorded(request, { ...audit, taskId: task.id });
   opts.onSubmitted?.(

@@ -44,6 +44,7 @@ export class PgCreateQueue {
       clientRequestId: textParam(input.clientRequestId) || undefined,
       operations: JSON.parse(jsonParam(input.operations)) as PendingCreate["operations"],
       ...(input.targets ? { targets: JSON.parse(jsonParam(input.targets)) as PendingCreate["targets"] } : {}),
+      ...(input.traceparent ? { traceparent: textParam(input.traceparent) } : {}),
       scaleSets: [...new Set((input.scaleSets ?? []).map((k) => textParam(k)))],
       history: (input.history ?? []).map((h) => ({ ...h })),
       ...(input.audit ? { audit: structuredClone(input.audit) } : {}),

@@ -23,6 +23,8 @@ export interface PendingCreate {
   operations: Task["operations"];
   /** Where each operation acts (Task.targets); none located: undefined. */
   targets?: Task["targets"];
+  /** Task.traceparent. */
+  traceparent?: string;
   /** Deduplicated. */
   scaleSets: string[];
   history: HistoryEntry[];
@@ -79,7 +81,7 @@ function failedForSure(err: unknown): boolean {
  * ($4 the create's position from 1, $5 the key) and history lines ($6 position, $7 phase, $8 status, $9 time, in
  * order); then $10-$12 the waiting line's phase and formats, $13 its time, $14 the NOTIFY channel; $15 and $16 the
  * creates' audit entries (id, jsonb without the task id; null for none), recorded for the tasks created; $17 their
- * targets (jsonb, null for none).
+ * targets (jsonb, null for none); $18 their traceparents (null for none).
  *
  * Identity values follow the ORDER BY, so creation order is the order asked. The statement sees the scale sets as
  * they were before it, so a create's predecessor in the same batch comes from the batch itself (lag). A task's
@@ -87,11 +89,11 @@ function failedForSure(err: unknown): boolean {
  */
 export function createSql(t: PgTables): string {
   return `WITH input AS (
-      SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $17::jsonb[])
-        WITH ORDINALITY AS i(id, client_request_id, operations, targets, n)
+      SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $17::jsonb[], $18::text[])
+        WITH ORDINALITY AS i(id, client_request_id, operations, targets, traceparent, n)
     ), ins AS (
-      INSERT INTO ${t.tasks} (id, client_request_id, state, operations, targets, created_at_ms, updated_at_ms)
-      SELECT id, client_request_id, 'queued', operations, targets, ${NOW_MS}, ${NOW_MS} FROM input ORDER BY n
+      INSERT INTO ${t.tasks} (id, client_request_id, state, operations, targets, traceparent, created_at_ms, updated_at_ms)
+      SELECT id, client_request_id, 'queued', operations, targets, traceparent, ${NOW_MS}, ${NOW_MS} FROM input ORDER BY n
       ON CONFLICT (client_request_id) DO NOTHING
       RETURNING seq, id, created_at_ms
     ), mine AS (
@@ -166,6 +168,7 @@ export async function createBatch(s: CreateStatement, batch: PendingCreate[], at
       audits.map((a) => a?.id ?? null),
       audits.map((a) => a?.json ?? null),
       sent.map((c) => (c.targets ? jsonParam(c.targets) : null)),
+      sent.map((c) => c.traceparent ?? null),
     ];
     return { ids, audits, params };
   };
@@ -281,6 +284,7 @@ function createdTask(c: PendingCreate, row: CreatedRow, timeMs: number): Task {
     state: "queued",
     operations: c.operations,
     ...(c.targets ? { targets: c.targets } : {}),
+    ...(c.traceparent ? { traceparent: c.traceparent } : {}),
     operationIndex: 0,
     history: [...(row.waiting !== null ? [{ phase: WAITING_PHASE, status: row.waiting, timeMs }] : []), ...c.history],
     resultObjects: [],

@@ -34,7 +34,7 @@ export function pgTables(schema: string): PgTables {
     audit: q("audit_entries"),
     columns: `t.seq, t.id, t.client_request_id, t.state, t.operations, t.operation_index, t.result_objects, t.failure,
       t.arm_calls, t.checkpoint, t.lease_owner, t.lease_expires_at_ms, t.created_at_ms, t.updated_at_ms, t.finished_at_ms,
-      t.cancel_requested_at_ms, t.revision, t.targets,
+      t.cancel_requested_at_ms, t.revision, t.targets, t.traceparent,
       (SELECT json_agg(json_build_object('phase', h.phase, 'status', h.status, 'timeMs', h.time_ms) ORDER BY h.seq)
          FROM ${q("task_history")} h WHERE h.task_id = t.id) AS history,
       (SELECT json_agg(a.entry ORDER BY a.seq) FROM ${q("audit_entries")} a WHERE a.task_id = t.id) AS audit`,
@@ -95,6 +95,7 @@ export function toTask(row: Row): Task {
   };
   if (row.client_request_id !== null) task.clientRequestId = row.client_request_id as string;
   if (Array.isArray(row.targets)) task.targets = row.targets as Task["targets"];
+  if (typeof row.traceparent === "string") task.traceparent = row.traceparent;
   if (row.failure !== null) task.failure = row.failure as Task["failure"];
   if (row.checkpoint !== null) task.checkpoint = row.checkpoint as Task["checkpoint"];
   if (row.lease_owner !== null) task.leaseOwner = row.lease_owner as string;

@@ -16,6 +16,8 @@ interface PendingCreate {
   operations: string;
   /** JSON, or null: none located (Task.targets). */
   targets: string | null;
+  /** Task.traceparent, or null. */
+  traceparent: string | null;
   /** Deduplicated. */
   scaleSets: string[];
   history: HistoryEntry[];
@@ -39,6 +41,7 @@ export class SqliteCreateQueue {
       clientRequestId: input.clientRequestId || null,
       operations: json(input.operations),
       targets: input.targets ? json(input.targets) : null,
+      traceparent: input.traceparent ?? null,
       scaleSets: [...new Set(input.scaleSets ?? [])],
       history: (input.history ?? []).map((h) => ({ ...h })),
       audit: input.audit && structuredClone(input.audit),
@@ -86,10 +89,11 @@ function createOne(db: SqliteDb, input: PendingCreate): { task: Task; created: b
   const id = newId();
   const inserted = db
     .stmt(
-      `INSERT INTO tasks (id, client_request_id, state, operations, targets, created_at_ms, updated_at_ms)
-       VALUES (?, ?, 'queued', ?, ?, ?, ?) ON CONFLICT (client_request_id) DO NOTHING RETURNING seq`,
+      `INSERT INTO tasks (id, client_request_id, state, operations, targets, traceparent, created_at_ms, updated_at_ms)
+       VALUES (?, ?, 'queued', ?, ?, ?, ?, ?) ON CONFLICT (client_request_id) DO NOTHING RETURNING seq`,
     )
-    .get(id, input.clientRequestId, input.operations, input.targets, now, now) as { seq: number } | undefined;
+    .get(id, input.clientRequestId, input.operations, input.targets, input.traceparent, now, now) as
+    { seq: number } | undefined;
   if (!inserted) {
     const row = db
       .stmt(`SELECT ${COLUMNS} FROM tasks t WHERE t.client_request_id = ?`)
@@ -106,6 +110,7 @@ function createOne(db: SqliteDb, input: PendingCreate): { task: Task; created: b
     state: "queued",
     operations: JSON.parse(input.operations) as Task["operations"],
     ...(input.targets !== null ? { targets: JSON.parse(input.targets) as Task["targets"] } : {}),
+    ...(input.traceparent !== null ? { traceparent: input.traceparent } : {}),
     operationIndex: 0,
     history: lines.map((h) => ({ ...h })),
     resultObjects: [],
