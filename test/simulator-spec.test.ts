@@ -32,8 +32,8 @@ const OTHER_PROVIDERS: [RegExp, string][] = [
   [/^\/subscriptions(\/:subscriptionId)?$/, "Microsoft.Resources (subscriptions)"],
   [/^\/subscriptions\/:subscriptionId\/resourceGroups(\/:resourceGroup)?$/i, "Microsoft.Resources (resource groups)"],
   [
-    /^\/subscriptions\/:subscriptionId\/resourceGroups\/:resourceGroup\/resources$/i,
-    "Microsoft.Resources (resources of a group)",
+    /^\/subscriptions\/:subscriptionId(\/resourceGroups\/:resourceGroup)?\/resources$/i,
+    "Microsoft.Resources (resources of a group or of the subscription)",
   ],
   [/^\/subscriptions\/:subscriptionId\/providers\/:namespace$/, "Microsoft.Resources (providers)"],
   [/\/providers\/Microsoft\.Resources\//i, "Microsoft.Resources (deployments)"],

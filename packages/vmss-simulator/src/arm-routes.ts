@@ -52,6 +52,7 @@ import { validateModel } from "./limits.ts";
 import { checkScaleSetLocks, lockRoutes } from "./locks.ts";
 import { checkScaleSetRules, withCreateDefaults } from "./scale-set-rules.ts";
 import type { Operation, OperationKind } from "./lro.ts";
+import { sendPage } from "./paging.ts";
 import { Router, type RouteParams } from "./router.ts";
 import { AZURE_RETRY_AFTER } from "./settings.ts";
 import { flexibleVmRoutes } from "./vm-routes.ts";
@@ -242,12 +243,12 @@ function readObjectBody(ctx: RequestContext): JsonObject {
 
 const listAllScaleSets: Handler = (ctx, sim, params) => {
   requireSubscription(sim, params);
-  send(ctx, 200, { value: sim.state.listScaleSets().map((ss) => renderScaleSet(ss)) });
+  sendPage(ctx, sim, sim.state.listScaleSets(), (ss) => renderScaleSet(ss));
 };
 
 const listScaleSets: Handler = (ctx, sim, params) => {
   const rg = requireResourceGroup(sim, params);
-  send(ctx, 200, { value: sim.state.listScaleSets(rg).map((ss) => renderScaleSet(ss)) });
+  sendPage(ctx, sim, sim.state.listScaleSets(rg), (ss) => renderScaleSet(ss));
 };
 
 const getScaleSet: Handler = (ctx, sim, params) => {

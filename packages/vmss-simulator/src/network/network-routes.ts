@@ -7,6 +7,7 @@ import type { Handler, Route, SimulatorContext } from "../context.ts";
 import { hasApplicationHealthExtension, probeHealth, type HealthCode } from "../health-probe.ts";
 import { parseJsonBody, send } from "../http.ts";
 import { clone, getPath, isObject, type JsonObject } from "../json.ts";
+import { sendPage } from "../paging.ts";
 import type { RouteParams } from "../router.ts";
 import { nicIpConfigurations } from "../flexible.ts";
 import {
@@ -191,14 +192,12 @@ const getResource: Handler = (ctx, sim, params) => {
   send(ctx, 200, renderNetworkResource(sim, requireResource(sim, typeParam(params), params)));
 };
 
+/** A type's resources in a group (…_List) or in the whole subscription (…_ListAll), paged. */
 const listResources: Handler = (ctx, sim, params) => {
   const type = typeParam(params);
-  requireGroup(sim, params);
-  send(ctx, 200, {
-    value: network(sim)
-      .list(type, params.resourceGroup)
-      .map((r) => renderNetworkResource(sim, r)),
-  });
+  if (params.resourceGroup !== undefined) requireGroup(sim, params);
+  else if (!sim.state.isSubscription(params.subscriptionId)) throw subscriptionNotFound(params.subscriptionId);
+  sendPage(ctx, sim, network(sim).list(type, params.resourceGroup), (r) => renderNetworkResource(sim, r));
 };
 
 const putResource: Handler = (ctx, sim, params) => {
@@ -257,6 +256,7 @@ export function networkArmRoutes(): [string, string, Route][] {
   return [
     ["GET", `${NETWORK}/virtualNetworks/:name/subnets/:subnet`, { handler: getSubnet }],
     ["GET", `${NETWORK}/:type`, { handler: listResources }],
+    ["GET", `${SUB}/providers/Microsoft.Network/:type`, { handler: listResources }],
     ["GET", `${NETWORK}/:type/:name`, { handler: getResource }],
     ["PUT", `${NETWORK}/:type/:name`, { handler: putResource }],
     ["DELETE", `${NETWORK}/:type/:name`, { handler: deleteResource }],
