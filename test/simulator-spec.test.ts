@@ -40,6 +40,10 @@ const OTHER_PROVIDERS: [RegExp, string][] = [
   [/\/providers\/Microsoft\.Authorization\//, "Microsoft.Authorization (locks, permissions)"],
   [/\/providers\/Microsoft\.Network\//, "Microsoft.Network"],
   [/\/providers\/Microsoft\.ManagedIdentity\//, "Microsoft.ManagedIdentity"],
+  [
+    /\/providers\/Microsoft\.Compute\/proximityPlacementGroups/i,
+    "Compute's proximity placement groups: not in the vendored scale-set specification",
+  ],
   [/^\/keyvaults\//, "Key Vault's data plane"],
 ];
 

@@ -11,6 +11,7 @@ import type { JsonObject } from "./json.ts";
 import { DEMO_IDENTITY, identitiesIn } from "./managed-identities.ts";
 import { network, renderNetworkResource } from "./network/network-routes.ts";
 import { NETWORK_TYPES } from "./network/network-state.ts";
+import { proximityPlacementGroupsIn } from "./proximity-placement-groups.ts";
 import { isFlexible } from "./vmss-model.ts";
 
 const VMSS_TYPE = "Microsoft.Compute/virtualMachineScaleSets";
@@ -59,6 +60,8 @@ export function genericResources(sim: SimulatorContext, rg?: string): JsonObject
         location: identity.location,
         tags: identity.tags,
       });
+  for (const g of proximityPlacementGroupsIn(sim, rg))
+    value.push({ id: g.id, name: g.name, type: g.type, location: g.location, tags: g.tags ?? {} });
   return value;
 }
 
