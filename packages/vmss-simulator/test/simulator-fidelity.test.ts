@@ -1,4 +1,4 @@
-// Recorded Azure traffic replayed against the simulator (test/fixtures/azure-recordings, real sanitized recordings
+// Recorded Azure traffic replayed against the simulator (its test/fixtures/azure-recordings, real sanitized recordings
 // of Azure's SDK test suites; their README cites each fact as file[entry]). Every recorded request the simulator
 // implements is sent through real HTTPS, at the recorded time on the simulator's clock (time factor 1, each write
 // lasting as long as the recorded operation did), and the answer is compared with the recorded one: status code,
@@ -18,8 +18,9 @@ interface Entry {
   ResponseHeaders: Record<string, string>;
 }
 
-// The repository's recordings of Azure: the service's tests read them too.
-const FIXTURES = join(import.meta.dirname, "..", "..", "..", "test", "fixtures", "azure-recordings");
+// The recordings of Azure this package replays (copies of the repository's test/fixtures/azure-recordings, which
+// the service's tests read): the package is tested on its own files only.
+const FIXTURES = join(import.meta.dirname, "fixtures", "azure-recordings");
 function load(file: string): Entry[] {
   return (JSON.parse(readFileSync(join(FIXTURES, file), "utf8")) as { entries: Entry[] }).entries;
 }

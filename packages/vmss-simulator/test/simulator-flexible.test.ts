@@ -6,7 +6,7 @@ import t from "tap";
 import type { VirtualMachine, VirtualMachineScaleSet } from "@azure/arm-compute";
 import { computeClient } from "./helpers/compute-client.ts";
 import { SimulatorControl, type RawResponse, startSimulator } from "vmss-simulator";
-import type { Json } from "../../../testkit/json.ts";
+import type { Json } from "./helpers/json.ts";
 
 const sim = await startSimulator({ seed: true, writeDurationMs: 0, timeScale: 0.001, throttling: false });
 t.teardown(() => sim.close());
