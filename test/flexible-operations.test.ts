@@ -356,7 +356,26 @@ t.test(
   },
 );
 
-/** A create of a Flexible scale set for APP, two VMs behind its own load balancer APP-lb (made by name). */
+/** APP's load balancer APP-lb with its pool APP-pool, made as a team makes it before its first deploy. */
+async function loadBalancerFor(app: string): Promise<void> {
+  const res = await control.request(
+    "PUT",
+    `${ARM()}/Microsoft.Network/loadBalancers/${app}-lb?api-version=2024-05-01`,
+    {
+      headers: { authorization: "Bearer test" },
+      body: {
+        location: "eastus",
+        properties: {
+          frontendIPConfigurations: [{ name: "frontend", properties: {} }],
+          backendAddressPools: [{ name: `${app}-pool` }],
+        },
+      },
+    },
+  );
+  if (res.status !== 201 && res.status !== 200) throw new Error(`${app}-lb: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** A create of a Flexible scale set for APP, two VMs behind its own load balancer APP-lb (loadBalancerFor). */
 function flexibleCreate(app: string) {
   const net = `${ARM()}/Microsoft.Network`;
   return {
@@ -377,6 +396,7 @@ function flexibleCreate(app: string) {
 t.test(
   "createServerGroup with orchestrationMode Flexible: a Flexible set whose VMs' NICs are in its pool, as the load balancer shows; a clone keeps the mode",
   async (t) => {
+    await loadBalancerFor("flexapp");
     const description = flexibleCreate("flexapp");
     const created = await run("createServerGroup", description);
     t.equal(created.state, "succeeded", JSON.stringify(created.history));
@@ -428,6 +448,7 @@ t.test(
 t.test(
   "createServerGroup Flexible with healthSettings: Azure's VMs carry the Application Health extension and report its health; the create and its clone end when every VM is healthy",
   async (t) => {
+    await loadBalancerFor("flexh");
     const created = await run("createServerGroup", {
       ...flexibleCreate("flexh"),
       healthSettings: { protocol: "http", port: 8080, requestPath: "/health" },

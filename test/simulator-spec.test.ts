@@ -32,14 +32,18 @@ const OTHER_PROVIDERS: [RegExp, string][] = [
   [/^\/subscriptions(\/:subscriptionId)?$/, "Microsoft.Resources (subscriptions)"],
   [/^\/subscriptions\/:subscriptionId\/resourceGroups(\/:resourceGroup)?$/i, "Microsoft.Resources (resource groups)"],
   [
-    /^\/subscriptions\/:subscriptionId\/resourceGroups\/:resourceGroup\/resources$/i,
-    "Microsoft.Resources (resources of a group)",
+    /^\/subscriptions\/:subscriptionId(\/resourceGroups\/:resourceGroup)?\/resources$/i,
+    "Microsoft.Resources (resources of a group or of the subscription)",
   ],
   [/^\/subscriptions\/:subscriptionId\/providers\/:namespace$/, "Microsoft.Resources (providers)"],
   [/\/providers\/Microsoft\.Resources\//i, "Microsoft.Resources (deployments)"],
   [/\/providers\/Microsoft\.Authorization\//, "Microsoft.Authorization (locks, permissions)"],
   [/\/providers\/Microsoft\.Network\//, "Microsoft.Network"],
   [/\/providers\/Microsoft\.ManagedIdentity\//, "Microsoft.ManagedIdentity"],
+  [
+    /\/providers\/Microsoft\.Compute\/proximityPlacementGroups/i,
+    "Compute's proximity placement groups: not in the vendored scale-set specification",
+  ],
   [/^\/keyvaults\//, "Key Vault's data plane"],
 ];
 

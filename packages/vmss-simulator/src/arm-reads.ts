@@ -6,6 +6,7 @@ import type { Handler, SimulatorContext } from "./context.ts";
 import { send } from "./http.ts";
 import { subscriptionSettings } from "./subscription-reads.ts";
 import type { JsonObject } from "./json.ts";
+import { sendPage } from "./paging.ts";
 import type { RouteParams } from "./router.ts";
 import { DEMO_LOCATION } from "./seed.ts";
 
@@ -47,7 +48,7 @@ function resourceGroupBody(sim: SimulatorContext, name: string): JsonObject {
 }
 
 export const listSubscriptions: Handler = (ctx, sim) => {
-  send(ctx, 200, { value: [subscriptionBody(sim)], count: { type: "Total", value: 1 } });
+  sendPage(ctx, sim, [subscriptionBody(sim)], (s) => s, { count: { type: "Total", value: 1 } });
 };
 
 export const getSubscription: Handler = (ctx, sim, params) => {
@@ -58,7 +59,7 @@ export const getSubscription: Handler = (ctx, sim, params) => {
 export const listResourceGroups: Handler = (ctx, sim, params) => {
   requireSubscription(sim, params);
   const names = [...sim.state.resourceGroups.values()].sort((a, b) => a.localeCompare(b));
-  send(ctx, 200, { value: names.map((name) => resourceGroupBody(sim, name)) });
+  sendPage(ctx, sim, names, (name) => resourceGroupBody(sim, name));
 };
 
 export const getResourceGroup: Handler = (ctx, sim, params) => {

@@ -52,6 +52,9 @@ import { validateModel } from "./limits.ts";
 import { checkScaleSetLocks, lockRoutes } from "./locks.ts";
 import { checkScaleSetRules, withCreateDefaults } from "./scale-set-rules.ts";
 import type { Operation, OperationKind } from "./lro.ts";
+import { sendPage } from "./paging.ts";
+import { proximityPlacementGroupRoutes } from "./proximity-placement-groups.ts";
+import { checkScaleSetReferences } from "./references.ts";
 import { Router, type RouteParams } from "./router.ts";
 import { AZURE_RETRY_AFTER } from "./settings.ts";
 import { flexibleVmRoutes } from "./vm-routes.ts";
@@ -101,6 +104,7 @@ export function buildArmRouter(): Router<Route> {
     // a deployment PUTs its resources through this same table
     ...deploymentRoutes(() => router),
     ...managedIdentityRoutes(),
+    ...proximityPlacementGroupRoutes(),
     ...resourceGroupResourceRoutes(),
   ];
   const router = new Router<Route>();
@@ -243,12 +247,12 @@ function readObjectBody(ctx: RequestContext): JsonObject {
 
 const listAllScaleSets: Handler = (ctx, sim, params) => {
   requireSubscription(sim, params);
-  send(ctx, 200, { value: sim.state.listScaleSets().map((ss) => armScaleSet(ss)) });
+  sendPage(ctx, sim, sim.state.listScaleSets(), (ss) => armScaleSet(ss));
 };
 
 const listScaleSets: Handler = (ctx, sim, params) => {
   const rg = requireResourceGroup(sim, params);
-  send(ctx, 200, { value: sim.state.listScaleSets(rg).map((ss) => armScaleSet(ss)) });
+  sendPage(ctx, sim, sim.state.listScaleSets(rg), (ss) => armScaleSet(ss));
 };
 
 /** The scale set as ARM returns it (asArmReturnsIt): userData only when the GET asks for it with $expand=userData. */
@@ -329,6 +333,7 @@ const putScaleSet: Handler = (ctx, sim, params) => {
   checkScaleSetRules(params.name, merged, existing?.model);
   const id = scaleSetId({ subscriptionId: params.subscriptionId, resourceGroup: rg, name: params.name });
   const model = resolveScaleSetIdentity(sim, merged, id, existing?.model);
+  checkScaleSetReferences(sim, model, id, existing?.location ?? location!);
   checkPreconditions(ctx, existing);
   checkScaleSetLocks(sim, existing ?? { subscriptionId: params.subscriptionId, resourceGroup: rg }, "write");
   checkWriteInFlight(sim, existing);
@@ -353,6 +358,7 @@ const patchScaleSet: Handler = (ctx, sim, params) => {
   validateModel(merged);
   checkScaleSetRules(ss.name, merged, ss.model);
   const model = resolveScaleSetIdentity(sim, merged, scaleSetId(ss), ss.model);
+  checkScaleSetReferences(sim, model, scaleSetId(ss), ss.location);
   checkPreconditions(ctx, ss);
   checkScaleSetLocks(sim, ss, "write");
   checkWriteInFlight(sim, ss);

@@ -14,7 +14,14 @@ import { clearLocks } from "./locks.ts";
 import { resetDeployments } from "./deployments.ts";
 import { addSubscriptionControlRoutes, resetSubscriptionSettings } from "./subscription-reads.ts";
 import { resetManagedIdentities } from "./managed-identities.ts";
-import { addNetworkControlRoutes, resetNetwork, reportedVmHealth } from "./network/network-routes.ts";
+import { resetProximityPlacementGroups } from "./proximity-placement-groups.ts";
+import {
+  addNetworkControlRoutes,
+  network,
+  provideNamedPools,
+  resetNetwork,
+  reportedVmHealth,
+} from "./network/network-routes.ts";
 import { parseSettingsUpdate, SETTINGS_FIELDS, SettingsError } from "./settings.ts";
 import { mergeTags } from "./state.ts";
 import { parseThrottlingUpdate, ThrottlingConfigError, type ThrottlingUpdate } from "./throttling.ts";
@@ -134,6 +141,7 @@ export function resetSimulator(sim: SimulatorContext): void {
   clearLocks(sim);
   resetSubscriptionSettings(sim);
   resetDeployments(sim);
+  resetProximityPlacementGroups(sim);
 }
 
 /** GET/PUT /_sim/config: the settings and the throttling configuration. */
@@ -217,6 +225,7 @@ const putControlScaleSet: Handler = (ctx, sim, params) => {
     { resourceGroup: params.resourceGroup, name: params.name, ...fields },
     location,
   );
+  provideNamedPools(network(sim), sim.state.subscriptionId, scaleSet);
   send(ctx, created ? 201 : 200, renderScaleSet(scaleSet), { etag: etagOf(scaleSet) });
 };
 

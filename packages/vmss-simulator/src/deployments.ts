@@ -19,6 +19,7 @@ import { ArmError, invalidRequestContent, resourceGroupNotFound, subscriptionNot
 import type { Handler, Route, SimulatorContext } from "./context.ts";
 import { send, type RequestContext } from "./http.ts";
 import { isObject, type JsonObject } from "./json.ts";
+import { sendPage } from "./paging.ts";
 import type { Router, RouteParams } from "./router.ts";
 import type { SimState } from "./state.ts";
 import {
@@ -605,6 +606,24 @@ function statusUrl(ctx: RequestContext, d: Deployment): string {
   return `${ctx.baseUrl}${deploymentId(d)}/operationStatuses/${d.operationId}?api-version=${encodeURIComponent(version)}`;
 }
 
+/** Deployments_ListByResourceGroup, newest first as ARM lists them, paged; each advanced as a GET of it would. */
+function listDeployments(router: () => Router<Route>): Handler {
+  return (ctx, sim, params) => {
+    const rg = requireGroup(sim, params);
+    const mine = [...deploymentsOf(sim).values()]
+      .filter((d) => d.resourceGroup.toLowerCase() === rg.toLowerCase())
+      .sort((a, b) => b.startedAt - a.startedAt);
+    for (const d of mine) advance(sim, router(), ctx, d);
+    sendPage(ctx, sim, mine, (d) => renderDeployment(sim, d));
+  };
+}
+
+/** Deployments_ListAtSubscriptionScope: deployments at the subscription's scope, which the simulator has none of. */
+const listAtSubscription: Handler = (ctx, sim, params) => {
+  if (!sim.state.isSubscription(params.subscriptionId)) throw subscriptionNotFound(params.subscriptionId);
+  sendPage(ctx, sim, [], (d: JsonObject) => d);
+};
+
 export function deploymentRoutes(router: () => Router<Route>): [string, string, Route][] {
   const DEPLOYMENTS =
     "/subscriptions/:subscriptionId/resourceGroups/:resourceGroup/providers/Microsoft.Resources/deployments";
@@ -646,24 +665,25 @@ export function deploymentRoutes(router: () => Router<Route>): [string, string, 
     const d = requireDeployment(sim, params);
     advance(sim, router(), ctx, d);
     const now = sim.state.now();
-    send(ctx, 200, {
-      value: d.resources
-        .filter((r) => r.state !== "Waiting")
-        .map((r) => ({
-          id: `${deploymentId(d)}/operations/${r.operationId}`,
-          operationId: r.operationId,
-          properties: {
-            provisioningOperation: "Create",
-            provisioningState: r.state,
-            timestamp: new Date(r.endedAt ?? now).toISOString(),
-            duration: duration(r.startedAt ?? now, r.endedAt ?? now),
-            trackingId: randomUUID(),
-            ...(r.statusCode ? { statusCode: r.statusCode } : {}),
-            ...(r.error ? { statusMessage: { error: r.error } } : {}),
-            targetResource: { id: r.id, resourceType: r.type, resourceName: r.name },
-          },
-        })),
-    });
+    sendPage(
+      ctx,
+      sim,
+      d.resources.filter((r) => r.state !== "Waiting"),
+      (r) => ({
+        id: `${deploymentId(d)}/operations/${r.operationId}`,
+        operationId: r.operationId,
+        properties: {
+          provisioningOperation: "Create",
+          provisioningState: r.state,
+          timestamp: new Date(r.endedAt ?? now).toISOString(),
+          duration: duration(r.startedAt ?? now, r.endedAt ?? now),
+          trackingId: randomUUID(),
+          ...(r.statusCode ? { statusCode: r.statusCode } : {}),
+          ...(r.error ? { statusMessage: { error: r.error } } : {}),
+          targetResource: { id: r.id, resourceType: r.type, resourceName: r.name },
+        },
+      }),
+    );
   };
 
   const validate: Handler = (ctx, sim, params) => {
@@ -673,6 +693,12 @@ export function deploymentRoutes(router: () => Router<Route>): [string, string, 
   };
 
   return [
+    ["GET", DEPLOYMENTS, { handler: listDeployments(router) }],
+    [
+      "GET",
+      "/subscriptions/:subscriptionId/providers/Microsoft.Resources/deployments",
+      { handler: listAtSubscription },
+    ],
     ["PUT", `${DEPLOYMENTS}/:name`, { handler: put }],
     ["GET", `${DEPLOYMENTS}/:name`, { handler: get }],
     ["GET", `${DEPLOYMENTS}/:name/operationStatuses/:operationId`, { handler: status }],

@@ -9,15 +9,17 @@
 // resource group's lock holds each resource in it. A CanNotDelete lock refuses a DELETE, a ReadOnly lock a DELETE and
 // every write and action, with ARM's 409 ScopeLocked naming the locked scopes.
 //
+// `GET /subscriptions/{id}/providers/Microsoft.Authorization/locks` lists every lock in the subscription.
 // Choices, written down in docs/simulator.md: no subscription locks, none on a Uniform set's instances; a Flexible VM
 // is not a child of its scale set (it is a resource of the group), so the scale set's locks do not hold its VMs; a
 // capacity decrease does not look at the VMs' locks.
-import { ArmError, invalidParameter, missingParameter, resourceNotFound } from "./arm-errors.ts";
+import { ArmError, invalidParameter, missingParameter, resourceNotFound, subscriptionNotFound } from "./arm-errors.ts";
 import { requireResourceGroup } from "./arm-checks.ts";
 import type { Handler, Route, SimulatorContext } from "./context.ts";
 import { flexibleVmId, VM_TYPE } from "./flexible.ts";
 import { parseJsonBody, send } from "./http.ts";
 import { isObject, type JsonObject } from "./json.ts";
+import { sendPage } from "./paging.ts";
 import type { RouteParams } from "./router.ts";
 import { isFlexible, scaleSetId, type ScaleSet, type Vm } from "./vmss-model.ts";
 import type { SimState } from "./state.ts";
@@ -170,6 +172,16 @@ function listed(sim: SimulatorContext, scope: LockScope): { scope: LockScope; lo
   return [...own, ...below.flatMap((s) => [...locksAt(sim, s).values()].map((lock) => ({ scope: s, lock })))];
 }
 
+const listSubscriptionLocks: Handler = (ctx, sim, params) => {
+  if (!sim.state.isSubscription(params.subscriptionId)) throw subscriptionNotFound(params.subscriptionId);
+  const groups = new Map<string, string>(sim.state.resourceGroups);
+  for (const key of groupLocks.get(sim.state)?.keys() ?? []) if (!groups.has(key)) groups.set(key, key);
+  const all = [...groups.values()].flatMap((resourceGroup) =>
+    listed(sim, { kind: "resourceGroup", subscriptionId: sim.state.subscriptionId, resourceGroup }),
+  );
+  sendPage(ctx, sim, all, (l) => renderLock(l.scope, l.lock));
+};
+
 function scopeHandlers(scopeOf: ScopeOf): { put: Handler; get: Handler; del: Handler; list: Handler } {
   return {
     put: (ctx, sim, params) => {
@@ -205,7 +217,7 @@ function scopeHandlers(scopeOf: ScopeOf): { put: Handler; get: Handler; del: Han
     },
     list: (ctx, sim, params) => {
       const scope = scopeOf(sim, params);
-      send(ctx, 200, { value: listed(sim, scope).map((l) => renderLock(l.scope, l.lock)) });
+      sendPage(ctx, sim, listed(sim, scope), (l) => renderLock(l.scope, l.lock));
     },
   };
 }
@@ -215,6 +227,7 @@ function scopeHandlers(scopeOf: ScopeOf): { put: Handler; get: Handler; del: Han
  * resources' paths, with :resourceGroup, :name and :vmName). Management locks are not Compute's: no Compute throttling.
  */
 export function lockRoutes(group: string, scaleSets: string, vms: string): [string, string, Route][] {
+  const subscription = group.replace(/\/resourceGroups\/:resourceGroup$/, "");
   const at = (resource: string, scopeOf: ScopeOf): [string, string, Route][] => {
     const h = scopeHandlers(scopeOf);
     const locks = `${resource}/providers/Microsoft.Authorization/locks`;
@@ -225,5 +238,11 @@ export function lockRoutes(group: string, scaleSets: string, vms: string): [stri
       ["DELETE", `${locks}/:lockName`, { handler: h.del }],
     ];
   };
-  return [...at(group, groupScope), ...at(`${scaleSets}/:name`, scaleSetScope), ...at(`${vms}/:vmName`, vmScope)];
+  return [
+    // ManagementLocks_ListAtSubscriptionLevel: every lock of every group and of every resource in it.
+    ["GET", `${subscription}/providers/Microsoft.Authorization/locks`, { handler: listSubscriptionLocks }],
+    ...at(group, groupScope),
+    ...at(`${scaleSets}/:name`, scaleSetScope),
+    ...at(`${vms}/:vmName`, vmScope),
+  ];
 }

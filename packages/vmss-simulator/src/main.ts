@@ -99,3 +99,7 @@ export async function runSimulator(argv: readonly string[], env: NodeJS.ProcessE
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
 }
+
+// Run as a file (`node src/main.ts`, `npm start` in this folder) it starts the simulator, as bin/vmss-sim.js does;
+// imported (the bin, the package's entry), it starts nothing.
+if (import.meta.main) await runSimulator(process.argv.slice(2), process.env);

@@ -14,6 +14,7 @@ import { SIMULATOR_TENANT_ID } from "./arm-reads.ts";
 import type { Handler, Route, SimulatorContext } from "./context.ts";
 import { parseJsonBody, send } from "./http.ts";
 import { clone, isObject, type JsonObject } from "./json.ts";
+import { sendPage } from "./paging.ts";
 import type { RouteParams } from "./router.ts";
 import type { SimState } from "./state.ts";
 import { normalizeLocation } from "./vmss-model.ts";
@@ -97,11 +98,13 @@ const getIdentity: Handler = (ctx, sim, params) => {
 };
 
 const listIdentities: Handler = (ctx, sim, params) => {
-  const rg = requireGroup(sim, params);
-  const value = [...identities(sim).values()]
-    .filter((i) => i.resourceGroup.toLowerCase() === rg.toLowerCase())
-    .map((i) => render(sim, i));
-  send(ctx, 200, { value });
+  // At the subscription (UserAssignedIdentities_ListBySubscription) or in a group (…_ListByResourceGroup).
+  const rg = params.resourceGroup === undefined ? undefined : requireGroup(sim, params);
+  if (!sim.state.isSubscription(params.subscriptionId)) throw subscriptionNotFound(params.subscriptionId);
+  const all = [...identities(sim).values()].filter(
+    (i) => rg === undefined || i.resourceGroup.toLowerCase() === rg.toLowerCase(),
+  );
+  sendPage(ctx, sim, all, (i) => render(sim, i));
 };
 
 const putIdentity: Handler = (ctx, sim, params) => {
@@ -135,6 +138,11 @@ export function managedIdentityRoutes(): [string, string, Route][] {
   const group = "/subscriptions/:subscriptionId/resourceGroups/:resourceGroup";
   const base = `${group}/providers/Microsoft.ManagedIdentity/userAssignedIdentities`;
   return [
+    [
+      "GET",
+      "/subscriptions/:subscriptionId/providers/Microsoft.ManagedIdentity/userAssignedIdentities",
+      { handler: listIdentities },
+    ],
     ["GET", base, { handler: listIdentities }],
     ["GET", `${base}/:name`, { handler: getIdentity }],
     ["PUT", `${base}/:name`, { handler: putIdentity }],

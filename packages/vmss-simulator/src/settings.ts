@@ -73,6 +73,8 @@ export interface SimulatorSettings {
   writeDurationsMs: Partial<Record<WriteKind, number>>;
   /** VMs per page of `GET …/virtualMachines`. */
   vmPageSize: number;
+  /** Items per page of every other list (scale sets, resources, deployments, locks, …; paging.ts). */
+  listPageSize: number;
   concurrentWrites: ConcurrentWriteMode;
   /** `conflictThenPreempt` only: Azure seconds (scaled by timeScale) during which a write in flight answers 409. */
   conflictWindowSeconds: number;
@@ -102,6 +104,7 @@ export function defaultSettings(): SimulatorSettings {
     writeDurationMs: null,
     writeDurationsMs: {},
     vmPageSize: 50,
+    listPageSize: 100,
     concurrentWrites: "conflict",
     conflictWindowSeconds: 10,
     healthProbeSeconds: DEFAULT_HEALTH_PROBE_SECONDS,
@@ -181,6 +184,12 @@ export function parseSettingsUpdate(body: Record<string, unknown>): Partial<Simu
       throw new SettingsError('"vmPageSize" must be a whole number from 1 to 1000');
     out.vmPageSize = v;
   }
+  if (body.listPageSize !== undefined) {
+    const v = body.listPageSize;
+    if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > 1000)
+      throw new SettingsError('"listPageSize" must be a whole number from 1 to 1000');
+    out.listPageSize = v;
+  }
   if (body.concurrentWrites !== undefined) {
     const v = body.concurrentWrites;
     if (typeof v !== "string" || !(CONCURRENT_WRITE_MODES as readonly string[]).includes(v)) {
@@ -209,6 +218,7 @@ export const SETTINGS_FIELDS = [
   "writeDurationMs",
   "writeDurationsMs",
   "vmPageSize",
+  "listPageSize",
   "concurrentWrites",
   "conflictWindowSeconds",
   "healthProbeSeconds",

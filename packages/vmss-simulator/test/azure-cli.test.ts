@@ -14,8 +14,8 @@ import { promisify } from "node:util";
 import t from "tap";
 import { SimulatorControl } from "../src/control-client.ts";
 import { startSimulator } from "../src/simulator.ts";
-import type { Json } from "../../../testkit/json.ts";
-import { waitFor } from "../../../testkit/wait-for.ts";
+import type { Json } from "./helpers/json.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 const run = promisify(execFile);
 const CA_FILE = fileURLToPath(new URL("../src/tls/simulator-cert.pem", import.meta.url));

@@ -29,6 +29,7 @@ t.test("health and config", async (t) => {
     writeDurationMs: WRITE_MS,
     writeDurationsMs: {},
     vmPageSize: 50,
+    listPageSize: 100,
     concurrentWrites: "conflict",
     conflictWindowSeconds: 10,
     healthProbeSeconds: 30,
@@ -52,6 +53,7 @@ t.test("health and config", async (t) => {
     { vmPageSize: 0 },
     { vmPageSize: 1.5 },
     { vmPageSize: "3" },
+    { listPageSize: 0 },
     { other: 1 },
   ]) {
     const res = await control.request("PUT", "/_sim/config", { body: bad });

@@ -7,8 +7,8 @@ import { startSimulator } from "../src/simulator.ts";
 import { checkFunctions, evaluateDeep, parseExpression, type EvalScope } from "../src/template-expressions.ts";
 import { camelCase, parseLenientJson } from "../src/deployments.ts";
 import { ArmError } from "../src/arm-errors.ts";
-import type { Json } from "../../../testkit/json.ts";
-import { waitFor } from "../../../testkit/wait-for.ts";
+import type { Json } from "./helpers/json.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 const scope: EvalScope = {
   subscriptionId: "sub",

@@ -1,4 +1,4 @@
-// Recorded Azure traffic replayed against the simulator (test/fixtures/azure-recordings, real sanitized recordings
+// Recorded Azure traffic replayed against the simulator (its test/fixtures/azure-recordings, real sanitized recordings
 // of Azure's SDK test suites; their README cites each fact as file[entry]). Every recorded request the simulator
 // implements is sent through real HTTPS, at the recorded time on the simulator's clock (time factor 1, each write
 // lasting as long as the recorded operation did), and the answer is compared with the recorded one: status code,
@@ -18,8 +18,9 @@ interface Entry {
   ResponseHeaders: Record<string, string>;
 }
 
-// The repository's recordings of Azure: the service's tests read them too.
-const FIXTURES = join(import.meta.dirname, "..", "..", "..", "test", "fixtures", "azure-recordings");
+// The recordings of Azure this package replays (copies of the repository's test/fixtures/azure-recordings, which
+// the service's tests read): the package is tested on its own files only.
+const FIXTURES = join(import.meta.dirname, "fixtures", "azure-recordings");
 function load(file: string): Entry[] {
   return (JSON.parse(readFileSync(join(FIXTURES, file), "utf8")) as { entries: Entry[] }).entries;
 }
@@ -105,6 +106,50 @@ interface Replayed {
   res: RawResponse;
 }
 
+const PPG_PATH =
+  /^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.Compute\/proximityPlacementGroups\/[^/]+$/i;
+const RECORDED_SUBSCRIPTION = /\/subscriptions\/[^/"]+/gi;
+
+/** The body with every ARM id in the simulator's subscription (the recording's resources were in its own). */
+function ourIds(body: unknown): unknown {
+  return JSON.parse(JSON.stringify(body).replace(RECORDED_SUBSCRIPTION, `/subscriptions/${sim.subscriptionId}`));
+}
+
+/** What the recorded test made before its calls to Compute (not recorded here): made through the simulator's ARM. */
+async function putPrerequisite(url: URL, body: unknown): Promise<void> {
+  const rg = /\/resourceGroups\/([^/]+)/i.exec(url.pathname)![1];
+  await control.putResourceGroup(rg);
+  const path = `/subscriptions/${sim.subscriptionId}${url.pathname.replace(/^\/subscriptions\/[^/]+/, "")}${url.search}`;
+  const res = await control.request("PUT", path, { headers: AUTH, body: ourIds(body) });
+  if (res.status !== 200 && res.status !== 201) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+const SUBNET_ID =
+  /^(\/subscriptions\/[^/]+\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Network\/virtualNetworks\/[^/]+)\/subnets\/([^/]+)$/i;
+
+/** The virtual networks and subnets a recorded scale set names (the recorded test made them before it): made here. */
+async function provideSubnets(body: unknown): Promise<void> {
+  const location = isObject(body) && typeof body.location === "string" ? body.location : undefined;
+  if (!location) return;
+  const ids = [...JSON.stringify(body).matchAll(/"(\/subscriptions\/[^"]+\/subnets\/[^"]+)"/gi)].map((m) => m[1]);
+  for (const id of ids) {
+    const m = SUBNET_ID.exec(id);
+    if (!m) continue;
+    await control.putResourceGroup(m[2]);
+    const res = await control.request("PUT", `${m[1]}?api-version=2024-05-01`, {
+      headers: AUTH,
+      body: {
+        location,
+        properties: {
+          addressSpace: { addressPrefixes: ["10.0.0.0/16"] },
+          subnets: [{ name: m[3], properties: { addressPrefix: "10.0.0.0/24" } }],
+        },
+      },
+    });
+    if (res.status !== 200 && res.status !== 201) throw new Error(`${m[1]}: ${res.status}`);
+  }
+}
+
 /**
  * Replays a recording: the resource group is made through the control API, the subscription is the simulator's,
  * operation URLs are the simulator's own for the corresponding write. Entries for what the simulator does not
@@ -119,6 +164,10 @@ async function replay(t: Test, file: string, firstWriteDuration?: number): Promi
   const replayed: Replayed[] = [];
   for (const [index, entry] of entries.entries()) {
     const url = new URL(entry.RequestUri, "https://x");
+    if (PPG_PATH.test(url.pathname) && entry.RequestMethod === "PUT") {
+      await putPrerequisite(url, entry.RequestBody);
+      continue;
+    }
     const scaleSet = SCALE_SET_PATH.exec(url.pathname);
     const operation = OPERATION_PATH.exec(url.pathname);
     if (!scaleSet && !(operation && operationUrls.has(operation[1].toLowerCase()))) continue;
@@ -137,7 +186,8 @@ async function replay(t: Test, file: string, firstWriteDuration?: number): Promi
       const mine = new URL(operationUrls.get(operation![1].toLowerCase())!);
       path = `${mine.pathname}${mine.search}${url.searchParams.get("monitor") === "true" ? "&monitor=true" : ""}`;
     }
-    const body = entry.RequestBody === null || entry.RequestBody === undefined ? undefined : entry.RequestBody;
+    const body = entry.RequestBody === null || entry.RequestBody === undefined ? undefined : ourIds(entry.RequestBody);
+    if (scaleSet && body !== undefined) await provideSubnets(body);
     const res = await control.request(entry.RequestMethod, path, {
       headers: AUTH,
       ...(body !== undefined ? { body } : {}),
@@ -247,8 +297,9 @@ t.test("vmss-update: create, then a PATCH whose new model and ETag are there fro
   // the in-flight GET (update[12]) shows the PATCH's model, as Azure's did
   const patch = load(file)[11].RequestBody;
   t.ok(contains(load(file)[12].ResponseBody, patch), "the recorded in-flight GET contains the PATCH body");
-  t.ok(contains(byIndex.get(12)!.res.body, patch), "the simulator's in-flight GET contains the PATCH body");
-  t.ok(contains(byIndex.get(11)!.res.body, patch), "so does the PATCH's own answer");
+  // (the PATCH names the recorded test's proximity placement group, made again in the simulator's subscription)
+  t.ok(contains(byIndex.get(12)!.res.body, ourIds(patch)), "the simulator's in-flight GET contains the PATCH body");
+  t.ok(contains(byIndex.get(11)!.res.body, ourIds(patch)), "so does the PATCH's own answer");
   t.equal(
     (byIndex.get(12)!.res.body as { properties: { provisioningState: string } }).properties.provisioningState,
     "Updating",

@@ -6,7 +6,7 @@ import t from "tap";
 import type { VirtualMachine, VirtualMachineScaleSet } from "@azure/arm-compute";
 import { computeClient } from "./helpers/compute-client.ts";
 import { SimulatorControl, type RawResponse, startSimulator } from "vmss-simulator";
-import type { Json } from "../../../testkit/json.ts";
+import type { Json } from "./helpers/json.ts";
 
 const sim = await startSimulator({ seed: true, writeDurationMs: 0, timeScale: 0.001, throttling: false });
 t.teardown(() => sim.close());
@@ -24,6 +24,12 @@ const POOL_ID = `${ARM}/Microsoft.Network/loadBalancers/${LB}/backendAddressPool
 t.beforeEach(async () => {
   await control.reset();
   await control.setConfig({ writeDurationMs: 0, timeScale: 0.001, vmPageSize: 50 });
+  // The pool the sets name, added to the load balancer first as a deploy adds it (a scale set names only what exists).
+  const lb = (await arm("GET", `${ARM}/Microsoft.Network/loadBalancers/${LB}`, { apiVersion: "2024-05-01" }))
+    .body as Json;
+  lb.properties.backendAddressPools = [...lb.properties.backendAddressPools, { name: "flex-pool" }];
+  const put = await arm("PUT", `${ARM}/Microsoft.Network/loadBalancers/${LB}`, { apiVersion: "2024-05-01", body: lb });
+  if (put.status !== 200) throw new Error(`the load balancer's pool: ${put.status}`);
 });
 
 function arm(

@@ -6,7 +6,7 @@ import t from "tap";
 import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { computeClient } from "./helpers/compute-client.ts";
 import { HAND_CLOCK_START as START, startHandClockSimulator } from "./helpers/hand-clock-simulator.ts";
-import type { Json } from "../../../testkit/json.ts";
+import type { Json } from "./helpers/json.ts";
 
 let clock = START;
 const { sim, control } = await startHandClockSimulator(t, () => clock);

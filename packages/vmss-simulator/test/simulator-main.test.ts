@@ -89,3 +89,33 @@ t.test("vmss-sim refuses a bad setting, naming the option or the variable it cam
   t.match(await refusal(["--port", "70000"]), { code: 2, err: /--port must be a whole number from 0 to 65535/ });
   t.match(await refusal(["--prot", "7003"]), { code: 2, err: /Unknown option '--prot'[^]*usage: vmss-sim/ });
 });
+
+t.test("node src/main.ts (npm start) starts the simulator too; it exits 0 on SIGTERM", async (t) => {
+  const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+  const child = spawn(process.execPath, [main, "--port", "0", "--no-seed"], {
+    env: { ...process.env, SIMULATOR_PORT: "0" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  });
+  let out = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed; stdout: ${out}`)), 15_000);
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (https:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m && out.includes("control API")) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`exited with ${code} having started nothing; stdout: ${out}`)));
+  });
+  const control = new SimulatorControl({ url, caPem: CA_PEM });
+  t.same(await control.health(), { status: "ok" });
+  await control.close();
+  child.kill("SIGTERM");
+  const [code] = await once(child, "exit");
+  t.equal(code, 0, "exit code 0");
+});

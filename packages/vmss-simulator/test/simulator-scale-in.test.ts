@@ -2,7 +2,7 @@
 // Microsoft Learn's "Use custom scale-in policies" describes it, never a VM protected from scale-in; Uniform and Flexible.
 import t from "tap";
 import { SimulatorControl, type RawResponse, startSimulator } from "vmss-simulator";
-import type { Json } from "../../../testkit/json.ts";
+import type { Json } from "./helpers/json.ts";
 
 const sim = await startSimulator({ seed: true, writeDurationMs: 0, timeScale: 0.001, throttling: false });
 t.teardown(() => sim.close());

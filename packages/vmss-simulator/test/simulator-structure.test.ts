@@ -43,3 +43,25 @@ t.test("the package's src/ has no import cycles", async (t) => {
   t.ok(files.length > 10, "the simulator's files were found");
   t.same(cycles, []);
 });
+
+t.test("the package's tests import nothing outside the package: it is tested on its own files", async (t) => {
+  const TEST = join(import.meta.dirname);
+  const PACKAGE = join(TEST, "..");
+  const testFiles = [
+    ...readdirSync(TEST)
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => join(TEST, f)),
+    ...readdirSync(join(TEST, "helpers"))
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => join(TEST, "helpers", f)),
+  ];
+  for (const file of testFiles) {
+    const outside = importsOf(file).filter((d) => relative(PACKAGE, d).startsWith(".."));
+    t.same(outside, [], `${relative(PACKAGE, file)} imports only the package's files`);
+    t.notMatch(
+      readFileSync(file, "utf8"),
+      /"\.\.", "\.\.", "\.\."/,
+      `${relative(PACKAGE, file)} reads no file above the package`,
+    );
+  }
+});

@@ -14,7 +14,7 @@ import {
   type Bucket,
   type BucketLimit,
 } from "../src/token-bucket.ts";
-import { waitFor } from "../../../testkit/wait-for.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 const START = Date.parse("2026-03-01T12:00:00.000Z");
 let clock = START;

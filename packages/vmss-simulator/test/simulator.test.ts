@@ -3,7 +3,7 @@ import t from "tap";
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { computeClient } from "./helpers/compute-client.ts";
 import { SimulatorControl, startSimulator } from "vmss-simulator";
-import { waitFor } from "../../../testkit/wait-for.ts";
+import { waitFor } from "./helpers/wait-for.ts";
 
 // Long enough that the reads below land while the write is in flight, even on a loaded machine.
 const WRITE_MS = 600;

@@ -6,6 +6,7 @@ import { ArmError } from "../arm-errors.ts";
 import type { Handler, Route, SimulatorContext } from "../context.ts";
 import { parseJsonBody, send } from "../http.ts";
 import { isObject } from "../json.ts";
+import { sendPage } from "../paging.ts";
 import type { SimState } from "../state.ts";
 
 export const DEMO_VAULT = "demo-kv";
@@ -64,8 +65,19 @@ const putSecret: Handler = (ctx, sim, params) => {
   send(ctx, 200, secretBody(ctx, params.vault, params.name, s));
 };
 
+/** Key Vault's GetSecrets: each secret's id (no version) and attributes, never its value; paged with nextLink. */
+const listSecrets: Handler = (ctx, sim, params) => {
+  const vault = vaults(sim).get(params.vault.toLowerCase());
+  const names = [...(vault?.keys() ?? [])].sort();
+  sendPage(ctx, sim, names, (name) => ({
+    id: `${ctx.baseUrl}/keyvaults/${params.vault}/secrets/${name}`,
+    attributes: { enabled: true },
+  }));
+};
+
 export function keyVaultRoutes(): [string, string, Route][] {
   return [
+    ["GET", "/keyvaults/:vault/secrets", { handler: listSecrets }],
     ["GET", "/keyvaults/:vault/secrets/:name", { handler: getSecret }],
     ["PUT", "/keyvaults/:vault/secrets/:name", { handler: putSecret }],
   ];

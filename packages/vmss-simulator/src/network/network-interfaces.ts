@@ -11,6 +11,7 @@ import type { Handler, Route, SimulatorContext } from "../context.ts";
 import { flexibleVmId, NIC_TYPE, nicEtag, renderNic, type Nic } from "../flexible.ts";
 import { parseJsonBody, send } from "../http.ts";
 import { clone, isObject, type JsonObject } from "../json.ts";
+import { sendPage } from "../paging.ts";
 import type { RouteParams } from "../router.ts";
 import type { SimState } from "../state.ts";
 
@@ -44,12 +45,15 @@ const getNicRoute: Handler = (ctx, sim, params) => {
   send(ctx, 200, renderNic(nic, vmIdOf(sim, nic)), { etag: nicEtag(nic) });
 };
 
+/** A group's NICs (NetworkInterfaces_List) or the subscription's (NetworkInterfaces_ListAll), paged. */
 const listNics: Handler = (ctx, sim, params) => {
-  requireResourceGroup(sim, params);
+  const rg = params.resourceGroup;
+  if (rg !== undefined) requireResourceGroup(sim, params);
+  else requireSubscription(sim, params);
   const nics = [...sim.state.nics.values()].filter(
-    (nic) => nic.resourceGroup.toLowerCase() === params.resourceGroup.toLowerCase(),
+    (nic) => rg === undefined || nic.resourceGroup.toLowerCase() === rg.toLowerCase(),
   );
-  send(ctx, 200, { value: nics.map((nic) => renderNic(nic, vmIdOf(sim, nic))) });
+  sendPage(ctx, sim, nics, (nic) => renderNic(nic, vmIdOf(sim, nic)));
 };
 
 /** What a NIC keeps of a PUT's IP configurations: what was written, without ids, ETags and provisioning states. */
@@ -110,6 +114,7 @@ const getNetworkOperation: Handler = (ctx, sim, params) => {
 export function networkInterfaceRoutes(): [string, string, Route][] {
   return [
     ["GET", NICS, { handler: listNics }],
+    ["GET", `${SUB}/providers/Microsoft.Network/networkInterfaces`, { handler: listNics }],
     ["GET", `${NICS}/:name`, { handler: getNicRoute }],
     ["PUT", `${NICS}/:name`, { handler: putNic }],
     ["DELETE", `${NICS}/:name`, { handler: deleteNic }],

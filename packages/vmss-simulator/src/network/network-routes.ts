@@ -7,7 +7,9 @@ import type { Handler, Route, SimulatorContext } from "../context.ts";
 import { hasApplicationHealthExtension, probeHealth, type HealthCode } from "../health-probe.ts";
 import { parseJsonBody, send } from "../http.ts";
 import { clone, getPath, isObject, type JsonObject } from "../json.ts";
+import { sendPage } from "../paging.ts";
 import type { RouteParams } from "../router.ts";
+import type { SimState } from "../state.ts";
 import { nicIpConfigurations } from "../flexible.ts";
 import {
   isFlexible,
@@ -32,14 +34,54 @@ const SUB = "/subscriptions/:subscriptionId";
 const NETWORK = `${SUB}/resourceGroups/:resourceGroup/providers/Microsoft.Network`;
 
 export function network(sim: SimulatorContext): NetworkState {
-  return networkOf(sim, seedDemoNetwork);
+  return networkOf(sim, seedNetwork);
+}
+
+/** The demo network, and what the seeded scale sets name in it. */
+function seedNetwork(net: NetworkState, state: SimState): void {
+  seedDemoNetwork(net, state);
+  for (const ss of state.listScaleSets()) provideNamedPools(net, state.subscriptionId, ss);
 }
 
 /** Back to the seeded network (the control API's reset). */
 export function resetNetwork(sim: SimulatorContext): void {
   const net = network(sim);
   net.clear();
-  if (sim.seeded) seedDemoNetwork(net, sim.state);
+  if (sim.seeded) seedNetwork(net, sim.state);
+}
+
+const NAMED_POOL =
+  /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Network\/(loadBalancers|applicationGateways)\/([^/]+)\/backendAddressPools\/([^/]+)$/i;
+
+/**
+ * The load balancers, gateways and pools a scale set the simulator made itself names (the seed's, the control API's
+ * `PUT /_sim/scaleSets`): made where missing, as the deploy that made such a scale set would have made them, so
+ * that what the simulator holds names only what exists (references.ts).
+ */
+export function provideNamedPools(net: NetworkState, subscriptionId: string, ss: ScaleSet): void {
+  const nics = getPath(
+    ss.model,
+    "properties",
+    "virtualMachineProfile",
+    "networkProfile",
+    "networkInterfaceConfigurations",
+  );
+  const ipcs = asArray(nics).flatMap((nic) => asArray(getPath(nic, "properties", "ipConfigurations")));
+  for (const poolId of ipcs.flatMap(poolIdsOf)) {
+    const m = NAMED_POOL.exec(poolId);
+    if (!m || m[1].toLowerCase() !== subscriptionId.toLowerCase()) continue;
+    const type = networkTypeOf(m[3])!;
+    const existing = net.get(type, m[2], m[4]);
+    const body: JsonObject = existing ? clone(existing.body) : {};
+    const properties: JsonObject = isObject(body.properties)
+      ? body.properties
+      : { frontendIPConfigurations: [{ name: "frontend", properties: {} }] };
+    const pools = asArray(properties.backendAddressPools);
+    if (pools.some((p) => String(getPath(p, "name")).toLowerCase() === m[5].toLowerCase())) continue;
+    properties.backendAddressPools = [...(pools as JsonObject[]), { name: m[5], properties: {} }];
+    body.properties = properties;
+    net.put(type, existing?.resourceGroup ?? m[2], existing?.name ?? m[4], existing?.location ?? ss.location, body);
+  }
 }
 
 function typeParam(params: RouteParams): NetworkType {
@@ -154,6 +196,16 @@ export function renderNetworkResource(sim: SimulatorContext, r: NetworkResource)
   };
 }
 
+/** A network resource as a GET finds it (a load balancer or gateway the scale sets name included), or undefined. */
+export function findNetworkResource(
+  sim: SimulatorContext,
+  type: NetworkType,
+  resourceGroup: string,
+  name: string,
+): NetworkResource | undefined {
+  return network(sim).get(type, resourceGroup, name) ?? namedByScaleSets(sim, type, resourceGroup, name);
+}
+
 function requireResource(sim: SimulatorContext, type: NetworkType, params: RouteParams): NetworkResource {
   requireGroup(sim, params);
   const r =
@@ -191,14 +243,12 @@ const getResource: Handler = (ctx, sim, params) => {
   send(ctx, 200, renderNetworkResource(sim, requireResource(sim, typeParam(params), params)));
 };
 
+/** A type's resources in a group (…_List) or in the whole subscription (…_ListAll), paged. */
 const listResources: Handler = (ctx, sim, params) => {
   const type = typeParam(params);
-  requireGroup(sim, params);
-  send(ctx, 200, {
-    value: network(sim)
-      .list(type, params.resourceGroup)
-      .map((r) => renderNetworkResource(sim, r)),
-  });
+  if (params.resourceGroup !== undefined) requireGroup(sim, params);
+  else if (!sim.state.isSubscription(params.subscriptionId)) throw subscriptionNotFound(params.subscriptionId);
+  sendPage(ctx, sim, network(sim).list(type, params.resourceGroup), (r) => renderNetworkResource(sim, r));
 };
 
 const putResource: Handler = (ctx, sim, params) => {
@@ -257,6 +307,7 @@ export function networkArmRoutes(): [string, string, Route][] {
   return [
     ["GET", `${NETWORK}/virtualNetworks/:name/subnets/:subnet`, { handler: getSubnet }],
     ["GET", `${NETWORK}/:type`, { handler: listResources }],
+    ["GET", `${SUB}/providers/Microsoft.Network/:type`, { handler: listResources }],
     ["GET", `${NETWORK}/:type/:name`, { handler: getResource }],
     ["PUT", `${NETWORK}/:type/:name`, { handler: putResource }],
     ["DELETE", `${NETWORK}/:type/:name`, { handler: deleteResource }],

@@ -1,5 +1,7 @@
 // demo-rg's network: the virtual network the seeded scale sets sit in, a load balancer and an application gateway
-// with a frontend, a probe and a rule each, and a network security group. Deploys name them (vnet demo-rg-vnet,
+// with a frontend, a probe and a rule each, a network security group, and shop-lb with its pool shop-pool (what a
+// createServerGroup of the shop-prod cluster names). The load balancers the seeded scale sets name (web-prod-v001-lb,
+// …) are made with them (network-routes.ts, provideNamedPools). Deploys name them (vnet demo-rg-vnet,
 // subnet default, loadBalancerName demo-lb or demo-appgw, securityGroupName demo-nsg).
 import type { SimState } from "../state.ts";
 import type { NetworkState } from "./network-state.ts";
@@ -12,6 +14,9 @@ export const DEMO_NETWORK = {
   loadBalancer: "demo-lb",
   applicationGateway: "demo-appgw",
   securityGroup: "demo-nsg",
+  /** The pool a deploy of the shop-prod cluster names (the service's examples and tests), as its team made it. */
+  shopLoadBalancer: "shop-lb",
+  shopPool: "shop-pool",
 } as const;
 
 export function seedDemoNetwork(network: NetworkState, _state: SimState): void {
@@ -55,6 +60,16 @@ export function seedDemoNetwork(network: NetworkState, _state: SimState): void {
           properties: { protocol: "Http", port: 80, requestPath: "/health", intervalInSeconds: 5, numberOfProbes: 2 },
         },
       ],
+      loadBalancingRules: [],
+      inboundNatPools: [],
+    },
+  });
+  network.put("loadBalancers", rg, DEMO_NETWORK.shopLoadBalancer, location, {
+    sku: { name: "Standard" },
+    properties: {
+      frontendIPConfigurations: [{ name: "frontend", properties: { privateIPAllocationMethod: "Dynamic" } }],
+      backendAddressPools: [{ name: DEMO_NETWORK.shopPool, properties: {} }],
+      probes: [],
       loadBalancingRules: [],
       inboundNatPools: [],
     },

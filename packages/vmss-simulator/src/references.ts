@@ -1,0 +1,177 @@
+// What a scale set's model names must exist, as Azure refuses a PUT or PATCH that names what does not (the
+// user-assigned identities are checked where they are resolved, managed-identities.ts). Each refusal is the one Azure
+// gives for that reference:
+// - the network (subnet and its virtual network, load balancer backend and inbound NAT pools, application gateway
+//   pools, the NIC's network security group): 400 `InvalidResourceReference` "Resource {id} referenced by resource
+//   {scale set} was not found. Please make sure that the referenced resource exists, and that both resources are in
+//   the same region." naming the missing parent when the parent is missing (Azure/azure-cli#1237, a virtual network;
+//   MicrosoftDocs/azure-docs#81734, a subnet). A resource in another location is refused the same way.
+// - a gallery image (an Azure Compute Gallery id, a shared or community gallery id; the simulator holds no gallery):
+//   404 `GalleryImageNotFound` "The gallery image {id} is not available in {location} region. Please contact image
+//   owner to replicate to this region, or change your requested region.", target imageReference
+//   (confidential-containers/cloud-api-adaptor#1709, pulumi/pulumi-aws#5129).
+// - a disk encryption set: 400 `BadRequest` "DiskEncryptionSet '{id}' was not found." (Azure/azure-cli#18355).
+// - a proximity placement group that does not exist (proximity-placement-groups.ts), a capacity reservation group
+//   (a type the simulator does not model, so none exists): Compute's 404 `NotFound` "The entity was not found in
+//   this Azure location."; the wording Azure gives for these two references in particular is not in the public
+//   material found.
+// Not checked: a managed image (`…/Microsoft.Compute/images/…`, which the simulator does not model and which
+// clouddriver-style deploys name), a Marketplace image, Key Vault certificates (`osProfile.secrets`).
+import { ArmError } from "./arm-errors.ts";
+import type { SimulatorContext } from "./context.ts";
+import { getPath, isObject, type JsonObject } from "./json.ts";
+import { findNetworkResource } from "./network/network-routes.ts";
+import type { NetworkResource, NetworkType } from "./network/network-state.ts";
+import { proximityPlacementGroupExists } from "./proximity-placement-groups.ts";
+import { normalizeLocation } from "./vmss-model.ts";
+
+/** An ARM id's parts: `/subscriptions/{s}/resourceGroups/{rg}/providers/{namespace}/{type}/{name}[/{child}/{childName}]`. */
+interface ParsedId {
+  subscriptionId: string;
+  resourceGroup: string;
+  namespace: string;
+  type: string;
+  name: string;
+  child?: { type: string; name: string };
+}
+
+const ID =
+  /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/([^/]+)\/([^/]+)\/([^/]+)(?:\/([^/]+)\/([^/]+))?\/?$/i;
+
+function parseId(id: string): ParsedId | undefined {
+  const m = ID.exec(id);
+  if (!m) return undefined;
+  return {
+    subscriptionId: m[1],
+    resourceGroup: m[2],
+    namespace: m[3],
+    type: m[4],
+    name: m[5],
+    ...(m[6] !== undefined ? { child: { type: m[6], name: m[7] } } : {}),
+  };
+}
+
+function invalidResourceReference(id: string, scaleSetId: string): ArmError {
+  return new ArmError(
+    400,
+    "InvalidResourceReference",
+    `Resource ${id} referenced by resource ${scaleSetId} was not found. Please make sure that the referenced resource exists, and that both resources are in the same region.`,
+  );
+}
+
+function entityNotFound(): ArmError {
+  return new ArmError(404, "NotFound", "The entity was not found in this Azure location.");
+}
+
+function idsAt(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(idsAt);
+  return isObject(value) && typeof value.id === "string" ? [value.id] : [];
+}
+
+/** Which network type and child collection an id must name, by where the model holds it. */
+interface NetworkReference {
+  id: string;
+  type: NetworkType;
+  child?: string;
+}
+
+function networkReferences(model: JsonObject): NetworkReference[] {
+  const out: NetworkReference[] = [];
+  const nics = getPath(
+    model,
+    "properties",
+    "virtualMachineProfile",
+    "networkProfile",
+    "networkInterfaceConfigurations",
+  );
+  for (const nic of Array.isArray(nics) ? nics : []) {
+    for (const id of idsAt(getPath(nic, "properties", "networkSecurityGroup")))
+      out.push({ id, type: "networkSecurityGroups" });
+    const ipcs = getPath(nic, "properties", "ipConfigurations");
+    for (const ipc of Array.isArray(ipcs) ? ipcs : []) {
+      const p = getPath(ipc, "properties");
+      for (const id of idsAt(getPath(p, "subnet"))) out.push({ id, type: "virtualNetworks", child: "subnets" });
+      for (const id of idsAt(getPath(p, "loadBalancerBackendAddressPools")))
+        out.push({ id, type: "loadBalancers", child: "backendAddressPools" });
+      for (const id of idsAt(getPath(p, "loadBalancerInboundNatPools")))
+        out.push({ id, type: "loadBalancers", child: "inboundNatPools" });
+      for (const id of idsAt(getPath(p, "applicationGatewayBackendAddressPools")))
+        out.push({ id, type: "applicationGateways", child: "backendAddressPools" });
+    }
+  }
+  return out;
+}
+
+function hasChild(resource: NetworkResource, collection: string, name: string): boolean {
+  const items = getPath(resource.body, "properties", collection);
+  return Array.isArray(items) && items.some((i) => isObject(i) && String(i.name).toLowerCase() === name.toLowerCase());
+}
+
+/** The network resource a reference names, with its location, or the id Azure names as not found. */
+function checkNetworkReference(sim: SimulatorContext, ref: NetworkReference, scaleSetId: string, location: string) {
+  const parsed = parseId(ref.id);
+  const parentId = parsed ? ref.id.split("/").slice(0, 9).join("/") : ref.id;
+  const sameKind =
+    parsed &&
+    parsed.subscriptionId.toLowerCase() === sim.state.subscriptionId.toLowerCase() &&
+    parsed.namespace.toLowerCase() === "microsoft.network" &&
+    parsed.type.toLowerCase() === ref.type.toLowerCase() &&
+    (ref.child === undefined) === (parsed.child === undefined) &&
+    (ref.child === undefined || parsed.child?.type.toLowerCase() === ref.child.toLowerCase());
+  if (!parsed || !sameKind) throw invalidResourceReference(ref.id, scaleSetId);
+  const resource = findNetworkResource(sim, ref.type, parsed.resourceGroup, parsed.name);
+  if (!resource || normalizeLocation(resource.location) !== location)
+    throw invalidResourceReference(parentId, scaleSetId);
+  // A scale set's own pools are the members it names: a pool a scale set names exists (namedByScaleSets).
+  if (parsed.child && ref.child && !hasChild(resource, ref.child, parsed.child.name))
+    throw invalidResourceReference(ref.id, scaleSetId);
+}
+
+const GALLERY = /\/providers\/Microsoft\.Compute\/galleries\//i;
+
+function checkImage(model: JsonObject, location: string): void {
+  const image = getPath(model, "properties", "virtualMachineProfile", "storageProfile", "imageReference");
+  if (!isObject(image)) return;
+  const galleryIds = [
+    typeof image.id === "string" && GALLERY.test(image.id) ? image.id : undefined,
+    typeof image.sharedGalleryImageId === "string" ? image.sharedGalleryImageId : undefined,
+    typeof image.communityGalleryImageId === "string" ? image.communityGalleryImageId : undefined,
+  ].filter((v): v is string => v !== undefined);
+  if (galleryIds.length > 0)
+    throw new ArmError(
+      404,
+      "GalleryImageNotFound",
+      `The gallery image ${galleryIds[0]} is not available in ${location} region. Please contact image owner to replicate to this region, or change your requested region.`,
+      { target: "imageReference" },
+    );
+}
+
+function checkDiskEncryptionSets(model: JsonObject): void {
+  const storage = getPath(model, "properties", "virtualMachineProfile", "storageProfile");
+  const disks = [
+    getPath(storage, "osDisk"),
+    ...(Array.isArray(getPath(storage, "dataDisks")) ? (getPath(storage, "dataDisks") as unknown[]) : []),
+  ];
+  for (const disk of disks)
+    for (const id of idsAt(getPath(disk, "managedDisk", "diskEncryptionSet")))
+      throw new ArmError(400, "BadRequest", `DiskEncryptionSet '${id}' was not found.`);
+}
+
+/**
+ * Refuses a scale set model that names a resource that does not exist (see the file's head for each refusal).
+ * `location` is the scale set's (normalized).
+ */
+export function checkScaleSetReferences(
+  sim: SimulatorContext,
+  model: JsonObject,
+  scaleSetId: string,
+  location: string,
+): void {
+  for (const ref of networkReferences(model)) checkNetworkReference(sim, ref, scaleSetId, location);
+  checkImage(model, location);
+  checkDiskEncryptionSets(model);
+  for (const id of idsAt(getPath(model, "properties", "proximityPlacementGroup")))
+    if (!proximityPlacementGroupExists(sim, id)) throw entityNotFound();
+  const crg = getPath(model, "properties", "virtualMachineProfile", "capacityReservation", "capacityReservationGroup");
+  if (idsAt(crg).length > 0) throw entityNotFound();
+}
