@@ -65,7 +65,12 @@ async function oneTask(store: TaskStore, owner: string): Promise<void> {
     finishedAtMs: Date.now(),
     checkpoint: null,
     armCalls: 5,
-    resultObjects: [{ capacity: { min: 1, max: 5, desired: 3 } }],
+    resultObjects: [
+      {
+        ...{ type: "destroyedServerGroup", account: "demo", region: "eastus", resourceGroup: "demo-rg" },
+        ...{ serverGroupName: `pg-task-${k}`, deletedByThisTask: true, confirmedBy: "GET 404 ResourceNotFound" },
+      },
+    ],
     history: [line("ORCHESTRATION")],
   });
 }

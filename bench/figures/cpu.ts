@@ -14,6 +14,9 @@ import { procStats } from "../measure.ts";
 import type { TaskView } from "../task-view.ts";
 import type { Figure, Row } from "../table.ts";
 
+/** The rows of the CPU figure as earlier runs named them, which --only-cpu replaces. */
+export const CPU_ROWS = /^service CPU per task|^the same, one (task )?at a time, each/;
+
 /** The target: service CPU per task / the confirming script's. */
 export const CPU_TARGET = 1.5;
 
