@@ -130,6 +130,28 @@ export function loadAverage(): number[] {
   return loadavg().map((x) => Number(x.toFixed(2)));
 }
 
+/** A run's databases older than this, with nobody connected, were left behind by a run that was killed. */
+const STALE_DATABASE_S = 3600;
+
+/**
+ * Drops the benchmark databases a killed run left behind (its close() never ran): those whose name says they were
+ * made more than STALE_DATABASE_S ago, or that carry no time (made before names did), with no connection open.
+ * Another run's database in use has its replicas connected, and a new one a recent time.
+ */
+async function dropStaleDatabases(admin: pg.Client): Promise<void> {
+  const { rows } = await admin.query<{ datname: string }>(
+    `SELECT d.datname FROM pg_database d
+     WHERE d.datname LIKE 'vmss\\_ops\\_bench\\_%'
+       AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
+  );
+  const nowS = Date.now() / 1000;
+  for (const { datname } of rows) {
+    const made = /^vmss_ops_bench_(\d{10})_/.exec(datname);
+    if (made && nowS - Number(made[1]) < STALE_DATABASE_S) continue;
+    await admin.query(`DROP DATABASE IF EXISTS ${datname}`).catch(() => {});
+  }
+}
+
 export class Bench {
   readonly smoke: boolean;
   readonly sizes: Sizes;
@@ -171,6 +193,7 @@ export class Bench {
     const sim = await startSimulator({ port: 0, writeDurationMs: sizes.D, timeScale: timeScaleOf(sizes), seed: false });
     const admin = new pg.Client({ connectionString: ADMIN_URL });
     await admin.connect();
+    await dropStaleDatabases(admin);
     return new Bench(args.smoke, sim, admin);
   }
 
@@ -212,7 +235,8 @@ export class Bench {
   }
 
   async database(): Promise<string> {
-    const name = `vmss_ops_bench_${randomBytes(4).toString("hex")}`;
+    // Its start in the name: a later run tells a database left behind by a killed run from one in use.
+    const name = `vmss_ops_bench_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString("hex")}`;
     await this.admin.query(`CREATE DATABASE ${name}`);
     this.databases.push(name);
     return Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();

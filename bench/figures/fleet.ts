@@ -16,6 +16,7 @@ import { CLK_TCK, cpuMsOf } from "../measure.ts";
 import { predictFleet, timeScaleForBound, type PerCallCosts } from "../scaling-model.ts";
 import type { TaskView } from "../task-view.ts";
 import type { Figure, Row } from "../table.ts";
+import { MODEL_COUNTS_WITHIN, MODEL_CPU_WITHIN } from "../guards.ts";
 
 /**
  * The bound the subscriptions' budgets set on a run: per bucket, the calls beyond its burst over its refill rate; the
@@ -627,11 +628,6 @@ function fleet10Row(shared: FleetRun): Row {
   };
 }
 
-/** The model's tolerance for its counts (ARM calls, the budget bound, PostgreSQL's statements), a guard row. */
-export const MODEL_COUNTS_WITHIN = 0.15;
-/** The model's tolerance for its CPU terms (replicas, simulators, PostgreSQL): CPU moves with the machine's load. */
-export const MODEL_CPU_WITHIN = 0.25;
-
 /** The model's prediction against the run: the counts within MODEL_COUNTS_WITHIN, the CPU within MODEL_CPU_WITHIN. */
 function modelCheck(b: Bench, predicted: ReturnType<typeof predictFleet>, shared: FleetRun) {
   const vs = (p: number, m: number) => (p > 0 ? m / p : 0);
@@ -663,7 +659,7 @@ function modelCheck(b: Bench, predicted: ReturnType<typeof predictFleet>, shared
     figure:
       "fleet ×10: measured / predicted by bench/scaling-model.ts (ARM calls, budget bound, PostgreSQL statements; CPU), the furthest",
     measured: 1 + Math.max(worstCounts, worstCpu),
-    target: `counts within ${MODEL_COUNTS_WITHIN * 100} %, CPU within ${MODEL_CPU_WITHIN * 100} %`,
+    target: `counts within ${MODEL_COUNTS_WITHIN * 100} %, CPU within ${MODEL_CPU_WITHIN * 100} % (guard)`,
     met: worstCounts <= MODEL_COUNTS_WITHIN && worstCpu <= MODEL_CPU_WITHIN,
     detail: `${list(counts)}; ${list(cpu)}; makespan ${makespan.toFixed(2)} with ${coresUsed.toFixed(2)} cores used`,
   };
