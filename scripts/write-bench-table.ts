@@ -132,12 +132,12 @@ function cpuRow(figure: string, key: "cpu" | "cpuSerial", guard: number): Row {
       const c = r[key];
       if (!c || !finite(c.ratio, c.ratioToConfirming)) return undefined;
       const serviceOnly = finite(c.serviceOnlyMsPerTask)
-        ? ` (service-only ${n(c.serviceOnlyMsPerTask!, 2)} ms a task)`
+        ? `; service-only ${n(c.serviceOnlyMsPerTask!, 2)} ms a task`
         : "";
       // Runs since the guards: the median of several; before, one run.
       const runs = Array.isArray(c.runs) && c.runs.length > 1 ? `median of ${c.runs.length}` : "one run";
       return {
-        measured: `${ratio(c.ratioToConfirming!)} (${runs})${serviceOnly}`,
+        measured: `${ratio(c.ratioToConfirming!)} (${runs}${serviceOnly})`,
         // As the benchmark judges it: a run whose resizes failed, or whose two sides made unlike calls, is not met.
         met: c.ratioToConfirming! <= guard && (c.failed ?? 0) === 0 && c.sameArmCalls !== false,
       };
