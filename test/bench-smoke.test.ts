@@ -7,12 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runBench } from "./helpers/bench-child.ts";
 
-t.setTimeout(280_000);
+t.setTimeout(290_000);
 
 t.test("the benchmark runs end to end at smoke sizes", async (t) => {
   const out = mkdtempSync(join(tmpdir(), "vmss-ops-bench-smoke-"));
   t.teardown(() => rmSync(out, { recursive: true, force: true }));
-  const run = await runBench(t, ["--smoke", "--out", out], 240_000);
+  const run = await runBench(t, ["--smoke", "--out", out], 260_000);
   t.equal(run.status, 0, `bench exits 0\n${run.stderr}`);
   const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
   t.equal(results.smoke, true);
