@@ -130,6 +130,38 @@ export function loadAverage(): number[] {
   return loadavg().map((x) => Number(x.toFixed(2)));
 }
 
+/** A run's databases older than this, with nobody connected, were left behind whatever made them. */
+const STALE_DATABASE_S = 24 * 3600;
+
+/** Whether process `pid` of this machine is alive. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Drops the benchmark databases a killed run left behind (its close() never ran), with no connection open: those
+ * whose name says the process that made them has ended, or that they were made over STALE_DATABASE_S ago, or that
+ * carry neither (made before names did). Another run's database in use has a live maker, or replicas connected.
+ */
+async function dropStaleDatabases(admin: pg.Client): Promise<void> {
+  const { rows } = await admin.query<{ datname: string }>(
+    `SELECT d.datname FROM pg_database d
+     WHERE d.datname LIKE 'vmss\\_ops\\_bench\\_%'
+       AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
+  );
+  const nowS = Date.now() / 1000;
+  for (const { datname } of rows) {
+    const made = /^vmss_ops_bench_(\d{10})_(\d+)_/.exec(datname);
+    if (made && nowS - Number(made[1]) < STALE_DATABASE_S && alive(Number(made[2]))) continue;
+    await admin.query(`DROP DATABASE IF EXISTS ${datname}`).catch(() => {});
+  }
+}
+
 export class Bench {
   readonly smoke: boolean;
   readonly sizes: Sizes;
@@ -171,6 +203,7 @@ export class Bench {
     const sim = await startSimulator({ port: 0, writeDurationMs: sizes.D, timeScale: timeScaleOf(sizes), seed: false });
     const admin = new pg.Client({ connectionString: ADMIN_URL });
     await admin.connect();
+    await dropStaleDatabases(admin);
     return new Bench(args.smoke, sim, admin);
   }
 
@@ -212,7 +245,8 @@ export class Bench {
   }
 
   async database(): Promise<string> {
-    const name = `vmss_ops_bench_${randomBytes(4).toString("hex")}`;
+    // Its start and its maker in the name: a later run tells a database left behind by a killed run from one in use.
+    const name = `vmss_ops_bench_${Math.floor(Date.now() / 1000)}_${process.pid}_${randomBytes(4).toString("hex")}`;
     await this.admin.query(`CREATE DATABASE ${name}`);
     this.databases.push(name);
     return Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();

@@ -7,21 +7,19 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
-import { Bench, loadAverage, UNLIMITED_READS } from "./context.ts";
+import { Bench, UNLIMITED_READS } from "./context.ts";
 import { measureBursts } from "./figures/bursts.ts";
-import { measureClaims } from "./figures/claims.ts";
 import { measureCpu } from "./figures/cpu.ts";
-import { measureFleet, measureFleet10 } from "./figures/fleet.ts";
+import { FLEET_ROWS } from "./figures/fleet.ts";
 import { measureOrdering, writeMakespanChart } from "./figures/ordering.ts";
 import { measureReads } from "./figures/reads.ts";
-import { measureSoak } from "./figures/soak.ts";
 import { measureStartup } from "./figures/startup.ts";
-import { measureStoreLatency } from "./figures/store-latency.ts";
 import { measureSubmissions } from "./figures/submissions.ts";
 import { measureThroughput } from "./figures/throughput.ts";
 import { cpuShare } from "./measure.ts";
 import { keptResults, mergeResults } from "./results-file.ts";
 import { parseBenchArgs, USAGE } from "./run-args.ts";
+import { fleetAndClaims, runPart } from "./run-part.ts";
 import { printTable, type Row } from "./table.ts";
 
 const parsed = parseBenchArgs(process.argv.slice(2), import.meta.dirname);
@@ -34,24 +32,9 @@ if (parsed.args.help) {
   process.exit(0);
 }
 const { smoke, out, part } = parsed.args;
-/** The rows of the fleet and claim figures, which --only-fleet replaces and --skip-fleet keeps. */
-const FLEET_ROWS = /^fleet:|^claim with|^the same with each replica|^the same, SQLite$/;
-/** The rows of the CPU figure as earlier runs named them, which --only-cpu replaces. */
-const CPU_ROWS = /^service CPU per task|^the same, one (task )?at a time, each/;
 
 const b = await Bench.open(parsed.args);
 const shareAtStart = cpuShare();
-const shares = () => ({
-  cpuShareAtStart: Number(shareAtStart.toFixed(2)),
-  cpuShareAtEnd: Number(cpuShare().toFixed(2)),
-});
-
-/** The claims, then the fleet (measured in that order); their rows the fleet's first. */
-async function fleetAndClaims() {
-  const claims = await measureClaims(b);
-  const fleet = await measureFleet(b);
-  return { rows: [...fleet.rows, ...claims.rows], results: { ...claims.results, ...fleet.results } };
-}
 
 /** A partial run: its rows and results merged into DIR/results.json (see mergeResults), then printed. */
 function merge(rows: Row[], results: Record<string, unknown>, drop?: (figure: string) => boolean): void {
@@ -63,7 +46,8 @@ function merge(rows: Row[], results: Record<string, unknown>, drop?: (figure: st
 /** Every figure, in the order measured; the table in the order the README reads it. */
 async function everyFigure(): Promise<void> {
   // First the fleet and the claims (with --skip-fleet, those of the last run).
-  const fleet = part === "skip-fleet" ? keptResults<Row>(out, FLEET_ROWS, ["claims", "fleet"]) : await fleetAndClaims();
+  const fleet =
+    part === "skip-fleet" ? keptResults<Row>(out, FLEET_ROWS, ["claims", "fleet"]) : await fleetAndClaims(b);
   // The makespans, the plain script's burst and the ARM calls of a resize on `one`, which then measures the CPU per
   // task and the reads.
   const oneDir = b.tempDir();
@@ -113,51 +97,8 @@ try {
   b.log(
     `machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB${smoke ? "; smoke sizes" : ""}`,
   );
-  if (part === "only-burst") {
-    const { rows, results } = await measureBursts(b);
-    merge(rows, { bursts: { ...results.bursts, takenAt: new Date().toISOString(), ...shares() } });
-  } else if (part === "only-makespan") {
-    const one = await b.service({ TASK_STORE: "sqlite", DATA_DIR: b.tempDir(), ...UNLIMITED_READS, ...b.fastPolls });
-    const { rows, results } = await measureOrdering(b, one);
-    await b.stop(one);
-    writeMakespanChart(out, results.makespan, b.sizes.D);
-    const makespan = { ...results.makespan, takenAt: new Date().toISOString(), loadAverage: loadAverage() };
-    merge(rows, { makespan, armCalls: results.armCalls });
-  } else if (part === "only-cpu") {
-    // On a service of its own, started as everyFigure starts the one that measures it (after the makespans there).
-    const one = await b.service({ TASK_STORE: "sqlite", DATA_DIR: b.tempDir(), ...UNLIMITED_READS, ...b.fastPolls });
-    const { rows, results } = await measureCpu(b, one);
-    await b.stop(one);
-    const takenAt = new Date().toISOString();
-    merge(
-      rows,
-      { cpu: { ...results.cpu, takenAt, ...shares() }, cpuSerial: { ...results.cpuSerial, takenAt } },
-      (figure) => CPU_ROWS.test(figure),
-    );
-  } else if (part === "only-fleet") {
-    // The other figures stay those of the run that wrote results.json; these rows replace their own.
-    const { rows, results } = await fleetAndClaims();
-    const fleet = { ...results.fleet, takenAt: new Date().toISOString(), loadAverage: loadAverage() };
-    merge(rows, { claims: results.claims, fleet: { ...fleet, ...shares() } }, (figure) => FLEET_ROWS.test(figure));
-  } else if (part === "only-fleet10") {
-    const { rows, results } = await measureFleet10(b);
-    merge(rows, { fleet10: { ...results.fleet10, takenAt: new Date().toISOString(), ...shares() } });
-  } else if (part === "only-soak") {
-    const { rows, results } = await measureSoak(b);
-    merge(rows, results);
-  } else if (part === "only-store-latency") {
-    const { rows, results } = await measureStoreLatency(b);
-    merge(rows, results);
-  } else if (part === "only-memory") {
-    // The throughput figure's runs (their peak RSS, and the throughput beside it) and the starts.
-    const throughput = await measureThroughput(b);
-    const startup = await measureStartup(b);
-    const at = () => ({ takenAt: new Date().toISOString(), loadAverage: loadAverage() });
-    merge([...throughput.rows, ...startup.rows], {
-      throughput: { ...throughput.results.throughput, ...at() },
-      startup: { ...startup.results.startup, ...at() },
-    });
-  } else await everyFigure();
+  if (part === "all" || part === "skip-fleet") await everyFigure();
+  else await runPart(b, part, out, merge);
 } finally {
   await b.close();
 }

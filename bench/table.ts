@@ -15,12 +15,17 @@ export interface Figure<R extends Record<string, unknown> = Record<string, unkno
   results: R;
 }
 
-/** Prints rows as a Markdown table on stdout. */
+const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(2));
+
+/** Prints rows as a Markdown table on stdout, then a line for each row outside its target or guard. */
 export function printTable(rows: readonly Row[]): void {
-  const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(2));
   console.log(`| figure | measured | target | met | detail |\n|---|---|---|---|---|`);
   for (const r of rows)
     console.log(
       `| ${r.figure} | ${fmt(r.measured)} | ${r.target} | ${r.met === null ? "—" : r.met ? "yes" : "no"} | ${r.detail} |`,
+    );
+  for (const r of rows.filter((x) => x.met === false))
+    console.log(
+      `OUTSIDE ${/guard/.test(r.target) ? "ITS GUARD" : "ITS TARGET"}: ${r.figure}: ${fmt(r.measured)}, ${r.target}`,
     );
 }

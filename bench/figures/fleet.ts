@@ -16,6 +16,7 @@ import { CLK_TCK, cpuMsOf } from "../measure.ts";
 import { predictFleet, timeScaleForBound, type PerCallCosts } from "../scaling-model.ts";
 import type { TaskView } from "../task-view.ts";
 import type { Figure, Row } from "../table.ts";
+import { MODEL_COUNTS_WITHIN, MODEL_CPU_WITHIN } from "../guards.ts";
 
 /**
  * The bound the subscriptions' budgets set on a run: per bucket, the calls beyond its burst over its refill rate; the
@@ -285,7 +286,44 @@ async function tableSizes(databaseUrl: string) {
   }
 }
 
-async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetShape) {
+/** The fleet's scale sets, 64 at a time; full buckets, Azure's figures, at the fleet's time scale; the call log clear. */
+async function prepareSimulators(shape: FleetShape, timeScale: number): Promise<void> {
+  const { sets } = shape;
+  for (let s = 0; s < sets; s += 64)
+    await Promise.all(
+      Array.from({ length: Math.min(64, sets - s) }, (_, k) => {
+        const sub = subscriptionOf(shape, s + k);
+        return sub.control.putScaleSet(sub.resourceGroup, `fleet-${s + k}`, { capacity: 1, loadBalanced: false });
+      }),
+    );
+  for (const { control } of shape.subscriptions) {
+    await control.setConfig({ timeScale });
+    await control.setThrottling({ enabled: true, scale: 1, policies: {} });
+    await control.clearCalls();
+  }
+}
+
+/** A fleet run's CPU, in all and per ARM call. */
+function runCpu(
+  m: { replicaCpuMs: number; benchCpu: NodeJS.CpuUsage; postgresCpuMs: number; backendsCpuMs: number },
+  armCalls: number,
+) {
+  const benchMs = (m.benchCpu.user + m.benchCpu.system) / 1000;
+  const per = (ms: number) => (armCalls ? ms / armCalls : 0);
+  return {
+    replicasMs: Math.round(m.replicaCpuMs),
+    benchProcessMs: Math.round(benchMs),
+    postgresServerMs: Math.round(m.postgresCpuMs),
+    postgresBackendsMs: Math.round(m.backendsCpuMs),
+    replicasMsPerArmCall: per(m.replicaCpuMs),
+    postgresServerMsPerArmCall: per(m.postgresCpuMs),
+    benchProcessMsPerArmCall: per(benchMs),
+    postgresBackendsMsPerArmCall: per(m.backendsCpuMs),
+  };
+}
+
+/** The fleet's replicas on a database of the run's. */
+async function startReplicas(b: Bench, shared: boolean, shape: FleetShape) {
   const databaseUrl = await b.database();
   const database = new URL(databaseUrl).pathname.slice(1);
   const env = {
@@ -296,25 +334,18 @@ async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetS
     LOG_LEVEL: "warn",
     ...shape.env,
   };
-  const { sets, ops, replicas: count } = shape;
   const replicas = await Promise.all(
-    Array.from({ length: count }, (_, i) =>
+    Array.from({ length: shape.replicas }, (_, i) =>
       b.service({ ...env, REPLICA_ID: `${shape.label}-${shared ? "shared" : "apart"}-${i}` }),
     ),
   );
-  for (let s = 0; s < sets; s += 64)
-    await Promise.all(
-      Array.from({ length: Math.min(64, sets - s) }, (_, k) => {
-        const sub = subscriptionOf(shape, s + k);
-        return sub.control.putScaleSet(sub.resourceGroup, `fleet-${s + k}`, { capacity: 1, loadBalanced: false });
-      }),
-    );
-  // Full buckets, Azure's figures, at the fleet's time scale; only this run's calls in the log.
-  for (const { control } of shape.subscriptions) {
-    await control.setConfig({ timeScale });
-    await control.setThrottling({ enabled: true, scale: 1, policies: {} });
-    await control.clearCalls();
-  }
+  return { databaseUrl, database, replicas };
+}
+
+async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetShape) {
+  const { databaseUrl, database, replicas } = await startReplicas(b, shared, shape);
+  const { sets, ops, replicas: count } = shape;
+  await prepareSimulators(shape, timeScale);
   const cpuBefore = {
     replicas: replicas.map((r) => cpuMsOf(r.child.pid!)),
     bench: process.cpuUsage(),
@@ -377,16 +408,7 @@ async function fleet(b: Bench, shared: boolean, timeScale: number, shape: FleetS
      * processes (every database: other work on the server is included) and the backends of this run's database, those
      * that ended during the run included.
      */
-    cpu: {
-      replicasMs: Math.round(replicaCpuMs),
-      benchProcessMs: Math.round((benchCpu.user + benchCpu.system) / 1000),
-      postgresServerMs: Math.round(postgresCpuMs),
-      postgresBackendsMs: Math.round(backendsCpuMs),
-      replicasMsPerArmCall: armCalls ? replicaCpuMs / armCalls : 0,
-      postgresServerMsPerArmCall: armCalls ? postgresCpuMs / armCalls : 0,
-      benchProcessMsPerArmCall: armCalls ? (benchCpu.user + benchCpu.system) / 1000 / armCalls : 0,
-      postgresBackendsMsPerArmCall: armCalls ? backendsCpuMs / armCalls : 0,
-    },
+    cpu: runCpu({ replicaCpuMs, benchCpu, postgresCpuMs, backendsCpuMs }, armCalls),
     /**
      * PostgreSQL's own count of the statements the replicas sent: transactions committed or rolled back in this
      * run's database (pg_stat_database), each autocommit statement one; per ARM call and per task.
@@ -467,6 +489,9 @@ function costsPerCall(run: Awaited<ReturnType<typeof fleet>>): PerCallCosts {
   };
 }
 
+/** The rows of the fleet and claim figures, which --only-fleet replaces and --skip-fleet keeps. */
+export const FLEET_ROWS = /^fleet:|^claim with|^the same with each replica|^the same, SQLite$/;
+
 /** A subscription's id for the 10× fleet: a GUID that says which it is. */
 const fleetSubscriptionId = (k: number) => `00000000-0000-4000-8000-${String(100 + k).padStart(12, "0")}`;
 
@@ -492,59 +517,7 @@ export async function measureFleet10(b: Bench) {
           subscriptionId: fleetSubscriptionId(k),
         }),
       );
-    const subscriptions: FleetSubscription[] = sims.map((sim, k) => ({
-      account: `fleet-${k}`,
-      resourceGroup: "fleet-rg",
-      control: new SimulatorControl(sim),
-    }));
-    const accounts = sims.map((sim, k) => ({
-      name: `fleet-${k}`,
-      subscriptionId: sim.subscriptionId,
-      endpoint: sim.url,
-      credential: "simulator",
-      defaultResourceGroup: "fleet-rg",
-      serverGroupResourceGroup: "account",
-      regions: ["eastus"],
-    }));
-    // Every operation is submitted at once, by one caller: the backlog limit (10,000 waiting by default) is raised
-    // to hold them, and the per-caller submission limit (6,000 a minute a replica) lifted, since what is measured is
-    // the fleet's work against Azure's budgets, not one caller's flood.
-    const envFor = (runAccounts: typeof accounts, runTimeScale: number) => ({
-      ACCOUNTS: JSON.stringify(runAccounts),
-      TASK_BACKLOG_LIMIT: String(sizes.ops + 1000),
-      RATE_LIMIT_SUBMISSIONS: "0",
-      // A service follows the clock of one simulator, SIMULATOR_URL's (the benchmark's own, at another time scale);
-      // these accounts answer from simulators of their own, so the fleet's clock is given: without it the replicas
-      // refilled their budget a hundred times too fast and 4,005 calls were refused with 429 (2026-11-27 16:12).
-      ARM_BUDGET_REFILL_SCALE: String(1 / runTimeScale),
-      AZURE_SCALE_SET_READS_PER_MINUTE: String(Math.max(1, Math.round(12 / runTimeScale))),
-    });
-    const shape: FleetShape = {
-      sets: sizes.sets,
-      ops: sizes.ops,
-      replicas: sizes.replicas,
-      subscriptions,
-      env: envFor(accounts, timeScale),
-      label: "fleet10",
-      tables: true,
-    };
-    // The model's costs per call, measured in this run (not carried from another day's load): one subscription of
-    // the same shape (its share of the scale sets and operations), the same replicas, at the same ARM calls a second
-    // (its bound the fleet's over the subscriptions).
-    const one = {
-      operations: Math.round(sizes.ops / sizes.subscriptions),
-      scaleSets: Math.round(sizes.sets / sizes.subscriptions),
-      subscriptions: 1,
-    };
-    const oneTimeScale = timeScaleForBound(one, sizes.boundS / sizes.subscriptions);
-    const calibrationShape: FleetShape = {
-      sets: one.scaleSets,
-      ops: one.operations,
-      replicas: sizes.replicas,
-      subscriptions: subscriptions.slice(0, 1),
-      env: envFor(accounts.slice(0, 1), oneTimeScale),
-      label: "fleet10-one",
-    };
+    const { shape, calibrationShape, oneTimeScale } = fleet10Shapes(b, sims, timeScale);
     b.log(
       `fleet ×10: ${sizes.ops} operations on ${sizes.sets} scale sets in ${sizes.subscriptions} subscription${sizes.subscriptions === 1 ? "" : "s"}, ${sizes.replicas} replicas, time scale ${timeScale.toPrecision(3)}`,
     );
@@ -559,45 +532,17 @@ export async function measureFleet10(b: Bench) {
     b.log(
       `fleet ×10: ${shared.makespanMs} ms against a bound of ${shared.budgetBoundMs} ms (${shared.boundingBucket}), ${shared.throttled} × 429, ${shared.failedTasks} failed, wall ${shared.wallMs} ms`,
     );
-    const rows: Row[] = [
-      {
-        figure: `fleet ×10: ${shared.operations} operations on ${shared.scaleSets} scale sets in ${shared.subscriptions} subscriptions, ${shared.replicas} replicas on PostgreSQL, Azure's limits: makespan / the busiest subscription's budget bound`,
-        measured: shared.ratio,
-        target: "≤ 1.1, 0 × 429, none failed",
-        met: shared.ratio <= 1.1 && shared.throttled === 0 && shared.failedTasks === 0,
-        detail: `${(shared.makespanMs / 1000).toFixed(1)} s against ${(shared.budgetBoundMs / 1000).toFixed(1)} s (${shared.boundingBucket}); ${shared.throttled} × 429, ${shared.armCalls} ARM calls, ${shared.failedTasks} failed; ${shared.postgres.transactionsPerArmCall.toFixed(2)} PostgreSQL statements per ARM call`,
-      },
-    ];
     // The model of docs/scaling.md, from the costs per call measured at one subscription, against this run.
     const predicted = predictFleet({ ...mix, timeScale, cores: cpus().length }, costs);
-    const vs = (p: number, m: number) => (p > 0 ? m / p : 0);
-    const predictedVsMeasured = {
-      armCalls: vs(predicted.armCalls, shared.armCalls),
-      budgetBound: vs(predicted.budgetBoundMs, shared.budgetBoundMs),
-      makespan: vs(predicted.makespanMs, shared.makespanMs),
-      replicaCpu: vs(predicted.replicaCpuMs, shared.cpu.replicasMs),
-      simulatorCpu: vs(predicted.simulatorCpuMs, shared.cpu.benchProcessMs),
-      postgresCpu: vs(predicted.postgresCpuMs, shared.cpu.postgresBackendsMs),
-      postgresTransactions: vs(predicted.postgresTransactions, shared.postgres.transactions),
+    const model = modelCheck(b, predicted, shared);
+    const rows: Row[] = [fleet10Row(shared), ...claims.rows, model.row];
+    const oneSubscription = {
+      timeScale: oneTimeScale,
+      ...pick(calibration, ["scaleSets", "operations", "makespanMs", "budgetBoundMs", "ratio", "armCalls"]),
+      ...pick(calibration, ["throttled", "failedTasks", "statementsPerArmCall"]),
+      costsPerCall: costs,
     };
-    rows.push(...claims.rows);
-    // The makespan is the machine's as much as the service's: on a shared machine the run gets what CPU is left
-    // (coresUsed), so it is reported beside the others, not judged with them.
-    const { makespan: _makespan, ...costsVsMeasured } = predictedVsMeasured;
-    const worst = Math.max(...Object.values(costsVsMeasured).map((r) => Math.abs(r - 1)));
-    const totalCpuMs = shared.cpu.replicasMs + shared.cpu.benchProcessMs + shared.cpu.postgresBackendsMs;
-    const coresUsed = totalCpuMs / shared.makespanMs;
-    b.log(`fleet ×10, measured / predicted: ${JSON.stringify(predictedVsMeasured)}`);
-    rows.push({
-      figure:
-        "fleet ×10: measured / predicted by bench/scaling-model.ts (ARM calls, budget bound, CPU, PostgreSQL statements), the furthest",
-      measured: 1 + worst,
-      target: "within 15 %",
-      met: worst <= 0.15,
-      detail: `${Object.entries(costsVsMeasured)
-        .map(([k, r]) => `${k} ${r.toFixed(2)}`)
-        .join(", ")}; makespan ${predictedVsMeasured.makespan.toFixed(2)} with ${coresUsed.toFixed(2)} cores used`,
-    });
+    const { predictedVsMeasured, coresUsed } = model;
     return {
       rows,
       results: {
@@ -605,28 +550,118 @@ export async function measureFleet10(b: Bench) {
           timeScale,
           ...shared,
           /** The run at one subscription whose costs per call the model takes. */
-          oneSubscription: {
-            timeScale: oneTimeScale,
-            scaleSets: calibration.scaleSets,
-            operations: calibration.operations,
-            makespanMs: calibration.makespanMs,
-            budgetBoundMs: calibration.budgetBoundMs,
-            ratio: calibration.ratio,
-            armCalls: calibration.armCalls,
-            throttled: calibration.throttled,
-            failedTasks: calibration.failedTasks,
-            statementsPerArmCall: calibration.statementsPerArmCall,
-            costsPerCall: costs,
-          },
-          predicted,
-          predictedVsMeasured,
-          coresUsed,
-          claims: claims.results.claims,
-          loadAverage: loadAverage(),
+          oneSubscription,
+          ...{ predicted, predictedVsMeasured, coresUsed, claims: claims.results.claims, loadAverage: loadAverage() },
         },
       },
     } satisfies Figure;
   } finally {
     await Promise.all(sims.map((s) => s.close()));
   }
+}
+
+function pick<T extends object, K extends keyof T>(o: T, keys: K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((k) => [k, o[k]])) as Pick<T, K>;
+}
+
+/**
+ * The 10× fleet's shape over its simulators, and the calibration's: one subscription of the same shape (its share
+ * of the scale sets and operations), the same replicas, at the same ARM calls a second (its bound the fleet's over
+ * the subscriptions), whose costs per call the model takes (measured in this run, not carried from another day's
+ * load).
+ */
+function fleet10Shapes(b: Bench, sims: RunningSimulator[], timeScale: number) {
+  const sizes = b.fleet10Sizes;
+  const subscriptions: FleetSubscription[] = sims.map((sim, k) => ({
+    account: `fleet-${k}`,
+    resourceGroup: "fleet-rg",
+    control: new SimulatorControl(sim),
+  }));
+  const accounts = sims.map((sim, k) => ({
+    name: `fleet-${k}`,
+    subscriptionId: sim.subscriptionId,
+    endpoint: sim.url,
+    credential: "simulator",
+    defaultResourceGroup: "fleet-rg",
+    serverGroupResourceGroup: "account",
+    regions: ["eastus"],
+  }));
+  // Every operation is submitted at once, by one caller: the backlog limit (10,000 waiting by default) is raised
+  // to hold them, and the per-caller submission limit (6,000 a minute a replica) lifted, since what is measured is
+  // the fleet's work against Azure's budgets, not one caller's flood.
+  const envFor = (runAccounts: typeof accounts, runTimeScale: number) => ({
+    ACCOUNTS: JSON.stringify(runAccounts),
+    TASK_BACKLOG_LIMIT: String(sizes.ops + 1000),
+    RATE_LIMIT_SUBMISSIONS: "0",
+    // A service follows the clock of one simulator, SIMULATOR_URL's (the benchmark's own, at another time scale);
+    // these accounts answer from simulators of their own, so the fleet's clock is given: without it the replicas
+    // refilled their budget a hundred times too fast and 4,005 calls were refused with 429 (2026-11-27 16:12).
+    ARM_BUDGET_REFILL_SCALE: String(1 / runTimeScale),
+    AZURE_SCALE_SET_READS_PER_MINUTE: String(Math.max(1, Math.round(12 / runTimeScale))),
+  });
+  const shape: FleetShape = {
+    ...{ sets: sizes.sets, ops: sizes.ops, replicas: sizes.replicas, subscriptions },
+    ...{ env: envFor(accounts, timeScale), label: "fleet10", tables: true },
+  };
+  const one = {
+    operations: Math.round(sizes.ops / sizes.subscriptions),
+    scaleSets: Math.round(sizes.sets / sizes.subscriptions),
+    subscriptions: 1,
+  };
+  const oneTimeScale = timeScaleForBound(one, sizes.boundS / sizes.subscriptions);
+  const calibrationShape: FleetShape = {
+    ...{ sets: one.scaleSets, ops: one.operations, replicas: sizes.replicas, subscriptions: subscriptions.slice(0, 1) },
+    ...{ env: envFor(accounts.slice(0, 1), oneTimeScale), label: "fleet10-one" },
+  };
+  return { shape, calibrationShape, oneTimeScale };
+}
+
+type FleetRun = Awaited<ReturnType<typeof fleet>>;
+
+function fleet10Row(shared: FleetRun): Row {
+  return {
+    figure: `fleet ×10: ${shared.operations} operations on ${shared.scaleSets} scale sets in ${shared.subscriptions} subscriptions, ${shared.replicas} replicas on PostgreSQL, Azure's limits: makespan / the busiest subscription's budget bound`,
+    measured: shared.ratio,
+    target: "≤ 1.1, 0 × 429, none failed",
+    met: shared.ratio <= 1.1 && shared.throttled === 0 && shared.failedTasks === 0,
+    detail: `${(shared.makespanMs / 1000).toFixed(1)} s against ${(shared.budgetBoundMs / 1000).toFixed(1)} s (${shared.boundingBucket}); ${shared.throttled} × 429, ${shared.armCalls} ARM calls, ${shared.failedTasks} failed; ${shared.postgres.transactionsPerArmCall.toFixed(2)} PostgreSQL statements per ARM call`,
+  };
+}
+
+/** The model's prediction against the run: the counts within MODEL_COUNTS_WITHIN, the CPU within MODEL_CPU_WITHIN. */
+function modelCheck(b: Bench, predicted: ReturnType<typeof predictFleet>, shared: FleetRun) {
+  const vs = (p: number, m: number) => (p > 0 ? m / p : 0);
+  const counts = {
+    armCalls: vs(predicted.armCalls, shared.armCalls),
+    budgetBound: vs(predicted.budgetBoundMs, shared.budgetBoundMs),
+    postgresTransactions: vs(predicted.postgresTransactions, shared.postgres.transactions),
+  };
+  const cpu = {
+    replicaCpu: vs(predicted.replicaCpuMs, shared.cpu.replicasMs),
+    simulatorCpu: vs(predicted.simulatorCpuMs, shared.cpu.benchProcessMs),
+    postgresCpu: vs(predicted.postgresCpuMs, shared.cpu.postgresBackendsMs),
+  };
+  // The makespan is the machine's as much as the service's: on a shared machine the run gets what CPU is left
+  // (coresUsed), so it is reported beside the others, not judged with them.
+  const makespan = vs(predicted.makespanMs, shared.makespanMs);
+  const predictedVsMeasured = { ...counts, makespan, ...cpu };
+  const furthest = (o: Record<string, number>) => Math.max(...Object.values(o).map((r) => Math.abs(r - 1)));
+  const worstCounts = furthest(counts);
+  const worstCpu = furthest(cpu);
+  const totalCpuMs = shared.cpu.replicasMs + shared.cpu.benchProcessMs + shared.cpu.postgresBackendsMs;
+  const coresUsed = totalCpuMs / shared.makespanMs;
+  b.log(`fleet ×10, measured / predicted: ${JSON.stringify(predictedVsMeasured)}`);
+  const list = (o: Record<string, number>) =>
+    Object.entries(o)
+      .map(([k, r]) => `${k} ${r.toFixed(2)}`)
+      .join(", ");
+  const row: Row = {
+    figure:
+      "fleet ×10: measured / predicted by bench/scaling-model.ts (ARM calls, budget bound, PostgreSQL statements; CPU), the furthest",
+    measured: 1 + Math.max(worstCounts, worstCpu),
+    target: `counts within ${MODEL_COUNTS_WITHIN * 100} %, CPU within ${MODEL_CPU_WITHIN * 100} % (guard)`,
+    met: worstCounts <= MODEL_COUNTS_WITHIN && worstCpu <= MODEL_CPU_WITHIN,
+    detail: `${list(counts)}; ${list(cpu)}; makespan ${makespan.toFixed(2)} with ${coresUsed.toFixed(2)} cores used`,
+  };
+  return { row, predictedVsMeasured, coresUsed };
 }

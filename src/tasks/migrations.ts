@@ -433,6 +433,21 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     description: "traceparent: the submission's span, under which every run of the task is traced; NULL untraced",
     sql: `ALTER TABLE tasks ADD COLUMN IF NOT EXISTS traceparent text;`,
   },
+  {
+    version: 14,
+    description:
+      "tasks updated in place (HOT): no index reads updated_at_ms, and room left on each page for new versions",
+    // Every write of a task sets updated_at_ms, and an index on it (tasks_prunable's coalesce) made every update a
+    // new entry in each of the table's indexes, the operations' GIN index included. Without it, a write that leaves
+    // the indexed columns (state, lease_owner, finished_at_ms, ...) as they were is a heap-only update on the same
+    // page: a checkpoint or a history line no longer writes the indexes (bench/pg-task.ts; docs/task-stores.md).
+    // Prune reads finished tasks by finished_at_ms, and those finished without one (none the runner writes) by
+    // updated_at_ms, which the finished task no longer changes.
+    sql: `DROP INDEX IF EXISTS tasks_prunable;
+      CREATE INDEX IF NOT EXISTS tasks_finished ON tasks (finished_at_ms)
+        WHERE state IN ('succeeded', 'failed', 'canceled');
+      ALTER TABLE tasks SET (fillfactor = 80);`,
+  },
 ];
 
 export function latestVersion(migrations: readonly Migration[]): number {

@@ -23,6 +23,7 @@ import { migrate } from "./pg/migrate.ts";
 import { readVacuumSettings, vacuumWarnings } from "./pg/vacuum-settings.ts";
 import { pgTables, type PgTables } from "./pg/tables.ts";
 import { PgCreateQueue } from "./pg/create-queue.ts";
+import { PgUpdateQueue } from "./pg/update-queue.ts";
 import { cancelRequested, getTask, list, revision } from "./pg/read.ts";
 import { claim } from "./pg/claim.ts";
 import { release, renew } from "./pg/lease.ts";
@@ -52,6 +53,8 @@ export class PostgresTaskStore implements TaskStore {
   readonly #db: PgConnection;
   readonly #t: PgTables;
   readonly #creates: PgCreateQueue;
+  /** The writes of running tasks that do not end them, a statement shared (update-queue.ts). */
+  readonly updates: PgUpdateQueue;
   readonly #ended: EndNotifier;
   /** Where, for messages: the redacted URL and schema. */
   readonly where: string;
@@ -74,6 +77,7 @@ export class PostgresTaskStore implements TaskStore {
     this.openWarnings = openWarnings;
     this.#t = t;
     this.#creates = new PgCreateQueue(db, t, createTimeoutMs);
+    this.updates = new PgUpdateQueue(db, t);
     this.#ended = new EndNotifier(db, t);
     this.where = where;
   }
@@ -134,7 +138,7 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   update(owner: string, id: string, change: TaskChange): Promise<boolean> {
-    return update(this.#db, this.#t, owner, id, change, this.#ended);
+    return update(this.#db, this.#t, owner, id, change, this.#ended, this.updates);
   }
 
   watch(onWork: () => void): Promise<() => Promise<void>> {
@@ -180,6 +184,7 @@ export class PostgresTaskStore implements TaskStore {
   async close(): Promise<void> {
     // Creates already asked for are sent, not dropped.
     await this.#creates.drain();
+    await this.updates.drain();
     await this.#ended.drain();
     await this.#db.end();
   }

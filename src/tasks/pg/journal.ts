@@ -9,6 +9,7 @@ import type { PgConnection } from "./connection.ts";
 import { fenceSql, jsonParam, lineParams, NOW_MS, type PgTables } from "./tables.ts";
 import { endAuditSql } from "./audit.ts";
 import type { EndNotifier } from "./watch.ts";
+import type { PgUpdateQueue } from "./update-queue.ts";
 
 /** Appends a line if `owner` holds the lease. The UPDATE is the fence (and locks the row until the INSERT is done). */
 export async function appendHistory(
@@ -65,7 +66,8 @@ function fencedChange(
 
 /**
  * Applies a change if `owner` holds the lease; false otherwise, IllegalMoveError for a move the table does not have.
- * One statement: the fenced change, its history lines (only if the fence held), and for a finished task the scale
+ * A change that does not end the task goes with other tasks' in the update queue's next statement. One that ends it
+ * is one statement: the fenced change, its history lines (only if the fence held), and for a finished task the scale
  * sets it no longer holds and their wake-ups. A finished task's NOTIFY, which wakes the replicas (one of them may now
  * claim the next task on those scale sets), is `ended`'s, once the statement committed (watch.ts says why).
  */
@@ -76,13 +78,13 @@ export async function update(
   id: string,
   change: TaskChange,
   ended: EndNotifier,
+  updates: PgUpdateQueue,
 ): Promise<boolean> {
+  // A write that does not end the task shares a statement with the other tasks' (update-queue.ts).
+  if (change.state === undefined || !FINISHED_STATES.has(change.state))
+    return (await updates.add(owner, id, change)) || refusedMove(db, t, owner, id, change.state);
   const { sql: fenced, params, finished } = fencedChange(t, owner, id, change);
   const history = change.history ?? [];
-  if (!finished && history.length === 0) {
-    const { rowCount } = await db.query(fenced, params, false, db.named(fenced));
-    return rowCount === 1 || refusedMove(db, t, owner, id, change.state);
-  }
   const parts = [`done AS (${fenced} RETURNING seq, id)`];
   if (history.length > 0) {
     params.push(jsonParam(history.map((h) => ({ phase: h.phase, status: h.status, timeMs: Math.round(h.timeMs) }))));

@@ -9,7 +9,10 @@ const FINISHED_SQL = sqlStateList(FINISHED_STATES);
 
 export async function prune(db: PgConnection, t: PgTables, finishedBeforeMs: number): Promise<number> {
   const { rowCount } = await db.query(
-    `DELETE FROM ${t.tasks} WHERE state IN ${FINISHED_SQL} AND coalesce(finished_at_ms, updated_at_ms) < $1::bigint`,
+    // Two ranges of tasks_finished (migration 13): the index holds no updated_at_ms, so that a task's writes stay
+    // heap-only updates.
+    `DELETE FROM ${t.tasks} WHERE state IN ${FINISHED_SQL}
+       AND (finished_at_ms < $1::bigint OR (finished_at_ms IS NULL AND updated_at_ms < $1::bigint))`,
     [Math.floor(finishedBeforeMs)],
     true,
   );
