@@ -9,7 +9,7 @@ const FINISHED_SQL = sqlStateList(FINISHED_STATES);
 
 export async function prune(db: PgConnection, t: PgTables, finishedBeforeMs: number): Promise<number> {
   const { rowCount } = await db.query(
-    // Two ranges of tasks_finished (migration 13): the index holds no updated_at_ms, so that a task's writes stay
+    // Two ranges of tasks_finished (migration 14): the index holds no updated_at_ms, so that a task's writes stay
     // heap-only updates.
     `DELETE FROM ${t.tasks} WHERE state IN ${FINISHED_SQL}
        AND (finished_at_ms < $1::bigint OR (finished_at_ms IS NULL AND updated_at_ms < $1::bigint))`,

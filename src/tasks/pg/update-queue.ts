@@ -44,7 +44,7 @@ function inputRow(n: number, u: PendingUpdate): Record<string, unknown> {
  * The statement: each input row's fenced UPDATE (the lease held by its owner, by the database's clock; a change of
  * state only from a state the table allows), and the history lines of the rows it changed, in order. Returns the
  * input rows (n) it changed. A column a row does not name is set to itself: unchanged, so an update that changes
- * no indexed column stays a heap-only one (migration 13).
+ * no indexed column stays a heap-only one (migration 14).
  */
 export function groupUpdateSql(t: PgTables): string {
   return `WITH c AS (
