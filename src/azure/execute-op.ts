@@ -33,6 +33,7 @@ import {
   type ScaleSetGateway,
   type ScaleSetSnapshot,
   type StoredWriteStep,
+  type WriteKind,
   type WriteStep,
 } from "./vmss-gateway.ts";
 
@@ -172,7 +173,7 @@ export interface ExecuteOpInput<R> {
   /** Told how every attempt ended. */
   onAttemptEnd?: (end: AttemptEnd) => void;
   /** A write accepted before a restart: follow it to its end before the first read, instead of writing again. */
-  resume?: { step: { kind: WriteStep["kind"]; summary: string }; poller: string };
+  resume?: { step: { kind: WriteKind; summary: string }; poller: string };
   /** Interrupts at once, even mid-write (shutdown, lease lost): the checkpoint says how to go on. */
   signal?: AbortSignal;
   /**

@@ -9,7 +9,7 @@ import { describeArmFailure, failureLabel } from "./arm-failure.ts";
 import { GaveUpError, isCreator, isDeleter, type ScaleSetPlanner } from "./execute-op.ts";
 import { decideRetry } from "./retry-policy.ts";
 import { isBusy } from "./scale-set-state.ts";
-import { guardOf, type ScaleSetGateway, type WriteStep } from "./vmss-gateway.ts";
+import { guardOf, type ScaleSetGateway, type WriteKind } from "./vmss-gateway.ts";
 
 export interface ObserveOptions {
   retry: RetryConfig;
@@ -50,7 +50,7 @@ export interface DryRunPlan {
   /** The read the plan was made against. */
   read: { etag?: string; provisioningState?: string; capacity?: number };
   /** The write an attempt would send first, with the If-Match it would carry; absent when nothing would change. */
-  write?: { kind: WriteStep["kind"]; summary: string; ifMatch?: string };
+  write?: { kind: WriteKind; summary: string; ifMatch?: string };
   /** Nothing would change: what the plan found. */
   unchanged?: string;
   /** Another write holds the scale set now: a real run would wait for it to end and plan on what it left. */

@@ -8,6 +8,7 @@ import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import type { FieldProblem, ServerGroupLocator } from "./description.ts";
 import type { OperationResult } from "./server-group-state.ts";
 import { kindGuard } from "./scale-set-kinds.ts";
+import type { OperationName } from "./operation-names.ts";
 
 export interface OperationDefinition<S extends TObject = TObject, R extends OperationResult = OperationResult> {
   /** Clouddriver's operation name: the key in POST /azure/ops bodies and the last segment of /azure/ops/{name}. */
@@ -79,9 +80,9 @@ export interface RunContext {
  * Keeps each operation file's types exact while the registry holds them side by side, and puts the table of
  * supported scale-set kinds (scale-set-kinds.ts) in front of every planner: each plan is made only after it.
  */
-export function defineOperation<S extends TObject, R extends OperationResult>(
-  definition: OperationDefinition<S, R>,
-): OperationDefinition<S, R> {
+export function defineOperation<N extends OperationName, S extends TObject, R extends OperationResult>(
+  definition: OperationDefinition<S, R> & { name: N },
+): OperationDefinition<S, R> & { name: N } {
   const planner = definition.planner;
   return {
     ...definition,
