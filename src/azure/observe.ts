@@ -6,7 +6,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RetryConfig } from "./retry-policy.ts";
 import { describeArmFailure, failureLabel } from "./arm-failure.ts";
-import { GaveUpError, isCreator, isDeleter, type ScaleSetPlanner } from "./execute-op.ts";
+import { GaveUpError } from "./execute-op.ts";
+import type { Planner } from "./planner.ts";
 import { decideRetry } from "./retry-policy.ts";
 import { isBusy } from "./scale-set-state.ts";
 import { guardOf, type ScaleSetGateway, type WriteKind } from "./vmss-gateway.ts";
@@ -65,7 +66,7 @@ export interface DryRunPlan {
  */
 export async function planWithoutWriting<R>(
   gateway: ScaleSetGateway,
-  planner: ScaleSetPlanner<R>,
+  planner: Planner<R>,
   options: ObserveOptions,
 ): Promise<DryRunPlan> {
   let snapshot;
@@ -74,11 +75,11 @@ export async function planWithoutWriting<R>(
   } catch (err) {
     // No scale set: what an attempt does then (executeOp's firstRead and whenAbsent), planned the same way.
     if (describeArmFailure(err).kind !== "notFound") throw err;
-    if (isCreator(planner)) {
+    if (planner.createWhenMissing) {
       const step = planner.createWhenMissing();
       return { read: {}, write: { kind: step.kind, summary: step.summary } };
     }
-    if (isDeleter(planner)) return { read: {}, unchanged: `${gateway.ref.name} does not exist: nothing to do` };
+    if (planner.whenAbsent) return { read: {}, unchanged: `${gateway.ref.name} does not exist: nothing to do` };
     throw err;
   }
   const read = {

@@ -9,7 +9,7 @@
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { RefusalError } from "../azure/arm-failure.ts";
 import { isRunningInstance, kindOf, protectionOf, type ScaleSetKind } from "../azure/scale-set-state.ts";
-import type { PlannedStep, ScaleSetPlanner } from "../azure/execute-op.ts";
+import { wrapPlanner, type PlannedStep, type Planner } from "../azure/planner.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { describeLock, locksHolding, type ManagementLock } from "../azure/management-locks.ts";
 import { withRepairsSuspended } from "./repairs-suspension.ts";
@@ -215,20 +215,19 @@ export function refuseUnsupported(operation: OperationName, vmss: VirtualMachine
  */
 export function kindGuard<R>(
   operation: OperationName,
-  planner: ScaleSetPlanner<R>,
+  planner: Planner<R>,
   target: Pick<ScaleSetRef, "name">,
   taskId?: string,
-): ScaleSetPlanner<R> {
+): Planner<R> {
   // Automatic repairs are suspended around operations that take instances out of traffic or replace them; the
   // suspension is marked with the task. A dry run (no task) plans the same steps, under a name it never writes.
   const inner = SUSPENDS_REPAIRS.has(operation) ? withRepairsSuspended(planner, taskId ?? "(the task)") : planner;
-  return {
-    ...inner,
+  return wrapPlanner(inner, {
     plan(snapshot) {
       refuseUnsupported(operation, snapshot.vmss, target.name);
       return inner.plan(snapshot);
     },
-  };
+  });
 }
 
 // ---- features the planners act on ----

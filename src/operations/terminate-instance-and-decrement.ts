@@ -11,7 +11,7 @@
 // the instance is deleted with deleteInstances, which takes the capacity down by one, exactly as terminateInstances
 // does (and with its refusals: below the recorded min without adjustMinIfNecessary, a protected or locked instance).
 import { Type } from "@sinclair/typebox";
-import type { ScaleSetPlanner } from "../azure/execute-op.ts";
+import { wrapPlanner, type Planner } from "../azure/planner.ts";
 import { isActionableInstance } from "../azure/scale-set-state.ts";
 import { serverGroupFields } from "./description.ts";
 import { defineOperation } from "./operation.ts";
@@ -66,14 +66,13 @@ export const terminateInstanceAndDecrementServerGroup = defineOperation({
     "Delete one instance and take the scale set's size down by one, lowering its recorded min if asked (Deck's terminate and shrink)",
   schema: TerminateInstanceAndDecrementDescription,
   describe: (d) => `terminate instance ${d.instance} of ${d.serverGroupName} and shrink it by one`,
-  planner: (d, target, run): ScaleSetPlanner<ServerGroupResult> => {
+  planner: (d, target, run): Planner<ServerGroupResult> => {
     const terminate = terminateInstances.planner(
       { ...d, instanceIds: [d.instance] as typeof InstanceIds.static },
       target,
       run,
     );
-    return {
-      ...terminate,
+    return wrapPlanner(terminate, {
       plan(snapshot) {
         const live = (snapshot.vms ?? []).some((vm) => isActionableInstance(vm) && isNamed(vm, new Set([d.instance])));
         const bounds = live ? boundsAfter(snapshot.vmss, d) : undefined;
@@ -85,6 +84,6 @@ export const terminateInstanceAndDecrementServerGroup = defineOperation({
           };
         return terminate.plan(snapshot);
       },
-    };
+    });
   },
 });

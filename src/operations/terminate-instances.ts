@@ -5,7 +5,7 @@
 import { Type } from "@sinclair/typebox";
 import { RefusalError } from "../azure/arm-failure.ts";
 import { isActionableInstance, kindOf } from "../azure/scale-set-state.ts";
-import type { Remembering, ScaleSetPlanner, StoppedInstancesAccepted } from "../azure/execute-op.ts";
+import type { Remembering, ScaleSetPlanner, StoppedInstancesAccepted } from "../azure/planner.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { ScaleSetName, serverGroupFields, type FieldProblem } from "./description.ts";
 import { instanceLocationProblems, isNamed, locateByInstances, unconfirmedInstances } from "./instance-location.ts";
