@@ -11,8 +11,8 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         // Scripts preloaded into a process under test are outside tsconfig.json (they use Node internals that Node's
-        // types do not declare); they are linted with the default project's options.
-        projectService: { allowDefaultProject: ["test/fixtures/*.mjs"] },
+        // types do not declare), and this file itself, are linted with the default project's options.
+        projectService: { allowDefaultProject: ["test/fixtures/*.mjs", "eslint.config.js"] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

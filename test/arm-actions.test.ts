@@ -1,5 +1,5 @@
-// The action table (src/azure/arm-actions.ts) against what the service really calls: every operation, on a Uniform
-// set and on a Flexible one with automatic repairs, a create, Clouddriver's reads and `doctor`'s checks run against
+// The action table (src/azure/arm-actions.ts) against what the service really calls: every operation of the registry
+// (its samples: test/helpers/operation-samples.ts), on Uniform sets, one with automatic repairs, and a Flexible one, a create, Clouddriver's reads and `doctor`'s checks run against
 // the simulator, and each call in its log must map to a row of the table. A new ARM call without a row fails here;
 // the roles in docs/real-azure.md are written from the table (npm run docs:role), and the last test keeps them so.
 import type { Json } from "../testkit/json.ts";
@@ -7,7 +7,9 @@ import { readFileSync } from "node:fs";
 import t from "tap";
 import { ARM_ACTIONS, actionOfCall, actionsAt } from "../src/azure/arm-actions.ts";
 import { REAL_AZURE_DOC, withRoles } from "../scripts/write-role.ts";
-import { demo, startTestEnv, demoCreate } from "./helpers/service.ts";
+import { operationNames } from "../src/operations/registry.ts";
+import { operationSamples, SAMPLE_SCALE_SETS } from "./helpers/operation-samples.ts";
+import { startTestEnv } from "./helpers/service.ts";
 
 const RG = "demo-rg";
 const env = await startTestEnv({ writeDurationMs: 40 });
@@ -20,24 +22,17 @@ async function run(operation: string, description: unknown): Promise<Json> {
 }
 
 t.test("every ARM call the operations, the reads and doctor make is a row of the action table", async (t) => {
-  const NEW_IMAGE = { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "1.2.3" };
   await env.simControl("PUT", `/_sim/scaleSets/${RG}/web-prod-v002/kind`, { automaticRepairs: true });
-  await env.simControl("PUT", `/_sim/scaleSets/${RG}/flex-v001`, { capacity: 3, orchestrationMode: "Flexible" });
+  for (const [name, body] of Object.entries(SAMPLE_SCALE_SETS))
+    await env.simControl("PUT", `/_sim/scaleSets/${RG}/${name}`, body);
 
-  const tasks = [
-    await run("resizeServerGroup", demo("web-prod-v001", { capacity: { min: 1, max: 6, desired: 4 } })),
-    await run("disableServerGroup", demo("web-prod-v002")),
-    await run("enableServerGroup", demo("web-prod-v002")),
-    await run("terminateInstances", demo("web-prod-v001", { instanceIds: ["0"] })),
-    await run("scaleDown", demo("web-prod-v001", { capacity: { min: 0, max: 6, desired: 2 } })),
-    await run("rollingUpgrade", demo("web-prod-v001", { image: NEW_IMAGE, maxSurge: 1, maxUnavailable: 0 })),
-    await run("disableServerGroup", demo("flex-v001")),
-    await run("enableServerGroup", demo("flex-v001")),
-    await run("resizeServerGroup", demo("flex-v001", { capacity: { min: 1, max: 4, desired: 2 } })),
-    await run("createServerGroup", demoCreate(env.sim.subscriptionId, { capacity: { min: 1, max: 5, desired: 1 } })),
-    await run("destroyServerGroup", demo("flex-v001")),
-    await run("destroyServerGroup", demo("batch-v001")),
-  ];
+  // Every operation of the registry, each with its samples (test/helpers/operation-samples.ts).
+  const samples = operationSamples(env.sim.subscriptionId);
+  const tasks: Json[] = [];
+  for (const operation of operationNames()) {
+    t.ok(samples[operation]?.length, `${operation} has a sample description`);
+    for (const description of samples[operation] ?? []) tasks.push(await run(operation, description));
+  }
   t.same(
     tasks.filter((task) => task.status.failed).map((task) => task.status.status),
     [],

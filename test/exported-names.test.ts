@@ -63,6 +63,7 @@ const SAME_MEANING: Record<string, { modules: string[]; reason: string }> = {
   ErrorResponse: { modules: ["src/api/schemas.ts", "src/client/index.ts"], reason: CLIENT },
   TaskList: { modules: ["src/api/schemas.ts", "src/client/index.ts"], reason: CLIENT },
   TaskRef: { modules: ["src/api/schemas.ts", "src/client/index.ts"], reason: CLIENT },
+  OperationName: { modules: ["src/client/index.ts", "src/operations/operation-names.ts"], reason: CLIENT },
   operations: {
     modules: ["src/client/openapi.ts", "src/operations/registry.ts"],
     reason:

@@ -16,6 +16,7 @@ import {
 import { request } from "undici";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/startup-config.ts";
+import { waitFor } from "../testkit/wait-for.ts";
 import { demo, startTestEnv } from "./helpers/service.ts";
 
 interface Received {
@@ -441,6 +442,19 @@ t.test(
       ["POST /{cloud}/task/{id}/restart", "POST", "/aws/task/cd-task-1/restart", op({ credentials: "aws-prod" })],
       // l.61-66: DELETE /applications/{app}/jobs/{account}/{location}/{id}: the account is in the path.
       ["DELETE a job of another account", "DELETE", "/applications/app/jobs/aws-prod/us-east-1/job-1", undefined],
+      // A reference nested in the description: a clone's source (read), a wrapped description.
+      [
+        "POST /{cloud}/ops, a clone whose source is another account's",
+        "POST",
+        "/aws/ops",
+        JSON.stringify([{ cloneServerGroup: { credentials: "azure-dev", source: { account: "aws-prod" } } }]),
+      ],
+      [
+        "POST /{cloud}/ops/{name}, a description nested in the body",
+        "POST",
+        "/aws/ops/resizeServerGroup",
+        JSON.stringify({ description: { credentials: "aws-prod" } }),
+      ],
     ];
     for (const [what, method, url, body] of cases) {
       const res = await call(method, url, team, body);
@@ -455,6 +469,20 @@ t.test(
       );
       t.equal(res.received.length, 0, `${what}: never reached Clouddriver`);
     }
+
+    // The refusals are on the audit trail, under the account each names: that account's readers see them.
+    const refused = await waitFor(
+      async () => {
+        const audit = await call("GET", "/audit?limit=100", { authorization: `Bearer ${ORCA}` });
+        const entries = (audit.body?.entries ?? []) as { decision: string; targets: { account?: string }[] }[];
+        const named = entries.filter(
+          (e) => e.decision === "refused" && e.targets.some((target) => target.account === "aws-prod"),
+        );
+        return named.length >= cases.length - 1 ? named : undefined;
+      },
+      { what: "the refused forwarded writes on the audit trail, naming aws-prod" },
+    );
+    t.ok(refused.length >= cases.length - 1, "each refusal naming aws-prod is recorded under it");
 
     const own = op({ credentials: "AZURE-DEV", asgName: "app-v001" });
     const allowed = await call("POST", "/aws/ops", team, own);

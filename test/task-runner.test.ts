@@ -263,3 +263,20 @@ t.test("a long task keeps its lease: renewed while it runs, never lost", async (
   release();
   await waitFor(async () => (await store.get(task.id))?.state === "failed", { what: "the task to end" });
 });
+
+t.test("a task naming an operation this replica does not have fails classified, without a write", async (t) => {
+  const store = new MemoryTaskStore();
+  const { task } = await store.create({ operations: [request] });
+  // A replica of an older version, which has no scaleDown, claims a task a newer one accepted.
+  const older: ReadonlyMap<string, AnyOperation> = new Map([...operations].filter(([name]) => name !== "scaleDown"));
+  const runner = new TaskRunner({ store, accounts: new AccountRegistry(config.accounts), operations: older, config });
+  runner.start();
+  const ended = await waitFor(
+    async () => ((await store.get(task.id))?.state === "failed" ? store.get(task.id) : undefined),
+    {
+      what: "the task to fail",
+    },
+  );
+  await runner.stop(1000);
+  t.match(ended?.failure, { code: "UnknownOperation", message: /no operation scaleDown/, retryable: false });
+});

@@ -19,6 +19,8 @@ import {
 import type { Principal } from "../auth/principal.ts";
 import { isSafeMethod } from "../auth/forwarded-identity.ts";
 import { rawBodyOf } from "./json-body.ts";
+import { accountsNamedBy } from "../auth/forwarded-accounts.ts";
+import { accountsNamedIn, distinctAccounts } from "../auth/named-accounts.ts";
 
 /** The principal as the entry records it: its name and how it was proven, nothing it may do. */
 export function auditActor(principal: Principal): AuditActor {
@@ -54,15 +56,29 @@ function target(operation: string, d: unknown): AuditTarget {
   };
 }
 
+/** A description's target, then one more for each other account it names (a clone's source, a nested reference). */
+function targetsOfDescription(operation: string, d: unknown): AuditTarget[] {
+  const main = target(operation, d);
+  return withAccounts([main], operation, distinctAccounts(accountsNamedIn(d).references));
+}
+
+/** The targets, with a target of `operation` added for each of `accounts` none of them names yet. */
+function withAccounts(targets: AuditTarget[], operation: string, accounts: string[]): AuditTarget[] {
+  const named = new Set(targets.flatMap((t) => (t.account !== undefined ? [t.account.toLowerCase()] : [])));
+  const more = accounts.filter((a) => !named.has(a.toLowerCase())).map((account) => ({ operation, account }));
+  return [...targets, ...more];
+}
+
 /**
  * What a body asks for, read as sent (before validation, or never validated: a forwarded one): Clouddriver's list
- * body, one target per item's operation; else one description, of `operation`.
+ * body, one target per item's operation; else one description, of `operation`. Every account the body names is in
+ * a target (named-accounts.ts), so that each account's readers see the entry.
  */
 export function targetsOfBody(operation: string, body: unknown): AuditTarget[] {
-  if (!Array.isArray(body)) return [target(operation, body)];
+  if (!Array.isArray(body)) return targetsOfDescription(operation, body);
   return (body as unknown[]).flatMap((item) =>
     typeof item === "object" && item !== null && !Array.isArray(item)
-      ? Object.entries(item as Record<string, unknown>).map(([name, d]) => target(name, d))
+      ? Object.entries(item as Record<string, unknown>).flatMap(([name, d]) => targetsOfDescription(name, d))
       : [],
   );
 }
@@ -100,6 +116,8 @@ export class AuditTrail {
   readonly #recorded = new WeakSet<FastifyRequest>();
   /** Why a request was refused: its error's message. */
   readonly #reasons = new WeakMap<FastifyRequest, string>();
+  /** The bodies of writes to forward, as read before deciding on them: a refusal's entry names their accounts. */
+  readonly #forwardedBodies = new WeakMap<FastifyRequest, Buffer>();
 
   constructor(store: TaskStore, log: FastifyBaseLogger) {
     this.#store = store;
@@ -147,10 +165,21 @@ export class AuditTrail {
     };
   }
 
+  /** The body of a write to forward, read whole before it is decided on: its refusal's entry names its accounts. */
+  forwardedBody(request: FastifyRequest, body: Buffer): void {
+    this.#forwardedBodies.set(request, body);
+  }
+
   #forwardedTargets(request: FastifyRequest, body: Buffer | undefined): AuditTarget[] {
     const operation = operationOfPath(request.url);
+    const raw = body ?? this.#forwardedBodies.get(request) ?? rawBodyOf(request);
+    const named = accountsNamedBy(request.url, raw);
+    const accounts = named.kind === "accounts" ? distinctAccounts(named.references) : [];
+    return withAccounts(this.#forwardedBodyTargets(request, operation, raw), operation, accounts);
+  }
+
+  #forwardedBodyTargets(request: FastifyRequest, operation: string, raw: Buffer | undefined): AuditTarget[] {
     let parsed: unknown = Buffer.isBuffer(request.body) ? undefined : request.body;
-    const raw = body ?? rawBodyOf(request);
     if (raw !== undefined) {
       try {
         parsed = JSON.parse(raw.toString("utf8"));

@@ -144,6 +144,7 @@ export class ClouddriverForwarder {
     let payload: Buffer | Readable | undefined = body ?? rawBodyOf(request) ?? (hasBody ? request.raw : undefined);
     if (!isSafeMethod(request.method) && principal.accounts !== "*") {
       if (payload !== undefined && !Buffer.isBuffer(payload)) payload = await readWhole(payload, FORWARDED_WRITE_LIMIT);
+      if (payload !== undefined) this.#audit?.forwardedBody(request, payload);
       const decision = decideForwardedWrite(principal, accountsNamedBy(request.url, payload));
       if (!decision.ok) throw apiError("Forbidden", { why: decision.reason });
     }

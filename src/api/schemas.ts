@@ -3,6 +3,7 @@
 import { TASK_STATES } from "../tasks/task-state.ts";
 import { Type, type Static } from "@sinclair/typebox";
 import { Capacity } from "../operations/description.ts";
+import { WRITE_KINDS } from "../azure/vmss-gateway.ts";
 import { catalogueEntries } from "./error-catalogue.ts";
 
 export const FieldError = Type.Object(
@@ -338,16 +339,7 @@ export const DryRunOperation = Type.Object(
     write: Type.Optional(
       Type.Object(
         {
-          kind: Type.Union([
-            Type.Literal("create"),
-            Type.Literal("update"),
-            Type.Literal("manualUpgrade"),
-            Type.Literal("deleteInstances"),
-            Type.Literal("restartInstances"),
-            Type.Literal("delete"),
-            Type.Literal("repairs"),
-            Type.Literal("nicPools"),
-          ]),
+          kind: Type.Union(WRITE_KINDS.map((kind) => Type.Literal(kind))),
           summary: Type.String({ description: "as the task's history would say it" }),
           ifMatch: Type.Optional(Type.String({ description: "the If-Match it would carry: the ETag of the read" })),
         },

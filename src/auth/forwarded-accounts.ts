@@ -7,25 +7,17 @@
 // DeleteCloudrunLoadBalancerDescription.java l.25). Orca sends a description alone (POST /{cloud}/ops/{name}) or a
 // list of { operationName: description } (POST /ops, /{cloud}/ops, /{cloud}/task/{id}/restart; orca
 // KatoRestService.java l.25-52), and names the account in the path of a job's cancel (l.61).
+import { accountsNamedIn, type AccountReference } from "./named-accounts.ts";
 import { decideAccess, type AccessDecision, type Principal } from "./principal.ts";
 
-export type NamedAccounts = { kind: "accounts"; accounts: string[] } | { kind: "unreadable"; reason: string };
+export type NamedAccounts =
+  { kind: "accounts"; references: AccountReference[] } | { kind: "unreadable"; reason: string };
 
-const ACCOUNT_FIELDS = ["credentials", "account", "accountName"] as const;
-
-function accountsOfDescription(description: unknown, into: Set<string>): void {
-  if (typeof description !== "object" || description === null || Array.isArray(description)) return;
-  for (const field of ACCOUNT_FIELDS) {
-    const value = (description as Record<string, unknown>)[field];
-    for (const name of Array.isArray(value) ? value : [value]) if (typeof name === "string" && name) into.add(name);
-  }
-}
-
-/** The accounts a request names: its path's (a job's cancel) and its JSON body's, in each shape Orca sends. */
+/** The accounts a request names: its path's (a job's cancel) and its JSON body's (named-accounts.ts). */
 export function accountsNamedBy(path: string, body: Buffer | undefined): NamedAccounts {
-  const accounts = new Set<string>();
+  const references: AccountReference[] = [];
   const job = /^\/applications\/[^/]+\/jobs\/([^/]+)\//.exec(path.split("?")[0]);
-  if (job) accounts.add(decodeURIComponent(job[1]));
+  if (job) references.push({ account: decodeURIComponent(job[1]), access: "write", field: "path" });
   const text = body?.toString("utf8").trim() ?? "";
   if (text !== "") {
     let parsed: unknown;
@@ -34,21 +26,17 @@ export function accountsNamedBy(path: string, body: Buffer | undefined): NamedAc
     } catch {
       return { kind: "unreadable", reason: "the body is not JSON, so the account it names cannot be read" };
     }
-    if (Array.isArray(parsed)) {
-      // A list of operations: [{ resizeServerGroup: {...} }, …]; a bare description in a list is read too.
-      for (const item of parsed) {
-        accountsOfDescription(item, accounts);
-        if (typeof item === "object" && item !== null && !Array.isArray(item))
-          for (const description of Object.values(item as Record<string, unknown>))
-            accountsOfDescription(description, accounts);
-      }
-    } else accountsOfDescription(parsed, accounts);
+    const named = accountsNamedIn(parsed);
+    if (named.tooDeep)
+      return { kind: "unreadable", reason: "the body nests too deep for the accounts it names to be read" };
+    references.push(...named.references);
   }
-  return { kind: "accounts", accounts: [...accounts] };
+  return { kind: "accounts", references };
 }
 
 /**
- * May the principal forward this write? Every account it names must be one the principal may write; a body whose
+ * May the principal forward this write? Every account it names must be one the principal may write (or read, for a
+ * clone's source); a body whose
  * accounts cannot be read goes only for a principal of every account. A write that names none (a task's restart
  * details, an empty body) goes: Clouddriver decides on what it holds.
  */
@@ -59,8 +47,8 @@ export function decideForwardedWrite(principal: Principal, named: NamedAccounts)
       ok: false,
       reason: `${named.reason}: only a principal of every account may forward it, and ${principal.name} is not one`,
     };
-  for (const account of named.accounts) {
-    const decision = decideAccess(principal, account, "write");
+  for (const { account, access } of named.references) {
+    const decision = decideAccess(principal, account, access);
     if (!decision.ok) return decision;
   }
   return { ok: true };

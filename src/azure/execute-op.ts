@@ -33,117 +33,11 @@ import {
   type ScaleSetGateway,
   type ScaleSetSnapshot,
   type StoredWriteStep,
+  type WriteKind,
   type WriteStep,
 } from "./vmss-gateway.ts";
 import { inSpan } from "../tracing/spans.ts";
-
-/**
- * What a planner asks for: nothing more to do, a write, or to wait and plan again on a fresh read (the state is
- * moving toward the goal without us: new instances are starting, a health probe has not yet seen them).
- */
-export type PlannedStep = { kind: "done"; summary: string } | { kind: "wait"; summary: string } | WriteStep;
-
-/**
- * What every operation supplies: a plan against fresh state, and a result from the state Azure confirmed. What only
- * some operations can do is a capability of its own (below): an operation's planner implements those it has, and
- * the harness asks for each with its type guard.
- */
-export interface ScaleSetPlanner<R> {
-  /** The plan needs the VM list, not only the scale set. */
-  readsInstances: boolean;
-  plan(snapshot: ScaleSetSnapshot): PlannedStep;
-  /** The result, from a read of the scale set and its VMs: confirmed, or (when the operation fails) not. */
-  result(snapshot: ScaleSetSnapshot): R;
-}
-
-/**
- * An operation that makes the scale set (create): the write to send when a read answers 404. It is sent with
- * If-None-Match: *, so that a name taken meanwhile answers 412 (re-read, and plan() judges what is there).
- */
-export interface Creator {
-  createWhenMissing(): WriteStep;
-}
-
-/**
- * An operation whose goal is that the scale set not exist (destroy): Azure answered 404 for it, so the goal is
- * reached. `wrote`: this operation had a write accepted (its own delete), as opposed to finding it gone. Without
- * this capability, 404 is a terminal failure.
- */
-export interface Deleter<R> {
-  whenAbsent(absent: { failure: ArmFailure; wrote: boolean }): R;
-}
-
-/** An operation that replaces in batches: more writes in one attempt than MAX_WRITES_PER_ATTEMPT. */
-export interface BatchWriter {
-  maxWrites: number;
-}
-
-/**
- * An operation whose goal is not a number of running instances (disable, enable, terminate): instances Azure lists
- * as provisioned but not running (a Spot eviction deallocates them) do not keep it from its goal. They are still
- * reported, and still not counted as running. Without this capability, such instances end the operation
- * unconfirmed, with what runs.
- */
-export interface StoppedInstancesAccepted {
-  acceptsStopped: true;
-}
-
-/**
- * An operation that, when it fails after a write of it was accepted, reads the scale set and its VMs once more and
- * attaches result() of that read to the failure: what Azure did bring up (a create that ran out of allocation).
- */
-export interface ResultOnFailure {
-  resultOnFailure: true;
-}
-
-/**
- * An operation whose plan learns what a process taking over must know too (JSON; e.g. why a rolling upgrade stopped
- * surging): written with every checkpoint, and given back to the planner of the run that resumes it.
- */
-export interface Remembering {
-  memory(): unknown;
-}
-
-/**
- * An operation that makes a temporary change to Azure (automatic repairs suspended): what to write when it ends
- * without reaching done (it failed, or was canceled), to undo it. Planned on fresh reads, a few writes at most,
- * each logged; a failure here is logged and the operation's own failure stands. Not run when the task is
- * interrupted (shutdown, lease lost): the next owner goes on with the operation, and ends it.
- */
-export interface Releaser {
-  release(snapshot: ScaleSetSnapshot): PlannedStep;
-}
-
-export function isCreator<R>(planner: ScaleSetPlanner<R>): planner is ScaleSetPlanner<R> & Creator {
-  return typeof (planner as Partial<Creator>).createWhenMissing === "function";
-}
-
-export function isDeleter<R>(planner: ScaleSetPlanner<R>): planner is ScaleSetPlanner<R> & Deleter<R> {
-  return typeof (planner as Partial<Deleter<R>>).whenAbsent === "function";
-}
-
-/** Writes one attempt of this planner may make. */
-export function maxWritesOf<R>(planner: ScaleSetPlanner<R>): number {
-  return (planner as Partial<BatchWriter>).maxWrites ?? MAX_WRITES_PER_ATTEMPT;
-}
-
-export function acceptsStopped<R>(
-  planner: ScaleSetPlanner<R>,
-): planner is ScaleSetPlanner<R> & StoppedInstancesAccepted {
-  return (planner as Partial<StoppedInstancesAccepted>).acceptsStopped === true;
-}
-
-export function hasResultOnFailure<R>(planner: ScaleSetPlanner<R>): planner is ScaleSetPlanner<R> & ResultOnFailure {
-  return (planner as Partial<ResultOnFailure>).resultOnFailure === true;
-}
-
-export function isRemembering<R>(planner: ScaleSetPlanner<R>): planner is ScaleSetPlanner<R> & Remembering {
-  return typeof (planner as Partial<Remembering>).memory === "function";
-}
-
-export function isReleaser<R>(planner: ScaleSetPlanner<R>): planner is ScaleSetPlanner<R> & Releaser {
-  return typeof (planner as Partial<Releaser>).release === "function";
-}
+import { plannerOf, type PlannedStep, type Planner, type PlannerSpec } from "./planner.ts";
 
 export interface Checkpoint {
   attempt: number;
@@ -162,7 +56,8 @@ export interface AttemptEnd {
 
 export interface ExecuteOpInput<R> {
   gateway: ScaleSetGateway;
-  planner: ScaleSetPlanner<R>;
+  /** The operation's planner; read once into its fields (plannerOf). */
+  planner: PlannerSpec<R>;
   retry: RetryConfig;
   lroPollIntervalMs: number;
   /** The longest wait between polls of a write, whatever Azure advertised (default 120 s). */
@@ -173,7 +68,7 @@ export interface ExecuteOpInput<R> {
   /** Told how every attempt ended. */
   onAttemptEnd?: (end: AttemptEnd) => void;
   /** A write accepted before a restart: follow it to its end before the first read, instead of writing again. */
-  resume?: { step: { kind: WriteStep["kind"]; summary: string }; poller: string };
+  resume?: { step: { kind: WriteKind; summary: string }; poller: string };
   /** Interrupts at once, even mid-write (shutdown, lease lost): the checkpoint says how to go on. */
   signal?: AbortSignal;
   /**
@@ -263,9 +158,6 @@ class UnconfirmedError extends RefusalError {
   }
 }
 
-/** Writes that one attempt may make while converging (disable is a network change, then a rollout). */
-export const MAX_WRITES_PER_ATTEMPT = 4;
-
 /** Reads made again, at most, when a read is suspicious, or Succeeded while its VM list disagrees. */
 const REREADS_OF_A_DOUBTFUL_READ = 2;
 
@@ -285,24 +177,29 @@ interface Progress {
   writesEnded: string[];
 }
 
+/** The input as the harness's pieces read it: the planner with every capability a field. */
+type HarnessInput<R> = Omit<ExecuteOpInput<R>, "planner"> & { planner: Planner<R> };
+
 export async function executeOp<R>(given: ExecuteOpInput<R>): Promise<R> {
-  const { planner, onCheckpoint } = given;
+  const planner = plannerOf(given.planner);
+  const { memory, release: releaseOf } = planner;
+  const { onCheckpoint } = given;
   // Every checkpoint carries what the planner learned so far.
-  const input: ExecuteOpInput<R> =
-    isRemembering(planner) && onCheckpoint
-      ? {
-          ...given,
-          onCheckpoint: (c) => {
-            const memory = planner.memory();
-            return onCheckpoint({ ...c, ...(memory !== undefined ? { planner: memory } : {}) });
-          },
-        }
-      : given;
+  const input: HarnessInput<R> = {
+    ...given,
+    planner,
+    onCheckpoint:
+      memory && onCheckpoint
+        ? (c) => {
+            const learned = memory();
+            return onCheckpoint({ ...c, ...(learned !== undefined ? { planner: learned } : {}) });
+          }
+        : onCheckpoint,
+  };
   try {
     return await runToEnd(input);
   } catch (err) {
-    if (isReleaser(planner) && !input.signal?.aborted && !isProgrammingError(err))
-      await release(input, (snapshot) => planner.release(snapshot));
+    if (releaseOf && !input.signal?.aborted && !isProgrammingError(err)) await release(input, releaseOf);
     throw err;
   }
 }
@@ -311,7 +208,7 @@ export async function executeOp<R>(given: ExecuteOpInput<R>): Promise<R> {
 const MAX_RELEASE_WRITES = 3;
 
 /** The planner's release, on fresh reads: best effort, every step and every failure logged. */
-async function release<R>(input: ExecuteOpInput<R>, plan: (snapshot: ScaleSetSnapshot) => PlannedStep): Promise<void> {
+async function release<R>(input: HarnessInput<R>, plan: (snapshot: ScaleSetSnapshot) => PlannedStep): Promise<void> {
   const { gateway, log, signal } = input;
   try {
     for (let writes = 0; writes < MAX_RELEASE_WRITES; writes++) {
@@ -336,13 +233,13 @@ async function release<R>(input: ExecuteOpInput<R>, plan: (snapshot: ScaleSetSna
  * The retry policy around attempts: follow a write accepted before a restart, then attempt until one succeeds or
  * the failure is judged final; between attempts, checkpoint and back off.
  */
-async function runToEnd<R>(input: ExecuteOpInput<R>): Promise<R> {
+async function runToEnd<R>(input: HarnessInput<R>): Promise<R> {
   const progress: Progress = { redrives: 0, writesEnded: [] };
   const clock = attemptClock(input, progress);
   if (input.resume) await resumeWrite(input, input.resume, clock, progress);
   // Whether a write of this operation was accepted by Azure (a resumed one counts).
   let wrote = input.resume !== undefined;
-  const tracked: ExecuteOpInput<R> = {
+  const tracked: HarnessInput<R> = {
     ...input,
     onCheckpoint: (c) => {
       if (c.inFlight) wrote = true;
@@ -377,7 +274,7 @@ function attemptPrefix(attempt: number, maxAttempts: number): string {
 }
 
 /** The clock of the whole operation; a wait ends early on cancel too (a backoff or a wait is a safe point). */
-function attemptClock<R>(input: ExecuteOpInput<R>, progress: Progress): AttemptClock {
+function attemptClock<R>(input: HarnessInput<R>, progress: Progress): AttemptClock {
   const now = input.now ?? Date.now;
   const wait = input.wait ?? ((ms: number, s?: AbortSignal) => sleep(ms, undefined, { signal: s }));
   const { cancel } = input;
@@ -395,7 +292,7 @@ function attemptClock<R>(input: ExecuteOpInput<R>, progress: Progress): AttemptC
  * continued, the first attempt's fresh read shows what Azure did, and the plan follows from that.
  */
 async function resumeWrite<R>(
-  input: ExecuteOpInput<R>,
+  input: HarnessInput<R>,
   { step, poller }: NonNullable<ExecuteOpInput<R>["resume"]>,
   clock: AttemptClock,
   progress: Progress,
@@ -429,7 +326,7 @@ type Judgment<R> = { kind: "goalReached"; result: R } | { kind: "retry"; delayMs
  * 404) or how long to back off before the next attempt.
  */
 async function judgeFailure<R>(
-  input: ExecuteOpInput<R>,
+  input: HarnessInput<R>,
   err: unknown,
   at: { attempt: number; prefix: string; wrote: boolean; clock: AttemptClock },
 ): Promise<Judgment<R>> {
@@ -439,7 +336,7 @@ async function judgeFailure<R>(
   const failure = describeArmFailure(err);
   // A bug in our code fails at once, as what it is: retrying it would only repeat it.
   if (failure.kind === "programming") throw err;
-  if (failure.kind === "notFound" && isDeleter(planner)) {
+  if (failure.kind === "notFound" && planner.whenAbsent) {
     log(`${prefix}: Azure answered ${failureLabel(failure)} for ${gateway.ref.name}: it does not exist`);
     input.onAttemptEnd?.({ attempt, outcome: "succeeded" });
     return { kind: "goalReached", result: planner.whenAbsent({ failure, wrote: at.wrote }) };
@@ -456,7 +353,7 @@ async function judgeFailure<R>(
   if (!decision.retry) {
     // Whether a resume (POST /task/{id}:resume) of the same operation could succeed: the retry policy's rule.
     log(`${prefix}: ${label}: ${failure.message}; ${decision.reason}`);
-    const shown = at.wrote && hasResultOnFailure(planner) ? await readForFailure(input) : undefined;
+    const shown = at.wrote && planner.resultOnFailure ? await readForFailure(input) : undefined;
     throw new GaveUpError(`${label}: ${failure.message}`, failure, attempt, shown);
   }
   log(`${prefix}: ${label}, ${decision.reason}`);
@@ -476,7 +373,7 @@ function stopIfCanceled(cancel: AbortSignal | undefined, where: string, progress
  * bad read. `first` is a read already made (a write's final GET).
  */
 async function settledRead<R>(
-  input: ExecuteOpInput<R>,
+  input: HarnessInput<R>,
   prefix: string,
   clock: AttemptClock,
   first?: ScaleSetSnapshot,
@@ -533,7 +430,7 @@ async function settledRead<R>(
 }
 
 /** What Azure shows after a failed write, for the failure's result; undefined when even that read fails. */
-async function readForFailure<R>(input: ExecuteOpInput<R>): Promise<R | undefined> {
+async function readForFailure<R>(input: HarnessInput<R>): Promise<R | undefined> {
   try {
     return input.planner.result(await input.gateway.read({ withInstances: true, signal: input.signal }));
   } catch (err) {
@@ -554,7 +451,7 @@ function redriveStep(snapshot: ScaleSetSnapshot, instances: number, redrive: num
 
 /** The first read of an attempt; for an operation that makes the scale set, a 404 is answered by creating it. */
 async function firstRead<R>(
-  input: ExecuteOpInput<R>,
+  input: HarnessInput<R>,
   attempt: number,
   prefix: string,
   clock: AttemptClock,
@@ -564,7 +461,7 @@ async function firstRead<R>(
     return { snapshot: await settledRead(input, prefix, clock), writes: 0 };
   } catch (err) {
     const { planner } = input;
-    if (!isCreator(planner) || describeArmFailure(err).kind !== "notFound") throw err;
+    if (!planner.createWhenMissing || describeArmFailure(err).kind !== "notFound") throw err;
     const create = planner.createWhenMissing();
     return { snapshot: await writeThenRead(input, attempt, prefix, clock, progress, create, undefined), writes: 1 };
   }
@@ -572,7 +469,7 @@ async function firstRead<R>(
 
 /** Sends one write, checkpointing its poller once Azure accepted it, and reads the scale set after it. */
 async function writeThenRead<R>(
-  input: ExecuteOpInput<R>,
+  input: HarnessInput<R>,
   attempt: number,
   prefix: string,
   clock: AttemptClock,
@@ -613,7 +510,7 @@ interface Waiting {
  * retry deadline counted from when this wait began, so that a long operation can wait at every step.
  */
 async function waitAndReread<R>(
-  input: ExecuteOpInput<R>,
+  input: HarnessInput<R>,
   prefix: string,
   clock: AttemptClock,
   summary: string,
@@ -642,14 +539,14 @@ async function waitAndReread<R>(
 }
 
 async function runAttempt<R>(
-  input: ExecuteOpInput<R>,
+  input: HarnessInput<R>,
   attempt: number,
   prefix: string,
   clock: AttemptClock,
   progress: Progress,
 ): Promise<R> {
   const { gateway, planner, log, signal, retry } = input;
-  const maxWrites = maxWritesOf(planner);
+  const { maxWrites } = planner;
   const start = await firstRead(input, attempt, prefix, clock, progress);
   let snapshot = start.snapshot;
   let waiting: Waiting | undefined;
@@ -672,7 +569,7 @@ async function runAttempt<R>(
       if (!isFailed(snapshot) && stopped.length > 0) {
         // Azure stopped or evicted them: a settled state no re-read changes, and no write of ours would bring a
         // Spot VM back. Reported, never counted as running.
-        if (acceptsStopped(planner) && confirmed.instances + stopped.length === (snapshot.vmss.sku?.capacity ?? 0)) {
+        if (planner.acceptsStopped && confirmed.instances + stopped.length === (snapshot.vmss.sku?.capacity ?? 0)) {
           log(
             `${prefix}: ${step.summary}; instance(s) ${describeStopped(stopped)} are listed but not running (a Spot VM Azure evicted is deallocated)`,
           );

@@ -6,10 +6,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RetryConfig } from "./retry-policy.ts";
 import { describeArmFailure, failureLabel } from "./arm-failure.ts";
-import { GaveUpError, isCreator, isDeleter, type ScaleSetPlanner } from "./execute-op.ts";
+import { GaveUpError } from "./execute-op.ts";
+import type { Planner } from "./planner.ts";
 import { decideRetry } from "./retry-policy.ts";
 import { isBusy } from "./scale-set-state.ts";
-import { guardOf, type ScaleSetGateway, type WriteStep } from "./vmss-gateway.ts";
+import { guardOf, type ScaleSetGateway, type WriteKind } from "./vmss-gateway.ts";
 
 export interface ObserveOptions {
   retry: RetryConfig;
@@ -50,7 +51,7 @@ export interface DryRunPlan {
   /** The read the plan was made against. */
   read: { etag?: string; provisioningState?: string; capacity?: number };
   /** The write an attempt would send first, with the If-Match it would carry; absent when nothing would change. */
-  write?: { kind: WriteStep["kind"]; summary: string; ifMatch?: string };
+  write?: { kind: WriteKind; summary: string; ifMatch?: string };
   /** Nothing would change: what the plan found. */
   unchanged?: string;
   /** Another write holds the scale set now: a real run would wait for it to end and plan on what it left. */
@@ -65,7 +66,7 @@ export interface DryRunPlan {
  */
 export async function planWithoutWriting<R>(
   gateway: ScaleSetGateway,
-  planner: ScaleSetPlanner<R>,
+  planner: Planner<R>,
   options: ObserveOptions,
 ): Promise<DryRunPlan> {
   let snapshot;
@@ -74,11 +75,11 @@ export async function planWithoutWriting<R>(
   } catch (err) {
     // No scale set: what an attempt does then (executeOp's firstRead and whenAbsent), planned the same way.
     if (describeArmFailure(err).kind !== "notFound") throw err;
-    if (isCreator(planner)) {
+    if (planner.createWhenMissing) {
       const step = planner.createWhenMissing();
       return { read: {}, write: { kind: step.kind, summary: step.summary } };
     }
-    if (isDeleter(planner)) return { read: {}, unchanged: `${gateway.ref.name} does not exist: nothing to do` };
+    if (planner.whenAbsent) return { read: {}, unchanged: `${gateway.ref.name} does not exist: nothing to do` };
     throw err;
   }
   const read = {

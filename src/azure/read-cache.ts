@@ -6,7 +6,7 @@ import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import type { RetryConfig } from "./retry-policy.ts";
 import type { AccountRegistry } from "./accounts.ts";
 import { observe } from "./observe.ts";
-import type { ScaleSetListener, ScaleSetRef, ScaleSetSnapshot, WriteStep } from "./vmss-gateway.ts";
+import type { ScaleSetListener, ScaleSetRef, ScaleSetSnapshot, WriteKind } from "./vmss-gateway.ts";
 
 /** A value and when Azure was asked for it (the start of the call: the value is at least this fresh). */
 export interface Fresh<V> {
@@ -258,7 +258,7 @@ export class ScaleSetReads implements ScaleSetListener {
     if (snapshot.vms) this.#snapshots.put(scaleSetKey(ref), snapshot, readAt);
   }
 
-  onWrite(ref: ScaleSetRef, kind: WriteStep["kind"]): void {
+  onWrite(ref: ScaleSetRef, kind: WriteKind): void {
     this.#snapshots.invalidate(scaleSetKey(ref));
     // Listings serve names, regions and creation times: only a create or a delete changes those.
     if (kind === "delete" || kind === "create") this.forgetListings(ref.account);

@@ -56,24 +56,45 @@ export interface RolloutStatus {
   progress?: { successful: number; failed: number; pending: number };
 }
 
-/** A write the planner asks for, as data: the harness runs it, and a checkpoint can name it. */
-export type WriteStep =
-  | { kind: "update"; summary: string; patch: VirtualMachineScaleSetUpdate }
-  | { kind: "manualUpgrade"; summary: string; instanceIds: string[] }
-  | { kind: "deleteInstances"; summary: string; instanceIds: string[] }
+/**
+ * The kinds of write, the one list: the planner's steps (WriteStep), a checkpoint's write in flight (TaskCheckpoint)
+ * and a dry run's answer (its schema) are all typed from it. A kind added here fails tsc until WriteBodies says what
+ * it carries and guardOf and the gateway's write say how it is sent.
+ */
+export const WRITE_KINDS = [
+  "update",
+  "manualUpgrade",
+  "deleteInstances",
+  "restartInstances",
+  "repairs",
+  "delete",
+  "nicPools",
+  "create",
+] as const;
+export type WriteKind = (typeof WRITE_KINDS)[number];
+
+/** What each kind of write carries besides its kind and summary. */
+interface WriteBodies {
+  update: { patch: VirtualMachineScaleSetUpdate };
+  manualUpgrade: { instanceIds: string[] };
+  deleteInstances: { instanceIds: string[] };
   /**
    * Restarts instances: on a Uniform set the scale set's restart with their ids; on a Flexible set (`vms`) each VM's
    * own restart, one after the other.
    */
-  | { kind: "restartInstances"; summary: string; instanceIds: string[]; vms?: true }
+  restartInstances: { instanceIds: string[]; vms?: true };
   /** Suspends or resumes the scale set's automatic repairs (setOrchestrationServiceState, AutomaticRepairs). */
-  | { kind: "repairs"; summary: string; action: "Suspend" | "Resume" }
+  repairs: { action: "Suspend" | "Resume" };
   /** Deletes the whole scale set. */
-  | { kind: "delete"; summary: string }
+  delete: object;
   /** Flexible: puts NICs of its VMs into or out of backend pools, each NIC with If-Match on the ETag it was read with. */
-  | { kind: "nicPools"; summary: string; nics: NicWrite[] }
+  nicPools: { nics: NicWrite[] };
   /** Creates the scale set with this model: PUT with If-None-Match: *, so it never replaces one that exists. */
-  | { kind: "create"; summary: string; model: VirtualMachineScaleSet };
+  create: { model: VirtualMachineScaleSet };
+}
+
+/** A write the planner asks for, as data: the harness runs it, and a checkpoint can name it. */
+export type WriteStep = { [K in WriteKind]: { kind: K; summary: string } & WriteBodies[K] }[WriteKind];
 
 /** One NIC as a nicPools step writes it: the body as read, with its pools changed. */
 export interface NicWrite {
@@ -103,7 +124,7 @@ export interface ScaleSetListener {
   /** A read of the scale set (with its VMs when snapshot.vms is set) that began at readAt. */
   onRead(ref: ScaleSetRef, snapshot: ScaleSetSnapshot, readAt: number): void;
   /** A write is about to be sent, or has ended (either way): what was read before is no longer Azure's state. */
-  onWrite(ref: ScaleSetRef, kind: WriteStep["kind"]): void;
+  onWrite(ref: ScaleSetRef, kind: WriteKind): void;
 }
 
 /** The condition a write is sent with: If-Match an ETag (none known: sent without), If-None-Match: *, or none. */
@@ -119,7 +140,7 @@ export type WriteGuard =
  * changes no model, and the plan made on the read it follows asks for it only in the state it moves from. A change
  * of a Flexible VM's NIC carries If-Match with that NIC's ETag, as read with the VMs.
  */
-export function guardOf(kind: WriteStep["kind"], etag: string | undefined): WriteGuard {
+export function guardOf(kind: WriteKind, etag: string | undefined): WriteGuard {
   switch (kind) {
     case "update":
     case "delete":
@@ -201,7 +222,7 @@ export interface ScaleSetGateway {
   /** The snapshot with the scale set's VMs listed now: what the harness confirms against. */
   withInstances(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot>;
   write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined>;
-  resume(kind: WriteStep["kind"], serializedPoller: string, options: Omit<WriteOptions, "onAccepted">): Promise<void>;
+  resume(kind: WriteKind, serializedPoller: string, options: Omit<WriteOptions, "onAccepted">): Promise<void>;
 }
 
 /** The scale sets of one resource group, as ARM lists them now (no cache: a name is about to be chosen from it). */
@@ -578,11 +599,7 @@ export class VmssGateway implements ScaleSetGateway {
    * Follows a write accepted before a restart, from its serialized poller, to its end. Nothing is sent again but
    * polls. Throws when the state cannot be restored or the operation failed; the caller then re-reads and re-plans.
    */
-  async resume(
-    kind: WriteStep["kind"],
-    serializedPoller: string,
-    options: Omit<WriteOptions, "onAccepted">,
-  ): Promise<void> {
+  async resume(kind: WriteKind, serializedPoller: string, options: Omit<WriteOptions, "onAccepted">): Promise<void> {
     const vmss = this.client.virtualMachineScaleSets;
     const sources = {
       update: vmss.update,

@@ -22,7 +22,7 @@ import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import { Type, type Static } from "@sinclair/typebox";
 import { RefusalError } from "../azure/arm-failure.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
-import type { Creator, PlannedStep, ResultOnFailure, ScaleSetPlanner } from "../azure/execute-op.ts";
+import type { Creator, PlannedStep, ResultOnFailure, ScaleSetPlanner } from "../azure/planner.ts";
 import { resolveNetwork, type NetworkChoice } from "./create/network-by-name.ts";
 import {
   createTimeSettingFields,

@@ -4,7 +4,7 @@
 // subnets and storage that clouddriver-azure's destroy also cleans up were made by its deploy, not by us.
 import { Type } from "@sinclair/typebox";
 import { failureLabel } from "../azure/arm-failure.ts";
-import type { Deleter, ScaleSetPlanner } from "../azure/execute-op.ts";
+import type { Deleter, ScaleSetPlanner } from "../azure/planner.ts";
 import { serverGroupFields } from "./description.ts";
 import { defineOperation } from "./operation.ts";
 import { capacityOf, type DestroyedServerGroupResult } from "./server-group-state.ts";

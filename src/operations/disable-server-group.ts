@@ -4,7 +4,7 @@
 // set without pools is scaled to 0 and its capacity recorded instead. On a Flexible set, whose VMs each have a NIC of
 // their own that a model change does not reach, every existing VM's NIC is then taken out of its pools itself.
 import { Type } from "@sinclair/typebox";
-import type { ScaleSetPlanner, StoppedInstancesAccepted } from "../azure/execute-op.ts";
+import type { ScaleSetPlanner, StoppedInstancesAccepted } from "../azure/planner.ts";
 import { serverGroupFields, type FieldProblem } from "./description.ts";
 import { defineOperation } from "./operation.ts";
 import { azureRolloutStep, azureRollsModelChanges, kindOf } from "./scale-set-kinds.ts";

@@ -4,7 +4,7 @@
 // into the model's pools itself (a model change reaches only new VMs).
 import { Type } from "@sinclair/typebox";
 import { RefusalError } from "../azure/arm-failure.ts";
-import type { ScaleSetPlanner, StoppedInstancesAccepted } from "../azure/execute-op.ts";
+import type { ScaleSetPlanner, StoppedInstancesAccepted } from "../azure/planner.ts";
 import { serverGroupFields } from "./description.ts";
 import { defineOperation } from "./operation.ts";
 import { azureRolloutStep, azureRollsModelChanges, kindOf } from "./scale-set-kinds.ts";

@@ -1,13 +1,14 @@
 // The shape of an operation: its description schema, the cross-field checks a schema cannot express, and a
 // planner that the executeOp harness runs against freshly read state on every attempt.
 import type { Static, TObject } from "@sinclair/typebox";
-import type { ScaleSetPlanner } from "../azure/execute-op.ts";
+import { plannerOf, type Planner, type PlannerSpec } from "../azure/planner.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import type { RetryConfig } from "../azure/retry-policy.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import type { FieldProblem, ServerGroupLocator } from "./description.ts";
 import type { OperationResult } from "./server-group-state.ts";
 import { kindGuard } from "./scale-set-kinds.ts";
+import type { OperationName } from "./operation-names.ts";
 
 export interface OperationDefinition<S extends TObject = TObject, R extends OperationResult = OperationResult> {
   /** Clouddriver's operation name: the key in POST /azure/ops bodies and the last segment of /azure/ops/{name}. */
@@ -36,8 +37,17 @@ export interface OperationDefinition<S extends TObject = TObject, R extends Oper
    * taken), from what Azure lists then. Its context goes to the planner.
    */
   prepare?(description: Static<S>, context: PrepareContext): Promise<Prepared>;
-  planner: (description: Static<S>, target: ScaleSetRef, run?: RunContext) => ScaleSetPlanner<R>;
+  /** The operation's planner, with the capabilities it has (PlannerSpec). */
+  planner: (description: Static<S>, target: ScaleSetRef, run?: RunContext) => PlannerSpec<R>;
 }
+
+/** An operation as defineOperation makes it: its planner a Planner, every capability a field, behind the kinds table. */
+export type DefinedOperation<S extends TObject = TObject, R extends OperationResult = OperationResult> = Omit<
+  OperationDefinition<S, R>,
+  "planner"
+> & {
+  planner: (description: Static<S>, target: ScaleSetRef, run?: RunContext) => Planner<R>;
+};
 
 /** The code a create fails with when the name it chose holds a scale set it did not create: choose again. */
 export const NAME_TAKEN = "ServerGroupNameTaken";
@@ -79,16 +89,16 @@ export interface RunContext {
  * Keeps each operation file's types exact while the registry holds them side by side, and puts the table of
  * supported scale-set kinds (scale-set-kinds.ts) in front of every planner: each plan is made only after it.
  */
-export function defineOperation<S extends TObject, R extends OperationResult>(
-  definition: OperationDefinition<S, R>,
-): OperationDefinition<S, R> {
+export function defineOperation<N extends OperationName, S extends TObject, R extends OperationResult>(
+  definition: OperationDefinition<S, R> & { name: N },
+): DefinedOperation<S, R> & { name: N } {
   const planner = definition.planner;
   return {
     ...definition,
     planner: (description, target, run) =>
-      kindGuard(definition.name, planner(description, target, run), target, run?.origin.taskId),
+      kindGuard(definition.name, plannerOf(planner(description, target, run)), target, run?.origin.taskId),
   };
 }
 
-export type AnyOperation = OperationDefinition<TObject, OperationResult> & { schema: TObject };
+export type AnyOperation = DefinedOperation<TObject, OperationResult> & { schema: TObject };
 export type LocatedDescription = ServerGroupLocator & Record<string, unknown>;

@@ -14,7 +14,7 @@
 import { Type } from "@sinclair/typebox";
 import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { RefusalError } from "../azure/arm-failure.ts";
-import type { PlannedStep, Remembering, ScaleSetPlanner, StoppedInstancesAccepted } from "../azure/execute-op.ts";
+import type { PlannedStep, Remembering, ScaleSetPlanner, StoppedInstancesAccepted } from "../azure/planner.ts";
 import { instanceLife, kindOf, powerState } from "../azure/scale-set-state.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { serverGroupFields } from "./description.ts";

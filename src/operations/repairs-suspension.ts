@@ -10,13 +10,7 @@
 //
 //   Running, no mark ─▶ mark ─▶ Suspend ─▶ (the operation) ─▶ Resume ─▶ remove the mark ─▶ done
 import type { VirtualMachineScaleSet } from "@azure/arm-compute";
-import {
-  maxWritesOf,
-  type BatchWriter,
-  type PlannedStep,
-  type Releaser,
-  type ScaleSetPlanner,
-} from "../azure/execute-op.ts";
+import { wrapPlanner, type PlannedStep, type Planner } from "../azure/planner.ts";
 import type { ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 
 /** The task that suspended the scale set's automatic repairs, while it runs. */
@@ -83,24 +77,27 @@ export function releaseStep(snapshot: ScaleSetSnapshot, taskId: string): Planned
   };
 }
 
-/** The planner with automatic repairs suspended around its own steps. */
-export function withRepairsSuspended<R>(
-  planner: ScaleSetPlanner<R>,
-  taskId: string,
-): ScaleSetPlanner<R> & BatchWriter & Releaser {
-  return {
-    ...planner,
+/**
+ * The planner with automatic repairs suspended around its own steps. Its own release, if it has one, runs first;
+ * then repairs are resumed.
+ */
+export function withRepairsSuspended<R>(planner: Planner<R>, taskId: string): Planner<R> {
+  const own = planner.release;
+  return wrapPlanner(planner, {
     // The repairs state is read with the VMs.
     readsInstances: true,
-    maxWrites: maxWritesOf(planner) + REPAIRS_WRITES,
+    maxWrites: planner.maxWrites + REPAIRS_WRITES,
     plan(snapshot) {
-      const own = planner.plan(snapshot);
-      if (own.kind === "done") {
+      const step = planner.plan(snapshot);
+      if (step.kind === "done") {
         const release = releaseStep(snapshot, taskId);
-        return release.kind === "done" ? own : release;
+        return release.kind === "done" ? step : release;
       }
-      return suspendStep(snapshot, taskId) ?? own;
+      return suspendStep(snapshot, taskId) ?? step;
     },
-    release: (snapshot) => releaseStep(snapshot, taskId),
-  };
+    release(snapshot) {
+      const first = own?.(snapshot);
+      return first && first.kind !== "done" && first.kind !== "wait" ? first : releaseStep(snapshot, taskId);
+    },
+  });
 }

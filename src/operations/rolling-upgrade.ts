@@ -9,7 +9,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import { RefusalError } from "../azure/arm-failure.ts";
 import { isGoneOrFailed } from "../azure/scale-set-state.ts";
-import type { BatchWriter, PlannedStep, Remembering, ScaleSetPlanner } from "../azure/execute-op.ts";
+import type { BatchWriter, PlannedStep, Remembering, ScaleSetPlanner } from "../azure/planner.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { MAX_CAPACITY, serverGroupFields, type FieldProblem } from "./description.ts";
 import { defineOperation, type RunContext } from "./operation.ts";

@@ -9,29 +9,24 @@
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { RefusalError } from "../azure/arm-failure.ts";
 import { isRunningInstance, kindOf, protectionOf, type ScaleSetKind } from "../azure/scale-set-state.ts";
-import type { PlannedStep, ScaleSetPlanner } from "../azure/execute-op.ts";
+import { wrapPlanner, type PlannedStep, type Planner } from "../azure/planner.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { describeLock, locksHolding, type ManagementLock } from "../azure/management-locks.ts";
 import { withRepairsSuspended } from "./repairs-suspension.ts";
 import { isManualUpgrade } from "./server-group-state.ts";
-
-/** The operations the table speaks of (the registry's names). */
-export const KIND_OPERATIONS = [
-  "createServerGroup",
-  "cloneServerGroup",
-  "resizeServerGroup",
-  "scaleDown",
-  "terminateInstances",
-  "rebootInstances",
-  "disableServerGroup",
-  "enableServerGroup",
-  "rollingUpgrade",
-  "destroyServerGroup",
-] as const;
-export type KindOperation = (typeof KIND_OPERATIONS)[number];
+import { OPERATION_NAMES, type OperationName } from "./operation-names.ts";
 
 /** One cell of the table: how the operation works on this kind, or why it is refused (the code names the refusal). */
 export type Support = { supported: true; how: string } | { supported: false; code: string; why: string };
+
+/** The kinds and features a row has a cell for. */
+export type KindColumn = "Flexible" | "Rolling" | "Automatic" | "repairs" | "flexibleRepairs" | "spot";
+export type KindRow = Record<KindColumn, Support>;
+
+/** An operation the table does not decide for, and why: explicit, so that no operation is allowed by being left out. */
+export interface NotApplicable {
+  notApplicable: string;
+}
 
 const ok = (how: string): Support => ({ supported: true, how });
 const refused = (code: string, why: string): Support => ({ supported: false, code, why });
@@ -54,11 +49,11 @@ const FLEXIBLE_REPAIRS = refused(
   "it uses Flexible orchestration with automatic repairs enabled: Azure offers no scale-set instance view on Flexible, so whether repairs run, and who suspended them, cannot be read, and Azure could replace VMs while they leave traffic; nothing was written. Turn automatic repairs off on the scale set (automaticRepairsPolicy.enabled false) for the operation, and back on after",
 );
 
-/** The table: operation × kind or feature. Uniform / Manual / no repairs / not Spot are the baseline every row supports. */
-export const SUPPORT: Record<
-  KindOperation,
-  Record<"Flexible" | "Rolling" | "Automatic" | "repairs" | "flexibleRepairs" | "spot", Support>
-> = {
+/**
+ * The table: operation × kind or feature. Uniform / Manual / no repairs / not Spot are the baseline every row
+ * supports. Every operation of the registry has its row or says why none applies: a new one fails tsc until it does.
+ */
+export const SUPPORT = {
   createServerGroup: {
     Flexible: ok(
       "created Flexible when its description says orchestrationMode Flexible (fault domains 1, NICs per VM from the profile, no NAT pool); done when every VM runs with its NIC in the pools, healthy where Azure reports health (a Flexible VM reports the Application Health extension's, from healthSettings, never the load balancer probe's); without the extension the history says the VMs run in the pools, not that they answer",
@@ -173,11 +168,28 @@ export const SUPPORT: Record<
     flexibleRepairs: ok("DELETE of the scale set"),
     spot: ok("DELETE of the scale set"),
   },
-};
+  terminateInstanceAndDecrementServerGroup: {
+    notApplicable:
+      "its planner is terminateInstances's, which consults the table as terminateInstances: the same cells decide",
+  },
+} satisfies Record<OperationName, KindRow | NotApplicable>;
+
+/** The operations the table has a row for (the others say why none applies). */
+export type KindOperation = {
+  [N in OperationName]: (typeof SUPPORT)[N] extends NotApplicable ? never : N;
+}[OperationName];
+
+function isKindOperation(name: string): name is KindOperation {
+  const entry = (SUPPORT as Record<string, KindRow | NotApplicable | undefined>)[name];
+  return entry !== undefined && !("notApplicable" in entry);
+}
+
+/** The table's rows, in the registry's order. */
+export const KIND_OPERATIONS: readonly KindOperation[] = OPERATION_NAMES.filter(isKindOperation);
 
 /** The cell that decides: the first refusal among the scale set's kind and features, if any. */
 export function supportFor(operation: KindOperation, kind: ScaleSetKind): Support | undefined {
-  const row = SUPPORT[operation];
+  const row: KindRow = SUPPORT[operation];
   const cells = [
     kind.orchestration === "Flexible" ? row.Flexible : undefined,
     kind.upgrade !== "Manual" ? row[kind.upgrade] : undefined,
@@ -188,12 +200,8 @@ export function supportFor(operation: KindOperation, kind: ScaleSetKind): Suppor
   return cells.find((c) => c !== undefined && !c.supported);
 }
 
-function isKindOperation(name: string): name is KindOperation {
-  return (KIND_OPERATIONS as readonly string[]).includes(name);
-}
-
 /** Throws the refusal for this operation on this scale set, before any write is planned. */
-export function refuseUnsupported(operation: string, vmss: VirtualMachineScaleSet, name: string): void {
+export function refuseUnsupported(operation: OperationName, vmss: VirtualMachineScaleSet, name: string): void {
   if (!isKindOperation(operation)) return;
   const refusal = supportFor(operation, kindOf(vmss));
   if (refusal && !refusal.supported)
@@ -206,21 +214,20 @@ export function refuseUnsupported(operation: string, vmss: VirtualMachineScaleSe
  * it made).
  */
 export function kindGuard<R>(
-  operation: string,
-  planner: ScaleSetPlanner<R>,
+  operation: OperationName,
+  planner: Planner<R>,
   target: Pick<ScaleSetRef, "name">,
   taskId?: string,
-): ScaleSetPlanner<R> {
+): Planner<R> {
   // Automatic repairs are suspended around operations that take instances out of traffic or replace them; the
   // suspension is marked with the task. A dry run (no task) plans the same steps, under a name it never writes.
   const inner = SUSPENDS_REPAIRS.has(operation) ? withRepairsSuspended(planner, taskId ?? "(the task)") : planner;
-  return {
-    ...inner,
+  return wrapPlanner(inner, {
     plan(snapshot) {
       refuseUnsupported(operation, snapshot.vmss, target.name);
       return inner.plan(snapshot);
     },
-  };
+  });
 }
 
 // ---- features the planners act on ----

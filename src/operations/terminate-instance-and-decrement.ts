@@ -12,7 +12,7 @@
 // without its restore of the capacity (and with the refusals of scaleDown's form: below the recorded min without
 // adjustMinIfNecessary, a protected or locked instance).
 import { Type } from "@sinclair/typebox";
-import type { ScaleSetPlanner } from "../azure/execute-op.ts";
+import { plannerOf, wrapPlanner, type Planner } from "../azure/planner.ts";
 import { isActionableInstance } from "../azure/scale-set-state.ts";
 import { serverGroupFields } from "./description.ts";
 import { defineOperation } from "./operation.ts";
@@ -67,10 +67,9 @@ export const terminateInstanceAndDecrementServerGroup = defineOperation({
     "Delete one instance and take the scale set's size down by one, lowering its recorded min if asked (Deck's terminate and shrink)",
   schema: TerminateInstanceAndDecrementDescription,
   describe: (d) => `terminate instance ${d.instance} of ${d.serverGroupName} and shrink it by one`,
-  planner: (d, target, run): ScaleSetPlanner<ServerGroupResult> => {
-    const terminate = terminatePlanner([d.instance], target, run?.memory, { keepCapacity: false });
-    return {
-      ...terminate,
+  planner: (d, target, run): Planner<ServerGroupResult> => {
+    const terminate = plannerOf(terminatePlanner([d.instance], target, run?.memory, { keepCapacity: false }));
+    return wrapPlanner(terminate, {
       plan(snapshot) {
         const live = (snapshot.vms ?? []).some((vm) => isActionableInstance(vm) && isNamed(vm, new Set([d.instance])));
         const bounds = live ? boundsAfter(snapshot.vmss, d) : undefined;
@@ -82,6 +81,6 @@ export const terminateInstanceAndDecrementServerGroup = defineOperation({
           };
         return terminate.plan(snapshot);
       },
-    };
+    });
   },
 });

@@ -14,7 +14,7 @@
 import { Type } from "@sinclair/typebox";
 import { RefusalError } from "../azure/arm-failure.ts";
 import { isActionableInstance, kindOf } from "../azure/scale-set-state.ts";
-import type { PlannedStep, Remembering, ScaleSetPlanner, StoppedInstancesAccepted } from "../azure/execute-op.ts";
+import type { PlannedStep, Remembering, ScaleSetPlanner, StoppedInstancesAccepted } from "../azure/planner.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { ScaleSetName, serverGroupFields, type FieldProblem } from "./description.ts";
 import { instanceLocationProblems, isNamed, locateByInstances, unconfirmedInstances } from "./instance-location.ts";

@@ -11,6 +11,7 @@ import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import type { RetryConfig } from "../azure/retry-policy.ts";
 import { listenToArmResponses } from "../azure/arm-listeners.ts";
 import { armWaitLine } from "../azure/arm-budget.ts";
+import { RefusalError } from "../azure/arm-failure.ts";
 import { executeOp, CanceledOnRequestError, type Checkpoint } from "../azure/execute-op.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import type { AnyOperation, LocatedDescription, TaskOrigin } from "../operations/operation.ts";
@@ -238,7 +239,12 @@ export class TaskRun {
     if (this.#cancel.aborted && !resume && !started)
       throw new CanceledOnRequestError(`canceled before ${request.name}`, []);
     const op = operations.get(request.name);
-    if (!op) throw new Error(`unknown operation ${request.name}`);
+    // A replica of another version accepted it (a rolling deploy): not a bug of ours, and nothing was written.
+    if (!op)
+      throw new RefusalError(
+        "UnknownOperation",
+        `this replica has no operation ${request.name} (the task was accepted by a replica of another version); nothing was written: run it again once every replica has it`,
+      );
     const description = request.description as LocatedDescription;
     const target = this.#target(index, op, description);
     // Named by the located scale set (a create: its cluster) until prepare names the one it acts on.

@@ -1,4 +1,4 @@
-import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
+import type { ScaleSetRef, WriteKind } from "../azure/vmss-gateway.ts";
 import type { OperationResult } from "../operations/server-group-state.ts";
 
 // The task model: what a caller polls. Internally a task has a state machine that can grow (canceled is already
@@ -36,15 +36,7 @@ export interface TaskCheckpoint {
   /** A write Azure accepted and that has not ended: what it was, and its serialized poller (absolute URLs). */
   inFlight?: {
     step: {
-      kind:
-        | "update"
-        | "manualUpgrade"
-        | "deleteInstances"
-        | "restartInstances"
-        | "repairs"
-        | "delete"
-        | "create"
-        | "nicPools";
+      kind: WriteKind;
       summary: string;
       [key: string]: unknown;
     };

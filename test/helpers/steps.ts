@@ -1,6 +1,6 @@
 // A planned step as the kind a test expects, typed as that kind: a step of another kind fails the test and says
 // what it was instead.
-import type { PlannedStep } from "../../src/azure/execute-op.ts";
+import type { PlannedStep } from "../../src/azure/planner.ts";
 
 export function stepOfKind<K extends PlannedStep["kind"]>(
   step: PlannedStep,

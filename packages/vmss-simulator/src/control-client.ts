@@ -11,12 +11,11 @@ import type { ThrottlingConfig, ThrottlingSnapshot, ThrottlingUpdate } from "./t
 export type SimulatorConfigView = SimulatorSettings & { throttling: ThrottlingConfig };
 export type SimulatorConfigUpdate = Partial<SimulatorSettings> & { throttling?: ThrottlingUpdate };
 
-export interface FaultSpec {
-  action?: FaultAction;
+/** What every fault takes: which requests it matches, and how many times it fires. */
+interface FaultMatch {
   method: string;
   pathContains: string;
   status?: number;
-  code?: string;
   message?: string;
   count?: number;
   retryAfterSeconds?: number;
@@ -27,6 +26,16 @@ export interface FaultSpec {
   /** evictSpot only: how many Spot VMs are evicted. */
   evictions?: number;
 }
+
+/**
+ * A fault as POST /_sim/faults takes it (faults.ts validates the same rules): `respond` (the default action) and
+ * `failOperation` answer with an ARM error, so they need its `code`; the other actions may leave it out.
+ */
+export type FaultSpec = FaultMatch &
+  (
+    | { action?: "respond" | "failOperation"; code: string }
+    | { action: Exclude<FaultAction, "respond" | "failOperation">; code?: string }
+  );
 
 export interface ControlScaleSetSpec {
   capacity: number;

@@ -11,6 +11,7 @@ import type { AnyOperation, LocatedDescription } from "../../operations/operatio
 import { locate } from "../../operations/locate.ts";
 import type { SubmittedOperation, TaskRunner } from "../../tasks/task-runner.ts";
 import { requireAccount } from "../access-control.ts";
+import { accountsNamedIn } from "../../auth/named-accounts.ts";
 import type { OperationRequest } from "../../tasks/task.ts";
 import type { TaskStore } from "../../tasks/task-store.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
@@ -197,23 +198,8 @@ export async function authorizeWrite(request: FastifyRequest): Promise<void> {
     throw apiError("Forbidden", {
       why: `${request.principal.name} may only read: a write needs a principal that is not readOnly`,
     });
-  const body: unknown = request.body;
-  const items = Array.isArray(body)
-    ? body.flatMap((item: unknown) =>
-        typeof item === "object" && item !== null ? Object.values(item as Record<string, unknown>) : [],
-      )
-    : [body];
-  for (const d of items) {
-    if (typeof d !== "object" || d === null) continue;
-    const { credentials, account } = d as { credentials?: unknown; account?: unknown };
-    for (const name of [credentials, account]) if (typeof name === "string") requireAccount(request, name, "write");
-    // A clone reads its source: the caller must be allowed to read that account.
-    const source = (d as { source?: unknown }).source;
-    if (typeof source === "object" && source !== null) {
-      const sourceAccount = (source as { account?: unknown }).account;
-      if (typeof sourceAccount === "string") requireAccount(request, sourceAccount, "read");
-    }
-  }
+  // Every account the body names, nested ones included (a clone's source: read), by the walk forwarded writes use.
+  for (const { account, access } of accountsNamedIn(request.body).references) requireAccount(request, account, access);
 }
 
 /**
