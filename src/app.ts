@@ -88,7 +88,10 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   await app.register(accessControl, { access: config.access, registry });
   await app.register(documentedAnswers);
   await app.register(auditTrail, { audit });
-  await app.register(overloadProtection, { overload: config.overload });
+  await app.register(overloadProtection, {
+    overload: config.overload,
+    submittedBefore: async (id) => (await store.findByClientRequestId(id)) !== undefined,
+  });
   await app.register(jsonBodies, { maxDepth: config.bodyMaxDepth, keepRaw: config.clouddriver !== undefined });
   await app.register(requestDeadlines, { deadlineMs: config.store.requestDeadlineMs ?? 0 });
   const forwarder = await clouddriverForwarder(config.clouddriver, audit);

@@ -91,10 +91,24 @@ function sheds(config: OverloadConfig): boolean {
   );
 }
 
-export async function installOverloadProtection(app: FastifyInstance, config: OverloadConfig): Promise<void> {
+/** Whether a task was made for this clientRequestId already (the task store's lookup). */
+export type SubmittedBefore = (clientRequestId: string) => Promise<boolean>;
+
+export async function installOverloadProtection(
+  app: FastifyInstance,
+  config: OverloadConfig,
+  submittedBefore?: SubmittedBefore,
+): Promise<void> {
   // Off (the default), it would still sample the event loop and run a hook on every request.
   if (sheds(config)) await installShedding(app, config);
-  installRateLimits(app, config);
+  installRateLimits(app, config, submittedBefore);
+}
+
+/** The clientRequestId a submission names (its query), if any. */
+function namedRequestId(request: FastifyRequest): string | undefined {
+  if (!isSubmission(request)) return undefined;
+  const id = (request.query as { clientRequestId?: unknown } | undefined)?.clientRequestId;
+  return typeof id === "string" && id.length > 0 ? id : undefined;
 }
 
 async function installShedding(app: FastifyInstance, config: OverloadConfig): Promise<void> {
@@ -126,7 +140,7 @@ async function installShedding(app: FastifyInstance, config: OverloadConfig): Pr
  * decided once, as each is declared: never /health, /ready, /metrics or the documentation; not a kind whose
  * limit is 0.
  */
-function installRateLimits(app: FastifyInstance, config: OverloadConfig): void {
+function installRateLimits(app: FastifyInstance, config: OverloadConfig, submittedBefore?: SubmittedBefore): void {
   if (config.submissionsPerWindow === 0 && config.readsPerWindow === 0) return;
   const limits = new CallerLimits(config.rateWindowMs, Date.now());
   const maxOf = (request: FastifyRequest) =>
@@ -137,11 +151,17 @@ function installRateLimits(app: FastifyInstance, config: OverloadConfig): void {
     const refusal = max === 0 ? undefined : limits.take(rateKey(request), max, Date.now());
     if (refusal === undefined) return done();
     const who = request.principal && request.principal.via !== "open" ? request.principal.name : "this caller";
-    done(
-      apiError("TooManyRequests", {
-        message: `${who} sent more than ${max} ${isSubmission(request) ? "submissions" : "reads"} in ${windowSeconds} s; retry after ${refusal.retryAfterSeconds} s`,
-        retryAfterSeconds: refusal.retryAfterSeconds,
-      }),
+    const refused = apiError("TooManyRequests", {
+      message: `${who} sent more than ${max} ${isSubmission(request) ? "submissions" : "reads"} in ${windowSeconds} s; retry after ${refusal.retryAfterSeconds} s`,
+      retryAfterSeconds: refusal.retryAfterSeconds,
+    });
+    // A repeated submission whose task exists is let through to be answered that task: a retry is never refused for
+    // work already accepted. Looked up only when refusing, so a caller within its limit costs no store read.
+    const id = namedRequestId(request);
+    if (id === undefined || submittedBefore === undefined) return done(refused);
+    submittedBefore(id).then(
+      (found) => done(found ? undefined : refused),
+      () => done(refused),
     );
   };
   app.addHook("onRoute", (route) => {

@@ -13,7 +13,7 @@ import type { ClouddriverConfig, ClouddriverForwarder } from "../api/clouddriver
 import { apiError, installErrorHandling } from "../api/errors.ts";
 import { installJsonBodyParser } from "../api/json-body.ts";
 import { documentNullsAsAbsent, documentStrictHandling, openApiOptions } from "../api/openapi.ts";
-import { installOverloadProtection, type OverloadConfig } from "../api/overload.ts";
+import { installOverloadProtection, type OverloadConfig, type SubmittedBefore } from "../api/overload.ts";
 import { installRequestDeadlines } from "../api/request-deadline.ts";
 import { documentEveryAnswer } from "../api/route-answers.ts";
 import { componentSchemas } from "../api/schemas.ts";
@@ -106,9 +106,12 @@ export const auditTrail = servicePlugin<{ audit: AuditTrail }>("audit-trail", ["
   audit.install(app),
 );
 
-/** Shedding under pressure, and the per-caller limits, keyed by the principal access control found. */
-export const overloadProtection = fp<{ overload: OverloadConfig }>(
-  async (app, { overload }) => installOverloadProtection(app, overload),
+/**
+ * Shedding under pressure, and the per-caller limits, keyed by the principal access control found; a submission
+ * repeated with the clientRequestId of a task that exists passes the limits (`submittedBefore`).
+ */
+export const overloadProtection = fp<{ overload: OverloadConfig; submittedBefore?: SubmittedBefore }>(
+  async (app, { overload, submittedBefore }) => installOverloadProtection(app, overload, submittedBefore),
   { name: "overload", dependencies: ["access-control"] },
 );
 

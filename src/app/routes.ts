@@ -64,7 +64,7 @@ export const serviceRoutes = fp<ServiceRoutesOptions>(
     await app.register(auditRoutes, { store });
     await app.register(serverGroupRoutes, { accounts, readRetry });
     await app.register(clouddriverReadRoutes, { accounts, reads, forwarder });
-    await app.register(clusterOperationRoutes, { accounts, reads, runner, operations, waiter, audit });
+    await app.register(clusterOperationRoutes, { accounts, reads, runner, operations, waiter, audit, tasks: store });
     const { progress } = parts;
     await app.register(uiRoutes, { store, progress, accounts, reads, maxAttempts: config.retry.maxAttempts });
     await app.register(observabilityRoutes, {
