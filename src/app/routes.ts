@@ -73,6 +73,7 @@ export const serviceRoutes = fp<ServiceRoutesOptions>(
       storeHealth: parts.storeHealth,
       backlog: parts.backlog,
       accounts,
+      onAccountChecked: (account, ok) => metrics.azureAccountReachable.set({ account }, ok ? 1 : 0),
       readyCacheMs: config.observability.readyCacheMs,
       probeTimeoutMs: config.observability.readyTimeoutMs,
     });
