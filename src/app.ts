@@ -22,6 +22,7 @@ import {
   jsonBodies,
   openApiGeneration,
   overloadProtection,
+  arrivalTimes,
   pageSecurityHeaders,
   requestDeadlines,
   requestLog,
@@ -81,6 +82,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const drain: DrainState = { draining: false };
   const registry: RouteRegistry = { routes: [] };
 
+  // Before anything else looks at a request: when it arrived.
+  await app.register(arrivalTimes, { lag: parts.eventLoopLag });
   await app.register(errorHandling, { bodyLimitBytes: config.bodyLimitBytes });
   await app.register(pageSecurityHeaders);
   await app.register(requestLog, { metrics });

@@ -24,7 +24,7 @@ t.test("Azure out of reach for everyone: /ready stays ready and shows it; task r
   const before = await waitFor(
     async () => {
       const r = await env.api("GET", "/ready");
-      return r.body?.accounts?.demo?.ok === true && r;
+      return r.body?.accounts?.demo?.ok === true && r.status === 200 && r;
     },
     { what: "a check of the demo account through the link" },
   );
@@ -43,9 +43,10 @@ t.test("Azure out of reach for everyone: /ready stays ready and shows it; task r
     async () => {
       const r = await env.api("GET", "/ready");
       seen = r;
-      return r.body?.accounts?.demo?.ok === false && r;
+      return r.body?.accounts?.demo?.ok === false && r.status === 200 && r;
     },
-    { what: "a check of the demo account that found it out of reach", seen: () => seen },
+    // A busy machine may hold this replica's loop up once (then not ready, rightly): ready again once it turns.
+    { what: "ready, with a check of the demo account that found it out of reach", seen: () => seen },
   );
   t.equal(during.status, 200, `ready while Azure is out of reach: ${JSON.stringify(during.body)}`);
   t.equal(during.body.status, "ready");

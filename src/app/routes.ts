@@ -74,6 +74,7 @@ export const serviceRoutes = fp<ServiceRoutesOptions>(
       backlog: parts.backlog,
       accounts,
       onAccountChecked: (account, ok) => metrics.azureAccountReachable.set({ account }, ok ? 1 : 0),
+      eventLoopLag: parts.eventLoopLag,
       readyCacheMs: config.observability.readyCacheMs,
       probeTimeoutMs: config.observability.readyTimeoutMs,
     });

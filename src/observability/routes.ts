@@ -9,6 +9,7 @@ import type { TaskStore } from "../tasks/task-store.ts";
 import type { StoreHealth } from "../tasks/store-outage.ts";
 import type { BacklogMonitor } from "../tasks/backlog.ts";
 import type { ServiceMetrics } from "./metrics.ts";
+import type { EventLoopLag } from "./event-loop.ts";
 
 export interface ObservabilityConfig {
   /**
@@ -64,6 +65,8 @@ export interface ObservabilityRoutesOptions {
   storeHealth?: StoreHealth;
   backlog?: BacklogMonitor;
   accounts: AccountRegistry;
+  /** How long the event loop is held up (this replica's own). */
+  eventLoopLag: EventLoopLag;
   /** Told each account's reachability when a background check of them ends (a metric). */
   onAccountChecked?: (account: string, ok: boolean) => void;
   /** A readiness answer is reused this long, so probes do not turn into Azure traffic. */
@@ -170,35 +173,15 @@ class AccountChecks {
   }
 }
 
-/** How often the event loop's turns are timed for /ready: a timer's lateness is how long the loop was held up. */
-const EVENT_LOOP_TICK_MS = 100;
-
-/**
- * This replica's event loop: the longest it was held up since the last look (a blocked replica cannot serve), by
- * how late a timer ran, counting one that is late as the check runs (the check may be the first to run after a hold).
- */
-function eventLoopWatch(boundMs: number): { check(): CheckResult; stop(): void } {
-  let lastTickAt = performance.now();
-  let maxLateMs = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    maxLateMs = Math.max(maxLateMs, now - lastTickAt - EVENT_LOOP_TICK_MS);
-    lastTickAt = now;
-  }, EVENT_LOOP_TICK_MS);
-  timer.unref();
-  return {
-    check() {
-      const heldMs = Math.max(maxLateMs, performance.now() - lastTickAt - EVENT_LOOP_TICK_MS);
-      maxLateMs = 0;
-      return heldMs <= boundMs
-        ? { ok: true }
-        : {
-            ok: false,
-            problem: `the event loop was held up ${Math.round(heldMs)} ms since the last check (more than READY_TIMEOUT_MS ${boundMs})`,
-          };
-    },
-    stop: () => clearInterval(timer),
-  };
+/** This replica's event loop: not held up longer than READY_TIMEOUT_MS since the last check. */
+function eventLoopCheck(lag: EventLoopLag, boundMs: number): CheckResult {
+  const heldMs = lag.takeLongestMs();
+  return heldMs <= boundMs
+    ? { ok: true }
+    : {
+        ok: false,
+        problem: `the event loop was held up ${Math.round(heldMs)} ms since the last check (more than READY_TIMEOUT_MS ${boundMs})`,
+      };
 }
 
 /** The checks behind /ready: this replica's own (the task store answers, the event loop turns); Azure's beside them. */
@@ -228,11 +211,7 @@ const readinessRoute: FastifyPluginAsyncTypebox<ObservabilityRoutesOptions> = as
   let cached: { body: ReadinessBody; at: number } | undefined;
   let running: Promise<ReadinessBody> | undefined;
   const accountChecks = new AccountChecks(opts);
-  const eventLoop = eventLoopWatch(opts.probeTimeoutMs);
-  app.addHook("onClose", (_app, done) => {
-    eventLoop.stop();
-    done();
-  });
+
   app.get(
     "/ready",
     {
@@ -258,7 +237,9 @@ const readinessRoute: FastifyPluginAsyncTypebox<ObservabilityRoutesOptions> = as
         opts.storeHealth.down === cached.body.store.ok;
       if (!cached || Date.now() - cached.at > opts.readyCacheMs || storeChanged) {
         // Concurrent probes share one check.
-        running ??= checkReadiness(opts, accountChecks, () => eventLoop.check()).finally(() => (running = undefined));
+        running ??= checkReadiness(opts, accountChecks, () =>
+          eventLoopCheck(opts.eventLoopLag, opts.probeTimeoutMs),
+        ).finally(() => (running = undefined));
         const body = await running;
         cached = { body, at: Date.now() };
       }
