@@ -22,6 +22,7 @@ import {
   jsonBodies,
   openApiGeneration,
   overloadProtection,
+  arrivalTimes,
   pageSecurityHeaders,
   requestDeadlines,
   requestLog,
@@ -81,6 +82,8 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   const drain: DrainState = { draining: false };
   const registry: RouteRegistry = { routes: [] };
 
+  // Before anything else looks at a request: when it arrived.
+  await app.register(arrivalTimes, { lag: parts.eventLoopLag });
   await app.register(errorHandling, { bodyLimitBytes: config.bodyLimitBytes });
   await app.register(pageSecurityHeaders);
   await app.register(requestLog, { metrics });
@@ -88,7 +91,10 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   await app.register(accessControl, { access: config.access, registry });
   await app.register(documentedAnswers);
   await app.register(auditTrail, { audit });
-  await app.register(overloadProtection, { overload: config.overload });
+  await app.register(overloadProtection, {
+    overload: config.overload,
+    submittedBefore: async (id) => (await store.findByClientRequestId(id)) !== undefined,
+  });
   await app.register(jsonBodies, { maxDepth: config.bodyMaxDepth, keepRaw: config.clouddriver !== undefined });
   await app.register(requestDeadlines, { deadlineMs: config.store.requestDeadlineMs ?? 0 });
   const forwarder = await clouddriverForwarder(config.clouddriver, audit);

@@ -92,6 +92,13 @@ t.test("the manifests are valid Kubernetes objects that refer to each other corr
     portNames.has(container.livenessProbe.httpGet.port) && portNames.has(container.readinessProbe.httpGet.port),
     "the probes name a container port",
   );
+  const readyTimeoutMs = Number(
+    container.env.find((e: { name: string }) => e.name === "READY_TIMEOUT_MS")?.value ?? 5000,
+  );
+  t.ok(
+    container.readinessProbe.timeoutSeconds * 1000 > readyTimeoutMs,
+    "/ready answers (its checks give up at READY_TIMEOUT_MS) before the readiness probe gives up",
+  );
   t.ok(
     pod.spec.terminationGracePeriodSeconds * 1000 >
       Number(container.env.find((e: { name: string }) => e.name === "SHUTDOWN_TIMEOUT_MS").value),

@@ -4,6 +4,8 @@ import t from "tap";
 import { request } from "undici";
 import { demo, startTestEnv } from "./helpers/service.ts";
 import { waitFor } from "../testkit/wait-for.ts";
+import { connect, type Socket } from "node:net";
+import { linkedDatabase } from "./helpers/linked-database.ts";
 
 const A = "team-a-burst-token-0123456789";
 const B = "team-b-burst-token-0123456789";
@@ -133,3 +135,79 @@ t.test(
     t.equal((await env.service.store.list({ limit: 10 })).tasks.length, 0, "nothing was half-accepted");
   },
 );
+
+/**
+ * Sends a raw request on a connection already open, then holds this process's event loop up for holdMs: the request
+ * sits in the service's socket, unread, until the loop turns again. The service's whole answer.
+ */
+async function sentWhileHeldUp(baseUrl: string, path: string, holdMs: number): Promise<string> {
+  const url = new URL(baseUrl);
+  const socket = await new Promise<Socket>((resolve, reject) => {
+    const s = connect(Number(url.port), url.hostname, () => resolve(s));
+    s.once("error", reject);
+  });
+  let answer = "";
+  socket.on("data", (chunk: Buffer) => (answer += chunk.toString()));
+  const ended = new Promise((resolve) => socket.once("close", resolve));
+  // Written to the kernel at once (libuv tries the write before it queues it): it arrives while the loop is held.
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\n\r\n`);
+  const until = performance.now() + holdMs;
+  while (performance.now() < until);
+  await ended;
+  return answer;
+}
+
+t.test(
+  "a request that waited unread past OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: 503 with Retry-After at once",
+  async (t) => {
+    const env = await startTestEnv({ env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: "500", OVERLOAD_RETRY_AFTER_S: "7" } });
+    t.teardown(() => env.close());
+    // Held up three times the bound, in this process, for a known time: no machine's clock is asserted on.
+    const answer = await sentWhileHeldUp(env.baseUrl, "/task?limit=1", 1500);
+    t.match(answer, /^HTTP\/1\.1 503 /, answer);
+    t.match(answer, /\r\nretry-after: 7\r\n/i);
+    t.match(answer, /"error":"Overloaded"/);
+    t.match(answer, /the request waited \d+ ms|eventLoopDelay \d+/);
+    // Once the loop turns again, requests are served as usual.
+    await waitFor(async () => (await get(env.baseUrl, undefined, "/task?limit=1")).status === 200, {
+      what: "a request served once the loop turns",
+    });
+    t.pass("served again");
+  },
+);
+
+t.test("a request's deadline counts the time it waited unread: past it, the store is not asked", async (t) => {
+  const db = await linkedDatabase(t, "vmss_ops_arrival");
+  const env = await startTestEnv({
+    env: {
+      TASK_STORE: "postgres",
+      DATABASE_URL: db.directUrl,
+      TASK_STORE_REQUEST_DEADLINE_MS: "1000",
+      // Not shed on arrival: the deadline alone decides.
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: "0",
+    },
+    configuredStore: true,
+  });
+  t.teardown(() => env.close());
+  // Repeated until created (a busy machine's first statements may take longer than the deadline): safe by its id.
+  const made = await waitFor(
+    async () => {
+      const r = await env.api(
+        "POST",
+        "/azure/ops/resizeServerGroup?clientRequestId=arrival-1",
+        demo("web-prod-v001", { capacity: { min: 1, max: 5, desired: 2 } }),
+      );
+      return r.status === 202 && (r.body as { id: string });
+    },
+    { what: "the task created" },
+  );
+  // Held up two and a half times the deadline: the request's time is gone before it is read.
+  const answer = await sentWhileHeldUp(env.baseUrl, `/task/${made.id}`, 2500);
+  t.match(answer, /^HTTP\/1\.1 503 /, answer);
+  t.match(answer, /"error":"TaskStoreUnavailable"/);
+  t.match(answer, /\r\nretry-after: \d+\r\n/i);
+  await waitFor(async () => (await env.api("GET", `/task/${made.id}`)).status === 200, {
+    what: "the task read once the loop turns",
+  });
+  t.pass("read again");
+});

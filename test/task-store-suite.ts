@@ -187,6 +187,8 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.equal(again.created, false, "same clientRequestId: not created");
     t.equal(again.task.id, a.task.id);
     t.same(again.task.operations, a.task.operations, "the first request's task, not the second's body");
+    t.equal((await store.findByClientRequestId("req-1"))?.id, a.task.id, "found by its clientRequestId");
+    t.equal(await store.findByClientRequestId("req-unknown"), undefined, "none made with that one");
     const b = await store.create({ clientRequestId: "req-2", operations: [op("resizeServerGroup", "a")] });
     t.equal(b.created, true);
     t.not(b.task.id, a.task.id);

@@ -1,5 +1,6 @@
-// Overload: load shedding (@fastify/under-pressure: 503 with Retry-After while the event loop lags or memory runs
-// high) and per-principal rate limits (caller-limits.ts: 429 with Retry-After), submissions and reads counted
+// Overload: load shedding (503 with Retry-After: a request that waited unread on a held-up event loop longer than
+// OVERLOAD_MAX_EVENT_LOOP_DELAY_MS, answered at once instead of served after its caller gave up; and
+// @fastify/under-pressure while the event loop is too busy or memory runs high) and per-principal rate limits (caller-limits.ts: 429 with Retry-After), submissions and reads counted
 // apart. Neither touches accepted work: a task is created only by a request that got through, and then runs as
 // any other. /health, /ready and /metrics are never shed or limited, so an overloaded replica is seen as such,
 // not as dead.
@@ -10,9 +11,10 @@ import { CallerLimits } from "./caller-limits.ts";
 
 export interface OverloadConfig {
   /**
-   * Shed load (503) while the event loop lags more than this (0 = off).
+   * Shed a request (503) that waited unread longer than this on a held-up event loop (0 = off): the request deadline
+   * (TASK_STORE_REQUEST_DEADLINE_MS) by default, under a caller's patience, so it is told at once rather than served late.
    * @env OVERLOAD_MAX_EVENT_LOOP_DELAY_MS
-   * @default `0` (off)
+   * @default `3000`
    */
   maxEventLoopDelayMs: number;
   /**
@@ -81,25 +83,53 @@ function rateKey(request: FastifyRequest): string {
   return `${isSubmission(request) ? "submit" : "read"}|${who}`;
 }
 
-/** Whether any shedding threshold is set (each is off at 0). */
-function sheds(config: OverloadConfig): boolean {
-  return (
-    config.maxEventLoopDelayMs > 0 ||
-    config.maxHeapUsedBytes > 0 ||
-    config.maxRssBytes > 0 ||
-    config.maxEventLoopUtilization > 0
-  );
+/** Whether any of under-pressure's thresholds is set (each is off at 0). */
+function underPressureSheds(config: OverloadConfig): boolean {
+  return config.maxHeapUsedBytes > 0 || config.maxRssBytes > 0 || config.maxEventLoopUtilization > 0;
 }
 
-export async function installOverloadProtection(app: FastifyInstance, config: OverloadConfig): Promise<void> {
-  // Off (the default), it would still sample the event loop and run a hook on every request.
-  if (sheds(config)) await installShedding(app, config);
-  installRateLimits(app, config);
+/** Whether a task was made for this clientRequestId already (the task store's lookup). */
+export type SubmittedBefore = (clientRequestId: string) => Promise<boolean>;
+
+export async function installOverloadProtection(
+  app: FastifyInstance,
+  config: OverloadConfig,
+  submittedBefore?: SubmittedBefore,
+): Promise<void> {
+  if (config.maxEventLoopDelayMs > 0) installQueueShedding(app, config);
+  // Off (the default), it would still sample the process and run a hook on every request.
+  if (underPressureSheds(config)) await installShedding(app, config);
+  installRateLimits(app, config, submittedBefore);
+}
+
+/**
+ * A request that waited unread past OVERLOAD_MAX_EVENT_LOOP_DELAY_MS (its arrival: arrival.ts) is answered 503 at
+ * once, before its body is read or anything is done: its caller may have given up, and serving it late only makes the
+ * next ones wait longer. Sheds by what each request waited, not by a sample taken before it came.
+ */
+function installQueueShedding(app: FastifyInstance, config: OverloadConfig): void {
+  app.addHook("onRequest", (request, _reply, done) => {
+    // No arrival time: the app was built without arrival.ts (nothing to judge by).
+    const waitedMs = request.arrivedAtMs > 0 ? performance.now() - request.arrivedAtMs : 0;
+    if (waitedMs <= config.maxEventLoopDelayMs || exempt(request)) return done();
+    done(
+      apiError("Overloaded", {
+        measure: `eventLoopDelay ${Math.round(waitedMs)}: the request waited that long, unread`,
+        retryAfterSeconds: config.retryAfterSeconds,
+      }),
+    );
+  });
+}
+
+/** The clientRequestId a submission names (its query), if any. */
+function namedRequestId(request: FastifyRequest): string | undefined {
+  if (!isSubmission(request)) return undefined;
+  const id = (request.query as { clientRequestId?: unknown } | undefined)?.clientRequestId;
+  return typeof id === "string" && id.length > 0 ? id : undefined;
 }
 
 async function installShedding(app: FastifyInstance, config: OverloadConfig): Promise<void> {
   await app.register(underPressure, {
-    maxEventLoopDelay: config.maxEventLoopDelayMs,
     maxHeapUsedBytes: config.maxHeapUsedBytes,
     maxRssBytes: config.maxRssBytes,
     maxEventLoopUtilization: config.maxEventLoopUtilization,
@@ -126,7 +156,7 @@ async function installShedding(app: FastifyInstance, config: OverloadConfig): Pr
  * decided once, as each is declared: never /health, /ready, /metrics or the documentation; not a kind whose
  * limit is 0.
  */
-function installRateLimits(app: FastifyInstance, config: OverloadConfig): void {
+function installRateLimits(app: FastifyInstance, config: OverloadConfig, submittedBefore?: SubmittedBefore): void {
   if (config.submissionsPerWindow === 0 && config.readsPerWindow === 0) return;
   const limits = new CallerLimits(config.rateWindowMs, Date.now());
   const maxOf = (request: FastifyRequest) =>
@@ -137,11 +167,17 @@ function installRateLimits(app: FastifyInstance, config: OverloadConfig): void {
     const refusal = max === 0 ? undefined : limits.take(rateKey(request), max, Date.now());
     if (refusal === undefined) return done();
     const who = request.principal && request.principal.via !== "open" ? request.principal.name : "this caller";
-    done(
-      apiError("TooManyRequests", {
-        message: `${who} sent more than ${max} ${isSubmission(request) ? "submissions" : "reads"} in ${windowSeconds} s; retry after ${refusal.retryAfterSeconds} s`,
-        retryAfterSeconds: refusal.retryAfterSeconds,
-      }),
+    const refused = apiError("TooManyRequests", {
+      message: `${who} sent more than ${max} ${isSubmission(request) ? "submissions" : "reads"} in ${windowSeconds} s; retry after ${refusal.retryAfterSeconds} s`,
+      retryAfterSeconds: refusal.retryAfterSeconds,
+    });
+    // A repeated submission whose task exists is let through to be answered that task: a retry is never refused for
+    // work already accepted. Looked up only when refusing, so a caller within its limit costs no store read.
+    const id = namedRequestId(request);
+    if (id === undefined || submittedBefore === undefined) return done(refused);
+    submittedBefore(id).then(
+      (found) => done(found ? undefined : refused),
+      () => done(refused),
     );
   };
   app.addHook("onRoute", (route) => {

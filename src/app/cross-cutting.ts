@@ -12,8 +12,10 @@ import type { AuditTrail } from "../api/audit-trail.ts";
 import type { ClouddriverConfig, ClouddriverForwarder } from "../api/clouddriver-forwarding.ts";
 import { apiError, installErrorHandling } from "../api/errors.ts";
 import { installJsonBodyParser } from "../api/json-body.ts";
+import { installArrivalTimes } from "../api/arrival.ts";
+import type { EventLoopLag } from "../observability/event-loop.ts";
 import { documentNullsAsAbsent, documentStrictHandling, openApiOptions } from "../api/openapi.ts";
-import { installOverloadProtection, type OverloadConfig } from "../api/overload.ts";
+import { installOverloadProtection, type OverloadConfig, type SubmittedBefore } from "../api/overload.ts";
 import { installRequestDeadlines } from "../api/request-deadline.ts";
 import { documentEveryAnswer } from "../api/route-answers.ts";
 import { componentSchemas } from "../api/schemas.ts";
@@ -42,6 +44,11 @@ function servicePlugin<O extends Record<string, unknown> = Record<never, never>>
     { name, dependencies },
   );
 }
+
+/** When each request arrived, the time it waited unread on a held-up event loop included (api/arrival.ts). */
+export const arrivalTimes = servicePlugin<{ lag: EventLoopLag }>("arrival-times", [], (app, { lag }) =>
+  installArrivalTimes(app, lag),
+);
 
 /** Every error answered from the error catalogue: routes registered after it get its handler. */
 export const errorHandling = servicePlugin<{ bodyLimitBytes: number }>("error-handling", [], (app, options) =>
@@ -106,16 +113,19 @@ export const auditTrail = servicePlugin<{ audit: AuditTrail }>("audit-trail", ["
   audit.install(app),
 );
 
-/** Shedding under pressure, and the per-caller limits, keyed by the principal access control found. */
-export const overloadProtection = fp<{ overload: OverloadConfig }>(
-  async (app, { overload }) => installOverloadProtection(app, overload),
-  { name: "overload", dependencies: ["access-control"] },
+/**
+ * Shedding under pressure, and the per-caller limits, keyed by the principal access control found; a submission
+ * repeated with the clientRequestId of a task that exists passes the limits (`submittedBefore`).
+ */
+export const overloadProtection = fp<{ overload: OverloadConfig; submittedBefore?: SubmittedBefore }>(
+  async (app, { overload, submittedBefore }) => installOverloadProtection(app, overload, submittedBefore),
+  { name: "overload", dependencies: ["access-control", "arrival-times"] },
 );
 
 /** Each request's store calls end by its deadline (TASK_STORE_REQUEST_DEADLINE_MS from its arrival). */
 export const requestDeadlines = servicePlugin<{ deadlineMs: number }>(
   "request-deadlines",
-  ["error-handling"],
+  ["error-handling", "arrival-times"],
   (app, { deadlineMs }) => installRequestDeadlines(app, deadlineMs),
 );
 

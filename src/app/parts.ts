@@ -22,6 +22,7 @@ import { combineListeners, TaskLog } from "../observability/task-logs.ts";
 import { TaskProgress } from "../observability/task-progress.ts";
 import { operations } from "../operations/registry.ts";
 import { BacklogMonitor } from "../tasks/backlog.ts";
+import { EventLoopLag } from "../observability/event-loop.ts";
 import { LeaseExpiredError } from "../tasks/lease-deadline.ts";
 import { MemoryTaskStore } from "../tasks/memory-task-store.ts";
 import { StoreHealth, storeOutageReason, watchStoreOutages } from "../tasks/store-outage.ts";
@@ -107,6 +108,8 @@ export interface ServiceParts extends Resources {
   /** Azure's throttling headers, as last seen. */
   budget: RateLimitBudget;
   backlog: BacklogMonitor;
+  /** How long the event loop is held up: requests' arrival (overload, deadlines) and /ready. */
+  eventLoopLag: EventLoopLag;
   metrics: ServiceMetrics;
   taskLog: TaskLog;
   progress: TaskProgress;
@@ -171,6 +174,7 @@ export function serviceParts(app: ServiceApp, config: Config, resources: Resourc
     audit,
     budget,
     backlog,
+    eventLoopLag: new EventLoopLag(),
     metrics,
     taskLog,
     progress,

@@ -64,7 +64,7 @@ export const serviceRoutes = fp<ServiceRoutesOptions>(
     await app.register(auditRoutes, { store });
     await app.register(serverGroupRoutes, { accounts, readRetry });
     await app.register(clouddriverReadRoutes, { accounts, reads, forwarder });
-    await app.register(clusterOperationRoutes, { accounts, reads, runner, operations, waiter, audit });
+    await app.register(clusterOperationRoutes, { accounts, reads, runner, operations, waiter, audit, tasks: store });
     const { progress } = parts;
     await app.register(uiRoutes, { store, progress, accounts, reads, maxAttempts: config.retry.maxAttempts });
     await app.register(observabilityRoutes, {
@@ -73,6 +73,8 @@ export const serviceRoutes = fp<ServiceRoutesOptions>(
       storeHealth: parts.storeHealth,
       backlog: parts.backlog,
       accounts,
+      onAccountChecked: (account, ok) => metrics.azureAccountReachable.set({ account }, ok ? 1 : 0),
+      eventLoopLag: parts.eventLoopLag,
       readyCacheMs: config.observability.readyCacheMs,
       probeTimeoutMs: config.observability.readyTimeoutMs,
     });

@@ -712,8 +712,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness: the task store answers and every account's Azure endpoint accepts our token
-         * @description For readiness probes and load balancers: 200 while this replica can work, 503 with what is wrong when the task store does not answer (or cannot be written: SQLite on a full disk answers reads) or an account's credentials are refused. Open to all; the answer is cached for READY_CACHE_MS.
+         * Readiness: this replica's task store answers and its event loop turns (Azure's state shown beside)
+         * @description For readiness probes and load balancers: 200 while this replica can serve, 503 with what is wrong when what is its own fails: its task store does not answer (or cannot be written: SQLite on a full disk answers reads), or its event loop was held up longer than READY_TIMEOUT_MS. Azure, which every replica shares, is shown (accounts, checked in the background) and never makes it unready: Azure slow or down for all would take every replica out at once while task reads could still be answered. Open to all; the answer is cached for READY_CACHE_MS.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -1189,7 +1189,12 @@ export interface components {
                 ok: boolean;
                 problem?: string;
             };
-            /** @description per account: its ARM endpoint reachable with a token it accepts */
+            /** @description this replica's event loop was not held up longer than READY_TIMEOUT_MS since the last check */
+            eventLoop: {
+                ok: boolean;
+                problem?: string;
+            };
+            /** @description per account: its ARM endpoint reachable with a token it accepts, as the last check in the background found (none before the first ends). Details: Azure is shared by every replica, so readiness does not depend on it */
             accounts: {
                 [key: string]: {
                     ok: boolean;

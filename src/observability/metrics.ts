@@ -147,6 +147,12 @@ export class ServiceMetrics {
     labelNames: ["method", "route", "status"],
     registers: [this.registry],
   });
+  readonly azureAccountReachable = new Gauge({
+    name: `${PREFIX}azure_account_reachable`,
+    help: "1 when the last readiness check of the account's ARM endpoint got an answer with a token it accepts, else 0 (readiness does not depend on it: Azure is shared by every replica)",
+    labelNames: ["account"],
+    registers: [this.registry],
+  });
   /** By route template (never the raw URL: ids would make a series each), so its cardinality is the route table's. */
   readonly httpDuration = new Histogram({
     name: `${PREFIX}http_request_duration_seconds`,

@@ -1,4 +1,7 @@
-// GET /metrics (Prometheus text) and GET /ready (store and Azure reachable), apart from liveness at /health.
+// GET /metrics (Prometheus text) and GET /ready, apart from liveness at /health. /ready says whether this replica
+// can serve: what is its own (its task store connection, its event loop) decides it; what every replica shares (each
+// account's Azure endpoint) is shown beside, and never makes it unready. Azure slow or down for all would otherwise
+// take every replica out of its Service at once, while they could still answer task reads and accept submissions.
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AccountRegistry } from "../azure/accounts.ts";
@@ -6,6 +9,7 @@ import type { TaskStore } from "../tasks/task-store.ts";
 import type { StoreHealth } from "../tasks/store-outage.ts";
 import type { BacklogMonitor } from "../tasks/backlog.ts";
 import type { ServiceMetrics } from "./metrics.ts";
+import type { EventLoopLag } from "./event-loop.ts";
 
 export interface ObservabilityConfig {
   /**
@@ -15,7 +19,7 @@ export interface ObservabilityConfig {
    */
   readyCacheMs: number;
   /**
-   * Each readiness check gives up after this.
+   * Each readiness check gives up after this; /ready is not ready when the event loop was held up longer than this.
    * @env READY_TIMEOUT_MS
    * @default `5000`
    */
@@ -30,8 +34,13 @@ export const Readiness = Type.Object(
   {
     status: Type.Union([Type.Literal("ready"), Type.Literal("not ready")]),
     store: Check,
+    eventLoop: {
+      ...Check,
+      description: "this replica's event loop was not held up longer than READY_TIMEOUT_MS since the last check",
+    },
     accounts: Type.Record(Type.String(), Check, {
-      description: "per account: its ARM endpoint reachable with a token it accepts",
+      description:
+        "per account: its ARM endpoint reachable with a token it accepts, as the last check in the background found (none before the first ends). Details: Azure is shared by every replica, so readiness does not depend on it",
     }),
     backlog: Type.Optional(
       Type.Object(
@@ -56,6 +65,10 @@ export interface ObservabilityRoutesOptions {
   storeHealth?: StoreHealth;
   backlog?: BacklogMonitor;
   accounts: AccountRegistry;
+  /** How long the event loop is held up (this replica's own). */
+  eventLoopLag: EventLoopLag;
+  /** Told each account's reachability when a background check of them ends (a metric). */
+  onAccountChecked?: (account: string, ok: boolean) => void;
   /** A readiness answer is reused this long, so probes do not turn into Azure traffic. */
   readyCacheMs: number;
   probeTimeoutMs: number;
@@ -124,24 +137,69 @@ async function storeAnswers(opts: ObservabilityRoutesOptions): Promise<void> {
   if (opts.storeHealth?.writeDown && opts.store.probeWrite) await opts.store.probeWrite();
 }
 
-/** The checks behind /ready: the task store answers, and every account's Azure endpoint accepts our token. */
-async function checkReadiness(opts: ObservabilityRoutesOptions): Promise<ReadinessBody> {
+type CheckResult = typeof Check.static;
+
+/**
+ * Each account's ARM endpoint and token, checked in the background: /ready shows the last round's results and never
+ * waits for them, so an Azure that answers slowly for everyone neither fails nor slows a readiness probe.
+ */
+class AccountChecks {
+  readonly #opts: ObservabilityRoutesOptions;
+  #last: { results: Record<string, CheckResult>; at: number } | undefined;
+  #running: Promise<void> | undefined;
+
+  constructor(opts: ObservabilityRoutesOptions) {
+    this.#opts = opts;
+  }
+
+  /** The last round's results ({} before the first ends); a new round starts when they are older than maxAgeMs. */
+  latest(maxAgeMs: number): Record<string, CheckResult> {
+    if (this.#running === undefined && (this.#last === undefined || Date.now() - this.#last.at > maxAgeMs))
+      this.#running = this.#round().finally(() => (this.#running = undefined));
+    return this.#last?.results ?? {};
+  }
+
+  async #round(): Promise<void> {
+    const { accounts, probeTimeoutMs, onAccountChecked } = this.#opts;
+    const names = accounts.names();
+    const results = await Promise.all(
+      names.map(async (n): Promise<CheckResult> => {
+        const r = await accounts.probe(n, probeTimeoutMs).catch((err: Error) => ({ ok: false, problem: err.name }));
+        onAccountChecked?.(n, r.ok);
+        return r.ok ? { ok: true } : { ok: false, problem: r.problem };
+      }),
+    );
+    this.#last = { results: Object.fromEntries(names.map((n, i) => [n, results[i]])), at: Date.now() };
+  }
+}
+
+/** This replica's event loop: not held up longer than READY_TIMEOUT_MS since the last check. */
+function eventLoopCheck(lag: EventLoopLag, boundMs: number): CheckResult {
+  const heldMs = lag.takeLongestMs();
+  return heldMs <= boundMs
+    ? { ok: true }
+    : {
+        ok: false,
+        problem: `the event loop was held up ${Math.round(heldMs)} ms since the last check (more than READY_TIMEOUT_MS ${boundMs})`,
+      };
+}
+
+/** The checks behind /ready: this replica's own (the task store answers, the event loop turns); Azure's beside them. */
+async function checkReadiness(
+  opts: ObservabilityRoutesOptions,
+  accountChecks: AccountChecks,
+  eventLoop: () => CheckResult,
+): Promise<ReadinessBody> {
+  const accounts = accountChecks.latest(opts.readyCacheMs);
   const store = await withTimeout(storeAnswers(opts), opts.probeTimeoutMs, "the task store")
     .then(() => ({ ok: true }))
     .catch((err: Error) => ({ ok: false, problem: err.message }));
-  const names = opts.accounts.names();
-  const results = await Promise.all(
-    names.map(async (n) => {
-      const r = await opts.accounts.probe(n, opts.probeTimeoutMs);
-      return r.ok ? r : { ok: false, problem: r.problem };
-    }),
-  );
-  const accounts = Object.fromEntries(names.map((n, i) => [n, results[i]]));
-  const ok = store.ok && results.every((r) => r.ok);
+  const loop = eventLoop();
   const backlog = store.ok ? await opts.backlog?.view().catch(() => undefined) : undefined;
   return {
-    status: ok ? "ready" : "not ready",
+    status: store.ok && loop.ok ? "ready" : "not ready",
     store,
+    eventLoop: loop,
     accounts,
     ...(backlog ? { backlog } : {}),
     checkedAtMs: Date.now(),
@@ -152,6 +210,8 @@ async function checkReadiness(opts: ObservabilityRoutesOptions): Promise<Readine
 const readinessRoute: FastifyPluginAsyncTypebox<ObservabilityRoutesOptions> = async (app, opts) => {
   let cached: { body: ReadinessBody; at: number } | undefined;
   let running: Promise<ReadinessBody> | undefined;
+  const accountChecks = new AccountChecks(opts);
+
   app.get(
     "/ready",
     {
@@ -159,8 +219,8 @@ const readinessRoute: FastifyPluginAsyncTypebox<ObservabilityRoutesOptions> = as
       schema: {
         operationId: "getReadiness",
         description:
-          "For readiness probes and load balancers: 200 while this replica can work, 503 with what is wrong when the task store does not answer (or cannot be written: SQLite on a full disk answers reads) or an account's credentials are refused. Open to all; the answer is cached for READY_CACHE_MS.",
-        summary: "Readiness: the task store answers and every account's Azure endpoint accepts our token",
+          "For readiness probes and load balancers: 200 while this replica can serve, 503 with what is wrong when what is its own fails: its task store does not answer (or cannot be written: SQLite on a full disk answers reads), or its event loop was held up longer than READY_TIMEOUT_MS. Azure, which every replica shares, is shown (accounts, checked in the background) and never makes it unready: Azure slow or down for all would take every replica out at once while task reads could still be answered. Open to all; the answer is cached for READY_CACHE_MS.",
+        summary: "Readiness: this replica's task store answers and its event loop turns (Azure's state shown beside)",
         tags: ["service"],
         response: {
           200: { ...Type.Ref(Readiness), description: "Ready to take work" },
@@ -177,7 +237,9 @@ const readinessRoute: FastifyPluginAsyncTypebox<ObservabilityRoutesOptions> = as
         opts.storeHealth.down === cached.body.store.ok;
       if (!cached || Date.now() - cached.at > opts.readyCacheMs || storeChanged) {
         // Concurrent probes share one check.
-        running ??= checkReadiness(opts).finally(() => (running = undefined));
+        running ??= checkReadiness(opts, accountChecks, () =>
+          eventLoopCheck(opts.eventLoopLag, opts.probeTimeoutMs),
+        ).finally(() => (running = undefined));
         const body = await running;
         cached = { body, at: Date.now() };
       }

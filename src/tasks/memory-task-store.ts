@@ -105,6 +105,11 @@ export class MemoryTaskStore implements TaskStore {
     return task ? this.#public(task) : undefined;
   }
 
+  async findByClientRequestId(clientRequestId: string): Promise<Task | undefined> {
+    const id = this.#byClientRequestId.get(clientRequestId);
+    return id === undefined ? undefined : this.get(id);
+  }
+
   async revision(id: string): Promise<number | undefined> {
     return this.#tasks.get(id)?.revision;
   }

@@ -24,7 +24,7 @@ import { readVacuumSettings, vacuumWarnings } from "./pg/vacuum-settings.ts";
 import { pgTables, type PgTables } from "./pg/tables.ts";
 import { PgCreateQueue } from "./pg/create-queue.ts";
 import { PgUpdateQueue } from "./pg/update-queue.ts";
-import { cancelRequested, getTask, list, revision } from "./pg/read.ts";
+import { cancelRequested, getTask, getTaskByClientRequestId, list, revision } from "./pg/read.ts";
 import { claim } from "./pg/claim.ts";
 import { release, renew } from "./pg/lease.ts";
 import { appendHistory, update } from "./pg/journal.ts";
@@ -111,6 +111,10 @@ export class PostgresTaskStore implements TaskStore {
 
   get(id: string): Promise<Task | undefined> {
     return getTask(this.#db, this.#t, id);
+  }
+
+  findByClientRequestId(clientRequestId: string): Promise<Task | undefined> {
+    return getTaskByClientRequestId(this.#db, this.#t, clientRequestId);
   }
 
   revision(id: string): Promise<number | undefined> {

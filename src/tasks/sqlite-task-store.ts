@@ -19,7 +19,7 @@ import type {
 import { SqliteDb } from "./sqlite/db.ts";
 import { openDatabase } from "./sqlite/open.ts";
 import { SqliteCreateQueue } from "./sqlite/create.ts";
-import { cancelRequested, getTask, list, revision } from "./sqlite/read.ts";
+import { cancelRequested, getTask, getTaskByClientRequestId, list, revision } from "./sqlite/read.ts";
 import { claim } from "./sqlite/claim.ts";
 import { release, renew } from "./sqlite/lease.ts";
 import { appendHistory, update } from "./sqlite/journal.ts";
@@ -72,6 +72,10 @@ export class SqliteTaskStore implements TaskStore {
 
   async get(id: string): Promise<Task | undefined> {
     return getTask(this.#db, id);
+  }
+
+  async findByClientRequestId(clientRequestId: string): Promise<Task | undefined> {
+    return getTaskByClientRequestId(this.#db, clientRequestId);
   }
 
   async revision(id: string): Promise<number | undefined> {

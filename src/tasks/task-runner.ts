@@ -204,7 +204,15 @@ export class TaskRunner {
     history?: HistoryEntry[],
     audit?: NewAuditEntry,
   ) {
-    await this.#deps.admit?.();
+    try {
+      await this.#deps.admit?.();
+    } catch (refusal) {
+      // A repeat of a submission whose task exists is answered that task, never refused for the work it already made.
+      const made =
+        clientRequestId === undefined ? undefined : await this.#deps.store.findByClientRequestId(clientRequestId);
+      if (made === undefined) throw refusal;
+      return { task: made, created: false };
+    }
     // Admitted: task work waits until this one is answered (refused ones hold nothing back).
     const answered = this.#acceptFirst.accepting();
     try {

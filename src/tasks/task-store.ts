@@ -98,6 +98,8 @@ export interface TaskStore {
   /** What the store found at open that an operator should know (PostgreSQL without autovacuum): logged at start. */
   readonly openWarnings?: readonly string[];
   get(id: string): Promise<Task | undefined>;
+  /** The task created with this clientRequestId, if any: what a repeated submission answers before anything else. */
+  findByClientRequestId(clientRequestId: string): Promise<Task | undefined>;
   /**
    * The task's revision, without reading the task: it grows with every change get() would show (state, history,
    * results, checkpoint, cancel request), whoever made it, and stays through lease changes alone. Readers keep what

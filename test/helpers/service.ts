@@ -4,6 +4,7 @@ import { Agent, request } from "undici";
 import { buildApp, type Service } from "../../src/app.ts";
 import { loadConfig } from "../../src/startup-config.ts";
 import type { Config } from "../../src/config.ts";
+import { createTaskStore } from "../../src/tasks/create-task-store.ts";
 import { startSimulator, type RunningSimulator, SimulatorControl } from "vmss-simulator";
 import { waitFor } from "../../testkit/wait-for.ts";
 import type { Json } from "../../testkit/json.ts";
@@ -49,6 +50,8 @@ export interface TestEnvOptions {
   mapEnv?: (env: Record<string, string>, sim: RunningSimulator) => Record<string, string>;
   /** Headers every api() call sends (e.g. a bearer token). */
   headers?: Record<string, string>;
+  /** Opens the task store the configuration names (TASK_STORE, DATABASE_URL), as the server does; else one in memory. */
+  configuredStore?: boolean;
 }
 
 /** The simulator settings service tests run with: short writes, a small time factor. */
@@ -76,11 +79,14 @@ export async function startTestEnv(options: TestEnvOptions = {}): Promise<TestEn
     RETRY_THROTTLE_DEFAULT_DELAY_MS: "50",
     RETRY_MAX_DELAY_MS: "500",
     RETRY_DEADLINE_MS: "60000",
+    // A loaded test machine holds the event loop up now and then: shedding for it is tested on its own (overload.test.ts).
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: "0",
     ...options.env,
   };
   const config = loadConfig(options.mapEnv ? options.mapEnv(baseEnv, sim) : baseEnv);
   for (const a of config.accounts) if (a.credential.kind === "simulator") a.caPem = sim.caPem;
-  const service = await buildApp({ config, logger: options.logger ?? false });
+  const store = options.configuredStore ? await createTaskStore(config) : undefined;
+  const service = await buildApp({ config, logger: options.logger ?? false, ...(store ? { store } : {}) });
   await service.app.listen({ host: "127.0.0.1", port: 0 });
   service.runner.start();
   const baseUrl = `http://127.0.0.1:${(service.app.server.address() as { port: number }).port}`;

@@ -22,7 +22,8 @@ import {
 import { requireAccount } from "../access-control.ts";
 import type { TaskRunner } from "../../tasks/task-runner.ts";
 import { phaseOf } from "../../tasks/task-runner.ts";
-import type { HistoryEntry, OperationRequest } from "../../tasks/task.ts";
+import type { HistoryEntry, OperationRequest, Task } from "../../tasks/task.ts";
+import type { TaskStore } from "../../tasks/task-store.ts";
 import { validationError } from "../errors.ts";
 import { apiError } from "../error-catalogue.ts";
 import { errorResponses } from "../error-responses.ts";
@@ -54,6 +55,8 @@ export interface ClusterOperationRoutesOptions {
   waiter: TaskWaiter;
   /** Records each submission with its task (who, from where, what). */
   audit?: AuditTrail;
+  /** Where a repeated submission finds, by its clientRequestId, the task the first one made, before reading Azure. */
+  tasks?: Pick<TaskStore, "findByClientRequestId">;
 }
 
 const located = {
@@ -262,7 +265,7 @@ const SUBMISSION_ERRORS = [
 /** POST /azure/ops/{scaleDownCluster|disableCluster}: reads the cluster, selects, and creates the task (or plans it). */
 function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<ClusterOperationRoutesOptions> {
   // eslint-disable-next-line @typescript-eslint/require-await -- fastify awaits a plugin; this one has nothing to wait for
-  return async (app, { accounts, reads, runner, operations: registry, waiter, audit }) => {
+  return async (app, { accounts, reads, runner, operations: registry, waiter, audit, tasks }) => {
     app.post(
       `/azure/ops/${op.name}`,
       {
@@ -308,19 +311,26 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
           throw validationError(ignoredFieldProblems(ignored, op.name));
         const named = ignored.map((f) => f.field);
         const { account, moniker, regions } = checkClusterRequest(accounts, d);
-        const serverGroups = await readCluster(reads, account, moniker, d.cluster, regions);
-        const { operations, history } = plan(op, d, account, serverGroups, regions);
-        if (request.query.dryRun)
-          return reply
-            .code(200)
-            .send({ ...(await dryRun(accounts, registry, operations, reads.retry, history)), ignoredFields: named });
-        const { wait } = request.query;
+        const { wait, dryRun: dry } = request.query;
         const clientRequestId = submissionRequestId(request.query.clientRequestId);
-        const entry = audit?.accepted(request, "submit", targetsOf(operations), { clientRequestId });
-        const { task, created } = await inSubmissionSpan(request, { "vmss.operations": [op.name] }, () =>
-          runner.submit(operations, clientRequestId, [...(ignoredFieldsHistory(named) ?? []), ...history], entry),
-        );
-        if (entry && created) audit!.recorded(request, { ...entry, taskId: task.id });
+        const earlier = await madeEarlier(tasks, request.query);
+        let made: { task: Task; created: boolean };
+        if (earlier) made = { task: earlier, created: false };
+        else {
+          const serverGroups = await readCluster(reads, account, moniker, d.cluster, regions);
+          const { operations, history } = plan(op, d, account, serverGroups, regions);
+          if (dry)
+            return reply
+              .code(200)
+              .send({ ...(await dryRun(accounts, registry, operations, reads.retry, history)), ignoredFields: named });
+          const entry = audit?.accepted(request, "submit", targetsOf(operations), { clientRequestId });
+          const lines = [...(ignoredFieldsHistory(named) ?? []), ...history];
+          made = await inSubmissionSpan(request, { "vmss.operations": [op.name] }, () =>
+            runner.submit(operations, clientRequestId, lines, entry),
+          );
+          if (entry && made.created) audit!.recorded(request, { ...entry, taskId: made.task.id });
+        }
+        const { task, created } = made;
         // A retry is read and selected again, and may pick differently now (the first request's task already acted):
         // it is the same request when the task found acts on this cluster, account and regions, with this operation.
         if (!created && !sameClusterRequest(task.operations, op, account.name, d.cluster, regions)) {
@@ -335,6 +345,18 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
       },
     );
   };
+}
+
+/**
+ * The task an earlier request with this clientRequestId made: a repeat is answered it before the cluster is read again
+ * (Azure may be slow or throttling) and before the backlog limit. Not for a dry run, which makes nothing.
+ */
+async function madeEarlier(
+  tasks: ClusterOperationRoutesOptions["tasks"],
+  query: { clientRequestId?: string; dryRun?: boolean },
+): Promise<Task | undefined> {
+  if (query.dryRun || query.clientRequestId === undefined) return undefined;
+  return tasks?.findByClientRequestId(query.clientRequestId);
 }
 
 export const clusterOperationRoutes: FastifyPluginAsyncTypebox<ClusterOperationRoutesOptions> = async (app, opts) => {

@@ -12,7 +12,7 @@ import { locate } from "../../operations/locate.ts";
 import type { SubmittedOperation, TaskRunner } from "../../tasks/task-runner.ts";
 import { requireAccount } from "../access-control.ts";
 import { accountsNamedIn } from "../../auth/named-accounts.ts";
-import type { OperationRequest } from "../../tasks/task.ts";
+import type { OperationRequest, Task } from "../../tasks/task.ts";
 import type { TaskStore } from "../../tasks/task-store.ts";
 import type { ClouddriverForwarder } from "../clouddriver-forwarding.ts";
 import { validationError } from "../errors.ts";
@@ -51,8 +51,11 @@ export interface OperationRoutesOptions {
   readRetry: RetryConfig;
   /** Records each submission with its task (who, from where, what). */
   audit?: AuditTrail;
-  /** Where a repeated submission whose VM is gone since finds the task the first one made (confirmLocated). */
-  tasks?: Pick<TaskStore, "list">;
+  /**
+   * Where a repeated submission finds the task the first one made: by its clientRequestId before anything else
+   * (madeEarlier), and whose VM is gone since (confirmLocated).
+   */
+  tasks?: Pick<TaskStore, "list" | "findByClientRequestId">;
 }
 
 const ClientRequestIdQuery = Type.Object(
@@ -149,7 +152,7 @@ async function confirmLocated(
   clientRequestId: string | undefined,
 ): Promise<LocatedDescription> {
   if (description.serverGroupName !== undefined || !op.confirmLocated) return description;
-  const located = { ...description, serverGroupName: target.name };
+  const located = locatedAsStored(op, description, target);
   let missing: string | undefined;
   try {
     missing = await op.confirmLocated(description, target, { accounts: opts.accounts, retry: opts.readRetry });
@@ -174,6 +177,22 @@ async function confirmLocated(
     `serverGroupName not given: ${target.name}, read from the VM name(s) and confirmed on Azure (the VMs are listed under it)`,
   );
   return located;
+}
+
+/** The description as confirmLocated stores it once Azure confirmed it (what a repeat is compared with). */
+function locatedAsStored(op: AnyOperation, description: LocatedDescription, target: ScaleSetRef): LocatedDescription {
+  if (description.serverGroupName !== undefined || !op.confirmLocated) return description;
+  return { ...description, serverGroupName: target.name };
+}
+
+/**
+ * The task an earlier request with this clientRequestId made, looked up before anything that could refuse or fail the
+ * repeat (Azure's reads, the backlog limit, a create queued behind others): a retry is answered the work it already
+ * made. Not for a dry run, which makes nothing.
+ */
+async function madeEarlier(opts: OperationRoutesOptions, query: SubmissionQuery): Promise<Task | undefined> {
+  if (query.dryRun || query.clientRequestId === undefined || !opts.tasks) return undefined;
+  return opts.tasks.findByClientRequestId(query.clientRequestId);
 }
 
 /** Whether a task of `op` on `target` was made for this clientRequestId already (among the newest 500 there). */
@@ -202,8 +221,29 @@ export async function authorizeWrite(request: FastifyRequest): Promise<void> {
   for (const { account, access } of accountsNamedIn(request.body).references) requireAccount(request, account, access);
 }
 
+/** The runner creates the task (or finds the one with this clientRequestId), recorded with its audit entry. */
+async function createTask(
+  opts: OperationRoutesOptions,
+  request: FastifyRequest,
+  located: SubmittedOperation[],
+  clientRequestId: string,
+  ignored: string[],
+  notes: string[],
+): Promise<{ task: Task; created: boolean }> {
+  const audit = opts.audit?.accepted(request, "submit", targetsOf(located), { clientRequestId });
+  const history = [
+    ...(ignoredFieldsHistory(ignored) ?? []),
+    ...notes.map((status) => ({ phase: "INIT", status, timeMs: Date.now() })),
+  ];
+  const made = await inSubmissionSpan(request, { "vmss.operations": located.map((r) => r.name) }, () =>
+    opts.runner.submit(located, clientRequestId, history.length > 0 ? history : undefined, audit),
+  );
+  if (audit && made.created) opts.audit!.recorded(request, { ...audit, taskId: made.task.id });
+  return made;
+}
+
 /**
- * Creates the task; with ?wait=, answers 200 with the task once it ended or the time ran out, else 202 with its ref.
+ * Creates the task (or answers the one `earlier` made with this clientRequestId); with ?wait=, answers 200 with the task once it ended or the time ran out, else 202 with its ref.
  * `ignored`: the request's fields the service does not read, named in the answer and in the task's history.
  */
 async function submit(
@@ -214,6 +254,7 @@ async function submit(
   query: SubmissionQuery,
   ignored: string[],
   notes: string[] = [],
+  earlier?: Task,
 ) {
   const requests: OperationRequest[] = located.map(({ name, description }) => ({ name, description }));
   const { wait } = query;
@@ -222,15 +263,9 @@ async function submit(
       .code(200)
       .send({ ...(await dryRun(opts.accounts, opts.operations, requests, opts.readRetry)), ignoredFields: ignored });
   const clientRequestId = submissionRequestId(query.clientRequestId);
-  const audit = opts.audit?.accepted(request, "submit", targetsOf(requests), { clientRequestId });
-  const history = [
-    ...(ignoredFieldsHistory(ignored) ?? []),
-    ...notes.map((status) => ({ phase: "INIT", status, timeMs: Date.now() })),
-  ];
-  const { task, created } = await inSubmissionSpan(request, { "vmss.operations": requests.map((r) => r.name) }, () =>
-    opts.runner.submit(located, clientRequestId, history.length > 0 ? history : undefined, audit),
-  );
-  if (audit && created) opts.audit!.recorded(request, { ...audit, taskId: task.id });
+  const { task, created } = earlier
+    ? { task: earlier, created: false }
+    : await createTask(opts, request, located, clientRequestId, ignored, notes);
   opts.onSubmitted?.(
     task.id,
     created,
@@ -276,9 +311,13 @@ const singleOperations: FastifyPluginAsyncTypebox<OperationRoutesOptions> = asyn
         if (prefersStrictHandling(request.headers.prefer)) problems.push(...ignoredFieldProblems(ignored, op.name));
         if (problems.length > 0) throw validationError(problems);
         const notes: string[] = [];
-        const description = await confirmLocated(opts, op, sent, target!, notes, request.query.clientRequestId);
+        const earlier = await madeEarlier(opts, request.query);
+        const description = earlier
+          ? locatedAsStored(op, sent, target!)
+          : await confirmLocated(opts, op, sent, target!, notes, request.query.clientRequestId);
         const named = ignored.map((f) => f.field);
-        return submit(opts, request, reply, [{ name: op.name, description, target }], request.query, named, notes);
+        const submitted = [{ name: op.name, description, target }];
+        return submit(opts, request, reply, submitted, request.query, named, notes, earlier);
       },
     );
   }
@@ -406,18 +445,16 @@ const operationList: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (
       });
       if (problems.length > 0) throw validationError(problems);
       const notes: string[] = [];
+      const earlier = await madeEarlier(opts, request.query);
       for (const [i, r] of requests.entries()) {
-        const description = await confirmLocated(
-          opts,
-          operations.get(r.name)!,
-          r.description as LocatedDescription,
-          r.target!,
-          notes,
-          request.query.clientRequestId,
-        );
+        const op = operations.get(r.name)!;
+        const sent = r.description as LocatedDescription;
+        const description = earlier
+          ? locatedAsStored(op, sent, r.target!)
+          : await confirmLocated(opts, op, sent, r.target!, notes, request.query.clientRequestId);
         requests[i] = { ...r, description };
       }
-      return submit(opts, request, reply, requests, request.query, ignored, notes);
+      return submit(opts, request, reply, requests, request.query, ignored, notes, earlier);
     },
   );
 };

@@ -13,6 +13,16 @@ export async function getTask(db: PgConnection, t: PgTables, id: string): Promis
   return rows[0] ? toTask(rows[0]) : undefined;
 }
 
+export async function getTaskByClientRequestId(
+  db: PgConnection,
+  t: PgTables,
+  clientRequestId: string,
+): Promise<Task | undefined> {
+  const sql = `SELECT ${t.columns} FROM ${t.tasks} t WHERE t.client_request_id = $1`;
+  const { rows } = await db.query(sql, [clientRequestId], true, db.named(sql));
+  return rows[0] ? toTask(rows[0]) : undefined;
+}
+
 export async function revision(db: PgConnection, t: PgTables, id: string): Promise<number | undefined> {
   const sql = `SELECT revision FROM ${t.tasks} WHERE id = $1`;
   const { rows } = await db.query(sql, [id], true, db.named(sql));

@@ -12,6 +12,12 @@ export function getTask(db: SqliteDb, id: string): Task | undefined {
   return row ? toTask(row) : undefined;
 }
 
+export function getTaskByClientRequestId(db: SqliteDb, clientRequestId: string): Task | undefined {
+  const row = db.stmt(`SELECT ${COLUMNS} FROM tasks t WHERE t.client_request_id = ?`).get(clientRequestId) as
+    Row | undefined;
+  return row ? toTask(row) : undefined;
+}
+
 export function revision(db: SqliteDb, id: string): number | undefined {
   const row = db.stmt("SELECT revision FROM tasks WHERE id = ?").get(id) as { revision: number } | undefined;
   return row ? Number(row.revision) : undefined;
