@@ -40,6 +40,7 @@ const OTHER_PROVIDERS: [RegExp, string][] = [
   [/\/providers\/Microsoft\.Authorization\//, "Microsoft.Authorization (locks, permissions)"],
   [/\/providers\/Microsoft\.Network\//, "Microsoft.Network"],
   [/\/providers\/Microsoft\.ManagedIdentity\//, "Microsoft.ManagedIdentity"],
+  [/\/providers\/Microsoft\.Insights\//, "Microsoft.Insights (autoscale settings)"],
   [/^\/keyvaults\//, "Key Vault's data plane"],
 ];
 

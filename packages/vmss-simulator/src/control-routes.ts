@@ -11,6 +11,7 @@ import { addKindControlRoutes } from "./kinds.ts";
 import type { Operation } from "./lro.ts";
 import { renderInstanceView } from "./health-probe.ts";
 import { clearLocks } from "./locks.ts";
+import { addAutoscaleControlRoutes, resetAutoscale } from "./autoscale/autoscale-routes.ts";
 import { resetDeployments } from "./deployments.ts";
 import { addSubscriptionControlRoutes, resetSubscriptionSettings } from "./subscription-reads.ts";
 import { resetManagedIdentities } from "./managed-identities.ts";
@@ -134,6 +135,7 @@ export function resetSimulator(sim: SimulatorContext): void {
   clearLocks(sim);
   resetSubscriptionSettings(sim);
   resetDeployments(sim);
+  resetAutoscale(sim);
 }
 
 /** GET/PUT /_sim/config: the settings and the throttling configuration. */
@@ -314,6 +316,7 @@ export function buildControlRouter(): Router<Route> {
       sim.state.deleteScaleSetNow(requireScaleSet(sim, params.resourceGroup, params.name));
       send(ctx, 204);
     });
+  addAutoscaleControlRoutes(routes, P);
   return addSubscriptionControlRoutes(addKindControlRoutes(addNetworkControlRoutes(routes, P), P), P, (ctx) =>
     readObject(ctx, [
       "deny",
