@@ -340,6 +340,7 @@ export const DryRunOperation = Type.Object(
             Type.Literal("delete"),
             Type.Literal("repairs"),
             Type.Literal("nicPools"),
+            Type.Literal("autoscale"),
           ]),
           summary: Type.String({ description: "as the task's history would say it" }),
           ifMatch: Type.Optional(Type.String({ description: "the If-Match it would carry: the ETag of the read" })),

@@ -224,6 +224,18 @@ export const ARM_ACTIONS: readonly ArmAction[] = [
     why: "checked by Azure on a create or clone that gives its instances a user-assigned managed identity",
   },
   {
+    action: "Microsoft.Insights/autoscalesettings/read",
+    calls: [{ method: "GET", path: `${RG}/providers/Microsoft.Insights/autoscalesettings` }],
+    scope: "resourceGroup",
+    why: "find the Azure Monitor autoscale setting that targets a scale set: its bounds are the server group's min and max",
+  },
+  {
+    action: "Microsoft.Insights/autoscalesettings/write",
+    calls: [{ method: "PUT", path: `${RG}/providers/Microsoft.Insights/autoscalesettings/{name}` }],
+    scope: "resourceGroup",
+    why: "resize writes min and max into the autoscale setting's profile, so that Azure keeps the capacity there",
+  },
+  {
     action: "Microsoft.Authorization/locks/read",
     calls: [
       { method: "GET", path: `${RG}${LOCKS}` },

@@ -113,6 +113,18 @@ export interface Releaser {
   release(snapshot: ScaleSetSnapshot): PlannedStep;
 }
 
+/**
+ * An operation whose plan needs the Azure Monitor autoscale setting that targets the scale set (resize writes the
+ * bounds there): every read of an attempt reads it too (ScaleSetSnapshot.autoscale).
+ */
+export interface ReadsAutoscale {
+  readsAutoscale: true;
+}
+
+export function readsAutoscale<R>(planner: ScaleSetPlanner<R>): planner is ScaleSetPlanner<R> & ReadsAutoscale {
+  return (planner as Partial<ReadsAutoscale>).readsAutoscale === true;
+}
+
 export function isCreator<R>(planner: ScaleSetPlanner<R>): planner is ScaleSetPlanner<R> & Creator {
   return typeof (planner as Partial<Creator>).createWhenMissing === "function";
 }
@@ -314,7 +326,11 @@ async function release<R>(input: ExecuteOpInput<R>, plan: (snapshot: ScaleSetSna
   const { gateway, log, signal } = input;
   try {
     for (let writes = 0; writes < MAX_RELEASE_WRITES; writes++) {
-      const snapshot = await gateway.read({ withInstances: true, signal });
+      const snapshot = await gateway.read({
+        withInstances: true,
+        withAutoscale: readsAutoscale(input.planner),
+        signal,
+      });
       const step = plan(snapshot);
       if (step.kind === "done" || step.kind === "wait") return;
       log(`the operation ended unfinished: ${step.summary}`);
@@ -479,8 +495,9 @@ async function settledRead<R>(
   first?: ScaleSetSnapshot,
 ): Promise<ScaleSetSnapshot> {
   const { gateway, planner, log, signal, retry } = input;
-  const getScaleSet = () => gateway.read({ withInstances: false, signal });
-  let snapshot = first ?? (await getScaleSet());
+  const getScaleSet = () => gateway.read({ withInstances: false, withAutoscale: readsAutoscale(planner), signal });
+  // A write's final GET carries no autoscale setting: a plan that needs it reads again.
+  let snapshot = first && !(readsAutoscale(planner) && first.autoscale === undefined) ? first : await getScaleSet();
   let waitedSince: number | undefined;
   for (let doubtful = 0; ;) {
     if (isBusy(snapshot)) {
@@ -532,7 +549,13 @@ async function settledRead<R>(
 /** What Azure shows after a failed write, for the failure's result; undefined when even that read fails. */
 async function readForFailure<R>(input: ExecuteOpInput<R>): Promise<R | undefined> {
   try {
-    return input.planner.result(await input.gateway.read({ withInstances: true, signal: input.signal }));
+    return input.planner.result(
+      await input.gateway.read({
+        withInstances: true,
+        withAutoscale: readsAutoscale(input.planner),
+        signal: input.signal,
+      }),
+    );
   } catch (err) {
     if (input.signal?.aborted) throw err;
     return undefined;

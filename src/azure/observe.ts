@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RetryConfig } from "./retry-policy.ts";
 import { describeArmFailure, failureLabel } from "./arm-failure.ts";
-import { GaveUpError, isCreator, isDeleter, type ScaleSetPlanner } from "./execute-op.ts";
+import { GaveUpError, isCreator, isDeleter, readsAutoscale, type ScaleSetPlanner } from "./execute-op.ts";
 import { decideRetry } from "./retry-policy.ts";
 import { isBusy } from "./scale-set-state.ts";
 import { guardOf, type ScaleSetGateway, type WriteStep } from "./vmss-gateway.ts";
@@ -70,7 +70,11 @@ export async function planWithoutWriting<R>(
 ): Promise<DryRunPlan> {
   let snapshot;
   try {
-    snapshot = await observe((signal) => gateway.read({ withInstances: planner.readsInstances, signal }), options);
+    snapshot = await observe(
+      (signal) =>
+        gateway.read({ withInstances: planner.readsInstances, withAutoscale: readsAutoscale(planner), signal }),
+      options,
+    );
   } catch (err) {
     // No scale set: what an attempt does then (executeOp's firstRead and whenAbsent), planned the same way.
     if (describeArmFailure(err).kind !== "notFound") throw err;

@@ -16,6 +16,7 @@ import { kindOf } from "./scale-set-state.ts";
 import { computeSdk } from "./sdk.ts";
 import { flexibleInstance, flexibleVmFilter, nicConfigName, nicIdsOf, type FlexibleNic } from "./flexible-vms.ts";
 import type { ManagementLock } from "./management-locks.ts";
+import type { AutoscaleGateway, AutoscaleSettingWire } from "./autoscale-gateway.ts";
 import type { NetworkGateway, NetworkResource } from "./network-gateway.ts";
 
 export interface ScaleSetRef {
@@ -44,6 +45,11 @@ export interface ScaleSetSnapshot {
    * (what protects a Flexible VM from a delete); absent when the credential may not read them.
    */
   locks?: ManagementLock[];
+  /**
+   * When asked (withAutoscale): the Azure Monitor autoscale setting that targets the scale set, or null when none
+   * does (autoscale-gateway.ts). It has no ETag: a plan on it re-reads it every attempt.
+   */
+  autoscale?: AutoscaleSettingWire | null;
 }
 
 /** Azure's latest rolling upgrade, as far as a plan needs it. */
@@ -73,7 +79,9 @@ export type WriteStep =
   /** Flexible: puts NICs of its VMs into or out of backend pools, each NIC with If-Match on the ETag it was read with. */
   | { kind: "nicPools"; summary: string; nics: NicWrite[] }
   /** Creates the scale set with this model: PUT with If-None-Match: *, so it never replaces one that exists. */
-  | { kind: "create"; summary: string; model: VirtualMachineScaleSet };
+  | { kind: "create"; summary: string; model: VirtualMachineScaleSet }
+  /** Writes (whole) or deletes the Azure Monitor autoscale setting `name` of the scale set's resource group. */
+  | { kind: "autoscale"; summary: string; name: string; setting?: AutoscaleSettingWire };
 
 /** One NIC as a nicPools step writes it: the body as read, with its pools changed. */
 export interface NicWrite {
@@ -89,10 +97,13 @@ export interface NicWrite {
  * nicPools step (nothing resumes it: the next read shows where it got).
  */
 export type StoredWriteStep =
-  Exclude<WriteStep, { kind: "create" | "nicPools" }> | { kind: "create" | "nicPools"; summary: string };
+  | Exclude<WriteStep, { kind: "create" | "nicPools" | "autoscale" }>
+  | { kind: "create" | "nicPools" | "autoscale"; summary: string };
 
 export function storedStep(step: WriteStep): StoredWriteStep {
-  return step.kind === "create" || step.kind === "nicPools" ? { kind: step.kind, summary: step.summary } : step;
+  return step.kind === "create" || step.kind === "nicPools" || step.kind === "autoscale"
+    ? { kind: step.kind, summary: step.summary }
+    : step;
 }
 
 /**
@@ -132,6 +143,7 @@ export function guardOf(kind: WriteStep["kind"], etag: string | undefined): Writ
     case "deleteInstances":
     case "restartInstances":
     case "repairs":
+    case "autoscale": // Azure defines no ETag on an autoscale setting: the plan re-reads it every attempt
       return { none: true };
   }
 }
@@ -190,7 +202,8 @@ export function normalizeRegion(region: string): string {
 /** What the harness needs of a scale set's API: VmssGateway, or a scripted stand-in in executeOp's unit tests. */
 export interface ScaleSetGateway {
   readonly ref: ScaleSetRef;
-  read(options: { withInstances: boolean; signal?: AbortSignal }): Promise<ScaleSetSnapshot>;
+  /** withAutoscale: with the autoscale setting that targets the scale set (ScaleSetSnapshot.autoscale). */
+  read(options: { withInstances: boolean; withAutoscale?: boolean; signal?: AbortSignal }): Promise<ScaleSetSnapshot>;
   /** The snapshot with the scale set's VMs listed now: what the harness confirms against. */
   withInstances(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot>;
   write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined>;
@@ -214,17 +227,21 @@ export class VmssGateway implements ScaleSetGateway {
   readonly #listener: ScaleSetListener | undefined;
   /** Microsoft.Network, for a Flexible set's NICs. */
   readonly #network: NetworkGateway | undefined;
+  /** Microsoft.Insights, for the autoscale setting that targets the scale set. */
+  readonly #autoscale: AutoscaleGateway | undefined;
 
   constructor(
     client: ComputeManagementClient,
     ref: ScaleSetRef,
     listener?: ScaleSetListener,
     network?: NetworkGateway,
+    autoscale?: AutoscaleGateway,
   ) {
     this.client = client;
     this.ref = ref;
     this.#listener = listener;
     this.#network = network;
+    this.#autoscale = autoscale;
   }
 
   /**
@@ -232,7 +249,11 @@ export class VmssGateway implements ScaleSetGateway {
    * suspicious, confirmed) is the harness's job (scale-set-state.ts). Only a scale set in another region than the
    * one asked for is refused here: that is a wrong request, not a state.
    */
-  async read(options: { withInstances: boolean; signal?: AbortSignal }): Promise<ScaleSetSnapshot> {
+  async read(options: {
+    withInstances: boolean;
+    withAutoscale?: boolean;
+    signal?: AbortSignal;
+  }): Promise<ScaleSetSnapshot> {
     const readAt = Date.now();
     const budget = new ReadBudgetProbe();
     const vmss = await listenToArmResponses(budget, () =>
@@ -253,6 +274,13 @@ export class VmssGateway implements ScaleSetGateway {
       Object.assign(snapshot, await this.#instances(vmss, options.signal));
       Object.assign(snapshot, await this.#featureState(vmss, options.signal));
     }
+    if (options.withAutoscale && this.#autoscale) {
+      snapshot.autoscale = await this.#autoscale.forScaleSet(
+        this.ref.resourceGroup,
+        this.#scaleSetId(vmss),
+        options.signal,
+      );
+    }
     this.#listener?.onRead(this.ref, snapshot, readAt);
     return snapshot;
   }
@@ -267,6 +295,14 @@ export class VmssGateway implements ScaleSetGateway {
     // A full read, as the read cache keeps them: the scale set was read just before its VMs.
     this.#listener?.onRead(this.ref, complete, readAt);
     return complete;
+  }
+
+  #scaleSetId(vmss: VirtualMachineScaleSet): string {
+    const { subscriptionId, resourceGroup, name } = this.ref;
+    return (
+      vmss.id ??
+      `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}`
+    );
   }
 
   /** The scale set's VMs, by the API its orchestration mode offers (and a Flexible set's NICs with them). */
@@ -470,6 +506,11 @@ export class VmssGateway implements ScaleSetGateway {
       case "nicPools":
         await this.#writeNics(step.nics, options.signal);
         return undefined;
+      case "autoscale":
+        if (!this.#autoscale) throw new Error("no autoscale gateway for this scale set");
+        if (step.setting) await this.#autoscale.put(resourceGroup, step.name, step.setting, options.signal);
+        else await this.#autoscale.delete(resourceGroup, step.name, options.signal);
+        return undefined;
       case "repairs":
         await runLongRunning(
           () =>
@@ -584,8 +625,8 @@ export class VmssGateway implements ScaleSetGateway {
       create: vmss.createOrUpdate,
     };
     // A NIC write is not a Compute long-running operation: nothing to follow, the next read shows where it got.
-    if (kind === "nicPools")
-      throw new RefusalError("NothingToResume", "a change of NICs is not followed after a restart; re-reading them");
+    if (kind === "nicPools" || kind === "autoscale")
+      throw new RefusalError("NothingToResume", `a ${kind} write is not followed after a restart; re-reading`);
     const source = sources[kind];
     // The SDK only reads which operation the state belongs to; the operations' own signatures differ.
     type PollerSource = Parameters<ReturnType<typeof computeSdk>["restorePoller"]>[2];

@@ -1076,7 +1076,7 @@ export interface components {
             };
             /** @description the write a run would send first; a later one (a rollout) is planned on the read after it */
             write?: {
-                kind: "create" | "update" | "manualUpgrade" | "deleteInstances" | "restartInstances" | "delete" | "repairs" | "nicPools";
+                kind: "create" | "update" | "manualUpgrade" | "deleteInstances" | "restartInstances" | "delete" | "repairs" | "nicPools" | "autoscale";
                 /** @description as the task's history would say it */
                 summary: string;
                 /** @description the If-Match it would carry: the ETag of the read */

@@ -43,7 +43,8 @@ export interface TaskCheckpoint {
         | "repairs"
         | "delete"
         | "create"
-        | "nicPools";
+        | "nicPools"
+        | "autoscale";
       summary: string;
       [key: string]: unknown;
     };
