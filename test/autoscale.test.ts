@@ -118,3 +118,38 @@ t.test("resize: min and max become the profile's bounds, desired its default and
   t.match(task.resultObjects, [{ capacity: { min: 1, max: 10, desired: 6 } }]);
   await staysAt(t, WEB, 6, since);
 });
+
+t.test("disable suspends the setting (marked), enable resumes only what disable suspended", async (t) => {
+  const BATCH = "batch-v001"; // no load balancer: disable scales it to 0, which autoscale would undo
+  await putSetting("batch-autoscale", BATCH, profile(2, 4, 2));
+  await run("disableServerGroup", demo(BATCH));
+  let since = await simNow();
+  let setting = await monitor.autoscaleSettings.get(RG, "batch-autoscale");
+  t.equal(setting.enabled, false, "autoscale suspended");
+  t.equal(setting.tags?.["vmss-ops.autoscale-suspended-by"], "disableServerGroup", "marked as suspended by us");
+  await staysAt(t, BATCH, 0, since);
+
+  await run("enableServerGroup", demo(BATCH));
+  since = await simNow();
+  setting = await monitor.autoscaleSettings.get(RG, "batch-autoscale");
+  t.equal(setting.enabled, true, "autoscale resumed");
+  t.equal(setting.tags?.["vmss-ops.autoscale-suspended-by"], undefined, "the mark removed");
+  await staysAt(t, BATCH, 2, since);
+
+  // Someone else turned autoscale off: a disable and an enable leave it off.
+  await monitor.autoscaleSettings.update(RG, "batch-autoscale", { enabled: false });
+  await run("disableServerGroup", demo(BATCH));
+  await run("enableServerGroup", demo(BATCH));
+  setting = await monitor.autoscaleSettings.get(RG, "batch-autoscale");
+  t.equal(setting.enabled, false, "not ours to resume");
+});
+
+t.test("scaleDown to 0 stays at 0: the profile's bounds become 0", async (t) => {
+  await putSetting("web-autoscale", WEB, profile(2, 4, 3));
+  await run("scaleDown", demo(WEB));
+  const since = await simNow();
+  const setting = await monitor.autoscaleSettings.get(RG, "web-autoscale");
+  t.same(setting.profiles[0].capacity, { minimum: "0", maximum: "0", default: "0" });
+  t.equal(setting.enabled, true, "autoscale stays on: it holds the group at 0");
+  await staysAt(t, WEB, 0, since);
+});

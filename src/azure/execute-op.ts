@@ -496,8 +496,7 @@ async function settledRead<R>(
 ): Promise<ScaleSetSnapshot> {
   const { gateway, planner, log, signal, retry } = input;
   const getScaleSet = () => gateway.read({ withInstances: false, withAutoscale: readsAutoscale(planner), signal });
-  // A write's final GET carries no autoscale setting: a plan that needs it reads again.
-  let snapshot = first && !(readsAutoscale(planner) && first.autoscale === undefined) ? first : await getScaleSet();
+  let snapshot = first ?? (await getScaleSet());
   let waitedSince: number | undefined;
   for (let doubtful = 0; ;) {
     if (isBusy(snapshot)) {
@@ -536,6 +535,10 @@ async function settledRead<R>(
     }
     if (planner.readsInstances && !snapshot.vms) {
       snapshot = await gateway.withInstances(snapshot, signal);
+    }
+    // A write's final GET carries no autoscale setting: a plan that needs it reads the setting now.
+    if (readsAutoscale(planner) && snapshot.autoscale === undefined && gateway.withAutoscale) {
+      snapshot = await gateway.withAutoscale(snapshot, signal);
     }
     const suspicious = suspiciousRead(snapshot);
     if (suspicious === undefined) return snapshot;

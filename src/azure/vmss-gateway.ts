@@ -206,6 +206,8 @@ export interface ScaleSetGateway {
   read(options: { withInstances: boolean; withAutoscale?: boolean; signal?: AbortSignal }): Promise<ScaleSetSnapshot>;
   /** The snapshot with the scale set's VMs listed now: what the harness confirms against. */
   withInstances(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot>;
+  /** The snapshot with the autoscale setting that targets the scale set read now (a write's final GET has none). */
+  withAutoscale?(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot>;
   write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined>;
   resume(kind: WriteStep["kind"], serializedPoller: string, options: Omit<WriteOptions, "onAccepted">): Promise<void>;
 }
@@ -303,6 +305,12 @@ export class VmssGateway implements ScaleSetGateway {
       vmss.id ??
       `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}`
     );
+  }
+
+  async withAutoscale(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot> {
+    if (!this.#autoscale) return { ...snapshot, autoscale: null };
+    const setting = await this.#autoscale.forScaleSet(this.ref.resourceGroup, this.#scaleSetId(snapshot.vmss), signal);
+    return { ...snapshot, autoscale: setting };
   }
 
   /** The scale set's VMs, by the API its orchestration mode offers (and a Flexible set's NICs with them). */

@@ -8,6 +8,7 @@ import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import type { FieldProblem, ServerGroupLocator } from "./description.ts";
 import type { OperationResult } from "./server-group-state.ts";
 import { kindGuard } from "./scale-set-kinds.ts";
+import { withAutoscalePolicy } from "./autoscale-suspension.ts";
 
 export interface OperationDefinition<S extends TObject = TObject, R extends OperationResult = OperationResult> {
   /** Clouddriver's operation name: the key in POST /azure/ops bodies and the last segment of /azure/ops/{name}. */
@@ -86,7 +87,12 @@ export function defineOperation<S extends TObject, R extends OperationResult>(
   return {
     ...definition,
     planner: (description, target, run) =>
-      kindGuard(definition.name, planner(description, target, run), target, run?.origin.taskId),
+      kindGuard(
+        definition.name,
+        withAutoscalePolicy(definition.name, planner(description, target, run)),
+        target,
+        run?.origin.taskId,
+      ),
   };
 }
 
