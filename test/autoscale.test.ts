@@ -153,3 +153,14 @@ t.test("scaleDown to 0 stays at 0: the profile's bounds become 0", async (t) => 
   t.equal(setting.enabled, true, "autoscale stays on: it holds the group at 0");
   await staysAt(t, WEB, 0, since);
 });
+
+t.test("destroy deletes the setting that targets the scale set", async (t) => {
+  await putSetting("v002-autoscale", "web-prod-v002", profile(2, 4, 3));
+  await putSetting("web-autoscale", WEB, profile(2, 4, 3));
+  const task = await run("destroyServerGroup", demo("web-prod-v002"));
+  t.ok(historyHas(task, /delete autoscale setting v002-autoscale/), "the history says so");
+  await t.rejects(monitor.autoscaleSettings.get(RG, "v002-autoscale"), { statusCode: 404, code: "ResourceNotFound" });
+  const left = [];
+  for await (const s of monitor.autoscaleSettings.listByResourceGroup(RG)) left.push(s.name);
+  t.same(left, ["web-autoscale"], "another scale set's setting is left alone");
+});

@@ -233,7 +233,13 @@ export const ARM_ACTIONS: readonly ArmAction[] = [
     action: "Microsoft.Insights/autoscalesettings/write",
     calls: [{ method: "PUT", path: `${RG}/providers/Microsoft.Insights/autoscalesettings/{name}` }],
     scope: "resourceGroup",
-    why: "resize writes min and max into the autoscale setting's profile, so that Azure keeps the capacity there",
+    why: "resize and scaleDown write min and max into the autoscale setting's profile; disable and enable suspend and resume it",
+  },
+  {
+    action: "Microsoft.Insights/autoscalesettings/delete",
+    calls: [{ method: "DELETE", path: `${RG}/providers/Microsoft.Insights/autoscalesettings/{name}` }],
+    scope: "resourceGroup",
+    why: "destroyServerGroup deletes the autoscale setting that targets the scale set (Azure leaves it behind)",
   },
   {
     action: "Microsoft.Authorization/locks/read",

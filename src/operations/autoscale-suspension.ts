@@ -9,6 +9,7 @@ import type { AutoscaleSettingWire } from "../azure/autoscale-gateway.ts";
 import { settingName } from "../azure/autoscale-gateway.ts";
 import { maxWritesOf, type BatchWriter, type ReadsAutoscale, type ScaleSetPlanner } from "../azure/execute-op.ts";
 import type { WriteStep } from "../azure/vmss-gateway.ts";
+import { withAutoscaleDeleted } from "./autoscale-destroy.ts";
 
 /** On an autoscale setting: disableServerGroup set it to enabled: false (its value: the operation). */
 export const TAG_AUTOSCALE_SUSPENDED_BY = "vmss-ops.autoscale-suspended-by";
@@ -66,10 +67,14 @@ export function withAutoscaleResumed<R, P extends ScaleSetPlanner<R>>(planner: P
   };
 }
 
-/** The operations that suspend or resume autoscale around their own plan (as SUSPENDS_REPAIRS names repairs'). */
+/**
+ * The operations that suspend, resume or delete the autoscale setting around their own plan (as SUSPENDS_REPAIRS
+ * names repairs').
+ */
 const AUTOSCALE_POLICY: Record<string, <R>(planner: ScaleSetPlanner<R>) => ScaleSetPlanner<R>> = {
   disableServerGroup: (planner) => withAutoscaleSuspended(planner),
   enableServerGroup: (planner) => withAutoscaleResumed(planner),
+  destroyServerGroup: (planner) => withAutoscaleDeleted(planner),
 };
 
 /** The operation's planner, with autoscale suspended or resumed when the operation is one that does. */
