@@ -44,6 +44,7 @@ const OTHER_PROVIDERS: [RegExp, string][] = [
     /\/providers\/Microsoft\.Compute\/proximityPlacementGroups/i,
     "Compute's proximity placement groups: not in the vendored scale-set specification",
   ],
+  [/\/providers\/Microsoft\.Insights\//, "Microsoft.Insights (autoscale settings)"],
   [/^\/keyvaults\//, "Key Vault's data plane"],
 ];
 

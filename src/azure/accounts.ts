@@ -6,6 +6,7 @@ import type { AccountConfig } from "./account-config.ts";
 import { resourceGroupOf } from "../naming/frigga.ts";
 import { AccountSetupError, createComputeClient, credentialFor, loadIdentity } from "./client.ts";
 import { NetworkGateway } from "./network-gateway.ts";
+import { AutoscaleGateway } from "./autoscale-gateway.ts";
 import { pipelineSdk, sharedHttpClient } from "./sdk.ts";
 import { normalizeRegion, VmssGateway, type ScaleSetListener, type ScaleSetRef } from "./vmss-gateway.ts";
 
@@ -247,11 +248,14 @@ export class AccountRegistry {
   gateway(ref: ScaleSetRef): VmssGateway {
     const client = this.client(ref.account);
     // Microsoft.Network on the same endpoint: a Flexible scale set's VMs have NICs of their own.
+    const endpoint = this.#accounts.get(ref.account)?.endpoint ?? "";
     return new VmssGateway(
       client,
       ref,
       this.#listener,
-      new NetworkGateway(client, this.#accounts.get(ref.account)?.endpoint ?? ""),
+      new NetworkGateway(client, endpoint),
+      // Microsoft.Insights on the same endpoint: the autoscale setting that targets the scale set.
+      new AutoscaleGateway(client, endpoint, ref.subscriptionId),
     );
   }
 

@@ -224,6 +224,24 @@ export const ARM_ACTIONS: readonly ArmAction[] = [
     why: "checked by Azure on a create or clone that gives its instances a user-assigned managed identity",
   },
   {
+    action: "Microsoft.Insights/autoscalesettings/read",
+    calls: [{ method: "GET", path: `${RG}/providers/Microsoft.Insights/autoscalesettings` }],
+    scope: "resourceGroup",
+    why: "find the Azure Monitor autoscale setting that targets a scale set: its bounds are the server group's min and max",
+  },
+  {
+    action: "Microsoft.Insights/autoscalesettings/write",
+    calls: [{ method: "PUT", path: `${RG}/providers/Microsoft.Insights/autoscalesettings/{name}` }],
+    scope: "resourceGroup",
+    why: "resize and scaleDown write min and max into the autoscale setting's profile; disable and enable suspend and resume it",
+  },
+  {
+    action: "Microsoft.Insights/autoscalesettings/delete",
+    calls: [{ method: "DELETE", path: `${RG}/providers/Microsoft.Insights/autoscalesettings/{name}` }],
+    scope: "resourceGroup",
+    why: "destroyServerGroup deletes the autoscale setting that targets the scale set (Azure leaves it behind)",
+  },
+  {
     action: "Microsoft.Authorization/locks/read",
     calls: [
       { method: "GET", path: `${RG}${LOCKS}` },

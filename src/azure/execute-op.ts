@@ -212,7 +212,11 @@ async function release<R>(input: HarnessInput<R>, plan: (snapshot: ScaleSetSnaps
   const { gateway, log, signal } = input;
   try {
     for (let writes = 0; writes < MAX_RELEASE_WRITES; writes++) {
-      const snapshot = await gateway.read({ withInstances: true, signal });
+      const snapshot = await gateway.read({
+        withInstances: true,
+        withAutoscale: input.planner.readsAutoscale,
+        signal,
+      });
       const step = plan(snapshot);
       if (step.kind === "done" || step.kind === "wait") return;
       log(`the operation ended unfinished: ${step.summary}`);
@@ -379,7 +383,7 @@ async function settledRead<R>(
   first?: ScaleSetSnapshot,
 ): Promise<ScaleSetSnapshot> {
   const { gateway, planner, log, signal, retry } = input;
-  const getScaleSet = () => gateway.read({ withInstances: false, signal });
+  const getScaleSet = () => gateway.read({ withInstances: false, withAutoscale: planner.readsAutoscale, signal });
   let snapshot = first ?? (await getScaleSet());
   let waitedSince: number | undefined;
   for (let doubtful = 0; ;) {
@@ -420,6 +424,10 @@ async function settledRead<R>(
     if (planner.readsInstances && !snapshot.vms) {
       snapshot = await gateway.withInstances(snapshot, signal);
     }
+    // A write's final GET carries no autoscale setting: a plan that needs it reads the setting now.
+    if (planner.readsAutoscale && snapshot.autoscale === undefined && gateway.withAutoscale) {
+      snapshot = await gateway.withAutoscale(snapshot, signal);
+    }
     const suspicious = suspiciousRead(snapshot);
     if (suspicious === undefined) return snapshot;
     if (doubtful++ >= REREADS_OF_A_DOUBTFUL_READ) {
@@ -432,7 +440,13 @@ async function settledRead<R>(
 /** What Azure shows after a failed write, for the failure's result; undefined when even that read fails. */
 async function readForFailure<R>(input: HarnessInput<R>): Promise<R | undefined> {
   try {
-    return input.planner.result(await input.gateway.read({ withInstances: true, signal: input.signal }));
+    return input.planner.result(
+      await input.gateway.read({
+        withInstances: true,
+        withAutoscale: input.planner.readsAutoscale,
+        signal: input.signal,
+      }),
+    );
   } catch (err) {
     if (input.signal?.aborted) throw err;
     return undefined;

@@ -71,7 +71,11 @@ export async function planWithoutWriting<R>(
 ): Promise<DryRunPlan> {
   let snapshot;
   try {
-    snapshot = await observe((signal) => gateway.read({ withInstances: planner.readsInstances, signal }), options);
+    snapshot = await observe(
+      (signal) =>
+        gateway.read({ withInstances: planner.readsInstances, withAutoscale: planner.readsAutoscale, signal }),
+      options,
+    );
   } catch (err) {
     // No scale set: what an attempt does then (executeOp's firstRead and whenAbsent), planned the same way.
     if (describeArmFailure(err).kind !== "notFound") throw err;

@@ -86,9 +86,26 @@ export interface Releaser {
   release(snapshot: ScaleSetSnapshot): PlannedStep;
 }
 
+/**
+ * An operation whose plan needs the Azure Monitor autoscale setting that targets the scale set (resize writes the
+ * bounds there): every read of an attempt reads it too (ScaleSetSnapshot.autoscale).
+ */
+export interface ReadsAutoscale {
+  readsAutoscale: boolean;
+}
+
 /** A planner as an operation's file writes it: plan and result, and any of the capabilities above. */
 export type PlannerSpec<R> = ScaleSetPlanner<R> &
-  Partial<Creator & Deleter<R> & BatchWriter & StoppedInstancesAccepted & ResultOnFailure & Remembering & Releaser>;
+  Partial<
+    Creator &
+      Deleter<R> &
+      BatchWriter &
+      StoppedInstancesAccepted &
+      ResultOnFailure &
+      Remembering &
+      Releaser &
+      ReadsAutoscale
+  >;
 
 /** A planner as the harness reads it: every capability a field, undefined (or false) where the operation has none. */
 export interface Planner<R> {
@@ -110,6 +127,8 @@ export interface Planner<R> {
   memory: (() => unknown) | undefined;
   /** Releaser: undefined, nothing to undo when the operation ends unfinished. */
   release: ((snapshot: ScaleSetSnapshot) => PlannedStep) | undefined;
+  /** ReadsAutoscale. */
+  readsAutoscale: boolean;
 }
 
 /** The planner an operation's file wrote, with each capability read once into its field (methods stay bound). */
@@ -125,6 +144,7 @@ export function plannerOf<R>(spec: PlannerSpec<R>): Planner<R> {
     resultOnFailure: spec.resultOnFailure === true,
     memory: spec.memory?.bind(spec),
     release: spec.release?.bind(spec),
+    readsAutoscale: spec.readsAutoscale === true,
   };
 }
 
@@ -141,5 +161,6 @@ export function wrapPlanner<R>(inner: Planner<R>, change: Partial<Planner<R>>): 
     resultOnFailure: change.resultOnFailure ?? inner.resultOnFailure,
     memory: change.memory ?? inner.memory,
     release: change.release ?? inner.release,
+    readsAutoscale: change.readsAutoscale ?? inner.readsAutoscale,
   };
 }

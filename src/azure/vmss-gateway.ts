@@ -16,6 +16,7 @@ import { kindOf } from "./scale-set-state.ts";
 import { computeSdk } from "./sdk.ts";
 import { flexibleInstance, flexibleVmFilter, nicConfigName, nicIdsOf, type FlexibleNic } from "./flexible-vms.ts";
 import type { ManagementLock } from "./management-locks.ts";
+import type { AutoscaleGateway, AutoscaleSettingWire } from "./autoscale-gateway.ts";
 import type { NetworkGateway, NetworkResource } from "./network-gateway.ts";
 
 export interface ScaleSetRef {
@@ -44,6 +45,11 @@ export interface ScaleSetSnapshot {
    * (what protects a Flexible VM from a delete); absent when the credential may not read them.
    */
   locks?: ManagementLock[];
+  /**
+   * When asked (withAutoscale): the Azure Monitor autoscale setting that targets the scale set, or null when none
+   * does (autoscale-gateway.ts). It has no ETag: a plan on it re-reads it every attempt.
+   */
+  autoscale?: AutoscaleSettingWire | null;
 }
 
 /** Azure's latest rolling upgrade, as far as a plan needs it. */
@@ -70,6 +76,7 @@ export const WRITE_KINDS = [
   "delete",
   "nicPools",
   "create",
+  "autoscale",
 ] as const;
 export type WriteKind = (typeof WRITE_KINDS)[number];
 
@@ -91,6 +98,8 @@ interface WriteBodies {
   nicPools: { nics: NicWrite[] };
   /** Creates the scale set with this model: PUT with If-None-Match: *, so it never replaces one that exists. */
   create: { model: VirtualMachineScaleSet };
+  /** Writes (whole) or deletes the Azure Monitor autoscale setting `name` of the scale set's resource group. */
+  autoscale: { name: string; setting?: AutoscaleSettingWire };
 }
 
 /** A write the planner asks for, as data: the harness runs it, and a checkpoint can name it. */
@@ -110,10 +119,13 @@ export interface NicWrite {
  * nicPools step (nothing resumes it: the next read shows where it got).
  */
 export type StoredWriteStep =
-  Exclude<WriteStep, { kind: "create" | "nicPools" }> | { kind: "create" | "nicPools"; summary: string };
+  | Exclude<WriteStep, { kind: "create" | "nicPools" | "autoscale" }>
+  | { kind: "create" | "nicPools" | "autoscale"; summary: string };
 
 export function storedStep(step: WriteStep): StoredWriteStep {
-  return step.kind === "create" || step.kind === "nicPools" ? { kind: step.kind, summary: step.summary } : step;
+  return step.kind === "create" || step.kind === "nicPools" || step.kind === "autoscale"
+    ? { kind: step.kind, summary: step.summary }
+    : step;
 }
 
 /**
@@ -153,6 +165,7 @@ export function guardOf(kind: WriteKind, etag: string | undefined): WriteGuard {
     case "deleteInstances":
     case "restartInstances":
     case "repairs":
+    case "autoscale": // Azure defines no ETag on an autoscale setting: the plan re-reads it every attempt
       return { none: true };
   }
 }
@@ -210,6 +223,8 @@ export function normalizeRegion(region: string): string {
 
 export interface ReadOptions {
   withInstances: boolean;
+  /** With the autoscale setting that targets the scale set (ScaleSetSnapshot.autoscale). */
+  withAutoscale?: boolean;
   signal?: AbortSignal;
   /** GET with $expand=userData: Azure returns the model's userData only when asked (a clone copies it). */
   userData?: boolean;
@@ -221,6 +236,8 @@ export interface ScaleSetGateway {
   read(options: ReadOptions): Promise<ScaleSetSnapshot>;
   /** The snapshot with the scale set's VMs listed now: what the harness confirms against. */
   withInstances(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot>;
+  /** The snapshot with the autoscale setting that targets the scale set read now (a write's final GET has none). */
+  withAutoscale?(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot>;
   write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined>;
   resume(kind: WriteKind, serializedPoller: string, options: Omit<WriteOptions, "onAccepted">): Promise<void>;
 }
@@ -242,17 +259,21 @@ export class VmssGateway implements ScaleSetGateway {
   readonly #listener: ScaleSetListener | undefined;
   /** Microsoft.Network, for a Flexible set's NICs. */
   readonly #network: NetworkGateway | undefined;
+  /** Microsoft.Insights, for the autoscale setting that targets the scale set. */
+  readonly #autoscale: AutoscaleGateway | undefined;
 
   constructor(
     client: ComputeManagementClient,
     ref: ScaleSetRef,
     listener?: ScaleSetListener,
     network?: NetworkGateway,
+    autoscale?: AutoscaleGateway,
   ) {
     this.client = client;
     this.ref = ref;
     this.#listener = listener;
     this.#network = network;
+    this.#autoscale = autoscale;
   }
 
   /**
@@ -284,6 +305,13 @@ export class VmssGateway implements ScaleSetGateway {
       Object.assign(snapshot, await this.#instances(vmss, options.signal));
       Object.assign(snapshot, await this.#featureState(vmss, options.signal));
     }
+    if (options.withAutoscale && this.#autoscale) {
+      snapshot.autoscale = await this.#autoscale.forScaleSet(
+        this.ref.resourceGroup,
+        this.#scaleSetId(vmss),
+        options.signal,
+      );
+    }
     this.#listener?.onRead(this.ref, snapshot, readAt);
     return snapshot;
   }
@@ -298,6 +326,20 @@ export class VmssGateway implements ScaleSetGateway {
     // A full read, as the read cache keeps them: the scale set was read just before its VMs.
     this.#listener?.onRead(this.ref, complete, readAt);
     return complete;
+  }
+
+  #scaleSetId(vmss: VirtualMachineScaleSet): string {
+    const { subscriptionId, resourceGroup, name } = this.ref;
+    return (
+      vmss.id ??
+      `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}`
+    );
+  }
+
+  async withAutoscale(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot> {
+    if (!this.#autoscale) return { ...snapshot, autoscale: null };
+    const setting = await this.#autoscale.forScaleSet(this.ref.resourceGroup, this.#scaleSetId(snapshot.vmss), signal);
+    return { ...snapshot, autoscale: setting };
   }
 
   /** The scale set's VMs, by the API its orchestration mode offers (and a Flexible set's NICs with them). */
@@ -501,6 +543,11 @@ export class VmssGateway implements ScaleSetGateway {
       case "nicPools":
         await this.#writeNics(step.nics, options.signal);
         return undefined;
+      case "autoscale":
+        if (!this.#autoscale) throw new Error("no autoscale gateway for this scale set");
+        if (step.setting) await this.#autoscale.put(resourceGroup, step.name, step.setting, options.signal);
+        else await this.#autoscale.delete(resourceGroup, step.name, options.signal);
+        return undefined;
       case "repairs":
         await runLongRunning(
           () =>
@@ -611,8 +658,8 @@ export class VmssGateway implements ScaleSetGateway {
       create: vmss.createOrUpdate,
     };
     // A NIC write is not a Compute long-running operation: nothing to follow, the next read shows where it got.
-    if (kind === "nicPools")
-      throw new RefusalError("NothingToResume", "a change of NICs is not followed after a restart; re-reading them");
+    if (kind === "nicPools" || kind === "autoscale")
+      throw new RefusalError("NothingToResume", `a ${kind} write is not followed after a restart; re-reading`);
     const source = sources[kind];
     // The SDK only reads which operation the state belongs to; the operations' own signatures differ.
     type PollerSource = Parameters<ReturnType<typeof computeSdk>["restorePoller"]>[2];

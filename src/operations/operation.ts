@@ -9,6 +9,7 @@ import type { FieldProblem, ServerGroupLocator } from "./description.ts";
 import type { OperationResult } from "./server-group-state.ts";
 import { kindGuard } from "./scale-set-kinds.ts";
 import type { OperationName } from "./operation-names.ts";
+import { withAutoscalePolicy } from "./autoscale-suspension.ts";
 
 export interface OperationDefinition<S extends TObject = TObject, R extends OperationResult = OperationResult> {
   /** Clouddriver's operation name: the key in POST /azure/ops bodies and the last segment of /azure/ops/{name}. */
@@ -96,7 +97,12 @@ export function defineOperation<N extends OperationName, S extends TObject, R ex
   return {
     ...definition,
     planner: (description, target, run) =>
-      kindGuard(definition.name, plannerOf(planner(description, target, run)), target, run?.origin.taskId),
+      kindGuard(
+        definition.name,
+        withAutoscalePolicy(definition.name, plannerOf(planner(description, target, run))),
+        target,
+        run?.origin.taskId,
+      ),
   };
 }
 

@@ -1,4 +1,7 @@
 // resizeServerGroup: set the scale set's capacity, and record min and max as tags so later operations honour them.
+// When an Azure Monitor autoscale setting targets the scale set, min and max are its bounds (Spinnaker's AWS
+// semantics): the profile in force gets {minimum: min, maximum: max, default: desired} first, then the scale set its
+// capacity, so that Azure's evaluation (about once a minute) keeps the capacity where the resize put it.
 //
 // Orca merges a resize stage's capacity with the current one (ScaleExactResizeStrategy.groovy l.51-77): a group at
 // {min 2, max 2} resized to {desired 1} arrives as {min 2, max 2, desired 1}. clouddriver-azure resizes to desired;
@@ -8,6 +11,7 @@ import { Capacity, checkCapacityOrder, InstanceCount, serverGroupFields, type Fi
 import { RefusalError } from "../azure/arm-failure.ts";
 import { kindOf } from "../azure/scale-set-state.ts";
 import { SINGLE_PLACEMENT_GROUP_MAX_VMS } from "./create/scale-set-model.ts";
+import { planAutoscaleBounds } from "./autoscale-bounds.ts";
 import { defineOperation } from "./operation.ts";
 import {
   capacityOf,
@@ -58,7 +62,8 @@ export const resizeServerGroup = defineOperation({
     `resize ${d.serverGroupName} to ${d.capacity?.desired ?? d.targetSize}${d.capacity && d.capacity.min > d.capacity.desired ? ` (min ${d.capacity.min} lowered to ${d.capacity.desired})` : ""}`,
   planner: (d, target) => ({
     readsInstances: false,
-    plan({ vmss }) {
+    readsAutoscale: true,
+    plan({ vmss, autoscale }) {
       const current = recordedCapacity(vmss);
       const t = d.targetSize ?? d.capacity!.desired;
       const want = d.capacity
@@ -91,10 +96,16 @@ export const resizeServerGroup = defineOperation({
           patch: { tags },
         };
       }
+      // The bounds first: a capacity outside the setting's old bounds would be undone by its next evaluation.
+      const bounds = planAutoscaleBounds(autoscale, want, Date.now());
+      if (bounds) return bounds;
       const tags = withCapacityTags(vmss.tags, want.min, want.max);
       const now = capacityOf(vmss);
       if (now === want.desired && sameTags(vmss.tags, tags)) {
-        return { kind: "done", summary: `capacity ${now} (min ${want.min}, max ${want.max})` };
+        return {
+          kind: "done",
+          summary: `capacity ${now} (min ${want.min}, max ${want.max})${autoscale ? `; autoscale setting ${autoscale.name ?? ""} holds the same bounds` : ""}`,
+        };
       }
       return {
         kind: "update",

@@ -1,6 +1,9 @@
 // scaleDown: lower the capacity (to 0 unless a capacity is given, as Orca's scale-down stage sends). Never raises it.
+// An autoscale setting that targets the scale set gets the same bounds first (as resize writes them: min, max, and
+// desired as its default), so that Azure keeps the group where it was scaled down: at 0, a maximum of 0.
 import { Type } from "@sinclair/typebox";
 import { Capacity, checkCapacityOrder, serverGroupFields } from "./description.ts";
+import { planAutoscaleBounds } from "./autoscale-bounds.ts";
 import { defineOperation } from "./operation.ts";
 import { checkInstanceIds, InstanceIds, terminatePlanner } from "./terminate-instances.ts";
 import {
@@ -45,11 +48,15 @@ export const scaleDown = defineOperation({
       ? terminatePlanner(d.instanceIds, target, run?.memory, { keepCapacity: false })
       : {
           readsInstances: false,
-          plan({ vmss }) {
+          readsAutoscale: true,
+          plan({ vmss, autoscale }) {
             const requested = d.capacity ?? { min: 0, max: 0, desired: 0 };
             const now = capacityOf(vmss);
             const desired = Math.min(now, requested.desired);
-            let tags = withCapacityTags(vmss.tags, Math.min(requested.min, desired), Math.max(requested.max, desired));
+            const bounds = { min: Math.min(requested.min, desired), max: Math.max(requested.max, desired), desired };
+            const setting = planAutoscaleBounds(autoscale, bounds, Date.now());
+            if (setting) return setting;
+            let tags = withCapacityTags(vmss.tags, bounds.min, bounds.max);
             if (disabledMode(vmss) === "capacity") {
               // Enable must not bring back more than this scale-down allows.
               const restore = Math.min(readCapacityRecord(vmss) ?? 0, requested.desired);

@@ -33,6 +33,7 @@ import {
   takeOperationFaults,
 } from "./arm-checks.ts";
 import { getResourceGroup, getSubscription, listResourceGroups, listSubscriptions } from "./arm-reads.ts";
+import { autoscaleArmRoutes } from "./autoscale/autoscale-routes.ts";
 import type { Handler, Route, SimulatorContext } from "./context.ts";
 import { deploymentRoutes } from "./deployments.ts";
 import { imageCatalogueRoutes } from "./image-catalogue.ts";
@@ -106,6 +107,7 @@ export function buildArmRouter(): Router<Route> {
     ...managedIdentityRoutes(),
     ...proximityPlacementGroupRoutes(),
     ...resourceGroupResourceRoutes(),
+    ...autoscaleArmRoutes(),
   ];
   const router = new Router<Route>();
   for (const [method, pattern, entry] of table) router.add(method, pattern, entry);

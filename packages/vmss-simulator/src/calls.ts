@@ -16,6 +16,8 @@ export interface CallRecord {
   time: number;
   /** Set when an injected fault handled the request: respond, failOperation or dropConnection. */
   fault?: string;
+  /** A write Azure made itself, not a request the simulator received: autoscale's change of a capacity. */
+  origin?: "autoscale";
 }
 
 /** The log keeps this many calls; older ones are dropped. A benchmark of a fleet makes tens of thousands. */

@@ -11,6 +11,7 @@ import { addKindControlRoutes } from "./kinds.ts";
 import type { Operation } from "./lro.ts";
 import { renderInstanceView } from "./health-probe.ts";
 import { clearLocks } from "./locks.ts";
+import { addAutoscaleControlRoutes, resetAutoscale } from "./autoscale/autoscale-routes.ts";
 import { resetDeployments } from "./deployments.ts";
 import { addSubscriptionControlRoutes, resetSubscriptionSettings } from "./subscription-reads.ts";
 import { resetManagedIdentities } from "./managed-identities.ts";
@@ -142,6 +143,7 @@ export function resetSimulator(sim: SimulatorContext): void {
   resetSubscriptionSettings(sim);
   resetDeployments(sim);
   resetProximityPlacementGroups(sim);
+  resetAutoscale(sim);
 }
 
 /** GET/PUT /_sim/config: the settings and the throttling configuration. */
@@ -323,6 +325,7 @@ export function buildControlRouter(): Router<Route> {
       sim.state.deleteScaleSetNow(requireScaleSet(sim, params.resourceGroup, params.name));
       send(ctx, 204);
     });
+  addAutoscaleControlRoutes(routes, P);
   return addSubscriptionControlRoutes(addKindControlRoutes(addNetworkControlRoutes(routes, P), P), P, (ctx) =>
     readObject(ctx, [
       "deny",

@@ -25,3 +25,11 @@ export { runSimulator } from "./main.ts";
 // as it is sent (off unless something observes).
 export { armRoutePatterns } from "./arm-routes.ts";
 export { observeExchanges, type ArmExchange } from "./exchanges.ts";
+// Azure Monitor autoscale's control API.
+export {
+  autoscaleEvaluations,
+  evaluateAutoscale,
+  setAutoscaleMetric,
+  setAutoscalePeriodic,
+  type AutoscaleEvaluation,
+} from "./autoscale/autoscale-control.ts";

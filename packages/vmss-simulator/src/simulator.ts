@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ArmError } from "./arm-errors.ts";
+import { settleAutoscale } from "./autoscale/autoscale-run.ts";
 import { CallLog } from "./calls.ts";
 import type { SimulatorContext } from "./context.ts";
 import { buildControlRouter, CONTROL_PREFIX } from "./control-routes.ts";
@@ -119,6 +120,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }
     // Operations that are due complete (and rolling batches advance) before anything is read or written.
     state.settle();
+    settleAutoscale(sim); // Azure Monitor's evaluation, when one is due on the simulator's clock
     runSteps(isControl ? controlSteps : armSteps, ctx, sim);
   }
 

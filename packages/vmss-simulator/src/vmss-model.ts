@@ -58,8 +58,8 @@ export interface VersionRecord {
   etag: string;
   capacity: number;
   tags: Record<string, string>;
-  /** arm: a write through the ARM API; control: the control API; outOfBandChange: that fault. */
-  source: "arm" | "control" | "outOfBandChange";
+  /** arm: a write through the ARM API; control: the control API; outOfBandChange: that fault; autoscale: Azure's. */
+  source: "arm" | "control" | "outOfBandChange" | "autoscale";
   /** For ARM writes: the SDK method. */
   kind?: string;
   /** For ARM writes: the If-Match the write carried (null: unconditional). */
