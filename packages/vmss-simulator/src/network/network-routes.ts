@@ -54,8 +54,8 @@ const NAMED_POOL =
   /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Network\/(loadBalancers|applicationGateways)\/([^/]+)\/backendAddressPools\/([^/]+)$/i;
 
 /**
- * The load balancers, gateways and pools a scale set the simulator made itself names (the seed's, the control API's
- * `PUT /_sim/scaleSets`): made where missing, as the deploy that made such a scale set would have made them, so
+ * The subnet, load balancers, gateways and pools a scale set the simulator made itself names (the seed's, the control
+ * API's `PUT /_sim/scaleSets`): made where missing, as the deploy that made such a scale set would have made them, so
  * that what the simulator holds names only what exists (references.ts).
  */
 export function provideNamedPools(net: NetworkState, subscriptionId: string, ss: ScaleSet): void {
@@ -67,6 +67,7 @@ export function provideNamedPools(net: NetworkState, subscriptionId: string, ss:
     "networkInterfaceConfigurations",
   );
   const ipcs = asArray(nics).flatMap((nic) => asArray(getPath(nic, "properties", "ipConfigurations")));
+  for (const ipc of ipcs) provideNamedSubnet(net, subscriptionId, ss, getPath(ipc, "properties", "subnet", "id"));
   for (const poolId of ipcs.flatMap(poolIdsOf)) {
     const m = NAMED_POOL.exec(poolId);
     if (!m || m[1].toLowerCase() !== subscriptionId.toLowerCase()) continue;
@@ -82,6 +83,30 @@ export function provideNamedPools(net: NetworkState, subscriptionId: string, ss:
     body.properties = properties;
     net.put(type, existing?.resourceGroup ?? m[2], existing?.name ?? m[4], existing?.location ?? ss.location, body);
   }
+}
+
+const NAMED_SUBNET =
+  /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Network\/virtualNetworks\/([^/]+)\/subnets\/([^/]+)$/i;
+
+/** The subnet (and its virtual network) a scale set the simulator made itself names: made where missing. */
+function provideNamedSubnet(net: NetworkState, subscriptionId: string, ss: ScaleSet, subnetId: unknown): void {
+  const m = typeof subnetId === "string" ? NAMED_SUBNET.exec(subnetId) : null;
+  if (!m || m[1].toLowerCase() !== subscriptionId.toLowerCase()) return;
+  const existing = net.get("virtualNetworks", m[2], m[3]);
+  const body: JsonObject = existing
+    ? clone(existing.body)
+    : { properties: { addressSpace: { addressPrefixes: ["10.0.0.0/16"] }, subnets: [] } };
+  const properties = body.properties as JsonObject;
+  const subnets = asArray(properties.subnets) as JsonObject[];
+  if (subnets.some((sn) => String(getPath(sn, "name")).toLowerCase() === m[4].toLowerCase())) return;
+  properties.subnets = [...subnets, { name: m[4], properties: { addressPrefix: `10.0.${subnets.length}.0/24` } }];
+  net.put(
+    "virtualNetworks",
+    existing?.resourceGroup ?? m[2],
+    existing?.name ?? m[3],
+    existing?.location ?? ss.location,
+    body,
+  );
 }
 
 function typeParam(params: RouteParams): NetworkType {
