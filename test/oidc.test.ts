@@ -420,3 +420,39 @@ t.test(
     t.match(challenged.response.headers.get("www-authenticate"), /^Bearer /);
   },
 );
+
+t.test("keys that cannot be fetched are not fetched again on every request: a pause after a failure", async (t) => {
+  // The discovery document answers; the keys answer 503. jose's own cooldown counts only from a successful fetch.
+  let keyFetches = 0;
+  const issuer = createServer((req, res) => {
+    const base = `http://127.0.0.1:${(issuer.address() as { port: number }).port}`;
+    if (req.url === "/.well-known/openid-configuration") {
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ issuer: base, jwks_uri: `${base}/keys` }));
+      return;
+    }
+    keyFetches++;
+    res.statusCode = 503;
+    res.end();
+  });
+  await new Promise<void>((r) => issuer.listen(0, "127.0.0.1", r));
+  t.teardown(() => new Promise<void>((r) => (issuer.closeAllConnections(), issuer.close(() => r()))));
+  const url = `http://127.0.0.1:${(issuer.address() as { port: number }).port}`;
+  const verifier = new OidcTokenVerifier({
+    issuer: url,
+    audiences: [API_APP_ID],
+    discoveryUrl: `${url}/.well-known/openid-configuration`,
+    algorithms: ["RS256"],
+    clockToleranceSeconds: 60,
+    keysRefreshMinSeconds: 60,
+    timeoutMs: 5000,
+  });
+  t.teardown(() => verifier.close());
+  const token = `${b64url({ alg: "RS256", typ: "JWT", kid: "k1" })}.${b64url(appClaims({ exp: now() + 600 }))}.c2ln`;
+  for (let i = 0; i < 31; i++) {
+    const check = await verifier.verify(token);
+    t.match(check, { ok: false, kind: "unavailable" }, `request ${i}: the keys are unavailable`);
+    if (!check.ok && check.kind === "unavailable") t.ok(check.retryAfterSeconds >= 1, "with a Retry-After");
+  }
+  t.ok(keyFetches >= 1 && keyFetches <= 2, `31 requests, ${keyFetches} key fetches`);
+});
