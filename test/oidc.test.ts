@@ -456,3 +456,36 @@ t.test("keys that cannot be fetched are not fetched again on every request: a pa
   }
   t.ok(keyFetches >= 1 && keyFetches <= 2, `31 requests, ${keyFetches} key fetches`);
 });
+
+t.test(
+  "a valid token that no principal takes: its refused write is in the audit trail, by subject and issuer",
+  async (t) => {
+    const { stream, lines } = jsonLogLines();
+    const env = await oidcEnv(t, "", { level: "info", stream });
+    const stranger = await clientToken(env, STRANGER_APP);
+    const write = await call(env, "POST", "/azure/ops/resizeServerGroup", stranger, resize);
+    t.equal(write.status, 403, JSON.stringify(write.body));
+    // Refused before its body was read: the entry names no account, so a principal of every account reads it.
+    const reader = await clientToken(env, READER_APP);
+    let entries: Record<string, unknown>[] = [];
+    await waitFor(
+      async () =>
+        (entries = (await call(env, "GET", `/audit?principal=${encodeURIComponent("(no principal)")}`, reader)).body
+          .entries).length >= 1,
+      { what: "the refusal's audit entry" },
+    );
+    t.equal(entries.length, 1);
+    t.match(entries[0], {
+      action: "submit",
+      decision: "refused",
+      status: 403,
+      reason: /no principal in the configuration takes it/,
+      actor: { name: "(no principal)", via: "oidc", subject: STRANGER_APP, issuer: `${env.sim.url}/${TENANT}/v2.0` },
+      targets: [{ operation: "resizeServerGroup" }],
+      request: "POST /azure/ops/resizeServerGroup",
+    });
+    const logged = JSON.stringify(lines);
+    t.ok(logged.includes('"decision":"refused"'), "logged as an audit line too");
+    t.notOk(logged.includes(stranger.split(".")[2]), "never the token");
+  },
+);
