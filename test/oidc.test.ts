@@ -420,3 +420,72 @@ t.test(
     t.match(challenged.response.headers.get("www-authenticate"), /^Bearer /);
   },
 );
+
+t.test("keys that cannot be fetched are not fetched again on every request: a pause after a failure", async (t) => {
+  // The discovery document answers; the keys answer 503. jose's own cooldown counts only from a successful fetch.
+  let keyFetches = 0;
+  const issuer = createServer((req, res) => {
+    const base = `http://127.0.0.1:${(issuer.address() as { port: number }).port}`;
+    if (req.url === "/.well-known/openid-configuration") {
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ issuer: base, jwks_uri: `${base}/keys` }));
+      return;
+    }
+    keyFetches++;
+    res.statusCode = 503;
+    res.end();
+  });
+  await new Promise<void>((r) => issuer.listen(0, "127.0.0.1", r));
+  t.teardown(() => new Promise<void>((r) => (issuer.closeAllConnections(), issuer.close(() => r()))));
+  const url = `http://127.0.0.1:${(issuer.address() as { port: number }).port}`;
+  const verifier = new OidcTokenVerifier({
+    issuer: url,
+    audiences: [API_APP_ID],
+    discoveryUrl: `${url}/.well-known/openid-configuration`,
+    algorithms: ["RS256"],
+    clockToleranceSeconds: 60,
+    keysRefreshMinSeconds: 60,
+    timeoutMs: 5000,
+  });
+  t.teardown(() => verifier.close());
+  const token = `${b64url({ alg: "RS256", typ: "JWT", kid: "k1" })}.${b64url(appClaims({ exp: now() + 600 }))}.c2ln`;
+  for (let i = 0; i < 31; i++) {
+    const check = await verifier.verify(token);
+    t.match(check, { ok: false, kind: "unavailable" }, `request ${i}: the keys are unavailable`);
+    if (!check.ok && check.kind === "unavailable") t.ok(check.retryAfterSeconds >= 1, "with a Retry-After");
+  }
+  t.ok(keyFetches >= 1 && keyFetches <= 2, `31 requests, ${keyFetches} key fetches`);
+});
+
+t.test(
+  "a valid token that no principal takes: its refused write is in the audit trail, by subject and issuer",
+  async (t) => {
+    const { stream, lines } = jsonLogLines();
+    const env = await oidcEnv(t, "", { level: "info", stream });
+    const stranger = await clientToken(env, STRANGER_APP);
+    const write = await call(env, "POST", "/azure/ops/resizeServerGroup", stranger, resize);
+    t.equal(write.status, 403, JSON.stringify(write.body));
+    // Refused before its body was read: the entry names no account, so a principal of every account reads it.
+    const reader = await clientToken(env, READER_APP);
+    let entries: Record<string, unknown>[] = [];
+    await waitFor(
+      async () =>
+        (entries = (await call(env, "GET", `/audit?principal=${encodeURIComponent("(no principal)")}`, reader)).body
+          .entries).length >= 1,
+      { what: "the refusal's audit entry" },
+    );
+    t.equal(entries.length, 1);
+    t.match(entries[0], {
+      action: "submit",
+      decision: "refused",
+      status: 403,
+      reason: /no principal in the configuration takes it/,
+      actor: { name: "(no principal)", via: "oidc", subject: STRANGER_APP, issuer: `${env.sim.url}/${TENANT}/v2.0` },
+      targets: [{ operation: "resizeServerGroup" }],
+      request: "POST /azure/ops/resizeServerGroup",
+    });
+    const logged = JSON.stringify(lines);
+    t.ok(logged.includes('"decision":"refused"'), "logged as an audit line too");
+    t.notOk(logged.includes(stranger.split(".")[2]), "never the token");
+  },
+);

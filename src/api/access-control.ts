@@ -18,7 +18,7 @@ import { ErrorResponse } from "./schemas.ts";
 import { BEARER_SCHEME } from "./openapi.ts";
 import { findTokenPrincipal, parseAuthorization } from "../auth/bearer-tokens.ts";
 import { looksLikeJwt, OidcTokenVerifier } from "../auth/oidc-tokens.ts";
-import { principalOfToken } from "../auth/oidc-principals.ts";
+import { principalOfToken, unmatchedTokenPrincipal } from "../auth/oidc-principals.ts";
 import { decideAccess, intersectAccounts, OPEN_PRINCIPAL, type Principal } from "../auth/principal.ts";
 
 /** public: no principal needed; metrics: a principal when METRICS_REQUIRE_TOKEN (on by default with principals); api (the default): a principal. */
@@ -117,9 +117,18 @@ function tokenPrincipal(
     const principal = principalOfToken(access.principals, check.claims);
     if (principal) return principal;
     const why = `the token (application ${describeCaller(check.claims)}) is valid, but no principal in the configuration takes it: give its app role, group or application a principal`;
-    throw apiError("Forbidden", { why }, { headers: { "www-authenticate": challenge("insufficient_scope", why) } });
+    const refusal = apiError(
+      "Forbidden",
+      { why },
+      { headers: { "www-authenticate": challenge("insufficient_scope", why) } },
+    );
+    refusedCallers.set(refusal, unmatchedTokenPrincipal(check.claims));
+    throw refusal;
   });
 }
+
+/** The caller a 403 of identification refused, when it is known (a valid token): its refusal is audited as such. */
+const refusedCallers = new WeakMap<Error, Principal>();
 
 /** The token's caller for a 403: its application and roles, never the token. */
 function describeCaller(claims: Record<string, unknown>): string {
@@ -231,6 +240,8 @@ export function installAccessControl(app: FastifyInstance, access: AccessConfig)
       done();
     };
     const refuse = (err: Error) => {
+      const refused = refusedCallers.get(err);
+      if (refused) request.principal = refused; // the audit trail records the refusal of who the token is
       if (!needed) {
         // Identify when we can (logs and rate limits), but an open route never fails for it.
         request.principal = OPEN_PRINCIPAL;

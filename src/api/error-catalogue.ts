@@ -183,6 +183,14 @@ export const API_ERRORS = {
     scope: "any",
     example: { message: "ci sent more than 100 reads in 60 s; retry after 42 s", retryAfterSeconds: 42 },
   }),
+  HeadersTooLarge: entry<{ limitBytes: number }>({
+    status: 431,
+    when: "the request line and headers are larger than Node's maxHeaderSize (16 KB), refused before any route runs",
+    message: (p) =>
+      `the request line and headers are larger than ${p.limitBytes} bytes: send a shorter URL or fewer, shorter headers`,
+    scope: "any",
+    example: { limitBytes: 16384 },
+  }),
   BacklogFull: entry<{ queued: number; limit: number; retryAfterSeconds: number }>({
     status: 429,
     when: "TASK_BACKLOG_LIMIT tasks already wait to start; nothing was created",

@@ -1,4 +1,6 @@
 // Every error leaves as ErrorResponse JSON with the right 4xx; only a bug is a 500, and it never stops the service.
+import { maxHeaderSize, STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   AccountName,
@@ -262,6 +264,31 @@ export function answerRouterError(err: FastifyError, _request: FastifyRequest, r
       ? `a path segment is longer than ${MAX_PATH_PARAMETER_LENGTH} characters; no parameter of this API is that long`
       : "the path is not valid percent-encoding (a % must be followed by two hex digits)";
   void send(reply, validationError([{ field: "path", message: problem }]));
+}
+
+/**
+ * Fastify's clientErrorHandler: what Node's HTTP parser refuses before fastify sees a request (its clientError
+ * event). A request line and headers over maxHeaderSize are a 431, a request not received in time a 408, bytes
+ * that are not HTTP a 400: each the ErrorResponse of the catalogue, where fastify's default writes its own body.
+ * The connection is closed after it, as Node and fastify do.
+ */
+export function answerClientError(this: FastifyInstance, err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === "ECONNRESET" || socket.destroyed) return;
+  const answer =
+    err.code === "HPE_HEADER_OVERFLOW"
+      ? apiError("HeadersTooLarge", { limitBytes: maxHeaderSize })
+      : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? apiError("BadRequest", { said: "the request was not received in time" }, { status: 408 })
+        : apiError("BadRequest", { said: "the request is not valid HTTP" });
+  this.log.debug({ err: err.message, code: err.code }, `client error: ${answer.statusCode}`);
+  if (socket.writable) {
+    const body = JSON.stringify(answer.body());
+    socket.write(
+      `HTTP/1.1 ${answer.statusCode} ${STATUS_CODES[answer.statusCode]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }
 
 export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBytes?: number } = {}): void {

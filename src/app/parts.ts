@@ -12,7 +12,7 @@ import { ScaleSetReads } from "../azure/read-cache.ts";
 import { RateLimitBudget } from "../azure/rate-limit-budget.ts";
 import { readRetry, type RetryConfig } from "../azure/retry-policy.ts";
 import { AuditTrail } from "../api/audit-trail.ts";
-import { answerRouterError, MAX_PATH_PARAMETER_LENGTH } from "../api/errors.ts";
+import { answerClientError, answerRouterError, MAX_PATH_PARAMETER_LENGTH } from "../api/errors.ts";
 import type { LazySchemaCompilers } from "../api/schema-compilers.ts";
 import { TaskBodies } from "../api/task-bodies.ts";
 import { serviceLoggerOptions } from "../observability/log-redaction.ts";
@@ -90,6 +90,8 @@ export function createFastify(
     // Every path parameter the document allows reaches its route (fastify's default stops at 100 characters).
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     frameworkErrors: answerRouterError,
+    // What Node's parser refuses before fastify sees a request (a request line over 16 KB): our ErrorResponse too.
+    clientErrorHandler: answerClientError,
     // removeAdditional off: an unknown key where the schema allows none is an error the caller should see,
     // not something to strip silently. verbose: errors carry their schema, so messages can quote its description.
     ajv: { customOptions: { allErrors: true, verbose: true, removeAdditional: false } },

@@ -36,12 +36,22 @@ export function matches(match: OidcMatch, claims: JWTPayload): boolean {
 export function principalOfToken(principals: readonly PrincipalConfig[], claims: JWTPayload): Principal | undefined {
   const config = principals.find((p) => p.oidc && matches(p.oidc, claims));
   if (!config) return undefined;
+  return { name: config.name, accounts: config.accounts, readOnly: config.readOnly, ...tokenIdentity(claims) };
+}
+
+/** The name the audit trail records a valid token under when no principal takes it. */
+export const UNMATCHED_TOKEN_NAME = "(no principal)";
+
+/** A valid token that no principal takes, as its refusal is recorded: who it is about, and no rights at all. */
+export function unmatchedTokenPrincipal(claims: JWTPayload): Principal {
+  return { name: UNMATCHED_TOKEN_NAME, accounts: [], readOnly: true, ...tokenIdentity(claims) };
+}
+
+/** How a token proves who it is: its subject, issuer and calling application (never the token itself). */
+function tokenIdentity(claims: JWTPayload): Pick<Principal, "via" | "subject" | "issuer" | "application"> {
   const application = applicationOf(claims);
   const subject = subjectOf(claims);
   return {
-    name: config.name,
-    accounts: config.accounts,
-    readOnly: config.readOnly,
     via: "oidc",
     ...(subject ? { subject } : {}),
     ...(claims.iss ? { issuer: claims.iss } : {}),

@@ -5,7 +5,9 @@
 //
 // The keys are fetched once and cached (jose's remote key set); a token with a `kid` not in the cache refetches
 // them, at most once per keysRefreshMinSeconds, so that forged kids cannot turn this service into a flood against
-// the issuer. An issuer that does not answer is an outage, not the caller's fault: `unavailable`, answered 503.
+// the issuer. jose's pause counts only from a successful fetch, so a failed fetch of the keys is remembered here and
+// no fetch is tried again for KEYS_RETRY_MS: the requests meanwhile are answered unavailable at once.
+// An issuer that does not answer is an outage, not the caller's fault: `unavailable`, answered 503.
 // undici is loaded with the first fetch of the issuer: a service without OpenID Connect never loads it.
 import type { Agent, fetch as undiciFetch } from "undici";
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
@@ -49,6 +51,9 @@ class IssuerUnavailable extends Error {
 /** After a failed discovery fetch, requests answer 503 at once for this long instead of each waiting for it. */
 const DISCOVERY_RETRY_MS = 5_000;
 
+/** After a failed fetch of the keys, no fetch is tried again for this long (the same pause as for discovery). */
+const KEYS_RETRY_MS = DISCOVERY_RETRY_MS;
+
 /** Does the text look like a JWS in compact form (three base64url parts)? Static tokens never have dots. */
 export function looksLikeJwt(token: string): boolean {
   return /^[\w-]+\.[\w-]+\.[\w-]*$/.test(token);
@@ -60,6 +65,7 @@ export class OidcTokenVerifier {
   #keys: JWTVerifyGetKey | undefined;
   #discovering: Promise<JWTVerifyGetKey> | undefined;
   #discoveryFailedAt = -Infinity;
+  #keysFailedAt = -Infinity;
   #agent: Agent | undefined;
 
   constructor(config: OidcConfig) {
@@ -140,20 +146,31 @@ export class OidcTokenVerifier {
       timeoutDuration: this.config.timeoutMs,
       cooldownDuration: this.config.keysRefreshMinSeconds * 1000,
       [customFetch]: async (url: string, init: { signal: AbortSignal; headers: Headers; method: "GET" }) => {
-        let response: Awaited<ReturnType<typeof undiciFetch>>;
+        if (Date.now() - this.#keysFailedAt < KEYS_RETRY_MS)
+          throw new IssuerUnavailable(`its keys at ${url} could not be fetched a moment ago`);
         try {
-          response = await this.#fetch(url, { ...init, redirect: "manual" } as never);
+          return await this.#fetchKeys(url, init);
         } catch (err) {
-          if ((err as Error).name === "TimeoutError") throw err; // jose makes it a JWKSTimeout
-          throw new IssuerUnavailable(`its keys at ${url}: ${causeOf(err)}`);
+          this.#keysFailedAt = Date.now();
+          throw err;
         }
-        if (response.status !== 200) {
-          await response.body?.cancel();
-          throw new IssuerUnavailable(`its keys at ${url} answered ${response.status}`);
-        }
-        return response;
       },
     });
+  }
+
+  async #fetchKeys(url: string, init: { signal: AbortSignal; headers: Headers; method: "GET" }) {
+    let response: Awaited<ReturnType<typeof undiciFetch>>;
+    try {
+      response = await this.#fetch(url, { ...init, redirect: "manual" } as never);
+    } catch (err) {
+      if ((err as Error).name === "TimeoutError") throw err; // jose makes it a JWKSTimeout
+      throw new IssuerUnavailable(`its keys at ${url}: ${causeOf(err)}`);
+    }
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      throw new IssuerUnavailable(`its keys at ${url} answered ${response.status}`);
+    }
+    return response;
   }
 
   async #getJson(url: string, what: string): Promise<unknown> {
