@@ -136,6 +136,8 @@ function differences(a: unknown, b: unknown, at = ""): string[] {
 }
 
 async function cloneOf(t: Test, source: string, flexible: boolean) {
+  // The placement group the model names must exist first, as on Azure.
+  await armPut(PPG, { location: "eastus" });
   await armPut(`${VMSS}/${source}`, fullySet(source, flexible));
   await waitFor(async () => (await held(source)).vmss.properties.provisioningState === "Succeeded", {
     what: `${source} created`,

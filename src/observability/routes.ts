@@ -152,11 +152,15 @@ class AccountChecks {
     this.#opts = opts;
   }
 
-  /** The last round's results ({} before the first ends); a new round starts when they are older than maxAgeMs. */
+  /**
+   * The last round's results, every account named (one not checked yet says so); a new round starts when they are
+   * older than maxAgeMs.
+   */
   latest(maxAgeMs: number): Record<string, CheckResult> {
     if (this.#running === undefined && (this.#last === undefined || Date.now() - this.#last.at > maxAgeMs))
       this.#running = this.#round().finally(() => (this.#running = undefined));
-    return this.#last?.results ?? {};
+    const notYet: CheckResult = { ok: false, problem: "not checked yet: the first check is under way" };
+    return Object.fromEntries(this.#opts.accounts.names().map((n) => [n, this.#last?.results[n] ?? notYet]));
   }
 
   async #round(): Promise<void> {
