@@ -166,19 +166,15 @@ t.test("a Flexible set Azure refuses the subscription: skipped, the run still pa
 });
 
 t.test("a group holding a resource no run made is refused, and the resource is left alone", async (t) => {
-  // behind no load balancer: a scale set that names one brings it (and so a second resource) into the group
+  // behind no load balancer (one it named would be a third resource): the scale set and the network its subnet is in
   await env.simControl("PUT", `/_sim/scaleSets/${RG}/someone-v001`, { capacity: 1, loadBalanced: false });
   const result = await cli([...ARGS, "--yes"]);
   t.equal(result.code, 2);
   t.match(
     result.err,
-    /refused: conformance-rg holds 1 resource\(s\) no conformance run made[\s\S]*Microsoft.Compute\/virtualMachineScaleSets someone-v001/,
+    /refused: conformance-rg holds 2 resource\(s\) no conformance run made[\s\S]*Microsoft.Compute\/virtualMachineScaleSets someone-v001/,
   );
-  t.same(
-    (await contents()).resources.map((r) => r.name),
-    ["someone-v001"],
-    "untouched",
-  );
+  t.same((await contents()).resources.map((r) => r.name).sort(), ["conformance-rg-vnet", "someone-v001"], "untouched");
   t.equal(
     (await cli([...ARGS.slice(0, 4), "no-such-rg", ...ARGS.slice(5), "--yes"])).code,
     2,

@@ -26,6 +26,7 @@ const SAME_MEANING: Record<string, { modules: string[]; reason: string }> = {
   cancelRequested: { modules: ["src/tasks/pg/read.ts", "src/tasks/sqlite/read.ts"], reason: STORES },
   claim: { modules: ["src/tasks/pg/claim.ts", "src/tasks/sqlite/claim.ts"], reason: STORES },
   getTask: { modules: ["src/tasks/pg/read.ts", "src/tasks/sqlite/read.ts"], reason: STORES },
+  getTaskByClientRequestId: { modules: ["src/tasks/pg/read.ts", "src/tasks/sqlite/read.ts"], reason: STORES },
   insertAudit: { modules: ["src/tasks/pg/audit.ts", "src/tasks/sqlite/audit.ts"], reason: STORES },
   list: { modules: ["src/tasks/pg/read.ts", "src/tasks/sqlite/read.ts"], reason: STORES },
   listAudit: { modules: ["src/tasks/pg/audit.ts", "src/tasks/sqlite/audit.ts"], reason: STORES },
