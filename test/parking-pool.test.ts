@@ -21,7 +21,27 @@ t.teardown(() => armAgent.close());
 
 t.beforeEach(async () => {
   await env.simControl("POST", "/_sim/reset");
+  await putWebLb();
 });
+
+/** clouddriver-azure's load balancer web-lb, with its parking pool and a server group's own pool: pools must exist. */
+async function putWebLb() {
+  const path = `/subscriptions/${SIMULATOR_SUBSCRIPTION_ID}/resourceGroups/demo-rg/providers/Microsoft.Network/loadBalancers/web-lb?api-version=2024-05-01`;
+  const res = await request(`${env.sim.url}${path}`, {
+    method: "PUT",
+    dispatcher: armAgent,
+    headers: { "content-type": "application/json", authorization: "Bearer clouddriver-azure" },
+    body: JSON.stringify({
+      location: "eastus",
+      properties: {
+        frontendIPConfigurations: [{ name: "frontend", properties: {} }],
+        backendAddressPools: [{ name: "default_LB_BAP" }, { name: "web-prod-v001" }],
+      },
+    }),
+  });
+  await res.body.dump();
+  if (res.statusCode >= 300) throw new Error(`PUT web-lb ${res.statusCode}`);
+}
 
 const lbPool = (lb: string, pool: string) =>
   `/subscriptions/${SIMULATOR_SUBSCRIPTION_ID}/resourceGroups/demo-rg/providers/Microsoft.Network/loadBalancers/${lb}/backendAddressPools/${pool}`;
