@@ -51,14 +51,20 @@ t.test(
 
     // Submissions held until their task ends (?wait=60): each is accepted (task and entry stored) long before its answer.
     const N = 12;
+    // What was answered before the kill, for a failure message: a submission refused (a 4xx, a 503) is never stored.
+    const heardEarly: string[] = [];
     const answers = Array.from({ length: N }, (_, i) =>
       call(first, "POST", `/azure/ops/resizeServerGroup?clientRequestId=crash-${i}&wait=60`, submission(i)).then(
-        (res) => ({ answered: true as const, status: res.status }),
+        (res) => {
+          heardEarly.push(`crash-${i}: ${res.status} ${res.body?.error ?? res.body?.state ?? ""}`);
+          return { answered: true as const, status: res.status };
+        },
         (err: Error) => ({ answered: false as const, err }),
       ),
     );
     await waitFor(async () => (await reader.list({ limit: 500 })).tasks.length >= 3, {
       what: "some submissions accepted (their tasks stored)",
+      seen: () => ({ answered: heardEarly, output: first.output().slice(-2000) }),
     });
     first.child.kill("SIGKILL");
     t.match(await first.exited, { signal: "SIGKILL" });
