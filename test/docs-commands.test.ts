@@ -140,7 +140,8 @@ for (const page of pages) {
     const demo = await startDemo({ env: { SIMULATOR_WRITE_DURATION_MS: "300" } });
     t.teardown(() => demo.stop());
     const run = runBlocks([helpers, ...runnable], demo);
-    if (run.status !== 0) t.comment(run.out);
+    // The service's own output too: a command that cannot reach it (ECONNREFUSED) says only that it is gone, not why.
+    if (run.status !== 0) t.comment(`${run.out}\n--- the demo service's output ---\n${demo.output()}`);
     t.equal(run.status, 0, "the commands exit 0");
     t.notMatch(run.out, /"statusCode":5\d\d/, "no 5xx");
     for (const [pattern, what] of EXPECT[page] ?? []) t.match(run.out, pattern, what);

@@ -62,14 +62,29 @@ async function startDemoOnce(options: DemoOptions): Promise<DemoService> {
   const cmd = options.npm ? (["npm", ["start"]] as const) : ([process.execPath, ["src/main.js"]] as const);
   const child = spawn(cmd[0], [...cmd[1]], {
     cwd: REPO,
-    env: { ...process.env, LOG_LEVEL: "warn", ...options.env, PORT: String(apiPort), SIMULATOR_PORT: String(simPort) },
+    // No shedding by event-loop delay unless asked: on a loaded test machine the demo's first requests waited seconds
+    // unread behind its start and were answered 503 Overloaded (test/overload.test.ts tests shedding).
+    env: {
+      ...process.env,
+      LOG_LEVEL: "warn",
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: "0",
+      ...options.env,
+      PORT: String(apiPort),
+      SIMULATOR_PORT: String(simPort),
+    },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   child.stderr.on("data", (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code, signal) => {
+      // Said in its output, so that a run that lost its service mid-way shows how it ended.
+      out += `\n(the service exited: code ${code}, signal ${signal})\n`;
+      resolve(code);
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the service did not start within 60 s:\n${out}`)), 60_000);
     const onData = () => {
