@@ -306,7 +306,7 @@ function loadClouddriver(env: Env): { clouddriver?: ClouddriverConfig } {
 
 function loadOverload(env: Env): OverloadConfig {
   return {
-    maxEventLoopDelayMs: intVar(env, "OVERLOAD_MAX_EVENT_LOOP_DELAY_MS", 3000, 0),
+    maxEventLoopDelayMs: intVar(env, "OVERLOAD_MAX_EVENT_LOOP_DELAY_MS", 0, 0),
     maxHeapUsedBytes: intVar(env, "OVERLOAD_MAX_HEAP_USED_BYTES", 0, 0),
     maxRssBytes: intVar(env, "OVERLOAD_MAX_RSS_BYTES", 0, 0),
     maxEventLoopUtilization: intVar(env, "OVERLOAD_MAX_EVENT_LOOP_UTILIZATION_PERCENT", 0, 0, 100) / 100,

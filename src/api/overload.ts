@@ -11,10 +11,12 @@ import { CallerLimits } from "./caller-limits.ts";
 
 export interface OverloadConfig {
   /**
-   * Shed a request (503) that waited unread longer than this on a held-up event loop (0 = off): the request deadline
-   * (TASK_STORE_REQUEST_DEADLINE_MS) by default, under a caller's patience, so it is told at once rather than served late.
+   * Shed a request (503) that waited unread longer than this on a held-up event loop (0 = off): in production the
+   * request deadline (TASK_STORE_REQUEST_DEADLINE_MS), under a caller's patience, so it is told at once rather than
+   * served late (deploy/kubernetes sets 3000). Off by default: a laptop or a loaded test machine holds the loop up for
+   * seconds at a start, and would turn the first requests away.
    * @env OVERLOAD_MAX_EVENT_LOOP_DELAY_MS
-   * @default `3000`
+   * @default `0`
    */
   maxEventLoopDelayMs: number;
   /**
