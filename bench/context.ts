@@ -318,6 +318,11 @@ export class Bench {
     for (const id of ids) {
       for (;;) {
         const { status, body } = await via.api<TaskView>("GET", `/task/${id}`);
+        // A 503 (with Retry-After) is "not now": a loaded replica's read missed its deadline. Ask again.
+        if (status === 503) {
+          await sleep(1000);
+          continue;
+        }
         if (status !== 200) throw new Error(`GET /task/${id} answered ${status}: ${JSON.stringify(body)}`);
         if (body.status.completed) {
           out.push(body);
