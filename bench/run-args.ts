@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 
 export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-fleet10 | --only-burst | --only-makespan |
-                    --only-cpu | --only-soak | --only-store-latency | --only-memory | --skip-fleet]
+                    --only-cpu | --only-soak | --only-azure-link | --only-store-latency | --only-memory |
+                    --skip-fleet]
   --smoke          tiny sizes (what npm test runs; figures mean nothing)
   --out DIR        where results.json and makespan.svg go (default bench/)
   --only-fleet     only the fleet and claim figures, merged into DIR/results.json (a fresh one if DIR has none)
@@ -21,24 +22,15 @@ export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --
                    DIR/results.json
   --only-soak      only the overload soak (2 replicas on PostgreSQL, 10 minutes; SOAK_SECONDS to change it): RSS
                    per minute, nothing lost, every 503 with Retry-After; merged into DIR/results.json
+  --only-azure-link only one of two replicas on PostgreSQL cut from Azure (its link black-holed 60 s of 100, 5
+                   submissions a second, the default lease and deadlines): task p50 and p99; merged into
+                   DIR/results.json
   --only-store-latency
                    only the slow store (every packet to PostgreSQL held 300-500 ms for 30 s): p99, the share
                    answered 503 and the share timed out; merged into DIR/results.json
   --only-memory    only the throughput figure's peak RSS (median of 5 runs of 5,000 tasks) and start to first
                    /health (median of 5 starts, full and empty store alternated), merged into DIR/results.json
 `;
-
-export type BenchPart =
-  | "all"
-  | "only-fleet"
-  | "only-fleet10"
-  | "skip-fleet"
-  | "only-burst"
-  | "only-makespan"
-  | "only-cpu"
-  | "only-soak"
-  | "only-store-latency"
-  | "only-memory";
 
 export interface BenchArgs {
   help: boolean;
@@ -49,6 +41,7 @@ export interface BenchArgs {
 
 export type BenchArgsResult = { ok: true; args: BenchArgs } | { ok: false; message: string };
 
+/** The partial runs, each an option of its own (--only-…, --skip-fleet). */
 const PARTS = [
   "only-fleet",
   "only-fleet10",
@@ -57,9 +50,17 @@ const PARTS = [
   "only-makespan",
   "only-cpu",
   "only-soak",
+  "only-azure-link",
   "only-store-latency",
   "only-memory",
 ] as const;
+
+export type BenchPart = "all" | (typeof PARTS)[number];
+
+const PART_OPTIONS = Object.fromEntries(PARTS.map((part) => [part, { type: "boolean" }])) as Record<
+  (typeof PARTS)[number],
+  { type: "boolean" }
+>;
 
 /** Reads the arguments; `defaultOut` is where results go without --out. Checks the file system only for --skip-fleet. */
 export function parseBenchArgs(argv: string[], defaultOut: string): BenchArgsResult {
@@ -73,15 +74,7 @@ export function parseBenchArgs(argv: string[], defaultOut: string): BenchArgsRes
         help: { type: "boolean" },
         smoke: { type: "boolean" },
         out: { type: "string" },
-        "only-fleet": { type: "boolean" },
-        "only-fleet10": { type: "boolean" },
-        "skip-fleet": { type: "boolean" },
-        "only-burst": { type: "boolean" },
-        "only-makespan": { type: "boolean" },
-        "only-cpu": { type: "boolean" },
-        "only-soak": { type: "boolean" },
-        "only-store-latency": { type: "boolean" },
-        "only-memory": { type: "boolean" },
+        ...PART_OPTIONS,
       },
     }));
   } catch (err) {

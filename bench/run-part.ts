@@ -7,6 +7,7 @@ import { measureClaims } from "./figures/claims.ts";
 import { FLEET_ROWS, measureFleet, measureFleet10 } from "./figures/fleet.ts";
 import { measureOrdering, writeMakespanChart } from "./figures/ordering.ts";
 import { measureSoak } from "./figures/soak.ts";
+import { measureAzureLink } from "./figures/azure-link.ts";
 import { measureStoreLatency } from "./figures/store-latency.ts";
 import { measureStartup } from "./figures/startup.ts";
 import { measureThroughput } from "./figures/throughput.ts";
@@ -66,6 +67,9 @@ export async function runPart(
     merge(rows, { fleet10: { ...results.fleet10, takenAt: new Date().toISOString(), ...shares() } });
   } else if (part === "only-soak") {
     const { rows, results } = await measureSoak(b);
+    merge(rows, results);
+  } else if (part === "only-azure-link") {
+    const { rows, results } = await measureAzureLink(b);
     merge(rows, results);
   } else if (part === "only-store-latency") {
     const { rows, results } = await measureStoreLatency(b);

@@ -16,10 +16,11 @@ t.test("the soak and the slow store run at smoke sizes and merge their figures",
     t.equal(run.status, 0, `bench ${part} exits 0\n${run.stderr}`);
   }
   const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
-  t.equal(results.table.length, 2, "one row each");
+  t.equal(results.table.length, 3, "the soak's two rows and the slow store's one");
   t.ok(results.soak.rssPerMinute[0].aMb > 0, "the soak read replica A's RSS");
   t.ok(results.soak.accepted > 0, "the soak's submissions were accepted");
   t.equal(results.soak.lost, 0, "no accepted task missing from the store");
+  t.type(results.soak.pastPatience, "number", "the share of requests past the client's patience is published");
   t.ok(results.storeLatency.slow.all.requests > 0, "the slow store's load was sent");
 });
 

@@ -39,6 +39,11 @@ export class Tally {
     return Object.values(this.outcomes).reduce((x, y) => x + y, 0);
   }
 
+  /** Requests the client gave up on (its patience ran out) or answered later than `ms`. */
+  pastMs(ms: number): number {
+    return this.outcomes.timedOut + this.latenciesMs.filter((l) => l > ms).length;
+  }
+
   summary() {
     const sorted = [...this.latenciesMs].sort((x, y) => x - y);
     const round = (x: number) => Math.round(x * 10) / 10;
