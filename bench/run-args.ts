@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 
 export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-fleet10 | --only-burst | --only-makespan |
-                    --only-cpu | --only-soak | --only-azure-link | --only-store-latency | --only-memory |
-                    --skip-fleet]
+                    --only-cpu | --only-soak | --only-azure-link | --only-tracing | --only-store-latency |
+                    --only-memory | --skip-fleet]
   --smoke          tiny sizes (what npm test runs; figures mean nothing)
   --out DIR        where results.json and makespan.svg go (default bench/)
   --only-fleet     only the fleet and claim figures, merged into DIR/results.json (a fresh one if DIR has none)
@@ -25,6 +25,8 @@ export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --
   --only-azure-link only one of two replicas on PostgreSQL cut from Azure (its link black-holed 60 s of 100, 5
                    submissions a second, the default lease and deadlines): task p50 and p99; merged into
                    DIR/results.json
+  --only-tracing   only what tracing costs: CPU per task one at a time and GET /task/{id} a second, with every span
+                   exported over OTLP/HTTP against tracing off (5 rounds alternated); merged into DIR/results.json
   --only-store-latency
                    only the slow store (every packet to PostgreSQL held 300-500 ms for 30 s): p99, the share
                    answered 503 and the share timed out; merged into DIR/results.json
@@ -51,6 +53,7 @@ const PARTS = [
   "only-cpu",
   "only-soak",
   "only-azure-link",
+  "only-tracing",
   "only-store-latency",
   "only-memory",
 ] as const;
