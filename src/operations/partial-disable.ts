@@ -1,7 +1,8 @@
 // disableServerGroup with desiredPercentage below 100 (Orca's RollingRedBlackStrategy.groovy l.207-222, "Disable p%
 // of Traffic on <source>"): a share of the instances leaves the backend pools, the rest keep serving, the scale set
-// stays enabled (as on AWS, where a partial disable suspends no process: AbstractEnableDisableAtomicOperation.groovy
-// l.105-108). Orca's WaitForDisabledServerGroupTask skips a partial disable (WaitForDisabledServerGroupTask.java
+// is not marked disabled (as on AWS, AbstractEnableDisableAtomicOperation.groovy l.105-108, where only a whole disable
+// suspends the group's processes; an autoscale setting is suspended here all the same, as every disable does, so
+// that Azure does not scale the source while its traffic moves). Orca's WaitForDisabledServerGroupTask skips a partial disable (WaitForDisabledServerGroupTask.java
 // l.47-49, l.75-80); WaitForRequiredInstancesDownTask waits for the instances the result names in
 // `instanceIdsToDisable` to be down (WaitForRequiredInstancesDownTask.groovy l.79-100).
 //
@@ -10,7 +11,7 @@
 // on its own: the scale-set VM update (PUT …/virtualMachines/{instanceId}) takes data disks, protection and userData
 // only (Update-AzVmssVM: "For now, the only allowed update is adding a managed data disk"; the SDKs'
 // VirtualMachineScaleSetVM.Update offers data disks only); an instance's network differs from the model only until
-// the model is rolled out to it (docs/deploying.md, "Rolling red/black"). So a Uniform partial disable is refused.
+// the model is rolled out to it (docs/api.md, "Partial disable"). So a Uniform partial disable is refused.
 import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { RefusalError } from "../azure/arm-failure.ts";
 import type { PlannedStep } from "../azure/planner.ts";
@@ -81,6 +82,9 @@ export function planPartialDisable(
     .filter((nic) => leaving.has(vmOf.get(nic.vm) ?? nic.vm))
     .map((nic) => nicWithPools(nic, []))
     .filter((w) => w !== undefined);
+  // A VM counted as serving has its NIC read (vmTrafficPools); a NIC gone between the VM list and its read is waited on.
+  if (nics.length === 0)
+    return { kind: "wait", summary: `the NIC(s) of VM(s) ${plan.takeOut.join(", ")} not read yet: reading again` };
   return {
     kind: "nicPools",
     summary: `take VM(s) ${vmsOf(nics)} out of the backend pools for ${desiredPercentage} % (${plan.out.length} of ${plan.total} out already, ${plan.wanted} wanted; each VM's NIC, If-Match)`,
