@@ -481,7 +481,7 @@ t.test(
 );
 
 t.test(
-  "rolling red/black: the new group grows, then a partial disable is refused, naming desiredPercentage",
+  "rolling red/black on a Uniform cluster: the new group grows, then the partial disable's task fails PartialDisableUniform, the source still serving whole",
   async (t) => {
     const { name: v000 } = await firstDeploy("rrb");
     const check = trafficCheck(t, "rrb-prod");
@@ -511,16 +511,13 @@ t.test(
     await orca.forceCacheRefresh(grow);
     await orca.waitForUpInstances(grow);
     await check.after("grow to 50 %");
-    // l.207-222: disable 50 % of the source. Refused: a share cannot be taken out here, so 100 % is never disabled.
-    const disable = newStage({ ...cleanupBase("rrb") });
-    const refused = await orca
-      .requestOperations(disable, [
-        { disableServerGroup: { ...cleanupBase("rrb"), serverGroupName: v000, desiredPercentage: 50 } },
-      ])
-      .catch((err) => err);
-    t.ok(refused instanceof OrcaStageError);
-    t.equal(refused.responseCode, 400);
-    t.match(refused.message, /desiredPercentage/);
+    // l.207-222: disable 50 % of the source. A Uniform instance cannot leave a pool alone (partial-disable.ts): the
+    // task fails on its first read, before any write, and MonitorKatoTask ends the stage TERMINAL.
+    const disable = newStage({ ...cleanupBase("rrb"), desiredPercentage: 50, serverGroupName: v000 });
+    const refused = await orca.disableServerGroupStage(disable).catch((err) => err);
+    t.ok(refused instanceof OrcaStageError, String(refused));
+    t.match(refused.message, /PartialDisableUniform/);
+    t.match(refused.message, /Uniform orchestration/);
     await check.after("the refused disable");
     t.equal(
       (await serving("rrb-prod")).filter((m) => m.scaleSet === v000).length,
@@ -532,6 +529,76 @@ t.test(
       1,
       "and the new group serves its share",
     );
+    await check.stop();
+  },
+);
+
+t.test(
+  "rolling red/black 10/50/100 on a Flexible cluster, as Orca runs it: each step moves its share of traffic, and only the new group serves at the end",
+  async (t) => {
+    const SIZE = 4;
+    // Deck's Azure form has no orchestration mode: the pipeline's JSON carries it, and Orca sends the stage context
+    // as the description (AzureServerGroupCreator.groovy l.33-52).
+    const flexible = async (extra: Record<string, Json> = {}) => {
+      const config = convertServerGroupCommandToDeployConfiguration(
+        deckCommand("rrbf", { sku: { capacity: SIZE }, ...extra }),
+      );
+      return deployContext({ ...config, orchestrationMode: "Flexible" });
+    };
+    const first = await flexible();
+    await orca.deployStage(first, { bake: bake("rrbf") });
+    const [v000] = first.context["deploy.server.groups"][REGION];
+    const check = trafficCheck(t, "rrbf-prod");
+    const byGroup = async () => {
+      const now = await serving("rrbf-prod");
+      return Object.fromEntries(
+        [...new Set(now.map((m) => m.scaleSet))].sort().map((g) => [g, now.filter((m) => m.scaleSet === g).length]),
+      );
+    };
+    t.same(await byGroup(), { [v000]: SIZE }, "the source serves whole");
+
+    const stage = await flexible({ strategy: "rollingredblack" });
+    stage.context.targetPercentages = [10, 50, 100];
+    // RollingRedBlackStrategy.groovy l.72-91: useSourceCapacity off, capacity saved, the new group created at 0.
+    stage.context.useSourceCapacity = false;
+    stage.context.savedCapacity = stage.context.capacity;
+    stage.context.capacity = { min: 0, max: 0, desired: 0 };
+    await orca.deployStage(stage, { bake: bake("rrbf"), after: check.after });
+    const [v001] = stage.context["deploy.server.groups"][REGION];
+
+    const seen: Record<string, Record<string, number>> = {};
+    const { disables } = await orca.rollingRedBlack({
+      base: cleanupBase("rrbf"),
+      source: v000,
+      deployed: v001,
+      savedCapacity: stage.context.savedCapacity,
+      targetPercentages: stage.context.targetPercentages,
+      after: async (step) => {
+        await check.after(step);
+        seen[step] = await byGroup();
+      },
+    });
+    // ceil(4 × p / 100) of each: 1, 2, 4 (EnableDisablePercentageCategorizer.java l.28; ResizeStrategySupport l.122)
+    t.same(seen[`grow ${v001} to 10 %`], { [v000]: 4, [v001]: 1 });
+    t.same(seen[`disable 10 % of ${v000}`], { [v000]: 3, [v001]: 1 });
+    t.same(seen[`grow ${v001} to 50 %`], { [v000]: 3, [v001]: 2 });
+    t.same(seen[`disable 50 % of ${v000}`], { [v000]: 2, [v001]: 2 });
+    t.same(seen[`grow ${v001} to 100 %`], { [v000]: 2, [v001]: 4 });
+    t.same(seen[`disable 100 % of ${v000}`], { [v001]: 4 });
+    t.same(await byGroup(), { [v001]: SIZE }, "only the new group serves");
+
+    // What Orca read back: a partial disable names the instances out of traffic, and leaves the group enabled.
+    const results = disables.map((task) => (task.resultObjects as Json[])[0]);
+    t.same(
+      results.map((r) => [r.instanceIdsToDisable?.length, r.disabled]),
+      [
+        [1, false],
+        [2, false],
+        [undefined, true],
+      ],
+    );
+    const source = (await env.api("GET", `/serverGroups/demo/${REGION}/${v000}`)).body;
+    t.match(source, { disabled: true, capacity: { desired: 0 } }, "the source disabled whole, then scaled down");
     await check.stop();
   },
 );

@@ -21,7 +21,6 @@ import {
 } from "../src/operations/create/deploy-input.ts";
 import { createTimeSettingProblems, zonesOf } from "../src/operations/create/create-time-settings.ts";
 import { balancerOf, withGroupGatewayPool, withGroupPools } from "../src/operations/create/network-by-name.ts";
-import { checkDisable } from "../src/operations/disable-server-group.ts";
 import { mergedCapacity } from "../src/operations/resize-server-group.ts";
 import { resourceGroupOf } from "../src/naming/frigga.ts";
 import { instanceHealth } from "../src/clouddriver/health.ts";
@@ -282,10 +281,7 @@ t.test("an account's VM admin: inline key, key file, password variable; a miscon
   t.equal(config.accounts.length, 3);
 });
 
-t.test("a partial disable is refused; a merged resize goes to desired with min lowered", async (t) => {
-  t.same(checkDisable({}), []);
-  t.same(checkDisable({ desiredPercentage: 100 }), []);
-  t.match(checkDisable({ desiredPercentage: 50 }), [{ field: "desiredPercentage", message: /50 %/ }]);
+t.test("a merged resize goes to desired with min lowered", async (t) => {
   t.same(mergedCapacity({ min: 2, max: 2, desired: 1 }), { min: 1, max: 2, desired: 1 });
   t.same(mergedCapacity({ min: 1, max: 5, desired: 3 }), { min: 1, max: 5, desired: 3 });
 });

@@ -23,6 +23,10 @@ t.match(helpers, /^wait_task\(\)/m, "the README's first Try it block defines the
 /** What each page's run must show, beyond exiting 0 with no 5xx. */
 const EXPECT: Record<string, [RegExp, string][]> = {
   "deploying.md": [
+    [
+      /for 50 % \(0 of 2 out already, 1 wanted[\s\S]*"instanceIdsToDisable":\["flex-prod-v000_[^"]+"\][\s\S]*flex-prod-v000 VMs in the pool: 1\n[\s\S]*flex-prod-v000 VMs in the pool: 2\n/,
+      "a partial disable of a Flexible group: half of it out of the load balancer's pool, then all of it back",
+    ],
     [/\{"name":"createServerGroup","enabled":true\}/, "GET /features/stages answers Orca's planning"],
     [/"serverGroupName":"shop-web-v000"[^\n]*"disabled":false/, "Deck's pipeline body deploys a group that serves"],
     [

@@ -301,6 +301,91 @@ t.test(
   },
 );
 
+t.test(
+  "a partial disable (desiredPercentage, Orca's rolling red/black) takes its share of VMs out, each NIC with If-Match, the model and the rest untouched; a retry after a 412 takes out no more; enable puts them all back",
+  async (t) => {
+    await flexible("flex-v011", 4);
+    const { names } = await azureView("flex-v011");
+    const modelBefore = (await control.getScaleSet(RG, "flex-v011")).vmss as Json;
+    await env.simControl("DELETE", "/_sim/calls");
+    // RollingRedBlackStrategy.groovy l.208-211: the disable stage's context, sent as the operation.
+    const rrb = (desiredPercentage: number) => ({
+      ...demo("flex-v011"),
+      cluster: "flex",
+      moniker: { app: "flex", cluster: "flex" },
+      cloudProvider: "azure",
+      desiredPercentage,
+    });
+    const quarter = await run("disableServerGroup", rrb(25));
+    t.equal(quarter.state, "succeeded", JSON.stringify(quarter.history));
+    t.same(await poolMembers("flex-v011"), names.slice(1), "25 % of 4: the first VM by name left the pool");
+    t.same(
+      quarter.resultObjects[0].instanceIdsToDisable,
+      [names[0]],
+      "named for Orca's WaitForRequiredInstancesDownTask",
+    );
+    t.match(quarter.resultObjects[0], { disabled: false, instanceCount: 4 }, "the group stays enabled");
+    const nicPuts = nonGets(await env.calls());
+    t.equal(nicPuts.length, 1, "one write: that VM's NIC");
+    t.match(nicPuts[0], { method: "PUT", path: /networkInterfaces/ });
+    t.ok(nicPuts[0].ifMatch !== null && nicPuts[0].ifMatch !== "*", "with If-Match on the ETag read");
+    t.same((await control.getScaleSet(RG, "flex-v011")).vmss, modelBefore, "the scale set's model is not written");
+
+    // Someone changes a NIC between our read and our write: 412, re-read, re-planned, and the share is still 2.
+    const fault = await env.simControl("POST", "/_sim/faults", {
+      method: "PUT",
+      pathContains: "networkInterfaces",
+      status: 412,
+      code: "PreconditionFailed",
+      count: 1,
+    });
+    t.equal(fault.status, 201, JSON.stringify(fault.body));
+    const half = await run("disableServerGroup", rrb(50));
+    t.equal(half.state, "succeeded", JSON.stringify(half.history));
+    t.ok(
+      half.history.some((h: Json) => /PreconditionFailed, retrying/.test(h.status)),
+      "the 412 retried",
+    );
+    t.same(await poolMembers("flex-v011"), names.slice(2), "50 %: one more out, not two");
+    t.same(half.resultObjects[0].instanceIdsToDisable, names.slice(0, 2));
+    const again = await run("disableServerGroup", rrb(50));
+    t.ok(
+      again.history.some((h: Json) =>
+        /attempt 1\/\d+: 2 of 4 instance\(s\) out of traffic \(50 % asked: 2\)/.test(h.status),
+      ),
+      `asked again: done on the first read: ${JSON.stringify(again.history)}`,
+    );
+    t.same(await poolMembers("flex-v011"), names.slice(2), "asked again: nothing more");
+
+    const orcaView = (await env.api("GET", `/serverGroups/demo/eastus/flex-v011`)).body;
+    t.same(
+      orcaView.instances.map((i: Json) => [i.name, i.healthState]).sort(),
+      names.map((n, i) => [n, i < 2 ? "OutOfService" : "Up"]),
+      "Orca reads the share OutOfService, the rest Up",
+    );
+    t.equal(orcaView.disabled, false);
+
+    const enabled = await run("enableServerGroup", demo("flex-v011"));
+    t.equal(enabled.state, "succeeded", JSON.stringify(enabled.history));
+    t.same(await poolMembers("flex-v011"), names, "every VM back in the pool");
+  },
+);
+
+t.test(
+  "a partial disable of a Uniform set is refused before any write, saying why; the whole group keeps serving",
+  async (t) => {
+    await control.putScaleSet(RG, "uni-v001", { capacity: 2, loadBalanced: true, upgradePolicy: "Manual" });
+    await env.simControl("DELETE", "/_sim/calls");
+    const refused = await run("disableServerGroup", demo("uni-v001", { desiredPercentage: 50 }));
+    t.equal(refused.state, "failed");
+    t.equal(refused.status.retryable, false);
+    t.match(refused.resultObjects[0], { cause: "PartialDisableUniform" });
+    t.match(refused.status.status, /Uniform orchestration.*nothing was written/);
+    t.same(nonGets(await env.calls()), [], "not one write reached Azure");
+    t.equal((await poolMembers("uni-v001")).length, 2, "both instances still in the pool");
+  },
+);
+
 t.test("destroyServerGroup: the scale set is gone and Azure took its VMs with it", async (t) => {
   await flexible("flex-v006", 2);
   const task = await run("destroyServerGroup", demo("flex-v006"));

@@ -294,6 +294,61 @@ t.test(
   },
 );
 
+t.test(
+  "partial disable on Flexible (desiredPercentage): only the share's NICs, healthy serving VMs first-by-name; the unhealthy and stopped count as out; Uniform refused before any write",
+  async (t) => {
+    const partial = (p: number) => disableServerGroup.planner({ ...DESCRIPTION, desiredPercentage: p }, REF);
+    const four = (extra: Partial<Record<string, VirtualMachine>> = {}) =>
+      read(
+        scaleSet(),
+        ["a", "b", "c", "d"].map((n): [VirtualMachine, FlexibleNic] => [extra[n] ?? virtualMachine(n), nic(n, [POOL])]),
+      );
+    const half = partial(50).plan(four());
+    t.match(half, { kind: "nicPools", summary: /VM\(s\) a, b out of the backend pools for 50 %/ });
+    t.same(
+      stepOfKind(half, "nicPools").nics.map((n) => [n.vm, n.etag]),
+      [
+        ["a", '"1"'],
+        ["b", '"1"'],
+      ],
+      "each NIC with the ETag it was read with; the model is not written",
+    );
+
+    const unhealthy: VirtualMachine = {
+      ...virtualMachine("a"),
+      instanceView: { ...virtualMachine("a").instanceView, vmHealth: { status: { code: "HealthState/unhealthy" } } },
+    };
+    t.match(
+      partial(50).plan(four({ a: unhealthy, c: virtualMachine("c", "deallocated") })),
+      { kind: "done", summary: "2 of 4 instance(s) out of traffic (50 % asked: 2)" },
+      "health-gated: a VM failing its probe and a stopped one serve nothing already, and count",
+    );
+    t.match(partial(75).plan(four({ a: unhealthy })), { kind: "nicPools", summary: /VM\(s\) b, c out/ });
+    t.match(partial(0).plan(four()), { kind: "done", summary: /0 of 4 .* \(0 % asked: 0\)/ });
+
+    const disabledWhole = read(scaleSet([], { tags: { [TAG_DISABLED]: "pools" } }), [
+      [virtualMachine("a"), nic("a", [])],
+    ]);
+    t.match(partial(50).plan(disabledWhole), { kind: "done", summary: /out of traffic already, whole/ });
+
+    const uniform = { ...four(), vmss: scaleSet([POOL], { orchestrationMode: "Uniform" }) };
+    t.throws(() => partial(50).plan(uniform), { code: "PartialDisableUniform" }, "Uniform: refused on the read");
+    t.throws(() => partial(50).plan({ ...four(), vmss: scaleSet([]) }), { code: "PartialDisableNoPools" });
+
+    t.same(
+      partial(50).result(
+        read(scaleSet(), [
+          [virtualMachine("a"), nic("a", [])],
+          [virtualMachine("b"), nic("b", [POOL])],
+        ]),
+      ).instanceIdsToDisable,
+      ["a"],
+      "the result names the VMs serving nothing, for Orca",
+    );
+    t.equal(disableServerGroup.planner(DESCRIPTION, REF).result(four()).instanceIdsToDisable, undefined);
+  },
+);
+
 t.test("enable on Flexible: the recorded pools restored on the model, then every VM's NIC put back", async (t) => {
   const disable = disableServerGroup.planner(DESCRIPTION, REF);
   const { patch } = stepOfKind(disable.plan(read(scaleSet(), [[virtualMachine("a"), nic("a", [POOL])]])), "update");

@@ -25,6 +25,8 @@ const DEPLOY =
   "deck azure/src/serverGroup/serverGroup.transformer.js l.37-143 (convertServerGroupCommandToDeployConfiguration)";
 const CLUSTER_PICKER =
   "deck core/src/widgets/accountRegionClusterSelector.component.js l.84-95 (cluster and its moniker)";
+const RRB =
+  "RollingRedBlackStrategy.groovy l.146-200 (the pin and grow stages' context) and ResizeStrategySupport.groovy l.120-168";
 const TARGET = "DetermineTargetServerGroupTask and TargetServerGroupResolver.groovy l.47-104 (dynamic targets)";
 
 /**
@@ -81,6 +83,13 @@ export const ORCA_UNREAD_FIELDS: ReadonlyMap<string, string> = new Map([
   ["scalePct", RESIZE],
   ["scaleNum", RESIZE],
   ["originalCapacity", RESIZE],
+  // The rolling red/black strategy's resize stages: how the capacity was derived from the source's.
+  ["source", `${RRB}: the source the capacity was scaled from`],
+  ["pinCapacity", RRB],
+  ["pinMinimumCapacity", RRB],
+  ["unpinMinimumCapacity", RRB],
+  ["useNameAsLabel", `${RRB}: a hint to Deck`],
+  ["targetHealthyDeployPercentage", RRB],
   // Deck's deploy configuration: the deploy strategy is Orca's, the rest describes Deck's dialog.
   ["strategy", DEPLOY],
   ["rollback", DEPLOY],

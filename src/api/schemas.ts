@@ -94,6 +94,12 @@ const serverGroupResultFields = {
         "those instances by id (a Flexible set's: VM names), as Azure lists them: after a scale-in, the ones Azure's scale-in policy kept",
     }),
   ),
+  instanceIdsToDisable: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        "a partial disable's (desiredPercentage below 100): the instances serving no traffic afterwards, by name, which Orca's WaitForRequiredInstancesDownTask waits to see down (clouddriver-aws's result object)",
+    }),
+  ),
   confirmed: Type.Optional(
     Type.Literal(false, {
       description:

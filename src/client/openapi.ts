@@ -890,6 +890,8 @@ export interface components {
             instanceCount?: number;
             /** @description those instances by id (a Flexible set's: VM names), as Azure lists them: after a scale-in, the ones Azure's scale-in policy kept */
             instanceIds?: string[];
+            /** @description a partial disable's (desiredPercentage below 100): the instances serving no traffic afterwards, by name, which Orca's WaitForRequiredInstancesDownTask waits to see down (clouddriver-aws's result object) */
+            instanceIdsToDisable?: string[];
             /**
              * @description present when Azure did not confirm the model (e.g. left the scale set Failed): capacity.desired is then the instances running
              * @enum {boolean}
@@ -914,6 +916,8 @@ export interface components {
             instanceCount?: number;
             /** @description those instances by id (a Flexible set's: VM names), as Azure lists them: after a scale-in, the ones Azure's scale-in policy kept */
             instanceIds?: string[];
+            /** @description a partial disable's (desiredPercentage below 100): the instances serving no traffic afterwards, by name, which Orca's WaitForRequiredInstancesDownTask waits to see down (clouddriver-aws's result object) */
+            instanceIdsToDisable?: string[];
             /**
              * @description present when Azure did not confirm the model (e.g. left the scale set Failed): capacity.desired is then the instances running
              * @enum {boolean}
@@ -1463,7 +1467,7 @@ export interface components {
             serverGroupName: string;
             /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
-            /** @description Orca's rolling red/black share to disable; only 100 (the whole group) is done here: below 100 is refused */
+            /** @description Orca's rolling red/black share to take out of traffic: below 100, that share of a Flexible set's VMs leaves the backend pools (each VM's NIC) and the group stays enabled, the VMs named in the result's instanceIdsToDisable; a Uniform set's is refused (PartialDisableUniform). 100, or left out: the whole group */
             desiredPercentage?: number | null;
         } & {
             [key: string]: unknown;

@@ -116,7 +116,7 @@ export const SUPPORT = {
   },
   disableServerGroup: {
     Flexible: ok(
-      "backend pools removed from the model (so new VMs follow), then each existing VM's NIC taken out of them (NIC PUT with If-Match); done when no VM's NIC is in a pool, as Microsoft.Network reports the NICs",
+      "backend pools removed from the model (so new VMs follow), then each existing VM's NIC taken out of them (NIC PUT with If-Match); done when no VM's NIC is in a pool, as Microsoft.Network reports the NICs. With desiredPercentage below 100 (rolling red/black) only that share of VMs' NICs, the model untouched (a Uniform set's partial disable is refused: PartialDisableUniform)",
     ),
     Rolling: ok(
       "backend pools removed from the model; done only when Azure's rolling upgrade has moved every instance (latestModelApplied, the rolling-upgrade status); a rollout Azure stops or fails fails the task with Azure's reason",

@@ -300,6 +300,11 @@ export interface ServerGroupResult {
    * Azure's scale-in policy kept: which VMs go is Azure's choice, read here, never predicted.
    */
   instanceIds?: string[];
+  /**
+   * A partial disable's (desiredPercentage below 100): the instances serving no traffic afterwards, by the name Orca
+   * reads, which its WaitForRequiredInstancesDownTask waits to see down (as clouddriver-aws reports them).
+   */
+  instanceIdsToDisable?: string[];
   /** Present, and false, when Azure did not confirm the model: the scale set is not Succeeded or its VMs disagree. */
   confirmed?: false;
   /** The capacity in the model when it was not confirmed: what was asked, not what runs. */

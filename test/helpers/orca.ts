@@ -317,11 +317,38 @@ export class Orca {
     );
   }
 
-  /** WaitForRequiredInstancesDownTask.groovy:40-111 (no desiredPercentage): every instance down. */
+  /**
+   * WaitForRequiredInstancesDownTask.groovy:40-111: every instance down, or with desiredPercentage the instances the
+   * last kato task named in `instanceIdsToDisable` (else a count from the capacity).
+   */
   waitForRequiredInstancesDown(stage: Stage): Promise<number> {
-    return this.#instancesCheck(stage, "WaitForRequiredInstancesDown", (_sg, instances) =>
-      requiredInstancesDown(stage, instances),
+    return this.#instancesCheck(stage, "WaitForRequiredInstancesDown", (sg, instances) =>
+      requiredInstancesDown(stage, sg, instances),
     );
+  }
+
+  /**
+   * DisableServerGroupStage (DisableServerGroupStage.groovy:49-65): determineHealthProviders (Azure's server group
+   * creator names no health provider, so interestingHealthProviderNames stays unset: null), DisableServerGroupTask
+   * (AbstractServerGroupTask.groovy:71-103: the stage context is the operation; DisableServerGroupTask.groovy:38-51: a
+   * desiredPercentage below 100 skips the traffic guard, which is not modelled here), MonitorKatoTask,
+   * WaitForRequiredInstancesDownTask, WaitForDisabledServerGroupTask (skipped for a partial disable,
+   * WaitForDisabledServerGroupTask.java:47-49, :78-80). Returns the kato task.
+   */
+  async disableServerGroupStage(stage: Stage): Promise<Json> {
+    const c = stage.context;
+    const operation = { ...c, serverGroupName: (c.serverGroupName ?? c.asgName) as string };
+    const taskId = await this.requestOperations(stage, [{ disableServerGroup: operation }]);
+    // AbstractServerGroupTask.groovy:87-100: the stage outputs the checks below read.
+    c.asgName = operation.serverGroupName;
+    c["deploy.server.groups"] = { [c.region]: [operation.serverGroupName] };
+    c["targetop.asg.disableServerGroup.name"] = operation.serverGroupName;
+    c["targetop.asg.disableServerGroup.regions"] = [c.region];
+    const task = await this.monitorKato(stage, taskId);
+    await this.waitForRequiredInstancesDown(stage);
+    const partial = typeof c.desiredPercentage === "number" && c.desiredPercentage < 100;
+    if (!partial) await this.waitForDisabledServerGroup(stage);
+    return task;
   }
 
   /**
@@ -715,6 +742,129 @@ export class Orca {
     await after("waitForClusterShrink");
     return chosen;
   }
+
+  // ---- the rolling red/black strategy (RollingRedBlackStrategy.groovy) ----
+
+  /**
+   * ResizeServerGroupStage (ResizeServerGroupStage.groovy:44-53): ResizeServerGroupTask (ResizeServerGroupTask.groovy
+   * :66-86: the stage context, with the strategy's capacity and originalCapacity, as the operation), MonitorKatoTask,
+   * forceCacheRefresh, WaitForCapacityMatchTask.
+   */
+  async resizeServerGroupStage(stage: Stage, capacity: ServerGroup["capacity"], original: ServerGroup["capacity"]) {
+    const c = stage.context;
+    const operation = { ...c, capacity, originalCapacity: original };
+    const taskId = await this.requestOperations(stage, [{ resizeServerGroup: operation }]);
+    c["deploy.server.groups"] = { [c.region]: [c.serverGroupName] };
+    await this.monitorKato(stage, taskId);
+    await this.forceCacheRefresh(stage);
+    await this.waitForCapacityMatch(stage);
+  }
+
+  /** ResizeStrategySupport.getCapacity (ResizeStrategySupport.groovy:75-89): the source's capacity as read now. */
+  async capacityOf(account: string, region: string, name: string): Promise<ServerGroup["capacity"]> {
+    return (await this.#call<ServerGroup>("GET", `/serverGroups/${account}/${region}/${name}`)).body.capacity;
+  }
+
+  /**
+   * RollingRedBlackStrategy.composeAfterStages (RollingRedBlackStrategy.groovy:97-277) for a deploy with a source and
+   * scaleDown: pin the source's min (:146-162), then for each percentage, 100 added last when missing (:114-117), grow
+   * the new group to that share of the source (:166-200, ScaleToServerGroupResizeStrategy.groovy:45-56 with
+   * ResizeStrategySupport.groovy:120-168: desired ceil(source desired × p / 100), pinned below 100, min unpinned to
+   * savedCapacity's at 100) and disable that share of the source (:207-222, "Disable p% of Traffic"), then
+   * scaleDownCluster (:227-253). `after` runs after each stage.
+   */
+  async rollingRedBlack(p: {
+    base: Record<string, Json>;
+    source: string;
+    deployed: string;
+    savedCapacity: ServerGroup["capacity"];
+    targetPercentages: number[];
+    after?: (step: string) => Promise<void>;
+  }): Promise<{ disables: Json[] }> {
+    const after = p.after ?? (async () => {});
+    const { credentials, region } = p.base as { credentials: string; region: string };
+    const percentages = [...p.targetPercentages];
+    if (percentages.length === 0 || percentages.at(-1) !== 100) percentages.push(100);
+    const sourceRef = { region, serverGroupName: p.source, credentials, cloudProvider: "azure" };
+    const before = await this.capacityOf(credentials, region, p.source);
+    const pin = newStage({ ...p.base, serverGroupName: p.source, action: "scale_to_server_group", source: sourceRef });
+    Object.assign(pin.context, { useNameAsLabel: true, pinMinimumCapacity: true });
+    await this.resizeServerGroupStage(pin, { ...before, min: before.desired }, before);
+    await after(`pin ${p.source}`);
+    const disables: Json[] = [];
+    for (const pct of percentages) {
+      const source = await this.capacityOf(credentials, region, p.source);
+      const desired = Math.ceil((source.desired * pct) / 100);
+      let capacity = { max: Math.max(source.max, desired), desired, min: Math.min(source.min, desired) };
+      if (pct === 100 && p.savedCapacity.min <= capacity.min) capacity = { ...capacity, min: p.savedCapacity.min };
+      if (pct < 100) capacity = { min: desired, max: desired, desired };
+      const grow = newStage({
+        ...p.base,
+        // TargetServerGroup current_asg_dynamic, resolved by AbstractServerGroupTask.convert (:105-123)
+        serverGroupName: p.deployed,
+        asgName: p.deployed,
+        deployServerGroupsRegion: region,
+        target: "current_asg_dynamic",
+        targetLocation: { type: "REGION", value: region },
+        scalePct: pct,
+        pinCapacity: pct < 100,
+        unpinMinimumCapacity: pct === 100,
+        pinMinimumCapacity: pct < 100,
+        useNameAsLabel: true,
+        targetHealthyDeployPercentage: null,
+        action: "scale_to_server_group",
+        source: sourceRef,
+      });
+      await this.resizeServerGroupStage(grow, capacity, await this.capacityOf(credentials, region, p.deployed));
+      await after(`grow ${p.deployed} to ${pct} %`);
+      const disable = newStage({ ...p.base, desiredPercentage: pct, serverGroupName: p.source });
+      disables.push(await this.disableServerGroupStage(disable));
+      await after(`disable ${pct} % of ${p.source}`);
+    }
+    await this.scaleDownCluster(p.base, [p.deployed], after);
+    return { disables };
+  }
+
+  /**
+   * ScaleDownClusterStage as RollingRedBlackStrategy.groovy:240-252 plans it (remainingFullSizeServerGroups 1,
+   * allowScaleDownActive false, preferLargerOverNewer false): ScaleDownClusterTask.groovy:42-93 (active groups kept,
+   * then by created time), resizing each chosen group to {0, 0, 0}; then WaitForScaleDownClusterTask until they are
+   * empty.
+   */
+  async scaleDownCluster(
+    base: Record<string, unknown>,
+    parentDeployed: string[],
+    after: (step: string) => Promise<void> = async () => {},
+  ): Promise<string[]> {
+    const stage = newStage({
+      ...base,
+      allowScaleDownActive: false,
+      remainingFullSizeServerGroups: 1,
+      preferLargerOverNewer: false,
+    });
+    let chosen: string[] = [];
+    const taskId = await this.clusterWideOperation(
+      stage,
+      "resizeServerGroup",
+      (all) => {
+        const filtered = Orca.withoutParentDeploys(all, parentDeployed).filter((sg) => !isActive(sg));
+        const dropCount = Math.max(0, 1 - (all.length - filtered.length));
+        const picked = [...filtered].sort(newestFirst).slice(dropCount);
+        chosen = picked.map((sg) => sg.name);
+        return picked;
+      },
+      () => ({ capacity: { min: 0, max: 0, desired: 0 } }),
+    );
+    if (!taskId) return [];
+    await this.monitorKato(stage, taskId);
+    await this.waitForClusterWide(
+      stage,
+      "WaitForScaleDownCluster",
+      (sg) => sg !== undefined && (sg.instances.length > 0 || sg.capacity.desired > 0),
+    );
+    await after("scaleDownCluster");
+    return chosen;
+  }
 }
 
 /** WaitForUpInstancesTask.groovy:77-139 (interestingHealthProviderNames null: Azure names no platform provider). */
@@ -729,11 +879,43 @@ export function waitForUpInstancesMatch(stage: Stage, sg: ServerGroup, instances
   return healthy >= targetDesiredSize;
 }
 
-/** WaitForRequiredInstancesDownTask.groovy:41-111 without desiredPercentage: at least instances.size() are down. */
-export function requiredInstancesDown(stage: Stage, instances: Instance[]): boolean {
+/**
+ * WaitForRequiredInstancesDownTask.groovy:41-111. Without desiredPercentage: at least instances.size() are down. With
+ * it: the instances the last kato task named in `instanceIdsToDisable` (:125-146, less `discoverySkippedInstanceIds`)
+ * are all down (:79-100); when it named none, at least getDesiredInstanceCount(capacity, desiredPercentage) are
+ * (:102-104, WaitingForInstancesTaskHelper.java:43-56).
+ */
+export function requiredInstancesDown(stage: Stage, sg: ServerGroup, instances: Instance[]): boolean {
   const names = (stage.context.interestingHealthProviderNames as string[] | undefined) ?? null;
   if (names !== null && names.length === 0) return true;
-  return instances.filter((i) => someAreDownAndNoneAreUp(i, names)).length >= instances.length;
+  const down = (i: Instance) => someAreDownAndNoneAreUp(i, names);
+  let targetDesiredSize = instances.length;
+  const desiredPercentage = stage.context.desiredPercentage as number | null | undefined;
+  if (desiredPercentage !== undefined && desiredPercentage !== null) {
+    const results = katoResults(stage);
+    const skipped = (results.find((r) => "discoverySkippedInstanceIds" in r)?.discoverySkippedInstanceIds ??
+      []) as string[];
+    const named = (results.find((r) => "instanceIdsToDisable" in r)?.instanceIdsToDisable ?? []) as string[];
+    const toDisable = instances.filter((i) => named.includes(i.name) && !skipped.includes(i.name));
+    if (toDisable.length > 0) return toDisable.every(down);
+    targetDesiredSize = desiredInstanceCount(sg.capacity, desiredPercentage);
+  }
+  return instances.filter(down).length >= targetDesiredSize;
+}
+
+/** WaitForRequiredInstancesDownTask.groovy:148-165 getKatoResults: the result objects of the stage's last kato task. */
+function katoResults(stage: Stage): Record<string, Json>[] {
+  const lastId = (stage.context["kato.last.task.id"] as { id?: string } | undefined)?.id;
+  const tasks = stage.context["kato.tasks"] as Json[] | undefined;
+  if (lastId === undefined || !tasks) return [];
+  return tasks.find((task) => String(task.id) === lastId)?.resultObjects ?? [];
+}
+
+/** WaitingForInstancesTaskHelper.getDesiredInstanceCount (WaitingForInstancesTaskHelper.java:43-56). */
+export function desiredInstanceCount(capacity: ServerGroup["capacity"], desiredPercentage: number): number {
+  const min = capacity.min ?? capacity.desired;
+  const max = capacity.max ?? capacity.desired;
+  return Math.ceil((desiredPercentage / 100 - 1) * max + min);
 }
 
 // ---- the comparators and filters of AbstractClusterWideClouddriverTask.groovy ----
