@@ -4,7 +4,7 @@ import { isIP } from "node:net";
 import { hostname } from "node:os";
 import type { AccountConfig } from "./azure/account-config.ts";
 import type { AccessConfig } from "./auth/access-config.ts";
-import type { ArmBudgetConfig } from "./azure/create-arm-budget.ts";
+import type { ArmBudgetConfig } from "./azure/arm-budget/create-arm-budget.ts";
 import { DEFAULT_ARM_LINK, type ArmLinkConfig } from "./azure/arm-link.ts";
 import type { ReadRetryConfig, RetryConfig } from "./azure/retry-policy.ts";
 import type { ClouddriverConfig } from "./api/clouddriver-forwarding.ts";

@@ -10,7 +10,7 @@
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import type { RetryConfig } from "../azure/retry-policy.ts";
 import { listenToArmResponses } from "../azure/arm-listeners.ts";
-import { armWaitLine } from "../azure/arm-budget.ts";
+import { armWaitLine } from "../azure/arm-budget/budget.ts";
 import { RefusalError } from "../azure/arm-failure.ts";
 import { executeOp, CanceledOnRequestError, type Checkpoint } from "../azure/execute-op.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
