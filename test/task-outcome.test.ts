@@ -2,7 +2,7 @@
 // write, whether a taken name is chosen again, and what the task writes after each operation.
 import t from "tap";
 import { RefusalError } from "../src/azure/arm-failure.ts";
-import { CanceledOnRequestError, GaveUpError } from "../src/azure/execute-op.ts";
+import { CanceledOnRequestError, GaveUpError } from "../src/azure/harness/failures.ts";
 import { NAME_TAKEN } from "../src/operations/operation.ts";
 import type { OperationResult } from "../src/operations/server-group-state.ts";
 import {

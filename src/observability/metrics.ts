@@ -4,7 +4,7 @@
 // them; everything of our own starts with vmssops_. `promtool check metrics` passes on the whole output (a test runs it).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { ArmResponseInfo, ArmResponseListener } from "../azure/arm-listeners.ts";
-import type { AttemptEnd, Checkpoint } from "../azure/execute-op.ts";
+import type { AttemptEnd, Checkpoint } from "../azure/harness/input.ts";
 import type { TaskEventContext, TaskListener } from "../tasks/task-listener.ts";
 import type { Task } from "../tasks/task.ts";
 import { accountOfOperation } from "../tasks/operation-account.ts";

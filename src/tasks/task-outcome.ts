@@ -2,7 +2,7 @@
 // that say so, whether a taken name is chosen again, which checkpoints are worth a write, and what the task
 // writes after each operation — the next operation, or its end in one of task-state.ts's finished states.
 import { describeArmFailure, failureLabel } from "../azure/arm-failure.ts";
-import { CanceledOnRequestError, GaveUpError } from "../azure/execute-op.ts";
+import { CanceledOnRequestError, GaveUpError } from "../azure/harness/failures.ts";
 import { NAME_TAKEN } from "../operations/operation.ts";
 import { ACCOUNT_CONFIGURATION_CHANGED } from "../operations/locate.ts";
 import type { OperationResult } from "../operations/server-group-state.ts";
