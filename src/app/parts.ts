@@ -47,7 +47,7 @@ export async function openResources(
 ): Promise<Resources> {
   // Every store call watched: an outage answers 503 and makes /ready say so at once (tasks/store-outage.ts).
   const storeHealth = new StoreHealth();
-  const store = watchStoreOutages(given.store ?? new MemoryTaskStore(config.taskRetention), storeHealth, {
+  const store = watchStoreOutages(given.store ?? new MemoryTaskStore(config.taskRetentionCount), storeHealth, {
     callTimeoutMs: config.store.callTimeoutMs,
   });
   // Every ARM call of this replica's clients takes from the budget first (shared with the other replicas on PostgreSQL).

@@ -130,10 +130,11 @@ export function chooseNameAgain(err: unknown, prepares: boolean, naming: number)
 export type CheckpointWrite = "unchanged" | "now" | "withNextWrite";
 
 /**
- * The checkpoint a process taking over would find, so that only a checkpoint that changes it is written. No
- * checkpoint means attempt 1 with nothing in flight, so writing that would change nothing.
+ * Which checkpoints are written, and how: it holds the checkpoint a process taking over would find, so that only a
+ * checkpoint that changes it is written. No checkpoint means attempt 1 with nothing in flight, so writing that would
+ * change nothing.
  */
-export class StoredCheckpoint {
+export class CheckpointWrites {
   #json: string;
   #checkpoint: TaskCheckpoint | undefined;
 

@@ -264,10 +264,10 @@ export class ArmBudget {
    */
   #armSliceTimer(): void {
     if (this.#sliceTimer) return;
-    let first = Number.POSITIVE_INFINITY;
-    for (const slice of this.#slices.values()) first = Math.min(first, slice.untilMs);
-    if (!Number.isFinite(first) && this.#gives.size === 0) return;
-    const atMs = Number.isFinite(first) ? first + this.#leaseMs / 2 : Date.now() + this.#leaseMs / 2;
+    let firstEndMs = Number.POSITIVE_INFINITY;
+    for (const slice of this.#slices.values()) firstEndMs = Math.min(firstEndMs, slice.untilMs);
+    if (!Number.isFinite(firstEndMs) && this.#gives.size === 0) return;
+    const atMs = Number.isFinite(firstEndMs) ? firstEndMs + this.#leaseMs / 2 : Date.now() + this.#leaseMs / 2;
     this.#sliceTimer = setTimeout(
       () => {
         this.#sliceTimer = undefined;
