@@ -20,13 +20,15 @@
 // second without a statement, and gives the rest back with a later take; and (2) when busy, spaces its takes so that
 // each serves several calls (leaseWant and takeSpacingMs decide how much and how far apart).
 //
-// This module is the budget itself: the waiting line, the slices, and what Azure answers. Azure's figures are in
-// figures.ts, what a call is charged to in routes.ts, the pipeline policy that asks the budget in policy.ts.
+// This module is the budget itself: the waiting line, and what Azure answers. Azure's figures are in figures.ts, what
+// a call is charged to in routes.ts, a replica's slices in slices.ts, the pipeline policy that asks the budget in
+// policy.ts.
 import { parseRemainingHeader } from "../rate-limit-budget.ts";
-import { budgetFigures, type ArmBudgetFigures, type ArmBudgetOptions, type BucketFigures } from "./figures.ts";
-import type { BudgetLedger, CallAnswer, LeaseRequest, SliceTokens, TakeAnswer, TakeRequest } from "./ledger.ts";
-import { leaseWant, takeSpacingMs } from "./pacing.ts";
+import { budgetFigures, type ArmBudgetFigures, type ArmBudgetOptions } from "./figures.ts";
+import type { BudgetLedger, CallAnswer, TakeAnswer, TakeRequest } from "./ledger.ts";
+import { takeSpacingMs } from "./pacing.ts";
 import type { ArmCall, CallPriority } from "./routes.ts";
+import { ReplicaSlices } from "./slices.ts";
 
 /** What a task is told while its call waits, or when it goes without the budget. */
 export interface ArmWait {
@@ -77,20 +79,6 @@ function ledgerProblem(err: unknown): string {
 /** What a take answers when the ledger cannot: the call goes without the budget. */
 const WITHOUT_BUDGET: TakeAnswer = { granted: true, waitMs: 0 };
 
-/** A replica's slice of a bucket: tokens taken from the shared ledger ahead of its calls, spent here until untilMs. */
-interface Slice {
-  figures: BucketFigures;
-  tokens: number;
-  /** Date.now() at which its unspent tokens go back to the ledger (with the next take), no longer spent here. */
-  untilMs: number;
-}
-
-/** How many calls a replica charged to one bucket lately: in the current lease-long window and the one before. */
-interface Demand {
-  startMs: number;
-  current: number;
-  previous: number;
-}
 export class ArmBudget {
   /** Changed only by setRefillScale. */
   figures: ArmBudgetFigures;
@@ -119,22 +107,15 @@ export class ArmBudget {
   #ledgerDownUntilMs = 0;
   #ledgerProblem = "";
 
-  /** 0 when the ledger is this process's: slices save statements, and there are none. */
-  readonly #leaseMs: number;
-  readonly #leaseShare: number;
+  /** A shared ledger's tokens leased to this replica, and what goes back with the next take. */
+  readonly #slices: ReplicaSlices;
   readonly #maxSpacingMs: number;
-  readonly #slices = new Map<string, Slice>();
-  /** Unspent tokens of slices that ended, given back with the next take. */
-  readonly #gives = new Map<string, SliceTokens>();
-  readonly #demand = new Map<string, Demand>();
   #sliceTimer: NodeJS.Timeout | undefined;
   /** Calls sent to the ledger in the current second and the one before: how busy the replica is. */
   #ledgerCalls = { startMs: 0, current: 0, previous: 0 };
   #lastTakeAtMs = 0;
   /** Calls asked for and not done (released): waiting for the budget, or sent and not answered. */
   #outstanding = 0;
-  /** Azure's counts since the last take, lowering the shared levels with the next one (LeaseRequest.caps). */
-  readonly #caps = new Map<string, SliceTokens>();
 
   constructor(ledger: BudgetLedger, options: ArmBudgetOptions = {}) {
     this.#ledger = ledger;
@@ -142,8 +123,11 @@ export class ArmBudget {
     this.figures = budgetFigures(options);
     this.#reserve = options.readReserve ?? 0.1;
     this.#ledgerRetryMs = options.ledgerRetryMs ?? 5000;
-    this.#leaseMs = ledger.shared ? (options.leaseMs ?? 1000) : 0;
-    this.#leaseShare = options.leaseShare ?? 0.25;
+    this.#slices = new ReplicaSlices(
+      ledger.shared ? (options.leaseMs ?? 1000) : 0,
+      options.leaseShare ?? 0.25,
+      this.#reserve,
+    );
     this.#maxSpacingMs = ledger.shared ? (options.maxTakeSpacingMs ?? 400) : 0;
   }
 
@@ -163,13 +147,11 @@ export class ArmBudget {
   /** The ledger's answers, or undefined when it did not answer (now, or lately: then it is not asked). */
   async #take(order: Waiter[]): Promise<CallAnswer[] | undefined> {
     if (Date.now() < this.#ledgerDownUntilMs) {
-      this.#gives.clear();
-      this.#caps.clear();
+      this.#slices.sent();
       return undefined;
     }
-    const lease = this.#leaseRequest(order);
-    this.#gives.clear();
-    this.#caps.clear();
+    const lease = this.#slices.leaseRequest(order.map((w) => w.call));
+    this.#slices.sent();
     this.#lastTakeAtMs = Date.now();
     // How busy: the calls new to the ledger, not those waiting for a refill and asking again.
     let fresh = 0;
@@ -180,7 +162,7 @@ export class ArmBudget {
         order.map((w) => this.#requests(w.call, w.priority)),
         lease,
       );
-      this.#addSlices(lease, leased);
+      if (this.#slices.addLeased(lease, leased)) this.#armSliceTimer();
       return answers;
     } catch (err) {
       // Tokens given back by a statement that failed may have been put back all the same: they are not given twice
@@ -199,124 +181,26 @@ export class ArmBudget {
     }));
   }
 
-  // ---- slices: a shared ledger's tokens leased to this replica ----
-
-  /** What the next take gives back and asks to lease: slices of the buckets of its calls, as busy as they were. */
-  #leaseRequest(order: Waiter[]): LeaseRequest {
-    const wants: LeaseRequest["wants"] = [];
-    if (this.#leaseMs > 0) {
-      const now = Date.now();
-      const seen = new Set<string>();
-      for (const w of order)
-        for (const b of w.call.buckets) {
-          if (seen.has(b.key)) continue;
-          seen.add(b.key);
-          const slice = this.#slices.get(b.key);
-          const tokens = leaseWant(this.#recentCalls(b.key, now), slice?.tokens ?? 0, b.figures, this.#leaseShare);
-          if (tokens >= 1)
-            wants.push({ key: b.key, figures: b.figures, tokens, floor: Math.floor(b.figures.burst * this.#reserve) });
-        }
-    }
-    return { caps: [...this.#caps.values()], gives: [...this.#gives.values()], wants, share: this.#leaseShare };
-  }
-
-  #addSlices(lease: LeaseRequest, leased: Map<string, number>): void {
-    if (leased.size === 0) return;
-    const untilMs = Date.now() + this.#leaseMs;
-    for (const w of lease.wants) {
-      const tokens = leased.get(w.key);
-      if (!tokens) continue;
-      const slice = this.#slices.get(w.key);
-      if (slice) Object.assign(slice, { tokens: slice.tokens + tokens, untilMs });
-      else this.#slices.set(w.key, { figures: w.figures, tokens, untilMs });
-    }
-    this.#armSliceTimer();
-  }
-
-  /** Spends a token of every bucket of the call from this replica's slices, if each holds one; whether it did. */
-  #spendSlices(call: ArmCall): boolean {
-    if (this.#slices.size === 0) return false;
-    const now = Date.now();
-    for (const b of call.buckets) {
-      const slice = this.#slices.get(b.key);
-      if (!slice || slice.tokens < 1 || slice.untilMs <= now) return false;
-    }
-    for (const b of call.buckets) this.#slices.get(b.key)!.tokens--;
-    this.counts.local++;
-    return true;
-  }
-
-  /** Slices past their lease are spent here no more: their unspent tokens go back with the next take. */
-  #endSlices(now: number): void {
-    for (const [key, slice] of this.#slices) {
-      if (slice.untilMs > now && slice.tokens >= 1) continue;
-      this.#slices.delete(key);
-      if (slice.tokens < 1) continue;
-      const give = this.#gives.get(key);
-      if (give) give.tokens += slice.tokens;
-      else this.#gives.set(key, { key, figures: slice.figures, tokens: slice.tokens });
-    }
-  }
-
   /**
    * At the first slice's end, and again half a lease later: a busy replica gives its ended slices back with its next
    * take; an idle one sends them back on their own, in one statement.
    */
   #armSliceTimer(): void {
     if (this.#sliceTimer) return;
-    let firstEndMs = Number.POSITIVE_INFINITY;
-    for (const slice of this.#slices.values()) firstEndMs = Math.min(firstEndMs, slice.untilMs);
-    if (!Number.isFinite(firstEndMs) && this.#gives.size === 0) return;
-    const atMs = Number.isFinite(firstEndMs) ? firstEndMs + this.#leaseMs / 2 : Date.now() + this.#leaseMs / 2;
+    const firstEndMs = this.#slices.firstEndMs();
+    if (!Number.isFinite(firstEndMs) && !this.#slices.givingBack) return;
+    const halfLease = this.#slices.leaseMs / 2;
+    const atMs = Number.isFinite(firstEndMs) ? firstEndMs + halfLease : Date.now() + halfLease;
     this.#sliceTimer = setTimeout(
       () => {
         this.#sliceTimer = undefined;
-        this.#endSlices(Date.now());
-        if (this.#gives.size > 0) this.#schedule();
+        this.#slices.end(Date.now());
+        if (this.#slices.givingBack) this.#schedule();
         else this.#armSliceTimer();
       },
       Math.max(1, atMs - Date.now()),
     );
     this.#sliceTimer.unref?.();
-  }
-
-  /** A 429 or Azure's lower count for a bucket: this replica's slice of it is not spent, nor given back. */
-  #voidSlice(key: string): void {
-    this.#slices.delete(key);
-    this.#gives.delete(key);
-    this.#caps.delete(key);
-  }
-
-  #noteDemand(call: ArmCall): void {
-    if (this.#leaseMs <= 0) return;
-    const now = Date.now();
-    if (this.#demand.size > 10_000) {
-      for (const [key, d] of this.#demand)
-        if (now - d.startMs >= 2 * this.#leaseMs && !this.#slices.has(key)) this.#demand.delete(key);
-    }
-    for (const b of call.buckets) {
-      const d = this.#demand.get(b.key);
-      if (!d) this.#demand.set(b.key, { startMs: now, current: 1, previous: 0 });
-      else {
-        this.#roll(d, now);
-        d.current++;
-      }
-    }
-  }
-
-  #roll(d: Demand, now: number): void {
-    const age = now - d.startMs;
-    if (age < this.#leaseMs) return;
-    d.previous = age < 2 * this.#leaseMs ? d.current : 0;
-    d.current = 0;
-    d.startMs = now;
-  }
-
-  #recentCalls(key: string, now: number): number {
-    const d = this.#demand.get(key);
-    if (!d) return 0;
-    this.#roll(d, now);
-    return Math.max(d.current, d.previous);
   }
 
   #countLedgerCalls(n: number): void {
@@ -328,6 +212,13 @@ export class ArmBudget {
       c.startMs = now;
     }
     c.current += n;
+  }
+
+  /** Spends the call's tokens from this replica's slices, if they hold them all; whether it did. */
+  #spendSlices(call: ArmCall): boolean {
+    if (!this.#slices.spend(call)) return false;
+    this.counts.local++;
+    return true;
   }
 
   /** ms until the next take may go: a busy replica spaces its statements (takeSpacingMs). */
@@ -373,7 +264,7 @@ export class ArmBudget {
   ): Promise<void> {
     this.counts.calls++;
     this.#outstanding++;
-    this.#noteDemand(call);
+    this.#slices.noteDemand(call);
     // Slices are leased above the reserve that cache reads leave: a cache read may spend them too.
     if (this.#waiting.size === 0 && this.#spendSlices(call)) return;
     await new Promise<void>((resolve, reject) => {
@@ -437,7 +328,7 @@ export class ArmBudget {
   }
 
   async #pass(): Promise<void> {
-    this.#endSlices(Date.now());
+    this.#slices.end(Date.now());
     const order: Waiter[] = [];
     for (const w of [...this.#waiting].sort(lineOrder)) {
       if (!this.#spendSlices(w.call)) order.push(w);
@@ -448,7 +339,7 @@ export class ArmBudget {
     }
     if (order.length === 0) {
       // Nothing to take: the ended slices go back on their own.
-      if (this.#gives.size > 0 || this.#caps.size > 0) await this.#take([]);
+      if (this.#slices.forNextTake) await this.#take([]);
       this.#armSliceTimer();
       return;
     }
@@ -505,20 +396,18 @@ export class ArmBudget {
         const named = [...remaining.values()].some((n) => n === 0);
         if (!named || count === 0) {
           // The bucket is empty in Azure: this replica's slice of it is void (spending it would be refused too).
-          this.#voidSlice(b.key);
+          this.#slices.void(b.key);
           tasks.push(this.#ledger.drain(b.key, b.figures, retryAfterMs(headers)));
         }
       } else if (count !== undefined && count < b.figures.burst / 2) {
         // Only where it matters: a bucket Azure reports more than half full is far from a 429, and each correction is
         // a statement when the ledger is shared. Azure's count includes the tokens of this replica's slice (not spent
         // yet): the ledger is lowered to what is left beside them, and the slice stays this replica's.
-        const slice = this.#slices.get(b.key)?.tokens ?? 0;
-        const tokens = Math.max(0, count - slice);
+        const tokens = Math.max(0, count - this.#slices.tokensOf(b.key));
         if (!this.#ledger.shared) tasks.push(this.#ledger.correct(b.key, b.figures, tokens));
         else {
           // Rides on the next take (a statement each would be one per write when a bucket runs low); the lowest wins.
-          const cap = this.#caps.get(b.key);
-          if (!cap || tokens < cap.tokens) this.#caps.set(b.key, { key: b.key, figures: b.figures, tokens });
+          this.#slices.cap(b.key, b.figures, tokens);
         }
       }
     }
@@ -534,12 +423,12 @@ export class ArmBudget {
     this.#waiting.clear();
     for (const w of waiting) w.reject(new Error("the ARM budget was closed"));
     // This replica's slices go back to the others (one statement), if the ledger answers.
-    this.#endSlices(Number.POSITIVE_INFINITY);
-    if (this.#gives.size > 0)
-      await this.#ledger
-        .takeAndLease([], { caps: [...this.#caps.values()], gives: [...this.#gives.values()], wants: [], share: 0 })
-        .catch(() => undefined);
-    this.#gives.clear();
+    this.#slices.end(Number.POSITIVE_INFINITY);
+    if (this.#slices.givingBack) {
+      const { caps, gives } = this.#slices.leaseRequest([]);
+      await this.#ledger.takeAndLease([], { caps, gives, wants: [], share: 0 }).catch(() => undefined);
+    }
+    this.#slices.sent();
     await this.#ledger.close();
   }
 }
