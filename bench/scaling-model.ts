@@ -4,7 +4,7 @@
 // of PostgreSQL, PostgreSQL's statements, and the makespan (the larger of the budget's bound and the CPU's). The fleet
 // figures report it beside what they measured, so that docs/scaling.md quotes a model that was checked.
 
-/** ARM's per-subscription write budget (arm-budget.ts AZURE_ARM_BUDGETS.writes): 1,200 at once, 20 a minute back. */
+/** ARM's per-subscription write budget (src/azure/arm-budget/figures.ts AZURE_ARM_BUDGETS.writes): 1,200 at once, 20 a minute back. */
 export const ARM_WRITES = { burst: 1200, refillPerMinute: 20 } as const;
 
 /**

@@ -2,7 +2,7 @@
 // starts the task runner (the entry point does, once the service listens).
 import type { Config } from "./config.ts";
 import type { AccountRegistry } from "./azure/accounts.ts";
-import type { ArmBudget } from "./azure/arm-budget.ts";
+import type { ArmBudget } from "./azure/arm-budget/budget.ts";
 import type { RouteAccessInfo } from "./api/access-control.ts";
 import { LazySchemaCompilers } from "./api/schema-compilers.ts";
 import type { FastifyInstance } from "fastify";

@@ -4,7 +4,7 @@ import { isIP } from "node:net";
 import { hostname } from "node:os";
 import type { AccountConfig } from "./azure/account-config.ts";
 import type { AccessConfig } from "./auth/access-config.ts";
-import type { ArmBudgetConfig } from "./azure/create-arm-budget.ts";
+import type { ArmBudgetConfig } from "./azure/arm-budget/create-arm-budget.ts";
 import { DEFAULT_ARM_LINK, type ArmLinkConfig } from "./azure/arm-link.ts";
 import type { ReadRetryConfig, RetryConfig } from "./azure/retry-policy.ts";
 import type { ClouddriverConfig } from "./api/clouddriver-forwarding.ts";
@@ -15,7 +15,7 @@ import type { TasksConfig } from "./tasks/task-runner.ts";
 import type { AuditConfig } from "./tasks/audit.ts";
 import { loadAccess } from "./config/access.ts";
 import { loadAccounts } from "./config/accounts.ts";
-import { boolVar, ConfigError, intVar, positiveNumberVar, type Env } from "./config/env-vars.ts";
+import { boolVar, ConfigError, intVar, positiveNumberVar, withFormerName, type Env } from "./config/env-vars.ts";
 import {
   loadSimulator,
   type ClockSource,
@@ -76,11 +76,12 @@ export interface Config {
    */
   lroMaxPollIntervalMs: number;
   /**
-   * How many finished tasks the in-memory store keeps.
-   * @env TASK_RETENTION
+   * How many finished tasks the in-memory store keeps (the newest). Read from TASK_RETENTION, its former name, when
+   * unset.
+   * @env TASK_RETENTION_COUNT
    * @default `10000`
    */
-  taskRetention: number;
+  taskRetentionCount: number;
   store: StoreConfig;
   tasks: TasksConfig;
   /**
@@ -144,7 +145,12 @@ export function configFromEnv(env: Env, simulator: SimulatorFacts): Config {
     },
     lroPollIntervalMs: intVar(env, "LRO_POLL_INTERVAL_MS", 1000, 1, 120_000),
     lroMaxPollIntervalMs: intVar(env, "LRO_MAX_POLL_INTERVAL_MS", 120_000, 10, 600_000),
-    taskRetention: intVar(env, "TASK_RETENTION", 10_000, 1),
+    taskRetentionCount: intVar(
+      withFormerName(env, "TASK_RETENTION_COUNT", "TASK_RETENTION"),
+      "TASK_RETENTION_COUNT",
+      10_000,
+      1,
+    ),
     audit: { retentionMs: intVar(env, "AUDIT_RETENTION_DAYS", 90, 1, 36_500) * 86_400_000 },
     trustedProxies: loadTrustedProxies(env),
     readCacheTtlMs: intVar(env, "READ_CACHE_TTL_MS", 10_000, 0, 300_000),

@@ -43,7 +43,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   ],
   config: ["api", "auth", "azure", "observability", "tasks"],
   api: ["auth", "azure", "checks", "clouddriver", "naming", "observability", "operations", "tasks", "tracing"],
-  ui: ["api", "auth", "azure", "observability", "tasks"],
+  ui: ["api", "auth", "azure", "clouddriver", "naming", "observability", "tasks"],
   observability: ["azure", "tasks", "tracing"],
   // Who may do what: pure decisions on the principal and the task, no HTTP.
   auth: ["tasks"],

@@ -6,8 +6,9 @@
 import t, { type Test } from "tap";
 import pg from "pg";
 import { randomBytes } from "node:crypto";
-import { PostgresLedger } from "../src/azure/arm-budget-postgres.ts";
-import type { BucketFigures, TakeRequest, TakeResult } from "../src/azure/arm-budget.ts";
+import { PostgresLedger } from "../src/azure/arm-budget/postgres-ledger.ts";
+import type { BucketFigures } from "../src/azure/arm-budget/figures.ts";
+import type { TakeRequest, TakeResult } from "../src/azure/arm-budget/ledger.ts";
 import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
 import { waitFor } from "../testkit/wait-for.ts";
 

@@ -1,22 +1,20 @@
-// A replica's slices of a shared ARM budget (src/azure/arm-budget.ts): how big a slice it asks for and how far apart a
+// A replica's slices of a shared ARM budget (src/azure/arm-budget/): how big a slice it asks for and how far apart a
 // busy replica sends its takes (pure decisions), and what the budget does with slices: calls they cover go without a
 // statement; a 429 voids the slice of the bucket it names; Azure's lower count is taken less the slice; the unspent
 // tokens go back when the budget closes. The ledger here is the in-process one behind a shared face, counting steps.
 import t from "tap";
+import { ArmBudget } from "../src/azure/arm-budget/budget.ts";
+import type { BucketFigures } from "../src/azure/arm-budget/figures.ts";
+import { InProcessLedger } from "../src/azure/arm-budget/in-process-ledger.ts";
+import type { BudgetLedger, LeaseRequest, TakeRequest } from "../src/azure/arm-budget/ledger.ts";
 import {
-  ArmBudget,
-  InProcessLedger,
   BUSY_CALLS,
   CALLS_PER_TAKE,
   STEADY_SPACING_MS,
   leaseWant,
   takeSpacingMs,
-  type ArmCall,
-  type BucketFigures,
-  type BudgetLedger,
-  type LeaseRequest,
-  type TakeRequest,
-} from "../src/azure/arm-budget.ts";
+} from "../src/azure/arm-budget/pacing.ts";
+import type { ArmCall } from "../src/azure/arm-budget/routes.ts";
 import { waitFor } from "../testkit/wait-for.ts";
 
 void t.test("leaseWant: the calls of the last lease, less the slice held, at most a share of the burst", async (t) => {

@@ -5,8 +5,9 @@
 // callback a task's calls have), and the budget counts them (vmssops_arm_budget_unbudgeted_calls_total).
 import t from "tap";
 import pg from "pg";
-import { ArmBudget, armWaitLine, type ArmCall, type ArmWait } from "../src/azure/arm-budget.ts";
-import { PostgresLedger } from "../src/azure/arm-budget-postgres.ts";
+import { ArmBudget, armWaitLine, type ArmWait } from "../src/azure/arm-budget/budget.ts";
+import type { ArmCall } from "../src/azure/arm-budget/routes.ts";
+import { PostgresLedger } from "../src/azure/arm-budget/postgres-ledger.ts";
 import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
 import { ServiceMetrics } from "../src/observability/metrics.ts";
 import { linkedDatabase } from "./helpers/linked-database.ts";

@@ -1,4 +1,4 @@
-// The ARM call budget (src/azure/arm-budget.ts): every call takes from its buckets before it is sent, one budget per
+// The ARM call budget (src/azure/arm-budget/): every call takes from its buckets before it is sent, one budget per
 // subscription shared by replicas through PostgreSQL. Real clients (@azure/arm-compute) against the simulator over
 // HTTPS, the simulator's call log as the witness. Functional, not timed: each test waits for the event it asserts on
 // (a call refused by the budget, a task's history line), and bounds only from below ("not before Retry-After").
@@ -10,17 +10,11 @@ import { loadConfig } from "../src/startup-config.ts";
 import type { AccountConfig } from "../src/azure/account-config.ts";
 import { startSimulator, SimulatorControl, SIMULATOR_SUBSCRIPTION_ID } from "vmss-simulator";
 import { createComputeClient, SimulatorCredential } from "../src/azure/client.ts";
-import {
-  ArmBudget,
-  InProcessLedger,
-  type ArmBudgetOptions,
-  type ArmWait,
-  type BucketFigures,
-  type CallAnswer,
-  type TakeAnswer,
-  type TakeRequest,
-} from "../src/azure/arm-budget.ts";
-import { PostgresLedger } from "../src/azure/arm-budget-postgres.ts";
+import { ArmBudget, type ArmWait } from "../src/azure/arm-budget/budget.ts";
+import type { ArmBudgetOptions, BucketFigures } from "../src/azure/arm-budget/figures.ts";
+import { InProcessLedger } from "../src/azure/arm-budget/in-process-ledger.ts";
+import type { CallAnswer, TakeAnswer, TakeRequest } from "../src/azure/arm-budget/ledger.ts";
+import { PostgresLedger } from "../src/azure/arm-budget/postgres-ledger.ts";
 import { listenToArmResponses } from "../src/azure/arm-listeners.ts";
 import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
 import { AccountRegistry } from "../src/azure/accounts.ts";

@@ -26,6 +26,13 @@ t.test("defaults: embedded simulator, the demo account, tasks in memory beside i
   t.equal(c.accounts[0].defaultResourceGroup, "demo-rg");
 });
 
+t.test("TASK_RETENTION_COUNT is still read from its former name, TASK_RETENTION, when it is unset", async (t) => {
+  t.equal(loadConfig({}).taskRetentionCount, 10_000, "the default");
+  t.equal(loadConfig({ TASK_RETENTION: "5" }).taskRetentionCount, 5, "the former name alone");
+  t.equal(loadConfig({ TASK_RETENTION_COUNT: "7", TASK_RETENTION: "5" }).taskRetentionCount, 7, "the new name wins");
+  t.throws(() => loadConfig({ TASK_RETENTION: "0" }), ConfigError, "checked as the new name is");
+});
+
 t.test("an external simulator is trusted with its built-in certificate unless told otherwise", async (t) => {
   const c = loadConfig({ SIMULATOR_URL: "https://127.0.0.1:7003/" });
   t.equal(c.simulator.mode, "external");

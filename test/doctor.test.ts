@@ -10,7 +10,7 @@ import {
   actionMatches,
   isAllowed,
 } from "../src/checks/judge.ts";
-import { budgetFigures } from "../src/azure/arm-budget.ts";
+import { budgetFigures } from "../src/azure/arm-budget/figures.ts";
 import { startResettingTestEnv, startTestEnv } from "./helpers/service.ts";
 
 const { env } = await startResettingTestEnv(t, {
@@ -478,7 +478,7 @@ t.test(
   "another caller spending the subscription's reads: Azure's count on the subscription read is low, the ARM budget WARNs",
   async (t) => {
     // A service of its own: Azure's low count lowers the service's read budget too, and its cache reads then wait for
-    // the hour's refill (arm-budget.ts), which the other tests here must not inherit.
+    // the hour's refill (src/azure/arm-budget/), which the other tests here must not inherit.
     const busy = await startTestEnv();
     t.teardown(() => busy.close());
     // Refill slowed to a crawl (the levels stay), so the reads spent are still gone when doctor reads the subscription.

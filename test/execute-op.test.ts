@@ -3,7 +3,8 @@
 import t from "tap";
 import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { LongRunningOperationError } from "../src/azure/arm-failure.ts";
-import { executeOp, GaveUpError } from "../src/azure/execute-op.ts";
+import { executeOp } from "../src/azure/execute-op.ts";
+import { GaveUpError } from "../src/azure/harness/failures.ts";
 import type { ScaleSetPlanner } from "../src/azure/planner.ts";
 import {
   guardLabel,

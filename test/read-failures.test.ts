@@ -6,7 +6,7 @@ import t from "tap";
 import { request } from "undici";
 import { describeArmFailure } from "../src/azure/arm-failure.ts";
 import { observe } from "../src/azure/observe.ts";
-import { GaveUpError } from "../src/azure/execute-op.ts";
+import { GaveUpError } from "../src/azure/harness/failures.ts";
 import { ScaleSetReads } from "../src/azure/read-cache.ts";
 import { readRetry } from "../src/azure/retry-policy.ts";
 import { loadConfig } from "../src/startup-config.ts";

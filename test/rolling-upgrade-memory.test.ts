@@ -6,7 +6,8 @@ import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { rollingUpgradePlanner } from "../src/operations/rolling-upgrade.ts";
 import { changeHash, TAG_UPGRADE_DESIRED, TAG_UPGRADE_MODEL } from "../src/operations/rolling-upgrade-model.ts";
 import type { ScaleSetSnapshot } from "../src/azure/vmss-gateway.ts";
-import { executeOp, type Checkpoint } from "../src/azure/execute-op.ts";
+import { executeOp } from "../src/azure/execute-op.ts";
+import type { Checkpoint } from "../src/azure/harness/input.ts";
 
 const target = {
   account: "demo",

@@ -3,8 +3,8 @@
 import t from "tap";
 import { loadConfig } from "../src/startup-config.ts";
 import { readRetry } from "../src/azure/retry-policy.ts";
-import { createArmBudget } from "../src/azure/create-arm-budget.ts";
-import { AZURE_ARM_BUDGETS } from "../src/azure/arm-budget.ts";
+import { createArmBudget } from "../src/azure/arm-budget/create-arm-budget.ts";
+import { AZURE_ARM_BUDGETS } from "../src/azure/arm-budget/figures.ts";
 import { parseTimeScale } from "../src/config/simulator.ts";
 
 const EXTERNAL = { SIMULATOR_URL: "https://127.0.0.1:1", SIMULATOR_TIME_SCALE: "" };

@@ -4,7 +4,7 @@
 // writes an hour it allows itself) and the re-reads of a busy scale set.
 import t from "tap";
 import { SimulatorControl, startSimulator } from "vmss-simulator";
-import { AZURE_ARM_BUDGETS } from "../src/azure/arm-budget.ts";
+import { AZURE_ARM_BUDGETS } from "../src/azure/arm-budget/figures.ts";
 import { freePort, SIMULATOR_CA_FILE, startChildService, type ChildService } from "../testkit/child-service.ts";
 import { waitFor, waitForLog } from "../testkit/wait-for.ts";
 

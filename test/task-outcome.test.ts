@@ -2,7 +2,7 @@
 // write, whether a taken name is chosen again, and what the task writes after each operation.
 import t from "tap";
 import { RefusalError } from "../src/azure/arm-failure.ts";
-import { CanceledOnRequestError, GaveUpError } from "../src/azure/execute-op.ts";
+import { CanceledOnRequestError, GaveUpError } from "../src/azure/harness/failures.ts";
 import { NAME_TAKEN } from "../src/operations/operation.ts";
 import type { OperationResult } from "../src/operations/server-group-state.ts";
 import {
@@ -14,7 +14,7 @@ import {
   MAX_NAMINGS,
   openingLine,
   outcomeOfError,
-  StoredCheckpoint,
+  CheckpointWrites,
   unfinishedLine,
   type TaskEnd,
 } from "../src/tasks/task-outcome.ts";
@@ -130,7 +130,7 @@ t.test(
 );
 
 t.test("checkpoints: only one that changes what a process taking over would find is written", async (t) => {
-  const fresh = new StoredCheckpoint(undefined);
+  const fresh = new CheckpointWrites(undefined);
   t.notOk(
     fresh.changedBy({ operationIndex: 0, attempt: 1 }),
     "attempt 1 with nothing in flight is what no checkpoint means",
@@ -143,14 +143,14 @@ t.test("checkpoints: only one that changes what a process taking over would find
   fresh.cleared();
   t.notOk(fresh.changedBy({ operationIndex: 1, attempt: 1 }), "the next operation starts where no checkpoint means");
 
-  const resumed = new StoredCheckpoint({ operationIndex: 0, attempt: 3 });
+  const resumed = new CheckpointWrites({ operationIndex: 0, attempt: 3 });
   t.notOk(resumed.changedBy({ operationIndex: 0, attempt: 3 }), "what the store holds already");
   t.ok(resumed.changedBy({ operationIndex: 0, attempt: 1 }), "attempt 1 is news when the store holds attempt 3");
 });
 
 t.test("checkpoints: the end of a write in flight, and nothing else, goes with the next write", async (t) => {
   const inFlight = { step: { kind: "update" as const, summary: "set capacity 1 → 2" }, poller: "p" };
-  const stored = new StoredCheckpoint(undefined);
+  const stored = new CheckpointWrites(undefined);
   t.equal(
     stored.writeOf({ operationIndex: 0, attempt: 1, inFlight }),
     "now",
@@ -170,7 +170,7 @@ t.test("checkpoints: the end of a write in flight, and nothing else, goes with t
     "now",
     "what the planner learned: at once",
   );
-  const resumed = new StoredCheckpoint({ operationIndex: 1, attempt: 3, inFlight });
+  const resumed = new CheckpointWrites({ operationIndex: 1, attempt: 3, inFlight });
   t.equal(resumed.writeOf({ operationIndex: 1, attempt: 3 }), "withNextWrite", "a resumed write that ended");
 });
 

@@ -554,21 +554,21 @@ t.test("a data dir that cannot be used: a clear error naming it", async (t) => {
 
 t.test("createTaskStore picks the configured store", async (t) => {
   const dataDir = tempDir(t);
-  const memory = await createTaskStore({ store: { kind: "memory", dataDir }, taskRetention: 5 });
+  const memory = await createTaskStore({ store: { kind: "memory", dataDir }, taskRetentionCount: 5 });
   t.type(memory, MemoryTaskStore);
   await memory.close();
-  const sqlite = await createTaskStore({ store: { kind: "sqlite", dataDir }, taskRetention: 5 });
+  const sqlite = await createTaskStore({ store: { kind: "sqlite", dataDir }, taskRetentionCount: 5 });
   t.type(sqlite, SqliteTaskStore);
   t.equal((sqlite as SqliteTaskStore).path, join(dataDir, "tasks.db"));
   await sqlite.close();
-  await t.rejects(createTaskStore({ store: { kind: "postgres", dataDir }, taskRetention: 5 }), {
+  await t.rejects(createTaskStore({ store: { kind: "postgres", dataDir }, taskRetentionCount: 5 }), {
     name: "TaskStoreOpenError",
     message: /DATABASE_URL/,
   });
   await t.rejects(
     createTaskStore({
       store: { kind: "postgres", dataDir, databaseUrl: "postgres://u:s3cret@127.0.0.1:1/db" },
-      taskRetention: 5,
+      taskRetentionCount: 5,
     }),
     {
       name: "TaskStoreOpenError",
@@ -578,6 +578,6 @@ t.test("createTaskStore picks the configured store", async (t) => {
   );
   await createTaskStore({
     store: { kind: "postgres", dataDir, databaseUrl: "postgres://u:s3cret@127.0.0.1:1/db" },
-    taskRetention: 5,
+    taskRetentionCount: 5,
   }).catch((err: Error) => t.notMatch(err.message, /s3cret/, "never the password"));
 });

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import type { AccessConfig } from "../auth/access-config.ts";
-import type { ArmBudget } from "../azure/arm-budget.ts";
+import type { ArmBudget } from "../azure/arm-budget/budget.ts";
 import { listenToAllArmResponses } from "../azure/arm-listeners.ts";
 import type { RateLimitBudget } from "../azure/rate-limit-budget.ts";
 import { installAccessControl, type RouteAccessInfo } from "../api/access-control.ts";

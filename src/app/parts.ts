@@ -4,10 +4,10 @@ import Fastify from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Config } from "../config.ts";
 import { AccountRegistry } from "../azure/accounts.ts";
-import type { ArmBudget } from "../azure/arm-budget.ts";
+import type { ArmBudget } from "../azure/arm-budget/budget.ts";
 import { createComputeClient } from "../azure/client.ts";
 import { ArmLink } from "../azure/arm-link.ts";
-import { createArmBudget } from "../azure/create-arm-budget.ts";
+import { createArmBudget } from "../azure/arm-budget/create-arm-budget.ts";
 import { ScaleSetReads } from "../azure/read-cache.ts";
 import { RateLimitBudget } from "../azure/rate-limit-budget.ts";
 import { readRetry, type RetryConfig } from "../azure/retry-policy.ts";
@@ -47,7 +47,7 @@ export async function openResources(
 ): Promise<Resources> {
   // Every store call watched: an outage answers 503 and makes /ready say so at once (tasks/store-outage.ts).
   const storeHealth = new StoreHealth();
-  const store = watchStoreOutages(given.store ?? new MemoryTaskStore(config.taskRetention), storeHealth, {
+  const store = watchStoreOutages(given.store ?? new MemoryTaskStore(config.taskRetentionCount), storeHealth, {
     callTimeoutMs: config.store.callTimeoutMs,
   });
   // Every ARM call of this replica's clients takes from the budget first (shared with the other replicas on PostgreSQL).

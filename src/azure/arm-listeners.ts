@@ -16,7 +16,7 @@ export interface ArmResponseInfo {
 export interface ArmResponseListener {
   onArmResponse(info: ArmResponseInfo): void;
   /**
-   * A call of this scope waits for the ARM budget (src/azure/arm-budget.ts): a scope that has it is a task's, whose
+   * A call of this scope waits for the ARM budget (src/azure/arm-budget/): a scope that has it is a task's, whose
    * calls go before reads for a cache, and whose history says what it waits for.
    */
   onArmWait?(wait: { budget: string; waitMs: number }): void;

@@ -4,7 +4,8 @@ import type { ComputeManagementClient } from "@azure/arm-compute";
 import type { AccessToken, TokenCredential } from "@azure/core-auth";
 import type { AccountConfig } from "./account-config.ts";
 import { armListenerPolicy } from "./arm-listeners.ts";
-import { armBudgetPolicy, type ArmBudget } from "./arm-budget.ts";
+import type { ArmBudget } from "./arm-budget/budget.ts";
+import { armBudgetPolicy } from "./arm-budget/policy.ts";
 import { armLinkPolicy, type ArmLink } from "./arm-link.ts";
 import { armTracingPolicy, tracingWaitOf } from "./arm-tracing.ts";
 import { computeSdk } from "./sdk.ts";
@@ -118,7 +119,7 @@ export function armScope(account: AccountConfig): string {
 }
 
 /**
- * budget: every call takes from it before it is sent (src/azure/arm-budget.ts); none, no budget. replicaId: named in
+ * budget: every call takes from it before it is sent (src/azure/arm-budget/); none, no budget. replicaId: named in
  * the User-Agent, so that Azure's activity log (and the simulator's call log) tells which replica made a call. link:
  * gives every call its deadline and hears what each met (src/azure/arm-link.ts); none, no deadline.
  */

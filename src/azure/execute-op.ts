@@ -6,179 +6,20 @@
 // only the GET, and a 409 on the write failed the pipeline). An operation ends only on what Azure confirmed: a
 // Succeeded scale set whose running VMs match its capacity; one Azure left Failed is driven again, a bounded number
 // of times, and otherwise fails with what runs.
-import { setTimeout as sleep } from "node:timers/promises";
-import type { RetryConfig } from "./retry-policy.ts";
-import {
-  ClassifiedError,
-  describeArmFailure,
-  failureLabel,
-  isProgrammingError,
-  RefusalError,
-  type ArmFailure,
-  type FailureKind,
-} from "./arm-failure.ts";
-import { decideBusyWait, decideRetry, formatDuration, isRetryableKind } from "./retry-policy.ts";
-import {
-  confirmation,
-  describeStopped,
-  isBusy,
-  isFailed,
-  stoppedInstances,
-  suspiciousRead,
-} from "./scale-set-state.ts";
-import {
-  guardLabel,
-  guardOf,
-  storedStep,
-  type ScaleSetGateway,
-  type ScaleSetSnapshot,
-  type StoredWriteStep,
-  type WriteKind,
-  type WriteStep,
-} from "./vmss-gateway.ts";
+//
+// The steps of an attempt are in harness/: the settled reads (reads.ts), what a "done" leads to (confirm.ts), the
+// clock and safe points (attempt.ts), the failures the harness decides on (failures.ts), the release (release.ts).
+import { describeArmFailure, failureLabel, isProgrammingError } from "./arm-failure.ts";
+import { decideRetry } from "./retry-policy.ts";
+import { guardLabel, guardOf, storedStep, type ScaleSetSnapshot, type WriteStep } from "./vmss-gateway.ts";
 import { inSpan } from "../tracing/spans.ts";
-import { plannerOf, type PlannedStep, type Planner, type PlannerSpec } from "./planner.ts";
-
-export interface Checkpoint {
-  attempt: number;
-  /** The write in flight and its serialized poller, when one was accepted and has not ended. */
-  inFlight?: { step: StoredWriteStep; poller: string };
-  /** The planner's memory (Remembering.memory), when it has one. */
-  planner?: unknown;
-}
-
-/** How one attempt ended: for metrics and logs (the retry decision itself stays in retry-policy.ts). */
-export interface AttemptEnd {
-  attempt: number;
-  outcome: "succeeded" | "retry" | "failed";
-  failure?: ArmFailure;
-}
-
-export interface ExecuteOpInput<R> {
-  gateway: ScaleSetGateway;
-  /** The operation's planner; read once into its fields (plannerOf). */
-  planner: PlannerSpec<R>;
-  retry: RetryConfig;
-  lroPollIntervalMs: number;
-  /** The longest wait between polls of a write, whatever Azure advertised (default 120 s). */
-  lroMaxPollIntervalMs?: number;
-  /** One line for a person, added to the task's history. */
-  log: (line: string) => void;
-  onCheckpoint?: (checkpoint: Checkpoint) => void | Promise<void>;
-  /** Told how every attempt ended. */
-  onAttemptEnd?: (end: AttemptEnd) => void;
-  /** A write accepted before a restart: follow it to its end before the first read, instead of writing again. */
-  resume?: { step: { kind: WriteKind; summary: string }; poller: string };
-  /** Interrupts at once, even mid-write (shutdown, lease lost): the checkpoint says how to go on. */
-  signal?: AbortSignal;
-  /**
-   * Asks to stop at the next safe point: before an attempt, during a backoff or a wait for another writer, before a
-   * write, or once a write in flight has ended. Never mid-write: a write Azure accepted is followed to its end.
-   */
-  cancel?: AbortSignal;
-  /**
-   * Asked right before each write is sent; throws to keep it from being sent (the task's lease ended by this
-   * replica's clock: another replica may be writing the scale set now). The run's signal is aborted by then.
-   */
-  beforeWrite?: () => void;
-  random?: () => number;
-  now?: () => number;
-  wait?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
-}
-
-/**
- * The harness gave up on an operation (or observe.ts on a read): a failure no retry changes, or attempts or time
- * spent. It carries the failure as classified once (arm-failure.ts), and what Azure showed when it has it.
- */
-export class GaveUpError<R = unknown> extends ClassifiedError {
-  override name = "GaveUpError";
-  readonly attempts: number;
-  /** What Azure showed when the operation gave up on a scale set it could not confirm (the true instance count). */
-  readonly result?: R;
-  constructor(message: string, failure: ArmFailure, attempts: number, result?: R) {
-    super(message, failure);
-    this.attempts = attempts;
-    if (result !== undefined) this.result = result;
-  }
-
-  /** Whether sending the same operation again later could succeed (Clouddriver's `retryable`): the retry policy's rule. */
-  get retryable(): boolean {
-    return isRetryableKind(this.failure.kind);
-  }
-}
-
-/** The operation stopped at a safe point because it was asked to (cancel): no write of it is in flight. */
-export class CanceledOnRequestError extends Error {
-  override name = "CanceledOnRequestError";
-  /** The writes of this operation that Azure accepted and that ended, in order (their summaries). */
-  readonly writesEnded: string[];
-  constructor(message: string, writesEnded: string[]) {
-    super(message);
-    this.writesEnded = writesEnded;
-  }
-}
-
-/**
- * The failures the harness itself decides on: each code (the task's failure code, Clouddriver's `cause`) with its
- * kind, so whether asking again can succeed is decided here, once, and travels with the failure.
- */
-const HARNESS_FAILURES = {
-  /** Another writer held the scale set Updating past the deadline: retried as a 409 is. */
-  ScaleSetBusy: "conflict",
-  /** A read stayed suspicious (capacity missing or negative, 0 with VMs running) on every re-read. */
-  SuspiciousRead: "server",
-  /** A planner's wait (instances starting, a probe not yet seeing them) ran past the deadline. */
-  WaitTimedOut: "terminal",
-  /** The plan still asked for a write after the most one attempt may make. */
-  PlanDidNotConverge: "terminal",
-  /** Azure left the scale set Failed, and re-driving it did not help: the same request later can succeed. */
-  ScaleSetLeftFailed: "operationFailedTransient",
-  /** Azure lists instances that do not run (a Spot VM it evicted is deallocated): the capacity is not what runs. */
-  InstancesNotRunning: "operationFailedTransient",
-  /** Azure says Succeeded, yet its VM list kept disagreeing with its capacity on every re-read (retried as a 5xx). */
-  InstanceCountDisagrees: "server",
-} as const satisfies Record<string, FailureKind>;
-
-type HarnessFailure = keyof typeof HARNESS_FAILURES;
-
-function harnessFailure(code: HarnessFailure, message: string): RefusalError {
-  return new RefusalError(code, message, HARNESS_FAILURES[code]);
-}
-
-/**
- * A settled state that is not the goal and that no re-read or re-drive changes (left Failed, instances that do not
- * run): the operation ends here with what Azure lists. Not judged by the retry policy (the re-drives were the
- * retries); its kind says the same request later can succeed.
- */
-class UnconfirmedError extends RefusalError {
-  readonly snapshot: ScaleSetSnapshot;
-  constructor(code: "ScaleSetLeftFailed" | "InstancesNotRunning", message: string, snapshot: ScaleSetSnapshot) {
-    super(code, message, HARNESS_FAILURES[code]);
-    this.snapshot = snapshot;
-  }
-}
-
-/** Reads made again, at most, when a read is suspicious, or Succeeded while its VM list disagrees. */
-const REREADS_OF_A_DOUBTFUL_READ = 2;
-
-interface AttemptClock {
-  now: () => number;
-  random: () => number;
-  /** Ends early on the task's signal or on cancel. */
-  wait: (ms: number, signal?: AbortSignal) => Promise<unknown>;
-  started: number;
-  /** A safe point: throws CanceledOnRequestError if a cancel was asked for. */
-  stopIfCanceled: (where: string) => void;
-}
-
-/** Counted across attempts: how often a Failed scale set was driven again, and the writes that ended. */
-interface Progress {
-  redrives: number;
-  writesEnded: string[];
-}
-
-/** The input as the harness's pieces read it: the planner with every capability a field. */
-type HarnessInput<R> = Omit<ExecuteOpInput<R>, "planner"> & { planner: Planner<R> };
+import { plannerOf, type PlannedStep } from "./planner.ts";
+import { attemptClock, attemptPrefix, type Attempt, type AttemptClock, type Progress } from "./harness/attempt.ts";
+import { afterDone } from "./harness/confirm.ts";
+import { CanceledOnRequestError, GaveUpError, harnessFailure, UnconfirmedError } from "./harness/failures.ts";
+import type { ExecuteOpInput, HarnessInput } from "./harness/input.ts";
+import { readForFailure, settledRead, waitAndReread, type Waiting } from "./harness/reads.ts";
+import { releaseWhatTheOperationHeld } from "./harness/release.ts";
 
 export async function executeOp<R>(given: ExecuteOpInput<R>): Promise<R> {
   const planner = plannerOf(given.planner);
@@ -199,37 +40,9 @@ export async function executeOp<R>(given: ExecuteOpInput<R>): Promise<R> {
   try {
     return await runToEnd(input);
   } catch (err) {
-    if (releaseOf && !input.signal?.aborted && !isProgrammingError(err)) await release(input, releaseOf);
+    if (releaseOf && !input.signal?.aborted && !isProgrammingError(err))
+      await releaseWhatTheOperationHeld(input, releaseOf);
     throw err;
-  }
-}
-
-/** Writes that release() may make when an operation ends failed or canceled. */
-const MAX_RELEASE_WRITES = 3;
-
-/** The planner's release, on fresh reads: best effort, every step and every failure logged. */
-async function release<R>(input: HarnessInput<R>, plan: (snapshot: ScaleSetSnapshot) => PlannedStep): Promise<void> {
-  const { gateway, log, signal } = input;
-  try {
-    for (let writes = 0; writes < MAX_RELEASE_WRITES; writes++) {
-      const snapshot = await gateway.read({
-        withInstances: true,
-        withAutoscale: input.planner.readsAutoscale,
-        signal,
-      });
-      const step = plan(snapshot);
-      if (step.kind === "done" || step.kind === "wait") return;
-      log(`the operation ended unfinished: ${step.summary}`);
-      input.beforeWrite?.();
-      await gateway.write(step, snapshot.etag, { defaultPollIntervalMs: input.lroPollIntervalMs, signal });
-    }
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    const f = describeArmFailure(err);
-    if (f.kind === "notFound") return; // the scale set is gone: nothing of it to undo
-    log(
-      `could not undo what the operation changed on ${gateway.ref.name} for its duration (${failureLabel(f)}: ${f.message}); undo it by hand`,
-    );
   }
 }
 
@@ -243,7 +56,7 @@ async function runToEnd<R>(input: HarnessInput<R>): Promise<R> {
   if (input.resume) await resumeWrite(input, input.resume, clock, progress);
   // Whether a write of this operation was accepted by Azure (a resumed one counts).
   let wrote = input.resume !== undefined;
-  const tracked: HarnessInput<R> = {
+  const notingWrites: HarnessInput<R> = {
     ...input,
     onCheckpoint: (c) => {
       if (c.inFlight) wrote = true;
@@ -255,7 +68,7 @@ async function runToEnd<R>(input: HarnessInput<R>): Promise<R> {
     try {
       clock.stopIfCanceled(`before attempt ${attempt}`);
       const result = await inSpan(`attempt ${attempt}`, { attributes: { "vmss.attempt": attempt } }, () =>
-        runAttempt(tracked, attempt, prefix, clock, progress),
+        runAttempt({ input: notingWrites, attempt, prefix, clock, progress }),
       );
       input.onAttemptEnd?.({ attempt, outcome: "succeeded" });
       return result;
@@ -270,25 +83,6 @@ async function runToEnd<R>(input: HarnessInput<R>): Promise<R> {
       });
     }
   }
-}
-
-/** Past maxAttempts only for failures retried until the deadline (retry-policy.ts): no "9/8". */
-function attemptPrefix(attempt: number, maxAttempts: number): string {
-  return attempt <= maxAttempts ? `attempt ${attempt}/${maxAttempts}` : `attempt ${attempt}`;
-}
-
-/** The clock of the whole operation; a wait ends early on cancel too (a backoff or a wait is a safe point). */
-function attemptClock<R>(input: HarnessInput<R>, progress: Progress): AttemptClock {
-  const now = input.now ?? Date.now;
-  const wait = input.wait ?? ((ms: number, s?: AbortSignal) => sleep(ms, undefined, { signal: s }));
-  const { cancel } = input;
-  return {
-    now,
-    random: input.random ?? Math.random,
-    wait: (ms, s) => wait(ms, cancel && s ? AbortSignal.any([s, cancel]) : (s ?? cancel)),
-    started: now(),
-    stopIfCanceled: (where) => stopIfCanceled(cancel, where, progress),
-  };
 }
 
 /**
@@ -364,133 +158,71 @@ async function judgeFailure<R>(
   return { kind: "retry", delayMs: decision.delayMs };
 }
 
-/** Throws CanceledOnRequestError when a cancel was asked for; called only at safe points. */
-function stopIfCanceled(cancel: AbortSignal | undefined, where: string, progress: Progress): void {
-  if (!cancel?.aborted) return;
-  throw new CanceledOnRequestError(`canceled ${where}`, [...progress.writesEnded]);
-}
-
 /**
- * One read the harness may act on: waits out another writer (re-reading the scale set alone, paced by the read
- * budget), lists the VMs when the planner needs them, and re-reads a suspicious read. The busy check comes first:
- * mid-write, a model that runs ahead of its VMs (a scale to 0 with VMs still listed) is what Azure shows, not a
- * bad read. `first` is a read already made (a write's final GET).
+ * One attempt: read, plan against that read, write with its ETag, read what the write left, and plan again, until
+ * the plan is done and Azure confirms it, or the planner waits, or the attempt fails.
  */
-async function settledRead<R>(
-  input: HarnessInput<R>,
-  prefix: string,
-  clock: AttemptClock,
-  first?: ScaleSetSnapshot,
-): Promise<ScaleSetSnapshot> {
+async function runAttempt<R>(at: Attempt<R>): Promise<R> {
+  const { input, prefix, progress } = at;
   const { gateway, planner, log, signal, retry } = input;
-  const getScaleSet = () => gateway.read({ withInstances: false, withAutoscale: planner.readsAutoscale, signal });
-  let snapshot = first ?? (await getScaleSet());
-  let waitedSince: number | undefined;
-  for (let doubtful = 0; ;) {
-    if (isBusy(snapshot)) {
-      // Another write holds the scale set: a write now would only 409 and spend Azure's write budget. Re-read
-      // until it ends, then plan again on what it left.
-      if (waitedSince === undefined) {
-        waitedSince = clock.now();
-        log(
-          `${prefix}: ${gateway.ref.name} is ${snapshot.vmss.provisioningState} (another write in flight); waiting for it to end before planning`,
-        );
-      }
-      const decision = decideBusyWait({
-        elapsedMs: clock.now() - clock.started,
-        config: retry,
-        remainingReads: snapshot.remainingReads,
-        random: clock.random(),
-      });
-      if (!decision.wait) {
-        throw harnessFailure(
-          "ScaleSetBusy",
-          `${gateway.ref.name} stayed ${snapshot.vmss.provisioningState} for ${formatDuration(clock.now() - waitedSince)}`,
-        );
-      }
-      await clock.wait(decision.delayMs, signal).catch((err) => {
-        clock.stopIfCanceled("while waiting for another write to end");
-        throw err;
-      });
-      snapshot = await getScaleSet();
+  const start = await firstRead(at);
+  let snapshot = start.snapshot;
+  let waiting: Waiting | undefined;
+  for (let writes = start.writes, disagreeingRereads = 0; ;) {
+    let step: PlannedStep = planner.plan(snapshot);
+    if (step.kind === "wait") {
+      ({ snapshot, waiting } = await waitAndReread(at, step.summary, waiting, snapshot));
       continue;
     }
-    if (waitedSince !== undefined) {
-      log(
-        `${prefix}: the other write ended after ${formatDuration(clock.now() - waitedSince)}; planning on a fresh read`,
-      );
-      waitedSince = undefined;
+    waiting = undefined;
+    if (step.kind === "done") {
+      if (!snapshot.vms) snapshot = await gateway.withInstances(snapshot, signal);
+      const next = afterDone(snapshot, {
+        summary: step.summary,
+        prefix,
+        name: gateway.ref.name,
+        writes,
+        acceptsStopped: planner.acceptsStopped,
+        disagreeingRereads,
+        redrives: progress.redrives,
+        maxRedrives: retry.maxRedrives,
+      });
+      if (next.kind === "confirmed") {
+        log(next.line);
+        return planner.result(snapshot);
+      }
+      if (next.kind === "fail") throw next.error;
+      if (next.kind === "reread") {
+        disagreeingRereads++;
+        snapshot = await settledRead(at);
+        continue;
+      }
+      progress.redrives++;
+      step = next.step;
     }
-    if (planner.readsInstances && !snapshot.vms) {
-      snapshot = await gateway.withInstances(snapshot, signal);
+    if (writes >= planner.maxWrites) {
+      throw harnessFailure("PlanDidNotConverge", `still planning "${step.summary}" after ${writes} writes`);
     }
-    // A write's final GET carries no autoscale setting: a plan that needs it reads the setting now.
-    if (planner.readsAutoscale && snapshot.autoscale === undefined && gateway.withAutoscale) {
-      snapshot = await gateway.withAutoscale(snapshot, signal);
-    }
-    const suspicious = suspiciousRead(snapshot);
-    if (suspicious === undefined) return snapshot;
-    if (doubtful++ >= REREADS_OF_A_DOUBTFUL_READ) {
-      throw harnessFailure("SuspiciousRead", `${suspicious} for ${gateway.ref.name}; not acting on it`);
-    }
-    snapshot = await getScaleSet();
+    snapshot = await writeThenRead(at, step, snapshot.etag);
+    writes++;
   }
-}
-
-/** What Azure shows after a failed write, for the failure's result; undefined when even that read fails. */
-async function readForFailure<R>(input: HarnessInput<R>): Promise<R | undefined> {
-  try {
-    return input.planner.result(
-      await input.gateway.read({
-        withInstances: true,
-        withAutoscale: input.planner.readsAutoscale,
-        signal: input.signal,
-      }),
-    );
-  } catch (err) {
-    if (input.signal?.aborted) throw err;
-    return undefined;
-  }
-}
-
-/** The write that drives a Failed scale set again: its own model, re-sent with If-Match. Azure retries the work. */
-function redriveStep(snapshot: ScaleSetSnapshot, instances: number, redrive: number, max: number): WriteStep {
-  const capacity = snapshot.vmss.sku?.capacity ?? 0;
-  return {
-    kind: "update",
-    summary: `Azure left the scale set Failed with ${instances} of ${capacity} instance(s) running; re-sending its model to drive it again (${redrive}/${max})`,
-    patch: { sku: { ...snapshot.vmss.sku } },
-  };
 }
 
 /** The first read of an attempt; for an operation that makes the scale set, a 404 is answered by creating it. */
-async function firstRead<R>(
-  input: HarnessInput<R>,
-  attempt: number,
-  prefix: string,
-  clock: AttemptClock,
-  progress: Progress,
-): Promise<{ snapshot: ScaleSetSnapshot; writes: number }> {
+async function firstRead<R>(at: Attempt<R>): Promise<{ snapshot: ScaleSetSnapshot; writes: number }> {
   try {
-    return { snapshot: await settledRead(input, prefix, clock), writes: 0 };
+    return { snapshot: await settledRead(at), writes: 0 };
   } catch (err) {
-    const { planner } = input;
+    const { planner } = at.input;
     if (!planner.createWhenMissing || describeArmFailure(err).kind !== "notFound") throw err;
     const create = planner.createWhenMissing();
-    return { snapshot: await writeThenRead(input, attempt, prefix, clock, progress, create, undefined), writes: 1 };
+    return { snapshot: await writeThenRead(at, create, undefined), writes: 1 };
   }
 }
 
 /** Sends one write, checkpointing its poller once Azure accepted it, and reads the scale set after it. */
-async function writeThenRead<R>(
-  input: HarnessInput<R>,
-  attempt: number,
-  prefix: string,
-  clock: AttemptClock,
-  progress: Progress,
-  step: WriteStep,
-  etag: string | undefined,
-): Promise<ScaleSetSnapshot> {
+async function writeThenRead<R>(at: Attempt<R>, step: WriteStep, etag: string | undefined): Promise<ScaleSetSnapshot> {
+  const { input, attempt, prefix, clock, progress } = at;
   // Before a write is a safe point to stop; once Azure accepted it, it is followed to its end first.
   clock.stopIfCanceled(`before writing: ${step.summary}`);
   input.log(`${prefix}: ${step.summary}${guardLabel(guardOf(step.kind, etag))}`);
@@ -508,111 +240,7 @@ async function writeThenRead<R>(
   clock.stopIfCanceled(`after the write in flight ended (${step.summary})`);
   // The write's final GET is a fresh read of the scale set. If it carried no ETag, keep the old one: the next
   // write then gets a 412 and re-reads, instead of overwriting unconditionally.
-  const first =
+  const finalGet =
     written && typeof written.sku?.capacity === "number" ? { vmss: written, etag: written.etag ?? etag } : undefined;
-  return settledRead(input, prefix, clock, first);
-}
-
-/** A planner's "wait": since when, and what it last said (said once, not on every re-read). */
-interface Waiting {
-  since: number;
-  summary: string;
-}
-
-/**
- * Waits as a busy scale set is waited out (paced by the read budget), then reads again. The wait is bounded by the
- * retry deadline counted from when this wait began, so that a long operation can wait at every step.
- */
-async function waitAndReread<R>(
-  input: HarnessInput<R>,
-  prefix: string,
-  clock: AttemptClock,
-  summary: string,
-  waiting: Waiting | undefined,
-  snapshot: ScaleSetSnapshot,
-): Promise<{ snapshot: ScaleSetSnapshot; waiting: Waiting }> {
-  const since = waiting?.since ?? clock.now();
-  if (waiting?.summary !== summary) input.log(`${prefix}: ${summary}`);
-  const decision = decideBusyWait({
-    elapsedMs: clock.now() - since,
-    config: input.retry,
-    remainingReads: snapshot.remainingReads,
-    random: clock.random(),
-  });
-  if (!decision.wait) {
-    throw harnessFailure(
-      "WaitTimedOut",
-      `${input.gateway.ref.name}: still waiting after ${formatDuration(clock.now() - since)}: ${summary}`,
-    );
-  }
-  await clock.wait(decision.delayMs, input.signal).catch((err) => {
-    clock.stopIfCanceled(`while waiting: ${summary}`);
-    throw err;
-  });
-  return { snapshot: await settledRead(input, prefix, clock), waiting: { since, summary } };
-}
-
-async function runAttempt<R>(
-  input: HarnessInput<R>,
-  attempt: number,
-  prefix: string,
-  clock: AttemptClock,
-  progress: Progress,
-): Promise<R> {
-  const { gateway, planner, log, signal, retry } = input;
-  const { maxWrites } = planner;
-  const start = await firstRead(input, attempt, prefix, clock, progress);
-  let snapshot = start.snapshot;
-  let waiting: Waiting | undefined;
-  for (let writes = start.writes, doubtful = 0; ;) {
-    let step = planner.plan(snapshot);
-    if (step.kind === "wait") {
-      ({ snapshot, waiting } = await waitAndReread(input, prefix, clock, step.summary, waiting, snapshot));
-      continue;
-    }
-    waiting = undefined;
-    if (step.kind === "done") {
-      // "Nothing to change" in the model is not yet what Azure did: confirm it against the VMs Azure lists.
-      if (!snapshot.vms) snapshot = await gateway.withInstances(snapshot, signal);
-      const confirmed = confirmation(snapshot);
-      if (confirmed.confirmed) {
-        log(writes === 0 ? `${prefix}: ${step.summary}` : `Azure confirmed: ${step.summary}`);
-        return planner.result(snapshot);
-      }
-      const stopped = stoppedInstances(snapshot);
-      if (!isFailed(snapshot) && stopped.length > 0) {
-        // Azure stopped or evicted them: a settled state no re-read changes, and no write of ours would bring a
-        // Spot VM back. Reported, never counted as running.
-        if (planner.acceptsStopped && confirmed.instances + stopped.length === (snapshot.vmss.sku?.capacity ?? 0)) {
-          log(
-            `${prefix}: ${step.summary}; instance(s) ${describeStopped(stopped)} are listed but not running (a Spot VM Azure evicted is deallocated)`,
-          );
-          return planner.result(snapshot);
-        }
-        throw new UnconfirmedError("InstancesNotRunning", `${gateway.ref.name}: ${confirmed.reason}`, snapshot);
-      }
-      if (!isFailed(snapshot)) {
-        // Succeeded, yet the VM list disagrees with the capacity: read again rather than report either number.
-        if (doubtful++ >= REREADS_OF_A_DOUBTFUL_READ) {
-          throw harnessFailure("InstanceCountDisagrees", `${gateway.ref.name}: ${confirmed.reason}`);
-        }
-        snapshot = await settledRead(input, prefix, clock);
-        continue;
-      }
-      if (progress.redrives >= retry.maxRedrives) {
-        throw new UnconfirmedError(
-          "ScaleSetLeftFailed",
-          `Azure left ${gateway.ref.name} Failed: ${confirmed.instances} instance(s) running of capacity ${snapshot.vmss.sku?.capacity ?? 0}, after ${progress.redrives} re-drive(s)`,
-          snapshot,
-        );
-      }
-      progress.redrives++;
-      step = redriveStep(snapshot, confirmed.instances, progress.redrives, retry.maxRedrives);
-    }
-    if (writes >= maxWrites) {
-      throw harnessFailure("PlanDidNotConverge", `still planning "${step.summary}" after ${writes} writes`);
-    }
-    snapshot = await writeThenRead(input, attempt, prefix, clock, progress, step, snapshot.etag);
-    writes++;
-  }
+  return settledRead(at, finalGet);
 }

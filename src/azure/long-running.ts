@@ -57,7 +57,8 @@ class PollHint {
     const end = operationEndOf(info.bodyAsText);
     if (end) this.end = end;
   }
-  take(fallbackMs: number, maxMs = 120_000): number {
+  /** The wait before the next poll: the interval Azure advertised since the last poll (used once), else the fallback. */
+  nextPollDelayMs(fallbackMs: number, maxMs = 120_000): number {
     const ms = this.advertisedMs ?? fallbackMs;
     this.advertisedMs = undefined;
     // Never hammer (a 0 would spin) and never sleep for absurd spans on a malformed header.
@@ -105,7 +106,7 @@ async function pollToEnd<TResult>(
 ): Promise<TResult> {
   try {
     while (!poller.isDone) {
-      await sleep(hint.take(options.defaultPollIntervalMs, options.maxPollIntervalMs), undefined, {
+      await sleep(hint.nextPollDelayMs(options.defaultPollIntervalMs, options.maxPollIntervalMs), undefined, {
         signal: options.signal,
       });
       await poller.poll({ abortSignal: options.signal });

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RetryConfig } from "./retry-policy.ts";
 import { describeArmFailure, failureLabel } from "./arm-failure.ts";
-import { GaveUpError } from "./execute-op.ts";
+import { GaveUpError } from "./harness/failures.ts";
 import type { Planner } from "./planner.ts";
 import { decideRetry } from "./retry-policy.ts";
 import { isBusy } from "./scale-set-state.ts";

@@ -5,7 +5,7 @@ import type { AccountRegistry } from "../azure/accounts.ts";
 import { keyVaultAudience } from "../azure/accounts.ts";
 import type { AccountConfig } from "../azure/account-config.ts";
 import { actionsAt } from "../azure/arm-actions.ts";
-import type { ArmBudgetFigures } from "../azure/arm-budget.ts";
+import type { ArmBudgetFigures } from "../azure/arm-budget/figures.ts";
 import { armScope, credentialFor } from "../azure/client.ts";
 import { NETWORK_API_VERSION } from "../azure/network-gateway.ts";
 import { pipelineSdk, sharedHttpClient } from "../azure/sdk.ts";

@@ -7,7 +7,7 @@ import {
   AZURE_COMPUTE_POLICIES,
   type ArmBudgetFigures,
   type BucketFigures,
-} from "../azure/arm-budget.ts";
+} from "../azure/arm-budget/figures.ts";
 
 export type CheckStatus = "OK" | "WARN" | "FAIL";
 

@@ -6,7 +6,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { VirtualMachineScaleSet, VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import type { AccountConfig } from "../azure/account-config.ts";
-import { GaveUpError } from "../azure/execute-op.ts";
+import { GaveUpError } from "../azure/harness/failures.ts";
 import type { ScaleSetReads } from "../azure/read-cache.ts";
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { parseName } from "../naming/frigga.ts";

@@ -4,7 +4,7 @@ import type { VirtualMachineScaleSet } from "@azure/arm-compute";
 import type { AccountConfig } from "../azure/account-config.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import { describeArmFailure } from "../azure/arm-failure.ts";
-import { GaveUpError } from "../azure/execute-op.ts";
+import { GaveUpError } from "../azure/harness/failures.ts";
 import type { ListingScope, ScaleSetReads } from "../azure/read-cache.ts";
 import { normalizeRegion, type ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { accountResourceGroup, defaultResourceGroupOf, parseName, resourceGroupOf } from "../naming/frigga.ts";

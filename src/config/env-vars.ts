@@ -9,6 +9,15 @@ export class ConfigError extends Error {
 
 export type Env = Record<string, string | undefined>;
 
+/**
+ * The environment with a renamed variable read from its former name when it is unset itself, so that a deployment
+ * that still sets the former name keeps working (docs/configuration.md lists the former names).
+ */
+export function withFormerName(env: Env, name: string, formerName: string): Env {
+  const unset = env[name] === undefined || env[name] === "";
+  return unset && env[formerName] !== undefined ? { ...env, [name]: env[formerName] } : env;
+}
+
 export function intVar(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;

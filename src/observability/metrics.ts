@@ -4,7 +4,7 @@
 // them; everything of our own starts with vmssops_. `promtool check metrics` passes on the whole output (a test runs it).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { ArmResponseInfo, ArmResponseListener } from "../azure/arm-listeners.ts";
-import type { AttemptEnd, Checkpoint } from "../azure/execute-op.ts";
+import type { AttemptEnd, Checkpoint } from "../azure/harness/input.ts";
 import type { TaskEventContext, TaskListener } from "../tasks/task-listener.ts";
 import type { Task } from "../tasks/task.ts";
 import { accountOfOperation } from "../tasks/operation-account.ts";
@@ -33,16 +33,16 @@ export interface MetricsSources {
   throttlingBudget(): { scope: string; policy: string; remaining: number }[];
   /** Tasks waiting to start, across replicas (the store's count); undefined when it cannot be read. */
   backlog?: () => Promise<{ queued: number; oldestAgeSeconds: number } | undefined>;
-  /** ARM calls sent without the ARM budget since start, because its ledger did not answer (arm-budget.ts). */
+  /** ARM calls sent without the ARM budget since start, because its ledger did not answer (src/azure/arm-budget/). */
   armCallsUnbudgeted?: () => number;
   /**
    * The ARM budget's counts since start: calls that took from it, those of them this replica's slices served without
-   * a statement, and the statements its shared ledger was sent (arm-budget.ts).
+   * a statement, and the statements its shared ledger was sent (src/azure/arm-budget/).
    */
   armBudget?: () => { calls: number; local: number; statements: number };
 }
 
-/** The ARM budget's counts (arm-budget.ts), as counters: each shows the budget's count at the scrape. */
+/** The ARM budget's counts (src/azure/arm-budget/), as counters: each shows the budget's count at the scrape. */
 function armBudgetCounters(registers: Registry[], sources: MetricsSources): void {
   const unbudgeted = sources.armCallsUnbudgeted;
   if (unbudgeted)

@@ -96,8 +96,8 @@ export function withRepairsSuspended<R>(planner: Planner<R>, taskId: string): Pl
       return suspendStep(snapshot, taskId) ?? step;
     },
     release(snapshot) {
-      const first = own?.(snapshot);
-      return first && first.kind !== "done" && first.kind !== "wait" ? first : releaseStep(snapshot, taskId);
+      const ownStep = own?.(snapshot);
+      return ownStep && ownStep.kind !== "done" && ownStep.kind !== "wait" ? ownStep : releaseStep(snapshot, taskId);
     },
   });
 }

@@ -49,13 +49,13 @@ export interface CreateTaskStoreOptions {
 
 /** Opens the configured store; a durable one is migrated first. Throws TaskStoreOpenError with a clear message. */
 export async function createTaskStore(
-  config: { store: StoreConfig; taskRetention: number },
+  config: { store: StoreConfig; taskRetentionCount: number },
   options: CreateTaskStoreOptions = {},
 ): Promise<TaskStore> {
   const { store } = config;
   switch (store.kind) {
     case "memory":
-      return new MemoryTaskStore(config.taskRetention);
+      return new MemoryTaskStore(config.taskRetentionCount);
     case "sqlite": {
       const { SqliteTaskStore } = await import("./sqlite-task-store.ts");
       return SqliteTaskStore.open({ dataDir: store.dataDir });

@@ -196,7 +196,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 6,
     description:
-      "arm_budget: the ARM call budget's buckets, shared by every replica (src/azure/arm-budget-postgres.ts)",
+      "arm_budget: the ARM call budget's buckets, shared by every replica (src/azure/arm-budget/postgres-ledger.ts)",
     sql: `
       CREATE TABLE arm_budget (
         key              text PRIMARY KEY,          -- subscription/policy[/resource]
@@ -248,7 +248,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 8,
     description: "arm_budget_take_calls: the takes of several ARM calls in one statement, in the waiting line's order",
-    // A replica's calls waiting in one turn take together (src/azure/arm-budget-postgres.ts). arm_budget_take stays
+    // A replica's calls waiting in one turn take together (src/azure/arm-budget/postgres-ledger.ts). arm_budget_take stays
     // for replicas of the previous version during a rolling upgrade; both lock in key order, so they never deadlock.
     sql: `
       -- names: the buckets, once each, with their figures; slots, needs: each call's buckets (an index into names) in
@@ -333,7 +333,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     version: 11,
     description:
       "arm_budget_take_lease: a take that also leases a replica a slice of each busy bucket, and takes back slices' unspent tokens",
-    // A call covered by its replica's slices is sent without a statement (src/azure/arm-budget.ts): the statements per
+    // A call covered by its replica's slices is sent without a statement (src/azure/arm-budget/budget.ts): the statements per
     // ARM call fall with the replica's demand. arm_budget_take_calls stays for replicas of the previous version during
     // a rolling upgrade; all three lock in key order, so they never deadlock. OR REPLACE: a schema taken back to an
     // older version (as tests do) keeps its functions, and migrates again.

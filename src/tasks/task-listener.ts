@@ -1,6 +1,6 @@
 // What the task runner tells whoever watches it (metrics, structured logs). Every method is optional and must not
 // throw: watching never changes what a task does.
-import type { AttemptEnd, Checkpoint } from "../azure/execute-op.ts";
+import type { AttemptEnd, Checkpoint } from "../azure/harness/input.ts";
 import type { Task } from "./task.ts";
 
 export interface TaskEventContext {

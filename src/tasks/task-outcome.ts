@@ -2,7 +2,7 @@
 // that say so, whether a taken name is chosen again, which checkpoints are worth a write, and what the task
 // writes after each operation — the next operation, or its end in one of task-state.ts's finished states.
 import { describeArmFailure, failureLabel } from "../azure/arm-failure.ts";
-import { CanceledOnRequestError, GaveUpError } from "../azure/execute-op.ts";
+import { CanceledOnRequestError, GaveUpError } from "../azure/harness/failures.ts";
 import { NAME_TAKEN } from "../operations/operation.ts";
 import { ACCOUNT_CONFIGURATION_CHANGED } from "../operations/locate.ts";
 import type { OperationResult } from "../operations/server-group-state.ts";
@@ -130,10 +130,11 @@ export function chooseNameAgain(err: unknown, prepares: boolean, naming: number)
 export type CheckpointWrite = "unchanged" | "now" | "withNextWrite";
 
 /**
- * The checkpoint a process taking over would find, so that only a checkpoint that changes it is written. No
- * checkpoint means attempt 1 with nothing in flight, so writing that would change nothing.
+ * Which checkpoints are written, and how: it holds the checkpoint a process taking over would find, so that only a
+ * checkpoint that changes it is written. No checkpoint means attempt 1 with nothing in flight, so writing that would
+ * change nothing.
  */
-export class StoredCheckpoint {
+export class CheckpointWrites {
   #json: string;
   #checkpoint: TaskCheckpoint | undefined;
 

@@ -10,9 +10,11 @@
 import type { ScaleSetRef } from "../azure/vmss-gateway.ts";
 import type { RetryConfig } from "../azure/retry-policy.ts";
 import { listenToArmResponses } from "../azure/arm-listeners.ts";
-import { armWaitLine } from "../azure/arm-budget.ts";
+import { armWaitLine } from "../azure/arm-budget/budget.ts";
 import { RefusalError } from "../azure/arm-failure.ts";
-import { executeOp, CanceledOnRequestError, type Checkpoint } from "../azure/execute-op.ts";
+import { executeOp } from "../azure/execute-op.ts";
+import { CanceledOnRequestError } from "../azure/harness/failures.ts";
+import type { Checkpoint } from "../azure/harness/input.ts";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import type { AnyOperation, LocatedDescription, TaskOrigin } from "../operations/operation.ts";
 import { changeSinceLocated, locate } from "../operations/locate.ts";
@@ -43,7 +45,7 @@ import {
   openingLine,
   outcomeOfError,
   phaseOf,
-  StoredCheckpoint,
+  CheckpointWrites,
   unfinishedLine,
   type OperationOutcome,
   type Gathered,
@@ -95,16 +97,18 @@ export class TaskRun {
   /** The lease's local deadline, checked before every call that acts for the task (lease-deadline.ts). */
   readonly #lease: Pick<TaskLease, "check" | "live"> | undefined;
   /** What the listener is told each event is about; it follows the run. */
-  readonly #ctx: TaskEventContext;
+  readonly #eventContext: TaskEventContext;
   readonly #results: OperationResult[];
-  readonly #stored: StoredCheckpoint;
+  readonly #checkpointWrites: CheckpointWrites;
   #armCalls: number;
   /** This run's span (tracing on): in the checkpoints it writes, for a process taking over to link to. */
   #traceparent: string | undefined;
-  readonly #countCalls = {
+  /** Told of this task's ARM calls: each counted, its waits for the budget said, none sent past the lease. */
+  readonly #armCallListener = {
     onArmResponse: () => void this.#armCalls++,
     // A call of this task waits for the ARM budget: the task says so.
-    onArmWait: (wait: { budget: string; waitMs: number }) => this.#log(phaseOf(this.#ctx.operation), armWaitLine(wait)),
+    onArmWait: (wait: { budget: string; waitMs: number }) =>
+      this.#log(phaseOf(this.#eventContext.operation), armWaitLine(wait)),
     // Each ARM call is a step of task work: submissions being accepted go first (accept-first.ts). Past the lease's
     // local deadline no call is sent: the check throws, and has stopped the run.
     beforeArmCall: () => {
@@ -138,9 +142,9 @@ export class TaskRun {
       handBackEveryMs: deps.config.tasks.claimIntervalMs,
       ...(lease ? { leaseLive: () => lease.live } : {}),
     });
-    this.#ctx = { taskId: task.id, operation: task.operations[task.operationIndex]?.name ?? "" };
+    this.#eventContext = { taskId: task.id, operation: task.operations[task.operationIndex]?.name ?? "" };
     this.#results = [...task.resultObjects];
-    this.#stored = new StoredCheckpoint(task.checkpoint);
+    this.#checkpointWrites = new CheckpointWrites(task.checkpoint);
     this.#armCalls = task.armCalls;
   }
 
@@ -177,7 +181,7 @@ export class TaskRun {
         const outcome = await this.#operation(i);
         const end = endAfter(outcome, i === task.operations.length - 1);
         if (end) return await this.#end(i, end);
-        this.#stored.cleared();
+        this.#checkpointWrites.cleared();
         await this.#journal.change(changeAfter(i, undefined, this.#gathered(), Date.now()));
       }
       // Every operation was done before this run (a replica died before marking the task done). One that died
@@ -211,7 +215,12 @@ export class TaskRun {
     const { operations } = this.#task;
     const request = operations[index];
     const phase = phaseOf(request.name);
-    Object.assign(this.#ctx, { operation: request.name, scaleSet: undefined, account: undefined, attempt: undefined });
+    Object.assign(this.#eventContext, {
+      operation: request.name,
+      scaleSet: undefined,
+      account: undefined,
+      attempt: undefined,
+    });
     try {
       const result = await this.#perform(index, phase);
       this.#results.push(result);
@@ -258,7 +267,7 @@ export class TaskRun {
     }
     // The time the task waited in the store's queue (behind earlier tasks on its scale sets, or for a slot).
     if (index === task.operationIndex && task.state === "queued")
-      listener?.queueWaited?.({ ...this.#ctx }, Date.now() - task.createdAtMs);
+      listener?.queueWaited?.({ ...this.#eventContext }, Date.now() - task.createdAtMs);
     const origin: TaskOrigin = {
       taskId: task.id,
       ...(task.clientRequestId !== undefined ? { clientRequestId: task.clientRequestId } : {}),
@@ -313,14 +322,14 @@ export class TaskRun {
     const { accounts, config, listener } = this.#deps;
     const log = (line: string) => this.#log(phase, line);
     const prepared = op.prepare
-      ? await listenToArmResponses(this.#countCalls, () =>
+      ? await listenToArmResponses(this.#armCallListener, () =>
           op.prepare!(description, { accounts, origin, log, signal: this.#interrupt }),
         ).catch(asOperationFailure)
       : undefined;
     const ref = prepared ? { ...locatedRef, name: prepared.serverGroupName } : locatedRef;
     this.#actingOn(ref);
     // The store handed this task out only as the first on its scale sets: nothing else of ours writes them now.
-    return listenToArmResponses(this.#countCalls, () =>
+    return listenToArmResponses(this.#armCallListener, () =>
       executeOp({
         gateway: accounts.gateway(ref),
         planner: op.planner(description, ref, {
@@ -337,9 +346,9 @@ export class TaskRun {
         ...(this.#lease ? { beforeWrite: () => this.#lease!.check() } : {}),
         resume,
         onAttemptEnd: (end) => {
-          listener?.attemptEnded?.({ ...this.#ctx, attempt: end.attempt }, end);
+          listener?.attemptEnded?.({ ...this.#eventContext, attempt: end.attempt }, end);
           // The lines after it are the next attempt's only when there is one ("Done" is the last attempt's).
-          this.#ctx.attempt = end.outcome === "retry" ? end.attempt + 1 : end.attempt;
+          this.#eventContext.attempt = end.outcome === "retry" ? end.attempt + 1 : end.attempt;
         },
         onCheckpoint: (c) => this.#checkpoint(index, c),
       }),
@@ -348,8 +357,8 @@ export class TaskRun {
 
   /** Where operation `index` stands; written when it tells a process taking over something new. */
   #checkpoint(index: number, c: Checkpoint): Promise<void> | undefined {
-    this.#deps.listener?.checkpoint?.({ ...this.#ctx, attempt: c.attempt }, c);
-    this.#ctx.attempt = c.attempt;
+    this.#deps.listener?.checkpoint?.({ ...this.#eventContext, attempt: c.attempt }, c);
+    this.#eventContext.attempt = c.attempt;
     const checkpoint: TaskCheckpoint = {
       operationIndex: index,
       attempt: c.attempt,
@@ -357,7 +366,7 @@ export class TaskRun {
       ...(c.planner !== undefined ? { planner: c.planner } : {}),
       ...(this.#traceparent ? { traceparent: this.#traceparent } : {}),
     };
-    const write = this.#stored.writeOf(checkpoint);
+    const write = this.#checkpointWrites.writeOf(checkpoint);
     if (write === "unchanged") return;
     if (write === "withNextWrite") {
       this.#journal.recordChange({ checkpoint, armCalls: this.#armCalls });
@@ -367,7 +376,10 @@ export class TaskRun {
   }
 
   #actingOn(ref: ScaleSetRef): void {
-    Object.assign(this.#ctx, { scaleSet: `${ref.account}/${ref.resourceGroup}/${ref.name}`, account: ref.account });
+    Object.assign(this.#eventContext, {
+      scaleSet: `${ref.account}/${ref.resourceGroup}/${ref.name}`,
+      account: ref.account,
+    });
   }
 
   #gathered(): Gathered {
@@ -375,7 +387,7 @@ export class TaskRun {
   }
 
   #log(phase: string, status: string): void {
-    this.#deps.listener?.history?.({ ...this.#ctx }, phase, status);
+    this.#deps.listener?.history?.({ ...this.#eventContext }, phase, status);
     this.#journal.record(phase, status);
   }
 }

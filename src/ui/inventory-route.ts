@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AccountRegistry } from "../azure/accounts.ts";
 import type { ScaleSetReads } from "../azure/read-cache.ts";
 import { mayUseAccount } from "../auth/principal.ts";
-import { accountInventory, UiInventory } from "../api/inventory.ts";
+import { accountInventory, UiInventory } from "./inventory.ts";
 import { accountOfOperation } from "../tasks/operation-account.ts";
 import type { Task } from "../tasks/task.ts";
 import type { TaskStore } from "../tasks/task-store.ts";

@@ -5,7 +5,10 @@
 import { COMPLETED } from "../tasks/task-outcome.ts";
 import type { Task } from "../tasks/task.ts";
 
-/** Lines the harness writes within an attempt start with this (execute-op.ts: `attempt ${attempt}/${maxAttempts}`). */
+/**
+ * Lines the harness writes within an attempt start with this (src/azure/harness/attempt.ts attemptPrefix:
+ * `attempt ${attempt}/${maxAttempts}`).
+ */
 const ATTEMPT_LINE = /^attempt (\d+)\/(\d+): (.*)$/s;
 /** A retry's line ends with the backoff (retry-policy.ts: `retrying in ${formatDuration(delayMs)}`). */
 const RETRYING_IN = /retrying in ([\d.]+) (s|min)$/;
@@ -13,7 +16,7 @@ const RETRYING_IN = /retrying in ([\d.]+) (s|min)$/;
 const WRITE = /\((If-Match [^)]*|If-None-Match \*)\)$/;
 /** A wait for Azure or another writer, as the harness and the planners say it. */
 const WAITING = /waiting for /;
-/** Another writer holds the scale set (execute-op.ts settledRead). */
+/** Another writer holds the scale set (src/azure/harness/reads.ts settledRead). */
 const BUSY = /^(\S+) is (\w+) \(another write in flight\)/;
 /** A rolling upgrade's position (rolling-upgrade.ts: `batch ${batch}/${batches}`). */
 const BATCH = /\bbatch (\d+)\/(\d+)\b/;

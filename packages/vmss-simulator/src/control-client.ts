@@ -2,7 +2,8 @@
 // certificate for its own connections only (an undici Agent with `ca`), never globally.
 import { Agent, request } from "undici";
 import type { CallRecord } from "./calls.ts";
-import type { Fault, FaultAction } from "./faults.ts";
+import type { FaultSpec, ScaleSetChange } from "./fault-specs.ts";
+import type { Fault } from "./faults.ts";
 import type { JsonObject } from "./json.ts";
 import type { SimulatorSettings } from "./settings.ts";
 import type { ThrottlingConfig, ThrottlingSnapshot, ThrottlingUpdate } from "./throttling.ts";
@@ -10,32 +11,6 @@ import type { ThrottlingConfig, ThrottlingSnapshot, ThrottlingUpdate } from "./t
 /** GET/PUT /_sim/config: the settings in force and the throttling configuration. */
 export type SimulatorConfigView = SimulatorSettings & { throttling: ThrottlingConfig };
 export type SimulatorConfigUpdate = Partial<SimulatorSettings> & { throttling?: ThrottlingUpdate };
-
-/** What every fault takes: which requests it matches, and how many times it fires. */
-interface FaultMatch {
-  method: string;
-  pathContains: string;
-  status?: number;
-  message?: string;
-  count?: number;
-  retryAfterSeconds?: number;
-  /** outOfBandChange (required) and preemptOperation (optional): the other writer's change. */
-  change?: { capacity?: number; tags?: Record<string, string | null>; nicTags?: Record<string, string | null> };
-  /** allocationFailed only: VMs that can still be allocated (default 0). */
-  allocatable?: number;
-  /** evictSpot only: how many Spot VMs are evicted. */
-  evictions?: number;
-}
-
-/**
- * A fault as POST /_sim/faults takes it (faults.ts validates the same rules): `respond` (the default action) and
- * `failOperation` answer with an ARM error, so they need its `code`; the other actions may leave it out.
- */
-export type FaultSpec = FaultMatch &
-  (
-    | { action?: "respond" | "failOperation"; code: string }
-    | { action: Exclude<FaultAction, "respond" | "failOperation">; code?: string }
-  );
 
 export interface ControlScaleSetSpec {
   capacity: number;
@@ -162,11 +137,7 @@ export class SimulatorControl {
   putScaleSet(resourceGroup: string, name: string, spec: ControlScaleSetSpec): Promise<JsonObject> {
     return this.#call("PUT", `/_sim/scaleSets/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}`, spec);
   }
-  patchScaleSet(
-    resourceGroup: string,
-    name: string,
-    change: { capacity?: number; tags?: Record<string, string | null> },
-  ): Promise<JsonObject> {
+  patchScaleSet(resourceGroup: string, name: string, change: ScaleSetChange): Promise<JsonObject> {
     return this.#call(
       "PATCH",
       `/_sim/scaleSets/${encodeURIComponent(resourceGroup)}/${encodeURIComponent(name)}`,

@@ -1,7 +1,8 @@
 // The control API under /_sim: plain JSON, no authentication, not recorded in the call log.
 import { ArmError, VMSS_TYPE, conflictingConcurrentWrite, resourceNotFound } from "./arm-errors.ts";
 import type { Handler, Route, SimulatorContext } from "./context.ts";
-import { FaultValidationError, parseFault, parseScaleSetChange, type ScaleSetChange } from "./faults.ts";
+import type { ScaleSetChange } from "./fault-specs.ts";
+import { FaultValidationError, parseFault, parseScaleSetChange } from "./faults.ts";
 import { parseJsonBody, send, type RequestContext } from "./http.ts";
 import { isObject, type JsonObject } from "./json.ts";
 import { MAX_CAPACITY, MIN_CAPACITY, normalizeUpgradeMode, validateTags, type UpgradeMode } from "./limits.ts";

@@ -5,28 +5,19 @@
 // Kinds (kinds.ts): a Rolling set's rollout that Azure stops halfway (failRollout), Spot VMs evicted just before the
 // request is handled (evictSpot).
 import { randomUUID } from "node:crypto";
+import type { TObject } from "@sinclair/typebox";
+import { ValueErrorType } from "@sinclair/typebox/errors";
+import { Value } from "@sinclair/typebox/value";
+import {
+  FAULT_ACTIONS,
+  FAULT_SPECS,
+  ScaleSetChangeSchema,
+  type FaultAction,
+  type FaultSpec,
+  type ScaleSetChange,
+} from "./fault-specs.ts";
 import { isObject } from "./json.ts";
-import { MAX_CAPACITY, MIN_CAPACITY, validateTags } from "./limits.ts";
-
-export const FAULT_ACTIONS = [
-  "respond",
-  "failOperation",
-  "allocationFailed",
-  "preemptOperation",
-  "dropConnection",
-  "outOfBandChange",
-  "failRollout",
-  "evictSpot",
-] as const;
-export type FaultAction = (typeof FAULT_ACTIONS)[number];
-
-/** An out-of-band change, as `PATCH /_sim/scaleSets/{rg}/{name}` takes it: tags merge (null removes one). */
-export interface ScaleSetChange {
-  capacity?: number;
-  tags?: Record<string, string | null>;
-  /** Merged into the tags of every NIC configuration of the model: a network-profile edit, as in the portal. */
-  nicTags?: Record<string, string | null>;
-}
+import { validateTags } from "./limits.ts";
 
 export interface Fault {
   id: string;
@@ -60,101 +51,67 @@ export class FaultValidationError extends Error {
   override name = "FaultValidationError";
 }
 
-const KNOWN_KEYS = new Set([
-  "action",
-  "method",
-  "pathContains",
-  "status",
-  "code",
-  "message",
-  "count",
-  "retryAfterSeconds",
-  "change",
-  "allocatable",
-  "evictions",
-]);
+/** Every field some action takes, and the actions that take it. */
+const ACTIONS_OF_FIELD = new Map<string, FaultAction[]>();
+for (const action of FAULT_ACTIONS)
+  for (const field of Object.keys(FAULT_SPECS[action].properties))
+    ACTIONS_OF_FIELD.set(field, [...(ACTIONS_OF_FIELD.get(field) ?? []), action]);
 
-function isInt(value: unknown): value is number {
-  return typeof value === "number" && Number.isInteger(value);
-}
-
-/** Validates a POST /_sim/faults body; throws FaultValidationError with a message naming the bad field. */
+/** Validates a POST /_sim/faults body against its action's schema; throws FaultValidationError naming the bad field. */
 export function parseFault(body: unknown, now: number): Fault {
   if (!isObject(body)) throw new FaultValidationError("the body must be a JSON object");
-  for (const key of Object.keys(body)) {
-    if (!KNOWN_KEYS.has(key))
-      throw new FaultValidationError(`unknown field "${key}" (known: ${[...KNOWN_KEYS].join(", ")})`);
-  }
   const action = body.action ?? "respond";
-  if (typeof action !== "string" || !(FAULT_ACTIONS as readonly string[]).includes(action)) {
+  if (typeof action !== "string" || !(FAULT_ACTIONS as string[]).includes(action)) {
     throw new FaultValidationError(`"action" must be one of ${FAULT_ACTIONS.join(", ")}`);
   }
-  const { method, pathContains, status, code, message, retryAfterSeconds } = body;
-  if (typeof method !== "string" || !/^(\*|[A-Za-z]+)$/.test(method)) {
-    throw new FaultValidationError('"method" must be an HTTP method such as "PATCH", or "*" for any');
-  }
-  if (typeof pathContains !== "string")
-    throw new FaultValidationError('"pathContains" must be a string ("" matches every path)');
-  const count = body.count ?? 1;
-  if (!isInt(count) || count < 1 || count > 1_000_000)
-    throw new FaultValidationError('"count" must be a whole number from 1 to 1000000');
-  if (status !== undefined && (!isInt(status) || status < 400 || status > 599)) {
-    throw new FaultValidationError('"status" must be a whole number from 400 to 599');
-  }
-  if (action === "respond" && status === undefined)
-    throw new FaultValidationError('"status" is required for action "respond"');
-  if (code !== undefined && (typeof code !== "string" || code === ""))
-    throw new FaultValidationError('"code" must be a non-empty string');
-  if ((action === "respond" || action === "failOperation") && code === undefined) {
-    throw new FaultValidationError(`"code" is required for action "${action}"`);
-  }
-  if (message !== undefined && typeof message !== "string")
-    throw new FaultValidationError('"message" must be a string');
-  if (
-    retryAfterSeconds !== undefined &&
-    (!isInt(retryAfterSeconds) || retryAfterSeconds < 0 || retryAfterSeconds > 86_400)
-  ) {
-    throw new FaultValidationError('"retryAfterSeconds" must be a whole number from 0 to 86400');
-  }
-  const allocatable = body.allocatable;
-  if (allocatable !== undefined) {
-    if (action !== "allocationFailed")
-      throw new FaultValidationError('"allocatable" is only for action "allocationFailed"');
-    if (!isInt(allocatable) || allocatable < 0 || allocatable > 1000)
-      throw new FaultValidationError('"allocatable" must be a whole number from 0 to 1000');
-  }
-  const evictions = body.evictions;
-  if (evictions !== undefined) {
-    if (action !== "evictSpot") throw new FaultValidationError('"evictions" is only for action "evictSpot"');
-    if (!isInt(evictions) || evictions < 1 || evictions > 1000)
-      throw new FaultValidationError('"evictions" must be a whole number from 1 to 1000');
-  }
-  const change = faultChange(action, body.change);
+  const schema = FAULT_SPECS[action as FaultAction];
+  const problem = unknownField(action, schema, body) ?? schemaProblem(action, schema, body);
+  if (problem !== undefined) throw new FaultValidationError(problem);
+  const spec = body as FaultSpec;
+  const change = "change" in spec && spec.change !== undefined ? checkedChange(spec.change) : undefined;
   return {
+    ...(spec as Omit<Fault, "id" | "createdAt" | "count" | "action">),
+    ...(change !== undefined ? { change } : {}),
     id: randomUUID(),
     action: action as FaultAction,
-    method: method.toUpperCase(),
-    pathContains,
-    ...(status !== undefined ? { status: status } : {}),
-    ...(code !== undefined ? { code: code } : {}),
-    ...(message !== undefined ? { message: message } : {}),
-    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds: retryAfterSeconds } : {}),
-    ...(change !== undefined ? { change } : {}),
-    ...(allocatable !== undefined ? { allocatable: allocatable } : {}),
-    ...(evictions !== undefined ? { evictions: evictions } : {}),
-    count: count,
+    method: spec.method.toUpperCase(),
+    count: spec.count ?? 1,
     createdAt: now,
   };
 }
 
-/** The scale set change of an outOfBandChange (required) or a preemptOperation (optional); none for other actions. */
-function faultChange(action: string, value: unknown): ScaleSetChange | undefined {
-  const required = action === "outOfBandChange";
-  if (!required && !(action === "preemptOperation" && value !== undefined)) {
-    if (value !== undefined)
-      throw new FaultValidationError('"change" is only for actions "outOfBandChange" and "preemptOperation"');
-    return undefined;
+/** A field the action's schema does not have: unknown to every action, or another action's. */
+function unknownField(action: string, schema: TObject, body: Record<string, unknown>): string | undefined {
+  for (const key of Object.keys(body)) {
+    if (key in schema.properties) continue;
+    const actions = ACTIONS_OF_FIELD.get(key);
+    if (!actions) return `unknown field "${key}" (known: ${[...ACTIONS_OF_FIELD.keys()].join(", ")})`;
+    return `"${key}" is only for action${actions.length > 1 ? "s" : ""} ${actions.map((a) => `"${a}"`).join(", ")}, not "${action}"`;
   }
+  return undefined;
+}
+
+/** The first field the schema refuses, in words: missing, or not what its description says it must be. */
+function schemaProblem(action: string, schema: TObject, body: Record<string, unknown>): string | undefined {
+  const error = Value.Errors(schema, body).First();
+  if (!error) return undefined;
+  const field = error.path.split("/")[1] ?? "";
+  if (error.type === ValueErrorType.ObjectRequiredProperty) return `"${field}" is required for action "${action}"`;
+  if (field === "change") return `"change": ${changeProblem(body.change)}`;
+  return `"${field}" must be ${schema.properties[field]?.description ?? "as its schema says"}`;
+}
+
+function changeProblem(value: unknown): string {
+  try {
+    parseScaleSetChange(value);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  return "must be an object with capacity, tags and/or nicTags";
+}
+
+/** A fault's change, held to Azure's tag limits as a PATCH is. */
+function checkedChange(value: ScaleSetChange): ScaleSetChange {
   try {
     return parseScaleSetChange(value);
   } catch (err) {
@@ -163,35 +120,31 @@ function faultChange(action: string, value: unknown): ScaleSetChange | undefined
 }
 
 /**
- * Validates `{ capacity?, tags? }` (at least one): capacity a whole number 0..1000, tags an object of strings
- * (or null to remove a tag) within Azure's tag limits. Throws an Error (an ArmError for Azure's tag codes).
+ * Validates `{ capacity?, tags?, nicTags? }` (at least one) against its schema, tags within Azure's tag limits.
+ * Throws an Error (an ArmError for Azure's tag codes).
  */
 export function parseScaleSetChange(value: unknown): ScaleSetChange {
-  if (!isObject(value)) throw new Error("must be an object with capacity, tags and/or nicTags");
+  if (!isObject(value)) throw new Error(ScaleSetChangeSchema.description);
+  const known = Object.keys(ScaleSetChangeSchema.properties);
   for (const key of Object.keys(value)) {
-    if (key !== "capacity" && key !== "tags" && key !== "nicTags")
-      throw new Error(`unknown field "${key}" (known: capacity, tags, nicTags)`);
+    if (!known.includes(key)) throw new Error(`unknown field "${key}" (known: ${known.join(", ")})`);
   }
-  const { capacity, tags, nicTags } = value;
+  const error = Value.Errors(ScaleSetChangeSchema, value).First();
+  if (error) {
+    const field = error.path.split("/")[1] as keyof typeof ScaleSetChangeSchema.properties;
+    throw new Error(`"${field}" must be ${ScaleSetChangeSchema.properties[field].description}`);
+  }
+  const { capacity, tags, nicTags } = value as ScaleSetChange;
   if (capacity === undefined && tags === undefined && nicTags === undefined)
     throw new Error("give capacity, tags and/or nicTags");
-  if (capacity !== undefined && (!isInt(capacity) || capacity < MIN_CAPACITY || capacity > MAX_CAPACITY)) {
-    throw new Error(`"capacity" must be a whole number from ${MIN_CAPACITY} to ${MAX_CAPACITY}`);
-  }
-  for (const [field, map] of [
-    ["tags", tags],
-    ["nicTags", nicTags],
-  ] as const) {
+  for (const map of [tags, nicTags]) {
     if (map === undefined) continue;
-    if (!isObject(map) || !Object.values(map).every((v) => typeof v === "string" || v === null)) {
-      throw new Error(`"${field}" must be an object of strings (null removes a tag)`);
-    }
     validateTags(Object.fromEntries(Object.entries(map).filter(([, v]) => v !== null))); // throws ArmError with Azure's code
   }
   return {
-    ...(capacity !== undefined ? { capacity: capacity } : {}),
-    ...(tags !== undefined ? { tags: { ...(tags as Record<string, string | null>) } } : {}),
-    ...(nicTags !== undefined ? { nicTags: { ...(nicTags as Record<string, string | null>) } } : {}),
+    ...(capacity !== undefined ? { capacity } : {}),
+    ...(tags !== undefined ? { tags: { ...tags } } : {}),
+    ...(nicTags !== undefined ? { nicTags: { ...nicTags } } : {}),
   };
 }
 

@@ -6,12 +6,13 @@ export {
   SimulatorControl,
   SimulatorControlError,
   type ControlScaleSetSpec,
-  type FaultSpec,
   type RawResponse,
   type ScaleSetSnapshot,
   type SimulatorConfigUpdate,
   type SimulatorConfigView,
 } from "./control-client.ts";
+// A fault as POST /_sim/faults takes it: derived from its action's schema, which the route validates with.
+export { FAULT_SPECS, type FaultAction, type FaultSpec, type ScaleSetChange } from "./fault-specs.ts";
 export {
   SIMULATOR_SUBSCRIPTION_ID,
   SettingsError,

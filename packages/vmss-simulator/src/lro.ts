@@ -1,5 +1,5 @@
 // Long-running operations: what the status URL reports, and what a write in flight still has to do.
-import type { ScaleSetChange } from "./faults.ts";
+import type { ScaleSetChange } from "./fault-specs.ts";
 import type { PowerAction, PowerState } from "./power-state.ts";
 import type { WriteKind } from "./settings.ts";
 

@@ -11,7 +11,7 @@
 // operation due at T ends at T (its endTime), and a preemption due before the end happens at its own time, however
 // late the next request comes.
 import { randomUUID } from "node:crypto";
-import type { ScaleSetChange } from "./faults.ts";
+import type { ScaleSetChange } from "./fault-specs.ts";
 import { nicKey, nicsForNewVm, type Nic } from "./flexible.ts";
 import { clone, isObject, mergePatch, type JsonObject } from "./json.ts";
 import { advanceRollout, moveDueBatches, rolloutAfterWrite, startRollout } from "./rollout.ts";

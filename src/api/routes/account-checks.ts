@@ -7,7 +7,7 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AccountRegistry } from "../../azure/accounts.ts";
-import type { ArmBudget } from "../../azure/arm-budget.ts";
+import type { ArmBudget } from "../../azure/arm-budget/budget.ts";
 import { mayUseAccount } from "../../auth/principal.ts";
 import { runAccountChecks, type CheckReport } from "../../checks/account-checks.ts";
 import type { SimulatorPace } from "../../checks/judge.ts";

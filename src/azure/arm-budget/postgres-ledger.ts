@@ -2,9 +2,10 @@
 // replica, on the database's clock. The table and the take function come with the task store's migrations
 // (src/tasks/migrations.ts, versions 6, 8 and 11). Each method is one statement on a small pool of its own; a take
 // serves every call of a replica's waiting line at once, gives back the unspent tokens of the replica's slices that
-// ended, and leases it new ones (arm-budget.ts).
+// ended, and leases it new ones (budget.ts).
 import pg from "pg";
-import type { BucketFigures, BudgetLedger, CallAnswer, LeaseRequest, TakeRequest, TakeResult } from "./arm-budget.ts";
+import type { BucketFigures } from "./figures.ts";
+import type { BudgetLedger, CallAnswer, LeaseRequest, TakeRequest, TakeResult } from "./ledger.ts";
 
 const NOW_MS = "floor(extract(epoch from clock_timestamp()) * 1000)::bigint";
 
@@ -95,7 +96,7 @@ export class PostgresLedger implements BudgetLedger {
     const schema = quoteIdent(options.schema ?? "public");
     // Bounded as the task store is: the budget must never hold ARM calls hostage to the ledger. A connection that hangs
     // (a half-open socket after a network cut) fails its query at the client's bound, a statement that waits in the
-    // database at the server's; the waiting line then sends the calls without the budget, and says so (arm-budget.ts).
+    // database at the server's; the waiting line then sends the calls without the budget, and says so (budget.ts).
     this.#pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.poolMax ?? 4,

@@ -8,7 +8,7 @@ import type { ScaleSetReads } from "../azure/read-cache.ts";
 import { normalizeRegion, type ScaleSetRef } from "../azure/vmss-gateway.ts";
 import { serverGroupView } from "../clouddriver/server-group.ts";
 import { accountResourceGroup } from "../naming/frigga.ts";
-import { TaskState } from "./schemas.ts";
+import { TaskState } from "../api/schemas.ts";
 
 export const UiServerGroup = Type.Object(
   {

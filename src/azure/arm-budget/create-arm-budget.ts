@@ -1,8 +1,9 @@
 // The ARM budget the configuration asks for (ARM_BUDGET, ARM_BUDGET_SHARED, ARM_BUDGET_REFILL_SCALE): shared in
 // PostgreSQL when the tasks are (every replica spends one subscription's budget), in this process otherwise.
-import { ArmBudget, InProcessLedger } from "./arm-budget.ts";
+import { ArmBudget } from "./budget.ts";
+import { InProcessLedger } from "./in-process-ledger.ts";
 
-/** The ARM call budget (src/azure/arm-budget.ts, docs/configuration.md). */
+/** The ARM call budget (src/azure/arm-budget/, docs/configuration.md). */
 export interface ArmBudgetConfig {
   /**
    * Take from the budget before each call.
@@ -42,7 +43,7 @@ async function budgetOf(config: Parameters<typeof createArmBudget>[0]): Promise<
   const options = { refillScale: armBudget.refillScale };
   if (armBudget.shared && store.kind === "postgres" && store.databaseUrl) {
     // The table comes with the task store's migrations, which ran when the store was opened.
-    const { PostgresLedger } = await import("./arm-budget-postgres.ts");
+    const { PostgresLedger } = await import("./postgres-ledger.ts");
     // The ledger's statements have the task store's bounds: a stalled database holds a call no longer than a request.
     const ledger = new PostgresLedger({
       connectionString: store.databaseUrl,
