@@ -5,7 +5,7 @@
 import t from "tap";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -72,6 +72,7 @@ t.test("installed, it ships compiled JavaScript and no tests", async (t) => {
   t.ok(files.includes("dist"), "dist/");
   t.notOk(files.includes("test"), "no test/");
   t.ok(readdirSync(join(installed, "dist")).includes("main.js"), "dist/main.js");
+  t.notOk(existsSync(join(PACKAGE_DIR, "dist")), "npm pack left no dist/ in the checkout (postpack)");
 });
 
 t.test("npx vmss-sim starts in the empty folder, answers ARM, and stops on SIGTERM", async (t) => {
