@@ -96,7 +96,7 @@ ENV SIMULATOR=embedded \
     SIMULATOR_HOST=0.0.0.0 \
     SIMULATOR_PORT=7003
 # The simulator's package, where npm ci's workspace link (node_modules/vmss-simulator) points.
-COPY packages/vmss-simulator/package.json ./packages/vmss-simulator/
+COPY packages/vmss-simulator/package.json packages/vmss-simulator/index.js packages/vmss-simulator/settings.js ./packages/vmss-simulator/
 COPY packages/vmss-simulator/src ./packages/vmss-simulator/src
 RUN chmod -R a+rX,go-w packages
 RUN install -d -o node -g node -m 0700 .compile-cache

@@ -4,7 +4,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "src/client/openapi.ts", "src/ui/static/", "coverage/", ".tap/"] },
+  { ignores: ["node_modules/", "src/client/openapi.ts", "src/ui/static/", "coverage/", ".tap/", "packages/*/dist/"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

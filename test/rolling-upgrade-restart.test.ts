@@ -75,7 +75,7 @@ t.test("SIGKILL mid-surge and mid-wait: resumed at the batch it was in, with no 
     credentials: "demo",
     region: "eastus",
     serverGroupName: NAME,
-    image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "2.0.0" },
+    image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "24.04.202611" },
     maxSurge: 2,
     maxUnavailable: 0,
   });

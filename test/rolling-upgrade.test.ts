@@ -10,7 +10,7 @@ import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 
 const RG = "demo-rg";
-const NEW_IMAGE = { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "1.2.3" };
+const NEW_IMAGE = { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "24.04.202611" };
 
 let env: TestEnv;
 t.before(async () => {

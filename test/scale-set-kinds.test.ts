@@ -418,7 +418,7 @@ t.test("automatic repairs: suspended while a rolling upgrade replaces instances,
   const task = await run(
     "rollingUpgrade",
     demo(name, {
-      image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "1.2.3" },
+      image: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "24.04.202611" },
       maxSurge: 3,
     }),
   );

@@ -55,6 +55,7 @@ import { checkScaleSetRules, withCreateDefaults } from "./scale-set-rules.ts";
 import type { Operation, OperationKind } from "./lro.ts";
 import { sendPage } from "./paging.ts";
 import { proximityPlacementGroupRoutes } from "./proximity-placement-groups.ts";
+import { capacityReservationGroupRoutes } from "./capacity-reservation-groups.ts";
 import { checkScaleSetReferences } from "./references.ts";
 import { Router, type RouteParams } from "./router.ts";
 import { AZURE_RETRY_AFTER } from "./settings.ts";
@@ -106,6 +107,7 @@ export function buildArmRouter(): Router<Route> {
     ...deploymentRoutes(() => router),
     ...managedIdentityRoutes(),
     ...proximityPlacementGroupRoutes(),
+    ...capacityReservationGroupRoutes(),
     ...resourceGroupResourceRoutes(),
     ...autoscaleArmRoutes(),
   ];

@@ -17,6 +17,7 @@ import { resetDeployments } from "./deployments.ts";
 import { addSubscriptionControlRoutes, resetSubscriptionSettings } from "./subscription-reads.ts";
 import { resetManagedIdentities } from "./managed-identities.ts";
 import { resetProximityPlacementGroups } from "./proximity-placement-groups.ts";
+import { resetCapacityReservationGroups } from "./capacity-reservation-groups.ts";
 import {
   addNetworkControlRoutes,
   network,
@@ -144,6 +145,7 @@ export function resetSimulator(sim: SimulatorContext): void {
   resetSubscriptionSettings(sim);
   resetDeployments(sim);
   resetProximityPlacementGroups(sim);
+  resetCapacityReservationGroups(sim);
   resetAutoscale(sim);
 }
 

@@ -64,7 +64,12 @@ export const IMAGE_CATALOGUE: readonly Offer[] = [
       linux("22_04-lts-gen2", "V2", ["22.04.202403280", "22.04.202404080"]),
     ],
   },
-  { publisher: "Canonical", name: "ubuntu-24_04-lts", skus: [linux("server", "V2", ["24.04.202404230"])] },
+  {
+    publisher: "Canonical",
+    name: "ubuntu-24_04-lts",
+    // 24.04.202611: the build the service's examples and tests roll out as "a new image"
+    skus: [linux("server", "V2", ["24.04.202404230", "24.04.202611"]), linux("minimal", "V2", ["24.04.202404230"])],
+  },
   {
     publisher: "MicrosoftWindowsServer",
     name: "WindowsServer",

@@ -10,18 +10,32 @@
 //   404 `GalleryImageNotFound` "The gallery image {id} is not available in {location} region. Please contact image
 //   owner to replicate to this region, or change your requested region.", target imageReference
 //   (confidential-containers/cloud-api-adaptor#1709, pulumi/pulumi-aws#5129).
+// - a Marketplace image not in the simulator's catalogue (image-catalogue.ts): 404 `PlatformImageNotFound` "The
+//   platform image '{publisher}:{offer}:{sku}:{version}' is not available. Verify that all fields in the storage
+//   profile are correct. For more details about storage profile information, please refer to
+//   https://aka.ms/storageprofile", target imageReference (clear-code/firefox-support-common#31, 404 with target;
+//   hashicorp/packer#10600).
 // - a disk encryption set: 400 `BadRequest` "DiskEncryptionSet '{id}' was not found." (Azure/azure-cli#18355).
-// - a proximity placement group that does not exist (proximity-placement-groups.ts), a capacity reservation group
-//   (a type the simulator does not model, so none exists): Compute's 404 `NotFound` "The entity was not found in
+// - a proximity placement group (proximity-placement-groups.ts) or a capacity reservation group
+//   (capacity-reservation-groups.ts) that does not exist: Compute's 404 `NotFound` "The entity was not found in
 //   this Azure location."; the wording Azure gives for these two references in particular is not in the public
 //   material found.
+// - Key Vault certificates (`osProfile.secrets[]`): a `sourceVault.id` that is not an ARM id is ARM's 400
+//   `LinkedInvalidPropertyId` (as for every malformed reference id); a vault the simulator does not hold (keyvault/),
+//   or a `certificateUrl` in another vault than `sourceVault`, Compute's 400 `KeyVaultAccessForbidden` "Key Vault
+//   {certificateUrl} either has not been enabled for deployment or the vault id provided, {vault id}, does not match
+//   the Key Vault's true resource id." (wording as Azure gives it for a vault it cannot use; not found in the public
+//   material searched). Whether the secret itself exists is not checked.
 // Not checked: a managed image (`…/Microsoft.Compute/images/…`, which the simulator does not model and which
-// clouddriver-style deploys name), a Marketplace image, Key Vault certificates (`osProfile.secrets`).
+// clouddriver-style deploys name after a bake).
 import { ArmError } from "./arm-errors.ts";
 import type { SimulatorContext } from "./context.ts";
 import { getPath, isObject, type JsonObject } from "./json.ts";
 import { findNetworkResource } from "./network/network-routes.ts";
 import type { NetworkResource, NetworkType } from "./network/network-state.ts";
+import { capacityReservationGroupExists } from "./capacity-reservation-groups.ts";
+import { platformImageExists } from "./image-catalogue.ts";
+import { vaultExists } from "./keyvault/secrets.ts";
 import { proximityPlacementGroupExists } from "./proximity-placement-groups.ts";
 import { normalizeLocation } from "./vmss-model.ts";
 
@@ -56,6 +70,15 @@ function invalidResourceReference(id: string, scaleSetId: string): ArmError {
     400,
     "InvalidResourceReference",
     `Resource ${id} referenced by resource ${scaleSetId} was not found. Please make sure that the referenced resource exists, and that both resources are in the same region.`,
+  );
+}
+
+/** ARM's answer for a reference that is not an ARM id at all. */
+function linkedInvalidPropertyId(id: string, path: string): ArmError {
+  return new ArmError(
+    400,
+    "LinkedInvalidPropertyId",
+    `Property id '${id}' at path '${path}' is invalid. Expect fully qualified resource Id that start with '/subscriptions/{subscriptionId}' or '/providers/{resourceProviderNamespace}/'.`,
   );
 }
 
@@ -129,9 +152,29 @@ function checkNetworkReference(sim: SimulatorContext, ref: NetworkReference, sca
 
 const GALLERY = /\/providers\/Microsoft\.Compute\/galleries\//i;
 
+function platformImageNotFound(image: JsonObject): ArmError {
+  const urn = [image.publisher, image.offer, image.sku, image.version ?? "latest"].map(String).join(":");
+  return new ArmError(
+    404,
+    "PlatformImageNotFound",
+    `The platform image '${urn}' is not available. Verify that all fields in the storage profile are correct. For more details about storage profile information, please refer to https://aka.ms/storageprofile`,
+    { target: "imageReference" },
+  );
+}
+
+/** A Marketplace image (publisher, offer, sku and version, no id) must be in the catalogue. */
+function checkPlatformImage(image: JsonObject): void {
+  const { publisher, offer, sku, version } = image;
+  if (image.id !== undefined || typeof publisher !== "string" || typeof offer !== "string" || typeof sku !== "string")
+    return;
+  if (!platformImageExists(publisher, offer, sku, typeof version === "string" ? version : "latest"))
+    throw platformImageNotFound(image);
+}
+
 function checkImage(model: JsonObject, location: string): void {
   const image = getPath(model, "properties", "virtualMachineProfile", "storageProfile", "imageReference");
   if (!isObject(image)) return;
+  checkPlatformImage(image);
   const galleryIds = [
     typeof image.id === "string" && GALLERY.test(image.id) ? image.id : undefined,
     typeof image.sharedGalleryImageId === "string" ? image.sharedGalleryImageId : undefined,
@@ -157,6 +200,46 @@ function checkDiskEncryptionSets(model: JsonObject): void {
       throw new ArmError(400, "BadRequest", `DiskEncryptionSet '${id}' was not found.`);
 }
 
+const VAULT_ID = /^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.KeyVault\/vaults\/([^/]+)$/i;
+/** The vault a certificate URL names: Azure's `https://{vault}.vault.azure.net/secrets/…` or the simulator's `/keyvaults/{vault}/secrets/…`. */
+const CERTIFICATE_VAULT = /^https:\/\/([^./]+)\.vault\.[^/]+\/secrets\/|\/keyvaults\/([^/]+)\/secrets\//i;
+
+function checkVaultSecrets(sim: SimulatorContext, model: JsonObject): void {
+  const secrets = getPath(model, "properties", "virtualMachineProfile", "osProfile", "secrets");
+  (Array.isArray(secrets) ? secrets : []).forEach((secret, i) => {
+    const vaultId = getPath(secret, "sourceVault", "id");
+    if (typeof vaultId !== "string") return;
+    const vault = VAULT_ID.exec(vaultId)?.[1];
+    if (vault === undefined)
+      throw linkedInvalidPropertyId(vaultId, `properties.virtualMachineProfile.osProfile.secrets[${i}].sourceVault.id`);
+    const certificates = getPath(secret, "vaultCertificates");
+    for (const certificate of Array.isArray(certificates) ? certificates : []) {
+      const url = getPath(certificate, "certificateUrl");
+      if (typeof url !== "string") continue;
+      const m = CERTIFICATE_VAULT.exec(url);
+      const urlVault = m?.[1] ?? m?.[2];
+      if (!vaultExists(sim, vault) || urlVault?.toLowerCase() !== vault.toLowerCase())
+        throw new ArmError(
+          400,
+          "KeyVaultAccessForbidden",
+          `Key Vault ${url} either has not been enabled for deployment or the vault id provided, ${vaultId}, does not match the Key Vault's true resource id.`,
+        );
+    }
+  });
+}
+
+function checkCapacityReservationGroup(sim: SimulatorContext, model: JsonObject): void {
+  const crg = getPath(model, "properties", "virtualMachineProfile", "capacityReservation", "capacityReservationGroup");
+  for (const id of idsAt(crg)) {
+    if (!parseId(id))
+      throw linkedInvalidPropertyId(
+        id,
+        "properties.virtualMachineProfile.capacityReservation.capacityReservationGroup.id",
+      );
+    if (!capacityReservationGroupExists(sim, id)) throw entityNotFound();
+  }
+}
+
 /**
  * Refuses a scale set model that names a resource that does not exist (see the file's head for each refusal).
  * `location` is the scale set's (normalized).
@@ -172,6 +255,6 @@ export function checkScaleSetReferences(
   checkDiskEncryptionSets(model);
   for (const id of idsAt(getPath(model, "properties", "proximityPlacementGroup")))
     if (!proximityPlacementGroupExists(sim, id)) throw entityNotFound();
-  const crg = getPath(model, "properties", "virtualMachineProfile", "capacityReservation", "capacityReservationGroup");
-  if (idsAt(crg).length > 0) throw entityNotFound();
+  checkCapacityReservationGroup(sim, model);
+  checkVaultSecrets(sim, model);
 }

@@ -12,6 +12,9 @@ import { DEMO_IDENTITY, identitiesIn } from "./managed-identities.ts";
 import { network, renderNetworkResource } from "./network/network-routes.ts";
 import { NETWORK_TYPES } from "./network/network-state.ts";
 import { proximityPlacementGroupsIn } from "./proximity-placement-groups.ts";
+import { capacityReservationGroupsIn } from "./capacity-reservation-groups.ts";
+import { renderAutoscaleSetting } from "./autoscale/autoscale-routes.ts";
+import { autoscaleOf } from "./autoscale/autoscale-state.ts";
 import { isFlexible } from "./vmss-model.ts";
 
 const VMSS_TYPE = "Microsoft.Compute/virtualMachineScaleSets";
@@ -60,7 +63,14 @@ export function genericResources(sim: SimulatorContext, rg?: string): JsonObject
         location: identity.location,
         tags: identity.tags,
       });
-  for (const g of proximityPlacementGroupsIn(sim, rg))
+  const autoscaleSettings = autoscaleOf(sim)
+    .list(rg)
+    .map((s) => renderAutoscaleSetting(sim, s));
+  for (const g of [
+    ...proximityPlacementGroupsIn(sim, rg),
+    ...capacityReservationGroupsIn(sim, rg),
+    ...autoscaleSettings,
+  ])
     value.push({ id: g.id, name: g.name, type: g.type, location: g.location, tags: g.tags ?? {} });
   return value;
 }

@@ -69,6 +69,30 @@ t.before(async () => {
     );
     if (res.status !== 201) throw new Error(`deployment ${name}: ${res.status} ${JSON.stringify(res.body)}`);
   }
+  // Groups a scale set may name, and autoscale settings: two of each
+  for (const [type, apiVersion, body] of [
+    ["Microsoft.Compute/proximityPlacementGroups", "2024-11-01", { location: "eastus" }],
+    ["Microsoft.Compute/capacityReservationGroups", "2024-11-01", { location: "eastus" }],
+    [
+      "Microsoft.Insights/autoscalesettings",
+      "2022-10-01",
+      {
+        location: "eastus",
+        properties: {
+          enabled: false,
+          targetResourceUri: `${RG}/providers/Microsoft.Compute/virtualMachineScaleSets/web-prod-v001`,
+          profiles: [{ name: "d", capacity: { minimum: "1", maximum: "3", default: "2" }, rules: [] }],
+        },
+      },
+    ],
+  ] as const)
+    for (const name of ["one", "two"]) {
+      const res = await control.request("PUT", `${RG}/providers/${type}/${name}?api-version=${apiVersion}`, {
+        headers: AUTH,
+        body,
+      });
+      if (res.status !== 201) throw new Error(`${type} ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
   const lock = { properties: { level: "CanNotDelete" } };
   const LOCKS = "providers/Microsoft.Authorization/locks";
   for (const path of [
@@ -105,6 +129,9 @@ const LISTS: { what: string; path: string; apiVersion: string; holds: RegExp[] }
       /loadBalancers\/demo-lb$/,
       /userAssignedIdentities\/demo-identity$/,
       /dep-a-nsg$/,
+      /proximityPlacementGroups\/one$/,
+      /capacityReservationGroups\/two$/,
+      /autoscalesettings\/one$/,
     ],
   },
   {
@@ -152,6 +179,50 @@ const LISTS: { what: string; path: string; apiVersion: string; holds: RegExp[] }
     path: `${SUB}/providers/Microsoft.Network/loadBalancers`,
     apiVersion: "2024-05-01",
     holds: [/demo-lb$/],
+  },
+  {
+    what: "identities of the group",
+    path: `${RG}/providers/Microsoft.ManagedIdentity/userAssignedIdentities`,
+    apiVersion: "2023-01-31",
+    holds: [/demo-identity$/],
+  },
+  {
+    what: "network security groups of the group",
+    path: `${RG}/providers/Microsoft.Network/networkSecurityGroups`,
+    apiVersion: "2024-05-01",
+    holds: [/demo-nsg$/, /dep-a-nsg$/],
+  },
+  ...(["proximityPlacementGroups", "capacityReservationGroups"] as const).flatMap((type) => [
+    {
+      what: `${type} of the group`,
+      path: `${RG}/providers/Microsoft.Compute/${type}`,
+      apiVersion: "2024-11-01",
+      holds: [new RegExp(`${type}/one$`), new RegExp(`${type}/two$`)],
+    },
+    {
+      what: `${type} of the subscription`,
+      path: `${SUB}/providers/Microsoft.Compute/${type}`,
+      apiVersion: "2024-11-01",
+      holds: [new RegExp(`${type}/one$`), new RegExp(`${type}/two$`)],
+    },
+  ]),
+  {
+    what: "autoscale settings of the group",
+    path: `${RG}/providers/Microsoft.Insights/autoscalesettings`,
+    apiVersion: "2022-10-01",
+    holds: [/autoscalesettings\/one$/, /autoscalesettings\/two$/],
+  },
+  {
+    what: "autoscale settings of the subscription",
+    path: `${SUB}/providers/Microsoft.Insights/autoscalesettings`,
+    apiVersion: "2022-10-01",
+    holds: [/autoscalesettings\/one$/, /autoscalesettings\/two$/],
+  },
+  {
+    what: "resource groups of the subscription",
+    path: `${SUB}/resourceGroups`,
+    apiVersion: "2021-04-01",
+    holds: [/resourceGroups\/demo-rg$/],
   },
   {
     what: "secrets of a vault",

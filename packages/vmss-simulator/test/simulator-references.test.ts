@@ -153,7 +153,15 @@ t.test("a subnet in another location is refused the same way", async (t) => {
   });
 });
 
-t.test("images, placement and reservation groups, encryption sets that do not exist", async (t) => {
+const osProfile = { computerNamePrefix: "ref", adminUsername: "azureuser", adminPassword: "Secret-123456" };
+const vaultId = (vault: string) => `${RG}/providers/Microsoft.KeyVault/vaults/${vault}`;
+/** An `osProfile.secrets[]` entry: the vault named, and a certificate in `urlVault`. */
+const vaultSecret = (vault: string, urlVault: string) => ({
+  sourceVault: { id: vaultId(vault) },
+  vaultCertificates: [{ certificateUrl: `https://${urlVault}.vault.azure.net/secrets/cert/1` }],
+});
+
+t.test("images, placement and reservation groups, encryption sets, vaults that do not exist", async (t) => {
   const gallery = `${RG}/providers/Microsoft.Compute/galleries/g/images/i/versions/1.0.0`;
   const cases: { what: string; body: Json; status: number; code: string; message: string; target?: string }[] = [
     {
@@ -179,6 +187,70 @@ t.test("images, placement and reservation groups, encryption sets that do not ex
       code: "GalleryImageNotFound",
       message:
         "The gallery image /CommunityGalleries/x/Images/y/Versions/1.0.0 is not available in eastus region. Please contact image owner to replicate to this region, or change your requested region.",
+    },
+    {
+      what: "a Marketplace image not in the catalogue",
+      body: model(
+        {},
+        {},
+        { storageProfile: { imageReference: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "nope" } } },
+      ),
+      status: 404,
+      code: "PlatformImageNotFound",
+      message:
+        "The platform image 'Canonical:ubuntu-24_04-lts:nope:latest' is not available. Verify that all fields in the storage profile are correct. For more details about storage profile information, please refer to https://aka.ms/storageprofile",
+      target: "imageReference",
+    },
+    {
+      what: "a Marketplace image version not in the catalogue",
+      body: model(
+        {},
+        {},
+        {
+          storageProfile: {
+            imageReference: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "1.2.3" },
+          },
+        },
+      ),
+      status: 404,
+      code: "PlatformImageNotFound",
+      message:
+        "The platform image 'Canonical:ubuntu-24_04-lts:server:1.2.3' is not available. Verify that all fields in the storage profile are correct. For more details about storage profile information, please refer to https://aka.ms/storageprofile",
+      target: "imageReference",
+    },
+    {
+      what: "a capacity reservation group id that is not an ARM id",
+      body: model({}, {}, { capacityReservation: { capacityReservationGroup: { id: "crg" } } }),
+      status: 400,
+      code: "LinkedInvalidPropertyId",
+      message:
+        "Property id 'crg' at path 'properties.virtualMachineProfile.capacityReservation.capacityReservationGroup.id' is invalid. Expect fully qualified resource Id that start with '/subscriptions/{subscriptionId}' or '/providers/{resourceProviderNamespace}/'.",
+    },
+    {
+      what: "a key vault id that is not an ARM id",
+      body: model(
+        {},
+        {},
+        { osProfile: { ...osProfile, secrets: [{ sourceVault: { id: "demo-kv" }, vaultCertificates: [] }] } },
+      ),
+      status: 400,
+      code: "LinkedInvalidPropertyId",
+      message:
+        "Property id 'demo-kv' at path 'properties.virtualMachineProfile.osProfile.secrets[0].sourceVault.id' is invalid. Expect fully qualified resource Id that start with '/subscriptions/{subscriptionId}' or '/providers/{resourceProviderNamespace}/'.",
+    },
+    {
+      what: "a key vault the simulator does not hold",
+      body: model({}, {}, { osProfile: { ...osProfile, secrets: [vaultSecret("no-such-kv", "no-such-kv")] } }),
+      status: 400,
+      code: "KeyVaultAccessForbidden",
+      message: `Key Vault https://no-such-kv.vault.azure.net/secrets/cert/1 either has not been enabled for deployment or the vault id provided, ${vaultId("no-such-kv")}, does not match the Key Vault's true resource id.`,
+    },
+    {
+      what: "a certificate in another vault than the one named",
+      body: model({}, {}, { osProfile: { ...osProfile, secrets: [vaultSecret("demo-kv", "other-kv")] } }),
+      status: 400,
+      code: "KeyVaultAccessForbidden",
+      message: `Key Vault https://other-kv.vault.azure.net/secrets/cert/1 either has not been enabled for deployment or the vault id provided, ${vaultId("demo-kv")}, does not match the Key Vault's true resource id.`,
     },
     {
       what: "a proximity placement group",
@@ -290,4 +362,88 @@ t.test("the seeded scale sets name only what exists: each accepts a PUT of its o
     t.equal(res.status, 200, `${name}: ${JSON.stringify(res.body).slice(0, 300)}`);
     await control.request("POST", "/_sim/reset");
   }
+});
+
+t.test(
+  "what exists is accepted: a capacity reservation group once made, a catalogue image, the demo vault",
+  async (t) => {
+    const crg = `${RG}/providers/Microsoft.Compute/capacityReservationGroups/ref-crg`;
+    const made = await control.request("PUT", `${crg}?api-version=2024-11-01`, {
+      headers: AUTH,
+      body: { location: "eastus", tags: { team: "ref" }, zones: ["1"] },
+    });
+    t.match(made, {
+      status: 201,
+      body: { id: crg, name: "ref-crg", type: "Microsoft.Compute/capacityReservationGroups", location: "eastus" },
+    });
+    const res = await put(
+      "ref-crg-ok",
+      model(
+        {},
+        {},
+        {
+          osProfile: { ...osProfile, secrets: [vaultSecret("demo-kv", "demo-kv")] },
+          storageProfile: {
+            imageReference: {
+              publisher: "Canonical",
+              offer: "ubuntu-24_04-lts",
+              sku: "server",
+              version: "24.04.202611",
+            },
+          },
+          capacityReservation: { capacityReservationGroup: { id: crg } },
+        },
+      ),
+    );
+    t.equal(res.status, 201, JSON.stringify(res.body).slice(0, 300));
+  },
+);
+
+t.test("a capacity reservation group: PUT, GET, listed in its group and subscription, DELETE", async (t) => {
+  const group = `${RG}/providers/Microsoft.Compute/capacityReservationGroups`;
+  t.equal(
+    (await control.request("PUT", `${group}/crg-a?api-version=2024-11-01`, { headers: AUTH, body: {} })).status,
+    400,
+    "a location is required",
+  );
+  t.equal(
+    (
+      await control.request("PUT", `${group}/crg-a?api-version=2024-11-01`, {
+        headers: AUTH,
+        body: { location: "eastus" },
+      })
+    ).status,
+    201,
+  );
+  t.equal(
+    (
+      await control.request("PUT", `${group}/crg-a?api-version=2024-11-01`, {
+        headers: AUTH,
+        body: { location: "eastus", tags: { a: "1" } },
+      })
+    ).status,
+    200,
+    "an update is 200",
+  );
+  t.match(await control.request("GET", `${group}/crg-a?api-version=2024-11-01`, { headers: AUTH }), {
+    status: 200,
+    body: { tags: { a: "1" } },
+  });
+  for (const path of [group, `${SUB}/providers/Microsoft.Compute/capacityReservationGroups`, `${RG}/resources`]) {
+    const listed = await control.request("GET", `${path}?api-version=2024-11-01`, { headers: AUTH });
+    t.ok(
+      (listed.body as { value: Json[] }).value.some((v) => v.id === `${group}/crg-a`),
+      `listed at ${path}`,
+    );
+  }
+  t.equal((await control.request("DELETE", `${group}/crg-a?api-version=2024-11-01`, { headers: AUTH })).status, 200);
+  t.match(await control.request("GET", `${group}/crg-a?api-version=2024-11-01`, { headers: AUTH }), {
+    status: 404,
+    body: { error: { code: "ResourceNotFound" } },
+  });
+  t.equal(
+    (await control.request("DELETE", `${group}/crg-a?api-version=2024-11-01`, { headers: AUTH })).status,
+    204,
+    "gone: 204",
+  );
 });

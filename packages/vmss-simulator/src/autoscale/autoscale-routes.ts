@@ -7,6 +7,7 @@ import { requireResourceGroup, requireSubscription } from "../arm-checks.ts";
 import type { Handler, Route, SimulatorContext } from "../context.ts";
 import { parseJsonBody, send, type RequestContext } from "../http.ts";
 import { clone, isObject, mergePatch, type JsonObject } from "../json.ts";
+import { sendPage } from "../paging.ts";
 import type { RouteParams } from "../router.ts";
 import { normalizeLocation } from "../vmss-model.ts";
 import { evaluateAll, periodicEvaluation, setPeriodicEvaluation } from "./autoscale-run.ts";
@@ -99,21 +100,13 @@ const deleteSetting: Handler = (ctx, sim, params) => {
 const listInGroup: Handler = (ctx, sim, params) => {
   checkAutoscaleApiVersion(ctx);
   const rg = requireResourceGroup(sim, params);
-  send(ctx, 200, {
-    value: autoscaleOf(sim)
-      .list(rg)
-      .map((s) => renderAutoscaleSetting(sim, s)),
-  });
+  sendPage(ctx, sim, autoscaleOf(sim).list(rg), (s) => renderAutoscaleSetting(sim, s));
 };
 
 const listInSubscription: Handler = (ctx, sim, params) => {
   checkAutoscaleApiVersion(ctx);
   requireSubscription(sim, params);
-  send(ctx, 200, {
-    value: autoscaleOf(sim)
-      .list()
-      .map((s) => renderAutoscaleSetting(sim, s)),
-  });
+  sendPage(ctx, sim, autoscaleOf(sim).list(), (s) => renderAutoscaleSetting(sim, s));
 };
 
 /** The ARM routes; Azure Monitor's throttling is not modelled (as Microsoft.Network's is not). */

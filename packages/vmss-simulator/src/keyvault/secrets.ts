@@ -34,6 +34,11 @@ function vaults(sim: Pick<SimulatorContext, "state" | "seeded">): Vaults {
   return v;
 }
 
+/** Whether the simulator holds a vault of that name (one has a secret put into it, or is the seeded demo-kv). */
+export function vaultExists(sim: Pick<SimulatorContext, "state" | "seeded">, vault: string): boolean {
+  return vaults(sim).has(vault.toLowerCase());
+}
+
 function secretBody(ctx: { baseUrl: string }, vault: string, name: string, s: { value: string; version: number }) {
   return {
     value: s.value,
