@@ -6,7 +6,9 @@ import t from "tap";
 import { observeExchanges, type ArmExchange } from "vmss-simulator";
 import { operationNames } from "../src/operations/registry.ts";
 import { CENSORED, censorSecretsDeep } from "../src/observability/log-redaction.ts";
+import { bake, convertServerGroupCommandToDeployConfiguration, deckCommand } from "./helpers/deck.ts";
 import { operationSamples, SAMPLE_SCALE_SETS } from "./helpers/operation-samples.ts";
+import { newStage, Orca } from "./helpers/orca.ts";
 import { demo, demoCreate, startTestEnv, type SimCall } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 
@@ -29,18 +31,21 @@ function asPlanned(value: unknown, task: Json): unknown {
   return JSON.parse(text) as unknown;
 }
 
-/** The dry run's plan, then the real run of the same description, with the writes the simulator received from it. */
-async function dryThenRun(operation: string, description: unknown) {
-  const dry = await env.api("POST", `/azure/ops/${operation}?dryRun=true`, description);
-  if (dry.status !== 200) throw new Error(`${operation} dry run: ${dry.status} ${JSON.stringify(dry.body)}`);
+/**
+ * The dry run's plan, then the real run of the same description (`operation`: POST /azure/ops/{operation}; a list
+ * body: POST /azure/ops), with the writes the simulator received from it.
+ */
+async function dryThenRun(operation: string | undefined, description: unknown) {
+  const route = operation === undefined ? "/azure/ops" : `/azure/ops/${operation}`;
+  const dry = await env.api("POST", `${route}?dryRun=true`, description);
+  if (dry.status !== 200) throw new Error(`${route} dry run: ${dry.status} ${JSON.stringify(dry.body)}`);
   await env.simControl("DELETE", "/_sim/calls");
   const exchanges: ArmExchange[] = [];
   const stop = observeExchanges((e) => exchanges.push(e));
   let task: Json;
   try {
-    const submitted = await env.api("POST", `/azure/ops/${operation}`, description);
-    if (submitted.status !== 202)
-      throw new Error(`${operation}: ${submitted.status} ${JSON.stringify(submitted.body)}`);
+    const submitted = await env.api("POST", route, description);
+    if (submitted.status !== 202) throw new Error(`${route}: ${submitted.status} ${JSON.stringify(submitted.body)}`);
     task = await env.waitForTask(submitted.body.id);
   } finally {
     stop();
@@ -157,3 +162,20 @@ t.test(
     );
   },
 );
+
+t.test("Deck's deploy as Orca posts it (a list body): the dry run's create is the one the run sends", async (t) => {
+  await env.simControl("POST", "/_sim/reset");
+  const orca = new Orca(env.api, { pollMs: 20 });
+  const stage = newStage(convertServerGroupCommandToDeployConfiguration(deckCommand("deck")));
+  await orca.determineSourceServerGroup(stage);
+  const operations = Orca.azureCreateOperations(stage, bake(env.sim.subscriptionId, "deck"));
+  const { plan, task, sent } = await dryThenRun(undefined, operations);
+  t.notOk(task.status.failed, task.status.status);
+  t.match(plan, { operation: "createServerGroup", serverGroupName: "deck-prod-v000", write: { kind: "create" } });
+  const [request] = plan.write.requests as Json[];
+  t.match(request.body.properties.virtualMachineProfile.storageProfile.imageReference, {
+    id: bake(env.sim.subscriptionId, "deck").imageId,
+  });
+  t.match(request.body.sku, { name: "Standard_B2s", capacity: 2 });
+  t.same(sent.slice(0, 1), [request], "the run sent the dry run's request");
+});

@@ -54,10 +54,23 @@ function rollout(snapshot: ScaleSetSnapshot | undefined, what: string): LaterWri
   ];
 }
 
+/** A write made around the operation's own (autoscale suspended, automatic repairs marked or suspended). */
+function isWrapper(first: WriteStep): boolean {
+  return first.kind === "repairs" || first.kind === "autoscale" || /^mark vmss-ops\./.test(first.summary);
+}
+
+/**
+ * After a disable's or an enable's first write: the rollout of a change of the model (its pools) to the instances,
+ * Azure's new instances after a change of capacity, nothing after the rollout itself.
+ */
+function afterModelOrCapacity(first: WriteStep, snapshot: ScaleSetSnapshot | undefined, what: string): LaterWrite[] {
+  if (first.kind !== "update") return [];
+  return first.patch.virtualMachineProfile !== undefined ? rollout(snapshot, what) : [CONFIRMATION];
+}
+
 /** The operation's own writes after a wrapper's first (autoscale suspended, repairs marked or suspended). */
 function ownAfterWrapper(first: WriteStep, own: string): LaterWrite[] {
-  const wrapper = first.kind === "repairs" || first.kind === "autoscale" || /^mark vmss-ops\./.test(first.summary);
-  return wrapper
+  return isWrapper(first)
     ? [{ kind: "update", what: own, decidedBy: "the read after this write, planned as this dry run's" }]
     : [];
 }
@@ -110,12 +123,16 @@ export const LATER_WRITES: Record<OperationName, Later> = {
     CONFIRMATION,
   ],
   disableServerGroup: (first, snapshot) => [
-    ...ownAfterWrapper(first, "remove the backend pools (or scale to 0 without any)"),
-    ...rollout(snapshot, "the removal of the backend pools"),
+    ...(isWrapper(first)
+      ? [
+          ...ownAfterWrapper(first, "remove the backend pools (or scale to 0 without any)"),
+          ...rollout(snapshot, "the removal of the backend pools"),
+        ]
+      : afterModelOrCapacity(first, snapshot, "the removal of the backend pools")),
     ...repairsResumed("disableServerGroup", snapshot),
   ],
   enableServerGroup: (first, snapshot) => [
-    ...(first.kind === "update" ? rollout(snapshot, "the backend pools") : []),
+    ...afterModelOrCapacity(first, snapshot, "the backend pools"),
     ...(snapshot?.autoscale?.tags?.[TAG_AUTOSCALE_SUSPENDED_BY] !== undefined && first.kind !== "autoscale"
       ? [
           {
