@@ -5,7 +5,8 @@
 //
 // What-if's property change types are Create, Delete, Modify, Array (nested changes of an array) and NoEffect (a
 // property the service sets itself: a body that leaves out or differs on one changes nothing). A resource's is
-// Create, Delete, Modify or NoChange here (what-if's Ignore, Deploy and Unsupported describe templates).
+// Create, Delete, Modify or NoChange here: what-if's Ignore (a resource the template leaves out), Deploy (not known
+// whether it changes) and Unsupported have no case, a write naming its resource and being known whole.
 
 export type ResourceChangeType = "Create" | "Delete" | "Modify" | "NoChange";
 export type PropertyChangeType = "Create" | "Delete" | "Modify" | "Array" | "NoEffect";

@@ -2,7 +2,8 @@
 // whose pipeline records each request and answers it at once instead of sending it. The method, the path with its
 // api-version, the conditional headers and the body are then those the SDK's serializers and URL templates (and the
 // network and autoscale gateways' own requests) build for the real write: nothing here builds a request a second
-// time, so a dry run cannot drift from what a run sends.
+// time, so a dry run cannot drift from what a run sends. The client has none of the service's policies (the ARM
+// budget, the listeners, the calls' spans): nothing recorded counts as a call to Azure.
 import type { ComputeManagementClient } from "@azure/arm-compute";
 import type { TokenCredential } from "@azure/core-auth";
 import type { PipelinePolicy, PipelineRequest, PipelineResponse } from "@azure/core-rest-pipeline";
