@@ -8,6 +8,7 @@ import { guardOf, WRITE_KINDS } from "../src/azure/vmss-gateway.ts";
 import { OPERATION_NAMES } from "../src/operations/operation-names.ts";
 import { operationNames, operations } from "../src/operations/registry.ts";
 import { SUPPORT } from "../src/operations/scale-set-kinds.ts";
+import { LATER_WRITES } from "../src/operations/later-writes.ts";
 import { operationSamples } from "./helpers/operation-samples.ts";
 
 const doc = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), "utf8");
@@ -18,6 +19,7 @@ const PLACES = [
   "src/operations/registry.ts",
   "src/operations/scale-set-kinds.ts",
   "scale-set-kinds.md",
+  "src/operations/later-writes.ts",
   "test/helpers/operation-samples.ts",
   "src/azure/arm-actions.ts",
   "src/azure/vmss-gateway.ts",
@@ -43,6 +45,11 @@ t.test("3: the scale-set kinds table has a row for every operation, or says why 
     t.ok(table[name], `${name} in SUPPORT`);
     t.match(page, `\`${name}\``, `${name} in docs/scale-set-kinds.md`);
   }
+});
+
+t.test("3: a dry run's later writes have a row for every operation", async (t) => {
+  const table: Record<string, unknown> = LATER_WRITES;
+  for (const name of operationNames()) t.type(table[name], "function", `${name} in LATER_WRITES`);
 });
 
 t.test("4: every operation has a sample that test/arm-actions.test.ts runs", async (t) => {

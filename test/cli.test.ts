@@ -121,6 +121,19 @@ t.test("--dry-run plans, writes nothing, makes no task", async (t) => {
   const run = await cli(["resize", "web-prod-v002", "--desired", "1", "--min", "1", "--max", "6", "--dry-run"]);
   t.equal(run.code, 0, run.stderr);
   t.match(run.stdout, /^resizeServerGroup: would set capacity 4 → 1/);
+  t.match(
+    run.stdout,
+    /\n {2}PATCH \/subscriptions\/[^ ]+\/virtualMachineScaleSets\/web-prod-v002\?api-version=\d{4}-\d{2}-\d{2} {2}If-Match: "\d+"\n/,
+    "the request: method, path with api-version, condition",
+  );
+  t.match(run.stdout, /\n {4}\{\n {6}"tags": \{/, "its body, indented");
+  t.match(run.stdout, /\n {2}~ \/subscriptions\/[^ ]+\/web-prod-v002 \(Modify\)\n/, "the scale set's change");
+  t.match(run.stdout, /\n {6}~ sku\.capacity: 4 => 1\n/, "field by field, as az deployment what-if prints it");
+  t.match(
+    run.stdout,
+    /then, decided only on the reads that follow[^\n]*\n {4}wait: /,
+    "what comes after, decided later",
+  );
   const upgrade = await cli([
     "rolling-upgrade",
     "web-prod-v002",

@@ -3,13 +3,15 @@
 // Deck's transformer and Orca's tasks produce; Orca's steps are test/helpers/orca.ts, each citing spinnaker/orca.
 //
 // deck: packages/azure/src/serverGroup/serverGroup.transformer.js (convertServerGroupCommandToDeployConfiguration,
-// l.37-143), ported below as it is. orca (paths under orca-clouddriver/src/main/): CreateServerGroupStage.groovy
-// l.69-92, DetermineSourceServerGroupTask.groovy l.51-82, AzureServerGroupCreator.groovy l.33-52,
-// RedBlackStrategy.groovy l.58-153, HighlanderStrategy.groovy l.46-75, RollingRedBlackStrategy.groovy l.67-277.
+// l.37-143), ported as it is in test/helpers/deck.ts. orca (paths under orca-clouddriver/src/main/):
+// CreateServerGroupStage.groovy l.69-92, DetermineSourceServerGroupTask.groovy l.51-82, AzureServerGroupCreator.groovy
+// l.33-52, RedBlackStrategy.groovy l.58-153, HighlanderStrategy.groovy l.46-75, RollingRedBlackStrategy.groovy
+// l.67-277.
 //
 // After every step of every case, the simulator's load-balancer state must show the cluster serving from at least
 // one healthy instance: a deploy never leaves a cluster with nothing in traffic.
 import t from "tap";
+import { bake, convertServerGroupCommandToDeployConfiguration, deckCommand } from "./helpers/deck.ts";
 import { newStage, Orca, OrcaStageError, type Stage } from "./helpers/orca.ts";
 import { startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
@@ -42,125 +44,6 @@ const LB = "loadBalancers/demo-rg/demo-lb";
 const AGW = "applicationGateways/demo-rg/demo-appgw";
 const sub = env.sim.subscriptionId;
 const net = `/subscriptions/${sub}/resourceGroups/demo-rg/providers/Microsoft.Network`;
-
-// ---- Deck ----
-
-/** serverGroup.transformer.js l.37-143, line for line (JSON.stringify then drops what is undefined, as Deck posts it). */
-function convertServerGroupCommandToDeployConfiguration(command: Record<string, Json>): Record<string, Json> {
-  let tempImage;
-  if (command.viewState.mode === "editPipeline" || command.viewState.mode === "createPipeline") {
-    tempImage = {
-      imageName: "",
-      isCustom: "true",
-      publisher: "",
-      offer: "",
-      sku: "",
-      version: "",
-      region: command.region,
-      uri: "",
-      ostype: "",
-    };
-  } else {
-    tempImage = command.selectedImage;
-  }
-  const configuration: Record<string, Json> = {
-    name: command.application,
-    cloudProvider: command.selectedProvider,
-    application: command.application,
-    stack: command.stack,
-    strategy: command.strategy,
-    rollback: { onFailure: command.rollback ? command.rollback.onFailure : null },
-    scaleDown: command.scaleDown,
-    maxRemainingAsgs: command.maxRemainingAsgs,
-    delayBeforeDisableSec: command.delayBeforeDisableSec,
-    delayBeforeScaleDownSec: command.delayBeforeScaleDownSec,
-    allowDeleteActive: command.strategy === "redblack" ? true : null,
-    allowScaleDownActive: command.strategy === "redblack" ? true : null,
-    detail: command.freeFormDetails,
-    freeFormDetails: command.freeFormDetails,
-    healthSettings: command.healthSettings,
-    image: command.image,
-    account: command.credentials,
-    selectedProvider: "azure",
-    vnet: command.vnet,
-    vnetResourceGroup: command.selectedVnet.resourceGroup,
-    subnet: command.subnet,
-    useSourceCapacity: false,
-    capacity: { min: command.sku.capacity, max: command.sku.capacity },
-    credentials: command.credentials,
-    region: command.region,
-    securityGroupName: command.securityGroupName,
-    loadBalancerName: command.loadBalancerName,
-    loadBalancerType: command.loadBalancerType,
-    user: "[anonymous]",
-    upgradePolicy: "Manual",
-    type: "createServerGroup",
-    sku: { name: "Standard_DS1_v2", tier: "Standard", capacity: command.sku.capacity },
-    instanceTags: command.instanceTags,
-    dataDisks: command.dataDisks,
-    userAssignedIdentities: command.userAssignedIdentities,
-    viewState: command.viewState,
-    osConfig: { customData: command.osConfig ? command.osConfig.customData : null },
-    customScriptsSettings: { fileUris: null, commandToExecute: "" },
-    zonesEnabled: command.zonesEnabled,
-    zones: command.zonesEnabled ? command.zones : [],
-    enableInboundNAT: command.enableInboundNAT,
-  };
-  if (command.image == null || command.image.isCustom == false) configuration.image = tempImage;
-  if (typeof command.stack !== "undefined") configuration.name = configuration.name + "-" + command.stack;
-  if (typeof command.freeFormDetails !== "undefined")
-    configuration.name = configuration.name + "-" + command.freeFormDetails;
-  if (typeof command.customScriptsSettings !== "undefined")
-    configuration.customScriptsSettings.commandToExecute = command.customScriptsSettings.commandToExecute;
-  if (command.instanceType) {
-    const vmsku = command.instanceType;
-    configuration.instanceType = command.instanceType;
-    configuration.sku.name = vmsku;
-    configuration.sku.tier = vmsku.substring(0, vmsku.indexOf("_"));
-  }
-  configuration.interestingHealthProviderNames = [];
-  return JSON.parse(JSON.stringify(configuration));
-}
-
-/** What Deck's deploy dialog holds for a cluster of `application` (a pipeline stage unless `adHoc`). */
-function deckCommand(application: string, extra: Record<string, Json> = {}): Record<string, Json> {
-  return {
-    viewState: { mode: "createPipeline" },
-    application,
-    stack: "prod",
-    selectedProvider: "azure",
-    strategy: "redblack",
-    rollback: { onFailure: false },
-    scaleDown: false,
-    maxRemainingAsgs: 2,
-    delayBeforeDisableSec: 0,
-    delayBeforeScaleDownSec: 0,
-    credentials: "demo",
-    region: REGION,
-    vnet: "demo-rg-vnet",
-    selectedVnet: { name: "demo-rg-vnet", resourceGroup: "demo-rg" },
-    subnet: "default",
-    sku: { capacity: 2 },
-    securityGroupName: "demo-nsg",
-    loadBalancerName: "demo-lb",
-    loadBalancerType: "Azure Load Balancer",
-    instanceTags: {},
-    dataDisks: [],
-    userAssignedIdentities: [],
-    zonesEnabled: false,
-    zones: [],
-    enableInboundNAT: false,
-    instanceType: "Standard_B2s",
-    ...extra,
-  };
-}
-
-/** A bake stage's outputs, as AzureServerGroupCreator.groovy l.44-49 reads them. */
-const bake = (application: string) => ({
-  imageId: `/subscriptions/${sub}/resourceGroups/demo-rg/providers/Microsoft.Compute/images/${application}-1.0.0`,
-  osType: "Linux",
-  imageName: `${application}-1.0.0`,
-});
 
 // ---- the load balancer's view ----
 
@@ -232,7 +115,7 @@ function cleanupBase(application: string) {
 /** A first deploy into an empty cluster: nothing to check traffic against before it. */
 async function firstDeploy(application: string, extra: Record<string, Json> = {}) {
   const stage = await deployContext(convertServerGroupCommandToDeployConfiguration(deckCommand(application, extra)));
-  const task = await orca.deployStage(stage, { bake: bake(application) });
+  const task = await orca.deployStage(stage, { bake: bake(sub, application) });
   return { stage, task, name: stage.context["deploy.server.groups"][REGION][0] as string };
 }
 
@@ -307,7 +190,7 @@ t.test(
   async (t) => {
     const config = convertServerGroupCommandToDeployConfiguration(deckCommand("vault", { credentials: "vaulted" }));
     const stage = await deployContext(config);
-    const task = await orca.deployStage(stage, { bake: bake("vault") });
+    const task = await orca.deployStage(stage, { bake: bake(sub, "vault") });
     t.ok(
       task.history.some((h: Json) => /VM admin azureuser from Key Vault/.test(h.status)),
       "the history says where the admin came from",
@@ -375,7 +258,7 @@ t.test("a missing load balancer fails the stage before anything is created", asy
   const stage = await deployContext(
     convertServerGroupCommandToDeployConfiguration(deckCommand("nolb", { loadBalancerName: "nope-lb" })),
   );
-  const failed = await orca.deployStage(stage, { bake: bake("nolb") }).catch((err) => err);
+  const failed = await orca.deployStage(stage, { bake: bake(sub, "nolb") }).catch((err) => err);
   t.ok(failed instanceof OrcaStageError, String(failed));
   t.match(String(failed.message), /Selected Load Balancer nope-lb does not exist/);
   const writes = writesOf(await env.calls()).slice(before);
@@ -395,7 +278,7 @@ t.test(
     await check.after("the cluster before the deploy");
     const stage = await deployContext(convertServerGroupCommandToDeployConfiguration(deckCommand("rb")));
     t.match(stage.context.source, { serverGroupName: v000, account: "demo", region: REGION, useSourceCapacity: false });
-    const task = await orca.deployStage(stage, { bake: bake("rb"), after: check.after });
+    const task = await orca.deployStage(stage, { bake: bake(sub, "rb"), after: check.after });
     const [v001] = stage.context["deploy.server.groups"][REGION];
     t.equal(v001, "rb-prod-v001");
     t.match(task.resultObjects[0], { disabled: false, ancestorServerGroupNameByRegion: { [REGION]: v000 } });
@@ -432,7 +315,7 @@ t.test("highlander: the older groups destroyed, the new one serving", async (t) 
   const stage = await deployContext(
     convertServerGroupCommandToDeployConfiguration(deckCommand("hl", { strategy: "highlander" })),
   );
-  await orca.deployStage(stage, { bake: bake("hl"), after: check.after });
+  await orca.deployStage(stage, { bake: bake(sub, "hl"), after: check.after });
   const [v001] = stage.context["deploy.server.groups"][REGION];
   // HighlanderStrategy.groovy l.48-57: shrinkCluster to 1, active ones too.
   const destroyed = await orca.shrinkCluster(cleanupBase("hl"), [v001], check.after);
@@ -457,7 +340,7 @@ t.test(
     const stage = await deployContext(convertServerGroupCommandToDeployConfiguration(deckCommand("sick")), {
       healthyTimeoutSeconds: 2,
     });
-    const failed = await orca.deployStage(stage, { bake: bake("sick"), after: check.after }).catch((err) => err);
+    const failed = await orca.deployStage(stage, { bake: bake(sub, "sick"), after: check.after }).catch((err) => err);
     const samples = await sampler.stop();
     t.ok(failed instanceof OrcaStageError, "MonitorKatoTask ends the stage TERMINAL: the strategy never runs");
     t.match(String(failed.message), /ServerGroupNotHealthy|not healthy/);
@@ -491,7 +374,7 @@ t.test(
     stage.context.useSourceCapacity = false;
     stage.context.savedCapacity = stage.context.capacity;
     stage.context.capacity = { min: 0, max: 0, desired: 0 };
-    await orca.deployStage(stage, { bake: bake("rrb"), after: check.after });
+    await orca.deployStage(stage, { bake: bake(sub, "rrb"), after: check.after });
     const [v001] = stage.context["deploy.server.groups"][REGION];
     t.equal((await env.api("GET", `/serverGroups/demo/${REGION}/${v001}`)).body.capacity.desired, 0);
     // l.146-162 Pin the source: its min raised to its desired (ResizeStrategySupport pinMinimumCapacity).
@@ -632,7 +515,7 @@ t.test("Deck's body is accepted whole; what cannot be honoured is a 400 naming t
   const identities = await env.api("POST", "/azure/ops/createServerGroup", {
     ...config,
     userAssignedIdentities: "demo-identity,/subscriptions/x/id",
-    image: { isCustom: true, uri: bake("bad").imageId },
+    image: { isCustom: true, uri: bake(sub, "bad").imageId },
   });
   t.equal(identities.status, 400);
   t.match(identities.body.details, [{ field: "userAssignedIdentities", message: /"\/subscriptions\/x\/id"/ }]);
@@ -678,7 +561,7 @@ t.test(
       ),
       { useSystemManagedIdentity: true },
     );
-    const both = { task: await orca.deployStage(stage, { bake: bake("sysid") }), name: "" };
+    const both = { task: await orca.deployStage(stage, { bake: bake(sub, "sysid") }), name: "" };
     both.name = stage.context["deploy.server.groups"][REGION][0];
     t.match(both.task.resultObjects[0], { serverGroupNames: [`${REGION}:${both.name}`] });
     const second = (await scaleSet(both.name)).body.vmss;
@@ -698,7 +581,7 @@ t.test(
         deckCommand("noid", { userAssignedIdentities: "demo-identity,nope-identity" }),
       ),
     );
-    const failed = await orca.deployStage(stage, { bake: bake("noid") }).catch((err: unknown) => err);
+    const failed = await orca.deployStage(stage, { bake: bake(sub, "noid") }).catch((err: unknown) => err);
     t.ok(failed instanceof OrcaStageError, String(failed));
     t.match(
       String((failed as Error).message),
@@ -735,7 +618,7 @@ t.test(
         scaleInPolicy: { rules: ["OldestVM"] },
       },
     );
-    const task = await orca.deployStage(stage, { bake: bake("spotty") });
+    const task = await orca.deployStage(stage, { bake: bake(sub, "spotty") });
     const name = stage.context["deploy.server.groups"][REGION][0] as string;
     t.match(task.resultObjects[0], { serverGroupNames: [`${REGION}:${name}`] });
     const p = (await scaleSet(name)).body.vmss.properties;
@@ -763,7 +646,7 @@ t.test("create-time settings that Azure would refuse together are a 400 before a
   const config = convertServerGroupCommandToDeployConfiguration(deckCommand("norepair"));
   const res = await env.api("POST", "/azure/ops/createServerGroup", {
     ...config,
-    image: { isCustom: true, uri: bake("norepair").imageId },
+    image: { isCustom: true, uri: bake(sub, "norepair").imageId },
     healthSettings: undefined,
     automaticRepairsPolicy: { enabled: true },
     evictionPolicy: "Delete",

@@ -78,6 +78,16 @@ const EXPECT: Record<string, [RegExp, string][]> = {
     [/"state":"canceled"/, "the queued task was canceled"],
     [/"dryRun":true/, "the dry run answers its plan"],
   ],
+  "api.md": [
+    [
+      /"method":"PATCH","path":"\/subscriptions\/[^"]+\/virtualMachineScaleSets\/web-prod-v001\?api-version=\d{4}-\d{2}-\d{2}"/,
+      "the dry run's request, with its api-version",
+    ],
+    [
+      /\{"path":"sku\.capacity","propertyChangeType":"Modify","before":3,"after":4\}/,
+      "the dry run's change, field by field",
+    ],
+  ],
   "cli.md": [
     [/task [0-9a-f-]+: succeeded \(resizeServerGroup\)\n/, "a resize waited for"],
     [/^resizeServerGroup: would set capacity/m, "the dry run's plan"],

@@ -44,7 +44,9 @@ const SAME_MEANING: Record<string, { modules: string[]; reason: string }> = {
   toTask: { modules: ["src/tasks/pg/tables.ts", "src/tasks/sqlite/db.ts"], reason: STORES },
   update: { modules: ["src/tasks/pg/journal.ts", "src/tasks/sqlite/journal.ts"], reason: STORES },
 
+  ArmRequest: { modules: ["src/api/schemas.ts", "src/azure/write-requests.ts"], reason: SCHEMA },
   AuditEntry: { modules: ["src/api/routes/audit.ts", "src/tasks/audit.ts"], reason: SCHEMA },
+  LaterWrite: { modules: ["src/api/schemas.ts", "src/operations/later-writes.ts"], reason: SCHEMA },
   CreatedServerGroupResult: { modules: ["src/api/schemas.ts", "src/operations/server-group-state.ts"], reason: SCHEMA },
   DestroyedServerGroupResult: {
     modules: ["src/api/schemas.ts", "src/operations/server-group-state.ts"],

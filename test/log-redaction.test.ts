@@ -1,7 +1,8 @@
 // The service's log never carries a bearer token from a request's headers, nor a value under a key that names a
-// secret (clientSecret, password, token), at the top of a logged object or one level into it, whatever logs it.
+// secret (clientSecret, password, token, adminPassword, customData, protectedSettings), at the top of a logged object
+// or one level into it, whatever logs it; a dry run's ARM request by the same keys at any depth.
 import t from "tap";
-import { CENSORED, censorSecrets } from "../src/observability/log-redaction.ts";
+import { CENSORED, censorSecrets, censorSecretsDeep } from "../src/observability/log-redaction.ts";
 import { jsonLogLines } from "./helpers/log-lines.ts";
 import { startTestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
@@ -49,4 +50,33 @@ t.test("censorSecrets hands a line without secrets back as it is, and never chan
   t.not(out, line);
   t.same(out, { account: { clientSecret: CENSORED, name: "a" }, token: CENSORED });
   t.same(line, { account: { clientSecret: "x", name: "a" }, token: "y" }, "the caller's objects keep their values");
+});
+
+t.test("a dry run's ARM request is censored by the same keys, at any depth, and never changed itself", async (t) => {
+  const body = {
+    sku: { capacity: 2 },
+    properties: {
+      virtualMachineProfile: {
+        osProfile: { adminUsername: "azureuser", adminPassword: "pw-6", customData: "c2VjcmV0" },
+        extensionProfile: { extensions: [{ name: "script", properties: { protectedSettings: { key: "k-7" } } }] },
+      },
+    },
+  };
+  const out = censorSecretsDeep(body) as typeof body;
+  t.same(out.properties.virtualMachineProfile.osProfile, {
+    adminUsername: "azureuser",
+    adminPassword: CENSORED,
+    customData: CENSORED,
+  });
+  t.same(out.properties.virtualMachineProfile.extensionProfile.extensions[0], {
+    name: "script",
+    properties: { protectedSettings: CENSORED },
+  });
+  t.same(out.sku, { capacity: 2 });
+  t.equal(body.properties.virtualMachineProfile.osProfile.adminPassword, "pw-6", "the body itself keeps its values");
+  t.same(
+    censorSecrets({ osProfile: { adminPassword: "pw-8" } }),
+    { osProfile: { adminPassword: CENSORED } },
+    "and a log line",
+  );
 });

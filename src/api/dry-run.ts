@@ -6,14 +6,17 @@ import { describeArmFailure } from "../azure/arm-failure.ts";
 import type { RetryConfig } from "../azure/retry-policy.ts";
 import { planWithoutWriting } from "../azure/observe.ts";
 import { locate } from "../operations/locate.ts";
+import type { OperationName } from "../operations/operation-names.ts";
+import { describePlannedWrite } from "./dry-run-writes.ts";
 import type { AnyOperation, LocatedDescription, TaskOrigin } from "../operations/operation.ts";
 import type { HistoryEntry, OperationRequest } from "../tasks/task.ts";
 
 /**
  * A dry run has no task: its prepare finds no scale set made for it (none is), and its plan names the task as a
- * person reads it ("mark vmss-ops.repairs-suspended-by=(the task)"), the name it never writes.
+ * person reads it ("mark vmss-ops.repairs-suspended-by=(the task)"), the name it never writes. A run always has a
+ * clientRequestId (one is given to a request without), which a create records: "(the request)" stands for it.
  */
-const DRY_RUN_ORIGIN: TaskOrigin = { taskId: "(the task)" };
+const DRY_RUN_ORIGIN: TaskOrigin = { taskId: "(the task)", clientRequestId: "(the request)" };
 
 /** `retry`: the read's retry profile (readRetry): a read met by a transient failure is read again, as a run's would be. */
 export async function dryRun(
@@ -46,8 +49,12 @@ export async function dryRun(
         const ref = prepared ? { ...target.ref, name: prepared.serverGroupName } : target.ref;
         where.serverGroupName = ref.name;
         const planner = op.planner(located, ref, { origin: DRY_RUN_ORIGIN, ...(prepared ? { prepared } : {}) });
-        const plan = await planWithoutWriting(accounts.gateway(ref), planner, { retry });
-        return { ...where, ...(preparation.length > 0 ? { preparation } : {}), ...plan };
+        const { planned, write, ...plan } = await planWithoutWriting(accounts.gateway(ref), planner, { retry });
+        const found = preparation.length > 0 ? { preparation } : {};
+        // A write is planned with what it was planned on: its requests, its changes, and what may follow it.
+        if (!planned || !write) return { ...where, ...found, ...plan };
+        const { requests, changes, later } = await describePlannedWrite(accounts, name as OperationName, ref, planned);
+        return { ...where, ...found, ...plan, write: { ...write, requests, changes }, later };
       } catch (err) {
         const f = describeArmFailure(err);
         // A bug of ours is not a problem of the plan: the error handler answers 500 and logs it.

@@ -320,6 +320,86 @@ export const Health = Type.Object(
   { $id: "Health", additionalProperties: false },
 );
 
+export const ArmRequest = Type.Object(
+  {
+    method: Type.String({ description: "PUT, PATCH, POST or DELETE" }),
+    path: Type.String({
+      description:
+        "the path and query as sent, with its api-version: /subscriptions/…/virtualMachineScaleSets/…?api-version=…",
+    }),
+    headers: Type.Optional(
+      Type.Object(
+        { "If-Match": Type.Optional(Type.String()), "If-None-Match": Type.Optional(Type.String()) },
+        { additionalProperties: false, description: "the write's condition, when it carries one" },
+      ),
+    ),
+    body: Type.Optional(
+      Type.Unknown({ description: "the JSON body as serialized for the wire; secrets read [redacted], as in the log" }),
+    ),
+  },
+  {
+    $id: "ArmRequest",
+    additionalProperties: false,
+    description: "one ARM request a write sends, recorded from the write a run makes",
+  },
+);
+
+const PROPERTY_CHANGE_TYPES = ["Create", "Delete", "Modify", "Array", "NoEffect"] as const;
+
+export const WhatIfPropertyChange = Type.Recursive(
+  (Self) =>
+    Type.Object(
+      {
+        path: Type.String({ description: "dotted from the resource's root; an array's children are its indexes" }),
+        propertyChangeType: Type.Union(
+          PROPERTY_CHANGE_TYPES.map((k) => Type.Literal(k)),
+          {
+            description:
+              "as Azure's what-if: Create, Delete, Modify, Array (nested changes of an array), NoEffect (a property Azure sets: provisioningState, etag, ids, timestamps)",
+          },
+        ),
+        before: Type.Optional(Type.Unknown()),
+        after: Type.Optional(Type.Unknown()),
+        children: Type.Optional(Type.Array(Self)),
+      },
+      { additionalProperties: false },
+    ),
+  { $id: "WhatIfPropertyChange", description: "one property's change, as Azure's what-if reports it" },
+);
+
+export const WhatIfChange = Type.Object(
+  {
+    resourceId: Type.String(),
+    changeType: Type.Union(
+      (["Create", "Delete", "Modify", "NoChange"] as const).map((k) => Type.Literal(k)),
+      { description: "as Azure's what-if: what the write does to the resource" },
+    ),
+    delta: Type.Optional(
+      Type.Array(Type.Ref(WhatIfPropertyChange), {
+        description: "Modify and NoChange: each property that changes, against what Azure holds now",
+      }),
+    ),
+  },
+  {
+    $id: "WhatIfChange",
+    additionalProperties: false,
+    description: "a resource's change, in the shape of Azure's deployment what-if",
+  },
+);
+
+export const LaterWrite = Type.Object(
+  {
+    kind: Type.Union([...WRITE_KINDS, "wait" as const].map((kind) => Type.Literal(kind))),
+    what: Type.String({ description: "what it writes, or waits for" }),
+    decidedBy: Type.String({ description: "what decides it: the read after the write before" }),
+  },
+  {
+    $id: "LaterWrite",
+    additionalProperties: false,
+    description: "a write (or wait) a run may make after the first, decided only then: no request is shown for it",
+  },
+);
+
 export const DryRunOperation = Type.Object(
   {
     operation: Type.String(),
@@ -348,12 +428,22 @@ export const DryRunOperation = Type.Object(
           kind: Type.Union(WRITE_KINDS.map((kind) => Type.Literal(kind))),
           summary: Type.String({ description: "as the task's history would say it" }),
           ifMatch: Type.Optional(Type.String({ description: "the If-Match it would carry: the ETag of the read" })),
+          requests: Type.Array(Type.Ref(ArmRequest), { description: "the ARM requests it sends, in order" }),
+          changes: Type.Array(Type.Ref(WhatIfChange), {
+            description:
+              "what each request changes of what Azure holds now (none for an action on instances: an upgrade to the model, a restart)",
+          }),
         },
         {
           additionalProperties: false,
           description: "the write a run would send first; a later one (a rollout) is planned on the read after it",
         },
       ),
+    ),
+    later: Type.Optional(
+      Type.Array(Type.Ref(LaterWrite), {
+        description: "with a write: what a run may write or wait for after it, and what decides each",
+      }),
     ),
     unchanged: Type.Optional(Type.String({ description: "nothing would be written: what the plan found" })),
     busy: Type.Optional(
@@ -408,6 +498,10 @@ export const componentSchemas = [
   Instance,
   ServerGroup,
   Health,
+  ArmRequest,
+  WhatIfPropertyChange,
+  WhatIfChange,
+  LaterWrite,
   DryRunOperation,
   DryRun,
   SubmissionAnswer,

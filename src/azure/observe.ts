@@ -10,7 +10,14 @@ import { GaveUpError } from "./harness/failures.ts";
 import type { Planner } from "./planner.ts";
 import { decideRetry } from "./retry-policy.ts";
 import { isBusy } from "./scale-set-state.ts";
-import { guardOf, type ScaleSetGateway, type WriteKind } from "./vmss-gateway.ts";
+import { listenToArmResponses } from "./arm-listeners.ts";
+import {
+  guardOf,
+  type ScaleSetGateway,
+  type ScaleSetSnapshot,
+  type WriteKind,
+  type WriteStep,
+} from "./vmss-gateway.ts";
 
 export interface ObserveOptions {
   retry: RetryConfig;
@@ -58,6 +65,33 @@ export interface DryRunPlan {
   busy?: string;
 }
 
+/** The write planned, with what it was planned on: what the dry run shows its requests and changes from. */
+export interface PlannedWrite {
+  step: WriteStep;
+  /** The read it was planned on; absent for a create planned on a 404. */
+  snapshot?: ScaleSetSnapshot;
+  /** The scale set as Azure's GET answered it, on the wire (what a change is compared with). */
+  asRead?: unknown;
+}
+
+/** Keeps the body of the GET of the scale set `name`, as Azure sent it. */
+class ScaleSetBody {
+  body: unknown;
+  readonly #path: string;
+  constructor(name: string) {
+    this.#path = `/virtualmachinescalesets/${name.toLowerCase()}`;
+  }
+  onArmResponse(info: { method: string; url: string; status: number; bodyAsText?: string }): void {
+    if (info.method !== "GET" || info.status !== 200 || !info.bodyAsText) return;
+    if (!new URL(info.url).pathname.toLowerCase().endsWith(this.#path)) return;
+    try {
+      this.body = JSON.parse(info.bodyAsText);
+    } catch {
+      this.body = undefined;
+    }
+  }
+}
+
 /**
  * What an attempt would do now, planned against a read made for it (observed: a transient failure of the read is
  * retried), with nothing written (?dryRun=true). Reads as an attempt reads (the scale set, and its VMs when the
@@ -68,20 +102,23 @@ export async function planWithoutWriting<R>(
   gateway: ScaleSetGateway,
   planner: Planner<R>,
   options: ObserveOptions,
-): Promise<DryRunPlan> {
+): Promise<DryRunPlan & { planned?: PlannedWrite }> {
   let snapshot;
+  const asRead = new ScaleSetBody(gateway.ref.name);
   try {
-    snapshot = await observe(
-      (signal) =>
-        gateway.read({ withInstances: planner.readsInstances, withAutoscale: planner.readsAutoscale, signal }),
-      options,
+    snapshot = await listenToArmResponses(asRead, () =>
+      observe(
+        (signal) =>
+          gateway.read({ withInstances: planner.readsInstances, withAutoscale: planner.readsAutoscale, signal }),
+        options,
+      ),
     );
   } catch (err) {
     // No scale set: what an attempt does then (executeOp's firstRead and whenAbsent), planned the same way.
     if (describeArmFailure(err).kind !== "notFound") throw err;
     if (planner.createWhenMissing) {
       const step = planner.createWhenMissing();
-      return { read: {}, write: { kind: step.kind, summary: step.summary } };
+      return { read: {}, write: { kind: step.kind, summary: step.summary }, planned: { step } };
     }
     if (planner.whenAbsent) return { read: {}, unchanged: `${gateway.ref.name} does not exist: nothing to do` };
     throw err;
@@ -105,5 +142,6 @@ export async function planWithoutWriting<R>(
     read,
     write: { kind: step.kind, summary: step.summary, ...(ifMatch !== undefined ? { ifMatch } : {}) },
     ...(busy ? { busy } : {}),
+    planned: { step, snapshot, asRead: asRead.body },
   };
 }

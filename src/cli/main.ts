@@ -16,6 +16,7 @@ import {
 } from "./client.ts";
 import { conformance } from "./conformance.ts";
 import { doctor } from "./doctor.ts";
+import { describeDryRun } from "./dry-run-view.ts";
 
 export const EXIT = { succeeded: 0, failed: 1, badInput: 2, unreachable: 3, timedOut: 4 } as const;
 
@@ -47,11 +48,6 @@ Exit status: 0 succeeded, 1 failed, 2 bad input, 3 cannot reach the service, 4 t
 class UsageError extends Error {}
 
 const OPERATION_COMMANDS = ["resize", "disable", "enable", "destroy", "scale-down", "terminate", "rolling-upgrade"];
-
-function planLine(o: { write?: { summary?: string }; busy?: unknown }): string {
-  if (o.write?.summary) return `would ${o.write.summary}`;
-  return o.busy ? "busy: another write holds the scale set; a run would wait for it, then plan" : "nothing to change";
-}
 
 export interface Io {
   out: (text: string) => void;
@@ -354,12 +350,7 @@ async function submit(c: Command): Promise<number> {
       : await c.client.submitRaw(operation, body, query);
   if (!c.values["dry-run"]) return waitOrRef(c, data as TaskRef);
   const plan = data as DryRun;
-  c.print(
-    plan,
-    plan.operations
-      .map((o) => `${o.operation}: ${planLine(o as { write?: { summary?: string }; busy?: unknown })}`)
-      .join("\n"),
-  );
+  c.print(plan, describeDryRun(plan));
   return EXIT.succeeded;
 }
 

@@ -1065,6 +1065,46 @@ export interface components {
             /** @description with access control on, only for a caller with credentials */
             operations?: string[];
         };
+        /** @description one ARM request a write sends, recorded from the write a run makes */
+        ArmRequest: {
+            /** @description PUT, PATCH, POST or DELETE */
+            method: string;
+            /** @description the path and query as sent, with its api-version: /subscriptions/…/virtualMachineScaleSets/…?api-version=… */
+            path: string;
+            /** @description the write's condition, when it carries one */
+            headers?: {
+                "If-Match"?: string;
+                "If-None-Match"?: string;
+            };
+            /** @description the JSON body as serialized for the wire; secrets read [redacted], as in the log */
+            body?: unknown;
+        };
+        /** @description one property's change, as Azure's what-if reports it */
+        WhatIfPropertyChange: {
+            /** @description dotted from the resource's root; an array's children are its indexes */
+            path: string;
+            /** @description as Azure's what-if: Create, Delete, Modify, Array (nested changes of an array), NoEffect (a property Azure sets: provisioningState, etag, ids, timestamps) */
+            propertyChangeType: "Create" | "Delete" | "Modify" | "Array" | "NoEffect";
+            before?: unknown;
+            after?: unknown;
+            children?: components["schemas"]["WhatIfPropertyChange"][];
+        };
+        /** @description a resource's change, in the shape of Azure's deployment what-if */
+        WhatIfChange: {
+            resourceId: string;
+            /** @description as Azure's what-if: what the write does to the resource */
+            changeType: "Create" | "Delete" | "Modify" | "NoChange";
+            /** @description Modify and NoChange: each property that changes, against what Azure holds now */
+            delta?: components["schemas"]["WhatIfPropertyChange"][];
+        };
+        /** @description a write (or wait) a run may make after the first, decided only then: no request is shown for it */
+        LaterWrite: {
+            kind: "update" | "manualUpgrade" | "deleteInstances" | "restartInstances" | "repairs" | "delete" | "nicPools" | "create" | "autoscale" | "wait";
+            /** @description what it writes, or waits for */
+            what: string;
+            /** @description what decides it: the read after the write before */
+            decidedBy: string;
+        };
         DryRunOperation: {
             operation: string;
             account: string;
@@ -1087,7 +1127,13 @@ export interface components {
                 summary: string;
                 /** @description the If-Match it would carry: the ETag of the read */
                 ifMatch?: string;
+                /** @description the ARM requests it sends, in order */
+                requests: components["schemas"]["ArmRequest"][];
+                /** @description what each request changes of what Azure holds now (none for an action on instances: an upgrade to the model, a restart) */
+                changes: components["schemas"]["WhatIfChange"][];
             };
+            /** @description with a write: what a run may write or wait for after it, and what decides each */
+            later?: components["schemas"]["LaterWrite"][];
             /** @description nothing would be written: what the plan found */
             unchanged?: string;
             /** @description another write holds the scale set: a run would wait for it, then plan again */

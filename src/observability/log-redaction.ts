@@ -1,5 +1,7 @@
 // What the service's log never carries: a bearer token from a request's headers, and any value under a key that names
-// a secret (an account's clientSecret, a password, a token), at the top of a logged object or one level into it.
+// a secret (an account's clientSecret, a password, a token, what ARM takes and never returns on a read: a VM's
+// adminPassword, customData, an extension's protectedSettings), at the top of a logged object or one level into it.
+// A dry run's ARM requests (src/azure/write-requests.ts) are censored by the same keys, at any depth.
 //
 // The headers are pino's redaction paths: pino applies them only to a line that has a `req` or `headers` key. The
 // secret keys are a formatter instead. As pino redaction paths they were wildcards (`*.clientSecret`), and pino runs a
@@ -14,7 +16,14 @@ import { traceLogFields, tracingEnabled } from "../tracing/spans.ts";
 export const CENSORED = "[redacted]";
 
 /** Keys whose values are never logged, at the top of a line or one level into one of its values. */
-const SECRET_KEYS: ReadonlySet<string> = new Set(["clientSecret", "password", "token"]);
+const SECRET_KEYS: ReadonlySet<string> = new Set([
+  "clientSecret",
+  "password",
+  "token",
+  "adminPassword",
+  "customData",
+  "protectedSettings",
+]);
 
 /** Request headers that are never logged (pino's redaction paths: only lines that have these keys pay for them). */
 const REDACTED_PATHS = ["req.headers.authorization", "headers.authorization"];
@@ -53,6 +62,25 @@ export function censorSecrets(obj: Record<string, unknown>): Record<string, unkn
     else if (holdsSecret(value)) (out ??= { ...obj })[key] = censored(value);
   }
   return out ?? obj;
+}
+
+/** Whether a value under this key is a secret, in a log line or in a dry run's request. */
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEYS.has(key);
+}
+
+/**
+ * A copy of a JSON value (an ARM request's body) with every value under a secret key censored, at any depth: a body
+ * nests its secrets (properties.virtualMachineProfile.osProfile.adminPassword), where a log line holds them near
+ * its top. The keys are the log's.
+ */
+export function censorSecretsDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(censorSecretsDeep);
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value))
+    out[key] = SECRET_KEYS.has(key) && v !== undefined && v !== null ? CENSORED : censorSecretsDeep(v);
+  return out;
 }
 
 /** The service's pino options (fastify passes them on): the level, and the redaction above. */
