@@ -6,8 +6,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t, { type Test } from "tap";
-import { SimulatorControl, SIMULATOR_SUBSCRIPTION_ID } from "vmss-simulator";
+import { SimulatorControl, SIMULATOR_SUBSCRIPTION_ID, startSimulator } from "vmss-simulator";
 import { computeClient } from "./helpers/compute-client.ts";
+import { HAND_CLOCK_START } from "./helpers/hand-clock-simulator.ts";
 import type { Json } from "./helpers/json.ts";
 import { startSimProcess, type SimProcess } from "./helpers/vmss-sim-process.ts";
 import { waitFor } from "./helpers/wait-for.ts";
@@ -180,3 +181,39 @@ t.test("a directory the simulator cannot use is refused with a sentence", async 
   );
   t.match(refused, /holds subscription 00000000-0000-4000-8000-000000000001, not 22222222-2222-4222-8222-222222222222/);
 });
+
+t.test(
+  "on a hand-moved clock: after a restart the clock never goes back, and the operation ends at its time",
+  async (t) => {
+    const dir = tempDir(t);
+    let now = HAND_CLOCK_START;
+    const options = { seed: true, timeScale: 1, throttling: false, writeDurationMs: 5000, stateDir: dir };
+    const first = await startSimulator({ ...options, now: () => now });
+    const control = new SimulatorControl(first);
+    const accepted = await control.request("PATCH", `${VMSS}/web-prod-v002?api-version=2024-11-01`, {
+      headers: AUTH,
+      body: { sku: { capacity: 4 } },
+    });
+    t.equal(accepted.status, 200);
+    const status = new URL(String(accepted.headers["azure-asyncoperation"]));
+    now += 1000;
+    await control.close();
+    await first.close(); // written at HAND_CLOCK_START + 1000
+
+    // The next simulator's clock starts an hour earlier: it is moved on to where the last one stopped.
+    now = HAND_CLOCK_START - 3_600_000;
+    const second = await startSimulator({ ...options, now: () => now });
+    t.teardown(() => second.close());
+    t.match(second.stateDir, { restored: true, savedAt: HAND_CLOCK_START + 1000, scaleSets: 3, inFlight: 1 });
+    const again = new SimulatorControl(second);
+    t.teardown(() => again.close());
+    const poll = async () =>
+      (await again.request("GET", `${status.pathname}${status.search}`, { headers: AUTH })).body as Json;
+    t.match(await poll(), { status: "InProgress" }, "still in flight: the clock did not go back");
+    now += 3_999; // HAND_CLOCK_START + 4999 on the restored clock
+    t.match(await poll(), { status: "InProgress" }, "not yet due");
+    now += 1;
+    const done = await poll();
+    t.match(done, { status: "Succeeded", endTime: new Date(HAND_CLOCK_START + 5000).toISOString() }, "ended when due");
+  },
+);
