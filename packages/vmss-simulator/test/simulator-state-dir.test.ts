@@ -92,14 +92,36 @@ t.test(
       const res = await first.arm("PUT", r.path, r.apiVersion, r.body);
       t.ok(res.status === 200 || res.status === 201, `${r.path.split("/").at(-2)} created (${res.status})`);
     }
+    // A Flexible scale set: its VMs are resources of the group, each with a NIC; one VM carries a lock of its own.
+    await first.control.putScaleSet("demo-rg", "flex-kept", { capacity: 2, orchestrationMode: "Flexible" });
+    const flexVm = String((await first.control.getScaleSet("demo-rg", "flex-kept")).vms[0].name);
+    const vmLock = `${RG}/providers/Microsoft.Compute/virtualMachines/${flexVm}/providers/Microsoft.Authorization/locks/vm-lock`;
+    t.equal((await first.arm("PUT", vmLock, "2020-05-01", { properties: { level: "ReadOnly" } })).status, 201);
+    const flexible = async (arm: typeof first.arm): Promise<Json[]> => [
+      (await arm("GET", `${VMSS}/flex-kept`, "2024-11-01")).body,
+      (await arm("GET", `${RG}/providers/Microsoft.Network/networkInterfaces`, "2023-09-01")).body,
+      (await arm("GET", vmLock, "2020-05-01")).body,
+    ];
+    const flexBefore = await flexible(first.arm);
+    t.equal(flexBefore[1].value.length, 2, "two NICs");
     const before = await readAll(first.arm);
     t.match(before[4], { etag: /"\d+"/, sku: { capacity: 4 }, properties: { provisioningState: "Succeeded" } });
     t.equal(((before[5] as { value: Json[] }).value ?? []).length, 4, "four VMs");
 
     t.equal(await stopped(first.sim, "SIGTERM"), 0, "a clean stop on SIGTERM");
     const second = await started(t, ["--state", dir, "--seed"], env);
-    t.match(second.sim.output(), /state kept in .*: 2 scale sets, 0 operations in flight resumed/);
+    t.match(second.sim.output(), /state kept in .*: 3 scale sets, 0 operations in flight resumed/);
     t.same(await readAll(second.arm), before, "every resource as it was, ETags and provisioning states included");
+    t.same(await flexible(second.arm), flexBefore, "the Flexible set, its VMs' NICs and a VM's lock as they were");
+    // The NICs are still their VMs' own: deleting the scale set takes them with it.
+    t.equal((await second.arm("DELETE", vmLock, "2020-05-01")).status, 200);
+    await second.control.deleteScaleSet("demo-rg", "flex-kept");
+    t.same(
+      ((await second.arm("GET", `${RG}/providers/Microsoft.Network/networkInterfaces`, "2023-09-01")).body as Json)
+        .value,
+      [],
+      "the NICs went with their VMs",
+    );
     t.equal(
       (await second.arm("GET", `${VMSS}/web-prod-v001`, "2024-11-01")).status,
       404,

@@ -47,7 +47,7 @@ def seen(scale_set):
 
 
 def read():
-    """The scale set as the SDK reads it, with the ETag header of the answer (api-version 2022-08-01 has no etag field)."""
+    """The scale set as the SDK reads it, with the answer's ETag header (2022-08-01 has no etag field)."""
     def with_etag(response, model, _headers):
         return {**seen(model), "etag": response.http_response.headers["etag"]}
 
