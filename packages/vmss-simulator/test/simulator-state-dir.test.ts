@@ -10,6 +10,7 @@ import { SimulatorControl, SIMULATOR_SUBSCRIPTION_ID, startSimulator } from "vms
 import { computeClient } from "./helpers/compute-client.ts";
 import { HAND_CLOCK_START } from "./helpers/hand-clock-simulator.ts";
 import type { Json } from "./helpers/json.ts";
+import { monitorClient } from "./helpers/monitor-client.ts";
 import { startSimProcess, type SimProcess } from "./helpers/vmss-sim-process.ts";
 import { waitFor } from "./helpers/wait-for.ts";
 
@@ -237,5 +238,86 @@ t.test(
     now += 1;
     const done = await poll();
     t.match(done, { status: "Succeeded", endTime: new Date(HAND_CLOCK_START + 5000).toISOString() }, "ended when due");
+  },
+);
+
+t.test(
+  "deployments, autoscale settings, secrets and Entra registrations are kept (startSimulator's stateDir)",
+  async (t) => {
+    const dir = tempDir(t);
+    const options = { seed: true, writeDurationMs: 0, throttling: false, stateDir: dir };
+    const first = await startSimulator(options);
+    const control = new SimulatorControl(first);
+    const arm = (method: string, path: string, apiVersion: string, body?: Json) =>
+      control.request(method, `${path}?api-version=${apiVersion}`, { headers: AUTH, ...(body ? { body } : {}) });
+    const deployment = `${RG}/providers/Microsoft.Resources/deployments/kept-deploy`;
+    const template = {
+      $schema: "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+      contentVersion: "1.0.0.0",
+      resources: [
+        {
+          type: "Microsoft.Network/virtualNetworks",
+          apiVersion: "2018-11-01",
+          name: "kept-vnet",
+          location: "eastus",
+          properties: { addressSpace: { addressPrefixes: ["10.8.0.0/16"] } },
+        },
+      ],
+    };
+    t.equal(
+      (await arm("PUT", deployment, "2021-04-01", { properties: { mode: "Incremental", template } })).status,
+      201,
+    );
+    await waitFor(
+      async () =>
+        ((await arm("GET", deployment, "2021-04-01")).body as Json).properties.provisioningState === "Succeeded",
+      {
+        what: "the deployment to succeed",
+      },
+    );
+    const monitor = monitorClient(first);
+    await monitor.autoscaleSettings.createOrUpdate("demo-rg", "kept-autoscale", {
+      location: "eastus",
+      enabled: false,
+      targetResourceUri: `${VMSS}/web-prod-v002`,
+      profiles: [{ name: "p", capacity: { minimum: "1", maximum: "5", default: "3" }, rules: [] }],
+    });
+    t.equal(
+      (
+        await control.request("PUT", "/keyvaults/demo-kv/secrets/kept?api-version=7.4", {
+          headers: AUTH,
+          body: { value: "s" },
+        })
+      ).status,
+      200,
+    );
+    const client = { tenantId: "33333333-4444-4555-8666-777777777777", clientId: "kept-client", secret: "kept-secret" };
+    t.equal((await control.request("POST", "/_sim/identity/clients", { body: client })).status, 201);
+
+    const read = async (c: SimulatorControl) => {
+      const get = (path: string, apiVersion: string) =>
+        c.request("GET", `${path}?api-version=${apiVersion}`, { headers: AUTH }).then((r) => r.body as Json);
+      const identity = (await c.request("GET", "/_sim/identity")).body as Json;
+      return {
+        deployment: await get(deployment, "2021-04-01"),
+        vnet: await get(`${RG}/providers/Microsoft.Network/virtualNetworks/kept-vnet`, "2023-09-01"),
+        autoscale: await get(`${RG}/providers/Microsoft.Insights/autoscalesettings/kept-autoscale`, "2022-10-01"),
+        secret: (
+          (await c.request("GET", "/keyvaults/demo-kv/secrets/kept?api-version=7.4", { headers: AUTH })).body as Json
+        ).value,
+        clients: identity.clients,
+        signingKey: identity.signingKey,
+      };
+    };
+    const before = await read(control);
+    await control.close();
+    await first.close();
+
+    const second = await startSimulator(options);
+    t.teardown(() => second.close());
+    const again = new SimulatorControl(second);
+    t.teardown(() => again.close());
+    t.same(await read(again), before, "each as it was, the Entra ID's signing key included");
+    t.match(before, { deployment: { properties: { provisioningState: "Succeeded" } }, secret: "s" });
   },
 );
