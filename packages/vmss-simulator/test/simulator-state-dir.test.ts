@@ -194,7 +194,8 @@ t.test("a directory the simulator cannot use is refused with a sentence", async 
   t.match(bad, /state\.json is not JSON/);
 
   const foreign = tempDir(t);
-  const first = await started(t, ["--state", foreign]);
+  const first = await started(t, [], { SIMULATOR_STATE_DIR: foreign }); // the variable stands for --state
+  t.match(first.sim.output(), `state kept in ${foreign} (it was empty)`);
   t.equal(await stopped(first.sim, "SIGTERM"), 0);
   const refused = await startSimProcess(["--state", foreign], {
     SIMULATOR_SUBSCRIPTION_ID: "22222222-2222-4222-8222-222222222222",
