@@ -98,6 +98,8 @@ async function startEmbeddedSimulator(config: Config, simulatorConfig: Simulator
       subscriptionId: simulatorConfig.subscriptionId,
       throttling: simulatorConfig.throttling.enabled,
       seed: true,
+      // SIMULATOR_STATE_DIR: the embedded simulator keeps its world across the service's restarts, as vmss-sim --state.
+      ...(simulatorConfig.stateDir !== undefined ? { stateDir: simulatorConfig.stateDir } : {}),
     });
   } catch (err) {
     console.error(

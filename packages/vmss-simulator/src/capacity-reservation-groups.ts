@@ -24,6 +24,8 @@ interface CapacityReservationGroup {
 }
 
 const worlds = new WeakMap<SimState, Map<string, CapacityReservationGroup>>();
+/** Kept across a restart with `--state` (world-snapshot.ts). */
+export const capacityReservationGroupWorlds = worlds;
 const keyOf = (rg: string, name: string) => `${rg.toLowerCase()}/${name.toLowerCase()}`;
 
 function groups(sim: Pick<SimulatorContext, "state">): Map<string, CapacityReservationGroup> {

@@ -123,6 +123,8 @@ interface Deployment {
 }
 
 const worlds = new WeakMap<SimState, Map<string, Deployment>>();
+/** Read and restored by a state directory (world-snapshot.ts). */
+export const deploymentWorlds = worlds;
 
 function deploymentsOf(sim: SimulatorContext): Map<string, Deployment> {
   let map = worlds.get(sim.state);

@@ -1,7 +1,7 @@
 // The package's public entry: start and stop a simulator, drive it through its control API, trust its certificate.
 // Everything else in src/ is the simulator's own and may change without notice; the package's `exports` allow
 // nothing else but the settings (./settings, which loads no server) and the certificate (./ca-cert.pem).
-export { startSimulator, type RunningSimulator, type SimulatorOptions } from "./simulator.ts";
+export { startSimulator, type RunningSimulator, type SimulatorOptions, type StateDirAtStart } from "./simulator.ts";
 export {
   SimulatorControl,
   SimulatorControlError,

@@ -25,6 +25,8 @@ export type RepairsState = "Running" | "Suspended" | "NotRunning";
 
 /** Suspended by a setOrchestrationServiceState Suspend, per scale set (a replaced scale set starts afresh). */
 const suspended = new WeakSet<ScaleSet>();
+/** Read and restored by a state directory (world-snapshot.ts). */
+export { suspended as repairsSuspended };
 
 function repairsEnabled(ss: ScaleSet): boolean {
   return getPath(ss.model, "properties", "automaticRepairsPolicy", "enabled") === true;

@@ -44,6 +44,8 @@ export type LockScope =
 // a resource group's in a table of the simulator's state, emptied by a reset (clearLocks).
 const recordLocks = new WeakMap<ScaleSet | Vm, Map<string, Lock>>();
 const groupLocks = new WeakMap<SimState, Map<string, Map<string, Lock>>>();
+/** Read and restored by a state directory (world-snapshot.ts). */
+export { groupLocks, recordLocks };
 
 function locksAt(sim: SimulatorContext, scope: LockScope): Map<string, Lock> {
   if (scope.kind === "resourceGroup") {

@@ -1,28 +1,43 @@
 // The simulator alone: `vmss-sim` (bin/vmss-sim.js), `npm run simulator` at the repository's root. Settings come from
-// the command line (--port, --host, --time-scale, --seed/--no-seed) over the environment (SIMULATOR_HOST,
+// the command line (--port, --host, --time-scale, --state, --seed/--no-seed) over the environment (SIMULATOR_HOST,
 // SIMULATOR_PORT, SIMULATOR_SUBSCRIPTION_ID, SIMULATOR_TIME_SCALE, SIMULATOR_WRITE_DURATION_MS,
-// SIMULATOR_CONCURRENT_WRITES, SIMULATOR_THROTTLING), read by simulatorConfigFromEnv().
+// SIMULATOR_CONCURRENT_WRITES, SIMULATOR_THROTTLING, SIMULATOR_STATE_DIR), read by simulatorConfigFromEnv().
 import { parseArgs } from "node:util";
 import { SettingsError, simulatorConfigFromEnv, type SimulatorConfig } from "./settings.ts";
-import { startSimulator } from "./simulator.ts";
+import { startSimulator, type RunningSimulator } from "./simulator.ts";
+import { StateDirError } from "./state-dir.ts";
 import { SIMULATOR_CERT_PATH } from "./tls.ts";
 
-const USAGE = `usage: vmss-sim [--port N] [--host H] [--time-scale X] [--seed | --no-seed]
+const USAGE = `usage: vmss-sim [--port N] [--host H] [--time-scale X] [--state DIR] [--seed | --no-seed]
   --port N          where it listens (SIMULATOR_PORT, default 7003; 0 = any free port)
   --host H          the address it listens on (SIMULATOR_HOST, default 127.0.0.1)
   --time-scale X    Azure's durations × X (SIMULATOR_TIME_SCALE, default 0.1; 1 = Azure's real timing)
-  --seed, --no-seed the demo scale sets in demo-rg (default: seeded)`;
+  --state DIR       keep every resource in DIR across restarts (SIMULATOR_STATE_DIR, default: in memory only)
+  --seed, --no-seed the demo scale sets in demo-rg, into an empty state only (default: seeded)`;
 
 /** Each option and the variable it stands for: the settings are checked once, by simulatorConfigFromEnv. */
 const FLAG_VARIABLES = {
   port: "SIMULATOR_PORT",
   host: "SIMULATOR_HOST",
   "time-scale": "SIMULATOR_TIME_SCALE",
+  state: "SIMULATOR_STATE_DIR",
 } as const;
 
 function fail(message: string): never {
   console.error(`vmss-sim: ${message}`);
   process.exit(2);
+}
+
+function subscriptionLine(sim: RunningSimulator, seed: boolean): string {
+  if (sim.stateDir?.restored) return `subscription ${sim.subscriptionId} (as the state directory kept it)`;
+  return seed
+    ? `subscription ${sim.subscriptionId} (resource group demo-rg: web-prod-v001, web-prod-v002, batch-v001)`
+    : `subscription ${sim.subscriptionId} (no scale sets: --no-seed)`;
+}
+
+function stateLine(state: NonNullable<RunningSimulator["stateDir"]>): string {
+  if (!state.restored) return `state kept in ${state.dir} (it was empty)`;
+  return `state kept in ${state.dir}: ${state.scaleSets} scale sets, ${state.inFlight} operations in flight resumed (written ${new Date(state.savedAt!).toISOString()})`;
 }
 
 /** Starts the simulator from a command line and the environment; stops it on SIGTERM or SIGINT. */
@@ -35,6 +50,7 @@ export async function runSimulator(argv: readonly string[], env: NodeJS.ProcessE
         port: { type: "string" },
         host: { type: "string" },
         "time-scale": { type: "string" },
+        state: { type: "string" },
         seed: { type: "boolean", default: true },
         help: { type: "boolean", short: "h" },
       },
@@ -64,20 +80,24 @@ export async function runSimulator(argv: readonly string[], env: NodeJS.ProcessE
     fail(flag ? err.message.replace(FLAG_VARIABLES[flag as keyof typeof FLAG_VARIABLES], `--${flag}`) : err.message);
   }
   const seed = values.seed;
-  const sim = await startSimulator({
-    ...config.settings,
-    host: config.host,
-    port: config.port,
-    subscriptionId: config.subscriptionId,
-    throttling: config.throttling.enabled,
-    seed,
-  });
+  let sim: RunningSimulator;
+  try {
+    sim = await startSimulator({
+      ...config.settings,
+      host: config.host,
+      port: config.port,
+      subscriptionId: config.subscriptionId,
+      throttling: config.throttling.enabled,
+      seed,
+      ...(config.stateDir !== undefined ? { stateDir: config.stateDir } : {}),
+    });
+  } catch (err) {
+    if (err instanceof StateDirError) fail(err.message);
+    throw err;
+  }
   console.log(`ARM simulator listening on ${sim.url}`);
-  console.log(
-    seed
-      ? `subscription ${sim.subscriptionId} (resource group demo-rg: web-prod-v001, web-prod-v002, batch-v001)`
-      : `subscription ${sim.subscriptionId} (no scale sets: --no-seed)`,
-  );
+  console.log(subscriptionLine(sim, seed));
+  if (sim.stateDir) console.log(stateLine(sim.stateDir));
   console.log(
     `time scale ${config.settings.timeScale} (1 = Azure's real timing), throttling ${config.throttling.enabled ? "on" : "off"}`,
   );

@@ -32,6 +32,8 @@ interface UserAssignedIdentity {
 }
 
 const worlds = new WeakMap<SimState, Map<string, UserAssignedIdentity>>();
+/** Read and restored by a state directory (world-snapshot.ts). */
+export const identityWorlds = worlds;
 
 const keyOf = (resourceGroup: string, name: string) => `${resourceGroup.toLowerCase()}/${name.toLowerCase()}`;
 

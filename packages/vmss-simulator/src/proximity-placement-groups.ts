@@ -23,6 +23,8 @@ interface ProximityPlacementGroup {
 }
 
 const worlds = new WeakMap<SimState, Map<string, ProximityPlacementGroup>>();
+/** Read and restored by a state directory (world-snapshot.ts). */
+export const proximityPlacementGroupWorlds = worlds;
 const keyOf = (rg: string, name: string) => `${rg.toLowerCase()}/${name.toLowerCase()}`;
 
 function groups(sim: Pick<SimulatorContext, "state">): Map<string, ProximityPlacementGroup> {

@@ -22,6 +22,8 @@ export interface Rollout {
 
 const afterWrite = new WeakSet<ScaleSet>();
 const rollouts = new WeakMap<ScaleSet, Rollout>();
+/** Read and restored by a state directory (world-snapshot.ts). */
+export { afterWrite, rollouts };
 
 export function setRolloutAfterWrite(ss: ScaleSet, on: boolean): void {
   if (on) afterWrite.add(ss);

@@ -232,6 +232,8 @@ export interface SimulatorConfig {
   settings: SimulatorSettings;
   /** Throttling on (Azure's figures) unless switched off; SIMULATOR_THROTTLING=off. */
   throttling: Pick<ThrottlingConfig, "enabled">;
+  /** Where the world is kept across restarts (SIMULATOR_STATE_DIR); undefined: in memory only. */
+  stateDir?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -247,7 +249,8 @@ function envNumber(env: Env, name: string, check: (v: number) => boolean, rule: 
 /**
  * The simulator's configuration from the environment: SIMULATOR_HOST (127.0.0.1), SIMULATOR_PORT (7003),
  * SIMULATOR_SUBSCRIPTION_ID, SIMULATOR_TIME_SCALE (0.1), SIMULATOR_WRITE_DURATION_MS (Azure's × time scale),
- * SIMULATOR_CONCURRENT_WRITES (conflict), SIMULATOR_THROTTLING (on). Throws SettingsError naming the variable.
+ * SIMULATOR_CONCURRENT_WRITES (conflict), SIMULATOR_THROTTLING (on), SIMULATOR_STATE_DIR (none). Throws SettingsError
+ * naming the variable.
  */
 export function simulatorConfigFromEnv(env: Env): SimulatorConfig {
   const settings = defaultSettings();
@@ -290,5 +293,6 @@ export function simulatorConfigFromEnv(env: Env): SimulatorConfig {
     subscriptionId: env.SIMULATOR_SUBSCRIPTION_ID || SIMULATOR_SUBSCRIPTION_ID,
     settings,
     throttling: { enabled: throttling !== "off" },
+    ...(env.SIMULATOR_STATE_DIR ? { stateDir: env.SIMULATOR_STATE_DIR } : {}),
   };
 }

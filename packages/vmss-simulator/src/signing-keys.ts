@@ -1,6 +1,14 @@
 // The simulated Entra ID's token-signing keys: RSA 2048, RS256, each with a key id (`kid`), published as a JWKS.
 // Signing and checking are synchronous (node:crypto), so the ARM side checks a token within its request's pipeline.
-import { generateKeyPairSync, randomBytes, sign, verify, type KeyObject } from "node:crypto";
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign,
+  verify,
+  type KeyObject,
+} from "node:crypto";
 
 export interface SigningKey {
   kid: string;
@@ -11,6 +19,21 @@ export interface SigningKey {
 function newKey(): SigningKey {
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   return { kid: randomBytes(12).toString("base64url"), privateKey, publicKey };
+}
+
+/** A key as a state directory keeps it (the simulator's own test keys: nothing of Azure's). */
+export interface SavedSigningKey {
+  kid: string;
+  privateKeyPem: string;
+}
+
+function savedKey(key: SigningKey): SavedSigningKey {
+  return { kid: key.kid, privateKeyPem: key.privateKey.export({ type: "pkcs8", format: "pem" }).toString() };
+}
+
+function restoredKey(saved: SavedSigningKey): SigningKey {
+  const privateKey = createPrivateKey(saved.privateKeyPem);
+  return { kid: saved.kid, privateKey, publicKey: createPublicKey(privateKey) };
 }
 
 const b64url = (data: Buffer | string) => Buffer.from(data).toString("base64url");
@@ -32,6 +55,18 @@ export class SigningKeys {
   rotate(keepPrevious: boolean): void {
     this.#previous = keepPrevious ? [this.#current] : [];
     this.#current = newKey();
+  }
+
+  /** The published keys, the current one first: tokens issued before a restart still verify after it. */
+  saved(): SavedSigningKey[] {
+    return this.published().map(savedKey);
+  }
+
+  restore(saved: SavedSigningKey[]): void {
+    const [current, ...previous] = saved.map(restoredKey);
+    if (!current) return;
+    this.#current = current;
+    this.#previous = previous;
   }
 
   /** The JWKS at the discovery document's jwks_uri: public keys only, as Entra publishes them. */

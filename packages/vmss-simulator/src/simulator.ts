@@ -18,6 +18,8 @@ import { seedDemo } from "./seed.ts";
 import { skewedDateHeader } from "./subscription-reads.ts";
 import { defaultSettings, SIMULATOR_SUBSCRIPTION_ID, TIME_SCALE_HEADER, type SimulatorSettings } from "./settings.ts";
 import { SimState } from "./state.ts";
+import { clockAfterRestart, restoreInto, StateDir } from "./state-dir.ts";
+import { snapshotWorld, type WorldSnapshot } from "./world-snapshot.ts";
 import { Throttler } from "./throttling.ts";
 import { loadTlsMaterial } from "./tls.ts";
 import { handleIdentity, SimulatedEntraId } from "./token-endpoint.ts";
@@ -39,6 +41,11 @@ export interface SimulatorOptions extends Partial<SimulatorSettings> {
    * refill of the throttling buckets. Tests can pass a hand-moved clock. (The call log's `time` uses real time.)
    */
   now?: () => number;
+  /**
+   * Where the world is kept (state-dir.ts): read at start when the directory holds one (the seed then goes nowhere),
+   * written before every answer that changed it, and at close. Default: none, the world lives in memory only.
+   */
+  stateDir?: string;
 }
 
 export interface RunningSimulator {
@@ -48,8 +55,21 @@ export interface RunningSimulator {
   /** The certificate to trust for this simulator (clients pass it as `tlsOptions.ca`). */
   caPem: string;
   subscriptionId: string;
-  /** Stops listening, drops open connections (keep-alive included) and clears every timer. */
+  /** Where the world is kept (the stateDir option), and what was found there at start. */
+  stateDir?: StateDirAtStart;
+  /** Stops listening, drops open connections (keep-alive included) and clears every timer; writes the state. */
   close(): Promise<void>;
+}
+
+export interface StateDirAtStart {
+  dir: string;
+  /** The directory held a world, now restored (else it was empty and the seed, if any, went in). */
+  restored: boolean;
+  /** The simulator's clock when the restored world was written. */
+  savedAt?: number;
+  scaleSets: number;
+  /** Long-running operations that were in flight when it was written: they go on (docs/simulator.md). */
+  inFlight: number;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -64,9 +84,9 @@ function urlHost(host: string): string {
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const host = options.host ?? "127.0.0.1";
   const tls = loadTlsMaterial();
-  const sim = simulatorContext(options);
-  const { state } = sim;
   const entra = new SimulatedEntraId(options.now ?? Date.now);
+  const { sim, atStart, save } = simulatorContext(options, entra);
+  const { state } = sim;
 
   const armSteps = armPipeline(buildArmRouter());
   const controlSteps = [dispatchTo(buildControlRouter())];
@@ -77,6 +97,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const isControl = base.pathname === CONTROL_PREFIX || base.pathname.toLowerCase().startsWith(`${CONTROL_PREFIX}/`);
     const call =
       isControl || entra.isIdentityPath(base.pathname) ? undefined : logCall(sim, req, base.method, base.pathname);
+    if (save) saveBeforeAnswering(res, () => save());
     let body: { body: Buffer; tooLarge: boolean };
     try {
       body = await readBody(req, sim.bodyLimitBytes);
@@ -139,20 +160,38 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     port,
     caPem: tls.certPem,
     subscriptionId: state.subscriptionId,
+    ...(atStart ? { stateDir: atStart } : {}),
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      });
+      }).then(() => save?.(true));
       return closing;
     },
   };
 }
 
-/** The simulator's state, faults, call log and throttling, as the options say; seeded with the demo when asked. */
-function simulatorContext(options: SimulatorOptions): SimulatorContext {
-  const now = options.now ?? Date.now;
-  const { host: _host, port: _port, subscriptionId, seed, throttling, now: _now, ...given } = options;
+/**
+ * The simulator's state, faults, call log and throttling, as the options say: the world the state directory holds,
+ * else a new one, seeded with the demo when asked.
+ */
+function simulatorContext(
+  options: SimulatorOptions,
+  entra: SimulatedEntraId,
+): { sim: SimulatorContext; atStart?: StateDirAtStart; save?: (always?: boolean) => void } {
+  const stateDir = options.stateDir === undefined ? undefined : new StateDir(options.stateDir);
+  const {
+    host: _host,
+    port: _port,
+    subscriptionId,
+    seed,
+    throttling,
+    now: givenNow,
+    stateDir: _dir,
+    ...given
+  } = options;
+  const saved = stateDir?.read(subscriptionId ?? SIMULATOR_SUBSCRIPTION_ID);
+  const now = saved ? clockAfterRestart(saved.savedAt, givenNow ?? Date.now) : (givenNow ?? Date.now);
   const settings: SimulatorSettings = { ...defaultSettings(), ...given };
   const state = new SimState(subscriptionId ?? SIMULATOR_SUBSCRIPTION_ID, settings, now);
   const sim: SimulatorContext = {
@@ -163,8 +202,40 @@ function simulatorContext(options: SimulatorOptions): SimulatorContext {
     bodyLimitBytes: BODY_LIMIT_BYTES,
     throttling: new Throttler(now, () => state.settings.timeScale, throttling ?? true),
   };
-  if (sim.seeded) seedDemo(state);
-  return sim;
+  if (saved) restoreInto(sim, entra, saved);
+  else if (sim.seeded) seedDemo(state);
+  if (!stateDir) return { sim };
+  const save = (always = false) => stateDir.save(() => snapshotWorld(state, sim.seeded, entra.saved()), always);
+  save(); // a new world (the seed) is kept before anyone is answered
+  return { sim, atStart: stateDirAtStart(stateDir.dir, saved), save };
+}
+
+function stateDirAtStart(dir: string, saved: WorldSnapshot | undefined): StateDirAtStart {
+  if (!saved) return { dir, restored: false, scaleSets: 0, inFlight: 0 };
+  return {
+    dir,
+    restored: true,
+    savedAt: saved.savedAt,
+    scaleSets: saved.scaleSets.length,
+    inFlight: saved.operations.filter((op) => op.status === "InProgress").length,
+  };
+}
+
+/**
+ * Keeps the world before the answer leaves: a client that was answered finds what it did after a crash. Handlers
+ * answer in the turn they change the world (context.ts), so the world written is the one the answer describes.
+ */
+function saveBeforeAnswering(res: ServerResponse, save: () => void): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.end = ((...args: unknown[]) => {
+    try {
+      save();
+    } catch (err) {
+      // The answer still goes: the world is in memory, and the next answer writes it again.
+      console.error("[simulator] the state directory could not be written:", err);
+    }
+    return end(...args);
+  }) as ServerResponse["end"];
 }
 
 /** An ARM call in the call log, its status filled in when it is answered. */

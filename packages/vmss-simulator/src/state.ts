@@ -153,6 +153,11 @@ export class SimState {
     return this.#nicsOfVm.get(vm) ?? [];
   }
 
+  /** A restored Flexible VM gets its NICs back (world-snapshot.ts): they are already in `nics`. */
+  restoreNicsOf(vm: Vm, nics: Nic[]): void {
+    this.#nicsOfVm.set(vm, nics);
+  }
+
   /** The Flexible scale set and VM with this name in the resource group (a Flexible VM's name is its instance id). */
   findFlexibleVm(resourceGroup: string, name: string): { ss: ScaleSet; vm: Vm } | undefined {
     for (const ss of this.listScaleSets(resourceGroup)) {

@@ -102,6 +102,8 @@ export interface SubscriptionSettings {
 }
 
 const worlds = new WeakMap<SimState, SubscriptionSettings>();
+/** Read and restored by a state directory (world-snapshot.ts). */
+export const subscriptionSettingsWorlds = worlds;
 
 export function subscriptionSettings(sim: Pick<SimulatorContext, "state">): SubscriptionSettings {
   let s = worlds.get(sim.state);

@@ -14,7 +14,7 @@
 // never repeat a secret.
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { SigningKeys } from "./signing-keys.ts";
+import { SigningKeys, type SavedSigningKey } from "./signing-keys.ts";
 
 export const IDENTITY_CONTROL_PATH = "/_sim/identity";
 const TOKEN_LIFETIME_S = 3600;
@@ -61,6 +61,14 @@ interface JsonAnswer {
 export type BearerCheck =
   { ok: true } | { ok: false; code: "InvalidAuthenticationToken" | "ExpiredAuthenticationToken"; message: string };
 
+/** Entra ID's side of the simulator as a state directory keeps it. */
+export interface SavedEntraId {
+  clients: Client[];
+  apis: Api[];
+  requireIssuedTokens: boolean;
+  keys: SavedSigningKey[];
+}
+
 export class SimulatedEntraId {
   readonly keys = new SigningKeys();
   readonly #clients = new Map<string, Client>();
@@ -77,6 +85,24 @@ export class SimulatedEntraId {
 
   constructor(now: () => number = Date.now) {
     this.#now = now;
+  }
+
+  /** What a state directory keeps (world-snapshot.ts): the registrations, the token switch and the signing keys. */
+  saved(): SavedEntraId {
+    return {
+      clients: [...this.#clients.values()],
+      apis: [...this.#apis.values()],
+      requireIssuedTokens: this.requireIssuedTokens,
+      keys: this.keys.saved(),
+    };
+  }
+
+  restore(saved: SavedEntraId): void {
+    for (const client of saved.clients) this.register(client);
+    for (const api of saved.apis)
+      this.#apis.set(`${api.tenantId.toLowerCase()}/${api.identifierUri.toLowerCase()}`, api);
+    this.requireIssuedTokens = saved.requireIssuedTokens;
+    this.keys.restore(saved.keys);
   }
 
   register(client: Client): void {

@@ -4,21 +4,25 @@
 // the simulator's `/adfs` authority, for which MSAL asks login.microsoftonline.com nothing — creates a Uniform and a
 // Flexible scale set (`az vmss create` submits an ARM template deployment), scales, tags, lists instances, stops,
 // starts, restarts and deletes; every step is judged by what the simulator then holds, read from it directly.
+// The simulator is vmss-sim itself, keeping its world in a state directory (--state): between the creates and the
+// scale it is stopped and started again (SIGTERM), and killed (SIGKILL) with the CLI's scale in flight; the CLI,
+// logged in once, reads and scales the same scale set after each restart.
 // .ci/run installs azure-cli; the test is skipped only where `az` is not installed.
 import { execFile } from "node:child_process";
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import t from "tap";
-import { SimulatorControl } from "../src/control-client.ts";
-import { startSimulator } from "../src/simulator.ts";
+import { SimulatorControl, SIMULATOR_SUBSCRIPTION_ID } from "vmss-simulator";
 import type { Json } from "./helpers/json.ts";
+import { startSimProcess, type SimProcess } from "./helpers/vmss-sim-process.ts";
 import { waitFor } from "./helpers/wait-for.ts";
 
 const run = promisify(execFile);
-const CA_FILE = fileURLToPath(new URL("../src/tls/simulator-cert.pem", import.meta.url));
+const CA_FILE = fileURLToPath(new URL(import.meta.resolve("vmss-simulator/ca-cert.pem")));
+const CA_PEM = readFileSync(CA_FILE, "utf8");
 
 /** Skipped only where no `az` is on PATH: an installed CLI that fails fails the test. */
 function azMissing(): string | undefined {
@@ -42,13 +46,30 @@ t.test(
   { skip: missing ?? false },
   async (t) => {
     t.setTimeout(600_000);
-    const sim = await startSimulator({ seed: true, timeScale: 0.001, writeDurationMs: 50 });
-    t.teardown(() => sim.close());
-    const control = new SimulatorControl(sim);
-    t.teardown(() => control.close());
-    t.equal((await control.request("POST", "/_sim/identity/clients", { body: CLIENT })).status, 201);
+    const stateDir = mkdtempSync(join(tmpdir(), "vmss-sim-state-"));
+    t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
+    let sim: SimProcess | undefined;
+    let control: SimulatorControl | undefined;
+    t.teardown(async () => {
+      await sim?.stop("SIGKILL");
+      await control?.close();
+    });
+    /** vmss-sim on the state directory, on `port` (the URL the CLI's cloud names once it is registered). */
+    const startSim = async (port: string, env: Record<string, string> = {}) => {
+      await control?.close();
+      sim = await startSimProcess(["--state", stateDir, "--time-scale", "0.001", "--port", port], {
+        SIMULATOR_WRITE_DURATION_MS: "50",
+        ...env,
+      });
+      control = new SimulatorControl({ url: sim.url, caPem: CA_PEM });
+      return { sim, control };
+    };
+    const url = (await startSim("0")).sim.url;
+    const port = new URL(url).port;
+    const subscriptionId = SIMULATOR_SUBSCRIPTION_ID;
+    t.equal((await control!.request("POST", "/_sim/identity/clients", { body: CLIENT })).status, 201);
     // Only tokens the simulator issued are accepted: the CLI's calls carry the one it obtained at login.
-    await control.request("PUT", "/_sim/identity", { body: { requireIssuedTokens: true } });
+    await control!.request("PUT", "/_sim/identity", { body: { requireIssuedTokens: true } });
 
     const configDir = mkdtempSync(join(tmpdir(), "az-config-"));
     t.teardown(() => rmSync(configDir, { recursive: true, force: true }));
@@ -77,16 +98,16 @@ t.test(
     };
     /** What the simulator holds at an ARM path (read with a token it issued). */
     const held = async (path: string): Promise<{ status: number; body: Json }> => {
-      const token = await control.request("POST", "/_sim/identity/tokens", {
+      const token = await control!.request("POST", "/_sim/identity/tokens", {
         body: { tenantId: CLIENT.tenantId, claims: { aud: "https://management.azure.com/", appid: "test" } },
       });
       const sep = path.includes("?") ? "&" : "?";
-      const res = await control.request("GET", `${path}${sep}api-version=2024-03-01`, {
+      const res = await control!.request("GET", `${path}${sep}api-version=2024-03-01`, {
         headers: { authorization: `Bearer ${(token.body as Json).access_token}` },
       });
       return { status: res.status, body: res.body };
     };
-    const VMSS = `/subscriptions/${sim.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Compute/virtualMachineScaleSets`;
+    const VMSS = `/subscriptions/${subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Compute/virtualMachineScaleSets`;
 
     await az(
       "cloud",
@@ -94,11 +115,11 @@ t.test(
       "-n",
       "VmssSimulator",
       "--endpoint-resource-manager",
-      sim.url,
+      url,
       "--endpoint-active-directory",
-      `${sim.url}/adfs`,
+      `${url}/adfs`,
       "--endpoint-vm-image-alias-doc",
-      `${sim.url}/arm-compute/quickstart-templates/aliases.json`,
+      `${url}/arm-compute/quickstart-templates/aliases.json`,
       "--profile",
       "2020-09-01-hybrid",
     );
@@ -114,7 +135,7 @@ t.test(
       CLIENT.tenantId,
     );
     t.match(login, [
-      { id: sim.subscriptionId, cloudName: "VmssSimulator", user: { name: CLIENT.clientId, type: "servicePrincipal" } },
+      { id: subscriptionId, cloudName: "VmssSimulator", user: { name: CLIENT.clientId, type: "servicePrincipal" } },
     ]);
 
     const created = await az(
@@ -152,7 +173,7 @@ t.test(
       },
     });
     const lb = await held(
-      `/subscriptions/${sim.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Network/loadBalancers/cli-uniformLB`,
+      `/subscriptions/${subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Network/loadBalancers/cli-uniformLB`,
     );
     t.equal(lb.status, 200, "the template's load balancer was deployed with it");
     t.equal((await held(`${VMSS}/cli-uniform/virtualMachines`)).body.value.length, 2, "two VMs");
@@ -183,7 +204,7 @@ t.test(
       properties: { orchestrationMode: "Flexible", platformFaultDomainCount: 1, provisioningState: "Succeeded" },
     });
     const flexLb = await held(
-      `/subscriptions/${sim.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Network/loadBalancers/cli-flexLB`,
+      `/subscriptions/${subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Network/loadBalancers/cli-flexLB`,
     );
     t.match(
       flexLb.body,
@@ -191,6 +212,42 @@ t.test(
       "the NAT rule joined its load balancer",
     );
 
+    // A restart (SIGTERM): the CLI, logged in before it, reads the scale set it created, as it was.
+    const beforeRestart = (await held(`${VMSS}/cli-uniform`)).body;
+    t.equal(await sim!.stop("SIGTERM"), 0, "vmss-sim stopped");
+    // Writes take 15 s from now on: long enough to kill it with one in flight.
+    await startSim(port, { SIMULATOR_WRITE_DURATION_MS: "15000" });
+    t.match(
+      sim!.output(),
+      /state kept in .*: 5 scale sets/,
+      "restarted on its state directory: the three seeded and the two made",
+    );
+    const shown = await az("vmss", "show", "-g", RG, "-n", "cli-uniform");
+    t.match(
+      shown,
+      { uniqueId: beforeRestart.properties.uniqueId, provisioningState: "Succeeded", sku: { capacity: 2 } },
+      "the CLI reads the scale set it created before the restart",
+    );
+    t.same((await held(`${VMSS}/cli-uniform`)).body, beforeRestart, "the same body, ETag included");
+
+    // A crash (SIGKILL) with the CLI's scale in flight: after the restart the scale goes on and ends.
+    await az("vmss", "scale", "-g", RG, "-n", "cli-uniform", "--new-capacity", "4", "--no-wait");
+    const inFlight = (await held(`${VMSS}/cli-uniform`)).body;
+    t.match(
+      inFlight,
+      { sku: { capacity: 4 }, properties: { provisioningState: "Updating" } },
+      "the scale is in flight",
+    );
+    t.equal(await sim!.stop("SIGKILL"), null, "vmss-sim killed");
+    await startSim(port);
+    t.match(sim!.output(), /1 operations in flight resumed/);
+    await waitFor(async () => (await held(`${VMSS}/cli-uniform`)).body.properties.provisioningState === "Succeeded", {
+      what: "the scale accepted before the crash to end",
+      timeoutMs: 120_000,
+      intervalMs: 200,
+    });
+    t.equal((await held(`${VMSS}/cli-uniform`)).body.etag, inFlight.etag, "the ETag it was accepted with");
+    t.match(await az("vmss", "show", "-g", RG, "-n", "cli-uniform"), { sku: { capacity: 4 } }, "the CLI reads it");
     await az("vmss", "scale", "-g", RG, "-n", "cli-uniform", "--new-capacity", "3");
     t.equal((await held(`${VMSS}/cli-uniform`)).body.sku.capacity, 3, "scaled to 3");
 
@@ -220,9 +277,9 @@ t.test(
     t.equal(await powerOf("1"), "PowerState/running", "only the VM named was stopped");
     await az("vmss", "start", "-g", RG, "-n", "cli-uniform", "--instance-ids", "0", "--no-wait");
     await powerIs("0", "PowerState/running");
-    await control.clearCalls();
+    await control!.clearCalls();
     await az("vmss", "restart", "-g", RG, "-n", "cli-uniform");
-    const calls = (await control.request("GET", "/_sim/calls")).body as {
+    const calls = (await control!.request("GET", "/_sim/calls")).body as {
       method: string;
       path: string;
       status: number;
@@ -276,7 +333,7 @@ t.test(
     t.match(
       (
         await held(
-          `/subscriptions/${sim.subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Network/virtualNetworks/cli-vnet`,
+          `/subscriptions/${subscriptionId}/resourceGroups/${RG}/providers/Microsoft.Network/virtualNetworks/cli-vnet`,
         )
       ).body,
       { properties: { addressSpace: { addressPrefixes: ["10.9.0.0/16"] } } },

@@ -65,3 +65,18 @@ t.test("the package's tests import nothing outside the package: it is tested on 
     );
   }
 });
+
+t.test("every store a world keeps in a module of its own is in the snapshot that --state writes", async (t) => {
+  // A module holding resources per world (a WeakMap keyed by SimState) that world-snapshot.ts does not import would
+  // be served as usual and silently lost at every restart with --state.
+  const all = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? all(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+    );
+  const snapshot = join(SIM, "world-snapshot.ts");
+  const kept = new Set(importsOf(snapshot).map((f) => f.replace(/\.ts$/, "")));
+  const stores = all(SIM).filter((f) => /new WeakMap<SimState\b/.test(readFileSync(f, "utf8")));
+  t.ok(stores.length > 5, `${stores.length} modules keep a store per world`);
+  for (const file of stores)
+    t.ok(kept.has(file.replace(/\.ts$/, "")), `${relative(SIM, file)}'s store is imported by world-snapshot.ts`);
+});

@@ -16,6 +16,8 @@ export const EVALUATION_SECONDS = 60;
 
 /** Whether the evaluation runs by itself on the clock (the control API can turn it off for a test). */
 const periodicOff = new WeakSet<object>();
+/** Read and restored by a state directory (world-snapshot.ts). */
+export { periodicOff as autoscalePeriodicOff };
 
 export function setPeriodicEvaluation(sim: SimulatorContext, on: boolean): void {
   if (on) periodicOff.delete(sim.state);

@@ -103,6 +103,8 @@ export class AutoscaleState {
 }
 
 const worlds = new WeakMap<SimState, AutoscaleState>();
+/** Read and restored by a state directory (world-snapshot.ts). */
+export const autoscaleWorlds = worlds;
 
 export function autoscaleOf(sim: Pick<SimulatorContext, "state">): AutoscaleState {
   let state = worlds.get(sim.state);

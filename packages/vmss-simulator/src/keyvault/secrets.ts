@@ -15,6 +15,8 @@ export const DEMO_VM_SSH_PUBLIC_KEY =
 
 type Vaults = Map<string, Map<string, { value: string; version: number }>>;
 const worlds = new WeakMap<SimState, Vaults>();
+/** Read and restored by a state directory (world-snapshot.ts). */
+export const keyVaultWorlds = worlds;
 
 function vaults(sim: Pick<SimulatorContext, "state" | "seeded">): Vaults {
   let v = worlds.get(sim.state);

@@ -20,6 +20,8 @@ const NICS = `${SUB}/resourceGroups/:resourceGroup/providers/Microsoft.Network/n
 
 /** Network operations answered so far, per simulator world: they all completed when they were accepted. */
 const operations = new WeakMap<SimState, Set<string>>();
+/** Read and restored by a state directory (world-snapshot.ts). */
+export const networkOperationWorlds = operations;
 
 function operationsOf(state: SimState): Set<string> {
   let ops = operations.get(state);

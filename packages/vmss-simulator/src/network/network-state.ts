@@ -112,6 +112,8 @@ export class NetworkState {
 }
 
 const worlds = new WeakMap<SimState, NetworkState>();
+/** Read and restored by a state directory (world-snapshot.ts). */
+export const networkWorlds = worlds;
 
 /** The network of this simulator's world; seeded on first use when the simulator is. */
 export function networkOf(
