@@ -429,7 +429,7 @@ t.test(
       return deployContext({ ...config, orchestrationMode: "Flexible" });
     };
     const first = await flexible();
-    await orca.deployStage(first, { bake: bake("rrbf") });
+    await orca.deployStage(first, { bake: bake(sub, "rrbf") });
     const [v000] = first.context["deploy.server.groups"][REGION];
     const check = trafficCheck(t, "rrbf-prod");
     const byGroup = async () => {
@@ -446,7 +446,7 @@ t.test(
     stage.context.useSourceCapacity = false;
     stage.context.savedCapacity = stage.context.capacity;
     stage.context.capacity = { min: 0, max: 0, desired: 0 };
-    await orca.deployStage(stage, { bake: bake("rrbf"), after: check.after });
+    await orca.deployStage(stage, { bake: bake(sub, "rrbf"), after: check.after });
     const [v001] = stage.context["deploy.server.groups"][REGION];
 
     const seen: Record<string, Record<string, number>> = {};
