@@ -37,7 +37,7 @@ import {
   type WriteStep,
 } from "./vmss-gateway.ts";
 import { inSpan } from "../tracing/spans.ts";
-import { plannerOf, type PlannedStep, type Planner, type PlannerSpec } from "./planner.ts";
+import { plannerOf, type AfterAbsent, type PlannedStep, type Planner, type PlannerSpec } from "./planner.ts";
 
 export interface Checkpoint {
   attempt: number;
@@ -255,7 +255,7 @@ async function runToEnd<R>(input: HarnessInput<R>): Promise<R> {
     try {
       clock.stopIfCanceled(`before attempt ${attempt}`);
       const result = await inSpan(`attempt ${attempt}`, { attributes: { "vmss.attempt": attempt } }, () =>
-        runAttempt(tracked, attempt, prefix, clock, progress),
+        runAttempt(tracked, attempt, prefix, clock, progress, () => wrote),
       );
       input.onAttemptEnd?.({ attempt, outcome: "succeeded" });
       return result;
@@ -552,7 +552,75 @@ async function waitAndReread<R>(
   return { snapshot: await settledRead(input, prefix, clock), waiting: { since, summary } };
 }
 
+/**
+ * One attempt: plan and write on the scale set; for an operation that cleans up after a delete, an attempt that finds
+ * the scale set gone (404 on any read of it) goes on to plan on what it cleans. `wrote`: a write of this operation was
+ * accepted (its own delete).
+ */
 async function runAttempt<R>(
+  input: HarnessInput<R>,
+  attempt: number,
+  prefix: string,
+  clock: AttemptClock,
+  progress: Progress,
+  wrote: () => boolean,
+): Promise<R> {
+  try {
+    return await planAndWrite(input, attempt, prefix, clock, progress);
+  } catch (err) {
+    const { afterAbsent, whenAbsent } = input.planner;
+    if (!afterAbsent || !whenAbsent || input.signal?.aborted) throw err;
+    const failure = describeArmFailure(err);
+    if (failure.kind !== "notFound") throw err;
+    input.log(`${prefix}: Azure answered ${failureLabel(failure)} for ${input.gateway.ref.name}: it does not exist`);
+    await cleanAfterAbsent(input, afterAbsent, attempt, prefix, clock, progress);
+    return whenAbsent({ failure, wrote: wrote() });
+  }
+}
+
+/**
+ * What a Deleter cleans once the scale set is gone, planned on a fresh read of it at each step, each write with
+ * If-Match on the ETag just read. A failure (a 412: changed since the read) ends the attempt; the retry policy judges
+ * it, and the next attempt reads again.
+ */
+async function cleanAfterAbsent<R>(
+  input: HarnessInput<R>,
+  afterAbsent: AfterAbsent,
+  attempt: number,
+  prefix: string,
+  clock: AttemptClock,
+  progress: Progress,
+): Promise<void> {
+  const { gateway, log, signal } = input;
+  const ids = afterAbsent.reads();
+  if (ids.length === 0) return;
+  if (!gateway.readNetwork) throw new Error(`no network reads for ${gateway.ref.name}`);
+  for (let writes = 0; ; writes++) {
+    const step = afterAbsent.plan(await gateway.readNetwork(ids, signal));
+    if (step.kind === "done") {
+      log(writes === 0 ? `${prefix}: ${step.summary}` : `Azure confirmed: ${step.summary}`);
+      return;
+    }
+    if (step.kind === "wait") throw new Error(`a clean-up after a delete does not wait: ${step.summary}`);
+    if (writes >= input.planner.maxWrites)
+      throw harnessFailure("PlanDidNotConverge", `still planning "${step.summary}" after ${writes} writes`);
+    clock.stopIfCanceled(`before writing: ${step.summary}`);
+    const guard =
+      step.kind === "balancerPools" ? ` (If-Match ${step.etag ?? "none"})` : guardLabel(guardOf(step.kind, undefined));
+    log(`${prefix}: ${step.summary}${guard}`);
+    await input.onCheckpoint?.({ attempt });
+    input.beforeWrite?.();
+    await gateway.write(step, undefined, {
+      defaultPollIntervalMs: input.lroPollIntervalMs,
+      maxPollIntervalMs: input.lroMaxPollIntervalMs,
+      signal,
+    });
+    progress.writesEnded.push(step.summary);
+  }
+}
+
+/** Reads, plans and writes the scale set until the plan is done and Azure confirms it. */
+async function planAndWrite<R>(
   input: HarnessInput<R>,
   attempt: number,
   prefix: string,
