@@ -175,3 +175,21 @@ t.test("a NAT port range freed by a destroy is the next create's", async (t) => 
   const third = await createBehind("portsc", { loadBalancerName: "demo-lb" });
   t.same(range(await read(LB), third), [50000, 50099], "the lowest free range, not after the highest");
 });
+
+t.test(
+  "a dry run of a create behind a load balancer writes nothing to it, and says what a run would add",
+  async (t) => {
+    const before = await read(LB);
+    const res = await env.api(
+      "POST",
+      "/azure/ops/createServerGroup?dryRun=true",
+      demoCreate(sub, { application: "dry", loadBalancerBackendPoolId: undefined, loadBalancerName: "demo-lb" }),
+    );
+    t.equal(res.status, 200, JSON.stringify(res.body));
+    t.same(await read(LB), before, "the load balancer is untouched, its ETag too");
+    t.match(
+      res.body.operations[0].preparation.join("\n"),
+      "would add backend pool dry-prod-v000 and inbound NAT pool dry-prod-v000 of load balancer demo-lb",
+    );
+  },
+);

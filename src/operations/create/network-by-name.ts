@@ -116,7 +116,7 @@ function idOf(resource: NetworkResource | undefined, fallback: string): string {
 export async function resolveNetwork(
   d: NetworkByName,
   target: ScaleSetRef,
-  ctx: Pick<PrepareContext, "accounts" | "log" | "signal">,
+  ctx: Pick<PrepareContext, "accounts" | "log" | "signal" | "dryRun">,
   windows = false,
 ): Promise<NetworkChoice> {
   const account = ctx.accounts.get(target.account);
@@ -171,7 +171,7 @@ async function addGroupPools(
   net: NetworkGateway,
   balancer: { kind: "agw" | "lb"; name: string },
   target: ScaleSetRef,
-  ctx: Pick<PrepareContext, "log" | "signal">,
+  ctx: Pick<PrepareContext, "log" | "signal" | "dryRun">,
   windows: boolean,
 ): Promise<NetworkChoice> {
   const type = balancer.kind === "lb" ? "loadBalancers" : "applicationGateways";
@@ -189,6 +189,10 @@ async function addGroupPools(
         ? withGroupPools(found, idOf(found, id), target.name, windows)
         : withGroupGatewayPool(found, target.name);
     const additions: BalancerAdditions = { kind: balancer.kind, balancer: balancer.name, ...planned.added };
+    if (ctx.dryRun) {
+      if (hasAdditions(additions)) ctx.log(`would add ${describeAdditions(additions)}`);
+      return choiceFor(balancer.kind, idOf(found, id), target.name, planned.resource, additions);
+    }
     try {
       if (hasAdditions(additions)) {
         ctx.log(`add ${describeAdditions(additions)} (If-Match ${found.etag ?? "none"})`);
