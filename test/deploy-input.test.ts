@@ -185,7 +185,7 @@ t.test("the new group's own backend pool and NAT pool in the load balancer; its 
     },
   };
   const added = withGroupPools(lb, lbId, "app-v001", false);
-  t.equal(added.changed, true);
+  t.same(added.added, { pools: ["app-v001"], natPools: ["app-v001"] }, "what it added, for the group's destroy");
   t.same(
     added.resource.properties!.backendAddressPools!.map((p) => p.name),
     ["app-v000", "app-v001"],
@@ -199,7 +199,11 @@ t.test("the new group's own backend pool and NAT pool in the load balancer; its 
       frontendIPConfiguration: { id: `${lbId}/frontendIPConfigurations/fe` },
     },
   });
-  t.equal(withGroupPools(added.resource, lbId, "app-v001", false).changed, false, "there already: no write");
+  t.same(
+    withGroupPools(added.resource, lbId, "app-v001", false).added,
+    { pools: [], natPools: [] },
+    "there already: nothing added, no write",
+  );
   t.equal(
     withGroupPools({ properties: {} }, lbId, "w-v000", true).resource.properties!.inboundNatPools!.length,
     0,

@@ -42,9 +42,15 @@ export async function dryRun(
       };
       const preparation: string[] = [];
       try {
-        // prepare only reads (what Azure lists, the source to copy): it chooses the name a run would choose now.
+        // prepare only reads (what Azure lists, the source to copy): it chooses the name a run would choose now, and
+        // says what it would add to a balancer instead of adding it.
         const prepared = op.prepare
-          ? await op.prepare(located, { accounts, origin: DRY_RUN_ORIGIN, log: (line) => preparation.push(line) })
+          ? await op.prepare(located, {
+              accounts,
+              origin: DRY_RUN_ORIGIN,
+              log: (line) => preparation.push(line),
+              dryRun: true,
+            })
           : undefined;
         const ref = prepared ? { ...target.ref, name: prepared.serverGroupName } : target.ref;
         where.serverGroupName = ref.name;

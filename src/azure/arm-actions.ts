@@ -168,7 +168,13 @@ export const ARM_ACTIONS: readonly ArmAction[] = [
       { method: "GET", path: `${NETWORK}/loadBalancers/{name}` },
     ],
     scope: "resourceGroup",
-    why: "`doctor`: the load balancers the server groups' pools belong to can be read",
+    why: "`doctor`: the load balancers the server groups' pools belong to can be read; a create with loadBalancerName reads the one it adds the group's pools to, destroyServerGroup the one it removes them from",
+  },
+  {
+    action: "Microsoft.Network/loadBalancers/write",
+    calls: [{ method: "PUT", path: `${NETWORK}/loadBalancers/{name}` }],
+    scope: "resourceGroup",
+    why: "a create or clone with loadBalancerName adds the group's backend pool and inbound NAT pool; destroyServerGroup removes what its create added (If-Match)",
   },
   {
     action: "Microsoft.Network/applicationGateways/read",
@@ -177,7 +183,13 @@ export const ARM_ACTIONS: readonly ArmAction[] = [
       { method: "GET", path: `${NETWORK}/applicationGateways/{name}` },
     ],
     scope: "resourceGroup",
-    why: "`doctor`: the application gateways the server groups' pools belong to can be read",
+    why: "`doctor`: the application gateways the server groups' pools belong to can be read; a create with appGatewayName reads the one it adds the group's pool to, destroyServerGroup the one it removes it from",
+  },
+  {
+    action: "Microsoft.Network/applicationGateways/write",
+    calls: [{ method: "PUT", path: `${NETWORK}/applicationGateways/{name}` }],
+    scope: "resourceGroup",
+    why: "a create or clone with an application gateway adds the group's backend pool; destroyServerGroup removes what its create added (If-Match)",
   },
 
   {

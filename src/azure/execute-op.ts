@@ -20,6 +20,7 @@ import { CanceledOnRequestError, GaveUpError, harnessFailure, UnconfirmedError }
 import type { ExecuteOpInput, HarnessInput } from "./harness/input.ts";
 import { readForFailure, settledRead, waitAndReread, type Waiting } from "./harness/reads.ts";
 import { releaseWhatTheOperationHeld } from "./harness/release.ts";
+import { cleanAfterAbsent } from "./harness/after-absent.ts";
 
 export async function executeOp<R>(given: ExecuteOpInput<R>): Promise<R> {
   const planner = plannerOf(given.planner);
@@ -68,7 +69,7 @@ async function runToEnd<R>(input: HarnessInput<R>): Promise<R> {
     try {
       clock.stopIfCanceled(`before attempt ${attempt}`);
       const result = await inSpan(`attempt ${attempt}`, { attributes: { "vmss.attempt": attempt } }, () =>
-        runAttempt({ input: notingWrites, attempt, prefix, clock, progress }),
+        runAttemptOrClean({ input: notingWrites, attempt, prefix, clock, progress }, () => wrote),
       );
       input.onAttemptEnd?.({ attempt, outcome: "succeeded" });
       return result;
@@ -156,6 +157,25 @@ async function judgeFailure<R>(
   }
   log(`${prefix}: ${label}, ${decision.reason}`);
   return { kind: "retry", delayMs: decision.delayMs };
+}
+
+/**
+ * One attempt; for an operation that cleans up after a delete, an attempt that finds the scale set gone (404 on any
+ * read of it) goes on to clean what was made for it elsewhere. `wrote`: a write of this operation was accepted.
+ */
+async function runAttemptOrClean<R>(at: Attempt<R>, wrote: () => boolean): Promise<R> {
+  try {
+    return await runAttempt(at);
+  } catch (err) {
+    const { input, prefix } = at;
+    const { afterAbsent, whenAbsent } = input.planner;
+    if (!afterAbsent || !whenAbsent || input.signal?.aborted) throw err;
+    const failure = describeArmFailure(err);
+    if (failure.kind !== "notFound") throw err;
+    input.log(`${prefix}: Azure answered ${failureLabel(failure)} for ${input.gateway.ref.name}: it does not exist`);
+    await cleanAfterAbsent(at, afterAbsent);
+    return whenAbsent({ failure, wrote: wrote() });
+  }
 }
 
 /**

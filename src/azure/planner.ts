@@ -4,7 +4,7 @@
 // the repairs suspension) wrap a Planner field by field (wrapPlanner), so nothing is lost on the way, even from a
 // planner written as a class.
 import type { ArmFailure } from "./arm-failure.ts";
-import type { ScaleSetSnapshot, WriteStep } from "./vmss-gateway.ts";
+import type { NetworkRead, ScaleSetSnapshot, WriteStep } from "./vmss-gateway.ts";
 
 /** Writes that one attempt may make while converging (disable is a network change, then a rollout). */
 export const MAX_WRITES_PER_ATTEMPT = 4;
@@ -43,6 +43,22 @@ export interface Creator {
  */
 export interface Deleter<R> {
   whenAbsent(absent: { failure: ArmFailure; wrote: boolean }): R;
+}
+
+/**
+ * A Deleter that, once the scale set is gone, removes what was made for it elsewhere (a destroy: the pools its create
+ * added to a shared load balancer, which Azure refuses to remove while the scale set names them). Every attempt that
+ * finds the scale set absent reads `reads()` afresh and plans on them, as on a scale set: a write carries If-Match
+ * on the ETag read (412: the next attempt reads and plans again); "done" ends the operation (whenAbsent).
+ */
+export interface CleansUpAfterDelete {
+  afterAbsent: AfterAbsent;
+}
+
+export interface AfterAbsent {
+  /** The network resources to read (ids): none, nothing to clean. */
+  reads(): string[];
+  plan(read: NetworkRead[]): PlannedStep;
 }
 
 /** An operation that replaces in batches: more writes in one attempt than MAX_WRITES_PER_ATTEMPT. */
@@ -104,7 +120,8 @@ export type PlannerSpec<R> = ScaleSetPlanner<R> &
       ResultOnFailure &
       Remembering &
       Releaser &
-      ReadsAutoscale
+      ReadsAutoscale &
+      CleansUpAfterDelete
   >;
 
 /** A planner as the harness reads it: every capability a field, undefined (or false) where the operation has none. */
@@ -129,6 +146,8 @@ export interface Planner<R> {
   release: ((snapshot: ScaleSetSnapshot) => PlannedStep) | undefined;
   /** ReadsAutoscale. */
   readsAutoscale: boolean;
+  /** CleansUpAfterDelete: undefined, nothing to clean once the scale set is gone. */
+  afterAbsent: AfterAbsent | undefined;
 }
 
 /** The planner an operation's file wrote, with each capability read once into its field (methods stay bound). */
@@ -145,6 +164,7 @@ export function plannerOf<R>(spec: PlannerSpec<R>): Planner<R> {
     memory: spec.memory?.bind(spec),
     release: spec.release?.bind(spec),
     readsAutoscale: spec.readsAutoscale === true,
+    afterAbsent: spec.afterAbsent,
   };
 }
 
@@ -162,5 +182,6 @@ export function wrapPlanner<R>(inner: Planner<R>, change: Partial<Planner<R>>): 
     memory: change.memory ?? inner.memory,
     release: change.release ?? inner.release,
     readsAutoscale: change.readsAutoscale ?? inner.readsAutoscale,
+    afterAbsent: change.afterAbsent ?? inner.afterAbsent,
   };
 }

@@ -77,6 +77,7 @@ export const WRITE_KINDS = [
   "nicPools",
   "create",
   "autoscale",
+  "balancerPools",
 ] as const;
 export type WriteKind = (typeof WRITE_KINDS)[number];
 
@@ -100,6 +101,11 @@ interface WriteBodies {
   create: { model: VirtualMachineScaleSet };
   /** Writes (whole) or deletes the Azure Monitor autoscale setting `name` of the scale set's resource group. */
   autoscale: { name: string; setting?: AutoscaleSettingWire };
+  /**
+   * Writes a load balancer or application gateway (`id`) whole, with pools removed: PUT with If-Match on the ETag
+   * it was read with (`etag`), so that a balancer changed since is answered 412 and read again.
+   */
+  balancerPools: { id: string; etag: string | undefined; body: NetworkResource };
 }
 
 /** A write the planner asks for, as data: the harness runs it, and a checkpoint can name it. */
@@ -116,16 +122,24 @@ export interface NicWrite {
 /**
  * A write as a checkpoint keeps it: what it was, for a person and for resuming. A create's model stays out (it may
  * carry a secret resolved from a reference, and resuming needs only the poller), and so do the NIC bodies of a
- * nicPools step (nothing resumes it: the next read shows where it got).
+ * nicPools step and a balancer's body (nothing resumes them: the next read shows where they got).
  */
-export type StoredWriteStep =
-  | Exclude<WriteStep, { kind: "create" | "nicPools" | "autoscale" }>
-  | { kind: "create" | "nicPools" | "autoscale"; summary: string };
+type SummaryOnly = "create" | "nicPools" | "autoscale" | "balancerPools";
+export type StoredWriteStep = Exclude<WriteStep, { kind: SummaryOnly }> | { kind: SummaryOnly; summary: string };
 
 export function storedStep(step: WriteStep): StoredWriteStep {
-  return step.kind === "create" || step.kind === "nicPools" || step.kind === "autoscale"
+  return step.kind === "create" ||
+    step.kind === "nicPools" ||
+    step.kind === "autoscale" ||
+    step.kind === "balancerPools"
     ? { kind: step.kind, summary: step.summary }
     : step;
+}
+
+/** A network resource as an attempt read it: undefined when Azure answered 404. */
+export interface NetworkRead {
+  id: string;
+  resource: NetworkResource | undefined;
 }
 
 /**
@@ -141,7 +155,11 @@ export interface ScaleSetListener {
 
 /** The condition a write is sent with: If-Match an ETag (none known: sent without), If-None-Match: *, or none. */
 export type WriteGuard =
-  { ifMatch: string | undefined } | { ifNoneMatch: "*" } | { eachIfMatch: true } | { none: true };
+  | { ifMatch: string | undefined }
+  | { ifNoneMatch: "*" }
+  | { eachIfMatch: true }
+  | { resourceIfMatch: true }
+  | { none: true };
 
 /**
  * The one rule for what each kind of write is conditional on. A change of the scale set (update) and its delete
@@ -161,6 +179,8 @@ export function guardOf(kind: WriteKind, etag: string | undefined): WriteGuard {
       return { ifNoneMatch: "*" };
     case "nicPools":
       return { eachIfMatch: true };
+    case "balancerPools": // the balancer's own ETag, carried by the step
+      return { resourceIfMatch: true };
     case "manualUpgrade":
     case "deleteInstances":
     case "restartInstances":
@@ -175,6 +195,7 @@ export function guardLabel(guard: WriteGuard): string {
   if ("ifMatch" in guard) return ` (If-Match ${guard.ifMatch ?? "none"})`;
   if ("ifNoneMatch" in guard) return ` (If-None-Match ${guard.ifNoneMatch})`;
   if ("eachIfMatch" in guard) return " (each NIC If-Match its ETag)";
+  if ("resourceIfMatch" in guard) return " (If-Match the ETag it was read with)";
   return "";
 }
 
@@ -238,6 +259,8 @@ export interface ScaleSetGateway {
   withInstances(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot>;
   /** The snapshot with the autoscale setting that targets the scale set read now (a write's final GET has none). */
   withAutoscale?(snapshot: ScaleSetSnapshot, signal?: AbortSignal): Promise<ScaleSetSnapshot>;
+  /** Network resources by id, read now (a destroy's clean-up once the scale set is gone). */
+  readNetwork?(ids: string[], signal?: AbortSignal): Promise<NetworkRead[]>;
   write(step: WriteStep, etag: string | undefined, options: WriteOptions): Promise<VirtualMachineScaleSet | undefined>;
   resume(kind: WriteKind, serializedPoller: string, options: Omit<WriteOptions, "onAccepted">): Promise<void>;
 }
@@ -543,6 +566,9 @@ export class VmssGateway implements ScaleSetGateway {
       case "nicPools":
         await this.#writeNics(step.nics, options.signal);
         return undefined;
+      case "balancerPools":
+        await this.#writeBalancer(step, options.signal);
+        return undefined;
       case "autoscale":
         if (!this.#autoscale) throw new Error("no autoscale gateway for this scale set");
         if (step.setting) await this.#autoscale.put(resourceGroup, step.name, step.setting, options.signal);
@@ -642,6 +668,33 @@ export class VmssGateway implements ScaleSetGateway {
     }
   }
 
+  async readNetwork(ids: string[], signal?: AbortSignal): Promise<NetworkRead[]> {
+    const network = this.#requireNetwork();
+    const out: NetworkRead[] = [];
+    for (const id of ids) out.push({ id, resource: await network.get(id, signal) });
+    return out;
+  }
+
+  #requireNetwork(): NetworkGateway {
+    if (!this.#network)
+      throw new RefusalError("NetworkUnavailable", `no Microsoft.Network client for ${this.ref.name}`);
+    return this.#network;
+  }
+
+  /**
+   * The balancer's PUT with If-Match on the ETag it was read with. A balancer gone since the read (404) is a stale
+   * read as a 412 is: the next attempt reads again, and finds nothing left to remove.
+   */
+  async #writeBalancer(step: Extract<WriteStep, { kind: "balancerPools" }>, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.#requireNetwork().put(step.id, step.body, signal, step.etag ? { ifMatch: step.etag } : {});
+    } catch (err) {
+      if (err instanceof RefusalError && err.kind === "notFound")
+        throw new RefusalError("BalancerGone", `${step.id} is gone since the read: ${err.message}`, "precondition");
+      throw err;
+    }
+  }
+
   /**
    * Follows a write accepted before a restart, from its serialized poller, to its end. Nothing is sent again but
    * polls. Throws when the state cannot be restored or the operation failed; the caller then re-reads and re-plans.
@@ -658,7 +711,7 @@ export class VmssGateway implements ScaleSetGateway {
       create: vmss.createOrUpdate,
     };
     // A NIC write is not a Compute long-running operation: nothing to follow, the next read shows where it got.
-    if (kind === "nicPools" || kind === "autoscale")
+    if (kind === "nicPools" || kind === "autoscale" || kind === "balancerPools")
       throw new RefusalError("NothingToResume", `a ${kind} write is not followed after a restart; re-reading`);
     const source = sources[kind];
     // The SDK only reads which operation the state belongs to; the operations' own signatures differ.

@@ -38,6 +38,10 @@ export function changesOfWrite(planned: PlannedWrite, requests: ArmRequest[]): R
       const same = held && (held.id ?? "").toLowerCase() === id.toLowerCase();
       return [same ? modifyOf(id, held, first.body) : { resourceId: id, changeType: "Create" }];
     }
+    // A destroy's clean-up of a shared balancer, planned only once the scale set is gone: the balancer it read is not
+    // kept with the step, so the change is named without its properties.
+    case "balancerPools":
+      return [{ resourceId: id, changeType: "Modify" }];
     // Actions on instances (an upgrade to the model, a restart, automatic repairs' state): no model changes.
     case "manualUpgrade":
     case "restartInstances":

@@ -1122,7 +1122,7 @@ export interface components {
             };
             /** @description the write a run would send first; a later one (a rollout) is planned on the read after it */
             write?: {
-                kind: "update" | "manualUpgrade" | "deleteInstances" | "restartInstances" | "repairs" | "delete" | "nicPools" | "create" | "autoscale";
+                kind: "update" | "manualUpgrade" | "deleteInstances" | "restartInstances" | "repairs" | "delete" | "nicPools" | "create" | "autoscale" | "balancerPools";
                 /** @description as the task's history would say it */
                 summary: string;
                 /** @description the If-Match it would carry: the ETag of the read */

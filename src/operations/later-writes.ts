@@ -7,6 +7,7 @@ import { kindOf } from "../azure/scale-set-state.ts";
 import { TAG_AUTOSCALE_SUSPENDED_BY } from "./autoscale-suspension.ts";
 import type { OperationName } from "./operation-names.ts";
 import { SUSPENDS_REPAIRS } from "./scale-set-kinds.ts";
+import { describeAdditions, hasAdditions, parseAdditions, TAG_BALANCER_ADDED } from "./balancer-additions.ts";
 
 /** A write a run may make after the first one, or a wait it makes between them. */
 export interface LaterWrite {
@@ -167,16 +168,18 @@ export const LATER_WRITES: Record<OperationName, Later> = {
       decidedBy: "each read after the restart: their power state",
     },
   ],
-  destroyServerGroup: (first) =>
-    first.kind === "autoscale"
+  destroyServerGroup: (first, snapshot) => [
+    ...(first.kind === "autoscale"
       ? [
           {
-            kind: "delete",
+            kind: "delete" as const,
             what: "delete the scale set (If-Match the ETag of the read it is planned on)",
             decidedBy: "the read after the setting's delete",
           },
         ]
-      : [],
+      : []),
+    ...balancerCleanUpLater(snapshot),
+  ],
   createServerGroup: () => createLater,
   cloneServerGroup: () => createLater,
   rollingUpgrade: (first, snapshot) => [
@@ -212,4 +215,18 @@ export function laterWrites(
   snapshot: ScaleSetSnapshot | undefined,
 ): LaterWrite[] {
   return LATER_WRITES[operation](first, snapshot);
+}
+
+/** A destroy of a group whose create added pools to a shared balancer: their removal, once the scale set is gone. */
+function balancerCleanUpLater(snapshot: ScaleSetSnapshot | undefined): LaterWrite[] {
+  const added = parseAdditions(snapshot?.vmss.tags?.[TAG_BALANCER_ADDED]);
+  if (!added || !hasAdditions(added)) return [];
+  return [
+    {
+      kind: "balancerPools",
+      what: `remove what the create added: ${describeAdditions(added)} (If-Match the balancer's ETag)`,
+      decidedBy:
+        "a read of the balancer once Azure answers 404 for the scale set: a pool Azure lists members of is kept",
+    },
+  ];
 }

@@ -71,6 +71,8 @@ export interface PrepareContext {
   origin: TaskOrigin;
   log(line: string): void;
   signal?: AbortSignal;
+  /** A dry run's prepare: it reads, and says what it would write instead of writing it. */
+  dryRun?: true;
 }
 
 export interface Prepared {

@@ -24,6 +24,7 @@ import { dropConnection, header, send, type RequestContext } from "./http.ts";
 import { validateTags } from "./limits.ts";
 import type { Router } from "./router.ts";
 import { mergeTags } from "./state.ts";
+import { applyNetworkOutOfBandChange } from "./network/network-out-of-band.ts";
 import { tooManyRequests } from "./throttling.ts";
 import { scaleSetId, type ScaleSet } from "./vmss-model.ts";
 
@@ -69,6 +70,7 @@ function addressedScaleSet(ctx: RequestContext, sim: SimulatorContext): ScaleSet
  * scale set does not exist, has a write in flight, or the change would break Azure's tag limits.
  */
 export const applyOutOfBandChanges: ArmStep = (ctx, sim) => {
+  if (applyNetworkOutOfBandChange(ctx, sim)) return false;
   if (!SCALE_SET_PATH.test(ctx.pathname) && !FLEXIBLE_VM_PATH.test(ctx.pathname)) return false;
   const fault = sim.faults.take(ctx.method, ctx.pathname, ["outOfBandChange"]);
   if (!fault?.change) return false;

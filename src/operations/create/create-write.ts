@@ -17,6 +17,7 @@ import { type VmAdminCredentials } from "../../azure/accounts.ts";
 import { withCapacityTags, withPoolsRecord, type PoolBinding, type Tags } from "../server-group-state.ts";
 import { type AnyCreate } from "./description.ts";
 import { TAG_CREATED_BY, type CreateContext } from "./prepare.ts";
+import { formatAdditions, TAG_BALANCER_ADDED, type BalancerAdditions } from "../balancer-additions.ts";
 
 /** The model's input: the description as it means it, with what prepare resolved. */
 function modelSpec(
@@ -92,8 +93,11 @@ function creationTags(
   inTraffic: boolean,
   mark: string,
   capacity: { min: number; max: number },
+  added: BalancerAdditions | undefined,
 ): Tags {
   let tags: Tags = withCapacityTags({ [TAG_CREATED_BY]: mark }, capacity.min, capacity.max);
+  // What prepare added to a shared balancer, in this same PUT: the group's destroy removes exactly that.
+  if (added) tags = { ...tags, [TAG_BALANCER_ADDED]: formatAdditions(added) };
   // Out of traffic the way disableServerGroup leaves a scale set, so that enableServerGroup puts these pools on.
   if (!inTraffic && pools.length > 0) tags = withPoolsRecord(tags, pools, target);
   return tags;
@@ -127,10 +131,14 @@ function copiedModel(
   const password = adminPassword(d.osConfig?.adminPasswordEnv, o.env, "osConfig.adminPasswordEnv");
   const pools = rebindPools([...source.pools, ...describedPools(target.name, spec)], target.name);
   const desired = desiredCapacity(spec) ?? source.model.sku?.capacity ?? 0;
-  const tags = creationTags(target, pools, o.inTraffic, o.mark, {
-    min: d.capacity?.min ?? desired,
-    max: d.capacity?.max ?? desired,
-  });
+  const tags = creationTags(
+    target,
+    pools,
+    o.inTraffic,
+    o.mark,
+    { min: d.capacity?.min ?? desired, max: d.capacity?.max ?? desired },
+    context.network?.added,
+  );
   const model = modelFromSource(source.model, spec, pools, {
     name: target.name,
     tags,
@@ -153,7 +161,7 @@ function describedModel(
     ? accountPassword(context.admin.password, target.account)
     : adminPassword(d.osConfig?.adminPasswordEnv, o.env, "osConfig.adminPasswordEnv");
   const pools = describedPools(target.name, spec);
-  const tags = creationTags(target, pools, o.inTraffic, o.mark, capacity);
+  const tags = creationTags(target, pools, o.inTraffic, o.mark, capacity, context.network?.added);
   const model = modelFromDescription(spec, {
     name: target.name,
     tags,

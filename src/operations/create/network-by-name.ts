@@ -11,6 +11,8 @@ import { RefusalError } from "../../azure/arm-failure.ts";
 import { NetworkGateway, networkId, type NetworkChild, type NetworkResource } from "../../azure/network-gateway.ts";
 import type { ScaleSetRef } from "../../azure/vmss-gateway.ts";
 import type { PrepareContext } from "../operation.ts";
+import { describeAdditions, hasAdditions, type BalancerAdditions } from "../balancer-additions.ts";
+import { chooseNatRange, takenNatPorts } from "./nat-ports.ts";
 
 export interface NetworkByName {
   subnetId?: string;
@@ -32,10 +34,9 @@ export interface NetworkChoice {
   loadBalancerPoolId?: string;
   natPoolId?: string;
   appGatewayPoolId?: string;
+  /** What the create added to a shared balancer (recorded on the scale set for its destroy); absent: nothing. */
+  added?: BalancerAdditions;
 }
-
-/** Inbound NAT ports of a new group's NAT pool (clouddriver-azure: 50000-50099 to 22, or 3389 on Windows). */
-const NAT_FRONTEND_PORTS = { start: 50000, end: 50099 };
 
 /** Which gateway the description means: an application gateway, a load balancer, or none. */
 export function balancerOf(d: NetworkByName): { kind: "agw" | "lb"; name: string } | undefined {
@@ -44,57 +45,64 @@ export function balancerOf(d: NetworkByName): { kind: "agw" | "lb"; name: string
   return { kind: d.loadBalancerType === "Azure Application Gateway" ? "agw" : "lb", name: d.loadBalancerName };
 }
 
-/** The load balancer with a backend pool and an inbound NAT pool for `group` added (unchanged when they exist). */
-export function withGroupPools(
-  lb: NetworkResource,
-  lbId: string,
-  group: string,
-  windows: boolean,
-): { resource: NetworkResource; changed: boolean } {
+const sameName = (group: string) => (p: NetworkChild) => String(p.name).toLowerCase() === group.toLowerCase();
+
+/** A balancer with the group's pools added: what was added (none when they exist), and the resource to write. */
+export interface WithGroupPools {
+  resource: NetworkResource;
+  added: { pools: string[]; natPools: string[] };
+}
+
+/**
+ * The load balancer with a backend pool and an inbound NAT pool for `group` added (unchanged when they exist). The
+ * NAT pool (inbound ports 22, or 3389 on Windows, as clouddriver-azure opens them) takes the lowest free range of 100
+ * frontend ports from 50000 (nat-ports.ts); none left is refused before anything is written.
+ */
+export function withGroupPools(lb: NetworkResource, lbId: string, group: string, windows: boolean): WithGroupPools {
   const properties = { ...lb.properties };
   const pools: NetworkChild[] = [...(properties.backendAddressPools ?? [])];
   const nat: NetworkChild[] = [...(properties.inboundNatPools ?? [])];
-  let changed = false;
-  if (!pools.some((p) => String(p.name).toLowerCase() === group.toLowerCase())) {
+  const added: WithGroupPools["added"] = { pools: [], natPools: [] };
+  if (!pools.some(sameName(group))) {
     pools.push({ name: group, properties: {} });
-    changed = true;
+    added.pools.push(group);
   }
   const frontend =
     properties.frontendIPConfigurations?.[0]?.id ??
     (properties.frontendIPConfigurations?.[0]?.name
       ? `${lbId}/frontendIPConfigurations/${properties.frontendIPConfigurations[0].name}`
       : undefined);
-  if (frontend && !nat.some((p) => String(p.name).toLowerCase() === group.toLowerCase())) {
-    // Each group its own range, after the ranges already taken.
-    const taken = nat.map((p) => Number(p.properties?.frontendPortRangeEnd ?? 0));
-    const start = Math.max(NAT_FRONTEND_PORTS.start - 1, ...taken) + 1;
+  if (frontend && !nat.some(sameName(group))) {
+    const choice = chooseNatRange(takenNatPorts(properties));
+    if (!choice.ok)
+      throw new RefusalError("NoNatPortsLeft", `load balancer ${lb.name ?? lbId}: ${choice.reason}`, "terminal");
     nat.push({
       name: group,
       properties: {
         frontendIPConfiguration: { id: frontend },
         protocol: "Tcp",
-        frontendPortRangeStart: start,
-        frontendPortRangeEnd: start + (NAT_FRONTEND_PORTS.end - NAT_FRONTEND_PORTS.start),
+        frontendPortRangeStart: choice.range.start,
+        frontendPortRangeEnd: choice.range.end,
         backendPort: windows ? 3389 : 22,
       },
     });
-    changed = true;
+    added.natPools.push(group);
   }
   return {
     resource: { ...lb, properties: { ...properties, backendAddressPools: pools, inboundNatPools: nat } },
-    changed,
+    added,
   };
 }
 
-/** The application gateway with a backend pool for `group` added. */
-export function withGroupGatewayPool(
-  agw: NetworkResource,
-  group: string,
-): { resource: NetworkResource; changed: boolean } {
+/** The application gateway with a backend pool for `group` added (unchanged when it exists). */
+export function withGroupGatewayPool(agw: NetworkResource, group: string): WithGroupPools {
   const pools: NetworkChild[] = [...(agw.properties?.backendAddressPools ?? [])];
-  if (pools.some((p) => String(p.name).toLowerCase() === group.toLowerCase())) return { resource: agw, changed: false };
+  if (pools.some(sameName(group))) return { resource: agw, added: { pools: [], natPools: [] } };
   pools.push({ name: group, properties: { backendAddresses: [] } });
-  return { resource: { ...agw, properties: { ...agw.properties, backendAddressPools: pools } }, changed: true };
+  return {
+    resource: { ...agw, properties: { ...agw.properties, backendAddressPools: pools } },
+    added: { pools: [group], natPools: [] },
+  };
 }
 
 function idOf(resource: NetworkResource | undefined, fallback: string): string {
@@ -108,7 +116,7 @@ function idOf(resource: NetworkResource | undefined, fallback: string): string {
 export async function resolveNetwork(
   d: NetworkByName,
   target: ScaleSetRef,
-  ctx: Pick<PrepareContext, "accounts" | "log" | "signal">,
+  ctx: Pick<PrepareContext, "accounts" | "log" | "signal" | "dryRun">,
   windows = false,
 ): Promise<NetworkChoice> {
   const account = ctx.accounts.get(target.account);
@@ -148,33 +156,72 @@ export async function resolveNetwork(
     choice.securityGroupId = idOf(nsg, id);
   }
   const balancer = balancerOf(d);
-  if (!balancer) return choice;
+  return balancer ? { ...choice, ...(await addGroupPools(net, balancer, target, ctx, windows)) } : choice;
+}
+
+/** Times the balancer is read and written again when another writer changed it in between (412). */
+const BALANCER_WRITES = 5;
+
+/**
+ * Adds the new group's own pool (and NAT pool) to the balancer, with If-Match on the ETag it was read with: a balancer
+ * another writer changed meanwhile (another create taking the same NAT ports) answers 412, and is read and planned
+ * again. What was added is recorded (`added`), so that the group's destroy removes it and nothing else.
+ */
+async function addGroupPools(
+  net: NetworkGateway,
+  balancer: { kind: "agw" | "lb"; name: string },
+  target: ScaleSetRef,
+  ctx: Pick<PrepareContext, "log" | "signal" | "dryRun">,
+  windows: boolean,
+): Promise<NetworkChoice> {
   const type = balancer.kind === "lb" ? "loadBalancers" : "applicationGateways";
-  const id = networkId(sub, target.resourceGroup, type, balancer.name);
-  const found = await net.get(id, ctx.signal);
+  const id = networkId(target.subscriptionId, target.resourceGroup, type, balancer.name);
   const what = balancer.kind === "lb" ? "Load Balancer" : "Application Gateway";
-  if (!found)
-    throw new RefusalError(
-      "LoadBalancerNotFound",
-      `Selected ${what} ${balancer.name} does not exist (resource group ${target.resourceGroup})`,
-    );
-  const added =
-    balancer.kind === "lb"
-      ? withGroupPools(found, idOf(found, id), target.name, windows)
-      : withGroupGatewayPool(found, target.name);
-  if (added.changed) {
-    ctx.log(
-      `create the backend pool ${target.name} in ${what} ${balancer.name}${balancer.kind === "lb" ? ", with its inbound NAT pool" : ""}`,
-    );
-    await net.put(id, added.resource, ctx.signal);
+  for (let write = 1; ; write++) {
+    const found = await net.get(id, ctx.signal);
+    if (!found)
+      throw new RefusalError(
+        "LoadBalancerNotFound",
+        `Selected ${what} ${balancer.name} does not exist (resource group ${target.resourceGroup})`,
+      );
+    const planned =
+      balancer.kind === "lb"
+        ? withGroupPools(found, idOf(found, id), target.name, windows)
+        : withGroupGatewayPool(found, target.name);
+    const additions: BalancerAdditions = { kind: balancer.kind, balancer: balancer.name, ...planned.added };
+    if (ctx.dryRun) {
+      if (hasAdditions(additions)) ctx.log(`would add ${describeAdditions(additions)}`);
+      return choiceFor(balancer.kind, idOf(found, id), target.name, planned.resource, additions);
+    }
+    try {
+      if (hasAdditions(additions)) {
+        ctx.log(`add ${describeAdditions(additions)} (If-Match ${found.etag ?? "none"})`);
+        await net.put(id, planned.resource, ctx.signal, found.etag ? { ifMatch: found.etag } : {});
+      }
+    } catch (err) {
+      if (!(err instanceof RefusalError && err.kind === "precondition") || write >= BALANCER_WRITES) throw err;
+      ctx.log(`${what} ${balancer.name} changed since it was read (${err.code}); reading it again`);
+      continue;
+    }
+    return choiceFor(balancer.kind, idOf(found, id), target.name, planned.resource, additions);
   }
-  const poolId = `${idOf(found, id)}/backendAddressPools/${target.name}`;
-  if (balancer.kind === "lb") {
-    choice.loadBalancerPoolId = poolId;
-    const nat = (added.resource.properties?.inboundNatPools ?? []).some(
-      (p: { name?: string }) => String(p.name).toLowerCase() === target.name.toLowerCase(),
-    );
-    if (nat) choice.natPoolId = `${idOf(found, id)}/inboundNatPools/${target.name}`;
-  } else choice.appGatewayPoolId = poolId;
-  return choice;
+}
+
+/** The pool ids the new group's NICs name, and what the create added (when it added anything). */
+function choiceFor(
+  kind: "agw" | "lb",
+  balancerId: string,
+  group: string,
+  written: NetworkResource,
+  additions: BalancerAdditions,
+): NetworkChoice {
+  const added = hasAdditions(additions) ? { added: additions } : {};
+  const poolId = `${balancerId}/backendAddressPools/${group}`;
+  if (kind === "agw") return { appGatewayPoolId: poolId, ...added };
+  const nat = (written.properties?.inboundNatPools ?? []).some(sameName(group));
+  return {
+    loadBalancerPoolId: poolId,
+    ...(nat ? { natPoolId: `${balancerId}/inboundNatPools/${group}` } : {}),
+    ...added,
+  };
 }

@@ -21,6 +21,8 @@ import {
   type Vm,
 } from "../vmss-model.ts";
 import { seedDemoNetwork } from "./network-seed.ts";
+import { refuseDroppingPoolsInUse } from "./pools-in-use.ts";
+import { checkIfMatch } from "../arm-checks.ts";
 import {
   networkOf,
   networkTypeOf,
@@ -282,6 +284,8 @@ const putResource: Handler = (ctx, sim, params) => {
   const body = parseJsonBody(ctx);
   if (!isObject(body)) throw new ArmError(400, "InvalidRequestFormat", "The request body must be a JSON object.");
   const existing = network(sim).get(type, rg, params.name);
+  // Microsoft.Network honours If-Match on a PUT (W/"n", as read): a write planned on a stale read gets 412.
+  checkIfMatch(ctx, existing ? `W/"${existing.version}"` : undefined);
   const location = typeof body.location === "string" ? normalizeLocation(body.location) : existing?.location;
   if (!location) throw new ArmError(400, "LocationRequired", "The location property is required for this definition.");
   // Sub-resource ids and read-only fields are dropped: the resource is kept as written.
@@ -303,6 +307,8 @@ const putResource: Handler = (ctx, sim, params) => {
     ...(isObject(body.tags) ? { tags: body.tags } : {}),
     ...(isObject(body.sku) ? { sku: body.sku } : {}),
   };
+  if (existing)
+    refuseDroppingPoolsInUse(sim, type, resourceId(sim.state.subscriptionId, existing), existing.body, kept);
   const { resource, created } = network(sim).put(type, rg, params.name, location, kept);
   send(ctx, created ? 201 : 200, renderNetworkResource(sim, resource));
 };
