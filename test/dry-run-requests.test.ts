@@ -177,5 +177,13 @@ t.test("Deck's deploy as Orca posts it (a list body): the dry run's create is th
     id: bake(env.sim.subscriptionId, "deck").imageId,
   });
   t.match(request.body.sku, { name: "Standard_B2s", capacity: 2 });
-  t.same(sent.slice(0, 1), [request], "the run sent the dry run's request");
+  // Behind demo-lb, a run first adds the group's pools to the shared balancer (prepare, before any plan): the dry run
+  // says it would, without adding them.
+  t.ok(
+    (plan.preparation as string[]).some((line) => /would add .*demo-lb/.test(line)),
+    `the dry run names what the run adds to the balancer: ${JSON.stringify(plan.preparation)}`,
+  );
+  t.match(sent[0], { method: "PUT", path: /\/loadBalancers\/demo-lb\?/ }, "the run's first write is that addition");
+  const created = sent.filter((s) => s.method === "PUT" && /\/virtualMachineScaleSets\/deck-prod-v000\?/.test(s.path));
+  t.same(created, [request], "the run sent the dry run's request");
 });

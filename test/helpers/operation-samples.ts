@@ -6,7 +6,7 @@
 import type { OperationName } from "../../src/operations/operation-names.ts";
 import { demo, demoCreate } from "./service.ts";
 
-const NEW_IMAGE = { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "1.2.3" };
+const NEW_IMAGE = { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "24.04.202611" };
 
 /** The scale sets the samples expect besides the demo's: PUT under /_sim/scaleSets/demo-rg/. */
 export const SAMPLE_SCALE_SETS = {
