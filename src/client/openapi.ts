@@ -940,6 +940,8 @@ export interface components {
             };
             /** @description backend pool ids it serves from when in traffic (recorded for enableServerGroup while disabled) */
             loadBalancerPools: string[];
+            /** @description cloneServerGroup: the source's fields that Azure never returns on a read and the body did not give, so not copied (virtualMachineProfile.osProfile.customData, virtualMachineProfile.extensionProfile.extensions[name].protectedSettings) */
+            notCopied?: string[];
         };
         /** @description destroyServerGroup's result: the scale set no longer exists, as Azure confirmed */
         DestroyedServerGroupResult: {
