@@ -14,7 +14,7 @@ import {
 import { autoscaleEvaluations, evaluateAutoscale, type AutoscaleEvaluation } from "vmss-simulator";
 import { SimulatorCredential } from "../src/azure/client.ts";
 import { waitFor } from "../testkit/wait-for.ts";
-import { demo, startResettingTestEnv } from "./helpers/service.ts";
+import { demo, demoCreate, startResettingTestEnv } from "./helpers/service.ts";
 
 const { env, control } = await startResettingTestEnv(t);
 const monitor = new MonitorClient(new SimulatorCredential(), env.sim.subscriptionId, {
@@ -316,6 +316,40 @@ t.test("a clone of a group without a setting writes none", async (t) => {
   const settings = [];
   for await (const s of monitor.autoscaleSettings.listByResourceGroup(RG)) settings.push(s.name);
   t.same(settings, [], "none made");
+});
+
+// Orca's deploy stage with a strategy sends createServerGroup (not a clone) with the cluster's current group as
+// `source` (DetermineSourceServerGroupTask.groovy l.69-81). Clouddriver's AWS deploy copies that group's scaling
+// policies and scheduled actions unless told not to (BasicAmazonDeployDescription.groovy l.76-82): so does this one,
+// else a red/black would leave the cluster without autoscale once the old group's setting is deleted with it.
+t.test("createServerGroup with Orca's source: the source's setting copied, with the deploy's capacity", async (t) => {
+  await monitor.autoscaleSettings.createOrUpdate(RG, `${WEB}-autoscale`, scheduledSetting(WEB));
+  const source = { account: "demo", region: "eastus", asgName: WEB, serverGroupName: WEB, useSourceCapacity: false };
+  const create = (extra: Record<string, unknown>) =>
+    run(
+      "createServerGroup",
+      demoCreate(env.sim.subscriptionId, {
+        application: "web",
+        stack: "prod",
+        capacity: { min: 2, max: 6, desired: 2 },
+        source,
+        ...extra,
+      }),
+    );
+  const task = await create({});
+  const since = await simNow();
+  const name = task.resultObjects[0].serverGroupName as string;
+  const copy = await monitor.autoscaleSettings.get(RG, `${name}-autoscale`);
+  t.equal(copy.targetResourceUri?.toLowerCase(), webId(name).toLowerCase());
+  t.same(copy.profiles[1].capacity, { minimum: "2", maximum: "6", default: "2" }, "the deploy's capacity in force");
+  t.equal(copy.profiles.length, 3, "every profile");
+  await staysAt(t, name, 2, since);
+
+  const without = await create({ copySourceScalingPoliciesAndActions: false });
+  const other = without.resultObjects[0].serverGroupName as string;
+  const names = [];
+  for await (const s of monitor.autoscaleSettings.listByResourceGroup(RG)) names.push(s.name);
+  t.notOk(names.includes(`${other}-autoscale`), "copySourceScalingPoliciesAndActions: false copies none");
 });
 
 /** Orca's refresh after it changes a group (ServerGroupCacheForceRefreshTask): the reads ask Azure again. */

@@ -171,9 +171,10 @@ async function autoscaleCopy(
   d: AnyCreate,
   ctx: PrepareContext,
   target: ScaleSetRef,
-  read: Pick<ReadSource, "setting" | "sourceId">,
+  read: Pick<ReadSource, "setting" | "sourceId"> | undefined,
+  capacity: { min?: number; max?: number; desired?: number } | undefined,
 ): Promise<AutoscaleCopy | undefined> {
-  if (!read.setting) return undefined;
+  if (!read?.setting) return undefined;
   const targetId = scaleSetIdOf(target);
   const settings = await ctx.accounts.autoscale(target.account).list(target.resourceGroup, ctx.signal);
   const taken = settings
@@ -185,7 +186,7 @@ async function autoscaleCopy(
     targetId,
     targetName: target.name,
     region: d.region,
-    ...(d.capacity ? { capacity: d.capacity } : {}),
+    ...(capacity ? { capacity } : {}),
     inTraffic: d.disabled !== true,
     taken: new Set(taken),
     now: Date.now(),
@@ -196,24 +197,51 @@ async function autoscaleCopy(
 }
 
 /**
- * A clone this request made already (a repeat, or a run taken over): the copy of its source's autoscale setting is
+ * The autoscale setting that targets the source whose setting the new group gets: a clone's, or (Orca's deploy
+ * with a strategy) the cluster's current group's, as Clouddriver's AWS deploy copies the ancestor's scaling policies
+ * and scheduled actions unless copySourceScalingPoliciesAndActions is false (BasicAmazonDeployDescription.groovy
+ * l.76-82). Without it a red/black would leave the cluster unscaled once the old group's setting goes with it.
+ */
+async function sourceSetting(
+  d: AnyCreate,
+  ctx: PrepareContext,
+  clone: boolean,
+): Promise<Pick<ReadSource, "setting" | "sourceId"> | undefined> {
+  if (d.copySourceScalingPoliciesAndActions === false) return undefined;
+  const named = clone ? cloneSource(d) : namedSource(d);
+  if (!named) return undefined;
+  const located = ctx.accounts.locate({
+    credentials: named.account,
+    region: named.region,
+    serverGroupName: named.serverGroupName,
+    ...(named.resourceGroup ? { resourceGroup: named.resourceGroup } : {}),
+  });
+  if (!located.ok) throw invalid(located.problems, "source.");
+  const sourceId = scaleSetIdOf(located.ref);
+  const autoscale = ctx.accounts.autoscale(located.ref.account);
+  return { setting: await autoscale.forScaleSet(located.ref.resourceGroup, sourceId, ctx.signal), sourceId };
+}
+
+/**
+ * A create this request made already (a repeat, or a run taken over): the copy of its source's autoscale setting is
  * planned again, in case the run before ended between the scale set and the setting (the planner writes it only when
  * no setting targets the new group). A source gone since is said, and nothing copied.
  */
-async function resumedClone(d: AnyCreate, ctx: PrepareContext, found: Prepared, target: ScaleSetRef) {
-  const ref = locateSource(d, ctx);
+async function resumedCreate(
+  d: AnyCreate,
+  ctx: PrepareContext,
+  found: Prepared,
+  target: ScaleSetRef,
+  clone: boolean,
+): Promise<Prepared> {
   try {
-    const read = await ctx.accounts
-      .gateway(ref)
-      .read({ withInstances: false, withAutoscale: true, signal: ctx.signal });
-    const autoscale = await autoscaleCopy(d, ctx, target, {
-      setting: read.autoscale ?? null,
-      sourceId: read.vmss.id ?? scaleSetIdOf(ref),
-    });
+    const read = await sourceSetting(d, ctx, clone);
+    const capacity = clone || !read?.setting ? d.capacity : await createCapacity(d, ctx);
+    const autoscale = await autoscaleCopy(d, ctx, target, read, capacity);
     return autoscale ? { ...found, context: { ...(found.context as CreateContext), autoscale } } : found;
   } catch (err) {
     if (describeArmFailure(err).kind !== "notFound") throw err;
-    ctx.log(`the source ${ref.name} is gone: its autoscale setting, if it had one, cannot be copied now`);
+    ctx.log("the source is gone: its autoscale setting, if it had one, cannot be copied now");
     return found;
   }
 }
@@ -282,7 +310,7 @@ export async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: bo
   const { account, resourceGroup } = located.ref;
   const listed = await listScaleSets(ctx.accounts.client(account), resourceGroup, ctx.signal);
   const found = alreadyCreated(listed, cluster, ctx);
-  if (found) return clone ? resumedClone(d, ctx, found, { ...located.ref, name: found.serverGroupName }) : found;
+  if (found) return resumedCreate(d, ctx, found, { ...located.ref, name: found.serverGroupName }, clone);
   const read = clone ? await readCloneSource(d, ctx) : undefined;
   const source = read?.source;
   const capacity = clone ? undefined : await createCapacity(d, ctx);
@@ -298,7 +326,13 @@ export async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: bo
   const windows = (normalImage(d.image)?.ostype ?? "").toLowerCase() === "windows";
   const userIdentities = await checkedIdentities(d, source, located.ref, ctx);
   const network = await resolveNetwork(d, { ...located.ref, name: next.name }, ctx, windows);
-  const autoscale = read ? await autoscaleCopy(d, ctx, { ...located.ref, name: next.name }, read) : undefined;
+  const autoscale = await autoscaleCopy(
+    d,
+    ctx,
+    { ...located.ref, name: next.name },
+    read ?? (await sourceSetting(d, ctx, false)),
+    clone ? d.capacity : capacity,
+  );
   return {
     serverGroupName: next.name,
     context: {
