@@ -266,6 +266,12 @@ t.test(
       metricName: "Percentage CPU",
       value: 90,
     });
+    const dry = await env.api("POST", "/azure/ops?dryRun=true", orcaClone(WEB, { min: 2, max: 5, desired: 3 }));
+    t.match(
+      JSON.stringify(dry.body),
+      new RegExp(`then the source's autoscale setting ${WEB}-autoscale copied as web-prod-v\\d{3}-autoscale`),
+      "a dry run shows the copy to come",
+    );
     const task = await runList(orcaClone(WEB, { min: 2, max: 5, desired: 3 }));
     const since = await simNow();
     const name = task.resultObjects[0].serverGroupName as string;

@@ -25,7 +25,7 @@ import {
 import { type AnyCreate } from "./description.ts";
 import { TAG_CREATED_BY, creationMark, type CreateContext } from "./prepare.ts";
 import { createStep } from "./create-write.ts";
-import { copyStep } from "./autoscale-copy.ts";
+import { copyStep, type AutoscaleCopy } from "./autoscale-copy.ts";
 import { sourceName } from "./checks.ts";
 
 function createdResult(
@@ -45,6 +45,15 @@ function createdResult(
     ...(context?.ancestor ? { ancestorServerGroupNameByRegion: { [target.region]: context.ancestor } } : {}),
     loadBalancerPools: pools.map((p) => p.id),
     ...(context?.notCopied ? { notCopied: context.notCopied } : {}),
+  };
+}
+
+/** The create's line, saying the autoscale copy to come: a dry run plans only the create, and shows it so. */
+function withCopySaid<S extends { summary: string }>(step: S, copy: AutoscaleCopy | undefined): S {
+  if (!copy) return step;
+  return {
+    ...step,
+    summary: `${step.summary}; then the source's autoscale setting ${copy.from} copied as ${copy.name}`,
   };
 }
 
@@ -82,7 +91,7 @@ export function createPlanner(
           `${target.name} was created for this request and no longer exists; not creating it again`,
         );
       }
-      return createStep(d, target, context, { mark, inTraffic, env });
+      return withCopySaid(createStep(d, target, context, { mark, inTraffic, env }), autoscale);
     },
     plan(snapshot: ScaleSetSnapshot): PlannedStep {
       const { vmss } = snapshot;
