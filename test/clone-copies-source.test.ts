@@ -267,7 +267,7 @@ t.test(
       const task = await env.waitForTask(res.body.id, 60_000);
       t.equal(task.status.failed, false, JSON.stringify(task.history));
       const copy = (await held(task.resultObjects[0].serverGroupName as string)).vmss.properties.virtualMachineProfile;
-      return { history: task.history.map((h: Json) => h.status).join("\n"), copy };
+      return { history: task.history.map((h: Json) => h.status).join("\n"), copy, result: task.resultObjects[0] };
     };
     const first = await clone({});
     t.equal(first.copy.userData, profile.userData, "userData copied: read with $expand=userData");
@@ -278,6 +278,15 @@ t.test(
       /protected settings of the source's extension\(s\) HealthExtension, CustomScript are not copied/,
       "said in the history, never silently",
     );
+    t.same(
+      first.result.notCopied,
+      [
+        "virtualMachineProfile.osProfile.customData",
+        "virtualMachineProfile.extensionProfile.extensions[HealthExtension].protectedSettings",
+        "virtualMachineProfile.extensionProfile.extensions[CustomScript].protectedSettings",
+      ],
+      "and in the task's answer, field by field",
+    );
     const second = await clone({ osConfig: { customData: "#cloud-config again" } });
     t.equal(
       second.copy.osProfile.customData,
@@ -285,5 +294,83 @@ t.test(
       "customData from the clone's body",
     );
     t.notMatch(second.history, /custom data/, "given: nothing to say about it");
+    t.notOk(second.result.notCopied.includes("virtualMachineProfile.osProfile.customData"), "nor in the answer");
+  },
+);
+
+// Under `Prefer: handling=strict` a clone that would lose what Azure never returns is refused at submission, before
+// any write, naming each field and how to give it; the same clone giving them is accepted.
+t.test(
+  "strict handling: a clone that cannot copy customData or protectedSettings is a 400, before any write",
+  async (t) => {
+    const name = "strict-prod-v000";
+    const body = fullySet(name, false) as Json;
+    body.properties.virtualMachineProfile.extensionProfile.extensions.push({
+      name: "CustomScript",
+      properties: {
+        publisher: "Microsoft.Azure.Extensions",
+        type: "CustomScript",
+        typeHandlerVersion: "2.1",
+        settings: { fileUris: [] },
+        protectedSettings: { commandToExecute: "echo secret" },
+      },
+    });
+    await armPut(PPG, { location: "eastus" });
+    await armPut(`${VMSS}/${name}`, body);
+    await waitFor(async () => (await held(name)).vmss.properties.provisioningState === "Succeeded", {
+      what: `${name} created`,
+    });
+    const strictly = async (extra: Record<string, unknown>) => {
+      const res = await env.service.app.inject({
+        method: "POST",
+        url: "/azure/ops",
+        headers: { "content-type": "application/json", prefer: "handling=strict" },
+        // Orca's clone body (CloneServerGroupTask.groovy l.100; the source as SourceResolver.groovy l.122 names it).
+        payload: JSON.stringify([
+          {
+            cloneServerGroup: {
+              credentials: "demo",
+              region: "eastus",
+              cloudProvider: "azure",
+              source: { account: "demo", region: "eastus", asgName: name },
+              ...extra,
+            },
+          },
+        ]),
+      });
+      return { status: res.statusCode, body: res.json<Json>() };
+    };
+    const refused = await strictly({});
+    t.equal(refused.status, 400, JSON.stringify(refused.body));
+    t.equal(refused.body.error, "ValidationError");
+    const details = refused.body.details as { field: string; message: string }[];
+    t.match(details, [
+      {
+        field: "[0].cloneServerGroup.osConfig.customData",
+        message:
+          /Azure never returns osProfile\.customData on a read \(refused under Prefer: handling=strict\); give osConfig\.customData \(""/,
+      },
+      {
+        field: "[0].cloneServerGroup.source",
+        message:
+          /protected settings of strict-prod-v000's extension\(s\) HealthExtension, CustomScript cannot be copied.*give customScriptsSettings/,
+      },
+    ]);
+    const listed = await arm.request("GET", `${VMSS}?api-version=2026-04-01`, {
+      headers: { authorization: "Bearer test" },
+    });
+    t.notOk(
+      (listed.body as Json).value.some((v: Json) => v.name === "strict-prod-v001"),
+      "nothing was written: no scale set made",
+    );
+    const given = await strictly({
+      osConfig: { customData: "" },
+      customScriptsSettings: { commandToExecute: "echo again" },
+      healthSettings: { protocol: "http", port: 80, requestPath: "/health" },
+    });
+    t.equal(given.status, 202, `everything given: accepted (${JSON.stringify(given.body)})`);
+    const task = await env.waitForTask(given.body.id, 60_000);
+    t.equal(task.status.failed, false, JSON.stringify(task.history));
+    t.equal(task.resultObjects[0].notCopied, undefined, "nothing left out");
   },
 );

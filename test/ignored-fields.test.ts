@@ -129,6 +129,8 @@ const BODIES: Record<string, Record<string, unknown>> = {
     credentials: "demo",
     region: "eastus",
     source: { account: "demo", region: "eastus", serverGroupName: "web-prod-v002" },
+    // Strict handling refuses a clone that leaves unsaid what Azure never returns (the source's custom data).
+    osConfig: { customData: "" },
   },
   scaleDownCluster: { credentials: "demo", cluster: "web-prod", regions: ["eastus"] },
   disableCluster: { credentials: "demo", cluster: "web-prod", regions: ["eastus"] },
@@ -326,6 +328,9 @@ void t.test("Orca's exact bodies leave nothing unread, strict or not", async (t)
             region: "eastus",
             cloudProvider: "azure",
             source: { account: "demo", region: "eastus", asgName: "web-prod-v001" },
+            // Deck's custom data field (osConfig.customData): under strict handling a clone must say it, since Azure
+            // never returns the source's (clone-copies-source.test.ts).
+            osConfig: { customData: "" },
           },
         },
       ],
@@ -339,6 +344,7 @@ void t.test("Orca's exact bodies leave nothing unread, strict or not", async (t)
             region: "eastus",
             cloudProvider: "azure",
             source: { account: "demo", region: "eastus", asgName: "web-prod-v001", serverGroupName: "web-prod-v001" },
+            osConfig: { customData: "" },
           },
         },
       ],

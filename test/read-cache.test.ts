@@ -175,10 +175,12 @@ t.test("through the service, against the simulator", async (t) => {
     const calls = await env.calls();
     t.equal(scaleSetGets(calls, "web-prod-v001").length, 1, JSON.stringify(calls));
     t.equal(vmLists(calls, "web-prod-v001").length, 1);
-    t.equal(calls.length, 2, "nothing else");
+    const settings = calls.filter((c) => c.method === "GET" && /\/autoscalesettings$/i.test(c.path));
+    t.equal(settings.length, 1, "one listing of the resource group's autoscale settings (the group's min and max)");
+    t.equal(calls.length, 3, "nothing else");
     const again = await env.api("GET", "/serverGroups/demo/eastus/web-prod-v001");
     t.equal(again.status, 200);
-    t.equal((await env.calls()).length, 2, "a read within the TTL costs no Azure call");
+    t.equal((await env.calls()).length, 3, "a read within the TTL costs no Azure call");
   });
 
   await t.test("the answer states its freshness", async (t) => {

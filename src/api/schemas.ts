@@ -142,6 +142,12 @@ export const CreatedServerGroupResult = Type.Object(
     loadBalancerPools: Type.Array(Type.String(), {
       description: "backend pool ids it serves from when in traffic (recorded for enableServerGroup while disabled)",
     }),
+    notCopied: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          "cloneServerGroup: the source's fields that Azure never returns on a read and the body did not give, so not copied (virtualMachineProfile.osProfile.customData, virtualMachineProfile.extensionProfile.extensions[name].protectedSettings)",
+      }),
+    ),
   },
   {
     $id: "CreatedServerGroupResult",

@@ -259,6 +259,13 @@ export class AccountRegistry {
     );
   }
 
+  /** The account's autoscale settings (Microsoft.Insights), through its compute client's pipeline. */
+  autoscale(accountName: string): AutoscaleGateway {
+    const account = this.#accounts.get(accountName);
+    if (!account) throw new Error(`unknown account ${accountName}`);
+    return new AutoscaleGateway(this.client(accountName), account.endpoint ?? "", account.subscriptionId);
+  }
+
   /**
    * Can we reach the account's ARM endpoint with a token it accepts? One cheap GET outside the Compute provider
    * (its throttling budget is not spent): any answer but 401 and 5xx counts as reachable.

@@ -245,7 +245,7 @@ export const ARM_ACTIONS: readonly ArmAction[] = [
     action: "Microsoft.Insights/autoscalesettings/write",
     calls: [{ method: "PUT", path: `${RG}/providers/Microsoft.Insights/autoscalesettings/{name}` }],
     scope: "resourceGroup",
-    why: "resize and scaleDown write min and max into the autoscale setting's profile; disable and enable suspend and resume it",
+    why: "resize and scaleDown write min and max into the autoscale setting's profile; disable and enable suspend and resume it; a clone (or a deploy with a source) writes its copy of the source's setting",
   },
   {
     action: "Microsoft.Insights/autoscalesettings/delete",

@@ -7,6 +7,7 @@ import type { RetryConfig } from "./retry-policy.ts";
 import type { AccountRegistry } from "./accounts.ts";
 import { observe } from "./observe.ts";
 import type { ScaleSetListener, ScaleSetRef, ScaleSetSnapshot, WriteKind } from "./vmss-gateway.ts";
+import type { AutoscaleSettingWire } from "./autoscale-gateway.ts";
 
 /** A value and when Azure was asked for it (the start of the call: the value is at least this fresh). */
 export interface Fresh<V> {
@@ -199,6 +200,8 @@ export class ScaleSetReads implements ScaleSetListener {
   readonly retry: RetryConfig;
   readonly #snapshots: CoalescingCache<ScaleSetSnapshot>;
   readonly #listings: CoalescingCache<VirtualMachineScaleSet[]>;
+  /** Each resource group's autoscale settings: one listing serves every scale set of the group. */
+  readonly #autoscale: CoalescingCache<AutoscaleSettingWire[]>;
 
   constructor(accounts: AccountRegistry, options: ScaleSetReadsOptions) {
     this.#accounts = accounts;
@@ -206,14 +209,37 @@ export class ScaleSetReads implements ScaleSetListener {
     this.ttlMs = options.ttlMs;
     this.#snapshots = new CoalescingCache({ ttlMs: options.ttlMs, now: options.now, onLookup: options.onLookup });
     this.#listings = new CoalescingCache({ ttlMs: options.ttlMs, now: options.now, onLookup: options.onLookup });
+    this.#autoscale = new CoalescingCache({ ttlMs: options.ttlMs, now: options.now });
   }
 
-  /** The scale set and its VMs, observed (observe.ts): throws GaveUpError when the read gives up (404: notFound). */
-  snapshot(ref: ScaleSetRef): Promise<Fresh<ScaleSetSnapshot>> {
-    return this.#snapshots.get(scaleSetKey(ref), () => {
+  /**
+   * The scale set and its VMs, observed (observe.ts): throws GaveUpError when the read gives up (404: notFound).
+   * With the autoscale setting that targets it (ScaleSetSnapshot.autoscale: null, none; undefined, the settings could
+   * not be read, e.g. the role lacks Microsoft.Insights/autoscalesettings/read: the reads still answer).
+   */
+  async snapshot(ref: ScaleSetRef): Promise<Fresh<ScaleSetSnapshot>> {
+    const read = await this.#snapshots.get(scaleSetKey(ref), () => {
       const gateway = this.#accounts.gateway(ref);
       return observe((signal) => gateway.read({ withInstances: true, signal }), { retry: this.retry });
     });
+    const settings = await this.#autoscaleSettings(ref);
+    const { autoscale: _asRead, ...value } = read.value;
+    if (!settings) return { ...read, value };
+    const id = (read.value.vmss.id ?? "").toLowerCase();
+    const setting = settings.value.find((s) => (s.properties?.targetResourceUri ?? "").toLowerCase() === id) ?? null;
+    return { value: { ...value, autoscale: setting }, readAt: Math.min(read.readAt, settings.readAt) };
+  }
+
+  async #autoscaleSettings(ref: ScaleSetRef): Promise<Fresh<AutoscaleSettingWire[]> | undefined> {
+    try {
+      return await this.#autoscale.get(listingKey(ref), () =>
+        observe((signal) => this.#accounts.autoscale(ref.account).list(ref.resourceGroup, signal), {
+          retry: this.retry,
+        }),
+      );
+    } catch {
+      return undefined;
+    }
   }
 
   /** The scale sets of a resource group (or of the account's subscription), as ARM lists them; observed as snapshot() is. */
@@ -240,12 +266,14 @@ export class ScaleSetReads implements ScaleSetListener {
    */
   refresh(ref: Pick<ScaleSetRef, "account" | "resourceGroup" | "name">): void {
     this.#snapshots.invalidate(scaleSetKey(ref));
+    this.#autoscale.invalidate(listingKey(ref));
     this.forgetListings(ref.account);
   }
 
   /** Forget everything read of an account: the next reads ask Azure (a decision to write is made on those). */
   forgetAccount(account: string): void {
     this.#snapshots.invalidateWhere((key) => key.startsWith(`${account}\n`));
+    this.#autoscale.invalidateWhere((key) => key.startsWith(`${account}\n`));
     this.forgetListings(account);
   }
 
@@ -260,6 +288,7 @@ export class ScaleSetReads implements ScaleSetListener {
 
   onWrite(ref: ScaleSetRef, kind: WriteKind): void {
     this.#snapshots.invalidate(scaleSetKey(ref));
+    if (kind === "autoscale") this.#autoscale.invalidate(listingKey(ref));
     // Listings serve names, regions and creation times: only a create or a delete changes those.
     if (kind === "delete" || kind === "create") this.forgetListings(ref.account);
   }

@@ -944,6 +944,8 @@ export interface components {
             };
             /** @description backend pool ids it serves from when in traffic (recorded for enableServerGroup while disabled) */
             loadBalancerPools: string[];
+            /** @description cloneServerGroup: the source's fields that Azure never returns on a read and the body did not give, so not copied (virtualMachineProfile.osProfile.customData, virtualMachineProfile.extensionProfile.extensions[name].protectedSettings) */
+            notCopied?: string[];
         };
         /** @description destroyServerGroup's result: the scale set no longer exists, as Azure confirmed */
         DestroyedServerGroupResult: {
@@ -1798,13 +1800,15 @@ export interface components {
             appGatewayName?: string | null;
             /** @description take the capacity of source (the cluster's current group) */
             useSourceCapacity?: boolean | null;
+            /** @description copy the Azure Monitor autoscale setting of the source (a clone's, or a deploy's current group) to the new group, the capacity asked for on its profile in force (default true, as Clouddriver's AWS deploy: BasicAmazonDeployDescription.groovy l.76-82) */
+            copySourceScalingPoliciesAndActions?: boolean | null;
             /** @description give the scale set a system-assigned identity (clouddriver-azure's field; default false, a clone keeps its source's) */
             useSystemManagedIdentity?: boolean | "true" | "false" | null;
             /** @description user-assigned identities: a comma-separated string (as Deck sends it) or a list, each a name in the server group's resource group or a resource id; each must exist. "" is none; a clone keeps its source's unless given */
             userAssignedIdentities?: string | string[] | null;
             /** @description Deck's switch: false means no zones, whatever `zones` holds */
             zonesEnabled?: boolean | null;
-            /** @description the cluster's current group, as Orca names it; not copied (only its capacity, with useSourceCapacity); {} is none */
+            /** @description the cluster's current group, as Orca names it; its model is not copied (its capacity with useSourceCapacity, its autoscale setting unless copySourceScalingPoliciesAndActions is false); {} is none */
             source?: ({
                 /** @description an account name: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit */
                 account?: string | null;
@@ -1984,6 +1988,8 @@ export interface components {
             appGatewayName?: string | null;
             /** @description take the capacity of source (the cluster's current group) */
             useSourceCapacity?: boolean | null;
+            /** @description copy the Azure Monitor autoscale setting of the source (a clone's, or a deploy's current group) to the new group, the capacity asked for on its profile in force (default true, as Clouddriver's AWS deploy: BasicAmazonDeployDescription.groovy l.76-82) */
+            copySourceScalingPoliciesAndActions?: boolean | null;
             /** @description give the scale set a system-assigned identity (clouddriver-azure's field; default false, a clone keeps its source's) */
             useSystemManagedIdentity?: boolean | "true" | "false" | null;
             /** @description user-assigned identities: a comma-separated string (as Deck sends it) or a list, each a name in the server group's resource group or a resource id; each must exist. "" is none; a clone keeps its source's unless given */

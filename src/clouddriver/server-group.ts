@@ -13,6 +13,8 @@ import {
   vmTrafficPools,
 } from "../operations/server-group-state.ts";
 import { instanceHealth } from "./health.ts";
+import { autoscaleBounds } from "../operations/autoscale-bounds.ts";
+import { TAG_AUTOSCALE_SUSPENDED_BY } from "../operations/autoscale-suspension.ts";
 import { parseName } from "../naming/frigga.ts";
 
 export const CLOUD_PROVIDER = "azure" as const;
@@ -264,7 +266,25 @@ function countsOf(instances: ClouddriverInstance[]): Static<typeof InstanceCount
   };
 }
 
-/** The scale set as Clouddriver's server group: capacity with the recorded min/max, the VMs as Azure listed them. */
+/**
+ * The group's capacity as Orca reads it. With an Azure Monitor autoscale setting that targets the scale set, min and
+ * max are its profile in force's bounds (Spinnaker's AWS semantics: the group's bounds are the scaler's), when Azure
+ * enforces it (enabled) or when our disableServerGroup suspended it (its bounds are what enable brings back, as a
+ * disabled AWS group keeps its min and max); a setting someone else disabled is not enforced, and the recorded bounds
+ * (the scale set's tags) are reported. desired is always the scale set's capacity, min and max widened to hold it.
+ */
+export function capacityView(snapshot: ScaleSetSnapshot, now = Date.now()): Static<typeof Capacity> {
+  const recorded = recordedCapacity(snapshot.vmss);
+  const setting = snapshot.autoscale;
+  const inForce =
+    setting && (setting.properties.enabled !== false || setting.tags?.[TAG_AUTOSCALE_SUSPENDED_BY] !== undefined);
+  const bounds = inForce ? autoscaleBounds(setting, now) : undefined;
+  if (!bounds) return recorded;
+  const { desired } = recorded;
+  return { min: Math.min(bounds.min, desired), max: Math.max(bounds.max, desired), desired };
+}
+
+/** The scale set as Clouddriver's server group: capacity as capacityView says, the VMs as Azure listed them. */
 export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): ClouddriverServerGroup {
   const { vmss } = snapshot;
   const name = vmss.name ?? ref.name;
@@ -281,7 +301,7 @@ export function serverGroupView(snapshot: ScaleSetSnapshot, ref: ScaleSetRef): C
     cluster: moniker.cluster,
     moniker,
     ...(createdTime !== undefined ? { createdTime } : {}),
-    capacity: recordedCapacity(vmss),
+    capacity: capacityView(snapshot),
     disabled: disabledBy(vmss) !== undefined,
     instances,
     instanceCounts: countsOf(instances),

@@ -23,6 +23,7 @@ import { CreateServerGroupDescription, CloneServerGroupDescription, type AnyCrea
 import { sourceName, clusterOf, checkCreate, checkClone } from "./create/checks.ts";
 import { prepareCreate } from "./create/prepare.ts";
 import { createPlanner } from "./create/create-planner.ts";
+import { strictCloneProblems } from "./create/clone-unreadable.ts";
 
 function describeCreate(d: AnyCreate): string {
   return `create a server group in cluster ${clusterOf(d)}`;
@@ -57,6 +58,7 @@ export const cloneServerGroup = defineOperation({
   check: checkClone,
   describe: describeClone,
   locator,
+  strictProblems: strictCloneProblems,
   prepare: (d, ctx) => prepareCreate(d, ctx, true),
   planner: (d, target, run) => createPlanner(d, target, run),
 });

@@ -34,6 +34,12 @@ export interface OperationDefinition<S extends TObject = TObject, R extends Oper
    */
   confirmLocated?(description: Static<S>, target: ScaleSetRef, context: ConfirmContext): Promise<string | undefined>;
   /**
+   * Under `Prefer: handling=strict`: what the operation would not do as sent, read from Azure at submission (a
+   * clone's fields that Azure never returns on a read and the body does not give). Each problem is part of the 400,
+   * answered before the task exists; a failed read is thrown.
+   */
+  strictProblems?(description: Static<S>, context: StrictContext): Promise<FieldProblem[]>;
+  /**
    * Chooses the scale set when the operation starts (and again after a restart, or when the name chosen turned out
    * taken), from what Azure lists then. Its context goes to the planner.
    */
@@ -66,8 +72,15 @@ export interface ConfirmContext {
   signal?: AbortSignal;
 }
 
+export interface StrictContext {
+  accounts: Pick<AccountRegistry, "locate" | "gateway">;
+  /** The read's retry profile (readRetry): someone waits for the answer. */
+  retry: RetryConfig;
+  signal?: AbortSignal;
+}
+
 export interface PrepareContext {
-  accounts: Pick<AccountRegistry, "locate" | "get" | "client" | "gateway">;
+  accounts: Pick<AccountRegistry, "locate" | "get" | "client" | "gateway" | "autoscale">;
   origin: TaskOrigin;
   log(line: string): void;
   signal?: AbortSignal;

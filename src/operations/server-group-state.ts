@@ -359,6 +359,8 @@ export interface CreatedServerGroupResult extends Omit<ServerGroupResult, "type"
   ancestorServerGroupNameByRegion?: Record<string, string>;
   /** The backend pools it serves from when in traffic (recorded for enable while it is out of traffic). */
   loadBalancerPools: string[];
+  /** A clone: the source's fields Azure never returns on a read and the body did not give, not copied. */
+  notCopied?: string[];
 }
 
 export type OperationResult = ServerGroupResult | DestroyedServerGroupResult | CreatedServerGroupResult;

@@ -179,6 +179,35 @@ async function confirmLocated(
   return located;
 }
 
+/**
+ * Under strict handling, what the operation reads from Azure to refuse what it would not do as sent (a clone's
+ * fields Azure never returns): 400 details, prefixed as the description's; a failed read answered as a read's.
+ */
+async function strictRefusals(
+  opts: OperationRoutesOptions,
+  op: AnyOperation,
+  description: LocatedDescription,
+  prefix: string,
+): Promise<FieldProblem[]> {
+  if (!op.strictProblems) return [];
+  try {
+    const problems = await op.strictProblems(description, { accounts: opts.accounts, retry: opts.readRetry });
+    return problems.map((p) => ({ field: prefix ? `${prefix}.${p.field}` : p.field, message: p.message }));
+  } catch (err) {
+    throw readFailureAnswer(err, `the source of ${op.name} (${JSON.stringify(description.source ?? {})})`);
+  }
+}
+
+/** A list body's strictRefusals, item by item: one 400 naming them all. */
+async function refuseUnstrict(opts: OperationRoutesOptions, requests: SubmittedOperation[]): Promise<void> {
+  const problems: FieldProblem[] = [];
+  for (const [i, r] of requests.entries()) {
+    const op = opts.operations.get(r.name)!;
+    problems.push(...(await strictRefusals(opts, op, r.description as LocatedDescription, `[${i}].${r.name}`)));
+  }
+  if (problems.length > 0) throw validationError(problems);
+}
+
 /** The description as confirmLocated stores it once Azure confirmed it (what a repeat is compared with). */
 function locatedAsStored(op: AnyOperation, description: LocatedDescription, target: ScaleSetRef): LocatedDescription {
   if (description.serverGroupName !== undefined || !op.confirmLocated) return description;
@@ -312,6 +341,10 @@ const singleOperations: FastifyPluginAsyncTypebox<OperationRoutesOptions> = asyn
         if (problems.length > 0) throw validationError(problems);
         const notes: string[] = [];
         const earlier = await madeEarlier(opts, request.query);
+        if (!earlier && prefersStrictHandling(request.headers.prefer)) {
+          const refused = await strictRefusals(opts, op, sent, "");
+          if (refused.length > 0) throw validationError(refused);
+        }
         const description = earlier
           ? locatedAsStored(op, sent, target!)
           : await confirmLocated(opts, op, sent, target!, notes, request.query.clientRequestId);
@@ -446,6 +479,7 @@ const operationList: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (
       if (problems.length > 0) throw validationError(problems);
       const notes: string[] = [];
       const earlier = await madeEarlier(opts, request.query);
+      if (!earlier && strict) await refuseUnstrict(opts, requests);
       for (const [i, r] of requests.entries()) {
         const op = operations.get(r.name)!;
         const sent = r.description as LocatedDescription;

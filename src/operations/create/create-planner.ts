@@ -2,7 +2,15 @@
 // are healthy behind the load balancer; one not healthy in time is taken out of traffic and the create fails.
 import { RefusalError } from "../../azure/arm-failure.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../../azure/vmss-gateway.ts";
-import type { Creator, PlannedStep, ResultOnFailure, ScaleSetPlanner } from "../../azure/planner.ts";
+import {
+  MAX_WRITES_PER_ATTEMPT,
+  type BatchWriter,
+  type Creator,
+  type PlannedStep,
+  type ReadsAutoscale,
+  type ResultOnFailure,
+  type ScaleSetPlanner,
+} from "../../azure/planner.ts";
 import { isReady } from "../rolling-upgrade-model.ts";
 import { confirmation, isActionableInstance, kindOf } from "../../azure/scale-set-state.ts";
 import { disableServerGroup } from "../disable-server-group.ts";
@@ -17,6 +25,8 @@ import {
 import { type AnyCreate } from "./description.ts";
 import { TAG_CREATED_BY, creationMark, type CreateContext } from "./prepare.ts";
 import { createStep } from "./create-write.ts";
+import { copyStep, type AutoscaleCopy } from "./autoscale-copy.ts";
+import { sourceName } from "./checks.ts";
 
 function createdResult(
   snapshot: Parameters<typeof serverGroupResult>[0],
@@ -34,6 +44,16 @@ function createdResult(
     serverGroups: { [target.region]: { name: target.name } },
     ...(context?.ancestor ? { ancestorServerGroupNameByRegion: { [target.region]: context.ancestor } } : {}),
     loadBalancerPools: pools.map((p) => p.id),
+    ...(context?.notCopied ? { notCopied: context.notCopied } : {}),
+  };
+}
+
+/** The create's line, saying the autoscale copy to come: a dry run plans only the create, and shows it so. */
+function withCopySaid<S extends { summary: string }>(step: S, copy: AutoscaleCopy | undefined): S {
+  if (!copy) return step;
+  return {
+    ...step,
+    summary: `${step.summary}; then the source's autoscale setting ${copy.from} copied as ${copy.name}`,
   };
 }
 
@@ -49,16 +69,20 @@ export function createPlanner(
   run: RunContext | undefined,
   env: NodeJS.ProcessEnv = process.env,
   now: () => number = Date.now,
-): ScaleSetPlanner<CreatedServerGroupResult> & Creator & ResultOnFailure {
+): ScaleSetPlanner<CreatedServerGroupResult> & Creator & ResultOnFailure & ReadsAutoscale & BatchWriter {
   if (!run?.prepared) throw new Error("createServerGroup runs only after prepare chose its name");
   const context = run.prepared.context as CreateContext;
   const mark = creationMark(run.origin);
   const inTraffic = d.disabled !== true;
   const boundMs = (d.healthyTimeoutSeconds ?? DEFAULT_HEALTHY_TIMEOUT_SECONDS) * 1000;
   const takeOut = disableServerGroup.planner({ ...target, serverGroupName: target.name }, target);
+  const autoscale = context.autoscale;
   return {
     readsInstances: true,
     resultOnFailure: true,
+    // A clone's copy of its source's autoscale setting: every read sees whether one targets the new group yet.
+    readsAutoscale: autoscale !== undefined,
+    maxWrites: MAX_WRITES_PER_ATTEMPT + (autoscale ? 1 : 0),
     createWhenMissing() {
       if (context.found) {
         // Listed with this request's mark, then gone: someone deleted it. One request makes one server group.
@@ -67,7 +91,7 @@ export function createPlanner(
           `${target.name} was created for this request and no longer exists; not creating it again`,
         );
       }
-      return createStep(d, target, context, { mark, inTraffic, env });
+      return withCopySaid(createStep(d, target, context, { mark, inTraffic, env }), autoscale);
     },
     plan(snapshot: ScaleSetSnapshot): PlannedStep {
       const { vmss } = snapshot;
@@ -78,6 +102,9 @@ export function createPlanner(
           `${target.name} exists and was not created by this request (${TAG_CREATED_BY}: ${madeBy ?? "none"})`,
         );
       }
+      // Once the scale set exists, and only while no setting targets it (a run resumed after writing it, or one its
+      // owner made meanwhile, is not written over).
+      if (autoscale && snapshot.autoscale === null) return copyStep(autoscale, sourceName(d) ?? "the source");
       const created = `${target.name} created (capacity ${vmss.sku?.capacity ?? 0})`;
       const notHealthy = vmss.tags?.[TAG_NOT_HEALTHY];
       const pools = trafficPools(vmss);

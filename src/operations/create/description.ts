@@ -245,6 +245,12 @@ const modelFields = {
   useSourceCapacity: Type.Optional(
     Type.Boolean({ description: "take the capacity of source (the cluster's current group)" }),
   ),
+  copySourceScalingPoliciesAndActions: Type.Optional(
+    Type.Boolean({
+      description:
+        "copy the Azure Monitor autoscale setting of the source (a clone's, or a deploy's current group) to the new group, the capacity asked for on its profile in force (default true, as Clouddriver's AWS deploy: BasicAmazonDeployDescription.groovy l.76-82)",
+    }),
+  ),
   useSystemManagedIdentity: Type.Optional(
     Type.Union([Type.Boolean(), Type.Literal("true"), Type.Literal("false")], {
       description:
@@ -290,7 +296,7 @@ const DeploySource = Type.Object(
   {
     additionalProperties: true,
     description:
-      "the cluster's current group, as Orca names it; not copied (only its capacity, with useSourceCapacity); {} is none",
+      "the cluster's current group, as Orca names it; its model is not copied (its capacity with useSourceCapacity, its autoscale setting unless copySourceScalingPoliciesAndActions is false); {} is none",
   },
 );
 

@@ -11,15 +11,9 @@ import { listScaleSets } from "../../azure/vmss-gateway.ts";
 import { type FieldProblem } from "../description.ts";
 import { nextServerGroupName } from "./server-group-name.ts";
 import { parseName } from "../../naming/frigga.ts";
-import { cloneLimits, writableIdentity } from "./scale-set-model.ts";
-import {
-  deployCapacity,
-  identityRefs,
-  namedSource,
-  normalImage,
-  scriptOf,
-  wantsSystemIdentity,
-} from "./deploy-input.ts";
+import { cloneLimits, notCopiedFields, writableIdentity } from "./scale-set-model.ts";
+import { cloneOverrides } from "./clone-unreadable.ts";
+import { deployCapacity, identityRefs, namedSource, normalImage } from "./deploy-input.ts";
 import { resolveVmAdmin, VmAdminUnavailable, type VmAdminCredentials } from "../../azure/accounts.ts";
 import { type PrepareContext, type Prepared, type TaskOrigin } from "../operation.ts";
 import { refuseUnsupported } from "../scale-set-kinds.ts";
@@ -32,6 +26,9 @@ import {
 } from "../server-group-state.ts";
 import { type AnyCreate } from "./description.ts";
 import { cloneSource, clusterOf } from "./checks.ts";
+import { settingName, type AutoscaleSettingWire } from "../../azure/autoscale-gateway.ts";
+import { describeArmFailure } from "../../azure/arm-failure.ts";
+import { copyAutoscaleSetting, type AutoscaleCopy } from "./autoscale-copy.ts";
 
 /** Which request created the scale set: `request:<clientRequestId>` or `task:<taskId>`. */
 export const TAG_CREATED_BY = "vmss-ops.created-by";
@@ -53,6 +50,22 @@ export interface CreateContext {
   source?: { model: VirtualMachineScaleSet; pools: PoolBinding[] };
   /** The user-assigned identities the description names, as resource ids, each read and found; absent: none named. */
   userIdentities?: string[];
+  /** A clone's copy of its source's autoscale setting, written once the scale set exists; absent: the source has none. */
+  autoscale?: AutoscaleCopy;
+  /** The fields of a clone's source that Azure never returns and the body did not give (NotCopied.fields). */
+  notCopied?: string[];
+}
+
+/** A clone's source as read: what the model is copied from, and the autoscale setting that targets it. */
+interface ReadSource {
+  source: NonNullable<CreateContext["source"]>;
+  notCopied: string[];
+  setting: AutoscaleSettingWire | null;
+  sourceId: string;
+}
+
+function scaleSetIdOf(ref: Pick<ScaleSetRef, "subscriptionId" | "resourceGroup" | "name">): string {
+  return `/subscriptions/${ref.subscriptionId}/resourceGroups/${ref.resourceGroup}/providers/Microsoft.Compute/virtualMachineScaleSets/${ref.name}`;
 }
 
 function sourcePools(vmss: VirtualMachineScaleSet, ref: ScaleSetRef): PoolBinding[] {
@@ -116,8 +129,7 @@ function alreadyCreated(listed: VirtualMachineScaleSet[], cluster: string, ctx: 
   return { serverGroupName: ours.name, context: { cluster, ancestor, found: true } satisfies CreateContext };
 }
 
-/** A clone's source, read once: its model and pools, refused before any write when it cannot be copied. */
-async function readCloneSource(d: AnyCreate, ctx: PrepareContext): Promise<NonNullable<CreateContext["source"]>> {
+function locateSource(d: AnyCreate, ctx: PrepareContext): ScaleSetRef {
   const s = cloneSource(d);
   const src = ctx.accounts.locate({
     credentials: s.account,
@@ -126,21 +138,112 @@ async function readCloneSource(d: AnyCreate, ctx: PrepareContext): Promise<NonNu
     ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}),
   });
   if (!src.ok) throw invalid(src.problems, "source.");
+  return src.ref;
+}
+
+/** A clone's source, read once: its model and pools, refused before any write when it cannot be copied. */
+async function readCloneSource(d: AnyCreate, ctx: PrepareContext): Promise<ReadSource> {
+  const ref = locateSource(d, ctx);
   // userData only when asked for: a GET without $expand=userData leaves it out, and the copy would lose it.
-  const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal, userData: true });
-  refuseUnsupported("cloneServerGroup", read.vmss, src.ref.name); // a kind the copy could not be made of, before any write
-  ctx.log(`copying the model of ${src.ref.name} (${src.ref.resourceGroup}, ${src.ref.region})`);
-  const system = wantsSystemIdentity(d);
-  const limits = cloneLimits(read.vmss, {
-    region: d.region,
-    ...(system !== undefined ? { identity: { system } } : {}),
-    ...(d.osConfig?.customData !== undefined ? { osConfig: { customData: d.osConfig.customData } } : {}),
-    ...(scriptOf(d) ? { customScriptsSettings: scriptOf(d) } : {}),
-  });
+  const read = await ctx.accounts
+    .gateway(ref)
+    .read({ withInstances: false, withAutoscale: true, signal: ctx.signal, userData: true });
+  refuseUnsupported("cloneServerGroup", read.vmss, ref.name); // a kind the copy could not be made of, before any write
+  ctx.log(`copying the model of ${ref.name} (${ref.resourceGroup}, ${ref.region})`);
+  const overrides = cloneOverrides(d);
+  const limits = cloneLimits(read.vmss, overrides);
   if (limits.refusals.length > 0)
-    throw new RefusalError("CannotCopySource", `${src.ref.name} cannot be copied: ${limits.refusals.join("; ")}`);
+    throw new RefusalError("CannotCopySource", `${ref.name} cannot be copied: ${limits.refusals.join("; ")}`);
   for (const note of limits.notes) ctx.log(note);
-  return { model: read.vmss, pools: sourcePools(read.vmss, src.ref) };
+  return {
+    source: { model: read.vmss, pools: sourcePools(read.vmss, ref) },
+    notCopied: notCopiedFields(read.vmss, overrides).flatMap((f) => f.fields),
+    setting: read.autoscale ?? null,
+    sourceId: read.vmss.id ?? scaleSetIdOf(ref),
+  };
+}
+
+/**
+ * The copy of the source's autoscale setting for the new group `name`, under a name no other resource's setting in
+ * its resource group holds (one that targets the new group already is its own copy: the same name again).
+ */
+async function autoscaleCopy(
+  d: AnyCreate,
+  ctx: PrepareContext,
+  target: ScaleSetRef,
+  read: Pick<ReadSource, "setting" | "sourceId"> | undefined,
+  capacity: { min?: number; max?: number; desired?: number } | undefined,
+): Promise<AutoscaleCopy | undefined> {
+  if (!read?.setting) return undefined;
+  const targetId = scaleSetIdOf(target);
+  const settings = await ctx.accounts.autoscale(target.account).list(target.resourceGroup, ctx.signal);
+  const taken = settings
+    .filter((s) => (s.properties?.targetResourceUri ?? "").toLowerCase() !== targetId.toLowerCase())
+    .map((s) => settingName(s).toLowerCase());
+  const copy = copyAutoscaleSetting(read.setting, {
+    sourceId: read.sourceId,
+    sourceName: read.sourceId.split("/").pop() ?? "",
+    targetId,
+    targetName: target.name,
+    region: d.region,
+    ...(capacity ? { capacity } : {}),
+    inTraffic: d.disabled !== true,
+    taken: new Set(taken),
+    now: Date.now(),
+  });
+  if (copy)
+    ctx.log(`the source's autoscale setting ${copy.from} is copied to ${target.name} as ${copy.name} once it exists`);
+  return copy;
+}
+
+/**
+ * The autoscale setting that targets the source whose setting the new group gets: a clone's, or (Orca's deploy
+ * with a strategy) the cluster's current group's, as Clouddriver's AWS deploy copies the ancestor's scaling policies
+ * and scheduled actions unless copySourceScalingPoliciesAndActions is false (BasicAmazonDeployDescription.groovy
+ * l.76-82). Without it a red/black would leave the cluster unscaled once the old group's setting goes with it.
+ */
+async function sourceSetting(
+  d: AnyCreate,
+  ctx: PrepareContext,
+  clone: boolean,
+): Promise<Pick<ReadSource, "setting" | "sourceId"> | undefined> {
+  if (d.copySourceScalingPoliciesAndActions === false) return undefined;
+  const named = clone ? cloneSource(d) : namedSource(d);
+  if (!named) return undefined;
+  const located = ctx.accounts.locate({
+    credentials: named.account,
+    region: named.region,
+    serverGroupName: named.serverGroupName,
+    ...(named.resourceGroup ? { resourceGroup: named.resourceGroup } : {}),
+  });
+  if (!located.ok) throw invalid(located.problems, "source.");
+  const sourceId = scaleSetIdOf(located.ref);
+  const autoscale = ctx.accounts.autoscale(located.ref.account);
+  return { setting: await autoscale.forScaleSet(located.ref.resourceGroup, sourceId, ctx.signal), sourceId };
+}
+
+/**
+ * A create this request made already (a repeat, or a run taken over): the copy of its source's autoscale setting is
+ * planned again, in case the run before ended between the scale set and the setting (the planner writes it only when
+ * no setting targets the new group). A source gone since is said, and nothing copied.
+ */
+async function resumedCreate(
+  d: AnyCreate,
+  ctx: PrepareContext,
+  found: Prepared,
+  target: ScaleSetRef,
+  clone: boolean,
+): Promise<Prepared> {
+  try {
+    const read = await sourceSetting(d, ctx, clone);
+    const capacity = clone || !read?.setting ? d.capacity : await createCapacity(d, ctx);
+    const autoscale = await autoscaleCopy(d, ctx, target, read, capacity);
+    return autoscale ? { ...found, context: { ...(found.context as CreateContext), autoscale } } : found;
+  } catch (err) {
+    if (describeArmFailure(err).kind !== "notFound") throw err;
+    ctx.log("the source is gone: its autoscale setting, if it had one, cannot be copied now");
+    return found;
+  }
 }
 
 /** A deploy's capacity: its own, or (Orca's useSourceCapacity) the current group's, min and max too. */
@@ -207,8 +310,9 @@ export async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: bo
   const { account, resourceGroup } = located.ref;
   const listed = await listScaleSets(ctx.accounts.client(account), resourceGroup, ctx.signal);
   const found = alreadyCreated(listed, cluster, ctx);
-  if (found) return found;
-  const source = clone ? await readCloneSource(d, ctx) : undefined;
+  if (found) return resumedCreate(d, ctx, found, { ...located.ref, name: found.serverGroupName }, clone);
+  const read = clone ? await readCloneSource(d, ctx) : undefined;
+  const source = read?.source;
   const capacity = clone ? undefined : await createCapacity(d, ctx);
   const admin = clone ? undefined : await chooseAdmin(d, ctx, account);
   const next = chooseName(cluster, listed, ctx);
@@ -222,6 +326,13 @@ export async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: bo
   const windows = (normalImage(d.image)?.ostype ?? "").toLowerCase() === "windows";
   const userIdentities = await checkedIdentities(d, source, located.ref, ctx);
   const network = await resolveNetwork(d, { ...located.ref, name: next.name }, ctx, windows);
+  const autoscale = await autoscaleCopy(
+    d,
+    ctx,
+    { ...located.ref, name: next.name },
+    read ?? (await sourceSetting(d, ctx, false)),
+    clone ? d.capacity : capacity,
+  );
   return {
     serverGroupName: next.name,
     context: {
@@ -233,6 +344,8 @@ export async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: bo
       ...(capacity ? { capacity } : {}),
       ...(admin ? { admin } : {}),
       ...(userIdentities ? { userIdentities } : {}),
+      ...(autoscale ? { autoscale } : {}),
+      ...(read && read.notCopied.length > 0 ? { notCopied: read.notCopied } : {}),
     } satisfies CreateContext,
   };
 }

@@ -599,11 +599,30 @@ export function cloneLimits(
  * source has any cannot be seen, so it is said whenever it may be so. (userData is read with $expand=userData.)
  */
 function unreadableNotes(source: VirtualMachineScaleSet, overrides: ModelSpec): string[] {
-  const notes: string[] = [];
+  return notCopiedFields(source, overrides).map((f) => f.note);
+}
+
+/** What Azure keeps from a clone's source and the body did not give: each field of the model, and why it is so. */
+export interface NotCopied {
+  /** Where in the model: `virtualMachineProfile.osProfile.customData`, `…extensions[name].protectedSettings`. */
+  fields: string[];
+  /** The line for the history. */
+  note: string;
+  /** What the clone's body can give instead: `osConfig.customData`; none for an extension the body cannot replace. */
+  remedy: "customData" | "extensions";
+  /** The extensions whose protected settings (remedy "extensions"). */
+  extensions?: string[];
+}
+
+/** The fields unreadableNotes speaks of, one entry per note. */
+export function notCopiedFields(source: VirtualMachineScaleSet, overrides: ModelSpec): NotCopied[] {
+  const out: NotCopied[] = [];
   if (overrides.osConfig?.customData === undefined)
-    notes.push(
-      "the source's custom data (osProfile.customData) is not copied: Azure never returns it on a read, so whether the source has any cannot be seen; give osConfig.customData in the clone's body (\"\" for none) to set it",
-    );
+    out.push({
+      fields: ["virtualMachineProfile.osProfile.customData"],
+      remedy: "customData",
+      note: "the source's custom data (osProfile.customData) is not copied: Azure never returns it on a read, so whether the source has any cannot be seen; give osConfig.customData in the clone's body (\"\" for none) to set it",
+    });
   const replaced = new Set(
     overrides.customScriptsSettings || overrides.healthSettings ? extensions(overrides).map((e) => e.name) : [],
   );
@@ -611,10 +630,13 @@ function unreadableNotes(source: VirtualMachineScaleSet, overrides: ModelSpec): 
     .map((e) => e.name ?? "")
     .filter((name) => !replaced.has(name));
   if (kept.length > 0)
-    notes.push(
-      `the protected settings of the source's extension(s) ${kept.join(", ")} are not copied: Azure never returns an extension's protectedSettings on a read, so the copy has their public settings only; give customScriptsSettings in the clone's body for the custom script, or add the others' protected settings to the new scale set`,
-    );
-  return notes;
+    out.push({
+      fields: kept.map((name) => `virtualMachineProfile.extensionProfile.extensions[${name}].protectedSettings`),
+      remedy: "extensions",
+      extensions: kept,
+      note: `the protected settings of the source's extension(s) ${kept.join(", ")} are not copied: Azure never returns an extension's protectedSettings on a read, so the copy has their public settings only; give customScriptsSettings in the clone's body for the custom script, or add the others' protected settings to the new scale set`,
+    });
+  return out;
 }
 
 /** Pools bound to the new group's NIC and IP configuration, whatever they were bound to on the source. */
