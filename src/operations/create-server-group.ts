@@ -20,22 +20,22 @@
 // clientRequestId submitted again never make a second one; a new request without a clientRequestId is a new deploy.
 import { defineOperation, type LocatedDescription } from "./operation.ts";
 import { CreateServerGroupDescription, CloneServerGroupDescription, type AnyCreate } from "./create/description.ts";
-import { sourceName, clusterOf, checkCreate, checkClone } from "./create/checks.ts";
+import { sourceName, clusterOfNewGroup, checkCreate, checkClone } from "./create/checks.ts";
 import { prepareCreate } from "./create/prepare.ts";
 import { createPlanner } from "./create/create-planner.ts";
 import { strictCloneProblems } from "./create/clone-unreadable.ts";
 
 function describeCreate(d: AnyCreate): string {
-  return `create a server group in cluster ${clusterOf(d)}`;
+  return `create a server group in cluster ${clusterOfNewGroup(d)}`;
 }
 
 function describeClone(d: AnyCreate): string {
-  return `clone ${sourceName(d)} into cluster ${clusterOf(d)}`;
+  return `clone ${sourceName(d)} into cluster ${clusterOfNewGroup(d)}`;
 }
 
 /** Locates the cluster (for account checks and for the order of tasks) until prepare names the scale set. */
 function locator(d: AnyCreate): LocatedDescription {
-  return { ...d, serverGroupName: clusterOf(d) };
+  return { ...d, serverGroupName: clusterOfNewGroup(d) };
 }
 
 export const createServerGroup = defineOperation({

@@ -49,7 +49,8 @@ function applicationOf(d: AnyCreate): string {
   return d.application ?? (source ? parseName(source)?.app : undefined) ?? "";
 }
 
-export function clusterOf(d: AnyCreate): string {
+/** The cluster the new group joins: named by the description, or (a clone without naming fields) its source's. */
+export function clusterOfNewGroup(d: AnyCreate): string {
   const source = sourceName(d);
   if (d.application === undefined && source && d.stack === undefined && d.detail === undefined) {
     // A clone without naming fields stays in its source's cluster.
@@ -67,7 +68,7 @@ function commonProblems(d: AnyCreate): FieldProblem[] {
         "a password is not taken in a request; name an environment variable of the service in osConfig.adminPasswordEnv",
     });
   }
-  const cluster = clusterOf(d);
+  const cluster = clusterOfNewGroup(d);
   if (`${cluster}-v000`.length > 64)
     problems.push({
       field: "detail",

@@ -25,7 +25,7 @@ import {
   type PoolBinding,
 } from "../server-group-state.ts";
 import { type AnyCreate } from "./description.ts";
-import { cloneSource, clusterOf } from "./checks.ts";
+import { cloneSource, clusterOfNewGroup } from "./checks.ts";
 import { settingName, type AutoscaleSettingWire } from "../../azure/autoscale-gateway.ts";
 import { describeArmFailure } from "../../azure/arm-failure.ts";
 import { copyAutoscaleSetting, type AutoscaleCopy } from "./autoscale-copy.ts";
@@ -304,9 +304,9 @@ async function checkedIdentities(
 }
 
 export async function prepareCreate(d: AnyCreate, ctx: PrepareContext, clone: boolean): Promise<Prepared> {
-  const located = ctx.accounts.locate({ ...d, serverGroupName: clusterOf(d) });
+  const located = ctx.accounts.locate({ ...d, serverGroupName: clusterOfNewGroup(d) });
   if (!located.ok) throw invalid(located.problems);
-  const cluster = clusterOf(d);
+  const cluster = clusterOfNewGroup(d);
   const { account, resourceGroup } = located.ref;
   const listed = await listScaleSets(ctx.accounts.client(account), resourceGroup, ctx.signal);
   const found = alreadyCreated(listed, cluster, ctx);
