@@ -157,6 +157,16 @@ function checkDiskEncryptionSets(model: JsonObject): void {
       throw new ArmError(400, "BadRequest", `DiskEncryptionSet '${id}' was not found.`);
 }
 
+/** Refuses NIC configurations (at the model's `virtualMachineProfile.networkProfile`) naming a network resource that does not exist. */
+export function checkNetworkReferences(
+  sim: SimulatorContext,
+  model: JsonObject,
+  scaleSetId: string,
+  location: string,
+): void {
+  for (const ref of networkReferences(model)) checkNetworkReference(sim, ref, scaleSetId, location);
+}
+
 /**
  * Refuses a scale set model that names a resource that does not exist (see the file's head for each refusal).
  * `location` is the scale set's (normalized).
@@ -167,7 +177,7 @@ export function checkScaleSetReferences(
   scaleSetId: string,
   location: string,
 ): void {
-  for (const ref of networkReferences(model)) checkNetworkReference(sim, ref, scaleSetId, location);
+  checkNetworkReferences(sim, model, scaleSetId, location);
   checkImage(model, location);
   checkDiskEncryptionSets(model);
   for (const id of idsAt(getPath(model, "properties", "proximityPlacementGroup")))
