@@ -364,54 +364,66 @@ t.test(
 );
 
 t.test(
-  "rolling red/black on a Uniform cluster: the new group grows, then the partial disable's task fails PartialDisableUniform, the source still serving whole",
+  "rolling red/black 10/50/100 on a Uniform cluster, as Orca runs it: each step takes its share of instances out (each instance's own network configuration), and only the new group serves at the end",
   async (t) => {
-    const { name: v000 } = await firstDeploy("rrb");
+    const SIZE = 4;
+    const uniform = async (extra: Record<string, Json> = {}) =>
+      deployContext(
+        convertServerGroupCommandToDeployConfiguration(deckCommand("rrb", { sku: { capacity: SIZE }, ...extra })),
+      );
+    const first = await uniform();
+    await orca.deployStage(first, { bake: bake(sub, "rrb") });
+    const [v000] = first.context["deploy.server.groups"][REGION];
     const check = trafficCheck(t, "rrb-prod");
-    const config = convertServerGroupCommandToDeployConfiguration(deckCommand("rrb", { strategy: "rollingredblack" }));
-    const stage = await deployContext({ ...config, targetPercentages: [50] });
+    const byGroup = async () => {
+      const now = await serving("rrb-prod");
+      return Object.fromEntries(
+        [...new Set(now.map((m) => m.scaleSet))].sort().map((g) => [g, now.filter((m) => m.scaleSet === g).length]),
+      );
+    };
+    t.same(await byGroup(), { [v000]: SIZE }, "the source serves whole");
+
+    const stage = await uniform({ strategy: "rollingredblack" });
+    stage.context.targetPercentages = [10, 50, 100];
     // RollingRedBlackStrategy.groovy l.72-91: useSourceCapacity off, capacity saved, the new group created at 0.
     stage.context.useSourceCapacity = false;
     stage.context.savedCapacity = stage.context.capacity;
     stage.context.capacity = { min: 0, max: 0, desired: 0 };
     await orca.deployStage(stage, { bake: bake(sub, "rrb"), after: check.after });
     const [v001] = stage.context["deploy.server.groups"][REGION];
-    t.equal((await env.api("GET", `/serverGroups/demo/${REGION}/${v001}`)).body.capacity.desired, 0);
-    // l.146-162 Pin the source: its min raised to its desired (ResizeStrategySupport pinMinimumCapacity).
-    const pin = newStage({ ...cleanupBase("rrb") });
-    const pinId = await orca.requestOperations(pin, [
-      { resizeServerGroup: { ...cleanupBase("rrb"), serverGroupName: v000, capacity: { min: 2, max: 2, desired: 2 } } },
-    ]);
-    await orca.monitorKato(pin, pinId);
-    await check.after("pin the source");
-    // l.166-200: grow the new group to 50 % of the source (scale_to_server_group, pinned: min = max = desired).
-    const grow = newStage({ ...cleanupBase("rrb"), "deploy.server.groups": { [REGION]: [v001] } });
-    const growId = await orca.requestOperations(grow, [
-      { resizeServerGroup: { ...cleanupBase("rrb"), serverGroupName: v001, capacity: { min: 1, max: 1, desired: 1 } } },
-    ]);
-    await orca.monitorKato(grow, growId);
-    // ResizeServerGroupStage: monitor, forceCacheRefresh, then the wait on the instances.
-    await orca.forceCacheRefresh(grow);
-    await orca.waitForUpInstances(grow);
-    await check.after("grow to 50 %");
-    // l.207-222: disable 50 % of the source. A Uniform instance cannot leave a pool alone (partial-disable.ts): the
-    // task fails on its first read, before any write, and MonitorKatoTask ends the stage TERMINAL.
-    const disable = newStage({ ...cleanupBase("rrb"), desiredPercentage: 50, serverGroupName: v000 });
-    const refused = await orca.disableServerGroupStage(disable).catch((err) => err);
-    t.ok(refused instanceof OrcaStageError, String(refused));
-    t.match(refused.message, /PartialDisableUniform/);
-    t.match(refused.message, /Uniform orchestration/);
-    await check.after("the refused disable");
-    t.equal(
-      (await serving("rrb-prod")).filter((m) => m.scaleSet === v000).length,
-      2,
-      "the source kept every instance in traffic",
+
+    const seen: Record<string, Record<string, number>> = {};
+    const { disables } = await orca.rollingRedBlack({
+      base: cleanupBase("rrb"),
+      source: v000,
+      deployed: v001,
+      savedCapacity: stage.context.savedCapacity,
+      targetPercentages: stage.context.targetPercentages,
+      after: async (step) => {
+        await check.after(step);
+        seen[step] = await byGroup();
+      },
+    });
+    // ceil(4 × p / 100) of each: 1, 2, 4 (EnableDisablePercentageCategorizer.java l.28; ResizeStrategySupport l.122)
+    t.same(seen[`grow ${v001} to 10 %`], { [v000]: 4, [v001]: 1 });
+    t.same(seen[`disable 10 % of ${v000}`], { [v000]: 3, [v001]: 1 });
+    t.same(seen[`grow ${v001} to 50 %`], { [v000]: 3, [v001]: 2 });
+    t.same(seen[`disable 50 % of ${v000}`], { [v000]: 2, [v001]: 2 });
+    t.same(seen[`grow ${v001} to 100 %`], { [v000]: 2, [v001]: 4 });
+    t.same(seen[`disable 100 % of ${v000}`], { [v001]: 4 });
+    t.same(await byGroup(), { [v001]: SIZE }, "only the new group serves");
+
+    const results = disables.map((task) => (task.resultObjects as Json[])[0]);
+    t.same(
+      results.map((r) => [r.instanceIdsToDisable?.length, r.disabled]),
+      [
+        [1, false],
+        [2, false],
+        [undefined, true],
+      ],
     );
-    t.equal(
-      (await serving("rrb-prod")).filter((m) => m.scaleSet === v001).length,
-      1,
-      "and the new group serves its share",
-    );
+    const source = (await env.api("GET", `/serverGroups/demo/${REGION}/${v000}`)).body;
+    t.match(source, { disabled: true, capacity: { desired: 0 } }, "the source disabled whole, then scaled down");
     await check.stop();
   },
 );

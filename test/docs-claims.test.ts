@@ -167,7 +167,7 @@ t.test("the capacity bounds and the partial disable the docs state are what the 
 
   t.ok(
     api.includes("desiredPercentage below 100") && api.includes("PartialDisableUniform"),
-    "docs/api.md: a partial disable takes a share of a Flexible set out, and a Uniform set's is refused",
+    "docs/api.md: a partial disable takes a share of instances out, and a Uniform set's under Automatic or Rolling is refused",
   );
   for (const doc of docs) {
     t.notMatch(prose(doc), /desiredPercentage[^.|]*accepted and ignored/, `${doc}: desiredPercentage is not ignored`);

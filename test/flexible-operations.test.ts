@@ -372,17 +372,65 @@ t.test(
 );
 
 t.test(
-  "a partial disable of a Uniform set is refused before any write, saying why; the whole group keeps serving",
+  "a partial disable of a Uniform set (upgrade policy Manual): each chosen instance's own network configuration without its pools, If-Match its ETag; a 412 re-planned; enable's upgrade to the model puts them all back",
   async (t) => {
-    await control.putScaleSet(RG, "uni-v001", { capacity: 2, loadBalanced: true, upgradePolicy: "Manual" });
+    await control.putScaleSet(RG, "uni-v001", { capacity: 4, loadBalanced: true, upgradePolicy: "Manual" });
+    const modelBefore = (await control.getScaleSet(RG, "uni-v001")).vmss as Json;
     await env.simControl("DELETE", "/_sim/calls");
-    const refused = await run("disableServerGroup", demo("uni-v001", { desiredPercentage: 50 }));
+    // Someone changes an instance between our read and our write: 412, re-read, re-planned, and the share is still 2.
+    const fault = await env.simControl("POST", "/_sim/faults", {
+      method: "PUT",
+      pathContains: "uni-v001/virtualMachines/",
+      status: 412,
+      code: "PreconditionFailed",
+      count: 1,
+    });
+    t.equal(fault.status, 201, JSON.stringify(fault.body));
+    const half = await run("disableServerGroup", demo("uni-v001", { desiredPercentage: 50 }));
+    t.equal(half.state, "succeeded", JSON.stringify(half.history));
+    t.ok(
+      half.history.some((h: Json) => /PreconditionFailed, retrying/.test(h.status)),
+      "the 412 retried",
+    );
+    t.same(await poolMembers("uni-v001"), ["2", "3"], "50 % of 4: two instances out, not more");
+    t.match(half.resultObjects[0], { disabled: false, instanceCount: 4 }, "the group stays enabled");
+    const puts = nonGets(await env.calls()).filter((c) => c.method === "PUT");
+    t.ok(puts.length >= 2 && puts.every((c) => /\/virtualMachines\/\d+/.test(c.path)), "each instance's own PUT");
+    t.ok(
+      puts.every((c) => c.ifMatch !== null && c.ifMatch !== "*"),
+      "with If-Match on the instance's ETag as read",
+    );
+    t.same((await control.getScaleSet(RG, "uni-v001")).vmss, modelBefore, "the scale set's model is not written");
+    const vms = (await control.getScaleSet(RG, "uni-v001")).vms as Json[];
+    t.same(
+      vms.map((vm) => [vm.instanceId, vm.properties.latestModelApplied]),
+      [
+        ["0", false],
+        ["1", false],
+        ["2", true],
+        ["3", true],
+      ],
+      "the instances taken out are off the model",
+    );
+
+    const enabled = await run("enableServerGroup", demo("uni-v001"));
+    t.equal(enabled.state, "succeeded", JSON.stringify(enabled.history));
+    t.same(await poolMembers("uni-v001"), ["0", "1", "2", "3"], "every instance back in the pool");
+  },
+);
+
+t.test(
+  "a partial disable of a Uniform set under upgrade policy Automatic is refused before any write, saying why",
+  async (t) => {
+    await control.putScaleSet(RG, "uni-v002", { capacity: 2, loadBalanced: true, upgradePolicy: "Automatic" });
+    await env.simControl("DELETE", "/_sim/calls");
+    const refused = await run("disableServerGroup", demo("uni-v002", { desiredPercentage: 50 }));
     t.equal(refused.state, "failed");
     t.equal(refused.status.retryable, false);
     t.match(refused.resultObjects[0], { cause: "PartialDisableUniform" });
-    t.match(refused.status.status, /Uniform orchestration.*nothing was written/);
+    t.match(refused.status.status, /upgrade policy Automatic.*nothing was written/);
     t.same(nonGets(await env.calls()), [], "not one write reached Azure");
-    t.equal((await poolMembers("uni-v001")).length, 2, "both instances still in the pool");
+    t.equal((await poolMembers("uni-v002")).length, 2, "both instances still in the pool");
   },
 );
 

@@ -222,7 +222,7 @@ t.test("NIC writes: exactly the model's pools, only where they differ, the body 
   );
 
   t.same(guardOf("nicPools", '"7"'), { eachIfMatch: true });
-  t.equal(guardLabel(guardOf("nicPools", '"7"')), " (each NIC If-Match its ETag)");
+  t.equal(guardLabel(guardOf("nicPools", '"7"')), " (each NIC or instance If-Match its ETag)");
   t.same(
     storedStep({ kind: "nicPools", summary: "s", nics: [out!] }),
     { kind: "nicPools", summary: "s" },
@@ -295,7 +295,7 @@ t.test(
 );
 
 t.test(
-  "partial disable on Flexible (desiredPercentage): only the share's NICs, healthy serving VMs first-by-name; the unhealthy and stopped count as out; Uniform refused before any write",
+  "partial disable on Flexible (desiredPercentage): only the share's NICs, healthy serving VMs first-by-name; the unhealthy and stopped count as out; Uniform under Automatic refused before any write",
   async (t) => {
     const partial = (p: number) => disableServerGroup.planner({ ...DESCRIPTION, desiredPercentage: p }, REF);
     const four = (extra: Partial<Record<string, VirtualMachine>> = {}) =>
@@ -331,8 +331,15 @@ t.test(
     ]);
     t.match(partial(50).plan(disabledWhole), { kind: "done", summary: /out of traffic already, whole/ });
 
-    const uniform = { ...four(), vmss: scaleSet([POOL], { orchestrationMode: "Uniform" }) };
-    t.throws(() => partial(50).plan(uniform), { code: "PartialDisableUniform" }, "Uniform: refused on the read");
+    const automatic = {
+      ...four(),
+      vmss: scaleSet([POOL], { orchestrationMode: "Uniform", upgradePolicy: { mode: "Automatic" } }),
+    };
+    t.throws(
+      () => partial(50).plan(automatic),
+      { code: "PartialDisableUniform" },
+      "Uniform under Automatic: refused on the read",
+    );
     t.throws(() => partial(50).plan({ ...four(), vmss: scaleSet([]) }), { code: "PartialDisableNoPools" });
 
     t.same(

@@ -149,6 +149,15 @@ async function scriptedPass(apiVersion: string): Promise<ArmExchange[]> {
         await call("POST", `${vmss}/web-prod-v003/virtualMachines/1/${action}`);
       }
       await call("POST", `${vmss}/web-prod-v003/manualupgrade`, { instanceIds: ["0"] });
+      // a Uniform instance's own network configuration (VirtualMachineScaleSetVMs_Update)
+      const vm0 = (await call("GET", `${vmss}/web-prod-v003/virtualMachines/0`)).body as {
+        location: string;
+        properties: { networkProfileConfiguration: unknown };
+      };
+      await call("PUT", `${vmss}/web-prod-v003/virtualMachines/0`, {
+        location: vm0.location,
+        properties: { networkProfileConfiguration: vm0.properties.networkProfileConfiguration },
+      });
       await call("POST", `${vmss}/web-prod-v003/delete`, { instanceIds: ["1"] });
       await call("POST", `${vmss}/web-prod-v003/setOrchestrationServiceState`, {
         serviceName: "AutomaticRepairs",

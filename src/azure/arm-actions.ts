@@ -103,6 +103,12 @@ export const ARM_ACTIONS: readonly ArmAction[] = [
     why: "a Uniform set's instances, their power state and health",
   },
   {
+    action: "Microsoft.Compute/virtualMachineScaleSets/virtualMachines/write",
+    calls: [{ method: "PUT", path: `${VMSS}/virtualMachines/{instanceId}` }],
+    scope: "resourceGroup",
+    why: "a partial disable of a Uniform set (rolling red/black): take instances out of their backend pools, each its own network configuration",
+  },
+  {
     action: "Microsoft.Compute/virtualMachines/read",
     calls: [
       { method: "GET", path: `${RG}/providers/Microsoft.Compute/virtualMachines` },

@@ -5,6 +5,7 @@ import type {
   ComputeManagementClient,
   VirtualMachine,
   VirtualMachineScaleSet,
+  VirtualMachineScaleSetNetworkConfiguration,
   VirtualMachineScaleSetUpdate,
   VirtualMachineScaleSetVM,
 } from "@azure/arm-compute";
@@ -75,6 +76,7 @@ export const WRITE_KINDS = [
   "repairs",
   "delete",
   "nicPools",
+  "instancePools",
   "create",
   "autoscale",
   "balancerPools",
@@ -97,6 +99,11 @@ interface WriteBodies {
   delete: object;
   /** Flexible: puts NICs of its VMs into or out of backend pools, each NIC with If-Match on the ETag it was read with. */
   nicPools: { nics: NicWrite[] };
+  /**
+   * Uniform: puts instances into or out of backend pools, each instance's own network configuration (the scale-set
+   * VM's PUT) with If-Match on the ETag it was read with; the instance is off the model until upgraded to it.
+   */
+  instancePools: { instances: InstanceNetworkWrite[] };
   /** Creates the scale set with this model: PUT with If-None-Match: *, so it never replaces one that exists. */
   create: { model: VirtualMachineScaleSet };
   /** Writes (whole) or deletes the Azure Monitor autoscale setting `name` of the scale set's resource group. */
@@ -119,17 +126,26 @@ export interface NicWrite {
   body: NetworkResource;
 }
 
+/** One Uniform instance as an instancePools step writes it: its NIC configurations, with their pools changed. */
+export interface InstanceNetworkWrite {
+  instanceId: string;
+  etag: string | undefined;
+  location: string;
+  nics: VirtualMachineScaleSetNetworkConfiguration[];
+}
+
 /**
  * A write as a checkpoint keeps it: what it was, for a person and for resuming. A create's model stays out (it may
  * carry a secret resolved from a reference, and resuming needs only the poller), and so do the NIC bodies of a
  * nicPools step and a balancer's body (nothing resumes them: the next read shows where they got).
  */
-type SummaryOnly = "create" | "nicPools" | "autoscale" | "balancerPools";
+type SummaryOnly = "create" | "nicPools" | "instancePools" | "autoscale" | "balancerPools";
 export type StoredWriteStep = Exclude<WriteStep, { kind: SummaryOnly }> | { kind: SummaryOnly; summary: string };
 
 export function storedStep(step: WriteStep): StoredWriteStep {
   return step.kind === "create" ||
     step.kind === "nicPools" ||
+    step.kind === "instancePools" ||
     step.kind === "autoscale" ||
     step.kind === "balancerPools"
     ? { kind: step.kind, summary: step.summary }
@@ -168,7 +184,8 @@ export type WriteGuard =
  * instance POSTs can carry none (the API takes none): a stale plan shows as a 400 about its instance ids instead
  * (staleInstancesAsPrecondition); a restart (the scale set's, or a VM's) takes none either. Suspending or resuming automatic repairs takes none either, and needs none: it
  * changes no model, and the plan made on the read it follows asks for it only in the state it moves from. A change
- * of a Flexible VM's NIC carries If-Match with that NIC's ETag, as read with the VMs.
+ * of a Flexible VM's NIC carries If-Match with that NIC's ETag, as read with the VMs, and a change of a Uniform
+ * instance's own network configuration If-Match with that instance's ETag, as read with the VMs.
  */
 export function guardOf(kind: WriteKind, etag: string | undefined): WriteGuard {
   switch (kind) {
@@ -178,6 +195,7 @@ export function guardOf(kind: WriteKind, etag: string | undefined): WriteGuard {
     case "create":
       return { ifNoneMatch: "*" };
     case "nicPools":
+    case "instancePools":
       return { eachIfMatch: true };
     case "balancerPools": // the balancer's own ETag, carried by the step
       return { resourceIfMatch: true };
@@ -194,7 +212,7 @@ export function guardOf(kind: WriteKind, etag: string | undefined): WriteGuard {
 export function guardLabel(guard: WriteGuard): string {
   if ("ifMatch" in guard) return ` (If-Match ${guard.ifMatch ?? "none"})`;
   if ("ifNoneMatch" in guard) return ` (If-None-Match ${guard.ifNoneMatch})`;
-  if ("eachIfMatch" in guard) return " (each NIC If-Match its ETag)";
+  if ("eachIfMatch" in guard) return " (each NIC or instance If-Match its ETag)";
   if ("resourceIfMatch" in guard) return " (If-Match the ETag it was read with)";
   return "";
 }
@@ -569,10 +587,11 @@ export class VmssGateway implements ScaleSetGateway {
       case "balancerPools":
         await this.#writeBalancer(step, options.signal);
         return undefined;
+      case "instancePools":
+        await this.#writeInstances(step.instances, lro);
+        return undefined;
       case "autoscale":
-        if (!this.#autoscale) throw new Error("no autoscale gateway for this scale set");
-        if (step.setting) await this.#autoscale.put(resourceGroup, step.name, step.setting, options.signal);
-        else await this.#autoscale.delete(resourceGroup, step.name, options.signal);
+        await this.#writeAutoscale(step, options.signal);
         return undefined;
       case "repairs":
         await runLongRunning(
@@ -610,6 +629,17 @@ export class VmssGateway implements ScaleSetGateway {
           lro,
         );
     }
+  }
+
+  /** The Azure Monitor autoscale setting that targets the scale set: written whole, or deleted. */
+  async #writeAutoscale(
+    step: Extract<WriteStep, { kind: "autoscale" }>,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    if (!this.#autoscale) throw new Error("no autoscale gateway for this scale set");
+    const { resourceGroup } = this.ref;
+    if (step.setting) await this.#autoscale.put(resourceGroup, step.name, step.setting, signal);
+    else await this.#autoscale.delete(resourceGroup, step.name, signal);
   }
 
   /**
@@ -696,6 +726,31 @@ export class VmssGateway implements ScaleSetGateway {
   }
 
   /**
+   * Each instance's PUT with If-Match on the ETag it was read with, one after the other, each followed to its end: a
+   * 412 (the instance changed since) stops the step, and the next attempt re-reads and re-plans the instances still
+   * to move. Not followed after a crash (one poller per instance): the next read shows where it got.
+   */
+  async #writeInstances(
+    writes: InstanceNetworkWrite[],
+    lro: { defaultPollIntervalMs: number; maxPollIntervalMs?: number; signal?: AbortSignal },
+  ): Promise<void> {
+    const { resourceGroup, name } = this.ref;
+    for (const w of writes) {
+      await runLongRunning(
+        () =>
+          this.client.virtualMachineScaleSetVMs.update(
+            resourceGroup,
+            name,
+            w.instanceId,
+            { location: w.location, networkProfileConfiguration: { networkInterfaceConfigurations: w.nics } },
+            { abortSignal: lro.signal, ...(w.etag ? { ifMatch: w.etag } : {}) },
+          ),
+        lro,
+      );
+    }
+  }
+
+  /**
    * Follows a write accepted before a restart, from its serialized poller, to its end. Nothing is sent again but
    * polls. Throws when the state cannot be restored or the operation failed; the caller then re-reads and re-plans.
    */
@@ -711,7 +766,7 @@ export class VmssGateway implements ScaleSetGateway {
       create: vmss.createOrUpdate,
     };
     // A NIC write is not a Compute long-running operation: nothing to follow, the next read shows where it got.
-    if (kind === "nicPools" || kind === "autoscale" || kind === "balancerPools")
+    if (kind === "nicPools" || kind === "instancePools" || kind === "autoscale" || kind === "balancerPools")
       throw new RefusalError("NothingToResume", `a ${kind} write is not followed after a restart; re-reading`);
     const source = sources[kind];
     // The SDK only reads which operation the state belongs to; the operations' own signatures differ.

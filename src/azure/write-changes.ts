@@ -32,6 +32,12 @@ export function changesOfWrite(planned: PlannedWrite, requests: ArmRequest[]): R
         const nic = snapshot?.nics?.find((n) => n.id.toLowerCase() === nicId.toLowerCase());
         return modifyOf(nicId, nic?.resource, request.body);
       });
+    case "instancePools":
+      return requests.map((request) => {
+        const vmId = resourceIdOf(request);
+        const vm = snapshot?.vms?.find((v) => (v.id ?? "").toLowerCase() === vmId.toLowerCase());
+        return modifyOf(vmId, vm, request.body);
+      });
     case "autoscale": {
       if (first.method === "DELETE") return [{ resourceId: id, changeType: "Delete" }];
       const held = snapshot?.autoscale;

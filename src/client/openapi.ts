@@ -1101,7 +1101,7 @@ export interface components {
         };
         /** @description a write (or wait) a run may make after the first, decided only then: no request is shown for it */
         LaterWrite: {
-            kind: "update" | "manualUpgrade" | "deleteInstances" | "restartInstances" | "repairs" | "delete" | "nicPools" | "create" | "autoscale" | "wait";
+            kind: "update" | "manualUpgrade" | "deleteInstances" | "restartInstances" | "repairs" | "delete" | "nicPools" | "instancePools" | "create" | "autoscale" | "balancerPools" | "wait";
             /** @description what it writes, or waits for */
             what: string;
             /** @description what decides it: the read after the write before */
@@ -1124,7 +1124,7 @@ export interface components {
             };
             /** @description the write a run would send first; a later one (a rollout) is planned on the read after it */
             write?: {
-                kind: "update" | "manualUpgrade" | "deleteInstances" | "restartInstances" | "repairs" | "delete" | "nicPools" | "create" | "autoscale" | "balancerPools";
+                kind: "update" | "manualUpgrade" | "deleteInstances" | "restartInstances" | "repairs" | "delete" | "nicPools" | "instancePools" | "create" | "autoscale" | "balancerPools";
                 /** @description as the task's history would say it */
                 summary: string;
                 /** @description the If-Match it would carry: the ETag of the read */
@@ -1515,7 +1515,7 @@ export interface components {
             serverGroupName: string;
             /** @description Without resourceGroup, a server group is in {application}-{region} (as clouddriver-azure names it), or in the account's defaultResourceGroup when the account sets serverGroupResourceGroup: account or the name follows no Spinnaker naming convention. */
             resourceGroup?: string | null;
-            /** @description Orca's rolling red/black share to take out of traffic: below 100, that share of a Flexible set's VMs leaves the backend pools (each VM's NIC) and the group stays enabled, the VMs named in the result's instanceIdsToDisable; a Uniform set's is refused (PartialDisableUniform). 100, or left out: the whole group */
+            /** @description Orca's rolling red/black share to take out of traffic: below 100, that share of a Flexible set's VMs leaves the backend pools (each VM's NIC) and the group stays enabled, the VMs named in the result's instanceIdsToDisable; a Uniform set's under upgrade policy Manual: that share of instances, each its own network configuration without the pools (Automatic or Rolling: refused, PartialDisableUniform). 100, or left out: the whole group */
             desiredPercentage?: number | null;
         } & {
             [key: string]: unknown;

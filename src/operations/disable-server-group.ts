@@ -35,7 +35,7 @@ export const DisableServerGroupDescription = Type.Object(
     desiredPercentage: Type.Optional({
       ...Type.Integer({ minimum: 0, maximum: 100 }),
       description:
-        "Orca's rolling red/black share to take out of traffic: below 100, that share of a Flexible set's VMs leaves the backend pools (each VM's NIC) and the group stays enabled, the VMs named in the result's instanceIdsToDisable; a Uniform set's is refused (PartialDisableUniform). 100, or left out: the whole group",
+        "Orca's rolling red/black share to take out of traffic: below 100, that share of a Flexible set's VMs leaves the backend pools (each VM's NIC) and the group stays enabled, the VMs named in the result's instanceIdsToDisable; a Uniform set's under upgrade policy Manual: that share of instances, each its own network configuration without the pools (Automatic or Rolling: refused, PartialDisableUniform). 100, or left out: the whole group",
     }),
   },
   { $id: "DisableServerGroupDescription", additionalProperties: true },

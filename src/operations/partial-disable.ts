@@ -6,19 +6,23 @@
 // l.47-49, l.75-80); WaitForRequiredInstancesDownTask waits for the instances the result names in
 // `instanceIdsToDisable` to be down (WaitForRequiredInstancesDownTask.groovy l.79-100).
 //
-// Flexible only. A Flexible VM's NIC is a resource of its own: taking one VM out of a pool is a NIC PUT with If-Match,
-// and neither the scale set's model nor another VM changes. A Uniform instance's network configuration cannot be set
-// on its own: the scale-set VM update (PUT …/virtualMachines/{instanceId}) takes data disks, protection and userData
-// only (Update-AzVmssVM: "For now, the only allowed update is adding a managed data disk"; the SDKs'
-// VirtualMachineScaleSetVM.Update offers data disks only); an instance's network differs from the model only until
-// the model is rolled out to it (docs/api.md, "Partial disable"). So a Uniform partial disable is refused.
-import type { VirtualMachineScaleSetVM } from "@azure/arm-compute";
+// A Flexible VM's NIC is a resource of its own: taking one VM out of a pool is a NIC PUT with If-Match, and neither the
+// scale set's model nor another VM changes. A Uniform instance has its own network configuration too: the scale-set
+// VM's PUT (VirtualMachineScaleSetVMs_Update) takes `properties.networkProfileConfiguration` (writable in Compute's
+// REST specification; `az vmss update --instance-id N --remove
+// networkProfileConfiguration.networkInterfaceConfigurations[0].ipConfigurations[0].loadBalancerBackendAddressPools 0`),
+// with If-Match on the instance's ETag. The instance is then off the model (`latestModelApplied: false`) until it is
+// upgraded to it: a manualUpgrade, or a rolling or automatic upgrade of a changed model, puts it back in the model's
+// pools. Enable relies on that (a manualUpgrade of the instances behind the model), so a Uniform partial disable is
+// taken only under the Manual upgrade policy, where nothing but this service upgrades an instance; under Automatic or
+// Rolling, Azure would put an instance back in traffic at the next model change, so it is refused.
+import type { VirtualMachineScaleSetNetworkConfiguration, VirtualMachineScaleSetVM } from "@azure/arm-compute";
 import { RefusalError } from "../azure/arm-failure.ts";
 import type { PlannedStep } from "../azure/planner.ts";
 import { isActionableInstance, isRunningInstance, kindOf } from "../azure/scale-set-state.ts";
-import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
+import type { InstanceNetworkWrite, ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { nicWithPools, vmsOf } from "./flexible-nics.ts";
-import { disabledMode, servesTraffic, trafficPools, vmTrafficPools } from "./server-group-state.ts";
+import { disabledMode, isManualUpgrade, servesTraffic, trafficPools, vmTrafficPools } from "./server-group-state.ts";
 import { describeShare, planShare, type ShareInstance } from "./traffic-share.ts";
 
 /** True when the description asks for a share, not the whole group. */
@@ -49,11 +53,36 @@ export function instancesOutOfTraffic(snapshot: ScaleSetSnapshot): string[] {
   return planShare(shareInstances(snapshot), 0).out;
 }
 
-function refuseUniform(ref: ScaleSetRef, desiredPercentage: number): never {
+function refuseUniformAutomatic(ref: ScaleSetRef, desiredPercentage: number, upgrade: string): never {
   throw new RefusalError(
     "PartialDisableUniform",
-    `${desiredPercentage} % of ${ref.name} cannot be taken out of traffic: it uses Uniform orchestration, whose instances take their network configuration only from the scale set's model (Azure's instance update sets data disks, protection and userData, not backend pools), so one instance cannot leave a pool while the others stay; nothing was written. Deploy the cluster Flexible (orchestrationMode Flexible) for rolling red/black, or use the red/black strategy`,
+    `${desiredPercentage} % of ${ref.name} cannot be taken out of traffic: it uses Uniform orchestration with upgrade policy ${upgrade}, under which Azure upgrades every instance to the model at its next change, putting the instances taken out back in the model's backend pools; nothing was written. Use upgrade policy Manual or Flexible orchestration for rolling red/black, or the red/black strategy`,
   );
+}
+
+/** The instance's NIC configurations without backend pools (load balancer and application gateway; NAT pools kept). */
+function nicsWithoutPools(vm: VirtualMachineScaleSetVM): VirtualMachineScaleSetNetworkConfiguration[] | undefined {
+  const nics = vm.networkProfileConfiguration?.networkInterfaceConfigurations;
+  if (!nics) return undefined;
+  return nics.map((nic) => ({
+    ...nic,
+    ipConfigurations: (nic.ipConfigurations ?? []).map((ipc) => ({
+      ...ipc,
+      loadBalancerBackendAddressPools: [],
+      applicationGatewayBackendAddressPools: [],
+    })),
+  }));
+}
+
+/** Uniform: each chosen instance's own network configuration, without its pools, If-Match its ETag as read. */
+function uniformWrites(snapshot: ScaleSetSnapshot, leaving: Set<string>): InstanceNetworkWrite[] {
+  return (snapshot.vms ?? [])
+    .filter((vm) => leaving.has(vm.name ?? vm.instanceId!))
+    .flatMap((vm) => {
+      const nics = nicsWithoutPools(vm);
+      if (!nics) return [];
+      return [{ instanceId: vm.instanceId!, etag: vm.etag, location: vm.location ?? snapshot.vmss.location, nics }];
+    });
 }
 
 /** The attempt's step for a partial disable: the NIC writes that take the share out, or done. */
@@ -68,7 +97,9 @@ export function planPartialDisable(
       kind: "done",
       summary: `out of traffic already, whole (disabled): nothing of ${desiredPercentage} % to take out`,
     };
-  if (kindOf(vmss).orchestration !== "Flexible") refuseUniform(ref, desiredPercentage);
+  const kind = kindOf(vmss);
+  if (kind.orchestration !== "Flexible" && !isManualUpgrade(vmss))
+    refuseUniformAutomatic(ref, desiredPercentage, kind.upgrade);
   if (trafficPools(vmss).length === 0)
     throw new RefusalError(
       "PartialDisableNoPools",
@@ -77,6 +108,16 @@ export function planPartialDisable(
   const plan = planShare(shareInstances(snapshot), desiredPercentage);
   if (plan.takeOut.length === 0) return { kind: "done", summary: describeShare(plan, desiredPercentage) };
   const leaving = new Set(plan.takeOut);
+  if (kind.orchestration !== "Flexible") {
+    const instances = uniformWrites(snapshot, leaving);
+    if (instances.length === 0)
+      return { kind: "wait", summary: `instance(s) ${plan.takeOut.join(", ")} not read yet: reading again` };
+    return {
+      kind: "instancePools",
+      summary: `take instance(s) ${instances.map((i) => i.instanceId).join(", ")} out of the backend pools for ${desiredPercentage} % (${plan.out.length} of ${plan.total} out already, ${plan.wanted} wanted; each instance's own network configuration, If-Match)`,
+      instances,
+    };
+  }
   const vmOf = new Map((snapshot.vms ?? []).map((vm) => [vm.instanceId, vm.name ?? vm.instanceId]));
   const nics = (snapshot.nics ?? [])
     .filter((nic) => leaving.has(vmOf.get(nic.vm) ?? nic.vm))

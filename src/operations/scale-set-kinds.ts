@@ -116,13 +116,13 @@ export const SUPPORT = {
   },
   disableServerGroup: {
     Flexible: ok(
-      "backend pools removed from the model (so new VMs follow), then each existing VM's NIC taken out of them (NIC PUT with If-Match); done when no VM's NIC is in a pool, as Microsoft.Network reports the NICs. With desiredPercentage below 100 (rolling red/black) only that share of VMs' NICs, the model untouched (a Uniform set's partial disable is refused: PartialDisableUniform)",
+      "backend pools removed from the model (so new VMs follow), then each existing VM's NIC taken out of them (NIC PUT with If-Match); done when no VM's NIC is in a pool, as Microsoft.Network reports the NICs. With desiredPercentage below 100 (rolling red/black) only that share of VMs' NICs, the model untouched (a Uniform set under Manual: that share of instances, each its own network configuration without the pools)",
     ),
     Rolling: ok(
-      "backend pools removed from the model; done only when Azure's rolling upgrade has moved every instance (latestModelApplied, the rolling-upgrade status); a rollout Azure stops or fails fails the task with Azure's reason",
+      "backend pools removed from the model; done only when Azure's rolling upgrade has moved every instance (latestModelApplied, the rolling-upgrade status); a rollout Azure stops or fails fails the task with Azure's reason. With desiredPercentage below 100: refused (PartialDisableUniform), Azure would put the instances back at its next upgrade",
     ),
     Automatic: ok(
-      "backend pools removed from the model; done only when every instance runs the new model (latestModelApplied)",
+      "backend pools removed from the model; done only when every instance runs the new model (latestModelApplied). With desiredPercentage below 100: refused (PartialDisableUniform), Azure would put the instances back at its next upgrade",
     ),
     repairs: ok(
       "automatic repairs suspended first (setOrchestrationServiceState Suspend) and resumed when the operation ends, also when it fails or is canceled; left suspended if someone else had suspended them",

@@ -4,14 +4,12 @@
 // (vm-routes.ts, network/network-interfaces.ts), whose routes join this table.
 import {
   ArmError,
-  VMSS_TYPE,
   invalidParameter,
   invalidRequestContent,
   invalidResourceLocation,
   locationRequired,
   missingParameter,
   operationNotFound,
-  resourceNotFound,
 } from "./arm-errors.ts";
 import {
   charged,
@@ -37,7 +35,7 @@ import { autoscaleArmRoutes } from "./autoscale/autoscale-routes.ts";
 import type { Handler, Route, SimulatorContext } from "./context.ts";
 import { deploymentRoutes } from "./deployments.ts";
 import { imageCatalogueRoutes } from "./image-catalogue.ts";
-import { instanceIdMustBeNumber, notAllowedOnFlexible } from "./flexible.ts";
+import { notAllowedOnFlexible } from "./flexible.ts";
 import { renderScaleSetInstanceView, renderVmInstanceView } from "./instance-views.ts";
 import { POWER_ACTION_VERBS, type PowerAction } from "./power-state.ts";
 import { renderInstanceView } from "./health-probe.ts";
@@ -60,6 +58,7 @@ import { checkScaleSetReferences } from "./references.ts";
 import { Router, type RouteParams } from "./router.ts";
 import { AZURE_RETRY_AFTER } from "./settings.ts";
 import { flexibleVmRoutes } from "./vm-routes.ts";
+import { putVm, requireVm } from "./vm-update.ts";
 import { resourceGroupResourceRoutes } from "./resource-group-resources.ts";
 import {
   capacityOf,
@@ -73,6 +72,7 @@ import {
   sortedVms,
   writableModel,
   type ScaleSet,
+  vmEtagOf,
   type Vm,
 } from "./vmss-model.ts";
 
@@ -142,6 +142,11 @@ function scaleSetRoutes(): [string, string, Route][] {
       "GET",
       `${VMSS}/:name/virtualMachines/:instanceId`,
       { handler: getVm, charge: charged("GET", "GetVMScaleSetVM", perVm) },
+    ],
+    [
+      "PUT",
+      `${VMSS}/:name/virtualMachines/:instanceId`,
+      { handler: putVm, charge: charged("PUT", "VMScaleSetActions") },
     ],
   ];
 }
@@ -296,7 +301,9 @@ const listVms: Handler = (ctx, sim, params) => {
 
 const getVm: Handler = (ctx, sim, params) => {
   const { ss, vm } = requireVm(sim, params, "virtualMachines.GET");
-  send(ctx, 200, renderVm(ss, vm, instanceViewExpanded(ctx) ? vmInstanceView(sim, vm) : undefined));
+  send(ctx, 200, renderVm(ss, vm, instanceViewExpanded(ctx) ? vmInstanceView(sim, vm) : undefined), {
+    etag: vmEtagOf(vm),
+  });
 };
 
 // ---- writes ----
@@ -492,16 +499,6 @@ const getScaleSetInstanceView: Handler = (ctx, sim, params) => {
   if (isFlexible(ss)) throw notAllowedOnFlexible(ss, "instanceView.GET");
   send(ctx, 200, { ...renderScaleSetInstanceView(ss), ...orchestrationServicesOf(ss) });
 };
-
-/** A Uniform VM (…/virtualMachines/{instanceId}); on a Flexible set the Uniform VM APIs are refused as Azure does. */
-function requireVm(sim: SimulatorContext, params: RouteParams, operation: string): { ss: ScaleSet; vm: Vm } {
-  const ss = requireScaleSet(sim, params);
-  if (isFlexible(ss))
-    throw /^\d+$/.test(params.instanceId) ? notAllowedOnFlexible(ss, operation) : instanceIdMustBeNumber();
-  const vm = ss.vms.get(params.instanceId);
-  if (!vm) throw resourceNotFound(VMSS_TYPE, `${ss.name}/virtualMachines/${params.instanceId}`, params.resourceGroup);
-  return { ss, vm };
-}
 
 const getVmInstanceView: Handler = (ctx, sim, params) => {
   const { ss, vm } = requireVm(sim, params, "virtualMachines.instanceView.GET");

@@ -5,7 +5,7 @@ import type { WriteKind } from "./settings.ts";
 
 /** The SDK method behind a write, as the call log, versions and /_sim show it. */
 export type OperationKind =
-  "createOrUpdate" | "update" | "deleteInstances" | "updateInstances" | "delete" | PowerAction;
+  "createOrUpdate" | "update" | "deleteInstances" | "updateInstances" | "delete" | "updateVm" | PowerAction;
 /** Azure's operation statuses (the status URL's `status`). */
 export type OperationStatus = "InProgress" | "Succeeded" | "Failed" | "Canceled";
 
@@ -59,6 +59,10 @@ export interface Operation {
   polls: number;
   /** Power actions: each VM's power state before the action, restored if the operation fails. */
   powerBefore?: Record<string, PowerState>;
+  /** updateVm (a Uniform VM's own PUT): the NIC configurations the instance takes when the operation succeeds. */
+  vmNetwork?: unknown[];
+  /** A PUT/PATCH that changed the VM profile (what upgrading an instance to the model changes). */
+  modelChanged?: boolean;
   /** Rolling upgrade policy: instance ids in the order they are moved to the new model, in batches. */
   rolling?: { order: string[]; batchSize: number; stopAfterBatches?: number; failure?: OperationError };
 }

@@ -240,6 +240,16 @@ function checkCapacityReservationGroup(sim: SimulatorContext, model: JsonObject)
   }
 }
 
+/** Refuses NIC configurations (at the model's `virtualMachineProfile.networkProfile`) naming a network resource that does not exist. */
+export function checkNetworkReferences(
+  sim: SimulatorContext,
+  model: JsonObject,
+  scaleSetId: string,
+  location: string,
+): void {
+  for (const ref of networkReferences(model)) checkNetworkReference(sim, ref, scaleSetId, location);
+}
+
 /**
  * Refuses a scale set model that names a resource that does not exist (see the file's head for each refusal).
  * `location` is the scale set's (normalized).
@@ -250,7 +260,7 @@ export function checkScaleSetReferences(
   scaleSetId: string,
   location: string,
 ): void {
-  for (const ref of networkReferences(model)) checkNetworkReference(sim, ref, scaleSetId, location);
+  checkNetworkReferences(sim, model, scaleSetId, location);
   checkImage(model, location);
   checkDiskEncryptionSets(model);
   for (const id of idsAt(getPath(model, "properties", "proximityPlacementGroup")))

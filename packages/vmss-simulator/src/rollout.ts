@@ -4,9 +4,8 @@
 // the write ended; a scale set switched to this mode (PUT /_sim/scaleSets/{rg}/{name}/kind { rolloutAfterWrite })
 // shows that: the write completes with the model applied to no existing VM, and the batches move over one more write
 // duration after it. A failRollout fault then ends the write Succeeded and the rollout Faulted.
-import { clone } from "./json.ts";
 import type { Operation, OperationError } from "./lro.ts";
-import { currentApplied, type ScaleSet } from "./vmss-model.ts";
+import { applyModelTo, currentApplied, type ScaleSet } from "./vmss-model.ts";
 
 export interface Rollout {
   /** The write that started it. */
@@ -97,10 +96,7 @@ export function moveDueBatches(
   const applied = currentApplied(ss);
   for (const id of rolling.order.slice(0, done * rolling.batchSize)) {
     const vm = ss.vms.get(id);
-    if (vm && vm.provisioningState === "Succeeded" && !vm.latestModelApplied) {
-      vm.applied = clone(applied);
-      vm.latestModelApplied = true;
-    }
+    if (vm && vm.provisioningState === "Succeeded" && !vm.latestModelApplied) applyModelTo(vm, applied);
   }
   return { batches, due, done };
 }

@@ -28,6 +28,7 @@ import {
 import { scaledMs, writeDurationOf, type SimulatorSettings, type WriteKind } from "./settings.ts";
 import {
   appliedSignature,
+  applyModelTo,
   capacityOf,
   currentApplied,
   etagOf,
@@ -48,8 +49,10 @@ export interface OperationSpec {
   ifMatch?: string | null;
   /** PUT/PATCH: the complete model after the write. */
   newModel?: JsonObject;
-  /** deleteInstances / updateInstances: active instance ids (already validated). */
+  /** deleteInstances / updateInstances / updateVm: active instance ids (already validated). */
   instanceIds?: string[];
+  /** updateVm: the instance's NIC configurations, taken when the operation succeeds. */
+  vmNetwork?: unknown[];
   failWith?: OperationFailure;
   allocatable?: number;
   preempt?: { afterFraction: number; change: ScaleSetChange };
@@ -80,6 +83,8 @@ const MAX_VERSIONS = 1000;
 function writeKindOf(kind: OperationKind, isCreate: boolean): WriteKind {
   if (isCreate) return "create";
   if (kind === "createOrUpdate") return "update";
+  // A VM's own PUT is a write of one instance, timed as the scale set's instance upgrades are.
+  if (kind === "updateVm") return "updateInstances";
   if (isPowerAction(kind)) return "powerAction";
   return kind;
 }
@@ -307,6 +312,7 @@ export class SimState {
         ? { preemptAt: now + duration * spec.preempt.afterFraction, preemptChange: spec.preempt.change }
         : {}),
       ...(spec.instanceIds ? { instanceIds: [...spec.instanceIds] } : {}),
+      ...(spec.vmNetwork ? { vmNetwork: clone(spec.vmNetwork) } : {}),
     };
     this.operations.set(op.id.toLowerCase(), op);
     this.#pruneOperations();
@@ -334,6 +340,14 @@ export class SimState {
         modelChanged = false;
         break;
       case "updateInstances":
+        modelChanged = false;
+        break;
+      case "updateVm":
+        // The VM's own ETag changes from acceptance on; the scale set's does not.
+        for (const id of spec.instanceIds ?? []) {
+          const vm = ss.vms.get(id);
+          if (vm) vm.version = (vm.version ?? 1) + 1;
+        }
         modelChanged = false;
         break;
       case "deallocate":
@@ -431,19 +445,35 @@ export class SimState {
     for (const vm of active.filter((v) => !victims.has(v))) {
       if (vm.provisioningState === "Failed") {
         vm.provisioningState = "Creating"; // allocated again by this write
-        vm.applied = clone(after);
-        vm.latestModelApplied = true;
+        applyModelTo(vm, after);
       }
     }
     for (let n = active.length; n < target; n++) {
       this.#addVm(ss, newVm(ss, now, "Creating"));
     }
     if (beforeSignature === afterSignature) return;
+    op.modelChanged = true;
     const existing = sortedVms(ss).filter((vm) => vm.provisioningState === "Succeeded");
     for (const vm of existing) vm.latestModelApplied = appliedSignature(vm.applied) === afterSignature;
     if (upgradeModeOf(ss.model) === "Rolling") {
       const order = existing.filter((vm) => !vm.latestModelApplied).map((vm) => vm.instanceId);
       op.rolling = { order, batchSize: Math.max(1, Math.ceil((order.length * rollingBatchPercentOf(ss.model)) / 100)) };
+    }
+  }
+
+  /** updateVm done: the instance's NICs are its own (pool membership follows them); the model is no longer its own. */
+  #takeVmNetwork(ss: ScaleSet, op: Operation): void {
+    for (const id of op.instanceIds ?? []) {
+      const vm = ss.vms.get(id);
+      if (!vm || !op.vmNetwork) continue;
+      const profile = clone(vm.applied.profile);
+      profile.networkProfile = {
+        ...(isObject(profile.networkProfile) ? profile.networkProfile : {}),
+        networkInterfaceConfigurations: clone(op.vmNetwork),
+      };
+      vm.applied = { skuName: vm.applied.skuName, profile };
+      vm.ownNetwork = true;
+      vm.latestModelApplied = appliedSignature(vm.applied) === appliedSignature(currentApplied(ss));
     }
   }
 
@@ -495,7 +525,8 @@ export class SimState {
         else this.#removeVm(ss, vm);
       }
     }
-    if (!failed && !isPowerAction(op.kind)) {
+    if (!failed && op.kind === "updateVm") this.#takeVmNetwork(ss, op);
+    else if (!failed && !isPowerAction(op.kind)) {
       const mode = upgradeModeOf(ss.model);
       const upgraded = op.kind === "updateInstances" ? new Set(op.instanceIds) : null;
       // A rollout that outlives the write moves the VMs it names afterwards (rollout.ts).
@@ -503,10 +534,9 @@ export class SimState {
       if (later) startRollout(ss, op, this.now(), op.completesAt - op.startedAt, op.rolling!.failure);
       for (const vm of ss.vms.values()) {
         if (vm.provisioningState !== "Succeeded" || later?.has(vm.instanceId)) continue;
-        if (upgraded ? upgraded.has(vm.instanceId) : mode !== "Manual") {
-          vm.applied = clone(applied);
-          vm.latestModelApplied = true;
-        }
+        // Automatic/Rolling upgrade a VM of its own network configuration only to a new model (op.modelChanged).
+        const automatic = mode !== "Manual" && (!vm.ownNetwork || op.modelChanged === true);
+        if (upgraded ? upgraded.has(vm.instanceId) : automatic) applyModelTo(vm, applied);
       }
     }
     ss.inFlight = null;

@@ -26,6 +26,13 @@ export interface Vm {
   runningSince?: number;
   /** The scale-set model as it was applied to this VM: what its NICs, disks and size really are. */
   applied: { skuName: string; profile: JsonObject };
+  /**
+   * Its own network configuration, set by the VM's PUT (vm-update.ts): `applied.profile`'s NICs differ from the
+   * model's until the instance is upgraded to the model (manualUpgrade, a rolling or automatic upgrade of a new model).
+   */
+  ownNetwork?: boolean;
+  /** The VM's ETag counter (`"<n>"`): every write of the VM itself bumps it. */
+  version?: number;
   /** Instance protection, as set on the VM (kinds.ts): rendered as the VM's protectionPolicy. */
   protectionPolicy?: { protectFromScaleIn?: boolean; protectFromScaleSetActions?: boolean };
 }
@@ -79,6 +86,18 @@ export function scaleSetKey(resourceGroup: string, name: string): string {
 
 export function etagOf(ss: ScaleSet): string {
   return `"${ss.version}"`;
+}
+
+/** A Uniform VM's ETag (the REST spec's readOnly `etag` of VirtualMachineScaleSetVM). */
+export function vmEtagOf(vm: Vm): string {
+  return `"${vm.version ?? 1}"`;
+}
+
+/** The VM takes the scale set's model (an upgrade): its own network configuration, if any, is gone. */
+export function applyModelTo(vm: Vm, applied: Vm["applied"]): void {
+  vm.applied = clone(applied);
+  vm.latestModelApplied = true;
+  delete vm.ownNetwork;
 }
 
 export function scaleSetId(ss: Pick<ScaleSet, "subscriptionId" | "resourceGroup" | "name">): string {
@@ -265,6 +284,7 @@ export function renderVm(ss: ScaleSet, vm: Vm, instanceView?: JsonObject): JsonO
     id: vmId,
     type: `${VMSS_TYPE}/virtualMachines`,
     location: ss.location,
+    etag: vmEtagOf(vm),
     instanceId: vm.instanceId,
     sku: { name: vm.applied.skuName, ...(typeof tier === "string" ? { tier } : {}) },
     ...(Array.isArray(zones) && zones.length > 0 ? { zones: [zones[Number(vm.instanceId) % zones.length]] } : {}),
