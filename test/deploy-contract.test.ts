@@ -10,7 +10,7 @@
 //
 // After every step of every case, the simulator's load-balancer state must show the cluster serving from at least
 // one healthy instance: a deploy never leaves a cluster with nothing in traffic.
-import t from "tap";
+import t, { type Test } from "tap";
 import { bake, convertServerGroupCommandToDeployConfiguration, deckCommand } from "./helpers/deck.ts";
 import { newStage, Orca, OrcaStageError, type Stage } from "./helpers/orca.ts";
 import { startTestEnv, writesOf } from "./helpers/service.ts";
@@ -363,139 +363,87 @@ t.test(
   },
 );
 
+/**
+ * Orca's rolling red/black 10/50/100 (RollingRedBlackStrategy.groovy) of a 4-instance cluster of `application`:
+ * the share each step leaves serving in each group, as the load balancer holds it, and the end with only the new
+ * group serving.
+ */
+async function rollingRedBlack10to100(t: Test, application: string, extraConfig: Record<string, Json>) {
+  const SIZE = 4;
+  const context = (extra: Record<string, Json> = {}) => {
+    const config = convertServerGroupCommandToDeployConfiguration(
+      deckCommand(application, { sku: { capacity: SIZE }, ...extra }),
+    );
+    return deployContext({ ...config, ...extraConfig });
+  };
+  const cluster = `${application}-prod`;
+  const first = await context();
+  await orca.deployStage(first, { bake: bake(sub, application) });
+  const [v000] = first.context["deploy.server.groups"][REGION];
+  const check = trafficCheck(t, cluster);
+  const byGroup = async () => {
+    const now = await serving(cluster);
+    return Object.fromEntries(
+      [...new Set(now.map((m) => m.scaleSet))].sort().map((g) => [g, now.filter((m) => m.scaleSet === g).length]),
+    );
+  };
+  t.same(await byGroup(), { [v000]: SIZE }, "the source serves whole");
+
+  const stage = await context({ strategy: "rollingredblack" });
+  stage.context.targetPercentages = [10, 50, 100];
+  // RollingRedBlackStrategy.groovy l.72-91: useSourceCapacity off, capacity saved, the new group created at 0.
+  stage.context.useSourceCapacity = false;
+  stage.context.savedCapacity = stage.context.capacity;
+  stage.context.capacity = { min: 0, max: 0, desired: 0 };
+  await orca.deployStage(stage, { bake: bake(sub, application), after: check.after });
+  const [v001] = stage.context["deploy.server.groups"][REGION];
+
+  const seen: Record<string, Record<string, number>> = {};
+  const { disables } = await orca.rollingRedBlack({
+    base: cleanupBase(application),
+    source: v000,
+    deployed: v001,
+    savedCapacity: stage.context.savedCapacity,
+    targetPercentages: stage.context.targetPercentages,
+    after: async (step) => {
+      await check.after(step);
+      seen[step] = await byGroup();
+    },
+  });
+  // ceil(4 × p / 100) of each: 1, 2, 4 (EnableDisablePercentageCategorizer.java l.28; ResizeStrategySupport l.122)
+  t.same(seen[`grow ${v001} to 10 %`], { [v000]: 4, [v001]: 1 });
+  t.same(seen[`disable 10 % of ${v000}`], { [v000]: 3, [v001]: 1 });
+  t.same(seen[`grow ${v001} to 50 %`], { [v000]: 3, [v001]: 2 });
+  t.same(seen[`disable 50 % of ${v000}`], { [v000]: 2, [v001]: 2 });
+  t.same(seen[`grow ${v001} to 100 %`], { [v000]: 2, [v001]: 4 });
+  t.same(seen[`disable 100 % of ${v000}`], { [v001]: 4 });
+  t.same(await byGroup(), { [v001]: SIZE }, "only the new group serves");
+
+  // What Orca read back: a partial disable names the instances out of traffic, and leaves the group enabled.
+  const results = disables.map((task) => (task.resultObjects as Json[])[0]);
+  t.same(
+    results.map((r) => [r.instanceIdsToDisable?.length, r.disabled]),
+    [
+      [1, false],
+      [2, false],
+      [undefined, true],
+    ],
+  );
+  const source = (await env.api("GET", `/serverGroups/demo/${REGION}/${v000}`)).body;
+  t.match(source, { disabled: true, capacity: { desired: 0 } }, "the source disabled whole, then scaled down");
+  await check.stop();
+}
+
 t.test(
   "rolling red/black 10/50/100 on a Uniform cluster, as Orca runs it: each step takes its share of instances out (each instance's own network configuration), and only the new group serves at the end",
-  async (t) => {
-    const SIZE = 4;
-    const uniform = async (extra: Record<string, Json> = {}) =>
-      deployContext(
-        convertServerGroupCommandToDeployConfiguration(deckCommand("rrb", { sku: { capacity: SIZE }, ...extra })),
-      );
-    const first = await uniform();
-    await orca.deployStage(first, { bake: bake(sub, "rrb") });
-    const [v000] = first.context["deploy.server.groups"][REGION];
-    const check = trafficCheck(t, "rrb-prod");
-    const byGroup = async () => {
-      const now = await serving("rrb-prod");
-      return Object.fromEntries(
-        [...new Set(now.map((m) => m.scaleSet))].sort().map((g) => [g, now.filter((m) => m.scaleSet === g).length]),
-      );
-    };
-    t.same(await byGroup(), { [v000]: SIZE }, "the source serves whole");
-
-    const stage = await uniform({ strategy: "rollingredblack" });
-    stage.context.targetPercentages = [10, 50, 100];
-    // RollingRedBlackStrategy.groovy l.72-91: useSourceCapacity off, capacity saved, the new group created at 0.
-    stage.context.useSourceCapacity = false;
-    stage.context.savedCapacity = stage.context.capacity;
-    stage.context.capacity = { min: 0, max: 0, desired: 0 };
-    await orca.deployStage(stage, { bake: bake(sub, "rrb"), after: check.after });
-    const [v001] = stage.context["deploy.server.groups"][REGION];
-
-    const seen: Record<string, Record<string, number>> = {};
-    const { disables } = await orca.rollingRedBlack({
-      base: cleanupBase("rrb"),
-      source: v000,
-      deployed: v001,
-      savedCapacity: stage.context.savedCapacity,
-      targetPercentages: stage.context.targetPercentages,
-      after: async (step) => {
-        await check.after(step);
-        seen[step] = await byGroup();
-      },
-    });
-    // ceil(4 × p / 100) of each: 1, 2, 4 (EnableDisablePercentageCategorizer.java l.28; ResizeStrategySupport l.122)
-    t.same(seen[`grow ${v001} to 10 %`], { [v000]: 4, [v001]: 1 });
-    t.same(seen[`disable 10 % of ${v000}`], { [v000]: 3, [v001]: 1 });
-    t.same(seen[`grow ${v001} to 50 %`], { [v000]: 3, [v001]: 2 });
-    t.same(seen[`disable 50 % of ${v000}`], { [v000]: 2, [v001]: 2 });
-    t.same(seen[`grow ${v001} to 100 %`], { [v000]: 2, [v001]: 4 });
-    t.same(seen[`disable 100 % of ${v000}`], { [v001]: 4 });
-    t.same(await byGroup(), { [v001]: SIZE }, "only the new group serves");
-
-    const results = disables.map((task) => (task.resultObjects as Json[])[0]);
-    t.same(
-      results.map((r) => [r.instanceIdsToDisable?.length, r.disabled]),
-      [
-        [1, false],
-        [2, false],
-        [undefined, true],
-      ],
-    );
-    const source = (await env.api("GET", `/serverGroups/demo/${REGION}/${v000}`)).body;
-    t.match(source, { disabled: true, capacity: { desired: 0 } }, "the source disabled whole, then scaled down");
-    await check.stop();
-  },
+  (t) => rollingRedBlack10to100(t, "rrb", {}),
 );
 
 t.test(
   "rolling red/black 10/50/100 on a Flexible cluster, as Orca runs it: each step moves its share of traffic, and only the new group serves at the end",
-  async (t) => {
-    const SIZE = 4;
-    // Deck's Azure form has no orchestration mode: the pipeline's JSON carries it, and Orca sends the stage context
-    // as the description (AzureServerGroupCreator.groovy l.33-52).
-    const flexible = async (extra: Record<string, Json> = {}) => {
-      const config = convertServerGroupCommandToDeployConfiguration(
-        deckCommand("rrbf", { sku: { capacity: SIZE }, ...extra }),
-      );
-      return deployContext({ ...config, orchestrationMode: "Flexible" });
-    };
-    const first = await flexible();
-    await orca.deployStage(first, { bake: bake(sub, "rrbf") });
-    const [v000] = first.context["deploy.server.groups"][REGION];
-    const check = trafficCheck(t, "rrbf-prod");
-    const byGroup = async () => {
-      const now = await serving("rrbf-prod");
-      return Object.fromEntries(
-        [...new Set(now.map((m) => m.scaleSet))].sort().map((g) => [g, now.filter((m) => m.scaleSet === g).length]),
-      );
-    };
-    t.same(await byGroup(), { [v000]: SIZE }, "the source serves whole");
-
-    const stage = await flexible({ strategy: "rollingredblack" });
-    stage.context.targetPercentages = [10, 50, 100];
-    // RollingRedBlackStrategy.groovy l.72-91: useSourceCapacity off, capacity saved, the new group created at 0.
-    stage.context.useSourceCapacity = false;
-    stage.context.savedCapacity = stage.context.capacity;
-    stage.context.capacity = { min: 0, max: 0, desired: 0 };
-    await orca.deployStage(stage, { bake: bake(sub, "rrbf"), after: check.after });
-    const [v001] = stage.context["deploy.server.groups"][REGION];
-
-    const seen: Record<string, Record<string, number>> = {};
-    const { disables } = await orca.rollingRedBlack({
-      base: cleanupBase("rrbf"),
-      source: v000,
-      deployed: v001,
-      savedCapacity: stage.context.savedCapacity,
-      targetPercentages: stage.context.targetPercentages,
-      after: async (step) => {
-        await check.after(step);
-        seen[step] = await byGroup();
-      },
-    });
-    // ceil(4 × p / 100) of each: 1, 2, 4 (EnableDisablePercentageCategorizer.java l.28; ResizeStrategySupport l.122)
-    t.same(seen[`grow ${v001} to 10 %`], { [v000]: 4, [v001]: 1 });
-    t.same(seen[`disable 10 % of ${v000}`], { [v000]: 3, [v001]: 1 });
-    t.same(seen[`grow ${v001} to 50 %`], { [v000]: 3, [v001]: 2 });
-    t.same(seen[`disable 50 % of ${v000}`], { [v000]: 2, [v001]: 2 });
-    t.same(seen[`grow ${v001} to 100 %`], { [v000]: 2, [v001]: 4 });
-    t.same(seen[`disable 100 % of ${v000}`], { [v001]: 4 });
-    t.same(await byGroup(), { [v001]: SIZE }, "only the new group serves");
-
-    // What Orca read back: a partial disable names the instances out of traffic, and leaves the group enabled.
-    const results = disables.map((task) => (task.resultObjects as Json[])[0]);
-    t.same(
-      results.map((r) => [r.instanceIdsToDisable?.length, r.disabled]),
-      [
-        [1, false],
-        [2, false],
-        [undefined, true],
-      ],
-    );
-    const source = (await env.api("GET", `/serverGroups/demo/${REGION}/${v000}`)).body;
-    t.match(source, { disabled: true, capacity: { desired: 0 } }, "the source disabled whole, then scaled down");
-    await check.stop();
-  },
+  // Deck's Azure form has no orchestration mode: the pipeline's JSON carries it, and Orca sends the stage context as
+  // the description (AzureServerGroupCreator.groovy l.33-52).
+  (t) => rollingRedBlack10to100(t, "rrbf", { orchestrationMode: "Flexible" }),
 );
 
 t.test(
