@@ -4,6 +4,7 @@
 import t from "tap";
 import { SimulatorControl, startSimulator } from "../src/index.ts";
 import { waitFor } from "./helpers/wait-for.ts";
+import { scaleSetBody } from "./helpers/scale-set-body.ts";
 
 const sim = await startSimulator({ seed: true, timeScale: 0.001, writeDurationMs: 0, throttling: false });
 t.teardown(() => sim.close());
@@ -43,35 +44,7 @@ function withChildren(resource: Json, change: (p: Json) => void): Json {
 async function scaleSetNaming(name: string, ipc: Json): Promise<void> {
   const res = await control.request("PUT", `${VMSS}/${name}?api-version=2024-11-01`, {
     headers: AUTH,
-    body: {
-      location: "eastus",
-      sku: { name: "Standard_D2s_v3", tier: "Standard", capacity: 1 },
-      properties: {
-        upgradePolicy: { mode: "Manual" },
-        virtualMachineProfile: {
-          osProfile: { computerNamePrefix: "nw", adminUsername: "azureuser", adminPassword: "Secret-123456" },
-          storageProfile: {
-            imageReference: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" },
-          },
-          networkProfile: {
-            networkInterfaceConfigurations: [
-              {
-                name: "nic",
-                properties: {
-                  primary: true,
-                  ipConfigurations: [
-                    {
-                      name: "ipc",
-                      properties: { subnet: { id: `${NET}/virtualNetworks/demo-rg-vnet/subnets/default` }, ...ipc },
-                    },
-                  ],
-                },
-              },
-            ],
-          },
-        },
-      },
-    },
+    body: scaleSetBody(sim.subscriptionId, { prefix: "nw", ipc }),
   });
   if (res.status >= 300) throw new Error(JSON.stringify(res.body));
 }

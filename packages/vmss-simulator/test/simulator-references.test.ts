@@ -3,6 +3,7 @@
 import t from "tap";
 import { SimulatorControl, startSimulator, type RawResponse } from "../src/index.ts";
 import { computeClient } from "./helpers/compute-client.ts";
+import { scaleSetBody } from "./helpers/scale-set-body.ts";
 
 const sim = await startSimulator({ seed: true, timeScale: 0.001, writeDurationMs: 0, throttling: false });
 t.teardown(() => sim.close());
@@ -14,38 +15,12 @@ const RG = `${SUB}/resourceGroups/demo-rg`;
 const NET = `${RG}/providers/Microsoft.Network`;
 const VMSS = `${RG}/providers/Microsoft.Compute/virtualMachineScaleSets`;
 const AUTH = { authorization: "Bearer test" };
-const SUBNET = `${NET}/virtualNetworks/demo-rg-vnet/subnets/default`;
 
 type Json = Record<string, unknown>;
 
 /** A create's body: one NIC on `ipc` (the subnet by default), `extra` merged into properties. */
 function model(ipc: Json = {}, extra: Json = {}, profile: Json = {}): Json {
-  return {
-    location: "eastus",
-    sku: { name: "Standard_D2s_v3", tier: "Standard", capacity: 1 },
-    properties: {
-      upgradePolicy: { mode: "Manual" },
-      virtualMachineProfile: {
-        osProfile: { computerNamePrefix: "ref", adminUsername: "azureuser", adminPassword: "Secret-123456" },
-        storageProfile: {
-          imageReference: { publisher: "Canonical", offer: "ubuntu-24_04-lts", sku: "server", version: "latest" },
-        },
-        networkProfile: {
-          networkInterfaceConfigurations: [
-            {
-              name: "nic",
-              properties: {
-                primary: true,
-                ipConfigurations: [{ name: "ipc", properties: { subnet: { id: SUBNET }, ...ipc } }],
-              },
-            },
-          ],
-        },
-        ...profile,
-      },
-      ...extra,
-    },
-  };
+  return scaleSetBody(sim.subscriptionId, { prefix: "ref", ipc, extra, profile });
 }
 
 function put(name: string, body: Json): Promise<RawResponse> {
