@@ -3,6 +3,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { createTimeSettingFields } from "./create-time-settings.ts";
 import { AccountName, InstanceCount, RegionName, ResourceGroupName, ScaleSetName } from "../description.ts";
 import { SERVER_GROUP_RESOURCE_GROUP_RULE } from "../../naming/frigga.ts";
+import type { SourceInput } from "./deploy-input.ts";
 
 /** Frigga's NAME_CHARS for application and stack; the detail may hold '-' too (Azure takes no '~' or '^'). */
 const AppName = Type.String({
@@ -362,14 +363,8 @@ export const CloneServerGroupDescription = Type.Object(
   },
 );
 
+/** A create's or a clone's description: a clone names no application, and its source by serverGroupName or asgName. */
 export type AnyCreate = Omit<CreateServerGroupDescription, "application" | "source"> & {
   application?: string;
-  source?: {
-    account?: string;
-    region?: string;
-    serverGroupName?: string;
-    asgName?: string;
-    resourceGroup?: string;
-    useSourceCapacity?: boolean;
-  };
+  source?: SourceInput;
 };
