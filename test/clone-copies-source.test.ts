@@ -195,6 +195,20 @@ for (const flexible of [false, true]) {
   });
 }
 
+/** An extension whose protectedSettings Azure never returns on a GET. */
+function secretScriptExtension(): Json {
+  return {
+    name: "CustomScript",
+    properties: {
+      publisher: "Microsoft.Azure.Extensions",
+      type: "CustomScript",
+      typeHandlerVersion: "2.1",
+      settings: { fileUris: [] },
+      protectedSettings: { commandToExecute: "echo secret" },
+    },
+  };
+}
+
 t.test("what Azure does not let a clone take is refused before writing, or said in the history", async (t) => {
   const source = {
     location: "eastus",
@@ -227,16 +241,7 @@ t.test(
     const profile = body.properties.virtualMachineProfile;
     profile.userData = Buffer.from("user data").toString("base64");
     profile.osProfile.customData = Buffer.from("#cloud-config").toString("base64");
-    profile.extensionProfile.extensions.push({
-      name: "CustomScript",
-      properties: {
-        publisher: "Microsoft.Azure.Extensions",
-        type: "CustomScript",
-        typeHandlerVersion: "2.1",
-        settings: { fileUris: [] },
-        protectedSettings: { commandToExecute: "echo secret" },
-      },
-    });
+    profile.extensionProfile.extensions.push(secretScriptExtension());
     await armPut(`${VMSS}/${name}`, body);
     await waitFor(async () => (await held(name)).vmss.properties.provisioningState === "Succeeded", {
       what: `${name} created`,
@@ -305,16 +310,7 @@ t.test(
   async (t) => {
     const name = "strict-prod-v000";
     const body = fullySet(name, false) as Json;
-    body.properties.virtualMachineProfile.extensionProfile.extensions.push({
-      name: "CustomScript",
-      properties: {
-        publisher: "Microsoft.Azure.Extensions",
-        type: "CustomScript",
-        typeHandlerVersion: "2.1",
-        settings: { fileUris: [] },
-        protectedSettings: { commandToExecute: "echo secret" },
-      },
-    });
+    body.properties.virtualMachineProfile.extensionProfile.extensions.push(secretScriptExtension());
     await armPut(PPG, { location: "eastus" });
     await armPut(`${VMSS}/${name}`, body);
     await waitFor(async () => (await held(name)).vmss.properties.provisioningState === "Succeeded", {
