@@ -21,4 +21,5 @@ export const {
   evaluateAutoscale,
   setAutoscaleMetric,
   setAutoscalePeriodic,
+  FAULT_SPECS,
 } = m;
