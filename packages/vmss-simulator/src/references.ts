@@ -32,7 +32,7 @@
 // - a managed image (`imageReference.id` under `…/Microsoft.Compute/images/…`, managed-images.ts) that the simulator
 //   does not hold, or holds in another location: Compute's 404 `NotFound` "The Image '{id}' cannot be found in
 //   '{location}' region." (MicrosoftDocs/azure-docs#53728, a VM create naming an image of another region; the same
-//   answer Azure gives for one that does not exist, Azure/azure-powershell#6081).
+//   refusal in PowerShell's words, Azure/azure-powershell#6081; Azure is not reported to answer a missing image otherwise).
 import { ArmError } from "./arm-errors.ts";
 import type { SimulatorContext } from "./context.ts";
 import { getPath, isObject, type JsonObject } from "./json.ts";
