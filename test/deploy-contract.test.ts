@@ -11,7 +11,7 @@
 // After every step of every case, the simulator's load-balancer state must show the cluster serving from at least
 // one healthy instance: a deploy never leaves a cluster with nothing in traffic.
 import t, { type Test } from "tap";
-import { bake, convertServerGroupCommandToDeployConfiguration, deckCommand } from "./helpers/deck.ts";
+import { bake, bakeImage, convertServerGroupCommandToDeployConfiguration, deckCommand } from "./helpers/deck.ts";
 import { newStage, Orca, OrcaStageError, type Stage } from "./helpers/orca.ts";
 import { startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
@@ -115,7 +115,7 @@ function cleanupBase(application: string) {
 /** A first deploy into an empty cluster: nothing to check traffic against before it. */
 async function firstDeploy(application: string, extra: Record<string, Json> = {}) {
   const stage = await deployContext(convertServerGroupCommandToDeployConfiguration(deckCommand(application, extra)));
-  const task = await orca.deployStage(stage, { bake: bake(sub, application) });
+  const task = await orca.deployStage(stage, { bake: await bakeImage(env.sim, application) });
   return { stage, task, name: stage.context["deploy.server.groups"][REGION][0] as string };
 }
 
@@ -190,7 +190,7 @@ t.test(
   async (t) => {
     const config = convertServerGroupCommandToDeployConfiguration(deckCommand("vault", { credentials: "vaulted" }));
     const stage = await deployContext(config);
-    const task = await orca.deployStage(stage, { bake: bake(sub, "vault") });
+    const task = await orca.deployStage(stage, { bake: await bakeImage(env.sim, "vault") });
     t.ok(
       task.history.some((h: Json) => /VM admin azureuser from Key Vault/.test(h.status)),
       "the history says where the admin came from",
@@ -254,11 +254,12 @@ t.test("an application gateway: the new group's own backend pool in the gateway"
 });
 
 t.test("a missing load balancer fails the stage before anything is created", async (t) => {
+  const baked = await bakeImage(env.sim, "nolb");
   const before = writesOf(await env.calls()).length;
   const stage = await deployContext(
     convertServerGroupCommandToDeployConfiguration(deckCommand("nolb", { loadBalancerName: "nope-lb" })),
   );
-  const failed = await orca.deployStage(stage, { bake: bake(sub, "nolb") }).catch((err) => err);
+  const failed = await orca.deployStage(stage, { bake: baked }).catch((err) => err);
   t.ok(failed instanceof OrcaStageError, String(failed));
   t.match(String(failed.message), /Selected Load Balancer nope-lb does not exist/);
   const writes = writesOf(await env.calls()).slice(before);
@@ -278,7 +279,7 @@ t.test(
     await check.after("the cluster before the deploy");
     const stage = await deployContext(convertServerGroupCommandToDeployConfiguration(deckCommand("rb")));
     t.match(stage.context.source, { serverGroupName: v000, account: "demo", region: REGION, useSourceCapacity: false });
-    const task = await orca.deployStage(stage, { bake: bake(sub, "rb"), after: check.after });
+    const task = await orca.deployStage(stage, { bake: await bakeImage(env.sim, "rb"), after: check.after });
     const [v001] = stage.context["deploy.server.groups"][REGION];
     t.equal(v001, "rb-prod-v001");
     t.match(task.resultObjects[0], { disabled: false, ancestorServerGroupNameByRegion: { [REGION]: v000 } });
@@ -315,7 +316,7 @@ t.test("highlander: the older groups destroyed, the new one serving", async (t) 
   const stage = await deployContext(
     convertServerGroupCommandToDeployConfiguration(deckCommand("hl", { strategy: "highlander" })),
   );
-  await orca.deployStage(stage, { bake: bake(sub, "hl"), after: check.after });
+  await orca.deployStage(stage, { bake: await bakeImage(env.sim, "hl"), after: check.after });
   const [v001] = stage.context["deploy.server.groups"][REGION];
   // HighlanderStrategy.groovy l.48-57: shrinkCluster to 1, active ones too.
   const destroyed = await orca.shrinkCluster(cleanupBase("hl"), [v001], check.after);
@@ -340,7 +341,9 @@ t.test(
     const stage = await deployContext(convertServerGroupCommandToDeployConfiguration(deckCommand("sick")), {
       healthyTimeoutSeconds: 2,
     });
-    const failed = await orca.deployStage(stage, { bake: bake(sub, "sick"), after: check.after }).catch((err) => err);
+    const failed = await orca
+      .deployStage(stage, { bake: await bakeImage(env.sim, "sick"), after: check.after })
+      .catch((err) => err);
     const samples = await sampler.stop();
     t.ok(failed instanceof OrcaStageError, "MonitorKatoTask ends the stage TERMINAL: the strategy never runs");
     t.match(String(failed.message), /ServerGroupNotHealthy|not healthy/);
@@ -378,7 +381,7 @@ async function rollingRedBlack10to100(t: Test, application: string, extraConfig:
   };
   const cluster = `${application}-prod`;
   const first = await context();
-  await orca.deployStage(first, { bake: bake(sub, application) });
+  await orca.deployStage(first, { bake: await bakeImage(env.sim, application) });
   const [v000] = first.context["deploy.server.groups"][REGION];
   const check = trafficCheck(t, cluster);
   const byGroup = async () => {
@@ -395,7 +398,7 @@ async function rollingRedBlack10to100(t: Test, application: string, extraConfig:
   stage.context.useSourceCapacity = false;
   stage.context.savedCapacity = stage.context.capacity;
   stage.context.capacity = { min: 0, max: 0, desired: 0 };
-  await orca.deployStage(stage, { bake: bake(sub, application), after: check.after });
+  await orca.deployStage(stage, { bake: await bakeImage(env.sim, application), after: check.after });
   const [v001] = stage.context["deploy.server.groups"][REGION];
 
   const seen: Record<string, Record<string, number>> = {};
@@ -521,7 +524,7 @@ t.test(
       ),
       { useSystemManagedIdentity: true },
     );
-    const both = { task: await orca.deployStage(stage, { bake: bake(sub, "sysid") }), name: "" };
+    const both = { task: await orca.deployStage(stage, { bake: await bakeImage(env.sim, "sysid") }), name: "" };
     both.name = stage.context["deploy.server.groups"][REGION][0];
     t.match(both.task.resultObjects[0], { serverGroupNames: [`${REGION}:${both.name}`] });
     const second = (await scaleSet(both.name)).body.vmss;
@@ -541,7 +544,9 @@ t.test(
         deckCommand("noid", { userAssignedIdentities: "demo-identity,nope-identity" }),
       ),
     );
-    const failed = await orca.deployStage(stage, { bake: bake(sub, "noid") }).catch((err: unknown) => err);
+    const failed = await orca
+      .deployStage(stage, { bake: await bakeImage(env.sim, "noid") })
+      .catch((err: unknown) => err);
     t.ok(failed instanceof OrcaStageError, String(failed));
     t.match(
       String((failed as Error).message),
@@ -578,7 +583,7 @@ t.test(
         scaleInPolicy: { rules: ["OldestVM"] },
       },
     );
-    const task = await orca.deployStage(stage, { bake: bake(sub, "spotty") });
+    const task = await orca.deployStage(stage, { bake: await bakeImage(env.sim, "spotty") });
     const name = stage.context["deploy.server.groups"][REGION][0] as string;
     t.match(task.resultObjects[0], { serverGroupNames: [`${REGION}:${name}`] });
     const p = (await scaleSet(name)).body.vmss.properties;

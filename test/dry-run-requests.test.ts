@@ -6,7 +6,7 @@ import t from "tap";
 import { observeExchanges, type ArmExchange } from "vmss-simulator";
 import { operationNames } from "../src/operations/registry.ts";
 import { CENSORED, censorSecretsDeep } from "../src/observability/log-redaction.ts";
-import { bake, convertServerGroupCommandToDeployConfiguration, deckCommand } from "./helpers/deck.ts";
+import { bake, bakeImage, convertServerGroupCommandToDeployConfiguration, deckCommand } from "./helpers/deck.ts";
 import { operationSamples, SAMPLE_SCALE_SETS } from "./helpers/operation-samples.ts";
 import { newStage, Orca } from "./helpers/orca.ts";
 import { demo, demoCreate, startTestEnv, type SimCall } from "./helpers/service.ts";
@@ -168,7 +168,7 @@ t.test("Deck's deploy as Orca posts it (a list body): the dry run's create is th
   const orca = new Orca(env.api, { pollMs: 20 });
   const stage = newStage(convertServerGroupCommandToDeployConfiguration(deckCommand("deck")));
   await orca.determineSourceServerGroup(stage);
-  const operations = Orca.azureCreateOperations(stage, bake(env.sim.subscriptionId, "deck"));
+  const operations = Orca.azureCreateOperations(stage, await bakeImage(env.sim, "deck"));
   const { plan, task, sent } = await dryThenRun(undefined, operations);
   t.notOk(task.status.failed, task.status.status);
   t.match(plan, { operation: "createServerGroup", serverGroupName: "deck-prod-v000", write: { kind: "create" } });

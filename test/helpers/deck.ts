@@ -1,6 +1,7 @@
 // Deck's side of a deploy, as tests post it: the deploy dialog's command and its transformer, ported as it is from
 // spinnaker/deck packages/azure/src/serverGroup/serverGroup.transformer.js (convertServerGroupCommandToDeployConfiguration,
 // l.37-143), and a bake stage's outputs. test/deploy-contract.test.ts runs them through Orca's steps.
+import { SimulatorControl } from "vmss-simulator";
 import type { Json } from "../../testkit/json.ts";
 
 const REGION = "eastus";
@@ -121,3 +122,29 @@ export const bake = (sub: string, application: string) => ({
   osType: "Linux",
   imageName: `${application}-1.0.0`,
 });
+
+/**
+ * A bake stage run against the simulator: the managed image it leaves behind (as Rosco's bake leaves one in Azure;
+ * a scale set may name only an image that exists), and the stage's outputs naming it.
+ */
+export async function bakeImage(
+  sim: { url: string; caPem: string; subscriptionId: string },
+  application: string,
+): Promise<ReturnType<typeof bake>> {
+  const outputs = bake(sim.subscriptionId, application);
+  const control = new SimulatorControl(sim);
+  try {
+    const res = await control.request("PUT", `${outputs.imageId}?api-version=2024-11-01`, {
+      headers: { authorization: "Bearer test" },
+      body: {
+        location: REGION,
+        properties: { storageProfile: { osDisk: { osType: "Linux", osState: "Generalized" } } },
+      },
+    });
+    if (res.status !== 200 && res.status !== 201)
+      throw new Error(`baking ${application}: ${res.status} ${JSON.stringify(res.body)}`);
+  } finally {
+    await control.close();
+  }
+  return outputs;
+}

@@ -52,6 +52,7 @@ import { checkScaleSetLocks, lockRoutes } from "./locks.ts";
 import { checkScaleSetRules, withCreateDefaults } from "./scale-set-rules.ts";
 import type { Operation, OperationKind } from "./lro.ts";
 import { sendPage } from "./paging.ts";
+import { managedImageRoutes } from "./managed-images.ts";
 import { proximityPlacementGroupRoutes } from "./proximity-placement-groups.ts";
 import { capacityReservationGroupRoutes } from "./capacity-reservation-groups.ts";
 import { checkScaleSetReferences } from "./references.ts";
@@ -107,6 +108,7 @@ export function buildArmRouter(): Router<Route> {
     ...deploymentRoutes(() => router),
     ...managedIdentityRoutes(),
     ...proximityPlacementGroupRoutes(),
+    ...managedImageRoutes(),
     ...capacityReservationGroupRoutes(),
     ...resourceGroupResourceRoutes(),
     ...autoscaleArmRoutes(),

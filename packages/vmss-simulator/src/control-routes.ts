@@ -16,6 +16,7 @@ import { addAutoscaleControlRoutes, resetAutoscale } from "./autoscale/autoscale
 import { resetDeployments } from "./deployments.ts";
 import { addSubscriptionControlRoutes, resetSubscriptionSettings } from "./subscription-reads.ts";
 import { resetManagedIdentities } from "./managed-identities.ts";
+import { resetManagedImages } from "./managed-images.ts";
 import { resetProximityPlacementGroups } from "./proximity-placement-groups.ts";
 import { resetCapacityReservationGroups } from "./capacity-reservation-groups.ts";
 import {
@@ -146,6 +147,7 @@ export function resetSimulator(sim: SimulatorContext): void {
   resetDeployments(sim);
   resetProximityPlacementGroups(sim);
   resetCapacityReservationGroups(sim);
+  resetManagedImages(sim);
   resetAutoscale(sim);
 }
 

@@ -25,9 +25,14 @@
 //   or a `certificateUrl` in another vault than `sourceVault`, Compute's 400 `KeyVaultAccessForbidden` "Key Vault
 //   {certificateUrl} either has not been enabled for deployment or the vault id provided, {vault id}, does not match
 //   the Key Vault's true resource id." (wording as Azure gives it for a vault it cannot use; not found in the public
-//   material searched). Whether the secret itself exists is not checked.
-// Not checked: a managed image (`…/Microsoft.Compute/images/…`, which the simulator does not model and which
-// clouddriver-style deploys name after a bake).
+//   material searched). A `certificateUrl` naming a secret, or a version of it, the vault does not hold: 400
+//   `KeyVaultSecretDoesNotExist` "The Key Vault secret referenced with the URL {certificateUrl} does not exist."
+//   (the code and wording Azure gives for a missing certificate secret of a Service Fabric cluster's scale sets,
+//   microsoft/service-fabric-issues#932; the status is not in that report).
+// - a managed image (`imageReference.id` under `…/Microsoft.Compute/images/…`, managed-images.ts) that the simulator
+//   does not hold, or holds in another location: Compute's 404 `NotFound` "The Image '{id}' cannot be found in
+//   '{location}' region." (MicrosoftDocs/azure-docs#53728, a VM create naming an image of another region; the same
+//   refusal in PowerShell's words, Azure/azure-powershell#6081; Azure is not reported to answer a missing image otherwise).
 import { ArmError } from "./arm-errors.ts";
 import type { SimulatorContext } from "./context.ts";
 import { getPath, isObject, type JsonObject } from "./json.ts";
@@ -35,7 +40,8 @@ import { findNetworkResource } from "./network/network-routes.ts";
 import type { NetworkResource, NetworkType } from "./network/network-state.ts";
 import { capacityReservationGroupExists } from "./capacity-reservation-groups.ts";
 import { platformImageExists } from "./image-catalogue.ts";
-import { vaultExists } from "./keyvault/secrets.ts";
+import { secretExists, vaultExists } from "./keyvault/secrets.ts";
+import { managedImageLocation, MANAGED_IMAGE_ID } from "./managed-images.ts";
 import { proximityPlacementGroupExists } from "./proximity-placement-groups.ts";
 import { normalizeLocation } from "./vmss-model.ts";
 
@@ -171,10 +177,19 @@ function checkPlatformImage(image: JsonObject): void {
     throw platformImageNotFound(image);
 }
 
-function checkImage(model: JsonObject, location: string): void {
+/** A managed image must be held, in the scale set's location. */
+function checkManagedImage(sim: SimulatorContext, image: JsonObject, location: string): void {
+  if (typeof image.id !== "string" || !MANAGED_IMAGE_ID.test(image.id)) return;
+  const held = managedImageLocation(sim, image.id);
+  if (held === undefined || normalizeLocation(held) !== location)
+    throw new ArmError(404, "NotFound", `The Image '${image.id}' cannot be found in '${location}' region.`);
+}
+
+function checkImage(sim: SimulatorContext, model: JsonObject, location: string): void {
   const image = getPath(model, "properties", "virtualMachineProfile", "storageProfile", "imageReference");
   if (!isObject(image)) return;
   checkPlatformImage(image);
+  checkManagedImage(sim, image, location);
   const galleryIds = [
     typeof image.id === "string" && GALLERY.test(image.id) ? image.id : undefined,
     typeof image.sharedGalleryImageId === "string" ? image.sharedGalleryImageId : undefined,
@@ -201,8 +216,34 @@ function checkDiskEncryptionSets(model: JsonObject): void {
 }
 
 const VAULT_ID = /^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.KeyVault\/vaults\/([^/]+)$/i;
-/** The vault a certificate URL names: Azure's `https://{vault}.vault.azure.net/secrets/…` or the simulator's `/keyvaults/{vault}/secrets/…`. */
-const CERTIFICATE_VAULT = /^https:\/\/([^./]+)\.vault\.[^/]+\/secrets\/|\/keyvaults\/([^/]+)\/secrets\//i;
+/**
+ * The vault, secret and version a certificate URL names: Azure's `https://{vault}.vault.azure.net/secrets/{name}/{version}`
+ * or the simulator's `/keyvaults/{vault}/secrets/{name}/{version}`.
+ */
+const CERTIFICATE_URL =
+  /^https:\/\/([^./]+)\.vault\.[^/]+\/secrets\/([^/?]+)(?:\/([^/?]*))?|\/keyvaults\/([^/]+)\/secrets\/([^/?]+)(?:\/([^/?]*))?/i;
+
+function certificateSecret(url: string): { vault?: string; name?: string; version?: string } {
+  const m = CERTIFICATE_URL.exec(url);
+  return { vault: m?.[1] ?? m?.[4], name: m?.[2] ?? m?.[5], version: m?.[3] ?? m?.[6] };
+}
+
+/** A certificate must be a secret, of a held vault, in the vault `sourceVault` names. */
+function checkCertificate(sim: SimulatorContext, url: string, vault: string, vaultId: string): void {
+  const named = certificateSecret(url);
+  if (!vaultExists(sim, vault) || named.vault?.toLowerCase() !== vault.toLowerCase())
+    throw new ArmError(
+      400,
+      "KeyVaultAccessForbidden",
+      `Key Vault ${url} either has not been enabled for deployment or the vault id provided, ${vaultId}, does not match the Key Vault's true resource id.`,
+    );
+  if (named.name === undefined || !secretExists(sim, vault, named.name, named.version))
+    throw new ArmError(
+      400,
+      "KeyVaultSecretDoesNotExist",
+      `The Key Vault secret referenced with the URL ${url} does not exist.`,
+    );
+}
 
 function checkVaultSecrets(sim: SimulatorContext, model: JsonObject): void {
   const secrets = getPath(model, "properties", "virtualMachineProfile", "osProfile", "secrets");
@@ -215,15 +256,7 @@ function checkVaultSecrets(sim: SimulatorContext, model: JsonObject): void {
     const certificates = getPath(secret, "vaultCertificates");
     for (const certificate of Array.isArray(certificates) ? certificates : []) {
       const url = getPath(certificate, "certificateUrl");
-      if (typeof url !== "string") continue;
-      const m = CERTIFICATE_VAULT.exec(url);
-      const urlVault = m?.[1] ?? m?.[2];
-      if (!vaultExists(sim, vault) || urlVault?.toLowerCase() !== vault.toLowerCase())
-        throw new ArmError(
-          400,
-          "KeyVaultAccessForbidden",
-          `Key Vault ${url} either has not been enabled for deployment or the vault id provided, ${vaultId}, does not match the Key Vault's true resource id.`,
-        );
+      if (typeof url === "string") checkCertificate(sim, url, vault, vaultId);
     }
   });
 }
@@ -261,7 +294,7 @@ export function checkScaleSetReferences(
   location: string,
 ): void {
   checkNetworkReferences(sim, model, scaleSetId, location);
-  checkImage(model, location);
+  checkImage(sim, model, location);
   checkDiskEncryptionSets(model);
   for (const id of idsAt(getPath(model, "properties", "proximityPlacementGroup")))
     if (!proximityPlacementGroupExists(sim, id)) throw entityNotFound();

@@ -11,6 +11,7 @@ import type { JsonObject } from "./json.ts";
 import { DEMO_IDENTITY, identitiesIn } from "./managed-identities.ts";
 import { network, renderNetworkResource } from "./network/network-routes.ts";
 import { NETWORK_TYPES } from "./network/network-state.ts";
+import { managedImagesIn } from "./managed-images.ts";
 import { proximityPlacementGroupsIn } from "./proximity-placement-groups.ts";
 import { capacityReservationGroupsIn } from "./capacity-reservation-groups.ts";
 import { renderAutoscaleSetting } from "./autoscale/autoscale-routes.ts";
@@ -69,6 +70,7 @@ export function genericResources(sim: SimulatorContext, rg?: string): JsonObject
   for (const g of [
     ...proximityPlacementGroupsIn(sim, rg),
     ...capacityReservationGroupsIn(sim, rg),
+    ...managedImagesIn(sim, rg),
     ...autoscaleSettings,
   ])
     value.push({ id: g.id, name: g.name, type: g.type, location: g.location, tags: g.tags ?? {} });

@@ -1,7 +1,7 @@
 // The simulator's whole world as one document, and the world made again from it: what `vmss-sim --state DIR` keeps
 // (state-dir.ts writes and reads it). It holds every resource the simulator serves (resource groups, scale sets with
 // their VMs, Flexible VMs' NICs, networks, balancers, gateways, security groups, public IPs, identities, locks,
-// deployments, autoscale settings, proximity and capacity reservation groups, key vaults' secrets), each with its ETag counter and
+// deployments, autoscale settings, proximity and capacity reservation groups, managed images, key vaults' secrets), each with its ETag counter and
 // provisioning state, the long-running operations (in flight and finished, as their status URLs answer), the
 // rollouts, what the control API set on the subscription, Entra ID's registered clients and signing keys, and the
 // simulator's clock when it was written.
@@ -23,6 +23,7 @@ import type { Operation } from "./lro.ts";
 import { identityWorlds } from "./managed-identities.ts";
 import { networkOperationWorlds } from "./network/network-interfaces.ts";
 import { NETWORK_TYPES, NetworkState, networkWorlds, type NetworkResource } from "./network/network-state.ts";
+import { managedImageWorlds } from "./managed-images.ts";
 import { proximityPlacementGroupWorlds } from "./proximity-placement-groups.ts";
 import { afterWrite, rollouts, type Rollout } from "./rollout.ts";
 import type { SimState } from "./state.ts";
@@ -39,6 +40,7 @@ const PER_WORLD_STORES = {
   managedIdentities: identityWorlds,
   proximityPlacementGroups: proximityPlacementGroupWorlds,
   capacityReservationGroups: capacityReservationGroupWorlds,
+  managedImages: managedImageWorlds,
   keyVaults: keyVaultWorlds,
   subscriptionSettings: subscriptionSettingsWorlds,
   networkOperations: networkOperationWorlds,

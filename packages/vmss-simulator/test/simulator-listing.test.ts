@@ -74,6 +74,11 @@ t.before(async () => {
     ["Microsoft.Compute/proximityPlacementGroups", "2024-11-01", { location: "eastus" }],
     ["Microsoft.Compute/capacityReservationGroups", "2024-11-01", { location: "eastus" }],
     [
+      "Microsoft.Compute/images",
+      "2024-11-01",
+      { location: "eastus", properties: { storageProfile: { osDisk: { osType: "Linux", osState: "Generalized" } } } },
+    ],
+    [
       "Microsoft.Insights/autoscalesettings",
       "2022-10-01",
       {
@@ -131,6 +136,7 @@ const LISTS: { what: string; path: string; apiVersion: string; holds: RegExp[] }
       /dep-a-nsg$/,
       /proximityPlacementGroups\/one$/,
       /capacityReservationGroups\/two$/,
+      /images\/one$/,
       /autoscalesettings\/one$/,
     ],
   },
@@ -192,7 +198,7 @@ const LISTS: { what: string; path: string; apiVersion: string; holds: RegExp[] }
     apiVersion: "2024-05-01",
     holds: [/demo-nsg$/, /dep-a-nsg$/],
   },
-  ...(["proximityPlacementGroups", "capacityReservationGroups"] as const).flatMap((type) => [
+  ...(["proximityPlacementGroups", "capacityReservationGroups", "images"] as const).flatMap((type) => [
     {
       what: `${type} of the group`,
       path: `${RG}/providers/Microsoft.Compute/${type}`,
@@ -291,4 +297,40 @@ t.test("a list in a resource group that does not exist is 404 ResourceGroupNotFo
     const res = await get(path, "2021-04-01");
     t.match(res, { status: 404, body: { error: { code: "ResourceGroupNotFound" } } }, path);
   }
+});
+
+t.test("a managed image: PUT 201 then 200, GET, in its group's list, DELETE 200 then 204, GET 404", async (t) => {
+  const image = `${RG}/providers/Microsoft.Compute/images/crud-image`;
+  const at = (method: string, body?: unknown) =>
+    control.request(method, `${image}?api-version=2024-11-01`, { headers: AUTH, ...(body ? { body } : {}) });
+  t.match(
+    await at("PUT", {}),
+    { status: 400, body: { error: { code: "LocationRequired" } } },
+    "a location is required",
+  );
+  const storageProfile = { osDisk: { osType: "Linux", osState: "Generalized" } };
+  const made = await at("PUT", { location: "East US", properties: { storageProfile } });
+  t.match(made, {
+    status: 201,
+    body: {
+      id: image,
+      name: "crud-image",
+      type: "Microsoft.Compute/images",
+      location: "eastus",
+      properties: { storageProfile, provisioningState: "Succeeded", hyperVGeneration: "V1" },
+    },
+  });
+  t.match(await at("PUT", { location: "eastus", tags: { team: "a" }, properties: { storageProfile } }), {
+    status: 200,
+    body: { tags: { team: "a" } },
+  });
+  t.match(await at("GET"), { status: 200, body: { id: image, tags: { team: "a" } } });
+  const listed = await get(`${RG}/providers/Microsoft.Compute/images`, "2024-11-01");
+  t.ok(
+    (listed.body as Page).value.some((v) => v.id === image),
+    "listed in its group",
+  );
+  t.equal((await at("DELETE")).status, 200);
+  t.equal((await at("DELETE")).status, 204, "already gone");
+  t.match(await at("GET"), { status: 404, body: { error: { code: "ResourceNotFound" } } });
 });

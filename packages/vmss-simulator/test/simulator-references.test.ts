@@ -136,9 +136,59 @@ const vaultSecret = (vault: string, urlVault: string) => ({
   vaultCertificates: [{ certificateUrl: `https://${urlVault}.vault.azure.net/secrets/cert/1` }],
 });
 
+const IMAGES = `${RG}/providers/Microsoft.Compute/images`;
+/** A model naming a managed image. */
+const withImage = (id: string) => model({}, {}, { storageProfile: { imageReference: { id } } });
+/** An `osProfile.secrets[]` entry naming `certificateUrl` in the demo vault. */
+const demoCertificate = (certificateUrl: string) => ({
+  osProfile: {
+    ...osProfile,
+    secrets: [{ sourceVault: { id: vaultId("demo-kv") }, vaultCertificates: [{ certificateUrl }] }],
+  },
+});
+
+async function putImage(name: string, location: string): Promise<void> {
+  const res = await control.request("PUT", `${IMAGES}/${name}?api-version=2024-11-01`, {
+    headers: AUTH,
+    body: { location, properties: { storageProfile: { osDisk: { osType: "Linux", osState: "Generalized" } } } },
+  });
+  if (res.status !== 201) throw new Error(`image ${name}: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
 t.test("images, placement and reservation groups, encryption sets, vaults that do not exist", async (t) => {
   const gallery = `${RG}/providers/Microsoft.Compute/galleries/g/images/i/versions/1.0.0`;
+  await putImage("west-image", "westus");
   const cases: { what: string; body: Json; status: number; code: string; message: string; target?: string }[] = [
+    {
+      what: "a managed image that does not exist",
+      body: withImage(`${IMAGES}/no-such-image`),
+      status: 404,
+      code: "NotFound",
+      message: `The Image '${IMAGES}/no-such-image' cannot be found in 'eastus' region.`,
+    },
+    {
+      what: "a managed image in another region",
+      body: withImage(`${IMAGES}/west-image`),
+      status: 404,
+      code: "NotFound",
+      message: `The Image '${IMAGES}/west-image' cannot be found in 'eastus' region.`,
+    },
+    {
+      what: "a certificate secret the vault does not hold",
+      body: model({}, {}, demoCertificate("https://demo-kv.vault.azure.net/secrets/no-such-cert/1")),
+      status: 400,
+      code: "KeyVaultSecretDoesNotExist",
+      message:
+        "The Key Vault secret referenced with the URL https://demo-kv.vault.azure.net/secrets/no-such-cert/1 does not exist.",
+    },
+    {
+      what: "a version of a secret the vault does not hold",
+      body: model({}, {}, demoCertificate("https://demo-kv.vault.azure.net/secrets/VMSshPublicKey/2")),
+      status: 400,
+      code: "KeyVaultSecretDoesNotExist",
+      message:
+        "The Key Vault secret referenced with the URL https://demo-kv.vault.azure.net/secrets/VMSshPublicKey/2 does not exist.",
+    },
     {
       what: "a gallery image version",
       body: model({}, {}, { storageProfile: { imageReference: { id: gallery } } }),
@@ -339,10 +389,29 @@ t.test("the seeded scale sets name only what exists: each accepts a PUT of its o
   }
 });
 
+t.test("what exists is accepted: a managed image once made, a secret's version the vault holds", async (t) => {
+  await putImage("baked-1.0.0", "eastus");
+  for (const url of [
+    "https://demo-kv.vault.azure.net/secrets/VMSshPublicKey/1",
+    "https://demo-kv.vault.azure.net/secrets/vmsshpublickey",
+  ]) {
+    const body = withImage(`${IMAGES}/baked-1.0.0`);
+    const profile = (body.properties as Json).virtualMachineProfile as Json;
+    Object.assign(profile, demoCertificate(url));
+    const res = await put(`ref-image-ok-${url.endsWith("1") ? 1 : 2}`, body);
+    t.equal(res.status, 201, `${url}: ${JSON.stringify(res.body).slice(0, 300)}`);
+  }
+});
+
 t.test(
   "what exists is accepted: a capacity reservation group once made, a catalogue image, the demo vault",
   async (t) => {
     const crg = `${RG}/providers/Microsoft.Compute/capacityReservationGroups/ref-crg`;
+    const secret = await control.request("PUT", "/keyvaults/demo-kv/secrets/cert?api-version=7.4", {
+      headers: AUTH,
+      body: { value: "pfx" },
+    });
+    t.equal(secret.status, 200, "the certificate's secret put into the demo vault");
     const made = await control.request("PUT", `${crg}?api-version=2024-11-01`, {
       headers: AUTH,
       body: { location: "eastus", tags: { team: "ref" }, zones: ["1"] },

@@ -42,6 +42,14 @@ const RESOURCES: { path: string; apiVersion: string; body: Json }[] = [
     apiVersion: "2024-03-01",
     body: { location: "eastus" },
   },
+  {
+    path: `${RG}/providers/Microsoft.Compute/images/state-image`,
+    apiVersion: "2024-11-01",
+    body: {
+      location: "eastus",
+      properties: { storageProfile: { osDisk: { osType: "Linux", osState: "Generalized" } } },
+    },
+  },
 ];
 
 function tempDir(t: Test): string {
@@ -106,8 +114,12 @@ t.test(
     const flexBefore = await flexible(first.arm);
     t.equal(flexBefore[1].value.length, 2, "two NICs");
     const before = await readAll(first.arm);
-    t.match(before[4], { etag: /"\d+"/, sku: { capacity: 4 }, properties: { provisioningState: "Succeeded" } });
-    t.equal(((before[5] as { value: Json[] }).value ?? []).length, 4, "four VMs");
+    t.match(before[RESOURCES.length], {
+      etag: /"\d+"/,
+      sku: { capacity: 4 },
+      properties: { provisioningState: "Succeeded" },
+    });
+    t.equal(((before[RESOURCES.length + 1] as { value: Json[] }).value ?? []).length, 4, "four VMs");
 
     t.equal(await stopped(first.sim, "SIGTERM"), 0, "a clean stop on SIGTERM");
     const second = await started(t, ["--state", dir, "--seed"], env);

@@ -41,6 +41,21 @@ export function vaultExists(sim: Pick<SimulatorContext, "state" | "seeded">, vau
   return vaults(sim).has(vault.toLowerCase());
 }
 
+/**
+ * Whether a vault holds a secret of that name and, when a version is named, that version: the simulator numbers a
+ * secret's versions from 1 and every version up to the current one is held.
+ */
+export function secretExists(
+  sim: Pick<SimulatorContext, "state" | "seeded">,
+  vault: string,
+  name: string,
+  version?: string,
+): boolean {
+  const s = vaults(sim).get(vault.toLowerCase())?.get(name.toLowerCase());
+  if (!s) return false;
+  return version === undefined || version === "" || (/^[1-9][0-9]*$/.test(version) && Number(version) <= s.version);
+}
+
 function secretBody(ctx: { baseUrl: string }, vault: string, name: string, s: { value: string; version: number }) {
   return {
     value: s.value,
