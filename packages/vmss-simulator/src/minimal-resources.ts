@@ -1,7 +1,7 @@
 // A resource type modelled only as far as a scale set's reference to it needs (a proximity placement group, a
-// capacity reservation group): PUT (201 create, 200 update; `location` required on a create, `tags` kept), GET,
-// DELETE, and the lists of a resource group and of the subscription, paged as the rest. Each type says what else it
-// takes from a PUT body and how its answer shows it; everything else is written once, here.
+// capacity reservation group, a managed image): PUT (201 create, 200 update; `location` required on a create, `tags`
+// as sent), GET, DELETE, and the lists of a resource group and of the subscription, paged as the rest. Each type says
+// what else it takes from a PUT body and how its answer shows it; everything else is written once, here.
 import { ArmError, resourceGroupNotFound, resourceNotFound, subscriptionNotFound } from "./arm-errors.ts";
 import type { Handler, Route, SimulatorContext } from "./context.ts";
 import { parseJsonBody, send } from "./http.ts";
@@ -32,6 +32,8 @@ export interface MinimalResource<E extends object> {
   type: string;
   /** Its records per world, kept across a restart with `--state` (world-snapshot.ts). */
   worlds: WeakMap<SimState, Map<string, MinimalRecord & E>>;
+  /** The resource an ARM id names, if the simulator's subscription holds it. */
+  find: (sim: SimulatorContext, id: string) => (MinimalRecord & E) | undefined;
   /** Whether the resource an ARM id names exists (the simulator's subscription only). */
   exists: (sim: SimulatorContext, id: string) => boolean;
   /** Every one in a resource group, or in the subscription, as answered. */
@@ -107,25 +109,33 @@ export function minimalResource<E extends object>(spec: MinimalResourceSpec<E>):
     `^/subscriptions/([^/]+)/resourceGroups/([^/]+)/providers/${spec.type.replace(/[.]/g, "\\.")}/([^/]+)$`,
     "i",
   );
+  const find = (sim: SimulatorContext, id: string): Stored | undefined => {
+    const m = idPattern.exec(id);
+    return m !== null && sim.state.isSubscription(m[1]) ? records(sim).get(keyOf(m[2], m[3])) : undefined;
+  };
   return {
     type: spec.type,
     worlds,
-    exists: (sim, id) => {
-      const m = idPattern.exec(id);
-      return m !== null && sim.state.isSubscription(m[1]) && records(sim).has(keyOf(m[2], m[3]));
-    },
+    find,
+    exists: (sim, id) => find(sim, id) !== undefined,
     listIn,
     reset: (sim) => void worlds.delete(sim.state),
-    routes: () => {
-      const SUB = "/subscriptions/:subscriptionId";
-      const GROUP = `${SUB}/resourceGroups/:resourceGroup/providers/${spec.type}`;
-      return [
-        ["GET", `${SUB}/providers/${spec.type}`, { handler: list }],
-        ["GET", GROUP, { handler: list }],
-        ["PUT", `${GROUP}/:name`, { handler: put }],
-        ["GET", `${GROUP}/:name`, { handler: get }],
-        ["DELETE", `${GROUP}/:name`, { handler: del }],
-      ];
-    },
+    routes: () => routesFor(spec.type, { list, put, get, del }),
   };
+}
+
+/** The five routes of a type: the lists of the subscription and of a group, and one resource's PUT, GET, DELETE. */
+function routesFor(
+  type: string,
+  h: { list: Handler; put: Handler; get: Handler; del: Handler },
+): [string, string, Route][] {
+  const SUB = "/subscriptions/:subscriptionId";
+  const GROUP = `${SUB}/resourceGroups/:resourceGroup/providers/${type}`;
+  return [
+    ["GET", `${SUB}/providers/${type}`, { handler: h.list }],
+    ["GET", GROUP, { handler: h.list }],
+    ["PUT", `${GROUP}/:name`, { handler: h.put }],
+    ["GET", `${GROUP}/:name`, { handler: h.get }],
+    ["DELETE", `${GROUP}/:name`, { handler: h.del }],
+  ];
 }
