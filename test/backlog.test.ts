@@ -26,9 +26,13 @@ t.test("the store counts the backlog; the monitor refuses at the limit", async (
   await store.create({ operations: op("a"), scaleSets: ["a"] });
   now += 500;
   await store.create({ operations: op("b"), scaleSets: ["b"] });
-  t.same(await store.backlog(), { queued: 2, oldestQueuedAtMs: 1_000_000 });
+  t.same(await store.backlog(), { queued: 2, oldestQueuedAtMs: 1_000_000, oldestQueuedForMs: 500 });
   await store.claim("r", 10_000, 1);
-  t.same(await store.backlog(), { queued: 1, oldestQueuedAtMs: 1_000_500 }, "a claimed task waits no more");
+  t.same(
+    await store.backlog(),
+    { queued: 1, oldestQueuedAtMs: 1_000_500, oldestQueuedForMs: 0 },
+    "a claimed task waits no more",
+  );
   const monitor = new BacklogMonitor(store, { limit: 1, retryAfterSeconds: 7 });
   await t.rejects(monitor.admit(), {
     name: "BacklogFullError",
@@ -38,6 +42,22 @@ t.test("the store counts the backlog; the monitor refuses at the limit", async (
   await new BacklogMonitor(store, { limit: 0, retryAfterSeconds: 7 }).admit();
   t.pass("limit 0: no limit");
 });
+
+t.test(
+  "the oldest task's wait is the store's own figure: a replica's clock ahead of the database's adds nothing",
+  async (t) => {
+    // The database's clock 30 s behind this replica's: the oldest queued task was created 2 s ago by the database's
+    // clock, which the store says as a wait (oldestQueuedForMs); its creation time, read against this replica's clock,
+    // would say 32 s.
+    const skewMs = 30_000;
+    const store = {
+      backlog: async () => ({ queued: 1, oldestQueuedAtMs: Date.now() - skewMs - 2000, oldestQueuedForMs: 2000 }),
+    };
+    const view = await new BacklogMonitor(store, { limit: 0, retryAfterSeconds: 1 }).view();
+    t.equal(view?.queued, 1);
+    t.ok(view!.oldestAgeSeconds >= 2 && view!.oldestAgeSeconds < 3, `waited 2 s, not 32 s (${view!.oldestAgeSeconds})`);
+  },
+);
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
@@ -69,6 +89,8 @@ t.test("SQLite and PostgreSQL count the same backlog: queued and not leased", as
     const two = await store.backlog!();
     t.equal(two.queued, 2, `${kind}: two queued`);
     t.equal(two.oldestQueuedAtMs, first.task.createdAtMs, `${kind}: since the first was created`);
+    // The store's own clock: the wait is at least 0 and less than the test has run.
+    t.ok(two.oldestQueuedForMs! >= 0 && two.oldestQueuedForMs! < 60_000, `${kind}: waited ${two.oldestQueuedForMs} ms`);
     await store.claim("r", 10_000, 1);
     t.equal((await store.backlog!()).queued, 1, `${kind}: a claimed task waits no more`);
   }

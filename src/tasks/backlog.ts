@@ -56,13 +56,16 @@ export class BacklogMonitor {
     return backlog;
   }
 
+  /**
+   * The count, and the oldest task's wait: the store's figure (on its own clock, never against this replica's), plus
+   * the time since it was read.
+   */
   async view(): Promise<BacklogView | undefined> {
     const b = await this.current();
     if (!b) return undefined;
-    return {
-      queued: b.queued,
-      oldestAgeSeconds: b.oldestQueuedAtMs === undefined ? 0 : Math.max(0, (Date.now() - b.oldestQueuedAtMs) / 1000),
-    };
+    if (b.oldestQueuedForMs === undefined) return { queued: b.queued, oldestAgeSeconds: 0 };
+    const sinceReadMs = this.#last?.backlog === b ? Math.max(0, Date.now() - this.#last.at) : 0;
+    return { queued: b.queued, oldestAgeSeconds: (b.oldestQueuedForMs + sinceReadMs) / 1000 };
   }
 
   /** Throws BacklogFullError when TASK_BACKLOG_LIMIT tasks wait already. */

@@ -292,7 +292,9 @@ export class MemoryTaskStore implements TaskStore {
       queued++;
       if (oldest === undefined || t.createdAtMs < oldest) oldest = t.createdAtMs;
     }
-    return oldest === undefined ? { queued } : { queued, oldestQueuedAtMs: oldest };
+    return oldest === undefined
+      ? { queued }
+      : { queued, oldestQueuedAtMs: oldest, oldestQueuedForMs: Math.max(0, this.#now() - oldest) };
   }
 
   async prune(finishedBeforeMs: number): Promise<number> {

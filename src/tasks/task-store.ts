@@ -74,6 +74,11 @@ export interface Backlog {
   queued: number;
   /** createdAtMs of the oldest queued task (the store's clock); absent when none waits. */
   oldestQueuedAtMs?: number;
+  /**
+   * How long the oldest queued task has waited, by the store's clock alone (its now less its createdAtMs): a
+   * replica's clock, ahead or behind the store's, adds nothing to it. Absent when none waits.
+   */
+  oldestQueuedForMs?: number;
 }
 
 export interface TaskStore {

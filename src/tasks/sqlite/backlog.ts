@@ -13,5 +13,9 @@ export function backlog(db: SqliteDb): Backlog {
   };
   return row.oldest === null
     ? { queued: Number(row.n) }
-    : { queued: Number(row.n), oldestQueuedAtMs: Number(row.oldest) };
+    : {
+        queued: Number(row.n),
+        oldestQueuedAtMs: Number(row.oldest),
+        oldestQueuedForMs: Math.max(0, Date.now() - Number(row.oldest)),
+      };
 }
