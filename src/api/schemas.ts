@@ -340,7 +340,10 @@ export const ArmRequest = Type.Object(
       ),
     ),
     body: Type.Optional(
-      Type.Unknown({ description: "the JSON body as serialized for the wire; secrets read [redacted], as in the log" }),
+      Type.Unknown({
+        description:
+          "free-form: the JSON body as serialized for the wire, the ARM resource or action it writes; secrets read [redacted], as in the log",
+      }),
     ),
   },
   {
@@ -364,8 +367,8 @@ export const WhatIfPropertyChange = Type.Recursive(
               "as Azure's what-if: Create, Delete, Modify, Array (nested changes of an array), NoEffect (a property Azure sets: provisioningState, etag, ids, timestamps)",
           },
         ),
-        before: Type.Optional(Type.Unknown()),
-        after: Type.Optional(Type.Unknown()),
+        before: Type.Optional(Type.Unknown({ description: "free-form: the property's value in what Azure holds now" })),
+        after: Type.Optional(Type.Unknown({ description: "free-form: the property's value once the write is done" })),
         children: Type.Optional(Type.Array(Self)),
       },
       { additionalProperties: false },

@@ -1078,7 +1078,7 @@ export interface components {
                 "If-Match"?: string;
                 "If-None-Match"?: string;
             };
-            /** @description the JSON body as serialized for the wire; secrets read [redacted], as in the log */
+            /** @description free-form: the JSON body as serialized for the wire, the ARM resource or action it writes; secrets read [redacted], as in the log */
             body?: unknown;
         };
         /** @description one property's change, as Azure's what-if reports it */
@@ -1087,7 +1087,9 @@ export interface components {
             path: string;
             /** @description as Azure's what-if: Create, Delete, Modify, Array (nested changes of an array), NoEffect (a property Azure sets: provisioningState, etag, ids, timestamps) */
             propertyChangeType: "Create" | "Delete" | "Modify" | "Array" | "NoEffect";
+            /** @description free-form: the property's value in what Azure holds now */
             before?: unknown;
+            /** @description free-form: the property's value once the write is done */
             after?: unknown;
             children?: components["schemas"]["WhatIfPropertyChange"][];
         };
