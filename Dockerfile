@@ -19,7 +19,8 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force
 
 # ---- vmss-sim: the ARM simulator alone, for a CI that wants only the emulator ----
-# It needs no npm package at run time (its control client, which uses undici, is not part of the command).
+# One npm package at run time, as locked: @sinclair/typebox (its control API's fault schemas); its control client,
+# which uses undici, is not part of the command.
 FROM node:${NODE_VERSION}-slim AS vmss-sim
 LABEL org.opencontainers.image.title="vmss-sim" \
       org.opencontainers.image.description="An emulator of Azure Resource Manager for Microsoft.Compute VM Scale Sets"
@@ -32,7 +33,8 @@ WORKDIR /vmss-sim
 COPY packages/vmss-simulator/package.json ./
 COPY packages/vmss-simulator/bin ./bin
 COPY packages/vmss-simulator/src ./src
-RUN chmod -R a+rX,go-w package.json bin src
+COPY --from=deps /app/node_modules/@sinclair/typebox ./node_modules/@sinclair/typebox
+RUN chmod -R a+rX,go-w package.json bin src node_modules
 USER node
 EXPOSE 7003
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \

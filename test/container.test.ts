@@ -643,11 +643,19 @@ t.test("the vmss-sim target, run natively: the simulator alone, healthy, stopped
   const sim = target("vmss-sim");
   if (!sim.stage || !sim.cmd || !sim.healthcheck.cmd)
     return t.fail("a vmss-sim stage with exec-form CMD and HEALTHCHECK");
-  t.same(
-    sim.of("COPY").filter((c) => parseCopy(c.args).flags.from),
-    [],
-    "no node_modules: `vmss-sim` needs no npm package",
-  );
+  // Its run-time packages only, as npm ci locked them: each a dependency of the simulator's package.
+  const simPackage = JSON.parse(await readFile(join(REPO, "packages/vmss-simulator/package.json"), "utf8"));
+  const fromDeps = sim
+    .of("COPY")
+    .map((c) => parseCopy(c.args))
+    .filter((c) => c.flags.from);
+  for (const copy of fromDeps) {
+    t.equal(copy.flags.from, "deps", `${copy.sources.join(" ")}: from the locked production dependencies`);
+    for (const source of copy.sources) {
+      const name = /^\/app\/node_modules\/((?:@[^/]+\/)?[^/]+)$/.exec(source)?.[1];
+      t.ok(name && name in (simPackage.dependencies ?? {}), `${source} is a dependency of vmss-simulator`);
+    }
+  }
   t.same(sim.cmd, ["node", "bin/vmss-sim.js"], "its command is the package's bin, vmss-sim");
   t.same(
     sim.of("EXPOSE").flatMap((e) => tokenize(e.args)),
@@ -663,6 +671,14 @@ t.test("the vmss-sim target, run natively: the simulator alone, healthy, stopped
   for (const ins of sim.of("COPY")) {
     const copy = parseCopy(ins.args);
     const dest = join(app, copy.dest);
+    if (copy.flags.from) {
+      // From the deps stage's npm ci: this checkout's node_modules holds the same locked packages.
+      for (const source of copy.sources) {
+        await mkdir(dirname(dest), { recursive: true });
+        await symlink(join(REPO, source.replace(/^\/app\//, "")), dest, "dir");
+      }
+      continue;
+    }
     for (const source of copy.sources)
       await copyTree(source, copy.dest.endsWith("/") ? join(dest, posix.basename(source)) : dest);
   }
