@@ -151,6 +151,30 @@ t.test("disable suspends the setting (marked), enable resumes only what disable 
   t.equal(setting.enabled, false, "not ours to resume");
 });
 
+t.test(
+  "a partial disable (rolling red/black) leaves autoscale on: AWS suspends a group's scaling only when it is disabled whole",
+  async (t) => {
+    const ROLL = "roll-prod-v001";
+    await control.putScaleSet(RG, ROLL, { capacity: 2, orchestrationMode: "Flexible" });
+    await putSetting("roll-autoscale", ROLL, profile(2, 4, 2));
+    const task = await run("disableServerGroup", { ...demo(ROLL), desiredPercentage: 50 });
+    t.match(
+      task.resultObjects,
+      [{ instanceIdsToDisable: [String], disabled: false }],
+      "a share out, the group enabled",
+    );
+    const setting = await monitor.autoscaleSettings.get(RG, "roll-autoscale");
+    t.equal(setting.enabled, true, "autoscale still on");
+    t.equal(setting.tags?.["vmss-ops.autoscale-suspended-by"], undefined, "and not marked");
+    await run("disableServerGroup", demo(ROLL));
+    t.equal(
+      (await monitor.autoscaleSettings.get(RG, "roll-autoscale")).enabled,
+      false,
+      "the whole disable suspends it",
+    );
+  },
+);
+
 t.test("scaleDown to 0 stays at 0: the profile's bounds become 0", async (t) => {
   await putSetting("web-autoscale", WEB, profile(2, 4, 3));
   await run("scaleDown", demo(WEB));

@@ -110,6 +110,14 @@ export interface ReadsAutoscale {
   readsAutoscale: boolean;
 }
 
+/**
+ * A disable that leaves the group serving (a share of it out of traffic: Orca's rolling red/black): the autoscale
+ * setting is left as it is, as AWS suspends a group's scaling only when the group is disabled whole.
+ */
+export interface LeavesAutoscale {
+  leavesAutoscale: boolean;
+}
+
 /** A planner as an operation's file writes it: plan and result, and any of the capabilities above. */
 export type PlannerSpec<R> = ScaleSetPlanner<R> &
   Partial<
@@ -121,6 +129,7 @@ export type PlannerSpec<R> = ScaleSetPlanner<R> &
       Remembering &
       Releaser &
       ReadsAutoscale &
+      LeavesAutoscale &
       CleansUpAfterDelete
   >;
 
@@ -146,6 +155,8 @@ export interface Planner<R> {
   release: ((snapshot: ScaleSetSnapshot) => PlannedStep) | undefined;
   /** ReadsAutoscale. */
   readsAutoscale: boolean;
+  /** LeavesAutoscale. */
+  leavesAutoscale: boolean;
   /** CleansUpAfterDelete: undefined, nothing to clean once the scale set is gone. */
   afterAbsent: AfterAbsent | undefined;
 }
@@ -164,6 +175,7 @@ export function plannerOf<R>(spec: PlannerSpec<R>): Planner<R> {
     memory: spec.memory?.bind(spec),
     release: spec.release?.bind(spec),
     readsAutoscale: spec.readsAutoscale === true,
+    leavesAutoscale: spec.leavesAutoscale === true,
     afterAbsent: spec.afterAbsent,
   };
 }
@@ -182,6 +194,7 @@ export function wrapPlanner<R>(inner: Planner<R>, change: Partial<Planner<R>>): 
     memory: change.memory ?? inner.memory,
     release: change.release ?? inner.release,
     readsAutoscale: change.readsAutoscale ?? inner.readsAutoscale,
+    leavesAutoscale: change.leavesAutoscale ?? inner.leavesAutoscale,
     afterAbsent: change.afterAbsent ?? inner.afterAbsent,
   };
 }

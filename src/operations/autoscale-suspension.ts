@@ -70,7 +70,7 @@ export function withAutoscaleResumed<R>(planner: Planner<R>): Planner<R> {
  * names repairs').
  */
 const AUTOSCALE_POLICY: Record<string, <R>(planner: Planner<R>) => Planner<R>> = {
-  disableServerGroup: (planner) => withAutoscaleSuspended(planner),
+  disableServerGroup: (planner) => (planner.leavesAutoscale ? planner : withAutoscaleSuspended(planner)),
   enableServerGroup: (planner) => withAutoscaleResumed(planner),
   destroyServerGroup: (planner) => withAutoscaleDeleted(planner),
 };

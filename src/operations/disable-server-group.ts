@@ -6,7 +6,7 @@
 // With desiredPercentage below 100 (Orca's rolling red/black) only a share of a Flexible set's VMs leaves the pools:
 // partial-disable.ts.
 import { Type } from "@sinclair/typebox";
-import type { PlannedStep, ScaleSetPlanner, StoppedInstancesAccepted } from "../azure/planner.ts";
+import type { LeavesAutoscale, PlannedStep, ScaleSetPlanner, StoppedInstancesAccepted } from "../azure/planner.ts";
 import type { ScaleSetRef, ScaleSetSnapshot } from "../azure/vmss-gateway.ts";
 import { serverGroupFields } from "./description.ts";
 import { defineOperation } from "./operation.ts";
@@ -46,10 +46,12 @@ export const disableServerGroup = defineOperation({
   summary: "Take a scale set out of traffic (remove its backend pools, or scale it to 0 when it has none)",
   schema: DisableServerGroupDescription,
   describe: (d) => `disable ${d.serverGroupName}`,
-  planner: (d, target): ScaleSetPlanner<ServerGroupResult> & StoppedInstancesAccepted => ({
+  planner: (d, target): ScaleSetPlanner<ServerGroupResult> & StoppedInstancesAccepted & LeavesAutoscale => ({
     readsInstances: true,
     // An evicted Spot VM keeps no traffic either: reported, and no reason to leave the scale set in traffic.
     acceptsStopped: true,
+    // A share out of traffic leaves the group serving: its autoscale setting is not suspended.
+    leavesAutoscale: isPartial(d.desiredPercentage),
     plan: (snapshot) =>
       isPartial(d.desiredPercentage)
         ? planPartialDisable(snapshot, target, d.desiredPercentage)
