@@ -267,7 +267,10 @@ export class TaskRun {
     }
     // The time the task waited in the store's queue (behind earlier tasks on its scale sets, or for a slot).
     if (index === task.operationIndex && task.state === "queued")
-      listener?.queueWaited?.({ ...this.#eventContext }, Date.now() - task.createdAtMs);
+      listener?.queueWaited?.(
+        { ...this.#eventContext },
+        queueWaitMs(task, this.#deps.config.tasks.leaseMs, Date.now()),
+      );
     const origin: TaskOrigin = {
       taskId: task.id,
       ...(task.clientRequestId !== undefined ? { clientRequestId: task.clientRequestId } : {}),
@@ -390,4 +393,18 @@ export class TaskRun {
     this.#deps.listener?.history?.({ ...this.#eventContext }, phase, status);
     this.#journal.record(phase, status);
   }
+}
+
+/**
+ * How long a task waited in the store's queue before this claim, on the store's clock alone: the claim set its lease
+ * to the store's now + leaseMs, and its creation time is the store's too. A replica's own clock, skewed from the
+ * database's, would add its skew (30 s read for a task queued 2 s on a replica 30 s ahead).
+ */
+export function queueWaitMs(
+  task: { createdAtMs: number; leaseExpiresAtMs?: number },
+  leaseMs: number,
+  nowMs: number,
+): number {
+  const claimedAtMs = task.leaseExpiresAtMs !== undefined ? task.leaseExpiresAtMs - leaseMs : nowMs;
+  return Math.max(0, claimedAtMs - task.createdAtMs);
 }
