@@ -104,3 +104,13 @@ export function checkClone(d: AnyCreate): FieldProblem[] {
     ...createTimeSettingProblems(d, { clone: true }),
   ];
 }
+
+/** A named source as the accounts locate a server group: its account, region, name and resource group when given. */
+export function sourceLocator(s: { account: string; region: string; serverGroupName: string; resourceGroup?: string }) {
+  return {
+    credentials: s.account,
+    region: s.region,
+    serverGroupName: s.serverGroupName,
+    ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}),
+  };
+}

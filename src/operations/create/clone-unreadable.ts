@@ -5,7 +5,7 @@
 import { observe } from "../../azure/observe.ts";
 import { type FieldProblem } from "../description.ts";
 import type { StrictContext } from "../operation.ts";
-import { cloneSource } from "./checks.ts";
+import { cloneSource, sourceLocator } from "./checks.ts";
 import { scriptOf, wantsSystemIdentity } from "./deploy-input.ts";
 import { type AnyCreate } from "./description.ts";
 import { notCopiedFields, type ModelSpec, type NotCopied } from "./scale-set-model.ts";
@@ -40,12 +40,7 @@ function problemOf(entry: NotCopied, source: string): FieldProblem {
 /** Under strict handling: the source read now, and each field Azure would not let the copy take, as a 400 detail. */
 export async function strictCloneProblems(d: AnyCreate, ctx: StrictContext): Promise<FieldProblem[]> {
   const s = cloneSource(d);
-  const located = ctx.accounts.locate({
-    credentials: s.account,
-    region: s.region,
-    serverGroupName: s.serverGroupName,
-    ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}),
-  });
+  const located = ctx.accounts.locate(sourceLocator(s));
   if (!located.ok) return located.problems.map((p) => ({ ...p, field: `source.${p.field}` }));
   const gateway = ctx.accounts.gateway(located.ref);
   const { vmss } = await observe((signal) => gateway.read({ withInstances: false, signal }), {

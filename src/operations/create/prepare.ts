@@ -25,7 +25,7 @@ import {
   type PoolBinding,
 } from "../server-group-state.ts";
 import { type AnyCreate } from "./description.ts";
-import { cloneSource, clusterOfNewGroup } from "./checks.ts";
+import { cloneSource, clusterOfNewGroup, sourceLocator } from "./checks.ts";
 import { settingName, type AutoscaleSettingWire } from "../../azure/autoscale-gateway.ts";
 import { describeArmFailure } from "../../azure/arm-failure.ts";
 import { copyAutoscaleSetting, type AutoscaleCopy } from "./autoscale-copy.ts";
@@ -131,12 +131,7 @@ function alreadyCreated(listed: VirtualMachineScaleSet[], cluster: string, ctx: 
 
 function locateSource(d: AnyCreate, ctx: PrepareContext): ScaleSetRef {
   const s = cloneSource(d);
-  const src = ctx.accounts.locate({
-    credentials: s.account,
-    region: s.region,
-    serverGroupName: s.serverGroupName,
-    ...(s.resourceGroup ? { resourceGroup: s.resourceGroup } : {}),
-  });
+  const src = ctx.accounts.locate(sourceLocator(s));
   if (!src.ok) throw invalid(src.problems, "source.");
   return src.ref;
 }
@@ -210,12 +205,7 @@ async function sourceSetting(
   if (d.copySourceScalingPoliciesAndActions === false) return undefined;
   const named = clone ? cloneSource(d) : namedSource(d);
   if (!named) return undefined;
-  const located = ctx.accounts.locate({
-    credentials: named.account,
-    region: named.region,
-    serverGroupName: named.serverGroupName,
-    ...(named.resourceGroup ? { resourceGroup: named.resourceGroup } : {}),
-  });
+  const located = ctx.accounts.locate(sourceLocator(named));
   if (!located.ok) throw invalid(located.problems, "source.");
   const sourceId = scaleSetIdOf(located.ref);
   const autoscale = ctx.accounts.autoscale(located.ref.account);
@@ -251,12 +241,7 @@ async function createCapacity(d: AnyCreate, ctx: PrepareContext): Promise<Create
   const named = namedSource(d);
   let fromSource: { min: number; max: number; desired: number } | undefined;
   if (named?.useSourceCapacity) {
-    const src = ctx.accounts.locate({
-      credentials: named.account,
-      region: named.region,
-      serverGroupName: named.serverGroupName,
-      ...(named.resourceGroup ? { resourceGroup: named.resourceGroup } : {}),
-    });
+    const src = ctx.accounts.locate(sourceLocator(named));
     if (!src.ok) throw invalid(src.problems, "source.");
     const read = await ctx.accounts.gateway(src.ref).read({ withInstances: false, signal: ctx.signal });
     fromSource = recordedCapacity(read.vmss);
