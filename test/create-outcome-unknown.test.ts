@@ -71,6 +71,11 @@ void t.test("a create held past its deadline: 503 TaskOutcomeUnknown, and its re
   const admin = new pg.Client({ connectionString: directUrl });
   await admin.connect();
   t.teardown(() => admin.end());
+  // Reads pg_stat_activity outside admin's transaction: read inside it, the view is the snapshot taken at the
+  // transaction's first read (stats_fetch_consistency), whose query texts may predate the create.
+  const watcher = new pg.Client({ connectionString: directUrl });
+  await watcher.connect();
+  t.teardown(() => watcher.end());
   // A first submission with the store free: the process has its connections and statements ready.
   const warm = await submit(service, 1, "warm");
   t.equal(warm.status, 202);
@@ -80,7 +85,7 @@ void t.test("a create held past its deadline: 503 TaskOutcomeUnknown, and its re
   /** The create's statement, waiting in the database for the lock. */
   const heldCreate = async () =>
     (
-      await admin.query<{ pid: number }>(
+      await watcher.query<{ pid: number }>(
         "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND query LIKE 'WITH input AS%'",
         [name],
       )

@@ -23,15 +23,22 @@ t.test("a create still queued past its deadline is dropped, never sent; the stat
   const schema = `vmss_ops_test_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: DATABASE_URL });
   await admin.connect();
+  // The lock is held by a client of its own: pg_stat_activity read inside the transaction holding it would be the
+  // snapshot taken at its first read (stats_fetch_consistency), blind to a statement that starts waiting afterwards.
+  const locker = new pg.Client({ connectionString: DATABASE_URL });
+  await locker.connect();
   const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
   t.teardown(async () => {
+    await locker.end(); // lets the lock go first (a failed step may have left it held): the store's close waits for it
     await store.close();
     await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await admin.end();
   });
 
   // The database holds the first create's statement until the lock is let go.
-  await admin.query(`BEGIN; LOCK TABLE "${schema}".tasks IN ACCESS EXCLUSIVE MODE`);
+  await locker.query(`BEGIN; LOCK TABLE "${schema}".tasks IN ACCESS EXCLUSIVE MODE`);
+  // Read once before the create, as a loaded machine's first poll may be: the wait below must still see it start.
+  await admin.query("SELECT count(*) FROM pg_stat_activity");
   const first = store.create({ operations: [op], scaleSets: ["sub/rg/a"], clientRequestId: "first" });
   await waitFor(
     async () =>
@@ -54,7 +61,7 @@ t.test("a create still queued past its deadline is dropped, never sent; the stat
   );
   t.equal(storeOutageReason(secondErr), "RequestDeadline", "the create queued past its deadline is answered an outage");
   t.equal((secondErr as RequestDeadlineError).sent, false, "as one never sent: nothing was done");
-  await admin.query("COMMIT");
+  await locker.query("COMMIT");
 
   t.equal((await first).created, true, "the statement under way when the lock went is answered as the database did");
   const third = await store.create({ operations: [op], scaleSets: ["sub/rg/c"], clientRequestId: "third" });
