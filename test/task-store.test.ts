@@ -237,6 +237,11 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
       t.same((await store.backlog()).queued, 1, "the queued one in the backlog");
       const [claimed] = await store.claim("r1", 60_000, 1);
       t.equal(claimed?.id, "old-queued", "the queued one is claimed");
+      t.same(
+        (await store.list({ limit: 10, serverGroup: "sg-1" })).tasks.map((x) => x.id),
+        ["old-queued"],
+        "found by server group once claimed",
+      );
       t.ok(
         await store.update("r1", "old-queued", {
           state: "running",
@@ -250,6 +255,16 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
           history: [{ phase: "END", status: "five", timeMs: 4 }],
         }),
         "and ended",
+      );
+      t.same(
+        (await store.list({ limit: 10, operation: "resizeServerGroup" })).tasks.map((x) => x.id),
+        ["old-queued"],
+        "found by operation once ended",
+      );
+      t.same(
+        (await store.list({ limit: 1, state: "succeeded" })).nextCursor !== undefined,
+        true,
+        "a page of the succeeded, and more",
       );
       const ended = await store.get("old-queued");
       t.same(

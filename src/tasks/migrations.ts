@@ -459,8 +459,9 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     // of the others by state walks the primary key: succeeded tasks are most of it, running ones are in
     // tasks_started); tasks_runnable to tasks_waiting, the backlog's queued tasks nobody holds, which a claim leaves.
     // task_history's seq keeps ordering the lines through (task_id, seq). Prune deletes a task's lines, scale sets
-    // and candidate with it (src/tasks/pg/prune.ts). The GIN index writes its entries where they go, not into a
-    // pending list that a vacuum writes again.
+    // and candidate with it (src/tasks/pg/prune.ts). The GIN index of the operations holds the finished tasks
+    // only (their one version), where each version was a few entries; list finds the tasks not finished, few, through
+    // tasks_waiting and tasks_started (src/tasks/pg/read.ts).
     sql: `DROP INDEX IF EXISTS tasks_state_seq;
       CREATE INDEX IF NOT EXISTS tasks_ended_badly ON tasks (state, seq) WHERE state IN ('failed', 'canceled');
       DROP INDEX IF EXISTS tasks_runnable;
@@ -469,8 +470,9 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE task_history DROP CONSTRAINT IF EXISTS task_history_task_id_fkey;
       ALTER TABLE task_scale_sets DROP CONSTRAINT IF EXISTS task_scale_sets_task_seq_fkey;
       ALTER TABLE task_ready DROP CONSTRAINT IF EXISTS task_ready_task_seq_fkey;
-      ALTER INDEX tasks_operations SET (fastupdate = off);
-      SELECT gin_clean_pending_list('tasks_operations'::regclass);`,
+      DROP INDEX IF EXISTS tasks_operations;
+      CREATE INDEX IF NOT EXISTS tasks_operations_finished ON tasks USING gin (operations jsonb_path_ops)
+        WHERE state IN ('succeeded', 'failed', 'canceled');`,
   },
 ];
 
