@@ -4,7 +4,12 @@
 // node_modules linked. Rounds alternated (before, after, before, after: the load other work puts on the machine
 // drifts), each on a service started for it (its database kept from round to round), warmed up by one resize, then
 // `tasks` resizes on scale sets of their own submitted by 16 callers and each waited for with held reads
-// (GET /task/{id}?wait=), then the service stopped: nothing of the other tree runs during a round.
+// (GET /task/{id}?wait=), then the service stopped: nothing of the other tree runs during a round. Then the side's
+// database is vacuumed, in the round: what autovacuum would do of its rows later, during the other side's round (the
+// GIN index's pending list, dead versions, index entries), counted where it belongs. No ANALYZE: it rewrites the
+// statistics of every table whatever the number of tasks (1.4 KiB a task at 200). Every scale set is resized once,
+// so its first resize inserts its ARM budget buckets (arm_budget, about 1.2 KiB a task with their key entries).
+// results.json keeps each round's LSN range and the relations by file node, to read pg_waldump's records by table.
 //
 // The WAL is pg_current_wal_lsn()'s advance over the round: the whole server's, so WAL_DATABASE_URL should name a
 // server nothing else writes to (a cluster of its own); the commits other databases made meanwhile are reported
@@ -132,7 +137,7 @@ class WalServer {
                 coalesce(sum(calls) FILTER (WHERE query ~* '\\m(insert|update|delete|notify|pg_notify)\\M'), 0) AS writes
          FROM pg_stat_statements
          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-           AND query !~* 'pg_stat_statements|pg_stat_database|pg_current_wal_lsn'`,
+           AND query !~* 'pg_stat_statements|pg_stat_database|pg_current_wal_lsn|^vacuum'`,
       );
       statements = Number(rows[0].calls);
       writes = Number(rows[0].writes);
@@ -151,6 +156,21 @@ class WalServer {
       rowsWritten: Number(own?.tuples ?? 0),
       others: Object.fromEntries(others.map((r) => [r.datname, Number(r.xacts)])),
     };
+  }
+
+  /**
+   * The database's oid and its relations by file node, to read pg_waldump's records of a round's WAL range ("rel
+   * spc/db/filenode") by table and index.
+   */
+  async relations(client: pg.Client): Promise<{ oid: number; byFilenode: Record<string, string> }> {
+    const db = await client.query<{ oid: number }>("SELECT oid FROM pg_database WHERE datname = current_database()");
+    const { rows } = await client.query<{ filenode: string; name: string }>(
+      `SELECT pg_relation_filenode(c.oid)::text AS filenode, n.nspname || '.' || c.relname AS name
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'
+         AND pg_relation_filenode(c.oid) IS NOT NULL`,
+    );
+    return { oid: db.rows[0].oid, byFilenode: Object.fromEntries(rows.map((r) => [r.filenode, r.name])) };
   }
 
   async walBetween(a: string, b: string): Promise<number> {
@@ -183,6 +203,10 @@ interface Round {
   side: "before" | "after";
   tasks: number;
   walBytesPerTask: number;
+  /** The round's WAL, from LSN to LSN (for pg_waldump --stats). */
+  wal: string;
+  /** Of walBytesPerTask, the VACUUM of the side's database after the round. */
+  vacuumBytesPerTask: number;
   statementsPerTask: number | undefined;
   writesPerTask: number | undefined;
   transactionsPerTask: number;
@@ -220,17 +244,21 @@ async function oneRound(b: Bench, server: WalServer, side: "before" | "after", s
     }),
   );
   const seconds = (Date.now() - t0) / 1000;
-  const lsn1 = (await server.counters(db.name, db.client)).lsn;
   await b.stop(one);
+  // The vacuum the round's rows need, done now: autovacuum would do it later, within the other side's round.
+  const lsnRun = (await server.counters(db.name, db.client)).lsn;
+  await db.client.query("VACUUM");
   // pg_stat_database hears of a backend's transactions when it flushes its counters (within a second of them).
   await sleep(1500);
-  const c1 = { ...(await server.counters(db.name, db.client)), lsn: lsn1 };
+  const c1 = await server.counters(db.name, db.client);
   const per = (x: number | undefined, y: number | undefined) =>
     x === undefined || y === undefined ? undefined : (y - x) / tasks;
   const round: Round = {
     side,
     tasks,
     walBytesPerTask: (await server.walBetween(c0.lsn, c1.lsn)) / tasks,
+    wal: `${c0.lsn}-${c1.lsn}`,
+    vacuumBytesPerTask: (await server.walBetween(lsnRun, c1.lsn)) / tasks,
     statementsPerTask: per(c0.statements, c1.statements),
     writesPerTask: per(c0.writes, c1.writes),
     transactionsPerTask: (c1.transactions - c0.transactions) / tasks,
@@ -241,7 +269,7 @@ async function oneRound(b: Bench, server: WalServer, side: "before" | "after", s
     loadAverage: loadAverage(),
   };
   b.log(
-    `wal: ${side}: ${(round.walBytesPerTask / 1024).toFixed(2)} KiB of WAL, ${round.statementsPerTask?.toFixed(2) ?? "?"} statements (${round.writesPerTask?.toFixed(2) ?? "?"} writing), ${round.transactionsPerTask.toFixed(2)} transactions a task; ${round.otherCommits} commits elsewhere; load ${round.loadAverage.join(" ")}`,
+    `wal: ${side}: ${(round.walBytesPerTask / 1024).toFixed(2)} KiB of WAL (${(round.vacuumBytesPerTask / 1024).toFixed(2)} the vacuum after), ${round.statementsPerTask?.toFixed(2) ?? "?"} statements (${round.writesPerTask?.toFixed(2) ?? "?"} writing), ${round.transactionsPerTask.toFixed(2)} transactions a task; ${round.otherCommits} commits elsewhere; load ${round.loadAverage.join(" ")}`,
   );
   return round;
 }
@@ -336,7 +364,12 @@ export async function measureWal(b: Bench, ref?: string): Promise<Figure> {
       const side = r % 2 === 0 ? "before" : "after";
       rounds.push(await oneRound(b, server, side, sides[side], r, tasks));
     }
-    return summary(rounds, before.commit, server.statementsKept);
+    const relations = {
+      before: await server.relations(sides.before.db.client),
+      after: await server.relations(sides.after.db.client),
+    };
+    const figure = summary(rounds, before.commit, server.statementsKept);
+    return { ...figure, results: { wal: { ...(figure.results.wal as object), relations } } };
   } finally {
     await server.close();
     before.remove();
