@@ -1,7 +1,18 @@
 // What a resize's store calls cost PostgreSQL, without HTTP or Azure: K runners, each creating a task, claiming it,
-// then writing its journal as a resize with a long-running write does (the first checkpoint with the opening lines,
-// the write's in-flight checkpoint, two history lines alone while it is polled, the end with its result and line),
-// reading its revision twice and the task once (as a held read and a poll do). Prints, per task and per round: the
+// then writing its journal as the service's runner writes an uncontended resize with a long-running write, three
+// updates (what a store that prints every TaskChange sees of a resize against the simulator):
+//   1. the opening lines ("Initializing", "Starting") with the move to running: they wait LINES_WAIT_MS (200 ms) for
+//      a change to go with (src/tasks/task-journal.ts, #scheduleFlush) and go alone when the first read of the scale
+//      set outlasts that; commitOf adds `state: "running"` to the first write;
+//   2. the checkpoint of the write in flight (about 1 KiB: its step, its patch and the serialized poller) with the
+//      ARM calls so far and the attempt's line: src/tasks/task-run.ts #checkpoint, `journal.change({ checkpoint,
+//      armCalls })`. Nothing is written while the write is polled: no line, no ARM calls alone;
+//   3. the end (task-outcome.ts changeAfter): result, ARM calls, `checkpoint: null`, operationIndex, state,
+//      finishedAtMs and the last three lines in one write; the checkpoint without the write in flight is not written
+//      on its own (CheckpointWrites.writeOf: "withNextWrite"), the end's `checkpoint: null` replaces it.
+// On PostgreSQL each update waits for and shares the group statement of src/tasks/pg/update-queue.ts. Left out: the
+// lease renewals of a write that outlasts a third of the lease (one statement a replica for all its due tasks), the
+// reads of the caller's held waits beyond two revisions and one get. Prints, per task and per round: the
 // database server's CPU (its backends', those that ended included), this process's, the statements sent (counted
 // at the client: every query of the `pg` module) and the WAL written (pg_current_wal_insert_lsn before and after:
 // the whole server's, so point TEST_DATABASE_URL at a server nothing else writes to for that figure). `--tree DIR`
@@ -38,40 +49,80 @@ pg.Client.prototype.query = function (this: pg.Client, ...a: unknown[]) {
   return query.apply(this, a);
 } as typeof pg.Client.prototype.query;
 
-const line = (phase: string) => ({ phase, status: "…", timeMs: Date.now() });
+const line = (phase: string, status: string) => ({ phase, status, timeMs: Date.now() });
 let n = 0;
 
-/** One task, its store calls as a resize with a long-running write makes them. */
+/** The checkpoint of a resize's write in flight as the runner writes it: its step, its patch, the poller's state. */
+function inFlightCheckpoint(name: string) {
+  const url = (path: string) =>
+    `https://management.azure.com/subscriptions/00000000-0000-4000-8000-000000000001${path}?api-version=2024-07-01`;
+  const scaleSet = url(`/resourceGroups/demo-rg/providers/Microsoft.Compute/virtualMachineScaleSets/${name}`);
+  const poller = JSON.stringify({
+    state: {
+      status: "running",
+      config: {
+        metadata: { mode: "OperationLocation" },
+        operationLocation: url(
+          `/providers/Microsoft.Compute/locations/eastus/operations/${randomBytes(16).toString("hex")}`,
+        ),
+        resourceLocation: scaleSet,
+        initialRequestUrl: scaleSet,
+        requestMethod: "PATCH",
+      },
+    },
+  });
+  const tags = { app: "web", env: "prod", version: "v001", "vmss-ops.min": "1", "vmss-ops.max": "10" };
+  const patch = { sku: { name: "Standard_D2s_v3", tier: "Standard", capacity: 4 }, tags };
+  const step = { kind: "update" as const, summary: "set capacity 3 → 4 (min 1, max 10)", patch };
+  return { operationIndex: 0, attempt: 1, inFlight: { step, poller } };
+}
+
+/** One task, its store calls as the runner makes them for a resize with a long-running write (the header). */
 async function oneTask(store: TaskStore, owner: string): Promise<void> {
   const k = n++;
+  const name = `pg-task-${k}`;
   await store.create({
-    operations: [{ name: "resizeServerGroup", description: { serverGroupName: `pg-task-${k}` } }],
-    scaleSets: [`demo/eastus/demo-rg/pg-task-${k}`],
+    operations: [{ name: "resizeServerGroup", description: { serverGroupName: name } }],
+    scaleSets: [`demo/eastus/demo-rg/${name}`],
   });
   const [task] = await store.claim(owner, 60_000, 1);
   if (!task) return;
-  const checkpoint = { operationIndex: 0, attempt: 1 };
-  await store.update(owner, task.id, { state: "running", checkpoint, history: [line("RESIZE"), line("RESIZE")] });
-  // A serialized poller is some 400 characters of absolute URLs and state.
-  const inFlight = { step: { kind: "update" as const, summary: "capacity 3" }, poller: "x".repeat(400) };
-  await store.update(owner, task.id, { checkpoint: { ...checkpoint, inFlight }, armCalls: 2 });
-  await store.update(owner, task.id, { history: [line("RESIZE")] });
+  await store.update(owner, task.id, {
+    state: "running",
+    history: [
+      line("INIT", "Initializing operation: resizeServerGroup"),
+      line(
+        "RESIZE_SERVER_GROUP",
+        `Starting: resize ${name} to 4 (account demo, region eastus, resource group demo-rg)`,
+      ),
+    ],
+  });
+  await store.update(owner, task.id, {
+    checkpoint: inFlightCheckpoint(name),
+    armCalls: 2,
+    history: [line("RESIZE_SERVER_GROUP", 'attempt 1/8: set capacity 3 → 4 (min 1, max 10) (If-Match "1")')],
+  });
   await store.revision(task.id);
-  await store.update(owner, task.id, { history: [line("RESIZE")], armCalls: 4 });
   await store.revision(task.id);
   await store.get(task.id);
   await store.update(owner, task.id, {
-    state: "succeeded",
-    finishedAtMs: Date.now(),
     checkpoint: null,
-    armCalls: 5,
+    armCalls: 9,
     resultObjects: [
       {
-        ...{ type: "destroyedServerGroup", account: "demo", region: "eastus", resourceGroup: "demo-rg" },
-        ...{ serverGroupName: `pg-task-${k}`, deletedByThisTask: true, confirmedBy: "GET 404 ResourceNotFound" },
+        ...{ type: "serverGroup", account: "demo", region: "eastus", resourceGroup: "demo-rg", serverGroupName: name },
+        ...{ capacity: { min: 1, max: 10, desired: 4 }, disabled: false, instanceCount: 4 },
+        ...{ instanceIds: ["0", "1", "2", "3"], provisioningState: "Succeeded", etag: '"2"' },
       },
     ],
-    history: [line("ORCHESTRATION")],
+    operationIndex: 1,
+    state: "succeeded",
+    finishedAtMs: Date.now(),
+    history: [
+      line("RESIZE_SERVER_GROUP", "Azure confirmed: capacity 4 (min 1, max 10)"),
+      line("RESIZE_SERVER_GROUP", `Done: ${name} has capacity 4 (min 1, max 10), as Azure lists it`),
+      line("ORCHESTRATION", "Orchestration completed."),
+    ],
   });
 }
 

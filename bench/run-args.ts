@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 
 export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-fleet10 | --only-burst | --only-makespan |
                     --only-cpu | --only-soak | --only-azure-link | --only-tracing | --only-store-latency |
-                    --only-memory | --skip-fleet]
+                    --only-memory | --only-wal [--tree REF] | --skip-fleet]
   --smoke          tiny sizes (what npm test runs; figures mean nothing)
   --out DIR        where results.json and makespan.svg go (default bench/)
   --only-fleet     only the fleet and claim figures, merged into DIR/results.json (a fresh one if DIR has none)
@@ -32,6 +32,11 @@ export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --
                    answered 503 and the share timed out; merged into DIR/results.json
   --only-memory    only the throughput figure's peak RSS (median of 5 runs of 5,000 tasks) and start to first
                    /health (median of 5 starts, full and empty store alternated), merged into DIR/results.json
+  --only-wal       only PostgreSQL's WAL and statements per resize through the service (1 replica), this tree
+                   against the tree before (bench/wal-baseline's commit, or --tree REF) checked out beside it,
+                   rounds alternated; WAL_DATABASE_URL: a PostgreSQL server nothing else writes to (default
+                   TEST_DATABASE_URL's); merged into DIR/results.json
+  --tree REF       with --only-wal: the commit to compare against instead of bench/wal-baseline's
 `;
 
 export interface BenchArgs {
@@ -39,6 +44,8 @@ export interface BenchArgs {
   smoke: boolean;
   out: string;
   part: BenchPart;
+  /** --only-wal's tree before (--tree), when given. */
+  tree?: string;
 }
 
 export type BenchArgsResult = { ok: true; args: BenchArgs } | { ok: false; message: string };
@@ -56,6 +63,7 @@ const PARTS = [
   "only-tracing",
   "only-store-latency",
   "only-memory",
+  "only-wal",
 ] as const;
 
 export type BenchPart = "all" | (typeof PARTS)[number];
@@ -77,6 +85,7 @@ export function parseBenchArgs(argv: string[], defaultOut: string): BenchArgsRes
         help: { type: "boolean" },
         smoke: { type: "boolean" },
         out: { type: "string" },
+        tree: { type: "string" },
         ...PART_OPTIONS,
       },
     }));
@@ -95,5 +104,10 @@ export function parseBenchArgs(argv: string[], defaultOut: string): BenchArgsRes
       ok: false,
       message: `--skip-fleet keeps the fleet and claim figures of ${join(out, "results.json")}, which does not exist: run without --skip-fleet, or --only-fleet first`,
     };
-  return { ok: true, args: { help: values.help === true, smoke: values.smoke === true, out, part } };
+  if (values.tree !== undefined && part !== "only-wal")
+    return { ok: false, message: "--tree names the tree before of --only-wal: use it with --only-wal" };
+  if (values.tree !== undefined && values.tree.trim() === "")
+    return { ok: false, message: "--tree needs a commit, got an empty value" };
+  const tree = values.tree === undefined ? {} : { tree: values.tree };
+  return { ok: true, args: { help: values.help === true, smoke: values.smoke === true, out, part, ...tree } };
 }

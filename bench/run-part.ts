@@ -12,6 +12,7 @@ import { measureTracing } from "./figures/tracing.ts";
 import { measureStoreLatency } from "./figures/store-latency.ts";
 import { measureStartup } from "./figures/startup.ts";
 import { measureThroughput } from "./figures/throughput.ts";
+import { measureWal } from "./figures/wal.ts";
 import { cpuShare } from "./measure.ts";
 import type { BenchPart } from "./run-args.ts";
 import type { Row } from "./table.ts";
@@ -25,12 +26,13 @@ export async function fleetAndClaims(b: Bench) {
 
 type Merge = (rows: Row[], results: Record<string, unknown>, drop?: (figure: string) => boolean) => void;
 
-/** `part` of the run (neither "all" nor "skip-fleet"), merged with `merge`. */
+/** `part` of the run (neither "all" nor "skip-fleet"), merged with `merge`; `tree`: --only-wal's tree before. */
 export async function runPart(
   b: Bench,
   part: Exclude<BenchPart, "all" | "skip-fleet">,
   out: string,
   merge: Merge,
+  tree?: string,
 ): Promise<void> {
   const shareAtStart = cpuShare();
   const shares = () => ({
@@ -74,6 +76,9 @@ export async function runPart(
     merge(rows, results);
   } else if (part === "only-tracing") {
     const { rows, results } = await measureTracing(b);
+    merge(rows, results);
+  } else if (part === "only-wal") {
+    const { rows, results } = await measureWal(b, tree);
     merge(rows, results);
   } else if (part === "only-store-latency") {
     const { rows, results } = await measureStoreLatency(b);

@@ -98,7 +98,7 @@ try {
     `machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB${smoke ? "; smoke sizes" : ""}`,
   );
   if (part === "all" || part === "skip-fleet") await everyFigure();
-  else await runPart(b, part, out, merge);
+  else await runPart(b, part, out, merge, parsed.args.tree);
 } finally {
   await b.close();
 }

@@ -25,7 +25,18 @@ t.test("arguments", async (t) => {
     ok: true,
     args: { help: false, smoke: false, out: dir, part: "only-fleet" },
   });
-  for (const part of ["only-cpu", "only-soak", "only-store-latency", "only-memory", "only-fleet10"] as const)
+  t.same(parseBenchArgs(["--only-wal", "--tree", "e51a1af"], "/default"), {
+    ok: true,
+    args: { help: false, smoke: false, out: "/default", part: "only-wal", tree: "e51a1af" },
+  });
+  for (const part of [
+    "only-cpu",
+    "only-soak",
+    "only-store-latency",
+    "only-memory",
+    "only-fleet10",
+    "only-wal",
+  ] as const)
     t.same(parseBenchArgs([`--${part}`, "--smoke"], "/default"), {
       ok: true,
       args: { help: false, smoke: true, out: "/default", part },
@@ -40,6 +51,9 @@ t.test("arguments", async (t) => {
     [["--only-fleet", "--only-fleet10"], /--only-fleet and --only-fleet10 cannot be combined/],
     [["--skip-fleet", "--out", dir], /results\.json, which does not exist/],
     [["extra"], /positional/i],
+    [["--only-cpu", "--tree", "e51a1af"], /--tree names the tree before of --only-wal/],
+    [["--tree", "e51a1af"], /--tree names the tree before of --only-wal/],
+    [["--only-wal", "--tree", ""], /--tree needs a commit/],
   ];
   for (const [argv, message] of refused) {
     const result = parseBenchArgs(argv, "/default");

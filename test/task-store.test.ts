@@ -177,6 +177,113 @@ t.test("postgres: start-up, migrations and connection errors", { buffered: true 
     );
   });
 
+  t.test(
+    "a schema at version 14 with tasks in it: migrated, its tasks read, ended and pruned with their lines",
+    async (t) => {
+      const schema = ownSchema(t);
+      // The schema as version 14 made it, foreign keys and all, with a task queued and one that ended, as it wrote them.
+      await withAdmin(async (a) => {
+        await a.query(`CREATE SCHEMA "${schema}"`);
+        await a.query(`SET search_path TO "${schema}"`);
+        await a.query(
+          "CREATE TABLE schema_migrations (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+        );
+        for (const m of POSTGRES_MIGRATIONS.filter((m) => m.version <= 14)) {
+          await a.query(m.sql);
+          await a.query("INSERT INTO schema_migrations (version, description) VALUES ($1, $2)", [
+            m.version,
+            m.description,
+          ]);
+        }
+        await a.query(
+          `INSERT INTO tasks (id, state, operations, created_at_ms, updated_at_ms, finished_at_ms)
+         VALUES ('old-queued', 'queued', '[{"name":"resizeServerGroup","description":{"serverGroupName":"sg-1"}}]', 1, 1, NULL),
+                ('old-done', 'succeeded', '[{"name":"scaleDown","description":{"serverGroupName":"sg-2"}}]', 1, 2, 2)`,
+        );
+        await a.query(
+          `INSERT INTO task_scale_sets (task_seq, scale_set) SELECT seq, 'a/r/rg/sg-1' FROM tasks WHERE id = 'old-queued'`,
+        );
+        await a.query(`INSERT INTO task_ready (task_seq) SELECT seq FROM tasks WHERE id = 'old-queued'`);
+        await a.query(
+          `INSERT INTO task_history (task_id, phase, status, time_ms) VALUES ('old-queued', 'SUBMIT', 'one', 1), ('old-done', 'SUBMIT', 'two', 1), ('old-done', 'END', 'three', 2)`,
+        );
+        await a.query("RESET search_path");
+      });
+      const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });
+      t.teardown(() => store.close());
+      const versions = await withAdmin((a) =>
+        a.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`),
+      );
+      t.same(
+        versions.rows.map((r) => r.version),
+        VERSIONS,
+        "migrated to the code's version",
+      );
+      t.same(
+        (await store.get("old-done"))?.history.map((h) => h.status),
+        ["two", "three"],
+        "the lines written before, in order",
+      );
+      t.same(
+        (await store.list({ limit: 10, serverGroup: "sg-1" })).tasks.map((x) => x.id),
+        ["old-queued"],
+        "found by server group",
+      );
+      t.same(
+        (await store.list({ limit: 10, state: "succeeded" })).tasks.map((x) => x.id),
+        ["old-done"],
+        "listed by state",
+      );
+      t.same((await store.backlog()).queued, 1, "the queued one in the backlog");
+      const [claimed] = await store.claim("r1", 60_000, 1);
+      t.equal(claimed?.id, "old-queued", "the queued one is claimed");
+      t.same(
+        (await store.list({ limit: 10, serverGroup: "sg-1" })).tasks.map((x) => x.id),
+        ["old-queued"],
+        "found by server group once claimed",
+      );
+      t.ok(
+        await store.update("r1", "old-queued", {
+          state: "running",
+          history: [{ phase: "RUN", status: "four", timeMs: 3 }],
+        }),
+      );
+      t.ok(
+        await store.update("r1", "old-queued", {
+          state: "succeeded",
+          finishedAtMs: 4,
+          history: [{ phase: "END", status: "five", timeMs: 4 }],
+        }),
+        "and ended",
+      );
+      t.same(
+        (await store.list({ limit: 10, operation: "resizeServerGroup" })).tasks.map((x) => x.id),
+        ["old-queued"],
+        "found by operation once ended",
+      );
+      t.same(
+        (await store.list({ limit: 1, state: "succeeded" })).nextCursor !== undefined,
+        true,
+        "a page of the succeeded, and more",
+      );
+      const ended = await store.get("old-queued");
+      t.same(
+        ended?.history.map((h) => h.status),
+        ["one", "four", "five"],
+        "its lines, old and new, in order",
+      );
+      t.equal(ended?.leaseOwner, undefined, "its lease given up");
+      t.equal(await store.prune(Number.MAX_SAFE_INTEGER), 2, "both pruned");
+      const left = await withAdmin((a) =>
+        a.query(
+          `SELECT (SELECT count(*) FROM "${schema}".task_history)::int AS lines, (SELECT count(*) FROM "${schema}".task_scale_sets)::int AS keys,
+                (SELECT count(*) FROM "${schema}".task_ready)::int AS ready`,
+        ),
+      );
+      t.same(left.rows[0], { lines: 0, keys: 0, ready: 0 }, "their lines, scale sets and candidacy gone with them");
+    },
+  );
+
   t.test("a schema newer than the code is refused, and left alone", async (t) => {
     const schema = ownSchema(t);
     const store = await PostgresTaskStore.open({ connectionString: DATABASE_URL, schema });

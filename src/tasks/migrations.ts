@@ -448,6 +448,32 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         WHERE state IN ('succeeded', 'failed', 'canceled');
       ALTER TABLE tasks SET (fillfactor = 80);`,
   },
+  {
+    version: 15,
+    description:
+      "fewer index entries and row locks per task: narrower partial indexes, no history primary key, no foreign keys",
+    // Each new version of a task's row (its insert, and the claim, start and end, which change indexed columns) is an
+    // entry in every index whose predicate it meets, and each history line was two; a statement inserting a history
+    // line, a scale set or a candidate also locked the task's row (the foreign key's check: a WAL record each).
+    // tasks_state_seq (every row, every version) gives way to an index of the failed and canceled tasks only (a list
+    // of the others by state walks the primary key: succeeded tasks are most of it, running ones are in
+    // tasks_started); tasks_runnable to tasks_waiting, the backlog's queued tasks nobody holds, which a claim leaves.
+    // task_history's seq keeps ordering the lines through (task_id, seq). Prune deletes a task's lines, scale sets
+    // and candidate with it (src/tasks/pg/prune.ts). The GIN index of the operations holds the finished tasks
+    // only (their one version), where each version was a few entries; list finds the tasks not finished, few, through
+    // tasks_waiting and tasks_started (src/tasks/pg/read.ts).
+    sql: `DROP INDEX IF EXISTS tasks_state_seq;
+      CREATE INDEX IF NOT EXISTS tasks_ended_badly ON tasks (state, seq) WHERE state IN ('failed', 'canceled');
+      DROP INDEX IF EXISTS tasks_runnable;
+      CREATE INDEX IF NOT EXISTS tasks_waiting ON tasks (seq) WHERE state = 'queued' AND lease_owner IS NULL;
+      ALTER TABLE task_history DROP CONSTRAINT IF EXISTS task_history_pkey;
+      ALTER TABLE task_history DROP CONSTRAINT IF EXISTS task_history_task_id_fkey;
+      ALTER TABLE task_scale_sets DROP CONSTRAINT IF EXISTS task_scale_sets_task_seq_fkey;
+      ALTER TABLE task_ready DROP CONSTRAINT IF EXISTS task_ready_task_seq_fkey;
+      DROP INDEX IF EXISTS tasks_operations;
+      CREATE INDEX IF NOT EXISTS tasks_operations_finished ON tasks USING gin (operations jsonb_path_ops)
+        WHERE state IN ('succeeded', 'failed', 'canceled');`,
+  },
 ];
 
 export function latestVersion(migrations: readonly Migration[]): number {

@@ -77,8 +77,8 @@ export class PostgresTaskStore implements TaskStore {
     this.openWarnings = openWarnings;
     this.#t = t;
     this.#creates = new PgCreateQueue(db, t, createTimeoutMs);
-    this.updates = new PgUpdateQueue(db, t);
     this.#ended = new EndNotifier(db, t);
+    this.updates = new PgUpdateQueue(db, t, this.#ended);
     this.where = where;
   }
 
@@ -142,7 +142,7 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   update(owner: string, id: string, change: TaskChange): Promise<boolean> {
-    return update(this.#db, this.#t, owner, id, change, this.#ended, this.updates);
+    return update(this.#db, this.#t, owner, id, change, this.updates);
   }
 
   watch(onWork: () => void): Promise<() => Promise<void>> {

@@ -3,11 +3,12 @@
 import type { Backlog } from "../task-store.ts";
 import type { PgConnection } from "./connection.ts";
 import { NOW_MS, type PgTables } from "./tables.ts";
+import { WAITING_SQL } from "./read.ts";
 
 export async function backlog(db: PgConnection, t: PgTables): Promise<Backlog> {
   const { rows } = await db.query<{ n: string; oldest: string | null; now: string }>(
-    `SELECT count(*) AS n, min(created_at_ms) AS oldest, ${NOW_MS} AS now FROM ${t.tasks}
-     WHERE state = 'queued' AND lease_owner IS NULL`,
+    `SELECT count(*) AS n, min(created_at_ms) AS oldest, ${NOW_MS} AS now FROM ${t.tasks} t
+     WHERE ${WAITING_SQL("t")}`,
     [],
     true,
   );

@@ -6,6 +6,17 @@ import { decodeCursor, encodeCursor } from "../cursor.ts";
 import { listOrderSql } from "../ordering.ts";
 import type { PgConnection } from "./connection.ts";
 import { jsonParam, type PgTables, toTask } from "./tables.ts";
+import { STARTED_UNFINISHED_SQL } from "./claim.ts";
+import { FINISHED_STATES } from "../task.ts";
+import { sqlStateList } from "../task-state.ts";
+
+const FINISHED_SQL = sqlStateList(FINISHED_STATES);
+
+/**
+ * SQL: the task aliased `t` is queued and nobody holds it. Word for word the predicate of the partial index
+ * tasks_waiting (migration 15), which the backlog reads.
+ */
+export const WAITING_SQL = (t: string): string => `${t}.state = 'queued' AND ${t}.lease_owner IS NULL`;
 
 export async function getTask(db: PgConnection, t: PgTables, id: string): Promise<Task | undefined> {
   const sql = `SELECT ${t.columns} FROM ${t.tasks} t WHERE t.id = $1`;
@@ -41,13 +52,25 @@ export async function list(db: PgConnection, t: PgTables, query: TaskQuery): Pro
   const before = decodeCursor(query.cursor);
   if (before !== undefined) where.push(`t.seq < ${param(before)}::bigint`);
   if (query.state) where.push(`t.state = ${param(query.state)}`);
-  // jsonb containment, served by the GIN index on operations.
-  if (query.operation) where.push(`t.operations @> ${param(jsonParam([{ name: query.operation }]))}::jsonb`);
+  // jsonb containment: of the finished tasks, served by their GIN index (migration 15); of the others, read from
+  // tasks_waiting and tasks_started, whose predicates each part states word for word, as PostgreSQL uses a partial
+  // index only for a query that implies its predicate. The three parts are every state, each task in one.
+  const contains: string[] = [];
+  if (query.operation) contains.push(`u.operations @> ${param(jsonParam([{ name: query.operation }]))}::jsonb`);
   if (query.serverGroup) {
-    where.push(`t.operations @> ${param(jsonParam([{ description: { serverGroupName: query.serverGroup } }]))}::jsonb`);
+    contains.push(
+      `u.operations @> ${param(jsonParam([{ description: { serverGroupName: query.serverGroup } }]))}::jsonb`,
+    );
   }
+  const part = (predicate: string) => `SELECT u.* FROM ${t.tasks} u WHERE ${predicate} AND ${contains.join(" AND ")}`;
+  const from =
+    contains.length === 0
+      ? t.tasks
+      : `(${part(`u.state IN ${FINISHED_SQL}`)}
+         UNION ALL ${part(WAITING_SQL("u"))}
+         UNION ALL ${part(STARTED_UNFINISHED_SQL("u"))})`;
   const { rows } = await db.query(
-    `SELECT ${t.columns} FROM ${t.tasks} t ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+    `SELECT ${t.columns} FROM ${from} t ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
      ORDER BY ${listOrderSql("t")} LIMIT ${param(limit + 1)}`,
     params,
     true,
