@@ -15,7 +15,7 @@ import { freePort } from "../../testkit/child-service.ts";
 import { faultyLink, type FaultyLink } from "../../testkit/faulty-link.ts";
 import { loadAverage, resize, type Bench } from "../context.ts";
 import type { Figure, Row } from "../table.ts";
-import { call, rssMb, Tally, target, throughPort } from "./load.ts";
+import { call, rssMb, Tally, target, throughPort, type Answer } from "./load.ts";
 
 function soakSizes(smoke: boolean) {
   return smoke
@@ -51,6 +51,15 @@ interface Sample {
 }
 
 type Size = ReturnType<typeof soakSizes>;
+
+interface Late {
+  sentAtS: number;
+  replica: ReplicaName;
+  kind: "submission" | "held read" | "read";
+  outcome: string;
+  status: number;
+  ms: number;
+}
 type ReplicaName = "a" | "b";
 
 /** What a soak run shares between its loops: the replicas, the clock, and everything counted. */
@@ -74,6 +83,8 @@ interface Soak {
   backlog: { atS: number; queued: number }[];
   faults: { atS: number; fault: string; tookS: number }[];
   inFlight: Set<Promise<unknown>>;
+  /** Every request answered past the client's patience or never: when it was sent, where, what it was and got. */
+  late: Late[];
   now: () => number;
   running: () => boolean;
   snapshotSignalled: boolean;
@@ -114,7 +125,7 @@ async function startSoak(b: Bench, size: Size): Promise<Soak> {
   return {
     ...{ b, size, links, envs, replicas, names, db, now, running: () => now() < size.durationS },
     ...{ submissions: new Tally(), reads: new Tally(), all: new Tally(), accepted: [], acceptedTwice: [] },
-    ...{ seen: new Set(), answerOf: new Map(), samples: [], backlog: [], faults: [], inFlight: new Set() },
+    ...{ seen: new Set(), answerOf: new Map(), samples: [], backlog: [], faults: [], inFlight: new Set(), late: [] },
     snapshotSignalled: false,
   };
 }
@@ -125,14 +136,17 @@ function submit(s: Soak, i: number): void {
   // Each submission its own clientRequestId: the store says which submissions made a task, whatever they were
   // answered.
   const requestId = `soak-${i}`;
+  const replica = i % 2 ? "b" : "a";
+  const sentAtS = s.now();
   const p = call(
-    s.replicas[i % 2 ? "b" : "a"].url,
+    s.replicas[replica].url,
     "POST",
     `/azure/ops/resizeServerGroup?clientRequestId=${requestId}`,
     resize(name, 1 + (i % 3)),
     s.size.patienceMs,
     [s.submissions, s.all],
   ).then((a) => {
+    noteLate(s, a, { sentAtS, replica, kind: "submission" });
     s.answerOf.set(
       requestId,
       a.status === 503
@@ -172,6 +186,7 @@ async function poller(s: Soak, j: number): Promise<void> {
       await sleep(100);
       continue;
     }
+    const sentAtS = s.now();
     const a = await call(
       s.replicas[r].url,
       "GET",
@@ -180,8 +195,21 @@ async function poller(s: Soak, j: number): Promise<void> {
       s.size.patienceMs,
       [s.reads, s.all],
     );
+    noteLate(s, a, { sentAtS, replica: r, kind: held ? "held read" : "read" });
     if (!held || a.status !== 200) await sleep(1000);
   }
+}
+
+/** Records a request answered past the client's patience, or never. */
+function noteLate(s: Soak, a: Answer, what: Pick<Late, "sentAtS" | "replica" | "kind">): void {
+  if (a.outcome !== "timedOut" && a.ms <= s.size.patienceMs) return;
+  s.late.push({
+    ...what,
+    sentAtS: Math.round(what.sentAtS * 10) / 10,
+    outcome: a.outcome,
+    status: a.status,
+    ms: Math.round(a.ms),
+  });
 }
 
 /** RSS of each replica (the process running now), and the backlog once a minute (every sample at smoke sizes). */
@@ -338,6 +366,11 @@ export async function measureSoak(b: Bench) {
     taskStates: check.states,
     submissions: submissions.summary(),
     reads: s.reads.summary(),
+    pastPatienceBy: {
+      submissions: submissions.pastMs(size.patienceMs),
+      reads: s.reads.pastMs(size.patienceMs),
+    },
+    late: lateSummary(s),
   };
   const growth = rss.secondHalfGrowthMbPerMin;
   b.log(
@@ -356,6 +389,16 @@ export async function measureSoak(b: Bench) {
   return { rows, results: { soak: { ...soak, pastPatience: rows.at(-1)!.measured } } } satisfies Figure;
 }
 
+/** The requests answered past the client's patience, counted by kind, replica and outcome, and the first 50 of them. */
+function lateSummary(s: Soak) {
+  const by: Record<string, number> = {};
+  for (const l of s.late) {
+    const key = `${l.kind} on ${l.replica}: ${l.outcome}${l.status ? ` ${l.status}` : ""}`;
+    by[key] = (by[key] ?? 0) + 1;
+  }
+  return { count: s.late.length, by, first: s.late.slice(0, 50) };
+}
+
 /** The share of requests answered past the client's patience (5 s) or never: what shedding in time must keep at 0. */
 function pastPatienceRow(s: Soak): Row {
   const { all, size } = s;
@@ -365,6 +408,6 @@ function pastPatienceRow(s: Soak): Row {
     measured: all.total === 0 ? 0 : Number((past / all.total).toFixed(6)),
     target: "0",
     met: past === 0,
-    detail: `${past} of ${all.total} requests (${all.outcomes.timedOut} timed out); shedding by event-loop delay at 3000 ms as deployed`,
+    detail: `${past} of ${all.total} requests (${all.outcomes.timedOut} timed out): ${s.submissions.pastMs(size.patienceMs)} of ${s.submissions.total} submissions, ${s.reads.pastMs(size.patienceMs)} of ${s.reads.total} reads; shedding by event-loop delay at 3000 ms as deployed`,
   };
 }

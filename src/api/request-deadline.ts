@@ -16,6 +16,7 @@ export function installRequestDeadlines(app: FastifyInstance, deadlineMs: number
       atMs,
       () => reply.raw.writableEnded,
       () => done(),
+      atMs - deadlineMs,
     );
   });
 }

@@ -2,9 +2,14 @@
 // map and a timer, nothing more. A task this replica ran wakes its waiters at once (notify, from the runner); a task
 // another replica runs is noticed by one shared poll of the store for every task waited on, every pollMs, while
 // anyone waits: its revision alone, and the task only when that moved (a task waiting in the queue costs the poll an
-// index lookup, not a task read). A waiter whose client went away (signal) is removed at once.
+// index lookup, not a task read). Each poll that answers confirms the task its waiters hold, so that a hold over can
+// answer it without another read (held-read.ts decides when). A waiter whose client went away (signal) is removed at
+// once.
 import { FINISHED_STATES, type Task } from "./task.ts";
 import type { TaskStore } from "./task-store.ts";
+import { afterWake, type HeldReadBounds } from "./held-read.ts";
+import { withoutRequestDeadline } from "./request-deadline.ts";
+import { RequestDeadlineError, TaskStoreUnavailableError } from "./store-outage.ts";
 
 export interface TaskWaiterOptions {
   store: Pick<TaskStore, "get" | "revision">;
@@ -12,15 +17,40 @@ export interface TaskWaiterOptions {
   pollMs: number;
 }
 
-type Wake = () => void;
+/** The task as the store last said it is (undefined: it does not exist), and when (performance.now() of the read). */
+interface Confirmed {
+  task: Task | undefined;
+  atMs: number;
+}
+
+/** Why a waiter woke: `moved`, a notice that the task changed that did not say how; `confirmed`, the last word on it. */
+interface Woken {
+  moved: boolean;
+  confirmed: Confirmed | undefined;
+}
+
+type Wake = (woken: Woken) => void;
+
+export interface HoldOptions extends Partial<HeldReadBounds> {
+  /** performance.now() when the hold is over. */
+  holdEndsAtMs: number;
+  /** The client went away: answer at once. */
+  signal?: AbortSignal;
+  /** The task as the caller has just read (or created) it, where the hold starts from. */
+  read?: Task;
+}
+
+/** A store call that failed, told from a task that is not there (undefined). */
+const FAILED = Symbol("failed");
 
 export class TaskWaiter {
   readonly #store: Pick<TaskStore, "get" | "revision">;
   readonly #pollMs: number;
   /** Task id → the waiters on it. */
   readonly #waiting = new Map<string, Set<Wake>>();
-  /** Task id → the revision its waiters last read: the poll reads the task again only when it moved. */
-  readonly #seen = new Map<string, number>();
+  /** Task id → the store's last word on it, as its waiters or the poll read it: the poll reads the task again only
+   * when its revision moved. */
+  readonly #seen = new Map<string, Confirmed>();
   #poll: NodeJS.Timeout | undefined;
   #polling = false;
   #closed = false;
@@ -44,45 +74,74 @@ export class TaskWaiter {
 
   /** A task ended (or may have: a cheap hint, re-checked by the waiters): wake those waiting on it. */
   notify(id: string): void {
+    this.#wake(id, { moved: true, confirmed: this.#seen.get(id) });
+  }
+
+  #wake(id: string, woken: Woken): void {
     const set = this.#waiting.get(id);
     if (!set) return;
     this.#waiting.delete(id);
     this.#seen.delete(id);
-    for (const wake of set) wake();
+    for (const wake of set) wake(woken);
     this.#stopPollingIfIdle();
   }
 
   /**
    * Resolves with the task once it has ended, or as it is when timeoutMs has passed or signal aborts (the client
-   * went away); undefined if the task does not exist (any more). `read` is the task as the caller has just read it
-   * from the store (or created it), so that the wait does not read it again before it sleeps: an end committed since
-   * moved its revision, which the store poll notices if no notification came.
+   * went away); undefined if the task does not exist (any more). Every wake reads the task again, within the store
+   * call's own bound. `read`: as in hold().
    */
-  async waitForEnd(id: string, timeoutMs: number, signal?: AbortSignal, read?: Task): Promise<Task | undefined> {
-    const end = Date.now() + timeoutMs;
-    let task = read ?? (await this.#store.get(id));
+  waitForEnd(id: string, timeoutMs: number, signal?: AbortSignal, read?: Task): Promise<Task | undefined> {
+    return this.hold(id, { holdEndsAtMs: performance.now() + timeoutMs, signal, read });
+  }
+
+  /**
+   * A held read (held-read.ts): the task once it has ended, or as it is when the hold is over or signal aborts;
+   * undefined if the task does not exist (any more). Once woken, it answers the task as last confirmed when that is
+   * fresh enough (freshForMs), else reads it again (a read made in the caller's async context: bounded by its request
+   * deadline, deadlineAtMs), and throws a TaskStoreUnavailableError when no time is left for that. `read` is the task
+   * as the caller has just read it from the store (or created it), so that the hold does not read it again before it
+   * sleeps: an end committed since moved its revision, which the store poll notices if no notification came.
+   */
+  async hold(id: string, options: HoldOptions): Promise<Task | undefined> {
+    const { holdEndsAtMs, deadlineAtMs, freshForMs = 0, signal } = options;
+    let confirmedAtMs = performance.now();
+    let task = options.read ?? (await this.#store.get(id));
     for (;;) {
       if (!task || FINISHED_STATES.has(task.state)) return task;
-      const left = end - Date.now();
+      const left = holdEndsAtMs - performance.now();
       if (left <= 0 || signal?.aborted || this.#closed) return task;
       // Recorded only for a wait that sleeps: its waiter's removal lets it go (an entry kept for a wait that has
-      // already answered would stay for good).
-      this.#seen.set(id, task.revision);
-      // Woken by notify (this replica ended it, or the poll saw it end), the timeout or the client leaving; each
-      // way the loop reads the task again and decides.
-      await this.#sleepUntilWoken(id, left, signal);
-      task = await this.#store.get(id);
+      // already answered would stay for good). The newest word on the task wins: its revision only grows.
+      const seen = this.#seen.get(id);
+      if (!seen || seen.atMs <= confirmedAtMs) this.#seen.set(id, { task, atMs: confirmedAtMs });
+      // Woken by notify (this replica ended it), the poll (it saw it end), the hold's end or the client leaving.
+      const woken = await this.#sleepUntilWoken(id, left, signal);
+      if (woken.confirmed && woken.confirmed.atMs >= confirmedAtMs) {
+        ({ task, atMs: confirmedAtMs } = woken.confirmed);
+      }
+      const now = performance.now();
+      const next = afterWake({ nowMs: now, deadlineAtMs, confirmedAtMs, freshForMs, moved: woken.moved });
+      if (next.next === "unavailable")
+        throw new TaskStoreUnavailableError(
+          "RequestDeadline",
+          new RequestDeadlineError("get", false, now - confirmedAtMs),
+        );
+      if (next.next === "read") {
+        confirmedAtMs = now;
+        task = await this.#store.get(id);
+      }
       if (signal?.aborted) return task;
     }
   }
 
-  #sleepUntilWoken(id: string, ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve) => {
+  #sleepUntilWoken(id: string, ms: number, signal?: AbortSignal): Promise<Woken> {
+    return new Promise<Woken>((resolve) => {
       let set = this.#waiting.get(id);
       if (!set) this.#waiting.set(id, (set = new Set()));
-      const done = () => {
+      const done: Wake = (woken) => {
         clearTimeout(timer);
-        signal?.removeEventListener("abort", done);
+        signal?.removeEventListener("abort", byItself);
         const current = this.#waiting.get(id);
         current?.delete(done);
         if (current?.size === 0) {
@@ -90,10 +149,12 @@ export class TaskWaiter {
           this.#seen.delete(id);
         }
         this.#stopPollingIfIdle();
-        resolve();
+        resolve(woken);
       };
-      const timer = setTimeout(done, ms);
-      signal?.addEventListener("abort", done, { once: true });
+      // The hold's end or the client leaving: the last word on the task is the poll's (or the waiter's own).
+      const byItself = () => done({ moved: false, confirmed: this.#seen.get(id) });
+      const timer = setTimeout(byItself, ms);
+      signal?.addEventListener("abort", byItself, { once: true });
       set.add(done);
       this.#startPolling();
     });
@@ -101,7 +162,8 @@ export class TaskWaiter {
 
   #startPolling(): void {
     if (this.#poll) return;
-    this.#poll = setInterval(() => void this.#pollOnce(), this.#pollMs);
+    // Shared by every hold: its store calls are no request's (a hold's deadline is its own, not the poll's).
+    this.#poll = withoutRequestDeadline(() => setInterval(() => void this.#pollOnce(), this.#pollMs));
     this.#poll.unref();
   }
 
@@ -111,18 +173,29 @@ export class TaskWaiter {
     this.#poll = undefined;
   }
 
-  /** One revision read per task waited on, the task read only when it moved; a slow store never stacks polls. */
+  /**
+   * One revision read per task waited on, the task read only when it moved; a slow store never stacks polls. A read
+   * that answers confirms the task its waiters hold (or the one it read); one that fails says nothing.
+   */
   async #pollOnce(): Promise<void> {
     if (this.#polling) return;
     this.#polling = true;
     try {
       for (const id of [...this.#waiting.keys()]) {
         const seen = this.#seen.get(id);
-        const revision = await this.#store.revision(id).catch(() => undefined);
-        if (revision !== undefined && revision === seen) continue;
-        const task = await this.#store.get(id).catch(() => undefined);
-        if (!task || FINISHED_STATES.has(task.state)) this.notify(id);
-        else if (this.#waiting.has(id)) this.#seen.set(id, task.revision);
+        const sentAtMs = performance.now();
+        const revision = await this.#store.revision(id).catch((): typeof FAILED => FAILED);
+        if (revision === FAILED) continue;
+        if (revision !== undefined && seen?.task !== undefined && revision === seen.task.revision) {
+          if (this.#waiting.has(id) && this.#seen.get(id) === seen)
+            this.#seen.set(id, { task: seen.task, atMs: sentAtMs });
+          continue;
+        }
+        const task = await this.#store.get(id).catch((): typeof FAILED => FAILED);
+        if (task === FAILED) continue;
+        const confirmed = { task, atMs: sentAtMs };
+        if (!task || FINISHED_STATES.has(task.state)) this.#wake(id, { moved: false, confirmed });
+        else if (this.#waiting.has(id)) this.#seen.set(id, confirmed);
       }
     } finally {
       this.#polling = false;
@@ -132,7 +205,7 @@ export class TaskWaiter {
   /** Wakes every waiter (shutdown): each answers with the task as it is. */
   close(): void {
     this.#closed = true;
-    for (const id of [...this.#waiting.keys()]) this.notify(id);
+    for (const id of [...this.#waiting.keys()]) this.#wake(id, { moved: false, confirmed: this.#seen.get(id) });
     this.#stopPollingIfIdle();
   }
 }

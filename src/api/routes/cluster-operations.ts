@@ -30,8 +30,7 @@ import { errorResponses } from "../error-responses.ts";
 import { SubmissionAnswer, TaskRef, WaitSeconds } from "../schemas.ts";
 import type { AnyOperation } from "../../operations/operation.ts";
 import type { TaskWaiter } from "../../tasks/task-waiter.ts";
-import { toClouddriverTask } from "../../tasks/task.ts";
-import { heldUntilEnd } from "../client-gone.ts";
+import { answerSubmitted } from "../client-gone.ts";
 import { dryRun } from "../dry-run.ts";
 import { readFailureAnswer } from "../failure-answers.ts";
 import {
@@ -336,12 +335,7 @@ function clusterOperationRoute(op: ClusterOperation): FastifyPluginAsyncTypebox<
         if (!created && !sameClusterRequest(task.operations, op, account.name, d.cluster, regions)) {
           throw apiError("ClientRequestIdReused", { clientRequestId, taskId: task.id });
         }
-        if (wait === undefined)
-          return reply
-            .code(202)
-            .send({ kind: "taskRef", id: task.id, resourceUri: `/task/${task.id}`, ignoredFields: named });
-        const ended = wait > 0 ? await heldUntilEnd(waiter, task.id, wait * 1000, reply, task) : task;
-        return reply.code(200).send(toClouddriverTask(ended ?? task));
+        return answerSubmitted(waiter, task, wait, reply, named);
       },
     );
   };

@@ -21,9 +21,8 @@ import { errorResponses, FORWARDING_ERRORS } from "../error-responses.ts";
 import { readFailureAnswer } from "../failure-answers.ts";
 import { SubmissionAnswer, TaskRef, WaitSeconds } from "../schemas.ts";
 import { dryRun } from "../dry-run.ts";
-import { toClouddriverTask } from "../../tasks/task.ts";
 import type { TaskWaiter } from "../../tasks/task-waiter.ts";
-import { heldUntilEnd } from "../client-gone.ts";
+import { answerSubmitted } from "../client-gone.ts";
 import { submissionRequestId } from "../submission-id.ts";
 import {
   ignoredFieldProblems,
@@ -303,12 +302,7 @@ async function submit(
   );
   if (!created && !sameOperations(task.operations, requests))
     throw apiError("ClientRequestIdReused", { clientRequestId, taskId: task.id });
-  if (wait === undefined)
-    return reply
-      .code(202)
-      .send({ kind: "taskRef", id: task.id, resourceUri: `/task/${task.id}`, ignoredFields: ignored });
-  const ended = wait > 0 ? await heldUntilEnd(opts.waiter, task.id, wait * 1000, reply, task) : task;
-  return reply.code(200).send(toClouddriverTask(ended ?? task));
+  return answerSubmitted(opts.waiter, task, wait, reply, ignored);
 }
 
 /** POST /azure/ops/{operation}, one route per operation served: its body is that operation's description. */

@@ -130,7 +130,9 @@ const getTask: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { stor
       if (!body) throw noTask(id);
       deny(body.accounts);
       if (wait && !body.finished) {
-        const ended = await heldUntilEnd(waiter, id, wait * 1000, reply);
+        // Read within the request's own deadline; the hold that follows has its own (client-gone.ts).
+        const task = await store.get(id);
+        const ended = task && (await heldUntilEnd(waiter, id, wait * 1000, reply, task));
         // Pruned while we waited: say what we last saw rather than a 404 for a task that existed.
         if (ended) return toClouddriverTask(ended);
       }
