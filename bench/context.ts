@@ -261,7 +261,10 @@ export class Bench {
    * The service started as npm start starts it, against this simulator, ended by close() if not by stop(). Told where
    * the simulator is, not its clock: the service asks the simulator (SIMULATOR_TIME_SCALE is the simulator's setting).
    */
-  async child(env: Record<string, string>, options: { waitForListen?: boolean } = {}): Promise<ChildService> {
+  async child(
+    env: Record<string, string>,
+    options: { waitForListen?: boolean; tree?: string } = {},
+  ): Promise<ChildService> {
     const s = await startChildService(
       { SIMULATOR_URL: this.sim.url, SIMULATOR_CA_FILE: this.caFile, SIMULATOR_TIME_SCALE: "", ...env },
       { ...options, nodeArgs: START_HEAP_FLAGS },
@@ -270,9 +273,12 @@ export class Bench {
     return s;
   }
 
-  /** The service as a user starts it (npm start's command, default settings, the external simulator), warmed up by one resize. */
-  async service(env: Record<string, string>): Promise<ChildService> {
-    const s = await this.child({ LOG_LEVEL: "info", ...env });
+  /**
+   * The service as a user starts it (npm start's command, default settings, the external simulator), warmed up by one
+   * resize; `tree`: started out of another checkout (the previous release's), this one's by default.
+   */
+  async service(env: Record<string, string>, tree?: string): Promise<ChildService> {
+    const s = await this.child({ LOG_LEVEL: "info", ...env }, { tree });
     const name = `warm-${this.children.length}`;
     await this.scaleSet(name);
     await this.waitAll(s, [await this.warmUp(s, name)], 5);

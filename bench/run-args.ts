@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 
 export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-fleet10 | --only-burst | --only-makespan |
-                    --only-cpu | --only-soak | --only-azure-link | --only-tracing | --only-store-latency |
+                    --only-cpu | --only-growth | --only-soak | --only-azure-link | --only-tracing | --only-store-latency |
                     --only-memory | --skip-fleet]
   --smoke          tiny sizes (what npm test runs; figures mean nothing)
   --out DIR        where results.json and makespan.svg go (default bench/)
@@ -18,8 +18,12 @@ export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --
   --only-makespan  only the makespans (1 replica, 3 replicas), the plain script's burst and the ARM calls per
                    resize, merged into DIR/results.json; makespan.svg is written again
   --only-cpu       only the CPU per task (32 at once, then one at a time): the service against the plain SDK script
-                   and the script that confirms as the service does, with the ARM calls each side made; merged into
-                   DIR/results.json
+                   and the script that confirms as the service does, with the ARM calls each side made, then the
+                   growth since the previous release (as --only-growth); merged into DIR/results.json
+  --only-growth    only the growth since the previous release (bench/previous-release): CPU per task (32 at once,
+                   one at a time) and GET /task/{id} a second, this tree's service against that release's, 5 rounds
+                   alternated; skipped, with the reason, where the clone lacks that commit (a shallow clone);
+                   merged into DIR/results.json
   --only-soak      only the overload soak (2 replicas on PostgreSQL, 10 minutes; SOAK_SECONDS to change it): RSS
                    per minute, nothing lost, every 503 with Retry-After; merged into DIR/results.json
   --only-azure-link only one of two replicas on PostgreSQL cut from Azure (its link black-holed 60 s of 100, 5
@@ -51,6 +55,7 @@ const PARTS = [
   "only-burst",
   "only-makespan",
   "only-cpu",
+  "only-growth",
   "only-soak",
   "only-azure-link",
   "only-tracing",

@@ -4,6 +4,7 @@ import { Bench, loadAverage, UNLIMITED_READS } from "./context.ts";
 import { measureBursts } from "./figures/bursts.ts";
 import { CPU_ROWS, measureCpu } from "./figures/cpu.ts";
 import { measureClaims } from "./figures/claims.ts";
+import { GROWTH_ROWS, measureGrowth } from "./figures/growth.ts";
 import { FLEET_ROWS, measureFleet, measureFleet10 } from "./figures/fleet.ts";
 import { measureOrdering, writeMakespanChart } from "./figures/ordering.ts";
 import { measureSoak } from "./figures/soak.ts";
@@ -53,11 +54,20 @@ export async function runPart(
     const { rows, results } = await measureCpu(b, one);
     await b.stop(one);
     const takenAt = new Date().toISOString();
+    // Then against the previous release: the ratio to the plain script moves with the script's own cost.
+    const growth = await measureGrowth(b);
     merge(
-      rows,
-      { cpu: { ...results.cpu, takenAt, ...shares() }, cpuSerial: { ...results.cpuSerial, takenAt } },
-      (figure) => CPU_ROWS.test(figure),
+      [...rows, ...growth.rows],
+      {
+        cpu: { ...results.cpu, takenAt, ...shares() },
+        cpuSerial: { ...results.cpuSerial, takenAt },
+        ...growth.results,
+      },
+      (figure) => CPU_ROWS.test(figure) || GROWTH_ROWS.test(figure),
     );
+  } else if (part === "only-growth") {
+    const { rows, results } = await measureGrowth(b);
+    merge(rows, results, (figure) => GROWTH_ROWS.test(figure));
   } else if (part === "only-fleet") {
     // The other figures stay those of the run that wrote results.json; these rows replace their own.
     const { rows, results } = await fleetAndClaims(b);

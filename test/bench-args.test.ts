@@ -25,7 +25,14 @@ t.test("arguments", async (t) => {
     ok: true,
     args: { help: false, smoke: false, out: dir, part: "only-fleet" },
   });
-  for (const part of ["only-cpu", "only-soak", "only-store-latency", "only-memory", "only-fleet10"] as const)
+  for (const part of [
+    "only-cpu",
+    "only-growth",
+    "only-soak",
+    "only-store-latency",
+    "only-memory",
+    "only-fleet10",
+  ] as const)
     t.same(parseBenchArgs([`--${part}`, "--smoke"], "/default"), {
       ok: true,
       args: { help: false, smoke: true, out: "/default", part },
