@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 
 export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-fleet10 | --only-burst | --only-makespan |
-                    --only-cpu | --only-growth | --only-soak | --only-azure-link | --only-tracing | --only-store-latency |
+                    --only-cpu | --only-growth | --only-reads | --only-soak | --only-azure-link | --only-tracing | --only-store-latency |
                     --only-memory | --skip-fleet]
   --smoke          tiny sizes (what npm test runs; figures mean nothing)
   --out DIR        where results.json and makespan.svg go (default bench/)
@@ -24,6 +24,8 @@ export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --
                    one at a time) and GET /task/{id} a second, this tree's service against that release's, 5 rounds
                    alternated; skipped, with the reason, where the clone lacks that commit (a shallow clone);
                    merged into DIR/results.json
+  --only-reads     only GET /task/{id} against bare fastify serving the same body (and on a replica keeping no
+                   answers), and with ?wait= requests held against none; merged into DIR/results.json
   --only-soak      only the overload soak (2 replicas on PostgreSQL, 10 minutes; SOAK_SECONDS to change it): RSS
                    per minute, nothing lost, every 503 with Retry-After; merged into DIR/results.json
   --only-azure-link only one of two replicas on PostgreSQL cut from Azure (its link black-holed 60 s of 100, 5
@@ -56,6 +58,7 @@ const PARTS = [
   "only-makespan",
   "only-cpu",
   "only-growth",
+  "only-reads",
   "only-soak",
   "only-azure-link",
   "only-tracing",
