@@ -22,7 +22,7 @@ type PerSide = { current: number[]; previous: number[] };
 function sizesOf(b: Bench) {
   return {
     atOnceN: b.smoke ? 6 : 96,
-    oneN: b.smoke ? 3 : 30,
+    oneN: b.smoke ? 3 : 60,
     readS: b.smoke ? 0.3 : 2,
     rounds: b.smoke ? 1 : GROWTH_ROUNDS,
   };
