@@ -17,7 +17,7 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { START_HEAP_FLAGS } from "../src/node-process.ts";
 import { SimulatorControl, startSimulator, type RunningSimulator } from "vmss-simulator";
-import { entryPointIn, SIMULATOR_CA_FILE, startChildService, type ChildService } from "../testkit/child-service.ts";
+import { SIMULATOR_CA_FILE, startChildService, type ChildService } from "../testkit/child-service.ts";
 import type { BenchArgs } from "./run-args.ts";
 import type { TaskView } from "./task-view.ts";
 
@@ -260,16 +260,14 @@ export class Bench {
   /**
    * The service started as npm start starts it, against this simulator, ended by close() if not by stop(). Told where
    * the simulator is, not its clock: the service asks the simulator (SIMULATOR_TIME_SCALE is the simulator's setting).
-   * `tree`: another checkout's service (its entry point, run in it).
    */
   async child(
     env: Record<string, string>,
     options: { waitForListen?: boolean; tree?: string } = {},
   ): Promise<ChildService> {
-    const { tree, ...rest } = options;
     const s = await startChildService(
       { SIMULATOR_URL: this.sim.url, SIMULATOR_CA_FILE: this.caFile, SIMULATOR_TIME_SCALE: "", ...env },
-      { ...rest, nodeArgs: START_HEAP_FLAGS, ...(tree ? { cwd: tree, script: entryPointIn(tree) } : {}) },
+      { ...options, nodeArgs: START_HEAP_FLAGS },
     );
     this.children.push(s);
     return s;
@@ -277,10 +275,10 @@ export class Bench {
 
   /**
    * The service as a user starts it (npm start's command, default settings, the external simulator), warmed up by one
-   * resize; `tree`: another checkout's.
+   * resize; `tree`: started out of another checkout (the previous release's), this one's by default.
    */
   async service(env: Record<string, string>, tree?: string): Promise<ChildService> {
-    const s = await this.child({ LOG_LEVEL: "info", ...env }, tree ? { tree } : {});
+    const s = await this.child({ LOG_LEVEL: "info", ...env }, { tree });
     const name = `warm-${this.children.length}`;
     await this.scaleSet(name);
     await this.waitAll(s, [await this.warmUp(s, name)], 5);

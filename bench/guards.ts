@@ -18,3 +18,15 @@ export const PEAK_RSS_GUARD_MB = 165;
 export const MODEL_COUNTS_WITHIN = 0.15;
 /** The same for its CPU terms (replicas, simulators, PostgreSQL), which move with the machine's load. */
 export const MODEL_CPU_WITHIN = 0.25;
+
+/**
+ * This tree's service against the previous release's, measured in the same run, alternated (bench/figures/growth.ts):
+ * the service's CPU per task (32 at once, one at a time) and per GET /task/{id}, current / previous (the reads a second
+ * are reported beside: on a loaded machine the rate is the scheduler's as much as the service's). The ratio to the
+ * plain script above moves with the script's own cost and hid a round of features that grew the service by a fifth;
+ * this one holds each release to at most a tenth more than the last, about what the median of five alternated rounds
+ * can tell from noise on a shared machine.
+ */
+export const GROWTH_GUARD = 1.1;
+/** Alternated rounds of the growth figure; the rows read their medians. */
+export const GROWTH_ROUNDS = 5;

@@ -12,7 +12,8 @@
 //     --alloc: instead of the CPU, what the measured part allocates (V8's sampling heap profiler, freed objects
 //     included: a task's garbage), per task, by function and by the nearest frame of the service's own code;
 //     --keep: leave the .cpuprofile in DIR (Chrome's DevTools open it); --node-args "A B": node's heap arguments instead of
-//     npm start's (e.g. "--max-semi-space-size=4").
+//     npm start's (e.g. "--max-semi-space-size=4"); --tree DIR: the service of another checkout (an earlier commit's
+//     tree, as bench/previous-release.ts makes one), to see what a hot spot was before.
 import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -51,6 +52,8 @@ const TRACE_GC = args.includes("--trace-gc");
 /** The plain SDK script makes the same resizes afterwards: CPU per task, the service's against its. */
 const PLAIN = args.includes("--plain");
 const KEEP = args.includes("--keep") ? args[args.indexOf("--keep") + 1] : undefined;
+/** Another checkout whose service is profiled instead of this tree's. */
+const TREE = args.includes("--tree") ? args[args.indexOf("--tree") + 1] : undefined;
 const HEAP_ARGS = args.includes("--node-args")
   ? args[args.indexOf("--node-args") + 1].split(" ").filter(Boolean)
   : START_HEAP_FLAGS;
@@ -148,6 +151,7 @@ try {
         ...(UNPROFILED ? [] : ["--cpu-prof", "--cpu-prof-dir", profDir]),
         ...(TRACE_GC ? ["--trace-gc"] : []),
       ],
+      tree: TREE,
     },
   );
   const submit = async (name: string, desired: number) =>

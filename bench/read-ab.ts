@@ -24,7 +24,10 @@ const trees = (args.length > 0 ? args : ["."]).map((d) => resolve(d));
 
 const sim = await startSimulator({ port: 0, writeDurationMs: 20, timeScale: 0.001, seed: false });
 const control = new SimulatorControl(sim);
-await control.putScaleSet("demo-rg", "read-ab", { capacity: 1, loadBalanced: false });
+// A scale set for each tree: each service's task resizes one from 1 to 2, so that every body read is alike (on one
+// set, the first tree's resize changed it and the others' found it done: a longer body for the first tree).
+for (let i = 0; i < trees.length; i++)
+  await control.putScaleSet("demo-rg", `read-ab-${i}`, { capacity: 1, loadBalanced: false });
 const children: ReturnType<typeof spawn>[] = [];
 process.on("exit", () => children.forEach((c) => c.kill("SIGKILL")));
 
@@ -65,7 +68,7 @@ for (const tree of trees) {
     body: JSON.stringify({
       credentials: "demo",
       region: "eastus",
-      serverGroupName: "read-ab",
+      serverGroupName: `read-ab-${services.length}`,
       capacity: { min: 0, max: 10, desired: 2 },
     }),
   });

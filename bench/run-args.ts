@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 
 export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-fleet10 | --only-burst | --only-makespan |
-                    --only-cpu | --only-soak | --only-azure-link | --only-tracing | --only-store-latency |
-                    --only-memory | --only-wal [--tree REF] | --skip-fleet]
+                    --only-cpu | --only-growth | --only-reads | --only-soak | --only-azure-link | --only-tracing |
+                    --only-store-latency | --only-memory | --only-wal [--tree REF] | --skip-fleet]
   --smoke          tiny sizes (what npm test runs; figures mean nothing)
   --out DIR        where results.json and makespan.svg go (default bench/)
   --only-fleet     only the fleet and claim figures, merged into DIR/results.json (a fresh one if DIR has none)
@@ -18,8 +18,14 @@ export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --
   --only-makespan  only the makespans (1 replica, 3 replicas), the plain script's burst and the ARM calls per
                    resize, merged into DIR/results.json; makespan.svg is written again
   --only-cpu       only the CPU per task (32 at once, then one at a time): the service against the plain SDK script
-                   and the script that confirms as the service does, with the ARM calls each side made; merged into
-                   DIR/results.json
+                   and the script that confirms as the service does, with the ARM calls each side made, then the
+                   growth since the previous release (as --only-growth); merged into DIR/results.json
+  --only-growth    only the growth since the previous release (bench/previous-release): CPU per task (32 at once,
+                   one at a time) and GET /task/{id} a second, this tree's service against that release's, 5 rounds
+                   alternated; skipped, with the reason, where the clone lacks that commit (a shallow clone);
+                   merged into DIR/results.json
+  --only-reads     only GET /task/{id} against bare fastify serving the same body (and on a replica keeping no
+                   answers), and with ?wait= requests held against none; merged into DIR/results.json
   --only-soak      only the overload soak (2 replicas on PostgreSQL, 10 minutes; SOAK_SECONDS to change it): RSS
                    per minute, nothing lost, every 503 with Retry-After; merged into DIR/results.json
   --only-azure-link only one of two replicas on PostgreSQL cut from Azure (its link black-holed 60 s of 100, 5
@@ -33,10 +39,10 @@ export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --
   --only-memory    only the throughput figure's peak RSS (median of 5 runs of 5,000 tasks) and start to first
                    /health (median of 5 starts, full and empty store alternated), merged into DIR/results.json
   --only-wal       only PostgreSQL's WAL and statements per resize through the service (1 replica), this tree
-                   against the tree before (bench/wal-baseline's commit, or --tree REF) checked out beside it,
+                   against the tree before (the previous release's, bench/previous-release, or --tree REF) beside it,
                    rounds alternated; WAL_DATABASE_URL: a PostgreSQL server nothing else writes to (default
                    TEST_DATABASE_URL's); merged into DIR/results.json
-  --tree REF       with --only-wal: the commit to compare against instead of bench/wal-baseline's
+  --tree REF       with --only-wal: the commit to compare against instead of the previous release (bench/previous-release)
 `;
 
 export interface BenchArgs {
@@ -58,6 +64,8 @@ const PARTS = [
   "only-burst",
   "only-makespan",
   "only-cpu",
+  "only-growth",
+  "only-reads",
   "only-soak",
   "only-azure-link",
   "only-tracing",

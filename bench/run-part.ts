@@ -4,6 +4,8 @@ import { Bench, loadAverage, UNLIMITED_READS } from "./context.ts";
 import { measureBursts } from "./figures/bursts.ts";
 import { CPU_ROWS, measureCpu } from "./figures/cpu.ts";
 import { measureClaims } from "./figures/claims.ts";
+import { GROWTH_ROWS, measureGrowth } from "./figures/growth.ts";
+import { measureReads, READS_ROWS } from "./figures/reads.ts";
 import { FLEET_ROWS, measureFleet, measureFleet10 } from "./figures/fleet.ts";
 import { measureOrdering, writeMakespanChart } from "./figures/ordering.ts";
 import { measureSoak } from "./figures/soak.ts";
@@ -22,6 +24,20 @@ export async function fleetAndClaims(b: Bench) {
   const claims = await measureClaims(b);
   const fleet = await measureFleet(b);
   return { rows: [...fleet.rows, ...claims.rows], results: { ...claims.results, ...fleet.results } };
+}
+
+/** The reads on a service started as everyFigure starts the one that measures them, of a task it ran. */
+async function readsAlone(b: Bench) {
+  const oneDir = b.tempDir();
+  const one = await b.service({ TASK_STORE: "sqlite", DATA_DIR: oneDir, ...UNLIMITED_READS, ...b.fastPolls });
+  await b.setWriteDuration(b.throughputD);
+  await b.scaleSet("reads-task");
+  const id = await b.submit(one, "reads-task", 2);
+  await b.waitAll(one, [id]);
+  const { rows, results } = await measureReads(b, one, oneDir, id);
+  await b.stop(one);
+  const at = { takenAt: new Date().toISOString(), loadAverage: loadAverage() };
+  return { rows, results: { reads: { ...results.reads, ...at }, waiting: { ...results.waiting, ...at } } };
 }
 
 type Merge = (rows: Row[], results: Record<string, unknown>, drop?: (figure: string) => boolean) => void;
@@ -55,11 +71,23 @@ export async function runPart(
     const { rows, results } = await measureCpu(b, one);
     await b.stop(one);
     const takenAt = new Date().toISOString();
+    // Then against the previous release: the ratio to the plain script moves with the script's own cost.
+    const growth = await measureGrowth(b);
     merge(
-      rows,
-      { cpu: { ...results.cpu, takenAt, ...shares() }, cpuSerial: { ...results.cpuSerial, takenAt } },
-      (figure) => CPU_ROWS.test(figure),
+      [...rows, ...growth.rows],
+      {
+        cpu: { ...results.cpu, takenAt, ...shares() },
+        cpuSerial: { ...results.cpuSerial, takenAt },
+        ...growth.results,
+      },
+      (figure) => CPU_ROWS.test(figure) || GROWTH_ROWS.test(figure),
     );
+  } else if (part === "only-reads") {
+    const { rows, results } = await readsAlone(b);
+    merge(rows, results, (figure) => READS_ROWS.test(figure));
+  } else if (part === "only-growth") {
+    const { rows, results } = await measureGrowth(b);
+    merge(rows, results, (figure) => GROWTH_ROWS.test(figure));
   } else if (part === "only-fleet") {
     // The other figures stay those of the run that wrote results.json; these rows replace their own.
     const { rows, results } = await fleetAndClaims(b);

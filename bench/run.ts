@@ -11,6 +11,7 @@ import { Bench, UNLIMITED_READS } from "./context.ts";
 import { measureBursts } from "./figures/bursts.ts";
 import { measureCpu } from "./figures/cpu.ts";
 import { FLEET_ROWS } from "./figures/fleet.ts";
+import { measureGrowth } from "./figures/growth.ts";
 import { measureOrdering, writeMakespanChart } from "./figures/ordering.ts";
 import { measureReads } from "./figures/reads.ts";
 import { measureStartup } from "./figures/startup.ts";
@@ -57,6 +58,7 @@ async function everyFigure(): Promise<void> {
   const cpu = await measureCpu(b, one);
   const reads = await measureReads(b, one, oneDir, cpu.readTaskId);
   await b.stop(one);
+  const growth = await measureGrowth(b);
   const throughput = await measureThroughput(b);
   const submissions = await measureSubmissions(b);
   const bursts = await measureBursts(b);
@@ -66,7 +68,9 @@ async function everyFigure(): Promise<void> {
   const fleet10 = existsSync(join(out, "results.json"))
     ? keptResults<Row>(out, /^fleet ×10/, ["fleet10"])
     : { rows: [], results: {} };
-  const table = [ordering, cpu, throughput, reads, submissions, startup, bursts, fleet, fleet10].flatMap((f) => f.rows);
+  const table = [ordering, cpu, growth, throughput, reads, submissions, startup, bursts, fleet, fleet10].flatMap(
+    (f) => f.rows,
+  );
   const results = {
     takenAt: new Date().toISOString(),
     machine: b.machine(shareAtStart, cpuShare()),
@@ -75,6 +79,7 @@ async function everyFigure(): Promise<void> {
     table,
     ...ordering.results,
     ...cpu.results,
+    ...growth.results,
     ...reads.results,
     ...throughput.results,
     ...submissions.results,

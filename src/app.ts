@@ -96,7 +96,10 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     submittedBefore: async (id) => (await store.findByClientRequestId(id)) !== undefined,
   });
   await app.register(jsonBodies, { maxDepth: config.bodyMaxDepth, keepRaw: config.clouddriver !== undefined });
-  await app.register(requestDeadlines, { deadlineMs: config.store.requestDeadlineMs ?? 0 });
+  // Only a store whose calls wait for a server reads a request's deadline (tasks/store-outage.ts, pg/): on SQLite or
+  // in memory, carrying one through every request cost a poll of GET /task/{id} CPU for nothing.
+  const deadlineMs = store.boundedByRequestDeadlines === true ? (config.store.requestDeadlineMs ?? 0) : 0;
+  await app.register(requestDeadlines, { deadlineMs });
   const forwarder = await clouddriverForwarder(config.clouddriver, audit);
   if (forwarder) await app.register(clouddriverForwarding, { forwarder });
   await app.register(sharedSchemas);

@@ -31,6 +31,7 @@ t.test("arguments", async (t) => {
   });
   for (const part of [
     "only-cpu",
+    "only-growth",
     "only-soak",
     "only-store-latency",
     "only-memory",

@@ -1,5 +1,5 @@
-// The benchmark's WAL per resize at smoke size: this tree's service against the tree before (bench/wal-baseline's
-// commit, checked out beside this one), one round each. The figures mean nothing at this size; what is asserted is
+// The benchmark's WAL per resize at smoke size: this tree's service against the tree before (the previous release's,
+// bench/previous-release), one round each. The figures mean nothing at this size; what is asserted is
 // that the run ends and publishes both ratios, or says why the tree before could not be made (a shallow clone).
 import t from "tap";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";

@@ -60,16 +60,18 @@ export interface ChildService {
 
 /**
  * Starts `node src/main.js` with env (and nodeArgs before the script; script: another entry point, such as
- * src/server.ts; cwd: another checkout, the script then relative to it); resolves once it listens, rejects if it
- * exits first.
+ * src/server.ts; tree: another checkout to start it from, as the previous release's); resolves once it listens,
+ * rejects if it exits first.
  */
 export async function startChildService(
   env: Record<string, string>,
-  options: { waitForListen?: boolean; nodeArgs?: string[]; script?: string; cwd?: string } = {},
+  options: { waitForListen?: boolean; nodeArgs?: string[]; script?: string; tree?: string } = {},
 ): Promise<ChildService> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.script ?? "src/main.js"], {
-    cwd: options.cwd ?? REPO,
+  const tree = options.tree ?? REPO;
+  const script = options.script ?? entryPointIn(tree);
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script], {
+    cwd: tree,
     // An embedded simulator runs at the test helpers' time factor unless the test says otherwise. No shedding by
     // event-loop delay unless asked (test/overload.test.ts tests it): on a loaded machine a burst queued behind a fresh
     // replica's first request waited seconds unread, and was answered 503 Overloaded.

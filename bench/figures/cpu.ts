@@ -105,6 +105,40 @@ function figures(
   };
 }
 
+/**
+ * The service's CPU over `n` resizes of scale sets `prefix`0…, submitted 32 at a time and waited for by polling
+ * (bench/figures/growth.ts measures the previous release's service so too); the tasks' ids and how many failed.
+ */
+export async function serviceAtOnce(b: Bench, svc: ChildService, prefix: string, n: number) {
+  const ids: string[] = [];
+  const cpu0 = procStats(svc.child.pid!).cpuMs;
+  for (let i = 0; i < n; i += 32) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(32, n - i) }, (_, j) => b.submit(svc, `${prefix}${i + j}`, 2)),
+    );
+    ids.push(...batch);
+  }
+  const tasks = await b.waitAll(svc, ids, 50);
+  return { cpuMs: procStats(svc.child.pid!).cpuMs - cpu0, failed: tasks.filter((t) => t.status.failed).length, ids };
+}
+
+/**
+ * The service's CPU over `n` resizes of scale sets `prefix`0…, one at a time, each waited for with one
+ * GET /task/{id}?wait= as an orchestrator holding the read would; and how many failed.
+ */
+export async function serviceOneAtATime(b: Bench, svc: ChildService, prefix: string, n: number) {
+  const cpu0 = procStats(svc.child.pid!).cpuMs;
+  let failed = 0;
+  for (let i = 0; i < n; i++) {
+    const id = await b.submit(svc, `${prefix}${i}`, 2);
+    let task: TaskView;
+    do task = (await svc.api<TaskView>("GET", `/task/${id}?wait=60`)).body;
+    while (!task.status.completed);
+    if (task.status.failed) failed++;
+  }
+  return { cpuMs: procStats(svc.child.pid!).cpuMs - cpu0, failed };
+}
+
 /** 32 resizes at a time on `one`; returns the figures and the tasks' ids. */
 async function atOnce(b: Bench, one: ChildService, run: number) {
   const n = b.sizes.cpuTasks;
@@ -112,17 +146,11 @@ async function atOnce(b: Bench, one: ChildService, run: number) {
     await b.scaleSet(`cpu-svc-${run}-${i}`);
     await b.scaleSet(`cpu-sdk-${run}-${i}`);
   }
-  const ids: string[] = [];
+  let ids: string[] = [];
   const service = await counted(b, n, async () => {
-    const cpu0 = procStats(one.child.pid!).cpuMs;
-    for (let i = 0; i < n; i += 32) {
-      const batch = await Promise.all(
-        Array.from({ length: Math.min(32, n - i) }, (_, j) => b.submit(one, `cpu-svc-${run}-${i + j}`, 2)),
-      );
-      ids.push(...batch);
-    }
-    const tasks = await b.waitAll(one, ids, 50);
-    return { cpuMs: procStats(one.child.pid!).cpuMs - cpu0, failed: tasks.filter((t) => t.status.failed).length };
+    const r = await serviceAtOnce(b, one, `cpu-svc-${run}-`, n);
+    ids = r.ids;
+    return { cpuMs: r.cpuMs, failed: r.failed };
   });
   const cpu = figures(n, { ...service.value, calls: service.calls }, await scripts(b, `cpu-sdk-${run}-`, n, 32));
   b.log(
@@ -141,18 +169,7 @@ async function oneAtATime(b: Bench, one: ChildService, run: number) {
     await b.scaleSet(`one-svc-${run}-${i}`);
     await b.scaleSet(`one-sdk-${run}-${i}`);
   }
-  const service = await counted(b, n, async () => {
-    const cpu0 = procStats(one.child.pid!).cpuMs;
-    let failed = 0;
-    for (let i = 0; i < n; i++) {
-      const id = await b.submit(one, `one-svc-${run}-${i}`, 2);
-      let task: TaskView;
-      do task = (await one.api<TaskView>("GET", `/task/${id}?wait=60`)).body;
-      while (!task.status.completed);
-      if (task.status.failed) failed++;
-    }
-    return { cpuMs: procStats(one.child.pid!).cpuMs - cpu0, failed };
-  });
+  const service = await counted(b, n, () => serviceOneAtATime(b, one, `one-svc-${run}-`, n));
   const cpuSerial = figures(n, { ...service.value, calls: service.calls }, await scripts(b, `one-sdk-${run}-`, n, 1));
   b.log(
     `CPU per task, one at a time: service ${cpuSerial.serviceMsPerTask.toFixed(2)} ms, confirming script ${cpuSerial.confirmingSdkMsPerTask.toFixed(2)} ms, plain ${cpuSerial.plainSdkMsPerTask.toFixed(2)} ms`,

@@ -12,6 +12,10 @@ import type { TaskView } from "../task-view.ts";
 import type { Figure, Row } from "../table.ts";
 import { holdWaiters, WAITERS } from "../waiters.ts";
 
+/** The rows of this figure, which --only-reads replaces. */
+export const READS_ROWS =
+  /^GET \/task\/\{id\} (\/ bare fastify|with \d+ \?wait=)|^the same, every poll building its answer/;
+
 async function bareFastify(bodyFile: string): Promise<{ url: string; kill: () => void }> {
   const child = spawn(process.execPath, [join(import.meta.dirname, "..", "bare-fastify.ts"), bodyFile], {
     stdio: ["ignore", "pipe", "inherit"],

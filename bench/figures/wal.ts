@@ -1,7 +1,7 @@
 // What users' PostgreSQL feels of a resize: the WAL and the statements per task of real resizes through the real
 // service (1 replica, TASK_STORE=postgres, the simulator at D = throughputD, polled at its pace), this tree against
-// the tree before (bench/wal-baseline's commit, or --tree), checked out detached beside this one with this tree's
-// node_modules linked. Rounds alternated (before, after, before, after: the load other work puts on the machine
+// the tree before (the previous release's, bench/previous-release, or --tree REF), taken as
+// bench/previous-release.ts takes it. Rounds alternated (before, after, before, after: the load other work puts on the machine
 // drifts), each on a service started for it (its database kept from round to round), warmed up by one resize, then
 // `tasks` resizes on scale sets of their own submitted by 16 callers and each waited for with held reads
 // (GET /task/{id}?wait=), then the service stopped: nothing of the other tree runs during a round. Then the side's
@@ -16,71 +16,24 @@
 // beside it. The statements are pg_stat_statements' calls in the round's database (those that insert, update,
 // delete or notify counted apart) where the server loads it, else pg_stat_database's transactions and rows written.
 // Target: after / before ≤ 0.5 (the WAL halved).
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { REPO, type ChildService } from "../../testkit/child-service.ts";
+import type { ChildService } from "../../testkit/child-service.ts";
 import { loadAverage, type Bench } from "../context.ts";
 import { median } from "../measure.ts";
 import type { TaskView } from "../task-view.ts";
 import type { Figure, Row } from "../table.ts";
+import { previousTree, treeOf } from "../previous-release.ts";
 
 /** After / before: at most this share of the tree before's WAL (and statements) per task. */
 export const WAL_TARGET = 0.5;
 
 const WAL_URL =
   process.env.WAL_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-
-/** The commit bench/wal-baseline names (its first line that is not a comment). */
-export function walBaseline(): string {
-  const text = readFileSync(join(import.meta.dirname, "..", "wal-baseline"), "utf8");
-  const line = text.split("\n").find((l) => l.trim() !== "" && !l.startsWith("#"));
-  if (!line) throw new Error("bench/wal-baseline names no commit");
-  return line.trim();
-}
-
-type Checkout = { dir: string; commit: string; remove: () => void } | { skipped: string };
-
-/** `ref` checked out detached into a temporary folder, this tree's node_modules linked into it; or why it cannot be. */
-function checkout(ref: string): Checkout {
-  const git = (...args: string[]) => execFileSync("git", ["-C", REPO, ...args], { encoding: "utf8", stdio: "pipe" });
-  let commit: string;
-  try {
-    commit = git("rev-parse", "--verify", "--quiet", `${ref}^{commit}`).trim();
-  } catch {
-    const shallow = (() => {
-      try {
-        return git("rev-parse", "--is-shallow-repository").trim() === "true";
-      } catch {
-        return false;
-      }
-    })();
-    return { skipped: `${ref} is not in this checkout${shallow ? " (a shallow clone)" : ""}` };
-  }
-  const dir = mkdtempSync(join(tmpdir(), "vmss-ops-wal-before-"));
-  try {
-    git("worktree", "add", "--detach", dir, commit);
-  } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
-    return {
-      skipped: `git worktree add ${commit} failed: ${(err as { stderr?: string }).stderr?.trim() ?? String(err)}`,
-    };
-  }
-  symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"));
-  const remove = () => {
-    try {
-      git("worktree", "remove", "--force", dir);
-    } catch {
-      rmSync(dir, { recursive: true, force: true });
-      git("worktree", "prune");
-    }
-  };
-  return { dir, commit, remove };
-}
 
 /** The counters of database `name` (and of the server) a round is measured by. */
 interface Counters {
@@ -343,11 +296,15 @@ function summary(rounds: Round[], commit: string, statementsKept: boolean): Figu
 }
 
 export async function measureWal(b: Bench, ref?: string): Promise<Figure> {
-  const wanted = ref ?? walBaseline();
-  const before = checkout(wanted);
+  const into = mkdtempSync(join(tmpdir(), "vmss-ops-wal-before-"));
+  const made = ref === undefined ? await previousTree(into) : await treeOf(ref, into);
+  const before = made.ok
+    ? { ...made, dir: made.tree, remove: () => rmSync(into, { recursive: true, force: true }) }
+    : { skipped: made.reason };
   if ("skipped" in before) {
+    rmSync(into, { recursive: true, force: true });
     b.log(`wal: skipped, the tree before cannot be made: ${before.skipped}`);
-    const wal = { skipped: before.skipped, baseline: wanted, takenAt: new Date().toISOString() };
+    const wal = { skipped: before.skipped, baseline: ref ?? "the previous release", takenAt: new Date().toISOString() };
     return { rows: [], results: { wal } };
   }
   const server = await WalServer.open();

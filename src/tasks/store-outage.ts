@@ -2,6 +2,7 @@
 // from anything else, the error that carries it, and the watch every store call goes through, so an outage is
 // known at once (readiness) and answered as one (503 with Retry-After, never "internal error").
 import type { TaskStore } from "./task-store.ts";
+import { CallBounds } from "./call-bounds.ts";
 import { requestDeadlineAtMs, withoutRequestDeadline } from "./request-deadline.ts";
 
 /** Connection-level error codes of Node's sockets and DNS: the database could not be reached or the link broke. */
@@ -242,33 +243,6 @@ const RUNNER_CALLS = new Set<PropertyKey>([
   "pruneAudit",
 ]);
 
-/**
- * `promise`, or a StoreCallTimeoutError once timeoutMs has passed without it settling (a RequestDeadlineError when the
- * bound was the request's time left, `byDeadline`). The call itself goes on (its answer, if it comes, is dropped): a
- * statement sent cannot be taken back, and the store's own bounds (the statement timeout, pg's query_timeout) end it
- * and free its connection.
- */
-function bounded<T>(promise: Promise<T>, method: string, timeoutMs: number, byDeadline: boolean): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const started = performance.now();
-  const late = new Promise<never>((_, reject) => {
-    // Rejected after the poll phase that follows the timer: when the event loop was held up past the bound, an answer
-    // already waiting on the socket still wins, and a busy process does not call a store that answered an outage.
-    timer = setTimeout(
-      () =>
-        setImmediate(() =>
-          reject(
-            byDeadline
-              ? new RequestDeadlineError(method, true, performance.now() - started)
-              : new StoreCallTimeoutError(method, timeoutMs),
-          ),
-        ),
-      Math.max(0, timeoutMs),
-    );
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
 export interface StoreCallBounds {
   /** Each call (but watch and close) fails as an outage once it has not settled within this long (0: unbounded). */
   callTimeoutMs?: number;
@@ -295,6 +269,18 @@ export function watchStoreOutages(store: TaskStore, health: StoreHealth, bounds:
     const cause = err instanceof TaskStoreUnavailableError ? err.cause : err;
     if (!(cause instanceof RequestDeadlineError) || cause.waitedMs >= outageAfterMs) health.outage(reason, err);
     throw err instanceof TaskStoreUnavailableError ? err : new TaskStoreUnavailableError(reason, err);
+  };
+  // A call's bound is a StoreCallTimeoutError once timeoutMs has passed without it settling (a RequestDeadlineError
+  // when the bound was the request's time left). The call itself goes on: a statement sent cannot be taken back, and
+  // the store's own bounds (the statement timeout, pg's query_timeout) end it and free its connection.
+  const inFlight = new CallBounds();
+  const bounded = <T>(promise: Promise<T>, method: string, timeoutMs: number, byDeadline: boolean): Promise<T> => {
+    const started = performance.now();
+    return inFlight.bound(promise, started + timeoutMs, () =>
+      byDeadline
+        ? new RequestDeadlineError(method, true, performance.now() - started)
+        : new StoreCallTimeoutError(method, timeoutMs),
+    );
   };
   const selfBounded = new Set<PropertyKey>(store.answersCreatesByDeadline === true ? ["create"] : []);
   const requestBounded = store.boundedByRequestDeadlines === true;
