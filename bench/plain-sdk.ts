@@ -7,11 +7,13 @@
 //     With pollMs, each write is polled every pollMs, as the service polls with LRO_MAX_POLL_INTERVAL_MS = pollMs;
 //     without, as the SDK polls by itself (at once, then as Retry-After says: whole seconds). With `confirm`, the
 //     VMs are then listed (with their instance views), as the service confirms a resize: what it reports is what
-//     Azure shows, not what the write asked for.
+//     Azure shows, not what the write asked for; and the group's autoscale settings are listed with the first read
+//     and with the last, as the service reads them to keep a setting's bounds and the capacity agreeing.
 //   node bench/plain-sdk.ts burst <simUrl> <caFile> <subscriptionId> <resourceGroup> <name> <k>
 //     k resizes of one scale set sent at once (capacities alternating 2, 1, …), as a script without a queue would:
 //     reports how many succeeded and how many Azure refused.
 import { readFileSync } from "node:fs";
+import { createDefaultHttpClient, createPipelineRequest } from "@azure/core-rest-pipeline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createComputeClient } from "../src/azure/client.ts";
 import { simulatorDemoAccount } from "../src/config/accounts.ts";
@@ -20,6 +22,16 @@ const [mode, url, caFile, subscriptionId, resourceGroup, name, nText, concurrenc
   process.argv.slice(2);
 const client = createComputeClient(simulatorDemoAccount({ url, caPem: readFileSync(caFile, "utf8"), subscriptionId }));
 const n = Number(nText);
+/** The group's autoscale settings (Microsoft.Insights, 2022-10-01), through the same client's pipeline. */
+const httpClient = createDefaultHttpClient();
+const listAutoscaleSettings = () =>
+  client.pipeline.sendRequest(
+    httpClient,
+    createPipelineRequest({
+      url: `${url}/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Insights/autoscalesettings?api-version=2022-10-01`,
+      method: "GET",
+    }),
+  );
 
 function statusOf(err: unknown): number | undefined {
   return (err as { statusCode?: number }).statusCode;
@@ -38,6 +50,7 @@ if (mode === "resizes") {
       while (next < n) {
         const i = next++;
         const vmss = await client.virtualMachineScaleSets.get(resourceGroup, `${name}${i}`);
+        if (confirm) await listAutoscaleSettings();
         const update = { sku: { ...vmss.sku, capacity: (vmss.sku?.capacity ?? 1) + 1 } };
         try {
           if (pollMs === undefined)
@@ -56,11 +69,13 @@ if (mode === "resizes") {
             if (poller.operationState?.status !== "succeeded")
               throw new Error(`resize ${name}${i}: ${poller.operationState?.status}`);
           }
-          if (confirm)
+          if (confirm) {
             for await (const vm of client.virtualMachineScaleSetVMs.list(resourceGroup, `${name}${i}`, {
               expand: "instanceView",
             }))
               void vm;
+            await listAutoscaleSettings();
+          }
         } catch {
           failed++;
         }
