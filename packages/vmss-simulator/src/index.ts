@@ -6,6 +6,7 @@ export {
   SimulatorControl,
   SimulatorControlError,
   type ControlScaleSetSpec,
+  type OperationRecord,
   type RawResponse,
   type ScaleSetSnapshot,
   type SimulatorConfigUpdate,
