@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 
 export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-fleet10 | --only-burst | --only-makespan |
                     --only-cpu | --only-soak | --only-azure-link | --only-tracing | --only-store-latency |
-                    --only-memory | --skip-fleet]
+                    --only-memory | --only-deploy | --skip-fleet]
   --smoke          tiny sizes (what npm test runs; figures mean nothing)
   --out DIR        where results.json and makespan.svg go (default bench/)
   --only-fleet     only the fleet and claim figures, merged into DIR/results.json (a fresh one if DIR has none)
@@ -32,6 +32,9 @@ export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --
                    answered 503 and the share timed out; merged into DIR/results.json
   --only-memory    only the throughput figure's peak RSS (median of 5 runs of 5,000 tasks) and start to first
                    /health (median of 5 starts, full and empty store alternated), merged into DIR/results.json
+  --only-deploy    only a deploy's overhead: Orca's red/black and rolling red/black 10/50/100 of 10 and 100 instances
+                   (1 replica on SQLite, 3 on PostgreSQL) against Azure's critical path read from the same run's
+                   call log; merged into DIR/results.json
 `;
 
 export interface BenchArgs {
@@ -56,6 +59,7 @@ const PARTS = [
   "only-tracing",
   "only-store-latency",
   "only-memory",
+  "only-deploy",
 ] as const;
 
 export type BenchPart = "all" | (typeof PARTS)[number];

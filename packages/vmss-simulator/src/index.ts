@@ -13,6 +13,7 @@ export {
   type SimulatorConfigView,
 } from "./control-client.ts";
 // A fault as POST /_sim/faults takes it: derived from its action's schema, which the route validates with.
+export type { CallRecord } from "./calls.ts";
 export { FAULT_SPECS, type FaultAction, type FaultSpec, type ScaleSetChange } from "./fault-specs.ts";
 export {
   SIMULATOR_SUBSCRIPTION_ID,
