@@ -21,7 +21,14 @@ import type { ChildService } from "../../testkit/child-service.ts";
 import { bakeImage, convertServerGroupCommandToDeployConfiguration, deckCommand } from "../../testkit/deck.ts";
 import type { Json } from "../../testkit/json.ts";
 import { newStage, Orca, type Api, type Stage } from "../../testkit/orca.ts";
-import { attributeGaps, azureSpans, criticalPath, pollLags, type TaskWindow } from "../critical-path.ts";
+import {
+  attributeGaps,
+  azureSpans,
+  criticalPath,
+  pollLags,
+  type GapShares,
+  type TaskWindow,
+} from "../critical-path.ts";
 import { loadAverage, type Bench } from "../context.ts";
 import { cpuMsOf } from "../measure.ts";
 import type { Figure, Row } from "../table.ts";
@@ -187,7 +194,7 @@ async function measureOne(azure: Azure, setup: Setup, strategy: Strategy, n: num
   const tasks = await taskWindows(setup.services[0], taskIds);
   const config = await azure.control.getConfig();
   const probeMs = (config.healthProbeSeconds ?? 0) * 1000 * config.timeScale;
-  return analyse({ calls, operations, tasks, t0, t1, probeMs, cpuMs, strategy, n, setup: setup.label });
+  return analyse({ calls, operations, tasks, t0, t1, probeMs, cpuMs, strategy, n, setup: setup.label, timeScale });
 }
 
 /** The run's makespan against Azure's critical path, and where the rest went. */
@@ -202,6 +209,7 @@ function analyse(run: {
   strategy: Strategy;
   n: number;
   setup: string;
+  timeScale: number;
 }) {
   const inRun = run.calls.filter((c) => c.time >= run.t0 && c.time <= run.t1);
   const path = criticalPath(azureSpans(inRun, run.operations, { probeMs: run.probeMs }));
@@ -218,6 +226,7 @@ function analyse(run: {
     serviceMs,
     criticalPathMs: path.ms,
     ratio: Number((serviceMs / path.ms).toFixed(3)),
+    atAzurePace: atAzurePace(path.ms, gaps, run.timeScale),
     gaps,
     tasks: run.tasks.length,
     armCalls: inRun.filter((c) => c.origin === undefined).length,
@@ -229,6 +238,16 @@ function analyse(run: {
 }
 
 type DeployRun = ReturnType<typeof analyse>;
+
+/**
+ * The same ratio at Azure's own pace (time scale 1): the critical path and our polls (paced by Azure's intervals and
+ * our re-read budget, which follow its clock) scaled up, our own milliseconds (queueing, reads, CPU) as measured.
+ * Counting every poll's ms as paced overstates them (a late timer is ours, not Azure's): a bound, not a projection.
+ */
+function atAzurePace(criticalPathMs: number, gaps: GapShares, timeScale: number): number {
+  const paced = (criticalPathMs + gaps.pollMs) / timeScale;
+  return Number(((paced + gaps.queueMs + gaps.readMs + gaps.otherMs) / (criticalPathMs / timeScale)).toFixed(3));
+}
 
 async function setups(b: Bench, azure: Azure, timeScale: number, replicas: number): Promise<Setup[]> {
   // The service as npm start starts it, against this figure's simulator; it polls a write no slower than Azure's 30 s
@@ -260,7 +279,7 @@ function rowOf(r: DeployRun): Row {
     measured: r.ratio,
     target: `≤ ${DEPLOY_TARGET}`,
     met: r.ratio <= DEPLOY_TARGET,
-    detail: `${(r.serviceMs / 1000).toFixed(1)} s for a critical path of ${(r.criticalPathMs / 1000).toFixed(1)} s (${r.operations} Azure operations); the rest: polls ${g.pollMs} ms, reads ${g.readMs} ms, queueing ${g.queueMs} ms, other ${g.otherMs} ms (service CPU ${r.cpuMs} ms); Orca's own ${g.orcaMs} ms out of ${(r.makespanMs / 1000).toFixed(1)} s`,
+    detail: `${(r.serviceMs / 1000).toFixed(1)} s for a critical path of ${(r.criticalPathMs / 1000).toFixed(1)} s (${r.operations} Azure operations); the rest: polls ${g.pollMs} ms, reads ${g.readMs} ms, queueing ${g.queueMs} ms, other ${g.otherMs} ms (service CPU ${r.cpuMs} ms); Orca's own ${g.orcaMs} ms out of ${(r.makespanMs / 1000).toFixed(1)} s; at Azure's own pace at most ${r.atAzurePace} ×`,
   };
 }
 
