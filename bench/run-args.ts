@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 
 export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --only-fleet10 | --only-burst | --only-makespan |
                     --only-cpu | --only-growth | --only-reads | --only-soak | --only-azure-link | --only-tracing |
-                    --only-store-latency | --only-memory | --only-wal [--tree REF] | --skip-fleet]
+                    --only-store-latency | --only-memory | --only-wal [--tree REF] | --only-deploy | --skip-fleet]
   --smoke          tiny sizes (what npm test runs; figures mean nothing)
   --out DIR        where results.json and makespan.svg go (default bench/)
   --only-fleet     only the fleet and claim figures, merged into DIR/results.json (a fresh one if DIR has none)
@@ -43,6 +43,9 @@ export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --
                    rounds alternated; WAL_DATABASE_URL: a PostgreSQL server nothing else writes to (default
                    TEST_DATABASE_URL's); merged into DIR/results.json
   --tree REF       with --only-wal: the commit to compare against instead of the previous release (bench/previous-release)
+  --only-deploy    only a deploy's overhead: Orca's red/black and rolling red/black 10/50/100 of 10 and 100 instances
+                   (1 replica on SQLite, 3 on PostgreSQL) against Azure's critical path read from the same run's
+                   call log; merged into DIR/results.json
 `;
 
 export interface BenchArgs {
@@ -72,6 +75,7 @@ const PARTS = [
   "only-store-latency",
   "only-memory",
   "only-wal",
+  "only-deploy",
 ] as const;
 
 export type BenchPart = "all" | (typeof PARTS)[number];

@@ -10,6 +10,7 @@ import { FLEET_ROWS, measureFleet, measureFleet10 } from "./figures/fleet.ts";
 import { measureOrdering, writeMakespanChart } from "./figures/ordering.ts";
 import { measureSoak } from "./figures/soak.ts";
 import { measureAzureLink } from "./figures/azure-link.ts";
+import { measureDeploy } from "./figures/deploy.ts";
 import { measureTracing } from "./figures/tracing.ts";
 import { measureStoreLatency } from "./figures/store-latency.ts";
 import { measureStartup } from "./figures/startup.ts";
@@ -107,6 +108,9 @@ export async function runPart(
     merge(rows, results);
   } else if (part === "only-wal") {
     const { rows, results } = await measureWal(b, tree);
+    merge(rows, results);
+  } else if (part === "only-deploy") {
+    const { rows, results } = await measureDeploy(b);
     merge(rows, results);
   } else if (part === "only-store-latency") {
     const { rows, results } = await measureStoreLatency(b);

@@ -168,6 +168,7 @@ export function configFromEnv(env: Env, simulator: SimulatorFacts): Config {
   if (paced)
     sim.clock.follow((scale) => {
       if (!readsSet) retry.scaleSetReadsPerMinute = scaleSetReadsPerMinuteAt(scale);
+      retry.azureTimeScale = scale;
       if (!refillSet) config.armBudget.refillScale = 1 / scale;
     });
   return config;
@@ -233,6 +234,7 @@ function loadRetry(env: Env, timeScale: number): RetryConfig {
     scaleSetReadsPerMinute: intVar(env, "AZURE_SCALE_SET_READS_PER_MINUTE", scaleSetReadsPerMinuteAt(timeScale), 1),
     scaleSetReadBurst: intVar(env, "AZURE_SCALE_SET_READ_BURST", 36, 1),
     maxRedrives: intVar(env, "RETRY_MAX_REDRIVES", 2, 0, 20),
+    azureTimeScale: timeScale,
   };
 }
 

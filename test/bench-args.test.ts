@@ -37,6 +37,7 @@ t.test("arguments", async (t) => {
     "only-memory",
     "only-fleet10",
     "only-wal",
+    "only-deploy",
   ] as const)
     t.same(parseBenchArgs([`--${part}`, "--smoke"], "/default"), {
       ok: true,

@@ -1,5 +1,5 @@
 // The two Clouddriver reads Orca's instance stages make, answered from what the simulator holds, and Orca's
-// decisions on them as test/helpers/orca.ts follows its source (spinnaker/orca, orca-clouddriver/src/main/):
+// decisions on them as testkit/orca.ts follows its source (spinnaker/orca, orca-clouddriver/src/main/):
 // - the search by instance id, `GET /search?q={id}&type=instances&cloudProvider=azure` (OortService.java:130-134,
 //   CloudDriverService.java:52-55): TrafficGuard.java:83-87 and :154-172 read `account`, `region` and `serverGroup`
 //   of the first page's results; TerminatingInstanceSupport.groovy:113-124 reads `totalMatches`, a failed search
@@ -9,7 +9,7 @@
 // Clouddriver's shapes: clouddriver-web SearchController.groovy:57-111 and InstanceController.groovy:41-53 (404
 // "Instance not found"); an Azure instance's search fields as clouddriver-azure Keys.groovy:131-139 parses them.
 import t from "tap";
-import { newStage, Orca, someAreDownAndNoneAreUp } from "./helpers/orca.ts";
+import { newStage, Orca, someAreDownAndNoneAreUp } from "../testkit/orca.ts";
 import { startResettingTestEnv, startTestEnv } from "./helpers/service.ts";
 import { waitFor } from "../testkit/wait-for.ts";
 import type { Json } from "../testkit/json.ts";

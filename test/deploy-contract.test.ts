@@ -1,9 +1,9 @@
 // The Azure "Deploy" stage as a pipeline team runs it: configured in Deck, run by Orca with a strategy, against this
 // service and the simulator (which is Azure, its Microsoft.Network included). The bodies are the exact JSON that
-// Deck's transformer and Orca's tasks produce; Orca's steps are test/helpers/orca.ts, each citing spinnaker/orca.
+// Deck's transformer and Orca's tasks produce; Orca's steps are testkit/orca.ts, each citing spinnaker/orca.
 //
 // deck: packages/azure/src/serverGroup/serverGroup.transformer.js (convertServerGroupCommandToDeployConfiguration,
-// l.37-143), ported as it is in test/helpers/deck.ts. orca (paths under orca-clouddriver/src/main/):
+// l.37-143), ported as it is in testkit/deck.ts. orca (paths under orca-clouddriver/src/main/):
 // CreateServerGroupStage.groovy l.69-92, DetermineSourceServerGroupTask.groovy l.51-82, AzureServerGroupCreator.groovy
 // l.33-52, RedBlackStrategy.groovy l.58-153, HighlanderStrategy.groovy l.46-75, RollingRedBlackStrategy.groovy
 // l.67-277.
@@ -11,8 +11,8 @@
 // After every step of every case, the simulator's load-balancer state must show the cluster serving from at least
 // one healthy instance: a deploy never leaves a cluster with nothing in traffic.
 import t, { type Test } from "tap";
-import { bake, bakeImage, convertServerGroupCommandToDeployConfiguration, deckCommand } from "./helpers/deck.ts";
-import { newStage, Orca, OrcaStageError, type Stage } from "./helpers/orca.ts";
+import { bake, bakeImage, convertServerGroupCommandToDeployConfiguration, deckCommand } from "../testkit/deck.ts";
+import { newStage, Orca, OrcaStageError, type Stage } from "../testkit/orca.ts";
 import { startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 import { SimulatorControl } from "vmss-simulator";

@@ -6,9 +6,9 @@ import t from "tap";
 import { observeExchanges, type ArmExchange } from "vmss-simulator";
 import { operationNames } from "../src/operations/registry.ts";
 import { CENSORED, censorSecretsDeep } from "../src/observability/log-redaction.ts";
-import { bake, bakeImage, convertServerGroupCommandToDeployConfiguration, deckCommand } from "./helpers/deck.ts";
+import { bake, bakeImage, convertServerGroupCommandToDeployConfiguration, deckCommand } from "../testkit/deck.ts";
 import { operationSamples, SAMPLE_SCALE_SETS } from "./helpers/operation-samples.ts";
-import { newStage, Orca } from "./helpers/orca.ts";
+import { newStage, Orca } from "../testkit/orca.ts";
 import { demo, demoCreate, startTestEnv, type SimCall } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 

@@ -1,7 +1,7 @@
 // Fields the service does not read are never passed over in silence: every operation names them in its 202 answer
 // (ignoredFields), in the task's history and in a dry run; `Prefer: handling=strict` (RFC 7240) makes them a 400
 // naming each one. Orca's and Deck's own fields are known and not reported (src/api/ignored-fields.ts); the Orca
-// contract tests (test/helpers/orca.ts) check that its exact bodies produce no ignored field.
+// contract tests (testkit/orca.ts) check that its exact bodies produce no ignored field.
 import t from "tap";
 import { Type } from "@sinclair/typebox";
 import {

@@ -10,7 +10,7 @@
 // - the instance id Deck shows and sends: clouddriver-azure AzureInstance.groovy l.44 (`instance.name = vm.name()`),
 //   `{scale set}_{instance id}` on a Uniform set; a Flexible set's VMs are `{scale set}_{8 characters}`.
 import t from "tap";
-import { newStage, Orca } from "./helpers/orca.ts";
+import { newStage, Orca } from "../testkit/orca.ts";
 import { startResettingTestEnv, writesOf, type SimCall } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 
@@ -136,7 +136,7 @@ for (const orchestrationMode of ["Uniform", "Flexible"] as const) {
 }
 
 t.test("Orca's repeat of a one-instance terminate, the VM gone since, finds the task the first one made", async (t) => {
-  // KatoService.requestOperations sends a clientRequestId made from the stage and the operations (test/helpers/orca.ts
+  // KatoService.requestOperations sends a clientRequestId made from the stage and the operations (testkit/orca.ts
   // requestId): a repeat after a lost answer is the same request, and must not become a 404 now that the VM is gone.
   await control.putScaleSet(RG, "li-v005", { capacity: 2 });
   const stage = newStage(deckTerminate("li-v005_0"));

@@ -1,9 +1,9 @@
 // Orca's Azure server-group stages, run against the service by a client that makes Orca's calls and takes its
-// decisions (test/helpers/orca.ts, which cites spinnaker/orca file:line for each). Paths below are under
+// decisions (testkit/orca.ts, which cites spinnaker/orca file:line for each). Paths below are under
 // orca-clouddriver/src/main/ of spinnaker/orca. The simulator is Azure.
 import t from "tap";
 import { operations } from "../src/operations/registry.ts";
-import { isActive, newestFirst, newStage, Orca, requestId, type ServerGroup } from "./helpers/orca.ts";
+import { isActive, newestFirst, newStage, Orca, requestId, type ServerGroup } from "../testkit/orca.ts";
 import { startTestEnv, writesOf } from "./helpers/service.ts";
 import { waitFor } from "../testkit/wait-for.ts";
 

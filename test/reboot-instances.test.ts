@@ -10,7 +10,7 @@
 //   packages/azure/src/instance/details/instance.details.controller.js l.240-249; TaskExecutor adds `user`
 //   (packages/core/src/task/taskExecutor.ts l.39).
 import t from "tap";
-import { newStage, Orca } from "./helpers/orca.ts";
+import { newStage, Orca } from "../testkit/orca.ts";
 import { startResettingTestEnv, type SimCall } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 

@@ -4,7 +4,7 @@
 // 69ec3a4, azure/scope/strategies/machinepool_deployments/machinepool_deployment_strategy.go l.92-112 for the
 // budgets, l.208-350 for the order; azure/scope/machinepool.go l.332-360 for the surge of the scale set's capacity).
 import t from "tap";
-import { newStage, Orca } from "./helpers/orca.ts";
+import { newStage, Orca } from "../testkit/orca.ts";
 import { sample, waitFor } from "../testkit/wait-for.ts";
 import { demo, startTestEnv, type TestEnv } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";

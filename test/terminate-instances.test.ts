@@ -3,7 +3,7 @@
 // deletes exactly those and respects the recorded min. Both skip those gone and report only what Azure confirmed —
 // also when deletes keep failing.
 import t from "tap";
-import { newStage, Orca } from "./helpers/orca.ts";
+import { newStage, Orca } from "../testkit/orca.ts";
 import { demo, startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 

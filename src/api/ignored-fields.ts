@@ -11,7 +11,7 @@ import type { FieldProblem } from "../operations/description.ts";
 import type { HistoryEntry } from "../tasks/task.ts";
 
 // Sources: spinnaker/orca at 2fdb327 (paths under orca-clouddriver/src/main/ unless they say orca-core), and
-// spinnaker/deck at 3f2418e (paths under packages/). test/helpers/orca.ts and test/deploy-contract.test.ts replay
+// spinnaker/deck at 3f2418e (paths under packages/). testkit/orca.ts and test/deploy-contract.test.ts replay
 // these bodies.
 const TSG = "TargetServerGroup.java l.136-160 (toClouddriverOperationPayload)";
 const SG_TASK =

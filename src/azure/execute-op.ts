@@ -191,7 +191,7 @@ async function runAttempt<R>(at: Attempt<R>): Promise<R> {
   for (let writes = start.writes, disagreeingRereads = 0; ;) {
     let step: PlannedStep = planner.plan(snapshot);
     if (step.kind === "wait") {
-      ({ snapshot, waiting } = await waitAndReread(at, step.summary, waiting, snapshot));
+      ({ snapshot, waiting } = await waitAndReread(at, step.summary, waiting, snapshot, step.expect));
       continue;
     }
     waiting = undefined;

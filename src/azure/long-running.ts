@@ -80,8 +80,10 @@ export async function runLongRunning<TResult>(
   return listenToArmResponses(hint, async () => {
     const poller = start();
     await poller.submitted();
+    // Azure's interval counts from its answer: the checkpoint's commit (a store write) is not added to it.
+    const acceptedAt = Date.now();
     if (options.onAccepted) await options.onAccepted(await poller.serialize());
-    return waitInSpan(() => pollToEnd(poller, hint, options), false);
+    return waitInSpan(() => pollToEnd(poller, hint, options, acceptedAt), false);
   });
 }
 
@@ -99,16 +101,17 @@ function waitInSpan<T>(wait: () => Promise<T>, resumed: boolean): Promise<T> {
   return inSpan("wait for the long-running operation", { attributes: { "vmss.lro.resumed": resumed } }, wait);
 }
 
+/** `since`: when the wait before the first poll began (the write's acceptance); each later wait starts at its poll. */
 async function pollToEnd<TResult>(
   poller: PollerLike<OperationState<TResult>, TResult>,
   hint: PollHint,
   options: LongRunningOptions,
+  since = Date.now(),
 ): Promise<TResult> {
   try {
-    while (!poller.isDone) {
-      await sleep(hint.nextPollDelayMs(options.defaultPollIntervalMs, options.maxPollIntervalMs), undefined, {
-        signal: options.signal,
-      });
+    for (let from = since; !poller.isDone; from = Date.now()) {
+      const delayMs = hint.nextPollDelayMs(options.defaultPollIntervalMs, options.maxPollIntervalMs);
+      await sleep(Math.max(0, delayMs - (Date.now() - from)), undefined, { signal: options.signal });
       await poller.poll({ abortSignal: options.signal });
     }
   } catch (err) {

@@ -4,6 +4,7 @@
 // the repairs suspension) wrap a Planner field by field (wrapPlanner), so nothing is lost on the way, even from a
 // planner written as a class.
 import type { ArmFailure } from "./arm-failure.ts";
+import type { HealthExpectation } from "./health-read.ts";
 import type { NetworkRead, ScaleSetSnapshot, WriteStep } from "./vmss-gateway.ts";
 
 /** Writes that one attempt may make while converging (disable is a network change, then a rollout). */
@@ -13,7 +14,17 @@ export const MAX_WRITES_PER_ATTEMPT = 4;
  * What a planner asks for: nothing more to do, a write, or to wait and plan again on a fresh read (the state is
  * moving toward the goal without us: new instances are starting, a health probe has not yet seen them).
  */
-export type PlannedStep = { kind: "done"; summary: string } | { kind: "wait"; summary: string } | WriteStep;
+export type PlannedStep = { kind: "done"; summary: string } | WaitStep | WriteStep;
+
+/**
+ * Wait, and plan again on a fresh read. `expect`: a wait for health says when it can first be reported and how often
+ * it can change after (the re-reads go there: health-read.ts); absent, the re-reads keep the busy pace.
+ */
+export interface WaitStep {
+  kind: "wait";
+  summary: string;
+  expect?: HealthExpectation;
+}
 
 /**
  * What every operation supplies: a plan against fresh state, and a result from the state Azure confirmed. What only

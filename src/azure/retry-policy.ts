@@ -56,7 +56,8 @@ export interface RetryConfig {
   maxDelayMs: number;
   /**
    * The share of a scale set's read budget that one task may spend while it waits out another writer (0-1], set in
-   * percent. The re-reads are paced so that they stay within this share of the refill (scaleSetReadsPerMinute).
+   * percent. The re-reads are paced so that they stay within this share of the refill (scaleSetReadsPerMinute); a
+   * wait for health spends it as a token bucket with the same share of the burst (health-read.ts).
    * @env RETRY_BUSY_READ_SHARE_PERCENT
    * @default `25`
    */
@@ -80,6 +81,11 @@ export interface RetryConfig {
    * @default `2`
    */
   maxRedrives: number;
+  /**
+   * Azure's clock against ours: 1 with Azure; a simulator's time scale against the simulator alone (its probe's
+   * seconds last that much less). Not from the environment: follows the simulator's clock (src/config.ts).
+   */
+  azureTimeScale?: number;
 }
 
 /**
@@ -120,6 +126,7 @@ export function readRetry(config: RetryConfig, bounds: ReadRetryConfig): RetryCo
     deadlineMs: Math.min(config.deadlineMs, bounds.deadlineMs),
   };
   // The refill follows the simulator's clock when it changes (src/config.ts): read it from the configuration each time.
+  Object.defineProperty(profile, "azureTimeScale", { get: () => config.azureTimeScale, enumerable: true });
   return Object.defineProperty(profile, "scaleSetReadsPerMinute", {
     get: () => config.scaleSetReadsPerMinute,
     enumerable: true,

@@ -182,6 +182,7 @@ export function lroHeaders(
   op: Operation,
   status: number,
 ): Record<string, string> {
+  if (ctx.call) ctx.call.operationId = op.id;
   return {
     "azure-asyncoperation": operationUrl(ctx, op, "status"),
     ...(status === 202 ? { location: operationUrl(ctx, op, "location") } : {}),

@@ -14,6 +14,13 @@ export interface CallRecord {
   userAgent?: string;
   /** Arrival time, ms since the epoch. */
   time: number;
+  /** When the answer was sent, ms since the epoch; absent while unanswered or when the connection was dropped. */
+  answeredAt?: number;
+  /**
+   * A write Azure accepted as a long-running operation: its id, as its Azure-AsyncOperation URL names it. When it
+   * ended (its `endTime`) is the operation's, under GET /_sim/operations.
+   */
+  operationId?: string;
   /** Set when an injected fault handled the request: respond, failOperation or dropConnection. */
   fault?: string;
   /** A write Azure made itself, not a request the simulator received: autoscale's change of a capacity. */

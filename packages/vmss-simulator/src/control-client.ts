@@ -30,6 +30,19 @@ export interface ScaleSetSnapshot {
   inFlight: null | { opId: string; kind: string; startedAt: number; completesAt: number };
 }
 
+/** GET /_sim/operations: a long-running operation, with Azure's times (ms since the epoch). */
+export interface OperationRecord {
+  id: string;
+  kind: string;
+  /** "resource group/name", lower case. */
+  scaleSet: string;
+  status: "InProgress" | "Succeeded" | "Failed" | "Canceled";
+  startedAt: number;
+  endTime?: number;
+  /** VMs that began running when it ended: the health probe starts over for each. */
+  vmsStarted: number;
+}
+
 export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -98,6 +111,9 @@ export class SimulatorControl {
   }
   calls(): Promise<CallRecord[]> {
     return this.#call("GET", "/_sim/calls");
+  }
+  operations(): Promise<OperationRecord[]> {
+    return this.#call("GET", "/_sim/operations");
   }
   async clearCalls(): Promise<void> {
     await this.#call("DELETE", "/_sim/calls");

@@ -103,6 +103,22 @@ function inFlightOf(op: Operation | null) {
   return op ? { opId: op.id, kind: op.kind, startedAt: op.startedAt, completesAt: op.completesAt } : null;
 }
 
+/**
+ * GET /_sim/operations: the long-running operations Azure keeps (the last 10,000 ended, and every one in flight), in
+ * the order accepted, with Azure's times: what a call log's `operationId` names.
+ */
+function operationsView(sim: SimulatorContext) {
+  return [...sim.state.operations.values()].map((op) => ({
+    id: op.id,
+    kind: op.kind,
+    scaleSet: op.scaleSetKey,
+    status: op.status,
+    startedAt: op.startedAt,
+    ...(op.endTime === undefined ? {} : { endTime: op.endTime }),
+    vmsStarted: op.vmsStarted ?? 0,
+  }));
+}
+
 function settingsField(body: JsonObject) {
   try {
     return parseSettingsUpdate(body);
@@ -285,6 +301,8 @@ export function buildControlRouter(): Router<Route> {
       sim.calls.clear();
       send(ctx, 204);
     })
+
+    .add("GET", `${P}/operations`, (ctx, sim) => send(ctx, 200, operationsView(sim)))
 
     .add("GET", `${P}/faults`, (ctx, sim) => send(ctx, 200, sim.faults.list()))
     .add("POST", `${P}/faults`, addFault)

@@ -98,7 +98,10 @@ export function send(
   };
   const clientRequestId = ctx.req.headers["x-ms-client-request-id"];
   if (typeof clientRequestId === "string") out["x-ms-client-request-id"] = clientRequestId;
-  if (ctx.call) ctx.call.status = status;
+  if (ctx.call) {
+    ctx.call.status = status;
+    ctx.call.answeredAt = Date.now();
+  }
   // ARM answers: only the fields the request's api-version defines (api-version-shapes.ts), reported to observers.
   if (ctx.call) body = shapeForApiVersion(ctx.url.searchParams.get("api-version"), body);
   if (ctx.call) reportExchange({ ...ctx, userAgent: ctx.req.headers["user-agent"] }, status, body);

@@ -6,12 +6,14 @@ export {
   SimulatorControl,
   SimulatorControlError,
   type ControlScaleSetSpec,
+  type OperationRecord,
   type RawResponse,
   type ScaleSetSnapshot,
   type SimulatorConfigUpdate,
   type SimulatorConfigView,
 } from "./control-client.ts";
 // A fault as POST /_sim/faults takes it: derived from its action's schema, which the route validates with.
+export type { CallRecord } from "./calls.ts";
 export { FAULT_SPECS, type FaultAction, type FaultSpec, type ScaleSetChange } from "./fault-specs.ts";
 export {
   SIMULATOR_SUBSCRIPTION_ID,

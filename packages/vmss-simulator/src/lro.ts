@@ -55,6 +55,11 @@ export interface Operation {
   isCreate: boolean;
   /** deleteInstances / updateInstances: the instance ids (already validated). */
   instanceIds?: string[];
+  /**
+   * VMs that began running when it ended (created, or booted again): the load balancer's health probe starts over
+   * for each of them then (health-probe.ts).
+   */
+  vmsStarted?: number;
   /** Status polls answered so far (the first poll after a create advertises a longer Retry-After). */
   polls: number;
   /** Power actions: each VM's power state before the action, restored if the operation fails. */

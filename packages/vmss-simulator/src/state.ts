@@ -497,7 +497,10 @@ export class SimState {
         if (!vm) continue;
         vm.powerState = failed ? before : powerStateAfter(op.kind);
         // Booted again: the health probe starts over from here.
-        if (!failed && vm.powerState === "running") vm.runningSince = this.now();
+        if (!failed && vm.powerState === "running") {
+          vm.runningSince = this.now();
+          op.vmsStarted = (op.vmsStarted ?? 0) + 1;
+        }
       }
     }
     if (op.kind === "delete" && !failed) {
@@ -516,6 +519,7 @@ export class SimState {
           allocatable--;
           vm.provisioningState = "Succeeded";
           vm.runningSince = this.now();
+          op.vmsStarted = (op.vmsStarted ?? 0) + 1;
         } else {
           vm.provisioningState = "Failed";
           allocationFailed = !failed;

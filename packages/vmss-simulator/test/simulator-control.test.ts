@@ -293,15 +293,36 @@ t.test(
         ["GET", 200], // final GET of the scale set
       ],
     );
-    t.same(Object.keys(calls[0]).sort(), ["ifMatch", "method", "path", "status", "time", "userAgent"]);
+    t.same(Object.keys(calls[0]).sort(), ["answeredAt", "ifMatch", "method", "path", "status", "time", "userAgent"]);
     t.match(calls[0].userAgent, /azsdk-js/, "who called: the client's User-Agent");
     t.equal(calls[0].path, `${ARM_VMSS}/${WEB}`, "pathname, no query");
     t.equal(calls[0].ifMatch, null);
     t.equal(calls[1].ifMatch, '"1"');
     t.match(calls[2].path, /\/providers\/Microsoft\.Compute\/locations\/eastus\/operations\/[0-9a-f-]{36}$/);
     t.ok(calls.every((c, i) => c.time >= start && (i === 0 || c.time >= calls[i - 1].time)));
+    t.ok(
+      calls.every((c) => c.answeredAt! >= c.time),
+      "each answered no earlier than it arrived",
+    );
     await control.clearCalls();
     t.same(await control.calls(), []);
+  },
+);
+
+t.test(
+  "a write's call names its long-running operation; GET /_sim/operations gives Azure's times for it",
+  async (t) => {
+    await control.clearCalls();
+    const got = await vmss.get(RG, WEB);
+    await vmss.update(RG, WEB, { sku: { capacity: 5 } }, { ...fast, ifMatch: got.etag }).pollUntilDone();
+    const calls = await control.calls();
+    const patch = calls.find((c) => c.method === "PATCH")!;
+    t.match(patch.operationId, /^[0-9a-f-]{36}$/, "the PATCH names its operation");
+    t.equal(calls.filter((c) => c.operationId !== undefined).length, 1, "only the write does");
+    const op = (await control.operations()).find((o) => o.id === patch.operationId)!;
+    t.match(op, { kind: "update", scaleSet: `${RG}/${WEB}`.toLowerCase(), status: "Succeeded", vmsStarted: 2 });
+    t.ok(op.startedAt >= patch.time && op.startedAt <= patch.answeredAt!, "accepted while the PATCH was answered");
+    t.equal(op.endTime! - op.startedAt, WRITE_MS, "it lasted the write duration, on Azure's clock");
   },
 );
 

@@ -1,5 +1,6 @@
 // The reads the harness acts on: a settled read (another writer waited out, the VMs and the autoscale setting read
 // when the plan needs them, a suspicious read made again), a planner's wait, and what Azure shows after a failure.
+import { decideHealthRead, type HealthExpectation, type ReadShare } from "../health-read.ts";
 import { decideBusyWait, formatDuration } from "../retry-policy.ts";
 import { isBusy, suspiciousRead } from "../scale-set-state.ts";
 import type { ScaleSetSnapshot } from "../vmss-gateway.ts";
@@ -87,25 +88,35 @@ async function withWhatThePlanReads<R>(input: HarnessInput<R>, read: ScaleSetSna
 export interface Waiting {
   since: number;
   summary: string;
+  /** The wait's share of the scale set's read budget after its last read (health-read.ts). */
+  share?: ReadShare;
 }
 
 /**
- * Waits as a busy scale set is waited out (paced by the read budget), then reads again. The wait is bounded by the
- * retry deadline counted from when this wait began, so that a long operation can wait at every step.
+ * Waits, then reads again: a wait for health where its probe says it can change (decideHealthRead, given `expect`),
+ * any other as a busy scale set is waited out (paced by the read budget). The wait is bounded by the retry deadline
+ * counted from when this wait began, so that a long operation can wait at every step.
  */
 export async function waitAndReread<R>(
   at: Attempt<R>,
   summary: string,
   waiting: Waiting | undefined,
   snapshot: ScaleSetSnapshot,
+  expect?: HealthExpectation,
 ): Promise<{ snapshot: ScaleSetSnapshot; waiting: Waiting }> {
   const { input, prefix, clock } = at;
   const since = waiting?.since ?? clock.now();
   if (waiting?.summary !== summary) input.log(`${prefix}: ${summary}`);
-  const decision = decideBusyWait({
-    elapsedMs: clock.now() - since,
+  // The snapshot planned on was read just now (each wait ends with a read, and so does the write before the first).
+  const now = clock.now();
+  const decision = decideHealthRead({
+    nowMs: now,
+    lastReadAtMs: now,
+    ...(expect ? { expect } : {}),
+    ...(waiting?.share ? { share: waiting.share } : {}),
+    ...(snapshot.remainingReads !== undefined ? { remainingReads: snapshot.remainingReads } : {}),
+    elapsedMs: now - since,
     config: input.retry,
-    remainingReads: snapshot.remainingReads,
     random: clock.random(),
   });
   if (!decision.wait) {
@@ -118,7 +129,10 @@ export async function waitAndReread<R>(
     clock.stopIfCanceled(`while waiting: ${summary}`);
     throw err;
   });
-  return { snapshot: await settledRead(at), waiting: { since, summary } };
+  return {
+    snapshot: await settledRead(at),
+    waiting: { since, summary, ...(decision.share ? { share: decision.share } : {}) },
+  };
 }
 
 /** What Azure shows after a failed write, for the failure's result; undefined when even that read fails. */

@@ -27,6 +27,7 @@ import { TAG_CREATED_BY, creationMark, type CreateContext } from "./prepare.ts";
 import { createStep } from "./create-write.ts";
 import { copyStep, type AutoscaleCopy } from "./autoscale-copy.ts";
 import { sourceName } from "./checks.ts";
+import { extensionProbePace, healthExpectation } from "./health-expectation.ts";
 
 function createdResult(
   snapshot: Parameters<typeof serverGroupResult>[0],
@@ -117,9 +118,12 @@ export function createPlanner(
         return { kind: "done", summary: `${created}, in traffic: ${health.summary}` };
       const since = vmss.timeCreated ? new Date(vmss.timeCreated).getTime() : now();
       if (notHealthy === undefined && now() - since < boundMs) {
+        const waitedOn = (snapshot.vms ?? []).filter((vm) => isActionableInstance(vm) && !isReady(vm, true));
+        const expect = healthExpectation(waitedOn, [context.network?.probe, extensionProbePace(snapshot)]);
         return {
           kind: "wait",
           summary: `waiting for the instances of ${target.name} to be healthy behind the load balancer before it serves: ${health.summary}`,
+          ...(expect ? { expect } : {}),
         };
       }
       // Not healthy in time: out of its pools, as disableServerGroup takes a group out, then the create fails.

@@ -7,6 +7,7 @@
 // resource group; the virtual network and the subnet by name, "Selected subnet … is not valid"), l.187-219 (the new
 // group's backend pool and inbound NAT pool in the load balancer, "Selected Load Balancer … does not exist");
 // CreateAzureServerGroupAtomicOperation.groovy l.85-121 and l.163-171 (the same with an application gateway).
+import { balancerProbePace, type ProbePace } from "./health-expectation.ts";
 import { RefusalError } from "../../azure/arm-failure.ts";
 import { NetworkGateway, networkId, type NetworkChild, type NetworkResource } from "../../azure/network-gateway.ts";
 import type { ScaleSetRef } from "../../azure/vmss-gateway.ts";
@@ -36,6 +37,8 @@ export interface NetworkChoice {
   appGatewayPoolId?: string;
   /** What the create added to a shared balancer (recorded on the scale set for its destroy); absent: nothing. */
   added?: BalancerAdditions;
+  /** The load balancer's quickest health probe, as read: when its instances' health can be known (health-expectation.ts). */
+  probe?: ProbePace;
 }
 
 /** Which gateway the description means: an application gateway, a load balancer, or none. */
@@ -193,6 +196,7 @@ async function addGroupPools(
       if (hasAdditions(additions)) ctx.log(`would add ${describeAdditions(additions)}`);
       return choiceFor(balancer.kind, idOf(found, id), target.name, planned.resource, additions);
     }
+    const probe = balancer.kind === "lb" ? balancerProbePace(found) : undefined;
     try {
       if (hasAdditions(additions)) {
         ctx.log(`add ${describeAdditions(additions)} (If-Match ${found.etag ?? "none"})`);
@@ -203,7 +207,10 @@ async function addGroupPools(
       ctx.log(`${what} ${balancer.name} changed since it was read (${err.code}); reading it again`);
       continue;
     }
-    return choiceFor(balancer.kind, idOf(found, id), target.name, planned.resource, additions);
+    return {
+      ...choiceFor(balancer.kind, idOf(found, id), target.name, planned.resource, additions),
+      ...(probe ? { probe } : {}),
+    };
   }
 }
 

@@ -2,7 +2,7 @@
 // spinnaker/deck packages/azure/src/serverGroup/serverGroup.transformer.js (convertServerGroupCommandToDeployConfiguration,
 // l.37-143), and a bake stage's outputs. test/deploy-contract.test.ts runs them through Orca's steps.
 import { SimulatorControl } from "vmss-simulator";
-import type { Json } from "../../testkit/json.ts";
+import type { Json } from "./json.ts";
 
 const REGION = "eastus";
 

@@ -3,7 +3,7 @@
 // Each function names the file and lines it follows. Only what Orca does on the wire and decides from it is here;
 // its queueing and persistence are not.
 import { createHash } from "node:crypto";
-import type { Json } from "../../testkit/json.ts";
+import type { Json } from "./json.ts";
 
 export type Api = <T = Json>(method: string, path: string, body?: unknown) => Promise<{ status: number; body: T }>;
 
