@@ -32,9 +32,8 @@ import {
 import { loadAverage, type Bench } from "../context.ts";
 import { cpuMsOf } from "../measure.ts";
 import type { Figure, Row } from "../table.ts";
+import { DEPLOY_TARGET } from "../targets.ts";
 
-/** The target: the makespan the service is responsible for, at most this many times Azure's critical path. */
-export const DEPLOY_TARGET = 1.05;
 /** Orca's MonitorKatoTask backoff, in Azure's (real) ms: scaled by the run's time factor. */
 const ORCA_POLL_MS = 5000;
 /** Azure's poll interval of a write (the simulator's Retry-After for updates): the service's poll cap, scaled. */

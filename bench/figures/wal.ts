@@ -28,9 +28,7 @@ import { median } from "../measure.ts";
 import type { TaskView } from "../task-view.ts";
 import type { Figure, Row } from "../table.ts";
 import { previousTree, treeOf } from "../previous-release.ts";
-
-/** After / before: at most this share of the tree before's WAL (and statements) per task. */
-export const WAL_TARGET = 0.5;
+import { WAL_TARGET } from "../targets.ts";
 
 const WAL_URL =
   process.env.WAL_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
