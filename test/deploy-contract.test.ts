@@ -12,7 +12,7 @@
 // one healthy instance: a deploy never leaves a cluster with nothing in traffic.
 import t, { type Test } from "tap";
 import { bake, bakeImage, convertServerGroupCommandToDeployConfiguration, deckCommand } from "../testkit/deck.ts";
-import { newStage, Orca, OrcaStageError, type Stage } from "../testkit/orca.ts";
+import { cleanupBase, newStage, Orca, OrcaStageError, type Stage } from "../testkit/orca.ts";
 import { startTestEnv, writesOf } from "./helpers/service.ts";
 import type { Json } from "../testkit/json.ts";
 import { SimulatorControl } from "vmss-simulator";
@@ -99,17 +99,6 @@ async function deployContext(config: Record<string, Json>, extra: Record<string,
   const stage = newStage({ ...config, ...extra });
   await orca.determineSourceServerGroup(stage);
   return stage;
-}
-
-function cleanupBase(application: string) {
-  const cluster = `${application}-prod`;
-  return {
-    credentials: "demo",
-    region: REGION,
-    cluster,
-    moniker: { app: application, cluster },
-    cloudProvider: "azure",
-  };
 }
 
 /** A first deploy into an empty cluster: nothing to check traffic against before it. */
@@ -284,7 +273,7 @@ t.test(
     t.equal(v001, "rb-prod-v001");
     t.match(task.resultObjects[0], { disabled: false, ancestorServerGroupNameByRegion: { [REGION]: v000 } });
     // RedBlackStrategy.groovy l.111-122: disableCluster, keeping one enabled group (the one just deployed).
-    const disabled = await orca.disableCluster(cleanupBase("rb"), [v001], check.after);
+    const disabled = await orca.disableCluster(cleanupBase(REGION, "rb"), [v001], check.after);
     t.same(disabled, [v000]);
     const now = await members();
     const mine = now.filter(ofCluster("rb-prod"));
@@ -319,7 +308,7 @@ t.test("highlander: the older groups destroyed, the new one serving", async (t) 
   await orca.deployStage(stage, { bake: await bakeImage(env.sim, "hl"), after: check.after });
   const [v001] = stage.context["deploy.server.groups"][REGION];
   // HighlanderStrategy.groovy l.48-57: shrinkCluster to 1, active ones too.
-  const destroyed = await orca.shrinkCluster(cleanupBase("hl"), [v001], check.after);
+  const destroyed = await orca.shrinkCluster(cleanupBase(REGION, "hl"), [v001], check.after);
   t.same(destroyed, [v000]);
   t.equal((await scaleSet(v000)).status, 404);
   t.equal((await serving("hl-prod")).length, 2, "v001 serves alone");
@@ -403,7 +392,7 @@ async function rollingRedBlack10to100(t: Test, application: string, extraConfig:
 
   const seen: Record<string, Record<string, number>> = {};
   const { disables } = await orca.rollingRedBlack({
-    base: cleanupBase(application),
+    base: cleanupBase(REGION, application),
     source: v000,
     deployed: v001,
     savedCapacity: stage.context.savedCapacity,
@@ -453,10 +442,14 @@ t.test(
   "a resize as Orca merges it (ScaleExactResizeStrategy.groovy l.51-77): {min 2, max 2, desired 1} resizes to 1",
   async (t) => {
     const { name } = await firstDeploy("merge");
-    const stage = newStage({ ...cleanupBase("merge"), "deploy.server.groups": { [REGION]: [name] } });
+    const stage = newStage({ ...cleanupBase(REGION, "merge"), "deploy.server.groups": { [REGION]: [name] } });
     const id = await orca.requestOperations(stage, [
       {
-        resizeServerGroup: { ...cleanupBase("merge"), serverGroupName: name, capacity: { min: 2, max: 2, desired: 1 } },
+        resizeServerGroup: {
+          ...cleanupBase(REGION, "merge"),
+          serverGroupName: name,
+          capacity: { min: 2, max: 2, desired: 1 },
+        },
       },
     ]);
     const task = await orca.monitorKato(stage, id);

@@ -927,3 +927,12 @@ export function isActive(sg: ServerGroup): boolean {
 
 /** :283-288 CreatedTime: newest first. */
 export const newestFirst = (a: ServerGroup, b: ServerGroup) => (b.createdTime ?? 0) - (a.createdTime ?? 0);
+
+/**
+ * What a cleanup stage of `application`'s `-prod` cluster carries (disable, scale down, destroy), as Deck builds it
+ * for account demo in `region`.
+ */
+export function cleanupBase(region: string, application: string) {
+  const cluster = `${application}-prod`;
+  return { credentials: "demo", region, cluster, moniker: { app: application, cluster }, cloudProvider: "azure" };
+}

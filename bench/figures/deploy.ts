@@ -20,7 +20,7 @@ import {
 import type { ChildService } from "../../testkit/child-service.ts";
 import { bakeImage, convertServerGroupCommandToDeployConfiguration, deckCommand } from "../../testkit/deck.ts";
 import type { Json } from "../../testkit/json.ts";
-import { newStage, Orca, type Api, type Stage } from "../../testkit/orca.ts";
+import { cleanupBase, newStage, Orca, type Api, type Stage } from "../../testkit/orca.ts";
 import {
   attributeGaps,
   azureSpans,
@@ -75,17 +75,6 @@ function orcaApi(services: ChildService[], taskIds: string[]): Api {
   return api as Api;
 }
 
-function cleanupBase(application: string) {
-  const cluster = `${application}-prod`;
-  return {
-    credentials: "demo",
-    region: REGION,
-    cluster,
-    moniker: { app: application, cluster },
-    cloudProvider: "azure",
-  };
-}
-
 /** The deploy stage's context, as Deck builds it and DetermineSourceServerGroupTask completes it. */
 async function deployStage(orca: Orca, application: string, n: number, strategy: Strategy) {
   const config = convertServerGroupCommandToDeployConfiguration(
@@ -128,8 +117,8 @@ async function sourceGroup(azure: Azure, orca: Orca, application: string, n: num
 
 /** Orca's red/black (RedBlackStrategy.groovy l.58-153) after the deploy stage: disableCluster, scaleDownCluster. */
 async function redBlack(orca: Orca, application: string, deployed: string): Promise<void> {
-  await orca.disableCluster(cleanupBase(application), [deployed]);
-  await orca.scaleDownCluster(cleanupBase(application), [deployed]);
+  await orca.disableCluster(cleanupBase(REGION, application), [deployed]);
+  await orca.scaleDownCluster(cleanupBase(REGION, application), [deployed]);
 }
 
 /** The measured deploy: the deploy stage, then the strategy's steps, as Orca runs them. */
@@ -154,7 +143,7 @@ async function runDeploy(
   if (strategy === "redblack") await redBlack(orca, application, deployed);
   else
     await orca.rollingRedBlack({
-      base: cleanupBase(application),
+      base: cleanupBase(REGION, application),
       source,
       deployed,
       savedCapacity: stage.context.savedCapacity as { min: number; max: number; desired: number },
