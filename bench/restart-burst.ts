@@ -2,7 +2,8 @@
 // queued tasks in PostgreSQL (made by replica A, then killed), replica B started on it, and BURST requests (a third
 // held reads, half plain reads, the rest submissions) sent as soon as B's port accepts a connection. Prints how long
 // each kind took from when it was sent (the moment B accepted a connection), and the slowest. CPU_PROF=DIR runs B under
-// --cpu-prof (written when it stops); B_NODE_OPTIONS is B's NODE_OPTIONS (e.g. test/fixtures/log-module-loads.mjs).
+// --cpu-prof (written when it stops); B_NODE_OPTIONS is B's NODE_OPTIONS (e.g. test/fixtures/log-module-loads.mjs);
+// B_TREE runs B from another checkout (an A/B run).
 // Not part of bench/run.ts: a diagnosis (docs/faults.md, "A replica restarted while its clients wait").
 //
 //   ./node_modules/.bin/node bench/restart-burst.ts        (BACKLOG=1500 BURST=330 by default)
@@ -10,7 +11,13 @@ import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { SimulatorControl, startSimulator } from "vmss-simulator";
-import { freePort, SIMULATOR_CA_FILE, startChildService, type ChildService } from "../testkit/child-service.ts";
+import {
+  entryPointIn,
+  freePort,
+  SIMULATOR_CA_FILE,
+  startChildService,
+  type ChildService,
+} from "../testkit/child-service.ts";
 import { START_HEAP_FLAGS } from "../src/node-process.ts";
 import { loadAverage, resize } from "./context.ts";
 
@@ -64,6 +71,7 @@ try {
 
   const port = await freePort();
   const cpuProf = process.env.CPU_PROF;
+  const tree = process.env.B_TREE;
   const t0 = performance.now();
   const b = await startChildService(
     {
@@ -74,6 +82,7 @@ try {
     {
       waitForListen: false,
       nodeArgs: [...START_HEAP_FLAGS, ...(cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${cpuProf}`] : [])],
+      ...(tree ? { cwd: tree, script: entryPointIn(tree) } : {}),
     },
   );
   children.push(b);
