@@ -7,7 +7,8 @@
 //
 // SOAK_SECONDS sets the duration (default 600); SOAK_HEAP_SNAPSHOTS=DIR starts the replicas with
 // --heapsnapshot-signal=SIGUSR2 and signals replica A at 95 % of the run, once the load has run its course (snapshots in DIR, read them with
-// bench/heap-owners.ts).
+// bench/heap-owners.ts). SOAK_NODE_OPTIONS is the replicas' NODE_OPTIONS (e.g. --cpu-prof --cpu-prof-dir=DIR: B's
+// profile of each of its lives but the last is written at its restart).
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import type { ChildService } from "../../testkit/child-service.ts";
@@ -109,6 +110,7 @@ async function startSoak(b: Bench, size: Size): Promise<Soak> {
       // As deploy/kubernetes/deployment.yaml runs it: a request held unread past 3 s is shed, not served late.
       OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: "3000",
       LOG_LEVEL: "warn",
+      ...(process.env.SOAK_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SOAK_NODE_OPTIONS } : {}),
       ...(snapshots
         ? { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}` }
         : ({} as Record<string, string>)),

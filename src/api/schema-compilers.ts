@@ -40,7 +40,8 @@ function compileError(route: RouteSchema, err: unknown): Error {
 }
 
 export class LazySchemaCompilers {
-  readonly #pending = new Set<() => void>();
+  /** Each schema not compiled yet: how to compile it, by the route it belongs to. */
+  readonly #pending = new Map<() => void, RouteSchema>();
 
   /** For Fastify({ schemaController: { compilersFactory } }). */
   readonly factory: CompilersFactory = {
@@ -100,14 +101,19 @@ export class LazySchemaCompilers {
       this.#pending.delete(ensure);
       return compiled;
     };
-    this.#pending.add(ensure);
+    this.#pending.set(ensure, route);
     return ensure;
   }
 
   /** Compiles every schema not compiled yet (a failure names its route); returns how many it compiled. */
   compileAll(): number {
-    const pending = [...this.#pending];
-    for (const ensure of pending) ensure();
-    return pending.length;
+    return this.compileWhere(() => true);
+  }
+
+  /** Compiles the schemas not compiled yet of the routes `which` picks (by method and URL); returns how many. */
+  compileWhere(which: (route: { method: string; url: string }) => boolean): number {
+    const picked = [...this.#pending].filter(([, r]) => which({ method: r.method ?? "", url: r.url ?? "" }));
+    for (const [ensure] of picked) ensure();
+    return picked.length;
   }
 }

@@ -1,8 +1,9 @@
-// The Azure SDK (@azure/arm-compute and @azure/core-rest-pipeline), loaded on its first use rather than at start-up.
+// The Azure SDK (@azure/arm-compute and @azure/core-rest-pipeline), loaded when asked rather than when imported.
 //
-// Loading its some 300 modules is a third of start-up (90-130 ms with the compile cache), and nothing the service
-// answers before its first Azure call needs it: /health, the status page, a submission. The first client built, the
-// first probe of an account or the first task loads it; /ready probes the accounts, so it loads it too.
+// Loading its some 300 modules is a third of start-up (90-130 ms with the compile cache). The entry point loads it
+// before the service listens (loadAzureSdk, from src/app.ts warm()): the runner's first claim needs it at once, and a
+// load after listening held every request that had come meanwhile (docs/faults.md, "A replica restarted"). A
+// service built without listening (tests, scripts) loads it with its first client, probe or task.
 //
 // Loaded with require() of the packages' ES module builds: synchronously, so that building a client stays an
 // ordinary call, and as the same module instances an `import` of the package elsewhere gets (an `instanceof` of
@@ -40,4 +41,10 @@ export function pipelineSdk(): typeof RestPipeline {
 /** The HTTP client those requests go out on (a client's operations use their own). */
 export function sharedHttpClient(): RestPipeline.HttpClient {
   return (httpClient ??= pipelineSdk().createDefaultHttpClient());
+}
+
+/** All of the above, now: what a replica's first task would load (src/app.ts warm()). */
+export function loadAzureSdk(): void {
+  computeSdk();
+  sharedHttpClient();
 }
