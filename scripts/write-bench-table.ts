@@ -328,7 +328,7 @@ export const ROWS: Row[] = [
     read: (r) => {
       const s = r.soak;
       if (!s || !finite(s.pastPatience, s.settings?.durationS)) return undefined;
-      const measured = `${n(s.pastPatience! * 100, 2)} %`;
+      const measured = s.pastPatience === 0 ? "none" : `${n(s.pastPatience! * 100, 2)} %`;
       if (s.settings!.durationS < 600) return { measured: `${measured} (${n(s.settings!.durationS)} s)`, met: null };
       return { measured, met: s.pastPatience === 0 };
     },
