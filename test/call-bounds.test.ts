@@ -51,8 +51,10 @@ t.test("no calls in flight: its timer holds nothing", async (t) => {
   const bounds = new CallBounds();
   await bounds.bound(Promise.resolve(1), performance.now() + 60_000, late("a"));
   t.equal(bounds.holdsProcess, false, "the timer left armed does not keep the process alive");
-  const p = bounds.bound(new Promise((r) => setTimeout(r, 20)), performance.now() + 60_000, late("b"));
+  let answer = (_: unknown) => {};
+  const p = bounds.bound(new Promise((r) => (answer = r)), performance.now() + 60_000, late("b"));
   t.equal(bounds.holdsProcess, true, "a call in flight does");
+  answer(undefined);
   await p;
   t.equal(bounds.holdsProcess, false);
 });
