@@ -1,5 +1,6 @@
 // buildApp: the configured service, ready to inject() or listen(). Nothing here listens, reads the environment or
 // starts the task runner (the entry point does, once the service listens).
+import { flushCompileCache } from "node:module";
 import type { Config } from "./config.ts";
 import type { AccountRegistry } from "./azure/accounts.ts";
 import type { ArmBudget } from "./azure/arm-budget/budget.ts";
@@ -69,7 +70,9 @@ export interface Service {
   /**
    * Loads and compiles now what the first requests and the first tasks would otherwise load and compile while they
    * wait: the schema compilers, the schemas of the routes every replica is asked at once (task reads, /health,
-   * /ready), and the Azure SDK, which the runner's first claim needs. The entry point calls it before it listens (see docs/faults.md, "A replica restarted").
+   * /ready), and the Azure SDK, which the runner's first claim needs; then writes the compile cache and restarts the
+   * event loop's timing, since no request waited through that. The entry point calls it before it listens (see
+   * docs/faults.md, "A replica restarted").
    */
   warm(): { schemas: number };
   /**
@@ -138,6 +141,11 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     warm() {
       const compiled = schemas.compileWhere(servedAtOnce);
       loadAzureSdk();
+      // Written now, not only at exit: a replica that is killed still starts faster next time. Before listening too: it
+      // writes every module compiled since the last write, synchronously (370 ms in one profiled restart, under load).
+      flushCompileCache();
+      // Nothing listened while this held the loop: no request waited through it (neither /ready nor shedding counts it).
+      parts.eventLoopLag.restart();
       return { schemas: compiled };
     },
     drain() {

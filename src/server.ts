@@ -5,7 +5,6 @@
 // settings, which may restart it in place (src/node-process.ts), and the compile cache. Everything else is imported
 // dynamically, after that: static imports would all be loaded (read, type-stripped, compiled) before the first line
 // here runs.
-import { flushCompileCache } from "node:module";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compileCacheDir, enableModuleCompileCache } from "./compile-cache.js";
@@ -51,9 +50,6 @@ async function main(): Promise<void> {
   // and compiled synchronously while every request that came waits unread, seconds on a loaded machine
   // (docs/faults.md, "A replica restarted"). Until it listens, a client is refused and tries again, or another replica.
   service.warm();
-  // Written now, not only at exit: a replica that is killed still starts faster next time. Before listening too: it
-  // writes every module compiled since the last write, synchronously (370 ms in one profiled restart, under load).
-  flushCompileCache();
   try {
     await service.app.listen({ host: config.host, port: config.port });
   } catch (err) {

@@ -43,6 +43,17 @@ export class EventLoopLag {
     return longest;
   }
 
+  /**
+   * Counts from now: what held the loop before (start-up's warm-up, which no request waited through) is forgotten, as
+   * if timing had just started.
+   */
+  restart(): void {
+    this.#lastTickAt = performance.now();
+    this.#lastLateMs = 0;
+    this.#longestMs = 0;
+    if (this.#timer) this.#timer.refresh();
+  }
+
   stop(): void {
     clearInterval(this.#timer);
   }
