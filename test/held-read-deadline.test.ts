@@ -153,7 +153,8 @@ void t.test("the store goes silent during a short hold: the task as last confirm
   // task as it was then. On a machine loaded enough to make that older, the read after the hold is cut at the deadline.
   if (got.status === 200) {
     t.equal(got.body.id, id);
-    t.equal(got.body.state, "running", "still running, as it was");
+    // Queued or running, as the store last said (on a loaded machine the replica may not have claimed it yet).
+    t.ok(["queued", "running"].includes(got.body.state ?? ""), `not ended, as it was (${got.body.state})`);
   } else {
     t.equal(got.status, 503, JSON.stringify(got.body));
     t.equal(got.retryAfter, "5", "with Retry-After");
