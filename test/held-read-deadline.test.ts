@@ -99,7 +99,7 @@ async function heldReadCutMidHold(id: string, waitS: number) {
         if (settled) return "answered";
         const polled = await admin.query(
           `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-             AND query LIKE 'SELECT revision FROM%' AND query_start > $1`,
+             AND query LIKE 'SELECT id, revision, state FROM%' AND query_start > $1`,
           [rows[0].now],
         );
         return polled.rowCount! > 0 && "polled";

@@ -15,13 +15,13 @@ t.teardown(() => sim.close());
 /** Counts the full reads of a task (get), as against the revision reads that keep answers fresh. */
 class CountingStore extends MemoryTaskStore {
   gets = 0;
-  revisions = 0;
+  revisionReads = 0;
   override async get(id: string) {
     this.gets++;
     return super.get(id);
   }
   override async revision(id: string) {
-    this.revisions++;
+    this.revisionReads++;
     return super.revision(id);
   }
 }
@@ -60,11 +60,11 @@ t.test("an unchanged task is answered without reading it again; each change show
 
   const first = await poll();
   t.equal(store.gets, 1, "the first poll reads the task");
-  t.equal(store.revisions, 0, "in one query: with nothing kept, there is no revision to compare");
+  t.equal(store.revisionReads, 0, "in one query: with nothing kept, there is no revision to compare");
   const second = await poll();
   t.equal(second.payload, first.payload, "the second poll answers the same");
   t.equal(store.gets, 1, "without reading the task again");
-  t.equal(store.revisions, 1, "only its revision");
+  t.equal(store.revisionReads, 1, "only its revision");
 
   await store.claim("elsewhere", 60_000, 1);
   t.equal((await poll()).payload, first.payload, "a lease alone changes nothing a reader sees");

@@ -1168,6 +1168,12 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
       const changed = async (what: string) => {
         const now = await store.revision(task.id);
         t.equal(await other.revision(task.id), now, `${what}: another replica reads the same revision`);
+        const { state } = (await store.get(task.id))!;
+        t.same(
+          [...(await other.revisions(["no-such-task", task.id]))],
+          [[task.id, { revision: now, state }]],
+          `${what}: revisions() says the same, with its state, and nothing of a task that does not exist`,
+        );
         t.equal((await store.get(task.id))!.revision, now, `${what}: get carries it`);
         t.ok(now !== undefined && now > seen.at(-1)!, `${what}: the revision moved on (${seen.at(-1)} → ${now})`);
         seen.push(now!);

@@ -11,7 +11,8 @@ function runningTask(id: string): Task {
 t.test("a wait that times out on a running task keeps no entry for it", async (t) => {
   const store = {
     get: (id: string) => Promise.resolve(runningTask(id)),
-    revision: () => Promise.resolve(3),
+    revisions: (ids: readonly string[]) =>
+      Promise.resolve(new Map(ids.map((id) => [id, { revision: 3, state: "running" as const }]))),
   };
   const waiter = new TaskWaiter({ store, pollMs: 60_000 });
   t.teardown(() => waiter.close());
@@ -29,7 +30,7 @@ t.test("a task waited on is kept while its request is held, and let go when it e
   let state: Task["state"] = "running";
   const store = {
     get: (id: string) => Promise.resolve({ ...runningTask(id), state }),
-    revision: () => Promise.resolve(3),
+    revisions: (ids: readonly string[]) => Promise.resolve(new Map(ids.map((id) => [id, { revision: 3, state }]))),
   };
   const waiter = new TaskWaiter({ store, pollMs: 60_000 });
   t.teardown(() => waiter.close());

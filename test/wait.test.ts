@@ -123,27 +123,73 @@ t.test("a task another replica ends is noticed by the store poll, without a noti
   t.equal(waiter.waiters, 0);
 });
 
-t.test("the poll reads a waited task's revision, and the task only when it moved", async (t) => {
+t.test(
+  "the poll asks where every waited task stands in one call, and reads a task only once it has ended",
+  async (t) => {
+    const store = new MemoryTaskStore();
+    const reads = { get: 0, revisions: 0 };
+    const counted = {
+      get: (id: string) => (reads.get++, store.get(id)),
+      revisions: (ids: readonly string[]) => (reads.revisions++, store.revisions(ids)),
+    };
+    const waiter = new TaskWaiter({ store: counted, pollMs: 5 });
+    const op = { name: "resizeServerGroup", description: {} };
+    const tasks = [];
+    for (let i = 0; i < 3; i++) tasks.push((await store.create({ operations: [op] })).task);
+    // A hold that takes the poll's word on an ended task as fresh (as a held GET /task/{id} does within its deadline).
+    const waits = tasks.map((task) =>
+      waiter.hold(task.id, { holdEndsAtMs: performance.now() + 30_000, freshForMs: 60_000 }),
+    );
+    await waitFor(() => waiter.waiters === 3, { what: "the three waiters to register" });
+    t.equal(reads.get, 3, "each wait read its task once, before it slept");
+    // Another replica runs them: each moves (claimed, running, a line, a checkpoint) and none ends yet.
+    const claimed = await store.claim("other-replica", 60_000, 3);
+    t.equal(claimed.length, 3);
+    for (const task of tasks) {
+      await store.update("other-replica", task.id, { state: "running" });
+      await store.appendHistory("other-replica", task.id, { phase: "RESIZE", status: "Resizing", timeMs: Date.now() });
+      await store.update("other-replica", task.id, { armCalls: 1 });
+    }
+    const polled = reads.revisions;
+    await waitFor(() => reads.revisions >= polled + 5, { what: "five polls after the tasks moved" });
+    t.equal(reads.get, 3, "a task that moved but has not ended is not read by the poll");
+    t.equal(waiter.waiters, 3, "and its waiters sleep on");
+    await store.update("other-replica", tasks[1].id, { state: "succeeded", finishedAtMs: Date.now() });
+    t.equal((await waits[1])?.state, "succeeded", "the one that ended is answered");
+    t.equal(reads.get, 4, "read once, by the poll that saw it end");
+    for (const task of [tasks[0], tasks[2]])
+      await store.update("other-replica", task.id, { state: "succeeded", finishedAtMs: Date.now() });
+    t.same(
+      (await Promise.all(waits)).map((task) => task?.state),
+      ["succeeded", "succeeded", "succeeded"],
+    );
+  },
+);
+
+t.test("a hold over on a task that moved since it was last read reads it again, not the old one", async (t) => {
   const store = new MemoryTaskStore();
-  const reads = { get: 0, revision: 0 };
-  const counted = {
-    get: (id: string) => (reads.get++, store.get(id)),
-    revision: (id: string) => (reads.revision++, store.revision(id)),
-  };
-  const waiter = new TaskWaiter({ store: counted, pollMs: 5 });
+  const waiter = new TaskWaiter({ store, pollMs: 5 });
   const { task } = await store.create({ operations: [{ name: "resizeServerGroup", description: {} }] });
-  const waiting = waiter.waitForEnd(task.id, 30_000);
-  await waitFor(() => reads.revision >= 5, { what: "five polls of the queued task" });
-  t.equal(reads.get, 1, "a task waiting in the queue is read once, by the wait itself");
-  const [claimed] = await store.claim("other-replica", 60_000, 1);
-  await store.update("other-replica", claimed.id, { state: "succeeded", finishedAtMs: Date.now() });
-  t.equal((await waiting)?.state, "succeeded", "its end is seen once its revision moved");
+  const read = (await store.get(task.id))!;
+  await store.claim("other-replica", 60_000, 1);
+  await store.update("other-replica", task.id, { state: "running" });
+  const held = await waiter.hold(task.id, {
+    holdEndsAtMs: performance.now() + 200,
+    deadlineAtMs: performance.now() + 60_000,
+    freshForMs: 100,
+    read,
+  });
+  t.equal(held?.state, "running", "the task as it is at the hold's end, not as the caller first read it");
+  t.ok(held!.revision > read.revision);
 });
 
 t.test("a wait given the task as its caller read it does not read it again before it sleeps", async (t) => {
   const store = new MemoryTaskStore();
   const reads = { get: 0 };
-  const counted = { get: (id: string) => (reads.get++, store.get(id)), revision: (id: string) => store.revision(id) };
+  const counted = {
+    get: (id: string) => (reads.get++, store.get(id)),
+    revisions: (ids: readonly string[]) => store.revisions(ids),
+  };
   const waiter = new TaskWaiter({ store: counted, pollMs: 60_000 }); // the poll never runs in this test
   const { task } = await store.create({ operations: [{ name: "resizeServerGroup", description: {} }] });
   await store.claim("me", 60_000, 1);

@@ -9,6 +9,7 @@ import type {
   TaskChange,
   TaskPage,
   TaskQuery,
+  TaskRevision,
   TaskStore,
 } from "./task-store.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
@@ -112,6 +113,15 @@ export class MemoryTaskStore implements TaskStore {
 
   async revision(id: string): Promise<number | undefined> {
     return this.#tasks.get(id)?.revision;
+  }
+
+  async revisions(ids: readonly string[]): Promise<Map<string, TaskRevision>> {
+    const found = new Map<string, TaskRevision>();
+    for (const id of ids) {
+      const task = this.#tasks.get(id);
+      if (task) found.set(id, { revision: task.revision, state: task.state });
+    }
+    return found;
   }
 
   async list(query: TaskQuery): Promise<TaskPage> {

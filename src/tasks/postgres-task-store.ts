@@ -15,6 +15,7 @@ import type {
   TaskChange,
   TaskPage,
   TaskQuery,
+  TaskRevision,
   TaskStore,
 } from "./task-store.ts";
 import { TaskStoreOpenError } from "./migrations.ts";
@@ -24,7 +25,7 @@ import { readVacuumSettings, vacuumWarnings } from "./pg/vacuum-settings.ts";
 import { pgTables, type PgTables } from "./pg/tables.ts";
 import { PgCreateQueue } from "./pg/create-queue.ts";
 import { PgUpdateQueue } from "./pg/update-queue.ts";
-import { cancelRequested, getTask, getTaskByClientRequestId, list, revision } from "./pg/read.ts";
+import { cancelRequested, getTask, getTaskByClientRequestId, list, revision, revisions } from "./pg/read.ts";
 import { claim } from "./pg/claim.ts";
 import { release, renew } from "./pg/lease.ts";
 import { appendHistory, update } from "./pg/journal.ts";
@@ -119,6 +120,10 @@ export class PostgresTaskStore implements TaskStore {
 
   revision(id: string): Promise<number | undefined> {
     return revision(this.#db, this.#t, id);
+  }
+
+  revisions(ids: readonly string[]): Promise<Map<string, TaskRevision>> {
+    return revisions(this.#db, this.#t, ids);
   }
 
   list(query: TaskQuery): Promise<TaskPage> {

@@ -14,12 +14,13 @@ import type {
   TaskChange,
   TaskPage,
   TaskQuery,
+  TaskRevision,
   TaskStore,
 } from "./task-store.ts";
 import { SqliteDb } from "./sqlite/db.ts";
 import { openDatabase } from "./sqlite/open.ts";
 import { SqliteCreateQueue } from "./sqlite/create.ts";
-import { cancelRequested, getTask, getTaskByClientRequestId, list, revision } from "./sqlite/read.ts";
+import { cancelRequested, getTask, getTaskByClientRequestId, list, revision, revisions } from "./sqlite/read.ts";
 import { claim } from "./sqlite/claim.ts";
 import { release, renew } from "./sqlite/lease.ts";
 import { appendHistory, update } from "./sqlite/journal.ts";
@@ -80,6 +81,10 @@ export class SqliteTaskStore implements TaskStore {
 
   async revision(id: string): Promise<number | undefined> {
     return revision(this.#db, id);
+  }
+
+  async revisions(ids: readonly string[]): Promise<Map<string, TaskRevision>> {
+    return revisions(this.#db, ids);
   }
 
   async list(query: TaskQuery): Promise<TaskPage> {

@@ -63,7 +63,8 @@ export interface TasksConfig {
    */
   replicaId: string;
   /**
-   * ?wait=: how often a task waited on is read from the store, to notice one another replica ended.
+   * ?wait=: how often the tasks waited on are polled in the store (one statement for them all), to notice one another
+   * replica ended.
    * @env TASK_WAIT_POLL_MS
    * @default `500`
    */

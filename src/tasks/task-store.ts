@@ -7,6 +7,12 @@
 import type { HistoryEntry, Task, TaskCheckpoint, TaskState } from "./task.ts";
 import type { AuditEntry, AuditPage, AuditQuery, NewAuditEntry } from "./audit.ts";
 
+/** A task's revision and state (TaskStore.revisions). */
+export interface TaskRevision {
+  revision: number;
+  state: TaskState;
+}
+
 export interface NewTask {
   clientRequestId?: string;
   operations: Task["operations"];
@@ -111,6 +117,12 @@ export interface TaskStore {
    * they built from a task for as long as its revision is the same.
    */
   revision(id: string): Promise<number | undefined>;
+  /**
+   * Where several tasks stand, in one call (one statement on PostgreSQL): each one's revision (as revision()) and
+   * state, without reading the tasks. Tasks that do not exist are absent. What a poll of the tasks held reads are
+   * waiting on needs to tell which moved and which ended (task-waiter.ts).
+   */
+  revisions(ids: readonly string[]): Promise<Map<string, TaskRevision>>;
   list(query: TaskQuery): Promise<TaskPage>;
 
   /**

@@ -1,9 +1,9 @@
 // Holds requests (?wait=<seconds>) until a task ends or the time runs out, cheaply: a waiter is a callback in a
 // map and a timer, nothing more. A task this replica ran wakes its waiters at once (notify, from the runner); a task
-// another replica runs is noticed by one shared poll of the store for every task waited on, every pollMs, while
-// anyone waits: its revision alone, and the task only when that moved (a task waiting in the queue costs the poll an
-// index lookup, not a task read). Each poll that answers confirms the task its waiters hold, so that a hold over can
-// answer it without another read (held-read.ts decides when). A waiter whose client went away (signal) is removed at
+// another replica runs is noticed by one shared poll of the store every pollMs, while anyone waits: one statement for
+// every task waited on, each one's revision and state, and a task read only once it has ended (a task queued or
+// running costs the poll an index lookup, not a task read). Each poll that finds a task as its waiters hold it
+// confirms it, so that a hold over can answer it without another read (held-read.ts decides when). A waiter whose client went away (signal) is removed at
 // once.
 import { FINISHED_STATES, type Task } from "./task.ts";
 import type { TaskStore } from "./task-store.ts";
@@ -12,7 +12,7 @@ import { withoutRequestDeadline } from "./request-deadline.ts";
 import { RequestDeadlineError, TaskStoreUnavailableError } from "./store-outage.ts";
 
 export interface TaskWaiterOptions {
-  store: Pick<TaskStore, "get" | "revision">;
+  store: Pick<TaskStore, "get" | "revisions">;
   /** How often the tasks waited on are read from the store (for tasks other replicas run). */
   pollMs: number;
 }
@@ -44,7 +44,7 @@ export interface HoldOptions extends Partial<HeldReadBounds> {
 const FAILED = Symbol("failed");
 
 export class TaskWaiter {
-  readonly #store: Pick<TaskStore, "get" | "revision">;
+  readonly #store: Pick<TaskStore, "get" | "revisions">;
   readonly #pollMs: number;
   /** Task id → the waiters on it. */
   readonly #waiting = new Map<string, Set<Wake>>();
@@ -174,23 +174,33 @@ export class TaskWaiter {
   }
 
   /**
-   * One revision read per task waited on, the task read only when it moved; a slow store never stacks polls. A read
-   * that answers confirms the task its waiters hold (or the one it read); one that fails says nothing.
+   * One statement for every task waited on, where each stands (its revision and state); a task read only once it
+   * has ended, for its waiters' answer. A task that moved and has not ended keeps its last confirmation: a hold over
+   * on it reads it again if that is too old (held-read.ts). A slow store never stacks polls; a poll that fails says
+   * nothing.
    */
   async #pollOnce(): Promise<void> {
     if (this.#polling) return;
     this.#polling = true;
     try {
-      for (const id of [...this.#waiting.keys()]) {
+      const ids = [...this.#waiting.keys()];
+      if (ids.length === 0) return;
+      const sentAtMs = performance.now();
+      const standing = await this.#store.revisions(ids).catch((): typeof FAILED => FAILED);
+      if (standing === FAILED) return;
+      for (const id of ids) {
+        const now = standing.get(id);
         const seen = this.#seen.get(id);
-        const sentAtMs = performance.now();
-        const revision = await this.#store.revision(id).catch((): typeof FAILED => FAILED);
-        if (revision === FAILED) continue;
-        if (revision !== undefined && seen?.task !== undefined && revision === seen.task.revision) {
+        if (now === undefined) {
+          this.#wake(id, { moved: false, confirmed: { task: undefined, atMs: sentAtMs } });
+          continue;
+        }
+        if (seen?.task !== undefined && now.revision === seen.task.revision) {
           if (this.#waiting.has(id) && this.#seen.get(id) === seen)
             this.#seen.set(id, { task: seen.task, atMs: sentAtMs });
           continue;
         }
+        if (!FINISHED_STATES.has(now.state)) continue;
         const task = await this.#store.get(id).catch((): typeof FAILED => FAILED);
         if (task === FAILED) continue;
         const confirmed = { task, atMs: sentAtMs };

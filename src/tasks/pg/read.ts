@@ -1,7 +1,7 @@
 // Reading tasks on PostgreSQL: one by id, its revision alone, a page of a list (newest first, with a cursor), and
 // which of a replica's tasks someone asked to cancel. Reads are safe to run twice (PgConnection.query).
-import type { Task } from "../task.ts";
-import type { TaskPage, TaskQuery } from "../task-store.ts";
+import type { Task, TaskState } from "../task.ts";
+import type { TaskPage, TaskQuery, TaskRevision } from "../task-store.ts";
 import { decodeCursor, encodeCursor } from "../cursor.ts";
 import { listOrderSql } from "../ordering.ts";
 import type { PgConnection } from "./connection.ts";
@@ -38,6 +38,21 @@ export async function revision(db: PgConnection, t: PgTables, id: string): Promi
   const sql = `SELECT revision FROM ${t.tasks} WHERE id = $1`;
   const { rows } = await db.query(sql, [id], true, db.named(sql));
   return rows[0] ? Number(rows[0].revision) : undefined;
+}
+
+/** Where each of `ids` stands (TaskStore.revisions): one statement for them all. */
+export async function revisions(
+  db: PgConnection,
+  t: PgTables,
+  ids: readonly string[],
+): Promise<Map<string, TaskRevision>> {
+  const found = new Map<string, TaskRevision>();
+  if (ids.length === 0) return found;
+  const sql = `SELECT id, revision, state FROM ${t.tasks} WHERE id = ANY ($1::text[])`;
+  const { rows } = await db.query(sql, [ids], true, db.named(sql));
+  for (const row of rows)
+    found.set(row.id as string, { revision: Number(row.revision), state: row.state as TaskState });
+  return found;
 }
 
 /** A page, newest first; nextCursor (the last task's seq) only when another matching task exists. */

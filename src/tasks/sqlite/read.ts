@@ -1,8 +1,8 @@
 // Reading tasks on SQLite: one by id, its revision alone, a page of a list (newest first, with a cursor), and which
 // of a process's tasks someone asked to cancel.
 import type { SQLInputValue } from "node:sqlite";
-import type { Task } from "../task.ts";
-import type { TaskPage, TaskQuery } from "../task-store.ts";
+import type { Task, TaskState } from "../task.ts";
+import type { TaskPage, TaskQuery, TaskRevision } from "../task-store.ts";
 import { decodeCursor, encodeCursor } from "../cursor.ts";
 import { listOrderSql } from "../ordering.ts";
 import { COLUMNS, json, type Row, type SqliteDb, toTask } from "./db.ts";
@@ -21,6 +21,14 @@ export function getTaskByClientRequestId(db: SqliteDb, clientRequestId: string):
 export function revision(db: SqliteDb, id: string): number | undefined {
   const row = db.stmt("SELECT revision FROM tasks WHERE id = ?").get(id) as { revision: number } | undefined;
   return row ? Number(row.revision) : undefined;
+}
+
+/** Where each of `ids` stands (TaskStore.revisions): one statement, the ids as a JSON array. */
+export function revisions(db: SqliteDb, ids: readonly string[]): Map<string, TaskRevision> {
+  const rows = db
+    .stmt("SELECT id, revision, state FROM tasks WHERE id IN (SELECT value FROM json_each(?))")
+    .all(JSON.stringify(ids)) as { id: string; revision: number; state: TaskState }[];
+  return new Map(rows.map((r) => [r.id, { revision: Number(r.revision), state: r.state }]));
 }
 
 /** A page, newest first; nextCursor (the last task's seq) only when another matching task exists. */
