@@ -166,3 +166,105 @@ void t.test(
     t.equal(refused.leased.size, 0, "and no slice is leased from it");
   },
 );
+
+/** The lock a take waits on for its turn at a bucket (migration 16): the advisory lock of its key. */
+const TURN_LOCK = "SELECT pg_advisory_xact_lock(1986880098, hashtext($1))";
+
+void t.test(
+  "two ledgers' takes of a bucket that has no row yet take turns: the row is made once, with what both took",
+  async (t) => {
+    const schema = await budgetSchema(t);
+    const replicas = [0, 1].map(
+      () =>
+        new PostgresLedger({ connectionString: DATABASE_URL, schema, timeoutMs: 30_000, statementTimeoutMs: 30_000 }),
+    );
+    t.teardown(() => Promise.all(replicas.map((r) => r.close())));
+    const holder = new pg.Client({ connectionString: DATABASE_URL });
+    await holder.connect();
+    t.teardown(() => holder.end());
+    const watcher = new pg.Client({ connectionString: DATABASE_URL });
+    await watcher.connect();
+    t.teardown(() => watcher.end());
+    const key = "sub/GetOperation/op-new";
+    // The bucket's turn, held as a take holds it: both takes start, find no row, and must wait for it.
+    await holder.query("BEGIN");
+    await holder.query(TURN_LOCK, [key]);
+    const calls: TakeRequest[][] = Array.from({ length: 3 }, () => [{ key, figures: FIGURES, need: 1 }]);
+    const lease = { caps: [], gives: [], wants: [{ key, figures: FIGURES, tokens: 20, floor: 0 }], share: 0.5 };
+    const takes = replicas.map((r) => r.takeAndLease(calls, lease));
+    await waitFor(
+      async () => {
+        const { rows } = await watcher.query<{ n: string }>(
+          `SELECT count(*) AS n FROM pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%arm_budget_take_lease%'
+              AND query LIKE $1`,
+          [`%${schema}%`],
+        );
+        return Number(rows[0].n) === 2;
+      },
+      { what: "both takes to wait for the bucket's turn" },
+    );
+    await holder.query("COMMIT");
+    const results = await Promise.all(takes);
+    const each = results.map((r) => given(r, key));
+    t.ok(
+      each.every((n) => n >= 3),
+      `each take's three calls were granted, and a slice (${each.join(", ")})`,
+    );
+    const { rows } = await holder.query<{ tokens: number }>(
+      `SELECT tokens FROM "${schema}".arm_budget WHERE key = $1`,
+      [key],
+    );
+    t.equal(rows.length, 1, "one row for the bucket");
+    t.ok(
+      Math.abs(rows[0].tokens - (FIGURES.burst - each[0] - each[1])) < 0.01,
+      `it holds the burst less what both were given (${rows[0].tokens} = ${FIGURES.burst} - ${each[0]} - ${each[1]})`,
+    );
+  },
+);
+
+void t.test("a 429's drain that makes a bucket's row while a take creates it is kept, not overwritten", async (t) => {
+  const schema = await budgetSchema(t);
+  const ledger = new PostgresLedger({ connectionString: DATABASE_URL, schema, timeoutMs: 30_000 });
+  t.teardown(() => ledger.close());
+  const drainer = new pg.Client({ connectionString: DATABASE_URL });
+  await drainer.connect();
+  t.teardown(() => drainer.end());
+  const watcher = new pg.Client({ connectionString: DATABASE_URL });
+  await watcher.connect();
+  t.teardown(() => watcher.end());
+  const key = "sub/GetOperation/op-drained";
+  const table = `"${schema}".arm_budget`;
+  // The drain's row, not committed yet: the take finds no row, and its insert waits on the drain's.
+  await drainer.query("BEGIN");
+  await drainer.query(
+    `INSERT INTO ${table} (key, tokens, at_ms, blocked_until_ms)
+     VALUES ($1, 1, floor(extract(epoch from clock_timestamp()) * 1000) + 60000, floor(extract(epoch from clock_timestamp()) * 1000) + 60000)`,
+    [key],
+  );
+  const take = ledger.takeAndLease([[{ key, figures: FIGURES, need: 1 }]], {
+    caps: [],
+    gives: [],
+    wants: [],
+    share: 0,
+  });
+  await waitFor(
+    async () => {
+      const { rows } = await watcher.query<{ n: string }>(
+        `SELECT count(*) AS n FROM pg_stat_activity
+          WHERE wait_event_type = 'Lock' AND wait_event = 'transactionid' AND query LIKE '%arm_budget_take_lease%'
+            AND query LIKE $1`,
+        [`%${schema}%`],
+      );
+      return Number(rows[0].n) === 1;
+    },
+    { what: "the take's insert to wait for the drain's row" },
+  );
+  await drainer.query("COMMIT");
+  await take;
+  const { rows } = await drainer.query<{ tokens: number; blocked: boolean }>(
+    `SELECT tokens, blocked_until_ms > floor(extract(epoch from clock_timestamp()) * 1000) AS blocked FROM ${table} WHERE key = $1`,
+    [key],
+  );
+  t.same(rows, [{ tokens: 1, blocked: true }], "the row is the drain's: the bucket waits out its Retry-After");
+});

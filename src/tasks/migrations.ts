@@ -474,6 +474,123 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX IF NOT EXISTS tasks_operations_finished ON tasks USING gin (operations jsonb_path_ops)
         WHERE state IN ('succeeded', 'failed', 'canceled');`,
   },
+  {
+    version: 16,
+    description:
+      "fewer WAL records per task: an audit entry settled in place, and a budget bucket created by the take that fills it",
+    // Through the service a resize wrote 3 KiB of WAL into arm_budget and 1.5 KiB into audit_entries
+    // (docs/benchmarks.md, by pg_waldump). A bucket new to the table (every operation polled, every scale set and VM
+    // read for the first time in two hours) was inserted empty-handed by a speculative insert (its record and its
+    // confirmation), then locked (a record) and then updated (a record): it is now inserted once, with its level, by
+    // the take, which takes each bucket's turn by an advisory lock of its key (no WAL) and still locks the rows there
+    // are, as before. The same function, the same answers: replicas of the previous version call it too.
+    // Room is left on its pages for a take's update to stay on the row's page (heap-only: no new key entry).
+    // An audit entry is settled (outcome, outcome_at_ms: no index reads them) within its task's life; with its page
+    // full (fillfactor 100) the settle wrote a new version on another page and an entry in each of its four indexes,
+    // about half the time. Room is left on each page, as on tasks (version 14), for the settle to stay on the page.
+    sql: `
+      ALTER TABLE audit_entries SET (fillfactor = 80);
+      ALTER TABLE arm_budget SET (fillfactor = 80);
+      CREATE OR REPLACE FUNCTION arm_budget_take_lease(names text[], bursts float8[], refills float8[], caps float8[], gives float8[],
+                                            wants float8[], floors float8[], share float8, slots int[], needs float8[],
+                                            ends int[])
+        RETURNS TABLE (n int, granted boolean, wait_ms bigint, empty_key text, leased float8)
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $take$
+      DECLARE
+        now_ms bigint := floor(extract(epoch from clock_timestamp()) * 1000);
+        levels float8[];
+        blocks bigint[];
+        held boolean[] := array_fill(false, ARRAY[cardinality(names)]);
+        changed boolean[] := array_fill(false, ARRAY[cardinality(names)]);
+        present boolean[];
+        h int;
+        start int := 1;
+        j int;
+        w bigint;
+        worst bigint;
+        worst_key text;
+        skipped boolean;
+        extra float8;
+      BEGIN
+        -- Each bucket's turn, in the order of its lock's number (no deadlock between two takes): a bucket with no row
+        -- yet has nothing to lock, and is created by the take that fills it, not beforehand. A row there is locked as
+        -- before, in key order, so that every other writer of it (a 429's drain, Azure's count) waits for this take.
+        FOR h IN SELECT DISTINCT hashtext(k) FROM unnest(names) AS k ORDER BY 1 LOOP
+          PERFORM pg_advisory_xact_lock(1986880098, h);
+        END LOOP;
+        PERFORM 1 FROM arm_budget WHERE key = ANY (names) ORDER BY key FOR UPDATE;
+        SELECT array_agg(coalesce(least(u.b, a.tokens + greatest(0, now_ms - a.at_ms) * u.r / 60000.0), u.b) ORDER BY u.i),
+               array_agg(coalesce(a.blocked_until_ms, 0) ORDER BY u.i),
+               array_agg(a.key IS NOT NULL ORDER BY u.i)
+          INTO levels, blocks, present
+          FROM unnest(names, bursts, refills) WITH ORDINALITY AS u(k, b, r, i) LEFT JOIN arm_budget a ON a.key = u.k;
+        FOR m IN 1 .. cardinality(names) LOOP
+          IF caps[m] >= 0 AND levels[m] > caps[m] THEN
+            levels[m] := caps[m];
+            changed[m] := true;
+          END IF;
+          IF gives[m] > 0 AND blocks[m] <= now_ms THEN
+            levels[m] := least(bursts[m], levels[m] + gives[m]);
+            changed[m] := true;
+          END IF;
+        END LOOP;
+        leased := NULL;
+        FOR c IN 1 .. cardinality(ends) LOOP
+          worst := 0;
+          worst_key := NULL;
+          skipped := false;
+          FOR i IN start .. ends[c] LOOP
+            j := slots[i];
+            IF held[j] THEN skipped := true; EXIT; END IF;
+            w := greatest(blocks[j] - now_ms, CASE WHEN levels[j] >= needs[i] THEN 0 ELSE greatest(1, ceil((needs[i] - levels[j]) * 60000.0 / refills[j])) END);
+            IF w > worst THEN worst := w; worst_key := names[j]; END IF;
+          END LOOP;
+          n := c;
+          IF skipped THEN
+            granted := false; wait_ms := NULL; empty_key := NULL;
+          ELSIF worst > 0 THEN
+            FOR i IN start .. ends[c] LOOP held[slots[i]] := true; END LOOP;
+            granted := false; wait_ms := worst; empty_key := worst_key;
+          ELSE
+            FOR i IN start .. ends[c] LOOP levels[slots[i]] := levels[slots[i]] - 1; changed[slots[i]] := true; END LOOP;
+            granted := true; wait_ms := 0; empty_key := NULL;
+          END IF;
+          RETURN NEXT;
+          start := ends[c] + 1;
+        END LOOP;
+        FOR m IN 1 .. cardinality(names) LOOP
+          IF wants[m] >= 1 AND NOT held[m] AND blocks[m] <= now_ms THEN
+            extra := least(floor(wants[m]), floor((levels[m] - floors[m]) * share));
+            IF extra >= 1 THEN
+              levels[m] := levels[m] - extra;
+              changed[m] := true;
+              n := 0; granted := true; wait_ms := NULL; empty_key := names[m]; leased := extra;
+              RETURN NEXT;
+            END IF;
+          END IF;
+        END LOOP;
+        UPDATE arm_budget a SET tokens = u.lvl, at_ms = now_ms
+          FROM unnest(names, levels, changed, present) AS u(k, lvl, ch, p) WHERE u.ch AND u.p AND a.key = u.k;
+        -- A plain insert (an ON CONFLICT clause would make it a speculative one, a record more): the bucket's turn keeps
+        -- other takes out. A writer that does not take the turn (a drain or a count, which lock the row when there is
+        -- one) may have made the row meanwhile: then it is updated, unless that writer blocked the bucket.
+        IF EXISTS (SELECT 1 FROM unnest(changed, present) AS u(ch, p) WHERE u.ch AND NOT u.p) THEN
+          BEGIN
+            INSERT INTO arm_budget (key, tokens, at_ms)
+              SELECT u.k, u.lvl, now_ms FROM unnest(names, levels, changed, present) AS u(k, lvl, ch, p)
+              WHERE u.ch AND NOT u.p ORDER BY u.k;
+          EXCEPTION WHEN unique_violation THEN
+            INSERT INTO arm_budget AS a (key, tokens, at_ms)
+              SELECT u.k, u.lvl, now_ms FROM unnest(names, levels, changed, present) AS u(k, lvl, ch, p)
+              WHERE u.ch AND NOT u.p ORDER BY u.k
+              ON CONFLICT (key) DO UPDATE SET tokens = excluded.tokens, at_ms = excluded.at_ms
+              WHERE a.blocked_until_ms <= now_ms;
+          END;
+        END IF;
+      END
+      $take$;
+    `,
+  },
 ];
 
 export function latestVersion(migrations: readonly Migration[]): number {
