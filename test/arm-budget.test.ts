@@ -16,6 +16,8 @@ import { InProcessLedger } from "../src/azure/arm-budget/in-process-ledger.ts";
 import type { CallAnswer, TakeAnswer, TakeRequest } from "../src/azure/arm-budget/ledger.ts";
 import { PostgresLedger } from "../src/azure/arm-budget/postgres-ledger.ts";
 import { listenToArmResponses } from "../src/azure/arm-listeners.ts";
+import { chargeOf } from "../src/azure/arm-budget/routes.ts";
+import { createPipelineRequest } from "@azure/core-rest-pipeline";
 import { PostgresTaskStore } from "../src/tasks/postgres-task-store.ts";
 import { AccountRegistry } from "../src/azure/accounts.ts";
 import { buildApp } from "../src/app.ts";
@@ -300,6 +302,49 @@ t.test(
       const next = await ledger.takeInOrder([[take("t", one)], [take("s", two)], [take("s", two)]]);
       t.same(next.map(summary), ["given", "given", "refused s"], `${name}: t kept its token, s had one left`);
     }
+  },
+);
+
+t.test(
+  "with a shared ledger an operation's bucket is kept by the replica that polls it: no statement, no row, still counted",
+  async (t) => {
+    const schema = await budgetSchema(t);
+    const ledger = new PostgresLedger({ connectionString: DATABASE_URL, schema });
+    // An operation's bucket of 2 polls at once, one more a minute: the third poll of one operation waits.
+    const budget = new ArmBudget(ledger, { compute: { GetOperation: { resource: { burst: 2, refillPerMinute: 1 } } } });
+    t.teardown(() => budget.close());
+    const poll = (operation: string) =>
+      chargeOf(
+        createPipelineRequest({
+          method: "GET",
+          url: `https://management.azure.com/subscriptions/${SUB}/providers/Microsoft.Compute/locations/eastus/operations/${operation}?api-version=2024-07-01`,
+        }),
+        budget.figures,
+      )!;
+    const once = async (operation: string, onWait?: (wait: ArmWait) => void, signal?: AbortSignal) => {
+      await budget.acquire(poll(operation), "task", onWait, signal);
+      budget.release();
+    };
+    // A replica busy polling holds slices of the subscription's buckets (GetOperation's, ARM's reads).
+    for (let i = 0; i < 12; i++) await once(`warm-${i}`);
+    const before = ledger.statements;
+    await once("new-operation");
+    await once("new-operation");
+    t.equal(ledger.statements, before, "a new operation's polls went from the slices, without a statement");
+    const admin = new pg.Client({ connectionString: DATABASE_URL });
+    await admin.connect();
+    t.teardown(() => admin.end());
+    const { rows } = await admin.query<{ key: string }>(
+      `SELECT key FROM "${schema}".arm_budget WHERE key LIKE '%/getoperation/%'`,
+    );
+    t.same(rows, [], "and no operation has a row in the shared ledger");
+    const waits: ArmWait[] = [];
+    const stop = new AbortController();
+    const third = once("new-operation", (wait) => waits.push(wait), stop.signal).catch((err: unknown) => err);
+    await until("the third poll of one operation to wait", () => waits.length > 0);
+    t.match(waits[0], { budget: "operation poll budget" }, "it waits for its operation's bucket, kept here");
+    stop.abort();
+    await third;
   },
 );
 

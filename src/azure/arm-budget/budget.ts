@@ -27,7 +27,8 @@ import { parseRemainingHeader } from "../rate-limit-budget.ts";
 import { budgetFigures, type ArmBudgetFigures, type ArmBudgetOptions } from "./figures.ts";
 import type { BudgetLedger, CallAnswer, TakeAnswer, TakeRequest } from "./ledger.ts";
 import { takeSpacingMs } from "./pacing.ts";
-import type { ArmCall, CallPriority } from "./routes.ts";
+import { LocalBuckets } from "./local-buckets.ts";
+import type { ArmCall, CallPriority, ChargedBucket } from "./routes.ts";
 import { ReplicaSlices } from "./slices.ts";
 
 /** What a task is told while its call waits, or when it goes without the budget. */
@@ -109,6 +110,8 @@ export class ArmBudget {
 
   /** A shared ledger's tokens leased to this replica, and what goes back with the next take. */
   readonly #slices: ReplicaSlices;
+  /** With a shared ledger, the buckets this replica alone spends (an operation's), kept here: no statement, no row. */
+  readonly #local: LocalBuckets | undefined;
   readonly #maxSpacingMs: number;
   #sliceTimer: NodeJS.Timeout | undefined;
   /** Calls sent to the ledger in the current second and the one before: how busy the replica is. */
@@ -129,6 +132,19 @@ export class ArmBudget {
       this.#reserve,
     );
     this.#maxSpacingMs = ledger.shared ? (options.maxTakeSpacingMs ?? 400) : 0;
+    this.#local = ledger.shared ? new LocalBuckets() : undefined;
+  }
+
+  /** The call as the shared ledger and this replica's slices see it: without the buckets kept here. */
+  #sharedPart(call: ArmCall): ArmCall {
+    return this.#local && call.buckets.some((b) => b.local)
+      ? { ...call, buckets: call.buckets.filter((b) => !b.local) }
+      : call;
+  }
+
+  /** The call's buckets kept here (none when the ledger is this process's: it keeps them all). */
+  #localPart(call: ArmCall): ChargedBucket[] {
+    return this.#local ? call.buckets.filter((b) => b.local) : [];
   }
 
   /** The ledger's statements since start (PostgreSQL's; 0 in process). */
@@ -150,7 +166,7 @@ export class ArmBudget {
       this.#slices.sent();
       return undefined;
     }
-    const lease = this.#slices.leaseRequest(order.map((w) => w.call));
+    const lease = this.#slices.leaseRequest(order.map((w) => this.#sharedPart(w.call)));
     this.#slices.sent();
     this.#lastTakeAtMs = Date.now();
     // How busy: the calls new to the ledger, not those waiting for a refill and asking again.
@@ -174,7 +190,7 @@ export class ArmBudget {
   }
 
   #requests(call: ArmCall, priority: CallPriority): TakeRequest[] {
-    return call.buckets.map((b) => ({
+    return this.#sharedPart(call).buckets.map((b) => ({
       key: b.key,
       figures: b.figures,
       need: 1 + (priority === "cache" ? Math.floor(b.figures.burst * this.#reserve) : 0),
@@ -216,7 +232,10 @@ export class ArmBudget {
 
   /** Spends the call's tokens from this replica's slices, if they hold them all; whether it did. */
   #spendSlices(call: ArmCall): boolean {
-    if (!this.#slices.spend(call)) return false;
+    const local = this.#localPart(call);
+    if (local.length > 0 && this.#local!.wait(local).waitMs > 0) return false;
+    if (!this.#slices.spend(this.#sharedPart(call))) return false;
+    this.#local?.take(local);
     this.counts.local++;
     return true;
   }
@@ -264,7 +283,7 @@ export class ArmBudget {
   ): Promise<void> {
     this.counts.calls++;
     this.#outstanding++;
-    this.#slices.noteDemand(call);
+    this.#slices.noteDemand(this.#sharedPart(call));
     // Slices are leased above the reserve that cache reads leave: a cache read may spend them too.
     if (this.#waiting.size === 0 && this.#spendSlices(call)) return;
     await new Promise<void>((resolve, reject) => {
@@ -343,19 +362,30 @@ export class ArmBudget {
       this.#armSliceTimer();
       return;
     }
-    let answers = await this.#take(order);
+    // A call whose bucket kept here is empty waits for it without asking the ledger.
+    const localWaits = new Map<Waiter, TakeAnswer>();
+    for (const w of order) {
+      const local = this.#localPart(w.call);
+      if (local.length === 0) continue;
+      const { waitMs, emptyKey } = this.#local!.wait(local);
+      if (waitMs > 0) localWaits.set(w, { granted: false, waitMs, ...(emptyKey ? { emptyKey } : {}) });
+    }
+    const asked = order.filter((w) => !localWaits.has(w));
+    let ledgerAnswers = asked.length > 0 ? await this.#take(asked) : [];
     this.#armSliceTimer();
-    if (answers === undefined) {
+    if (ledgerAnswers === undefined) {
       // The ledger is unreachable (the database restarted, or did not answer within its bound): the calls go without
       // the budget rather than failing the operation with the ledger's error, or never going. Not silently: each
       // task whose call goes says so in its history, and the metric counts them.
-      for (const w of order) {
+      for (const w of asked) {
         if (!this.#waiting.has(w)) continue;
         this.counts.unbudgeted++;
         w.onWait?.({ budget: "the ARM budget", waitMs: 0, ledgerUnavailable: this.#ledgerProblem });
       }
-      answers = order.map(() => WITHOUT_BUDGET);
+      ledgerAnswers = asked.map(() => WITHOUT_BUDGET);
     }
+    let next = 0;
+    const answers = order.map((w) => localWaits.get(w) ?? ledgerAnswers[next++]);
     let nextMs = Number.POSITIVE_INFINITY;
     order.forEach((w, i) => {
       const answer = answers[i];
@@ -364,6 +394,7 @@ export class ArmBudget {
       if (!this.#waiting.has(w)) return;
       if (answer !== "held" && answer.granted) {
         this.#waiting.delete(w);
+        this.#local?.take(this.#localPart(w.call));
         w.resolve();
         return;
       }
@@ -388,6 +419,10 @@ export class ArmBudget {
       parseRemainingHeader(headers.get("x-ms-ratelimit-remaining-resource") ?? ""),
     );
     for (const b of call.buckets) {
+      if (b.local && this.#local) {
+        this.#answeredLocal(b, status, headers, remaining);
+        continue;
+      }
       const armHeader = b.azureName.startsWith("x-ms-") ? headers.get(b.azureName) : undefined;
       const count =
         armHeader !== undefined && /^\d+$/.test(armHeader.trim()) ? Number(armHeader) : remaining.get(b.azureName);
@@ -413,6 +448,20 @@ export class ArmBudget {
     }
     if (status === 429) this.counts.throttled++;
     await Promise.all(tasks).catch(() => {});
+  }
+
+  /** What Azure answered of a bucket kept here: a 429 empties it, a low count lowers it. */
+  #answeredLocal(
+    b: ChargedBucket,
+    status: number,
+    headers: { get(name: string): string | undefined },
+    remaining: Map<string, number>,
+  ): void {
+    const count = remaining.get(b.azureName);
+    if (status === 429) {
+      const named = [...remaining.values()].some((n) => n === 0);
+      if (!named || count === 0) this.#local!.drain(b, retryAfterMs(headers));
+    } else if (count !== undefined) this.#local!.correct(b, count);
   }
 
   async close(): Promise<void> {

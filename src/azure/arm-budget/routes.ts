@@ -11,6 +11,11 @@ export interface ChargedBucket {
   label: string;
   /** The name Azure gives it in x-ms-ratelimit-remaining-resource, or the ARM header's name. */
   azureName: string;
+  /**
+   * Spent by one replica alone, in its memory even when the ledger is shared (local-buckets.ts): an operation's, which
+   * only the replica holding its task polls.
+   */
+  local?: true;
 }
 
 export type CallPriority = "task" | "cache";
@@ -105,6 +110,7 @@ export function chargeOf(request: PipelineRequest, figures: ArmBudgetFigures): A
         figures: f.resource,
         label: `${label} ${kind} budget`,
         azureName: `Microsoft.Compute/${policy}Resource`,
+        ...(resourceKind === "operation" ? { local: true as const } : {}),
       });
     }
     const arm = armKindOf(method);
