@@ -78,6 +78,18 @@ class WalServer {
     return { name, url, client };
   }
 
+  /** pg_stat_statements' calls in the side's database, by statement (its first 100 characters, spaces squeezed). */
+  async callsByStatement(client: pg.Client): Promise<Map<string, number>> {
+    if (!this.statementsKept) return new Map();
+    const { rows } = await client.query<{ statement: string; calls: string }>(
+      `SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS statement, sum(calls) AS calls
+       FROM pg_stat_statements
+       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+       GROUP BY 1`,
+    );
+    return new Map(rows.map((r) => [r.statement, Number(r.calls)]));
+  }
+
   async counters(name: string, client: pg.Client): Promise<Counters> {
     const lsn = (await this.admin.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn")).rows[0].lsn;
     let statements: number | undefined;
@@ -160,6 +172,8 @@ interface Round {
   vacuumBytesPerTask: number;
   statementsPerTask: number | undefined;
   writesPerTask: number | undefined;
+  /** The statements sent most, a task each (the ten first), where pg_stat_statements counts them. */
+  statementsByQuery: Record<string, number>;
   transactionsPerTask: number;
   rowsWrittenPerTask: number;
   otherCommits: number;
@@ -182,6 +196,7 @@ async function oneRound(b: Bench, server: WalServer, side: "before" | "after", s
   const one = await b.service(env, s.tree);
   const names = Array.from({ length: tasks }, (_, i) => `wal-${side}-${r}-${i}`);
   for (const name of names) await b.scaleSet(name);
+  const q0 = await server.callsByStatement(db.client);
   const c0 = await server.counters(db.name, db.client);
   const t0 = Date.now();
   let next = 0;
@@ -202,6 +217,7 @@ async function oneRound(b: Bench, server: WalServer, side: "before" | "after", s
   // pg_stat_database hears of a backend's transactions when it flushes its counters (within a second of them).
   await sleep(1500);
   const c1 = await server.counters(db.name, db.client);
+  const q1 = await server.callsByStatement(db.client);
   const per = (x: number | undefined, y: number | undefined) =>
     x === undefined || y === undefined ? undefined : (y - x) / tasks;
   const round: Round = {
@@ -212,6 +228,7 @@ async function oneRound(b: Bench, server: WalServer, side: "before" | "after", s
     vacuumBytesPerTask: (await server.walBetween(lsnRun, c1.lsn)) / tasks,
     statementsPerTask: per(c0.statements, c1.statements),
     writesPerTask: per(c0.writes, c1.writes),
+    statementsByQuery: mostSent(q0, q1, tasks),
     transactionsPerTask: (c1.transactions - c0.transactions) / tasks,
     rowsWrittenPerTask: (c1.rowsWritten - c0.rowsWritten) / tasks,
     ...otherWriters(c0.others, c1.others),
@@ -223,6 +240,18 @@ async function oneRound(b: Bench, server: WalServer, side: "before" | "after", s
     `wal: ${side}: ${(round.walBytesPerTask / 1024).toFixed(2)} KiB of WAL (${(round.vacuumBytesPerTask / 1024).toFixed(2)} the vacuum after), ${round.statementsPerTask?.toFixed(2) ?? "?"} statements (${round.writesPerTask?.toFixed(2) ?? "?"} writing), ${round.transactionsPerTask.toFixed(2)} transactions a task; ${round.otherCommits} commits elsewhere; load ${round.loadAverage.join(" ")}`,
   );
   return round;
+}
+
+/** The ten statements sent most between two counts, each a task (two decimals). */
+function mostSent(before: Map<string, number>, after: Map<string, number>, tasks: number): Record<string, number> {
+  const sent = [...after]
+    .map(([statement, calls]) => [statement, (calls - (before.get(statement) ?? 0)) / tasks] as const)
+    .filter(
+      ([statement, n]) => n > 0 && !/pg_stat_statements|pg_stat_database|pg_current_wal_lsn|^vacuum/i.test(statement),
+    )
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10);
+  return Object.fromEntries(sent.map(([statement, n]) => [statement, Math.round(n * 100) / 100]));
 }
 
 /** The databases whose transactions grew from `a` to `b`, and by how many in all. */
