@@ -45,7 +45,7 @@ export const USAGE = `node bench/run.ts [--smoke] [--out DIR] [--only-fleet | --
   --tree REF       with --only-wal: the commit to compare against instead of the previous release (bench/previous-release)
   --only-deploy    only a deploy's overhead: Orca's red/black and rolling red/black 10/50/100 of 10 and 100 instances
                    (1 replica on SQLite, 3 on PostgreSQL) against Azure's critical path read from the same run's
-                   call log; merged into DIR/results.json
+                   call log, and the red/black of 10 on 3 again at time scale 0.1; merged into DIR/results.json
 `;
 
 export interface BenchArgs {
