@@ -75,7 +75,12 @@ interface Results {
     pastPatience?: number;
   };
   growth?: { takenAt?: string; atOnceRatio: number; oneAtATimeRatio: number; readCpuRatio: number; failed?: number };
-  deploy?: { takenAt?: string; runs?: { strategy: string; instances: number; setup: string; ratio: number }[] };
+  deploy?: {
+    takenAt?: string;
+    runs?: { strategy: string; instances: number; setup: string; ratio: number }[];
+    /** The same deploy at a slower time scale (bench/figures/deploy.ts, PACE_CHECK). */
+    paceCheck?: { ratio: number; timeScale: number }[];
+  };
   wal?: { takenAt?: string; walRatio: number; statementsRatio: number; failedTasks?: number };
   makespan?: {
     takenAt?: string;
@@ -256,9 +261,11 @@ export const ROWS: Row[] = [
       const one = worst(/^1 replica/);
       const three = worst(/^3 replicas/);
       if (!finite(one, three)) return undefined;
+      const check = r.deploy?.paceCheck?.[0];
+      const slower = check && finite(check.ratio) ? `; ${ratio(check.ratio)} at time scale ${check.timeScale}` : "";
       return {
-        measured: `${ratio(one)} on 1 replica, ${ratio(three)} on 3`,
-        met: one <= DEPLOY_TARGET && three <= DEPLOY_TARGET,
+        measured: `${ratio(one)} on 1 replica, ${ratio(three)} on 3${slower}`,
+        met: one <= DEPLOY_TARGET && three <= DEPLOY_TARGET && (!check || check.ratio <= DEPLOY_TARGET),
       };
     },
   },
