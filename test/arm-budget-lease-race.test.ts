@@ -27,6 +27,34 @@ async function budgetSchema(t: Test): Promise<string> {
   return schema;
 }
 
+/** Two replicas' ledgers on `schema`, bounded far beyond the test, closed at its end. */
+function twoLedgers(t: Test, schema: string): PostgresLedger[] {
+  const replicas = [0, 1].map(
+    () => new PostgresLedger({ connectionString: DATABASE_URL, schema, timeoutMs: 30_000, statementTimeoutMs: 30_000 }),
+  );
+  t.teardown(() => Promise.all(replicas.map((r) => r.close())));
+  return replicas;
+}
+
+/** A connection of the test's own, ended at its end. */
+async function connection(t: Test): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  t.teardown(() => client.end());
+  return client;
+}
+
+/** How many takes on `schema` wait for a lock now: of the kind named ("advisory", "transactionid"), or any. */
+async function takesWaiting(watcher: pg.Client, schema: string, waitEvent?: string): Promise<number> {
+  const { rows } = await watcher.query<{ n: string }>(
+    `SELECT count(*) AS n FROM pg_stat_activity
+      WHERE wait_event_type = 'Lock' AND ($2::text IS NULL OR wait_event = $2)
+        AND query LIKE '%arm_budget_take_lease%' AND query LIKE $1`,
+    [`%${schema}%`, waitEvent ?? null],
+  );
+  return Number(rows[0].n);
+}
+
 /** Tokens a take gave for `key`: one per call granted, and its slice. */
 function given(result: TakeResult, key: string): number {
   const granted = result.answers.filter((a) => a !== "held" && a.granted).length;
@@ -43,18 +71,10 @@ for (const share of [1, 0.5]) {
     `two ledgers' takes held at one bucket row, then let go: never more than its level between them (share ${share})`,
     async (t) => {
       const schema = await budgetSchema(t);
-      const replicas = [0, 1].map(
-        () =>
-          new PostgresLedger({ connectionString: DATABASE_URL, schema, timeoutMs: 30_000, statementTimeoutMs: 30_000 }),
-      );
-      t.teardown(() => Promise.all(replicas.map((r) => r.close())));
-      const holder = new pg.Client({ connectionString: DATABASE_URL });
-      await holder.connect();
-      t.teardown(() => holder.end());
+      const replicas = twoLedgers(t, schema);
+      const holder = await connection(t);
       // Another connection watches: inside the holder's transaction pg_stat_activity would not change.
-      const watcher = new pg.Client({ connectionString: DATABASE_URL });
-      await watcher.connect();
-      t.teardown(() => watcher.end());
+      const watcher = await connection(t);
       const table = `"${schema}".arm_budget`;
       // The row, full; then the test's transaction sets its level and holds it.
       await holder.query(`INSERT INTO ${table} (key, tokens, at_ms) VALUES ($1, $2, 0)`, [KEY, FIGURES.burst]);
@@ -74,17 +94,9 @@ for (const share of [1, 0.5]) {
         share,
       };
       const takes = replicas.map((r) => r.takeAndLease(calls, lease));
-      await waitFor(
-        async () => {
-          const { rows } = await watcher.query<{ n: string }>(
-            `SELECT count(*) AS n FROM pg_stat_activity
-              WHERE wait_event_type = 'Lock' AND query LIKE '%arm_budget_take_lease%' AND query LIKE $1`,
-            [`%${schema}%`],
-          );
-          return Number(rows[0].n) === 2;
-        },
-        { what: "both takes to wait for the bucket row the test holds" },
-      );
+      await waitFor(async () => (await takesWaiting(watcher, schema)) === 2, {
+        what: "both takes to wait for the bucket row the test holds",
+      });
       await holder.query("COMMIT");
       const results = await Promise.all(takes);
       const elapsedMs = Date.now() - startedMs;
@@ -118,9 +130,7 @@ void t.test(
     const schema = await budgetSchema(t);
     const ledger = new PostgresLedger({ connectionString: DATABASE_URL, schema });
     t.teardown(() => ledger.close());
-    const admin = new pg.Client({ connectionString: DATABASE_URL });
-    await admin.connect();
-    t.teardown(() => admin.end());
+    const admin = await connection(t);
     const level = async () =>
       (await admin.query<{ tokens: number }>(`SELECT tokens FROM "${schema}".arm_budget WHERE key = $1`, [KEY])).rows[0]
         .tokens;
@@ -174,17 +184,9 @@ void t.test(
   "two ledgers' takes of a bucket that has no row yet take turns: the row is made once, with what both took",
   async (t) => {
     const schema = await budgetSchema(t);
-    const replicas = [0, 1].map(
-      () =>
-        new PostgresLedger({ connectionString: DATABASE_URL, schema, timeoutMs: 30_000, statementTimeoutMs: 30_000 }),
-    );
-    t.teardown(() => Promise.all(replicas.map((r) => r.close())));
-    const holder = new pg.Client({ connectionString: DATABASE_URL });
-    await holder.connect();
-    t.teardown(() => holder.end());
-    const watcher = new pg.Client({ connectionString: DATABASE_URL });
-    await watcher.connect();
-    t.teardown(() => watcher.end());
+    const replicas = twoLedgers(t, schema);
+    const holder = await connection(t);
+    const watcher = await connection(t);
     const key = "sub/GetOperation/op-new";
     // The bucket's turn, held as a take holds it: both takes start, find no row, and must wait for it.
     await holder.query("BEGIN");
@@ -192,18 +194,9 @@ void t.test(
     const calls: TakeRequest[][] = Array.from({ length: 3 }, () => [{ key, figures: FIGURES, need: 1 }]);
     const lease = { caps: [], gives: [], wants: [{ key, figures: FIGURES, tokens: 20, floor: 0 }], share: 0.5 };
     const takes = replicas.map((r) => r.takeAndLease(calls, lease));
-    await waitFor(
-      async () => {
-        const { rows } = await watcher.query<{ n: string }>(
-          `SELECT count(*) AS n FROM pg_stat_activity
-            WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%arm_budget_take_lease%'
-              AND query LIKE $1`,
-          [`%${schema}%`],
-        );
-        return Number(rows[0].n) === 2;
-      },
-      { what: "both takes to wait for the bucket's turn" },
-    );
+    await waitFor(async () => (await takesWaiting(watcher, schema, "advisory")) === 2, {
+      what: "both takes to wait for the bucket's turn",
+    });
     await holder.query("COMMIT");
     const results = await Promise.all(takes);
     const each = results.map((r) => given(r, key));
@@ -227,12 +220,8 @@ void t.test("a 429's drain that makes a bucket's row while a take creates it is 
   const schema = await budgetSchema(t);
   const ledger = new PostgresLedger({ connectionString: DATABASE_URL, schema, timeoutMs: 30_000 });
   t.teardown(() => ledger.close());
-  const drainer = new pg.Client({ connectionString: DATABASE_URL });
-  await drainer.connect();
-  t.teardown(() => drainer.end());
-  const watcher = new pg.Client({ connectionString: DATABASE_URL });
-  await watcher.connect();
-  t.teardown(() => watcher.end());
+  const drainer = await connection(t);
+  const watcher = await connection(t);
   const key = "sub/GetOperation/op-drained";
   const table = `"${schema}".arm_budget`;
   // The drain's row, not committed yet: the take finds no row, and its insert waits on the drain's.
@@ -248,18 +237,9 @@ void t.test("a 429's drain that makes a bucket's row while a take creates it is 
     wants: [],
     share: 0,
   });
-  await waitFor(
-    async () => {
-      const { rows } = await watcher.query<{ n: string }>(
-        `SELECT count(*) AS n FROM pg_stat_activity
-          WHERE wait_event_type = 'Lock' AND wait_event = 'transactionid' AND query LIKE '%arm_budget_take_lease%'
-            AND query LIKE $1`,
-        [`%${schema}%`],
-      );
-      return Number(rows[0].n) === 1;
-    },
-    { what: "the take's insert to wait for the drain's row" },
-  );
+  await waitFor(async () => (await takesWaiting(watcher, schema, "transactionid")) === 1, {
+    what: "the take's insert to wait for the drain's row",
+  });
   await drainer.query("COMMIT");
   await take;
   const { rows } = await drainer.query<{ tokens: number; blocked: boolean }>(

@@ -2,7 +2,8 @@
 import type { BucketFigures } from "./figures.ts";
 import type { BudgetLedger, CallAnswer, LeaseRequest, TakeAnswer, TakeRequest, TakeResult } from "./ledger.ts";
 
-interface Level {
+/** A bucket's level as a process keeps it. */
+export interface Level {
   tokens: number;
   atMs: number;
   blockedUntilMs: number;
@@ -10,7 +11,7 @@ interface Level {
 }
 
 /** Every this many takes, buckets back at their burst are forgotten (one per operation polled, per VM read). */
-const SWEEP_EVERY = 1000;
+export const SWEEP_EVERY = 1000;
 
 /** The level at `now`: refilled linearly since it was written, up to the burst. */
 export function levelAt(level: Level, figures: BucketFigures, now: number): number {

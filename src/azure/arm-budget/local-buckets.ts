@@ -4,18 +4,8 @@
 // and a row in arm_budget. A replica that takes a task over starts the operation's bucket full: at the service's
 // pace (a poll no sooner than Azure's Retry-After) nothing comes near its burst, and Azure's 429 still empties it.
 import type { BucketFigures } from "./figures.ts";
-import { levelAt, msUntil } from "./in-process-ledger.ts";
+import { type Level, levelAt, msUntil, SWEEP_EVERY } from "./in-process-ledger.ts";
 import type { ChargedBucket } from "./routes.ts";
-
-interface Level {
-  tokens: number;
-  atMs: number;
-  blockedUntilMs: number;
-  figures: BucketFigures;
-}
-
-/** Every this many takes, buckets back at their burst are forgotten (one per operation polled). */
-const SWEEP_EVERY = 1000;
 
 export class LocalBuckets {
   readonly #levels = new Map<string, Level>();
