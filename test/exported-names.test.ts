@@ -39,6 +39,7 @@ const SAME_MEANING: Record<string, { modules: string[]; reason: string }> = {
   requestCancel: { modules: ["src/tasks/pg/cancel.ts", "src/tasks/sqlite/cancel.ts"], reason: STORES },
   requeueRetryable: { modules: ["src/tasks/pg/cancel.ts", "src/tasks/sqlite/cancel.ts"], reason: STORES },
   revision: { modules: ["src/tasks/pg/read.ts", "src/tasks/sqlite/read.ts"], reason: STORES },
+  revisions: { modules: ["src/tasks/pg/read.ts", "src/tasks/sqlite/read.ts"], reason: STORES },
   Row: { modules: ["src/tasks/pg/tables.ts", "src/tasks/sqlite/db.ts"], reason: STORES },
   settleAudit: { modules: ["src/tasks/pg/audit.ts", "src/tasks/sqlite/audit.ts"], reason: STORES },
   toTask: { modules: ["src/tasks/pg/tables.ts", "src/tasks/sqlite/db.ts"], reason: STORES },

@@ -1,4 +1,5 @@
 // Configured accounts, the client for each (built once), and the resolution of a description to a scale set.
+import { WriteDurations } from "./write-durations.ts";
 import type { ComputeManagementClient } from "@azure/arm-compute";
 import type { TokenCredential } from "@azure/core-auth";
 import { readFileSync } from "node:fs";
@@ -144,6 +145,8 @@ export class AccountRegistry {
   readonly #clients = new Map<string, ComputeManagementClient>();
   readonly #createClient: ClientFactory;
   #listener: ScaleSetListener | undefined;
+  /** Azure's durations of the writes this replica saw end, shared by every gateway (write-durations.ts). */
+  readonly #durations = new WriteDurations();
 
   /** The registry, with @azure/identity loaded first when an account needs it (see loadIdentity). */
   static async open(
@@ -256,6 +259,7 @@ export class AccountRegistry {
       new NetworkGateway(client, endpoint),
       // Microsoft.Insights on the same endpoint: the autoscale setting that targets the scale set.
       new AutoscaleGateway(client, endpoint, ref.subscriptionId),
+      this.#durations,
     );
   }
 

@@ -4,6 +4,7 @@ import type { PollerLike, OperationState } from "@azure/core-lro";
 import { LongRunningOperationError, parseRetryAfterMs } from "./arm-failure.ts";
 import { listenToArmResponses } from "./arm-listeners.ts";
 import { inSpan } from "../tracing/spans.ts";
+import { azureDurationMs, type WriteDuration } from "./write-durations.ts";
 
 export interface LongRunningOptions {
   /** Wait before a poll when Azure advertised no interval. */
@@ -13,6 +14,11 @@ export interface LongRunningOptions {
    * time runs faster than Azure's set it low: its Retry-After is whole seconds, as Azure's, while its writes end sooner.
    */
   maxPollIntervalMs?: number;
+  /**
+   * This kind of write's expected duration (write-durations.ts): its first poll goes at the expected end when that
+   * comes before Azure's advertised interval; its Azure duration is recorded when it ends.
+   */
+  duration?: WriteDuration;
   /** Called once the write was accepted, with the poller's serialized state: what a restart needs to resume. */
   onAccepted?: (serializedState: string) => void | Promise<void>;
   signal?: AbortSignal;
@@ -51,11 +57,14 @@ export function operationEndOf(bodyAsText: string | undefined): OperationEnd | u
 class PollHint {
   advertisedMs: number | undefined;
   end: OperationEnd | undefined;
+  /** Azure's duration of the operation, once a status document says it succeeded. */
+  azureDurationMs: number | undefined;
   onArmResponse(info: { headers: { get(name: string): string | undefined }; bodyAsText?: string }): void {
     const ms = parseRetryAfterMs(info.headers);
     if (ms !== undefined) this.advertisedMs = ms;
     const end = operationEndOf(info.bodyAsText);
     if (end) this.end = end;
+    this.azureDurationMs = azureDurationMs(info.bodyAsText) ?? this.azureDurationMs;
   }
   /** The wait before the next poll: the interval Azure advertised since the last poll (used once), else the fallback. */
   nextPollDelayMs(fallbackMs: number, maxMs = 120_000): number {
@@ -82,8 +91,15 @@ export async function runLongRunning<TResult>(
     await poller.submitted();
     // Azure's interval counts from its answer: the checkpoint's commit (a store write) is not added to it.
     const acceptedAt = Date.now();
+    const expectedMs = options.duration?.expectedMs();
     if (options.onAccepted) await options.onAccepted(await poller.serialize());
-    return waitInSpan(() => pollToEnd(poller, hint, options, acceptedAt), false);
+    const result = await waitInSpan(
+      () =>
+        pollToEnd(poller, hint, options, acceptedAt, expectedMs === undefined ? undefined : acceptedAt + expectedMs),
+      false,
+    );
+    if (hint.azureDurationMs !== undefined) options.duration?.record(hint.azureDurationMs);
+    return result;
   });
 }
 
@@ -101,17 +117,34 @@ function waitInSpan<T>(wait: () => Promise<T>, resumed: boolean): Promise<T> {
   return inSpan("wait for the long-running operation", { attributes: { "vmss.lro.resumed": resumed } }, wait);
 }
 
-/** `since`: when the wait before the first poll began (the write's acceptance); each later wait starts at its poll. */
+/**
+ * When the next poll goes (Date.now() ms): the wait Azure advertised after the last one (or its acceptance), `fromMs`;
+ * earlier, at the write's expected end, when that is still to come and comes first. One poll at most is so added to
+ * Azure's schedule: once the expected end has passed, Azure's intervals alone decide.
+ */
+export function pollAtMs(fromMs: number, delayMs: number, expectedEndAtMs: number | undefined, nowMs: number): number {
+  const advertised = fromMs + delayMs;
+  return expectedEndAtMs !== undefined && expectedEndAtMs > nowMs && expectedEndAtMs < advertised
+    ? expectedEndAtMs
+    : advertised;
+}
+
+/**
+ * `since`: when the wait before the first poll began (the write's acceptance); each later wait starts at its poll.
+ * `expectedEndAtMs`: when the write can be expected to have ended (pollAtMs).
+ */
 async function pollToEnd<TResult>(
   poller: PollerLike<OperationState<TResult>, TResult>,
   hint: PollHint,
   options: LongRunningOptions,
   since = Date.now(),
+  expectedEndAtMs?: number,
 ): Promise<TResult> {
   try {
     for (let from = since; !poller.isDone; from = Date.now()) {
       const delayMs = hint.nextPollDelayMs(options.defaultPollIntervalMs, options.maxPollIntervalMs);
-      await sleep(Math.max(0, delayMs - (Date.now() - from)), undefined, { signal: options.signal });
+      const at = pollAtMs(from, delayMs, expectedEndAtMs, Date.now());
+      await sleep(Math.max(0, at - Date.now()), undefined, { signal: options.signal });
       await poller.poll({ abortSignal: options.signal });
     }
   } catch (err) {

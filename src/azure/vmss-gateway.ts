@@ -11,7 +11,8 @@ import type {
 } from "@azure/arm-compute";
 import { RefusalError, REGION_MISMATCH } from "./arm-failure.ts";
 import { listenToArmResponses } from "./arm-listeners.ts";
-import { resumeLongRunning, runLongRunning } from "./long-running.ts";
+import { type LongRunningOptions, resumeLongRunning, runLongRunning } from "./long-running.ts";
+import type { WriteDurations } from "./write-durations.ts";
 import { parseRemainingHeader } from "./rate-limit-budget.ts";
 import { kindOf } from "./scale-set-state.ts";
 import { computeSdk } from "./sdk.ts";
@@ -302,6 +303,8 @@ export class VmssGateway implements ScaleSetGateway {
   readonly #network: NetworkGateway | undefined;
   /** Microsoft.Insights, for the autoscale setting that targets the scale set. */
   readonly #autoscale: AutoscaleGateway | undefined;
+  /** Azure's durations of the writes this replica saw end, by kind (write-durations.ts): where a poll can go early. */
+  readonly #durations: WriteDurations | undefined;
 
   constructor(
     client: ComputeManagementClient,
@@ -309,12 +312,14 @@ export class VmssGateway implements ScaleSetGateway {
     listener?: ScaleSetListener,
     network?: NetworkGateway,
     autoscale?: AutoscaleGateway,
+    durations?: WriteDurations,
   ) {
     this.client = client;
     this.ref = ref;
     this.#listener = listener;
     this.#network = network;
     this.#autoscale = autoscale;
+    this.#durations = durations;
   }
 
   /**
@@ -546,6 +551,17 @@ export class VmssGateway implements ScaleSetGateway {
     }
   }
 
+  /** How a write of `kind` waits for Azure: the caller's options, and what this replica saw of that kind's durations. */
+  #lroOptions(kind: WriteStep["kind"], options: WriteOptions): LongRunningOptions {
+    return {
+      defaultPollIntervalMs: options.defaultPollIntervalMs,
+      ...(options.maxPollIntervalMs !== undefined ? { maxPollIntervalMs: options.maxPollIntervalMs } : {}),
+      ...(options.onAccepted ? { onAccepted: options.onAccepted } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(this.#durations ? { duration: this.#durations.of(kind) } : {}),
+    };
+  }
+
   async #write(
     step: WriteStep,
     etag: string | undefined,
@@ -553,12 +569,7 @@ export class VmssGateway implements ScaleSetGateway {
   ): Promise<VirtualMachineScaleSet | undefined> {
     const vmss = this.client.virtualMachineScaleSets;
     const { resourceGroup, name } = this.ref;
-    const lro = {
-      defaultPollIntervalMs: options.defaultPollIntervalMs,
-      maxPollIntervalMs: options.maxPollIntervalMs,
-      onAccepted: options.onAccepted,
-      signal: options.signal,
-    };
+    const lro = this.#lroOptions(step.kind, options);
     const sdk = { abortSignal: options.signal };
     const guard = guardOf(step.kind, etag);
     const ifMatch = "ifMatch" in guard ? guard.ifMatch : undefined;
