@@ -246,6 +246,12 @@ t.test("a replica killed mid-write: the next one continues the same trace, its r
   const a = await startChildService(env(dataDir, "replica-a", 3000));
   const id = await submitResize(a, "web-prod-v002", 6, CRASH_TRACE);
   await waitForStoredPoller(dataDir, id);
+  // A process killed loses the spans it has not exported yet (every 50 ms here): its submission's span is awaited
+  // first, or a write accepted within 50 ms of the 202 (a quiet machine) is killed with it unsent.
+  await waitFor(
+    () => received.some((s) => s.traceId === CRASH_TRACE && s.name === "POST /azure/ops/resizeServerGroup"),
+    { what: "replica a's submission span to be exported" },
+  );
   a.child.kill("SIGKILL");
   await a.exited;
   const stored = readCheckpointTraceparent(dataDir, id);
