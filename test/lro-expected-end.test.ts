@@ -3,12 +3,12 @@
 // the writes it saw end (their status documents' startTime to endTime) and polls once at the expected end, when that
 // comes before Azure's next interval.
 import t from "tap";
-import type { OperationState, PollerLike } from "@azure/core-lro";
 import { startSimulator, SimulatorControl } from "vmss-simulator";
 import { pollAtMs, runLongRunning } from "../src/azure/long-running.ts";
 import { azureDurationMs, WriteDurations } from "../src/azure/write-durations.ts";
 import { createComputeClient, SimulatorCredential } from "../src/azure/client.ts";
 import { loadConfig } from "../src/startup-config.ts";
+import { fakePoller } from "./helpers/fake-poller.ts";
 
 t.test("the next poll: Azure's interval, or the expected end when it is still to come and comes first", async (t) => {
   const cases: [string, number, number, number | undefined, number, number][] = [
@@ -50,25 +50,6 @@ t.test("Azure's duration is read from a status document that says Succeeded, wit
   t.equal(azureDurationMs("not json, with an endTime"), undefined);
   t.equal(azureDurationMs(undefined), undefined);
 });
-
-/** A poller accepted at once that ends at its first poll; the times of its polls. */
-function fakePoller(polls: number[]): PollerLike<OperationState<string>, string> {
-  let done = false;
-  return {
-    get isDone() {
-      return done;
-    },
-    submitted: async () => {},
-    serialize: async () => "{}",
-    poll: async () => {
-      polls.push(Date.now());
-      done = true;
-    },
-    get result() {
-      return "ok";
-    },
-  } as unknown as PollerLike<OperationState<string>, string>;
-}
 
 t.test("a write with an expectation is polled at its expected end, not after Azure's whole interval", async (t) => {
   const AZURE_INTERVAL_MS = 60_000;

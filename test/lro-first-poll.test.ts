@@ -3,28 +3,9 @@
 // tens of ms, each write of a deploy). Waiting the whole interval after the commit noticed every write's end late by
 // the commit's time.
 import t from "tap";
-import type { OperationState, PollerLike } from "@azure/core-lro";
 import { runLongRunning } from "../src/azure/long-running.ts";
 import { waitFor } from "../testkit/wait-for.ts";
-
-/** A poller whose write was accepted at once and ends at its first poll; the times of its polls. */
-function fakePoller(polls: number[]): PollerLike<OperationState<string>, string> {
-  let done = false;
-  return {
-    get isDone() {
-      return done;
-    },
-    submitted: async () => {},
-    serialize: async () => "{}",
-    poll: async () => {
-      polls.push(Date.now());
-      done = true;
-    },
-    get result() {
-      return "ok";
-    },
-  } as unknown as PollerLike<OperationState<string>, string>;
-}
+import { fakePoller } from "./helpers/fake-poller.ts";
 
 t.test("the first poll is the interval after acceptance, not after the checkpoint's commit", async (t) => {
   // The commit is held until the interval has passed since acceptance: then the poll is due at once. Had the interval

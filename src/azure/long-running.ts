@@ -5,6 +5,7 @@ import { LongRunningOperationError, parseRetryAfterMs } from "./arm-failure.ts";
 import { listenToArmResponses } from "./arm-listeners.ts";
 import { inSpan } from "../tracing/spans.ts";
 import { azureDurationMs, type WriteDuration } from "./write-durations.ts";
+import { statusDocumentOf } from "./status-document.ts";
 
 export interface LongRunningOptions {
   /** Wait before a poll when Azure advertised no interval. */
@@ -33,14 +34,8 @@ interface OperationEnd {
 
 /** The end an operation-status body reports, or undefined while it runs (or when the body is something else). */
 export function operationEndOf(bodyAsText: string | undefined): OperationEnd | undefined {
-  if (!bodyAsText || !bodyAsText.includes('"status"')) return undefined;
-  let body: unknown;
-  try {
-    body = JSON.parse(bodyAsText);
-  } catch {
-    return undefined;
-  }
-  const b = body as { status?: unknown; error?: { code?: unknown; message?: unknown } };
+  const b = statusDocumentOf(bodyAsText);
+  if (!b) return undefined;
   const status = typeof b?.status === "string" ? b.status.toLowerCase() : undefined;
   if (status !== "failed" && status !== "canceled" && status !== "cancelled") return undefined;
   return {

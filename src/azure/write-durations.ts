@@ -3,6 +3,7 @@
 // Azure advertises (Retry-After: an update answers 10 s, then 30 s on its first poll; a create 10, then 61), so a
 // 30 s update is polled at 10 s and 40 s and its end seen 10 s late; one poll at the expected end notices most ends
 // within a twentieth of their duration (long-running.ts, pollAtMs).
+import { statusDocumentOf } from "./status-document.ts";
 
 /** Durations kept per kind: the most recent. */
 const KEPT = 8;
@@ -50,14 +51,7 @@ export interface WriteDuration {
 
 /** Azure's duration of an operation from its status document, when it says Succeeded with its start and end. */
 export function azureDurationMs(bodyAsText: string | undefined): number | undefined {
-  if (!bodyAsText || !bodyAsText.includes('"endTime"')) return undefined;
-  let body: unknown;
-  try {
-    body = JSON.parse(bodyAsText);
-  } catch {
-    return undefined;
-  }
-  const b = body as { status?: unknown; startTime?: unknown; endTime?: unknown };
+  const b = statusDocumentOf(bodyAsText);
   if (typeof b?.status !== "string" || b.status.toLowerCase() !== "succeeded") return undefined;
   if (typeof b.startTime !== "string" || typeof b.endTime !== "string") return undefined;
   const ms = Date.parse(b.endTime) - Date.parse(b.startTime);
