@@ -36,7 +36,7 @@ interface OperationEnd {
 export function operationEndOf(bodyAsText: string | undefined): OperationEnd | undefined {
   const b = statusDocumentOf(bodyAsText);
   if (!b) return undefined;
-  const status = typeof b?.status === "string" ? b.status.toLowerCase() : undefined;
+  const status = typeof b.status === "string" ? b.status.toLowerCase() : undefined;
   if (status !== "failed" && status !== "canceled" && status !== "cancelled") return undefined;
   return {
     status: status === "failed" ? "Failed" : "Canceled",

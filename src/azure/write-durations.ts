@@ -51,7 +51,8 @@ export interface WriteDuration {
 
 /** Azure's duration of an operation from its status document, when it says Succeeded with its start and end. */
 export function azureDurationMs(bodyAsText: string | undefined): number | undefined {
-  const b = statusDocumentOf(bodyAsText);
+  // Only an ended operation's document has an endTime: the polls before it are not parsed twice.
+  const b = bodyAsText?.includes('"endTime"') ? statusDocumentOf(bodyAsText) : undefined;
   if (typeof b?.status !== "string" || b.status.toLowerCase() !== "succeeded") return undefined;
   if (typeof b.startTime !== "string" || typeof b.endTime !== "string") return undefined;
   const ms = Date.parse(b.endTime) - Date.parse(b.startTime);

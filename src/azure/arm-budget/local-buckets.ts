@@ -16,11 +16,6 @@ export class LocalBuckets {
     this.#now = now;
   }
 
-  /** Buckets held: a full one is the same as none, and is forgotten now and then. */
-  get size(): number {
-    return this.#levels.size;
-  }
-
   #level(b: { key: string; figures: BucketFigures }, now: number): Level {
     let level = this.#levels.get(b.key);
     if (!level)
