@@ -3,6 +3,7 @@
 import { flushCompileCache } from "node:module";
 import type { Config } from "./config.ts";
 import type { AccountRegistry } from "./azure/accounts.ts";
+import type { DurationSharing } from "./tasks/duration-sharing.ts";
 import type { ArmBudget } from "./azure/arm-budget/budget.ts";
 import type { RouteAccessInfo } from "./api/access-control.ts";
 import { LazySchemaCompilers } from "./api/schema-compilers.ts";
@@ -58,6 +59,8 @@ export interface Service {
   drain(): void;
   /** Built, not started: the entry point starts it once the service listens (a test that runs tasks does too). */
   runner: TaskRunner;
+  /** Azure's write durations shared with the other replicas through the store: started by the entry point too. */
+  durationSharing: DurationSharing;
   store: TaskStore;
   /** Requests held by ?wait= until their task ends. */
   waiter: TaskWaiter;
@@ -77,7 +80,7 @@ export interface Service {
   warm(): { schemas: number };
   /**
    * Stops taking work, interrupts tasks in flight (their checkpoints stay and their leases are given back), waits
-   * for them up to timeoutMs, then closes the HTTP server and the store.
+   * for them up to timeoutMs, shares the write durations not shared yet, then closes the HTTP server and the store.
    */
   close(timeoutMs?: number): Promise<void>;
 }
@@ -91,13 +94,21 @@ function servedAtOnce(route: { method: string; url: string }): boolean {
   return route.method === "GET" && ["/task/:id", "/health", "/ready"].includes(route.url);
 }
 
+/**
+ * Only a store whose calls wait for a server reads a request's deadline (tasks/store-outage.ts, pg/): on SQLite or in
+ * memory, carrying one through every request cost a poll of GET /task/{id} CPU for nothing. 0: none.
+ */
+function requestDeadlineMs(config: Config, store: TaskStore): number {
+  return store.boundedByRequestDeadlines === true ? (config.store.requestDeadlineMs ?? 0) : 0;
+}
+
 export async function buildApp(options: AppOptions): Promise<Service> {
   const { config } = options;
   const resources = await openResources(config, options);
   const schemas = new LazySchemaCompilers();
   const app = createFastify(config, options.logger, schemas);
   const parts = serviceParts(app, config, resources);
-  const { store, runner, waiter, metrics, audit } = parts;
+  const { store, runner, durationSharing, waiter, metrics, audit } = parts;
   const drain: DrainState = { draining: false };
   const registry: RouteRegistry = { routes: [] };
 
@@ -115,10 +126,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     submittedBefore: async (id) => (await store.findByClientRequestId(id)) !== undefined,
   });
   await app.register(jsonBodies, { maxDepth: config.bodyMaxDepth, keepRaw: config.clouddriver !== undefined });
-  // Only a store whose calls wait for a server reads a request's deadline (tasks/store-outage.ts, pg/): on SQLite or
-  // in memory, carrying one through every request cost a poll of GET /task/{id} CPU for nothing.
-  const deadlineMs = store.boundedByRequestDeadlines === true ? (config.store.requestDeadlineMs ?? 0) : 0;
-  await app.register(requestDeadlines, { deadlineMs });
+  await app.register(requestDeadlines, { deadlineMs: requestDeadlineMs(config, store) });
   const forwarder = await clouddriverForwarder(config.clouddriver, audit);
   if (forwarder) await app.register(clouddriverForwarding, { forwarder });
   await app.register(sharedSchemas);
@@ -132,6 +140,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
   return {
     app,
     runner,
+    durationSharing,
     waiter,
     store,
     accounts: resources.accounts,
@@ -153,7 +162,7 @@ export async function buildApp(options: AppOptions): Promise<Service> {
     },
     async close(timeoutMs = config.tasks.shutdownTimeoutMs) {
       drain.draining = true;
-      await runner.stop(timeoutMs);
+      await runner.stop(timeoutMs).then(() => durationSharing.stop());
       // Held ?wait= requests answer now, with their task as it is.
       waiter.close();
       await app.close();

@@ -60,6 +60,7 @@ async function main(): Promise<void> {
   }
   // Tasks are taken once the service answers: a task's ?wait= and GET /task/{id} can be asked from the start.
   service.runner.start();
+  service.durationSharing.start();
   const port = (service.app.server.address() as { port: number }).port;
   printBanner(bannerLines(config, `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`));
   for (const warning of store.openWarnings ?? []) service.app.log.warn({ taskStore: "vacuum" }, warning);

@@ -41,6 +41,14 @@ const SAME_MEANING: Record<string, { modules: string[]; reason: string }> = {
   revision: { modules: ["src/tasks/pg/read.ts", "src/tasks/sqlite/read.ts"], reason: STORES },
   revisions: { modules: ["src/tasks/pg/read.ts", "src/tasks/sqlite/read.ts"], reason: STORES },
   Row: { modules: ["src/tasks/pg/tables.ts", "src/tasks/sqlite/db.ts"], reason: STORES },
+  sharedWriteDurations: {
+    modules: ["src/tasks/pg/write-durations.ts", "src/tasks/sqlite/write-durations.ts"],
+    reason: STORES,
+  },
+  shareWriteDurations: {
+    modules: ["src/tasks/pg/write-durations.ts", "src/tasks/sqlite/write-durations.ts"],
+    reason: STORES,
+  },
   settleAudit: { modules: ["src/tasks/pg/audit.ts", "src/tasks/sqlite/audit.ts"], reason: STORES },
   toTask: { modules: ["src/tasks/pg/tables.ts", "src/tasks/sqlite/db.ts"], reason: STORES },
   update: { modules: ["src/tasks/pg/journal.ts", "src/tasks/sqlite/journal.ts"], reason: STORES },

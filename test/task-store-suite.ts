@@ -121,6 +121,33 @@ export function taskStoreSuite(t: Test, name: string, makeStore: () => Promise<S
     t.not(other.task.id, task.id, "ids are unique");
   });
 
+  t.test(
+    `${name}: Azure's write durations are kept by kind, the last eight of each, oldest first, for every replica`,
+    async (t) => {
+      const handle = await fresh(t);
+      const { store } = handle;
+      t.same(await store.sharedWriteDurations(), new Map(), "none at first");
+      await store.shareWriteDurations([]);
+      await store.shareWriteDurations([
+        { kind: "update", ms: 30_000 },
+        { kind: "createOrUpdate", ms: 61_000 },
+        { kind: "update", ms: 31_000 },
+      ]);
+      t.same(
+        await store.sharedWriteDurations(),
+        new Map([
+          ["update", [30_000, 31_000]],
+          ["createOrUpdate", [61_000]],
+        ]),
+      );
+      const other = handle.replica ? await handle.replica() : store;
+      await other.shareWriteDurations(Array.from({ length: 7 }, (_, i) => ({ kind: "update", ms: 40_000 + i })));
+      const expected = [31_000, 40_000, 40_001, 40_002, 40_003, 40_004, 40_005, 40_006];
+      t.same((await store.sharedWriteDurations()).get("update"), expected, "the oldest gone, whoever added");
+      t.same((await other.sharedWriteDurations()).get("update"), expected, "read alike by another replica");
+    },
+  );
+
   t.test(`${name}: ids are UUIDv7 and sort in the order their tasks and audit entries were made`, async (t) => {
     // What keeps each index keyed by an id appending to its last page (src/tasks/ids.ts).
     const { store } = await fresh(t);

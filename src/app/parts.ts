@@ -22,6 +22,7 @@ import { combineListeners, TaskLog } from "../observability/task-logs.ts";
 import { TaskProgress } from "../observability/task-progress.ts";
 import { operations } from "../operations/registry.ts";
 import { BacklogMonitor } from "../tasks/backlog.ts";
+import { DurationSharing } from "../tasks/duration-sharing.ts";
 import { EventLoopLag } from "../observability/event-loop.ts";
 import { LeaseExpiredError } from "../tasks/lease-deadline.ts";
 import { MemoryTaskStore } from "../tasks/memory-task-store.ts";
@@ -118,6 +119,8 @@ export interface ServiceParts extends Resources {
   waiter: TaskWaiter;
   /** Built, not started: the entry point starts it once the service listens. */
   runner: TaskRunner;
+  /** Azure's write durations shared with the other replicas through the store: started by the entry point too. */
+  durationSharing: DurationSharing;
   bodies: TaskBodies;
   /** Every read a poller or a person waits on: the Clouddriver reads, GET /azure/serverGroups, a dry run. */
   readRetry: RetryConfig;
@@ -182,6 +185,7 @@ export function serviceParts(app: ServiceApp, config: Config, resources: Resourc
     progress,
     waiter,
     runner,
+    durationSharing: new DurationSharing(store, accounts.durations),
     bodies,
     reads,
     readRetry: readRetryProfile,

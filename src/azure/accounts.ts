@@ -148,6 +148,11 @@ export class AccountRegistry {
   /** Azure's durations of the writes this replica saw end, shared by every gateway (write-durations.ts). */
   readonly #durations = new WriteDurations();
 
+  /** What this replica saw of Azure's write durations, which it shares with the other replicas (tasks/duration-sharing.ts). */
+  get durations(): WriteDurations {
+    return this.#durations;
+  }
+
   /** The registry, with @azure/identity loaded first when an account needs it (see loadIdentity). */
   static async open(
     accounts: AccountConfig[],

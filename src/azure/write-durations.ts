@@ -2,26 +2,75 @@
 // (startTime to endTime), and when the next write of a kind can be expected to have ended. A write's poll waits what
 // Azure advertises (Retry-After: an update answers 10 s, then 30 s on its first poll; a create 10, then 61), so a
 // 30 s update is polled at 10 s and 40 s and its end seen 10 s late; one poll at the expected end notices most ends
-// within a twentieth of their duration (long-running.ts, pollAtMs).
+// within a twentieth of their duration (long-running.ts, pollAtMs). The replicas share what they saw through the task
+// store (tasks/duration-sharing.ts): a replica that has not run a kind yet, or has just started, expects what the
+// others saw.
 import { statusDocumentOf } from "./status-document.ts";
 
-/** Durations kept per kind: the most recent. */
-const KEPT = 8;
+/** Durations kept per kind: the most recent (the task store keeps as many: tasks/duration-sharing.ts). */
+export const DURATIONS_KEPT = 8;
 /** Durations seen before a kind has an expectation: one (Azure's durations of a kind of write vary little). */
 const LEAST = 1;
 /** The expected end is the median duration, this much later: a poll just before the end would find it running. */
 const MARGIN = 1.05;
 
+/** Azure's duration of one write of a kind, in ms. */
+export interface DurationSample {
+  kind: string;
+  ms: number;
+}
+
+/** Told when a duration is recorded, and when a kind is asked for that has none (tasks/duration-sharing.ts). */
+export interface DurationsListener {
+  recorded(): void;
+  missed(kind: string): void;
+}
+
 export class WriteDurations {
   readonly #byKind = new Map<string, number[]>();
+  /** Recorded here, not yet handed to the other replicas (takeUnshared). */
+  #unshared: DurationSample[] = [];
+  #listener: DurationsListener | undefined;
 
   /** Azure's duration of a write of `kind` that ended (ms from its startTime to its endTime). */
   record(kind: string, ms: number): void {
     if (!Number.isFinite(ms) || ms <= 0) return;
-    let kept = this.#byKind.get(kind);
-    if (!kept) this.#byKind.set(kind, (kept = []));
-    kept.push(ms);
-    if (kept.length > KEPT) kept.shift();
+    const sample = { kind, ms: Math.round(ms) };
+    this.#keep(kind, [sample.ms]);
+    this.#unshared.push(sample);
+    this.#listener?.recorded();
+  }
+
+  #keep(kind: string, samples: readonly number[]): void {
+    this.#byKind.set(kind, keptDurations(this.#byKind.get(kind) ?? [], samples));
+  }
+
+  /** The durations recorded since the last call, oldest first: for the other replicas (given back if not shared). */
+  takeUnshared(): DurationSample[] {
+    const taken = this.#unshared;
+    this.#unshared = [];
+    return taken;
+  }
+
+  /** Samples taken that could not be shared: shared with the next ones. */
+  giveBack(samples: readonly DurationSample[]): void {
+    this.#unshared = [...samples, ...this.#unshared];
+  }
+
+  /**
+   * The durations every replica shared, by kind, oldest first (this replica's shared ones among them), in place of
+   * what this replica kept: its own not yet shared come after them.
+   */
+  adopt(shared: ReadonlyMap<string, readonly number[]>): void {
+    for (const [kind, samples] of shared) {
+      this.#byKind.delete(kind);
+      this.#keep(kind, [...samples, ...this.#unshared.filter((s) => s.kind === kind).map((s) => s.ms)]);
+    }
+  }
+
+  /** One listener (the sharing with the other replicas); a second replaces it. */
+  listen(listener: DurationsListener | undefined): void {
+    this.#listener = listener;
   }
 
   /**
@@ -30,7 +79,10 @@ export class WriteDurations {
    */
   expectedMs(kind: string): number | undefined {
     const kept = this.#byKind.get(kind);
-    if (!kept || kept.length < LEAST) return undefined;
+    if (!kept || kept.length < LEAST) {
+      this.#listener?.missed(kind);
+      return undefined;
+    }
     const sorted = [...kept].sort((a, b) => a - b);
     const mid = sorted.length >> 1;
     const median = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
@@ -41,6 +93,22 @@ export class WriteDurations {
   of(kind: string): WriteDuration {
     return { expectedMs: () => this.expectedMs(kind), record: (ms) => this.record(kind, ms) };
   }
+}
+
+/** A kind's durations kept after `added`: the most recent DURATIONS_KEPT, oldest first (here and in the task stores). */
+export function keptDurations(kept: readonly number[], added: readonly number[]): number[] {
+  return [...kept, ...added].slice(-DURATIONS_KEPT);
+}
+
+/** The samples by kind, in their order. */
+export function samplesByKind(samples: readonly DurationSample[]): Map<string, number[]> {
+  const byKind = new Map<string, number[]>();
+  for (const { kind, ms } of samples) {
+    const list = byKind.get(kind);
+    if (list) list.push(ms);
+    else byKind.set(kind, [ms]);
+  }
+  return byKind;
 }
 
 /** One kind of write's expected duration, and where its Azure duration goes when it ends. */

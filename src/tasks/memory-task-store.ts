@@ -17,6 +17,7 @@ import { bySubmission, goesBefore, waitingEntry } from "./ordering.ts";
 import { canMove, IllegalMoveError } from "./task-state.ts";
 import { MemoryAuditTrail } from "./memory-audit-trail.ts";
 import type { AuditEntry, AuditPage, AuditQuery, NewAuditEntry } from "./audit.ts";
+import { keptDurations, samplesByKind, type DurationSample } from "../azure/write-durations.ts";
 
 type Stored = Task & { seq: number; scaleSets: string[] };
 
@@ -31,6 +32,7 @@ function matches(task: Task, q: TaskQuery): boolean {
    once; `async` stays, so that what it throws reaches callers (and store-outage.ts) as a rejected promise. */
 export class MemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, Stored>(); // insertion order = creation order
+  readonly #durations = new Map<string, number[]>();
   /** Unfinished tasks by scale set key. */
   readonly #unfinished = new Map<string, Set<Stored>>();
   readonly #byClientRequestId = new Map<string, string>();
@@ -292,6 +294,15 @@ export class MemoryTaskStore implements TaskStore {
     task.history.push({ ...entry });
     this.#changed(task, this.#now());
     return true;
+  }
+
+  async shareWriteDurations(samples: readonly DurationSample[]): Promise<void> {
+    for (const [kind, ms] of samplesByKind(samples))
+      this.#durations.set(kind, keptDurations(this.#durations.get(kind) ?? [], ms));
+  }
+
+  async sharedWriteDurations(): Promise<Map<string, number[]>> {
+    return new Map([...this.#durations].map(([kind, ms]) => [kind, [...ms]]));
   }
 
   async backlog(): Promise<Backlog> {

@@ -118,6 +118,11 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     description: "traceparent: the submission's span, under which every run of the task is traced; NULL untraced",
     sql: `ALTER TABLE tasks ADD COLUMN traceparent TEXT;`,
   },
+  {
+    version: 9,
+    description: "write_durations: Azure's durations of the writes that ended, by kind, kept across restarts",
+    sql: `CREATE TABLE write_durations (kind TEXT PRIMARY KEY, samples TEXT NOT NULL); -- JSON: [ms, …], oldest first`,
+  },
 ];
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -590,6 +595,12 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       END
       $take$;
     `,
+  },
+  {
+    version: 17,
+    description: "write_durations: Azure's durations of the writes that ended, by kind, shared by the replicas",
+    // Additive: replicas of the previous version neither read nor write it.
+    sql: `CREATE TABLE IF NOT EXISTS write_durations (kind text PRIMARY KEY, samples int[] NOT NULL);`,
   },
 ];
 

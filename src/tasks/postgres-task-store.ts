@@ -31,6 +31,8 @@ import { release, renew } from "./pg/lease.ts";
 import { appendHistory, update } from "./pg/journal.ts";
 import { requestCancel, requeueRetryable } from "./pg/cancel.ts";
 import { backlog } from "./pg/backlog.ts";
+import { shareWriteDurations, sharedWriteDurations } from "./pg/write-durations.ts";
+import type { DurationSample } from "../azure/write-durations.ts";
 import { prune } from "./pg/prune.ts";
 import { EndNotifier, watch } from "./pg/watch.ts";
 import { listAudit, pruneAudit, recordAudit, settleAudit } from "./pg/audit.ts";
@@ -184,6 +186,14 @@ export class PostgresTaskStore implements TaskStore {
 
   backlog(): Promise<Backlog> {
     return backlog(this.#db, this.#t);
+  }
+
+  shareWriteDurations(samples: readonly DurationSample[]): Promise<void> {
+    return shareWriteDurations(this.#db, this.#t, samples);
+  }
+
+  sharedWriteDurations(): Promise<Map<string, number[]>> {
+    return sharedWriteDurations(this.#db, this.#t);
   }
 
   prune(finishedBeforeMs: number): Promise<number> {

@@ -26,6 +26,8 @@ import { release, renew } from "./sqlite/lease.ts";
 import { appendHistory, update } from "./sqlite/journal.ts";
 import { requestCancel, requeueRetryable } from "./sqlite/cancel.ts";
 import { backlog } from "./sqlite/backlog.ts";
+import { shareWriteDurations, sharedWriteDurations } from "./sqlite/write-durations.ts";
+import type { DurationSample } from "../azure/write-durations.ts";
 import { prune } from "./sqlite/prune.ts";
 import { probeWrite } from "./sqlite/probe.ts";
 import { listAudit, pruneAudit, recordAudit, settleAudit } from "./sqlite/audit.ts";
@@ -130,6 +132,14 @@ export class SqliteTaskStore implements TaskStore {
 
   async backlog(): Promise<Backlog> {
     return backlog(this.#db);
+  }
+
+  async shareWriteDurations(samples: readonly DurationSample[]): Promise<void> {
+    shareWriteDurations(this.#db, samples);
+  }
+
+  async sharedWriteDurations(): Promise<Map<string, number[]>> {
+    return sharedWriteDurations(this.#db);
   }
 
   async prune(finishedBeforeMs: number): Promise<number> {

@@ -188,6 +188,7 @@ function wrote(method: PropertyKey, value: unknown): boolean {
     case "requeueRetryable":
       return value === true;
     case "recordAudit":
+    case "shareWriteDurations":
     case "probeWrite":
       return true;
     default:

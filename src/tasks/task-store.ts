@@ -6,6 +6,7 @@
 // about a running task is fenced by the owner: a replica that lost its lease can no longer change the task.
 import type { HistoryEntry, Task, TaskCheckpoint, TaskState } from "./task.ts";
 import type { AuditEntry, AuditPage, AuditQuery, NewAuditEntry } from "./audit.ts";
+import type { DurationSample } from "../azure/write-durations.ts";
 
 /** A task's revision and state (TaskStore.revisions). */
 export interface TaskRevision {
@@ -193,5 +194,13 @@ export interface TaskStore {
    * reads and writes fail together (a network link) need none.
    */
   probeWrite?(): Promise<void>;
+
+  /**
+   * Azure's durations of writes, by kind, kept for every replica: the most recent DURATIONS_KEPT of each. A replica
+   * adds those it saw end and reads what all saw (duration-sharing.ts), so that one that has not run a kind yet, or
+   * has just started, still polls a write where it can be expected to have ended. Oldest first.
+   */
+  shareWriteDurations(samples: readonly DurationSample[]): Promise<void>;
+  sharedWriteDurations(): Promise<Map<string, number[]>>;
   close(): Promise<void>;
 }

@@ -12,6 +12,8 @@ export interface PgTables {
   ready: string;
   wakes: string;
   audit: string;
+  /** Azure's write durations by kind, shared by the replicas (write-durations.ts). */
+  durations: string;
   /** The task columns, read from `tasks t`, with its history lines in order and its audit entries (who acted). */
   columns: string;
   /** NOTIFY channel of this schema: "work may be claimable". */
@@ -32,6 +34,7 @@ export function pgTables(schema: string): PgTables {
     ready: q("task_ready"),
     wakes: q("task_wakes"),
     audit: q("audit_entries"),
+    durations: q("write_durations"),
     columns: `t.seq, t.id, t.client_request_id, t.state, t.operations, t.operation_index, t.result_objects, t.failure,
       t.arm_calls, t.checkpoint, t.lease_owner, t.lease_expires_at_ms, t.created_at_ms, t.updated_at_ms, t.finished_at_ms,
       t.cancel_requested_at_ms, t.revision, t.targets, t.traceparent,
