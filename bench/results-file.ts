@@ -8,8 +8,9 @@ interface ResultsFile {
 }
 
 /**
- * Rows replace those of the same figure (numbers aside) in DIR/results.json, where they stood ("the same …" rows
- * read after the row before them), the others go at the end; extra keys are set beside them. A folder with no
+ * Rows replace those of the same figure (numbers aside) in DIR/results.json, where the first of them stood ("the
+ * same …" rows read after the row before them; a figure measured at several sizes is all its rows), the others go at
+ * the end; extra keys are set beside them. A folder with no
  * results yet gets a fresh file: a partial run never loses what it measured. Returns the file's path.
  */
 export function mergeResults(
@@ -23,13 +24,22 @@ export function mergeResults(
     ? (JSON.parse(readFileSync(path, "utf8")) as ResultsFile)
     : { table: [] };
   const shape = (f: string) => f.replace(/\d[\d,]*/g, "#");
-  const fresh = new Map(rows.map((r) => [shape(r.figure), r]));
+  // The run's rows by shape, all of them: a figure measured at several sizes is several rows of one shape.
+  const fresh = new Map<string, { figure: string }[]>();
+  for (const r of rows) fresh.set(shape(r.figure), [...(fresh.get(shape(r.figure)) ?? []), r]);
+  const placed = new Set<string>();
   const kept = earlier.table.flatMap((r) => {
-    const replacement = fresh.get(shape(r.figure));
-    fresh.delete(shape(r.figure));
-    return replacement ? [replacement] : drop(r.figure) ? [] : [r];
+    const s = shape(r.figure);
+    if (placed.has(s)) return [];
+    const replacements = fresh.get(s);
+    if (replacements) {
+      fresh.delete(s);
+      placed.add(s);
+      return replacements;
+    }
+    return drop(r.figure) ? [] : [r];
   });
-  const merged: ResultsFile = { ...earlier, ...extra, table: [...kept, ...fresh.values()] };
+  const merged: ResultsFile = { ...earlier, ...extra, table: [...kept, ...[...fresh.values()].flat()] };
   mkdirSync(dir, { recursive: true });
   writeFileSync(path, JSON.stringify(merged, null, 2) + "\n");
   return path;

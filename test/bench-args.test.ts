@@ -92,6 +92,28 @@ t.test("merged rows replace rows of the same figure, numbers aside, where they s
   });
 });
 
+t.test(
+  "a partial run's rows that differ only by their numbers are all kept, where the earlier ones of that shape stood",
+  async (t) => {
+    const dir = freshDir(t);
+    const earlier = [{ figure: "a" }, { figure: "deploy of 10", old: true }, { figure: "deploy of 100", old: true }];
+    writeFileSync(join(dir, "results.json"), JSON.stringify({ table: [...earlier, { figure: "z" }] }));
+    mergeResults(
+      dir,
+      [{ figure: "deploy of 10" }, { figure: "deploy of 100" }, { figure: "new 1" }, { figure: "new 2" }],
+      {},
+    );
+    t.same(JSON.parse(readFileSync(join(dir, "results.json"), "utf8")).table, [
+      { figure: "a" },
+      { figure: "deploy of 10" },
+      { figure: "deploy of 100" },
+      { figure: "z" },
+      { figure: "new 1" },
+      { figure: "new 2" },
+    ]);
+  },
+);
+
 t.test("the benchmarks, and testkit/ that they share with the tests, import nothing of test/", async (t) => {
   const repo = join(import.meta.dirname, "..");
   const sources = ["bench", "testkit"].flatMap((dir) =>
