@@ -131,3 +131,23 @@ t.test("a store that fails does not lose the durations: they go with the next pu
   ]);
   t.equal(d.expectedMs("update"), 31_310, "kept here all along: the longest of 30 and 31 s, × 1.01");
 });
+
+t.test("a stalled store does not hold a stopping replica", { timeout: 30_000 }, async (t) => {
+  const never = new Promise<never>(() => {});
+  let asked = 0;
+  const store = {
+    shareWriteDurations: () => never,
+    sharedWriteDurations: () => {
+      asked++;
+      return never;
+    },
+  };
+  const d = new WriteDurations();
+  const sharing = new DurationSharing(store, d, QUICK);
+  sharing.start();
+  d.record("update", 30_000);
+  await waitFor(() => asked > 0, { what: "the read the store never answers" });
+  // Resolves: the store's answer is waited for a bounded time. Before, it waited for ever.
+  await sharing.stop();
+  t.pass("stopped");
+});

@@ -16,6 +16,8 @@ const PUSH_DELAY_MS = 1000;
 const REFRESH_MS = 30_000;
 /** The least time between two reads asked for by a kind this replica had no duration of. */
 const MISS_REFRESH_MS = 5000;
+/** How long a stopping replica waits to share its last durations: a stalled store must not hold its shutdown. */
+const STOP_WAIT_MS = 1000;
 
 export interface DurationSharingTimes {
   pushDelayMs: number;
@@ -51,7 +53,10 @@ export class DurationSharing {
     this.#run(false);
   }
 
-  /** Stops listening; shares what was recorded and not yet shared (a stopping replica's last durations). */
+  /**
+   * Stops listening; shares what was recorded and not yet shared (a stopping replica's last durations), waiting
+   * STOP_WAIT_MS at most: a store that does not answer by then keeps the shutdown waiting no longer.
+   */
   async stop(): Promise<void> {
     if (!this.#started) return;
     this.#started = false;
@@ -59,8 +64,10 @@ export class DurationSharing {
     clearInterval(this.#refreshTimer);
     clearTimeout(this.#pushTimer);
     this.#pushTimer = undefined;
-    await this.#turn;
-    await this.#push();
+    const last = this.#turn.then(() => this.#push());
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([last, new Promise<void>((resolve) => (bound = setTimeout(resolve, STOP_WAIT_MS)))]);
+    clearTimeout(bound);
   }
 
   /** The turn under way, ended (tests). */
