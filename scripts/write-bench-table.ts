@@ -81,7 +81,8 @@ interface Results {
     /** The same deploy at a slower time scale (bench/figures/deploy.ts, PACE_CHECK). */
     paceCheck?: { ratio: number; timeScale: number }[];
   };
-  wal?: { takenAt?: string; walRatio: number; statementsRatio: number; failedTasks?: number };
+  /** baseline: the commit compared against (the previous release's, or --tree's). */
+  wal?: { takenAt?: string; walRatio: number; statementsRatio: number; failedTasks?: number; baseline?: string };
   makespan?: {
     takenAt?: string;
     oneReplicaSqlite?: MakespanRun[];
@@ -270,13 +271,14 @@ export const ROWS: Row[] = [
     },
   },
   {
-    figure: "PostgreSQL WAL, statements per resize / previous release",
+    figure: "PostgreSQL WAL, statements per resize / the tree before",
     target: `≤ ${WAL_TARGET}`,
     read: (r) => {
       const w = r.wal;
       if (!w || !finite(w.walRatio, w.statementsRatio)) return undefined;
+      const against = w.baseline && /^[0-9a-f]{7,40}$/.test(w.baseline) ? ` (/ ${w.baseline.slice(0, 7)})` : "";
       return {
-        measured: `${ratio(w.walRatio)} WAL, ${ratio(w.statementsRatio)} statements`,
+        measured: `${ratio(w.walRatio)} WAL, ${ratio(w.statementsRatio)} statements${against}`,
         met: w.walRatio <= WAL_TARGET && w.statementsRatio <= WAL_TARGET && (w.failedTasks ?? 0) === 0,
       };
     },
