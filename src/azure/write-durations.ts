@@ -69,8 +69,8 @@ export class WriteDurations {
    */
   adopt(shared: ReadonlyMap<string, readonly number[]>): void {
     for (const [kind, samples] of shared) {
-      this.#byKind.delete(kind);
-      this.#keep(kind, [...samples, ...this.#unshared.filter((s) => s.kind === kind).map((s) => s.ms)]);
+      const own = this.#unshared.filter((s) => s.kind === kind).map((s) => s.ms);
+      this.#byKind.set(kind, keptDurations(samples, own));
     }
   }
 
@@ -105,13 +105,7 @@ export function keptDurations(kept: readonly number[], added: readonly number[])
 
 /** The samples by kind, in their order. */
 export function samplesByKind(samples: readonly DurationSample[]): Map<string, number[]> {
-  const byKind = new Map<string, number[]>();
-  for (const { kind, ms } of samples) {
-    const list = byKind.get(kind);
-    if (list) list.push(ms);
-    else byKind.set(kind, [ms]);
-  }
-  return byKind;
+  return new Map([...Map.groupBy(samples, (s) => s.kind)].map(([kind, of]) => [kind, of.map((s) => s.ms)]));
 }
 
 /** One kind of write's expected duration, and where its Azure duration goes when it ends. */

@@ -7,7 +7,7 @@
 //
 // An optimisation, never a condition: a store that fails is tried again at the next turn, and a write waits as Azure
 // advertises meanwhile.
-import type { DurationSample, WriteDurations } from "../azure/write-durations.ts";
+import type { WriteDurations } from "../azure/write-durations.ts";
 import type { TaskStore } from "./task-store.ts";
 
 /** After a duration is recorded, the wait for more before they go to the store together. */
@@ -98,7 +98,7 @@ export class DurationSharing {
   }
 
   async #push(): Promise<void> {
-    const samples: DurationSample[] = this.#durations.takeUnshared();
+    const samples = this.#durations.takeUnshared();
     if (samples.length === 0) return;
     try {
       await this.#store.shareWriteDurations(samples);

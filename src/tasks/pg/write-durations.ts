@@ -29,5 +29,6 @@ export async function sharedWriteDurations(db: PgConnection, t: PgTables): Promi
     [],
     true,
   );
-  return new Map(rows.map((r) => [r.kind, r.samples.map(Number)]));
+  // int[] comes back as numbers (node-postgres parses int4 arrays).
+  return new Map(rows.map((r) => [r.kind, r.samples]));
 }
